@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/tmuxctl"
+	"github.com/spf13/cobra"
+)
+
+// exitCode is the one table from errors to exit codes (see EXIT STATUS in
+// `runner --help`).
+func exitCode(err error) int {
+	var ee *runner.ExitError
+	switch {
+	case err == nil:
+		return runner.ExitOK
+	case errors.As(err, &ee):
+		return ee.Code
+	case errors.Is(err, context.Canceled):
+		return runner.ExitInterrupted
+	case isFlagError(err), errors.Is(err, runner.ErrUsage), isCobraUsage(err):
+		return runner.ExitUsage
+	case errors.Is(err, tmuxctl.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return runner.ExitTimeout
+	case errors.Is(err, runner.ErrNeedsInput):
+		return runner.ExitNeedsInput
+	default:
+		return runner.ExitFailed
+	}
+}
+
+// isCobraUsage recognises the few usage errors cobra returns as plain errors.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command ", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least ", "requires at most ", "invalid argument "} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// args wraps a cobra positional-argument validator so its errors exit 2.
+func args(v cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		if err := v(cmd, a); err != nil {
+			return &flagError{err}
+		}
+		return nil
+	}
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/spf13/cobra"
+)
+
+// app carries what every command needs: the output streams, the environment
+// and the global flags. No command writes to os.Stdout directly.
+type app struct {
+	in     io.Reader
+	out    io.Writer
+	errOut io.Writer
+	getenv func(string) string
+
+	socket string // --socket; empty means RUNNER_TMUX_SOCKET or "runner"
+
+	// jsonErrors is set by commands running with --json, so the error is
+	// printed as JSON too.
+	jsonErrors bool
+}
+
+const exitStatusHelp = `EXIT STATUS
+  0    done
+  1    task failed or agent error
+  2    usage or bad input
+  3    timeout
+  4    stopped on needs-input
+  5    busy (a lock is held by someone else)
+  130  interrupted (SIGINT or SIGTERM)
+`
+
+// Main runs the runner CLI with the given arguments and streams and returns
+// the process exit code. SIGINT and SIGTERM cancel the command's context; an
+// interrupted command returns 130.
+func Main(args []string, in io.Reader, out, errOut io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a := &app{in: in, out: out, errOut: errOut, getenv: os.Getenv}
+	return a.run(ctx, args)
+}
+
+func (a *app) run(ctx context.Context, args []string) int {
+	root := a.newRootCmd()
+	root.SetArgs(args)
+	root.SetIn(a.in)
+	root.SetOut(a.out)
+	root.SetErr(a.errOut)
+	err := root.ExecuteContext(ctx)
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	code := exitCode(err)
+	if err != nil {
+		a.printError(err, code)
+	}
+	return code
+}
+
+func (a *app) printError(err error, code int) {
+	var ee *runner.ExitError
+	if errors.As(err, &ee) && ee.Err == nil {
+		return // the command already said what it had to
+	}
+	if a.jsonErrors {
+		b, _ := json.Marshal(struct {
+			Error    string `json:"error"`
+			ExitCode int    `json:"exit_code"`
+		}{err.Error(), code})
+		fmt.Fprintln(a.errOut, string(b))
+		return
+	}
+	fmt.Fprintf(a.errOut, "runner: %v\n", err)
+	if code == 2 && isFlagError(err) {
+		fmt.Fprintln(a.errOut, "Run 'runner --help' for usage.")
+	}
+}
+
+func (a *app) newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "runner",
+		Short: "Drive CLI coding agents in tmux panes",
+		Long: `runner drives CLI coding agents (Claude Code, Codex, Gemini CLI, OpenCode, Aider,
+or any shell program) inside tmux panes on a private tmux server, so many agents
+can run at once from a terminal, a script or cron.
+
+Attach to any pane with plain tmux: tmux -L runner attach.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitStatusHelp)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &flagError{err}
+	})
+	root.PersistentFlags().StringVar(&a.socket, "socket", "",
+		"tmux server: a name (-L) or, if it contains '/', a socket path (-S); default $RUNNER_TMUX_SOCKET or \"runner\"")
+	root.AddCommand(
+		a.newVersionCmd(),
+	)
+	return root
+}
+
+// printJSON writes v as indented JSON followed by a newline.
+func (a *app) printJSON(v any) error {
+	enc := json.NewEncoder(a.out)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// flagError marks an error in flags or arguments (exit 2).
+type flagError struct{ err error }
+
+func (e *flagError) Error() string { return e.err.Error() }
+func (e *flagError) Unwrap() error { return e.err }
+
+func isFlagError(err error) bool {
+	var fe *flagError
+	return errors.As(err, &fe)
+}
