@@ -1,0 +1,83 @@
+package tmuxctl
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// CaptureOptions selects what Capture returns. The zero value is the visible
+// screen as plain text.
+type CaptureOptions struct {
+	// Lines, if > 0, returns the last Lines non-blank-tail lines of history
+	// plus screen (trailing empty rows are dropped first).
+	Lines int
+	// Start and End select a range like capture-pane -S/-E: 0 is the first
+	// visible line, negative numbers reach into history, "-" means the
+	// start of history (Start) or the end of the screen (End). Empty means
+	// the visible screen. Ignored when Lines > 0.
+	Start, End string
+	Join    bool // join wrapped lines (-J)
+	Escapes bool // keep colour and attribute escapes (-e)
+}
+
+// Capture returns pane content as selected by opts. Capturing a dead pane
+// works (its last screen is kept by remain-on-exit); a missing pane is an
+// error wrapping ErrNotFound.
+func (c *Client) Capture(ctx context.Context, pane string, opts CaptureOptions) (string, error) {
+	if err := validatePaneID(pane); err != nil {
+		return "", err
+	}
+	args := []string{"capture-pane", "-p", "-t", pane}
+	if opts.Join {
+		args = append(args, "-J")
+	}
+	if opts.Escapes {
+		args = append(args, "-e")
+	}
+	start, end := opts.Start, opts.End
+	if opts.Lines > 0 {
+		start, end = "-"+strconv.Itoa(opts.Lines), ""
+	}
+	for _, r := range []struct{ flag, v string }{{"-S", start}, {"-E", end}} {
+		if r.v == "" {
+			continue
+		}
+		if r.v != "-" {
+			if _, err := strconv.Atoi(r.v); err != nil {
+				return "", fmt.Errorf("capture %s: line %q: want a number or '-': %w", pane, r.v, ErrBadTarget)
+			}
+		}
+		args = append(args, r.flag, r.v)
+	}
+	out, err := c.run(ctx, nil, args...)
+	if err != nil {
+		return "", fmt.Errorf("capture %s: %w", pane, err)
+	}
+	if opts.Lines > 0 {
+		out = lastLines(out, opts.Lines)
+	}
+	return out, nil
+}
+
+// CaptureScreen returns the visible screen as plain text, one line per row.
+func (c *Client) CaptureScreen(ctx context.Context, pane string) (string, error) {
+	return c.Capture(ctx, pane, CaptureOptions{})
+}
+
+// lastLines drops trailing empty lines and keeps the last n lines, each
+// ending in a newline.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
+}

@@ -1,0 +1,217 @@
+package tmuxctl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// DefaultSocket is the name of runner's private tmux server (tmux -L runner).
+const DefaultSocket = "runner"
+
+// DefaultTimeout bounds a single tmux invocation when the context has no
+// earlier deadline.
+const DefaultTimeout = 10 * time.Second
+
+// ResolveSocket picks the server a command talks to: the --socket flag value
+// if set, else $RUNNER_TMUX_SOCKET, else DefaultSocket.
+func ResolveSocket(flag string, getenv func(string) string) string {
+	if flag != "" {
+		return flag
+	}
+	if getenv != nil {
+		if v := getenv("RUNNER_TMUX_SOCKET"); v != "" {
+			return v
+		}
+	}
+	return DefaultSocket
+}
+
+// SocketArgs returns the tmux arguments that select the server: -S PATH when
+// socket contains a '/', else -L NAME.
+func SocketArgs(socket string) []string {
+	if strings.Contains(socket, "/") {
+		return []string{"-S", socket}
+	}
+	return []string{"-L", socket}
+}
+
+// Client talks to one tmux server. It is safe for concurrent use.
+type Client struct {
+	socket  string
+	config  string
+	bin     string
+	timeout time.Duration
+	env     []string
+	seq     atomic.Uint64
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithConfig makes every tmux invocation pass -f FILE (use "/dev/null" for a
+// server that ignores the user's ~/.tmux.conf).
+func WithConfig(file string) Option { return func(c *Client) { c.config = file } }
+
+// WithBinary sets the tmux executable (default "tmux", looked up in PATH).
+func WithBinary(path string) Option { return func(c *Client) { c.bin = path } }
+
+// WithTimeout sets the bound on a single tmux invocation.
+func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
+
+// WithEnv sets the base environment of tmux invocations (default os.Environ()).
+// TMUX and TMUX_PANE are always removed.
+func WithEnv(env []string) Option { return func(c *Client) { c.env = env } }
+
+// New returns a client for the server named (or located, if it contains a
+// '/') by socket. An empty socket means DefaultSocket.
+func New(socket string, opts ...Option) *Client {
+	if socket == "" {
+		socket = DefaultSocket
+	}
+	c := &Client{socket: socket, bin: "tmux", timeout: DefaultTimeout}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.env == nil {
+		c.env = os.Environ()
+	}
+	c.env = cleanEnv(c.env)
+	return c
+}
+
+// Socket returns the socket name or path the client is bound to.
+func (c *Client) Socket() string { return c.socket }
+
+// ServerArgs returns the global tmux arguments that reach this client's
+// server (-L/-S and -f), e.g. to print an attach command for the user.
+func (c *Client) ServerArgs() []string {
+	args := SocketArgs(c.socket)
+	if c.config != "" {
+		args = append(args, "-f", c.config)
+	}
+	return args
+}
+
+// AttachCommand returns the argv a user runs to attach to target.
+func (c *Client) AttachCommand(target string) []string {
+	return append(append([]string{c.bin}, SocketArgs(c.socket)...), "attach-session", "-t", target)
+}
+
+func cleanEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
+
+// Error is returned when tmux fails. It keeps tmux's arguments and stderr.
+type Error struct {
+	Args   []string // tmux arguments after the server selection
+	Stderr string
+	Err    error // the exec error (exit status, not found, context)
+}
+
+func (e *Error) Error() string {
+	verb := "tmux"
+	if len(e.Args) > 0 {
+		verb = "tmux " + e.Args[0]
+	}
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" {
+		return fmt.Sprintf("%s: %v", verb, e.Err)
+	}
+	return fmt.Sprintf("%s: %s (%v)", verb, msg, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether the failure means a missing server, session, window or
+// pane (ErrNotFound).
+func (e *Error) Is(target error) bool {
+	if target != ErrNotFound {
+		return false
+	}
+	return isNotFound(e.Stderr)
+}
+
+func isNotFound(stderr string) bool {
+	for _, s := range []string{"can't find", "no server running", "error connecting to", "session not found", "no such", "no current"} {
+		if strings.Contains(stderr, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrNoTmux is wrapped when the tmux binary cannot be found.
+var ErrNoTmux = errors.New("tmux is not installed or not in PATH (install it, e.g. 'apt-get install tmux')")
+
+// run executes tmux with args against the client's server, feeding stdin if
+// not nil, and returns its stdout. Every tmux invocation in runner goes
+// through here.
+func (c *Client) run(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	full := append(c.ServerArgs(), args...)
+	cmd := exec.CommandContext(ctx, c.bin, full...)
+	cmd.Env = c.env
+	cmd.Stdin = stdin
+	cmd.WaitDelay = time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return "", fmt.Errorf("%w: %v", ErrNoTmux, err)
+		}
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			err = fmt.Errorf("%w (%v)", ctxErr, err)
+		}
+		return stdout.String(), &Error{Args: args, Stderr: stderr.String(), Err: err}
+	}
+	return stdout.String(), nil
+}
+
+// Command runs an arbitrary tmux command on the client's server and returns
+// its output. Arguments are escaped with Arg. It exists for rare verbs that
+// have no method here.
+func (c *Client) Command(ctx context.Context, args ...string) (string, error) {
+	esc := make([]string, len(args))
+	for i, a := range args {
+		esc[i] = Arg(a)
+	}
+	return c.run(ctx, nil, esc...)
+}
+
+// Arg escapes one tmux command-line argument. tmux treats an argument that
+// ends in ';' as a command separator (and drops the ';'); Arg rewrites a
+// trailing ';' as "\;", which tmux turns back into ';'. Use it on every
+// argument that may carry user text (names, paths, environment values, argv).
+func Arg(s string) string {
+	if strings.HasSuffix(s, ";") {
+		return s[:len(s)-1] + `\;`
+	}
+	return s
+}
+
+// nextBufferName returns a buffer name unique to this process and call.
+func (c *Client) nextBufferName() string {
+	return fmt.Sprintf("runner-%d-%d", os.Getpid(), c.seq.Add(1))
+}

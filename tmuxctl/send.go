@@ -1,0 +1,277 @@
+package tmuxctl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// DefaultEnterDelay is the pause between pasting text and pressing Enter.
+// Some agents (Codex) treat an Enter that follows a paste burst within
+// ~120 ms as a newline, so the default leaves a margin.
+const DefaultEnterDelay = 150 * time.Millisecond
+
+// ErrPaneInMode is wrapped when text would go to a pane in copy mode (where
+// Enter means "copy", not "submit").
+var ErrPaneInMode = errors.New("pane is in copy mode")
+
+// namedKeys are the tmux key names accepted by SendKeys (modifiers C-, M-,
+// S- may prefix any of them or a single character).
+var namedKeys = map[string]bool{
+	"Enter": true, "Escape": true, "Tab": true, "BTab": true, "Space": true, "BSpace": true,
+	"Up": true, "Down": true, "Left": true, "Right": true, "Home": true, "End": true,
+	"PageUp": true, "PageDown": true, "PgUp": true, "PgDn": true, "PPage": true, "NPage": true,
+	"IC": true, "DC": true, "Insert": true, "Delete": true,
+	"KP0": true, "KP1": true, "KP2": true, "KP3": true, "KP4": true, "KP5": true, "KP6": true,
+	"KP7": true, "KP8": true, "KP9": true, "KPEnter": true,
+}
+
+var fnKey = regexp.MustCompile(`^F([1-9]|1[0-2])$`)
+
+// ValidKey reports whether k is a key SendKeys accepts: a tmux key name
+// (Enter, Escape, Up, F5, …), a single character, either optionally with
+// C-, M- or S- modifiers (C-c, M-Enter, C-S-Up).
+func ValidKey(k string) bool {
+	base := k
+	for {
+		if len(base) > 2 && (strings.HasPrefix(base, "C-") || strings.HasPrefix(base, "M-") || strings.HasPrefix(base, "S-")) {
+			base = base[2:]
+			continue
+		}
+		break
+	}
+	if namedKeys[base] || fnKey.MatchString(base) {
+		return true
+	}
+	r := []rune(base)
+	return len(r) == 1 && r[0] > 0x20 && r[0] != 0x7f
+}
+
+// SendKeys sends named keys (see ValidKey) to the pane. It never sends text:
+// an unknown key name is an error, so "Enter" typed as a word can never be
+// confused with the key. Use Paste or Send for text.
+func (c *Client) SendKeys(ctx context.Context, pane string, keys ...string) error {
+	if err := validatePaneID(pane); err != nil {
+		return err
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	for _, k := range keys {
+		if !ValidKey(k) {
+			return fmt.Errorf("send keys to %s: %q is not a key name (use Enter, Escape, C-c, Up, F1…, or one character; send text with 'runner tmux send'): %w", pane, k, ErrBadKey)
+		}
+	}
+	args := []string{"send-keys", "-t", pane}
+	for _, k := range keys {
+		if k == ";" {
+			k = `\;`
+		}
+		args = append(args, k)
+	}
+	if _, err := c.run(ctx, nil, args...); err != nil {
+		return fmt.Errorf("send keys to %s: %w", pane, err)
+	}
+	return nil
+}
+
+// ErrBadKey is wrapped when a key name is not recognised.
+var ErrBadKey = errors.New("bad key name")
+
+// Paste delivers text to the pane byte-exact: it is loaded into a uniquely
+// named buffer through stdin (never as an argument) and pasted with
+// paste-buffer -d -p, which wraps it in bracketed-paste markers when the
+// application enabled them. raw (-r) keeps LF as LF; otherwise tmux turns each
+// LF into CR, as a terminal paste would.
+func (c *Client) Paste(ctx context.Context, pane, text string, raw bool) error {
+	if err := validatePaneID(pane); err != nil {
+		return err
+	}
+	if text == "" {
+		return nil
+	}
+	buf := c.nextBufferName()
+	if _, err := c.run(ctx, strings.NewReader(text), "load-buffer", "-b", buf, "-"); err != nil {
+		return fmt.Errorf("paste into %s: load buffer: %w", pane, err)
+	}
+	args := []string{"paste-buffer", "-d", "-p", "-b", buf, "-t", pane}
+	if raw {
+		args = append(args, "-r")
+	}
+	if _, err := c.run(ctx, nil, args...); err != nil {
+		// Do not leave the text behind in a buffer.
+		_, _ = c.run(context.WithoutCancel(ctx), nil, "delete-buffer", "-b", buf)
+		return fmt.Errorf("paste into %s: %w", pane, err)
+	}
+	return nil
+}
+
+// SendOptions controls Send.
+type SendOptions struct {
+	Enter      bool          // press Enter after the text
+	EnterDelay time.Duration // pause before Enter (0 means DefaultEnterDelay; negative means none)
+	Raw        bool          // paste LF as LF (paste-buffer -r)
+	LeaveMode  bool          // leave copy mode instead of failing with ErrPaneInMode
+}
+
+// Send checks that the pane is alive and not in copy mode, pastes text, and
+// presses Enter after the delay if asked.
+func (c *Client) Send(ctx context.Context, pane, text string, opts SendOptions) error {
+	if err := c.ready(ctx, pane, opts.LeaveMode); err != nil {
+		return err
+	}
+	if err := c.Paste(ctx, pane, text, opts.Raw); err != nil {
+		return err
+	}
+	if !opts.Enter {
+		return nil
+	}
+	if err := sleepCtx(ctx, enterDelay(opts.EnterDelay)); err != nil {
+		return err
+	}
+	return c.SendKeys(ctx, pane, "Enter")
+}
+
+func enterDelay(d time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return DefaultEnterDelay
+	case d < 0:
+		return 0
+	}
+	return d
+}
+
+// ready fails unless the pane exists, is alive and is not in a mode; with
+// leaveMode it cancels copy mode instead.
+func (c *Client) ready(ctx context.Context, pane string, leaveMode bool) error {
+	p, err := c.alive(ctx, pane)
+	if err != nil {
+		return err
+	}
+	if p.InMode {
+		if !leaveMode {
+			return fmt.Errorf("pane %s: %w (leave it with q, or pass --leave-mode)", pane, ErrPaneInMode)
+		}
+		if _, err := c.run(ctx, nil, "send-keys", "-t", pane, "-X", "cancel"); err != nil {
+			return fmt.Errorf("pane %s: leave copy mode: %w", pane, err)
+		}
+	}
+	return nil
+}
+
+// DeliverOptions controls Deliver.
+type DeliverOptions struct {
+	EnterDelay time.Duration // pause between paste and Enter (0: default)
+	Raw        bool          // paste-buffer -r
+	LeaveMode  bool          // leave copy mode instead of failing
+	// Nudges is how many extra Enters may be sent when the first one shows no
+	// effect (default 2; negative means none). The text is never pasted twice.
+	Nudges int
+	// NudgeAfter is how long to wait for an effect before nudging (default 1 s).
+	NudgeAfter time.Duration
+	// Accepted, if set, decides from a screen captured after Enter whether
+	// the text was submitted (e.g. a busy marker appeared, the composer is
+	// empty). If nil, any change from the screen captured just before Enter
+	// counts as accepted.
+	Accepted func(screen string) bool
+}
+
+// Delivery reports how a Deliver went.
+type Delivery struct {
+	Confirmed bool          `json:"confirmed"`
+	Enters    int           `json:"enters"` // Enter presses, including nudges
+	Elapsed   time.Duration `json:"elapsed_ns"`
+	Reason    string        `json:"reason"`
+}
+
+// Deliver pastes text once, presses Enter after the delay, and confirms the
+// submission from the screen, nudging Enter a bounded number of times when
+// nothing happened. It returns the outcome even when not confirmed; the error
+// is for failures (dead pane, tmux error, context).
+func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOptions) (Delivery, error) {
+	start := time.Now()
+	var d Delivery
+	nudges := opts.Nudges
+	if nudges == 0 {
+		nudges = 2
+	} else if nudges < 0 {
+		nudges = 0
+	}
+	after := opts.NudgeAfter
+	if after <= 0 {
+		after = time.Second
+	}
+	if err := c.ready(ctx, pane, opts.LeaveMode); err != nil {
+		return d, err
+	}
+	if err := c.Paste(ctx, pane, text, opts.Raw); err != nil {
+		return d, err
+	}
+	if err := sleepCtx(ctx, enterDelay(opts.EnterDelay)); err != nil {
+		return d, err
+	}
+	before, err := c.CaptureScreen(ctx, pane)
+	if err != nil {
+		return d, err
+	}
+	accepted := opts.Accepted
+	if accepted == nil {
+		accepted = func(s string) bool { return s != before }
+	}
+	for attempt := 0; attempt <= nudges; attempt++ {
+		if err := c.SendKeys(ctx, pane, "Enter"); err != nil {
+			return d, err
+		}
+		d.Enters++
+		deadline := time.Now().Add(after)
+		for poll := 10 * time.Millisecond; ; poll = min(poll*2, 100*time.Millisecond) {
+			if _, err := c.alive(ctx, pane); err != nil {
+				d.Elapsed = time.Since(start)
+				return d, err
+			}
+			screen, err := c.CaptureScreen(ctx, pane)
+			if err != nil {
+				return d, err
+			}
+			if accepted(screen) {
+				d.Confirmed = true
+				d.Elapsed = time.Since(start)
+				d.Reason = "screen changed after Enter"
+				if opts.Accepted != nil {
+					d.Reason = "accepted by the screen check"
+				}
+				if d.Enters > 1 {
+					d.Reason += fmt.Sprintf(" (after %d nudges)", d.Enters-1)
+				}
+				return d, nil
+			}
+			if time.Now().After(deadline) {
+				break
+			}
+			if err := sleepCtx(ctx, poll); err != nil {
+				return d, err
+			}
+		}
+	}
+	d.Elapsed = time.Since(start)
+	d.Reason = fmt.Sprintf("no effect seen after %d Enter presses", d.Enters)
+	return d, nil
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,336 @@
+package tmuxctl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLaunchListKill(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	dir := t.TempDir()
+	p1, err := c.Launch(ctx, WindowSpec{Session: "s1", Name: "w;", Cwd: dir, Size: Size{100, 30},
+		Env:  []string{"RUNNER_X=a b;", "EMPTY="},
+		Argv: []string{"sh", "-c", `printf '[%s]\n' "$RUNNER_X" "$1" "$PWD"; sleep 30`, "sh", "-flag;"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := c.Launch(ctx, WindowSpec{Session: "s1", Argv: []string{"sleep 30"}})
+	if err == nil {
+		// A one-element argv is not run through a shell: "sleep 30" is no program.
+		time.Sleep(50 * time.Millisecond)
+	}
+	_ = p2
+	p3, err := c.Launch(ctx, WindowSpec{Session: "s1", Argv: []string{"sleep", "30"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s, err := c.CaptureScreen(ctx, p1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(s, "[a b;]\n[-flag;]\n["+dir+"]") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pane did not print its environment and argv:\n%s", s)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	panes, err := c.ListPanes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found1, found3 bool
+	for _, p := range panes {
+		if p.ID == p1 {
+			found1 = p.Session == "s1" && p.WindowName == "w;" && p.Width == 100 && p.Height == 30 && p.PID > 0 && !p.Dead
+		}
+		found3 = found3 || (p.ID == p3 && p.CurrentCommand == "sleep")
+	}
+	if !found1 || !found3 {
+		t.Fatalf("list panes: %+v", panes)
+	}
+	if err := c.KillPane(ctx, p3); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Pane(ctx, p3); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("killed pane: got %v, want ErrNotFound", err)
+	}
+	if _, err := c.Pane(ctx, "nonsense"); !errors.Is(err, ErrBadTarget) {
+		t.Fatalf("bad pane id: got %v", err)
+	}
+	if ok, err := c.HasSession(ctx, "s"); err != nil || ok {
+		t.Fatalf("HasSession(s) must match exactly: %v %v", ok, err)
+	}
+}
+
+func TestNoServerIsNotAnError(t *testing.T) {
+	c := testServer(t)
+	panes, err := c.ListPanes(t.Context())
+	if err != nil || len(panes) != 0 {
+		t.Fatalf("ListPanes on no server: %v %v", panes, err)
+	}
+	if ok, err := c.HasSession(t.Context(), "x"); ok || err != nil {
+		t.Fatalf("HasSession on no server: %v %v", ok, err)
+	}
+}
+
+func TestDeadPane(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	pane, err := c.Launch(ctx, WindowSpec{Session: "d", Argv: []string{"sh", "-c", "echo bye; exit 7"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// remain-on-exit must be set before the process exits; the race is won
+	// by setting it globally for this server in real use. Here: retry.
+	if err := c.SetOption(ctx, ScopeWindow, pane, "remain-on-exit", "on"); err != nil && !errors.Is(err, ErrNotFound) {
+		t.Fatal(err)
+	}
+	c2 := testServer(t)
+	if err := c2.SetOption(ctx, ScopeGlobal, "", "remain-on-exit", "on"); err == nil {
+		t.Fatal("setting an option on a server that is not running should fail")
+	}
+	// Start a server with remain-on-exit on, then a pane that exits.
+	keep, err := c2.Launch(ctx, WindowSpec{Session: "k", Argv: []string{"sleep", "60"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = keep
+	if err := c2.SetOption(ctx, ScopeGlobal, "", "remain-on-exit", "on"); err != nil {
+		t.Fatal(err)
+	}
+	dead, err := c2.Launch(ctx, WindowSpec{Session: "k", Argv: []string{"sh", "-c", "echo bye; exit 7"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, func() bool {
+		p, err := c2.Pane(ctx, dead)
+		return err == nil && p.Dead
+	})
+	p, _ := c2.Pane(ctx, dead)
+	if p.DeadStatus != 7 {
+		t.Fatalf("dead status %d, want 7", p.DeadStatus)
+	}
+	short, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err = c2.WaitIdle(short, dead, IdleOptions{Quiet: 100 * time.Millisecond})
+	var de *DeadError
+	if !errors.As(err, &de) || de.Status != 7 || !errors.Is(err, ErrPaneDead) {
+		t.Fatalf("WaitIdle on a dead pane: got %v, want a DeadError with status 7", err)
+	}
+	if err := c2.Send(short, dead, "hello", SendOptions{Enter: true}); !errors.Is(err, ErrPaneDead) {
+		t.Fatalf("Send to a dead pane: %v", err)
+	}
+	if _, err := c2.WaitIdle(short, "%999", IdleOptions{Quiet: 100 * time.Millisecond}); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("WaitIdle on a missing pane: %v", err)
+	}
+	// tmux scrolls the screen to print "Pane is dead" on the last row, so
+	// the last output may sit in the history.
+	s, err := c2.Capture(ctx, dead, CaptureOptions{Start: "-", End: "-"})
+	if err != nil || !strings.Contains(s, "bye") {
+		t.Fatalf("capture of a dead pane: %q %v", s, err)
+	}
+}
+
+func waitFor(t *testing.T, d time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("condition not met within %s", d)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestSendAndKeys(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	pane := shellPane(t, c, "sk")
+	out := filepath.Join(t.TempDir(), "out")
+	// Text that tmux would misread as keys, flags or command separators.
+	text := `printf '%s\n' 'Enter' '-t' 'C-c' 'a;' "$HOME;" > ` + out + ` ;`
+	if err := c.Send(ctx, pane, text, SendOptions{Enter: true, EnterDelay: 20 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, func() bool {
+		b, _ := os.ReadFile(out)
+		return strings.Count(string(b), "\n") == 5
+	})
+	b, _ := os.ReadFile(out)
+	home := c.env[len(c.env)-3][len("HOME="):]
+	if want := "Enter\n-t\nC-c\na;\n" + home + ";\n"; string(b) != want {
+		t.Fatalf("got %q, want %q", b, want)
+	}
+	if err := c.SendKeys(ctx, pane, "Enter", "C-c", "Up", "F5", "M-x", "1", "S-Tab"); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"hello", "Enter Enter", "", "C-", "-t", "Enterr"} {
+		if err := c.SendKeys(ctx, pane, bad); !errors.Is(err, ErrBadKey) {
+			t.Errorf("SendKeys(%q): got %v, want ErrBadKey", bad, err)
+		}
+	}
+}
+
+func TestValidKey(t *testing.T) {
+	t.Parallel()
+	for k, want := range map[string]bool{
+		"Enter": true, "Escape": true, "C-c": true, "Up": true, "F12": true, "F13": false, "y": true, "1": true,
+		";": true, "é": true, "ab": false, "C-M-a": true, " ": false, "": false, "C-": false, "enter": false,
+	} {
+		if got := ValidKey(k); got != want {
+			t.Errorf("ValidKey(%q) = %v, want %v", k, got, want)
+		}
+	}
+}
+
+func TestExec(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	pane := shellPane(t, c, "ex")
+	for _, tc := range []struct {
+		cmd  string
+		out  string
+		code int
+	}{
+		{"true", "", 0},
+		{"echo hello; false", "hello\n", 1},
+		{"(exit 7)", "", 7},
+		{"sh -c 'exit 255'", "", 255},
+		// Output that contains the marker words must not end the capture.
+		{"echo RUNNER-EXEC-END:x:0; echo RUNNER-EXEC-START:y", "RUNNER-EXEC-END:x:0\nRUNNER-EXEC-START:y\n", 0},
+		{"printf 'no newline'", "no newline\n", 0},
+		{"echo 'a;'; echo '$(x)' # a comment", "a;\n$(x)\n", 0},
+	} {
+		res, err := c.Exec(ctx, pane, tc.cmd)
+		if err != nil {
+			dumpPane(t, c, pane)
+			t.Fatalf("Exec(%q): %v", tc.cmd, err)
+		}
+		if res.Output != tc.out || res.ExitCode != tc.code {
+			t.Errorf("Exec(%q) = %q, %d; want %q, %d", tc.cmd, res.Output, res.ExitCode, tc.out, tc.code)
+		}
+	}
+	// Output longer than the screen (24 rows) comes back whole, wide lines joined.
+	res, err := c.Exec(ctx, pane, `for i in $(seq 1 300); do echo "line $i $(printf '%0100d' 0)"; done`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(res.Output, "\n"), "\n")
+	if len(lines) != 300 || lines[0] != "line 1 "+strings.Repeat("0", 100) || !strings.HasPrefix(lines[299], "line 300 ") {
+		t.Fatalf("long output: %d lines, first %q", len(lines), lines[0])
+	}
+}
+
+func TestExecRefusesNonShell(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	pane, err := c.Launch(ctx, WindowSpec{Session: "ns", Argv: []string{"sleep", "30"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, func() bool { p, _ := c.Pane(ctx, pane); return p.CurrentCommand == "sleep" })
+	if _, err := c.Exec(ctx, pane, "true"); !errors.Is(err, ErrNotAtShell) {
+		t.Fatalf("got %v, want ErrNotAtShell", err)
+	}
+}
+
+func TestWaitPromptIgnoresOldOutput(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	pane := shellPane(t, c, "wp")
+	if _, err := c.Exec(ctx, pane, "echo READY-1"); err != nil {
+		t.Fatal(err)
+	}
+	mark, err := c.MarkNow(ctx, pane)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	// READY-1 is on screen but before the mark: it must not match.
+	_, err = c.WaitPrompt(short, pane, regexp.MustCompile(`READY-\d`), mark)
+	var te *TimeoutError
+	if !errors.As(err, &te) || !errors.Is(err, ErrTimeout) {
+		t.Fatalf("stale match: got %v, want a timeout", err)
+	}
+	if err := c.Send(ctx, pane, "sleep 0.2; echo READY-$((1+1))", SendOptions{Enter: true, EnterDelay: -1}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := c.WaitPrompt(ctx, pane, regexp.MustCompile(`^READY-\d$`), mark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Match != "READY-2" {
+		t.Fatalf("matched %q", m.Match)
+	}
+}
+
+func TestWaitIdle(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	for _, auto := range []bool{false, true} {
+		t.Run(fmt.Sprintf("autopipe=%v", auto), func(t *testing.T) {
+			pane, err := c.Launch(ctx, WindowSpec{Session: fmt.Sprintf("wi%v", auto), Size: Size{80, 10},
+				Argv: []string{"sh", "-c", `i=0; while [ $i -lt 6 ]; do echo tick $i; i=$((i+1)); sleep 0.1; done; echo quiet; while :; do printf '\r%s' "$(date +%N)"; sleep 0.05; done`}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			res, err := c.WaitIdle(ctx, pane, IdleOptions{Quiet: 300 * time.Millisecond, AutoPipe: auto,
+				Masks: []*regexp.Regexp{regexp.MustCompile(`(?m)^\d+$`)}})
+			if err != nil {
+				dumpPane(t, c, pane)
+				t.Fatal(err)
+			}
+			if !strings.Contains(res.Screen, "quiet") {
+				t.Fatalf("idle before the ticks ended (after %s):\n%s", time.Since(start), res.Screen)
+			}
+			if auto && res.Source != "pipe" {
+				t.Fatalf("source %q, want pipe", res.Source)
+			}
+		})
+	}
+}
+
+func TestWaitIdleTimeout(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	pane, err := c.Launch(ctx, WindowSpec{Session: "busy", Argv: []string{"sh", "-c", `while :; do date +%N; sleep 0.03; done`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 600*time.Millisecond)
+	defer cancel()
+	_, err = c.WaitIdle(short, pane, IdleOptions{Quiet: 300 * time.Millisecond, AutoPipe: true})
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("a busy pane: got %v, want a timeout", err)
+	}
+}
+
+func TestPasteBufferNotLeaked(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	pane := shellPane(t, c, "pb")
+	if err := c.Paste(ctx, pane, "# hello", false); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.run(ctx, nil, "list-buffers", "-F", "#{buffer_name}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(out) != "" {
+		t.Fatalf("buffers left behind: %q", out)
+	}
+}

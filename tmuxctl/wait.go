@@ -1,0 +1,423 @@
+package tmuxctl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// TimeoutError is returned by a wait whose context deadline passed. It wraps
+// ErrTimeout and keeps the tail of the last screen seen, for the user.
+type TimeoutError struct {
+	Pane  string
+	What  string // e.g. "prompt /\$ $/", "idle for 2s"
+	After time.Duration
+	Tail  string // last lines of the last capture
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("pane %s: timed out after %s waiting for %s", e.Pane, e.After.Round(time.Millisecond), e.What)
+}
+
+// Is makes errors.Is(err, ErrTimeout) true.
+func (e *TimeoutError) Is(target error) bool { return target == ErrTimeout }
+
+// waitErr turns a context error during a wait into a TimeoutError (deadline)
+// or passes cancellation through.
+func waitErr(ctx context.Context, pane, what string, start time.Time, last string) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &TimeoutError{Pane: pane, What: what, After: time.Since(start), Tail: lastLines(last, 5)}
+	}
+	return ctx.Err()
+}
+
+// failWait returns the timeout error when err happened because the wait's
+// deadline passed, else err.
+func failWait(ctx context.Context, err error, pane, what string, start time.Time, last string) error {
+	if ctx.Err() != nil {
+		return waitErr(ctx, pane, what, start, last)
+	}
+	return err
+}
+
+// Mark is a position in a pane's output: what came after it is "new".
+type Mark struct {
+	Line      int    // absolute line: history size + cursor row at the time
+	CursorX   int    // cursor column on that line
+	Alternate bool   // the pane was on the alternate screen
+	Screen    string // the visible screen at the time (used for alternate-screen panes)
+}
+
+// markOption is the pane user option where Send-style commands store the
+// mark taken just before sending, so a later wait-prompt in another process
+// can start from it.
+const markOption = "@runner_mark"
+
+// MarkNow records the current end of a pane's output.
+func (c *Client) MarkNow(ctx context.Context, pane string) (Mark, error) {
+	p, err := c.Pane(ctx, pane)
+	if err != nil {
+		return Mark{}, err
+	}
+	screen, err := c.CaptureScreen(ctx, pane)
+	if err != nil {
+		return Mark{}, err
+	}
+	return Mark{Line: p.HistorySize + p.CursorY, CursorX: p.CursorX, Alternate: p.AlternateOn, Screen: screen}, nil
+}
+
+// SaveMark stores m in the pane (a user option), for LoadMark.
+func (c *Client) SaveMark(ctx context.Context, pane string, m Mark) error {
+	alt := 0
+	if m.Alternate {
+		alt = 1
+	}
+	return c.SetOption(ctx, ScopePane, pane, markOption, fmt.Sprintf("%d,%d,%d", m.Line, m.CursorX, alt))
+}
+
+// LoadMark returns the mark saved by SaveMark, and false if there is none.
+// For an alternate-screen pane the saved mark has no screen; the current
+// screen stands in for it.
+func (c *Client) LoadMark(ctx context.Context, pane string) (Mark, bool, error) {
+	v, err := c.ShowOption(ctx, pane, markOption)
+	if err != nil || v == "" {
+		return Mark{}, false, err
+	}
+	f := strings.Split(v, ",")
+	if len(f) != 3 {
+		return Mark{}, false, nil
+	}
+	line, err1 := strconv.Atoi(f[0])
+	cx, err2 := strconv.Atoi(f[1])
+	if err1 != nil || err2 != nil {
+		return Mark{}, false, nil
+	}
+	return Mark{Line: line, CursorX: cx, Alternate: f[2] == "1"}, true, nil
+}
+
+// NewOutput returns the pane's output that appeared after mark: for a normal
+// screen the lines from the mark's position on (the part of the mark's line
+// before its cursor column removed); for an alternate screen, the rows that
+// differ from the mark's screen.
+func (c *Client) NewOutput(ctx context.Context, pane string, m Mark) (string, error) {
+	p, err := c.Pane(ctx, pane)
+	if err != nil {
+		return "", err
+	}
+	if p.AlternateOn || m.Alternate {
+		screen, err := c.CaptureScreen(ctx, pane)
+		if err != nil {
+			return "", err
+		}
+		return diffRows(m.Screen, screen), nil
+	}
+	start := m.Line - p.HistorySize
+	if start < -p.HistorySize {
+		start = -p.HistorySize
+	}
+	out, err := c.Capture(ctx, pane, CaptureOptions{Start: strconv.Itoa(start), End: "-"})
+	if err != nil {
+		return "", err
+	}
+	if m.Line-p.HistorySize >= -p.HistorySize && m.CursorX > 0 {
+		first, rest, _ := strings.Cut(out, "\n")
+		r := []rune(first)
+		if m.CursorX < len(r) {
+			first = string(r[m.CursorX:])
+		} else {
+			first = ""
+		}
+		out = first + "\n" + rest
+	}
+	return out, nil
+}
+
+// diffRows returns the rows of now that differ from the same row of before.
+func diffRows(before, now string) string {
+	b := strings.Split(before, "\n")
+	var out []string
+	for i, row := range strings.Split(now, "\n") {
+		if i >= len(b) || b[i] != row {
+			out = append(out, row)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// PromptMatch is what WaitPrompt found.
+type PromptMatch struct {
+	Line    string        `json:"line"`    // the whole line that matched
+	Match   string        `json:"match"`   // the matched text
+	Elapsed time.Duration `json:"elapsed"` // time waited
+}
+
+// WaitPrompt waits until re matches output that appeared after mark (each
+// line is tried, then the whole new text for multi-line patterns). Note that
+// capture drops trailing spaces, so a prompt "$ " is seen as "$". A pane
+// that dies or vanishes ends the wait with an error.
+func (c *Client) WaitPrompt(ctx context.Context, pane string, re *regexp.Regexp, mark Mark) (PromptMatch, error) {
+	start := time.Now()
+	what := "prompt /" + re.String() + "/"
+	var last string
+	for poll := 10 * time.Millisecond; ; poll = min(poll*2, 200*time.Millisecond) {
+		out, err := c.NewOutput(ctx, pane, mark)
+		if err != nil {
+			if ctx.Err() != nil {
+				return PromptMatch{}, waitErr(ctx, pane, what, start, last)
+			}
+			return PromptMatch{}, err
+		}
+		last = out
+		for _, line := range strings.Split(out, "\n") {
+			if loc := re.FindStringIndex(line); loc != nil {
+				return PromptMatch{Line: line, Match: line[loc[0]:loc[1]], Elapsed: time.Since(start)}, nil
+			}
+		}
+		if m := re.FindString(out); m != "" {
+			return PromptMatch{Line: m, Match: m, Elapsed: time.Since(start)}, nil
+		}
+		if p, err := c.Pane(ctx, pane); err == nil && p.Dead {
+			return PromptMatch{}, &DeadError{Pane: pane, Status: p.DeadStatus}
+		}
+		if err := sleepCtx(ctx, poll); err != nil {
+			return PromptMatch{}, waitErr(ctx, pane, what, start, last)
+		}
+	}
+}
+
+// IdleOptions controls WaitIdle.
+type IdleOptions struct {
+	Quiet time.Duration    // how long the screen must stay unchanged (default 2 s)
+	Masks []*regexp.Regexp // volatile parts (clocks, timers) removed before hashing
+	// ActivityFile is a file the pane's output is appended to (its
+	// pipe-pane transcript). Writes to it wake the wait up; without one the
+	// screen is polled. If empty, the pane option @runner_transcript is
+	// used, and with AutoPipe a temporary pipe-pane is opened when the pane
+	// has none.
+	ActivityFile string
+	AutoPipe     bool
+	// Poll is the capture interval when there is no activity file
+	// (default Quiet/4, at most 250 ms).
+	Poll time.Duration
+	// Liveness is how often a quiet pane is checked for death (default 1 s).
+	Liveness time.Duration
+}
+
+// TranscriptOption is the pane user option naming the file its output is
+// piped to (set by whoever started the pipe), used by WaitIdle.
+const TranscriptOption = "@runner_transcript"
+
+// IdleResult is what WaitIdle saw.
+type IdleResult struct {
+	Screen   string        `json:"screen"`   // the stable screen
+	Hash     string        `json:"hash"`     // its masked hash
+	Elapsed  time.Duration `json:"elapsed"`  // total wait
+	Captures int           `json:"captures"` // screens captured
+	Source   string        `json:"source"`   // "pipe" or "poll"
+}
+
+// ScreenHash hashes a screen after removing every match of masks.
+func ScreenHash(screen string, masks []*regexp.Regexp) string {
+	for _, m := range masks {
+		screen = m.ReplaceAllString(screen, "")
+	}
+	h := fnv.New64a()
+	h.Write([]byte(screen))
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+// WaitIdle waits until the pane's visible screen (with masks applied) has not
+// changed for opts.Quiet. Output activity (writes to the pane's transcript)
+// triggers captures, so a quiet pane is not re-captured in a loop; without an
+// activity file the screen is polled. A dead or missing pane, or a failed
+// capture, ends the wait with an error: never "idle".
+func (c *Client) WaitIdle(ctx context.Context, pane string, opts IdleOptions) (IdleResult, error) {
+	start := time.Now()
+	quiet := opts.Quiet
+	if quiet <= 0 {
+		quiet = 2 * time.Second
+	}
+	what := fmt.Sprintf("idle (no change for %s)", quiet)
+	res := IdleResult{Source: "poll"}
+
+	p, err := c.alive(ctx, pane)
+	if err != nil {
+		return res, err
+	}
+	file := opts.ActivityFile
+	if file == "" && p.Pipe {
+		file, _ = c.ShowOption(ctx, pane, TranscriptOption)
+	}
+	if file == "" && !p.Pipe && opts.AutoPipe {
+		tmp, err := os.CreateTemp("", "runner-activity-*")
+		if err != nil {
+			return res, fmt.Errorf("wait idle on %s: %w", pane, err)
+		}
+		tmp.Close()
+		file = tmp.Name()
+		defer os.Remove(file)
+		if err := c.PipePane(ctx, pane, file); err != nil {
+			return res, err
+		}
+		defer func() { _ = c.StopPipe(context.WithoutCancel(ctx), pane) }()
+	}
+	var events <-chan fsnotify.Event
+	if file != "" {
+		w, err := fsnotify.NewWatcher()
+		if err == nil {
+			defer w.Close()
+			if err := w.Add(filepath.Dir(file)); err == nil {
+				events = w.Events
+				res.Source = "pipe"
+			}
+		}
+	}
+	poll := opts.Poll
+	if poll <= 0 {
+		poll = min(quiet/4, 250*time.Millisecond)
+	}
+	liveness := opts.Liveness
+	if liveness <= 0 {
+		liveness = time.Second
+	}
+
+	capture := func() (string, string, error) {
+		res.Captures++
+		s, err := c.CaptureScreen(ctx, pane)
+		if err != nil {
+			return "", "", err
+		}
+		return s, ScreenHash(s, opts.Masks), nil
+	}
+	screen, hash, err := capture()
+	if err != nil {
+		return res, failWait(ctx, err, pane, what, start, screen)
+	}
+	lastChange := time.Now()
+	lastCapture := lastChange
+	lastAlive := lastChange
+	// dirty means activity arrived that has not been captured yet.
+	dirty := false
+	const debounce = 20 * time.Millisecond
+	timer := time.NewTimer(quiet)
+	defer timer.Stop()
+	for {
+		now := time.Now()
+		next := lastChange.Add(quiet)
+		if events == nil {
+			next = minTime(next, lastCapture.Add(poll))
+		}
+		if dirty {
+			next = minTime(next, lastCapture.Add(debounce))
+		}
+		next = minTime(next, lastAlive.Add(liveness))
+		timer.Reset(max(next.Sub(now), 0))
+		select {
+		case <-ctx.Done():
+			return res, waitErr(ctx, pane, what, start, screen)
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			if ev.Name == file && ev.Op&(fsnotify.Write|fsnotify.Create) != 0 {
+				dirty = true
+			}
+			continue
+		case <-timer.C:
+		}
+		now = time.Now()
+		if now.Sub(lastAlive) >= liveness || now.Sub(lastChange) >= quiet {
+			if _, err := c.alive(ctx, pane); err != nil {
+				return res, failWait(ctx, err, pane, what, start, screen)
+			}
+			lastAlive = now
+		}
+		if dirty || events == nil || now.Sub(lastChange) >= quiet {
+			if dirty && now.Sub(lastCapture) < debounce && now.Sub(lastChange) < quiet {
+				continue
+			}
+			s, h, err := capture()
+			if err != nil {
+				return res, failWait(ctx, err, pane, what, start, screen)
+			}
+			lastCapture = time.Now()
+			dirty = false
+			if h != hash {
+				screen, hash, lastChange = s, h, lastCapture
+				continue
+			}
+			if lastCapture.Sub(lastChange) >= quiet {
+				if _, err := c.alive(ctx, pane); err != nil {
+					return res, failWait(ctx, err, pane, what, start, screen)
+				}
+				res.Screen, res.Hash, res.Elapsed = s, h, time.Since(start)
+				return res, nil
+			}
+		}
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+// shells are the pane commands that count as "at a shell".
+var shells = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true, "fish": true, "ksh": true, "mksh": true, "ash": true, "busybox": true}
+
+// IsShell reports whether a pane's current command is a shell.
+func IsShell(cmd string) bool { return shells[strings.TrimPrefix(cmd, "-")] }
+
+// WaitShellPrompt waits until the pane's foreground process is a shell and
+// its screen has been stable for quiet (default 100 ms): the shell is reading
+// a command line.
+func (c *Client) WaitShellPrompt(ctx context.Context, pane string, quiet time.Duration) (PaneInfo, error) {
+	if quiet <= 0 {
+		quiet = 100 * time.Millisecond
+	}
+	start := time.Now()
+	var last, lastHash string
+	var stableSince time.Time
+	for poll := 10 * time.Millisecond; ; poll = min(poll*2, 100*time.Millisecond) {
+		p, err := c.alive(ctx, pane)
+		if err != nil {
+			if ctx.Err() != nil {
+				return p, waitErr(ctx, pane, "a shell prompt", start, last)
+			}
+			return p, err
+		}
+		if IsShell(p.CurrentCommand) {
+			s, err := c.CaptureScreen(ctx, pane)
+			if err != nil {
+				if ctx.Err() != nil {
+					return p, waitErr(ctx, pane, "a shell prompt", start, last)
+				}
+				return p, err
+			}
+			last = s
+			h := ScreenHash(s, nil)
+			if h != lastHash || stableSince.IsZero() {
+				lastHash, stableSince = h, time.Now()
+			} else if time.Since(stableSince) >= quiet {
+				return p, nil
+			}
+		} else {
+			stableSince = time.Time{}
+		}
+		if err := sleepCtx(ctx, poll); err != nil {
+			return PaneInfo{}, waitErr(ctx, pane, "a shell prompt", start, last)
+		}
+	}
+}
