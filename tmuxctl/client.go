@@ -92,8 +92,12 @@ func (c *Client) Socket() string { return c.socket }
 
 // ServerArgs returns the global tmux arguments that reach this client's
 // server (-L/-S and -f), e.g. to print an attach command for the user.
+//
+// -u is always passed: without a UTF-8 locale (cron, env -i) tmux would
+// otherwise print every non-ASCII character and control character of names
+// and captured screens as '_'.
 func (c *Client) ServerArgs() []string {
-	args := SocketArgs(c.socket)
+	args := append([]string{"-u"}, SocketArgs(c.socket)...)
 	if c.config != "" {
 		args = append(args, "-f", c.config)
 	}

@@ -60,6 +60,11 @@ type WindowSpec struct {
 	Env     []string // K=V pairs set in the pane's environment
 	Argv    []string // command as argv; empty means tmux's default shell
 	Size    Size     // session size, used only when a session is created
+	// RemainOnExit keeps the pane after its process exits, so its exit
+	// status can be read (#{pane_dead_status}). It is set as the server's
+	// global window option in the same tmux invocation that creates the
+	// pane, so even a process that exits at once is kept.
+	RemainOnExit bool
 }
 
 func (s WindowSpec) commonArgs() ([]string, error) {
@@ -119,6 +124,11 @@ func (c *Client) NewSession(ctx context.Context, spec WindowSpec) (string, error
 		"-x", strconv.Itoa(size.Width), "-y", strconv.Itoa(size.Height)}
 	args = append(args, common...)
 	args = append(args, argvArgs(spec.Argv)...)
+	if spec.RemainOnExit {
+		// Runs in the same command queue as new-session, before the server
+		// can notice the child's exit.
+		args = append(args, ";", "set-option", "-g", "remain-on-exit", "on")
+	}
 	out, err := c.run(ctx, nil, args...)
 	if err != nil {
 		return "", fmt.Errorf("new session %q: %w", spec.Session, err)
@@ -132,7 +142,11 @@ func (c *Client) NewWindow(ctx context.Context, spec WindowSpec) (string, error)
 	if err != nil {
 		return "", fmt.Errorf("new window in %q: %w", spec.Session, err)
 	}
-	args := []string{"new-window", "-d", "-P", "-F", paneIDFormat, "-t", Arg(SessionTarget(spec.Session) + ":")}
+	var args []string
+	if spec.RemainOnExit {
+		args = append(args, "set-option", "-g", "remain-on-exit", "on", ";")
+	}
+	args = append(args, "new-window", "-d", "-P", "-F", paneIDFormat, "-t", Arg(SessionTarget(spec.Session)+":"))
 	args = append(args, common...)
 	args = append(args, argvArgs(spec.Argv)...)
 	out, err := c.run(ctx, nil, args...)

@@ -231,6 +231,12 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 		for poll := 10 * time.Millisecond; ; poll = min(poll*2, 100*time.Millisecond) {
 			if _, err := c.alive(ctx, pane); err != nil {
 				d.Elapsed = time.Since(start)
+				if errors.Is(err, ErrPaneDead) {
+					// The program exited after Enter: the text was
+					// submitted (and the caller's monitoring sees the death).
+					d.Confirmed, d.Reason = true, "the program exited after Enter"
+					return d, nil
+				}
 				return d, err
 			}
 			screen, err := c.CaptureScreen(ctx, pane)

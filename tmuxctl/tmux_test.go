@@ -143,6 +143,21 @@ func TestDeadPane(t *testing.T) {
 	}
 }
 
+func TestRemainOnExitHasNoRace(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	for i := range 3 {
+		pane, err := c.Launch(ctx, WindowSpec{Session: "r", RemainOnExit: true, Argv: []string{"sh", "-c", fmt.Sprintf("exit %d", 40+i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 5*time.Second, func() bool { p, err := c.Pane(ctx, pane); return err == nil && p.Dead })
+		if p, _ := c.Pane(ctx, pane); p.DeadStatus != 40+i {
+			t.Fatalf("pane %d: dead status %d, want %d", i, p.DeadStatus, 40+i)
+		}
+	}
+}
+
 func waitFor(t *testing.T, d time.Duration, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)

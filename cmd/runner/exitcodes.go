@@ -21,7 +21,8 @@ func exitCode(err error) int {
 		return ee.Code
 	case errors.Is(err, context.Canceled):
 		return runner.ExitInterrupted
-	case isFlagError(err), errors.Is(err, runner.ErrUsage), isCobraUsage(err):
+	case isFlagError(err), errors.Is(err, runner.ErrUsage), isCobraUsage(err),
+		errors.Is(err, tmuxctl.ErrBadTarget), errors.Is(err, tmuxctl.ErrBadKey), errors.Is(err, tmuxctl.ErrNotFound):
 		return runner.ExitUsage
 	case errors.Is(err, tmuxctl.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return runner.ExitTimeout
@@ -35,7 +36,7 @@ func exitCode(err error) int {
 // isCobraUsage recognises the few usage errors cobra returns as plain errors.
 func isCobraUsage(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"unknown command ", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least ", "requires at most ", "invalid argument "} {
+	for _, p := range []string{"unknown command ", "unknown flag", "unknown shorthand flag", "required flag", "accepts ", "requires at least ", "requires at most ", "invalid argument "} {
 		if strings.HasPrefix(msg, p) {
 			return true
 		}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"runner": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the end-to-end CLI scripts in testdata/script. Each script
+// gets its own HOME, XDG dirs, state dir and a private tmux server on a short
+// socket path, killed when the script ends.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, scriptParams(t))
+}
+
+func scriptParams(t *testing.T) testscript.Params {
+	return testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			dir, err := os.MkdirTemp("/tmp", "rts")
+			if err != nil {
+				return err
+			}
+			sock := filepath.Join(dir, "s")
+			home := filepath.Join(env.WorkDir, "home")
+			for _, kv := range [][2]string{
+				{"HOME", home},
+				{"XDG_CONFIG_HOME", filepath.Join(home, ".config")},
+				{"XDG_STATE_HOME", filepath.Join(home, ".local/state")},
+				{"XDG_CACHE_HOME", filepath.Join(home, ".cache")},
+				{"RUNNER_TMUX_SOCKET", sock},
+				{"SOCK", sock},
+				{"TERM", "xterm-256color"},
+				{"GIT_CONFIG_NOSYSTEM", "1"},
+				{"GIT_CONFIG_GLOBAL", "/dev/null"},
+				{"GIT_AUTHOR_NAME", "Test"}, {"GIT_AUTHOR_EMAIL", "test@example.com"},
+				{"GIT_COMMITTER_NAME", "Test"}, {"GIT_COMMITTER_EMAIL", "test@example.com"},
+			} {
+				env.Setenv(kv[0], kv[1])
+			}
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			env.Defer(func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				_ = tmuxctl.New(sock).KillServer(ctx)
+				os.RemoveAll(dir)
+			})
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			if name, ok := strings.CutPrefix(cond, "exec:"); ok {
+				_, err := exec.LookPath(name)
+				return err == nil, nil
+			}
+			return false, nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"waitfor": cmdWaitFor,
+			"status":  cmdStatus,
+		},
+	}
+}
+
+// cmdStatus: status CODE PROGRAM ARGS... runs the program like exec and
+// checks its exact exit code (stdout and stderr stay inspectable).
+func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: status CODE PROGRAM [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("%s: %v", args[1], err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdWaitFor: waitfor FILE TEXT [TIMEOUT] waits until FILE contains TEXT
+// (with ! : until it does not). Env vars in TEXT are expanded by testscript.
+func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: waitfor FILE TEXT [TIMEOUT]")
+	}
+	timeout := 20 * time.Second
+	if len(args) == 3 {
+		d, err := time.ParseDuration(args[2])
+		ts.Check(err)
+		timeout = d
+	}
+	file := ts.MkAbs(args[0])
+	deadline := time.Now().Add(timeout)
+	for {
+		b, _ := os.ReadFile(file)
+		if strings.Contains(string(b), args[1]) != neg {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitfor %s %q: not met within %s; file holds:\n%s", args[0], args[1], timeout, b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
