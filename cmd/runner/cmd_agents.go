@@ -45,8 +45,24 @@ version (each '<cli> --version' is bounded by a few seconds; --no-version skips 
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
 	cmd.Flags().BoolVar(&noVersion, "no-version", false, "do not run the CLIs to read their versions")
-	cmd.AddCommand(a.newAgentsDetectCmd())
+	cmd.AddCommand(a.newAgentsDetectCmd(), a.newAgentsShowCmd())
 	return cmd
+}
+
+func (a *app) newAgentsShowCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "show NAME",
+		Short: "Print an agent profile as JSON (the keys a config override can set)",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			a.jsonErrors = true
+			p, err := runner.BuiltinProfile(argv[0])
+			if err != nil {
+				return err
+			}
+			return a.printJSON(p)
+		},
+	}
 }
 
 type detectOutput struct {

@@ -109,3 +109,20 @@ func TestAgentsList(t *testing.T) {
 		t.Errorf("text listing: exit %d\n%s", code, out)
 	}
 }
+
+func TestAgentsShow(t *testing.T) {
+	code, out, errOut := runCLI(t, "", "agents", "show", "codex")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if got["name"] != "codex" || got["enter_delay"] != "200ms" || got["model_flag"] != "--model" {
+		t.Errorf("got %v", got)
+	}
+	if code, _, _ := runCLI(t, "", "agents", "show", "nope"); code != 2 {
+		t.Errorf("unknown agent: exit %d, want 2", code)
+	}
+}
