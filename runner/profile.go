@@ -370,3 +370,44 @@ func FindProfile(ps []*Profile, name string) (*Profile, error) {
 	}
 	return nil, Usagef("unknown agent %q (known: %s)", name, strings.Join(names, ", "))
 }
+
+// HookLaunch is what Hook.Render produces for one task: the argv to append
+// to the launch argv, and for a settings-file hook the file's content (to
+// be written, mode 0600, at the path given to Render).
+type HookLaunch struct {
+	Args     []string
+	Settings []byte
+}
+
+// Render fills the hook's placeholders for one task. command is the hook
+// command line (the runner's absolute path, "hook", the task id, already
+// shell-quoted where needed); settingsPath is where the caller will write
+// Settings (used by "settings-file" hooks only).
+func (h *Hook) Render(command, settingsPath string) (HookLaunch, error) {
+	if command == "" {
+		return HookLaunch{}, errors.New("hook: empty command line")
+	}
+	var out HookLaunch
+	switch h.Kind {
+	case HookKindSettingsFile:
+		if settingsPath == "" {
+			return HookLaunch{}, errors.New("hook: settings-file hook needs a settings path")
+		}
+		q, _ := json.Marshal(command)
+		s := strings.ReplaceAll(h.Settings, "{command}", string(q))
+		if !json.Valid([]byte(s)) {
+			return HookLaunch{}, fmt.Errorf("hook: settings template does not give valid JSON: %s", s)
+		}
+		out.Settings = []byte(s)
+		for _, a := range h.Args {
+			out.Args = append(out.Args, strings.ReplaceAll(a, "{file}", settingsPath))
+		}
+	case HookKindFlag:
+		for _, a := range h.Args {
+			out.Args = append(out.Args, strings.ReplaceAll(a, "{command}", command))
+		}
+	default:
+		return HookLaunch{}, fmt.Errorf("hook: unknown kind %q (known: %q, %q)", h.Kind, HookKindSettingsFile, HookKindFlag)
+	}
+	return out, nil
+}

@@ -176,3 +176,37 @@ func TestCheckAgents(t *testing.T) {
 		t.Errorf("version read though not asked: %+v", g)
 	}
 }
+
+func TestHookRender(t *testing.T) {
+	claude, _ := BuiltinProfile("claude")
+	cmdline := `/opt/my runner/runner hook "t-1"`
+	got, err := claude.Hook.Render(cmdline, "/state/t-1/settings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Args, []string{"--settings", "/state/t-1/settings.json"}) {
+		t.Errorf("args %q", got.Args)
+	}
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Type, Command string }
+		}
+	}
+	if err := json.Unmarshal(got.Settings, &settings); err != nil {
+		t.Fatalf("settings not JSON: %v\n%s", err, got.Settings)
+	}
+	if h := settings.Hooks["Stop"]; len(h) != 1 || h[0].Hooks[0].Type != "command" || h[0].Hooks[0].Command != cmdline {
+		t.Errorf("Stop hook %+v", h)
+	}
+	sim, _ := BuiltinProfile("sim")
+	got, err = sim.Hook.Render(cmdline, "")
+	if err != nil || !slices.Equal(got.Args, []string{"--hook", cmdline}) || got.Settings != nil {
+		t.Errorf("sim hook: %+v, %v", got, err)
+	}
+	if _, err := claude.Hook.Render(cmdline, ""); err == nil {
+		t.Error("settings-file hook without a path: no error")
+	}
+	if _, err := (&Hook{Kind: HookKindSettingsFile, Settings: `{"x":{command}`}).Render("c", "/f"); err == nil {
+		t.Error("invalid settings template: no error")
+	}
+}

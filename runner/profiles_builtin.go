@@ -62,7 +62,7 @@ func claudeProfile() *Profile {
 			`Retrying in \d+s · attempt \d+`, // offline retry loop
 		},
 		NeedsInput: []string{
-			`Do you want to (proceed|make this edit|create)`,
+			`^\s*Do you want to `, // proceed / make this edit to X / create X / allow ...
 			`Esc to cancel · Tab to amend`,
 			`Enter to confirm · Esc to cancel`,
 			`^\s*❯ 1\. `, // a numbered menu with its selection on option 1
@@ -72,7 +72,7 @@ func claudeProfile() *Profile {
 			{Pattern: `Detected a custom API key`, Keys: []string{"Up", "Enter"}},
 		},
 		Exited:     []string{`^Resume this session with:`, `^claude --resume \S+`},
-		Error:      []string{`^● API Error`},
+		Error:      []string{`^(● |\s+⎿\s+)API Error`},
 		ErrorReset: []string{`^❯ \S`, `Press Ctrl-C again to exit`, `Interrupted · What should Claude do`},
 		Volatile: []string{
 			`^[·✢*✶✻✽] \S+…`, `Retrying in \d+s`, `\(\d+[ms]( \d+s)? · [↑↓] \d+ tokens\)`,
@@ -116,8 +116,7 @@ func codexProfile() *Profile {
 			`^[•◦] (Working|Reconnecting)`,
 		},
 		NeedsInput: []string{
-			`Would you like to run the following command\?`,
-			`Would you like to (make|apply) the following`,
+			`^\s*Would you like to `, // run the following command? / make the following edits?
 			`Press enter to confirm or esc to cancel`,
 			`Welcome to Codex`,
 			`Press enter to (continue|save)`,
