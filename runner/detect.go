@@ -291,15 +291,47 @@ func MaskVolatile(p *Profile, screen string) string {
 	return strings.Join(lines, "\n")
 }
 
-// ansiRE matches CSI, OSC and two-byte escape sequences.
-var ansiRE = regexp.MustCompile(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]`)
-
-// StripANSI removes terminal escape sequences from s.
+// StripANSI removes terminal escape sequences (CSI, OSC, and other ESC
+// sequences) from s.
 func StripANSI(s string) string {
-	if !strings.Contains(s, "\x1b") {
+	i := strings.IndexByte(s, 0x1b)
+	if i < 0 {
 		return s
 	}
-	return ansiRE.ReplaceAllString(s, "")
+	var b strings.Builder
+	b.Grow(len(s))
+	for i >= 0 {
+		b.WriteString(s[:i])
+		s = s[i+1:]
+		switch {
+		case s == "":
+		case s[0] == '[': // CSI: parameters and intermediates, then a final byte @-~
+			j := 1
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			s = s[min(j+1, len(s)):]
+		case s[0] == ']': // OSC: up to BEL or ESC \
+			j := strings.IndexAny(s, "\a\x1b")
+			switch {
+			case j < 0:
+				s = ""
+			case s[j] == '\a':
+				s = s[j+1:]
+			default:
+				s = s[min(j+2, len(s)):]
+			}
+		default: // ESC, intermediates 0x20-0x2f, a final byte (ESC =, ESC ( B)
+			j := 0
+			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
+				j++
+			}
+			s = s[min(j+1, len(s)):]
+		}
+		i = strings.IndexByte(s, 0x1b)
+	}
+	b.WriteString(s)
+	return b.String()
 }
 
 // screenLines splits a capture into lines without escapes, carriage
