@@ -326,7 +326,7 @@ func TestStripANSI(t *testing.T) {
 		"\x1b[38;5;239m❯\x1b[39m x\x1b[0m": "❯ x",
 		"a\x1b]0;title\x07b":               "ab",
 		"a\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\b": "alinkb",
-		"a\x1b(Bb":     "a(Bb",
+		"a\x1b(Bb":     "ab",
 		"a\x1b=b":      "ab",
 		"trailing\x1b": "trailing",
 		"cut\x1b[38;5": "cut",
