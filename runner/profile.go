@@ -114,9 +114,12 @@ type TrustDialog struct {
 // Kind "flag": the runner appends Args to the launch argv with "{command}"
 // replaced by the hook command line as one argument.
 type Hook struct {
-	Kind     string   `json:"kind"`
-	Args     []string `json:"args,omitempty"`
-	Settings string   `json:"settings,omitempty"`
+	// Kind is HookKindSettingsFile or HookKindFlag.
+	Kind string `json:"kind"`
+	// Args are appended to the launch argv, placeholders filled.
+	Args []string `json:"args,omitempty"`
+	// Settings is the settings file template (settings-file hooks).
+	Settings string `json:"settings,omitempty"`
 	// Doc says which agent event fires the hook.
 	Doc string `json:"doc,omitempty"`
 }
@@ -375,8 +378,8 @@ func FindProfile(ps []*Profile, name string) (*Profile, error) {
 // to the launch argv, and for a settings-file hook the file's content (to
 // be written, mode 0600, at the path given to Render).
 type HookLaunch struct {
-	Args     []string
-	Settings []byte
+	Args     []string // appended to the launch argv
+	Settings []byte   // the settings file's content; nil for flag hooks
 }
 
 // Render fills the hook's placeholders for one task. command is the hook

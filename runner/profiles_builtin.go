@@ -65,7 +65,8 @@ func claudeProfile() *Profile {
 			`^\s*Do you want to `, // proceed / make this edit to X / create X / allow ...
 			`Esc to cancel · Tab to amend`,
 			`Enter to confirm · Esc to cancel`,
-			`^\s*❯ 1\. `, // a numbered menu with its selection on option 1
+			`Press Enter to continue`, // onboarding screens
+			`^\s*❯ 1\. `,              // a numbered menu with its selection on option 1
 		},
 		Trust: []TrustDialog{
 			{Pattern: `Yes, I trust this folder`, Keys: []string{"Enter"}},
@@ -119,6 +120,7 @@ func codexProfile() *Profile {
 			`^\s*Would you like to `, // run the following command? / make the following edits?
 			`Press enter to confirm or esc to cancel`,
 			`Welcome to Codex`,
+			`Sign in with ChatGPT`,
 			`Press enter to (continue|save)`,
 			`Task is still running`,
 		},
@@ -167,6 +169,8 @@ func geminiProfile() *Profile {
 			`Allow execution of`,
 			`Apply this change\?`,
 			`How would you like to authenticate`,
+			`Login with Google`,
+			`Waiting for user confirmation`,
 			`Enter Gemini API Key`,
 			`\(Press Enter to submit, Esc to cancel`,
 			`^│? *● 1\. `,
