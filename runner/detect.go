@@ -51,6 +51,9 @@ type PaneInfo struct {
 	DeadStatus     int    // #{pane_dead_status}, when Dead
 	CurrentCommand string // #{pane_current_command}; "" = unknown
 	AlternateOn    bool   // #{alternate_on}
+	// CursorKnown says CursorY holds #{cursor_y} (0-based screen row).
+	CursorKnown bool
+	CursorY     int
 }
 
 // deadBanner is the line tmux prints in a pane kept by remain-on-exit.
@@ -75,6 +78,9 @@ func Detect(p *Profile, screen string) Detection {
 // ready (Ready; refined to error when an Error line in the last
 // p.ErrorLines non-blank lines is below every ErrorReset line) > starting
 // (blank, or at most p.StartingMaxLines lines and no marker) > unknown.
+// For a profile with NeedsInputAtCursor and a known cursor, NeedsInput
+// patterns count only on the cursor's row (a prompt waits with the cursor
+// after it; a line of output has the cursor below it).
 // A ready line whose pattern has a named group "status" (the shell
 // profile's prompt) also gives ExitStatus.
 func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
@@ -112,7 +118,14 @@ func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
 				Question: question(c, lines, bottom), TrustKeys: append([]string(nil), p.Trust[k].Keys...)}
 		}
 	}
-	if d, ok := match(StateNeedsInput, "needs_input", c.needsInput, lines, bottom); ok {
+	niLines := bottom
+	if p.NeedsInputAtCursor && info.CursorKnown {
+		niLines = nil
+		if slices.Contains(bottom, info.CursorY) {
+			niLines = []int{info.CursorY}
+		}
+	}
+	if d, ok := match(StateNeedsInput, "needs_input", c.needsInput, lines, niLines); ok {
 		d.Question = question(c, lines, bottom)
 		return d
 	}

@@ -72,7 +72,7 @@ func fixtureBase(path string) string {
 	return b
 }
 
-var indexMeta = regexp.MustCompile(`^- \*\*(\S+?)\.txt.*pane_current_command=([^,]+), alternate_on=(\d), pane_dead=(\d)(?: \(status (\d+)\))?`)
+var indexMeta = regexp.MustCompile(`^- \*\*(\S+?)\.txt.*pane_current_command=([^,]+), alternate_on=(\d), pane_dead=(\d)(?: \(status (\d+)\))?.*cursor=\d+,(\d+)`)
 
 // loadShared reads labels.tsv and the tmux metadata in INDEX.md, and
 // returns every capture (.txt, .ansi, .J.txt) of every labelled screen.
@@ -92,7 +92,8 @@ func loadShared(t *testing.T) []fixture {
 			continue
 		}
 		st, _ := strconv.Atoi(m[5])
-		meta[m[1]] = PaneInfo{CurrentCommand: m[2], AlternateOn: m[3] == "1", Dead: m[4] == "1", DeadStatus: st}
+		y, _ := strconv.Atoi(m[6])
+		meta[m[1]] = PaneInfo{CurrentCommand: m[2], AlternateOn: m[3] == "1", Dead: m[4] == "1", DeadStatus: st, CursorKnown: true, CursorY: y}
 	}
 	fh, err := os.Open(filepath.Join(sharedScreens, "labels.tsv"))
 	if err != nil {
@@ -273,6 +274,8 @@ func TestDetectSignals(t *testing.T) {
 		{"shell prompt gives the exit status", shell, "runner[0]:~$ false\nrunner[1]:~$\n", PaneInfo{CurrentCommand: "bash"}, StateReady, "ready", 1},
 		{"shell: a foreground command is busy", shell, "runner[0]:~$ make\ncc -o x x.c\n", PaneInfo{CurrentCommand: "make"}, StateBusy, "pane_current_command", -1},
 		{"shell: output without a prompt is busy", shell, "runner[0]:~$ make\ncc -o x x.c\n", PaneInfo{}, StateBusy, "busy", -1},
+		{"shell: a question with the cursor after it", shell, "runner[0]:~$ ./x\nProceed?\n", PaneInfo{CurrentCommand: "x", CursorKnown: true, CursorY: 1}, StateNeedsInput, "needs_input", -1},
+		{"shell: output ending in a colon, cursor below", shell, "runner[0]:~$ make\nCompiling:\n", PaneInfo{CurrentCommand: "make", CursorKnown: true, CursorY: 2}, StateBusy, "pane_current_command", -1},
 		{"shell: a pager waits", shell, "line 1\nline 2\nfile.txt\n", PaneInfo{CurrentCommand: "less", AlternateOn: true}, StateNeedsInput, "pane_alternate_on", -1},
 		{"blank is starting", claude, "\n\n\n", PaneInfo{}, StateStarting, "blank", -1},
 	} {

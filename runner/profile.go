@@ -89,6 +89,10 @@ type Profile struct {
 	// own program is in the foreground (the shell profile: a command that
 	// is not one of these is still running).
 	IdleCommands []string `json:"idle_commands,omitempty"`
+	// NeedsInputAtCursor: when the cursor row is known, NeedsInput patterns
+	// count only on it (the shell profile: "Continue? [y/N]" with the
+	// cursor after it waits; "Compiling:" with the cursor below is output).
+	NeedsInputAtCursor bool `json:"needs_input_at_cursor,omitempty"`
 	// AltScreenNeedsInput reports needs_input while the alternate screen is
 	// on (the shell profile: a pager or editor waits for the user).
 	AltScreenNeedsInput bool `json:"alt_screen_needs_input,omitempty"`

@@ -331,6 +331,7 @@ func shellProfile() *Profile {
 		EnterDelay:          Duration{50 * time.Millisecond},
 		InterruptKeys:       []string{"C-c"},
 		IdleCommands:        []string{"bash", "sh", "dash", "zsh", "fish", "ksh"},
+		NeedsInputAtCursor:  true,
 		AltScreenNeedsInput: true,
 	}
 }
