@@ -72,14 +72,19 @@ type detectOutput struct {
 }
 
 func (a *app) newAgentsDetectCmd() *cobra.Command {
-	var asJSON bool
-	var file, agent string
+	var asJSON, altOn bool
+	var file, agent, curCmd string
+	var cursorRow, deadStatus int
 	cmd := &cobra.Command{
 		Use:   "detect --file SCREEN --agent NAME",
 		Short: "Print the state an agent profile sees on a captured screen, and why",
 		Long: `Classify a captured screen (tmux capture-pane -p, with or without -e; '-' reads
 stdin) with an agent profile, and print the state and the pattern that decided:
 for debugging a new agent release and for adding fixtures.
+
+The pane flags give what tmux would say besides the text (#{pane_current_command},
+#{alternate_on}, #{cursor_y}, #{pane_dead_status}), for screens the text alone
+cannot decide (a pager in the shell profile, a question versus output).
 
 States: ready, busy, needs_input, starting, exited, error, unknown.`,
 		Args: args(cobra.NoArgs),
@@ -101,7 +106,17 @@ States: ready, busy, needs_input, starting, exited, error, unknown.`,
 			if err != nil {
 				return err
 			}
-			d := runner.Detect(p, screen)
+			info := runner.PaneInfo{CurrentCommand: curCmd, AlternateOn: altOn}
+			if cmd.Flags().Changed("cursor-row") {
+				if cursorRow < 0 {
+					return runner.Usagef("agents detect: --cursor-row %d: want a row number from 0", cursorRow)
+				}
+				info.CursorKnown, info.CursorY = true, cursorRow
+			}
+			if cmd.Flags().Changed("dead-status") {
+				info.Dead, info.DeadStatus = true, deadStatus
+			}
+			d := runner.DetectPane(p, screen, info)
 			if asJSON {
 				return a.printJSON(detectOutput{Agent: agent, File: file, Detection: d})
 			}
@@ -113,6 +128,10 @@ States: ready, busy, needs_input, starting, exited, error, unknown.`,
 	f.StringVar(&file, "file", "", "the captured screen (`SCREEN` file, or - for stdin)")
 	f.StringVar(&agent, "agent", "", "the agent profile (`NAME`)")
 	f.BoolVar(&asJSON, "json", false, "print as JSON")
+	f.StringVar(&curCmd, "current-command", "", "the pane's foreground `COMMAND` (#{pane_current_command})")
+	f.BoolVar(&altOn, "alternate-on", false, "the pane shows the alternate screen (#{alternate_on})")
+	f.IntVar(&cursorRow, "cursor-row", 0, "the cursor's 0-based `ROW` (#{cursor_y})")
+	f.IntVar(&deadStatus, "dead-status", 0, "the pane is dead with this exit `STATUS` (#{pane_dead_status})")
 	return cmd
 }
 

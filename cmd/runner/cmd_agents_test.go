@@ -126,3 +126,27 @@ func TestAgentsShow(t *testing.T) {
 		t.Errorf("unknown agent: exit %d, want 2", code)
 	}
 }
+
+func TestAgentsDetectPaneFlags(t *testing.T) {
+	dir := t.TempDir()
+	screen := dir + "/pager.txt"
+	if err := os.WriteFile(screen, []byte("line 1\nline 2\nnotes.txt\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "busy\n"},
+		{[]string{"--alternate-on", "--current-command", "less"}, "needs_input\n"},
+		{[]string{"--dead-status", "3"}, "exited\n"},
+	} {
+		code, out, errOut := runCLI(t, "", append([]string{"agents", "detect", "--file", screen, "--agent", "shell"}, tc.args...)...)
+		if code != 0 || !strings.HasPrefix(out, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q, want %q first", tc.args, code, out, errOut, tc.want)
+		}
+	}
+	if code, _, _ := runCLI(t, "", "agents", "detect", "--file", screen, "--agent", "shell", "--cursor-row", "-1"); code != 2 {
+		t.Errorf("negative cursor row: exit %d, want 2", code)
+	}
+}
