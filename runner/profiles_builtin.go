@@ -297,7 +297,7 @@ func aiderProfile() *Profile {
 	}
 }
 
-// shellPromptRunner is the shell profile's PS1 (it carries the last exit
+// shellPS1 is the shell profile's PS1 (it carries the last exit
 // status: "runner[0]:/path$ ").
 const shellPS1 = `runner[$?]:\w$ `
 
