@@ -18,8 +18,8 @@ type CaptureOptions struct {
 	// start of history (Start) or the end of the screen (End). Empty means
 	// the visible screen. Ignored when Lines > 0.
 	Start, End string
-	Join    bool // join wrapped lines (-J)
-	Escapes bool // keep colour and attribute escapes (-e)
+	Join       bool // join wrapped lines (-J)
+	Escapes    bool // keep colour and attribute escapes (-e)
 }
 
 // Capture returns pane content as selected by opts. Capturing a dead pane

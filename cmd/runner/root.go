@@ -106,6 +106,7 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 	root.AddCommand(
 		a.newVersionCmd(),
 		a.newTmuxCmd(),
+		a.newAgentsCmd(),
 	)
 	return root
 }

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"errors"
-	"strconv"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newAgentsCmd() *cobra.Command {
+	var asJSON, noVersion bool
+	cmd := &cobra.Command{
+		Use:   "agents",
+		Short: "List agent profiles and whether each CLI is installed",
+		Long: `List the built-in agent profiles, whether each CLI is in PATH, where, and its
+version (each '<cli> --version' is bounded by a few seconds; --no-version skips it).`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON {
+				a.jsonErrors = true
+			}
+			self, _ := os.Executable()
+			sts := runner.CheckAgents(cmd.Context(), runner.Builtins(), self, !noVersion)
+			if asJSON {
+				return a.printJSON(sts)
+			}
+			tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "AGENT\tINSTALLED\tVERSION\tPATH\tCOMMAND")
+			for _, s := range sts {
+				inst, path, ver := "no", "-", "-"
+				if s.Installed {
+					inst, path = "yes", s.Path
+				}
+				if s.Version != "" {
+					ver = s.Version
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, inst, ver, path, strings.Join(s.Command, " "))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&noVersion, "no-version", false, "do not run the CLIs to read their versions")
+	cmd.AddCommand(a.newAgentsDetectCmd(), a.newAgentsShowCmd())
+	return cmd
+}
+
+func (a *app) newAgentsShowCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "show NAME",
+		Short: "Print an agent profile as JSON (the keys a config override can set)",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			a.jsonErrors = true
+			p, err := runner.BuiltinProfile(argv[0])
+			if err != nil {
+				return err
+			}
+			return a.printJSON(p)
+		},
+	}
+}
+
+type detectOutput struct {
+	Agent string `json:"agent"`
+	File  string `json:"file"`
+	runner.Detection
+}
+
+func (a *app) newAgentsDetectCmd() *cobra.Command {
+	var asJSON, altOn bool
+	var file, agent, curCmd string
+	var cursorRow, deadStatus int
+	cmd := &cobra.Command{
+		Use:   "detect --file SCREEN --agent NAME",
+		Short: "Print the state an agent profile sees on a captured screen, and why",
+		Long: `Classify a captured screen (tmux capture-pane -p, with or without -e; '-' reads
+stdin) with an agent profile, and print the state and the pattern that decided:
+for debugging a new agent release and for adding fixtures.
+
+The pane flags give what tmux would say besides the text (#{pane_current_command},
+#{alternate_on}, #{cursor_y}, #{pane_dead_status}), for screens the text alone
+cannot decide (a pager in the shell profile, a question versus output).
+
+States: ready, busy, needs_input, starting, exited, error, unknown.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if asJSON {
+				a.jsonErrors = true
+			}
+			if file == "" {
+				return runner.Usagef("agents detect: --file is required (a capture-pane text file, or - for stdin)")
+			}
+			if agent == "" {
+				return runner.Usagef("agents detect: --agent is required (see 'runner agents')")
+			}
+			p, err := runner.BuiltinProfile(agent)
+			if err != nil {
+				return err
+			}
+			screen, err := a.readScreen(file)
+			if err != nil {
+				return err
+			}
+			info := runner.PaneInfo{CurrentCommand: curCmd, AlternateOn: altOn}
+			if cmd.Flags().Changed("cursor-row") {
+				if cursorRow < 0 {
+					return runner.Usagef("agents detect: --cursor-row %d: want a row number from 0", cursorRow)
+				}
+				info.CursorKnown, info.CursorY = true, cursorRow
+			}
+			if cmd.Flags().Changed("dead-status") {
+				info.Dead, info.DeadStatus = true, deadStatus
+			}
+			d := runner.DetectPane(p, screen, info)
+			if asJSON {
+				return a.printJSON(detectOutput{Agent: agent, File: file, Detection: d})
+			}
+			printDetection(a.out, d)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&file, "file", "", "the captured screen (`SCREEN` file, or - for stdin)")
+	f.StringVar(&agent, "agent", "", "the agent profile (`NAME`)")
+	f.BoolVar(&asJSON, "json", false, "print as JSON")
+	f.StringVar(&curCmd, "current-command", "", "the pane's foreground `COMMAND` (#{pane_current_command})")
+	f.BoolVar(&altOn, "alternate-on", false, "the pane shows the alternate screen (#{alternate_on})")
+	f.IntVar(&cursorRow, "cursor-row", 0, "the cursor's 0-based `ROW` (#{cursor_y})")
+	f.IntVar(&deadStatus, "dead-status", 0, "the pane is dead with this exit `STATUS` (#{pane_dead_status})")
+	return cmd
+}
+
+func (a *app) readScreen(file string) (string, error) {
+	var b []byte
+	var err error
+	if file == "-" {
+		b, err = io.ReadAll(a.in)
+	} else {
+		b, err = os.ReadFile(file)
+	}
+	if err != nil {
+		return "", runner.Usagef("agents detect: read screen %s: %v", file, err)
+	}
+	return string(b), nil
+}
+
+func printDetection(w io.Writer, d runner.Detection) {
+	fmt.Fprintf(w, "%s\n", d.State)
+	fmt.Fprintf(w, "  decided by: %s", d.Field)
+	if d.Pattern != "" {
+		fmt.Fprintf(w, " %q", d.Pattern)
+	}
+	fmt.Fprintln(w)
+	if d.Line != "" {
+		if d.LineNo > 0 {
+			fmt.Fprintf(w, "  line %d: %s\n", d.LineNo, strings.TrimSpace(d.Line))
+		} else {
+			fmt.Fprintf(w, "  %s\n", d.Line)
+		}
+	}
+	if d.ExitStatus != nil {
+		fmt.Fprintf(w, "  exit status: %d\n", *d.ExitStatus)
+	}
+	if len(d.TrustKeys) > 0 {
+		fmt.Fprintf(w, "  trust dialog, accepted by: %s\n", strings.Join(d.TrustKeys, " "))
+	}
+	if d.Question != "" {
+		fmt.Fprintln(w, "  question:")
+		for _, l := range strings.Split(d.Question, "\n") {
+			if l == "" {
+				fmt.Fprintln(w)
+				continue
+			}
+			fmt.Fprintf(w, "    %s\n", l)
+		}
+	}
+}

@@ -1,0 +1,104 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// SelfBinary is the Command[0] (and Binary) that means the runner's own
+// executable (the sim profile): it is replaced by the runner's absolute path.
+const SelfBinary = "runner"
+
+// AgentStatus says whether a profile's CLI is installed, where and which
+// version.
+type AgentStatus struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description,omitempty"`
+	Command     []string `json:"command"`
+	Binary      string   `json:"binary"`
+	Installed   bool     `json:"installed"`
+	Path        string   `json:"path,omitempty"`
+	Version     string   `json:"version,omitempty"`
+	// VersionError says why the version could not be read, if it could not.
+	VersionError string `json:"version_error,omitempty"`
+}
+
+// VersionTimeout bounds one `<cli> --version` run in CheckAgents.
+const VersionTimeout = 3 * time.Second
+
+var versionRE = regexp.MustCompile(`\d+\.\d+(\.\d+)?([-+.][0-9A-Za-z.-]+)?`)
+
+// CheckAgents looks each profile's binary up in PATH and, when found and
+// withVersion is set, runs its VersionArgs (concurrently, each bounded by
+// VersionTimeout) to read a version. self is the runner's own executable,
+// reported for profiles whose binary is SelfBinary.
+func CheckAgents(ctx context.Context, ps []*Profile, self string, withVersion bool) []AgentStatus {
+	out := make([]AgentStatus, len(ps))
+	var wg sync.WaitGroup
+	for i, p := range ps {
+		st := AgentStatus{Name: p.Name, Description: p.Description, Command: p.Command, Binary: p.BinaryName()}
+		if st.Binary == SelfBinary && self != "" {
+			st.Installed, st.Path = true, self
+			out[i] = st
+			continue
+		}
+		path, err := exec.LookPath(st.Binary)
+		if err != nil {
+			out[i] = st
+			continue
+		}
+		st.Installed, st.Path = true, path
+		out[i] = st
+		if !withVersion || len(p.VersionArgs) == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func(i int, args []string) {
+			defer wg.Done()
+			v, err := readVersion(ctx, path, args)
+			if err != nil {
+				out[i].VersionError = err.Error()
+				return
+			}
+			out[i].Version = v
+		}(i, p.VersionArgs)
+	}
+	wg.Wait()
+	return out
+}
+
+func readVersion(ctx context.Context, path string, args []string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, VersionTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.WaitDelay = time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return "", errors.New(path + " " + strings.Join(args, " ") + ": timed out after " + VersionTimeout.String())
+	}
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg != "" {
+			return "", errors.New(path + " " + strings.Join(args, " ") + ": " + err.Error() + ": " + firstLine(msg))
+		}
+		return "", errors.New(path + " " + strings.Join(args, " ") + ": " + err.Error())
+	}
+	text := stdout.String() + stderr.String()
+	if v := versionRE.FindString(text); v != "" {
+		return v, nil
+	}
+	return firstLine(strings.TrimSpace(text)), nil
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}

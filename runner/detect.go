@@ -1,0 +1,385 @@
+package runner
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// State is what an agent's pane shows, as seen by Detect.
+type State string
+
+// The states Detect reports.
+const (
+	StateReady      State = "ready"       // idle, would accept a prompt
+	StateBusy       State = "busy"        // working, retrying, running a tool
+	StateNeedsInput State = "needs_input" // blocked on a dialog, approval or question
+	StateStarting   State = "starting"    // nothing of the agent's UI drawn yet
+	StateExited     State = "exited"      // the agent's process ended
+	StateError      State = "error"       // idle again, but the last turn shows an error
+	StateUnknown    State = "unknown"     // none of the above could be decided
+)
+
+// Detection is what Detect saw and why.
+type Detection struct {
+	State State `json:"state"`
+	// Field is the profile field (or the pane signal) that decided:
+	// "ready", "busy", "needs_input", "trust", "exited", "error",
+	// "pane_dead", "pane_current_command", "pane_alternate_on",
+	// "dead_banner", "blank", "few_lines", "none".
+	Field string `json:"field"`
+	// Pattern is the regular expression that decided, if one did.
+	Pattern string `json:"pattern,omitempty"`
+	// Line is the screen line it matched, and LineNo its 1-based number.
+	Line   string `json:"line,omitempty"`
+	LineNo int    `json:"line_no,omitempty"`
+	// Question is the dialog's text, for needs_input.
+	Question string `json:"question,omitempty"`
+	// TrustKeys are the keys that accept a recognised trust dialog.
+	TrustKeys []string `json:"trust_keys,omitempty"`
+	// ExitStatus is the exit status, for exited, when the pane or the
+	// screen tells it.
+	ExitStatus *int `json:"exit_status,omitempty"`
+}
+
+// PaneInfo carries what tmux says about a pane besides its text. The zero
+// value means "unknown" and leaves the decision to the screen.
+type PaneInfo struct {
+	Dead           bool   // #{pane_dead}
+	DeadStatus     int    // #{pane_dead_status}, when Dead
+	CurrentCommand string // #{pane_current_command}; "" = unknown
+	AlternateOn    bool   // #{alternate_on}
+	// CursorKnown says CursorY holds #{cursor_y} (0-based screen row).
+	CursorKnown bool
+	CursorY     int
+}
+
+// deadBanner is the line tmux prints in a pane kept by remain-on-exit.
+var deadBanner = regexp.MustCompile(`^Pane is dead \(status (?P<status>\d+)`)
+
+// Detect classifies a screen (capture-pane text, with or without escape
+// sequences) for profile p from the screen alone. See DetectPane.
+func Detect(p *Profile, screen string) Detection {
+	return DetectPane(p, screen, PaneInfo{})
+}
+
+// DetectPane classifies a screen for profile p, using pane metadata where
+// the screen alone cannot decide.
+//
+// Patterns are applied line by line to the bottom of the screen only: the
+// last p.BottomLines non-blank lines (a blank line is empty or holds only
+// box borders), so transcript history above (old prompts, old spinners,
+// old dialogs) never decides. The order is: exited (dead pane, tmux's
+// "Pane is dead" banner, Exited patterns) > needs_input (Trust, then
+// NeedsInput; the alternate screen for profiles that ask) > busy (the
+// pane's foreground command for profiles with IdleCommands, then Busy) >
+// ready (Ready; refined to error when an Error line in the last
+// p.ErrorLines non-blank lines is below every ErrorReset line) > starting
+// (blank, or at most p.StartingMaxLines lines and no marker) > unknown.
+// For a profile with NeedsInputAtCursor and a known cursor, NeedsInput
+// patterns count only on the cursor's row (a prompt waits with the cursor
+// after it; a line of output has the cursor below it).
+// A ready line whose pattern has a named group "status" (the shell
+// profile's prompt) also gives ExitStatus.
+func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
+	c := p.re
+	if c == nil {
+		q := *p
+		if err := q.Compile(); err != nil {
+			return Detection{State: StateUnknown, Field: "none", Pattern: "invalid profile: " + err.Error()}
+		}
+		c = q.re
+		p = &q
+	}
+	lines := screenLines(screen)
+	nonBlank := nonBlankIndexes(lines)
+	bottom := lastN(nonBlank, p.BottomLines)
+
+	if info.Dead {
+		st := info.DeadStatus
+		return Detection{State: StateExited, Field: "pane_dead", ExitStatus: &st}
+	}
+	if len(nonBlank) > 0 {
+		i := nonBlank[len(nonBlank)-1]
+		if m := deadBanner.FindStringSubmatch(lines[i]); m != nil {
+			st, _ := strconv.Atoi(m[1])
+			return Detection{State: StateExited, Field: "dead_banner", Pattern: deadBanner.String(), Line: lines[i], LineNo: i + 1, ExitStatus: &st}
+		}
+	}
+	if d, ok := match(StateExited, "exited", c.exited, lines, bottom); ok {
+		d.ExitStatus = statusGroup(c.exited, d)
+		return d
+	}
+	for k, re := range c.trust {
+		if i, ok := lowest(re, lines, bottom); ok {
+			return Detection{State: StateNeedsInput, Field: "trust", Pattern: re.String(), Line: lines[i], LineNo: i + 1,
+				Question: question(c, lines, bottom), TrustKeys: append([]string(nil), p.Trust[k].Keys...)}
+		}
+	}
+	niLines := bottom
+	if p.NeedsInputAtCursor && info.CursorKnown {
+		niLines = nil
+		if slices.Contains(bottom, info.CursorY) {
+			niLines = []int{info.CursorY}
+		}
+	}
+	if d, ok := match(StateNeedsInput, "needs_input", c.needsInput, lines, niLines); ok {
+		d.Question = question(c, lines, bottom)
+		return d
+	}
+	if p.AltScreenNeedsInput && info.AlternateOn {
+		return Detection{State: StateNeedsInput, Field: "pane_alternate_on", Question: tail(lines, nonBlank, 3)}
+	}
+	if len(p.IdleCommands) > 0 && info.CurrentCommand != "" && !slices.Contains(p.IdleCommands, info.CurrentCommand) {
+		return Detection{State: StateBusy, Field: "pane_current_command", Line: info.CurrentCommand}
+	}
+	if d, ok := match(StateBusy, "busy", c.busy, lines, bottom); ok {
+		return d
+	}
+	if d, ok := match(StateReady, "ready", c.ready, lines, bottom); ok {
+		d.ExitStatus = statusGroup(c.ready, d)
+		if e, ok := lastError(c, lines, lastN(nonBlank, p.ErrorLines)); ok {
+			return e
+		}
+		return d
+	}
+	switch {
+	case len(nonBlank) == 0:
+		return Detection{State: StateStarting, Field: "blank"}
+	case p.StartingMaxLines > 0 && len(nonBlank) <= p.StartingMaxLines:
+		return Detection{State: StateStarting, Field: "few_lines"}
+	}
+	return Detection{State: StateUnknown, Field: "none"}
+}
+
+// match returns a detection for the first pattern (in profile order) that
+// matches a bottom line, reporting the lowest line it matches.
+func match(st State, field string, res []*regexp.Regexp, lines []string, bottom []int) (Detection, bool) {
+	for _, re := range res {
+		if i, ok := lowest(re, lines, bottom); ok {
+			return Detection{State: st, Field: field, Pattern: re.String(), Line: lines[i], LineNo: i + 1}, true
+		}
+	}
+	return Detection{}, false
+}
+
+func lowest(re *regexp.Regexp, lines []string, idx []int) (int, bool) {
+	for k := len(idx) - 1; k >= 0; k-- {
+		if re.MatchString(lines[idx[k]]) {
+			return idx[k], true
+		}
+	}
+	return 0, false
+}
+
+// lastError reports an error when the lowest Error line among idx is below
+// every ErrorReset line.
+func lastError(c *compiled, lines []string, idx []int) (Detection, bool) {
+	for k := len(idx) - 1; k >= 0; k-- {
+		l := lines[idx[k]]
+		for _, re := range c.errReset {
+			if re.MatchString(l) {
+				return Detection{}, false
+			}
+		}
+		for _, re := range c.errs {
+			if re.MatchString(l) {
+				return Detection{State: StateError, Field: "error", Pattern: re.String(), Line: l, LineNo: idx[k] + 1}, true
+			}
+		}
+	}
+	return Detection{}, false
+}
+
+// statusGroup reads a named group "status" of the exited pattern that
+// decided d, if it has one.
+func statusGroup(res []*regexp.Regexp, d Detection) *int {
+	for _, re := range res {
+		if re.String() != d.Pattern {
+			continue
+		}
+		k := re.SubexpIndex("status")
+		if k < 0 {
+			return nil
+		}
+		if m := re.FindStringSubmatch(d.Line); m != nil && m[k] != "" {
+			if st, err := strconv.Atoi(m[k]); err == nil {
+				return &st
+			}
+		}
+	}
+	return nil
+}
+
+var (
+	ruleLine = regexp.MustCompile(`^\s*[─━═▀]{8,}\s*$`)
+	boxTop   = regexp.MustCompile(`^\s*[╭┌]`)
+)
+
+// question returns the dialog text: from the topmost bottom line that
+// matches a needs-input or trust pattern, up to the dialog's top (a rule, a
+// box's top edge, two blank lines or an ErrorReset line such as an echoed
+// prompt), down to the last non-blank line.
+func question(c *compiled, lines []string, bottom []int) string {
+	top := -1
+	for _, i := range bottom {
+		if anyMatch(c.needsInput, lines[i]) || anyMatch(c.trust, lines[i]) {
+			top = i
+			break
+		}
+	}
+	if top < 0 {
+		return ""
+	}
+	start := top
+	for j := top - 1; j >= 0; j-- {
+		l := lines[j]
+		if ruleLine.MatchString(l) || boxTop.MatchString(l) || anyMatch(c.errReset, l) || anyMatch(c.busy, l) {
+			break
+		}
+		if isBlank(l) && j > 0 && isBlank(lines[j-1]) {
+			break
+		}
+		start = j
+	}
+	end := bottom[len(bottom)-1]
+	var out []string
+	for _, l := range lines[start : end+1] {
+		l = strings.TrimFunc(l, isBorder)
+		if strings.TrimFunc(l, isBoxDrawing) == "" {
+			l = ""
+		}
+		if l == "" && (len(out) == 0 || out[len(out)-1] == "") {
+			continue
+		}
+		out = append(out, l)
+	}
+	for len(out) > 0 && out[len(out)-1] == "" {
+		out = out[:len(out)-1]
+	}
+	if len(out) > 30 {
+		out = out[:30]
+	}
+	return strings.Join(out, "\n")
+}
+
+func anyMatch(res []*regexp.Regexp, l string) bool {
+	for _, re := range res {
+		if re.MatchString(l) {
+			return true
+		}
+	}
+	return false
+}
+
+func tail(lines []string, nonBlank []int, n int) string {
+	var out []string
+	for _, i := range lastN(nonBlank, n) {
+		out = append(out, strings.TrimSpace(lines[i]))
+	}
+	return strings.Join(out, "\n")
+}
+
+// MaskVolatile returns screen without escape sequences and with every line
+// that matches one of p's Volatile patterns replaced by a fixed marker, for
+// hashing: two captures that differ only in timers and spinners mask equal.
+func MaskVolatile(p *Profile, screen string) string {
+	c := p.re
+	if c == nil {
+		q := *p
+		if err := q.Compile(); err == nil {
+			c = q.re
+		} else {
+			c = &compiled{}
+		}
+	}
+	lines := screenLines(screen)
+	for i, l := range lines {
+		if anyMatch(c.volatile, l) {
+			lines[i] = "\x00volatile"
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// StripANSI removes terminal escape sequences (CSI, OSC, and other ESC
+// sequences) from s.
+func StripANSI(s string) string {
+	i := strings.IndexByte(s, 0x1b)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i >= 0 {
+		b.WriteString(s[:i])
+		s = s[i+1:]
+		switch {
+		case s == "":
+		case s[0] == '[': // CSI: parameters and intermediates, then a final byte @-~
+			j := 1
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			s = s[min(j+1, len(s)):]
+		case s[0] == ']': // OSC: up to BEL or ESC \
+			j := strings.IndexAny(s, "\a\x1b")
+			switch {
+			case j < 0:
+				s = ""
+			case s[j] == '\a':
+				s = s[j+1:]
+			default:
+				s = s[min(j+2, len(s)):]
+			}
+		default: // ESC, intermediates 0x20-0x2f, a final byte (ESC =, ESC ( B)
+			j := 0
+			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
+				j++
+			}
+			s = s[min(j+1, len(s)):]
+		}
+		i = strings.IndexByte(s, 0x1b)
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// screenLines splits a capture into lines without escapes, carriage
+// returns or trailing spaces.
+func screenLines(screen string) []string {
+	lines := strings.Split(StripANSI(screen), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t\r") // not NBSP: Claude's input box is "❯"+NBSP
+	}
+	return lines
+}
+
+func isBorder(r rune) bool {
+	return unicode.IsSpace(r) || r == '│' || r == '┃' || r == '\u200b'
+}
+
+func isBoxDrawing(r rune) bool {
+	return isBorder(r) || (r >= 0x2500 && r <= 0x259f)
+}
+
+func isBlank(l string) bool { return strings.TrimFunc(l, isBorder) == "" }
+
+func nonBlankIndexes(lines []string) []int {
+	var out []int
+	for i, l := range lines {
+		if !isBlank(l) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func lastN(idx []int, n int) []int {
+	if len(idx) > n {
+		return idx[len(idx)-n:]
+	}
+	return idx
+}

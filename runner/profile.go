@@ -1,0 +1,420 @@
+package runner
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Profile describes how the runner launches, drives and watches one agent
+// CLI. Every field has a JSON name so the config file can override it (see
+// MergeProfile). Patterns are RE2 regular expressions matched against single
+// lines of the bottom of the screen (see Detect); they are compiled once, by
+// Compile.
+type Profile struct {
+	// Name is the profile's name, as given to --agent.
+	Name string `json:"name"`
+	// Description is a one-line summary for `runner agents`.
+	Description string `json:"description,omitempty"`
+
+	// Command is the launch argv; Command[0] is looked up in PATH.
+	Command []string `json:"command"`
+	// Env is added to the pane's environment when the agent is launched.
+	Env map[string]string `json:"env,omitempty"`
+	// Binary is the executable whose presence means the CLI is installed
+	// (exec.LookPath); empty means Command[0].
+	Binary string `json:"binary,omitempty"`
+	// VersionArgs, appended to Binary, print the CLI's version.
+	VersionArgs []string `json:"version_args,omitempty"`
+	// ModelFlag passes --model M to the agent: the argv gets ModelFlag, M.
+	ModelFlag string `json:"model_flag,omitempty"`
+	// PermissionsAutoArgs are appended to the argv by --permissions auto.
+	PermissionsAutoArgs []string `json:"permissions_auto_args,omitempty"`
+	// PermissionsAutoDoc says what PermissionsAutoArgs allow the agent to do.
+	PermissionsAutoDoc string `json:"permissions_auto_doc,omitempty"`
+	// HeadlessArgv runs one question without a TUI (`runner ask`); the
+	// question is appended as the last argument.
+	HeadlessArgv []string `json:"headless_argv,omitempty"`
+
+	// Ready patterns mark an idle agent waiting for a prompt (the input box).
+	Ready []string `json:"ready,omitempty"`
+	// Busy patterns mark an agent at work (spinners, "esc to interrupt").
+	// Never a permanent footer.
+	Busy []string `json:"busy,omitempty"`
+	// NeedsInput patterns mark a dialog, approval menu or question.
+	NeedsInput []string `json:"needs_input,omitempty"`
+	// Trust lists first-run and trust dialogs the runner may accept on
+	// --yes-trust, each with the keys that accept it. A match is needs_input.
+	Trust []TrustDialog `json:"trust,omitempty"`
+	// Exited patterns mark text the agent prints when it exits.
+	Exited []string `json:"exited,omitempty"`
+	// Error patterns mark a failed turn shown above an idle input: a ready
+	// screen whose latest Error line is below every ErrorReset line is
+	// reported as error.
+	Error []string `json:"error,omitempty"`
+	// ErrorReset patterns mark lines that supersede an earlier error: a new
+	// echoed prompt, a cancel notice.
+	ErrorReset []string `json:"error_reset,omitempty"`
+	// Volatile patterns mark lines masked before hashing the screen
+	// (timers, spinners, clocks).
+	Volatile []string `json:"volatile,omitempty"`
+
+	// BottomLines is how many non-blank lines, counted up from the last one,
+	// make up the bottom of the screen that patterns are applied to.
+	BottomLines int `json:"bottom_lines,omitempty"`
+	// ErrorLines is how many non-blank bottom lines are searched for Error
+	// patterns; 0 means BottomLines.
+	ErrorLines int `json:"error_lines,omitempty"`
+	// StartingMaxLines: a screen without any marker and with at most this
+	// many non-blank lines is "starting" (the UI is not drawn yet); more is
+	// "unknown". 0 means DefaultStartingMaxLines; negative means only a
+	// blank screen is starting.
+	StartingMaxLines int `json:"starting_max_lines,omitempty"`
+
+	// EnterDelay is the pause between pasting text and sending Enter.
+	EnterDelay Duration `json:"enter_delay"`
+	// PasteRaw pastes with paste-buffer -r (no LF→CR translation).
+	PasteRaw bool `json:"paste_raw,omitempty"`
+	// InterruptKeys are tmux key names that interrupt a busy agent.
+	InterruptKeys []string `json:"interrupt_keys,omitempty"`
+	// Hook is the agent's own turn-end notification mechanism, if any.
+	Hook *Hook `json:"hook,omitempty"`
+
+	// IdleCommands are #{pane_current_command} values meaning the pane's
+	// own program is in the foreground (the shell profile: a command that
+	// is not one of these is still running).
+	IdleCommands []string `json:"idle_commands,omitempty"`
+	// NeedsInputAtCursor: when the cursor row is known, NeedsInput patterns
+	// count only on it (the shell profile: "Continue? [y/N]" with the
+	// cursor after it waits; "Compiling:" with the cursor below is output).
+	NeedsInputAtCursor bool `json:"needs_input_at_cursor,omitempty"`
+	// AltScreenNeedsInput reports needs_input while the alternate screen is
+	// on (the shell profile: a pager or editor waits for the user).
+	AltScreenNeedsInput bool `json:"alt_screen_needs_input,omitempty"`
+
+	re *compiled
+}
+
+// TrustDialog is a first-run or trust dialog and the keys that accept it.
+type TrustDialog struct {
+	// Pattern matches a line of the dialog.
+	Pattern string `json:"pattern"`
+	// Keys are tmux key names sent, in order, to accept the dialog.
+	Keys []string `json:"keys"`
+}
+
+// Hook describes an agent's own turn-end notification, as data. The hook
+// command line is the runner's absolute path, "hook" and the task id.
+//
+// Kind "settings-file": the runner writes Settings to a file (mode 0600),
+// with "{command}" replaced by the hook command line as a JSON string, and
+// appends Args to the launch argv with "{file}" replaced by the file's path.
+//
+// Kind "flag": the runner appends Args to the launch argv with "{command}"
+// replaced by the hook command line as one argument.
+type Hook struct {
+	// Kind is HookKindSettingsFile or HookKindFlag.
+	Kind string `json:"kind"`
+	// Args are appended to the launch argv, placeholders filled.
+	Args []string `json:"args,omitempty"`
+	// Settings is the settings file template (settings-file hooks).
+	Settings string `json:"settings,omitempty"`
+	// Doc says which agent event fires the hook.
+	Doc string `json:"doc,omitempty"`
+}
+
+// Hook kinds.
+const (
+	HookKindSettingsFile = "settings-file"
+	HookKindFlag         = "flag"
+)
+
+// Duration is a time.Duration written in JSON as a Go duration string
+// ("150ms"); a JSON number is read as milliseconds.
+type Duration struct{ time.Duration }
+
+// MarshalJSON writes d as a duration string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// UnmarshalJSON reads a duration string ("150ms") or a number of milliseconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("bad duration %q (want e.g. \"150ms\")", s)
+		}
+		if v < 0 {
+			return fmt.Errorf("bad duration %q: negative", s)
+		}
+		d.Duration = v
+		return nil
+	}
+	var ms float64
+	if err := json.Unmarshal(b, &ms); err != nil {
+		return fmt.Errorf("bad duration %s (want a string like \"150ms\" or milliseconds)", b)
+	}
+	if ms < 0 {
+		return fmt.Errorf("bad duration %s: negative", b)
+	}
+	d.Duration = time.Duration(ms * float64(time.Millisecond))
+	return nil
+}
+
+// Defaults used when a profile leaves a field at zero.
+const (
+	DefaultEnterDelay       = 150 * time.Millisecond
+	DefaultBottomLines      = 12
+	DefaultStartingMaxLines = 3
+)
+
+// compiled holds a profile's regexes, compiled once.
+type compiled struct {
+	ready, busy, needsInput, exited, errs, errReset, volatile []*regexp.Regexp
+	trust                                                     []*regexp.Regexp
+}
+
+// Compile checks and compiles every pattern of p and fills defaults. It
+// must be called (Builtins and MergeProfile do) before p is shared between
+// goroutines; after it, p is read-only.
+func (p *Profile) Compile() error {
+	if p.Name == "" {
+		return errors.New("profile: empty name")
+	}
+	if len(p.Command) == 0 || p.Command[0] == "" {
+		return fmt.Errorf("profile %q: key \"command\": empty launch argv", p.Name)
+	}
+	if p.EnterDelay.Duration == 0 {
+		p.EnterDelay.Duration = DefaultEnterDelay
+	}
+	if p.BottomLines <= 0 {
+		p.BottomLines = DefaultBottomLines
+	}
+	if p.ErrorLines <= 0 {
+		p.ErrorLines = p.BottomLines
+	}
+	if p.StartingMaxLines == 0 {
+		p.StartingMaxLines = DefaultStartingMaxLines
+	}
+	if p.Hook != nil && p.Hook.Kind != HookKindSettingsFile && p.Hook.Kind != HookKindFlag {
+		return fmt.Errorf("profile %q: key \"hook.kind\": unknown kind %q (known: %q, %q)", p.Name, p.Hook.Kind, HookKindSettingsFile, HookKindFlag)
+	}
+	c := &compiled{}
+	var err error
+	for _, f := range []struct {
+		key  string
+		src  []string
+		dest *[]*regexp.Regexp
+	}{
+		{"ready", p.Ready, &c.ready},
+		{"busy", p.Busy, &c.busy},
+		{"needs_input", p.NeedsInput, &c.needsInput},
+		{"exited", p.Exited, &c.exited},
+		{"error", p.Error, &c.errs},
+		{"error_reset", p.ErrorReset, &c.errReset},
+		{"volatile", p.Volatile, &c.volatile},
+	} {
+		if *f.dest, err = compileAll(p.Name, f.key, f.src); err != nil {
+			return err
+		}
+	}
+	for i, t := range p.Trust {
+		re, err := compileOne(p.Name, fmt.Sprintf("trust[%d].pattern", i), t.Pattern)
+		if err != nil {
+			return err
+		}
+		if len(t.Keys) == 0 {
+			return fmt.Errorf("profile %q: key \"trust[%d].keys\": no keys to accept the dialog", p.Name, i)
+		}
+		c.trust = append(c.trust, re)
+	}
+	p.re = c
+	return nil
+}
+
+func compileAll(profile, key string, src []string) ([]*regexp.Regexp, error) {
+	out := make([]*regexp.Regexp, 0, len(src))
+	for i, s := range src {
+		re, err := compileOne(profile, fmt.Sprintf("%s[%d]", key, i), s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, re)
+	}
+	return out, nil
+}
+
+func compileOne(profile, key, src string) (*regexp.Regexp, error) {
+	if src == "" {
+		return nil, fmt.Errorf("profile %q: key %q: empty pattern", profile, key)
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return nil, fmt.Errorf("profile %q: key %q: bad regular expression: %w", profile, key, err)
+	}
+	return re, nil
+}
+
+// BinaryName is the executable that must be in PATH for the profile.
+func (p *Profile) BinaryName() string {
+	if p.Binary != "" {
+		return p.Binary
+	}
+	if len(p.Command) > 0 {
+		return p.Command[0]
+	}
+	return ""
+}
+
+// LaunchOptions are the per-dispatch choices that shape the launch argv.
+type LaunchOptions struct {
+	Model           string   // --model, already resolved from aliases
+	PermissionsAuto bool     // --permissions auto
+	ExtraArgs       []string // --agent-arg, passed through as argv
+}
+
+// Argv builds the launch argv for opts. It fails when a model is asked of a
+// profile without a model flag, or auto permissions of one without a flag.
+func (p *Profile) Argv(opts LaunchOptions) ([]string, error) {
+	argv := append([]string(nil), p.Command...)
+	if opts.Model != "" {
+		if p.ModelFlag == "" {
+			return nil, Usagef("agent %q has no model flag: --model %q cannot be passed (use --agent-arg, or set \"model_flag\" in the profile)", p.Name, opts.Model)
+		}
+		argv = append(argv, p.ModelFlag, opts.Model)
+	}
+	if opts.PermissionsAuto {
+		if len(p.PermissionsAutoArgs) == 0 && len(p.Env) == 0 {
+			return nil, Usagef("agent %q has no auto-approval mode: --permissions auto is not available (set \"permissions_auto_args\" in the profile)", p.Name)
+		}
+		argv = append(argv, p.PermissionsAutoArgs...)
+	}
+	return append(argv, opts.ExtraArgs...), nil
+}
+
+// MergeProfile overlays a partial JSON profile on base and returns the
+// result, compiled. Keys present in the JSON replace base's values (lists
+// are replaced, not appended); absent keys keep base's. Unknown keys and
+// bad regular expressions are errors naming the profile and the key. base
+// is not modified; a nil base starts from an empty profile named name.
+func MergeProfile(name string, base *Profile, partial []byte) (*Profile, error) {
+	var out Profile
+	if base != nil {
+		b, err := json.Marshal(base)
+		if err != nil {
+			return nil, fmt.Errorf("profile %q: %w", name, err)
+		}
+		if err := json.Unmarshal(b, &out); err != nil {
+			return nil, fmt.Errorf("profile %q: %w", name, err)
+		}
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(partial, &keys); err != nil {
+		return nil, fmt.Errorf("profile %q: not a JSON object: %w", name, err)
+	}
+	known := jsonKeys()
+	names := make([]string, 0, len(keys))
+	for k := range keys {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if !known[k] {
+			return nil, fmt.Errorf("profile %q: unknown key %q (known keys: %s)", name, k, strings.Join(sortedKeys(known), ", "))
+		}
+		// Decode key by key so an error names the key.
+		one, _ := json.Marshal(map[string]json.RawMessage{k: keys[k]})
+		if err := json.Unmarshal(one, &out); err != nil {
+			return nil, fmt.Errorf("profile %q: key %q: %v", name, k, err)
+		}
+	}
+	if out.Name == "" {
+		out.Name = name
+	}
+	out.re = nil
+	if err := out.Compile(); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+func jsonKeys() map[string]bool {
+	out := map[string]bool{}
+	t := reflect.TypeOf(Profile{})
+	for i := 0; i < t.NumField(); i++ {
+		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if tag != "" && tag != "-" {
+			out[tag] = true
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// FindProfile returns the profile named name from ps.
+func FindProfile(ps []*Profile, name string) (*Profile, error) {
+	for _, p := range ps {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	names := make([]string, 0, len(ps))
+	for _, p := range ps {
+		names = append(names, p.Name)
+	}
+	return nil, Usagef("unknown agent %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// HookLaunch is what Hook.Render produces for one task: the argv to append
+// to the launch argv, and for a settings-file hook the file's content (to
+// be written, mode 0600, at the path given to Render).
+type HookLaunch struct {
+	Args     []string // appended to the launch argv
+	Settings []byte   // the settings file's content; nil for flag hooks
+}
+
+// Render fills the hook's placeholders for one task. command is the hook
+// command line (the runner's absolute path, "hook", the task id, already
+// shell-quoted where needed); settingsPath is where the caller will write
+// Settings (used by "settings-file" hooks only).
+func (h *Hook) Render(command, settingsPath string) (HookLaunch, error) {
+	if command == "" {
+		return HookLaunch{}, errors.New("hook: empty command line")
+	}
+	var out HookLaunch
+	switch h.Kind {
+	case HookKindSettingsFile:
+		if settingsPath == "" {
+			return HookLaunch{}, errors.New("hook: settings-file hook needs a settings path")
+		}
+		q, _ := json.Marshal(command)
+		s := strings.ReplaceAll(h.Settings, "{command}", string(q))
+		if !json.Valid([]byte(s)) {
+			return HookLaunch{}, fmt.Errorf("hook: settings template does not give valid JSON: %s", s)
+		}
+		out.Settings = []byte(s)
+		for _, a := range h.Args {
+			out.Args = append(out.Args, strings.ReplaceAll(a, "{file}", settingsPath))
+		}
+	case HookKindFlag:
+		for _, a := range h.Args {
+			out.Args = append(out.Args, strings.ReplaceAll(a, "{command}", command))
+		}
+	default:
+		return HookLaunch{}, fmt.Errorf("hook: unknown kind %q (known: %q, %q)", h.Kind, HookKindSettingsFile, HookKindFlag)
+	}
+	return out, nil
+}

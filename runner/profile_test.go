@@ -1,0 +1,212 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestBuiltins(t *testing.T) {
+	ps := Builtins()
+	seen := map[string]bool{}
+	for _, p := range ps {
+		if seen[p.Name] {
+			t.Errorf("duplicate profile %s", p.Name)
+		}
+		seen[p.Name] = true
+		if len(p.Ready) == 0 || len(p.Busy) == 0 && p.Name != "shell" {
+			t.Errorf("%s: no ready or busy patterns", p.Name)
+		}
+		if len(p.InterruptKeys) == 0 {
+			t.Errorf("%s: no interrupt keys", p.Name)
+		}
+		if len(p.PermissionsAutoArgs) > 0 && p.PermissionsAutoDoc == "" {
+			t.Errorf("%s: auto-approval flag without a doc of what it allows", p.Name)
+		}
+		if p.EnterDelay.Duration <= 0 {
+			t.Errorf("%s: no enter delay", p.Name)
+		}
+	}
+	for _, n := range []string{"claude", "codex", "gemini", "opencode", "aider", "shell", "sim"} {
+		if !seen[n] {
+			t.Errorf("built-in %s missing", n)
+		}
+	}
+	codex, _ := BuiltinProfile("codex")
+	if codex.EnterDelay.Duration < 150*time.Millisecond {
+		t.Errorf("codex enter delay %v: Codex reads Enter within 120 ms of a paste as a newline", codex.EnterDelay)
+	}
+	// Fresh copies: changing one does not change the next.
+	a, _ := BuiltinProfile("claude")
+	a.Ready[0] = "changed"
+	b, _ := BuiltinProfile("claude")
+	if b.Ready[0] == "changed" {
+		t.Error("Builtins shares state between calls")
+	}
+}
+
+func TestArgv(t *testing.T) {
+	claude, _ := BuiltinProfile("claude")
+	got, err := claude.Argv(LaunchOptions{Model: "claude-sonnet-4-5", PermissionsAuto: true, ExtraArgs: []string{"--verbose", "; rm -rf /"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"claude", "--model", "claude-sonnet-4-5", "--permission-mode", "bypassPermissions", "--verbose", "; rm -rf /"}
+	if !slices.Equal(got, want) {
+		t.Errorf("argv %q, want %q", got, want)
+	}
+	sim, _ := BuiltinProfile("sim")
+	if _, err := sim.Argv(LaunchOptions{Model: "x"}); !errors.Is(err, ErrUsage) {
+		t.Errorf("model on a profile without a model flag: %v, want a usage error", err)
+	}
+	if _, err := sim.Argv(LaunchOptions{PermissionsAuto: true}); !errors.Is(err, ErrUsage) {
+		t.Errorf("auto permissions on a profile without the flag: %v, want a usage error", err)
+	}
+	got, _ = sim.Argv(LaunchOptions{})
+	if !slices.Equal(got, sim.Command) {
+		t.Errorf("plain argv %q", got)
+	}
+	got[0] = "mutated"
+	if sim.Command[0] == "mutated" {
+		t.Error("Argv aliases the profile's Command")
+	}
+}
+
+func TestMergeProfile(t *testing.T) {
+	base, _ := BuiltinProfile("claude")
+	orig, _ := json.Marshal(base)
+	p, err := MergeProfile("claude", base, []byte(`{"enter_delay":"300ms","ready":["^READY$"],"paste_raw":true,"trust":[{"pattern":"trust me","keys":["y"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.EnterDelay.Duration != 300*time.Millisecond || !p.PasteRaw || !slices.Equal(p.Ready, []string{"^READY$"}) {
+		t.Errorf("overrides not applied: %+v", p)
+	}
+	if !slices.Equal(p.Busy, base.Busy) || p.Hook == nil || p.ModelFlag != "--model" {
+		t.Errorf("keys absent from the override changed")
+	}
+	if d := Detect(p, "READY\n"); d.State != StateReady {
+		t.Errorf("merged profile not compiled with the new pattern: %+v", d)
+	}
+	if d := Detect(p, "trust me\n"); d.State != StateNeedsInput || !slices.Equal(d.TrustKeys, []string{"y"}) {
+		t.Errorf("merged trust dialog: %+v", d)
+	}
+	if now, _ := json.Marshal(base); string(now) != string(orig) {
+		t.Error("MergeProfile modified its base")
+	}
+	// A number is milliseconds.
+	if p, err := MergeProfile("claude", base, []byte(`{"enter_delay":40}`)); err != nil || p.EnterDelay.Duration != 40*time.Millisecond {
+		t.Errorf("enter_delay 40: %v, %v", p, err)
+	}
+	// A new profile from nothing.
+	n, err := MergeProfile("mycli", nil, []byte(`{"command":["mycli","--tui"],"ready":["^> $"],"busy":["working"]}`))
+	if err != nil || n.Name != "mycli" || n.EnterDelay.Duration != DefaultEnterDelay || n.BottomLines != DefaultBottomLines {
+		t.Errorf("new profile: %+v, %v", n, err)
+	}
+}
+
+func TestMergeProfileErrors(t *testing.T) {
+	base, _ := BuiltinProfile("codex")
+	for _, tc := range []struct {
+		partial string
+		want    []string
+	}{
+		{`{"busy":["(unclosed"]}`, []string{`profile "codex"`, `key "busy[0]"`, "bad regular expression"}},
+		{`{"trust":[{"pattern":"ok","keys":[]}]}`, []string{`profile "codex"`, `"trust[0].keys"`}},
+		{`{"ready":[""]}`, []string{`key "ready[0]"`, "empty pattern"}},
+		{`{"enter_dela":"1s"}`, []string{`profile "codex"`, `unknown key "enter_dela"`, "enter_delay"}},
+		{`{"enter_delay":"soon"}`, []string{`key "enter_delay"`, `bad duration "soon"`}},
+		{`{"enter_delay":"-5ms"}`, []string{`key "enter_delay"`, "negative"}},
+		{`{"command":[]}`, []string{`key "command"`, "empty launch argv"}},
+		{`{"hook":{"kind":"magic"}}`, []string{`"hook.kind"`, `"magic"`}},
+		{`{"bottom_lines":"many"}`, []string{`key "bottom_lines"`}},
+		{`[1,2]`, []string{`profile "codex"`, "not a JSON object"}},
+	} {
+		t.Run(tc.partial, func(t *testing.T) {
+			_, err := MergeProfile("codex", base, []byte(tc.partial))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestCheckAgents(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "fakecli")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho 'fakecli version 1.2.3 (build abc)'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	failing := filepath.Join(dir, "badcli")
+	if err := os.WriteFile(failing, []byte("#!/bin/sh\necho 'no such flag' >&2\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	ps := []*Profile{
+		{Name: "fake", Command: []string{"fakecli"}, VersionArgs: []string{"--version"}},
+		{Name: "bad", Command: []string{"badcli"}, VersionArgs: []string{"--version"}},
+		{Name: "absent", Command: []string{"not-installed-cli"}},
+		{Name: "self", Command: []string{SelfBinary, "agent-sim"}},
+	}
+	got := CheckAgents(context.Background(), ps, "/opt/runner", true)
+	if g := got[0]; !g.Installed || g.Path != script || g.Version != "1.2.3" {
+		t.Errorf("fake: %+v", g)
+	}
+	if g := got[1]; !g.Installed || g.Version != "" || !strings.Contains(g.VersionError, "no such flag") {
+		t.Errorf("bad: %+v", g)
+	}
+	if g := got[2]; g.Installed || g.Path != "" {
+		t.Errorf("absent: %+v", g)
+	}
+	if g := got[3]; !g.Installed || g.Path != "/opt/runner" {
+		t.Errorf("self: %+v", g)
+	}
+	if g := CheckAgents(context.Background(), ps[:1], "", false)[0]; g.Version != "" {
+		t.Errorf("version read though not asked: %+v", g)
+	}
+}
+
+func TestHookRender(t *testing.T) {
+	claude, _ := BuiltinProfile("claude")
+	cmdline := `/opt/my runner/runner hook "t-1"`
+	got, err := claude.Hook.Render(cmdline, "/state/t-1/settings.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Args, []string{"--settings", "/state/t-1/settings.json"}) {
+		t.Errorf("args %q", got.Args)
+	}
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Type, Command string }
+		}
+	}
+	if err := json.Unmarshal(got.Settings, &settings); err != nil {
+		t.Fatalf("settings not JSON: %v\n%s", err, got.Settings)
+	}
+	if h := settings.Hooks["Stop"]; len(h) != 1 || h[0].Hooks[0].Type != "command" || h[0].Hooks[0].Command != cmdline {
+		t.Errorf("Stop hook %+v", h)
+	}
+	sim, _ := BuiltinProfile("sim")
+	got, err = sim.Hook.Render(cmdline, "")
+	if err != nil || !slices.Equal(got.Args, []string{"--hook", cmdline}) || got.Settings != nil {
+		t.Errorf("sim hook: %+v, %v", got, err)
+	}
+	if _, err := claude.Hook.Render(cmdline, ""); err == nil {
+		t.Error("settings-file hook without a path: no error")
+	}
+	if _, err := (&Hook{Kind: HookKindSettingsFile, Settings: `{"x":{command}`}).Render("c", "/f"); err == nil {
+		t.Error("invalid settings template: no error")
+	}
+}

@@ -1,0 +1,374 @@
+package runner
+
+import "time"
+
+// The screen patterns below were built from the labelled real screens in
+// ../shared/screens (captured with tmux 3.3a, pane 120x40: Claude Code
+// 2.1.197, Codex CLI 0.169.0, Gemini CLI 0.61.0, opencode 1.18.33, Qwen Code
+// 0.15.10, bash 5.2.15; see its INDEX.md), and every one of those screens is
+// a case in detect_test.go. The flags were checked against the sources cited
+// next to each profile. Aider has no captured screens: its patterns follow
+// its documented prompts and are the least certain.
+
+// Builtins returns fresh, compiled copies of the built-in profiles, in the
+// order `runner agents` lists them. Callers may modify what they get.
+func Builtins() []*Profile {
+	ps := []*Profile{claudeProfile(), codexProfile(), geminiProfile(), opencodeProfile(),
+		qwenProfile(), aiderProfile(), shellProfile(), simProfile()}
+	for _, p := range ps {
+		if err := p.Compile(); err != nil {
+			panic("built-in " + err.Error()) // a bug in this file, caught by the tests
+		}
+	}
+	return ps
+}
+
+// BuiltinProfile returns a fresh copy of the built-in profile name.
+func BuiltinProfile(name string) (*Profile, error) {
+	return FindProfile(Builtins(), name)
+}
+
+// brailleSpinner is the dots spinner of the Ink-based CLIs (Gemini, Qwen).
+const brailleSpinner = `[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]`
+
+// claudeProfile: Claude Code.
+//
+// Flags: CLI reference https://docs.anthropic.com/claude/docs/claude-code/cli-usage
+// (--model, -p/--print, --settings); --dangerously-skip-permissions is
+// --permission-mode bypassPermissions (dev.to/geekcoding101 "Claude
+// --dangerously-skip-permissions: what it does"); hooks: Stop event with
+// {"type":"command"} entries in a settings file
+// (https://docs.anthropic.com/ja/docs/claude-code/hooks).
+func claudeProfile() *Profile {
+	return &Profile{
+		Name:        "claude",
+		Description: "Claude Code (npm @anthropic-ai/claude-code)",
+		Command:     []string{"claude"},
+		// The auto-updater installs globally unless disabled (issue 5, §7).
+		Env:                 map[string]string{"DISABLE_AUTOUPDATER": "1"},
+		VersionArgs:         []string{"--version"},
+		ModelFlag:           "--model",
+		PermissionsAutoArgs: []string{"--permission-mode", "bypassPermissions"},
+		PermissionsAutoDoc: "bypassPermissions: every tool runs without asking (file edits, shell commands, web fetches); " +
+			"Claude Code refuses this mode when run as root outside a sandbox",
+		HeadlessArgv: []string{"claude", "-p"},
+		Ready: []string{
+			`^❯\x{a0}`,         // the input box: "❯"+NBSP (echoed prompts use a plain space)
+			`\? for shortcuts`, // idle footer
+		},
+		Busy: []string{
+			`esc to interrupt`,               // footer while working
+			`^[·✢*✶✻✽] [A-Z][a-z]+…`,         // spinner line "✶ Newspapering…"
+			`Retrying in \d+s · attempt \d+`, // offline retry loop
+		},
+		NeedsInput: []string{
+			`^\s*Do you want to `, // proceed / make this edit to X / create X / allow ...
+			`Esc to cancel · Tab to amend`,
+			`Enter to confirm · Esc to cancel`,
+			`Press Enter to continue`, // onboarding screens
+			`^\s*❯ 1\. `,              // a numbered menu with its selection on option 1
+		},
+		Trust: []TrustDialog{
+			{Pattern: `Yes, I trust this folder`, Keys: []string{"Enter"}},
+			{Pattern: `Detected a custom API key`, Keys: []string{"Up", "Enter"}},
+		},
+		Exited:     []string{`^Resume this session with:`, `^claude --resume \S+`},
+		Error:      []string{`^(● |\s+⎿\s+)API Error`},
+		ErrorReset: []string{`^❯ \S`, `Press Ctrl-C again to exit`, `Interrupted · What should Claude do`},
+		Volatile: []string{
+			`^[·✢*✶✻✽] \S+…`, `Retrying in \d+s`, `\(\d+[ms]( \d+s)? · [↑↓] \d+ tokens\)`,
+		},
+		BottomLines:   12,
+		EnterDelay:    Duration{150 * time.Millisecond},
+		InterruptKeys: []string{"Escape"},
+		Hook: &Hook{
+			Kind:     HookKindSettingsFile,
+			Args:     []string{"--settings", "{file}"},
+			Settings: `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":{command}}]}]}}`,
+			Doc:      "Stop hook: runs when Claude finishes responding (once per turn)",
+		},
+	}
+}
+
+// codexProfile: OpenAI Codex CLI.
+//
+// Flags: -m/--model, -a/--ask-for-approval never, -s/--sandbox
+// workspace-write, `codex exec` for non-interactive runs
+// (https://raw.githubusercontent.com/openai/codex/rust-v0.66.0/docs/sandbox.md,
+// https://developers.openai.com/codex/autofix-ci; --full-auto still asks
+// "on-request": github.com/openai/codex/issues/6522).
+func codexProfile() *Profile {
+	return &Profile{
+		Name:                "codex",
+		Description:         "OpenAI Codex CLI (npm @openai/codex)",
+		Command:             []string{"codex"},
+		VersionArgs:         []string{"--version"},
+		ModelFlag:           "--model",
+		PermissionsAutoArgs: []string{"--ask-for-approval", "never", "--sandbox", "workspace-write"},
+		PermissionsAutoDoc: "never asks; commands run in the workspace-write sandbox (writes only in the project and temp dirs, " +
+			"no network); what the sandbox refuses is reported to the model, not escalated",
+		HeadlessArgv: []string{"codex", "exec"},
+		Ready: []string{
+			`^› `,              // the composer (placeholder or typed text) above the status lines
+			`\? for shortcuts`, // footer; also shown while busy, so busy must win
+		},
+		Busy: []string{
+			`esc to interrupt`,
+			`^[•◦] (Working|Reconnecting)`,
+		},
+		NeedsInput: []string{
+			`^\s*Would you like to `, // run the following command? / make the following edits?
+			`Press enter to confirm or esc to cancel`,
+			`Welcome to Codex`,
+			`Sign in with ChatGPT`,
+			`Press enter to (continue|save)`,
+			`Task is still running`,
+		},
+		Trust: []TrustDialog{
+			{Pattern: `(Trust this folder|trust the (files|contents) (in|of) this)`, Keys: []string{"Enter"}},
+		},
+		Exited:      []string{`codex resume \S+`, `^Error loading configuration`},
+		Error:       []string{`^■ (stream error|unexpected status|Error)`},
+		ErrorReset:  []string{`^› \S`},
+		Volatile:    []string{`\(\d+[hms]( \d+s)? • esc to interrupt\)`, `Worked for .* • \d\d:\d\d`, `^[•◦] (Working|Reconnecting)`},
+		BottomLines: 8,
+		// Codex reads Enter within 120 ms of a paste burst as a newline.
+		EnterDelay:    Duration{200 * time.Millisecond},
+		InterruptKeys: []string{"Escape"},
+	}
+}
+
+// geminiProfile: Google Gemini CLI.
+//
+// Flags: -m/--model, -p/--prompt (headless), --approval-mode yolo (--yolo is
+// deprecated) — `gemini --help` as quoted on dev.to/shoogarsoft and
+// dev.to/agentrq "Gemini CLI YOLO mode, read from the source";
+// https://raw.githubusercontent.com/google-gemini/gemini-cli/main/docs/cli/headless.md.
+func geminiProfile() *Profile {
+	return &Profile{
+		Name:                "gemini",
+		Description:         "Google Gemini CLI (npm @google/gemini-cli)",
+		Command:             []string{"gemini"},
+		VersionArgs:         []string{"--version"},
+		ModelFlag:           "--model",
+		PermissionsAutoArgs: []string{"--approval-mode", "yolo"},
+		PermissionsAutoDoc: "yolo: every tool call is approved (shell, edits, web); the sandbox is a separate switch; " +
+			"in an untrusted folder Gemini forces the default mode back",
+		HeadlessArgv: []string{"gemini", "-p"},
+		Ready: []string{
+			`^ ?[>!] {3}Type your (message|shell command)`, // empty input box placeholder
+			`^ workspace \(/directory\)`,                   // status rows under the input box
+		},
+		Busy: []string{
+			`esc to cancel`,
+			`^ ?` + brailleSpinner + ` `,
+			`Shell awaiting input`,
+			`^│ ⊷ `, // a running tool box
+		},
+		NeedsInput: []string{
+			`Allow execution of`,
+			`Apply this change\?`,
+			`How would you like to authenticate`,
+			`Login with Google`,
+			`Waiting for user confirmation`,
+			`Enter Gemini API Key`,
+			`\(Press Enter to submit, Esc to cancel`,
+			`^│? *● 1\. `,
+		},
+		Trust: []TrustDialog{
+			{Pattern: `Do you trust the files in this folder\?`, Keys: []string{"Enter"}},
+		},
+		Exited:      []string{`To resume this session: gemini --resume`, `Agent powering down`},
+		Error:       []string{`^✕ \[API Error`, `This request failed\.`},
+		ErrorReset:  []string{`^ > \S`, `Request cancelled`},
+		Volatile:    []string{brailleSpinner, `\(esc to cancel, \d+[ms]`},
+		BottomLines: 12,
+		// DESIGN says ~30 ms; the captures saw 20 ms fail and 50 ms work.
+		EnterDelay:    Duration{100 * time.Millisecond},
+		InterruptKeys: []string{"Escape"},
+	}
+}
+
+// opencodeProfile: opencode (sst).
+//
+// Flags: -m/--model provider/model, `opencode run` (https://opencode.ai/docs/cli/commands.md,
+// https://opencode.ai/docs/zh-cn/cli); --auto approves every permission not
+// explicitly denied (https://opencode.ai/v1/docs/permissions/) — not yet
+// verified against 1.18.33.
+func opencodeProfile() *Profile {
+	return &Profile{
+		Name:                "opencode",
+		Description:         "opencode (npm opencode-ai)",
+		Command:             []string{"opencode"},
+		VersionArgs:         []string{"--version"},
+		ModelFlag:           "--model",
+		PermissionsAutoArgs: []string{"--auto"},
+		PermissionsAutoDoc:  "auto: every permission request that config does not explicitly deny is approved",
+		HeadlessArgv:        []string{"opencode", "run"},
+		Ready: []string{
+			`ctrl\+p commands`, // session footer without "esc interrupt"
+			`Ask anything…`,    // home screen input
+		},
+		Busy: []string{
+			`esc interrupt`,
+			`esc again to`,
+			`^\s*[■⬝]{8}`, // 8-cell progress bar
+			`\[retrying in \d+s`,
+		},
+		NeedsInput: []string{
+			`Permission required`,
+			`Allow once\s+Allow always\s+Reject`,
+			`\S\s{3,}(Connect a provider|Select (model|provider|agent))\s+esc$`, // modal title with its esc
+		},
+		Exited:     []string{`^\s*Continue\s+opencode -s \S+`},
+		Error:      []string{`^\s*┃?\s*(Cannot connect to API|Error:)`},
+		ErrorReset: []string{`^\s*┃?\s*\$ \S`},
+		Volatile:   []string{`[■⬝]{8}`, `retrying in \d+s`},
+		// A modal is drawn over the transcript, well above the input box.
+		BottomLines:   30,
+		ErrorLines:    6,
+		EnterDelay:    Duration{150 * time.Millisecond},
+		InterruptKeys: []string{"Escape", "Escape"}, // one Esc asks "esc again to interrupt"; C-c exits
+	}
+}
+
+// qwenProfile: Qwen Code (a Gemini CLI fork).
+//
+// Flags: -m/--model, -p/--prompt, --yolo = --approval-mode yolo
+// (https://www.mintlify.com/QwenLM/qwen-code/cli/options/yolo).
+func qwenProfile() *Profile {
+	return &Profile{
+		Name:                "qwen",
+		Description:         "Qwen Code (npm @qwen-code/qwen-code)",
+		Command:             []string{"qwen"},
+		VersionArgs:         []string{"--version"},
+		ModelFlag:           "--model",
+		PermissionsAutoArgs: []string{"--approval-mode", "yolo"},
+		PermissionsAutoDoc:  "yolo: every tool call is approved (file writes, shell commands) without confirmation",
+		HeadlessArgv:        []string{"qwen", "-p"},
+		Ready: []string{
+			`^> `, // the input box starts at column 0; echoed prompts are indented
+			`^>$`,
+		},
+		Busy: []string{`esc to cancel`, `^\s*` + brailleSpinner + ` \S`},
+		NeedsInput: []string{
+			`Allow execution of`,
+			`Waiting for user confirmation`,
+			`Select Authentication Method`,
+			`Step \d+/\d+`,
+			`Enter to submit, Esc to go back`,
+			`You must select an auth method`,
+		},
+		Exited:      []string{`qwen --resume \S+`, `Agent powering down`},
+		Error:       []string{`^\s*✕ \[API Error`},
+		ErrorReset:  []string{`^  > \S`, `Request cancelled`, `Press Ctrl\+C again to exit`},
+		Volatile:    []string{brailleSpinner, `\(\d+[ms].*esc to cancel\)`},
+		BottomLines: 15,
+		EnterDelay:  Duration{150 * time.Millisecond},
+		// Qwen is an Ink app like Gemini.
+		InterruptKeys: []string{"Escape"},
+	}
+}
+
+// aiderProfile: Aider. No captured screens: patterns follow its prompt_toolkit
+// prompt ("> ", "file.py> ", "architect> ") and its confirmations.
+//
+// Flags: --model, --yes-always, --message (https://aider.chat/docs/config/options.html,
+// https://aider.chat/docs/scripting.html).
+func aiderProfile() *Profile {
+	return &Profile{
+		Name:                "aider",
+		Description:         "Aider (pip aider-chat); patterns not yet checked against real screens",
+		Command:             []string{"aider"},
+		VersionArgs:         []string{"--version"},
+		ModelFlag:           "--model",
+		PermissionsAutoArgs: []string{"--yes-always"},
+		PermissionsAutoDoc:  "yes-always: every confirmation is answered yes (adding files, running commands, creating files)",
+		HeadlessArgv:        []string{"aider", "--message"},
+		Ready:               []string{`^[\w./-]*(?: [\w./-]+)*> ?$`},
+		Busy:                []string{`Waiting for `, `^\s*[░█]+\s`},
+		NeedsInput:          []string{`\(Y\)es/\(N\)o`, `\[Yes\]:\s*$`, `\(D\)on't ask again`},
+		Error:               []string{`^litellm\.\w+Error`, `^Error:`},
+		ErrorReset:          []string{`^[\w./-]*> \S`},
+		Volatile:            []string{`Waiting for `, `[░█]{3,}`},
+		BottomLines:         3,
+		EnterDelay:          Duration{150 * time.Millisecond},
+		InterruptKeys:       []string{"C-c"},
+	}
+}
+
+// shellPS1 is the shell profile's PS1 (it carries the last exit
+// status: "runner[0]:/path$ ").
+const shellPS1 = `runner[$?]:\w$ `
+
+// shellProfile runs the task as a command line in bash. The bottom is one
+// line: a prompt is ready (the command ended; the runner's prompt carries
+// its exit status), a question or REPL prompt is needs_input, anything else
+// is output of a running command. With pane metadata, a foreground command
+// other than the shell is busy and the alternate screen (a pager, an
+// editor) is needs_input.
+func shellProfile() *Profile {
+	return &Profile{
+		Name:        "shell",
+		Description: "a bash shell; the task is a command line, its exit status the outcome",
+		Command:     []string{"bash", "--noprofile", "--norc"},
+		Binary:      "bash",
+		Env:         map[string]string{"PS1": shellPS1},
+		VersionArgs: []string{"--version"},
+		Ready: []string{
+			`^runner\[(?P<status>\d+)\]:.*\$$`,
+			`^[\w.-]+@[\w.-]+:.*[$#]$`,
+		},
+		NeedsInput: []string{
+			`\[[yYnN]/[yYnN]\]:?$`, // Continue? [y/N]
+			`[?:]$`,                // a question or "Name:" prompt
+			`^(>>>|\.\.\.)$`,       // Python REPL prompts
+			`^\(END\)$|^:$`,        // less
+			`^".*" \d+L, \d+B`,     // vim's file status line
+		},
+		Busy:                []string{`[^$#%]$`}, // the last line is output, not a prompt
+		BottomLines:         1,
+		EnterDelay:          Duration{50 * time.Millisecond},
+		InterruptKeys:       []string{"C-c"},
+		IdleCommands:        []string{"bash", "sh", "dash", "zsh", "fish", "ksh"},
+		NeedsInputAtCursor:  true,
+		AltScreenNeedsInput: true,
+	}
+}
+
+// simProfile drives `runner agent-sim`, whose screen contract is fixed by
+// the sim spec: a 3+ line box at the bottom when ready, a
+// "✻ Working… (esc to interrupt)" line when busy, a numbered menu under a
+// question for ask and trust. A `silent` turn shows no marker at all, so it
+// is never ready.
+func simProfile() *Profile {
+	return &Profile{
+		Name:         "sim",
+		Description:  "the simulated agent (runner agent-sim), for tests and the first run",
+		Command:      []string{"runner", "agent-sim"},
+		Binary:       "runner",
+		HeadlessArgv: []string{"runner", "agent-sim", "-p"},
+		Ready: []string{
+			`^│ > `, // the input line of the box
+			`^│ >$`,
+		},
+		Busy:       []string{`^[✻✽✶✢] Working… \(esc to interrupt\)`},
+		NeedsInput: []string{`^❯ 1\. Yes`, `^  2\. No`},
+		Trust: []TrustDialog{
+			{Pattern: `^Do you trust the files in this folder\?`, Keys: []string{"1"}},
+		},
+		Exited: []string{`^panic: simulated crash`},
+		// A silent first turn shows only the echoed prompt: not "starting".
+		StartingMaxLines: -1,
+		ErrorReset:       []string{`^> \S`},
+		Volatile:         []string{`^[✻✽✶✢] Working…`},
+		BottomLines:      8,
+		EnterDelay:       Duration{150 * time.Millisecond},
+		InterruptKeys:    []string{"Escape"},
+		Hook: &Hook{
+			Kind: HookKindFlag,
+			Args: []string{"--hook", "{command}"},
+			Doc:  "--hook ARGV runs at the end of every turn with a Stop event as JSON on stdin",
+		},
+	}
+}
