@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -51,6 +52,11 @@ type Client struct {
 	timeout time.Duration
 	env     []string
 	seq     atomic.Uint64
+
+	snapMu  sync.Mutex
+	snapAt  time.Time
+	snap    map[string]PaneInfo
+	snapErr error
 }
 
 // Option configures a Client.
@@ -152,7 +158,7 @@ func (e *Error) Is(target error) bool {
 }
 
 func isNotFound(stderr string) bool {
-	for _, s := range []string{"can't find", "no server running", "error connecting to", "session not found", "no such", "no current"} {
+	for _, s := range []string{"can't find", "no server running", "error connecting to", "session not found", "no such", "no current", "server exited unexpectedly"} {
 		if strings.Contains(stderr, s) {
 			return true
 		}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Size is a terminal size in cells.
@@ -321,6 +322,34 @@ func validatePaneID(pane string) error {
 
 // ErrBadTarget is wrapped when a pane or session argument is malformed.
 var ErrBadTarget = errors.New("bad target")
+
+// recentPane returns the pane's info from a server-wide list-panes snapshot
+// no older than maxAge, shared by every goroutine using this client: many
+// concurrent waits on quiet panes cost one tmux call per maxAge in all, not
+// one per pane. A missing pane wraps ErrNotFound.
+func (c *Client) recentPane(ctx context.Context, pane string, maxAge time.Duration) (PaneInfo, error) {
+	c.snapMu.Lock()
+	defer c.snapMu.Unlock()
+	if c.snap == nil || time.Since(c.snapAt) > maxAge {
+		panes, err := c.ListPanes(ctx)
+		c.snapAt, c.snapErr = time.Now(), err
+		c.snap = make(map[string]PaneInfo, len(panes))
+		for _, p := range panes {
+			c.snap[p.ID] = p
+		}
+	}
+	if c.snapErr != nil {
+		return PaneInfo{}, c.snapErr
+	}
+	p, ok := c.snap[pane]
+	if !ok {
+		return PaneInfo{}, fmt.Errorf("pane %s: %w", pane, ErrNotFound)
+	}
+	if p.Dead {
+		return p, &DeadError{Pane: pane, Status: p.DeadStatus}
+	}
+	return p, nil
+}
 
 // alive returns the pane's info, or an error if it is missing or dead.
 func (c *Client) alive(ctx context.Context, pane string) (PaneInfo, error) {

@@ -336,8 +336,8 @@ func (c *Client) WaitIdle(ctx context.Context, pane string, opts IdleOptions) (I
 		case <-timer.C:
 		}
 		now = time.Now()
-		if now.Sub(lastAlive) >= liveness || now.Sub(lastChange) >= quiet {
-			if _, err := c.alive(ctx, pane); err != nil {
+		if now.Sub(lastAlive) >= liveness {
+			if _, err := c.recentPane(ctx, pane, liveness); err != nil {
 				return res, failWait(ctx, err, pane, what, start, screen)
 			}
 			lastAlive = now
