@@ -53,6 +53,8 @@ type Client struct {
 	env     []string
 	seq     atomic.Uint64
 
+	sem chan struct{}
+
 	snapMu  sync.Mutex
 	snapAt  time.Time
 	snap    map[string]PaneInfo
@@ -82,7 +84,7 @@ func New(socket string, opts ...Option) *Client {
 	if socket == "" {
 		socket = DefaultSocket
 	}
-	c := &Client{socket: socket, bin: "tmux", timeout: DefaultTimeout}
+	c := &Client{socket: socket, bin: "tmux", timeout: DefaultTimeout, sem: make(chan struct{}, 8)}
 	for _, o := range opts {
 		o(c)
 	}
@@ -178,11 +180,19 @@ func (c *Client) run(ctx context.Context, stdin io.Reader, args ...string) (stri
 		ctx, cancel = context.WithTimeout(ctx, c.timeout)
 		defer cancel()
 	}
+	// Bound the number of tmux clients in flight: fifty goroutines each
+	// forking tmux at once only queue up in the server anyway.
+	select {
+	case c.sem <- struct{}{}:
+		defer func() { <-c.sem }()
+	case <-ctx.Done():
+		return "", &Error{Args: args, Err: ctx.Err()}
+	}
 	full := append(c.ServerArgs(), args...)
 	cmd := exec.CommandContext(ctx, c.bin, full...)
 	cmd.Env = c.env
 	cmd.Stdin = stdin
-	cmd.WaitDelay = time.Second
+	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr

@@ -251,7 +251,7 @@ func (c *Client) WaitIdle(ctx context.Context, pane string, opts IdleOptions) (I
 
 	p, err := c.alive(ctx, pane)
 	if err != nil {
-		return res, err
+		return res, failWait(ctx, err, pane, what, start, "")
 	}
 	file := opts.ActivityFile
 	if file == "" && p.Pipe {
