@@ -55,6 +55,9 @@ func (s *Store) Journal(ctx context.Context, ev Event) error {
 		return fmt.Errorf("encode journal event %q: %w", ev.Kind, err)
 	}
 	line = append(line, '\n')
+	if err := s.ensureDir(); err != nil {
+		return err
+	}
 	unlock, err := flockFile(ctx, s.path(journalLock), syscall.LOCK_EX, s.LockTimeout)
 	if err != nil {
 		return err
@@ -105,6 +108,9 @@ func (s *Store) journalPath(k int) string {
 // rotated files still kept. Lines that do not parse (a write cut short by a
 // full disk, say) are skipped and counted in skipped.
 func (s *Store) ReadJournal(ctx context.Context) (events []Event, skipped int, err error) {
+	if _, err := os.Stat(s.dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
 	unlock, err := flockFile(ctx, s.path(journalLock), syscall.LOCK_SH, s.LockTimeout)
 	if err != nil {
 		return nil, 0, err

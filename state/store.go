@@ -73,21 +73,16 @@ type Store struct {
 	JournalKeep     int
 }
 
-// Open returns the store in dir, creating the directory (mode 0700) if
-// needed. It does not read the state.
+// Open returns the store in dir. It writes nothing: the directory is created
+// (mode 0700, parents too) by the first write, so a command that fails on bad
+// input leaves no trace. A path that exists but is not a directory is an
+// error.
 func Open(dir string) (*Store, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("state directory %s: %w", dir, err)
 	}
-	if err := os.MkdirAll(abs, 0o700); err != nil {
-		return nil, fmt.Errorf("create state directory %s: %w (set RUNNER_STATE_DIR to a writable directory)", abs, err)
-	}
-	fi, err := os.Stat(abs)
-	if err != nil {
-		return nil, fmt.Errorf("state directory %s: %w", abs, err)
-	}
-	if !fi.IsDir() {
+	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
 		return nil, fmt.Errorf("state directory %s is not a directory (set RUNNER_STATE_DIR to a directory)", abs)
 	}
 	return &Store{
@@ -97,6 +92,14 @@ func Open(dir string) (*Store, error) {
 		JournalMaxBytes: DefaultJournalMaxBytes,
 		JournalKeep:     DefaultJournalKeep,
 	}, nil
+}
+
+// ensureDir creates the state directory, mode 0700, if it is missing.
+func (s *Store) ensureDir() error {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return fmt.Errorf("create state directory %s: %w (set RUNNER_STATE_DIR to a writable directory)", s.dir, err)
+	}
+	return nil
 }
 
 // Dir returns the state directory.
@@ -345,6 +348,9 @@ func (s *Store) syncDir() error {
 // lock takes the exclusive flock on state.lock, waiting at most LockTimeout
 // (or until ctx ends). The returned function releases it.
 func (s *Store) lock(ctx context.Context) (func(), error) {
+	if err := s.ensureDir(); err != nil {
+		return nil, err
+	}
 	return flockFile(ctx, s.path(LockFile), syscall.LOCK_EX, s.LockTimeout)
 }
 

@@ -69,12 +69,30 @@ func TestDefaultDir(t *testing.T) {
 
 func TestReadMissingIsEmpty(t *testing.T) {
 	s := openTemp(t)
+	if _, err := os.Stat(s.Dir()); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Open created %s: %v", s.Dir(), err)
+	}
+	events, _, err := s.ReadJournal(t.Context())
+	if err != nil || len(events) != 0 {
+		t.Fatalf("ReadJournal on a missing directory = %v, %v", events, err)
+	}
 	st, err := s.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Version != Version || len(st.Projects) != 0 || len(st.Tasks) != 0 || st.Generation != 0 {
 		t.Fatalf("empty state = %+v", st)
+	}
+	if _, err := os.Stat(s.Dir()); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("reading created %s: %v", s.Dir(), err)
+	}
+}
+
+func TestOpenRefusesAFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(p, nil, 0o600)
+	if _, err := Open(p); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Fatalf("Open(file) = %v", err)
 	}
 }
 

@@ -20,6 +20,9 @@ const watchDebounce = 20 * time.Millisecond
 // The channel is closed when ctx ends. Callers re-read the state on each
 // signal.
 func (s *Store) Watch(ctx context.Context) (<-chan struct{}, error) {
+	if err := s.ensureDir(); err != nil {
+		return nil, err
+	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, fmt.Errorf("watch state directory %s: %w", s.dir, err)
