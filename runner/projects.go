@@ -17,12 +17,25 @@ import (
 
 // OpenStore opens the state store in the directory state.DefaultDir picks
 // from the environment (RUNNER_STATE_DIR, XDG_STATE_HOME, HOME).
+// RUNNER_LOCK_TIMEOUT (a Go duration such as 500ms or 30s) overrides how long
+// a change waits for the state lock before failing as busy (exit 5).
 func OpenStore(getenv func(string) string) (*state.Store, error) {
 	dir, err := state.DefaultDir(getenv)
 	if err != nil {
 		return nil, err
 	}
-	return state.Open(dir)
+	s, err := state.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if v := getenv("RUNNER_LOCK_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, Usagef("RUNNER_LOCK_TIMEOUT=%q is not a positive duration (use e.g. 500ms or 30s)", v)
+		}
+		s.LockTimeout = d
+	}
+	return s, nil
 }
 
 var projectName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)

@@ -165,3 +165,18 @@ func TestPrune(t *testing.T) {
 		t.Fatalf("journal = %+v", events)
 	}
 }
+
+func TestOpenStore(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"RUNNER_STATE_DIR": dir, "RUNNER_LOCK_TIMEOUT": "250ms"}
+	s, err := OpenStore(func(k string) string { return env[k] })
+	if err != nil || s.Dir() != dir || s.LockTimeout != 250*time.Millisecond {
+		t.Fatalf("OpenStore = %+v, %v", s, err)
+	}
+	for _, bad := range []string{"soon", "-1s", "0"} {
+		env["RUNNER_LOCK_TIMEOUT"] = bad
+		if _, err := OpenStore(func(k string) string { return env[k] }); !errors.Is(err, ErrUsage) {
+			t.Errorf("RUNNER_LOCK_TIMEOUT=%s: %v", bad, err)
+		}
+	}
+}
