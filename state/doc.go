@@ -21,4 +21,9 @@
 // A state.json written by a newer runner (a higher Version) is refused with
 // ErrNewerVersion and never overwritten. A file that does not parse is
 // reported with ErrCorrupt and left in place until Repair moves it aside.
+//
+// Schema changes: a runner drops the fields it does not know when it
+// rewrites the file. So any new field that an older runner must not drop
+// (messages, say) comes with a higher Version, which older runners refuse
+// instead of silently rewriting.
 package state

@@ -28,6 +28,18 @@ func openTemp(t *testing.T) *Store {
 	return s
 }
 
+// writeState puts content in the store's state.json, as another program
+// would.
+func writeState(t *testing.T, s *Store, content string) {
+	t.Helper()
+	if err := os.MkdirAll(s.Dir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(s.Path(), []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func mustUpdate(t *testing.T, s *Store, fn func(*State) error) {
 	t.Helper()
 	if err := s.Update(t.Context(), fn); err != nil {
@@ -196,9 +208,7 @@ func TestNewerVersionRefused(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := openTemp(t)
-			if err := os.WriteFile(s.Path(), []byte(content), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			writeState(t, s, content)
 			_, rerr := s.Read(t.Context())
 			uerr := s.Update(t.Context(), func(st *State) error { setCounter(st, "a", 1); return nil })
 			_, perr := s.Repair(t.Context(), false)
@@ -234,9 +244,7 @@ func TestCorruptReportedAndLeftInPlace(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := openTemp(t)
-			if err := os.WriteFile(s.Path(), []byte(content), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			writeState(t, s, content)
 			_, rerr := s.Read(t.Context())
 			uerr := s.Update(t.Context(), func(st *State) error { setCounter(st, "a", 1); return nil })
 			for _, err := range []error{rerr, uerr} {
