@@ -155,3 +155,27 @@ func fill(st *State, n int, lean bool) {
 		st.Tasks[id] = t
 	}
 }
+
+// BenchmarkUpdate10k is one writer changing one record in a state of
+// 10 000 full task records: every update re-encodes and rewrites the whole
+// file, so this is the cost that grows with the state.
+func BenchmarkUpdate10k(b *testing.B) {
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Retention = 0
+	if err := s.Update(b.Context(), func(st *State) error { fill(st, 10000, false); return nil }); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		err := s.Update(b.Context(), func(st *State) error {
+			setCounter(st, "w", counter(st, "w")+1)
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "updates/s")
+}
