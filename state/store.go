@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"syscall"
 	"time"
@@ -174,16 +175,30 @@ func (s *Store) Prune(ctx context.Context, olderThan time.Duration) ([]string, e
 	return removed, nil
 }
 
-// prune removes terminal tasks that ended before cutoff.
+// prune removes terminal tasks that ended before cutoff and returns their
+// ids, oldest first.
 func prune(st *State, cutoff time.Time) []string {
-	var removed []string
-	for _, t := range st.TaskList() {
+	var removed []*Task
+	for id, t := range st.Tasks {
 		if t.Status.IsTerminal() && !t.Ended.IsZero() && t.Ended.Before(cutoff) {
-			delete(st.Tasks, t.ID)
-			removed = append(removed, t.ID)
+			delete(st.Tasks, id)
+			removed = append(removed, t)
 		}
 	}
-	return removed
+	if len(removed) == 0 {
+		return nil
+	}
+	sort.Slice(removed, func(i, j int) bool {
+		if !removed[i].Created.Equal(removed[j].Created) {
+			return removed[i].Created.Before(removed[j].Created)
+		}
+		return removed[i].ID < removed[j].ID
+	})
+	ids := make([]string, len(removed))
+	for i, t := range removed {
+		ids[i] = t.ID
+	}
+	return ids
 }
 
 // load reads and parses state.json. It also returns the raw bytes, so write
@@ -360,6 +375,9 @@ func (s *Store) lock(ctx context.Context) (func(), error) {
 // free instead of polling. If the wait is abandoned (timeout or ctx), the
 // goroutine releases the lock as soon as it gets it.
 func flockFile(ctx context.Context, path string, how int, timeout time.Duration) (func(), error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("wait for lock %s: %w", path, err)
+	}
 	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open lock file %s: %w", path, err)
