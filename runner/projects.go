@@ -18,7 +18,9 @@ import (
 // OpenStore opens the state store in the directory state.DefaultDir picks
 // from the environment (RUNNER_STATE_DIR, XDG_STATE_HOME, HOME).
 // RUNNER_LOCK_TIMEOUT (a Go duration such as 500ms or 30s) overrides how long
-// a change waits for the state lock before failing as busy (exit 5).
+// a change waits for the state lock before failing as busy (exit 5);
+// RUNNER_RETENTION (e.g. 72h, or 0 to keep them) how long finished tasks are
+// kept before every change prunes them.
 func OpenStore(getenv func(string) string) (*state.Store, error) {
 	dir, err := state.DefaultDir(getenv)
 	if err != nil {
@@ -34,6 +36,13 @@ func OpenStore(getenv func(string) string) (*state.Store, error) {
 			return nil, Usagef("RUNNER_LOCK_TIMEOUT=%q is not a positive duration (use e.g. 500ms or 30s)", v)
 		}
 		s.LockTimeout = d
+	}
+	if v := getenv("RUNNER_RETENTION"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return nil, Usagef("RUNNER_RETENTION=%q is not a duration (use e.g. 72h, or 0 to keep finished tasks)", v)
+		}
+		s.Retention = d
 	}
 	return s, nil
 }

@@ -134,8 +134,10 @@ func (s *Store) Update(ctx context.Context, fn func(*State) error) error {
 	if err != nil {
 		return err
 	}
-	renamed, err := s.updateLocked(fn)
-	unlock()
+	renamed, err := func() (bool, error) {
+		defer unlock() // also when fn panics
+		return s.updateLocked(fn)
+	}()
 	if err != nil || !renamed {
 		return err
 	}

@@ -470,3 +470,13 @@ func TestKilledWriters(t *testing.T) {
 	}
 	t.Logf("%d kills (%d in the middle of a write), %d updates acknowledged", kills, midWrite, acked)
 }
+
+func TestUpdatePanicReleasesLock(t *testing.T) {
+	s := openTemp(t)
+	s.LockTimeout = 5 * time.Second
+	func() {
+		defer func() { recover() }()
+		s.Update(t.Context(), func(*State) error { panic("boom") })
+	}()
+	mustUpdate(t, s, func(st *State) error { setCounter(st, "a", 1); return nil })
+}
