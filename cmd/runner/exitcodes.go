@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 	"github.com/spf13/cobra"
 )
@@ -28,6 +29,10 @@ func exitCode(err error) int {
 		return runner.ExitTimeout
 	case errors.Is(err, runner.ErrNeedsInput):
 		return runner.ExitNeedsInput
+	case errors.Is(err, state.ErrBusy):
+		return runner.ExitBusy
+	case errors.Is(err, state.ErrTaskNotFound), errors.Is(err, state.ErrAmbiguousTask):
+		return runner.ExitUsage
 	default:
 		return runner.ExitFailed
 	}

@@ -107,6 +107,9 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 		a.newVersionCmd(),
 		a.newTmuxCmd(),
 		a.newAgentsCmd(),
+		a.newProjectCmd(),
+		a.newStateCmd(),
+		a.newPruneCmd(),
 	)
 	return root
 }

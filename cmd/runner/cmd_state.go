@@ -1,0 +1,201 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/state"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newStateCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "state",
+		Short: "Inspect and repair runner's shared state",
+		Long: `runner keeps its projects and tasks in state.json in the state directory:
+$RUNNER_STATE_DIR, else $XDG_STATE_HOME/runner, else ~/.local/state/runner.`,
+		Args: args(cobra.NoArgs),
+	}
+	cmd.AddCommand(a.newStatePathCmd(), a.newStateShowCmd(), a.newStateRepairCmd())
+	return cmd
+}
+
+func (a *app) newStatePathCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "path",
+		Short: "Print the path of the state file",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a.jsonErrors = asJSON
+			s, err := runner.OpenStore(a.getenv)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(map[string]string{
+					"dir":     s.Dir(),
+					"state":   s.Path(),
+					"lock":    s.Dir() + "/" + state.LockFile,
+					"journal": s.Dir() + "/" + state.JournalFile,
+				})
+			}
+			fmt.Fprintln(a.out, s.Path())
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the directory and every file as JSON")
+	return cmd
+}
+
+func (a *app) newStateShowCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show",
+		Short: "Print the projects and tasks in the state",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a.jsonErrors = asJSON
+			s, err := runner.OpenStore(a.getenv)
+			if err != nil {
+				return err
+			}
+			st, err := s.Read(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(st)
+			}
+			return a.printState(s.Path(), st)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole state as JSON")
+	return cmd
+}
+
+func (a *app) printState(path string, st *state.State) error {
+	updated := "never written"
+	if !st.Updated.IsZero() {
+		updated = "updated " + st.Updated.Local().Format(time.DateTime)
+	}
+	fmt.Fprintf(a.out, "%s (version %d, generation %d, %s)\n", path, st.Version, st.Generation, updated)
+	ps := st.ProjectList()
+	fmt.Fprintf(a.out, "\nProjects: %d\n", len(ps))
+	w := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
+	for _, p := range ps {
+		fmt.Fprintf(w, "  %s\t%s\n", p.Name, p.Dir)
+	}
+	w.Flush()
+	ts := st.TaskList()
+	counts := map[state.Status]int{}
+	for _, t := range ts {
+		counts[t.Status]++
+	}
+	var parts []string
+	for _, s := range state.Statuses {
+		if counts[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+		}
+	}
+	summary := ""
+	if len(parts) > 0 {
+		summary = " (" + strings.Join(parts, ", ") + ")"
+	}
+	fmt.Fprintf(a.out, "\nTasks: %d%s\n", len(ts), summary)
+	for _, t := range ts {
+		text := state.FirstLine(t.Text)
+		if r := []rune(text); len(r) > 60 {
+			text = string(r[:59]) + "…"
+		}
+		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\t%s\n", t.ID, dash(t.Project), dash(t.Agent), t.Status,
+			t.Created.Local().Format(time.DateTime), text)
+	}
+	return w.Flush()
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func (a *app) newStateRepairCmd() *cobra.Command {
+	var asJSON, force bool
+	cmd := &cobra.Command{
+		Use:   "repair",
+		Short: "Move a corrupt state file aside and rebuild what can be rebuilt",
+		Long: `repair moves a state.json that does not parse aside to state.json.corrupt-<time>
+and rebuilds the state from the previous generation (state.json.prev) and the
+journal. A healthy state file is left alone. A file written by a newer runner is
+refused unless --force is given, which moves it aside to state.json.newer-<time>.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a.jsonErrors = asJSON
+			s, err := runner.OpenStore(a.getenv)
+			if err != nil {
+				return err
+			}
+			rep, err := s.Repair(cmd.Context(), force)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(rep)
+			}
+			if rep.Healthy {
+				fmt.Fprintf(a.out, "%s is healthy: nothing to repair\n", s.Path())
+				return nil
+			}
+			from := "an empty state"
+			if rep.FromPrevious {
+				from = "the previous generation"
+			}
+			fmt.Fprintf(a.out, "moved the bad state file to %s\nrebuilt from %s and %d journal event(s): %d project(s), %d task(s)\n",
+				rep.MovedTo, from, rep.Replayed, rep.Projects, rep.Tasks)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	cmd.Flags().BoolVar(&force, "force", false, "also move aside a state file written by a newer runner")
+	return cmd
+}
+
+func (a *app) newPruneCmd() *cobra.Command {
+	var asJSON bool
+	var olderThan time.Duration
+	cmd := &cobra.Command{
+		Use:   "prune",
+		Short: "Remove finished tasks from the state now",
+		Long: `prune removes the records of finished tasks (done, failed, timeout, cancelled,
+exited) that ended more than --older-than ago. Every change to the state also
+prunes those older than 24 hours.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a.jsonErrors = asJSON
+			s, err := runner.OpenStore(a.getenv)
+			if err != nil {
+				return err
+			}
+			removed, err := runner.Prune(cmd.Context(), s, olderThan)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if removed == nil {
+					removed = []string{}
+				}
+				return a.printJSON(map[string][]string{"pruned": removed})
+			}
+			fmt.Fprintf(a.out, "pruned %d finished task(s)\n", len(removed))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the pruned task ids as JSON")
+	cmd.Flags().DurationVar(&olderThan, "older-than", state.DefaultRetention, "prune tasks that ended longer ago than this (e.g. 1h, 30m, 0s for all)")
+	return cmd
+}

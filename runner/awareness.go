@@ -1,0 +1,198 @@
+package runner
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/runner-cli/runner/state"
+)
+
+// AwarenessMode chooses which other tasks a task's prompt is told about.
+type AwarenessMode string
+
+// The awareness modes.
+const (
+	AwarenessAll     AwarenessMode = "all"     // every active task, same project first
+	AwarenessProject AwarenessMode = "project" // active tasks of the same project only
+	AwarenessOff     AwarenessMode = "off"     // nothing
+)
+
+// DefaultAwarenessMax is the default cap, in characters, of an awareness
+// block.
+const DefaultAwarenessMax = 1500
+
+// awarenessLineMax caps the task line and the turn summary of each entry,
+// in characters.
+const awarenessLineMax = 100
+
+// ParseAwarenessMode parses "all", "project" or "off"; anything else is a
+// usage error.
+func ParseAwarenessMode(s string) (AwarenessMode, error) {
+	switch m := AwarenessMode(s); m {
+	case AwarenessAll, AwarenessProject, AwarenessOff:
+		return m, nil
+	}
+	return "", Usagef("invalid awareness mode %q (use all, project or off)", s)
+}
+
+// AwarenessOptions tune RenderAwareness.
+type AwarenessOptions struct {
+	Mode     AwarenessMode // "" means AwarenessAll
+	MaxChars int           // 0 means DefaultAwarenessMax
+	Now      time.Time     // for running times; zero means time.Now()
+}
+
+// RenderAwareness renders, for task self, a compact block about the other
+// active tasks in st (statuses for which IsActive is true): the same project
+// first, then the others, most recently started first within each group.
+// Each entry gives the id, project, agent, status, running time, the first
+// line of the task and the latest turn summary. The block is at most
+// MaxChars characters; tasks that do not fit are counted in a final
+// "+N more" line. It is empty when there is nothing to tell or the mode is
+// off. Control characters in task text are replaced, since the block goes
+// into an agent's prompt.
+func RenderAwareness(st *state.State, self *state.Task, opts AwarenessOptions) string {
+	mode := opts.Mode
+	if mode == "" {
+		mode = AwarenessAll
+	}
+	if mode == AwarenessOff {
+		return ""
+	}
+	maxChars := opts.MaxChars
+	if maxChars <= 0 {
+		maxChars = DefaultAwarenessMax
+	}
+	now := opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	var same, other []*state.Task
+	for _, t := range st.Tasks {
+		if t.ID == self.ID || !t.Status.IsActive() {
+			continue
+		}
+		switch {
+		case t.Project == self.Project:
+			same = append(same, t)
+		case mode == AwarenessAll:
+			other = append(other, t)
+		}
+	}
+	sortRecentFirst(same)
+	sortRecentFirst(other)
+	tasks := append(same, other...)
+	if len(tasks) == 0 {
+		return ""
+	}
+
+	var b strings.Builder
+	if mode == AwarenessProject {
+		fmt.Fprintf(&b, "Other active runner tasks in project %s (%d):\n", orDash(self.Project), len(tasks))
+	} else {
+		fmt.Fprintf(&b, "Other active runner tasks (%d), this project first:\n", len(tasks))
+	}
+	used := utf8.RuneCountInString(b.String())
+	// Room is kept for the longest "+N more" line we could need.
+	reserve := utf8.RuneCountInString(moreLine(len(tasks)))
+	if used+reserve > maxChars {
+		return ""
+	}
+	shown := 0
+	for _, t := range tasks {
+		e := awarenessEntry(t, now)
+		n := utf8.RuneCountInString(e)
+		last := shown == len(tasks)-1
+		if used+n > maxChars || (!last && used+n+reserve > maxChars) {
+			break
+		}
+		b.WriteString(e)
+		used += n
+		shown++
+	}
+	if rest := len(tasks) - shown; rest > 0 {
+		b.WriteString(moreLine(rest))
+	}
+	return b.String()
+}
+
+func moreLine(n int) string { return fmt.Sprintf("+%d more\n", n) }
+
+func awarenessEntry(t *state.Task, now time.Time) string {
+	start := t.Started
+	if start.IsZero() {
+		start = t.Created
+	}
+	e := fmt.Sprintf("- %s %s %s %s %s: %s\n", t.ID, orDash(t.Project), orDash(t.Agent), t.Status,
+		shortDuration(now.Sub(start)), clip(state.FirstLine(t.Text), awarenessLineMax))
+	if turn := t.LastTurn(); turn != "" {
+		e += "  latest: " + clip(turn, awarenessLineMax) + "\n"
+	}
+	return e
+}
+
+func sortRecentFirst(ts []*state.Task) {
+	sort.Slice(ts, func(i, j int) bool {
+		a, b := startOf(ts[i]), startOf(ts[j])
+		if !a.Equal(b) {
+			return a.After(b)
+		}
+		return ts[i].ID < ts[j].ID
+	})
+}
+
+func startOf(t *state.Task) time.Time {
+	if !t.Started.IsZero() {
+		return t.Started
+	}
+	return t.Created
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return clip(s, 40)
+}
+
+// terminalEscape matches CSI and OSC escape sequences, which clip removes
+// whole rather than leaving their printable tails.
+var terminalEscape = regexp.MustCompile(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?`)
+
+// clip makes s one clean line of at most n characters, ending in "…" when
+// cut.
+func clip(s string, n int) string {
+	s = terminalEscape.ReplaceAllString(s, "")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == utf8.RuneError {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:n-1])) + "…"
+}
+
+// shortDuration renders d compactly: 45s, 12m, 3h05m, 2d04h.
+func shortDuration(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+}

@@ -1,0 +1,10 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+)
+
+func fmtSscanf(s, format string, a ...any) (int, error) { return fmt.Sscanf(s, format, a...) }
+
+func errorsIsUsage(err error) bool { return errors.Is(err, ErrUsage) }

@@ -1,0 +1,181 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/runner-cli/runner/state"
+)
+
+// OpenStore opens the state store in the directory state.DefaultDir picks
+// from the environment (RUNNER_STATE_DIR, XDG_STATE_HOME, HOME).
+// RUNNER_LOCK_TIMEOUT (a Go duration such as 500ms or 30s) overrides how long
+// a change waits for the state lock before failing as busy (exit 5);
+// RUNNER_RETENTION (e.g. 72h, or 0 to keep them) how long finished tasks are
+// kept before every change prunes them.
+func OpenStore(getenv func(string) string) (*state.Store, error) {
+	dir, err := state.DefaultDir(getenv)
+	if err != nil {
+		return nil, err
+	}
+	s, err := state.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	if v := getenv("RUNNER_LOCK_TIMEOUT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, Usagef("RUNNER_LOCK_TIMEOUT=%q is not a positive duration (use e.g. 500ms or 30s)", v)
+		}
+		s.LockTimeout = d
+	}
+	if v := getenv("RUNNER_RETENTION"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return nil, Usagef("RUNNER_RETENTION=%q is not a duration (use e.g. 72h, or 0 to keep finished tasks)", v)
+		}
+		s.Retention = d
+	}
+	return s, nil
+}
+
+var projectName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
+// ValidateProjectName returns a usage error unless name matches
+// [a-z0-9][a-z0-9._-]{0,63}.
+func ValidateProjectName(name string) error {
+	if !projectName.MatchString(name) {
+		return Usagef("invalid project name %q: use 1 to 64 characters from a-z, 0-9, '.', '_' and '-', starting with a letter or digit (e.g. %q)",
+			name, suggestName(name))
+	}
+	return nil
+}
+
+// suggestName turns an invalid name into a valid one for the error message.
+func suggestName(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			b.WriteRune(r)
+		case r == ' ' || r == '/':
+			b.WriteRune('-')
+		}
+	}
+	s := strings.TrimLeft(b.String(), "._-")
+	if s == "" {
+		return "my-project"
+	}
+	return s[:min(len(s), 64)]
+}
+
+// AddProject registers directory dir under name. The name must be valid
+// (ValidateProjectName), dir must exist and be a directory, and the name must
+// be free; each of these is a usage error (exit 2) and writes nothing. dir is
+// stored absolute and cleaned.
+func AddProject(ctx context.Context, s *state.Store, name, dir string) (state.Project, error) {
+	if err := ValidateProjectName(name); err != nil {
+		return state.Project{}, err
+	}
+	if dir == "" {
+		return state.Project{}, Usagef("project %q: no directory given (use 'runner project add %s DIR')", name, name)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return state.Project{}, fmt.Errorf("project %q: resolve %s: %w", name, dir, err)
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return state.Project{}, Usagef("project %q: directory %s does not exist (create it first, or give an existing directory)", name, abs)
+	case err != nil:
+		return state.Project{}, Usagef("project %q: cannot use directory %s: %v", name, abs, err)
+	case !fi.IsDir():
+		return state.Project{}, Usagef("project %q: %s is not a directory (give the project's directory)", name, abs)
+	}
+	p := state.Project{Name: name, Dir: abs, Added: time.Now().UTC()}
+	err = s.Update(ctx, func(st *state.State) error {
+		if old, ok := st.Projects[name]; ok {
+			return Usagef("project %q already exists (directory %s); remove it first with 'runner project rm %s'", name, old.Dir, name)
+		}
+		st.Projects[name] = &p
+		return nil
+	})
+	if err != nil {
+		return state.Project{}, err
+	}
+	if err := s.Journal(ctx, state.Event{Kind: state.EventProjectAdded, Project: name, ProjectRecord: &p}); err != nil {
+		return p, fmt.Errorf("project %q was added, but the journal was not written: %w", name, err)
+	}
+	return p, nil
+}
+
+// ListProjects returns the registered projects sorted by name.
+func ListProjects(ctx context.Context, s *state.Store) ([]state.Project, error) {
+	st, err := s.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st.ProjectList(), nil
+}
+
+// RemoveProject unregisters a project. An unknown name, or a project that
+// still has active tasks, is a usage error and writes nothing. The project's
+// directory is not touched.
+func RemoveProject(ctx context.Context, s *state.Store, name string) error {
+	if err := ValidateProjectName(name); err != nil {
+		return err
+	}
+	err := s.Update(ctx, func(st *state.State) error {
+		if _, ok := st.Projects[name]; !ok {
+			return Usagef("no project named %q (see 'runner project list')", name)
+		}
+		var active []string
+		for _, t := range st.Tasks {
+			if t.Project == name && t.Status.IsActive() {
+				active = append(active, t.ID)
+			}
+		}
+		if len(active) > 0 {
+			sort.Strings(active)
+			return Usagef("project %q has %d active task(s) (%s); wait for them or cancel them first",
+				name, len(active), strings.Join(active, ", "))
+		}
+		delete(st.Projects, name)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := s.Journal(ctx, state.Event{Kind: state.EventProjectRemoved, Project: name}); err != nil {
+		return fmt.Errorf("project %q was removed, but the journal was not written: %w", name, err)
+	}
+	return nil
+}
+
+// Prune removes the finished tasks that ended more than olderThan ago,
+// records it in the journal and returns their ids.
+func Prune(ctx context.Context, s *state.Store, olderThan time.Duration) ([]string, error) {
+	if olderThan < 0 {
+		return nil, Usagef("--older-than must not be negative (got %v)", olderThan)
+	}
+	removed, err := s.Prune(ctx, olderThan)
+	if err != nil {
+		return nil, err
+	}
+	if len(removed) > 0 {
+		msg := fmt.Sprintf("pruned %d finished task(s) older than %v: %s", len(removed), olderThan, strings.Join(removed, " "))
+		if err := s.Journal(ctx, state.Event{Kind: state.EventPrune, Message: msg}); err != nil {
+			return removed, fmt.Errorf("tasks were pruned, but the journal was not written: %w", err)
+		}
+	}
+	return removed, nil
+}

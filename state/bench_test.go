@@ -1,0 +1,181 @@
+package state
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// BenchmarkUpdate measures updates per second with 1, 8 and 64 concurrent
+// writers, each with its own Store (so its own lock file descriptor: the
+// flock contention is the same as between processes). "baseline" is the
+// bare durable write (temp file, fsync, rename, directory fsync) with no
+// lock and no read, measured in the same run: the ratio to it is the cost of
+// the locking and reading.
+func BenchmarkUpdate(b *testing.B) {
+	b.Run("baseline", func(b *testing.B) {
+		s, err := Open(b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		data := []byte(`{"version":1,"generation":1,"projects":{},"tasks":{}}` + "\n")
+		b.ResetTimer()
+		for b.Loop() {
+			if err := s.writeFile(data); err != nil {
+				b.Fatal(err)
+			}
+			if err := s.syncDir(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "updates/s")
+	})
+	for _, writers := range []int{1, 8, 64} {
+		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) {
+			dir := b.TempDir()
+			stores := make([]*Store, writers)
+			for i := range stores {
+				s, err := Open(dir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				s.LockTimeout = 10 * time.Minute
+				stores[i] = s
+			}
+			ctx := b.Context()
+			b.ResetTimer()
+			start := time.Now()
+			var wg sync.WaitGroup
+			for w, s := range stores {
+				n := b.N / writers
+				if w < b.N%writers {
+					n++
+				}
+				name := fmt.Sprintf("w%02d", w)
+				wg.Go(func() {
+					for range n {
+						err := s.Update(ctx, func(st *State) error {
+							setCounter(st, name, counter(st, name)+1)
+							return nil
+						})
+						if err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				})
+			}
+			wg.Wait()
+			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "updates/s")
+		})
+	}
+}
+
+// BenchmarkReadList10k reads a state of 10 000 task records and lists them
+// in order, as `runner state show` and the awareness block do. "full"
+// records carry a status history, three turns and a result tail; "lean"
+// ones only the fields a listing shows.
+func BenchmarkReadList10k(b *testing.B) {
+	for _, lean := range []bool{false, true} {
+		name := "full"
+		if lean {
+			name = "lean"
+		}
+		b.Run(name, func(b *testing.B) {
+			s, err := Open(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := s.Update(b.Context(), func(st *State) error {
+				fill(st, 10000, lean)
+				return nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				st, err := s.Read(b.Context())
+				if err != nil {
+					b.Fatal(err)
+				}
+				active := 0
+				for _, t := range st.TaskList() {
+					if t.Status.IsActive() {
+						active++
+					}
+				}
+				if len(st.Tasks) != 10000 || active == 0 {
+					b.Fatalf("read %d tasks, %d active", len(st.Tasks), active)
+				}
+			}
+			fi, _ := os.Stat(filepath.Join(s.Dir(), StateFile))
+			b.ReportMetric(float64(fi.Size())/1e6, "file-MB")
+		})
+	}
+}
+
+// fill adds n realistic task records: most finished, a few running, each
+// with a status history, a few turns and a result tail.
+func fill(st *State, n int, lean bool) {
+	base := time.Now().Add(-time.Hour)
+	for i := range n {
+		id := st.NewTaskID()
+		at := base.Add(time.Duration(i) * time.Millisecond)
+		code := 0
+		t := &Task{
+			ID: id, Project: fmt.Sprintf("proj%d", i%7), Dir: fmt.Sprintf("/home/me/src/proj%d", i%7),
+			Agent: "claude", Text: "Fix the flaky test in the payment service and explain what was wrong.\n" + strings.Repeat("More detail. ", 8),
+			Tmux:   TmuxTarget{Socket: "runner", Session: "proj", Window: id, Pane: fmt.Sprintf("%%%d", i)},
+			Source: SourceUser, Created: at, SupervisorPID: 10000 + i,
+			SnapshotRef: "refs/runner/snapshots/" + id, Delivery: "confirmed",
+		}
+		if lean {
+			t.Text, t.Tmux, t.SnapshotRef, t.Delivery = "Fix the flaky test in the payment service", TmuxTarget{}, "", ""
+			t.Status, t.Started = StatusRunning, at
+			if i%50 != 0 {
+				t.Status, t.Ended = StatusDone, at.Add(time.Minute)
+			}
+			st.Tasks[id] = t
+			continue
+		}
+		for _, s := range []Status{StatusQueued, StatusStarting, StatusReady, StatusRunning} {
+			t.SetStatus(s, at, "")
+		}
+		for k := range 3 {
+			t.AddTurn(at, fmt.Sprintf("edited payment_test.go and ran go test (%d)", k))
+		}
+		if i%50 != 0 {
+			t.SetStatus(StatusDone, at.Add(time.Minute), "ready marker, no busy marker")
+			t.ExitCode = &code
+			t.ResultTail = strings.Repeat("The test raced on a shared map; fixed with a mutex.\n", 3)
+		}
+		st.Tasks[id] = t
+	}
+}
+
+// BenchmarkUpdate10k is one writer changing one record in a state of
+// 10 000 full task records: every update re-encodes and rewrites the whole
+// file, so this is the cost that grows with the state.
+func BenchmarkUpdate10k(b *testing.B) {
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Retention = 0
+	if err := s.Update(b.Context(), func(st *State) error { fill(st, 10000, false); return nil }); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		err := s.Update(b.Context(), func(st *State) error {
+			setCounter(st, "w", counter(st, "w")+1)
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "updates/s")
+}

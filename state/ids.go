@@ -1,0 +1,119 @@
+package state
+
+import (
+	"crypto/rand"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// TaskIDPrefix starts every task id.
+const TaskIDPrefix = "t_"
+
+const idAlphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+// NewTaskID returns a fresh task id, "t_" followed by 8 lowercase
+// alphanumerics, that is not already in s.Tasks. Call it inside Update so the
+// check and the insertion happen under the same lock.
+func (s *State) NewTaskID() string {
+	for {
+		id := newID()
+		if _, taken := s.Tasks[id]; !taken {
+			return id
+		}
+	}
+}
+
+// newID makes a random id; tests swap it to force collisions.
+var newID = randomID
+
+func randomID() string {
+	var b [8]byte
+	out := make([]byte, 0, len(TaskIDPrefix)+len(b))
+	out = append(out, TaskIDPrefix...)
+	for len(out) < cap(out) {
+		rand.Read(b[:])
+		for _, c := range b {
+			// 252 = 7*36: reject the tail so every letter is equally likely.
+			if c < 252 && len(out) < cap(out) {
+				out = append(out, idAlphabet[int(c)%len(idAlphabet)])
+			}
+		}
+	}
+	return string(out)
+}
+
+// ValidTaskID reports whether id has the shape of a task id.
+func ValidTaskID(id string) bool {
+	rest, ok := strings.CutPrefix(id, TaskIDPrefix)
+	if !ok || len(rest) != 8 {
+		return false
+	}
+	for _, c := range rest {
+		if !strings.ContainsRune(idAlphabet, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// FindTask returns the task whose id is ref or starts with ref, like git
+// accepts any unique prefix of a hash. The "t_" may be left out. No match is
+// an error wrapping ErrTaskNotFound; more than one is an error wrapping
+// ErrAmbiguousTask that lists the candidates.
+func (s *State) FindTask(ref string) (*Task, error) {
+	if t, ok := s.Tasks[ref]; ok {
+		return t, nil
+	}
+	prefix := ref
+	if !strings.HasPrefix(prefix, TaskIDPrefix) {
+		prefix = TaskIDPrefix + prefix
+	}
+	if ref == "" || prefix == TaskIDPrefix {
+		return nil, &TaskNotFoundError{Ref: ref}
+	}
+	var matches []string
+	for id := range s.Tasks {
+		if strings.HasPrefix(id, prefix) {
+			matches = append(matches, id)
+		}
+	}
+	switch len(matches) {
+	case 0:
+		return nil, &TaskNotFoundError{Ref: ref}
+	case 1:
+		return s.Tasks[matches[0]], nil
+	}
+	sort.Strings(matches)
+	return nil, &AmbiguousTaskError{Ref: ref, Matches: matches}
+}
+
+// TaskNotFoundError says no task id matches a reference.
+type TaskNotFoundError struct{ Ref string }
+
+func (e *TaskNotFoundError) Error() string {
+	return fmt.Sprintf("no task matches %q (list tasks with 'runner state show')", e.Ref)
+}
+
+// Is makes errors.Is(err, ErrTaskNotFound) true.
+func (e *TaskNotFoundError) Is(target error) bool { return target == ErrTaskNotFound }
+
+// AmbiguousTaskError says more than one task id starts with a reference.
+type AmbiguousTaskError struct {
+	Ref     string
+	Matches []string // sorted
+}
+
+func (e *AmbiguousTaskError) Error() string {
+	shown := e.Matches
+	more := ""
+	if len(shown) > 5 {
+		more = fmt.Sprintf(" and %d more", len(shown)-5)
+		shown = shown[:5]
+	}
+	return fmt.Sprintf("task reference %q is ambiguous: it matches %s%s (give more characters)",
+		e.Ref, strings.Join(shown, ", "), more)
+}
+
+// Is makes errors.Is(err, ErrAmbiguousTask) true.
+func (e *AmbiguousTaskError) Is(target error) bool { return target == ErrAmbiguousTask }

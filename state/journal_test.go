@@ -1,0 +1,150 @@
+package state
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+func TestJournalAppendAndRead(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	p := &Project{Name: "api", Dir: "/api"}
+	for _, ev := range []Event{
+		{Kind: EventProjectAdded, Project: "api", ProjectRecord: p},
+		{Kind: EventTask, Task: "t_aaaaaaaa", Status: StatusRunning, Message: "started"},
+	} {
+		if err := s.Journal(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A torn line (a write cut short) is skipped, not fatal.
+	f, err := os.OpenFile(filepath.Join(s.Dir(), JournalFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"time":"2026-`)
+	f.Close()
+	events, skipped, err := s.ReadJournal(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 2 || skipped != 1 {
+		t.Fatalf("read %d events, skipped %d", len(events), skipped)
+	}
+	if ev := events[0]; ev.Kind != EventProjectAdded || ev.ProjectRecord.Dir != "/api" || ev.PID != os.Getpid() || ev.Time.IsZero() {
+		t.Fatalf("first event %+v", ev)
+	}
+	if ev := events[1]; ev.Status != StatusRunning || ev.Task != "t_aaaaaaaa" {
+		t.Fatalf("second event %+v", ev)
+	}
+}
+
+func TestJournalRotates(t *testing.T) {
+	s := openTemp(t)
+	s.JournalMaxBytes = 1000
+	s.JournalKeep = 2
+	ctx := t.Context()
+	const n = 100
+	for i := range n {
+		if err := s.Journal(ctx, Event{Kind: "test", Message: fmt.Sprintf("event %03d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := 0; k <= 2; k++ {
+		fi, err := os.Stat(s.journalPath(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() > s.JournalMaxBytes {
+			t.Errorf("%s is %d bytes, over the limit", s.journalPath(k), fi.Size())
+		}
+	}
+	if _, err := os.Stat(s.journalPath(3)); err == nil {
+		t.Error("more rotated files kept than JournalKeep")
+	}
+	events, _, err := s.ReadJournal(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) == 0 || len(events) >= n || events[len(events)-1].Message != fmt.Sprintf("event %03d", n-1) {
+		t.Fatalf("after rotation read %d events, last %+v", len(events), events[len(events)-1])
+	}
+	for i := 1; i < len(events); i++ {
+		if events[i].Message <= events[i-1].Message {
+			t.Fatalf("events out of order at %d: %q after %q", i, events[i].Message, events[i-1].Message)
+		}
+	}
+}
+
+func TestWatch(t *testing.T) {
+	s := openTemp(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	ch, err := s.Watch(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := func(what string) {
+		t.Helper()
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				t.Fatalf("%s: channel closed", what)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no signal within 10 s", what)
+		}
+	}
+	mustUpdate(t, s, func(st *State) error { setCounter(st, "a", 1); return nil })
+	wait("first update")
+	// The watch survives the rename that replaced state.json.
+	mustUpdate(t, s, func(st *State) error { setCounter(st, "a", 2); return nil })
+	wait("second update")
+	if err := s.Journal(ctx, Event{Kind: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	wait("journal append")
+	cancel()
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case _, ok := <-ch:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			t.Fatal("channel not closed after cancel")
+		}
+	}
+}
+
+func TestWatchFilter(t *testing.T) {
+	tests := []struct {
+		name string
+		op   fsnotify.Op
+		want bool
+	}{
+		{StateFile, fsnotify.Create, true},
+		{StateFile, fsnotify.Write, true},
+		{StateFile, fsnotify.Remove, true},
+		{StateFile, fsnotify.Chmod, false},
+		{JournalFile, fsnotify.Write, true},
+		{JournalFile, fsnotify.Remove, false},
+		{tmpFile, fsnotify.Create, false},
+		{tmpFile, fsnotify.Write, false},
+		{prevFile, fsnotify.Create, false},
+		{LockFile, fsnotify.Write, false},
+		{journalLock, fsnotify.Create, false},
+	}
+	for _, tt := range tests {
+		ev := fsnotify.Event{Name: filepath.Join("/d", tt.name), Op: tt.op}
+		if got := relevant(ev); got != tt.want {
+			t.Errorf("relevant(%v) = %v, want %v", ev, got, tt.want)
+		}
+	}
+}

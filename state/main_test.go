@@ -1,0 +1,69 @@
+package state
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as the writer processes of the multi-process
+// tests: with STATE_TEST_HELPER set it runs a helper instead of the tests.
+func TestMain(m *testing.M) {
+	switch os.Getenv("STATE_TEST_HELPER") {
+	case "":
+		os.Exit(m.Run())
+	case "count":
+		// count DIR NAME N: increment project NAME's counter N times.
+		n, _ := strconv.Atoi(os.Args[3])
+		helperCount(os.Args[1], os.Args[2], n, false)
+	case "ack":
+		// ack DIR NAME: increment forever, printing each acknowledged value.
+		helperCount(os.Args[1], os.Args[2], -1, true)
+	default:
+		fmt.Fprintln(os.Stderr, "unknown STATE_TEST_HELPER")
+		os.Exit(3)
+	}
+}
+
+func helperCount(dir, name string, n int, ack bool) {
+	s, err := Open(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	s.LockTimeout = 5 * time.Minute
+	ctx := context.Background()
+	for i := 0; n < 0 || i < n; i++ {
+		var v int
+		err := s.Update(ctx, func(st *State) error {
+			v = counter(st, name) + 1
+			setCounter(st, name, v)
+			return nil
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if ack {
+			fmt.Fprintf(os.Stdout, "%d\n", v)
+		}
+	}
+	os.Exit(0)
+}
+
+// counter reads a test counter kept in a project record's Dir ("/n/<v>").
+func counter(st *State, name string) int {
+	p, ok := st.Projects[name]
+	if !ok {
+		return 0
+	}
+	v, _ := strconv.Atoi(p.Dir[len("/n/"):])
+	return v
+}
+
+func setCounter(st *State, name string, v int) {
+	st.Projects[name] = &Project{Name: name, Dir: "/n/" + strconv.Itoa(v)}
+}

@@ -1,0 +1,248 @@
+package state
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Version is the schema version this package reads and writes. A state file
+// with a higher version is refused (ErrNewerVersion).
+const Version = 1
+
+// MaxTurns bounds a task's turn log: AddTurn keeps only the most recent
+// MaxTurns summaries.
+const MaxTurns = 20
+
+// State is the whole shared state: the project registry and the task records.
+type State struct {
+	// Version is the schema version of the file (see Version).
+	Version int `json:"version"`
+	// Generation is incremented by every write of the file.
+	Generation uint64 `json:"generation"`
+	// Updated is when the file was last written.
+	Updated time.Time `json:"updated,omitzero"`
+	// Projects maps a project name to its record.
+	Projects map[string]*Project `json:"projects"`
+	// Tasks maps a task id to its record.
+	Tasks map[string]*Task `json:"tasks"`
+}
+
+// Project is a registered project: a name for a working directory.
+type Project struct {
+	Name  string    `json:"name"`
+	Dir   string    `json:"dir"` // absolute
+	Added time.Time `json:"added"`
+}
+
+// Status is a task's place in its lifecycle:
+//
+//	queued → starting → ready → running ⇄ needs_input → done | failed | timeout | cancelled | exited | orphaned
+//
+// A task whose pane or supervisor vanished is orphaned; it can be resumed or
+// closed, so orphaned is not terminal.
+type Status string
+
+// The task statuses, in lifecycle order.
+const (
+	StatusQueued     Status = "queued"
+	StatusStarting   Status = "starting"
+	StatusReady      Status = "ready"
+	StatusRunning    Status = "running"
+	StatusNeedsInput Status = "needs_input"
+	StatusDone       Status = "done"
+	StatusFailed     Status = "failed"
+	StatusTimeout    Status = "timeout"
+	StatusCancelled  Status = "cancelled"
+	StatusExited     Status = "exited"
+	StatusOrphaned   Status = "orphaned"
+)
+
+// Statuses lists every valid status in lifecycle order.
+var Statuses = []Status{
+	StatusQueued, StatusStarting, StatusReady, StatusRunning, StatusNeedsInput,
+	StatusDone, StatusFailed, StatusTimeout, StatusCancelled, StatusExited, StatusOrphaned,
+}
+
+// Valid reports whether s is one of the statuses above.
+func (s Status) Valid() bool {
+	for _, v := range Statuses {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// IsTerminal reports whether a task in status s has finished for good:
+// done, failed, timeout, cancelled or exited.
+func (s Status) IsTerminal() bool {
+	switch s {
+	case StatusDone, StatusFailed, StatusTimeout, StatusCancelled, StatusExited:
+		return true
+	}
+	return false
+}
+
+// IsActive reports whether a task in status s is still being worked on: not
+// terminal and not orphaned.
+func (s Status) IsActive() bool {
+	return s.Valid() && !s.IsTerminal() && s != StatusOrphaned
+}
+
+// StatusChange is one entry in a task's status history.
+type StatusChange struct {
+	Status Status    `json:"status"`
+	Time   time.Time `json:"time"`
+	Reason string    `json:"reason,omitempty"`
+}
+
+// Turn is a one-line summary of what the agent did in one turn.
+type Turn struct {
+	Time    time.Time `json:"time"`
+	Summary string    `json:"summary"`
+}
+
+// TmuxTarget says where a task's agent runs.
+type TmuxTarget struct {
+	Socket  string `json:"socket,omitempty"`  // the tmux server: a -L name or a -S path
+	Session string `json:"session,omitempty"` // session name
+	Window  string `json:"window,omitempty"`  // window name or id
+	Pane    string `json:"pane,omitempty"`    // pane id, %N
+}
+
+// Source values other than a task id.
+const (
+	SourceUser = "user"
+	SourceCron = "cron"
+)
+
+// Task is the record of one dispatched task.
+type Task struct {
+	ID      string `json:"id"`
+	Project string `json:"project,omitempty"`
+	Dir     string `json:"dir"`
+	Agent   string `json:"agent"`
+	Text    string `json:"text"` // the full task text
+
+	Status  Status         `json:"status"`
+	History []StatusChange `json:"history"`
+
+	Tmux          TmuxTarget `json:"tmux,omitzero"`
+	SupervisorPID int        `json:"supervisor_pid,omitempty"`
+
+	// Parent is the id of the task whose agent dispatched this one; Level is
+	// 0 for a task dispatched from outside any task, parent's level + 1
+	// otherwise.
+	Parent string `json:"parent,omitempty"`
+	Level  int    `json:"level"`
+	// Source says who asked for the task: SourceUser, SourceCron or a task id.
+	Source string `json:"source,omitempty"`
+
+	Created time.Time `json:"created"`
+	Started time.Time `json:"started,omitzero"`
+	Ended   time.Time `json:"ended,omitzero"`
+
+	ExitCode    *int   `json:"exit_code,omitempty"`
+	ResultTail  string `json:"result_tail,omitempty"`  // the last lines of the agent's answer
+	SnapshotRef string `json:"snapshot_ref,omitempty"` // e.g. refs/runner/snapshots/<id>
+	Commit      string `json:"commit,omitempty"`       // the post-task commit, if any
+	Delivery    string `json:"delivery,omitempty"`     // how delivering the text went
+
+	// Turns is the turn log: at most MaxTurns one-line summaries, oldest first.
+	Turns []Turn `json:"turns,omitempty"`
+}
+
+// SetStatus moves the task to status s at time at, recording reason in the
+// history. Entering running sets Started if unset; entering a terminal status
+// sets Ended. An unknown status is an error and changes nothing.
+func (t *Task) SetStatus(s Status, at time.Time, reason string) error {
+	if !s.Valid() {
+		return fmt.Errorf("task %s: unknown status %q (want one of %s)", t.ID, s, statusList())
+	}
+	t.Status = s
+	t.History = append(t.History, StatusChange{Status: s, Time: at, Reason: reason})
+	if s == StatusRunning && t.Started.IsZero() {
+		t.Started = at
+	}
+	if s.IsTerminal() {
+		t.Ended = at
+	}
+	return nil
+}
+
+// AddTurn appends a one-line summary to the turn log, keeping the last
+// MaxTurns. Only the first line of summary is kept.
+func (t *Task) AddTurn(at time.Time, summary string) {
+	t.Turns = append(t.Turns, Turn{Time: at, Summary: FirstLine(summary)})
+	if n := len(t.Turns) - MaxTurns; n > 0 {
+		t.Turns = append(t.Turns[:0:0], t.Turns[n:]...)
+	}
+}
+
+// LastTurn returns the latest turn summary, or "" if there is none.
+func (t *Task) LastTurn() string {
+	if len(t.Turns) == 0 {
+		return ""
+	}
+	return t.Turns[len(t.Turns)-1].Summary
+}
+
+// FirstLine returns the first non-blank line of s, trimmed.
+func FirstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if l := strings.TrimSpace(line); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+func statusList() string {
+	s := make([]string, len(Statuses))
+	for i, v := range Statuses {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ", ")
+}
+
+// New returns an empty state at the current Version.
+func New() *State {
+	return &State{Version: Version, Projects: map[string]*Project{}, Tasks: map[string]*Task{}}
+}
+
+// ProjectList returns the projects sorted by name.
+func (s *State) ProjectList() []Project {
+	out := make([]Project, 0, len(s.Projects))
+	for _, p := range s.Projects {
+		out = append(out, *p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// TaskList returns the tasks sorted by creation time, oldest first (ties by id).
+func (s *State) TaskList() []*Task {
+	out := make([]*Task, 0, len(s.Tasks))
+	for _, t := range s.Tasks {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Created.Equal(out[j].Created) {
+			return out[i].Created.Before(out[j].Created)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// normalize fills nil maps so callers can always index them.
+func (s *State) normalize() {
+	if s.Projects == nil {
+		s.Projects = map[string]*Project{}
+	}
+	if s.Tasks == nil {
+		s.Tasks = map[string]*Task{}
+	}
+}

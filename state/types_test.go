@@ -1,0 +1,168 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestStatusClasses(t *testing.T) {
+	tests := []struct {
+		s                       Status
+		valid, terminal, active bool
+	}{
+		{StatusQueued, true, false, true},
+		{StatusStarting, true, false, true},
+		{StatusReady, true, false, true},
+		{StatusRunning, true, false, true},
+		{StatusNeedsInput, true, false, true},
+		{StatusDone, true, true, false},
+		{StatusFailed, true, true, false},
+		{StatusTimeout, true, true, false},
+		{StatusCancelled, true, true, false},
+		{StatusExited, true, true, false},
+		{StatusOrphaned, true, false, false},
+		{"bogus", false, false, false},
+		{"", false, false, false},
+	}
+	for _, tt := range tests {
+		if got := tt.s.Valid(); got != tt.valid {
+			t.Errorf("%q.Valid() = %v", tt.s, got)
+		}
+		if got := tt.s.IsTerminal(); got != tt.terminal {
+			t.Errorf("%q.IsTerminal() = %v", tt.s, got)
+		}
+		if got := tt.s.IsActive(); got != tt.active {
+			t.Errorf("%q.IsActive() = %v", tt.s, got)
+		}
+	}
+}
+
+func TestSetStatus(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tk := &Task{ID: "t_aaaaaaaa"}
+	steps := []struct {
+		s      Status
+		reason string
+	}{
+		{StatusQueued, "dispatched"}, {StatusRunning, "text delivered"}, {StatusNeedsInput, "approval menu"},
+		{StatusRunning, "answered"}, {StatusDone, "ready marker"},
+	}
+	for i, st := range steps {
+		if err := tk.SetStatus(st.s, t0.Add(time.Duration(i)*time.Second), st.reason); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tk.Status != StatusDone || len(tk.History) != 5 || tk.History[2].Reason != "approval menu" {
+		t.Fatalf("task after transitions: %+v", tk)
+	}
+	if !tk.Started.Equal(t0.Add(time.Second)) || !tk.Ended.Equal(t0.Add(4*time.Second)) {
+		t.Fatalf("started %v ended %v", tk.Started, tk.Ended)
+	}
+	err := tk.SetStatus("weird", t0, "")
+	if err == nil || !strings.Contains(err.Error(), "needs_input") || tk.Status != StatusDone || len(tk.History) != 5 {
+		t.Fatalf("SetStatus(weird) = %v, task %+v", err, tk)
+	}
+}
+
+func TestTurnLogBounded(t *testing.T) {
+	tk := &Task{}
+	if tk.LastTurn() != "" {
+		t.Fatal("empty turn log has a last turn")
+	}
+	for i := range MaxTurns + 7 {
+		tk.AddTurn(time.Unix(int64(i), 0), fmt.Sprintf("\n  turn %d  \nsecond line", i))
+	}
+	if len(tk.Turns) != MaxTurns || tk.Turns[0].Summary != "turn 7" || tk.LastTurn() != fmt.Sprintf("turn %d", MaxTurns+6) {
+		t.Fatalf("turns: %d, first %q, last %q", len(tk.Turns), tk.Turns[0].Summary, tk.LastTurn())
+	}
+}
+
+func TestFirstLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                 "",
+		"one":              "one",
+		"  one  \ntwo":     "one",
+		"\n\n \t\n x \r\n": "x",
+		"a\r\nb":           "a",
+	} {
+		if got := FirstLine(in); got != want {
+			t.Errorf("FirstLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestNewTaskID(t *testing.T) {
+	st := New()
+	for range 2000 {
+		id := st.NewTaskID()
+		if !ValidTaskID(id) {
+			t.Fatalf("bad id %q", id)
+		}
+		if st.Tasks[id] != nil {
+			t.Fatalf("duplicate id %q", id)
+		}
+		st.Tasks[id] = &Task{ID: id}
+	}
+	// Collisions are retried.
+	orig := newID
+	t.Cleanup(func() { newID = orig })
+	seq := []string{"t_aaaaaaaa", "t_aaaaaaaa", "t_bbbbbbbb"}
+	newID = func() string { id := seq[0]; seq = seq[1:]; return id }
+	st = New()
+	st.Tasks["t_aaaaaaaa"] = &Task{}
+	if id := st.NewTaskID(); id != "t_bbbbbbbb" {
+		t.Fatalf("NewTaskID with a collision = %q", id)
+	}
+}
+
+func TestValidTaskID(t *testing.T) {
+	for id, want := range map[string]bool{
+		"t_abc12345": true, "t_ABC12345": false, "t_abc1234": false, "t_abc123456": false,
+		"x_abc12345": false, "abc12345": false, "t_abc-2345": false,
+	} {
+		if got := ValidTaskID(id); got != want {
+			t.Errorf("ValidTaskID(%q) = %v", id, got)
+		}
+	}
+}
+
+func TestFindTask(t *testing.T) {
+	st := New()
+	for _, id := range []string{"t_abc11111", "t_abc22222", "t_xyz00000"} {
+		st.Tasks[id] = &Task{ID: id}
+	}
+	tests := []struct {
+		ref, want string
+		err       error
+	}{
+		{"t_abc11111", "t_abc11111", nil},
+		{"t_abc1", "t_abc11111", nil},
+		{"abc2", "t_abc22222", nil},
+		{"x", "t_xyz00000", nil},
+		{"t_abc", "", ErrAmbiguousTask},
+		{"abc", "", ErrAmbiguousTask},
+		{"t_q", "", ErrTaskNotFound},
+		{"", "", ErrTaskNotFound},
+		{"t_", "", ErrTaskNotFound},
+		{"t", "", ErrTaskNotFound},
+	}
+	for _, tt := range tests {
+		got, err := st.FindTask(tt.ref)
+		if tt.err != nil {
+			if !errors.Is(err, tt.err) {
+				t.Errorf("FindTask(%q) = %v, want %v", tt.ref, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got.ID != tt.want {
+			t.Errorf("FindTask(%q) = %v, %v; want %s", tt.ref, got, err, tt.want)
+		}
+	}
+	_, err := st.FindTask("abc")
+	if !strings.Contains(err.Error(), "t_abc11111, t_abc22222") {
+		t.Errorf("ambiguous error does not list candidates: %v", err)
+	}
+}
