@@ -258,13 +258,16 @@ func (c *Client) WaitIdle(ctx context.Context, pane string, opts IdleOptions) (I
 		file, _ = c.ShowOption(ctx, pane, TranscriptOption)
 	}
 	if file == "" && !p.Pipe && opts.AutoPipe {
-		tmp, err := os.CreateTemp("", "runner-activity-*")
+		// A private directory, so the watch sees only this pane's writes.
+		dir, err := os.MkdirTemp("", "runner-activity-*")
 		if err != nil {
 			return res, fmt.Errorf("wait idle on %s: %w", pane, err)
 		}
-		tmp.Close()
-		file = tmp.Name()
-		defer os.Remove(file)
+		defer os.RemoveAll(dir)
+		file = filepath.Join(dir, "output")
+		if err := os.WriteFile(file, nil, 0o600); err != nil {
+			return res, fmt.Errorf("wait idle on %s: %w", pane, err)
+		}
 		if err := c.PipePane(ctx, pane, file); err != nil {
 			return res, err
 		}
