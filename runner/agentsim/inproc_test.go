@@ -116,3 +116,16 @@ func TestHeadless(t *testing.T) {
 		t.Errorf("records = %q", got)
 	}
 }
+
+func TestRecordFileMustBeWritable(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "missing-dir", "rec.jsonl")
+	var stdout, stderr bytes.Buffer
+	code, err := RunHeadless(t.Context(), Options{Record: bad}, "say x", &stdout, &stderr)
+	if err == nil || code == 0 || stdout.Len() != 0 {
+		t.Fatalf("RunHeadless with unwritable record = %d, %v, %q; want an error and no answer", code, err, stdout.String())
+	}
+	tm := newTerm(t, 80, 24)
+	if code, err := Run(t.Context(), Options{Record: bad}, tm.tty, nil); err == nil || code == 0 {
+		t.Fatalf("Run with unwritable record = %d, %v; want an error", code, err)
+	}
+}

@@ -48,6 +48,7 @@ const (
 	decEsc    // saw ESC
 	decCSI    // inside ESC [ …
 	decSS3    // saw ESC O
+	decString // inside ESC ] / ESC P / ESC _ / ESC ^ … up to BEL or ESC \
 )
 
 // pendingEsc reports whether the decoder holds a lone ESC that becomes an
@@ -102,6 +103,7 @@ func (d *decoder) feed(b []byte) []key {
 			switch {
 			case c == 0x1b:
 				d.state = decEsc
+				d.seq = d.seq[:0]
 			case c == '\r':
 				out = append(out, key{kind: keyEnter})
 			case c == '\n':
@@ -124,10 +126,25 @@ func (d *decoder) feed(b []byte) []key {
 				d.seq = d.seq[:0]
 			case 'O':
 				d.state = decSS3
-			case 0x1b:
-				out = append(out, key{kind: keyEscape}) // ESC ESC: the first was a lone Escape
+			case ']', 'P', '_', '^':
+				d.state = decString // OSC, DCS, APC, PM: skipped
 			default:
-				d.state = decNormal // Alt+key: dropped
+				// A lone Escape followed by another key in the same read
+				// (there is no Alt+key here): the Escape, then that key.
+				out = append(out, key{kind: keyEscape})
+				d.state = decNormal
+				i--
+			}
+		case decString:
+			switch {
+			case c == 0x07:
+				d.state = decNormal
+			case c == 0x1b:
+				d.seq = append(d.seq[:0], c)
+			case c == '\\' && len(d.seq) == 1 && d.seq[0] == 0x1b:
+				d.state = decNormal
+			default:
+				d.seq = d.seq[:0]
 			}
 		case decSS3:
 			d.state = decNormal

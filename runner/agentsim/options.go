@@ -59,8 +59,16 @@ func (o *Options) fill() error {
 		}
 		o.SessionID = hex.EncodeToString(b[:])
 	}
-	if o.Record != "" && !filepath.IsAbs(o.Record) {
-		o.Record = filepath.Join(o.Dir, o.Record)
+	if o.Record != "" {
+		if !filepath.IsAbs(o.Record) {
+			o.Record = filepath.Join(o.Dir, o.Record)
+		}
+		// Fail now, not at the first prompt, when the record cannot be written.
+		f, err := os.OpenFile(o.Record, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return fmt.Errorf("agent-sim: record file: %w", err)
+		}
+		f.Close()
 	}
 	return nil
 }

@@ -152,6 +152,7 @@ type sim struct {
 	spin      int
 	silent    bool
 	lastCtrlC time.Time
+	ticker    *time.Ticker
 
 	turnID     int
 	turnCancel context.CancelFunc
@@ -184,8 +185,11 @@ const (
 type exitNow struct{ code int }
 
 func (s *sim) loop(ctx context.Context, tty *os.File, rc syscall.RawConn, sigs chan os.Signal, input chan []byte, readErr chan error) (int, error) {
-	ticker := time.NewTicker(spinnerEvery)
-	defer ticker.Stop()
+	// The spinner ticker runs only while a turn does: an idle sim wakes up
+	// for nothing.
+	s.ticker = time.NewTicker(spinnerEvery)
+	s.ticker.Stop()
+	defer s.ticker.Stop()
 	escTimer := time.NewTimer(time.Hour)
 	escTimer.Stop()
 	startup := time.NewTimer(s.opts.Startup)
@@ -225,7 +229,7 @@ func (s *sim) loop(ctx context.Context, tty *os.File, rc syscall.RawConn, sigs c
 				s.mode = modeReady
 			}
 			s.draw()
-		case <-ticker.C:
+		case <-s.ticker.C:
 			if s.mode == modeBusy && !s.silent {
 				s.spin++
 				s.draw()
@@ -376,6 +380,7 @@ func (s *sim) submit(prompt string) {
 	s.prompt = prompt
 	s.mode, s.spin, s.silent = modeBusy, 0, false
 	s.sc.update(hist, s.liveLines())
+	s.ticker.Reset(spinnerEvery)
 	ctx, cancel := context.WithCancel(s.ctx)
 	s.turnCancel = cancel
 	ui := &tuiTurn{id: s.turnID, ctx: ctx, msgs: s.msgs}
@@ -394,6 +399,7 @@ func (s *sim) submit(prompt string) {
 func (s *sim) interrupt() {
 	s.turnCancel()
 	s.turnCancel = nil
+	s.ticker.Stop()
 	s.turnID++ // messages of the old turn are ignored from now on
 	s.askReply = nil
 	s.mode, s.silent = modeReady, false
@@ -421,6 +427,7 @@ func (s *sim) turnMsg(m turnMsg) *exitNow {
 	case msgDone:
 		s.turnCancel()
 		s.turnCancel = nil
+		s.ticker.Stop()
 		switch {
 		case m.end.exit:
 			s.sc.setLive(nil)

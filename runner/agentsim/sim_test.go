@@ -386,3 +386,17 @@ func waitUntil(t *testing.T, what string, ok func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+func TestEscapeThenKeysInOneRead(t *testing.T) {
+	p := startSim(t, Options{})
+	p.waitFor(readyBottom)
+	p.paste("sleep 1h")
+	p.send("\r")
+	p.waitFor("Working…")
+	p.send("\x1bsay quick\r") // Escape and the next prompt arrive together
+	p.waitFor("Interrupted.")
+	p.waitFor("quick\r\n")
+	p.waitFor(readyBottom)
+	p.send("\x04")
+	p.wait(0)
+}

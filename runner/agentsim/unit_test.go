@@ -108,6 +108,10 @@ func TestDecoderKeys(t *testing.T) {
 		{"\x1b[200~end\x1b\x1b[201~", []key{{keyPaste, []byte("end\x1b")}}},
 		{"\x1b[200~p\x1b[201\x1b[201~", []key{{keyPaste, []byte("p\x1b[201")}}},
 		{"é\t", []key{{keyText, []byte("é\t")}}},
+		{"\x1b1", []key{{kind: keyEscape}, {keyText, []byte("1")}}},
+		{"\x1b\r", []key{{kind: keyEscape}, {kind: keyEnter}}},
+		{"\x1b]11;rgb:0/0/0\x07a\x1bP1$r\x1b\\b", []key{{keyText, []byte("ab")}}},
+		{"\x1b[I\x1b[O\x1b[<0;1;2M\x1b[3~c", []key{{keyText, []byte("c")}}},
 	}
 	for _, tt := range tests {
 		// Every way of cutting the input in two must give the same keys.
