@@ -119,6 +119,7 @@ func Run(ctx context.Context, opts Options, tty *os.File, out io.Writer) (code i
 	defer func() {
 		// Unblock the reader where the file supports deadlines (a pty or a
 		// pollable terminal); elsewhere it ends with the process.
+		cancel() // first: the reader may be waiting to hand over a chunk
 		if tty.SetReadDeadline(time.Now()) == nil {
 			<-readDone
 			tty.SetReadDeadline(time.Time{})
