@@ -49,6 +49,11 @@ const (
 	decCSI    // inside ESC [ …
 	decSS3    // saw ESC O
 	decString // inside ESC ] / ESC P / ESC _ / ESC ^ … up to BEL or ESC \
+	// decFlushed: a lone ESC was just reported as the Escape key. If "[" comes
+	// next (before expire), the ESC was the start of a sequence split across
+	// slow reads after all: the sequence is still decoded, so a paste whose
+	// marker was split this way is not lost.
+	decFlushed
 )
 
 // pendingEsc reports whether the decoder holds a lone ESC that becomes an
@@ -58,10 +63,18 @@ func (d *decoder) pendingEsc() bool { return !d.pasting && d.state == decEsc }
 // flush turns a pending lone ESC into an Escape key.
 func (d *decoder) flush() []key {
 	if d.pendingEsc() {
-		d.state = decNormal
+		d.state = decFlushed
 		return []key{{kind: keyEscape}}
 	}
 	return nil
+}
+
+// expire ends the grace period after flush in which "[" still continues
+// the flushed ESC.
+func (d *decoder) expire() {
+	if d.state == decFlushed {
+		d.state = decNormal
+	}
 }
 
 // feed decodes the next chunk of input.
@@ -132,6 +145,14 @@ func (d *decoder) feed(b []byte) []key {
 				// A lone Escape followed by another key in the same read
 				// (there is no Alt+key here): the Escape, then that key.
 				out = append(out, key{kind: keyEscape})
+				d.state = decNormal
+				i--
+			}
+		case decFlushed:
+			if c == '[' {
+				d.state = decCSI
+				d.seq = d.seq[:0]
+			} else {
 				d.state = decNormal
 				i--
 			}

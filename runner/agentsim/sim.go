@@ -15,9 +15,10 @@ import (
 // Timings of the TUI.
 const (
 	spinnerEvery = 100 * time.Millisecond
-	escWait      = 30 * time.Millisecond // a lone ESC not followed by more bytes within this is the Escape key
-	ctrlCWindow  = time.Second           // C-c twice within this at an empty prompt exits
-	historyKeep  = 500                   // history lines kept for a repaint after a resize
+	escWait      = 50 * time.Millisecond  // a lone ESC not followed by more bytes within this is the Escape key
+	escGrace     = 500 * time.Millisecond // after that, "[" within this still continues the sequence (see decFlushed)
+	ctrlCWindow  = time.Second            // C-c twice within this at an empty prompt exits
+	historyKeep  = 500                    // history lines kept for a repaint after a resize
 )
 
 // Terminal modes switched on at start and off at exit.
@@ -222,7 +223,12 @@ func (s *sim) loop(ctx context.Context, tty *os.File, rc syscall.RawConn, sigs c
 				escTimer.Reset(escWait)
 			}
 		case <-escTimer.C:
-			keys = s.dec.flush()
+			if s.dec.pendingEsc() {
+				keys = s.dec.flush()
+				escTimer.Reset(escGrace)
+			} else {
+				s.dec.expire()
+			}
 		case <-startup.C:
 			if s.opts.Trust {
 				s.mode, s.sel = modeTrust, 0

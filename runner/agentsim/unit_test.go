@@ -125,6 +125,25 @@ func TestDecoderKeys(t *testing.T) {
 	}
 }
 
+func TestDecoderSlowSplitSequence(t *testing.T) {
+	var d decoder
+	d.feed([]byte("\x1b"))
+	got := d.flush() // the rest was slow to come: reported as Escape
+	got = append(got, d.feed([]byte("[200~a\rb\x1b[201~"))...)
+	want := []key{{kind: keyEscape}, {keyPaste, []byte("a\rb")}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("paste after a flushed ESC = %v, want %v", got, want)
+	}
+	d.feed([]byte("\x1b"))
+	got = d.flush()
+	d.expire() // the grace period passed: "[" is typed text
+	got = append(got, d.feed([]byte("[x"))...)
+	want = []key{{kind: keyEscape}, {keyText, []byte("[x")}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("typing after an expired Escape = %v, want %v", got, want)
+	}
+}
+
 func TestDecoderPasteByteByByte(t *testing.T) {
 	text := "日本語 é 🎉\r\n\tline; $(x) `y` \x1b[201 \x1b[200~ end"
 	in := "\x1b[200~" + text + "\x1b[201~"
