@@ -160,6 +160,10 @@ type turnEnd struct {
 	crash bool // crash: print the panic text, leave with code 2
 }
 
+// turnStartHook, when set (by tests, for fault injection), is called with
+// the prompt at the start of every turn, in the turn's goroutine.
+var turnStartHook func(prompt string)
+
 // executor runs the directives of one prompt.
 type executor struct {
 	dir string   // cwd for write and run
@@ -169,6 +173,9 @@ type executor struct {
 // runTurn runs every line of prompt in order. It returns ErrInterrupted (or
 // the context's error) when ctx ends first.
 func (x *executor) runTurn(ctx context.Context, prompt string, ui turnUI) (turnEnd, error) {
+	if turnStartHook != nil {
+		turnStartHook(prompt)
+	}
 	acked := false
 	for _, line := range strings.Split(prompt, "\n") {
 		if err := ctx.Err(); err != nil {

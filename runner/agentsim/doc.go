@@ -14,12 +14,12 @@
 // crash, SIGINT/SIGTERM/SIGHUP, a cancelled context or a panic. The size
 // comes from TIOCGWINSZ; SIGWINCH repaints the screen at the new size.
 //
-// # Screen contract (other code matches on it; see /work/sim-spec.md)
+// # Screen contract (other code matches on it)
 //
-// The screen is a scrolling history with a live area under it, drawn inline
-// from where the cursor was (the live area is at the bottom of what was
-// drawn, not pinned to the last row of the terminal: trim trailing blank
-// rows when matching).
+// The screen is a scrolling history with a live area under it that always
+// ends on the last row of the terminal: at start the cursor moves to the
+// bottom row (scrolling the screen up one line), and when the live area
+// shrinks blank lines make up the difference.
 //
 //   - Ready: a box the width of the terminal,
 //     "╭──…──╮" / "│ > typed text…│" / "╰──…──╯". Multi-line or wrapped input
@@ -60,7 +60,8 @@
 // Each line of a submitted prompt (CR before LF is ignored) is one of:
 //
 //	sleep DURATION    busy with the spinner (Go duration: 2s, 150ms)
-//	silent DURATION   busy without writing anything at all
+//	silent DURATION   busy without writing anything at all (only a
+//	                  terminal resize repaints meanwhile)
 //	say TEXT          an answer line
 //	write PATH TEXT   write TEXT and "\n" to PATH (relative to the cwd;
 //	                  directories are created); answers "Wrote PATH"

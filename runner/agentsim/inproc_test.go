@@ -129,3 +129,30 @@ func TestRecordFileMustBeWritable(t *testing.T) {
 		t.Fatalf("Run with unwritable record = %d, %v; want an error", code, err)
 	}
 }
+
+// TestPanicInTurnRestoresTerminal injects a panic into a turn: it must reach
+// Run's caller with the terminal already given back.
+func TestPanicInTurnRestoresTerminal(t *testing.T) {
+	turnStartHook = func(p string) {
+		if p == "boom" {
+			panic("injected")
+		}
+	}
+	t.Cleanup(func() { turnStartHook = nil })
+	tm := newTerm(t, 80, 24)
+	before := tm.termios()
+	recovered := make(chan any, 1)
+	go func() {
+		defer func() { recovered <- recover() }()
+		Run(t.Context(), Options{}, tm.tty, nil)
+	}()
+	tm.waitFor(readyBottom)
+	tm.send("boom\r")
+	if p := <-recovered; p != "injected" {
+		t.Fatalf("recovered %v, want the injected panic", p)
+	}
+	if after := tm.termios(); after != before {
+		t.Errorf("terminal not restored after a panic")
+	}
+	tm.waitFor(leaveModes)
+}
