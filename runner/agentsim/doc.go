@@ -60,8 +60,8 @@
 // Each line of a submitted prompt (CR before LF is ignored) is one of:
 //
 //	sleep DURATION    busy with the spinner (Go duration: 2s, 150ms)
-//	silent DURATION   busy without writing anything at all (only a
-//	                  terminal resize repaints meanwhile)
+//	silent DURATION   busy without a spinner: it is erased, then nothing
+//	                  is written for DURATION (a resize still repaints)
 //	say TEXT          an answer line
 //	write PATH TEXT   write TEXT and "\n" to PATH (relative to the cwd;
 //	                  directories are created); answers "Wrote PATH"

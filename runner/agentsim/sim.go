@@ -269,6 +269,9 @@ func (s *sim) liveLines() []string {
 	case modeReady:
 		return boxLines(s.input, s.sc.cols)
 	case modeBusy:
+		if s.silent {
+			return nil
+		}
 		return []string{spinnerLine(s.spin, s.sc.cols)}
 	case modeAsk:
 		return menuLines(s.question, "Yes", "No", s.sel, s.sc.cols)
@@ -422,10 +425,10 @@ func (s *sim) turnMsg(m turnMsg) *exitNow {
 	case msgLine:
 		s.sc.print(displayText(m.text))
 	case msgSilent:
+		// silent: the spinner goes (one write), then nothing is written
+		// until it ends and the spinner comes back.
 		s.silent = m.on
-		if !m.on {
-			s.draw()
-		}
+		s.draw()
 	case msgAsk:
 		s.mode, s.sel, s.question, s.askReply = modeAsk, 0, m.text, m.reply
 		s.draw()

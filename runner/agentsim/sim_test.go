@@ -245,6 +245,10 @@ func TestSilentWritesNothing(t *testing.T) {
 	if n := strings.Count(turn, "Working…"); n > 2 {
 		t.Errorf("spinner drawn %d times during silent 800ms:\n%q", n, turn)
 	}
+	// The spinner drawn at submit was erased when silent began.
+	if !strings.Contains(turn, "(esc to interrupt)\r\x1b[J\r\n") {
+		t.Errorf("spinner not erased for silent:\n%q", turn)
+	}
 	p.waitFor(readyBottom)
 	p.send("\x04")
 	p.wait(0)
