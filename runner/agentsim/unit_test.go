@@ -201,6 +201,21 @@ func TestBoxLines(t *testing.T) {
 	}
 }
 
+func TestRuneWidth(t *testing.T) {
+	tests := []struct {
+		r    rune
+		want int
+	}{
+		{'a', 1}, {'é', 1}, {'\u0301', 0}, {'日', 2}, {'한', 2}, {'🎉', 2}, {'✅', 2}, {'⚡', 2},
+		{'✻', 1}, {'❯', 1}, {'─', 1}, {'…', 1}, {'ｱ', 1}, {'Ａ', 2},
+	}
+	for _, tt := range tests {
+		if got := runeWidth(tt.r); got != tt.want {
+			t.Errorf("runeWidth(%q) = %d, want %d", tt.r, got, tt.want)
+		}
+	}
+}
+
 func TestEchoAndDisplay(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"hello", "> hello"},
