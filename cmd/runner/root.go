@@ -110,6 +110,7 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 		a.newProjectCmd(),
 		a.newStateCmd(),
 		a.newPruneCmd(),
+		a.newAgentSimCmd(),
 	)
 	return root
 }

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"errors"
+	"os"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/agentsim"
+	"github.com/spf13/cobra"
+)
+
+// newAgentSimCmd builds the hidden `runner agent-sim`, the scripted agent
+// with a real TUI that tests (and the README's demo) drive in tmux panes.
+func (a *app) newAgentSimCmd() *cobra.Command {
+	var (
+		opts   agentsim.Options
+		hook   string
+		prompt string
+	)
+	cmd := &cobra.Command{
+		Use:    "agent-sim",
+		Short:  "Run the simulated agent (a scripted TUI for tests)",
+		Hidden: true,
+		Long: `agent-sim behaves like a TUI coding agent on its terminal. Each line of a submitted
+prompt is a directive: sleep D, silent D, say TEXT, write PATH TEXT, ask QUESTION,
+run ARG..., exit N, crash; any other line is acknowledged with "Done: <line>".`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if hook != "" {
+				argv, err := agentsim.SplitArgs(hook)
+				if err != nil || len(argv) == 0 {
+					return runner.Usagef("--hook %q: not a command line (%v)", hook, err)
+				}
+				opts.Hook = argv
+			}
+			opts.Env = os.Environ()
+			var (
+				code int
+				err  error
+			)
+			if cmd.Flags().Changed("prompt") {
+				code, err = agentsim.RunHeadless(cmd.Context(), opts, prompt, a.out, a.errOut)
+			} else {
+				tty, ok := a.in.(*os.File)
+				if !ok {
+					return runner.Usagef("agent-sim needs a terminal on stdin (or -p PROMPT for headless mode)")
+				}
+				code, err = agentsim.Run(cmd.Context(), opts, tty, a.out)
+				if errors.Is(err, agentsim.ErrNotTerminal) {
+					return runner.Usagef("%v", err)
+				}
+			}
+			if err == nil && code == 0 {
+				return nil
+			}
+			return &runner.ExitError{Code: code, Err: err}
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Record, "record", "", "append one JSON line {\"prompt\": …} per submitted prompt to `FILE`")
+	f.StringVar(&hook, "hook", "", "run `ARGV` at the end of every turn with a Stop event as JSON on stdin")
+	f.DurationVar(&opts.Startup, "startup", 0, "delay before the first prompt box")
+	f.BoolVar(&opts.Trust, "trust", false, "show the trust dialog first")
+	f.StringVarP(&prompt, "prompt", "p", "", "headless: run PROMPT's directives, print the answer, exit")
+	return cmd
+}

@@ -1,0 +1,303 @@
+package agentsim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// dirKind is the kind of one prompt line.
+type dirKind int
+
+const (
+	dirOther  dirKind = iota // not a directive: acknowledged with "Done: …"
+	dirBlank                 // empty or white space only: ignored
+	dirSleep                 // sleep DURATION
+	dirSilent                // silent DURATION
+	dirSay                   // say TEXT
+	dirWrite                 // write PATH TEXT
+	dirAsk                   // ask QUESTION
+	dirRun                   // run ARG...
+	dirExit                  // exit N
+	dirCrash                 // crash
+)
+
+// directive is one parsed prompt line.
+type directive struct {
+	kind dirKind
+	dur  time.Duration // sleep, silent
+	text string        // say, write, ask; the line itself for dirOther
+	path string        // write
+	argv []string      // run
+	code int           // exit
+}
+
+// parseLine parses one prompt line. A line is a directive only when its
+// keyword is followed by valid arguments; anything else is dirOther, so odd
+// text such as "sleep well" is acknowledged, not refused.
+func parseLine(line string) directive {
+	line = strings.TrimSuffix(line, "\r")
+	t := strings.TrimLeft(line, " \t")
+	if strings.TrimSpace(t) == "" {
+		return directive{kind: dirBlank}
+	}
+	other := directive{kind: dirOther, text: line}
+	word, rest, _ := strings.Cut(t, " ")
+	if w, r, ok := strings.Cut(t, "\t"); ok && len(w) < len(word) {
+		word, rest = w, r
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	switch word {
+	case "sleep", "silent":
+		d, err := time.ParseDuration(strings.TrimSpace(rest))
+		if err != nil || d < 0 {
+			return other
+		}
+		if word == "sleep" {
+			return directive{kind: dirSleep, dur: d}
+		}
+		return directive{kind: dirSilent, dur: d}
+	case "say":
+		return directive{kind: dirSay, text: rest}
+	case "write":
+		p, text, _ := strings.Cut(rest, " ")
+		if p == "" {
+			return other
+		}
+		return directive{kind: dirWrite, path: p, text: text}
+	case "ask":
+		if strings.TrimSpace(rest) == "" {
+			return other
+		}
+		return directive{kind: dirAsk, text: rest}
+	case "run":
+		argv, err := splitArgs(rest)
+		if err != nil || len(argv) == 0 {
+			return other
+		}
+		return directive{kind: dirRun, argv: argv}
+	case "exit":
+		n, err := strconv.Atoi(strings.TrimSpace(rest))
+		if err != nil || n < 0 || n > 255 {
+			return other
+		}
+		return directive{kind: dirExit, code: n}
+	case "crash":
+		if strings.TrimSpace(rest) != "" {
+			return other
+		}
+		return directive{kind: dirCrash}
+	}
+	return other
+}
+
+// SplitArgs splits s into an argv on spaces and tabs, with '…' and "…"
+// quoting (no escapes; adjacent quoted and bare parts join into one
+// argument, ” is an empty argument). It is how `run` lines and --hook are
+// split.
+func SplitArgs(s string) ([]string, error) { return splitArgs(s) }
+
+func splitArgs(s string) ([]string, error) {
+	var (
+		argv  []string
+		cur   strings.Builder
+		inArg bool
+		quote rune
+	)
+	for _, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote, inArg = r, true
+		case r == ' ' || r == '\t':
+			if inArg {
+				argv = append(argv, cur.String())
+				cur.Reset()
+				inArg = false
+			}
+		default:
+			cur.WriteRune(r)
+			inArg = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unterminated %c quote in %q", quote, s)
+	}
+	if inArg {
+		argv = append(argv, cur.String())
+	}
+	return argv, nil
+}
+
+// ErrInterrupted is returned by a turn the user interrupted (Escape or C-c).
+var ErrInterrupted = errors.New("interrupted")
+
+// turnUI is what a turn needs from its front end (TUI or headless).
+type turnUI interface {
+	// line shows one answer line.
+	line(s string)
+	// silent switches the busy indicator off (true) and on again (false).
+	silent(on bool)
+	// ask shows question with a Yes/No menu and returns the answer.
+	ask(ctx context.Context, question string) (yes bool, err error)
+}
+
+// turnEnd says how a turn ended when it did not simply finish.
+type turnEnd struct {
+	exit  bool // exit N: leave with code
+	code  int
+	crash bool // crash: print the panic text, leave with code 2
+}
+
+// turnStartHook, when set (by tests, for fault injection), is called with
+// the prompt at the start of every turn, in the turn's goroutine.
+var turnStartHook func(prompt string)
+
+// executor runs the directives of one prompt.
+type executor struct {
+	dir string   // cwd for write and run
+	env []string // environment for run
+}
+
+// runTurn runs every line of prompt in order. It returns ErrInterrupted (or
+// the context's error) when ctx ends first.
+func (x *executor) runTurn(ctx context.Context, prompt string, ui turnUI) (turnEnd, error) {
+	if turnStartHook != nil {
+		turnStartHook(prompt)
+	}
+	acked := false
+	for _, line := range strings.Split(prompt, "\n") {
+		if err := ctx.Err(); err != nil {
+			return turnEnd{}, err
+		}
+		d := parseLine(line)
+		switch d.kind {
+		case dirBlank:
+		case dirOther:
+			if !acked {
+				ui.line("Done: " + strings.TrimSuffix(d.text, "\r"))
+				acked = true
+			}
+		case dirSleep:
+			if err := sleepCtx(ctx, d.dur); err != nil {
+				return turnEnd{}, err
+			}
+		case dirSilent:
+			ui.silent(true)
+			err := sleepCtx(ctx, d.dur)
+			ui.silent(false)
+			if err != nil {
+				return turnEnd{}, err
+			}
+		case dirSay:
+			ui.line(d.text)
+		case dirWrite:
+			ui.line(x.write(d.path, d.text))
+		case dirAsk:
+			yes, err := ui.ask(ctx, d.text)
+			if err != nil {
+				return turnEnd{}, err
+			}
+			if yes {
+				ui.line("answered: yes")
+			} else {
+				ui.line("answered: no")
+			}
+		case dirRun:
+			out, err := x.run(ctx, d.argv)
+			if ctx.Err() != nil {
+				return turnEnd{}, ctx.Err()
+			}
+			for _, l := range out {
+				ui.line(l)
+			}
+			if err != nil {
+				ui.line(err.Error())
+			}
+		case dirExit:
+			return turnEnd{exit: true, code: d.code}, nil
+		case dirCrash:
+			return turnEnd{crash: true}, nil
+		}
+	}
+	return turnEnd{}, nil
+}
+
+// write writes text and a newline to path (relative paths resolve against
+// the executor's dir), creating directories, and returns the answer line.
+func (x *executor) write(path, text string) string {
+	p := path
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(x.dir, p)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Sprintf("write %s: %v", path, err)
+	}
+	if err := os.WriteFile(p, []byte(text+"\n"), 0o644); err != nil {
+		return fmt.Sprintf("write %s: %v", path, err)
+	}
+	return "Wrote " + path
+}
+
+// run runs argv (no shell) in the executor's dir and environment and returns
+// its combined output as lines. A non-zero exit gives an error "exit status
+// N"; a program that cannot start gives an error naming it.
+func (x *executor) run(ctx context.Context, argv []string) ([]string, error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = x.dir
+	cmd.Env = x.env
+	cmd.WaitDelay = time.Second
+	out, err := cmd.CombinedOutput()
+	lines := outputLines(out)
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return lines, nil
+	case errors.As(err, &ee) && ee.Exited():
+		return lines, fmt.Errorf("exit status %d", ee.ExitCode())
+	default:
+		return lines, fmt.Errorf("run %s: %v", argv[0], err)
+	}
+}
+
+// outputLines splits program output into display lines.
+func outputLines(b []byte) []string {
+	s := strings.TrimSuffix(string(b), "\n")
+	if s == "" {
+		return nil
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// crashText is what `crash` prints, shaped like a Go panic.
+const crashText = `panic: simulated crash
+
+goroutine 1 [running]:
+main.main()
+	/runner/agentsim/sim.go:1 +0x1d`

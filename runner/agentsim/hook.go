@@ -1,0 +1,90 @@
+package agentsim
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// hookTimeout bounds one run of the --hook command.
+const hookTimeout = 30 * time.Second
+
+// hookInput is the JSON object the hook reads on stdin, shaped like Claude
+// Code's Stop hook input.
+type hookInput struct {
+	HookEventName string `json:"hook_event_name"`
+	CWD           string `json:"cwd"`
+	SessionID     string `json:"session_id"`
+	LastPrompt    string `json:"last_prompt"`
+}
+
+// runHook runs the hook argv with the sim's dir and environment and the Stop
+// event on stdin. Its output is discarded; a failure returns a one-line error
+// with the last line of its stderr.
+func runHook(ctx context.Context, o *Options, prompt string) error {
+	if len(o.Hook) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
+	defer cancel()
+	in, err := json.Marshal(hookInput{HookEventName: "Stop", CWD: o.Dir, SessionID: o.SessionID, LastPrompt: prompt})
+	if err != nil {
+		return fmt.Errorf("hook %s: encode input: %w", o.Hook[0], err)
+	}
+	cmd := exec.CommandContext(ctx, o.Hook[0], o.Hook[1:]...)
+	cmd.Dir = o.Dir
+	cmd.Env = o.Env
+	cmd.Stdin = bytes.NewReader(in)
+	cmd.WaitDelay = time.Second
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
+			msg = msg[i+1:]
+		}
+		if msg != "" {
+			return fmt.Errorf("hook %s: %v: %s", o.Hook[0], err, msg)
+		}
+		return fmt.Errorf("hook %s: %w", o.Hook[0], err)
+	}
+	return nil
+}
+
+// appendRecord appends {"prompt": prompt} as one JSON line to path and
+// fsyncs it. JSON cannot hold invalid UTF-8: such bytes are recorded as
+// U+FFFD.
+func appendRecord(path, prompt string) error {
+	if path == "" {
+		return nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(struct {
+		Prompt string `json:"prompt"`
+	}{prompt}); err != nil {
+		return fmt.Errorf("record prompt: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("record prompt: %w", err)
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		f.Close()
+		return fmt.Errorf("record prompt to %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("record prompt to %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("record prompt to %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,74 @@
+package agentsim
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Options configure one run of the simulated agent.
+type Options struct {
+	// Dir is the working directory for `write` and `run` and the hook's cwd;
+	// empty means the process's current directory.
+	Dir string
+	// Env is the environment of `run` programs and the hook; nil means
+	// os.Environ().
+	Env []string
+	// Record, when set, is a file that gets one JSON line {"prompt": …} per
+	// submitted prompt, appended and fsynced before the turn starts.
+	Record string
+	// Hook, when set, is an argv run at the end of every finished turn with
+	// a Stop event on stdin (see doc.go).
+	Hook []string
+	// Startup delays the first prompt box (input during it is discarded).
+	Startup time.Duration
+	// Trust shows the trust dialog before the first prompt box.
+	Trust bool
+	// SessionID is given to the hook; empty means a random one.
+	SessionID string
+}
+
+// ErrNotTerminal is returned by Run when its file is not a terminal.
+var ErrNotTerminal = errors.New("not a terminal")
+
+// fill resolves the defaults of o.
+func (o *Options) fill() error {
+	if o.Dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return fmt.Errorf("agent-sim: current directory: %w", err)
+		}
+		o.Dir = wd
+	}
+	abs, err := filepath.Abs(o.Dir)
+	if err != nil {
+		return fmt.Errorf("agent-sim: directory %s: %w", o.Dir, err)
+	}
+	o.Dir = abs
+	if o.Env == nil {
+		o.Env = os.Environ()
+	}
+	if o.SessionID == "" {
+		var b [16]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return fmt.Errorf("agent-sim: session id: %w", err)
+		}
+		o.SessionID = hex.EncodeToString(b[:])
+	}
+	if o.Record != "" {
+		if !filepath.IsAbs(o.Record) {
+			o.Record = filepath.Join(o.Dir, o.Record)
+		}
+		// Fail now, not at the first prompt, when the record cannot be written.
+		f, err := os.OpenFile(o.Record, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return fmt.Errorf("agent-sim: record file: %w", err)
+		}
+		f.Close()
+	}
+	return nil
+}

@@ -1,0 +1,500 @@
+package agentsim
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Timings of the TUI.
+const (
+	spinnerEvery = 100 * time.Millisecond
+	escWait      = 50 * time.Millisecond  // a lone ESC not followed by more bytes within this is the Escape key
+	escGrace     = 500 * time.Millisecond // after that, "[" within this still continues the sequence (see decFlushed)
+	ctrlCWindow  = time.Second            // C-c twice within this at an empty prompt exits
+	historyKeep  = 500                    // history lines kept for a repaint after a resize
+)
+
+// Terminal modes switched on at start and off at exit.
+const (
+	enterModes = "\x1b[?2004h\x1b[?25l" // bracketed paste on, cursor hidden
+	leaveModes = "\x1b[?2004l\x1b[?25h" // bracketed paste off, cursor shown
+)
+
+type mode int
+
+const (
+	modeStartup mode = iota
+	modeTrust
+	modeReady
+	modeBusy
+	modeAsk
+)
+
+// Run runs the interactive simulated agent on the terminal tty until it
+// exits, and returns its exit code: 0 after C-d or a double C-c at an empty
+// prompt, N after `exit N`, 2 after `crash`, 1 when the trust dialog is
+// refused, 128+signal after SIGINT, SIGTERM or SIGHUP, 130 when ctx ends.
+// The screen is written to out (nil means tty).
+//
+// Run puts tty into raw mode and enables bracketed paste; both are undone
+// before it returns, also on a panic. The error is non-nil only when Run
+// could not work at all (tty is no terminal: ErrNotTerminal) or the
+// terminal failed.
+func Run(ctx context.Context, opts Options, tty *os.File, out io.Writer) (code int, err error) {
+	if err := opts.fill(); err != nil {
+		return 1, err
+	}
+	if out == nil {
+		out = tty
+	}
+	rc, err := tty.SyscallConn() // Control, unlike Fd, keeps a pollable file non-blocking
+	if err != nil {
+		return 1, fmt.Errorf("agent-sim: %s: %w", tty.Name(), err)
+	}
+	var (
+		old        *syscall.Termios
+		rawErr     error
+		cols, rows int
+	)
+	if err := rc.Control(func(fd uintptr) {
+		if _, e := getTermios(fd); e != nil {
+			rawErr = fmt.Errorf("agent-sim: %s is %w (run it in a terminal, or headless with -p PROMPT)", tty.Name(), ErrNotTerminal)
+			return
+		}
+		old, rawErr = makeRaw(fd)
+		cols, rows = termSize(fd)
+	}); err != nil {
+		return 1, fmt.Errorf("agent-sim: %s: %w", tty.Name(), err)
+	}
+	if rawErr != nil {
+		return 1, rawErr
+	}
+	defer func() {
+		io.WriteString(out, leaveModes)
+		rc.Control(func(fd uintptr) {
+			if e := setTermios(fd, old); e != nil && err == nil {
+				err = fmt.Errorf("agent-sim: restore terminal attributes of %s: %w", tty.Name(), e)
+			}
+		})
+	}()
+	if _, err := io.WriteString(out, enterModes); err != nil {
+		return 1, fmt.Errorf("agent-sim: write to terminal: %w", err)
+	}
+	sc := &screen{w: out, cols: cols, rows: rows}
+	sc.start()
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	input := make(chan []byte, 16)
+	readErr := make(chan error, 1)
+	readDone := make(chan struct{})
+	go func() {
+		defer close(readDone)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := tty.Read(buf)
+			if n > 0 {
+				select {
+				case input <- bytes.Clone(buf[:n]):
+				case <-ctx.Done():
+					return
+				}
+			}
+			if err != nil {
+				readErr <- err
+				return
+			}
+		}
+	}()
+	defer func() {
+		// Unblock the reader where the file supports deadlines (a pty or a
+		// pollable terminal); elsewhere it ends with the process.
+		cancel() // first: the reader may be waiting to hand over a chunk
+		if tty.SetReadDeadline(time.Now()) == nil {
+			<-readDone
+			tty.SetReadDeadline(time.Time{})
+		}
+	}()
+
+	s := &sim{
+		ctx:   ctx,
+		opts:  &opts,
+		sc:    sc,
+		msgs:  make(chan turnMsg),
+		hooks: make(chan error, 4),
+		exec:  &executor{dir: opts.Dir, env: opts.Env},
+	}
+	return s.loop(ctx, tty, rc, sigs, input, readErr)
+}
+
+// sim is the state of the interactive agent; only loop's goroutine touches it.
+type sim struct {
+	ctx   context.Context
+	opts  *Options
+	sc    *screen
+	exec  *executor
+	mode  mode
+	input []byte
+	dec   decoder
+
+	sel       int // menu selection (trust, ask)
+	question  string
+	askReply  chan bool
+	spin      int
+	silent    bool
+	lastCtrlC time.Time
+	ticker    *time.Ticker
+
+	turnID     int
+	turnCancel context.CancelFunc
+	prompt     string
+	msgs       chan turnMsg
+	hooks      chan error
+}
+
+// turnMsg is sent by a turn's goroutine to the loop.
+type turnMsg struct {
+	turn     int
+	kind     int // msgLine, msgSilent, msgAsk, msgDone, msgPanic
+	text     string
+	on       bool
+	reply    chan bool
+	end      turnEnd
+	err      error
+	panicked any
+}
+
+const (
+	msgLine = iota
+	msgSilent
+	msgAsk
+	msgDone
+	msgPanic
+)
+
+// exitNow ends the loop with a code.
+type exitNow struct{ code int }
+
+func (s *sim) loop(ctx context.Context, tty *os.File, rc syscall.RawConn, sigs chan os.Signal, input chan []byte, readErr chan error) (int, error) {
+	// The spinner ticker runs only while a turn does: an idle sim wakes up
+	// for nothing.
+	s.ticker = time.NewTicker(spinnerEvery)
+	s.ticker.Stop()
+	defer s.ticker.Stop()
+	escTimer := time.NewTimer(time.Hour)
+	escTimer.Stop()
+	startup := time.NewTimer(s.opts.Startup)
+	defer func() {
+		if s.turnCancel != nil {
+			s.turnCancel()
+		}
+	}()
+	for {
+		var keys []key
+		select {
+		case <-ctx.Done():
+			return 130, nil
+		case sig := <-sigs:
+			if sig == syscall.SIGWINCH {
+				rc.Control(func(fd uintptr) { s.sc.cols, s.sc.rows = termSize(fd) })
+				s.sc.repaint(s.liveLines())
+				break
+			}
+			return 128 + int(sig.(syscall.Signal)), nil
+		case err := <-readErr:
+			return 1, fmt.Errorf("agent-sim: read terminal %s: %w", tty.Name(), err)
+		case b := <-input:
+			if s.mode == modeStartup {
+				break // input before the prompt box is lost, as with real agents
+			}
+			keys = s.dec.feed(b)
+			if s.dec.pendingEsc() {
+				escTimer.Reset(escWait)
+			}
+		case <-escTimer.C:
+			if s.dec.pendingEsc() {
+				keys = s.dec.flush()
+				escTimer.Reset(escGrace)
+			} else {
+				s.dec.expire()
+			}
+		case <-startup.C:
+			if s.opts.Trust {
+				s.mode, s.sel = modeTrust, 0
+			} else {
+				s.mode = modeReady
+			}
+			s.draw()
+		case <-s.ticker.C:
+			if s.mode == modeBusy && !s.silent {
+				s.spin++
+				s.draw()
+			}
+		case err := <-s.hooks:
+			if err != nil {
+				s.sc.print("⚠ " + displayText(err.Error()))
+			}
+		case m := <-s.msgs:
+			if x := s.turnMsg(m); x != nil {
+				return x.code, s.sc.err
+			}
+		}
+		for _, k := range keys {
+			if x := s.key(k); x != nil {
+				return x.code, s.sc.err
+			}
+		}
+		if s.sc.err != nil {
+			return 1, fmt.Errorf("agent-sim: write terminal %s: %w", tty.Name(), s.sc.err)
+		}
+	}
+}
+
+// liveLines is what the bottom of the screen shows in the current mode.
+func (s *sim) liveLines() []string {
+	switch s.mode {
+	case modeTrust:
+		return menuLines(trustQuestion, "Yes, proceed", "No, exit", s.sel, s.sc.cols)
+	case modeReady:
+		return boxLines(s.input, s.sc.cols)
+	case modeBusy:
+		if s.silent {
+			return nil
+		}
+		return []string{spinnerLine(s.spin, s.sc.cols)}
+	case modeAsk:
+		return menuLines(s.question, "Yes", "No", s.sel, s.sc.cols)
+	}
+	return nil
+}
+
+func (s *sim) draw() { s.sc.setLive(s.liveLines()) }
+
+// key handles one input event.
+func (s *sim) key(k key) *exitNow {
+	switch s.mode {
+	case modeTrust:
+		switch yes, ok := s.menuKey(k); {
+		case !ok:
+		case yes:
+			s.mode = modeReady
+			s.draw()
+		default:
+			s.sc.update([]string{"Not trusted."}, nil)
+			return &exitNow{1}
+		}
+	case modeAsk:
+		if k.kind == keyCtrlC {
+			s.interrupt()
+			return nil
+		}
+		if yes, ok := s.menuKey(k); ok {
+			s.askReply <- yes // buffered
+			s.askReply = nil
+			s.mode = modeBusy
+			s.sc.update([]string{displayText(s.question)}, s.liveLines())
+		}
+	case modeBusy:
+		if k.kind == keyEscape || k.kind == keyCtrlC {
+			s.interrupt()
+		}
+	case modeReady:
+		return s.readyKey(k)
+	}
+	return nil
+}
+
+// menuKey applies k to a Yes/No menu: ok reports an answer.
+func (s *sim) menuKey(k key) (yes, ok bool) {
+	switch k.kind {
+	case keyText:
+		switch k.data[0] {
+		case '1':
+			return true, true
+		case '2':
+			return false, true
+		}
+	case keyEnter:
+		return s.sel == 0, true
+	case keyEscape, keyCtrlC:
+		return false, true
+	case keyUp:
+		s.sel = 0
+		s.draw()
+	case keyDown:
+		s.sel = 1
+		s.draw()
+	}
+	return false, false
+}
+
+func (s *sim) readyKey(k key) *exitNow {
+	switch k.kind {
+	case keyText, keyPaste:
+		s.input = append(s.input, k.data...)
+	case keyNewline:
+		s.input = append(s.input, '\n')
+	case keyBackspace:
+		s.input = backspace(s.input)
+	case keyCtrlU:
+		s.input = s.input[:0]
+	case keyCtrlD:
+		if len(s.input) == 0 {
+			s.sc.setLive(nil)
+			return &exitNow{0}
+		}
+	case keyCtrlC:
+		if len(s.input) > 0 {
+			s.input = s.input[:0]
+			break
+		}
+		if now := time.Now(); now.Sub(s.lastCtrlC) < ctrlCWindow {
+			s.sc.setLive(nil)
+			return &exitNow{0}
+		} else {
+			s.lastCtrlC = now
+			s.sc.print("Press Ctrl-C again to exit")
+		}
+	case keyEnter:
+		if len(s.input) == 0 {
+			break
+		}
+		s.submit(string(s.input))
+		s.input = nil
+		return nil
+	default:
+		return nil
+	}
+	s.draw()
+	return nil
+}
+
+// submit records prompt and starts its turn.
+func (s *sim) submit(prompt string) {
+	hist := []string{echoLine(prompt)}
+	if err := appendRecord(s.opts.Record, prompt); err != nil {
+		hist = append(hist, "⚠ "+displayText(err.Error()))
+	}
+	s.turnID++
+	s.prompt = prompt
+	s.mode, s.spin, s.silent = modeBusy, 0, false
+	s.sc.update(hist, s.liveLines())
+	s.ticker.Reset(spinnerEvery)
+	ctx, cancel := context.WithCancel(s.ctx)
+	s.turnCancel = cancel
+	ui := &tuiTurn{id: s.turnID, ctx: ctx, msgs: s.msgs}
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				ui.send(turnMsg{kind: msgPanic, panicked: p})
+			}
+		}()
+		end, err := s.exec.runTurn(ctx, prompt, ui)
+		ui.send(turnMsg{kind: msgDone, end: end, err: err})
+	}()
+}
+
+// interrupt cancels the running turn and returns to the prompt box.
+func (s *sim) interrupt() {
+	s.turnCancel()
+	s.turnCancel = nil
+	s.ticker.Stop()
+	s.turnID++ // messages of the old turn are ignored from now on
+	s.askReply = nil
+	s.mode, s.silent = modeReady, false
+	s.sc.update([]string{"Interrupted."}, s.liveLines())
+}
+
+// turnMsg handles a message from the running turn.
+func (s *sim) turnMsg(m turnMsg) *exitNow {
+	if m.turn != s.turnID {
+		return nil
+	}
+	switch m.kind {
+	case msgLine:
+		s.sc.print(displayText(m.text))
+	case msgSilent:
+		// silent: the spinner goes (one write), then nothing is written
+		// until it ends and the spinner comes back.
+		s.silent = m.on
+		s.draw()
+	case msgAsk:
+		s.mode, s.sel, s.question, s.askReply = modeAsk, 0, m.text, m.reply
+		s.draw()
+	case msgPanic:
+		panic(m.panicked) // re-raised here so Run's deferred restore runs
+	case msgDone:
+		s.turnCancel()
+		s.turnCancel = nil
+		s.ticker.Stop()
+		switch {
+		case m.end.exit:
+			s.sc.setLive(nil)
+			return &exitNow{m.end.code}
+		case m.end.crash:
+			s.sc.update(strings.Split(crashText, "\n"), nil)
+			return &exitNow{2}
+		}
+		var end []string
+		if m.err != nil {
+			end = append(end, "⚠ "+displayText(m.err.Error()))
+		}
+		s.mode = modeReady
+		s.sc.update(append(end, ""), s.liveLines())
+		if len(s.opts.Hook) > 0 {
+			go func(prompt string) {
+				err := runHook(s.ctx, s.opts, prompt)
+				select {
+				case s.hooks <- err:
+				case <-s.ctx.Done():
+				}
+			}(s.prompt)
+		}
+	}
+	return nil
+}
+
+// tuiTurn is the turnUI of a turn running under the TUI: it forwards to the
+// loop, giving up when the turn is cancelled.
+type tuiTurn struct {
+	id   int
+	ctx  context.Context
+	msgs chan turnMsg
+}
+
+func (t *tuiTurn) send(m turnMsg) bool {
+	m.turn = t.id
+	select {
+	case t.msgs <- m:
+		return true
+	case <-t.ctx.Done():
+		return false
+	}
+}
+
+func (t *tuiTurn) line(s string)  { t.send(turnMsg{kind: msgLine, text: s}) }
+func (t *tuiTurn) silent(on bool) { t.send(turnMsg{kind: msgSilent, on: on}) }
+
+func (t *tuiTurn) ask(ctx context.Context, q string) (bool, error) {
+	reply := make(chan bool, 1)
+	if !t.send(turnMsg{kind: msgAsk, text: q, reply: reply}) {
+		return false, ctx.Err()
+	}
+	select {
+	case yes := <-reply:
+		return yes, nil
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}

@@ -1,0 +1,10 @@
+//go:build darwin || freebsd || netbsd || openbsd
+
+package agentsim
+
+import "syscall"
+
+const (
+	ioctlGetTermios = syscall.TIOCGETA
+	ioctlSetTermios = syscall.TIOCSETA
+)

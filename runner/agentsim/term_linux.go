@@ -1,0 +1,10 @@
+//go:build linux
+
+package agentsim
+
+import "syscall"
+
+const (
+	ioctlGetTermios = syscall.TCGETS
+	ioctlSetTermios = syscall.TCSETS
+)
