@@ -1,0 +1,8 @@
+// Package runner is the domain of the runner tool: projects, agent profiles,
+// the state detector, the dispatch lifecycle, the supervisor, messages between
+// tasks and notifications.
+//
+// It is the only package that combines the three leaves (tmuxctl, state,
+// gitsnap); the leaves never import each other or this package. cmd/runner
+// only parses flags, calls into this package and prints.
+package runner

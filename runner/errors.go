@@ -1,0 +1,55 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit codes shared by every command. They are documented in `runner --help`;
+// cmd/runner maps errors to them in one place.
+const (
+	ExitOK          = 0   // done
+	ExitFailed      = 1   // task failed or agent error
+	ExitUsage       = 2   // usage or bad input
+	ExitTimeout     = 3   // a wait or a task timed out
+	ExitNeedsInput  = 4   // stopped because the agent needs input
+	ExitBusy        = 5   // a lock is held by someone else
+	ExitInterrupted = 130 // SIGINT or SIGTERM
+)
+
+// ErrUsage marks bad input from the user: a wrong name, a missing directory,
+// a malformed flag value. Commands exit 2 on it.
+var ErrUsage = errors.New("bad input")
+
+// ErrNeedsInput marks a task that stopped because its agent asks a question
+// nobody answered. Commands exit 4 on it.
+var ErrNeedsInput = errors.New("agent needs input")
+
+// Usagef returns an error that wraps ErrUsage with a formatted message.
+// The message should say what was wrong and how to fix it.
+func Usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string        { return e.msg }
+func (e *usageError) Is(target error) bool { return target == ErrUsage }
+
+// ExitError carries an explicit exit code, for commands whose exit status is
+// someone else's (e.g. `runner tmux exec` exits with the command's code).
+// A nil Err means nothing is printed.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+// Unwrap returns the underlying error.
+func (e *ExitError) Unwrap() error { return e.Err }
