@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -164,6 +165,8 @@ func treeFiles(t testing.TB, dir, tree string) map[string]entry {
 	t.Helper()
 	files := map[string]entry{}
 	out := gitT(t, dir, "ls-tree", "-r", "-z", "--full-tree", tree)
+	var blobs []string
+	var paths []string
 	for _, rec := range strings.Split(out, "\x00") {
 		meta, path, ok := strings.Cut(rec, "\t")
 		if !ok {
@@ -174,7 +177,30 @@ func treeFiles(t testing.TB, dir, tree string) map[string]entry {
 			files[path] = entry{f[0], f[2]}
 			continue
 		}
-		files[path] = entry{f[0], gitRaw(t, dir, "cat-file", "blob", f[2])}
+		files[path] = entry{Mode: f[0]}
+		blobs = append(blobs, f[2])
+		paths = append(paths, path)
+	}
+	if len(blobs) == 0 {
+		return files
+	}
+	// One cat-file --batch for all contents: "<oid> blob <size>\n<data>\n".
+	cmd := exec.Command("git", "cat-file", "--batch")
+	cmd.Dir = dir
+	cmd.Stdin = strings.NewReader(strings.Join(blobs, "\n") + "\n")
+	raw, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git cat-file --batch: %v", err)
+	}
+	for _, path := range paths {
+		header, rest, _ := bytes.Cut(raw, []byte("\n"))
+		f := strings.Fields(string(header))
+		if len(f) != 3 {
+			t.Fatalf("cat-file header %q", header)
+		}
+		size, _ := strconv.Atoi(f[2])
+		files[path] = entry{files[path].Mode, string(rest[:size])}
+		raw = rest[size+1:]
 	}
 	return files
 }
@@ -231,14 +257,14 @@ type repoState struct {
 	HeadFile  string // .git/HEAD's bytes
 	Head      string // rev-parse HEAD; "" when unborn
 	Refs      string // every ref but ours
-	Stash     string // git stash list
+	Stash     string // the stash reflog and git stash list; "" without a stash
 	GitDir    string // the names at the top of .git
 	WorkFiles map[string]entry
 }
 
 func captureState(t testing.TB, dir string) repoState {
 	t.Helper()
-	gitDir := gitT(t, dir, "rev-parse", "--absolute-git-dir")
+	gitDir := filepath.Join(dir, ".git")
 	var s repoState
 	if b, err := os.ReadFile(filepath.Join(gitDir, "index")); err == nil {
 		sum := sha256.Sum256(b)
@@ -257,7 +283,9 @@ func captureState(t testing.TB, dir string) repoState {
 		}
 	}
 	s.Refs = strings.Join(refs, "\n")
-	s.Stash = gitT(t, dir, "stash", "list")
+	if b, err := os.ReadFile(filepath.Join(gitDir, "logs", "refs", "stash")); err == nil {
+		s.Stash = string(b) + gitT(t, dir, "stash", "list")
+	}
 	ents, err := os.ReadDir(gitDir)
 	if err != nil {
 		t.Fatal(err)
