@@ -97,9 +97,6 @@ func Take(ctx context.Context, dir string, opts Options) (*Snapshot, error) {
 
 func (r *repo) take(ctx context.Context, id, label string, start time.Time) (*Snapshot, error) {
 	ref := RefPrefix + id
-	if _, err := r.git(ctx, "rev-parse", "-q", "--verify", ref); err == nil {
-		return nil, fmt.Errorf("snapshot %s in %s: %w (pick another ID)", id, r.top, ErrExists)
-	}
 	tree, err := r.captureTree(ctx)
 	if err != nil {
 		return nil, err
@@ -122,6 +119,10 @@ func (r *repo) take(ctx context.Context, id, label string, start time.Time) (*Sn
 	// The empty old value makes update-ref refuse to overwrite a snapshot
 	// created meanwhile under the same ID.
 	if _, err := run(ctx, call{dir: r.top, locks: true, args: []string{"update-ref", "-m", "runner snapshot", ref, commit, ""}}); err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "already exists") {
+			return nil, fmt.Errorf("snapshot %s in %s: %w (pick another ID)", id, r.top, ErrExists)
+		}
 		return nil, err
 	}
 	s.Duration = time.Since(start)
