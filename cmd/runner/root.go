@@ -105,6 +105,7 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 		"tmux server: a name (-L) or, if it contains '/', a socket path (-S); default $RUNNER_TMUX_SOCKET or \"runner\"")
 	root.AddCommand(
 		a.newVersionCmd(),
+		a.newSnapshotCmd(),
 	)
 	return root
 }
