@@ -394,6 +394,36 @@ func TestTakeEdgeCases(t *testing.T) {
 		assertSameState(t, before, captureState(t, dir))
 	})
 
+	t.Run("linked worktree", func(t *testing.T) {
+		t.Parallel()
+		dir := newRepo(t, baseFiles)
+		wt := filepath.Join(t.TempDir(), "linked")
+		gitT(t, dir, "worktree", "add", "-q", "-b", "other", wt)
+		write(t, wt, "README.md", "in the linked worktree\n")
+		write(t, wt, "only-here.txt", "x\n")
+		gitT(t, wt, "add", "only-here.txt")
+		mainBefore := captureState(t, dir)
+		wtIndex, _ := os.ReadFile(filepath.Join(dir, ".git", "worktrees", "linked", "index"))
+		wtFiles := workFiles(t, wt, nil)
+		s, err := Take(t.Context(), wt, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Branch != "other" || s.Dir != wt || s.Counts != (Counts{Added: 1, Modified: 1}) {
+			t.Errorf("snapshot %+v", s)
+		}
+		if d := diffFiles(wtFiles, treeFiles(t, wt, s.Tree)); d != "" {
+			t.Errorf("snapshot is not the linked worktree:\n%s", d)
+		}
+		if after, _ := os.ReadFile(filepath.Join(dir, ".git", "worktrees", "linked", "index")); string(after) != string(wtIndex) {
+			t.Error("the linked worktree's index changed")
+		}
+		if d := diffFiles(wtFiles, workFiles(t, wt, nil)); d != "" {
+			t.Errorf("linked worktree changed:\n%s", d)
+		}
+		assertSameState(t, mainBefore, captureState(t, dir))
+	})
+
 	t.Run("ID rules", func(t *testing.T) {
 		t.Parallel()
 		dir := newRepo(t, map[string]string{"a": "a\n"})
