@@ -55,9 +55,11 @@ var fixedEnv = []string{
 	"LC_ALL=C",
 }
 
-// fixedConfig is passed as -c to every git command. Hooks are never run by
-// the plumbing we use; signing is turned off explicitly for commit-tree.
+// fixedConfig is passed as -c to every git command. No hook runs (the
+// plumbing we use runs none but reference-transaction, and core.hooksPath
+// pointing at /dev/null stops that one); signing is off for commit-tree.
 var fixedConfig = []string{
+	"-c", "core.hooksPath=/dev/null",
 	"-c", "core.splitIndex=false",
 	"-c", "advice.addEmbeddedRepo=false",
 	"-c", "commit.gpgSign=false",

@@ -81,7 +81,7 @@ func makeRoom(t *testing.T, dir, p string) {
 // snapshot brings back the state before the restore. Index, HEAD and refs
 // never move.
 func TestRestoreProperty(t *testing.T) {
-	const iterations = 30
+	const iterations = 24
 	for seed := range uint64(iterations) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			t.Parallel()
