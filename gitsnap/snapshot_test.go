@@ -66,6 +66,26 @@ func TestTakeLeavesRepoUntouched(t *testing.T) {
 				gitT(t, dir, "stash", "-q")
 				write(t, dir, "src/main.go", "package main // dirty\n")
 			}},
+		{name: "split-index-and-untracked-cache", files: baseFiles, dirty: true, counts: Counts{Added: 1, Modified: 1},
+			setup: func(t *testing.T, dir string) {
+				gitT(t, dir, "config", "core.splitIndex", "true")
+				gitT(t, dir, "config", "core.untrackedCache", "true")
+				gitT(t, dir, "update-index", "--split-index", "--untracked-cache")
+				write(t, dir, "README.md", "split\n")
+				write(t, dir, "new.txt", "new\n")
+				gitT(t, dir, "add", "README.md")
+				gitT(t, dir, "status", "--porcelain") // fills the untracked cache
+			}},
+		{name: "sha256", dirty: true, counts: Counts{Added: 1, Modified: 1},
+			setup: func(t *testing.T, dir string) {
+				os.RemoveAll(filepath.Join(dir, ".git"))
+				gitT(t, dir, "init", "-q", "--object-format=sha256")
+				write(t, dir, "a.txt", "a\n")
+				gitT(t, dir, "add", "-A")
+				gitT(t, dir, "commit", "-q", "-m", "sha256")
+				write(t, dir, "a.txt", "changed\n")
+				write(t, dir, "b.txt", "b\n")
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
