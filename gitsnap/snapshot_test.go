@@ -1,6 +1,7 @@
 package gitsnap
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -572,4 +573,16 @@ func TestOneLineAndIDs(t *testing.T) {
 		}
 		seen[id] = true
 	}
+}
+
+func TestCanceled(t *testing.T) {
+	t.Parallel()
+	dir := newRepo(t, map[string]string{"a": "a\n"})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	before := captureState(t, dir)
+	if _, err := Take(ctx, dir, Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	assertSameState(t, before, captureState(t, dir))
 }
