@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -25,6 +26,10 @@ func exitCode(err error) int {
 	case isFlagError(err), errors.Is(err, runner.ErrUsage), isCobraUsage(err),
 		errors.Is(err, tmuxctl.ErrBadTarget), errors.Is(err, tmuxctl.ErrBadKey), errors.Is(err, tmuxctl.ErrNotFound):
 		return runner.ExitUsage
+	case errors.Is(err, gitsnap.ErrNotRepo), errors.Is(err, gitsnap.ErrBareRepo), errors.Is(err, gitsnap.ErrNotFound), errors.Is(err, gitsnap.ErrAmbiguous), errors.Is(err, gitsnap.ErrBadID), errors.Is(err, gitsnap.ErrExists):
+		return runner.ExitUsage
+	case errors.Is(err, gitsnap.ErrLocked):
+		return runner.ExitBusy
 	case errors.Is(err, tmuxctl.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
 		return runner.ExitTimeout
 	case errors.Is(err, runner.ErrNeedsInput):

@@ -111,6 +111,7 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 		a.newStateCmd(),
 		a.newPruneCmd(),
 		a.newAgentSimCmd(),
+		a.newSnapshotCmd(),
 	)
 	return root
 }

@@ -1,0 +1,367 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+	"unsafe"
+
+	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/runner"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newSnapshotCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "snapshot",
+		Short: "Record, compare and restore the state of a git work tree",
+		Long: `Snapshots record a git work tree — tracked changes and untracked, non-ignored
+files — as a commit under refs/runner/snapshots/<id>, without touching the
+index, the work tree, HEAD, the branch or the stash. runner takes one before
+every task; scripts can take their own before a risky step.
+
+IDs accept unique prefixes. Commands other than take and list work on the
+repository containing the current directory, or the one given with -C.`,
+		Args: args(cobra.NoArgs),
+	}
+	var dir string
+	cmd.PersistentFlags().StringVarP(&dir, "dir", "C", ".", "work in the repository containing `DIR`")
+	cmd.AddCommand(
+		a.newSnapshotTakeCmd(&dir),
+		a.newSnapshotListCmd(&dir),
+		a.newSnapshotShowCmd(&dir),
+		a.newSnapshotDiffCmd(&dir),
+		a.newSnapshotRestoreCmd(&dir),
+		a.newSnapshotPruneCmd(&dir),
+	)
+	return cmd
+}
+
+// snapshotDir is DIR from the arguments when given, else -C.
+func snapshotDir(dir *string, argv []string) string {
+	if len(argv) > 0 {
+		return argv[0]
+	}
+	return *dir
+}
+
+// snapshotErr adds what to do to the errors a user can fix.
+func snapshotErr(err error) error {
+	switch {
+	case errors.Is(err, gitsnap.ErrNotRepo):
+		return fmt.Errorf("%w (snapshots need a git work tree: run 'git init' there first, or name the repository: 'runner snapshot take DIR' or '-C DIR')", err)
+	case errors.Is(err, gitsnap.ErrBareRepo):
+		return fmt.Errorf("%w (name a checked-out work tree instead)", err)
+	}
+	return err
+}
+
+func (a *app) newSnapshotTakeCmd(dir *string) *cobra.Command {
+	var opts gitsnap.Options
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "take [DIR]",
+		Short: "Snapshot the work tree containing DIR (default: the current directory)",
+		Args:  args(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			a.jsonErrors = asJSON
+			s, err := gitsnap.Take(cmd.Context(), snapshotDir(dir, argv), opts)
+			if err != nil {
+				return snapshotErr(err)
+			}
+			if asJSON {
+				return a.printJSON(s)
+			}
+			fmt.Fprintf(a.out, "snapshot %s of %s: %s (%s)\n", s.ID, s.Dir, describeState(s), s.Duration.Round(time.Millisecond))
+			fmt.Fprintf(a.out, "  diff:    runner snapshot diff -C %s %s\n", shellQuote(s.Dir), s.ID)
+			fmt.Fprintf(a.out, "  restore: runner snapshot restore -C %s %s\n", shellQuote(s.Dir), s.ID)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opts.Label, "label", "", "a one-line note stored with the snapshot")
+	cmd.Flags().StringVar(&opts.ID, "id", "", "the snapshot's ID (default: s_ and 8 random characters)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func (a *app) newSnapshotListCmd(dir *string) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list [DIR]",
+		Short: "List the snapshots of the repository containing DIR, newest first",
+		Args:  args(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			a.jsonErrors = asJSON
+			snaps, err := gitsnap.List(cmd.Context(), snapshotDir(dir, argv))
+			if err != nil {
+				return snapshotErr(err)
+			}
+			if asJSON {
+				if snaps == nil {
+					snaps = []gitsnap.Snapshot{}
+				}
+				return a.printJSON(snaps)
+			}
+			if len(snaps) == 0 {
+				fmt.Fprintln(a.out, "no snapshots")
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tTIME\tBASE\tCHANGES\tLABEL")
+			for _, s := range snaps {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04:05"),
+					shortBase(&s), describeCounts(&s), s.Label)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func (a *app) newSnapshotShowCmd(dir *string) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show what a snapshot recorded",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			a.jsonErrors = asJSON
+			s, err := gitsnap.Get(cmd.Context(), *dir, argv[0])
+			if err != nil {
+				return snapshotErr(err)
+			}
+			if asJSON {
+				return a.printJSON(s)
+			}
+			tw := tabwriter.NewWriter(a.out, 0, 4, 1, ' ', 0)
+			fmt.Fprintf(tw, "id:\t%s\n", s.ID)
+			if s.Label != "" {
+				fmt.Fprintf(tw, "label:\t%s\n", s.Label)
+			}
+			fmt.Fprintf(tw, "time:\t%s\n", s.Time.Local().Format(time.RFC3339))
+			fmt.Fprintf(tw, "dir:\t%s\n", s.Dir)
+			base := "none (unborn HEAD)"
+			if s.Base != "" {
+				base = s.Base
+				if s.Branch != "" {
+					base += " (" + s.Branch + ")"
+				} else {
+					base += " (detached HEAD)"
+				}
+			}
+			fmt.Fprintf(tw, "base:\t%s\n", base)
+			fmt.Fprintf(tw, "state:\t%s\n", describeState(s))
+			fmt.Fprintf(tw, "ref:\t%s\n", s.Ref)
+			fmt.Fprintf(tw, "commit:\t%s\n", s.Commit)
+			fmt.Fprintf(tw, "tree:\t%s\n", s.Tree)
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func (a *app) newSnapshotDiffCmd(dir *string) *cobra.Command {
+	var opts gitsnap.DiffOptions
+	var statOnly, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "diff ID",
+		Short: "Show what changed since a snapshot (in the work tree, or in another snapshot with --against)",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			a.jsonErrors = asJSON
+			opts.Patch = !statOnly
+			d, err := gitsnap.Diff(cmd.Context(), *dir, argv[0], opts)
+			if err != nil {
+				return snapshotErr(err)
+			}
+			if asJSON {
+				return a.printJSON(d)
+			}
+			if len(d.Files) == 0 {
+				fmt.Fprintf(a.out, "no changes from %s to %s\n", d.From, d.To)
+				return nil
+			}
+			io.WriteString(a.out, d.Stat)
+			if d.Patch != "" {
+				fmt.Fprintln(a.out)
+				io.WriteString(a.out, d.Patch)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&opts.Against, "against", "", "compare with snapshot `ID2` instead of the work tree")
+	cmd.Flags().BoolVar(&statOnly, "stat", false, "print only the stat, not the patch")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func (a *app) newSnapshotRestoreCmd(dir *string) *cobra.Command {
+	var yes, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "restore ID",
+		Short: "Make the work tree's files exactly a snapshot's (undoable)",
+		Long: `Restore makes the work tree's non-ignored files exactly those of the snapshot:
+files created since are removed, deleted ones come back, contents, modes and
+symlinks are the snapshot's. HEAD, the branch, the index and ignored files are
+left alone; submodules are not recursed into. The current state is snapshot
+first, so the restore can itself be undone with the ID it prints.
+
+It asks for confirmation unless --yes is given; without a terminal and without
+--yes it refuses (exit 2).`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			a.jsonErrors = asJSON
+			ctx := cmd.Context()
+			s, err := gitsnap.Get(ctx, *dir, argv[0])
+			if err != nil {
+				return snapshotErr(err)
+			}
+			if !yes {
+				q := fmt.Sprintf("Restore %s (%s) over the files in %s? The current state is snapshot first. [y/N] ",
+					s.ID, s.Time.Local().Format("2006-01-02 15:04:05"), s.Dir)
+				if err := a.confirmSnapshot(q, fmt.Sprintf("restore %s would overwrite files in %s", s.ID, s.Dir)); err != nil {
+					return err
+				}
+			}
+			res, err := gitsnap.Restore(ctx, s.Dir, s.ID)
+			if err != nil {
+				return snapshotErr(err)
+			}
+			if asJSON {
+				return a.printJSON(res)
+			}
+			fmt.Fprintf(a.out, "restored %s in %s: %d paths written or removed\n", s.ID, s.Dir, len(res.Changes))
+			for _, ch := range res.Skipped {
+				fmt.Fprintf(a.out, "  skipped submodule %s (submodules are not restored)\n", ch.Path)
+			}
+			fmt.Fprintf(a.out, "undo with: runner snapshot restore -C %s %s\n", shellQuote(s.Dir), res.Undo.ID)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+func (a *app) newSnapshotPruneCmd(dir *string) *cobra.Command {
+	var olderThan string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "prune",
+		Short: "Delete snapshots older than an age (default 30d)",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			a.jsonErrors = asJSON
+			age, err := parseAge(olderThan)
+			if err != nil {
+				return err
+			}
+			pruned, err := gitsnap.Prune(cmd.Context(), *dir, age)
+			if err != nil {
+				return snapshotErr(err)
+			}
+			if asJSON {
+				if pruned == nil {
+					pruned = []gitsnap.Snapshot{}
+				}
+				return a.printJSON(pruned)
+			}
+			for _, s := range pruned {
+				fmt.Fprintf(a.out, "pruned %s (%s)\n", s.ID, s.Time.Local().Format("2006-01-02 15:04:05"))
+			}
+			fmt.Fprintf(a.out, "%d snapshots older than %s pruned\n", len(pruned), olderThan)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&olderThan, "older-than", "30d", "age: a number with d (days) or w (weeks), or a Go duration such as 12h")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}
+
+// parseAge reads "30d", "2w" or a Go duration ("12h", "90m").
+func parseAge(s string) (time.Duration, error) {
+	bad := runner.Usagef("--older-than %q: want a number with d (days) or w (weeks), or a duration such as 12h", s)
+	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
+		if n, ok := strings.CutSuffix(s, suffix); ok {
+			v, err := strconv.Atoi(n)
+			if err != nil || v < 0 {
+				return 0, bad
+			}
+			return time.Duration(v) * unit, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, bad
+	}
+	return d, nil
+}
+
+// describeState is "clean" or the counts of changed paths.
+func describeState(s *gitsnap.Snapshot) string {
+	if !s.Dirty {
+		return "clean (same as HEAD)"
+	}
+	return fmt.Sprintf("%d changed paths since HEAD (%d added, %d modified, %d deleted)",
+		s.Counts.Total(), s.Counts.Added, s.Counts.Modified, s.Counts.Deleted)
+}
+
+func describeCounts(s *gitsnap.Snapshot) string {
+	if !s.Dirty {
+		return "clean"
+	}
+	return fmt.Sprintf("+%d ~%d -%d", s.Counts.Added, s.Counts.Modified, s.Counts.Deleted)
+}
+
+func shortBase(s *gitsnap.Snapshot) string {
+	if s.Base == "" {
+		return "(unborn)"
+	}
+	return s.Base[:min(10, len(s.Base))]
+}
+
+// shellQuote quotes s for a copy-pasted shell command when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// snapshotIsTerminal reports whether r is a terminal. Tests swap it.
+var snapshotIsTerminal = func(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	var t syscall.Termios
+	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), ioctlGetTermios, uintptr(unsafe.Pointer(&t)))
+	return errno == 0
+}
+
+// confirmSnapshot asks question on the terminal and returns nil on yes. With
+// no terminal it refuses with a usage error (exit 2) saying what to do.
+func (a *app) confirmSnapshot(question, what string) error {
+	if !snapshotIsTerminal(a.in) {
+		return runner.Usagef("%s; stdin is not a terminal, so nobody can confirm: pass --yes", what)
+	}
+	fmt.Fprint(a.errOut, question)
+	line, err := bufio.NewReader(a.in).ReadString('\n')
+	if err != nil && line == "" {
+		return &runner.ExitError{Code: runner.ExitFailed, Err: fmt.Errorf("%s: no answer, nothing done", what)}
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return nil
+	}
+	return &runner.ExitError{Code: runner.ExitFailed, Err: fmt.Errorf("%s: not confirmed, nothing done", what)}
+}

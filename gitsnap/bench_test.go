@@ -1,0 +1,125 @@
+package gitsnap
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// benchRepo generates a repository of n committed files (about 1 KiB each,
+// 100 per directory), then modifies `modified` of them and adds `untracked`
+// new files. File times are set in the past so no index entry is racy.
+func benchRepo(b *testing.B, n, modified, untracked int) string {
+	b.Helper()
+	dir := b.TempDir()
+	gitT(b, dir, "init", "-q")
+	line := strings.Repeat("x", 60) + "\n"
+	past := time.Now().Add(-time.Hour)
+	name := func(i int) string { return fmt.Sprintf("d%03d/f%05d.txt", i/100, i) }
+	for i := range n {
+		p := filepath.Join(dir, filepath.FromSlash(name(i)))
+		if i%100 == 0 {
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+		content := fmt.Sprintf("file %d\n%s", i, strings.Repeat(line, 16))
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Chtimes(p, past, past); err != nil {
+			b.Fatal(err)
+		}
+	}
+	gitT(b, dir, "add", "-A")
+	gitT(b, dir, "commit", "-q", "-m", "generated")
+	for i := range modified {
+		p := filepath.Join(dir, filepath.FromSlash(name(i*(n/modified))))
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fmt.Fprintf(f, "modified %d\n", i)
+		f.Close()
+	}
+	for i := range untracked {
+		write(b, dir, fmt.Sprintf("new/u%03d.txt", i), fmt.Sprintf("untracked %d\n", i))
+	}
+	return dir
+}
+
+// bareSequence is the plain plumbing snapshot the issue measures against:
+// a fresh temporary index, read-tree HEAD, add -A, write-tree, commit-tree.
+func bareSequence(ctx context.Context, dir string) error {
+	tmp, err := os.MkdirTemp("", "gitsnap-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	env := []string{"GIT_INDEX_FILE=" + filepath.Join(tmp, "index")}
+	if _, err := run(ctx, call{dir: dir, env: env, args: []string{"read-tree", "HEAD"}}); err != nil {
+		return err
+	}
+	if _, err := run(ctx, call{dir: dir, env: env, args: []string{"add", "-A"}}); err != nil {
+		return err
+	}
+	tree, err := run(ctx, call{dir: dir, env: env, args: []string{"write-tree"}})
+	if err != nil {
+		return err
+	}
+	_, err = run(ctx, call{dir: dir, args: []string{"commit-tree", trimOut(tree), "-p", "HEAD", "-m", "bench"}})
+	return err
+}
+
+// BenchmarkSnapshot20k compares Take with the bare plumbing sequence and
+// with `git stash create` on 20 000 committed files, 200 modified and 50
+// untracked. The three are interleaved in every iteration (in rotating
+// order) so load on a shared machine hits them alike; the ratios are
+// reported as take/bare and take/stash. Run it with scripts/bench-snapshot.sh.
+func BenchmarkSnapshot20k(b *testing.B) {
+	dir := benchRepo(b, 20000, 200, 50)
+	ctx := context.Background()
+	steps := []struct {
+		name string
+		f    func(i int) error
+	}{
+		{"take", func(i int) error {
+			_, err := Take(ctx, dir, Options{ID: fmt.Sprintf("b_%d", i)})
+			return err
+		}},
+		{"bare", func(int) error { return bareSequence(ctx, dir) }},
+		{"stash", func(int) error {
+			_, err := run(ctx, call{dir: dir, args: []string{"stash", "create"}})
+			return err
+		}},
+	}
+	// Warm the page cache and git's object store once.
+	for _, s := range steps {
+		if err := s.f(-1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	total := make([]time.Duration, len(steps))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k := range steps {
+			j := (i + k) % len(steps)
+			start := time.Now()
+			if err := steps[j].f(i); err != nil {
+				b.Fatal(err)
+			}
+			total[j] += time.Since(start)
+		}
+	}
+	b.StopTimer()
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+	b.ReportMetric(ms(total[0]), "take-ms")
+	b.ReportMetric(ms(total[1]), "bare-ms")
+	b.ReportMetric(ms(total[2]), "stash-ms")
+	b.ReportMetric(float64(total[0])/float64(total[1]), "take/bare")
+	b.ReportMetric(float64(total[0])/float64(total[2]), "take/stash")
+}

@@ -1,0 +1,163 @@
+package gitsnap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// repo is what one command needs to know about the repository.
+type repo struct {
+	top      string // absolute top of the work tree
+	gitDir   string // absolute git directory (per worktree)
+	index    string // absolute path of the user's index file
+	head     string // HEAD commit; "" when HEAD is unborn
+	headTree string // HEAD's tree; "" when unborn
+	headRef  string // "refs/heads/<branch>"; "" when HEAD is detached
+}
+
+// open finds the repository containing dir. It fails with errors wrapping
+// ErrNotRepo, ErrBareRepo or ErrGitMissing.
+func open(ctx context.Context, dir string) (*repo, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", dir, err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory: %w", abs, ErrNotRepo)
+	}
+	base := []string{"rev-parse", "--is-bare-repository", "--absolute-git-dir", "--show-toplevel",
+		"--path-format=absolute", "--git-path", "index"}
+	out, err := run(ctx, call{dir: abs, args: append(base, "HEAD", "HEAD^{tree}", "--symbolic-full-name", "HEAD")})
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if err != nil {
+		if errors.Is(err, ErrGitMissing) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return nil, err
+		}
+		var ge *GitError
+		switch {
+		case len(lines) > 0 && lines[0] == "true":
+			return nil, fmt.Errorf("%s: %w", abs, ErrBareRepo)
+		case errors.As(err, &ge) && strings.Contains(ge.Stderr, "not a git repository"):
+			return nil, fmt.Errorf("%s: %w", abs, ErrNotRepo)
+		case errors.As(err, &ge) && strings.Contains(ge.Stderr, "must be run in a work tree"):
+			return nil, fmt.Errorf("%s is inside a git directory, not a work tree: %w", abs, ErrNotRepo)
+		}
+		// Most likely an unborn HEAD: ask again without it.
+		out, err2 := run(ctx, call{dir: abs, args: base})
+		if err2 != nil {
+			return nil, err
+		}
+		lines = strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+		if len(lines) != 4 {
+			return nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", abs, out)
+		}
+		r := &repo{gitDir: lines[1], top: lines[2], index: lines[3]}
+		// HEAD names a branch that has no commit yet (or is broken).
+		ref, err3 := run(ctx, call{dir: abs, args: []string{"symbolic-ref", "-q", "HEAD"}})
+		if err3 != nil {
+			return nil, fmt.Errorf("read HEAD in %s: %w", abs, err)
+		}
+		r.headRef = trimOut(ref)
+		if _, err3 := run(ctx, call{dir: abs, args: []string{"rev-parse", "-q", "--verify", r.headRef}}); err3 == nil {
+			return nil, err // HEAD is born: the first error was something else
+		}
+		return r, nil
+	}
+	if len(lines) != 7 {
+		return nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", abs, out)
+	}
+	if lines[0] == "true" {
+		return nil, fmt.Errorf("%s: %w", abs, ErrBareRepo)
+	}
+	r := &repo{gitDir: lines[1], top: lines[2], index: lines[3], head: lines[4], headTree: lines[5]}
+	if strings.HasPrefix(lines[6], "refs/") {
+		r.headRef = lines[6]
+	}
+	return r, nil
+}
+
+// git runs a git command at the top of the work tree.
+func (r *repo) git(ctx context.Context, args ...string) ([]byte, error) {
+	return run(ctx, call{dir: r.top, args: args})
+}
+
+// gitIndex runs a git command at the top of the work tree on the given index file.
+func (r *repo) gitIndex(ctx context.Context, index string, stdin io.Reader, args ...string) ([]byte, error) {
+	return run(ctx, call{dir: r.top, env: []string{"GIT_INDEX_FILE=" + index}, stdin: stdin, args: args})
+}
+
+// branch is the short branch name, "" when detached.
+func (r *repo) branch() string { return strings.TrimPrefix(r.headRef, "refs/heads/") }
+
+// copyIndex copies the user's index to dst with the same modification time,
+// so git's racy-entry check behaves exactly as on the original. It reports
+// false when the user has no index yet. The original is only read.
+func copyIndex(src, dst string) (bool, error) {
+	in, err := os.Open(src)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read index: %w", err)
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return false, fmt.Errorf("read index: %w", err)
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return false, fmt.Errorf("copy index: %w", err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return false, fmt.Errorf("copy index %s to %s: %w", src, dst, err)
+	}
+	if err := out.Close(); err != nil {
+		return false, fmt.Errorf("copy index %s to %s: %w", src, dst, err)
+	}
+	if err := os.Chtimes(dst, fi.ModTime(), fi.ModTime()); err != nil {
+		return false, fmt.Errorf("copy index: %w", err)
+	}
+	return true, nil
+}
+
+// captureTree writes the tree of the work tree's current state (tracked
+// changes and untracked, non-ignored files) on a temporary index that starts
+// as a copy of the user's, so only changed files are hashed.
+func (r *repo) captureTree(ctx context.Context) (string, error) {
+	tmp, err := os.MkdirTemp("", "gitsnap-")
+	if err != nil {
+		return "", fmt.Errorf("snapshot %s: temporary index: %w", r.top, err)
+	}
+	defer os.RemoveAll(tmp)
+	return r.captureTreeInto(ctx, filepath.Join(tmp, "index"), r.index)
+}
+
+// captureTreeInto builds the work tree's state in the index file idx,
+// starting from a copy of from (if it exists) or HEAD's tree, and returns the
+// tree written.
+func (r *repo) captureTreeInto(ctx context.Context, idx, from string) (string, error) {
+	copied, err := copyIndex(from, idx)
+	if err != nil {
+		return "", fmt.Errorf("snapshot %s: %w", r.top, err)
+	}
+	if !copied && r.head != "" {
+		if _, err := r.gitIndex(ctx, idx, nil, "read-tree", r.head); err != nil {
+			return "", err
+		}
+	}
+	if _, err := r.gitIndex(ctx, idx, nil, "add", "-A"); err != nil {
+		return "", err
+	}
+	out, err := r.gitIndex(ctx, idx, nil, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	return trimOut(out), nil
+}
