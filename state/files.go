@@ -1,0 +1,181 @@
+package state
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// The per-task files live in subdirectories of the state directory:
+//
+//	logs/<id>.log              the pane's transcript (tmux pipe-pane appends)
+//	logs/<id>.supervisor.log   a detached supervisor's own log
+//	events/<id>.jsonl          events from the agent's hook (runner hook)
+//	events/panes-died          "PANE STATUS" lines from tmux's pane-died hook
+//	locks/<project>.lock       the per-project lock of --exclusive
+//	hooks/<id>.json            settings files handed to agents for their hooks
+
+// TaskFile returns the path of a per-task file of the given kind ("log",
+// "supervisor-log", "events", "hook-settings").
+func (s *Store) TaskFile(kind, id string) string {
+	switch kind {
+	case "log":
+		return filepath.Join(s.dir, "logs", id+".log")
+	case "supervisor-log":
+		return filepath.Join(s.dir, "logs", id+".supervisor.log")
+	case "events":
+		return filepath.Join(s.dir, "events", id+".jsonl")
+	case "hook-settings":
+		return filepath.Join(s.dir, "hooks", id+".json")
+	}
+	panic("state: unknown task file kind " + kind)
+}
+
+// PaneDiedFile is where tmux's pane-died hook appends "PANE STATUS" lines.
+func (s *Store) PaneDiedFile() string { return filepath.Join(s.dir, "events", "panes-died") }
+
+// PrepareTaskFiles creates the subdirectories (0700) and an empty transcript
+// and events file (0600) for a task, so watchers can be set up before the
+// first write.
+func (s *Store) PrepareTaskFiles(id string) error {
+	for _, sub := range []string{"logs", "events", "hooks", "locks"} {
+		if err := os.MkdirAll(filepath.Join(s.dir, sub), 0o700); err != nil {
+			return fmt.Errorf("create %s: %w", filepath.Join(s.dir, sub), err)
+		}
+	}
+	for _, p := range []string{s.TaskFile("log", id), s.TaskFile("events", id), s.PaneDiedFile()} {
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("create %s: %w", p, err)
+		}
+		f.Close()
+	}
+	return nil
+}
+
+// WriteTaskFile writes a per-task file (0600) atomically.
+func (s *Store) WriteTaskFile(kind, id string, data []byte) error {
+	p := s.TaskFile(kind, id)
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return err
+	}
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	return os.Rename(tmp, p)
+}
+
+// TaskEvent is one event reported by an agent's hook for a task.
+type TaskEvent struct {
+	Time  time.Time       `json:"time"`
+	Event string          `json:"event"` // e.g. "Stop"
+	Data  json.RawMessage `json:"data,omitempty"`
+}
+
+// AppendTaskEvent appends ev to the task's events file. One write of one
+// line with O_APPEND, so concurrent hooks never interleave.
+func (s *Store) AppendTaskEvent(id string, ev TaskEvent) error {
+	if !ValidTaskID(id) {
+		return fmt.Errorf("task id %q: want t_ and 8 lowercase letters or digits", id)
+	}
+	if err := os.MkdirAll(filepath.Join(s.dir, "events"), 0o700); err != nil {
+		return err
+	}
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(s.TaskFile("events", id), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("open events of %s: %w", id, err)
+	}
+	defer f.Close()
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("append event for %s: %w", id, err)
+	}
+	return nil
+}
+
+// ReadTaskEvents returns the task's hook events (a missing file is none;
+// unparsable lines are skipped).
+func (s *Store) ReadTaskEvents(id string) ([]TaskEvent, error) {
+	f, err := os.Open(s.TaskFile("events", id))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var evs []TaskEvent
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 4<<20)
+	for sc.Scan() {
+		var ev TaskEvent
+		if json.Unmarshal(sc.Bytes(), &ev) == nil {
+			evs = append(evs, ev)
+		}
+	}
+	return evs, sc.Err()
+}
+
+// ProjectLock is a held per-project lock (runner dispatch --exclusive).
+type ProjectLock struct {
+	f *os.File
+}
+
+// File returns the open lock file, to hand to a child process that keeps
+// holding the lock (flock locks belong to the open file, which the child
+// shares).
+func (l *ProjectLock) File() *os.File { return l.f }
+
+// Unlock releases the lock.
+func (l *ProjectLock) Unlock() {
+	if l != nil && l.f != nil {
+		syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+		l.f.Close()
+		l.f = nil
+	}
+}
+
+// LockProject takes the per-project lock. Without wait, a lock held by
+// someone else is an error wrapping ErrBusy at once; with wait, it waits
+// until ctx ends.
+func (s *Store) LockProject(ctx context.Context, project string, wait bool) (*ProjectLock, error) {
+	dir := filepath.Join(s.dir, "locks")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, project+".lock")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open project lock %s: %w", path, err)
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return &ProjectLock{f: f}, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("lock project %s: %w", project, err)
+		}
+		if !wait {
+			f.Close()
+			return nil, fmt.Errorf("project %q is busy: another exclusive task holds %s (use --wait-lock to wait for it): %w", project, path, ErrBusy)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("wait for project lock %s: %w", path, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
