@@ -1,6 +1,7 @@
 package state
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -152,6 +153,15 @@ type Task struct {
 
 	// Turns is the turn log: at most MaxTurns one-line summaries, oldest first.
 	Turns []Turn `json:"turns,omitempty"`
+
+	// Transcript is the file the pane's output is piped to.
+	Transcript string `json:"transcript,omitempty"`
+	// Question is the agent's open question while needs_input.
+	Question string `json:"question,omitempty"`
+	// Settings holds the dispatch options the supervisor needs (timeouts,
+	// approval rules, commit and notify settings), as the runner package
+	// serialises them.
+	Settings json.RawMessage `json:"settings,omitempty"`
 }
 
 // SetStatus moves the task to status s at time at, recording reason in the

@@ -493,4 +493,3 @@ func (c *Client) SetSessionHook(ctx context.Context, session, hook, command stri
 	}
 	return nil
 }
-

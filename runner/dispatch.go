@@ -1,0 +1,495 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// Env is what the domain operations need from the outside world. cmd/runner
+// builds one per command.
+type Env struct {
+	Store    *state.Store
+	TC       *tmuxctl.Client
+	Profiles []*Profile
+	Getenv   func(string) string
+	// Exe is the absolute path of the runner binary (started as the
+	// supervisor, used in hooks and for the sim profile's "runner").
+	Exe string
+	// Progress receives one-line progress messages (stderr in the
+	// foreground; nil for none).
+	Progress io.Writer
+	// Now returns the time; nil means time.Now.
+	Now func() time.Time
+}
+
+func (e *Env) now() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
+}
+
+func (e *Env) say(format string, args ...any) {
+	if e.Progress != nil {
+		fmt.Fprintf(e.Progress, "runner: "+format+"\n", args...)
+	}
+}
+
+// RunSettings are the dispatch options a supervisor needs; they are stored
+// with the task so a detached or resumed supervisor behaves the same.
+type RunSettings struct {
+	Timeout         time.Duration     `json:"timeout"`
+	ReadyTimeout    time.Duration     `json:"ready_timeout"`
+	Settle          time.Duration     `json:"settle"`
+	Idle            time.Duration     `json:"idle"`
+	YesTrust        bool              `json:"yes_trust,omitempty"`
+	WaitInput       bool              `json:"wait_input,omitempty"`
+	ApproveRules    []string          `json:"approve_rules,omitempty"`
+	Commit          bool              `json:"commit,omitempty"`
+	CommitBranch    bool              `json:"commit_branch,omitempty"`
+	CommitAll       bool              `json:"commit_all,omitempty"`
+	Notify          []string          `json:"notify,omitempty"`
+	NotifyTimeout   time.Duration     `json:"notify_timeout,omitempty"`
+	Awareness       AwarenessMode     `json:"awareness,omitempty"`
+	AwarenessMax    int               `json:"awareness_max,omitempty"`
+	Detached        bool              `json:"detached,omitempty"`
+	ProfileOverride map[string]string `json:"-"`
+}
+
+// DispatchRequest is one `runner dispatch`.
+type DispatchRequest struct {
+	Project         string // a registered name or a path
+	Text            string
+	Agent           string
+	Model           string
+	AgentArgs       []string
+	PermissionsAuto bool
+	RequireSnapshot bool
+	Exclusive       bool
+	WaitLock        bool
+	Source          string // "user", "cron"; a parent task id is filled in from the pane environment
+	Size            tmuxctl.Size
+	UseHook         bool // install the agent's turn-end hook when its profile has one
+	Settings        RunSettings
+}
+
+// ErrTaskFailed is wrapped by the error of a task that ended failed or
+// exited (exit 1).
+var ErrTaskFailed = errors.New("task failed")
+
+// ErrTaskTimeout is wrapped by the error of a task that timed out (exit 3).
+var ErrTaskTimeout = errors.New("task timed out")
+
+// ErrCancelled is wrapped by the error of a cancelled task.
+var ErrCancelled = errors.New("task cancelled")
+
+// isPathArg says whether a PROJECT argument is a path rather than a name.
+func isPathArg(s string) bool {
+	return s == "." || s == ".." || strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./") ||
+		strings.HasPrefix(s, "../") || strings.HasPrefix(s, "~") || strings.Contains(s, "/")
+}
+
+// ResolveProject returns the project name (empty for a path) and its
+// absolute directory.
+func ResolveProject(st *state.State, arg string) (string, string, error) {
+	if arg == "" {
+		return "", "", Usagef("no project: give a registered name (see 'runner project list') or a directory such as .")
+	}
+	if isPathArg(arg) {
+		abs, err := filepath.Abs(arg)
+		if err != nil {
+			return "", "", Usagef("project path %q: %v", arg, err)
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return "", "", Usagef("project path %q: directory %s does not exist", arg, abs)
+		}
+		return "", abs, nil
+	}
+	p, ok := st.Projects[arg]
+	if !ok {
+		return "", "", Usagef("project %q is not registered (add it with 'runner project add %s DIR', or give a path such as ./%s)", arg, arg, arg)
+	}
+	if fi, err := os.Stat(p.Dir); err != nil || !fi.IsDir() {
+		return "", "", Usagef("project %q: directory %s does not exist (re-add it with 'runner project rm %s' and 'runner project add %s DIR')", arg, p.Dir, arg, arg)
+	}
+	return arg, p.Dir, nil
+}
+
+// SessionName is the tmux session of a project: its name, or for a path
+// "dir-<base>-<hash>". Dots are replaced (tmux reserves them in targets).
+func SessionName(project, dir string) string {
+	name := project
+	if name == "" {
+		var h uint32 = 2166136261
+		for i := 0; i < len(dir); i++ {
+			h = (h ^ uint32(dir[i])) * 16777619
+		}
+		base := regexp.MustCompile(`[^A-Za-z0-9_-]+`).ReplaceAllString(filepath.Base(dir), "_")
+		if len(base) > 40 {
+			base = base[:40]
+		}
+		name = fmt.Sprintf("dir-%s-%04x", base, h&0xffff)
+	}
+	return strings.ReplaceAll(name, ".", "_")
+}
+
+// Dispatch registers a task and runs it: in the foreground (the returned
+// error says how it ended) or, with Settings.Detached, by starting a
+// supervisor process and returning at once.
+func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, error) {
+	if strings.TrimSpace(req.Text) == "" {
+		return nil, Usagef("the task is empty: give TASK, or --file F / --file - with the text")
+	}
+	prof, err := FindProfile(env.Profiles, req.Agent)
+	if err != nil {
+		return nil, Usagef("%v", err)
+	}
+	argv, err := prof.Argv(LaunchOptions{Model: req.Model, PermissionsAuto: req.PermissionsAuto, ExtraArgs: req.AgentArgs})
+	if err != nil {
+		return nil, err
+	}
+	if argv, err = resolveArgv(env, prof, argv); err != nil {
+		return nil, err
+	}
+	for _, r := range req.Settings.ApproveRules {
+		if _, err := regexp.Compile(r); err != nil {
+			return nil, Usagef("--approve-rule %q: %v", r, err)
+		}
+	}
+	st, err := env.Store.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	project, dir, err := ResolveProject(st, req.Project)
+	if err != nil {
+		return nil, err
+	}
+	// A dispatch from inside a runner pane is a child of that pane's task.
+	parent, level, source := "", 1, req.Source
+	if source == "" {
+		source = state.SourceUser
+	}
+	if pid := env.Getenv("RUNNER_TASK_ID"); pid != "" && state.ValidTaskID(pid) {
+		if pt, ok := st.Tasks[pid]; ok {
+			parent, level, source = pt.ID, pt.Level+1, pt.ID
+		}
+	}
+	if req.RequireSnapshot {
+		if _, err := gitsnap.List(ctx, dir); err != nil && (errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing)) {
+			return nil, Usagef("--require-snapshot: %v", err)
+		}
+	}
+	var lock *state.ProjectLock
+	if req.Exclusive {
+		key := project
+		if key == "" {
+			key = SessionName("", dir)
+		}
+		if lock, err = env.Store.LockProject(ctx, key, req.WaitLock); err != nil {
+			return nil, err
+		}
+		defer lock.Unlock()
+	}
+	settings, _ := json.Marshal(req.Settings)
+	now := env.now()
+	var task *state.Task
+	err = env.Store.Update(ctx, func(s *state.State) error {
+		id := s.NewTaskID()
+		task = &state.Task{ID: id, Project: project, Dir: dir, Agent: prof.Name, Text: req.Text,
+			Parent: parent, Level: level, Source: source, Created: now, Settings: settings,
+			Tmux:       state.TmuxTarget{Socket: env.TC.Socket(), Session: SessionName(project, dir), Window: id},
+			Transcript: env.Store.TaskFile("log", id)}
+		_ = task.SetStatus(state.StatusQueued, now, "dispatched by "+source)
+		s.Tasks[id] = task
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	env.journal(ctx, task, "dispatch", fmt.Sprintf("agent %s in %s: %s", prof.Name, dir, taskTitle(req.Text)))
+	env.say("task %s: %s in %s", task.ID, prof.Name, dir)
+
+	// Snapshot before anything runs.
+	snapRef, snapNote := "", ""
+	snap, err := gitsnap.Take(ctx, dir, gitsnap.Options{ID: task.ID, Label: "before " + taskTitle(req.Text)})
+	switch {
+	case err == nil:
+		snapRef = snap.Ref
+		snapNote = fmt.Sprintf("snapshot %s (%s)", snap.Ref, snap.Duration.Round(time.Millisecond))
+	case req.RequireSnapshot:
+		_ = env.finish(ctx, task.ID, state.StatusFailed, "no snapshot: "+err.Error(), nil)
+		return task, Usagef("--require-snapshot: %v", err)
+	default:
+		snapNote = "no snapshot: " + snapshotReason(err)
+	}
+	if err := env.update(ctx, task.ID, func(t *state.Task) {
+		t.SnapshotRef = snapRef
+		_ = t.SetStatus(state.StatusStarting, env.now(), snapNote)
+	}); err != nil {
+		return task, err
+	}
+	if err := env.Store.PrepareTaskFiles(task.ID); err != nil {
+		return task, err
+	}
+	// Launch the agent.
+	if err := env.launch(ctx, task, prof, argv, req); err != nil {
+		_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "launch failed: "+err.Error(), nil)
+		return task, err
+	}
+	if req.Settings.Detached {
+		var extra []*os.File
+		if lock != nil {
+			extra = append(extra, lock.File())
+		}
+		pid, err := env.StartSupervisor(task.ID, extra)
+		if err != nil {
+			_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "start supervisor: "+err.Error(), nil)
+			return task, err
+		}
+		env.say("task %s: supervisor %d started (runner status %s, runner attach %s)", task.ID, pid, task.ID, task.ID)
+		t, _ := env.task(ctx, task.ID)
+		if t != nil {
+			task = t
+		}
+		return task, nil
+	}
+	if err := env.update(ctx, task.ID, func(t *state.Task) { t.SupervisorPID = os.Getpid() }); err != nil {
+		return task, err
+	}
+	err = Supervise(ctx, env, task.ID)
+	if t, _ := env.task(context.WithoutCancel(ctx), task.ID); t != nil {
+		task = t
+	}
+	return task, err
+}
+
+func snapshotReason(err error) string {
+	switch {
+	case errors.Is(err, gitsnap.ErrNotRepo):
+		return "not a git repository"
+	case errors.Is(err, gitsnap.ErrBareRepo):
+		return "a bare repository"
+	case errors.Is(err, gitsnap.ErrGitMissing):
+		return "git is not installed"
+	}
+	return err.Error()
+}
+
+// resolveArgv makes argv[0] absolute: "runner" is this binary; anything
+// else is looked up in PATH, with a clear error when missing.
+func resolveArgv(env *Env, prof *Profile, argv []string) ([]string, error) {
+	if len(argv) == 0 {
+		return nil, Usagef("agent %s: the profile has no command (set profiles.%s.command in the config)", prof.Name, prof.Name)
+	}
+	out := append([]string(nil), argv...)
+	if out[0] == "runner" && env.Exe != "" {
+		out[0] = env.Exe
+		return out, nil
+	}
+	p, err := exec.LookPath(out[0])
+	if err != nil {
+		return nil, Usagef("agent %s: %q is not installed or not in PATH (install it, or set profiles.%s.command in the config; 'runner agents' lists what is installed)", prof.Name, out[0], prof.Name)
+	}
+	out[0] = p
+	return out, nil
+}
+
+// paneEnv is the environment every agent pane gets (DESIGN.md), plus the
+// caller's PATH and locale so a server started from cron does not leave
+// agents with a minimal environment.
+func paneEnv(env *Env, t *state.Task, prof *Profile) []string {
+	kv := []string{
+		"RUNNER_TASK_ID=" + t.ID,
+		"RUNNER_PROJECT=" + t.Project,
+		"RUNNER_LEVEL=" + strconv.Itoa(t.Level),
+		"RUNNER_PARENT=" + t.Parent,
+		"RUNNER_STATE_DIR=" + env.Store.Dir(),
+		"RUNNER_SOCKET=" + env.TC.Socket(),
+		"RUNNER_TMUX_SOCKET=" + env.TC.Socket(),
+	}
+	for _, k := range []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE"} {
+		if v := env.Getenv(k); v != "" {
+			kv = append(kv, k+"="+v)
+		}
+	}
+	keys := make([]string, 0, len(prof.Env))
+	for k := range prof.Env {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	for _, k := range keys {
+		kv = append(kv, k+"="+prof.Env[k])
+	}
+	return kv
+}
+
+// launch starts the agent in a new window of the project's session, with
+// remain-on-exit, the pane-died hook, the transcript pipe and the agent's
+// turn-end hook when its profile has one.
+func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, argv []string, req DispatchRequest) error {
+	if req.UseHook && prof.Hook != nil && env.Exe != "" {
+		cmdline := tmuxctl.ShellQuote(env.Exe) + " hook --task " + t.ID
+		settingsPath := env.Store.TaskFile("hook-settings", t.ID)
+		hl, err := prof.Hook.Render(cmdline, settingsPath)
+		if err != nil {
+			return fmt.Errorf("agent %s: %w", prof.Name, err)
+		}
+		if hl.Settings != nil {
+			if err := env.Store.WriteTaskFile("hook-settings", t.ID, hl.Settings); err != nil {
+				return err
+			}
+		}
+		argv = append(argv, hl.Args...)
+	}
+	size := req.Size
+	if size.Width == 0 {
+		size = tmuxctl.Size{Width: 200, Height: 50}
+	}
+	pane, err := env.TC.Launch(ctx, tmuxctl.WindowSpec{Session: t.Tmux.Session, Name: t.ID, Cwd: t.Dir,
+		Env: paneEnv(env, t, prof), Argv: argv, Size: size, RemainOnExit: true})
+	if err != nil {
+		return fmt.Errorf("start %s in tmux: %w", prof.Name, err)
+	}
+	died := env.Store.PaneDiedFile()
+	hook := fmt.Sprintf(`run-shell -b "printf '%%s %%s\\n' '#{pane_id}' '#{pane_dead_status}' >> %s"`, tmuxctl.ShellQuote(died))
+	if err := env.TC.SetSessionHook(ctx, t.Tmux.Session, "pane-died", hook); err != nil {
+		return err
+	}
+	if err := env.TC.PipePane(ctx, pane, t.Transcript); err != nil {
+		return err
+	}
+	_ = env.TC.SetOption(ctx, tmuxctl.ScopePane, pane, tmuxctl.TranscriptOption, t.Transcript)
+	_ = env.TC.SetOption(ctx, tmuxctl.ScopePane, pane, "@runner_task", t.ID)
+	return env.update(ctx, t.ID, func(x *state.Task) {
+		x.Tmux.Pane = pane
+		x.History[len(x.History)-1].Reason += "; pane " + pane
+	})
+}
+
+// StartSupervisor starts `runner supervise ID` as a detached process in its
+// own session, logging to the task's supervisor log, and records its pid.
+// extra files are inherited (a project lock).
+func (env *Env) StartSupervisor(id string, extra []*os.File) (int, error) {
+	if env.Exe == "" {
+		return 0, errors.New("cannot find the runner binary to start a supervisor")
+	}
+	logPath := env.Store.TaskFile("supervisor-log", id)
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
+		return 0, err
+	}
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return 0, fmt.Errorf("open supervisor log: %w", err)
+	}
+	defer logf.Close()
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return 0, err
+	}
+	defer devnull.Close()
+	cmd := exec.Command(env.Exe, "--socket", env.TC.Socket(), "supervise", id)
+	cmd.Env = append(os.Environ(), "RUNNER_STATE_DIR="+env.Store.Dir())
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
+	cmd.ExtraFiles = extra
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("start supervisor: %w", err)
+	}
+	pid := cmd.Process.Pid
+	_ = cmd.Process.Release()
+	err = env.update(context.Background(), id, func(t *state.Task) { t.SupervisorPID = pid })
+	return pid, err
+}
+
+// task reads one task by id or unique prefix.
+func (env *Env) task(ctx context.Context, ref string) (*state.Task, error) {
+	st, err := env.Store.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st.FindTask(ref)
+}
+
+// update applies fn to one task under the state lock.
+func (env *Env) update(ctx context.Context, id string, fn func(*state.Task)) error {
+	return env.Store.Update(ctx, func(s *state.State) error {
+		t, ok := s.Tasks[id]
+		if !ok {
+			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
+		}
+		fn(t)
+		return nil
+	})
+}
+
+// setStatus records a status change unless the task already ended (a
+// cancel from another process wins over a late supervisor).
+func (env *Env) setStatus(ctx context.Context, id string, s state.Status, reason string, fn func(*state.Task)) error {
+	return env.Store.Update(ctx, func(st *state.State) error {
+		t, ok := st.Tasks[id]
+		if !ok {
+			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
+		}
+		if t.Status.IsTerminal() {
+			return nil
+		}
+		if fn != nil {
+			fn(t)
+		}
+		if t.Status != s || s == state.StatusRunning {
+			_ = t.SetStatus(s, env.now(), reason)
+		}
+		return nil
+	})
+}
+
+func (env *Env) finish(ctx context.Context, id string, s state.Status, reason string, fn func(*state.Task)) error {
+	err := env.setStatus(ctx, id, s, reason, fn)
+	if t, _ := env.task(ctx, id); t != nil {
+		env.journal(ctx, t, "status", string(s)+": "+reason)
+	}
+	return err
+}
+
+func (env *Env) journal(ctx context.Context, t *state.Task, kind, msg string) {
+	_ = env.Store.Journal(ctx, state.Event{Time: env.now(), Kind: kind, PID: os.Getpid(), Project: t.Project, Task: t.ID, Status: t.Status, Message: msg})
+}
+
+func taskTitle(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return clipRunes(strings.TrimSpace(s), 100)
+}
+
+func clipRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func sortStrings(a []string) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}

@@ -1,0 +1,322 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// Monitor watches one agent pane and decides what the agent is doing, from
+// the strongest signal to the weakest (DESIGN.md): the agent's own hook
+// events, the pane's death, the profile's screen patterns (applied when the
+// screen changed and held for Settle), and for profiles without patterns an
+// unchanged screen for Idle.
+//
+// It is event driven: writes to the pane's transcript (pipe-pane), to the
+// task's hook events file and to the pane-died file wake it up; a quiet pane
+// costs no tmux calls but a slow safety check.
+type Monitor struct {
+	TC         *tmuxctl.Client
+	Pane       string
+	Profile    *Profile
+	Transcript string // the pane's pipe-pane file (activity)
+	Events     string // the task's hook events file
+	Died       string // the pane-died file written by tmux's hook
+	Settle     time.Duration
+	Idle       time.Duration
+	// Safety is how often the pane is checked with no event at all (its
+	// server may have died); default 3 s.
+	Safety time.Duration
+	// OnCapture, if set, is told every classification (for logs).
+	OnCapture func(Detection)
+}
+
+// Observation is what a Monitor wait ended on.
+type Observation struct {
+	Detection Detection
+	Screen    string
+	Via       string // "screen", "hook", "idle", "pane"
+	Dead      bool
+	Status    int // exit status when Dead
+	Elapsed   time.Duration
+}
+
+// ErrPaneGone is wrapped when the agent's pane (or its tmux server)
+// disappeared.
+var ErrPaneGone = errors.New("the agent's pane is gone")
+
+// Goal says which states end a wait.
+type Goal int
+
+const (
+	// GoalReady waits for the agent to show its prompt (startup): ends on
+	// ready, needs_input (a trust or first-run dialog), or death.
+	GoalReady Goal = iota
+	// GoalTurnEnd waits for the end of a turn: ends on ready or error
+	// (done), needs_input, or death.
+	GoalTurnEnd
+	// GoalLeaveInput waits until a needs_input dialog is gone (answered).
+	GoalLeaveInput
+)
+
+func (g Goal) ends(st State) bool {
+	switch g {
+	case GoalReady:
+		return st == StateReady || st == StateError || st == StateNeedsInput
+	case GoalTurnEnd:
+		return st == StateReady || st == StateError || st == StateNeedsInput
+	case GoalLeaveInput:
+		return st != StateNeedsInput && st != StateUnknown && st != StateStarting
+	}
+	return false
+}
+
+// Wait blocks until the pane reaches a state that ends goal, the pane dies
+// (Observation.Dead, no error), or ctx ends (its error). since is when the
+// phase started: hook events older than it are ignored. A missing pane or
+// server is an error wrapping ErrPaneGone.
+func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observation, error) {
+	start := time.Now()
+	settle := m.Settle
+	if settle <= 0 {
+		settle = 40 * time.Millisecond
+	}
+	idle := m.Idle
+	if idle <= 0 {
+		idle = 3 * time.Second
+	}
+	safety := m.Safety
+	if safety <= 0 {
+		safety = 3 * time.Second
+	}
+	hasMarkers := len(m.Profile.Ready) > 0 || len(m.Profile.Busy) > 0
+
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return Observation{}, fmt.Errorf("watch %s: %w", m.Pane, err)
+	}
+	defer w.Close()
+	dirs := map[string]bool{}
+	for _, f := range []string{m.Transcript, m.Events, m.Died} {
+		if f != "" && !dirs[filepath.Dir(f)] {
+			dirs[filepath.Dir(f)] = true
+			if err := w.Add(filepath.Dir(f)); err != nil {
+				return Observation{}, fmt.Errorf("watch %s: %w", filepath.Dir(f), err)
+			}
+		}
+	}
+	eventsOff := fileSize(m.Events)
+	diedOff := fileSize(m.Died)
+	hookSaysStop := false
+
+	var (
+		candidate     State
+		candHash      string
+		candSince     time.Time
+		lastCapture   time.Time
+		dirty         = true // capture at once
+		lastSafety    = time.Now()
+		lastHash      string
+		lastHashSince = time.Now()
+		obs           Observation
+	)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return obs, ctx.Err()
+		case ev, ok := <-w.Events:
+			if !ok {
+				return obs, fmt.Errorf("watch %s: watcher closed", m.Pane)
+			}
+			switch ev.Name {
+			case m.Transcript:
+				dirty = true
+			case m.Events:
+				evs, off := readNewLines(m.Events, eventsOff)
+				eventsOff = off
+				for _, l := range evs {
+					if isStopEvent(l, since) {
+						hookSaysStop = true
+						dirty = true
+					}
+				}
+			case m.Died:
+				lines, off := readNewLines(m.Died, diedOff)
+				diedOff = off
+				for _, l := range lines {
+					if f := strings.Fields(l); len(f) >= 1 && f[0] == m.Pane {
+						dirty = true
+					}
+				}
+			}
+			if !dirty {
+				continue
+			}
+			// Debounce: let a burst of output land before capturing.
+			if since := time.Since(lastCapture); since < 5*time.Millisecond {
+				timer.Reset(5*time.Millisecond - since)
+				continue
+			}
+		case <-w.Errors:
+			continue
+		case <-timer.C:
+		}
+
+		now := time.Now()
+		// With a transcript, every screen change comes with a write, so a
+		// candidate that saw no write for the settle time held: no capture
+		// is needed to confirm it. Without one, confirm by capturing.
+		confirmByCapture := m.Transcript == "" && candidate != "" && now.Sub(candSince) >= settle
+		due := dirty || now.Sub(lastSafety) >= safety || confirmByCapture ||
+			(!hasMarkers && now.Sub(lastHashSince) >= idle)
+		if due {
+			lastSafety = now
+			info, err := m.TC.Pane(ctx, m.Pane)
+			if err != nil {
+				if ctx.Err() != nil {
+					return obs, ctx.Err()
+				}
+				if errors.Is(err, tmuxctl.ErrNotFound) {
+					return obs, fmt.Errorf("pane %s: %w (the window was closed or the tmux server stopped)", m.Pane, ErrPaneGone)
+				}
+				return obs, err
+			}
+			screen, err := m.TC.CaptureScreen(ctx, m.Pane)
+			if err != nil {
+				if ctx.Err() != nil {
+					return obs, ctx.Err()
+				}
+				if errors.Is(err, tmuxctl.ErrNotFound) {
+					return obs, fmt.Errorf("pane %s: %w (the window was closed or the tmux server stopped)", m.Pane, ErrPaneGone)
+				}
+				return obs, err
+			}
+			lastCapture = time.Now()
+			dirty = false
+			d := DetectPane(m.Profile, screen, PaneInfo{Dead: info.Dead, DeadStatus: info.DeadStatus,
+				CurrentCommand: info.CurrentCommand, AlternateOn: info.AlternateOn, CursorKnown: true, CursorY: info.CursorY})
+			if m.OnCapture != nil {
+				m.OnCapture(d)
+			}
+			obs = Observation{Detection: d, Screen: screen, Elapsed: time.Since(start)}
+			if info.Dead {
+				obs.Dead, obs.Status, obs.Via = true, info.DeadStatus, "pane"
+				return obs, nil
+			}
+			h := tmuxctl.ScreenHash(MaskVolatile(m.Profile, screen), nil)
+			if h != lastHash {
+				lastHash, lastHashSince = h, lastCapture
+			}
+			st := d.State
+			if !hasMarkers && goal != GoalLeaveInput {
+				// No patterns: an unchanged screen for idle is the end.
+				if st != StateNeedsInput && lastCapture.Sub(lastHashSince) >= idle {
+					obs.Via = "idle"
+					obs.Detection.State = StateReady
+					return obs, nil
+				}
+			}
+			if goal.ends(st) {
+				if hookSaysStop && (st == StateReady || st == StateError) {
+					obs.Via = "hook"
+					return obs, nil
+				}
+				if st == candidate && h == candHash {
+					if lastCapture.Sub(candSince) >= settle {
+						obs.Via = "screen"
+						return obs, nil
+					}
+				} else {
+					candidate, candHash, candSince = st, h, lastCapture
+				}
+			} else {
+				candidate = ""
+			}
+		} else if candidate != "" && now.Sub(candSince) >= settle && !dirty {
+			// Nothing was written since the candidate capture: the screen
+			// cannot have changed, so it held for the settle time.
+			obs.Via = "screen"
+			return obs, nil
+		}
+
+		// Next wake-up: the settle deadline, the idle deadline, or the
+		// safety check.
+		next := lastSafety.Add(safety)
+		if candidate != "" {
+			next = minT(next, candSince.Add(settle))
+		}
+		if !hasMarkers {
+			next = minT(next, lastHashSince.Add(idle))
+		}
+		timer.Reset(max(time.Until(next), time.Millisecond))
+	}
+}
+
+func minT(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func fileSize(p string) int64 {
+	if p == "" {
+		return 0
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// readNewLines returns the complete lines appended to file after offset, and
+// the new offset.
+func readNewLines(file string, off int64) ([]string, int64) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, off
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() < off {
+		off = 0 // truncated
+	}
+	if _, err := f.Seek(off, 0); err != nil {
+		return nil, off
+	}
+	var lines []string
+	r := bufio.NewReader(f)
+	for {
+		l, err := r.ReadString('\n')
+		if err != nil {
+			break
+		}
+		off += int64(len(l))
+		lines = append(lines, strings.TrimRight(l, "\n"))
+	}
+	return lines, off
+}
+
+// isStopEvent reports whether an events-file line is a turn-end event
+// written at or after since.
+func isStopEvent(line string, since time.Time) bool {
+	var ev struct {
+		Time  time.Time `json:"time"`
+		Event string    `json:"event"`
+	}
+	if err := json.Unmarshal([]byte(line), &ev); err != nil {
+		return false
+	}
+	return strings.EqualFold(ev.Event, "Stop") && !ev.Time.Before(since)
+}

@@ -1,0 +1,498 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// Supervise drives a task from wherever it is: waits for the agent to be
+// ready (accepting a trust dialog on --yes-trust), delivers the awareness
+// block and the task, monitors the turn until done, needs_input, exit,
+// timeout or cancellation, and records the outcome, the commit and the
+// notification. It is what a foreground dispatch runs in-process and what
+// `runner supervise` (detached, or after `runner resume`) runs.
+//
+// The returned error maps to the exit code: nil for done, ErrNeedsInput,
+// ErrTaskTimeout, ErrTaskFailed, ErrCancelled or the context's error.
+func Supervise(ctx context.Context, env *Env, id string) error {
+	t, err := env.task(ctx, id)
+	if err != nil {
+		return err
+	}
+	var set RunSettings
+	if len(t.Settings) > 0 {
+		if err := json.Unmarshal(t.Settings, &set); err != nil {
+			return fmt.Errorf("task %s: settings: %w", id, err)
+		}
+	}
+	prof, err := FindProfile(env.Profiles, t.Agent)
+	if err != nil {
+		return fmt.Errorf("task %s: %w", id, err)
+	}
+	if t.Tmux.Pane == "" {
+		return fmt.Errorf("task %s has no pane (it never started)", id)
+	}
+	timeout := set.Timeout
+	if timeout <= 0 {
+		timeout = 60 * time.Minute
+	}
+	deadline := t.Created.Add(timeout)
+	if t.Status == state.StatusNeedsInput || t.Status == state.StatusRunning || t.Status == state.StatusOrphaned {
+		// A follow-up turn or a resume: the clock restarts from now.
+		deadline = env.now().Add(timeout)
+	}
+	tctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	s := &supervisor{env: env, id: id, prof: prof, set: set, pane: t.Tmux.Pane,
+		mon: &Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
+			Events: env.Store.TaskFile("events", id), Died: env.Store.PaneDiedFile(), Settle: set.Settle, Idle: set.Idle}}
+	err = s.run(tctx, t)
+	return s.conclude(ctx, tctx, err)
+}
+
+type supervisor struct {
+	env  *Env
+	id   string
+	prof *Profile
+	set  RunSettings
+	pane string
+	mon  *Monitor
+}
+
+// outcome is how a supervision phase ended.
+type outcome struct {
+	status state.Status
+	reason string
+	obs    Observation
+	code   *int
+}
+
+// errOutcome carries a final status out of run.
+type errOutcome struct{ o outcome }
+
+func (e *errOutcome) Error() string { return string(e.o.status) + ": " + e.o.reason }
+
+func (s *supervisor) run(ctx context.Context, t *state.Task) error {
+	env := s.env
+	switch t.Status {
+	case state.StatusQueued, state.StatusStarting:
+		if err := s.waitReady(ctx); err != nil {
+			return err
+		}
+		t, _ = env.task(ctx, s.id)
+		fallthrough
+	case state.StatusReady:
+		if t.Delivery == "" {
+			if err := s.deliver(ctx, t.Text, true); err != nil {
+				return err
+			}
+		}
+	case state.StatusOrphaned:
+		if t.Delivery == "" {
+			return s.run(ctx, withStatus(t, state.StatusStarting))
+		}
+		_ = env.setStatus(ctx, s.id, state.StatusRunning, "resumed by supervisor "+strconv.Itoa(os.Getpid()), nil)
+	}
+	return s.monitorTurn(ctx, time.Time{})
+}
+
+func withStatus(t *state.Task, st state.Status) *state.Task {
+	c := *t
+	c.Status = st
+	return &c
+}
+
+// waitReady waits until the agent shows its prompt.
+func (s *supervisor) waitReady(ctx context.Context) error {
+	env := s.env
+	readyTimeout := s.set.ReadyTimeout
+	if readyTimeout <= 0 {
+		readyTimeout = 60 * time.Second
+	}
+	rctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	for {
+		obs, err := s.mon.Wait(rctx, GoalReady, time.Now())
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+				return &errOutcome{outcome{status: state.StatusTimeout, reason: fmt.Sprintf("the agent was not ready within %s (--ready-timeout)", readyTimeout), obs: obs}}
+			}
+			return err
+		}
+		if obs.Dead {
+			return &errOutcome{outcome{status: state.StatusExited, reason: fmt.Sprintf("the agent exited with status %d before it was ready", obs.Status), obs: obs, code: &obs.Status}}
+		}
+		d := obs.Detection
+		if d.State == StateNeedsInput {
+			if len(d.TrustKeys) > 0 && s.set.YesTrust {
+				t, _ := env.task(ctx, s.id)
+				env.journal(ctx, t, "auto-answer", "accepted a trust dialog (--yes-trust): "+d.Question)
+				env.say("task %s: accepting the trust dialog (--yes-trust)", s.id)
+				if err := env.TC.SendKeys(ctx, s.pane, d.TrustKeys...); err != nil {
+					return err
+				}
+				if _, err := s.mon.Wait(rctx, GoalLeaveInput, time.Now()); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := s.needsInput(ctx, d, obs); err != nil {
+				return err
+			}
+			continue
+		}
+		return env.setStatus(ctx, s.id, state.StatusReady, "the agent is ready ("+d.Field+")", nil)
+	}
+}
+
+// needsInput records a question; without --wait-input it ends the
+// supervision (exit 4), else it waits until the question is answered.
+func (s *supervisor) needsInput(ctx context.Context, d Detection, obs Observation) error {
+	env := s.env
+	q := d.Question
+	if q == "" {
+		q = d.Line
+	}
+	if err := env.setStatus(ctx, s.id, state.StatusNeedsInput, "the agent asks: "+firstLineOf(q), func(t *state.Task) {
+		t.Question = q
+		t.ResultTail = tailLines(obs.Screen, 15)
+	}); err != nil {
+		return err
+	}
+	t, _ := env.task(ctx, s.id)
+	if t != nil {
+		env.notify(ctx, t, s.set)
+	}
+	if !s.set.WaitInput && !s.set.Detached {
+		return &errOutcome{outcome{status: state.StatusNeedsInput, reason: q, obs: obs}}
+	}
+	env.say("task %s needs input: %s (answer with 'runner attach %s')", s.id, firstLineOf(q), s.id)
+	if _, err := s.mon.Wait(ctx, GoalLeaveInput, time.Now()); err != nil {
+		return err
+	}
+	return env.setStatus(ctx, s.id, state.StatusRunning, "the question was answered", func(t *state.Task) { t.Question = "" })
+}
+
+// deliver pastes the awareness block (first turn) and the text, confirms
+// the submission, and records the outcome.
+func (s *supervisor) deliver(ctx context.Context, text string, first bool) error {
+	env := s.env
+	st, err := env.Store.Read(ctx)
+	if err != nil {
+		return err
+	}
+	t := st.Tasks[s.id]
+	payload := text
+	if first && s.set.Awareness != AwarenessOff {
+		if block := RenderAwareness(st, t, AwarenessOptions{Mode: s.set.Awareness, MaxChars: s.set.AwarenessMax, Now: env.now()}); block != "" {
+			payload = block + "\n" + text
+		}
+	}
+	sig := deliverySignature(text)
+	res, err := env.TC.Deliver(ctx, s.pane, payload, tmuxctl.DeliverOptions{
+		EnterDelay: s.prof.EnterDelay.Duration, Raw: s.prof.PasteRaw, LeaveMode: true, Nudges: 2,
+		Accepted: func(screen string) bool {
+			d := Detect(s.prof, screen)
+			if d.State == StateReady && sig != "" && strings.Contains(bottomText(screen, 8), sig) {
+				return false // the text still sits in the composer
+			}
+			return d.State != StateStarting
+		},
+	})
+	if err != nil {
+		return err
+	}
+	outcome := fmt.Sprintf("confirmed after %d Enter in %s", res.Enters, res.Elapsed.Round(time.Millisecond))
+	if !res.Confirmed {
+		outcome = "unconfirmed: " + res.Reason
+	}
+	return env.setStatus(ctx, s.id, state.StatusRunning, "delivered ("+outcome+")", func(t *state.Task) { t.Delivery = outcome })
+}
+
+// deliverySignature is a piece of the text's first line that would show in
+// a composer that still holds it.
+func deliverySignature(text string) string {
+	l := firstLineOf(text)
+	r := []rune(l)
+	if len(r) > 24 {
+		r = r[:24]
+	}
+	return strings.TrimSpace(string(r))
+}
+
+func bottomText(screen string, n int) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// monitorTurn waits for the end of the turn and records it.
+func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
+	env := s.env
+	if since.IsZero() {
+		since = time.Now().Add(-time.Second)
+	}
+	var rules []*regexp.Regexp
+	for _, r := range s.set.ApproveRules {
+		if re, err := regexp.Compile(r); err == nil {
+			rules = append(rules, re)
+		}
+	}
+	for {
+		obs, err := s.mon.Wait(ctx, GoalTurnEnd, since)
+		if err != nil {
+			return err
+		}
+		if obs.Dead {
+			return &errOutcome{outcome{status: state.StatusExited, reason: fmt.Sprintf("the agent exited with status %d", obs.Status), obs: obs, code: &obs.Status}}
+		}
+		d := obs.Detection
+		switch d.State {
+		case StateNeedsInput:
+			if rule := matchRule(rules, d.Question+"\n"+d.Line); rule != "" {
+				t, _ := env.task(ctx, s.id)
+				env.journal(ctx, t, "auto-answer", fmt.Sprintf("approved (rule %q): %s", rule, d.Question))
+				_ = env.update(ctx, s.id, func(t *state.Task) {
+					t.AddTurn(env.now(), "auto-approved: "+firstLineOf(d.Question))
+				})
+				if err := env.TC.SendKeys(ctx, s.pane, "Enter"); err != nil {
+					return err
+				}
+				if _, err := s.mon.Wait(ctx, GoalLeaveInput, time.Now()); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := s.needsInput(ctx, d, obs); err != nil {
+				return err
+			}
+			continue
+		case StateError:
+			return &errOutcome{outcome{status: state.StatusFailed, reason: "the agent reported an error: " + firstLineOf(d.Line), obs: obs}}
+		default:
+			if d.ExitStatus != nil && *d.ExitStatus != 0 {
+				return &errOutcome{outcome{status: state.StatusFailed, reason: fmt.Sprintf("the command exited with status %d", *d.ExitStatus), obs: obs, code: d.ExitStatus}}
+			}
+			return &errOutcome{outcome{status: state.StatusDone, reason: "the agent finished its turn (" + obs.Via + ")", obs: obs, code: d.ExitStatus}}
+		}
+	}
+}
+
+func matchRule(rules []*regexp.Regexp, text string) string {
+	for _, r := range rules {
+		if r.MatchString(text) {
+			return r.String()
+		}
+	}
+	return ""
+}
+
+// conclude records the final outcome of a supervision and maps it to the
+// error that sets the exit code.
+func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
+	env := s.env
+	ctx := context.WithoutCancel(parent)
+	var eo *errOutcome
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &eo):
+	case errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil:
+		eo = &errOutcome{outcome{status: state.StatusTimeout, reason: "the task did not finish before its --timeout"}}
+	case errors.Is(err, ErrPaneGone):
+		eo = &errOutcome{outcome{status: state.StatusFailed, reason: err.Error()}}
+	case parent.Err() != nil:
+		// Interrupted (SIGINT/SIGTERM): the pane is left as it is.
+		t, _ := env.task(ctx, s.id)
+		if t != nil && !t.Status.IsTerminal() {
+			if s.set.Detached {
+				// A detached supervisor that is stopped leaves the task
+				// to be resumed.
+				_ = env.setStatus(ctx, s.id, state.StatusOrphaned, "supervisor stopped", nil)
+			} else {
+				_ = env.finish(ctx, s.id, state.StatusCancelled, "interrupted; the agent's pane is left running", nil)
+			}
+		}
+		return parent.Err()
+	default:
+		eo = &errOutcome{outcome{status: state.StatusFailed, reason: err.Error()}}
+	}
+	o := eo.o
+	screen := o.obs.Screen
+	if screen == "" {
+		screen, _ = env.TC.Capture(ctx, s.pane, tmuxctl.CaptureOptions{Lines: 40})
+	} else if hist, err := env.TC.Capture(ctx, s.pane, tmuxctl.CaptureOptions{Lines: 40}); err == nil {
+		screen = hist
+	}
+	t, _ := env.task(ctx, s.id)
+	summary := turnSummary(s.prof, screen, t)
+	if o.status == state.StatusNeedsInput {
+		if t != nil {
+			env.journal(ctx, t, "needs-input", o.reason)
+		}
+		return fmt.Errorf("task %s needs input: %s (answer with 'runner attach %s', then 'runner resume %s'): %w", s.id, firstLineOf(o.reason), s.id, s.id, ErrNeedsInput)
+	}
+	_ = env.finish(ctx, s.id, o.status, o.reason, func(t *state.Task) {
+		t.ResultTail = tailLines(screen, 20)
+		t.ExitCode = o.code
+		t.Question = ""
+		if summary != "" {
+			t.AddTurn(env.now(), summary)
+		}
+	})
+	if o.status == state.StatusDone && s.set.Commit {
+		s.commit(ctx)
+	}
+	if t, _ = env.task(ctx, s.id); t != nil {
+		env.notify(ctx, t, s.set)
+	}
+	switch o.status {
+	case state.StatusDone:
+		return nil
+	case state.StatusTimeout:
+		return fmt.Errorf("task %s: %s (the pane is left for inspection: runner attach %s): %w", s.id, o.reason, s.id, ErrTaskTimeout)
+	case state.StatusCancelled:
+		return fmt.Errorf("task %s: %s: %w", s.id, o.reason, ErrCancelled)
+	}
+	return fmt.Errorf("task %s %s: %s: %w", s.id, o.status, o.reason, ErrTaskFailed)
+}
+
+// commit runs the post-task commit protocol and records its outcome.
+func (s *supervisor) commit(ctx context.Context) {
+	env := s.env
+	t, err := env.task(ctx, s.id)
+	if err != nil {
+		return
+	}
+	res, err := gitsnap.Commit(ctx, t.Dir, gitsnap.CommitOptions{TaskID: t.ID, Task: t.Text, Project: t.Project, Agent: t.Agent,
+		Branch: s.set.CommitBranch, All: s.set.CommitAll})
+	note := ""
+	switch {
+	case err != nil:
+		note = "no commit: " + err.Error()
+	case res.Outcome == gitsnap.NothingToCommit:
+		note = "no commit: nothing changed"
+	default:
+		note = fmt.Sprintf("committed %s on %s", shortHash(res.Commit), res.Branch)
+	}
+	_ = env.update(ctx, s.id, func(t *state.Task) {
+		if res != nil {
+			t.Commit = res.Commit
+		}
+		t.History = append(t.History, state.StatusChange{Status: t.Status, Time: env.now(), Reason: note})
+	})
+	env.journal(ctx, t, "commit", note)
+	env.say("task %s: %s", s.id, note)
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// notify runs the notification command, bounded in time, with the task in
+// its environment; a failure is journaled, never fatal.
+func (env *Env) notify(ctx context.Context, t *state.Task, set RunSettings) {
+	if len(set.Notify) == 0 {
+		return
+	}
+	d := set.NotifyTimeout
+	if d <= 0 {
+		d = 10 * time.Second
+	}
+	nctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	cmd := exec.CommandContext(nctx, set.Notify[0], set.Notify[1:]...)
+	code := ""
+	if t.ExitCode != nil {
+		code = strconv.Itoa(*t.ExitCode)
+	}
+	cmd.Env = append(os.Environ(), "RUNNER_TASK_ID="+t.ID, "RUNNER_STATUS="+string(t.Status), "RUNNER_PROJECT="+t.Project,
+		"RUNNER_EXIT="+strconv.Itoa(TaskExitCode(t))+"", "RUNNER_AGENT_EXIT="+code, "RUNNER_RESULT_FILE="+resultFile(env, t))
+	cmd.WaitDelay = time.Second
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		env.journal(ctx, t, "notify-failed", fmt.Sprintf("%s: %v: %s", set.Notify[0], err, strings.TrimSpace(string(out))))
+		env.say("task %s: notify command failed: %v", t.ID, err)
+		return
+	}
+	env.journal(ctx, t, "notify", set.Notify[0]+" ran for status "+string(t.Status))
+}
+
+// resultFile writes the task's result tail to a file for hooks.
+func resultFile(env *Env, t *state.Task) string {
+	p := env.Store.TaskFile("log", t.ID) + ".result"
+	_ = os.WriteFile(p, []byte(t.ResultTail), 0o600)
+	return p
+}
+
+// TaskExitCode is the runner exit code a task's status stands for.
+func TaskExitCode(t *state.Task) int {
+	switch t.Status {
+	case state.StatusDone:
+		return ExitOK
+	case state.StatusTimeout:
+		return ExitTimeout
+	case state.StatusNeedsInput:
+		return ExitNeedsInput
+	}
+	return ExitFailed
+}
+
+func firstLineOf(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return clipRunes(strings.TrimSpace(s), 160)
+}
+
+// tailLines returns the last n non-blank lines of s.
+func tailLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	var out []string
+	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			out = append(out, strings.TrimRight(lines[i], " "))
+		}
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return strings.Join(out, "\n")
+}
+
+// turnSummary is a one-line summary of the turn: the last line of the
+// screen that is neither UI chrome (box borders, prompts, spinners,
+// footers) nor blank.
+func turnSummary(p *Profile, screen string, t *state.Task) string {
+	lines := strings.Split(StripANSI(screen), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(strings.Trim(lines[i], "│┃|╭╮╰╯─━ "))
+		if l == "" || strings.HasPrefix(l, ">") || strings.HasPrefix(l, "❯") || strings.HasPrefix(l, "? for") ||
+			strings.Contains(l, "esc to interrupt") || strings.HasPrefix(l, "Pane is dead") {
+			continue
+		}
+		if strings.HasPrefix(l, "runner[") {
+			continue
+		}
+		return clipRunes(l, 120)
+	}
+	return ""
+}

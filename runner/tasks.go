@@ -1,0 +1,417 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// processAlive reports whether pid is a live process.
+func processAlive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Reconcile compares the active tasks with the live panes and supervisors:
+// a task whose supervisor is gone becomes orphaned (its pane alive: it can
+// be resumed) or failed (its pane gone too). Tasks waiting for input keep
+// their status: they wait for the user, who resumes them after answering.
+// It returns the tasks after the change.
+func Reconcile(ctx context.Context, env *Env) (*state.State, error) {
+	st, err := env.Store.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type change struct {
+		id     string
+		status state.Status
+		reason string
+	}
+	var changes []change
+	var panes map[string]tmuxctl.PaneInfo
+	for _, t := range st.Tasks {
+		if !t.Status.IsActive() || t.Status == state.StatusQueued {
+			continue
+		}
+		if panes == nil {
+			list, err := env.TC.ListPanes(ctx)
+			if err != nil {
+				return nil, err
+			}
+			panes = map[string]tmuxctl.PaneInfo{}
+			for _, p := range list {
+				panes[p.ID] = p
+			}
+		}
+		p, paneOK := panes[t.Tmux.Pane]
+		paneOK = paneOK && p.Session == t.Tmux.Session
+		supOK := processAlive(t.SupervisorPID)
+		switch {
+		case supOK:
+			continue
+		case t.Status == state.StatusNeedsInput && paneOK:
+			continue
+		case paneOK && !p.Dead:
+			changes = append(changes, change{t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor %d is gone; pane %s is alive (runner resume %s)", t.SupervisorPID, t.Tmux.Pane, t.ID)})
+		case paneOK && p.Dead:
+			changes = append(changes, change{t.ID, state.StatusExited, fmt.Sprintf("supervisor %d is gone; the agent exited with status %d", t.SupervisorPID, p.DeadStatus)})
+		default:
+			changes = append(changes, change{t.ID, state.StatusFailed, fmt.Sprintf("supervisor %d and pane %s are gone", t.SupervisorPID, t.Tmux.Pane)})
+		}
+	}
+	if len(changes) == 0 {
+		return st, nil
+	}
+	err = env.Store.Update(ctx, func(s *state.State) error {
+		for _, c := range changes {
+			t, ok := s.Tasks[c.id]
+			if !ok || !t.Status.IsActive() || processAlive(t.SupervisorPID) {
+				continue
+			}
+			_ = t.SetStatus(c.status, env.now(), c.reason)
+		}
+		st = s
+		return nil
+	})
+	for _, c := range changes {
+		if t := st.Tasks[c.id]; t != nil {
+			env.journal(ctx, t, "reconcile", string(c.status)+": "+c.reason)
+		}
+	}
+	return st, err
+}
+
+// PSOptions filters ListTasks.
+type PSOptions struct {
+	All     bool   // include finished tasks
+	Project string // only this project
+}
+
+// ListTasks reconciles and returns the tasks, newest first.
+func ListTasks(ctx context.Context, env *Env, opts PSOptions) ([]*state.Task, error) {
+	st, err := Reconcile(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Project != "" {
+		if _, ok := st.Projects[opts.Project]; !ok {
+			found := false
+			for _, t := range st.Tasks {
+				found = found || t.Project == opts.Project
+			}
+			if !found {
+				return nil, Usagef("project %q is not registered and has no tasks (see 'runner project list')", opts.Project)
+			}
+		}
+	}
+	var out []*state.Task
+	for _, t := range st.Tasks {
+		if opts.Project != "" && t.Project != opts.Project {
+			continue
+		}
+		if !opts.All && t.Status.IsTerminal() {
+			continue
+		}
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Created.Equal(out[j].Created) {
+			return out[i].Created.After(out[j].Created)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// GetTask reconciles and returns one task by id or unique prefix.
+func GetTask(ctx context.Context, env *Env, ref string) (*state.Task, error) {
+	st, err := Reconcile(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	t, err := st.FindTask(ref)
+	if err != nil {
+		return nil, Usagef("%v (see 'runner ps --all')", err)
+	}
+	return t, nil
+}
+
+// Cancel interrupts a task's agent with its profile's interrupt keys, marks
+// it cancelled and stops its supervisor; with kill it also closes the
+// task's window.
+func Cancel(ctx context.Context, env *Env, ref string, kill bool) (*state.Task, error) {
+	t, err := GetTask(ctx, env, ref)
+	if err != nil {
+		return nil, err
+	}
+	if t.Status.IsTerminal() && !kill {
+		return t, Usagef("task %s already ended (%s); use --kill to close its window", t.ID, t.Status)
+	}
+	reason := "cancelled by the user"
+	if kill {
+		reason += "; window closed"
+	}
+	if !t.Status.IsTerminal() {
+		if err := env.finish(ctx, t.ID, state.StatusCancelled, reason, nil); err != nil {
+			return t, err
+		}
+	}
+	if t.SupervisorPID != os.Getpid() && processAlive(t.SupervisorPID) {
+		_ = syscall.Kill(t.SupervisorPID, syscall.SIGTERM)
+	}
+	if t.Tmux.Pane != "" {
+		if kill {
+			if err := env.TC.KillWindow(ctx, t.Tmux.Pane); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
+				return t, err
+			}
+		} else if prof, err := FindProfile(env.Profiles, t.Agent); err == nil && len(prof.InterruptKeys) > 0 {
+			if err := env.TC.SendKeys(ctx, t.Tmux.Pane, prof.InterruptKeys...); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) && !errors.Is(err, tmuxctl.ErrPaneDead) {
+				return t, err
+			}
+		}
+	}
+	return env.task(ctx, t.ID)
+}
+
+// SendRequest is one `runner send`.
+type SendRequest struct {
+	Ref      string
+	Text     string
+	Detach   bool
+	Settings *RunSettings // overrides for this turn (nil: the task's own)
+}
+
+// Send delivers a follow-up prompt to a task whose agent is ready (its last
+// turn ended) and supervises that turn like dispatch.
+func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
+	if strings.TrimSpace(req.Text) == "" {
+		return nil, Usagef("the text is empty")
+	}
+	t, err := GetTask(ctx, env, req.Ref)
+	if err != nil {
+		return nil, err
+	}
+	switch t.Status {
+	case state.StatusDone, state.StatusFailed, state.StatusReady, state.StatusTimeout, state.StatusCancelled:
+	case state.StatusRunning, state.StatusStarting, state.StatusQueued:
+		return t, Usagef("task %s is %s: wait for its turn to end ('runner wait %s') before sending", t.ID, t.Status, t.ID)
+	default:
+		return t, Usagef("task %s is %s: it cannot take a prompt (see 'runner status %s')", t.ID, t.Status, t.ID)
+	}
+	prof, err := FindProfile(env.Profiles, t.Agent)
+	if err != nil {
+		return t, err
+	}
+	info, err := env.TC.Pane(ctx, t.Tmux.Pane)
+	if err != nil || info.Dead {
+		return t, Usagef("task %s: its agent's pane %s is gone or dead; dispatch a new task", t.ID, t.Tmux.Pane)
+	}
+	screen, err := env.TC.CaptureScreen(ctx, t.Tmux.Pane)
+	if err != nil {
+		return t, err
+	}
+	if d := Detect(prof, screen); d.State != StateReady && d.State != StateError {
+		return t, Usagef("task %s: its agent is not at its prompt (it looks %s); attach with 'runner attach %s'", t.ID, d.State, t.ID)
+	}
+	var set RunSettings
+	_ = json.Unmarshal(t.Settings, &set)
+	if req.Settings != nil {
+		set = *req.Settings
+	}
+	set.Detached = req.Detach
+	raw, _ := json.Marshal(set)
+	// Reopen the task for the new turn.
+	err = env.Store.Update(ctx, func(s *state.State) error {
+		x := s.Tasks[t.ID]
+		x.Settings = raw
+		x.Ended = time.Time{}
+		x.ExitCode = nil
+		x.SupervisorPID = os.Getpid()
+		_ = x.SetStatus(state.StatusReady, env.now(), "follow-up prompt: "+taskTitle(req.Text))
+		return nil
+	})
+	if err != nil {
+		return t, err
+	}
+	sup := &supervisor{env: env, id: t.ID, prof: prof, set: set, pane: t.Tmux.Pane,
+		mon: &Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
+			Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.Settle, Idle: set.Idle}}
+	if err := sup.deliver(ctx, req.Text, false); err != nil {
+		return t, err
+	}
+	if req.Detach {
+		if _, err := env.StartSupervisor(t.ID, nil); err != nil {
+			return t, err
+		}
+		return env.task(ctx, t.ID)
+	}
+	timeout := set.Timeout
+	if timeout <= 0 {
+		timeout = 60 * time.Minute
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err = sup.conclude(ctx, tctx, sup.monitorTurn(tctx, time.Time{}))
+	nt, _ := env.task(context.WithoutCancel(ctx), t.ID)
+	if nt == nil {
+		nt = t
+	}
+	return nt, err
+}
+
+// Resume starts a new detached supervisor for an orphaned task (or one left
+// waiting for input) whose pane is alive.
+func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error) {
+	t, err := GetTask(ctx, env, ref)
+	if err != nil {
+		return nil, 0, err
+	}
+	if t.Status != state.StatusOrphaned && t.Status != state.StatusNeedsInput {
+		if processAlive(t.SupervisorPID) {
+			return t, 0, Usagef("task %s is %s and supervised by process %d; nothing to resume", t.ID, t.Status, t.SupervisorPID)
+		}
+		return t, 0, Usagef("task %s is %s; only orphaned tasks and tasks waiting for input can be resumed", t.ID, t.Status)
+	}
+	if processAlive(t.SupervisorPID) && t.SupervisorPID != os.Getpid() {
+		return t, 0, Usagef("task %s is supervised by process %d already", t.ID, t.SupervisorPID)
+	}
+	info, err := env.TC.Pane(ctx, t.Tmux.Pane)
+	if err != nil || info.Dead {
+		return t, 0, Usagef("task %s: its pane %s is gone or dead; it cannot be resumed", t.ID, t.Tmux.Pane)
+	}
+	var set RunSettings
+	_ = json.Unmarshal(t.Settings, &set)
+	set.Detached = true
+	raw, _ := json.Marshal(set)
+	if err := env.update(ctx, t.ID, func(x *state.Task) { x.Settings = raw }); err != nil {
+		return t, 0, err
+	}
+	pid, err := env.StartSupervisor(t.ID, nil)
+	if err != nil {
+		return t, 0, err
+	}
+	t, err = env.task(ctx, t.ID)
+	return t, pid, err
+}
+
+// WaitOptions controls WaitTasks.
+type WaitOptions struct {
+	Any bool // return when the first task ends
+	// UntilInput also ends the wait when a task needs input.
+	UntilInput bool
+}
+
+// settled reports whether a task is done waiting for: terminal, orphaned,
+// or (with untilInput) waiting for input.
+func settled(t *state.Task, untilInput bool) bool {
+	return t.Status.IsTerminal() || t.Status == state.StatusOrphaned || (untilInput && t.Status == state.StatusNeedsInput)
+}
+
+// WaitTasks blocks until the tasks (all, or with Any the first) have ended,
+// watching the state directory (no polling), and returns them.
+func WaitTasks(ctx context.Context, env *Env, refs []string, opts WaitOptions) ([]*state.Task, error) {
+	st, err := Reconcile(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, r := range refs {
+		t, err := st.FindTask(r)
+		if err != nil {
+			return nil, Usagef("%v (see 'runner ps --all')", err)
+		}
+		ids = append(ids, t.ID)
+	}
+	changes, err := env.Store.Watch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	safety := time.NewTicker(5 * time.Second)
+	defer safety.Stop()
+	for {
+		var out []*state.Task
+		done := 0
+		for _, id := range ids {
+			t := st.Tasks[id]
+			if t == nil {
+				return nil, Usagef("task %s was pruned while waiting", id)
+			}
+			out = append(out, t)
+			if settled(t, opts.UntilInput) {
+				done++
+			}
+		}
+		if done == len(ids) || (opts.Any && done > 0) {
+			return out, nil
+		}
+		select {
+		case <-ctx.Done():
+			return out, ctx.Err()
+		case <-changes:
+			st, err = env.Store.Read(ctx)
+		case <-safety.C:
+			// A supervisor that died leaves no write behind: reconcile.
+			st, err = Reconcile(ctx, env)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// AttachTarget returns the tmux target for a task or a project: the task's
+// window, or the project's session.
+func AttachTarget(ctx context.Context, env *Env, ref string) (string, error) {
+	st, err := env.Store.Read(ctx)
+	if err != nil {
+		return "", err
+	}
+	if t, err := st.FindTask(ref); err == nil {
+		if t.Tmux.Pane == "" {
+			return "", Usagef("task %s has no pane yet", t.ID)
+		}
+		return t.Tmux.Pane, nil
+	}
+	for _, t := range st.Tasks {
+		if t.Project == ref && t.Tmux.Session != "" {
+			return tmuxctl.SessionTarget(t.Tmux.Session), nil
+		}
+	}
+	if p, ok := st.Projects[ref]; ok {
+		return tmuxctl.SessionTarget(SessionName(p.Name, p.Dir)), nil
+	}
+	return "", Usagef("%q is neither a task (see 'runner ps --all') nor a project with a session", ref)
+}
+
+// Age formats how long ago t was, for tables.
+func Age(now, t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return strconv.Itoa(int(d.Seconds())) + "s"
+	case d < time.Hour:
+		return strconv.Itoa(int(d.Minutes())) + "m"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d.Hours())) + "h"
+	}
+	return strconv.Itoa(int(d.Hours()/24)) + "d"
+}
+
+// FirstLine is the first line of a task's text, clipped for tables.
+func FirstLine(s string, n int) string { return clipRunes(firstLineOf(s), n) }
