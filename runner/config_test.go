@@ -46,7 +46,7 @@ func TestParseConfig(t *testing.T) {
 					t.Errorf("approve rules: %v", rs)
 				}
 				for _, m := range [][3]string{
-					{"claude", "fast", "claude-haiku-4-5"},   // added
+					{"claude", "fast", "claude-haiku-4-5"},    // added
 					{"claude", "sonnet", "claude-sonnet-4-5"}, // default kept
 					{"claude", "opus", "opus"},                // removed with ""
 					{"codex", "best", "x-large"},              // "*"

@@ -87,11 +87,11 @@ func TestConfigCheck(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config.json")
 	for _, tc := range []struct {
-		name    string
-		file    string // "" means no file
+		name     string
+		file     string // "" means no file
 		explicit bool
-		status  CheckStatus
-		detail  string
+		status   CheckStatus
+		detail   string
 	}{
 		{"no file", "", false, CheckOK, "does not exist: built-in defaults"},
 		{"RUNNER_CONFIG names a missing file", "", true, CheckWarn, "RUNNER_CONFIG names " + path + ", which does not exist"},
