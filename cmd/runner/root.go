@@ -107,6 +107,8 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 		a.newVersionCmd(),
 		a.newTmuxCmd(),
 		a.newAgentsCmd(),
+		a.newConfigCmd(),
+		a.newDoctorCmd(),
 	)
 	return root
 }
