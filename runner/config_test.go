@@ -256,3 +256,24 @@ func TestStateDir(t *testing.T) {
 func mapEnv(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
+
+// The README's example config must stay a valid config.
+func TestReadmeExampleConfig(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "## Configuration")
+	_, block, ok2 := strings.Cut(sec, "```json\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README: no ```json block under ## Configuration")
+	}
+	c, err := parseConfig([]byte(block))
+	if err != nil {
+		t.Fatalf("README example: %v", err)
+	}
+	if p, err := c.Profile("mine"); err != nil || p.ModelFlag != "-m" {
+		t.Errorf("README example profile: %v", err)
+	}
+}
