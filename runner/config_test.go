@@ -277,3 +277,26 @@ func TestReadmeExampleConfig(t *testing.T) {
 		t.Errorf("README example profile: %v", err)
 	}
 }
+
+// BenchmarkLoadConfig: reading and validating a config with a profile
+// override, as every dispatch does, against Builtins alone (the floor).
+func BenchmarkLoadConfig(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "config.json")
+	data := `{"default_agent": "sim", "approve_rules": ["^Create"], "profiles": {"claude": {"command": ["claude", "-v"]}}}`
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	env := mapEnv(map[string]string{"RUNNER_CONFIG": path})
+	b.Run("builtins", func(b *testing.B) {
+		for b.Loop() {
+			_ = Builtins()
+		}
+	})
+	b.Run("load", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := LoadConfig(env); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
