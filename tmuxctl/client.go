@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strings"
@@ -198,7 +199,9 @@ func (c *Client) run(ctx context.Context, stdin io.Reader, args ...string) (stri
 	cmd.Stderr = &stderr
 	err := cmd.Run()
 	if err != nil {
-		if errors.Is(err, exec.ErrNotFound) {
+		// ErrNotFound: not in PATH; ErrNotExist: a configured path that
+		// does not exist (the process never started).
+		if errors.Is(err, exec.ErrNotFound) || cmd.Process == nil && errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("%w: %v", ErrNoTmux, err)
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {

@@ -112,6 +112,8 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 		a.newPruneCmd(),
 		a.newAgentSimCmd(),
 		a.newSnapshotCmd(),
+		a.newConfigCmd(),
+		a.newDoctorCmd(),
 	)
 	return root
 }

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/tmuxctl"
+	"github.com/spf13/cobra"
+)
+
+type doctorOutput struct {
+	OK     bool           `json:"ok"`
+	Checks []runner.Check `json:"checks"`
+}
+
+func (a *app) newDoctorCmd() *cobra.Command {
+	var asJSON, noVersion bool
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check tmux, git, the state dir, the config, the agent CLIs and the tmux server",
+		Long: `Check what runner needs and say what to fix, one line per check:
+
+  ok|warn|fail  NAME  DETAIL  (fix: ...)
+
+Checks: the config file parses; tmux is installed and recent enough; the
+runner's tmux server (--socket, $RUNNER_TMUX_SOCKET or "runner") is running or
+not, with its sessions, panes and dead panes; git is in PATH; the state dir
+exists or can be created, mode 0700 with files 0600; which agent CLIs are
+installed (and their versions) and whether the default agent is. Nothing is
+changed. Exits 1 if any check fails, 0 otherwise (warnings included).`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			self, _ := os.Executable()
+			checks := runner.Doctor(cmd.Context(), runner.DoctorOptions{
+				Getenv:        a.getenv,
+				Socket:        tmuxctl.ResolveSocket(a.socket, a.getenv),
+				Self:          self,
+				AgentVersions: !noVersion,
+			})
+			failed := runner.DoctorFailed(checks)
+			if asJSON {
+				if err := a.printJSON(doctorOutput{OK: !failed, Checks: checks}); err != nil {
+					return err
+				}
+			} else {
+				tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+				for _, c := range checks {
+					line := fmt.Sprintf("%s\t%s\t%s", c.Status, c.Name, c.Detail)
+					if c.Fix != "" {
+						line += "  (fix: " + c.Fix + ")"
+					}
+					fmt.Fprintln(tw, line)
+				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+			}
+			if failed {
+				return &runner.ExitError{Code: runner.ExitFailed}
+			}
+			return nil
+		},
+	}
+	a.jsonFlag(cmd, &asJSON)
+	cmd.Flags().BoolVar(&noVersion, "no-version", false, "do not run the agent CLIs to read their versions")
+	return cmd
+}

@@ -1,0 +1,558 @@
+package runner
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Config is the user's configuration file, read by LoadConfig. Every key is
+// optional; DefaultConfig holds the values used for absent keys. Durations
+// are Go duration strings ("30s", "1h").
+type Config struct {
+	// DefaultAgent is the profile used when --agent is not given.
+	DefaultAgent string `json:"default_agent"`
+	// ReadyTimeout bounds the wait for a launched agent to show its prompt.
+	ReadyTimeout Duration `json:"ready_timeout"`
+	// TaskTimeout bounds one task (one turn) before it is "timeout".
+	TaskTimeout Duration `json:"task_timeout"`
+	// Idle is how long a profile without markers must show no activity
+	// and a stable screen to be done.
+	Idle Duration `json:"idle"`
+	// Settle is how long a ready marker must stay with no busy marker to
+	// be done.
+	Settle Duration `json:"settle"`
+	// EnterDelay, when set, replaces every profile's Enter delay, except
+	// where a profile override in Profiles sets its own "enter_delay".
+	EnterDelay Duration `json:"enter_delay,omitzero"`
+	// Retention is how long finished tasks are kept in the state.
+	Retention Duration `json:"retention"`
+	// Awareness controls the cross-task block delivered before a task.
+	Awareness Awareness `json:"awareness"`
+	// NotifyCommand is an argv run after a task ends (empty: none).
+	NotifyCommand []string `json:"notify_command,omitempty"`
+	// NotifyTimeout bounds one run of NotifyCommand.
+	NotifyTimeout Duration `json:"notify_timeout"`
+	// ApproveRules are regular expressions: an approval dialog whose text
+	// matches one is answered "yes"; any other stops the task (needs_input).
+	ApproveRules []string `json:"approve_rules,omitempty"`
+	// ModelAliases maps a profile name (or "*" for every profile) to
+	// aliases for --model: alias → the model id passed to the agent.
+	// The file's entries are merged into DefaultModelAliases; an alias set
+	// to "" removes it.
+	ModelAliases map[string]map[string]string `json:"model_aliases"`
+	// ProfileOverrides maps a profile name to a partial profile (the keys
+	// `runner agents show NAME` prints). A built-in name is overlaid with
+	// MergeProfile; a new name defines a whole new profile.
+	ProfileOverrides map[string]json.RawMessage `json:"profiles,omitempty"`
+	// MaxLevel is how deep tasks may dispatch child tasks (0: none).
+	MaxLevel int `json:"max_level"`
+	// MaxHops bounds how many times a message between tasks is forwarded.
+	MaxHops int `json:"max_hops"`
+	// MaxMessagesPerRoot bounds the messages in one tree of tasks.
+	MaxMessagesPerRoot int `json:"max_messages_per_root"`
+	// TmuxBinary is the tmux executable: a name looked up in PATH or an
+	// absolute path; empty means "tmux".
+	TmuxBinary string `json:"tmux_binary,omitempty"`
+	// LockTimeout bounds the wait for the state lock.
+	LockTimeout Duration `json:"lock_timeout"`
+
+	approve []*regexp.Regexp
+}
+
+// Awareness configures the block about other tasks that is delivered to an
+// agent before its task.
+type Awareness struct {
+	// Mode is AwarenessProject, AwarenessAll or AwarenessOff.
+	Mode AwarenessMode `json:"mode"`
+	// MaxChars bounds the block's length.
+	MaxChars int `json:"max_chars"`
+}
+
+// ModelAliasAll is the ModelAliases key whose aliases apply to every
+// profile (a profile's own aliases win).
+const ModelAliasAll = "*"
+
+// DefaultModelAliases are the aliases shipped with runner. Claude Code and
+// Gemini CLI accept some short names themselves; these pin the full ids so
+// that a dispatch records which model it asked for.
+func DefaultModelAliases() map[string]map[string]string {
+	return map[string]map[string]string{
+		"claude": {
+			"sonnet": "claude-sonnet-4-5",
+			"opus":   "claude-opus-4-1",
+			"haiku":  "claude-haiku-4-5",
+		},
+		"codex": {
+			"codex": "gpt-5-codex",
+			"gpt5":  "gpt-5",
+		},
+		"gemini": {
+			"pro":   "gemini-2.5-pro",
+			"flash": "gemini-2.5-flash",
+		},
+	}
+}
+
+// DefaultConfig returns the configuration used when there is no file.
+func DefaultConfig() *Config {
+	return &Config{
+		DefaultAgent:       "claude",
+		ReadyTimeout:       Duration{60 * time.Second},
+		TaskTimeout:        Duration{60 * time.Minute},
+		Idle:               Duration{3 * time.Second},
+		Settle:             Duration{50 * time.Millisecond},
+		Retention:          Duration{24 * time.Hour},
+		Awareness:          Awareness{Mode: AwarenessProject, MaxChars: 1500},
+		NotifyTimeout:      Duration{10 * time.Second},
+		ModelAliases:       DefaultModelAliases(),
+		MaxLevel:           3,
+		MaxHops:            8,
+		MaxMessagesPerRoot: 200,
+		LockTimeout:        Duration{10 * time.Second},
+	}
+}
+
+// Where ConfigPath found the path.
+const (
+	ConfigFromEnv  = "RUNNER_CONFIG"
+	ConfigFromXDG  = "XDG_CONFIG_HOME"
+	ConfigFromHome = "HOME"
+)
+
+// ConfigPath returns the config file's path and which variable gave it:
+// $RUNNER_CONFIG if set, else $XDG_CONFIG_HOME/runner/config.json (an
+// absolute XDG_CONFIG_HOME only, as the XDG spec says), else
+// ~/.config/runner/config.json. With none of them set (env -i) it returns
+// "", "" and the defaults apply.
+func ConfigPath(getenv func(string) string) (path, source string) {
+	if p := getenv("RUNNER_CONFIG"); p != "" {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		return p, ConfigFromEnv
+	}
+	if d := getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "runner", "config.json"), ConfigFromXDG
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".config", "runner", "config.json"), ConfigFromHome
+	}
+	return "", ""
+}
+
+// LoadConfig reads the config file found by ConfigPath and returns it with
+// its path. A missing file (or no path at all) gives DefaultConfig and no
+// error. A file that cannot be read or is not valid is an error wrapping
+// ErrUsage that names the file and the key, or the line and column of a
+// JSON syntax error.
+func LoadConfig(getenv func(string) string) (*Config, string, error) {
+	path, _ := ConfigPath(getenv)
+	if path == "" {
+		return DefaultConfig(), "", nil
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return DefaultConfig(), path, nil
+	}
+	if err != nil {
+		return nil, path, &usageError{msg: fmt.Sprintf("config %s: %v", path, err)}
+	}
+	c, err := parseConfig(data)
+	if err != nil {
+		return nil, path, &usageError{msg: fmt.Sprintf("config %s: %v", path, err)}
+	}
+	return c, path, nil
+}
+
+// parseConfig decodes data over DefaultConfig and validates the result.
+// Errors name the key path ("awareness.mode: …") or, for bad JSON, the
+// line and column.
+func parseConfig(data []byte) (*Config, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, errors.New("the file is empty (write {} for the defaults, or delete it)")
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			// Offset counts the offending byte.
+			line, col := lineCol(data, se.Offset-1)
+			return nil, fmt.Errorf("line %d, column %d: bad JSON: %v", line, col, strings.TrimPrefix(se.Error(), "json: "))
+		}
+		return nil, errors.New("want a JSON object ({ \"key\": value, … }) at the top")
+	}
+	c := DefaultConfig()
+	fileAliases := map[string]map[string]string(nil)
+	for _, k := range slices.Sorted(maps.Keys(top)) {
+		raw := top[k]
+		switch k {
+		case "awareness":
+			if err := decodeObject("awareness", raw, &c.Awareness); err != nil {
+				return nil, err
+			}
+		case "model_aliases":
+			a, err := decodeAliases(raw)
+			if err != nil {
+				return nil, err
+			}
+			fileAliases = a
+		case "profiles":
+			if err := decodeValue(k, raw, &c.ProfileOverrides); err != nil {
+				return nil, err
+			}
+		default:
+			if err := decodeField(c, k, k, raw); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := c.validate(fileAliases); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// decodeAliases decodes model_aliases: {profile: {alias: model}}, naming
+// the profile and the alias in errors.
+func decodeAliases(raw json.RawMessage) (map[string]map[string]string, error) {
+	var byProfile map[string]json.RawMessage
+	if err := decodeValue("model_aliases", raw, &byProfile); err != nil {
+		return nil, err
+	}
+	out := map[string]map[string]string{}
+	for prof, r := range byProfile {
+		var aliases map[string]json.RawMessage
+		if err := decodeValue("model_aliases."+prof, r, &aliases); err != nil {
+			return nil, err
+		}
+		out[prof] = map[string]string{}
+		for alias, m := range aliases {
+			var model string
+			if err := decodeValue("model_aliases."+prof+"."+alias, m, &model); err != nil {
+				return nil, err
+			}
+			out[prof][alias] = model
+		}
+	}
+	return out, nil
+}
+
+// decodeObject decodes a JSON object into the struct dst key by key, so an
+// unknown key or a bad value is named with its path.
+func decodeObject(path string, raw json.RawMessage, dst any) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return fmt.Errorf("%s: want a JSON object", path)
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if err := decodeField(dst, path+"."+k, k, m[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeField decodes raw into the field of the struct pointed to by dst
+// whose JSON name is key; path names it in errors.
+func decodeField(dst any, path, key string, raw json.RawMessage) error {
+	v := reflect.ValueOf(dst).Elem()
+	names := jsonFieldNames(v.Type())
+	i, ok := names[key]
+	if !ok {
+		return fmt.Errorf("%s: unknown key (known keys: %s)", path, strings.Join(slices.Sorted(maps.Keys(names)), ", "))
+	}
+	return decodeValue(path, raw, v.Field(i).Addr().Interface())
+}
+
+var durationType = reflect.TypeFor[Duration]()
+
+// decodeValue decodes one value, refusing null and (for durations) bare
+// numbers, and turns json's type errors into "want …, got …".
+func decodeValue(path string, raw json.RawMessage, dst any) error {
+	raw = bytes.TrimSpace(raw)
+	if string(raw) == "null" {
+		return fmt.Errorf("%s: null is not a value here (remove the key to get the default)", path)
+	}
+	if reflect.TypeOf(dst).Elem() == durationType && (len(raw) == 0 || raw[0] != '"') {
+		return fmt.Errorf("%s: want a duration string like \"30s\" or \"1h\", got %s", path, raw)
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			where := path
+			if te.Field != "" {
+				where += "." + te.Field
+			}
+			return fmt.Errorf("%s: want %s, got a JSON %s", where, describeType(te.Type), te.Value)
+		}
+		return fmt.Errorf("%s: %v", path, strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
+}
+
+func describeType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "an integer"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice:
+		return "a list of " + strings.TrimPrefix(strings.TrimPrefix(describeType(t.Elem()), "a "), "an ") + "s"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return t.String()
+}
+
+// jsonFieldNames maps the JSON names of t's fields to their indexes.
+func jsonFieldNames(t reflect.Type) map[string]int {
+	out := map[string]int{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if tag != "" && tag != "-" {
+			out[tag] = i
+		}
+	}
+	return out
+}
+
+// lineCol converts the offset of a byte in data into its 1-based line and
+// column.
+func lineCol(data []byte, off int64) (line, col int) {
+	off = min(max(off, 0), int64(len(data)))
+	before := data[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = int(off) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+var profileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+
+// validate checks every value and fills what is derived from them: the
+// merged model aliases and the compiled approve rules.
+func (c *Config) validate(fileAliases map[string]map[string]string) error {
+	for _, d := range []struct {
+		key    string
+		v      time.Duration
+		zeroOK bool
+	}{
+		{"ready_timeout", c.ReadyTimeout.Duration, false},
+		{"task_timeout", c.TaskTimeout.Duration, false},
+		{"idle", c.Idle.Duration, false},
+		{"settle", c.Settle.Duration, true},
+		{"retention", c.Retention.Duration, false},
+		{"notify_timeout", c.NotifyTimeout.Duration, false},
+		{"lock_timeout", c.LockTimeout.Duration, true},
+	} {
+		if d.v == 0 && !d.zeroOK {
+			return fmt.Errorf("%s: must be more than 0s", d.key)
+		}
+	}
+	switch c.Awareness.Mode {
+	case AwarenessProject, AwarenessAll, AwarenessOff:
+	default:
+		return fmt.Errorf("awareness.mode: %q is not one of %s|%s|%s", c.Awareness.Mode, AwarenessProject, AwarenessAll, AwarenessOff)
+	}
+	if c.Awareness.MaxChars <= 0 {
+		return fmt.Errorf("awareness.max_chars: %d: must be more than 0 (use \"mode\": \"off\" for no block)", c.Awareness.MaxChars)
+	}
+	for i, a := range c.NotifyCommand {
+		if a == "" && i == 0 {
+			return errors.New("notify_command[0]: empty program name (the value is an argv, e.g. [\"notify-send\", \"runner\"])")
+		}
+	}
+	rules, err := CompileApproveRules("approve_rules", c.ApproveRules)
+	if err != nil {
+		return err
+	}
+	c.approve = rules
+	for _, n := range []struct {
+		key string
+		v   int
+		min int
+	}{{"max_level", c.MaxLevel, 0}, {"max_hops", c.MaxHops, 1}, {"max_messages_per_root", c.MaxMessagesPerRoot, 1}} {
+		if n.v < n.min {
+			return fmt.Errorf("%s: %d: must be at least %d", n.key, n.v, n.min)
+		}
+	}
+	if strings.Contains(c.TmuxBinary, "/") && !filepath.IsAbs(c.TmuxBinary) {
+		return fmt.Errorf("tmux_binary: %q: want a name looked up in PATH or an absolute path", c.TmuxBinary)
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.ProfileOverrides)) {
+		if !profileNameRE.MatchString(name) {
+			return fmt.Errorf("profiles.%s: bad profile name (want lowercase letters, digits, '-' and '_')", name)
+		}
+	}
+	ps, err := c.Profiles()
+	if err != nil {
+		return err
+	}
+	known := map[string]bool{ModelAliasAll: true}
+	var names []string
+	for _, p := range ps {
+		known[p.Name] = true
+		names = append(names, p.Name)
+	}
+	if !known[c.DefaultAgent] || c.DefaultAgent == ModelAliasAll {
+		return fmt.Errorf("default_agent: unknown agent %q (known: %s)", c.DefaultAgent, strings.Join(names, ", "))
+	}
+	for _, prof := range slices.Sorted(maps.Keys(fileAliases)) {
+		if !known[prof] {
+			return fmt.Errorf("model_aliases.%s: unknown agent (known: %s, or %q for every agent)", prof, strings.Join(names, ", "), ModelAliasAll)
+		}
+		for alias, model := range fileAliases[prof] {
+			if alias == "" {
+				return fmt.Errorf("model_aliases.%s: empty alias", prof)
+			}
+			if c.ModelAliases[prof] == nil {
+				c.ModelAliases[prof] = map[string]string{}
+			}
+			if model == "" {
+				delete(c.ModelAliases[prof], alias)
+				continue
+			}
+			c.ModelAliases[prof][alias] = model
+		}
+	}
+	return nil
+}
+
+// CompileApproveRules compiles approval rules (from the config or
+// --approve-rule); key names them in errors ("approve_rules",
+// "--approve-rule"). An empty rule is an error: it would match everything.
+func CompileApproveRules(key string, rules []string) ([]*regexp.Regexp, error) {
+	out := make([]*regexp.Regexp, 0, len(rules))
+	for i, r := range rules {
+		if r == "" {
+			return nil, fmt.Errorf("%s[%d]: empty rule (it would approve every dialog)", key, i)
+		}
+		re, err := regexp.Compile(r)
+		if err != nil {
+			return nil, fmt.Errorf("%s[%d]: bad regular expression %q: %v", key, i, r, err)
+		}
+		out = append(out, re)
+	}
+	return out, nil
+}
+
+// ApproveRegexps returns the compiled ApproveRules of a config returned by
+// LoadConfig or DefaultConfig.
+func (c *Config) ApproveRegexps() []*regexp.Regexp { return c.approve }
+
+// Profiles returns the built-in profiles overlaid with the config's
+// overrides, then the profiles the config defines, sorted by name, every
+// one compiled and fresh (the caller may keep them). The global EnterDelay
+// applies to every profile whose override does not set "enter_delay".
+func (c *Config) Profiles() ([]*Profile, error) {
+	ps := Builtins()
+	byName := map[string]int{}
+	for i, p := range ps {
+		byName[p.Name] = i
+	}
+	var added []*Profile
+	ownDelay := map[string]bool{}
+	for _, name := range slices.Sorted(maps.Keys(c.ProfileOverrides)) {
+		raw := c.ProfileOverrides[name]
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &keys); err != nil || keys == nil {
+			return nil, fmt.Errorf("profiles.%s: want a JSON object (a partial profile: see 'runner agents show %s')", name, name)
+		}
+		known := jsonKeys()
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
+			if !known[k] {
+				return nil, fmt.Errorf("profiles.%s.%s: unknown key (known keys: %s)", name, k, strings.Join(sortedKeys(known), ", "))
+			}
+		}
+		if n, ok := keys["name"]; ok {
+			var s string
+			if json.Unmarshal(n, &s) != nil || s != name {
+				return nil, fmt.Errorf("profiles.%s.name: %s differs from the key %q (leave \"name\" out)", name, n, name)
+			}
+		}
+		var base *Profile
+		i, builtin := byName[name]
+		if builtin {
+			base = ps[i]
+		}
+		p, err := MergeProfile(name, base, raw)
+		if err != nil {
+			return nil, fmt.Errorf("profiles.%s: %w", name, err)
+		}
+		_, ownDelay[name] = keys["enter_delay"]
+		if builtin {
+			ps[i] = p
+		} else {
+			added = append(added, p)
+		}
+	}
+	ps = append(ps, added...) // sorted: the names were visited in order
+	if c.EnterDelay.Duration > 0 {
+		for _, p := range ps {
+			if !ownDelay[p.Name] {
+				p.EnterDelay = c.EnterDelay
+			}
+		}
+	}
+	return ps, nil
+}
+
+// Profile returns the effective profile name (built in or defined by the
+// config). An empty name means DefaultAgent. An unknown name is an error
+// wrapping ErrUsage that lists the known ones.
+func (c *Config) Profile(name string) (*Profile, error) {
+	if name == "" {
+		name = c.DefaultAgent
+	}
+	ps, err := c.Profiles()
+	if err != nil {
+		return nil, Usagef("%v", err)
+	}
+	return FindProfile(ps, name)
+}
+
+// ResolveModel returns the model id for --model m with the given profile:
+// the profile's alias for m, else the "*" alias, else m itself.
+func (c *Config) ResolveModel(profile, m string) string {
+	if id, ok := c.ModelAliases[profile][m]; ok {
+		return id
+	}
+	if id, ok := c.ModelAliases[ModelAliasAll][m]; ok {
+		return id
+	}
+	return m
+}
+
+// StateDir returns the state directory: $RUNNER_STATE_DIR (made absolute),
+// else $XDG_STATE_HOME/runner (an absolute XDG_STATE_HOME only), else
+// ~/.local/state/runner. It is the rule of DESIGN.md, the same as the state
+// package's DefaultDir.
+func StateDir(getenv func(string) string) (string, error) {
+	if d := getenv("RUNNER_STATE_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "runner"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", errors.New("cannot find the state directory: HOME is not set (set RUNNER_STATE_DIR or HOME)")
+	}
+	return filepath.Join(home, ".local", "state", "runner"), nil
+}

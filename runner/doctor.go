@@ -1,0 +1,308 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// CheckStatus is the outcome of one doctor check.
+type CheckStatus string
+
+// Check outcomes. Only CheckFail makes `runner doctor` exit 1.
+const (
+	CheckOK   CheckStatus = "ok"
+	CheckWarn CheckStatus = "warn"
+	CheckFail CheckStatus = "fail"
+)
+
+// Check is one line of `runner doctor`: what was checked, the outcome, what
+// was found and, when not ok, what to do about it.
+type Check struct {
+	Name   string      `json:"name"`
+	Status CheckStatus `json:"status"`
+	Detail string      `json:"detail"`
+	Fix    string      `json:"fix,omitempty"`
+}
+
+// DoctorOptions are the inputs of Doctor.
+type DoctorOptions struct {
+	// Getenv reads the environment (config path, state dir).
+	Getenv func(string) string
+	// Socket is the runner's tmux server, already resolved from --socket,
+	// $RUNNER_TMUX_SOCKET or the default.
+	Socket string
+	// Self is the runner's own executable (the sim profile's binary).
+	Self string
+	// AgentVersions runs each installed agent CLI's version command.
+	AgentVersions bool
+}
+
+// maxStateEntries bounds the permission walk of the state directory.
+const maxStateEntries = 10000
+
+// Doctor checks what runner needs (the config file, tmux and its version,
+// the runner's tmux server, git, the state directory and its permissions,
+// the agent CLIs) and returns one Check per finding, in a stable order. It
+// changes nothing: a missing state directory is checked for being
+// creatable, not created.
+func Doctor(ctx context.Context, opts DoctorOptions) []Check {
+	var out []Check
+	cfg, path, err := LoadConfig(opts.Getenv)
+	out = append(out, configCheck(opts.Getenv, path, err))
+	if err != nil {
+		cfg = DefaultConfig()
+	}
+	out = append(out, tmuxChecks(ctx, cfg, opts.Socket)...)
+	out = append(out, gitCheck())
+	out = append(out, stateDirCheck(opts.Getenv))
+	out = append(out, agentChecks(ctx, cfg, path, opts)...)
+	return out
+}
+
+// DoctorFailed reports whether any check failed.
+func DoctorFailed(checks []Check) bool {
+	for _, c := range checks {
+		if c.Status == CheckFail {
+			return true
+		}
+	}
+	return false
+}
+
+func configCheck(getenv func(string) string, path string, err error) Check {
+	c := Check{Name: "config", Status: CheckOK}
+	switch {
+	case err != nil:
+		c.Status, c.Detail = CheckFail, err.Error()
+		c.Fix = "edit " + path + " (every key is optional; see README, Configuration)"
+	case path == "":
+		c.Detail = "no config file (none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set): built-in defaults"
+	default:
+		if _, statErr := os.Stat(path); statErr != nil {
+			c.Detail = path + " does not exist: built-in defaults"
+			if getenv("RUNNER_CONFIG") != "" {
+				c.Status = CheckWarn
+				c.Detail = "RUNNER_CONFIG names " + path + ", which does not exist: built-in defaults"
+				c.Fix = "create the file or unset RUNNER_CONFIG"
+			}
+		} else {
+			c.Detail = path
+		}
+	}
+	return c
+}
+
+func tmuxChecks(ctx context.Context, cfg *Config, socket string) []Check {
+	bin := cfg.TmuxBinary
+	if bin == "" {
+		bin = "tmux"
+	}
+	installFix := "install tmux " + tmuxctl.MinVersion + " or later (e.g. 'apt-get install tmux' or 'brew install tmux'), or set \"tmux_binary\" in the config"
+	t := Check{Name: "tmux", Status: CheckOK}
+	server := Check{Name: "tmux-server", Status: CheckOK}
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		t.Status, t.Detail, t.Fix = CheckFail, fmt.Sprintf("%s not found: %v", bin, err), installFix
+		server.Status, server.Detail = CheckWarn, "not checked: tmux not found"
+		return []Check{t, server}
+	}
+	client := tmuxctl.New(socket, tmuxctl.WithBinary(path))
+	v, err := client.Version(ctx)
+	switch {
+	case err != nil:
+		t.Status, t.Detail, t.Fix = CheckFail, fmt.Sprintf("%s: %v", path, err), installFix
+	case tmuxctl.CheckVersion(v) != nil:
+		t.Status, t.Detail, t.Fix = CheckFail, fmt.Sprintf("%s: %v", path, tmuxctl.CheckVersion(v)), installFix
+	default:
+		t.Detail = fmt.Sprintf("%s %s", path, v)
+	}
+
+	where := fmt.Sprintf("socket %q (tmux %s)", socket, strings.Join(tmuxctl.SocketArgs(socket), " "))
+	panes, err := client.ListPanes(ctx)
+	if err != nil {
+		server.Status = CheckFail
+		server.Detail = fmt.Sprintf("%s: %v", where, err)
+		server.Fix = "check the socket's owner and permissions, or restart the server: tmux " + strings.Join(tmuxctl.SocketArgs(socket), " ") + " kill-server (this ends its tasks)"
+		return []Check{t, server}
+	}
+	if len(panes) == 0 {
+		server.Detail = where + ": not running (started by the first dispatch)"
+		return []Check{t, server}
+	}
+	sessions := map[string]bool{}
+	dead := 0
+	for _, p := range panes {
+		sessions[p.Session] = true
+		if p.Dead {
+			dead++
+		}
+	}
+	server.Detail = fmt.Sprintf("%s: running, %s, %s (%d dead)", where,
+		plural(len(sessions), "session"), plural(len(panes), "pane"), dead)
+	return []Check{t, server}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, what)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func gitCheck() Check {
+	path, err := exec.LookPath("git")
+	if err != nil {
+		return Check{Name: "git", Status: CheckWarn, Detail: "git not found in PATH: tasks run without snapshots",
+			Fix: "install git (e.g. 'apt-get install git')"}
+	}
+	return Check{Name: "git", Status: CheckOK, Detail: path}
+}
+
+// access modes for syscall.Access.
+const (
+	accessW = 0x2
+	accessX = 0x1
+)
+
+func stateDirCheck(getenv func(string) string) Check {
+	c := Check{Name: "state-dir", Status: CheckOK}
+	dir, err := StateDir(getenv)
+	if err != nil {
+		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), "set RUNNER_STATE_DIR or HOME"
+		return c
+	}
+	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		// The nearest existing ancestor must let us create the rest.
+		parent := filepath.Dir(dir)
+		for {
+			if _, err := os.Stat(parent); err == nil || parent == filepath.Dir(parent) {
+				break
+			}
+			parent = filepath.Dir(parent)
+		}
+		if err := syscall.Access(parent, accessW|accessX); err != nil {
+			c.Status = CheckFail
+			c.Detail = fmt.Sprintf("%s does not exist and cannot be created: %s is not writable (%v)", dir, parent, err)
+			c.Fix = "set RUNNER_STATE_DIR to a writable directory"
+			return c
+		}
+		c.Detail = dir + " does not exist yet; it will be created with mode 0700"
+		return c
+	}
+	if err != nil {
+		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), "set RUNNER_STATE_DIR to a directory you own"
+		return c
+	}
+	if !fi.IsDir() {
+		c.Status, c.Detail, c.Fix = CheckFail, dir+" is not a directory", "move it aside or set RUNNER_STATE_DIR"
+		return c
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		c.Status = CheckFail
+		c.Detail = fmt.Sprintf("%s belongs to uid %d, not to you (uid %d)", dir, st.Uid, os.Geteuid())
+		c.Fix = fmt.Sprintf("chown -R %d %s, or set RUNNER_STATE_DIR", os.Geteuid(), dir)
+		return c
+	}
+	if err := syscall.Access(dir, accessW|accessX); err != nil {
+		c.Status, c.Detail, c.Fix = CheckFail, fmt.Sprintf("%s is not writable (%v)", dir, err), "chmod 700 "+dir
+		return c
+	}
+	var loose []string
+	n := 0
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || n >= maxStateEntries {
+			return filepath.SkipDir
+		}
+		n++
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		if info.Mode().Perm()&0o077 != 0 {
+			rel, _ := filepath.Rel(dir, p)
+			loose = append(loose, fmt.Sprintf("%s %04o", rel, info.Mode().Perm()))
+		}
+		return nil
+	})
+	if len(loose) > 0 {
+		sort.Strings(loose)
+		shown := loose[:min(len(loose), 3)]
+		more := ""
+		if len(loose) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(loose)-len(shown))
+		}
+		c.Status = CheckWarn
+		c.Detail = fmt.Sprintf("%s: readable by others (want dirs 0700, files 0600): %s%s", dir, strings.Join(shown, ", "), more)
+		c.Fix = "chmod -R go-rwx " + dir
+		return c
+	}
+	c.Detail = fmt.Sprintf("%s: not readable by others (%d entries checked)", dir, n)
+	if n >= maxStateEntries {
+		c.Detail = fmt.Sprintf("%s: not readable by others (the first %d entries checked)", dir, n)
+	}
+	return c
+}
+
+func agentChecks(ctx context.Context, cfg *Config, cfgPath string, opts DoctorOptions) []Check {
+	ps, err := cfg.Profiles()
+	if err != nil {
+		// Only for a config LoadConfig refused; the config check says why.
+		ps = Builtins()
+	}
+	var out []Check
+	var missing []string
+	defaultOK := false
+	for _, st := range CheckAgents(ctx, ps, opts.Self, opts.AgentVersions) {
+		if !st.Installed {
+			if st.Name != cfg.DefaultAgent {
+				missing = append(missing, st.Name)
+			}
+			continue
+		}
+		c := Check{Name: "agent:" + st.Name, Status: CheckOK, Detail: st.Path}
+		if st.Version != "" {
+			c.Detail += " " + st.Version
+		}
+		if st.VersionError != "" {
+			c.Status = CheckWarn
+			c.Detail += ": version unknown: " + st.VersionError
+			c.Fix = "check that '" + st.Path + "' runs, or reinstall it"
+		}
+		if st.Name == cfg.DefaultAgent {
+			defaultOK = true
+		}
+		out = append(out, c)
+	}
+	if len(missing) > 0 {
+		out = append(out, Check{Name: "agents", Status: CheckOK,
+			Detail: "not installed (optional): " + strings.Join(missing, ", ")})
+	}
+	d := Check{Name: "default-agent", Status: CheckOK, Detail: fmt.Sprintf("%q is installed", cfg.DefaultAgent)}
+	if !defaultOK {
+		where := "the config file"
+		if cfgPath != "" {
+			where = cfgPath
+		}
+		d.Status = CheckWarn
+		d.Detail = fmt.Sprintf("%q is not installed: a dispatch without --agent will fail", cfg.DefaultAgent)
+		d.Fix = fmt.Sprintf("install it, or set \"default_agent\" in %s", where)
+		if p, err := FindProfile(ps, cfg.DefaultAgent); err == nil && p.Description != "" {
+			d.Fix = fmt.Sprintf("install %s, or set \"default_agent\" in %s", p.Description, where)
+		}
+	}
+	return append(out, d)
+}
