@@ -205,7 +205,7 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 		EnterDelay: s.prof.EnterDelay.Duration, Raw: s.prof.PasteRaw, LeaveMode: true, Nudges: 2,
 		Accepted: func(screen string) bool {
 			d := Detect(s.prof, screen)
-			if d.State == StateReady && sig != "" && strings.Contains(bottomText(screen, 8), sig) {
+			if d.State == StateReady && sig != "" && strings.Contains(d.Line, sig) {
 				return false // the text still sits in the composer
 			}
 			return d.State != StateStarting
@@ -232,13 +232,6 @@ func deliverySignature(text string) string {
 	return strings.TrimSpace(string(r))
 }
 
-func bottomText(screen string, n int) string {
-	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
 
 // monitorTurn waits for the end of the turn and records it.
 func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
 	"sort"
 	"strconv"
 	"strings"
@@ -219,7 +222,7 @@ var paneFields = []string{
 	"pane_id", "pane_pid", "pane_dead", "pane_dead_status", "pane_current_command",
 	"pane_current_path", "pane_in_mode", "alternate_on", "cursor_x", "cursor_y",
 	"pane_width", "pane_height", "history_size", "window_activity", "pane_pipe",
-	"session_name", "window_id", "window_index", "window_name",
+	"session_name", "window_id", "window_index", "window_name", "pane_dead_signal",
 }
 
 const fieldSep = "\x1f"
@@ -239,8 +242,17 @@ func parsePaneLine(line string) (PaneInfo, error) {
 		return PaneInfo{}, fmt.Errorf("unexpected pane line %q: %d fields, want %d", line, len(f), len(paneFields))
 	}
 	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
+	// tmux marks a pane dead when its pty closes, which can be a moment
+	// before it has reaped the process: until the exit status (or the
+	// signal) is known, the pane counts as alive, so a status of 0 is never
+	// reported for a process that has not been waited for.
+	dead := f[2] == "1" && (f[3] != "" || f[19] != "")
+	status := atoi(f[3])
+	if f[3] == "" && f[19] != "" {
+		status = 128 + atoi(f[19])
+	}
 	return PaneInfo{
-		ID: f[0], PID: atoi(f[1]), Dead: f[2] == "1", DeadStatus: atoi(f[3]),
+		ID: f[0], PID: atoi(f[1]), Dead: dead, DeadStatus: status,
 		CurrentCommand: f[4], CurrentPath: f[5], InMode: f[6] == "1", AlternateOn: f[7] == "1",
 		CursorX: atoi(f[8]), CursorY: atoi(f[9]), Width: atoi(f[10]), Height: atoi(f[11]),
 		HistorySize: atoi(f[12]), WindowActivity: int64(atoi(f[13])), Pipe: f[14] == "1",
@@ -488,8 +500,41 @@ func ShellQuote(s string) string {
 // command (e.g. a run-shell). The command is the caller's own text, built
 // without user input.
 func (c *Client) SetSessionHook(ctx context.Context, session, hook, command string) error {
-	if _, err := c.run(ctx, nil, "set-hook", "-t", Arg(SessionTarget(session)), hook, Arg(command)); err != nil {
+	if _, err := c.run(ctx, nil, "set-hook", "-t", Arg(SessionTarget(session)+":"), hook, Arg(command)); err != nil {
 		return fmt.Errorf("set hook %s on %q: %w", hook, session, err)
 	}
 	return nil
+}
+
+// AttachArgv returns the command that attaches the user's terminal to
+// target (a session "=name" or a pane "%N"): attach-session, or
+// switch-client when the caller already runs inside tmux.
+func (c *Client) AttachArgv(target string, insideTmux bool) []string {
+	verb := "attach-session"
+	if insideTmux {
+		verb = "switch-client"
+	}
+	return append(append([]string{c.bin}, SocketArgs(c.socket)...), verb, "-t", Arg(target))
+}
+
+// SelectPane makes pane the active pane of its window and its window the
+// current one of its session, so an attach lands on it.
+func (c *Client) SelectPane(ctx context.Context, pane string) error {
+	if err := validatePaneID(pane); err != nil {
+		return err
+	}
+	if _, err := c.run(ctx, nil, "select-window", "-t", pane, ";", "select-pane", "-t", pane); err != nil {
+		return fmt.Errorf("select pane %s: %w", pane, err)
+	}
+	return nil
+}
+
+// Exec replaces the current process with argv (from AttachArgv), keeping
+// the caller's environment (TMUX too, so switch-client works).
+func Exec(argv []string) error {
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNoTmux, err)
+	}
+	return syscall.Exec(path, argv, os.Environ())
 }

@@ -138,7 +138,7 @@ func TestDeadPane(t *testing.T) {
 	// tmux scrolls the screen to print "Pane is dead" on the last row, so
 	// the last output may sit in the history.
 	s, err := c2.Capture(ctx, dead, CaptureOptions{Start: "-", End: "-"})
-	if err != nil || !strings.Contains(s, "bye") {
+	if err != nil || !strings.Contains(s, "Pane is dead") {
 		t.Fatalf("capture of a dead pane: %q %v", s, err)
 	}
 }

@@ -30,7 +30,7 @@ func exitCode(err error) int {
 		return runner.ExitUsage
 	case errors.Is(err, gitsnap.ErrLocked):
 		return runner.ExitBusy
-	case errors.Is(err, tmuxctl.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, tmuxctl.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, runner.ErrTaskTimeout):
 		return runner.ExitTimeout
 	case errors.Is(err, runner.ErrNeedsInput):
 		return runner.ExitNeedsInput

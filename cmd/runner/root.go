@@ -114,6 +114,17 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 		a.newSnapshotCmd(),
 		a.newConfigCmd(),
 		a.newDoctorCmd(),
+		a.newDispatchCmd(),
+		a.newPsCmd(),
+		a.newStatusCmd(),
+		a.newLogsCmd(),
+		a.newAttachCmd(),
+		a.newWaitCmd(),
+		a.newCancelCmd(),
+		a.newSendCmd(),
+		a.newResumeCmd(),
+		a.newSuperviseCmd(),
+		a.newHookCmd(),
 	)
 	return root
 }

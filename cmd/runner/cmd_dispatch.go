@@ -1,0 +1,708 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/agentsim"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+	"github.com/spf13/cobra"
+)
+
+// selfPath is the absolute path of this runner binary, as invoked (a
+// symlink named runner is kept, so test harnesses that run the test binary
+// under that name work too).
+func selfPath() string {
+	if a0 := os.Args[0]; filepath.Base(a0) == "runner" {
+		if strings.Contains(a0, "/") {
+			if abs, err := filepath.Abs(a0); err == nil {
+				return abs
+			}
+		} else if p, err := exec.LookPath(a0); err == nil {
+			if abs, err := filepath.Abs(p); err == nil {
+				return abs
+			}
+		}
+	}
+	p, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return p
+}
+
+// runnerEnv loads the config and opens the state and the tmux server.
+func (a *app) runnerEnv(progress bool) (*runner.Env, *runner.Config, error) {
+	cfg, _, err := runner.LoadConfig(a.getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err := runner.OpenStore(a.getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	if a.getenv("RUNNER_LOCK_TIMEOUT") == "" && cfg.LockTimeout.Duration > 0 {
+		store.LockTimeout = cfg.LockTimeout.Duration
+	}
+	if a.getenv("RUNNER_RETENTION") == "" {
+		store.Retention = cfg.Retention.Duration
+	}
+	profiles, err := cfg.Profiles()
+	if err != nil {
+		return nil, nil, err
+	}
+	var opts []tmuxctl.Option
+	if cfg.TmuxBinary != "" {
+		opts = append(opts, tmuxctl.WithBinary(cfg.TmuxBinary))
+	}
+	env := &runner.Env{Store: store, TC: tmuxctl.New(tmuxctl.ResolveSocket(a.socket, a.getenv), opts...),
+		Profiles: profiles, Getenv: a.getenv, Exe: selfPath()}
+	if progress {
+		env.Progress = a.errOut
+	}
+	return env, cfg, nil
+}
+
+type dispatchFlags struct {
+	agent, model, permissions, file, notify, source, size string
+	agentArgs, approve                                    []string
+	yesTrust, detach, waitInput, requireSnap, exclusive   bool
+	waitLock, commit, commitBranch, commitAll, noHook     bool
+	asJSON                                                bool
+	timeout, readyTimeout, settle, idle                   time.Duration
+	awareness                                             string
+}
+
+func (a *app) newDispatchCmd() *cobra.Command {
+	var f dispatchFlags
+	cmd := &cobra.Command{
+		Use:   "dispatch PROJECT [TASK]",
+		Short: "Run a task with a coding agent in a tmux pane and wait for the outcome",
+		Long: `Run TASK with an agent in a new window of the project's tmux session: take a
+git snapshot, start the agent, wait until it is ready, deliver the task (with a
+short note of what the other agents are doing), wait until the agent is done,
+and record the outcome. PROJECT is a registered name ('runner project add') or a
+directory such as . or /abs/path. TASK may come from --file F or --file -.
+
+In the foreground the exit code is the outcome (see EXIT STATUS); with --detach
+a supervisor process does the waiting and the task id is printed at once.
+Watch it with 'runner ps', 'runner status ID', 'runner logs ID -f',
+'runner wait ID' or 'runner attach ID'.`,
+		Example: `  runner dispatch api "add a /health endpoint"
+  runner dispatch . --agent codex --model gpt5 --file task.md
+  runner dispatch api --detach --json "write tests for the parser"
+  runner dispatch ~/src/site --agent shell "make test"`,
+		Args: args(cobra.RangeArgs(1, 2)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			return a.runDispatch(cmd.Context(), f, argv)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.agent, "agent", "a", "", "agent profile (default: the config's default_agent; see 'runner agents')")
+	fl.StringVarP(&f.model, "model", "m", "", "model for the agent (aliases from the config, e.g. sonnet)")
+	fl.StringArrayVar(&f.agentArgs, "agent-arg", nil, "extra argument passed to the agent as is (repeatable)")
+	fl.StringVar(&f.permissions, "permissions", "default", "auto: start the agent in its own auto-approval mode (see 'runner agents show NAME')")
+	fl.StringArrayVar(&f.approve, "approve-rule", nil, "answer yes to an approval dialog whose text matches this regex; stop on any other (repeatable)")
+	fl.BoolVar(&f.yesTrust, "yes-trust", false, "accept the agent's folder-trust dialog if the profile knows it")
+	fl.StringVarP(&f.file, "file", "f", "", "read the task from file F ('-' for standard input)")
+	fl.BoolVarP(&f.detach, "detach", "d", false, "return at once with the task id; a supervisor process waits")
+	fl.BoolVar(&f.waitInput, "wait-input", false, "when the agent asks a question, keep waiting (answer it with 'runner attach') instead of exiting 4")
+	fl.DurationVar(&f.timeout, "timeout", 0, "give up on the task after this long (default: the config's task_timeout, 60m)")
+	fl.DurationVar(&f.readyTimeout, "ready-timeout", 0, "how long the agent may take to show its prompt (default 60s)")
+	fl.BoolVar(&f.requireSnap, "require-snapshot", false, "refuse to run when no git snapshot can be taken")
+	fl.BoolVar(&f.commit, "commit", false, "commit what the task changed when it is done (trailer Runner-Task: ID)")
+	fl.BoolVar(&f.commitBranch, "commit-branch", false, "with --commit, commit on a new branch runner/ID")
+	fl.BoolVar(&f.commitAll, "commit-all", false, "with --commit, commit even if the tree was dirty before the task")
+	fl.BoolVar(&f.exclusive, "exclusive", false, "take the project's lock; exit 5 if another exclusive task holds it")
+	fl.BoolVar(&f.waitLock, "wait-lock", false, "with --exclusive, wait for the lock instead of exiting 5")
+	fl.StringVar(&f.notify, "notify", "", "command (argv, quoted like a shell) run when the task ends or needs input")
+	fl.StringVar(&f.source, "source", "user", "who asked: user or cron (recorded with the task)")
+	fl.StringVar(&f.size, "size", "200x50", "size of a new tmux session, WIDTHxHEIGHT")
+	fl.BoolVar(&f.noHook, "no-hook", false, "do not install the agent's turn-end hook; detect from the screen only")
+	fl.DurationVar(&f.settle, "settle", 0, "how long a finished screen must hold before the turn counts as done (default: config)")
+	fl.DurationVar(&f.idle, "idle", 0, "for agents without screen markers: quiet time that counts as done (default: config)")
+	fl.StringVar(&f.awareness, "awareness", "", "tell the agent about other tasks: project, all or off (default: config)")
+	_ = fl.MarkHidden("settle")
+	a.jsonFlag(cmd, &f.asJSON)
+	return cmd
+}
+
+func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) error {
+	text, err := a.readText(argv[1:], f.file)
+	if err != nil {
+		if len(argv) == 1 && f.file == "" {
+			return runner.Usagef("no task: give TASK after the project, or --file F / --file -")
+		}
+		return err
+	}
+	if f.permissions != "default" && f.permissions != "auto" {
+		return runner.Usagef("--permissions must be auto or default")
+	}
+	if f.source != "user" && f.source != "cron" {
+		return runner.Usagef("--source must be user or cron")
+	}
+	size, err := tmuxctl.ParseSize(f.size)
+	if err != nil {
+		return runner.Usagef("--size: %v", err)
+	}
+	var notify []string
+	if f.notify != "" {
+		if notify, err = agentsim.SplitArgs(f.notify); err != nil || len(notify) == 0 {
+			return runner.Usagef("--notify %q: %v", f.notify, err)
+		}
+	}
+	env, cfg, err := a.runnerEnv(!f.asJSON || f.detach)
+	if err != nil {
+		return err
+	}
+	if f.asJSON {
+		env.Progress = nil
+	}
+	if f.agent == "" {
+		f.agent = cfg.DefaultAgent
+	}
+	if len(notify) == 0 {
+		notify = cfg.NotifyCommand
+	}
+	awareness := cfg.Awareness.Mode
+	if f.awareness != "" {
+		m, err := runner.ParseAwarenessMode(f.awareness)
+		if err != nil {
+			return runner.Usagef("--awareness: %v", err)
+		}
+		awareness = m
+	}
+	set := runner.RunSettings{
+		Timeout: pick(f.timeout, cfg.TaskTimeout.Duration), ReadyTimeout: pick(f.readyTimeout, cfg.ReadyTimeout.Duration),
+		Settle: pick(f.settle, cfg.Settle.Duration), Idle: pick(f.idle, cfg.Idle.Duration),
+		YesTrust: f.yesTrust, WaitInput: f.waitInput, ApproveRules: append(append([]string(nil), cfg.ApproveRules...), f.approve...),
+		Commit: f.commit || f.commitBranch || f.commitAll, CommitBranch: f.commitBranch, CommitAll: f.commitAll,
+		Notify: notify, NotifyTimeout: cfg.NotifyTimeout.Duration, Awareness: awareness, AwarenessMax: cfg.Awareness.MaxChars,
+		Detached: f.detach,
+	}
+	req := runner.DispatchRequest{Project: argv[0], Text: text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
+		AgentArgs: f.agentArgs, PermissionsAuto: f.permissions == "auto", RequireSnapshot: f.requireSnap,
+		Exclusive: f.exclusive, WaitLock: f.waitLock, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set}
+	t, err := runner.Dispatch(ctx, env, req)
+	if t == nil {
+		return err
+	}
+	if f.asJSON {
+		if perr := a.printJSON(t); perr != nil {
+			return perr
+		}
+		if err != nil {
+			return &runner.ExitError{Code: exitCode(err), Err: nil}
+		}
+		return nil
+	}
+	if f.detach && err == nil {
+		fmt.Fprintln(a.out, t.ID)
+		return nil
+	}
+	a.printOutcome(t)
+	return err
+}
+
+func pick(flag, cfg time.Duration) time.Duration {
+	if flag > 0 {
+		return flag
+	}
+	return cfg
+}
+
+// printOutcome prints a finished turn: the status line, the summary and
+// where to look next.
+func (a *app) printOutcome(t *state.Task) {
+	took := ""
+	if !t.Ended.IsZero() && !t.Created.IsZero() {
+		took = " in " + t.Ended.Sub(t.Created).Round(100*time.Millisecond).String()
+	}
+	fmt.Fprintf(a.out, "%s %s%s\n", t.ID, t.Status, took)
+	if last := t.LastTurn(); last != "" {
+		fmt.Fprintf(a.out, "  %s\n", last)
+	}
+	if t.Status == state.StatusNeedsInput && t.Question != "" {
+		fmt.Fprintf(a.out, "  question: %s\n", strings.ReplaceAll(strings.TrimSpace(t.Question), "\n", "\n            "))
+	}
+	if t.Status != state.StatusDone && t.ResultTail != "" {
+		fmt.Fprintln(a.out, "  last lines:")
+		for _, l := range strings.Split(runner.FirstNLines(t.ResultTail, 8), "\n") {
+			fmt.Fprintf(a.out, "    %s\n", l)
+		}
+	}
+	fmt.Fprintf(a.out, "  see: runner status %s · runner logs %s · runner attach %s\n", t.ID, t.ID, t.ID)
+}
+
+func (a *app) newSuperviseCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "supervise ID",
+		Short:  "Supervise a detached task (started by dispatch --detach and resume)",
+		Hidden: true,
+		Args:   args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			env, _, err := a.runnerEnv(true)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.errOut, "%s supervisor %d for %s\n", time.Now().Format(time.RFC3339), os.Getpid(), argv[0])
+			err = runner.Supervise(cmd.Context(), env, argv[0])
+			fmt.Fprintf(a.errOut, "%s supervisor %d ends: %v\n", time.Now().Format(time.RFC3339), os.Getpid(), err)
+			return err
+		},
+	}
+}
+
+func (a *app) newHookCmd() *cobra.Command {
+	var task string
+	cmd := &cobra.Command{
+		Use:    "hook --task ID [EVENT]",
+		Short:  "Record an event from an agent's own hook (used in agent settings)",
+		Hidden: true,
+		Args:   args(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			store, err := runner.OpenStore(a.getenv)
+			if err != nil {
+				return err
+			}
+			if task == "" {
+				task = a.getenv("RUNNER_TASK_ID")
+			}
+			ev := state.TaskEvent{Time: time.Now(), Event: "Stop"}
+			if len(argv) == 1 {
+				ev.Event = argv[0]
+			}
+			// The agent passes a JSON object on stdin; read it with a bound
+			// so a hook without input never hangs the agent.
+			data := make(chan []byte, 1)
+			go func() { b, _ := io.ReadAll(io.LimitReader(a.in, 1<<20)); data <- b }()
+			select {
+			case b := <-data:
+				var obj map[string]any
+				if json.Unmarshal(b, &obj) == nil {
+					if name, ok := obj["hook_event_name"].(string); ok && len(argv) == 0 {
+						ev.Event = name
+					}
+					ev.Data = json.RawMessage(b)
+				}
+			case <-time.After(2 * time.Second):
+			}
+			return store.AppendTaskEvent(task, ev)
+		},
+	}
+	cmd.Flags().StringVar(&task, "task", "", "task id (default $RUNNER_TASK_ID)")
+	return cmd
+}
+
+func (a *app) newPsCmd() *cobra.Command {
+	var (
+		all     bool
+		project string
+		asJSON  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "ps [--all] [--project P]",
+		Short: "List tasks (active ones; --all for finished too)",
+		Long: `List tasks, newest first. Every call reconciles the state with the live
+panes and supervisors: a task whose supervisor is gone becomes orphaned (resume
+it with 'runner resume ID') or, when its pane is gone too, failed.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env, _, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			tasks, err := runner.ListTasks(cmd.Context(), env, runner.PSOptions{All: all, Project: project})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if tasks == nil {
+					tasks = []*state.Task{}
+				}
+				return a.printJSON(tasks)
+			}
+			tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tPROJECT\tAGENT\tSTATUS\tAGE\tLEVEL\tPARENT\tTASK")
+			now := time.Now()
+			for _, t := range tasks {
+				proj := t.Project
+				if proj == "" {
+					proj = filepath.Base(t.Dir)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, proj, t.Agent, t.Status,
+					runner.Age(now, t.Created), t.Level, orDash(t.Parent), runner.FirstLine(t.Text, 50))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "include finished tasks")
+	cmd.Flags().StringVar(&project, "project", "", "only tasks of this project")
+	a.jsonFlag(cmd, &asJSON)
+	return cmd
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func (a *app) newStatusCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status ID",
+		Short: "Show a task: lifecycle with times and reasons, snapshot, delivery, result",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			env, _, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			t, err := runner.GetTask(cmd.Context(), env, argv[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(t)
+			}
+			w := a.out
+			fmt.Fprintf(w, "task      %s (%s)\n", t.ID, t.Status)
+			proj := t.Project
+			if proj == "" {
+				proj = "(path)"
+			}
+			fmt.Fprintf(w, "project   %s  %s\n", proj, t.Dir)
+			fmt.Fprintf(w, "agent     %s\n", t.Agent)
+			fmt.Fprintf(w, "level     %d  parent %s  source %s\n", t.Level, orDash(t.Parent), orDash(t.Source))
+			fmt.Fprintf(w, "pane      %s (session %s, socket %s)\n", orDash(t.Tmux.Pane), t.Tmux.Session, t.Tmux.Socket)
+			fmt.Fprintf(w, "snapshot  %s\n", orDash(t.SnapshotRef))
+			if t.Commit != "" {
+				fmt.Fprintf(w, "commit    %s\n", t.Commit)
+			}
+			fmt.Fprintf(w, "delivery  %s\n", orDash(t.Delivery))
+			fmt.Fprintf(w, "log       %s\n", t.Transcript)
+			if t.ExitCode != nil {
+				fmt.Fprintf(w, "exit code %d\n", *t.ExitCode)
+			}
+			fmt.Fprintf(w, "task      %s\n", runner.FirstLine(t.Text, 200))
+			fmt.Fprintln(w, "history")
+			for _, h := range t.History {
+				fmt.Fprintf(w, "  %s  %-11s %s\n", h.Time.Local().Format("15:04:05.000"), h.Status, h.Reason)
+			}
+			if len(t.Turns) > 0 {
+				fmt.Fprintln(w, "turns")
+				for _, tr := range t.Turns {
+					fmt.Fprintf(w, "  %s  %s\n", tr.Time.Local().Format("15:04:05"), tr.Summary)
+				}
+			}
+			if t.Question != "" {
+				fmt.Fprintf(w, "question\n  %s\n", strings.ReplaceAll(t.Question, "\n", "\n  "))
+			}
+			if t.ResultTail != "" {
+				fmt.Fprintf(w, "result\n  %s\n", strings.ReplaceAll(t.ResultTail, "\n", "\n  "))
+			}
+			return nil
+		},
+	}
+	a.jsonFlag(cmd, &asJSON)
+	return cmd
+}
+
+func (a *app) newLogsCmd() *cobra.Command {
+	var follow, raw bool
+	cmd := &cobra.Command{
+		Use:   "logs ID [-f] [--raw]",
+		Short: "Print a task's transcript (escapes stripped unless --raw)",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			env, _, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			t, err := runner.GetTask(ctx, env, argv[0])
+			if err != nil {
+				return err
+			}
+			var off int64
+			for {
+				b, err := readFrom(t.Transcript, off)
+				if err != nil && !errors.Is(err, os.ErrNotExist) {
+					return fmt.Errorf("logs %s: %w", t.ID, err)
+				}
+				off += int64(len(b))
+				if raw {
+					_, _ = a.out.Write(b)
+				} else {
+					_, _ = io.WriteString(a.out, runner.StripANSI(strings.ReplaceAll(string(b), "\r\n", "\n")))
+				}
+				if !follow {
+					return nil
+				}
+				if t, err = runner.GetTask(ctx, env, t.ID); err != nil {
+					return err
+				}
+				if t.Status.IsTerminal() || t.Status == state.StatusOrphaned {
+					b, _ := readFrom(t.Transcript, off)
+					if raw {
+						_, _ = a.out.Write(b)
+					} else {
+						_, _ = io.WriteString(a.out, runner.StripANSI(string(b)))
+					}
+					return nil
+				}
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(250 * time.Millisecond):
+				}
+			}
+		},
+	}
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing until the task ends")
+	cmd.Flags().BoolVar(&raw, "raw", false, "keep terminal escape sequences")
+	return cmd
+}
+
+func readFrom(path string, off int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(off, 0); err != nil {
+		return nil, err
+	}
+	return io.ReadAll(f)
+}
+
+func (a *app) newAttachCmd() *cobra.Command {
+	var printOnly bool
+	cmd := &cobra.Command{
+		Use:   "attach ID|PROJECT",
+		Short: "Attach your terminal to a task's pane (or a project's session) with tmux",
+		Long: `Attach to the task's window with tmux (switch-client when already inside tmux).
+Detach again with the tmux prefix key and d (C-b d by default). With --print,
+only print the tmux command.`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			env, _, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			target, err := runner.AttachTarget(cmd.Context(), env, argv[0])
+			if err != nil {
+				return err
+			}
+			if strings.HasPrefix(target, "%") {
+				if err := env.TC.SelectPane(cmd.Context(), target); err != nil {
+					return err
+				}
+			}
+			inside := a.getenv("TMUX") != ""
+			tmuxArgv := env.TC.AttachArgv(target, inside)
+			if printOnly {
+				fmt.Fprintln(a.out, strings.Join(tmuxArgv, " "))
+				return nil
+			}
+			if fi, err := os.Stdin.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+				return runner.Usagef("attach needs a terminal; run: %s", strings.Join(tmuxArgv, " "))
+			}
+			return tmuxctl.Exec(tmuxArgv)
+		},
+	}
+	cmd.Flags().BoolVar(&printOnly, "print", false, "print the tmux command instead of running it")
+	return cmd
+}
+
+func (a *app) newWaitCmd() *cobra.Command {
+	var (
+		anyOne     bool
+		untilInput bool
+		timeout    time.Duration
+		asJSON     bool
+	)
+	cmd := &cobra.Command{
+		Use:   "wait ID... [--any] [--timeout D]",
+		Short: "Block until tasks end; exit with the task's code",
+		Long: `Block until the tasks end (with --any: the first of them), watching the state
+directory (no polling). Exits with the task's code: 0 done, 1 failed or exited,
+3 timed out, 4 needs input (with --input, waiting for input also ends the
+wait). With several tasks the exit code is that of the first one, in argument
+order, that did not end done. --timeout ends the wait itself with exit 3.`,
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			env, _, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := withTimeout(cmd.Context(), timeout)
+			defer cancel()
+			tasks, err := runner.WaitTasks(ctx, env, argv, runner.WaitOptions{Any: anyOne, UntilInput: untilInput})
+			if err != nil {
+				if errors.Is(err, context.DeadlineExceeded) {
+					return fmt.Errorf("wait: tasks still running after %s: %w", timeout, tmuxctl.ErrTimeout)
+				}
+				return err
+			}
+			code := 0
+			for _, t := range tasks {
+				if c := runner.TaskExitCode(t); code == 0 && c != 0 && (t.Status.IsTerminal() || t.Status == state.StatusNeedsInput || t.Status == state.StatusOrphaned) {
+					code = c
+				}
+			}
+			if asJSON {
+				if err := a.printJSON(tasks); err != nil {
+					return err
+				}
+			} else {
+				for _, t := range tasks {
+					fmt.Fprintf(a.out, "%s %s\n", t.ID, t.Status)
+				}
+			}
+			if code != 0 {
+				return &runner.ExitError{Code: code}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&anyOne, "any", false, "return when the first task ends")
+	cmd.Flags().BoolVar(&untilInput, "input", false, "also end the wait when a task needs input")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up waiting after this long (exit 3)")
+	a.jsonFlag(cmd, &asJSON)
+	return cmd
+}
+
+func (a *app) newCancelCmd() *cobra.Command {
+	var (
+		kill   bool
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "cancel ID [--kill]",
+		Short: "Interrupt a task's agent and mark it cancelled (--kill closes its window)",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			env, _, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			t, err := runner.Cancel(cmd.Context(), env, argv[0], kill)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(t)
+			}
+			fmt.Fprintf(a.out, "%s %s\n", t.ID, t.Status)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&kill, "kill", false, "also close the task's tmux window")
+	a.jsonFlag(cmd, &asJSON)
+	return cmd
+}
+
+func (a *app) newSendCmd() *cobra.Command {
+	var (
+		file    string
+		detach  bool
+		timeout time.Duration
+		asJSON  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "send ID [TEXT]",
+		Short: "Give a task's agent a follow-up prompt and wait for that turn",
+		Long: `Deliver TEXT (or --file F / --file -) to the agent of a task whose last turn
+ended, and wait for the new turn like dispatch does (exit code = outcome). With
+--detach a supervisor waits and send returns at once.`,
+		Args: args(cobra.RangeArgs(1, 2)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			text, err := a.readText(argv[1:], file)
+			if err != nil {
+				return err
+			}
+			env, _, err := a.runnerEnv(!asJSON)
+			if err != nil {
+				return err
+			}
+			var set *runner.RunSettings
+			if timeout > 0 {
+				t, err := runner.GetTask(cmd.Context(), env, argv[0])
+				if err != nil {
+					return err
+				}
+				var s runner.RunSettings
+				_ = json.Unmarshal(t.Settings, &s)
+				s.Timeout = timeout
+				set = &s
+			}
+			t, err := runner.Send(cmd.Context(), env, runner.SendRequest{Ref: argv[0], Text: text, Detach: detach, Settings: set})
+			if t == nil {
+				return err
+			}
+			if asJSON {
+				if perr := a.printJSON(t); perr != nil {
+					return perr
+				}
+				if err != nil {
+					return &runner.ExitError{Code: exitCode(err)}
+				}
+				return nil
+			}
+			if errors.Is(err, runner.ErrUsage) {
+				return err
+			}
+			if detach && err == nil {
+				fmt.Fprintln(a.out, t.ID)
+				return nil
+			}
+			a.printOutcome(t)
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "read the text from file F ('-' for standard input)")
+	cmd.Flags().BoolVarP(&detach, "detach", "d", false, "return at once; a supervisor waits for the turn")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up on this turn after this long (default: the task's)")
+	a.jsonFlag(cmd, &asJSON)
+	return cmd
+}
+
+func (a *app) newResumeCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "resume ID",
+		Short: "Start a new supervisor for an orphaned task (or one left waiting for input)",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			env, _, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			t, pid, err := runner.Resume(cmd.Context(), env, argv[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(t)
+			}
+			fmt.Fprintf(a.out, "%s resumed: supervisor %d (runner wait %s)\n", t.ID, pid, t.ID)
+			return nil
+		},
+	}
+	a.jsonFlag(cmd, &asJSON)
+	return cmd
+}
