@@ -232,7 +232,6 @@ func deliverySignature(text string) string {
 	return strings.TrimSpace(string(r))
 }
 
-
 // monitorTurn waits for the end of the turn and records it.
 func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 	env := s.env

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"syscall"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
