@@ -363,8 +363,11 @@ func simProfile() *Profile {
 		ErrorReset:       []string{`^> \S`},
 		Volatile:         []string{`^[✻✽✶✢] Working…`},
 		BottomLines:      8,
-		EnterDelay:       Duration{150 * time.Millisecond},
-		InterruptKeys:    []string{"Escape"},
+		// The sim keeps pasted bytes verbatim: paste LF as LF (-r), so a
+		// multi-line task arrives as lines (tmux would turn LF into CR).
+		PasteRaw:      true,
+		EnterDelay:    Duration{150 * time.Millisecond},
+		InterruptKeys: []string{"Escape"},
 		Hook: &Hook{
 			Kind: HookKindFlag,
 			Args: []string{"--hook", "{command}"},
