@@ -73,10 +73,10 @@ type detectOutput struct {
 
 func (a *app) newAgentsDetectCmd() *cobra.Command {
 	var asJSON, altOn bool
-	var file, agent, curCmd string
+	var file, agent, curCmd, pane string
 	var cursorRow, deadStatus int
 	cmd := &cobra.Command{
-		Use:   "detect --file SCREEN --agent NAME",
+		Use:   "detect (--pane ID | --file SCREEN) --agent NAME",
 		Short: "Print the state an agent profile sees on a captured screen, and why",
 		Long: `Classify a captured screen (tmux capture-pane -p, with or without -e; '-' reads
 stdin) with an agent profile, and print the state and the pattern that decided:
@@ -92,21 +92,37 @@ States: ready, busy, needs_input, starting, exited, error, unknown.`,
 			if asJSON {
 				a.jsonErrors = true
 			}
-			if file == "" {
-				return runner.Usagef("agents detect: --file is required (a capture-pane text file, or - for stdin)")
+			if (file == "") == (pane == "") {
+				return runner.Usagef("agents detect: give --pane ID (a live pane) or --file SCREEN (a capture-pane text file, or - for stdin)")
 			}
 			if agent == "" {
 				return runner.Usagef("agents detect: --agent is required (see 'runner agents')")
 			}
-			p, err := runner.BuiltinProfile(agent)
+			cfg, _, err := runner.LoadConfig(a.getenv)
 			if err != nil {
 				return err
 			}
-			screen, err := a.readScreen(file)
+			p, err := cfg.Profile(agent)
 			if err != nil {
 				return err
 			}
+			var screen string
 			info := runner.PaneInfo{CurrentCommand: curCmd, AlternateOn: altOn}
+			if pane != "" {
+				c := a.tmuxClient()
+				pi, err := c.Pane(cmd.Context(), pane)
+				if err != nil {
+					return err
+				}
+				if screen, err = c.CaptureScreen(cmd.Context(), pane); err != nil {
+					return err
+				}
+				file = pane
+				info = runner.PaneInfo{Dead: pi.Dead, DeadStatus: pi.DeadStatus, CurrentCommand: pi.CurrentCommand,
+					AlternateOn: pi.AlternateOn, CursorKnown: true, CursorY: pi.CursorY}
+			} else if screen, err = a.readScreen(file); err != nil {
+				return err
+			}
 			if cmd.Flags().Changed("cursor-row") {
 				if cursorRow < 0 {
 					return runner.Usagef("agents detect: --cursor-row %d: want a row number from 0", cursorRow)
@@ -126,6 +142,7 @@ States: ready, busy, needs_input, starting, exited, error, unknown.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&file, "file", "", "the captured screen (`SCREEN` file, or - for stdin)")
+	f.StringVar(&pane, "pane", "", "capture this live pane (`ID`, e.g. %3) on the --socket server and use what tmux says about it")
 	f.StringVar(&agent, "agent", "", "the agent profile (`NAME`)")
 	f.BoolVar(&asJSON, "json", false, "print as JSON")
 	f.StringVar(&curCmd, "current-command", "", "the pane's foreground `COMMAND` (#{pane_current_command})")

@@ -73,8 +73,9 @@ func scriptParams(t *testing.T) testscript.Params {
 			return false, nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitfor": cmdWaitFor,
-			"status":  cmdStatus,
+			"waitfor":    cmdWaitFor,
+			"status":     cmdStatus,
+			"waitscreen": cmdWaitScreen,
 		},
 	}
 }
@@ -98,6 +99,34 @@ func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	if got != want {
 		ts.Fatalf("%s exited %d, want %d", args[1], got, want)
+	}
+}
+
+// cmdWaitScreen: waitscreen PANE TEXT [TIMEOUT] waits until the pane's
+// visible screen (on the script's server) contains TEXT.
+func cmdWaitScreen(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: waitscreen PANE TEXT [TIMEOUT]")
+	}
+	timeout := 20 * time.Second
+	if len(args) == 3 {
+		d, err := time.ParseDuration(args[2])
+		ts.Check(err)
+		timeout = d
+	}
+	c := tmuxctl.New(ts.Getenv("RUNNER_TMUX_SOCKET"))
+	deadline := time.Now().Add(timeout)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		s, err := c.CaptureScreen(ctx, args[0])
+		cancel()
+		if err == nil && strings.Contains(s, args[1]) != neg {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waitscreen %s %q: not met within %s (err %v); screen:\n%s", args[0], args[1], timeout, err, s)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
