@@ -215,3 +215,13 @@ func isIdentityError(err error) bool {
 
 // trimOut returns git's output as one trimmed string.
 func trimOut(b []byte) string { return strings.TrimSpace(string(b)) }
+
+// Version returns git's version string, e.g. "git version 2.39.5"; a missing
+// git gives an error wrapping ErrGitMissing.
+func Version(ctx context.Context) (string, error) {
+	out, err := run(ctx, call{dir: os.TempDir(), args: []string{"--version"}})
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}

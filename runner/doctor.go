@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
@@ -63,7 +64,7 @@ func Doctor(ctx context.Context, opts DoctorOptions) []Check {
 		cfg = DefaultConfig()
 	}
 	out = append(out, tmuxChecks(ctx, cfg, opts.Socket)...)
-	out = append(out, gitCheck())
+	out = append(out, gitCheck(ctx))
 	out = append(out, stateDirCheck(opts.Getenv))
 	out = append(out, agentChecks(ctx, cfg, path, opts)...)
 	return out
@@ -159,13 +160,17 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-func gitCheck() Check {
+func gitCheck(ctx context.Context) Check {
 	path, err := exec.LookPath("git")
 	if err != nil {
 		return Check{Name: "git", Status: CheckWarn, Detail: "git not found in PATH: tasks run without snapshots",
 			Fix: "install git (e.g. 'apt-get install git')"}
 	}
-	return Check{Name: "git", Status: CheckOK, Detail: path}
+	v, err := gitsnap.Version(ctx)
+	if err != nil {
+		return Check{Name: "git", Status: CheckWarn, Detail: path + ": " + err.Error(), Fix: "reinstall git"}
+	}
+	return Check{Name: "git", Status: CheckOK, Detail: v + " (" + path + ")"}
 }
 
 // access modes for syscall.Access.
