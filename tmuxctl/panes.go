@@ -243,13 +243,16 @@ func parsePaneLine(line string) (PaneInfo, error) {
 	}
 	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
 	// tmux marks a pane dead when its pty closes, which can be a moment
-	// before it has reaped the process: until the exit status (or the
-	// signal) is known, the pane counts as alive, so a status of 0 is never
-	// reported for a process that has not been waited for.
-	dead := f[2] == "1" && (f[3] != "" || f[19] != "")
+	// before it has reaped the process: until then the exit status is not
+	// known and DeadStatus is -1 (Pane waits briefly for it).
+	dead := f[2] == "1"
 	status := atoi(f[3])
-	if f[3] == "" && f[19] != "" {
+	switch {
+	case f[3] != "":
+	case f[19] != "":
 		status = 128 + atoi(f[19])
+	case dead:
+		status = -1
 	}
 	return PaneInfo{
 		ID: f[0], PID: atoi(f[1]), Dead: dead, DeadStatus: status,
@@ -317,8 +320,26 @@ func (c *Client) Pane(ctx context.Context, pane string) (PaneInfo, error) {
 		// vanished between calls; never report another pane's state.
 		return PaneInfo{}, fmt.Errorf("pane %s: %w", pane, ErrNotFound)
 	}
+	if p.Dead && p.DeadStatus < 0 && !statusWait(ctx) {
+		// Dead but not reaped yet: give tmux a moment to learn the status.
+		deadline := time.Now().Add(2 * time.Second)
+		for p.DeadStatus < 0 && time.Now().Before(deadline) {
+			if sleepCtx(ctx, 10*time.Millisecond) != nil {
+				break
+			}
+			q, err := c.Pane(context.WithValue(ctx, statusWaitKey{}, true), pane)
+			if err != nil {
+				return PaneInfo{}, err
+			}
+			p = q
+		}
+	}
 	return p, nil
 }
+
+type statusWaitKey struct{}
+
+func statusWait(ctx context.Context) bool { return ctx.Value(statusWaitKey{}) != nil }
 
 // validatePaneID accepts only tmux pane ids ("%12"), so a pane argument can
 // never be mistaken for another target or a flag.
@@ -375,6 +396,20 @@ func (c *Client) alive(ctx context.Context, pane string) (PaneInfo, error) {
 	return p, nil
 }
 
+// deadOr turns a tmux error that says the pane has exited into a DeadError
+// with the exit status; other errors pass through.
+func (c *Client) deadOr(ctx context.Context, pane string, err error) error {
+	var te *Error
+	if !errors.As(err, &te) || !strings.Contains(te.Stderr, "exited") {
+		return err
+	}
+	p, perr := c.Pane(ctx, pane)
+	if perr != nil {
+		return perr
+	}
+	return &DeadError{Pane: pane, Status: p.DeadStatus}
+}
+
 // DeadError reports a pane whose process exited; Status is its exit status.
 type DeadError struct {
 	Pane   string
@@ -382,6 +417,9 @@ type DeadError struct {
 }
 
 func (e *DeadError) Error() string {
+	if e.Status < 0 {
+		return fmt.Sprintf("pane %s is dead (its process exited; tmux does not know its status yet)", e.Pane)
+	}
 	return fmt.Sprintf("pane %s is dead (its process exited with status %d)", e.Pane, e.Status)
 }
 

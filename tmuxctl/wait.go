@@ -269,7 +269,7 @@ func (c *Client) WaitIdle(ctx context.Context, pane string, opts IdleOptions) (I
 			return res, fmt.Errorf("wait idle on %s: %w", pane, err)
 		}
 		if err := c.PipePane(ctx, pane, file); err != nil {
-			return res, err
+			return res, failWait(ctx, c.deadOr(ctx, pane, err), pane, what, start, "")
 		}
 		defer func() { _ = c.StopPipe(context.WithoutCancel(ctx), pane) }()
 	}
