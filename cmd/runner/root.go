@@ -125,6 +125,8 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 		a.newResumeCmd(),
 		a.newSuperviseCmd(),
 		a.newHookCmd(),
+		a.newTreeCmd(),
+		a.newCollectCmd(),
 	)
 	return root
 }
