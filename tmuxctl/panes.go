@@ -69,6 +69,18 @@ type WindowSpec struct {
 	// global window option in the same tmux invocation that creates the
 	// pane, so even a process that exits at once is kept.
 	RemainOnExit bool
+	// PipeTo, if set, appends the pane's output to this file from its very
+	// first byte: pipe-pane runs in the same tmux invocation that creates
+	// the window (which needs Name), before the server reads any output.
+	PipeTo string
+}
+
+// pipeArgs returns the command-sequence tail that starts the pipe.
+func (s WindowSpec) pipeArgs() []string {
+	if s.PipeTo == "" || s.Name == "" {
+		return nil
+	}
+	return []string{";", "pipe-pane", "-o", "-t", Arg(SessionTarget(s.Session) + ":=" + s.Name), Arg("exec cat >> " + ShellQuote(s.PipeTo))}
 }
 
 func (s WindowSpec) commonArgs() ([]string, error) {
@@ -133,6 +145,7 @@ func (c *Client) NewSession(ctx context.Context, spec WindowSpec) (string, error
 		// can notice the child's exit.
 		args = append(args, ";", "set-option", "-g", "remain-on-exit", "on")
 	}
+	args = append(args, spec.pipeArgs()...)
 	out, err := c.run(ctx, nil, args...)
 	if err != nil {
 		return "", fmt.Errorf("new session %q: %w", spec.Session, err)
@@ -153,6 +166,7 @@ func (c *Client) NewWindow(ctx context.Context, spec WindowSpec) (string, error)
 	args = append(args, "new-window", "-d", "-P", "-F", paneIDFormat, "-t", Arg(SessionTarget(spec.Session)+":"))
 	args = append(args, common...)
 	args = append(args, argvArgs(spec.Argv)...)
+	args = append(args, spec.pipeArgs()...)
 	out, err := c.run(ctx, nil, args...)
 	if err != nil {
 		return "", fmt.Errorf("new window in session %q: %w", spec.Session, err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -347,5 +348,24 @@ func TestPasteBufferNotLeaked(t *testing.T) {
 	}
 	if strings.TrimSpace(out) != "" {
 		t.Fatalf("buffers left behind: %q", out)
+	}
+}
+
+func TestPipeFromFirstByte(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	dir := t.TempDir()
+	for i, session := range []string{"p", "p"} { // a new session, then a new window
+		out := filepath.Join(dir, fmt.Sprintf("out%d", i))
+		pane, err := c.Launch(ctx, WindowSpec{Session: session, Name: fmt.Sprintf("w%d", i), PipeTo: out, RemainOnExit: true,
+			Argv: []string{"sh", "-c", "echo first-byte-" + strconv.Itoa(i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 5*time.Second, func() bool { p, err := c.Pane(ctx, pane); return err == nil && p.Dead })
+		waitFor(t, 5*time.Second, func() bool {
+			b, _ := os.ReadFile(out)
+			return strings.Contains(string(b), "first-byte-"+strconv.Itoa(i))
+		})
 	}
 }
