@@ -5,8 +5,8 @@
 #   scripts/install-agents.sh [PACKAGE...]
 #
 # Prefix: $RUNNER_AGENTS_PREFIX (default ~/.cache/runner/agents). Idempotent: a
-# package whose installed version already satisfies the requested spec is not
-# reinstalled. Prints the bin directory (PREFIX/bin) as its last line of stdout;
+# package that is installed (at the exact version, when PACKAGE@VERSION is
+# given) is not reinstalled. Prints the bin directory (PREFIX/bin) as its last line of stdout;
 # add it to PATH. Set RUNNER_AGENTS_FORCE=1 to reinstall everything.
 set -euo pipefail
 
@@ -31,13 +31,25 @@ installed_version() { # name -> version or empty
 	[ -f "$pj" ] && node -e 'process.stdout.write(require(process.argv[1]).version)' "$pj" 2>/dev/null || true
 }
 
+# split SPEC: sets name and version ("" when SPEC names no version).
+split() {
+	local spec=$1 rest
+	name=$spec version=""
+	if [[ $spec == @* ]]; then
+		rest=${spec#@}
+		if [[ $rest == *@* ]]; then name="@${rest%@*}" version=${rest##*@}; fi
+	elif [[ $spec == *@* ]]; then
+		name=${spec%@*} version=${spec##*@}
+	fi
+}
+
 todo=()
 for p in "${pkgs[@]}"; do
-	name="${p%@*}"
-	[ -z "$name" ] && name="$p" # scoped name without a version: "@scope/x"
-	case "$p" in @*/*@*) name="${p%@*}" ;; @*) name="$p" ;; esac
+	split "$p"
 	v="$(installed_version "$name")"
-	if [ -n "$v" ] && [ "${RUNNER_AGENTS_FORCE:-0}" != 1 ]; then
+	# Up to date: installed, and either no version asked for or exactly that
+	# version (a tag or range such as "latest" or "^1" is always reinstalled).
+	if [ -n "$v" ] && [ "${RUNNER_AGENTS_FORCE:-0}" != 1 ] && { [ -z "$version" ] || [ "$version" = "$v" ]; }; then
 		echo "install-agents: $name $v already installed in $prefix" >&2
 		continue
 	fi
@@ -55,7 +67,7 @@ if [ ${#todo[@]} -gt 0 ]; then
 fi
 
 for p in "${pkgs[@]}"; do
-	case "$p" in @*/*@*) name="${p%@*}" ;; @*) name="$p" ;; *) name="${p%@*}" ;; esac
+	split "$p"
 	echo "install-agents: $name $(installed_version "$name")" >&2
 done
 echo "$prefix/bin"
