@@ -93,7 +93,8 @@ type Server struct {
 
 // Options configures a Server.
 type Options struct {
-	// Log, if not nil, receives one line per request (Request.String).
+	// Log, if not nil, receives one line per request (Request.String);
+	// writes are serialised by the Server.
 	Log io.Writer
 }
 
@@ -123,9 +124,11 @@ func (s *Server) Requests() []Request {
 
 func (s *Server) record(r Request) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.reqs = append(s.reqs, r)
-	s.mu.Unlock()
 	if s.log != nil {
+		// Under the lock: handlers run concurrently and Log need not be
+		// safe for concurrent use.
 		fmt.Fprintf(s.log, "mockapi: %s\n", r)
 	}
 }

@@ -465,3 +465,33 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+func TestConcurrentRequestsShareTheLog(t *testing.T) {
+	var log bytes.Buffer // not safe for concurrent use: the Server must serialise
+	s := Start(testTurns("/p"), Options{Log: &log})
+	defer s.Close()
+	const n = 20
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			resp, err := http.Post(s.URL()+"/v1/chat/completions", "application/json",
+				strings.NewReader(`{"stream":true,"messages":[{"role":"user","content":"hi"}]}`))
+			if err == nil {
+				_, err = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := len(s.Requests()); got != n {
+		t.Errorf("%d requests recorded, want %d", got, n)
+	}
+	if got := strings.Count(log.String(), "mockapi: POST /v1/chat/completions"); got != n {
+		t.Errorf("%d log lines, want %d:\n%s", got, n, log.String())
+	}
+}
