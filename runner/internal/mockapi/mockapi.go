@@ -43,7 +43,9 @@ type Turn struct {
 }
 
 // FileWrite is a tool call that writes Content to Path. Give an absolute
-// Path: Claude Code, Gemini CLI and opencode require one.
+// Path inside the directory the CLI runs in: Claude Code, Gemini CLI and
+// opencode require an absolute path, and Gemini CLI refuses a path outside
+// its workspace without asking (the turn then ends with no approval dialog).
 type FileWrite struct {
 	Path    string
 	Content string
