@@ -1,0 +1,164 @@
+package mockapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// MockAPIKey is the API key the CLIs are given. The mock accepts any key;
+// Claude Code's first-run "Detected a custom API key" dialog is pre-answered
+// for this one through its last 20 characters in ~/.claude.json.
+const MockAPIKey = "sk-ant-mock-0123456789abcdefghij"
+
+// MockModel is the model name configured for Codex and opencode (the mock
+// answers whatever model is asked for).
+const MockModel = "mock-model"
+
+// CLIs lists the agent CLIs AgentEnv knows, in a stable order.
+func CLIs() []string { return []string{"claude", "codex", "gemini", "opencode"} }
+
+// AgentEnv returns what the agent CLI cli ("claude", "codex", "gemini",
+// "opencode") needs to run against the mock at baseURL from the throw-away
+// home directory home: environment entries (KEY=VALUE, to add to a minimal
+// environment such as PATH, LANG and TERM; HOME and the XDG directories
+// point into home) and first-run files (absolute paths under home →
+// content) that pre-answer onboarding, log-in, API-key and folder-trust
+// questions for each of projects (absolute directories the CLI will be
+// started in). Write the files with WriteFiles before starting the CLI.
+//
+// What stays on screen is the CLI's real behaviour: tool approvals are asked
+// (opencode is configured with permission "ask" for edit and bash, since it
+// allows both by default).
+func AgentEnv(cli, baseURL, home string, projects ...string) (env []string, files map[string]string, err error) {
+	if !filepath.IsAbs(home) {
+		return nil, nil, fmt.Errorf("mockapi: home %q for %s is not an absolute path (use t.TempDir())", home, cli)
+	}
+	for _, p := range projects {
+		if !filepath.IsAbs(p) {
+			return nil, nil, fmt.Errorf("mockapi: project %q for %s is not an absolute path", p, cli)
+		}
+	}
+	baseURL = strings.TrimSuffix(baseURL, "/")
+	if !strings.HasPrefix(baseURL, "http://") && !strings.HasPrefix(baseURL, "https://") {
+		return nil, nil, fmt.Errorf("mockapi: base URL %q for %s is not an http(s) URL (use Server.URL())", baseURL, cli)
+	}
+	env = []string{
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+	}
+	files = map[string]string{}
+	switch cli {
+	case "claude":
+		env = append(env,
+			"ANTHROPIC_BASE_URL="+baseURL,
+			"ANTHROPIC_API_KEY="+MockAPIKey,
+			"DISABLE_AUTOUPDATER=1", // else it installs updates globally
+		)
+		trusted := map[string]any{}
+		for _, p := range projects {
+			trusted[p] = map[string]any{"hasTrustDialogAccepted": true, "allowedTools": []string{}}
+		}
+		files[filepath.Join(home, ".claude.json")] = jsonText(map[string]any{
+			"hasCompletedOnboarding": true, // else: onboarding that needs the real network, exit 1
+			"customApiKeyResponses": map[string]any{
+				"approved": []string{MockAPIKey[len(MockAPIKey)-20:]},
+				"rejected": []string{},
+			},
+			"projects": trusted,
+		})
+	case "codex":
+		codexHome := filepath.Join(home, ".codex")
+		env = append(env, "CODEX_HOME="+codexHome, "RUNNER_MOCK_API_KEY="+MockAPIKey)
+		var b strings.Builder
+		fmt.Fprintf(&b, "model = %s\nmodel_provider = \"mock\"\ncheck_for_update_on_startup = false\n\n", strconv.Quote(MockModel))
+		fmt.Fprintf(&b, "[model_providers.mock]\nname = \"Mock\"\nbase_url = %s\nenv_key = \"RUNNER_MOCK_API_KEY\"\nwire_api = \"responses\"\n",
+			strconv.Quote(baseURL+"/v1"))
+		for _, p := range sortedCopy(projects) {
+			fmt.Fprintf(&b, "\n[projects.%s]\ntrust_level = \"trusted\"\n", strconv.Quote(p))
+		}
+		files[filepath.Join(codexHome, "config.toml")] = b.String()
+	case "gemini":
+		env = append(env,
+			"GEMINI_API_KEY="+MockAPIKey,
+			// Honoured with the gemini-api-key auth type; setting it also
+			// switches the default auth to "gateway", hence selectedType below.
+			"GOOGLE_GEMINI_BASE_URL="+baseURL,
+		)
+		files[filepath.Join(home, ".gemini", "settings.json")] = jsonText(map[string]any{
+			"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
+		})
+		trusted := map[string]string{}
+		for _, p := range projects {
+			trusted[p] = "TRUST_FOLDER"
+		}
+		files[filepath.Join(home, ".gemini", "trustedFolders.json")] = jsonText(trusted)
+	case "opencode":
+		// Its model catalogue (models.dev) is fetched from the mock, which
+		// answers an empty one: without this, start-up waits for a network
+		// time-out.
+		env = append(env, "OPENCODE_MODELS_URL="+baseURL)
+		files[filepath.Join(home, ".config", "opencode", "opencode.json")] = jsonText(map[string]any{
+			"$schema":    "https://opencode.ai/config.json",
+			"model":      "mock/" + MockModel,
+			"autoupdate": false,
+			"share":      "disabled",
+			"permission": map[string]any{"edit": "ask", "bash": "ask"},
+			"provider": map[string]any{
+				"mock": map[string]any{
+					"npm":     "@ai-sdk/openai-compatible",
+					"name":    "Mock",
+					"options": map[string]any{"baseURL": baseURL + "/v1", "apiKey": MockAPIKey},
+					"models":  map[string]any{MockModel: map[string]any{"name": "Mock Model"}},
+				},
+			},
+		})
+	default:
+		return nil, nil, fmt.Errorf("mockapi: unknown agent CLI %q (known: %s)", cli, strings.Join(CLIs(), ", "))
+	}
+	return env, files, nil
+}
+
+// WriteFiles writes files (absolute path → content) as returned by AgentEnv,
+// creating directories (0700) as needed; files are 0600.
+func WriteFiles(files map[string]string) error {
+	for _, path := range sortedKeys(files) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return fmt.Errorf("mockapi: create directory for %s: %w", path, err)
+		}
+		if err := os.WriteFile(path, []byte(files[path]), 0o600); err != nil {
+			return fmt.Errorf("mockapi: write %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
+func jsonText(v any) string {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		panic(err) // only maps of plain values are marshalled here
+	}
+	return string(b) + "\n"
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}

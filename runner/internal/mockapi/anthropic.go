@@ -1,0 +1,119 @@
+package mockapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// anthropicRequest is the part of a Messages API request the mock reads.
+type anthropicRequest struct {
+	Model    string `json:"model"`
+	Stream   bool   `json:"stream"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+	Tools []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+}
+
+type anthropicBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// anthropicBlocks decodes message content: a string or a list of blocks.
+func anthropicBlocks(raw json.RawMessage) []anthropicBlock {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []anthropicBlock{{Type: "text", Text: s}}
+	}
+	var bs []anthropicBlock
+	_ = json.Unmarshal(raw, &bs)
+	return bs
+}
+
+func (req anthropicRequest) conv() conv {
+	c := conv{model: req.Model, stream: req.Stream}
+	for _, t := range req.Tools {
+		c.tools = append(c.tools, t.Name)
+	}
+	for i := len(req.Messages) - 1; i >= 0 && c.prompt == ""; i-- {
+		m := req.Messages[i]
+		if m.Role != "user" {
+			continue
+		}
+		for _, b := range anthropicBlocks(m.Content) {
+			switch b.Type {
+			case "text":
+				c.prompt += b.Text + "\n"
+			case "tool_result":
+				if i == len(req.Messages)-1 {
+					c.toolResult = true
+				}
+			}
+		}
+	}
+	return c
+}
+
+func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte, rec *Request, logNow func()) {
+	var req anthropicRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		badRequest(w, rec, fmt.Errorf("messages request: %w", err))
+		return
+	}
+	c := req.conv()
+	rp := s.decide(c)
+	rec.fill(c, rp)
+	logNow()
+	if !sleepCtx(r, rp.turn.Delay) {
+		return
+	}
+	id := s.nextID("msg_mock_")
+	model := req.Model
+	stop := "end_turn"
+	var block map[string]any
+	if rp.tool != "" {
+		stop = "tool_use"
+		block = map[string]any{"type": "tool_use", "id": s.nextID("toolu_mock_"), "name": rp.tool, "input": rp.args}
+	} else {
+		block = map[string]any{"type": "text", "text": rp.text}
+	}
+	usage := map[string]any{"input_tokens": 10, "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	if !req.Stream {
+		writeJSON(w, map[string]any{
+			"id": id, "type": "message", "role": "assistant", "model": model,
+			"content": []any{block}, "stop_reason": stop, "stop_sequence": nil, "usage": usage,
+		})
+		return
+	}
+	e := newSSE(w, r)
+	e.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 10, "output_tokens": 1},
+	}})
+	e.event("ping", map[string]any{"type": "ping"})
+	if rp.tool != "" {
+		e.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+			"content_block": map[string]any{"type": "tool_use", "id": block["id"], "name": rp.tool, "input": map[string]any{}}})
+		e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(rp.args)}})
+	} else {
+		e.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+			"content_block": map[string]any{"type": "text", "text": ""}})
+		for i, ch := range chunks(rp.text) {
+			if i > 0 {
+				e.sleep(rp.turn.ChunkDelay)
+			}
+			e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+				"delta": map[string]any{"type": "text_delta", "text": ch}})
+		}
+	}
+	e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	e.event("message_delta", map[string]any{"type": "message_delta",
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 10}})
+	e.event("message_stop", map[string]any{"type": "message_stop"})
+}

@@ -1,0 +1,496 @@
+package mockapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Turn is one scripted answer of the mock model.
+//
+// The mock picks, for each request, the first turn whose Match is a substring
+// of the latest user prompt in the request (an empty Match matches any
+// prompt). If the request's conversation ends with a tool result, the turn's
+// Text is the final answer. Otherwise, if Write or Shell is set and the
+// request offers a matching tool, the answer is that tool call; else it is
+// Text.
+type Turn struct {
+	// Match selects the turn: a substring of the latest user prompt; "" matches any.
+	Match string
+	// Text is the answer (or the final answer after a tool result).
+	Text string
+	// Write, if set, makes the first answer a tool call that writes a file.
+	Write *FileWrite
+	// Shell, if set (and Write is not), makes the first answer a tool call
+	// that runs this shell command line.
+	Shell string
+	// Escalate makes a Codex shell call ask for unsandboxed execution
+	// (sandbox_permissions "require_escalated" with a justification), so that
+	// Codex shows its approval dialog even where its sandbox would let the
+	// command run unasked. The other CLIs ask anyway and ignore it.
+	Escalate bool
+	// Delay is how long the mock waits before sending the first byte
+	// (the CLI shows its busy state meanwhile).
+	Delay time.Duration
+	// ChunkDelay is the pause between streamed chunks of Text (one chunk per
+	// word), so streaming is visible on screen.
+	ChunkDelay time.Duration
+}
+
+// FileWrite is a tool call that writes Content to Path. Give an absolute
+// Path inside the directory the CLI runs in: Claude Code, Gemini CLI and
+// opencode require an absolute path, and Gemini CLI refuses a path outside
+// its workspace without asking (the turn then ends with no approval dialog).
+type FileWrite struct {
+	Path    string
+	Content string
+}
+
+// DefaultText is the answer when no turn matches.
+const DefaultText = "MOCK-OK"
+
+// Request is one request the mock received, summarised for debugging.
+type Request struct {
+	Time   time.Time
+	Method string
+	Path   string
+	// API names the dialect: "anthropic", "responses", "chat", "gemini", or
+	// "unknown".
+	API string
+	// Model is the model the client asked for.
+	Model  string
+	Stream bool
+	// Prompt is the latest user prompt found in the request (truncated).
+	Prompt string
+	// Tools lists the tool names the request offered.
+	Tools []string
+	// ToolResult is true when the conversation ended with a tool result.
+	ToolResult bool
+	// Reply says what the mock answered: "text: ...", "tool: NAME {...}",
+	// or "status N".
+	Reply string
+}
+
+// String formats r as one log line.
+func (r Request) String() string {
+	return fmt.Sprintf("%s %s api=%s model=%q stream=%v tools=[%s] toolresult=%v prompt=%q -> %s",
+		r.Method, r.Path, r.API, r.Model, r.Stream, truncate(strings.Join(r.Tools, " "), 200), r.ToolResult, r.Prompt, r.Reply)
+}
+
+// Server is a running mock on 127.0.0.1. Its methods are safe for concurrent use.
+type Server struct {
+	srv   *httptest.Server
+	turns []Turn
+	log   io.Writer
+
+	mu   sync.Mutex
+	reqs []Request
+	seq  int
+}
+
+// Options configures a Server.
+type Options struct {
+	// Log, if not nil, receives one line per request (Request.String);
+	// writes are serialised by the Server.
+	Log io.Writer
+}
+
+// Start starts a mock answering with turns on a free port of 127.0.0.1.
+// Close it when done.
+func Start(turns []Turn, opts Options) *Server {
+	s := &Server{turns: append([]Turn(nil), turns...), log: opts.Log}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// URL is the base URL of the mock, e.g. "http://127.0.0.1:41234" (no trailing slash).
+func (s *Server) URL() string { return s.srv.URL }
+
+// Close stops the mock and waits for its requests to finish.
+func (s *Server) Close() {
+	s.srv.CloseClientConnections()
+	s.srv.Close()
+}
+
+// Requests returns a copy of the requests received so far, oldest first.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+func (s *Server) record(r Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = append(s.reqs, r)
+	if s.log != nil {
+		// Under the lock: handlers run concurrently and Log need not be
+		// safe for concurrent use.
+		fmt.Fprintf(s.log, "mockapi: %s\n", r)
+	}
+}
+
+func (s *Server) nextID(prefix string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	return fmt.Sprintf("%s%d", prefix, s.seq)
+}
+
+// conv is a request reduced to what decides the reply.
+type conv struct {
+	model      string
+	stream     bool
+	prompt     string
+	tools      []string
+	toolResult bool
+}
+
+// reply is what the mock answers: a text, or a tool call.
+type reply struct {
+	text  string
+	tool  string          // tool name; "" for a text reply
+	args  json.RawMessage // JSON object of the tool's arguments
+	input string          // for freeform (custom) tools: the raw input
+	turn  Turn
+}
+
+func (r reply) String() string {
+	if r.tool == "" {
+		return "text: " + truncate(r.text, 60)
+	}
+	if r.input != "" {
+		return "tool: " + r.tool + " " + truncate(r.input, 80)
+	}
+	return "tool: " + r.tool + " " + truncate(string(r.args), 80)
+}
+
+// toolMap maps a generic action to a concrete tool of one CLI.
+type toolMap struct {
+	name string
+	args func(t Turn) (args json.RawMessage, input string)
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only maps of strings are marshalled here
+	}
+	return b
+}
+
+// writeTools are the file-writing tools of the CLIs, by tool name.
+var writeTools = []toolMap{
+	{"Write", func(t Turn) (json.RawMessage, string) { // Claude Code
+		return mustJSON(map[string]string{"file_path": t.Write.Path, "content": t.Write.Content}), ""
+	}},
+	{"write_file", func(t Turn) (json.RawMessage, string) { // Gemini CLI
+		return mustJSON(map[string]string{"file_path": t.Write.Path, "content": t.Write.Content}), ""
+	}},
+	{"write", func(t Turn) (json.RawMessage, string) { // opencode
+		return mustJSON(map[string]string{"filePath": t.Write.Path, "content": t.Write.Content}), ""
+	}},
+	{"apply_patch", func(t Turn) (json.RawMessage, string) { // Codex
+		return nil, addFilePatch(t.Write.Path, t.Write.Content)
+	}},
+}
+
+// shellTools are the shell tools of the CLIs, by tool name.
+var shellTools = []toolMap{
+	{"Bash", func(t Turn) (json.RawMessage, string) { // Claude Code
+		return mustJSON(map[string]string{"command": t.Shell, "description": "Run the requested command"}), ""
+	}},
+	{"run_shell_command", func(t Turn) (json.RawMessage, string) { // Gemini CLI
+		return mustJSON(map[string]string{"command": t.Shell, "description": "Run the requested command"}), ""
+	}},
+	{"bash", func(t Turn) (json.RawMessage, string) { // opencode
+		return mustJSON(map[string]string{"command": t.Shell, "description": "Run the requested command"}), ""
+	}},
+	{"shell", func(t Turn) (json.RawMessage, string) { // Codex (array form)
+		return mustJSON(map[string]any{"command": []string{"bash", "-lc", t.Shell}}), ""
+	}},
+	{"shell_command", func(t Turn) (json.RawMessage, string) { // Codex (string form)
+		return mustJSON(map[string]any{"command": t.Shell}), ""
+	}},
+	{"exec_command", func(t Turn) (json.RawMessage, string) { // Codex (unified exec)
+		args := map[string]any{"cmd": t.Shell}
+		if t.Escalate {
+			args["sandbox_permissions"] = "require_escalated"
+			args["justification"] = "The mock model asks to run this command outside the sandbox."
+		}
+		return mustJSON(args), ""
+	}},
+}
+
+// addFilePatch is an apply_patch body that creates path with content.
+func addFilePatch(path, content string) string {
+	var b strings.Builder
+	b.WriteString("*** Begin Patch\n*** Add File: " + path + "\n")
+	for _, l := range strings.SplitAfter(strings.TrimSuffix(content, "\n"), "\n") {
+		b.WriteString("+" + strings.TrimSuffix(l, "\n") + "\n")
+	}
+	b.WriteString("*** End Patch\n")
+	return b.String()
+}
+
+// decide picks the reply for a request.
+func (s *Server) decide(c conv) reply {
+	t, ok := s.match(c.prompt)
+	if !ok {
+		return reply{text: DefaultText}
+	}
+	r := reply{text: t.Text, turn: t}
+	if len(c.tools) == 0 {
+		// A side request (title, summary, router): answer at once, so the
+		// turn's delays are spent only on the agent's own requests.
+		r.turn.Delay, r.turn.ChunkDelay = 0, 0
+	}
+	if r.text == "" {
+		r.text = DefaultText
+	}
+	if c.toolResult {
+		return r
+	}
+	var candidates []toolMap
+	switch {
+	case t.Write != nil:
+		candidates = writeTools
+	case t.Shell != "":
+		candidates = shellTools
+	}
+	if pick(&r, candidates, c.tools, t) {
+		return r
+	}
+	if t.Write != nil {
+		// No file-writing tool offered (Codex with an unknown model offers
+		// only exec_command): write the file through the shell tool.
+		st := t
+		st.Shell = "printf '%s' " + shellQuote(t.Write.Content) + " > " + shellQuote(t.Write.Path)
+		pick(&r, shellTools, c.tools, st)
+	}
+	return r
+}
+
+// pick sets r to a call of the first of candidates that is offered.
+func pick(r *reply, candidates []toolMap, offered []string, t Turn) bool {
+	for _, m := range candidates {
+		for _, o := range offered {
+			if o == m.name {
+				r.tool = m.name
+				r.args, r.input = m.args(t)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func (s *Server) match(prompt string) (Turn, bool) {
+	for _, t := range s.turns {
+		if t.Match == "" || strings.Contains(prompt, t.Match) {
+			return t, true
+		}
+	}
+	return Turn{}, false
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, "read body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	rec := Request{Time: time.Now(), Method: r.Method, Path: r.URL.Path, API: "unknown"}
+	// Model requests are logged as soon as the reply is chosen (before any
+	// delay), so a request the CLI is waiting on already shows in the log.
+	logged := false
+	logNow := func() {
+		if !logged {
+			logged = true
+			s.record(rec)
+		}
+	}
+	defer logNow()
+	path := r.URL.Path
+	switch {
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/messages/count_tokens"):
+		rec.API = "anthropic"
+		rec.Reply = "count_tokens"
+		writeJSON(w, map[string]any{"input_tokens": len(body)/4 + 1})
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/messages"):
+		rec.API = "anthropic"
+		s.anthropic(w, r, body, &rec, logNow)
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/responses"):
+		rec.API = "responses"
+		s.responses(w, r, body, &rec, logNow)
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/chat/completions"):
+		rec.API = "chat"
+		s.chat(w, r, body, &rec, logNow)
+	case r.Method == http.MethodPost && strings.Contains(path, "/models/") && strings.Contains(path, ":"):
+		rec.API = "gemini"
+		s.gemini(w, r, body, &rec, logNow)
+	case r.Method == http.MethodGet && path == "/api.json":
+		// opencode's model catalogue (OPENCODE_MODELS_URL): nothing extra;
+		// the mock provider is declared in its config.
+		rec.Reply = "models catalogue"
+		writeJSON(w, map[string]any{})
+	case (r.Method == http.MethodGet || r.Method == http.MethodHead) && path == "/":
+		// Claude Code probes the base URL with HEAD /.
+		rec.Reply = "status 200"
+		w.WriteHeader(http.StatusOK)
+	case r.Method == http.MethodGet && strings.HasSuffix(path, "/models"):
+		rec.Reply = "model list"
+		writeJSON(w, modelList())
+	default:
+		rec.Reply = "status 404"
+		if len(body) > 0 {
+			rec.Prompt = truncate(string(body), 120)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprintf(w, `{"error":{"type":"not_found_error","message":"mockapi: no handler for %s %s"}}`, r.Method, path)
+	}
+}
+
+// fill copies a parsed conversation into the log record.
+func (rec *Request) fill(c conv, rp reply) {
+	rec.Model, rec.Stream, rec.Prompt, rec.Tools, rec.ToolResult = c.model, c.stream, tail(c.prompt, 120), c.tools, c.toolResult
+	rec.Reply = rp.String()
+}
+
+func modelList() map[string]any {
+	// One list that satisfies both the OpenAI ({object, data[{id}]}) and the
+	// Anthropic ({data[{id, type}]}) shapes.
+	return map[string]any{
+		"object":   "list",
+		"has_more": false,
+		"data": []map[string]any{
+			{"id": "mock-model", "object": "model", "type": "model", "display_name": "Mock Model", "owned_by": "mockapi", "created": 0},
+		},
+	}
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func badRequest(w http.ResponseWriter, rec *Request, err error) {
+	rec.Reply = "status 400: " + err.Error()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"type": "invalid_request_error", "message": "mockapi: " + err.Error()}})
+}
+
+// sse writes server-sent events, flushing after each one, and honours the
+// turn's delays. It stops (returning false) when the client went away.
+type sse struct {
+	w   http.ResponseWriter
+	r   *http.Request
+	f   http.Flusher
+	err bool
+}
+
+func newSSE(w http.ResponseWriter, r *http.Request) *sse {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	f, _ := w.(http.Flusher)
+	return &sse{w: w, r: r, f: f}
+}
+
+// event writes one event; name "" writes a data-only event.
+func (e *sse) event(name string, data any) {
+	if e.err {
+		return
+	}
+	var payload []byte
+	switch d := data.(type) {
+	case string:
+		payload = []byte(d)
+	default:
+		b, err := json.Marshal(d)
+		if err != nil {
+			panic(err) // only maps and slices built here are marshalled
+		}
+		payload = b
+	}
+	var err error
+	if name != "" {
+		_, err = fmt.Fprintf(e.w, "event: %s\ndata: %s\n\n", name, payload)
+	} else {
+		_, err = fmt.Fprintf(e.w, "data: %s\n\n", payload)
+	}
+	if err != nil {
+		e.err = true
+		return
+	}
+	if e.f != nil {
+		e.f.Flush()
+	}
+}
+
+// sleep waits d or until the client goes away.
+func (e *sse) sleep(d time.Duration) {
+	if d <= 0 || e.err {
+		return
+	}
+	sleepCtx(e.r, d)
+}
+
+func sleepCtx(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// chunks splits text into streamable pieces (words with their trailing space).
+func chunks(text string) []string {
+	var out []string
+	for len(text) > 0 {
+		i := strings.IndexByte(text, ' ')
+		if i < 0 {
+			out = append(out, text)
+			break
+		}
+		out = append(out, text[:i+1])
+		text = text[i+1:]
+	}
+	return out
+}
+
+// tail is the last n bytes of s with white space squeezed (the prompt is at
+// the end of what the CLIs send; context they add comes first).
+func tail(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+func truncate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
