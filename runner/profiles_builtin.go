@@ -364,7 +364,11 @@ func simProfile() *Profile {
 		Volatile:         []string{`^[✻✽✶✢] Working…`},
 		BottomLines:      8,
 		EnterDelay:       Duration{150 * time.Millisecond},
-		InterruptKeys:    []string{"Escape"},
+		// The sim splits directives on LF only: without -r tmux turns the
+		// newlines of a multi-line task (or the awareness block) into CR
+		// and the whole task becomes one line.
+		PasteRaw:      true,
+		InterruptKeys: []string{"Escape"},
 		Hook: &Hook{
 			Kind: HookKindFlag,
 			Args: []string{"--hook", "{command}"},
