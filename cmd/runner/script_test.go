@@ -6,8 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -75,6 +77,8 @@ func scriptParams(t *testing.T) testscript.Params {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitfor": cmdWaitFor,
 			"status":  cmdStatus,
+			"envfrom": cmdEnvFrom,
+			"kill":    cmdKill,
 		},
 	}
 }
@@ -125,4 +129,66 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// cmdEnvFrom: envfrom VAR FILE REGEXP sets VAR to the first submatch of
+// REGEXP (multi-line mode) in FILE; FILE may be stdout or stderr of the
+// last command.
+func cmdEnvFrom(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: envfrom VAR FILE REGEXP")
+	}
+	re, err := regexp.Compile("(?m)" + args[2])
+	ts.Check(err)
+	if re.NumSubexp() < 1 {
+		ts.Fatalf("envfrom: %q has no submatch", args[2])
+	}
+	text := ts.ReadFile(args[1])
+	m := re.FindStringSubmatch(text)
+	if m == nil {
+		ts.Fatalf("envfrom: %q not found in %s:\n%s", args[2], args[1], text)
+	}
+	ts.Setenv(args[0], m[1])
+}
+
+// cmdKill: kill [-9|-TERM|-INT] PID sends a signal (default SIGTERM) to a
+// process and, for SIGKILL, waits until it is gone (or a zombie).
+func cmdKill(ts *testscript.TestScript, neg bool, args []string) {
+	sig := syscall.SIGTERM
+	if len(args) == 2 {
+		switch args[0] {
+		case "-9", "-KILL":
+			sig = syscall.SIGKILL
+		case "-TERM":
+		case "-INT":
+			sig = syscall.SIGINT
+		default:
+			ts.Fatalf("kill: unknown signal %s", args[0])
+		}
+		args = args[1:]
+	}
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: kill [-9|-TERM|-INT] PID")
+	}
+	pid, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	if pid <= 1 {
+		ts.Fatalf("kill: refusing pid %d", pid)
+	}
+	ts.Check(syscall.Kill(pid, sig))
+	if sig != syscall.SIGKILL {
+		return
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		b, err := os.ReadFile("/proc/" + args[0] + "/stat")
+		if err != nil {
+			return // gone
+		}
+		if f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:])); len(f) > 0 && f[0] == "Z" {
+			return // a zombie: dead, not yet reaped
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ts.Fatalf("kill: process %d still runs", pid)
 }
