@@ -560,7 +560,10 @@ order, that did not end done. --timeout ends the wait itself with exit 3.`,
 			}
 			code := 0
 			for _, t := range tasks {
-				if c := runner.TaskExitCode(t); code == 0 && c != 0 && (t.Status.IsTerminal() || t.Status == state.StatusNeedsInput || t.Status == state.StatusOrphaned) {
+				// Only tasks that ended the wait count: with --any the others
+				// are still running (or waiting for input without --input).
+				ended := t.Status.IsTerminal() || t.Status == state.StatusOrphaned || (untilInput && t.Status == state.StatusNeedsInput)
+				if c := runner.TaskExitCode(t); code == 0 && c != 0 && ended {
 					code = c
 				}
 			}
