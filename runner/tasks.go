@@ -16,13 +16,33 @@ import (
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
-// processAlive reports whether pid is a live process.
+// processAlive reports whether pid is a live process. A zombie is dead: a
+// killed supervisor whose parent (init in a container that does not reap)
+// never waits for it stays a zombie, and kill(pid, 0) still succeeds.
 func processAlive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	return !isZombie(pid)
+}
+
+// isZombie reads the process state from /proc (Linux); elsewhere it
+// reports false.
+func isZombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	return len(f) > 0 && f[0] == "Z"
 }
 
 // Reconcile compares the active tasks with the live panes and supervisors:
@@ -296,11 +316,26 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 	_ = json.Unmarshal(t.Settings, &set)
 	set.Detached = true
 	raw, _ := json.Marshal(set)
-	if err := env.update(ctx, t.ID, func(x *state.Task) { x.Settings = raw }); err != nil {
+	wasOrphaned := t.Status == state.StatusOrphaned
+	if err := env.update(ctx, t.ID, func(x *state.Task) {
+		x.Settings = raw
+		// An orphaned task is supervised again from now on: a `wait`
+		// right after resume must not see the old orphaned status and end.
+		if wasOrphaned && x.Status == state.StatusOrphaned {
+			next := state.StatusRunning
+			if x.Delivery == "" {
+				next = state.StatusStarting
+			}
+			_ = x.SetStatus(next, env.now(), "resumed: a new supervisor is starting")
+		}
+	}); err != nil {
 		return t, 0, err
 	}
 	pid, err := env.StartSupervisor(t.ID, nil)
 	if err != nil {
+		if wasOrphaned {
+			_ = env.setStatus(context.WithoutCancel(ctx), t.ID, state.StatusOrphaned, "resume failed: "+err.Error(), nil)
+		}
 		return t, 0, err
 	}
 	t, err = env.task(ctx, t.ID)
