@@ -345,6 +345,9 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 		eo = &errOutcome{outcome{status: state.StatusTimeout, reason: "the task did not finish before its --timeout"}}
 	case errors.Is(err, ErrPaneGone):
 		eo = &errOutcome{outcome{status: state.StatusFailed, reason: err.Error()}}
+	case errors.Is(err, tmuxctl.ErrNotFound):
+		// The pane or server vanished during a delivery or a key press.
+		eo = &errOutcome{outcome{status: state.StatusFailed, reason: fmt.Sprintf("pane %s: %v (the window was closed or the tmux server stopped): %v", s.pane, ErrPaneGone, err)}}
 	case parent.Err() != nil:
 		// Interrupted (SIGINT/SIGTERM): the pane is left as it is.
 		t, _ := env.task(ctx, s.id)
