@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -75,10 +76,11 @@ func scriptParams(t *testing.T) testscript.Params {
 			return false, nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitfor": cmdWaitFor,
-			"status":  cmdStatus,
-			"envfrom": cmdEnvFrom,
-			"kill":    cmdKill,
+			"waitfor":  cmdWaitFor,
+			"status":   cmdStatus,
+			"envfrom":  cmdEnvFrom,
+			"killpid":  cmdKillPID,
+			"waittask": cmdWaitTask,
 		},
 	}
 }
@@ -151,9 +153,9 @@ func cmdEnvFrom(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(args[0], m[1])
 }
 
-// cmdKill: kill [-9|-TERM|-INT] PID sends a signal (default SIGTERM) to a
+// cmdKillPID: killpid [-9|-TERM|-INT] PID sends a signal (default SIGTERM) to a
 // process and, for SIGKILL, waits until it is gone (or a zombie).
-func cmdKill(ts *testscript.TestScript, neg bool, args []string) {
+func cmdKillPID(ts *testscript.TestScript, neg bool, args []string) {
 	sig := syscall.SIGTERM
 	if len(args) == 2 {
 		switch args[0] {
@@ -163,17 +165,17 @@ func cmdKill(ts *testscript.TestScript, neg bool, args []string) {
 		case "-INT":
 			sig = syscall.SIGINT
 		default:
-			ts.Fatalf("kill: unknown signal %s", args[0])
+			ts.Fatalf("killpid: unknown signal %s", args[0])
 		}
 		args = args[1:]
 	}
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: kill [-9|-TERM|-INT] PID")
+		ts.Fatalf("usage: killpid [-9|-TERM|-INT] PID")
 	}
 	pid, err := strconv.Atoi(args[0])
 	ts.Check(err)
 	if pid <= 1 {
-		ts.Fatalf("kill: refusing pid %d", pid)
+		ts.Fatalf("killpid: refusing pid %d", pid)
 	}
 	ts.Check(syscall.Kill(pid, sig))
 	if sig != syscall.SIGKILL {
@@ -190,5 +192,43 @@ func cmdKill(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	ts.Fatalf("kill: process %d still runs", pid)
+	ts.Fatalf("killpid: process %d still runs", pid)
+}
+
+// cmdWaitTask: waittask ID STATUS [TIMEOUT] waits until the task's status in
+// the state file is STATUS (read directly: no reconcile, no lock).
+func cmdWaitTask(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: waittask ID STATUS [TIMEOUT]")
+	}
+	timeout := 20 * time.Second
+	if len(args) == 3 {
+		d, err := time.ParseDuration(args[2])
+		ts.Check(err)
+		timeout = d
+	}
+	dir := ts.Getenv("RUNNER_STATE_DIR")
+	if dir == "" {
+		dir = filepath.Join(ts.Getenv("XDG_STATE_HOME"), "runner")
+	}
+	file := filepath.Join(dir, "state.json")
+	deadline := time.Now().Add(timeout)
+	got := ""
+	for {
+		var st struct {
+			Tasks map[string]struct {
+				Status string `json:"status"`
+			} `json:"tasks"`
+		}
+		if b, err := os.ReadFile(file); err == nil && json.Unmarshal(b, &st) == nil {
+			got = st.Tasks[args[0]].Status
+			if got == args[1] {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waittask %s %s: not met within %s (status %q)", args[0], args[1], timeout, got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
