@@ -333,6 +333,7 @@ func shellProfile() *Profile {
 		IdleCommands:        []string{"bash", "sh", "dash", "zsh", "fish", "ksh"},
 		NeedsInputAtCursor:  true,
 		AltScreenNeedsInput: true,
+		NoAwareness:         true,
 	}
 }
 

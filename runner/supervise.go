@@ -198,7 +198,7 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 	}
 	t := st.Tasks[s.id]
 	payload := text
-	if first && s.set.Awareness != AwarenessOff {
+	if first && s.set.Awareness != AwarenessOff && !s.prof.NoAwareness {
 		if block := RenderAwareness(st, t, AwarenessOptions{Mode: s.set.Awareness, MaxChars: s.set.AwarenessMax, Now: env.now()}); block != "" {
 			payload = block + "\n" + text
 		}
