@@ -192,6 +192,14 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 				}
 				return obs, err
 			}
+			if !info.Dead && info.PID > 0 {
+				// tmux marks a pane dead only once it has reaped the
+				// process; a tmux that lost the SIGCHLD keeps the agent a
+				// zombie, never reaped, and the pane "alive" for ever.
+				if st, known, zombie := zombieExit(info.PID); zombie && known {
+					info.Dead, info.DeadStatus = true, st
+				}
+			}
 			screen, err := m.TC.CaptureScreen(ctx, m.Pane)
 			if err != nil {
 				if ctx.Err() != nil {
