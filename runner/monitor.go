@@ -183,6 +183,15 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		if due {
 			lastSafety = now
 			info, err := m.TC.Pane(ctx, m.Pane)
+			if err != nil && !errors.Is(err, tmuxctl.ErrNotFound) && ctx.Err() == nil {
+				// A server that is going away can answer with nothing
+				// (exit 0, no line): ask once more before giving up.
+				select {
+				case <-ctx.Done():
+				case <-time.After(50 * time.Millisecond):
+					info, err = m.TC.Pane(ctx, m.Pane)
+				}
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return obs, ctx.Err()
