@@ -351,7 +351,11 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 	case parent.Err() != nil:
 		// Interrupted (SIGINT/SIGTERM): the pane is left as it is.
 		t, _ := env.task(ctx, s.id)
-		if t != nil && !t.Status.IsTerminal() {
+		if t != nil && t.Status.IsTerminal() {
+			// Ended by another process (runner cancel), which stopped us.
+			return fmt.Errorf("task %s ended while supervised: %s (%s): %w", s.id, t.Status, lastReason(t), parent.Err())
+		}
+		if t != nil {
 			if s.set.Detached {
 				// A detached supervisor that is stopped leaves the task
 				// to be resumed.
@@ -360,7 +364,7 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 				_ = env.finish(ctx, s.id, state.StatusCancelled, "interrupted; the agent's pane is left running", nil)
 			}
 		}
-		return parent.Err()
+		return fmt.Errorf("task %s interrupted; the agent's pane is left running (runner attach %s): %w", s.id, s.id, parent.Err())
 	default:
 		eo = &errOutcome{outcome{status: state.StatusFailed, reason: err.Error()}}
 	}
@@ -402,6 +406,13 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 		return fmt.Errorf("task %s: %s: %w", s.id, o.reason, ErrCancelled)
 	}
 	return fmt.Errorf("task %s %s: %s: %w", s.id, o.status, o.reason, ErrTaskFailed)
+}
+
+func lastReason(t *state.Task) string {
+	if len(t.History) == 0 {
+		return ""
+	}
+	return t.History[len(t.History)-1].Reason
 }
 
 // commit runs the post-task commit protocol and records its outcome.
