@@ -101,6 +101,12 @@ func Reconcile(ctx context.Context, env *Env) (*state.State, error) {
 		}
 		p, paneOK := panes[t.Tmux.Pane]
 		paneOK = paneOK && p.Session == t.Tmux.Session
+		if paneOK && !p.Dead && p.PID > 0 {
+			// An agent tmux has not reaped yet (see Monitor.Wait).
+			if st, known, zombie := zombieExit(p.PID); zombie && known {
+				p.Dead, p.DeadStatus = true, st
+			}
+		}
 		supOK := processAlive(t.SupervisorPID)
 		switch {
 		case supOK:
