@@ -49,7 +49,8 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 		timeout = 60 * time.Minute
 	}
 	deadline := t.Created.Add(timeout)
-	if t.Status == state.StatusNeedsInput || t.Status == state.StatusRunning || t.Status == state.StatusOrphaned {
+	if t.Status == state.StatusNeedsInput || t.Status == state.StatusRunning || t.Status == state.StatusOrphaned ||
+		lastReason(t) == resumeReason {
 		// A follow-up turn or a resume: the clock restarts from now.
 		deadline = env.now().Add(timeout)
 	}

@@ -321,6 +321,10 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	return nt, err
 }
 
+// resumeReason marks the status change made by Resume; the new supervisor
+// restarts the task's clock from it.
+const resumeReason = "resumed: a new supervisor is starting"
+
 // Resume starts a new detached supervisor for an orphaned task (or one left
 // waiting for input) whose pane is alive.
 func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error) {
@@ -355,7 +359,7 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 			if x.Delivery == "" {
 				next = state.StatusStarting
 			}
-			_ = x.SetStatus(next, env.now(), "resumed: a new supervisor is starting")
+			_ = x.SetStatus(next, env.now(), resumeReason)
 		}
 	}); err != nil {
 		return t, 0, err
