@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -252,6 +253,12 @@ func (a *app) newSuperviseCmd() *cobra.Command {
 		Hidden: true,
 		Args:   args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
+			// A project lock (dispatch --exclusive --detach) arrives as fd 3
+			// without close-on-exec: keep holding it here, but do not hand
+			// it to the tmux, git and notify commands this process runs (a
+			// notify that leaves a process behind would hold the lock).
+			// Every descriptor Go opens is close-on-exec already.
+			syscall.CloseOnExec(3)
 			env, _, err := a.runnerEnv(true)
 			if err != nil {
 				return err
