@@ -76,11 +76,12 @@ func scriptParams(t *testing.T) testscript.Params {
 			return false, nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitfor":  cmdWaitFor,
-			"status":   cmdStatus,
-			"envfrom":  cmdEnvFrom,
-			"killpid":  cmdKillPID,
-			"waittask": cmdWaitTask,
+			"waitfor":     cmdWaitFor,
+			"status":      cmdStatus,
+			"envfrom":     cmdEnvFrom,
+			"killpid":     cmdKillPID,
+			"waittask":    cmdWaitTask,
+			"waitpidgone": cmdWaitPidGone,
 		},
 	}
 }
@@ -178,21 +179,43 @@ func cmdKillPID(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("killpid: refusing pid %d", pid)
 	}
 	ts.Check(syscall.Kill(pid, sig))
-	if sig != syscall.SIGKILL {
-		return
+	if sig == syscall.SIGKILL && !waitGone(pid, 10*time.Second) {
+		ts.Fatalf("killpid: process %d still runs", pid)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+}
+
+// cmdWaitPidGone: waitpidgone PID [TIMEOUT] waits until a process has
+// exited (gone, or a zombie).
+func cmdWaitPidGone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitpidgone PID [TIMEOUT]")
+	}
+	pid, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	timeout := 20 * time.Second
+	if len(args) == 2 {
+		timeout, err = time.ParseDuration(args[1])
+		ts.Check(err)
+	}
+	if !waitGone(pid, timeout) {
+		ts.Fatalf("waitpidgone: process %d still runs after %s", pid, timeout)
+	}
+}
+
+// waitGone polls until pid is gone or a zombie (dead, not yet reaped).
+func waitGone(pid int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		b, err := os.ReadFile("/proc/" + args[0] + "/stat")
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 		if err != nil {
-			return // gone
+			return syscall.Kill(pid, 0) != nil // no /proc: ask kill
 		}
 		if f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:])); len(f) > 0 && f[0] == "Z" {
-			return // a zombie: dead, not yet reaped
+			return true
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	ts.Fatalf("killpid: process %d still runs", pid)
+	return false
 }
 
 // cmdWaitTask: waittask ID STATUS [TIMEOUT] waits until the task's status in
