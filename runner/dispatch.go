@@ -195,6 +195,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		}
 	}
 	var lock *state.ProjectLock
+	handedOff := false // the lock went to a detached supervisor
 	if req.Exclusive {
 		key := project
 		if key == "" {
@@ -203,7 +204,16 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		if lock, err = env.Store.LockProject(ctx, key, req.WaitLock); err != nil {
 			return nil, err
 		}
-		defer lock.Unlock()
+		defer func() {
+			if handedOff {
+				// The supervisor shares the open lock file: an unlock here
+				// would release its lock too. Only close this process's
+				// descriptor.
+				lock.File().Close()
+				return
+			}
+			lock.Unlock()
+		}()
 	}
 	settings, _ := json.Marshal(req.Settings)
 	now := env.now()
@@ -261,6 +271,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 			_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "start supervisor: "+err.Error(), nil)
 			return task, err
 		}
+		handedOff = lock != nil
 		env.say("task %s: supervisor %d started (runner status %s, runner attach %s)", task.ID, pid, task.ID, task.ID)
 		t, _ := env.task(ctx, task.ID)
 		if t != nil {

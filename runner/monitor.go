@@ -183,6 +183,15 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		if due {
 			lastSafety = now
 			info, err := m.TC.Pane(ctx, m.Pane)
+			if err != nil && !errors.Is(err, tmuxctl.ErrNotFound) && ctx.Err() == nil {
+				// A server that is going away can answer with nothing
+				// (exit 0, no line): ask once more before giving up.
+				select {
+				case <-ctx.Done():
+				case <-time.After(50 * time.Millisecond):
+					info, err = m.TC.Pane(ctx, m.Pane)
+				}
+			}
 			if err != nil {
 				if ctx.Err() != nil {
 					return obs, ctx.Err()
@@ -191,6 +200,14 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 					return obs, fmt.Errorf("pane %s: %w (the window was closed or the tmux server stopped)", m.Pane, ErrPaneGone)
 				}
 				return obs, err
+			}
+			if !info.Dead && info.PID > 0 {
+				// tmux marks a pane dead only once it has reaped the
+				// process; a tmux that lost the SIGCHLD keeps the agent a
+				// zombie, never reaped, and the pane "alive" for ever.
+				if st, known, zombie := zombieExit(info.PID); zombie && known {
+					info.Dead, info.DeadStatus = true, st
+				}
 			}
 			screen, err := m.TC.CaptureScreen(ctx, m.Pane)
 			if err != nil {

@@ -96,6 +96,9 @@ type Profile struct {
 	// AltScreenNeedsInput reports needs_input while the alternate screen is
 	// on (the shell profile: a pager or editor waits for the user).
 	AltScreenNeedsInput bool `json:"alt_screen_needs_input,omitempty"`
+	// NoAwareness: never paste the cross-task awareness block before the
+	// task (the shell profile: bash would run its lines as commands).
+	NoAwareness bool `json:"no_awareness,omitempty"`
 
 	re *compiled
 }

@@ -333,6 +333,7 @@ func shellProfile() *Profile {
 		IdleCommands:        []string{"bash", "sh", "dash", "zsh", "fish", "ksh"},
 		NeedsInputAtCursor:  true,
 		AltScreenNeedsInput: true,
+		NoAwareness:         true,
 	}
 }
 
@@ -363,10 +364,11 @@ func simProfile() *Profile {
 		ErrorReset:       []string{`^> \S`},
 		Volatile:         []string{`^[✻✽✶✢] Working…`},
 		BottomLines:      8,
-		// The sim keeps pasted bytes verbatim: paste LF as LF (-r), so a
-		// multi-line task arrives as lines (tmux would turn LF into CR).
+		EnterDelay:       Duration{150 * time.Millisecond},
+		// The sim splits directives on LF only: without -r tmux turns the
+		// newlines of a multi-line task (or the awareness block) into CR
+		// and the whole task becomes one line.
 		PasteRaw:      true,
-		EnterDelay:    Duration{150 * time.Millisecond},
 		InterruptKeys: []string{"Escape"},
 		Hook: &Hook{
 			Kind: HookKindFlag,

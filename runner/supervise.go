@@ -49,7 +49,8 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 		timeout = 60 * time.Minute
 	}
 	deadline := t.Created.Add(timeout)
-	if t.Status == state.StatusNeedsInput || t.Status == state.StatusRunning || t.Status == state.StatusOrphaned {
+	if t.Status == state.StatusNeedsInput || t.Status == state.StatusRunning || t.Status == state.StatusOrphaned ||
+		lastReason(t) == resumeReason {
 		// A follow-up turn or a resume: the clock restarts from now.
 		deadline = env.now().Add(timeout)
 	}
@@ -139,6 +140,9 @@ func (s *supervisor) waitReady(ctx context.Context) error {
 			if len(d.TrustKeys) > 0 && s.set.YesTrust {
 				t, _ := env.task(ctx, s.id)
 				env.journal(ctx, t, "auto-answer", "accepted a trust dialog (--yes-trust): "+d.Question)
+				_ = env.update(ctx, s.id, func(t *state.Task) {
+					t.AddTurn(env.now(), "auto-accepted (--yes-trust): "+dialogLine(s.prof, d.Question))
+				})
 				env.say("task %s: accepting the trust dialog (--yes-trust)", s.id)
 				if err := env.TC.SendKeys(ctx, s.pane, d.TrustKeys...); err != nil {
 					return err
@@ -165,7 +169,7 @@ func (s *supervisor) needsInput(ctx context.Context, d Detection, obs Observatio
 	if q == "" {
 		q = d.Line
 	}
-	if err := env.setStatus(ctx, s.id, state.StatusNeedsInput, "the agent asks: "+firstLineOf(q), func(t *state.Task) {
+	if err := env.setStatus(ctx, s.id, state.StatusNeedsInput, "the agent asks: "+dialogLine(s.prof, q), func(t *state.Task) {
 		t.Question = q
 		t.ResultTail = tailLines(obs.Screen, 15)
 	}); err != nil {
@@ -178,7 +182,7 @@ func (s *supervisor) needsInput(ctx context.Context, d Detection, obs Observatio
 	if !s.set.WaitInput && !s.set.Detached {
 		return &errOutcome{outcome{status: state.StatusNeedsInput, reason: q, obs: obs}}
 	}
-	env.say("task %s needs input: %s (answer with 'runner attach %s')", s.id, firstLineOf(q), s.id)
+	env.say("task %s needs input: %s (answer with 'runner attach %s')", s.id, dialogLine(s.prof, q), s.id)
 	if _, err := s.mon.Wait(ctx, GoalLeaveInput, time.Now()); err != nil {
 		return err
 	}
@@ -195,7 +199,7 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 	}
 	t := st.Tasks[s.id]
 	payload := text
-	if first && s.set.Awareness != AwarenessOff {
+	if first && s.set.Awareness != AwarenessOff && !s.prof.NoAwareness {
 		if block := RenderAwareness(st, t, AwarenessOptions{Mode: s.set.Awareness, MaxChars: s.set.AwarenessMax, Now: env.now()}); block != "" {
 			payload = block + "\n" + text
 		}
@@ -259,7 +263,7 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 				t, _ := env.task(ctx, s.id)
 				env.journal(ctx, t, "auto-answer", fmt.Sprintf("approved (rule %q): %s", rule, d.Question))
 				_ = env.update(ctx, s.id, func(t *state.Task) {
-					t.AddTurn(env.now(), "auto-approved: "+firstLineOf(d.Question))
+					t.AddTurn(env.now(), "auto-approved: "+dialogLine(s.prof, d.Question))
 				})
 				if err := env.TC.SendKeys(ctx, s.pane, "Enter"); err != nil {
 					return err
@@ -284,10 +288,45 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 	}
 }
 
+// dialogLine is the line of a dialog that asks: the last non-blank line
+// above its first menu line (the question's text also holds what the agent
+// printed before it).
+func dialogLine(p *Profile, q string) string {
+	c := p.re
+	if c == nil {
+		return firstLineOf(q)
+	}
+	last := ""
+	for _, l := range strings.Split(q, "\n") {
+		if anyMatch(c.needsInput, l) || anyMatch(c.trust, l) {
+			if anyMatch(c.trust, l) {
+				last = l
+			}
+			break
+		}
+		if strings.TrimSpace(l) != "" {
+			last = l
+		}
+	}
+	if last == "" {
+		return firstLineOf(q)
+	}
+	return clipRunes(strings.TrimSpace(last), 160)
+}
+
+// matchRule returns the first rule that matches the dialog's text as a
+// whole or any one of its lines (so an anchored rule such as ^Create works
+// when the agent printed something above its question).
 func matchRule(rules []*regexp.Regexp, text string) string {
+	lines := strings.Split(text, "\n")
 	for _, r := range rules {
 		if r.MatchString(text) {
 			return r.String()
+		}
+		for _, l := range lines {
+			if r.MatchString(strings.TrimSpace(l)) {
+				return r.String()
+			}
 		}
 	}
 	return ""
@@ -307,10 +346,17 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 		eo = &errOutcome{outcome{status: state.StatusTimeout, reason: "the task did not finish before its --timeout"}}
 	case errors.Is(err, ErrPaneGone):
 		eo = &errOutcome{outcome{status: state.StatusFailed, reason: err.Error()}}
+	case errors.Is(err, tmuxctl.ErrNotFound):
+		// The pane or server vanished during a delivery or a key press.
+		eo = &errOutcome{outcome{status: state.StatusFailed, reason: fmt.Sprintf("pane %s: %v (the window was closed or the tmux server stopped): %v", s.pane, ErrPaneGone, err)}}
 	case parent.Err() != nil:
 		// Interrupted (SIGINT/SIGTERM): the pane is left as it is.
 		t, _ := env.task(ctx, s.id)
-		if t != nil && !t.Status.IsTerminal() {
+		if t != nil && t.Status.IsTerminal() {
+			// Ended by another process (runner cancel), which stopped us.
+			return fmt.Errorf("task %s ended while supervised: %s (%s): %w", s.id, t.Status, lastReason(t), parent.Err())
+		}
+		if t != nil {
 			if s.set.Detached {
 				// A detached supervisor that is stopped leaves the task
 				// to be resumed.
@@ -319,7 +365,7 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 				_ = env.finish(ctx, s.id, state.StatusCancelled, "interrupted; the agent's pane is left running", nil)
 			}
 		}
-		return parent.Err()
+		return fmt.Errorf("task %s interrupted; the agent's pane is left running (runner attach %s): %w", s.id, s.id, parent.Err())
 	default:
 		eo = &errOutcome{outcome{status: state.StatusFailed, reason: err.Error()}}
 	}
@@ -336,7 +382,7 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 		if t != nil {
 			env.journal(ctx, t, "needs-input", o.reason)
 		}
-		return fmt.Errorf("task %s needs input: %s (answer with 'runner attach %s', then 'runner resume %s'): %w", s.id, firstLineOf(o.reason), s.id, s.id, ErrNeedsInput)
+		return fmt.Errorf("task %s needs input: %s (answer with 'runner attach %s', then 'runner resume %s'): %w", s.id, dialogLine(s.prof, o.reason), s.id, s.id, ErrNeedsInput)
 	}
 	_ = env.finish(ctx, s.id, o.status, o.reason, func(t *state.Task) {
 		t.ResultTail = tailLines(screen, 20)
@@ -361,6 +407,13 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 		return fmt.Errorf("task %s: %s: %w", s.id, o.reason, ErrCancelled)
 	}
 	return fmt.Errorf("task %s %s: %s: %w", s.id, o.status, o.reason, ErrTaskFailed)
+}
+
+func lastReason(t *state.Task) string {
+	if len(t.History) == 0 {
+		return ""
+	}
+	return t.History[len(t.History)-1].Reason
 }
 
 // commit runs the post-task commit protocol and records its outcome.

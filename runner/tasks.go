@@ -16,13 +16,56 @@ import (
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
-// processAlive reports whether pid is a live process.
+// processAlive reports whether pid is a live process. A zombie is dead: a
+// killed supervisor whose parent (init in a container that does not reap)
+// never waits for it stays a zombie, and kill(pid, 0) still succeeds.
 func processAlive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	return !isZombie(pid)
+}
+
+// isZombie reads the process state from /proc (Linux); elsewhere it
+// reports false.
+func isZombie(pid int) bool {
+	_, _, ok := zombieExit(pid)
+	return ok
+}
+
+// zombieExit reports whether pid is a zombie (exited, not yet reaped) and,
+// when /proc has it, its exit status as a shell shows it (128+N for signal
+// N); known is false when the status is not readable. Linux only; elsewhere
+// ok is false.
+func zombieExit(pid int) (status int, known, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false, false
+	}
+	// pid (comm) state ...: comm may hold spaces and parentheses.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0, false, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) == 0 || f[0] != "Z" {
+		return 0, false, false
+	}
+	// Field 52 (f[49]) is the exit code in waitpid form (Linux 3.5+).
+	if len(f) < 50 {
+		return 0, false, true
+	}
+	ws, err := strconv.Atoi(f[49])
+	if err != nil {
+		return 0, false, true
+	}
+	if sig := ws & 0x7f; sig != 0 {
+		return 128 + sig, true, true
+	}
+	return (ws >> 8) & 0xff, true, true
 }
 
 // Reconcile compares the active tasks with the live panes and supervisors:
@@ -58,6 +101,12 @@ func Reconcile(ctx context.Context, env *Env) (*state.State, error) {
 		}
 		p, paneOK := panes[t.Tmux.Pane]
 		paneOK = paneOK && p.Session == t.Tmux.Session
+		if paneOK && !p.Dead && p.PID > 0 {
+			// An agent tmux has not reaped yet (see Monitor.Wait).
+			if st, known, zombie := zombieExit(p.PID); zombie && known {
+				p.Dead, p.DeadStatus = true, st
+			}
+		}
 		supOK := processAlive(t.SupervisorPID)
 		switch {
 		case supOK:
@@ -272,6 +321,10 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	return nt, err
 }
 
+// resumeReason marks the status change made by Resume; the new supervisor
+// restarts the task's clock from it.
+const resumeReason = "resumed: a new supervisor is starting"
+
 // Resume starts a new detached supervisor for an orphaned task (or one left
 // waiting for input) whose pane is alive.
 func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error) {
@@ -296,11 +349,26 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 	_ = json.Unmarshal(t.Settings, &set)
 	set.Detached = true
 	raw, _ := json.Marshal(set)
-	if err := env.update(ctx, t.ID, func(x *state.Task) { x.Settings = raw }); err != nil {
+	wasOrphaned := t.Status == state.StatusOrphaned
+	if err := env.update(ctx, t.ID, func(x *state.Task) {
+		x.Settings = raw
+		// An orphaned task is supervised again from now on: a `wait`
+		// right after resume must not see the old orphaned status and end.
+		if wasOrphaned && x.Status == state.StatusOrphaned {
+			next := state.StatusRunning
+			if x.Delivery == "" {
+				next = state.StatusStarting
+			}
+			_ = x.SetStatus(next, env.now(), resumeReason)
+		}
+	}); err != nil {
 		return t, 0, err
 	}
 	pid, err := env.StartSupervisor(t.ID, nil)
 	if err != nil {
+		if wasOrphaned {
+			_ = env.setStatus(context.WithoutCancel(ctx), t.ID, state.StatusOrphaned, "resume failed: "+err.Error(), nil)
+		}
 		return t, 0, err
 	}
 	t, err = env.task(ctx, t.ID)

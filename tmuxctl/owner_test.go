@@ -1,16 +1,24 @@
 package tmuxctl
 
 import (
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// TestOnlyTmuxctlRunsTmux keeps tmux invocations out of every other package's
-// code (DESIGN.md: tmuxctl is the only code that runs tmux). Tests elsewhere
-// may use tmux directly only where they say why.
+// runsTmux finds exec.Command("tmux", …), exec.CommandContext(ctx, "tmux",
+// …), and a syscall.Exec or exec.LookPath of "tmux".
+var runsTmux = regexp.MustCompile(`(exec\.Command(Context)?|syscall\.Exec|exec\.LookPath)\([^)]*"tmux"`)
+
+// TestOnlyTmuxctlRunsTmux keeps tmux invocations out of every other
+// package's code (DESIGN.md: tmuxctl is the only code that runs tmux), and
+// keeps tmuxctl a leaf: it imports no other package of the module. Tests
+// elsewhere may run tmux to check what the runner did.
 func TestOnlyTmuxctlRunsTmux(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {
@@ -19,7 +27,7 @@ func TestOnlyTmuxctlRunsTmux(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
 		t.Skip("module root not found")
 	}
-	runsTmux := regexp.MustCompile(`exec\.Command(Context)?\([^)]*"tmux"`)
+	checked := 0
 	err = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -37,13 +45,49 @@ func TestOnlyTmuxctlRunsTmux(t *testing.T) {
 		if err != nil {
 			return err
 		}
+		checked++
 		if runsTmux.Match(b) {
 			rel, _ := filepath.Rel(root, p)
-			t.Errorf("%s runs git; only package tmuxctl may", rel)
+			t.Errorf("%s runs tmux; only package tmuxctl may", rel)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if checked == 0 {
+		t.Fatal("no Go files checked")
+	}
+
+	files, err := filepath.Glob("*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("glob: %v %v", files, err)
+	}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		af, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range af.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "github.com/runner-cli/runner") {
+				t.Errorf("%s imports %s: tmuxctl is a leaf", f, p)
+			}
+		}
+	}
+}
+
+func TestRunsTmuxPattern(t *testing.T) {
+	for src, want := range map[string]bool{
+		`exec.Command("tmux", "ls")`:                true,
+		`exec.CommandContext(ctx, "tmux", args...)`: true,
+		`exec.LookPath("tmux")`:                     true,
+		`exec.Command("git", "status")`:             false,
+		`fmt.Println("tmux")`:                       false,
+		`exec.Command(bin, "tmux")`:                 true,
+	} {
+		if got := runsTmux.MatchString(src); got != want {
+			t.Errorf("%s: match %v, want %v", src, got, want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -252,6 +253,12 @@ func (a *app) newSuperviseCmd() *cobra.Command {
 		Hidden: true,
 		Args:   args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
+			// A project lock (dispatch --exclusive --detach) arrives as fd 3
+			// without close-on-exec: keep holding it here, but do not hand
+			// it to the tmux, git and notify commands this process runs (a
+			// notify that leaves a process behind would hold the lock).
+			// Every descriptor Go opens is close-on-exec already.
+			syscall.CloseOnExec(3)
 			env, _, err := a.runnerEnv(true)
 			if err != nil {
 				return err
@@ -560,7 +567,10 @@ order, that did not end done. --timeout ends the wait itself with exit 3.`,
 			}
 			code := 0
 			for _, t := range tasks {
-				if c := runner.TaskExitCode(t); code == 0 && c != 0 && (t.Status.IsTerminal() || t.Status == state.StatusNeedsInput || t.Status == state.StatusOrphaned) {
+				// Only tasks that ended the wait count: with --any the others
+				// are still running (or waiting for input without --input).
+				ended := t.Status.IsTerminal() || t.Status == state.StatusOrphaned || (untilInput && t.Status == state.StatusNeedsInput)
+				if c := runner.TaskExitCode(t); code == 0 && c != 0 && ended {
 					code = c
 				}
 			}

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -73,9 +76,13 @@ func scriptParams(t *testing.T) testscript.Params {
 			return false, nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitfor":    cmdWaitFor,
-			"status":     cmdStatus,
-			"waitscreen": cmdWaitScreen,
+			"waitfor":     cmdWaitFor,
+			"status":      cmdStatus,
+			"envfrom":     cmdEnvFrom,
+			"killpid":     cmdKillPID,
+			"waittask":    cmdWaitTask,
+			"waitpidgone": cmdWaitPidGone,
+			"waitscreen":  cmdWaitScreen,
 		},
 	}
 }
@@ -151,6 +158,128 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if time.Now().After(deadline) {
 			ts.Fatalf("waitfor %s %q: not met within %s; file holds:\n%s", args[0], args[1], timeout, b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// cmdEnvFrom: envfrom VAR FILE REGEXP sets VAR to the first submatch of
+// REGEXP (multi-line mode) in FILE; FILE may be stdout or stderr of the
+// last command.
+func cmdEnvFrom(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: envfrom VAR FILE REGEXP")
+	}
+	re, err := regexp.Compile("(?m)" + args[2])
+	ts.Check(err)
+	if re.NumSubexp() < 1 {
+		ts.Fatalf("envfrom: %q has no submatch", args[2])
+	}
+	text := ts.ReadFile(args[1])
+	m := re.FindStringSubmatch(text)
+	if m == nil {
+		ts.Fatalf("envfrom: %q not found in %s:\n%s", args[2], args[1], text)
+	}
+	ts.Setenv(args[0], m[1])
+}
+
+// cmdKillPID: killpid [-9|-TERM|-INT] PID sends a signal (default SIGTERM) to a
+// process and, for SIGKILL, waits until it is gone (or a zombie).
+func cmdKillPID(ts *testscript.TestScript, neg bool, args []string) {
+	sig := syscall.SIGTERM
+	if len(args) == 2 {
+		switch args[0] {
+		case "-9", "-KILL":
+			sig = syscall.SIGKILL
+		case "-TERM":
+		case "-INT":
+			sig = syscall.SIGINT
+		default:
+			ts.Fatalf("killpid: unknown signal %s", args[0])
+		}
+		args = args[1:]
+	}
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: killpid [-9|-TERM|-INT] PID")
+	}
+	pid, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	if pid <= 1 {
+		ts.Fatalf("killpid: refusing pid %d", pid)
+	}
+	ts.Check(syscall.Kill(pid, sig))
+	if sig == syscall.SIGKILL && !waitGone(pid, 10*time.Second) {
+		ts.Fatalf("killpid: process %d still runs", pid)
+	}
+}
+
+// cmdWaitPidGone: waitpidgone PID [TIMEOUT] waits until a process has
+// exited (gone, or a zombie).
+func cmdWaitPidGone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitpidgone PID [TIMEOUT]")
+	}
+	pid, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	timeout := 20 * time.Second
+	if len(args) == 2 {
+		timeout, err = time.ParseDuration(args[1])
+		ts.Check(err)
+	}
+	if !waitGone(pid, timeout) {
+		ts.Fatalf("waitpidgone: process %d still runs after %s", pid, timeout)
+	}
+}
+
+// waitGone polls until pid is gone or a zombie (dead, not yet reaped).
+func waitGone(pid int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return syscall.Kill(pid, 0) != nil // no /proc: ask kill
+		}
+		if f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:])); len(f) > 0 && f[0] == "Z" {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
+// cmdWaitTask: waittask ID STATUS [TIMEOUT] waits until the task's status in
+// the state file is STATUS (read directly: no reconcile, no lock).
+func cmdWaitTask(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: waittask ID STATUS [TIMEOUT]")
+	}
+	timeout := 20 * time.Second
+	if len(args) == 3 {
+		d, err := time.ParseDuration(args[2])
+		ts.Check(err)
+		timeout = d
+	}
+	dir := ts.Getenv("RUNNER_STATE_DIR")
+	if dir == "" {
+		dir = filepath.Join(ts.Getenv("XDG_STATE_HOME"), "runner")
+	}
+	file := filepath.Join(dir, "state.json")
+	deadline := time.Now().Add(timeout)
+	got := ""
+	for {
+		var st struct {
+			Tasks map[string]struct {
+				Status string `json:"status"`
+			} `json:"tasks"`
+		}
+		if b, err := os.ReadFile(file); err == nil && json.Unmarshal(b, &st) == nil {
+			got = st.Tasks[args[0]].Status
+			if got == args[1] {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waittask %s %s: not met within %s (status %q)", args[0], args[1], timeout, got)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
