@@ -85,7 +85,10 @@ type DispatchRequest struct {
 	Source          string // "user", "cron"; a parent task id is filled in from the pane environment
 	Size            tmuxctl.Size
 	UseHook         bool // install the agent's turn-end hook when its profile has one
-	Settings        RunSettings
+	// MaxLevel is the deepest level a task may have (config max_level); a
+	// task at that level cannot dispatch children. 0 means no limit.
+	MaxLevel int
+	Settings RunSettings
 }
 
 // ErrTaskFailed is wrapped by the error of a task that ended failed or
@@ -187,6 +190,9 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	if pid := env.Getenv("RUNNER_TASK_ID"); pid != "" && state.ValidTaskID(pid) {
 		if pt, ok := st.Tasks[pid]; ok {
 			parent, level, source = pt.ID, pt.Level+1, pt.ID
+			if req.MaxLevel > 0 && pt.Level >= req.MaxLevel {
+				return nil, Usagef("level-%d tasks cannot delegate (task %s is at the last level; max_level is %d in the config)", pt.Level, pt.ID, req.MaxLevel)
+			}
 		}
 	}
 	if req.RequireSnapshot {
@@ -372,16 +378,13 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, argv [
 		size = tmuxctl.Size{Width: 200, Height: 50}
 	}
 	pane, err := env.TC.Launch(ctx, tmuxctl.WindowSpec{Session: t.Tmux.Session, Name: t.ID, Cwd: t.Dir,
-		Env: paneEnv(env, t, prof), Argv: argv, Size: size, RemainOnExit: true})
+		Env: paneEnv(env, t, prof), Argv: argv, Size: size, RemainOnExit: true, PipeTo: t.Transcript})
 	if err != nil {
 		return fmt.Errorf("start %s in tmux: %w", prof.Name, err)
 	}
 	died := env.Store.PaneDiedFile()
 	hook := fmt.Sprintf(`run-shell -b "printf '%%s %%s\\n' '#{pane_id}' '#{pane_dead_status}' >> %s"`, tmuxctl.ShellQuote(died))
 	if err := env.TC.SetSessionHook(ctx, t.Tmux.Session, "pane-died", hook); err != nil {
-		return err
-	}
-	if err := env.TC.PipePane(ctx, pane, t.Transcript); err != nil {
 		return err
 	}
 	_ = env.TC.SetOption(ctx, tmuxctl.ScopePane, pane, tmuxctl.TranscriptOption, t.Transcript)

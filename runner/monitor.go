@@ -201,7 +201,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 				}
 				return obs, err
 			}
-			if !info.Dead && info.PID > 0 {
+			if info.PID > 0 && (!info.Dead || info.DeadStatus < 0) {
 				// tmux marks a pane dead only once it has reaped the
 				// process; a tmux that lost the SIGCHLD keeps the agent a
 				// zombie, never reaped, and the pane "alive" for ever.

@@ -371,9 +371,10 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 	}
 	o := eo.o
 	screen := o.obs.Screen
-	if screen == "" {
-		screen, _ = env.TC.Capture(ctx, s.pane, tmuxctl.CaptureOptions{Lines: 40})
-	} else if hist, err := env.TC.Capture(ctx, s.pane, tmuxctl.CaptureOptions{Lines: 40}); err == nil {
+	// The tail comes from the last 200 lines of history plus the screen:
+	// an agent that died leaves its last words above tmux's "Pane is dead"
+	// line, which scrolls the screen.
+	if hist, err := env.TC.Capture(ctx, s.pane, tmuxctl.CaptureOptions{Start: "-200", End: "-"}); err == nil {
 		screen = hist
 	}
 	t, _ := env.task(ctx, s.id)
@@ -513,9 +514,15 @@ func tailLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	var out []string
 	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
-		if strings.TrimSpace(lines[i]) != "" {
-			out = append(out, strings.TrimRight(lines[i], " "))
+		l := strings.TrimRight(lines[i], " ")
+		if strings.Trim(l, "╭╮╰╯─━│┃ ") == "" {
+			continue // blank, or a box border
 		}
+		// A box row padded to the terminal width: drop the padding.
+		if strings.HasSuffix(l, "│") {
+			l = strings.TrimRight(strings.TrimSuffix(l, "│"), " ") + " │"
+		}
+		out = append(out, clipRunes(l, 300))
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]

@@ -194,7 +194,8 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 	}
 	req := runner.DispatchRequest{Project: argv[0], Text: text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
 		AgentArgs: f.agentArgs, PermissionsAuto: f.permissions == "auto", RequireSnapshot: f.requireSnap,
-		Exclusive: f.exclusive, WaitLock: f.waitLock, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set}
+		Exclusive: f.exclusive, WaitLock: f.waitLock, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set,
+		MaxLevel: cfg.MaxLevel}
 	t, err := runner.Dispatch(ctx, env, req)
 	if t == nil {
 		return err
