@@ -50,6 +50,16 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 }
 
 func (a *app) run(ctx context.Context, args []string) int {
+	// --json anywhere before "--" makes every error JSON, also those cobra
+	// reports before a command runs (bad flags, missing arguments).
+	for _, arg := range args {
+		if arg == "--" {
+			break
+		}
+		if arg == "--json" || arg == "--json=true" {
+			a.jsonErrors = true
+		}
+	}
 	root := a.newRootCmd()
 	root.SetArgs(args)
 	root.SetIn(a.in)
