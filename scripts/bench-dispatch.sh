@@ -13,7 +13,9 @@
 # usage: scripts/bench-dispatch.sh [latency|overhead|cpu|all]   (default all)
 # env:   RUNNER_BENCH_TURNS (32)  RUNNER_BENCH_N (20)
 #        RUNNER_BENCH_TASKS (50)  RUNNER_BENCH_WATCH (60s)
-# Takes about 2 + 1.5 + 3.5 minutes. Needs tmux and git.
+#        RUNNER_BENCH_CONFIG (a config.json for the runner under test, for what-ifs)
+#        RUNNER_BENCH_BIN (a runner binary to measure instead of building this tree)
+# Takes about 3 + 0.5 + 3.5 minutes. Needs tmux and git.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what=${1:-all}
@@ -26,6 +28,9 @@ all) re='DoneLatency|DispatchOverhead|IdleTasksCPU' ;;
 esac
 tmp=$(mktemp -d /tmp/rbb.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/runner" ./cmd/runner
-RUNNER_BENCH_BIN="$tmp/runner" go test ./cmd/runner -run '^$' -bench "^Benchmark($re)\$" -benchtime 1x -timeout 30m |
-	grep -E '^(#|Benchmark|FAIL|---|ok|\s+bench_)' || true
+bin=${RUNNER_BENCH_BIN:-$tmp/runner}
+[ -n "${RUNNER_BENCH_BIN:-}" ] || go build -o "$bin" ./cmd/runner
+rc=0
+RUNNER_BENCH_BIN="$bin" go test ./cmd/runner -run '^$' -bench "^Benchmark($re)\$" -benchtime 1x -timeout 30m >"$tmp/out" 2>&1 || rc=$?
+if [ "$rc" -ne 0 ]; then cat "$tmp/out"; exit "$rc"; fi
+grep -E '^(#|Benchmark|\s+bench_)' "$tmp/out"

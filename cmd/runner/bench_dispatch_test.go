@@ -36,6 +36,7 @@ import (
 // state dir, config dir and a git project.
 type benchRig struct {
 	bin, dir, sock, stateDir, proj string
+	comm                           string // the binary's /proc comm (supervisors, sims)
 	env                            []string
 	tc                             *tmuxctl.Client
 	writes                         *writeLog
@@ -85,6 +86,19 @@ func newBenchRig(b *testing.B) *benchRig {
 		cmd.Dir = r.proj
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	r.comm = filepath.Base(r.bin)
+	if len(r.comm) > 15 {
+		r.comm = r.comm[:15]
+	}
+	if cfg := os.Getenv("RUNNER_BENCH_CONFIG"); cfg != "" {
+		// A what-if: runner's config for this run (e.g. a profile override).
+		if err := os.MkdirAll(filepath.Join(dir, "cfg", "runner"), 0o700); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "cfg", "runner", "config.json"), []byte(cfg), 0o600); err != nil {
+			b.Fatal(err)
 		}
 	}
 	r.tc = tmuxctl.New(r.sock, tmuxctl.WithConfig("/dev/null"))
@@ -143,7 +157,7 @@ func (r *benchRig) stopSupervisors() {
 		return
 	}
 	for _, t := range s.Tasks {
-		if t.SupervisorPID > 0 && t.SupervisorPID != os.Getpid() && procComm(t.SupervisorPID) == "runner" {
+		if t.SupervisorPID > 0 && t.SupervisorPID != os.Getpid() && procComm(t.SupervisorPID) == r.comm {
 			_ = syscall.Kill(t.SupervisorPID, syscall.SIGTERM)
 		}
 	}
@@ -153,10 +167,11 @@ func (r *benchRig) stopSupervisors() {
 // by inotify in this process: the transcripts (pipe-pane output) are the
 // reference for "the agent drew its last screen".
 type writeLog struct {
-	mu     sync.Mutex
-	writes map[string][]time.Time
-	w      *fsnotify.Watcher
-	done   chan struct{}
+	mu      sync.Mutex
+	writes  map[string][]time.Time // data written
+	creates map[string][]time.Time // created or renamed into place
+	w       *fsnotify.Watcher
+	done    chan struct{}
 }
 
 func newWriteLog(b *testing.B, dirs ...string) *writeLog {
@@ -169,16 +184,19 @@ func newWriteLog(b *testing.B, dirs ...string) *writeLog {
 			b.Fatal(err)
 		}
 	}
-	l := &writeLog{writes: map[string][]time.Time{}, w: w, done: make(chan struct{})}
+	l := &writeLog{writes: map[string][]time.Time{}, creates: map[string][]time.Time{}, w: w, done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
 		for ev := range w.Events {
 			now := time.Now()
-			if ev.Op&(fsnotify.Write|fsnotify.Create|fsnotify.Rename) != 0 {
-				l.mu.Lock()
+			l.mu.Lock()
+			switch {
+			case ev.Op&fsnotify.Write != 0:
 				l.writes[ev.Name] = append(l.writes[ev.Name], now)
-				l.mu.Unlock()
+			case ev.Op&fsnotify.Create != 0: // also a rename into place
+				l.creates[ev.Name] = append(l.creates[ev.Name], now)
 			}
+			l.mu.Unlock()
 		}
 	}()
 	go func() {
@@ -190,17 +208,22 @@ func newWriteLog(b *testing.B, dirs ...string) *writeLog {
 
 func (l *writeLog) close() { l.w.Close(); <-l.done }
 
-// between returns the write times of file in [from, to].
-func (l *writeLog) between(file string, from, to time.Time) []time.Time {
+// between returns how many times file was written (or, with created,
+// created or renamed into place) in [from, to].
+func (l *writeLog) between(file string, created bool, from, to time.Time) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	m := l.writes
+	if created {
+		m = l.creates
+	}
 	var out []time.Time
-	for _, t := range l.writes[file] {
+	for _, t := range m[file] {
 		if !t.Before(from) && !t.After(to) {
 			out = append(out, t)
 		}
 	}
-	return out
+	return len(out)
 }
 
 func (l *writeLog) last(file string) time.Time {
@@ -534,8 +557,8 @@ func BenchmarkDispatchOverhead(b *testing.B) {
 				launch:   first.Sub(at[state.StatusStarting]), ready: at[state.StatusReady].Sub(first),
 				deliver: at[state.StatusRunning].Sub(at[state.StatusReady]), turn: at[state.StatusDone].Sub(at[state.StatusRunning]),
 				exit: t1.Sub(at[state.StatusDone])})
-			stateWrites = append(stateWrites, len(r.writes.between(stateFile, t0, t1)))
-			journalWrites = append(journalWrites, len(r.writes.between(journal, t0, t1)))
+			stateWrites = append(stateWrites, r.writes.between(stateFile, true, t0, t1))
+			journalWrites = append(journalWrites, r.writes.between(journal, false, t0, t1))
 		}
 		_ = r.tc.KillWindow(ctx, t.Tmux.Pane)
 	}
@@ -602,7 +625,7 @@ func BenchmarkDispatchOverhead(b *testing.B) {
 	fmt.Printf("# %-44s %6.0fms  (%.2fx the agent alone)\n", "overhead (median difference)", ms(overhead), float64(wall.q(0.5))/float64(agentWall.q(0.5)))
 	row("  process start → queued (incl. exec, config)", col(func(p parts) time.Duration { return p.start }))
 	row("  queued → starting (git snapshot)", col(func(p parts) time.Duration { return p.snapshot }))
-	row("  starting → first output (tmux launch)", col(func(p parts) time.Duration { return p.launch }))
+	row("  starting → first output (launch, sim start)", col(func(p parts) time.Duration { return p.launch }))
 	row("  first output → ready", col(func(p parts) time.Duration { return p.ready }))
 	row("  ready → running (delivery)", col(func(p parts) time.Duration { return p.deliver }))
 	row("  running → done (turn + detection)", col(func(p parts) time.Duration { return p.turn }))
@@ -683,7 +706,7 @@ func (r *benchRig) sample(serverPID int, supervisors []int, self bool) cpuSample
 	c.server = s + k
 	for p, comm := range children(serverPID) {
 		s, k, _, _ := procStat(p)
-		if comm == "runner" { // the sim agents
+		if comm == r.comm { // the sim agents
 			c.agents += s + k
 		} else { // pipe-pane's cat (and any shell around it)
 			c.pipes += s + k
@@ -757,7 +780,7 @@ func BenchmarkIdleTasksCPU(b *testing.B) {
 	}
 	serverPID, _ := strconv.Atoi(strings.TrimSpace(out))
 	for _, p := range sups {
-		if procComm(p) != "runner" {
+		if procComm(p) != r.comm {
 			b.Fatalf("supervisor %d is not running", p)
 		}
 	}
@@ -769,7 +792,7 @@ func BenchmarkIdleTasksCPU(b *testing.B) {
 	ours := r.sample(serverPID, sups, false).sub(before)
 	alive := 0
 	for _, p := range sups {
-		if procComm(p) == "runner" {
+		if procComm(p) == r.comm {
 			alive++
 		}
 	}
@@ -787,7 +810,7 @@ func BenchmarkIdleTasksCPU(b *testing.B) {
 	// The baseline: the supervisors stopped, the same panes polled.
 	r.stopSupervisors()
 	for _, p := range sups {
-		for i := 0; i < 200 && procComm(p) == "runner"; i++ {
+		for i := 0; i < 200 && procComm(p) == r.comm; i++ {
 			time.Sleep(25 * time.Millisecond)
 		}
 	}
