@@ -58,7 +58,7 @@ func TestAgentsDetectBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no file", []string{"agents", "detect", "--agent", "sim"}, "--file is required"},
+		{"no file", []string{"agents", "detect", "--agent", "sim"}, "give --pane ID"},
 		{"no agent", []string{"agents", "detect", "--file", simAsk}, "--agent is required"},
 		{"unknown agent", []string{"agents", "detect", "--file", simAsk, "--agent", "nope"}, `unknown agent "nope"`},
 		{"missing file", []string{"agents", "detect", "--file", "/nonexistent/screen.txt", "--agent", "sim"}, "/nonexistent/screen.txt"},
