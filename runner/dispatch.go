@@ -55,7 +55,8 @@ func (e *Env) say(format string, args ...any) {
 type RunSettings struct {
 	Timeout         time.Duration     `json:"timeout"`
 	ReadyTimeout    time.Duration     `json:"ready_timeout"`
-	Settle          time.Duration     `json:"settle"`
+	Settle          time.Duration     `json:"settle"`         // from --settle; 0: the profile's, else DefaultSettle
+	DefaultSettle   time.Duration     `json:"default_settle"` // the config's settle
 	Idle            time.Duration     `json:"idle"`
 	YesTrust        bool              `json:"yes_trust,omitempty"`
 	WaitInput       bool              `json:"wait_input,omitempty"`
@@ -382,13 +383,22 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, argv [
 	if err != nil {
 		return fmt.Errorf("start %s in tmux: %w", prof.Name, err)
 	}
-	died := env.Store.PaneDiedFile()
-	hook := fmt.Sprintf(`run-shell -b "printf '%%s %%s\\n' '#{pane_id}' '#{pane_dead_status}' >> %s"`, tmuxctl.ShellQuote(died))
-	if err := env.TC.SetSessionHook(ctx, t.Tmux.Session, "pane-died", hook); err != nil {
+	// One tmux call for the rest: the session's hooks append to the
+	// pane-died file, which every supervisor of this state dir watches
+	// ("PANE STATUS" when a pane's process exits, "closed" when a window
+	// goes), and the pane options that name the task and its transcript.
+	died := tmuxctl.ShellQuote(env.Store.PaneDiedFile())
+	target := tmuxctl.SessionTarget(t.Tmux.Session) + ":"
+	err = env.TC.Batch(ctx,
+		// pane-died is a window hook: set it on this task's window.
+		[]string{"set-hook", "-w", "-t", pane, "pane-died", `run-shell -b "printf '%s %s\n' '#{pane_id}' '#{pane_dead_status}' >> ` + died + `"`},
+		[]string{"set-hook", "-t", target, "window-unlinked", `run-shell -b "echo closed >> ` + died + `"`},
+		[]string{"set-option", "-p", "-t", pane, tmuxctl.TranscriptOption, t.Transcript},
+		[]string{"set-option", "-p", "-t", pane, "@runner_task", t.ID},
+	)
+	if err != nil {
 		return err
 	}
-	_ = env.TC.SetOption(ctx, tmuxctl.ScopePane, pane, tmuxctl.TranscriptOption, t.Transcript)
-	_ = env.TC.SetOption(ctx, tmuxctl.ScopePane, pane, "@runner_task", t.ID)
 	return env.update(ctx, t.ID, func(x *state.Task) {
 		x.Tmux.Pane = pane
 		x.History[len(x.History)-1].Reason += "; pane " + pane
@@ -506,4 +516,16 @@ func sortStrings(a []string) {
 			a[j], a[j-1] = a[j-1], a[j]
 		}
 	}
+}
+
+// settleFor picks the settle time: --settle, else the profile's, else the
+// config's.
+func (s RunSettings) settleFor(p *Profile) time.Duration {
+	switch {
+	case s.Settle > 0:
+		return s.Settle
+	case p.Settle.Duration > 0:
+		return p.Settle.Duration
+	}
+	return s.DefaultSettle
 }

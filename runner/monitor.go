@@ -96,21 +96,32 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 	}
 	safety := m.Safety
 	if safety <= 0 {
-		safety = 3 * time.Second
+		// Pane death and window closing arrive as tmux hook events, and
+		// the server's death is seen with kill(pid, 0) every second; this
+		// tmux call only backs up those signals.
+		safety = 5 * time.Minute
 	}
 	hasMarkers := len(m.Profile.Ready) > 0 || len(m.Profile.Busy) > 0
+	serverPID, _ := m.TC.ServerPID(ctx)
+	aliveTick := time.NewTicker(time.Second)
+	defer aliveTick.Stop()
 
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return Observation{}, fmt.Errorf("watch %s: %w", m.Pane, err)
 	}
 	defer w.Close()
-	dirs := map[string]bool{}
+	// Watch the files themselves (all are only ever appended to), not
+	// their directories: a write to another task's transcript must not
+	// wake this supervisor. A file that cannot be watched falls back to
+	// its directory.
 	for _, f := range []string{m.Transcript, m.Events, m.Died} {
-		if f != "" && !dirs[filepath.Dir(f)] {
-			dirs[filepath.Dir(f)] = true
+		if f == "" {
+			continue
+		}
+		if err := w.Add(f); err != nil {
 			if err := w.Add(filepath.Dir(f)); err != nil {
-				return Observation{}, fmt.Errorf("watch %s: %w", filepath.Dir(f), err)
+				return Observation{}, fmt.Errorf("watch %s: %w", f, err)
 			}
 		}
 	}
@@ -128,7 +139,48 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		lastHash      string
 		lastHashSince = time.Now()
 		obs           Observation
+		lastWrite     time.Time // the last transcript write seen
+		panePID       int       // the agent's process, once known
 	)
+	handle := func(ev fsnotify.Event) {
+		switch ev.Name {
+		case m.Transcript:
+			dirty = true
+			lastWrite = time.Now()
+		case m.Events:
+			evs, off := readNewLines(m.Events, eventsOff)
+			eventsOff = off
+			for _, l := range evs {
+				if isStopEvent(l, since) {
+					hookSaysStop = true
+					dirty = true
+				}
+			}
+		case m.Died:
+			lines, off := readNewLines(m.Died, diedOff)
+			diedOff = off
+			for _, l := range lines {
+				// "PANE STATUS" for a dead pane; "closed" when a window
+				// went away (any task's: look at ours).
+				if f := strings.Fields(l); len(f) >= 1 && (f[0] == m.Pane || f[0] == "closed") {
+					dirty = true
+				}
+			}
+		}
+	}
+	// settled reports whether nothing arrived since the last look: events
+	// already queued are handled first, so a write that raced with a
+	// capture is never overlooked.
+	settled := func() bool {
+		for {
+			select {
+			case ev := <-w.Events:
+				handle(ev)
+			default:
+				return !dirty
+			}
+		}
+	}
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -139,27 +191,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 			if !ok {
 				return obs, fmt.Errorf("watch %s: watcher closed", m.Pane)
 			}
-			switch ev.Name {
-			case m.Transcript:
-				dirty = true
-			case m.Events:
-				evs, off := readNewLines(m.Events, eventsOff)
-				eventsOff = off
-				for _, l := range evs {
-					if isStopEvent(l, since) {
-						hookSaysStop = true
-						dirty = true
-					}
-				}
-			case m.Died:
-				lines, off := readNewLines(m.Died, diedOff)
-				diedOff = off
-				for _, l := range lines {
-					if f := strings.Fields(l); len(f) >= 1 && f[0] == m.Pane {
-						dirty = true
-					}
-				}
-			}
+			handle(ev)
 			if !dirty {
 				continue
 			}
@@ -169,6 +201,19 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 				continue
 			}
 		case <-w.Errors:
+			continue
+		case <-aliveTick.C:
+			// Free liveness checks, no tmux call: the server's process,
+			// and the agent's (tmux can be late to notice a child's exit,
+			// and its pane-died hook with it).
+			if serverPID > 0 && !processAlive(serverPID) {
+				return obs, fmt.Errorf("pane %s: %w (the tmux server stopped)", m.Pane, ErrPaneGone)
+			}
+			if panePID > 0 && !processAlive(panePID) {
+				panePID = 0
+				dirty = true
+				break
+			}
 			continue
 		case <-timer.C:
 		}
@@ -182,14 +227,15 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 			(!hasMarkers && now.Sub(lastHashSince) >= idle)
 		if due {
 			lastSafety = now
-			info, err := m.TC.Pane(ctx, m.Pane)
+			captureStart := now
+			info, screen, err := m.TC.PaneScreen(ctx, m.Pane)
 			if err != nil && !errors.Is(err, tmuxctl.ErrNotFound) && ctx.Err() == nil {
 				// A server that is going away can answer with nothing
 				// (exit 0, no line): ask once more before giving up.
 				select {
 				case <-ctx.Done():
 				case <-time.After(50 * time.Millisecond):
-					info, err = m.TC.Pane(ctx, m.Pane)
+					info, screen, err = m.TC.PaneScreen(ctx, m.Pane)
 				}
 			}
 			if err != nil {
@@ -200,6 +246,9 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 					return obs, fmt.Errorf("pane %s: %w (the window was closed or the tmux server stopped)", m.Pane, ErrPaneGone)
 				}
 				return obs, err
+			}
+			if panePID == 0 && !info.Dead {
+				panePID = info.PID
 			}
 			if info.PID > 0 && (!info.Dead || info.DeadStatus < 0) {
 				// tmux marks a pane dead only once it has reaped the
@@ -209,15 +258,12 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 					info.Dead, info.DeadStatus = true, st
 				}
 			}
-			screen, err := m.TC.CaptureScreen(ctx, m.Pane)
-			if err != nil {
-				if ctx.Err() != nil {
-					return obs, ctx.Err()
+			if info.Dead && info.DeadStatus < 0 {
+				// Dead, status not known yet: ask tmux again (it waits
+				// briefly for the status).
+				if p, err := m.TC.Pane(ctx, m.Pane); err == nil {
+					info.DeadStatus = p.DeadStatus
 				}
-				if errors.Is(err, tmuxctl.ErrNotFound) {
-					return obs, fmt.Errorf("pane %s: %w (the window was closed or the tmux server stopped)", m.Pane, ErrPaneGone)
-				}
-				return obs, err
 			}
 			lastCapture = time.Now()
 			dirty = false
@@ -245,22 +291,31 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 				}
 			}
 			if goal.ends(st) {
-				if hookSaysStop && (st == StateReady || st == StateError) {
+				if hookSaysStop && (st == StateReady || st == StateError) && settled() {
 					obs.Via = "hook"
 					return obs, nil
 				}
 				if st == candidate && h == candHash {
-					if lastCapture.Sub(candSince) >= settle {
+					if lastCapture.Sub(candSince) >= settle && settled() {
 						obs.Via = "screen"
 						return obs, nil
 					}
 				} else {
+					// The screen has held since the last write before
+					// this capture, not merely since the capture.
 					candidate, candHash, candSince = st, h, lastCapture
+					if m.Transcript != "" && !lastWrite.IsZero() && lastWrite.Before(captureStart) {
+						candSince = lastWrite
+					}
+					if lastCapture.Sub(candSince) >= settle && settled() {
+						obs.Via = "screen"
+						return obs, nil
+					}
 				}
 			} else {
 				candidate = ""
 			}
-		} else if candidate != "" && now.Sub(candSince) >= settle && !dirty {
+		} else if candidate != "" && now.Sub(candSince) >= settle && settled() {
 			// Nothing was written since the candidate capture: the screen
 			// cannot have changed, so it held for the settle time.
 			obs.Via = "screen"

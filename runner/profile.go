@@ -78,6 +78,10 @@ type Profile struct {
 
 	// EnterDelay is the pause between pasting text and sending Enter.
 	EnterDelay Duration `json:"enter_delay"`
+	// Settle is how long a finished screen (ready marker, no busy marker,
+	// no output) must hold before the turn counts as done; it overrides
+	// the config's settle for this profile (0: use the config's).
+	Settle Duration `json:"settle,omitzero"`
 	// PasteRaw pastes with paste-buffer -r (no LF→CR translation).
 	PasteRaw bool `json:"paste_raw,omitempty"`
 	// InterruptKeys are tmux key names that interrupt a busy agent.

@@ -364,7 +364,10 @@ func simProfile() *Profile {
 		ErrorReset:       []string{`^> \S`},
 		Volatile:         []string{`^[✻✽✶✢] Working…`},
 		BottomLines:      8,
-		EnterDelay:       Duration{150 * time.Millisecond},
+		EnterDelay:       Duration{20 * time.Millisecond}, // the sim needs no pause before Enter
+		// The sim draws its ready box in one write at the very end of a
+		// turn and never shows it while busy: a short settle is safe.
+		Settle: Duration{25 * time.Millisecond},
 		// The sim splits directives on LF only: without -r tmux turns the
 		// newlines of a multi-line task (or the awareness block) into CR
 		// and the whole task becomes one line.

@@ -58,7 +58,7 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	defer cancel()
 	s := &supervisor{env: env, id: id, prof: prof, set: set, pane: t.Tmux.Pane,
 		mon: &Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
-			Events: env.Store.TaskFile("events", id), Died: env.Store.PaneDiedFile(), Settle: set.Settle, Idle: set.Idle}}
+			Events: env.Store.TaskFile("events", id), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle}}
 	err = s.run(tctx, t)
 	return s.conclude(ctx, tctx, err)
 }

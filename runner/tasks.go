@@ -297,7 +297,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	}
 	sup := &supervisor{env: env, id: t.ID, prof: prof, set: set, pane: t.Tmux.Pane,
 		mon: &Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
-			Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.Settle, Idle: set.Idle}}
+			Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle}}
 	if err := sup.deliver(ctx, req.Text, false); err != nil {
 		return t, err
 	}

@@ -81,3 +81,25 @@ func lastLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n") + "\n"
 }
+
+// PaneScreen returns the pane's information and its visible screen from
+// one tmux invocation (display-message and capture-pane chained), half the
+// cost of Pane plus CaptureScreen.
+func (c *Client) PaneScreen(ctx context.Context, pane string) (PaneInfo, string, error) {
+	if err := validatePaneID(pane); err != nil {
+		return PaneInfo{}, "", err
+	}
+	out, err := c.run(ctx, nil, "display-message", "-p", "-t", pane, paneFormat(), ";", "capture-pane", "-p", "-t", pane)
+	if err != nil {
+		return PaneInfo{}, "", fmt.Errorf("pane %s: %w", pane, err)
+	}
+	line, screen, _ := strings.Cut(out, "\n")
+	p, err := parsePaneLine(line)
+	if err != nil {
+		return PaneInfo{}, "", fmt.Errorf("pane %s: %w", pane, err)
+	}
+	if p.ID != pane {
+		return PaneInfo{}, "", fmt.Errorf("pane %s: %w", pane, ErrNotFound)
+	}
+	return p, screen, nil
+}

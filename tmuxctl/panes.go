@@ -590,3 +590,35 @@ func Exec(argv []string) error {
 	}
 	return syscall.Exec(path, argv, os.Environ())
 }
+
+// ServerPID returns the pid of the tmux server, so a watcher can notice the
+// server's death with kill(pid, 0) instead of running tmux.
+func (c *Client) ServerPID(ctx context.Context) (int, error) {
+	out, err := c.run(ctx, nil, "display-message", "-p", "#{pid}")
+	if err != nil {
+		return 0, fmt.Errorf("server pid: %w", err)
+	}
+	return strconv.Atoi(strings.TrimSpace(out))
+}
+
+// Batch runs several tmux commands in one invocation (joined with ';'), each
+// argument escaped with Arg. The commands are the caller's own; user text
+// belongs in buffers (Paste), never here.
+func (c *Client) Batch(ctx context.Context, cmds ...[]string) error {
+	var args []string
+	for i, cmd := range cmds {
+		if i > 0 {
+			args = append(args, ";")
+		}
+		for _, a := range cmd {
+			args = append(args, Arg(a))
+		}
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	if _, err := c.run(ctx, nil, args...); err != nil {
+		return fmt.Errorf("tmux %s: %w", cmds[0][0], err)
+	}
+	return nil
+}

@@ -214,12 +214,14 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 	if err := sleepCtx(ctx, enterDelay(opts.EnterDelay)); err != nil {
 		return d, err
 	}
-	before, err := c.CaptureScreen(ctx, pane)
-	if err != nil {
-		return d, err
-	}
 	accepted := opts.Accepted
 	if accepted == nil {
+		// Without the caller's check: any change from the screen just
+		// before Enter.
+		before, err := c.CaptureScreen(ctx, pane)
+		if err != nil {
+			return d, err
+		}
 		accepted = func(s string) bool { return s != before }
 	}
 	for attempt := 0; attempt <= nudges; attempt++ {
@@ -229,19 +231,16 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 		d.Enters++
 		deadline := time.Now().Add(after)
 		for poll := 10 * time.Millisecond; ; poll = min(poll*2, 100*time.Millisecond) {
-			if _, err := c.alive(ctx, pane); err != nil {
-				d.Elapsed = time.Since(start)
-				if errors.Is(err, ErrPaneDead) {
-					// The program exited after Enter: the text was
-					// submitted (and the caller's monitoring sees the death).
-					d.Confirmed, d.Reason = true, "the program exited after Enter"
-					return d, nil
-				}
-				return d, err
-			}
-			screen, err := c.CaptureScreen(ctx, pane)
+			info, screen, err := c.PaneScreen(ctx, pane)
 			if err != nil {
 				return d, err
+			}
+			if info.Dead {
+				// The program exited after Enter: the text was submitted
+				// (and the caller's monitoring sees the death).
+				d.Elapsed = time.Since(start)
+				d.Confirmed, d.Reason = true, "the program exited after Enter"
+				return d, nil
 			}
 			if accepted(screen) {
 				d.Confirmed = true

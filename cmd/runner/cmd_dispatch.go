@@ -186,7 +186,7 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 	}
 	set := runner.RunSettings{
 		Timeout: pick(f.timeout, cfg.TaskTimeout.Duration), ReadyTimeout: pick(f.readyTimeout, cfg.ReadyTimeout.Duration),
-		Settle: pick(f.settle, cfg.Settle.Duration), Idle: pick(f.idle, cfg.Idle.Duration),
+		Settle: f.settle, DefaultSettle: cfg.Settle.Duration, Idle: pick(f.idle, cfg.Idle.Duration),
 		YesTrust: f.yesTrust, WaitInput: f.waitInput, ApproveRules: append(append([]string(nil), cfg.ApproveRules...), f.approve...),
 		Commit: f.commit || f.commitBranch || f.commitAll, CommitBranch: f.commitBranch, CommitAll: f.commitAll,
 		Notify: notify, NotifyTimeout: cfg.NotifyTimeout.Duration, Awareness: awareness, AwarenessMax: cfg.Awareness.MaxChars,
