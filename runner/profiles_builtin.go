@@ -179,7 +179,10 @@ func geminiProfile() *Profile {
 		HeadlessArgv: []string{"gemini", "-p"},
 		Ready: []string{
 			`^ ?[>!] {3}Type your (message|shell command)`, // empty input box placeholder
-			`^ workspace \(/directory\)`,                   // status rows under the input box
+			// The input box holding text (the lowest "> " line): reported
+			// as the ready line so delivery sees a prompt still unsent.
+			`^ ?> \S`,
+			`^ workspace \(/directory\)`, // status rows under the input box
 		},
 		Busy: []string{
 			`esc to cancel`,
@@ -228,9 +231,11 @@ func opencodeProfile() *Profile {
 		PermissionsAutoArgs: []string{"--auto"},
 		PermissionsAutoDoc:  "auto: every permission request that config does not explicitly deny is approved",
 		HeadlessArgv:        []string{"opencode", "run"},
+		// Not the "ctrl+p commands" footer: opencode draws it (and the logo)
+		// seconds before the input box, and a prompt pasted then is lost.
 		Ready: []string{
-			`ctrl\+p commands`, // session footer without "esc interrupt"
-			`Ask anything…`,    // home screen input
+			`^\s*┃\s{2}\S+ · \S`, // the input box's agent · model row ("┃  Build · Mock Model Mock")
+			`Ask anything…`,       // home screen input placeholder
 		},
 		Busy: []string{
 			`esc interrupt`,
