@@ -235,7 +235,7 @@ func opencodeProfile() *Profile {
 		// seconds before the input box, and a prompt pasted then is lost.
 		Ready: []string{
 			`^\s*┃\s{2}\S+ · \S`, // the input box's agent · model row ("┃  Build · Mock Model Mock")
-			`Ask anything…`,       // home screen input placeholder
+			`Ask anything…`,      // home screen input placeholder
 		},
 		Busy: []string{
 			`esc interrupt`,

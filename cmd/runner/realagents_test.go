@@ -61,12 +61,18 @@ var realAgentCases = map[string]realAgentCase{
 			return mockapi.Turn{Match: match, Write: &mockapi.FileWrite{Path: file, Content: "hi from the mock\n"}}
 		},
 		approve: `Apply this change\?`,
+		// Gemini CLI probes the terminal after drawing its input box; a
+		// paste in that window is lost (see claude).
+		extra: []string{"--settle", "3s"},
 	},
 	"opencode": {
 		turn: func(match, file string) mockapi.Turn {
 			return mockapi.Turn{Match: match, Write: &mockapi.FileWrite{Path: file, Content: "hi from the mock\n"}}
 		},
 		approve: `(?s)Permission required.*\.txt`,
+		// opencode redraws its home screen while it loads providers; a
+		// paste in that window is lost (see claude).
+		extra: []string{"--settle", "3s"},
 	},
 }
 
