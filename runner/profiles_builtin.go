@@ -151,10 +151,11 @@ func codexProfile() *Profile {
 		InterruptKeys: []string{"Escape"},
 		// Codex runs its notify program with the event as JSON in the last
 		// argument; sh hands it to `runner hook` on stdin (the hook reads
-		// stdin, never the agent's terminal).
+		// stdin, never the agent's terminal), skipping the hidden turn that
+		// writes the thread's title (it ends while the real turn runs).
 		Hook: &Hook{
 			Kind: HookKindFlag,
-			Args: []string{"-c", `notify=["sh","-c","printf '%s' \"$1\" | {command_str} Stop","runner-notify"]`},
+			Args: []string{"-c", `notify=["sh","-c","case \"$1\" in *'\"input-messages\":[\"Generate a concise, single-line task title'*) exit 0;; esac; printf '%s' \"$1\" | {command_str} Stop","runner-notify"]`},
 			Doc:  "notify program: runs after every turn with {\"type\":\"agent-turn-complete\",...}",
 		},
 	}
