@@ -293,6 +293,9 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 	}
 	events, _ := os.ReadFile(filepath.Join(stateDir, "events", id+".jsonl"))
 	t.Logf("hook events of %s:\n%s", id, events)
+	if t.Failed() {
+		logTask(t, task)
+	}
 	_, _, _, _ = run("cancel", id, "--kill")
 
 	// 2. Without a rule: the question, exit 4.
