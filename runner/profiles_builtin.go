@@ -52,6 +52,8 @@ func claudeProfile() *Profile {
 		// Code 2.x exits 1 with it when run as root unless IS_SANDBOX=1,
 		// and it would run any shell command unasked.
 		PermissionsAutoArgs: []string{"--permission-mode", "acceptEdits"},
+		// Checked: a dispatch with --permissions auto, as root, wrote a
+		// file through Claude Code 2.1.197's Write tool without a dialog.
 		PermissionsAutoDoc: "acceptEdits: file edits and writes in the working directory are accepted without asking; " +
 			"shell commands, web fetches and edits outside it still ask (needs_input, or --approve-rule)",
 		HeadlessArgv: []string{"claude", "-p"},
@@ -220,8 +222,8 @@ func geminiProfile() *Profile {
 //
 // Flags: -m/--model provider/model, `opencode run` (https://opencode.ai/docs/cli/commands.md,
 // https://opencode.ai/docs/zh-cn/cli); --auto approves every permission not
-// explicitly denied (https://opencode.ai/v1/docs/permissions/) — not yet
-// verified against 1.18.33.
+// explicitly denied (https://opencode.ai/v1/docs/permissions/; listed by
+// `opencode --help` of 1.18.33, not yet run through dispatch).
 func opencodeProfile() *Profile {
 	return &Profile{
 		Name:                "opencode",
