@@ -26,7 +26,7 @@ const (
 type Detection struct {
 	State State `json:"state"`
 	// Field is the profile field (or the pane signal) that decided:
-	// "ready", "busy", "needs_input", "trust", "exited", "error",
+	// "ready", "busy", "needs_input", "trust", "exited", "error", "turn_open",
 	// "pane_dead", "pane_current_command", "pane_alternate_on",
 	// "dead_banner", "blank", "few_lines", "none".
 	Field string `json:"field"`
@@ -75,7 +75,8 @@ func Detect(p *Profile, screen string) Detection {
 // "Pane is dead" banner, Exited patterns) > needs_input (Trust, then
 // NeedsInput; the alternate screen for profiles that ask) > busy (the
 // pane's foreground command for profiles with IdleCommands, then Busy) >
-// ready (Ready; refined to error when an Error line in the last
+// ready (Ready; busy, field "turn_open", while a turn is open, see
+// Profile.TurnOpen; refined to error when an Error line in the last
 // p.ErrorLines non-blank lines is below every ErrorReset line) > starting
 // (blank, or at most p.StartingMaxLines lines and no marker) > unknown.
 // For a profile with NeedsInputAtCursor and a known cursor, NeedsInput
@@ -139,6 +140,9 @@ func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
 		return d
 	}
 	if d, ok := match(StateReady, "ready", c.ready, lines, bottom); ok {
+		if i, ok := openTurn(c, lines, d.LineNo-1); ok {
+			return Detection{State: StateBusy, Field: "turn_open", Pattern: anyPattern(c.turnOpen, lines[i]), Line: lines[i], LineNo: i + 1}
+		}
 		d.ExitStatus = statusGroup(c.ready, d)
 		if e, ok := lastError(c, lines, lastN(nonBlank, p.ErrorLines)); ok {
 			return e
@@ -172,6 +176,33 @@ func lowest(re *regexp.Regexp, lines []string, idx []int) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// openTurn reports the line of a turn that started and has not ended: the
+// nearest TurnOpen or TurnClosed line above the ready line at index ready,
+// when it is a TurnOpen line.
+func openTurn(c *compiled, lines []string, ready int) (int, bool) {
+	if len(c.turnOpen) == 0 {
+		return 0, false
+	}
+	for i := ready - 1; i >= 0; i-- {
+		if anyMatch(c.turnClosed, lines[i]) {
+			return 0, false
+		}
+		if anyMatch(c.turnOpen, lines[i]) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+func anyPattern(res []*regexp.Regexp, l string) string {
+	for _, re := range res {
+		if re.MatchString(l) {
+			return re.String()
+		}
+	}
+	return ""
 }
 
 // lastError reports an error when the lowest Error line among idx is below

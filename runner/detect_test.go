@@ -253,6 +253,8 @@ func TestDetectQuestionAndTrust(t *testing.T) {
 func TestDetectSignals(t *testing.T) {
 	claude, _ := BuiltinProfile("claude")
 	shell, _ := BuiltinProfile("shell")
+	codex, _ := BuiltinProfile("codex")
+	const composer = "› Ask Codex to do anything\n\n  ? for shortcuts\n"
 	for _, tc := range []struct {
 		name       string
 		p          *Profile
@@ -278,6 +280,13 @@ func TestDetectSignals(t *testing.T) {
 		{"shell: output ending in a colon, cursor below", shell, "runner[0]:~$ make\nCompiling:\n", PaneInfo{CurrentCommand: "make", CursorKnown: true, CursorY: 2}, StateBusy, "pane_current_command", -1},
 		{"shell: a pager waits", shell, "line 1\nline 2\nfile.txt\n", PaneInfo{CurrentCommand: "less", AlternateOn: true}, StateNeedsInput, "pane_alternate_on", -1},
 		{"blank is starting", claude, "\n\n\n", PaneInfo{}, StateStarting, "blank", -1},
+		{"codex: first composer, no turn yet", codex, ">_ OpenAI Codex\n\n" + composer, PaneInfo{}, StateReady, "ready", -1},
+		{"codex: answer streaming under an echoed prompt", codex, "› fix it\n\n• This is\n\n" + composer, PaneInfo{}, StateBusy, "turn_open", -1},
+		{"codex: the echoed prompt scrolled above the bottom", codex, "› fix it\n" + strings.Repeat("• words\n", 20) + composer, PaneInfo{}, StateBusy, "turn_open", -1},
+		{"codex: Worked for closes the turn", codex, "› fix it\n• Done.\n  Worked for 1m 02s • 20:52\n\n" + composer, PaneInfo{}, StateReady, "ready", -1},
+		{"codex: an interrupted turn is closed", codex, "› fix it\n■ Conversation interrupted - tell the model what to do\n\n" + composer, PaneInfo{}, StateReady, "ready", -1},
+		{"codex: a new prompt reopens", codex, "› a\n  Worked for 3s • 20:52\n› b\n\n" + composer, PaneInfo{}, StateBusy, "turn_open", -1},
+		{"codex: a slash popup is not a prompt", codex, "› /quit  exit Codex\n› /quit\n  ? for shortcuts\n", PaneInfo{}, StateReady, "ready", -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := DetectPane(tc.p, tc.screen, tc.info)

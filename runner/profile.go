@@ -60,6 +60,14 @@ type Profile struct {
 	// ErrorReset patterns mark lines that supersede an earlier error: a new
 	// echoed prompt, a cancel notice.
 	ErrorReset []string `json:"error_reset,omitempty"`
+	// TurnOpen and TurnClosed patterns are for agents that hide their busy
+	// marker while the answer streams (Codex): TurnOpen marks the start of
+	// a turn (an echoed prompt), TurnClosed its end (Codex's "Worked for
+	// 12s" line, an interruption). A ready line whose nearest such line
+	// above it, searched up to the top of the screen, is a TurnOpen line is
+	// busy: the turn has started and not ended. Unused when empty.
+	TurnOpen   []string `json:"turn_open,omitempty"`
+	TurnClosed []string `json:"turn_closed,omitempty"`
 	// Volatile patterns mark lines masked before hashing the screen
 	// (timers, spinners, clocks).
 	Volatile []string `json:"volatile,omitempty"`
@@ -123,7 +131,9 @@ type TrustDialog struct {
 // appends Args to the launch argv with "{file}" replaced by the file's path.
 //
 // Kind "flag": the runner appends Args to the launch argv with "{command}"
-// replaced by the hook command line as one argument.
+// replaced by the hook command line as one argument, and "{command_str}" by
+// the command line escaped for the inside of a double-quoted JSON or TOML
+// string (for a flag whose value is such a document, as Codex's -c).
 type Hook struct {
 	// Kind is HookKindSettingsFile or HookKindFlag.
 	Kind string `json:"kind"`
@@ -183,7 +193,7 @@ const (
 // compiled holds a profile's regexes, compiled once.
 type compiled struct {
 	ready, busy, needsInput, exited, errs, errReset, volatile []*regexp.Regexp
-	trust                                                     []*regexp.Regexp
+	trust, turnOpen, turnClosed                               []*regexp.Regexp
 }
 
 // Compile checks and compiles every pattern of p and fills defaults. It
@@ -225,6 +235,8 @@ func (p *Profile) Compile() error {
 		{"error", p.Error, &c.errs},
 		{"error_reset", p.ErrorReset, &c.errReset},
 		{"volatile", p.Volatile, &c.volatile},
+		{"turn_open", p.TurnOpen, &c.turnOpen},
+		{"turn_closed", p.TurnClosed, &c.turnClosed},
 	} {
 		if *f.dest, err = compileAll(p.Name, f.key, f.src); err != nil {
 			return err
@@ -417,7 +429,10 @@ func (h *Hook) Render(command, settingsPath string) (HookLaunch, error) {
 			out.Args = append(out.Args, strings.ReplaceAll(a, "{file}", settingsPath))
 		}
 	case HookKindFlag:
+		q, _ := json.Marshal(command)
+		inner := string(q[1 : len(q)-1])
 		for _, a := range h.Args {
+			a = strings.ReplaceAll(a, "{command_str}", inner)
 			out.Args = append(out.Args, strings.ReplaceAll(a, "{command}", command))
 		}
 	default:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -57,7 +58,7 @@ func TestArgv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"claude", "--model", "claude-sonnet-4-5", "--permission-mode", "bypassPermissions", "--verbose", "; rm -rf /"}
+	want := []string{"claude", "--model", "claude-sonnet-4-5", "--permission-mode", "acceptEdits", "--verbose", "; rm -rf /"}
 	if !slices.Equal(got, want) {
 		t.Errorf("argv %q, want %q", got, want)
 	}
@@ -210,3 +211,45 @@ func TestHookRender(t *testing.T) {
 		t.Error("invalid settings template: no error")
 	}
 }
+
+// TestCodexNotifyHook runs the codex profile's notify program the way
+// Codex does (the event JSON as the last argument): a turn's event reaches
+// the hook command on stdin with the event name Stop, the hidden
+// title-generation turn's does not.
+func TestCodexNotifyHook(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	codex, _ := BuiltinProfile("codex")
+	out := filepath.Join(t.TempDir(), "o\"ut 'file")
+	// A stand-in for `runner hook --task ID`: records its argv and stdin.
+	cmdline := `sh -c 'printf "%s|" "$@" >> "$0"; cat >> "$0"; echo >> "$0"' ` + shellQuoteTest(out)
+	hl, err := codex.Hook.Render(cmdline, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hl.Args) != 2 || hl.Args[0] != "-c" || !strings.HasPrefix(hl.Args[1], "notify=") {
+		t.Fatalf("args %q, want -c notify=[...]", hl.Args)
+	}
+	var argv []string // a TOML array of basic strings is also JSON here
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(hl.Args[1], "notify=")), &argv); err != nil {
+		t.Fatalf("notify value %s: %v", hl.Args[1], err)
+	}
+	turn := `{"type":"agent-turn-complete","thread-id":"a","input-messages":["fix the bug"],"last-assistant-message":"done"}`
+	title := `{"type":"agent-turn-complete","thread-id":"b","input-messages":["Generate a concise, single-line task title of at most 36 characters"],"last-assistant-message":"Fix bug"}`
+	for _, ev := range []string{title, turn} {
+		cmd := exec.Command(argv[0], append(argv[1:], ev)...)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("notify program %q: %v\n%s", argv, err, b)
+		}
+	}
+	got, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "Stop|" + turn + "\n"; string(got) != want {
+		t.Errorf("hook received %q, want %q", got, want)
+	}
+}
+
+func shellQuoteTest(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -45,12 +45,17 @@ func claudeProfile() *Profile {
 		Description: "Claude Code (npm @anthropic-ai/claude-code)",
 		Command:     []string{"claude"},
 		// The auto-updater installs globally unless disabled (issue 5, §7).
-		Env:                 map[string]string{"DISABLE_AUTOUPDATER": "1"},
-		VersionArgs:         []string{"--version"},
-		ModelFlag:           "--model",
-		PermissionsAutoArgs: []string{"--permission-mode", "bypassPermissions"},
-		PermissionsAutoDoc: "bypassPermissions: every tool runs without asking (file edits, shell commands, web fetches); " +
-			"Claude Code refuses this mode when run as root outside a sandbox",
+		Env:         map[string]string{"DISABLE_AUTOUPDATER": "1"},
+		VersionArgs: []string{"--version"},
+		ModelFlag:   "--model",
+		// Not bypassPermissions (= --dangerously-skip-permissions): Claude
+		// Code 2.x exits 1 with it when run as root unless IS_SANDBOX=1,
+		// and it would run any shell command unasked.
+		PermissionsAutoArgs: []string{"--permission-mode", "acceptEdits"},
+		// Checked: a dispatch with --permissions auto, as root, wrote a
+		// file through Claude Code 2.1.197's Write tool without a dialog.
+		PermissionsAutoDoc: "acceptEdits: file edits and writes in the working directory are accepted without asking; " +
+			"shell commands, web fetches and edits outside it still ask (needs_input, or --approve-rule)",
 		HeadlessArgv: []string{"claude", "-p"},
 		Ready: []string{
 			`^❯\x{a0}`,         // the input box: "❯"+NBSP (echoed prompts use a plain space)
@@ -99,9 +104,12 @@ func claudeProfile() *Profile {
 // "on-request": github.com/openai/codex/issues/6522).
 func codexProfile() *Profile {
 	return &Profile{
-		Name:                "codex",
-		Description:         "OpenAI Codex CLI (npm @openai/codex)",
-		Command:             []string{"codex"},
+		Name:        "codex",
+		Description: "OpenAI Codex CLI (npm @openai/codex)",
+		// --no-daemon: without it Codex starts (or joins) a shared
+		// background server that outlives the pane.
+		Command:             []string{"codex", "--no-daemon"},
+		Binary:              "codex",
 		VersionArgs:         []string{"--version"},
 		ModelFlag:           "--model",
 		PermissionsAutoArgs: []string{"--ask-for-approval", "never", "--sandbox", "workspace-write"},
@@ -115,7 +123,15 @@ func codexProfile() *Profile {
 		Busy: []string{
 			`esc to interrupt`,
 			`^[•◦] (Working|Reconnecting)`,
+			`Waiting for startup`, // a prompt queued while Codex starts ("· esc cancel")
 		},
+		// Codex hides its Working line while the final answer streams: the
+		// screen is then the answer above an empty composer. A turn ends
+		// with a "Worked for 11s • 20:52" line (or "■ ..." when it is
+		// interrupted or fails), so an echoed prompt with neither below it
+		// is a turn still running.
+		TurnOpen:   []string{`^› [^/\s]`}, // not the slash-command popup "› /quit  exit Codex"
+		TurnClosed: []string{`^\s*─*\s*Worked for \d`, `^■ `},
 		NeedsInput: []string{
 			`^\s*Would you like to `, // run the following command? / make the following edits?
 			`Press enter to confirm or esc to cancel`,
@@ -135,6 +151,15 @@ func codexProfile() *Profile {
 		// Codex reads Enter within 120 ms of a paste burst as a newline.
 		EnterDelay:    Duration{200 * time.Millisecond},
 		InterruptKeys: []string{"Escape"},
+		// Codex runs its notify program with the event as JSON in the last
+		// argument; sh hands it to `runner hook` on stdin (the hook reads
+		// stdin, never the agent's terminal), skipping the hidden turn that
+		// writes the thread's title (it ends while the real turn runs).
+		Hook: &Hook{
+			Kind: HookKindFlag,
+			Args: []string{"-c", `notify=["sh","-c","case \"$1\" in *'\"input-messages\":[\"Generate a concise, single-line task title'*) exit 0;; esac; printf '%s' \"$1\" | {command_str} Stop","runner-notify"]`},
+			Doc:  "notify program: runs after every turn with {\"type\":\"agent-turn-complete\",...}",
+		},
 	}
 }
 
@@ -157,7 +182,10 @@ func geminiProfile() *Profile {
 		HeadlessArgv: []string{"gemini", "-p"},
 		Ready: []string{
 			`^ ?[>!] {3}Type your (message|shell command)`, // empty input box placeholder
-			`^ workspace \(/directory\)`,                   // status rows under the input box
+			// The input box holding text (the lowest "> " line): reported
+			// as the ready line so delivery sees a prompt still unsent.
+			`^ ?> \S`,
+			`^ workspace \(/directory\)`, // status rows under the input box
 		},
 		Busy: []string{
 			`esc to cancel`,
@@ -183,8 +211,9 @@ func geminiProfile() *Profile {
 		ErrorReset:  []string{`^ > \S`, `Request cancelled`},
 		Volatile:    []string{brailleSpinner, `\(esc to cancel, \d+[ms]`},
 		BottomLines: 12,
-		// DESIGN says ~30 ms; the captures saw 20 ms fail and 50 ms work.
-		EnterDelay:    Duration{100 * time.Millisecond},
+		// Against the real CLI (0.61) an Enter sooner than ~300 ms after the
+		// paste was often taken as part of the paste (a newline).
+		EnterDelay:    Duration{350 * time.Millisecond},
 		InterruptKeys: []string{"Escape"},
 	}
 }
@@ -193,8 +222,8 @@ func geminiProfile() *Profile {
 //
 // Flags: -m/--model provider/model, `opencode run` (https://opencode.ai/docs/cli/commands.md,
 // https://opencode.ai/docs/zh-cn/cli); --auto approves every permission not
-// explicitly denied (https://opencode.ai/v1/docs/permissions/) — not yet
-// verified against 1.18.33.
+// explicitly denied (https://opencode.ai/v1/docs/permissions/; listed by
+// `opencode --help` of 1.18.33, not yet run through dispatch).
 func opencodeProfile() *Profile {
 	return &Profile{
 		Name:                "opencode",
@@ -205,9 +234,11 @@ func opencodeProfile() *Profile {
 		PermissionsAutoArgs: []string{"--auto"},
 		PermissionsAutoDoc:  "auto: every permission request that config does not explicitly deny is approved",
 		HeadlessArgv:        []string{"opencode", "run"},
+		// Not the "ctrl+p commands" footer: opencode draws it (and the logo)
+		// seconds before the input box, and a prompt pasted then is lost.
 		Ready: []string{
-			`ctrl\+p commands`, // session footer without "esc interrupt"
-			`Ask anything…`,    // home screen input
+			`^\s*┃\s{2}\S+ · \S`, // the input box's agent · model row ("┃  Build · Mock Model Mock")
+			`Ask anything…`,      // home screen input placeholder
 		},
 		Busy: []string{
 			`esc interrupt`,

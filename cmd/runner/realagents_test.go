@@ -1,0 +1,459 @@
+//go:build realagents
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/runner-cli/runner/internal/mockapi"
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// realAgentCase is what differs between the CLIs in a full dispatch.
+type realAgentCase struct {
+	// turn makes the mock answer the prompt with a tool call that writes
+	// file, so the CLI shows its real approval dialog.
+	turn func(match, file string) mockapi.Turn
+	// approve is the --approve-rule for that dialog.
+	approve string
+	// extra are dispatch flags this CLI needs, each with its reason.
+	extra []string
+}
+
+var realAgentCases = map[string]realAgentCase{
+	"claude": {
+		turn: func(match, file string) mockapi.Turn {
+			return mockapi.Turn{Match: match, Write: &mockapi.FileWrite{Path: file, Content: "hi from the mock\n"}}
+		},
+		approve: `Do you want to create \S*\.txt\?`,
+		// Claude Code 2.1 draws its prompt, then probes the terminal and
+		// re-mounts its input: a prompt pasted in the first second or so is
+		// lost (2 of 4 runs), and dispatch, seeing the same empty prompt,
+		// reports done. Until dispatch confirms delivery by the echoed
+		// prompt or busy state, hold the ready screen 2 s before delivering.
+		extra: []string{"--settle", "2s"},
+	},
+	// Codex writes inside its workspace without asking; an escalated
+	// shell command is what makes it ask.
+	"codex": {
+		turn: func(match, file string) mockapi.Turn {
+			return mockapi.Turn{Match: match, Shell: "printf 'hi from the mock\\n' > " + tmuxctl.ShellQuote(file), Escalate: true}
+		},
+		approve: `Would you like to run the following command\?`,
+	},
+	"gemini": {
+		turn: func(match, file string) mockapi.Turn {
+			return mockapi.Turn{Match: match, Write: &mockapi.FileWrite{Path: file, Content: "hi from the mock\n"}}
+		},
+		approve: `Apply this change\?`,
+		// Gemini CLI probes the terminal after drawing its input box; a
+		// paste in that window is lost (see claude).
+		extra: []string{"--settle", "3s"},
+	},
+	"opencode": {
+		turn: func(match, file string) mockapi.Turn {
+			return mockapi.Turn{Match: match, Write: &mockapi.FileWrite{Path: file, Content: "hi from the mock\n"}}
+		},
+		approve: `(?s)Permission required.*\.txt`,
+		// opencode redraws its home screen while it loads providers; a
+		// paste in that window is lost (see claude).
+		extra: []string{"--settle", "3s"},
+	},
+}
+
+// finalWords is the mock's final answer after the tool result, streamed a
+// word at a time: a dispatch that reports done must have seen all of it.
+const finalWords = "I wrote the file you asked for and checked it twice so this answer streams for a while REAL-DISPATCH-DONE"
+
+// TestRealAgentsDispatch runs `runner dispatch` (the test binary as runner)
+// against each installed real agent CLI talking to the mock model API: a
+// turn that writes a file through the CLI's approval dialog, auto-answered
+// by --approve-rule (exit 0, done, file written, ready → running → done,
+// the answer journaled), and the same without a rule (exit 4 with the
+// question). The tmux server is started beforehand with a minimal
+// environment, as a long-running server would be, so the CLI's variables
+// reach the pane only through the profile's env (set in the config file).
+func TestRealAgentsDispatch(t *testing.T) {
+	for _, cli := range mockapi.CLIs() {
+		t.Run(cli, func(t *testing.T) {
+			if _, err := exec.LookPath(cli); err != nil {
+				if os.Getenv("RUNNER_REAL_AGENTS_REQUIRED") == "1" {
+					t.Fatalf("%s not on PATH (run scripts/install-agents.sh and add its bin directory to PATH)", cli)
+				}
+				t.Skipf("%s is not installed (scripts/install-agents.sh installs it; scripts/test-real-agents.sh runs this test with it)", cli)
+			}
+			realDispatch(t, cli, realAgentCases[cli])
+		})
+	}
+}
+
+func realDispatch(t *testing.T, cli string, tc realAgentCase) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	home, project := agentTempDir(t), agentTempDir(t)
+	approved := filepath.Join(project, "approved.txt")
+	asked := filepath.Join(project, "asked.txt")
+	first := tc.turn("APPROVE-TASK", approved)
+	first.Text, first.ChunkDelay = finalWords, 150*time.Millisecond
+	second := tc.turn("ASK-TASK", asked)
+	second.Text = "not reached"
+	var mlog syncBuffer
+	srv := mockapi.Start([]mockapi.Turn{first, second}, mockapi.Options{Log: &mlog})
+	t.Cleanup(srv.Close)
+
+	agentEnv, files, err := mockapi.AgentEnv(cli, srv.URL(), home, project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mockapi.WriteFiles(files); err != nil {
+		t.Fatal(err)
+	}
+	sockDir, err := os.MkdirTemp("/tmp", "rra")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(sockDir, "s")
+	runnerDir := selfAsRunner(t)
+	path := runnerDir + string(os.PathListSeparator) + os.Getenv("PATH")
+
+	// The profile's env carries the CLI's variables (and keeps the
+	// built-in ones): dispatch passes only PATH, HOME, USER and the
+	// locale from its own environment to a pane.
+	prof, err := runner.BuiltinProfile(cli)
+	if err != nil {
+		t.Fatal(err)
+	}
+	penv := map[string]string{}
+	for k, v := range prof.Env {
+		penv[k] = v
+	}
+	for _, kv := range agentEnv {
+		k, v, _ := strings.Cut(kv, "=")
+		if k != "HOME" {
+			penv[k] = v
+		}
+	}
+	cfg, _ := json.Marshal(map[string]any{"profiles": map[string]any{cli: map[string]any{"env": penv}}})
+	cfgFile := filepath.Join(home, "runner-config.json")
+	if err := os.WriteFile(cfgFile, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(append([]string(nil), agentEnv...),
+		"PATH="+path, "LANG=C.UTF-8", "TERM=xterm-256color", "USER=runner-test",
+		"RUNNER_TMUX_SOCKET="+sock, "RUNNER_CONFIG="+cfgFile,
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.com",
+		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.com")
+	getenv := func(k string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+
+	// The project is a git repository with one file, as the fixtures'.
+	for _, argv := range [][]string{{"git", "init", "-q"}, {"git", "add", "."}, {"git", "commit", "-q", "-m", "init"}} {
+		if argv[1] == "add" {
+			if err := os.WriteFile(filepath.Join(project, "calc.py"), []byte("def add(a, b):\n    return a + b\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir, cmd.Env = project, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", argv, err, out)
+		}
+	}
+
+	// A server started with a minimal environment, before any dispatch.
+	minimal := []string{"PATH=" + path, "HOME=" + home, "LANG=C.UTF-8", "TERM=xterm-256color"}
+	tc0 := tmuxctl.New(sock, tmuxctl.WithConfig("/dev/null"), tmuxctl.WithEnv(minimal))
+	ctx := context.Background()
+	if _, err := tc0.Launch(ctx, tmuxctl.WindowSpec{Session: "keep", Name: "keep", Argv: []string{"sleep", "3600"}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = tc0.KillServer(context.Background())
+		os.RemoveAll(sockDir)
+	})
+	defer func() {
+		if t.Failed() {
+			t.Logf("mock requests:\n%s", mlog.String())
+		}
+	}()
+
+	run := func(args ...string) (string, string, int, time.Duration) {
+		t.Helper()
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(cctx, filepath.Join(runnerDir, "runner"), args...)
+		cmd.Env, cmd.Dir = env, home
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		start := time.Now()
+		err := cmd.Run()
+		took := time.Since(start)
+		code := 0
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
+			code = ee.ExitCode()
+		case err != nil:
+			t.Fatalf("runner %v: %v", args, err)
+		}
+		return stdout.String(), stderr.String(), code, took
+	}
+	status := func(id string) *state.Task {
+		t.Helper()
+		out, errOut, code, _ := run("status", id, "--json")
+		if code != 0 {
+			t.Fatalf("runner status %s: exit %d\n%s", id, code, errOut)
+		}
+		var task state.Task
+		if err := json.Unmarshal([]byte(out), &task); err != nil {
+			t.Fatalf("runner status %s --json: %v\n%s", id, err, out)
+		}
+		return &task
+	}
+	taskID := func(stdout string) string {
+		f := strings.Fields(stdout)
+		if len(f) == 0 || !state.ValidTaskID(f[0]) {
+			t.Fatalf("no task id at the start of dispatch's output:\n%s", stdout)
+		}
+		return f[0]
+	}
+
+	// 1. With an approve rule: done, exit 0.
+	watch := watchStates(t, tc0, prof, project)
+	args := append([]string{"dispatch", project, "--agent", cli, "--approve-rule", tc.approve,
+		"--timeout", "3m", "--ready-timeout", "90s"}, tc.extra...)
+	out, errOut, code, took := run(append(args, "please do the APPROVE-TASK now")...)
+	seen := watch()
+	t.Logf("%s dispatch with --approve-rule: exit %d in %s; states seen by polling: %v\nstdout:\n%s\nstderr:\n%s",
+		cli, code, took.Round(100*time.Millisecond), seen, out, errOut)
+	id := taskID(out)
+	task := status(id)
+	defer func() {
+		if t.Failed() {
+			logTask(t, task)
+			logs, _, _, _ := run("logs", "--raw", id)
+			t.Logf("transcript of %s (last 3000 bytes):\n%q", id, logs[max(0, len(logs)-3000):])
+		}
+	}()
+	if code != 0 || task.Status != state.StatusDone {
+		t.Errorf("exit %d, status %s; want 0, done", code, task.Status)
+	}
+	if b, err := os.ReadFile(approved); err != nil || string(b) != "hi from the mock\n" {
+		t.Errorf("the approved tool call did not write %s: %q, %v", approved, b, err)
+	}
+	var hist []state.Status
+	for _, h := range task.History {
+		if len(hist) == 0 || hist[len(hist)-1] != h.Status {
+			hist = append(hist, h.Status)
+		}
+	}
+	if !isSubsequence([]state.Status{state.StatusReady, state.StatusRunning, state.StatusDone}, hist) {
+		t.Errorf("status history %v does not go ready → running → done", hist)
+	}
+	if !slices.Contains(seen, string(runner.StateBusy)) {
+		t.Errorf("the pane never showed busy to the profile while polled: %v", seen)
+	}
+	// Done must not come before the final answer finished streaming.
+	if !strings.Contains(task.ResultTail, "REAL-DISPATCH-DONE") {
+		t.Errorf("done reported before the final answer ended; result tail:\n%s", task.ResultTail)
+	}
+	stateDir, err := state.DefaultDir(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers := journalKinds(t, filepath.Join(stateDir, state.JournalFile), id, "auto-answer")
+	if len(answers) == 0 {
+		t.Errorf("no auto-answer in the journal for %s", id)
+	}
+	for _, a := range answers {
+		t.Logf("journal auto-answer: %s", a)
+	}
+	events, _ := os.ReadFile(filepath.Join(stateDir, "events", id+".jsonl"))
+	t.Logf("hook events of %s:\n%s", id, events)
+	if t.Failed() {
+		logTask(t, task)
+	}
+	_, _, _, _ = run("cancel", id, "--kill")
+
+	// 2. Without a rule: the question, exit 4.
+	args = append([]string{"dispatch", project, "--agent", cli, "--timeout", "3m", "--ready-timeout", "90s"}, tc.extra...)
+	out, errOut, code, took = run(append(args, "please do the ASK-TASK now")...)
+	t.Logf("%s dispatch without a rule: exit %d in %s\nstdout:\n%s\nstderr:\n%s", cli, code, took.Round(100*time.Millisecond), out, errOut)
+	id = taskID(out)
+	task = status(id)
+	if code != 4 || task.Status != state.StatusNeedsInput {
+		t.Errorf("exit %d, status %s; want 4, needs_input", code, task.Status)
+	}
+	if !regexp.MustCompile(tc.approve).MatchString(task.Question) || !strings.Contains(out, "question:") {
+		t.Errorf("question %q (printed: %v) does not match the dialog %q", task.Question, strings.Contains(out, "question:"), tc.approve)
+	}
+	if _, err := os.Stat(asked); err == nil {
+		t.Errorf("%s was written although nobody approved it", asked)
+	}
+	_, _, _, _ = run("cancel", id, "--kill")
+}
+
+// watchStates polls the first agent pane that appears on the server (not
+// the keep-alive session) and classifies it with prof until the returned
+// function is called; that returns the distinct states in order.
+func watchStates(t *testing.T, c *tmuxctl.Client, prof *runner.Profile, project string) func() []string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	session := runner.SessionName("", project)
+	var (
+		mu   sync.Mutex
+		seen []string
+		wg   sync.WaitGroup
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		pane := ""
+		known := map[string]bool{}
+		if panes, err := c.ListPanes(ctx); err == nil {
+			for _, p := range panes {
+				known[p.ID] = true
+			}
+		}
+		for ctx.Err() == nil {
+			time.Sleep(100 * time.Millisecond)
+			if pane == "" {
+				panes, _ := c.ListPanes(ctx)
+				for _, p := range panes {
+					if p.Session == session && !known[p.ID] {
+						pane = p.ID
+					}
+				}
+				continue
+			}
+			info, err := c.Pane(ctx, pane)
+			if err != nil {
+				continue
+			}
+			screen, err := c.CaptureScreen(ctx, pane)
+			if err != nil {
+				continue
+			}
+			d := runner.DetectPane(prof, screen, runner.PaneInfo{Dead: info.Dead, DeadStatus: info.DeadStatus,
+				CurrentCommand: info.CurrentCommand, AlternateOn: info.AlternateOn, CursorKnown: true, CursorY: info.CursorY})
+			mu.Lock()
+			if len(seen) == 0 || seen[len(seen)-1] != string(d.State) {
+				seen = append(seen, string(d.State))
+			}
+			mu.Unlock()
+		}
+	}()
+	return func() []string {
+		cancel()
+		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), seen...)
+	}
+}
+
+func isSubsequence(want, got []state.Status) bool {
+	i := 0
+	for _, g := range got {
+		if i < len(want) && g == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}
+
+// journalKinds returns the messages of task's journal events of kind.
+func journalKinds(t *testing.T, file, task, kind string) []string {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatalf("journal: %v", err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var ev state.Event
+		if json.Unmarshal(sc.Bytes(), &ev) == nil && ev.Task == task && ev.Kind == kind {
+			out = append(out, ev.Message)
+		}
+	}
+	return out
+}
+
+func logTask(t *testing.T, task *state.Task) {
+	t.Helper()
+	var b strings.Builder
+	for _, h := range task.History {
+		b.WriteString("  " + h.Time.Format("15:04:05.000") + " " + string(h.Status) + " " + h.Reason + "\n")
+	}
+	t.Logf("task %s %s, delivery %q\nhistory:\n%squestion:\n%s\nresult tail:\n%s", task.ID, task.Status, task.Delivery, b.String(), task.Question, task.ResultTail)
+}
+
+// syncBuffer is a bytes.Buffer safe for the mock's concurrent log writes
+// and the test's reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// agentTempDir is a temporary directory removed after the test, retrying
+// for a while: an agent CLI killed with its tmux server may still write
+// its session files for a moment.
+func agentTempDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "realagent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			err := os.RemoveAll(dir)
+			if err == nil || time.Now().After(deadline) {
+				if err != nil {
+					t.Logf("leaving %s: %v", dir, err)
+				}
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	})
+	return dir
+}

@@ -1,0 +1,115 @@
+package runner
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// realScreens holds screens of the real CLIs captured offline against
+// internal/mockapi (how: the README.md there): <cli>__<label>__<n>.txt and
+// .ansi, with the tmux metadata of each capture in capture-log-<cli>.tsv.
+const realScreens = "testdata/screens-real"
+
+var captureMeta = regexp.MustCompile(`^(\S+) alt=(\d) dead=(\d) status=(\d*) cursor=\d+,(\d+)$`)
+
+// loadReal returns every capture in realScreens with its label (from the
+// file name) and its pane metadata (from the capture logs).
+func loadReal(t *testing.T) []fixture {
+	t.Helper()
+	meta := map[string]PaneInfo{}
+	logs, _ := filepath.Glob(filepath.Join(realScreens, "capture-log-*.tsv"))
+	for _, lf := range logs {
+		fh, err := os.Open(lf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(fh)
+		for sc.Scan() {
+			cols := strings.Split(sc.Text(), "\t")
+			if len(cols) < 3 {
+				continue
+			}
+			m := captureMeta.FindStringSubmatch(cols[len(cols)-1])
+			if m == nil {
+				t.Errorf("%s: %s: no tmux metadata in %q", lf, cols[0], cols[len(cols)-1])
+				continue
+			}
+			st, _ := strconv.Atoi(m[4])
+			y, _ := strconv.Atoi(m[5])
+			meta[cols[0]] = PaneInfo{CurrentCommand: m[1], AlternateOn: m[2] == "1", Dead: m[3] == "1", DeadStatus: st, CursorKnown: true, CursorY: y}
+		}
+		fh.Close()
+	}
+	files, err := filepath.Glob(filepath.Join(realScreens, "*__*__*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no real screens in %s: %v", realScreens, err)
+	}
+	var out []fixture
+	for _, f := range files {
+		base := fixtureBase(f)
+		parts := strings.Split(base, "__")
+		info, ok := meta[base]
+		if !ok {
+			t.Errorf("%s: no line in the capture logs", f)
+		}
+		out = append(out, fixture{file: f, tool: parts[0], label: parts[1], info: info, hasInfo: ok})
+	}
+	return out
+}
+
+// TestDetectRealScreens classifies every screen of the real CLIs (run
+// against the mock model API) with its profile, with the pane metadata and
+// from the screen alone.
+func TestDetectRealScreens(t *testing.T) {
+	profiles := Builtins()
+	n := map[string]int{}
+	for _, f := range loadReal(t) {
+		p, err := FindProfile(profiles, f.tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(f.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := State(f.label)
+		t.Run(filepath.Base(f.file), func(t *testing.T) {
+			got := DetectPane(p, string(raw), f.info)
+			if got.State != want {
+				t.Errorf("profile %s: with pane info %+v got %s (field %s, pattern %q, line %d %q), want %s",
+					p.Name, f.info, got.State, got.Field, got.Pattern, got.LineNo, got.Line, want)
+			}
+			wantScreen := want
+			if want == StateExited && !f.info.Dead {
+				t.Fatalf("an exited fixture without pane_dead=1")
+			}
+			// Only #{pane_dead} tells an exit when the CLI's goodbye text is
+			// not recognised: from the screen alone, opencode's exit screen
+			// and claude's/gemini's shell-less panes must still not look
+			// ready or busy.
+			gotScreen := Detect(p, string(raw))
+			if want == StateExited {
+				if gotScreen.State == StateReady || gotScreen.State == StateBusy || gotScreen.State == StateNeedsInput {
+					t.Errorf("from the screen alone an exited pane reads %s (field %s, pattern %q, line %q)", gotScreen.State, gotScreen.Field, gotScreen.Pattern, gotScreen.Line)
+				}
+				return
+			}
+			if gotScreen.State != wantScreen {
+				t.Errorf("profile %s: from the screen alone got %s (field %s, pattern %q, line %d %q), want %s",
+					p.Name, gotScreen.State, gotScreen.Field, gotScreen.Pattern, gotScreen.LineNo, gotScreen.Line, wantScreen)
+			}
+			if want == StateNeedsInput && gotScreen.Question == "" {
+				t.Errorf("needs_input without a question")
+			}
+		})
+		n[f.tool]++
+	}
+	for name, c := range n {
+		t.Logf("profile %-8s %3d real captures", name, c)
+	}
+}
