@@ -27,6 +27,9 @@ type Env struct {
 	TC       *tmuxctl.Client
 	Profiles []*Profile
 	Getenv   func(string) string
+	// Environ lists the environment (for the profiles' pass_env); nil
+	// means none is passed beyond the fixed variables.
+	Environ func() []string
 	// Exe is the absolute path of the runner binary (started as the
 	// supervisor, used in hooks and for the sim profile's "runner").
 	Exe string
@@ -341,6 +344,25 @@ func paneEnv(env *Env, t *state.Task, prof *Profile) []string {
 		"RUNNER_TMUX_SOCKET=" + env.TC.Socket(),
 	}
 	for _, k := range []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE"} {
+		if v := env.Getenv(k); v != "" {
+			kv = append(kv, k+"="+v)
+		}
+	}
+	if env.Environ != nil && len(prof.PassEnv) > 0 {
+		for _, e := range env.Environ() {
+			k, _, ok := strings.Cut(e, "=")
+			if !ok || strings.HasPrefix(k, "RUNNER_") {
+				continue
+			}
+			for _, pat := range prof.PassEnv {
+				if k == pat || (strings.HasSuffix(pat, "*") && strings.HasPrefix(k, strings.TrimSuffix(pat, "*"))) {
+					kv = append(kv, e)
+					break
+				}
+			}
+		}
+	}
+	for _, k := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
 		if v := env.Getenv(k); v != "" {
 			kv = append(kv, k+"="+v)
 		}

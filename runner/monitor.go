@@ -103,7 +103,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 	}
 	hasMarkers := len(m.Profile.Ready) > 0 || len(m.Profile.Busy) > 0
 	serverPID, _ := m.TC.ServerPID(ctx)
-	aliveTick := time.NewTicker(time.Second)
+	aliveTick := time.NewTicker(2 * time.Second)
 	defer aliveTick.Stop()
 
 	w, err := fsnotify.NewWatcher()
@@ -203,7 +203,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		case <-w.Errors:
 			continue
 		case <-aliveTick.C:
-			// Free liveness checks, no tmux call: the server's process,
+			// Free liveness checks every 2 s, no tmux call: the server's process,
 			// and the agent's (tmux can be late to notice a child's exit,
 			// and its pane-died hook with it).
 			if serverPID > 0 && !processAlive(serverPID) {
@@ -282,6 +282,11 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 				lastHash, lastHashSince = h, lastCapture
 			}
 			st := d.State
+			if st == StateBusy {
+				// A Stop event belongs to a turn that ended before this
+				// busy screen (a side turn, a late hook): not to this one.
+				hookSaysStop = false
+			}
 			if !hasMarkers && goal != GoalLeaveInput {
 				// No patterns: an unchanged screen for idle is the end.
 				if st != StateNeedsInput && lastCapture.Sub(lastHashSince) >= idle {

@@ -90,6 +90,14 @@ type Profile struct {
 	// no output) must hold before the turn counts as done; it overrides
 	// the config's settle for this profile (0: use the config's).
 	Settle Duration `json:"settle,omitzero"`
+	// ReadyHold is how long the first ready screen must stay ready before
+	// the task is delivered: some CLIs draw their prompt seconds before
+	// the input accepts text (claude, gemini, opencode).
+	ReadyHold Duration `json:"ready_hold,omitzero"`
+	// PassEnv names variables of the dispatcher's environment passed on to
+	// the agent's pane (a trailing * matches a prefix, e.g. "ANTHROPIC_*"):
+	// a tmux server started earlier does not have them.
+	PassEnv []string `json:"pass_env,omitempty"`
 	// PasteRaw pastes with paste-buffer -r (no LF→CR translation).
 	PasteRaw bool `json:"paste_raw,omitempty"`
 	// InterruptKeys are tmux key names that interrupt a busy agent.

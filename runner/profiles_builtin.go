@@ -42,6 +42,8 @@ const brailleSpinner = `[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]`
 func claudeProfile() *Profile {
 	return &Profile{
 		Name:        "claude",
+		PassEnv:     []string{"ANTHROPIC_*", "CLAUDE_*", "DISABLE_AUTOUPDATER"},
+		ReadyHold:   Duration{2 * time.Second},
 		Description: "Claude Code (npm @anthropic-ai/claude-code)",
 		Command:     []string{"claude"},
 		// The auto-updater installs globally unless disabled (issue 5, §7).
@@ -105,6 +107,7 @@ func claudeProfile() *Profile {
 func codexProfile() *Profile {
 	return &Profile{
 		Name:        "codex",
+		PassEnv:     []string{"OPENAI_*", "CODEX_*"},
 		Description: "OpenAI Codex CLI (npm @openai/codex)",
 		// --no-daemon: without it Codex starts (or joins) a shared
 		// background server that outlives the pane.
@@ -172,6 +175,8 @@ func codexProfile() *Profile {
 func geminiProfile() *Profile {
 	return &Profile{
 		Name:                "gemini",
+		PassEnv:             []string{"GEMINI_*", "GOOGLE_*"},
+		ReadyHold:           Duration{3 * time.Second},
 		Description:         "Google Gemini CLI (npm @google/gemini-cli)",
 		Command:             []string{"gemini"},
 		VersionArgs:         []string{"--version"},
@@ -227,6 +232,8 @@ func geminiProfile() *Profile {
 func opencodeProfile() *Profile {
 	return &Profile{
 		Name:                "opencode",
+		PassEnv:             []string{"OPENCODE_*", "OPENAI_*", "ANTHROPIC_*"},
+		ReadyHold:           Duration{3 * time.Second},
 		Description:         "opencode (npm opencode-ai)",
 		Command:             []string{"opencode"},
 		VersionArgs:         []string{"--version"},
@@ -270,6 +277,7 @@ func opencodeProfile() *Profile {
 func qwenProfile() *Profile {
 	return &Profile{
 		Name:                "qwen",
+		PassEnv:             []string{"OPENAI_*", "DASHSCOPE_*", "QWEN_*"},
 		Description:         "Qwen Code (npm @qwen-code/qwen-code)",
 		Command:             []string{"qwen"},
 		VersionArgs:         []string{"--version"},
@@ -309,6 +317,7 @@ func qwenProfile() *Profile {
 func aiderProfile() *Profile {
 	return &Profile{
 		Name:                "aider",
+		PassEnv:             []string{"OPENAI_*", "ANTHROPIC_*", "AIDER_*"},
 		Description:         "Aider (pip aider-chat); patterns not yet checked against real screens",
 		Command:             []string{"aider"},
 		VersionArgs:         []string{"--version"},

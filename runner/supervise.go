@@ -124,6 +124,7 @@ func (s *supervisor) waitReady(ctx context.Context) error {
 	}
 	rctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
+	held := s.prof.ReadyHold.Duration <= 0
 	for {
 		obs, err := s.mon.Wait(rctx, GoalReady, time.Now())
 		if err != nil {
@@ -157,7 +158,27 @@ func (s *supervisor) waitReady(ctx context.Context) error {
 			}
 			continue
 		}
+		if !held {
+			// Some CLIs draw their prompt before the input takes text:
+			// hold, then make sure it is still ready.
+			held = true
+			if err := sleepCtx(rctx, s.prof.ReadyHold.Duration); err != nil {
+				continue // the deadline shows in the next Wait
+			}
+			continue
+		}
 		return env.setStatus(ctx, s.id, state.StatusReady, "the agent is ready ("+d.Field+")", nil)
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 
@@ -204,25 +225,46 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 			payload = block + "\n" + text
 		}
 	}
-	sig := deliverySignature(text)
+	sig := deliverySignature(payload)
+	// The screen before the paste: a screen still equal to it after Enter
+	// means the text never arrived (the input was not live yet).
+	base, err := env.TC.CaptureScreen(ctx, s.pane)
+	if err != nil {
+		return err
+	}
+	waiting := func(screen string) bool {
+		d := Detect(s.prof, screen)
+		return d.State == StateReady && ((sig != "" && strings.Contains(d.Line, sig)) || strings.Contains(d.Line, "[Pasted text"))
+	}
 	res, err := env.TC.Deliver(ctx, s.pane, payload, tmuxctl.DeliverOptions{
 		EnterDelay: s.prof.EnterDelay.Duration, Raw: s.prof.PasteRaw, LeaveMode: true, Nudges: 2,
 		Accepted: func(screen string) bool {
-			d := Detect(s.prof, screen)
-			if d.State == StateReady && sig != "" && strings.Contains(d.Line, sig) {
+			if waiting(screen) {
 				return false // the text still sits in the composer
 			}
-			return d.State != StateStarting
+			switch Detect(s.prof, screen).State {
+			case StateBusy, StateNeedsInput, StateExited:
+				return true
+			case StateStarting:
+				return false
+			}
+			return screen != base
 		},
+		// Enter again only while the text is visibly waiting in the
+		// composer: never onto a dialog that appeared meanwhile.
+		NudgeIf: waiting,
 	})
 	if err != nil {
 		return err
 	}
-	outcome := fmt.Sprintf("confirmed after %d Enter in %s", res.Enters, res.Elapsed.Round(time.Millisecond))
+	note := fmt.Sprintf("confirmed after %d Enter in %s", res.Enters, res.Elapsed.Round(time.Millisecond))
 	if !res.Confirmed {
-		outcome = "unconfirmed: " + res.Reason
+		// Never go on to "done" for a prompt the agent did not take.
+		note = "unconfirmed: " + res.Reason
+		_ = env.update(ctx, s.id, func(t *state.Task) { t.Delivery = note })
+		return &errOutcome{outcome{status: state.StatusFailed, reason: "the agent did not take the prompt (" + res.Reason + ")"}}
 	}
-	return env.setStatus(ctx, s.id, state.StatusRunning, "delivered ("+outcome+")", func(t *state.Task) { t.Delivery = outcome })
+	return env.setStatus(ctx, s.id, state.StatusRunning, "delivered ("+note+")", func(t *state.Task) { t.Delivery = note })
 }
 
 // deliverySignature is a piece of the text's first line that would show in

@@ -178,6 +178,11 @@ type DeliverOptions struct {
 	// empty). If nil, any change from the screen captured just before Enter
 	// counts as accepted.
 	Accepted func(screen string) bool
+	// NudgeIf, if set, is asked before each extra Enter with a fresh
+	// screen: no nudge unless it says so (e.g. the text still sits in the
+	// composer). An Enter is never sent blind onto a dialog that appeared
+	// meanwhile.
+	NudgeIf func(screen string) bool
 }
 
 // Delivery reports how a Deliver went.
@@ -225,6 +230,22 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 		accepted = func(s string) bool { return s != before }
 	}
 	for attempt := 0; attempt <= nudges; attempt++ {
+		if attempt > 0 && opts.NudgeIf != nil {
+			_, screen, err := c.PaneScreen(ctx, pane)
+			if err != nil {
+				return d, err
+			}
+			if accepted(screen) {
+				d.Confirmed, d.Elapsed = true, time.Since(start)
+				d.Reason = fmt.Sprintf("accepted by the screen check (after %d nudges)", d.Enters-1)
+				return d, nil
+			}
+			if !opts.NudgeIf(screen) {
+				d.Elapsed = time.Since(start)
+				d.Reason = fmt.Sprintf("no effect seen after %d Enter presses; no nudge: the screen does not show the text waiting", d.Enters)
+				return d, nil
+			}
+		}
 		if err := c.SendKeys(ctx, pane, "Enter"); err != nil {
 			return d, err
 		}

@@ -68,7 +68,7 @@ func (a *app) runnerEnv(progress bool) (*runner.Env, *runner.Config, error) {
 		opts = append(opts, tmuxctl.WithBinary(cfg.TmuxBinary))
 	}
 	env := &runner.Env{Store: store, TC: tmuxctl.New(tmuxctl.ResolveSocket(a.socket, a.getenv), opts...),
-		Profiles: profiles, Getenv: a.getenv, Exe: selfPath()}
+		Profiles: profiles, Getenv: a.getenv, Environ: os.Environ, Exe: selfPath()}
 	if progress {
 		env.Progress = a.errOut
 	}
