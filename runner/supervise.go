@@ -124,9 +124,15 @@ func (s *supervisor) waitReady(ctx context.Context) error {
 	}
 	rctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
-	held := s.prof.ReadyHold.Duration <= 0
+	// Some CLIs draw their prompt before the input takes text: their
+	// first ready screen must hold, with no output at all, for the
+	// profile's ready_hold (it is the settle time of this wait).
+	readyMon := *s.mon
+	if h := s.prof.ReadyHold.Duration; h > readyMon.Settle {
+		readyMon.Settle = h
+	}
 	for {
-		obs, err := s.mon.Wait(rctx, GoalReady, time.Now())
+		obs, err := readyMon.Wait(rctx, GoalReady, time.Now())
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 				return &errOutcome{outcome{status: state.StatusTimeout, reason: fmt.Sprintf("the agent was not ready within %s (--ready-timeout)", readyTimeout), obs: obs}}
@@ -158,29 +164,10 @@ func (s *supervisor) waitReady(ctx context.Context) error {
 			}
 			continue
 		}
-		if !held {
-			// Some CLIs draw their prompt before the input takes text:
-			// hold, then make sure it is still ready.
-			held = true
-			if err := sleepCtx(rctx, s.prof.ReadyHold.Duration); err != nil {
-				continue // the deadline shows in the next Wait
-			}
-			continue
-		}
 		return env.setStatus(ctx, s.id, state.StatusReady, "the agent is ready ("+d.Field+")", nil)
 	}
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
 
 // needsInput records a question; without --wait-input it ends the
 // supervision (exit 4), else it waits until the question is answered.
@@ -242,13 +229,26 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 			if waiting(screen) {
 				return false // the text still sits in the composer
 			}
-			switch Detect(s.prof, screen).State {
+			d := Detect(s.prof, screen)
+			switch d.State {
 			case StateBusy, StateNeedsInput, StateExited:
 				return true
 			case StateStarting:
 				return false
 			}
-			return screen != base
+			if sig == "" {
+				return screen != base
+			}
+			// Idle again already (a quick turn): the prompt must show
+			// in the transcript above the composer, or it was lost (a
+			// CLI whose input was not live yet shows only a changed
+			// placeholder).
+			for _, l := range strings.Split(screen, "\n") {
+				if l != d.Line && strings.Contains(l, sig) {
+					return true
+				}
+			}
+			return false
 		},
 		// Enter again only while the text is visibly waiting in the
 		// composer: never onto a dialog that appeared meanwhile.

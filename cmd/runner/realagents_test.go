@@ -46,7 +46,7 @@ var realAgentCases = map[string]realAgentCase{
 		// lost (2 of 4 runs), and dispatch, seeing the same empty prompt,
 		// reports done. Until dispatch confirms delivery by the echoed
 		// prompt or busy state, hold the ready screen 2 s before delivering.
-		extra: []string{"--settle", "2s"},
+		extra: nil, // ready_hold in the profile covers the early prompt
 	},
 	// Codex writes inside its workspace without asking; an escalated
 	// shell command is what makes it ask.
@@ -63,7 +63,7 @@ var realAgentCases = map[string]realAgentCase{
 		approve: `Apply this change\?`,
 		// Gemini CLI probes the terminal after drawing its input box; a
 		// paste in that window is lost (see claude).
-		extra: []string{"--settle", "3s"},
+		extra: nil, // ready_hold in the profile covers the early prompt
 	},
 	"opencode": {
 		turn: func(match, file string) mockapi.Turn {
@@ -72,7 +72,7 @@ var realAgentCases = map[string]realAgentCase{
 		approve: `(?s)Permission required.*\.txt`,
 		// opencode redraws its home screen while it loads providers; a
 		// paste in that window is lost (see claude).
-		extra: []string{"--settle", "3s"},
+		extra: nil, // ready_hold in the profile covers the early prompt
 	},
 }
 
