@@ -233,10 +233,14 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 			switch d.State {
 			case StateBusy, StateNeedsInput, StateExited:
 				return true
-			case StateStarting:
-				return false
+			case StateStarting, StateUnknown:
+				// Not idle, not busy: the composer may still hold the
+				// text (some CLIs' ready pattern needs the empty prompt).
+				if len(s.prof.Ready) > 0 || len(s.prof.Busy) > 0 {
+					return false
+				}
 			}
-			if sig == "" {
+			if sig == "" || (len(s.prof.Ready) == 0 && len(s.prof.Busy) == 0) {
 				return screen != base
 			}
 			// Idle again already (a quick turn): the prompt must show
