@@ -233,7 +233,7 @@ func opencodeProfile() *Profile {
 	return &Profile{
 		Name:                "opencode",
 		PassEnv:             []string{"OPENCODE_*", "OPENAI_*", "ANTHROPIC_*"},
-		ReadyHold:           Duration{3 * time.Second},
+		ReadyHold:           Duration{5 * time.Second},
 		Description:         "opencode (npm opencode-ai)",
 		Command:             []string{"opencode"},
 		VersionArgs:         []string{"--version"},
