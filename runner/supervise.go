@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/state"
@@ -233,24 +234,29 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 			switch d.State {
 			case StateBusy, StateNeedsInput, StateExited:
 				return true
-			case StateStarting, StateUnknown:
-				// Not idle, not busy: the composer may still hold the
-				// text (some CLIs' ready pattern needs the empty prompt).
-				if len(s.prof.Ready) > 0 || len(s.prof.Busy) > 0 {
-					return false
-				}
+			case StateStarting:
+				return false
 			}
-			if sig == "" || (len(s.prof.Ready) == 0 && len(s.prof.Busy) == 0) {
+			if sig == "" {
 				return screen != base
 			}
 			// Idle again already (a quick turn): the prompt must show
 			// in the transcript above the composer, or it was lost (a
 			// CLI whose input was not live yet shows only a changed
 			// placeholder).
+			// A line in the same bordered box as the ready line (opencode's
+			// "┃ text" above "┃ Build · model") is the composer, not the
+			// transcript.
+			lead, _ := utf8.DecodeRuneInString(strings.TrimSpace(d.Line))
+			boxed := strings.ContainsRune("│┃║▌▐", lead)
 			for _, l := range strings.Split(screen, "\n") {
-				if l != d.Line && strings.Contains(l, sig) {
-					return true
+				if l == d.Line || !strings.Contains(l, sig) {
+					continue
 				}
+				if first, _ := utf8.DecodeRuneInString(strings.TrimSpace(l)); boxed && first == lead {
+					continue
+				}
+				return true
 			}
 			return false
 		},
