@@ -169,7 +169,6 @@ func (s *supervisor) waitReady(ctx context.Context) error {
 	}
 }
 
-
 // needsInput records a question; without --wait-input it ends the
 // supervision (exit 4), else it waits until the question is answered.
 func (s *supervisor) needsInput(ctx context.Context, d Detection, obs Observation) error {
