@@ -334,6 +334,11 @@ func (c *Client) Pane(ctx context.Context, pane string) (PaneInfo, error) {
 		// vanished between calls; never report another pane's state.
 		return PaneInfo{}, fmt.Errorf("pane %s: %w", pane, ErrNotFound)
 	}
+	if p.Dead && p.DeadStatus < 0 && p.PID > 0 {
+		if st, known, zombie := ZombieExit(p.PID); zombie && known {
+			p.DeadStatus = st
+		}
+	}
 	if p.Dead && p.DeadStatus < 0 && !statusWait(ctx) {
 		// Dead but not reaped yet: give tmux a moment to learn the status.
 		deadline := time.Now().Add(2 * time.Second)
