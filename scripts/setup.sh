@@ -39,8 +39,9 @@ git -C "$proj" -c user.name=demo -c user.email=demo@example.com commit -qm "firs
 
 "$bin" project add hello "$proj"
 echo
-echo "\$ runner dispatch hello --agent sim 'write hello.txt Hello from runner'"
-"$bin" dispatch hello --agent sim --commit $'say Working on it\nsleep 1s\nwrite hello.txt Hello from runner'
+task=$'say Working on it\nsleep 1s\nwrite hello.txt Hello from runner'
+printf '$ runner dispatch hello --agent sim --commit %q\n' "$task"
+"$bin" dispatch hello --agent sim --commit "$task"
 echo
 echo "\$ cat $proj/hello.txt"
 cat "$proj/hello.txt"
