@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/runner-cli/runner/state"
 	"io/fs"
 	"maps"
 	"os"
@@ -543,16 +544,4 @@ func (c *Config) ResolveModel(profile, m string) string {
 // else $XDG_STATE_HOME/runner (an absolute XDG_STATE_HOME only), else
 // ~/.local/state/runner. It is the rule of DESIGN.md, the same as the state
 // package's DefaultDir.
-func StateDir(getenv func(string) string) (string, error) {
-	if d := getenv("RUNNER_STATE_DIR"); d != "" {
-		return filepath.Abs(d)
-	}
-	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "runner"), nil
-	}
-	home := getenv("HOME")
-	if home == "" {
-		return "", errors.New("cannot find the state directory: HOME is not set (set RUNNER_STATE_DIR or HOME)")
-	}
-	return filepath.Join(home, ".local", "state", "runner"), nil
-}
+func StateDir(getenv func(string) string) (string, error) { return state.DefaultDir(getenv) }

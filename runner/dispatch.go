@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -371,7 +372,7 @@ func paneEnv(env *Env, t *state.Task, prof *Profile) []string {
 	for k := range prof.Env {
 		keys = append(keys, k)
 	}
-	sortStrings(keys)
+	slices.Sort(keys)
 	for _, k := range keys {
 		kv = append(kv, k+"="+prof.Env[k])
 	}
@@ -516,13 +517,8 @@ func (env *Env) journal(ctx context.Context, t *state.Task, kind, msg string) {
 	_ = env.Store.Journal(ctx, state.Event{Time: env.now(), Kind: kind, PID: os.Getpid(), Project: t.Project, Task: t.ID, Status: t.Status, Message: msg})
 }
 
-func taskTitle(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return clipRunes(strings.TrimSpace(s), 100)
-}
+// taskTitle is a task's first line, clipped for messages and labels.
+func taskTitle(s string) string { return FirstLine(s, 100) }
 
 func clipRunes(s string, n int) string {
 	r := []rune(s)
@@ -530,14 +526,6 @@ func clipRunes(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
-}
-
-func sortStrings(a []string) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }
 
 // settleFor picks the settle time: --settle, else the profile's, else the

@@ -36,8 +36,6 @@ type Monitor struct {
 	// Safety is how often the pane is checked with no event at all (its
 	// server may have died); default 3 s.
 	Safety time.Duration
-	// OnCapture, if set, is told every classification (for logs).
-	OnCapture func(Detection)
 }
 
 // Observation is what a Monitor wait ended on.
@@ -269,9 +267,6 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 			dirty = false
 			d := DetectPane(m.Profile, screen, PaneInfo{Dead: info.Dead, DeadStatus: info.DeadStatus,
 				CurrentCommand: info.CurrentCommand, AlternateOn: info.AlternateOn, CursorKnown: true, CursorY: info.CursorY})
-			if m.OnCapture != nil {
-				m.OnCapture(d)
-			}
 			obs = Observation{Detection: d, Screen: screen, Elapsed: time.Since(start)}
 			if info.Dead {
 				obs.Dead, obs.Status, obs.Via = true, info.DeadStatus, "pane"

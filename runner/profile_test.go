@@ -237,8 +237,13 @@ func TestCodexNotifyHook(t *testing.T) {
 	}
 	turn := `{"type":"agent-turn-complete","thread-id":"a","input-messages":["fix the bug"],"last-assistant-message":"done"}`
 	title := `{"type":"agent-turn-complete","thread-id":"b","input-messages":["Generate a concise, single-line task title of at most 36 characters"],"last-assistant-message":"Fix bug"}`
-	for _, ev := range []string{title, turn} {
+	// The payload carries the user's prompt: it must reach the hook as data,
+	// never be run by the sh -c wrapper.
+	cwd := t.TempDir()
+	hostile := `{"type":"agent-turn-complete","input-messages":["$(touch PWNED1) ` + "`touch PWNED2`" + ` '; touch PWNED3; ' \"; touch PWNED4; \""]}`
+	for _, ev := range []string{title, turn, hostile} {
 		cmd := exec.Command(argv[0], append(argv[1:], ev)...)
+		cmd.Dir = cwd
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("notify program %q: %v\n%s", argv, err, b)
 		}
@@ -247,8 +252,11 @@ func TestCodexNotifyHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "Stop|" + turn + "\n"; string(got) != want {
+	if want := "Stop|" + turn + "\n" + "Stop|" + hostile + "\n"; string(got) != want {
 		t.Errorf("hook received %q, want %q", got, want)
+	}
+	if ents, _ := os.ReadDir(cwd); len(ents) != 0 {
+		t.Errorf("the notify wrapper ran text from the payload: %v", ents)
 	}
 }
 

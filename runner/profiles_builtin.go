@@ -160,6 +160,11 @@ func codexProfile() *Profile {
 		// writes the thread's title (it ends while the real turn runs).
 		Hook: &Hook{
 			Kind: HookKindFlag,
+			// The sh -c script is constant: codex passes its event JSON (which
+			// holds the user's prompt) as "$1", used only quoted, as data
+			// (case pattern, printf '%s'); {command_str} is runner's own
+			// command line (the shell-quoted runner path and a validated
+			// task id). TestCodexNotifyHook feeds it a hostile payload.
 			Args: []string{"-c", `notify=["sh","-c","case \"$1\" in *'\"input-messages\":[\"Generate a concise, single-line task title'*) exit 0;; esac; printf '%s' \"$1\" | {command_str} Stop","runner-notify"]`},
 			Doc:  "notify program: runs after every turn with {\"type\":\"agent-turn-complete\",...}",
 		},

@@ -456,8 +456,8 @@ func Age(now, t time.Time) string {
 // FirstLine is the first line of a task's text, clipped for tables.
 func FirstLine(s string, n int) string { return clipRunes(firstLineOf(s), n) }
 
-// FirstNLines returns the last n lines of s.
-func FirstNLines(s string, n int) string {
+// LastLines returns the last n lines of s.
+func LastLines(s string, n int) string {
 	lines := strings.Split(s, "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]

@@ -553,16 +553,6 @@ func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// SetSessionHook sets a hook (e.g. "pane-died") on one session to a tmux
-// command (e.g. a run-shell). The command is the caller's own text, built
-// without user input.
-func (c *Client) SetSessionHook(ctx context.Context, session, hook, command string) error {
-	if _, err := c.run(ctx, nil, "set-hook", "-t", Arg(SessionTarget(session)+":"), hook, Arg(command)); err != nil {
-		return fmt.Errorf("set hook %s on %q: %w", hook, session, err)
-	}
-	return nil
-}
-
 // AttachArgv returns the command that attaches the user's terminal to
 // target (a session "=name" or a pane "%N"): attach-session, or
 // switch-client when the caller already runs inside tmux.

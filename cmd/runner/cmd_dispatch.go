@@ -240,7 +240,7 @@ func (a *app) printOutcome(t *state.Task) {
 	}
 	if t.Status != state.StatusDone && t.ResultTail != "" {
 		fmt.Fprintln(a.out, "  last lines:")
-		for _, l := range strings.Split(runner.FirstNLines(t.ResultTail, 8), "\n") {
+		for _, l := range strings.Split(runner.LastLines(t.ResultTail, 8), "\n") {
 			fmt.Fprintf(a.out, "    %s\n", l)
 		}
 	}
