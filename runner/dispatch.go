@@ -487,7 +487,9 @@ func (env *Env) update(ctx context.Context, id string, fn func(*state.Task)) err
 // setStatus records a status change unless the task already ended (a
 // cancel from another process wins over a late supervisor).
 func (env *Env) setStatus(ctx context.Context, id string, s state.Status, reason string, fn func(*state.Task)) error {
-	return env.Store.Update(ctx, func(st *state.State) error {
+	var dropped []*state.Message
+	err := env.Store.Update(ctx, func(st *state.State) error {
+		dropped = nil
 		t, ok := st.Tasks[id]
 		if !ok {
 			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
@@ -501,8 +503,14 @@ func (env *Env) setStatus(ctx context.Context, id string, s state.Status, reason
 		if t.Status != s || s == state.StatusRunning {
 			_ = t.SetStatus(s, env.now(), reason)
 		}
+		if s.IsTerminal() && s != state.StatusDone {
+			// Its queue can never be delivered now.
+			dropped = st.DropPending(id, env.now(), fmt.Sprintf("task %s ended %s before taking it", id, s))
+		}
 		return nil
 	})
+	env.journalDropped(ctx, dropped)
+	return err
 }
 
 func (env *Env) finish(ctx context.Context, id string, s state.Status, reason string, fn func(*state.Task)) error {

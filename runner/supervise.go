@@ -51,7 +51,7 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	}
 	deadline := t.Created.Add(timeout)
 	if t.Status == state.StatusNeedsInput || t.Status == state.StatusRunning || t.Status == state.StatusOrphaned ||
-		lastReason(t) == resumeReason {
+		lastReason(t) == resumeReason || (t.Status == state.StatusReady && t.Delivery != "") {
 		// A follow-up turn or a resume: the clock restarts from now.
 		deadline = env.now().Add(timeout)
 	}
@@ -60,8 +60,32 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	s := &supervisor{env: env, id: id, prof: prof, set: set, pane: t.Tmux.Pane,
 		mon: &Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
 			Events: env.Store.TaskFile("events", id), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle}}
+	if t.SupervisorPID != os.Getpid() {
+		_ = env.update(ctx, id, func(t *state.Task) { t.SupervisorPID = os.Getpid() })
+	}
 	err = s.run(tctx, t)
-	return s.conclude(ctx, tctx, err)
+	return s.concludeAll(ctx, tctx, err)
+}
+
+// concludeAll concludes a turn and, while messages are waiting for the
+// task when a turn ends done, delivers them as the next turn (each with the
+// task's timeout) and concludes that one.
+func (s *supervisor) concludeAll(ctx, tctx context.Context, err error) error {
+	cancel := func() {}
+	defer func() { cancel() }()
+	for {
+		err = s.conclude(ctx, tctx, err)
+		cancel()
+		if !errors.Is(err, errMoreMessages) {
+			return err
+		}
+		timeout := s.set.Timeout
+		if timeout <= 0 {
+			timeout = 60 * time.Minute
+		}
+		tctx, cancel = context.WithTimeout(ctx, timeout)
+		err = s.messageTurn(tctx)
+	}
 }
 
 type supervisor struct {
@@ -96,10 +120,12 @@ func (s *supervisor) run(ctx context.Context, t *state.Task) error {
 		t, _ = env.task(ctx, s.id)
 		fallthrough
 	case state.StatusReady:
-		if t.Delivery == "" {
-			if err := s.deliver(ctx, t.Text, true); err != nil {
-				return err
-			}
+		if t.Delivery != "" {
+			// Not the first turn: `runner msg` woke an idle agent.
+			return s.messageTurn(ctx)
+		}
+		if err := s.deliver(ctx, t.Text, true); err != nil {
+			return err
 		}
 	case state.StatusOrphaned:
 		if t.Delivery == "" {
@@ -436,14 +462,41 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 		}
 		return fmt.Errorf("task %s needs input: %s (answer with 'runner attach %s', then 'runner resume %s'): %w", s.id, dialogLine(s.prof, o.reason), s.id, s.id, ErrNeedsInput)
 	}
-	_ = env.finish(ctx, s.id, o.status, o.reason, func(t *state.Task) {
+	// Recording the end of the turn and looking at the queue happen in one
+	// update: a message that arrives while the agent works is either seen
+	// here (and delivered as the next turn) or sees the task done (and
+	// starts its own delivery); never neither.
+	more, dropped := 0, []*state.Message(nil)
+	_ = env.Store.Update(ctx, func(st *state.State) error {
+		more, dropped = 0, nil
+		t := st.Tasks[s.id]
+		if t == nil || t.Status.IsTerminal() {
+			return nil // a cancel from another process wins
+		}
 		t.ResultTail = tailLines(screen, 20)
 		t.ExitCode = o.code
 		t.Question = ""
 		if summary != "" {
 			t.AddTurn(env.now(), summary)
 		}
+		if o.status == state.StatusDone && parent.Err() == nil {
+			if more = len(st.MessagesFor(s.id, state.MessagePending)); more > 0 {
+				return t.SetStatus(state.StatusReady, env.now(), fmt.Sprintf("turn done (%s); %d message(s) to deliver", o.reason, more))
+			}
+		}
+		if o.status != state.StatusDone {
+			dropped = st.DropPending(s.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", s.id, o.status))
+		}
+		return t.SetStatus(o.status, env.now(), o.reason)
 	})
+	env.journalDropped(ctx, dropped)
+	if more > 0 {
+		env.say("task %s: turn done; %d message(s) waiting", s.id, more)
+		return errMoreMessages
+	}
+	if t, _ := env.task(ctx, s.id); t != nil {
+		env.journal(ctx, t, "status", string(o.status)+": "+o.reason)
+	}
 	if o.status == state.StatusDone && s.set.Commit {
 		s.commit(ctx)
 	}

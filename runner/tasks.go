@@ -96,17 +96,23 @@ func Reconcile(ctx context.Context, env *Env) (*state.State, error) {
 	if len(changes) == 0 {
 		return st, nil
 	}
+	var dropped []*state.Message
 	err = env.Store.Update(ctx, func(s *state.State) error {
+		dropped = nil
 		for _, c := range changes {
 			t, ok := s.Tasks[c.id]
 			if !ok || !t.Status.IsActive() || processAlive(t.SupervisorPID) {
 				continue
 			}
 			_ = t.SetStatus(c.status, env.now(), c.reason)
+			if c.status.IsTerminal() {
+				dropped = append(dropped, s.DropPending(c.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", c.id, c.status))...)
+			}
 		}
 		st = s
 		return nil
 	})
+	env.journalDropped(ctx, dropped)
 	for _, c := range changes {
 		if t := st.Tasks[c.id]; t != nil {
 			env.journal(ctx, t, "reconcile", string(c.status)+": "+c.reason)
@@ -226,7 +232,11 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 		return nil, err
 	}
 	switch t.Status {
-	case state.StatusDone, state.StatusFailed, state.StatusReady, state.StatusTimeout, state.StatusCancelled:
+	case state.StatusReady:
+		if t.SupervisorPID != os.Getpid() && processAlive(t.SupervisorPID) {
+			return t, Usagef("task %s is taking its messages (supervisor %d): wait for its turn to end ('runner wait %s') before sending", t.ID, t.SupervisorPID, t.ID)
+		}
+	case state.StatusDone, state.StatusFailed, state.StatusTimeout, state.StatusCancelled:
 	case state.StatusRunning, state.StatusStarting, state.StatusQueued:
 		return t, Usagef("task %s is %s: wait for its turn to end ('runner wait %s') before sending", t.ID, t.Status, t.ID)
 	default:
@@ -257,6 +267,16 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	// Reopen the task for the new turn.
 	err = env.Store.Update(ctx, func(s *state.State) error {
 		x := s.Tasks[t.ID]
+		if x == nil {
+			return Usagef("task %s was pruned", t.ID)
+		}
+		if x.Status != t.Status && x.Status != state.StatusDone {
+			// Something (a message delivery) took the agent meanwhile.
+			return Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
+		}
+		// A prompt from the user: what the agent sends now is not a reply
+		// to a message.
+		x.Handling, x.HandlingHops = nil, 0
 		x.Settings = raw
 		x.Ended = time.Time{}
 		x.ExitCode = nil
@@ -285,7 +305,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	err = sup.conclude(ctx, tctx, sup.monitorTurn(tctx, time.Time{}))
+	err = sup.concludeAll(ctx, tctx, sup.monitorTurn(tctx, time.Time{}))
 	nt, _ := env.task(context.WithoutCancel(ctx), t.ID)
 	if nt == nil {
 		nt = t

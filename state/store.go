@@ -159,6 +159,7 @@ func (s *Store) updateLocked(fn func(*State) error) (renamed bool, err error) {
 	now := time.Now().UTC()
 	if s.Retention > 0 {
 		prune(st, now.Add(-s.Retention))
+		pruneMessages(st, now.Add(-s.Retention))
 	}
 	return s.write(st, raw, now)
 }
@@ -168,7 +169,9 @@ func (s *Store) updateLocked(fn func(*State) error) (renamed bool, err error) {
 func (s *Store) Prune(ctx context.Context, olderThan time.Duration) ([]string, error) {
 	var removed []string
 	err := s.Update(ctx, func(st *State) error {
-		removed = prune(st, time.Now().Add(-olderThan))
+		cutoff := time.Now().Add(-olderThan)
+		removed = prune(st, cutoff)
+		pruneMessages(st, cutoff)
 		return nil
 	})
 	if err != nil {
@@ -255,7 +258,8 @@ func encode(st *State) (header func(gen uint64, updated time.Time) []byte, body 
 	body, err = json.Marshal(struct {
 		Projects map[string]*Project `json:"projects"`
 		Tasks    map[string]*Task    `json:"tasks"`
-	}{st.Projects, st.Tasks})
+		Messages map[string]*Message `json:"messages,omitempty"`
+	}{st.Projects, st.Tasks, st.Messages})
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode state: %w", err)
 	}

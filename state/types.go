@@ -10,7 +10,10 @@ import (
 
 // Version is the schema version this package reads and writes. A state file
 // with a higher version is refused (ErrNewerVersion).
-const Version = 1
+//
+// Version 2 added the messages between tasks (State.Messages and the
+// Task.Handling fields); a version-1 file is read as is.
+const Version = 2
 
 // MaxTurns bounds a task's turn log: AddTurn keeps only the most recent
 // MaxTurns summaries.
@@ -28,6 +31,8 @@ type State struct {
 	Projects map[string]*Project `json:"projects"`
 	// Tasks maps a task id to its record.
 	Tasks map[string]*Task `json:"tasks"`
+	// Messages maps a message id to the message (see Message).
+	Messages map[string]*Message `json:"messages,omitempty"`
 }
 
 // Project is a registered project: a name for a working directory.
@@ -158,6 +163,13 @@ type Task struct {
 	Transcript string `json:"transcript,omitempty"`
 	// Question is the agent's open question while needs_input.
 	Question string `json:"question,omitempty"`
+	// Handling lists the messages delivered in the agent's current turn,
+	// and HandlingHops the most hops among them: a message the agent sends
+	// during that turn carries HandlingHops+1. Both are cleared when a
+	// prompt from the user (dispatch, send) starts a turn.
+	Handling     []string `json:"handling,omitempty"`
+	HandlingHops int      `json:"handling_hops,omitempty"`
+
 	// Settings holds the dispatch options the supervisor needs (timeouts,
 	// approval rules, commit and notify settings), as the runner package
 	// serialises them.

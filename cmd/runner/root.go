@@ -136,6 +136,9 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 		a.newSuperviseCmd(),
 		a.newHookCmd(),
 		a.newTreeCmd(),
+		a.newMsgCmd(),
+		a.newInboxCmd(),
+		a.newQueueCmd(),
 		a.newCollectCmd(),
 	)
 	return root

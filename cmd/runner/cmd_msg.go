@@ -1,0 +1,178 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/state"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newMsgCmd() *cobra.Command {
+	var (
+		typ    string
+		file   string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "msg TO [TEXT]",
+		Short: "Send a message to a task; it is delivered when the task's agent is ready",
+		Long: `Put a message in the queue of one or more tasks. TO is a task id (or unique
+prefix), @parent, @siblings (the caller's parent's other children) or
+@project:NAME (every active task of the project, like a chat room). Inside a
+runner pane the sender is the pane's task (RUNNER_TASK_ID); elsewhere it is the
+user.
+
+A message is never typed into a busy agent: it waits until the agent's turn
+ends, then every pending message of the task goes in as one prompt, with a
+header per message (id, sender, type). A task that is done and idle at its
+prompt gets its messages at once (a supervisor starts for that turn).
+
+Loop protection: a message sent while the agent handles delivered messages
+carries their hops + 1 and is refused past max_hops (config, default 8); a
+repeat of a pending message (same sender, recipient and type) is merged into
+it; the messages of one tree of tasks are capped (max_messages_per_root,
+default 200); a queue holds at most 32 pending messages. Every acceptance,
+refusal and delivery goes to the journal.
+
+Exit status: 0 when every recipient accepted it, 2 when one refused it (the
+reason is printed) or for bad input.`,
+		Args: args(cobra.RangeArgs(1, 2)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			text, err := a.readText(argv[1:], file)
+			if err != nil {
+				return err
+			}
+			env, cfg, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			outs, err := runner.PostMessage(cmd.Context(), env, runner.MessageRequest{To: argv[0], Text: text,
+				Type: state.MessageType(typ), MaxHops: cfg.MaxHops, MaxPerRoot: cfg.MaxMessagesPerRoot})
+			if outs == nil {
+				return err
+			}
+			if asJSON {
+				if perr := a.printJSON(outs); perr != nil {
+					return perr
+				}
+				if err != nil {
+					var refused *runner.MessageRefusedError
+					if errors.As(err, &refused) {
+						return &runner.ExitError{Code: exitCode(err)}
+					}
+					return err
+				}
+				return nil
+			}
+			for _, o := range outs {
+				if o.Result == runner.MsgRefused {
+					continue // in the error
+				}
+				fmt.Fprintf(a.out, "%s → %s: %s (%s)\n", o.ID, o.To, o.Result, o.Reason)
+			}
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&typ, "type", "t", string(state.MessageRequest), "request, update, result or dependency")
+	cmd.Flags().StringVarP(&file, "file", "f", "", "read the text from file F ('-' for standard input)")
+	a.jsonFlag(cmd, &asJSON)
+	return cmd
+}
+
+func (a *app) newInboxCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "inbox [ID]",
+		Short: "List a task's messages, received and sent, pending and delivered",
+		Long: `List the messages to and from a task, oldest first: id, direction, the other
+task, type, status, hops, age and the first line. Without ID, inside a runner
+pane, the pane's task.`,
+		Args: args(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			env, _, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			ref := ""
+			if len(argv) == 1 {
+				ref = argv[0]
+			}
+			t, entries, err := runner.Inbox(cmd.Context(), env, ref)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if entries == nil {
+					entries = []runner.InboxEntry{}
+				}
+				return a.printJSON(struct {
+					Task     string              `json:"task"`
+					Messages []runner.InboxEntry `json:"messages"`
+				}{t.ID, entries})
+			}
+			if len(entries) == 0 {
+				fmt.Fprintf(a.out, "no messages to or from %s\n", t.ID)
+				return nil
+			}
+			now := time.Now()
+			for _, e := range entries {
+				peer, arrow := e.From, "←"
+				if e.Direction == "out" {
+					peer, arrow = e.To, "→"
+				}
+				line := fmt.Sprintf("%s  %s %s  %s  %s  hop %d  %s ago  %s", e.ID, arrow, peer, e.Type, e.Status,
+					e.Hops, runner.Age(now, e.Created), runner.FirstLine(e.Text, 60))
+				if e.Reason != "" && e.Status != state.MessagePending {
+					line += "  (" + e.Reason + ")"
+				}
+				fmt.Fprintln(a.out, strings.TrimRight(line, " "))
+			}
+			return nil
+		},
+	}
+	a.jsonFlag(cmd, &asJSON)
+	return cmd
+}
+
+func (a *app) newQueueCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "queue",
+		Short: "Show each task's queue of undelivered messages: depth and oldest age",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env, _, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			qs, err := runner.Queues(cmd.Context(), env)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(qs)
+			}
+			if len(qs) == 0 {
+				fmt.Fprintln(a.out, "no messages waiting")
+				return nil
+			}
+			for _, q := range qs {
+				fmt.Fprintf(a.out, "%s  %-11s  %d pending", q.Task, q.Status, q.Pending)
+				if q.Delivering > 0 {
+					fmt.Fprintf(a.out, ", %d delivering", q.Delivering)
+				}
+				if q.Pending > 0 {
+					fmt.Fprintf(a.out, "  oldest %s", (time.Duration(q.OldestAgeMS) * time.Millisecond).Round(time.Second))
+				}
+				fmt.Fprintln(a.out)
+			}
+			return nil
+		},
+	}
+	a.jsonFlag(cmd, &asJSON)
+	return cmd
+}

@@ -1,0 +1,617 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/runner-cli/runner/state"
+)
+
+// Limits on messages between tasks. The hop limit and the per-root cap come
+// from the config (max_hops, max_messages_per_root).
+const (
+	// MaxMessageBytes bounds one message's text, merged repeats included.
+	MaxMessageBytes = 32 << 10
+	// MaxPendingPerTask bounds a task's queue of pending messages.
+	MaxPendingPerTask = 32
+	// maxBatchMessages and maxBatchBytes bound one delivery; the rest
+	// waits for the next ready point.
+	maxBatchMessages = 16
+	maxBatchBytes    = 48 << 10
+)
+
+// MessageRequest is one `runner msg`.
+type MessageRequest struct {
+	// To is a task id (or unique prefix), "@parent", "@siblings" or
+	// "@project:NAME".
+	To   string
+	Text string
+	Type state.MessageType // "" means request
+	// From is the sending task's id; "" means the task named by
+	// RUNNER_TASK_ID in the environment, or the user outside any task.
+	From string
+	// MaxHops refuses a message past this many hops (config max_hops).
+	MaxHops int
+	// MaxPerRoot caps the messages sent within one tree of tasks (config
+	// max_messages_per_root).
+	MaxPerRoot int
+}
+
+// MessageOutcome is what happened to a message for one recipient.
+type MessageOutcome struct {
+	To     string `json:"to"`
+	ID     string `json:"id,omitempty"`
+	Result string `json:"result"` // queued, delivering, merged or refused
+	Hops   int    `json:"hops"`
+	// Reason says why it was refused, or where it waits.
+	Reason string `json:"reason,omitempty"`
+}
+
+// The MessageOutcome results.
+const (
+	MsgQueued     = "queued"     // waits until the recipient's turn ends
+	MsgDelivering = "delivering" // the recipient was idle: a supervisor is typing it in now
+	MsgMerged     = "merged"     // merged into a pending message from the same sender and of the same type
+	MsgRefused    = "refused"    // not accepted (see Reason)
+)
+
+// MessageRefusedError is returned when a message was refused for at least
+// one recipient. It wraps ErrUsage (exit 2).
+type MessageRefusedError struct{ Refused []MessageOutcome }
+
+func (e *MessageRefusedError) Error() string {
+	var b strings.Builder
+	for i, o := range e.Refused {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "message to %s refused: %s", o.To, o.Reason)
+	}
+	return b.String()
+}
+
+// Is makes the error match ErrUsage.
+func (e *MessageRefusedError) Is(target error) bool { return target == ErrUsage }
+
+// PostMessage puts a message in the queue of each recipient. A recipient
+// whose agent is idle (its task is done and nobody supervises it) gets a
+// supervisor that delivers the queue at once; a busy one gets it when its
+// turn ends. Loop protection refuses a message past MaxHops, past
+// MaxPerRoot messages in the sender's tree, or past a full queue, and a
+// repeat (same sender, recipient and type) is merged into the pending one.
+// Every acceptance and refusal goes to the journal. If any recipient
+// refused, the error is a *MessageRefusedError (the outcomes still list
+// every recipient).
+func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOutcome, error) {
+	if strings.TrimSpace(req.Text) == "" {
+		return nil, Usagef("the message is empty")
+	}
+	if len(req.Text) > MaxMessageBytes {
+		return nil, Usagef("the message is %d bytes; at most %d fit in one message (write it to a file and send its path)", len(req.Text), MaxMessageBytes)
+	}
+	typ := req.Type
+	if typ == "" {
+		typ = state.MessageRequest
+	}
+	if !typ.Valid() {
+		return nil, Usagef("unknown message type %q (want one of %s)", typ, messageTypeList())
+	}
+	from := req.From
+	if from == "" {
+		from = env.Getenv("RUNNER_TASK_ID")
+	}
+	// Which recipients are idle is known only under the lock; whether
+	// their panes live needs tmux, which must not run under it: look
+	// first, then decide under the lock.
+	pre, err := Reconcile(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	sender, err := messageSender(pre, from)
+	if err != nil {
+		return nil, err
+	}
+	targets, err := resolveRecipients(pre, sender, req.To)
+	if err != nil {
+		return nil, err
+	}
+	alive := map[string]bool{}
+	for _, id := range targets {
+		if t := pre.Tasks[id]; t != nil && t.Status == state.StatusDone {
+			info, err := env.TC.Pane(ctx, t.Tmux.Pane)
+			alive[id] = err == nil && !info.Dead
+		}
+	}
+	var (
+		outs  []MessageOutcome
+		start []string // idle recipients this process claimed for delivery
+		msgs  = map[string]*state.Message{}
+		now   = env.now()
+	)
+	err = env.Store.Update(ctx, func(st *state.State) error {
+		outs, start = outs[:0], start[:0]
+		hops, root := 0, ""
+		if sender != "" {
+			s := st.Tasks[sender]
+			if s == nil {
+				return Usagef("the sending task %s is gone (pruned)", sender)
+			}
+			if len(s.Handling) > 0 {
+				hops = s.HandlingHops + 1
+			}
+			root = st.Root(sender)
+		}
+		for _, id := range targets {
+			o := MessageOutcome{To: id, Hops: hops}
+			t := st.Tasks[id]
+			refuse := func(format string, args ...any) {
+				o.Result, o.Reason = MsgRefused, fmt.Sprintf(format, args...)
+			}
+			switch {
+			case t == nil:
+				refuse("task %s is gone (pruned)", id)
+			case id == sender:
+				refuse("a task cannot message itself")
+			case t.Status.IsTerminal() && t.Status != state.StatusDone:
+				refuse("task %s has ended (%s): messages cannot reach it", id, t.Status)
+			case t.Status == state.StatusDone && !alive[id]:
+				refuse("task %s is done and its agent's pane %s is gone", id, t.Tmux.Pane)
+			case req.MaxHops > 0 && hops > req.MaxHops:
+				refuse("hop limit: this would be hop %d, past max_hops %d (a chain of replies between agents stops here)", hops, req.MaxHops)
+			case root != "" && req.MaxPerRoot > 0 && countRoot(st, root) >= req.MaxPerRoot:
+				refuse("the tasks under %s have sent %d messages, the max_messages_per_root cap", root, req.MaxPerRoot)
+			}
+			if o.Result == "" {
+				if m := pendingFrom(st, id, senderName(sender), typ); m != nil {
+					// A repeat of a part already queued adds nothing.
+					repeat := strings.Contains("\n\n"+m.Text+"\n\n", "\n\n"+req.Text+"\n\n")
+					if !repeat && len(m.Text)+len(req.Text)+2 > MaxMessageBytes {
+						refuse("pending message %s from the same sender is full (%d bytes); wait until %s takes it", m.ID, len(m.Text), id)
+					} else {
+						if !repeat {
+							m.Text += "\n\n" + req.Text
+						}
+						m.Merged++
+						m.Hops = max(m.Hops, hops)
+						o.ID, o.Result = m.ID, MsgMerged
+						o.Reason = fmt.Sprintf("merged into pending %s", m.ID)
+						msgs[m.ID] = m
+					}
+				} else if n := len(st.MessagesFor(id, state.MessagePending)); n >= MaxPendingPerTask {
+					refuse("the queue of %s is full (%d pending messages)", id, n)
+				} else {
+					m := &state.Message{ID: st.NewMessageID(), From: senderName(sender), To: id, Type: typ,
+						Text: req.Text, Hops: hops, Root: root, Status: state.MessagePending, Created: now}
+					st.AddMessage(m)
+					o.ID, o.Result = m.ID, MsgQueued
+					o.Reason = fmt.Sprintf("waits until %s is ready (it is %s)", id, t.Status)
+					msgs[m.ID] = m
+				}
+			}
+			if o.Result != MsgRefused && t.Status == state.StatusDone {
+				// Idle: this process starts its delivery.
+				_ = t.SetStatus(state.StatusReady, now, "messages to deliver")
+				t.SupervisorPID = os.Getpid()
+				t.Ended = time.Time{}
+				o.Result, o.Reason = MsgDelivering, fmt.Sprintf("%s is idle: delivering now", id)
+				start = append(start, id)
+			}
+			outs = append(outs, o)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var refused []MessageOutcome
+	for _, o := range outs {
+		ev := state.Event{Time: now, Kind: "msg-" + o.Result, Task: o.To, Message: messageEventText(senderName(sender), o, typ)}
+		if o.Result == MsgRefused {
+			refused = append(refused, o)
+		}
+		_ = env.Store.Journal(ctx, ev)
+	}
+	for _, id := range start {
+		if _, err := env.StartSupervisor(id, nil); err != nil {
+			reason := "could not start a supervisor to deliver messages: " + err.Error()
+			_ = env.Store.Update(context.WithoutCancel(ctx), func(st *state.State) error {
+				if t := st.Tasks[id]; t != nil && t.Status == state.StatusReady && t.SupervisorPID == os.Getpid() {
+					_ = t.SetStatus(state.StatusDone, env.now(), reason)
+				}
+				return nil
+			})
+			return outs, fmt.Errorf("message to %s: %s (the message stays queued)", id, reason)
+		}
+	}
+	if len(refused) > 0 {
+		return outs, &MessageRefusedError{Refused: refused}
+	}
+	return outs, nil
+}
+
+func messageEventText(from string, o MessageOutcome, typ state.MessageType) string {
+	id := o.ID
+	if id == "" {
+		id = "-"
+	}
+	s := fmt.Sprintf("%s from %s to %s (%s, hop %d)", id, from, o.To, typ, o.Hops)
+	if o.Reason != "" {
+		s += ": " + o.Reason
+	}
+	return s
+}
+
+func messageTypeList() string {
+	s := make([]string, len(state.MessageTypes))
+	for i, t := range state.MessageTypes {
+		s[i] = string(t)
+	}
+	return strings.Join(s, ", ")
+}
+
+func senderName(id string) string {
+	if id == "" {
+		return state.SenderUser
+	}
+	return id
+}
+
+// messageSender returns the sending task's id ("" for the user).
+func messageSender(st *state.State, from string) (string, error) {
+	if from == "" || from == state.SenderUser {
+		return "", nil
+	}
+	t, ok := st.Tasks[from]
+	if !ok {
+		return "", Usagef("the sending task %s (RUNNER_TASK_ID) is not in the state; was it pruned? (unset RUNNER_TASK_ID to send as the user)", from)
+	}
+	return t.ID, nil
+}
+
+// resolveRecipients turns TO into task ids.
+func resolveRecipients(st *state.State, sender, to string) ([]string, error) {
+	needSender := func(what string) (*state.Task, error) {
+		if sender == "" {
+			return nil, Usagef("%s: only a task can use it (run it from inside a runner pane, where RUNNER_TASK_ID is set)", what)
+		}
+		return st.Tasks[sender], nil
+	}
+	switch {
+	case to == "@parent":
+		s, err := needSender("@parent")
+		if err != nil {
+			return nil, err
+		}
+		if s.Parent == "" {
+			return nil, Usagef("@parent: task %s has no parent (it was not dispatched by a task)", s.ID)
+		}
+		return []string{s.Parent}, nil
+	case to == "@siblings":
+		s, err := needSender("@siblings")
+		if err != nil {
+			return nil, err
+		}
+		var ids []string
+		for _, t := range st.TaskList() {
+			if t.ID != s.ID && t.Parent == s.Parent && s.Parent != "" && reachable(t) {
+				ids = append(ids, t.ID)
+			}
+		}
+		if len(ids) == 0 {
+			return nil, Usagef("@siblings: task %s has no active or idle siblings", s.ID)
+		}
+		return ids, nil
+	case strings.HasPrefix(to, "@project:"):
+		name := strings.TrimPrefix(to, "@project:")
+		if _, ok := st.Projects[name]; !ok {
+			known := false
+			for _, t := range st.Tasks {
+				known = known || t.Project == name
+			}
+			if !known {
+				return nil, Usagef("@project:%s: no such project (see 'runner project list')", name)
+			}
+		}
+		var ids []string
+		for _, t := range st.TaskList() {
+			if t.Project == name && t.ID != sender && t.Status.IsActive() {
+				ids = append(ids, t.ID)
+			}
+		}
+		if len(ids) == 0 {
+			return nil, Usagef("@project:%s: no active task to message", name)
+		}
+		return ids, nil
+	case strings.HasPrefix(to, "@"):
+		return nil, Usagef("unknown recipient %q (want a task id, @parent, @siblings or @project:NAME)", to)
+	}
+	t, err := st.FindTask(to)
+	if err != nil {
+		return nil, Usagef("%v (see 'runner ps --all')", err)
+	}
+	return []string{t.ID}, nil
+}
+
+// reachable says whether a task can still take messages: active, orphaned
+// (delivered once resumed) or done (idle at its prompt).
+func reachable(t *state.Task) bool {
+	return !t.Status.IsTerminal() || t.Status == state.StatusDone
+}
+
+func countRoot(st *state.State, root string) int {
+	n := 0
+	for _, m := range st.Messages {
+		if m.Root == root {
+			n += 1 + m.Merged
+		}
+	}
+	return n
+}
+
+func pendingFrom(st *state.State, to, from string, typ state.MessageType) *state.Message {
+	for _, m := range st.MessagesFor(to, state.MessagePending) {
+		if m.From == from && m.Type == typ {
+			return m
+		}
+	}
+	return nil
+}
+
+// errMoreMessages ends a turn whose task has messages waiting: the
+// supervisor delivers them as the next turn.
+var errMoreMessages = errors.New("messages are waiting")
+
+// claimMessages takes the oldest pending messages of the task for one
+// delivery (bounded in count and size), marks them delivering, and makes
+// them what the agent is handling. Messages left delivering by a
+// supervisor that died are marked failed: they may or may not have been
+// typed in, and are never typed twice.
+func (s *supervisor) claimMessages(ctx context.Context) ([]*state.Message, error) {
+	env := s.env
+	var batch []*state.Message
+	var stale []*state.Message
+	err := env.Store.Update(ctx, func(st *state.State) error {
+		batch, stale = nil, nil
+		t := st.Tasks[s.id]
+		if t == nil {
+			return fmt.Errorf("task %s: %w", s.id, state.ErrTaskNotFound)
+		}
+		for _, m := range st.MessagesFor(s.id, state.MessageDelivering) {
+			if m.ClaimedBy != os.Getpid() && !processAlive(m.ClaimedBy) {
+				m.SetMessageStatus(state.MessageFailed, env.now(), fmt.Sprintf("its delivery by supervisor %d was interrupted", m.ClaimedBy))
+				stale = append(stale, m)
+			}
+		}
+		size := 0
+		hops := 0
+		var ids []string
+		for _, m := range st.MessagesFor(s.id, state.MessagePending) {
+			if len(batch) == maxBatchMessages || (len(batch) > 0 && size+len(m.Text) > maxBatchBytes) {
+				break
+			}
+			m.Status, m.ClaimedBy = state.MessageDelivering, os.Getpid()
+			size += len(m.Text)
+			hops = max(hops, m.Hops)
+			ids = append(ids, m.ID)
+			c := *m
+			batch = append(batch, &c)
+		}
+		if len(batch) > 0 {
+			t.Handling, t.HandlingHops = ids, hops
+		}
+		return nil
+	})
+	for _, m := range stale {
+		_ = env.Store.Journal(ctx, state.Event{Kind: "msg-failed", Task: m.To, Message: m.ID + ": " + m.Reason})
+	}
+	return batch, err
+}
+
+// settleMessages records how the delivery of a batch went.
+func (s *supervisor) settleMessages(ctx context.Context, batch []*state.Message, st state.MessageStatus, reason string) {
+	env := s.env
+	now := env.now()
+	_ = env.Store.Update(ctx, func(x *state.State) error {
+		for _, b := range batch {
+			if m := x.Messages[b.ID]; m != nil && m.Status == state.MessageDelivering {
+				m.SetMessageStatus(st, now, reason)
+			}
+		}
+		return nil
+	})
+	kind := "msg-" + string(st)
+	for _, m := range batch {
+		msg := fmt.Sprintf("%s from %s to %s (%s, hop %d)", m.ID, m.From, m.To, m.Type, m.Hops)
+		if reason != "" {
+			msg += ": " + reason
+		}
+		_ = env.Store.Journal(ctx, state.Event{Time: now, Kind: kind, Task: m.To, Message: msg})
+	}
+}
+
+// messageTurn delivers the task's pending messages as one prompt and
+// supervises the turn they start.
+func (s *supervisor) messageTurn(ctx context.Context) error {
+	batch, err := s.claimMessages(ctx)
+	if err != nil {
+		return err
+	}
+	if len(batch) == 0 {
+		return &errOutcome{outcome{status: state.StatusDone, reason: "no messages left to deliver"}}
+	}
+	// The agent must be at its prompt: a user who attached may have
+	// started something by hand since the last turn.
+	if err := s.waitIdlePrompt(ctx); err != nil {
+		s.settleMessages(context.WithoutCancel(ctx), batch, state.MessageFailed, "the agent was not ready: "+err.Error())
+		return err
+	}
+	s.env.say("task %s: delivering %d message(s)", s.id, len(batch))
+	if err := s.deliver(ctx, RenderMessages(batch), false); err != nil {
+		s.settleMessages(context.WithoutCancel(ctx), batch, state.MessageFailed, "the prompt was not confirmed: "+err.Error())
+		return err
+	}
+	s.settleMessages(ctx, batch, state.MessageDelivered, "")
+	return s.monitorTurn(ctx, time.Time{})
+}
+
+// waitIdlePrompt waits until the pane shows the agent's prompt.
+func (s *supervisor) waitIdlePrompt(ctx context.Context) error {
+	screen, err := s.env.TC.CaptureScreen(ctx, s.pane)
+	if err != nil {
+		return err
+	}
+	if Detect(s.prof, screen).State == StateReady {
+		return nil
+	}
+	obs, err := s.mon.Wait(ctx, GoalReady, time.Now())
+	if err != nil {
+		return err
+	}
+	if obs.Dead {
+		return &errOutcome{outcome{status: state.StatusExited, reason: fmt.Sprintf("the agent exited with status %d", obs.Status), obs: obs, code: &obs.Status}}
+	}
+	if obs.Detection.State == StateNeedsInput {
+		return s.needsInput(ctx, obs.Detection, obs)
+	}
+	return nil
+}
+
+// RenderMessages is the prompt that carries a batch of messages: a header
+// per message (id, sender, type) and its text, then how to answer. The
+// first line names the first message's id, so the delivery check can tell
+// this prompt from an earlier one.
+func RenderMessages(batch []*state.Message) string {
+	var b strings.Builder
+	var senders []string
+	for i, m := range batch {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "Message %s from %s (%s", m.ID, describeSender(m.From), m.Type)
+		if len(batch) > 1 {
+			fmt.Fprintf(&b, ", %d of %d", i+1, len(batch))
+		}
+		if m.Merged > 0 {
+			fmt.Fprintf(&b, ", %d repeats merged", m.Merged)
+		}
+		b.WriteString("):\n")
+		b.WriteString(strings.TrimRight(m.Text, "\n"))
+		b.WriteString("\n")
+		if m.From != state.SenderUser && !slices.Contains(senders, m.From) {
+			senders = append(senders, m.From)
+		}
+	}
+	if len(senders) > 0 {
+		fmt.Fprintf(&b, "\n(runner: answer a task with 'runner msg %s TEXT' if it needs an answer)\n", senders[0])
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func describeSender(from string) string {
+	if from == state.SenderUser {
+		return "the user"
+	}
+	return "task " + from
+}
+
+// InboxEntry is one message in `runner inbox`.
+type InboxEntry struct {
+	*state.Message
+	// Direction is "in" (to the task) or "out" (from it).
+	Direction string `json:"direction"`
+}
+
+// Inbox returns the messages to and from a task, oldest first. ref "" with
+// RUNNER_TASK_ID set means the calling task.
+func Inbox(ctx context.Context, env *Env, ref string) (*state.Task, []InboxEntry, error) {
+	if ref == "" {
+		ref = env.Getenv("RUNNER_TASK_ID")
+		if ref == "" {
+			return nil, nil, Usagef("give a task id (outside a runner pane there is no calling task)")
+		}
+	}
+	st, err := Reconcile(ctx, env)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := st.FindTask(ref)
+	if err != nil {
+		return nil, nil, Usagef("%v (see 'runner ps --all')", err)
+	}
+	var out []InboxEntry
+	for _, m := range st.MessagesOf(t.ID) {
+		dir := "in"
+		if m.From == t.ID {
+			dir = "out"
+		}
+		out = append(out, InboxEntry{Message: m, Direction: dir})
+	}
+	return t, out, nil
+}
+
+// QueueEntry is one task's queue in `runner queue`.
+type QueueEntry struct {
+	Task    string       `json:"task"`
+	Project string       `json:"project,omitempty"`
+	Status  state.Status `json:"status"`
+	Pending int          `json:"pending"`
+	// Delivering counts messages being typed in now.
+	Delivering int `json:"delivering"`
+	// Oldest is when the oldest pending message was sent.
+	Oldest time.Time `json:"oldest,omitzero"`
+	// OldestAgeMS is the age of the oldest pending message, in ms.
+	OldestAgeMS int64 `json:"oldest_age_ms"`
+}
+
+// Queues returns, for each task with pending or delivering messages, the
+// queue depth and the oldest pending message's age, oldest first.
+func Queues(ctx context.Context, env *Env) ([]QueueEntry, error) {
+	st, err := Reconcile(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	now := env.now()
+	byTask := map[string]*QueueEntry{}
+	var order []string
+	for _, m := range st.MessageList() {
+		if m.Status != state.MessagePending && m.Status != state.MessageDelivering {
+			continue
+		}
+		q := byTask[m.To]
+		if q == nil {
+			q = &QueueEntry{Task: m.To}
+			if t := st.Tasks[m.To]; t != nil {
+				q.Project, q.Status = t.Project, t.Status
+			}
+			byTask[m.To] = q
+			order = append(order, m.To)
+		}
+		if m.Status == state.MessageDelivering {
+			q.Delivering++
+			continue
+		}
+		q.Pending++
+		if q.Oldest.IsZero() || m.Created.Before(q.Oldest) {
+			q.Oldest = m.Created
+			q.OldestAgeMS = now.Sub(m.Created).Milliseconds()
+		}
+	}
+	out := make([]QueueEntry, 0, len(order))
+	for _, id := range order {
+		out = append(out, *byTask[id])
+	}
+	return out, nil
+}
+
+// journalDropped records messages dropped because their recipient ended.
+func (env *Env) journalDropped(ctx context.Context, msgs []*state.Message) {
+	for _, m := range msgs {
+		_ = env.Store.Journal(ctx, state.Event{Time: env.now(), Kind: "msg-dropped", Task: m.To,
+			Message: fmt.Sprintf("%s from %s to %s (%s, hop %d): %s", m.ID, m.From, m.To, m.Type, m.Hops, m.Reason)})
+	}
+}
