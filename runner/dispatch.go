@@ -450,7 +450,17 @@ func (env *Env) StartSupervisor(id string, extra []*os.File) (int, error) {
 	}
 	defer devnull.Close()
 	cmd := exec.Command(env.Exe, "--socket", env.TC.Socket(), "supervise", id)
-	cmd.Env = append(os.Environ(), "RUNNER_STATE_DIR="+env.Store.Dir())
+	// A supervisor started from inside a task's pane (a message to an
+	// idle task) must not pass for that task.
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		for _, k := range []string{"RUNNER_TASK_ID=", "RUNNER_PARENT=", "RUNNER_LEVEL=", "RUNNER_PROJECT="} {
+			if strings.HasPrefix(kv, k) {
+				return true
+			}
+		}
+		return false
+	})
+	cmd.Env = append(cmd.Env, "RUNNER_STATE_DIR="+env.Store.Dir())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
 	cmd.ExtraFiles = extra
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

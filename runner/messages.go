@@ -120,11 +120,20 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 	if err != nil {
 		return nil, err
 	}
+	// Any target may be done by the time the lock is taken: know all
+	// their panes (one tmux call).
 	alive := map[string]bool{}
+	panes, err := env.TC.ListPanes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	live := map[string]bool{}
+	for _, p := range panes {
+		live[p.ID] = !p.Dead
+	}
 	for _, id := range targets {
-		if t := pre.Tasks[id]; t != nil && t.Status == state.StatusDone {
-			info, err := env.TC.Pane(ctx, t.Tmux.Pane)
-			alive[id] = err == nil && !info.Dead
+		if t := pre.Tasks[id]; t != nil {
+			alive[id] = live[t.Tmux.Pane]
 		}
 	}
 	var (

@@ -83,6 +83,8 @@ func scriptParams(t *testing.T) testscript.Params {
 			"waittask":    cmdWaitTask,
 			"waitpidgone": cmdWaitPidGone,
 			"waitscreen":  cmdWaitScreen,
+			"msgstorm":    cmdMsgStorm,
+			"checkmsgs":   cmdCheckMsgs,
 		},
 	}
 }
