@@ -83,6 +83,7 @@ func scriptParams(t *testing.T) testscript.Params {
 			"waittask":    cmdWaitTask,
 			"waitpidgone": cmdWaitPidGone,
 			"waitscreen":  cmdWaitScreen,
+			"before":      cmdBefore,
 		},
 	}
 }
@@ -283,4 +284,31 @@ func cmdWaitTask(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// cmdBefore: before FILE RE1 RE2 checks that FILE has a line matching RE1
+// and, on a later line, one matching RE2 (e.g. the order of journal
+// events).
+func cmdBefore(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: before FILE RE1 RE2")
+	}
+	re1, err := regexp.Compile(args[1])
+	ts.Check(err)
+	re2, err := regexp.Compile(args[2])
+	ts.Check(err)
+	lines := strings.Split(ts.ReadFile(args[0]), "\n")
+	first := -1
+	for i, l := range lines {
+		if first < 0 && re1.MatchString(l) {
+			first = i
+		}
+		if re2.MatchString(l) {
+			if first >= 0 && i > first {
+				return
+			}
+			ts.Fatalf("before: %q (line %d) comes before any line matching %q", args[2], i+1, args[1])
+		}
+	}
+	ts.Fatalf("before: no line matching %q followed by one matching %q in %s", args[1], args[2], args[0])
 }
