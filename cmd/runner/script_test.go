@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -84,6 +85,7 @@ func scriptParams(t *testing.T) testscript.Params {
 			"waitpidgone": cmdWaitPidGone,
 			"waitscreen":  cmdWaitScreen,
 			"before":      cmdBefore,
+			"ttyattach":   cmdTTYAttach,
 		},
 	}
 }
@@ -311,4 +313,40 @@ func cmdBefore(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	ts.Fatalf("before: no line matching %q followed by one matching %q in %s", args[1], args[2], args[0])
+}
+
+// cmdTTYAttach: ttyattach SESSION FILE attaches a tmux client on a pty to
+// SESSION of the script's server and copies what the client's terminal
+// receives to FILE (watch it with waitfor) until the script ends.
+func cmdTTYAttach(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: ttyattach SESSION FILE")
+	}
+	out, err := os.Create(ts.MkAbs(args[1]))
+	ts.Check(err)
+	cmd := exec.Command("tmux", append(tmuxctl.SocketArgs(ts.Getenv("RUNNER_TMUX_SOCKET")), "attach-session", "-t", "="+args[0])...)
+	cmd.Env = []string{"TERM=xterm-256color", "PATH=" + ts.Getenv("PATH"), "HOME=" + ts.Getenv("HOME")}
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 30, Cols: 200})
+	ts.Check(err)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := f.Read(buf)
+			if n > 0 {
+				_, _ = out.Write(buf[:n])
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	ts.Defer(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		f.Close()
+		<-done
+		out.Close()
+	})
 }
