@@ -44,6 +44,10 @@ type Config struct {
 	NotifyCommand []string `json:"notify_command,omitempty"`
 	// NotifyTimeout bounds one run of NotifyCommand.
 	NotifyTimeout Duration `json:"notify_timeout"`
+	// NotifyTmux shows a message (tmux display-message) to the clients
+	// attached to a project's session when one of its tasks ends or needs
+	// input.
+	NotifyTmux bool `json:"notify_tmux"`
 	// ApproveRules are regular expressions: an approval dialog whose text
 	// matches one is answered "yes"; any other stops the task (needs_input).
 	ApproveRules []string `json:"approve_rules,omitempty"`
@@ -116,6 +120,7 @@ func DefaultConfig() *Config {
 		Retention:          Duration{24 * time.Hour},
 		Awareness:          Awareness{Mode: AwarenessProject, MaxChars: 1500},
 		NotifyTimeout:      Duration{10 * time.Second},
+		NotifyTmux:         true,
 		ModelAliases:       DefaultModelAliases(),
 		MaxLevel:           3,
 		MaxHops:            8,

@@ -22,14 +22,14 @@ func TestParseConfig(t *testing.T) {
 				c.Idle.Duration != 3*time.Second || c.Settle.Duration != 50*time.Millisecond || c.Retention.Duration != 24*time.Hour ||
 				c.Awareness != (Awareness{Mode: "project", MaxChars: 1500}) || c.NotifyTimeout.Duration != 10*time.Second ||
 				c.MaxLevel != 3 || c.MaxHops != 8 || c.MaxMessagesPerRoot != 200 || c.LockTimeout.Duration != 10*time.Second ||
-				c.EnterDelay.Duration != 0 || c.TmuxBinary != "" {
+				c.EnterDelay.Duration != 0 || c.TmuxBinary != "" || !c.NotifyTmux {
 				t.Errorf("defaults: %+v", c)
 			}
 		}},
 		{name: "every key", json: `{
 			"default_agent": "sim", "ready_timeout": "30s", "task_timeout": "2h", "idle": "5s", "settle": "0s",
 			"enter_delay": "300ms", "retention": "48h", "awareness": {"mode": "all", "max_chars": 500},
-			"notify_command": ["notify-send", "runner"], "notify_timeout": "3s", "approve_rules": ["^Create .*\\.txt\\?$"],
+			"notify_command": ["notify-send", "runner"], "notify_timeout": "3s", "notify_tmux": false, "approve_rules": ["^Create .*\\.txt\\?$"],
 			"model_aliases": {"claude": {"fast": "claude-haiku-4-5", "opus": ""}, "*": {"best": "x-large"}},
 			"profiles": {"sim": {"enter_delay": "20ms"}}, "max_level": 0, "max_hops": 2,
 			"max_messages_per_root": 10, "tmux_binary": "/usr/local/bin/tmux", "lock_timeout": "0s"}`,
@@ -39,7 +39,7 @@ func TestParseConfig(t *testing.T) {
 					c.Retention.Duration != 48*time.Hour || c.Awareness != (Awareness{"all", 500}) ||
 					strings.Join(c.NotifyCommand, " ") != "notify-send runner" || c.NotifyTimeout.Duration != 3*time.Second ||
 					c.MaxLevel != 0 || c.MaxHops != 2 || c.MaxMessagesPerRoot != 10 || c.TmuxBinary != "/usr/local/bin/tmux" ||
-					c.LockTimeout.Duration != 0 {
+					c.LockTimeout.Duration != 0 || c.NotifyTmux {
 					t.Errorf("config: %+v", c)
 				}
 				if rs := c.ApproveRegexps(); len(rs) != 1 || !rs[0].MatchString("Create hello.txt?") {
@@ -82,6 +82,7 @@ func TestParseConfig(t *testing.T) {
 		{name: "unknown default agent", json: `{"default_agent": "clod"}`, wantErr: `default_agent: unknown agent "clod" (known: claude, codex,`},
 		{name: "low max_hops", json: `{"max_hops": 0}`, wantErr: `max_hops: 0: must be at least 1`},
 		{name: "bad max_chars", json: `{"awareness": {"max_chars": 0}}`, wantErr: `awareness.max_chars: 0: must be more than 0`},
+		{name: "notify_tmux not a bool", json: `{"notify_tmux": "no"}`, wantErr: `notify_tmux: want true or false, got a JSON string`},
 		{name: "empty notify program", json: `{"notify_command": [""]}`, wantErr: `notify_command[0]: empty program name`},
 		{name: "relative tmux path", json: `{"tmux_binary": "bin/tmux"}`, wantErr: `tmux_binary: "bin/tmux": want a name looked up in PATH or an absolute path`},
 		{name: "profile override unknown key", json: `{"profiles": {"claude": {"ready": ["x"], "redy": ["x"]}}}`, wantErr: `profiles.claude.redy: unknown key (known keys: `},

@@ -74,6 +74,26 @@ type RunSettings struct {
 	AwarenessMax    int               `json:"awareness_max,omitempty"`
 	Detached        bool              `json:"detached,omitempty"`
 	ProfileOverride map[string]string `json:"-"`
+
+	// NoTmuxMessage turns off the tmux display-message in the project's
+	// session when the task ends or needs input (config notify_tmux).
+	NoTmuxMessage bool `json:"no_tmux_message,omitempty"`
+	// Start is how to start the agent; Dispatch fills it in.
+	Start *StartSpec `json:"start,omitempty"`
+}
+
+// StartSpec is what starting a task's agent needs beyond its record. It is
+// kept with the task's settings, so the process that waited for a queued
+// task's dependencies can start it.
+type StartSpec struct {
+	Argv            []string     `json:"argv"` // argv[0] absolute
+	Size            tmuxctl.Size `json:"size"`
+	UseHook         bool         `json:"use_hook,omitempty"`
+	RequireSnapshot bool         `json:"require_snapshot,omitempty"`
+	// Exclusive and WaitLock: the project lock is taken when a queued task
+	// starts (a task that starts at once takes it at dispatch).
+	Exclusive bool `json:"exclusive,omitempty"`
+	WaitLock  bool `json:"wait_lock,omitempty"`
 }
 
 // DispatchRequest is one `runner dispatch`.
@@ -93,6 +113,9 @@ type DispatchRequest struct {
 	// MaxLevel is the deepest level a task may have (config max_level); a
 	// task at that level cannot dispatch children. 0 means no limit.
 	MaxLevel int
+	// After holds references (ids or unique prefixes, comma-separated
+	// lists allowed) of tasks that must be done before this one starts.
+	After    []string
 	Settings RunSettings
 }
 
@@ -158,7 +181,9 @@ func SessionName(project, dir string) string {
 
 // Dispatch registers a task and runs it: in the foreground (the returned
 // error says how it ended) or, with Settings.Detached, by starting a
-// supervisor process and returning at once.
+// supervisor process and returning at once. A task with After waits queued
+// for its dependencies (see startQueued), in this process or in the
+// detached supervisor.
 func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, error) {
 	if strings.TrimSpace(req.Text) == "" {
 		return nil, Usagef("the task is empty: give TASK, or --file F / --file - with the text")
@@ -200,19 +225,22 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 			}
 		}
 	}
+	after, err := resolveAfter(st, req.After)
+	if err != nil {
+		return nil, err
+	}
 	if req.RequireSnapshot {
 		if _, err := gitsnap.List(ctx, dir); err != nil && (errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing)) {
 			return nil, Usagef("--require-snapshot: %v", err)
 		}
 	}
+	spec := &StartSpec{Argv: argv, Size: req.Size, UseHook: req.UseHook, RequireSnapshot: req.RequireSnapshot,
+		Exclusive: req.Exclusive, WaitLock: req.WaitLock}
+	req.Settings.Start = spec
 	var lock *state.ProjectLock
 	handedOff := false // the lock went to a detached supervisor
-	if req.Exclusive {
-		key := project
-		if key == "" {
-			key = SessionName("", dir)
-		}
-		if lock, err = env.Store.LockProject(ctx, key, req.WaitLock); err != nil {
+	if req.Exclusive && len(after) == 0 {
+		if lock, err = env.Store.LockProject(ctx, lockKey(project, dir), req.WaitLock); err != nil {
 			return nil, err
 		}
 		defer func() {
@@ -232,10 +260,19 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	err = env.Store.Update(ctx, func(s *state.State) error {
 		id := s.NewTaskID()
 		task = &state.Task{ID: id, Project: project, Dir: dir, Agent: prof.Name, Text: req.Text,
-			Parent: parent, Level: level, Source: source, Created: now, Settings: settings,
+			Parent: parent, Level: level, Source: source, Created: now, Settings: settings, After: after,
 			Tmux:       state.TmuxTarget{Socket: env.TC.Socket(), Session: SessionName(project, dir), Window: id},
 			Transcript: env.Store.TaskFile("log", id)}
-		_ = task.SetStatus(state.StatusQueued, now, "dispatched by "+source)
+		reason := "dispatched by " + source
+		if len(after) > 0 {
+			reason = waitingReason(after)
+			if !req.Settings.Detached {
+				// This process waits: a reconcile that finds it gone
+				// orphans the task.
+				task.SupervisorPID = os.Getpid()
+			}
+		}
+		_ = task.SetStatus(state.StatusQueued, now, reason)
 		s.Tasks[id] = task
 		return nil
 	})
@@ -245,31 +282,10 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	env.journal(ctx, task, "dispatch", fmt.Sprintf("agent %s in %s: %s", prof.Name, dir, taskTitle(req.Text)))
 	env.say("task %s: %s in %s", task.ID, prof.Name, dir)
 
-	// Snapshot before anything runs.
-	snapRef, snapNote := "", ""
-	snap, err := gitsnap.Take(ctx, dir, gitsnap.Options{ID: task.ID, Label: "before " + taskTitle(req.Text)})
-	switch {
-	case err == nil:
-		snapRef = snap.Ref
-		snapNote = fmt.Sprintf("snapshot %s (%s)", snap.Ref, snap.Duration.Round(time.Millisecond))
-	case req.RequireSnapshot:
-		_ = env.finish(ctx, task.ID, state.StatusFailed, "no snapshot: "+err.Error(), nil)
-		return task, Usagef("--require-snapshot: %v", err)
-	default:
-		snapNote = "no snapshot: " + snapshotReason(err)
+	if len(after) > 0 {
+		return env.dispatchQueued(ctx, task)
 	}
-	if err := env.update(ctx, task.ID, func(t *state.Task) {
-		t.SnapshotRef = snapRef
-		_ = t.SetStatus(state.StatusStarting, env.now(), snapNote)
-	}); err != nil {
-		return task, err
-	}
-	if err := env.Store.PrepareTaskFiles(task.ID); err != nil {
-		return task, err
-	}
-	// Launch the agent.
-	if err := env.launch(ctx, task, prof, argv, req); err != nil {
-		_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "launch failed: "+err.Error(), nil)
+	if err := env.start(ctx, task, spec); err != nil {
 		return task, err
 	}
 	if req.Settings.Detached {
@@ -298,6 +314,85 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		task = t
 	}
 	return task, err
+}
+
+// dispatchQueued hands a task that waits for dependencies to a detached
+// supervisor, or waits and runs it here (Supervise starts a queued task).
+func (env *Env) dispatchQueued(ctx context.Context, task *state.Task) (*state.Task, error) {
+	var set RunSettings
+	_ = json.Unmarshal(task.Settings, &set)
+	if set.Detached {
+		pid, err := env.StartSupervisor(task.ID, nil)
+		if err != nil {
+			_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "start supervisor: "+err.Error(), nil)
+			return task, err
+		}
+		env.say("task %s: %s; supervisor %d started (runner status %s)", task.ID, waitingReason(task.After), pid, task.ID)
+		if t, _ := env.task(ctx, task.ID); t != nil {
+			task = t
+		}
+		return task, nil
+	}
+	err := Supervise(ctx, env, task.ID)
+	if t, _ := env.task(context.WithoutCancel(ctx), task.ID); t != nil {
+		task = t
+	}
+	return task, err
+}
+
+// lockKey names a project's lock: its name, or its session name for a
+// path.
+func lockKey(project, dir string) string {
+	if project == "" {
+		return SessionName("", dir)
+	}
+	return project
+}
+
+// start takes the snapshot and launches the agent of a queued task: the
+// task becomes starting with its pane. A task that is no longer queued (a
+// user cancelled it meanwhile) is not started.
+func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) error {
+	prof, err := FindProfile(env.Profiles, task.Agent)
+	if err != nil {
+		return fmt.Errorf("task %s: %w", task.ID, err)
+	}
+	// Snapshot before anything runs.
+	snapRef, snapNote := "", ""
+	snap, err := gitsnap.Take(ctx, task.Dir, gitsnap.Options{ID: task.ID, Label: "before " + taskTitle(task.Text)})
+	switch {
+	case err == nil:
+		snapRef = snap.Ref
+		snapNote = fmt.Sprintf("snapshot %s (%s)", snap.Ref, snap.Duration.Round(time.Millisecond))
+	case spec.RequireSnapshot:
+		_ = env.finish(ctx, task.ID, state.StatusFailed, "no snapshot: "+err.Error(), nil)
+		return Usagef("--require-snapshot: %v", err)
+	default:
+		snapNote = "no snapshot: " + snapshotReason(err)
+	}
+	err = env.Store.Update(ctx, func(s *state.State) error {
+		t, ok := s.Tasks[task.ID]
+		if !ok {
+			return fmt.Errorf("task %s: %w", task.ID, state.ErrTaskNotFound)
+		}
+		if t.Status != state.StatusQueued {
+			return &errLeftQueue{t}
+		}
+		t.SnapshotRef = snapRef
+		return t.SetStatus(state.StatusStarting, env.now(), snapNote)
+	})
+	if err != nil {
+		return err
+	}
+	if err := env.Store.PrepareTaskFiles(task.ID); err != nil {
+		return err
+	}
+	// Launch the agent.
+	if err := env.launch(ctx, task, prof, spec); err != nil {
+		_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "launch failed: "+err.Error(), nil)
+		return err
+	}
+	return nil
 }
 
 func snapshotReason(err error) string {
@@ -382,8 +477,9 @@ func paneEnv(env *Env, t *state.Task, prof *Profile) []string {
 // launch starts the agent in a new window of the project's session, with
 // remain-on-exit, the pane-died hook, the transcript pipe and the agent's
 // turn-end hook when its profile has one.
-func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, argv []string, req DispatchRequest) error {
-	if req.UseHook && prof.Hook != nil && env.Exe != "" {
+func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, spec *StartSpec) error {
+	argv := append([]string(nil), spec.Argv...)
+	if spec.UseHook && prof.Hook != nil && env.Exe != "" {
 		cmdline := tmuxctl.ShellQuote(env.Exe) + " hook --task " + t.ID
 		settingsPath := env.Store.TaskFile("hook-settings", t.ID)
 		hl, err := prof.Hook.Render(cmdline, settingsPath)
@@ -397,7 +493,7 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, argv [
 		}
 		argv = append(argv, hl.Args...)
 	}
-	size := req.Size
+	size := spec.Size
 	if size.Width == 0 {
 		size = tmuxctl.Size{Width: 200, Height: 50}
 	}

@@ -42,6 +42,21 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	if err != nil {
 		return fmt.Errorf("task %s: %w", id, err)
 	}
+	started := false
+	if t.Status == state.StatusQueued && t.Tmux.Pane == "" {
+		// Queued behind other tasks (dispatch --after): wait, then start.
+		unlock, err := env.startQueued(ctx, t, set)
+		if err != nil {
+			return err
+		}
+		if unlock != nil {
+			defer unlock()
+		}
+		if t, err = env.task(ctx, id); err != nil {
+			return err
+		}
+		started = true
+	}
 	if t.Tmux.Pane == "" {
 		return fmt.Errorf("task %s has no pane (it never started)", id)
 	}
@@ -50,9 +65,10 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 		timeout = 60 * time.Minute
 	}
 	deadline := t.Created.Add(timeout)
-	if t.Status == state.StatusNeedsInput || t.Status == state.StatusRunning || t.Status == state.StatusOrphaned ||
+	if started || t.Status == state.StatusNeedsInput || t.Status == state.StatusRunning || t.Status == state.StatusOrphaned ||
 		lastReason(t) == resumeReason || (t.Status == state.StatusReady && t.Delivery != "") {
-		// A follow-up turn or a resume: the clock restarts from now.
+		// Started after waiting, a follow-up turn, a message turn or a
+		// resume: the clock restarts from now.
 		deadline = env.now().Add(timeout)
 	}
 	tctx, cancel := context.WithDeadline(ctx, deadline)
@@ -559,6 +575,7 @@ func shortHash(h string) string {
 // notify runs the notification command, bounded in time, with the task in
 // its environment; a failure is journaled, never fatal.
 func (env *Env) notify(ctx context.Context, t *state.Task, set RunSettings) {
+	env.tmuxMessage(ctx, t, set)
 	if len(set.Notify) == 0 {
 		return
 	}

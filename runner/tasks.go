@@ -58,7 +58,16 @@ func Reconcile(ctx context.Context, env *Env) (*state.State, error) {
 	var changes []change
 	var panes map[string]tmuxctl.PaneInfo
 	for _, t := range st.Tasks {
-		if !t.Status.IsActive() || t.Status == state.StatusQueued {
+		if !t.Status.IsActive() {
+			continue
+		}
+		if t.Status == state.StatusQueued {
+			// A task waiting for its dependencies has a waiting process
+			// but no pane yet; one without a process (being created) is
+			// left alone.
+			if t.Tmux.Pane == "" && t.SupervisorPID > 0 && !processAlive(t.SupervisorPID) {
+				changes = append(changes, change{t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor %d is gone while %s (runner resume %s)", t.SupervisorPID, waitingReason(t.After), t.ID)})
+			}
 			continue
 		}
 		if panes == nil {
@@ -134,14 +143,8 @@ func ListTasks(ctx context.Context, env *Env, opts PSOptions) ([]*state.Task, er
 		return nil, err
 	}
 	if opts.Project != "" {
-		if _, ok := st.Projects[opts.Project]; !ok {
-			found := false
-			for _, t := range st.Tasks {
-				found = found || t.Project == opts.Project
-			}
-			if !found {
-				return nil, Usagef("project %q is not registered and has no tasks (see 'runner project list')", opts.Project)
-			}
+		if err := knownProject(st, opts.Project); err != nil {
+			return nil, err
 		}
 	}
 	var out []*state.Task
@@ -161,6 +164,20 @@ func ListTasks(ctx context.Context, env *Env, opts PSOptions) ([]*state.Task, er
 		return out[i].ID < out[j].ID
 	})
 	return out, nil
+}
+
+// knownProject says whether name is a registered project or one that has
+// tasks; else it is bad input.
+func knownProject(st *state.State, name string) error {
+	if _, ok := st.Projects[name]; ok {
+		return nil
+	}
+	for _, t := range st.Tasks {
+		if t.Project == name {
+			return nil
+		}
+	}
+	return Usagef("project %q is not registered and has no tasks (see 'runner project list')", name)
 }
 
 // GetTask reconciles and returns one task by id or unique prefix.
@@ -333,6 +350,9 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 	if processAlive(t.SupervisorPID) && t.SupervisorPID != os.Getpid() {
 		return t, 0, Usagef("task %s is supervised by process %d already", t.ID, t.SupervisorPID)
 	}
+	if t.Tmux.Pane == "" && t.Status == state.StatusOrphaned && len(t.After) > 0 {
+		return resumeQueued(ctx, env, t)
+	}
 	info, err := env.TC.Pane(ctx, t.Tmux.Pane)
 	if err != nil || info.Dead {
 		return t, 0, Usagef("task %s: its pane %s is gone or dead; it cannot be resumed", t.ID, t.Tmux.Pane)
@@ -367,6 +387,30 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 	return t, pid, err
 }
 
+// resumeQueued puts a task orphaned while waiting for its dependencies back
+// in the queue and starts a detached supervisor that waits on.
+func resumeQueued(ctx context.Context, env *Env, t *state.Task) (*state.Task, int, error) {
+	var set RunSettings
+	_ = json.Unmarshal(t.Settings, &set)
+	set.Detached = true
+	raw, _ := json.Marshal(set)
+	if err := env.update(ctx, t.ID, func(x *state.Task) {
+		x.Settings = raw
+		if x.Status == state.StatusOrphaned {
+			_ = x.SetStatus(state.StatusQueued, env.now(), "resumed: "+waitingReason(x.After))
+		}
+	}); err != nil {
+		return t, 0, err
+	}
+	pid, err := env.StartSupervisor(t.ID, nil)
+	if err != nil {
+		_ = env.setStatus(context.WithoutCancel(ctx), t.ID, state.StatusOrphaned, "resume failed: "+err.Error(), nil)
+		return t, 0, err
+	}
+	t, err = env.task(ctx, t.ID)
+	return t, pid, err
+}
+
 // WaitOptions controls WaitTasks.
 type WaitOptions struct {
 	Any bool // return when the first task ends
@@ -395,6 +439,11 @@ func WaitTasks(ctx context.Context, env *Env, refs []string, opts WaitOptions) (
 		}
 		ids = append(ids, t.ID)
 	}
+	return waitIDs(ctx, env, st, ids, opts)
+}
+
+// waitIDs is the wait loop of WaitTasks and WaitAll: st is a fresh read.
+func waitIDs(ctx context.Context, env *Env, st *state.State, ids []string, opts WaitOptions) ([]*state.Task, error) {
 	changes, err := env.Store.Watch(ctx)
 	if err != nil {
 		return nil, err

@@ -145,6 +145,9 @@ type Task struct {
 	Level  int    `json:"level"`
 	// Source says who asked for the task: SourceUser, SourceCron or a task id.
 	Source string `json:"source,omitempty"`
+	// After lists the tasks that must be done before this one starts
+	// (dispatch --after); the task stays queued until then.
+	After []string `json:"after,omitempty"`
 
 	Created time.Time `json:"created"`
 	Started time.Time `json:"started,omitzero"`

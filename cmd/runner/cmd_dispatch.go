@@ -77,7 +77,7 @@ func (a *app) runnerEnv(progress bool) (*runner.Env, *runner.Config, error) {
 
 type dispatchFlags struct {
 	agent, model, permissions, file, notify, source, size string
-	agentArgs, approve                                    []string
+	agentArgs, approve, after                             []string
 	yesTrust, detach, waitInput, requireSnap, exclusive   bool
 	waitLock, commit, commitBranch, commitAll, noHook     bool
 	asJSON                                                bool
@@ -98,12 +98,17 @@ directory such as . or /abs/path. TASK may come from --file F or --file -.
 
 In the foreground the exit code is the outcome (see EXIT STATUS); with --detach
 a supervisor process does the waiting and the task id is printed at once.
+
+With --after ID[,ID...] the task stays queued (no snapshot, no pane) until
+those tasks are done, then starts; if one of them ends failed, timeout,
+cancelled or exited, this task is cancelled with that reason.
 Watch it with 'runner ps', 'runner status ID', 'runner logs ID -f',
 'runner wait ID' or 'runner attach ID'.`,
 		Example: `  runner dispatch api "add a /health endpoint"
   runner dispatch . --agent codex --model gpt5 --file task.md
   runner dispatch api --detach --json "write tests for the parser"
-  runner dispatch ~/src/site --agent shell "make test"`,
+  runner dispatch ~/src/site --agent shell "make test"
+  B=$(runner dispatch api --detach --after "$A" "document the endpoint")`,
 		Args: args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			return a.runDispatch(cmd.Context(), f, argv)
@@ -128,6 +133,7 @@ Watch it with 'runner ps', 'runner status ID', 'runner logs ID -f',
 	fl.BoolVar(&f.exclusive, "exclusive", false, "take the project's lock; exit 5 if another exclusive task holds it")
 	fl.BoolVar(&f.waitLock, "wait-lock", false, "with --exclusive, wait for the lock instead of exiting 5")
 	fl.StringVar(&f.notify, "notify", "", "command (argv, quoted like a shell) run when the task ends or needs input")
+	fl.StringArrayVar(&f.after, "after", nil, "start only when these tasks are done: ID[,ID...] (repeatable); cancelled if one fails")
 	fl.StringVar(&f.source, "source", "user", "who asked: user or cron (recorded with the task)")
 	fl.StringVar(&f.size, "size", "200x50", "size of a new tmux session, WIDTHxHEIGHT")
 	fl.BoolVar(&f.noHook, "no-hook", false, "do not install the agent's turn-end hook; detect from the screen only")
@@ -190,12 +196,12 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 		YesTrust: f.yesTrust, WaitInput: f.waitInput, ApproveRules: append(append([]string(nil), cfg.ApproveRules...), f.approve...),
 		Commit: f.commit || f.commitBranch || f.commitAll, CommitBranch: f.commitBranch, CommitAll: f.commitAll,
 		Notify: notify, NotifyTimeout: cfg.NotifyTimeout.Duration, Awareness: awareness, AwarenessMax: cfg.Awareness.MaxChars,
-		Detached: f.detach,
+		Detached: f.detach, NoTmuxMessage: !cfg.NotifyTmux,
 	}
 	req := runner.DispatchRequest{Project: argv[0], Text: text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
 		AgentArgs: f.agentArgs, PermissionsAuto: f.permissions == "auto", RequireSnapshot: f.requireSnap,
 		Exclusive: f.exclusive, WaitLock: f.waitLock, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set,
-		MaxLevel: cfg.MaxLevel}
+		MaxLevel: cfg.MaxLevel, After: f.after}
 	t, err := runner.Dispatch(ctx, env, req)
 	if t == nil {
 		return err
@@ -395,6 +401,9 @@ func (a *app) newStatusCmd() *cobra.Command {
 			fmt.Fprintf(w, "project   %s  %s\n", proj, t.Dir)
 			fmt.Fprintf(w, "agent     %s\n", t.Agent)
 			fmt.Fprintf(w, "level     %d  parent %s  source %s\n", t.Level, orDash(t.Parent), orDash(t.Source))
+			if len(t.After) > 0 {
+				fmt.Fprintf(w, "after     %s\n", strings.Join(t.After, ", "))
+			}
 			fmt.Fprintf(w, "pane      %s (session %s, socket %s)\n", orDash(t.Tmux.Pane), t.Tmux.Session, t.Tmux.Socket)
 			fmt.Fprintf(w, "snapshot  %s\n", orDash(t.SnapshotRef))
 			if t.Commit != "" {
@@ -540,26 +549,48 @@ func (a *app) newWaitCmd() *cobra.Command {
 	var (
 		anyOne     bool
 		untilInput bool
+		all        bool
+		project    string
 		timeout    time.Duration
 		asJSON     bool
 	)
 	cmd := &cobra.Command{
-		Use:   "wait ID... [--any] [--timeout D]",
+		Use:   "wait ID... [--any] [--timeout D] | wait --all [--project P]",
 		Short: "Block until tasks end; exit with the task's code",
 		Long: `Block until the tasks end (with --any: the first of them), watching the state
 directory (no polling). Exits with the task's code: 0 done, 1 failed or exited,
 3 timed out, 4 needs input (with --input, waiting for input also ends the
 wait). With several tasks the exit code is that of the first one, in argument
-order, that did not end done. --timeout ends the wait itself with exit 3.`,
-		Args: args(cobra.MinimumNArgs(1)),
+order, that did not end done. --timeout ends the wait itself with exit 3.
+
+With --all (and no IDs): wait for every active task (of project P with
+--project) at the time of the call, and for the tasks queued behind them
+with --after, until all have ended. The exit code is that of the first task,
+in dispatch order, that did not end done; 0 when there was nothing to wait for.`,
+		Args: args(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, argv []string) error {
+			switch {
+			case all && len(argv) > 0:
+				return runner.Usagef("wait: give task IDs or --all, not both")
+			case all && (anyOne || untilInput):
+				return runner.Usagef("wait --all: --any and --input go with task IDs")
+			case !all && project != "":
+				return runner.Usagef("wait: --project goes with --all")
+			case !all && len(argv) == 0:
+				return runner.Usagef("wait: give task IDs, or --all for every active task")
+			}
 			env, _, err := a.runnerEnv(false)
 			if err != nil {
 				return err
 			}
 			ctx, cancel := withTimeout(cmd.Context(), timeout)
 			defer cancel()
-			tasks, err := runner.WaitTasks(ctx, env, argv, runner.WaitOptions{Any: anyOne, UntilInput: untilInput})
+			var tasks []*state.Task
+			if all {
+				tasks, err = runner.WaitAll(ctx, env, project)
+			} else {
+				tasks, err = runner.WaitTasks(ctx, env, argv, runner.WaitOptions{Any: anyOne, UntilInput: untilInput})
+			}
 			if err != nil {
 				if errors.Is(err, context.DeadlineExceeded) {
 					return fmt.Errorf("wait: tasks still running after %s: %w", timeout, tmuxctl.ErrTimeout)
@@ -576,6 +607,9 @@ order, that did not end done. --timeout ends the wait itself with exit 3.`,
 				}
 			}
 			if asJSON {
+				if tasks == nil {
+					tasks = []*state.Task{}
+				}
 				if err := a.printJSON(tasks); err != nil {
 					return err
 				}
@@ -592,6 +626,8 @@ order, that did not end done. --timeout ends the wait itself with exit 3.`,
 	}
 	cmd.Flags().BoolVar(&anyOne, "any", false, "return when the first task ends")
 	cmd.Flags().BoolVar(&untilInput, "input", false, "also end the wait when a task needs input")
+	cmd.Flags().BoolVar(&all, "all", false, "wait for every active task and the tasks queued behind them")
+	cmd.Flags().StringVar(&project, "project", "", "with --all, only the tasks of this project")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up waiting after this long (exit 3)")
 	a.jsonFlag(cmd, &asJSON)
 	return cmd

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -85,6 +86,8 @@ func scriptParams(t *testing.T) testscript.Params {
 			"waitscreen":  cmdWaitScreen,
 			"msgstorm":    cmdMsgStorm,
 			"checkmsgs":   cmdCheckMsgs,
+			"before":      cmdBefore,
+			"ttyattach":   cmdTTYAttach,
 		},
 	}
 }
@@ -285,4 +288,67 @@ func cmdWaitTask(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// cmdBefore: before FILE RE1 RE2 checks that FILE has a line matching RE1
+// and, on a later line, one matching RE2 (e.g. the order of journal
+// events).
+func cmdBefore(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: before FILE RE1 RE2")
+	}
+	re1, err := regexp.Compile(args[1])
+	ts.Check(err)
+	re2, err := regexp.Compile(args[2])
+	ts.Check(err)
+	lines := strings.Split(ts.ReadFile(args[0]), "\n")
+	first := -1
+	for i, l := range lines {
+		if first < 0 && re1.MatchString(l) {
+			first = i
+		}
+		if re2.MatchString(l) {
+			if first >= 0 && i > first {
+				return
+			}
+			ts.Fatalf("before: %q (line %d) comes before any line matching %q", args[2], i+1, args[1])
+		}
+	}
+	ts.Fatalf("before: no line matching %q followed by one matching %q in %s", args[1], args[2], args[0])
+}
+
+// cmdTTYAttach: ttyattach SESSION FILE attaches a tmux client on a pty to
+// SESSION of the script's server and copies what the client's terminal
+// receives to FILE (watch it with waitfor) until the script ends.
+func cmdTTYAttach(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: ttyattach SESSION FILE")
+	}
+	out, err := os.Create(ts.MkAbs(args[1]))
+	ts.Check(err)
+	cmd := exec.Command("tmux", append(tmuxctl.SocketArgs(ts.Getenv("RUNNER_TMUX_SOCKET")), "attach-session", "-t", "="+args[0])...)
+	cmd.Env = []string{"TERM=xterm-256color", "PATH=" + ts.Getenv("PATH"), "HOME=" + ts.Getenv("HOME")}
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 30, Cols: 200})
+	ts.Check(err)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := f.Read(buf)
+			if n > 0 {
+				_, _ = out.Write(buf[:n])
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	ts.Defer(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		f.Close()
+		<-done
+		out.Close()
+	})
 }

@@ -1,0 +1,300 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/runner-cli/runner/state"
+)
+
+// Ordering (dispatch --after): a task with dependencies is created queued,
+// with the dependency ids in state.Task.After, and stays queued (no
+// snapshot, no pane) until every dependency is done. Whoever supervises it
+// (the foreground dispatch, or the detached supervisor) waits on the state
+// directory, then starts it like any task: the snapshot is taken at that
+// moment, after the dependencies changed the code. A dependency that ends
+// failed, timeout, cancelled or exited cancels the task with the reason.
+// An orphaned dependency is not finished (it can be resumed): the task
+// keeps waiting. A supervisor stopped while waiting leaves the task
+// orphaned; 'runner resume' waits on.
+
+// resolveAfter turns --after references (ids or unique prefixes, each
+// value possibly a comma-separated list) into task ids, in order, without
+// duplicates. An unknown or ambiguous reference is bad input.
+func resolveAfter(st *state.State, refs []string) ([]string, error) {
+	var ids []string
+	for _, v := range refs {
+		for _, ref := range strings.Split(v, ",") {
+			ref = strings.TrimSpace(ref)
+			if ref == "" {
+				return nil, Usagef("--after %q: an empty task reference (give ids separated by commas, e.g. --after t_abc,t_def)", v)
+			}
+			t, err := st.FindTask(ref)
+			if err != nil {
+				return nil, Usagef("--after %s: %v (see 'runner ps --all')", ref, err)
+			}
+			if !slices.Contains(ids, t.ID) {
+				ids = append(ids, t.ID)
+			}
+		}
+	}
+	return ids, nil
+}
+
+// waitingReason is the status reason of a task queued behind others.
+func waitingReason(after []string) string {
+	return "waiting for " + strings.Join(after, ", ")
+}
+
+// DependencyError says a dependency of a queued task ended without being
+// done, so the task will not run.
+type DependencyError struct {
+	Task   string       // the dependency
+	Status state.Status // how it ended; "" when it is no longer in the state
+}
+
+func (e *DependencyError) Error() string {
+	switch e.Status {
+	case "":
+		return "dependency " + e.Task + " is no longer in the state (pruned)"
+	case state.StatusFailed:
+		return "dependency " + e.Task + " failed"
+	case state.StatusTimeout:
+		return "dependency " + e.Task + " timed out"
+	case state.StatusCancelled:
+		return "dependency " + e.Task + " was cancelled"
+	case state.StatusExited:
+		return "dependency " + e.Task + " exited"
+	}
+	return "dependency " + e.Task + " ended " + string(e.Status)
+}
+
+// Is makes errors.Is(err, ErrCancelled) true: the dependent is cancelled.
+func (e *DependencyError) Is(target error) bool { return target == ErrCancelled }
+
+// checkDependencies says whether a task waiting for after can start: ready
+// when every dependency is done; a *DependencyError for the first one (in
+// the order given) that ended otherwise or is gone; else it waits.
+func checkDependencies(st *state.State, after []string) (ready bool, err error) {
+	ready = true
+	for _, id := range after {
+		d, ok := st.Tasks[id]
+		switch {
+		case !ok:
+			return false, &DependencyError{Task: id}
+		case d.Status == state.StatusDone:
+		case d.Status.IsTerminal():
+			return false, &DependencyError{Task: id, Status: d.Status}
+		default:
+			// Active, waiting for input or orphaned: not finished.
+			ready = false
+		}
+	}
+	return ready, nil
+}
+
+// errLeftQueue says the task stopped being queued while it waited (a user
+// cancelled it).
+type errLeftQueue struct{ t *state.Task }
+
+func (e *errLeftQueue) Error() string {
+	return fmt.Sprintf("task %s is %s (%s)", e.t.ID, e.t.Status, lastReason(e.t))
+}
+
+func (e *errLeftQueue) Is(target error) bool { return target == ErrCancelled }
+
+// waitDependencies blocks until every dependency of the queued task id is
+// done (nil), one ended otherwise (*DependencyError), the task left the
+// queue (*errLeftQueue), or ctx ends. It watches the state directory and
+// reconciles now and then, so a dependency whose supervisor died is seen.
+func (env *Env) waitDependencies(ctx context.Context, id string) error {
+	changes, err := env.Store.Watch(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := env.Store.Read(ctx)
+	if err != nil {
+		return err
+	}
+	safety := time.NewTicker(5 * time.Second)
+	defer safety.Stop()
+	for {
+		t, ok := st.Tasks[id]
+		if !ok {
+			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
+		}
+		if t.Status != state.StatusQueued {
+			return &errLeftQueue{t}
+		}
+		ready, err := checkDependencies(st, t.After)
+		if err != nil || ready {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case _, ok := <-changes:
+			if !ok {
+				return ctx.Err()
+			}
+			st, err = env.Store.Read(ctx)
+		case <-safety.C:
+			st, err = Reconcile(ctx, env)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// startQueued waits for a queued task's dependencies, takes the project
+// lock if the task is exclusive, and starts it (snapshot, pane). The
+// returned func releases the lock (nil when none was taken). A dependency
+// that did not end done cancels the task; an interruption leaves it
+// orphaned (detached supervisor) or cancelled (foreground).
+func (env *Env) startQueued(ctx context.Context, t *state.Task, set RunSettings) (func(), error) {
+	if len(t.After) > 0 {
+		env.say("task %s: %s", t.ID, waitingReason(t.After))
+	}
+	err := env.waitDependencies(ctx, t.ID)
+	var dep *DependencyError
+	var left *errLeftQueue
+	switch {
+	case err == nil:
+	case errors.As(err, &dep):
+		bg := context.WithoutCancel(ctx)
+		_ = env.finish(bg, t.ID, state.StatusCancelled, dep.Error(), nil)
+		if nt, _ := env.task(bg, t.ID); nt != nil {
+			env.notify(bg, nt, set)
+		}
+		return nil, fmt.Errorf("task %s cancelled: %w", t.ID, err)
+	case errors.As(err, &left):
+		return nil, fmt.Errorf("task %s will not start: %w", t.ID, err)
+	case ctx.Err() != nil:
+		bg := context.WithoutCancel(ctx)
+		if nt, _ := env.task(bg, t.ID); nt != nil && nt.Status.IsTerminal() {
+			// Ended by another process (runner cancel), which stopped us.
+			return nil, fmt.Errorf("task %s ended while waiting: %s (%s): %w", t.ID, nt.Status, lastReason(nt), ctx.Err())
+		}
+		if set.Detached {
+			_ = env.setStatus(bg, t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor stopped while %s (runner resume %s)", waitingReason(t.After), t.ID), nil)
+		} else {
+			_ = env.finish(bg, t.ID, state.StatusCancelled, "interrupted while "+waitingReason(t.After), nil)
+		}
+		return nil, fmt.Errorf("task %s interrupted while %s: %w", t.ID, waitingReason(t.After), ctx.Err())
+	default:
+		return nil, err
+	}
+	spec := set.Start
+	if spec == nil {
+		return nil, fmt.Errorf("task %s: its record has no start settings (it was queued by an older runner); dispatch it again", t.ID)
+	}
+	var unlock func()
+	if spec.Exclusive {
+		lock, err := env.Store.LockProject(ctx, lockKey(t.Project, t.Dir), spec.WaitLock)
+		if err != nil {
+			_ = env.finish(context.WithoutCancel(ctx), t.ID, state.StatusFailed, "project lock: "+err.Error(), nil)
+			return nil, err
+		}
+		unlock = lock.Unlock
+	}
+	if len(t.After) > 0 {
+		env.journal(ctx, t, "start", "dependencies done: "+strings.Join(t.After, ", "))
+	}
+	if err := env.start(ctx, t, spec); err != nil {
+		if unlock != nil {
+			unlock()
+		}
+		return nil, err
+	}
+	return unlock, nil
+}
+
+// WaitAllSet returns the tasks `runner wait --all` waits for: every active
+// task (of project, if not empty) and every active task queued, directly
+// or through others, behind one of them; in dispatch order.
+func WaitAllSet(st *state.State, project string) []string {
+	in := map[string]bool{}
+	tasks := st.TaskList()
+	for _, t := range tasks {
+		if t.Status.IsActive() && (project == "" || t.Project == project) {
+			in[t.ID] = true
+		}
+	}
+	for grew := true; grew; {
+		grew = false
+		for _, t := range tasks {
+			if in[t.ID] || !t.Status.IsActive() {
+				continue
+			}
+			for _, d := range t.After {
+				if in[d] {
+					in[t.ID], grew = true, true
+					break
+				}
+			}
+		}
+	}
+	var ids []string
+	for _, t := range tasks {
+		if in[t.ID] {
+			ids = append(ids, t.ID)
+		}
+	}
+	return ids
+}
+
+// WaitAll blocks until every task of WaitAllSet (computed at the call)
+// has ended and returns them in dispatch order; none is no error.
+func WaitAll(ctx context.Context, env *Env, project string) ([]*state.Task, error) {
+	st, err := Reconcile(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	if project != "" {
+		if err := knownProject(st, project); err != nil {
+			return nil, err
+		}
+	}
+	return waitIDs(ctx, env, st, WaitAllSet(st, project), WaitOptions{})
+}
+
+// NotifyMessage is the line shown in the project's tmux session when a task
+// ends or needs input, e.g. "runner: t_abc done: add a /health endpoint".
+func NotifyMessage(t *state.Task) string {
+	status := string(t.Status)
+	if t.Status == state.StatusNeedsInput {
+		status = "needs input"
+	}
+	msg := "runner: " + t.ID + " " + status
+	if t.ExitCode != nil && t.Status == state.StatusExited {
+		msg += " (" + strconv.Itoa(*t.ExitCode) + ")"
+	}
+	if title := taskTitle(t.Text); title != "" {
+		msg += ": " + title
+	}
+	return msg
+}
+
+// tmuxMessage shows NotifyMessage on the status line of the clients
+// attached to the task's session. Nobody attached, no server, any error:
+// nothing happens (a message never fails a task).
+func (env *Env) tmuxMessage(ctx context.Context, t *state.Task, set RunSettings) {
+	if set.NoTmuxMessage || t.Tmux.Session == "" {
+		return
+	}
+	mctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	n, err := env.TC.DisplayMessage(mctx, t.Tmux.Session, NotifyMessage(t), tmuxMessageTime)
+	if err == nil && n > 0 {
+		env.journal(ctx, t, "tmux-message", fmt.Sprintf("shown to %d client(s) of session %s", n, t.Tmux.Session))
+	}
+}
+
+// tmuxMessageTime is how long the message stays on the status line.
+const tmuxMessageTime = 5 * time.Second

@@ -1,0 +1,169 @@
+package runner
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runner-cli/runner/state"
+)
+
+// planState builds a state from "id:status[:project[:after,after]]" specs,
+// created in the order given.
+func planState(specs ...string) *state.State {
+	st := state.New()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, spec := range specs {
+		f := strings.Split(spec, ":")
+		t := &state.Task{ID: f[0], Status: state.Status(f[1]), Created: t0.Add(time.Duration(i) * time.Second)}
+		if len(f) > 2 {
+			t.Project = f[2]
+		}
+		if len(f) > 3 && f[3] != "" {
+			t.After = strings.Split(f[3], ",")
+		}
+		st.Tasks[t.ID] = t
+	}
+	return st
+}
+
+func TestResolveAfter(t *testing.T) {
+	t.Parallel()
+	st := planState("t_abc11111:running", "t_abc22222:done", "t_xyz33333:failed")
+	for _, tc := range []struct {
+		refs    []string
+		want    []string
+		wantErr string
+	}{
+		{refs: nil, want: nil},
+		{refs: []string{"t_abc11111"}, want: []string{"t_abc11111"}},
+		{refs: []string{"t_abc1,xyz"}, want: []string{"t_abc11111", "t_xyz33333"}},
+		{refs: []string{"abc2", " t_abc11111 ", "t_abc22222"}, want: []string{"t_abc22222", "t_abc11111"}},
+		{refs: []string{"t_abc"}, wantErr: `--after t_abc: task reference "t_abc" is ambiguous`},
+		{refs: []string{"t_abc11111,t_nope"}, wantErr: `--after t_nope: no task matches "t_nope"`},
+		{refs: []string{"t_abc11111,"}, wantErr: `--after "t_abc11111,": an empty task reference`},
+		{refs: []string{""}, wantErr: `an empty task reference`},
+		{refs: []string{"t_"}, wantErr: `--after t_: no task matches`},
+	} {
+		got, err := resolveAfter(st, tc.refs)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.Is(err, ErrUsage) {
+				t.Errorf("resolveAfter(%q): err %v, want usage error with %q", tc.refs, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("resolveAfter(%q) = %q, %v; want %q", tc.refs, got, err, tc.want)
+		}
+	}
+}
+
+func TestCheckDependencies(t *testing.T) {
+	t.Parallel()
+	st := planState("t_done:done", "t_done2:done", "t_run:running", "t_q:queued", "t_input:needs_input",
+		"t_orph:orphaned", "t_fail:failed", "t_time:timeout", "t_canc:cancelled", "t_exit:exited")
+	for _, tc := range []struct {
+		after     []string
+		ready     bool
+		errDep    string
+		errStatus state.Status
+		msg       string
+	}{
+		{after: nil, ready: true},
+		{after: []string{"t_done", "t_done2"}, ready: true},
+		{after: []string{"t_done", "t_run"}, ready: false},
+		{after: []string{"t_q"}, ready: false},
+		{after: []string{"t_input"}, ready: false},
+		// orphaned can be resumed: not finished, keep waiting
+		{after: []string{"t_orph", "t_done"}, ready: false},
+		{after: []string{"t_fail"}, errDep: "t_fail", errStatus: state.StatusFailed, msg: "dependency t_fail failed"},
+		{after: []string{"t_time"}, errDep: "t_time", errStatus: state.StatusTimeout, msg: "dependency t_time timed out"},
+		{after: []string{"t_canc"}, errDep: "t_canc", errStatus: state.StatusCancelled, msg: "dependency t_canc was cancelled"},
+		{after: []string{"t_exit"}, errDep: "t_exit", errStatus: state.StatusExited, msg: "dependency t_exit exited"},
+		// a failure decides even while another dependency still runs
+		{after: []string{"t_run", "t_fail"}, errDep: "t_fail", errStatus: state.StatusFailed, msg: "dependency t_fail failed"},
+		// the first failure in the given order is named
+		{after: []string{"t_canc", "t_fail"}, errDep: "t_canc", errStatus: state.StatusCancelled, msg: "dependency t_canc was cancelled"},
+		{after: []string{"t_pruned"}, errDep: "t_pruned", msg: "dependency t_pruned is no longer in the state (pruned)"},
+	} {
+		ready, err := checkDependencies(st, tc.after)
+		if tc.errDep == "" {
+			if err != nil || ready != tc.ready {
+				t.Errorf("checkDependencies(%q) = %v, %v; want %v, nil", tc.after, ready, err, tc.ready)
+			}
+			continue
+		}
+		var de *DependencyError
+		if ready || !errors.As(err, &de) || de.Task != tc.errDep || de.Status != tc.errStatus || err.Error() != tc.msg {
+			t.Errorf("checkDependencies(%q) = %v, %v; want a DependencyError %q", tc.after, ready, err, tc.msg)
+			continue
+		}
+		if !errors.Is(err, ErrCancelled) {
+			t.Errorf("%v does not wrap ErrCancelled", err)
+		}
+	}
+}
+
+func TestWaitAllSet(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		specs   []string
+		project string
+		want    []string
+	}{
+		{name: "empty", want: nil},
+		{name: "only active, in dispatch order",
+			specs: []string{"t_b:running:p", "t_x:done:p", "t_a:queued:p:t_b", "t_o:orphaned:p", "t_i:needs_input:p"},
+			want:  []string{"t_b", "t_a", "t_i"}},
+		{name: "a project and what is queued behind it elsewhere, transitively",
+			specs:   []string{"t_1:running:api", "t_2:running:web", "t_3:queued:web:t_1", "t_4:queued:docs:t_3", "t_5:queued:web:t_2"},
+			project: "api",
+			want:    []string{"t_1", "t_3", "t_4"}},
+		{name: "a finished task behind the project is not waited for",
+			specs:   []string{"t_1:running:api", "t_2:cancelled:web:t_1"},
+			project: "api",
+			want:    []string{"t_1"}},
+		{name: "a project with nothing active",
+			specs:   []string{"t_1:done:api", "t_2:running:web"},
+			project: "api",
+			want:    nil},
+	} {
+		got := WaitAllSet(planState(tc.specs...), tc.project)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: WaitAllSet = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestNotifyMessage(t *testing.T) {
+	t.Parallel()
+	code := 3
+	for _, tc := range []struct {
+		task state.Task
+		want string
+	}{
+		{state.Task{ID: "t_a", Status: state.StatusDone, Text: "add a /health endpoint\nwith tests"}, "runner: t_a done: add a /health endpoint"},
+		{state.Task{ID: "t_a", Status: state.StatusNeedsInput, Text: "deploy"}, "runner: t_a needs input: deploy"},
+		{state.Task{ID: "t_a", Status: state.StatusExited, Text: "x", ExitCode: &code}, "runner: t_a exited (3): x"},
+		{state.Task{ID: "t_a", Status: state.StatusCancelled, Text: "  "}, "runner: t_a cancelled"},
+		// hostile text stays text: tmuxctl escapes it for the format
+		{state.Task{ID: "t_a", Status: state.StatusFailed, Text: "#(rm -rf ~) #{pane_id};"}, "runner: t_a failed: #(rm -rf ~) #{pane_id};"},
+	} {
+		if got := NotifyMessage(&tc.task); got != tc.want {
+			t.Errorf("NotifyMessage(%+v) = %q, want %q", tc.task, got, tc.want)
+		}
+	}
+}
+
+func TestLockKey(t *testing.T) {
+	t.Parallel()
+	if got := lockKey("api", "/src/api"); got != "api" {
+		t.Errorf("lockKey(api) = %q", got)
+	}
+	if got, want := lockKey("", "/src/my.site"), SessionName("", "/src/my.site"); got != want || !strings.HasPrefix(got, "dir-my_site-") {
+		t.Errorf("lockKey(path) = %q, want %q", got, want)
+	}
+}
