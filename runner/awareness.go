@@ -48,8 +48,10 @@ type AwarenessOptions struct {
 }
 
 // RenderAwareness renders, for task self, a compact block about the other
-// active tasks in st (statuses for which IsActive is true): the same project
-// first, then the others, most recently started first within each group.
+// tasks in st: for a child task first its parent and its siblings (in any
+// status), then the other active tasks (statuses for which IsActive is
+// true): the same project first, then the others, most recently started
+// first within each group.
 // Each entry gives the id, project, agent, status, running time, the first
 // line of the task and the latest turn summary. The block is at most
 // MaxChars characters; tasks that do not fit are counted in a final
@@ -72,9 +74,35 @@ func RenderAwareness(st *state.State, self *state.Task, opts AwarenessOptions) s
 	if now.IsZero() {
 		now = time.Now()
 	}
+	// A child task hears about its parent and its siblings first, in any
+	// status: they are the tasks it works with.
+	var family []*state.Task
+	inFamily := map[string]bool{}
+	if self.Parent != "" {
+		if p := st.Tasks[self.Parent]; p != nil {
+			family = append(family, p)
+			inFamily[p.ID] = true
+		}
+		var sibs []*state.Task
+		for _, t := range st.Tasks {
+			if t.ID != self.ID && t.Parent == self.Parent {
+				sibs = append(sibs, t)
+			}
+		}
+		sort.Slice(sibs, func(i, j int) bool {
+			if !sibs[i].Created.Equal(sibs[j].Created) {
+				return sibs[i].Created.Before(sibs[j].Created)
+			}
+			return sibs[i].ID < sibs[j].ID
+		})
+		for _, t := range sibs {
+			family = append(family, t)
+			inFamily[t.ID] = true
+		}
+	}
 	var same, other []*state.Task
 	for _, t := range st.Tasks {
-		if t.ID == self.ID || !t.Status.IsActive() {
+		if t.ID == self.ID || !t.Status.IsActive() || inFamily[t.ID] {
 			continue
 		}
 		switch {
@@ -86,16 +114,22 @@ func RenderAwareness(st *state.State, self *state.Task, opts AwarenessOptions) s
 	}
 	sortRecentFirst(same)
 	sortRecentFirst(other)
-	tasks := append(same, other...)
+	others := append(same, other...)
+	tasks := append(family, others...)
 	if len(tasks) == 0 {
 		return ""
 	}
-
-	var b strings.Builder
+	var othersHeader string
 	if mode == AwarenessProject {
-		fmt.Fprintf(&b, "Other active runner tasks in project %s (%d):\n", orDash(self.Project), len(tasks))
+		othersHeader = fmt.Sprintf("Other active runner tasks in project %s (%d):\n", orDash(self.Project), len(others))
 	} else {
-		fmt.Fprintf(&b, "Other active runner tasks (%d), this project first:\n", len(tasks))
+		othersHeader = fmt.Sprintf("Other active runner tasks (%d), this project first:\n", len(others))
+	}
+	var b strings.Builder
+	if len(family) > 0 {
+		fmt.Fprintf(&b, "Your parent task and its other children (message them: runner msg @parent|@siblings TEXT):\n")
+	} else {
+		b.WriteString(othersHeader)
 	}
 	used := utf8.RuneCountInString(b.String())
 	// Room is kept for the longest "+N more" line we could need.
@@ -104,8 +138,16 @@ func RenderAwareness(st *state.State, self *state.Task, opts AwarenessOptions) s
 		return ""
 	}
 	shown := 0
-	for _, t := range tasks {
+	for i, t := range tasks {
 		e := awarenessEntry(t, now)
+		switch {
+		case i < len(family) && t.ID == self.Parent:
+			e = "- parent " + strings.TrimPrefix(e, "- ")
+		case i < len(family):
+			e = "- sibling " + strings.TrimPrefix(e, "- ")
+		case i == len(family) && len(family) > 0:
+			e = othersHeader + e
+		}
 		n := utf8.RuneCountInString(e)
 		last := shown == len(tasks)-1
 		if used+n > maxChars || (!last && used+n+reserve > maxChars) {

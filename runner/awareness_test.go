@@ -94,10 +94,39 @@ func TestAwarenessGolden(t *testing.T) {
 		{"alone", awState(self), AwarenessOptions{}},
 		{"long-lines", awState(self, long), AwarenessOptions{}},
 	}
+	// A child: its parent (running) and siblings (one done, one queued)
+	// come first, in any status, then the other active tasks.
+	child := awTask("t_child001", "api", "sim", state.StatusStarting, 0, "Write the tests")
+	child.Parent = "t_api00001"
+	sib1 := awTask("t_sib00001", "web", "sim", state.StatusDone, 5*time.Minute, "Write the docs", "wrote README.md")
+	sib1.Parent = "t_api00001"
+	sib2 := awTask("t_sib00002", "api", "codex", state.StatusQueued, time.Minute, "Review the tests")
+	sib2.Parent = "t_api00001"
+	family := awState(child, sib1, sib2)
+	for id, x := range st.Tasks {
+		if id != self.ID {
+			family.Tasks[id] = x
+		}
+	}
+	familyOnly := awState(child, sib1, st.Tasks["t_api00001"])
+	tests = append(tests, []struct {
+		name string
+		st   *state.State
+		opts AwarenessOptions
+	}{
+		{"child", family, AwarenessOptions{Mode: AwarenessAll}},
+		{"child-project", family, AwarenessOptions{Mode: AwarenessProject}},
+		{"child-capped", family, AwarenessOptions{Mode: AwarenessAll, MaxChars: 400}},
+		{"child-family-only", familyOnly, AwarenessOptions{}},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := tt.opts
 			opts.Now = awNow
+			self := self
+			if strings.HasPrefix(tt.name, "child") {
+				self = child
+			}
 			got := RenderAwareness(tt.st, self, opts)
 			max := opts.MaxChars
 			if max == 0 {
@@ -106,7 +135,7 @@ func TestAwarenessGolden(t *testing.T) {
 			if n := utf8.RuneCountInString(got); n > max {
 				t.Errorf("%d characters, over the cap of %d", n, max)
 			}
-			if strings.ContainsRune(got, '\x1b') || strings.Contains(got, "t_self0000") {
+			if strings.ContainsRune(got, '\x1b') || strings.Contains(got, self.ID) {
 				t.Errorf("output has an escape or the task itself:\n%s", got)
 			}
 			golden(t, tt.name, got)
