@@ -261,7 +261,9 @@ func WaitAll(ctx context.Context, env *Env, project string) ([]*state.Task, erro
 			return nil, err
 		}
 	}
-	return waitIDs(ctx, env, st, WaitAllSet(st, project), WaitOptions{})
+	ids := WaitAllSet(st, project)
+	env.say("waiting for %d task(s): %s", len(ids), strings.Join(ids, " "))
+	return waitIDs(ctx, env, st, ids, WaitOptions{})
 }
 
 // NotifyMessage is the line shown in the project's tmux session when a task

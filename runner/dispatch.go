@@ -217,7 +217,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	if source == "" {
 		source = state.SourceUser
 	}
-	if pid := env.Getenv("RUNNER_TASK_ID"); pid != "" && state.ValidTaskID(pid) {
+	if pid := callerTask(ctx, env, st); pid != "" && state.ValidTaskID(pid) {
 		if pt, ok := st.Tasks[pid]; ok {
 			parent, level, source = pt.ID, pt.Level+1, pt.ID
 			if req.MaxLevel > 0 && pt.Level >= req.MaxLevel {

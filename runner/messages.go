@@ -101,16 +101,16 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 	if !typ.Valid() {
 		return nil, Usagef("unknown message type %q (want one of %s)", typ, messageTypeList())
 	}
-	from := req.From
-	if from == "" {
-		from = env.Getenv("RUNNER_TASK_ID")
-	}
 	// Which recipients are idle is known only under the lock; whether
 	// their panes live needs tmux, which must not run under it: look
 	// first, then decide under the lock.
 	pre, err := Reconcile(ctx, env)
 	if err != nil {
 		return nil, err
+	}
+	from := req.From
+	if from == "" {
+		from = callerTask(ctx, env, pre)
 	}
 	sender, err := messageSender(pre, from)
 	if err != nil {

@@ -579,7 +579,8 @@ in dispatch order, that did not end done; 0 when there was nothing to wait for.`
 			case !all && len(argv) == 0:
 				return runner.Usagef("wait: give task IDs, or --all for every active task")
 			}
-			env, _, err := a.runnerEnv(false)
+			// --all says on stderr which tasks it waits for.
+			env, _, err := a.runnerEnv(all)
 			if err != nil {
 				return err
 			}

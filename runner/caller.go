@@ -1,0 +1,72 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/runner-cli/runner/state"
+)
+
+// callerTask returns the id of the task this process runs under: the one
+// RUNNER_TASK_ID names, or, when that variable is missing (an agent's
+// sandbox may run commands with a scrubbed environment), the task whose
+// pane's process is an ancestor of this process. It returns "" outside any
+// task. Lineage limits and message hops depend on it, so a stripped
+// environment must not turn an agent into "the user".
+func callerTask(ctx context.Context, env *Env, st *state.State) string {
+	if id := env.Getenv("RUNNER_TASK_ID"); id != "" {
+		return id
+	}
+	byPane := map[string]string{}
+	for _, t := range st.Tasks {
+		if t.Tmux.Pane != "" && (!t.Status.IsTerminal() || t.Status == state.StatusDone) {
+			byPane[t.Tmux.Pane] = t.ID
+		}
+	}
+	if len(byPane) == 0 {
+		return ""
+	}
+	panes, err := env.TC.ListPanes(ctx)
+	if err != nil {
+		return ""
+	}
+	byPID := map[int]string{}
+	for _, p := range panes {
+		if id, ok := byPane[p.ID]; ok && p.PID > 0 && p.Session == st.Tasks[id].Tmux.Session {
+			byPID[p.PID] = id
+		}
+	}
+	pid := os.Getppid()
+	for range 64 {
+		if pid <= 1 {
+			return ""
+		}
+		if id, ok := byPID[pid]; ok {
+			return id
+		}
+		pid = parentPID(pid)
+	}
+	return ""
+}
+
+// parentPID reads a process's parent from /proc; 0 when unknown.
+func parentPID(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// "pid (comm) state ppid …": comm may hold spaces and parentheses.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
+}
