@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -410,6 +412,17 @@ func (a *app) newStatusCmd() *cobra.Command {
 				fmt.Fprintf(w, "commit    %s\n", t.Commit)
 			}
 			fmt.Fprintf(w, "delivery  %s\n", orDash(t.Delivery))
+			if _, msgs, err := runner.Inbox(cmd.Context(), env, t.ID); err == nil && len(msgs) > 0 {
+				count := map[string]int{}
+				for _, m := range msgs {
+					count[m.Direction+" "+string(m.Status)]++
+				}
+				var parts []string
+				for _, k := range slices.Sorted(maps.Keys(count)) {
+					parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
+				}
+				fmt.Fprintf(w, "messages  %s (runner inbox %s)\n", strings.Join(parts, ", "), t.ID)
+			}
 			fmt.Fprintf(w, "log       %s\n", t.Transcript)
 			if t.ExitCode != nil {
 				fmt.Fprintf(w, "exit code %d\n", *t.ExitCode)
