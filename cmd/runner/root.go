@@ -137,6 +137,7 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 		a.newHookCmd(),
 		a.newTreeCmd(),
 		a.newCollectCmd(),
+		a.newAskCmd(),
 	)
 	return root
 }
