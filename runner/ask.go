@@ -94,9 +94,9 @@ type AskAnswer struct {
 	Answer string `json:"answer"`
 	// Error says why there is no answer ("" when it answered, or when
 	// the question was posted in message mode).
-	Error string `json:"error,omitempty"`
+	Error string `json:"error"`
 	// TimedOut is set when the shadow was killed at the timeout.
-	TimedOut bool `json:"timed_out,omitempty"`
+	TimedOut bool `json:"timed_out"`
 	// ElapsedMS is how long the shadow (or the post) took.
 	ElapsedMS int64 `json:"elapsed_ms"`
 	// Exit is the shadow's exit status; nil when it did not exit by
@@ -104,7 +104,7 @@ type AskAnswer struct {
 	Exit *int `json:"exit"`
 	// FYIError says why the FYI message to the target was not posted
 	// after an answer ("" when it was, or when there was no answer).
-	FYIError string `json:"fyi_error,omitempty"`
+	FYIError string `json:"fyi_error"`
 }
 
 // OK reports whether the target answered (shadow) or got the question

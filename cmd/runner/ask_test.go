@@ -137,12 +137,12 @@ func TestAskFailures(t *testing.T) {
 		pidFile := filepath.Join(t.TempDir(), "pid")
 		p := &post{}
 		q := `run sh -c "echo $$ > ` + pidFile + `; exec sleep 30"`
-		as, err := runner.Ask(ctx, env, runner.AskRequest{Targets: []string{sim}, Question: q, Timeout: 1500 * time.Millisecond, Post: p.fn})
+		as, err := runner.Ask(ctx, env, runner.AskRequest{Targets: []string{sim}, Question: q, Timeout: 4 * time.Second, Post: p.fn})
 		if !errors.Is(err, runner.ErrAskTimeout) || exitCode(err) != 3 {
 			t.Fatalf("err = %v (exit %d), want ErrAskTimeout, exit 3", err, exitCode(err))
 		}
 		a := as[0]
-		if !a.TimedOut || a.Exit != nil || a.OK() || !strings.Contains(a.Error, "within 1.5s") {
+		if !a.TimedOut || a.Exit != nil || a.OK() || !strings.Contains(a.Error, "within 4s") {
 			t.Errorf("answer %+v", a)
 		}
 		b, err := os.ReadFile(pidFile)
