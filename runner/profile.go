@@ -37,9 +37,12 @@ type Profile struct {
 	PermissionsAutoArgs []string `json:"permissions_auto_args,omitempty"`
 	// PermissionsAutoDoc says what PermissionsAutoArgs allow the agent to do.
 	PermissionsAutoDoc string `json:"permissions_auto_doc,omitempty"`
-	// HeadlessArgv runs one question without a TUI (`runner ask`); the
-	// question is appended as the last argument.
-	HeadlessArgv []string `json:"headless_argv,omitempty"`
+	// Headless is the argv template of the agent's one-shot mode without a
+	// TUI, used by `runner ask` for shadow answers: the prompt replaces
+	// every PromptPlaceholder (one argv element, never a shell). It should
+	// keep the agent from changing files where the CLI allows that. Empty:
+	// the agent has no headless mode (ask sends a message instead).
+	Headless []string `json:"headless,omitempty"`
 
 	// Ready patterns mark an idle agent waiting for a prompt (the input box).
 	Ready []string `json:"ready,omitempty"`
@@ -226,6 +229,9 @@ func (p *Profile) Compile() error {
 	if p.StartingMaxLines == 0 {
 		p.StartingMaxLines = DefaultStartingMaxLines
 	}
+	if err := p.checkHeadless(); err != nil {
+		return err
+	}
 	if p.Hook != nil && p.Hook.Kind != HookKindSettingsFile && p.Hook.Kind != HookKindFlag {
 		return fmt.Errorf("profile %q: key \"hook.kind\": unknown kind %q (known: %q, %q)", p.Name, p.Hook.Kind, HookKindSettingsFile, HookKindFlag)
 	}
@@ -285,6 +291,38 @@ func compileOne(profile, key, src string) (*regexp.Regexp, error) {
 		return nil, fmt.Errorf("profile %q: key %q: bad regular expression: %w", profile, key, err)
 	}
 	return re, nil
+}
+
+// PromptPlaceholder marks where Headless takes the prompt.
+const PromptPlaceholder = "{prompt}"
+
+func (p *Profile) checkHeadless() error {
+	if len(p.Headless) == 0 {
+		return nil
+	}
+	if p.Headless[0] == "" || strings.Contains(p.Headless[0], PromptPlaceholder) {
+		return fmt.Errorf("profile %q: key \"headless\": the first element must be the program, not %q", p.Name, p.Headless[0])
+	}
+	for _, a := range p.Headless[1:] {
+		if strings.Contains(a, PromptPlaceholder) {
+			return nil
+		}
+	}
+	return fmt.Errorf("profile %q: key \"headless\": no %s placeholder (e.g. [\"%s\", \"-p\", \"%s\"]; [] for no headless mode)",
+		p.Name, PromptPlaceholder, p.Headless[0], PromptPlaceholder)
+}
+
+// HeadlessArgv fills the Headless template with prompt; nil when the
+// profile has no headless mode.
+func (p *Profile) HeadlessArgv(prompt string) []string {
+	if len(p.Headless) == 0 {
+		return nil
+	}
+	out := make([]string, len(p.Headless))
+	for i, a := range p.Headless {
+		out[i] = strings.ReplaceAll(a, PromptPlaceholder, prompt)
+	}
+	return out
 }
 
 // BinaryName is the executable that must be in PATH for the profile.

@@ -58,7 +58,11 @@ func claudeProfile() *Profile {
 		// file through Claude Code 2.1.197's Write tool without a dialog.
 		PermissionsAutoDoc: "acceptEdits: file edits and writes in the working directory are accepted without asking; " +
 			"shell commands, web fetches and edits outside it still ask (needs_input, or --approve-rule)",
-		HeadlessArgv: []string{"claude", "-p"},
+		// Shadow answers (runner ask): -p prints the answer and exits;
+		// plan mode is Claude Code's read-only permission mode (checked
+		// in `claude --help` 2.1.197: choices acceptEdits, auto,
+		// bypassPermissions, default, dontAsk, plan).
+		Headless: []string{"claude", "-p", "--permission-mode", "plan", PromptPlaceholder},
 		Ready: []string{
 			`^❯\x{a0}`,         // the input box: "❯"+NBSP (echoed prompts use a plain space)
 			`\? for shortcuts`, // idle footer
@@ -118,7 +122,12 @@ func codexProfile() *Profile {
 		PermissionsAutoArgs: []string{"--ask-for-approval", "never", "--sandbox", "workspace-write"},
 		PermissionsAutoDoc: "never asks; commands run in the workspace-write sandbox (writes only in the project and temp dirs, " +
 			"no network); what the sandbox refuses is reported to the model, not escalated",
-		HeadlessArgv: []string{"codex", "exec"},
+		// Shadow answers: `codex exec` (checked in `codex exec --help`
+		// 0.169.0): a read-only sandbox for its commands, no git-repo
+		// requirement (a project may not be one), no session files, no
+		// colour escapes in the answer.
+		Headless: []string{"codex", "exec", "--sandbox", "read-only", "--skip-git-repo-check", "--ephemeral",
+			"--color", "never", PromptPlaceholder},
 		Ready: []string{
 			`^› `,              // the composer (placeholder or typed text) above the status lines
 			`\? for shortcuts`, // footer; also shown while busy, so busy must win
@@ -189,7 +198,11 @@ func geminiProfile() *Profile {
 		PermissionsAutoArgs: []string{"--approval-mode", "yolo"},
 		PermissionsAutoDoc: "yolo: every tool call is approved (shell, edits, web); the sandbox is a separate switch; " +
 			"in an untrusted folder Gemini forces the default mode back",
-		HeadlessArgv: []string{"gemini", "-p"},
+		// Shadow answers: -p is the headless prompt; approval mode plan
+		// is read-only (`gemini --help` 0.61.0: default, auto_edit, yolo,
+		// plan; a settings file that disables plan falls back to default,
+		// which in headless mode refuses tools that need approval).
+		Headless: []string{"gemini", "--approval-mode", "plan", "-p", PromptPlaceholder},
 		Ready: []string{
 			`^ ?[>!] {3}Type your (message|shell command)`, // empty input box placeholder
 			// The input box holding text (the lowest "> " line): reported
@@ -245,7 +258,10 @@ func opencodeProfile() *Profile {
 		ModelFlag:           "--model",
 		PermissionsAutoArgs: []string{"--auto"},
 		PermissionsAutoDoc:  "auto: every permission request that config does not explicitly deny is approved",
-		HeadlessArgv:        []string{"opencode", "run"},
+		// Shadow answers: `opencode run MESSAGE` with the built-in plan
+		// agent, whose permission rules deny edits ("Plan mode. Disallows
+		// all edit tools"; `opencode run --help` 1.18.33: --agent).
+		Headless: []string{"opencode", "run", "--agent", "plan", PromptPlaceholder},
 		// Not the "ctrl+p commands" footer: opencode draws it (and the logo)
 		// seconds before the input box, and a prompt pasted then is lost.
 		Ready: []string{
@@ -289,7 +305,9 @@ func qwenProfile() *Profile {
 		ModelFlag:           "--model",
 		PermissionsAutoArgs: []string{"--approval-mode", "yolo"},
 		PermissionsAutoDoc:  "yolo: every tool call is approved (file writes, shell commands) without confirmation",
-		HeadlessArgv:        []string{"qwen", "-p"},
+		// Shadow answers: like gemini; plan mode is read-only
+		// (https://qwenlm.github.io/qwen-code-docs/en/users/features/approval-mode).
+		Headless: []string{"qwen", "--approval-mode", "plan", "-p", PromptPlaceholder},
 		Ready: []string{
 			`^> `, // the input box starts at column 0; echoed prompts are indented
 			`^>$`,
@@ -329,16 +347,17 @@ func aiderProfile() *Profile {
 		ModelFlag:           "--model",
 		PermissionsAutoArgs: []string{"--yes-always"},
 		PermissionsAutoDoc:  "yes-always: every confirmation is answered yes (adding files, running commands, creating files)",
-		HeadlessArgv:        []string{"aider", "--message"},
-		Ready:               []string{`^[\w./-]*(?: [\w./-]+)*> ?$`},
-		Busy:                []string{`Waiting for `, `^\s*[░█]+\s`},
-		NeedsInput:          []string{`\(Y\)es/\(N\)o`, `\[Yes\]:\s*$`, `\(D\)on't ask again`},
-		Error:               []string{`^litellm\.\w+Error`, `^Error:`},
-		ErrorReset:          []string{`^[\w./-]*> \S`},
-		Volatile:            []string{`Waiting for `, `[░█]{3,}`},
-		BottomLines:         3,
-		EnterDelay:          Duration{150 * time.Millisecond},
-		InterruptKeys:       []string{"C-c"},
+		// No headless mode for shadows: `aider --message` applies the
+		// edits it proposes, and aider has no read-only switch for it.
+		Ready:         []string{`^[\w./-]*(?: [\w./-]+)*> ?$`},
+		Busy:          []string{`Waiting for `, `^\s*[░█]+\s`},
+		NeedsInput:    []string{`\(Y\)es/\(N\)o`, `\[Yes\]:\s*$`, `\(D\)on't ask again`},
+		Error:         []string{`^litellm\.\w+Error`, `^Error:`},
+		ErrorReset:    []string{`^[\w./-]*> \S`},
+		Volatile:      []string{`Waiting for `, `[░█]{3,}`},
+		BottomLines:   3,
+		EnterDelay:    Duration{150 * time.Millisecond},
+		InterruptKeys: []string{"C-c"},
 	}
 }
 
@@ -389,11 +408,12 @@ func shellProfile() *Profile {
 // is never ready.
 func simProfile() *Profile {
 	return &Profile{
-		Name:         "sim",
-		Description:  "the simulated agent (runner agent-sim), for tests and the first run",
-		Command:      []string{"runner", "agent-sim"},
-		Binary:       "runner",
-		HeadlessArgv: []string{"runner", "agent-sim", "-p"},
+		Name:        "sim",
+		Description: "the simulated agent (runner agent-sim), for tests and the first run",
+		Command:     []string{"runner", "agent-sim"},
+		Binary:      "runner",
+		// "runner" is this binary, as in Command.
+		Headless: []string{"runner", "agent-sim", "-p", PromptPlaceholder},
 		Ready: []string{
 			`^│ > `, // the input line of the box
 			`^│ >$`,

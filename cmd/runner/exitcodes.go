@@ -30,10 +30,13 @@ func exitCode(err error) int {
 		return runner.ExitUsage
 	case errors.Is(err, gitsnap.ErrLocked):
 		return runner.ExitBusy
-	case errors.Is(err, tmuxctl.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, runner.ErrTaskTimeout):
+	case errors.Is(err, tmuxctl.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, runner.ErrTaskTimeout),
+		errors.Is(err, runner.ErrAskTimeout):
 		return runner.ExitTimeout
 	case errors.Is(err, runner.ErrNeedsInput):
 		return runner.ExitNeedsInput
+	case errors.Is(err, runner.ErrAskFailed):
+		return runner.ExitFailed
 	case errors.Is(err, state.ErrBusy):
 		return runner.ExitBusy
 	case errors.Is(err, state.ErrTaskNotFound), errors.Is(err, state.ErrAmbiguousTask):

@@ -140,6 +140,7 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 		a.newInboxCmd(),
 		a.newQueueCmd(),
 		a.newCollectCmd(),
+		a.newAskCmd(),
 	)
 	return root
 }

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/state"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newAskCmd() *cobra.Command {
+	var (
+		file     string
+		timeout  time.Duration
+		parallel int
+		asJSON   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "ask TARGET... QUESTION [--timeout D] [--json]",
+		Short: "Ask busy agents a question; headless copies of them (shadows) answer",
+		Long: `Ask the agents of tasks a question without interrupting them. For each target, in
+parallel, a "shadow" answers: the agent's headless mode (claude -p, codex exec,
+gemini -p, ...; read-only where the CLI has such a mode) runs in the task's
+directory with the task's text, its turn log, the end of its output and the
+question. The task's pane is never touched. Each answer prints as it arrives;
+the target then gets an FYI message with the question and its shadow's answer.
+A target whose agent has no headless mode (aider, shell) gets the question as an
+ordinary message instead, and the output says so.
+
+TARGET is a task id (or a unique prefix), @siblings (the calling task's
+siblings; only from inside a runner pane) or @all (every active task but the
+caller). The last argument is the QUESTION, unless --file F (or --file -) gives it.
+
+With --json, one JSON object per line per target, as they arrive: task, agent,
+mode ("shadow" or "message"), answer, error, timed_out, elapsed_ms, exit (the
+shadow's exit status, null when killed or not run), fyi_error.
+
+Exit status: 0 every target answered (or got the question as a message), 1 some
+shadow failed, 3 some timed out (and none failed), 2 bad targets (nothing run).`,
+		Example: `  runner ask t_3kq9 "which file holds the retry logic?"
+  runner ask @siblings "is anyone changing api/handler.go?"
+  runner ask @all --timeout 30s --json --file question.md`,
+		Args: args(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			targets, question := argv, ""
+			if file == "" {
+				if len(argv) < 2 {
+					return runner.Usagef("ask: give TARGET... QUESTION (the last argument is the question), or the question with --file F")
+				}
+				targets, question = argv[:len(argv)-1], argv[len(argv)-1]
+			} else {
+				q, err := a.readText(nil, file)
+				if err != nil {
+					return err
+				}
+				question = q
+			}
+			if timeout < 0 || parallel < 0 {
+				return runner.Usagef("ask: --timeout and --parallel must not be negative")
+			}
+			env, _, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			req := runner.AskRequest{
+				Targets: targets, Question: question, Caller: a.getenv("RUNNER_TASK_ID"),
+				Timeout: timeout, Parallel: parallel,
+				Post: func(ctx context.Context, to *state.Task, typ, text string) error {
+					return postAskMessage(ctx, env, to, typ, text)
+				},
+				OnAnswer: a.printAskAnswer(asJSON),
+			}
+			_, err = runner.Ask(cmd.Context(), env, req)
+			return err
+		},
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "read the question from file F ('-' for standard input)")
+	cmd.Flags().DurationVar(&timeout, "timeout", runner.DefaultAskTimeout, "give each shadow this long to answer (killed after)")
+	cmd.Flags().IntVar(&parallel, "parallel", runner.DefaultAskParallel, "run at most this many shadows at once")
+	a.jsonFlag(cmd, &asJSON)
+	return cmd
+}
+
+// printAskAnswer prints one answer as it arrives: a JSON line, or a header
+// line and the answer.
+func (a *app) printAskAnswer(asJSON bool) func(runner.AskAnswer) {
+	if asJSON {
+		enc := json.NewEncoder(a.out)
+		enc.SetEscapeHTML(false)
+		return func(ans runner.AskAnswer) { _ = enc.Encode(ans) }
+	}
+	return func(ans runner.AskAnswer) {
+		took := time.Duration(ans.ElapsedMS) * time.Millisecond
+		if took >= time.Second {
+			took = took.Round(100 * time.Millisecond)
+		}
+		switch {
+		case ans.Mode == runner.AskModeMessage && ans.OK():
+			fmt.Fprintf(a.out, "== %s (%s): no headless mode; the question was sent to it as a message\n", ans.Task, ans.Agent)
+		case ans.Mode == runner.AskModeMessage:
+			fmt.Fprintf(a.out, "== %s (%s): no headless mode, and the question could not be sent as a message: %s\n", ans.Task, ans.Agent, ans.Error)
+		case ans.TimedOut:
+			fmt.Fprintf(a.out, "== %s (%s) timed out after %s: %s\n", ans.Task, ans.Agent, took, ans.Error)
+		case !ans.OK():
+			fmt.Fprintf(a.out, "== %s (%s) failed after %s: %s\n", ans.Task, ans.Agent, took, ans.Error)
+		default:
+			fmt.Fprintf(a.out, "== %s (%s) answered in %s\n", ans.Task, ans.Agent, took)
+		}
+		if ans.Answer != "" {
+			fmt.Fprintln(a.out, strings.TrimRight(ans.Answer, "\n"))
+		}
+		if ans.FYIError != "" {
+			fmt.Fprintf(a.out, "   (FYI to %s not sent: %s)\n", ans.Task, ans.FYIError)
+		}
+	}
+}

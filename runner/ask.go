@@ -1,0 +1,603 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/runner-cli/runner/state"
+)
+
+// Ask targets other than task ids.
+const (
+	AskSiblings = "@siblings" // the calling task's siblings (same parent)
+	AskAll      = "@all"      // every active task except the caller
+)
+
+// Ask defaults and bounds.
+const (
+	// DefaultAskTimeout bounds one shadow when AskRequest.Timeout is 0.
+	DefaultAskTimeout = 2 * time.Minute
+	// DefaultAskParallel is how many shadows run at once when
+	// AskRequest.Parallel is 0.
+	DefaultAskParallel = 8
+	// AskContextMax bounds the prompt a shadow gets, in bytes.
+	AskContextMax = 8 << 10
+	// askOutputMax bounds what is kept of a shadow's stdout (its answer);
+	// askStderrMax of its stderr (for the error message).
+	askOutputMax = 64 << 10
+	askStderrMax = 2 << 10
+)
+
+// Modes of an AskAnswer.
+const (
+	AskModeShadow  = "shadow"  // a headless copy of the agent answered
+	AskModeMessage = "message" // no headless mode: the question was posted as a message
+)
+
+// Message types ask posts (see `runner msg --type`).
+const (
+	AskMessageRequest = "request" // the question, to a target without a headless mode
+	AskMessageFYI     = "update"  // "you were asked …; your shadow answered …"
+)
+
+// ErrAskFailed is wrapped by Ask's error when a shadow failed or a
+// question could not be posted (exit 1).
+var ErrAskFailed = errors.New("a shadow failed")
+
+// ErrAskTimeout is wrapped by Ask's error when a shadow ran out of time and
+// none failed (exit 3).
+var ErrAskTimeout = errors.New("a shadow timed out")
+
+// PostFunc posts a message of type typ to a task's queue; it is how Ask
+// sends the FYI after a shadow answer and the question to a target without
+// a headless mode.
+type PostFunc func(ctx context.Context, to *state.Task, typ, text string) error
+
+// AskRequest is one `runner ask`.
+type AskRequest struct {
+	// Targets are task ids (or unique prefixes), AskSiblings or AskAll.
+	Targets []string
+	// Question is what the shadows answer.
+	Question string
+	// Caller is the asking task's id (RUNNER_TASK_ID); empty outside a task.
+	Caller string
+	// Timeout bounds each shadow; 0 means DefaultAskTimeout.
+	Timeout time.Duration
+	// Parallel is how many shadows run at once; 0 means DefaultAskParallel.
+	Parallel int
+	// Post posts messages between tasks; required.
+	Post PostFunc
+	// OnAnswer, if set, gets each answer as it arrives, one call at a time.
+	OnAnswer func(AskAnswer)
+}
+
+// AskAnswer is the outcome for one target, as `runner ask --json` prints
+// it (one object per line).
+type AskAnswer struct {
+	// Task and Agent name the target.
+	Task  string `json:"task"`
+	Agent string `json:"agent"`
+	// Mode is AskModeShadow or AskModeMessage.
+	Mode string `json:"mode"`
+	// Answer is the shadow's standard output, trimmed ("" in message mode).
+	Answer string `json:"answer"`
+	// Error says why there is no answer ("" when it answered, or when
+	// the question was posted in message mode).
+	Error string `json:"error"`
+	// TimedOut is set when the shadow was killed at the timeout.
+	TimedOut bool `json:"timed_out"`
+	// ElapsedMS is how long the shadow (or the post) took.
+	ElapsedMS int64 `json:"elapsed_ms"`
+	// Exit is the shadow's exit status; nil when it did not exit by
+	// itself (killed at the timeout, not started, message mode).
+	Exit *int `json:"exit"`
+	// FYIError says why the FYI message to the target was not posted
+	// after an answer ("" when it was, or when there was no answer).
+	FYIError string `json:"fyi_error"`
+}
+
+// OK reports whether the target answered (shadow) or got the question
+// (message mode).
+func (a AskAnswer) OK() bool { return a.Error == "" }
+
+// Ask resolves the targets and, for each in parallel, runs its profile's
+// headless command in its directory with a bounded context (AskPrompt),
+// killing the process group at the timeout. A target answered gets an FYI
+// message; a target whose profile has no headless mode gets the question as
+// a message instead. The targets' panes are never touched. Answers are
+// returned in target order and passed to OnAnswer as they arrive.
+//
+// Bad targets are an ErrUsage error and nothing runs. Otherwise the error
+// wraps ErrAskFailed if a target failed, else ErrAskTimeout if one timed
+// out, else it is nil; the context's error when it ends first.
+func Ask(ctx context.Context, env *Env, req AskRequest) ([]AskAnswer, error) {
+	if req.Post == nil {
+		return nil, errors.New("ask: no Post function (a bug in the caller)")
+	}
+	if strings.TrimSpace(req.Question) == "" {
+		return nil, Usagef("ask: empty question")
+	}
+	st, err := Reconcile(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	targets, err := ResolveAskTargets(st, req.Caller, req.Targets)
+	if err != nil {
+		return nil, err
+	}
+	profs := make([]*Profile, len(targets))
+	for i, t := range targets {
+		p, err := FindProfile(env.Profiles, t.Agent)
+		if err != nil {
+			return nil, Usagef("task %s: its agent %q has no profile (see 'runner agents')", t.ID, t.Agent)
+		}
+		profs[i] = p
+	}
+	timeout := req.Timeout
+	if timeout <= 0 {
+		timeout = DefaultAskTimeout
+	}
+	parallel := req.Parallel
+	if parallel <= 0 {
+		parallel = DefaultAskParallel
+	}
+	asker := "the user"
+	if req.Caller != "" {
+		asker = "task " + req.Caller
+	}
+
+	type result struct {
+		i int
+		a AskAnswer
+	}
+	results := make(chan result)
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, t := range targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-ctx.Done():
+				results <- result{i, AskAnswer{Task: t.ID, Agent: t.Agent, Mode: modeOf(profs[i]), Error: "interrupted before it started"}}
+				return
+			}
+			results <- result{i, askOne(ctx, env, t, profs[i], req, asker, timeout)}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+
+	out := make([]AskAnswer, len(targets))
+	for r := range results {
+		out[r.i] = r.a
+		if req.OnAnswer != nil {
+			req.OnAnswer(r.a)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return out, err
+	}
+	return out, askOutcome(out)
+}
+
+func modeOf(p *Profile) string {
+	if len(p.Headless) == 0 {
+		return AskModeMessage
+	}
+	return AskModeShadow
+}
+
+// askOutcome is Ask's error for a set of answers: a failure beats a
+// timeout (both mean some target has no answer; a failure needs a look).
+func askOutcome(as []AskAnswer) error {
+	var failed, timedOut []string
+	for _, a := range as {
+		switch {
+		case a.TimedOut:
+			timedOut = append(timedOut, a.Task)
+		case !a.OK():
+			failed = append(failed, a.Task)
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		return fmt.Errorf("ask: no answer from %s: %w", strings.Join(failed, ", "), ErrAskFailed)
+	case len(timedOut) > 0:
+		return fmt.Errorf("ask: no answer in time from %s: %w", strings.Join(timedOut, ", "), ErrAskTimeout)
+	}
+	return nil
+}
+
+// askOne asks one target: its shadow, then the FYI; or, without a headless
+// mode, the question as a message.
+func askOne(ctx context.Context, env *Env, t *state.Task, prof *Profile, req AskRequest, asker string, timeout time.Duration) (a AskAnswer) {
+	a = AskAnswer{Task: t.ID, Agent: t.Agent, Mode: modeOf(prof)}
+	start := time.Now()
+	defer func() { a.ElapsedMS = time.Since(start).Milliseconds() }()
+	if a.Mode == AskModeMessage {
+		text := fmt.Sprintf("Question from %s (your agent %s has no headless mode to answer it for you):\n%s", asker, t.Agent, req.Question)
+		if err := req.Post(ctx, t, AskMessageRequest, text); err != nil {
+			a.Error = fmt.Sprintf("post the question to %s: %v", t.ID, err)
+		}
+		return a
+	}
+	prompt := AskPrompt(t, readTranscriptTail(t.Transcript), asker, req.Question)
+	res := runShadow(ctx, env, t, prof, prompt, timeout)
+	a.Answer, a.Exit, a.TimedOut = res.answer, res.exit, res.timedOut
+	switch {
+	case res.err != nil:
+		a.Error = res.err.Error()
+		return a
+	case a.Answer == "":
+		a.Error = fmt.Sprintf("the shadow of %s exited 0 but printed no answer%s", t.ID, stderrNote(res.stderr))
+		return a
+	}
+	fyi := fmt.Sprintf("FYI, no reply needed: while you were busy, %s asked you:\n%s\n\nYour shadow (a headless copy of you, given your task and recent output) answered:\n%s",
+		asker, clipBytes(req.Question, 1500), clipBytes(a.Answer, 3000))
+	if err := req.Post(ctx, t, AskMessageFYI, fyi); err != nil {
+		a.FYIError = fmt.Sprintf("post the FYI to %s: %v", t.ID, err)
+	}
+	return a
+}
+
+type shadowResult struct {
+	answer   string
+	stderr   string
+	exit     *int
+	timedOut bool
+	err      error
+}
+
+// runShadow runs the profile's headless command with prompt in the task's
+// directory, in its own process group, killed (the whole group) when
+// timeout passes or ctx ends.
+func runShadow(ctx context.Context, env *Env, t *state.Task, prof *Profile, prompt string, timeout time.Duration) shadowResult {
+	argv, err := resolveArgv(env, prof, prof.HeadlessArgv(prompt))
+	if err != nil {
+		return shadowResult{err: fmt.Errorf("shadow of %s: %w", t.ID, err)}
+	}
+	if fi, err := os.Stat(t.Dir); err != nil || !fi.IsDir() {
+		return shadowResult{err: fmt.Errorf("shadow of %s: project directory %s is missing", t.ID, t.Dir)}
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(tctx, argv[0], argv[1:]...)
+	cmd.Dir = t.Dir
+	cmd.Env = shadowEnv(env, t, prof)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// A grandchild that escaped the group must not hold the pipes open.
+	cmd.WaitDelay = 2 * time.Second
+	stdout := &capWriter{max: askOutputMax}
+	stderr := &tailWriter{max: askStderrMax}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	err = cmd.Run()
+	res := shadowResult{answer: strings.TrimSpace(StripANSI(stdout.String())), stderr: strings.TrimSpace(stderr.String())}
+	switch {
+	case err == nil:
+		code := 0
+		res.exit = &code
+	case tctx.Err() != nil && ctx.Err() == nil:
+		res.timedOut = true
+		res.err = fmt.Errorf("the shadow of %s gave no answer within %s (its process group was killed)", t.ID, timeout)
+	case ctx.Err() != nil:
+		res.err = fmt.Errorf("the shadow of %s was interrupted", t.ID)
+	case err != nil:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() >= 0 {
+			code := ee.ExitCode()
+			res.exit = &code
+			res.err = fmt.Errorf("the shadow of %s (%s) exited %d%s", t.ID, argv[0], code, stderrNote(res.stderr))
+		} else {
+			res.err = fmt.Errorf("the shadow of %s (%s): %w%s", t.ID, argv[0], err, stderrNote(res.stderr))
+		}
+	}
+	return res
+}
+
+func stderrNote(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ": " + clip(s, 300)
+}
+
+// shadowEnv is the caller's environment without the variables that say
+// which task a process belongs to (a shadow is not the caller, nor a child
+// of it), plus RUNNER_SHADOW_OF and the profile's Env.
+func shadowEnv(env *Env, t *state.Task, prof *Profile) []string {
+	environ := os.Environ
+	if env.Environ != nil {
+		environ = env.Environ
+	}
+	var out []string
+	for _, e := range environ() {
+		k, _, _ := strings.Cut(e, "=")
+		switch k {
+		case "RUNNER_TASK_ID", "RUNNER_PARENT", "RUNNER_LEVEL", "RUNNER_PROJECT", "RUNNER_SHADOW_OF":
+			continue
+		}
+		if _, ok := prof.Env[k]; ok {
+			continue
+		}
+		out = append(out, e)
+	}
+	out = append(out, "RUNNER_SHADOW_OF="+t.ID)
+	keys := make([]string, 0, len(prof.Env))
+	for k := range prof.Env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		out = append(out, k+"="+prof.Env[k])
+	}
+	return out
+}
+
+// ResolveAskTargets turns ask's TARGET arguments into tasks, in argument
+// order without duplicates: task ids or unique prefixes (any status),
+// AskSiblings (the caller's active siblings: same parent), AskAll (every
+// active task but the caller). The caller is never its own target. Any bad
+// target is an ErrUsage error.
+func ResolveAskTargets(st *state.State, caller string, refs []string) ([]*state.Task, error) {
+	if len(refs) == 0 {
+		return nil, Usagef("ask: no target (give task ids, %s or %s)", AskSiblings, AskAll)
+	}
+	var out []*state.Task
+	seen := map[string]bool{}
+	add := func(t *state.Task) {
+		if !seen[t.ID] && t.ID != caller {
+			seen[t.ID] = true
+			out = append(out, t)
+		}
+	}
+	for _, ref := range refs {
+		switch {
+		case ref == AskSiblings:
+			if caller == "" {
+				return nil, Usagef("ask %s: not inside a task (RUNNER_TASK_ID is not set): only an agent in a runner pane has siblings; give task ids or %s", AskSiblings, AskAll)
+			}
+			self, ok := st.Tasks[caller]
+			if !ok {
+				return nil, Usagef("ask %s: the calling task %s (RUNNER_TASK_ID) is not in the state (pruned?); give task ids or %s", AskSiblings, caller, AskAll)
+			}
+			if self.Parent == "" {
+				return nil, Usagef("ask %s: task %s was not dispatched by another task, so it has no siblings; give task ids or %s", AskSiblings, caller, AskAll)
+			}
+			n := 0
+			for _, t := range st.TaskList() {
+				if t.Parent == self.Parent && t.ID != caller && t.Status.IsActive() {
+					add(t)
+					n++
+				}
+			}
+			if n == 0 {
+				return nil, Usagef("ask %s: task %s has no active siblings (see 'runner tree %s')", AskSiblings, caller, self.Parent)
+			}
+		case ref == AskAll:
+			n := 0
+			for _, t := range st.TaskList() {
+				if t.ID != caller && t.Status.IsActive() {
+					add(t)
+					n++
+				}
+			}
+			if n == 0 {
+				return nil, Usagef("ask %s: no active task to ask (see 'runner ps')", AskAll)
+			}
+		case strings.HasPrefix(ref, "@"):
+			return nil, Usagef("ask: unknown target %q (use task ids, %s or %s)", ref, AskSiblings, AskAll)
+		default:
+			t, err := st.FindTask(ref)
+			if err != nil {
+				return nil, Usagef("ask: %v (see 'runner ps --all')", err)
+			}
+			if t.ID == caller {
+				return nil, Usagef("ask: %s is the calling task; a task cannot ask itself", t.ID)
+			}
+			add(t)
+		}
+	}
+	return out, nil
+}
+
+// Budgets of AskPrompt's parts, in bytes; the transcript gets what is
+// left of AskContextMax.
+const (
+	askQuestionMax = 2000
+	askTaskMax     = 2000
+	askTurnsMax    = 1200
+)
+
+// AskPrompt is the prompt a shadow of t gets: who it answers for, t's task
+// text, its turn log, the tail of its transcript and the question, at most
+// AskContextMax bytes. Context lines are quoted with "| " so that no line
+// of it reads as an instruction on its own (the sim acts on lines that
+// start with a directive); the question's lines are not quoted.
+func AskPrompt(t *state.Task, transcriptTail, asker, question string) string {
+	var b strings.Builder
+	where := t.Dir
+	if t.Project != "" {
+		where = "project " + t.Project + " (" + t.Dir + ")"
+	}
+	fmt.Fprintf(&b, "You are the shadow of agent %s (%s): answer a question on its behalf.\n"+
+		"That agent is busy with the task below in %s and must not be interrupted. "+
+		"Answer the question at the end as it would, briefly and concretely, from the context below and by reading files if needed. "+
+		"Do not change any file and do not run commands that change anything.\n\n", t.ID, t.Agent, where)
+	b.WriteString("Its task:\n")
+	b.WriteString(quoteLines(clipBytes(strings.TrimSpace(t.Text), askTaskMax)))
+	b.WriteString("\n\nIts turn log (oldest first):\n")
+	var turns []string
+	size := 0
+	for i := len(t.Turns) - 1; i >= 0; i-- {
+		l := t.Turns[i].Time.UTC().Format("15:04:05") + " " + clip(t.Turns[i].Summary, 200)
+		if size+len(l)+3 > askTurnsMax {
+			break
+		}
+		size += len(l) + 3
+		turns = append(turns, l)
+	}
+	slices.Reverse(turns)
+	if len(turns) == 0 {
+		turns = []string{"(no turn finished yet)"}
+	}
+	b.WriteString(quoteLines(strings.Join(turns, "\n")))
+	tail := fmt.Sprintf("\n\nQuestion from %s:\n%s\n", asker, clipBytes(strings.TrimSpace(question), askQuestionMax))
+	head := "\n\nThe end of its terminal output:\n"
+	room := AskContextMax - b.Len() - len(head) - len(tail)
+	if tr := quotedTail(strings.TrimSpace(transcriptTail), room); tr != "" {
+		b.WriteString(head)
+		b.WriteString(tr)
+	}
+	b.WriteString(tail)
+	return b.String()
+}
+
+// quoteLines prefixes every line of s with "| ".
+func quoteLines(s string) string {
+	if s == "" {
+		return "| (empty)"
+	}
+	return "| " + strings.ReplaceAll(s, "\n", "\n| ")
+}
+
+// quotedTail quotes the last lines of s that fit in max bytes, quoting
+// included; "" when none fits.
+func quotedTail(s string, max int) string {
+	if s == "" || max <= 0 {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	var keep []string
+	size := 0
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := clipBytes(lines[i], 400)
+		if size+len(l)+3 > max {
+			break
+		}
+		size += len(l) + 3
+		keep = append(keep, l)
+	}
+	if len(keep) == 0 {
+		return ""
+	}
+	slices.Reverse(keep)
+	return quoteLines(strings.Join(keep, "\n"))
+}
+
+// clipBytes cuts s to at most n bytes at a rune boundary, ending in "…"
+// when cut.
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// transcriptReadMax is how much of the end of a transcript is read.
+const transcriptReadMax = 64 << 10
+
+// readTranscriptTail returns the last lines of a task's transcript as
+// text: escapes stripped, carriage returns resolved, blank and repeated
+// lines (spinner redraws) dropped. A missing file gives "".
+func readTranscriptTail(path string) string {
+	if path == "" {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > transcriptReadMax {
+		_, _ = f.Seek(fi.Size()-transcriptReadMax, io.SeekStart)
+	}
+	b, _ := io.ReadAll(io.LimitReader(f, transcriptReadMax))
+	return CleanTranscript(string(b), 80)
+}
+
+// CleanTranscript turns raw terminal output into its last n meaningful
+// lines: escapes stripped, each line's text after its last carriage return
+// (a redraw) kept, blank lines and lines equal to the previous one dropped.
+func CleanTranscript(raw string, n int) string {
+	raw = strings.ReplaceAll(StripANSI(raw), "\r\n", "\n")
+	var out []string
+	for _, l := range strings.Split(raw, "\n") {
+		if i := strings.LastIndexByte(l, '\r'); i >= 0 {
+			l = l[i+1:]
+		}
+		l = strings.TrimRight(strings.Map(func(r rune) rune {
+			if r < 0x20 && r != '\t' || r == 0x7f || r == utf8.RuneError {
+				return -1
+			}
+			return r
+		}, l), " \t")
+		if strings.TrimSpace(l) == "" || (len(out) > 0 && out[len(out)-1] == l) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return LastLines(strings.Join(out, "\n"), n)
+}
+
+// capWriter keeps the first max bytes written to it.
+type capWriter struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	max int
+}
+
+func (w *capWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if room := w.max - w.buf.Len(); room > 0 {
+		w.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (w *capWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// tailWriter keeps the last max bytes written to it.
+type tailWriter struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	if len(w.buf) > w.max {
+		w.buf = append(w.buf[:0:0], w.buf[len(w.buf)-w.max:]...)
+	}
+	return len(p), nil
+}
+
+func (w *tailWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.ToValidUTF8(string(w.buf), "")
+}

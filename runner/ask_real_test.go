@@ -1,0 +1,78 @@
+//go:build realagents
+
+package runner
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runner-cli/runner/runner/mockapi"
+	"github.com/runner-cli/runner/state"
+)
+
+// TestRealAgentsShadow runs each installed agent CLI through its built-in
+// profile's headless argv (the shadow of `runner ask`) against the mock
+// model API: the answer is printed, and a tool call that would write a file
+// is not carried out (the read-only mode holds). Run it with
+// scripts/test-real-agents.sh.
+func TestRealAgentsShadow(t *testing.T) {
+	for _, cli := range mockapi.CLIs() {
+		t.Run(cli, func(t *testing.T) {
+			if _, err := exec.LookPath(cli); err != nil {
+				if os.Getenv("RUNNER_REAL_AGENTS_REQUIRED") == "1" {
+					t.Fatalf("%s not on PATH (run scripts/install-agents.sh and add its bin directory to PATH)", cli)
+				}
+				t.Skipf("%s not on PATH", cli)
+			}
+			prof, err := BuiltinProfile(cli)
+			if err != nil {
+				t.Fatal(err)
+			}
+			home, project := t.TempDir(), t.TempDir()
+			target := filepath.Join(project, "shadow-wrote.txt")
+			var log bytes.Buffer
+			srv := mockapi.Start([]mockapi.Turn{
+				{Match: "WRITE-TURN", Write: &mockapi.FileWrite{Path: target, Content: "shadow wrote this\n"}, Text: "TRIED-TO-WRITE"},
+				{Match: "TEXT-TURN", Text: "SHADOW-ANSWER-42"},
+			}, mockapi.Options{Log: &log})
+			defer srv.Close()
+			defer func() {
+				if t.Failed() {
+					t.Logf("mock requests:\n%s", log.String())
+				}
+			}()
+			agentEnv, files, err := mockapi.AgentEnv(cli, srv.URL(), home, project)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := mockapi.WriteFiles(files); err != nil {
+				t.Fatal(err)
+			}
+			agentEnv = append(agentEnv, "PATH="+os.Getenv("PATH"), "LANG=C.UTF-8", "TERM=dumb")
+			env := &Env{Environ: func() []string { return agentEnv }}
+			task := &state.Task{ID: "t_shadow01", Agent: cli, Dir: project, Text: "refactor the parser"}
+
+			res := runShadow(t.Context(), env, task, prof, AskPrompt(task, "", "the user", "please answer the TEXT-TURN"), 3*time.Minute)
+			if res.err != nil || !strings.Contains(res.answer, "SHADOW-ANSWER-42") {
+				t.Errorf("%s shadow: err %v, answer %q, stderr %q", cli, res.err, res.answer, res.stderr)
+			}
+			res = runShadow(t.Context(), env, task, prof, AskPrompt(task, "", "the user", "please do the WRITE-TURN"), 3*time.Minute)
+			t.Logf("%s shadow asked to write: err %v, answer %q", cli, res.err, clip(res.answer, 300))
+			sawTool := false
+			for _, r := range srv.Requests() {
+				sawTool = sawTool || strings.HasPrefix(r.Reply, "tool: ")
+			}
+			if !sawTool {
+				t.Errorf("%s: the mock never asked for the write (the check below would prove nothing)", cli)
+			}
+			if _, err := os.Stat(target); err == nil {
+				t.Errorf("%s: the shadow (%q) wrote %s: its headless mode is not read-only", cli, prof.Headless, target)
+			}
+		})
+	}
+}

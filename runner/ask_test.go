@@ -1,0 +1,278 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runner-cli/runner/state"
+)
+
+// askState: p (root, running) has children c1, c2 (running) and c3 (done);
+// r is another running root task; f a finished root task; x a queued one.
+func askState() *state.State {
+	st := state.New()
+	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i, tk := range []struct{ id, parent string }{
+		{"t_pppppppp", ""}, {"t_c1c1c1c1", "t_pppppppp"}, {"t_c2c2c2c2", "t_pppppppp"},
+		{"t_c3c3c3c3", "t_pppppppp"}, {"t_rrrrrrrr", ""}, {"t_ffffffff", ""}, {"t_xxxxxxxx", ""},
+	} {
+		s := state.StatusRunning
+		switch tk.id {
+		case "t_c3c3c3c3", "t_ffffffff":
+			s = state.StatusDone
+		case "t_xxxxxxxx":
+			s = state.StatusQueued
+		}
+		st.Tasks[tk.id] = &state.Task{ID: tk.id, Parent: tk.parent, Status: s, Agent: "sim", Dir: "/p",
+			Created: base.Add(time.Duration(i) * time.Second)}
+	}
+	return st
+}
+
+func TestResolveAskTargets(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		caller  string
+		refs    []string
+		want    []string // task ids in order
+		wantErr string   // substring of a usage error
+	}{
+		{name: "ids and prefixes in argument order", refs: []string{"t_rrrrrrrr", "c1c1"}, want: []string{"t_rrrrrrrr", "t_c1c1c1c1"}},
+		{name: "a finished task by id", refs: []string{"t_ffffffff"}, want: []string{"t_ffffffff"}},
+		{name: "duplicates once", refs: []string{"t_c2c2c2c2", "c2", "@siblings"}, caller: "t_c1c1c1c1", want: []string{"t_c2c2c2c2"}},
+		{name: "siblings: same parent, active, not the caller", caller: "t_c1c1c1c1", refs: []string{"@siblings"}, want: []string{"t_c2c2c2c2"}},
+		{name: "all: active, not the caller, oldest first", caller: "t_c1c1c1c1", refs: []string{"@all"},
+			want: []string{"t_pppppppp", "t_c2c2c2c2", "t_rrrrrrrr", "t_xxxxxxxx"}},
+		{name: "all from outside a task", refs: []string{"@all"},
+			want: []string{"t_pppppppp", "t_c1c1c1c1", "t_c2c2c2c2", "t_rrrrrrrr", "t_xxxxxxxx"}},
+		{name: "siblings outside a task", refs: []string{"@siblings"}, wantErr: "not inside a task (RUNNER_TASK_ID is not set)"},
+		{name: "siblings of a root task", caller: "t_pppppppp", refs: []string{"@siblings"}, wantErr: "has no siblings"},
+		{name: "siblings of an unknown caller", caller: "t_gonegone", refs: []string{"@siblings"}, wantErr: "is not in the state"},
+		{name: "asking oneself", caller: "t_c1c1c1c1", refs: []string{"c1c1"}, wantErr: "cannot ask itself"},
+		{name: "unknown id", refs: []string{"t_nope"}, wantErr: `no task matches "t_nope"`},
+		{name: "ambiguous prefix", refs: []string{"c"}, wantErr: "c"},
+		{name: "unknown @ target", refs: []string{"@parent"}, wantErr: `unknown target "@parent"`},
+		{name: "no targets", refs: nil, wantErr: "no target"},
+		{name: "a bad target among good ones", refs: []string{"t_rrrrrrrr", "@nobody"}, wantErr: "@nobody"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ResolveAskTargets(askState(), tc.caller, tc.refs)
+			if tc.wantErr != "" || tc.want == nil {
+				if err == nil || !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want a usage error with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, tk := range got {
+				ids = append(ids, tk.ID)
+			}
+			if !slices.Equal(ids, tc.want) {
+				t.Errorf("targets %v, want %v", ids, tc.want)
+			}
+		})
+	}
+}
+
+func TestResolveAskTargetsNoActiveSiblings(t *testing.T) {
+	st := askState()
+	st.Tasks["t_c2c2c2c2"].Status = state.StatusFailed
+	_, err := ResolveAskTargets(st, "t_c1c1c1c1", []string{"@siblings"})
+	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "no active siblings") {
+		t.Fatalf("err = %v", err)
+	}
+	for id, tk := range st.Tasks {
+		if id != "t_c1c1c1c1" {
+			tk.Status = state.StatusDone
+		}
+	}
+	_, err = ResolveAskTargets(st, "t_c1c1c1c1", []string{"@all"})
+	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "no active task") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// directiveStart reports whether a prompt line would be acted on by the sim.
+func directiveStart(line string) bool {
+	f := strings.Fields(line)
+	return len(f) > 0 && slices.Contains([]string{"sleep", "silent", "say", "write", "ask", "run", "exit", "crash"}, f[0])
+}
+
+func TestAskPrompt(t *testing.T) {
+	at := time.Date(2026, 1, 2, 10, 11, 12, 0, time.UTC)
+	small := &state.Task{ID: "t_abcdefgh", Agent: "claude", Project: "api", Dir: "/src/api",
+		Text:  "write hello.txt hi\nrun rm -rf build\nfix the parser",
+		Turns: []state.Turn{{Time: at, Summary: "read parser.go"}, {Time: at.Add(time.Minute), Summary: "exit 3 tests fail"}}}
+	huge := &state.Task{ID: "t_hugehuge", Agent: "codex", Dir: "/src/x", Text: strings.Repeat("task line ", 5000)}
+	for i := range 200 {
+		huge.Turns = append(huge.Turns, state.Turn{Time: at, Summary: fmt.Sprintf("turn %d %s", i, strings.Repeat("z", 100))})
+	}
+	var bigTail strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&bigTail, "output line %d\n", i)
+	}
+	for _, tc := range []struct {
+		name     string
+		task     *state.Task
+		tail     string
+		asker    string
+		question string
+		want     []string
+		dont     []string
+	}{
+		{name: "every part, framed", task: small, tail: "crash\n> compiling\nok", asker: "task t_11111111",
+			question: "which file holds the retry logic?",
+			want: []string{"shadow of agent t_abcdefgh (claude)", "project api (/src/api)", "Do not change any file",
+				"| write hello.txt hi", "| fix the parser", "| 10:11:12 read parser.go", "| 10:12:12 exit 3 tests fail",
+				"The end of its terminal output:\n| crash\n| > compiling\n| ok", "Question from task t_11111111:\nwhich file holds the retry logic?\n"}},
+		{name: "no turns, no transcript", task: &state.Task{ID: "t_nnnnnnnn", Agent: "sim", Dir: "/d", Text: "t"},
+			asker: "the user", question: "q?",
+			want: []string{"| (no turn finished yet)", "in /d ", "Question from the user:\nq?"}, dont: []string{"terminal output"}},
+		{name: "huge inputs stay bounded, newest kept", task: huge, tail: bigTail.String(), asker: "the user",
+			question: strings.Repeat("why? ", 2000),
+			want:     []string{"| output line 2999", "turn 199 ", "…"}, dont: []string{"| output line 0\n", "turn 0 "}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := AskPrompt(tc.task, tc.tail, tc.asker, tc.question)
+			if len(p) > AskContextMax {
+				t.Errorf("prompt is %d bytes, over %d", len(p), AskContextMax)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(p, w) {
+					t.Errorf("prompt lacks %q:\n%s", w, p)
+				}
+			}
+			for _, d := range tc.dont {
+				if strings.Contains(p, d) {
+					t.Errorf("prompt has %q", d)
+				}
+			}
+			// Only the question's own lines may read as directives.
+			ctx, _, _ := strings.Cut(p, "\nQuestion from ")
+			for _, l := range strings.Split(ctx, "\n") {
+				if directiveStart(l) {
+					t.Errorf("context line %q reads as a directive", l)
+				}
+			}
+		})
+	}
+}
+
+func TestCleanTranscript(t *testing.T) {
+	raw := "\x1b[2J\x1b[H> do it\r\n\x1b[32m✻ Working…\x1b[0m\r✽ Working…\r\n✽ Working…\r\n\r\n\r\nanswer one\r\nanswer two\r\n"
+	got := CleanTranscript(raw, 10)
+	want := "> do it\n✽ Working…\nanswer one\nanswer two"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got := CleanTranscript(raw, 2); got != "answer one\nanswer two" {
+		t.Errorf("last 2: %q", got)
+	}
+	if got := CleanTranscript("", 5); got != "" {
+		t.Errorf("empty: %q", got)
+	}
+}
+
+func TestHeadlessProfiles(t *testing.T) {
+	want := map[string]bool{"claude": true, "codex": true, "gemini": true, "opencode": true, "qwen": true, "sim": true,
+		"aider": false, "shell": false}
+	for _, p := range Builtins() {
+		if has := len(p.Headless) > 0; has != want[p.Name] {
+			t.Errorf("%s: headless mode %v, want %v", p.Name, has, want[p.Name])
+		}
+		for _, a := range p.Headless {
+			if strings.Contains(a, "yolo") || strings.Contains(a, "bypass") || strings.Contains(a, "dangerous") || a == "--auto" {
+				t.Errorf("%s: headless argv %q allows changes", p.Name, p.Headless)
+			}
+		}
+	}
+	sim, _ := BuiltinProfile("sim")
+	q := "say it; rm -rf / \"$(id)\"\nline two {prompt}"
+	got := sim.HeadlessArgv(q)
+	if !slices.Equal(got, []string{"runner", "agent-sim", "-p", q}) {
+		t.Errorf("HeadlessArgv = %q: the prompt must be one argv element, as is", got)
+	}
+	shell, _ := BuiltinProfile("shell")
+	if shell.HeadlessArgv("x") != nil {
+		t.Error("shell has a headless argv")
+	}
+	m, err := MergeProfile("sim", sim, []byte(`{"headless":[]}`))
+	if err != nil || len(m.Headless) != 0 {
+		t.Errorf("headless [] should switch it off: %v %q", err, m.Headless)
+	}
+	m, err = MergeProfile("shell", shell, []byte(`{"headless":["my-agent","--ask","--prompt={prompt}"]}`))
+	if err != nil || !slices.Equal(m.HeadlessArgv("hi there"), []string{"my-agent", "--ask", "--prompt=hi there"}) {
+		t.Errorf("custom headless: %v %q", err, m.HeadlessArgv("hi there"))
+	}
+	for partial, wantErr := range map[string]string{
+		`{"headless":["claude","-p"]}`:        `key "headless": no {prompt} placeholder`,
+		`{"headless":["{prompt}"]}`:           `key "headless": the first element must be the program`,
+		`{"headless":["","{prompt}"]}`:        `key "headless": the first element must be the program`,
+		`{"headless":"claude -p {prompt}"}`:   `key "headless"`,
+		`{"headless_argv":["claude","-p"]}`:   `unknown key "headless_argv"`,
+		`{"headless":["claude","{prompt"]}`:   `no {prompt} placeholder`,
+		`{"headless":["a","b","c","d","e"]}`:  `no {prompt} placeholder`,
+		`{"headless":["a",""]}`:               `no {prompt} placeholder`,
+		`{"headless":["a","x{prompt}y","z"]}`: ``,
+	} {
+		_, err := MergeProfile("claude", nil, []byte(`{"command":["claude"],`+partial[1:]))
+		if wantErr == "" {
+			if err != nil {
+				t.Errorf("%s: %v", partial, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("%s: err = %v, want %q", partial, err, wantErr)
+		}
+	}
+	// The config accepts the key (config.go is strict about unknown keys).
+	cfg, err := parseConfig([]byte(`{"profiles":{"aider":{"headless":["aider","--dry-run","--message","{prompt}"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := cfg.Profiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	aider, _ := FindProfile(ps, "aider")
+	if got := aider.HeadlessArgv("q"); !slices.Equal(got, []string{"aider", "--dry-run", "--message", "q"}) {
+		t.Errorf("config override: %q", got)
+	}
+	cfg, err = parseConfig([]byte(`{"profiles":{"aider":{"headless":["aider"]}}}`))
+	if err == nil {
+		_, err = cfg.Profiles()
+	}
+	if err == nil || !strings.Contains(err.Error(), "placeholder") {
+		t.Errorf("config with a headless argv without {prompt}: %v", err)
+	}
+}
+
+func TestAskOutcome(t *testing.T) {
+	ok := AskAnswer{Task: "t_a", Mode: AskModeShadow, Answer: "x"}
+	msg := AskAnswer{Task: "t_m", Mode: AskModeMessage}
+	failed := AskAnswer{Task: "t_f", Error: "exited 1"}
+	slow := AskAnswer{Task: "t_s", Error: "no answer", TimedOut: true}
+	fyiFailed := AskAnswer{Task: "t_y", Answer: "x", FYIError: "no messages"}
+	for _, tc := range []struct {
+		as   []AskAnswer
+		want error
+	}{
+		{[]AskAnswer{ok, msg, fyiFailed}, nil},
+		{[]AskAnswer{ok, slow}, ErrAskTimeout},
+		{[]AskAnswer{slow, failed}, ErrAskFailed},
+		{[]AskAnswer{failed}, ErrAskFailed},
+	} {
+		err := askOutcome(tc.as)
+		if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {
+			t.Errorf("askOutcome(%+v) = %v, want %v", tc.as, err, tc.want)
+		}
+	}
+}
