@@ -70,7 +70,8 @@ type AskRequest struct {
 	Targets []string
 	// Question is what the shadows answer.
 	Question string
-	// Caller is the asking task's id (RUNNER_TASK_ID); empty outside a task.
+	// Caller is the asking task's id; empty means the task this process
+	// runs under (RUNNER_TASK_ID, or its pane's process ancestry), if any.
 	Caller string
 	// Timeout bounds each shadow; 0 means DefaultAskTimeout.
 	Timeout time.Duration
@@ -131,6 +132,9 @@ func Ask(ctx context.Context, env *Env, req AskRequest) ([]AskAnswer, error) {
 	st, err := Reconcile(ctx, env)
 	if err != nil {
 		return nil, err
+	}
+	if req.Caller == "" {
+		req.Caller = callerTask(ctx, env, st)
 	}
 	targets, err := ResolveAskTargets(st, req.Caller, req.Targets)
 	if err != nil {

@@ -177,15 +177,15 @@ func TestAskFailures(t *testing.T) {
 	})
 
 	t.Run("posting fails", func(t *testing.T) {
-		p := &post{fail: errors.New("messages between tasks are not available in this build")}
+		p := &post{fail: errors.New("the queue of the target is full")}
 		as, err := runner.Ask(ctx, env, runner.AskRequest{Targets: []string{sim, shell}, Question: "say still answered", Post: p.fn})
 		if !errors.Is(err, runner.ErrAskFailed) {
 			t.Fatalf("err = %v: the shell target got nothing", err)
 		}
-		if a := as[0]; !a.OK() || !strings.Contains(a.Answer, "still answered") || !strings.Contains(a.FYIError, "not available in this build") {
+		if a := as[0]; !a.OK() || !strings.Contains(a.Answer, "still answered") || !strings.Contains(a.FYIError, "the queue of the target is full") {
 			t.Errorf("sim answer %+v: answered, with the FYI's error", a)
 		}
-		if a := as[1]; a.OK() || !strings.Contains(a.Error, "not available in this build") {
+		if a := as[1]; a.OK() || !strings.Contains(a.Error, "the queue of the target is full") {
 			t.Errorf("shell answer %+v", a)
 		}
 	})

@@ -62,15 +62,17 @@ shadow failed, 3 some timed out (and none failed), 2 bad targets (nothing run).`
 			if timeout < 0 || parallel < 0 {
 				return runner.Usagef("ask: --timeout and --parallel must not be negative")
 			}
-			env, _, err := a.runnerEnv(false)
+			env, cfg, err := a.runnerEnv(false)
 			if err != nil {
 				return err
 			}
 			req := runner.AskRequest{
-				Targets: targets, Question: question, Caller: a.getenv("RUNNER_TASK_ID"),
+				Targets: targets, Question: question,
 				Timeout: timeout, Parallel: parallel,
 				Post: func(ctx context.Context, to *state.Task, typ, text string) error {
-					return postAskMessage(ctx, env, to, typ, text)
+					_, err := runner.PostMessage(ctx, env, runner.MessageRequest{To: to.ID, Text: text,
+						Type: state.MessageType(typ), MaxHops: cfg.MaxHops, MaxPerRoot: cfg.MaxMessagesPerRoot})
+					return err
 				},
 				OnAnswer: a.printAskAnswer(asJSON),
 			}
