@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
 )
 
 // callerTask returns the id of the task this process runs under: the one
@@ -16,6 +17,12 @@ import (
 // task. Lineage limits and message hops depend on it, so a stripped
 // environment must not turn an agent into "the user".
 func callerTask(ctx context.Context, env *Env, st *state.State) string {
+	return callerTaskIn(ctx, env, st, nil)
+}
+
+// callerTaskIn is callerTask with the live panes already listed (nil: list
+// them if needed).
+func callerTaskIn(ctx context.Context, env *Env, st *state.State, panes []tmuxctl.PaneInfo) string {
 	if id := env.Getenv("RUNNER_TASK_ID"); id != "" {
 		return id
 	}
@@ -28,9 +35,11 @@ func callerTask(ctx context.Context, env *Env, st *state.State) string {
 	if len(byPane) == 0 {
 		return ""
 	}
-	panes, err := env.TC.ListPanes(ctx)
-	if err != nil {
-		return ""
+	if panes == nil {
+		var err error
+		if panes, err = env.TC.ListPanes(ctx); err != nil {
+			return ""
+		}
 	}
 	byPID := map[int]string{}
 	for _, p := range panes {

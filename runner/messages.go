@@ -104,13 +104,13 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 	// Which recipients are idle is known only under the lock; whether
 	// their panes live needs tmux, which must not run under it: look
 	// first, then decide under the lock.
-	pre, err := Reconcile(ctx, env)
+	pre, panes, err := reconcile(ctx, env, true)
 	if err != nil {
 		return nil, err
 	}
 	from := req.From
 	if from == "" {
-		from = callerTask(ctx, env, pre)
+		from = callerTaskIn(ctx, env, pre, panes)
 	}
 	sender, err := messageSender(pre, from)
 	if err != nil {
@@ -121,12 +121,8 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 		return nil, err
 	}
 	// Any target may be done by the time the lock is taken: know all
-	// their panes (one tmux call).
+	// their panes.
 	alive := map[string]bool{}
-	panes, err := env.TC.ListPanes(ctx)
-	if err != nil {
-		return nil, err
-	}
 	live := map[string]bool{}
 	for _, p := range panes {
 		live[p.ID] = !p.Dead

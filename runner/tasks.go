@@ -46,9 +46,35 @@ func zombieExit(pid int) (status int, known, ok bool) { return tmuxctl.ZombieExi
 // their status: they wait for the user, who resumes them after answering.
 // It returns the tasks after the change.
 func Reconcile(ctx context.Context, env *Env) (*state.State, error) {
+	st, _, err := reconcile(ctx, env, false)
+	return st, err
+}
+
+// reconcile is Reconcile; with wantPanes it also returns the live panes
+// (listed anyway when a task is active), so callers that need them make
+// one tmux call, not two.
+func reconcile(ctx context.Context, env *Env, wantPanes bool) (*state.State, []tmuxctl.PaneInfo, error) {
 	st, err := env.Store.Read(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var list []tmuxctl.PaneInfo
+	listed := false
+	listPanes := func() error {
+		if listed {
+			return nil
+		}
+		l, err := env.TC.ListPanes(ctx)
+		if err != nil {
+			return err
+		}
+		list, listed = l, true
+		return nil
+	}
+	if wantPanes {
+		if err := listPanes(); err != nil {
+			return nil, nil, err
+		}
 	}
 	type change struct {
 		id     string
@@ -71,9 +97,8 @@ func Reconcile(ctx context.Context, env *Env) (*state.State, error) {
 			continue
 		}
 		if panes == nil {
-			list, err := env.TC.ListPanes(ctx)
-			if err != nil {
-				return nil, err
+			if err := listPanes(); err != nil {
+				return nil, nil, err
 			}
 			panes = map[string]tmuxctl.PaneInfo{}
 			for _, p := range list {
@@ -103,7 +128,7 @@ func Reconcile(ctx context.Context, env *Env) (*state.State, error) {
 		}
 	}
 	if len(changes) == 0 {
-		return st, nil
+		return st, list, nil
 	}
 	var dropped []*state.Message
 	err = env.Store.Update(ctx, func(s *state.State) error {
@@ -127,7 +152,7 @@ func Reconcile(ctx context.Context, env *Env) (*state.State, error) {
 			env.journal(ctx, t, "reconcile", string(c.status)+": "+c.reason)
 		}
 	}
-	return st, err
+	return st, list, err
 }
 
 // PSOptions filters ListTasks.
