@@ -11,7 +11,8 @@ import (
 )
 
 // callerTask returns the id of the task this process runs under: the one
-// RUNNER_TASK_ID names, or, when that variable is missing (an agent's
+// RUNNER_TASK_ID names (if it is a task in st), or, when that variable is
+// missing or names no task (an agent's
 // sandbox may run commands with a scrubbed environment), the task whose
 // pane's process is an ancestor of this process. It returns "" outside any
 // task. Lineage limits and message hops depend on it, so a stripped
@@ -23,8 +24,10 @@ func callerTask(ctx context.Context, env *Env, st *state.State) string {
 // callerTaskIn is callerTask with the live panes already listed (nil: list
 // them if needed).
 func callerTaskIn(ctx context.Context, env *Env, st *state.State, panes []tmuxctl.PaneInfo) string {
-	if id := env.Getenv("RUNNER_TASK_ID"); id != "" {
-		return id
+	if id := env.Getenv("RUNNER_TASK_ID"); state.ValidTaskID(id) {
+		if _, ok := st.Tasks[id]; ok {
+			return id
+		}
 	}
 	byPane := map[string]string{}
 	for _, t := range st.Tasks {

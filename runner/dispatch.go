@@ -565,8 +565,12 @@ func (env *Env) StartSupervisor(id string, extra []*os.File) (int, error) {
 	}
 	pid := cmd.Process.Pid
 	_ = cmd.Process.Release()
-	err = env.update(context.Background(), id, func(t *state.Task) { t.SupervisorPID = pid })
-	return pid, err
+	// The supervisor records itself too: a busy lock here must not make a
+	// caller believe no supervisor runs (and start a second one).
+	if err := env.update(context.Background(), id, func(t *state.Task) { t.SupervisorPID = pid }); err != nil {
+		env.say("task %s: supervisor %d started; recording its pid: %v", id, pid, err)
+	}
+	return pid, nil
 }
 
 // task reads one task by id or unique prefix.
@@ -611,7 +615,7 @@ func (env *Env) setStatus(ctx context.Context, id string, s state.Status, reason
 		}
 		if s.IsTerminal() && s != state.StatusDone {
 			// Its queue can never be delivered now.
-			dropped = st.DropPending(id, env.now(), fmt.Sprintf("task %s ended %s before taking it", id, s))
+			dropped = dropQueue(st, id, env.now(), fmt.Sprintf("task %s ended %s before taking it", id, s))
 		}
 		return nil
 	})

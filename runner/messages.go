@@ -198,8 +198,10 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 					msgs[m.ID] = m
 				}
 			}
-			if o.Result != MsgRefused && t.Status == state.StatusDone {
-				// Idle: this process starts its delivery.
+			if o.Result != MsgRefused && t.Status == state.StatusDone && (t.SupervisorPID == 0 || !processAlive(t.SupervisorPID)) {
+				// Idle, and nobody supervises it (a supervisor that has just
+				// recorded done looks at the queue once more before it
+				// lets go): this process starts the delivery.
 				_ = t.SetStatus(state.StatusReady, now, "messages to deliver")
 				t.SupervisorPID = os.Getpid()
 				t.Ended = time.Time{}
@@ -221,22 +223,24 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 		}
 		_ = env.Store.Journal(ctx, ev)
 	}
+	var startErrs []error
 	for _, id := range start {
 		if _, err := env.StartSupervisor(id, nil); err != nil {
 			reason := "could not start a supervisor to deliver messages: " + err.Error()
 			_ = env.Store.Update(context.WithoutCancel(ctx), func(st *state.State) error {
 				if t := st.Tasks[id]; t != nil && t.Status == state.StatusReady && t.SupervisorPID == os.Getpid() {
 					_ = t.SetStatus(state.StatusDone, env.now(), reason)
+					t.SupervisorPID = 0
 				}
 				return nil
 			})
-			return outs, fmt.Errorf("message to %s: %s (the message stays queued)", id, reason)
+			startErrs = append(startErrs, fmt.Errorf("message to %s: %s (it stays queued; the next message or 'runner send' retries)", id, reason))
 		}
 	}
 	if len(refused) > 0 {
-		return outs, &MessageRefusedError{Refused: refused}
+		startErrs = append(startErrs, &MessageRefusedError{Refused: refused})
 	}
-	return outs, nil
+	return outs, errors.Join(startErrs...)
 }
 
 func messageEventText(from string, o MessageOutcome, typ state.MessageType) string {
@@ -386,6 +390,13 @@ func (s *supervisor) claimMessages(ctx context.Context) ([]*state.Message, error
 		if t == nil {
 			return fmt.Errorf("task %s: %w", s.id, state.ErrTaskNotFound)
 		}
+		if t.SupervisorPID != os.Getpid() {
+			// Another supervisor took the task: it delivers.
+			return fmt.Errorf("task %s is supervised by process %d now, not %d", s.id, t.SupervisorPID, os.Getpid())
+		}
+		if t.Status.IsTerminal() {
+			return nil // cancelled meanwhile: nothing to deliver
+		}
 		for _, m := range st.MessagesFor(s.id, state.MessageDelivering) {
 			if m.ClaimedBy != os.Getpid() && !processAlive(m.ClaimedBy) {
 				m.SetMessageStatus(state.MessageFailed, env.now(), fmt.Sprintf("its delivery by supervisor %d was interrupted", m.ClaimedBy))
@@ -417,18 +428,31 @@ func (s *supervisor) claimMessages(ctx context.Context) ([]*state.Message, error
 	return batch, err
 }
 
-// settleMessages records how the delivery of a batch went.
+// settleMessages records how the delivery of a batch went. It is recorded
+// even when the supervision is being cancelled, retried if the lock is
+// busy, and journaled once recorded.
 func (s *supervisor) settleMessages(ctx context.Context, batch []*state.Message, st state.MessageStatus, reason string) {
 	env := s.env
+	ctx = context.WithoutCancel(ctx)
 	now := env.now()
-	_ = env.Store.Update(ctx, func(x *state.State) error {
-		for _, b := range batch {
-			if m := x.Messages[b.ID]; m != nil && m.Status == state.MessageDelivering {
-				m.SetMessageStatus(st, now, reason)
+	var err error
+	for range 3 {
+		err = env.Store.Update(ctx, func(x *state.State) error {
+			for _, b := range batch {
+				if m := x.Messages[b.ID]; m != nil && m.Status == state.MessageDelivering {
+					m.SetMessageStatus(st, now, reason)
+				}
 			}
+			return nil
+		})
+		if err == nil {
+			break
 		}
-		return nil
-	})
+	}
+	if err != nil {
+		env.say("task %s: could not record the delivery of %d message(s): %v", s.id, len(batch), err)
+		return
+	}
 	kind := "msg-" + string(st)
 	for _, m := range batch {
 		msg := fmt.Sprintf("%s from %s to %s (%s, hop %d)", m.ID, m.From, m.To, m.Type, m.Hops)
@@ -440,8 +464,14 @@ func (s *supervisor) settleMessages(ctx context.Context, batch []*state.Message,
 }
 
 // messageTurn delivers the task's pending messages as one prompt and
-// supervises the turn they start.
+// supervises the turn they start. The agent must be at its prompt first (a
+// user who attached may have started something by hand since the last
+// turn); if it is not within the ready timeout, the messages stay queued
+// and the supervision ends with the task done.
 func (s *supervisor) messageTurn(ctx context.Context) error {
+	if err := s.waitIdlePrompt(ctx); err != nil {
+		return err
+	}
 	batch, err := s.claimMessages(ctx)
 	if err != nil {
 		return err
@@ -449,41 +479,61 @@ func (s *supervisor) messageTurn(ctx context.Context) error {
 	if len(batch) == 0 {
 		return &errOutcome{outcome{status: state.StatusDone, reason: "no messages left to deliver"}}
 	}
-	// The agent must be at its prompt: a user who attached may have
-	// started something by hand since the last turn.
-	if err := s.waitIdlePrompt(ctx); err != nil {
-		s.settleMessages(context.WithoutCancel(ctx), batch, state.MessageFailed, "the agent was not ready: "+err.Error())
-		return err
-	}
 	s.env.say("task %s: delivering %d message(s)", s.id, len(batch))
 	if err := s.deliver(ctx, RenderMessages(batch), false); err != nil {
-		s.settleMessages(context.WithoutCancel(ctx), batch, state.MessageFailed, "the prompt was not confirmed: "+err.Error())
+		s.settleMessages(ctx, batch, state.MessageFailed, "the prompt was not confirmed: "+err.Error())
 		return err
 	}
 	s.settleMessages(ctx, batch, state.MessageDelivered, "")
 	return s.monitorTurn(ctx, time.Time{})
 }
 
-// waitIdlePrompt waits until the pane shows the agent's prompt.
+// waitIdlePrompt waits until the pane shows the agent's prompt, at most the
+// ready timeout. A question on the screen is handled like in a turn
+// (needs_input); an error screen is waited out.
 func (s *supervisor) waitIdlePrompt(ctx context.Context) error {
-	screen, err := s.env.TC.CaptureScreen(ctx, s.pane)
-	if err != nil {
-		return err
+	readyTimeout := s.set.ReadyTimeout
+	if readyTimeout <= 0 {
+		readyTimeout = 60 * time.Second
 	}
-	if Detect(s.prof, screen).State == StateReady {
-		return nil
+	rctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	for {
+		screen, err := s.env.TC.CaptureScreen(rctx, s.pane)
+		if err != nil && rctx.Err() == nil {
+			return err
+		}
+		if err == nil && Detect(s.prof, screen).State == StateReady {
+			return nil
+		}
+		var obs Observation
+		if err == nil {
+			obs, err = s.mon.Wait(rctx, GoalReady, time.Now())
+		}
+		switch {
+		case err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+			n := 0
+			if st, rerr := s.env.Store.Read(ctx); rerr == nil {
+				n = len(st.MessagesFor(s.id, state.MessagePending))
+			}
+			return &errOutcome{outcome{status: state.StatusDone, keepQueue: true,
+				reason: fmt.Sprintf("the agent was not at its prompt within %s; %d message(s) stay queued (the next 'runner msg' or 'runner send' retries)", readyTimeout, n)}}
+		case err != nil:
+			return err
+		case obs.Dead:
+			return &errOutcome{outcome{status: state.StatusExited, reason: fmt.Sprintf("the agent exited with status %d", obs.Status), obs: obs, code: &obs.Status}}
+		case obs.Detection.State == StateNeedsInput:
+			if err := s.needsInput(ctx, obs.Detection, obs); err != nil {
+				return err
+			}
+		case obs.Detection.State != StateReady:
+			// An error screen: look again shortly rather than spin.
+			select {
+			case <-rctx.Done():
+			case <-time.After(250 * time.Millisecond):
+			}
+		}
 	}
-	obs, err := s.mon.Wait(ctx, GoalReady, time.Now())
-	if err != nil {
-		return err
-	}
-	if obs.Dead {
-		return &errOutcome{outcome{status: state.StatusExited, reason: fmt.Sprintf("the agent exited with status %d", obs.Status), obs: obs, code: &obs.Status}}
-	}
-	if obs.Detection.State == StateNeedsInput {
-		return s.needsInput(ctx, obs.Detection, obs)
-	}
-	return nil
 }
 
 // RenderMessages is the prompt that carries a batch of messages: a header
@@ -613,10 +663,27 @@ func Queues(ctx context.Context, env *Env) ([]QueueEntry, error) {
 	return out, nil
 }
 
-// journalDropped records messages dropped because their recipient ended.
+// journalDropped records messages dropped (or failed) because their
+// recipient ended.
 func (env *Env) journalDropped(ctx context.Context, msgs []*state.Message) {
 	for _, m := range msgs {
-		_ = env.Store.Journal(ctx, state.Event{Time: env.now(), Kind: "msg-dropped", Task: m.To,
+		_ = env.Store.Journal(ctx, state.Event{Time: env.now(), Kind: "msg-" + string(m.Status), Task: m.To,
 			Message: fmt.Sprintf("%s from %s to %s (%s, hop %d): %s", m.ID, m.From, m.To, m.Type, m.Hops, m.Reason)})
 	}
+}
+
+// dropQueue is what becomes of a task's queue when the task ends other
+// than done: its pending messages are dropped, and messages left
+// delivering by a supervisor that is gone are failed (they may or may not
+// have been typed in; they are never typed again). A live supervisor
+// settles its own batch.
+func dropQueue(st *state.State, id string, now time.Time, reason string) []*state.Message {
+	out := st.DropPending(id, now, reason)
+	for _, m := range st.MessagesFor(id, state.MessageDelivering) {
+		if m.ClaimedBy != os.Getpid() && !processAlive(m.ClaimedBy) {
+			m.SetMessageStatus(state.MessageFailed, now, fmt.Sprintf("its delivery by supervisor %d was interrupted and %s", m.ClaimedBy, reason))
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -60,6 +60,10 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	if t.Tmux.Pane == "" {
 		return fmt.Errorf("task %s has no pane (it never started)", id)
 	}
+	if t.Status.IsTerminal() {
+		// Cancelled between the start of this supervisor and now.
+		return fmt.Errorf("task %s already ended (%s): nothing to supervise", id, t.Status)
+	}
 	timeout := set.Timeout
 	if timeout <= 0 {
 		timeout = 60 * time.Minute
@@ -76,8 +80,26 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	s := &supervisor{env: env, id: id, prof: prof, set: set, pane: t.Tmux.Pane,
 		mon: &Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
 			Events: env.Store.TaskFile("events", id), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle}}
-	if t.SupervisorPID != os.Getpid() {
-		_ = env.update(ctx, id, func(t *state.Task) { t.SupervisorPID = os.Getpid() })
+	// Take the task over, unless another live supervisor has it (the
+	// process that started this one, a runner msg or send, is expected).
+	owner := 0
+	if err := env.Store.Update(ctx, func(st *state.State) error {
+		owner = 0
+		x := st.Tasks[id]
+		if x == nil {
+			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
+		}
+		if p := x.SupervisorPID; p != 0 && p != os.Getpid() && p != os.Getppid() && processAlive(p) {
+			owner = p
+			return nil
+		}
+		x.SupervisorPID = os.Getpid()
+		return nil
+	}); err != nil {
+		return err
+	}
+	if owner != 0 {
+		return fmt.Errorf("task %s is supervised by process %d already", id, owner)
 	}
 	err = s.run(tctx, t)
 	return s.concludeAll(ctx, tctx, err)
@@ -119,6 +141,9 @@ type outcome struct {
 	reason string
 	obs    Observation
 	code   *int
+	// keepQueue ends the supervision without delivering the queue (the
+	// agent was not at its prompt for a message turn).
+	keepQueue bool
 }
 
 // errOutcome carries a final status out of run.
@@ -480,44 +505,52 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 	}
 	// Recording the end of the turn and looking at the queue happen in one
 	// update: a message that arrives while the agent works is either seen
-	// here (and delivered as the next turn) or sees the task done (and
-	// starts its own delivery); never neither.
-	more, dropped := 0, []*state.Message(nil)
+	// here (and delivered as the next turn) or waits in the queue, which
+	// this supervisor looks at again before it lets go of the task (below).
+	more, applied := 0, false
+	var dropped []*state.Message
+	var final state.Task
 	_ = env.Store.Update(ctx, func(st *state.State) error {
-		more, dropped = 0, nil
+		more, applied, dropped = 0, false, nil
 		t := st.Tasks[s.id]
 		if t == nil || t.Status.IsTerminal() {
 			return nil // a cancel from another process wins
 		}
+		applied = true
 		t.ResultTail = tailLines(screen, 20)
 		t.ExitCode = o.code
 		t.Question = ""
 		if summary != "" {
 			t.AddTurn(env.now(), summary)
 		}
-		if o.status == state.StatusDone && parent.Err() == nil {
+		if o.status == state.StatusDone && parent.Err() == nil && !o.keepQueue {
 			if more = len(st.MessagesFor(s.id, state.MessagePending)); more > 0 {
 				return t.SetStatus(state.StatusReady, env.now(), fmt.Sprintf("turn done (%s); %d message(s) to deliver", o.reason, more))
 			}
 		}
 		if o.status != state.StatusDone {
-			dropped = st.DropPending(s.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", s.id, o.status))
+			dropped = dropQueue(st, s.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", s.id, o.status))
 		}
-		return t.SetStatus(o.status, env.now(), o.reason)
+		err := t.SetStatus(o.status, env.now(), o.reason)
+		final = *t
+		return err
 	})
 	env.journalDropped(ctx, dropped)
 	if more > 0 {
 		env.say("task %s: turn done; %d message(s) waiting", s.id, more)
 		return errMoreMessages
 	}
-	if t, _ := env.task(ctx, s.id); t != nil {
-		env.journal(ctx, t, "status", string(o.status)+": "+o.reason)
-	}
-	if o.status == state.StatusDone && s.set.Commit {
-		s.commit(ctx)
-	}
-	if t, _ = env.task(ctx, s.id); t != nil {
-		env.notify(ctx, t, s.set)
+	if applied {
+		env.journal(ctx, &final, "status", string(o.status)+": "+o.reason)
+		if o.status == state.StatusDone && s.set.Commit {
+			s.commit(ctx)
+		}
+		// The notification tells about this turn's end, whatever happens
+		// to the task after.
+		env.notify(ctx, &final, s.set)
+		if o.status == state.StatusDone && parent.Err() == nil && s.release(ctx, !o.keepQueue) {
+			return errMoreMessages
+		}
 	}
 	switch o.status {
 	case state.StatusDone:
@@ -668,4 +701,33 @@ func turnSummary(p *Profile, screen string, t *state.Task) string {
 		return clipRunes(l, 120)
 	}
 	return ""
+}
+
+// release lets go of a task whose turn ended done, after its commit and
+// notification: under the lock, a message that arrived meanwhile (it was
+// only queued: `runner msg` does not take a task whose supervisor lives)
+// makes the task ready for the next turn and release reports true;
+// otherwise the task is left without a supervisor, for the next message to
+// take.
+func (s *supervisor) release(ctx context.Context, takeQueue bool) bool {
+	env := s.env
+	more := 0
+	_ = env.Store.Update(ctx, func(st *state.State) error {
+		more = 0
+		t := st.Tasks[s.id]
+		if t == nil || t.Status != state.StatusDone || t.SupervisorPID != os.Getpid() {
+			return nil
+		}
+		if more = len(st.MessagesFor(s.id, state.MessagePending)); more > 0 && takeQueue {
+			t.Ended = time.Time{}
+			return t.SetStatus(state.StatusReady, env.now(), fmt.Sprintf("%d message(s) arrived as the turn ended", more))
+		}
+		more = 0
+		t.SupervisorPID = 0
+		return nil
+	})
+	if more > 0 {
+		env.say("task %s: %d message(s) arrived as the turn ended", s.id, more)
+	}
+	return more > 0
 }

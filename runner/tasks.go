@@ -140,7 +140,7 @@ func reconcile(ctx context.Context, env *Env, wantPanes bool) (*state.State, []t
 			}
 			_ = t.SetStatus(c.status, env.now(), c.reason)
 			if c.status.IsTerminal() {
-				dropped = append(dropped, s.DropPending(c.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", c.id, c.status))...)
+				dropped = append(dropped, dropQueue(s, c.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", c.id, c.status))...)
 			}
 		}
 		st = s
@@ -272,6 +272,13 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	t, err := GetTask(ctx, env, req.Ref)
 	if err != nil {
 		return nil, err
+	}
+	// An agent talks to other tasks through their message queues, where
+	// hops and caps stop loops; a prompt typed by send is the user's.
+	if st, err := env.Store.Read(ctx); err == nil {
+		if caller := callerTask(ctx, env, st); caller != "" {
+			return t, Usagef("runner send is for the user; from inside task %s use 'runner msg %s TEXT' (delivered when %s is ready, with loop protection)", caller, t.ID, t.ID)
+		}
 	}
 	switch t.Status {
 	case state.StatusReady:
