@@ -32,7 +32,7 @@ type app struct {
 const exitStatusHelp = `EXIT STATUS
   0    done
   1    task failed or agent error
-  2    usage or bad input
+  2    usage or bad input; a refused message or delegation (loop limits)
   3    timeout
   4    stopped on needs-input
   5    busy (a lock is held by someone else)
