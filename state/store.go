@@ -221,10 +221,16 @@ func (s *Store) load() (*State, []byte, error) {
 	return st, raw, nil
 }
 
-// parse decodes a state file, checking its version.
+// parse decodes a state file, checking its version. The fast decoder reads
+// the files runner writes; anything it does not understand is decoded by
+// encoding/json, whose answer (and error) is the reference.
 func parse(path string, raw []byte) (*State, error) {
-	st := new(State)
-	if err := json.Unmarshal(raw, st); err != nil {
+	st, err := decodeFast(raw)
+	if err != nil {
+		st, err = new(State), nil
+		err = json.Unmarshal(raw, st)
+	}
+	if err != nil {
 		// A newer runner may have changed the shape: say so rather than
 		// "corrupt" when the version says it is newer.
 		var probe struct {
@@ -251,14 +257,7 @@ func parse(path string, raw []byte) (*State, error) {
 // encode renders st as the file's bytes: a header with the version,
 // generation and time, then the body. The body is returned on its own too so
 // write can compare it with the file on disk without encoding twice.
-func encode(st *State) (header func(gen uint64, updated time.Time) []byte, body []byte, err error) {
-	body, err = json.Marshal(struct {
-		Projects map[string]*Project `json:"projects"`
-		Tasks    map[string]*Task    `json:"tasks"`
-	}{st.Projects, st.Tasks})
-	if err != nil {
-		return nil, nil, fmt.Errorf("encode state: %w", err)
-	}
+func encode(st *State, sizeHint int) (header func(gen uint64, updated time.Time) []byte, body []byte, err error) {
 	header = func(gen uint64, updated time.Time) []byte {
 		b := make([]byte, 0, 96)
 		b = append(b, `{"version":`...)
@@ -272,6 +271,21 @@ func encode(st *State) (header func(gen uint64, updated time.Time) []byte, body 
 		}
 		return append(b, ',')
 	}
+	body, err = encodeFast(make([]byte, 0, sizeHint+4096), st)
+	if err != nil {
+		// json.Marshal fails on the same values; let it say why.
+		full, jerr := json.Marshal(st)
+		if jerr == nil {
+			// Not expected: the codec tests hold the two to the same
+			// output. Use the reference, without its header.
+			h := header(st.Generation, st.Updated)
+			if bytes.HasPrefix(full, h) {
+				return header, append([]byte{'{'}, full[len(h):]...), nil
+			}
+			jerr = fmt.Errorf("%v (and json.Marshal wrote an unexpected header)", err)
+		}
+		return nil, nil, fmt.Errorf("encode state: %w", jerr)
+	}
 	return header, body, nil
 }
 
@@ -280,7 +294,7 @@ func encode(st *State) (header func(gen uint64, updated time.Time) []byte, body 
 // to make the rename durable. Called with the lock held.
 func (s *Store) write(st *State, raw []byte, now time.Time) (bool, error) {
 	st.Version = Version
-	header, body, err := encode(st)
+	header, body, err := encode(st, len(raw))
 	if err != nil {
 		return false, err
 	}
@@ -363,12 +377,44 @@ func (s *Store) syncDir() error {
 }
 
 // lock takes the exclusive flock on state.lock, waiting at most LockTimeout
-// (or until ctx ends). The returned function releases it.
+// (or until ctx ends). The returned function releases it. Writers of the
+// same directory in this process first queue at its gate (see
+// writerGates), so only one of them at a time waits for the flock.
 func (s *Store) lock(ctx context.Context) (func(), error) {
 	if err := s.ensureDir(); err != nil {
 		return nil, err
 	}
-	return flockFile(ctx, s.path(LockFile), syscall.LOCK_EX, s.LockTimeout)
+	path := s.path(LockFile)
+	timeout := s.LockTimeout
+	if timeout <= 0 {
+		timeout = DefaultLockTimeout
+	}
+	deadline := time.Now().Add(timeout)
+	leave, err := writerGates.enter(ctx, s.dir, timeout)
+	if err == errGateTimeout {
+		return nil, &BusyError{Lock: path, Timeout: timeout}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("wait for lock %s: %w", path, err)
+	}
+	left := time.Until(deadline)
+	if left <= 0 {
+		leave()
+		return nil, &BusyError{Lock: path, Timeout: timeout}
+	}
+	unlock, err := flockFile(ctx, path, syscall.LOCK_EX, left)
+	if err != nil {
+		leave()
+		var be *BusyError
+		if errors.As(err, &be) {
+			be.Timeout = timeout // report the whole wait
+		}
+		return nil, err
+	}
+	return func() {
+		unlock()
+		leave()
+	}, nil
 }
 
 // flockFile opens path (creating it 0600) and takes an flock of the given
