@@ -312,12 +312,11 @@ var (
 
 // ---- decoding ----
 
-// decoder reads one state file. Strings without escapes are substrings of
-// s, one copy of the whole file, instead of an allocation each: the records
-// of a state keep the file's text alive, which they mostly are anyway.
+// decoder reads one state file, held in a string: strings without escapes
+// are substrings of it instead of an allocation each (so the records of a
+// state keep the file's text alive, which they mostly are anyway).
 type decoder struct {
-	b []byte
-	s string // string(b)
+	s string
 	i int
 }
 
@@ -330,7 +329,7 @@ var errFallback = errors.New("the fast decoder does not understand this file")
 // decodeFast decodes a state file. It returns errFallback if anything in
 // the file is outside what it handles, and the caller must then use
 // encoding/json; it never returns a partly decoded state.
-func decodeFast(raw []byte) (st *State, err error) {
+func decodeFast(raw string) (st *State, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			st = nil
@@ -343,11 +342,11 @@ func decodeFast(raw []byte) (st *State, err error) {
 			}
 		}
 	}()
-	d := &decoder{b: raw, s: string(raw)}
+	d := &decoder{s: raw}
 	st = new(State)
 	decodeObject(d, st, stateFields)
 	d.ws()
-	if d.i != len(d.b) {
+	if d.i != len(d.s) {
 		panic(fallback{})
 	}
 	return st, nil
@@ -389,8 +388,8 @@ func decodeObject[T any](d *decoder, v *T, fields []field[T]) {
 
 // ws skips white space.
 func (d *decoder) ws() {
-	for d.i < len(d.b) {
-		switch d.b[d.i] {
+	for d.i < len(d.s) {
+		switch d.s[d.i] {
 		case ' ', '\t', '\n', '\r':
 			d.i++
 		default:
@@ -402,7 +401,7 @@ func (d *decoder) ws() {
 // want consumes c after optional white space.
 func (d *decoder) want(c byte) {
 	d.ws()
-	if d.i >= len(d.b) || d.b[d.i] != c {
+	if d.i >= len(d.s) || d.s[d.i] != c {
 		panic(fallback{})
 	}
 	d.i++
@@ -411,7 +410,7 @@ func (d *decoder) want(c byte) {
 // end consumes c (closing an empty object or array) if it comes next.
 func (d *decoder) end(c byte) bool {
 	d.ws()
-	if d.i < len(d.b) && d.b[d.i] == c {
+	if d.i < len(d.s) && d.s[d.i] == c {
 		d.i++
 		return true
 	}
@@ -422,8 +421,8 @@ func (d *decoder) end(c byte) bool {
 // closing c and reports false.
 func (d *decoder) more(c byte) bool {
 	d.ws()
-	if d.i < len(d.b) {
-		switch d.b[d.i] {
+	if d.i < len(d.s) {
+		switch d.s[d.i] {
 		case ',':
 			d.i++
 			return true
@@ -438,7 +437,7 @@ func (d *decoder) more(c byte) bool {
 // null consumes a null literal if one comes next.
 func (d *decoder) null() bool {
 	d.ws()
-	if d.i+4 <= len(d.b) && d.s[d.i:d.i+4] == "null" {
+	if d.i+4 <= len(d.s) && d.s[d.i:d.i+4] == "null" {
 		d.i += 4
 		return true
 	}
@@ -458,10 +457,10 @@ var plain = func() (t [256]bool) {
 func (d *decoder) key() string {
 	d.want('"')
 	start := d.i
-	for d.i < len(d.b) && plain[d.b[d.i]] {
+	for d.i < len(d.s) && plain[d.s[d.i]] {
 		d.i++
 	}
-	if d.i >= len(d.b) || d.b[d.i] != '"' {
+	if d.i >= len(d.s) || d.s[d.i] != '"' {
 		panic(fallback{})
 	}
 	d.i++
@@ -472,8 +471,7 @@ func (d *decoder) key() string {
 func (d *decoder) str() string {
 	d.want('"')
 	start := d.i
-	b := d.b
-	i := d.i
+	b, i := d.s, d.i
 	for i < len(b) && plain[b[i]] {
 		i++
 	}
@@ -490,9 +488,9 @@ func (d *decoder) str() string {
 func (d *decoder) strSlow(start int) string {
 	end, escaped := d.skipString(start)
 	d.i = end + 1
-	span := d.b[start:end]
-	if !escaped && utf8.Valid(span) {
-		return d.s[start:end]
+	span := d.s[start:end]
+	if !escaped && utf8.ValidString(span) {
+		return span
 	}
 	return unquote(span)
 }
@@ -500,7 +498,7 @@ func (d *decoder) strSlow(start int) string {
 // skipString finds the closing quote of the string whose content starts at
 // start, checking its escapes as the JSON grammar does.
 func (d *decoder) skipString(start int) (end int, escaped bool) {
-	b := d.b
+	b := d.s
 	for i := start; i < len(b); {
 		c := b[i]
 		switch {
@@ -533,9 +531,17 @@ func (d *decoder) skipString(start int) (end int, escaped bool) {
 
 // unquote decodes the content of a string whose escapes skipString
 // checked. It is encoding/json's unquoteBytes.
-func unquote(s []byte) string {
-	b := make([]byte, 0, len(s)+2*utf8.UTFMax)
+func unquote(s string) string {
+	b := make([]byte, 0, len(s))
 	for r := 0; r < len(s); {
+		p := r // copy a run of plain bytes at once
+		for p < len(s) && plain[s[p]] {
+			p++
+		}
+		b = append(b, s[r:p]...)
+		if r = p; r == len(s) {
+			break
+		}
 		switch c := s[r]; {
 		case c == '\\':
 			switch s[r+1] {
@@ -571,7 +577,7 @@ func unquote(s []byte) string {
 			b = append(b, c)
 			r++
 		default:
-			rr, size := utf8.DecodeRune(s[r:])
+			rr, size := utf8.DecodeRuneInString(s[r:])
 			r += size
 			b = utf8.AppendRune(b, rr)
 		}
@@ -580,12 +586,13 @@ func unquote(s []byte) string {
 }
 
 // getu4 decodes \uXXXX at the start of s, or returns -1.
-func getu4(s []byte) rune {
+func getu4(s string) rune {
 	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
 		return -1
 	}
 	var r rune
-	for _, c := range s[2:6] {
+	for i := 2; i < 6; i++ {
+		c := s[i]
 		switch {
 		case '0' <= c && c <= '9':
 			c = c - '0'
@@ -606,7 +613,7 @@ func getu4(s []byte) rune {
 // (it refuses them for integer fields).
 func (d *decoder) digits() (neg bool, mag uint64) {
 	d.ws()
-	b := d.b
+	b := d.s
 	i := d.i
 	if i < len(b) && b[i] == '-' {
 		neg = true
@@ -659,11 +666,11 @@ func (d *decoder) time() time.Time {
 	start := d.i - 1
 	end, _ := d.skipString(d.i)
 	d.i = end + 1
-	if t, ok := parseUTC(d.b[start+1 : end]); ok {
+	if t, ok := parseUTC(d.s[start+1 : end]); ok {
 		return t
 	}
 	var t time.Time
-	if err := t.UnmarshalJSON(d.b[start:d.i]); err != nil {
+	if err := t.UnmarshalJSON([]byte(d.s[start:d.i])); err != nil {
 		panic(fallback{})
 	}
 	return t
@@ -672,15 +679,15 @@ func (d *decoder) time() time.Time {
 // parseUTC parses "2006-01-02T15:04:05Z" with an optional fraction of 1 to
 // 9 digits, with the checks of time's RFC 3339 parser, into the same value
 // (time.Date in UTC).
-func parseUTC(s []byte) (time.Time, bool) {
+func parseUTC(s string) (time.Time, bool) {
 	n := len(s)
 	if n < 20 || s[n-1] != 'Z' || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
 		return time.Time{}, false
 	}
 	ok := true
-	num := func(p []byte) int {
+	num := func(p string) int {
 		v := 0
-		for _, c := range p {
+		for _, c := range []byte(p) {
 			if c < '0' || c > '9' {
 				ok = false
 			}
@@ -726,7 +733,7 @@ func (d *decoder) raw() json.RawMessage {
 	d.ws()
 	start := d.i
 	d.skip(0)
-	return bytes.Clone(d.b[start:d.i])
+	return json.RawMessage(d.s[start:d.i])
 }
 
 // skip consumes one JSON value of any kind, checking its grammar.
@@ -735,10 +742,10 @@ func (d *decoder) skip(depth int) {
 		panic(fallback{})
 	}
 	d.ws()
-	if d.i >= len(d.b) {
+	if d.i >= len(d.s) {
 		panic(fallback{})
 	}
-	switch c := d.b[d.i]; c {
+	switch c := d.s[d.i]; c {
 	case '{':
 		d.i++
 		if d.end('}') {
@@ -770,7 +777,7 @@ func (d *decoder) skip(depth int) {
 		d.i = end + 1
 	case 't', 'f', 'n':
 		for _, lit := range []string{"true", "false", "null"} {
-			if d.i+len(lit) <= len(d.b) && d.s[d.i:d.i+len(lit)] == lit {
+			if d.i+len(lit) <= len(d.s) && d.s[d.i:d.i+len(lit)] == lit {
 				d.i += len(lit)
 				return
 			}
@@ -783,7 +790,7 @@ func (d *decoder) skip(depth int) {
 
 // number consumes a number literal: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
 func (d *decoder) number() {
-	b, i := d.b, d.i
+	b, i := d.s, d.i
 	digits := func() {
 		s := i
 		for i < len(b) && '0' <= b[i] && b[i] <= '9' {

@@ -142,7 +142,7 @@ func checkCodec(t *testing.T, name string, st *State) {
 		if err := json.Unmarshal(in, want); err != nil {
 			t.Fatalf("%s: json.Unmarshal: %v", name, err)
 		}
-		got, err := decodeFast(in)
+		got, err := decodeFast(string(in))
 		if err != nil {
 			t.Fatalf("%s: the fast decoder gave up on json.Marshal's output: %v\n%s", name, err, in)
 		}
@@ -273,7 +273,7 @@ func FuzzDecode(f *testing.F) {
 	}
 	for _, s := range []string{
 		`{"version":1,"generation":2,"projects":{},"tasks":{}}`,
-		`{"version":1,"Projects":{}}`,                        // key in another case
+		`{"version":1,"Projects":{}}`,                         // key in another case
 		`{"version":1,"version":2}`,                           // repeated key
 		`{"version":1,"extra":[1,2,{"a":null}],"tasks":null}`, // unknown key
 		`{"version":1.0}`, `{"version":"1"}`, `{"version":01}`, `{"version":-0}`, `{"version":1e2}`,
@@ -312,7 +312,7 @@ func checkDecode(t *testing.T, in []byte) {
 	t.Helper()
 	want := new(State)
 	jerr := json.Unmarshal(in, want)
-	got, ferr := decodeFast(in)
+	got, ferr := decodeFast(string(in))
 	if ferr != nil {
 		if !errors.Is(ferr, errFallback) || strings.Contains(ferr.Error(), "runtime error") {
 			t.Fatalf("decodeFast(%q): %v", in, ferr)
@@ -337,7 +337,7 @@ func TestParseFallsBack(t *testing.T) {
 		return nil
 	})
 	raw := readFile(t, s.Path())
-	if _, err := decodeFast(raw); err != nil {
+	if _, err := decodeFast(string(raw)); err != nil {
 		t.Fatalf("the fast decoder gave up on a file Update wrote: %v", err)
 	}
 	for _, in := range []string{
@@ -345,10 +345,10 @@ func TestParseFallsBack(t *testing.T) {
 		`{"version":1,"generation":3,"projects":{},"projects":{"a":{"name":"a","dir":"/a"}},"tasks":{}}`,
 		`{"version":1,"generation":3,"projects":{"a":{"name":"a","dir":"/a","DIR":"/b"}},"tasks":{}}`,
 	} {
-		if _, err := decodeFast([]byte(in)); !errors.Is(err, errFallback) {
+		if _, err := decodeFast(in); !errors.Is(err, errFallback) {
 			t.Fatalf("decodeFast(%s) = %v, want errFallback", in, err)
 		}
-		st, err := parse("x", []byte(in))
+		st, err := parse("x", in)
 		want := new(State)
 		if jerr := json.Unmarshal([]byte(in), want); err != nil || jerr != nil {
 			t.Fatalf("parse(%s) = %v; json: %v", in, err, jerr)
@@ -399,8 +399,9 @@ func BenchmarkCodec(b *testing.B) {
 	})
 	b.Run("decode/fast", func(b *testing.B) {
 		b.SetBytes(int64(len(raw)))
+		s := string(raw)
 		for b.Loop() {
-			if _, err := decodeFast(raw); err != nil {
+			if _, err := decodeFast(s); err != nil {
 				b.Fatal(err)
 			}
 		}

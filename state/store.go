@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -203,32 +205,50 @@ func prune(st *State, cutoff time.Time) []string {
 	return ids
 }
 
-// load reads and parses state.json. It also returns the raw bytes, so write
-// can tell whether anything changed.
-func (s *Store) load() (*State, []byte, error) {
+// load reads and parses state.json. It also returns the file's content
+// ("" if there is no file), so write can tell whether anything changed.
+func (s *Store) load() (*State, string, error) {
 	p := s.Path()
-	raw, err := os.ReadFile(p)
+	raw, err := readString(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return New(), nil, nil
+		return New(), "", nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read state file %s: %w", p, err)
+		return nil, "", fmt.Errorf("read state file %s: %w", p, err)
 	}
 	st, err := parse(p, raw)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", err
 	}
 	return st, raw, nil
+}
+
+// readString reads a whole file into a string without the copy a
+// conversion from []byte would make: the decoder keeps substrings of it.
+func readString(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var b strings.Builder
+	if fi, err := f.Stat(); err == nil {
+		b.Grow(int(fi.Size()) + 512)
+	}
+	if _, err := io.Copy(&b, f); err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }
 
 // parse decodes a state file, checking its version. The fast decoder reads
 // the files runner writes; anything it does not understand is decoded by
 // encoding/json, whose answer (and error) is the reference.
-func parse(path string, raw []byte) (*State, error) {
+func parse(path string, raw string) (*State, error) {
 	st, err := decodeFast(raw)
 	if err != nil {
-		st, err = new(State), nil
-		err = json.Unmarshal(raw, st)
+		st = new(State)
+		err = json.Unmarshal([]byte(raw), st)
 	}
 	if err != nil {
 		// A newer runner may have changed the shape: say so rather than
@@ -236,7 +256,7 @@ func parse(path string, raw []byte) (*State, error) {
 		var probe struct {
 			Version int `json:"version"`
 		}
-		if json.Unmarshal(raw, &probe) == nil && probe.Version > Version {
+		if json.Unmarshal([]byte(raw), &probe) == nil && probe.Version > Version {
 			return nil, &NewerVersionError{Path: path, Version: probe.Version}
 		}
 		if len(raw) == 0 {
@@ -292,13 +312,13 @@ func encode(st *State, sizeHint int) (header func(gen uint64, updated time.Time)
 // write renames st into place unless it is unchanged from raw (the bytes
 // load read) and reports whether it did. The caller must then call syncDir
 // to make the rename durable. Called with the lock held.
-func (s *Store) write(st *State, raw []byte, now time.Time) (bool, error) {
+func (s *Store) write(st *State, raw string, now time.Time) (bool, error) {
 	st.Version = Version
 	header, body, err := encode(st, len(raw))
 	if err != nil {
 		return false, err
 	}
-	if raw != nil && bytes.Equal(raw, joinFile(header(st.Generation, st.Updated), body)) {
+	if raw != "" && raw == string(joinFile(header(st.Generation, st.Updated), body)) {
 		return false, nil
 	}
 	st.Generation++
