@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf16"
@@ -165,7 +166,11 @@ func sliceField[T, E any](key string, opt fieldOpt, get func(*T) *[]E, fields []
 				return
 			}
 			d.want('[')
-			s := make([]E, 0, 4)
+			// Decode into a buffer on the stack, so the slice is
+			// allocated once at its size (encoding/json's is non-nil
+			// even when empty).
+			var buf [8]E
+			s := buf[:0]
 			if !d.end(']') {
 				for {
 					s = append(s, *new(E))
@@ -174,6 +179,9 @@ func sliceField[T, E any](key string, opt fieldOpt, get func(*T) *[]E, fields []
 						break
 					}
 				}
+			}
+			if len(s) <= len(buf) {
+				s = append(make([]E, 0, len(s)), s...)
 			}
 			*get(v) = s
 		},
@@ -467,47 +475,110 @@ func (d *decoder) key() string {
 	return d.s[start : d.i-1]
 }
 
-// str reads a string value.
+// str reads a string value, with the rules of encoding/json: escapes
+// decoded, invalid UTF-8 and lone surrogates turned into U+FFFD.
 func (d *decoder) str() string {
 	d.want('"')
-	start := d.i
-	b, i := d.s, d.i
-	for i < len(b) && plain[b[i]] {
+	s, start := d.s, d.i
+	i := start
+	for i < len(s) && plain[s[i]] {
 		i++
 	}
-	if i < len(b) && b[i] == '"' {
+	if i < len(s) && s[i] == '"' {
 		d.i = i + 1
-		return d.s[start:i]
+		return s[start:i]
 	}
-	return d.strSlow(start)
+	return d.strSlow(start, i)
 }
 
-// strSlow reads the rest of a string that has escapes or non-ASCII bytes,
-// with the rules of encoding/json: escapes decoded, invalid UTF-8 and lone
-// surrogates turned into U+FFFD.
-func (d *decoder) strSlow(start int) string {
-	end, escaped := d.skipString(start)
-	d.i = end + 1
-	span := d.s[start:end]
-	if !escaped && utf8.ValidString(span) {
-		return span
+// strSlow reads on from i, the first byte of the string starting at start
+// that is not plain. Unless something must be rewritten, the result is
+// still a substring of the file.
+func (d *decoder) strSlow(start, i int) string {
+	s := d.s
+	var b strings.Builder // used from the first rewrite on
+	rewrite := func(with string, next int) {
+		if b.Cap() == 0 {
+			b.Grow(2 * (i - start + 16))
+		}
+		b.WriteString(s[start:i])
+		b.WriteString(with)
+		i, start = next, next
 	}
-	return unquote(span)
+	for {
+		for i < len(s) && plain[s[i]] {
+			i++
+		}
+		if i >= len(s) {
+			panic(fallback{})
+		}
+		switch c := s[i]; {
+		case c == '"':
+			d.i = i + 1
+			if b.Cap() == 0 {
+				return s[start:i]
+			}
+			b.WriteString(s[start:i])
+			return b.String()
+		case c == '\\':
+			if i+1 >= len(s) {
+				panic(fallback{})
+			}
+			switch s[i+1] {
+			case '"', '\\', '/':
+				rewrite(s[i+1:i+2], i+2)
+			case 'b':
+				rewrite("\b", i+2)
+			case 'f':
+				rewrite("\f", i+2)
+			case 'n':
+				rewrite("\n", i+2)
+			case 'r':
+				rewrite("\r", i+2)
+			case 't':
+				rewrite("\t", i+2)
+			case 'u':
+				r := getu4(s[i:])
+				if r < 0 {
+					panic(fallback{})
+				}
+				n := i + 6
+				if utf16.IsSurrogate(r) {
+					if dec := utf16.DecodeRune(r, getu4(s[n:])); dec != unicode.ReplacementChar {
+						r, n = dec, n+6
+					} else {
+						r = unicode.ReplacementChar
+					}
+				}
+				rewrite(string(r), n)
+			default:
+				panic(fallback{}) // encoding/json refuses other escapes
+			}
+		case c < 0x20:
+			panic(fallback{}) // control characters must be escaped
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				rewrite("\ufffd", i+1)
+			} else {
+				i += size
+			}
+		}
+	}
 }
 
 // skipString finds the closing quote of the string whose content starts at
-// start, checking its escapes as the JSON grammar does.
-func (d *decoder) skipString(start int) (end int, escaped bool) {
+// start, checking it as the JSON grammar does.
+func (d *decoder) skipString(start int) int {
 	b := d.s
 	for i := start; i < len(b); {
 		c := b[i]
 		switch {
 		case c == '"':
-			return i, escaped
+			return i
 		case c < 0x20:
 			panic(fallback{})
 		case c == '\\':
-			escaped = true
 			if i+1 >= len(b) {
 				panic(fallback{})
 			}
@@ -527,62 +598,6 @@ func (d *decoder) skipString(start int) (end int, escaped bool) {
 		}
 	}
 	panic(fallback{})
-}
-
-// unquote decodes the content of a string whose escapes skipString
-// checked. It is encoding/json's unquoteBytes.
-func unquote(s string) string {
-	b := make([]byte, 0, len(s))
-	for r := 0; r < len(s); {
-		p := r // copy a run of plain bytes at once
-		for p < len(s) && plain[s[p]] {
-			p++
-		}
-		b = append(b, s[r:p]...)
-		if r = p; r == len(s) {
-			break
-		}
-		switch c := s[r]; {
-		case c == '\\':
-			switch s[r+1] {
-			case 'b':
-				b = append(b, '\b')
-			case 'f':
-				b = append(b, '\f')
-			case 'n':
-				b = append(b, '\n')
-			case 'r':
-				b = append(b, '\r')
-			case 't':
-				b = append(b, '\t')
-			case 'u':
-				rr := getu4(s[r:])
-				r += 6
-				if utf16.IsSurrogate(rr) {
-					rr1 := getu4(s[r:])
-					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
-						r += 6
-						b = utf8.AppendRune(b, dec)
-						continue
-					}
-					rr = unicode.ReplacementChar
-				}
-				b = utf8.AppendRune(b, rr)
-				continue
-			default: // " \ /
-				b = append(b, s[r+1])
-			}
-			r += 2
-		case c < utf8.RuneSelf:
-			b = append(b, c)
-			r++
-		default:
-			rr, size := utf8.DecodeRuneInString(s[r:])
-			r += size
-			b = utf8.AppendRune(b, rr)
-		}
-	}
-	return string(b)
 }
 
 // getu4 decodes \uXXXX at the start of s, or returns -1.
@@ -663,31 +678,33 @@ func (d *decoder) uint() uint64 {
 // UnmarshalJSON itself.
 func (d *decoder) time() time.Time {
 	d.want('"')
-	start := d.i - 1
-	end, _ := d.skipString(d.i)
-	d.i = end + 1
-	if t, ok := parseUTC(d.s[start+1 : end]); ok {
+	start := d.i
+	if t, n, ok := parseUTC(d.s[start:]); ok {
+		d.i = start + n + 1
 		return t
 	}
+	end := d.skipString(start)
+	d.i = end + 1
 	var t time.Time
-	if err := t.UnmarshalJSON([]byte(d.s[start:d.i])); err != nil {
+	if err := t.UnmarshalJSON([]byte(d.s[start-1 : d.i])); err != nil {
 		panic(fallback{})
 	}
 	return t
 }
 
 // parseUTC parses "2006-01-02T15:04:05Z" with an optional fraction of 1 to
-// 9 digits, with the checks of time's RFC 3339 parser, into the same value
-// (time.Date in UTC).
-func parseUTC(s string) (time.Time, bool) {
-	n := len(s)
-	if n < 20 || s[n-1] != 'Z' || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
-		return time.Time{}, false
+// 9 digits, followed by the closing quote, at the start of s, and returns
+// the time and the length of its text (the index of the quote). It applies the checks of
+// time's RFC 3339 parser and returns the same value (time.Date in UTC).
+func parseUTC(s string) (t time.Time, n int, ok bool) {
+	if len(s) < 21 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' {
+		return time.Time{}, 0, false
 	}
-	ok := true
+	ok = true
 	num := func(p string) int {
 		v := 0
-		for _, c := range []byte(p) {
+		for i := 0; i < len(p); i++ {
+			c := p[i]
 			if c < '0' || c > '9' {
 				ok = false
 			}
@@ -697,34 +714,44 @@ func parseUTC(s string) (time.Time, bool) {
 	}
 	year, month, day := num(s[0:4]), num(s[5:7]), num(s[8:10])
 	hour, minute, sec := num(s[11:13]), num(s[14:16]), num(s[17:19])
-	nsec := 0
-	if n > 20 {
-		frac := s[19 : n-1]
-		if len(frac) < 2 || len(frac) > 10 || frac[0] != '.' {
-			return time.Time{}, false
+	nsec, n := 0, 19
+	if s[n] == '.' {
+		n++
+		for n < len(s) && n < 29 && '0' <= s[n] && s[n] <= '9' {
+			nsec = nsec*10 + int(s[n]-'0')
+			n++
 		}
-		nsec = num(frac[1:])
-		for range 10 - len(frac) {
+		if n == 20 {
+			return time.Time{}, 0, false
+		}
+		for range 29 - n {
 			nsec *= 10
 		}
 	}
+	if n+1 >= len(s) || s[n] != 'Z' || s[n+1] != '"' {
+		return time.Time{}, 0, false
+	}
 	if !ok || month < 1 || month > 12 || day < 1 || day > daysIn(month, year) || hour > 23 || minute > 59 || sec > 59 {
-		return time.Time{}, false
+		return time.Time{}, 0, false
 	}
-	return time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC), true
-}
-
-func daysIn(month, year int) int {
-	switch month {
-	case 2:
-		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
+	// Days since 1970-01-01 of the proleptic Gregorian date (Howard
+	// Hinnant's days_from_civil), then time.Unix: the same value as
+	// time.Date(…, time.UTC), without its normalisation work.
+	y := year
+	if month <= 2 {
+		y--
 	}
-	return 31
+	era := y / 400
+	if y < 0 {
+		era = (y - 399) / 400
+	}
+	yoe := y - era*400
+	mp := (month + 9) % 12
+	doy := (153*mp+2)/5 + day - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	days := era*146097 + doe - 719468
+	unix := int64(days)*86400 + int64(hour*3600+minute*60+sec)
+	return time.Unix(unix, int64(nsec)).UTC(), n + 1, true
 }
 
 // raw reads any JSON value and returns a copy of its bytes, as
@@ -753,7 +780,7 @@ func (d *decoder) skip(depth int) {
 		}
 		for {
 			d.want('"')
-			end, _ := d.skipString(d.i)
+			end := d.skipString(d.i)
 			d.i = end + 1
 			d.want(':')
 			d.skip(depth + 1)
@@ -773,7 +800,7 @@ func (d *decoder) skip(depth int) {
 			}
 		}
 	case '"':
-		end, _ := d.skipString(d.i + 1)
+		end := d.skipString(d.i + 1)
 		d.i = end + 1
 	case 't', 'f', 'n':
 		for _, lit := range []string{"true", "false", "null"} {
@@ -978,4 +1005,17 @@ func appendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+func daysIn(month, year int) int {
+	switch month {
+	case 2:
+		if year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }

@@ -423,3 +423,39 @@ func BenchmarkCodec(b *testing.B) {
 		}
 	})
 }
+
+// parseUTC returns what time.Time.UnmarshalJSON returns, for any instant
+// between the years 0 and 9999 at any precision, and declines what it does
+// not handle.
+func TestParseUTC(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, uint64(time.Now().UnixNano())))
+	lo := time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	hi := time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Unix()
+	for i := range 100000 {
+		sec := lo + rng.Int64N(hi-lo+1)
+		if i%4 == 0 { // dense around today and the leap days
+			sec = time.Date(1960+rng.IntN(200), 2, 27+rng.IntN(4), 0, 0, rng.IntN(86400), 0, time.UTC).Unix()
+		}
+		nsec := []int64{0, rng.Int64N(1e9), rng.Int64N(1e3) * 1e6, 999999999, 1}[rng.IntN(5)]
+		tm := time.Unix(sec, nsec).UTC()
+		text, _ := tm.AppendText([]byte{'"'})
+		text = append(text, '"')
+		var want time.Time
+		if err := want.UnmarshalJSON(text); err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		got, n, ok := parseUTC(string(text[1:]))
+		if !ok || n != len(text)-2 || !reflect.DeepEqual(got, want) {
+			t.Fatalf("parseUTC(%s) = %#v, %d, %v; UnmarshalJSON: %#v", text, got, n, ok, want)
+		}
+	}
+	for _, s := range []string{
+		`2023-02-29T00:00:00Z"`, `2024-02-30T00:00:00Z"`, `2024-13-01T00:00:00Z"`, `2024-01-01T24:00:00Z"`,
+		`2024-01-01T00:60:00Z"`, `2024-01-01T00:00:60Z"`, `2024-01-01T00:00:00.Z"`, `2024-01-01T00:00:00.1234567891Z"`,
+		`2024-01-01T00:00:00+01:00"`, `2024-01-01T00:00:00Z`, `2024-01-01 00:00:00Z"`, `+024-01-01T00:00:00Z"`, `2024-01-01T00:00:00z"`,
+	} {
+		if _, _, ok := parseUTC(s); ok {
+			t.Errorf("parseUTC(%s) accepted it", s)
+		}
+	}
+}
