@@ -460,6 +460,26 @@ var plain = func() (t [256]bool) {
 	return t
 }()
 
+// plainRun returns the index of the first byte from i on that is not
+// plain (or len(s)), looking at eight bytes at a time while it can.
+func plainRun(s string, i int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		quote, backslash := w^(ones*'"'), w^(ones*'\\')
+		// A byte of 0x80 or more, or below 0x20, or a zero byte in quote
+		// or backslash (the classic exact "has a zero byte" test).
+		if (w|(w-ones*0x20)&^w|(quote-ones)&^quote|(backslash-ones)&^backslash)&highs != 0 {
+			break
+		}
+	}
+	for i < len(s) && plain[s[i]] {
+		i++
+	}
+	return i
+}
+
 // key reads an object key. Keys of struct fields are plain ASCII; anything
 // else is for encoding/json to match (it matches case-insensitively too).
 func (d *decoder) key() string {
@@ -480,10 +500,7 @@ func (d *decoder) key() string {
 func (d *decoder) str() string {
 	d.want('"')
 	s, start := d.s, d.i
-	i := start
-	for i < len(s) && plain[s[i]] {
-		i++
-	}
+	i := plainRun(s, start)
 	if i < len(s) && s[i] == '"' {
 		d.i = i + 1
 		return s[start:i]
@@ -506,9 +523,7 @@ func (d *decoder) strSlow(start, i int) string {
 		i, start = next, next
 	}
 	for {
-		for i < len(s) && plain[s[i]] {
-			i++
-		}
+		i = plainRun(s, i)
 		if i >= len(s) {
 			panic(fallback{})
 		}

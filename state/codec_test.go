@@ -283,7 +283,8 @@ func FuzzDecode(f *testing.F) {
 		`{"tasks":{"t":{"created":"2024-02-30T00:00:00Z"}}}`, `{"tasks":{"t":{"created":"2024-02-29T24:00:00Z"}}}`,
 		`{"tasks":{"t":{"created":"2024-02-29T23:00:00.1234567891Z"}}}`, `{"tasks":{"t":{"created":null}}}`,
 		`{"tasks":{"t":{"created":"2024-02-29T23:00:00\u005a"}}}`, `{"tasks":{"t":{"text":"\ud83d\ude00 \ud800 \udc00x \u00"}}}`,
-		`{"tasks":{"t":{"text":"tab	raw"}}}`, `{"tasks":{"t":{"text":"\'"}}}`, `{"tasks":{"t":{"settings":{"a":[1,2,}}}}`,
+		`{"tasks":{"t":{"text":"tab	raw"}}}`, "{\"tasks\":{\"t\":{\"text\":\"abcdefghijklmnop\x01qrstuvwxyz0123456789\"}}}",
+		"{\"tasks\":{\"t\":{\"text\":\"abcdefghijklmnop\x7fqrstuvw\xc3\xa9xyz0123456789\\\"}}}", `{"tasks":{"t":{"text":"\'"}}}`, `{"tasks":{"t":{"settings":{"a":[1,2,}}}}`,
 		`{"tasks":{"t":{"settings": {"a" : 1} }}}`, `{"tasks":{"t":{"settings":nul}}}`, `{"tasks":{"t":{"settings":-}}}`,
 		`{"version":1} x`, `{"version":1}` + "\n\t ", ` {"version":1`, ``, `[]`, `null`,
 	} {
