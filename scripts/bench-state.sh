@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the state benchmarks and prints updates/s with 1, 8 and 64 writer
-# goroutines (each with its own Store) and with 8 and 64 writer processes (the
+# goroutines (each with its own Store) and with 1, 8 and 64 writer processes (the
 # test binary re-executed: the honest multi-process figure) as ratios to the
 # bare durable write (temp file, fsync, rename, directory fsync) measured in
 # the same run; the time to read and list 10 000 task records; one update of a

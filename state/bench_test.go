@@ -76,12 +76,12 @@ func BenchmarkUpdate(b *testing.B) {
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "updates/s")
 		})
 	}
-	// The same with 8 and 64 real processes (the test binary re-executed),
+	// The same with 1, 8 and 64 real processes (the test binary re-executed),
 	// the way runner processes contend: here the gate in front of the flock
 	// does not help, the kernel's flock queue does all the work. The
 	// processes start first and wait on stdin, so the start-up is not
 	// timed.
-	for _, procs := range []int{8, 64} {
+	for _, procs := range []int{1, 8, 64} {
 		b.Run(fmt.Sprintf("procs=%d", procs), func(b *testing.B) { benchProcs(b, procs) })
 	}
 }
