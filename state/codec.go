@@ -101,6 +101,21 @@ func uintField[T any](key string, opt fieldOpt, get func(*T) *uint64) field[T] {
 	}
 }
 
+func boolField[T any](key string, opt fieldOpt, get func(*T) *bool) field[T] {
+	isEmpty := func(v *T) bool { return !*get(v) }
+	return field[T]{
+		key: key, opt: opt,
+		dec: func(d *decoder, v *T) { *get(v) = d.bool() },
+		enc: func(b []byte, v *T) []byte {
+			if *get(v) {
+				return append(b, "true"...)
+			}
+			return append(b, "false"...)
+		},
+		omit: omitter(opt, isEmpty, isEmpty),
+	}
+}
+
 // intPtrField is a *int: null or absent is nil.
 func intPtrField[T any](key string, opt fieldOpt, get func(*T) **int) field[T] {
 	isNil := func(v *T) bool { return *get(v) == nil }
@@ -382,7 +397,7 @@ func decodeObject[T any](d *decoder, v *T, fields []field[T]) {
 				break
 			}
 		}
-		if k < 0 || k >= 64 || seen&(1<<k) != 0 {
+		if k < 0 || k >= 64 || seen&(1<<k) != 0 { // (a table of more than 64 fields always falls back)
 			panic(fallback{}) // unknown or repeated key: encoding/json decides
 		}
 		seen |= 1 << k
@@ -676,6 +691,19 @@ func (d *decoder) int() int {
 		return int(mag)
 	case neg && mag <= maxInt+1:
 		return int(-mag)
+	}
+	panic(fallback{})
+}
+
+func (d *decoder) bool() bool {
+	d.ws()
+	switch {
+	case strings.HasPrefix(d.s[d.i:], "true"):
+		d.i += 4
+		return true
+	case strings.HasPrefix(d.s[d.i:], "false"):
+		d.i += 5
+		return false
 	}
 	panic(fallback{})
 }

@@ -186,6 +186,8 @@ func fillRandom(rng *rand.Rand, v reflect.Value, depth int) {
 	switch v.Kind() {
 	case reflect.String:
 		v.SetString(hostileStrings[rng.IntN(len(hostileStrings))])
+	case reflect.Bool:
+		v.SetBool(rng.IntN(2) == 0)
 	case reflect.Int, reflect.Int64:
 		v.SetInt([]int64{0, 0, 1, -1, 42, 1 << 40, math.MaxInt64, math.MinInt64, rng.Int64()}[rng.IntN(9)])
 	case reflect.Uint64:
@@ -459,4 +461,49 @@ func TestParseUTC(t *testing.T) {
 			t.Errorf("parseUTC(%s) accepted it", s)
 		}
 	}
+}
+
+// boolField is ready for the first bool in the state file; it behaves as
+// encoding/json does.
+func TestBoolField(t *testing.T) {
+	type flags struct {
+		A bool `json:"a"`
+		B bool `json:"b,omitempty"`
+	}
+	table := []field[flags]{
+		boolField("a", 0, func(f *flags) *bool { return &f.A }),
+		boolField("b", omitEmpty, func(f *flags) *bool { return &f.B }),
+	}
+	for _, v := range []flags{{}, {A: true}, {B: true}, {true, true}} {
+		want, _ := json.Marshal(v)
+		if got := encodeObject(nil, &v, table, 0); !bytes.Equal(got, want) {
+			t.Errorf("encode %+v = %s, want %s", v, got, want)
+		}
+		var got flags
+		decodeObject(&decoder{s: string(want)}, &got, table)
+		if got != v {
+			t.Errorf("decode %s = %+v", want, got)
+		}
+	}
+	for _, in := range []string{`{"a":tru}`, `{"a":1}`, `{"a":null}`} {
+		var got flags
+		if _, ok := tryDecode(func() { decodeObject(&decoder{s: in}, &got, table) }); ok {
+			t.Errorf("decoded %s", in)
+		}
+	}
+}
+
+// tryDecode runs fn and reports whether it finished without the decoder
+// giving up.
+func tryDecode(fn func()) (r any, ok bool) {
+	defer func() {
+		if r = recover(); r != nil {
+			if _, fb := r.(fallback); !fb {
+				panic(r)
+			}
+			ok = false
+		}
+	}()
+	fn()
+	return nil, true
 }
