@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -76,4 +77,4 @@ func (g *gates) enter(ctx context.Context, dir string, timeout time.Duration) (f
 
 // errGateTimeout is turned into a BusyError by the caller, which knows the
 // lock's path.
-var errGateTimeout = &BusyError{}
+var errGateTimeout = errors.New("timed out waiting at the writer gate")
