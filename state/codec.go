@@ -397,8 +397,10 @@ func decodeObject[T any](d *decoder, v *T, fields []field[T]) {
 				break
 			}
 		}
-		if k < 0 || k >= 64 || seen&(1<<k) != 0 { // (a table of more than 64 fields always falls back)
-			panic(fallback{}) // unknown or repeated key: encoding/json decides
+		// An unknown or repeated key (or a field past the 64th) is for
+		// encoding/json to decide.
+		if k < 0 || k >= 64 || seen&(1<<k) != 0 {
+			panic(fallback{})
 		}
 		seen |= 1 << k
 		fields[k].dec(d, v)
