@@ -22,6 +22,14 @@
 // ErrNewerVersion and never overwritten. A file that does not parse is
 // reported with ErrCorrupt and left in place until Repair moves it aside.
 //
+// Writers of one directory inside one process queue at an in-process gate
+// before the flock (see writerGates), so only one thread per process waits
+// in flock(2). state.json is read and written by the package's own codec
+// (codec.go), several times faster than encoding/json on large states and
+// held to it byte for byte by differential tests; anything unusual in a file
+// is decoded by encoding/json instead. A field added to a state struct must
+// be added to its codec table: TestCodecCoversEveryField names it.
+//
 // Schema changes: a runner drops the fields it does not know when it
 // rewrites the file. So any new field that an older runner must not drop
 // (messages, say) comes with a higher Version, which older runners refuse

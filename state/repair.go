@@ -62,7 +62,7 @@ func (s *Store) Repair(ctx context.Context, force bool) (*RepairReport, error) {
 	}
 
 	st := New()
-	if raw, err := os.ReadFile(s.path(prevFile)); err == nil {
+	if raw, err := readString(s.path(prevFile)); err == nil {
 		if prev, err := parse(s.path(prevFile), raw); err == nil {
 			st, rep.FromPrevious = prev, true
 		}
@@ -72,7 +72,7 @@ func (s *Store) Repair(ctx context.Context, force bool) (*RepairReport, error) {
 		return nil, fmt.Errorf("rebuild state from the journal (%s was moved to %s): %w", StateFile, rep.MovedTo, err)
 	}
 	rep.Replayed = replay(st, events, st.Updated)
-	if _, err := s.write(st, nil, now); err != nil {
+	if _, err := s.write(st, "", now); err != nil {
 		return nil, fmt.Errorf("write rebuilt state (the bad file was moved to %s): %w", rep.MovedTo, err)
 	}
 	if err := s.syncDir(); err != nil {

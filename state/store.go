@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -206,34 +208,58 @@ func prune(st *State, cutoff time.Time) []string {
 	return ids
 }
 
-// load reads and parses state.json. It also returns the raw bytes, so write
-// can tell whether anything changed.
-func (s *Store) load() (*State, []byte, error) {
+// load reads and parses state.json. It also returns the file's content
+// ("" if there is no file), so write can tell whether anything changed.
+func (s *Store) load() (*State, string, error) {
 	p := s.Path()
-	raw, err := os.ReadFile(p)
+	raw, err := readString(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return New(), nil, nil
+		return New(), "", nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read state file %s: %w", p, err)
+		return nil, "", fmt.Errorf("read state file %s: %w", p, err)
 	}
 	st, err := parse(p, raw)
 	if err != nil {
-		return nil, nil, err
+		return nil, "", err
 	}
 	return st, raw, nil
 }
 
-// parse decodes a state file, checking its version.
-func parse(path string, raw []byte) (*State, error) {
-	st := new(State)
-	if err := json.Unmarshal(raw, st); err != nil {
+// readString reads a whole file into a string without the copy a
+// conversion from []byte would make: the decoder keeps substrings of it.
+func readString(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var b strings.Builder
+	if fi, err := f.Stat(); err == nil {
+		b.Grow(int(fi.Size()) + 512)
+	}
+	if _, err := io.Copy(&b, f); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// parse decodes a state file, checking its version. The fast decoder reads
+// the files runner writes; anything it does not understand is decoded by
+// encoding/json, whose answer (and error) is the reference.
+func parse(path string, raw string) (*State, error) {
+	st, err := decodeFast(raw)
+	if err != nil {
+		st = new(State)
+		err = json.Unmarshal([]byte(raw), st)
+	}
+	if err != nil {
 		// A newer runner may have changed the shape: say so rather than
 		// "corrupt" when the version says it is newer.
 		var probe struct {
 			Version int `json:"version"`
 		}
-		if json.Unmarshal(raw, &probe) == nil && probe.Version > Version {
+		if json.Unmarshal([]byte(raw), &probe) == nil && probe.Version > Version {
 			return nil, &NewerVersionError{Path: path, Version: probe.Version}
 		}
 		if len(raw) == 0 {
@@ -254,15 +280,7 @@ func parse(path string, raw []byte) (*State, error) {
 // encode renders st as the file's bytes: a header with the version,
 // generation and time, then the body. The body is returned on its own too so
 // write can compare it with the file on disk without encoding twice.
-func encode(st *State) (header func(gen uint64, updated time.Time) []byte, body []byte, err error) {
-	body, err = json.Marshal(struct {
-		Projects map[string]*Project `json:"projects"`
-		Tasks    map[string]*Task    `json:"tasks"`
-		Messages map[string]*Message `json:"messages,omitempty"`
-	}{st.Projects, st.Tasks, st.Messages})
-	if err != nil {
-		return nil, nil, fmt.Errorf("encode state: %w", err)
-	}
+func encode(st *State, sizeHint int) (header func(gen uint64, updated time.Time) []byte, body []byte, err error) {
 	header = func(gen uint64, updated time.Time) []byte {
 		b := make([]byte, 0, 96)
 		b = append(b, `{"version":`...)
@@ -276,19 +294,34 @@ func encode(st *State) (header func(gen uint64, updated time.Time) []byte, body 
 		}
 		return append(b, ',')
 	}
+	body, err = encodeFast(make([]byte, 0, sizeHint+4096), st)
+	if err != nil {
+		// json.Marshal fails on the same values; let it say why.
+		full, jerr := json.Marshal(st)
+		if jerr == nil {
+			// Not expected: the codec tests hold the two to the same
+			// output. Use the reference, without its header.
+			h := header(st.Generation, st.Updated)
+			if bytes.HasPrefix(full, h) {
+				return header, append([]byte{'{'}, full[len(h):]...), nil
+			}
+			jerr = fmt.Errorf("%v (and json.Marshal wrote an unexpected header)", err)
+		}
+		return nil, nil, fmt.Errorf("encode state: %w", jerr)
+	}
 	return header, body, nil
 }
 
 // write renames st into place unless it is unchanged from raw (the bytes
 // load read) and reports whether it did. The caller must then call syncDir
 // to make the rename durable. Called with the lock held.
-func (s *Store) write(st *State, raw []byte, now time.Time) (bool, error) {
+func (s *Store) write(st *State, raw string, now time.Time) (bool, error) {
 	st.Version = Version
-	header, body, err := encode(st)
+	header, body, err := encode(st, len(raw))
 	if err != nil {
 		return false, err
 	}
-	if raw != nil && bytes.Equal(raw, joinFile(header(st.Generation, st.Updated), body)) {
+	if raw != "" && raw == string(joinFile(header(st.Generation, st.Updated), body)) {
 		return false, nil
 	}
 	st.Generation++
@@ -367,12 +400,44 @@ func (s *Store) syncDir() error {
 }
 
 // lock takes the exclusive flock on state.lock, waiting at most LockTimeout
-// (or until ctx ends). The returned function releases it.
+// (or until ctx ends). The returned function releases it. Writers of the
+// same directory in this process first queue at its gate (see
+// writerGates), so only one of them at a time waits for the flock.
 func (s *Store) lock(ctx context.Context) (func(), error) {
 	if err := s.ensureDir(); err != nil {
 		return nil, err
 	}
-	return flockFile(ctx, s.path(LockFile), syscall.LOCK_EX, s.LockTimeout)
+	path := s.path(LockFile)
+	timeout := s.LockTimeout
+	if timeout <= 0 {
+		timeout = DefaultLockTimeout
+	}
+	deadline := time.Now().Add(timeout)
+	leave, err := writerGates.enter(ctx, s.dir, timeout)
+	if err == errGateTimeout {
+		return nil, &BusyError{Lock: path, Timeout: timeout}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("wait for lock %s: %w", path, err)
+	}
+	left := time.Until(deadline)
+	if left <= 0 {
+		leave()
+		return nil, &BusyError{Lock: path, Timeout: timeout}
+	}
+	unlock, err := flockFile(ctx, path, syscall.LOCK_EX, left)
+	if err != nil {
+		leave()
+		var be *BusyError
+		if errors.As(err, &be) {
+			be.Timeout = timeout // report the whole wait
+		}
+		return nil, err
+	}
+	return func() {
+		unlock()
+		leave()
+	}, nil
 }
 
 // flockFile opens path (creating it 0600) and takes an flock of the given

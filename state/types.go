@@ -3,6 +3,7 @@ package state
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -253,11 +254,11 @@ func (s *State) TaskList() []*Task {
 	for _, t := range s.Tasks {
 		out = append(out, t)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if !out[i].Created.Equal(out[j].Created) {
-			return out[i].Created.Before(out[j].Created)
+	slices.SortFunc(out, func(a, b *Task) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
 		}
-		return out[i].ID < out[j].ID
+		return strings.Compare(a.ID, b.ID)
 	})
 	return out
 }

@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -164,5 +165,23 @@ func TestFindTask(t *testing.T) {
 	_, err := st.FindTask("abc")
 	if !strings.Contains(err.Error(), "t_abc11111, t_abc22222") {
 		t.Errorf("ambiguous error does not list candidates: %v", err)
+	}
+}
+
+func TestTaskListOrder(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	st := New()
+	for _, tk := range []*Task{
+		{ID: "t_c", Created: at}, {ID: "t_a", Created: at.Add(time.Second)}, {ID: "t_b", Created: at},
+		{ID: "t_d", Created: at.Add(-time.Nanosecond)}, {ID: "t_e", Created: at.In(time.FixedZone("", 3600))},
+	} {
+		st.Tasks[tk.ID] = tk
+	}
+	var got []string
+	for _, tk := range st.TaskList() {
+		got = append(got, tk.ID)
+	}
+	if want := []string{"t_d", "t_b", "t_c", "t_e", "t_a"}; !slices.Equal(got, want) {
+		t.Fatalf("TaskList order %v, want %v (by creation, the same instant in another zone is a tie, ties by id)", got, want)
 	}
 }
