@@ -128,42 +128,14 @@ func (s *Store) Read(ctx context.Context) (*State, error) {
 // Update changes the state under the exclusive lock: it waits for the lock
 // (at most LockTimeout, then an error wrapping ErrBusy), reads state.json,
 // calls fn, prunes finished tasks past the Retention and, if anything
-// changed, writes the result atomically and durably. If fn returns an error,
-// nothing is written and that error is returned. fn must not do tmux or git
-// work, nor call Update or Repair: the lock is held while it runs.
+// changed, writes the result atomically and durably. If fn returns an error
+// (or panics), nothing it did is written and that error is returned (the
+// panic goes on in the caller). fn must not do tmux or git work, nor call
+// Update or Repair: the lock is held while it runs. Updates made at the same
+// time by goroutines of one process are applied in one write (see
+// updateQueues); fn sees the state as the updates before it left it.
 func (s *Store) Update(ctx context.Context, fn func(*State) error) error {
-	unlock, err := s.lock(ctx)
-	if err != nil {
-		return err
-	}
-	renamed, err := func() (bool, error) {
-		defer unlock() // also when fn panics
-		return s.updateLocked(fn)
-	}()
-	if err != nil || !renamed {
-		return err
-	}
-	// The directory is fsynced after the lock is released, so the next
-	// writer's work overlaps this fsync (the file system can commit both
-	// in one go). The update is acknowledged only once its rename is
-	// durable; a later writer read this update, so nothing is reordered.
-	return s.syncDir()
-}
-
-func (s *Store) updateLocked(fn func(*State) error) (renamed bool, err error) {
-	st, raw, err := s.load()
-	if err != nil {
-		return false, err
-	}
-	if err := fn(st); err != nil {
-		return false, err
-	}
-	now := time.Now().UTC()
-	if s.Retention > 0 {
-		prune(st, now.Add(-s.Retention))
-		pruneMessages(st, now.Add(-s.Retention))
-	}
-	return s.write(st, raw, now)
+	return s.combinedUpdate(ctx, fn)
 }
 
 // Prune removes now the finished tasks that ended more than olderThan ago and

@@ -1,0 +1,243 @@
+package state
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Updates of one state directory made at the same time inside one process
+// are combined: the first caller leads, takes the lock once, applies every
+// update queued by then in order, and writes the file once (one durable
+// rename for the batch). Each update still sees the effect of the ones
+// before it, and one that fails (or panics) leaves no trace: the state is
+// rolled back to its encoding after the last update that succeeded, which
+// the codec makes exact. Each caller gets its own update's result. A
+// batch holds the updates queued when its leader takes over; a caller that
+// arrives later waits for the next batch, led by the first of them.
+//
+// Like writerGates, the registry is package-level because the thing it
+// fronts (the directory's flock) is process-wide; entries live only while
+// someone updates.
+var updateQueues = &combiners{m: map[string]*combiner{}}
+
+type combiners struct {
+	mu sync.Mutex
+	m  map[string]*combiner
+}
+
+type combiner struct {
+	mu      sync.Mutex
+	queue   []*updateReq
+	leading bool
+	refs    int
+}
+
+type updateReq struct {
+	ctx      context.Context
+	fn       func(*State) error
+	done     chan updateResult // one result
+	lead     chan struct{}     // closed when this caller must lead the next batch
+	promoted bool              // under combiner.mu
+}
+
+type updateResult struct {
+	err      error
+	panicked bool
+	pval     any
+}
+
+func (c *combiners) get(dir string) *combiner {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	q := c.m[dir]
+	if q == nil {
+		q = &combiner{}
+		c.m[dir] = q
+	}
+	q.refs++
+	return q
+}
+
+func (c *combiners) put(dir string, q *combiner) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if q.refs--; q.refs == 0 {
+		delete(c.m, dir)
+	}
+}
+
+func (r updateResult) unwrap() error {
+	if r.panicked {
+		panic(r.pval)
+	}
+	return r.err
+}
+
+// combinedUpdate is Update: queue fn, lead a batch or wait for its result.
+func (s *Store) combinedUpdate(ctx context.Context, fn func(*State) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	q := updateQueues.get(s.dir)
+	defer updateQueues.put(s.dir, q)
+	req := &updateReq{ctx: ctx, fn: fn, done: make(chan updateResult, 1), lead: make(chan struct{})}
+	q.mu.Lock()
+	q.queue = append(q.queue, req)
+	if !q.leading {
+		q.leading = true
+		q.mu.Unlock()
+		return s.leadBatch(q, req)
+	}
+	q.mu.Unlock()
+
+	timeout := s.LockTimeout
+	if timeout <= 0 {
+		timeout = DefaultLockTimeout
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var gaveUp error
+	select {
+	case r := <-req.done:
+		return r.unwrap()
+	case <-req.lead:
+		return s.leadBatch(q, req)
+	case <-timer.C:
+		gaveUp = &BusyError{Lock: s.path(LockFile), Timeout: timeout}
+	case <-ctx.Done():
+		gaveUp = fmt.Errorf("wait for lock %s: %w", s.path(LockFile), ctx.Err())
+	}
+	// Leave the queue if no batch took this update yet; otherwise its
+	// result is coming (or this caller leads) and must be waited for.
+	q.mu.Lock()
+	if !req.promoted {
+		for i, r := range q.queue {
+			if r == req {
+				q.queue = append(q.queue[:i:i], q.queue[i+1:]...)
+				q.mu.Unlock()
+				return gaveUp
+			}
+		}
+	}
+	q.mu.Unlock()
+	select {
+	case r := <-req.done:
+		return r.unwrap()
+	case <-req.lead:
+		return s.leadBatch(q, req)
+	}
+}
+
+// leadBatch applies the queued updates (me among them) as one batch, then
+// hands the lead to the first caller queued meanwhile.
+func (s *Store) leadBatch(q *combiner, me *updateReq) error {
+	// The lock is taken for everyone in the batch, so no caller's context
+	// may cancel it (each is checked before its fn runs). The batch is
+	// what is queued once the lock is held: the callers that came while
+	// the leader waited for it go along.
+	unlock, err := s.lock(context.Background())
+	q.mu.Lock()
+	batch := q.queue
+	q.queue = nil
+	q.mu.Unlock()
+	s.applyBatch(batch, unlock, err)
+	q.mu.Lock()
+	if len(q.queue) == 0 {
+		q.leading = false
+	} else {
+		next := q.queue[0]
+		next.promoted = true
+		close(next.lead)
+	}
+	q.mu.Unlock()
+	return (<-me.done).unwrap()
+}
+
+// applyBatch applies the batch's updates in order under the lock (rolling
+// back each one that fails), prunes, writes once, releases the lock, and
+// gives every caller its result. lockErr is why the lock was not taken.
+func (s *Store) applyBatch(batch []*updateReq, unlock func(), lockErr error) {
+	results := make([]updateResult, len(batch))
+	defer func() {
+		for i, r := range batch {
+			r.done <- results[i]
+		}
+	}()
+	if err := lockErr; err != nil {
+		for i := range results {
+			results[i].err = err
+		}
+		return
+	}
+	renamed, werr := func() (bool, error) {
+		defer unlock()
+		st, raw, err := s.load()
+		if err != nil {
+			return false, err
+		}
+		good := raw // the file text of the last good state ("" = none yet)
+		applied := 0
+		for i, r := range batch {
+			if err := r.ctx.Err(); err != nil {
+				results[i].err = err
+				continue
+			}
+			results[i] = callUpdate(r.fn, st)
+			if results[i].err == nil && !results[i].panicked {
+				applied++
+				if i < len(batch)-1 {
+					// Snapshot for a later update that fails.
+					header, body, err := encode(st, len(good))
+					if err != nil {
+						return false, err
+					}
+					good = string(joinFile(header(st.Generation, st.Updated), body))
+				}
+				continue
+			}
+			// Roll back what the failed update did, in place: the
+			// updates before it may hold on to st.
+			prev := New()
+			if good != "" {
+				if prev, err = parse(s.Path(), good); err != nil {
+					return false, fmt.Errorf("roll back a failed update: %w", err)
+				}
+			}
+			*st = *prev
+		}
+		if applied == 0 {
+			return false, nil
+		}
+		now := time.Now().UTC()
+		if s.Retention > 0 {
+			prune(st, now.Add(-s.Retention))
+			pruneMessages(st, now.Add(-s.Retention))
+		}
+		return s.write(st, raw, now)
+	}()
+	if werr == nil && renamed {
+		// After the lock is released: the next writer's work overlaps
+		// this fsync. The updates are acknowledged once it is durable.
+		werr = s.syncDir()
+	}
+	if werr != nil {
+		for i := range results {
+			if results[i].err == nil && !results[i].panicked {
+				results[i].err = werr
+			}
+		}
+	}
+}
+
+// callUpdate runs fn, turning a panic into a result the caller re-panics
+// with.
+func callUpdate(fn func(*State) error, st *State) (r updateResult) {
+	defer func() {
+		if v := recover(); v != nil {
+			r = updateResult{panicked: true, pval: v}
+		}
+	}()
+	return updateResult{err: fn(st)}
+}
