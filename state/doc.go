@@ -22,9 +22,10 @@
 // ErrNewerVersion and never overwritten. A file that does not parse is
 // reported with ErrCorrupt and left in place until Repair moves it aside.
 //
-// Writers of one directory inside one process queue at an in-process gate
-// before the flock (see writerGates), so only one thread per process waits
-// in flock(2). state.json is read and written by the package's own codec
+// Updates of one directory made at the same time inside one process are
+// combined (see updateQueues): one caller takes the lock and applies all of
+// them in order with one durable write, rolling back any that fails; and
+// only one thread per process waits in flock(2) (see writerGates). state.json is read and written by the package's own codec
 // (codec.go), several times faster than encoding/json on large states and
 // held to it byte for byte by differential tests; anything unusual in a file
 // is decoded by encoding/json instead. A field added to a state struct must
