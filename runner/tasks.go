@@ -237,6 +237,13 @@ func Cancel(ctx context.Context, env *Env, ref string, kill bool) (*state.Task, 
 		if err := env.finish(ctx, t.ID, state.StatusCancelled, reason, nil); err != nil {
 			return t, err
 		}
+		// The supervisor is stopped below and will not notify: say it
+		// here (the notify command, the tmux message).
+		if nt, err := env.task(ctx, t.ID); err == nil && nt.Status == state.StatusCancelled {
+			var set RunSettings
+			_ = json.Unmarshal(nt.Settings, &set)
+			env.notify(ctx, nt, set)
+		}
 	}
 	if t.SupervisorPID != os.Getpid() && processAlive(t.SupervisorPID) {
 		_ = syscall.Kill(t.SupervisorPID, syscall.SIGTERM)
