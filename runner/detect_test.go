@@ -284,6 +284,7 @@ func TestDetectSignals(t *testing.T) {
 		{"codex: answer streaming under an echoed prompt", codex, "› fix it\n\n• This is\n\n" + composer, PaneInfo{}, StateBusy, "turn_open", -1},
 		{"codex: the echoed prompt scrolled above the bottom", codex, "› fix it\n" + strings.Repeat("• words\n", 20) + composer, PaneInfo{}, StateBusy, "turn_open", -1},
 		{"codex: Worked for closes the turn", codex, "› fix it\n• Done.\n  Worked for 1m 02s • 20:52\n\n" + composer, PaneInfo{}, StateReady, "ready", -1},
+		{"codex: a turn under a second closes too", codex, "› fix it\n• REAL-MESSAGE-DONE\n  Worked for <1s • 00:26\n\n" + composer, PaneInfo{}, StateReady, "ready", -1},
 		{"codex: an interrupted turn is closed", codex, "› fix it\n■ Conversation interrupted - tell the model what to do\n\n" + composer, PaneInfo{}, StateReady, "ready", -1},
 		{"codex: a new prompt reopens", codex, "› a\n  Worked for 3s • 20:52\n› b\n\n" + composer, PaneInfo{}, StateBusy, "turn_open", -1},
 		{"codex: a slash popup is not a prompt", codex, "› /quit  exit Codex\n› /quit\n  ? for shortcuts\n", PaneInfo{}, StateReady, "ready", -1},

@@ -114,7 +114,8 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 	second := tc.turn("ASK-TASK", asked)
 	second.Text = "not reached"
 	var mlog syncBuffer
-	srv := mockapi.Start([]mockapi.Turn{first, second}, mockapi.Options{Log: &mlog})
+	third := mockapi.Turn{Match: "MESSAGE-TASK", Text: "REAL-MESSAGE-DONE", ChunkDelay: 50 * time.Millisecond}
+	srv := mockapi.Start([]mockapi.Turn{third, first, second}, mockapi.Options{Log: &mlog})
 	t.Cleanup(srv.Close)
 
 	agentEnv, files, err := mockapi.AgentEnv(cli, srv.URL(), home, project)
@@ -295,6 +296,28 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 	t.Logf("hook events of %s:\n%s", id, events)
 	if t.Failed() {
 		logTask(t, task)
+	}
+	// 1b. A message to the idle agent: delivered at once, as a turn of
+	// its own, recorded as delivered.
+	out, errOut, code, _ = run("msg", id, "please handle the MESSAGE-TASK now")
+	if code != 0 || !strings.Contains(out, "delivering") {
+		t.Errorf("runner msg to the idle %s agent: exit %d\n%s%s", cli, code, out, errOut)
+	}
+	waitOut, waitErr, code, took := run("wait", "--timeout", "90s", id)
+	task = status(id)
+	t.Logf("%s message turn: wait exit %d in %s\n%s%s", cli, code, took.Round(100*time.Millisecond), waitOut, waitErr)
+	if code != 0 || task.Status != state.StatusDone || !strings.Contains(task.ResultTail, "REAL-MESSAGE-DONE") {
+		t.Errorf("message turn: exit %d, status %s, result tail:\n%s", code, task.Status, task.ResultTail)
+		logTask(t, task)
+		if b, err := os.ReadFile(filepath.Join(stateDir, "logs", id+".supervisor.log")); err == nil {
+			t.Logf("supervisor log:\n%s", b)
+		}
+		tail, _, _, _ := run("logs", id)
+		t.Logf("transcript (last 2500 bytes):\n%s", tail[max(0, len(tail)-2500):])
+	}
+	inbox, _, _, _ := run("inbox", id, "--json")
+	if !strings.Contains(inbox, `"status": "delivered"`) {
+		t.Errorf("the message is not recorded delivered:\n%s", inbox)
 	}
 	_, _, _, _ = run("cancel", id, "--kill")
 
