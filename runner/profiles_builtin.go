@@ -142,7 +142,7 @@ func codexProfile() *Profile {
 		// with a "Worked for 11s • 20:52" line (or "■ ..." when it is
 		// interrupted or fails), so an echoed prompt with neither below it
 		// is a turn still running.
-		TurnOpen:   []string{`^› [^/\s]`}, // not the slash-command popup "› /quit  exit Codex"
+		TurnOpen:   []string{`^› [^/\s]`},                       // not the slash-command popup "› /quit  exit Codex"
 		TurnClosed: []string{`^\s*─*\s*Worked for <?\d`, `^■ `}, // "Worked for <1s" after a quick turn
 		NeedsInput: []string{
 			`^\s*Would you like to `, // run the following command? / make the following edits?
