@@ -330,8 +330,7 @@ func shadowEnv(env *Env, t *state.Task, prof *Profile) []string {
 	var out []string
 	for _, e := range environ() {
 		k, _, _ := strings.Cut(e, "=")
-		switch k {
-		case "RUNNER_TASK_ID", "RUNNER_PARENT", "RUNNER_LEVEL", "RUNNER_PROJECT", "RUNNER_SHADOW_OF":
+		if isTaskIdentityVar(k) || k == "RUNNER_SHADOW_OF" {
 			continue
 		}
 		if _, ok := prof.Env[k]; ok {
@@ -340,15 +339,7 @@ func shadowEnv(env *Env, t *state.Task, prof *Profile) []string {
 		out = append(out, e)
 	}
 	out = append(out, "RUNNER_SHADOW_OF="+t.ID)
-	keys := make([]string, 0, len(prof.Env))
-	for k := range prof.Env {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		out = append(out, k+"="+prof.Env[k])
-	}
-	return out
+	return append(out, prof.envList()...)
 }
 
 // ResolveAskTargets turns ask's TARGET arguments into tasks, in argument

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -463,15 +464,28 @@ func paneEnv(env *Env, t *state.Task, prof *Profile) []string {
 			kv = append(kv, k+"="+v)
 		}
 	}
-	keys := make([]string, 0, len(prof.Env))
-	for k := range prof.Env {
-		keys = append(keys, k)
+	return append(kv, prof.envList()...)
+}
+
+// envList is the profile's Env as KEY=VALUE, sorted by key.
+func (p *Profile) envList() []string {
+	out := make([]string, 0, len(p.Env))
+	for _, k := range slices.Sorted(maps.Keys(p.Env)) {
+		out = append(out, k+"="+p.Env[k])
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		kv = append(kv, k+"="+prof.Env[k])
+	return out
+}
+
+// isTaskIdentityVar reports whether k is one of the variables that say
+// which task a process belongs to (set in every agent pane). A process
+// that is not that task (a supervisor started from a pane, a shadow) must
+// not inherit them.
+func isTaskIdentityVar(k string) bool {
+	switch k {
+	case "RUNNER_TASK_ID", "RUNNER_PARENT", "RUNNER_LEVEL", "RUNNER_PROJECT":
+		return true
 	}
-	return kv
+	return false
 }
 
 // launch starts the agent in a new window of the project's session, with
@@ -549,12 +563,8 @@ func (env *Env) StartSupervisor(id string, extra []*os.File) (int, error) {
 	// A supervisor started from inside a task's pane (a message to an
 	// idle task) must not pass for that task.
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		for _, k := range []string{"RUNNER_TASK_ID=", "RUNNER_PARENT=", "RUNNER_LEVEL=", "RUNNER_PROJECT="} {
-			if strings.HasPrefix(kv, k) {
-				return true
-			}
-		}
-		return false
+		k, _, _ := strings.Cut(kv, "=")
+		return isTaskIdentityVar(k)
 	})
 	cmd.Env = append(cmd.Env, "RUNNER_STATE_DIR="+env.Store.Dir())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf

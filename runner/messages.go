@@ -217,11 +217,11 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 	}
 	var refused []MessageOutcome
 	for _, o := range outs {
-		ev := state.Event{Time: now, Kind: "msg-" + o.Result, Task: o.To, Message: messageEventText(senderName(sender), o, typ)}
 		if o.Result == MsgRefused {
 			refused = append(refused, o)
 		}
-		_ = env.Store.Journal(ctx, ev)
+		m := &state.Message{ID: o.ID, From: senderName(sender), To: o.To, Type: typ, Hops: o.Hops}
+		env.journalMessage(ctx, now, o.Result, m, o.Reason)
 	}
 	var startErrs []error
 	for _, id := range start {
@@ -243,18 +243,21 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 	return outs, errors.Join(startErrs...)
 }
 
-func messageEventText(from string, o MessageOutcome, typ state.MessageType) string {
-	id := o.ID
+// journalMessage writes the journal line of one step of a message:
+// kind "queued", "delivered", "refused"…, and the line
+// "ID from FROM to TO (TYPE, hop N)[: reason]" ("-" for a message refused
+// before it had an id).
+func (env *Env) journalMessage(ctx context.Context, at time.Time, kind string, m *state.Message, reason string) {
+	id := m.ID
 	if id == "" {
 		id = "-"
 	}
-	s := fmt.Sprintf("%s from %s to %s (%s, hop %d)", id, from, o.To, typ, o.Hops)
-	if o.Reason != "" {
-		s += ": " + o.Reason
+	text := fmt.Sprintf("%s from %s to %s (%s, hop %d)", id, m.From, m.To, m.Type, m.Hops)
+	if reason != "" {
+		text += ": " + reason
 	}
-	return s
+	_ = env.Store.Journal(ctx, state.Event{Time: at, Kind: "msg-" + kind, Task: m.To, Message: text})
 }
-
 func messageTypeList() string {
 	s := make([]string, len(state.MessageTypes))
 	for i, t := range state.MessageTypes {
@@ -397,12 +400,7 @@ func (s *supervisor) claimMessages(ctx context.Context) ([]*state.Message, error
 		if t.Status.IsTerminal() {
 			return nil // cancelled meanwhile: nothing to deliver
 		}
-		for _, m := range st.MessagesFor(s.id, state.MessageDelivering) {
-			if m.ClaimedBy != os.Getpid() && !processAlive(m.ClaimedBy) {
-				m.SetMessageStatus(state.MessageFailed, env.now(), fmt.Sprintf("its delivery by supervisor %d was interrupted", m.ClaimedBy))
-				stale = append(stale, m)
-			}
-		}
+		stale = failStaleClaims(st, s.id, env.now(), "")
 		size := 0
 		hops := 0
 		var ids []string
@@ -422,9 +420,7 @@ func (s *supervisor) claimMessages(ctx context.Context) ([]*state.Message, error
 		}
 		return nil
 	})
-	for _, m := range stale {
-		_ = env.Store.Journal(ctx, state.Event{Kind: "msg-failed", Task: m.To, Message: m.ID + ": " + m.Reason})
-	}
+	env.journalDropped(ctx, stale)
 	return batch, err
 }
 
@@ -453,13 +449,8 @@ func (s *supervisor) settleMessages(ctx context.Context, batch []*state.Message,
 		env.say("task %s: could not record the delivery of %d message(s): %v", s.id, len(batch), err)
 		return
 	}
-	kind := "msg-" + string(st)
 	for _, m := range batch {
-		msg := fmt.Sprintf("%s from %s to %s (%s, hop %d)", m.ID, m.From, m.To, m.Type, m.Hops)
-		if reason != "" {
-			msg += ": " + reason
-		}
-		_ = env.Store.Journal(ctx, state.Event{Time: now, Kind: kind, Task: m.To, Message: msg})
+		env.journalMessage(ctx, now, string(st), m, reason)
 	}
 }
 
@@ -581,32 +572,36 @@ type InboxEntry struct {
 	Direction string `json:"direction"`
 }
 
-// Inbox returns the messages to and from a task, oldest first. ref "" with
-// RUNNER_TASK_ID set means the calling task.
+// Inbox returns the messages to and from a task, oldest first. ref ""
+// means the calling task (see callerTask).
 func Inbox(ctx context.Context, env *Env, ref string) (*state.Task, []InboxEntry, error) {
-	if ref == "" {
-		ref = env.Getenv("RUNNER_TASK_ID")
-		if ref == "" {
-			return nil, nil, Usagef("give a task id (outside a runner pane there is no calling task)")
-		}
-	}
-	st, err := Reconcile(ctx, env)
+	st, panes, err := reconcile(ctx, env, ref == "")
 	if err != nil {
 		return nil, nil, err
+	}
+	if ref == "" {
+		if ref = callerTaskIn(ctx, env, st, panes); ref == "" {
+			return nil, nil, Usagef("give a task id (outside a runner pane there is no calling task)")
+		}
 	}
 	t, err := st.FindTask(ref)
 	if err != nil {
 		return nil, nil, Usagef("%v (see 'runner ps --all')", err)
 	}
+	return t, InboxOf(st, t.ID), nil
+}
+
+// InboxOf lists the messages to and from task id in st, oldest first.
+func InboxOf(st *state.State, id string) []InboxEntry {
 	var out []InboxEntry
-	for _, m := range st.MessagesOf(t.ID) {
+	for _, m := range st.MessagesOf(id) {
 		dir := "in"
-		if m.From == t.ID {
+		if m.From == id {
 			dir = "out"
 		}
 		out = append(out, InboxEntry{Message: m, Direction: dir})
 	}
-	return t, out, nil
+	return out
 }
 
 // QueueEntry is one task's queue in `runner queue`.
@@ -663,12 +658,10 @@ func Queues(ctx context.Context, env *Env) ([]QueueEntry, error) {
 	return out, nil
 }
 
-// journalDropped records messages dropped (or failed) because their
-// recipient ended.
+// journalDropped records messages dropped or failed, with their reason.
 func (env *Env) journalDropped(ctx context.Context, msgs []*state.Message) {
 	for _, m := range msgs {
-		_ = env.Store.Journal(ctx, state.Event{Time: env.now(), Kind: "msg-" + string(m.Status), Task: m.To,
-			Message: fmt.Sprintf("%s from %s to %s (%s, hop %d): %s", m.ID, m.From, m.To, m.Type, m.Hops, m.Reason)})
+		env.journalMessage(ctx, env.now(), string(m.Status), m, m.Reason)
 	}
 }
 
@@ -678,10 +671,22 @@ func (env *Env) journalDropped(ctx context.Context, msgs []*state.Message) {
 // have been typed in; they are never typed again). A live supervisor
 // settles its own batch.
 func dropQueue(st *state.State, id string, now time.Time, reason string) []*state.Message {
-	out := st.DropPending(id, now, reason)
+	return append(st.DropPending(id, now, reason), failStaleClaims(st, id, now, reason)...)
+}
+
+// failStaleClaims fails the messages to task id left delivering by a
+// supervisor that is gone (they may or may not have been typed in; they are
+// never typed again) and returns them; why, if given, is added to the
+// reason.
+func failStaleClaims(st *state.State, id string, now time.Time, why string) []*state.Message {
+	var out []*state.Message
 	for _, m := range st.MessagesFor(id, state.MessageDelivering) {
 		if m.ClaimedBy != os.Getpid() && !processAlive(m.ClaimedBy) {
-			m.SetMessageStatus(state.MessageFailed, now, fmt.Sprintf("its delivery by supervisor %d was interrupted and %s", m.ClaimedBy, reason))
+			reason := fmt.Sprintf("its delivery by supervisor %d was interrupted", m.ClaimedBy)
+			if why != "" {
+				reason += " and " + why
+			}
+			m.SetMessageStatus(state.MessageFailed, now, reason)
 			out = append(out, m)
 		}
 	}

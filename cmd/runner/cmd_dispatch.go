@@ -412,7 +412,12 @@ func (a *app) newStatusCmd() *cobra.Command {
 				fmt.Fprintf(w, "commit    %s\n", t.Commit)
 			}
 			fmt.Fprintf(w, "delivery  %s\n", orDash(t.Delivery))
-			if _, msgs, err := runner.Inbox(cmd.Context(), env, t.ID); err == nil && len(msgs) > 0 {
+			// GetTask reconciled already: the state as it is is enough.
+			var msgs []runner.InboxEntry
+			if st, err := env.Store.Read(cmd.Context()); err == nil {
+				msgs = runner.InboxOf(st, t.ID)
+			}
+			if len(msgs) > 0 {
 				count := map[string]int{}
 				for _, m := range msgs {
 					count[m.Direction+" "+string(m.Status)]++
