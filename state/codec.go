@@ -71,49 +71,34 @@ func omitter[T any](opt fieldOpt, empty, zero func(*T) bool) func(*T) bool {
 	return zero
 }
 
-func strField[T any, S ~string](key string, opt fieldOpt, get func(*T) *S) field[T] {
-	isEmpty := func(v *T) bool { return *get(v) == "" }
+// scalarField is a field whose value is one JSON scalar: empty (for both
+// omitempty and omitzero) is V's zero value.
+func scalarField[T any, V comparable](key string, opt fieldOpt, get func(*T) *V, dec func(*decoder) V, enc func([]byte, V) []byte) field[T] {
+	var zero V
+	isEmpty := func(v *T) bool { return *get(v) == zero }
 	return field[T]{
 		key: key, opt: opt,
-		dec:  func(d *decoder, v *T) { *get(v) = S(d.str()) },
-		enc:  func(b []byte, v *T) []byte { return appendString(b, string(*get(v))) },
+		dec:  func(d *decoder, v *T) { *get(v) = dec(d) },
+		enc:  func(b []byte, v *T) []byte { return enc(b, *get(v)) },
 		omit: omitter(opt, isEmpty, isEmpty),
 	}
+}
+
+func strField[T any, S ~string](key string, opt fieldOpt, get func(*T) *S) field[T] {
+	return scalarField(key, opt, get, func(d *decoder) S { return S(d.str()) },
+		func(b []byte, v S) []byte { return appendString(b, string(v)) })
 }
 
 func intField[T any](key string, opt fieldOpt, get func(*T) *int) field[T] {
-	isEmpty := func(v *T) bool { return *get(v) == 0 }
-	return field[T]{
-		key: key, opt: opt,
-		dec:  func(d *decoder, v *T) { *get(v) = d.int() },
-		enc:  func(b []byte, v *T) []byte { return appendInt(b, *get(v)) },
-		omit: omitter(opt, isEmpty, isEmpty),
-	}
+	return scalarField(key, opt, get, (*decoder).int, appendInt)
 }
 
 func uintField[T any](key string, opt fieldOpt, get func(*T) *uint64) field[T] {
-	isEmpty := func(v *T) bool { return *get(v) == 0 }
-	return field[T]{
-		key: key, opt: opt,
-		dec:  func(d *decoder, v *T) { *get(v) = d.uint() },
-		enc:  func(b []byte, v *T) []byte { return appendUint(b, *get(v)) },
-		omit: omitter(opt, isEmpty, isEmpty),
-	}
+	return scalarField(key, opt, get, (*decoder).uint, appendUint)
 }
 
 func boolField[T any](key string, opt fieldOpt, get func(*T) *bool) field[T] {
-	isEmpty := func(v *T) bool { return !*get(v) }
-	return field[T]{
-		key: key, opt: opt,
-		dec: func(d *decoder, v *T) { *get(v) = d.bool() },
-		enc: func(b []byte, v *T) []byte {
-			if *get(v) {
-				return append(b, "true"...)
-			}
-			return append(b, "false"...)
-		},
-		omit: omitter(opt, isEmpty, isEmpty),
-	}
+	return scalarField(key, opt, get, (*decoder).bool, strconv.AppendBool)
 }
 
 // intPtrField is a *int: null or absent is nil.

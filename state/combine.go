@@ -17,9 +17,13 @@ import (
 // batch holds the updates queued when its leader takes over; a caller that
 // arrives later waits for the next batch, led by the first of them.
 //
-// Like writerGates, the registry is package-level because the thing it
-// fronts (the directory's flock) is process-wide; entries live only while
-// someone updates.
+// The registry is package-level on purpose, the one piece of shared
+// mutable state in this package: the flock it fronts is shared by every
+// Store of the directory in the process, so the queue must be as wide as
+// the process. It is keyed by the store's directory and holds an entry only
+// while someone updates, so it is empty between updates and tests cannot
+// leak into each other through it. Correctness does not depend on it: the
+// flock still serialises everyone.
 var updateQueues = &combiners{m: map[string]*combiner{}}
 
 type combiners struct {

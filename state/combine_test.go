@@ -10,9 +10,10 @@ import (
 	"time"
 )
 
-// Writers of one directory in one process pass the gate one at a time, all
-// of them get through, and the registry is empty once they are done.
-func TestGateSerialisesAndEmpties(t *testing.T) {
+// Writers of one directory in one process apply their updates one at a
+// time, all of them get through, and the registry is empty once they are
+// done.
+func TestUpdatesSerialiseAndEmpty(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
 	inside, most := 0, 0
 	var mu sync.Mutex
@@ -56,19 +57,16 @@ func TestGateSerialisesAndEmpties(t *testing.T) {
 	if sum != 160 || st.Generation < 1 || st.Generation > 160 || most != 1 {
 		t.Fatalf("%d updates applied in %d writes (want 160 in 1..160), at most %d writers inside at once (want 1)", sum, st.Generation, most)
 	}
-	writerGates.mu.Lock()
-	n := len(writerGates.m)
-	writerGates.mu.Unlock()
 	updateQueues.mu.Lock()
-	n += len(updateQueues.m)
+	n := len(updateQueues.m)
 	updateQueues.mu.Unlock()
 	if n != 0 {
-		t.Fatalf("%d gates or queues left in the registries after the writers finished", n)
+		t.Fatalf("%d queues left in the registry after the writers finished", n)
 	}
 }
 
 // A writer holding one directory does not hold up writers of another.
-func TestGatesArePerDirectory(t *testing.T) {
+func TestLocksArePerDirectory(t *testing.T) {
 	a, b := openTemp(t), openTemp(t)
 	b.LockTimeout = time.Minute
 	unlock, err := a.lock(t.Context())
@@ -79,10 +77,10 @@ func TestGatesArePerDirectory(t *testing.T) {
 	mustUpdate(t, b, func(st *State) error { setCounter(st, "b", 1); return nil })
 }
 
-// While one writer holds the lock, one update of the process leads and
-// waits for it (at the gate, then in flock(2)); the others wait in the
-// queue, and the leader applies them all in one write.
-func TestGateQueuesWaiters(t *testing.T) {
+// While one writer holds the lock, the updates of the process wait in the
+// queue (one of them, the leader, in flock(2)), and the leader applies
+// them all in one write.
+func TestUpdatesQueueBehindTheLock(t *testing.T) {
 	s := openTemp(t)
 	mustUpdate(t, s, func(st *State) error { setCounter(st, "n", 0); return nil })
 	unlock, err := s.lock(t.Context())
@@ -97,12 +95,7 @@ func TestGateQueuesWaiters(t *testing.T) {
 			done <- o.Update(t.Context(), func(st *State) error { setCounter(st, "n", counter(st, "n")+1); return nil })
 		}()
 	}
-	refs := func() (gate, queued int) {
-		writerGates.mu.Lock()
-		if g := writerGates.m[s.Dir()]; g != nil {
-			gate = g.refs
-		}
-		writerGates.mu.Unlock()
+	refs := func() (queued int) {
 		updateQueues.mu.Lock()
 		if q := updateQueues.m[s.Dir()]; q != nil {
 			q.mu.Lock()
@@ -113,12 +106,12 @@ func TestGateQueuesWaiters(t *testing.T) {
 		return
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		g, q := refs()
-		if g == 2 && q == 3 {
-			break // the holder and the leader at the gate; all three queued
+		q := refs()
+		if q == 3 {
+			break // all three queued, the leader waiting for the lock
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("gate refs %d, queued %d; want 2 and 3", g, q)
+			t.Fatalf("queued %d; want 3", q)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -129,9 +122,9 @@ func TestGateQueuesWaiters(t *testing.T) {
 		}
 	}
 	st, err := s.Read(t.Context())
-	if g, q := refs(); err != nil || counter(st, "n") != 3 || st.Generation != 2 || g != 0 || q != 0 {
-		t.Fatalf("counter %d in generation %d, %v, gate refs %d, queued %d; want 3 in generation 2 (one write), nil, 0, 0",
-			counter(st, "n"), st.Generation, err, g, q)
+	if q := refs(); err != nil || counter(st, "n") != 3 || st.Generation != 2 || q != 0 {
+		t.Fatalf("counter %d in generation %d, %v, queued %d; want 3 in generation 2 (one write), nil, 0",
+			counter(st, "n"), st.Generation, err, q)
 	}
 }
 

@@ -24,11 +24,12 @@
 //
 // Updates of one directory made at the same time inside one process are
 // combined (see updateQueues): one caller takes the lock and applies all of
-// them in order with one durable write, rolling back any that fails; and
-// only one thread per process waits in flock(2) (see writerGates). state.json is read and written by the package's own codec
-// (codec.go), several times faster than encoding/json on large states and
-// held to it byte for byte by differential tests; anything unusual in a file
-// is decoded by encoding/json instead. A field added to a state struct must
+// them in order with one durable write, rolling back any that fails; so
+// only one thread per process waits in flock(2). state.json is read and
+// written by the package's own codec (codec.go), several times faster than
+// encoding/json on large states and held to it byte for byte by
+// differential tests; anything unusual in a file is decoded by
+// encoding/json instead. A field added to a state struct must
 // be added to its codec table: TestCodecCoversEveryField names it.
 //
 // Schema changes: a runner drops the fields it does not know when it

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 	"time"
@@ -176,11 +175,6 @@ func (m *Message) SetMessageStatus(st MessageStatus, at time.Time, reason string
 		m.Delivered = at
 		m.ClaimedBy = 0
 	}
-}
-
-// String is a one-line description for errors and logs.
-func (m *Message) String() string {
-	return fmt.Sprintf("%s %s→%s (%s, %d hops, %s)", m.ID, m.From, m.To, m.Type, m.Hops, m.Status)
 }
 
 // pruneMessages removes the messages of tasks that are gone and the

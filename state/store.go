@@ -372,44 +372,18 @@ func (s *Store) syncDir() error {
 }
 
 // lock takes the exclusive flock on state.lock, waiting at most LockTimeout
-// (or until ctx ends). The returned function releases it. Writers of the
-// same directory in this process first queue at its gate (see
-// writerGates), so only one of them at a time waits for the flock.
+// (or until ctx ends). The returned function releases it. In one process
+// only the leader of a batch of updates takes it (see updateQueues), so at
+// most one thread per process waits in flock(2).
 func (s *Store) lock(ctx context.Context) (func(), error) {
 	if err := s.ensureDir(); err != nil {
 		return nil, err
 	}
-	path := s.path(LockFile)
 	timeout := s.LockTimeout
 	if timeout <= 0 {
 		timeout = DefaultLockTimeout
 	}
-	deadline := time.Now().Add(timeout)
-	leave, err := writerGates.enter(ctx, s.dir, timeout)
-	if err == errGateTimeout {
-		return nil, &BusyError{Lock: path, Timeout: timeout}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("wait for lock %s: %w", path, err)
-	}
-	left := time.Until(deadline)
-	if left <= 0 {
-		leave()
-		return nil, &BusyError{Lock: path, Timeout: timeout}
-	}
-	unlock, err := flockFile(ctx, path, syscall.LOCK_EX, left)
-	if err != nil {
-		leave()
-		var be *BusyError
-		if errors.As(err, &be) {
-			be.Timeout = timeout // report the whole wait
-		}
-		return nil, err
-	}
-	return func() {
-		unlock()
-		leave()
-	}, nil
+	return flockFile(ctx, s.path(LockFile), syscall.LOCK_EX, timeout)
 }
 
 // flockFile opens path (creating it 0600) and takes an flock of the given
