@@ -27,7 +27,6 @@ func (a *app) newProjectAddCmd() *cobra.Command {
 		Short: "Register DIR as project NAME",
 		Args:  args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			a.jsonErrors = asJSON
 			s, err := runner.OpenStore(a.getenv)
 			if err != nil {
 				return err
@@ -43,7 +42,7 @@ func (a *app) newProjectAddCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the project as JSON")
+	a.jsonFlag(cmd, &asJSON, "print the project as JSON")
 	return cmd
 }
 
@@ -55,7 +54,6 @@ func (a *app) newProjectListCmd() *cobra.Command {
 		Short:   "List the registered projects",
 		Args:    args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a.jsonErrors = asJSON
 			s, err := runner.OpenStore(a.getenv)
 			if err != nil {
 				return err
@@ -78,7 +76,7 @@ func (a *app) newProjectListCmd() *cobra.Command {
 			return w.Flush()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	a.jsonFlag(cmd, &asJSON)
 	return cmd
 }
 

@@ -71,7 +71,6 @@ func (a *app) newSnapshotTakeCmd(dir *string) *cobra.Command {
 		Short: "Snapshot the work tree containing DIR (default: the current directory)",
 		Args:  args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			a.jsonErrors = asJSON
 			s, err := gitsnap.Take(cmd.Context(), snapshotDir(dir, argv), opts)
 			if err != nil {
 				return snapshotErr(err)
@@ -87,7 +86,7 @@ func (a *app) newSnapshotTakeCmd(dir *string) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&opts.Label, "label", "", "a one-line note stored with the snapshot")
 	cmd.Flags().StringVar(&opts.ID, "id", "", "the snapshot's ID (default: s_ and 8 random characters)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	a.jsonFlag(cmd, &asJSON)
 	return cmd
 }
 
@@ -98,7 +97,6 @@ func (a *app) newSnapshotListCmd(dir *string) *cobra.Command {
 		Short: "List the snapshots of the repository containing DIR, newest first",
 		Args:  args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			a.jsonErrors = asJSON
 			snaps, err := gitsnap.List(cmd.Context(), snapshotDir(dir, argv))
 			if err != nil {
 				return snapshotErr(err)
@@ -122,7 +120,7 @@ func (a *app) newSnapshotListCmd(dir *string) *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	a.jsonFlag(cmd, &asJSON)
 	return cmd
 }
 
@@ -133,7 +131,6 @@ func (a *app) newSnapshotShowCmd(dir *string) *cobra.Command {
 		Short: "Show what a snapshot recorded",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			a.jsonErrors = asJSON
 			s, err := gitsnap.Get(cmd.Context(), *dir, argv[0])
 			if err != nil {
 				return snapshotErr(err)
@@ -165,7 +162,7 @@ func (a *app) newSnapshotShowCmd(dir *string) *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	a.jsonFlag(cmd, &asJSON)
 	return cmd
 }
 
@@ -177,7 +174,6 @@ func (a *app) newSnapshotDiffCmd(dir *string) *cobra.Command {
 		Short: "Show what changed since a snapshot (in the work tree, or in another snapshot with --against)",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			a.jsonErrors = asJSON
 			opts.Patch = !statOnly
 			d, err := gitsnap.Diff(cmd.Context(), *dir, argv[0], opts)
 			if err != nil {
@@ -200,7 +196,7 @@ func (a *app) newSnapshotDiffCmd(dir *string) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&opts.Against, "against", "", "compare with snapshot `ID2` instead of the work tree")
 	cmd.Flags().BoolVar(&statOnly, "stat", false, "print only the stat, not the patch")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	a.jsonFlag(cmd, &asJSON)
 	return cmd
 }
 
@@ -219,7 +215,6 @@ It asks for confirmation unless --yes is given; without a terminal and without
 --yes it refuses (exit 2).`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			a.jsonErrors = asJSON
 			ctx := cmd.Context()
 			s, err := gitsnap.Get(ctx, *dir, argv[0])
 			if err != nil {
@@ -248,7 +243,7 @@ It asks for confirmation unless --yes is given; without a terminal and without
 		},
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	a.jsonFlag(cmd, &asJSON)
 	return cmd
 }
 
@@ -260,7 +255,6 @@ func (a *app) newSnapshotPruneCmd(dir *string) *cobra.Command {
 		Short: "Delete snapshots older than an age (default 30d)",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a.jsonErrors = asJSON
 			age, err := parseAge(olderThan)
 			if err != nil {
 				return err
@@ -283,7 +277,7 @@ func (a *app) newSnapshotPruneCmd(dir *string) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&olderThan, "older-than", "30d", "age: a number with d (days) or w (weeks), or a Go duration such as 12h")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	a.jsonFlag(cmd, &asJSON)
 	return cmd
 }
 

@@ -30,7 +30,6 @@ func (a *app) newStatePathCmd() *cobra.Command {
 		Short: "Print the path of the state file",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a.jsonErrors = asJSON
 			s, err := runner.OpenStore(a.getenv)
 			if err != nil {
 				return err
@@ -47,7 +46,7 @@ func (a *app) newStatePathCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the directory and every file as JSON")
+	a.jsonFlag(cmd, &asJSON, "print the directory and every file as JSON")
 	return cmd
 }
 
@@ -58,7 +57,6 @@ func (a *app) newStateShowCmd() *cobra.Command {
 		Short: "Print the projects and tasks in the state",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a.jsonErrors = asJSON
 			s, err := runner.OpenStore(a.getenv)
 			if err != nil {
 				return err
@@ -73,7 +71,7 @@ func (a *app) newStateShowCmd() *cobra.Command {
 			return a.printState(s.Path(), st)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole state as JSON")
+	a.jsonFlag(cmd, &asJSON, "print the whole state as JSON")
 	return cmd
 }
 
@@ -135,7 +133,6 @@ journal. A healthy state file is left alone. A file written by a newer runner is
 refused unless --force is given, which moves it aside to state.json.newer-<time>.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a.jsonErrors = asJSON
 			s, err := runner.OpenStore(a.getenv)
 			if err != nil {
 				return err
@@ -160,7 +157,7 @@ refused unless --force is given, which moves it aside to state.json.newer-<time>
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON")
+	a.jsonFlag(cmd, &asJSON, "print the report as JSON")
 	cmd.Flags().BoolVar(&force, "force", false, "also move aside a state file written by a newer runner")
 	return cmd
 }
@@ -176,7 +173,6 @@ exited) that ended more than --older-than ago. Every change to the state also
 prunes those older than 24 hours.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			a.jsonErrors = asJSON
 			s, err := runner.OpenStore(a.getenv)
 			if err != nil {
 				return err
@@ -195,7 +191,7 @@ prunes those older than 24 hours.`,
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the pruned task ids as JSON")
+	a.jsonFlag(cmd, &asJSON, "print the pruned task ids as JSON")
 	cmd.Flags().DurationVar(&olderThan, "older-than", state.DefaultRetention, "prune tasks that ended longer ago than this (e.g. 1h, 30m, 0s for all)")
 	return cmd
 }

@@ -40,8 +40,12 @@ by id (%12), as printed by 'runner tmux launch' and 'runner tmux list'.`,
 }
 
 // jsonFlag adds --json and records it for error printing.
-func (a *app) jsonFlag(cmd *cobra.Command, v *bool) {
-	cmd.Flags().BoolVar(v, "json", false, "print the result as JSON")
+func (a *app) jsonFlag(cmd *cobra.Command, v *bool, usage ...string) {
+	text := "print the result as JSON"
+	if len(usage) > 0 {
+		text = usage[0]
+	}
+	cmd.Flags().BoolVar(v, "json", false, text)
 	prev := cmd.PreRunE
 	cmd.PreRunE = func(c *cobra.Command, args []string) error {
 		a.jsonErrors = *v
