@@ -23,12 +23,38 @@ func TestLaunchListKill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p2, err := c.Launch(ctx, WindowSpec{Session: "s1", Argv: []string{"sleep 30"}})
-	if err == nil {
-		// A one-element argv is not run through a shell: "sleep 30" is no program.
-		time.Sleep(50 * time.Millisecond)
+	// A one-element argv is not run through a shell: "touch MARKER" is no
+	// program, so nothing may create the marker. Through `sh -c` (tmux's
+	// own reading of a single command argument) it would exist at once.
+	marker := filepath.Join(dir, "shell-ran")
+	p2, err := c.Launch(ctx, WindowSpec{Session: "s1", Cwd: dir, Argv: []string{"touch " + marker}, RemainOnExit: true})
+	if err != nil {
+		t.Fatalf("launch a one-element argv: %v", err)
 	}
-	_ = p2
+	// Wait until the pane's program has ended (env cannot find the program):
+	// by then a shell would have run touch.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		info, err := c.Pane(ctx, p2)
+		if err != nil {
+			t.Fatalf("one-element argv pane: %v", err)
+		}
+		if info.Dead {
+			if info.DeadStatus == 0 {
+				t.Fatalf("one-element argv %q exited 0: it was run as a command line", "touch "+marker)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("one-element argv pane did not end")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("one-element argv was run through a shell: %s exists", marker)
+	}
+	if err := c.KillPane(ctx, p2); err != nil {
+		t.Fatal(err)
+	}
 	p3, err := c.Launch(ctx, WindowSpec{Session: "s1", Argv: []string{"sleep", "30"}})
 	if err != nil {
 		t.Fatal(err)
