@@ -493,26 +493,33 @@ func isTaskIdentityVar(k string) bool {
 // turn-end hook when its profile has one.
 func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, spec *StartSpec) error {
 	argv := append([]string(nil), spec.Argv...)
+	var hookEnv []string
 	if spec.UseHook && prof.Hook != nil && env.Exe != "" {
-		cmdline := tmuxctl.ShellQuote(env.Exe) + " hook --task " + t.ID
-		settingsPath := env.Store.TaskFile("hook-settings", t.ID)
-		hl, err := prof.Hook.Render(cmdline, settingsPath)
+		hl, err := prof.Hook.Render(HookPaths{
+			Command: tmuxctl.ShellQuote(env.Exe) + " hook --task " + t.ID,
+			Events:  env.Store.TaskFile("events", t.ID),
+			Dir:     env.Store.TaskFile("hook-dir", t.ID),
+		})
 		if err != nil {
 			return fmt.Errorf("agent %s: %w", prof.Name, err)
 		}
 		if hl.Settings != nil {
-			if err := env.Store.WriteTaskFile("hook-settings", t.ID, hl.Settings); err != nil {
-				return err
+			if err := os.MkdirAll(filepath.Dir(hl.SettingsPath), 0o700); err != nil {
+				return fmt.Errorf("agent %s: hook settings: %w", prof.Name, err)
+			}
+			if err := os.WriteFile(hl.SettingsPath, hl.Settings, 0o600); err != nil {
+				return fmt.Errorf("agent %s: write hook settings: %w", prof.Name, err)
 			}
 		}
 		argv = append(argv, hl.Args...)
+		hookEnv = hl.Env
 	}
 	size := spec.Size
 	if size.Width == 0 {
 		size = tmuxctl.Size{Width: 200, Height: 50}
 	}
 	pane, err := env.TC.Launch(ctx, tmuxctl.WindowSpec{Session: t.Tmux.Session, Name: t.ID, Cwd: t.Dir,
-		Env: paneEnv(env, t, prof), Argv: argv, Size: size, RemainOnExit: true, PipeTo: t.Transcript})
+		Env: append(paneEnv(env, t, prof), hookEnv...), Argv: argv, Size: size, RemainOnExit: true, PipeTo: t.Transcript})
 	if err != nil {
 		return fmt.Errorf("start %s in tmux: %w", prof.Name, err)
 	}

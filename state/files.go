@@ -19,10 +19,10 @@ import (
 //	events/<id>.jsonl          events from the agent's hook (runner hook)
 //	events/panes-died          "PANE STATUS" lines from tmux's pane-died hook
 //	locks/<project>.lock       the per-project lock of --exclusive
-//	hooks/<id>.json            settings files handed to agents for their hooks
+//	hooks/<id>/                settings files and plugins handed to agents for their hooks
 
 // TaskFile returns the path of a per-task file of the given kind ("log",
-// "supervisor-log", "events", "hook-settings").
+// "supervisor-log", "events", "hook-dir").
 func (s *Store) TaskFile(kind, id string) string {
 	switch kind {
 	case "log":
@@ -31,8 +31,8 @@ func (s *Store) TaskFile(kind, id string) string {
 		return filepath.Join(s.dir, "logs", id+".supervisor.log")
 	case "events":
 		return filepath.Join(s.dir, "events", id+".jsonl")
-	case "hook-settings":
-		return filepath.Join(s.dir, "hooks", id+".json")
+	case "hook-dir":
+		return filepath.Join(s.dir, "hooks", id)
 	}
 	panic("state: unknown task file kind " + kind)
 }
