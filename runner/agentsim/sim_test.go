@@ -359,7 +359,8 @@ func TestRecordAndHook(t *testing.T) {
 		b, err := os.ReadFile(hookOut)
 		return err == nil && json.Unmarshal(b, &in) == nil
 	})
-	want := hookInput{HookEventName: "Stop", CWD: dir, SessionID: "sess-1", LastPrompt: "say one\nline two"}
+	want := hookInput{HookEventName: "Stop", CWD: dir, SessionID: "sess-1", LastPrompt: "say one\nline two",
+		LastAssistantMessage: "one\nDone: line two"}
 	if in != want {
 		t.Errorf("hook got %+v, want %+v", in, want)
 	}
