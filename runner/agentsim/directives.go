@@ -207,7 +207,6 @@ func (x *executor) runTurn(ctx context.Context, prompt string, ui turnUI) (turnE
 	ui = rec
 	var end turnEnd
 	var early time.Duration
-	earlySet := false
 	acked := false
 	for _, line := range strings.Split(prompt, "\n") {
 		if err := ctx.Err(); err != nil {
@@ -274,16 +273,17 @@ func (x *executor) runTurn(ctx context.Context, prompt string, ui turnUI) (turnE
 			case "none":
 				end.noHook = true
 			case "early":
-				early, earlySet = d.dur, true
+				early = d.dur
 			case "late":
 				end.hookDelay = d.dur
 			}
 		}
 	}
 	end.answer = strings.Join(rec.lines, "\n")
-	if earlySet && x.hook != nil && !end.noHook {
-		// The hook before the final frame: the agent reports the end,
-		// then stays busy (drawing) for a while.
+	if x.hook != nil && !end.noHook && end.hookDelay == 0 {
+		// Like Claude Code, the Stop hook runs before the prompt comes
+		// back (while the turn still shows busy); with hook early D the
+		// agent then stays busy for D more.
 		if err := x.hook(ctx, prompt, "Stop", end.answer); err != nil {
 			ui.line("⚠ " + err.Error())
 		}

@@ -89,7 +89,8 @@
 // submitted prompt, appended and fsynced before the turn starts (JSON
 // cannot hold invalid UTF-8; such bytes are recorded as U+FFFD).
 // Options.Hook runs after each turn that finished (not interrupted, not
-// exit/crash), once the ready box is back, with the sim's cwd and
+// exit/crash), as the last thing of the turn, before the ready box comes
+// back (as Claude Code runs its Stop hooks), with the sim's cwd and
 // environment and on stdin, like Claude Code's Stop hook:
 //
 //	{"hook_event_name":"Stop","cwd":"…","session_id":"…","last_prompt":"…",
