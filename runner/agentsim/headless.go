@@ -21,7 +21,9 @@ func RunHeadless(ctx context.Context, opts Options, prompt string, stdout, stder
 	ui := &headlessTurn{out: stdout}
 	x := &executor{dir: opts.Dir, env: opts.Env}
 	if len(opts.Hook) > 0 {
-		x.hook = func(ctx context.Context, prompt, event, answer string) error { return runHook(ctx, &opts, prompt, event, answer) }
+		x.hook = func(ctx context.Context, prompt, event, answer string) error {
+			return runHook(ctx, &opts, prompt, event, answer)
+		}
 	}
 	end, err := x.runTurn(ctx, prompt, ui)
 	switch {
