@@ -162,15 +162,20 @@ func TestMonitorHookDecisions(t *testing.T) {
 		t.Errorf("skipped events: %q, want the stale, untimed, side-turn and other-session ones", skipped)
 	}
 
-	// This turn's Stop: the wait ends on it, and reports how soon.
+	// This turn's Stop, written after the delivery (the offset the
+	// supervisor notes as it delivers): the wait ends on it, whether it
+	// began before or after the write, and reports how soon.
+	m.Match.EventsFrom = fileSize(m.Events)
 	type result struct {
 		obs  Observation
 		err  error
 		done time.Time
 	}
 	res := make(chan result, 1)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
 	go func() {
-		obs, err := m.Wait(t.Context(), GoalTurnEnd, since)
+		obs, err := m.Wait(ctx, GoalTurnEnd, since)
 		res <- result{obs, err, time.Now()}
 	}()
 	time.Sleep(100 * time.Millisecond)
@@ -188,7 +193,9 @@ func TestMonitorHookNeverComes(t *testing.T) {
 	m, _ := monitorPane(t, `printf '> task\n✻ Working… (esc to interrupt)\n'; sleep 0.3; printf '\033[2J\033[H> task\nthe answer\n\n╭───╮\n│ > │\n╰───╯\n'; exec sleep 600`)
 	since := time.Now()
 	m.Match = TurnMatch{Since: since, EventsFrom: 0}
-	obs, err := m.Wait(t.Context(), GoalTurnEnd, since)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	obs, err := m.Wait(ctx, GoalTurnEnd, since)
 	if err != nil || obs.Via != "screen" || obs.Detection.State != StateReady {
 		t.Fatalf("wait ended with %+v, %v; want the ready screen", obs, err)
 	}

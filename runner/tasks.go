@@ -348,6 +348,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 		x.Settings = raw
 		x.Ended = time.Time{}
 		x.ExitCode = nil
+		x.Answer = "" // the answer is the new turn's, once it ends
 		x.SupervisorPID = os.Getpid()
 		_ = x.SetStatus(state.StatusReady, env.now(), "follow-up prompt: "+taskTitle(req.Text))
 		return nil
