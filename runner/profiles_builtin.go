@@ -259,9 +259,13 @@ func geminiProfile() *Profile {
 		// concatenate with the user's own, and nothing of
 		// ~/.gemini/settings.json changes. Gemini runs no settings hooks in
 		// a folder it does not trust: there the screen ends the turn.
+		// Gemini reads a system file only when it and every directory above
+		// it belong to root and are not writable by group or others
+		// (0.61.0 isPathSecureSync): elsewhere runner leaves the hook out.
 		Hook: &Hook{
-			Kind:     HookKindSettingsFile,
-			File:     "gemini-system-defaults.json",
+			Kind:      HookKindSettingsFile,
+			RootOwned: true,
+			File:      "gemini-system-defaults.json",
 			Env:      map[string]string{"GEMINI_CLI_SYSTEM_DEFAULTS_PATH": "{file}"},
 			Settings: `{"hooks":{"AfterAgent":[{"hooks":[{"type":"command","command":{append}}]}]}}`,
 			Doc:      "AfterAgent hook in a system-defaults file of the runner's (GEMINI_CLI_SYSTEM_DEFAULTS_PATH); trusted folders only",
@@ -323,10 +327,14 @@ func opencodeProfile() *Profile {
 		// A plugin in a config directory of the runner's: OPENCODE_CONFIG_DIR
 		// is searched after the user's own (~/.config/opencode, .opencode),
 		// not instead of them (opencode 1.18.33 ConfigPaths.directories).
+		// OpenCode installs its plugin package into every config directory
+		// it loads (node_modules, from the network): the directory is shared
+		// by all tasks, so that happens once.
 		Hook: &Hook{
 			Kind:     HookKindSettingsFile,
 			File:     "opencode/plugins/runner-turn-end.js",
 			Env:      map[string]string{"OPENCODE_CONFIG_DIR": "{dir}/opencode"},
+			Shared:   true,
 			Settings: opencodePlugin,
 			Doc:      "plugin on session.idle in a config dir of the runner's (OPENCODE_CONFIG_DIR, added to the user's)",
 		},
@@ -337,9 +345,9 @@ func opencodeProfile() *Profile {
 // text, to the events file when a session goes idle; a child session (a
 // sub-agent's) gives a SubagentStop line instead. It reads the messages
 // through the plugin's SDK client, trying the v1 and the v2 call shapes.
-const opencodePlugin = `// Written by runner for one task; deleted with it.
+const opencodePlugin = `// Written by runner: a runner task's turn ends are appended to its events file.
 import { appendFileSync } from "node:fs";
-const EVENTS = {events};
+const EVENTS = process.env.RUNNER_EVENTS_FILE;
 async function call(f, v1, v2) {
   try { const r = await f(v1); if (r && r.data !== undefined) return r.data; } catch (e) {}
   try { const r = await f(v2); if (r && r.data !== undefined) return r.data; return r; } catch (e) {}
@@ -347,7 +355,7 @@ async function call(f, v1, v2) {
 }
 export const RunnerTurnEnd = async ({ client }) => ({
   event: async ({ event }) => {
-    if (!event || event.type !== "session.idle") return;
+    if (!EVENTS || !event || event.type !== "session.idle") return;
     const id = event.properties && event.properties.sessionID;
     let parent = "", answer = "";
     try {

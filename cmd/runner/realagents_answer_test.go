@@ -240,11 +240,14 @@ func TestRealAgentsAnswer(t *testing.T) {
 			if last := task.Turns[len(task.Turns)-1]; last.Summary != first || last.Answer != answerText {
 				t.Errorf("last turn %+v, want summary %q and the whole answer", last, first)
 			}
+			// Gemini reads its hook file only under directories root owns
+			// and nobody else may write: runner says so and leaves it out.
 			prof, _ := runner.BuiltinProfile(cli)
-			if prof.Hook != nil && !strings.Contains(lastReason(task), "(hook)") {
+			hooked := prof.Hook != nil && !strings.Contains(errOut, "no turn-end hook")
+			if hooked && !strings.Contains(lastReason(task), "(hook)") {
 				t.Errorf("%s has a hook, but the turn ended by %q", cli, lastReason(task))
 			}
-			if prof.Hook != nil && task.AgentSession == "" {
+			if hooked && task.AgentSession == "" {
 				t.Errorf("no agent_session recorded from %s's hook", cli)
 			}
 			req, ok := lastModelReply(r.srv, "ANSWER-TASK")
