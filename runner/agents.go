@@ -27,6 +27,17 @@ type AgentStatus struct {
 	Version     string   `json:"version,omitempty"`
 	// VersionError says why the version could not be read, if it could not.
 	VersionError string `json:"version_error,omitempty"`
+	// Hook says how the end of a turn is known: the profile's turn-end hook
+	// (and its answer), or "none" (the screen only).
+	Hook string `json:"hook"`
+}
+
+// HookSummary is what `runner agents` says of a profile's turn-end hook.
+func HookSummary(p *Profile) string {
+	if p.Hook == nil {
+		return "none: the end of a turn and the answer come from the screen"
+	}
+	return p.Hook.Doc
 }
 
 // VersionTimeout bounds one `<cli> --version` run in CheckAgents.
@@ -42,7 +53,7 @@ func CheckAgents(ctx context.Context, ps []*Profile, self string, withVersion bo
 	out := make([]AgentStatus, len(ps))
 	var wg sync.WaitGroup
 	for i, p := range ps {
-		st := AgentStatus{Name: p.Name, Description: p.Description, Command: p.Command, Binary: p.BinaryName()}
+		st := AgentStatus{Name: p.Name, Description: p.Description, Command: p.Command, Binary: p.BinaryName(), Hook: HookSummary(p)}
 		if st.Binary == SelfBinary && self != "" {
 			st.Installed, st.Path = true, self
 			out[i] = st

@@ -493,26 +493,36 @@ func isTaskIdentityVar(k string) bool {
 // turn-end hook when its profile has one.
 func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, spec *StartSpec) error {
 	argv := append([]string(nil), spec.Argv...)
+	var hookEnv []string
 	if spec.UseHook && prof.Hook != nil && env.Exe != "" {
-		cmdline := tmuxctl.ShellQuote(env.Exe) + " hook --task " + t.ID
-		settingsPath := env.Store.TaskFile("hook-settings", t.ID)
-		hl, err := prof.Hook.Render(cmdline, settingsPath)
+		events := env.Store.TaskFile("events", t.ID)
+		hl, err := prof.Hook.Render(HookPaths{
+			Command:   tmuxctl.ShellQuote(env.Exe) + " hook --task " + t.ID,
+			Events:    events,
+			Dir:       env.Store.TaskFile("hook-dir", t.ID),
+			SharedDir: filepath.Join(filepath.Dir(env.Store.TaskFile("hook-dir", t.ID)), "shared"),
+		})
 		if err != nil {
 			return fmt.Errorf("agent %s: %w", prof.Name, err)
 		}
-		if hl.Settings != nil {
-			if err := env.Store.WriteTaskFile("hook-settings", t.ID, hl.Settings); err != nil {
-				return err
+		if why := hookUnusable(prof.Hook, hl.SettingsPath); why != "" {
+			env.say("task %s: %s: no turn-end hook (%s); the screen ends each turn", t.ID, prof.Name, why)
+		} else {
+			if hl.Settings != nil {
+				if err := writeHookFile(hl.SettingsPath, hl.Settings); err != nil {
+					return fmt.Errorf("agent %s: write the hook settings %s: %w (check the state directory's permissions)", prof.Name, hl.SettingsPath, err)
+				}
 			}
+			argv = append(argv, hl.Args...)
+			hookEnv = append(hl.Env, "RUNNER_EVENTS_FILE="+events)
 		}
-		argv = append(argv, hl.Args...)
 	}
 	size := spec.Size
 	if size.Width == 0 {
 		size = tmuxctl.Size{Width: 200, Height: 50}
 	}
 	pane, err := env.TC.Launch(ctx, tmuxctl.WindowSpec{Session: t.Tmux.Session, Name: t.ID, Cwd: t.Dir,
-		Env: paneEnv(env, t, prof), Argv: argv, Size: size, RemainOnExit: true, PipeTo: t.Transcript})
+		Env: append(paneEnv(env, t, prof), hookEnv...), Argv: argv, Size: size, RemainOnExit: true, PipeTo: t.Transcript})
 	if err != nil {
 		return fmt.Errorf("start %s in tmux: %w", prof.Name, err)
 	}
@@ -536,6 +546,48 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, spec *
 		x.Tmux.Pane = pane
 		x.History[len(x.History)-1].Reason += "; pane " + pane
 	})
+}
+
+// hookUnusable says why a hook's settings file at path would not be read
+// by its CLI ("" when it would): a RootOwned file needs root to own it and
+// every directory above it, none writable by group or others.
+func hookUnusable(h *Hook, path string) string {
+	if !h.RootOwned || path == "" {
+		return ""
+	}
+	if os.Geteuid() != 0 {
+		return "the CLI reads its system settings file only when root owns it, and runner does not run as root"
+	}
+	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
+		if st, err := os.Stat(d); err == nil {
+			if st.Mode().Perm()&0o022 != 0 {
+				return fmt.Sprintf("the CLI does not read a system settings file under %s, which group or others may write", d)
+			}
+			if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Uid != 0 {
+				return fmt.Sprintf("the CLI does not read a system settings file under %s, which root does not own", d)
+			}
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
+}
+
+// writeHookFile writes a hook's settings file (0600, its directories 0700)
+// by a rename, so a CLI starting at that moment never reads half of it.
+func writeHookFile(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
 // StartSupervisor starts `runner supervise ID` as a detached process in its

@@ -90,15 +90,17 @@ func PrintTree(w io.Writer, nodes []*TreeNode) {
 
 // ChildOutcome is one child's outcome, for `runner collect`.
 type ChildOutcome struct {
-	ID         string       `json:"id"`
-	Agent      string       `json:"agent"`
-	Status     state.Status `json:"status"`
-	Finished   bool         `json:"finished"`
-	ExitCode   int          `json:"exit_code"`
-	Task       string       `json:"task"`
-	Summary    string       `json:"summary,omitempty"`
-	ResultTail string       `json:"result_tail,omitempty"`
-	Ended      time.Time    `json:"ended,omitzero"`
+	ID       string       `json:"id"`
+	Agent    string       `json:"agent"`
+	Status   state.Status `json:"status"`
+	Finished bool         `json:"finished"`
+	ExitCode int          `json:"exit_code"`
+	Task     string       `json:"task"`
+	Summary  string       `json:"summary,omitempty"`
+	// Answer is the child's final message of its latest turn, whole.
+	Answer     string    `json:"answer,omitempty"`
+	ResultTail string    `json:"result_tail,omitempty"`
+	Ended      time.Time `json:"ended,omitzero"`
 }
 
 // Collection is what `runner collect PARENT` reports.
@@ -130,7 +132,7 @@ func Collect(ctx context.Context, env *Env, parent string) (*Collection, error) 
 		fin := t.Status.IsTerminal()
 		c.AllFinished = c.AllFinished && fin
 		c.Children = append(c.Children, ChildOutcome{ID: t.ID, Agent: t.Agent, Status: t.Status, Finished: fin,
-			ExitCode: TaskExitCode(t), Task: FirstLine(t.Text, 100), Summary: t.LastTurn(), ResultTail: t.ResultTail, Ended: t.Ended})
+			ExitCode: TaskExitCode(t), Task: FirstLine(t.Text, 100), Summary: t.LastTurn(), Answer: t.Answer, ResultTail: t.ResultTail, Ended: t.Ended})
 	}
 	return c, nil
 }
@@ -144,7 +146,12 @@ func PrintCollection(w io.Writer, c *Collection) {
 	fmt.Fprintf(w, "%s: %d children, %s\n", c.Parent, len(c.Children), how)
 	for _, k := range c.Children {
 		fmt.Fprintf(w, "%s  %s  %s  %s\n", k.ID, k.Agent, k.Status, k.Task)
-		if k.Summary != "" {
+		if k.Answer != "" {
+			// The whole answer, indented: what the parent came for.
+			for _, l := range strings.Split(strings.TrimRight(k.Answer, "\n"), "\n") {
+				fmt.Fprintf(w, "    %s\n", l)
+			}
+		} else if k.Summary != "" {
 			fmt.Fprintf(w, "    %s\n", k.Summary)
 		}
 		if k.ResultTail != "" && k.Status != state.StatusDone {

@@ -3,7 +3,6 @@ package runner
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -36,6 +35,13 @@ type Monitor struct {
 	// Safety is how often the pane is checked with no event at all (its
 	// server may have died); default 3 s.
 	Safety time.Duration
+	// Match says which hook event ends a GoalTurnEnd wait: the supervisor
+	// sets it as it delivers. Zero: events stamped at or after the wait's
+	// since, in any session, about any prompt.
+	Match TurnMatch
+	// Skipped, when set, is told about each turn-end event that did not
+	// end the wait, and why (the supervisor's log).
+	Skipped func(ev HookEvent, why string)
 }
 
 // Observation is what a Monitor wait ended on.
@@ -43,9 +49,11 @@ type Observation struct {
 	Detection Detection
 	Screen    string
 	Via       string // "screen", "hook", "idle", "pane"
-	Dead      bool
-	Status    int // exit status when Dead
-	Elapsed   time.Duration
+	// Hook is the agent's turn-end event that ended the wait (Via "hook").
+	Hook    *HookEvent
+	Dead    bool
+	Status  int // exit status when Dead
+	Elapsed time.Duration
 }
 
 // ErrPaneGone is wrapped when the agent's pane (or its tmux server)
@@ -125,7 +133,50 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 	}
 	eventsOff := fileSize(m.Events)
 	diedOff := fileSize(m.Died)
-	hookSaysStop := false
+	match := m.Match
+	if match.Since.IsZero() {
+		match.Since = since
+	}
+	// A turn-end event of the delivered turn ends the wait at once: the
+	// agent said so. Events written since the delivery, before this wait
+	// began, count too (a quick turn ends while the delivery is confirmed).
+	var hookEnd *HookEvent
+	takeEvents := func(lines []string, untimedOK bool) {
+		for _, l := range lines {
+			ev, ok := ParseHookEvent(l)
+			if !ok || hookEnd != nil {
+				continue
+			}
+			if !ev.Stop {
+				continue // not a turn end (another hook event)
+			}
+			why := ""
+			if ev.Time.IsZero() && !untimedOK {
+				why = "no time, and written before this wait (its turn cannot be told)"
+			} else if ok, w := match.Accepts(ev); !ok {
+				why = w
+			}
+			if why != "" {
+				if m.Skipped != nil {
+					m.Skipped(ev, why)
+				}
+				continue
+			}
+			e := ev
+			hookEnd = &e
+		}
+	}
+	if goal == GoalTurnEnd && m.Events != "" {
+		from, untimedOK := match.EventsFrom, true
+		if from < 0 || from > eventsOff {
+			from, untimedOK = 0, false
+		}
+		lines, _ := readNewLines(m.Events, from)
+		takeEvents(lines, untimedOK)
+		if hookEnd != nil {
+			return Observation{Detection: Detection{State: StateReady, Field: "hook"}, Via: "hook", Hook: hookEnd, Elapsed: time.Since(start)}, nil
+		}
+	}
 
 	var (
 		candidate     State
@@ -148,10 +199,10 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		case m.Events:
 			evs, off := readNewLines(m.Events, eventsOff)
 			eventsOff = off
-			for _, l := range evs {
-				if isStopEvent(l, since) {
-					hookSaysStop = true
-					dirty = true
+			if goal == GoalTurnEnd {
+				takeEvents(evs, true)
+				if hookEnd != nil {
+					dirty = true // never "settled": the hook wins
 				}
 			}
 		case m.Died:
@@ -190,6 +241,9 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 				return obs, fmt.Errorf("watch %s: watcher closed", m.Pane)
 			}
 			handle(ev)
+			if hookEnd != nil {
+				return Observation{Detection: Detection{State: StateReady, Field: "hook"}, Via: "hook", Hook: hookEnd, Elapsed: time.Since(start)}, nil
+			}
 			if !dirty {
 				continue
 			}
@@ -214,6 +268,9 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 			}
 			continue
 		case <-timer.C:
+		}
+		if hookEnd != nil {
+			return Observation{Detection: Detection{State: StateReady, Field: "hook"}, Via: "hook", Hook: hookEnd, Elapsed: time.Since(start)}, nil
 		}
 
 		now := time.Now()
@@ -277,11 +334,6 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 				lastHash, lastHashSince = h, lastCapture
 			}
 			st := d.State
-			if st == StateBusy {
-				// A Stop event belongs to a turn that ended before this
-				// busy screen (a side turn, a late hook): not to this one.
-				hookSaysStop = false
-			}
 			if !hasMarkers && goal != GoalLeaveInput {
 				// No patterns: an unchanged screen for idle is the end.
 				if st != StateNeedsInput && lastCapture.Sub(lastHashSince) >= idle {
@@ -291,10 +343,6 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 				}
 			}
 			if goal.ends(st) {
-				if hookSaysStop && (st == StateReady || st == StateError) && settled() {
-					obs.Via = "hook"
-					return obs, nil
-				}
 				if st == candidate && h == candHash {
 					if lastCapture.Sub(candSince) >= settle && settled() {
 						obs.Via = "screen"
@@ -378,17 +426,4 @@ func readNewLines(file string, off int64) ([]string, int64) {
 		lines = append(lines, strings.TrimRight(l, "\n"))
 	}
 	return lines, off
-}
-
-// isStopEvent reports whether an events-file line is a turn-end event
-// written at or after since.
-func isStopEvent(line string, since time.Time) bool {
-	var ev struct {
-		Time  time.Time `json:"time"`
-		Event string    `json:"event"`
-	}
-	if err := json.Unmarshal([]byte(line), &ev); err != nil {
-		return false
-	}
-	return strings.EqualFold(ev.Event, "Stop") && !ev.Time.Before(since)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"sort"
@@ -74,6 +75,16 @@ type Profile struct {
 	// Volatile patterns mark lines masked before hashing the screen
 	// (timers, spinners, clocks).
 	Volatile []string `json:"volatile,omitempty"`
+	// AnswerStart, AnswerEnd and AnswerAfter take the agent's answer off
+	// the screen when no hook gave it (see ScreenAnswer). AnswerStart
+	// matches the first line of an answer block, the match removed
+	// (Claude's "● "); AnswerEnd matches chrome that ends a block (timer
+	// lines, rules, footers); without AnswerStart the answer is the
+	// lines between the last AnswerAfter line (the echoed prompt) and the
+	// last AnswerEnd line below it.
+	AnswerStart []string `json:"answer_start,omitempty"`
+	AnswerEnd   []string `json:"answer_end,omitempty"`
+	AnswerAfter []string `json:"answer_after,omitempty"`
 
 	// BottomLines is how many non-blank lines, counted up from the last one,
 	// make up the bottom of the screen that patterns are applied to.
@@ -134,27 +145,78 @@ type TrustDialog struct {
 	Keys []string `json:"keys"`
 }
 
-// Hook describes an agent's own turn-end notification, as data. The hook
-// command line is the runner's absolute path, "hook" and the task id.
+// Hook describes an agent's own turn-end notification, as data. Two
+// commands can be placed in its templates: the runner's hook command line
+// (the runner's absolute path, "hook --task ID", for a CLI that needs a
+// program with arguments) and the appender, `{ cat; echo; } >> EVENTS`, a
+// shell command line that appends its stdin as one line to the task's
+// events file (for a CLI that runs its hook through sh and gives the event
+// as one line of JSON on stdin: no process of the runner's starts).
 //
-// Kind "settings-file": the runner writes Settings to a file (mode 0600),
-// with "{command}" replaced by the hook command line as a JSON string, and
-// appends Args to the launch argv with "{file}" replaced by the file's path.
+// Kind "settings-file": the runner writes Settings to a file (mode 0600)
+// named File in the task's hook directory (default "<task>.json"), with
+// "{command}" and "{append}" replaced by those command lines as JSON
+// strings and "{events}" by the events file's path as a JSON string; Args
+// are appended to the launch argv and Env added to the agent's
+// environment, "{file}" replaced by the file's path and "{dir}" by the
+// task's hook directory.
 //
 // Kind "flag": the runner appends Args to the launch argv with "{command}"
-// replaced by the hook command line as one argument, and "{command_str}" by
-// the command line escaped for the inside of a double-quoted JSON or TOML
-// string (for a flag whose value is such a document, as Codex's -c).
+// replaced by the hook command line as one argument, "{append}" by the
+// appender, and "{command_str}", "{append_str}" by the same escaped for the
+// inside of a double-quoted JSON or TOML string (for a flag whose value is
+// such a document, as Codex's -c).
 type Hook struct {
 	// Kind is HookKindSettingsFile or HookKindFlag.
 	Kind string `json:"kind"`
 	// Args are appended to the launch argv, placeholders filled.
 	Args []string `json:"args,omitempty"`
+	// Env is added to the agent's environment, placeholders filled (a
+	// CLI that finds an extra settings file or directory through a
+	// variable).
+	Env map[string]string `json:"env,omitempty"`
+	// File is the settings file's path relative to the task's hook
+	// directory (settings-file hooks; default "settings.json"). A name
+	// ending in .json must give valid JSON.
+	File string `json:"file,omitempty"`
 	// Settings is the settings file template (settings-file hooks).
 	Settings string `json:"settings,omitempty"`
+	// Shared puts the file in the hook directory all tasks share (for a
+	// CLI that installs packages next to it, such as OpenCode: once, not
+	// per task); such a file must not name the task (it reads the events
+	// file's path from $RUNNER_EVENTS_FILE, set in every hooked pane).
+	Shared bool `json:"shared,omitempty"`
+	// RootOwned: the CLI reads the file only when it and every directory
+	// above it are owned by root and not writable by group or others
+	// (Gemini CLI's system files); where that does not hold the hook is
+	// left out and the screen ends the turn.
+	RootOwned bool `json:"root_owned,omitempty"`
 	// Doc says which agent event fires the hook.
 	Doc string `json:"doc,omitempty"`
 }
+
+// HookPaths are what a hook's templates are filled with for one task.
+type HookPaths struct {
+	// Command is the runner's hook command line, shell-quoted where
+	// needed ("'/usr/bin/runner' hook --task t_x").
+	Command string
+	// Events is the task's events file.
+	Events string
+	// Dir is the task's own hook directory, where the settings file goes.
+	Dir string
+	// SharedDir is the hook directory all tasks share (Hook.Shared).
+	SharedDir string
+}
+
+// Appender is the shell command line that appends its stdin, and a newline,
+// to file in one open with O_APPEND: the cheapest hook there is (sh's
+// builtins and one cat).
+func Appender(file string) string {
+	return "{ cat; echo; } >> " + shellQuote(file)
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // Hook kinds.
 const (
@@ -205,6 +267,7 @@ const (
 type compiled struct {
 	ready, busy, needsInput, exited, errs, errReset, volatile []*regexp.Regexp
 	trust, turnOpen, turnClosed                               []*regexp.Regexp
+	answerStart, answerEnd, answerAfter                       []*regexp.Regexp
 }
 
 // Compile checks and compiles every pattern of p and fills defaults. It
@@ -251,6 +314,9 @@ func (p *Profile) Compile() error {
 		{"volatile", p.Volatile, &c.volatile},
 		{"turn_open", p.TurnOpen, &c.turnOpen},
 		{"turn_closed", p.TurnClosed, &c.turnClosed},
+		{"answer_start", p.AnswerStart, &c.answerStart},
+		{"answer_end", p.AnswerEnd, &c.answerEnd},
+		{"answer_after", p.AnswerAfter, &c.answerAfter},
 	} {
 		if *f.dest, err = compileAll(p.Name, f.key, f.src); err != nil {
 			return err
@@ -444,45 +510,69 @@ func FindProfile(ps []*Profile, name string) (*Profile, error) {
 }
 
 // HookLaunch is what Hook.Render produces for one task: the argv to append
-// to the launch argv, and for a settings-file hook the file's content (to
-// be written, mode 0600, at the path given to Render).
+// to the launch argv, the environment to add, and for a settings-file hook
+// the file's content (to be written, mode 0600, at SettingsPath).
 type HookLaunch struct {
-	Args     []string // appended to the launch argv
-	Settings []byte   // the settings file's content; nil for flag hooks
+	Args         []string // appended to the launch argv
+	Env          []string // KEY=VALUE added to the agent's environment
+	Settings     []byte   // the settings file's content; nil for flag hooks
+	SettingsPath string   // where Settings goes
 }
 
-// Render fills the hook's placeholders for one task. command is the hook
-// command line (the runner's absolute path, "hook", the task id, already
-// shell-quoted where needed); settingsPath is where the caller will write
-// Settings (used by "settings-file" hooks only).
-func (h *Hook) Render(command, settingsPath string) (HookLaunch, error) {
-	if command == "" {
-		return HookLaunch{}, errors.New("hook: empty command line")
+// Render fills the hook's placeholders for one task.
+func (h *Hook) Render(p HookPaths) (HookLaunch, error) {
+	if p.Command == "" || p.Events == "" {
+		return HookLaunch{}, errors.New("hook: empty command line or events file")
 	}
+	appender := Appender(p.Events)
 	var out HookLaunch
+	fill := func(a string) string {
+		return strings.NewReplacer("{file}", out.SettingsPath, "{dir}", p.Dir).Replace(a)
+	}
 	switch h.Kind {
 	case HookKindSettingsFile:
-		if settingsPath == "" {
-			return HookLaunch{}, errors.New("hook: settings-file hook needs a settings path")
+		if h.Shared {
+			p.Dir = p.SharedDir
 		}
-		q, _ := json.Marshal(command)
-		s := strings.ReplaceAll(h.Settings, "{command}", string(q))
-		if !json.Valid([]byte(s)) {
+		if p.Dir == "" {
+			return HookLaunch{}, errors.New("hook: settings-file hook needs a hook directory")
+		}
+		name := h.File
+		if name == "" {
+			name = "settings.json"
+		}
+		if filepath.IsAbs(name) || strings.Contains(filepath.ToSlash(name), "..") {
+			return HookLaunch{}, fmt.Errorf("hook: file %q must be a relative path inside the hook directory", name)
+		}
+		out.SettingsPath = filepath.Join(p.Dir, name)
+		qc, _ := json.Marshal(p.Command)
+		qa, _ := json.Marshal(appender)
+		qe, _ := json.Marshal(p.Events)
+		s := strings.NewReplacer("{command}", string(qc), "{append}", string(qa), "{events}", string(qe)).Replace(h.Settings)
+		if strings.HasSuffix(name, ".json") && !json.Valid([]byte(s)) {
 			return HookLaunch{}, fmt.Errorf("hook: settings template does not give valid JSON: %s", s)
 		}
 		out.Settings = []byte(s)
 		for _, a := range h.Args {
-			out.Args = append(out.Args, strings.ReplaceAll(a, "{file}", settingsPath))
+			out.Args = append(out.Args, fill(a))
 		}
 	case HookKindFlag:
-		q, _ := json.Marshal(command)
-		inner := string(q[1 : len(q)-1])
+		inner := func(s string) string { q, _ := json.Marshal(s); return string(q[1 : len(q)-1]) }
+		r := strings.NewReplacer("{command_str}", inner(p.Command), "{append_str}", inner(appender),
+			"{command}", p.Command, "{append}", appender)
 		for _, a := range h.Args {
-			a = strings.ReplaceAll(a, "{command_str}", inner)
-			out.Args = append(out.Args, strings.ReplaceAll(a, "{command}", command))
+			out.Args = append(out.Args, r.Replace(a))
 		}
 	default:
 		return HookLaunch{}, fmt.Errorf("hook: unknown kind %q (known: %q, %q)", h.Kind, HookKindSettingsFile, HookKindFlag)
+	}
+	keys := make([]string, 0, len(h.Env))
+	for k := range h.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out.Env = append(out.Env, k+"="+fill(h.Env[k]))
 	}
 	return out, nil
 }

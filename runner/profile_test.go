@@ -181,12 +181,13 @@ func TestCheckAgents(t *testing.T) {
 func TestHookRender(t *testing.T) {
 	claude, _ := BuiltinProfile("claude")
 	cmdline := `/opt/my runner/runner hook "t-1"`
-	got, err := claude.Hook.Render(cmdline, "/state/t-1/settings.json")
+	paths := HookPaths{Command: cmdline, Events: "/state/ev'ents/t-1.jsonl", Dir: "/state/hooks/t-1", SharedDir: "/state/hooks/shared"}
+	got, err := claude.Hook.Render(paths)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(got.Args, []string{"--settings", "/state/t-1/settings.json"}) {
-		t.Errorf("args %q", got.Args)
+	if !slices.Equal(got.Args, []string{"--settings", "/state/hooks/t-1/claude-settings.json"}) || got.SettingsPath != "/state/hooks/t-1/claude-settings.json" {
+		t.Errorf("args %q, path %q", got.Args, got.SettingsPath)
 	}
 	var settings struct {
 		Hooks map[string][]struct {
@@ -196,35 +197,57 @@ func TestHookRender(t *testing.T) {
 	if err := json.Unmarshal(got.Settings, &settings); err != nil {
 		t.Fatalf("settings not JSON: %v\n%s", err, got.Settings)
 	}
-	if h := settings.Hooks["Stop"]; len(h) != 1 || h[0].Hooks[0].Type != "command" || h[0].Hooks[0].Command != cmdline {
-		t.Errorf("Stop hook %+v", h)
+	want := `{ cat; echo; } >> '/state/ev'\''ents/t-1.jsonl'`
+	if h := settings.Hooks["Stop"]; len(h) != 1 || h[0].Hooks[0].Type != "command" || h[0].Hooks[0].Command != want {
+		t.Errorf("Stop hook %+v, want the appender %s", h, want)
+	}
+	if len(settings.Hooks) != 1 {
+		t.Errorf("hooks on %d events, want Stop only (SubagentStop is a sub-agent's)", len(settings.Hooks))
 	}
 	sim, _ := BuiltinProfile("sim")
-	got, err = sim.Hook.Render(cmdline, "")
+	got, err = sim.Hook.Render(paths)
 	if err != nil || !slices.Equal(got.Args, []string{"--hook", cmdline}) || got.Settings != nil {
 		t.Errorf("sim hook: %+v, %v", got, err)
 	}
-	if _, err := claude.Hook.Render(cmdline, ""); err == nil {
-		t.Error("settings-file hook without a path: no error")
+	if _, err := claude.Hook.Render(HookPaths{Command: cmdline, Events: "/e"}); err == nil {
+		t.Error("settings-file hook without a directory: no error")
 	}
-	if _, err := (&Hook{Kind: HookKindSettingsFile, Settings: `{"x":{command}`}).Render("c", "/f"); err == nil {
+	if _, err := (&Hook{Kind: HookKindSettingsFile, Settings: `{"x":{command}`}).Render(paths); err == nil {
 		t.Error("invalid settings template: no error")
+	}
+	if _, err := (&Hook{Kind: HookKindSettingsFile, File: "../x.json", Settings: `{}`}).Render(paths); err == nil {
+		t.Error("a file outside the hook directory: no error")
+	}
+	// Gemini and Qwen find their file through a variable; OpenCode its
+	// plugin directory, shared by the tasks (the plugin reads the events
+	// file from $RUNNER_EVENTS_FILE).
+	for name, wantEnv := range map[string]string{
+		"gemini":   "GEMINI_CLI_SYSTEM_DEFAULTS_PATH=/state/hooks/t-1/gemini-system-defaults.json",
+		"qwen":     "QWEN_CODE_SYSTEM_DEFAULTS_PATH=/state/hooks/t-1/qwen-system-defaults.json",
+		"opencode": "OPENCODE_CONFIG_DIR=/state/hooks/shared/opencode",
+	} {
+		p, _ := BuiltinProfile(name)
+		got, err := p.Hook.Render(paths)
+		if err != nil || !slices.Equal(got.Env, []string{wantEnv}) || len(got.Args) != 0 {
+			t.Errorf("%s hook: env %q args %q, %v; want env %s", name, got.Env, got.Args, err, wantEnv)
+		}
+		if named := strings.Contains(string(got.Settings), "t-1.jsonl"); named == p.Hook.Shared {
+			t.Errorf("%s hook settings name the events file: %v, want %v:\n%s", name, named, !p.Hook.Shared, got.Settings)
+		}
 	}
 }
 
 // TestCodexNotifyHook runs the codex profile's notify program the way
-// Codex does (the event JSON as the last argument): a turn's event reaches
-// the hook command on stdin with the event name Stop, the hidden
-// title-generation turn's does not.
+// Codex does (the event JSON as the last argument): a turn's event is
+// appended to the events file as one line, the hidden title-generation
+// turn's is not, and text in the payload is never run.
 func TestCodexNotifyHook(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh")
 	}
 	codex, _ := BuiltinProfile("codex")
 	out := filepath.Join(t.TempDir(), "o\"ut 'file")
-	// A stand-in for `runner hook --task ID`: records its argv and stdin.
-	cmdline := `sh -c 'printf "%s|" "$@" >> "$0"; cat >> "$0"; echo >> "$0"' ` + shellQuoteTest(out)
-	hl, err := codex.Hook.Render(cmdline, "")
+	hl, err := codex.Hook.Render(HookPaths{Command: "/unused", Events: out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,8 +260,8 @@ func TestCodexNotifyHook(t *testing.T) {
 	}
 	turn := `{"type":"agent-turn-complete","thread-id":"a","input-messages":["fix the bug"],"last-assistant-message":"done"}`
 	title := `{"type":"agent-turn-complete","thread-id":"b","input-messages":["Generate a concise, single-line task title of at most 36 characters"],"last-assistant-message":"Fix bug"}`
-	// The payload carries the user's prompt: it must reach the hook as data,
-	// never be run by the sh -c wrapper.
+	// The payload carries the user's prompt: it must reach the file as
+	// data, never be run by the sh -c wrapper.
 	cwd := t.TempDir()
 	hostile := `{"type":"agent-turn-complete","input-messages":["$(touch PWNED1) ` + "`touch PWNED2`" + ` '; touch PWNED3; ' \"; touch PWNED4; \""]}`
 	for _, ev := range []string{title, turn, hostile} {
@@ -252,11 +275,15 @@ func TestCodexNotifyHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "Stop|" + turn + "\n" + "Stop|" + hostile + "\n"; string(got) != want {
-		t.Errorf("hook received %q, want %q", got, want)
+	if want := turn + "\n" + hostile + "\n"; string(got) != want {
+		t.Errorf("events file %q, want %q", got, want)
 	}
 	if ents, _ := os.ReadDir(cwd); len(ents) != 0 {
 		t.Errorf("the notify wrapper ran text from the payload: %v", ents)
+	}
+	ev, ok := ParseHookEvent(turn)
+	if !ok || !ev.Stop || ev.Answer != "done" || ev.Session != "a" {
+		t.Errorf("codex payload read as %+v", ev)
 	}
 }
 

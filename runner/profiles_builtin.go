@@ -89,14 +89,23 @@ func claudeProfile() *Profile {
 		Volatile: []string{
 			`^[·✢*✶✻✽] \S+…`, `Retrying in \d+s`, `\(\d+[ms]( \d+s)? · [↑↓] \d+ tokens\)`,
 		},
+		// "● " starts an answer (and a tool call); "✻ Crunched for 6s" and
+		// the composer's rules end it.
+		AnswerStart:   []string{`^● `},
+		AnswerEnd:     []string{`^[·✢*✶✻✽] \S+ for `, `^─{8}`, `^❯`},
 		BottomLines:   12,
 		EnterDelay:    Duration{150 * time.Millisecond},
 		InterruptKeys: []string{"Escape"},
+		// Only Stop: a sub-agent's end is SubagentStop, which never reaches
+		// the task's events file. The payload (one line of JSON on stdin)
+		// carries session_id and last_assistant_message; the appender
+		// writes it as is, with no process of the runner's.
 		Hook: &Hook{
 			Kind:     HookKindSettingsFile,
+			File:     "claude-settings.json",
 			Args:     []string{"--settings", "{file}"},
-			Settings: `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":{command}}]}]}}`,
-			Doc:      "Stop hook: runs when Claude finishes responding (once per turn)",
+			Settings: `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":{append}}]}]}}`,
+			Doc:      "Stop hook in a --settings file of the runner's (the user's own settings and hooks stay in force)",
 		},
 	}
 }
@@ -159,6 +168,8 @@ func codexProfile() *Profile {
 		Error:       []string{`^■ (stream error|unexpected status|Error)`},
 		ErrorReset:  []string{`^› \S`},
 		Volatile:    []string{`\(\d+[hms]( \d+s)? • esc to interrupt\)`, `Worked for .* • \d\d:\d\d`, `^[•◦] (Working|Reconnecting)`},
+		AnswerStart: []string{`^• `},
+		AnswerEnd:   []string{`^\s*─*\s*Worked for`, `^› `, `^■ `},
 		BottomLines: 8,
 		// Codex reads Enter within 120 ms of a paste burst as a newline.
 		EnterDelay:    Duration{200 * time.Millisecond},
@@ -171,11 +182,12 @@ func codexProfile() *Profile {
 			Kind: HookKindFlag,
 			// The sh -c script is constant: codex passes its event JSON (which
 			// holds the user's prompt) as "$1", used only quoted, as data
-			// (case pattern, printf '%s'); {command_str} is runner's own
-			// command line (the shell-quoted runner path and a validated
-			// task id). TestCodexNotifyHook feeds it a hostile payload.
-			Args: []string{"-c", `notify=["sh","-c","case \"$1\" in *'\"input-messages\":[\"Generate a concise, single-line task title'*) exit 0;; esac; printf '%s' \"$1\" | {command_str} Stop","runner-notify"]`},
-			Doc:  "notify program: runs after every turn with {\"type\":\"agent-turn-complete\",...}",
+			// (case pattern, printf '%s'); {append_str} is the appender with
+			// the shell-quoted events path. TestCodexNotifyHook feeds it a
+			// hostile payload. The title turn is skipped here and, should its
+			// text change, by the supervisor (its prompt is not the task's).
+			Args: []string{"-c", `notify=["sh","-c","case \"$1\" in *'\"input-messages\":[\"Generate a concise, single-line task title'*) exit 0;; esac; printf '%s' \"$1\" | {append_str}","runner-notify"]`},
+			Doc:  "notify program (-c notify=…): runs after every turn with {\"type\":\"agent-turn-complete\",…}",
 		},
 	}
 }
@@ -233,11 +245,31 @@ func geminiProfile() *Profile {
 		Error:       []string{`^✕ \[API Error`, `This request failed\.`},
 		ErrorReset:  []string{`^ > \S`, `Request cancelled`},
 		Volatile:    []string{brailleSpinner, `\(esc to cancel, \d+[ms]`},
+		AnswerStart: []string{`^ ?✦ `},
+		AnswerEnd:   []string{`\? for shortcuts`, `^─{8}`, `^ ?> `},
 		BottomLines: 12,
 		// Against the real CLI (0.61) an Enter sooner than ~300 ms after the
 		// paste was often taken as part of the paste (a newline).
 		EnterDelay:    Duration{350 * time.Millisecond},
 		InterruptKeys: []string{"Escape"},
+		// AfterAgent runs when the agent loop of a prompt completes, with
+		// session_id, prompt and prompt_response (gemini-cli 0.61.0
+		// fireAfterAgentEvent). The file is Gemini's system defaults
+		// (GEMINI_CLI_SYSTEM_DEFAULTS_PATH), the lowest layer: hooks
+		// concatenate with the user's own, and nothing of
+		// ~/.gemini/settings.json changes. Gemini runs no settings hooks in
+		// a folder it does not trust: there the screen ends the turn.
+		// Gemini reads a system file only when it and every directory above
+		// it belong to root and are not writable by group or others
+		// (0.61.0 isPathSecureSync): elsewhere runner leaves the hook out.
+		Hook: &Hook{
+			Kind:      HookKindSettingsFile,
+			RootOwned: true,
+			File:      "gemini-system-defaults.json",
+			Env:      map[string]string{"GEMINI_CLI_SYSTEM_DEFAULTS_PATH": "{file}"},
+			Settings: `{"hooks":{"AfterAgent":[{"hooks":[{"type":"command","command":{append}}]}]}}`,
+			Doc:      "AfterAgent hook in a system-defaults file of the runner's (GEMINI_CLI_SYSTEM_DEFAULTS_PATH); trusted folders only",
+		},
 	}
 }
 
@@ -284,12 +316,64 @@ func opencodeProfile() *Profile {
 		ErrorReset: []string{`^\s*┃?\s*\$ \S`},
 		Volatile:   []string{`[■⬝]{8}`, `retrying in \d+s`},
 		// A modal is drawn over the transcript, well above the input box.
+		// The answer sits between the prompt's "┃" box and the "▣  Build ·
+		// model · 2.1s" line.
+		AnswerEnd:     []string{`^\s*▣ `},
+		AnswerAfter:   []string{`^\s*┃`},
 		BottomLines:   30,
 		ErrorLines:    6,
 		EnterDelay:    Duration{150 * time.Millisecond},
 		InterruptKeys: []string{"Escape", "Escape"}, // one Esc asks "esc again to interrupt"; C-c exits
+		// A plugin in a config directory of the runner's: OPENCODE_CONFIG_DIR
+		// is searched after the user's own (~/.config/opencode, .opencode),
+		// not instead of them (opencode 1.18.33 ConfigPaths.directories).
+		// OpenCode installs its plugin package into every config directory
+		// it loads (node_modules, from the network): the directory is shared
+		// by all tasks, so that happens once.
+		Hook: &Hook{
+			Kind:     HookKindSettingsFile,
+			File:     "opencode/plugins/runner-turn-end.js",
+			Env:      map[string]string{"OPENCODE_CONFIG_DIR": "{dir}/opencode"},
+			Shared:   true,
+			Settings: opencodePlugin,
+			Doc:      "plugin on session.idle in a config dir of the runner's (OPENCODE_CONFIG_DIR, added to the user's)",
+		},
 	}
 }
+
+// opencodePlugin appends a Stop line, with the session's last assistant
+// text, to the events file when a session goes idle; a child session (a
+// sub-agent's) gives a SubagentStop line instead. It reads the messages
+// through the plugin's SDK client, trying the v1 and the v2 call shapes.
+const opencodePlugin = `// Written by runner: a runner task's turn ends are appended to its events file.
+import { appendFileSync } from "node:fs";
+const EVENTS = process.env.RUNNER_EVENTS_FILE;
+async function call(f, v1, v2) {
+  try { const r = await f(v1); if (r && r.data !== undefined) return r.data; } catch (e) {}
+  try { const r = await f(v2); if (r && r.data !== undefined) return r.data; return r; } catch (e) {}
+  return undefined;
+}
+export const RunnerTurnEnd = async ({ client }) => ({
+  event: async ({ event }) => {
+    if (!EVENTS || !event || event.type !== "session.idle") return;
+    const id = event.properties && event.properties.sessionID;
+    let parent = "", answer = "";
+    try {
+      const s = await call((a) => client.session.get(a), { path: { id } }, { sessionID: id });
+      parent = (s && (s.parentID || (s.info && s.info.parentID))) || "";
+      const msgs = (await call((a) => client.session.messages(a), { path: { id } }, { sessionID: id })) || [];
+      for (let i = msgs.length - 1; i >= 0; i--) {
+        const m = msgs[i], info = m.info || m;
+        if (info.role !== "assistant") continue;
+        answer = (m.parts || []).filter((p) => p.type === "text" && !p.synthetic).map((p) => p.text).join("");
+        break;
+      }
+    } catch (e) {}
+    appendFileSync(EVENTS, JSON.stringify({ hook_event_name: parent ? "SubagentStop" : "Stop", session_id: id,
+      parent_id: parent, last_assistant_message: answer }) + "\n");
+  },
+});
+`
 
 // qwenProfile: Qwen Code (a Gemini CLI fork).
 //
@@ -325,10 +409,23 @@ func qwenProfile() *Profile {
 		Error:       []string{`^\s*✕ \[API Error`},
 		ErrorReset:  []string{`^  > \S`, `Request cancelled`, `Press Ctrl\+C again to exit`},
 		Volatile:    []string{brailleSpinner, `\(\d+[ms].*esc to cancel\)`},
+		AnswerStart: []string{`^\s{0,2}✦ `},
+		AnswerEnd:   []string{`\? for shortcuts`, `^─{8}`, `^>`},
 		BottomLines: 15,
 		EnterDelay:  Duration{150 * time.Millisecond},
 		// Qwen is an Ink app like Gemini.
 		InterruptKeys: []string{"Escape"},
+		// Qwen Code 0.15.10 has Claude-style hooks: Stop with
+		// last_assistant_message (SubagentStop for sub-agents), read from
+		// its system defaults file too (QWEN_CODE_SYSTEM_DEFAULTS_PATH), the
+		// lowest settings layer, so ~/.qwen/settings.json is untouched.
+		Hook: &Hook{
+			Kind:     HookKindSettingsFile,
+			File:     "qwen-system-defaults.json",
+			Env:      map[string]string{"QWEN_CODE_SYSTEM_DEFAULTS_PATH": "{file}"},
+			Settings: `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":{append}}]}]}}`,
+			Doc:      "Stop hook in a system-defaults file of the runner's (QWEN_CODE_SYSTEM_DEFAULTS_PATH)",
+		},
 	}
 }
 
@@ -428,8 +525,11 @@ func simProfile() *Profile {
 		StartingMaxLines: -1,
 		ErrorReset:       []string{`^> \S`},
 		Volatile:         []string{`^[✻✽✶✢] Working…`},
-		BottomLines:      8,
-		EnterDelay:       Duration{20 * time.Millisecond}, // the sim needs no pause before Enter
+		// The answer lines sit between the echoed "> prompt" and the box.
+		AnswerEnd:   []string{`^╭─`},
+		AnswerAfter: []string{`^> `},
+		BottomLines: 8,
+		EnterDelay:  Duration{20 * time.Millisecond}, // the sim needs no pause before Enter
 		// The sim draws its ready box in one write at the very end of a
 		// turn and never shows it while busy: a short settle is safe.
 		Settle: Duration{25 * time.Millisecond},

@@ -280,6 +280,12 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 		}
 	}
 	sig := deliverySignature(payload)
+	// The turn this delivery starts: the hook event that ends it comes
+	// after this point of the events file, in the agent's session.
+	s.mon.Match = TurnMatch{Since: time.Now(), EventsFrom: fileSize(s.mon.Events), Signature: sig}
+	if t != nil {
+		s.mon.Match.Session = t.AgentSession
+	}
 	// The screen before the paste: a screen still equal to it after Enter
 	// means the text never arrived (the input was not live yet).
 	base, err := env.TC.CaptureScreen(ctx, s.pane)
@@ -360,6 +366,22 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 	if since.IsZero() {
 		since = time.Now().Add(-time.Second)
 	}
+	if s.mon.Match.Since.IsZero() {
+		// This supervisor did not deliver (send --detach, resume): the
+		// turn began before its delivery was recorded.
+		s.mon.Match = TurnMatch{Since: since, EventsFrom: -1}
+		if t, err := env.task(ctx, s.id); err == nil {
+			s.mon.Match.Session = t.AgentSession
+			if at := deliveryStart(t); !at.IsZero() {
+				s.mon.Match.Since = at
+			}
+		}
+	}
+	if s.mon.Skipped == nil {
+		s.mon.Skipped = func(ev HookEvent, why string) {
+			env.say("task %s: hook event %s not taken: %s", s.id, ev.Name, why)
+		}
+	}
 	var rules []*regexp.Regexp
 	for _, r := range s.set.ApproveRules {
 		if re, err := regexp.Compile(r); err == nil {
@@ -404,6 +426,19 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 			return &errOutcome{outcome{status: state.StatusDone, reason: "the agent finished its turn (" + obs.Via + ")", obs: obs, code: d.ExitStatus}}
 		}
 	}
+}
+
+// deliveryStart is when the delivery of the task's current turn began, as
+// far as its history tells: the status change before the last "delivered"
+// one (the delivery is recorded once confirmed, after a quick turn may
+// have ended). Zero when the history has none.
+func deliveryStart(t *state.Task) time.Time {
+	for i := len(t.History) - 1; i > 0; i-- {
+		if t.History[i].Status == state.StatusRunning && strings.HasPrefix(t.History[i].Reason, "delivered") {
+			return t.History[i-1].Time
+		}
+	}
+	return time.Time{}
 }
 
 // dialogLine is the line of a dialog that asks: the last non-blank line
@@ -489,14 +524,30 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 	}
 	o := eo.o
 	screen := o.obs.Screen
-	// The tail comes from the last 200 lines of history plus the screen:
-	// an agent that died leaves its last words above tmux's "Pane is dead"
-	// line, which scrolls the screen.
-	if hist, err := env.TC.Capture(ctx, s.pane, tmuxctl.CaptureOptions{Start: "-200", End: "-"}); err == nil {
-		screen = hist
+	answer, session := "", ""
+	if h := o.obs.Hook; h != nil {
+		answer, session = strings.TrimSpace(h.Answer), h.Session
 	}
-	t, _ := env.task(ctx, s.id)
-	summary := turnSummary(s.prof, screen, t)
+	if answer == "" {
+		// The tail comes from the last 200 lines of history plus the
+		// screen: an agent that died leaves its last words above tmux's
+		// "Pane is dead" line, which scrolls the screen. A turn the hook
+		// ended with its answer needs no capture: the record is written
+		// at once.
+		if hist, err := env.TC.Capture(ctx, s.pane, tmuxctl.CaptureOptions{Start: "-200", End: "-"}); err == nil {
+			screen = hist
+		}
+		if o.status == state.StatusDone || o.status == state.StatusFailed {
+			answer = ScreenAnswer(s.prof, screen)
+		}
+	}
+	var t *state.Task
+	summary := state.FirstLine(answer)
+	if summary == "" {
+		t, _ = env.task(ctx, s.id)
+		summary = turnSummary(s.prof, screen, t)
+	}
+	summary = clipRunes(summary, 160)
 	if o.status == state.StatusNeedsInput {
 		if t != nil {
 			env.journal(ctx, t, "needs-input", o.reason)
@@ -517,11 +568,19 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 			return nil // a cancel from another process wins
 		}
 		applied = true
-		t.ResultTail = tailLines(screen, 20)
+		if o.obs.Hook != nil && o.obs.Hook.Answer != "" {
+			t.ResultTail = tailLines(answer, 20)
+		} else {
+			t.ResultTail = tailLines(screen, 20)
+		}
 		t.ExitCode = o.code
 		t.Question = ""
-		if summary != "" {
-			t.AddTurn(env.now(), summary)
+		t.Answer = answer
+		if session != "" {
+			t.AgentSession = session
+		}
+		if summary != "" || answer != "" {
+			t.AddTurnAnswer(env.now(), summary, answer)
 		}
 		if o.status == state.StatusDone && parent.Err() == nil && !o.keepQueue {
 			if more = len(st.MessagesFor(s.id, state.MessagePending)); more > 0 {

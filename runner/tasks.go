@@ -310,6 +310,18 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if err != nil {
 		return t, err
 	}
+	if d := Detect(prof, screen); d.State == StateBusy && t.Status == state.StatusDone {
+		// A turn the agent's hook ended: the CLI may still be drawing its
+		// prompt back. Wait for it (briefly) rather than refuse.
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		mon := &Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
+			Died: env.Store.PaneDiedFile(), Settle: prof.Settle.Duration}
+		obs, werr := mon.Wait(wctx, GoalReady, time.Now())
+		cancel()
+		if werr == nil && !obs.Dead {
+			screen = obs.Screen
+		}
+	}
 	if d := Detect(prof, screen); d.State != StateReady && d.State != StateError {
 		return t, Usagef("task %s: its agent is not at its prompt (it looks %s); attach with 'runner attach %s'", t.ID, d.State, t.ID)
 	}
@@ -336,6 +348,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 		x.Settings = raw
 		x.Ended = time.Time{}
 		x.ExitCode = nil
+		x.Answer = "" // the answer is the new turn's, once it ends
 		x.SupervisorPID = os.Getpid()
 		_ = x.SetStatus(state.StatusReady, env.now(), "follow-up prompt: "+taskTitle(req.Text))
 		return nil

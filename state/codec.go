@@ -338,6 +338,7 @@ var (
 	turnFields = []field[Turn]{
 		timeField("time", 0, func(t *Turn) *time.Time { return &t.Time }),
 		strField("summary", 0, func(t *Turn) *string { return &t.Summary }),
+		strField("answer", omitEmpty, func(t *Turn) *string { return &t.Answer }),
 	}
 	tmuxFields = []field[TmuxTarget]{
 		strField("socket", omitEmpty, func(t *TmuxTarget) *string { return &t.Socket }),
@@ -367,6 +368,8 @@ var (
 		strField("snapshot_ref", omitEmpty, func(t *Task) *string { return &t.SnapshotRef }),
 		strField("commit", omitEmpty, func(t *Task) *string { return &t.Commit }),
 		strField("delivery", omitEmpty, func(t *Task) *string { return &t.Delivery }),
+		strField("answer", omitEmpty, func(t *Task) *string { return &t.Answer }),
+		strField("agent_session", omitEmpty, func(t *Task) *string { return &t.AgentSession }),
 		sliceField("turns", omitEmpty, func(t *Task) *[]Turn { return &t.Turns }, turnFields),
 		strField("transcript", omitEmpty, func(t *Task) *string { return &t.Transcript }),
 		strField("question", omitEmpty, func(t *Task) *string { return &t.Question }),

@@ -19,10 +19,10 @@ import (
 //	events/<id>.jsonl          events from the agent's hook (runner hook)
 //	events/panes-died          "PANE STATUS" lines from tmux's pane-died hook
 //	locks/<project>.lock       the per-project lock of --exclusive
-//	hooks/<id>.json            settings files handed to agents for their hooks
+//	hooks/<id>/                settings files and plugins handed to agents for their hooks
 
 // TaskFile returns the path of a per-task file of the given kind ("log",
-// "supervisor-log", "events", "hook-settings").
+// "supervisor-log", "events", "hook-dir").
 func (s *Store) TaskFile(kind, id string) string {
 	switch kind {
 	case "log":
@@ -31,8 +31,8 @@ func (s *Store) TaskFile(kind, id string) string {
 		return filepath.Join(s.dir, "logs", id+".supervisor.log")
 	case "events":
 		return filepath.Join(s.dir, "events", id+".jsonl")
-	case "hook-settings":
-		return filepath.Join(s.dir, "hooks", id+".json")
+	case "hook-dir":
+		return filepath.Join(s.dir, "hooks", id)
 	}
 	panic("state: unknown task file kind " + kind)
 }
@@ -82,17 +82,28 @@ type TaskEvent struct {
 // AppendTaskEvent appends ev to the task's events file. One write of one
 // line with O_APPEND, so concurrent hooks never interleave.
 func (s *Store) AppendTaskEvent(id string, ev TaskEvent) error {
+	return AppendTaskEventIn(s.dir, id, ev)
+}
+
+// AppendTaskEventIn is AppendTaskEvent for the state directory dir, without
+// opening the store (the hook command runs once per turn inside the
+// agent's process tree and must stay cheap: no lock, no state file).
+func AppendTaskEventIn(dir, id string, ev TaskEvent) error {
 	if !ValidTaskID(id) {
 		return fmt.Errorf("task id %q: want t_ and 8 lowercase letters or digits", id)
-	}
-	if err := os.MkdirAll(filepath.Join(s.dir, "events"), 0o700); err != nil {
-		return err
 	}
 	b, err := json.Marshal(ev)
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(s.TaskFile("events", id), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	path := filepath.Join(dir, "events", id+".jsonl")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return err
+		}
+		f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	}
 	if err != nil {
 		return fmt.Errorf("open events of %s: %w", id, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Version is the schema version this package reads and writes. A state file
@@ -105,11 +106,22 @@ type StatusChange struct {
 	Reason string    `json:"reason,omitempty"`
 }
 
-// Turn is a one-line summary of what the agent did in one turn.
+// Turn is a one-line summary of what the agent did in one turn, and the
+// agent's final message of that turn when it is known.
 type Turn struct {
 	Time    time.Time `json:"time"`
 	Summary string    `json:"summary"`
+	// Answer is the agent's final message of the turn: from its turn-end
+	// hook's payload when the profile has a hook, else the last answer
+	// block of the screen without the CLI's chrome. At most MaxTurnAnswer
+	// bytes here (Task.Answer holds the latest whole).
+	Answer string `json:"answer,omitempty"`
 }
+
+// MaxTurnAnswer bounds the answer kept per turn in Task.Turns (the state
+// file is rewritten on every update); the latest answer is whole in
+// Task.Answer.
+const MaxTurnAnswer = 16 << 10
 
 // TmuxTarget says where a task's agent runs.
 type TmuxTarget struct {
@@ -159,6 +171,13 @@ type Task struct {
 	SnapshotRef string `json:"snapshot_ref,omitempty"` // e.g. refs/runner/snapshots/<id>
 	Commit      string `json:"commit,omitempty"`       // the post-task commit, if any
 	Delivery    string `json:"delivery,omitempty"`     // how delivering the text went
+	// Answer is the agent's final message of its latest turn, whole (see
+	// Turn.Answer); empty until a turn ends with one.
+	Answer string `json:"answer,omitempty"`
+	// AgentSession is the agent CLI's own session id (Claude Code's
+	// session_id, Codex's thread-id, …) as its turn-end hook reported it:
+	// what resumes the conversation in a new window.
+	AgentSession string `json:"agent_session,omitempty"`
 
 	// Turns is the turn log: at most MaxTurns one-line summaries, oldest first.
 	Turns []Turn `json:"turns,omitempty"`
@@ -201,7 +220,20 @@ func (t *Task) SetStatus(s Status, at time.Time, reason string) error {
 // AddTurn appends a one-line summary to the turn log, keeping the last
 // MaxTurns. Only the first line of summary is kept.
 func (t *Task) AddTurn(at time.Time, summary string) {
-	t.Turns = append(t.Turns, Turn{Time: at, Summary: FirstLine(summary)})
+	t.AddTurnAnswer(at, summary, "")
+}
+
+// AddTurnAnswer is AddTurn with the turn's answer, clipped to
+// MaxTurnAnswer bytes (on a rune boundary, marked with " …").
+func (t *Task) AddTurnAnswer(at time.Time, summary, answer string) {
+	if len(answer) > MaxTurnAnswer {
+		cut := MaxTurnAnswer
+		for cut > 0 && !utf8.RuneStart(answer[cut]) {
+			cut--
+		}
+		answer = answer[:cut] + " …"
+	}
+	t.Turns = append(t.Turns, Turn{Time: at, Summary: FirstLine(summary), Answer: answer})
 	if n := len(t.Turns) - MaxTurns; n > 0 {
 		t.Turns = append(t.Turns[:0:0], t.Turns[n:]...)
 	}

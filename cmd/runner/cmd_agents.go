@@ -17,7 +17,10 @@ func (a *app) newAgentsCmd() *cobra.Command {
 		Use:   "agents",
 		Short: "List agent profiles and whether each CLI is installed",
 		Long: `List the built-in agent profiles, whether each CLI is in PATH, where, and its
-version (each '<cli> --version' is bounded by a few seconds; --no-version skips it).`,
+version (each '<cli> --version' is bounded by a few seconds; --no-version skips it),
+and whether the CLI has a turn-end hook (HOOK): with one, a turn ends the moment
+the agent says so and the answer comes from the hook's payload; without, both
+come from the screen ('runner agents --json' says which event for each).`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if asJSON {
@@ -29,7 +32,7 @@ version (each '<cli> --version' is bounded by a few seconds; --no-version skips 
 				return a.printJSON(sts)
 			}
 			tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "AGENT\tINSTALLED\tVERSION\tPATH\tCOMMAND")
+			fmt.Fprintln(tw, "AGENT\tINSTALLED\tVERSION\tHOOK\tPATH\tCOMMAND")
 			for _, s := range sts {
 				inst, path, ver := "no", "-", "-"
 				if s.Installed {
@@ -38,7 +41,11 @@ version (each '<cli> --version' is bounded by a few seconds; --no-version skips 
 				if s.Version != "" {
 					ver = s.Version
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, inst, ver, path, strings.Join(s.Command, " "))
+				hook := "yes"
+				if strings.HasPrefix(s.Hook, "none") {
+					hook = "no (screen)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, inst, ver, hook, path, strings.Join(s.Command, " "))
 			}
 			return tw.Flush()
 		},

@@ -82,7 +82,7 @@ type dispatchFlags struct {
 	agentArgs, approve, after                             []string
 	yesTrust, detach, waitInput, requireSnap, exclusive   bool
 	waitLock, commit, commitBranch, commitAll, noHook     bool
-	asJSON                                                bool
+	asJSON, printAnswer                                   bool
 	timeout, readyTimeout, settle, idle                   time.Duration
 	awareness                                             string
 }
@@ -110,7 +110,8 @@ Watch it with 'runner ps', 'runner status ID', 'runner logs ID -f',
   runner dispatch . --agent codex --model gpt5 --file task.md
   runner dispatch api --detach --json "write tests for the parser"
   runner dispatch ~/src/site --agent shell "make test"
-  B=$(runner dispatch api --detach --after "$A" "document the endpoint")`,
+  B=$(runner dispatch api --detach --after "$A" "document the endpoint")
+  answer=$(runner dispatch api --print-answer "what does main.go do?")`,
 		Args: args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			return a.runDispatch(cmd.Context(), f, argv)
@@ -144,7 +145,27 @@ Watch it with 'runner ps', 'runner status ID', 'runner logs ID -f',
 	fl.StringVar(&f.awareness, "awareness", "", "tell the agent about other tasks: project, all or off (default: config)")
 	_ = fl.MarkHidden("settle")
 	a.jsonFlag(cmd, &f.asJSON)
+	answerFlag(cmd, &f.printAnswer)
 	return cmd
+}
+
+// answerFlag adds --print-answer to a command that waits for a turn.
+func answerFlag(cmd *cobra.Command, p *bool) {
+	cmd.Flags().BoolVar(p, "print-answer", false, "print only the agent's answer (the record's \"answer\") on stdout; the exit code is the outcome as ever")
+}
+
+// printAnswers prints the answer of each task, and nothing else; an answer
+// that does not end in a newline gets one.
+func (a *app) printAnswers(tasks ...*state.Task) {
+	for _, t := range tasks {
+		if t == nil || t.Answer == "" {
+			continue
+		}
+		fmt.Fprint(a.out, t.Answer)
+		if !strings.HasSuffix(t.Answer, "\n") {
+			fmt.Fprintln(a.out)
+		}
+	}
 }
 
 func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) error {
@@ -204,8 +225,18 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 		AgentArgs: f.agentArgs, PermissionsAuto: f.permissions == "auto", RequireSnapshot: f.requireSnap,
 		Exclusive: f.exclusive, WaitLock: f.waitLock, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set,
 		MaxLevel: cfg.MaxLevel, After: f.after}
+	if f.printAnswer && (f.asJSON || f.detach) {
+		return runner.Usagef("--print-answer waits for the answer: not with --json (the record has it as \"answer\") or --detach (use 'runner wait ID --print-answer')")
+	}
 	t, err := runner.Dispatch(ctx, env, req)
 	if t == nil {
+		return err
+	}
+	if f.printAnswer {
+		a.printAnswers(t)
+		if err != nil && !errors.Is(err, runner.ErrUsage) {
+			return &runner.ExitError{Code: exitCode(err), Err: err}
+		}
 		return err
 	}
 	if f.asJSON {
@@ -239,9 +270,11 @@ func (a *app) printOutcome(t *state.Task) {
 	if !t.Ended.IsZero() && !t.Created.IsZero() {
 		took = " in " + t.Ended.Sub(t.Created).Round(100*time.Millisecond).String()
 	}
-	fmt.Fprintf(a.out, "%s %s%s\n", t.ID, t.Status, took)
+	// The summary is the answer's first line when the turn had one.
 	if last := t.LastTurn(); last != "" {
-		fmt.Fprintf(a.out, "  %s\n", last)
+		fmt.Fprintf(a.out, "%s %s%s: %s\n", t.ID, t.Status, took, last)
+	} else {
+		fmt.Fprintf(a.out, "%s %s%s\n", t.ID, t.Status, took)
 	}
 	if t.Status == state.StatusNeedsInput && t.Question != "" {
 		fmt.Fprintf(a.out, "  question: %s\n", strings.ReplaceAll(strings.TrimSpace(t.Question), "\n", "\n            "))
@@ -288,37 +321,78 @@ func (a *app) newHookCmd() *cobra.Command {
 		Hidden: true,
 		Args:   args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			store, err := runner.OpenStore(a.getenv)
-			if err != nil {
-				return err
-			}
-			if task == "" {
-				task = a.getenv("RUNNER_TASK_ID")
-			}
-			ev := state.TaskEvent{Time: time.Now(), Event: "Stop"}
+			ev := ""
 			if len(argv) == 1 {
-				ev.Event = argv[0]
+				ev = argv[0]
 			}
-			// The agent passes a JSON object on stdin; read it with a bound
-			// so a hook without input never hangs the agent.
-			data := make(chan []byte, 1)
-			go func() { b, _ := io.ReadAll(io.LimitReader(a.in, 1<<20)); data <- b }()
-			select {
-			case b := <-data:
-				var obj map[string]any
-				if json.Unmarshal(b, &obj) == nil {
-					if name, ok := obj["hook_event_name"].(string); ok && len(argv) == 0 {
-						ev.Event = name
-					}
-					ev.Data = json.RawMessage(b)
-				}
-			case <-time.After(2 * time.Second):
-			}
-			return store.AppendTaskEvent(task, ev)
+			return recordHookEvent(a.getenv, a.in, task, ev)
 		},
 	}
 	cmd.Flags().StringVar(&task, "task", "", "task id (default $RUNNER_TASK_ID)")
 	return cmd
+}
+
+// quickHook runs `hook --task ID [EVENT]` without building the command tree
+// (it runs once per turn inside the agent's process tree: the less it does
+// before the write, the sooner the turn's end is recorded). ok is false for
+// any other argument list, which goes through cobra.
+func quickHook(argv []string, getenv func(string) string, in io.Reader, errOut io.Writer) (code int, ok bool) {
+	if len(argv) < 1 || argv[0] != "hook" {
+		return 0, false
+	}
+	task, ev := "", ""
+	rest := argv[1:]
+	for len(rest) > 0 {
+		switch {
+		case rest[0] == "--task" && len(rest) > 1:
+			task, rest = rest[1], rest[2:]
+		case strings.HasPrefix(rest[0], "--task="):
+			task, rest = strings.TrimPrefix(rest[0], "--task="), rest[1:]
+		case !strings.HasPrefix(rest[0], "-") && ev == "":
+			ev, rest = rest[0], rest[1:]
+		default:
+			return 0, false // help, a bad flag: cobra says what is wrong
+		}
+	}
+	if err := recordHookEvent(getenv, in, task, ev); err != nil {
+		fmt.Fprintln(errOut, "runner hook:", err)
+		return runner.ExitFailed, true
+	}
+	return 0, true
+}
+
+// recordHookEvent appends the agent's event (its JSON on stdin, read with
+// a bound so a hook without input never hangs the agent) to the task's
+// events file.
+func recordHookEvent(getenv func(string) string, in io.Reader, task, name string) error {
+	if task == "" {
+		task = getenv("RUNNER_TASK_ID")
+	}
+	if task == "" {
+		return errors.New("no task: pass --task ID (or run it in a task's pane, where RUNNER_TASK_ID is set)")
+	}
+	dir, err := state.DefaultDir(getenv)
+	if err != nil {
+		return err
+	}
+	ev := state.TaskEvent{Time: time.Now(), Event: "Stop"}
+	if name != "" {
+		ev.Event = name
+	}
+	data := make(chan []byte, 1)
+	go func() { b, _ := io.ReadAll(io.LimitReader(in, 16<<20)); data <- b }()
+	select {
+	case b := <-data:
+		var obj map[string]any
+		if json.Unmarshal(b, &obj) == nil {
+			if n, ok := obj["hook_event_name"].(string); ok && name == "" {
+				ev.Event = n
+			}
+			ev.Data = json.RawMessage(b)
+		}
+	case <-time.After(2 * time.Second):
+	}
+	return state.AppendTaskEventIn(dir, task, ev)
 }
 
 func (a *app) newPsCmd() *cobra.Command {
@@ -571,6 +645,7 @@ func (a *app) newWaitCmd() *cobra.Command {
 		project    string
 		timeout    time.Duration
 		asJSON     bool
+		answer     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "wait ID... [--any] [--timeout D] | wait --all [--project P]",
@@ -625,7 +700,9 @@ in dispatch order, that did not end done; 0 when there was nothing to wait for.`
 					code = c
 				}
 			}
-			if asJSON {
+			if answer {
+				a.printAnswers(tasks...)
+			} else if asJSON {
 				if tasks == nil {
 					tasks = []*state.Task{}
 				}
@@ -649,6 +726,7 @@ in dispatch order, that did not end done; 0 when there was nothing to wait for.`
 	cmd.Flags().StringVar(&project, "project", "", "with --all, only the tasks of this project")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up waiting after this long (exit 3)")
 	a.jsonFlag(cmd, &asJSON)
+	answerFlag(cmd, &answer)
 	return cmd
 }
 
@@ -688,6 +766,7 @@ func (a *app) newSendCmd() *cobra.Command {
 		detach  bool
 		timeout time.Duration
 		asJSON  bool
+		answer  bool
 	)
 	cmd := &cobra.Command{
 		Use:   "send ID [TEXT]",
@@ -716,9 +795,19 @@ ended, and wait for the new turn like dispatch does (exit code = outcome). With
 				s.Timeout = timeout
 				set = &s
 			}
+			if answer && (asJSON || detach) {
+				return runner.Usagef("--print-answer waits for the answer: not with --json or --detach")
+			}
 			t, err := runner.Send(cmd.Context(), env, runner.SendRequest{Ref: argv[0], Text: text, Detach: detach, Settings: set})
 			if t == nil {
 				return err
+			}
+			if answer && !errors.Is(err, runner.ErrUsage) {
+				a.printAnswers(t)
+				if err != nil {
+					return &runner.ExitError{Code: exitCode(err), Err: err}
+				}
+				return nil
 			}
 			if asJSON {
 				if perr := a.printJSON(t); perr != nil {
@@ -744,6 +833,7 @@ ended, and wait for the new turn like dispatch does (exit code = outcome). With
 	cmd.Flags().BoolVarP(&detach, "detach", "d", false, "return at once; a supervisor waits for the turn")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up on this turn after this long (default: the task's)")
 	a.jsonFlag(cmd, &asJSON)
+	answerFlag(cmd, &answer)
 	return cmd
 }
 

@@ -52,7 +52,7 @@ func tmuxTestClient(t *testing.T) *tmuxctl.Client {
 
 // directiveWords are the sim's directives; generated lines must not start
 // with one, or the sim would act on them (exit, run programs, sleep).
-var directiveWords = []string{"sleep", "silent", "say", "write", "ask", "run", "exit", "crash"}
+var directiveWords = []string{"sleep", "silent", "say", "write", "ask", "run", "exit", "crash", "hook"}
 
 func defuse(line string) string {
 	f := strings.Fields(line)

@@ -43,6 +43,9 @@ const exitStatusHelp = `EXIT STATUS
 // the process exit code. SIGINT and SIGTERM cancel the command's context; an
 // interrupted command returns 130.
 func Main(args []string, in io.Reader, out, errOut io.Writer) int {
+	if code, ok := quickHook(args, os.Getenv, in, errOut); ok {
+		return code
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a := &app{in: in, out: out, errOut: errOut, getenv: os.Getenv}

@@ -26,6 +26,7 @@ const (
 	dirRun                   // run ARG...
 	dirExit                  // exit N
 	dirCrash                 // crash
+	dirHook                  // hook subagent | hook none | hook early DURATION | hook late DURATION
 )
 
 // directive is one parsed prompt line.
@@ -93,6 +94,22 @@ func parseLine(line string) directive {
 			return other
 		}
 		return directive{kind: dirCrash}
+	case "hook":
+		what, arg, _ := strings.Cut(strings.TrimSpace(rest), " ")
+		switch what {
+		case "subagent", "none":
+			if strings.TrimSpace(arg) != "" {
+				return other
+			}
+			return directive{kind: dirHook, text: what}
+		case "early", "late":
+			d, err := time.ParseDuration(strings.TrimSpace(arg))
+			if err != nil || d < 0 {
+				return other
+			}
+			return directive{kind: dirHook, text: what, dur: d}
+		}
+		return other
 	}
 	return other
 }
@@ -158,6 +175,13 @@ type turnEnd struct {
 	exit  bool // exit N: leave with code
 	code  int
 	crash bool // crash: print the panic text, leave with code 2
+	// answer is the turn's answer lines, for the hook's
+	// last_assistant_message.
+	answer string
+	// noHook: the turn's Stop hook does not run (hook none, or it ran
+	// already: hook early); hookDelay delays it (hook late).
+	noHook    bool
+	hookDelay time.Duration
 }
 
 // turnStartHook, when set (by tests, for fault injection), is called with
@@ -168,6 +192,9 @@ var turnStartHook func(prompt string)
 type executor struct {
 	dir string   // cwd for write and run
 	env []string // environment for run
+	// hook runs the hook with an event of the given name and answer
+	// (nil: no hook configured).
+	hook func(ctx context.Context, prompt, event, answer string) error
 }
 
 // runTurn runs every line of prompt in order. It returns ErrInterrupted (or
@@ -176,6 +203,10 @@ func (x *executor) runTurn(ctx context.Context, prompt string, ui turnUI) (turnE
 	if turnStartHook != nil {
 		turnStartHook(prompt)
 	}
+	rec := &answerUI{turnUI: ui}
+	ui = rec
+	var end turnEnd
+	var early time.Duration
 	acked := false
 	for _, line := range strings.Split(prompt, "\n") {
 		if err := ctx.Err(); err != nil {
@@ -229,9 +260,50 @@ func (x *executor) runTurn(ctx context.Context, prompt string, ui turnUI) (turnE
 			return turnEnd{exit: true, code: d.code}, nil
 		case dirCrash:
 			return turnEnd{crash: true}, nil
+		case dirHook:
+			switch d.text {
+			case "subagent":
+				// A sub-agent ends inside the turn: its own event, with
+				// its own answer, while the turn goes on.
+				if x.hook != nil {
+					if err := x.hook(ctx, prompt, "SubagentStop", "sub-agent answer"); err != nil {
+						ui.line("⚠ " + err.Error())
+					}
+				}
+			case "none":
+				end.noHook = true
+			case "early":
+				early = d.dur
+			case "late":
+				end.hookDelay = d.dur
+			}
 		}
 	}
-	return turnEnd{}, nil
+	end.answer = strings.Join(rec.lines, "\n")
+	if x.hook != nil && !end.noHook && end.hookDelay == 0 {
+		// Like Claude Code, the Stop hook runs before the prompt comes
+		// back (while the turn still shows busy); with hook early D the
+		// agent then stays busy for D more.
+		if err := x.hook(ctx, prompt, "Stop", end.answer); err != nil {
+			ui.line("⚠ " + err.Error())
+		}
+		end.noHook = true
+		if err := sleepCtx(ctx, early); err != nil {
+			return turnEnd{}, err
+		}
+	}
+	return end, nil
+}
+
+// answerUI keeps the answer lines a turn shows.
+type answerUI struct {
+	turnUI
+	lines []string
+}
+
+func (a *answerUI) line(s string) {
+	a.lines = append(a.lines, s)
+	a.turnUI.line(s)
 }
 
 // write writes text and a newline to path (relative paths resolve against

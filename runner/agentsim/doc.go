@@ -71,6 +71,13 @@
 //	                  shows its combined output and "exit status N" if N≠0
 //	exit N            exit with code N (0-255) at once
 //	crash             print the panic text and exit 2
+//	hook subagent     run the hook now with a SubagentStop event (a
+//	                  sub-agent's end inside the turn)
+//	hook none         no Stop hook at the end of this turn
+//	hook early D      run the Stop hook when the lines are done, then stay
+//	                  busy for D before the ready box (a hook that comes
+//	                  before the final frame)
+//	hook late D       run the Stop hook D after the ready box
 //
 // A keyword with bad arguments ("sleep well", "exit now") is not a
 // directive. Blank lines are ignored. The first other line is answered
@@ -82,10 +89,12 @@
 // submitted prompt, appended and fsynced before the turn starts (JSON
 // cannot hold invalid UTF-8; such bytes are recorded as U+FFFD).
 // Options.Hook runs after each turn that finished (not interrupted, not
-// exit/crash), once the ready box is back, with the sim's cwd and
+// exit/crash), as the last thing of the turn, before the ready box comes
+// back (as Claude Code runs its Stop hooks), with the sim's cwd and
 // environment and on stdin, like Claude Code's Stop hook:
 //
-//	{"hook_event_name":"Stop","cwd":"…","session_id":"…","last_prompt":"…"}
+//	{"hook_event_name":"Stop","cwd":"…","session_id":"…","last_prompt":"…",
+//	 "last_assistant_message":"<the turn's answer lines>"}
 //
 // A hook that fails or runs over 30 s gives one "⚠ hook …" line and the sim
 // goes on.

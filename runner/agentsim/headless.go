@@ -19,7 +19,13 @@ func RunHeadless(ctx context.Context, opts Options, prompt string, stdout, stder
 		return 1, fmt.Errorf("agent-sim: %w", err)
 	}
 	ui := &headlessTurn{out: stdout}
-	end, err := (&executor{dir: opts.Dir, env: opts.Env}).runTurn(ctx, prompt, ui)
+	x := &executor{dir: opts.Dir, env: opts.Env}
+	if len(opts.Hook) > 0 {
+		x.hook = func(ctx context.Context, prompt, event, answer string) error {
+			return runHook(ctx, &opts, prompt, event, answer)
+		}
+	}
+	end, err := x.runTurn(ctx, prompt, ui)
 	switch {
 	case err != nil:
 		return 130, nil
@@ -31,8 +37,10 @@ func RunHeadless(ctx context.Context, opts Options, prompt string, stdout, stder
 		fmt.Fprintln(stderr, crashText)
 		return 2, nil
 	}
-	if err := runHook(ctx, &opts, prompt); err != nil {
-		fmt.Fprintf(stderr, "agent-sim: warning: %v\n", err)
+	if !end.noHook {
+		if err := runHook(ctx, &opts, prompt, "Stop", end.answer); err != nil {
+			fmt.Fprintf(stderr, "agent-sim: warning: %v\n", err)
+		}
 	}
 	return 0, nil
 }

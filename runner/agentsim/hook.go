@@ -17,22 +17,29 @@ const hookTimeout = 30 * time.Second
 // hookInput is the JSON object the hook reads on stdin, shaped like Claude
 // Code's Stop hook input.
 type hookInput struct {
-	HookEventName string `json:"hook_event_name"`
-	CWD           string `json:"cwd"`
-	SessionID     string `json:"session_id"`
-	LastPrompt    string `json:"last_prompt"`
+	HookEventName        string `json:"hook_event_name"`
+	CWD                  string `json:"cwd"`
+	SessionID            string `json:"session_id"`
+	LastPrompt           string `json:"last_prompt"`
+	LastAssistantMessage string `json:"last_assistant_message"`
+	// AgentID names the sub-agent of a SubagentStop event.
+	AgentID string `json:"agent_id,omitempty"`
 }
 
-// runHook runs the hook argv with the sim's dir and environment and the Stop
-// event on stdin. Its output is discarded; a failure returns a one-line error
+// runHook runs the hook argv with the sim's dir and environment and the
+// event (Stop, SubagentStop) on stdin. Its output is discarded; a failure returns a one-line error
 // with the last line of its stderr.
-func runHook(ctx context.Context, o *Options, prompt string) error {
+func runHook(ctx context.Context, o *Options, prompt, event, answer string) error {
 	if len(o.Hook) == 0 {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
-	in, err := json.Marshal(hookInput{HookEventName: "Stop", CWD: o.Dir, SessionID: o.SessionID, LastPrompt: prompt})
+	hi := hookInput{HookEventName: event, CWD: o.Dir, SessionID: o.SessionID, LastPrompt: prompt, LastAssistantMessage: answer}
+	if event == "SubagentStop" {
+		hi.AgentID = "sim-subagent"
+	}
+	in, err := json.Marshal(hi)
 	if err != nil {
 		return fmt.Errorf("hook %s: encode input: %w", o.Hook[0], err)
 	}

@@ -135,6 +135,11 @@ func Run(ctx context.Context, opts Options, tty *os.File, out io.Writer) (code i
 		hooks: make(chan error, 4),
 		exec:  &executor{dir: opts.Dir, env: opts.Env},
 	}
+	if len(opts.Hook) > 0 {
+		s.exec.hook = func(ctx context.Context, prompt, event, answer string) error {
+			return runHook(ctx, s.opts, prompt, event, answer)
+		}
+	}
 	return s.loop(ctx, tty, rc, sigs, input, readErr)
 }
 
@@ -452,14 +457,21 @@ func (s *sim) turnMsg(m turnMsg) *exitNow {
 		}
 		s.mode = modeReady
 		s.sc.update(append(end, ""), s.liveLines())
-		if len(s.opts.Hook) > 0 {
-			go func(prompt string) {
-				err := runHook(s.ctx, s.opts, prompt)
+		if len(s.opts.Hook) > 0 && !m.end.noHook {
+			go func(prompt string, end turnEnd) {
+				if end.hookDelay > 0 {
+					select {
+					case <-time.After(end.hookDelay):
+					case <-s.ctx.Done():
+						return
+					}
+				}
+				err := runHook(s.ctx, s.opts, prompt, "Stop", end.answer)
 				select {
 				case s.hooks <- err:
 				case <-s.ctx.Done():
 				}
-			}(s.prompt)
+			}(s.prompt, m.end)
 		}
 	}
 	return nil

@@ -359,7 +359,8 @@ func TestRecordAndHook(t *testing.T) {
 		b, err := os.ReadFile(hookOut)
 		return err == nil && json.Unmarshal(b, &in) == nil
 	})
-	want := hookInput{HookEventName: "Stop", CWD: dir, SessionID: "sess-1", LastPrompt: "say one\nline two"}
+	want := hookInput{HookEventName: "Stop", CWD: dir, SessionID: "sess-1", LastPrompt: "say one\nline two",
+		LastAssistantMessage: "one\nDone: line two"}
 	if in != want {
 		t.Errorf("hook got %+v, want %+v", in, want)
 	}
@@ -373,8 +374,12 @@ func TestRecordAndHook(t *testing.T) {
 	failing := []string{"env", "AGENTSIM_TEST_ROLE=hook", "HOOK_OUT=" + hookOut, "HOOK_CODE=3", "HOOK_STDERR=first\nboom", os.Args[0]}
 	p = startSim(t, Options{Dir: dir, Hook: failing})
 	p.waitFor(readyBottom)
-	p.submit("hi")
+	// The hook runs as the turn's last step, before the box comes back.
+	p.setMark()
+	p.paste("hi")
+	p.send("\r")
 	p.waitFor("exit status 3: boom")
+	p.waitFor(readyBottom)
 	p.submit("say still alive")
 	p.send("\x04")
 	p.wait(0)

@@ -74,6 +74,9 @@ type Request struct {
 	// Reply says what the mock answered: "text: ...", "tool: NAME {...}",
 	// or "status N".
 	Reply string
+	// Ended is when the mock had written (and flushed) the last byte of
+	// its reply: for a stream, its final event. Zero while it streams.
+	Ended time.Time
 }
 
 // String formats r as one log line.
@@ -124,7 +127,7 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.reqs...)
 }
 
-func (s *Server) record(r Request) {
+func (s *Server) record(r Request) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.reqs = append(s.reqs, r)
@@ -132,6 +135,16 @@ func (s *Server) record(r Request) {
 		// Under the lock: handlers run concurrently and Log need not be
 		// safe for concurrent use.
 		fmt.Fprintf(s.log, "mockapi: %s\n", r)
+	}
+	return len(s.reqs) - 1
+}
+
+// ended records when request i's reply was complete.
+func (s *Server) ended(i int, at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i >= 0 && i < len(s.reqs) {
+		s.reqs[i].Ended = at
 	}
 }
 
@@ -313,14 +326,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rec := Request{Time: time.Now(), Method: r.Method, Path: r.URL.Path, API: "unknown"}
 	// Model requests are logged as soon as the reply is chosen (before any
 	// delay), so a request the CLI is waiting on already shows in the log.
-	logged := false
+	logged, idx := false, -1
 	logNow := func() {
 		if !logged {
 			logged = true
-			s.record(rec)
+			idx = s.record(rec)
 		}
 	}
-	defer logNow()
+	defer func() {
+		logNow()
+		s.ended(idx, time.Now())
+	}()
 	path := r.URL.Path
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(path, "/messages/count_tokens"):

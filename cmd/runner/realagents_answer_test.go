@@ -1,0 +1,362 @@
+//go:build realagents
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/mockapi"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// answerText is the mock's answer in the answer tests: two lines, so the
+// summary (its first line) differs from the answer.
+const answerText = "The answer streams word by word ANSWER-FIRST-LINE.\nA second line with the details ANSWER-DONE."
+
+// realRig is one real CLI against the mock, with a runner to drive it.
+type realRig struct {
+	t        *testing.T
+	cli      string
+	srv      *mockapi.Server
+	home     string
+	project  string
+	env      []string
+	runner   string
+	stateDir string
+}
+
+// newRealRig sets up cli against a mock answering turns: a fresh home with
+// the CLI's first-run files (mockapi.AgentEnv), a git project, a private
+// tmux server started with a minimal environment, the CLI's variables in
+// the profile's env (as a user's config would). userFiles are added to the
+// home (the user's own settings).
+func newRealRig(t *testing.T, cli string, turns []mockapi.Turn, userFiles func(home string, files map[string]string)) *realRig {
+	t.Helper()
+	if _, err := exec.LookPath(cli); err != nil {
+		if os.Getenv("RUNNER_REAL_AGENTS_REQUIRED") == "1" {
+			t.Fatalf("%s not on PATH (run scripts/install-agents.sh and add its bin directory to PATH)", cli)
+		}
+		t.Skipf("%s is not installed", cli)
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	r := &realRig{t: t, cli: cli, home: agentTempDir(t), project: agentTempDir(t)}
+	var mlog syncBuffer
+	r.srv = mockapi.Start(turns, mockapi.Options{Log: &mlog})
+	t.Cleanup(r.srv.Close)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("mock requests:\n%s", mlog.String())
+		}
+	})
+	agentEnv, files, err := mockapi.AgentEnv(cli, r.srv.URL(), r.home, r.project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if userFiles != nil {
+		userFiles(r.home, files)
+	}
+	if err := mockapi.WriteFiles(files); err != nil {
+		t.Fatal(err)
+	}
+	sockDir, err := os.MkdirTemp("/tmp", "rrw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(sockDir, "s")
+	runnerDir := selfAsRunner(t)
+	r.runner = filepath.Join(runnerDir, "runner")
+	path := runnerDir + string(os.PathListSeparator) + os.Getenv("PATH")
+	prof, err := runner.BuiltinProfile(cli)
+	if err != nil {
+		t.Fatal(err)
+	}
+	penv := map[string]string{}
+	for k, v := range prof.Env {
+		penv[k] = v
+	}
+	for _, kv := range agentEnv {
+		if k, v, _ := strings.Cut(kv, "="); k != "HOME" {
+			penv[k] = v
+		}
+	}
+	cfg, _ := json.Marshal(map[string]any{"profiles": map[string]any{cli: map[string]any{"env": penv}}})
+	cfgFile := filepath.Join(r.home, "runner-config.json")
+	if err := os.WriteFile(cfgFile, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.env = append(append([]string(nil), agentEnv...),
+		"PATH="+path, "LANG=C.UTF-8", "TERM=xterm-256color", "USER=runner-test",
+		"RUNNER_TMUX_SOCKET="+sock, "RUNNER_CONFIG="+cfgFile,
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.com",
+		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.com")
+	getenv := func(k string) string {
+		for i := len(r.env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(r.env[i], k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+	if r.stateDir, err = state.DefaultDir(getenv); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(r.project, "calc.py"), []byte("def add(a, b):\n    return a + b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, argv := range [][]string{{"git", "init", "-q"}, {"git", "add", "."}, {"git", "commit", "-q", "-m", "init"}} {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir, cmd.Env = r.project, r.env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", argv, err, out)
+		}
+	}
+	minimal := []string{"PATH=" + path, "HOME=" + r.home, "LANG=C.UTF-8", "TERM=xterm-256color"}
+	tc0 := tmuxctl.New(sock, tmuxctl.WithConfig("/dev/null"), tmuxctl.WithEnv(minimal))
+	if _, err := tc0.Launch(context.Background(), tmuxctl.WindowSpec{Session: "keep", Name: "keep", Argv: []string{"sleep", "3600"}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = tc0.KillServer(context.Background())
+		os.RemoveAll(sockDir)
+	})
+	return r
+}
+
+// run runs the runner with args; it returns stdout, stderr and the exit code.
+func (r *realRig) run(args ...string) (string, string, int) {
+	r.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, r.runner, args...)
+	cmd.Env, cmd.Dir = r.env, r.home
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return stdout.String(), stderr.String(), ee.ExitCode()
+	case err != nil:
+		r.t.Fatalf("runner %v: %v", args, err)
+	}
+	return stdout.String(), stderr.String(), 0
+}
+
+func (r *realRig) status(id string) *state.Task {
+	r.t.Helper()
+	out, errOut, code := r.run("status", id, "--json")
+	if code != 0 {
+		r.t.Fatalf("runner status %s: exit %d\n%s", id, code, errOut)
+	}
+	var task state.Task
+	if err := json.Unmarshal([]byte(out), &task); err != nil {
+		r.t.Fatalf("runner status %s --json: %v\n%s", id, err, out)
+	}
+	return &task
+}
+
+// latestTask is the id of the newest task of the state.
+func (r *realRig) latestTask() string {
+	r.t.Helper()
+	out, _, _ := r.run("ps", "--all", "--json")
+	var tasks []state.Task
+	if err := json.Unmarshal([]byte(out), &tasks); err != nil || len(tasks) == 0 {
+		r.t.Fatalf("runner ps --all --json: %v\n%s", err, out)
+	}
+	return tasks[0].ID
+}
+
+// doneAt is when the task's latest turn was recorded done.
+func doneAt(t *state.Task) time.Time {
+	for i := len(t.History) - 1; i >= 0; i-- {
+		if t.History[i].Status == state.StatusDone {
+			return t.History[i].Time
+		}
+	}
+	return time.Time{}
+}
+
+// lastModelReply is the mock's last streamed answer to a prompt holding
+// match (the turn's final answer).
+func lastModelReply(srv *mockapi.Server, match string) (mockapi.Request, bool) {
+	reqs := srv.Requests()
+	for i := len(reqs) - 1; i >= 0; i-- {
+		if reqs[i].Stream && strings.Contains(reqs[i].Prompt, match) && strings.HasPrefix(reqs[i].Reply, "text") {
+			return reqs[i], true
+		}
+	}
+	return mockapi.Request{}, false
+}
+
+// TestRealAgentsAnswer: `runner dispatch --print-answer` against each real
+// CLI through the mock prints exactly the mock's answer; the record holds
+// it whole (answer, turns[].answer), its first line is the summary, the
+// agent's session id is kept when the CLI has a hook, and done is never
+// recorded before the mock finished streaming the turn's answer.
+func TestRealAgentsAnswer(t *testing.T) {
+	for _, cli := range mockapi.CLIs() {
+		t.Run(cli, func(t *testing.T) {
+			turn := mockapi.Turn{Match: "ANSWER-TASK", Text: answerText, ChunkDelay: 30 * time.Millisecond}
+			r := newRealRig(t, cli, []mockapi.Turn{turn}, nil)
+			out, errOut, code := r.run("dispatch", r.project, "--agent", cli, "--timeout", "3m", "--ready-timeout", "90s",
+				"--print-answer", "please do the ANSWER-TASK now")
+			t.Logf("%s dispatch --print-answer: exit %d\nstdout:\n%s\nstderr:\n%s", cli, code, out, errOut)
+			id := r.latestTask()
+			task := r.status(id)
+			events, _ := os.ReadFile(filepath.Join(r.stateDir, "events", id+".jsonl"))
+			t.Logf("hook events:\n%s", events)
+			defer func() {
+				if t.Failed() {
+					logTask(t, task)
+				}
+			}()
+			if code != 0 || task.Status != state.StatusDone {
+				t.Fatalf("exit %d, status %s; want 0, done", code, task.Status)
+			}
+			if out != answerText+"\n" {
+				t.Errorf("--print-answer printed %q, want the mock's answer %q", out, answerText)
+			}
+			if task.Answer != answerText {
+				t.Errorf("answer %q, want %q", task.Answer, answerText)
+			}
+			first, _, _ := strings.Cut(answerText, "\n")
+			if last := task.Turns[len(task.Turns)-1]; last.Summary != first || last.Answer != answerText {
+				t.Errorf("last turn %+v, want summary %q and the whole answer", last, first)
+			}
+			// Gemini reads its hook file only under directories root owns
+			// and nobody else may write: runner says so and leaves it out.
+			prof, _ := runner.BuiltinProfile(cli)
+			hooked := prof.Hook != nil && !strings.Contains(errOut, "no turn-end hook")
+			if hooked && !strings.Contains(lastReason(task), "(hook)") {
+				t.Errorf("%s has a hook, but the turn ended by %q", cli, lastReason(task))
+			}
+			if hooked && task.AgentSession == "" {
+				t.Errorf("no agent_session recorded from %s's hook", cli)
+			}
+			req, ok := lastModelReply(r.srv, "ANSWER-TASK")
+			switch {
+			case !ok:
+				t.Errorf("the mock never answered the turn's request")
+			case req.Ended.IsZero() || doneAt(task).Before(req.Ended):
+				t.Errorf("done recorded at %s, before the mock finished its answer (%s)", doneAt(task).Format(time.RFC3339Nano), req.Ended.Format(time.RFC3339Nano))
+			default:
+				t.Logf("%s: final stream event → done: %s (%s)", cli, doneAt(task).Sub(req.Ended), lastReason(task))
+			}
+		})
+	}
+}
+
+func lastReason(t *state.Task) string {
+	for i := len(t.History) - 1; i >= 0; i-- {
+		if t.History[i].Status == state.StatusDone {
+			return t.History[i].Reason
+		}
+	}
+	return ""
+}
+
+// TestRealAgentsHookBench (RUNNER_BENCH_TURNS turns, default 20, per CLI;
+// scripts/bench-hook.sh runs it): for Claude Code and Codex, the delay from
+// the model's final stream event (the mock's) to the recorded done, per
+// turn, against the delay of a trivial Stop hook the user configured in
+// their own Claude settings (date +%s.%N >> file), measured in the same
+// run. It reports medians and the ratio; it fails only when the user's
+// hook stopped working or a turn did not end done.
+func TestRealAgentsHookBench(t *testing.T) {
+	n := 20
+	if v, err := strconv.Atoi(os.Getenv("RUNNER_BENCH_TURNS")); err == nil && v > 0 {
+		n = v
+	}
+	var baseline []time.Duration
+	results := map[string][]time.Duration{}
+	for _, cli := range []string{"claude", "codex"} {
+		t.Run(cli, func(t *testing.T) {
+			var turns []mockapi.Turn
+			for i := 0; i < n; i++ {
+				turns = append(turns, mockapi.Turn{Match: fmt.Sprintf("BENCH-%02d", i), Text: fmt.Sprintf("Bench answer %02d done.", i)})
+			}
+			stamps := ""
+			user := func(home string, files map[string]string) {
+				if cli != "claude" {
+					return
+				}
+				stamps = filepath.Join(home, "user-stop-hook.txt")
+				files[filepath.Join(home, ".claude", "settings.json")] = `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"date +%s.%N >> ` + stamps + `"}]}]}}`
+			}
+			r := newRealRig(t, cli, turns, user)
+			var id string
+			for i := 0; i < n; i++ {
+				var code int
+				var out, errOut string
+				prompt := fmt.Sprintf("please answer BENCH-%02d now", i)
+				if i == 0 {
+					out, errOut, code = r.run("dispatch", r.project, "--agent", cli, "--timeout", "3m", "--ready-timeout", "90s", prompt)
+					id = r.latestTask()
+				} else {
+					out, errOut, code = r.run("send", id, prompt)
+				}
+				task := r.status(id)
+				if code != 0 || task.Status != state.StatusDone {
+					t.Fatalf("turn %d: exit %d, status %s\n%s%s", i, code, task.Status, out, errOut)
+				}
+				req, ok := lastModelReply(r.srv, fmt.Sprintf("BENCH-%02d", i))
+				if !ok || req.Ended.IsZero() {
+					t.Fatalf("turn %d: the mock has no finished answer", i)
+				}
+				d := doneAt(task).Sub(req.Ended)
+				results[cli] = append(results[cli], d)
+				t.Logf("turn %2d: final stream event → done %8s (%s)", i, d.Round(100*time.Microsecond), lastReason(task))
+				if stamps != "" {
+					b, err := os.ReadFile(stamps)
+					lines := strings.Fields(string(b))
+					if err != nil || len(lines) != i+1 {
+						t.Fatalf("turn %d: the user's own Stop hook did not run once per turn (%d lines, %v)", i, len(lines), err)
+					}
+					sec, err := strconv.ParseFloat(lines[i], 64)
+					if err != nil {
+						t.Fatalf("user hook line %q: %v", lines[i], err)
+					}
+					at := time.Unix(0, int64(sec*1e9))
+					baseline = append(baseline, at.Sub(req.Ended))
+					t.Logf("         final stream event → user's date hook %8s", at.Sub(req.Ended).Round(100*time.Microsecond))
+				}
+			}
+		})
+	}
+	if len(baseline) == 0 {
+		return
+	}
+	base := median(baseline)
+	t.Logf("user's trivial Stop hook (claude): median %s over %d turns", base.Round(100*time.Microsecond), len(baseline))
+	for _, cli := range []string{"claude", "codex"} {
+		if ds := results[cli]; len(ds) > 0 {
+			m := median(ds)
+			t.Logf("%s: final stream event → done: median %s, min %s, max %s over %d turns; ratio to the user's hook %.2f×",
+				cli, m.Round(100*time.Microsecond), slices.Min(ds).Round(100*time.Microsecond), slices.Max(ds).Round(100*time.Microsecond),
+				len(ds), float64(m)/float64(base))
+		}
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
