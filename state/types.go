@@ -174,6 +174,14 @@ type Task struct {
 	Handling     []string `json:"handling,omitempty"`
 	HandlingHops int      `json:"handling_hops,omitempty"`
 
+	// AgentSession is the agent CLI's own id of the conversation (the id
+	// its resume command takes), when the agent showed or reported one.
+	AgentSession string `json:"agent_session,omitempty"`
+	// Reclaimed is when gc (or cancel --kill) closed the task's window and
+	// ended its processes; a later send starts the agent again on
+	// AgentSession.
+	Reclaimed time.Time `json:"reclaimed,omitzero"`
+
 	// Settings holds the dispatch options the supervisor needs (timeouts,
 	// approval rules, commit and notify settings), as the runner package
 	// serialises them.
