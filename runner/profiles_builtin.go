@@ -98,6 +98,11 @@ func claudeProfile() *Profile {
 			Settings: `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":{command}}]}]}}`,
 			Doc:      "Stop hook: runs when Claude finishes responding (once per turn)",
 		},
+
+		// Resume hint printed on exit (screen claude__exited__3).
+		SessionID: []string{`claude --resume ([0-9A-Za-z_-]+)`},
+		Resume:    []string{"--resume", SessionPlaceholder},
+		QuitKeys:  []string{"C-c", "C-c"}, // the first asks "Press Ctrl-C again to exit"
 	}
 }
 
@@ -177,6 +182,12 @@ func codexProfile() *Profile {
 			Args: []string{"-c", `notify=["sh","-c","case \"$1\" in *'\"input-messages\":[\"Generate a concise, single-line task title'*) exit 0;; esac; printf '%s' \"$1\" | {command_str} Stop","runner-notify"]`},
 			Doc:  "notify program: runs after every turn with {\"type\":\"agent-turn-complete\",...}",
 		},
+
+		// "To reconnect, run: codex resume <id>" on exit (codex__exited__1);
+		// `codex resume` takes the other flags after it (--no-daemon too).
+		SessionID: []string{`codex resume ([0-9A-Za-z_-]+)`},
+		Resume:    []string{"resume", SessionPlaceholder},
+		QuitKeys:  []string{"C-c"}, // one Ctrl-C at the idle composer exits
 	}
 }
 
@@ -238,6 +249,11 @@ func geminiProfile() *Profile {
 		// paste was often taken as part of the paste (a newline).
 		EnterDelay:    Duration{350 * time.Millisecond},
 		InterruptKeys: []string{"Escape"},
+
+		// In the exit summary box (gemini__exited__1).
+		SessionID: []string{`gemini --resume ([0-9A-Za-z_-]+)`},
+		Resume:    []string{"--resume", SessionPlaceholder},
+		QuitKeys:  []string{"C-c", "C-c"}, // the first cancels, the second exits
 	}
 }
 
@@ -288,6 +304,11 @@ func opencodeProfile() *Profile {
 		ErrorLines:    6,
 		EnterDelay:    Duration{150 * time.Millisecond},
 		InterruptKeys: []string{"Escape", "Escape"}, // one Esc asks "esc again to interrupt"; C-c exits
+
+		// "Continue  opencode -s ses_…" on exit (opencode__exited__1).
+		SessionID: []string{`opencode -s ([0-9A-Za-z_-]+)`},
+		Resume:    []string{"-s", SessionPlaceholder},
+		QuitKeys:  []string{"C-c"}, // a single Ctrl-C exits
 	}
 }
 
@@ -329,6 +350,11 @@ func qwenProfile() *Profile {
 		EnterDelay:  Duration{150 * time.Millisecond},
 		// Qwen is an Ink app like Gemini.
 		InterruptKeys: []string{"Escape"},
+
+		// "To continue this session, run qwen --resume <id>" (qwen__exited__1).
+		SessionID: []string{`qwen --resume ([0-9A-Za-z_-]+)`},
+		Resume:    []string{"--resume", SessionPlaceholder},
+		QuitKeys:  []string{"C-c", "C-c"}, // the first asks "Press Ctrl+C again to exit"
 	}
 }
 
@@ -443,5 +469,10 @@ func simProfile() *Profile {
 			Args: []string{"--hook", "{command}"},
 			Doc:  "--hook ARGV runs at the end of every turn with a Stop event as JSON on stdin",
 		},
+
+		// Printed when the sim exits at its prompt (C-d, a double C-c).
+		SessionID: []string{`agent-sim --resume ([0-9A-Za-z_-]+)`},
+		Resume:    []string{"--resume", SessionPlaceholder},
+		QuitKeys:  []string{"C-c", "C-c"}, // the first asks "Press Ctrl-C again to exit"
 	}
 }

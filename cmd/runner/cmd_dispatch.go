@@ -178,6 +178,9 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 	if f.asJSON {
 		env.Progress = nil
 	}
+	// Cron dispatches keep the machine tidy: windows of tasks that ended
+	// longer ago than close_after go in the background.
+	a.startAutoGC(ctx, env, cfg)
 	if f.agent == "" {
 		f.agent = cfg.DefaultAgent
 	}
@@ -335,10 +338,11 @@ panes and supervisors: a task whose supervisor is gone becomes orphaned (resume
 it with 'runner resume ID') or, when its pane is gone too, failed.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env, _, err := a.runnerEnv(false)
+			env, cfg, err := a.runnerEnv(false)
 			if err != nil {
 				return err
 			}
+			defer a.startAutoGC(cmd.Context(), env, cfg)
 			tasks, err := runner.ListTasks(cmd.Context(), env, runner.PSOptions{All: all, Project: project})
 			if err != nil {
 				return err
@@ -383,10 +387,11 @@ func (a *app) newStatusCmd() *cobra.Command {
 		Short: "Show a task: lifecycle with times and reasons, snapshot, delivery, result",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			env, _, err := a.runnerEnv(false)
+			env, cfg, err := a.runnerEnv(false)
 			if err != nil {
 				return err
 			}
+			defer a.startAutoGC(cmd.Context(), env, cfg)
 			t, err := runner.GetTask(cmd.Context(), env, argv[0])
 			if err != nil {
 				return err
