@@ -343,7 +343,8 @@ func (env *Env) taskPicker(targets []*gcTarget, protect []int, pruned bool) (pro
 	}
 	dir := env.Store.Dir()
 	pick := func(t *proctree.Table) []int {
-		clear(owner)
+		// owner keeps the pids of earlier calls: End reports processes
+		// that are gone by its last call.
 		safe := map[int]bool{}
 		for _, pid := range t.Descendants(protect...) {
 			safe[pid] = true

@@ -297,7 +297,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 		if t.SupervisorPID != os.Getpid() && processAlive(t.SupervisorPID) {
 			return t, Usagef("task %s is taking its messages (supervisor %d): wait for its turn to end ('runner wait %s') before sending", t.ID, t.SupervisorPID, t.ID)
 		}
-	case state.StatusDone, state.StatusFailed, state.StatusTimeout, state.StatusCancelled, state.StatusExited:
+	case state.StatusDone, state.StatusFailed, state.StatusTimeout, state.StatusCancelled:
 	case state.StatusRunning, state.StatusStarting, state.StatusQueued:
 		return t, Usagef("task %s is %s: wait for its turn to end ('runner wait %s') before sending", t.ID, t.Status, t.ID)
 	default:
@@ -318,8 +318,6 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 		if t, err = relaunch(ctx, env, t, prof, set, t.Tmux.Pane != "" && err == nil); err != nil {
 			return t, err
 		}
-	} else if t.Status == state.StatusExited {
-		return t, Usagef("task %s is exited: it cannot take a prompt (see 'runner status %s')", t.ID, t.ID)
 	}
 	screen, err := env.TC.CaptureScreen(ctx, t.Tmux.Pane)
 	if err != nil {
@@ -384,11 +382,9 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 // AgentSession), and waits until it is ready. hasPane says the old (dead)
 // window is still there: it is closed first.
 func relaunch(ctx context.Context, env *Env, t *state.Task, prof *Profile, set RunSettings, hasPane bool) (*state.Task, error) {
-	why := fmt.Sprintf("its agent's window %s was closed", t.Tmux.Pane)
+	why := fmt.Sprintf("its agent's pane %s is gone or dead", t.Tmux.Pane)
 	if !t.Reclaimed.IsZero() {
 		why = fmt.Sprintf("its agent's window was closed by gc or cancel --kill at %s", t.Reclaimed.Local().Format(time.DateTime))
-	} else if hasPane {
-		why = fmt.Sprintf("its agent in pane %s has exited", t.Tmux.Pane)
 	}
 	switch {
 	case len(prof.Resume) == 0:

@@ -18,8 +18,8 @@
 //
 // Then everything below a process found is taken too. Ending is freeze
 // first (SIGSTOP, repeated until a scan finds nothing new, so a process
-// that forks meanwhile does not get away), then SIGTERM and SIGCONT, a
-// grace period, and SIGKILL for what is left.
+// that forks meanwhile does not get away), then SIGTERM, SIGHUP and
+// SIGCONT, a grace period, and SIGKILL for what is left.
 package proctree
 
 import (
@@ -176,11 +176,11 @@ type Picker func(*Table) []int
 type Ended struct {
 	PID    int    `json:"pid"`
 	Comm   string `json:"comm"`
-	Signal string `json:"signal"` // "TERM" (it left on SIGTERM) or "KILL"
+	Signal string `json:"signal"` // "TERM" (it left on SIGTERM/SIGHUP) or "KILL"
 }
 
 // End ends the processes pick chooses: they are frozen (SIGSTOP) until a
-// fresh table shows nothing new, then sent SIGTERM and SIGCONT; those still
+// fresh table shows nothing new, then sent SIGTERM, SIGHUP and SIGCONT; those still
 // there after grace get SIGKILL (and pick is asked once more, for anything
 // born meanwhile). This process and its ancestors are never signalled;
 // zombies count as gone. It returns what it ended.
@@ -222,7 +222,9 @@ func End(ctx context.Context, pick Picker, grace time.Duration) ([]Ended, error)
 		}
 	}
 	for _, pid := range order {
+		// SIGHUP too: an interactive shell ignores SIGTERM.
 		_ = syscall.Kill(pid, syscall.SIGTERM)
+		_ = syscall.Kill(pid, syscall.SIGHUP)
 		_ = syscall.Kill(pid, syscall.SIGCONT)
 	}
 	gone := func(pid int) bool {
