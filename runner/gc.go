@@ -291,23 +291,47 @@ func (env *Env) quitAgents(ctx context.Context, targets []*gcTarget, wait time.D
 }
 
 // quitAndRead sends prof's quit keys to a live pane and waits until it is
-// dead or wait passed, then returns the session id on its screen.
+// dead (each round of keys waits up to wait/2), then returns the session
+// id on its screen. Each key
+// after the first waits for the screen to change (a busy CLI may take a
+// moment to show "press Ctrl-C again"; two presses read as one would not
+// exit it); a CLI still alive after the keys gets them once more.
 func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *Profile, pane *tmuxctl.PaneInfo, wait time.Duration) string {
+	dead := func() bool {
+		info, err := tc.Pane(ctx, pane.ID)
+		return err != nil || info.Dead
+	}
 	if !pane.Dead && len(prof.QuitKeys) > 0 {
-		for i, k := range prof.QuitKeys {
-			if i > 0 && sleepCtx(ctx, QuitGap) != nil {
-				break
+	rounds:
+		for round := 0; round < 2; round++ {
+			for i, k := range prof.QuitKeys {
+				before, _ := tc.CaptureScreen(ctx, pane.ID)
+				if err := tc.SendKeys(ctx, pane.ID, k); err != nil {
+					break rounds
+				}
+				if i == len(prof.QuitKeys)-1 {
+					break
+				}
+				// The next key once the screen answered this one.
+				for until := time.Now().Add(2 * time.Second); time.Now().Before(until); {
+					if sleepCtx(ctx, QuitGap/3) != nil {
+						break rounds
+					}
+					if now, err := tc.CaptureScreen(ctx, pane.ID); err != nil || now != before {
+						break
+					}
+				}
+				if sleepCtx(ctx, QuitGap/3) != nil {
+					break rounds
+				}
 			}
-			if err := tc.SendKeys(ctx, pane.ID, k); err != nil {
-				break
-			}
-		}
-		for deadline := time.Now().Add(wait); time.Now().Before(deadline); {
-			if info, err := tc.Pane(ctx, pane.ID); err != nil || info.Dead {
-				break
-			}
-			if sleepCtx(ctx, 100*time.Millisecond) != nil {
-				break
+			for until := time.Now().Add(wait / 2); time.Now().Before(until); {
+				if dead() {
+					break rounds
+				}
+				if sleepCtx(ctx, 100*time.Millisecond) != nil {
+					break rounds
+				}
 			}
 		}
 	}
