@@ -175,10 +175,13 @@ func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 	pick, owner := env.taskPicker(targets, protect, true)
 	if opts.DryRun {
 		tab, err := proctree.Read()
-		if err != nil {
+		if err != nil && !errors.Is(err, proctree.ErrUnsupported) {
 			return nil, err
 		}
-		found := pick(tab)
+		var found []int
+		if tab != nil {
+			found = pick(tab)
+		}
 		for _, g := range targets {
 			for _, pid := range found {
 				if owner[pid] == g.item.ID {

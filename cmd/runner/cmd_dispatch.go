@@ -664,7 +664,7 @@ func (a *app) newCancelCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "cancel ID [--kill]",
-		Short: "Interrupt a task's agent and mark it cancelled (--kill closes its window)",
+		Short: "Interrupt a task's agent and mark it cancelled (--kill closes its window and ends its processes)",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			env, _, err := a.runnerEnv(false)
@@ -682,7 +682,7 @@ func (a *app) newCancelCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&kill, "kill", false, "also close the task's tmux window")
+	cmd.Flags().BoolVar(&kill, "kill", false, "also close the task's tmux window and end every process it started (as runner gc does)")
 	a.jsonFlag(cmd, &asJSON)
 	return cmd
 }
