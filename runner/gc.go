@@ -172,7 +172,7 @@ func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 	if !opts.DryRun {
 		env.quitAgents(ctx, targets, opts.QuitWait)
 	}
-	pick, owner := env.taskPicker(targets, protect, true)
+	pick, owner := env.taskPicker(ctx, targets, protect, true)
 	if opts.DryRun {
 		tab, err := proctree.Read()
 		if err != nil && !errors.Is(err, proctree.ErrUnsupported) {
@@ -360,10 +360,12 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // descendants of each live pane's process and the members of its session,
 // every process whose environment names this state directory and one of
 // the targets (or, with pruned, a task the state no longer has), and all
-// that runs below those; never a protected process or anything below one.
+// that runs below those; never a protected process or anything below one,
+// nor the tmux server.
 // owner maps each chosen pid to its task id.
-func (env *Env) taskPicker(targets []*gcTarget, protect []int, pruned bool) (proctree.Picker, map[int]string) {
+func (env *Env) taskPicker(ctx context.Context, targets []*gcTarget, protect []int, pruned bool) (proctree.Picker, map[int]string) {
 	owner := map[int]string{}
+	server, _ := env.TC.ServerPID(ctx)
 	ids := map[string]bool{}
 	for _, g := range targets {
 		ids[g.item.ID] = true
@@ -375,6 +377,12 @@ func (env *Env) taskPicker(targets []*gcTarget, protect []int, pruned bool) (pro
 		safe := map[int]bool{}
 		for _, pid := range t.Descendants(protect...) {
 			safe[pid] = true
+		}
+		if server > 0 {
+			// The server itself, not its panes: a server started by a
+			// runner command in a task's pane inherits the task's
+			// variables.
+			safe[server] = true
 		}
 		var known map[string]*state.Task
 		if pruned {
@@ -402,6 +410,9 @@ func (env *Env) taskPicker(targets []*gcTarget, protect []int, pruned bool) (pro
 		for _, g := range targets {
 			if g.pane == nil || g.pane.PID <= 0 {
 				continue
+			}
+			if v, _ := t.Env(g.pane.PID, "RUNNER_TASK_ID"); v != g.item.ID {
+				continue // the pane's process is gone (its pid may be another's now)
 			}
 			for _, pid := range append(t.Descendants(g.pane.PID), t.Session(g.pane.PID)...) {
 				if _, ok := owner[pid]; !ok {
@@ -538,7 +549,7 @@ func (env *Env) killTask(ctx context.Context, t *state.Task) error {
 		protect = slices.DeleteFunc(protect, func(pid int) bool { return g.pane != nil && pid == g.pane.PID })
 	}
 	targets := []*gcTarget{g}
-	pick, owner := env.taskPicker(targets, protect, false)
+	pick, owner := env.taskPicker(ctx, targets, protect, false)
 	if err := env.endAndClose(ctx, targets, pick, owner, 0); err != nil {
 		return err
 	}
