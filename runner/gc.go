@@ -170,6 +170,9 @@ func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 	}
 	protect := protectedPIDs(st, byPane)
 	if !opts.DryRun {
+		if targets, err = env.claimTargets(ctx, targets); err != nil {
+			return nil, err
+		}
 		env.quitAgents(ctx, targets, opts.QuitWait)
 	}
 	pick, owner := env.taskPicker(ctx, targets, protect, true)
@@ -226,6 +229,35 @@ func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 		slices.Sort(res.SessionsClosed)
 	}
 	return res, nil
+}
+
+// claimTargets marks the targets' tasks reclaimed in one state update
+// before anything is ended, and drops those that started again since they
+// were read (a send, a message): a task being reclaimed is not restarted
+// behind gc's back, and a restarted one is not reclaimed.
+func (env *Env) claimTargets(ctx context.Context, targets []*gcTarget) ([]*gcTarget, error) {
+	now := env.now()
+	var keep []*gcTarget
+	err := env.Store.Update(ctx, func(s *state.State) error {
+		keep = keep[:0]
+		for _, g := range targets {
+			if g.task != nil {
+				t := s.Tasks[g.task.ID]
+				if t == nil || t.Status != g.task.Status || !t.Ended.Equal(g.task.Ended) || t.Tmux.Pane != g.task.Tmux.Pane {
+					continue
+				}
+				if t.Reclaimed.IsZero() {
+					t.Reclaimed = now
+				}
+			}
+			keep = append(keep, g)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gc: mark the finished tasks reclaimed: %w", err)
+	}
+	return keep, nil
 }
 
 // stateDirOption is the pane option naming the state directory of the
@@ -361,7 +393,8 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // every process whose environment names this state directory and one of
 // the targets (or, with pruned, a task the state no longer has), and all
 // that runs below those; never a protected process or anything below one,
-// nor the tmux server.
+// nor the tmux server, nor a target that is active again in a fresh read
+// of the state. A state that cannot be read picks nothing.
 // owner maps each chosen pid to its task id.
 func (env *Env) taskPicker(ctx context.Context, targets []*gcTarget, protect []int, pruned bool) (proctree.Picker, map[int]string) {
 	owner := map[int]string{}
@@ -384,16 +417,15 @@ func (env *Env) taskPicker(ctx context.Context, targets []*gcTarget, protect []i
 			// variables.
 			safe[server] = true
 		}
-		var known map[string]*state.Task
-		if pruned {
-			// Read after the table: a task dispatched since the caller's
-			// read is in the state before its agent starts.
-			if st, err := env.Store.Read(context.Background()); err == nil {
-				known = st.Tasks
-			} else {
-				pruned = false
-			}
+		// Read after the table: a task dispatched since the caller's read
+		// is in the state before its agent starts, and a target started
+		// again meanwhile (send resumes it) is active in it.
+		st, err := env.Store.Read(ctx)
+		if err != nil {
+			return nil
 		}
+		known := st.Tasks
+		live := func(id string) bool { t := known[id]; return t != nil && !t.Status.IsTerminal() }
 		for pid := range t.Procs {
 			if v, ok := t.Env(pid, "RUNNER_STATE_DIR"); !ok || v != dir {
 				continue
@@ -401,14 +433,14 @@ func (env *Env) taskPicker(ctx context.Context, targets []*gcTarget, protect []i
 			id, _ := t.Env(pid, "RUNNER_TASK_ID")
 			switch {
 			case id == "":
-			case ids[id]:
+			case ids[id] && !live(id):
 				owner[pid] = id
 			case pruned && state.ValidTaskID(id) && known[id] == nil:
 				owner[pid] = id
 			}
 		}
 		for _, g := range targets {
-			if g.pane == nil || g.pane.PID <= 0 {
+			if g.pane == nil || g.pane.PID <= 0 || live(g.item.ID) {
 				continue
 			}
 			if v, _ := t.Env(g.pane.PID, "RUNNER_TASK_ID"); v != g.item.ID {
@@ -496,10 +528,13 @@ func (env *Env) recordReclaimed(ctx context.Context, targets []*gcTarget, by str
 			if t == nil {
 				continue
 			}
+			if !t.Status.IsTerminal() {
+				continue // started again meanwhile
+			}
 			if g.item.AgentSession != "" {
 				t.AgentSession = g.item.AgentSession
 			}
-			if g.item.WindowClosed || t.Tmux.Pane == "" || t.Reclaimed.IsZero() {
+			if t.Reclaimed.IsZero() {
 				t.Reclaimed = now
 			}
 		}
