@@ -412,6 +412,12 @@ func (a *app) newStatusCmd() *cobra.Command {
 				fmt.Fprintf(w, "after     %s\n", strings.Join(t.After, ", "))
 			}
 			fmt.Fprintf(w, "pane      %s (session %s, socket %s)\n", orDash(t.Tmux.Pane), t.Tmux.Session, t.Tmux.Socket)
+			if !t.Reclaimed.IsZero() {
+				fmt.Fprintf(w, "reclaimed %s: window closed, processes ended (runner send %s TEXT starts the agent again)\n", t.Reclaimed.Local().Format(time.DateTime), t.ID)
+			}
+			if t.AgentSession != "" {
+				fmt.Fprintf(w, "session   %s (the agent's own conversation id)\n", t.AgentSession)
+			}
 			fmt.Fprintf(w, "snapshot  %s\n", orDash(t.SnapshotRef))
 			if t.Commit != "" {
 				fmt.Fprintf(w, "commit    %s\n", t.Commit)
