@@ -58,6 +58,9 @@ type GCTask struct {
 	// whether `runner send` can start the agent again on it.
 	AgentSession string `json:"agent_session,omitempty"`
 	Resumable    bool   `json:"resumable"`
+	// AgentQuit says the agent exited on its profile's quit keys (and
+	// printed its resume hint) before the window was closed.
+	AgentQuit bool `json:"agent_quit,omitempty"`
 	// Processes lists the processes ended (with DryRun: found; Signal
 	// empty).
 	Processes []proctree.Ended `json:"processes"`
@@ -317,9 +320,11 @@ func (env *Env) quitAgents(ctx context.Context, targets []*gcTarget, wait time.D
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if id := quitAndRead(ctx, env.TC, prof, g.pane, wait); id != "" {
+			id, quit := quitAndRead(ctx, env.TC, prof, g.pane, wait)
+			if id != "" {
 				g.item.AgentSession = id
 			}
+			g.item.AgentQuit = quit
 		}()
 	}
 	wg.Wait()
@@ -327,11 +332,11 @@ func (env *Env) quitAgents(ctx context.Context, targets []*gcTarget, wait time.D
 
 // quitAndRead sends prof's quit keys to a live pane and waits until it is
 // dead (each round of keys waits up to wait/2), then returns the session
-// id on its screen. Each key
+// id on its screen and whether the agent quit. Each key
 // after the first waits for the screen to change (a busy CLI may take a
 // moment to show "press Ctrl-C again"; two presses read as one would not
 // exit it); a CLI still alive after the keys gets them once more.
-func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *Profile, pane *tmuxctl.PaneInfo, wait time.Duration) string {
+func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *Profile, pane *tmuxctl.PaneInfo, wait time.Duration) (session string, quit bool) {
 	dead := func() bool {
 		info, err := tc.Pane(ctx, pane.ID)
 		return err != nil || info.Dead
@@ -362,6 +367,7 @@ func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *Profile, pane *t
 			}
 			for until := time.Now().Add(wait / 2); time.Now().Before(until); {
 				if dead() {
+					quit = true
 					break rounds
 				}
 				if sleepCtx(ctx, 100*time.Millisecond) != nil {
@@ -372,9 +378,9 @@ func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *Profile, pane *t
 	}
 	screen, err := tc.Capture(ctx, pane.ID, tmuxctl.CaptureOptions{Lines: 80, Join: true})
 	if err != nil {
-		return ""
+		return "", quit
 	}
-	return prof.FindSession(screen)
+	return prof.FindSession(screen), quit
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

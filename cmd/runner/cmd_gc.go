@@ -75,7 +75,7 @@ is busy, 130 interrupted. A second gc waits for the first to finish.`,
 	f.BoolVar(&dryRun, "dry-run", false, "list what would be closed and ended; change nothing")
 	f.BoolVar(&auto, "auto", false, "the background gc of close_after: quiet when there is nothing to do, skip if another gc runs")
 	_ = f.MarkHidden("auto")
-	a.jsonFlag(cmd, &asJSON, "print what was done as JSON: {dry_run, tasks: [{id, status, ended, session, pane, window_closed, agent_session, resumable, processes: [{pid, comm, signal}], pruned}], skipped: [{id, pane, reason}], sessions_closed}")
+	a.jsonFlag(cmd, &asJSON, "print what was done as JSON: {dry_run, tasks: [{id, status, ended, session, pane, window_closed, agent_session, resumable, agent_quit, processes: [{pid, comm, signal}], pruned}], skipped: [{id, pane, reason}], sessions_closed}")
 	return cmd
 }
 
@@ -113,6 +113,9 @@ func (a *app) printGC(res *runner.GCResult, quiet bool) {
 		line := fmt.Sprintf("  %s %-9s", t.ID, status)
 		if t.Pane != "" {
 			line += " window " + t.Pane
+		}
+		if t.AgentQuit {
+			line += " (the agent quit)"
 		}
 		if len(pids) > 0 {
 			line += " processes " + strings.Join(pids, " ")
