@@ -139,14 +139,14 @@ func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 	var targets []*gcTarget
 	claimed := map[string]bool{} // panes that belong to a task in the state
 	for _, t := range st.TaskList() {
-		if t.Tmux.Pane != "" {
+		if p, ok := byPane[t.Tmux.Pane]; ok && ownPane(t, p) {
 			claimed[t.Tmux.Pane] = true
 		}
 		if !t.Status.IsTerminal() || now.Sub(t.Ended) < opts.OlderThan {
 			continue
 		}
 		g := &gcTarget{task: t, item: GCTask{ID: t.ID, Status: t.Status, Ended: t.Ended, Session: t.Tmux.Session, AgentSession: t.AgentSession}}
-		if p, ok := byPane[t.Tmux.Pane]; ok && p.Session == t.Tmux.Session {
+		if p, ok := byPane[t.Tmux.Pane]; ok && ownPane(t, p) {
 			if tty, ok := shown[p.WindowID]; ok {
 				res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: "a tmux client (" + tty + ") is showing its window"})
 				continue
@@ -261,6 +261,14 @@ func (env *Env) claimTargets(ctx context.Context, targets []*gcTarget) ([]*gcTar
 		return nil, fmt.Errorf("gc: mark the finished tasks reclaimed: %w", err)
 	}
 	return keep, nil
+}
+
+// ownPane says whether pane p (found by the task's pane id) is the task's
+// own: pane ids start again at %0 when the tmux server restarts, so a
+// reclaimed task's old id can name another task's pane now. A task's
+// window is named after its id.
+func ownPane(t *state.Task, p tmuxctl.PaneInfo) bool {
+	return p.Session == t.Tmux.Session && p.WindowName == t.ID
 }
 
 // stateDirOption is the pane option naming the state directory of the
@@ -576,7 +584,7 @@ func (env *Env) killTask(ctx context.Context, t *state.Task) error {
 		for _, p := range panes {
 			byPane[p.ID] = p
 		}
-		if p, ok := byPane[t.Tmux.Pane]; ok && p.Session == t.Tmux.Session {
+		if p, ok := byPane[t.Tmux.Pane]; ok && ownPane(t, p) {
 			g.pane = &p
 			if prof, err := FindProfile(env.Profiles, t.Agent); err == nil {
 				if screen, err := env.TC.Capture(ctx, p.ID, tmuxctl.CaptureOptions{Lines: 80, Join: true}); err == nil {

@@ -312,10 +312,12 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if req.Settings != nil {
 		set = *req.Settings
 	}
-	if info, err := env.TC.Pane(ctx, t.Tmux.Pane); t.Tmux.Pane == "" || err != nil || info.Dead || !t.Reclaimed.IsZero() {
+	if info, err := env.TC.Pane(ctx, t.Tmux.Pane); t.Tmux.Pane == "" || err != nil || info.Dead || !t.Reclaimed.IsZero() || info.WindowName != t.ID {
 		// The window was closed (gc, cancel --kill) or the agent quit:
-		// start it again on its conversation.
-		if t, err = relaunch(ctx, env, t, prof, set, t.Tmux.Pane != "" && err == nil); err != nil {
+		// start it again on its conversation. (A pane of another name
+		// is not the task's: pane ids start again with a new server.)
+		own := t.Tmux.Pane != "" && err == nil && info.WindowName == t.ID
+		if t, err = relaunch(ctx, env, t, prof, set, own); err != nil {
 			return t, err
 		}
 	}
