@@ -71,6 +71,10 @@ type Config struct {
 	TmuxBinary string `json:"tmux_binary,omitempty"`
 	// LockTimeout bounds the wait for the state lock.
 	LockTimeout Duration `json:"lock_timeout"`
+	// CloseAfter is how long after a task ends its window is closed and
+	// its processes ended (as by `runner gc`), by the next runner command
+	// that looks at tasks; 0 keeps them until `runner gc`.
+	CloseAfter Duration `json:"close_after"`
 
 	approve []*regexp.Regexp
 }
@@ -126,8 +130,12 @@ func DefaultConfig() *Config {
 		MaxHops:            8,
 		MaxMessagesPerRoot: 200,
 		LockTimeout:        Duration{10 * time.Second},
+		CloseAfter:         Duration{DefaultCloseAfter},
 	}
 }
+
+// DefaultCloseAfter is the default of the config's close_after.
+const DefaultCloseAfter = 2 * time.Hour
 
 // Where ConfigPath found the path.
 const (
@@ -366,6 +374,7 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 		{"retention", c.Retention.Duration, false},
 		{"notify_timeout", c.NotifyTimeout.Duration, false},
 		{"lock_timeout", c.LockTimeout.Duration, true},
+		{"close_after", c.CloseAfter.Duration, true},
 	} {
 		if d.v == 0 && !d.zeroOK {
 			return fmt.Errorf("%s: must be more than 0s", d.key)

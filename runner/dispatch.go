@@ -538,6 +538,7 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, spec *
 		[]string{"set-hook", "-t", target, "window-unlinked", `run-shell -b "echo closed >> ` + died + `"`},
 		[]string{"set-option", "-p", "-t", pane, tmuxctl.TranscriptOption, t.Transcript},
 		[]string{"set-option", "-p", "-t", pane, "@runner_task", t.ID},
+		[]string{"set-option", "-p", "-t", pane, stateDirOption, env.Store.Dir()},
 	)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -118,6 +119,21 @@ type Profile struct {
 	InterruptKeys []string `json:"interrupt_keys,omitempty"`
 	// Hook is the agent's own turn-end notification mechanism, if any.
 	Hook *Hook `json:"hook,omitempty"`
+
+	// SessionID patterns find the agent's own conversation id on its
+	// screen (the resume hint most CLIs print when they exit): the first
+	// capture group is the id; the lowest match wins.
+	SessionID []string `json:"session_id,omitempty"`
+	// Resume are the arguments that reopen a conversation, inserted right
+	// after Command in the launch argv, with SessionPlaceholder replaced by
+	// the id (claude: ["--resume", "{session}"]; codex: ["resume",
+	// "{session}"]). Empty: the agent cannot be started again on its
+	// conversation once its window is closed.
+	Resume []string `json:"resume,omitempty"`
+	// QuitKeys are tmux key names that end the agent at its prompt so that
+	// it prints its resume hint; gc sends them one at a time, QuitGap
+	// apart, before it closes the window.
+	QuitKeys []string `json:"quit_keys,omitempty"`
 
 	// IdleCommands are #{pane_current_command} values meaning the pane's
 	// own program is in the foreground (the shell profile: a command that
@@ -266,7 +282,7 @@ const (
 // compiled holds a profile's regexes, compiled once.
 type compiled struct {
 	ready, busy, needsInput, exited, errs, errReset, volatile []*regexp.Regexp
-	trust, turnOpen, turnClosed                               []*regexp.Regexp
+	trust, turnOpen, turnClosed, sessionID                    []*regexp.Regexp
 	answerStart, answerEnd, answerAfter                       []*regexp.Regexp
 }
 
@@ -317,10 +333,19 @@ func (p *Profile) Compile() error {
 		{"answer_start", p.AnswerStart, &c.answerStart},
 		{"answer_end", p.AnswerEnd, &c.answerEnd},
 		{"answer_after", p.AnswerAfter, &c.answerAfter},
+		{"session_id", p.SessionID, &c.sessionID},
 	} {
 		if *f.dest, err = compileAll(p.Name, f.key, f.src); err != nil {
 			return err
 		}
+	}
+	for i, re := range c.sessionID {
+		if re.NumSubexp() < 1 {
+			return fmt.Errorf("profile %q: key \"session_id[%d]\": no capture group for the id (e.g. \"--resume (\\\\S+)\")", p.Name, i)
+		}
+	}
+	if len(p.Resume) > 0 && !slices.ContainsFunc(p.Resume, func(a string) bool { return strings.Contains(a, SessionPlaceholder) }) {
+		return fmt.Errorf("profile %q: key \"resume\": no %s placeholder (e.g. [\"--resume\", \"%s\"])", p.Name, SessionPlaceholder, SessionPlaceholder)
 	}
 	for i, t := range p.Trust {
 		re, err := compileOne(p.Name, fmt.Sprintf("trust[%d].pattern", i), t.Pattern)
@@ -357,6 +382,49 @@ func compileOne(profile, key, src string) (*regexp.Regexp, error) {
 		return nil, fmt.Errorf("profile %q: key %q: bad regular expression: %w", profile, key, err)
 	}
 	return re, nil
+}
+
+// SessionPlaceholder marks where Resume takes the agent's session id.
+const SessionPlaceholder = "{session}"
+
+// QuitGap is the pause between two QuitKeys: a CLI that asks for a second
+// Ctrl-C must see two key presses, not one read of two bytes.
+const QuitGap = 300 * time.Millisecond
+
+// FindSession returns the agent's session id shown on screen: the first
+// capture group of the lowest line a SessionID pattern matches; "" when
+// none does.
+func (p *Profile) FindSession(screen string) string {
+	if p.re == nil {
+		return ""
+	}
+	lines := strings.Split(screen, "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		for _, re := range p.re.sessionID {
+			if m := re.FindStringSubmatch(lines[i]); m != nil && m[1] != "" {
+				return m[1]
+			}
+		}
+	}
+	return ""
+}
+
+// ResumeArgv returns argv (a launch argv that starts with the profile's
+// Command) with the Resume arguments for session inserted after Command;
+// nil when the profile cannot resume or session is empty.
+func (p *Profile) ResumeArgv(argv []string, session string) []string {
+	if len(p.Resume) == 0 || session == "" || len(argv) == 0 {
+		return nil
+	}
+	n := len(p.Command)
+	if n > len(argv) || !slices.Equal(argv[1:n], p.Command[1:]) {
+		n = 1 // the command was changed since: insert after the program
+	}
+	out := append([]string(nil), argv[:n]...)
+	for _, a := range p.Resume {
+		out = append(out, strings.ReplaceAll(a, SessionPlaceholder, session))
+	}
+	return append(out, argv[n:]...)
 }
 
 // PromptPlaceholder marks where Headless takes the prompt.

@@ -107,6 +107,11 @@ func claudeProfile() *Profile {
 			Settings: `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":{append}}]}]}}`,
 			Doc:      "Stop hook in a --settings file of the runner's (the user's own settings and hooks stay in force)",
 		},
+
+		// Resume hint printed on exit (screen claude__exited__3).
+		SessionID: []string{`claude --resume ([0-9A-Za-z_-]+)`},
+		Resume:    []string{"--resume", SessionPlaceholder},
+		QuitKeys:  []string{"C-c", "C-c"}, // the first asks "Press Ctrl-C again to exit"
 	}
 }
 
@@ -189,6 +194,12 @@ func codexProfile() *Profile {
 			Args: []string{"-c", `notify=["sh","-c","case \"$1\" in *'\"input-messages\":[\"Generate a concise, single-line task title'*) exit 0;; esac; printf '%s' \"$1\" | {append_str}","runner-notify"]`},
 			Doc:  "notify program (-c notify=…): runs after every turn with {\"type\":\"agent-turn-complete\",…}",
 		},
+
+		// "To reconnect, run: codex resume <id>" on exit (codex__exited__1);
+		// `codex resume` takes the other flags after it (--no-daemon too).
+		SessionID: []string{`codex resume ([0-9A-Za-z_-]+)`},
+		Resume:    []string{"resume", SessionPlaceholder},
+		QuitKeys:  []string{"C-c"}, // one Ctrl-C at the idle composer exits
 	}
 }
 
@@ -266,10 +277,15 @@ func geminiProfile() *Profile {
 			Kind:      HookKindSettingsFile,
 			RootOwned: true,
 			File:      "gemini-system-defaults.json",
-			Env:      map[string]string{"GEMINI_CLI_SYSTEM_DEFAULTS_PATH": "{file}"},
-			Settings: `{"hooks":{"AfterAgent":[{"hooks":[{"type":"command","command":{append}}]}]}}`,
-			Doc:      "AfterAgent hook in a system-defaults file of the runner's (GEMINI_CLI_SYSTEM_DEFAULTS_PATH); trusted folders only",
+			Env:       map[string]string{"GEMINI_CLI_SYSTEM_DEFAULTS_PATH": "{file}"},
+			Settings:  `{"hooks":{"AfterAgent":[{"hooks":[{"type":"command","command":{append}}]}]}}`,
+			Doc:       "AfterAgent hook in a system-defaults file of the runner's (GEMINI_CLI_SYSTEM_DEFAULTS_PATH); trusted folders only",
 		},
+
+		// In the exit summary box (gemini__exited__1).
+		SessionID: []string{`gemini --resume ([0-9A-Za-z_-]+)`},
+		Resume:    []string{"--resume", SessionPlaceholder},
+		QuitKeys:  []string{"C-c", "C-c"}, // the first cancels, the second exits
 	}
 }
 
@@ -338,6 +354,11 @@ func opencodeProfile() *Profile {
 			Settings: opencodePlugin,
 			Doc:      "plugin on session.idle in a config dir of the runner's (OPENCODE_CONFIG_DIR, added to the user's)",
 		},
+
+		// "Continue  opencode -s ses_…" on exit (opencode__exited__1).
+		SessionID: []string{`opencode -s ([0-9A-Za-z_-]+)`},
+		Resume:    []string{"-s", SessionPlaceholder},
+		QuitKeys:  []string{"C-c"}, // a single Ctrl-C exits
 	}
 }
 
@@ -426,6 +447,11 @@ func qwenProfile() *Profile {
 			Settings: `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":{append}}]}]}}`,
 			Doc:      "Stop hook in a system-defaults file of the runner's (QWEN_CODE_SYSTEM_DEFAULTS_PATH)",
 		},
+
+		// "To continue this session, run qwen --resume <id>" (qwen__exited__1).
+		SessionID: []string{`qwen --resume ([0-9A-Za-z_-]+)`},
+		Resume:    []string{"--resume", SessionPlaceholder},
+		QuitKeys:  []string{"C-c", "C-c"}, // the first asks "Press Ctrl+C again to exit"
 	}
 }
 
@@ -543,5 +569,10 @@ func simProfile() *Profile {
 			Args: []string{"--hook", "{command}"},
 			Doc:  "--hook ARGV runs at the end of every turn with a Stop event as JSON on stdin",
 		},
+
+		// Printed when the sim exits at its prompt (C-d, a double C-c).
+		SessionID: []string{`agent-sim --resume ([0-9A-Za-z_-]+)`},
+		Resume:    []string{"--resume", SessionPlaceholder},
+		QuitKeys:  []string{"C-c", "C-c"}, // the first asks "Press Ctrl-C again to exit"
 	}
 }

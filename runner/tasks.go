@@ -248,12 +248,17 @@ func Cancel(ctx context.Context, env *Env, ref string, kill bool) (*state.Task, 
 	if t.SupervisorPID != os.Getpid() && processAlive(t.SupervisorPID) {
 		_ = syscall.Kill(t.SupervisorPID, syscall.SIGTERM)
 	}
-	if t.Tmux.Pane != "" {
-		if kill {
-			if err := env.TC.KillWindow(ctx, t.Tmux.Pane); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
-				return t, err
-			}
-		} else if prof, err := FindProfile(env.Profiles, t.Agent); err == nil && len(prof.InterruptKeys) > 0 {
+	if kill {
+		// The whole process tree, not only the pane's program: children
+		// that left its process group or session too (see killTask).
+		if nt, err := env.task(ctx, t.ID); err == nil {
+			t = nt
+		}
+		if err := env.killTask(ctx, t); err != nil {
+			return t, err
+		}
+	} else if t.Tmux.Pane != "" {
+		if prof, err := FindProfile(env.Profiles, t.Agent); err == nil && len(prof.InterruptKeys) > 0 {
 			if err := env.TC.SendKeys(ctx, t.Tmux.Pane, prof.InterruptKeys...); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) && !errors.Is(err, tmuxctl.ErrPaneDead) {
 				return t, err
 			}
@@ -302,9 +307,19 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if err != nil {
 		return t, err
 	}
-	info, err := env.TC.Pane(ctx, t.Tmux.Pane)
-	if err != nil || info.Dead {
-		return t, Usagef("task %s: its agent's pane %s is gone or dead; dispatch a new task", t.ID, t.Tmux.Pane)
+	var set RunSettings
+	_ = json.Unmarshal(t.Settings, &set)
+	if req.Settings != nil {
+		set = *req.Settings
+	}
+	if info, err := env.TC.Pane(ctx, t.Tmux.Pane); t.Tmux.Pane == "" || err != nil || info.Dead || !t.Reclaimed.IsZero() || info.WindowName != t.ID {
+		// The window was closed (gc, cancel --kill) or the agent quit:
+		// start it again on its conversation. (A pane of another name
+		// is not the task's: pane ids start again with a new server.)
+		own := t.Tmux.Pane != "" && err == nil && info.WindowName == t.ID
+		if t, err = relaunch(ctx, env, t, prof, set, own); err != nil {
+			return t, err
+		}
 	}
 	screen, err := env.TC.CaptureScreen(ctx, t.Tmux.Pane)
 	if err != nil {
@@ -324,11 +339,6 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	}
 	if d := Detect(prof, screen); d.State != StateReady && d.State != StateError {
 		return t, Usagef("task %s: its agent is not at its prompt (it looks %s); attach with 'runner attach %s'", t.ID, d.State, t.ID)
-	}
-	var set RunSettings
-	_ = json.Unmarshal(t.Settings, &set)
-	if req.Settings != nil {
-		set = *req.Settings
 	}
 	set.Detached = req.Detach
 	raw, _ := json.Marshal(set)
@@ -380,6 +390,66 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 		nt = t
 	}
 	return nt, err
+}
+
+// relaunch starts a task's agent again, in a new window, on the
+// conversation it had (its profile's resume arguments and the task's
+// AgentSession), and waits until it is ready. hasPane says the old (dead)
+// window is still there: it is closed first.
+func relaunch(ctx context.Context, env *Env, t *state.Task, prof *Profile, set RunSettings, hasPane bool) (*state.Task, error) {
+	why := fmt.Sprintf("its agent's pane %s is gone or dead", t.Tmux.Pane)
+	if !t.Reclaimed.IsZero() {
+		why = fmt.Sprintf("its agent's window was closed by gc or cancel --kill at %s", t.Reclaimed.Local().Format(time.DateTime))
+	}
+	switch {
+	case len(prof.Resume) == 0:
+		return t, Usagef("task %s: %s, and agent %s cannot resume a conversation (its profile has no \"resume\" arguments); dispatch a new task", t.ID, why, prof.Name)
+	case t.AgentSession == "":
+		return t, Usagef("task %s: %s, and the agent's session id was never seen, so its conversation cannot be resumed; dispatch a new task", t.ID, why)
+	case set.Start == nil || len(set.Start.Argv) == 0:
+		return t, Usagef("task %s: %s, and its record has no launch command (dispatched by an older runner); dispatch a new task", t.ID, why)
+	}
+	if hasPane {
+		if err := env.TC.KillWindow(ctx, t.Tmux.Pane); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
+			return t, err
+		}
+	}
+	spec := *set.Start
+	spec.Argv = prof.ResumeArgv(set.Start.Argv, t.AgentSession)
+	if err := env.Store.Update(ctx, func(s *state.State) error {
+		x := s.Tasks[t.ID]
+		if x == nil {
+			return Usagef("task %s was pruned", t.ID)
+		}
+		if x.Status != t.Status {
+			return Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
+		}
+		x.Reclaimed, x.Ended, x.ExitCode = time.Time{}, time.Time{}, nil
+		x.SupervisorPID = os.Getpid()
+		return x.SetStatus(state.StatusStarting, env.now(), "follow-up prompt: resuming agent session "+t.AgentSession)
+	}); err != nil {
+		return t, err
+	}
+	env.say("task %s: starting %s again on session %s", t.ID, prof.Name, t.AgentSession)
+	if err := env.launch(ctx, t, prof, &spec); err != nil {
+		_ = env.finish(context.WithoutCancel(ctx), t.ID, state.StatusFailed, "resume failed: "+err.Error(), nil)
+		return t, err
+	}
+	nt, err := env.task(ctx, t.ID)
+	if err != nil {
+		return t, err
+	}
+	sup := &supervisor{env: env, id: t.ID, prof: prof, set: set, pane: nt.Tmux.Pane,
+		mon: &Monitor{TC: env.TC, Pane: nt.Tmux.Pane, Profile: prof, Transcript: nt.Transcript,
+			Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle}}
+	if err := sup.waitReady(ctx); err != nil {
+		err = sup.concludeAll(ctx, ctx, err)
+		if x, _ := env.task(context.WithoutCancel(ctx), t.ID); x != nil {
+			nt = x
+		}
+		return nt, err
+	}
+	return env.task(ctx, t.ID)
 }
 
 // resumeReason marks the status change made by Resume; the new supervisor

@@ -375,6 +375,7 @@ var (
 		strField("question", omitEmpty, func(t *Task) *string { return &t.Question }),
 		strSliceField("handling", omitEmpty, func(t *Task) *[]string { return &t.Handling }),
 		intField("handling_hops", omitEmpty, func(t *Task) *int { return &t.HandlingHops }),
+		timeField("reclaimed", omitZero, func(t *Task) *time.Time { return &t.Reclaimed }),
 		rawField("settings", omitEmpty, func(t *Task) *json.RawMessage { return &t.Settings }),
 	}
 )

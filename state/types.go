@@ -175,8 +175,9 @@ type Task struct {
 	// Turn.Answer); empty until a turn ends with one.
 	Answer string `json:"answer,omitempty"`
 	// AgentSession is the agent CLI's own session id (Claude Code's
-	// session_id, Codex's thread-id, …) as its turn-end hook reported it:
-	// what resumes the conversation in a new window.
+	// session_id, Codex's thread-id, …) as its turn-end hook reported it
+	// or its screen showed it: the id its resume command takes, to go on
+	// with the conversation in a new window.
 	AgentSession string `json:"agent_session,omitempty"`
 
 	// Turns is the turn log: at most MaxTurns one-line summaries, oldest first.
@@ -192,6 +193,11 @@ type Task struct {
 	// prompt from the user (dispatch, send) starts a turn.
 	Handling     []string `json:"handling,omitempty"`
 	HandlingHops int      `json:"handling_hops,omitempty"`
+
+	// Reclaimed is when gc (or cancel --kill) closed the task's window and
+	// ended its processes; a later send starts the agent again on
+	// AgentSession.
+	Reclaimed time.Time `json:"reclaimed,omitzero"`
 
 	// Settings holds the dispatch options the supervisor needs (timeouts,
 	// approval rules, commit and notify settings), as the runner package

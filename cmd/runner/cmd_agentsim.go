@@ -16,6 +16,7 @@ func (a *app) newAgentSimCmd() *cobra.Command {
 		opts   agentsim.Options
 		hook   string
 		prompt string
+		resume string
 	)
 	cmd := &cobra.Command{
 		Use:    "agent-sim",
@@ -23,7 +24,7 @@ func (a *app) newAgentSimCmd() *cobra.Command {
 		Hidden: true,
 		Long: `agent-sim behaves like a TUI coding agent on its terminal. Each line of a submitted
 prompt is a directive: sleep D, silent D, say TEXT, write PATH TEXT, ask QUESTION,
-run ARG..., exit N, crash; any other line is acknowledged with "Done: <line>".`,
+run ARG..., exit N, crash, recall (the session's earlier prompts); any other line is acknowledged with "Done: <line>".`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if hook != "" {
@@ -32,6 +33,9 @@ run ARG..., exit N, crash; any other line is acknowledged with "Done: <line>".`,
 					return runner.Usagef("--hook %q: not a command line (%v)", hook, err)
 				}
 				opts.Hook = argv
+			}
+			if resume != "" {
+				opts.SessionID, opts.Resumed = resume, true
 			}
 			opts.Env = os.Environ()
 			var (
@@ -62,5 +66,6 @@ run ARG..., exit N, crash; any other line is acknowledged with "Done: <line>".`,
 	f.DurationVar(&opts.Startup, "startup", 0, "delay before the first prompt box")
 	f.BoolVar(&opts.Trust, "trust", false, "show the trust dialog first")
 	f.StringVarP(&prompt, "prompt", "p", "", "headless: run PROMPT's directives, print the answer, exit")
+	f.StringVar(&resume, "resume", "", "continue the conversation with session `ID` (printed when the sim exits)")
 	return cmd
 }

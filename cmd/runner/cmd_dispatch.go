@@ -199,6 +199,9 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 	if f.asJSON {
 		env.Progress = nil
 	}
+	// Cron dispatches keep the machine tidy: windows of tasks that ended
+	// longer ago than close_after go in the background.
+	a.startAutoGC(ctx, env, cfg)
 	if f.agent == "" {
 		f.agent = cfg.DefaultAgent
 	}
@@ -409,10 +412,11 @@ panes and supervisors: a task whose supervisor is gone becomes orphaned (resume
 it with 'runner resume ID') or, when its pane is gone too, failed.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env, _, err := a.runnerEnv(false)
+			env, cfg, err := a.runnerEnv(false)
 			if err != nil {
 				return err
 			}
+			defer a.startAutoGC(cmd.Context(), env, cfg)
 			tasks, err := runner.ListTasks(cmd.Context(), env, runner.PSOptions{All: all, Project: project})
 			if err != nil {
 				return err
@@ -457,10 +461,11 @@ func (a *app) newStatusCmd() *cobra.Command {
 		Short: "Show a task: lifecycle with times and reasons, snapshot, delivery, result",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			env, _, err := a.runnerEnv(false)
+			env, cfg, err := a.runnerEnv(false)
 			if err != nil {
 				return err
 			}
+			defer a.startAutoGC(cmd.Context(), env, cfg)
 			t, err := runner.GetTask(cmd.Context(), env, argv[0])
 			if err != nil {
 				return err
@@ -481,6 +486,12 @@ func (a *app) newStatusCmd() *cobra.Command {
 				fmt.Fprintf(w, "after     %s\n", strings.Join(t.After, ", "))
 			}
 			fmt.Fprintf(w, "pane      %s (session %s, socket %s)\n", orDash(t.Tmux.Pane), t.Tmux.Session, t.Tmux.Socket)
+			if !t.Reclaimed.IsZero() {
+				fmt.Fprintf(w, "reclaimed %s: window closed, processes ended (runner send %s TEXT starts the agent again)\n", t.Reclaimed.Local().Format(time.DateTime), t.ID)
+			}
+			if t.AgentSession != "" {
+				fmt.Fprintf(w, "session   %s (the agent's own conversation id)\n", t.AgentSession)
+			}
 			fmt.Fprintf(w, "snapshot  %s\n", orDash(t.SnapshotRef))
 			if t.Commit != "" {
 				fmt.Fprintf(w, "commit    %s\n", t.Commit)
@@ -737,7 +748,7 @@ func (a *app) newCancelCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "cancel ID [--kill]",
-		Short: "Interrupt a task's agent and mark it cancelled (--kill closes its window)",
+		Short: "Interrupt a task's agent and mark it cancelled (--kill closes its window and ends its processes)",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			env, _, err := a.runnerEnv(false)
@@ -755,7 +766,7 @@ func (a *app) newCancelCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&kill, "kill", false, "also close the task's tmux window")
+	cmd.Flags().BoolVar(&kill, "kill", false, "also close the task's tmux window and end every process it started (as runner gc does)")
 	a.jsonFlag(cmd, &asJSON)
 	return cmd
 }

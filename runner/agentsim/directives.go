@@ -27,6 +27,7 @@ const (
 	dirExit                  // exit N
 	dirCrash                 // crash
 	dirHook                  // hook subagent | hook none | hook early DURATION | hook late DURATION
+	dirRecall                // recall
 )
 
 // directive is one parsed prompt line.
@@ -110,6 +111,11 @@ func parseLine(line string) directive {
 			return directive{kind: dirHook, text: what, dur: d}
 		}
 		return other
+	case "recall":
+		if strings.TrimSpace(rest) != "" {
+			return other
+		}
+		return directive{kind: dirRecall}
 	}
 	return other
 }
@@ -195,6 +201,9 @@ type executor struct {
 	// hook runs the hook with an event of the given name and answer
 	// (nil: no hook configured).
 	hook func(ctx context.Context, prompt, event, answer string) error
+	// session is the file of the conversation's earlier prompts (recall);
+	// empty in headless mode.
+	session string
 }
 
 // runTurn runs every line of prompt in order. It returns ErrInterrupted (or
@@ -277,6 +286,10 @@ func (x *executor) runTurn(ctx context.Context, prompt string, ui turnUI) (turnE
 			case "late":
 				end.hookDelay = d.dur
 			}
+		case dirRecall:
+			for _, l := range x.recall(prompt) {
+				ui.line(l)
+			}
 		}
 	}
 	end.answer = strings.Join(rec.lines, "\n")
@@ -304,6 +317,57 @@ type answerUI struct {
 func (a *answerUI) line(s string) {
 	a.lines = append(a.lines, s)
 	a.turnUI.line(s)
+}
+
+// recall answers with the first line of every earlier prompt of the
+// session, so a test can tell a resumed conversation from a new one.
+func (x *executor) recall(current string) []string {
+	b, err := os.ReadFile(x.session)
+	if err != nil && !errors.Is(err, os.ErrNotExist) || x.session == "" {
+		return []string{"Recall: no session"}
+	}
+	var out []string
+	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		if l != "" && l != firstLine(current) {
+			out = append(out, "Recall: "+l)
+		}
+	}
+	if len(out) == 0 {
+		return []string{"Recall: nothing earlier"}
+	}
+	return out
+}
+
+// remember appends the prompt's first line to the session file.
+func (x *executor) remember(prompt string) error {
+	if x.session == "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(x.session), 0o700); err != nil {
+		return fmt.Errorf("session file: %w", err)
+	}
+	f, err := os.OpenFile(x.session, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("session file: %w", err)
+	}
+	_, err = f.WriteString(firstLine(prompt) + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("session file %s: %w", x.session, err)
+	}
+	return nil
+}
+
+// firstLine is the first non-blank line of s, trimmed.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			return t
+		}
+	}
+	return ""
 }
 
 // write writes text and a newline to path (relative paths resolve against

@@ -41,7 +41,8 @@
 //     the rest of the prompt is skipped and the hook does not run.
 //   - At the ready box: C-c clears the input; with empty input it prints
 //     "Press Ctrl-C again to exit" and a second C-c within 1 s exits 0. C-d
-//     with empty input exits 0. C-u clears the input, Backspace (0x7f or
+//     with empty input exits 0. Either exit prints the resume hint
+//     "Resume this session with: runner agent-sim --resume <id>" (ResumeHint). C-u clears the input, Backspace (0x7f or
 //     0x08) deletes a rune, C-j (LF) adds a newline, Enter (CR) submits, an
 //     empty input submits nothing. Unknown escape sequences are ignored.
 //   - crash: "panic: simulated crash", a blank line and a few goroutine-trace
@@ -78,6 +79,8 @@
 //	                  busy for D before the ready box (a hook that comes
 //	                  before the final frame)
 //	hook late D       run the Stop hook D after the ready box
+//	recall            one "Recall: <first line>" per earlier prompt of the
+//	                  session (Options.SessionID, also after a resume)
 //
 // A keyword with bad arguments ("sleep well", "exit now") is not a
 // directive. Blank lines are ignored. The first other line is answered
@@ -98,6 +101,13 @@
 //
 // A hook that fails or runs over 30 s gives one "⚠ hook …" line and the sim
 // goes on.
+//
+// # Sessions
+//
+// Every submitted prompt's first line is appended to a file per session in
+// Options.SessionDir. Options.Resumed (--resume ID) starts on session ID:
+// "Resumed session ID" is printed first, and recall sees its prompts, as a
+// real CLI resumed on its conversation would.
 //
 // # Headless
 //

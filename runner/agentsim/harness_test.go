@@ -151,6 +151,9 @@ const readyBottom = "╯" // the last glyph drawn for the ready box
 func startSim(t *testing.T, opts Options) *proc {
 	t.Helper()
 	tm := newTerm(t, 100, 30)
+	if opts.SessionDir == "" {
+		opts.SessionDir = t.TempDir() // not the user's home
+	}
 	o, err := json.Marshal(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -28,9 +28,25 @@ type Options struct {
 	Startup time.Duration
 	// Trust shows the trust dialog before the first prompt box.
 	Trust bool
-	// SessionID is given to the hook; empty means a random one.
+	// SessionID is given to the hook and printed in the resume hint at
+	// exit; empty means a random one.
 	SessionID string
+	// Resumed (--resume ID) says SessionID names an earlier conversation:
+	// the sim says so at start, and `recall` sees that session's prompts.
+	Resumed bool
+	// SessionDir keeps one file per session with its prompts (what a
+	// resumed sim recalls); empty means $XDG_STATE_HOME/runner-agent-sim,
+	// else ~/.local/state/runner-agent-sim.
+	SessionDir string
 }
+
+// sessionFile is the file of the session's prompts.
+func (o *Options) sessionFile() string {
+	return filepath.Join(o.SessionDir, filepath.Base(o.SessionID)+".txt")
+}
+
+// ResumeHint is the line the sim prints when it exits at its prompt.
+func ResumeHint(id string) string { return "Resume this session with: runner agent-sim --resume " + id }
 
 // ErrNotTerminal is returned by Run when its file is not a terminal.
 var ErrNotTerminal = errors.New("not a terminal")
@@ -58,6 +74,17 @@ func (o *Options) fill() error {
 			return fmt.Errorf("agent-sim: session id: %w", err)
 		}
 		o.SessionID = hex.EncodeToString(b[:])
+	}
+	if o.SessionDir == "" {
+		base := os.Getenv("XDG_STATE_HOME")
+		if base == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return fmt.Errorf("agent-sim: session dir: %w", err)
+			}
+			base = filepath.Join(home, ".local", "state")
+		}
+		o.SessionDir = filepath.Join(base, "runner-agent-sim")
 	}
 	if o.Record != "" {
 		if !filepath.IsAbs(o.Record) {

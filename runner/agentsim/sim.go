@@ -133,7 +133,10 @@ func Run(ctx context.Context, opts Options, tty *os.File, out io.Writer) (code i
 		sc:    sc,
 		msgs:  make(chan turnMsg),
 		hooks: make(chan error, 4),
-		exec:  &executor{dir: opts.Dir, env: opts.Env},
+		exec:  &executor{dir: opts.Dir, env: opts.Env, session: opts.sessionFile()},
+	}
+	if opts.Resumed {
+		sc.print("Resumed session " + opts.SessionID)
 	}
 	if len(opts.Hook) > 0 {
 		s.exec.hook = func(ctx context.Context, prompt, event, answer string) error {
@@ -356,8 +359,7 @@ func (s *sim) readyKey(k key) *exitNow {
 		s.input = s.input[:0]
 	case keyCtrlD:
 		if len(s.input) == 0 {
-			s.sc.setLive(nil)
-			return &exitNow{0}
+			return s.goodbye()
 		}
 	case keyCtrlC:
 		if len(s.input) > 0 {
@@ -365,8 +367,7 @@ func (s *sim) readyKey(k key) *exitNow {
 			break
 		}
 		if now := time.Now(); now.Sub(s.lastCtrlC) < ctrlCWindow {
-			s.sc.setLive(nil)
-			return &exitNow{0}
+			return s.goodbye()
 		} else {
 			s.lastCtrlC = now
 			s.sc.print("Press Ctrl-C again to exit")
@@ -385,10 +386,19 @@ func (s *sim) readyKey(k key) *exitNow {
 	return nil
 }
 
+// goodbye leaves at the prompt: the resume hint, then exit 0.
+func (s *sim) goodbye() *exitNow {
+	s.sc.update([]string{ResumeHint(s.opts.SessionID)}, nil)
+	return &exitNow{0}
+}
+
 // submit records prompt and starts its turn.
 func (s *sim) submit(prompt string) {
 	hist := []string{echoLine(prompt)}
 	if err := appendRecord(s.opts.Record, prompt); err != nil {
+		hist = append(hist, "⚠ "+displayText(err.Error()))
+	}
+	if err := s.exec.remember(prompt); err != nil {
 		hist = append(hist, "⚠ "+displayText(err.Error()))
 	}
 	s.turnID++

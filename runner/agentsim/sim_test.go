@@ -316,6 +316,37 @@ func TestQuitKeys(t *testing.T) {
 	})
 }
 
+func TestResumeRecallsTheSession(t *testing.T) {
+	dir := t.TempDir()
+	p := startSim(t, Options{SessionDir: dir, SessionID: "abc123"})
+	p.waitFor(readyBottom)
+	p.submit("say first words")
+	p.send("\x04")
+	p.waitFor(ResumeHint("abc123"))
+	p.wait(0)
+
+	q := startSim(t, Options{SessionDir: dir, SessionID: "abc123", Resumed: true})
+	q.waitFor("Resumed session abc123")
+	q.waitFor(readyBottom)
+	q.setMark()
+	q.paste("recall")
+	q.send("\r")
+	q.waitFor("Recall: say first words")
+	q.waitFor(readyBottom)
+	q.send("\x03")
+	q.waitFor("Press Ctrl-C again to exit")
+	q.send("\x03")
+	q.waitFor(ResumeHint("abc123"))
+	q.wait(0)
+
+	r := startSim(t, Options{SessionDir: dir})
+	r.waitFor(readyBottom)
+	r.setMark()
+	r.paste("recall")
+	r.send("\r")
+	r.waitFor("Recall: nothing earlier")
+}
+
 func TestSignalRestoresTerminal(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
 		t.Run(sig.String(), func(t *testing.T) {

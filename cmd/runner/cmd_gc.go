@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newGCCmd() *cobra.Command {
+	var (
+		olderThan time.Duration
+		dryRun    bool
+		auto      bool
+		asJSON    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "gc [--older-than D] [--dry-run] [--json]",
+		Short: "Close the windows of finished tasks and end every process they started",
+		Long: `gc reclaims finished tasks (done, failed, timeout, cancelled, exited) that ended at
+least --older-than ago (default: all of them): it closes their tmux windows (a
+session left without windows goes with them) and ends every process the task
+started, also children that left the pane's process group or session and
+daemons of the agent CLIs (found by the RUNNER_TASK_ID and RUNNER_STATE_DIR
+that every pane's programs inherit). Windows left by tasks whose records were
+pruned are closed too. Processes get SIGTERM, then SIGKILL after 3 s.
+
+A window that a tmux client is showing is never closed: the task is listed as
+skipped. Before a window closes, the agent is asked to quit (its profile's
+quit keys) so it prints its session id; runner records it, and
+'runner send ID TEXT' later starts the agent again on that conversation.
+
+Without 'runner gc', the config's close_after (default 2h; "0s" keeps windows)
+makes dispatch, ps and status start a gc in the background for tasks that
+ended longer ago than that (its output goes to gc.log in the state directory).
+
+Exit status: 0 done (also when there was nothing to do), 1 a window could not
+be closed or the processes could not be read, 2 bad flags, 5 the state lock
+is busy, 130 interrupted. A second gc waits for the first to finish.`,
+		Example: `  runner gc --dry-run         # what would be closed and ended
+  runner gc --older-than 1h   # tasks that ended more than an hour ago
+  runner gc --json`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env, _, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			res, err := runner.GC(cmd.Context(), env, runner.GCOptions{OlderThan: olderThan, DryRun: dryRun, NoWait: auto})
+			if auto && errors.Is(err, runner.ErrGCBusy) {
+				return nil
+			}
+			if err != nil && res == nil {
+				return err
+			}
+			if asJSON {
+				if perr := a.printJSON(res); perr != nil {
+					return perr
+				}
+				if err != nil {
+					return &runner.ExitError{Code: exitCode(err), Err: err}
+				}
+				return nil
+			}
+			a.printGC(res, auto)
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.DurationVar(&olderThan, "older-than", 0, "only tasks that ended longer ago than this (e.g. 2h)")
+	f.BoolVar(&dryRun, "dry-run", false, "list what would be closed and ended; change nothing")
+	f.BoolVar(&auto, "auto", false, "the background gc of close_after: quiet when there is nothing to do, skip if another gc runs")
+	_ = f.MarkHidden("auto")
+	a.jsonFlag(cmd, &asJSON, "print what was done as JSON: {dry_run, tasks: [{id, status, ended, session, pane, window_closed, agent_session, resumable, agent_quit, processes: [{pid, comm, signal}], pruned}], skipped: [{id, pane, reason}], sessions_closed}")
+	return cmd
+}
+
+func (a *app) printGC(res *runner.GCResult, quiet bool) {
+	if quiet && len(res.Tasks) == 0 && len(res.Skipped) == 0 {
+		return
+	}
+	verb := ""
+	if res.DryRun {
+		verb = "would "
+	}
+	windows := 0
+	for _, t := range res.Tasks {
+		if t.WindowClosed || (res.DryRun && t.Pane != "") {
+			windows++
+		}
+	}
+	if quiet {
+		fmt.Fprintf(a.out, "%s ", time.Now().Format(time.RFC3339))
+	}
+	fmt.Fprintf(a.out, "gc: %sclose %d window(s), %send %d process(es)", verb, windows, verb, res.Processes())
+	if len(res.SessionsClosed) > 0 {
+		fmt.Fprintf(a.out, "; session(s) left empty and closed: %s", strings.Join(res.SessionsClosed, " "))
+	}
+	fmt.Fprintln(a.out)
+	for _, t := range res.Tasks {
+		status := string(t.Status)
+		if t.Pruned {
+			status = "pruned"
+		}
+		var pids []string
+		for _, p := range t.Processes {
+			pids = append(pids, fmt.Sprintf("%d(%s)", p.PID, p.Comm))
+		}
+		line := fmt.Sprintf("  %s %-9s", t.ID, status)
+		if t.Pane != "" {
+			line += " window " + t.Pane
+		}
+		if t.AgentQuit {
+			line += " (the agent quit)"
+		}
+		if len(pids) > 0 {
+			line += " processes " + strings.Join(pids, " ")
+		}
+		switch {
+		case t.Resumable:
+			line += "; 'runner send " + t.ID + " TEXT' resumes agent session " + t.AgentSession
+		case t.Status != "" && !res.DryRun:
+			line += "; not resumable (no agent session id seen)"
+		}
+		fmt.Fprintln(a.out, line)
+	}
+	for _, s := range res.Skipped {
+		fmt.Fprintf(a.out, "  %s skipped: %s\n", s.ID, s.Reason)
+	}
+}
+
+// startAutoGC starts the background gc of close_after when finished tasks
+// are due (see runner.StartAutoGC); a failure only warns.
+func (a *app) startAutoGC(ctx context.Context, env *runner.Env, cfg *runner.Config) {
+	if cfg == nil || cfg.CloseAfter.Duration <= 0 || a.getenv("RUNNER_TASK_ID") != "" {
+		return // an agent's runner command leaves the machine's upkeep to the user's
+	}
+	st, err := env.Store.Read(ctx)
+	if err != nil {
+		return
+	}
+	if _, err := runner.StartAutoGC(env, st, cfg.CloseAfter.Duration); err != nil {
+		fmt.Fprintf(a.errOut, "runner: warning: %v\n", err)
+	}
+}

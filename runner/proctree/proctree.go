@@ -1,0 +1,276 @@
+// Package proctree finds and ends the processes a task started, from /proc
+// (Linux). It imports nothing of runner's.
+//
+// A task's processes are found three ways, because each alone misses some:
+//
+//   - the descendants of the pane's process (tmux's child), which catch
+//     every child that kept its parent, also one that called setsid or
+//     scrubbed its environment;
+//   - the members of the pane's session (the pane's process is a session
+//     leader), which catch a double-forked child that kept the session;
+//   - an environment marker (RUNNER_TASK_ID and RUNNER_STATE_DIR, set in
+//     every pane and inherited by every program started from it, whatever
+//     it does with its parent, process group or session), which catch the
+//     daemons that leave the tree for good: Codex's app-server started
+//     without --no-daemon, Gemini's node children after its window is
+//     closed. /proc/PID/environ is the environment the program was started
+//     with, so a later unsetenv does not hide it.
+//
+// Then everything below a process found is taken too. Ending is freeze
+// first (SIGSTOP, repeated until a scan finds nothing new, so a process
+// that forks meanwhile does not get away), then SIGTERM, SIGHUP and
+// SIGCONT, a grace period, and SIGKILL for what is left.
+package proctree
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrUnsupported is returned where there is no /proc to read.
+var ErrUnsupported = errors.New("process table not readable: /proc is missing (Linux only)")
+
+// Proc is one process of the table.
+type Proc struct {
+	PID, PPID, PGID, SID int
+	State                byte   // R, S, D, Z, T, …
+	Comm                 string // the program name, as the kernel keeps it
+	Start                uint64 // start time in clock ticks since boot (tells a reused pid apart)
+}
+
+// Table is a snapshot of the process table.
+type Table struct {
+	Procs    map[int]Proc
+	children map[int][]int
+	env      map[int][]string
+}
+
+// Read takes a snapshot of /proc. Processes that vanish while it reads are
+// left out.
+func Read() (*Table, error) {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	t := &Table{Procs: map[int]Proc{}, children: map[int][]int{}, env: map[int][]string{}}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid <= 0 {
+			continue
+		}
+		p, ok := readStat(pid)
+		if !ok {
+			continue
+		}
+		t.Procs[pid] = p
+		t.children[p.PPID] = append(t.children[p.PPID], pid)
+	}
+	return t, nil
+}
+
+// readStat parses /proc/PID/stat.
+func readStat(pid int) (Proc, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return Proc{}, false
+	}
+	// pid (comm) state ppid pgrp session ...: comm may hold spaces and
+	// parentheses, so split after the last ')'.
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open {
+		return Proc{}, false
+	}
+	f := strings.Fields(string(b[end+1:]))
+	if len(f) < 20 {
+		return Proc{}, false
+	}
+	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
+	start, _ := strconv.ParseUint(f[19], 10, 64)
+	return Proc{PID: pid, State: f[0][0], PPID: atoi(f[1]), PGID: atoi(f[2]), SID: atoi(f[3]),
+		Comm: string(b[open+1 : end]), Start: start}, true
+}
+
+// Env returns the value of key in the environment pid was started with
+// (empty and false when unreadable: another user's process, or gone).
+func (t *Table) Env(pid int, key string) (string, bool) {
+	env, ok := t.env[pid]
+	if !ok {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		if err == nil {
+			env = strings.Split(string(b), "\x00")
+		}
+		t.env[pid] = env
+	}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// Descendants returns roots (those in the table) and every process below
+// them, parents first.
+func (t *Table) Descendants(roots ...int) []int {
+	var out []int
+	seen := map[int]bool{}
+	queue := append([]int(nil), roots...)
+	for len(queue) > 0 {
+		pid := queue[0]
+		queue = queue[1:]
+		if seen[pid] {
+			continue
+		}
+		seen[pid] = true
+		if _, ok := t.Procs[pid]; !ok {
+			continue
+		}
+		out = append(out, pid)
+		queue = append(queue, t.children[pid]...)
+	}
+	return out
+}
+
+// Session returns the members of session sid, when its leader sid is alive
+// and still leads it (so a reused pid is not taken for the pane).
+func (t *Table) Session(sid int) []int {
+	if l, ok := t.Procs[sid]; !ok || l.SID != sid || l.State == 'Z' {
+		return nil
+	}
+	var out []int
+	for pid, p := range t.Procs {
+		if p.SID == sid {
+			out = append(out, pid)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Ancestors returns pid and its ancestors.
+func (t *Table) Ancestors(pid int) []int {
+	var out []int
+	for pid > 0 && !slices.Contains(out, pid) {
+		out = append(out, pid)
+		p, ok := t.Procs[pid]
+		if !ok {
+			break
+		}
+		pid = p.PPID
+	}
+	return out
+}
+
+// Picker chooses, in a fresh table, the processes to end.
+type Picker func(*Table) []int
+
+// Ended is what End did to one process.
+type Ended struct {
+	PID    int    `json:"pid"`
+	Comm   string `json:"comm"`
+	Signal string `json:"signal"` // "TERM" (it left on SIGTERM/SIGHUP) or "KILL"
+}
+
+// End ends the processes pick chooses: they are frozen (SIGSTOP) until a
+// fresh table shows nothing new, then sent SIGTERM, SIGHUP and SIGCONT; those still
+// there after grace get SIGKILL (and pick is asked once more, for anything
+// born meanwhile). This process and its ancestors are never signalled;
+// zombies count as gone. It returns what it ended.
+func End(ctx context.Context, pick Picker, grace time.Duration) ([]Ended, error) {
+	self := os.Getpid()
+	frozen := map[int]Proc{}
+	var order []int
+	scan := func() (bool, error) {
+		t, err := Read()
+		if err != nil {
+			return false, err
+		}
+		skip := t.Ancestors(self)
+		found := false
+		for _, pid := range pick(t) {
+			p, ok := t.Procs[pid]
+			if !ok || p.State == 'Z' || slices.Contains(skip, pid) {
+				continue
+			}
+			if q, ok := frozen[pid]; ok && q.Start == p.Start {
+				continue
+			}
+			if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+				continue // gone, or not ours
+			}
+			frozen[pid] = p
+			order = append(order, pid)
+			found = true
+		}
+		return found, nil
+	}
+	for round := 0; round < 10; round++ {
+		more, err := scan()
+		if err != nil {
+			return nil, err
+		}
+		if !more {
+			break
+		}
+	}
+	for _, pid := range order {
+		// SIGHUP too: an interactive shell ignores SIGTERM.
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+		_ = syscall.Kill(pid, syscall.SIGHUP)
+		_ = syscall.Kill(pid, syscall.SIGCONT)
+	}
+	gone := func(pid int) bool {
+		p, ok := readStat(pid)
+		return !ok || p.State == 'Z' || p.Start != frozen[pid].Start
+	}
+	deadline := time.Now().Add(grace)
+	for {
+		left := slices.ContainsFunc(order, func(pid int) bool { return !gone(pid) })
+		if !left || time.Now().After(deadline) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	out := make([]Ended, 0, len(order))
+	for _, pid := range order {
+		sig := "TERM"
+		if !gone(pid) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			sig = "KILL"
+		}
+		out = append(out, Ended{PID: pid, Comm: frozen[pid].Comm, Signal: sig})
+	}
+	// Anything born between the last scan and now (a TERM handler that
+	// forks) is killed outright.
+	if t, err := Read(); err == nil {
+		skip := t.Ancestors(self)
+		for _, pid := range pick(t) {
+			p, ok := t.Procs[pid]
+			if !ok || p.State == 'Z' || slices.Contains(skip, pid) {
+				continue
+			}
+			if q, ok := frozen[pid]; ok && q.Start == p.Start {
+				continue
+			}
+			if syscall.Kill(pid, syscall.SIGKILL) == nil {
+				out = append(out, Ended{PID: pid, Comm: p.Comm, Signal: "KILL"})
+			}
+		}
+	}
+	// Wait (briefly) until the killed are gone, so a caller's check right
+	// after sees them gone.
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if !slices.ContainsFunc(out, func(e Ended) bool { p, ok := readStat(e.PID); return ok && p.State != 'Z' }) {
+			break
+		}
+	}
+	return out, nil
+}

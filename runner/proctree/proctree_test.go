@@ -1,0 +1,129 @@
+package proctree
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// alive reports whether pid runs (a zombie does not).
+func alive(pid int) bool {
+	p, ok := readStat(pid)
+	return ok && p.State != 'Z'
+}
+
+// startTree starts sh with the marker in its environment; it forks a
+// background child, a setsid child and a double-forked setsid grandchild
+// (reparented away from sh), and writes their pids to a file.
+func startTree(t *testing.T, marker string) (*exec.Cmd, []int) {
+	t.Helper()
+	dir := t.TempDir()
+	pids := filepath.Join(dir, "pids")
+	script := `sleep 600 & echo "bg $!" >> "$1"
+setsid sleep 600 & echo "sid $!" >> "$1"
+( setsid sh -c 'echo "dbl $$" >> "$1"; exec sleep 600' sh "$1" & )
+echo "sh $$" >> "$1"
+wait`
+	cmd := exec.Command("sh", "-c", script, "sh", pids)
+	cmd.Env = append(os.Environ(), "PROCTREE_TEST="+marker)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, _ := os.ReadFile(pids)
+		if f := strings.Fields(string(b)); len(f) == 8 {
+			// In a fixed order: bg, sid, dbl, sh.
+			out := make([]int, 4)
+			for i := 0; i < len(f); i += 2 {
+				n, _ := strconv.Atoi(f[i+1])
+				out[slices.Index([]string{"bg", "sid", "dbl", "sh"}, f[i])] = n
+			}
+			return cmd, out
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the tree did not start: pids file %q", b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestEndTakesSetsidAndReparented(t *testing.T) {
+	marker := strconv.Itoa(os.Getpid()) + "-" + t.Name()
+	cmd, pids := startTree(t, marker)
+	root := cmd.Process.Pid
+	for _, p := range pids {
+		if !alive(p) {
+			t.Fatalf("pid %d is not running before End", p)
+		}
+	}
+	tab, err := Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The double-forked grandchild is not below sh any more: only the
+	// marker finds it.
+	if slices.Contains(tab.Descendants(root), pids[2]) {
+		t.Fatalf("pid %d is still below %d; the test does not test the marker", pids[2], root)
+	}
+	pick := func(t *Table) []int {
+		var out []int
+		for pid := range t.Procs {
+			if v, _ := t.Env(pid, "PROCTREE_TEST"); v == marker {
+				out = append(out, pid)
+			}
+		}
+		return append(out, t.Descendants(root)...)
+	}
+	ended, err := End(context.Background(), pick, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pids {
+		if alive(p) {
+			t.Errorf("pid %d survived End (ended: %v)", p, ended)
+		}
+	}
+	if len(ended) < 4 {
+		t.Errorf("End reported %d processes, want at least 4: %v", len(ended), ended)
+	}
+}
+
+func TestEndSparesItself(t *testing.T) {
+	self := os.Getpid()
+	ended, err := End(context.Background(), func(t *Table) []int { return t.Ancestors(self) }, 100*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ended) != 0 {
+		t.Fatalf("End signalled this process or its ancestors: %v", ended)
+	}
+	if err := syscall.Kill(self, 0); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSessionNeedsItsLeader(t *testing.T) {
+	tab, err := Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := tab.Procs[os.Getpid()]
+	if p.SID != p.PID {
+		// This process is not a session leader: its pid names no session.
+		if got := tab.Session(p.PID); got != nil {
+			t.Fatalf("Session(%d) = %v for a pid that leads no session", p.PID, got)
+		}
+	}
+	if got := tab.Session(p.SID); p.SID > 0 && tab.Procs[p.SID].SID == p.SID && !slices.Contains(got, p.PID) {
+		t.Fatalf("Session(%d) = %v, misses this process", p.SID, got)
+	}
+}
