@@ -95,7 +95,11 @@ func newRealRig(t *testing.T, cli string, turns []mockapi.Turn, userFiles func(h
 			penv[k] = v
 		}
 	}
-	cfg, _ := json.Marshal(map[string]any{"profiles": map[string]any{cli: map[string]any{"env": penv}}})
+	over := map[string]any{"env": penv}
+	if os.Getenv("RUNNER_TEST_NO_HOOK") == "1" {
+		over["hook"] = nil // compare with the screen alone
+	}
+	cfg, _ := json.Marshal(map[string]any{"profiles": map[string]any{cli: over}})
 	cfgFile := filepath.Join(r.home, "runner-config.json")
 	if err := os.WriteFile(cfgFile, cfg, 0o600); err != nil {
 		t.Fatal(err)
