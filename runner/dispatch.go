@@ -439,6 +439,9 @@ func paneEnv(env *Env, t *state.Task, prof *Profile) []string {
 		"RUNNER_STATE_DIR=" + env.Store.Dir(),
 		"RUNNER_SOCKET=" + env.TC.Socket(),
 		"RUNNER_TMUX_SOCKET=" + env.TC.Socket(),
+		// Where a turn-end hook of the agent writes (the OpenCode plugin of
+		// scripts/ reads it; any hook may).
+		"RUNNER_EVENTS_FILE=" + env.Store.TaskFile("events", t.ID),
 	}
 	for _, k := range []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE"} {
 		if v := env.Getenv(k); v != "" {
@@ -497,10 +500,9 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, spec *
 	if spec.UseHook && prof.Hook != nil && env.Exe != "" {
 		events := env.Store.TaskFile("events", t.ID)
 		hl, err := prof.Hook.Render(HookPaths{
-			Command:   tmuxctl.ShellQuote(env.Exe) + " hook --task " + t.ID,
-			Events:    events,
-			Dir:       env.Store.TaskFile("hook-dir", t.ID),
-			SharedDir: filepath.Join(filepath.Dir(env.Store.TaskFile("hook-dir", t.ID)), "shared"),
+			Command: tmuxctl.ShellQuote(env.Exe) + " hook --task " + t.ID,
+			Events:  events,
+			Dir:     env.Store.TaskFile("hook-dir", t.ID),
 		})
 		if err != nil {
 			return fmt.Errorf("agent %s: %w", prof.Name, err)
@@ -514,7 +516,7 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, spec *
 				}
 			}
 			argv = append(argv, hl.Args...)
-			hookEnv = append(hl.Env, "RUNNER_EVENTS_FILE="+events)
+			hookEnv = hl.Env
 		}
 	}
 	size := spec.Size

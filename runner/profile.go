@@ -197,11 +197,6 @@ type Hook struct {
 	File string `json:"file,omitempty"`
 	// Settings is the settings file template (settings-file hooks).
 	Settings string `json:"settings,omitempty"`
-	// Shared puts the file in the hook directory all tasks share (for a
-	// CLI that installs packages next to it, such as OpenCode: once, not
-	// per task); such a file must not name the task (it reads the events
-	// file's path from $RUNNER_EVENTS_FILE, set in every hooked pane).
-	Shared bool `json:"shared,omitempty"`
 	// RootOwned: the CLI reads the file only when it and every directory
 	// above it are owned by root and not writable by group or others
 	// (Gemini CLI's system files); where that does not hold the hook is
@@ -220,8 +215,6 @@ type HookPaths struct {
 	Events string
 	// Dir is the task's own hook directory, where the settings file goes.
 	Dir string
-	// SharedDir is the hook directory all tasks share (Hook.Shared).
-	SharedDir string
 }
 
 // Appender is the shell command line that appends its stdin, and a newline,
@@ -599,9 +592,6 @@ func (h *Hook) Render(p HookPaths) (HookLaunch, error) {
 	}
 	switch h.Kind {
 	case HookKindSettingsFile:
-		if h.Shared {
-			p.Dir = p.SharedDir
-		}
 		if p.Dir == "" {
 			return HookLaunch{}, errors.New("hook: settings-file hook needs a hook directory")
 		}

@@ -181,7 +181,7 @@ func TestCheckAgents(t *testing.T) {
 func TestHookRender(t *testing.T) {
 	claude, _ := BuiltinProfile("claude")
 	cmdline := `/opt/my runner/runner hook "t-1"`
-	paths := HookPaths{Command: cmdline, Events: "/state/ev'ents/t-1.jsonl", Dir: "/state/hooks/t-1", SharedDir: "/state/hooks/shared"}
+	paths := HookPaths{Command: cmdline, Events: "/state/ev'ents/t-1.jsonl", Dir: "/state/hooks/t-1"}
 	got, err := claude.Hook.Render(paths)
 	if err != nil {
 		t.Fatal(err)
@@ -218,21 +218,18 @@ func TestHookRender(t *testing.T) {
 	if _, err := (&Hook{Kind: HookKindSettingsFile, File: "../x.json", Settings: `{}`}).Render(paths); err == nil {
 		t.Error("a file outside the hook directory: no error")
 	}
-	// Gemini and Qwen find their file through a variable; OpenCode its
-	// plugin directory, shared by the tasks (the plugin reads the events
-	// file from $RUNNER_EVENTS_FILE).
+	// Gemini and Qwen find their file through a variable.
 	for name, wantEnv := range map[string]string{
-		"gemini":   "GEMINI_CLI_SYSTEM_DEFAULTS_PATH=/state/hooks/t-1/gemini-system-defaults.json",
-		"qwen":     "QWEN_CODE_SYSTEM_DEFAULTS_PATH=/state/hooks/t-1/qwen-system-defaults.json",
-		"opencode": "OPENCODE_CONFIG_DIR=/state/hooks/shared/opencode",
+		"gemini": "GEMINI_CLI_SYSTEM_DEFAULTS_PATH=/state/hooks/t-1/gemini-system-defaults.json",
+		"qwen":   "QWEN_CODE_SYSTEM_DEFAULTS_PATH=/state/hooks/t-1/qwen-system-defaults.json",
 	} {
 		p, _ := BuiltinProfile(name)
 		got, err := p.Hook.Render(paths)
 		if err != nil || !slices.Equal(got.Env, []string{wantEnv}) || len(got.Args) != 0 {
 			t.Errorf("%s hook: env %q args %q, %v; want env %s", name, got.Env, got.Args, err, wantEnv)
 		}
-		if named := strings.Contains(string(got.Settings), "t-1.jsonl"); named == p.Hook.Shared {
-			t.Errorf("%s hook settings name the events file: %v, want %v:\n%s", name, named, !p.Hook.Shared, got.Settings)
+		if !strings.Contains(string(got.Settings), "t-1.jsonl") {
+			t.Errorf("%s hook settings do not name the events file:\n%s", name, got.Settings)
 		}
 	}
 }

@@ -340,20 +340,15 @@ func opencodeProfile() *Profile {
 		ErrorLines:    6,
 		EnterDelay:    Duration{150 * time.Millisecond},
 		InterruptKeys: []string{"Escape", "Escape"}, // one Esc asks "esc again to interrupt"; C-c exits
-		// A plugin in a config directory of the runner's: OPENCODE_CONFIG_DIR
-		// is searched after the user's own (~/.config/opencode, .opencode),
-		// not instead of them (opencode 1.18.33 ConfigPaths.directories).
-		// OpenCode installs its plugin package into every config directory
-		// it loads (node_modules, from the network): the directory is shared
-		// by all tasks, so that happens once.
-		Hook: &Hook{
-			Kind:     HookKindSettingsFile,
-			File:     "opencode/plugins/runner-turn-end.js",
-			Env:      map[string]string{"OPENCODE_CONFIG_DIR": "{dir}/opencode"},
-			Shared:   true,
-			Settings: opencodePlugin,
-			Doc:      "plugin on session.idle in a config dir of the runner's (OPENCODE_CONFIG_DIR, added to the user's)",
-		},
+		// No hook of runner's: OpenCode loads plugins from config
+		// directories (OPENCODE_CONFIG_DIR adds one), but installs its
+		// plugin package into each of them from the network at start-up;
+		// in the real-agent rig a per-task directory kept OpenCode from
+		// being ready within 90 s. scripts/opencode-turn-end.js is the
+		// plugin for a user to install in their own plugin directory: it
+		// reports session.idle, with the answer, to the events file of the
+		// runner task it runs in ($RUNNER_EVENTS_FILE), and nothing
+		// elsewhere.
 
 		// "Continue  opencode -s ses_…" on exit (opencode__exited__1).
 		SessionID: []string{`opencode -s ([0-9A-Za-z_-]+)`},
@@ -361,40 +356,6 @@ func opencodeProfile() *Profile {
 		QuitKeys:  []string{"C-c"}, // a single Ctrl-C exits
 	}
 }
-
-// opencodePlugin appends a Stop line, with the session's last assistant
-// text, to the events file when a session goes idle; a child session (a
-// sub-agent's) gives a SubagentStop line instead. It reads the messages
-// through the plugin's SDK client, trying the v1 and the v2 call shapes.
-const opencodePlugin = `// Written by runner: a runner task's turn ends are appended to its events file.
-import { appendFileSync } from "node:fs";
-const EVENTS = process.env.RUNNER_EVENTS_FILE;
-async function call(f, v1, v2) {
-  try { const r = await f(v1); if (r && r.data !== undefined) return r.data; } catch (e) {}
-  try { const r = await f(v2); if (r && r.data !== undefined) return r.data; return r; } catch (e) {}
-  return undefined;
-}
-export const RunnerTurnEnd = async ({ client }) => ({
-  event: async ({ event }) => {
-    if (!EVENTS || !event || event.type !== "session.idle") return;
-    const id = event.properties && event.properties.sessionID;
-    let parent = "", answer = "";
-    try {
-      const s = await call((a) => client.session.get(a), { path: { id } }, { sessionID: id });
-      parent = (s && (s.parentID || (s.info && s.info.parentID))) || "";
-      const msgs = (await call((a) => client.session.messages(a), { path: { id } }, { sessionID: id })) || [];
-      for (let i = msgs.length - 1; i >= 0; i--) {
-        const m = msgs[i], info = m.info || m;
-        if (info.role !== "assistant") continue;
-        answer = (m.parts || []).filter((p) => p.type === "text" && !p.synthetic).map((p) => p.text).join("");
-        break;
-      }
-    } catch (e) {}
-    appendFileSync(EVENTS, JSON.stringify({ hook_event_name: parent ? "SubagentStop" : "Stop", session_id: id,
-      parent_id: parent, last_assistant_message: answer }) + "\n");
-  },
-});
-`
 
 // qwenProfile: Qwen Code (a Gemini CLI fork).
 //
