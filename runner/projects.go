@@ -16,12 +16,21 @@ import (
 )
 
 // OpenStore opens the state store in the directory state.DefaultDir picks
-// from the environment (RUNNER_STATE_DIR, XDG_STATE_HOME, HOME).
-// RUNNER_LOCK_TIMEOUT (a Go duration such as 500ms or 30s) overrides how long
-// a change waits for the state lock before failing as busy (exit 5);
-// RUNNER_RETENTION (e.g. 72h, or 0 to keep them) how long finished tasks are
-// kept before every change prunes them.
-func OpenStore(getenv func(string) string) (*state.Store, error) {
+// from the environment (RUNNER_STATE_DIR, XDG_STATE_HOME, HOME), with the
+// config's settings: lock_timeout (how long a change waits for the state
+// lock before failing as busy, exit 5) and retention (how long finished
+// tasks are kept before every change prunes them). RUNNER_LOCK_TIMEOUT (a Go
+// duration such as 500ms or 30s) and RUNNER_RETENTION (e.g. 72h, or 0 to
+// keep them) override the config. cfg nil means the config file is read
+// (LoadConfig). It is the one way every command opens the store.
+func OpenStore(getenv func(string) string, cfg *Config) (*state.Store, error) {
+	if cfg == nil {
+		c, _, err := LoadConfig(getenv)
+		if err != nil {
+			return nil, err
+		}
+		cfg = c
+	}
 	dir, err := state.DefaultDir(getenv)
 	if err != nil {
 		return nil, err
@@ -30,6 +39,10 @@ func OpenStore(getenv func(string) string) (*state.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.LockTimeout.Duration > 0 {
+		s.LockTimeout = cfg.LockTimeout.Duration
+	}
+	s.Retention = cfg.Retention.Duration
 	if v := getenv("RUNNER_LOCK_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {

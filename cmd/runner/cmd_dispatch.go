@@ -51,25 +51,15 @@ func (a *app) runnerEnv(progress bool) (*runner.Env, *runner.Config, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	store, err := runner.OpenStore(a.getenv)
+	store, err := runner.OpenStore(a.getenv, cfg)
 	if err != nil {
 		return nil, nil, err
-	}
-	if a.getenv("RUNNER_LOCK_TIMEOUT") == "" && cfg.LockTimeout.Duration > 0 {
-		store.LockTimeout = cfg.LockTimeout.Duration
-	}
-	if a.getenv("RUNNER_RETENTION") == "" {
-		store.Retention = cfg.Retention.Duration
 	}
 	profiles, err := cfg.Profiles()
 	if err != nil {
 		return nil, nil, err
 	}
-	var opts []tmuxctl.Option
-	if cfg.TmuxBinary != "" {
-		opts = append(opts, tmuxctl.WithBinary(cfg.TmuxBinary))
-	}
-	env := &runner.Env{Store: store, TC: tmuxctl.New(tmuxctl.ResolveSocket(a.socket, a.getenv), opts...),
+	env := &runner.Env{Store: store, TC: a.tmuxClientFor(cfg),
 		Profiles: profiles, Getenv: a.getenv, Environ: os.Environ, Exe: selfPath()}
 	if progress {
 		env.Progress = a.errOut
@@ -288,7 +278,7 @@ func (a *app) newHookCmd() *cobra.Command {
 		Hidden: true,
 		Args:   args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			store, err := runner.OpenStore(a.getenv)
+			store, err := a.openStore()
 			if err != nil {
 				return err
 			}
