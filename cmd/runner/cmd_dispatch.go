@@ -95,7 +95,14 @@ With --after ID[,ID...] the task stays queued (no snapshot, no pane) until
 those tasks are done, then starts; if one of them ends failed, timeout,
 cancelled or exited, this task is cancelled with that reason.
 Watch it with 'runner ps', 'runner status ID', 'runner logs ID -f',
-'runner wait ID' or 'runner attach ID'.`,
+'runner wait ID' or 'runner attach ID'.
+
+Two clocks bound a task. --ready-timeout bounds the start-up: from the launch
+of the agent until it shows its prompt (a trust dialog accepted on the way);
+past it the task ends timeout. --timeout is the task's own time and counts from
+the delivery of the text, so a slow start-up never uses it; past it the task
+ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
+(send, a message) gets the full --timeout again from its delivery.`,
 		Example: `  runner dispatch api "add a /health endpoint"
   runner dispatch . --agent codex --model gpt5 --file task.md
   runner dispatch api --detach --json "write tests for the parser"
@@ -116,8 +123,8 @@ Watch it with 'runner ps', 'runner status ID', 'runner logs ID -f',
 	fl.StringVarP(&f.file, "file", "f", "", "read the task from file F ('-' for standard input)")
 	fl.BoolVarP(&f.detach, "detach", "d", false, "return at once with the task id; a supervisor process waits")
 	fl.BoolVar(&f.waitInput, "wait-input", false, "when the agent asks a question, keep waiting (answer it with 'runner attach') instead of exiting 4")
-	fl.DurationVar(&f.timeout, "timeout", 0, "give up on the task after this long (default: the config's task_timeout, 60m)")
-	fl.DurationVar(&f.readyTimeout, "ready-timeout", 0, "how long the agent may take to show its prompt (default 60s)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "give up on the task this long after its text was delivered (default: the config's task_timeout, 60m)")
+	fl.DurationVar(&f.readyTimeout, "ready-timeout", 0, "how long the agent may take from its launch to show its prompt (default: the config's ready_timeout, 60s)")
 	fl.BoolVar(&f.requireSnap, "require-snapshot", false, "refuse to run when no git snapshot can be taken")
 	fl.BoolVar(&f.commit, "commit", false, "commit what the task changed when it is done (trailer Runner-Task: ID)")
 	fl.BoolVar(&f.commitBranch, "commit-branch", false, "with --commit, commit on a new branch runner/ID")
