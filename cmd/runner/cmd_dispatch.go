@@ -361,7 +361,7 @@ it with 'runner resume ID') or, when its pane is gone too, failed.`,
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "include finished tasks")
-	cmd.Flags().StringVar(&project, "project", "", "only tasks of this project")
+	cmd.Flags().StringVar(&project, "project", "", "only tasks of this project: a registered name or a directory (./a, /x/b)")
 	a.jsonFlag(cmd, &asJSON)
 	return cmd
 }
@@ -643,7 +643,7 @@ in dispatch order, that did not end done; 0 when there was nothing to wait for.`
 	cmd.Flags().BoolVar(&anyOne, "any", false, "return when the first task ends")
 	cmd.Flags().BoolVar(&untilInput, "input", false, "also end the wait when a task needs input")
 	cmd.Flags().BoolVar(&all, "all", false, "wait for every active task and the tasks queued behind them")
-	cmd.Flags().StringVar(&project, "project", "", "with --all, only the tasks of this project")
+	cmd.Flags().StringVar(&project, "project", "", "with --all, only the tasks of this project: a registered name or a directory")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up waiting after this long (exit 3)")
 	a.jsonFlag(cmd, &asJSON)
 	return cmd
