@@ -198,6 +198,9 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	if err != nil {
 		return nil, Usagef("%v", err)
 	}
+	if err := CheckTaskSize(prof, req.Text); err != nil {
+		return nil, err
+	}
 	argv, err := prof.Argv(LaunchOptions{Model: req.Model, PermissionsAuto: req.PermissionsAuto, ExtraArgs: req.AgentArgs})
 	if err != nil {
 		return nil, err
@@ -262,10 +265,23 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	}
 	settings, _ := json.Marshal(req.Settings)
 	now := env.now()
+	// A long text goes to its own file, named after the task, before the
+	// record points at it.
+	newID := state.RandomTaskID()
+	text, textFile, err := recordText(env.Store, newID, req.Text)
+	if err != nil {
+		return nil, err
+	}
 	var task *state.Task
 	err = env.Store.Update(ctx, func(s *state.State) error {
-		id := s.NewTaskID()
-		task = &state.Task{ID: id, Project: project, Dir: dir, Agent: prof.Name, Text: req.Text,
+		id := newID
+		if _, taken := s.Tasks[id]; taken {
+			if textFile != "" {
+				return fmt.Errorf("task id %s is taken (a one in 10^12 chance): dispatch again", id)
+			}
+			id = s.NewTaskID()
+		}
+		task = &state.Task{ID: id, Project: project, Dir: dir, Agent: prof.Name, Text: text, TextFile: textFile,
 			Parent: parent, Level: level, Source: source, Created: now, Settings: settings, After: after,
 			Tmux:       state.TmuxTarget{Socket: env.TC.Socket(), Session: SessionName(project, dir), Window: id},
 			Transcript: env.Store.TaskFile("log", id)}
@@ -283,6 +299,9 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		return nil
 	})
 	if err != nil {
+		if textFile != "" {
+			os.Remove(textFile)
+		}
 		return nil, err
 	}
 	env.journal(ctx, task, "dispatch", fmt.Sprintf("agent %s in %s: %s", prof.Name, dir, taskTitle(req.Text)))

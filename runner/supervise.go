@@ -166,7 +166,11 @@ func (s *supervisor) run(ctx context.Context, t *state.Task) error {
 			// Not the first turn: `runner msg` woke an idle agent.
 			return s.messageTurn(ctx)
 		}
-		if err := s.deliver(ctx, t.Text, true); err != nil {
+		text, err := env.Store.TaskText(t)
+		if err != nil {
+			return err
+		}
+		if err := s.deliver(ctx, text, true); err != nil {
 			return err
 		}
 		// The task's time counts from here.
@@ -291,6 +295,7 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 	if err != nil {
 		return err
 	}
+	shown := &transcriptShows{file: t.Transcript, offset: fileSize(t.Transcript), sig: sig}
 	waiting := func(screen string) bool {
 		d := Detect(s.prof, screen)
 		return d.State == StateReady && ((sig != "" && strings.Contains(d.Line, sig)) || strings.Contains(d.Line, "[Pasted text"))
@@ -329,7 +334,8 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 				}
 				return true
 			}
-			return false
+			// The echo scrolled off already (a long text, a quick turn).
+			return shown.check()
 		},
 		// Enter again only while the text is visibly waiting in the
 		// composer: never onto a dialog that appeared meanwhile.

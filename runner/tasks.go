@@ -289,6 +289,9 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if err != nil {
 		return t, err
 	}
+	if err := CheckTaskSize(prof, req.Text); err != nil {
+		return t, err
+	}
 	info, err := env.TC.Pane(ctx, t.Tmux.Pane)
 	if err != nil || info.Dead {
 		return t, Usagef("task %s: its agent's pane %s is gone or dead; dispatch a new task", t.ID, t.Tmux.Pane)
