@@ -430,6 +430,9 @@ func (a *app) newStatusCmd() *cobra.Command {
 				fmt.Fprintf(w, "exit code %d\n", *t.ExitCode)
 			}
 			fmt.Fprintf(w, "task      %s\n", runner.FirstLine(t.Text, 200))
+			if t.TextFile != "" {
+				fmt.Fprintf(w, "text      %s (the whole task text)\n", t.TextFile)
+			}
 			fmt.Fprintln(w, "history")
 			for _, h := range t.History {
 				fmt.Fprintf(w, "  %s  %-11s %s\n", h.Time.Local().Format("15:04:05.000"), h.Status, h.Reason)
