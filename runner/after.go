@@ -216,13 +216,15 @@ func (env *Env) startQueued(ctx context.Context, t *state.Task, set RunSettings)
 }
 
 // WaitAllSet returns the tasks `runner wait --all` waits for: every active
-// task (of project, if not empty) and every active task queued, directly
-// or through others, behind one of them; in dispatch order.
-func WaitAllSet(st *state.State, project string) []string {
+// task (of project, if it is not the zero ProjectRef) and every active
+// task queued, directly or through others, behind one of them; in dispatch
+// order.
+func WaitAllSet(st *state.State, project ProjectRef) []string {
 	in := map[string]bool{}
 	tasks := st.TaskList()
+	all := project == ProjectRef{}
 	for _, t := range tasks {
-		if t.Status.IsActive() && (project == "" || t.Project == project) {
+		if t.Status.IsActive() && (all || project.Has(t)) {
 			in[t.ID] = true
 		}
 	}
@@ -250,18 +252,20 @@ func WaitAllSet(st *state.State, project string) []string {
 }
 
 // WaitAll blocks until every task of WaitAllSet (computed at the call)
-// has ended and returns them in dispatch order; none is no error.
+// has ended and returns them in dispatch order; none is no error. project
+// is empty (every task) or a name or directory (see SelectProject).
 func WaitAll(ctx context.Context, env *Env, project string) ([]*state.Task, error) {
 	st, err := Reconcile(ctx, env)
 	if err != nil {
 		return nil, err
 	}
+	var ref ProjectRef
 	if project != "" {
-		if err := knownProject(st, project); err != nil {
+		if ref, err = SelectProject(st, project); err != nil {
 			return nil, err
 		}
 	}
-	ids := WaitAllSet(st, project)
+	ids := WaitAllSet(st, ref)
 	env.say("waiting for %d task(s): %s", len(ids), strings.Join(ids, " "))
 	return waitIDs(ctx, env, st, ids, WaitOptions{})
 }

@@ -131,7 +131,11 @@ func TestWaitAllSet(t *testing.T) {
 			project: "api",
 			want:    nil},
 	} {
-		got := WaitAllSet(planState(tc.specs...), tc.project)
+		var ref ProjectRef
+		if tc.project != "" {
+			ref.Name = tc.project
+		}
+		got := WaitAllSet(planState(tc.specs...), ref)
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: WaitAllSet = %q, want %q", tc.name, got, tc.want)
 		}

@@ -238,7 +238,11 @@ func askOne(ctx context.Context, env *Env, t *state.Task, prof *Profile, req Ask
 		}
 		return a
 	}
-	prompt := AskPrompt(t, readTranscriptTail(t.Transcript), asker, req.Question)
+	whole := *t // the shadow gets the task's whole text (AskPrompt clips it)
+	if text, err := env.Store.TaskText(t); err == nil {
+		whole.Text = text
+	}
+	prompt := AskPrompt(&whole, readTranscriptTail(t.Transcript), asker, req.Question)
 	res := runShadow(ctx, env, t, prof, prompt, timeout)
 	a.Answer, a.Exit, a.TimedOut = res.answer, res.exit, res.timedOut
 	switch {

@@ -106,7 +106,7 @@ func RenderAwareness(st *state.State, self *state.Task, opts AwarenessOptions) s
 			continue
 		}
 		switch {
-		case t.Project == self.Project:
+		case SameProject(t, self):
 			same = append(same, t)
 		case mode == AwarenessAll:
 			other = append(other, t)
@@ -121,7 +121,7 @@ func RenderAwareness(st *state.State, self *state.Task, opts AwarenessOptions) s
 	}
 	var othersHeader string
 	if mode == AwarenessProject {
-		othersHeader = fmt.Sprintf("Other active runner tasks in project %s (%d):\n", orDash(self.Project), len(others))
+		othersHeader = fmt.Sprintf("Other active runner tasks in project %s (%d):\n", awareProject(self), len(others))
 	} else {
 		othersHeader = fmt.Sprintf("Other active runner tasks (%d), this project first:\n", len(others))
 	}
@@ -170,7 +170,7 @@ func awarenessEntry(t *state.Task, now time.Time) string {
 	if start.IsZero() {
 		start = t.Created
 	}
-	e := fmt.Sprintf("- %s %s %s %s %s: %s\n", t.ID, orDash(t.Project), orDash(t.Agent), t.Status,
+	e := fmt.Sprintf("- %s %s %s %s %s: %s\n", t.ID, awareProject(t), orDash(t.Agent), t.Status,
 		shortDuration(now.Sub(start)), clip(state.FirstLine(t.Text), awarenessLineMax))
 	if turn := t.LastTurn(); turn != "" {
 		e += "  latest: " + clip(turn, awarenessLineMax) + "\n"
@@ -193,6 +193,20 @@ func startOf(t *state.Task) time.Time {
 		return t.Started
 	}
 	return t.Created
+}
+
+// awareProject names a task's project in the block: its name, or its
+// directory with the end kept when it is long (the end tells directories
+// apart).
+func awareProject(t *state.Task) string {
+	if t.Project != "" || t.Dir == "" {
+		return orDash(t.Project)
+	}
+	d := clip(t.Dir, len(t.Dir)+1)
+	if r := []rune(d); len(r) > 40 {
+		d = "…" + string(r[len(r)-39:])
+	}
+	return d
 }
 
 func orDash(s string) string {

@@ -136,19 +136,23 @@ func isPathArg(s string) bool {
 		strings.HasPrefix(s, "../") || strings.HasPrefix(s, "~") || strings.Contains(s, "/")
 }
 
-// ResolveProject returns the project name (empty for a path) and its
-// absolute directory.
+// ResolveProject returns the project name and its absolute directory. A
+// path that is the directory of a registered project gives that project's
+// name (a project's identity is its directory); any other path gives "".
 func ResolveProject(st *state.State, arg string) (string, string, error) {
 	if arg == "" {
 		return "", "", Usagef("no project: give a registered name (see 'runner project list') or a directory such as .")
 	}
 	if isPathArg(arg) {
-		abs, err := filepath.Abs(arg)
+		abs, err := projectPath(arg)
 		if err != nil {
 			return "", "", Usagef("project path %q: %v", arg, err)
 		}
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 			return "", "", Usagef("project path %q: directory %s does not exist", arg, abs)
+		}
+		if name := registeredName(st, abs); name != "" {
+			return name, st.Projects[name].Dir, nil
 		}
 		return "", abs, nil
 	}
@@ -163,7 +167,8 @@ func ResolveProject(st *state.State, arg string) (string, string, error) {
 }
 
 // SessionName is the tmux session of a project: its name, or for a path
-// "dir-<base>-<hash>". Dots are replaced (tmux reserves them in targets).
+// "dir-<base>-<hash>" (a 32-bit hash of the directory, so two directories
+// with the same base name get two sessions). Dots are replaced (tmux reserves them in targets).
 func SessionName(project, dir string) string {
 	name := project
 	if name == "" {
@@ -175,7 +180,7 @@ func SessionName(project, dir string) string {
 		if len(base) > 40 {
 			base = base[:40]
 		}
-		name = fmt.Sprintf("dir-%s-%04x", base, h&0xffff)
+		name = fmt.Sprintf("dir-%s-%08x", base, h)
 	}
 	return strings.ReplaceAll(name, ".", "_")
 }
@@ -192,6 +197,9 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	prof, err := FindProfile(env.Profiles, req.Agent)
 	if err != nil {
 		return nil, Usagef("%v", err)
+	}
+	if err := CheckTaskSize(prof, req.Text); err != nil {
+		return nil, err
 	}
 	argv, err := prof.Argv(LaunchOptions{Model: req.Model, PermissionsAuto: req.PermissionsAuto, ExtraArgs: req.AgentArgs})
 	if err != nil {
@@ -257,10 +265,23 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	}
 	settings, _ := json.Marshal(req.Settings)
 	now := env.now()
+	// A long text goes to its own file, named after the task, before the
+	// record points at it.
+	newID := state.RandomTaskID()
+	text, textFile, err := recordText(env.Store, newID, req.Text)
+	if err != nil {
+		return nil, err
+	}
 	var task *state.Task
 	err = env.Store.Update(ctx, func(s *state.State) error {
-		id := s.NewTaskID()
-		task = &state.Task{ID: id, Project: project, Dir: dir, Agent: prof.Name, Text: req.Text,
+		id := newID
+		if _, taken := s.Tasks[id]; taken {
+			if textFile != "" {
+				return fmt.Errorf("task id %s is taken (a one in 10^12 chance): dispatch again", id)
+			}
+			id = s.NewTaskID()
+		}
+		task = &state.Task{ID: id, Project: project, Dir: dir, Agent: prof.Name, Text: text, TextFile: textFile,
 			Parent: parent, Level: level, Source: source, Created: now, Settings: settings, After: after,
 			Tmux:       state.TmuxTarget{Socket: env.TC.Socket(), Session: SessionName(project, dir), Window: id},
 			Transcript: env.Store.TaskFile("log", id)}
@@ -278,6 +299,9 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		return nil
 	})
 	if err != nil {
+		if textFile != "" {
+			os.Remove(textFile)
+		}
 		return nil, err
 	}
 	env.journal(ctx, task, "dispatch", fmt.Sprintf("agent %s in %s: %s", prof.Name, dir, taskTitle(req.Text)))
@@ -433,7 +457,7 @@ func resolveArgv(env *Env, prof *Profile, argv []string) ([]string, error) {
 func paneEnv(env *Env, t *state.Task, prof *Profile) []string {
 	kv := []string{
 		"RUNNER_TASK_ID=" + t.ID,
-		"RUNNER_PROJECT=" + t.Project,
+		"RUNNER_PROJECT=" + ProjectLabel(t),
 		"RUNNER_LEVEL=" + strconv.Itoa(t.Level),
 		"RUNNER_PARENT=" + t.Parent,
 		"RUNNER_STATE_DIR=" + env.Store.Dir(),

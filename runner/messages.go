@@ -320,18 +320,13 @@ func resolveRecipients(st *state.State, sender, to string) ([]string, error) {
 		return ids, nil
 	case strings.HasPrefix(to, "@project:"):
 		name := strings.TrimPrefix(to, "@project:")
-		if _, ok := st.Projects[name]; !ok {
-			known := false
-			for _, t := range st.Tasks {
-				known = known || t.Project == name
-			}
-			if !known {
-				return nil, Usagef("@project:%s: no such project (see 'runner project list')", name)
-			}
+		ref, err := SelectProject(st, name)
+		if err != nil {
+			return nil, Usagef("@project:%s: %v", name, err)
 		}
 		var ids []string
 		for _, t := range st.TaskList() {
-			if t.Project == name && t.ID != sender && t.Status.IsActive() {
+			if ref.Has(t) && t.ID != sender && t.Status.IsActive() {
 				ids = append(ids, t.ID)
 			}
 		}

@@ -115,6 +115,11 @@ type Profile struct {
 	PassEnv []string `json:"pass_env,omitempty"`
 	// PasteRaw pastes with paste-buffer -r (no LF→CR translation).
 	PasteRaw bool `json:"paste_raw,omitempty"`
+	// MaxTask is the largest task text in bytes (with the awareness
+	// block) whose delivery is measured to be confirmed for this agent; a
+	// longer one is refused before anything starts (exit 2). 0 means
+	// DefaultMaxTask.
+	MaxTask int `json:"max_task,omitempty"`
 	// InterruptKeys are tmux key names that interrupt a busy agent.
 	InterruptKeys []string `json:"interrupt_keys,omitempty"`
 	// Hook is the agent's own turn-end notification mechanism, if any.
@@ -267,10 +272,24 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 
 // Defaults used when a profile leaves a field at zero.
 const (
+	// DefaultMaxTask bounds the task text for agents whose limit was not
+	// measured (the real CLIs): a large paste is shown collapsed (Claude
+	// Code's "[Pasted text #1 +N lines]") but has to pass through the
+	// agent's input handling; beyond this, hand the agent a file to read.
+	DefaultMaxTask          = 256 << 10
 	DefaultEnterDelay       = 150 * time.Millisecond
 	DefaultBottomLines      = 12
 	DefaultStartingMaxLines = 3
 )
+
+// MaxTaskBytes is the largest task text the profile accepts: MaxTask, or
+// DefaultMaxTask when unset.
+func (p *Profile) MaxTaskBytes() int {
+	if p.MaxTask > 0 {
+		return p.MaxTask
+	}
+	return DefaultMaxTask
+}
 
 // compiled holds a profile's regexes, compiled once.
 type compiled struct {

@@ -482,6 +482,9 @@ func shellProfile() *Profile {
 		NeedsInputAtCursor:  true,
 		AltScreenNeedsInput: true,
 		NoAwareness:         true,
+		// Measured: bash's readline reads a 1 MiB paste in 17-27 s
+		// (about 40-60 KiB/s); more would take minutes.
+		MaxTask: 1 << 20,
 	}
 }
 
@@ -523,7 +526,9 @@ func simProfile() *Profile {
 		// The sim splits directives on LF only: without -r tmux turns the
 		// newlines of a multi-line task (or the awareness block) into CR
 		// and the whole task becomes one line.
-		PasteRaw:      true,
+		PasteRaw: true,
+		// Measured: 16 MiB is taken and confirmed in about 12 s.
+		MaxTask:       16 << 20,
 		InterruptKeys: []string{"Escape"},
 		Hook: &Hook{
 			Kind: HookKindFlag,

@@ -16,12 +16,21 @@ import (
 )
 
 // OpenStore opens the state store in the directory state.DefaultDir picks
-// from the environment (RUNNER_STATE_DIR, XDG_STATE_HOME, HOME).
-// RUNNER_LOCK_TIMEOUT (a Go duration such as 500ms or 30s) overrides how long
-// a change waits for the state lock before failing as busy (exit 5);
-// RUNNER_RETENTION (e.g. 72h, or 0 to keep them) how long finished tasks are
-// kept before every change prunes them.
-func OpenStore(getenv func(string) string) (*state.Store, error) {
+// from the environment (RUNNER_STATE_DIR, XDG_STATE_HOME, HOME), with the
+// config's settings: lock_timeout (how long a change waits for the state
+// lock before failing as busy, exit 5) and retention (how long finished
+// tasks are kept before every change prunes them). RUNNER_LOCK_TIMEOUT (a Go
+// duration such as 500ms or 30s) and RUNNER_RETENTION (e.g. 72h, or 0 to
+// keep them) override the config. cfg nil means the config file is read
+// (LoadConfig). It is the one way every command opens the store.
+func OpenStore(getenv func(string) string, cfg *Config) (*state.Store, error) {
+	if cfg == nil {
+		c, _, err := LoadConfig(getenv)
+		if err != nil {
+			return nil, err
+		}
+		cfg = c
+	}
 	dir, err := state.DefaultDir(getenv)
 	if err != nil {
 		return nil, err
@@ -30,6 +39,10 @@ func OpenStore(getenv func(string) string) (*state.Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.LockTimeout.Duration > 0 {
+		s.LockTimeout = cfg.LockTimeout.Duration
+	}
+	s.Retention = cfg.Retention.Duration
 	if v := getenv("RUNNER_LOCK_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
@@ -138,9 +151,10 @@ func RemoveProject(ctx context.Context, s *state.Store, name string) error {
 		if _, ok := st.Projects[name]; !ok {
 			return Usagef("no project named %q (see 'runner project list')", name)
 		}
+		ref := ProjectRef{Name: name, Dir: st.Projects[name].Dir}
 		var active []string
 		for _, t := range st.Tasks {
-			if t.Project == name && t.Status.IsActive() {
+			if ref.Has(t) && t.Status.IsActive() {
 				active = append(active, t.ID)
 			}
 		}
@@ -178,4 +192,126 @@ func Prune(ctx context.Context, s *state.Store, olderThan time.Duration) ([]stri
 		}
 	}
 	return removed, nil
+}
+
+// ProjectRef identifies a project. A project's identity is its directory:
+// two tasks are in the same project when they work in the same directory,
+// whether they were dispatched by a registered name or by a path. Name is
+// the registered name, when the directory has one.
+type ProjectRef struct {
+	Name string
+	Dir  string
+}
+
+// Has reports whether task t belongs to the project: it works in its
+// directory or carries its name.
+func (p ProjectRef) Has(t *state.Task) bool {
+	return (p.Dir != "" && t.Dir == p.Dir) || (p.Name != "" && t.Project == p.Name)
+}
+
+// String is the project's name, or its directory when it has none.
+func (p ProjectRef) String() string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return p.Dir
+}
+
+// SameProject reports whether two tasks are in the same project: the same
+// registered name when both have one, else the same directory.
+func SameProject(a, b *state.Task) bool {
+	if a.Project != "" && b.Project != "" {
+		return a.Project == b.Project
+	}
+	return a.Dir != "" && a.Dir == b.Dir
+}
+
+// ProjectLabel names a task's project for people and agents: its
+// registered name, or its directory.
+func ProjectLabel(t *state.Task) string {
+	if t.Project != "" {
+		return t.Project
+	}
+	return t.Dir
+}
+
+// SelectProject resolves a PROJECT argument of ps --project, wait --all
+// --project and @project: a registered name, a name that tasks carry, or a
+// directory given as a path (./a, /x/b, ~/src: see isPathArg). A path that
+// is a registered project's directory selects that project. Unknown is a
+// usage error.
+func SelectProject(st *state.State, arg string) (ProjectRef, error) {
+	if arg == "" {
+		return ProjectRef{}, Usagef("no project given: use a registered name (see 'runner project list') or a directory such as .")
+	}
+	if isPathArg(arg) {
+		dir, err := projectPath(arg)
+		if err != nil {
+			return ProjectRef{}, Usagef("project path %q: %v", arg, err)
+		}
+		if name := registeredName(st, dir); name != "" {
+			return ProjectRef{Name: name, Dir: st.Projects[name].Dir}, nil
+		}
+		for _, t := range st.Tasks {
+			if t.Dir == dir || sameDir(t.Dir, dir) {
+				return ProjectRef{Dir: t.Dir}, nil
+			}
+		}
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return ProjectRef{}, Usagef("project path %q: directory %s does not exist and no task worked there", arg, dir)
+		}
+		return ProjectRef{Dir: dir}, nil
+	}
+	if p, ok := st.Projects[arg]; ok {
+		return ProjectRef{Name: arg, Dir: p.Dir}, nil
+	}
+	for _, t := range st.Tasks {
+		if t.Project == arg {
+			return ProjectRef{Name: arg}, nil
+		}
+	}
+	return ProjectRef{}, Usagef("project %q is not registered and has no tasks (see 'runner project list', or give a directory such as ./%s)", arg, arg)
+}
+
+// projectPath makes a path argument absolute and clean; "~" and "~/…" are
+// the home directory.
+func projectPath(arg string) (string, error) {
+	if arg == "~" || strings.HasPrefix(arg, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		arg = filepath.Join(home, strings.TrimPrefix(arg, "~"))
+	}
+	return filepath.Abs(arg)
+}
+
+// registeredName returns the name of the registered project whose
+// directory is dir (also through symbolic links), or "".
+func registeredName(st *state.State, dir string) string {
+	for _, p := range st.ProjectList() {
+		if p.Dir == dir {
+			return p.Name
+		}
+	}
+	for _, p := range st.ProjectList() {
+		if sameDir(p.Dir, dir) {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// sameDir reports whether a and b are the same directory once symbolic
+// links are resolved.
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ea, err := filepath.EvalSymlinks(a)
+	if err != nil {
+		return false
+	}
+	eb, err := filepath.EvalSymlinks(b)
+	return err == nil && ea == eb
 }

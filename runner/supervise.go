@@ -42,7 +42,6 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	if err != nil {
 		return fmt.Errorf("task %s: %w", id, err)
 	}
-	started := false
 	if t.Status == state.StatusQueued && t.Tmux.Pane == "" {
 		// Queued behind other tasks (dispatch --after): wait, then start.
 		unlock, err := env.startQueued(ctx, t, set)
@@ -55,7 +54,6 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 		if t, err = env.task(ctx, id); err != nil {
 			return err
 		}
-		started = true
 	}
 	if t.Tmux.Pane == "" {
 		return fmt.Errorf("task %s has no pane (it never started)", id)
@@ -68,16 +66,17 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	if timeout <= 0 {
 		timeout = 60 * time.Minute
 	}
-	deadline := t.Created.Add(timeout)
-	if started || t.Status == state.StatusNeedsInput || t.Status == state.StatusRunning || t.Status == state.StatusOrphaned ||
-		lastReason(t) == resumeReason || (t.Status == state.StatusReady && t.Delivery != "") {
-		// Started after waiting, a follow-up turn, a message turn or a
-		// resume: the clock restarts from now.
-		deadline = env.now().Add(timeout)
+	// The task's time (--timeout) counts from the delivery of its text
+	// (run starts the clock); the start-up has --ready-timeout. A task
+	// delivered already (a follow-up or message turn, a resume) gets its
+	// time from now.
+	tctx, cancel := context.WithCancel(ctx)
+	if t.Delivery != "" {
+		cancel()
+		tctx, cancel = context.WithTimeout(ctx, timeout)
 	}
-	tctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	s := &supervisor{env: env, id: id, prof: prof, set: set, pane: t.Tmux.Pane,
+	s := &supervisor{env: env, id: id, prof: prof, set: set, pane: t.Tmux.Pane, timeout: timeout,
 		mon: &Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
 			Events: env.Store.TaskFile("events", id), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle}}
 	// Take the task over, unless another live supervisor has it (the
@@ -133,6 +132,8 @@ type supervisor struct {
 	set  RunSettings
 	pane string
 	mon  *Monitor
+	// timeout is the task's --timeout, counted from the delivery.
+	timeout time.Duration
 }
 
 // outcome is how a supervision phase ended.
@@ -165,9 +166,17 @@ func (s *supervisor) run(ctx context.Context, t *state.Task) error {
 			// Not the first turn: `runner msg` woke an idle agent.
 			return s.messageTurn(ctx)
 		}
-		if err := s.deliver(ctx, t.Text, true); err != nil {
+		text, err := env.Store.TaskText(t)
+		if err != nil {
 			return err
 		}
+		if err := s.deliver(ctx, text, true); err != nil {
+			return err
+		}
+		// The task's time counts from here.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+		defer cancel()
 	case state.StatusOrphaned:
 		if t.Delivery == "" {
 			return s.run(ctx, withStatus(t, state.StatusStarting))
@@ -292,6 +301,7 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 	if err != nil {
 		return err
 	}
+	shown := &transcriptShows{file: t.Transcript, offset: fileSize(t.Transcript), sig: sig}
 	waiting := func(screen string) bool {
 		d := Detect(s.prof, screen)
 		return d.State == StateReady && ((sig != "" && strings.Contains(d.Line, sig)) || strings.Contains(d.Line, "[Pasted text"))
@@ -330,7 +340,8 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 				}
 				return true
 			}
-			return false
+			// The echo scrolled off already (a long text, a quick turn).
+			return shown.check()
 		},
 		// Enter again only while the text is visibly waiting in the
 		// composer: never onto a dialog that appeared meanwhile.

@@ -158,7 +158,7 @@ func reconcile(ctx context.Context, env *Env, wantPanes bool) (*state.State, []t
 // PSOptions filters ListTasks.
 type PSOptions struct {
 	All     bool   // include finished tasks
-	Project string // only this project
+	Project string // only this project: a name or a directory (see SelectProject)
 }
 
 // ListTasks reconciles and returns the tasks, newest first.
@@ -167,14 +167,15 @@ func ListTasks(ctx context.Context, env *Env, opts PSOptions) ([]*state.Task, er
 	if err != nil {
 		return nil, err
 	}
+	var ref ProjectRef
 	if opts.Project != "" {
-		if err := knownProject(st, opts.Project); err != nil {
+		if ref, err = SelectProject(st, opts.Project); err != nil {
 			return nil, err
 		}
 	}
 	var out []*state.Task
 	for _, t := range st.Tasks {
-		if opts.Project != "" && t.Project != opts.Project {
+		if opts.Project != "" && !ref.Has(t) {
 			continue
 		}
 		if !opts.All && t.Status.IsTerminal() {
@@ -189,20 +190,6 @@ func ListTasks(ctx context.Context, env *Env, opts PSOptions) ([]*state.Task, er
 		return out[i].ID < out[j].ID
 	})
 	return out, nil
-}
-
-// knownProject says whether name is a registered project or one that has
-// tasks; else it is bad input.
-func knownProject(st *state.State, name string) error {
-	if _, ok := st.Projects[name]; ok {
-		return nil
-	}
-	for _, t := range st.Tasks {
-		if t.Project == name {
-			return nil
-		}
-	}
-	return Usagef("project %q is not registered and has no tasks (see 'runner project list')", name)
 }
 
 // GetTask reconciles and returns one task by id or unique prefix.
@@ -305,6 +292,9 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	}
 	prof, err := FindProfile(env.Profiles, t.Agent)
 	if err != nil {
+		return t, err
+	}
+	if err := CheckTaskSize(prof, req.Text); err != nil {
 		return t, err
 	}
 	var set RunSettings

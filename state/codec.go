@@ -352,6 +352,7 @@ var (
 		strField("dir", 0, func(t *Task) *string { return &t.Dir }),
 		strField("agent", 0, func(t *Task) *string { return &t.Agent }),
 		strField("text", 0, func(t *Task) *string { return &t.Text }),
+		strField("text_file", omitEmpty, func(t *Task) *string { return &t.TextFile }),
 		strField("status", 0, func(t *Task) *Status { return &t.Status }),
 		sliceField("history", 0, func(t *Task) *[]StatusChange { return &t.History }, statusChangeFields),
 		structField("tmux", omitZero, func(t *Task) *TmuxTarget { return &t.Tmux }, tmuxFields),

@@ -175,6 +175,7 @@ func (s *Store) applyBatch(batch []*updateReq, unlock func(), lockErr error) {
 		}
 		return
 	}
+	var pruned []string // the tasks this write prunes
 	renamed, werr := func() (bool, error) {
 		defer unlock()
 		st, raw, err := s.load()
@@ -216,7 +217,7 @@ func (s *Store) applyBatch(batch []*updateReq, unlock func(), lockErr error) {
 		}
 		now := time.Now().UTC()
 		if s.Retention > 0 {
-			prune(st, now.Add(-s.Retention))
+			pruned = prune(st, now.Add(-s.Retention))
 			pruneMessages(st, now.Add(-s.Retention))
 		}
 		return s.write(st, raw, now)
@@ -225,6 +226,9 @@ func (s *Store) applyBatch(batch []*updateReq, unlock func(), lockErr error) {
 		// After the lock is released: the next writer's work overlaps
 		// this fsync. The updates are acknowledged once it is durable.
 		werr = s.syncDir()
+		if werr == nil {
+			s.removeTaskTexts(pruned)
+		}
 	}
 	if werr != nil {
 		for i := range results {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // The per-task files live in subdirectories of the state directory:
@@ -20,9 +21,10 @@ import (
 //	events/panes-died          "PANE STATUS" lines from tmux's pane-died hook
 //	locks/<project>.lock       the per-project lock of --exclusive
 //	hooks/<id>/                settings files and plugins handed to agents for their hooks
+//	tasks/<id>.txt             the whole text of a task longer than InlineTextMax
 
 // TaskFile returns the path of a per-task file of the given kind ("log",
-// "supervisor-log", "events", "hook-dir").
+// "supervisor-log", "events", "hook-dir", "text").
 func (s *Store) TaskFile(kind, id string) string {
 	switch kind {
 	case "log":
@@ -33,6 +35,8 @@ func (s *Store) TaskFile(kind, id string) string {
 		return filepath.Join(s.dir, "events", id+".jsonl")
 	case "hook-dir":
 		return filepath.Join(s.dir, "hooks", id)
+	case "text":
+		return filepath.Join(s.dir, "tasks", id+".txt")
 	}
 	panic("state: unknown task file kind " + kind)
 }
@@ -187,6 +191,95 @@ func (s *Store) LockProject(ctx context.Context, project string, wait bool) (*Pr
 			f.Close()
 			return nil, fmt.Errorf("wait for project lock %s: %w", path, ctx.Err())
 		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// InlineTextMax is the longest task text the state record holds whole. A
+// longer text lives in its own file (Store.WriteTaskText), so that the state
+// file, rewritten on every update, stays small; the record keeps its
+// beginning (ClipText).
+const InlineTextMax = 4096
+
+// ClipText returns the beginning of a text longer than InlineTextMax that a
+// record keeps: its first 1024 bytes, cut at a rune boundary, and a note of
+// the whole size. A text that fits is returned as is.
+func ClipText(text string) string {
+	if len(text) <= InlineTextMax {
+		return text
+	}
+	n := 1024
+	for n > 0 && !utf8.RuneStart(text[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s… [%d bytes in all]", text[:n], len(text))
+}
+
+// WriteTaskText writes the whole text of task id to its own file (0600,
+// tasks/<id>.txt): a temporary file, fsync, rename, fsync of the directory,
+// so the file is durable before a record points at it. It returns the path.
+func (s *Store) WriteTaskText(id, text string) (string, error) {
+	if !ValidTaskID(id) {
+		return "", fmt.Errorf("task id %q: want t_ and 8 lowercase letters or digits", id)
+	}
+	p := s.TaskFile("text", id)
+	dir := filepath.Dir(p)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create %s: %w (set RUNNER_STATE_DIR to a writable directory)", dir, err)
+	}
+	tmp := p + ".tmp"
+	err := func() error {
+		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		if err != nil {
+			return err
+		}
+		if _, err := f.WriteString(text); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, p); err != nil {
+			return err
+		}
+		d, err := os.Open(dir)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		return d.Sync()
+	}()
+	if err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("write the text of task %s to %s: %w (is the disk full?)", id, p, err)
+	}
+	return p, nil
+}
+
+// TaskText returns the whole text of t: its record's Text, or the content
+// of its TextFile.
+func (s *Store) TaskText(t *Task) (string, error) {
+	if t.TextFile == "" {
+		return t.Text, nil
+	}
+	b, err := os.ReadFile(t.TextFile)
+	if err != nil {
+		return "", fmt.Errorf("read the text of task %s: %w (the task's text file is gone; its beginning is in 'runner status %s')", t.ID, err, t.ID)
+	}
+	return string(b), nil
+}
+
+// removeTaskTexts removes the text files of pruned tasks (a missing file is
+// fine).
+func (s *Store) removeTaskTexts(ids []string) {
+	for _, id := range ids {
+		if ValidTaskID(id) {
+			os.Remove(s.TaskFile("text", id))
 		}
 	}
 }

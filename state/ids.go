@@ -24,6 +24,11 @@ func (s *State) NewTaskID() string {
 	}
 }
 
+// RandomTaskID returns a random task id, for a caller that must name files
+// after the task before recording it; the Update that records it must check
+// the id is free (NewTaskID does that).
+func RandomTaskID() string { return newID() }
+
 // newID makes a random id; tests swap it to force collisions.
 var newID = randomID
 

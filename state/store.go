@@ -151,6 +151,7 @@ func (s *Store) Prune(ctx context.Context, olderThan time.Duration) ([]string, e
 	if err != nil {
 		return nil, err
 	}
+	s.removeTaskTexts(removed)
 	return removed, nil
 }
 

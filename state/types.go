@@ -143,7 +143,13 @@ type Task struct {
 	Project string `json:"project,omitempty"`
 	Dir     string `json:"dir"`
 	Agent   string `json:"agent"`
-	Text    string `json:"text"` // the full task text
+	// Text is the task text: the whole of it up to InlineTextMax bytes;
+	// for a longer one its beginning (ClipText), the whole being in
+	// TextFile. Read the whole with Store.TaskText.
+	Text string `json:"text"`
+	// TextFile is the file that holds the whole text of a task longer than
+	// InlineTextMax (written once, durable before the record points at it).
+	TextFile string `json:"text_file,omitempty"`
 
 	Status  Status         `json:"status"`
 	History []StatusChange `json:"history"`

@@ -1,11 +1,15 @@
 package tmuxctl
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -23,19 +27,21 @@ type ExecResult struct {
 // is not a shell.
 var ErrNotAtShell = errors.New("pane is not at a shell prompt")
 
-// ErrHistoryOverflow is wrapped when a command's output no longer fits in the
-// pane's scrollback, so it cannot be returned whole.
-var ErrHistoryOverflow = errors.New("output exceeded the pane's scrollback")
-
 // Exec runs a shell command line in a pane whose foreground process is a
 // shell and returns its output and exact exit status.
 //
 // The command is framed by two markers printed with printf from a format and
 // a random token, so the marker text appears only in the output, never in the
-// echoed command line. Output is read from the scrollback with wrapped lines
-// joined, so it may be longer than the screen (up to the pane's
-// history-limit). Trailing spaces of lines and trailing blank lines are not
-// preserved (capture drops them).
+// echoed command line. The output is read from the pane's output stream, not
+// from the screen: for the duration of the command the pane is piped to a
+// private file (pipe-pane), or, when the pane already has runner's transcript
+// pipe, that transcript is read from the offset where the command started.
+// So an output of any length comes back whole, whatever the pane's
+// history-limit. Terminal escape sequences are removed and carriage returns
+// applied as a terminal would (a progress line shows its last state); lines
+// end with "\n", and a non-empty output always ends with one. A pane piped
+// elsewhere by someone else is read from its scrollback instead, which
+// holds at most its history-limit (ErrHistoryOverflow beyond).
 func (c *Client) Exec(ctx context.Context, pane, command string) (ExecResult, error) {
 	start := time.Now()
 	var res ExecResult
@@ -64,9 +70,196 @@ func (c *Client) Exec(ctx context.Context, pane, command string) (ExecResult, er
 	// The printf formats keep the marker text out of the echoed command.
 	script := fmt.Sprintf("printf '\\n%%s-%%s:%%s\\n' RUNNER EXEC-START %s\n%s\nprintf '\\n%%s-%%s:%%s:%%s\\n' RUNNER EXEC-END %s %s",
 		token, strings.TrimRight(command, "\n"), token, status)
+
+	// Where the output is read from: a private pipe, runner's transcript,
+	// or (a foreign pipe) the scrollback.
+	file, offset := "", int64(0)
+	if p.Pipe {
+		if t, _ := c.ShowOption(ctx, pane, TranscriptOption); t != "" {
+			if fi, err := os.Stat(t); err == nil {
+				file, offset = t, fi.Size()
+			}
+		}
+	} else {
+		dir, err := os.MkdirTemp("", "runner-exec-*")
+		if err != nil {
+			return res, fmt.Errorf("exec in %s: %w", pane, err)
+		}
+		defer os.RemoveAll(dir)
+		file = filepath.Join(dir, "output")
+		if err := os.WriteFile(file, nil, 0o600); err != nil {
+			return res, fmt.Errorf("exec in %s: %w", pane, err)
+		}
+		if err := c.PipePane(ctx, pane, file); err != nil {
+			return res, fmt.Errorf("exec in %s: %w", pane, c.deadOr(ctx, pane, err))
+		}
+		defer func() { _ = c.StopPipe(context.WithoutCancel(ctx), pane) }()
+	}
 	if err := c.Send(ctx, pane, script, SendOptions{Enter: true, EnterDelay: 10 * time.Millisecond}); err != nil {
 		return res, fmt.Errorf("exec in %s: %w", pane, err)
 	}
+	if file == "" {
+		return c.execFromHistory(ctx, pane, start, startMark, endPrefix)
+	}
+	endRe := regexp.MustCompile(regexp.QuoteMeta(endPrefix) + `(\d+)\r?\n`)
+	var raw []byte
+	lastCheck := time.Now()
+	for poll := 5 * time.Millisecond; ; poll = min(poll*2, 100*time.Millisecond) {
+		more, err := readFrom(file, offset+int64(len(raw)))
+		if err != nil {
+			return res, fmt.Errorf("exec in %s: read its output from %s: %w", pane, file, err)
+		}
+		if len(more) > 0 {
+			raw = append(raw, more...)
+			poll = 5 * time.Millisecond
+		}
+		if m := endRe.FindSubmatchIndex(raw); m != nil {
+			code, _ := strconv.Atoi(string(raw[m[2]:m[3]]))
+			out, ok := execOutput(raw[:m[0]], startMark)
+			if !ok {
+				return res, fmt.Errorf("exec in %s: the start marker is missing from the output (the pane's pipe was changed during the command?)", pane)
+			}
+			res.Output, res.ExitCode, res.Elapsed = out, code, time.Since(start)
+			return res, nil
+		}
+		if time.Since(lastCheck) > 500*time.Millisecond {
+			lastCheck = time.Now()
+			info, err := c.Pane(ctx, pane)
+			if err != nil {
+				return res, err
+			}
+			if info.Dead {
+				res.ExitCode = info.DeadStatus
+				return res, fmt.Errorf("exec in %s: the shell exited during the command: %w", pane, &DeadError{Pane: pane, Status: info.DeadStatus})
+			}
+		}
+		if err := sleepCtx(ctx, poll); err != nil {
+			return res, waitErr(ctx, pane, "the command to finish", start, lastLines(StripEscapes(string(raw)), 5))
+		}
+	}
+}
+
+// readFrom returns the bytes of file from offset to its end.
+func readFrom(file string, offset int64) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return io.ReadAll(f)
+}
+
+// execOutput turns the raw output before the end marker into the command's
+// output: what follows the start marker's line, with escape sequences
+// removed, carriage returns applied, and the newline printed before the end
+// marker taken off.
+func execOutput(raw []byte, startMark string) (string, bool) {
+	i := bytes.Index(raw, []byte(startMark))
+	if i < 0 {
+		return "", false
+	}
+	body := raw[i+len(startMark):]
+	if j := bytes.IndexByte(body, '\n'); j >= 0 {
+		body = body[j+1:]
+	} else {
+		body = nil
+	}
+	text := renderLines(StripEscapes(string(body)))
+	// The end marker is printed after a newline: it ends an output that
+	// has no newline of its own, or leaves one empty line.
+	text = strings.TrimSuffix(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return text, true
+}
+
+// renderLines applies carriage returns and backspaces within each line as a
+// terminal would ("50%\r100%" shows "100%"); "\r\n" is a line end.
+func renderLines(s string) string {
+	if !strings.ContainsAny(s, "\r\b") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for line := range strings.SplitSeq(s, "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if !strings.ContainsAny(line, "\r\b") {
+			b.WriteString(line)
+			b.WriteByte('\n')
+			continue
+		}
+		var cells []rune
+		col := 0
+		for _, r := range line {
+			switch r {
+			case '\r':
+				col = 0
+			case '\b':
+				col = max(col-1, 0)
+			default:
+				if col < len(cells) {
+					cells[col] = r
+				} else {
+					cells = append(cells, r)
+				}
+				col++
+			}
+		}
+		b.WriteString(string(cells))
+		b.WriteByte('\n')
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// StripEscapes removes terminal escape sequences (CSI, OSC, DCS and other
+// ESC sequences) from s.
+func StripEscapes(s string) string {
+	i := strings.IndexByte(s, 0x1b)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i >= 0 {
+		b.WriteString(s[:i])
+		s = s[i+1:]
+		switch {
+		case s == "":
+		case s[0] == '[': // CSI: parameters, then a final byte @-~
+			j := 1
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			s = s[min(j+1, len(s)):]
+		case s[0] == ']' || s[0] == 'P' || s[0] == '_' || s[0] == '^': // strings: up to BEL or ESC \
+			j := strings.IndexAny(s, "\a\x1b")
+			switch {
+			case j < 0:
+				s = ""
+			case s[j] == '\a':
+				s = s[j+1:]
+			default:
+				s = s[min(j+2, len(s)):]
+			}
+		case s[0] == '(' || s[0] == ')' || s[0] == '#' || s[0] == '%': // charset and similar: one more byte
+			s = s[min(2, len(s)):]
+		default: // a two-byte sequence (ESC =, ESC >, ESC 7, ...)
+			s = s[1:]
+		}
+		i = strings.IndexByte(s, 0x1b)
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// execFromHistory waits for the end marker on the screen and reads the
+// output from the pane's scrollback (a pane piped elsewhere).
+func (c *Client) execFromHistory(ctx context.Context, pane string, start time.Time, startMark, endPrefix string) (ExecResult, error) {
+	var res ExecResult
 	endRe := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(endPrefix) + `(\d+)\s*$`)
 	var last string
 	for poll := 5 * time.Millisecond; ; poll = min(poll*2, 100*time.Millisecond) {
@@ -104,6 +297,11 @@ func (c *Client) Exec(ctx context.Context, pane, command string) (ExecResult, er
 	res.Output, res.ExitCode, res.Elapsed = out, code, time.Since(start)
 	return res, nil
 }
+
+// ErrHistoryOverflow is wrapped when a command's output, read from the
+// scrollback of a pane whose output is piped elsewhere, no longer fits in
+// it, so it cannot be returned whole.
+var ErrHistoryOverflow = errors.New("output exceeded the pane's scrollback")
 
 // extractExec finds the output between the last start marker line and the
 // end marker line after it.

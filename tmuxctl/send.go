@@ -171,7 +171,9 @@ type DeliverOptions struct {
 	// Nudges is how many extra Enters may be sent when the first one shows no
 	// effect (default 2; negative means none). The text is never pasted twice.
 	Nudges int
-	// NudgeAfter is how long to wait for an effect before nudging (default 1 s).
+	// NudgeAfter is how long to wait for an effect before nudging (default
+	// 1 s). A long text gets more: the time the application needs to read
+	// it at DeliverBytesPerSecond is added.
 	NudgeAfter time.Duration
 	// Accepted, if set, decides from a screen captured after Enter whether
 	// the text was submitted (e.g. a busy marker appeared, the composer is
@@ -183,6 +185,21 @@ type DeliverOptions struct {
 	// composer). An Enter is never sent blind onto a dialog that appeared
 	// meanwhile.
 	NudgeIf func(screen string) bool
+}
+
+// DeliverBytesPerSecond is the slowest rate at which an application in a
+// pane is expected to read a pasted text. paste-buffer returns as soon as
+// tmux has queued the text; the application reads it, and the Enter queued
+// after it, at its own pace (bash's readline takes about 17 s for 1 MiB on
+// an idle machine, ~60 KiB/s; the simulated agent about 0.5 s), so the wait
+// for a sign that the text was taken grows with its size. The rate leaves a
+// margin of four for a loaded machine.
+const DeliverBytesPerSecond = 16 << 10
+
+// ReadTime is how long an application may take to read n pasted bytes (at
+// DeliverBytesPerSecond).
+func ReadTime(n int) time.Duration {
+	return time.Duration(int64(n) * int64(time.Second) / DeliverBytesPerSecond)
 }
 
 // Delivery reports how a Deliver went.
@@ -210,6 +227,7 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 	if after <= 0 {
 		after = time.Second
 	}
+	after += ReadTime(len(text))
 	if err := c.ready(ctx, pane, opts.LeaveMode); err != nil {
 		return d, err
 	}

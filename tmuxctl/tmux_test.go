@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -272,6 +273,50 @@ func TestExec(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(res.Output, "\n"), "\n")
 	if len(lines) != 300 || lines[0] != "line 1 "+strings.Repeat("0", 100) || !strings.HasPrefix(lines[299], "line 300 ") {
 		t.Fatalf("long output: %d lines, first %q", len(lines), lines[0])
+	}
+}
+
+// TestExecLongOutput: an output far longer than the pane's scrollback
+// (history-limit 2000 by default) comes back whole with the exact status,
+// also from a pane whose output already goes to runner's transcript.
+func TestExecLongOutput(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	pane := shellPane(t, c, "long")
+	want := make([]string, 10000)
+	for i := range want {
+		want[i] = fmt.Sprintf("line %d of the output", i+1)
+	}
+	check := func(what string) {
+		t.Helper()
+		res, err := c.Exec(ctx, pane, `for i in $(seq 1 10000); do echo "line $i of the output"; done; printf '50%%\r100%%\n'; (exit 3)`)
+		if err != nil {
+			dumpPane(t, c, pane)
+			t.Fatalf("%s: %v", what, err)
+		}
+		got := strings.Split(strings.TrimSuffix(res.Output, "\n"), "\n")
+		if res.ExitCode != 3 || len(got) != 10001 || !slices.Equal(got[:10000], want) || got[10000] != "100%" {
+			t.Fatalf("%s: exit %d, %d lines (first %q, last %q); want exit 3, 10001 lines", what, res.ExitCode, len(got), got[0], got[len(got)-1])
+		}
+	}
+	check("private pipe")
+	if p, _ := c.Pane(ctx, pane); p.Pipe {
+		t.Fatal("the private pipe was left open")
+	}
+	// A pane with runner's transcript pipe: read from that file.
+	transcript := filepath.Join(t.TempDir(), "transcript")
+	if err := os.WriteFile(transcript, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PipePane(ctx, pane, transcript); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetOption(ctx, ScopePane, pane, TranscriptOption, transcript); err != nil {
+		t.Fatal(err)
+	}
+	check("transcript")
+	if p, _ := c.Pane(ctx, pane); !p.Pipe {
+		t.Fatal("the transcript pipe was closed")
 	}
 }
 

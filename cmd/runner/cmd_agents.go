@@ -116,7 +116,7 @@ States: ready, busy, needs_input, starting, exited, error, unknown.`,
 			var screen string
 			info := runner.PaneInfo{CurrentCommand: curCmd, AlternateOn: altOn}
 			if pane != "" {
-				c := a.tmuxClient()
+				c := a.tmuxClientFor(cfg)
 				pi, err := c.Pane(cmd.Context(), pane)
 				if err != nil {
 					return err

@@ -51,25 +51,15 @@ func (a *app) runnerEnv(progress bool) (*runner.Env, *runner.Config, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	store, err := runner.OpenStore(a.getenv)
+	store, err := runner.OpenStore(a.getenv, cfg)
 	if err != nil {
 		return nil, nil, err
-	}
-	if a.getenv("RUNNER_LOCK_TIMEOUT") == "" && cfg.LockTimeout.Duration > 0 {
-		store.LockTimeout = cfg.LockTimeout.Duration
-	}
-	if a.getenv("RUNNER_RETENTION") == "" {
-		store.Retention = cfg.Retention.Duration
 	}
 	profiles, err := cfg.Profiles()
 	if err != nil {
 		return nil, nil, err
 	}
-	var opts []tmuxctl.Option
-	if cfg.TmuxBinary != "" {
-		opts = append(opts, tmuxctl.WithBinary(cfg.TmuxBinary))
-	}
-	env := &runner.Env{Store: store, TC: tmuxctl.New(tmuxctl.ResolveSocket(a.socket, a.getenv), opts...),
+	env := &runner.Env{Store: store, TC: a.tmuxClientFor(cfg),
 		Profiles: profiles, Getenv: a.getenv, Environ: os.Environ, Exe: selfPath()}
 	if progress {
 		env.Progress = a.errOut
@@ -105,7 +95,14 @@ With --after ID[,ID...] the task stays queued (no snapshot, no pane) until
 those tasks are done, then starts; if one of them ends failed, timeout,
 cancelled or exited, this task is cancelled with that reason.
 Watch it with 'runner ps', 'runner status ID', 'runner logs ID -f',
-'runner wait ID' or 'runner attach ID'.`,
+'runner wait ID' or 'runner attach ID'.
+
+Two clocks bound a task. --ready-timeout bounds the start-up: from the launch
+of the agent until it shows its prompt (a trust dialog accepted on the way);
+past it the task ends timeout. --timeout is the task's own time and counts from
+the delivery of the text, so a slow start-up never uses it; past it the task
+ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
+(send, a message) gets the full --timeout again from its delivery.`,
 		Example: `  runner dispatch api "add a /health endpoint"
   runner dispatch . --agent codex --model gpt5 --file task.md
   runner dispatch api --detach --json "write tests for the parser"
@@ -127,8 +124,8 @@ Watch it with 'runner ps', 'runner status ID', 'runner logs ID -f',
 	fl.StringVarP(&f.file, "file", "f", "", "read the task from file F ('-' for standard input)")
 	fl.BoolVarP(&f.detach, "detach", "d", false, "return at once with the task id; a supervisor process waits")
 	fl.BoolVar(&f.waitInput, "wait-input", false, "when the agent asks a question, keep waiting (answer it with 'runner attach') instead of exiting 4")
-	fl.DurationVar(&f.timeout, "timeout", 0, "give up on the task after this long (default: the config's task_timeout, 60m)")
-	fl.DurationVar(&f.readyTimeout, "ready-timeout", 0, "how long the agent may take to show its prompt (default 60s)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "give up on the task this long after its text was delivered (default: the config's task_timeout, 60m)")
+	fl.DurationVar(&f.readyTimeout, "ready-timeout", 0, "how long the agent may take from its launch to show its prompt (default: the config's ready_timeout, 60s)")
 	fl.BoolVar(&f.requireSnap, "require-snapshot", false, "refuse to run when no git snapshot can be taken")
 	fl.BoolVar(&f.commit, "commit", false, "commit what the task changed when it is done (trailer Runner-Task: ID)")
 	fl.BoolVar(&f.commitBranch, "commit-branch", false, "with --commit, commit on a new branch runner/ID")
@@ -442,7 +439,7 @@ it with 'runner resume ID') or, when its pane is gone too, failed.`,
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "include finished tasks")
-	cmd.Flags().StringVar(&project, "project", "", "only tasks of this project")
+	cmd.Flags().StringVar(&project, "project", "", "only tasks of this project: a registered name or a directory (./a, /x/b)")
 	a.jsonFlag(cmd, &asJSON)
 	return cmd
 }
@@ -518,6 +515,9 @@ func (a *app) newStatusCmd() *cobra.Command {
 				fmt.Fprintf(w, "exit code %d\n", *t.ExitCode)
 			}
 			fmt.Fprintf(w, "task      %s\n", runner.FirstLine(t.Text, 200))
+			if t.TextFile != "" {
+				fmt.Fprintf(w, "text      %s (the whole task text)\n", t.TextFile)
+			}
 			fmt.Fprintln(w, "history")
 			for _, h := range t.History {
 				fmt.Fprintf(w, "  %s  %-11s %s\n", h.Time.Local().Format("15:04:05.000"), h.Status, h.Reason)
@@ -734,7 +734,7 @@ in dispatch order, that did not end done; 0 when there was nothing to wait for.`
 	cmd.Flags().BoolVar(&anyOne, "any", false, "return when the first task ends")
 	cmd.Flags().BoolVar(&untilInput, "input", false, "also end the wait when a task needs input")
 	cmd.Flags().BoolVar(&all, "all", false, "wait for every active task and the tasks queued behind them")
-	cmd.Flags().StringVar(&project, "project", "", "with --all, only the tasks of this project")
+	cmd.Flags().StringVar(&project, "project", "", "with --all, only the tasks of this project: a registered name or a directory")
 	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up waiting after this long (exit 3)")
 	a.jsonFlag(cmd, &asJSON)
 	answerFlag(cmd, &answer)

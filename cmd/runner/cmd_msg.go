@@ -22,7 +22,8 @@ func (a *app) newMsgCmd() *cobra.Command {
 		Short: "Send a message to a task; it is delivered when the task's agent is ready",
 		Long: `Put a message in the queue of one or more tasks. TO is a task id (or unique
 prefix), @parent, @siblings (the caller's parent's other children) or
-@project:NAME (every active task of the project, like a chat room). Inside a
+@project:NAME or @project:DIR (every active task of the project — a registered
+name or a directory such as ./a — like a chat room). Inside a
 runner pane the sender is the pane's task (RUNNER_TASK_ID); elsewhere it is the
 user.
 

@@ -27,7 +27,7 @@ func (a *app) newProjectAddCmd() *cobra.Command {
 		Short: "Register DIR as project NAME",
 		Args:  args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			s, err := runner.OpenStore(a.getenv)
+			s, err := a.openStore()
 			if err != nil {
 				return err
 			}
@@ -54,7 +54,7 @@ func (a *app) newProjectListCmd() *cobra.Command {
 		Short:   "List the registered projects",
 		Args:    args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := runner.OpenStore(a.getenv)
+			s, err := a.openStore()
 			if err != nil {
 				return err
 			}
@@ -87,7 +87,7 @@ func (a *app) newProjectRmCmd() *cobra.Command {
 		Short:   "Unregister a project (its directory is not touched)",
 		Args:    args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			s, err := runner.OpenStore(a.getenv)
+			s, err := a.openStore()
 			if err != nil {
 				return err
 			}

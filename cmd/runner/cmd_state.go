@@ -30,7 +30,7 @@ func (a *app) newStatePathCmd() *cobra.Command {
 		Short: "Print the path of the state file",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := runner.OpenStore(a.getenv)
+			s, err := a.openStore()
 			if err != nil {
 				return err
 			}
@@ -57,7 +57,7 @@ func (a *app) newStateShowCmd() *cobra.Command {
 		Short: "Print the projects and tasks in the state",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := runner.OpenStore(a.getenv)
+			s, err := a.openStore()
 			if err != nil {
 				return err
 			}
@@ -133,7 +133,7 @@ journal. A healthy state file is left alone. A file written by a newer runner is
 refused unless --force is given, which moves it aside to state.json.newer-<time>.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := runner.OpenStore(a.getenv)
+			s, err := a.openStore()
 			if err != nil {
 				return err
 			}
@@ -169,13 +169,25 @@ func (a *app) newPruneCmd() *cobra.Command {
 		Use:   "prune",
 		Short: "Remove finished tasks from the state now",
 		Long: `prune removes the records of finished tasks (done, failed, timeout, cancelled,
-exited) that ended more than --older-than ago. Every change to the state also
-prunes those older than 24 hours.`,
+exited) that ended more than --older-than ago (default: the config's retention,
+or $RUNNER_RETENTION; 24h unless set). Every change to the state also prunes
+those older than the retention; a retention of 0 keeps them.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := runner.OpenStore(a.getenv)
+			s, err := a.openStore()
 			if err != nil {
 				return err
+			}
+			if !cmd.Flags().Changed("older-than") {
+				if s.Retention <= 0 {
+					// retention 0 keeps finished tasks: nothing to prune.
+					if asJSON {
+						return a.printJSON(map[string][]string{"pruned": {}})
+					}
+					fmt.Fprintln(a.out, "pruned 0 finished task(s): the retention is 0, which keeps them (give --older-than D to prune now)")
+					return nil
+				}
+				olderThan = s.Retention
 			}
 			removed, err := runner.Prune(cmd.Context(), s, olderThan)
 			if err != nil {
@@ -192,6 +204,6 @@ prunes those older than 24 hours.`,
 		},
 	}
 	a.jsonFlag(cmd, &asJSON, "print the pruned task ids as JSON")
-	cmd.Flags().DurationVar(&olderThan, "older-than", state.DefaultRetention, "prune tasks that ended longer ago than this (e.g. 1h, 30m, 0s for all)")
+	cmd.Flags().DurationVar(&olderThan, "older-than", state.DefaultRetention, "prune tasks that ended longer ago than this (e.g. 1h, 30m, 0s for all; default the config's retention)")
 	return cmd
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
@@ -160,6 +161,86 @@ func TestStateExitCodes(t *testing.T) {
 	for _, tt := range tests {
 		if got := exitCode(tt.err); got != tt.want {
 			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+		}
+	}
+}
+
+// TestConfigRetentionEveryCommand: the config's retention holds for every
+// command that opens the store. A task that ended 3 days ago survives a
+// "retention": "168h" through all of them; one that ended 10 days ago is
+// pruned by the first command that writes (so the retention is applied, not
+// pruning switched off).
+func TestConfigRetentionEveryCommand(t *testing.T) {
+	root := t.TempDir()
+	env := map[string]string{
+		"RUNNER_STATE_DIR":   filepath.Join(root, "state"),
+		"XDG_CONFIG_HOME":    filepath.Join(root, "config"),
+		"HOME":               root,
+		"RUNNER_TMUX_SOCKET": filepath.Join(root, "no-server"),
+	}
+	cfgDir := filepath.Join(root, "config", "runner")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.json"), []byte(`{"retention": "168h", "lock_timeout": "2s"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	proj := t.TempDir()
+	s, err := state.Open(env["RUNNER_STATE_DIR"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Retention = 0
+	now := time.Now()
+	add := func(id string, ago time.Duration) {
+		err := s.Update(t.Context(), func(st *state.State) error {
+			tk := &state.Task{ID: id, Dir: proj, Agent: "sim", Text: "say hi " + id, Created: now.Add(-ago - time.Minute)}
+			_ = tk.SetStatus(state.StatusDone, now.Add(-ago), "done")
+			st.Tasks[id] = tk
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("t_days0003", 72*time.Hour)
+	add("t_days0010", 240*time.Hour)
+
+	cmds := [][]string{
+		{"project", "add", "api", proj}, // writes: prunes t_days0010 only
+		{"project", "list"},
+		{"state", "path"},
+		{"state", "show"},
+		{"state", "repair"},
+		{"prune"},
+		{"ps", "--all"},
+		{"status", "t_days0003"},
+		{"tree"},
+		{"collect", "t_days0003"},
+		{"queue"},
+		{"inbox", "t_days0003"},
+		{"wait", "t_days0003", "--timeout", "1s"},
+		{"logs", "t_days0003"},
+		{"hook", "--task", "t_days0003", "Stop"},
+		{"project", "rm", "api"},
+	}
+	for _, c := range cmds {
+		code, out, errOut := runStateCLI(t, env, c...)
+		st, err := s.Read(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := st.Tasks["t_days0003"]; !ok {
+			t.Fatalf("runner %s (exit %d, stdout %q, stderr %q) pruned a task that ended 3 days ago under a 168h retention",
+				strings.Join(c, " "), code, out, errOut)
+		}
+		if c[0] == "project" && c[1] == "add" {
+			if code != 0 {
+				t.Fatalf("project add: exit %d: %s", code, errOut)
+			}
+			if _, ok := st.Tasks["t_days0010"]; ok {
+				t.Fatalf("project add kept a task that ended 10 days ago under a 168h retention")
+			}
 		}
 	}
 }

@@ -12,14 +12,37 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 	"github.com/spf13/cobra"
 )
 
 // tmuxClient returns a client for the server chosen by --socket or
 // $RUNNER_TMUX_SOCKET (default: runner's private server "runner").
-func (a *app) tmuxClient() *tmuxctl.Client {
-	return tmuxctl.New(tmuxctl.ResolveSocket(a.socket, a.getenv))
+// It runs the config's tmux_binary; a config that cannot be read is an
+// error (exit 2).
+func (a *app) tmuxClient() (*tmuxctl.Client, error) {
+	cfg, _, err := runner.LoadConfig(a.getenv)
+	if err != nil {
+		return nil, err
+	}
+	return a.tmuxClientFor(cfg), nil
+}
+
+// tmuxClientFor is the tmux client with cfg's tmux_binary (cfg nil: the
+// default "tmux").
+func (a *app) tmuxClientFor(cfg *runner.Config) *tmuxctl.Client {
+	var opts []tmuxctl.Option
+	if cfg != nil && cfg.TmuxBinary != "" {
+		opts = append(opts, tmuxctl.WithBinary(cfg.TmuxBinary))
+	}
+	return tmuxctl.New(tmuxctl.ResolveSocket(a.socket, a.getenv), opts...)
+}
+
+// openStore opens the state store with the config's settings (retention,
+// lock_timeout) and the RUNNER_* overrides: every command opens it here.
+func (a *app) openStore() (*state.Store, error) {
+	return runner.OpenStore(a.getenv, nil)
 }
 
 func (a *app) newTmuxCmd() *cobra.Command {
@@ -105,7 +128,10 @@ can be read; remove it with 'runner tmux kill'.`,
 					return runner.Usagef("--env %q: want KEY=VALUE", kv)
 				}
 			}
-			c := a.tmuxClient()
+			c, err := a.tmuxClient()
+			if err != nil {
+				return err
+			}
 			pane, err := c.Launch(cmd.Context(), tmuxctl.WindowSpec{Session: name, Cwd: cwd, Env: env, Argv: argv, Size: sz, RemainOnExit: true})
 			if err != nil {
 				return err
@@ -152,7 +178,10 @@ is never pasted twice) and exits 1 if there was still no effect.`,
 			if err != nil {
 				return err
 			}
-			c := a.tmuxClient()
+			c, err := a.tmuxClient()
+			if err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			mark, err := c.MarkNow(ctx, pane)
 			if err != nil {
@@ -245,7 +274,11 @@ S- (C-c, M-Enter). A word that is not a key name is refused: use
 					return runner.Usagef("%q is not a key name (Enter, Escape, C-c, Up, F1…, or one character); send text with 'runner tmux send'", k)
 				}
 			}
-			return a.tmuxClient().SendKeys(cmd.Context(), pane, keys...)
+			c, err := a.tmuxClient()
+			if err != nil {
+				return err
+			}
+			return c.SendKeys(cmd.Context(), pane, keys...)
 		},
 	}
 	paneFlag(cmd, &pane)
@@ -267,7 +300,11 @@ func (a *app) newTmuxCaptureCmd() *cobra.Command {
 			if lines < 0 {
 				return runner.Usagef("--lines must be positive")
 			}
-			text, err := a.tmuxClient().Capture(cmd.Context(), pane, tmuxctl.CaptureOptions{Lines: lines, Join: join, Escapes: escapes})
+			c, err := a.tmuxClient()
+			if err != nil {
+				return err
+			}
+			text, err := c.Capture(cmd.Context(), pane, tmuxctl.CaptureOptions{Lines: lines, Join: join, Escapes: escapes})
 			if err != nil {
 				return err
 			}
@@ -308,7 +345,10 @@ trailing spaces removed: match "\$$" for a "$ " prompt. Exits 3 on timeout.`,
 			if since != "send" && since != "now" {
 				return runner.Usagef("--since must be send or now")
 			}
-			c := a.tmuxClient()
+			c, err := a.tmuxClient()
+			if err != nil {
+				return err
+			}
 			ctx, cancel := withTimeout(cmd.Context(), timeout)
 			defer cancel()
 			mark, ok := tmuxctl.Mark{}, false
@@ -373,7 +413,11 @@ Exits 3 on timeout.`,
 			}
 			ctx, cancel := withTimeout(cmd.Context(), timeout)
 			defer cancel()
-			r, err := a.tmuxClient().WaitIdle(ctx, pane, tmuxctl.IdleOptions{Quiet: quiet, Masks: res, AutoPipe: true})
+			c, err := a.tmuxClient()
+			if err != nil {
+				return err
+			}
+			r, err := c.WaitIdle(ctx, pane, tmuxctl.IdleOptions{Quiet: quiet, Masks: res, AutoPipe: true})
 			if err != nil {
 				return err
 			}
@@ -404,12 +448,18 @@ func (a *app) newTmuxExecCmd() *cobra.Command {
 		Long: `Run COMMAND (a shell command line; several arguments are joined with spaces)
 in a pane that is at a shell prompt, and print its output. Plain: exits with
 the command's exit status. --json: prints {"output":…,"exit_code":…} and exits 0.
-Output longer than the screen comes back whole (up to the pane's scrollback).`,
+The output is read from the pane's output stream (piped to a file while the
+command runs), so it comes back whole at any length, beyond the screen and the
+pane's scrollback; escape sequences are removed.`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			ctx, cancel := withTimeout(cmd.Context(), timeout)
 			defer cancel()
-			res, err := a.tmuxClient().Exec(ctx, pane, strings.Join(argv, " "))
+			c, err := a.tmuxClient()
+			if err != nil {
+				return err
+			}
+			res, err := c.Exec(ctx, pane, strings.Join(argv, " "))
 			if err != nil {
 				if errors.Is(err, tmuxctl.ErrNotAtShell) {
 					return runner.Usagef("%v", err)
@@ -441,7 +491,11 @@ func (a *app) newTmuxListCmd() *cobra.Command {
 		Short: "List the panes on the server",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			panes, err := a.tmuxClient().ListPanes(cmd.Context())
+			c, err := a.tmuxClient()
+			if err != nil {
+				return err
+			}
+			panes, err := c.ListPanes(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -476,7 +530,10 @@ func (a *app) newTmuxKillCmd() *cobra.Command {
 		Short: "Kill a pane, or a whole session by name",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c := a.tmuxClient()
+			c, err := a.tmuxClient()
+			if err != nil {
+				return err
+			}
 			switch {
 			case (pane == "") == (name == ""):
 				return runner.Usagef("give exactly one of --pane ID or --name NAME")

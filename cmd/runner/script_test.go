@@ -88,6 +88,8 @@ func scriptParams(t *testing.T) testscript.Params {
 			"checkmsgs":   cmdCheckMsgs,
 			"before":      cmdBefore,
 			"ttyattach":   cmdTTYAttach,
+			"recordis":    cmdRecordIs,
+			"maxsize":     cmdMaxSize,
 		},
 	}
 }
@@ -165,6 +167,50 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("waitfor %s %q: not met within %s; file holds:\n%s", args[0], args[1], timeout, b)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// cmdRecordIs: recordis RECORD FILE checks that the sim's record file (one
+// JSON line {"prompt": …} per submitted prompt) holds exactly one prompt,
+// equal to FILE's content byte for byte.
+func cmdRecordIs(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: recordis RECORD FILE")
+	}
+	want := ts.ReadFile(args[1])
+	var prompts []string
+	for _, l := range strings.Split(strings.TrimSpace(ts.ReadFile(args[0])), "\n") {
+		var r struct {
+			Prompt string `json:"prompt"`
+		}
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			ts.Fatalf("%s: %v", args[0], err)
+		}
+		prompts = append(prompts, r.Prompt)
+	}
+	if len(prompts) != 1 {
+		ts.Fatalf("%s holds %d prompts, want 1", args[0], len(prompts))
+	}
+	if prompts[0] != want {
+		n := 0
+		for n < len(want) && n < len(prompts[0]) && want[n] == prompts[0][n] {
+			n++
+		}
+		ts.Fatalf("the prompt the agent got (%d bytes) differs from %s (%d bytes) at byte %d", len(prompts[0]), args[1], len(want), n)
+	}
+}
+
+// cmdMaxSize: maxsize FILE BYTES checks that FILE is at most BYTES long.
+func cmdMaxSize(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: maxsize FILE BYTES")
+	}
+	max, err := strconv.ParseInt(args[1], 10, 64)
+	ts.Check(err)
+	fi, err := os.Stat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if fi.Size() > max {
+		ts.Fatalf("%s is %d bytes, want at most %d", args[0], fi.Size(), max)
 	}
 }
 
