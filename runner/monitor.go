@@ -46,6 +46,9 @@ type Observation struct {
 	Dead      bool
 	Status    int // exit status when Dead
 	Elapsed   time.Duration
+	// SawBusy reports that a capture during the wait showed the agent busy
+	// (a sign that a turn began, even where the wait ended on ready).
+	SawBusy bool
 }
 
 // ErrPaneGone is wrapped when the agent's pane (or its tmux server)
@@ -64,6 +67,11 @@ const (
 	GoalTurnEnd
 	// GoalLeaveInput waits until a needs_input dialog is gone (answered).
 	GoalLeaveInput
+	// GoalTurnStart waits for a sign that a delivered prompt began a turn:
+	// ends on the first busy screen (not settled: a busy screen keeps
+	// changing), a turn-end hook event since the wait began, needs_input,
+	// or death. Ready and starting screens do not end it.
+	GoalTurnStart
 )
 
 func (g Goal) ends(st State) bool {
@@ -74,6 +82,8 @@ func (g Goal) ends(st State) bool {
 		return st == StateReady || st == StateError || st == StateNeedsInput
 	case GoalLeaveInput:
 		return st != StateNeedsInput && st != StateUnknown && st != StateStarting
+	case GoalTurnStart:
+		return st == StateBusy || st == StateNeedsInput
 	}
 	return false
 }
@@ -139,6 +149,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		obs           Observation
 		lastWrite     time.Time // the last transcript write seen
 		panePID       int       // the agent's process, once known
+		sawBusy       bool      // a capture of this wait showed busy
 	)
 	handle := func(ev fsnotify.Event) {
 		switch ev.Name {
@@ -267,7 +278,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 			dirty = false
 			d := DetectPane(m.Profile, screen, PaneInfo{Dead: info.Dead, DeadStatus: info.DeadStatus,
 				CurrentCommand: info.CurrentCommand, AlternateOn: info.AlternateOn, CursorKnown: true, CursorY: info.CursorY})
-			obs = Observation{Detection: d, Screen: screen, Elapsed: time.Since(start)}
+			obs = Observation{Detection: d, Screen: screen, Elapsed: time.Since(start), SawBusy: sawBusy}
 			if info.Dead {
 				obs.Dead, obs.Status, obs.Via = true, info.DeadStatus, "pane"
 				return obs, nil
@@ -281,8 +292,18 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 				// A Stop event belongs to a turn that ended before this
 				// busy screen (a side turn, a late hook): not to this one.
 				hookSaysStop = false
+				obs.SawBusy, sawBusy = true, true
+				if goal == GoalTurnStart {
+					obs.Via = "screen"
+					return obs, nil
+				}
 			}
-			if !hasMarkers && goal != GoalLeaveInput {
+			obs.SawBusy = sawBusy
+			if goal == GoalTurnStart && hookSaysStop {
+				obs.Via = "hook"
+				return obs, nil
+			}
+			if !hasMarkers && goal != GoalLeaveInput && goal != GoalTurnStart {
 				// No patterns: an unchanged screen for idle is the end.
 				if st != StateNeedsInput && lastCapture.Sub(lastHashSince) >= idle {
 					obs.Via = "idle"
