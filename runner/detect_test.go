@@ -79,7 +79,7 @@ var indexMeta = regexp.MustCompile(`^- \*\*(\S+?)\.txt.*pane_current_command=([^
 func loadShared(t *testing.T) []fixture {
 	t.Helper()
 	if _, err := os.Stat(sharedScreens); err != nil {
-		t.Skipf("real screen fixtures not found at %s (the shared directory beside the checkout): %v", sharedScreens, err)
+		skipOrFailInCI(t, "real screen fixtures not found at %s (the shared directory beside the checkout): %v", sharedScreens, err)
 	}
 	meta := map[string]PaneInfo{}
 	idx, err := os.ReadFile(filepath.Join(sharedScreens, "INDEX.md"))
@@ -199,11 +199,22 @@ func TestDetectFixtures(t *testing.T) {
 	}
 }
 
+// skipOrFailInCI skips a test whose fixtures are missing, except in CI
+// (CI set, as .ci/run does), where a missing fixture fails the test: CI
+// must not lose the real-screen tests silently.
+func skipOrFailInCI(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CI") != "" {
+		t.Fatalf(format+" (CI is set: these tests must run in CI)", args...)
+	}
+	t.Skipf(format, args...)
+}
+
 func readFixture(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if os.IsNotExist(err) && strings.HasPrefix(path, sharedScreens) {
-		t.Skipf("real screen fixtures not found at %s", sharedScreens)
+		skipOrFailInCI(t, "real screen fixtures not found at %s", sharedScreens)
 	}
 	if err != nil {
 		t.Fatal(err)
