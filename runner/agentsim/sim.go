@@ -134,6 +134,8 @@ func Run(ctx context.Context, opts Options, tty *os.File, out io.Writer) (code i
 		msgs:  make(chan turnMsg),
 		hooks: make(chan error, 4),
 		exec:  &executor{dir: opts.Dir, env: opts.Env},
+		// A late dialog comes only when none came before the box.
+		trustLate: opts.TrustLate && !opts.Trust,
 	}
 	return s.loop(ctx, tty, rc, sigs, input, readErr)
 }
@@ -159,8 +161,12 @@ type sim struct {
 	turnID     int
 	turnCancel context.CancelFunc
 	prompt     string
-	msgs       chan turnMsg
-	hooks      chan error
+	// trustLate: the late trust dialog is still to come (Options.TrustLate);
+	// held is the prompt waiting behind it.
+	trustLate bool
+	held      string
+	msgs      chan turnMsg
+	hooks     chan error
 }
 
 // turnMsg is sent by a turn's goroutine to the loop.
@@ -287,6 +293,10 @@ func (s *sim) key(k key) *exitNow {
 	case modeTrust:
 		switch yes, ok := s.menuKey(k); {
 		case !ok:
+		case yes && s.held != "":
+			p := s.held
+			s.held = ""
+			s.startTurn(p, nil)
 		case yes:
 			s.mode = modeReady
 			s.draw()
@@ -386,6 +396,17 @@ func (s *sim) submit(prompt string) {
 	if err := appendRecord(s.opts.Record, prompt); err != nil {
 		hist = append(hist, "⚠ "+displayText(err.Error()))
 	}
+	if s.trustLate {
+		s.trustLate, s.held = false, prompt
+		s.mode, s.sel = modeTrust, 0
+		s.sc.update(hist, s.liveLines())
+		return
+	}
+	s.startTurn(prompt, hist)
+}
+
+// startTurn starts the turn of prompt, printing hist above it.
+func (s *sim) startTurn(prompt string, hist []string) {
 	s.turnID++
 	s.prompt = prompt
 	s.mode, s.spin, s.silent = modeBusy, 0, false
