@@ -413,12 +413,15 @@ func inComposer(p *Profile, screen, sig string) bool {
 }
 
 // echoed reports whether the text whose signature is sig shows in the
-// transcript of a ready screen: on a line other than the composer's. A
+// transcript of a ready screen and not in its composer. A
 // line in the same bordered box as the ready line (opencode's "┃ text"
 // above "┃ Build · model") is the composer, not the transcript.
 func echoed(p *Profile, screen, sig string) bool {
 	d := Detect(p, screen)
-	if sig == "" || (d.State != StateReady && d.State != StateError) {
+	if sig == "" || (d.State != StateReady && d.State != StateError) || strings.Contains(d.Line, sig) {
+		// No screen to tell, or the text still in the composer: whatever
+		// else shows it (a terminal's echo of keys typed before the
+		// agent drew its UI) is no transcript.
 		return false
 	}
 	lead, _ := utf8.DecodeRuneInString(strings.TrimSpace(d.Line))
@@ -528,12 +531,12 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 // awaitStart handles an idle screen (obs) seen before any sign that the
 // delivered prompt began a turn, and returns to the monitor loop (nil) once
 // there is something new to look at:
-//   - the prompt in the transcript (a turn quicker than the captures):
-//     started (for a profile with EchoBeforeTurn, after echoWait without a
-//     busy screen);
 //   - the prompt still in the composer (put back or left there by an agent
 //     that was still starting): Enter, up to composerEnters times, never a
 //     second paste; then the task fails saying so;
+//   - the prompt in the transcript (a turn quicker than the captures):
+//     started (for a profile with EchoBeforeTurn, after echoWait without a
+//     busy screen);
 //   - an empty composer: wait up to startGrace for a sign (a queued prompt
 //     begins within seconds); if none comes, the prompt was lost: it is
 //     typed again once, and recorded so; lost again, the task fails.
@@ -542,13 +545,6 @@ func (s *supervisor) awaitStart(ctx context.Context, obs Observation) error {
 	screen := obs.Screen
 	for {
 		switch {
-		case echoed(s.prof, screen, s.sig):
-			if s.prof.EchoBeforeTurn && !s.echoWait {
-				s.echoWait = true
-				return s.waitStart(ctx, echoWait)
-			}
-			s.unstarted = false
-			return nil
 		case inComposer(s.prof, screen, s.sig):
 			if s.enters >= composerEnters {
 				return &errOutcome{outcome{status: state.StatusFailed, obs: obs, reason: fmt.Sprintf(
@@ -561,6 +557,13 @@ func (s *supervisor) awaitStart(ctx context.Context, obs Observation) error {
 				return err
 			}
 			return s.waitStart(ctx, 5*time.Second)
+		case echoed(s.prof, screen, s.sig):
+			if s.prof.EchoBeforeTurn && !s.echoWait {
+				s.echoWait = true
+				return s.waitStart(ctx, echoWait)
+			}
+			s.unstarted = false
+			return nil
 		}
 		waited := time.Since(s.graceFrom)
 		if waited < startGrace {
