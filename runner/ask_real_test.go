@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -63,16 +64,30 @@ func TestRealAgentsShadow(t *testing.T) {
 			}
 			res = runShadow(t.Context(), env, task, prof, AskPrompt(task, "", "the user", "please do the WRITE-TURN"), 3*time.Minute)
 			t.Logf("%s shadow asked to write: err %v, answer %q", cli, res.err, clip(res.answer, 300))
-			sawTool := false
+			sawTool, offered := false, false
 			for _, r := range srv.Requests() {
 				sawTool = sawTool || strings.HasPrefix(r.Reply, "tool: ")
+				offered = offered || slices.ContainsFunc(r.Tools, func(name string) bool { return writeTools[name] })
 			}
-			if !sawTool {
+			switch {
+			case !sawTool && offered:
 				t.Errorf("%s: the mock never asked for the write (the check below would prove nothing)", cli)
+			case !offered:
+				// Qwen Code's plan mode offers no tool that writes or runs
+				// anything: read-only by construction.
+				t.Logf("%s: the shadow offered the model no tool that writes or runs commands", cli)
 			}
 			if _, err := os.Stat(target); err == nil {
 				t.Errorf("%s: the shadow (%q) wrote %s: its headless mode is not read-only", cli, prof.Headless, target)
 			}
 		})
 	}
+}
+
+// writeTools are the tool names of the CLIs that write files or run
+// commands (the mock's write and shell tools, and Qwen Code's/Gemini CLI's
+// edit tools).
+var writeTools = map[string]bool{
+	"Write": true, "write_file": true, "write": true, "apply_patch": true, "edit": true, "replace": true, "Edit": true,
+	"Bash": true, "run_shell_command": true, "bash": true, "shell": true, "exec_command": true,
 }

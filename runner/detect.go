@@ -16,7 +16,7 @@ const (
 	StateReady      State = "ready"       // idle, would accept a prompt
 	StateBusy       State = "busy"        // working, retrying, running a tool
 	StateNeedsInput State = "needs_input" // blocked on a dialog, approval or question
-	StateStarting   State = "starting"    // nothing of the agent's UI drawn yet
+	StateStarting   State = "starting"    // the agent's start-up is not finished (nothing drawn, a splash)
 	StateExited     State = "exited"      // the agent's process ended
 	StateError      State = "error"       // idle again, but the last turn shows an error
 	StateUnknown    State = "unknown"     // none of the above could be decided
@@ -26,7 +26,7 @@ const (
 type Detection struct {
 	State State `json:"state"`
 	// Field is the profile field (or the pane signal) that decided:
-	// "ready", "busy", "needs_input", "trust", "exited", "error", "turn_open",
+	// "ready", "busy", "needs_input", "trust", "starting", "exited", "error", "turn_open",
 	// "pane_dead", "pane_current_command", "pane_alternate_on",
 	// "dead_banner", "blank", "few_lines", "none".
 	Field string `json:"field"`
@@ -73,7 +73,8 @@ func Detect(p *Profile, screen string) Detection {
 // box borders), so transcript history above (old prompts, old spinners,
 // old dialogs) never decides. The order is: exited (dead pane, tmux's
 // "Pane is dead" banner, Exited patterns) > needs_input (Trust, then
-// NeedsInput; the alternate screen for profiles that ask) > busy (the
+// NeedsInput; the alternate screen for profiles that ask) > starting (a
+// Starting line: a start-up not finished, whatever else shows) > busy (the
 // pane's foreground command for profiles with IdleCommands, then Busy) >
 // ready (Ready; busy, field "turn_open", while a turn is open, see
 // Profile.TurnOpen; refined to error when an Error line in the last
@@ -132,6 +133,9 @@ func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
 	}
 	if p.AltScreenNeedsInput && info.AlternateOn {
 		return Detection{State: StateNeedsInput, Field: "pane_alternate_on", Question: tail(lines, nonBlank, 3)}
+	}
+	if d, ok := match(StateStarting, "starting", c.starting, lines, bottom); ok {
+		return d
 	}
 	if len(p.IdleCommands) > 0 && info.CurrentCommand != "" && !slices.Contains(p.IdleCommands, info.CurrentCommand) {
 		return Detection{State: StateBusy, Field: "pane_current_command", Line: info.CurrentCommand}

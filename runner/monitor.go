@@ -54,6 +54,9 @@ type Observation struct {
 	Dead    bool
 	Status  int // exit status when Dead
 	Elapsed time.Duration
+	// SawBusy reports that a capture during the wait showed the agent busy
+	// (a sign that a turn began, even where the wait ended on ready).
+	SawBusy bool
 }
 
 // ErrPaneGone is wrapped when the agent's pane (or its tmux server)
@@ -72,6 +75,11 @@ const (
 	GoalTurnEnd
 	// GoalLeaveInput waits until a needs_input dialog is gone (answered).
 	GoalLeaveInput
+	// GoalTurnStart waits for a sign that a delivered prompt began a turn:
+	// ends on the first busy screen (not settled: a busy screen keeps
+	// changing), a turn-end hook event since the wait began, needs_input,
+	// or death. Ready and starting screens do not end it.
+	GoalTurnStart
 )
 
 func (g Goal) ends(st State) bool {
@@ -82,6 +90,8 @@ func (g Goal) ends(st State) bool {
 		return st == StateReady || st == StateError || st == StateNeedsInput
 	case GoalLeaveInput:
 		return st != StateNeedsInput && st != StateUnknown && st != StateStarting
+	case GoalTurnStart:
+		return st == StateBusy || st == StateNeedsInput
 	}
 	return false
 }
@@ -166,7 +176,8 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 			hookEnd = &e
 		}
 	}
-	if goal == GoalTurnEnd && m.Events != "" {
+	hookGoal := goal == GoalTurnEnd || goal == GoalTurnStart
+	if hookGoal && m.Events != "" {
 		from, untimedOK := match.EventsFrom, true
 		if from < 0 || from > eventsOff {
 			from, untimedOK = 0, false
@@ -190,6 +201,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		obs           Observation
 		lastWrite     time.Time // the last transcript write seen
 		panePID       int       // the agent's process, once known
+		sawBusy       bool      // a capture of this wait showed busy
 	)
 	handle := func(ev fsnotify.Event) {
 		switch ev.Name {
@@ -199,7 +211,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		case m.Events:
 			evs, off := readNewLines(m.Events, eventsOff)
 			eventsOff = off
-			if goal == GoalTurnEnd {
+			if hookGoal {
 				takeEvents(evs, true)
 				if hookEnd != nil {
 					dirty = true // never "settled": the hook wins
@@ -324,7 +336,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 			dirty = false
 			d := DetectPane(m.Profile, screen, PaneInfo{Dead: info.Dead, DeadStatus: info.DeadStatus,
 				CurrentCommand: info.CurrentCommand, AlternateOn: info.AlternateOn, CursorKnown: true, CursorY: info.CursorY})
-			obs = Observation{Detection: d, Screen: screen, Elapsed: time.Since(start)}
+			obs = Observation{Detection: d, Screen: screen, Elapsed: time.Since(start), SawBusy: sawBusy}
 			if info.Dead {
 				obs.Dead, obs.Status, obs.Via = true, info.DeadStatus, "pane"
 				return obs, nil
@@ -334,7 +346,15 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 				lastHash, lastHashSince = h, lastCapture
 			}
 			st := d.State
-			if !hasMarkers && goal != GoalLeaveInput {
+			if st == StateBusy {
+				obs.SawBusy, sawBusy = true, true
+				if goal == GoalTurnStart {
+					obs.Via = "screen"
+					return obs, nil
+				}
+			}
+			obs.SawBusy = sawBusy
+			if !hasMarkers && goal != GoalLeaveInput && goal != GoalTurnStart {
 				// No patterns: an unchanged screen for idle is the end.
 				if st != StateNeedsInput && lastCapture.Sub(lastHashSince) >= idle {
 					obs.Via = "idle"

@@ -51,6 +51,12 @@ type Profile struct {
 	// Busy patterns mark an agent at work (spinners, "esc to interrupt").
 	// Never a permanent footer.
 	Busy []string `json:"busy,omitempty"`
+	// Starting patterns mark a start-up that is not finished (a splash,
+	// "loading", "Initializing...", a prompt queued "Waiting for
+	// startup"): such a screen is starting, never ready or busy, even
+	// where it shows an input box, and a prompt typed then may be lost or
+	// queued. Needs-input and trust dialogs win over them.
+	Starting []string `json:"starting,omitempty"`
 	// NeedsInput patterns mark a dialog, approval menu or question.
 	NeedsInput []string `json:"needs_input,omitempty"`
 	// Trust lists first-run and trust dialogs the runner may accept on
@@ -73,6 +79,12 @@ type Profile struct {
 	// busy: the turn has started and not ended. Unused when empty.
 	TurnOpen   []string `json:"turn_open,omitempty"`
 	TurnClosed []string `json:"turn_closed,omitempty"`
+	// EchoBeforeTurn: the agent shows a submitted prompt in its transcript
+	// before its turn shows any busy marker (Qwen Code and Gemini CLI echo
+	// at once and draw their spinner a moment later), so the echo alone
+	// is no sign that the turn began: a busy screen is awaited first, for
+	// a few seconds, before an echo with no busy screen counts.
+	EchoBeforeTurn bool `json:"echo_before_turn,omitempty"`
 	// Volatile patterns mark lines masked before hashing the screen
 	// (timers, spinners, clocks).
 	Volatile []string `json:"volatile,omitempty"`
@@ -293,9 +305,9 @@ func (p *Profile) MaxTaskBytes() int {
 
 // compiled holds a profile's regexes, compiled once.
 type compiled struct {
-	ready, busy, needsInput, exited, errs, errReset, volatile []*regexp.Regexp
-	trust, turnOpen, turnClosed, sessionID                    []*regexp.Regexp
-	answerStart, answerEnd, answerAfter                       []*regexp.Regexp
+	ready, busy, needsInput, exited, errs, errReset, volatile, starting []*regexp.Regexp
+	trust, turnOpen, turnClosed, sessionID                              []*regexp.Regexp
+	answerStart, answerEnd, answerAfter                                 []*regexp.Regexp
 }
 
 // Compile checks and compiles every pattern of p and fills defaults. It
@@ -335,6 +347,7 @@ func (p *Profile) Compile() error {
 	}{
 		{"ready", p.Ready, &c.ready},
 		{"busy", p.Busy, &c.busy},
+		{"starting", p.Starting, &c.starting},
 		{"needs_input", p.NeedsInput, &c.needsInput},
 		{"exited", p.Exited, &c.exited},
 		{"error", p.Error, &c.errs},

@@ -149,6 +149,16 @@ func codexProfile() *Profile {
 		Busy: []string{
 			`esc to interrupt`,
 			`^[•◦] (Working|Reconnecting)`,
+		},
+		// Codex draws its composer (logo, "› Ask Codex to do anything")
+		// before its start-up ends: the footer is then a bare "? for
+		// shortcuts" (after it, the model line and "← for agents · ? for
+		// shortcuts"), and in a folder it has never trusted the trust
+		// dialog follows seconds later. A prompt pasted meanwhile is
+		// queued ("Waiting for startup") or put back in the composer
+		// unsent (testdata/screens-real/codex__starting__*).
+		Starting: []string{
+			`^  \? for shortcuts$`,
 			`Waiting for startup`, // a prompt queued while Codex starts ("· esc cancel")
 		},
 		// Codex hides its Working line while the final answer streams: the
@@ -252,13 +262,15 @@ func geminiProfile() *Profile {
 		Trust: []TrustDialog{
 			{Pattern: `Do you trust the files in this folder\?`, Keys: []string{"Enter"}},
 		},
-		Exited:      []string{`To resume this session: gemini --resume`, `Agent powering down`},
-		Error:       []string{`^✕ \[API Error`, `This request failed\.`},
-		ErrorReset:  []string{`^ > \S`, `Request cancelled`},
-		Volatile:    []string{brailleSpinner, `\(esc to cancel, \d+[ms]`},
-		AnswerStart: []string{`^ ?✦ `},
-		AnswerEnd:   []string{`\? for shortcuts`, `^─{8}`, `^ ?> `},
-		BottomLines: 12,
+		Exited:     []string{`To resume this session: gemini --resume`, `Agent powering down`},
+		Error:      []string{`^✕ \[API Error`, `This request failed\.`},
+		ErrorReset: []string{`^ > \S`, `Request cancelled`},
+		// Qwen Code, its fork, echoes before its spinner: so may Gemini.
+		EchoBeforeTurn: true,
+		Volatile:       []string{brailleSpinner, `\(esc to cancel, \d+[ms]`},
+		AnswerStart:    []string{`^ ?✦ `},
+		AnswerEnd:      []string{`\? for shortcuts`, `^─{8}`, `^ ?> `},
+		BottomLines:    12,
 		// Against the real CLI (0.61) an Enter sooner than ~300 ms after the
 		// paste was often taken as part of the paste (a newline).
 		EnterDelay:    Duration{350 * time.Millisecond},
@@ -379,6 +391,14 @@ func qwenProfile() *Profile {
 			`^>$`,
 		},
 		Busy: []string{`esc to cancel`, `^\s*` + brailleSpinner + ` \S`},
+		// Seen with the mock: the prompt is in the transcript and the
+		// screen idle for a moment before the spinner (and the request).
+		EchoBeforeTurn: true,
+		// The input box is drawn while Qwen still initialises (a spinner,
+		// braille or dots, "⠋ Initializing..." below it); a prompt typed
+		// then is queued ("Press ↑ to edit queued messages") or stays in
+		// the composer unsent (testdata/screens-real/qwen__starting__*).
+		Starting: []string{`^\s*\S*\s*Initializing\.\.\.$`},
 		NeedsInput: []string{
 			`Allow execution of`,
 			`Waiting for user confirmation`,

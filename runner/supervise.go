@@ -134,7 +134,40 @@ type supervisor struct {
 	mon  *Monitor
 	// timeout is the task's --timeout, counted from the delivery.
 	timeout time.Duration
+
+	// The prompt of the turn being monitored, as deliver left it.
+	payload string    // what was pasted
+	sig     string    // deliverySignature(payload)
+	sent    time.Time // when it was delivered
+	// graceFrom is when the wait for a sign of the turn began: the
+	// delivery, or the answer to a trust dialog that came after it.
+	graceFrom time.Time
+	// unstarted: the prompt was delivered but no sign that it began a
+	// turn has been seen yet (a busy screen, the prompt in the transcript,
+	// an approval dialog, a hook event). Such a turn never ends done.
+	// False when monitoring a turn this supervisor did not deliver (a
+	// resumed task).
+	unstarted bool
+	enters    int  // Enter presses after delivery, for a prompt left in the composer
+	retyped   bool // the prompt was typed a second time, after it was lost
+	echoWait  bool // an echo was seen and a busy screen awaited (Profile.EchoBeforeTurn)
 }
+
+// Bounds on getting a delivered prompt to start a turn.
+const (
+	// startGrace is how long a ready screen with an empty composer and no
+	// sign of a turn may last before the prompt counts as lost: an agent
+	// that queued it while starting (Codex, Qwen) takes it up within
+	// seconds of the end of its start-up.
+	startGrace = 20 * time.Second
+	// composerEnters is how many more Enters a prompt still sitting in the
+	// composer after start-up gets.
+	composerEnters = 2
+	// echoWait is how long a profile with EchoBeforeTurn waits for a busy
+	// screen after the echo before the echo alone counts (a turn quicker
+	// than the captures).
+	echoWait = 5 * time.Second
+)
 
 // outcome is how a supervision phase ended.
 type outcome struct {
@@ -222,16 +255,7 @@ func (s *supervisor) waitReady(ctx context.Context) error {
 		d := obs.Detection
 		if d.State == StateNeedsInput {
 			if len(d.TrustKeys) > 0 && s.set.YesTrust {
-				t, _ := env.task(ctx, s.id)
-				env.journal(ctx, t, "auto-answer", "accepted a trust dialog (--yes-trust): "+d.Question)
-				_ = env.update(ctx, s.id, func(t *state.Task) {
-					t.AddTurn(env.now(), "auto-accepted (--yes-trust): "+dialogLine(s.prof, d.Question))
-				})
-				env.say("task %s: accepting the trust dialog (--yes-trust)", s.id)
-				if err := env.TC.SendKeys(ctx, s.pane, d.TrustKeys...); err != nil {
-					return err
-				}
-				if _, err := s.mon.Wait(rctx, GoalLeaveInput, time.Now()); err != nil {
+				if err := s.acceptTrust(ctx, rctx, d); err != nil {
 					return err
 				}
 				continue
@@ -243,6 +267,23 @@ func (s *supervisor) waitReady(ctx context.Context) error {
 		}
 		return env.setStatus(ctx, s.id, state.StatusReady, "the agent is ready ("+d.Field+")", nil)
 	}
+}
+
+// acceptTrust answers a trust or first-run dialog (--yes-trust) with the
+// profile's keys, journals it, and waits (within wctx) until it is gone.
+func (s *supervisor) acceptTrust(ctx, wctx context.Context, d Detection) error {
+	env := s.env
+	t, _ := env.task(ctx, s.id)
+	env.journal(ctx, t, "auto-answer", "accepted a trust dialog (--yes-trust): "+d.Question)
+	_ = env.update(ctx, s.id, func(t *state.Task) {
+		t.AddTurn(env.now(), "auto-accepted (--yes-trust): "+dialogLine(s.prof, d.Question))
+	})
+	env.say("task %s: accepting the trust dialog (--yes-trust)", s.id)
+	if err := env.TC.SendKeys(ctx, s.pane, d.TrustKeys...); err != nil {
+		return err
+	}
+	_, err := s.mon.Wait(wctx, GoalLeaveInput, time.Now())
+	return err
 }
 
 // needsInput records a question; without --wait-input it ends the
@@ -302,10 +343,12 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 		return err
 	}
 	shown := &transcriptShows{file: t.Transcript, offset: fileSize(t.Transcript), sig: sig}
-	waiting := func(screen string) bool {
-		d := Detect(s.prof, screen)
-		return d.State == StateReady && ((sig != "" && strings.Contains(d.Line, sig)) || strings.Contains(d.Line, "[Pasted text"))
-	}
+	waiting := func(screen string) bool { return inComposer(s.prof, screen, sig) }
+	// Without markers (or a first line to look for) no sign of a turn
+	// can be told from the screen: the turn counts as started.
+	hasMarkers := len(s.prof.Ready) > 0 || len(s.prof.Busy) > 0
+	s.payload, s.sig, s.unstarted, s.enters, s.echoWait = payload, sig, hasMarkers && sig != "", 0, false
+	queued := false
 	res, err := env.TC.Deliver(ctx, s.pane, payload, tmuxctl.DeliverOptions{
 		EnterDelay: s.prof.EnterDelay.Duration, Raw: s.prof.PasteRaw, LeaveMode: true, Nudges: 2,
 		Accepted: func(screen string) bool {
@@ -314,10 +357,25 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 			}
 			d := Detect(s.prof, screen)
 			switch d.State {
-			case StateBusy, StateNeedsInput, StateExited:
+			case StateBusy:
+				s.unstarted = false
+				return true
+			case StateNeedsInput:
+				// An approval belongs to the turn; a trust dialog comes
+				// before it (the prompt waits behind it, or is lost).
+				if len(d.TrustKeys) == 0 {
+					s.unstarted = false
+				}
+				return true
+			case StateExited:
 				return true
 			case StateStarting:
-				return false
+				// The agent took the text while it still starts (Codex:
+				// "Waiting for startup"): queued, not yet a turn; the
+				// monitor waits for the turn to begin. A blank screen
+				// (a CLI switching views) is no sign yet.
+				queued = d.Field == "starting" && screen != base
+				return queued
 			}
 			if sig == "" {
 				return screen != base
@@ -326,22 +384,17 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 			// in the transcript above the composer, or it was lost (a
 			// CLI whose input was not live yet shows only a changed
 			// placeholder).
-			// A line in the same bordered box as the ready line (opencode's
-			// "┃ text" above "┃ Build · model") is the composer, not the
-			// transcript.
-			lead, _ := utf8.DecodeRuneInString(strings.TrimSpace(d.Line))
-			boxed := strings.ContainsRune("│┃║▌▐", lead)
-			for _, l := range strings.Split(screen, "\n") {
-				if l == d.Line || !strings.Contains(l, sig) {
-					continue
-				}
-				if first, _ := utf8.DecodeRuneInString(strings.TrimSpace(l)); boxed && first == lead {
-					continue
-				}
+			if echoed(s.prof, screen, sig) {
+				s.unstarted = s.prof.EchoBeforeTurn
 				return true
 			}
-			// The echo scrolled off already (a long text, a quick turn).
-			return shown.check()
+			// The echo scrolled off already (a long text, a quick turn):
+			// the transcript shows it, as good a sign as an echo on screen.
+			if shown.check() {
+				s.unstarted = s.prof.EchoBeforeTurn
+				return true
+			}
+			return false
 		},
 		// Enter again only while the text is visibly waiting in the
 		// composer: never onto a dialog that appeared meanwhile.
@@ -350,14 +403,62 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 	if err != nil {
 		return err
 	}
+	s.sent, s.graceFrom = time.Now(), time.Now()
 	note := fmt.Sprintf("confirmed after %d Enter in %s", res.Enters, res.Elapsed.Round(time.Millisecond))
+	if queued && s.unstarted {
+		note = fmt.Sprintf("queued by the starting agent after %d Enter in %s", res.Enters, res.Elapsed.Round(time.Millisecond))
+	}
 	if !res.Confirmed {
 		// Never go on to "done" for a prompt the agent did not take.
-		note = "unconfirmed: " + res.Reason
-		_ = env.update(ctx, s.id, func(t *state.Task) { t.Delivery = note })
-		return &errOutcome{outcome{status: state.StatusFailed, reason: "the agent did not take the prompt (" + res.Reason + ")"}}
+		screen, err := env.TC.CaptureScreen(ctx, s.pane)
+		if err != nil {
+			return err
+		}
+		if waiting(screen) || !s.unstarted {
+			note = "unconfirmed: " + res.Reason
+			_ = env.update(ctx, s.id, func(t *state.Task) { t.Delivery = note })
+			return &errOutcome{outcome{status: state.StatusFailed, reason: "the agent did not take the prompt (" + res.Reason + ")"}}
+		}
+		// The text left the composer but no sign of a turn came yet (a
+		// slow agent): the monitor waits for one, and a turn that never
+		// begins is not done (see awaitStart).
+		note = "not confirmed yet (" + res.Reason + "); the text left the composer, waiting for the turn to begin"
 	}
 	return env.setStatus(ctx, s.id, state.StatusRunning, "delivered ("+note+")", func(t *state.Task) { t.Delivery = note })
+}
+
+// inComposer reports whether screen is p's ready screen with the text
+// whose signature is sig still in its composer (not submitted).
+func inComposer(p *Profile, screen, sig string) bool {
+	d := Detect(p, screen)
+	return d.State == StateReady && ((sig != "" && strings.Contains(d.Line, sig)) || strings.Contains(d.Line, "[Pasted text"))
+}
+
+// echoed reports whether the text whose signature is sig shows in the
+// transcript of a ready screen and not in its composer. A
+// line in the same bordered box as the ready line (opencode's "┃ text"
+// above "┃ Build · model") is the composer, not the transcript.
+func echoed(p *Profile, screen, sig string) bool {
+	d := Detect(p, screen)
+	if sig == "" || (d.State != StateReady && d.State != StateError) || strings.Contains(d.Line, sig) {
+		// No screen to tell, or the text still in the composer: whatever
+		// else shows it (a terminal's echo of keys typed before the
+		// agent drew its UI) is no transcript.
+		return false
+	}
+	lead, _ := utf8.DecodeRuneInString(strings.TrimSpace(d.Line))
+	boxed := strings.ContainsRune("│┃║▌▐", lead)
+	for _, l := range strings.Split(StripANSI(screen), "\n") {
+		l = strings.TrimRight(l, " \t\r")
+		if l == d.Line || !strings.Contains(l, sig) {
+			continue
+		}
+		if first, _ := utf8.DecodeRuneInString(strings.TrimSpace(l)); boxed && first == lead {
+			continue
+		}
+		return true
+	}
+	return false
 }
 
 // deliverySignature is a piece of the text's first line that would show in
@@ -407,9 +508,27 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 		if obs.Dead {
 			return &errOutcome{outcome{status: state.StatusExited, reason: fmt.Sprintf("the agent exited with status %d", obs.Status), obs: obs, code: &obs.Status}}
 		}
+		if obs.SawBusy || obs.Via == "hook" {
+			s.unstarted = false
+		}
 		d := obs.Detection
 		switch d.State {
 		case StateNeedsInput:
+			if len(d.TrustKeys) > 0 {
+				// A trust or first-run dialog after the delivery (Codex
+				// shows its folder dialog seconds after start-up, with
+				// the prompt queued behind it): as before ready.
+				if s.set.YesTrust {
+					if err := s.acceptTrust(ctx, ctx, d); err != nil {
+						return err
+					}
+				} else if err := s.needsInput(ctx, d, obs); err != nil {
+					return err
+				}
+				s.graceFrom = time.Now()
+				continue
+			}
+			s.unstarted = false // an approval dialog belongs to the turn
 			if rule := matchRule(rules, d.Question+"\n"+d.Line); rule != "" {
 				t, _ := env.task(ctx, s.id)
 				env.journal(ctx, t, "auto-answer", fmt.Sprintf("approved (rule %q): %s", rule, d.Question))
@@ -431,6 +550,14 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 		case StateError:
 			return &errOutcome{outcome{status: state.StatusFailed, reason: "the agent reported an error: " + firstLineOf(d.Line), obs: obs}}
 		default:
+			if s.unstarted {
+				// Idle, but the prompt has not begun a turn: it waits in
+				// the composer, was queued, or was lost.
+				if err := s.awaitStart(ctx, obs); err != nil {
+					return err
+				}
+				continue
+			}
 			if d.ExitStatus != nil && *d.ExitStatus != 0 {
 				return &errOutcome{outcome{status: state.StatusFailed, reason: fmt.Sprintf("the command exited with status %d", *d.ExitStatus), obs: obs, code: d.ExitStatus}}
 			}
@@ -450,6 +577,127 @@ func deliveryStart(t *state.Task) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// awaitStart handles an idle screen (obs) seen before any sign that the
+// delivered prompt began a turn, and returns to the monitor loop (nil) once
+// there is something new to look at:
+//   - the prompt still in the composer (put back or left there by an agent
+//     that was still starting): Enter, up to composerEnters times, never a
+//     second paste; then the task fails saying so;
+//   - the prompt in the transcript (a turn quicker than the captures):
+//     started (for a profile with EchoBeforeTurn, after echoWait without a
+//     busy screen);
+//   - an empty composer: wait up to startGrace for a sign (a queued prompt
+//     begins within seconds); if none comes, the prompt was lost: it is
+//     typed again once, and recorded so; lost again, the task fails.
+func (s *supervisor) awaitStart(ctx context.Context, obs Observation) error {
+	env := s.env
+	screen := obs.Screen
+	for {
+		switch {
+		case inComposer(s.prof, screen, s.sig):
+			if s.enters >= composerEnters {
+				return &errOutcome{outcome{status: state.StatusFailed, obs: obs, reason: fmt.Sprintf(
+					"the agent did not take the prompt: it is still in the composer after %d more Enter presses", s.enters)}}
+			}
+			s.enters++
+			note := fmt.Sprintf("the prompt was still in the composer when the agent became idle: pressed Enter (%d of %d)", s.enters, composerEnters)
+			s.record(ctx, note)
+			if err := env.TC.SendKeys(ctx, s.pane, "Enter"); err != nil {
+				return err
+			}
+			return s.waitStart(ctx, 5*time.Second)
+		case echoed(s.prof, screen, s.sig):
+			if s.prof.EchoBeforeTurn && !s.echoWait {
+				s.echoWait = true
+				return s.waitStart(ctx, echoWait)
+			}
+			s.unstarted = false
+			return nil
+		}
+		waited := time.Since(s.graceFrom)
+		if waited < startGrace {
+			if err := s.waitStart(ctx, startGrace-waited); err != nil {
+				return err
+			}
+			if !s.unstarted {
+				return nil
+			}
+			var err error
+			if screen, err = env.TC.CaptureScreen(ctx, s.pane); err != nil {
+				return err
+			}
+			continue
+		}
+		if s.retyped {
+			return &errOutcome{outcome{status: state.StatusFailed, obs: obs, reason: fmt.Sprintf(
+				"the agent did not take the prompt: no turn began within %s of typing it a second time (the composer is empty)", startGrace)}}
+		}
+		s.retyped = true
+		s.record(ctx, fmt.Sprintf("the prompt was lost: no turn began within %s and the composer is empty; typing it again (once)", startGrace))
+		return s.redeliver(ctx)
+	}
+}
+
+// waitStart waits up to d for a sign that the prompt began a turn (or a
+// dialog, or the pane's death, which the monitor loop then handles). A
+// wait that runs out is no error.
+func (s *supervisor) waitStart(ctx context.Context, d time.Duration) error {
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	obs, err := s.mon.Wait(wctx, GoalTurnStart, s.sent)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			return nil
+		}
+		return err
+	}
+	if obs.SawBusy || obs.Via == "hook" {
+		s.unstarted = false
+	}
+	return nil
+}
+
+// redeliver types the prompt of this turn once more (it was lost).
+func (s *supervisor) redeliver(ctx context.Context) error {
+	env := s.env
+	payload := s.payload
+	res, err := env.TC.Deliver(ctx, s.pane, payload, tmuxctl.DeliverOptions{
+		EnterDelay: s.prof.EnterDelay.Duration, Raw: s.prof.PasteRaw, LeaveMode: true, Nudges: 2,
+		Accepted: func(screen string) bool {
+			if inComposer(s.prof, screen, s.sig) {
+				return false
+			}
+			d := Detect(s.prof, screen)
+			if d.State == StateBusy || (d.State == StateNeedsInput && len(d.TrustKeys) == 0) || echoed(s.prof, screen, s.sig) {
+				s.unstarted = false
+				return true
+			}
+			return d.State == StateNeedsInput || d.State == StateExited
+		},
+		NudgeIf: func(screen string) bool { return inComposer(s.prof, screen, s.sig) },
+	})
+	if err != nil {
+		return err
+	}
+	s.sent, s.graceFrom = time.Now(), time.Now()
+	note := fmt.Sprintf("typed again: confirmed after %d Enter in %s", res.Enters, res.Elapsed.Round(time.Millisecond))
+	if !res.Confirmed {
+		note = "typed again, unconfirmed: " + res.Reason
+	}
+	_ = env.update(ctx, s.id, func(t *state.Task) { t.Delivery += "; " + note })
+	return nil
+}
+
+// record notes a step of the delivery in the task's turns and journal.
+func (s *supervisor) record(ctx context.Context, note string) {
+	env := s.env
+	_ = env.update(ctx, s.id, func(t *state.Task) { t.AddTurn(env.now(), note) })
+	if t, err := env.task(ctx, s.id); err == nil {
+		env.journal(ctx, t, "delivery", note)
+	}
+	env.say("task %s: %s", s.id, note)
 }
 
 // dialogLine is the line of a dialog that asks: the last non-blank line

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
 )
@@ -30,5 +32,45 @@ func TestMatchRuleAndDialogLine(t *testing.T) {
 		if got := dialogLine(sim, tc.question); got != tc.line {
 			t.Errorf("dialogLine(%q) = %q, want %q", tc.question, got, tc.line)
 		}
+	}
+}
+
+// TestComposerAndEcho checks the two screen signs delivery and the turn
+// monitor read on real screens: the prompt still in the composer (never a
+// finished turn) and the prompt in the transcript (a turn that began).
+func TestComposerAndEcho(t *testing.T) {
+	for _, tc := range []struct {
+		profile, file, sig string
+		composer, echo     bool
+	}{
+		// Qwen initialised with the prompt typed during start-up unsent.
+		{"qwen", "qwen__ready__1", "Say hello. SAYTURN", true, false},
+		{"qwen", "qwen__ready__2", "Say hello. SAYTURN", false, false},
+		// Codex after a turn: the prompt above, the composer empty.
+		{"codex", "codex__ready__2", "please answer SLOW with", false, true},
+		{"codex", "codex__ready__2", "something else", false, false},
+		// opencode's echo is in the same ┃ box as its composer: never
+		// taken for the transcript (busy is its sign).
+		{"opencode", "opencode__ready__2", "please answer SLOW with", false, false},
+		// A start-up screen is neither, whatever it shows.
+		{"qwen", "qwen__starting__2", "Say hello. SAYTURN", false, false},
+		{"codex", "codex__starting__2", "Say hello. SAYTURN", false, false},
+	} {
+		t.Run(tc.file+"/"+tc.sig, func(t *testing.T) {
+			p, err := BuiltinProfile(tc.profile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(realScreens, tc.file+".txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := inComposer(p, string(b), tc.sig); got != tc.composer {
+				t.Errorf("inComposer = %v, want %v", got, tc.composer)
+			}
+			if got := echoed(p, string(b), tc.sig); got != tc.echo {
+				t.Errorf("echoed = %v, want %v", got, tc.echo)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # install-agents.sh — install the real agent CLIs (Claude Code, Codex, Gemini CLI,
-# opencode) from npm into a LOCAL prefix, never globally, for the realagents tests.
+# opencode, Qwen Code) from npm into a LOCAL prefix, never globally, for the
+# realagents tests.
 #
 #   scripts/install-agents.sh [PACKAGE...]
 #
@@ -13,7 +14,7 @@ set -euo pipefail
 prefix="${RUNNER_AGENTS_PREFIX:-$HOME/.cache/runner/agents}"
 pkgs=("$@")
 if [ ${#pkgs[@]} -eq 0 ]; then
-	pkgs=(@anthropic-ai/claude-code @openai/codex @google/gemini-cli opencode-ai)
+	pkgs=(@anthropic-ai/claude-code @openai/codex @google/gemini-cli opencode-ai @qwen-code/qwen-code)
 fi
 
 command -v npm >/dev/null 2>&1 || {

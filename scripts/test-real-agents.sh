@@ -1,20 +1,35 @@
 #!/usr/bin/env bash
 # test-real-agents.sh — run the tests tagged `realagents` against the real agent
-# CLIs (Claude Code, Codex, Gemini CLI, opencode), offline: they talk to the
-# mock model API of runner/mockapi on 127.0.0.1.
+# CLIs (Claude Code, Codex, Gemini CLI, opencode, Qwen Code), offline: they talk
+# to the mock model API of runner/mockapi on 127.0.0.1.
 #
 #   scripts/test-real-agents.sh [go test flags...]
 #
-# Installs the CLIs first (scripts/install-agents.sh, into
-# $RUNNER_AGENTS_PREFIX, default ~/.cache/runner/agents), puts them first on
-# PATH, and requires every one of them (a missing CLI fails instead of being
-# skipped). Extra arguments go to `go test`.
+# Installs the pinned versions below first (scripts/install-agents.sh, into
+# $RUNNER_AGENTS_PREFIX, default ~/.cache/runner/agents; nothing is
+# reinstalled when the exact version is there), puts them first on PATH, and
+# requires every one of them (a missing CLI fails instead of being skipped).
+# Extra arguments go to `go test`. .ci/run runs this after the unit tests.
+#
+# The pins are the versions whose screens the profiles were built from
+# (runner/testdata/screens-real): raise them together with new captures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bindir="$(scripts/install-agents.sh | tail -n 1)"
+pins=(
+	@anthropic-ai/claude-code@2.1.197
+	@openai/codex@0.169.0
+	@google/gemini-cli@0.61.0
+	opencode-ai@1.18.33
+	@qwen-code/qwen-code@0.15.10
+)
+bindir="$(scripts/install-agents.sh "${pins[@]}" | tail -n 1)"
 export PATH="$bindir:$PATH"
 export RUNNER_REAL_AGENTS_REQUIRED=1 DISABLE_AUTOUPDATER=1
 command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 
-go test -count=1 -tags realagents -run RealAgents -v -timeout 30m "$@" ./...
+start=$(date +%s)
+status=0
+go test -count=1 -tags realagents -run RealAgents -v -timeout 30m "$@" ./... || status=$?
+echo "test-real-agents: $(($(date +%s) - start)) s, exit $status" >&2
+exit $status

@@ -65,6 +65,7 @@ run ARG..., exit N, crash, recall (the session's earlier prompts); any other lin
 	f.StringVar(&hook, "hook", "", "run `ARGV` at the end of every turn with a Stop event as JSON on stdin")
 	f.DurationVar(&opts.Startup, "startup", 0, "delay before the first prompt box")
 	f.BoolVar(&opts.Trust, "trust", false, "show the trust dialog first")
+	f.BoolVar(&opts.TrustLate, "trust-late", false, "show the trust dialog after the first prompt is submitted, holding it until accepted")
 	f.StringVarP(&prompt, "prompt", "p", "", "headless: run PROMPT's directives, print the answer, exit")
 	f.StringVar(&resume, "resume", "", "continue the conversation with session `ID` (printed when the sim exits)")
 	return cmd

@@ -33,6 +33,10 @@ type realAgentCase struct {
 	approve string
 	// extra are dispatch flags this CLI needs, each with its reason.
 	extra []string
+	// trust matches the question of the CLI's folder-trust dialog; empty
+	// for a CLI that does not ask (opencode; Qwen Code's folder trust is
+	// off by default).
+	trust string
 }
 
 var realAgentCases = map[string]realAgentCase{
@@ -41,6 +45,7 @@ var realAgentCases = map[string]realAgentCase{
 			return mockapi.Turn{Match: match, Write: &mockapi.FileWrite{Path: file, Content: "hi from the mock\n"}}
 		},
 		approve: `Do you want to create \S*\.txt\?`,
+		trust:   `Yes, I trust this folder`,
 		// Claude Code 2.1 draws its prompt, then probes the terminal and
 		// re-mounts its input: a prompt pasted in the first second or so is
 		// lost (2 of 4 runs), and dispatch, seeing the same empty prompt,
@@ -55,12 +60,14 @@ var realAgentCases = map[string]realAgentCase{
 			return mockapi.Turn{Match: match, Shell: "printf 'hi from the mock\\n' > " + tmuxctl.ShellQuote(file), Escalate: true}
 		},
 		approve: `Would you like to run the following command\?`,
+		trust:   `Trust this folder\?`,
 	},
 	"gemini": {
 		turn: func(match, file string) mockapi.Turn {
 			return mockapi.Turn{Match: match, Write: &mockapi.FileWrite{Path: file, Content: "hi from the mock\n"}}
 		},
 		approve: `Apply this change\?`,
+		trust:   `Do you trust the files in this folder\?`,
 		// Gemini CLI probes the terminal after drawing its input box; a
 		// paste in that window is lost (see claude).
 		extra: nil, // ready_hold in the profile covers the early prompt
@@ -74,6 +81,12 @@ var realAgentCases = map[string]realAgentCase{
 		// paste in that window is lost (see claude).
 		extra: nil, // ready_hold in the profile covers the early prompt
 	},
+	"qwen": {
+		turn: func(match, file string) mockapi.Turn {
+			return mockapi.Turn{Match: match, Write: &mockapi.FileWrite{Path: file, Content: "hi from the mock\n"}}
+		},
+		approve: `Apply this change\?`,
+	},
 }
 
 // finalWords is the mock's final answer after the tool result, streamed a
@@ -81,11 +94,15 @@ var realAgentCases = map[string]realAgentCase{
 const finalWords = "I wrote the file you asked for and checked it twice so this answer streams for a while REAL-DISPATCH-DONE"
 
 // TestRealAgentsDispatch runs `runner dispatch` (the test binary as runner)
-// against each installed real agent CLI talking to the mock model API: a
+// against each installed real agent CLI talking to the mock model API, from
+// a fresh HOME (only the API key and the onboarding that needs the network
+// seeded) in a project folder the CLI has never seen: without --yes-trust a
+// CLI that asks about the folder stops on its question (exit 4); with it, a
 // turn that writes a file through the CLI's approval dialog, auto-answered
 // by --approve-rule (exit 0, done, file written, ready → running → done,
-// the answer journaled), and the same without a rule (exit 4 with the
-// question). The tmux server is started beforehand with a minimal
+// the trust and approval answers journaled), a message turn, and the same
+// task without a rule (exit 4 with the question). No turn may be recorded
+// done before the mock received its request. The tmux server is started beforehand with a minimal
 // environment, as a long-running server would be, so the CLI's variables
 // reach the pane only through the profile's env (set in the config file).
 func TestRealAgentsDispatch(t *testing.T) {
@@ -115,10 +132,12 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 	second.Text = "not reached"
 	var mlog syncBuffer
 	third := mockapi.Turn{Match: "MESSAGE-TASK", Text: "REAL-MESSAGE-DONE", ChunkDelay: 50 * time.Millisecond}
-	srv := mockapi.Start([]mockapi.Turn{third, first, second}, mockapi.Options{Log: &mlog})
+	probe := mockapi.Turn{Match: "PROBE-TASK", Text: "REAL-PROBE-DONE"}
+	srv := mockapi.Start([]mockapi.Turn{third, first, second, probe}, mockapi.Options{Log: &mlog})
 	t.Cleanup(srv.Close)
 
-	agentEnv, files, err := mockapi.AgentEnv(cli, srv.URL(), home, project)
+	// No project given: the folder is one the CLI has never trusted.
+	agentEnv, files, err := mockapi.AgentEnv(cli, srv.URL(), home)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,16 +261,60 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 		return f[0]
 	}
 
-	// 1. With an approve rule: done, exit 0.
-	watch := watchStates(t, tc0, prof, project)
-	args := append([]string{"dispatch", project, "--agent", cli, "--approve-rule", tc.approve,
-		"--timeout", "3m", "--ready-timeout", "90s"}, tc.extra...)
-	out, errOut, code, took := run(append(args, "please do the APPROVE-TASK now")...)
-	seen := watch()
-	t.Logf("%s dispatch with --approve-rule: exit %d in %s; states seen by polling: %v\nstdout:\n%s\nstderr:\n%s",
-		cli, code, took.Round(100*time.Millisecond), seen, out, errOut)
+	// doneAfterRequest checks that every done of the task's history
+	// recorded after since came after the mock received a request for the
+	// turn's prompt (match).
+	doneAfterRequest := func(task *state.Task, match string, since time.Time) {
+		t.Helper()
+		var first time.Time
+		for _, r := range srv.Requests() {
+			if strings.Contains(r.Prompt, match) && (first.IsZero() || r.Time.Before(first)) {
+				first = r.Time
+			}
+		}
+		for _, h := range task.History {
+			if h.Status != state.StatusDone || h.Time.Before(since) {
+				continue
+			}
+			if first.IsZero() || h.Time.Before(first) {
+				t.Errorf("done recorded at %s, but the mock's first request for %s came at %s (zero: never)",
+					h.Time.Format("15:04:05.000"), match, first.Format("15:04:05.000"))
+			}
+		}
+	}
+
+	// 0. A folder the CLI has never seen, without --yes-trust: a CLI that
+	// asks about it stops there (exit 4, its question); one that does not
+	// ask runs the turn.
+	args := append([]string{"dispatch", project, "--agent", cli, "--timeout", "3m", "--ready-timeout", "3m"}, tc.extra...)
+	out, errOut, code, took := run(append(args, "please do the PROBE-TASK now")...)
+	t.Logf("%s dispatch into a new folder without --yes-trust: exit %d in %s\nstdout:\n%s\nstderr:\n%s", cli, code, took.Round(100*time.Millisecond), out, errOut)
 	id := taskID(out)
 	task := status(id)
+	if tc.trust != "" {
+		if code != 4 || task.Status != state.StatusNeedsInput || !regexp.MustCompile(tc.trust).MatchString(task.Question) {
+			t.Errorf("without --yes-trust: exit %d, status %s, question %q; want 4, needs_input, the trust dialog (%s)", code, task.Status, task.Question, tc.trust)
+			logTask(t, task)
+		}
+	} else {
+		if code != 0 || task.Status != state.StatusDone || !strings.Contains(task.ResultTail, "REAL-PROBE-DONE") {
+			t.Errorf("%s does not ask about folders: exit %d, status %s; want 0, done with REAL-PROBE-DONE", cli, code, task.Status)
+			logTask(t, task)
+		}
+		doneAfterRequest(task, "PROBE-TASK", time.Time{})
+	}
+	_, _, _, _ = run("cancel", id, "--kill")
+
+	// 1. With --yes-trust and an approve rule: done, exit 0.
+	watch := watchStates(t, tc0, prof, project)
+	args = append([]string{"dispatch", project, "--agent", cli, "--yes-trust", "--approve-rule", tc.approve,
+		"--timeout", "3m", "--ready-timeout", "3m"}, tc.extra...)
+	out, errOut, code, took = run(append(args, "please do the APPROVE-TASK now")...)
+	seen := watch()
+	t.Logf("%s dispatch with --yes-trust --approve-rule: exit %d in %s; states seen by polling: %v\nstdout:\n%s\nstderr:\n%s",
+		cli, code, took.Round(100*time.Millisecond), seen, out, errOut)
+	id = taskID(out)
+	task = status(id)
 	defer func() {
 		if t.Failed() {
 			logTask(t, task)
@@ -285,20 +348,26 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	doneAfterRequest(task, "APPROVE-TASK", time.Time{})
 	answers := journalKinds(t, filepath.Join(stateDir, state.JournalFile), id, "auto-answer")
 	if len(answers) == 0 {
 		t.Errorf("no auto-answer in the journal for %s", id)
+	}
+	if tc.trust != "" && !slices.ContainsFunc(answers, func(a string) bool { return strings.Contains(a, "trust dialog (--yes-trust)") }) {
+		t.Errorf("the trust dialog's acceptance is not journaled for %s: %q", id, answers)
+	}
+	for _, d := range journalKinds(t, filepath.Join(stateDir, state.JournalFile), id, "delivery") {
+		t.Logf("journal delivery: %s", d)
 	}
 	for _, a := range answers {
 		t.Logf("journal auto-answer: %s", a)
 	}
 	events, _ := os.ReadFile(filepath.Join(stateDir, "events", id+".jsonl"))
 	t.Logf("hook events of %s:\n%s", id, events)
-	if t.Failed() {
-		logTask(t, task)
-	}
+	logTask(t, task) // its history times each phase (start-up, trust, delivery, turn)
 	// 1b. A message to the idle agent: delivered at once, as a turn of
 	// its own, recorded as delivered.
+	msgSent := time.Now()
 	out, errOut, code, _ = run("msg", id, "please handle the MESSAGE-TASK now")
 	if code != 0 || !strings.Contains(out, "delivering") {
 		t.Errorf("runner msg to the idle %s agent: exit %d\n%s%s", cli, code, out, errOut)
@@ -315,6 +384,7 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 		tail, _, _, _ := run("logs", id)
 		t.Logf("transcript (last 2500 bytes):\n%s", tail[max(0, len(tail)-2500):])
 	}
+	doneAfterRequest(task, "MESSAGE-TASK", msgSent)
 	inbox, _, _, _ := run("inbox", id, "--json")
 	if !strings.Contains(inbox, `"status": "delivered"`) {
 		t.Errorf("the message is not recorded delivered:\n%s", inbox)
@@ -322,7 +392,7 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 	_, _, _, _ = run("cancel", id, "--kill")
 
 	// 2. Without a rule: the question, exit 4.
-	args = append([]string{"dispatch", project, "--agent", cli, "--timeout", "3m", "--ready-timeout", "90s"}, tc.extra...)
+	args = append([]string{"dispatch", project, "--agent", cli, "--timeout", "3m", "--ready-timeout", "3m"}, tc.extra...)
 	out, errOut, code, took = run(append(args, "please do the ASK-TASK now")...)
 	t.Logf("%s dispatch without a rule: exit %d in %s\nstdout:\n%s\nstderr:\n%s", cli, code, took.Round(100*time.Millisecond), out, errOut)
 	id = taskID(out)

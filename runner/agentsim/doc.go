@@ -37,6 +37,9 @@
 //   - Trust (Options.Trust): before the first box, "Do you trust the files in
 //     this folder?", "❯ 1. Yes, proceed", "  2. No, exit"; 1 or Enter go on,
 //     2 or Escape (or C-c) print "Not trusted." and exit 1.
+//   - Late trust (Options.TrustLate): the box comes first; the first
+//     submitted prompt is echoed and held, and the same dialog appears;
+//     accepting it runs the held prompt's turn (it is not submitted again).
 //   - Escape or C-c while busy or asking: "Interrupted." and the ready box;
 //     the rest of the prompt is skipped and the hook does not run.
 //   - At the ready box: C-c clears the input; with empty input it prints

@@ -28,6 +28,10 @@ type Options struct {
 	Startup time.Duration
 	// Trust shows the trust dialog before the first prompt box.
 	Trust bool
+	// TrustLate shows the trust dialog after the first prompt was
+	// submitted, before its turn runs (as Codex does in a new folder): the
+	// prompt is held and runs once the dialog is accepted.
+	TrustLate bool
 	// SessionID is given to the hook and printed in the resume hint at
 	// exit; empty means a random one.
 	SessionID string

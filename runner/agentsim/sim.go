@@ -134,6 +134,8 @@ func Run(ctx context.Context, opts Options, tty *os.File, out io.Writer) (code i
 		msgs:  make(chan turnMsg),
 		hooks: make(chan error, 4),
 		exec:  &executor{dir: opts.Dir, env: opts.Env, session: opts.sessionFile()},
+		// A late dialog comes only when none came before the box.
+		trustLate: opts.TrustLate && !opts.Trust,
 	}
 	if opts.Resumed {
 		sc.print("Resumed session " + opts.SessionID)
@@ -167,8 +169,12 @@ type sim struct {
 	turnID     int
 	turnCancel context.CancelFunc
 	prompt     string
-	msgs       chan turnMsg
-	hooks      chan error
+	// trustLate: the late trust dialog is still to come (Options.TrustLate);
+	// held is the prompt waiting behind it.
+	trustLate bool
+	held      string
+	msgs      chan turnMsg
+	hooks     chan error
 }
 
 // turnMsg is sent by a turn's goroutine to the loop.
@@ -295,6 +301,10 @@ func (s *sim) key(k key) *exitNow {
 	case modeTrust:
 		switch yes, ok := s.menuKey(k); {
 		case !ok:
+		case yes && s.held != "":
+			p := s.held
+			s.held = ""
+			s.startTurn(p, nil)
 		case yes:
 			s.mode = modeReady
 			s.draw()
@@ -401,6 +411,17 @@ func (s *sim) submit(prompt string) {
 	if err := s.exec.remember(prompt); err != nil {
 		hist = append(hist, "⚠ "+displayText(err.Error()))
 	}
+	if s.trustLate {
+		s.trustLate, s.held = false, prompt
+		s.mode, s.sel = modeTrust, 0
+		s.sc.update(hist, s.liveLines())
+		return
+	}
+	s.startTurn(prompt, hist)
+}
+
+// startTurn starts the turn of prompt, printing hist above it.
+func (s *sim) startTurn(prompt string, hist []string) {
 	s.turnID++
 	s.prompt = prompt
 	s.mode, s.spin, s.silent = modeBusy, 0, false

@@ -15,25 +15,32 @@ import (
 // for this one through its last 20 characters in ~/.claude.json.
 const MockAPIKey = "sk-ant-mock-0123456789abcdefghij"
 
-// MockModel is the model name configured for Codex and opencode (the mock
-// answers whatever model is asked for).
+// MockModel is the model name configured for Codex, opencode and Qwen Code
+// (the mock answers whatever model is asked for).
 const MockModel = "mock-model"
 
 // CLIs lists the agent CLIs AgentEnv knows, in a stable order.
-func CLIs() []string { return []string{"claude", "codex", "gemini", "opencode"} }
+func CLIs() []string { return []string{"claude", "codex", "gemini", "opencode", "qwen"} }
 
 // AgentEnv returns what the agent CLI cli ("claude", "codex", "gemini",
-// "opencode") needs to run against the mock at baseURL from the throw-away
-// home directory home: environment entries (KEY=VALUE, to add to a minimal
-// environment such as PATH, LANG and TERM; HOME and the XDG directories
-// point into home) and first-run files (absolute paths under home →
-// content) that pre-answer onboarding, log-in, API-key and folder-trust
-// questions for each of projects (absolute directories the CLI will be
-// started in). Write the files with WriteFiles before starting the CLI.
+// "opencode", "qwen") needs to run against the mock at baseURL from the
+// throw-away home directory home: environment entries (KEY=VALUE, to add to
+// a minimal environment such as PATH, LANG and TERM; HOME and the XDG
+// directories point into home) and first-run files (absolute paths under
+// home → content).
 //
-// What stays on screen is the CLI's real behaviour: tool approvals are asked
-// (opencode is configured with permission "ask" for edit and bash, since it
-// allows both by default).
+// The files seed only what a user does once per machine: the log-in or API
+// key (and its approval), the provider pointing at the mock, and onboarding
+// steps that would otherwise need the real network. Folder trust is a
+// question of each new project: it is seeded only for projects (absolute
+// directories the CLI will be started in, pre-trusted as a user who
+// answered the dialog before would have them). Pass none to start the CLI
+// in a folder it has never seen, as a dispatch to a new project does.
+// Write the files with WriteFiles before starting the CLI.
+//
+// What stays on screen is the CLI's real behaviour: trust dialogs for
+// folders not in projects, and tool approvals (opencode is configured with
+// permission "ask" for edit and bash, since it allows both by default).
 func AgentEnv(cli, baseURL, home string, projects ...string) (env []string, files map[string]string, err error) {
 	if !filepath.IsAbs(home) {
 		return nil, nil, fmt.Errorf("mockapi: home %q for %s is not an absolute path (use t.TempDir())", home, cli)
@@ -67,7 +74,10 @@ func AgentEnv(cli, baseURL, home string, projects ...string) (env []string, file
 			trusted[p] = map[string]any{"hasTrustDialogAccepted": true, "allowedTools": []string{}}
 		}
 		files[filepath.Join(home, ".claude.json")] = jsonText(map[string]any{
-			"hasCompletedOnboarding": true, // else: onboarding that needs the real network, exit 1
+			// Else: an onboarding whose connectivity check needs the real
+			// network (api.anthropic.com), exit 1 offline.
+			"hasCompletedOnboarding": true,
+			// The user's once-only answer to "Detected a custom API key".
 			"customApiKeyResponses": map[string]any{
 				"approved": []string{MockAPIKey[len(MockAPIKey)-20:]},
 				"rejected": []string{},
@@ -85,6 +95,26 @@ func AgentEnv(cli, baseURL, home string, projects ...string) (env []string, file
 			fmt.Fprintf(&b, "\n[projects.%s]\ntrust_level = \"trusted\"\n", strconv.Quote(p))
 		}
 		files[filepath.Join(codexHome, "config.toml")] = b.String()
+	case "qwen":
+		// Qwen Code (a Gemini CLI fork) talks to an OpenAI-compatible API
+		// given by OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL once
+		// the auth type "openai" is chosen (else it opens its "Select
+		// Authentication Method" dialog whatever the environment says).
+		// Its folder trust is off unless security.folderTrust.enabled (it
+		// never asks), so projects need nothing.
+		env = append(env,
+			"OPENAI_BASE_URL="+baseURL+"/v1",
+			"OPENAI_API_KEY="+MockAPIKey,
+			"OPENAI_MODEL="+MockModel,
+		)
+		settings := map[string]any{
+			"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
+			"model":    map[string]any{"name": MockModel},
+			// No update check or usage statistics: no network but the mock.
+			"general": map[string]any{"enableAutoUpdate": false},
+			"privacy": map[string]any{"usageStatisticsEnabled": false},
+		}
+		files[filepath.Join(home, ".qwen", "settings.json")] = jsonText(settings)
 	case "gemini":
 		env = append(env,
 			"GEMINI_API_KEY="+MockAPIKey,
@@ -95,11 +125,13 @@ func AgentEnv(cli, baseURL, home string, projects ...string) (env []string, file
 		files[filepath.Join(home, ".gemini", "settings.json")] = jsonText(map[string]any{
 			"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
 		})
-		trusted := map[string]string{}
-		for _, p := range projects {
-			trusted[p] = "TRUST_FOLDER"
+		if len(projects) > 0 {
+			trusted := map[string]string{}
+			for _, p := range projects {
+				trusted[p] = "TRUST_FOLDER"
+			}
+			files[filepath.Join(home, ".gemini", "trustedFolders.json")] = jsonText(trusted)
 		}
-		files[filepath.Join(home, ".gemini", "trustedFolders.json")] = jsonText(trusted)
 	case "opencode":
 		// Its model catalogue (models.dev) is fetched from the mock, which
 		// answers an empty one: without this, start-up waits for a network

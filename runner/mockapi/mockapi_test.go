@@ -389,6 +389,8 @@ func TestAgentEnv(t *testing.T) {
 		{"gemini", []string{"GEMINI_API_KEY=" + MockAPIKey, "GOOGLE_GEMINI_BASE_URL=http://x:1"},
 			"/h/.gemini/settings.json", []string{`"selectedType": "gemini-api-key"`}},
 		{"gemini", nil, "/h/.gemini/trustedFolders.json", []string{`"/w/proj": "TRUST_FOLDER"`}},
+		{"qwen", []string{"OPENAI_BASE_URL=http://x:1/v1", "OPENAI_API_KEY=" + MockAPIKey, "OPENAI_MODEL=" + MockModel},
+			"/h/.qwen/settings.json", []string{`"selectedType": "openai"`, `"enableAutoUpdate": false`}},
 		{"opencode", []string{"OPENCODE_MODELS_URL=http://x:1", "XDG_CONFIG_HOME=/h/.config"},
 			"/h/.config/opencode/opencode.json", []string{`"model": "mock/mock-model"`, `"baseURL": "http://x:1/v1"`, `"edit": "ask"`}},
 	} {
@@ -416,6 +418,20 @@ func TestAgentEnv(t *testing.T) {
 		}
 		if strings.HasSuffix(tc.file, ".json") && !json.Valid([]byte(content)) {
 			t.Errorf("%s: %s is not valid JSON:\n%s", tc.cli, tc.file, content)
+		}
+	}
+	// Without projects, no folder is trusted: the CLI asks, as in a
+	// folder it has never seen.
+	for _, cli := range CLIs() {
+		_, files, err := AgentEnv(cli, "http://x:1/", home)
+		if err != nil {
+			t.Fatalf("%s: %v", cli, err)
+		}
+		for path, content := range files {
+			if strings.Contains(path, "trustedFolders") || strings.Contains(content, "hasTrustDialogAccepted") ||
+				strings.Contains(content, "trust_level") || strings.Contains(content, proj) {
+				t.Errorf("%s without projects seeds folder trust in %s:\n%s", cli, path, content)
+			}
 		}
 	}
 	for _, bad := range []struct{ cli, url, home, proj string }{

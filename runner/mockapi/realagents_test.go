@@ -25,6 +25,8 @@ func headlessArgv(cli, prompt string) []string {
 		return []string{"gemini", "--approval-mode", "auto_edit", "-p", prompt}
 	case "opencode":
 		return []string{"opencode", "run", "--auto", prompt}
+	case "qwen":
+		return []string{"qwen", "--approval-mode", "auto-edit", "-p", prompt}
 	}
 	return nil
 }
