@@ -285,9 +285,9 @@ func agentOf(t *state.Task) string {
 	return t.Agent
 }
 
-// protectedPIDs are processes gc never ends: the tmux server (a pane's
-// parent) and the panes and supervisors of active tasks, with what runs
-// below them.
+// protectedPIDs are processes gc never ends, with what runs below them:
+// the panes and supervisors of active tasks (taskPicker adds the tmux
+// server itself).
 func protectedPIDs(st *state.State, panes map[string]tmuxctl.PaneInfo) []int {
 	var out []int
 	for _, t := range st.Tasks {
@@ -336,8 +336,8 @@ func (env *Env) quitAgents(ctx context.Context, targets []*gcTarget, wait time.D
 
 // quitAndRead sends prof's quit keys to a live pane and waits until it is
 // dead (each round of keys waits up to wait/2), then returns the session
-// id on its screen and whether the agent quit. Each key
-// after the first waits for the screen to change (a busy CLI may take a
+// id on its screen and whether the agent quit. Each key after the first
+// waits for the screen to answer the one before (a loaded CLI may take a
 // moment to show "press Ctrl-C again"; two presses read as one would not
 // exit it); a CLI still alive after the keys gets them once more.
 func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *Profile, pane *tmuxctl.PaneInfo, wait time.Duration) (session string, quit bool) {
