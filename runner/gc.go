@@ -184,19 +184,15 @@ func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 		if err != nil && !errors.Is(err, proctree.ErrUnsupported) {
 			return nil, err
 		}
-		var found []int
+		var found []proctree.Ended
 		if tab != nil {
-			found = pick(tab)
-		}
-		for _, g := range targets {
-			for _, pid := range found {
-				if owner[pid] == g.item.ID {
-					g.item.Processes = append(g.item.Processes, proctree.Ended{PID: pid, Comm: tab.Procs[pid].Comm})
-				}
+			for _, pid := range pick(tab) {
+				found = append(found, proctree.Ended{PID: pid, Comm: tab.Procs[pid].Comm})
 			}
 		}
+		targets = attribute(targets, found, owner)
 	} else {
-		if err := env.endAndClose(ctx, targets, pick, owner, opts.Grace); err != nil {
+		if targets, err = env.endAndClose(ctx, targets, pick, owner, opts.Grace); err != nil {
 			return nil, err
 		}
 	}
@@ -289,9 +285,9 @@ func agentOf(t *state.Task) string {
 	return t.Agent
 }
 
-// protectedPIDs are processes gc never ends: the tmux server (a pane's
-// parent) and the panes and supervisors of active tasks, with what runs
-// below them.
+// protectedPIDs are processes gc never ends, with what runs below them:
+// the panes and supervisors of active tasks (taskPicker adds the tmux
+// server itself).
 func protectedPIDs(st *state.State, panes map[string]tmuxctl.PaneInfo) []int {
 	var out []int
 	for _, t := range st.Tasks {
@@ -340,8 +336,8 @@ func (env *Env) quitAgents(ctx context.Context, targets []*gcTarget, wait time.D
 
 // quitAndRead sends prof's quit keys to a live pane and waits until it is
 // dead (each round of keys waits up to wait/2), then returns the session
-// id on its screen and whether the agent quit. Each key
-// after the first waits for the screen to change (a busy CLI may take a
+// id on its screen and whether the agent quit. Each key after the first
+// waits for the screen to answer the one before (a loaded CLI may take a
 // moment to show "press Ctrl-C again"; two presses read as one would not
 // exit it); a CLI still alive after the keys gets them once more.
 func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *Profile, pane *tmuxctl.PaneInfo, wait time.Duration) (session string, quit bool) {
@@ -495,23 +491,15 @@ func (env *Env) taskPicker(ctx context.Context, targets []*gcTarget, protect []i
 // endAndClose ends the processes pick chooses (the tree is still whole, so
 // nothing is reparented before it is found), then closes the targets'
 // windows.
-func (env *Env) endAndClose(ctx context.Context, targets []*gcTarget, pick proctree.Picker, owner map[int]string, grace time.Duration) error {
+func (env *Env) endAndClose(ctx context.Context, targets []*gcTarget, pick proctree.Picker, owner map[int]string, grace time.Duration) ([]*gcTarget, error) {
 	if grace <= 0 {
 		grace = DefaultKillGrace
 	}
 	ended, err := proctree.End(ctx, pick, grace)
 	if err != nil && !errors.Is(err, proctree.ErrUnsupported) {
-		return fmt.Errorf("end the processes of finished tasks: %w", err)
+		return targets, fmt.Errorf("end the processes of finished tasks: %w", err)
 	}
-	byID := map[string]*gcTarget{}
-	for _, g := range targets {
-		byID[g.item.ID] = g
-	}
-	for _, e := range ended {
-		if g := byID[owner[e.PID]]; g != nil {
-			g.item.Processes = append(g.item.Processes, e)
-		}
-	}
+	targets = attribute(targets, ended, owner)
 	var errs []string
 	for _, g := range targets {
 		if g.pane == nil {
@@ -524,9 +512,30 @@ func (env *Env) endAndClose(ctx context.Context, targets []*gcTarget, pick proct
 		g.item.WindowClosed = true
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("close windows of finished tasks: %s (check the tmux server: runner tmux list)", strings.Join(errs, "; "))
+		return targets, fmt.Errorf("close windows of finished tasks: %s (check the tmux server: runner tmux list)", strings.Join(errs, "; "))
 	}
-	return nil
+	return targets, nil
+}
+
+// attribute adds each process to its task's target; a process of a task
+// that is no target (its record was pruned, its window gone) gets a target
+// of its own.
+func attribute(targets []*gcTarget, procs []proctree.Ended, owner map[int]string) []*gcTarget {
+	byID := map[string]*gcTarget{}
+	for _, g := range targets {
+		byID[g.item.ID] = g
+	}
+	for _, e := range procs {
+		id := owner[e.PID]
+		g := byID[id]
+		if g == nil {
+			g = &gcTarget{item: GCTask{ID: id, Pruned: true}}
+			byID[id] = g
+			targets = append(targets, g)
+		}
+		g.item.Processes = append(g.item.Processes, e)
+	}
+	return targets
 }
 
 // recordReclaimed marks the targets reclaimed (and records the agent's
@@ -597,9 +606,9 @@ func (env *Env) killTask(ctx context.Context, t *state.Task) error {
 		protect = protectedPIDs(st, byPane)
 		protect = slices.DeleteFunc(protect, func(pid int) bool { return g.pane != nil && pid == g.pane.PID })
 	}
-	targets := []*gcTarget{g}
-	pick, owner := env.taskPicker(ctx, targets, protect, false)
-	if err := env.endAndClose(ctx, targets, pick, owner, 0); err != nil {
+	pick, owner := env.taskPicker(ctx, []*gcTarget{g}, protect, false)
+	targets, err := env.endAndClose(ctx, []*gcTarget{g}, pick, owner, 0)
+	if err != nil {
 		return err
 	}
 	return env.recordReclaimed(ctx, targets, "kill")

@@ -412,8 +412,10 @@ func compileOne(profile, key, src string) (*regexp.Regexp, error) {
 // SessionPlaceholder marks where Resume takes the agent's session id.
 const SessionPlaceholder = "{session}"
 
-// QuitGap is the pause between two QuitKeys: a CLI that asks for a second
-// Ctrl-C must see two key presses, not one read of two bytes.
+// QuitGap paces the QuitKeys: after a key the screen is polled every
+// QuitGap/3 (up to 2 s) for its answer, and the next key follows QuitGap/3
+// later. A CLI that asks for a second Ctrl-C must see two key presses, not
+// one read of two bytes.
 const QuitGap = 300 * time.Millisecond
 
 // FindSession returns the agent's session id shown on screen: the first

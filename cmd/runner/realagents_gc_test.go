@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -29,9 +30,10 @@ import (
 // conversation and delivers the follow-up. Then the window is killed by
 // hand and a second gc must end whatever outlived it.
 func TestRealAgentsGC(t *testing.T) {
-	// (opencode is left out: its first turn is not yet delivered reliably
-	// under load, which is not what this test is about.)
-	for _, cli := range []string{"codex", "gemini", "claude"} {
+	// RUNNER_GC_CLIS overrides the list. opencode is left out by default:
+	// on this branch its first turn fails delivery (the prompt stays in
+	// its composer after Enter), which is not what this test is about.
+	for _, cli := range strings.Fields(cmp.Or(os.Getenv("RUNNER_GC_CLIS"), "codex gemini claude")) {
 		t.Run(cli, func(t *testing.T) {
 			if _, err := exec.LookPath(cli); err != nil {
 				if os.Getenv("RUNNER_REAL_AGENTS_REQUIRED") == "1" {
