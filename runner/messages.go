@@ -322,7 +322,7 @@ func resolveRecipients(st *state.State, sender, to string) ([]string, error) {
 		name := strings.TrimPrefix(to, "@project:")
 		ref, err := SelectProject(st, name)
 		if err != nil {
-			return nil, Usagef("@project:%s: %v", name, err)
+			return nil, Usagef("@project:%s: no such project: %v", name, err)
 		}
 		var ids []string
 		for _, t := range st.TaskList() {

@@ -502,8 +502,8 @@ func shellProfile() *Profile {
 		NeedsInputAtCursor:  true,
 		AltScreenNeedsInput: true,
 		NoAwareness:         true,
-		// Measured: bash's readline reads a 1 MiB paste in 17-27 s
-		// (about 40-60 KiB/s); more would take minutes.
+		// Measured: bash's readline reads a 1 MiB paste in 17-37 s
+		// (about 28-60 KiB/s); more would take minutes.
 		MaxTask: 1 << 20,
 	}
 }

@@ -190,11 +190,13 @@ type DeliverOptions struct {
 // DeliverBytesPerSecond is the slowest rate at which an application in a
 // pane is expected to read a pasted text. paste-buffer returns as soon as
 // tmux has queued the text; the application reads it, and the Enter queued
-// after it, at its own pace (bash's readline takes about 17 s for 1 MiB on
-// an idle machine, ~60 KiB/s; the simulated agent about 0.5 s), so the wait
-// for a sign that the text was taken grows with its size. The rate leaves a
-// margin of four for a loaded machine.
-const DeliverBytesPerSecond = 16 << 10
+// after it, at its own pace (bash's readline takes 17 s for 1 MiB on an
+// idle machine, ~60 KiB/s, and 37 s on a loaded one, ~28 KiB/s; the
+// simulated agent under 2 s), so the wait for a sign that the text was
+// taken grows with its size. The rate leaves a margin of three over the
+// loaded measurement; the wait ends as soon as the sign shows, so only a
+// prompt that was really lost costs the whole of it.
+const DeliverBytesPerSecond = 8 << 10
 
 // ReadTime is how long an application may take to read n pasted bytes (at
 // DeliverBytesPerSecond).
