@@ -410,19 +410,16 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 	}
 	if !res.Confirmed {
 		// Never go on to "done" for a prompt the agent did not take.
-		screen, err := env.TC.CaptureScreen(ctx, s.pane)
-		if err != nil {
-			return err
-		}
-		if waiting(screen) || !s.unstarted {
+		if !s.unstarted {
 			note = "unconfirmed: " + res.Reason
 			_ = env.update(ctx, s.id, func(t *state.Task) { t.Delivery = note })
 			return &errOutcome{outcome{status: state.StatusFailed, reason: "the agent did not take the prompt (" + res.Reason + ")"}}
 		}
-		// The text left the composer but no sign of a turn came yet (a
-		// slow agent): the monitor waits for one, and a turn that never
-		// begins is not done (see awaitStart).
-		note = "not confirmed yet (" + res.Reason + "); the text left the composer, waiting for the turn to begin"
+		// No sign of a turn yet (a slow agent, a loaded machine): the
+		// monitor waits for one; a text still in the composer gets its
+		// last Enters there, a lost one is typed again once, and a turn
+		// that never begins is never done (see awaitStart).
+		note = "not confirmed yet (" + res.Reason + "); waiting for the turn to begin"
 	}
 	return env.setStatus(ctx, s.id, state.StatusRunning, "delivered ("+note+")", func(t *state.Task) { t.Delivery = note })
 }

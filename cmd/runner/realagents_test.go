@@ -222,7 +222,7 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 
 	run := func(args ...string) (string, string, int, time.Duration) {
 		t.Helper()
-		cctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(cctx, filepath.Join(runnerDir, "runner"), args...)
 		cmd.Env, cmd.Dir = env, home
@@ -286,7 +286,7 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 	// 0. A folder the CLI has never seen, without --yes-trust: a CLI that
 	// asks about it stops there (exit 4, its question); one that does not
 	// ask runs the turn.
-	args := append([]string{"dispatch", project, "--agent", cli, "--timeout", "3m", "--ready-timeout", "3m"}, tc.extra...)
+	args := append([]string{"dispatch", project, "--agent", cli, "--timeout", "6m", "--ready-timeout", "3m"}, tc.extra...)
 	out, errOut, code, took := run(append(args, "please do the PROBE-TASK now")...)
 	t.Logf("%s dispatch into a new folder without --yes-trust: exit %d in %s\nstdout:\n%s\nstderr:\n%s", cli, code, took.Round(100*time.Millisecond), out, errOut)
 	id := taskID(out)
@@ -308,7 +308,7 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 	// 1. With --yes-trust and an approve rule: done, exit 0.
 	watch := watchStates(t, tc0, prof, project)
 	args = append([]string{"dispatch", project, "--agent", cli, "--yes-trust", "--approve-rule", tc.approve,
-		"--timeout", "3m", "--ready-timeout", "3m"}, tc.extra...)
+		"--timeout", "6m", "--ready-timeout", "3m"}, tc.extra...)
 	out, errOut, code, took = run(append(args, "please do the APPROVE-TASK now")...)
 	seen := watch()
 	t.Logf("%s dispatch with --yes-trust --approve-rule: exit %d in %s; states seen by polling: %v\nstdout:\n%s\nstderr:\n%s",
@@ -392,7 +392,7 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 	_, _, _, _ = run("cancel", id, "--kill")
 
 	// 2. Without a rule: the question, exit 4.
-	args = append([]string{"dispatch", project, "--agent", cli, "--timeout", "3m", "--ready-timeout", "3m"}, tc.extra...)
+	args = append([]string{"dispatch", project, "--agent", cli, "--timeout", "6m", "--ready-timeout", "3m"}, tc.extra...)
 	out, errOut, code, took = run(append(args, "please do the ASK-TASK now")...)
 	t.Logf("%s dispatch without a rule: exit %d in %s\nstdout:\n%s\nstderr:\n%s", cli, code, took.Round(100*time.Millisecond), out, errOut)
 	id = taskID(out)
