@@ -25,7 +25,13 @@ func ScreenAnswer(p *Profile, screen string) string {
 		return ""
 	}
 	lines := strings.Split(StripANSI(screen), "\n")
+	cut := sidebarColumn(c.answerSidebar, lines)
 	for i, l := range lines {
+		if cut > 0 {
+			if r := []rune(l); len(r) > cut {
+				l = string(r[:cut])
+			}
+		}
 		lines[i] = strings.TrimRight(l, " \t\u00a0")
 	}
 	chrome := func(l string) bool {
@@ -90,6 +96,26 @@ func ScreenAnswer(p *Profile, screen string) string {
 		}
 	}
 	return dedent(block)
+}
+
+// sidebarColumn is the rune column where the first line matching one of
+// sidebar starts its match, when that is right of the left edge and white
+// space precedes it (a panel beside the transcript); 0 when none does.
+func sidebarColumn(sidebar []*regexp.Regexp, lines []string) int {
+	for _, l := range lines {
+		for _, re := range sidebar {
+			loc := re.FindStringIndex(l)
+			if loc == nil || loc[0] == 0 {
+				continue
+			}
+			before := l[:loc[0]]
+			if !strings.HasSuffix(before, "  ") {
+				continue
+			}
+			return utf8.RuneCountInString(before)
+		}
+	}
+	return 0
 }
 
 // dedent removes the indentation common to the non-blank lines and the

@@ -15,6 +15,9 @@ func TestScreenAnswer(t *testing.T) {
 		{"codex", "screens-real/codex__ready__3.txt", "I wrote esc.txt for you. Done."},
 		{"gemini", "screens-real/gemini__ready__2.txt", "This is a slow streamed answer with many words so that the busy state stays visible for a while MOCK-SLOW-DONE"},
 		{"opencode", "screens-real/opencode__ready__2.txt", "This is a slow streamed answer with many words so that the busy state stays visible for a while MOCK-SLOW-DONE"},
+		// A wide pane: the session sidebar (title, Context, tokens, cost,
+		// LSP) right of the answer; the tail of a real dispatch's screen.
+		{"opencode", "answer-opencode-sidebar.txt", "The answer streams word by word ANSWER-FIRST-LINE.\nA second line with the details ANSWER-DONE."},
 		{"sim", "", ""},
 	} {
 		p, err := BuiltinProfile(c.profile)

@@ -98,6 +98,11 @@ type Profile struct {
 	AnswerStart []string `json:"answer_start,omitempty"`
 	AnswerEnd   []string `json:"answer_end,omitempty"`
 	AnswerAfter []string `json:"answer_after,omitempty"`
+	// AnswerSidebar patterns mark a line of a side panel drawn right of
+	// the transcript (opencode's session sidebar, "Context"): the column
+	// where the first match starts, if it is past the left edge, cuts
+	// every line before the answer is taken.
+	AnswerSidebar []string `json:"answer_sidebar,omitempty"`
 
 	// BottomLines is how many non-blank lines, counted up from the last one,
 	// make up the bottom of the screen that patterns are applied to.
@@ -307,7 +312,7 @@ func (p *Profile) MaxTaskBytes() int {
 type compiled struct {
 	ready, busy, needsInput, exited, errs, errReset, volatile, starting []*regexp.Regexp
 	trust, turnOpen, turnClosed, sessionID                              []*regexp.Regexp
-	answerStart, answerEnd, answerAfter                                 []*regexp.Regexp
+	answerStart, answerEnd, answerAfter, answerSidebar                  []*regexp.Regexp
 }
 
 // Compile checks and compiles every pattern of p and fills defaults. It
@@ -358,6 +363,7 @@ func (p *Profile) Compile() error {
 		{"answer_start", p.AnswerStart, &c.answerStart},
 		{"answer_end", p.AnswerEnd, &c.answerEnd},
 		{"answer_after", p.AnswerAfter, &c.answerAfter},
+		{"answer_sidebar", p.AnswerSidebar, &c.answerSidebar},
 		{"session_id", p.SessionID, &c.sessionID},
 	} {
 		if *f.dest, err = compileAll(p.Name, f.key, f.src); err != nil {

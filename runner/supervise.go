@@ -389,9 +389,15 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 				return true
 			}
 			// The echo scrolled off already (a long text, a quick turn):
-			// the transcript shows it, as good a sign as an echo on screen.
+			// the transcript shows the text. For a TUI that is no sign of
+			// a turn (its composer drew the text before Enter, and a lost
+			// prompt leaves the same bytes): the monitor waits for one.
+			// A shell (IdleCommands) echoes what it runs, once, as it
+			// runs it.
 			if shown.check() {
-				s.unstarted = s.prof.EchoBeforeTurn
+				if len(s.prof.IdleCommands) > 0 {
+					s.unstarted = false
+				}
 				return true
 			}
 			return false
