@@ -346,8 +346,11 @@ func opencodeProfile() *Profile {
 		// A modal is drawn over the transcript, well above the input box.
 		// The answer sits between the prompt's "┃" box and the "▣  Build ·
 		// model · 2.1s" line.
-		AnswerEnd:     []string{`^\s*▣ `},
-		AnswerAfter:   []string{`^\s*┃`},
+		AnswerEnd:   []string{`^\s*▣ `},
+		AnswerAfter: []string{`^\s*┃`},
+		// A wide pane shows the session's sidebar right of the transcript
+		// (title, "Context", tokens, cost, LSP, the directory).
+		AnswerSidebar: []string{`Context$`},
 		BottomLines:   30,
 		ErrorLines:    6,
 		EnterDelay:    Duration{150 * time.Millisecond},
