@@ -151,6 +151,11 @@ type supervisor struct {
 	enters    int  // Enter presses after delivery, for a prompt left in the composer
 	retyped   bool // the prompt was typed a second time, after it was lost
 	echoWait  bool // an echo was seen and a busy screen awaited (Profile.EchoBeforeTurn)
+	// echoBase is how many echoes of the prompt a screen showed after a
+	// trust dialog that came after the delivery: a copy left on screen
+	// from before the dialog (Gemini drops the prompt and redraws it) is
+	// no sign; only a new echo is.
+	echoBase int
 }
 
 // Bounds on getting a delivered prompt to start a turn.
@@ -441,16 +446,21 @@ func inComposer(p *Profile, screen, sig string) bool {
 // transcript of a ready screen and not in its composer. A
 // line in the same bordered box as the ready line (opencode's "┃ text"
 // above "┃ Build · model") is the composer, not the transcript.
-func echoed(p *Profile, screen, sig string) bool {
+func echoed(p *Profile, screen, sig string) bool { return echoCount(p, screen, sig) > 0 }
+
+// echoCount is how many transcript lines of a ready screen show the text
+// whose signature is sig (see echoed); 0 when the screen cannot tell.
+func echoCount(p *Profile, screen, sig string) int {
 	d := Detect(p, screen)
 	if sig == "" || (d.State != StateReady && d.State != StateError) || strings.Contains(d.Line, sig) {
 		// No screen to tell, or the text still in the composer: whatever
 		// else shows it (a terminal's echo of keys typed before the
 		// agent drew its UI) is no transcript.
-		return false
+		return 0
 	}
 	lead, _ := utf8.DecodeRuneInString(strings.TrimSpace(d.Line))
 	boxed := strings.ContainsRune("│┃║▌▐", lead)
+	n := 0
 	for _, l := range strings.Split(StripANSI(screen), "\n") {
 		l = strings.TrimRight(l, " \t\r")
 		if l == d.Line || !strings.Contains(l, sig) {
@@ -459,9 +469,9 @@ func echoed(p *Profile, screen, sig string) bool {
 		if first, _ := utf8.DecodeRuneInString(strings.TrimSpace(l)); boxed && first == lead {
 			continue
 		}
-		return true
+		n++
 	}
-	return false
+	return n
 }
 
 // deliverySignature is a piece of the text's first line that would show in
@@ -529,6 +539,11 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 					return err
 				}
 				s.graceFrom = time.Now()
+				if s.unstarted {
+					if screen, err := env.TC.CaptureScreen(ctx, s.pane); err == nil {
+						s.echoBase = echoCount(s.prof, screen, s.sig)
+					}
+				}
 				continue
 			}
 			s.unstarted = false // an approval dialog belongs to the turn
@@ -611,7 +626,7 @@ func (s *supervisor) awaitStart(ctx context.Context, obs Observation) error {
 				return err
 			}
 			return s.waitStart(ctx, 5*time.Second)
-		case echoed(s.prof, screen, s.sig):
+		case echoCount(s.prof, screen, s.sig) > s.echoBase:
 			if s.prof.EchoBeforeTurn && !s.echoWait {
 				s.echoWait = true
 				return s.waitStart(ctx, echoWait)
@@ -673,7 +688,7 @@ func (s *supervisor) redeliver(ctx context.Context) error {
 				return false
 			}
 			d := Detect(s.prof, screen)
-			if d.State == StateBusy || (d.State == StateNeedsInput && len(d.TrustKeys) == 0) || echoed(s.prof, screen, s.sig) {
+			if d.State == StateBusy || (d.State == StateNeedsInput && len(d.TrustKeys) == 0) || echoCount(s.prof, screen, s.sig) > s.echoBase {
 				s.unstarted = false
 				return true
 			}
