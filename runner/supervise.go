@@ -718,31 +718,52 @@ func (s *supervisor) record(ctx context.Context, note string) {
 	env.say("task %s: %s", s.id, note)
 }
 
-// dialogLine is the line of a dialog that asks: the last non-blank line
-// above its first menu line (the question's text also holds what the agent
-// printed before it).
+// dialogLine is the line of a dialog that asks. The dialog's first menu,
+// needs-input or trust line ends the search; a trust line that is not a
+// menu item is itself the question (the sim's "Do you trust the files in
+// this folder?"). Above it (the question's text also holds what the agent
+// printed before it), the last line that asks — it holds a '?' — wins
+// (Claude's "Quick safety check: Is this a project you … trust?" above
+// "❯ 1. Yes, I trust this folder"); else the last non-blank line that is
+// not a menu item.
 func dialogLine(p *Profile, q string) string {
 	c := p.re
 	if c == nil {
 		return firstLineOf(q)
 	}
-	last := ""
-	for _, l := range strings.Split(q, "\n") {
+	lines := strings.Split(q, "\n")
+	stop := len(lines)
+	for i, l := range lines {
 		if anyMatch(c.needsInput, l) || anyMatch(c.trust, l) {
-			if anyMatch(c.trust, l) {
-				last = l
-			}
+			stop = i
 			break
 		}
-		if strings.TrimSpace(l) != "" {
-			last = l
+	}
+	if stop < len(lines) && anyMatch(c.trust, lines[stop]) && !menuItem.MatchString(lines[stop]) {
+		return clipRunes(strings.TrimSpace(lines[stop]), 160)
+	}
+	asks, last := "", ""
+	for _, l := range lines[:stop] {
+		if strings.TrimSpace(l) == "" || menuItem.MatchString(l) {
+			continue
 		}
+		last = l
+		if strings.Contains(l, "?") {
+			asks = l
+		}
+	}
+	if asks != "" {
+		last = asks
 	}
 	if last == "" {
 		return firstLineOf(q)
 	}
 	return clipRunes(strings.TrimSpace(last), 160)
 }
+
+// menuItem is a numbered choice of a dialog ("❯ 1. Yes", "  2. No",
+// "› 1. Trust and continue").
+var menuItem = regexp.MustCompile(`^\s*[❯›>●]?\s*\d+\.\s`)
 
 // matchRule returns the first rule that matches the dialog's text as a
 // whole or any one of its lines (so an anchored rule such as ^Create works

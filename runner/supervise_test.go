@@ -33,6 +33,33 @@ func TestMatchRuleAndDialogLine(t *testing.T) {
 			t.Errorf("dialogLine(%q) = %q, want %q", tc.question, got, tc.line)
 		}
 	}
+	// Real dialogs: the line that asks, never a menu item.
+	for _, tc := range []struct{ profile, screen, line string }{
+		// Claude's folder dialog: its trust pattern is the first menu item.
+		{"claude", "claude__needs_input__1.txt", "Quick safety check: Is this a project you created or one you trust? (Like your own code, a well-known open source"},
+		// Claude's approval: no line asks above "Do you want to proceed?":
+		// the last one says what it is about.
+		{"claude", "claude__needs_input__3.txt", "Create hello.txt"},
+	} {
+		p, err := BuiltinProfile(tc.profile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join("..", "..", "shared", "screens", tc.screen))
+		if err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%v (CI: the shared screens must be beside the checkout)", err)
+			}
+			t.Skipf("shared screens not found: %v", err)
+		}
+		d := Detect(p, string(b))
+		if d.State != StateNeedsInput {
+			t.Fatalf("%s: detected %s, want needs_input", tc.screen, d.State)
+		}
+		if got := dialogLine(p, d.Question); got != tc.line {
+			t.Errorf("%s: dialogLine = %q, want %q (question %q)", tc.screen, got, tc.line, d.Question)
+		}
+	}
 }
 
 // TestComposerAndEcho checks the two screen signs delivery and the turn
