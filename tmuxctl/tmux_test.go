@@ -163,11 +163,19 @@ func TestDeadPane(t *testing.T) {
 	if _, err := c2.WaitIdle(short, "%999", IdleOptions{Quiet: 100 * time.Millisecond}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("WaitIdle on a missing pane: %v", err)
 	}
-	// tmux scrolls the screen to print "Pane is dead" on the last row, so
-	// the last output may sit in the history.
-	s, err := c2.Capture(ctx, dead, CaptureOptions{Start: "-", End: "-"})
-	if err != nil || !strings.Contains(s, "Pane is dead") {
-		t.Fatalf("capture of a dead pane: %q %v", s, err)
+	// A dead pane can still be captured. tmux scrolls the screen to print
+	// "Pane is dead" on the last row, so the last output may sit in the
+	// history. tmux 3.3a does not always draw that line (about 1 run in 20
+	// under load), and it may drop output the program wrote just before
+	// exiting (1 in 20 more): runner decides a pane's death by
+	// #{pane_dead}, never by this line, so either one will do here.
+	var s string
+	waitFor(t, 5*time.Second, func() bool {
+		s, err = c2.Capture(ctx, dead, CaptureOptions{Start: "-", End: "-"})
+		return err == nil && (strings.Contains(s, "Pane is dead") || strings.Contains(s, "bye"))
+	})
+	if strings.Contains(s, "hello") {
+		t.Fatalf("text sent to a dead pane reached it: %q", s)
 	}
 }
 
