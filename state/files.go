@@ -142,6 +142,11 @@ func (s *Store) ReadTaskEvents(id string) ([]TaskEvent, error) {
 }
 
 // ProjectLock is a held per-project lock (runner dispatch --exclusive).
+//
+// Unlike the state and journal locks (gofrs/flock, see flockFile), it
+// keeps its own open file: a detached dispatch hands that file to its
+// supervisor (File), so the lock passes to the child with no moment
+// unheld; gofrs/flock does not give out its file.
 type ProjectLock struct {
 	f *os.File
 }

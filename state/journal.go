@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"strconv"
-	"syscall"
 	"time"
 )
 
@@ -58,7 +57,7 @@ func (s *Store) Journal(ctx context.Context, ev Event) error {
 	if err := s.ensureDir(); err != nil {
 		return err
 	}
-	unlock, err := flockFile(ctx, s.path(journalLock), syscall.LOCK_EX, s.LockTimeout)
+	unlock, err := flockFile(ctx, s.path(journalLock), false, s.LockTimeout)
 	if err != nil {
 		return err
 	}
@@ -111,7 +110,7 @@ func (s *Store) ReadJournal(ctx context.Context) (events []Event, skipped int, e
 	if _, err := os.Stat(s.dir); errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
 	}
-	unlock, err := flockFile(ctx, s.path(journalLock), syscall.LOCK_SH, s.LockTimeout)
+	unlock, err := flockFile(ctx, s.path(journalLock), true, s.LockTimeout)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -13,8 +13,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
 // File names inside the state directory.
@@ -384,38 +385,36 @@ func (s *Store) lock(ctx context.Context) (func(), error) {
 	if timeout <= 0 {
 		timeout = DefaultLockTimeout
 	}
-	return flockFile(ctx, s.path(LockFile), syscall.LOCK_EX, timeout)
+	return flockFile(ctx, s.path(LockFile), false, timeout)
 }
 
-// flockFile opens path (creating it 0600) and takes an flock of the given
-// kind on it. It first tries without blocking; if the lock is held it blocks
+// flockFile opens path (creating it 0600) and takes an flock on it
+// (gofrs/flock), exclusive or shared. It first tries without blocking; if the lock is held it blocks
 // in a goroutine, so waiters are woken by the kernel as soon as the lock is
 // free instead of polling. If the wait is abandoned (timeout or ctx), the
 // goroutine releases the lock as soon as it gets it.
-func flockFile(ctx context.Context, path string, how int, timeout time.Duration) (func(), error) {
+func flockFile(ctx context.Context, path string, shared bool, timeout time.Duration) (func(), error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("wait for lock %s: %w", path, err)
 	}
-	fd, err := syscall.Open(path, syscall.O_RDWR|syscall.O_CREAT|syscall.O_CLOEXEC, 0o600)
+	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	try, lock := fl.TryLock, fl.Lock
+	if shared {
+		try, lock = fl.TryRLock, fl.RLock
+	}
+	release := func() { _ = fl.Unlock() } // Unlock also closes the file
+	ok, err := try()
 	if err != nil {
-		return nil, fmt.Errorf("open lock file %s: %w", path, err)
-	}
-	release := func() {
-		syscall.Flock(fd, syscall.LOCK_UN)
-		syscall.Close(fd)
-	}
-	err = flockRetry(fd, how|syscall.LOCK_NB)
-	if err == nil {
-		return release, nil
-	}
-	if !errors.Is(err, syscall.EWOULDBLOCK) {
-		syscall.Close(fd)
+		_ = fl.Close()
 		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if ok {
+		return release, nil
 	}
 	done := make(chan error) // unbuffered: a send succeeds only if someone still waits
 	abandon := make(chan struct{})
 	go func() {
-		err := flockRetry(fd, how)
+		err := lock()
 		select {
 		case done <- err:
 		case <-abandon:
@@ -430,7 +429,7 @@ func flockFile(ctx context.Context, path string, how int, timeout time.Duration)
 	select {
 	case err := <-done:
 		if err != nil {
-			syscall.Close(fd)
+			_ = fl.Close()
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}
 		return release, nil
@@ -440,14 +439,5 @@ func flockFile(ctx context.Context, path string, how int, timeout time.Duration)
 	case <-ctx.Done():
 		close(abandon)
 		return nil, fmt.Errorf("wait for lock %s: %w", path, ctx.Err())
-	}
-}
-
-func flockRetry(fd, how int) error {
-	for {
-		err := syscall.Flock(fd, how)
-		if err != syscall.EINTR {
-			return err
-		}
 	}
 }
