@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/tmuxctl"
 )
 
 // Profile describes how the runner launches, drives and watches one agent
@@ -243,11 +245,8 @@ type HookPaths struct {
 // to file in one open with O_APPEND: the cheapest hook there is (sh's
 // builtins and one cat).
 func Appender(file string) string {
-	return "{ cat; echo; } >> " + shellQuote(file)
+	return "{ cat; echo; } >> " + tmuxctl.ShellQuote(file)
 }
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // Hook kinds.
 const (
