@@ -523,10 +523,17 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, spec *
 	var hookEnv []string
 	if spec.UseHook && prof.Hook != nil && env.Exe != "" {
 		events := env.Store.TaskFile("events", t.ID)
+		chain, err := userHookChain(prof.Hook, paneEnv(env, t, prof))
+		if err != nil {
+			// runner's notify would replace the user's: refuse rather than
+			// drop it silently.
+			return fmt.Errorf("agent %s: the turn-end hook would replace your own: %w (fix the file, or launch without runner's hook: \"hook\": null in the profile)", prof.Name, err)
+		}
 		hl, err := prof.Hook.Render(HookPaths{
 			Command: tmuxctl.ShellQuote(env.Exe) + " hook --task " + t.ID,
 			Events:  events,
 			Dir:     env.Store.TaskFile("hook-dir", t.ID),
+			Chain:   chain,
 		})
 		if err != nil {
 			return fmt.Errorf("agent %s: %w", prof.Name, err)

@@ -295,16 +295,35 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		if due {
 			lastSafety = now
 			captureStart := now
-			info, screen, err := m.TC.PaneScreen(ctx, m.Pane)
-			if err != nil && !errors.Is(err, tmuxctl.ErrNotFound) && ctx.Err() == nil {
-				// A server that is going away can answer with nothing
-				// (exit 0, no line): ask once more before giving up.
+			// The capture runs beside the watcher: a hook event that
+			// arrives meanwhile ends the wait at once, without waiting
+			// for tmux (a capture takes tens of milliseconds under
+			// load). Writes seen during the capture keep it dirty.
+			dirty = false
+			cctx, cancelCapture := context.WithCancel(ctx)
+			done := make(chan captured, 1)
+			go func() { done <- m.capture(cctx) }()
+			var c captured
+		waitCapture:
+			for {
 				select {
+				case c = <-done:
+					break waitCapture
+				case ev, ok := <-w.Events:
+					if ok {
+						handle(ev)
+					}
+					if hookEnd != nil {
+						cancelCapture()
+						return Observation{Detection: Detection{State: StateReady, Field: "hook"}, Via: "hook", Hook: hookEnd, Elapsed: time.Since(start)}, nil
+					}
 				case <-ctx.Done():
-				case <-time.After(50 * time.Millisecond):
-					info, screen, err = m.TC.PaneScreen(ctx, m.Pane)
+					cancelCapture()
+					return obs, ctx.Err()
 				}
 			}
+			cancelCapture()
+			info, screen, err := c.info, c.screen, c.err
 			if err != nil {
 				if ctx.Err() != nil {
 					return obs, ctx.Err()
@@ -317,23 +336,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 			if panePID == 0 && !info.Dead {
 				panePID = info.PID
 			}
-			if info.PID > 0 && (!info.Dead || info.DeadStatus < 0) {
-				// tmux marks a pane dead only once it has reaped the
-				// process; a tmux that lost the SIGCHLD keeps the agent a
-				// zombie, never reaped, and the pane "alive" for ever.
-				if st, known, zombie := zombieExit(info.PID); zombie && known {
-					info.Dead, info.DeadStatus = true, st
-				}
-			}
-			if info.Dead && info.DeadStatus < 0 {
-				// Dead, status not known yet: ask tmux again (it waits
-				// briefly for the status).
-				if p, err := m.TC.Pane(ctx, m.Pane); err == nil {
-					info.DeadStatus = p.DeadStatus
-				}
-			}
 			lastCapture = time.Now()
-			dirty = false
 			d := DetectPane(m.Profile, screen, PaneInfo{Dead: info.Dead, DeadStatus: info.DeadStatus,
 				CurrentCommand: info.CurrentCommand, AlternateOn: info.AlternateOn, CursorKnown: true, CursorY: info.CursorY})
 			obs = Observation{Detection: d, Screen: screen, Elapsed: time.Since(start), SawBusy: sawBusy}
@@ -401,6 +404,47 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		}
 		timer.Reset(max(time.Until(next), time.Millisecond))
 	}
+}
+
+// captured is one look at the pane: its state and screen.
+type captured struct {
+	info   tmuxctl.PaneInfo
+	screen string
+	err    error
+}
+
+// capture looks at the pane once: its screen and state, with a dead
+// pane's exit status where it can be known.
+func (m *Monitor) capture(ctx context.Context) captured {
+	info, screen, err := m.TC.PaneScreen(ctx, m.Pane)
+	if err != nil && !errors.Is(err, tmuxctl.ErrNotFound) && ctx.Err() == nil {
+		// A server that is going away can answer with nothing (exit 0,
+		// no line): ask once more before giving up.
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+			info, screen, err = m.TC.PaneScreen(ctx, m.Pane)
+		}
+	}
+	if err != nil {
+		return captured{err: err}
+	}
+	if info.PID > 0 && (!info.Dead || info.DeadStatus < 0) {
+		// tmux marks a pane dead only once it has reaped the process; a
+		// tmux that lost the SIGCHLD keeps the agent a zombie, never
+		// reaped, and the pane "alive" for ever.
+		if st, known, zombie := zombieExit(info.PID); zombie && known {
+			info.Dead, info.DeadStatus = true, st
+		}
+	}
+	if info.Dead && info.DeadStatus < 0 {
+		// Dead, status not known yet: ask tmux again (it waits briefly
+		// for the status).
+		if p, err := m.TC.Pane(ctx, m.Pane); err == nil {
+			info.DeadStatus = p.DeadStatus
+		}
+	}
+	return captured{info: info, screen: screen}
 }
 
 func minT(a, b time.Time) time.Time {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -226,6 +227,11 @@ type Hook struct {
 	// (Gemini CLI's system files); where that does not hold the hook is
 	// left out and the screen ends the turn.
 	RootOwned bool `json:"root_owned,omitempty"`
+	// ChainUser names where the user's own program for this hook is
+	// found, when the CLI takes only one and runner's replaces it
+	// (ChainCodexNotify). runner's program runs the user's after its own:
+	// "{chain}" in Args becomes the count and the user's argv as strings.
+	ChainUser string `json:"chain_user,omitempty"`
 	// Doc says which agent event fires the hook.
 	Doc string `json:"doc,omitempty"`
 }
@@ -239,6 +245,9 @@ type HookPaths struct {
 	Events string
 	// Dir is the task's own hook directory, where the settings file goes.
 	Dir string
+	// Chain is the user's own program that runner's hook runs after its
+	// own (Hook.ChainUser), nil when there is none.
+	Chain []string
 }
 
 // Appender is the shell command line that appends its stdin, and a newline,
@@ -655,8 +664,16 @@ func (h *Hook) Render(p HookPaths) (HookLaunch, error) {
 		}
 	case HookKindFlag:
 		inner := func(s string) string { q, _ := json.Marshal(s); return string(q[1 : len(q)-1]) }
+		// {chain}: "N","arg1",…,"argN" — the user's program as strings of
+		// the TOML (and JSON) array it stands in.
+		chain := []string{strconv.Itoa(len(p.Chain))}
+		for _, a := range p.Chain {
+			q, _ := json.Marshal(a)
+			chain = append(chain, string(q))
+		}
+		chain[0] = `"` + chain[0] + `"`
 		r := strings.NewReplacer("{command_str}", inner(p.Command), "{append_str}", inner(appender),
-			"{command}", p.Command, "{append}", appender)
+			"{command}", p.Command, "{append}", appender, "{chain}", strings.Join(chain, ","))
 		for _, a := range h.Args {
 			out.Args = append(out.Args, r.Replace(a))
 		}

@@ -284,4 +284,73 @@ func TestCodexNotifyHook(t *testing.T) {
 	}
 }
 
+// TestCodexNotifyChain: a user's own notify program (from their Codex
+// config.toml) still runs after runner's, as Codex would have run it — its
+// words as argv, the event JSON last — for every event, the title turn's
+// too; words with quotes, spaces and $ reach it verbatim.
+func TestCodexNotifyChain(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	dir := t.TempDir()
+	logf := filepath.Join(dir, "user notify.log")
+	script := filepath.Join(dir, "user-notify.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nfor a; do printf '<%s>' \"$a\"; done >> \"$1\"; echo >> \"$1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "config.toml")
+	toml := "model = \"x\"\nnotify = [\n  \"" + script + "\", # the program\n  '" + logf + "',\n  \"a \\\"b\\\" $HOME\",\n]\n[tui]\nnotify = [\"ignored\"]\n"
+	if err := os.WriteFile(cfg, []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	chain, err := CodexNotify(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{script, logf, `a "b" $HOME`}; !slices.Equal(chain, want) {
+		t.Fatalf("CodexNotify = %q, want %q", chain, want)
+	}
+	codex, _ := BuiltinProfile("codex")
+	events := filepath.Join(dir, "events.jsonl")
+	hl, err := codex.Hook.Render(HookPaths{Command: "/unused", Events: events, Chain: chain})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var argv []string
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(hl.Args[1], "notify=")), &argv); err != nil {
+		t.Fatalf("notify value %s: %v", hl.Args[1], err)
+	}
+	turn := `{"type":"agent-turn-complete","thread-id":"a","input-messages":["fix $(x)"],"last-assistant-message":"done"}`
+	title := `{"type":"agent-turn-complete","thread-id":"b","input-messages":["Generate a concise, single-line task title of at most 36 characters"]}`
+	for _, ev := range []string{turn, title} {
+		cmd := exec.Command(argv[0], append(argv[1:], ev)...)
+		cmd.Dir = dir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("notify program: %v\n%s", err, b)
+		}
+	}
+	if got, _ := os.ReadFile(events); string(got) != turn+"\n" {
+		t.Errorf("events file %q, want the turn's event only", got)
+	}
+	got, _ := os.ReadFile(logf)
+	want := "<" + logf + `><a "b" $HOME><` + turn + ">\n<" + logf + `><a "b" $HOME><` + title + ">\n"
+	if string(got) != want {
+		t.Errorf("the user's notify got\n%s\nwant\n%s", got, want)
+	}
+
+	// Bad input: a notify that is not an array of strings is an error
+	// naming the file (runner would otherwise drop the user's program).
+	for _, bad := range []string{"notify = \"notify-send\"\n", "notify = [\"a\", 3]\n", "notify = [\"a\",\n"} {
+		if err := os.WriteFile(cfg, []byte(bad), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := CodexNotify(cfg); err == nil || !strings.Contains(err.Error(), cfg) {
+			t.Errorf("CodexNotify(%q) error %v, want one naming %s", bad, err, cfg)
+		}
+	}
+	if c, err := CodexNotify(filepath.Join(dir, "none.toml")); c != nil || err != nil {
+		t.Errorf("missing file: %q, %v", c, err)
+	}
+}
+
 func shellQuoteTest(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

@@ -1,6 +1,9 @@
 package runner
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // The screen patterns below were built from the labelled real screens in
 // ../shared/screens (captured with tmux 3.3a, pane 120x40: Claude Code
@@ -195,14 +198,11 @@ func codexProfile() *Profile {
 		// writes the thread's title (it ends while the real turn runs).
 		Hook: &Hook{
 			Kind: HookKindFlag,
-			// The sh -c script is constant: codex passes its event JSON (which
-			// holds the user's prompt) as "$1", used only quoted, as data
-			// (case pattern, printf '%s'); {append_str} is the appender with
-			// the shell-quoted events path. TestCodexNotifyHook feeds it a
-			// hostile payload. The title turn is skipped here and, should its
-			// text change, by the supervisor (its prompt is not the task's).
-			Args: []string{"-c", `notify=["sh","-c","case \"$1\" in *'\"input-messages\":[\"Generate a concise, single-line task title'*) exit 0;; esac; printf '%s' \"$1\" | {append_str}","runner-notify"]`},
-			Doc:  "notify program (-c notify=…): runs after every turn with {\"type\":\"agent-turn-complete\",…}",
+			// codexNotifyScript (below) is constant; TestCodexNotifyHook
+			// feeds it a hostile payload and a user's notify to chain.
+			Args:      []string{"-c", codexNotifyArg},
+			ChainUser: ChainCodexNotify,
+			Doc:       "notify program (-c notify=…): runs after every turn with {\"type\":\"agent-turn-complete\",…}; then the user's own notify from config.toml",
 		},
 
 		// "To reconnect, run: codex resume <id>" on exit (codex__exited__1);
@@ -565,3 +565,25 @@ func simProfile() *Profile {
 		QuitKeys:  []string{"C-c", "C-c"}, // the first asks "Press Ctrl-C again to exit"
 	}
 }
+
+// codexNotifyScript is the sh -c script of Codex's notify program. Its
+// arguments: the number N of words of the user's own notify program
+// (Hook.ChainUser), those N words, then Codex's event JSON (which holds the
+// user's prompt), last. The event is used only quoted, as data (case
+// pattern, printf '%s'): runner's appender ({append_str}, the shell-quoted
+// events path) gets it on stdin, except for the hidden turn that writes
+// the thread's title (it ends while the real turn runs; should its text
+// change, the supervisor tells it apart: its prompt is not the task's).
+// Then the user's program runs as argv with the event appended, as Codex
+// would have run it.
+const codexNotifyScript = `n=$1; shift; p=; for a; do p=$a; done; ` +
+	`i=0; for a; do if [ "$i" -lt "$n" ]; then set -- "$@" "$a"; fi; i=$((i+1)); done; shift "$i"; ` +
+	`case "$p" in *'"input-messages":["Generate a concise, single-line task title'*) ;; *) printf '%s' "$p" | {append_str};; esac; ` +
+	`if [ "$#" -gt 0 ]; then exec "$@" "$p"; fi`
+
+// codexNotifyArg is the -c value that sets Codex's notify program: sh with
+// codexNotifyScript, and "{chain}" for the user's own program.
+var codexNotifyArg = func() string {
+	q, _ := json.Marshal(codexNotifyScript)
+	return `notify=["sh","-c",` + string(q) + `,"runner-notify",{chain}]`
+}()

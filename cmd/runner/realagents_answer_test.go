@@ -290,8 +290,10 @@ func TestRealAgentsHookBench(t *testing.T) {
 	if v, err := strconv.Atoi(os.Getenv("RUNNER_BENCH_TURNS")); err == nil && v > 0 {
 		n = v
 	}
-	var baseline []time.Duration
+	baselines := map[string][]time.Duration{} // final stream event → the user's own hook ran
 	results := map[string][]time.Duration{}
+	hookWrites := map[string][]time.Duration{} // final stream event → events file written
+	ownDelay := map[string][]time.Duration{}   // events file written → done recorded
 	for _, cli := range []string{"claude", "codex"} {
 		t.Run(cli, func(t *testing.T) {
 			var turns []mockapi.Turn
@@ -300,11 +302,17 @@ func TestRealAgentsHookBench(t *testing.T) {
 			}
 			stamps := ""
 			user := func(home string, files map[string]string) {
-				if cli != "claude" {
-					return
-				}
 				stamps = filepath.Join(home, "user-stop-hook.txt")
-				files[filepath.Join(home, ".claude", "settings.json")] = `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"date +%s.%N >> ` + stamps + `"}]}]}}`
+				switch cli {
+				case "claude":
+					files[filepath.Join(home, ".claude", "settings.json")] = `{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"date +%s.%N >> ` + stamps + `"}]}]}}`
+				case "codex":
+					// The user's own notify program, which runner's -c
+					// notify=… would replace: runner runs it after its own.
+					// (It skips Codex's hidden title turn, as runner's does.)
+					cfg := filepath.Join(home, ".codex", "config.toml")
+					files[cfg] = `notify = ["sh", "-c", "case \"$1\" in *'single-line task title'*) exit 0;; esac; date +%s.%N >> ` + stamps + `", "user-notify"]` + "\n" + files[cfg]
+				}
 			}
 			r := newRealRig(t, cli, turns, user)
 			var id string
@@ -340,9 +348,26 @@ func TestRealAgentsHookBench(t *testing.T) {
 				d := doneAt(task).Sub(req.Ended)
 				results[cli] = append(results[cli], d)
 				t.Logf("turn %2d: final stream event → done %8s (%s)", i, d.Round(100*time.Microsecond), lastReason(task))
+				// The events file is only appended to: its mtime is when
+				// runner's hook wrote this turn's event.
+				if fi, err := os.Stat(filepath.Join(r.stateDir, "events", id+".jsonl")); err == nil {
+					w := fi.ModTime().Sub(req.Ended)
+					hookWrites[cli] = append(hookWrites[cli], w)
+					ownDelay[cli] = append(ownDelay[cli], d-w)
+					t.Logf("         final stream event → runner's hook event written %8s; → done %8s after it", w.Round(100*time.Microsecond), (d - w).Round(100*time.Microsecond))
+				}
 				if stamps != "" {
-					b, err := os.ReadFile(stamps)
-					lines := strings.Fields(string(b))
+					// The user's program runs after runner's hook (Codex's
+					// notify chain): its line may land just after done.
+					var b []byte
+					var err error
+					var lines []string
+					for wait := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+						b, err = os.ReadFile(stamps)
+						if lines = strings.Fields(string(b)); len(lines) >= i+1 || time.Now().After(wait) {
+							break
+						}
+					}
 					if err != nil || len(lines) != i+1 {
 						t.Fatalf("turn %d: the user's own Stop hook did not run once per turn (%d lines, %v)", i, len(lines), err)
 					}
@@ -351,23 +376,35 @@ func TestRealAgentsHookBench(t *testing.T) {
 						t.Fatalf("user hook line %q: %v", lines[i], err)
 					}
 					at := time.Unix(0, int64(sec*1e9))
-					baseline = append(baseline, at.Sub(req.Ended))
+					baselines[cli] = append(baselines[cli], at.Sub(req.Ended))
 					t.Logf("         final stream event → user's date hook %8s", at.Sub(req.Ended).Round(100*time.Microsecond))
 				}
 			}
 		})
 	}
-	if len(baseline) == 0 {
+	base := baselines["claude"]
+	if len(base) == 0 {
 		return
 	}
-	base := median(baseline)
-	t.Logf("user's trivial Stop hook (claude): median %s over %d turns", base.Round(100*time.Microsecond), len(baseline))
+	claudeBase := median(base)
+	t.Logf("user's trivial Stop hook (claude): median %s over %d turns", claudeBase.Round(100*time.Microsecond), len(base))
+	if b := baselines["codex"]; len(b) > 0 {
+		t.Logf("user's trivial notify (codex, chained after runner's): median %s over %d turns", median(b).Round(100*time.Microsecond), len(b))
+	}
 	for _, cli := range []string{"claude", "codex"} {
 		if ds := results[cli]; len(ds) > 0 {
 			m := median(ds)
-			t.Logf("%s: final stream event → done: median %s, min %s, max %s over %d turns; ratio to the user's hook %.2f×",
+			t.Logf("%s: final stream event → done: median %s, min %s, max %s over %d turns; ratio to the user's Claude Stop hook %.2f×",
 				cli, m.Round(100*time.Microsecond), slices.Min(ds).Round(100*time.Microsecond), slices.Max(ds).Round(100*time.Microsecond),
-				len(ds), float64(m)/float64(base))
+				len(ds), float64(m)/float64(claudeBase))
+			if b := baselines[cli]; cli != "claude" && len(b) > 0 {
+				t.Logf("%s: ratio to the user's own %s hook %.2f×", cli, cli, float64(m)/float64(median(b)))
+			}
+			if ws := hookWrites[cli]; len(ws) > 0 {
+				t.Logf("%s: final stream event → runner's hook event written: median %s; event written → done: median %s, max %s",
+					cli, median(ws).Round(100*time.Microsecond),
+					median(ownDelay[cli]).Round(100*time.Microsecond), slices.Max(ownDelay[cli]).Round(100*time.Microsecond))
+			}
 		}
 	}
 }
