@@ -527,7 +527,7 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, spec *
 		if err != nil {
 			// runner's notify would replace the user's: refuse rather than
 			// drop it silently.
-			return fmt.Errorf("agent %s: the turn-end hook would replace your own: %w (fix the file, or launch without runner's hook: \"hook\": null in the profile)", prof.Name, err)
+			return Usagef("agent %s: runner's turn-end hook would replace your own, which cannot be read: %v (fix the file, or run without runner's hook: --no-hook)", prof.Name, err)
 		}
 		hl, err := prof.Hook.Render(HookPaths{
 			Command: tmuxctl.ShellQuote(env.Exe) + " hook --task " + t.ID,
