@@ -548,6 +548,11 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, spec *
 			}
 			argv = append(argv, hl.Args...)
 			hookEnv = hl.Env
+			if prof.Hook.EnvMergeJSON {
+				if hookEnv, err = mergeJSONEnv(paneEnv(env, t, prof), hookEnv); err != nil {
+					return Usagef("agent %s: runner's turn-end hook: %v (fix the variable, or run without runner's hook: --no-hook)", prof.Name, err)
+				}
+			}
 		}
 	}
 	size := spec.Size

@@ -154,3 +154,49 @@ func parseTOMLStrings(s string) (out []string, done bool, err error) {
 		}
 	}
 }
+
+// mergeJSONEnv merges each of the hook's KEY=VALUE (a JSON object) into the
+// value the agent's environment kv already gives KEY, if any: the user's
+// keys are kept, and where both give an array (OpenCode's "plugin" list)
+// the hook's items are added after the user's. A user's value that is not
+// a JSON object is an error naming the variable.
+func mergeJSONEnv(kv, hook []string) ([]string, error) {
+	out := make([]string, 0, len(hook))
+	for _, e := range hook {
+		k, v, _ := strings.Cut(e, "=")
+		user := ""
+		for i := len(kv) - 1; i >= 0; i-- {
+			if uv, ok := strings.CutPrefix(kv[i], k+"="); ok {
+				user = uv
+				break
+			}
+		}
+		if strings.TrimSpace(user) == "" {
+			out = append(out, e)
+			continue
+		}
+		var u, h map[string]any
+		if err := json.Unmarshal([]byte(user), &u); err != nil || u == nil {
+			return nil, fmt.Errorf("%s in your environment is not a JSON object (%v), so runner cannot add its own settings to it", k, err)
+		}
+		if err := json.Unmarshal([]byte(v), &h); err != nil {
+			return nil, fmt.Errorf("hook env %s: %w", k, err)
+		}
+		for hk, hv := range h {
+			ua, uok := u[hk].([]any)
+			ha, hok := hv.([]any)
+			switch {
+			case uok && hok:
+				u[hk] = append(ua, ha...)
+			case u[hk] == nil:
+				u[hk] = hv
+			}
+		}
+		b, err := json.Marshal(u)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k+"="+string(b))
+	}
+	return out, nil
+}

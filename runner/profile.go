@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -214,7 +215,9 @@ type Hook struct {
 	Args []string `json:"args,omitempty"`
 	// Env is added to the agent's environment, placeholders filled (a
 	// CLI that finds an extra settings file or directory through a
-	// variable).
+	// variable): "{file}" is the settings file's path, "{file_url}" the
+	// same as a file:// URL (safe inside a JSON string), "{dir}" the
+	// task's hook directory.
 	Env map[string]string `json:"env,omitempty"`
 	// File is the settings file's path relative to the task's hook
 	// directory (settings-file hooks; default "settings.json"). A name
@@ -227,6 +230,10 @@ type Hook struct {
 	// (Gemini CLI's system files); where that does not hold the hook is
 	// left out and the screen ends the turn.
 	RootOwned bool `json:"root_owned,omitempty"`
+	// EnvMergeJSON: Env values are JSON objects, merged into a value the
+	// user's environment already gives the same variable (the user's keys
+	// kept, arrays concatenated), never replacing it.
+	EnvMergeJSON bool `json:"env_merge_json,omitempty"`
 	// ChainUser names where the user's own program for this hook is
 	// found, when the CLI takes only one and runner's replaces it
 	// (ChainCodexNotify). runner's program runs the user's after its own:
@@ -636,7 +643,8 @@ func (h *Hook) Render(p HookPaths) (HookLaunch, error) {
 	appender := Appender(p.Events)
 	var out HookLaunch
 	fill := func(a string) string {
-		return strings.NewReplacer("{file}", out.SettingsPath, "{dir}", p.Dir).Replace(a)
+		u := (&url.URL{Scheme: "file", Path: out.SettingsPath}).String()
+		return strings.NewReplacer("{file_url}", u, "{file}", out.SettingsPath, "{dir}", p.Dir).Replace(a)
 	}
 	switch h.Kind {
 	case HookKindSettingsFile:

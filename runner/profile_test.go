@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -354,3 +355,56 @@ func TestCodexNotifyChain(t *testing.T) {
 }
 
 func shellQuoteTest(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// TestOpenCodeHook: runner's OpenCode plugin is written into the task's
+// hook directory and named as a file:// URL in OPENCODE_CONFIG_CONTENT
+// (a path with quotes and spaces stays valid JSON); a user's own
+// OPENCODE_CONFIG_CONTENT keeps its keys and plugins, with runner's added
+// after them; one that is not a JSON object is an error.
+func TestOpenCodeHook(t *testing.T) {
+	oc, _ := BuiltinProfile("opencode")
+	if oc.Hook == nil {
+		t.Fatal("opencode has no hook")
+	}
+	dir := `/state/hooks/t "1" x`
+	hl, err := oc.Hook.Render(HookPaths{Command: "/unused", Events: "/e", Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(hl.Settings), "session.idle") || !strings.HasSuffix(hl.SettingsPath, ".js") {
+		t.Fatalf("settings %s at %s, want the plugin", hl.Settings[:40], hl.SettingsPath)
+	}
+	if len(hl.Env) != 1 || !strings.HasPrefix(hl.Env[0], "OPENCODE_CONFIG_CONTENT=") {
+		t.Fatalf("env %q", hl.Env)
+	}
+	var cfg struct{ Plugin []string }
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(hl.Env[0], "OPENCODE_CONFIG_CONTENT=")), &cfg); err != nil {
+		t.Fatalf("%s: %v", hl.Env[0], err)
+	}
+	u, err := url.Parse(cfg.Plugin[0])
+	if err != nil || u.Scheme != "file" || u.Path != hl.SettingsPath {
+		t.Fatalf("plugin %q, want file://%s", cfg.Plugin, hl.SettingsPath)
+	}
+
+	user := `OPENCODE_CONFIG_CONTENT={"model":"a/b","plugin":["my-plugin"]}`
+	got, err := mergeJSONEnv([]string{"HOME=/h", user}, hl.Env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var merged struct {
+		Model  string
+		Plugin []string
+	}
+	if err := json.Unmarshal([]byte(strings.TrimPrefix(got[0], "OPENCODE_CONFIG_CONTENT=")), &merged); err != nil {
+		t.Fatal(err)
+	}
+	if merged.Model != "a/b" || !slices.Equal(merged.Plugin, []string{"my-plugin", cfg.Plugin[0]}) {
+		t.Errorf("merged %+v", merged)
+	}
+	if got, _ := mergeJSONEnv([]string{"HOME=/h"}, hl.Env); !slices.Equal(got, hl.Env) {
+		t.Errorf("without a user value: %q", got)
+	}
+	if _, err := mergeJSONEnv([]string{"OPENCODE_CONFIG_CONTENT=[1]"}, hl.Env); err == nil || !strings.Contains(err.Error(), "OPENCODE_CONFIG_CONTENT") {
+		t.Errorf("a user value that is no object: %v", err)
+	}
+}

@@ -1,9 +1,16 @@
 package runner
 
 import (
+	_ "embed"
 	"encoding/json"
 	"time"
 )
+
+// opencodeTurnEndJS is runner's OpenCode plugin (the opencode profile's
+// hook).
+//
+//go:embed opencode-turn-end.js
+var opencodeTurnEndJS string
 
 // The screen patterns below were built from the labelled real screens in
 // ../shared/screens (captured with tmux 3.3a, pane 120x40: Claude Code
@@ -355,15 +362,22 @@ func opencodeProfile() *Profile {
 		ErrorLines:    6,
 		EnterDelay:    Duration{150 * time.Millisecond},
 		InterruptKeys: []string{"Escape", "Escape"}, // one Esc asks "esc again to interrupt"; C-c exits
-		// No hook of runner's: OpenCode loads plugins from config
-		// directories (OPENCODE_CONFIG_DIR adds one), but installs its
-		// plugin package into each of them from the network at start-up;
-		// in the real-agent rig a per-task directory kept OpenCode from
-		// being ready within 90 s. scripts/opencode-turn-end.js is the
-		// plugin for a user to install in their own plugin directory: it
-		// reports session.idle, with the answer, to the events file of the
-		// runner task it runs in ($RUNNER_EVENTS_FILE), and nothing
-		// elsewhere.
+		// OpenCode's plugins see session.idle. runner's plugin
+		// (opencode-turn-end.js) is written into the task's hook directory
+		// and named in OPENCODE_CONFIG_CONTENT, a config layer merged over
+		// the user's: no config directory is added, since OpenCode installs
+		// its plugin package into each config directory it loads, from the
+		// network (a per-task OPENCODE_CONFIG_DIR kept it from being ready
+		// within 90 s offline). A user's own OPENCODE_CONFIG_CONTENT is
+		// kept: runner's plugin is added to its list (EnvMergeJSON).
+		Hook: &Hook{
+			Kind:         HookKindSettingsFile,
+			File:         "runner-turn-end.js",
+			Settings:     opencodeTurnEndJS,
+			Env:          map[string]string{"OPENCODE_CONFIG_CONTENT": `{"plugin":["{file_url}"]}`},
+			EnvMergeJSON: true,
+			Doc:          "plugin on session.idle (a file:// plugin in OPENCODE_CONFIG_CONTENT)",
+		},
 
 		// "Continue  opencode -s ses_…" on exit (opencode__exited__1).
 		SessionID: []string{`opencode -s ([0-9A-Za-z_-]+)`},

@@ -1,13 +1,16 @@
 // opencode-turn-end.js — an OpenCode plugin that tells runner when a turn ends.
 //
-// Install it in your own plugin directory (~/.config/opencode/plugins/ or a
-// project's .opencode/plugins/). In a pane runner started (RUNNER_EVENTS_FILE
-// set), each time a session goes idle it appends one JSON line to the task's
-// events file: {"hook_event_name":"Stop"|"SubagentStop","session_id",...,
-// "last_assistant_message"} — the turn then ends at once and the record gets
-// the answer. A child session (a sub-agent's) gives SubagentStop, which does
-// not end the turn. Anywhere else it does nothing. Not checked against a real
-// OpenCode turn yet (see the OpenCode profile's comment).
+// runner writes it into the task's hook directory and hands it to OpenCode
+// as a file:// plugin in OPENCODE_CONFIG_CONTENT (the opencode profile's
+// hook; runner/profiles_builtin.go): no config directory of the user's is
+// touched, and none is added (OpenCode installs its plugin package into
+// every config directory it loads, from the network). Each time a session
+// goes idle it appends one JSON line to the task's events file
+// ($RUNNER_EVENTS_FILE): {"hook_event_name":"Stop"|"SubagentStop",
+// "session_id",...,"last_assistant_message"} — the turn then ends at once
+// and the record gets the answer. A child session (a sub-agent's) gives
+// SubagentStop, which does not end the turn. Outside runner's panes it does
+// nothing.
 import { appendFileSync } from "node:fs";
 const EVENTS = process.env.RUNNER_EVENTS_FILE;
 async function call(f, v1, v2) {
