@@ -529,16 +529,29 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, spec *
 			// drop it silently.
 			return Usagef("agent %s: runner's turn-end hook would replace your own, which cannot be read: %v (fix the file, or run without runner's hook: --no-hook)", prof.Name, err)
 		}
-		hl, err := prof.Hook.Render(HookPaths{
+		paths := HookPaths{
 			Command: tmuxctl.ShellQuote(env.Exe) + " hook --task " + t.ID,
 			Events:  events,
 			Dir:     env.Store.TaskFile("hook-dir", t.ID),
 			Chain:   chain,
-		})
+		}
+		hl, err := prof.Hook.Render(paths)
 		if err != nil {
 			return fmt.Errorf("agent %s: %w", prof.Name, err)
 		}
-		if why := hookUnusable(prof.Hook, hl.SettingsPath); why != "" {
+		why := hookUnusable(prof.Hook, hl.SettingsPath)
+		if why != "" && prof.Hook.RootOwned && os.Geteuid() == 0 {
+			// runner runs as root (a container, CI) with its state where
+			// others may write (under /tmp): a directory of root's that
+			// nobody else may write serves instead.
+			if st, err := os.Stat(filepath.Dir(RootHookDir)); err == nil && st.IsDir() {
+				paths.Dir = filepath.Join(RootHookDir, t.ID)
+				if alt, err := prof.Hook.Render(paths); err == nil && hookUnusable(prof.Hook, alt.SettingsPath) == "" {
+					hl, why = alt, ""
+				}
+			}
+		}
+		if why != "" {
 			env.say("task %s: %s: no turn-end hook (%s); the screen ends each turn", t.ID, prof.Name, why)
 		} else {
 			if hl.Settings != nil {
@@ -590,6 +603,12 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, spec *
 // hookUnusable says why a hook's settings file at path would not be read
 // by its CLI ("" when it would): a RootOwned file needs root to own it and
 // every directory above it, none writable by group or others.
+// RootHookDir holds the hook files of a CLI that reads them only from
+// directories root owns and nobody else may write (Hook.RootOwned), when
+// runner runs as root and its state directory does not qualify: on tmpfs,
+// gone at reboot.
+const RootHookDir = "/run/runner-hooks"
+
 func hookUnusable(h *Hook, path string) string {
 	if !h.RootOwned || path == "" {
 		return ""

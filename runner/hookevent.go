@@ -1,7 +1,11 @@
 package runner
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"io"
+	"os"
 	"strings"
 	"time"
 )
@@ -76,6 +80,14 @@ func ParseHookEvent(line string) (ev HookEvent, ok bool) {
 			ev.Prompts = append(ev.Prompts, msgs...)
 		}
 	}
+	if tp, has := str("transcript_path"); has && ev.Name == "AfterAgent" {
+		// Gemini CLI 0.61's prompt_response repeats the streamed chunks
+		// after the answer; the chat file it names has the answer whole.
+		prompt, _ := str("prompt")
+		if a, ok := geminiChatAnswer(tp, prompt); ok {
+			ev.Answer, ev.HasAnswer = a, true
+		}
+	}
 	parent, _ := str("parent_id", "agent_id")
 	switch {
 	case parent != "":
@@ -133,3 +145,67 @@ func (m TurnMatch) Accepts(ev HookEvent) (bool, string) {
 // normalizeSpace folds every run of white space (a pasted CR, a tab) to
 // one space.
 func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// geminiChatAnswer reads the model's answer to prompt from a Gemini CLI chat
+// file (JSON lines; a "user" record, then the "gemini" records of its turn):
+// the text of the last "gemini" record after the last "user" record, which
+// must be prompt's. ok is false when the file does not have that turn's
+// answer yet (then the payload's prompt_response stands). Only the file's
+// last MiB is read.
+func geminiChatAnswer(path, prompt string) (answer string, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	const window = 1 << 20
+	if st, err := f.Stat(); err == nil && st.Size() > window {
+		if _, err := f.Seek(st.Size()-window, io.SeekStart); err != nil {
+			return "", false
+		}
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), window)
+	userSeen, userMatches := false, false
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		var rec struct {
+			Type    string          `json:"type"`
+			Content json.RawMessage `json:"content"`
+		}
+		if len(line) == 0 || json.Unmarshal(line, &rec) != nil {
+			continue // a partial first line, or a metadata record
+		}
+		text := chatText(rec.Content)
+		switch rec.Type {
+		case "user":
+			userSeen = true
+			userMatches = prompt == "" || strings.Contains(text, strings.TrimSpace(prompt))
+			answer, ok = "", false
+		case "gemini":
+			if userSeen && userMatches && strings.TrimSpace(text) != "" {
+				answer, ok = text, true
+			}
+		}
+	}
+	return strings.TrimSpace(answer), ok
+}
+
+// chatText is a chat record's content: a string, or parts with text.
+func chatText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) == nil {
+		var b strings.Builder
+		for _, p := range parts {
+			b.WriteString(p.Text)
+		}
+		return b.String()
+	}
+	return ""
+}

@@ -2,11 +2,13 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -201,5 +203,51 @@ func TestMonitorHookNeverComes(t *testing.T) {
 	}
 	if got := ScreenAnswer(m.Profile, obs.Screen); got != "the answer" {
 		t.Errorf("screen answer %q", got)
+	}
+}
+
+// TestGeminiChatAnswer: Gemini CLI 0.61's AfterAgent prompt_response
+// repeats the streamed chunks after the answer; the answer comes from the
+// chat file the payload names (a real one, taken from a turn through the
+// mock), and only when that file has the named prompt's answer.
+func TestGeminiChatAnswer(t *testing.T) {
+	chat, err := filepath.Abs("testdata/gemini-chat.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "The answer streams word by word ANSWER-FIRST-LINE.\nA second line with the details ANSWER-DONE."
+	garbled := want + " answer  streams  word  by  word"
+	payload := func(path, prompt string) string {
+		b, _ := json.Marshal(map[string]any{"session_id": "s", "hook_event_name": "AfterAgent", "transcript_path": path,
+			"prompt": prompt, "prompt_response": garbled})
+		return string(b)
+	}
+	half := filepath.Join(t.TempDir(), "half.jsonl")
+	b, _ := os.ReadFile(chat)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	var kept []string
+	for _, l := range lines {
+		if !strings.Contains(l, `"type":"gemini"`) {
+			kept = append(kept, l)
+		}
+	}
+	if len(kept) == len(lines) {
+		t.Fatal("testdata has no gemini record")
+	}
+	if err := os.WriteFile(half, []byte(strings.Join(kept, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, line, want string
+	}{
+		{"the chat file's answer", payload(chat, "please do the ANSWER-TASK now"), want},
+		{"another prompt's turn: the payload's", payload(chat, "some other prompt"), garbled},
+		{"answer not written yet: the payload's", payload(half, "please do the ANSWER-TASK now"), garbled},
+		{"no chat file: the payload's", payload(filepath.Join(t.TempDir(), "none"), "x"), garbled},
+	} {
+		ev, ok := ParseHookEvent(c.line)
+		if !ok || !ev.Stop || ev.Answer != c.want {
+			t.Errorf("%s: answer %q (ok %v, stop %v), want %q", c.name, ev.Answer, ok, ev.Stop, c.want)
+		}
 	}
 }

@@ -247,9 +247,14 @@ func TestRealAgentsAnswer(t *testing.T) {
 				t.Errorf("last turn %+v, want summary %q and the whole answer", last, first)
 			}
 			// Gemini reads its hook file only under directories root owns
-			// and nobody else may write: runner says so and leaves it out.
+			// and nobody else may write: as root runner finds one
+			// (/run/runner-hooks); as another user it says so and leaves
+			// the hook out.
 			prof, _ := runner.BuiltinProfile(cli)
 			hooked := prof.Hook != nil && !strings.Contains(errOut, "no turn-end hook")
+			if prof.Hook != nil && !hooked && os.Geteuid() == 0 {
+				t.Errorf("%s: runner runs as root, yet installed no hook: %s", cli, errOut)
+			}
 			if hooked && !strings.Contains(lastReason(task), "(hook)") {
 				t.Errorf("%s has a hook, but the turn ended by %q", cli, lastReason(task))
 			}
