@@ -718,7 +718,14 @@ func (env *Env) update(ctx context.Context, id string, fn func(*state.Task)) err
 // cancel from another process wins over a late supervisor).
 func (env *Env) setStatus(ctx context.Context, id string, s state.Status, reason string, fn func(*state.Task)) error {
 	var dropped []*state.Message
-	err := env.Store.Update(ctx, func(st *state.State) error {
+	update := env.Store.Update
+	if s.IsTerminal() {
+		// An outcome is never dropped for a busy lock or a full disk.
+		update = func(ctx context.Context, fn func(*state.State) error) error {
+			return env.updateDurably(ctx, "task "+id+": "+string(s)+": "+reason, fn)
+		}
+	}
+	err := update(ctx, func(st *state.State) error {
 		dropped = nil
 		t, ok := st.Tasks[id]
 		if !ok {

@@ -859,7 +859,7 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 	more, applied := 0, false
 	var dropped []*state.Message
 	var final state.Task
-	_ = env.Store.Update(ctx, func(st *state.State) error {
+	_ = env.updateDurably(ctx, "task "+s.id+": the end of the turn ("+string(o.status)+")", func(st *state.State) error {
 		more, applied, dropped = 0, false, nil
 		t := st.Tasks[s.id]
 		if t == nil || t.Status.IsTerminal() {
@@ -1069,7 +1069,7 @@ func turnSummary(p *Profile, screen string, t *state.Task) string {
 func (s *supervisor) release(ctx context.Context, takeQueue bool) bool {
 	env := s.env
 	more := 0
-	_ = env.Store.Update(ctx, func(st *state.State) error {
+	_ = env.updateDurably(ctx, "task "+s.id+": letting go of the task", func(st *state.State) error {
 		more = 0
 		t := st.Tasks[s.id]
 		if t == nil || t.Status != state.StatusDone || t.SupervisorPID != os.Getpid() {

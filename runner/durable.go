@@ -1,0 +1,72 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/runner-cli/runner/state"
+)
+
+// The bounds of updateDurably: the first wait after a failed write, the
+// longest, and how long a write that records an outcome keeps being
+// tried before the supervisor gives up on it.
+const (
+	durableFirstWait = 50 * time.Millisecond
+	durableMaxWait   = 5 * time.Second
+	durableGiveUp    = 10 * time.Minute
+)
+
+// updateDurably applies fn in a state update that must not be lost: the
+// end of a turn, a supervisor letting go of its task. A write that fails
+// for a reason that passes (the lock held past its timeout, a full disk,
+// an I/O error) is tried again, with backoff, for up to durableGiveUp.
+// One that cannot be written (a corrupt or newer state file, no
+// permission, or still failing then) is said on stderr, the supervisor's
+// log, with what was lost: the task then stays as it was, and
+// reconciliation finds its supervisor gone (orphaned, 'runner resume').
+// fn may run several times; each run starts from the state on disk.
+func (env *Env) updateDurably(ctx context.Context, what string, fn func(*state.State) error) error {
+	ctx = context.WithoutCancel(ctx)
+	wait, deadline := durableFirstWait, time.Now().Add(durableGiveUp)
+	for try := 1; ; try++ {
+		err := env.Store.Update(ctx, fn)
+		if err == nil || !transientStateError(err) || time.Now().Add(wait).After(deadline) {
+			if err != nil {
+				env.warn("%s: not recorded after %d tries: %v (the task is left as it was; 'runner ps' shows it orphaned once this process is gone, and 'runner resume' takes it up)", what, try, err)
+			}
+			return err
+		}
+		if try == 1 || try%10 == 0 {
+			env.warn("%s: the state write failed (%v); trying again", what, err)
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, durableMaxWait)
+	}
+}
+
+// warn says what went wrong on the progress writer, or on stderr when
+// there is none (a --json run): a lost write is never silent.
+func (env *Env) warn(format string, args ...any) {
+	w := env.Progress
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintf(w, "runner: "+format+"\n", args...)
+}
+
+// transientStateError reports whether a failed state write may succeed
+// when tried again.
+func transientStateError(err error) bool {
+	switch {
+	case errors.Is(err, state.ErrBusy),
+		errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT),
+		errors.Is(err, syscall.EIO), errors.Is(err, syscall.EAGAIN),
+		errors.Is(err, syscall.EINTR), errors.Is(err, syscall.EMFILE), errors.Is(err, syscall.ENFILE):
+		return true
+	}
+	return false
+}
