@@ -8,6 +8,7 @@ require (
 	github.com/gofrs/flock v0.12.1
 	github.com/rogpeppe/go-internal v1.14.1
 	github.com/spf13/cobra v1.10.2
+	golang.org/x/term v0.25.0
 )
 
 require (

@@ -8,14 +8,13 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
-	"unsafe"
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 )
 
 func (a *app) newSnapshotCmd() *cobra.Command {
@@ -337,9 +336,7 @@ var snapshotIsTerminal = func(r io.Reader) bool {
 	if !ok {
 		return false
 	}
-	var t syscall.Termios
-	_, _, errno := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), ioctlGetTermios, uintptr(unsafe.Pointer(&t)))
-	return errno == 0
+	return term.IsTerminal(int(f.Fd()))
 }
 
 // confirmSnapshot asks question on the terminal and returns nil on yes. With

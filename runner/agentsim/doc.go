@@ -8,11 +8,11 @@
 //
 // # Terminal
 //
-// Run puts the terminal into raw mode with TCGETS/TCSETS ioctls (like
+// Run puts the terminal into raw mode with golang.org/x/term (like
 // cfmakeraw), switches bracketed paste on (ESC[?2004h) and hides the cursor;
 // all of it is undone before Run returns, whatever the reason: C-d, exit N,
 // crash, SIGINT/SIGTERM/SIGHUP, a cancelled context or a panic. The size
-// comes from TIOCGWINSZ; SIGWINCH repaints the screen at the new size.
+// comes from term.GetSize; SIGWINCH repaints the screen at the new size.
 //
 // # Screen contract (other code matches on it)
 //

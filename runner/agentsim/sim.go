@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	xterm "golang.org/x/term"
 )
 
 // Timings of the TUI.
@@ -59,12 +61,12 @@ func Run(ctx context.Context, opts Options, tty *os.File, out io.Writer) (code i
 		return 1, fmt.Errorf("agent-sim: %s: %w", tty.Name(), err)
 	}
 	var (
-		old        *syscall.Termios
+		old        *xterm.State
 		rawErr     error
 		cols, rows int
 	)
 	if err := rc.Control(func(fd uintptr) {
-		if _, e := getTermios(fd); e != nil {
+		if !xterm.IsTerminal(int(fd)) {
 			rawErr = fmt.Errorf("agent-sim: %s is %w (run it in a terminal, or headless with -p PROMPT)", tty.Name(), ErrNotTerminal)
 			return
 		}
@@ -79,7 +81,7 @@ func Run(ctx context.Context, opts Options, tty *os.File, out io.Writer) (code i
 	defer func() {
 		io.WriteString(out, leaveModes)
 		rc.Control(func(fd uintptr) {
-			if e := setTermios(fd, old); e != nil && err == nil {
+			if e := xterm.Restore(int(fd), old); e != nil && err == nil {
 				err = fmt.Errorf("agent-sim: restore terminal attributes of %s: %w", tty.Name(), e)
 			}
 		})

@@ -4,7 +4,4 @@ package agentsim
 
 import "syscall"
 
-const (
-	ioctlGetTermios = syscall.TIOCGETA
-	ioctlSetTermios = syscall.TIOCSETA
-)
+const ioctlGetTermios = syscall.TIOCGETA

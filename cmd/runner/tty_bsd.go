@@ -1,8 +1,0 @@
-//go:build darwin || freebsd || netbsd || openbsd || dragonfly
-
-package main
-
-import "syscall"
-
-// ioctlGetTermios reads a terminal's attributes; it fails on anything else.
-const ioctlGetTermios = syscall.TIOCGETA

@@ -1,0 +1,5 @@
+package agentsim
+
+import "syscall"
+
+const ioctlGetTermios = syscall.TCGETS
