@@ -288,12 +288,12 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		reason := "dispatched by " + source
 		if len(after) > 0 {
 			reason = waitingReason(after)
-			if !req.Settings.Detached {
-				// This process waits: a reconcile that finds it gone
-				// orphans the task.
-				task.SupervisorPID = os.Getpid()
-			}
 		}
+		// This process owns the task until a supervisor takes it: a
+		// reconcile that finds it gone before then fails the task (or,
+		// waiting for others, orphans it) instead of leaving a record
+		// nothing owns.
+		task.SupervisorPID = os.Getpid()
 		_ = task.SetStatus(state.StatusQueued, now, reason)
 		s.Tasks[id] = task
 		return nil
@@ -311,6 +311,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		return env.dispatchQueued(ctx, task)
 	}
 	if err := env.start(ctx, task, spec); err != nil {
+		env.failUnstarted(ctx, task.ID, err)
 		return task, err
 	}
 	if req.Settings.Detached {
@@ -330,9 +331,6 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 			task = t
 		}
 		return task, nil
-	}
-	if err := env.update(ctx, task.ID, func(t *state.Task) { t.SupervisorPID = os.Getpid() }); err != nil {
-		return task, err
 	}
 	err = Supervise(ctx, env, task.ID)
 	if t, _ := env.task(context.WithoutCancel(ctx), task.ID); t != nil {
@@ -363,6 +361,23 @@ func (env *Env) dispatchQueued(ctx context.Context, task *state.Task) (*state.Ta
 		task = t
 	}
 	return task, err
+}
+
+// failUnstarted records that a task this process recorded could not be
+// started (err), unless it already ended (a cancel) or moved on: no task is
+// left queued or starting with nothing behind it.
+func (env *Env) failUnstarted(ctx context.Context, id string, err error) {
+	var left *errLeftQueue
+	if errors.As(err, &left) {
+		return
+	}
+	_ = env.updateDurably(ctx, "task "+id+": failed to start", func(st *state.State) error {
+		t := st.Tasks[id]
+		if t == nil || (t.Status != state.StatusQueued && t.Status != state.StatusStarting) || t.SupervisorPID != os.Getpid() {
+			return nil
+		}
+		return t.SetStatus(state.StatusFailed, env.now(), "could not start: "+err.Error())
+	})
 }
 
 // lockKey names a project's lock: its name, or its session name for a

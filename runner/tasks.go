@@ -88,11 +88,17 @@ func reconcile(ctx context.Context, env *Env, wantPanes bool) (*state.State, []t
 			continue
 		}
 		if t.Status == state.StatusQueued {
-			// A task waiting for its dependencies has a waiting process
-			// but no pane yet; one without a process (being created) is
-			// left alone.
+			// A queued task has the process that dispatched it or waits
+			// for its dependencies, and no pane yet. Gone, a task that
+			// waits for others can be resumed; one that was about to start
+			// failed. (A record of an older runner without a process is
+			// left alone.)
 			if t.Tmux.Pane == "" && t.SupervisorPID > 0 && !processAlive(t.SupervisorPID) {
-				changes = append(changes, change{t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor %d is gone while %s (runner resume %s)", t.SupervisorPID, waitingReason(t.After), t.ID)})
+				if len(t.After) > 0 {
+					changes = append(changes, change{t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor %d is gone while %s (runner resume %s)", t.SupervisorPID, waitingReason(t.After), t.ID)})
+				} else {
+					changes = append(changes, change{t.ID, state.StatusFailed, fmt.Sprintf("the dispatching process %d is gone before the task started (dispatch it again)", t.SupervisorPID)})
+				}
 			}
 			continue
 		}

@@ -1,10 +1,15 @@
 package runner
 
 import (
+	"errors"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/state"
 )
 
 // An exited, unreaped child is a zombie: not alive, with its exit status
@@ -51,5 +56,58 @@ func TestZombieIsDeadWithItsStatus(t *testing.T) {
 	}
 	if !processAlive(os.Getpid()) || isZombie(os.Getpid()) {
 		t.Error("this process is not alive")
+	}
+}
+
+// TestReconcileUnownedQueued: a queued task whose dispatching process is
+// gone is never left queued: one about to start failed (with the
+// process named), one waiting for another task is orphaned (resumable);
+// one whose process lives is left alone.
+func TestReconcileUnownedQueued(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	gone := dead.Process.Pid
+	q := func(id string, pid int, after ...string) *state.Task {
+		x := msgTask(id, "", state.StatusQueued)
+		x.Tmux.Pane, x.SupervisorPID, x.After = "", pid, after
+		return x
+	}
+	env := msgEnv(t, q("t_unowned1", gone), q("t_waiting1", gone, "t_unowned1"), q("t_mine0001", os.Getpid()))
+	st, err := Reconcile(t.Context(), env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for id, want := range map[string]state.Status{"t_unowned1": state.StatusFailed, "t_waiting1": state.StatusOrphaned, "t_mine0001": state.StatusQueued} {
+		if got := st.Tasks[id].Status; got != want {
+			t.Errorf("%s: %s, want %s", id, got, want)
+		}
+	}
+	h := st.Tasks["t_unowned1"].History
+	if r := h[len(h)-1].Reason; !strings.Contains(r, "dispatching process "+strconv.Itoa(gone)+" is gone") {
+		t.Errorf("reason %q", r)
+	}
+}
+
+// TestFailUnstarted: a task this process recorded but could not start is
+// failed with the reason; one a user cancelled meanwhile, or one another
+// process owns, is left as it is.
+func TestFailUnstarted(t *testing.T) {
+	mine := msgTask("t_start0001", "", state.StatusStarting)
+	other := msgTask("t_start0002", "", state.StatusQueued)
+	other.SupervisorPID = os.Getppid()
+	env := msgEnv(t, mine, other)
+	env.failUnstarted(t.Context(), mine.ID, errors.New("state is busy"))
+	env.failUnstarted(t.Context(), other.ID, errors.New("state is busy"))
+	st, err := env.Store.Read(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := st.Tasks[mine.ID]; x.Status != state.StatusFailed || !strings.Contains(x.History[len(x.History)-1].Reason, "could not start: state is busy") {
+		t.Errorf("own task: %s %+v", x.Status, x.History)
+	}
+	if x := st.Tasks[other.ID]; x.Status != state.StatusQueued {
+		t.Errorf("another process's task: %s", x.Status)
 	}
 }
