@@ -251,3 +251,30 @@ func TestGeminiChatAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitHook: after the screen shows a turn's end, the supervisor of a
+// CLI whose hook fires late waits for it: an accepted event written
+// during the grace is returned at once (inotify), a stale one from before
+// the delivery is not, and with none the grace runs out.
+func TestWaitHook(t *testing.T) {
+	events := filepath.Join(t.TempDir(), "ev.jsonl")
+	since := time.Now()
+	stale := `{"time":"` + since.Add(-time.Minute).Format(time.RFC3339Nano) + `","event":"Stop","data":{"hook_event_name":"Stop","session_id":"s","last_assistant_message":"old"}}`
+	if err := os.WriteFile(events, []byte(stale+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := &Monitor{Events: events, Match: TurnMatch{Since: since, EventsFrom: -1}}
+	if ev := m.WaitHook(t.Context(), 200*time.Millisecond); ev != nil {
+		t.Fatalf("stale event taken: %+v", ev)
+	}
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		f, _ := os.OpenFile(events, os.O_APPEND|os.O_WRONLY, 0)
+		fmt.Fprintf(f, `{"time":"%s","event":"Stop","data":{"hook_event_name":"Stop","session_id":"s","last_assistant_message":"new"}}`+"\n", time.Now().Format(time.RFC3339Nano))
+		f.Close()
+	}()
+	ev := m.WaitHook(t.Context(), 30*time.Second)
+	if ev == nil || ev.Answer != "new" {
+		t.Fatalf("WaitHook = %+v, want the new event", ev)
+	}
+}

@@ -406,6 +406,54 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 	}
 }
 
+// WaitHook waits up to d for the turn-end event that Match accepts in the
+// events file (fsnotify, no polling) and returns it; nil when none came.
+func (m *Monitor) WaitHook(ctx context.Context, d time.Duration) *HookEvent {
+	if m.Events == "" || d <= 0 {
+		return nil
+	}
+	find := func() *HookEvent {
+		from, untimedOK := m.Match.EventsFrom, true
+		if from < 0 {
+			from, untimedOK = 0, false
+		}
+		lines, _ := readNewLines(m.Events, from)
+		for _, l := range lines {
+			ev, ok := ParseHookEvent(l)
+			if !ok || !ev.Stop || (ev.Time.IsZero() && !untimedOK) {
+				continue
+			}
+			if ok, _ := m.Match.Accepts(ev); ok {
+				return &ev
+			}
+		}
+		return nil
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return find()
+	}
+	defer w.Close()
+	if err := w.Add(m.Events); err != nil {
+		_ = w.Add(filepath.Dir(m.Events)) // not written yet
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		if ev := find(); ev != nil {
+			return ev
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-timer.C:
+			return find()
+		case <-w.Events:
+		case <-w.Errors:
+		}
+	}
+}
+
 // captured is one look at the pane: its state and screen.
 type captured struct {
 	info   tmuxctl.PaneInfo

@@ -11,6 +11,11 @@
 // and the record gets the answer. A child session (a sub-agent's) gives
 // SubagentStop, which does not end the turn. Outside runner's panes it does
 // nothing.
+//
+// The answer and the session's parent are taken from the events that stream
+// by (message.updated, message.part.updated, session.created/updated), so
+// the line is written the moment the session goes idle; only what was not
+// seen is asked of OpenCode's API.
 import { appendFileSync } from "node:fs";
 const EVENTS = process.env.RUNNER_EVENTS_FILE;
 async function call(f, v1, v2) {
@@ -18,23 +23,60 @@ async function call(f, v1, v2) {
   try { const r = await f(v2); if (r && r.data !== undefined) return r.data; return r; } catch (e) {}
   return undefined;
 }
+const parents = new Map(); // session id -> parent session id ("" for none)
+const lastAssistant = new Map(); // session id -> its latest assistant message id
+const texts = new Map(); // message id -> Map(part id -> text)
 export const RunnerTurnEnd = async ({ client }) => ({
   event: async ({ event }) => {
-    if (!EVENTS || !event || event.type !== "session.idle") return;
-    const id = event.properties && event.properties.sessionID;
-    let parent = "", answer = "";
-    try {
-      const s = await call((a) => client.session.get(a), { path: { id } }, { sessionID: id });
-      parent = (s && (s.parentID || (s.info && s.info.parentID))) || "";
-      const msgs = (await call((a) => client.session.messages(a), { path: { id } }, { sessionID: id })) || [];
-      for (let i = msgs.length - 1; i >= 0; i--) {
-        const m = msgs[i], info = m.info || m;
-        if (info.role !== "assistant") continue;
-        answer = (m.parts || []).filter((p) => p.type === "text" && !p.synthetic).map((p) => p.text).join("");
+    if (!EVENTS || !event) return;
+    const p = event.properties || {};
+    switch (event.type) {
+      case "session.created":
+      case "session.updated": {
+        const info = p.info || {};
+        if (info.id) parents.set(info.id, info.parentID || "");
+        return;
+      }
+      case "message.updated": {
+        const info = p.info || {};
+        if (info.role === "assistant" && info.sessionID && info.id) lastAssistant.set(info.sessionID, info.id);
+        return;
+      }
+      case "message.part.updated": {
+        const part = p.part || {};
+        if (part.type !== "text" || part.synthetic || !part.messageID) return;
+        let m = texts.get(part.messageID);
+        if (!m) texts.set(part.messageID, (m = new Map()));
+        m.set(part.id || String(m.size), part.text || "");
+        return;
+      }
+      case "session.idle":
         break;
+      default:
+        return;
+    }
+    const id = p.sessionID;
+    let parent = parents.get(id), answer;
+    const mid = lastAssistant.get(id);
+    if (mid && texts.has(mid)) answer = [...texts.get(mid).values()].join("");
+    try {
+      if (parent === undefined) {
+        const s = await call((a) => client.session.get(a), { path: { id } }, { sessionID: id });
+        parent = (s && (s.parentID || (s.info && s.info.parentID))) || "";
+      }
+      if (answer === undefined) {
+        answer = "";
+        const msgs = (await call((a) => client.session.messages(a), { path: { id } }, { sessionID: id })) || [];
+        for (let i = msgs.length - 1; i >= 0; i--) {
+          const m = msgs[i], info = m.info || m;
+          if (info.role !== "assistant") continue;
+          answer = (m.parts || []).filter((x) => x.type === "text" && !x.synthetic).map((x) => x.text).join("");
+          break;
+        }
       }
     } catch (e) {}
+    if (mid) texts.delete(mid);
     appendFileSync(EVENTS, JSON.stringify({ hook_event_name: parent ? "SubagentStop" : "Stop", session_id: id,
-      parent_id: parent, last_assistant_message: answer }) + "\n");
+      parent_id: parent || "", last_assistant_message: answer || "" }) + "\n");
   },
 });

@@ -239,6 +239,12 @@ type Hook struct {
 	// (ChainCodexNotify). runner's program runs the user's after its own:
 	// "{chain}" in Args becomes the count and the user's argv as strings.
 	ChainUser string `json:"chain_user,omitempty"`
+	// Grace is how long a turn whose end the screen shows waits for the
+	// hook's event before the screen's word is taken: for a CLI whose
+	// hook fires well after its screen settles (OpenCode's session.idle
+	// comes about 0.7 s after the last frame). The hook's record carries
+	// the agent's own answer. Zero: the screen's word at once.
+	Grace Duration `json:"grace,omitempty"`
 	// Doc says which agent event fires the hook.
 	Doc string `json:"doc,omitempty"`
 }

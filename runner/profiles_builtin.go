@@ -376,7 +376,10 @@ func opencodeProfile() *Profile {
 			Settings:     opencodeTurnEndJS,
 			Env:          map[string]string{"OPENCODE_CONFIG_CONTENT": `{"plugin":["{file_url}"]}`},
 			EnvMergeJSON: true,
-			Doc:          "plugin on session.idle (a file:// plugin in OPENCODE_CONFIG_CONTENT)",
+			// session.idle comes 0.6-0.8 s after the last frame (the
+			// real-agent tests through the mock).
+			Grace: Duration{3 * time.Second},
+			Doc:   "plugin on session.idle (a file:// plugin in OPENCODE_CONFIG_CONTENT)",
 		},
 
 		// "Continue  opencode -s ses_…" on exit (opencode__exited__1).

@@ -579,6 +579,13 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 			if d.ExitStatus != nil && *d.ExitStatus != 0 {
 				return &errOutcome{outcome{status: state.StatusFailed, reason: fmt.Sprintf("the command exited with status %d", *d.ExitStatus), obs: obs, code: d.ExitStatus}}
 			}
+			if h := s.prof.Hook; obs.Via == "screen" && h != nil && h.Grace.Duration > 0 && s.set.Start != nil && s.set.Start.UseHook {
+				// The hook of a CLI that fires after its screen settles:
+				// its record has the agent's own answer.
+				if ev := s.mon.WaitHook(ctx, h.Grace.Duration); ev != nil {
+					obs.Via, obs.Hook = "hook", ev
+				}
+			}
 			return &errOutcome{outcome{status: state.StatusDone, reason: "the agent finished its turn (" + obs.Via + ")", obs: obs, code: d.ExitStatus}}
 		}
 	}
