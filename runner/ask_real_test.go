@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runner-cli/runner/runner/mockapi"
+	"github.com/runner-cli/runner/internal/mockapi"
 	"github.com/runner-cli/runner/state"
 )
 

@@ -11,7 +11,7 @@ import (
 )
 
 // realScreens holds screens of the real CLIs captured offline against
-// runner/mockapi (how: the README.md there): <cli>__<label>__<n>.txt and
+// internal/mockapi (how: the README.md there): <cli>__<label>__<n>.txt and
 // .ansi, with the tmux metadata of each capture in capture-log-<cli>.tsv.
 const realScreens = "testdata/screens-real"
 

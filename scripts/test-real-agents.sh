@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test-real-agents.sh — run the tests tagged `realagents` against the real agent
 # CLIs (Claude Code, Codex, Gemini CLI, opencode, Qwen Code), offline: they talk
-# to the mock model API of runner/mockapi on 127.0.0.1.
+# to the mock model API of internal/mockapi on 127.0.0.1.
 #
 #   scripts/test-real-agents.sh [go test flags...]
 #

@@ -18,8 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/mockapi"
 	"github.com/runner-cli/runner/runner"
-	"github.com/runner-cli/runner/runner/mockapi"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )

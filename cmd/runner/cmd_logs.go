@@ -1,0 +1,122 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newLogsCmd() *cobra.Command {
+	var follow, raw bool
+	cmd := &cobra.Command{
+		Use:   "logs ID [-f] [--raw]",
+		Short: "Print a task's transcript (escapes stripped unless --raw)",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			env, _, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			t, err := runner.GetTask(ctx, env, argv[0])
+			if err != nil {
+				return err
+			}
+			var off int64
+			for {
+				b, err := readFrom(t.Transcript, off)
+				if err != nil && !errors.Is(err, os.ErrNotExist) {
+					return fmt.Errorf("logs %s: %w", t.ID, err)
+				}
+				off += int64(len(b))
+				if raw {
+					_, _ = a.out.Write(b)
+				} else {
+					_, _ = io.WriteString(a.out, runner.StripANSI(strings.ReplaceAll(string(b), "\r\n", "\n")))
+				}
+				if !follow {
+					return nil
+				}
+				if t, err = runner.GetTask(ctx, env, t.ID); err != nil {
+					return err
+				}
+				if t.Status.IsTerminal() || t.Status == state.StatusOrphaned {
+					b, _ := readFrom(t.Transcript, off)
+					if raw {
+						_, _ = a.out.Write(b)
+					} else {
+						_, _ = io.WriteString(a.out, runner.StripANSI(string(b)))
+					}
+					return nil
+				}
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(250 * time.Millisecond):
+				}
+			}
+		},
+	}
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing until the task ends")
+	cmd.Flags().BoolVar(&raw, "raw", false, "keep terminal escape sequences")
+	return cmd
+}
+
+func readFrom(path string, off int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(off, 0); err != nil {
+		return nil, err
+	}
+	return io.ReadAll(f)
+}
+
+func (a *app) newAttachCmd() *cobra.Command {
+	var printOnly bool
+	cmd := &cobra.Command{
+		Use:   "attach ID|PROJECT",
+		Short: "Attach your terminal to a task's pane (or a project's session) with tmux",
+		Long: `Attach to the task's window with tmux (switch-client when already inside tmux).
+Detach again with the tmux prefix key and d (C-b d by default). With --print,
+only print the tmux command.`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			env, _, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			target, err := runner.AttachTarget(cmd.Context(), env, argv[0])
+			if err != nil {
+				return err
+			}
+			if strings.HasPrefix(target, "%") {
+				if err := env.TC.SelectPane(cmd.Context(), target); err != nil {
+					return err
+				}
+			}
+			inside := a.getenv("TMUX") != ""
+			tmuxArgv := env.TC.AttachArgv(target, inside)
+			if printOnly {
+				fmt.Fprintln(a.out, strings.Join(tmuxArgv, " "))
+				return nil
+			}
+			if fi, err := os.Stdin.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+				return runner.Usagef("attach needs a terminal; run: %s", strings.Join(tmuxArgv, " "))
+			}
+			return tmuxctl.Exec(tmuxArgv)
+		},
+	}
+	cmd.Flags().BoolVar(&printOnly, "print", false, "print the tmux command instead of running it")
+	return cmd
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/state"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newPsCmd() *cobra.Command {
+	var (
+		all     bool
+		project string
+		asJSON  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "ps [--all] [--project P]",
+		Short: "List tasks (active ones; --all for finished too)",
+		Long: `List tasks, newest first. Every call reconciles the state with the live
+panes and supervisors: a task whose supervisor is gone becomes orphaned (resume
+it with 'runner resume ID') or, when its pane is gone too, failed.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env, cfg, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			defer a.startAutoGC(cmd.Context(), env, cfg)
+			tasks, err := runner.ListTasks(cmd.Context(), env, runner.PSOptions{All: all, Project: project})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if tasks == nil {
+					tasks = []*state.Task{}
+				}
+				return a.printJSON(tasks)
+			}
+			tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tPROJECT\tAGENT\tSTATUS\tAGE\tLEVEL\tPARENT\tTASK")
+			now := time.Now()
+			for _, t := range tasks {
+				proj := t.Project
+				if proj == "" {
+					proj = filepath.Base(t.Dir)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, proj, t.Agent, t.Status,
+					runner.Age(now, t.Created), t.Level, orDash(t.Parent), runner.FirstLine(t.Text, 50))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "include finished tasks")
+	cmd.Flags().StringVar(&project, "project", "", "only tasks of this project: a registered name or a directory (./a, /x/b)")
+	a.jsonFlag(cmd, &asJSON)
+	return cmd
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func (a *app) newStatusCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status ID",
+		Short: "Show a task: lifecycle with times and reasons, snapshot, delivery, result",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			env, cfg, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			defer a.startAutoGC(cmd.Context(), env, cfg)
+			t, err := runner.GetTask(cmd.Context(), env, argv[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(t)
+			}
+			w := a.out
+			fmt.Fprintf(w, "task      %s (%s)\n", t.ID, t.Status)
+			proj := t.Project
+			if proj == "" {
+				proj = "(path)"
+			}
+			fmt.Fprintf(w, "project   %s  %s\n", proj, t.Dir)
+			fmt.Fprintf(w, "agent     %s\n", t.Agent)
+			fmt.Fprintf(w, "level     %d  parent %s  source %s\n", t.Level, orDash(t.Parent), orDash(t.Source))
+			if len(t.After) > 0 {
+				fmt.Fprintf(w, "after     %s\n", strings.Join(t.After, ", "))
+			}
+			fmt.Fprintf(w, "pane      %s (session %s, socket %s)\n", orDash(t.Tmux.Pane), t.Tmux.Session, t.Tmux.Socket)
+			if !t.Reclaimed.IsZero() {
+				fmt.Fprintf(w, "reclaimed %s: window closed, processes ended (runner send %s TEXT starts the agent again)\n", t.Reclaimed.Local().Format(time.DateTime), t.ID)
+			}
+			if t.AgentSession != "" {
+				fmt.Fprintf(w, "session   %s (the agent's own conversation id)\n", t.AgentSession)
+			}
+			fmt.Fprintf(w, "snapshot  %s\n", orDash(t.SnapshotRef))
+			if t.Commit != "" {
+				fmt.Fprintf(w, "commit    %s\n", t.Commit)
+			}
+			fmt.Fprintf(w, "delivery  %s\n", orDash(t.Delivery))
+			// GetTask reconciled already: the state as it is is enough.
+			var msgs []runner.InboxEntry
+			if st, err := env.Store.Read(cmd.Context()); err == nil {
+				msgs = runner.InboxOf(st, t.ID)
+			}
+			if len(msgs) > 0 {
+				count := map[string]int{}
+				for _, m := range msgs {
+					count[m.Direction+" "+string(m.Status)]++
+				}
+				var parts []string
+				for _, k := range slices.Sorted(maps.Keys(count)) {
+					parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
+				}
+				fmt.Fprintf(w, "messages  %s (runner inbox %s)\n", strings.Join(parts, ", "), t.ID)
+			}
+			fmt.Fprintf(w, "log       %s\n", t.Transcript)
+			if t.ExitCode != nil {
+				fmt.Fprintf(w, "exit code %d\n", *t.ExitCode)
+			}
+			fmt.Fprintf(w, "task      %s\n", runner.FirstLine(t.Text, 200))
+			if t.TextFile != "" {
+				fmt.Fprintf(w, "text      %s (the whole task text)\n", t.TextFile)
+			}
+			fmt.Fprintln(w, "history")
+			for _, h := range t.History {
+				fmt.Fprintf(w, "  %s  %-11s %s\n", h.Time.Local().Format("15:04:05.000"), h.Status, h.Reason)
+			}
+			if len(t.Turns) > 0 {
+				fmt.Fprintln(w, "turns")
+				for _, tr := range t.Turns {
+					fmt.Fprintf(w, "  %s  %s\n", tr.Time.Local().Format("15:04:05"), tr.Summary)
+				}
+			}
+			if t.Question != "" {
+				fmt.Fprintf(w, "question\n  %s\n", strings.ReplaceAll(t.Question, "\n", "\n  "))
+			}
+			if t.ResultTail != "" {
+				fmt.Fprintf(w, "result\n  %s\n", strings.ReplaceAll(t.ResultTail, "\n", "\n  "))
+			}
+			return nil
+		},
+	}
+	a.jsonFlag(cmd, &asJSON)
+	return cmd
+}

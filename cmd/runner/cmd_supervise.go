@@ -1,0 +1,123 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/state"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newSuperviseCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "supervise ID",
+		Short:  "Supervise a detached task (started by dispatch --detach and resume)",
+		Hidden: true,
+		Args:   args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			// A project lock (dispatch --exclusive --detach) arrives as fd 3
+			// without close-on-exec: keep holding it here, but do not hand
+			// it to the tmux, git and notify commands this process runs (a
+			// notify that leaves a process behind would hold the lock).
+			// Every descriptor Go opens is close-on-exec already.
+			syscall.CloseOnExec(3)
+			env, _, err := a.runnerEnv(true)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.errOut, "%s supervisor %d for %s\n", time.Now().Format(time.RFC3339), os.Getpid(), argv[0])
+			err = runner.Supervise(cmd.Context(), env, argv[0])
+			fmt.Fprintf(a.errOut, "%s supervisor %d ends: %v\n", time.Now().Format(time.RFC3339), os.Getpid(), err)
+			return err
+		},
+	}
+}
+
+func (a *app) newHookCmd() *cobra.Command {
+	var task string
+	cmd := &cobra.Command{
+		Use:    "hook --task ID [EVENT]",
+		Short:  "Record an event from an agent's own hook (used in agent settings)",
+		Hidden: true,
+		Args:   args(cobra.MaximumNArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			ev := ""
+			if len(argv) == 1 {
+				ev = argv[0]
+			}
+			return recordHookEvent(a.getenv, a.in, task, ev)
+		},
+	}
+	cmd.Flags().StringVar(&task, "task", "", "task id (default $RUNNER_TASK_ID)")
+	return cmd
+}
+
+// quickHook runs `hook --task ID [EVENT]` without building the command tree
+// (it runs once per turn inside the agent's process tree: the less it does
+// before the write, the sooner the turn's end is recorded). ok is false for
+// any other argument list, which goes through cobra.
+func quickHook(argv []string, getenv func(string) string, in io.Reader, errOut io.Writer) (code int, ok bool) {
+	if len(argv) < 1 || argv[0] != "hook" {
+		return 0, false
+	}
+	task, ev := "", ""
+	rest := argv[1:]
+	for len(rest) > 0 {
+		switch {
+		case rest[0] == "--task" && len(rest) > 1:
+			task, rest = rest[1], rest[2:]
+		case strings.HasPrefix(rest[0], "--task="):
+			task, rest = strings.TrimPrefix(rest[0], "--task="), rest[1:]
+		case !strings.HasPrefix(rest[0], "-") && ev == "":
+			ev, rest = rest[0], rest[1:]
+		default:
+			return 0, false // help, a bad flag: cobra says what is wrong
+		}
+	}
+	if err := recordHookEvent(getenv, in, task, ev); err != nil {
+		fmt.Fprintln(errOut, "runner hook:", err)
+		return runner.ExitFailed, true
+	}
+	return 0, true
+}
+
+// recordHookEvent appends the agent's event (its JSON on stdin, read with
+// a bound so a hook without input never hangs the agent) to the task's
+// events file.
+func recordHookEvent(getenv func(string) string, in io.Reader, task, name string) error {
+	if task == "" {
+		task = getenv("RUNNER_TASK_ID")
+	}
+	if task == "" {
+		return errors.New("no task: pass --task ID (or run it in a task's pane, where RUNNER_TASK_ID is set)")
+	}
+	dir, err := state.DefaultDir(getenv)
+	if err != nil {
+		return err
+	}
+	ev := state.TaskEvent{Time: time.Now(), Event: "Stop"}
+	if name != "" {
+		ev.Event = name
+	}
+	data := make(chan []byte, 1)
+	go func() { b, _ := io.ReadAll(io.LimitReader(in, 16<<20)); data <- b }()
+	select {
+	case b := <-data:
+		var obj map[string]any
+		if json.Unmarshal(b, &obj) == nil {
+			if n, ok := obj["hook_event_name"].(string); ok && name == "" {
+				ev.Event = n
+			}
+			ev.Data = json.RawMessage(b)
+		}
+	case <-time.After(2 * time.Second):
+	}
+	return state.AppendTaskEventIn(dir, task, ev)
+}

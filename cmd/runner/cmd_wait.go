@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newWaitCmd() *cobra.Command {
+	var (
+		anyOne     bool
+		untilInput bool
+		all        bool
+		project    string
+		timeout    time.Duration
+		asJSON     bool
+		answer     bool
+	)
+	cmd := &cobra.Command{
+		Use:   "wait ID... [--any] [--timeout D] | wait --all [--project P]",
+		Short: "Block until tasks end; exit with the task's code",
+		Long: `Block until the tasks end (with --any: the first of them), watching the state
+directory (no polling). Exits with the task's code: 0 done, 1 failed or exited,
+3 timed out, 4 needs input (with --input, waiting for input also ends the
+wait). With several tasks the exit code is that of the first one, in argument
+order, that did not end done. --timeout ends the wait itself with exit 3.
+
+With --all (and no IDs): wait for every active task (of project P with
+--project) at the time of the call, and for the tasks queued behind them
+with --after, until all have ended. The exit code is that of the first task,
+in dispatch order, that did not end done; 0 when there was nothing to wait for.`,
+		Args: args(cobra.ArbitraryArgs),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			switch {
+			case all && len(argv) > 0:
+				return runner.Usagef("wait: give task IDs or --all, not both")
+			case all && (anyOne || untilInput):
+				return runner.Usagef("wait --all: --any and --input go with task IDs")
+			case !all && project != "":
+				return runner.Usagef("wait: --project goes with --all")
+			case !all && len(argv) == 0:
+				return runner.Usagef("wait: give task IDs, or --all for every active task")
+			}
+			// --all says on stderr which tasks it waits for.
+			env, _, err := a.runnerEnv(all)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := withTimeout(cmd.Context(), timeout)
+			defer cancel()
+			var tasks []*state.Task
+			if all {
+				tasks, err = runner.WaitAll(ctx, env, project)
+			} else {
+				tasks, err = runner.WaitTasks(ctx, env, argv, runner.WaitOptions{Any: anyOne, UntilInput: untilInput})
+			}
+			if err != nil {
+				if errors.Is(err, context.DeadlineExceeded) {
+					return fmt.Errorf("wait: tasks still running after %s: %w", timeout, tmuxctl.ErrTimeout)
+				}
+				return err
+			}
+			code := 0
+			for _, t := range tasks {
+				// Only tasks that ended the wait count: with --any the others
+				// are still running (or waiting for input without --input).
+				ended := t.Status.IsTerminal() || t.Status == state.StatusOrphaned || (untilInput && t.Status == state.StatusNeedsInput)
+				if c := runner.TaskExitCode(t); code == 0 && c != 0 && ended {
+					code = c
+				}
+			}
+			if answer {
+				a.printAnswers(tasks...)
+			} else if asJSON {
+				if tasks == nil {
+					tasks = []*state.Task{}
+				}
+				if err := a.printJSON(tasks); err != nil {
+					return err
+				}
+			} else {
+				for _, t := range tasks {
+					fmt.Fprintf(a.out, "%s %s\n", t.ID, t.Status)
+				}
+			}
+			if code != 0 {
+				return &runner.ExitError{Code: code}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&anyOne, "any", false, "return when the first task ends")
+	cmd.Flags().BoolVar(&untilInput, "input", false, "also end the wait when a task needs input")
+	cmd.Flags().BoolVar(&all, "all", false, "wait for every active task and the tasks queued behind them")
+	cmd.Flags().StringVar(&project, "project", "", "with --all, only the tasks of this project: a registered name or a directory")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up waiting after this long (exit 3)")
+	a.jsonFlag(cmd, &asJSON)
+	answerFlag(cmd, &answer)
+	return cmd
+}
