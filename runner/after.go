@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/state"
 )
 
@@ -32,11 +34,11 @@ func resolveAfter(st *state.State, refs []string) ([]string, error) {
 		for _, ref := range strings.Split(v, ",") {
 			ref = strings.TrimSpace(ref)
 			if ref == "" {
-				return nil, Usagef("--after %q: an empty task reference (give ids separated by commas, e.g. --after t_abc,t_def)", v)
+				return nil, exit.Usagef("--after %q: an empty task reference (give ids separated by commas, e.g. --after t_abc,t_def)", v)
 			}
 			t, err := st.FindTask(ref)
 			if err != nil {
-				return nil, Usagef("--after %s: %v (see 'runner ps --all')", ref, err)
+				return nil, exit.Usagef("--after %s: %v (see 'runner ps --all')", ref, err)
 			}
 			if !slices.Contains(ids, t.ID) {
 				ids = append(ids, t.ID)

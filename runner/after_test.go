@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/state"
 )
 
@@ -49,7 +51,7 @@ func TestResolveAfter(t *testing.T) {
 	} {
 		got, err := resolveAfter(st, tc.refs)
 		if tc.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.Is(err, ErrUsage) {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.Is(err, exit.ErrUsage) {
 				t.Errorf("resolveAfter(%q): err %v, want usage error with %q", tc.refs, err, tc.wantErr)
 			}
 			continue

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/runner-cli/runner/runner/profile"
 )
 
 // SelfBinary is the Command[0] (and Binary) that means the runner's own
@@ -33,7 +35,7 @@ type AgentStatus struct {
 }
 
 // HookSummary is what `runner agents` says of a profile's turn-end hook.
-func HookSummary(p *Profile) string {
+func HookSummary(p *profile.Profile) string {
 	if p.Hook == nil {
 		return "none: the end of a turn and the answer come from the screen"
 	}
@@ -49,7 +51,7 @@ var versionRE = regexp.MustCompile(`\d+\.\d+(\.\d+)?([-+.][0-9A-Za-z.-]+)?`)
 // withVersion is set, runs its VersionArgs (concurrently, each bounded by
 // VersionTimeout) to read a version. self is the runner's own executable,
 // reported for profiles whose binary is SelfBinary.
-func CheckAgents(ctx context.Context, ps []*Profile, self string, withVersion bool) []AgentStatus {
+func CheckAgents(ctx context.Context, ps []*profile.Profile, self string, withVersion bool) []AgentStatus {
 	out := make([]AgentStatus, len(ps))
 	var wg sync.WaitGroup
 	for i, p := range ps {

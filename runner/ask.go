@@ -15,6 +15,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/runner-cli/runner/runner/profile"
+
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/state"
 )
 
@@ -127,7 +131,7 @@ func Ask(ctx context.Context, env *Env, req AskRequest) ([]AskAnswer, error) {
 		return nil, errors.New("ask: no Post function (a bug in the caller)")
 	}
 	if strings.TrimSpace(req.Question) == "" {
-		return nil, Usagef("ask: empty question")
+		return nil, exit.Usagef("ask: empty question")
 	}
 	st, err := Reconcile(ctx, env)
 	if err != nil {
@@ -140,11 +144,11 @@ func Ask(ctx context.Context, env *Env, req AskRequest) ([]AskAnswer, error) {
 	if err != nil {
 		return nil, err
 	}
-	profs := make([]*Profile, len(targets))
+	profs := make([]*profile.Profile, len(targets))
 	for i, t := range targets {
-		p, err := FindProfile(env.Profiles, t.Agent)
+		p, err := profile.FindProfile(env.Profiles, t.Agent)
 		if err != nil {
-			return nil, Usagef("task %s: its agent %q has no profile (see 'runner agents')", t.ID, t.Agent)
+			return nil, exit.Usagef("task %s: its agent %q has no profile (see 'runner agents')", t.ID, t.Agent)
 		}
 		profs[i] = p
 	}
@@ -197,7 +201,7 @@ func Ask(ctx context.Context, env *Env, req AskRequest) ([]AskAnswer, error) {
 	return out, askOutcome(out)
 }
 
-func modeOf(p *Profile) string {
+func modeOf(p *profile.Profile) string {
 	if len(p.Headless) == 0 {
 		return AskModeMessage
 	}
@@ -227,7 +231,7 @@ func askOutcome(as []AskAnswer) error {
 
 // askOne asks one target: its shadow, then the FYI; or, without a headless
 // mode, the question as a message.
-func askOne(ctx context.Context, env *Env, t *state.Task, prof *Profile, req AskRequest, asker string, timeout time.Duration) (a AskAnswer) {
+func askOne(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, req AskRequest, asker string, timeout time.Duration) (a AskAnswer) {
 	a = AskAnswer{Task: t.ID, Agent: t.Agent, Mode: modeOf(prof)}
 	start := time.Now()
 	defer func() { a.ElapsedMS = time.Since(start).Milliseconds() }()
@@ -272,7 +276,7 @@ type shadowResult struct {
 // runShadow runs the profile's headless command with prompt in the task's
 // directory, in its own process group, killed (the whole group) when
 // timeout passes or ctx ends.
-func runShadow(ctx context.Context, env *Env, t *state.Task, prof *Profile, prompt string, timeout time.Duration) shadowResult {
+func runShadow(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, prompt string, timeout time.Duration) shadowResult {
 	argv, err := resolveArgv(env, prof, prof.HeadlessArgv(prompt))
 	if err != nil {
 		return shadowResult{err: fmt.Errorf("shadow of %s: %w", t.ID, err)}
@@ -293,7 +297,7 @@ func runShadow(ctx context.Context, env *Env, t *state.Task, prof *Profile, prom
 	stderr := &tailWriter{max: askStderrMax}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err = cmd.Run()
-	res := shadowResult{answer: strings.TrimSpace(StripANSI(stdout.String())), stderr: strings.TrimSpace(stderr.String())}
+	res := shadowResult{answer: strings.TrimSpace(profile.StripANSI(stdout.String())), stderr: strings.TrimSpace(stderr.String())}
 	switch {
 	case err == nil:
 		code := 0
@@ -326,7 +330,7 @@ func stderrNote(s string) string {
 // shadowEnv is the caller's environment without the variables that say
 // which task a process belongs to (a shadow is not the caller, nor a child
 // of it), plus RUNNER_SHADOW_OF and the profile's Env.
-func shadowEnv(env *Env, t *state.Task, prof *Profile) []string {
+func shadowEnv(env *Env, t *state.Task, prof *profile.Profile) []string {
 	environ := os.Environ
 	if env.Environ != nil {
 		environ = env.Environ
@@ -343,7 +347,7 @@ func shadowEnv(env *Env, t *state.Task, prof *Profile) []string {
 		out = append(out, e)
 	}
 	out = append(out, "RUNNER_SHADOW_OF="+t.ID)
-	return append(out, prof.envList()...)
+	return append(out, prof.EnvList()...)
 }
 
 // ResolveAskTargets turns ask's TARGET arguments into tasks, in argument
@@ -353,7 +357,7 @@ func shadowEnv(env *Env, t *state.Task, prof *Profile) []string {
 // target is an ErrUsage error.
 func ResolveAskTargets(st *state.State, caller string, refs []string) ([]*state.Task, error) {
 	if len(refs) == 0 {
-		return nil, Usagef("ask: no target (give task ids, %s or %s)", AskSiblings, AskAll)
+		return nil, exit.Usagef("ask: no target (give task ids, %s or %s)", AskSiblings, AskAll)
 	}
 	var out []*state.Task
 	seen := map[string]bool{}
@@ -367,14 +371,14 @@ func ResolveAskTargets(st *state.State, caller string, refs []string) ([]*state.
 		switch {
 		case ref == AskSiblings:
 			if caller == "" {
-				return nil, Usagef("ask %s: not inside a task (RUNNER_TASK_ID is not set): only an agent in a runner pane has siblings; give task ids or %s", AskSiblings, AskAll)
+				return nil, exit.Usagef("ask %s: not inside a task (RUNNER_TASK_ID is not set): only an agent in a runner pane has siblings; give task ids or %s", AskSiblings, AskAll)
 			}
 			self, ok := st.Tasks[caller]
 			if !ok {
-				return nil, Usagef("ask %s: the calling task %s (RUNNER_TASK_ID) is not in the state (pruned?); give task ids or %s", AskSiblings, caller, AskAll)
+				return nil, exit.Usagef("ask %s: the calling task %s (RUNNER_TASK_ID) is not in the state (pruned?); give task ids or %s", AskSiblings, caller, AskAll)
 			}
 			if self.Parent == "" {
-				return nil, Usagef("ask %s: task %s was not dispatched by another task, so it has no siblings; give task ids or %s", AskSiblings, caller, AskAll)
+				return nil, exit.Usagef("ask %s: task %s was not dispatched by another task, so it has no siblings; give task ids or %s", AskSiblings, caller, AskAll)
 			}
 			n := 0
 			for _, t := range st.TaskList() {
@@ -384,7 +388,7 @@ func ResolveAskTargets(st *state.State, caller string, refs []string) ([]*state.
 				}
 			}
 			if n == 0 {
-				return nil, Usagef("ask %s: task %s has no active siblings (see 'runner tree %s')", AskSiblings, caller, self.Parent)
+				return nil, exit.Usagef("ask %s: task %s has no active siblings (see 'runner tree %s')", AskSiblings, caller, self.Parent)
 			}
 		case ref == AskAll:
 			n := 0
@@ -395,17 +399,17 @@ func ResolveAskTargets(st *state.State, caller string, refs []string) ([]*state.
 				}
 			}
 			if n == 0 {
-				return nil, Usagef("ask %s: no active task to ask (see 'runner ps')", AskAll)
+				return nil, exit.Usagef("ask %s: no active task to ask (see 'runner ps')", AskAll)
 			}
 		case strings.HasPrefix(ref, "@"):
-			return nil, Usagef("ask: unknown target %q (use task ids, %s or %s)", ref, AskSiblings, AskAll)
+			return nil, exit.Usagef("ask: unknown target %q (use task ids, %s or %s)", ref, AskSiblings, AskAll)
 		default:
 			t, err := st.FindTask(ref)
 			if err != nil {
-				return nil, Usagef("ask: %v (see 'runner ps --all')", err)
+				return nil, exit.Usagef("ask: %v (see 'runner ps --all')", err)
 			}
 			if t.ID == caller {
-				return nil, Usagef("ask: %s is the calling task; a task cannot ask itself", t.ID)
+				return nil, exit.Usagef("ask: %s is the calling task; a task cannot ask itself", t.ID)
 			}
 			add(t)
 		}
@@ -536,7 +540,7 @@ func readTranscriptTail(path string) string {
 // lines: escapes stripped, each line's text after its last carriage return
 // (a redraw) kept, blank lines and lines equal to the previous one dropped.
 func CleanTranscript(raw string, n int) string {
-	raw = strings.ReplaceAll(StripANSI(raw), "\r\n", "\n")
+	raw = strings.ReplaceAll(profile.StripANSI(raw), "\r\n", "\n")
 	var out []string
 	for _, l := range strings.Split(raw, "\n") {
 		if i := strings.LastIndexByte(l, '\r'); i >= 0 {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/profile"
+
 	"github.com/runner-cli/runner/internal/mockapi"
 	"github.com/runner-cli/runner/state"
 )
@@ -30,7 +32,7 @@ func TestRealAgentsShadow(t *testing.T) {
 				}
 				t.Skipf("%s not on PATH", cli)
 			}
-			prof, err := BuiltinProfile(cli)
+			prof, err := profile.BuiltinProfile(cli)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,6 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/profile"
+
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/state"
 )
 
@@ -62,7 +66,7 @@ func TestResolveAskTargets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := ResolveAskTargets(askState(), tc.caller, tc.refs)
 			if tc.wantErr != "" || tc.want == nil {
-				if err == nil || !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tc.wantErr) {
+				if err == nil || !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want a usage error with %q", err, tc.wantErr)
 				}
 				return
@@ -85,7 +89,7 @@ func TestResolveAskTargetsNoActiveSiblings(t *testing.T) {
 	st := askState()
 	st.Tasks["t_c2c2c2c2"].Status = state.StatusFailed
 	_, err := ResolveAskTargets(st, "t_c1c1c1c1", []string{"@siblings"})
-	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "no active siblings") {
+	if !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), "no active siblings") {
 		t.Fatalf("err = %v", err)
 	}
 	for id, tk := range st.Tasks {
@@ -94,7 +98,7 @@ func TestResolveAskTargetsNoActiveSiblings(t *testing.T) {
 		}
 	}
 	_, err = ResolveAskTargets(st, "t_c1c1c1c1", []string{"@all"})
-	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "no active task") {
+	if !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), "no active task") {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -183,7 +187,7 @@ func TestCleanTranscript(t *testing.T) {
 func TestHeadlessProfiles(t *testing.T) {
 	want := map[string]bool{"claude": true, "codex": true, "gemini": true, "opencode": true, "qwen": true, "sim": true,
 		"aider": false, "shell": false}
-	for _, p := range Builtins() {
+	for _, p := range profile.Builtins() {
 		if has := len(p.Headless) > 0; has != want[p.Name] {
 			t.Errorf("%s: headless mode %v, want %v", p.Name, has, want[p.Name])
 		}
@@ -193,21 +197,21 @@ func TestHeadlessProfiles(t *testing.T) {
 			}
 		}
 	}
-	sim, _ := BuiltinProfile("sim")
+	sim, _ := profile.BuiltinProfile("sim")
 	q := "say it; rm -rf / \"$(id)\"\nline two {prompt}"
 	got := sim.HeadlessArgv(q)
 	if !slices.Equal(got, []string{"runner", "agent-sim", "-p", q}) {
 		t.Errorf("HeadlessArgv = %q: the prompt must be one argv element, as is", got)
 	}
-	shell, _ := BuiltinProfile("shell")
+	shell, _ := profile.BuiltinProfile("shell")
 	if shell.HeadlessArgv("x") != nil {
 		t.Error("shell has a headless argv")
 	}
-	m, err := MergeProfile("sim", sim, []byte(`{"headless":[]}`))
+	m, err := profile.MergeProfile("sim", sim, []byte(`{"headless":[]}`))
 	if err != nil || len(m.Headless) != 0 {
 		t.Errorf("headless [] should switch it off: %v %q", err, m.Headless)
 	}
-	m, err = MergeProfile("shell", shell, []byte(`{"headless":["my-agent","--ask","--prompt={prompt}"]}`))
+	m, err = profile.MergeProfile("shell", shell, []byte(`{"headless":["my-agent","--ask","--prompt={prompt}"]}`))
 	if err != nil || !slices.Equal(m.HeadlessArgv("hi there"), []string{"my-agent", "--ask", "--prompt=hi there"}) {
 		t.Errorf("custom headless: %v %q", err, m.HeadlessArgv("hi there"))
 	}
@@ -222,7 +226,7 @@ func TestHeadlessProfiles(t *testing.T) {
 		`{"headless":["a",""]}`:               `no {prompt} placeholder`,
 		`{"headless":["a","x{prompt}y","z"]}`: ``,
 	} {
-		_, err := MergeProfile("claude", nil, []byte(`{"command":["claude"],`+partial[1:]))
+		_, err := profile.MergeProfile("claude", nil, []byte(`{"command":["claude"],`+partial[1:]))
 		if wantErr == "" {
 			if err != nil {
 				t.Errorf("%s: %v", partial, err)
@@ -242,7 +246,7 @@ func TestHeadlessProfiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aider, _ := FindProfile(ps, "aider")
+	aider, _ := profile.FindProfile(ps, "aider")
 	if got := aider.HeadlessArgv("q"); !slices.Equal(got, []string{"aider", "--dry-run", "--message", "q"}) {
 		t.Errorf("config override: %q", got)
 	}

@@ -9,6 +9,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/state"
 )
 
@@ -37,7 +39,7 @@ func ParseAwarenessMode(s string) (AwarenessMode, error) {
 	case AwarenessAll, AwarenessProject, AwarenessOff:
 		return m, nil
 	}
-	return "", Usagef("invalid awareness mode %q (use all, project or off)", s)
+	return "", exit.Usagef("invalid awareness mode %q (use all, project or off)", s)
 }
 
 // AwarenessOptions tune RenderAwareness.

@@ -7,6 +7,10 @@ import (
 	"os"
 	"time"
 
+	"github.com/runner-cli/runner/runner/profile"
+
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/state"
 )
 
@@ -14,12 +18,12 @@ import (
 // past it, delivery through the agent's input is not known to be confirmed.
 // The error is a usage error (exit 2) that says the limit and suggests
 // handing the agent a file to read instead.
-func CheckTaskSize(p *Profile, text string) error {
+func CheckTaskSize(p *profile.Profile, text string) error {
 	max := p.MaxTaskBytes()
 	if len(text) <= max {
 		return nil
 	}
-	return Usagef("the task is %d bytes, more than the %s (%d bytes) agent %s takes as a prompt (its max_task): save the text in a file in the project "+
+	return exit.Usagef("the task is %d bytes, more than the %s (%d bytes) agent %s takes as a prompt (its max_task): save the text in a file in the project "+
 		"and dispatch a short task that tells the agent to read it, e.g. \"Read SPEC.md and do what it says\" (or raise profiles.%s.max_task in the config at your own risk)",
 		len(text), byteSize(max), max, p.Name, p.Name)
 }
@@ -92,6 +96,6 @@ func (ts *transcriptShows) check() bool {
 	if err != nil {
 		return false
 	}
-	ts.seen = bytes.Contains(b, []byte(ts.sig)) || bytes.Contains([]byte(StripANSI(string(b))), []byte(ts.sig))
+	ts.seen = bytes.Contains(b, []byte(ts.sig)) || bytes.Contains([]byte(profile.StripANSI(string(b))), []byte(ts.sig))
 	return ts.seen
 }

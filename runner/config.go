@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/runner-cli/runner/state"
 	"io/fs"
 	"maps"
 	"os"
@@ -15,6 +14,11 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/runner/profile"
+
+	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/state"
 )
 
 // Config is the user's configuration file, read by LoadConfig. Every key is
@@ -24,26 +28,26 @@ type Config struct {
 	// DefaultAgent is the profile used when --agent is not given.
 	DefaultAgent string `json:"default_agent"`
 	// ReadyTimeout bounds the wait for a launched agent to show its prompt.
-	ReadyTimeout Duration `json:"ready_timeout"`
+	ReadyTimeout profile.Duration `json:"ready_timeout"`
 	// TaskTimeout bounds one task (one turn) before it is "timeout".
-	TaskTimeout Duration `json:"task_timeout"`
+	TaskTimeout profile.Duration `json:"task_timeout"`
 	// Idle is how long a profile without markers must show no activity
 	// and a stable screen to be done.
-	Idle Duration `json:"idle"`
+	Idle profile.Duration `json:"idle"`
 	// Settle is how long a ready marker must stay with no busy marker to
 	// be done.
-	Settle Duration `json:"settle"`
+	Settle profile.Duration `json:"settle"`
 	// EnterDelay, when set, replaces every profile's Enter delay, except
 	// where a profile override in Profiles sets its own "enter_delay".
-	EnterDelay Duration `json:"enter_delay,omitzero"`
+	EnterDelay profile.Duration `json:"enter_delay,omitzero"`
 	// Retention is how long finished tasks are kept in the state.
-	Retention Duration `json:"retention"`
+	Retention profile.Duration `json:"retention"`
 	// Awareness controls the cross-task block delivered before a task.
 	Awareness Awareness `json:"awareness"`
 	// NotifyCommand is an argv run after a task ends (empty: none).
 	NotifyCommand []string `json:"notify_command,omitempty"`
 	// NotifyTimeout bounds one run of NotifyCommand.
-	NotifyTimeout Duration `json:"notify_timeout"`
+	NotifyTimeout profile.Duration `json:"notify_timeout"`
 	// NotifyTmux shows a message (tmux display-message) to the clients
 	// attached to a project's session when one of its tasks ends or needs
 	// input.
@@ -70,11 +74,11 @@ type Config struct {
 	// absolute path; empty means "tmux".
 	TmuxBinary string `json:"tmux_binary,omitempty"`
 	// LockTimeout bounds the wait for the state lock.
-	LockTimeout Duration `json:"lock_timeout"`
+	LockTimeout profile.Duration `json:"lock_timeout"`
 	// CloseAfter is how long after a task ends its window is closed and
 	// its processes ended (as by `runner gc`), by the next runner command
 	// that looks at tasks; 0 keeps them until `runner gc`.
-	CloseAfter Duration `json:"close_after"`
+	CloseAfter profile.Duration `json:"close_after"`
 
 	approve []*regexp.Regexp
 }
@@ -117,20 +121,20 @@ func DefaultModelAliases() map[string]map[string]string {
 func DefaultConfig() *Config {
 	return &Config{
 		DefaultAgent:       "claude",
-		ReadyTimeout:       Duration{60 * time.Second},
-		TaskTimeout:        Duration{60 * time.Minute},
-		Idle:               Duration{3 * time.Second},
-		Settle:             Duration{50 * time.Millisecond},
-		Retention:          Duration{24 * time.Hour},
+		ReadyTimeout:       profile.Duration{Duration: 60 * time.Second},
+		TaskTimeout:        profile.Duration{Duration: 60 * time.Minute},
+		Idle:               profile.Duration{Duration: 3 * time.Second},
+		Settle:             profile.Duration{Duration: 50 * time.Millisecond},
+		Retention:          profile.Duration{Duration: 24 * time.Hour},
 		Awareness:          Awareness{Mode: AwarenessProject, MaxChars: 1500},
-		NotifyTimeout:      Duration{10 * time.Second},
+		NotifyTimeout:      profile.Duration{Duration: 10 * time.Second},
 		NotifyTmux:         true,
 		ModelAliases:       DefaultModelAliases(),
 		MaxLevel:           3,
 		MaxHops:            8,
 		MaxMessagesPerRoot: 200,
-		LockTimeout:        Duration{10 * time.Second},
-		CloseAfter:         Duration{DefaultCloseAfter},
+		LockTimeout:        profile.Duration{Duration: 10 * time.Second},
+		CloseAfter:         profile.Duration{Duration: DefaultCloseAfter},
 	}
 }
 
@@ -180,11 +184,11 @@ func LoadConfig(getenv func(string) string) (*Config, string, error) {
 		return DefaultConfig(), path, nil
 	}
 	if err != nil {
-		return nil, path, &usageError{msg: fmt.Sprintf("config %s: %v", path, err)}
+		return nil, path, exit.Usagef("config %s: %v", path, err)
 	}
 	c, err := parseConfig(data)
 	if err != nil {
-		return nil, path, &usageError{msg: fmt.Sprintf("config %s: %v", path, err)}
+		return nil, path, exit.Usagef("config %s: %v", path, err)
 	}
 	return c, path, nil
 }
@@ -289,7 +293,7 @@ func decodeField(dst any, path, key string, raw json.RawMessage) error {
 	return decodeValue(path, raw, v.Field(i).Addr().Interface())
 }
 
-var durationType = reflect.TypeFor[Duration]()
+var durationType = reflect.TypeFor[profile.Duration]()
 
 // decodeValue decodes one value, refusing null and (for durations) bare
 // numbers, and turns json's type errors into "want …, got …".
@@ -475,13 +479,13 @@ func (c *Config) ApproveRegexps() []*regexp.Regexp { return c.approve }
 // overrides, then the profiles the config defines, sorted by name, every
 // one compiled and fresh (the caller may keep them). The global EnterDelay
 // applies to every profile whose override does not set "enter_delay".
-func (c *Config) Profiles() ([]*Profile, error) {
-	ps := Builtins()
+func (c *Config) Profiles() ([]*profile.Profile, error) {
+	ps := profile.Builtins()
 	byName := map[string]int{}
 	for i, p := range ps {
 		byName[p.Name] = i
 	}
-	var added []*Profile
+	var added []*profile.Profile
 	ownDelay := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(c.ProfileOverrides)) {
 		raw := c.ProfileOverrides[name]
@@ -489,10 +493,10 @@ func (c *Config) Profiles() ([]*Profile, error) {
 		if err := json.Unmarshal(raw, &keys); err != nil || keys == nil {
 			return nil, fmt.Errorf("profiles.%s: want a JSON object (a partial profile: see 'runner agents show %s')", name, name)
 		}
-		known := jsonKeys()
+		known := profile.JSONKeys()
 		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			if !known[k] {
-				return nil, fmt.Errorf("profiles.%s.%s: unknown key (known keys: %s)", name, k, strings.Join(sortedKeys(known), ", "))
+				return nil, fmt.Errorf("profiles.%s.%s: unknown key (known keys: %s)", name, k, strings.Join(profile.SortedKeys(known), ", "))
 			}
 		}
 		if n, ok := keys["name"]; ok {
@@ -501,12 +505,12 @@ func (c *Config) Profiles() ([]*Profile, error) {
 				return nil, fmt.Errorf("profiles.%s.name: %s differs from the key %q (leave \"name\" out)", name, n, name)
 			}
 		}
-		var base *Profile
+		var base *profile.Profile
 		i, builtin := byName[name]
 		if builtin {
 			base = ps[i]
 		}
-		p, err := MergeProfile(name, base, raw)
+		p, err := profile.MergeProfile(name, base, raw)
 		if err != nil {
 			return nil, fmt.Errorf("profiles.%s: %w", name, err)
 		}
@@ -531,15 +535,15 @@ func (c *Config) Profiles() ([]*Profile, error) {
 // Profile returns the effective profile name (built in or defined by the
 // config). An empty name means DefaultAgent. An unknown name is an error
 // wrapping ErrUsage that lists the known ones.
-func (c *Config) Profile(name string) (*Profile, error) {
+func (c *Config) Profile(name string) (*profile.Profile, error) {
 	if name == "" {
 		name = c.DefaultAgent
 	}
 	ps, err := c.Profiles()
 	if err != nil {
-		return nil, Usagef("%v", err)
+		return nil, exit.Usagef("%v", err)
 	}
-	return FindProfile(ps, name)
+	return profile.FindProfile(ps, name)
 }
 
 // ResolveModel returns the model id for --model m with the given profile:

@@ -7,6 +7,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/runner/profile"
+
+	"github.com/runner-cli/runner/runner/exit"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -98,11 +102,11 @@ func TestParseConfig(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				b, _ := BuiltinProfile("claude")
+				b, _ := profile.BuiltinProfile("claude")
 				if strings.Join(p.Command, " ") != "claude --verbose" || len(p.Ready) != len(b.Ready) || p.Ready[0] != b.Ready[0] {
 					t.Errorf("override: %+v", p)
 				}
-				if d := DetectPane(p, "❯\u00a0\n? for shortcuts\n", PaneInfo{}); d.State != StateReady {
+				if d := profile.DetectPane(p, "❯\u00a0\n? for shortcuts\n", profile.PaneInfo{}); d.State != profile.StateReady {
 					t.Errorf("overridden profile not compiled: %+v", d)
 				}
 			}},
@@ -114,18 +118,18 @@ func TestParseConfig(t *testing.T) {
 					t.Fatal(err)
 				}
 				last := ps[len(ps)-1]
-				if last.Name != "mine" || len(ps) != len(Builtins())+1 {
+				if last.Name != "mine" || len(ps) != len(profile.Builtins())+1 {
 					t.Fatalf("profiles: last %q of %d", last.Name, len(ps))
 				}
 				p, err := c.Profile("")
-				if err != nil || p.Name != "mine" || p.EnterDelay.Duration != DefaultEnterDelay {
+				if err != nil || p.Name != "mine" || p.EnterDelay.Duration != profile.DefaultEnterDelay {
 					t.Fatalf("default agent: %v %+v", err, p)
 				}
-				argv, err := p.Argv(LaunchOptions{Model: c.ResolveModel("mine", "big")})
+				argv, err := p.Argv(profile.LaunchOptions{Model: c.ResolveModel("mine", "big")})
 				if err != nil || strings.Join(argv, " ") != "my-agent --tui -m m-70b" {
 					t.Errorf("argv %q, %v", argv, err)
 				}
-				if d := DetectPane(p, "thinking\n", PaneInfo{}); d.State != StateBusy {
+				if d := profile.DetectPane(p, "thinking\n", profile.PaneInfo{}); d.State != profile.StateBusy {
 					t.Errorf("new profile detect: %+v", d)
 				}
 			}},
@@ -160,13 +164,13 @@ func TestDefaultConfigIsValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	ps, err := c.Profiles()
-	if err != nil || len(ps) != len(Builtins()) {
+	if err != nil || len(ps) != len(profile.Builtins()) {
 		t.Fatalf("Profiles: %d, %v", len(ps), err)
 	}
 	if got := c.ResolveModel("claude", "sonnet"); got != "claude-sonnet-4-5" {
 		t.Errorf("sonnet → %q", got)
 	}
-	if _, err := c.Profile("nope"); !errors.Is(err, ErrUsage) {
+	if _, err := c.Profile("nope"); !errors.Is(err, exit.ErrUsage) {
 		t.Errorf("unknown profile: %v, want ErrUsage", err)
 	}
 	// Profiles are fresh: changing one does not change the next call's.
@@ -224,12 +228,12 @@ func TestLoadConfig(t *testing.T) {
 	}
 	_, _, err = LoadConfig(mapEnv(env))
 	want := "config " + path + `: awareness.mode: "everyone" is not one of project|all|off`
-	if err == nil || err.Error() != want || !errors.Is(err, ErrUsage) {
+	if err == nil || err.Error() != want || !errors.Is(err, exit.ErrUsage) {
 		t.Fatalf("bad file: %v\nwant %s (wrapping ErrUsage)", err, want)
 	}
 	// A directory where the file should be: an error naming it.
 	env["RUNNER_CONFIG"] = dir
-	if _, _, err := LoadConfig(mapEnv(env)); err == nil || !strings.Contains(err.Error(), "config "+dir+":") || !errors.Is(err, ErrUsage) {
+	if _, _, err := LoadConfig(mapEnv(env)); err == nil || !strings.Contains(err.Error(), "config "+dir+":") || !errors.Is(err, exit.ErrUsage) {
 		t.Fatalf("directory: %v", err)
 	}
 }
@@ -290,7 +294,7 @@ func BenchmarkLoadConfig(b *testing.B) {
 	env := mapEnv(map[string]string{"RUNNER_CONFIG": path})
 	b.Run("builtins", func(b *testing.B) {
 		for b.Loop() {
-			_ = Builtins()
+			_ = profile.Builtins()
 		}
 	})
 	b.Run("load", func(b *testing.B) {

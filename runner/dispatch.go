@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,10 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/runner-cli/runner/runner/profile"
+
+	"github.com/runner-cli/runner/runner/exit"
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/state"
@@ -27,7 +30,7 @@ import (
 type Env struct {
 	Store    *state.Store
 	TC       *tmuxctl.Client
-	Profiles []*Profile
+	Profiles []*profile.Profile
 	Getenv   func(string) string
 	// Environ lists the environment (for the profiles' pass_env); nil
 	// means none is passed beyond the fixed variables.
@@ -141,15 +144,15 @@ func isPathArg(s string) bool {
 // name (a project's identity is its directory); any other path gives "".
 func ResolveProject(st *state.State, arg string) (string, string, error) {
 	if arg == "" {
-		return "", "", Usagef("no project: give a registered name (see 'runner project list') or a directory such as .")
+		return "", "", exit.Usagef("no project: give a registered name (see 'runner project list') or a directory such as .")
 	}
 	if isPathArg(arg) {
 		abs, err := projectPath(arg)
 		if err != nil {
-			return "", "", Usagef("project path %q: %v", arg, err)
+			return "", "", exit.Usagef("project path %q: %v", arg, err)
 		}
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return "", "", Usagef("project path %q: directory %s does not exist", arg, abs)
+			return "", "", exit.Usagef("project path %q: directory %s does not exist", arg, abs)
 		}
 		if name := registeredName(st, abs); name != "" {
 			return name, st.Projects[name].Dir, nil
@@ -158,10 +161,10 @@ func ResolveProject(st *state.State, arg string) (string, string, error) {
 	}
 	p, ok := st.Projects[arg]
 	if !ok {
-		return "", "", Usagef("project %q is not registered (add it with 'runner project add %s DIR', or give a path such as ./%s)", arg, arg, arg)
+		return "", "", exit.Usagef("project %q is not registered (add it with 'runner project add %s DIR', or give a path such as ./%s)", arg, arg, arg)
 	}
 	if fi, err := os.Stat(p.Dir); err != nil || !fi.IsDir() {
-		return "", "", Usagef("project %q: directory %s does not exist (re-add it with 'runner project rm %s' and 'runner project add %s DIR')", arg, p.Dir, arg, arg)
+		return "", "", exit.Usagef("project %q: directory %s does not exist (re-add it with 'runner project rm %s' and 'runner project add %s DIR')", arg, p.Dir, arg, arg)
 	}
 	return arg, p.Dir, nil
 }
@@ -192,16 +195,16 @@ func SessionName(project, dir string) string {
 // detached supervisor.
 func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, error) {
 	if strings.TrimSpace(req.Text) == "" {
-		return nil, Usagef("the task is empty: give TASK, or --file F / --file - with the text")
+		return nil, exit.Usagef("the task is empty: give TASK, or --file F / --file - with the text")
 	}
-	prof, err := FindProfile(env.Profiles, req.Agent)
+	prof, err := profile.FindProfile(env.Profiles, req.Agent)
 	if err != nil {
-		return nil, Usagef("%v", err)
+		return nil, exit.Usagef("%v", err)
 	}
 	if err := CheckTaskSize(prof, req.Text); err != nil {
 		return nil, err
 	}
-	argv, err := prof.Argv(LaunchOptions{Model: req.Model, PermissionsAuto: req.PermissionsAuto, ExtraArgs: req.AgentArgs})
+	argv, err := prof.Argv(profile.LaunchOptions{Model: req.Model, PermissionsAuto: req.PermissionsAuto, ExtraArgs: req.AgentArgs})
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +213,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	}
 	for _, r := range req.Settings.ApproveRules {
 		if _, err := regexp.Compile(r); err != nil {
-			return nil, Usagef("--approve-rule %q: %v", r, err)
+			return nil, exit.Usagef("--approve-rule %q: %v", r, err)
 		}
 	}
 	st, err := env.Store.Read(ctx)
@@ -230,7 +233,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		if pt, ok := st.Tasks[pid]; ok {
 			parent, level, source = pt.ID, pt.Level+1, pt.ID
 			if req.MaxLevel > 0 && pt.Level >= req.MaxLevel {
-				return nil, Usagef("level-%d tasks cannot delegate (task %s is at the last level; max_level is %d in the config)", pt.Level, pt.ID, req.MaxLevel)
+				return nil, exit.Usagef("level-%d tasks cannot delegate (task %s is at the last level; max_level is %d in the config)", pt.Level, pt.ID, req.MaxLevel)
 			}
 		}
 	}
@@ -240,7 +243,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	}
 	if req.RequireSnapshot {
 		if _, err := gitsnap.List(ctx, dir); err != nil && (errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing)) {
-			return nil, Usagef("--require-snapshot: %v", err)
+			return nil, exit.Usagef("--require-snapshot: %v", err)
 		}
 	}
 	spec := &StartSpec{Argv: argv, Size: req.Size, UseHook: req.UseHook, RequireSnapshot: req.RequireSnapshot,
@@ -393,7 +396,7 @@ func lockKey(project, dir string) string {
 // task becomes starting with its pane. A task that is no longer queued (a
 // user cancelled it meanwhile) is not started.
 func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) error {
-	prof, err := FindProfile(env.Profiles, task.Agent)
+	prof, err := profile.FindProfile(env.Profiles, task.Agent)
 	if err != nil {
 		return fmt.Errorf("task %s: %w", task.ID, err)
 	}
@@ -406,7 +409,7 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 		snapNote = fmt.Sprintf("snapshot %s (%s)", snap.Ref, snap.Duration.Round(time.Millisecond))
 	case spec.RequireSnapshot:
 		_ = env.finish(ctx, task.ID, state.StatusFailed, "no snapshot: "+err.Error(), nil)
-		return Usagef("--require-snapshot: %v", err)
+		return exit.Usagef("--require-snapshot: %v", err)
 	default:
 		snapNote = "no snapshot: " + snapshotReason(err)
 	}
@@ -449,9 +452,9 @@ func snapshotReason(err error) string {
 
 // resolveArgv makes argv[0] absolute: "runner" is this binary; anything
 // else is looked up in PATH, with a clear error when missing.
-func resolveArgv(env *Env, prof *Profile, argv []string) ([]string, error) {
+func resolveArgv(env *Env, prof *profile.Profile, argv []string) ([]string, error) {
 	if len(argv) == 0 {
-		return nil, Usagef("agent %s: the profile has no command (set profiles.%s.command in the config)", prof.Name, prof.Name)
+		return nil, exit.Usagef("agent %s: the profile has no command (set profiles.%s.command in the config)", prof.Name, prof.Name)
 	}
 	out := append([]string(nil), argv...)
 	if out[0] == "runner" && env.Exe != "" {
@@ -460,7 +463,7 @@ func resolveArgv(env *Env, prof *Profile, argv []string) ([]string, error) {
 	}
 	p, err := exec.LookPath(out[0])
 	if err != nil {
-		return nil, Usagef("agent %s: %q is not installed or not in PATH (install it, or set profiles.%s.command in the config; 'runner agents' lists what is installed)", prof.Name, out[0], prof.Name)
+		return nil, exit.Usagef("agent %s: %q is not installed or not in PATH (install it, or set profiles.%s.command in the config; 'runner agents' lists what is installed)", prof.Name, out[0], prof.Name)
 	}
 	out[0] = p
 	return out, nil
@@ -469,7 +472,7 @@ func resolveArgv(env *Env, prof *Profile, argv []string) ([]string, error) {
 // paneEnv is the environment every agent pane gets (DESIGN.md), plus the
 // caller's PATH and locale so a server started from cron does not leave
 // agents with a minimal environment.
-func paneEnv(env *Env, t *state.Task, prof *Profile) []string {
+func paneEnv(env *Env, t *state.Task, prof *profile.Profile) []string {
 	kv := []string{
 		"RUNNER_TASK_ID=" + t.ID,
 		"RUNNER_PROJECT=" + ProjectLabel(t),
@@ -506,16 +509,7 @@ func paneEnv(env *Env, t *state.Task, prof *Profile) []string {
 			kv = append(kv, k+"="+v)
 		}
 	}
-	return append(kv, prof.envList()...)
-}
-
-// envList is the profile's Env as KEY=VALUE, sorted by key.
-func (p *Profile) envList() []string {
-	out := make([]string, 0, len(p.Env))
-	for _, k := range slices.Sorted(maps.Keys(p.Env)) {
-		out = append(out, k+"="+p.Env[k])
-	}
-	return out
+	return append(kv, prof.EnvList()...)
 }
 
 // isTaskIdentityVar reports whether k is one of the variables that say
@@ -533,18 +527,18 @@ func isTaskIdentityVar(k string) bool {
 // launch starts the agent in a new window of the project's session, with
 // remain-on-exit, the pane-died hook, the transcript pipe and the agent's
 // turn-end hook when its profile has one.
-func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, spec *StartSpec) error {
+func (env *Env) launch(ctx context.Context, t *state.Task, prof *profile.Profile, spec *StartSpec) error {
 	argv := append([]string(nil), spec.Argv...)
 	var hookEnv []string
 	if spec.UseHook && prof.Hook != nil && env.Exe != "" {
 		events := env.Store.TaskFile("events", t.ID)
-		chain, err := userHookChain(prof.Hook, paneEnv(env, t, prof))
+		chain, err := profile.UserHookChain(prof.Hook, paneEnv(env, t, prof))
 		if err != nil {
 			// runner's notify would replace the user's: refuse rather than
 			// drop it silently.
-			return Usagef("agent %s: runner's turn-end hook would replace your own, which cannot be read: %v (fix the file, or run without runner's hook: --no-hook)", prof.Name, err)
+			return exit.Usagef("agent %s: runner's turn-end hook would replace your own, which cannot be read: %v (fix the file, or run without runner's hook: --no-hook)", prof.Name, err)
 		}
-		paths := HookPaths{
+		paths := profile.HookPaths{
 			Command: tmuxctl.ShellQuote(env.Exe) + " hook --task " + t.ID,
 			Events:  events,
 			Dir:     env.Store.TaskFile("hook-dir", t.ID),
@@ -577,8 +571,8 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, spec *
 			argv = append(argv, hl.Args...)
 			hookEnv = hl.Env
 			if prof.Hook.EnvMergeJSON {
-				if hookEnv, err = mergeJSONEnv(paneEnv(env, t, prof), hookEnv); err != nil {
-					return Usagef("agent %s: runner's turn-end hook: %v (fix the variable, or run without runner's hook: --no-hook)", prof.Name, err)
+				if hookEnv, err = profile.MergeJSONEnv(paneEnv(env, t, prof), hookEnv); err != nil {
+					return exit.Usagef("agent %s: runner's turn-end hook: %v (fix the variable, or run without runner's hook: --no-hook)", prof.Name, err)
 				}
 			}
 		}
@@ -624,7 +618,7 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *Profile, spec *
 // gone at reboot.
 const RootHookDir = "/run/runner-hooks"
 
-func hookUnusable(h *Hook, path string) string {
+func hookUnusable(h *profile.Hook, path string) string {
 	if !h.RootOwned || path == "" {
 		return ""
 	}
@@ -790,7 +784,7 @@ func clipRunes(s string, n int) string {
 
 // settleFor picks the settle time: --settle, else the profile's, else the
 // config's.
-func (s RunSettings) settleFor(p *Profile) time.Duration {
+func (s RunSettings) settleFor(p *profile.Profile) time.Duration {
 	switch {
 	case s.Settle > 0:
 		return s.Settle

@@ -1,6 +1,7 @@
-// Package runner is the domain of the runner tool: projects, agent profiles,
-// the state detector, the dispatch lifecycle, the supervisor, messages between
-// tasks and notifications.
+// Package runner is the domain of the runner tool: projects, the dispatch
+// lifecycle, the supervisor, messages between tasks and notifications.
+// Agent profiles and screen detection live in runner/profile; exit codes
+// and error kinds in runner/exit.
 //
 // It is the only package that combines the three leaves (tmuxctl, state,
 // gitsnap); the leaves never import each other or this package. cmd/runner

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/runner-cli/runner/runner/profile"
+
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -266,7 +268,7 @@ func agentChecks(ctx context.Context, cfg *Config, cfgPath string, opts DoctorOp
 	ps, err := cfg.Profiles()
 	if err != nil {
 		// Only for a config LoadConfig refused; the config check says why.
-		ps = Builtins()
+		ps = profile.Builtins()
 	}
 	var out []Check
 	var missing []string
@@ -305,7 +307,7 @@ func agentChecks(ctx context.Context, cfg *Config, cfgPath string, opts DoctorOp
 		d.Status = CheckWarn
 		d.Detail = fmt.Sprintf("%q is not installed: a dispatch without --agent will fail", cfg.DefaultAgent)
 		d.Fix = fmt.Sprintf("install it, or set \"default_agent\" in %s", where)
-		if p, err := FindProfile(ps, cfg.DefaultAgent); err == nil && p.Description != "" {
+		if p, err := profile.FindProfile(ps, cfg.DefaultAgent); err == nil && p.Description != "" {
 			d.Fix = fmt.Sprintf("install %s, or set \"default_agent\" in %s", p.Description, where)
 		}
 	}

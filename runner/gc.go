@@ -13,6 +13,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/runner-cli/runner/runner/profile"
+
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -106,7 +110,7 @@ const gcLockKey = "_gc"
 // resume the conversation.
 func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 	if opts.OlderThan < 0 {
-		return nil, Usagef("--older-than must not be negative (got %v)", opts.OlderThan)
+		return nil, exit.Usagef("--older-than must not be negative (got %v)", opts.OlderThan)
 	}
 	if !opts.DryRun {
 		lock, err := env.Store.LockProject(ctx, gcLockKey, !opts.NoWait)
@@ -198,7 +202,7 @@ func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 	}
 	sessions := map[string]bool{}
 	for _, g := range targets {
-		prof, _ := FindProfile(env.Profiles, agentOf(g.task))
+		prof, _ := profile.FindProfile(env.Profiles, agentOf(g.task))
 		g.item.Resumable = prof != nil && len(prof.Resume) > 0 && g.item.AgentSession != ""
 		if g.item.Processes == nil {
 			g.item.Processes = []proctree.Ended{}
@@ -317,7 +321,7 @@ func (env *Env) quitAgents(ctx context.Context, targets []*gcTarget, wait time.D
 		if g.pane == nil || g.task == nil {
 			continue
 		}
-		prof, err := FindProfile(env.Profiles, g.task.Agent)
+		prof, err := profile.FindProfile(env.Profiles, g.task.Agent)
 		if err != nil || len(prof.SessionID) == 0 {
 			continue
 		}
@@ -340,7 +344,7 @@ func (env *Env) quitAgents(ctx context.Context, targets []*gcTarget, wait time.D
 // waits for the screen to answer the one before (a loaded CLI may take a
 // moment to show "press Ctrl-C again"; two presses read as one would not
 // exit it); a CLI still alive after the keys gets them once more.
-func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *Profile, pane *tmuxctl.PaneInfo, wait time.Duration) (session string, quit bool) {
+func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *profile.Profile, pane *tmuxctl.PaneInfo, wait time.Duration) (session string, quit bool) {
 	dead := func() bool {
 		info, err := tc.Pane(ctx, pane.ID)
 		return err != nil || info.Dead
@@ -358,14 +362,14 @@ func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *Profile, pane *t
 				}
 				// The next key once the screen answered this one.
 				for until := time.Now().Add(2 * time.Second); time.Now().Before(until); {
-					if sleepCtx(ctx, QuitGap/3) != nil {
+					if sleepCtx(ctx, profile.QuitGap/3) != nil {
 						break rounds
 					}
 					if now, err := tc.CaptureScreen(ctx, pane.ID); err != nil || now != before {
 						break
 					}
 				}
-				if sleepCtx(ctx, QuitGap/3) != nil {
+				if sleepCtx(ctx, profile.QuitGap/3) != nil {
 					break rounds
 				}
 			}
@@ -595,7 +599,7 @@ func (env *Env) killTask(ctx context.Context, t *state.Task) error {
 		}
 		if p, ok := byPane[t.Tmux.Pane]; ok && ownPane(t, p) {
 			g.pane = &p
-			if prof, err := FindProfile(env.Profiles, t.Agent); err == nil {
+			if prof, err := profile.FindProfile(env.Profiles, t.Agent); err == nil {
 				if screen, err := env.TC.Capture(ctx, p.ID, tmuxctl.CaptureOptions{Lines: 80, Join: true}); err == nil {
 					if id := prof.FindSession(screen); id != "" {
 						g.item.AgentSession = id

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/profile"
+
 	"github.com/runner-cli/runner/state"
 )
 
@@ -20,11 +22,11 @@ func TestFindSessionOnRealExitScreens(t *testing.T) {
 		{"screens-real/gemini__exited__1.txt", "gemini", "2db69911-3419-41cb-8972-07229e75309f"},
 		{"screens-real/opencode__exited__1.txt", "opencode", "ses_dfaeb44b2ffeCDwsXTbUdsYJrJ"},
 	} {
-		b, err := os.ReadFile(filepath.Join("testdata", c.file))
+		b, err := os.ReadFile(filepath.Join("profile", "testdata", c.file))
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := BuiltinProfile(c.agent)
+		p, err := profile.BuiltinProfile(c.agent)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,45 +39,45 @@ func TestFindSessionOnRealExitScreens(t *testing.T) {
 		}
 	}
 	// Qwen's hint as on qwen__exited__1 (no capture of it in testdata).
-	q, _ := BuiltinProfile("qwen")
+	q, _ := profile.BuiltinProfile("qwen")
 	if got := q.FindSession("  To continue this session, run qwen --resume fee2844d-a542-40b4-ac0d-17b9b0857688\n"); got != "fee2844d-a542-40b4-ac0d-17b9b0857688" {
 		t.Errorf("qwen: FindSession = %q", got)
 	}
 	// The lowest hint wins (an older one scrolled up).
-	s, _ := BuiltinProfile("sim")
+	s, _ := profile.BuiltinProfile("sim")
 	if got := s.FindSession("Resume this session with: runner agent-sim --resume old\nx\nResume this session with: runner agent-sim --resume new\n"); got != "new" {
 		t.Errorf("sim: FindSession = %q, want the lowest id", got)
 	}
 }
 
 func TestResumeArgv(t *testing.T) {
-	codex, _ := BuiltinProfile("codex")
+	codex, _ := profile.BuiltinProfile("codex")
 	argv := []string{"/bin/codex", "--no-daemon", "--model", "m", "-c", "notify=x"}
 	want := []string{"/bin/codex", "--no-daemon", "resume", "ID", "--model", "m", "-c", "notify=x"}
 	if got := codex.ResumeArgv(argv, "ID"); !slices.Equal(got, want) {
 		t.Errorf("codex ResumeArgv = %q, want %q", got, want)
 	}
-	claude, _ := BuiltinProfile("claude")
+	claude, _ := profile.BuiltinProfile("claude")
 	if got := claude.ResumeArgv([]string{"/bin/claude", "--model", "m"}, "S"); !slices.Equal(got, []string{"/bin/claude", "--resume", "S", "--model", "m"}) {
 		t.Errorf("claude ResumeArgv = %q", got)
 	}
 	if got := claude.ResumeArgv([]string{"/bin/claude"}, ""); got != nil {
 		t.Errorf("ResumeArgv without a session = %q, want nil", got)
 	}
-	shell, _ := BuiltinProfile("shell")
+	shell, _ := profile.BuiltinProfile("shell")
 	if got := shell.ResumeArgv([]string{"/bin/bash"}, "S"); got != nil {
 		t.Errorf("shell ResumeArgv = %q, want nil (no resume)", got)
 	}
 }
 
 func TestProfileSessionKeysChecked(t *testing.T) {
-	if _, err := MergeProfile("x", nil, []byte(`{"command":["x"],"session_id":["--resume \\S+"]}`)); err == nil || !strings.Contains(err.Error(), "capture group") {
+	if _, err := profile.MergeProfile("x", nil, []byte(`{"command":["x"],"session_id":["--resume \\S+"]}`)); err == nil || !strings.Contains(err.Error(), "capture group") {
 		t.Errorf("session_id without a group: err = %v", err)
 	}
-	if _, err := MergeProfile("x", nil, []byte(`{"command":["x"],"resume":["--resume"]}`)); err == nil || !strings.Contains(err.Error(), SessionPlaceholder) {
+	if _, err := profile.MergeProfile("x", nil, []byte(`{"command":["x"],"resume":["--resume"]}`)); err == nil || !strings.Contains(err.Error(), profile.SessionPlaceholder) {
 		t.Errorf("resume without the placeholder: err = %v", err)
 	}
-	if _, err := MergeProfile("x", nil, []byte(`{"command":["x"],"resume":["-r","{session}"],"session_id":["-r (\\S+)"]}`)); err != nil {
+	if _, err := profile.MergeProfile("x", nil, []byte(`{"command":["x"],"resume":["-r","{session}"],"session_id":["-r (\\S+)"]}`)); err != nil {
 		t.Errorf("a good resume: %v", err)
 	}
 }

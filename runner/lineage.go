@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/state"
 )
 
@@ -49,7 +51,7 @@ func Tree(ctx context.Context, env *Env, root string) ([]*TreeNode, error) {
 	if root != "" {
 		t, err := st.FindTask(root)
 		if err != nil {
-			return nil, Usagef("%v (see 'runner ps --all')", err)
+			return nil, exit.Usagef("%v (see 'runner ps --all')", err)
 		}
 		return []*TreeNode{build(t, 0)}, nil
 	}
@@ -118,7 +120,7 @@ func Collect(ctx context.Context, env *Env, parent string) (*Collection, error) 
 	}
 	p, err := st.FindTask(parent)
 	if err != nil {
-		return nil, Usagef("%v (see 'runner ps --all')", err)
+		return nil, exit.Usagef("%v (see 'runner ps --all')", err)
 	}
 	c := &Collection{Parent: p.ID, AllFinished: true, Children: []ChildOutcome{}}
 	var kids []*state.Task

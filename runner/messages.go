@@ -9,6 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/profile"
+
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/state"
 )
 
@@ -76,7 +80,7 @@ func (e *MessageRefusedError) Error() string {
 }
 
 // Is makes the error match ErrUsage.
-func (e *MessageRefusedError) Is(target error) bool { return target == ErrUsage }
+func (e *MessageRefusedError) Is(target error) bool { return target == exit.ErrUsage }
 
 // PostMessage puts a message in the queue of each recipient. A recipient
 // whose agent is idle (its task is done and nobody supervises it) gets a
@@ -89,17 +93,17 @@ func (e *MessageRefusedError) Is(target error) bool { return target == ErrUsage 
 // every recipient).
 func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOutcome, error) {
 	if strings.TrimSpace(req.Text) == "" {
-		return nil, Usagef("the message is empty")
+		return nil, exit.Usagef("the message is empty")
 	}
 	if len(req.Text) > MaxMessageBytes {
-		return nil, Usagef("the message is %d bytes; at most %d fit in one message (write it to a file and send its path)", len(req.Text), MaxMessageBytes)
+		return nil, exit.Usagef("the message is %d bytes; at most %d fit in one message (write it to a file and send its path)", len(req.Text), MaxMessageBytes)
 	}
 	typ := req.Type
 	if typ == "" {
 		typ = state.MessageRequest
 	}
 	if !typ.Valid() {
-		return nil, Usagef("unknown message type %q (want one of %s)", typ, messageTypeList())
+		return nil, exit.Usagef("unknown message type %q (want one of %s)", typ, messageTypeList())
 	}
 	// Which recipients are idle is known only under the lock; whether
 	// their panes live needs tmux, which must not run under it: look
@@ -144,7 +148,7 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 		if sender != "" {
 			s := st.Tasks[sender]
 			if s == nil {
-				return Usagef("the sending task %s is gone (pruned)", sender)
+				return exit.Usagef("the sending task %s is gone (pruned)", sender)
 			}
 			if len(s.Handling) > 0 {
 				hops = s.HandlingHops + 1
@@ -280,7 +284,7 @@ func messageSender(st *state.State, from string) (string, error) {
 	}
 	t, ok := st.Tasks[from]
 	if !ok {
-		return "", Usagef("the sending task %s (RUNNER_TASK_ID) is not in the state; was it pruned? (unset RUNNER_TASK_ID to send as the user)", from)
+		return "", exit.Usagef("the sending task %s (RUNNER_TASK_ID) is not in the state; was it pruned? (unset RUNNER_TASK_ID to send as the user)", from)
 	}
 	return t.ID, nil
 }
@@ -289,7 +293,7 @@ func messageSender(st *state.State, from string) (string, error) {
 func resolveRecipients(st *state.State, sender, to string) ([]string, error) {
 	needSender := func(what string) (*state.Task, error) {
 		if sender == "" {
-			return nil, Usagef("%s: only a task can use it (run it from inside a runner pane, where RUNNER_TASK_ID is set)", what)
+			return nil, exit.Usagef("%s: only a task can use it (run it from inside a runner pane, where RUNNER_TASK_ID is set)", what)
 		}
 		return st.Tasks[sender], nil
 	}
@@ -300,7 +304,7 @@ func resolveRecipients(st *state.State, sender, to string) ([]string, error) {
 			return nil, err
 		}
 		if s.Parent == "" {
-			return nil, Usagef("@parent: task %s has no parent (it was not dispatched by a task)", s.ID)
+			return nil, exit.Usagef("@parent: task %s has no parent (it was not dispatched by a task)", s.ID)
 		}
 		return []string{s.Parent}, nil
 	case to == "@siblings":
@@ -315,14 +319,14 @@ func resolveRecipients(st *state.State, sender, to string) ([]string, error) {
 			}
 		}
 		if len(ids) == 0 {
-			return nil, Usagef("@siblings: task %s has no active or idle siblings", s.ID)
+			return nil, exit.Usagef("@siblings: task %s has no active or idle siblings", s.ID)
 		}
 		return ids, nil
 	case strings.HasPrefix(to, "@project:"):
 		name := strings.TrimPrefix(to, "@project:")
 		ref, err := SelectProject(st, name)
 		if err != nil {
-			return nil, Usagef("@project:%s: no such project: %v", name, err)
+			return nil, exit.Usagef("@project:%s: no such project: %v", name, err)
 		}
 		var ids []string
 		for _, t := range st.TaskList() {
@@ -331,15 +335,15 @@ func resolveRecipients(st *state.State, sender, to string) ([]string, error) {
 			}
 		}
 		if len(ids) == 0 {
-			return nil, Usagef("@project:%s: no active task to message", name)
+			return nil, exit.Usagef("@project:%s: no active task to message", name)
 		}
 		return ids, nil
 	case strings.HasPrefix(to, "@"):
-		return nil, Usagef("unknown recipient %q (want a task id, @parent, @siblings or @project:NAME)", to)
+		return nil, exit.Usagef("unknown recipient %q (want a task id, @parent, @siblings or @project:NAME)", to)
 	}
 	t, err := st.FindTask(to)
 	if err != nil {
-		return nil, Usagef("%v (see 'runner ps --all')", err)
+		return nil, exit.Usagef("%v (see 'runner ps --all')", err)
 	}
 	return []string{t.ID}, nil
 }
@@ -489,7 +493,7 @@ func (s *supervisor) waitIdlePrompt(ctx context.Context) error {
 		if err != nil && rctx.Err() == nil {
 			return err
 		}
-		if err == nil && Detect(s.prof, screen).State == StateReady {
+		if err == nil && profile.Detect(s.prof, screen).State == profile.StateReady {
 			return nil
 		}
 		var obs Observation
@@ -508,11 +512,11 @@ func (s *supervisor) waitIdlePrompt(ctx context.Context) error {
 			return err
 		case obs.Dead:
 			return &errOutcome{outcome{status: state.StatusExited, reason: fmt.Sprintf("the agent exited with status %d", obs.Status), obs: obs, code: &obs.Status}}
-		case obs.Detection.State == StateNeedsInput:
+		case obs.Detection.State == profile.StateNeedsInput:
 			if err := s.needsInput(ctx, obs.Detection, obs); err != nil {
 				return err
 			}
-		case obs.Detection.State != StateReady:
+		case obs.Detection.State != profile.StateReady:
 			// An error screen: look again shortly rather than spin.
 			select {
 			case <-rctx.Done():
@@ -576,12 +580,12 @@ func Inbox(ctx context.Context, env *Env, ref string) (*state.Task, []InboxEntry
 	}
 	if ref == "" {
 		if ref = callerTaskIn(ctx, env, st, panes); ref == "" {
-			return nil, nil, Usagef("give a task id (outside a runner pane there is no calling task)")
+			return nil, nil, exit.Usagef("give a task id (outside a runner pane there is no calling task)")
 		}
 	}
 	t, err := st.FindTask(ref)
 	if err != nil {
-		return nil, nil, Usagef("%v (see 'runner ps --all')", err)
+		return nil, nil, exit.Usagef("%v (see 'runner ps --all')", err)
 	}
 	return t, InboxOf(st, t.ID), nil
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -93,7 +95,7 @@ func TestPostMessageRules(t *testing.T) {
 			outs, err := PostMessage(t.Context(), env, MessageRequest{From: tt.from, To: tt.to, Text: "hello", MaxHops: 8, MaxPerRoot: 200})
 			if tt.refused != "" {
 				var re *MessageRefusedError
-				if !errors.As(err, &re) || !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tt.refused) {
+				if !errors.As(err, &re) || !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), tt.refused) {
 					t.Fatalf("PostMessage = %v, %v; want a refusal %q", outs, err, tt.refused)
 				}
 				if n := len(readState(t, env).Messages); n != 0 {
@@ -139,7 +141,7 @@ func TestPostMessageBadInput(t *testing.T) {
 		{To: "t_aaaa0000", Text: "x", From: "t_ghost000"},
 	} {
 		outs, err := PostMessage(t.Context(), env, req)
-		if !errors.Is(err, ErrUsage) || outs != nil {
+		if !errors.Is(err, exit.ErrUsage) || outs != nil {
 			t.Errorf("PostMessage(to %q, type %q, from %q) = %v, %v; want a usage error", req.To, req.Type, req.From, outs, err)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/profile"
+
 	"github.com/fsnotify/fsnotify"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -26,7 +28,7 @@ import (
 type Monitor struct {
 	TC         *tmuxctl.Client
 	Pane       string
-	Profile    *Profile
+	Profile    *profile.Profile
 	Transcript string // the pane's pipe-pane file (activity)
 	Events     string // the task's hook events file
 	Died       string // the pane-died file written by tmux's hook
@@ -38,19 +40,19 @@ type Monitor struct {
 	// Match says which hook event ends a GoalTurnEnd wait: the supervisor
 	// sets it as it delivers. Zero: events stamped at or after the wait's
 	// since, in any session, about any prompt.
-	Match TurnMatch
+	Match profile.TurnMatch
 	// Skipped, when set, is told about each turn-end event that did not
 	// end the wait, and why (the supervisor's log).
-	Skipped func(ev HookEvent, why string)
+	Skipped func(ev profile.HookEvent, why string)
 }
 
 // Observation is what a Monitor wait ended on.
 type Observation struct {
-	Detection Detection
+	Detection profile.Detection
 	Screen    string
 	Via       string // "screen", "hook", "idle", "pane"
 	// Hook is the agent's turn-end event that ended the wait (Via "hook").
-	Hook    *HookEvent
+	Hook    *profile.HookEvent
 	Dead    bool
 	Status  int // exit status when Dead
 	Elapsed time.Duration
@@ -82,16 +84,16 @@ const (
 	GoalTurnStart
 )
 
-func (g Goal) ends(st State) bool {
+func (g Goal) ends(st profile.State) bool {
 	switch g {
 	case GoalReady:
-		return st == StateReady || st == StateError || st == StateNeedsInput
+		return st == profile.StateReady || st == profile.StateError || st == profile.StateNeedsInput
 	case GoalTurnEnd:
-		return st == StateReady || st == StateError || st == StateNeedsInput
+		return st == profile.StateReady || st == profile.StateError || st == profile.StateNeedsInput
 	case GoalLeaveInput:
-		return st != StateNeedsInput && st != StateUnknown && st != StateStarting
+		return st != profile.StateNeedsInput && st != profile.StateUnknown && st != profile.StateStarting
 	case GoalTurnStart:
-		return st == StateBusy || st == StateNeedsInput
+		return st == profile.StateBusy || st == profile.StateNeedsInput
 	}
 	return false
 }
@@ -150,10 +152,10 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 	// A turn-end event of the delivered turn ends the wait at once: the
 	// agent said so. Events written since the delivery, before this wait
 	// began, count too (a quick turn ends while the delivery is confirmed).
-	var hookEnd *HookEvent
+	var hookEnd *profile.HookEvent
 	takeEvents := func(lines []string, untimedOK bool) {
 		for _, l := range lines {
-			ev, ok := ParseHookEvent(l)
+			ev, ok := profile.ParseHookEvent(l)
 			if !ok || hookEnd != nil {
 				continue
 			}
@@ -185,12 +187,12 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		lines, _ := readNewLines(m.Events, from)
 		takeEvents(lines, untimedOK)
 		if hookEnd != nil {
-			return Observation{Detection: Detection{State: StateReady, Field: "hook"}, Via: "hook", Hook: hookEnd, Elapsed: time.Since(start)}, nil
+			return Observation{Detection: profile.Detection{State: profile.StateReady, Field: "hook"}, Via: "hook", Hook: hookEnd, Elapsed: time.Since(start)}, nil
 		}
 	}
 
 	var (
-		candidate     State
+		candidate     profile.State
 		candHash      string
 		candSince     time.Time
 		lastCapture   time.Time
@@ -254,7 +256,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 			}
 			handle(ev)
 			if hookEnd != nil {
-				return Observation{Detection: Detection{State: StateReady, Field: "hook"}, Via: "hook", Hook: hookEnd, Elapsed: time.Since(start)}, nil
+				return Observation{Detection: profile.Detection{State: profile.StateReady, Field: "hook"}, Via: "hook", Hook: hookEnd, Elapsed: time.Since(start)}, nil
 			}
 			if !dirty {
 				continue
@@ -282,7 +284,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		case <-timer.C:
 		}
 		if hookEnd != nil {
-			return Observation{Detection: Detection{State: StateReady, Field: "hook"}, Via: "hook", Hook: hookEnd, Elapsed: time.Since(start)}, nil
+			return Observation{Detection: profile.Detection{State: profile.StateReady, Field: "hook"}, Via: "hook", Hook: hookEnd, Elapsed: time.Since(start)}, nil
 		}
 
 		now := time.Now()
@@ -315,7 +317,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 					}
 					if hookEnd != nil {
 						cancelCapture()
-						return Observation{Detection: Detection{State: StateReady, Field: "hook"}, Via: "hook", Hook: hookEnd, Elapsed: time.Since(start)}, nil
+						return Observation{Detection: profile.Detection{State: profile.StateReady, Field: "hook"}, Via: "hook", Hook: hookEnd, Elapsed: time.Since(start)}, nil
 					}
 				case <-ctx.Done():
 					cancelCapture()
@@ -337,19 +339,19 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 				panePID = info.PID
 			}
 			lastCapture = time.Now()
-			d := DetectPane(m.Profile, screen, PaneInfo{Dead: info.Dead, DeadStatus: info.DeadStatus,
+			d := profile.DetectPane(m.Profile, screen, profile.PaneInfo{Dead: info.Dead, DeadStatus: info.DeadStatus,
 				CurrentCommand: info.CurrentCommand, AlternateOn: info.AlternateOn, CursorKnown: true, CursorY: info.CursorY})
 			obs = Observation{Detection: d, Screen: screen, Elapsed: time.Since(start), SawBusy: sawBusy}
 			if info.Dead {
 				obs.Dead, obs.Status, obs.Via = true, info.DeadStatus, "pane"
 				return obs, nil
 			}
-			h := tmuxctl.ScreenHash(MaskVolatile(m.Profile, screen), nil)
+			h := tmuxctl.ScreenHash(profile.MaskVolatile(m.Profile, screen), nil)
 			if h != lastHash {
 				lastHash, lastHashSince = h, lastCapture
 			}
 			st := d.State
-			if st == StateBusy {
+			if st == profile.StateBusy {
 				obs.SawBusy, sawBusy = true, true
 				if goal == GoalTurnStart {
 					obs.Via = "screen"
@@ -359,9 +361,9 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 			obs.SawBusy = sawBusy
 			if !hasMarkers && goal != GoalLeaveInput && goal != GoalTurnStart {
 				// No patterns: an unchanged screen for idle is the end.
-				if st != StateNeedsInput && lastCapture.Sub(lastHashSince) >= idle {
+				if st != profile.StateNeedsInput && lastCapture.Sub(lastHashSince) >= idle {
 					obs.Via = "idle"
-					obs.Detection.State = StateReady
+					obs.Detection.State = profile.StateReady
 					return obs, nil
 				}
 			}
@@ -408,18 +410,18 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 
 // WaitHook waits up to d for the turn-end event that Match accepts in the
 // events file (fsnotify, no polling) and returns it; nil when none came.
-func (m *Monitor) WaitHook(ctx context.Context, d time.Duration) *HookEvent {
+func (m *Monitor) WaitHook(ctx context.Context, d time.Duration) *profile.HookEvent {
 	if m.Events == "" || d <= 0 {
 		return nil
 	}
-	find := func() *HookEvent {
+	find := func() *profile.HookEvent {
 		from, untimedOK := m.Match.EventsFrom, true
 		if from < 0 {
 			from, untimedOK = 0, false
 		}
 		lines, _ := readNewLines(m.Events, from)
 		for _, l := range lines {
-			ev, ok := ParseHookEvent(l)
+			ev, ok := profile.ParseHookEvent(l)
 			if !ok || !ev.Stop || (ev.Time.IsZero() && !untimedOK) {
 				continue
 			}

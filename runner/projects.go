@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/state"
 )
 
@@ -46,14 +48,14 @@ func OpenStore(getenv func(string) string, cfg *Config) (*state.Store, error) {
 	if v := getenv("RUNNER_LOCK_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			return nil, Usagef("RUNNER_LOCK_TIMEOUT=%q is not a positive duration (use e.g. 500ms or 30s)", v)
+			return nil, exit.Usagef("RUNNER_LOCK_TIMEOUT=%q is not a positive duration (use e.g. 500ms or 30s)", v)
 		}
 		s.LockTimeout = d
 	}
 	if v := getenv("RUNNER_RETENTION"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
-			return nil, Usagef("RUNNER_RETENTION=%q is not a duration (use e.g. 72h, or 0 to keep finished tasks)", v)
+			return nil, exit.Usagef("RUNNER_RETENTION=%q is not a duration (use e.g. 72h, or 0 to keep finished tasks)", v)
 		}
 		s.Retention = d
 	}
@@ -66,7 +68,7 @@ var projectName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
 // [a-z0-9][a-z0-9._-]{0,63}.
 func ValidateProjectName(name string) error {
 	if !projectName.MatchString(name) {
-		return Usagef("invalid project name %q: use 1 to 64 characters from a-z, 0-9, '.', '_' and '-', starting with a letter or digit (e.g. %q)",
+		return exit.Usagef("invalid project name %q: use 1 to 64 characters from a-z, 0-9, '.', '_' and '-', starting with a letter or digit (e.g. %q)",
 			name, suggestName(name))
 	}
 	return nil
@@ -99,7 +101,7 @@ func AddProject(ctx context.Context, s *state.Store, name, dir string) (state.Pr
 		return state.Project{}, err
 	}
 	if dir == "" {
-		return state.Project{}, Usagef("project %q: no directory given (use 'runner project add %s DIR')", name, name)
+		return state.Project{}, exit.Usagef("project %q: no directory given (use 'runner project add %s DIR')", name, name)
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -108,16 +110,16 @@ func AddProject(ctx context.Context, s *state.Store, name, dir string) (state.Pr
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return state.Project{}, Usagef("project %q: directory %s does not exist (create it first, or give an existing directory)", name, abs)
+		return state.Project{}, exit.Usagef("project %q: directory %s does not exist (create it first, or give an existing directory)", name, abs)
 	case err != nil:
-		return state.Project{}, Usagef("project %q: cannot use directory %s: %v", name, abs, err)
+		return state.Project{}, exit.Usagef("project %q: cannot use directory %s: %v", name, abs, err)
 	case !fi.IsDir():
-		return state.Project{}, Usagef("project %q: %s is not a directory (give the project's directory)", name, abs)
+		return state.Project{}, exit.Usagef("project %q: %s is not a directory (give the project's directory)", name, abs)
 	}
 	p := state.Project{Name: name, Dir: abs, Added: time.Now().UTC()}
 	err = s.Update(ctx, func(st *state.State) error {
 		if old, ok := st.Projects[name]; ok {
-			return Usagef("project %q already exists (directory %s); remove it first with 'runner project rm %s'", name, old.Dir, name)
+			return exit.Usagef("project %q already exists (directory %s); remove it first with 'runner project rm %s'", name, old.Dir, name)
 		}
 		st.Projects[name] = &p
 		return nil
@@ -149,7 +151,7 @@ func RemoveProject(ctx context.Context, s *state.Store, name string) error {
 	}
 	err := s.Update(ctx, func(st *state.State) error {
 		if _, ok := st.Projects[name]; !ok {
-			return Usagef("no project named %q (see 'runner project list')", name)
+			return exit.Usagef("no project named %q (see 'runner project list')", name)
 		}
 		ref := ProjectRef{Name: name, Dir: st.Projects[name].Dir}
 		var active []string
@@ -160,7 +162,7 @@ func RemoveProject(ctx context.Context, s *state.Store, name string) error {
 		}
 		if len(active) > 0 {
 			sort.Strings(active)
-			return Usagef("project %q has %d active task(s) (%s); wait for them or cancel them first",
+			return exit.Usagef("project %q has %d active task(s) (%s); wait for them or cancel them first",
 				name, len(active), strings.Join(active, ", "))
 		}
 		delete(st.Projects, name)
@@ -179,7 +181,7 @@ func RemoveProject(ctx context.Context, s *state.Store, name string) error {
 // records it in the journal and returns their ids.
 func Prune(ctx context.Context, s *state.Store, olderThan time.Duration) ([]string, error) {
 	if olderThan < 0 {
-		return nil, Usagef("--older-than must not be negative (got %v)", olderThan)
+		return nil, exit.Usagef("--older-than must not be negative (got %v)", olderThan)
 	}
 	removed, err := s.Prune(ctx, olderThan)
 	if err != nil {
@@ -242,12 +244,12 @@ func ProjectLabel(t *state.Task) string {
 // usage error.
 func SelectProject(st *state.State, arg string) (ProjectRef, error) {
 	if arg == "" {
-		return ProjectRef{}, Usagef("no project given: use a registered name (see 'runner project list') or a directory such as .")
+		return ProjectRef{}, exit.Usagef("no project given: use a registered name (see 'runner project list') or a directory such as .")
 	}
 	if isPathArg(arg) {
 		dir, err := projectPath(arg)
 		if err != nil {
-			return ProjectRef{}, Usagef("project path %q: %v", arg, err)
+			return ProjectRef{}, exit.Usagef("project path %q: %v", arg, err)
 		}
 		if name := registeredName(st, dir); name != "" {
 			return ProjectRef{Name: name, Dir: st.Projects[name].Dir}, nil
@@ -258,7 +260,7 @@ func SelectProject(st *state.State, arg string) (ProjectRef, error) {
 			}
 		}
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return ProjectRef{}, Usagef("project path %q: directory %s does not exist and no task worked there", arg, dir)
+			return ProjectRef{}, exit.Usagef("project path %q: directory %s does not exist and no task worked there", arg, dir)
 		}
 		return ProjectRef{Dir: dir}, nil
 	}
@@ -270,7 +272,7 @@ func SelectProject(st *state.State, arg string) (ProjectRef, error) {
 			return ProjectRef{Name: arg}, nil
 		}
 	}
-	return ProjectRef{}, Usagef("project %q is not registered and has no tasks (see 'runner project list', or give a directory such as ./%s)", arg, arg)
+	return ProjectRef{}, exit.Usagef("project %q is not registered and has no tasks (see 'runner project list', or give a directory such as ./%s)", arg, arg)
 }
 
 // projectPath makes a path argument absolute and clean; "~" and "~/…" are

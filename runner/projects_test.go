@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/state"
 )
 
@@ -33,7 +35,7 @@ func TestValidateProjectName(t *testing.T) {
 		if ok != (err == nil) {
 			t.Errorf("ValidateProjectName(%q) = %v", name, err)
 		}
-		if err != nil && !errors.Is(err, ErrUsage) {
+		if err != nil && !errors.Is(err, exit.ErrUsage) {
 			t.Errorf("ValidateProjectName(%q) error is not a usage error: %v", name, err)
 		}
 	}
@@ -97,11 +99,11 @@ func TestProjectBadInputWritesNothing(t *testing.T) {
 		{"api", "", "no directory given"},
 	} {
 		_, err := AddProject(ctx, s, c.name, c.dir)
-		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), c.want) {
+		if !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("AddProject(%q, %q) = %v, want a usage error with %q", c.name, c.dir, err, c.want)
 		}
 	}
-	if err := RemoveProject(ctx, s, "BAD"); !errors.Is(err, ErrUsage) {
+	if err := RemoveProject(ctx, s, "BAD"); !errors.Is(err, exit.ErrUsage) {
 		t.Errorf("RemoveProject(BAD) = %v", err)
 	}
 	if _, err := os.Stat(s.Dir()); !errors.Is(err, fs.ErrNotExist) {
@@ -114,10 +116,10 @@ func TestProjectBadInputWritesNothing(t *testing.T) {
 	before, _ := os.ReadFile(s.Path())
 	other := t.TempDir()
 	_, err := AddProject(ctx, s, "api", other)
-	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "already exists") || !strings.Contains(err.Error(), "runner project rm api") {
+	if !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), "already exists") || !strings.Contains(err.Error(), "runner project rm api") {
 		t.Errorf("duplicate add = %v", err)
 	}
-	if err := RemoveProject(ctx, s, "nope"); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "runner project list") {
+	if err := RemoveProject(ctx, s, "nope"); !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), "runner project list") {
 		t.Errorf("RemoveProject(nope) = %v", err)
 	}
 	if after, _ := os.ReadFile(s.Path()); !bytes.Equal(before, after) {
@@ -140,7 +142,7 @@ func TestRemoveProjectWithActiveTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = RemoveProject(ctx, s, "api")
-	if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), "t_run00001") || strings.Contains(err.Error(), "t_don00001") {
+	if !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), "t_run00001") || strings.Contains(err.Error(), "t_don00001") {
 		t.Fatalf("RemoveProject with an active task = %v", err)
 	}
 }
@@ -148,7 +150,7 @@ func TestRemoveProjectWithActiveTasks(t *testing.T) {
 func TestPrune(t *testing.T) {
 	s := tempStore(t)
 	ctx := t.Context()
-	if _, err := Prune(ctx, s, -time.Second); !errors.Is(err, ErrUsage) {
+	if _, err := Prune(ctx, s, -time.Second); !errors.Is(err, exit.ErrUsage) {
 		t.Fatalf("negative prune = %v", err)
 	}
 	old := time.Now().Add(-2 * time.Hour)
@@ -174,13 +176,13 @@ func TestOpenStore(t *testing.T) {
 		t.Fatalf("OpenStore = %+v, %v", s, err)
 	}
 	env["RUNNER_RETENTION"] = "-1h"
-	if _, err := OpenStore(func(k string) string { return env[k] }, nil); !errors.Is(err, ErrUsage) {
+	if _, err := OpenStore(func(k string) string { return env[k] }, nil); !errors.Is(err, exit.ErrUsage) {
 		t.Errorf("RUNNER_RETENTION=-1h: %v", err)
 	}
 	env["RUNNER_RETENTION"] = ""
 	for _, bad := range []string{"soon", "-1s", "0"} {
 		env["RUNNER_LOCK_TIMEOUT"] = bad
-		if _, err := OpenStore(func(k string) string { return env[k] }, nil); !errors.Is(err, ErrUsage) {
+		if _, err := OpenStore(func(k string) string { return env[k] }, nil); !errors.Is(err, exit.ErrUsage) {
 			t.Errorf("RUNNER_LOCK_TIMEOUT=%s: %v", bad, err)
 		}
 	}

@@ -13,6 +13,10 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/runner-cli/runner/runner/profile"
+
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -38,7 +42,7 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 			return fmt.Errorf("task %s: settings: %w", id, err)
 		}
 	}
-	prof, err := FindProfile(env.Profiles, t.Agent)
+	prof, err := profile.FindProfile(env.Profiles, t.Agent)
 	if err != nil {
 		return fmt.Errorf("task %s: %w", id, err)
 	}
@@ -128,7 +132,7 @@ func (s *supervisor) concludeAll(ctx, tctx context.Context, err error) error {
 type supervisor struct {
 	env  *Env
 	id   string
-	prof *Profile
+	prof *profile.Profile
 	set  RunSettings
 	pane string
 	mon  *Monitor
@@ -258,7 +262,7 @@ func (s *supervisor) waitReady(ctx context.Context) error {
 			return &errOutcome{outcome{status: state.StatusExited, reason: fmt.Sprintf("the agent exited with status %d before it was ready", obs.Status), obs: obs, code: &obs.Status}}
 		}
 		d := obs.Detection
-		if d.State == StateNeedsInput {
+		if d.State == profile.StateNeedsInput {
 			if len(d.TrustKeys) > 0 && s.set.YesTrust {
 				if err := s.acceptTrust(ctx, rctx, d); err != nil {
 					return err
@@ -276,7 +280,7 @@ func (s *supervisor) waitReady(ctx context.Context) error {
 
 // acceptTrust answers a trust or first-run dialog (--yes-trust) with the
 // profile's keys, journals it, and waits (within wctx) until it is gone.
-func (s *supervisor) acceptTrust(ctx, wctx context.Context, d Detection) error {
+func (s *supervisor) acceptTrust(ctx, wctx context.Context, d profile.Detection) error {
 	env := s.env
 	t, _ := env.task(ctx, s.id)
 	env.journal(ctx, t, "auto-answer", "accepted a trust dialog (--yes-trust): "+d.Question)
@@ -293,7 +297,7 @@ func (s *supervisor) acceptTrust(ctx, wctx context.Context, d Detection) error {
 
 // needsInput records a question; without --wait-input it ends the
 // supervision (exit 4), else it waits until the question is answered.
-func (s *supervisor) needsInput(ctx context.Context, d Detection, obs Observation) error {
+func (s *supervisor) needsInput(ctx context.Context, d profile.Detection, obs Observation) error {
 	env := s.env
 	q := d.Question
 	if q == "" {
@@ -337,7 +341,7 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 	sig := deliverySignature(payload)
 	// The turn this delivery starts: the hook event that ends it comes
 	// after this point of the events file, in the agent's session.
-	s.mon.Match = TurnMatch{Since: time.Now(), EventsFrom: fileSize(s.mon.Events), Signature: sig}
+	s.mon.Match = profile.TurnMatch{Since: time.Now(), EventsFrom: fileSize(s.mon.Events), Signature: sig}
 	if t != nil {
 		s.mon.Match.Session = t.AgentSession
 	}
@@ -360,21 +364,21 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 			if waiting(screen) {
 				return false // the text still sits in the composer
 			}
-			d := Detect(s.prof, screen)
+			d := profile.Detect(s.prof, screen)
 			switch d.State {
-			case StateBusy:
+			case profile.StateBusy:
 				s.unstarted = false
 				return true
-			case StateNeedsInput:
+			case profile.StateNeedsInput:
 				// An approval belongs to the turn; a trust dialog comes
 				// before it (the prompt waits behind it, or is lost).
 				if len(d.TrustKeys) == 0 {
 					s.unstarted = false
 				}
 				return true
-			case StateExited:
+			case profile.StateExited:
 				return true
-			case StateStarting:
+			case profile.StateStarting:
 				// The agent took the text while it still starts (Codex:
 				// "Waiting for startup"): queued, not yet a turn; the
 				// monitor waits for the turn to begin. A blank screen
@@ -437,22 +441,22 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 
 // inComposer reports whether screen is p's ready screen with the text
 // whose signature is sig still in its composer (not submitted).
-func inComposer(p *Profile, screen, sig string) bool {
-	d := Detect(p, screen)
-	return d.State == StateReady && ((sig != "" && strings.Contains(d.Line, sig)) || strings.Contains(d.Line, "[Pasted text"))
+func inComposer(p *profile.Profile, screen, sig string) bool {
+	d := profile.Detect(p, screen)
+	return d.State == profile.StateReady && ((sig != "" && strings.Contains(d.Line, sig)) || strings.Contains(d.Line, "[Pasted text"))
 }
 
 // echoed reports whether the text whose signature is sig shows in the
 // transcript of a ready screen and not in its composer. A
 // line in the same bordered box as the ready line (opencode's "┃ text"
 // above "┃ Build · model") is the composer, not the transcript.
-func echoed(p *Profile, screen, sig string) bool { return echoCount(p, screen, sig) > 0 }
+func echoed(p *profile.Profile, screen, sig string) bool { return echoCount(p, screen, sig) > 0 }
 
 // echoCount is how many transcript lines of a ready screen show the text
 // whose signature is sig (see echoed); 0 when the screen cannot tell.
-func echoCount(p *Profile, screen, sig string) int {
-	d := Detect(p, screen)
-	if sig == "" || (d.State != StateReady && d.State != StateError) || strings.Contains(d.Line, sig) {
+func echoCount(p *profile.Profile, screen, sig string) int {
+	d := profile.Detect(p, screen)
+	if sig == "" || (d.State != profile.StateReady && d.State != profile.StateError) || strings.Contains(d.Line, sig) {
 		// No screen to tell, or the text still in the composer: whatever
 		// else shows it (a terminal's echo of keys typed before the
 		// agent drew its UI) is no transcript.
@@ -461,7 +465,7 @@ func echoCount(p *Profile, screen, sig string) int {
 	lead, _ := utf8.DecodeRuneInString(strings.TrimSpace(d.Line))
 	boxed := strings.ContainsRune("│┃║▌▐", lead)
 	n := 0
-	for _, l := range strings.Split(StripANSI(screen), "\n") {
+	for _, l := range strings.Split(profile.StripANSI(screen), "\n") {
 		l = strings.TrimRight(l, " \t\r")
 		if l == d.Line || !strings.Contains(l, sig) {
 			continue
@@ -494,7 +498,7 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 	if s.mon.Match.Since.IsZero() {
 		// This supervisor did not deliver (send --detach, resume): the
 		// turn began before its delivery was recorded.
-		s.mon.Match = TurnMatch{Since: since, EventsFrom: -1}
+		s.mon.Match = profile.TurnMatch{Since: since, EventsFrom: -1}
 		if t, err := env.task(ctx, s.id); err == nil {
 			s.mon.Match.Session = t.AgentSession
 			if at := deliveryStart(t); !at.IsZero() {
@@ -503,7 +507,7 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 		}
 	}
 	if s.mon.Skipped == nil {
-		s.mon.Skipped = func(ev HookEvent, why string) {
+		s.mon.Skipped = func(ev profile.HookEvent, why string) {
 			env.say("task %s: hook event %s not taken: %s", s.id, ev.Name, why)
 		}
 	}
@@ -526,7 +530,7 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 		}
 		d := obs.Detection
 		switch d.State {
-		case StateNeedsInput:
+		case profile.StateNeedsInput:
 			if len(d.TrustKeys) > 0 {
 				// A trust or first-run dialog after the delivery (Codex
 				// shows its folder dialog seconds after start-up, with
@@ -565,7 +569,7 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 				return err
 			}
 			continue
-		case StateError:
+		case profile.StateError:
 			return &errOutcome{outcome{status: state.StatusFailed, reason: "the agent reported an error: " + firstLineOf(d.Line), obs: obs}}
 		default:
 			if s.unstarted {
@@ -694,12 +698,12 @@ func (s *supervisor) redeliver(ctx context.Context) error {
 			if inComposer(s.prof, screen, s.sig) {
 				return false
 			}
-			d := Detect(s.prof, screen)
-			if d.State == StateBusy || (d.State == StateNeedsInput && len(d.TrustKeys) == 0) || echoCount(s.prof, screen, s.sig) > s.echoBase {
+			d := profile.Detect(s.prof, screen)
+			if d.State == profile.StateBusy || (d.State == profile.StateNeedsInput && len(d.TrustKeys) == 0) || echoCount(s.prof, screen, s.sig) > s.echoBase {
 				s.unstarted = false
 				return true
 			}
-			return d.State == StateNeedsInput || d.State == StateExited
+			return d.State == profile.StateNeedsInput || d.State == profile.StateExited
 		},
 		NudgeIf: func(screen string) bool { return inComposer(s.prof, screen, s.sig) },
 	})
@@ -733,20 +737,19 @@ func (s *supervisor) record(ctx context.Context, note string) {
 // (Claude's "Quick safety check: Is this a project you … trust?" above
 // "❯ 1. Yes, I trust this folder"); else the last non-blank line that is
 // not a menu item.
-func dialogLine(p *Profile, q string) string {
-	c := p.re
-	if c == nil {
+func dialogLine(p *profile.Profile, q string) string {
+	if !p.Compiled() {
 		return firstLineOf(q)
 	}
 	lines := strings.Split(q, "\n")
 	stop := len(lines)
 	for i, l := range lines {
-		if anyMatch(c.needsInput, l) || anyMatch(c.trust, l) {
+		if p.MatchesNeedsInput(l) || p.MatchesTrust(l) {
 			stop = i
 			break
 		}
 	}
-	if stop < len(lines) && anyMatch(c.trust, lines[stop]) && !menuItem.MatchString(lines[stop]) {
+	if stop < len(lines) && p.MatchesTrust(lines[stop]) && !menuItem.MatchString(lines[stop]) {
 		return clipRunes(strings.TrimSpace(lines[stop]), 160)
 	}
 	asks, last := "", ""
@@ -843,7 +846,7 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 			screen = hist
 		}
 		if o.status == state.StatusDone || o.status == state.StatusFailed {
-			answer = ScreenAnswer(s.prof, screen)
+			answer = profile.ScreenAnswer(s.prof, screen)
 		}
 	}
 	var t *state.Task
@@ -857,7 +860,7 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 		if t != nil {
 			env.journal(ctx, t, "needs-input", o.reason)
 		}
-		return fmt.Errorf("task %s needs input: %s (answer with 'runner attach %s', then 'runner resume %s'): %w", s.id, dialogLine(s.prof, o.reason), s.id, s.id, ErrNeedsInput)
+		return fmt.Errorf("task %s needs input: %s (answer with 'runner attach %s', then 'runner resume %s'): %w", s.id, dialogLine(s.prof, o.reason), s.id, s.id, exit.ErrNeedsInput)
 	}
 	// Recording the end of the turn and looking at the queue happen in one
 	// update: a message that arrives while the agent works is either seen
@@ -1010,13 +1013,13 @@ func resultFile(env *Env, t *state.Task) string {
 func TaskExitCode(t *state.Task) int {
 	switch t.Status {
 	case state.StatusDone:
-		return ExitOK
+		return exit.ExitOK
 	case state.StatusTimeout:
-		return ExitTimeout
+		return exit.ExitTimeout
 	case state.StatusNeedsInput:
-		return ExitNeedsInput
+		return exit.ExitNeedsInput
 	}
-	return ExitFailed
+	return exit.ExitFailed
 }
 
 func firstLineOf(s string) string {
@@ -1051,8 +1054,8 @@ func tailLines(s string, n int) string {
 // turnSummary is a one-line summary of the turn: the last line of the
 // screen that is neither UI chrome (box borders, prompts, spinners,
 // footers) nor blank.
-func turnSummary(p *Profile, screen string, t *state.Task) string {
-	lines := strings.Split(StripANSI(screen), "\n")
+func turnSummary(p *profile.Profile, screen string, t *state.Task) string {
+	lines := strings.Split(profile.StripANSI(screen), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(strings.Trim(lines[i], "│┃|╭╮╰╯─━ "))
 		if l == "" || strings.HasPrefix(l, ">") || strings.HasPrefix(l, "❯") || strings.HasPrefix(l, "? for") ||

@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/runner-cli/runner/runner/profile"
 )
 
 func TestMatchRuleAndDialogLine(t *testing.T) {
-	sim, err := FindProfile(Builtins(), "sim")
+	sim, err := profile.FindProfile(profile.Builtins(), "sim")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func TestMatchRuleAndDialogLine(t *testing.T) {
 		// the last one says what it is about.
 		{"claude", "claude__needs_input__3.txt", "Create hello.txt"},
 	} {
-		p, err := BuiltinProfile(tc.profile)
+		p, err := profile.BuiltinProfile(tc.profile)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,8 +54,8 @@ func TestMatchRuleAndDialogLine(t *testing.T) {
 			}
 			t.Skipf("shared screens not found: %v", err)
 		}
-		d := Detect(p, string(b))
-		if d.State != StateNeedsInput {
+		d := profile.Detect(p, string(b))
+		if d.State != profile.StateNeedsInput {
 			t.Fatalf("%s: detected %s, want needs_input", tc.screen, d.State)
 		}
 		if got := dialogLine(p, d.Question); got != tc.line {
@@ -84,11 +86,11 @@ func TestComposerAndEcho(t *testing.T) {
 		{"codex", "codex__starting__2", "Say hello. SAYTURN", false, false},
 	} {
 		t.Run(tc.file+"/"+tc.sig, func(t *testing.T) {
-			p, err := BuiltinProfile(tc.profile)
+			p, err := profile.BuiltinProfile(tc.profile)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := os.ReadFile(filepath.Join(realScreens, tc.file+".txt"))
+			b, err := os.ReadFile(filepath.Join("profile/testdata/screens-real", tc.file+".txt"))
 			if err != nil {
 				t.Fatal(err)
 			}

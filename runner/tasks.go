@@ -12,6 +12,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/runner-cli/runner/runner/profile"
+
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -206,7 +210,7 @@ func GetTask(ctx context.Context, env *Env, ref string) (*state.Task, error) {
 	}
 	t, err := st.FindTask(ref)
 	if err != nil {
-		return nil, Usagef("%v (see 'runner ps --all')", err)
+		return nil, exit.Usagef("%v (see 'runner ps --all')", err)
 	}
 	return t, nil
 }
@@ -220,7 +224,7 @@ func Cancel(ctx context.Context, env *Env, ref string, kill bool) (*state.Task, 
 		return nil, err
 	}
 	if t.Status.IsTerminal() && !kill {
-		return t, Usagef("task %s already ended (%s); use --kill to close its window", t.ID, t.Status)
+		return t, exit.Usagef("task %s already ended (%s); use --kill to close its window", t.ID, t.Status)
 	}
 	reason := "cancelled by the user"
 	if kill {
@@ -251,7 +255,7 @@ func Cancel(ctx context.Context, env *Env, ref string, kill bool) (*state.Task, 
 			return t, err
 		}
 	} else if t.Tmux.Pane != "" {
-		if prof, err := FindProfile(env.Profiles, t.Agent); err == nil && len(prof.InterruptKeys) > 0 {
+		if prof, err := profile.FindProfile(env.Profiles, t.Agent); err == nil && len(prof.InterruptKeys) > 0 {
 			if err := env.TC.SendKeys(ctx, t.Tmux.Pane, prof.InterruptKeys...); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) && !errors.Is(err, tmuxctl.ErrPaneDead) {
 				return t, err
 			}
@@ -272,7 +276,7 @@ type SendRequest struct {
 // turn ended) and supervises that turn like dispatch.
 func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if strings.TrimSpace(req.Text) == "" {
-		return nil, Usagef("the text is empty")
+		return nil, exit.Usagef("the text is empty")
 	}
 	t, err := GetTask(ctx, env, req.Ref)
 	if err != nil {
@@ -282,21 +286,21 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	// hops and caps stop loops; a prompt typed by send is the user's.
 	if st, err := env.Store.Read(ctx); err == nil {
 		if caller := callerTask(ctx, env, st); caller != "" {
-			return t, Usagef("runner send is for the user; from inside task %s use 'runner msg %s TEXT' (delivered when %s is ready, with loop protection)", caller, t.ID, t.ID)
+			return t, exit.Usagef("runner send is for the user; from inside task %s use 'runner msg %s TEXT' (delivered when %s is ready, with loop protection)", caller, t.ID, t.ID)
 		}
 	}
 	switch t.Status {
 	case state.StatusReady:
 		if t.SupervisorPID != os.Getpid() && processAlive(t.SupervisorPID) {
-			return t, Usagef("task %s is taking its messages (supervisor %d): wait for its turn to end ('runner wait %s') before sending", t.ID, t.SupervisorPID, t.ID)
+			return t, exit.Usagef("task %s is taking its messages (supervisor %d): wait for its turn to end ('runner wait %s') before sending", t.ID, t.SupervisorPID, t.ID)
 		}
 	case state.StatusDone, state.StatusFailed, state.StatusTimeout, state.StatusCancelled:
 	case state.StatusRunning, state.StatusStarting, state.StatusQueued:
-		return t, Usagef("task %s is %s: wait for its turn to end ('runner wait %s') before sending", t.ID, t.Status, t.ID)
+		return t, exit.Usagef("task %s is %s: wait for its turn to end ('runner wait %s') before sending", t.ID, t.Status, t.ID)
 	default:
-		return t, Usagef("task %s is %s: it cannot take a prompt (see 'runner status %s')", t.ID, t.Status, t.ID)
+		return t, exit.Usagef("task %s is %s: it cannot take a prompt (see 'runner status %s')", t.ID, t.Status, t.ID)
 	}
-	prof, err := FindProfile(env.Profiles, t.Agent)
+	prof, err := profile.FindProfile(env.Profiles, t.Agent)
 	if err != nil {
 		return t, err
 	}
@@ -321,7 +325,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if err != nil {
 		return t, err
 	}
-	if d := Detect(prof, screen); d.State == StateBusy && t.Status == state.StatusDone {
+	if d := profile.Detect(prof, screen); d.State == profile.StateBusy && t.Status == state.StatusDone {
 		// A turn the agent's hook ended: the CLI may still be drawing its
 		// prompt back. Wait for it (briefly) rather than refuse.
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -333,8 +337,8 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 			screen = obs.Screen
 		}
 	}
-	if d := Detect(prof, screen); d.State != StateReady && d.State != StateError {
-		return t, Usagef("task %s: its agent is not at its prompt (it looks %s); attach with 'runner attach %s'", t.ID, d.State, t.ID)
+	if d := profile.Detect(prof, screen); d.State != profile.StateReady && d.State != profile.StateError {
+		return t, exit.Usagef("task %s: its agent is not at its prompt (it looks %s); attach with 'runner attach %s'", t.ID, d.State, t.ID)
 	}
 	set.Detached = req.Detach
 	raw, _ := json.Marshal(set)
@@ -342,11 +346,11 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	err = env.Store.Update(ctx, func(s *state.State) error {
 		x := s.Tasks[t.ID]
 		if x == nil {
-			return Usagef("task %s was pruned", t.ID)
+			return exit.Usagef("task %s was pruned", t.ID)
 		}
 		if x.Status != t.Status && x.Status != state.StatusDone {
 			// Something (a message delivery) took the agent meanwhile.
-			return Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
+			return exit.Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
 		}
 		// A prompt from the user: what the agent sends now is not a reply
 		// to a message.
@@ -392,18 +396,18 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 // conversation it had (its profile's resume arguments and the task's
 // AgentSession), and waits until it is ready. hasPane says the old (dead)
 // window is still there: it is closed first.
-func relaunch(ctx context.Context, env *Env, t *state.Task, prof *Profile, set RunSettings, hasPane bool) (*state.Task, error) {
+func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set RunSettings, hasPane bool) (*state.Task, error) {
 	why := fmt.Sprintf("its agent's pane %s is gone or dead", t.Tmux.Pane)
 	if !t.Reclaimed.IsZero() {
 		why = fmt.Sprintf("its agent's window was closed by gc or cancel --kill at %s", t.Reclaimed.Local().Format(time.DateTime))
 	}
 	switch {
 	case len(prof.Resume) == 0:
-		return t, Usagef("task %s: %s, and agent %s cannot resume a conversation (its profile has no \"resume\" arguments); dispatch a new task", t.ID, why, prof.Name)
+		return t, exit.Usagef("task %s: %s, and agent %s cannot resume a conversation (its profile has no \"resume\" arguments); dispatch a new task", t.ID, why, prof.Name)
 	case t.AgentSession == "":
-		return t, Usagef("task %s: %s, and the agent's session id was never seen, so its conversation cannot be resumed; dispatch a new task", t.ID, why)
+		return t, exit.Usagef("task %s: %s, and the agent's session id was never seen, so its conversation cannot be resumed; dispatch a new task", t.ID, why)
 	case set.Start == nil || len(set.Start.Argv) == 0:
-		return t, Usagef("task %s: %s, and its record has no launch command (dispatched by an older runner); dispatch a new task", t.ID, why)
+		return t, exit.Usagef("task %s: %s, and its record has no launch command (dispatched by an older runner); dispatch a new task", t.ID, why)
 	}
 	if hasPane {
 		if err := env.TC.KillWindow(ctx, t.Tmux.Pane); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
@@ -415,10 +419,10 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *Profile, set R
 	if err := env.Store.Update(ctx, func(s *state.State) error {
 		x := s.Tasks[t.ID]
 		if x == nil {
-			return Usagef("task %s was pruned", t.ID)
+			return exit.Usagef("task %s was pruned", t.ID)
 		}
 		if x.Status != t.Status {
-			return Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
+			return exit.Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
 		}
 		x.Reclaimed, x.Ended, x.ExitCode = time.Time{}, time.Time{}, nil
 		x.SupervisorPID = os.Getpid()
@@ -461,19 +465,19 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 	}
 	if t.Status != state.StatusOrphaned && t.Status != state.StatusNeedsInput {
 		if processAlive(t.SupervisorPID) {
-			return t, 0, Usagef("task %s is %s and supervised by process %d; nothing to resume", t.ID, t.Status, t.SupervisorPID)
+			return t, 0, exit.Usagef("task %s is %s and supervised by process %d; nothing to resume", t.ID, t.Status, t.SupervisorPID)
 		}
-		return t, 0, Usagef("task %s is %s; only orphaned tasks and tasks waiting for input can be resumed", t.ID, t.Status)
+		return t, 0, exit.Usagef("task %s is %s; only orphaned tasks and tasks waiting for input can be resumed", t.ID, t.Status)
 	}
 	if processAlive(t.SupervisorPID) && t.SupervisorPID != os.Getpid() {
-		return t, 0, Usagef("task %s is supervised by process %d already", t.ID, t.SupervisorPID)
+		return t, 0, exit.Usagef("task %s is supervised by process %d already", t.ID, t.SupervisorPID)
 	}
 	if t.Tmux.Pane == "" && t.Status == state.StatusOrphaned && len(t.After) > 0 {
 		return resumeQueued(ctx, env, t)
 	}
 	info, err := env.TC.Pane(ctx, t.Tmux.Pane)
 	if err != nil || info.Dead {
-		return t, 0, Usagef("task %s: its pane %s is gone or dead; it cannot be resumed", t.ID, t.Tmux.Pane)
+		return t, 0, exit.Usagef("task %s: its pane %s is gone or dead; it cannot be resumed", t.ID, t.Tmux.Pane)
 	}
 	var set RunSettings
 	_ = json.Unmarshal(t.Settings, &set)
@@ -553,7 +557,7 @@ func WaitTasks(ctx context.Context, env *Env, refs []string, opts WaitOptions) (
 	for _, r := range refs {
 		t, err := st.FindTask(r)
 		if err != nil {
-			return nil, Usagef("%v (see 'runner ps --all')", err)
+			return nil, exit.Usagef("%v (see 'runner ps --all')", err)
 		}
 		ids = append(ids, t.ID)
 	}
@@ -574,7 +578,7 @@ func waitIDs(ctx context.Context, env *Env, st *state.State, ids []string, opts 
 		for _, id := range ids {
 			t := st.Tasks[id]
 			if t == nil {
-				return nil, Usagef("task %s was pruned while waiting", id)
+				return nil, exit.Usagef("task %s was pruned while waiting", id)
 			}
 			out = append(out, t)
 			if settled(t, opts.UntilInput) {
@@ -608,7 +612,7 @@ func AttachTarget(ctx context.Context, env *Env, ref string) (string, error) {
 	}
 	if t, err := st.FindTask(ref); err == nil {
 		if t.Tmux.Pane == "" {
-			return "", Usagef("task %s has no pane yet", t.ID)
+			return "", exit.Usagef("task %s has no pane yet", t.ID)
 		}
 		return t.Tmux.Pane, nil
 	}
@@ -620,7 +624,7 @@ func AttachTarget(ctx context.Context, env *Env, ref string) (string, error) {
 	if p, ok := st.Projects[ref]; ok {
 		return tmuxctl.SessionTarget(SessionName(p.Name, p.Dir)), nil
 	}
-	return "", Usagef("%q is neither a task (see 'runner ps --all') nor a project with a session", ref)
+	return "", exit.Usagef("%q is neither a task (see 'runner ps --all') nor a project with a session", ref)
 }
 
 // Age formats how long ago t was, for tables.

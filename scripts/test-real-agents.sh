@@ -12,7 +12,7 @@
 # Extra arguments go to `go test`. .ci/run runs this after the unit tests.
 #
 # The pins are the versions whose screens the profiles were built from
-# (runner/testdata/screens-real): raise them together with new captures.
+# (runner/profile/testdata/screens-real): raise them together with new captures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

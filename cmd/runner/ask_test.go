@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/profile"
+
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -46,7 +48,7 @@ func askEnv(t *testing.T, agents ...string) (*runner.Env, []string) {
 		t.Fatal(err)
 	}
 	env := &runner.Env{Store: store, TC: tmuxctl.New(filepath.Join(t.TempDir(), "no-server")),
-		Profiles: runner.Builtins(), Getenv: os.Getenv, Exe: filepath.Join(selfAsRunner(t), "runner")}
+		Profiles: profile.Builtins(), Getenv: os.Getenv, Exe: filepath.Join(selfAsRunner(t), "runner")}
 	var ids []string
 	dir := t.TempDir()
 	now := time.Now()

@@ -7,6 +7,10 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/runner-cli/runner/runner/profile"
+
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/runner"
 	"github.com/spf13/cobra"
 )
@@ -27,7 +31,7 @@ come from the screen ('runner agents --json' says which event for each).`,
 				a.jsonErrors = true
 			}
 			self, _ := os.Executable()
-			sts := runner.CheckAgents(cmd.Context(), runner.Builtins(), self, !noVersion)
+			sts := runner.CheckAgents(cmd.Context(), profile.Builtins(), self, !noVersion)
 			if asJSON {
 				return a.printJSON(sts)
 			}
@@ -63,7 +67,7 @@ func (a *app) newAgentsShowCmd() *cobra.Command {
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			a.jsonErrors = true
-			p, err := runner.BuiltinProfile(argv[0])
+			p, err := profile.BuiltinProfile(argv[0])
 			if err != nil {
 				return err
 			}
@@ -75,7 +79,7 @@ func (a *app) newAgentsShowCmd() *cobra.Command {
 type detectOutput struct {
 	Agent string `json:"agent"`
 	File  string `json:"file"`
-	runner.Detection
+	profile.Detection
 }
 
 func (a *app) newAgentsDetectCmd() *cobra.Command {
@@ -100,10 +104,10 @@ States: ready, busy, needs_input, starting, exited, error, unknown.`,
 				a.jsonErrors = true
 			}
 			if (file == "") == (pane == "") {
-				return runner.Usagef("agents detect: give --pane ID (a live pane) or --file SCREEN (a capture-pane text file, or - for stdin)")
+				return exit.Usagef("agents detect: give --pane ID (a live pane) or --file SCREEN (a capture-pane text file, or - for stdin)")
 			}
 			if agent == "" {
-				return runner.Usagef("agents detect: --agent is required (see 'runner agents')")
+				return exit.Usagef("agents detect: --agent is required (see 'runner agents')")
 			}
 			cfg, _, err := runner.LoadConfig(a.getenv)
 			if err != nil {
@@ -114,7 +118,7 @@ States: ready, busy, needs_input, starting, exited, error, unknown.`,
 				return err
 			}
 			var screen string
-			info := runner.PaneInfo{CurrentCommand: curCmd, AlternateOn: altOn}
+			info := profile.PaneInfo{CurrentCommand: curCmd, AlternateOn: altOn}
 			if pane != "" {
 				c := a.tmuxClientFor(cfg)
 				pi, err := c.Pane(cmd.Context(), pane)
@@ -125,21 +129,21 @@ States: ready, busy, needs_input, starting, exited, error, unknown.`,
 					return err
 				}
 				file = pane
-				info = runner.PaneInfo{Dead: pi.Dead, DeadStatus: pi.DeadStatus, CurrentCommand: pi.CurrentCommand,
+				info = profile.PaneInfo{Dead: pi.Dead, DeadStatus: pi.DeadStatus, CurrentCommand: pi.CurrentCommand,
 					AlternateOn: pi.AlternateOn, CursorKnown: true, CursorY: pi.CursorY}
 			} else if screen, err = a.readScreen(file); err != nil {
 				return err
 			}
 			if cmd.Flags().Changed("cursor-row") {
 				if cursorRow < 0 {
-					return runner.Usagef("agents detect: --cursor-row %d: want a row number from 0", cursorRow)
+					return exit.Usagef("agents detect: --cursor-row %d: want a row number from 0", cursorRow)
 				}
 				info.CursorKnown, info.CursorY = true, cursorRow
 			}
 			if cmd.Flags().Changed("dead-status") {
 				info.Dead, info.DeadStatus = true, deadStatus
 			}
-			d := runner.DetectPane(p, screen, info)
+			d := profile.DetectPane(p, screen, info)
 			if asJSON {
 				return a.printJSON(detectOutput{Agent: agent, File: file, Detection: d})
 			}
@@ -168,12 +172,12 @@ func (a *app) readScreen(file string) (string, error) {
 		b, err = os.ReadFile(file)
 	}
 	if err != nil {
-		return "", runner.Usagef("agents detect: read screen %s: %v", file, err)
+		return "", exit.Usagef("agents detect: read screen %s: %v", file, err)
 	}
 	return string(b), nil
 }
 
-func printDetection(w io.Writer, d runner.Detection) {
+func printDetection(w io.Writer, d profile.Detection) {
 	fmt.Fprintf(w, "%s\n", d.State)
 	fmt.Fprintf(w, "  decided by: %s", d.Field)
 	if d.Pattern != "" {

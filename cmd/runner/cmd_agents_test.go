@@ -18,7 +18,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stder
 	return code, out.String(), errOut.String()
 }
 
-const simAsk = "../../runner/testdata/screens/sim__needs_input__1.txt"
+const simAsk = "../../runner/profile/testdata/screens/sim__needs_input__1.txt"
 
 func TestAgentsDetectText(t *testing.T) {
 	code, out, errOut := runCLI(t, "", "agents", "detect", "--file", simAsk, "--agent", "sim")

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"os"
 
-	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/runner/agentsim"
 	"github.com/spf13/cobra"
 )
@@ -30,7 +31,7 @@ run ARG..., exit N, crash, recall (the session's earlier prompts); any other lin
 			if hook != "" {
 				argv, err := agentsim.SplitArgs(hook)
 				if err != nil || len(argv) == 0 {
-					return runner.Usagef("--hook %q: not a command line (%v)", hook, err)
+					return exit.Usagef("--hook %q: not a command line (%v)", hook, err)
 				}
 				opts.Hook = argv
 			}
@@ -47,17 +48,17 @@ run ARG..., exit N, crash, recall (the session's earlier prompts); any other lin
 			} else {
 				tty, ok := a.in.(*os.File)
 				if !ok {
-					return runner.Usagef("agent-sim needs a terminal on stdin (or -p PROMPT for headless mode)")
+					return exit.Usagef("agent-sim needs a terminal on stdin (or -p PROMPT for headless mode)")
 				}
 				code, err = agentsim.Run(cmd.Context(), opts, tty, a.out)
 				if errors.Is(err, agentsim.ErrNotTerminal) {
-					return runner.Usagef("%v", err)
+					return exit.Usagef("%v", err)
 				}
 			}
 			if err == nil && code == 0 {
 				return nil
 			}
-			return &runner.ExitError{Code: code, Err: err}
+			return &exit.ExitError{Code: code, Err: err}
 		},
 	}
 	f := cmd.Flags()

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
@@ -49,7 +51,7 @@ shadow failed, 3 some timed out (and none failed), 2 bad targets (nothing run).`
 			targets, question := argv, ""
 			if file == "" {
 				if len(argv) < 2 {
-					return runner.Usagef("ask: give TARGET... QUESTION (the last argument is the question), or the question with --file F")
+					return exit.Usagef("ask: give TARGET... QUESTION (the last argument is the question), or the question with --file F")
 				}
 				targets, question = argv[:len(argv)-1], argv[len(argv)-1]
 			} else {
@@ -60,7 +62,7 @@ shadow failed, 3 some timed out (and none failed), 2 bad targets (nothing run).`
 				question = q
 			}
 			if timeout < 0 || parallel < 0 {
-				return runner.Usagef("ask: --timeout and --parallel must not be negative")
+				return exit.Usagef("ask: --timeout and --parallel must not be negative")
 			}
 			env, cfg, err := a.runnerEnv(false)
 			if err != nil {

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/runner"
 	"github.com/spf13/cobra"
 )
@@ -46,7 +48,7 @@ func (a *app) newConfigPathCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			path, source := runner.ConfigPath(a.getenv)
 			if path == "" {
-				return runner.Usagef("config path: none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set (set RUNNER_CONFIG to a file)")
+				return exit.Usagef("config path: none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set (set RUNNER_CONFIG to a file)")
 			}
 			if !asJSON {
 				fmt.Fprintln(a.out, path)

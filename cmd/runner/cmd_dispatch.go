@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/agentsim"
 	"github.com/runner-cli/runner/state"
@@ -116,24 +118,24 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 	text, err := a.readText(argv[1:], f.file)
 	if err != nil {
 		if len(argv) == 1 && f.file == "" {
-			return runner.Usagef("no task: give TASK after the project, or --file F / --file -")
+			return exit.Usagef("no task: give TASK after the project, or --file F / --file -")
 		}
 		return err
 	}
 	if f.permissions != "default" && f.permissions != "auto" {
-		return runner.Usagef("--permissions must be auto or default")
+		return exit.Usagef("--permissions must be auto or default")
 	}
 	if f.source != "user" && f.source != "cron" {
-		return runner.Usagef("--source must be user or cron")
+		return exit.Usagef("--source must be user or cron")
 	}
 	size, err := tmuxctl.ParseSize(f.size)
 	if err != nil {
-		return runner.Usagef("--size: %v", err)
+		return exit.Usagef("--size: %v", err)
 	}
 	var notify []string
 	if f.notify != "" {
 		if notify, err = agentsim.SplitArgs(f.notify); err != nil || len(notify) == 0 {
-			return runner.Usagef("--notify %q: %v", f.notify, err)
+			return exit.Usagef("--notify %q: %v", f.notify, err)
 		}
 	}
 	env, cfg, err := a.runnerEnv(!f.asJSON || f.detach)
@@ -156,7 +158,7 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 	if f.awareness != "" {
 		m, err := runner.ParseAwarenessMode(f.awareness)
 		if err != nil {
-			return runner.Usagef("--awareness: %v", err)
+			return exit.Usagef("--awareness: %v", err)
 		}
 		awareness = m
 	}
@@ -173,7 +175,7 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 		Exclusive: f.exclusive, WaitLock: f.waitLock, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set,
 		MaxLevel: cfg.MaxLevel, After: f.after}
 	if f.printAnswer && (f.asJSON || f.detach) {
-		return runner.Usagef("--print-answer waits for the answer: not with --json (the record has it as \"answer\") or --detach (use 'runner wait ID --print-answer')")
+		return exit.Usagef("--print-answer waits for the answer: not with --json (the record has it as \"answer\") or --detach (use 'runner wait ID --print-answer')")
 	}
 	t, err := runner.Dispatch(ctx, env, req)
 	if t == nil {
@@ -181,8 +183,8 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 	}
 	if f.printAnswer {
 		a.printAnswers(t)
-		if err != nil && !errors.Is(err, runner.ErrUsage) {
-			return &runner.ExitError{Code: exitCode(err), Err: err}
+		if err != nil && !errors.Is(err, exit.ErrUsage) {
+			return &exit.ExitError{Code: exitCode(err), Err: err}
 		}
 		return err
 	}
@@ -191,7 +193,7 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 			return perr
 		}
 		if err != nil {
-			return &runner.ExitError{Code: exitCode(err), Err: nil}
+			return &exit.ExitError{Code: exitCode(err), Err: nil}
 		}
 		return nil
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"text/tabwriter"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/tmuxctl"
 	"github.com/spf13/cobra"
@@ -58,7 +60,7 @@ changed. Exits 1 if any check fails, 0 otherwise (warnings included).`,
 				}
 			}
 			if failed {
-				return &runner.ExitError{Code: runner.ExitFailed}
+				return &exit.ExitError{Code: exit.ExitFailed}
 			}
 			return nil
 		},

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/runner"
 	"github.com/spf13/cobra"
 )
@@ -62,7 +64,7 @@ is busy, 130 interrupted. A second gc waits for the first to finish.`,
 					return perr
 				}
 				if err != nil {
-					return &runner.ExitError{Code: exitCode(err), Err: err}
+					return &exit.ExitError{Code: exitCode(err), Err: err}
 				}
 				return nil
 			}

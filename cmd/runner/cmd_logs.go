@@ -8,6 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/profile"
+
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -40,7 +44,7 @@ func (a *app) newLogsCmd() *cobra.Command {
 				if raw {
 					_, _ = a.out.Write(b)
 				} else {
-					_, _ = io.WriteString(a.out, runner.StripANSI(strings.ReplaceAll(string(b), "\r\n", "\n")))
+					_, _ = io.WriteString(a.out, profile.StripANSI(strings.ReplaceAll(string(b), "\r\n", "\n")))
 				}
 				if !follow {
 					return nil
@@ -53,7 +57,7 @@ func (a *app) newLogsCmd() *cobra.Command {
 					if raw {
 						_, _ = a.out.Write(b)
 					} else {
-						_, _ = io.WriteString(a.out, runner.StripANSI(string(b)))
+						_, _ = io.WriteString(a.out, profile.StripANSI(string(b)))
 					}
 					return nil
 				}
@@ -112,7 +116,7 @@ only print the tmux command.`,
 				return nil
 			}
 			if fi, err := os.Stdin.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-				return runner.Usagef("attach needs a terminal; run: %s", strings.Join(tmuxArgv, " "))
+				return exit.Usagef("attach needs a terminal; run: %s", strings.Join(tmuxArgv, " "))
 			}
 			return tmuxctl.Exec(tmuxArgv)
 		},

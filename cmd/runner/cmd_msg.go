@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
@@ -63,7 +65,7 @@ reason is printed) or for bad input.`,
 				if err != nil {
 					var refused *runner.MessageRefusedError
 					if errors.As(err, &refused) {
-						return &runner.ExitError{Code: exitCode(err)}
+						return &exit.ExitError{Code: exitCode(err)}
 					}
 					return err
 				}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/runner"
 	"github.com/spf13/cobra"
 )
@@ -46,16 +48,16 @@ ended, and wait for the new turn like dispatch does (exit code = outcome). With
 				set = &s
 			}
 			if answer && (asJSON || detach) {
-				return runner.Usagef("--print-answer waits for the answer: not with --json or --detach")
+				return exit.Usagef("--print-answer waits for the answer: not with --json or --detach")
 			}
 			t, err := runner.Send(cmd.Context(), env, runner.SendRequest{Ref: argv[0], Text: text, Detach: detach, Settings: set})
 			if t == nil {
 				return err
 			}
-			if answer && !errors.Is(err, runner.ErrUsage) {
+			if answer && !errors.Is(err, exit.ErrUsage) {
 				a.printAnswers(t)
 				if err != nil {
-					return &runner.ExitError{Code: exitCode(err), Err: err}
+					return &exit.ExitError{Code: exitCode(err), Err: err}
 				}
 				return nil
 			}
@@ -64,11 +66,11 @@ ended, and wait for the new turn like dispatch does (exit code = outcome). With
 					return perr
 				}
 				if err != nil {
-					return &runner.ExitError{Code: exitCode(err)}
+					return &exit.ExitError{Code: exitCode(err)}
 				}
 				return nil
 			}
-			if errors.Is(err, runner.ErrUsage) {
+			if errors.Is(err, exit.ErrUsage) {
 				return err
 			}
 			if detach && err == nil {

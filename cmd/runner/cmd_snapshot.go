@@ -11,8 +11,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/gitsnap"
-	"github.com/runner-cli/runner/runner"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -282,7 +283,7 @@ func (a *app) newSnapshotPruneCmd(dir *string) *cobra.Command {
 
 // parseAge reads "30d", "2w" or a Go duration ("12h", "90m").
 func parseAge(s string) (time.Duration, error) {
-	bad := runner.Usagef("--older-than %q: want a number with d (days) or w (weeks), or a duration such as 12h", s)
+	bad := exit.Usagef("--older-than %q: want a number with d (days) or w (weeks), or a duration such as 12h", s)
 	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
 		if n, ok := strings.CutSuffix(s, suffix); ok {
 			v, err := strconv.Atoi(n)
@@ -343,16 +344,16 @@ var snapshotIsTerminal = func(r io.Reader) bool {
 // no terminal it refuses with a usage error (exit 2) saying what to do.
 func (a *app) confirmSnapshot(question, what string) error {
 	if !snapshotIsTerminal(a.in) {
-		return runner.Usagef("%s; stdin is not a terminal, so nobody can confirm: pass --yes", what)
+		return exit.Usagef("%s; stdin is not a terminal, so nobody can confirm: pass --yes", what)
 	}
 	fmt.Fprint(a.errOut, question)
 	line, err := bufio.NewReader(a.in).ReadString('\n')
 	if err != nil && line == "" {
-		return &runner.ExitError{Code: runner.ExitFailed, Err: fmt.Errorf("%s: no answer, nothing done", what)}
+		return &exit.ExitError{Code: exit.ExitFailed, Err: fmt.Errorf("%s: no answer, nothing done", what)}
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
 		return nil
 	}
-	return &runner.ExitError{Code: runner.ExitFailed, Err: fmt.Errorf("%s: not confirmed, nothing done", what)}
+	return &exit.ExitError{Code: exit.ExitFailed, Err: fmt.Errorf("%s: not confirmed, nothing done", what)}
 }

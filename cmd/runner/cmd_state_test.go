@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/state"
 )
 
@@ -137,7 +138,7 @@ func TestBusyExits5(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errOut := runStateCLI(t, env, "project", "add", "api", t.TempDir())
-	if code != runner.ExitBusy || !strings.Contains(errOut, "busy") {
+	if code != exit.ExitBusy || !strings.Contains(errOut, "busy") {
 		t.Fatalf("exit %d, stderr %s; want 5", code, errOut)
 	}
 	// Reading does not need the lock.
@@ -151,12 +152,12 @@ func TestStateExitCodes(t *testing.T) {
 		err  error
 		want int
 	}{
-		{fmt.Errorf("add: %w", &state.BusyError{Lock: "/x"}), runner.ExitBusy},
-		{&state.TaskNotFoundError{Ref: "x"}, runner.ExitUsage},
-		{&state.AmbiguousTaskError{Ref: "x", Matches: []string{"t_a", "t_b"}}, runner.ExitUsage},
-		{&state.CorruptError{Path: "/x"}, runner.ExitFailed},
-		{&state.NewerVersionError{Path: "/x", Version: 9}, runner.ExitFailed},
-		{fmt.Errorf("wait for lock: %w", context.Canceled), runner.ExitInterrupted},
+		{fmt.Errorf("add: %w", &state.BusyError{Lock: "/x"}), exit.ExitBusy},
+		{&state.TaskNotFoundError{Ref: "x"}, exit.ExitUsage},
+		{&state.AmbiguousTaskError{Ref: "x", Matches: []string{"t_a", "t_b"}}, exit.ExitUsage},
+		{&state.CorruptError{Path: "/x"}, exit.ExitFailed},
+		{&state.NewerVersionError{Path: "/x", Version: 9}, exit.ExitFailed},
+		{fmt.Errorf("wait for lock: %w", context.Canceled), exit.ExitInterrupted},
 	}
 	for _, tt := range tests {
 		if got := exitCode(tt.err); got != tt.want {

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
@@ -83,7 +85,7 @@ func quickHook(argv []string, getenv func(string) string, in io.Reader, errOut i
 	}
 	if err := recordHookEvent(getenv, in, task, ev); err != nil {
 		fmt.Fprintln(errOut, "runner hook:", err)
-		return runner.ExitFailed, true
+		return exit.ExitFailed, true
 	}
 	return 0, true
 }

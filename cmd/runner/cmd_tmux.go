@@ -11,6 +11,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -108,24 +110,24 @@ can be read; remove it with 'runner tmux kill'.`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			if cmd.ArgsLenAtDash() != 0 {
-				return runner.Usagef("put the program after --, e.g. runner tmux launch --name %s -- bash", name)
+				return exit.Usagef("put the program after --, e.g. runner tmux launch --name %s -- bash", name)
 			}
 			if err := tmuxctl.ValidateSessionName(name); err != nil {
-				return runner.Usagef("--name: %v", err)
+				return exit.Usagef("--name: %v", err)
 			}
 			sz, err := tmuxctl.ParseSize(size)
 			if err != nil {
-				return runner.Usagef("--size: %v", err)
+				return exit.Usagef("--size: %v", err)
 			}
 			if cwd != "" {
 				st, err := os.Stat(cwd)
 				if err != nil || !st.IsDir() {
-					return runner.Usagef("--cwd: directory %q does not exist", cwd)
+					return exit.Usagef("--cwd: directory %q does not exist", cwd)
 				}
 			}
 			for _, kv := range env {
 				if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-					return runner.Usagef("--env %q: want KEY=VALUE", kv)
+					return exit.Usagef("--env %q: want KEY=VALUE", kv)
 				}
 			}
 			c, err := a.tmuxClient()
@@ -239,7 +241,7 @@ func delayOrNone(d time.Duration) time.Duration {
 func (a *app) readText(argv []string, file string) (string, error) {
 	switch {
 	case file != "" && len(argv) > 0:
-		return "", runner.Usagef("give the text as an argument or with --file, not both")
+		return "", exit.Usagef("give the text as an argument or with --file, not both")
 	case file == "-":
 		b, err := io.ReadAll(a.in)
 		if err != nil {
@@ -249,13 +251,13 @@ func (a *app) readText(argv []string, file string) (string, error) {
 	case file != "":
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return "", runner.Usagef("--file: %v", err)
+			return "", exit.Usagef("--file: %v", err)
 		}
 		return string(b), nil
 	case len(argv) == 1:
 		return argv[0], nil
 	}
-	return "", runner.Usagef("no text: give TEXT, --file F or --file -")
+	return "", exit.Usagef("no text: give TEXT, --file F or --file -")
 }
 
 func (a *app) newTmuxKeysCmd() *cobra.Command {
@@ -271,7 +273,7 @@ S- (C-c, M-Enter). A word that is not a key name is refused: use
 		RunE: func(cmd *cobra.Command, keys []string) error {
 			for _, k := range keys {
 				if !tmuxctl.ValidKey(k) {
-					return runner.Usagef("%q is not a key name (Enter, Escape, C-c, Up, F1…, or one character); send text with 'runner tmux send'", k)
+					return exit.Usagef("%q is not a key name (Enter, Escape, C-c, Up, F1…, or one character); send text with 'runner tmux send'", k)
 				}
 			}
 			c, err := a.tmuxClient()
@@ -298,7 +300,7 @@ func (a *app) newTmuxCaptureCmd() *cobra.Command {
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if lines < 0 {
-				return runner.Usagef("--lines must be positive")
+				return exit.Usagef("--lines must be positive")
 			}
 			c, err := a.tmuxClient()
 			if err != nil {
@@ -340,10 +342,10 @@ trailing spaces removed: match "\$$" for a "$ " prompt. Exits 3 on timeout.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			re, err := regexp.Compile(pattern)
 			if err != nil {
-				return runner.Usagef("--pattern: %v", err)
+				return exit.Usagef("--pattern: %v", err)
 			}
 			if since != "send" && since != "now" {
-				return runner.Usagef("--since must be send or now")
+				return exit.Usagef("--since must be send or now")
 			}
 			c, err := a.tmuxClient()
 			if err != nil {
@@ -404,12 +406,12 @@ Exits 3 on timeout.`,
 			for _, m := range masks {
 				re, err := regexp.Compile(m)
 				if err != nil {
-					return runner.Usagef("--mask %q: %v", m, err)
+					return exit.Usagef("--mask %q: %v", m, err)
 				}
 				res = append(res, re)
 			}
 			if quiet <= 0 {
-				return runner.Usagef("--quiet must be positive")
+				return exit.Usagef("--quiet must be positive")
 			}
 			ctx, cancel := withTimeout(cmd.Context(), timeout)
 			defer cancel()
@@ -462,7 +464,7 @@ pane's scrollback; escape sequences are removed.`,
 			res, err := c.Exec(ctx, pane, strings.Join(argv, " "))
 			if err != nil {
 				if errors.Is(err, tmuxctl.ErrNotAtShell) {
-					return runner.Usagef("%v", err)
+					return exit.Usagef("%v", err)
 				}
 				return err
 			}
@@ -473,7 +475,7 @@ pane's scrollback; escape sequences are removed.`,
 				return err
 			}
 			if res.ExitCode != 0 {
-				return &runner.ExitError{Code: res.ExitCode}
+				return &exit.ExitError{Code: res.ExitCode}
 			}
 			return nil
 		},
@@ -536,7 +538,7 @@ func (a *app) newTmuxKillCmd() *cobra.Command {
 			}
 			switch {
 			case (pane == "") == (name == ""):
-				return runner.Usagef("give exactly one of --pane ID or --name NAME")
+				return exit.Usagef("give exactly one of --pane ID or --name NAME")
 			case pane != "":
 				return c.KillPane(cmd.Context(), pane)
 			default:

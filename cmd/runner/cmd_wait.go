@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -39,13 +41,13 @@ in dispatch order, that did not end done; 0 when there was nothing to wait for.`
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			switch {
 			case all && len(argv) > 0:
-				return runner.Usagef("wait: give task IDs or --all, not both")
+				return exit.Usagef("wait: give task IDs or --all, not both")
 			case all && (anyOne || untilInput):
-				return runner.Usagef("wait --all: --any and --input go with task IDs")
+				return exit.Usagef("wait --all: --any and --input go with task IDs")
 			case !all && project != "":
-				return runner.Usagef("wait: --project goes with --all")
+				return exit.Usagef("wait: --project goes with --all")
 			case !all && len(argv) == 0:
-				return runner.Usagef("wait: give task IDs, or --all for every active task")
+				return exit.Usagef("wait: give task IDs, or --all for every active task")
 			}
 			// --all says on stderr which tasks it waits for.
 			env, _, err := a.runnerEnv(all)
@@ -90,7 +92,7 @@ in dispatch order, that did not end done; 0 when there was nothing to wait for.`
 				}
 			}
 			if code != 0 {
-				return &runner.ExitError{Code: code}
+				return &exit.ExitError{Code: code}
 			}
 			return nil
 		},

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
@@ -15,34 +17,34 @@ import (
 // exitCode is the one table from errors to exit codes (see EXIT STATUS in
 // `runner --help`).
 func exitCode(err error) int {
-	var ee *runner.ExitError
+	var ee *exit.ExitError
 	switch {
 	case err == nil:
-		return runner.ExitOK
+		return exit.ExitOK
 	case errors.As(err, &ee):
 		return ee.Code
 	case errors.Is(err, context.Canceled):
-		return runner.ExitInterrupted
-	case isFlagError(err), errors.Is(err, runner.ErrUsage), isCobraUsage(err),
+		return exit.ExitInterrupted
+	case isFlagError(err), errors.Is(err, exit.ErrUsage), isCobraUsage(err),
 		errors.Is(err, tmuxctl.ErrBadTarget), errors.Is(err, tmuxctl.ErrBadKey), errors.Is(err, tmuxctl.ErrNotFound):
-		return runner.ExitUsage
+		return exit.ExitUsage
 	case errors.Is(err, gitsnap.ErrNotRepo), errors.Is(err, gitsnap.ErrBareRepo), errors.Is(err, gitsnap.ErrNotFound), errors.Is(err, gitsnap.ErrAmbiguous), errors.Is(err, gitsnap.ErrBadID), errors.Is(err, gitsnap.ErrExists):
-		return runner.ExitUsage
+		return exit.ExitUsage
 	case errors.Is(err, gitsnap.ErrLocked):
-		return runner.ExitBusy
+		return exit.ExitBusy
 	case errors.Is(err, tmuxctl.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, runner.ErrTaskTimeout),
 		errors.Is(err, runner.ErrAskTimeout):
-		return runner.ExitTimeout
-	case errors.Is(err, runner.ErrNeedsInput):
-		return runner.ExitNeedsInput
+		return exit.ExitTimeout
+	case errors.Is(err, exit.ErrNeedsInput):
+		return exit.ExitNeedsInput
 	case errors.Is(err, runner.ErrAskFailed):
-		return runner.ExitFailed
+		return exit.ExitFailed
 	case errors.Is(err, state.ErrBusy):
-		return runner.ExitBusy
+		return exit.ExitBusy
 	case errors.Is(err, state.ErrTaskNotFound), errors.Is(err, state.ErrAmbiguousTask):
-		return runner.ExitUsage
+		return exit.ExitUsage
 	default:
-		return runner.ExitFailed
+		return exit.ExitFailed
 	}
 }
 

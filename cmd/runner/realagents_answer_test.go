@@ -17,8 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/profile"
+
 	"github.com/runner-cli/runner/internal/mockapi"
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -82,7 +83,7 @@ func newRealRig(t *testing.T, cli string, turns []mockapi.Turn, userFiles func(h
 	runnerDir := selfAsRunner(t)
 	r.runner = filepath.Join(runnerDir, "runner")
 	path := runnerDir + string(os.PathListSeparator) + os.Getenv("PATH")
-	prof, err := runner.BuiltinProfile(cli)
+	prof, err := profile.BuiltinProfile(cli)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +251,7 @@ func TestRealAgentsAnswer(t *testing.T) {
 			// and nobody else may write: as root runner finds one
 			// (/run/runner-hooks); as another user it says so and leaves
 			// the hook out.
-			prof, _ := runner.BuiltinProfile(cli)
+			prof, _ := profile.BuiltinProfile(cli)
 			hooked := prof.Hook != nil && !strings.Contains(errOut, "no turn-end hook")
 			if prof.Hook != nil && !hooked && os.Geteuid() == 0 {
 				t.Errorf("%s: runner runs as root, yet installed no hook: %s", cli, errOut)

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/profile"
+
 	"github.com/runner-cli/runner/internal/mockapi"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
@@ -71,7 +73,7 @@ func realGC(t *testing.T, cli string) {
 	sock := filepath.Join(sockDir, "s")
 	runnerDir := selfAsRunner(t)
 	path := runnerDir + string(os.PathListSeparator) + os.Getenv("PATH")
-	prof, err := runner.BuiltinProfile(cli)
+	prof, err := profile.BuiltinProfile(cli)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/profile"
+
 	"github.com/runner-cli/runner/internal/mockapi"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
@@ -155,7 +157,7 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 	// The profile's env carries the CLI's variables (and keeps the
 	// built-in ones): dispatch passes only PATH, HOME, USER and the
 	// locale from its own environment to a pane.
-	prof, err := runner.BuiltinProfile(cli)
+	prof, err := profile.BuiltinProfile(cli)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +339,7 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 	if !isSubsequence([]state.Status{state.StatusReady, state.StatusRunning, state.StatusDone}, hist) {
 		t.Errorf("status history %v does not go ready → running → done", hist)
 	}
-	if !slices.Contains(seen, string(runner.StateBusy)) {
+	if !slices.Contains(seen, string(profile.StateBusy)) {
 		t.Errorf("the pane never showed busy to the profile while polled: %v", seen)
 	}
 	// Done must not come before the final answer finished streaming.
@@ -412,7 +414,7 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 // watchStates polls the first agent pane that appears on the server (not
 // the keep-alive session) and classifies it with prof until the returned
 // function is called; that returns the distinct states in order.
-func watchStates(t *testing.T, c *tmuxctl.Client, prof *runner.Profile, project string) func() []string {
+func watchStates(t *testing.T, c *tmuxctl.Client, prof *profile.Profile, project string) func() []string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	session := runner.SessionName("", project)
@@ -450,7 +452,7 @@ func watchStates(t *testing.T, c *tmuxctl.Client, prof *runner.Profile, project 
 			if err != nil {
 				continue
 			}
-			d := runner.DetectPane(prof, screen, runner.PaneInfo{Dead: info.Dead, DeadStatus: info.DeadStatus,
+			d := profile.DetectPane(prof, screen, profile.PaneInfo{Dead: info.Dead, DeadStatus: info.DeadStatus,
 				CurrentCommand: info.CurrentCommand, AlternateOn: info.AlternateOn, CursorKnown: true, CursorY: info.CursorY})
 			mu.Lock()
 			if len(seen) == 0 || seen[len(seen)-1] != string(d.State) {

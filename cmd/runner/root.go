@@ -10,7 +10,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/exit"
+
 	"github.com/spf13/cobra"
 )
 
@@ -80,7 +81,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 }
 
 func (a *app) printError(err error, code int) {
-	var ee *runner.ExitError
+	var ee *exit.ExitError
 	if errors.As(err, &ee) && ee.Err == nil {
 		return // the command already said what it had to
 	}

@@ -17,7 +17,7 @@
 // get the turn's text and never a tool call.
 //
 // Caveat: the wire formats are the subset these CLIs read (checked against
-// the versions named in runner/testdata/screens-real/README.md), not complete
+// the versions named in runner/profile/testdata/screens-real/README.md), not complete
 // implementations of the vendors' APIs. Unknown paths answer 404 with a JSON
 // error and are logged, so a new CLI release that calls something new shows up
 // in [Server.Requests].

@@ -1,9 +1,10 @@
-package runner
+package profile
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
 	"reflect"
@@ -13,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/runner/exit"
 
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -537,13 +540,13 @@ func (p *Profile) Argv(opts LaunchOptions) ([]string, error) {
 	argv := append([]string(nil), p.Command...)
 	if opts.Model != "" {
 		if p.ModelFlag == "" {
-			return nil, Usagef("agent %q has no model flag: --model %q cannot be passed (use --agent-arg, or set \"model_flag\" in the profile)", p.Name, opts.Model)
+			return nil, exit.Usagef("agent %q has no model flag: --model %q cannot be passed (use --agent-arg, or set \"model_flag\" in the profile)", p.Name, opts.Model)
 		}
 		argv = append(argv, p.ModelFlag, opts.Model)
 	}
 	if opts.PermissionsAuto {
 		if len(p.PermissionsAutoArgs) == 0 && len(p.Env) == 0 {
-			return nil, Usagef("agent %q has no auto-approval mode: --permissions auto is not available (set \"permissions_auto_args\" in the profile)", p.Name)
+			return nil, exit.Usagef("agent %q has no auto-approval mode: --permissions auto is not available (set \"permissions_auto_args\" in the profile)", p.Name)
 		}
 		argv = append(argv, p.PermissionsAutoArgs...)
 	}
@@ -570,7 +573,7 @@ func MergeProfile(name string, base *Profile, partial []byte) (*Profile, error) 
 	if err := json.Unmarshal(partial, &keys); err != nil {
 		return nil, fmt.Errorf("profile %q: not a JSON object: %w", name, err)
 	}
-	known := jsonKeys()
+	known := JSONKeys()
 	names := make([]string, 0, len(keys))
 	for k := range keys {
 		names = append(names, k)
@@ -578,7 +581,7 @@ func MergeProfile(name string, base *Profile, partial []byte) (*Profile, error) 
 	sort.Strings(names)
 	for _, k := range names {
 		if !known[k] {
-			return nil, fmt.Errorf("profile %q: unknown key %q (known keys: %s)", name, k, strings.Join(sortedKeys(known), ", "))
+			return nil, fmt.Errorf("profile %q: unknown key %q (known keys: %s)", name, k, strings.Join(SortedKeys(known), ", "))
 		}
 		// Decode key by key so an error names the key.
 		one, _ := json.Marshal(map[string]json.RawMessage{k: keys[k]})
@@ -596,7 +599,9 @@ func MergeProfile(name string, base *Profile, partial []byte) (*Profile, error) 
 	return &out, nil
 }
 
-func jsonKeys() map[string]bool {
+// JSONKeys is the set of JSON names of Profile's fields: the keys a
+// profile in the config file may set.
+func JSONKeys() map[string]bool {
 	out := map[string]bool{}
 	t := reflect.TypeOf(Profile{})
 	for i := 0; i < t.NumField(); i++ {
@@ -608,7 +613,8 @@ func jsonKeys() map[string]bool {
 	return out
 }
 
-func sortedKeys(m map[string]bool) []string {
+// SortedKeys returns m's keys in order.
+func SortedKeys(m map[string]bool) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -628,7 +634,7 @@ func FindProfile(ps []*Profile, name string) (*Profile, error) {
 	for _, p := range ps {
 		names = append(names, p.Name)
 	}
-	return nil, Usagef("unknown agent %q (known: %s)", name, strings.Join(names, ", "))
+	return nil, exit.Usagef("unknown agent %q (known: %s)", name, strings.Join(names, ", "))
 }
 
 // HookLaunch is what Hook.Render produces for one task: the argv to append
@@ -704,3 +710,25 @@ func (h *Hook) Render(p HookPaths) (HookLaunch, error) {
 	}
 	return out, nil
 }
+
+// EnvList is the profile's Env as KEY=VALUE, sorted by key.
+func (p *Profile) EnvList() []string {
+	out := make([]string, 0, len(p.Env))
+	for _, k := range slices.Sorted(maps.Keys(p.Env)) {
+		out = append(out, k+"="+p.Env[k])
+	}
+	return out
+}
+
+// Compiled reports whether Compile has filled p's patterns.
+func (p *Profile) Compiled() bool { return p.re != nil }
+
+// MatchesNeedsInput reports whether line l matches one of p's NeedsInput
+// patterns (false before Compile).
+func (p *Profile) MatchesNeedsInput(l string) bool {
+	return p.re != nil && anyMatch(p.re.needsInput, l)
+}
+
+// MatchesTrust reports whether line l matches one of p's trust-dialog
+// patterns (false before Compile).
+func (p *Profile) MatchesTrust(l string) bool { return p.re != nil && anyMatch(p.re.trust, l) }

@@ -1,4 +1,4 @@
-package runner
+package profile
 
 import (
 	"bufio"
@@ -20,11 +20,11 @@ const (
 	ChainCodexNotify = "codex-notify"
 )
 
-// userHookChain returns the user's own program that the hook h would
+// UserHookChain returns the user's own program that the hook h would
 // replace, read from where h.ChainUser says, for an agent whose
 // environment is kv (KEY=VALUE; later entries win). Nil when the user has
 // none.
-func userHookChain(h *Hook, kv []string) ([]string, error) {
+func UserHookChain(h *Hook, kv []string) ([]string, error) {
 	if h == nil || h.ChainUser == "" {
 		return nil, nil
 	}
@@ -155,12 +155,12 @@ func parseTOMLStrings(s string) (out []string, done bool, err error) {
 	}
 }
 
-// mergeJSONEnv merges each of the hook's KEY=VALUE (a JSON object) into the
+// MergeJSONEnv merges each of the hook's KEY=VALUE (a JSON object) into the
 // value the agent's environment kv already gives KEY, if any: the user's
 // keys are kept, and where both give an array (OpenCode's "plugin" list)
 // the hook's items are added after the user's. A user's value that is not
 // a JSON object is an error naming the variable.
-func mergeJSONEnv(kv, hook []string) ([]string, error) {
+func MergeJSONEnv(kv, hook []string) ([]string, error) {
 	out := make([]string, 0, len(hook))
 	for _, e := range hook {
 		k, v, _ := strings.Cut(e, "=")

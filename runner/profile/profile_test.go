@@ -1,7 +1,6 @@
-package runner
+package profile
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/url"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/runner/exit"
 )
 
 func TestBuiltins(t *testing.T) {
@@ -64,10 +65,10 @@ func TestArgv(t *testing.T) {
 		t.Errorf("argv %q, want %q", got, want)
 	}
 	sim, _ := BuiltinProfile("sim")
-	if _, err := sim.Argv(LaunchOptions{Model: "x"}); !errors.Is(err, ErrUsage) {
+	if _, err := sim.Argv(LaunchOptions{Model: "x"}); !errors.Is(err, exit.ErrUsage) {
 		t.Errorf("model on a profile without a model flag: %v, want a usage error", err)
 	}
-	if _, err := sim.Argv(LaunchOptions{PermissionsAuto: true}); !errors.Is(err, ErrUsage) {
+	if _, err := sim.Argv(LaunchOptions{PermissionsAuto: true}); !errors.Is(err, exit.ErrUsage) {
 		t.Errorf("auto permissions on a profile without the flag: %v, want a usage error", err)
 	}
 	got, _ = sim.Argv(LaunchOptions{})
@@ -141,41 +142,6 @@ func TestMergeProfileErrors(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestCheckAgents(t *testing.T) {
-	dir := t.TempDir()
-	script := filepath.Join(dir, "fakecli")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\necho 'fakecli version 1.2.3 (build abc)'\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	failing := filepath.Join(dir, "badcli")
-	if err := os.WriteFile(failing, []byte("#!/bin/sh\necho 'no such flag' >&2\nexit 3\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir)
-	ps := []*Profile{
-		{Name: "fake", Command: []string{"fakecli"}, VersionArgs: []string{"--version"}},
-		{Name: "bad", Command: []string{"badcli"}, VersionArgs: []string{"--version"}},
-		{Name: "absent", Command: []string{"not-installed-cli"}},
-		{Name: "self", Command: []string{SelfBinary, "agent-sim"}},
-	}
-	got := CheckAgents(context.Background(), ps, "/opt/runner", true)
-	if g := got[0]; !g.Installed || g.Path != script || g.Version != "1.2.3" {
-		t.Errorf("fake: %+v", g)
-	}
-	if g := got[1]; !g.Installed || g.Version != "" || !strings.Contains(g.VersionError, "no such flag") {
-		t.Errorf("bad: %+v", g)
-	}
-	if g := got[2]; g.Installed || g.Path != "" {
-		t.Errorf("absent: %+v", g)
-	}
-	if g := got[3]; !g.Installed || g.Path != "/opt/runner" {
-		t.Errorf("self: %+v", g)
-	}
-	if g := CheckAgents(context.Background(), ps[:1], "", false)[0]; g.Version != "" {
-		t.Errorf("version read though not asked: %+v", g)
 	}
 }
 
@@ -387,7 +353,7 @@ func TestOpenCodeHook(t *testing.T) {
 	}
 
 	user := `OPENCODE_CONFIG_CONTENT={"model":"a/b","plugin":["my-plugin"]}`
-	got, err := mergeJSONEnv([]string{"HOME=/h", user}, hl.Env)
+	got, err := MergeJSONEnv([]string{"HOME=/h", user}, hl.Env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,10 +367,10 @@ func TestOpenCodeHook(t *testing.T) {
 	if merged.Model != "a/b" || !slices.Equal(merged.Plugin, []string{"my-plugin", cfg.Plugin[0]}) {
 		t.Errorf("merged %+v", merged)
 	}
-	if got, _ := mergeJSONEnv([]string{"HOME=/h"}, hl.Env); !slices.Equal(got, hl.Env) {
+	if got, _ := MergeJSONEnv([]string{"HOME=/h"}, hl.Env); !slices.Equal(got, hl.Env) {
 		t.Errorf("without a user value: %q", got)
 	}
-	if _, err := mergeJSONEnv([]string{"OPENCODE_CONFIG_CONTENT=[1]"}, hl.Env); err == nil || !strings.Contains(err.Error(), "OPENCODE_CONFIG_CONTENT") {
+	if _, err := MergeJSONEnv([]string{"OPENCODE_CONFIG_CONTENT=[1]"}, hl.Env); err == nil || !strings.Contains(err.Error(), "OPENCODE_CONFIG_CONTENT") {
 		t.Errorf("a user value that is no object: %v", err)
 	}
 }

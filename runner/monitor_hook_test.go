@@ -2,83 +2,18 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/profile"
+
 	"github.com/runner-cli/runner/tmuxctl"
 )
-
-// TestParseHookEvent reads each CLI's turn-end payload, appended as is or
-// wrapped by `runner hook`.
-func TestParseHookEvent(t *testing.T) {
-	for _, c := range []struct {
-		name, line             string
-		stop                   bool
-		session, answer, name2 string
-		prompts                int
-	}{
-		{"claude Stop", `{"session_id":"s1","transcript_path":"/x","cwd":"/p","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"I ran it.\nDone."}`,
-			true, "s1", "I ran it.\nDone.", "Stop", 0},
-		{"claude SubagentStop", `{"session_id":"s1","hook_event_name":"SubagentStop","agent_id":"a1","last_assistant_message":"sub"}`,
-			false, "s1", "sub", "SubagentStop", 0},
-		{"codex notify", `{"type":"agent-turn-complete","thread-id":"th","turn-id":"1","input-messages":["fix it"],"last-assistant-message":"fixed"}`,
-			true, "th", "fixed", "agent-turn-complete", 1},
-		{"gemini AfterAgent", `{"session_id":"g","hook_event_name":"AfterAgent","prompt":"hi","prompt_response":"hello"}`,
-			true, "g", "hello", "AfterAgent", 1},
-		{"opencode plugin, child session", `{"hook_event_name":"SubagentStop","session_id":"c","parent_id":"p","last_assistant_message":"x"}`,
-			false, "c", "x", "SubagentStop", 0},
-		{"runner hook record", `{"time":"2026-01-02T03:04:05Z","event":"Stop","data":{"hook_event_name":"Stop","session_id":"sim","last_prompt":"say a","last_assistant_message":"a"}}`,
-			true, "sim", "a", "Stop", 1},
-		{"runner hook record without data", `{"time":"2026-01-02T03:04:05Z","event":"Stop"}`, true, "", "", "Stop", 0},
-		{"other hook event", `{"hook_event_name":"Notification","session_id":"s1"}`, false, "s1", "", "Notification", 0},
-	} {
-		ev, ok := ParseHookEvent(c.line)
-		if !ok || ev.Stop != c.stop || ev.Session != c.session || ev.Answer != c.answer || ev.Name != c.name2 || len(ev.Prompts) != c.prompts {
-			t.Errorf("%s: %+v (ok %v)", c.name, ev, ok)
-		}
-	}
-	for _, bad := range []string{"", "not json", `["a"]`, `"s"`} {
-		if _, ok := ParseHookEvent(bad); ok {
-			t.Errorf("%q read as an event", bad)
-		}
-	}
-}
-
-// TestTurnMatch: which turn-end events end the delivered turn.
-func TestTurnMatch(t *testing.T) {
-	since := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	m := TurnMatch{Since: since, EventsFrom: 0, Signature: "fix the parser", Session: "s1"}
-	stop := HookEvent{Name: "Stop", Stop: true, Session: "s1"}
-	for _, c := range []struct {
-		name string
-		ev   HookEvent
-		ok   bool
-	}{
-		{"this turn's Stop", stop, true},
-		{"a payload without time", HookEvent{Name: "Stop", Stop: true}, true},
-		{"stale: stamped before the delivery", HookEvent{Name: "Stop", Stop: true, Session: "s1", Time: since.Add(-time.Millisecond)}, false},
-		{"stamped after the delivery", HookEvent{Name: "Stop", Stop: true, Session: "s1", Time: since.Add(time.Millisecond)}, true},
-		{"a sub-agent's stop", HookEvent{Name: "SubagentStop", Session: "s1"}, false},
-		{"another session", HookEvent{Name: "Stop", Stop: true, Session: "s2"}, false},
-		{"a side turn (Codex's title turn)", HookEvent{Name: "agent-turn-complete", Stop: true, Session: "s1", Prompts: []string{"Generate a concise, single-line task title"}}, false},
-		{"the delivered prompt, pasted with CRs", HookEvent{Name: "agent-turn-complete", Stop: true, Prompts: []string{"note\r\nfix  the\tparser now"}}, true},
-	} {
-		if ok, why := m.Accepts(c.ev); ok != c.ok {
-			t.Errorf("%s: accepted %v (%s), want %v", c.name, ok, why, c.ok)
-		}
-	}
-	// Without a known session or signature, any Stop after the delivery.
-	if ok, _ := (TurnMatch{Since: since}).Accepts(HookEvent{Name: "Stop", Stop: true, Session: "x", Prompts: []string{"y"}}); !ok {
-		t.Error("an open match refused a Stop")
-	}
-}
 
 // busyForever shows the sim's busy line for ever.
 const busyForever = `printf '> task\n✻ Working… (esc to interrupt)\n'; exec sleep 600`
@@ -105,7 +40,7 @@ func monitorPane(t *testing.T, script string) (*Monitor, *tmuxctl.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim, _ := BuiltinProfile("sim")
+	sim, _ := profile.BuiltinProfile("sim")
 	return &Monitor{TC: tc, Pane: pane, Profile: sim, Transcript: transcript, Events: events, Settle: 25 * time.Millisecond}, tc
 }
 
@@ -137,9 +72,9 @@ func TestMonitorHookDecisions(t *testing.T) {
 	// not deliver starts: its turn cannot be told, so it is not taken.
 	appendLine(t, m.Events, `{"hook_event_name":"Stop","session_id":"s1","last_assistant_message":"untimed old"}`)
 	since := time.Now()
-	m.Match = TurnMatch{Since: since, EventsFrom: -1, Signature: "task", Session: "s1"}
+	m.Match = profile.TurnMatch{Since: since, EventsFrom: -1, Signature: "task", Session: "s1"}
 	var skipped []string
-	m.Skipped = func(ev HookEvent, why string) { skipped = append(skipped, why) }
+	m.Skipped = func(ev profile.HookEvent, why string) { skipped = append(skipped, why) }
 
 	quiet := func(what string) {
 		t.Helper()
@@ -194,61 +129,15 @@ func TestMonitorHookDecisions(t *testing.T) {
 func TestMonitorHookNeverComes(t *testing.T) {
 	m, _ := monitorPane(t, `printf '> task\n✻ Working… (esc to interrupt)\n'; sleep 0.3; printf '\033[2J\033[H> task\nthe answer\n\n╭───╮\n│ > │\n╰───╯\n'; exec sleep 600`)
 	since := time.Now()
-	m.Match = TurnMatch{Since: since, EventsFrom: 0}
+	m.Match = profile.TurnMatch{Since: since, EventsFrom: 0}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	obs, err := m.Wait(ctx, GoalTurnEnd, since)
-	if err != nil || obs.Via != "screen" || obs.Detection.State != StateReady {
+	if err != nil || obs.Via != "screen" || obs.Detection.State != profile.StateReady {
 		t.Fatalf("wait ended with %+v, %v; want the ready screen", obs, err)
 	}
-	if got := ScreenAnswer(m.Profile, obs.Screen); got != "the answer" {
+	if got := profile.ScreenAnswer(m.Profile, obs.Screen); got != "the answer" {
 		t.Errorf("screen answer %q", got)
-	}
-}
-
-// TestGeminiChatAnswer: Gemini CLI 0.61's AfterAgent prompt_response
-// repeats the streamed chunks after the answer; the answer comes from the
-// chat file the payload names (a real one, taken from a turn through the
-// mock), and only when that file has the named prompt's answer.
-func TestGeminiChatAnswer(t *testing.T) {
-	chat, err := filepath.Abs("testdata/gemini-chat.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "The answer streams word by word ANSWER-FIRST-LINE.\nA second line with the details ANSWER-DONE."
-	garbled := want + " answer  streams  word  by  word"
-	payload := func(path, prompt string) string {
-		b, _ := json.Marshal(map[string]any{"session_id": "s", "hook_event_name": "AfterAgent", "transcript_path": path,
-			"prompt": prompt, "prompt_response": garbled})
-		return string(b)
-	}
-	half := filepath.Join(t.TempDir(), "half.jsonl")
-	b, _ := os.ReadFile(chat)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	var kept []string
-	for _, l := range lines {
-		if !strings.Contains(l, `"type":"gemini"`) {
-			kept = append(kept, l)
-		}
-	}
-	if len(kept) == len(lines) {
-		t.Fatal("testdata has no gemini record")
-	}
-	if err := os.WriteFile(half, []byte(strings.Join(kept, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		name, line, want string
-	}{
-		{"the chat file's answer", payload(chat, "please do the ANSWER-TASK now"), want},
-		{"another prompt's turn: the payload's", payload(chat, "some other prompt"), garbled},
-		{"answer not written yet: the payload's", payload(half, "please do the ANSWER-TASK now"), garbled},
-		{"no chat file: the payload's", payload(filepath.Join(t.TempDir(), "none"), "x"), garbled},
-	} {
-		ev, ok := ParseHookEvent(c.line)
-		if !ok || !ev.Stop || ev.Answer != c.want {
-			t.Errorf("%s: answer %q (ok %v, stop %v), want %q", c.name, ev.Answer, ok, ev.Stop, c.want)
-		}
 	}
 }
 
@@ -263,7 +152,7 @@ func TestWaitHook(t *testing.T) {
 	if err := os.WriteFile(events, []byte(stale+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m := &Monitor{Events: events, Match: TurnMatch{Since: since, EventsFrom: -1}}
+	m := &Monitor{Events: events, Match: profile.TurnMatch{Since: since, EventsFrom: -1}}
 	if ev := m.WaitHook(t.Context(), 200*time.Millisecond); ev != nil {
 		t.Fatalf("stale event taken: %+v", ev)
 	}
