@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // CommitOptions describe the task whose changes Commit records.
@@ -164,7 +166,7 @@ func (r *repo) commitOnCurrent(ctx context.Context, res *CommitResult) (*CommitR
 		return nil, fmt.Errorf("commit in %s: %w", r.top, err)
 	}
 	old := r.head // "" makes update-ref insist that an unborn branch is still unborn
-	if _, err := run(ctx, call{dir: r.top, locks: true, args: []string{"update-ref", "-m", "runner: " + firstLine(res.Message), r.headRef, res.Commit, old}}); err != nil {
+	if _, err := run(ctx, call{dir: r.top, locks: true, args: []string{"update-ref", "-m", "runner: " + textutil.FirstLine(res.Message), r.headRef, res.Commit, old}}); err != nil {
 		return nil, err
 	}
 	if err := os.Rename(lock, r.index); err != nil {
@@ -240,7 +242,7 @@ func acquireLock(ctx context.Context, path string) (string, error) {
 
 // commitMessage builds the post-task commit message.
 func commitMessage(o CommitOptions) string {
-	subject := firstLine(o.Task)
+	subject := textutil.FirstLine(o.Task)
 	if subject == "" {
 		subject = "runner task " + o.TaskID
 	}
@@ -261,14 +263,4 @@ func commitMessage(o CommitOptions) string {
 	}
 	fmt.Fprintf(&b, "Runner-Task: %s\n", o.TaskID)
 	return b.String()
-}
-
-// firstLine is the first non-blank line of s, trimmed.
-func firstLine(s string) string {
-	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			return l
-		}
-	}
-	return ""
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/profile"
 )
 
@@ -100,7 +101,7 @@ func readVersion(ctx context.Context, path string, args []string) (string, error
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
 		if msg != "" {
-			return "", errors.New(path + " " + strings.Join(args, " ") + ": " + err.Error() + ": " + firstLine(msg))
+			return "", errors.New(path + " " + strings.Join(args, " ") + ": " + err.Error() + ": " + textutil.FirstLine(msg))
 		}
 		return "", errors.New(path + " " + strings.Join(args, " ") + ": " + err.Error())
 	}
@@ -108,10 +109,5 @@ func readVersion(ctx context.Context, path string, args []string) (string, error
 	if v := versionRE.FindString(text); v != "" {
 		return v, nil
 	}
-	return firstLine(strings.TrimSpace(text)), nil
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(s, "\n")
-	return l
+	return textutil.FirstLine(strings.TrimSpace(text)), nil
 }

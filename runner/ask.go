@@ -15,7 +15,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/tmuxctl"
 
 	"github.com/runner-cli/runner/runner/exit"
 
@@ -258,7 +260,7 @@ func askOne(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile,
 		return a
 	}
 	fyi := fmt.Sprintf("FYI, no reply needed: while you were busy, %s asked you:\n%s\n\nYour shadow (a headless copy of you, given your task and recent output) answered:\n%s",
-		asker, clipBytes(req.Question, 1500), clipBytes(a.Answer, 3000))
+		asker, textutil.ClipBytes(req.Question, 1500), textutil.ClipBytes(a.Answer, 3000))
 	if err := req.Post(ctx, t, AskMessageFYI, fyi); err != nil {
 		a.FYIError = fmt.Sprintf("post the FYI to %s: %v", t.ID, err)
 	}
@@ -297,7 +299,7 @@ func runShadow(ctx context.Context, env *Env, t *state.Task, prof *profile.Profi
 	stderr := &tailWriter{max: askStderrMax}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err = cmd.Run()
-	res := shadowResult{answer: strings.TrimSpace(profile.StripANSI(stdout.String())), stderr: strings.TrimSpace(stderr.String())}
+	res := shadowResult{answer: strings.TrimSpace(tmuxctl.StripEscapes(stdout.String())), stderr: strings.TrimSpace(stderr.String())}
 	switch {
 	case err == nil:
 		code := 0
@@ -441,7 +443,7 @@ func AskPrompt(t *state.Task, transcriptTail, asker, question string) string {
 		"Answer the question at the end as it would, briefly and concretely, from the context below and by reading files if needed. "+
 		"Do not change any file and do not run commands that change anything.\n\n", t.ID, t.Agent, where)
 	b.WriteString("Its task:\n")
-	b.WriteString(quoteLines(clipBytes(strings.TrimSpace(t.Text), askTaskMax)))
+	b.WriteString(quoteLines(textutil.ClipBytes(strings.TrimSpace(t.Text), askTaskMax)))
 	b.WriteString("\n\nIts turn log (oldest first):\n")
 	var turns []string
 	size := 0
@@ -458,7 +460,7 @@ func AskPrompt(t *state.Task, transcriptTail, asker, question string) string {
 		turns = []string{"(no turn finished yet)"}
 	}
 	b.WriteString(quoteLines(strings.Join(turns, "\n")))
-	tail := fmt.Sprintf("\n\nQuestion from %s:\n%s\n", asker, clipBytes(strings.TrimSpace(question), askQuestionMax))
+	tail := fmt.Sprintf("\n\nQuestion from %s:\n%s\n", asker, textutil.ClipBytes(strings.TrimSpace(question), askQuestionMax))
 	head := "\n\nThe end of its terminal output:\n"
 	room := AskContextMax - b.Len() - len(head) - len(tail)
 	if tr := quotedTail(strings.TrimSpace(transcriptTail), room); tr != "" {
@@ -487,7 +489,7 @@ func quotedTail(s string, max int) string {
 	var keep []string
 	size := 0
 	for i := len(lines) - 1; i >= 0; i-- {
-		l := clipBytes(lines[i], 400)
+		l := textutil.ClipBytes(lines[i], 400)
 		if size+len(l)+3 > max {
 			break
 		}
@@ -499,19 +501,6 @@ func quotedTail(s string, max int) string {
 	}
 	slices.Reverse(keep)
 	return quoteLines(strings.Join(keep, "\n"))
-}
-
-// clipBytes cuts s to at most n bytes at a rune boundary, ending in "…"
-// when cut.
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // transcriptReadMax is how much of the end of a transcript is read.
@@ -540,7 +529,7 @@ func readTranscriptTail(path string) string {
 // lines: escapes stripped, each line's text after its last carriage return
 // (a redraw) kept, blank lines and lines equal to the previous one dropped.
 func CleanTranscript(raw string, n int) string {
-	raw = strings.ReplaceAll(profile.StripANSI(raw), "\r\n", "\n")
+	raw = strings.ReplaceAll(tmuxctl.StripEscapes(raw), "\r\n", "\n")
 	var out []string
 	for _, l := range strings.Split(raw, "\n") {
 		if i := strings.LastIndexByte(l, '\r'); i >= 0 {

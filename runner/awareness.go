@@ -2,14 +2,15 @@ package runner
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/tmuxctl"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -172,8 +173,8 @@ func awarenessEntry(t *state.Task, now time.Time) string {
 	if start.IsZero() {
 		start = t.Created
 	}
-	e := fmt.Sprintf("- %s %s %s %s %s: %s\n", t.ID, awareProject(t), orDash(t.Agent), t.Status,
-		shortDuration(now.Sub(start)), clip(state.FirstLine(t.Text), awarenessLineMax))
+	e := fmt.Sprintf("- %s %s %s %s %s: %s\n", t.ID, awareProject(t), cell(t.Agent), t.Status,
+		shortDuration(now.Sub(start)), clip(textutil.FirstLine(t.Text), awarenessLineMax))
 	if turn := t.LastTurn(); turn != "" {
 		e += "  latest: " + clip(turn, awarenessLineMax) + "\n"
 	}
@@ -202,7 +203,7 @@ func startOf(t *state.Task) time.Time {
 // apart).
 func awareProject(t *state.Task) string {
 	if t.Project != "" || t.Dir == "" {
-		return orDash(t.Project)
+		return cell(t.Project)
 	}
 	d := clip(t.Dir, len(t.Dir)+1)
 	if r := []rune(d); len(r) > 40 {
@@ -211,21 +212,14 @@ func awareProject(t *state.Task) string {
 	return d
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return clip(s, 40)
-}
-
-// terminalEscape matches CSI and OSC escape sequences, which clip removes
-// whole rather than leaving their printable tails.
-var terminalEscape = regexp.MustCompile(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?`)
+// cell is s as one clean awareness cell of at most 40 characters, "-"
+// when empty.
+func cell(s string) string { return textutil.OrDash(clip(s, 40)) }
 
 // clip makes s one clean line of at most n characters, ending in "…" when
 // cut.
 func clip(s string, n int) string {
-	s = terminalEscape.ReplaceAllString(s, "")
+	s = tmuxctl.StripEscapes(s)
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || r == utf8.RuneError {
 			return ' '
@@ -233,11 +227,7 @@ func clip(s string, n int) string {
 		return r
 	}, s)
 	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return strings.TrimSpace(string(r[:n-1])) + "…"
+	return textutil.ClipRunes(s, n)
 }
 
 // shortDuration renders d compactly: 45s, 12m, 3h05m, 2d04h.

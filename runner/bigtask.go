@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/tmuxctl"
 
 	"github.com/runner-cli/runner/runner/exit"
 
@@ -96,6 +97,6 @@ func (ts *transcriptShows) check() bool {
 	if err != nil {
 		return false
 	}
-	ts.seen = bytes.Contains(b, []byte(ts.sig)) || bytes.Contains([]byte(profile.StripANSI(string(b))), []byte(ts.sig))
+	ts.seen = bytes.Contains(b, []byte(ts.sig)) || bytes.Contains([]byte(tmuxctl.StripEscapes(string(b))), []byte(ts.sig))
 	return ts.seen
 }

@@ -122,9 +122,9 @@ func DefaultConfig() *Config {
 	return &Config{
 		DefaultAgent:       "claude",
 		ReadyTimeout:       profile.Duration{Duration: 60 * time.Second},
-		TaskTimeout:        profile.Duration{Duration: 60 * time.Minute},
-		Idle:               profile.Duration{Duration: 3 * time.Second},
-		Settle:             profile.Duration{Duration: 50 * time.Millisecond},
+		TaskTimeout:        profile.Duration{Duration: DefaultTaskTimeout},
+		Idle:               profile.Duration{Duration: DefaultIdle},
+		Settle:             profile.Duration{Duration: DefaultSettle},
 		Retention:          profile.Duration{Duration: 24 * time.Hour},
 		Awareness:          Awareness{Mode: AwarenessProject, MaxChars: 1500},
 		NotifyTimeout:      profile.Duration{Duration: 10 * time.Second},
@@ -138,8 +138,23 @@ func DefaultConfig() *Config {
 	}
 }
 
-// DefaultCloseAfter is the default of the config's close_after.
-const DefaultCloseAfter = 2 * time.Hour
+// The defaults of the settings that a zero value leaves to the runner: the
+// config's DefaultConfig uses them, and so does every place that meets a
+// zero setting (one place per default).
+const (
+	// DefaultTaskTimeout bounds one turn, counted from the delivery of its
+	// text (task_timeout, --timeout).
+	DefaultTaskTimeout = 60 * time.Minute
+	// DefaultIdle is how long a profile without markers must show no
+	// activity before its turn counts as ended (idle).
+	DefaultIdle = 3 * time.Second
+	// DefaultSettle is how long a ready marker must stay with no busy
+	// marker before the turn counts as ended (settle, --settle).
+	DefaultSettle = 50 * time.Millisecond
+	// DefaultCloseAfter is how long after a task ends its window is closed
+	// (close_after).
+	DefaultCloseAfter = 2 * time.Hour
+)
 
 // Where ConfigPath found the path.
 const (

@@ -211,10 +211,8 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	if argv, err = resolveArgv(env, prof, argv); err != nil {
 		return nil, err
 	}
-	for _, r := range req.Settings.ApproveRules {
-		if _, err := regexp.Compile(r); err != nil {
-			return nil, exit.Usagef("--approve-rule %q: %v", r, err)
-		}
+	if _, err := CompileApproveRules("--approve-rule", req.Settings.ApproveRules); err != nil {
+		return nil, exit.Usagef("%v", err)
 	}
 	st, err := env.Store.Read(ctx)
 	if err != nil {
@@ -773,14 +771,6 @@ func (env *Env) journal(ctx context.Context, t *state.Task, kind, msg string) {
 
 // taskTitle is a task's first line, clipped for messages and labels.
 func taskTitle(s string) string { return FirstLine(s, 100) }
-
-func clipRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
 
 // settleFor picks the settle time: --settle, else the profile's, else the
 // config's.

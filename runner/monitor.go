@@ -35,7 +35,7 @@ type Monitor struct {
 	Settle     time.Duration
 	Idle       time.Duration
 	// Safety is how often the pane is checked with no event at all (its
-	// server may have died); default 3 s.
+	// server may have died); zero means DefaultSafety.
 	Safety time.Duration
 	// Match says which hook event ends a GoalTurnEnd wait: the supervisor
 	// sets it as it delivers. Zero: events stamped at or after the wait's
@@ -45,6 +45,12 @@ type Monitor struct {
 	// end the wait, and why (the supervisor's log).
 	Skipped func(ev profile.HookEvent, why string)
 }
+
+// DefaultSafety is how often a Monitor checks a pane with no event at all.
+// Pane death and window closing arrive as tmux hook events, and the
+// server's death is seen with kill(pid, 0) every 2 s; this tmux call only
+// backs up those signals.
+const DefaultSafety = 5 * time.Minute
 
 // Observation is what a Monitor wait ended on.
 type Observation struct {
@@ -106,18 +112,15 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 	start := time.Now()
 	settle := m.Settle
 	if settle <= 0 {
-		settle = 40 * time.Millisecond
+		settle = DefaultSettle
 	}
 	idle := m.Idle
 	if idle <= 0 {
-		idle = 3 * time.Second
+		idle = DefaultIdle
 	}
 	safety := m.Safety
 	if safety <= 0 {
-		// Pane death and window closing arrive as tmux hook events, and
-		// the server's death is seen with kill(pid, 0) every second; this
-		// tmux call only backs up those signals.
-		safety = 5 * time.Minute
+		safety = DefaultSafety
 	}
 	hasMarkers := len(m.Profile.Ready) > 0 || len(m.Profile.Busy) > 0
 	serverPID, _ := m.TC.ServerPID(ctx)

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/runner-cli/runner/runner/exit"
@@ -68,7 +69,7 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	}
 	timeout := set.Timeout
 	if timeout <= 0 {
-		timeout = 60 * time.Minute
+		timeout = DefaultTaskTimeout
 	}
 	// The task's time (--timeout) counts from the delivery of its text
 	// (run starts the clock); the start-up has --ready-timeout. A task
@@ -122,7 +123,7 @@ func (s *supervisor) concludeAll(ctx, tctx context.Context, err error) error {
 		}
 		timeout := s.set.Timeout
 		if timeout <= 0 {
-			timeout = 60 * time.Minute
+			timeout = DefaultTaskTimeout
 		}
 		tctx, cancel = context.WithTimeout(ctx, timeout)
 		err = s.messageTurn(tctx)
@@ -465,7 +466,7 @@ func echoCount(p *profile.Profile, screen, sig string) int {
 	lead, _ := utf8.DecodeRuneInString(strings.TrimSpace(d.Line))
 	boxed := strings.ContainsRune("│┃║▌▐", lead)
 	n := 0
-	for _, l := range strings.Split(profile.StripANSI(screen), "\n") {
+	for _, l := range strings.Split(tmuxctl.StripEscapes(screen), "\n") {
 		l = strings.TrimRight(l, " \t\r")
 		if l == d.Line || !strings.Contains(l, sig) {
 			continue
@@ -481,7 +482,7 @@ func echoCount(p *profile.Profile, screen, sig string) int {
 // deliverySignature is a piece of the text's first line that would show in
 // a composer that still holds it.
 func deliverySignature(text string) string {
-	l := firstLineOf(text)
+	l := FirstLine(text, 160)
 	r := []rune(l)
 	if len(r) > 24 {
 		r = r[:24]
@@ -511,12 +512,9 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 			env.say("task %s: hook event %s not taken: %s", s.id, ev.Name, why)
 		}
 	}
-	var rules []*regexp.Regexp
-	for _, r := range s.set.ApproveRules {
-		if re, err := regexp.Compile(r); err == nil {
-			rules = append(rules, re)
-		}
-	}
+	// Checked by Dispatch: an error here is a record edited by hand, and
+	// approves nothing.
+	rules, _ := CompileApproveRules("approve_rules", s.set.ApproveRules)
 	for {
 		obs, err := s.mon.Wait(ctx, GoalTurnEnd, since)
 		if err != nil {
@@ -570,7 +568,7 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 			}
 			continue
 		case profile.StateError:
-			return &errOutcome{outcome{status: state.StatusFailed, reason: "the agent reported an error: " + firstLineOf(d.Line), obs: obs}}
+			return &errOutcome{outcome{status: state.StatusFailed, reason: "the agent reported an error: " + FirstLine(d.Line, 160), obs: obs}}
 		default:
 			if s.unstarted {
 				// Idle, but the prompt has not begun a turn: it waits in
@@ -739,7 +737,7 @@ func (s *supervisor) record(ctx context.Context, note string) {
 // not a menu item.
 func dialogLine(p *profile.Profile, q string) string {
 	if !p.Compiled() {
-		return firstLineOf(q)
+		return FirstLine(q, 160)
 	}
 	lines := strings.Split(q, "\n")
 	stop := len(lines)
@@ -750,7 +748,7 @@ func dialogLine(p *profile.Profile, q string) string {
 		}
 	}
 	if stop < len(lines) && p.MatchesTrust(lines[stop]) && !menuItem.MatchString(lines[stop]) {
-		return clipRunes(strings.TrimSpace(lines[stop]), 160)
+		return textutil.ClipRunes(strings.TrimSpace(lines[stop]), 160)
 	}
 	asks, last := "", ""
 	for _, l := range lines[:stop] {
@@ -766,9 +764,9 @@ func dialogLine(p *profile.Profile, q string) string {
 		last = asks
 	}
 	if last == "" {
-		return firstLineOf(q)
+		return FirstLine(q, 160)
 	}
-	return clipRunes(strings.TrimSpace(last), 160)
+	return textutil.ClipRunes(strings.TrimSpace(last), 160)
 }
 
 // menuItem is a numbered choice of a dialog ("❯ 1. Yes", "  2. No",
@@ -850,12 +848,12 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 		}
 	}
 	var t *state.Task
-	summary := state.FirstLine(answer)
+	summary := textutil.FirstLine(answer)
 	if summary == "" {
 		t, _ = env.task(ctx, s.id)
 		summary = turnSummary(s.prof, screen, t)
 	}
-	summary = clipRunes(summary, 160)
+	summary = textutil.ClipRunes(summary, 160)
 	if o.status == state.StatusNeedsInput {
 		if t != nil {
 			env.journal(ctx, t, "needs-input", o.reason)
@@ -1022,14 +1020,6 @@ func TaskExitCode(t *state.Task) int {
 	return exit.ExitFailed
 }
 
-func firstLineOf(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return clipRunes(strings.TrimSpace(s), 160)
-}
-
 // tailLines returns the last n non-blank lines of s.
 func tailLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
@@ -1043,7 +1033,7 @@ func tailLines(s string, n int) string {
 		if strings.HasSuffix(l, "│") {
 			l = strings.TrimRight(strings.TrimSuffix(l, "│"), " ") + " │"
 		}
-		out = append(out, clipRunes(l, 300))
+		out = append(out, textutil.ClipRunes(l, 300))
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]
@@ -1055,7 +1045,7 @@ func tailLines(s string, n int) string {
 // screen that is neither UI chrome (box borders, prompts, spinners,
 // footers) nor blank.
 func turnSummary(p *profile.Profile, screen string, t *state.Task) string {
-	lines := strings.Split(profile.StripANSI(screen), "\n")
+	lines := strings.Split(tmuxctl.StripEscapes(screen), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(strings.Trim(lines[i], "│┃|╭╮╰╯─━ "))
 		if l == "" || strings.HasPrefix(l, ">") || strings.HasPrefix(l, "❯") || strings.HasPrefix(l, "? for") ||
@@ -1065,7 +1055,7 @@ func turnSummary(p *profile.Profile, screen string, t *state.Task) string {
 		if strings.HasPrefix(l, "runner[") {
 			continue
 		}
-		return clipRunes(l, 120)
+		return textutil.ClipRunes(l, 120)
 	}
 	return ""
 }

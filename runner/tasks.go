@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/runner-cli/runner/runner/exit"
@@ -380,7 +381,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	}
 	timeout := set.Timeout
 	if timeout <= 0 {
-		timeout = 60 * time.Minute
+		timeout = DefaultTaskTimeout
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -645,7 +646,7 @@ func Age(now, t time.Time) string {
 }
 
 // FirstLine is the first line of a task's text, clipped for tables.
-func FirstLine(s string, n int) string { return clipRunes(firstLineOf(s), n) }
+func FirstLine(s string, n int) string { return textutil.ClipRunes(textutil.FirstLine(s), n) }
 
 // LastLines returns the last n lines of s.
 func LastLines(s string, n int) string {

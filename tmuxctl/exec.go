@@ -245,10 +245,12 @@ func StripEscapes(s string) string {
 			default:
 				s = s[min(j+2, len(s)):]
 			}
-		case s[0] == '(' || s[0] == ')' || s[0] == '#' || s[0] == '%': // charset and similar: one more byte
-			s = s[min(2, len(s)):]
-		default: // a two-byte sequence (ESC =, ESC >, ESC 7, ...)
-			s = s[1:]
+		default: // intermediates 0x20-0x2f, then a final byte (ESC =, ESC 7, ESC ( B, ESC # 8, ESC SP F)
+			j := 0
+			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
+				j++
+			}
+			s = s[min(j+1, len(s)):]
 		}
 		i = strings.IndexByte(s, 0x1b)
 	}

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runner-cli/runner/runner/profile"
-
 	"github.com/runner-cli/runner/runner/exit"
 
 	"github.com/runner-cli/runner/runner"
@@ -44,7 +42,7 @@ func (a *app) newLogsCmd() *cobra.Command {
 				if raw {
 					_, _ = a.out.Write(b)
 				} else {
-					_, _ = io.WriteString(a.out, profile.StripANSI(strings.ReplaceAll(string(b), "\r\n", "\n")))
+					_, _ = io.WriteString(a.out, tmuxctl.StripEscapes(strings.ReplaceAll(string(b), "\r\n", "\n")))
 				}
 				if !follow {
 					return nil
@@ -57,7 +55,7 @@ func (a *app) newLogsCmd() *cobra.Command {
 					if raw {
 						_, _ = a.out.Write(b)
 					} else {
-						_, _ = io.WriteString(a.out, profile.StripANSI(string(b)))
+						_, _ = io.WriteString(a.out, tmuxctl.StripEscapes(string(b)))
 					}
 					return nil
 				}

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
@@ -52,7 +53,7 @@ it with 'runner resume ID') or, when its pane is gone too, failed.`,
 					proj = filepath.Base(t.Dir)
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, proj, t.Agent, t.Status,
-					runner.Age(now, t.Created), t.Level, orDash(t.Parent), runner.FirstLine(t.Text, 50))
+					runner.Age(now, t.Created), t.Level, textutil.OrDash(t.Parent), runner.FirstLine(t.Text, 50))
 			}
 			return tw.Flush()
 		},
@@ -61,13 +62,6 @@ it with 'runner resume ID') or, when its pane is gone too, failed.`,
 	cmd.Flags().StringVar(&project, "project", "", "only tasks of this project: a registered name or a directory (./a, /x/b)")
 	a.jsonFlag(cmd, &asJSON)
 	return cmd
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func (a *app) newStatusCmd() *cobra.Command {
@@ -97,22 +91,22 @@ func (a *app) newStatusCmd() *cobra.Command {
 			}
 			fmt.Fprintf(w, "project   %s  %s\n", proj, t.Dir)
 			fmt.Fprintf(w, "agent     %s\n", t.Agent)
-			fmt.Fprintf(w, "level     %d  parent %s  source %s\n", t.Level, orDash(t.Parent), orDash(t.Source))
+			fmt.Fprintf(w, "level     %d  parent %s  source %s\n", t.Level, textutil.OrDash(t.Parent), textutil.OrDash(t.Source))
 			if len(t.After) > 0 {
 				fmt.Fprintf(w, "after     %s\n", strings.Join(t.After, ", "))
 			}
-			fmt.Fprintf(w, "pane      %s (session %s, socket %s)\n", orDash(t.Tmux.Pane), t.Tmux.Session, t.Tmux.Socket)
+			fmt.Fprintf(w, "pane      %s (session %s, socket %s)\n", textutil.OrDash(t.Tmux.Pane), t.Tmux.Session, t.Tmux.Socket)
 			if !t.Reclaimed.IsZero() {
 				fmt.Fprintf(w, "reclaimed %s: window closed, processes ended (runner send %s TEXT starts the agent again)\n", t.Reclaimed.Local().Format(time.DateTime), t.ID)
 			}
 			if t.AgentSession != "" {
 				fmt.Fprintf(w, "session   %s (the agent's own conversation id)\n", t.AgentSession)
 			}
-			fmt.Fprintf(w, "snapshot  %s\n", orDash(t.SnapshotRef))
+			fmt.Fprintf(w, "snapshot  %s\n", textutil.OrDash(t.SnapshotRef))
 			if t.Commit != "" {
 				fmt.Fprintf(w, "commit    %s\n", t.Commit)
 			}
-			fmt.Fprintf(w, "delivery  %s\n", orDash(t.Delivery))
+			fmt.Fprintf(w, "delivery  %s\n", textutil.OrDash(t.Delivery))
 			// GetTask reconciled already: the state as it is is enough.
 			var msgs []runner.InboxEntry
 			if st, err := env.Store.Read(cmd.Context()); err == nil {

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
@@ -105,7 +106,7 @@ func (a *app) printState(path string, st *state.State) error {
 	}
 	fmt.Fprintf(a.out, "\nTasks: %d%s\n", len(ts), summary)
 	for _, t := range ts {
-		text := state.FirstLine(t.Text)
+		text := textutil.FirstLine(t.Text)
 		if r := []rune(text); len(r) > 60 {
 			text = string(r[:59]) + "…"
 		}

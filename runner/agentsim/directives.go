@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // dirKind is the kind of one prompt line.
@@ -328,7 +330,7 @@ func (x *executor) recall(current string) []string {
 	}
 	var out []string
 	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
-		if l != "" && l != firstLine(current) {
+		if l != "" && l != textutil.FirstLine(current) {
 			out = append(out, "Recall: "+l)
 		}
 	}
@@ -350,7 +352,7 @@ func (x *executor) remember(prompt string) error {
 	if err != nil {
 		return fmt.Errorf("session file: %w", err)
 	}
-	_, err = f.WriteString(firstLine(prompt) + "\n")
+	_, err = f.WriteString(textutil.FirstLine(prompt) + "\n")
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -358,16 +360,6 @@ func (x *executor) remember(prompt string) error {
 		return fmt.Errorf("session file %s: %w", x.session, err)
 	}
 	return nil
-}
-
-// firstLine is the first non-blank line of s, trimmed.
-func firstLine(s string) string {
-	for _, l := range strings.Split(s, "\n") {
-		if t := strings.TrimSpace(l); t != "" {
-			return t
-		}
-	}
-	return ""
 }
 
 // write writes text and a newline to path (relative paths resolve against

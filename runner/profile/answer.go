@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/runner-cli/runner/tmuxctl"
 )
 
 // ScreenAnswer takes the agent's answer of its last turn off a screen (or
@@ -24,7 +26,7 @@ func ScreenAnswer(p *Profile, screen string) string {
 	if c == nil || (len(c.answerStart) == 0 && len(c.answerEnd) == 0) {
 		return ""
 	}
-	lines := strings.Split(StripANSI(screen), "\n")
+	lines := strings.Split(tmuxctl.StripEscapes(screen), "\n")
 	cut := sidebarColumn(c.answerSidebar, lines)
 	for i, l := range lines {
 		if cut > 0 {

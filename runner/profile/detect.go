@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/runner-cli/runner/tmuxctl"
 )
 
 // State is what an agent's pane shows, as seen by Detect.
@@ -339,53 +341,10 @@ func MaskVolatile(p *Profile, screen string) string {
 	return strings.Join(lines, "\n")
 }
 
-// StripANSI removes terminal escape sequences (CSI, OSC, and other ESC
-// sequences) from s.
-func StripANSI(s string) string {
-	i := strings.IndexByte(s, 0x1b)
-	if i < 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i >= 0 {
-		b.WriteString(s[:i])
-		s = s[i+1:]
-		switch {
-		case s == "":
-		case s[0] == '[': // CSI: parameters and intermediates, then a final byte @-~
-			j := 1
-			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
-				j++
-			}
-			s = s[min(j+1, len(s)):]
-		case s[0] == ']': // OSC: up to BEL or ESC \
-			j := strings.IndexAny(s, "\a\x1b")
-			switch {
-			case j < 0:
-				s = ""
-			case s[j] == '\a':
-				s = s[j+1:]
-			default:
-				s = s[min(j+2, len(s)):]
-			}
-		default: // ESC, intermediates 0x20-0x2f, a final byte (ESC =, ESC ( B)
-			j := 0
-			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
-				j++
-			}
-			s = s[min(j+1, len(s)):]
-		}
-		i = strings.IndexByte(s, 0x1b)
-	}
-	b.WriteString(s)
-	return b.String()
-}
-
 // screenLines splits a capture into lines without escapes, carriage
 // returns or trailing spaces.
 func screenLines(screen string) []string {
-	lines := strings.Split(StripANSI(screen), "\n")
+	lines := strings.Split(tmuxctl.StripEscapes(screen), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " \t\r") // not NBSP: Claude's input box is "❯"+NBSP
 	}

@@ -9,7 +9,7 @@
 //   - Builtins, BuiltinProfile (profiles_builtin.go): claude, codex, gemini,
 //     opencode, qwen, aider, shell and the sim.
 //   - Detect, DetectPane (detect.go): the State of an agent from its screen
-//     (ready, busy, needs_input, exited, error…); MaskVolatile, StripANSI.
+//     (ready, busy, needs_input, exited, error…); MaskVolatile.
 //   - ScreenAnswer (answer.go): the answer of the last turn, read off the screen.
 //   - HookEvent, ParseHookEvent, TurnMatch (hookevent.go): a CLI's turn-end
 //     events, and which of them end the turn being watched.

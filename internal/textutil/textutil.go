@@ -1,0 +1,51 @@
+// Package textutil holds the few string helpers every package of the module
+// needs, once: the first line of a text, clipping to a size (in runes or in
+// bytes) and the dash that stands for an empty table cell. It imports only
+// the standard library, so the leaves (state, gitsnap, tmuxctl) can use it.
+package textutil
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// FirstLine returns the first non-blank line of s, trimmed.
+func FirstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if l := strings.TrimSpace(line); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// ClipRunes cuts s to at most n runes, ending in "…" when cut (white
+// space the cut leaves before it is dropped).
+func ClipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimRight(string(r[:max(n-1, 0)]), " \t") + "…"
+}
+
+// ClipBytes cuts s to at most n bytes at a rune boundary, ending in "…"
+// when cut.
+func ClipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := max(n-len("…"), 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// OrDash returns s, or "-" when s is empty: a table cell never blank.
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
