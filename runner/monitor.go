@@ -48,8 +48,8 @@ type Monitor struct {
 
 // DefaultSafety is how often a Monitor checks a pane with no event at all.
 // Pane death and window closing arrive as tmux hook events, and the
-// server's death is seen with kill(pid, 0) every 2 s; this tmux call only
-// backs up those signals.
+// server's and the agent's exits through pidfds (see liveness); this tmux
+// call only backs up those signals.
 const DefaultSafety = 5 * time.Minute
 
 // Observation is what a Monitor wait ended on.
@@ -124,8 +124,8 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 	}
 	hasMarkers := len(m.Profile.Ready) > 0 || len(m.Profile.Busy) > 0
 	serverPID, _ := m.TC.ServerPID(ctx)
-	aliveTick := time.NewTicker(2 * time.Second)
-	defer aliveTick.Stop()
+	live := newLiveness(serverPID)
+	defer live.stop()
 
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -271,10 +271,15 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 			}
 		case <-w.Errors:
 			continue
-		case <-aliveTick.C:
-			// Free liveness checks every 2 s, no tmux call: the server's process,
-			// and the agent's (tmux can be late to notice a child's exit,
-			// and its pane-died hook with it).
+		case <-live.server:
+			return obs, fmt.Errorf("pane %s: %w (the tmux server stopped)", m.Pane, ErrPaneGone)
+		case <-live.agent:
+			// The agent's process exited (tmux can be late to notice a
+			// child's exit, and its pane-died hook with it): look.
+			live.agentGone()
+			dirty = true
+		case <-live.tick:
+			// No pidfd: free liveness checks every 2 s, no tmux call.
 			if serverPID > 0 && !processAlive(serverPID) {
 				return obs, fmt.Errorf("pane %s: %w (the tmux server stopped)", m.Pane, ErrPaneGone)
 			}
@@ -340,6 +345,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 			}
 			if panePID == 0 && !info.Dead {
 				panePID = info.PID
+				live.watchAgent(panePID)
 			}
 			lastCapture = time.Now()
 			d := profile.DetectPane(m.Profile, screen, profile.PaneInfo{Dead: info.Dead, DeadStatus: info.DeadStatus,
@@ -456,6 +462,57 @@ func (m *Monitor) WaitHook(ctx context.Context, d time.Duration) *profile.HookEv
 		case <-w.Events:
 		case <-w.Errors:
 		}
+	}
+}
+
+// liveness tells a Monitor that the tmux server or the agent's process
+// exited. With pidfds (Linux) nothing wakes up until one does; without,
+// tick fires every 2 s for a kill(pid, 0) check.
+type liveness struct {
+	server, agent <-chan struct{}
+	tick          <-chan time.Time
+	stops         []func()
+	ticker        *time.Ticker
+}
+
+func newLiveness(serverPID int) *liveness {
+	l := &liveness{}
+	if serverPID <= 0 {
+		return l
+	}
+	if ch, stop, ok := exitNotify(serverPID); ok {
+		l.server, l.stops = ch, append(l.stops, stop)
+		return l
+	}
+	l.pollEvery()
+	return l
+}
+
+// watchAgent starts watching the agent's process, once it is known.
+func (l *liveness) watchAgent(pid int) {
+	if ch, stop, ok := exitNotify(pid); ok {
+		l.agent, l.stops = ch, append(l.stops, stop)
+		return
+	}
+	l.pollEvery()
+}
+
+// agentGone stops reporting the agent's exit (reported once).
+func (l *liveness) agentGone() { l.agent = nil }
+
+func (l *liveness) pollEvery() {
+	if l.ticker == nil {
+		l.ticker = time.NewTicker(2 * time.Second)
+		l.tick = l.ticker.C
+	}
+}
+
+func (l *liveness) stop() {
+	for _, f := range l.stops {
+		f()
+	}
+	if l.ticker != nil {
+		l.ticker.Stop()
 	}
 }
 

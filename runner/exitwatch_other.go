@@ -1,0 +1,7 @@
+//go:build !linux
+
+package runner
+
+// exitNotify has no pidfd outside Linux: ok is false and the caller checks
+// liveness its own way (a slow poll).
+func exitNotify(pid int) (exited <-chan struct{}, stop func(), ok bool) { return nil, nil, false }
