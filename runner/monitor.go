@@ -190,7 +190,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		lines, _ := readNewLines(m.Events, from)
 		takeEvents(lines, untimedOK)
 		if hookEnd != nil {
-			return Observation{Detection: profile.Detection{State: profile.StateReady, Field: "hook"}, Via: "hook", Hook: hookEnd, Elapsed: time.Since(start)}, nil
+			return hookObservation(hookEnd, start), nil
 		}
 	}
 
@@ -259,7 +259,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 			}
 			handle(ev)
 			if hookEnd != nil {
-				return Observation{Detection: profile.Detection{State: profile.StateReady, Field: "hook"}, Via: "hook", Hook: hookEnd, Elapsed: time.Since(start)}, nil
+				return hookObservation(hookEnd, start), nil
 			}
 			if !dirty {
 				continue
@@ -292,7 +292,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		case <-timer.C:
 		}
 		if hookEnd != nil {
-			return Observation{Detection: profile.Detection{State: profile.StateReady, Field: "hook"}, Via: "hook", Hook: hookEnd, Elapsed: time.Since(start)}, nil
+			return hookObservation(hookEnd, start), nil
 		}
 
 		now := time.Now()
@@ -325,7 +325,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 					}
 					if hookEnd != nil {
 						cancelCapture()
-						return Observation{Detection: profile.Detection{State: profile.StateReady, Field: "hook"}, Via: "hook", Hook: hookEnd, Elapsed: time.Since(start)}, nil
+						return hookObservation(hookEnd, start), nil
 					}
 				case <-ctx.Done():
 					cancelCapture()
@@ -463,6 +463,11 @@ func (m *Monitor) WaitHook(ctx context.Context, d time.Duration) *profile.HookEv
 		case <-w.Errors:
 		}
 	}
+}
+
+// hookObservation is a wait's end by the agent's turn-end hook event ev.
+func hookObservation(ev *profile.HookEvent, start time.Time) Observation {
+	return Observation{Detection: profile.Detection{State: profile.StateReady, Field: "hook"}, Via: "hook", Hook: ev, Elapsed: time.Since(start)}
 }
 
 // liveness tells a Monitor that the tmux server or the agent's process

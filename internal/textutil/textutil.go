@@ -1,7 +1,9 @@
 // Package textutil holds the few string helpers every package of the module
 // needs, once: the first line of a text, clipping to a size (in runes or in
 // bytes) and the dash that stands for an empty table cell. It imports only
-// the standard library, so the leaves (state, gitsnap, tmuxctl) can use it.
+// the standard library, so gitsnap can use it too. state keeps its own
+// FirstLine: its leaf test (state/leaf_test.go) admits no import of the
+// module at all.
 package textutil
 
 import (
