@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,6 +42,9 @@ type Env struct {
 	// Progress receives one-line progress messages (stderr in the
 	// foreground; nil for none).
 	Progress io.Writer
+	// Log, when set, receives those messages instead, as records (the
+	// supervisor's log, `runner supervise --log-level`).
+	Log *slog.Logger
 	// Now returns the time; nil means time.Now.
 	Now func() time.Time
 }
@@ -53,6 +57,10 @@ func (e *Env) now() time.Time {
 }
 
 func (e *Env) say(format string, args ...any) {
+	if e.Log != nil {
+		e.Log.Info(fmt.Sprintf(format, args...))
+		return
+	}
 	if e.Progress != nil {
 		fmt.Fprintf(e.Progress, "runner: "+format+"\n", args...)
 	}

@@ -51,6 +51,10 @@ func (env *Env) updateDurably(ctx context.Context, what string, fn func(*state.S
 // warn says what went wrong on the progress writer, or on stderr when
 // there is none (a --json run): a lost write is never silent.
 func (env *Env) warn(format string, args ...any) {
+	if env.Log != nil {
+		env.Log.Warn(fmt.Sprintf(format, args...))
+		return
+	}
 	w := env.Progress
 	if w == nil {
 		w = os.Stderr

@@ -1,45 +1,79 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/runner-cli/runner/runner/exit"
+	"golang.org/x/term"
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
 )
 
+// superviseOptions are the flags of `runner supervise`.
+type superviseOptions struct {
+	task     string
+	logLevel string
+}
+
 func (a *app) newSuperviseCmd() *cobra.Command {
-	return &cobra.Command{
+	var opts superviseOptions
+	cmd := &cobra.Command{
 		Use:    "supervise ID",
 		Short:  "Supervise a detached task (started by dispatch --detach and resume)",
 		Hidden: true,
 		Args:   args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			// A project lock (dispatch --exclusive --detach) arrives as fd 3
-			// without close-on-exec: keep holding it here, but do not hand
-			// it to the tmux, git and notify commands this process runs (a
-			// notify that leaves a process behind would hold the lock).
-			// Every descriptor Go opens is close-on-exec already.
-			syscall.CloseOnExec(3)
-			env, _, err := a.runnerEnv(true)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(a.errOut, "%s supervisor %d for %s\n", time.Now().Format(time.RFC3339), os.Getpid(), argv[0])
-			err = runner.Supervise(cmd.Context(), env, argv[0])
-			fmt.Fprintf(a.errOut, "%s supervisor %d ends: %v\n", time.Now().Format(time.RFC3339), os.Getpid(), err)
-			return err
+			opts.task = argv[0]
+			return a.runSupervise(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().StringVar(&opts.logLevel, "log-level", "info", "what the supervisor logs: debug, info, warn or error (text on a terminal, JSON lines in its log file)")
+	return cmd
+}
+
+// runSupervise supervises one detached task, logging through log/slog to
+// stderr (the task's supervisor log file).
+func (a *app) runSupervise(ctx context.Context, opts superviseOptions) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(opts.logLevel)); err != nil {
+		return exit.Usagef("--log-level %q: want debug, info, warn or error", opts.logLevel)
+	}
+	// A project lock (dispatch --exclusive --detach) arrives as fd 3
+	// without close-on-exec: keep holding it here, but do not hand it to
+	// the tmux, git and notify commands this process runs (a notify that
+	// leaves a process behind would hold the lock). Every descriptor Go
+	// opens is close-on-exec already.
+	syscall.CloseOnExec(3)
+	env, _, err := a.runnerEnv(true)
+	if err != nil {
+		return err
+	}
+	env.Log = supervisorLogger(a.errOut, level)
+	env.Log.Info(fmt.Sprintf("supervisor %d for %s", os.Getpid(), opts.task), "pid", os.Getpid(), "task", opts.task)
+	err = runner.Supervise(ctx, env, opts.task)
+	env.Log.Info(fmt.Sprintf("supervisor %d ends: %v", os.Getpid(), err), "pid", os.Getpid(), "task", opts.task, "err", err)
+	return err
+}
+
+// supervisorLogger logs to w at level: text on a terminal, JSON lines
+// otherwise (the supervisor's log file).
+func supervisorLogger(w io.Writer, level slog.Level) *slog.Logger {
+	o := &slog.HandlerOptions{Level: level}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return slog.New(slog.NewTextHandler(w, o))
+	}
+	return slog.New(slog.NewJSONHandler(w, o))
 }
 
 func (a *app) newHookCmd() *cobra.Command {
