@@ -96,8 +96,20 @@ func Commit(ctx context.Context, dir string, opts CommitOptions) (*CommitResult,
 	case err != nil:
 		return nil, err
 	case snap.Dirty && !opts.All:
-		return nil, fmt.Errorf("commit task %s in %s: %w: %d paths had uncommitted changes when snapshot %s was taken, so a commit would mix them with the task's (commit by hand, or commit everything with --all)",
-			opts.TaskID, r.top, ErrDirtyAtSnapshot, snap.Counts.Total(), snap.ID)
+		// In a project inside a larger repository only the project's
+		// directory counts: work elsewhere is not committed.
+		dirty := snap.Counts.Total()
+		if r.prefix != "" {
+			ch, err := r.treeChanges(ctx, snap.Base, snap.Tree, r.scope()...)
+			if err != nil {
+				return nil, err
+			}
+			dirty = len(ch)
+		}
+		if dirty > 0 {
+			return nil, fmt.Errorf("commit task %s in %s: %w: %d paths had uncommitted changes when snapshot %s was taken, so a commit would mix them with the task's (commit by hand, or commit everything with --all)",
+				opts.TaskID, r.top, ErrDirtyAtSnapshot, dirty, snap.ID)
+		}
 	}
 	msg := commitMessage(opts)
 	res := &CommitResult{Message: msg, Parent: r.head, HeadMoved: snap != nil && snap.Base != r.head}
@@ -117,7 +129,7 @@ func (r *repo) commitOnBranch(ctx context.Context, id string, res *CommitResult)
 	if _, err := r.git(ctx, "rev-parse", "-q", "--verify", ref); err == nil {
 		return nil, fmt.Errorf("commit task %s in %s: branch %s %w (delete it or commit on the current branch)", id, r.top, res.Branch, ErrExists)
 	}
-	tree, err := r.captureTree(ctx)
+	tree, err := r.scopedTree(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -153,9 +165,24 @@ func (r *repo) commitOnCurrent(ctx context.Context, res *CommitResult) (*CommitR
 	}
 	defer os.RemoveAll(tmp)
 	idx := filepath.Join(tmp, "index")
-	tree, err := r.captureTreeInto(ctx, idx, r.index)
-	if err != nil {
-		return nil, err
+	var tree string
+	if r.prefix == "" {
+		if tree, err = r.captureTreeInto(ctx, idx, r.index); err != nil {
+			return nil, err
+		}
+	} else {
+		// A project inside a larger repository: the commit takes only
+		// its directory; the user's index keeps what they staged
+		// elsewhere, and gets the project's files as committed.
+		if tree, err = r.scopedTree(ctx); err != nil {
+			return nil, err
+		}
+		if _, err := copyIndex(r.index, idx); err != nil {
+			return nil, fmt.Errorf("commit in %s: %w", r.top, err)
+		}
+		if _, err := r.gitIndex(ctx, idx, nil, append([]string{"add", "-A"}, r.scope()...)...); err != nil {
+			return nil, err
+		}
 	}
 	if done, err := r.fillCommit(ctx, tree, res); err != nil {
 		return nil, err

@@ -27,8 +27,9 @@ type DiffResult struct {
 	Patch string   `json:"patch,omitempty"`
 }
 
-// Diff compares snapshot id with the work tree (or opts.Against) in the
-// repository containing dir. The work tree is read on a temporary index; the
+// Diff compares snapshot id with the work tree (or opts.Against) in dir: the
+// whole work tree at its top, only dir's files in a subdirectory (a project
+// inside a larger repository). The work tree is read on a temporary index; the
 // user's index is not touched.
 func Diff(ctx context.Context, dir, id string, opts DiffOptions) (*DiffResult, error) {
 	r, err := open(ctx, dir)
@@ -53,17 +54,17 @@ func Diff(ctx context.Context, dir, id string, opts DiffOptions) (*DiffResult, e
 	if toTree == from.Tree {
 		return d, nil
 	}
-	if d.Files, err = r.treeChanges(ctx, from.Tree, toTree); err != nil {
+	if d.Files, err = r.treeChanges(ctx, from.Tree, toTree, r.scope()...); err != nil {
 		return nil, err
 	}
 	common := []string{"diff-tree", "-r", "--no-renames", "--no-ext-diff", "--no-color"}
-	out, err := r.git(ctx, append(common, "--stat=120", from.Tree, toTree)...)
+	out, err := r.git(ctx, append(append(common, "--stat=120", from.Tree, toTree), r.scope()...)...)
 	if err != nil {
 		return nil, fmt.Errorf("diff snapshot %s: %w", from.ID, err)
 	}
 	d.Stat = string(out)
 	if opts.Patch {
-		out, err := r.git(ctx, append(common, "-p", "--src-prefix=a/", "--dst-prefix=b/", from.Tree, toTree)...)
+		out, err := r.git(ctx, append(append(common, "-p", "--src-prefix=a/", "--dst-prefix=b/", from.Tree, toTree), r.scope()...)...)
 		if err != nil {
 			return nil, fmt.Errorf("diff snapshot %s: %w", from.ID, err)
 		}

@@ -18,6 +18,33 @@ type repo struct {
 	head     string // HEAD commit; "" when HEAD is unborn
 	headTree string // HEAD's tree; "" when unborn
 	headRef  string // "refs/heads/<branch>"; "" when HEAD is detached
+	// prefix is the directory that was opened, relative to top, with
+	// forward slashes ("" at the top): restore, diff and commit act on it
+	// alone when a project is a subdirectory of a larger repository.
+	prefix string
+}
+
+// setPrefix records where dir (absolute) lies below the top of the work
+// tree.
+func (r *repo) setPrefix(dir string) {
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		real = dir
+	}
+	rel, err := filepath.Rel(r.top, real)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return
+	}
+	r.prefix = filepath.ToSlash(rel)
+}
+
+// scope is the pathspec that limits a git command to the opened directory:
+// nothing at the top of the work tree.
+func (r *repo) scope() []string {
+	if r.prefix == "" {
+		return nil
+	}
+	return []string{"--", r.prefix}
 }
 
 // open finds the repository containing dir. It fails with errors wrapping
@@ -57,6 +84,7 @@ func open(ctx context.Context, dir string) (*repo, error) {
 			return nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", abs, out)
 		}
 		r := &repo{gitDir: lines[1], top: lines[2], index: lines[3]}
+		r.setPrefix(abs)
 		// HEAD names a branch that has no commit yet (or is broken).
 		ref, err3 := run(ctx, call{dir: abs, args: []string{"symbolic-ref", "-q", "HEAD"}})
 		if err3 != nil {
@@ -75,6 +103,7 @@ func open(ctx context.Context, dir string) (*repo, error) {
 		return nil, fmt.Errorf("%s: %w", abs, ErrBareRepo)
 	}
 	r := &repo{gitDir: lines[1], top: lines[2], index: lines[3], head: lines[4], headTree: lines[5]}
+	r.setPrefix(abs)
 	if strings.HasPrefix(lines[6], "refs/") {
 		r.headRef = lines[6]
 	}
@@ -153,6 +182,34 @@ func (r *repo) captureTreeInto(ctx context.Context, idx, from string) (string, e
 		}
 	}
 	if _, err := r.gitIndex(ctx, idx, nil, "add", "-A"); err != nil {
+		return "", err
+	}
+	out, err := r.gitIndex(ctx, idx, nil, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	return trimOut(out), nil
+}
+
+// scopedTree is the tree a commit of the work tree records: the whole work
+// tree's state (as captureTree) at the top; in a subdirectory, HEAD's tree
+// with only that directory's files taken from the work tree.
+func (r *repo) scopedTree(ctx context.Context) (string, error) {
+	if r.prefix == "" {
+		return r.captureTree(ctx)
+	}
+	tmp, err := os.MkdirTemp("", "gitsnap-")
+	if err != nil {
+		return "", fmt.Errorf("commit %s: temporary index: %w", r.top, err)
+	}
+	defer os.RemoveAll(tmp)
+	idx := filepath.Join(tmp, "index")
+	if r.head != "" {
+		if _, err := r.gitIndex(ctx, idx, nil, "read-tree", r.head); err != nil {
+			return "", err
+		}
+	}
+	if _, err := r.gitIndex(ctx, idx, nil, append([]string{"add", "-A"}, r.scope()...)...); err != nil {
 		return "", err
 	}
 	out, err := r.gitIndex(ctx, idx, nil, "write-tree")

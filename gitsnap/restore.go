@@ -26,9 +26,11 @@ type RestoreResult struct {
 	Skipped []Change `json:"skipped,omitempty"`
 }
 
-// Restore makes the non-ignored files of the work tree containing dir exactly
-// those of snapshot id: files created since are removed, deleted ones come
-// back, contents, modes and symlinks are the snapshot's. HEAD, the branch,
+// Restore makes the non-ignored files of dir exactly those of snapshot id:
+// files created since are removed, deleted ones come back, contents, modes
+// and symlinks are the snapshot's. When dir is a subdirectory of its
+// repository (a project inside a larger one), files outside it are left
+// as they are. HEAD, the branch,
 // the index and ignored files are left alone. The current state is
 // snapshot first (RestoreResult.Undo), so a restore can itself be undone.
 func Restore(ctx context.Context, dir, id string) (*RestoreResult, error) {
@@ -48,7 +50,7 @@ func Restore(ctx context.Context, dir, id string) (*RestoreResult, error) {
 	if undo.Tree == snap.Tree {
 		return res, nil
 	}
-	changes, err := r.treeChanges(ctx, undo.Tree, snap.Tree)
+	changes, err := r.treeChanges(ctx, undo.Tree, snap.Tree, r.scope()...)
 	if err != nil {
 		return nil, err
 	}

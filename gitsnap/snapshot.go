@@ -168,9 +168,9 @@ type Change struct {
 
 // treeChanges lists the paths that differ between two trees ("" for the
 // empty tree: every path of to is added), without rename detection.
-func (r *repo) treeChanges(ctx context.Context, from, to string) ([]Change, error) {
+func (r *repo) treeChanges(ctx context.Context, from, to string, pathspec ...string) ([]Change, error) {
 	if from == "" {
-		out, err := r.git(ctx, "ls-tree", "-r", "-z", "--full-tree", to)
+		out, err := r.git(ctx, append([]string{"ls-tree", "-r", "-z", "--full-tree", to}, pathspec...)...)
 		if err != nil {
 			return nil, err
 		}
@@ -185,7 +185,7 @@ func (r *repo) treeChanges(ctx context.Context, from, to string) ([]Change, erro
 		}
 		return changes, nil
 	}
-	out, err := r.git(ctx, "diff-tree", "-r", "-z", "--no-renames", "--raw", from, to)
+	out, err := r.git(ctx, append([]string{"diff-tree", "-r", "-z", "--no-renames", "--raw", from, to}, pathspec...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -417,29 +417,36 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 	}
 }
 
+// HookNow returns the turn-end event that Match accepts if the events file
+// has it already, else nil.
+func (m *Monitor) HookNow() *profile.HookEvent {
+	if m.Events == "" {
+		return nil
+	}
+	from, untimedOK := m.Match.EventsFrom, true
+	if from < 0 {
+		from, untimedOK = 0, false
+	}
+	lines, _ := readNewLines(m.Events, from)
+	for _, l := range lines {
+		ev, ok := profile.ParseHookEvent(l)
+		if !ok || !ev.Stop || (ev.Time.IsZero() && !untimedOK) {
+			continue
+		}
+		if ok, _ := m.Match.Accepts(ev); ok {
+			return &ev
+		}
+	}
+	return nil
+}
+
 // WaitHook waits up to d for the turn-end event that Match accepts in the
 // events file (fsnotify, no polling) and returns it; nil when none came.
 func (m *Monitor) WaitHook(ctx context.Context, d time.Duration) *profile.HookEvent {
 	if m.Events == "" || d <= 0 {
 		return nil
 	}
-	find := func() *profile.HookEvent {
-		from, untimedOK := m.Match.EventsFrom, true
-		if from < 0 {
-			from, untimedOK = 0, false
-		}
-		lines, _ := readNewLines(m.Events, from)
-		for _, l := range lines {
-			ev, ok := profile.ParseHookEvent(l)
-			if !ok || !ev.Stop || (ev.Time.IsZero() && !untimedOK) {
-				continue
-			}
-			if ok, _ := m.Match.Accepts(ev); ok {
-				return &ev
-			}
-		}
-		return nil
-	}
+	find := m.HookNow
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return find()

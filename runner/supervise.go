@@ -362,6 +362,12 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 	res, err := env.TC.Deliver(ctx, s.pane, payload, tmuxctl.DeliverOptions{
 		EnterDelay: s.prof.EnterDelay.Duration, Raw: s.prof.PasteRaw, LeaveMode: true, Nudges: 2,
 		Accepted: func(screen string) bool {
+			if s.mon.HookNow() != nil {
+				// A quick turn ended while its delivery was confirmed:
+				// the agent's own word that it took the prompt.
+				s.unstarted = false
+				return true
+			}
 			if waiting(screen) {
 				return false // the text still sits in the composer
 			}

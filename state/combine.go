@@ -227,7 +227,7 @@ func (s *Store) applyBatch(batch []*updateReq, unlock func(), lockErr error) {
 		// this fsync. The updates are acknowledged once it is durable.
 		werr = s.syncDir()
 		if werr == nil {
-			s.removeTaskTexts(pruned)
+			s.removeTaskFiles(pruned)
 		}
 	}
 	if werr != nil {

@@ -279,12 +279,19 @@ func (s *Store) TaskText(t *Task) (string, error) {
 	return string(b), nil
 }
 
-// removeTaskTexts removes the text files of pruned tasks (a missing file is
-// fine).
-func (s *Store) removeTaskTexts(ids []string) {
+// removeTaskFiles removes every per-task file of pruned tasks — text,
+// transcript, supervisor log, hook events, hook directory — so that a
+// machine that runs for weeks does not keep the files of tasks whose
+// records are gone (a missing file is no error; an agent still writing to
+// an unlinked transcript keeps writing to it until it exits).
+func (s *Store) removeTaskFiles(ids []string) {
 	for _, id := range ids {
-		if ValidTaskID(id) {
-			os.Remove(s.TaskFile("text", id))
+		if !ValidTaskID(id) {
+			continue
 		}
+		for _, kind := range []string{"text", "log", "supervisor-log", "events"} {
+			os.Remove(s.TaskFile(kind, id))
+		}
+		os.RemoveAll(s.TaskFile("hook-dir", id))
 	}
 }

@@ -152,7 +152,7 @@ func (s *Store) Prune(ctx context.Context, olderThan time.Duration) ([]string, e
 	if err != nil {
 		return nil, err
 	}
-	s.removeTaskTexts(removed)
+	s.removeTaskFiles(removed)
 	return removed, nil
 }
 

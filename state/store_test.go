@@ -362,6 +362,21 @@ func TestPrune(t *testing.T) {
 	if len(st.Tasks) != 3 || st.Tasks["t_old0done"] != nil || st.Tasks["t_old0fail"] != nil {
 		t.Fatalf("after update with 24h retention: %v", st.Tasks)
 	}
+	// A pruned task's files go with its record; a kept task's stay.
+	files := func(id string) []string {
+		return []string{s.TaskFile("text", id), s.TaskFile("log", id), s.TaskFile("supervisor-log", id),
+			s.TaskFile("events", id), filepath.Join(s.TaskFile("hook-dir", id), "settings.json")}
+	}
+	for _, id := range []string{"t_new0done", "t_running0"} {
+		for _, f := range files(id) {
+			if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	removed, err := s.Prune(t.Context(), 30*time.Minute)
 	if err != nil || strings.Join(removed, ",") != "t_new0done" {
 		t.Fatalf("Prune = %v, %v", removed, err)
@@ -369,6 +384,19 @@ func TestPrune(t *testing.T) {
 	st, _ = s.Read(t.Context())
 	if len(st.Tasks) != 2 || st.Tasks["t_old0orph"] == nil || st.Tasks["t_running0"] == nil {
 		t.Fatalf("after prune: %v", st.Tasks)
+	}
+	for _, f := range files("t_new0done") {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("%s of a pruned task is still there (%v)", f, err)
+		}
+	}
+	if _, err := os.Stat(s.TaskFile("hook-dir", "t_new0done")); !os.IsNotExist(err) {
+		t.Errorf("the hook directory of a pruned task is still there")
+	}
+	for _, f := range files("t_running0") {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s of a kept task: %v", f, err)
+		}
 	}
 }
 

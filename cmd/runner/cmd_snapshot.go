@@ -32,7 +32,7 @@ repository containing the current directory, or the one given with -C.`,
 		Args: args(cobra.NoArgs),
 	}
 	var dir string
-	cmd.PersistentFlags().StringVarP(&dir, "dir", "C", ".", "work in the repository containing `DIR`")
+	cmd.PersistentFlags().StringVarP(&dir, "dir", "C", ".", "work on `DIR`: the whole work tree at its top; below it (a project inside a larger repository), diff and restore act on DIR's files only")
 	cmd.AddCommand(
 		a.newSnapshotTakeCmd(&dir),
 		a.newSnapshotListCmd(&dir),
