@@ -282,7 +282,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		return nil, err
 	}
 	var task *state.Task
-	err = env.Store.Update(ctx, func(s *state.State) error {
+	err = env.updateDurably(ctx, "dispatch: record the task", func(s *state.State) error {
 		id := newID
 		if _, taken := s.Tasks[id]; taken {
 			if textFile != "" {
@@ -380,7 +380,7 @@ func (env *Env) failUnstarted(ctx context.Context, id string, err error) {
 	if errors.As(err, &left) {
 		return
 	}
-	_ = env.updateDurably(ctx, "task "+id+": failed to start", func(st *state.State) error {
+	_ = env.updateDurably(context.WithoutCancel(ctx), "task "+id+": failed to start", func(st *state.State) error {
 		t := st.Tasks[id]
 		if t == nil || (t.Status != state.StatusQueued && t.Status != state.StatusStarting) || t.SupervisorPID != os.Getpid() {
 			return nil
@@ -419,7 +419,7 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 	default:
 		snapNote = "no snapshot: " + snapshotReason(err)
 	}
-	err = env.Store.Update(ctx, func(s *state.State) error {
+	err = env.updateDurably(ctx, "task "+task.ID+": starting", func(s *state.State) error {
 		t, ok := s.Tasks[task.ID]
 		if !ok {
 			return fmt.Errorf("task %s: %w", task.ID, state.ErrTaskNotFound)
@@ -702,7 +702,12 @@ func (env *Env) StartSupervisor(id string, extra []*os.File) (int, error) {
 	_ = cmd.Process.Release()
 	// The supervisor records itself too: a busy lock here must not make a
 	// caller believe no supervisor runs (and start a second one).
-	if err := env.update(context.Background(), id, func(t *state.Task) { t.SupervisorPID = pid }); err != nil {
+	if err := env.updateDurably(context.Background(), "task "+id+": record supervisor "+strconv.Itoa(pid), func(st *state.State) error {
+		if t := st.Tasks[id]; t != nil {
+			t.SupervisorPID = pid
+		}
+		return nil
+	}); err != nil {
 		env.say("task %s: supervisor %d started; recording its pid: %v", id, pid, err)
 	}
 	return pid, nil
@@ -717,9 +722,9 @@ func (env *Env) task(ctx context.Context, ref string) (*state.Task, error) {
 	return st.FindTask(ref)
 }
 
-// update applies fn to one task under the state lock.
+// update applies fn to one task under the state lock, durably (updateDurably).
 func (env *Env) update(ctx context.Context, id string, fn func(*state.Task)) error {
-	return env.Store.Update(ctx, func(s *state.State) error {
+	return env.updateDurably(ctx, "task "+id, func(s *state.State) error {
 		t, ok := s.Tasks[id]
 		if !ok {
 			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
@@ -733,14 +738,8 @@ func (env *Env) update(ctx context.Context, id string, fn func(*state.Task)) err
 // cancel from another process wins over a late supervisor).
 func (env *Env) setStatus(ctx context.Context, id string, s state.Status, reason string, fn func(*state.Task)) error {
 	var dropped []*state.Message
-	update := env.Store.Update
-	if s.IsTerminal() {
-		// An outcome is never dropped for a busy lock or a full disk.
-		update = func(ctx context.Context, fn func(*state.State) error) error {
-			return env.updateDurably(ctx, "task "+id+": "+string(s)+": "+reason, fn)
-		}
-	}
-	err := update(ctx, func(st *state.State) error {
+	// A status change is never dropped for a busy lock or a full disk.
+	err := env.updateDurably(ctx, "task "+id+": "+string(s)+": "+reason, func(st *state.State) error {
 		dropped = nil
 		t, ok := st.Tasks[id]
 		if !ok {

@@ -20,17 +20,18 @@ const (
 	durableGiveUp    = 10 * time.Minute
 )
 
-// updateDurably applies fn in a state update that must not be lost: the
-// end of a turn, a supervisor letting go of its task. A write that fails
-// for a reason that passes (the lock held past its timeout, a full disk,
-// an I/O error) is tried again, with backoff, for up to durableGiveUp.
-// One that cannot be written (a corrupt or newer state file, no
-// permission, or still failing then) is said on stderr, the supervisor's
-// log, with what was lost: the task then stays as it was, and
-// reconciliation finds its supervisor gone (orphaned, 'runner resume').
-// fn may run several times; each run starts from the state on disk.
+// updateDurably applies fn in a state update that must not be lost to
+// contention: the record of a dispatched task, its status changes, the
+// end of a turn, a supervisor taking or letting go of its task. A write
+// that fails for a reason that passes (the lock held past its timeout, a
+// full disk, an I/O error) is tried again, with backoff, for up to
+// durableGiveUp or until ctx ends (callers that record an outcome pass a
+// context without cancel). One that cannot be written (a corrupt or newer
+// state file, no permission, or still failing then) is said on stderr,
+// the supervisor's log, with what was lost: the task then stays as it
+// was, and reconciliation finds its process gone. fn may run several
+// times; each run starts from the state on disk.
 func (env *Env) updateDurably(ctx context.Context, what string, fn func(*state.State) error) error {
-	ctx = context.WithoutCancel(ctx)
 	wait, deadline := durableFirstWait, time.Now().Add(durableGiveUp)
 	for try := 1; ; try++ {
 		err := env.Store.Update(ctx, fn)
@@ -43,7 +44,11 @@ func (env *Env) updateDurably(ctx context.Context, what string, fn func(*state.S
 		if try == 1 || try%10 == 0 {
 			env.warn("%s: the state write failed (%v); trying again", what, err)
 		}
-		time.Sleep(wait)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
 		wait = min(2*wait, durableMaxWait)
 	}
 }

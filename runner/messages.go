@@ -231,7 +231,7 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 	for _, id := range start {
 		if _, err := env.StartSupervisor(id, nil); err != nil {
 			reason := "could not start a supervisor to deliver messages: " + err.Error()
-			_ = env.updateDurably(ctx, "task "+id+": "+reason, func(st *state.State) error {
+			_ = env.updateDurably(context.WithoutCancel(ctx), "task "+id+": "+reason, func(st *state.State) error {
 				if t := st.Tasks[id]; t != nil && t.Status == state.StatusReady && t.SupervisorPID == os.Getpid() {
 					_ = t.SetStatus(state.StatusDone, env.now(), reason)
 					t.SupervisorPID = 0

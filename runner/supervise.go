@@ -87,7 +87,7 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	// Take the task over, unless another live supervisor has it (the
 	// process that started this one, a runner msg or send, is expected).
 	owner := 0
-	if err := env.Store.Update(ctx, func(st *state.State) error {
+	if err := env.updateDurably(ctx, "task "+id+": take over", func(st *state.State) error {
 		owner = 0
 		x := st.Tasks[id]
 		if x == nil {

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# N detached dispatches started at once on the simulated agent, spread over
+# 3 projects, as a user's script or cron would (issue 13's load test): how
+# many exit 0, how many end done, and whether any task is left queued,
+# starting or running with nothing behind it.
+#
+#   scripts/load-dispatch.sh [N] [LOCK_TIMEOUT]   (defaults 200 and 10s)
+#
+# Its own tmux server (private socket) and state directory; it kills both
+# at the end. Exit 0 when every dispatch exited 0 and every task ended done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${1:-200}
+lock_timeout=${2:-10s}
+command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
+
+work=$(mktemp -d /tmp/runner-load.XXXXXX)
+sock="$work/tmux.sock"
+cleanup() {
+	tmux -S "$sock" kill-server 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+go build -o "$work/runner" ./cmd/runner
+unset TMUX
+export RUNNER_STATE_DIR="$work/state" RUNNER_TMUX_SOCKET="$sock" RUNNER_LOCK_TIMEOUT="$lock_timeout"
+export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=load GIT_AUTHOR_EMAIL=load@example.com \
+	GIT_COMMITTER_NAME=load GIT_COMMITTER_EMAIL=load@example.com
+for p in 1 2 3; do
+	mkdir -p "$work/p$p"
+	git -C "$work/p$p" init -q
+	echo "# p$p" >"$work/p$p/README.md"
+	git -C "$work/p$p" add README.md
+	git -C "$work/p$p" commit -qm init
+	"$work/runner" project add "p$p" "$work/p$p" >/dev/null
+done
+
+start=$(date +%s.%N)
+for i in $(seq 1 "$n"); do
+	p=$((i % 3 + 1))
+	( rc=0; "$work/runner" dispatch "p$p" "load task $i: say done" --agent sim --detach >"$work/out.$i" 2>"$work/err.$i" || rc=$?
+	  echo $rc >"$work/rc.$i" ) &
+done
+wait
+dispatched=$(date +%s.%N)
+
+declare -A rcs=()
+for i in $(seq 1 "$n"); do
+	rc=$(cat "$work/rc.$i")
+	rcs[$rc]=$(( ${rcs[$rc]:-0} + 1 ))
+done
+echo "dispatch exit codes: $(for k in "${!rcs[@]}"; do printf '%s×%s ' "${rcs[$k]}" "$k"; done)"
+for i in $(seq 1 "$n"); do
+	if [ "$(cat "$work/rc.$i")" != 0 ]; then
+		echo "first failed dispatch ($i): $(tail -c 300 "$work/err.$i")"
+		break
+	fi
+done
+
+# Wait for every task to end (runner wait --all), bounded.
+wait_rc=0
+"$work/runner" wait --all --timeout 10m >/dev/null 2>"$work/wait.err" || wait_rc=$?
+ended=$(date +%s.%N)
+"$work/runner" ps --all --json >"$work/ps.json"
+summary=$(python3 - "$work/ps.json" <<'EOF'
+import json, sys, collections
+tasks = json.load(open(sys.argv[1]))
+if isinstance(tasks, dict):
+    tasks = tasks.get("tasks", [])
+c = collections.Counter(t.get("status") for t in tasks)
+print(len(tasks), " ".join(f"{k}:{v}" for k, v in sorted(c.items())))
+reasons = collections.Counter()
+for t in tasks:
+    if t.get("status") != "done":
+        h = t.get("history") or []
+        reasons[(t.get("status"), (h[-1].get("reason", "") if h else "")[:90])] += 1
+for (s, r), v in reasons.most_common(5):
+    print(f"  {v} {s}: {r}")
+EOF
+)
+total=$(echo "$summary" | head -1 | cut -d' ' -f1)
+echo "tasks recorded: $summary"
+awk -v a="$start" -v b="$dispatched" -v c="$ended" -v n="$n" 'BEGIN { printf "all %d dispatches returned in %.1f s; all tasks ended %.1f s after the start\n", n, b - a, c - a }'
+echo "wait --all exit $wait_rc"
+ok=1
+[ "${rcs[0]:-0}" -eq "$n" ] || ok=0
+echo "$summary" | head -1 | grep -q "^$n done:$n$" || ok=0
+[ "$total" -eq "$n" ] || ok=0
+if [ $ok -eq 1 ]; then echo "load-dispatch: OK ($n)"; else echo "load-dispatch: FAILED ($n)"; exit 1; fi
