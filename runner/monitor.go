@@ -407,6 +407,11 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		// Next wake-up: the settle deadline, the idle deadline, or the
 		// safety check.
 		next := lastSafety.Add(safety)
+		if dirty {
+			// Written while the capture ran (the watcher's events were
+			// taken then): look again, after the debounce.
+			next = time.Now().Add(5 * time.Millisecond)
+		}
 		if candidate != "" {
 			next = minT(next, candSince.Add(settle))
 		}
