@@ -12,7 +12,7 @@ import (
 
 // sharedScreens holds the real, labelled screens of real CLIs. In CI the
 // shared directory sits beside the checkout; this test runs in <repo>/runner.
-const sharedScreens = "../../shared/screens"
+const sharedScreens = "../../../shared/screens"
 
 // fixture is one labelled screen capture.
 type fixture struct {
