@@ -536,9 +536,10 @@ func isTaskIdentityVar(k string) bool {
 func (env *Env) launch(ctx context.Context, t *state.Task, prof *profile.Profile, spec *StartSpec) error {
 	argv := append([]string(nil), spec.Argv...)
 	var hookEnv []string
+	penv := paneEnv(env, t, prof) // the agent's environment, before the hook's
 	if spec.UseHook && prof.Hook != nil && env.Exe != "" {
 		events := env.Store.TaskFile("events", t.ID)
-		chain, err := profile.UserHookChain(prof.Hook, paneEnv(env, t, prof))
+		chain, err := profile.UserHookChain(prof.Hook, penv)
 		if err != nil {
 			// runner's notify would replace the user's: refuse rather than
 			// drop it silently.
@@ -577,7 +578,7 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *profile.Profile
 			argv = append(argv, hl.Args...)
 			hookEnv = hl.Env
 			if prof.Hook.EnvMergeJSON {
-				if hookEnv, err = profile.MergeJSONEnv(paneEnv(env, t, prof), hookEnv); err != nil {
+				if hookEnv, err = profile.MergeJSONEnv(penv, hookEnv); err != nil {
 					return exit.Usagef("agent %s: runner's turn-end hook: %v (fix the variable, or run without runner's hook: --no-hook)", prof.Name, err)
 				}
 			}
@@ -588,7 +589,7 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *profile.Profile
 		size = tmuxctl.Size{Width: 200, Height: 50}
 	}
 	pane, err := env.TC.Launch(ctx, tmuxctl.WindowSpec{Session: t.Tmux.Session, Name: t.ID, Cwd: t.Dir,
-		Env: append(paneEnv(env, t, prof), hookEnv...), Argv: argv, Size: size, RemainOnExit: true, PipeTo: t.Transcript})
+		Env: append(penv, hookEnv...), Argv: argv, Size: size, RemainOnExit: true, PipeTo: t.Transcript})
 	if err != nil {
 		return fmt.Errorf("start %s in tmux: %w", prof.Name, err)
 	}

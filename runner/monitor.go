@@ -320,9 +320,11 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 				case c = <-done:
 					break waitCapture
 				case ev, ok := <-w.Events:
-					if ok {
-						handle(ev)
+					if !ok {
+						cancelCapture()
+						return obs, fmt.Errorf("watch %s: watcher closed", m.Pane)
 					}
+					handle(ev)
 					if hookEnd != nil {
 						cancelCapture()
 						return hookObservation(hookEnd, start), nil

@@ -212,6 +212,17 @@ func lastModelReply(srv *mockapi.Server, match string) (mockapi.Request, bool) {
 	return mockapi.Request{}, false
 }
 
+// firstModelReply is the first streamed turn request the mock answered
+// with text (a reply that contains answer).
+func firstModelReply(srv *mockapi.Server, answer string) (mockapi.Request, bool) {
+	for _, r := range srv.Requests() {
+		if r.Stream && len(r.Tools) > 0 && strings.HasPrefix(r.Reply, "text") && strings.Contains(r.Reply, answer) {
+			return r, true
+		}
+	}
+	return mockapi.Request{}, false
+}
+
 // TestRealAgentsAnswer: `runner dispatch --print-answer` against each real
 // CLI through the mock prints exactly the mock's answer; the record holds
 // it whole (answer, turns[].answer), its first line is the summary, the
@@ -347,9 +358,22 @@ func TestRealAgentsHookBench(t *testing.T) {
 				if code != 0 || task.Status != state.StatusDone {
 					t.Fatalf("turn %d: exit %d, status %s\n%s%s", i, code, task.Status, out, errOut)
 				}
-				req, ok := lastModelReply(r.srv, fmt.Sprintf("BENCH-%02d", i))
+				// The turn's own answer is in the record (not an earlier
+				// turn's, taken from a stale event), and done came after the
+				// model was asked and had streamed it: measured from the
+				// first request that answered it (Codex may ask again about
+				// the same prompt after its turn, and fire notify first).
+				want := fmt.Sprintf("Bench answer %02d done.", i)
+				if task.Answer != want {
+					t.Fatalf("turn %d: answer %q, want %q", i, task.Answer, want)
+				}
+				req, ok := firstModelReply(r.srv, want)
 				if !ok || req.Ended.IsZero() {
 					t.Fatalf("turn %d: the mock has no finished answer", i)
+				}
+				if doneAt(task).Before(req.Ended) {
+					t.Fatalf("turn %d: done recorded at %s, before the mock finished its answer (%s)", i,
+						doneAt(task).Format(time.RFC3339Nano), req.Ended.Format(time.RFC3339Nano))
 				}
 				d := doneAt(task).Sub(req.Ended)
 				results[cli] = append(results[cli], d)

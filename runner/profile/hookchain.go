@@ -29,10 +29,8 @@ func UserHookChain(h *Hook, kv []string) ([]string, error) {
 		return nil, nil
 	}
 	get := func(k string) string {
-		for i := len(kv) - 1; i >= 0; i-- {
-			if v, ok := strings.CutPrefix(kv[i], k+"="); ok {
-				return v
-			}
+		if v, ok := envValue(kv, k); ok {
+			return v
 		}
 		return os.Getenv(k)
 	}
@@ -164,13 +162,7 @@ func MergeJSONEnv(kv, hook []string) ([]string, error) {
 	out := make([]string, 0, len(hook))
 	for _, e := range hook {
 		k, v, _ := strings.Cut(e, "=")
-		user := ""
-		for i := len(kv) - 1; i >= 0; i-- {
-			if uv, ok := strings.CutPrefix(kv[i], k+"="); ok {
-				user = uv
-				break
-			}
-		}
+		user, _ := envValue(kv, k)
 		if strings.TrimSpace(user) == "" {
 			out = append(out, e)
 			continue
@@ -199,4 +191,14 @@ func MergeJSONEnv(kv, hook []string) ([]string, error) {
 		out = append(out, k+"="+string(b))
 	}
 	return out, nil
+}
+
+// envValue is the value of k in kv (KEY=VALUE entries; the last wins).
+func envValue(kv []string, k string) (string, bool) {
+	for i := len(kv) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(kv[i], k+"="); ok {
+			return v, true
+		}
+	}
+	return "", false
 }
