@@ -12,8 +12,7 @@ import (
 // update queued by then in order, and writes the file once (one durable
 // rename for the batch). Each update still sees the effect of the ones
 // before it, and one that fails (or panics) leaves no trace: the state is
-// rolled back to its encoding after the last update that succeeded, which
-// the codec makes exact. Each caller gets its own update's result. A
+// rolled back to a copy taken after the last update that succeeded. Each caller gets its own update's result. A
 // batch holds the updates queued when its leader takes over; a caller that
 // arrives later waits for the next batch, led by the first of them.
 //
@@ -175,59 +174,52 @@ func (s *Store) applyBatch(batch []*updateReq, unlock func(), lockErr error) {
 		}
 		return
 	}
-	var pruned []string // the tasks this write prunes
-	renamed, werr := func() (bool, error) {
+	res, werr := func() (writeResult, error) {
 		defer unlock()
 		st, raw, err := s.load()
 		if err != nil {
-			return false, err
+			return writeResult{}, err
 		}
-		good := raw // the file text of the last good state ("" = none yet)
 		applied := 0
+		var good *State // the state after the last update that succeeded
 		for i, r := range batch {
 			if err := r.ctx.Err(); err != nil {
 				results[i].err = err
 				continue
 			}
+			if len(batch) > 1 && good == nil {
+				good = st.clone()
+			}
 			results[i] = callUpdate(r.fn, st)
 			if results[i].err == nil && !results[i].panicked {
 				applied++
-				if i < len(batch)-1 {
-					// Snapshot for a later update that fails.
-					header, body, err := encode(st, len(good))
-					if err != nil {
-						return false, err
-					}
-					good = string(joinFile(header(st.Generation, st.Updated), body))
+				if i < len(batch)-1 && len(batch) > 1 {
+					good = st.clone()
 				}
 				continue
 			}
 			// Roll back what the failed update did, in place: the
 			// updates before it may hold on to st.
-			prev := New()
-			if good != "" {
-				if prev, err = parse(s.Path(), good); err != nil {
-					return false, fmt.Errorf("roll back a failed update: %w", err)
-				}
+			if good != nil {
+				*st = *good.clone()
 			}
-			*st = *prev
 		}
 		if applied == 0 {
-			return false, nil
+			return writeResult{}, nil
 		}
-		now := time.Now().UTC()
-		if s.Retention > 0 {
-			pruned = prune(st, now.Add(-s.Retention))
-			pruneMessages(st, now.Add(-s.Retention))
+		res, err := s.write(st, raw, time.Now().UTC())
+		if err == nil && st.onPruned != nil {
+			st.onPruned(res.pruned)
 		}
-		return s.write(st, raw, now)
+		return res, err
 	}()
-	if werr == nil && renamed {
+	if werr == nil && res.renamed {
 		// After the lock is released: the next writer's work overlaps
 		// this fsync. The updates are acknowledged once it is durable.
 		werr = s.syncDir()
 		if werr == nil {
-			s.removeTaskFiles(pruned)
+			removeFiles(s.dir, res.remove)
+			s.removeTaskFiles(res.pruned)
 		}
 	}
 	if werr != nil {

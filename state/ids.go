@@ -3,7 +3,6 @@ package state
 import (
 	"crypto/rand"
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -60,37 +59,6 @@ func ValidTaskID(id string) bool {
 		}
 	}
 	return true
-}
-
-// FindTask returns the task whose id is ref or starts with ref, like git
-// accepts any unique prefix of a hash. The "t_" may be left out. No match is
-// an error wrapping ErrTaskNotFound; more than one is an error wrapping
-// ErrAmbiguousTask that lists the candidates.
-func (s *State) FindTask(ref string) (*Task, error) {
-	if t, ok := s.Tasks[ref]; ok {
-		return t, nil
-	}
-	prefix := ref
-	if !strings.HasPrefix(prefix, TaskIDPrefix) {
-		prefix = TaskIDPrefix + prefix
-	}
-	if ref == "" || prefix == TaskIDPrefix {
-		return nil, &TaskNotFoundError{Ref: ref}
-	}
-	var matches []string
-	for id := range s.Tasks {
-		if strings.HasPrefix(id, prefix) {
-			matches = append(matches, id)
-		}
-	}
-	switch len(matches) {
-	case 0:
-		return nil, &TaskNotFoundError{Ref: ref}
-	case 1:
-		return s.Tasks[matches[0]], nil
-	}
-	sort.Strings(matches)
-	return nil, &AmbiguousTaskError{Ref: ref, Matches: matches}
 }
 
 // TaskNotFoundError says no task id matches a reference.

@@ -43,12 +43,19 @@ func helperCount(dir, name string, n int, ack bool) {
 		os.Exit(1)
 	}
 	s.LockTimeout = 5 * time.Minute
+	s.ArchiveAfter = 3
 	ctx := context.Background()
 	for i := 0; n < 0 || i < n; i++ {
 		var v int
 		err := s.Update(ctx, func(st *State) error {
 			v = counter(st, name) + 1
 			setCounter(st, name, v)
+			if ack {
+				// Every acknowledged update also changes a record and
+				// adds a finished task, so kills land in record and
+				// archive writes too.
+				ackTasks(st, v)
+			}
 			return nil
 		})
 		if err != nil {
@@ -74,4 +81,21 @@ func counter(st *State, name string) int {
 
 func setCounter(st *State, name string, v int) {
 	st.Projects[name] = &Project{Name: name, Dir: "/n/" + strconv.Itoa(v)}
+}
+
+// ackCounterTask is the task whose Answer the ack helper sets to the
+// counter on every update.
+const ackCounterTask = "t_0counter"
+
+func ackTasks(st *State, v int) {
+	now := time.Now().UTC()
+	t := st.Task(ackCounterTask)
+	if t == nil {
+		t = &Task{ID: ackCounterTask, Dir: "/d", Agent: "sim", Status: StatusRunning, Created: now}
+		st.Tasks[t.ID] = t
+	}
+	t.Answer = strconv.Itoa(v)
+	id := fmt.Sprintf("t_%08d", v)
+	st.Tasks[id] = &Task{ID: id, Dir: "/d", Agent: "sim", Text: "task " + strconv.Itoa(v) + "\nsecond line",
+		Status: StatusDone, Created: now, Ended: now, Reclaimed: now}
 }

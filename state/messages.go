@@ -140,13 +140,17 @@ func (s *State) messages(keep func(*Message) bool) []*Message {
 			out = append(out, m)
 		}
 	}
+	sortMessages(out)
+	return out
+}
+
+func sortMessages(out []*Message) {
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].Created.Equal(out[j].Created) {
 			return out[i].Created.Before(out[j].Created)
 		}
 		return out[i].ID < out[j].ID
 	})
-	return out
 }
 
 // Root returns the root of task id's lineage (the task itself when it has
@@ -155,12 +159,12 @@ func (s *State) messages(keep func(*Message) bool) []*Message {
 func (s *State) Root(id string) string {
 	seen := map[string]bool{}
 	for {
-		t, ok := s.Tasks[id]
-		if !ok || t.Parent == "" || seen[id] {
+		t := s.lookup(id)
+		if t == nil || t.Parent == "" || seen[id] {
 			return id
 		}
 		seen[id] = true
-		if _, ok := s.Tasks[t.Parent]; !ok {
+		if s.lookup(t.Parent) == nil {
 			return t.Parent
 		}
 		id = t.Parent
@@ -177,14 +181,20 @@ func (m *Message) SetMessageStatus(st MessageStatus, at time.Time, reason string
 	}
 }
 
-// pruneMessages removes the messages of tasks that are gone and the
-// finished messages (not pending or delivering) older than cutoff.
+// pruneMessages removes the finished messages (not pending or
+// delivering) that ended before cutoff (none for a zero cutoff), and marks
+// dropped the open ones whose recipient left the index: archived or pruned
+// tasks have ended, and nothing will deliver to them.
 func pruneMessages(st *State, cutoff time.Time) {
 	for id, m := range st.Messages {
-		_, to := st.Tasks[m.To]
-		open := m.Status == MessagePending || m.Status == MessageDelivering
-		if !to || (!open && !m.Delivered.IsZero() && m.Delivered.Before(cutoff)) {
-			delete(st.Messages, id)
+		if finishedMessage(m) {
+			if !cutoff.IsZero() && !m.Delivered.IsZero() && m.Delivered.Before(cutoff) {
+				delete(st.Messages, id)
+			}
+			continue
+		}
+		if _, ok := st.Tasks[m.To]; !ok {
+			m.SetMessageStatus(MessageDropped, time.Now().UTC(), "the recipient "+m.To+" has ended")
 		}
 	}
 }

@@ -6,13 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -75,6 +73,10 @@ type Store struct {
 	// JournalKeep is how many rotated files (journal.jsonl.1 …) are kept.
 	JournalMaxBytes int64
 	JournalKeep     int
+	// ArchiveAfter is how many finished tasks with no open window the
+	// index keeps whole; older ones go to the archive. Zero or less means
+	// DefaultArchiveAfter.
+	ArchiveAfter int
 }
 
 // Open returns the store in dir. It writes nothing: the directory is created
@@ -139,178 +141,276 @@ func (s *Store) Update(ctx context.Context, fn func(*State) error) error {
 	return s.combinedUpdate(ctx, fn)
 }
 
-// Prune removes now the finished tasks that ended more than olderThan ago and
-// returns their ids, sorted by creation time.
+// Prune removes now the finished tasks that ended more than olderThan ago,
+// from the index and the archive, with their files, and returns their ids,
+// sorted.
 func (s *Store) Prune(ctx context.Context, olderThan time.Duration) ([]string, error) {
 	var removed []string
 	err := s.Update(ctx, func(st *State) error {
-		cutoff := time.Now().Add(-olderThan)
-		removed = prune(st, cutoff)
-		pruneMessages(st, cutoff)
+		st.pruneNow, st.pruneCutoff = true, time.Now().Add(-olderThan)
+		st.onPruned = func(ids []string) { removed = ids }
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.removeTaskFiles(removed)
+	sort.Strings(removed)
 	return removed, nil
 }
 
-// prune removes terminal tasks that ended before cutoff and returns their
-// ids, oldest first.
+// prune removes the terminal tasks of the index that ended before cutoff
+// (none for a zero cutoff) and returns their ids.
 func prune(st *State, cutoff time.Time) []string {
-	var removed []*Task
+	if cutoff.IsZero() {
+		return nil
+	}
+	var removed []string
 	for id, t := range st.Tasks {
 		if t.Status.IsTerminal() && !t.Ended.IsZero() && t.Ended.Before(cutoff) {
 			delete(st.Tasks, id)
-			removed = append(removed, t)
+			removed = append(removed, id)
 		}
 	}
-	if len(removed) == 0 {
-		return nil
-	}
-	sort.Slice(removed, func(i, j int) bool {
-		if !removed[i].Created.Equal(removed[j].Created) {
-			return removed[i].Created.Before(removed[j].Created)
-		}
-		return removed[i].ID < removed[j].ID
-	})
-	ids := make([]string, len(removed))
-	for i, t := range removed {
-		ids[i] = t.ID
-	}
-	return ids
+	sort.Strings(removed)
+	return removed
 }
 
-// load reads and parses state.json. It also returns the file's content
-// ("" if there is no file), so write can tell whether anything changed.
-func (s *Store) load() (*State, string, error) {
+// load reads state.json and the records of the tasks in it. It also
+// returns the file's content (nil if there is no file), so write can tell
+// whether anything changed. It takes no lock: a writer that supersedes a
+// record between the reads of the index and of the record makes it read
+// the index again.
+func (s *Store) load() (*State, []byte, error) {
 	p := s.Path()
-	raw, err := readString(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return New(), "", nil
+	for attempt := 0; ; attempt++ {
+		raw, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			st := New()
+			st.dir = s.dir
+			return st, nil, nil
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("read state file %s: %w", p, err)
+		}
+		st, err := s.parse(p, raw)
+		var gone *recordGoneError
+		if errors.As(err, &gone) && attempt < 50 {
+			if now, rerr := os.ReadFile(p); rerr == nil && !bytes.Equal(now, raw) {
+				continue // a writer moved on: read its index
+			}
+			if attempt < 3 {
+				time.Sleep(time.Millisecond)
+				continue
+			}
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, raw, nil
 	}
-	if err != nil {
-		return nil, "", fmt.Errorf("read state file %s: %w", p, err)
-	}
-	st, err := parse(p, raw)
-	if err != nil {
-		return nil, "", err
-	}
-	return st, raw, nil
 }
 
-// readString reads a whole file into a string without the copy a
-// conversion from []byte would make: the decoder keeps substrings of it.
-func readString(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	var b strings.Builder
-	if fi, err := f.Stat(); err == nil {
-		b.Grow(int(fi.Size()) + 512)
-	}
-	if _, err := io.Copy(&b, f); err != nil {
-		return "", err
-	}
-	return b.String(), nil
+// recordGoneError says the index names a record file that is not there.
+type recordGoneError struct {
+	path string
+	err  error
 }
 
-// parse decodes a state file, checking its version. The fast decoder reads
-// the files runner writes; anything it does not understand is decoded by
-// encoding/json, whose answer (and error) is the reference.
-func parse(path string, raw string) (*State, error) {
-	st, err := decodeFast(raw)
-	if err != nil {
-		st = new(State)
-		err = json.Unmarshal([]byte(raw), st)
+func (e *recordGoneError) Error() string {
+	return fmt.Sprintf("the index names the record %s, which cannot be read: %v (run 'runner state repair')", e.path, e.err)
+}
+
+func (e *recordGoneError) Unwrap() error { return ErrCorrupt }
+
+// parse decodes a state file and the records it names, checking its
+// version. A version 1 or 2 file (whole tasks inline) is read as it is;
+// the first write converts it.
+func (s *Store) parse(path string, raw []byte) (*State, error) {
+	var probe struct {
+		Version int `json:"version"`
 	}
-	if err != nil {
-		// A newer runner may have changed the shape: say so rather than
-		// "corrupt" when the version says it is newer.
-		var probe struct {
-			Version int `json:"version"`
-		}
-		if json.Unmarshal([]byte(raw), &probe) == nil && probe.Version > Version {
-			return nil, &NewerVersionError{Path: path, Version: probe.Version}
-		}
+	if err := json.Unmarshal(raw, &probe); err != nil {
 		if len(raw) == 0 {
 			err = errors.New("the file is empty")
 		}
 		return nil, &CorruptError{Path: path, Err: err}
 	}
 	switch {
-	case st.Version > Version:
-		return nil, &NewerVersionError{Path: path, Version: st.Version}
-	case st.Version < 1:
-		return nil, &CorruptError{Path: path, Err: fmt.Errorf("no valid schema version (got %d)", st.Version)}
+	case probe.Version > Version:
+		return nil, &NewerVersionError{Path: path, Version: probe.Version}
+	case probe.Version < 1:
+		return nil, &CorruptError{Path: path, Err: fmt.Errorf("no valid schema version (got %d)", probe.Version)}
+	case probe.Version < Version:
+		return parseLegacy(s.dir, path, raw)
+	}
+	var ix indexFile
+	if err := json.Unmarshal(raw, &ix); err != nil {
+		return nil, &CorruptError{Path: path, Err: err}
+	}
+	st := &State{
+		Version: ix.Version, Generation: ix.Generation, Updated: ix.Updated,
+		Projects: ix.Projects, Tasks: make(map[string]*Task, len(ix.Tasks)), Messages: ix.Messages,
+		dir: s.dir, arch: ix.Archive, retired: ix.Retired, base: make(map[string]baseOf, len(ix.Tasks)),
+	}
+	for id, e := range ix.Tasks {
+		if e == nil || e.ID != id || !ValidTaskID(id) {
+			return nil, &CorruptError{Path: path, Err: fmt.Errorf("bad task entry %q", id)}
+		}
+		rec, err := readRecord(s.dir, id, e.Record)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &recordGoneError{path: recordPath(s.dir, id, e.Record), err: err}
+		}
+		if err != nil {
+			return nil, err
+		}
+		t := rec.clone()
+		e.applyHot(t)
+		st.Tasks[id] = t
+		st.base[id] = baseOf{rec: rec, gen: e.Record}
 	}
 	st.normalize()
 	return st, nil
 }
 
-// encode renders st as the file's bytes: a header with the version,
-// generation and time, then the body. The body is returned on its own too so
-// write can compare it with the file on disk without encoding twice.
-func encode(st *State, sizeHint int) (header func(gen uint64, updated time.Time) []byte, body []byte, err error) {
-	header = func(gen uint64, updated time.Time) []byte {
-		b := make([]byte, 0, 96)
-		b = append(b, `{"version":`...)
-		b = strconv.AppendInt(b, int64(st.Version), 10)
-		b = append(b, `,"generation":`...)
-		b = strconv.AppendUint(b, gen, 10)
-		if !updated.IsZero() {
-			b = append(b, `,"updated":"`...)
-			b = updated.AppendFormat(b, time.RFC3339Nano)
-			b = append(b, '"')
-		}
-		return append(b, ',')
+// index returns the index file of st, each task's entry naming its record
+// generation in st.base.
+func (st *State) index() *indexFile {
+	ix := &indexFile{
+		Version: Version, Generation: st.Generation, Updated: st.Updated,
+		Projects: st.Projects, Tasks: make(map[string]*entry, len(st.Tasks)),
+		Messages: st.Messages, Archive: st.arch, Retired: st.retired,
 	}
-	body, err = encodeFast(make([]byte, 0, sizeHint+4096), st)
-	if err != nil {
-		// json.Marshal fails on the same values; let it say why.
-		full, jerr := json.Marshal(st)
-		if jerr == nil {
-			// Not expected: the codec tests hold the two to the same
-			// output. Use the reference, without its header.
-			h := header(st.Generation, st.Updated)
-			if bytes.HasPrefix(full, h) {
-				return header, append([]byte{'{'}, full[len(h):]...), nil
-			}
-			jerr = fmt.Errorf("%v (and json.Marshal wrote an unexpected header)", err)
-		}
-		return nil, nil, fmt.Errorf("encode state: %w", jerr)
+	for id, t := range st.Tasks {
+		ix.Tasks[id] = toEntry(t, st.base[id].gen)
 	}
-	return header, body, nil
+	return ix
 }
 
-// write renames st into place unless it is unchanged from raw (the bytes
-// load read) and reports whether it did. The caller must then call syncDir
-// to make the rename durable. Called with the lock held.
-func (s *Store) write(st *State, raw string, now time.Time) (bool, error) {
-	st.Version = Version
-	header, body, err := encode(st, len(raw))
-	if err != nil {
-		return false, err
-	}
-	if raw != "" && raw == string(joinFile(header(st.Generation, st.Updated), body)) {
-		return false, nil
-	}
-	st.Generation++
-	st.Updated = now
-	if err := s.writeFile(joinFile(header(st.Generation, st.Updated), body)); err != nil {
-		return false, err
-	}
-	return true, nil
+// writeResult is what a write did, for the caller to finish once the
+// index is durable.
+type writeResult struct {
+	renamed bool
+	// remove lists the files (relative to the state directory) no index
+	// names any more: superseded records and segments.
+	remove []string
+	// pruned lists the tasks whose files go too.
+	pruned []string
 }
 
-func joinFile(header, body []byte) []byte {
-	b := make([]byte, 0, len(header)+len(body))
-	b = append(b, header...)
-	b = append(b, body[1:]...) // body starts with '{'
-	return append(b, '\n')
+// write writes st unless nothing changed since raw (the bytes load read):
+// first the records of the tasks whose bulk changed and the new archive
+// segments (each fsynced, then their directories), then the index (temp
+// file, fsync, rename). The caller fsyncs the state directory to make the
+// rename durable, then removes res.remove. Called with the lock held.
+func (s *Store) write(st *State, raw []byte, now time.Time) (res writeResult, err error) {
+	var changed []*Task
+	for id, t := range st.Tasks {
+		if b, ok := st.base[id]; !ok || !sameBulk(b.rec, t) {
+			changed = append(changed, t)
+		}
+	}
+	if len(changed) == 0 && len(st.promoted) == 0 && !st.pruneNow && raw != nil && st.Version == Version {
+		b, err := json.Marshal(st.index())
+		if err != nil {
+			return res, fmt.Errorf("encode state: %w", err)
+		}
+		if bytes.Equal(append(b, '\n'), raw) {
+			return res, nil
+		}
+	}
+	gen := st.Generation + 1
+	if st.base == nil {
+		st.base = map[string]baseOf{}
+	}
+	res.remove = append(res.remove, st.retired...) // what the last write retired
+	var retired []string
+	many := haveSyncFS && len(changed) > manyRecords
+	for _, t := range changed {
+		if old, ok := st.base[t.ID]; ok {
+			retired = append(retired, recordRel(t.ID, old.gen))
+		}
+		if _, err := writeRecord(s.dir, t, gen, many); err != nil {
+			return res, err
+		}
+		st.base[t.ID] = baseOf{rec: records.get(recordPath(s.dir, t.ID, gen)), gen: gen}
+	}
+	if len(changed) > 0 {
+		tasksDir := filepath.Join(s.dir, "tasks")
+		err := syncPath(tasksDir)
+		if err == nil && many {
+			err = syncFS(tasksDir)
+		}
+		if err != nil {
+			return res, fmt.Errorf("fsync %s: %w (the previous state is intact)", tasksDir, err)
+		}
+	}
+	var cutoff time.Time
+	if s.Retention > 0 {
+		cutoff = now.Add(-s.Retention)
+	}
+	if st.pruneNow {
+		cutoff = st.pruneCutoff
+	}
+	for _, id := range prune(st, cutoff) {
+		retired = append(retired, recordRel(id, st.base[id].gen))
+		delete(st.base, id)
+		res.pruned = append(res.pruned, id)
+	}
+	pruneMessages(st, cutoff)
+	w := &segmentWriter{dir: s.dir, gen: gen}
+	keep := s.ArchiveAfter
+	if keep <= 0 {
+		keep = DefaultArchiveAfter
+	}
+	step := s.Retention / 24
+	if st.pruneNow {
+		step = 0
+	}
+	prunedArchived, err := st.archive(w, keep, cutoff, step)
+	if err != nil {
+		return res, err
+	}
+	for _, e := range prunedArchived {
+		retired = append(retired, recordRel(e.ID, e.Record))
+		res.pruned = append(res.pruned, e.ID)
+	}
+	for id := range st.base {
+		if _, ok := st.Tasks[id]; !ok {
+			delete(st.base, id) // archived: its record stays, named by its segment
+		}
+	}
+	if len(w.added) > 0 {
+		if err := syncPath(filepath.Join(s.dir, archiveDir)); err != nil {
+			return res, fmt.Errorf("fsync %s: %w", filepath.Join(s.dir, archiveDir), err)
+		}
+	}
+	retired = append(retired, w.retired...)
+	if st.legacy != 0 {
+		if err := s.keepLegacy(st.legacy); err != nil {
+			return res, err
+		}
+	}
+	st.Version, st.Generation, st.Updated, st.retired = Version, gen, now, retired
+	st.pruneNow, st.legacy = false, 0
+	b, err := json.Marshal(st.index())
+	if err != nil {
+		return res, fmt.Errorf("encode state: %w", err)
+	}
+	if err := s.writeFile(append(b, '\n')); err != nil {
+		return res, err
+	}
+	res.renamed = true
+	res.remove = append(res.remove, retired...)
+	return res, nil
+}
+
+// manyRecords is how many records one write fsyncs one by one; past it,
+// one syncfs(2) of the file system is cheaper.
+const manyRecords = 16
+
+// recordRel is the path of a record relative to the state directory.
+func recordRel(id string, gen uint64) string {
+	return filepath.Join("tasks", id+"."+strconv.FormatUint(gen, 10)+".json")
 }
 
 // writeFile replaces state.json with data: temp file, fsync, keep the

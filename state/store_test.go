@@ -129,7 +129,7 @@ func TestUpdateWritesAndReads(t *testing.T) {
 	}
 	// The previous generation is kept for Repair.
 	mustUpdate(t, s, func(st *State) error { delete(st.Projects, "api"); return nil })
-	prev, err := parse("prev", string(readFile(t, filepath.Join(s.Dir(), prevFile))))
+	prev, err := s.parse("prev", readFile(t, filepath.Join(s.Dir(), prevFile)))
 	if err != nil || prev.Projects["api"] == nil || prev.Generation != 1 {
 		t.Fatalf("state.json.prev = %+v, %v; want generation 1 with api", prev, err)
 	}
@@ -486,8 +486,17 @@ func TestKilledWriters(t *testing.T) {
 		if err != nil {
 			t.Fatalf("kill %d: state does not read: %v", i, err)
 		}
-		if got := counter(st, "k"); got < acked {
+		got := counter(st, "k")
+		if got < acked {
 			t.Fatalf("kill %d: counter %d but %d was acknowledged", i, got, acked)
+		}
+		// The records and the archive agree with the index.
+		if got > 0 {
+			ct := st.Task(ackCounterTask)
+			all, err := st.AllTasks()
+			if err != nil || ct == nil || ct.Answer != strconv.Itoa(got) || len(all) != got+1 {
+				t.Fatalf("kill %d: counter %d, but the counter task is %+v and %d tasks are listed (%v)", i, got, ct, len(all), err)
+			}
 		}
 	}
 	// The store still works: the lock died with its holders, leftovers are reused.

@@ -3,6 +3,7 @@ package state
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -14,14 +15,21 @@ import (
 // with a higher version is refused (ErrNewerVersion).
 //
 // Version 2 added the messages between tasks (State.Messages and the
-// Task.Handling fields); a version-1 file is read as is.
-const Version = 2
+// Task.Handling fields). Version 3 split the file: state.json became the
+// index of hot fields, each task's whole record went to its own file, and
+// finished tasks and messages to archive segments. A version 1 or 2 file is
+// read as it is and converted by the first write, which keeps the old file
+// as state.json.v<N>-backup.
+const Version = 3
 
 // MaxTurns bounds a task's turn log: AddTurn keeps only the most recent
 // MaxTurns summaries.
 const MaxTurns = 20
 
-// State is the whole shared state: the project registry and the task records.
+// State is the shared state as one process sees it: the project registry,
+// the tasks of the index (active ones, finished ones whose window is open,
+// and the latest finished ones) whole, and the messages. Finished tasks
+// beyond those are archived: Task, FindTask and AllTasks reach them.
 type State struct {
 	// Version is the schema version of the file (see Version).
 	Version int `json:"version"`
@@ -33,8 +41,28 @@ type State struct {
 	Projects map[string]*Project `json:"projects"`
 	// Tasks maps a task id to its record.
 	Tasks map[string]*Task `json:"tasks"`
-	// Messages maps a message id to the message (see Message).
+	// Messages maps a message id to the message (see Message): the open
+	// ones and the latest finished ones; older finished messages are in
+	// the archive (AllMessages, MessageHistory).
 	Messages map[string]*Message `json:"messages,omitempty"`
+
+	dir      string            // the state directory, for the archive and records
+	arch     archiveIndex      // the archive segments
+	base     map[string]baseOf // each index task's record as it is on disk
+	promoted map[string]string // tasks taken back out of an archive segment
+	retired  []string          // files the last write superseded
+	legacy   int               // the version of the file read, if older
+	// Prune's request, carried to the write.
+	pruneNow    bool
+	pruneCutoff time.Time
+	onPruned    func([]string)
+}
+
+// baseOf is a task's record as last written: the decoded file (shared by
+// the cache: never changed) and its generation.
+type baseOf struct {
+	rec *Task
+	gen uint64
 }
 
 // Project is a registered project: a name for a working directory.
@@ -209,6 +237,11 @@ type Task struct {
 	// approval rules, commit and notify settings), as the runner package
 	// serialises them.
 	Settings json.RawMessage `json:"settings,omitempty"`
+
+	// Archived is set on a task listed from the archive without its
+	// record (State.AllTasks): it has the hot fields, and the first line
+	// of its text as Text. State.Task reads the whole record.
+	Archived bool `json:"archived,omitempty"`
 }
 
 // SetStatus moves the task to status s at time at, recording reason in the
@@ -279,7 +312,7 @@ func statusList() string {
 
 // New returns an empty state at the current Version.
 func New() *State {
-	return &State{Version: Version, Projects: map[string]*Project{}, Tasks: map[string]*Task{}}
+	return &State{Version: Version, Projects: map[string]*Project{}, Tasks: map[string]*Task{}, base: map[string]baseOf{}}
 }
 
 // ProjectList returns the projects sorted by name.
@@ -292,18 +325,14 @@ func (s *State) ProjectList() []Project {
 	return out
 }
 
-// TaskList returns the tasks sorted by creation time, oldest first (ties by id).
+// TaskList returns the tasks of the index sorted by creation time, oldest
+// first (ties by id). AllTasks adds the archived ones.
 func (s *State) TaskList() []*Task {
 	out := make([]*Task, 0, len(s.Tasks))
 	for _, t := range s.Tasks {
 		out = append(out, t)
 	}
-	slices.SortFunc(out, func(a, b *Task) int {
-		if c := a.Created.Compare(b.Created); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	sortTasks(out)
 	return out
 }
 
@@ -315,4 +344,35 @@ func (s *State) normalize() {
 	if s.Tasks == nil {
 		s.Tasks = map[string]*Task{}
 	}
+	if s.base == nil {
+		s.base = map[string]baseOf{}
+	}
+}
+
+// clone returns a deep copy of s, to roll back to (see applyBatch).
+func (s *State) clone() *State {
+	c := *s
+	c.Projects = make(map[string]*Project, len(s.Projects))
+	for k, p := range s.Projects {
+		v := *p
+		c.Projects[k] = &v
+	}
+	c.Tasks = make(map[string]*Task, len(s.Tasks))
+	for k, t := range s.Tasks {
+		c.Tasks[k] = t.clone()
+	}
+	if s.Messages != nil {
+		c.Messages = make(map[string]*Message, len(s.Messages))
+		for k, m := range s.Messages {
+			v := *m
+			c.Messages[k] = &v
+		}
+	}
+	c.base = maps.Clone(s.base)
+	c.promoted = maps.Clone(s.promoted)
+	c.arch.Tasks = slices.Clone(s.arch.Tasks)
+	c.arch.Messages = slices.Clone(s.arch.Messages)
+	c.arch.PerRoot = maps.Clone(s.arch.PerRoot)
+	c.retired = slices.Clone(s.retired)
+	return &c
 }

@@ -1,0 +1,169 @@
+package state
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// A task's record file, tasks/<id>.<generation>.json, holds the whole task
+// as encoding/json writes a Task. It is written once per generation that
+// changed the task's bulk (text, history, turns, answer, settings, …) and
+// never modified after: a new generation is a new file, durable before the
+// index that names it, and the superseded one is removed once that index
+// is durable. A task whose hot fields alone changed keeps its record; the
+// index entry is what says where it stands.
+
+// recordPath returns the path of task id's record of generation gen.
+func recordPath(dir, id string, gen uint64) string {
+	return filepath.Join(dir, "tasks", id+"."+strconv.FormatUint(gen, 10)+".json")
+}
+
+// parseRecordName splits a record file's name into its task id and
+// generation; ok is false for any other file.
+func parseRecordName(name string) (id string, gen uint64, ok bool) {
+	rest, found := strings.CutSuffix(name, ".json")
+	if !found {
+		return "", 0, false
+	}
+	id, g, found := strings.Cut(rest, ".")
+	if !found || !ValidTaskID(id) {
+		return "", 0, false
+	}
+	gen, err := strconv.ParseUint(g, 10, 64)
+	return id, gen, err == nil
+}
+
+// records caches decoded record files for the whole process: a
+// supervisor's updates then read only the records that changed since its
+// last one. Keyed by path; a path's content never changes (a new
+// generation is a new file), so an entry is valid as long as it exists.
+// The entries of a task's older generations are dropped when a newer one
+// is cached.
+var records = &recordCache{m: map[string]*Task{}, latest: map[string]string{}}
+
+type recordCache struct {
+	mu     sync.Mutex
+	m      map[string]*Task  // path → decoded record (never handed out: clone it)
+	latest map[string]string // dir + id → the path cached for it
+}
+
+func (c *recordCache) get(path string) *Task {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[path]
+}
+
+func (c *recordCache) put(dir, id, path string, t *Task) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := dir + "\x00" + id
+	if old, ok := c.latest[key]; ok && old != path {
+		delete(c.m, old)
+	}
+	c.latest[key] = path
+	c.m[path] = t
+}
+
+// forget drops the cached records of dir (tests that rewrite files by hand).
+func (c *recordCache) forget(dir string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for key, p := range c.latest {
+		if strings.HasPrefix(key, dir+"\x00") {
+			delete(c.m, p)
+			delete(c.latest, key)
+		}
+	}
+}
+
+// readRecord returns task id's record of generation gen, from the cache or
+// the file. The result is shared: callers clone before changing it. A
+// missing file is an error wrapping fs.ErrNotExist.
+func readRecord(dir, id string, gen uint64) (*Task, error) {
+	p := recordPath(dir, id, gen)
+	if t := records.get(p); t != nil {
+		return t, nil
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	t := new(Task)
+	if err := json.Unmarshal(b, t); err != nil {
+		return nil, &CorruptError{Path: p, Err: err}
+	}
+	if t.ID != id {
+		return nil, &CorruptError{Path: p, Err: fmt.Errorf("the record is of task %q", t.ID)}
+	}
+	t.Archived = false
+	records.put(dir, id, p, t)
+	return t, nil
+}
+
+// writeRecord writes t as its record of generation gen: the whole file,
+// then fsync unless nosync (the caller then makes it durable with syncFS).
+// The caller fsyncs the tasks directory before it writes an
+// index that names the file. A file of that name left by a write that
+// crashed before its index is simply replaced: no index names it.
+func writeRecord(dir string, t *Task, gen uint64, nosync bool) (string, error) {
+	c := t.clone()
+	c.Archived = false
+	b, err := json.Marshal(c)
+	if err != nil {
+		return "", fmt.Errorf("encode the record of task %s: %w", t.ID, err)
+	}
+	p := recordPath(dir, t.ID, gen)
+	if err := writeFileSync(p, append(b, '\n'), !nosync); err != nil {
+		return "", fmt.Errorf("write the record of task %s: %w", t.ID, err)
+	}
+	records.put(dir, t.ID, p, c)
+	return p, nil
+}
+
+// writeSynced creates (or truncates) path, writes data and fsyncs it,
+// creating the parent directory (0700) if needed. On failure the file is
+// removed.
+func writeSynced(path string, data []byte) error { return writeFileSync(path, data, true) }
+
+// writeFileSync is writeSynced, with the fsync only if sync is set.
+func writeFileSync(path string, data []byte, sync bool) (err error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if os.IsNotExist(err) {
+		if err = os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
+			f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(path)
+		}
+	}()
+	if err := writeData(f, data); err != nil {
+		return err
+	}
+	if sync {
+		if err := f.Sync(); err != nil {
+			return err
+		}
+	}
+	return f.Close()
+}
+
+// syncPath fsyncs a directory, making the names created in it durable.
+func syncPath(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
