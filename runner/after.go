@@ -85,9 +85,9 @@ func (e *DependencyError) Is(target error) bool { return target == ErrCancelled 
 func checkDependencies(st *state.State, after []string) (ready bool, err error) {
 	ready = true
 	for _, id := range after {
-		d, ok := st.Tasks[id]
+		d := st.Task(id)
 		switch {
-		case !ok:
+		case d == nil:
 			return false, &DependencyError{Task: id}
 		case d.Status == state.StatusDone:
 		case d.Status.IsTerminal():
@@ -126,8 +126,8 @@ func (env *Env) waitDependencies(ctx context.Context, id string) error {
 	safety := time.NewTicker(5 * time.Second)
 	defer safety.Stop()
 	for {
-		t, ok := st.Tasks[id]
-		if !ok {
+		t := st.Task(id)
+		if t == nil {
 			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
 		}
 		if t.Status != state.StatusQueued {

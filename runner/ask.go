@@ -375,8 +375,8 @@ func ResolveAskTargets(st *state.State, caller string, refs []string) ([]*state.
 			if caller == "" {
 				return nil, exit.Usagef("ask %s: not inside a task (RUNNER_TASK_ID is not set): only an agent in a runner pane has siblings; give task ids or %s", AskSiblings, AskAll)
 			}
-			self, ok := st.Tasks[caller]
-			if !ok {
+			self := st.Task(caller)
+			if self == nil {
 				return nil, exit.Usagef("ask %s: the calling task %s (RUNNER_TASK_ID) is not in the state (pruned?); give task ids or %s", AskSiblings, caller, AskAll)
 			}
 			if self.Parent == "" {

@@ -82,7 +82,7 @@ func RenderAwareness(st *state.State, self *state.Task, opts AwarenessOptions) s
 	var family []*state.Task
 	inFamily := map[string]bool{}
 	if self.Parent != "" {
-		if p := st.Tasks[self.Parent]; p != nil {
+		if p := st.Task(self.Parent); p != nil {
 			family = append(family, p)
 			inFamily[p.ID] = true
 		}

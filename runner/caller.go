@@ -25,7 +25,7 @@ func callerTask(ctx context.Context, env *Env, st *state.State) string {
 // them if needed).
 func callerTaskIn(ctx context.Context, env *Env, st *state.State, panes []tmuxctl.PaneInfo) string {
 	if id := env.Getenv("RUNNER_TASK_ID"); state.ValidTaskID(id) {
-		if _, ok := st.Tasks[id]; ok {
+		if st.Task(id) != nil {
 			return id
 		}
 	}
@@ -46,7 +46,7 @@ func callerTaskIn(ctx context.Context, env *Env, st *state.State, panes []tmuxct
 	}
 	byPID := map[int]string{}
 	for _, p := range panes {
-		if id, ok := byPane[p.ID]; ok && p.PID > 0 && p.Session == st.Tasks[id].Tmux.Session {
+		if id, ok := byPane[p.ID]; ok && p.PID > 0 && p.Session == st.Task(id).Tmux.Session {
 			byPID[p.PID] = id
 		}
 	}

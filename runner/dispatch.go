@@ -236,7 +236,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		source = state.SourceUser
 	}
 	if pid := callerTask(ctx, env, st); pid != "" && state.ValidTaskID(pid) {
-		if pt, ok := st.Tasks[pid]; ok {
+		if pt := st.Task(pid); pt != nil {
 			parent, level, source = pt.ID, pt.Level+1, pt.ID
 			if req.MaxLevel > 0 && pt.Level >= req.MaxLevel {
 				return nil, exit.Usagef("level-%d tasks cannot delegate (task %s is at the last level; max_level is %d in the config)", pt.Level, pt.ID, req.MaxLevel)
@@ -284,7 +284,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	var task *state.Task
 	err = env.updateDurably(ctx, "dispatch: record the task", func(s *state.State) error {
 		id := newID
-		if _, taken := s.Tasks[id]; taken {
+		if s.Task(id) != nil {
 			if textFile != "" {
 				return fmt.Errorf("task id %s is taken (a one in 10^12 chance): dispatch again", id)
 			}
@@ -381,7 +381,7 @@ func (env *Env) failUnstarted(ctx context.Context, id string, err error) {
 		return
 	}
 	_ = env.updateDurably(context.WithoutCancel(ctx), "task "+id+": failed to start", func(st *state.State) error {
-		t := st.Tasks[id]
+		t := st.Task(id)
 		if t == nil || (t.Status != state.StatusQueued && t.Status != state.StatusStarting) || t.SupervisorPID != os.Getpid() {
 			return nil
 		}
@@ -420,8 +420,8 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 		snapNote = "no snapshot: " + snapshotReason(err)
 	}
 	err = env.updateDurably(ctx, "task "+task.ID+": starting", func(s *state.State) error {
-		t, ok := s.Tasks[task.ID]
-		if !ok {
+		t := s.Task(task.ID)
+		if t == nil {
 			return fmt.Errorf("task %s: %w", task.ID, state.ErrTaskNotFound)
 		}
 		if t.Status != state.StatusQueued {
@@ -704,7 +704,7 @@ func (env *Env) StartSupervisor(id string, extra []*os.File) (int, error) {
 	// The supervisor records itself too: a busy lock here must not make a
 	// caller believe no supervisor runs (and start a second one).
 	if err := env.updateDurably(context.Background(), "task "+id+": record supervisor "+strconv.Itoa(pid), func(st *state.State) error {
-		if t := st.Tasks[id]; t != nil {
+		if t := st.Task(id); t != nil {
 			t.SupervisorPID = pid
 		}
 		return nil
@@ -726,8 +726,8 @@ func (env *Env) task(ctx context.Context, ref string) (*state.Task, error) {
 // update applies fn to one task under the state lock, durably (updateDurably).
 func (env *Env) update(ctx context.Context, id string, fn func(*state.Task)) error {
 	return env.updateDurably(ctx, "task "+id, func(s *state.State) error {
-		t, ok := s.Tasks[id]
-		if !ok {
+		t := s.Task(id)
+		if t == nil {
 			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
 		}
 		fn(t)
@@ -742,8 +742,8 @@ func (env *Env) setStatus(ctx context.Context, id string, s state.Status, reason
 	// A status change is never dropped for a busy lock or a full disk.
 	err := env.updateDurably(ctx, "task "+id+": "+string(s)+": "+reason, func(st *state.State) error {
 		dropped = nil
-		t, ok := st.Tasks[id]
-		if !ok {
+		t := st.Task(id)
+		if t == nil {
 			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
 		}
 		if t.Status.IsTerminal() {

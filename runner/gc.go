@@ -162,7 +162,7 @@ func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 	// Windows of tasks whose records were pruned: named after a task id,
 	// marked with this state directory.
 	for _, p := range panes {
-		if claimed[p.ID] || !state.ValidTaskID(p.WindowName) || st.Tasks[p.WindowName] != nil {
+		if claimed[p.ID] || !state.ValidTaskID(p.WindowName) || st.Task(p.WindowName) != nil {
 			continue
 		}
 		if v, err := env.TC.ShowOption(ctx, p.ID, stateDirOption); err != nil || v != env.Store.Dir() {
@@ -245,7 +245,7 @@ func (env *Env) claimTargets(ctx context.Context, targets []*gcTarget) ([]*gcTar
 		keep = keep[:0]
 		for _, g := range targets {
 			if g.task != nil {
-				t := s.Tasks[g.task.ID]
+				t := s.Task(g.task.ID)
 				if t == nil || t.Status != g.task.Status || !t.Ended.Equal(g.task.Ended) || t.Tmux.Pane != g.task.Tmux.Pane {
 					continue
 				}
@@ -551,7 +551,7 @@ func (env *Env) recordReclaimed(ctx context.Context, targets []*gcTarget, by str
 			if g.task == nil {
 				continue
 			}
-			t := s.Tasks[g.task.ID]
+			t := s.Task(g.task.ID)
 			if t == nil {
 				continue
 			}

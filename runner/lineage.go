@@ -31,8 +31,14 @@ func Tree(ctx context.Context, env *Env, root string) ([]*TreeNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	all, err := st.AllTasks()
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*state.Task, len(all))
 	kids := map[string][]*state.Task{}
-	for _, t := range st.Tasks {
+	for _, t := range all {
+		byID[t.ID] = t
 		kids[t.Parent] = append(kids[t.Parent], t)
 	}
 	for _, list := range kids {
@@ -57,8 +63,8 @@ func Tree(ctx context.Context, env *Env, root string) ([]*TreeNode, error) {
 	}
 	var roots []*TreeNode
 	var tops []*state.Task
-	for _, t := range st.Tasks {
-		if _, ok := st.Tasks[t.Parent]; t.Parent == "" || !ok {
+	for _, t := range all {
+		if _, ok := byID[t.Parent]; t.Parent == "" || !ok {
 			tops = append(tops, t)
 		}
 	}
@@ -123,9 +129,16 @@ func Collect(ctx context.Context, env *Env, parent string) (*Collection, error) 
 		return nil, exit.Usagef("%v (see 'runner ps --all')", err)
 	}
 	c := &Collection{Parent: p.ID, AllFinished: true, Children: []ChildOutcome{}}
+	all, err := st.AllTasks()
+	if err != nil {
+		return nil, err
+	}
 	var kids []*state.Task
-	for _, t := range st.Tasks {
+	for _, t := range all {
 		if t.Parent == p.ID {
+			if t.Archived {
+				t = st.Task(t.ID) // the whole record: its answer and result
+			}
 			kids = append(kids, t)
 		}
 	}

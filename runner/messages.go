@@ -132,7 +132,7 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 		live[p.ID] = !p.Dead
 	}
 	for _, id := range targets {
-		if t := pre.Tasks[id]; t != nil {
+		if t := pre.Task(id); t != nil {
 			alive[id] = live[t.Tmux.Pane]
 		}
 	}
@@ -146,7 +146,7 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 		outs, start = outs[:0], start[:0]
 		hops, root := 0, ""
 		if sender != "" {
-			s := st.Tasks[sender]
+			s := st.Task(sender)
 			if s == nil {
 				return exit.Usagef("the sending task %s is gone (pruned)", sender)
 			}
@@ -157,7 +157,7 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 		}
 		for _, id := range targets {
 			o := MessageOutcome{To: id, Hops: hops}
-			t := st.Tasks[id]
+			t := st.Task(id)
 			refuse := func(format string, args ...any) {
 				o.Result, o.Reason = MsgRefused, fmt.Sprintf(format, args...)
 			}
@@ -232,7 +232,7 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 		if _, err := env.StartSupervisor(id, nil); err != nil {
 			reason := "could not start a supervisor to deliver messages: " + err.Error()
 			_ = env.updateDurably(context.WithoutCancel(ctx), "task "+id+": "+reason, func(st *state.State) error {
-				if t := st.Tasks[id]; t != nil && t.Status == state.StatusReady && t.SupervisorPID == os.Getpid() {
+				if t := st.Task(id); t != nil && t.Status == state.StatusReady && t.SupervisorPID == os.Getpid() {
 					_ = t.SetStatus(state.StatusDone, env.now(), reason)
 					t.SupervisorPID = 0
 				}
@@ -282,8 +282,8 @@ func messageSender(st *state.State, from string) (string, error) {
 	if from == "" || from == state.SenderUser {
 		return "", nil
 	}
-	t, ok := st.Tasks[from]
-	if !ok {
+	t := st.Task(from)
+	if t == nil {
 		return "", exit.Usagef("the sending task %s (RUNNER_TASK_ID) is not in the state; was it pruned? (unset RUNNER_TASK_ID to send as the user)", from)
 	}
 	return t.ID, nil
@@ -295,7 +295,7 @@ func resolveRecipients(st *state.State, sender, to string) ([]string, error) {
 		if sender == "" {
 			return nil, exit.Usagef("%s: only a task can use it (run it from inside a runner pane, where RUNNER_TASK_ID is set)", what)
 		}
-		return st.Tasks[sender], nil
+		return st.Task(sender), nil
 	}
 	switch {
 	case to == "@parent":
@@ -354,15 +354,9 @@ func reachable(t *state.Task) bool {
 	return !t.Status.IsTerminal() || t.Status == state.StatusDone
 }
 
-func countRoot(st *state.State, root string) int {
-	n := 0
-	for _, m := range st.Messages {
-		if m.Root == root {
-			n += 1 + m.Merged
-		}
-	}
-	return n
-}
+// countRoot counts the messages sent under lineage root, the archived
+// ones too.
+func countRoot(st *state.State, root string) int { return st.RootMessages(root) }
 
 func pendingFrom(st *state.State, to, from string, typ state.MessageType) *state.Message {
 	for _, m := range st.MessagesFor(to, state.MessagePending) {
@@ -388,7 +382,7 @@ func (s *supervisor) claimMessages(ctx context.Context) ([]*state.Message, error
 	var stale []*state.Message
 	err := env.Store.Update(ctx, func(st *state.State) error {
 		batch, stale = nil, nil
-		t := st.Tasks[s.id]
+		t := st.Task(s.id)
 		if t == nil {
 			return fmt.Errorf("task %s: %w", s.id, state.ErrTaskNotFound)
 		}
@@ -587,20 +581,26 @@ func Inbox(ctx context.Context, env *Env, ref string) (*state.Task, []InboxEntry
 	if err != nil {
 		return nil, nil, exit.Usagef("%v (see 'runner ps --all')", err)
 	}
-	return t, InboxOf(st, t.ID), nil
+	msgs, err := InboxOf(st, t.ID)
+	return t, msgs, err
 }
 
-// InboxOf lists the messages to and from task id in st, oldest first.
-func InboxOf(st *state.State, id string) []InboxEntry {
+// InboxOf lists the messages to and from task id in st, the archived ones
+// too, oldest first.
+func InboxOf(st *state.State, id string) ([]InboxEntry, error) {
+	hist, err := st.MessageHistory(id)
+	if err != nil {
+		return nil, err
+	}
 	var out []InboxEntry
-	for _, m := range st.MessagesOf(id) {
+	for _, m := range hist {
 		dir := "in"
 		if m.From == id {
 			dir = "out"
 		}
 		out = append(out, InboxEntry{Message: m, Direction: dir})
 	}
-	return out
+	return out, nil
 }
 
 // QueueEntry is one task's queue in `runner queue`.
@@ -634,7 +634,7 @@ func Queues(ctx context.Context, env *Env) ([]QueueEntry, error) {
 		q := byTask[m.To]
 		if q == nil {
 			q = &QueueEntry{Task: m.To}
-			if t := st.Tasks[m.To]; t != nil {
+			if t := st.Task(m.To); t != nil {
 				q.Project, q.Status = t.Project, t.Status
 			}
 			byTask[m.To] = q

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,6 +46,13 @@ func OpenStore(getenv func(string) string, cfg *Config) (*state.Store, error) {
 		s.LockTimeout = cfg.LockTimeout.Duration
 	}
 	s.Retention = cfg.Retention.Duration
+	if v := getenv("RUNNER_ARCHIVE_AFTER"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return nil, exit.Usagef("RUNNER_ARCHIVE_AFTER=%q is not a count (how many finished tasks the state index keeps before archiving; default %d)", v, state.DefaultArchiveAfter)
+		}
+		s.ArchiveAfter = max(n, 1)
+	}
 	if v := getenv("RUNNER_LOCK_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {

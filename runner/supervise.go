@@ -89,7 +89,7 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	owner := 0
 	if err := env.updateDurably(ctx, "task "+id+": take over", func(st *state.State) error {
 		owner = 0
-		x := st.Tasks[id]
+		x := st.Task(id)
 		if x == nil {
 			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
 		}
@@ -332,7 +332,7 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 	if err != nil {
 		return err
 	}
-	t := st.Tasks[s.id]
+	t := st.Task(s.id)
 	payload := text
 	if first && s.set.Awareness != AwarenessOff && !s.prof.NoAwareness {
 		if block := RenderAwareness(st, t, AwarenessOptions{Mode: s.set.Awareness, MaxChars: s.set.AwarenessMax, Now: env.now()}); block != "" {
@@ -875,7 +875,7 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 	var final state.Task
 	_ = env.updateDurably(ctx, "task "+s.id+": the end of the turn ("+string(o.status)+")", func(st *state.State) error {
 		more, applied, dropped = 0, false, nil
-		t := st.Tasks[s.id]
+		t := st.Task(s.id)
 		if t == nil || t.Status.IsTerminal() {
 			return nil // a cancel from another process wins
 		}
@@ -1077,7 +1077,7 @@ func (s *supervisor) release(ctx context.Context, takeQueue bool) bool {
 	more := 0
 	_ = env.updateDurably(ctx, "task "+s.id+": letting go of the task", func(st *state.State) error {
 		more = 0
-		t := st.Tasks[s.id]
+		t := st.Task(s.id)
 		if t == nil || t.Status != state.StatusDone || t.SupervisorPID != os.Getpid() {
 			return nil
 		}

@@ -145,8 +145,8 @@ func reconcile(ctx context.Context, env *Env, wantPanes bool) (*state.State, []t
 	err = env.Store.Update(ctx, func(s *state.State) error {
 		dropped = nil
 		for _, c := range changes {
-			t, ok := s.Tasks[c.id]
-			if !ok || !t.Status.IsActive() || processAlive(t.SupervisorPID) {
+			t := s.Task(c.id)
+			if t == nil || !t.Status.IsActive() || processAlive(t.SupervisorPID) {
 				continue
 			}
 			_ = t.SetStatus(c.status, env.now(), c.reason)
@@ -159,7 +159,7 @@ func reconcile(ctx context.Context, env *Env, wantPanes bool) (*state.State, []t
 	})
 	env.journalDropped(ctx, dropped)
 	for _, c := range changes {
-		if t := st.Tasks[c.id]; t != nil {
+		if t := st.Task(c.id); t != nil {
 			env.journal(ctx, t, "reconcile", string(c.status)+": "+c.reason)
 		}
 	}
@@ -184,8 +184,16 @@ func ListTasks(ctx context.Context, env *Env, opts PSOptions) ([]*state.Task, er
 			return nil, err
 		}
 	}
+	all := st.TaskList()
+	if opts.All {
+		// Finished tasks the index no longer carries come from the
+		// archive, as their index entries show them (Archived set).
+		if all, err = st.AllTasks(); err != nil {
+			return nil, err
+		}
+	}
 	var out []*state.Task
-	for _, t := range st.Tasks {
+	for _, t := range all {
 		if opts.Project != "" && !ref.Has(t) {
 			continue
 		}
@@ -345,7 +353,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	raw, _ := json.Marshal(set)
 	// Reopen the task for the new turn.
 	err = env.Store.Update(ctx, func(s *state.State) error {
-		x := s.Tasks[t.ID]
+		x := s.Task(t.ID)
 		if x == nil {
 			return exit.Usagef("task %s was pruned", t.ID)
 		}
@@ -418,7 +426,7 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 	spec := *set.Start
 	spec.Argv = prof.ResumeArgv(set.Start.Argv, t.AgentSession)
 	if err := env.Store.Update(ctx, func(s *state.State) error {
-		x := s.Tasks[t.ID]
+		x := s.Task(t.ID)
 		if x == nil {
 			return exit.Usagef("task %s was pruned", t.ID)
 		}
@@ -577,7 +585,7 @@ func waitIDs(ctx context.Context, env *Env, st *state.State, ids []string, opts 
 		var out []*state.Task
 		done := 0
 		for _, id := range ids {
-			t := st.Tasks[id]
+			t := st.Task(id)
 			if t == nil {
 				return nil, exit.Usagef("task %s was pruned while waiting", id)
 			}

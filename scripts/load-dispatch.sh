@@ -62,8 +62,8 @@ wait_rc=0
 "$work/runner" wait --all --timeout 10m >/dev/null 2>"$work/wait.err" || wait_rc=$?
 ended=$(date +%s.%N)
 "$work/runner" ps --all --json >"$work/ps.json"
-summary=$(python3 - "$work/ps.json" <<'EOF'
-import json, sys, collections
+summary=$(python3 - "$work/ps.json" "$work/runner" <<'EOF'
+import json, sys, collections, subprocess
 tasks = json.load(open(sys.argv[1]))
 if isinstance(tasks, dict):
     tasks = tasks.get("tasks", [])
@@ -72,6 +72,9 @@ print(len(tasks), " ".join(f"{k}:{v}" for k, v in sorted(c.items())))
 reasons = collections.Counter()
 for t in tasks:
     if t.get("status") != "done":
+        if t.get("archived"):  # listed from the archive: read its whole record
+            t = json.loads(subprocess.run([sys.argv[2], "status", t["id"], "--json"], capture_output=True, text=True).stdout or "{}")
+            t = t.get("task", t)
         h = t.get("history") or []
         reasons[(t.get("status"), (h[-1].get("reason", "") if h else "")[:90])] += 1
 for (s, r), v in reasons.most_common(5):

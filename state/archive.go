@@ -160,8 +160,8 @@ func (s *State) archived(id string) (*entry, int, error) {
 }
 
 // promote brings archived task e (from segment seg) back into the index
-// with its whole record, and returns it. The segment is rewritten without
-// it by the next write.
+// with its whole record, and returns it; the segment is rewritten without
+// it by the write. Outside an Update it only returns the task.
 func (s *State) promote(e *entry, seg int) (*Task, error) {
 	rec, err := readRecord(s.dir, e.ID, e.Record)
 	if err != nil {
@@ -169,6 +169,9 @@ func (s *State) promote(e *entry, seg int) (*Task, error) {
 	}
 	t := rec.clone()
 	e.applyHot(t)
+	if !s.writable {
+		return t, nil
+	}
 	s.Tasks[e.ID] = t
 	s.base[e.ID] = baseOf{rec: rec, gen: e.Record}
 	if s.promoted == nil {
@@ -268,16 +271,23 @@ func (s *State) archiveFinishedTasks(w *segmentWriter, keep int) error {
 		}
 		return cmpString(a.ID, b.ID)
 	})
-	var seg taskSegment
+	var es []*entry
 	for _, t := range cand[keep:] {
 		b, ok := s.base[t.ID]
 		if !ok || !sameBulk(b.rec, t) {
 			return fmt.Errorf("archive task %s: its record is not written yet", t.ID)
 		}
-		seg.Tasks = append(seg.Tasks, toEntry(t, b.gen))
+		es = append(es, toEntry(t, b.gen))
 		delete(s.Tasks, t.ID)
 	}
-	return s.addTaskSegment(w, seg.Tasks)
+	for len(es) > 0 {
+		n := min(len(es), segmentMax)
+		if err := s.addTaskSegment(w, es[:n]); err != nil {
+			return err
+		}
+		es = es[n:]
+	}
+	return nil
 }
 
 func (s *State) addTaskSegment(w *segmentWriter, es []*entry) error {

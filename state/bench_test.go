@@ -134,10 +134,12 @@ func benchProcs(b *testing.B, procs int) {
 	}
 }
 
-// BenchmarkReadList10k reads a state of 10 000 task records and lists them
-// in order, as `runner state show` and the awareness block do. "full"
-// records carry a status history, three turns and a result tail; "lean"
-// ones only the fields a listing shows.
+// BenchmarkReadList10k reads a state that retains 10 000 tasks (most of
+// them finished, so archived) and lists them all in order, as
+// `runner ps --all --json` does, in a fresh process: no record or segment
+// cached. "full" tasks carry a status history, three turns and a result
+// tail; "lean" ones only what a listing shows. B/task is what the index and
+// the archive segments take per task.
 func BenchmarkReadList10k(b *testing.B) {
 	for _, lean := range []bool{false, true} {
 		name := "full"
@@ -145,35 +147,90 @@ func BenchmarkReadList10k(b *testing.B) {
 			name = "lean"
 		}
 		b.Run(name, func(b *testing.B) {
-			s, err := Open(b.TempDir())
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := s.Update(b.Context(), func(st *State) error {
-				fill(st, 10000, lean)
-				return nil
-			}); err != nil {
-				b.Fatal(err)
-			}
+			s := retainedStore(b, 10000, lean)
 			for b.Loop() {
+				forgetCaches(s)
 				st, err := s.Read(b.Context())
 				if err != nil {
 					b.Fatal(err)
 				}
+				all, err := st.AllTasks()
+				if err != nil {
+					b.Fatal(err)
+				}
 				active := 0
-				for _, t := range st.TaskList() {
+				for _, t := range all {
 					if t.Status.IsActive() {
 						active++
 					}
 				}
-				if len(st.Tasks) != 10000 || active == 0 {
-					b.Fatalf("read %d tasks, %d active", len(st.Tasks), active)
+				if len(all) != 10000 || active == 0 {
+					b.Fatalf("listed %d tasks, %d active", len(all), active)
 				}
 			}
-			fi, _ := os.Stat(filepath.Join(s.Dir(), StateFile))
-			b.ReportMetric(float64(fi.Size())/1e6, "file-MB")
+			b.ReportMetric(float64(indexBytes(b, s))/10000, "B/task")
 		})
 	}
+}
+
+// forgetCaches drops the process's cached records and segments, as a
+// new runner process starts.
+func forgetCaches(s *Store) {
+	records.forget(s.Dir())
+	segments.mu.Lock()
+	clear(segments.m)
+	segments.mu.Unlock()
+}
+
+// indexBytes is the size of state.json and the archive segments.
+func indexBytes(b *testing.B, s *Store) int64 {
+	var n int64
+	for _, p := range append([]string{s.Path()}, globOrFail(b, filepath.Join(s.Dir(), archiveDir, "*.json"))...) {
+		fi, err := os.Stat(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += fi.Size()
+	}
+	return n
+}
+
+func globOrFail(b *testing.B, pattern string) []string {
+	m, err := filepath.Glob(pattern)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m
+}
+
+// retainedStore returns a store retaining n tasks as fill makes them,
+// their windows closed (so the finished ones beyond the newest are
+// archived), written as runner would: a few at a time.
+func retainedStore(b *testing.B, n int, lean bool) *Store {
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Retention = 0
+	st := New()
+	fill(st, n, lean)
+	list := st.TaskList()
+	const batch = 500
+	for i := 0; i < len(list); i += batch {
+		part := list[i:min(i+batch, len(list))]
+		if err := s.Update(b.Context(), func(st *State) error {
+			for _, t := range part {
+				if t.Status.IsTerminal() {
+					t.Reclaimed = t.Ended.Add(time.Second)
+				}
+				st.Tasks[t.ID] = t
+			}
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return s
 }
 
 // fill adds n realistic task records: most finished, a few running, each
@@ -215,26 +272,63 @@ func fill(st *State, n int, lean bool) {
 	}
 }
 
-// BenchmarkUpdate10k is one writer changing one record in a state of
-// 10 000 full task records: every update re-encodes and rewrites the whole
-// file, so this is the cost that grows with the state.
-func BenchmarkUpdate10k(b *testing.B) {
-	s, err := Open(b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	s.Retention = 0
-	if err := s.Update(b.Context(), func(st *State) error { fill(st, 10000, false); return nil }); err != nil {
-		b.Fatal(err)
-	}
-	for b.Loop() {
-		err := s.Update(b.Context(), func(st *State) error {
-			setCounter(st, "w", counter(st, "w")+1)
-			return nil
-		})
-		if err != nil {
-			b.Fatal(err)
+// BenchmarkRetained is the cost of one update against how many finished
+// tasks the state retains: 10 (the baseline) or 10 000, all else equal (five
+// running tasks). "counter" changes a hot field only (the index is
+// rewritten); "turn" adds a turn to a running task (its record is written
+// too). "warm" is a supervisor's steady state (its process has the
+// records cached); "cold" a fresh process for every update.
+func BenchmarkRetained(b *testing.B) {
+	for _, n := range []int{10, 10000} {
+		for _, op := range []string{"counter", "turn"} {
+			for _, cold := range []bool{false, true} {
+				temp := "warm"
+				if cold {
+					temp = "cold"
+				}
+				b.Run(fmt.Sprintf("retained=%d/%s/%s", n, op, temp), func(b *testing.B) {
+					s := retainedStore(b, 0, false)
+					st := New()
+					fill(st, n, false)
+					if err := s.Update(b.Context(), func(x *State) error {
+						for _, t := range st.Tasks {
+							if t.Status.IsTerminal() {
+								t.Reclaimed = t.Ended.Add(time.Second)
+							} else {
+								t.Status = StatusDone // only the five below run
+								t.Ended, t.Reclaimed = t.Created, t.Created
+							}
+							x.Tasks[t.ID] = t
+						}
+						for i := range 5 {
+							id := fmt.Sprintf("t_running%d", i)
+							x.Tasks[id] = &Task{ID: id, Dir: "/d", Agent: "claude", Status: StatusRunning, Created: time.Now()}
+						}
+						return nil
+					}); err != nil {
+						b.Fatal(err)
+					}
+					i := 0
+					for b.Loop() {
+						if cold {
+							forgetCaches(s)
+						}
+						i++
+						err := s.Update(b.Context(), func(st *State) error {
+							if op == "counter" {
+								setCounter(st, "w", counter(st, "w")+1)
+							} else {
+								st.Tasks["t_running1"].AddTurn(time.Now(), fmt.Sprintf("turn %d", i))
+							}
+							return nil
+						})
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "updates/s")
+				})
+			}
 		}
 	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "updates/s")
 }

@@ -180,6 +180,7 @@ func (s *Store) applyBatch(batch []*updateReq, unlock func(), lockErr error) {
 		if err != nil {
 			return writeResult{}, err
 		}
+		st.writable = true
 		applied := 0
 		var good *State // the state after the last update that succeeded
 		for i, r := range batch {

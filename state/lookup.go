@@ -9,8 +9,9 @@ import (
 // Task returns task id: from the index, or else from the archive with its
 // whole record. Inside an Update, a task read from the archive goes back
 // into the index (and out of its segment), so what the function changes
-// in it is written. It returns nil if no task has that id, or if the
-// archive cannot be read (FindTask says why).
+// in it is written; a state from Read is left as it is. It returns nil if
+// no task has that id, or if the archive cannot be read (FindTask says
+// why).
 func (s *State) Task(id string) *Task {
 	if t, ok := s.Tasks[id]; ok {
 		return t

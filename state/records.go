@@ -30,12 +30,23 @@ func parseRecordName(name string) (id string, gen uint64, ok bool) {
 	if !found {
 		return "", 0, false
 	}
-	id, g, found := strings.Cut(rest, ".")
-	if !found || !ValidTaskID(id) {
+	i := strings.LastIndexByte(rest, '.')
+	if i < 0 || !safeName(rest[:i]) || !strings.HasPrefix(rest, TaskIDPrefix) {
+		return "", 0, false
+	}
+	id, g := rest[:i], rest[i+1:]
+	if !found {
 		return "", 0, false
 	}
 	gen, err := strconv.ParseUint(g, 10, 64)
 	return id, gen, err == nil
+}
+
+// safeName reports whether a task id can name a file: not empty, no path
+// separator, not a dot name. (Ids runner makes are ValidTaskID; older
+// records and tests may have others.)
+func safeName(id string) bool {
+	return id != "" && id != "." && id != ".." && !strings.ContainsAny(id, "/\\\x00")
 }
 
 // records caches decoded record files for the whole process: a

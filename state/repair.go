@@ -131,7 +131,7 @@ func (s *Store) rebuildBase(rep *RepairReport) (*State, time.Time) {
 	}
 	st.Messages, st.Generation = ix.Messages, ix.Generation
 	for id, e := range ix.Tasks {
-		if e == nil || e.ID != id || !ValidTaskID(id) {
+		if e == nil || e.ID != id || !safeName(id) {
 			continue
 		}
 		t := e.task()

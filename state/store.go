@@ -253,7 +253,7 @@ func (s *Store) parse(path string, raw []byte) (*State, error) {
 		dir: s.dir, arch: ix.Archive, retired: ix.Retired, base: make(map[string]baseOf, len(ix.Tasks)),
 	}
 	for id, e := range ix.Tasks {
-		if e == nil || e.ID != id || !ValidTaskID(id) {
+		if e == nil || e.ID != id || !safeName(id) {
 			return nil, &CorruptError{Path: path, Err: fmt.Errorf("bad task entry %q", id)}
 		}
 		rec, err := readRecord(s.dir, id, e.Record)

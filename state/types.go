@@ -52,6 +52,7 @@ type State struct {
 	promoted map[string]string // tasks taken back out of an archive segment
 	retired  []string          // files the last write superseded
 	legacy   int               // the version of the file read, if older
+	writable bool              // inside an Update: Task promotes from the archive
 	// Prune's request, carried to the write.
 	pruneNow    bool
 	pruneCutoff time.Time

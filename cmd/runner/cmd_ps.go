@@ -110,7 +110,7 @@ func (a *app) newStatusCmd() *cobra.Command {
 			// GetTask reconciled already: the state as it is is enough.
 			var msgs []runner.InboxEntry
 			if st, err := env.Store.Read(cmd.Context()); err == nil {
-				msgs = runner.InboxOf(st, t.ID)
+				msgs, _ = runner.InboxOf(st, t.ID)
 			}
 			if len(msgs) > 0 {
 				count := map[string]int{}

@@ -16,8 +16,11 @@ func (a *app) newStateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "state",
 		Short: "Inspect and repair runner's shared state",
-		Long: `runner keeps its projects and tasks in state.json in the state directory:
-$RUNNER_STATE_DIR, else $XDG_STATE_HOME/runner, else ~/.local/state/runner.`,
+		Long: `runner keeps its projects and tasks in the state directory:
+$RUNNER_STATE_DIR, else $XDG_STATE_HOME/runner, else ~/.local/state/runner.
+state.json is the index (projects, the hot fields of active and recent tasks,
+open and recent messages); tasks/<id>.<gen>.json holds each task's whole record;
+archive/ holds finished tasks and messages the index no longer carries.`,
 		Args: args(cobra.NoArgs),
 	}
 	cmd.AddCommand(a.newStatePathCmd(), a.newStateShowCmd(), a.newStateRepairCmd())
@@ -41,6 +44,8 @@ func (a *app) newStatePathCmd() *cobra.Command {
 					"state":   s.Path(),
 					"lock":    s.Dir() + "/" + state.LockFile,
 					"journal": s.Dir() + "/" + state.JournalFile,
+					"records": s.Dir() + "/tasks",
+					"archive": s.Dir() + "/archive",
 				})
 			}
 			fmt.Fprintln(a.out, s.Path())
@@ -66,17 +71,34 @@ func (a *app) newStateShowCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return a.printJSON(st)
+			all, err := st.AllTasks()
+			if err != nil {
+				return err
 			}
-			return a.printState(s.Path(), st)
+			if asJSON {
+				msgs, err := st.AllMessages()
+				if err != nil {
+					return err
+				}
+				tasks := make(map[string]*state.Task, len(all))
+				for _, t := range all {
+					tasks[t.ID] = t
+				}
+				// The archived tasks as the index shows them
+				// ("archived": true; 'runner status ID' reads one whole).
+				return a.printJSON(map[string]any{
+					"version": st.Version, "generation": st.Generation, "updated": st.Updated,
+					"projects": st.Projects, "tasks": tasks, "messages": msgs,
+				})
+			}
+			return a.printState(s.Path(), st, all)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON, "print the whole state as JSON")
+	a.jsonFlag(cmd, &asJSON, "print the whole state as JSON (archived tasks with their index fields)")
 	return cmd
 }
 
-func (a *app) printState(path string, st *state.State) error {
+func (a *app) printState(path string, st *state.State, ts []*state.Task) error {
 	updated := "never written"
 	if !st.Updated.IsZero() {
 		updated = "updated " + st.Updated.Local().Format(time.DateTime)
@@ -89,7 +111,6 @@ func (a *app) printState(path string, st *state.State) error {
 		fmt.Fprintf(w, "  %s\t%s\n", p.Name, p.Dir)
 	}
 	w.Flush()
-	ts := st.TaskList()
 	counts := map[state.Status]int{}
 	for _, t := range ts {
 		counts[t.Status]++
@@ -104,7 +125,7 @@ func (a *app) printState(path string, st *state.State) error {
 	if len(parts) > 0 {
 		summary = " (" + strings.Join(parts, ", ") + ")"
 	}
-	fmt.Fprintf(a.out, "\nTasks: %d%s\n", len(ts), summary)
+	fmt.Fprintf(a.out, "\nTasks: %d%s, %d archived\n", len(ts), summary, st.ArchivedCount())
 	for _, t := range ts {
 		text := textutil.FirstLine(t.Text)
 		if r := []rune(text); len(r) > 60 {
@@ -128,9 +149,11 @@ func (a *app) newStateRepairCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "repair",
 		Short: "Move a corrupt state file aside and rebuild what can be rebuilt",
-		Long: `repair moves a state.json that does not parse aside to state.json.corrupt-<time>
-and rebuilds the state from the previous generation (state.json.prev) and the
-journal. A healthy state file is left alone. A file written by a newer runner is
+		Long: `repair moves a state.json that does not parse (or names a task record that is
+gone) aside to state.json.corrupt-<time> and rebuilds the state from what is on
+disk: the previous generation (state.json.prev), the newest record of each task
+(tasks/<id>.<gen>.json), the archive segments that read, and the journal. Record
+files nothing names any more are removed. A healthy state is left alone. A file written by a newer runner is
 refused unless --force is given, which moves it aside to state.json.newer-<time>.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -153,8 +176,11 @@ refused unless --force is given, which moves it aside to state.json.newer-<time>
 			if rep.FromPrevious {
 				from = "the previous generation"
 			}
-			fmt.Fprintf(a.out, "moved the bad state file to %s\nrebuilt from %s and %d journal event(s): %d project(s), %d task(s)\n",
-				rep.MovedTo, from, rep.Replayed, rep.Projects, rep.Tasks)
+			fmt.Fprintf(a.out, "moved the bad state file to %s\nrebuilt from %s, %d task record(s) and %d journal event(s): %d project(s), %d task(s), %d archived\n",
+				rep.MovedTo, from, rep.FromRecords, rep.Replayed, rep.Projects, rep.Tasks, rep.Archived)
+			if len(rep.DroppedSegments) > 0 {
+				fmt.Fprintf(a.out, "archive segments that could not be read (their tasks are lost): %s\n", strings.Join(rep.DroppedSegments, ", "))
+			}
 			return nil
 		},
 	}

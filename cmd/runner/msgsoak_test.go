@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -13,6 +14,8 @@ import (
 	"sync"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/runner-cli/runner/state"
 )
 
 // scriptEnv is the environment of the script's commands, for programs run
@@ -139,14 +142,19 @@ func cmdCheckMsgs(ts *testscript.TestScript, neg bool, args []string) {
 		sends = append(sends, s)
 	}
 	dir := scriptStateDir(ts)
-	raw, err := os.ReadFile(filepath.Join(dir, "state.json"))
+	store, err := state.Open(dir)
+	ts.Check(err)
+	full, err := store.Read(context.Background())
+	ts.Check(err)
+	all, err := full.AllMessages() // the archived ones too
 	ts.Check(err)
 	var st struct {
-		Messages map[string]struct {
-			To, Status, Text string
-		} `json:"messages"`
+		Messages map[string]*state.Message
 	}
-	ts.Check(json.Unmarshal(raw, &st))
+	st.Messages = map[string]*state.Message{}
+	for _, m := range all {
+		st.Messages[m.ID] = m
+	}
 
 	created := map[string]bool{}
 	accepted := map[string]string{} // token → recipient

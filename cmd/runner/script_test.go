@@ -16,6 +16,8 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
@@ -57,6 +59,10 @@ func scriptParams(t *testing.T) testscript.Params {
 				{"GIT_COMMITTER_NAME", "Test"}, {"GIT_COMMITTER_EMAIL", "test@example.com"},
 			} {
 				env.Setenv(kv[0], kv[1])
+			}
+			if n := os.Getenv("RUNNER_ARCHIVE_AFTER"); n != "" {
+				// Archive-everything runs (see TestScriptsArchived).
+				env.Setenv("RUNNER_ARCHIVE_AFTER", n)
 			}
 			if err := os.MkdirAll(home, 0o755); err != nil {
 				return err
@@ -299,7 +305,8 @@ func waitGone(pid int, timeout time.Duration) bool {
 }
 
 // cmdWaitTask: waittask ID STATUS [TIMEOUT] waits until the task's status in
-// the state file is STATUS (read directly: no reconcile, no lock).
+// the state is STATUS (read through the state package: no reconcile, no
+// lock).
 func cmdWaitTask(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 || len(args) > 3 {
 		ts.Fatalf("usage: waittask ID STATUS [TIMEOUT]")
@@ -314,17 +321,15 @@ func cmdWaitTask(ts *testscript.TestScript, neg bool, args []string) {
 	if dir == "" {
 		dir = filepath.Join(ts.Getenv("XDG_STATE_HOME"), "runner")
 	}
-	file := filepath.Join(dir, "state.json")
+	store, err := state.Open(dir)
+	ts.Check(err)
 	deadline := time.Now().Add(timeout)
 	got := ""
 	for {
-		var st struct {
-			Tasks map[string]struct {
-				Status string `json:"status"`
-			} `json:"tasks"`
-		}
-		if b, err := os.ReadFile(file); err == nil && json.Unmarshal(b, &st) == nil {
-			got = st.Tasks[args[0]].Status
+		if st, err := store.Read(context.Background()); err == nil {
+			if t := st.Task(args[0]); t != nil {
+				got = string(t.Status)
+			}
 			if got == args[1] {
 				return
 			}
