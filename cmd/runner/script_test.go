@@ -34,6 +34,31 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, scriptParams(t))
 }
 
+// TestScriptsArchived runs the scripts that reach finished tasks again by
+// id (wait, send, msg, --after, tree, collect, gc, ps --all) with a state
+// index that keeps a single finished task: every other one is read back
+// from the archive.
+func TestScriptsArchived(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	dir := t.TempDir()
+	for _, name := range []string{"after_sequential", "after_fail", "dispatch_lineage", "dispatch_cancel_send",
+		"gc", "gc_pruned", "msg_queue", "msg_edges", "ask_siblings", "dispatch_answer"} {
+		src, err := filepath.Abs(filepath.Join("testdata/script", name+".txtar"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(src, filepath.Join(dir, name+".txtar")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("RUNNER_ARCHIVE_AFTER", "1")
+	p := scriptParams(t)
+	p.Dir = dir
+	testscript.Run(t, p)
+}
+
 func scriptParams(t *testing.T) testscript.Params {
 	return testscript.Params{
 		Dir:                 "testdata/script",
@@ -88,6 +113,7 @@ func scriptParams(t *testing.T) testscript.Params {
 			"envfrom":     cmdEnvFrom,
 			"killpid":     cmdKillPID,
 			"waittask":    cmdWaitTask,
+			"waithistory": cmdWaitHistory,
 			"waitpidgone": cmdWaitPidGone,
 			"waitscreen":  cmdWaitScreen,
 			"msgstorm":    cmdMsgStorm,
@@ -336,6 +362,46 @@ func cmdWaitTask(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if time.Now().After(deadline) {
 			ts.Fatalf("waittask %s %s: not met within %s (status %q)", args[0], args[1], timeout, got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// cmdWaitHistory: waithistory ID STATUS N [TIMEOUT] waits until the task's
+// history holds STATUS at least N times: a status a quick turn passes
+// through (running, for a turn of 100 ms) is seen however late the check.
+func cmdWaitHistory(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 || len(args) > 4 {
+		ts.Fatalf("usage: waithistory ID STATUS N [TIMEOUT]")
+	}
+	want, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	timeout := 20 * time.Second
+	if len(args) == 4 {
+		d, err := time.ParseDuration(args[3])
+		ts.Check(err)
+		timeout = d
+	}
+	store, err := state.Open(scriptStateDir(ts))
+	ts.Check(err)
+	deadline := time.Now().Add(timeout)
+	got := 0
+	for {
+		if st, err := store.Read(context.Background()); err == nil {
+			if t := st.Task(args[0]); t != nil {
+				got = 0
+				for _, h := range t.History {
+					if string(h.Status) == args[1] {
+						got++
+					}
+				}
+				if got >= want {
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("waithistory %s %s %d: seen %d times within %s", args[0], args[1], want, got, timeout)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
