@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"strconv"
 	"time"
 
@@ -256,13 +257,13 @@ func (s *Store) parse(path string, raw []byte) (*State, error) {
 		if e == nil || e.ID != id || !safeName(id) {
 			return nil, &CorruptError{Path: path, Err: fmt.Errorf("bad task entry %q", id)}
 		}
-		rec, err := readRecord(s.dir, id, e.Record)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, &recordGoneError{path: recordPath(s.dir, id, e.Record), err: err}
-		}
-		if err != nil {
-			return nil, err
-		}
+	}
+	recs, err := s.readRecords(ix.Tasks)
+	if err != nil {
+		return nil, err
+	}
+	for id, e := range ix.Tasks {
+		rec := recs[id]
 		t := rec.clone()
 		e.applyHot(t)
 		st.Tasks[id] = t
@@ -270,6 +271,45 @@ func (s *Store) parse(path string, raw []byte) (*State, error) {
 	}
 	st.normalize()
 	return st, nil
+}
+
+// readRecords reads the records the entries name, those not cached in
+// parallel (two readers: the machine has few cores, and most reads are
+// cached).
+func (s *Store) readRecords(es map[string]*entry) (map[string]*Task, error) {
+	out := make(map[string]*Task, len(es))
+	var missing []*entry
+	for id, e := range es {
+		if t := records.get(recordPath(s.dir, id, e.Record)); t != nil {
+			out[id] = t
+		} else {
+			missing = append(missing, e)
+		}
+	}
+	got := make([]*Task, len(missing))
+	errs := make([]error, len(missing))
+	var wg sync.WaitGroup
+	const readers = 2
+	for r := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := r; i < len(missing); i += readers {
+				got[i], errs[i] = readRecord(s.dir, missing[i].ID, missing[i].Record)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, e := range missing {
+		if errors.Is(errs[i], fs.ErrNotExist) {
+			return nil, &recordGoneError{path: recordPath(s.dir, e.ID, e.Record), err: errs[i]}
+		}
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out[e.ID] = got[i]
+	}
+	return out, nil
 }
 
 // index returns the index file of st, each task's entry naming its record
