@@ -108,30 +108,118 @@ func (g Goal) ends(st profile.State) bool {
 // (Observation.Dead, no error), or ctx ends (its error). since is when the
 // phase started: hook events older than it are ignored. A missing pane or
 // server is an error wrapping ErrPaneGone.
+//
+// Wait is the I/O half: it watches the files, takes hook events and looks
+// at the pane; what each event means is the waitMachine's decision.
 func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observation, error) {
-	start := time.Now()
-	settle := m.Settle
+	r, err := m.newWaitRun(ctx, goal, since)
+	if err != nil {
+		return Observation{}, err
+	}
+	defer r.close()
+	if r.hookEnd != nil {
+		return hookObservation(r.hookEnd, r.start), nil
+	}
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return r.obs, ctx.Err()
+		case ev, ok := <-r.w.Events:
+			if !ok {
+				return r.obs, fmt.Errorf("watch %s: watcher closed", m.Pane)
+			}
+			r.handle(ev)
+			if r.hookEnd != nil {
+				return hookObservation(r.hookEnd, r.start), nil
+			}
+			if r.mach.quiet() {
+				continue
+			}
+			if d := r.mach.debounced(time.Now()); d > 0 {
+				timer.Reset(d)
+				continue
+			}
+		case <-r.w.Errors:
+			continue
+		case <-r.live.server:
+			return r.obs, fmt.Errorf("pane %s: %w (the tmux server stopped)", m.Pane, ErrPaneGone)
+		case <-r.live.agent:
+			// The agent's process exited (tmux can be late to notice a
+			// child's exit, and its pane-died hook with it): look.
+			r.live.agentGone()
+			r.mach.poke()
+		case <-r.live.tick:
+			// No pidfd: free liveness checks every 2 s, no tmux call.
+			if r.serverPID > 0 && !processAlive(r.serverPID) {
+				return r.obs, fmt.Errorf("pane %s: %w (the tmux server stopped)", m.Pane, ErrPaneGone)
+			}
+			if r.panePID <= 0 || processAlive(r.panePID) {
+				continue
+			}
+			r.panePID = 0
+			r.mach.poke()
+		case <-timer.C:
+		}
+		if r.hookEnd != nil {
+			return hookObservation(r.hookEnd, r.start), nil
+		}
+		obs, end, err := r.step(ctx)
+		if end || err != nil {
+			return obs, err
+		}
+		timer.Reset(max(time.Until(r.wake), time.Millisecond))
+	}
+}
+
+// waitRun is one Wait's I/O state: the watcher, the files' offsets, the
+// hook event that ended the turn (if one did), and the machine.
+type waitRun struct {
+	m         *Monitor
+	goal      Goal
+	start     time.Time
+	w         *fsnotify.Watcher
+	live      *liveness
+	serverPID int
+	panePID   int // the agent's process, once known
+	eventsOff int64
+	diedOff   int64
+	match     profile.TurnMatch
+	hookGoal  bool
+	hookEnd   *profile.HookEvent
+	mach      *waitMachine
+	obs       Observation
+	wake      time.Time // when the machine wants to look next
+}
+
+// newWaitRun sets a wait up: the defaults, the watcher on the transcript,
+// events and pane-died files, liveness, and the turn-end events already
+// written since the delivery (a quick turn ends while it is confirmed).
+func (m *Monitor) newWaitRun(ctx context.Context, goal Goal, since time.Time) (*waitRun, error) {
+	now := time.Now()
+	settle, idle, safety := m.Settle, m.Idle, m.Safety
 	if settle <= 0 {
 		settle = DefaultSettle
 	}
-	idle := m.Idle
 	if idle <= 0 {
 		idle = DefaultIdle
 	}
-	safety := m.Safety
 	if safety <= 0 {
 		safety = DefaultSafety
 	}
 	hasMarkers := len(m.Profile.Ready) > 0 || len(m.Profile.Busy) > 0
-	serverPID, _ := m.TC.ServerPID(ctx)
-	live := newLiveness(serverPID)
-	defer live.stop()
-
+	r := &waitRun{m: m, goal: goal, start: now, match: m.Match,
+		hookGoal: goal == GoalTurnEnd || goal == GoalTurnStart,
+		mach:     newWaitMachine(goal, settle, idle, safety, hasMarkers, m.Transcript != "", now)}
+	if r.match.Since.IsZero() {
+		r.match.Since = since
+	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		return Observation{}, fmt.Errorf("watch %s: %w", m.Pane, err)
+		return nil, fmt.Errorf("watch %s: %w", m.Pane, err)
 	}
-	defer w.Close()
+	r.w = w
 	// Watch the files themselves (all are only ever appended to), not
 	// their directories: a write to another task's transcript must not
 	// wake this supervisor. A file that cannot be watched falls back to
@@ -142,288 +230,194 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		}
 		if err := w.Add(f); err != nil {
 			if err := w.Add(filepath.Dir(f)); err != nil {
-				return Observation{}, fmt.Errorf("watch %s: %w", f, err)
+				w.Close()
+				return nil, fmt.Errorf("watch %s: %w", f, err)
 			}
 		}
 	}
-	eventsOff := fileSize(m.Events)
-	diedOff := fileSize(m.Died)
-	match := m.Match
-	if match.Since.IsZero() {
-		match.Since = since
-	}
-	// A turn-end event of the delivered turn ends the wait at once: the
-	// agent said so. Events written since the delivery, before this wait
-	// began, count too (a quick turn ends while the delivery is confirmed).
-	var hookEnd *profile.HookEvent
-	takeEvents := func(lines []string, untimedOK bool) {
-		for _, l := range lines {
-			ev, ok := profile.ParseHookEvent(l)
-			if !ok || hookEnd != nil {
-				continue
-			}
-			if !ev.Stop {
-				continue // not a turn end (another hook event)
-			}
-			why := ""
-			if ev.Time.IsZero() && !untimedOK {
-				why = "no time, and written before this wait (its turn cannot be told)"
-			} else if ok, w := match.Accepts(ev); !ok {
-				why = w
-			}
-			if why != "" {
-				if m.Skipped != nil {
-					m.Skipped(ev, why)
-				}
-				continue
-			}
-			e := ev
-			hookEnd = &e
-		}
-	}
-	hookGoal := goal == GoalTurnEnd || goal == GoalTurnStart
-	if hookGoal && m.Events != "" {
-		from, untimedOK := match.EventsFrom, true
-		if from < 0 || from > eventsOff {
+	r.serverPID, _ = m.TC.ServerPID(ctx)
+	r.live = newLiveness(r.serverPID)
+	r.eventsOff, r.diedOff = fileSize(m.Events), fileSize(m.Died)
+	if r.hookGoal && m.Events != "" {
+		from, untimedOK := r.match.EventsFrom, true
+		if from < 0 || from > r.eventsOff {
 			from, untimedOK = 0, false
 		}
 		lines, _ := readNewLines(m.Events, from)
-		takeEvents(lines, untimedOK)
-		if hookEnd != nil {
-			return hookObservation(hookEnd, start), nil
-		}
+		r.takeEvents(lines, untimedOK)
 	}
+	return r, nil
+}
 
-	var (
-		candidate     profile.State
-		candHash      string
-		candSince     time.Time
-		lastCapture   time.Time
-		dirty         = true // capture at once
-		lastSafety    = time.Now()
-		lastHash      string
-		lastHashSince = time.Now()
-		obs           Observation
-		lastWrite     time.Time // the last transcript write seen
-		panePID       int       // the agent's process, once known
-		sawBusy       bool      // a capture of this wait showed busy
-	)
-	handle := func(ev fsnotify.Event) {
-		switch ev.Name {
-		case m.Transcript:
-			dirty = true
-			lastWrite = time.Now()
-		case m.Events:
-			evs, off := readNewLines(m.Events, eventsOff)
-			eventsOff = off
-			if hookGoal {
-				takeEvents(evs, true)
-				if hookEnd != nil {
-					dirty = true // never "settled": the hook wins
-				}
-			}
-		case m.Died:
-			lines, off := readNewLines(m.Died, diedOff)
-			diedOff = off
-			for _, l := range lines {
-				// "PANE STATUS" for a dead pane; "closed" when a window
-				// went away (any task's: look at ours).
-				if f := strings.Fields(l); len(f) >= 1 && (f[0] == m.Pane || f[0] == "closed") {
-					dirty = true
-				}
-			}
+func (r *waitRun) close() {
+	r.live.stop()
+	r.w.Close()
+}
+
+// takeEvents looks for the turn-end event of the delivered turn among hook
+// event lines: the agent said so, and that ends the wait at once.
+// untimedOK admits events without a time (written during this wait).
+func (r *waitRun) takeEvents(lines []string, untimedOK bool) {
+	for _, l := range lines {
+		ev, ok := profile.ParseHookEvent(l)
+		if !ok || r.hookEnd != nil || !ev.Stop {
+			continue // not a turn end (another hook event), or one came
 		}
-	}
-	// settled reports whether nothing arrived since the last look: events
-	// already queued are handled first, so a write that raced with a
-	// capture is never overlooked.
-	settled := func() bool {
-		for {
-			select {
-			case ev := <-w.Events:
-				handle(ev)
-			default:
-				return !dirty
-			}
+		why := ""
+		if ev.Time.IsZero() && !untimedOK {
+			why = "no time, and written before this wait (its turn cannot be told)"
+		} else if ok, w := r.match.Accepts(ev); !ok {
+			why = w
 		}
-	}
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return obs, ctx.Err()
-		case ev, ok := <-w.Events:
-			if !ok {
-				return obs, fmt.Errorf("watch %s: watcher closed", m.Pane)
-			}
-			handle(ev)
-			if hookEnd != nil {
-				return hookObservation(hookEnd, start), nil
-			}
-			if !dirty {
-				continue
-			}
-			// Debounce: let a burst of output land before capturing.
-			if since := time.Since(lastCapture); since < 5*time.Millisecond {
-				timer.Reset(5*time.Millisecond - since)
-				continue
-			}
-		case <-w.Errors:
-			continue
-		case <-live.server:
-			return obs, fmt.Errorf("pane %s: %w (the tmux server stopped)", m.Pane, ErrPaneGone)
-		case <-live.agent:
-			// The agent's process exited (tmux can be late to notice a
-			// child's exit, and its pane-died hook with it): look.
-			live.agentGone()
-			dirty = true
-		case <-live.tick:
-			// No pidfd: free liveness checks every 2 s, no tmux call.
-			if serverPID > 0 && !processAlive(serverPID) {
-				return obs, fmt.Errorf("pane %s: %w (the tmux server stopped)", m.Pane, ErrPaneGone)
-			}
-			if panePID > 0 && !processAlive(panePID) {
-				panePID = 0
-				dirty = true
-				break
+		if why != "" {
+			if r.m.Skipped != nil {
+				r.m.Skipped(ev, why)
 			}
 			continue
-		case <-timer.C:
 		}
-		if hookEnd != nil {
-			return hookObservation(hookEnd, start), nil
-		}
-
-		now := time.Now()
-		// With a transcript, every screen change comes with a write, so a
-		// candidate that saw no write for the settle time held: no capture
-		// is needed to confirm it. Without one, confirm by capturing.
-		confirmByCapture := m.Transcript == "" && candidate != "" && now.Sub(candSince) >= settle
-		due := dirty || now.Sub(lastSafety) >= safety || confirmByCapture ||
-			(!hasMarkers && now.Sub(lastHashSince) >= idle)
-		if due {
-			lastSafety = now
-			captureStart := now
-			// The capture runs beside the watcher: a hook event that
-			// arrives meanwhile ends the wait at once, without waiting
-			// for tmux (a capture takes tens of milliseconds under
-			// load). Writes seen during the capture keep it dirty.
-			dirty = false
-			cctx, cancelCapture := context.WithCancel(ctx)
-			done := make(chan captured, 1)
-			go func() { done <- m.capture(cctx) }()
-			var c captured
-		waitCapture:
-			for {
-				select {
-				case c = <-done:
-					break waitCapture
-				case ev, ok := <-w.Events:
-					if !ok {
-						cancelCapture()
-						return obs, fmt.Errorf("watch %s: watcher closed", m.Pane)
-					}
-					handle(ev)
-					if hookEnd != nil {
-						cancelCapture()
-						return hookObservation(hookEnd, start), nil
-					}
-				case <-ctx.Done():
-					cancelCapture()
-					return obs, ctx.Err()
-				}
-			}
-			cancelCapture()
-			info, screen, err := c.info, c.screen, c.err
-			if err != nil {
-				if ctx.Err() != nil {
-					return obs, ctx.Err()
-				}
-				if errors.Is(err, tmuxctl.ErrNotFound) {
-					return obs, fmt.Errorf("pane %s: %w (the window was closed or the tmux server stopped)", m.Pane, ErrPaneGone)
-				}
-				return obs, err
-			}
-			if panePID == 0 && !info.Dead {
-				panePID = info.PID
-				live.watchAgent(panePID)
-			}
-			lastCapture = time.Now()
-			d := profile.DetectPane(m.Profile, screen, profile.PaneInfo{Dead: info.Dead, DeadStatus: info.DeadStatus,
-				CurrentCommand: info.CurrentCommand, AlternateOn: info.AlternateOn, CursorKnown: true, CursorY: info.CursorY})
-			obs = Observation{Detection: d, Screen: screen, Elapsed: time.Since(start), SawBusy: sawBusy}
-			if info.Dead {
-				obs.Dead, obs.Status, obs.Via = true, info.DeadStatus, "pane"
-				return obs, nil
-			}
-			h := tmuxctl.ScreenHash(profile.MaskVolatile(m.Profile, screen), nil)
-			if h != lastHash {
-				lastHash, lastHashSince = h, lastCapture
-			}
-			st := d.State
-			if st == profile.StateBusy {
-				obs.SawBusy, sawBusy = true, true
-				if goal == GoalTurnStart {
-					obs.Via = "screen"
-					return obs, nil
-				}
-			}
-			obs.SawBusy = sawBusy
-			if !hasMarkers && goal != GoalLeaveInput && goal != GoalTurnStart {
-				// No patterns: an unchanged screen for idle is the end.
-				if st != profile.StateNeedsInput && lastCapture.Sub(lastHashSince) >= idle {
-					obs.Via = "idle"
-					obs.Detection.State = profile.StateReady
-					return obs, nil
-				}
-			}
-			if goal.ends(st) {
-				if st == candidate && h == candHash {
-					if lastCapture.Sub(candSince) >= settle && settled() {
-						obs.Via = "screen"
-						return obs, nil
-					}
-				} else {
-					// The screen has held since the last write before
-					// this capture, not merely since the capture.
-					candidate, candHash, candSince = st, h, lastCapture
-					if m.Transcript != "" && !lastWrite.IsZero() && lastWrite.Before(captureStart) {
-						candSince = lastWrite
-					}
-					if lastCapture.Sub(candSince) >= settle && settled() {
-						obs.Via = "screen"
-						return obs, nil
-					}
-				}
-			} else {
-				candidate = ""
-			}
-		} else if candidate != "" && now.Sub(candSince) >= settle && settled() {
-			// Nothing was written since the candidate capture: the screen
-			// cannot have changed, so it held for the settle time.
-			obs.Via = "screen"
-			return obs, nil
-		}
-
-		// Next wake-up: the settle deadline, the idle deadline, or the
-		// safety check.
-		next := lastSafety.Add(safety)
-		if dirty {
-			// Written while the capture ran (the watcher's events were
-			// taken then): look again, after the debounce.
-			next = time.Now().Add(5 * time.Millisecond)
-		}
-		if candidate != "" {
-			next = minT(next, candSince.Add(settle))
-		}
-		if !hasMarkers {
-			next = minT(next, lastHashSince.Add(idle))
-		}
-		timer.Reset(max(time.Until(next), time.Millisecond))
+		e := ev
+		r.hookEnd = &e
 	}
 }
 
+// handle takes one watcher event: a transcript write, hook event lines,
+// or a pane-died line.
+func (r *waitRun) handle(ev fsnotify.Event) {
+	m := r.m
+	switch ev.Name {
+	case m.Transcript:
+		r.mach.written(time.Now())
+	case m.Events:
+		evs, off := readNewLines(m.Events, r.eventsOff)
+		r.eventsOff = off
+		if r.hookGoal {
+			r.takeEvents(evs, true)
+			if r.hookEnd != nil {
+				r.mach.poke() // never "settled": the hook wins
+			}
+		}
+	case m.Died:
+		lines, off := readNewLines(m.Died, r.diedOff)
+		r.diedOff = off
+		for _, l := range lines {
+			// "PANE STATUS" for a dead pane; "closed" when a window
+			// went away (any task's: look at ours).
+			if f := strings.Fields(l); len(f) >= 1 && (f[0] == m.Pane || f[0] == "closed") {
+				r.mach.poke()
+			}
+		}
+	}
+}
+
+// quiet takes the events already queued, then says whether nothing
+// arrived since the last look: a write that raced with a look is never
+// overlooked.
+func (r *waitRun) quiet() bool {
+	for {
+		select {
+		case ev := <-r.w.Events:
+			r.handle(ev)
+		default:
+			return r.mach.quiet()
+		}
+	}
+}
+
+// step asks the machine what to do now and does it: look at the pane,
+// finish, or set r.wake. end is true when the wait is over.
+func (r *waitRun) step(ctx context.Context) (Observation, bool, error) {
+	d := r.mach.tick(time.Now())
+	if d.kind == captureNow {
+		var obs Observation
+		var end bool
+		var err error
+		if d, obs, end, err = r.look(ctx); end || err != nil {
+			return obs, true, err
+		}
+	}
+	return r.decide(d)
+}
+
+// look captures the pane beside the watcher: a hook event that arrives
+// meanwhile ends the wait at once, without waiting for tmux (a capture
+// takes tens of milliseconds under load); writes seen during it keep the
+// machine dirty. A dead pane ends the wait; else the machine decides on
+// what the screen shows.
+func (r *waitRun) look(ctx context.Context) (decision, Observation, bool, error) {
+	m := r.m
+	lookStart := time.Now()
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan captured, 1)
+	go func() { done <- m.capture(cctx) }()
+	var c captured
+	for got := false; !got; {
+		select {
+		case c = <-done:
+			got = true
+		case ev, ok := <-r.w.Events:
+			if !ok {
+				return decision{}, r.obs, true, fmt.Errorf("watch %s: watcher closed", m.Pane)
+			}
+			r.handle(ev)
+			if r.hookEnd != nil {
+				return decision{}, hookObservation(r.hookEnd, r.start), true, nil
+			}
+		case <-ctx.Done():
+			return decision{}, r.obs, true, ctx.Err()
+		}
+	}
+	if err := c.err; err != nil {
+		if ctx.Err() != nil {
+			return decision{}, r.obs, true, ctx.Err()
+		}
+		if errors.Is(err, tmuxctl.ErrNotFound) {
+			return decision{}, r.obs, true, fmt.Errorf("pane %s: %w (the window was closed or the tmux server stopped)", m.Pane, ErrPaneGone)
+		}
+		return decision{}, r.obs, true, err
+	}
+	info := c.info
+	if r.panePID == 0 && !info.Dead {
+		r.panePID = info.PID
+		r.live.watchAgent(r.panePID)
+	}
+	now := time.Now()
+	det := profile.DetectPane(m.Profile, c.screen, profile.PaneInfo{Dead: info.Dead, DeadStatus: info.DeadStatus,
+		CurrentCommand: info.CurrentCommand, AlternateOn: info.AlternateOn, CursorKnown: true, CursorY: info.CursorY})
+	r.obs = Observation{Detection: det, Screen: c.screen, Elapsed: time.Since(r.start), SawBusy: r.mach.sawBusy}
+	if info.Dead {
+		r.obs.Dead, r.obs.Status, r.obs.Via = true, info.DeadStatus, "pane"
+		return decision{}, r.obs, true, nil
+	}
+	h := tmuxctl.ScreenHash(profile.MaskVolatile(m.Profile, c.screen), nil)
+	d := r.mach.captured(lookStart, now, det.State, h)
+	r.obs.SawBusy = r.mach.sawBusy
+	return d, r.obs, false, nil
+}
+
+// decide carries a decision out: finish (if quiet), or sleep until its
+// time.
+func (r *waitRun) decide(d decision) (Observation, bool, error) {
+	switch d.kind {
+	case finish:
+		return r.finish(d.via), true, nil
+	case finishIfQuiet:
+		if r.quiet() {
+			return r.finish(d.via), true, nil
+		}
+		d = r.mach.next(time.Now())
+	}
+	r.wake = d.at
+	return r.obs, false, nil
+}
+
+func (r *waitRun) finish(via string) Observation {
+	r.obs.Via = via
+	if via == "idle" {
+		r.obs.Detection.State = profile.StateReady
+	}
+	return r.obs
+}
 // HookNow returns the turn-end event that Match accepts if the events file
 // has it already, else nil.
 func (m *Monitor) HookNow() *profile.HookEvent {

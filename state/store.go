@@ -359,72 +359,16 @@ func (s *Store) write(st *State, raw []byte, now time.Time) (res writeResult, er
 		}
 	}
 	gen := st.Generation + 1
-	if st.base == nil {
-		st.base = map[string]baseOf{}
-	}
 	res.remove = append(res.remove, st.retired...) // what the last write retired
-	var retired []string
-	many := haveSyncFS && len(changed) > manyRecords
-	for _, t := range changed {
-		if old, ok := st.base[t.ID]; ok {
-			retired = append(retired, recordRel(t.ID, old.gen))
-		}
-		if _, err := writeRecord(s.dir, t, gen, many); err != nil {
-			return res, err
-		}
-		st.base[t.ID] = baseOf{rec: records.get(recordPath(s.dir, t.ID, gen)), gen: gen}
-	}
-	if len(changed) > 0 {
-		tasksDir := filepath.Join(s.dir, "tasks")
-		err := syncPath(tasksDir)
-		if err == nil && many {
-			err = syncFS(tasksDir)
-		}
-		if err != nil {
-			return res, fmt.Errorf("fsync %s: %w (the previous state is intact)", tasksDir, err)
-		}
-	}
-	var cutoff time.Time
-	if s.Retention > 0 {
-		cutoff = now.Add(-s.Retention)
-	}
-	if st.pruneNow {
-		cutoff = st.pruneCutoff
-	}
-	for _, id := range prune(st, cutoff) {
-		retired = append(retired, recordRel(id, st.base[id].gen))
-		delete(st.base, id)
-		res.pruned = append(res.pruned, id)
-	}
-	pruneMessages(st, cutoff)
-	w := &segmentWriter{dir: s.dir, gen: gen}
-	keep := s.ArchiveAfter
-	if keep <= 0 {
-		keep = DefaultArchiveAfter
-	}
-	step := s.Retention / 24
-	if st.pruneNow {
-		step = 0
-	}
-	prunedArchived, err := st.archive(w, keep, cutoff, step)
+	retired, err := s.writeRecords(st, changed, gen)
 	if err != nil {
 		return res, err
 	}
-	for _, e := range prunedArchived {
-		retired = append(retired, recordRel(e.ID, e.Record))
-		res.pruned = append(res.pruned, e.ID)
+	more, pruned, err := s.pruneAndArchive(st, gen, now)
+	if err != nil {
+		return res, err
 	}
-	for id := range st.base {
-		if _, ok := st.Tasks[id]; !ok {
-			delete(st.base, id) // archived: its record stays, named by its segment
-		}
-	}
-	if len(w.added) > 0 {
-		if err := syncPath(filepath.Join(s.dir, archiveDir)); err != nil {
-			return res, fmt.Errorf("fsync %s: %w", filepath.Join(s.dir, archiveDir), err)
-		}
-	}
-	retired = append(retired, w.retired...)
+	retired, res.pruned = append(retired, more...), pruned
 	if st.legacy != 0 {
 		if err := s.keepLegacy(st.legacy); err != nil {
 			return res, err
@@ -442,6 +386,82 @@ func (s *Store) write(st *State, raw []byte, now time.Time) (res writeResult, er
 	res.renamed = true
 	res.remove = append(res.remove, retired...)
 	return res, nil
+}
+
+// writeRecords writes the records of generation gen of the changed tasks
+// and makes them durable (each fsynced and the directory, or one syncfs
+// for many), and returns the records they supersede.
+func (s *Store) writeRecords(st *State, changed []*Task, gen uint64) (retired []string, err error) {
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	if st.base == nil {
+		st.base = map[string]baseOf{}
+	}
+	many := haveSyncFS && len(changed) > manyRecords
+	for _, t := range changed {
+		if old, ok := st.base[t.ID]; ok {
+			retired = append(retired, recordRel(t.ID, old.gen))
+		}
+		if _, err := writeRecord(s.dir, t, gen, many); err != nil {
+			return nil, err
+		}
+		st.base[t.ID] = baseOf{rec: records.get(recordPath(s.dir, t.ID, gen)), gen: gen}
+	}
+	tasksDir := filepath.Join(s.dir, "tasks")
+	err = syncPath(tasksDir)
+	if err == nil && many {
+		err = syncFS(tasksDir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("fsync %s: %w (the previous state is intact)", tasksDir, err)
+	}
+	return retired, nil
+}
+
+// pruneAndArchive drops the tasks and messages past the retention (or
+// Prune's cutoff) and moves what the index no longer needs to the archive
+// (new segments durable before the index names them). It returns the files
+// no longer named, and the pruned tasks (whose files go too).
+func (s *Store) pruneAndArchive(st *State, gen uint64, now time.Time) (retired, pruned []string, err error) {
+	var cutoff time.Time
+	if s.Retention > 0 {
+		cutoff = now.Add(-s.Retention)
+	}
+	step := s.Retention / 24
+	if st.pruneNow {
+		cutoff, step = st.pruneCutoff, 0
+	}
+	for _, id := range prune(st, cutoff) {
+		retired = append(retired, recordRel(id, st.base[id].gen))
+		delete(st.base, id)
+		pruned = append(pruned, id)
+	}
+	pruneMessages(st, cutoff)
+	keep := s.ArchiveAfter
+	if keep <= 0 {
+		keep = DefaultArchiveAfter
+	}
+	w := &segmentWriter{dir: s.dir, gen: gen}
+	gone, err := st.archive(w, keep, cutoff, step)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range gone {
+		retired = append(retired, recordRel(e.ID, e.Record))
+		pruned = append(pruned, e.ID)
+	}
+	for id := range st.base {
+		if _, ok := st.Tasks[id]; !ok {
+			delete(st.base, id) // archived: its record stays, named by its segment
+		}
+	}
+	if len(w.added) > 0 {
+		if err := syncPath(filepath.Join(s.dir, archiveDir)); err != nil {
+			return nil, nil, fmt.Errorf("fsync %s: %w", filepath.Join(s.dir, archiveDir), err)
+		}
+	}
+	return append(retired, w.retired...), pruned, nil
 }
 
 // manyRecords is how many records one write fsyncs one by one; past it,
