@@ -202,25 +202,9 @@ func SessionName(project, dir string) string {
 // for its dependencies (see startQueued), in this process or in the
 // detached supervisor.
 func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, error) {
-	if strings.TrimSpace(req.Text) == "" {
-		return nil, exit.Usagef("the task is empty: give TASK, or --file F / --file - with the text")
-	}
-	prof, err := profile.FindProfile(env.Profiles, req.Agent)
-	if err != nil {
-		return nil, exit.Usagef("%v", err)
-	}
-	if err := CheckTaskSize(prof, req.Text); err != nil {
-		return nil, err
-	}
-	argv, err := prof.Argv(profile.LaunchOptions{Model: req.Model, PermissionsAuto: req.PermissionsAuto, ExtraArgs: req.AgentArgs})
+	prof, argv, err := prepareAgent(env, req)
 	if err != nil {
 		return nil, err
-	}
-	if argv, err = resolveArgv(env, prof, argv); err != nil {
-		return nil, err
-	}
-	if _, err := CompileApproveRules("--approve-rule", req.Settings.ApproveRules); err != nil {
-		return nil, exit.Usagef("%v", err)
 	}
 	st, err := env.Store.Read(ctx)
 	if err != nil {
@@ -230,18 +214,9 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	if err != nil {
 		return nil, err
 	}
-	// A dispatch from inside a runner pane is a child of that pane's task.
-	parent, level, source := "", 1, req.Source
-	if source == "" {
-		source = state.SourceUser
-	}
-	if pid := callerTask(ctx, env, st); pid != "" && state.ValidTaskID(pid) {
-		if pt := st.Task(pid); pt != nil {
-			parent, level, source = pt.ID, pt.Level+1, pt.ID
-			if req.MaxLevel > 0 && pt.Level >= req.MaxLevel {
-				return nil, exit.Usagef("level-%d tasks cannot delegate (task %s is at the last level; max_level is %d in the config)", pt.Level, pt.ID, req.MaxLevel)
-			}
-		}
+	lin, err := dispatchLineage(ctx, env, st, req)
+	if err != nil {
+		return nil, err
 	}
 	after, err := resolveAfter(st, req.After)
 	if err != nil {
@@ -272,10 +247,102 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 			lock.Unlock()
 		}()
 	}
+	task, err := env.recordTask(ctx, req, prof.Name, project, dir, lin, after)
+	if err != nil {
+		return nil, err
+	}
+	env.journal(ctx, task, "dispatch", fmt.Sprintf("agent %s in %s: %s", prof.Name, dir, taskTitle(req.Text)))
+	env.say("task %s: %s in %s", task.ID, prof.Name, dir)
+
+	if len(after) > 0 {
+		return env.dispatchQueued(ctx, task)
+	}
+	if err := env.start(ctx, task, spec); err != nil {
+		env.failUnstarted(ctx, task.ID, err)
+		return task, err
+	}
+	if !req.Settings.Detached {
+		err = Supervise(ctx, env, task.ID)
+		if t, _ := env.task(context.WithoutCancel(ctx), task.ID); t != nil {
+			task = t
+		}
+		return task, err
+	}
+	var extra []*os.File
+	if lock != nil {
+		extra = append(extra, lock.File())
+	}
+	pid, err := env.StartSupervisor(task.ID, extra)
+	if err != nil {
+		_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "start supervisor: "+err.Error(), nil)
+		return task, err
+	}
+	handedOff = lock != nil
+	env.say("task %s: supervisor %d started (runner status %s, runner attach %s)", task.ID, pid, task.ID, task.ID)
+	if t, _ := env.task(ctx, task.ID); t != nil {
+		task = t
+	}
+	return task, nil
+}
+
+// prepareAgent checks a dispatch's text, agent and options before anything
+// is recorded, and returns the agent's profile and command line.
+func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, error) {
+	if strings.TrimSpace(req.Text) == "" {
+		return nil, nil, exit.Usagef("the task is empty: give TASK, or --file F / --file - with the text")
+	}
+	prof, err := profile.FindProfile(env.Profiles, req.Agent)
+	if err != nil {
+		return nil, nil, exit.Usagef("%v", err)
+	}
+	if err := CheckTaskSize(prof, req.Text); err != nil {
+		return nil, nil, err
+	}
+	argv, err := prof.Argv(profile.LaunchOptions{Model: req.Model, PermissionsAuto: req.PermissionsAuto, ExtraArgs: req.AgentArgs})
+	if err != nil {
+		return nil, nil, err
+	}
+	if argv, err = resolveArgv(env, prof, argv); err != nil {
+		return nil, nil, err
+	}
+	if _, err := CompileApproveRules("--approve-rule", req.Settings.ApproveRules); err != nil {
+		return nil, nil, exit.Usagef("%v", err)
+	}
+	return prof, argv, nil
+}
+
+// lineage is where a new task sits: its parent, level and source.
+type lineage struct {
+	parent string
+	level  int
+	source string
+}
+
+// dispatchLineage makes a dispatch from inside a runner pane a child of
+// that pane's task, refused past the config's max_level.
+func dispatchLineage(ctx context.Context, env *Env, st *state.State, req DispatchRequest) (lineage, error) {
+	lin := lineage{level: 1, source: req.Source}
+	if lin.source == "" {
+		lin.source = state.SourceUser
+	}
+	if pid := callerTask(ctx, env, st); pid != "" && state.ValidTaskID(pid) {
+		if pt := st.Task(pid); pt != nil {
+			lin = lineage{parent: pt.ID, level: pt.Level + 1, source: pt.ID}
+			if req.MaxLevel > 0 && pt.Level >= req.MaxLevel {
+				return lin, exit.Usagef("level-%d tasks cannot delegate (task %s is at the last level; max_level is %d in the config)", pt.Level, pt.ID, req.MaxLevel)
+			}
+		}
+	}
+	return lin, nil
+}
+
+// recordTask records the new task, queued and owned by this process (a
+// reconcile that finds this process gone before a supervisor takes it
+// fails the task, or, waiting for others, orphans it). A long text goes to
+// its own file, named after the task, before the record points at it.
+func (env *Env) recordTask(ctx context.Context, req DispatchRequest, agent, project, dir string, lin lineage, after []string) (*state.Task, error) {
 	settings, _ := json.Marshal(req.Settings)
 	now := env.now()
-	// A long text goes to its own file, named after the task, before the
-	// record points at it.
 	newID := state.RandomTaskID()
 	text, textFile, err := recordText(env.Store, newID, req.Text)
 	if err != nil {
@@ -290,18 +357,14 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 			}
 			id = s.NewTaskID()
 		}
-		task = &state.Task{ID: id, Project: project, Dir: dir, Agent: prof.Name, Text: text, TextFile: textFile,
-			Parent: parent, Level: level, Source: source, Created: now, Settings: settings, After: after,
+		task = &state.Task{ID: id, Project: project, Dir: dir, Agent: agent, Text: text, TextFile: textFile,
+			Parent: lin.parent, Level: lin.level, Source: lin.source, Created: now, Settings: settings, After: after,
 			Tmux:       state.TmuxTarget{Socket: env.TC.Socket(), Session: SessionName(project, dir), Window: id},
 			Transcript: env.Store.TaskFile("log", id)}
-		reason := "dispatched by " + source
+		reason := "dispatched by " + lin.source
 		if len(after) > 0 {
 			reason = waitingReason(after)
 		}
-		// This process owns the task until a supervisor takes it: a
-		// reconcile that finds it gone before then fails the task (or,
-		// waiting for others, orphans it) instead of leaving a record
-		// nothing owns.
 		task.SupervisorPID = os.Getpid()
 		_ = task.SetStatus(state.StatusQueued, now, reason)
 		s.Tasks[id] = task
@@ -313,39 +376,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		}
 		return nil, err
 	}
-	env.journal(ctx, task, "dispatch", fmt.Sprintf("agent %s in %s: %s", prof.Name, dir, taskTitle(req.Text)))
-	env.say("task %s: %s in %s", task.ID, prof.Name, dir)
-
-	if len(after) > 0 {
-		return env.dispatchQueued(ctx, task)
-	}
-	if err := env.start(ctx, task, spec); err != nil {
-		env.failUnstarted(ctx, task.ID, err)
-		return task, err
-	}
-	if req.Settings.Detached {
-		var extra []*os.File
-		if lock != nil {
-			extra = append(extra, lock.File())
-		}
-		pid, err := env.StartSupervisor(task.ID, extra)
-		if err != nil {
-			_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "start supervisor: "+err.Error(), nil)
-			return task, err
-		}
-		handedOff = lock != nil
-		env.say("task %s: supervisor %d started (runner status %s, runner attach %s)", task.ID, pid, task.ID, task.ID)
-		t, _ := env.task(ctx, task.ID)
-		if t != nil {
-			task = t
-		}
-		return task, nil
-	}
-	err = Supervise(ctx, env, task.ID)
-	if t, _ := env.task(context.WithoutCancel(ctx), task.ID); t != nil {
-		task = t
-	}
-	return task, err
+	return task, nil
 }
 
 // dispatchQueued hands a task that waits for dependencies to a detached

@@ -130,51 +130,12 @@ func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	shown := map[string]string{} // window id → client tty
-	for _, c := range clients {
-		shown[c.WindowID] = c.TTY
-	}
 	byPane := map[string]tmuxctl.PaneInfo{}
 	for _, p := range panes {
 		byPane[p.ID] = p
 	}
 	res := &GCResult{DryRun: opts.DryRun, Tasks: []GCTask{}, Skipped: []GCSkip{}, SessionsClosed: []string{}}
-	now := env.now()
-	var targets []*gcTarget
-	claimed := map[string]bool{} // panes that belong to a task in the state
-	for _, t := range st.TaskList() {
-		if p, ok := byPane[t.Tmux.Pane]; ok && ownPane(t, p) {
-			claimed[t.Tmux.Pane] = true
-		}
-		if !t.Status.IsTerminal() || now.Sub(t.Ended) < opts.OlderThan {
-			continue
-		}
-		g := &gcTarget{task: t, item: GCTask{ID: t.ID, Status: t.Status, Ended: t.Ended, Session: t.Tmux.Session, AgentSession: t.AgentSession}}
-		if p, ok := byPane[t.Tmux.Pane]; ok && ownPane(t, p) {
-			if tty, ok := shown[p.WindowID]; ok {
-				res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: "a tmux client (" + tty + ") is showing its window"})
-				continue
-			}
-			g.pane, g.item.Pane = &p, p.ID
-		}
-		targets = append(targets, g)
-	}
-	// Windows of tasks whose records were pruned: named after a task id,
-	// marked with this state directory.
-	for _, p := range panes {
-		if claimed[p.ID] || !state.ValidTaskID(p.WindowName) || st.Task(p.WindowName) != nil {
-			continue
-		}
-		if v, err := env.TC.ShowOption(ctx, p.ID, stateDirOption); err != nil || v != env.Store.Dir() {
-			continue
-		}
-		if tty, ok := shown[p.WindowID]; ok {
-			res.Skipped = append(res.Skipped, GCSkip{ID: p.WindowName, Pane: p.ID, Reason: "a tmux client (" + tty + ") is showing its window"})
-			continue
-		}
-		p := p
-		targets = append(targets, &gcTarget{pane: &p, item: GCTask{ID: p.WindowName, Session: p.Session, Pane: p.ID, Pruned: true}})
-	}
+	targets := env.gcTargets(ctx, st, panes, clients, opts.OlderThan, res)
 	protect := protectedPIDs(st, byPane)
 	if !opts.DryRun {
 		if targets, err = env.claimTargets(ctx, targets); err != nil {
@@ -232,6 +193,56 @@ func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 		slices.Sort(res.SessionsClosed)
 	}
 	return res, nil
+}
+
+// gcTargets lists what gc reclaims: the finished tasks that ended at least
+// olderThan ago, and the windows left by tasks whose records were pruned
+// (named after a task id, marked with this state directory). A window a
+// tmux client shows is skipped (in res.Skipped).
+func (env *Env) gcTargets(ctx context.Context, st *state.State, panes []tmuxctl.PaneInfo, clients []tmuxctl.ClientInfo, olderThan time.Duration, res *GCResult) []*gcTarget {
+	shown := map[string]string{} // window id → client tty
+	for _, c := range clients {
+		shown[c.WindowID] = c.TTY
+	}
+	byPane := map[string]tmuxctl.PaneInfo{}
+	for _, p := range panes {
+		byPane[p.ID] = p
+	}
+	now := env.now()
+	var targets []*gcTarget
+	claimed := map[string]bool{} // panes that belong to a task in the state
+	for _, t := range st.TaskList() {
+		if p, ok := byPane[t.Tmux.Pane]; ok && ownPane(t, p) {
+			claimed[t.Tmux.Pane] = true
+		}
+		if !t.Status.IsTerminal() || now.Sub(t.Ended) < olderThan {
+			continue
+		}
+		g := &gcTarget{task: t, item: GCTask{ID: t.ID, Status: t.Status, Ended: t.Ended, Session: t.Tmux.Session, AgentSession: t.AgentSession}}
+		if p, ok := byPane[t.Tmux.Pane]; ok && ownPane(t, p) {
+			if tty, ok := shown[p.WindowID]; ok {
+				res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: "a tmux client (" + tty + ") is showing its window"})
+				continue
+			}
+			g.pane, g.item.Pane = &p, p.ID
+		}
+		targets = append(targets, g)
+	}
+	for _, p := range panes {
+		if claimed[p.ID] || !state.ValidTaskID(p.WindowName) || st.Task(p.WindowName) != nil {
+			continue
+		}
+		if v, err := env.TC.ShowOption(ctx, p.ID, stateDirOption); err != nil || v != env.Store.Dir() {
+			continue
+		}
+		if tty, ok := shown[p.WindowID]; ok {
+			res.Skipped = append(res.Skipped, GCSkip{ID: p.WindowName, Pane: p.ID, Reason: "a tmux client (" + tty + ") is showing its window"})
+			continue
+		}
+		p := p
+		targets = append(targets, &gcTarget{pane: &p, item: GCTask{ID: p.WindowName, Session: p.Session, Pane: p.ID, Pruned: true}})
+	}
+	return targets
 }
 
 // claimTargets marks the targets' tasks reclaimed in one state update

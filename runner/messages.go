@@ -92,18 +92,9 @@ func (e *MessageRefusedError) Is(target error) bool { return target == exit.ErrU
 // refused, the error is a *MessageRefusedError (the outcomes still list
 // every recipient).
 func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOutcome, error) {
-	if strings.TrimSpace(req.Text) == "" {
-		return nil, exit.Usagef("the message is empty")
-	}
-	if len(req.Text) > MaxMessageBytes {
-		return nil, exit.Usagef("the message is %d bytes; at most %d fit in one message (write it to a file and send its path)", len(req.Text), MaxMessageBytes)
-	}
-	typ := req.Type
-	if typ == "" {
-		typ = state.MessageRequest
-	}
-	if !typ.Valid() {
-		return nil, exit.Usagef("unknown message type %q (want one of %s)", typ, messageTypeList())
+	typ, err := checkMessage(req)
+	if err != nil {
+		return nil, err
 	}
 	// Which recipients are idle is known only under the lock; whether
 	// their panes live needs tmux, which must not run under it: look
@@ -126,109 +117,159 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 	}
 	// Any target may be done by the time the lock is taken: know all
 	// their panes.
-	alive := map[string]bool{}
+	p := &posting{req: req, typ: typ, sender: sender, alive: map[string]bool{}, now: env.now()}
 	live := map[string]bool{}
-	for _, p := range panes {
-		live[p.ID] = !p.Dead
+	for _, pn := range panes {
+		live[pn.ID] = !pn.Dead
 	}
 	for _, id := range targets {
 		if t := pre.Task(id); t != nil {
-			alive[id] = live[t.Tmux.Pane]
+			p.alive[id] = live[t.Tmux.Pane]
 		}
 	}
-	var (
-		outs  []MessageOutcome
-		start []string // idle recipients this process claimed for delivery
-		msgs  = map[string]*state.Message{}
-		now   = env.now()
-	)
-	err = env.Store.Update(ctx, func(st *state.State) error {
-		outs, start = outs[:0], start[:0]
-		hops, root := 0, ""
-		if sender != "" {
-			s := st.Task(sender)
-			if s == nil {
-				return exit.Usagef("the sending task %s is gone (pruned)", sender)
-			}
-			if len(s.Handling) > 0 {
-				hops = s.HandlingHops + 1
-			}
-			root = st.Root(sender)
-		}
-		for _, id := range targets {
-			o := MessageOutcome{To: id, Hops: hops}
-			t := st.Task(id)
-			refuse := func(format string, args ...any) {
-				o.Result, o.Reason = MsgRefused, fmt.Sprintf(format, args...)
-			}
-			switch {
-			case t == nil:
-				refuse("task %s is gone (pruned)", id)
-			case id == sender:
-				refuse("a task cannot message itself")
-			case t.Status.IsTerminal() && t.Status != state.StatusDone:
-				refuse("task %s has ended (%s): messages cannot reach it", id, t.Status)
-			case t.Status == state.StatusDone && !alive[id]:
-				refuse("task %s is done and its agent's pane %s is gone", id, t.Tmux.Pane)
-			case req.MaxHops > 0 && hops > req.MaxHops:
-				refuse("hop limit: this would be hop %d, past max_hops %d (a chain of replies between agents stops here)", hops, req.MaxHops)
-			case root != "" && req.MaxPerRoot > 0 && countRoot(st, root) >= req.MaxPerRoot:
-				refuse("the tasks under %s have sent %d messages, the max_messages_per_root cap", root, req.MaxPerRoot)
-			}
-			if o.Result == "" {
-				if m := pendingFrom(st, id, senderName(sender), typ); m != nil {
-					// A repeat of a part already queued adds nothing.
-					repeat := strings.Contains("\n\n"+m.Text+"\n\n", "\n\n"+req.Text+"\n\n")
-					if !repeat && len(m.Text)+len(req.Text)+2 > MaxMessageBytes {
-						refuse("pending message %s from the same sender is full (%d bytes); wait until %s takes it", m.ID, len(m.Text), id)
-					} else {
-						if !repeat {
-							m.Text += "\n\n" + req.Text
-						}
-						m.Merged++
-						m.Hops = max(m.Hops, hops)
-						o.ID, o.Result = m.ID, MsgMerged
-						o.Reason = fmt.Sprintf("merged into pending %s", m.ID)
-						msgs[m.ID] = m
-					}
-				} else if n := len(st.MessagesFor(id, state.MessagePending)); n >= MaxPendingPerTask {
-					refuse("the queue of %s is full (%d pending messages)", id, n)
-				} else {
-					m := &state.Message{ID: st.NewMessageID(), From: senderName(sender), To: id, Type: typ,
-						Text: req.Text, Hops: hops, Root: root, Status: state.MessagePending, Created: now}
-					st.AddMessage(m)
-					o.ID, o.Result = m.ID, MsgQueued
-					o.Reason = fmt.Sprintf("waits until %s is ready (it is %s)", id, t.Status)
-					msgs[m.ID] = m
-				}
-			}
-			if o.Result != MsgRefused && t.Status == state.StatusDone && (t.SupervisorPID == 0 || !processAlive(t.SupervisorPID)) {
-				// Idle, and nobody supervises it (a supervisor that has just
-				// recorded done looks at the queue once more before it
-				// lets go): this process starts the delivery.
-				_ = t.SetStatus(state.StatusReady, now, "messages to deliver")
-				t.SupervisorPID = os.Getpid()
-				t.Ended = time.Time{}
-				o.Result, o.Reason = MsgDelivering, fmt.Sprintf("%s is idle: delivering now", id)
-				start = append(start, id)
-			}
-			outs = append(outs, o)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := env.Store.Update(ctx, func(st *state.State) error { return p.post(st, targets) }); err != nil {
 		return nil, err
 	}
 	var refused []MessageOutcome
-	for _, o := range outs {
+	for _, o := range p.outs {
 		if o.Result == MsgRefused {
 			refused = append(refused, o)
 		}
 		m := &state.Message{ID: o.ID, From: senderName(sender), To: o.To, Type: typ, Hops: o.Hops}
-		env.journalMessage(ctx, now, o.Result, m, o.Reason)
+		env.journalMessage(ctx, p.now, o.Result, m, o.Reason)
 	}
-	var startErrs []error
-	for _, id := range start {
+	errs := env.startDeliveries(ctx, p.start)
+	if len(refused) > 0 {
+		errs = append(errs, &MessageRefusedError{Refused: refused})
+	}
+	return p.outs, errors.Join(errs...)
+}
+
+// checkMessage refuses an empty or oversized message or an unknown type,
+// and returns the type (a request when none is given).
+func checkMessage(req MessageRequest) (state.MessageType, error) {
+	if strings.TrimSpace(req.Text) == "" {
+		return "", exit.Usagef("the message is empty")
+	}
+	if len(req.Text) > MaxMessageBytes {
+		return "", exit.Usagef("the message is %d bytes; at most %d fit in one message (write it to a file and send its path)", len(req.Text), MaxMessageBytes)
+	}
+	typ := req.Type
+	if typ == "" {
+		typ = state.MessageRequest
+	}
+	if !typ.Valid() {
+		return "", exit.Usagef("unknown message type %q (want one of %s)", typ, messageTypeList())
+	}
+	return typ, nil
+}
+
+// posting is one PostMessage under the state lock: what it decided for
+// each recipient, and which idle recipients this process starts
+// delivering to.
+type posting struct {
+	req    MessageRequest
+	typ    state.MessageType
+	sender string
+	alive  map[string]bool // recipient → its pane lives
+	now    time.Time
+
+	outs  []MessageOutcome
+	start []string // idle recipients this process claimed for delivery
+}
+
+// post decides for every recipient (an Update function: it starts over
+// from nothing each time it runs).
+func (p *posting) post(st *state.State, targets []string) error {
+	p.outs, p.start = p.outs[:0], p.start[:0]
+	hops, root := 0, ""
+	if p.sender != "" {
+		s := st.Task(p.sender)
+		if s == nil {
+			return exit.Usagef("the sending task %s is gone (pruned)", p.sender)
+		}
+		if len(s.Handling) > 0 {
+			hops = s.HandlingHops + 1
+		}
+		root = st.Root(p.sender)
+	}
+	for _, id := range targets {
+		o := MessageOutcome{To: id, Hops: hops}
+		t := st.Task(id)
+		if why := p.refusal(st, t, id, hops, root); why != "" {
+			o.Result, o.Reason = MsgRefused, why
+		} else {
+			p.queue(st, t, &o, hops, root)
+		}
+		if o.Result != MsgRefused && t.Status == state.StatusDone && (t.SupervisorPID == 0 || !processAlive(t.SupervisorPID)) {
+			// Idle, and nobody supervises it (a supervisor that has just
+			// recorded done looks at the queue once more before it
+			// lets go): this process starts the delivery.
+			_ = t.SetStatus(state.StatusReady, p.now, "messages to deliver")
+			t.SupervisorPID = os.Getpid()
+			t.Ended = time.Time{}
+			o.Result, o.Reason = MsgDelivering, fmt.Sprintf("%s is idle: delivering now", id)
+			p.start = append(p.start, id)
+		}
+		p.outs = append(p.outs, o)
+	}
+	return nil
+}
+
+// refusal says why a message to task t (id) cannot be taken, or "".
+func (p *posting) refusal(st *state.State, t *state.Task, id string, hops int, root string) string {
+	switch {
+	case t == nil:
+		return fmt.Sprintf("task %s is gone (pruned)", id)
+	case id == p.sender:
+		return "a task cannot message itself"
+	case t.Status.IsTerminal() && t.Status != state.StatusDone:
+		return fmt.Sprintf("task %s has ended (%s): messages cannot reach it", id, t.Status)
+	case t.Status == state.StatusDone && !p.alive[id]:
+		return fmt.Sprintf("task %s is done and its agent's pane %s is gone", id, t.Tmux.Pane)
+	case p.req.MaxHops > 0 && hops > p.req.MaxHops:
+		return fmt.Sprintf("hop limit: this would be hop %d, past max_hops %d (a chain of replies between agents stops here)", hops, p.req.MaxHops)
+	case root != "" && p.req.MaxPerRoot > 0 && countRoot(st, root) >= p.req.MaxPerRoot:
+		return fmt.Sprintf("the tasks under %s have sent %d messages, the max_messages_per_root cap", root, p.req.MaxPerRoot)
+	}
+	return ""
+}
+
+// queue puts the message in t's queue, merged into a pending one from the
+// same sender and of the same type if there is one; a full queue refuses.
+func (p *posting) queue(st *state.State, t *state.Task, o *MessageOutcome, hops int, root string) {
+	id, text := t.ID, p.req.Text
+	if m := pendingFrom(st, id, senderName(p.sender), p.typ); m != nil {
+		// A repeat of a part already queued adds nothing.
+		repeat := strings.Contains("\n\n"+m.Text+"\n\n", "\n\n"+text+"\n\n")
+		if !repeat && len(m.Text)+len(text)+2 > MaxMessageBytes {
+			o.Result, o.Reason = MsgRefused, fmt.Sprintf("pending message %s from the same sender is full (%d bytes); wait until %s takes it", m.ID, len(m.Text), id)
+			return
+		}
+		if !repeat {
+			m.Text += "\n\n" + text
+		}
+		m.Merged++
+		m.Hops = max(m.Hops, hops)
+		o.ID, o.Result, o.Reason = m.ID, MsgMerged, fmt.Sprintf("merged into pending %s", m.ID)
+		return
+	}
+	if n := len(st.MessagesFor(id, state.MessagePending)); n >= MaxPendingPerTask {
+		o.Result, o.Reason = MsgRefused, fmt.Sprintf("the queue of %s is full (%d pending messages)", id, n)
+		return
+	}
+	m := &state.Message{ID: st.NewMessageID(), From: senderName(p.sender), To: id, Type: p.typ,
+		Text: text, Hops: hops, Root: root, Status: state.MessagePending, Created: p.now}
+	st.AddMessage(m)
+	o.ID, o.Result, o.Reason = m.ID, MsgQueued, fmt.Sprintf("waits until %s is ready (it is %s)", id, t.Status)
+}
+
+// startDeliveries starts a supervisor for each idle recipient this process
+// claimed; one that cannot start puts its task back to done (the message
+// stays queued) and is reported.
+func (env *Env) startDeliveries(ctx context.Context, ids []string) []error {
+	var errs []error
+	for _, id := range ids {
 		if _, err := env.StartSupervisor(id, nil); err != nil {
 			reason := "could not start a supervisor to deliver messages: " + err.Error()
 			_ = env.updateDurably(context.WithoutCancel(ctx), "task "+id+": "+reason, func(st *state.State) error {
@@ -238,13 +279,10 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 				}
 				return nil
 			})
-			startErrs = append(startErrs, fmt.Errorf("message to %s: %s (it stays queued; the next message or 'runner send' retries)", id, reason))
+			errs = append(errs, fmt.Errorf("message to %s: %s (it stays queued; the next message or 'runner send' retries)", id, reason))
 		}
 	}
-	if len(refused) > 0 {
-		startErrs = append(startErrs, &MessageRefusedError{Refused: refused})
-	}
-	return outs, errors.Join(startErrs...)
+	return errs
 }
 
 // journalMessage writes the journal line of one step of a message:

@@ -418,6 +418,7 @@ func (r *waitRun) finish(via string) Observation {
 	}
 	return r.obs
 }
+
 // HookNow returns the turn-end event that Match accepts if the events file
 // has it already, else nil.
 func (m *Monitor) HookNow() *profile.HookEvent {

@@ -358,66 +358,10 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 	// can be told from the screen: the turn counts as started.
 	hasMarkers := len(s.prof.Ready) > 0 || len(s.prof.Busy) > 0
 	s.payload, s.sig, s.unstarted, s.enters, s.echoWait = payload, sig, hasMarkers && sig != "", 0, false
-	queued := false
+	dc := &deliveryCheck{s: s, base: base, sig: sig, shown: shown}
 	res, err := env.TC.Deliver(ctx, s.pane, payload, tmuxctl.DeliverOptions{
 		EnterDelay: s.prof.EnterDelay.Duration, Raw: s.prof.PasteRaw, LeaveMode: true, Nudges: 2,
-		Accepted: func(screen string) bool {
-			if s.mon.HookNow() != nil {
-				// A quick turn ended while its delivery was confirmed:
-				// the agent's own word that it took the prompt.
-				s.unstarted = false
-				return true
-			}
-			if waiting(screen) {
-				return false // the text still sits in the composer
-			}
-			d := profile.Detect(s.prof, screen)
-			switch d.State {
-			case profile.StateBusy:
-				s.unstarted = false
-				return true
-			case profile.StateNeedsInput:
-				// An approval belongs to the turn; a trust dialog comes
-				// before it (the prompt waits behind it, or is lost).
-				if len(d.TrustKeys) == 0 {
-					s.unstarted = false
-				}
-				return true
-			case profile.StateExited:
-				return true
-			case profile.StateStarting:
-				// The agent took the text while it still starts (Codex:
-				// "Waiting for startup"): queued, not yet a turn; the
-				// monitor waits for the turn to begin. A blank screen
-				// (a CLI switching views) is no sign yet.
-				queued = d.Field == "starting" && screen != base
-				return queued
-			}
-			if sig == "" {
-				return screen != base
-			}
-			// Idle again already (a quick turn): the prompt must show
-			// in the transcript above the composer, or it was lost (a
-			// CLI whose input was not live yet shows only a changed
-			// placeholder).
-			if echoed(s.prof, screen, sig) {
-				s.unstarted = s.prof.EchoBeforeTurn
-				return true
-			}
-			// The echo scrolled off already (a long text, a quick turn):
-			// the transcript shows the text. For a TUI that is no sign of
-			// a turn (its composer drew the text before Enter, and a lost
-			// prompt leaves the same bytes): the monitor waits for one.
-			// A shell (IdleCommands) echoes what it runs, once, as it
-			// runs it.
-			if shown.check() {
-				if len(s.prof.IdleCommands) > 0 {
-					s.unstarted = false
-				}
-				return true
-			}
-			return false
-		},
+		Accepted: dc.accepted,
 		// Enter again only while the text is visibly waiting in the
 		// composer: never onto a dialog that appeared meanwhile.
 		NudgeIf: waiting,
@@ -427,7 +371,7 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 	}
 	s.sent, s.graceFrom = time.Now(), time.Now()
 	note := fmt.Sprintf("confirmed after %d Enter in %s", res.Enters, res.Elapsed.Round(time.Millisecond))
-	if queued && s.unstarted {
+	if dc.queued && s.unstarted {
 		note = fmt.Sprintf("queued by the starting agent after %d Enter in %s", res.Enters, res.Elapsed.Round(time.Millisecond))
 	}
 	if !res.Confirmed {
@@ -444,6 +388,74 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 		note = "not confirmed yet (" + res.Reason + "); waiting for the turn to begin"
 	}
 	return env.setStatus(ctx, s.id, state.StatusRunning, "delivered ("+note+")", func(t *state.Task) { t.Delivery = note })
+}
+
+// deliveryCheck tells, for each screen after an Enter, whether the agent
+// took the prompt, and whether that was a sign that the turn began
+// (supervisor.unstarted).
+type deliveryCheck struct {
+	s      *supervisor
+	base   string // the screen before the paste
+	sig    string // the text's first line to look for
+	shown  *transcriptShows
+	queued bool // taken by an agent still starting: not yet a turn
+}
+
+func (c *deliveryCheck) accepted(screen string) bool {
+	s := c.s
+	if s.mon.HookNow() != nil {
+		// A quick turn ended while its delivery was confirmed: the
+		// agent's own word that it took the prompt.
+		s.unstarted = false
+		return true
+	}
+	if inComposer(s.prof, screen, c.sig) {
+		return false // the text still sits in the composer
+	}
+	d := profile.Detect(s.prof, screen)
+	switch d.State {
+	case profile.StateBusy:
+		s.unstarted = false
+		return true
+	case profile.StateNeedsInput:
+		// An approval belongs to the turn; a trust dialog comes before
+		// it (the prompt waits behind it, or is lost).
+		if len(d.TrustKeys) == 0 {
+			s.unstarted = false
+		}
+		return true
+	case profile.StateExited:
+		return true
+	case profile.StateStarting:
+		// The agent took the text while it still starts (Codex:
+		// "Waiting for startup"): queued, not yet a turn; the monitor
+		// waits for the turn to begin. A blank screen (a CLI switching
+		// views) is no sign yet.
+		c.queued = d.Field == "starting" && screen != c.base
+		return c.queued
+	}
+	if c.sig == "" {
+		return screen != c.base
+	}
+	// Idle again already (a quick turn): the prompt must show in the
+	// transcript above the composer, or it was lost (a CLI whose input
+	// was not live yet shows only a changed placeholder).
+	if echoed(s.prof, screen, c.sig) {
+		s.unstarted = s.prof.EchoBeforeTurn
+		return true
+	}
+	// The echo scrolled off already (a long text, a quick turn): the
+	// transcript shows the text. For a TUI that is no sign of a turn (its
+	// composer drew the text before Enter, and a lost prompt leaves the
+	// same bytes): the monitor waits for one. A shell (IdleCommands)
+	// echoes what it runs, once, as it runs it.
+	if c.shown.check() {
+		if len(s.prof.IdleCommands) > 0 {
+			s.unstarted = false
+		}
+		return true
+	}
+	return false
 }
 
 // inComposer reports whether screen is p's ready screen with the text
@@ -800,125 +812,35 @@ func matchRule(rules []*regexp.Regexp, text string) string {
 // conclude records the final outcome of a supervision and maps it to the
 // error that sets the exit code.
 func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
-	env := s.env
-	ctx := context.WithoutCancel(parent)
-	var eo *errOutcome
-	switch {
-	case err == nil:
+	if err == nil {
 		return nil
-	case errors.As(err, &eo):
-	case errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil:
-		eo = &errOutcome{outcome{status: state.StatusTimeout, reason: "the task did not finish before its --timeout"}}
-	case errors.Is(err, ErrPaneGone):
-		eo = &errOutcome{outcome{status: state.StatusFailed, reason: err.Error()}}
-	case errors.Is(err, tmuxctl.ErrNotFound):
-		// The pane or server vanished during a delivery or a key press.
-		eo = &errOutcome{outcome{status: state.StatusFailed, reason: fmt.Sprintf("pane %s: %v (the window was closed or the tmux server stopped): %v", s.pane, ErrPaneGone, err)}}
-	case parent.Err() != nil:
-		// Interrupted (SIGINT/SIGTERM): the pane is left as it is.
-		t, _ := env.task(ctx, s.id)
-		if t != nil && t.Status.IsTerminal() {
-			// Ended by another process (runner cancel), which stopped us.
-			return fmt.Errorf("task %s ended while supervised: %s (%s): %w", s.id, t.Status, lastReason(t), parent.Err())
-		}
-		if t != nil {
-			if s.set.Detached {
-				// A detached supervisor that is stopped leaves the task
-				// to be resumed.
-				_ = env.setStatus(ctx, s.id, state.StatusOrphaned, "supervisor stopped", nil)
-			} else {
-				_ = env.finish(ctx, s.id, state.StatusCancelled, "interrupted; the agent's pane is left running", nil)
-			}
-		}
-		return fmt.Errorf("task %s interrupted; the agent's pane is left running (runner attach %s): %w", s.id, s.id, parent.Err())
-	default:
-		eo = &errOutcome{outcome{status: state.StatusFailed, reason: err.Error()}}
+	}
+	ctx := context.WithoutCancel(parent)
+	eo, stop := s.outcomeOf(ctx, parent, tctx, err)
+	if eo == nil {
+		return stop
 	}
 	o := eo.o
-	screen := o.obs.Screen
-	answer, session := "", ""
-	if h := o.obs.Hook; h != nil {
-		answer, session = strings.TrimSpace(h.Answer), h.Session
-	}
-	if answer == "" {
-		// The tail comes from the last 200 lines of history plus the
-		// screen: an agent that died leaves its last words above tmux's
-		// "Pane is dead" line, which scrolls the screen. A turn the hook
-		// ended with its answer needs no capture: the record is written
-		// at once.
-		if hist, err := env.TC.Capture(ctx, s.pane, tmuxctl.CaptureOptions{Start: "-200", End: "-"}); err == nil {
-			screen = hist
-		}
-		if o.status == state.StatusDone || o.status == state.StatusFailed {
-			answer = profile.ScreenAnswer(s.prof, screen)
-		}
-	}
-	var t *state.Task
-	summary := textutil.FirstLine(answer)
-	if summary == "" {
-		t, _ = env.task(ctx, s.id)
-		summary = turnSummary(s.prof, screen, t)
-	}
-	summary = textutil.ClipRunes(summary, 160)
+	end := s.turnEnd(ctx, o)
 	if o.status == state.StatusNeedsInput {
-		if t != nil {
-			env.journal(ctx, t, "needs-input", o.reason)
+		if t, _ := s.env.task(ctx, s.id); t != nil {
+			s.env.journal(ctx, t, "needs-input", o.reason)
 		}
 		return fmt.Errorf("task %s needs input: %s (answer with 'runner attach %s', then 'runner resume %s'): %w", s.id, dialogLine(s.prof, o.reason), s.id, s.id, exit.ErrNeedsInput)
 	}
-	// Recording the end of the turn and looking at the queue happen in one
-	// update: a message that arrives while the agent works is either seen
-	// here (and delivered as the next turn) or waits in the queue, which
-	// this supervisor looks at again before it lets go of the task (below).
-	more, applied := 0, false
-	var dropped []*state.Message
-	var final state.Task
-	_ = env.updateDurably(ctx, "task "+s.id+": the end of the turn ("+string(o.status)+")", func(st *state.State) error {
-		more, applied, dropped = 0, false, nil
-		t := st.Task(s.id)
-		if t == nil || t.Status.IsTerminal() {
-			return nil // a cancel from another process wins
-		}
-		applied = true
-		if o.obs.Hook != nil && o.obs.Hook.Answer != "" {
-			t.ResultTail = tailLines(answer, 20)
-		} else {
-			t.ResultTail = tailLines(screen, 20)
-		}
-		t.ExitCode = o.code
-		t.Question = ""
-		t.Answer = answer
-		if session != "" {
-			t.AgentSession = session
-		}
-		if summary != "" || answer != "" {
-			t.AddTurnAnswer(env.now(), summary, answer)
-		}
-		if o.status == state.StatusDone && parent.Err() == nil && !o.keepQueue {
-			if more = len(st.MessagesFor(s.id, state.MessagePending)); more > 0 {
-				return t.SetStatus(state.StatusReady, env.now(), fmt.Sprintf("turn done (%s); %d message(s) to deliver", o.reason, more))
-			}
-		}
-		if o.status != state.StatusDone {
-			dropped = dropQueue(st, s.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", s.id, o.status))
-		}
-		err := t.SetStatus(o.status, env.now(), o.reason)
-		final = *t
-		return err
-	})
-	env.journalDropped(ctx, dropped)
+	more, final := s.recordTurnEnd(ctx, parent, o, end)
 	if more > 0 {
-		env.say("task %s: turn done; %d message(s) waiting", s.id, more)
+		s.env.say("task %s: turn done; %d message(s) waiting", s.id, more)
 		return errMoreMessages
 	}
-	if applied {
-		env.journal(ctx, &final, "status", string(o.status)+": "+o.reason)
+	if final != nil {
+		s.env.journal(ctx, final, "status", string(o.status)+": "+o.reason)
 		if o.status == state.StatusDone && s.set.Commit {
 			s.commit(ctx)
 		}
 		// The notification tells about this turn's end, whatever happens
 		// to the task after.
-		env.notify(ctx, &final, s.set)
+		s.env.notify(ctx, final, s.set)
 		if o.status == state.StatusDone && parent.Err() == nil && s.release(ctx, !o.keepQueue) {
 			return errMoreMessages
 		}
@@ -932,6 +854,127 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 		return fmt.Errorf("task %s: %s: %w", s.id, o.reason, ErrCancelled)
 	}
 	return fmt.Errorf("task %s %s: %s: %w", s.id, o.status, o.reason, ErrTaskFailed)
+}
+
+// outcomeOf maps the error a supervision ended with to the outcome to
+// record. An interruption (SIGINT/SIGTERM) is recorded here and returns
+// no outcome, only the error to exit with. A deadline counts as the task's
+// timeout only when the task's own deadline (tctx) passed: a tmux call's
+// deadline is a failure in its own words.
+func (s *supervisor) outcomeOf(ctx, parent, tctx context.Context, err error) (*errOutcome, error) {
+	env := s.env
+	var eo *errOutcome
+	switch {
+	case errors.As(err, &eo):
+		return eo, nil
+	case errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil && tctx.Err() != nil:
+		return &errOutcome{outcome{status: state.StatusTimeout, reason: "the task did not finish before its --timeout"}}, nil
+	case errors.Is(err, ErrPaneGone):
+		return &errOutcome{outcome{status: state.StatusFailed, reason: err.Error()}}, nil
+	case errors.Is(err, tmuxctl.ErrNotFound):
+		// The pane or server vanished during a delivery or a key press.
+		return &errOutcome{outcome{status: state.StatusFailed, reason: fmt.Sprintf("pane %s: %v (the window was closed or the tmux server stopped): %v", s.pane, ErrPaneGone, err)}}, nil
+	case parent.Err() == nil:
+		return &errOutcome{outcome{status: state.StatusFailed, reason: err.Error()}}, nil
+	}
+	// Interrupted: the pane is left as it is.
+	t, _ := env.task(ctx, s.id)
+	if t != nil && t.Status.IsTerminal() {
+		// Ended by another process (runner cancel), which stopped us.
+		return nil, fmt.Errorf("task %s ended while supervised: %s (%s): %w", s.id, t.Status, lastReason(t), parent.Err())
+	}
+	if t != nil {
+		if s.set.Detached {
+			// A detached supervisor that is stopped leaves the task
+			// to be resumed.
+			_ = env.setStatus(ctx, s.id, state.StatusOrphaned, "supervisor stopped", nil)
+		} else {
+			_ = env.finish(ctx, s.id, state.StatusCancelled, "interrupted; the agent's pane is left running", nil)
+		}
+	}
+	return nil, fmt.Errorf("task %s interrupted; the agent's pane is left running (runner attach %s): %w", s.id, s.id, parent.Err())
+}
+
+// turnText is what a turn's end records: the agent's answer (its hook's,
+// else the screen's), its session, the screen (or history) it was read
+// from, and a one-line summary.
+type turnText struct {
+	answer, session, screen, summary string
+	byHook                           bool
+}
+
+// turnEnd reads the end of the turn: from the hook's event when it has the
+// answer (no capture needed: the record is written at once), else from the
+// last 200 lines of history plus the screen (an agent that died leaves its
+// last words above tmux's "Pane is dead" line, which scrolls the screen).
+func (s *supervisor) turnEnd(ctx context.Context, o outcome) turnText {
+	tt := turnText{screen: o.obs.Screen}
+	if h := o.obs.Hook; h != nil {
+		tt.answer, tt.session = strings.TrimSpace(h.Answer), h.Session
+		tt.byHook = h.Answer != ""
+	}
+	if tt.answer == "" {
+		if hist, err := s.env.TC.Capture(ctx, s.pane, tmuxctl.CaptureOptions{Start: "-200", End: "-"}); err == nil {
+			tt.screen = hist
+		}
+		if o.status == state.StatusDone || o.status == state.StatusFailed {
+			tt.answer = profile.ScreenAnswer(s.prof, tt.screen)
+		}
+	}
+	tt.summary = textutil.FirstLine(tt.answer)
+	if tt.summary == "" {
+		t, _ := s.env.task(ctx, s.id)
+		tt.summary = turnSummary(s.prof, tt.screen, t)
+	}
+	tt.summary = textutil.ClipRunes(tt.summary, 160)
+	return tt
+}
+
+// recordTurnEnd records the end of the turn and looks at the queue in one
+// update: a message that arrives while the agent works is either seen here
+// (more > 0: delivered as the next turn) or waits in the queue, which this
+// supervisor looks at again before it lets go of the task (release). final
+// is the task as recorded; nil when another process ended it first (a
+// cancel wins) or nothing was recorded.
+func (s *supervisor) recordTurnEnd(ctx, parent context.Context, o outcome, tt turnText) (more int, final *state.Task) {
+	env := s.env
+	var dropped []*state.Message
+	_ = env.updateDurably(ctx, "task "+s.id+": the end of the turn ("+string(o.status)+")", func(st *state.State) error {
+		more, final, dropped = 0, nil, nil
+		t := st.Task(s.id)
+		if t == nil || t.Status.IsTerminal() {
+			return nil // a cancel from another process wins
+		}
+		if tt.byHook {
+			t.ResultTail = tailLines(tt.answer, 20)
+		} else {
+			t.ResultTail = tailLines(tt.screen, 20)
+		}
+		t.ExitCode, t.Question, t.Answer = o.code, "", tt.answer
+		if tt.session != "" {
+			t.AgentSession = tt.session
+		}
+		if tt.summary != "" || tt.answer != "" {
+			t.AddTurnAnswer(env.now(), tt.summary, tt.answer)
+		}
+		if o.status == state.StatusDone && parent.Err() == nil && !o.keepQueue {
+			if more = len(st.MessagesFor(s.id, state.MessagePending)); more > 0 {
+				return t.SetStatus(state.StatusReady, env.now(), fmt.Sprintf("turn done (%s); %d message(s) to deliver", o.reason, more))
+			}
+		}
+		if o.status != state.StatusDone {
+			dropped = dropQueue(st, s.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", s.id, o.status))
+		}
+		err := t.SetStatus(o.status, env.now(), o.reason)
+		c := *t
+		final = &c
+		return err
+	})
+	env.journalDropped(ctx, dropped)
+	if more > 0 {
+		final = nil
+	}
+	return more, final
 }
 
 func lastReason(t *state.Task) string {

@@ -291,23 +291,8 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	// An agent talks to other tasks through their message queues, where
-	// hops and caps stop loops; a prompt typed by send is the user's.
-	if st, err := env.Store.Read(ctx); err == nil {
-		if caller := callerTask(ctx, env, st); caller != "" {
-			return t, exit.Usagef("runner send is for the user; from inside task %s use 'runner msg %s TEXT' (delivered when %s is ready, with loop protection)", caller, t.ID, t.ID)
-		}
-	}
-	switch t.Status {
-	case state.StatusReady:
-		if t.SupervisorPID != os.Getpid() && processAlive(t.SupervisorPID) {
-			return t, exit.Usagef("task %s is taking its messages (supervisor %d): wait for its turn to end ('runner wait %s') before sending", t.ID, t.SupervisorPID, t.ID)
-		}
-	case state.StatusDone, state.StatusFailed, state.StatusTimeout, state.StatusCancelled:
-	case state.StatusRunning, state.StatusStarting, state.StatusQueued:
-		return t, exit.Usagef("task %s is %s: wait for its turn to end ('runner wait %s') before sending", t.ID, t.Status, t.ID)
-	default:
-		return t, exit.Usagef("task %s is %s: it cannot take a prompt (see 'runner status %s')", t.ID, t.Status, t.ID)
+	if err := sendable(ctx, env, t); err != nil {
+		return t, err
 	}
 	prof, err := profile.FindProfile(env.Profiles, t.Agent)
 	if err != nil {
@@ -330,49 +315,11 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 			return t, err
 		}
 	}
-	screen, err := env.TC.CaptureScreen(ctx, t.Tmux.Pane)
-	if err != nil {
+	if err := atPrompt(ctx, env, t, prof); err != nil {
 		return t, err
 	}
-	if d := profile.Detect(prof, screen); d.State == profile.StateBusy && t.Status == state.StatusDone {
-		// A turn the agent's hook ended: the CLI may still be drawing its
-		// prompt back. Wait for it (briefly) rather than refuse.
-		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		mon := &Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
-			Died: env.Store.PaneDiedFile(), Settle: prof.Settle.Duration}
-		obs, werr := mon.Wait(wctx, GoalReady, time.Now())
-		cancel()
-		if werr == nil && !obs.Dead {
-			screen = obs.Screen
-		}
-	}
-	if d := profile.Detect(prof, screen); d.State != profile.StateReady && d.State != profile.StateError {
-		return t, exit.Usagef("task %s: its agent is not at its prompt (it looks %s); attach with 'runner attach %s'", t.ID, d.State, t.ID)
-	}
 	set.Detached = req.Detach
-	raw, _ := json.Marshal(set)
-	// Reopen the task for the new turn.
-	err = env.Store.Update(ctx, func(s *state.State) error {
-		x := s.Task(t.ID)
-		if x == nil {
-			return exit.Usagef("task %s was pruned", t.ID)
-		}
-		if x.Status != t.Status && x.Status != state.StatusDone {
-			// Something (a message delivery) took the agent meanwhile.
-			return exit.Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
-		}
-		// A prompt from the user: what the agent sends now is not a reply
-		// to a message.
-		x.Handling, x.HandlingHops = nil, 0
-		x.Settings = raw
-		x.Ended = time.Time{}
-		x.ExitCode = nil
-		x.Answer = "" // the answer is the new turn's, once it ends
-		x.SupervisorPID = os.Getpid()
-		_ = x.SetStatus(state.StatusReady, env.now(), "follow-up prompt: "+taskTitle(req.Text))
-		return nil
-	})
-	if err != nil {
+	if err := reopen(ctx, env, t, set, req.Text); err != nil {
 		return t, err
 	}
 	sup := &supervisor{env: env, id: t.ID, prof: prof, set: set, pane: t.Tmux.Pane,
@@ -399,6 +346,80 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 		nt = t
 	}
 	return nt, err
+}
+
+// sendable refuses a send from inside a task (an agent talks to other
+// tasks through their message queues, where hops and caps stop loops; a
+// prompt typed by send is the user's) and a send to a task that is not
+// between turns.
+func sendable(ctx context.Context, env *Env, t *state.Task) error {
+	if st, err := env.Store.Read(ctx); err == nil {
+		if caller := callerTask(ctx, env, st); caller != "" {
+			return exit.Usagef("runner send is for the user; from inside task %s use 'runner msg %s TEXT' (delivered when %s is ready, with loop protection)", caller, t.ID, t.ID)
+		}
+	}
+	switch t.Status {
+	case state.StatusReady:
+		if t.SupervisorPID != os.Getpid() && processAlive(t.SupervisorPID) {
+			return exit.Usagef("task %s is taking its messages (supervisor %d): wait for its turn to end ('runner wait %s') before sending", t.ID, t.SupervisorPID, t.ID)
+		}
+	case state.StatusDone, state.StatusFailed, state.StatusTimeout, state.StatusCancelled:
+	case state.StatusRunning, state.StatusStarting, state.StatusQueued:
+		return exit.Usagef("task %s is %s: wait for its turn to end ('runner wait %s') before sending", t.ID, t.Status, t.ID)
+	default:
+		return exit.Usagef("task %s is %s: it cannot take a prompt (see 'runner status %s')", t.ID, t.Status, t.ID)
+	}
+	return nil
+}
+
+// atPrompt checks that the task's agent shows its prompt. A turn the
+// agent's hook ended may still be drawing its prompt back: that is waited
+// for (briefly) rather than refused.
+func atPrompt(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile) error {
+	screen, err := env.TC.CaptureScreen(ctx, t.Tmux.Pane)
+	if err != nil {
+		return err
+	}
+	if d := profile.Detect(prof, screen); d.State == profile.StateBusy && t.Status == state.StatusDone {
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		mon := &Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
+			Died: env.Store.PaneDiedFile(), Settle: prof.Settle.Duration}
+		obs, werr := mon.Wait(wctx, GoalReady, time.Now())
+		cancel()
+		if werr == nil && !obs.Dead {
+			screen = obs.Screen
+		}
+	}
+	if d := profile.Detect(prof, screen); d.State != profile.StateReady && d.State != profile.StateError {
+		return exit.Usagef("task %s: its agent is not at its prompt (it looks %s); attach with 'runner attach %s'", t.ID, d.State, t.ID)
+	}
+	return nil
+}
+
+// reopen opens the task for a new turn from the user, owned by this
+// process, unless something (a message delivery) took the agent since t
+// was read.
+func reopen(ctx context.Context, env *Env, t *state.Task, set RunSettings, text string) error {
+	raw, _ := json.Marshal(set)
+	return env.Store.Update(ctx, func(s *state.State) error {
+		x := s.Task(t.ID)
+		if x == nil {
+			return exit.Usagef("task %s was pruned", t.ID)
+		}
+		if x.Status != t.Status && x.Status != state.StatusDone {
+			return exit.Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
+		}
+		// A prompt from the user: what the agent sends now is not a reply
+		// to a message.
+		x.Handling, x.HandlingHops = nil, 0
+		x.Settings = raw
+		x.Ended = time.Time{}
+		x.ExitCode = nil
+		x.Answer = "" // the answer is the new turn's, once it ends
+		x.SupervisorPID = os.Getpid()
+		_ = x.SetStatus(state.StatusReady, env.now(), "follow-up prompt: "+taskTitle(text))
+		return nil
+	})
 }
 
 // relaunch starts a task's agent again, in a new window, on the

@@ -10,8 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"sync"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
