@@ -1,39 +1,62 @@
 // Package state is the only code that touches runner's state files: the
-// shared state.json protected by an flock on state.lock, the append-only
-// journal, and watching the state directory for changes.
+// shared state protected by an flock on state.lock, the task records, the
+// archive, the append-only journal, and watching the state directory for
+// changes.
 //
 // The state directory (see DefaultDir) is created 0700 and every file in it
 // is 0600. It holds:
 //
-//	state.json       the State, rewritten atomically by every Update
-//	state.json.prev  the previous generation, kept for Repair
-//	state.lock       the flock that serialises writers; never renamed or deleted
-//	journal.jsonl    the append-only audit trail, rotated by size
+//	state.json              the index: projects, the hot fields of the tasks
+//	                        still in it, open and recent messages, the list
+//	                        of archive segments (index.go)
+//	tasks/<id>.<gen>.json   each task's whole record, one file per
+//	                        generation that changed its bulk (records.go)
+//	archive/<gen>.json      finished tasks the index no longer carries;
+//	archive/m<gen>.json     finished messages likewise (archive.go)
+//	state.json.prev         the previous index, kept for Repair
+//	state.lock              the flock that serialises writers; never renamed
+//	journal.jsonl           the append-only audit trail, rotated by size
+//
+// The cost of an update depends on how many tasks are active, not on how
+// many are retained: the index carries ~250 bytes per task for the active
+// ones, the finished ones whose window is open and the newest
+// ArchiveAfter finished ones; a task's record is written only when its bulk
+// (text, history, turns, answer, settings, …) changes; archived tasks sit
+// in immutable segments that an ordinary update does not touch.
 //
 // Update takes an exclusive flock on state.lock (giving up with ErrBusy after
-// the store's LockTimeout), reads state.json, applies the caller's function,
-// writes a temporary file in the same directory, fsyncs it, renames it over
-// state.json and fsyncs the directory. Read never takes the lock: since
-// state.json is only ever replaced by a rename, a reader sees either the old
-// or the new file, never a torn one. Callers must not do tmux or git work
-// inside an Update function; the lock is held while it runs.
+// the store's LockTimeout), reads the index and the records it names
+// (cached per process: a path's content never changes), applies the
+// caller's function, and writes in this order: the records whose bulk
+// changed (each a new file, fsynced, then the tasks directory), the new
+// archive segments (likewise), then the index (temporary file, fsync,
+// rename, directory fsync). So the index never names a file that is not
+// durable. Files the new index no longer names are removed once it is
+// durable; a crash in between leaves them listed in the index's retired
+// list for the next write. Read never takes the lock: the index is only
+// ever replaced by a rename, and a reader that finds a record superseded
+// meanwhile reads the new index. Callers must not do tmux or git work inside
+// an Update function; the lock is held while it runs. Inside an Update,
+// State.Task brings an archived task back into the index, so what the
+// function changes in it is written.
 //
 // A state.json written by a newer runner (a higher Version) is refused with
-// ErrNewerVersion and never overwritten. A file that does not parse is
-// reported with ErrCorrupt and left in place until Repair moves it aside.
+// ErrNewerVersion and never overwritten. A file that does not parse, or
+// names a record that is gone, is reported with ErrCorrupt and left in place
+// until Repair rebuilds from the previous index, the newest records, the
+// archive and the journal. A version 1 or 2 file (every task inline) is read
+// as it is and converted by the first write, which keeps it as
+// state.json.v<N>-backup.
 //
 // Updates of one directory made at the same time inside one process are
 // combined (see updateQueues): one caller takes the lock and applies all of
-// them in order with one durable write, rolling back any that fails; so
-// only one thread per process waits in flock(2). state.json is read and
-// written by the package's own codec (codec.go), several times faster than
-// encoding/json on large states and held to it byte for byte by
-// differential tests; anything unusual in a file is decoded by
-// encoding/json instead. A field added to a state struct must
-// be added to its codec table: TestCodecCoversEveryField names it.
+// them in order with one durable write; one that fails is rolled back to a
+// copy of the state taken before it. Everything is plain encoding/json.
 //
 // Schema changes: a runner drops the fields it does not know when it
-// rewrites the file. So any new field that an older runner must not drop
-// (messages, say) comes with a higher Version, which older runners refuse
-// instead of silently rewriting.
+// rewrites a file. So any new field that an older runner must not drop
+// comes with a higher Version, which older runners refuse instead of
+// silently rewriting. A Task field is either hot (in the index entry) or
+// bulk (in the record only): TestEveryFieldIsHotOrBulk holds the lists in
+// index.go to the struct.
 package state
