@@ -60,14 +60,22 @@ type segmentRef struct {
 	Last  int64  `json:"last"`
 }
 
-// taskSegment and messageSegment are the segment files' content.
-type taskSegment struct {
-	Tasks []*entry `json:"tasks"`
+// segment is a segment file's content: task entries or messages.
+type segment[T any] struct {
+	Items []T `json:"items"`
 }
 
-type messageSegment struct {
-	Messages []*Message `json:"messages"`
+// segKind is what the generic segment code needs to know of an item: the
+// prefix of its segment files, and its time (ended, delivered) in Unix ns.
+type segKind[T any] struct {
+	prefix string
+	at     func(T) int64
 }
+
+var (
+	taskKind    = segKind[*entry]{prefix: "", at: func(e *entry) int64 { return e.ended().UnixNano() }}
+	messageKind = segKind[*Message]{prefix: "m", at: func(m *Message) int64 { return m.Delivered.UnixNano() }}
+)
 
 // segments caches decoded segment files for the process; a segment never
 // changes once written, so an entry stays valid while the file exists.
@@ -127,33 +135,39 @@ func writeSegment(dir, name string, v any) error {
 	return nil
 }
 
-// archivedEntries reads every archived task entry, oldest segment first,
-// and returns them with the segment each came from. Segments not cached
-// are decoded in parallel (a fresh process listing 10 000 tasks).
-func (s *State) archivedEntries() ([]*entry, []int, error) {
-	segs := make([]*taskSegment, len(s.arch.Tasks))
-	errs := make([]error, len(s.arch.Tasks))
+// readAll reads the items of the segments refs, oldest segment first, and
+// the segment each came from. Segments not cached are decoded in parallel
+// (a fresh process listing 10 000 tasks).
+func readAll[T any](dir string, refs []segmentRef) ([]T, []int, error) {
+	segs := make([]*segment[T], len(refs))
+	errs := make([]error, len(refs))
 	var wg sync.WaitGroup
-	for i, ref := range s.arch.Tasks {
+	for i, ref := range refs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			segs[i], errs[i] = readSegment[taskSegment](s.dir, ref.File)
+			segs[i], errs[i] = readSegment[segment[T]](dir, ref.File)
 		}()
 	}
 	wg.Wait()
-	var out []*entry
+	var out []T
 	var from []int
 	for i, seg := range segs {
 		if errs[i] != nil {
 			return nil, nil, errs[i]
 		}
-		for _, e := range seg.Tasks {
-			out = append(out, e)
+		for _, it := range seg.Items {
+			out = append(out, it)
 			from = append(from, i)
 		}
 	}
 	return out, from, nil
+}
+
+// archivedEntries reads every archived task entry, with the segment each
+// came from.
+func (s *State) archivedEntries() ([]*entry, []int, error) {
+	return readAll[*entry](s.dir, s.arch.Tasks)
 }
 
 // archived returns the archived entry of task id, or nil.
@@ -192,10 +206,13 @@ func (s *State) promote(e *entry, seg int) (*Task, error) {
 	return t, nil
 }
 
-// segmentWriter collects the files one write adds and retires.
+// segmentWriter collects the files one write adds and retires. Its files
+// are named after the write's generation (and tag, for a repair's own
+// files), so no two writes name a file alike.
 type segmentWriter struct {
 	dir     string
 	gen     uint64
+	tag     string
 	n       int // files written so far in this write
 	added   []string
 	retired []string
@@ -203,7 +220,7 @@ type segmentWriter struct {
 
 func (w *segmentWriter) name(prefix string) string {
 	w.n++
-	name := prefix + strconv.FormatUint(w.gen, 10)
+	name := prefix + strconv.FormatUint(w.gen, 10) + w.tag
 	if w.n > 1 {
 		name += "-" + strconv.Itoa(w.n)
 	}
@@ -217,7 +234,14 @@ func (w *segmentWriter) name(prefix string) string {
 func (s *State) archive(w *segmentWriter, keep int, cutoff time.Time, step time.Duration) (pruned []*entry, err error) {
 	// Take promoted tasks out of their segments.
 	if len(s.promoted) > 0 {
-		if err := s.rewriteTaskSegments(w, func(e *entry) bool { return s.promoted[e.ID] == "" }); err != nil {
+		promoted := map[string]bool{}
+		for _, file := range s.promoted {
+			promoted[file] = true
+		}
+		s.arch.Tasks, err = rewriteSegments(w, taskKind, s.arch.Tasks,
+			func(ref segmentRef) bool { return promoted[ref.File] },
+			func(e *entry) bool { return s.promoted[e.ID] == "" })
+		if err != nil {
 			return nil, err
 		}
 		s.promoted = nil
@@ -229,32 +253,16 @@ func (s *State) archive(w *segmentWriter, keep int, cutoff time.Time, step time.
 		return nil, err
 	}
 	if !cutoff.IsZero() && cutoff.UnixNano()-s.arch.PrunedBefore >= int64(step) {
-		c := cutoff.UnixNano()
-		old := false
-		for _, ref := range s.arch.Tasks {
-			old = old || ref.First < c
-		}
-		if old {
-			err := s.rewriteTaskSegments(w, func(e *entry) bool {
-				if e.Ended != nil && e.Created+*e.Ended < c {
-					pruned = append(pruned, e)
-					return false
-				}
-				return true
-			})
-			if err != nil {
-				return nil, err
-			}
-		}
-		if err := s.pruneMessageSegments(w, c); err != nil {
+		if pruned, err = s.pruneArchive(w, cutoff.UnixNano()); err != nil {
 			return nil, err
 		}
-		s.arch.PrunedBefore = c
+		s.arch.PrunedBefore = cutoff.UnixNano()
 	}
-	if err := s.mergeTaskSegments(w); err != nil {
+	if s.arch.Tasks, err = mergeSegments(w, taskKind, s.arch.Tasks); err != nil {
 		return nil, err
 	}
-	return pruned, s.mergeMessageSegments(w)
+	s.arch.Messages, err = mergeSegments(w, messageKind, s.arch.Messages)
+	return pruned, err
 }
 
 // archivable reports whether task t may leave the index: finished, with
@@ -267,23 +275,9 @@ func archivable(t *Task) bool {
 // into one new segment, once there are twice keep of them (so a segment
 // holds at least keep+1 entries).
 func (s *State) archiveFinishedTasks(w *segmentWriter, keep int) error {
-	var cand []*Task
-	for _, t := range s.Tasks {
-		if archivable(t) {
-			cand = append(cand, t)
-		}
-	}
-	if len(cand) <= 2*keep {
-		return nil
-	}
-	slices.SortFunc(cand, func(a, b *Task) int {
-		if c := b.Ended.Compare(a.Ended); c != 0 {
-			return c
-		}
-		return cmpString(a.ID, b.ID)
-	})
+	cand := beyondNewest(s.Tasks, archivable, keep, func(t *Task) time.Time { return t.Ended })
 	var es []*entry
-	for _, t := range cand[keep:] {
+	for _, t := range cand {
 		b, ok := s.base[t.ID]
 		if !ok || !sameBulk(b.rec, t) {
 			return fmt.Errorf("archive task %s: its record is not written yet", t.ID)
@@ -291,100 +285,85 @@ func (s *State) archiveFinishedTasks(w *segmentWriter, keep int) error {
 		es = append(es, toEntry(t, b.gen))
 		delete(s.Tasks, t.ID)
 	}
-	for len(es) > 0 {
-		n := min(len(es), segmentMax)
-		if err := s.addTaskSegment(w, es[:n]); err != nil {
-			return err
-		}
-		es = es[n:]
-	}
-	return nil
+	return s.addTaskSegments(w, es)
 }
 
-func (s *State) addTaskSegment(w *segmentWriter, es []*entry) error {
-	ref, ok, err := newTaskSegment(w, es)
-	if ok {
-		s.arch.Tasks = append(s.arch.Tasks, ref)
-	}
-	return err
-}
-
-// newTaskSegment writes es (if any) as a new segment and returns its ref.
-func newTaskSegment(w *segmentWriter, es []*entry) (segmentRef, bool, error) {
-	if len(es) == 0 {
+// newSegment writes items (if any) as a new segment and returns its ref.
+func newSegment[T any](w *segmentWriter, k segKind[T], items []T) (segmentRef, bool, error) {
+	if len(items) == 0 {
 		return segmentRef{}, false, nil
 	}
-	slices.SortFunc(es, func(a, b *entry) int { return cmpInt(a.Created, b.Created) })
-	name := w.name("")
-	if err := writeSegment(w.dir, name, taskSegment{Tasks: es}); err != nil {
+	name := w.name(k.prefix)
+	if err := writeSegment(w.dir, name, segment[T]{Items: items}); err != nil {
 		return segmentRef{}, false, err
 	}
-	ref := segmentRef{File: name, N: len(es), First: 1<<63 - 1}
-	for _, e := range es {
-		at := e.ended().UnixNano()
+	ref := segmentRef{File: name, N: len(items), First: 1<<63 - 1}
+	for _, it := range items {
+		at := k.at(it)
 		ref.First, ref.Last = min(ref.First, at), max(ref.Last, at)
 	}
 	w.added = append(w.added, name)
 	return ref, true, nil
 }
 
-// rewriteTaskSegments rewrites the segments that hold an entry keep
-// refuses, without those entries.
-func (s *State) rewriteTaskSegments(w *segmentWriter, keep func(*entry) bool) error {
-	var refs []segmentRef
-	for _, ref := range s.arch.Tasks {
-		seg, err := readSegment[taskSegment](s.dir, ref.File)
-		if err != nil {
-			return err
+// rewriteSegments rewrites the segments of refs that touch selects and
+// that hold an item keep refuses, without those items, and returns the new
+// list.
+func rewriteSegments[T any](w *segmentWriter, k segKind[T], refs []segmentRef, touch func(segmentRef) bool, keep func(T) bool) ([]segmentRef, error) {
+	var out []segmentRef
+	for _, ref := range refs {
+		if !touch(ref) {
+			out = append(out, ref)
+			continue
 		}
-		var kept []*entry
-		for _, e := range seg.Tasks {
-			if keep(e) {
-				kept = append(kept, e)
+		seg, err := readSegment[segment[T]](w.dir, ref.File)
+		if err != nil {
+			return nil, err
+		}
+		var kept []T
+		for _, it := range seg.Items {
+			if keep(it) {
+				kept = append(kept, it)
 			}
 		}
-		if len(kept) == len(seg.Tasks) {
-			refs = append(refs, ref)
+		if len(kept) == len(seg.Items) {
+			out = append(out, ref)
 			continue
 		}
 		w.retired = append(w.retired, filepath.Join(archiveDir, ref.File))
-		nref, ok, err := newTaskSegment(w, kept)
+		nref, ok, err := newSegment(w, k, kept)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if ok {
-			refs = append(refs, nref)
+			out = append(out, nref)
 		}
 	}
-	s.arch.Tasks = refs
-	return nil
+	return out, nil
 }
 
-// mergeTaskSegments merges adjacent segments while there are more than
-// maxSegments, smallest pair first, up to segmentMax entries each.
-func (s *State) mergeTaskSegments(w *segmentWriter) error {
-	for len(s.arch.Tasks) > maxSegments {
-		i := smallestPair(s.arch.Tasks)
+// mergeSegments merges adjacent segments while there are more than
+// maxSegments, smallest pair first, up to segmentMax items each.
+func mergeSegments[T any](w *segmentWriter, k segKind[T], refs []segmentRef) ([]segmentRef, error) {
+	for len(refs) > maxSegments {
+		i := smallestPair(refs)
 		if i < 0 {
-			return nil
+			break
 		}
-		var es []*entry
-		for _, ref := range s.arch.Tasks[i : i+2] {
-			seg, err := readSegment[taskSegment](s.dir, ref.File)
-			if err != nil {
-				return err
-			}
-			es = append(es, seg.Tasks...)
+		items, _, err := readAll[T](w.dir, refs[i:i+2])
+		if err != nil {
+			return nil, err
+		}
+		for _, ref := range refs[i : i+2] {
 			w.retired = append(w.retired, filepath.Join(archiveDir, ref.File))
 		}
-		rest := slices.Clone(s.arch.Tasks[i+2:])
-		s.arch.Tasks = s.arch.Tasks[:i]
-		if err := s.addTaskSegment(w, es); err != nil {
-			return err
+		ref, _, err := newSegment(w, k, items)
+		if err != nil {
+			return nil, err
 		}
-		s.arch.Tasks = append(s.arch.Tasks, rest...)
+		refs = slices.Concat(refs[:i], []segmentRef{ref}, refs[i+2:])
 	}
-	return nil
+	return refs, nil
 }
 
 // smallestPair returns the index of the adjacent pair of segments with the
@@ -399,6 +378,54 @@ func smallestPair(refs []segmentRef) int {
 	return at
 }
 
+// addTaskSegments writes es, oldest first, as new segments of at most
+// segmentMax entries.
+func (s *State) addTaskSegments(w *segmentWriter, es []*entry) error {
+	slices.SortFunc(es, func(a, b *entry) int { return cmpInt(a.Created, b.Created) })
+	for len(es) > 0 {
+		n := min(len(es), segmentMax)
+		ref, ok, err := newSegment(w, taskKind, es[:n])
+		if err != nil {
+			return err
+		}
+		if ok {
+			s.arch.Tasks = append(s.arch.Tasks, ref)
+		}
+		es = es[n:]
+	}
+	return nil
+}
+
+// beyondNewest returns, oldest first, the items that want selects beyond
+// the newest keep of them (by at; ties by key), once more than twice keep
+// are selected: so a batch moved to the archive holds at least keep+1.
+func beyondNewest[T any](items map[string]T, want func(T) bool, keep int, at func(T) time.Time) []T {
+	type kv struct {
+		key string
+		v   T
+	}
+	var sel []kv
+	for k, v := range items {
+		if want(v) {
+			sel = append(sel, kv{k, v})
+		}
+	}
+	if len(sel) <= 2*keep {
+		return nil
+	}
+	slices.SortFunc(sel, func(a, b kv) int {
+		if c := at(a.v).Compare(at(b.v)); c != 0 {
+			return c
+		}
+		return cmpString(a.key, b.key)
+	})
+	out := make([]T, 0, len(sel)-keep)
+	for _, x := range sel[:len(sel)-keep] {
+		out = append(out, x.v)
+	}
+	return out
+}
+
 // finishedMessage reports whether m no longer changes.
 func finishedMessage(m *Message) bool {
 	return m.Status != MessagePending && m.Status != MessageDelivering
@@ -407,22 +434,7 @@ func finishedMessage(m *Message) bool {
 // archiveMessages moves the finished messages beyond the newest
 // MessagesKept into a new segment, once there are twice as many.
 func (s *State) archiveMessages(w *segmentWriter) error {
-	var done []*Message
-	for _, m := range s.Messages {
-		if finishedMessage(m) {
-			done = append(done, m)
-		}
-	}
-	if len(done) <= 2*MessagesKept {
-		return nil
-	}
-	slices.SortFunc(done, func(a, b *Message) int {
-		if c := a.Delivered.Compare(b.Delivered); c != 0 {
-			return c
-		}
-		return cmpString(a.ID, b.ID)
-	})
-	out := done[:len(done)-MessagesKept]
+	out := beyondNewest(s.Messages, finishedMessage, MessagesKept, func(m *Message) time.Time { return m.Delivered })
 	for _, m := range out {
 		delete(s.Messages, m.ID)
 		if m.Root != "" {
@@ -432,108 +444,46 @@ func (s *State) archiveMessages(w *segmentWriter) error {
 			s.arch.PerRoot[m.Root] += 1 + m.Merged
 		}
 	}
-	return s.addMessageSegment(w, out)
-}
-
-func (s *State) addMessageSegment(w *segmentWriter, ms []*Message) error {
-	ref, ok, err := newMessageSegment(w, ms)
+	ref, ok, err := newSegment(w, messageKind, out)
 	if ok {
 		s.arch.Messages = append(s.arch.Messages, ref)
 	}
 	return err
 }
 
-// newMessageSegment writes ms (if any) as a new segment and returns its ref.
-func newMessageSegment(w *segmentWriter, ms []*Message) (segmentRef, bool, error) {
-	if len(ms) == 0 {
-		return segmentRef{}, false, nil
-	}
-	name := w.name("m")
-	if err := writeSegment(w.dir, name, messageSegment{Messages: ms}); err != nil {
-		return segmentRef{}, false, err
-	}
-	ref := segmentRef{File: name, N: len(ms), First: 1<<63 - 1}
-	for _, m := range ms {
-		at := m.Delivered.UnixNano()
-		ref.First, ref.Last = min(ref.First, at), max(ref.Last, at)
-	}
-	w.added = append(w.added, name)
-	return ref, true, nil
-}
-
-// pruneMessageSegments drops the archived messages delivered before
-// cutoff (Unix ns), with their per-root counts.
-func (s *State) pruneMessageSegments(w *segmentWriter, cutoff int64) error {
-	var refs []segmentRef
-	for _, ref := range s.arch.Messages {
-		if ref.First >= cutoff {
-			refs = append(refs, ref)
-			continue
+// pruneArchive drops the archived tasks and messages that ended before
+// cutoff (Unix ns), with the messages' per-root counts, and returns the
+// tasks dropped.
+func (s *State) pruneArchive(w *segmentWriter, cutoff int64) (pruned []*entry, err error) {
+	old := func(ref segmentRef) bool { return ref.First < cutoff }
+	s.arch.Tasks, err = rewriteSegments(w, taskKind, s.arch.Tasks, old, func(e *entry) bool {
+		if e.Ended != nil && e.Created+*e.Ended < cutoff {
+			pruned = append(pruned, e)
+			return false
 		}
-		seg, err := readSegment[messageSegment](s.dir, ref.File)
-		if err != nil {
-			return err
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.arch.Messages, err = rewriteSegments(w, messageKind, s.arch.Messages, old, func(m *Message) bool {
+		if m.Delivered.UnixNano() >= cutoff {
+			return true
 		}
-		var kept []*Message
-		for _, m := range seg.Messages {
-			if m.Delivered.UnixNano() >= cutoff {
-				kept = append(kept, m)
-			} else if m.Root != "" && s.arch.PerRoot != nil {
-				if s.arch.PerRoot[m.Root] -= 1 + m.Merged; s.arch.PerRoot[m.Root] <= 0 {
-					delete(s.arch.PerRoot, m.Root)
-				}
+		if m.Root != "" && s.arch.PerRoot != nil {
+			if s.arch.PerRoot[m.Root] -= 1 + m.Merged; s.arch.PerRoot[m.Root] <= 0 {
+				delete(s.arch.PerRoot, m.Root)
 			}
 		}
-		w.retired = append(w.retired, filepath.Join(archiveDir, ref.File))
-		nref, ok, err := newMessageSegment(w, kept)
-		if err != nil {
-			return err
-		}
-		if ok {
-			refs = append(refs, nref)
-		}
-	}
-	s.arch.Messages = refs
-	return nil
-}
-
-// mergeMessageSegments is mergeTaskSegments for the message segments.
-func (s *State) mergeMessageSegments(w *segmentWriter) error {
-	for len(s.arch.Messages) > maxSegments {
-		i := smallestPair(s.arch.Messages)
-		if i < 0 {
-			return nil
-		}
-		var ms []*Message
-		for _, ref := range s.arch.Messages[i : i+2] {
-			seg, err := readSegment[messageSegment](s.dir, ref.File)
-			if err != nil {
-				return err
-			}
-			ms = append(ms, seg.Messages...)
-			w.retired = append(w.retired, filepath.Join(archiveDir, ref.File))
-		}
-		rest := slices.Clone(s.arch.Messages[i+2:])
-		s.arch.Messages = s.arch.Messages[:i]
-		if err := s.addMessageSegment(w, ms); err != nil {
-			return err
-		}
-		s.arch.Messages = append(s.arch.Messages, rest...)
-	}
-	return nil
+		return false
+	})
+	return pruned, err
 }
 
 // archivedMessages reads every archived message.
 func (s *State) archivedMessages() ([]*Message, error) {
-	var out []*Message
-	for _, ref := range s.arch.Messages {
-		seg, err := readSegment[messageSegment](s.dir, ref.File)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, seg.Messages...)
-	}
-	return out, nil
+	ms, _, err := readAll[*Message](s.dir, s.arch.Messages)
+	return ms, err
 }
 
 // removeFiles removes files of the state directory given by their paths

@@ -146,14 +146,14 @@ func (s *Store) rebuildBase(rep *RepairReport) (*State, time.Time) {
 	st.arch = ix.Archive
 	st.arch.Tasks, st.arch.Messages = nil, nil
 	for _, ref := range ix.Archive.Tasks {
-		if _, err := readSegment[taskSegment](s.dir, ref.File); err != nil {
+		if _, err := readSegment[segment[*entry]](s.dir, ref.File); err != nil {
 			rep.DroppedSegments = append(rep.DroppedSegments, ref.File)
 			continue
 		}
 		st.arch.Tasks = append(st.arch.Tasks, ref)
 	}
 	for _, ref := range ix.Archive.Messages {
-		if _, err := readSegment[messageSegment](s.dir, ref.File); err != nil {
+		if _, err := readSegment[segment[*Message]](s.dir, ref.File); err != nil {
 			rep.DroppedSegments = append(rep.DroppedSegments, ref.File)
 			continue
 		}
@@ -188,7 +188,9 @@ func (s *Store) rebuildFromRecords(st *State, rep *RepairReport) error {
 			continue // torn by a crash before its index: nothing named it
 		}
 		if _, ok := archived[id]; ok {
-			if err := st.rewriteTaskSegments(&segmentWriter{dir: s.dir, gen: st.Generation + 1}, func(e *entry) bool { return e.ID != id }); err != nil {
+			w := &segmentWriter{dir: s.dir, gen: st.Generation + 1, tag: "r"}
+			all := func(segmentRef) bool { return true }
+			if st.arch.Tasks, err = rewriteSegments(w, taskKind, st.arch.Tasks, all, func(e *entry) bool { return e.ID != id }); err != nil {
 				return err
 			}
 		}

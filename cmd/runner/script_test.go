@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -337,34 +338,11 @@ func cmdWaitTask(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 || len(args) > 3 {
 		ts.Fatalf("usage: waittask ID STATUS [TIMEOUT]")
 	}
-	timeout := 20 * time.Second
-	if len(args) == 3 {
-		d, err := time.ParseDuration(args[2])
-		ts.Check(err)
-		timeout = d
-	}
-	dir := ts.Getenv("RUNNER_STATE_DIR")
-	if dir == "" {
-		dir = filepath.Join(ts.Getenv("XDG_STATE_HOME"), "runner")
-	}
-	store, err := state.Open(dir)
-	ts.Check(err)
-	deadline := time.Now().Add(timeout)
 	got := ""
-	for {
-		if st, err := store.Read(context.Background()); err == nil {
-			if t := st.Task(args[0]); t != nil {
-				got = string(t.Status)
-			}
-			if got == args[1] {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("waittask %s %s: not met within %s (status %q)", args[0], args[1], timeout, got)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	pollTask(ts, args[0], args[2:], func(t *state.Task) bool {
+		got = string(t.Status)
+		return got == args[1]
+	}, func() string { return fmt.Sprintf("waittask %s %s: status %q", args[0], args[1], got) })
 }
 
 // cmdWaitHistory: waithistory ID STATUS N [TIMEOUT] waits until the task's
@@ -376,32 +354,38 @@ func cmdWaitHistory(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	want, err := strconv.Atoi(args[2])
 	ts.Check(err)
+	got := 0
+	pollTask(ts, args[0], args[3:], func(t *state.Task) bool {
+		got = 0
+		for _, h := range t.History {
+			if string(h.Status) == args[1] {
+				got++
+			}
+		}
+		return got >= want
+	}, func() string { return fmt.Sprintf("waithistory %s %s %d: seen %d times", args[0], args[1], want, got) })
+}
+
+// pollTask reads task id every 20 ms until done says so, or fails with
+// what after the timeout (the optional argument; 20 s by default).
+func pollTask(ts *testscript.TestScript, id string, timeoutArg []string, done func(*state.Task) bool, what func() string) {
 	timeout := 20 * time.Second
-	if len(args) == 4 {
-		d, err := time.ParseDuration(args[3])
+	if len(timeoutArg) == 1 {
+		d, err := time.ParseDuration(timeoutArg[0])
 		ts.Check(err)
 		timeout = d
 	}
 	store, err := state.Open(scriptStateDir(ts))
 	ts.Check(err)
 	deadline := time.Now().Add(timeout)
-	got := 0
 	for {
 		if st, err := store.Read(context.Background()); err == nil {
-			if t := st.Task(args[0]); t != nil {
-				got = 0
-				for _, h := range t.History {
-					if string(h.Status) == args[1] {
-						got++
-					}
-				}
-				if got >= want {
-					return
-				}
+			if t := st.Task(id); t != nil && done(t) {
+				return
 			}
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("waithistory %s %s %d: seen %d times within %s", args[0], args[1], want, got, timeout)
+			ts.Fatalf("%s, not met within %s", what(), timeout)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
