@@ -816,7 +816,7 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 		return nil
 	}
 	ctx := context.WithoutCancel(parent)
-	eo, stop := s.outcomeOf(ctx, parent, tctx, err)
+	eo, stop := s.outcomeOf(ctx, parent, err)
 	if eo == nil {
 		return stop
 	}
@@ -858,16 +858,14 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 
 // outcomeOf maps the error a supervision ended with to the outcome to
 // record. An interruption (SIGINT/SIGTERM) is recorded here and returns
-// no outcome, only the error to exit with. A deadline counts as the task's
-// timeout only when the task's own deadline (tctx) passed: a tmux call's
-// deadline is a failure in its own words.
-func (s *supervisor) outcomeOf(ctx, parent, tctx context.Context, err error) (*errOutcome, error) {
+// no outcome, only the error to exit with.
+func (s *supervisor) outcomeOf(ctx, parent context.Context, err error) (*errOutcome, error) {
 	env := s.env
 	var eo *errOutcome
 	switch {
 	case errors.As(err, &eo):
 		return eo, nil
-	case errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil && tctx.Err() != nil:
+	case errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil:
 		return &errOutcome{outcome{status: state.StatusTimeout, reason: "the task did not finish before its --timeout"}}, nil
 	case errors.Is(err, ErrPaneGone):
 		return &errOutcome{outcome{status: state.StatusFailed, reason: err.Error()}}, nil
