@@ -2,6 +2,7 @@ package runner
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -77,48 +78,9 @@ func RenderAwareness(st *state.State, self *state.Task, opts AwarenessOptions) s
 	if now.IsZero() {
 		now = time.Now()
 	}
-	// A child task hears about its parent and its siblings first, in any
-	// status: they are the tasks it works with.
-	var family []*state.Task
-	inFamily := map[string]bool{}
-	if self.Parent != "" {
-		if p := st.Task(self.Parent); p != nil {
-			family = append(family, p)
-			inFamily[p.ID] = true
-		}
-		var sibs []*state.Task
-		for _, t := range st.Tasks {
-			if t.ID != self.ID && t.Parent == self.Parent {
-				sibs = append(sibs, t)
-			}
-		}
-		sort.Slice(sibs, func(i, j int) bool {
-			if !sibs[i].Created.Equal(sibs[j].Created) {
-				return sibs[i].Created.Before(sibs[j].Created)
-			}
-			return sibs[i].ID < sibs[j].ID
-		})
-		for _, t := range sibs {
-			family = append(family, t)
-			inFamily[t.ID] = true
-		}
-	}
-	var same, other []*state.Task
-	for _, t := range st.Tasks {
-		if t.ID == self.ID || !t.Status.IsActive() || inFamily[t.ID] {
-			continue
-		}
-		switch {
-		case SameProject(t, self):
-			same = append(same, t)
-		case mode == AwarenessAll:
-			other = append(other, t)
-		}
-	}
-	sortRecentFirst(same)
-	sortRecentFirst(other)
-	others := append(same, other...)
-	tasks := append(family, others...)
+	family := awarenessFamily(st, self)
+	others := awarenessOthers(st, self, mode, family)
+	tasks := append(slices.Clone(family), others...)
 	if len(tasks) == 0 {
 		return ""
 	}
@@ -167,6 +129,55 @@ func RenderAwareness(st *state.State, self *state.Task, opts AwarenessOptions) s
 }
 
 func moreLine(n int) string { return fmt.Sprintf("+%d more\n", n) }
+
+// awarenessFamily lists the tasks a child task hears about first, in any
+// status: its parent, then its siblings, oldest first.
+func awarenessFamily(st *state.State, self *state.Task) []*state.Task {
+	if self.Parent == "" {
+		return nil
+	}
+	var family []*state.Task
+	if p := st.Task(self.Parent); p != nil {
+		family = append(family, p)
+	}
+	var sibs []*state.Task
+	for _, t := range st.Tasks {
+		if t.ID != self.ID && t.Parent == self.Parent {
+			sibs = append(sibs, t)
+		}
+	}
+	sort.Slice(sibs, func(i, j int) bool {
+		if !sibs[i].Created.Equal(sibs[j].Created) {
+			return sibs[i].Created.Before(sibs[j].Created)
+		}
+		return sibs[i].ID < sibs[j].ID
+	})
+	return append(family, sibs...)
+}
+
+// awarenessOthers lists the other active tasks, this project's first, each
+// group most recent first (other projects' only in mode all).
+func awarenessOthers(st *state.State, self *state.Task, mode AwarenessMode, family []*state.Task) []*state.Task {
+	inFamily := map[string]bool{}
+	for _, t := range family {
+		inFamily[t.ID] = true
+	}
+	var same, other []*state.Task
+	for _, t := range st.Tasks {
+		if t.ID == self.ID || !t.Status.IsActive() || inFamily[t.ID] {
+			continue
+		}
+		switch {
+		case SameProject(t, self):
+			same = append(same, t)
+		case mode == AwarenessAll:
+			other = append(other, t)
+		}
+	}
+	sortRecentFirst(same)
+	sortRecentFirst(other)
+	return append(same, other...)
+}
 
 func awarenessEntry(t *state.Task, now time.Time) string {
 	start := t.Started

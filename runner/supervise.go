@@ -547,41 +547,7 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 		d := obs.Detection
 		switch d.State {
 		case profile.StateNeedsInput:
-			if len(d.TrustKeys) > 0 {
-				// A trust or first-run dialog after the delivery (Codex
-				// shows its folder dialog seconds after start-up, with
-				// the prompt queued behind it): as before ready.
-				if s.set.YesTrust {
-					if err := s.acceptTrust(ctx, ctx, d); err != nil {
-						return err
-					}
-				} else if err := s.needsInput(ctx, d, obs); err != nil {
-					return err
-				}
-				s.graceFrom = time.Now()
-				if s.unstarted {
-					if screen, err := env.TC.CaptureScreen(ctx, s.pane); err == nil {
-						s.echoBase = echoCount(s.prof, screen, s.sig)
-					}
-				}
-				continue
-			}
-			s.unstarted = false // an approval dialog belongs to the turn
-			if rule := matchRule(rules, d.Question+"\n"+d.Line); rule != "" {
-				t, _ := env.task(ctx, s.id)
-				env.journal(ctx, t, "auto-answer", fmt.Sprintf("approved (rule %q): %s", rule, d.Question))
-				_ = env.update(ctx, s.id, func(t *state.Task) {
-					t.AddTurn(env.now(), "auto-approved: "+dialogLine(s.prof, d.Question))
-				})
-				if err := env.TC.SendKeys(ctx, s.pane, "Enter"); err != nil {
-					return err
-				}
-				if _, err := s.mon.Wait(ctx, GoalLeaveInput, time.Now()); err != nil {
-					return err
-				}
-				continue
-			}
-			if err := s.needsInput(ctx, d, obs); err != nil {
+			if err := s.dialog(ctx, d, obs, rules); err != nil {
 				return err
 			}
 			continue
@@ -609,6 +575,45 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 			return &errOutcome{outcome{status: state.StatusDone, reason: "the agent finished its turn (" + obs.Via + ")", obs: obs, code: d.ExitStatus}}
 		}
 	}
+}
+
+// dialog handles a dialog shown during a turn: a trust or first-run dialog
+// (Codex shows its folder dialog seconds after start-up, with the prompt
+// queued behind it) as before ready; an approval (it belongs to the turn)
+// answered by a matching approve rule, else left to the user.
+func (s *supervisor) dialog(ctx context.Context, d profile.Detection, obs Observation, rules []*regexp.Regexp) error {
+	env := s.env
+	if len(d.TrustKeys) > 0 {
+		if s.set.YesTrust {
+			if err := s.acceptTrust(ctx, ctx, d); err != nil {
+				return err
+			}
+		} else if err := s.needsInput(ctx, d, obs); err != nil {
+			return err
+		}
+		s.graceFrom = time.Now()
+		if s.unstarted {
+			if screen, err := env.TC.CaptureScreen(ctx, s.pane); err == nil {
+				s.echoBase = echoCount(s.prof, screen, s.sig)
+			}
+		}
+		return nil
+	}
+	s.unstarted = false
+	rule := matchRule(rules, d.Question+"\n"+d.Line)
+	if rule == "" {
+		return s.needsInput(ctx, d, obs)
+	}
+	t, _ := env.task(ctx, s.id)
+	env.journal(ctx, t, "auto-answer", fmt.Sprintf("approved (rule %q): %s", rule, d.Question))
+	_ = env.update(ctx, s.id, func(t *state.Task) {
+		t.AddTurn(env.now(), "auto-approved: "+dialogLine(s.prof, d.Question))
+	})
+	if err := env.TC.SendKeys(ctx, s.pane, "Enter"); err != nil {
+		return err
+	}
+	_, err := s.mon.Wait(ctx, GoalLeaveInput, time.Now())
+	return err
 }
 
 // deliveryStart is when the delivery of the task's current turn began, as

@@ -81,62 +81,18 @@ func reconcile(ctx context.Context, env *Env, wantPanes bool) (*state.State, []t
 			return nil, nil, err
 		}
 	}
-	type change struct {
-		id     string
-		status state.Status
-		reason string
-	}
-	var changes []change
-	var panes map[string]tmuxctl.PaneInfo
-	for _, t := range st.Tasks {
-		if !t.Status.IsActive() {
-			continue
+	changes, err := staleTasks(st, func() (map[string]tmuxctl.PaneInfo, error) {
+		if err := listPanes(); err != nil {
+			return nil, err
 		}
-		if t.Status == state.StatusQueued {
-			// A queued task has the process that dispatched it or waits
-			// for its dependencies, and no pane yet. Gone, a task that
-			// waits for others can be resumed; one that was about to start
-			// failed. (A record of an older runner without a process is
-			// left alone.)
-			if t.Tmux.Pane == "" && t.SupervisorPID > 0 && !processAlive(t.SupervisorPID) {
-				if len(t.After) > 0 {
-					changes = append(changes, change{t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor %d is gone while %s (runner resume %s)", t.SupervisorPID, waitingReason(t.After), t.ID)})
-				} else {
-					changes = append(changes, change{t.ID, state.StatusFailed, fmt.Sprintf("the dispatching process %d is gone before the task started (dispatch it again)", t.SupervisorPID)})
-				}
-			}
-			continue
+		panes := map[string]tmuxctl.PaneInfo{}
+		for _, p := range list {
+			panes[p.ID] = p
 		}
-		if panes == nil {
-			if err := listPanes(); err != nil {
-				return nil, nil, err
-			}
-			panes = map[string]tmuxctl.PaneInfo{}
-			for _, p := range list {
-				panes[p.ID] = p
-			}
-		}
-		p, paneOK := panes[t.Tmux.Pane]
-		paneOK = paneOK && p.Session == t.Tmux.Session
-		if paneOK && !p.Dead && p.PID > 0 {
-			// An agent tmux has not reaped yet (see Monitor.Wait).
-			if st, known, zombie := zombieExit(p.PID); zombie && known {
-				p.Dead, p.DeadStatus = true, st
-			}
-		}
-		supOK := processAlive(t.SupervisorPID)
-		switch {
-		case supOK:
-			continue
-		case t.Status == state.StatusNeedsInput && paneOK:
-			continue
-		case paneOK && !p.Dead:
-			changes = append(changes, change{t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor %d is gone; pane %s is alive (runner resume %s)", t.SupervisorPID, t.Tmux.Pane, t.ID)})
-		case paneOK && p.Dead:
-			changes = append(changes, change{t.ID, state.StatusExited, fmt.Sprintf("supervisor %d is gone; the agent exited with status %d", t.SupervisorPID, p.DeadStatus)})
-		default:
-			changes = append(changes, change{t.ID, state.StatusFailed, fmt.Sprintf("supervisor %d and pane %s are gone", t.SupervisorPID, t.Tmux.Pane)})
-		}
+		return panes, nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(changes) == 0 {
 		return st, list, nil
@@ -164,6 +120,70 @@ func reconcile(ctx context.Context, env *Env, wantPanes bool) (*state.State, []t
 		}
 	}
 	return st, list, err
+}
+
+// change is a status reconcile records for a task nothing supervises.
+type change struct {
+	id     string
+	status state.Status
+	reason string
+}
+
+// staleTasks finds the active tasks whose supervisor is gone: orphaned
+// (pane alive), exited (pane dead) or failed (pane gone too); a queued one
+// whose dispatcher is gone fails (or, waiting for others, is orphaned).
+// listPanes is called once, only if a task has a pane to look at.
+func staleTasks(st *state.State, listPanes func() (map[string]tmuxctl.PaneInfo, error)) ([]change, error) {
+	var changes []change
+	var panes map[string]tmuxctl.PaneInfo
+	for _, t := range st.Tasks {
+		if !t.Status.IsActive() {
+			continue
+		}
+		if t.Status == state.StatusQueued {
+			// A queued task has the process that dispatched it or waits
+			// for its dependencies, and no pane yet. Gone, a task that
+			// waits for others can be resumed; one that was about to start
+			// failed. (A record of an older runner without a process is
+			// left alone.)
+			if t.Tmux.Pane == "" && t.SupervisorPID > 0 && !processAlive(t.SupervisorPID) {
+				if len(t.After) > 0 {
+					changes = append(changes, change{t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor %d is gone while %s (runner resume %s)", t.SupervisorPID, waitingReason(t.After), t.ID)})
+				} else {
+					changes = append(changes, change{t.ID, state.StatusFailed, fmt.Sprintf("the dispatching process %d is gone before the task started (dispatch it again)", t.SupervisorPID)})
+				}
+			}
+			continue
+		}
+		if panes == nil {
+			var err error
+			if panes, err = listPanes(); err != nil {
+				return nil, err
+			}
+		}
+		p, paneOK := panes[t.Tmux.Pane]
+		paneOK = paneOK && p.Session == t.Tmux.Session
+		if paneOK && !p.Dead && p.PID > 0 {
+			// An agent tmux has not reaped yet (see Monitor.Wait).
+			if st, known, zombie := zombieExit(p.PID); zombie && known {
+				p.Dead, p.DeadStatus = true, st
+			}
+		}
+		supOK := processAlive(t.SupervisorPID)
+		switch {
+		case supOK:
+			continue
+		case t.Status == state.StatusNeedsInput && paneOK:
+			continue
+		case paneOK && !p.Dead:
+			changes = append(changes, change{t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor %d is gone; pane %s is alive (runner resume %s)", t.SupervisorPID, t.Tmux.Pane, t.ID)})
+		case paneOK && p.Dead:
+			changes = append(changes, change{t.ID, state.StatusExited, fmt.Sprintf("supervisor %d is gone; the agent exited with status %d", t.SupervisorPID, p.DeadStatus)})
+		default:
+			changes = append(changes, change{t.ID, state.StatusFailed, fmt.Sprintf("supervisor %d and pane %s are gone", t.SupervisorPID, t.Tmux.Pane)})
+		}
+	}
+	return changes, nil
 }
 
 // PSOptions filters ListTasks.
