@@ -1,0 +1,164 @@
+// Dialogs during a supervision: trust and first-run dialogs, approvals
+// answered by rules, and questions left to the user.
+
+package runner
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/state"
+)
+
+// acceptTrust answers a trust or first-run dialog (--yes-trust) with the
+// profile's keys, journals it, and waits (within wctx) until it is gone.
+func (s *supervisor) acceptTrust(ctx, wctx context.Context, d profile.Detection) error {
+	env := s.env
+	t, _ := env.task(ctx, s.id)
+	env.journal(ctx, t, "auto-answer", "accepted a trust dialog (--yes-trust): "+d.Question)
+	_ = env.update(ctx, s.id, func(t *state.Task) {
+		t.AddTurn(env.now(), "auto-accepted (--yes-trust): "+dialogLine(s.prof, d.Question))
+	})
+	env.say("task %s: accepting the trust dialog (--yes-trust)", s.id)
+	if err := env.TC.SendKeys(ctx, s.pane, d.TrustKeys...); err != nil {
+		return err
+	}
+	_, err := s.mon.Wait(wctx, GoalLeaveInput, time.Now())
+	return err
+}
+
+// needsInput records a question; without --wait-input it ends the
+// supervision (exit 4), else it waits until the question is answered.
+func (s *supervisor) needsInput(ctx context.Context, d profile.Detection, obs Observation) error {
+	env := s.env
+	q := d.Question
+	if q == "" {
+		q = d.Line
+	}
+	if err := env.setStatus(ctx, s.id, state.StatusNeedsInput, "the agent asks: "+dialogLine(s.prof, q), func(t *state.Task) {
+		t.Question = q
+		t.ResultTail = tailLines(obs.Screen, 15)
+	}); err != nil {
+		return err
+	}
+	t, _ := env.task(ctx, s.id)
+	if t != nil {
+		env.notify(ctx, t, s.set)
+	}
+	if !s.set.WaitInput && !s.set.Detached {
+		return &errOutcome{outcome{status: state.StatusNeedsInput, reason: q, obs: obs}}
+	}
+	env.say("task %s needs input: %s (answer with 'runner attach %s')", s.id, dialogLine(s.prof, q), s.id)
+	if _, err := s.mon.Wait(ctx, GoalLeaveInput, time.Now()); err != nil {
+		return err
+	}
+	return env.setStatus(ctx, s.id, state.StatusRunning, "the question was answered", func(t *state.Task) { t.Question = "" })
+}
+
+// dialog handles a dialog shown during a turn: a trust or first-run dialog
+// (Codex shows its folder dialog seconds after start-up, with the prompt
+// queued behind it) as before ready; an approval (it belongs to the turn)
+// answered by a matching approve rule, else left to the user.
+func (s *supervisor) dialog(ctx context.Context, d profile.Detection, obs Observation, rules []*regexp.Regexp) error {
+	env := s.env
+	if len(d.TrustKeys) > 0 {
+		if s.set.YesTrust {
+			if err := s.acceptTrust(ctx, ctx, d); err != nil {
+				return err
+			}
+		} else if err := s.needsInput(ctx, d, obs); err != nil {
+			return err
+		}
+		s.graceFrom = time.Now()
+		if s.unstarted {
+			if screen, err := env.TC.CaptureScreen(ctx, s.pane); err == nil {
+				s.echoBase = echoCount(s.prof, screen, s.sig)
+			}
+		}
+		return nil
+	}
+	s.unstarted = false
+	rule := matchRule(rules, d.Question+"\n"+d.Line)
+	if rule == "" {
+		return s.needsInput(ctx, d, obs)
+	}
+	t, _ := env.task(ctx, s.id)
+	env.journal(ctx, t, "auto-answer", fmt.Sprintf("approved (rule %q): %s", rule, d.Question))
+	_ = env.update(ctx, s.id, func(t *state.Task) {
+		t.AddTurn(env.now(), "auto-approved: "+dialogLine(s.prof, d.Question))
+	})
+	if err := env.TC.SendKeys(ctx, s.pane, "Enter"); err != nil {
+		return err
+	}
+	_, err := s.mon.Wait(ctx, GoalLeaveInput, time.Now())
+	return err
+}
+
+// dialogLine is the line of a dialog that asks. The dialog's first menu,
+// needs-input or trust line ends the search; a trust line that is not a
+// menu item is itself the question (the sim's "Do you trust the files in
+// this folder?"). Above it (the question's text also holds what the agent
+// printed before it), the last line that asks — it holds a '?' — wins
+// (Claude's "Quick safety check: Is this a project you … trust?" above
+// "❯ 1. Yes, I trust this folder"); else the last non-blank line that is
+// not a menu item.
+func dialogLine(p *profile.Profile, q string) string {
+	if !p.Compiled() {
+		return FirstLine(q, 160)
+	}
+	lines := strings.Split(q, "\n")
+	stop := len(lines)
+	for i, l := range lines {
+		if p.MatchesNeedsInput(l) || p.MatchesTrust(l) {
+			stop = i
+			break
+		}
+	}
+	if stop < len(lines) && p.MatchesTrust(lines[stop]) && !menuItem.MatchString(lines[stop]) {
+		return textutil.ClipRunes(strings.TrimSpace(lines[stop]), 160)
+	}
+	asks, last := "", ""
+	for _, l := range lines[:stop] {
+		if strings.TrimSpace(l) == "" || menuItem.MatchString(l) {
+			continue
+		}
+		last = l
+		if strings.Contains(l, "?") {
+			asks = l
+		}
+	}
+	if asks != "" {
+		last = asks
+	}
+	if last == "" {
+		return FirstLine(q, 160)
+	}
+	return textutil.ClipRunes(strings.TrimSpace(last), 160)
+}
+
+// menuItem is a numbered choice of a dialog ("❯ 1. Yes", "  2. No",
+// "› 1. Trust and continue").
+var menuItem = regexp.MustCompile(`^\s*[❯›>●]?\s*\d+\.\s`)
+
+// matchRule returns the first rule that matches the dialog's text as a
+// whole or any one of its lines (so an anchored rule such as ^Create works
+// when the agent printed something above its question).
+func matchRule(rules []*regexp.Regexp, text string) string {
+	lines := strings.Split(text, "\n")
+	for _, r := range rules {
+		if r.MatchString(text) {
+			return r.String()
+		}
+		for _, l := range lines {
+			if r.MatchString(strings.TrimSpace(l)) {
+				return r.String()
+			}
+		}
+	}
+	return ""
+}

@@ -1,0 +1,177 @@
+// Env, the settings a task runs with, and the task writes every part of
+// runner shares.
+
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// Env is what the domain operations need from the outside world. cmd/runner
+// builds one per command.
+type Env struct {
+	Store    *state.Store
+	TC       *tmuxctl.Client
+	Profiles []*profile.Profile
+	Getenv   func(string) string
+	// Environ lists the environment (for the profiles' pass_env); nil
+	// means none is passed beyond the fixed variables.
+	Environ func() []string
+	// Exe is the absolute path of the runner binary (started as the
+	// supervisor, used in hooks and for the sim profile's "runner").
+	Exe string
+	// Progress receives one-line progress messages (stderr in the
+	// foreground; nil for none).
+	Progress io.Writer
+	// Log, when set, receives those messages instead, as records (the
+	// supervisor's log, `runner supervise --log-level`).
+	Log *slog.Logger
+	// Now returns the time; nil means time.Now.
+	Now func() time.Time
+}
+
+func (e *Env) now() time.Time {
+	if e.Now != nil {
+		return e.Now()
+	}
+	return time.Now()
+}
+
+func (e *Env) say(format string, args ...any) {
+	if e.Log != nil {
+		e.Log.Info(fmt.Sprintf(format, args...))
+		return
+	}
+	if e.Progress != nil {
+		fmt.Fprintf(e.Progress, "runner: "+format+"\n", args...)
+	}
+}
+
+// RunSettings are the dispatch options a supervisor needs; they are stored
+// with the task so a detached or resumed supervisor behaves the same.
+type RunSettings struct {
+	Timeout         time.Duration     `json:"timeout"`
+	ReadyTimeout    time.Duration     `json:"ready_timeout"`
+	Settle          time.Duration     `json:"settle"`         // from --settle; 0: the profile's, else DefaultSettle
+	DefaultSettle   time.Duration     `json:"default_settle"` // the config's settle
+	Idle            time.Duration     `json:"idle"`
+	YesTrust        bool              `json:"yes_trust,omitempty"`
+	WaitInput       bool              `json:"wait_input,omitempty"`
+	ApproveRules    []string          `json:"approve_rules,omitempty"`
+	Commit          bool              `json:"commit,omitempty"`
+	CommitBranch    bool              `json:"commit_branch,omitempty"`
+	CommitAll       bool              `json:"commit_all,omitempty"`
+	Notify          []string          `json:"notify,omitempty"`
+	NotifyTimeout   time.Duration     `json:"notify_timeout,omitempty"`
+	Awareness       AwarenessMode     `json:"awareness,omitempty"`
+	AwarenessMax    int               `json:"awareness_max,omitempty"`
+	Detached        bool              `json:"detached,omitempty"`
+	ProfileOverride map[string]string `json:"-"`
+
+	// NoTmuxMessage turns off the tmux display-message in the project's
+	// session when the task ends or needs input (config notify_tmux).
+	NoTmuxMessage bool `json:"no_tmux_message,omitempty"`
+	// Start is how to start the agent; Dispatch fills it in.
+	Start *StartSpec `json:"start,omitempty"`
+}
+
+// StartSpec is what starting a task's agent needs beyond its record. It is
+// kept with the task's settings, so the process that waited for a queued
+// task's dependencies can start it.
+type StartSpec struct {
+	Argv            []string     `json:"argv"` // argv[0] absolute
+	Size            tmuxctl.Size `json:"size"`
+	UseHook         bool         `json:"use_hook,omitempty"`
+	RequireSnapshot bool         `json:"require_snapshot,omitempty"`
+	// Exclusive and WaitLock: the project lock is taken when a queued task
+	// starts (a task that starts at once takes it at dispatch).
+	Exclusive bool `json:"exclusive,omitempty"`
+	WaitLock  bool `json:"wait_lock,omitempty"`
+}
+
+// task reads one task by id or unique prefix.
+func (env *Env) task(ctx context.Context, ref string) (*state.Task, error) {
+	st, err := env.Store.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return st.FindTask(ref)
+}
+
+// update applies fn to one task under the state lock, durably (updateDurably).
+func (env *Env) update(ctx context.Context, id string, fn func(*state.Task)) error {
+	return env.updateDurably(ctx, "task "+id, func(s *state.State) error {
+		t := s.Task(id)
+		if t == nil {
+			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
+		}
+		fn(t)
+		return nil
+	})
+}
+
+// setStatus records a status change unless the task already ended (a
+// cancel from another process wins over a late supervisor).
+func (env *Env) setStatus(ctx context.Context, id string, s state.Status, reason string, fn func(*state.Task)) error {
+	var dropped []*state.Message
+	// A status change is never dropped for a busy lock or a full disk.
+	err := env.updateDurably(ctx, "task "+id+": "+string(s)+": "+reason, func(st *state.State) error {
+		dropped = nil
+		t := st.Task(id)
+		if t == nil {
+			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
+		}
+		if t.Status.IsTerminal() {
+			return nil
+		}
+		if fn != nil {
+			fn(t)
+		}
+		if t.Status != s || s == state.StatusRunning {
+			_ = t.SetStatus(s, env.now(), reason)
+		}
+		if s.IsTerminal() && s != state.StatusDone {
+			// Its queue can never be delivered now.
+			dropped = dropQueue(st, id, env.now(), fmt.Sprintf("task %s ended %s before taking it", id, s))
+		}
+		return nil
+	})
+	env.journalDropped(ctx, dropped)
+	return err
+}
+
+func (env *Env) finish(ctx context.Context, id string, s state.Status, reason string, fn func(*state.Task)) error {
+	err := env.setStatus(ctx, id, s, reason, fn)
+	if t, _ := env.task(ctx, id); t != nil {
+		env.journal(ctx, t, "status", string(s)+": "+reason)
+	}
+	return err
+}
+
+func (env *Env) journal(ctx context.Context, t *state.Task, kind, msg string) {
+	_ = env.Store.Journal(ctx, state.Event{Time: env.now(), Kind: kind, PID: os.Getpid(), Project: t.Project, Task: t.ID, Status: t.Status, Message: msg})
+}
+
+// taskTitle is a task's first line, clipped for messages and labels.
+func taskTitle(s string) string { return FirstLine(s, 100) }
+
+// settleFor picks the settle time: --settle, else the profile's, else the
+// config's.
+func (s RunSettings) settleFor(p *profile.Profile) time.Duration {
+	switch {
+	case s.Settle > 0:
+		return s.Settle
+	case p.Settle.Duration > 0:
+		return p.Settle.Duration
+	}
+	return s.DefaultSettle
+}

@@ -1,0 +1,340 @@
+// Starting a task's agent: the snapshot, the pane, its environment and
+// turn-end hook, and the detached supervisor.
+
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// start takes the snapshot and launches the agent of a queued task: the
+// task becomes starting with its pane. A task that is no longer queued (a
+// user cancelled it meanwhile) is not started.
+func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) error {
+	prof, err := profile.FindProfile(env.Profiles, task.Agent)
+	if err != nil {
+		return fmt.Errorf("task %s: %w", task.ID, err)
+	}
+	// Snapshot before anything runs.
+	snapRef, snapNote := "", ""
+	snap, err := gitsnap.Take(ctx, task.Dir, gitsnap.Options{ID: task.ID, Label: "before " + taskTitle(task.Text)})
+	switch {
+	case err == nil:
+		snapRef = snap.Ref
+		snapNote = fmt.Sprintf("snapshot %s (%s)", snap.Ref, snap.Duration.Round(time.Millisecond))
+	case spec.RequireSnapshot:
+		_ = env.finish(ctx, task.ID, state.StatusFailed, "no snapshot: "+err.Error(), nil)
+		return exit.Usagef("--require-snapshot: %v", err)
+	default:
+		snapNote = "no snapshot: " + snapshotReason(err)
+	}
+	err = env.updateDurably(ctx, "task "+task.ID+": starting", func(s *state.State) error {
+		t := s.Task(task.ID)
+		if t == nil {
+			return fmt.Errorf("task %s: %w", task.ID, state.ErrTaskNotFound)
+		}
+		if t.Status != state.StatusQueued {
+			return &errLeftQueue{t}
+		}
+		t.SnapshotRef = snapRef
+		return t.SetStatus(state.StatusStarting, env.now(), snapNote)
+	})
+	if err != nil {
+		return err
+	}
+	if err := env.Store.PrepareTaskFiles(task.ID); err != nil {
+		return err
+	}
+	// Launch the agent.
+	if err := env.launch(ctx, task, prof, spec); err != nil {
+		_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "launch failed: "+err.Error(), nil)
+		return err
+	}
+	return nil
+}
+
+func snapshotReason(err error) string {
+	switch {
+	case errors.Is(err, gitsnap.ErrNotRepo):
+		return "not a git repository"
+	case errors.Is(err, gitsnap.ErrBareRepo):
+		return "a bare repository"
+	case errors.Is(err, gitsnap.ErrGitMissing):
+		return "git is not installed"
+	}
+	return err.Error()
+}
+
+// resolveArgv makes argv[0] absolute: "runner" is this binary; anything
+// else is looked up in PATH, with a clear error when missing.
+func resolveArgv(env *Env, prof *profile.Profile, argv []string) ([]string, error) {
+	if len(argv) == 0 {
+		return nil, exit.Usagef("agent %s: the profile has no command (set profiles.%s.command in the config)", prof.Name, prof.Name)
+	}
+	out := append([]string(nil), argv...)
+	if out[0] == "runner" && env.Exe != "" {
+		out[0] = env.Exe
+		return out, nil
+	}
+	p, err := exec.LookPath(out[0])
+	if err != nil {
+		return nil, exit.Usagef("agent %s: %q is not installed or not in PATH (install it, or set profiles.%s.command in the config; 'runner agents' lists what is installed)", prof.Name, out[0], prof.Name)
+	}
+	out[0] = p
+	return out, nil
+}
+
+// paneEnv is the environment every agent pane gets (DESIGN.md), plus the
+// caller's PATH and locale so a server started from cron does not leave
+// agents with a minimal environment.
+func paneEnv(env *Env, t *state.Task, prof *profile.Profile) []string {
+	kv := []string{
+		"RUNNER_TASK_ID=" + t.ID,
+		"RUNNER_PROJECT=" + ProjectLabel(t),
+		"RUNNER_LEVEL=" + strconv.Itoa(t.Level),
+		"RUNNER_PARENT=" + t.Parent,
+		"RUNNER_STATE_DIR=" + env.Store.Dir(),
+		"RUNNER_SOCKET=" + env.TC.Socket(),
+		"RUNNER_TMUX_SOCKET=" + env.TC.Socket(),
+		// Where a turn-end hook of the agent writes (the OpenCode plugin of
+		// scripts/ reads it; any hook may).
+		"RUNNER_EVENTS_FILE=" + env.Store.TaskFile("events", t.ID),
+	}
+	for _, k := range []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE"} {
+		if v := env.Getenv(k); v != "" {
+			kv = append(kv, k+"="+v)
+		}
+	}
+	if env.Environ != nil && len(prof.PassEnv) > 0 {
+		for _, e := range env.Environ() {
+			k, _, ok := strings.Cut(e, "=")
+			if !ok || strings.HasPrefix(k, "RUNNER_") {
+				continue
+			}
+			for _, pat := range prof.PassEnv {
+				if k == pat || (strings.HasSuffix(pat, "*") && strings.HasPrefix(k, strings.TrimSuffix(pat, "*"))) {
+					kv = append(kv, e)
+					break
+				}
+			}
+		}
+	}
+	for _, k := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
+		if v := env.Getenv(k); v != "" {
+			kv = append(kv, k+"="+v)
+		}
+	}
+	return append(kv, prof.EnvList()...)
+}
+
+// isTaskIdentityVar reports whether k is one of the variables that say
+// which task a process belongs to (set in every agent pane). A process
+// that is not that task (a supervisor started from a pane, a shadow) must
+// not inherit them.
+func isTaskIdentityVar(k string) bool {
+	switch k {
+	case "RUNNER_TASK_ID", "RUNNER_PARENT", "RUNNER_LEVEL", "RUNNER_PROJECT":
+		return true
+	}
+	return false
+}
+
+// launch starts the agent in a new window of the project's session, with
+// remain-on-exit, the pane-died hook, the transcript pipe and the agent's
+// turn-end hook when its profile has one.
+func (env *Env) launch(ctx context.Context, t *state.Task, prof *profile.Profile, spec *StartSpec) error {
+	argv := append([]string(nil), spec.Argv...)
+	var hookEnv []string
+	penv := paneEnv(env, t, prof) // the agent's environment, before the hook's
+	if spec.UseHook && prof.Hook != nil && env.Exe != "" {
+		events := env.Store.TaskFile("events", t.ID)
+		chain, err := profile.UserHookChain(prof.Hook, penv)
+		if err != nil {
+			// runner's notify would replace the user's: refuse rather than
+			// drop it silently.
+			return exit.Usagef("agent %s: runner's turn-end hook would replace your own, which cannot be read: %v (fix the file, or run without runner's hook: --no-hook)", prof.Name, err)
+		}
+		paths := profile.HookPaths{
+			Command: tmuxctl.ShellQuote(env.Exe) + " hook --task " + t.ID,
+			Events:  events,
+			Dir:     env.Store.TaskFile("hook-dir", t.ID),
+			Chain:   chain,
+		}
+		hl, err := prof.Hook.Render(paths)
+		if err != nil {
+			return fmt.Errorf("agent %s: %w", prof.Name, err)
+		}
+		why := hookUnusable(prof.Hook, hl.SettingsPath)
+		if why != "" && prof.Hook.RootOwned && os.Geteuid() == 0 {
+			// runner runs as root (a container, CI) with its state where
+			// others may write (under /tmp): a directory of root's that
+			// nobody else may write serves instead.
+			if st, err := os.Stat(filepath.Dir(RootHookDir)); err == nil && st.IsDir() {
+				paths.Dir = filepath.Join(RootHookDir, t.ID)
+				if alt, err := prof.Hook.Render(paths); err == nil && hookUnusable(prof.Hook, alt.SettingsPath) == "" {
+					hl, why = alt, ""
+				}
+			}
+		}
+		if why != "" {
+			env.say("task %s: %s: no turn-end hook (%s); the screen ends each turn", t.ID, prof.Name, why)
+		} else {
+			if hl.Settings != nil {
+				if err := writeHookFile(hl.SettingsPath, hl.Settings); err != nil {
+					return fmt.Errorf("agent %s: write the hook settings %s: %w (check the state directory's permissions)", prof.Name, hl.SettingsPath, err)
+				}
+			}
+			argv = append(argv, hl.Args...)
+			hookEnv = hl.Env
+			if prof.Hook.EnvMergeJSON {
+				if hookEnv, err = profile.MergeJSONEnv(penv, hookEnv); err != nil {
+					return exit.Usagef("agent %s: runner's turn-end hook: %v (fix the variable, or run without runner's hook: --no-hook)", prof.Name, err)
+				}
+			}
+		}
+	}
+	size := spec.Size
+	if size.Width == 0 {
+		size = tmuxctl.Size{Width: 200, Height: 50}
+	}
+	pane, err := env.TC.Launch(ctx, tmuxctl.WindowSpec{Session: t.Tmux.Session, Name: t.ID, Cwd: t.Dir,
+		Env: append(penv, hookEnv...), Argv: argv, Size: size, RemainOnExit: true, PipeTo: t.Transcript})
+	if err != nil {
+		return fmt.Errorf("start %s in tmux: %w", prof.Name, err)
+	}
+	// One tmux call for the rest: the session's hooks append to the
+	// pane-died file, which every supervisor of this state dir watches
+	// ("PANE STATUS" when a pane's process exits, "closed" when a window
+	// goes), and the pane options that name the task and its transcript.
+	died := tmuxctl.ShellQuote(env.Store.PaneDiedFile())
+	target := tmuxctl.SessionTarget(t.Tmux.Session) + ":"
+	err = env.TC.Batch(ctx,
+		// pane-died is a window hook: set it on this task's window.
+		[]string{"set-hook", "-w", "-t", pane, "pane-died", `run-shell -b "printf '%s %s\n' '#{pane_id}' '#{pane_dead_status}' >> ` + died + `"`},
+		[]string{"set-hook", "-t", target, "window-unlinked", `run-shell -b "echo closed >> ` + died + `"`},
+		[]string{"set-option", "-p", "-t", pane, tmuxctl.TranscriptOption, t.Transcript},
+		[]string{"set-option", "-p", "-t", pane, "@runner_task", t.ID},
+		[]string{"set-option", "-p", "-t", pane, stateDirOption, env.Store.Dir()},
+	)
+	if err != nil {
+		return err
+	}
+	return env.update(ctx, t.ID, func(x *state.Task) {
+		x.Tmux.Pane = pane
+		x.History[len(x.History)-1].Reason += "; pane " + pane
+	})
+}
+
+// hookUnusable says why a hook's settings file at path would not be read
+// by its CLI ("" when it would): a RootOwned file needs root to own it and
+// every directory above it, none writable by group or others.
+// RootHookDir holds the hook files of a CLI that reads them only from
+// directories root owns and nobody else may write (Hook.RootOwned), when
+// runner runs as root and its state directory does not qualify: on tmpfs,
+// gone at reboot.
+const RootHookDir = "/run/runner-hooks"
+
+func hookUnusable(h *profile.Hook, path string) string {
+	if !h.RootOwned || path == "" {
+		return ""
+	}
+	if os.Geteuid() != 0 {
+		return "the CLI reads its system settings file only when root owns it, and runner does not run as root"
+	}
+	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
+		if st, err := os.Stat(d); err == nil {
+			if st.Mode().Perm()&0o022 != 0 {
+				return fmt.Sprintf("the CLI does not read a system settings file under %s, which group or others may write", d)
+			}
+			if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Uid != 0 {
+				return fmt.Sprintf("the CLI does not read a system settings file under %s, which root does not own", d)
+			}
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
+}
+
+// writeHookFile writes a hook's settings file (0600, its directories 0700)
+// by a rename, so a CLI starting at that moment never reads half of it.
+func writeHookFile(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// StartSupervisor starts `runner supervise ID` as a detached process in its
+// own session, logging to the task's supervisor log, and records its pid.
+// extra files are inherited (a project lock).
+func (env *Env) StartSupervisor(id string, extra []*os.File) (int, error) {
+	if env.Exe == "" {
+		return 0, errors.New("cannot find the runner binary to start a supervisor")
+	}
+	logPath := env.Store.TaskFile("supervisor-log", id)
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
+		return 0, err
+	}
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return 0, fmt.Errorf("open supervisor log: %w", err)
+	}
+	defer logf.Close()
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		return 0, err
+	}
+	defer devnull.Close()
+	cmd := exec.Command(env.Exe, "--socket", env.TC.Socket(), "supervise", id)
+	// A supervisor started from inside a task's pane (a message to an
+	// idle task) must not pass for that task.
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return isTaskIdentityVar(k)
+	})
+	cmd.Env = append(cmd.Env, "RUNNER_STATE_DIR="+env.Store.Dir())
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
+	cmd.ExtraFiles = extra
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("start supervisor: %w", err)
+	}
+	pid := cmd.Process.Pid
+	_ = cmd.Process.Release()
+	// The supervisor records itself too: a busy lock here must not make a
+	// caller believe no supervisor runs (and start a second one).
+	if err := env.updateDurably(context.Background(), "task "+id+": record supervisor "+strconv.Itoa(pid), func(st *state.State) error {
+		if t := st.Task(id); t != nil {
+			t.SupervisorPID = pid
+		}
+		return nil
+	}); err != nil {
+		env.say("task %s: supervisor %d started; recording its pid: %v", id, pid, err)
+	}
+	return pid, nil
+}

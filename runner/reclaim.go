@@ -1,0 +1,330 @@
+// Reclaiming a task's processes: ask the agent to quit (for its session
+// id), pick the processes the task started, end them, close the window,
+// record it.
+
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/runner-cli/runner/runner/proctree"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// quitAgents asks the live agents of targets to quit with their profile's
+// quit keys, all at once, waits up to wait for their panes to die, and
+// reads each screen for the agent's session id (a dead pane keeps its last
+// screen). A pane that was dead already is only read.
+func (env *Env) quitAgents(ctx context.Context, targets []*gcTarget, wait time.Duration) {
+	if wait <= 0 {
+		wait = DefaultQuitWait
+	}
+	var wg sync.WaitGroup
+	for _, g := range targets {
+		if g.pane == nil || g.task == nil {
+			continue
+		}
+		prof, err := profile.FindProfile(env.Profiles, g.task.Agent)
+		if err != nil || len(prof.SessionID) == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id, quit := quitAndRead(ctx, env.TC, prof, g.pane, wait)
+			if id != "" {
+				g.item.AgentSession = id
+			}
+			g.item.AgentQuit = quit
+		}()
+	}
+	wg.Wait()
+}
+
+// quitAndRead sends prof's quit keys to a live pane and waits until it is
+// dead (each round of keys waits up to wait/2), then returns the session
+// id on its screen and whether the agent quit. Each key after the first
+// waits for the screen to answer the one before (a loaded CLI may take a
+// moment to show "press Ctrl-C again"; two presses read as one would not
+// exit it); a CLI still alive after the keys gets them once more.
+func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *profile.Profile, pane *tmuxctl.PaneInfo, wait time.Duration) (session string, quit bool) {
+	dead := func() bool {
+		info, err := tc.Pane(ctx, pane.ID)
+		return err != nil || info.Dead
+	}
+	if !pane.Dead && len(prof.QuitKeys) > 0 {
+	rounds:
+		for round := 0; round < 2; round++ {
+			for i, k := range prof.QuitKeys {
+				before, _ := tc.CaptureScreen(ctx, pane.ID)
+				if err := tc.SendKeys(ctx, pane.ID, k); err != nil {
+					break rounds
+				}
+				if i == len(prof.QuitKeys)-1 {
+					break
+				}
+				// The next key once the screen answered this one.
+				for until := time.Now().Add(2 * time.Second); time.Now().Before(until); {
+					if sleepCtx(ctx, profile.QuitGap/3) != nil {
+						break rounds
+					}
+					if now, err := tc.CaptureScreen(ctx, pane.ID); err != nil || now != before {
+						break
+					}
+				}
+				if sleepCtx(ctx, profile.QuitGap/3) != nil {
+					break rounds
+				}
+			}
+			for until := time.Now().Add(wait / 2); time.Now().Before(until); {
+				if dead() {
+					quit = true
+					break rounds
+				}
+				if sleepCtx(ctx, 100*time.Millisecond) != nil {
+					break rounds
+				}
+			}
+		}
+	}
+	screen, err := tc.Capture(ctx, pane.ID, tmuxctl.CaptureOptions{Lines: 80, Join: true})
+	if err != nil {
+		return "", quit
+	}
+	return prof.FindSession(screen), quit
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// taskPicker chooses the processes of targets in a process table: the
+// descendants of each live pane's process and the members of its session,
+// every process whose environment names this state directory and one of
+// the targets (or, with pruned, a task the state no longer has), and all
+// that runs below those; never a protected process or anything below one,
+// nor the tmux server, nor a target that is active again in a fresh read
+// of the state. A state that cannot be read picks nothing.
+// owner maps each chosen pid to its task id.
+func (env *Env) taskPicker(ctx context.Context, targets []*gcTarget, protect []int, pruned bool) (proctree.Picker, map[int]string) {
+	owner := map[int]string{}
+	server, _ := env.TC.ServerPID(ctx)
+	ids := map[string]bool{}
+	for _, g := range targets {
+		ids[g.item.ID] = true
+	}
+	dir := env.Store.Dir()
+	pick := func(t *proctree.Table) []int {
+		// owner keeps the pids of earlier calls: End reports processes
+		// that are gone by its last call.
+		safe := map[int]bool{}
+		for _, pid := range t.Descendants(protect...) {
+			safe[pid] = true
+		}
+		if server > 0 {
+			// The server itself, not its panes: a server started by a
+			// runner command in a task's pane inherits the task's
+			// variables.
+			safe[server] = true
+		}
+		// Read after the table: a task dispatched since the caller's read
+		// is in the state before its agent starts, and a target started
+		// again meanwhile (send resumes it) is active in it.
+		st, err := env.Store.Read(ctx)
+		if err != nil {
+			return nil
+		}
+		known := st.Tasks
+		live := func(id string) bool { t := known[id]; return t != nil && !t.Status.IsTerminal() }
+		for pid := range t.Procs {
+			if v, ok := t.Env(pid, "RUNNER_STATE_DIR"); !ok || v != dir {
+				continue
+			}
+			id, _ := t.Env(pid, "RUNNER_TASK_ID")
+			switch {
+			case id == "":
+			case ids[id] && !live(id):
+				owner[pid] = id
+			case pruned && state.ValidTaskID(id) && known[id] == nil:
+				owner[pid] = id
+			}
+		}
+		for _, g := range targets {
+			if g.pane == nil || g.pane.PID <= 0 || live(g.item.ID) {
+				continue
+			}
+			if v, _ := t.Env(g.pane.PID, "RUNNER_TASK_ID"); v != g.item.ID {
+				continue // the pane's process is gone (its pid may be another's now)
+			}
+			for _, pid := range append(t.Descendants(g.pane.PID), t.Session(g.pane.PID)...) {
+				if _, ok := owner[pid]; !ok {
+					owner[pid] = g.item.ID
+				}
+			}
+		}
+		var roots []int
+		for pid := range owner {
+			roots = append(roots, pid)
+		}
+		slices.Sort(roots)
+		for _, r := range roots {
+			for _, pid := range t.Descendants(r) {
+				if _, ok := owner[pid]; !ok {
+					owner[pid] = owner[r]
+				}
+			}
+		}
+		var out []int
+		for pid := range owner {
+			if safe[pid] {
+				delete(owner, pid)
+				continue
+			}
+			out = append(out, pid)
+		}
+		slices.Sort(out)
+		return out
+	}
+	return pick, owner
+}
+
+// endAndClose ends the processes pick chooses (the tree is still whole, so
+// nothing is reparented before it is found), then closes the targets'
+// windows.
+func (env *Env) endAndClose(ctx context.Context, targets []*gcTarget, pick proctree.Picker, owner map[int]string, grace time.Duration) ([]*gcTarget, error) {
+	if grace <= 0 {
+		grace = DefaultKillGrace
+	}
+	ended, err := proctree.End(ctx, pick, grace)
+	if err != nil && !errors.Is(err, proctree.ErrUnsupported) {
+		return targets, fmt.Errorf("end the processes of finished tasks: %w", err)
+	}
+	targets = attribute(targets, ended, owner)
+	var errs []string
+	for _, g := range targets {
+		if g.pane == nil {
+			continue
+		}
+		if err := env.TC.KillWindow(ctx, g.pane.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
+			errs = append(errs, err.Error())
+			continue
+		}
+		g.item.WindowClosed = true
+	}
+	if len(errs) > 0 {
+		return targets, fmt.Errorf("close windows of finished tasks: %s (check the tmux server: runner tmux list)", strings.Join(errs, "; "))
+	}
+	return targets, nil
+}
+
+// attribute adds each process to its task's target; a process of a task
+// that is no target (its record was pruned, its window gone) gets a target
+// of its own.
+func attribute(targets []*gcTarget, procs []proctree.Ended, owner map[int]string) []*gcTarget {
+	byID := map[string]*gcTarget{}
+	for _, g := range targets {
+		byID[g.item.ID] = g
+	}
+	for _, e := range procs {
+		id := owner[e.PID]
+		g := byID[id]
+		if g == nil {
+			g = &gcTarget{item: GCTask{ID: id, Pruned: true}}
+			byID[id] = g
+			targets = append(targets, g)
+		}
+		g.item.Processes = append(g.item.Processes, e)
+	}
+	return targets
+}
+
+// recordReclaimed marks the targets reclaimed (and records the agent's
+// session id found on their screens) and journals it.
+func (env *Env) recordReclaimed(ctx context.Context, targets []*gcTarget, by string) error {
+	now := env.now()
+	err := env.Store.Update(ctx, func(s *state.State) error {
+		for _, g := range targets {
+			if g.task == nil {
+				continue
+			}
+			t := s.Task(g.task.ID)
+			if t == nil {
+				continue
+			}
+			if !t.Status.IsTerminal() {
+				continue // started again meanwhile
+			}
+			if g.item.AgentSession != "" {
+				t.AgentSession = g.item.AgentSession
+			}
+			if t.Reclaimed.IsZero() {
+				t.Reclaimed = now
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: record the reclaimed tasks: %w", by, err)
+	}
+	for _, g := range targets {
+		if g.pane == nil && len(g.item.Processes) == 0 {
+			continue
+		}
+		msg := fmt.Sprintf("window %s closed: %v, %d process(es) ended", g.item.Pane, g.item.WindowClosed, len(g.item.Processes))
+		if g.item.AgentSession != "" {
+			msg += "; agent session " + g.item.AgentSession
+		}
+		t := g.task
+		if t == nil {
+			t = &state.Task{ID: g.item.ID}
+		}
+		env.journal(ctx, t, by, msg)
+	}
+	return nil
+}
+
+// killTask ends a task's processes and closes its window at once (cancel
+// --kill): no quit keys, but the session id on the screen is recorded.
+func (env *Env) killTask(ctx context.Context, t *state.Task) error {
+	g := &gcTarget{task: t, item: GCTask{ID: t.ID, Status: t.Status, Pane: t.Tmux.Pane, AgentSession: t.AgentSession}}
+	var protect []int
+	if st, panes, err := reconcile(ctx, env, true); err == nil {
+		byPane := map[string]tmuxctl.PaneInfo{}
+		for _, p := range panes {
+			byPane[p.ID] = p
+		}
+		if p, ok := byPane[t.Tmux.Pane]; ok && ownPane(t, p) {
+			g.pane = &p
+			if prof, err := profile.FindProfile(env.Profiles, t.Agent); err == nil {
+				if screen, err := env.TC.Capture(ctx, p.ID, tmuxctl.CaptureOptions{Lines: 80, Join: true}); err == nil {
+					if id := prof.FindSession(screen); id != "" {
+						g.item.AgentSession = id
+					}
+				}
+			}
+		}
+		protect = protectedPIDs(st, byPane)
+		protect = slices.DeleteFunc(protect, func(pid int) bool { return g.pane != nil && pid == g.pane.PID })
+	}
+	pick, owner := env.taskPicker(ctx, []*gcTarget{g}, protect, false)
+	targets, err := env.endAndClose(ctx, []*gcTarget{g}, pick, owner, 0)
+	if err != nil {
+		return err
+	}
+	return env.recordReclaimed(ctx, targets, "kill")
+}

@@ -1,0 +1,309 @@
+// Follow-up turns: send a prompt to a task between turns, relaunch an
+// agent whose window was closed, resume an orphaned task.
+
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// SendRequest is one `runner send`.
+type SendRequest struct {
+	Ref      string
+	Text     string
+	Detach   bool
+	Settings *RunSettings // overrides for this turn (nil: the task's own)
+}
+
+// Send delivers a follow-up prompt to a task whose agent is ready (its last
+// turn ended) and supervises that turn like dispatch.
+func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
+	if strings.TrimSpace(req.Text) == "" {
+		return nil, exit.Usagef("the text is empty")
+	}
+	t, err := GetTask(ctx, env, req.Ref)
+	if err != nil {
+		return nil, err
+	}
+	if err := sendable(ctx, env, t); err != nil {
+		return t, err
+	}
+	prof, err := profile.FindProfile(env.Profiles, t.Agent)
+	if err != nil {
+		return t, err
+	}
+	if err := CheckTaskSize(prof, req.Text); err != nil {
+		return t, err
+	}
+	var set RunSettings
+	_ = json.Unmarshal(t.Settings, &set)
+	if req.Settings != nil {
+		set = *req.Settings
+	}
+	if info, err := env.TC.Pane(ctx, t.Tmux.Pane); t.Tmux.Pane == "" || err != nil || info.Dead || !t.Reclaimed.IsZero() || info.WindowName != t.ID {
+		// The window was closed (gc, cancel --kill) or the agent quit:
+		// start it again on its conversation. (A pane of another name
+		// is not the task's: pane ids start again with a new server.)
+		own := t.Tmux.Pane != "" && err == nil && info.WindowName == t.ID
+		if t, err = relaunch(ctx, env, t, prof, set, own); err != nil {
+			return t, err
+		}
+	}
+	if err := atPrompt(ctx, env, t, prof); err != nil {
+		return t, err
+	}
+	set.Detached = req.Detach
+	if err := reopen(ctx, env, t, set, req.Text); err != nil {
+		return t, err
+	}
+	sup := &supervisor{env: env, id: t.ID, prof: prof, set: set, pane: t.Tmux.Pane,
+		mon: &Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
+			Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle}}
+	if err := sup.deliver(ctx, req.Text, false); err != nil {
+		return t, err
+	}
+	if req.Detach {
+		if _, err := env.StartSupervisor(t.ID, nil); err != nil {
+			return t, err
+		}
+		return env.task(ctx, t.ID)
+	}
+	timeout := set.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTaskTimeout
+	}
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err = sup.concludeAll(ctx, tctx, sup.monitorTurn(tctx, time.Time{}))
+	nt, _ := env.task(context.WithoutCancel(ctx), t.ID)
+	if nt == nil {
+		nt = t
+	}
+	return nt, err
+}
+
+// sendable refuses a send from inside a task (an agent talks to other
+// tasks through their message queues, where hops and caps stop loops; a
+// prompt typed by send is the user's) and a send to a task that is not
+// between turns.
+func sendable(ctx context.Context, env *Env, t *state.Task) error {
+	if st, err := env.Store.Read(ctx); err == nil {
+		if caller := callerTask(ctx, env, st); caller != "" {
+			return exit.Usagef("runner send is for the user; from inside task %s use 'runner msg %s TEXT' (delivered when %s is ready, with loop protection)", caller, t.ID, t.ID)
+		}
+	}
+	switch t.Status {
+	case state.StatusReady:
+		if t.SupervisorPID != os.Getpid() && processAlive(t.SupervisorPID) {
+			return exit.Usagef("task %s is taking its messages (supervisor %d): wait for its turn to end ('runner wait %s') before sending", t.ID, t.SupervisorPID, t.ID)
+		}
+	case state.StatusDone, state.StatusFailed, state.StatusTimeout, state.StatusCancelled:
+	case state.StatusRunning, state.StatusStarting, state.StatusQueued:
+		return exit.Usagef("task %s is %s: wait for its turn to end ('runner wait %s') before sending", t.ID, t.Status, t.ID)
+	default:
+		return exit.Usagef("task %s is %s: it cannot take a prompt (see 'runner status %s')", t.ID, t.Status, t.ID)
+	}
+	return nil
+}
+
+// atPrompt checks that the task's agent shows its prompt. A turn the
+// agent's hook ended may still be drawing its prompt back: that is waited
+// for (briefly) rather than refused.
+func atPrompt(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile) error {
+	screen, err := env.TC.CaptureScreen(ctx, t.Tmux.Pane)
+	if err != nil {
+		return err
+	}
+	if d := profile.Detect(prof, screen); d.State == profile.StateBusy && t.Status == state.StatusDone {
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		mon := &Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
+			Died: env.Store.PaneDiedFile(), Settle: prof.Settle.Duration}
+		obs, werr := mon.Wait(wctx, GoalReady, time.Now())
+		cancel()
+		if werr == nil && !obs.Dead {
+			screen = obs.Screen
+		}
+	}
+	if d := profile.Detect(prof, screen); d.State != profile.StateReady && d.State != profile.StateError {
+		return exit.Usagef("task %s: its agent is not at its prompt (it looks %s); attach with 'runner attach %s'", t.ID, d.State, t.ID)
+	}
+	return nil
+}
+
+// reopen opens the task for a new turn from the user, owned by this
+// process, unless something (a message delivery) took the agent since t
+// was read.
+func reopen(ctx context.Context, env *Env, t *state.Task, set RunSettings, text string) error {
+	raw, _ := json.Marshal(set)
+	return env.Store.Update(ctx, func(s *state.State) error {
+		x := s.Task(t.ID)
+		if x == nil {
+			return exit.Usagef("task %s was pruned", t.ID)
+		}
+		if x.Status != t.Status && x.Status != state.StatusDone {
+			return exit.Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
+		}
+		// A prompt from the user: what the agent sends now is not a reply
+		// to a message.
+		x.Handling, x.HandlingHops = nil, 0
+		x.Settings = raw
+		x.Ended = time.Time{}
+		x.ExitCode = nil
+		x.Answer = "" // the answer is the new turn's, once it ends
+		x.SupervisorPID = os.Getpid()
+		_ = x.SetStatus(state.StatusReady, env.now(), "follow-up prompt: "+taskTitle(text))
+		return nil
+	})
+}
+
+// relaunch starts a task's agent again, in a new window, on the
+// conversation it had (its profile's resume arguments and the task's
+// AgentSession), and waits until it is ready. hasPane says the old (dead)
+// window is still there: it is closed first.
+func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set RunSettings, hasPane bool) (*state.Task, error) {
+	why := fmt.Sprintf("its agent's pane %s is gone or dead", t.Tmux.Pane)
+	if !t.Reclaimed.IsZero() {
+		why = fmt.Sprintf("its agent's window was closed by gc or cancel --kill at %s", t.Reclaimed.Local().Format(time.DateTime))
+	}
+	switch {
+	case len(prof.Resume) == 0:
+		return t, exit.Usagef("task %s: %s, and agent %s cannot resume a conversation (its profile has no \"resume\" arguments); dispatch a new task", t.ID, why, prof.Name)
+	case t.AgentSession == "":
+		return t, exit.Usagef("task %s: %s, and the agent's session id was never seen, so its conversation cannot be resumed; dispatch a new task", t.ID, why)
+	case set.Start == nil || len(set.Start.Argv) == 0:
+		return t, exit.Usagef("task %s: %s, and its record has no launch command (dispatched by an older runner); dispatch a new task", t.ID, why)
+	}
+	if hasPane {
+		if err := env.TC.KillWindow(ctx, t.Tmux.Pane); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
+			return t, err
+		}
+	}
+	spec := *set.Start
+	spec.Argv = prof.ResumeArgv(set.Start.Argv, t.AgentSession)
+	if err := env.Store.Update(ctx, func(s *state.State) error {
+		x := s.Task(t.ID)
+		if x == nil {
+			return exit.Usagef("task %s was pruned", t.ID)
+		}
+		if x.Status != t.Status {
+			return exit.Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
+		}
+		x.Reclaimed, x.Ended, x.ExitCode = time.Time{}, time.Time{}, nil
+		x.SupervisorPID = os.Getpid()
+		return x.SetStatus(state.StatusStarting, env.now(), "follow-up prompt: resuming agent session "+t.AgentSession)
+	}); err != nil {
+		return t, err
+	}
+	env.say("task %s: starting %s again on session %s", t.ID, prof.Name, t.AgentSession)
+	if err := env.launch(ctx, t, prof, &spec); err != nil {
+		_ = env.finish(context.WithoutCancel(ctx), t.ID, state.StatusFailed, "resume failed: "+err.Error(), nil)
+		return t, err
+	}
+	nt, err := env.task(ctx, t.ID)
+	if err != nil {
+		return t, err
+	}
+	sup := &supervisor{env: env, id: t.ID, prof: prof, set: set, pane: nt.Tmux.Pane,
+		mon: &Monitor{TC: env.TC, Pane: nt.Tmux.Pane, Profile: prof, Transcript: nt.Transcript,
+			Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle}}
+	if err := sup.waitReady(ctx); err != nil {
+		err = sup.concludeAll(ctx, ctx, err)
+		if x, _ := env.task(context.WithoutCancel(ctx), t.ID); x != nil {
+			nt = x
+		}
+		return nt, err
+	}
+	return env.task(ctx, t.ID)
+}
+
+// resumeReason marks the status change made by Resume; the new supervisor
+// restarts the task's clock from it.
+const resumeReason = "resumed: a new supervisor is starting"
+
+// Resume starts a new detached supervisor for an orphaned task (or one left
+// waiting for input) whose pane is alive.
+func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error) {
+	t, err := GetTask(ctx, env, ref)
+	if err != nil {
+		return nil, 0, err
+	}
+	if t.Status != state.StatusOrphaned && t.Status != state.StatusNeedsInput {
+		if processAlive(t.SupervisorPID) {
+			return t, 0, exit.Usagef("task %s is %s and supervised by process %d; nothing to resume", t.ID, t.Status, t.SupervisorPID)
+		}
+		return t, 0, exit.Usagef("task %s is %s; only orphaned tasks and tasks waiting for input can be resumed", t.ID, t.Status)
+	}
+	if processAlive(t.SupervisorPID) && t.SupervisorPID != os.Getpid() {
+		return t, 0, exit.Usagef("task %s is supervised by process %d already", t.ID, t.SupervisorPID)
+	}
+	if t.Tmux.Pane == "" && t.Status == state.StatusOrphaned && len(t.After) > 0 {
+		return resumeQueued(ctx, env, t)
+	}
+	info, err := env.TC.Pane(ctx, t.Tmux.Pane)
+	if err != nil || info.Dead {
+		return t, 0, exit.Usagef("task %s: its pane %s is gone or dead; it cannot be resumed", t.ID, t.Tmux.Pane)
+	}
+	var set RunSettings
+	_ = json.Unmarshal(t.Settings, &set)
+	set.Detached = true
+	raw, _ := json.Marshal(set)
+	wasOrphaned := t.Status == state.StatusOrphaned
+	if err := env.update(ctx, t.ID, func(x *state.Task) {
+		x.Settings = raw
+		// An orphaned task is supervised again from now on: a `wait`
+		// right after resume must not see the old orphaned status and end.
+		if wasOrphaned && x.Status == state.StatusOrphaned {
+			next := state.StatusRunning
+			if x.Delivery == "" {
+				next = state.StatusStarting
+			}
+			_ = x.SetStatus(next, env.now(), resumeReason)
+		}
+	}); err != nil {
+		return t, 0, err
+	}
+	pid, err := env.StartSupervisor(t.ID, nil)
+	if err != nil {
+		if wasOrphaned {
+			_ = env.setStatus(context.WithoutCancel(ctx), t.ID, state.StatusOrphaned, "resume failed: "+err.Error(), nil)
+		}
+		return t, 0, err
+	}
+	t, err = env.task(ctx, t.ID)
+	return t, pid, err
+}
+
+// resumeQueued puts a task orphaned while waiting for its dependencies back
+// in the queue and starts a detached supervisor that waits on.
+func resumeQueued(ctx context.Context, env *Env, t *state.Task) (*state.Task, int, error) {
+	var set RunSettings
+	_ = json.Unmarshal(t.Settings, &set)
+	set.Detached = true
+	raw, _ := json.Marshal(set)
+	if err := env.update(ctx, t.ID, func(x *state.Task) {
+		x.Settings = raw
+		if x.Status == state.StatusOrphaned {
+			_ = x.SetStatus(state.StatusQueued, env.now(), "resumed: "+waitingReason(x.After))
+		}
+	}); err != nil {
+		return t, 0, err
+	}
+	pid, err := env.StartSupervisor(t.ID, nil)
+	if err != nil {
+		_ = env.setStatus(context.WithoutCancel(ctx), t.ID, state.StatusOrphaned, "resume failed: "+err.Error(), nil)
+		return t, 0, err
+	}
+	t, err = env.task(ctx, t.ID)
+	return t, pid, err
+}

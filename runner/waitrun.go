@@ -1,0 +1,355 @@
+// The I/O half of Monitor.Wait: the watcher, hook events, liveness and
+// looks at the pane, carrying out the waitMachine's decisions.
+
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// waitRun is one Wait's I/O state: the watcher, the files' offsets, the
+// hook event that ended the turn (if one did), and the machine.
+type waitRun struct {
+	m         *Monitor
+	goal      Goal
+	start     time.Time
+	w         *fsnotify.Watcher
+	live      *liveness
+	serverPID int
+	panePID   int // the agent's process, once known
+	eventsOff int64
+	diedOff   int64
+	match     profile.TurnMatch
+	hookGoal  bool
+	hookEnd   *profile.HookEvent
+	mach      *waitMachine
+	obs       Observation
+	wake      time.Time // when the machine wants to look next
+}
+
+// newWaitRun sets a wait up: the defaults, the watcher on the transcript,
+// events and pane-died files, liveness, and the turn-end events already
+// written since the delivery (a quick turn ends while it is confirmed).
+func (m *Monitor) newWaitRun(ctx context.Context, goal Goal, since time.Time) (*waitRun, error) {
+	now := time.Now()
+	settle, idle, safety := m.Settle, m.Idle, m.Safety
+	if settle <= 0 {
+		settle = DefaultSettle
+	}
+	if idle <= 0 {
+		idle = DefaultIdle
+	}
+	if safety <= 0 {
+		safety = DefaultSafety
+	}
+	hasMarkers := len(m.Profile.Ready) > 0 || len(m.Profile.Busy) > 0
+	r := &waitRun{m: m, goal: goal, start: now, match: m.Match,
+		hookGoal: goal == GoalTurnEnd || goal == GoalTurnStart,
+		mach:     newWaitMachine(goal, settle, idle, safety, hasMarkers, m.Transcript != "", now)}
+	if r.match.Since.IsZero() {
+		r.match.Since = since
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", m.Pane, err)
+	}
+	r.w = w
+	// Watch the files themselves (all are only ever appended to), not
+	// their directories: a write to another task's transcript must not
+	// wake this supervisor. A file that cannot be watched falls back to
+	// its directory.
+	for _, f := range []string{m.Transcript, m.Events, m.Died} {
+		if f == "" {
+			continue
+		}
+		if err := w.Add(f); err != nil {
+			if err := w.Add(filepath.Dir(f)); err != nil {
+				w.Close()
+				return nil, fmt.Errorf("watch %s: %w", f, err)
+			}
+		}
+	}
+	r.serverPID, _ = m.TC.ServerPID(ctx)
+	r.live = newLiveness(r.serverPID)
+	r.eventsOff, r.diedOff = fileSize(m.Events), fileSize(m.Died)
+	if r.hookGoal && m.Events != "" {
+		from, untimedOK := r.match.EventsFrom, true
+		if from < 0 || from > r.eventsOff {
+			from, untimedOK = 0, false
+		}
+		lines, _ := readNewLines(m.Events, from)
+		r.takeEvents(lines, untimedOK)
+	}
+	return r, nil
+}
+
+func (r *waitRun) close() {
+	r.live.stop()
+	r.w.Close()
+}
+
+// takeEvents looks for the turn-end event of the delivered turn among hook
+// event lines: the agent said so, and that ends the wait at once.
+// untimedOK admits events without a time (written during this wait).
+func (r *waitRun) takeEvents(lines []string, untimedOK bool) {
+	for _, l := range lines {
+		ev, ok := profile.ParseHookEvent(l)
+		if !ok || r.hookEnd != nil || !ev.Stop {
+			continue // not a turn end (another hook event), or one came
+		}
+		why := ""
+		if ev.Time.IsZero() && !untimedOK {
+			why = "no time, and written before this wait (its turn cannot be told)"
+		} else if ok, w := r.match.Accepts(ev); !ok {
+			why = w
+		}
+		if why != "" {
+			if r.m.Skipped != nil {
+				r.m.Skipped(ev, why)
+			}
+			continue
+		}
+		e := ev
+		r.hookEnd = &e
+	}
+}
+
+// handle takes one watcher event: a transcript write, hook event lines,
+// or a pane-died line.
+func (r *waitRun) handle(ev fsnotify.Event) {
+	m := r.m
+	switch ev.Name {
+	case m.Transcript:
+		r.mach.written(time.Now())
+	case m.Events:
+		evs, off := readNewLines(m.Events, r.eventsOff)
+		r.eventsOff = off
+		if r.hookGoal {
+			r.takeEvents(evs, true)
+			if r.hookEnd != nil {
+				r.mach.poke() // never "settled": the hook wins
+			}
+		}
+	case m.Died:
+		lines, off := readNewLines(m.Died, r.diedOff)
+		r.diedOff = off
+		for _, l := range lines {
+			// "PANE STATUS" for a dead pane; "closed" when a window
+			// went away (any task's: look at ours).
+			if f := strings.Fields(l); len(f) >= 1 && (f[0] == m.Pane || f[0] == "closed") {
+				r.mach.poke()
+			}
+		}
+	}
+}
+
+// quiet takes the events already queued, then says whether nothing
+// arrived since the last look: a write that raced with a look is never
+// overlooked.
+func (r *waitRun) quiet() bool {
+	for {
+		select {
+		case ev := <-r.w.Events:
+			r.handle(ev)
+		default:
+			return r.mach.quiet()
+		}
+	}
+}
+
+// step asks the machine what to do now and does it: look at the pane,
+// finish, or set r.wake. end is true when the wait is over.
+func (r *waitRun) step(ctx context.Context) (Observation, bool, error) {
+	d := r.mach.tick(time.Now())
+	if d.kind == captureNow {
+		var obs Observation
+		var end bool
+		var err error
+		if d, obs, end, err = r.look(ctx); end || err != nil {
+			return obs, true, err
+		}
+	}
+	return r.decide(d)
+}
+
+// look captures the pane beside the watcher: a hook event that arrives
+// meanwhile ends the wait at once, without waiting for tmux (a capture
+// takes tens of milliseconds under load); writes seen during it keep the
+// machine dirty. A dead pane ends the wait; else the machine decides on
+// what the screen shows.
+func (r *waitRun) look(ctx context.Context) (decision, Observation, bool, error) {
+	m := r.m
+	lookStart := time.Now()
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan captured, 1)
+	go func() { done <- m.capture(cctx) }()
+	var c captured
+	for got := false; !got; {
+		select {
+		case c = <-done:
+			got = true
+		case ev, ok := <-r.w.Events:
+			if !ok {
+				return decision{}, r.obs, true, fmt.Errorf("watch %s: watcher closed", m.Pane)
+			}
+			r.handle(ev)
+			if r.hookEnd != nil {
+				return decision{}, hookObservation(r.hookEnd, r.start), true, nil
+			}
+		case <-ctx.Done():
+			return decision{}, r.obs, true, ctx.Err()
+		}
+	}
+	if err := c.err; err != nil {
+		if ctx.Err() != nil {
+			return decision{}, r.obs, true, ctx.Err()
+		}
+		if errors.Is(err, tmuxctl.ErrNotFound) {
+			return decision{}, r.obs, true, fmt.Errorf("pane %s: %w (the window was closed or the tmux server stopped)", m.Pane, ErrPaneGone)
+		}
+		return decision{}, r.obs, true, err
+	}
+	info := c.info
+	if r.panePID == 0 && !info.Dead {
+		r.panePID = info.PID
+		r.live.watchAgent(r.panePID)
+	}
+	now := time.Now()
+	det := profile.DetectPane(m.Profile, c.screen, profile.PaneInfo{Dead: info.Dead, DeadStatus: info.DeadStatus,
+		CurrentCommand: info.CurrentCommand, AlternateOn: info.AlternateOn, CursorKnown: true, CursorY: info.CursorY})
+	r.obs = Observation{Detection: det, Screen: c.screen, Elapsed: time.Since(r.start), SawBusy: r.mach.sawBusy}
+	if info.Dead {
+		r.obs.Dead, r.obs.Status, r.obs.Via = true, info.DeadStatus, "pane"
+		return decision{}, r.obs, true, nil
+	}
+	h := tmuxctl.ScreenHash(profile.MaskVolatile(m.Profile, c.screen), nil)
+	d := r.mach.captured(lookStart, now, det.State, h)
+	r.obs.SawBusy = r.mach.sawBusy
+	return d, r.obs, false, nil
+}
+
+// decide carries a decision out: finish (if quiet), or sleep until its
+// time.
+func (r *waitRun) decide(d decision) (Observation, bool, error) {
+	switch d.kind {
+	case finish:
+		return r.finish(d.via), true, nil
+	case finishIfQuiet:
+		if r.quiet() {
+			return r.finish(d.via), true, nil
+		}
+		d = r.mach.next(time.Now())
+	}
+	r.wake = d.at
+	return r.obs, false, nil
+}
+
+func (r *waitRun) finish(via string) Observation {
+	r.obs.Via = via
+	if via == "idle" {
+		r.obs.Detection.State = profile.StateReady
+	}
+	return r.obs
+}
+
+// liveness tells a Monitor that the tmux server or the agent's process
+// exited. With pidfds (Linux) nothing wakes up until one does; without,
+// tick fires every 2 s for a kill(pid, 0) check.
+type liveness struct {
+	server, agent <-chan struct{}
+	tick          <-chan time.Time
+	stops         []func()
+	ticker        *time.Ticker
+}
+
+func newLiveness(serverPID int) *liveness {
+	l := &liveness{}
+	if serverPID <= 0 {
+		return l
+	}
+	if ch, stop, ok := exitNotify(serverPID); ok {
+		l.server, l.stops = ch, append(l.stops, stop)
+		return l
+	}
+	l.pollEvery()
+	return l
+}
+
+// watchAgent starts watching the agent's process, once it is known.
+func (l *liveness) watchAgent(pid int) {
+	if ch, stop, ok := exitNotify(pid); ok {
+		l.agent, l.stops = ch, append(l.stops, stop)
+		return
+	}
+	l.pollEvery()
+}
+
+// agentGone stops reporting the agent's exit (reported once).
+func (l *liveness) agentGone() { l.agent = nil }
+
+func (l *liveness) pollEvery() {
+	if l.ticker == nil {
+		l.ticker = time.NewTicker(2 * time.Second)
+		l.tick = l.ticker.C
+	}
+}
+
+func (l *liveness) stop() {
+	for _, f := range l.stops {
+		f()
+	}
+	if l.ticker != nil {
+		l.ticker.Stop()
+	}
+}
+
+// captured is one look at the pane: its state and screen.
+type captured struct {
+	info   tmuxctl.PaneInfo
+	screen string
+	err    error
+}
+
+// capture looks at the pane once: its screen and state, with a dead
+// pane's exit status where it can be known.
+func (m *Monitor) capture(ctx context.Context) captured {
+	info, screen, err := m.TC.PaneScreen(ctx, m.Pane)
+	if err != nil && !errors.Is(err, tmuxctl.ErrNotFound) && ctx.Err() == nil {
+		// A server that is going away can answer with nothing (exit 0,
+		// no line): ask once more before giving up.
+		select {
+		case <-ctx.Done():
+		case <-time.After(50 * time.Millisecond):
+			info, screen, err = m.TC.PaneScreen(ctx, m.Pane)
+		}
+	}
+	if err != nil {
+		return captured{err: err}
+	}
+	if info.PID > 0 && (!info.Dead || info.DeadStatus < 0) {
+		// tmux marks a pane dead only once it has reaped the process; a
+		// tmux that lost the SIGCHLD keeps the agent a zombie, never
+		// reaped, and the pane "alive" for ever.
+		if st, known, zombie := zombieExit(info.PID); zombie && known {
+			info.Dead, info.DeadStatus = true, st
+		}
+	}
+	if info.Dead && info.DeadStatus < 0 {
+		// Dead, status not known yet: ask tmux again (it waits briefly
+		// for the status).
+		if p, err := m.TC.Pane(ctx, m.Pane); err == nil {
+			info.DeadStatus = p.DeadStatus
+		}
+	}
+	return captured{info: info, screen: screen}
+}
