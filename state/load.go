@@ -1,0 +1,151 @@
+// Reading the state: the index and the records it names, without the
+// lock.
+
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sync"
+	"time"
+)
+
+// load reads state.json and the records of the tasks in it. It also
+// returns the file's content (nil if there is no file), so write can tell
+// whether anything changed. It takes no lock: a writer that supersedes a
+// record between the reads of the index and of the record makes it read
+// the index again.
+func (s *Store) load() (*State, []byte, error) {
+	p := s.Path()
+	for attempt := 0; ; attempt++ {
+		raw, err := os.ReadFile(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			st := New()
+			st.dir = s.dir
+			return st, nil, nil
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("read state file %s: %w", p, err)
+		}
+		st, err := s.parse(p, raw)
+		var gone *recordGoneError
+		if errors.As(err, &gone) && attempt < 50 {
+			if now, rerr := os.ReadFile(p); rerr == nil && !bytes.Equal(now, raw) {
+				continue // a writer moved on: read its index
+			}
+			if attempt < 3 {
+				time.Sleep(time.Millisecond)
+				continue
+			}
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return st, raw, nil
+	}
+}
+
+// recordGoneError says the index names a record file that is not there.
+type recordGoneError struct {
+	path string
+	err  error
+}
+
+func (e *recordGoneError) Error() string {
+	return fmt.Sprintf("the index names the record %s, which cannot be read: %v (run 'runner state repair')", e.path, e.err)
+}
+
+func (e *recordGoneError) Unwrap() error { return ErrCorrupt }
+
+// parse decodes a state file and the records it names, checking its
+// version. A version 1 or 2 file (whole tasks inline) is read as it is;
+// the first write converts it.
+func (s *Store) parse(path string, raw []byte) (*State, error) {
+	var probe struct {
+		Version int `json:"version"`
+	}
+	if err := json.Unmarshal(raw, &probe); err != nil {
+		if len(raw) == 0 {
+			err = errors.New("the file is empty")
+		}
+		return nil, &CorruptError{Path: path, Err: err}
+	}
+	switch {
+	case probe.Version > Version:
+		return nil, &NewerVersionError{Path: path, Version: probe.Version}
+	case probe.Version < 1:
+		return nil, &CorruptError{Path: path, Err: fmt.Errorf("no valid schema version (got %d)", probe.Version)}
+	case probe.Version < Version:
+		return parseLegacy(s.dir, path, raw)
+	}
+	var ix indexFile
+	if err := json.Unmarshal(raw, &ix); err != nil {
+		return nil, &CorruptError{Path: path, Err: err}
+	}
+	st := &State{
+		Version: ix.Version, Generation: ix.Generation, Updated: ix.Updated,
+		Projects: ix.Projects, Tasks: make(map[string]*Task, len(ix.Tasks)), Messages: ix.Messages,
+		dir: s.dir, arch: ix.Archive, retired: ix.Retired, base: make(map[string]baseOf, len(ix.Tasks)),
+	}
+	for id, e := range ix.Tasks {
+		if e == nil || e.ID != id || !safeName(id) {
+			return nil, &CorruptError{Path: path, Err: fmt.Errorf("bad task entry %q", id)}
+		}
+	}
+	recs, err := s.readRecords(ix.Tasks)
+	if err != nil {
+		return nil, err
+	}
+	for id, e := range ix.Tasks {
+		rec := recs[id]
+		t := rec.clone()
+		e.applyHot(t)
+		st.Tasks[id] = t
+		st.base[id] = baseOf{rec: rec, gen: e.Record}
+	}
+	st.normalize()
+	return st, nil
+}
+
+// readRecords reads the records the entries name, those not cached in
+// parallel (two readers: the machine has few cores, and most reads are
+// cached).
+func (s *Store) readRecords(es map[string]*entry) (map[string]*Task, error) {
+	out := make(map[string]*Task, len(es))
+	var missing []*entry
+	for id, e := range es {
+		if t := records.get(recordPath(s.dir, id, e.Record)); t != nil {
+			out[id] = t
+		} else {
+			missing = append(missing, e)
+		}
+	}
+	got := make([]*Task, len(missing))
+	errs := make([]error, len(missing))
+	var wg sync.WaitGroup
+	const readers = 2
+	for r := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := r; i < len(missing); i += readers {
+				got[i], errs[i] = readRecord(s.dir, missing[i].ID, missing[i].Record)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, e := range missing {
+		if errors.Is(errs[i], fs.ErrNotExist) {
+			return nil, &recordGoneError{path: recordPath(s.dir, e.ID, e.Record), err: errs[i]}
+		}
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out[e.ID] = got[i]
+	}
+	return out, nil
+}

@@ -1,0 +1,245 @@
+// Writing the state, in the order that keeps every acknowledged update and
+// never names a file that is not durable: records, archive segments, then
+// the index.
+
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// writeData writes the new state into the temporary file. Tests swap it to
+// inject failures such as ENOSPC.
+var writeData = func(f *os.File, b []byte) error {
+	_, err := f.Write(b)
+	return err
+}
+
+// index returns the index file of st, each task's entry naming its record
+// generation in st.base.
+func (st *State) index() *indexFile {
+	ix := &indexFile{
+		Version: Version, Generation: st.Generation, Updated: st.Updated,
+		Projects: st.Projects, Tasks: make(map[string]*entry, len(st.Tasks)),
+		Messages: st.Messages, Archive: st.arch, Retired: st.retired,
+	}
+	for id, t := range st.Tasks {
+		ix.Tasks[id] = toEntry(t, st.base[id].gen)
+	}
+	return ix
+}
+
+// writeResult is what a write did, for the caller to finish once the
+// index is durable.
+type writeResult struct {
+	renamed bool
+	// remove lists the files (relative to the state directory) no index
+	// names any more: superseded records and segments.
+	remove []string
+	// pruned lists the tasks whose files go too.
+	pruned []string
+}
+
+// write writes st unless nothing changed since raw (the bytes load read):
+// first the records of the tasks whose bulk changed and the new archive
+// segments (each fsynced, then their directories), then the index (temp
+// file, fsync, rename). The caller fsyncs the state directory to make the
+// rename durable, then removes res.remove. Called with the lock held.
+func (s *Store) write(st *State, raw []byte, now time.Time) (res writeResult, err error) {
+	var changed []*Task
+	for id, t := range st.Tasks {
+		if b, ok := st.base[id]; !ok || !sameBulk(b.rec, t) {
+			changed = append(changed, t)
+		}
+	}
+	if len(changed) == 0 && len(st.promoted) == 0 && !st.pruneNow && raw != nil && st.Version == Version {
+		b, err := json.Marshal(st.index())
+		if err != nil {
+			return res, fmt.Errorf("encode state: %w", err)
+		}
+		if bytes.Equal(append(b, '\n'), raw) {
+			return res, nil
+		}
+	}
+	gen := st.Generation + 1
+	res.remove = append(res.remove, st.retired...) // what the last write retired
+	retired, err := s.writeRecords(st, changed, gen)
+	if err != nil {
+		return res, err
+	}
+	more, pruned, err := s.pruneAndArchive(st, gen, now)
+	if err != nil {
+		return res, err
+	}
+	retired, res.pruned = append(retired, more...), pruned
+	if st.legacy != 0 {
+		if err := s.keepLegacy(st.legacy); err != nil {
+			return res, err
+		}
+	}
+	st.Version, st.Generation, st.Updated, st.retired = Version, gen, now, retired
+	st.pruneNow, st.legacy = false, 0
+	b, err := json.Marshal(st.index())
+	if err != nil {
+		return res, fmt.Errorf("encode state: %w", err)
+	}
+	if err := s.writeFile(append(b, '\n')); err != nil {
+		return res, err
+	}
+	res.renamed = true
+	res.remove = append(res.remove, retired...)
+	return res, nil
+}
+
+// writeRecords writes the records of generation gen of the changed tasks
+// and makes them durable (each fsynced and the directory, or one syncfs
+// for many), and returns the records they supersede.
+func (s *Store) writeRecords(st *State, changed []*Task, gen uint64) (retired []string, err error) {
+	if len(changed) == 0 {
+		return nil, nil
+	}
+	if st.base == nil {
+		st.base = map[string]baseOf{}
+	}
+	many := haveSyncFS && len(changed) > manyRecords
+	for _, t := range changed {
+		if old, ok := st.base[t.ID]; ok {
+			retired = append(retired, recordRel(t.ID, old.gen))
+		}
+		if _, err := writeRecord(s.dir, t, gen, many); err != nil {
+			return nil, err
+		}
+		st.base[t.ID] = baseOf{rec: records.get(recordPath(s.dir, t.ID, gen)), gen: gen}
+	}
+	tasksDir := filepath.Join(s.dir, "tasks")
+	err = syncPath(tasksDir)
+	if err == nil && many {
+		err = syncFS(tasksDir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("fsync %s: %w (the previous state is intact)", tasksDir, err)
+	}
+	return retired, nil
+}
+
+// pruneAndArchive drops the tasks and messages past the retention (or
+// Prune's cutoff) and moves what the index no longer needs to the archive
+// (new segments durable before the index names them). It returns the files
+// no longer named, and the pruned tasks (whose files go too).
+func (s *Store) pruneAndArchive(st *State, gen uint64, now time.Time) (retired, pruned []string, err error) {
+	var cutoff time.Time
+	if s.Retention > 0 {
+		cutoff = now.Add(-s.Retention)
+	}
+	step := s.Retention / 24
+	if st.pruneNow {
+		cutoff, step = st.pruneCutoff, 0
+	}
+	for _, id := range prune(st, cutoff) {
+		retired = append(retired, recordRel(id, st.base[id].gen))
+		delete(st.base, id)
+		pruned = append(pruned, id)
+	}
+	pruneMessages(st, cutoff)
+	keep := s.ArchiveAfter
+	if keep <= 0 {
+		keep = DefaultArchiveAfter
+	}
+	w := &segmentWriter{dir: s.dir, gen: gen}
+	gone, err := st.archive(w, keep, cutoff, step)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range gone {
+		retired = append(retired, recordRel(e.ID, e.Record))
+		pruned = append(pruned, e.ID)
+	}
+	for id := range st.base {
+		if _, ok := st.Tasks[id]; !ok {
+			delete(st.base, id) // archived: its record stays, named by its segment
+		}
+	}
+	if len(w.added) > 0 {
+		if err := syncPath(filepath.Join(s.dir, archiveDir)); err != nil {
+			return nil, nil, fmt.Errorf("fsync %s: %w", filepath.Join(s.dir, archiveDir), err)
+		}
+	}
+	return append(retired, w.retired...), pruned, nil
+}
+
+// manyRecords is how many records one write fsyncs one by one; past it,
+// one syncfs(2) of the file system is cheaper.
+const manyRecords = 16
+
+// recordRel is the path of a record relative to the state directory.
+func recordRel(id string, gen uint64) string {
+	return filepath.Join("tasks", id+"."+strconv.FormatUint(gen, 10)+".json")
+}
+
+// writeFile replaces state.json with data: temp file, fsync, keep the
+// previous generation, rename. The caller fsyncs the directory.
+func (s *Store) writeFile(data []byte) (err error) {
+	cur, tmp := s.Path(), s.path(tmpFile)
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("write state file %s: %w (the previous state is intact)", cur, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+			err = fmt.Errorf("write state file %s: %w (the previous state is intact)", cur, err)
+		}
+	}()
+	if err := writeData(f, data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := s.keepPrevious(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, cur)
+}
+
+// keepPrevious hard-links the current state.json as state.json.prev, for
+// Repair. A missing state.json is not an error.
+func (s *Store) keepPrevious() error {
+	ptmp := s.path(prevFile + ".tmp")
+	os.Remove(ptmp)
+	if err := os.Link(s.Path(), ptmp); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("keep previous state: %w", err)
+	}
+	if err := os.Rename(ptmp, s.path(prevFile)); err != nil {
+		return fmt.Errorf("keep previous state: %w", err)
+	}
+	return nil
+}
+
+// syncDir makes the renames in the state directory durable.
+func (s *Store) syncDir() error {
+	d, err := os.Open(s.dir)
+	if err == nil {
+		err = d.Sync()
+		d.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("fsync state directory %s: %w (the update may not survive a crash)", s.dir, err)
+	}
+	return nil
+}
