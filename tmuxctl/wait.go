@@ -253,36 +253,13 @@ func (c *Client) WaitIdle(ctx context.Context, pane string, opts IdleOptions) (I
 	if err != nil {
 		return res, failWait(ctx, err, pane, what, start, "")
 	}
-	file := opts.ActivityFile
-	if file == "" && p.Pipe {
-		file, _ = c.ShowOption(ctx, pane, TranscriptOption)
+	file, events, cleanup, err := c.watchActivity(ctx, pane, p, opts)
+	if err != nil {
+		return res, failWait(ctx, err, pane, what, start, "")
 	}
-	if file == "" && !p.Pipe && opts.AutoPipe {
-		// A private directory, so the watch sees only this pane's writes.
-		dir, err := os.MkdirTemp("", "runner-activity-*")
-		if err != nil {
-			return res, fmt.Errorf("wait idle on %s: %w", pane, err)
-		}
-		defer os.RemoveAll(dir)
-		file = filepath.Join(dir, "output")
-		if err := os.WriteFile(file, nil, 0o600); err != nil {
-			return res, fmt.Errorf("wait idle on %s: %w", pane, err)
-		}
-		if err := c.PipePane(ctx, pane, file); err != nil {
-			return res, failWait(ctx, c.deadOr(ctx, pane, err), pane, what, start, "")
-		}
-		defer func() { _ = c.StopPipe(context.WithoutCancel(ctx), pane) }()
-	}
-	var events <-chan fsnotify.Event
-	if file != "" {
-		w, err := fsnotify.NewWatcher()
-		if err == nil {
-			defer w.Close()
-			if err := w.Add(filepath.Dir(file)); err == nil {
-				events = w.Events
-				res.Source = "pipe"
-			}
-		}
+	defer cleanup()
+	if events != nil {
+		res.Source = "pipe"
 	}
 	poll := opts.Poll
 	if poll <= 0 {
@@ -368,6 +345,50 @@ func (c *Client) WaitIdle(ctx context.Context, pane string, opts IdleOptions) (I
 			}
 		}
 	}
+}
+
+// watchActivity finds the pane's activity file (opts.ActivityFile, the
+// pane's transcript, or with opts.AutoPipe a pipe of its own into a
+// private directory, so the watch sees only this pane's writes) and
+// watches it. No file, or a watch that fails, gives no events: the caller
+// polls. cleanup stops what it started.
+func (c *Client) watchActivity(ctx context.Context, pane string, p PaneInfo, opts IdleOptions) (file string, events <-chan fsnotify.Event, cleanup func(), err error) {
+	var undo []func()
+	cleanup = func() {
+		for i := len(undo) - 1; i >= 0; i-- {
+			undo[i]()
+		}
+	}
+	file = opts.ActivityFile
+	if file == "" && p.Pipe {
+		file, _ = c.ShowOption(ctx, pane, TranscriptOption)
+	}
+	if file == "" && !p.Pipe && opts.AutoPipe {
+		dir, err := os.MkdirTemp("", "runner-activity-*")
+		if err != nil {
+			return "", nil, cleanup, fmt.Errorf("wait idle on %s: %w", pane, err)
+		}
+		undo = append(undo, func() { os.RemoveAll(dir) })
+		file = filepath.Join(dir, "output")
+		if err := os.WriteFile(file, nil, 0o600); err != nil {
+			cleanup()
+			return "", nil, func() {}, fmt.Errorf("wait idle on %s: %w", pane, err)
+		}
+		if err := c.PipePane(ctx, pane, file); err != nil {
+			cleanup()
+			return "", nil, func() {}, c.deadOr(ctx, pane, err)
+		}
+		undo = append(undo, func() { _ = c.StopPipe(context.WithoutCancel(ctx), pane) })
+	}
+	if file != "" {
+		if w, err := fsnotify.NewWatcher(); err == nil {
+			undo = append(undo, func() { w.Close() })
+			if err := w.Add(filepath.Dir(file)); err == nil {
+				events = w.Events
+			}
+		}
+	}
+	return file, events, cleanup, nil
 }
 
 func minTime(a, b time.Time) time.Time {

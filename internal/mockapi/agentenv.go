@@ -41,6 +41,9 @@ func CLIs() []string { return []string{"claude", "codex", "gemini", "opencode", 
 // What stays on screen is the CLI's real behaviour: trust dialogs for
 // folders not in projects, and tool approvals (opencode is configured with
 // permission "ask" for edit and bash, since it allows both by default).
+//
+// It is one switch over the CLIs, each case the settings that CLI needs
+// (longer than ~80 lines: a table reads best whole).
 func AgentEnv(cli, baseURL, home string, projects ...string) (env []string, files map[string]string, err error) {
 	if !filepath.IsAbs(home) {
 		return nil, nil, fmt.Errorf("mockapi: home %q for %s is not an absolute path (use t.TempDir())", home, cli)

@@ -1,3 +1,8 @@
+// Test support, not product code: a mock of four model APIs (Anthropic,
+// OpenAI Responses, Gemini, OpenAI chat) in one server. It is longer than
+// ~400 lines because each API's streaming format is spelled out whole,
+// next to the others, as the real-agent tests need them.
+
 package mockapi
 
 import (

@@ -1,3 +1,9 @@
+// The built-in profiles, as data: one constructor per agent CLI, each a
+// literal of patterns, keys and flags with the reason for each beside it.
+// The file (and codexProfile, the CLI with the most screens) is longer than
+// the ~400 lines a file of logic should be because a table reads best
+// whole, and splitting it would scatter what one CLI needs.
+
 package profile
 
 import (

@@ -1,0 +1,131 @@
+// Compiling a profile's patterns, and the questions asked of them.
+
+package profile
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// compiled holds a profile's regexes, compiled once.
+type compiled struct {
+	ready, busy, needsInput, exited, errs, errReset, volatile, starting []*regexp.Regexp
+	trust, turnOpen, turnClosed, sessionID                              []*regexp.Regexp
+	answerStart, answerEnd, answerAfter, answerSidebar                  []*regexp.Regexp
+}
+
+// Compile checks and compiles every pattern of p and fills defaults. It
+// must be called (Builtins and MergeProfile do) before p is shared between
+// goroutines; after it, p is read-only.
+func (p *Profile) Compile() error {
+	if p.Name == "" {
+		return errors.New("profile: empty name")
+	}
+	if len(p.Command) == 0 || p.Command[0] == "" {
+		return fmt.Errorf("profile %q: key \"command\": empty launch argv", p.Name)
+	}
+	if p.EnterDelay.Duration == 0 {
+		p.EnterDelay.Duration = DefaultEnterDelay
+	}
+	if p.BottomLines <= 0 {
+		p.BottomLines = DefaultBottomLines
+	}
+	if p.ErrorLines <= 0 {
+		p.ErrorLines = p.BottomLines
+	}
+	if p.StartingMaxLines == 0 {
+		p.StartingMaxLines = DefaultStartingMaxLines
+	}
+	if err := p.checkHeadless(); err != nil {
+		return err
+	}
+	if p.Hook != nil && p.Hook.Kind != HookKindSettingsFile && p.Hook.Kind != HookKindFlag {
+		return fmt.Errorf("profile %q: key \"hook.kind\": unknown kind %q (known: %q, %q)", p.Name, p.Hook.Kind, HookKindSettingsFile, HookKindFlag)
+	}
+	c := &compiled{}
+	var err error
+	for _, f := range []struct {
+		key  string
+		src  []string
+		dest *[]*regexp.Regexp
+	}{
+		{"ready", p.Ready, &c.ready},
+		{"busy", p.Busy, &c.busy},
+		{"starting", p.Starting, &c.starting},
+		{"needs_input", p.NeedsInput, &c.needsInput},
+		{"exited", p.Exited, &c.exited},
+		{"error", p.Error, &c.errs},
+		{"error_reset", p.ErrorReset, &c.errReset},
+		{"volatile", p.Volatile, &c.volatile},
+		{"turn_open", p.TurnOpen, &c.turnOpen},
+		{"turn_closed", p.TurnClosed, &c.turnClosed},
+		{"answer_start", p.AnswerStart, &c.answerStart},
+		{"answer_end", p.AnswerEnd, &c.answerEnd},
+		{"answer_after", p.AnswerAfter, &c.answerAfter},
+		{"answer_sidebar", p.AnswerSidebar, &c.answerSidebar},
+		{"session_id", p.SessionID, &c.sessionID},
+	} {
+		if *f.dest, err = compileAll(p.Name, f.key, f.src); err != nil {
+			return err
+		}
+	}
+	for i, re := range c.sessionID {
+		if re.NumSubexp() < 1 {
+			return fmt.Errorf("profile %q: key \"session_id[%d]\": no capture group for the id (e.g. \"--resume (\\\\S+)\")", p.Name, i)
+		}
+	}
+	if len(p.Resume) > 0 && !slices.ContainsFunc(p.Resume, func(a string) bool { return strings.Contains(a, SessionPlaceholder) }) {
+		return fmt.Errorf("profile %q: key \"resume\": no %s placeholder (e.g. [\"--resume\", \"%s\"])", p.Name, SessionPlaceholder, SessionPlaceholder)
+	}
+	for i, t := range p.Trust {
+		re, err := compileOne(p.Name, fmt.Sprintf("trust[%d].pattern", i), t.Pattern)
+		if err != nil {
+			return err
+		}
+		if len(t.Keys) == 0 {
+			return fmt.Errorf("profile %q: key \"trust[%d].keys\": no keys to accept the dialog", p.Name, i)
+		}
+		c.trust = append(c.trust, re)
+	}
+	p.re = c
+	return nil
+}
+
+func compileAll(profile, key string, src []string) ([]*regexp.Regexp, error) {
+	out := make([]*regexp.Regexp, 0, len(src))
+	for i, s := range src {
+		re, err := compileOne(profile, fmt.Sprintf("%s[%d]", key, i), s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, re)
+	}
+	return out, nil
+}
+
+func compileOne(profile, key, src string) (*regexp.Regexp, error) {
+	if src == "" {
+		return nil, fmt.Errorf("profile %q: key %q: empty pattern", profile, key)
+	}
+	re, err := regexp.Compile(src)
+	if err != nil {
+		return nil, fmt.Errorf("profile %q: key %q: bad regular expression: %w", profile, key, err)
+	}
+	return re, nil
+}
+
+// Compiled reports whether Compile has filled p's patterns.
+func (p *Profile) Compiled() bool { return p.re != nil }
+
+// MatchesNeedsInput reports whether line l matches one of p's NeedsInput
+// patterns (false before Compile).
+func (p *Profile) MatchesNeedsInput(l string) bool {
+	return p.re != nil && anyMatch(p.re.needsInput, l)
+}
+
+// MatchesTrust reports whether line l matches one of p's trust-dialog
+// patterns (false before Compile).
+func (p *Profile) MatchesTrust(l string) bool { return p.re != nil && anyMatch(p.re.trust, l) }
