@@ -115,10 +115,11 @@ func (s *Store) parse(path string, raw []byte) (*State, error) {
 // parallel (two readers: the machine has few cores, and most reads are
 // cached).
 func (s *Store) readRecords(es map[string]*entry) (map[string]*Task, error) {
+	records.keep(s.dir, es)
 	out := make(map[string]*Task, len(es))
 	var missing []*entry
 	for id, e := range es {
-		if t := records.get(recordPath(s.dir, id, e.Record)); t != nil {
+		if t := records.get(s.dir, id, e.Record); t != nil {
 			out[id] = t
 		} else {
 			missing = append(missing, e)

@@ -51,55 +51,78 @@ func safeName(id string) bool {
 
 // records caches decoded record files for the whole process: a
 // supervisor's updates then read only the records that changed since its
-// last one. Keyed by path; a path's content never changes (a new
-// generation is a new file), so an entry is valid as long as it exists.
-// The entries of a task's older generations are dropped when a newer one
-// is cached.
-var records = &recordCache{m: map[string]*Task{}, latest: map[string]string{}}
+// last one. A record file's content never changes (a new generation is a
+// new file), so an entry is valid as long as its generation is the one
+// asked for. Per state directory, one entry per task; load keeps only the
+// tasks of the index it read (keep), so a long-lived process does not
+// gather every task it ever saw.
+var records = &recordCache{m: map[string]map[string]cachedRecord{}}
 
 type recordCache struct {
-	mu     sync.Mutex
-	m      map[string]*Task  // path → decoded record (never handed out: clone it)
-	latest map[string]string // dir + id → the path cached for it
+	mu sync.Mutex
+	m  map[string]map[string]cachedRecord // dir → task id → record
 }
 
-func (c *recordCache) get(path string) *Task {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[path]
+type cachedRecord struct {
+	gen uint64
+	t   *Task // never handed out to be changed: clone it
 }
 
-func (c *recordCache) put(dir, id, path string, t *Task) {
+func (c *recordCache) get(dir, id string, gen uint64) *Task {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	key := dir + "\x00" + id
-	if old, ok := c.latest[key]; ok && old != path {
-		delete(c.m, old)
+	if r, ok := c.m[dir][id]; ok && r.gen == gen {
+		return r.t
 	}
-	c.latest[key] = path
-	c.m[path] = t
+	return nil
 }
 
-// forget drops the cached records of dir (tests that rewrite files by hand).
+func (c *recordCache) put(dir, id string, gen uint64, t *Task) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d := c.m[dir]
+	if d == nil {
+		d = map[string]cachedRecord{}
+		c.m[dir] = d
+	}
+	d[id] = cachedRecord{gen: gen, t: t}
+}
+
+// keep drops the cached records of dir whose task is not in ids, once
+// there are clearly more of them than ids (an archived task read back
+// leaves its record cached until then).
+func (c *recordCache) keep(dir string, ids map[string]*entry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d := c.m[dir]
+	if len(d) <= 2*len(ids)+64 {
+		return
+	}
+	n := make(map[string]cachedRecord, len(ids))
+	for id := range ids {
+		if r, ok := d[id]; ok {
+			n[id] = r
+		}
+	}
+	c.m[dir] = n
+}
+
+// forget drops the cached records of dir (a repair; tests that play a new
+// process).
 func (c *recordCache) forget(dir string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for key, p := range c.latest {
-		if strings.HasPrefix(key, dir+"\x00") {
-			delete(c.m, p)
-			delete(c.latest, key)
-		}
-	}
+	delete(c.m, dir)
 }
 
 // readRecord returns task id's record of generation gen, from the cache or
 // the file. The result is shared: callers clone before changing it. A
 // missing file is an error wrapping fs.ErrNotExist.
 func readRecord(dir, id string, gen uint64) (*Task, error) {
-	p := recordPath(dir, id, gen)
-	if t := records.get(p); t != nil {
+	if t := records.get(dir, id, gen); t != nil {
 		return t, nil
 	}
+	p := recordPath(dir, id, gen)
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return nil, err
@@ -112,7 +135,7 @@ func readRecord(dir, id string, gen uint64) (*Task, error) {
 		return nil, &CorruptError{Path: p, Err: fmt.Errorf("the record is of task %q", t.ID)}
 	}
 	t.Archived = false
-	records.put(dir, id, p, t)
+	records.put(dir, id, gen, t)
 	return t, nil
 }
 
@@ -132,7 +155,7 @@ func writeRecord(dir string, t *Task, gen uint64, nosync bool) (string, error) {
 	if err := writeFileSync(p, append(b, '\n'), !nosync); err != nil {
 		return "", fmt.Errorf("write the record of task %s: %w", t.ID, err)
 	}
-	records.put(dir, t.ID, p, c)
+	records.put(dir, t.ID, gen, c)
 	return p, nil
 }
 

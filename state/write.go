@@ -117,7 +117,7 @@ func (s *Store) writeRecords(st *State, changed []*Task, gen uint64) (retired []
 		if _, err := writeRecord(s.dir, t, gen, many); err != nil {
 			return nil, err
 		}
-		st.base[t.ID] = baseOf{rec: records.get(recordPath(s.dir, t.ID, gen)), gen: gen}
+		st.base[t.ID] = baseOf{rec: records.get(s.dir, t.ID, gen), gen: gen}
 	}
 	tasksDir := filepath.Join(s.dir, "tasks")
 	err = syncPath(tasksDir)
