@@ -154,7 +154,7 @@ func TestMergeRefusesLocalChanges(t *testing.T) {
 	write(t, wt, "f.txt", "agent\n")
 	gitT(t, wt, "commit", "-q", "-am", "agent")
 	write(t, dir, "f.txt", "the user's edit\n") // the same path, uncommitted
-	write(t, dir, "g.txt", "elsewhere\n")      // another path: fine
+	write(t, dir, "g.txt", "elsewhere\n")       // another path: fine
 	before := captureState(t, dir)
 	_, err := Merge(t.Context(), dir, wt, "runner/t_local001", MergeOptions{Base: s.Commit, Squash: true})
 	if !errors.Is(err, ErrLocalChanges) || !strings.Contains(err.Error(), "f.txt") {
