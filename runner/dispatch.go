@@ -29,6 +29,7 @@ type DispatchRequest struct {
 	PermissionsAuto bool
 	RequireSnapshot bool
 	Exclusive       bool
+	Worktree        bool // a git worktree of its own (StartSpec.Worktree)
 	WaitLock        bool
 	Source          string // "user", "cron"; a parent task id is filled in from the pane environment
 	Size            tmuxctl.Size
@@ -139,7 +140,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		}
 	}
 	spec := &StartSpec{Argv: argv, Size: req.Size, UseHook: req.UseHook, RequireSnapshot: req.RequireSnapshot,
-		Exclusive: req.Exclusive, WaitLock: req.WaitLock}
+		Exclusive: req.Exclusive, WaitLock: req.WaitLock, Worktree: req.Worktree}
 	req.Settings.Start = spec
 	var lock *state.ProjectLock
 	handedOff := false // the lock went to a detached supervisor

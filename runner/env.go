@@ -96,6 +96,9 @@ type StartSpec struct {
 	// starts (a task that starts at once takes it at dispatch).
 	Exclusive bool `json:"exclusive,omitempty"`
 	WaitLock  bool `json:"wait_lock,omitempty"`
+	// Worktree runs the task in a git worktree of its own, on branch
+	// runner/<id> made from its snapshot (see startWorktree).
+	Worktree bool `json:"worktree,omitempty"`
 }
 
 // task reads one task by id or unique prefix.

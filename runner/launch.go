@@ -38,11 +38,23 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 	case err == nil:
 		snapRef = snap.Ref
 		snapNote = fmt.Sprintf("snapshot %s (%s)", snap.Ref, snap.Duration.Round(time.Millisecond))
-	case spec.RequireSnapshot:
+	case spec.RequireSnapshot || spec.Worktree:
+		flag := "--require-snapshot"
+		if spec.Worktree {
+			flag = "--worktree"
+		}
 		_ = env.finish(ctx, task.ID, state.StatusFailed, "no snapshot: "+err.Error(), nil)
-		return exit.Usagef("--require-snapshot: %v", err)
+		return exit.Usagef("%s: %v", flag, err)
 	default:
 		snapNote = "no snapshot: " + snapshotReason(err)
+	}
+	var wt worktreeStart
+	if spec.Worktree {
+		if wt, err = env.startWorktree(ctx, task, snap); err != nil {
+			_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "worktree: "+err.Error(), nil)
+			return err
+		}
+		snapNote += "; worktree " + wt.dir + " on branch " + wt.branch
 	}
 	err = env.updateDurably(ctx, "task "+task.ID+": starting", func(s *state.State) error {
 		t := s.Task(task.ID)
@@ -53,10 +65,16 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 			return &errLeftQueue{t}
 		}
 		t.SnapshotRef = snapRef
+		if wt.branch != "" {
+			t.Origin, t.Dir, t.Branch = t.Dir, wt.dir, wt.branch
+		}
 		return t.SetStatus(state.StatusStarting, env.now(), snapNote)
 	})
 	if err != nil {
 		return err
+	}
+	if wt.branch != "" {
+		task.Origin, task.Dir, task.Branch = task.Dir, wt.dir, wt.branch
 	}
 	if err := env.Store.PrepareTaskFiles(task.ID); err != nil {
 		return err

@@ -52,6 +52,7 @@ type entry struct {
 	Commit    string   `json:"cm,omitempty"`
 	Handling  []string `json:"hd,omitempty"`
 	Hops      int      `json:"hh,omitempty"`
+	Branch    string   `json:"br,omitempty"` // "=" for runner/<id>
 	Reclaimed *int64   `json:"rcl,omitempty"` // offset from Created too
 	// Record is the generation in the name of the task's record file,
 	// tasks/<id>.<record>.json.
@@ -63,9 +64,13 @@ type entry struct {
 // record show it as their Text.
 const TitleMax = 60
 
-// snapshotPrefix is the ref under which gitsnap keeps task snapshots; an
-// entry writes "=" for the usual ref to save space.
-const snapshotPrefix = "refs/runner/snapshots/"
+// snapshotPrefix is the ref under which gitsnap keeps task snapshots, and
+// branchPrefix the prefix of a worktree task's branch; an entry writes "="
+// for the usual name to save space.
+const (
+	snapshotPrefix = "refs/runner/snapshots/"
+	branchPrefix   = "runner/"
+)
 
 // title returns the first line of text clipped to TitleMax bytes.
 func title(text string) string {
@@ -88,7 +93,10 @@ func toEntry(t *Task, rec uint64) *entry {
 		Status: t.Status, PID: t.SupervisorPID, Parent: t.Parent, Level: t.Level,
 		Source: t.Source, After: t.After, Created: t.Created.UnixNano(), Exit: t.ExitCode,
 		Snapshot: t.SnapshotRef, Commit: t.Commit, Handling: t.Handling, Hops: t.HandlingHops,
-		Record: rec,
+		Branch: t.Branch, Record: rec,
+	}
+	if e.Branch == branchPrefix+t.ID {
+		e.Branch = "="
 	}
 	if x := t.Tmux; x != (TmuxTarget{}) {
 		if x.Window == t.ID {
@@ -123,6 +131,10 @@ func (e *entry) applyHot(t *Task) {
 	t.SnapshotRef, t.Commit, t.Handling, t.HandlingHops = e.Snapshot, e.Commit, e.Handling, e.Hops
 	if t.SnapshotRef == "=" {
 		t.SnapshotRef = snapshotPrefix + e.ID
+	}
+	t.Branch = e.Branch
+	if t.Branch == "=" {
+		t.Branch = branchPrefix + e.ID
 	}
 	t.Tmux = TmuxTarget{}
 	if len(e.Tmux) == 4 {
@@ -167,13 +179,13 @@ func (e *entry) ended() time.Time {
 var hotFields = []string{
 	"ID", "Project", "Agent", "Status", "Tmux", "SupervisorPID", "Parent", "Level",
 	"Source", "After", "Created", "Started", "Ended", "ExitCode", "SnapshotRef", "Commit",
-	"Handling", "HandlingHops", "Reclaimed",
+	"Handling", "HandlingHops", "Reclaimed", "Branch",
 }
 
 // bulkFields lists the Task fields kept only in the record file.
 var bulkFields = []string{
 	"Dir", "Text", "TextFile", "History", "ResultTail", "Delivery", "Answer", "AgentSession",
-	"Turns", "Transcript", "Question", "Settings",
+	"Turns", "Transcript", "Question", "Settings", "Origin",
 }
 
 // sameBulk reports whether a and b agree on every bulk field (so a's record
@@ -182,7 +194,7 @@ func sameBulk(a, b *Task) bool {
 	x, y := a, b
 	return x.Dir == y.Dir && x.Text == y.Text && x.TextFile == y.TextFile && x.ResultTail == y.ResultTail &&
 		x.Delivery == y.Delivery && x.Answer == y.Answer && x.AgentSession == y.AgentSession &&
-		x.Transcript == y.Transcript && x.Question == y.Question &&
+		x.Transcript == y.Transcript && x.Question == y.Question && x.Origin == y.Origin &&
 		string(x.Settings) == string(y.Settings) &&
 		sameHistory(x.History, y.History) && sameTurns(x.Turns, y.Turns)
 }

@@ -239,6 +239,12 @@ type Task struct {
 	// serialises them.
 	Settings json.RawMessage `json:"settings,omitempty"`
 
+	// Branch is the git branch of a task that works in its own worktree
+	// (dispatch --worktree): runner/<id>. Its Dir is then the worktree,
+	// and Origin the project directory the worktree was made from.
+	Branch string `json:"branch,omitempty"`
+	Origin string `json:"origin,omitempty"`
+
 	// Archived is set on a task listed from the archive without its
 	// record (State.AllTasks): it has the hot fields, and the first line
 	// of its text as Text. State.Task reads the whole record.

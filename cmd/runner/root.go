@@ -146,6 +146,8 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 		a.newQueueCmd(),
 		a.newCollectCmd(),
 		a.newAskCmd(),
+		a.newDiffCmd(),
+		a.newMergeCmd(),
 	)
 	return root
 }

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/exit"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newDiffCmd() *cobra.Command {
+	var stat, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "diff ID [--stat] [--json]",
+		Short: "Show what a task changed since its snapshot (in its worktree, or in the project)",
+		Long: `diff compares the task's snapshot (taken before it started) with the files as
+they are now where the task works: its own worktree for a task dispatched with
+--worktree (committed or not), else the project's directory. Untracked files
+count; ignored ones do not. Exit 2 for an unknown task or one without a snapshot.`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			env, _, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			t, err := runner.GetTask(cmd.Context(), env, argv[0])
+			if err != nil {
+				return err
+			}
+			if t.SnapshotRef == "" {
+				return exit.Usagef("task %s has no snapshot (its directory %s is not in a git repository, or the snapshot failed: see 'runner status %s')", t.ID, t.Dir, t.ID)
+			}
+			d, err := gitsnap.Diff(cmd.Context(), t.Dir, t.ID, gitsnap.DiffOptions{Patch: !stat})
+			if err != nil {
+				return fmt.Errorf("diff %s in %s: %w", t.ID, t.Dir, err)
+			}
+			if asJSON {
+				return a.printJSON(map[string]any{"task": t.ID, "dir": t.Dir, "branch": t.Branch, "diff": d})
+			}
+			if len(d.Files) == 0 {
+				fmt.Fprintf(a.out, "%s: no changes since its snapshot\n", t.ID)
+				return nil
+			}
+			fmt.Fprint(a.out, d.Stat)
+			if !stat && d.Patch != "" {
+				fmt.Fprintln(a.out)
+				fmt.Fprint(a.out, d.Patch)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&stat, "stat", false, "the changed files only, not the patch")
+	a.jsonFlag(cmd, &asJSON)
+	return cmd
+}
+
+func (a *app) newMergeCmd() *cobra.Command {
+	var (
+		req    runner.MergeRequest
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "merge ID [--squash|--rebase] [--message M]",
+		Short: "Bring a worktree task's branch back into the project's current branch",
+		Long: `merge commits what the agent left uncommitted in the task's worktree (with the
+trailer Runner-Task: ID), puts the branch's commits since the task's snapshot on
+top of the branch checked out in the project's directory, and merges them: a
+merge commit (default), one squashed commit (--squash), or a fast-forward
+(--rebase). The user's uncommitted work that the snapshot carried into the
+worktree is not merged back: it is still in the project, uncommitted.
+
+Exit codes: 0 merged; 1 the merge conflicts: nothing changed, the files are
+named with the commands to resolve by hand; 2 the task has no worktree, or the
+project has local changes in the paths the merge touches (commit or stash
+them), or is mid-merge or on a detached HEAD; 5 the task is still at work.`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			env, _, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			req.Ref = argv[0]
+			t, res, err := runner.Merge(cmd.Context(), env, req)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(map[string]any{"task": t.ID, "merge": res})
+			}
+			if res.UpToDate {
+				fmt.Fprintf(a.out, "%s: %s has nothing %s lacks\n", t.ID, res.Branch, res.Into)
+				return nil
+			}
+			fmt.Fprintf(a.out, "%s: merged %s into %s (%s): %s\n", t.ID, res.Branch, res.Into, res.Mode, shortCommit(res.Commit))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&req.Squash, "squash", false, "one commit with all of the task's changes")
+	cmd.Flags().BoolVar(&req.Rebase, "rebase", false, "the task's commits on top of the branch, fast-forwarded (no merge commit)")
+	cmd.Flags().StringVarP(&req.Message, "message", "m", "", "the message of the merge or squash commit")
+	a.jsonFlag(cmd, &asJSON)
+	return cmd
+}
+
+func shortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}
