@@ -52,7 +52,7 @@ type entry struct {
 	Commit    string   `json:"cm,omitempty"`
 	Handling  []string `json:"hd,omitempty"`
 	Hops      int      `json:"hh,omitempty"`
-	Branch    string   `json:"br,omitempty"` // "=" for runner/<id>
+	Branch    string   `json:"br,omitempty"`  // "=" for runner/<id>
 	Reclaimed *int64   `json:"rcl,omitempty"` // offset from Created too
 	// Record is the generation in the name of the task's record file,
 	// tasks/<id>.<record>.json.
