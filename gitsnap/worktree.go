@@ -294,3 +294,31 @@ func shortID(s string) string {
 	}
 	return s
 }
+
+// DeleteBranch deletes branch from the repository containing dir, whether
+// merged or not: the caller decides (runner gc deletes a merged task
+// branch, or any with --force-worktrees).
+func DeleteBranch(ctx context.Context, dir, branch string) error {
+	r, err := open(ctx, dir)
+	if err != nil {
+		return err
+	}
+	if _, err := r.git(ctx, "branch", "-D", "--", branch); err != nil {
+		return fmt.Errorf("git branch -D %s: %w", branch, err)
+	}
+	return nil
+}
+
+// Dirty reports whether the work tree containing dir has changes of any
+// kind: staged, unstaged, or untracked files that are not ignored.
+func Dirty(ctx context.Context, dir string) (bool, error) {
+	r, err := open(ctx, dir)
+	if err != nil {
+		return false, err
+	}
+	out, err := r.git(ctx, "status", "--porcelain", "--untracked-files=all")
+	if err != nil {
+		return false, fmt.Errorf("git status in %s: %w", dir, err)
+	}
+	return len(strings.TrimSpace(string(out))) > 0, nil
+}

@@ -186,6 +186,9 @@ func awarenessEntry(t *state.Task, now time.Time) string {
 	}
 	e := fmt.Sprintf("- %s %s %s %s %s: %s\n", t.ID, awareProject(t), cell(t.Agent), t.Status,
 		shortDuration(now.Sub(start)), clip(textutil.FirstLine(t.Text), awarenessLineMax))
+	if t.Branch != "" {
+		e += "  works on branch " + t.Branch + " (its own worktree)\n"
+	}
 	if turn := t.LastTurn(); turn != "" {
 		e += "  latest: " + clip(turn, awarenessLineMax) + "\n"
 	}

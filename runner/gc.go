@@ -36,6 +36,9 @@ type GCOptions struct {
 	// NoWait: when another gc runs, return ErrGCBusy instead of waiting
 	// for it (the background gc of close_after).
 	NoWait bool
+	// ForceWorktrees removes the worktrees (and branches) of finished
+	// tasks even when their branch is not merged.
+	ForceWorktrees bool
 }
 
 // ErrGCBusy is returned with GCOptions.NoWait when another gc runs (exit 5).
@@ -85,6 +88,9 @@ type GCResult struct {
 	Tasks          []GCTask `json:"tasks"`
 	Skipped        []GCSkip `json:"skipped"`
 	SessionsClosed []string `json:"sessions_closed"`
+	// Worktrees lists the task worktrees: removed (merged, or forced) or
+	// kept, with why.
+	Worktrees []WorktreeInfo `json:"worktrees"`
 }
 
 // Processes counts the processes in r.
@@ -174,6 +180,9 @@ func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 			sessions[g.pane.Session] = true
 		}
 		res.Tasks = append(res.Tasks, g.item)
+	}
+	if res.Worktrees, err = env.gcWorktrees(ctx, opts); err != nil {
+		return res, err
 	}
 	if opts.DryRun {
 		return res, nil

@@ -7,7 +7,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/exit"
@@ -107,4 +111,122 @@ func Merge(ctx context.Context, env *Env, req MergeRequest) (*state.Task, *gitsn
 	}
 	env.journal(ctx, t, "merge", fmt.Sprintf("%s into %s (%s): %s; leftovers: %s", t.Branch, res.Into, res.Mode, res.Commit, c.Outcome))
 	return t, res, nil
+}
+
+// WorktreeInfo is one task worktree, as runner worktree list and gc see it.
+type WorktreeInfo struct {
+	Task   string       `json:"task"` // "" for a runner/ worktree no task record names
+	Branch string       `json:"branch"`
+	Path   string       `json:"path"`
+	Origin string       `json:"origin"`
+	Status state.Status `json:"status,omitempty"`
+	Ended  time.Time    `json:"ended,omitzero"`
+	// Merged: neither its commits nor uncommitted changes in the
+	// worktree are missing from its repository's current branch.
+	Merged bool `json:"merged"`
+	// Gone is set when the directory was deleted by hand.
+	Gone bool `json:"gone,omitempty"`
+	// Removed is set when gc removed the worktree (and its branch);
+	// Kept says why gc left it.
+	Removed bool   `json:"removed,omitempty"`
+	Kept    string `json:"kept,omitempty"`
+}
+
+// Worktrees lists the worktrees on runner/ branches of every repository
+// runner knows (the registered projects and the tasks' origins), from
+// git's own list, so one whose task record is gone is found too.
+func Worktrees(ctx context.Context, env *Env) ([]WorktreeInfo, error) {
+	st, err := Reconcile(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	all, err := st.AllTasks()
+	if err != nil {
+		return nil, err
+	}
+	repos := map[string]bool{}
+	for _, p := range st.Projects {
+		repos[p.Dir] = true
+	}
+	for _, t := range all {
+		if t.Branch != "" {
+			if full := st.Task(t.ID); full != nil && full.Origin != "" {
+				repos[full.Origin] = true
+			}
+		}
+	}
+	seen := map[string]bool{}
+	var out []WorktreeInfo
+	for _, repo := range slices.Sorted(maps.Keys(repos)) {
+		list, err := gitsnap.Worktrees(ctx, repo, gitsnap.BranchPrefix)
+		if err != nil {
+			continue // not a repository (any more)
+		}
+		for _, w := range list {
+			if seen[w.Path] {
+				continue // two projects in one repository
+			}
+			seen[w.Path] = true
+			info := WorktreeInfo{Branch: w.Branch, Path: w.Path, Origin: repo, Gone: w.Prunable}
+			id := strings.TrimPrefix(w.Branch, gitsnap.BranchPrefix)
+			base := ""
+			if t := st.Task(id); t != nil {
+				info.Task, info.Status, info.Ended = t.ID, t.Status, t.Ended
+				if snap, err := gitsnap.Get(ctx, repo, t.ID); err == nil {
+					base = snap.Commit
+				}
+			}
+			info.Merged, _ = gitsnap.BranchMerged(ctx, repo, w.Branch, base)
+			if info.Merged && !w.Prunable {
+				// What the agent left uncommitted is not merged either.
+				if dirty, err := gitsnap.Dirty(ctx, w.Path); err != nil || dirty {
+					info.Merged = false
+				}
+			}
+			out = append(out, info)
+		}
+	}
+	return out, nil
+}
+
+// gcWorktrees removes the worktrees of finished tasks whose branch is
+// merged (with opts.ForceWorktrees, any finished task's) and that ended
+// at least opts.OlderThan ago, and their branches. An
+// unmerged one is kept and listed with the reason: no agent's work is
+// lost silently. A worktree whose task record is gone counts as finished.
+func (env *Env) gcWorktrees(ctx context.Context, opts GCOptions) ([]WorktreeInfo, error) {
+	list, err := Worktrees(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	for i := range list {
+		w := &list[i]
+		switch {
+		case w.Task != "" && !w.Status.IsTerminal():
+			w.Kept = "the task is " + string(w.Status)
+		case w.Task != "" && env.now().Sub(w.Ended) < opts.OlderThan:
+			w.Kept = "the task ended less than " + opts.OlderThan.String() + " ago"
+		case !w.Merged && !opts.ForceWorktrees:
+			w.Kept = "unmerged: runner merge " + orDashID(w.Task) + " (or runner gc --force-worktrees to drop it)"
+		case opts.DryRun:
+		default:
+			if err := gitsnap.WorktreeRemove(ctx, w.Origin, w.Path); err != nil {
+				w.Kept = err.Error()
+				continue
+			}
+			if err := gitsnap.DeleteBranch(ctx, w.Origin, w.Branch); err != nil {
+				w.Kept = "worktree removed; " + err.Error()
+				continue
+			}
+			w.Removed = true
+		}
+	}
+	return list, nil
+}
+
+func orDashID(id string) string {
+	if id == "" {
+		return "-"
+	}
+	return id
 }

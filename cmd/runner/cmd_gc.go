@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ func (a *app) newGCCmd() *cobra.Command {
 		olderThan time.Duration
 		dryRun    bool
 		auto      bool
+		forceWT   bool
 		asJSON    bool
 	)
 	cmd := &cobra.Command{
@@ -40,6 +42,11 @@ Without 'runner gc', the config's close_after (default 2h; "0s" keeps windows)
 makes dispatch, ps and status start a gc in the background for tasks that
 ended longer ago than that (its output goes to gc.log in the state directory).
 
+Task worktrees (dispatch --worktree) of finished tasks are removed with their
+runner/<id> branch once the branch is merged; an unmerged one is kept and
+listed ('runner merge ID', or --force-worktrees to drop it). A worktree whose
+directory was deleted by hand is pruned from git's list.
+
 Exit status: 0 done (also when there was nothing to do), 1 a window could not
 be closed or the processes could not be read, 2 bad flags, 5 the state lock
 is busy, 130 interrupted. A second gc waits for the first to finish.`,
@@ -52,7 +59,7 @@ is busy, 130 interrupted. A second gc waits for the first to finish.`,
 			if err != nil {
 				return err
 			}
-			res, err := runner.GC(cmd.Context(), env, runner.GCOptions{OlderThan: olderThan, DryRun: dryRun, NoWait: auto})
+			res, err := runner.GC(cmd.Context(), env, runner.GCOptions{OlderThan: olderThan, DryRun: dryRun, NoWait: auto, ForceWorktrees: forceWT})
 			if auto && errors.Is(err, runner.ErrGCBusy) {
 				return nil
 			}
@@ -75,6 +82,7 @@ is busy, 130 interrupted. A second gc waits for the first to finish.`,
 	f := cmd.Flags()
 	f.DurationVar(&olderThan, "older-than", 0, "only tasks that ended longer ago than this (e.g. 2h)")
 	f.BoolVar(&dryRun, "dry-run", false, "list what would be closed and ended; change nothing")
+	f.BoolVar(&forceWT, "force-worktrees", false, "also remove the worktrees and branches of finished tasks that are not merged (their work is dropped)")
 	f.BoolVar(&auto, "auto", false, "the background gc of close_after: quiet when there is nothing to do, skip if another gc runs")
 	_ = f.MarkHidden("auto")
 	a.jsonFlag(cmd, &asJSON, "print what was done as JSON: {dry_run, tasks: [{id, status, ended, session, pane, window_closed, agent_session, resumable, agent_quit, processes: [{pid, comm, signal}], pruned}], skipped: [{id, pane, reason}], sessions_closed}")
@@ -82,7 +90,7 @@ is busy, 130 interrupted. A second gc waits for the first to finish.`,
 }
 
 func (a *app) printGC(res *runner.GCResult, quiet bool) {
-	if quiet && len(res.Tasks) == 0 && len(res.Skipped) == 0 {
+	if quiet && len(res.Tasks) == 0 && len(res.Skipped) == 0 && !slices.ContainsFunc(res.Worktrees, func(w runner.WorktreeInfo) bool { return w.Removed }) {
 		return
 	}
 	verb := ""
@@ -132,6 +140,16 @@ func (a *app) printGC(res *runner.GCResult, quiet bool) {
 	}
 	for _, s := range res.Skipped {
 		fmt.Fprintf(a.out, "  %s skipped: %s\n", s.ID, s.Reason)
+	}
+	for _, w := range res.Worktrees {
+		switch {
+		case w.Removed:
+			fmt.Fprintf(a.out, "  worktree %s removed with branch %s\n", w.Path, w.Branch)
+		case res.DryRun && w.Kept == "":
+			fmt.Fprintf(a.out, "  worktree %s would be removed with branch %s\n", w.Path, w.Branch)
+		case !quiet:
+			fmt.Fprintf(a.out, "  worktree %s (branch %s) kept: %s\n", w.Path, w.Branch, w.Kept)
+		}
 	}
 }
 

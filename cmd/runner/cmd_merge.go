@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"text/tabwriter"
 
 	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/spf13/cobra"
@@ -108,4 +110,55 @@ func shortCommit(c string) string {
 		return c[:12]
 	}
 	return c
+}
+
+func (a *app) newWorktreeCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "worktree",
+		Short: "The git worktrees of tasks dispatched with --worktree",
+		Args:  args(cobra.NoArgs),
+	}
+	var asJSON bool
+	list := &cobra.Command{
+		Use:   "list [--json]",
+		Short: "List every runner/ worktree of the known repositories, merged or not",
+		Long: `list reads git's own list of worktrees in every registered project and every
+task's repository, so a worktree whose task record is gone is listed too
+(TASK "-"). MERGED says whether the branch has anything its repository's
+current branch lacks; runner gc removes merged ones of finished tasks.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env, _, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			list, err := runner.Worktrees(cmd.Context(), env)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if list == nil {
+					list = []runner.WorktreeInfo{}
+				}
+				return a.printJSON(list)
+			}
+			tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "TASK\tSTATUS\tBRANCH\tMERGED\tPATH")
+			for _, w := range list {
+				merged := "no"
+				if w.Merged {
+					merged = "yes"
+				}
+				path := w.Path
+				if w.Gone {
+					path += " (deleted)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", textutil.OrDash(w.Task), textutil.OrDash(string(w.Status)), w.Branch, merged, path)
+			}
+			return tw.Flush()
+		},
+	}
+	a.jsonFlag(list, &asJSON)
+	cmd.AddCommand(list)
+	return cmd
 }

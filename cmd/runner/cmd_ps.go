@@ -45,15 +45,25 @@ it with 'runner resume ID') or, when its pane is gone too, failed.`,
 				return a.printJSON(tasks)
 			}
 			tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tPROJECT\tAGENT\tSTATUS\tAGE\tLEVEL\tPARENT\tTASK")
+			// A BRANCH column when some task works in a worktree of its own.
+			branches := slices.ContainsFunc(tasks, func(t *state.Task) bool { return t.Branch != "" })
+			head := "ID\tPROJECT\tAGENT\tSTATUS\tAGE\tLEVEL\tPARENT\tTASK"
+			if branches {
+				head = "ID\tPROJECT\tAGENT\tSTATUS\tAGE\tLEVEL\tPARENT\tBRANCH\tTASK"
+			}
+			fmt.Fprintln(tw, head)
 			now := time.Now()
 			for _, t := range tasks {
 				proj := t.Project
-				if proj == "" {
+				if proj == "" && t.Dir != "" {
 					proj = filepath.Base(t.Dir)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, proj, t.Agent, t.Status,
-					runner.Age(now, t.Created), t.Level, textutil.OrDash(t.Parent), runner.FirstLine(t.Text, 50))
+				parent := textutil.OrDash(t.Parent)
+				if branches {
+					parent += "\t" + textutil.OrDash(t.Branch)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, textutil.OrDash(proj), t.Agent, t.Status,
+					runner.Age(now, t.Created), t.Level, parent, runner.FirstLine(t.Text, 50))
 			}
 			return tw.Flush()
 		},
@@ -103,6 +113,9 @@ func (a *app) newStatusCmd() *cobra.Command {
 				fmt.Fprintf(w, "session   %s (the agent's own conversation id)\n", t.AgentSession)
 			}
 			fmt.Fprintf(w, "snapshot  %s\n", textutil.OrDash(t.SnapshotRef))
+			if t.Branch != "" {
+				fmt.Fprintf(w, "branch    %s in worktree %s, made from %s (runner diff %s, runner merge %s)\n", t.Branch, t.Dir, t.Origin, t.ID, t.ID)
+			}
 			if t.Commit != "" {
 				fmt.Fprintf(w, "commit    %s\n", t.Commit)
 			}

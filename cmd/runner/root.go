@@ -148,6 +148,7 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 		a.newAskCmd(),
 		a.newDiffCmd(),
 		a.newMergeCmd(),
+		a.newWorktreeCmd(),
 	)
 	return root
 }
