@@ -123,3 +123,68 @@ func BenchmarkSnapshot20k(b *testing.B) {
 	b.ReportMetric(float64(total[0])/float64(total[1]), "take/bare")
 	b.ReportMetric(float64(total[0])/float64(total[2]), "take/stash")
 }
+
+// BenchmarkWorktree20k compares making a task's worktree (Take of the
+// user's work tree with its 200 modified and 50 untracked files, then
+// WorktreeAdd at that snapshot) with a bare `git worktree add` of HEAD,
+// which carries none of the uncommitted work, on 20 000 committed files.
+// The two alternate in every iteration (rotating order) so load on a shared
+// machine hits them alike; each worktree is removed untimed. The ratio is
+// reported as task/bare (target ≤ 1.3). Run it with scripts/bench-worktree.sh.
+func BenchmarkWorktree20k(b *testing.B) {
+	dir := benchRepo(b, 20000, 200, 50)
+	ctx := context.Background()
+	where := b.TempDir()
+	steps := []struct {
+		name string
+		f    func(i int) (string, error)
+	}{
+		{"task", func(i int) (string, error) {
+			id := fmt.Sprintf("t_bench%03d", i+1)
+			snap, err := Take(ctx, dir, Options{ID: id})
+			if err != nil {
+				return "", err
+			}
+			p := filepath.Join(where, id)
+			return p, WorktreeAdd(ctx, dir, p, BranchPrefix+id, snap.Commit)
+		}},
+		{"bare", func(i int) (string, error) {
+			p := filepath.Join(where, fmt.Sprintf("bare%03d", i+1))
+			_, err := run(ctx, call{dir: dir, args: []string{"worktree", "add", "--quiet", "--detach", p, "HEAD"}})
+			return p, err
+		}},
+	}
+	remove := func(p string) {
+		if _, err := run(ctx, call{dir: dir, args: []string{"worktree", "remove", "--force", p}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, s := range steps { // warm the page cache and the object store
+		p, err := s.f(-1000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		remove(p)
+	}
+	total := make([]time.Duration, len(steps))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k := range steps {
+			j := (i + k) % len(steps)
+			start := time.Now()
+			p, err := steps[j].f(i)
+			if err != nil {
+				b.Fatal(err)
+			}
+			total[j] += time.Since(start)
+			b.StopTimer()
+			remove(p)
+			b.StartTimer()
+		}
+	}
+	b.StopTimer()
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+	b.ReportMetric(ms(total[0]), "task-ms")
+	b.ReportMetric(ms(total[1]), "bare-ms")
+	b.ReportMetric(float64(total[0])/float64(total[1]), "task/bare")
+}
