@@ -62,6 +62,11 @@ type Config struct {
 	// `runner agents show NAME` prints). A built-in name is overlaid with
 	// MergeProfile; a new name defines a whole new profile.
 	ProfileOverrides map[string]json.RawMessage `json:"profiles,omitempty"`
+	// Isolation maps a project name (or "*" for every project) to how its
+	// tasks work: "worktree" (each in a git worktree of its own, as
+	// dispatch --worktree) or "none" (in the project's directory, the
+	// default). dispatch --worktree=false|true overrides it.
+	Isolation map[string]string `json:"isolation,omitempty"`
 	// MaxLevel is how deep tasks may dispatch child tasks (0: none).
 	MaxLevel int `json:"max_level"`
 	// MaxHops bounds how many times a message between tasks is forwarded.
@@ -211,6 +216,11 @@ var profileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 // validate checks every value and fills what is derived from them: the
 // merged model aliases and the compiled approve rules.
 func (c *Config) validate(fileAliases map[string]map[string]string) error {
+	for p, v := range c.Isolation {
+		if v != "worktree" && v != "none" {
+			return fmt.Errorf("isolation.%s: %q is not an isolation (want \"worktree\" or \"none\")", p, v)
+		}
+	}
 	for _, d := range []struct {
 		key    string
 		v      time.Duration

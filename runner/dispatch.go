@@ -30,6 +30,10 @@ type DispatchRequest struct {
 	RequireSnapshot bool
 	Exclusive       bool
 	Worktree        bool // a git worktree of its own (StartSpec.Worktree)
+	// WorktreeSet says Worktree was given (dispatch --worktree[=false]);
+	// else the config's Isolation for the project decides.
+	WorktreeSet bool
+	Isolation   map[string]string
 	WaitLock        bool
 	Source          string // "user", "cron"; a parent task id is filled in from the pane environment
 	Size            tmuxctl.Size
@@ -125,6 +129,13 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	project, dir, err := ResolveProject(st, req.Project)
 	if err != nil {
 		return nil, err
+	}
+	if !req.WorktreeSet {
+		iso, ok := req.Isolation[project]
+		if !ok {
+			iso = req.Isolation["*"]
+		}
+		req.Worktree = iso == "worktree"
 	}
 	lin, err := dispatchLineage(ctx, env, st, req)
 	if err != nil {

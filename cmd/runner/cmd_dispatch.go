@@ -20,7 +20,7 @@ type dispatchFlags struct {
 	agent, model, permissions, file, notify, source, size string
 	agentArgs, approve, after                             []string
 	yesTrust, detach, waitInput, requireSnap, exclusive   bool
-	worktree                                              bool
+	worktree, worktreeSet                                 bool
 	waitLock, commit, commitBranch, commitAll, noHook     bool
 	asJSON, printAnswer                                   bool
 	timeout, readyTimeout, settle, idle                   time.Duration
@@ -61,6 +61,7 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
   answer=$(runner dispatch api --print-answer "what does main.go do?")`,
 		Args: args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
+			f.worktreeSet = cmd.Flags().Changed("worktree")
 			return a.runDispatch(cmd.Context(), f, argv)
 		},
 	}
@@ -174,7 +175,8 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 	}
 	req := runner.DispatchRequest{Project: argv[0], Text: text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
 		AgentArgs: f.agentArgs, PermissionsAuto: f.permissions == "auto", RequireSnapshot: f.requireSnap,
-		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: f.worktree, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set,
+		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: f.worktree, WorktreeSet: f.worktreeSet,
+		Isolation: cfg.Isolation, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set,
 		MaxLevel: cfg.MaxLevel, After: f.after}
 	if f.printAnswer && (f.asJSON || f.detach) {
 		return exit.Usagef("--print-answer waits for the answer: not with --json (the record has it as \"answer\") or --detach (use 'runner wait ID --print-answer')")
