@@ -34,10 +34,10 @@ type DispatchRequest struct {
 	// else the config's Isolation for the project decides.
 	WorktreeSet bool
 	Isolation   map[string]string
-	WaitLock        bool
-	Source          string // "user", "cron"; a parent task id is filled in from the pane environment
-	Size            tmuxctl.Size
-	UseHook         bool // install the agent's turn-end hook when its profile has one
+	WaitLock    bool
+	Source      string // "user", "cron"; a parent task id is filled in from the pane environment
+	Size        tmuxctl.Size
+	UseHook     bool // install the agent's turn-end hook when its profile has one
 	// MaxLevel is the deepest level a task may have (config max_level); a
 	// task at that level cannot dispatch children. 0 means no limit.
 	MaxLevel int
