@@ -67,6 +67,9 @@ type Config struct {
 	// dispatch --worktree) or "none" (in the project's directory, the
 	// default). dispatch --worktree=false|true overrides it.
 	Isolation map[string]string `json:"isolation,omitempty"`
+	// WorktreeSetup maps a project name (or "*") to how a task's new
+	// worktree is made ready before its agent starts.
+	WorktreeSetup map[string]*WorktreeSetup `json:"worktree_setup,omitempty"`
 	// MaxLevel is how deep tasks may dispatch child tasks (0: none).
 	MaxLevel int `json:"max_level"`
 	// MaxHops bounds how many times a message between tasks is forwarded.
@@ -216,6 +219,11 @@ var profileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 // validate checks every value and fills what is derived from them: the
 // merged model aliases and the compiled approve rules.
 func (c *Config) validate(fileAliases map[string]map[string]string) error {
+	for p, w := range c.WorktreeSetup {
+		if err := w.check(); err != nil {
+			return fmt.Errorf("worktree_setup.%s: %w", p, err)
+		}
+	}
 	for p, v := range c.Isolation {
 		if v != "worktree" && v != "none" {
 			return fmt.Errorf("isolation.%s: %q is not an isolation (want \"worktree\" or \"none\")", p, v)

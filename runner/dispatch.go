@@ -34,6 +34,9 @@ type DispatchRequest struct {
 	// else the config's Isolation for the project decides.
 	WorktreeSet bool
 	Isolation   map[string]string
+	// Setup maps a project (or "*") to its worktree set-up (config
+	// worktree_setup).
+	Setup map[string]*WorktreeSetup
 	WaitLock    bool
 	Source      string // "user", "cron"; a parent task id is filled in from the pane environment
 	Size        tmuxctl.Size
@@ -137,6 +140,10 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		}
 		req.Worktree = iso == "worktree"
 	}
+	setup, ok := req.Setup[project]
+	if !ok {
+		setup = req.Setup["*"]
+	}
 	lin, err := dispatchLineage(ctx, env, st, req)
 	if err != nil {
 		return nil, err
@@ -152,6 +159,9 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	}
 	spec := &StartSpec{Argv: argv, Size: req.Size, UseHook: req.UseHook, RequireSnapshot: req.RequireSnapshot,
 		Exclusive: req.Exclusive, WaitLock: req.WaitLock, Worktree: req.Worktree}
+	if req.Worktree {
+		spec.Setup = setup
+	}
 	req.Settings.Start = spec
 	var lock *state.ProjectLock
 	handedOff := false // the lock went to a detached supervisor

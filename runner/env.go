@@ -99,6 +99,9 @@ type StartSpec struct {
 	// Worktree runs the task in a git worktree of its own, on branch
 	// runner/<id> made from its snapshot (see startWorktree).
 	Worktree bool `json:"worktree,omitempty"`
+	// Setup makes the worktree ready (files copied or linked from the
+	// project, a command run) before the agent starts.
+	Setup *WorktreeSetup `json:"setup,omitempty"`
 }
 
 // task reads one task by id or unique prefix.

@@ -50,7 +50,7 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 	}
 	var wt worktreeStart
 	if spec.Worktree {
-		if wt, err = env.startWorktree(ctx, task, snap); err != nil {
+		if wt, err = env.startWorktree(ctx, task, snap, spec.Setup); err != nil {
 			_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "worktree: "+err.Error(), nil)
 			return err
 		}

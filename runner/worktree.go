@@ -36,7 +36,7 @@ type worktreeStart struct {
 // and untracked files included, and the user's work tree, index, HEAD and
 // stash stay as they are. A project that is a subdirectory of a larger
 // repository starts in the same subdirectory of the worktree.
-func (env *Env) startWorktree(ctx context.Context, task *state.Task, snap *gitsnap.Snapshot) (worktreeStart, error) {
+func (env *Env) startWorktree(ctx context.Context, task *state.Task, snap *gitsnap.Snapshot, setup *WorktreeSetup) (worktreeStart, error) {
 	top := env.WorktreeDir(task.ID)
 	branch := gitsnap.BranchPrefix + task.ID
 	if err := gitsnap.WorktreeAdd(ctx, task.Dir, top, branch, snap.Commit); err != nil {
@@ -49,6 +49,11 @@ func (env *Env) startWorktree(ctx context.Context, task *state.Task, snap *gitsn
 	}
 	if rel, err := filepath.Rel(snap.Dir, real); err == nil && rel != "." && filepath.IsLocal(rel) {
 		dir = filepath.Join(top, rel)
+	}
+	if setup != nil {
+		if err := setup.apply(ctx, snap.Dir, top, dir, env.Store.TaskFile("log", task.ID), task.ID); err != nil {
+			return worktreeStart{}, err
+		}
 	}
 	return worktreeStart{dir: dir, branch: branch}, nil
 }

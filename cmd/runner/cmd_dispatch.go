@@ -176,7 +176,7 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 	req := runner.DispatchRequest{Project: argv[0], Text: text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
 		AgentArgs: f.agentArgs, PermissionsAuto: f.permissions == "auto", RequireSnapshot: f.requireSnap,
 		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: f.worktree, WorktreeSet: f.worktreeSet,
-		Isolation: cfg.Isolation, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set,
+		Isolation: cfg.Isolation, Setup: cfg.WorktreeSetup, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set,
 		MaxLevel: cfg.MaxLevel, After: f.after}
 	if f.printAnswer && (f.asJSON || f.detach) {
 		return exit.Usagef("--print-answer waits for the answer: not with --json (the record has it as \"answer\") or --detach (use 'runner wait ID --print-answer')")

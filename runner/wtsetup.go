@@ -1,0 +1,128 @@
+// Making a task's worktree ready: files the project keeps out of git
+// (.env, node_modules, …) copied or linked in, and a set-up command.
+
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/runner-cli/runner/runner/profile"
+)
+
+// WorktreeSetup says how a task's new worktree is made ready before its
+// agent starts (config worktree_setup). Paths are relative to the top of
+// the project's repository; a path that is not there is skipped.
+type WorktreeSetup struct {
+	// Copy lists files or directories copied into the worktree (the
+	// agent may change its copy).
+	Copy []string `json:"copy,omitempty"`
+	// Symlink lists files or directories linked from the worktree to the
+	// project's (shared: node_modules, a build cache).
+	Symlink []string `json:"symlink,omitempty"`
+	// Run is a command (argv, never through a shell) run in the
+	// worktree's start directory after the files; its output goes to the
+	// task's log, and its failure fails the task.
+	Run []string `json:"run,omitempty"`
+	// RunTimeout bounds Run (default 10 minutes).
+	RunTimeout profile.Duration `json:"run_timeout,omitzero"`
+}
+
+// check refuses paths that leave the repository and an empty command.
+func (w *WorktreeSetup) check() error {
+	if w == nil {
+		return nil
+	}
+	for _, p := range append(append([]string(nil), w.Copy...), w.Symlink...) {
+		if !filepath.IsLocal(p) {
+			return fmt.Errorf("%q is not a path inside the repository", p)
+		}
+	}
+	if len(w.Run) > 0 && w.Run[0] == "" {
+		return errors.New("run: an empty command")
+	}
+	return nil
+}
+
+// apply copies and links the files from the repository's top (from) into
+// the worktree's top (to), then runs the command in dir, appending its
+// output to log.
+func (w *WorktreeSetup) apply(ctx context.Context, from, to, dir, log, id string) error {
+	for _, p := range w.Copy {
+		src, dst := filepath.Join(from, p), filepath.Join(to, p)
+		fi, err := os.Stat(src)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("worktree set-up: copy %s: %w", p, err)
+		}
+		if err := copyPath(src, dst, fi); err != nil {
+			return fmt.Errorf("worktree set-up: copy %s: %w", p, err)
+		}
+	}
+	for _, p := range w.Symlink {
+		src, dst := filepath.Join(from, p), filepath.Join(to, p)
+		if _, err := os.Lstat(src); err != nil {
+			continue
+		}
+		if _, err := os.Lstat(dst); err == nil {
+			continue // the snapshot brought it already (it is tracked)
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return fmt.Errorf("worktree set-up: link %s: %w", p, err)
+		}
+		if err := os.Symlink(src, dst); err != nil {
+			return fmt.Errorf("worktree set-up: link %s: %w", p, err)
+		}
+	}
+	if len(w.Run) == 0 {
+		return nil
+	}
+	timeout := w.RunTimeout.Duration
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	if err := os.MkdirAll(filepath.Dir(log), 0o700); err != nil {
+		return err
+	}
+	out, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("worktree set-up: %w", err)
+	}
+	defer out.Close()
+	fmt.Fprintf(out, "runner: worktree set-up: %q in %s\n", w.Run, dir)
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, w.Run[0], w.Run[1:]...)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, out, out
+	cmd.Env = append(os.Environ(), "RUNNER_TASK_ID="+id, "RUNNER_WORKTREE="+to)
+	if err := cmd.Run(); err != nil {
+		if rctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("did not finish within %s", timeout)
+		}
+		return fmt.Errorf("worktree set-up command %q failed: %w (its output is in 'runner logs %s')", w.Run, err, id)
+	}
+	return nil
+}
+
+// copyPath copies a file (with its mode) or a directory tree.
+func copyPath(src, dst string, fi fs.FileInfo) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return os.CopyFS(dst, os.DirFS(src))
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dst, b, fi.Mode().Perm())
+}
