@@ -36,11 +36,11 @@ type DispatchRequest struct {
 	Isolation   map[string]string
 	// Setup maps a project (or "*") to its worktree set-up (config
 	// worktree_setup).
-	Setup map[string]*WorktreeSetup
-	WaitLock    bool
-	Source      string // "user", "cron"; a parent task id is filled in from the pane environment
-	Size        tmuxctl.Size
-	UseHook     bool // install the agent's turn-end hook when its profile has one
+	Setup    map[string]*WorktreeSetup
+	WaitLock bool
+	Source   string // "user", "cron"; a parent task id is filled in from the pane environment
+	Size     tmuxctl.Size
+	UseHook  bool // install the agent's turn-end hook when its profile has one
 	// MaxLevel is the deepest level a task may have (config max_level); a
 	// task at that level cannot dispatch children. 0 means no limit.
 	MaxLevel int
