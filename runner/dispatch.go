@@ -33,7 +33,11 @@ type DispatchRequest struct {
 	// WorktreeSet says Worktree was given (dispatch --worktree[=false]);
 	// else the config's Isolation for the project decides.
 	WorktreeSet bool
-	Isolation   map[string]string
+	// From starts the task from another worktree task's branch; it must
+	// be one of After (it starts once that task is done). It implies
+	// Worktree.
+	From      string
+	Isolation map[string]string
 	// Setup maps a project (or "*") to its worktree set-up (config
 	// worktree_setup).
 	Setup    map[string]*WorktreeSetup
@@ -152,6 +156,13 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	if err != nil {
 		return nil, err
 	}
+	from, err := resolveFrom(st, req.From, after)
+	if err != nil {
+		return nil, err
+	}
+	if from != "" {
+		req.Worktree = true
+	}
 	if req.RequireSnapshot {
 		if _, err := gitsnap.List(ctx, dir); err != nil && (errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing)) {
 			return nil, exit.Usagef("--require-snapshot: %v", err)
@@ -160,7 +171,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	spec := &StartSpec{Argv: argv, Size: req.Size, UseHook: req.UseHook, RequireSnapshot: req.RequireSnapshot,
 		Exclusive: req.Exclusive, WaitLock: req.WaitLock, Worktree: req.Worktree}
 	if req.Worktree {
-		spec.Setup = setup
+		spec.Setup, spec.From = setup, from
 	}
 	req.Settings.Start = spec
 	var lock *state.ProjectLock

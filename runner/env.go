@@ -102,6 +102,10 @@ type StartSpec struct {
 	// Setup makes the worktree ready (files copied or linked from the
 	// project, a command run) before the agent starts.
 	Setup *WorktreeSetup `json:"setup,omitempty"`
+	// From is a worktree task whose branch this one starts from (dispatch
+	// --after ID --from ID): its worktree, leftovers committed, is what
+	// the snapshot takes.
+	From string `json:"from,omitempty"`
 }
 
 // task reads one task by id or unique prefix.

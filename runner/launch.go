@@ -33,7 +33,12 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 	}
 	// Snapshot before anything runs.
 	snapRef, snapNote := "", ""
-	snap, err := gitsnap.Take(ctx, task.Dir, gitsnap.Options{ID: task.ID, Label: "before " + taskTitle(task.Text)})
+	snapDir, err := env.snapshotDir(ctx, task, spec)
+	if err != nil {
+		_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, err.Error(), nil)
+		return err
+	}
+	snap, err := gitsnap.Take(ctx, snapDir, gitsnap.Options{ID: task.ID, Label: "before " + taskTitle(task.Text)})
 	switch {
 	case err == nil:
 		snapRef = snap.Ref

@@ -58,6 +58,43 @@ func (env *Env) startWorktree(ctx context.Context, task *state.Task, snap *gitsn
 	return worktreeStart{dir: dir, branch: branch}, nil
 }
 
+// resolveFrom checks dispatch --from: a task with a worktree of its own,
+// among the tasks the new one waits for.
+func resolveFrom(st *state.State, ref string, after []string) (string, error) {
+	if ref == "" {
+		return "", nil
+	}
+	t, err := st.FindTask(ref)
+	if err != nil {
+		return "", exit.Usagef("--from %s: %v (see 'runner ps --all')", ref, err)
+	}
+	if t.Branch == "" {
+		return "", exit.Usagef("--from %s: the task has no worktree of its own (it was not dispatched with --worktree)", t.ID)
+	}
+	if !slices.Contains(after, t.ID) {
+		return "", exit.Usagef("--from %s: give --after %s too, so the task starts once %s is done", t.ID, t.ID, t.ID)
+	}
+	return t.ID, nil
+}
+
+// snapshotDir is the directory whose state a task starts from: its own,
+// or with --from the other task's worktree, whose leftovers are committed
+// on its branch first.
+func (env *Env) snapshotDir(ctx context.Context, task *state.Task, spec *StartSpec) (string, error) {
+	if spec.From == "" {
+		return task.Dir, nil
+	}
+	from, err := env.task(ctx, spec.From)
+	if err != nil {
+		return "", fmt.Errorf("--from %s: %w", spec.From, err)
+	}
+	text, _ := env.Store.TaskText(from)
+	if _, err := gitsnap.Commit(ctx, from.Dir, gitsnap.CommitOptions{TaskID: from.ID, Task: text, Project: from.Project, Agent: from.Agent, Snapshot: from.ID, All: true}); err != nil {
+		return "", fmt.Errorf("--from %s: commit what its agent left in %s: %w", from.ID, from.Dir, err)
+	}
+	return from.Dir, nil
+}
+
 // MergeRequest is one `runner merge`.
 type MergeRequest struct {
 	Ref     string

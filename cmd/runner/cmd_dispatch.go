@@ -24,7 +24,7 @@ type dispatchFlags struct {
 	waitLock, commit, commitBranch, commitAll, noHook     bool
 	asJSON, printAnswer                                   bool
 	timeout, readyTimeout, settle, idle                   time.Duration
-	awareness                                             string
+	awareness, from                                       string
 }
 
 func (a *app) newDispatchCmd() *cobra.Command {
@@ -78,6 +78,7 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
 	fl.DurationVar(&f.timeout, "timeout", 0, "give up on the task this long after its text was delivered (default: the config's task_timeout, 60m)")
 	fl.DurationVar(&f.readyTimeout, "ready-timeout", 0, "how long the agent may take from its launch to show its prompt (default: the config's ready_timeout, 60s)")
 	fl.BoolVar(&f.requireSnap, "require-snapshot", false, "refuse to run when no git snapshot can be taken")
+	fl.StringVar(&f.from, "from", "", "start from worktree task ID's branch (its work, leftovers committed); needs --after ID; implies --worktree")
 	fl.BoolVar(&f.worktree, "worktree", false, "run the task in a git worktree of its own, on branch runner/<id> made from its snapshot (review with 'runner diff ID', bring back with 'runner merge ID')")
 	fl.BoolVar(&f.commit, "commit", false, "commit what the task changed when it is done (trailer Runner-Task: ID)")
 	fl.BoolVar(&f.commitBranch, "commit-branch", false, "with --commit, commit on a new branch runner/ID")
@@ -175,7 +176,7 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 	}
 	req := runner.DispatchRequest{Project: argv[0], Text: text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
 		AgentArgs: f.agentArgs, PermissionsAuto: f.permissions == "auto", RequireSnapshot: f.requireSnap,
-		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: f.worktree, WorktreeSet: f.worktreeSet,
+		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: f.worktree, WorktreeSet: f.worktreeSet, From: f.from,
 		Isolation: cfg.Isolation, Setup: cfg.WorktreeSetup, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set,
 		MaxLevel: cfg.MaxLevel, After: f.after}
 	if f.printAnswer && (f.asJSON || f.detach) {
