@@ -173,3 +173,73 @@ func TestMergeRefusesLocalChanges(t *testing.T) {
 		t.Fatalf("a local change elsewhere was lost: %q", b)
 	}
 }
+
+// The repositories users have: a linked worktree of their own, a
+// submodule, LFS pointer files, a sparse checkout. A task worktree is made
+// from each, the user's state is untouched, and merging the agent's change
+// back adds it and removes nothing.
+func TestWorktreeKindsOfRepository(t *testing.T) {
+	lfs := "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n"
+	cases := map[string]func(t *testing.T) (dir string){
+		"linked worktree": func(t *testing.T) string {
+			dir := newRepo(t, map[string]string{"f.txt": "f\n"})
+			linked := filepath.Join(t.TempDir(), "linked")
+			gitT(t, dir, "worktree", "add", "-q", "-b", "feature", linked)
+			write(t, linked, "wip.txt", "the user's work in progress\n")
+			return linked
+		},
+		"submodule": func(t *testing.T) string {
+			sub := newRepo(t, map[string]string{"lib.txt": "lib\n"})
+			dir := newRepo(t, map[string]string{"f.txt": "f\n"})
+			gitT(t, dir, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "vendor/lib")
+			gitT(t, dir, "commit", "-q", "-m", "submodule")
+			return dir
+		},
+		"lfs pointers": func(t *testing.T) string {
+			return newRepo(t, map[string]string{"f.txt": "f\n", ".gitattributes": "*.bin filter=lfs diff=lfs merge=lfs -text\n", "big.bin": lfs})
+		},
+		"sparse checkout": func(t *testing.T) string {
+			dir := newRepo(t, map[string]string{"f.txt": "f\n", "a/x.txt": "x\n", "b/y.txt": "y\n"})
+			gitT(t, dir, "sparse-checkout", "set", "a")
+			return dir
+		},
+	}
+	for name, mk := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := mk(t)
+			linked := false
+			if fi, err := os.Stat(filepath.Join(dir, ".git")); err == nil && !fi.IsDir() {
+				linked = true // captureState reads a .git directory
+			}
+			var before repoState
+			if !linked {
+				before = captureState(t, dir)
+			}
+			status := gitT(t, dir, "status", "--porcelain", "--untracked-files=all")
+			head := gitT(t, dir, "rev-parse", "HEAD")
+			filesBefore := gitT(t, dir, "ls-tree", "-r", "--name-only", "HEAD")
+			wt, s := taskWorktree(t, dir, "t_kinds001")
+			if !linked {
+				sameUserState(t, before, captureState(t, dir))
+			}
+			if gitT(t, dir, "status", "--porcelain", "--untracked-files=all") != status || gitT(t, dir, "rev-parse", "HEAD") != head {
+				t.Fatal("the user's status or HEAD changed")
+			}
+			write(t, wt, "agent.txt", "the agent's\n")
+			gitT(t, wt, "add", "agent.txt")
+			gitT(t, wt, "commit", "-q", "-m", "agent")
+			if _, err := Merge(t.Context(), dir, wt, "runner/t_kinds001", MergeOptions{Base: s.Commit, Squash: true, Message: "agent"}); err != nil {
+				t.Fatalf("merge: %v", err)
+			}
+			after := gitT(t, dir, "ls-tree", "-r", "--name-only", "HEAD")
+			for _, f := range strings.Fields(filesBefore) {
+				if !strings.Contains("\n"+after+"\n", "\n"+f+"\n") {
+					t.Errorf("the merge removed %s", f)
+				}
+			}
+			if !strings.Contains(after, "agent.txt") {
+				t.Errorf("the agent's file did not come back: %s", after)
+			}
+		})
+	}
+}
