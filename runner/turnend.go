@@ -201,8 +201,14 @@ func (s *supervisor) commit(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	res, err := gitsnap.Commit(ctx, t.Dir, gitsnap.CommitOptions{TaskID: t.ID, Task: t.Text, Project: t.Project, Agent: t.Agent,
-		Branch: s.set.CommitBranch, All: s.set.CommitAll})
+	opts := gitsnap.CommitOptions{TaskID: t.ID, Task: t.Text, Project: t.Project, Agent: t.Agent,
+		Branch: s.set.CommitBranch, All: s.set.CommitAll}
+	if t.Branch != "" {
+		// A worktree task commits on its own branch, which started at the
+		// snapshot (with the user's uncommitted work in it).
+		opts.Branch, opts.All, opts.Snapshot = false, true, t.ID
+	}
+	res, err := gitsnap.Commit(ctx, t.Dir, opts)
 	note := ""
 	switch {
 	case err != nil:
