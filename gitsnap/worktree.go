@@ -52,6 +52,24 @@ func WorktreeAdd(ctx context.Context, dir, path, branch, from string) error {
 	return nil
 }
 
+// WorktreeHome is where runner keeps the task worktrees of the repository
+// containing dir: runner-worktrees in its (common) git directory. Inside
+// the project folder, so an agent CLI that trusts the project and its
+// subfolders (Claude Code and Gemini CLI walk up to a trusted ancestor)
+// does not ask again for each worktree; inside .git, so git status, file
+// watchers and test runners, which all skip .git, never see them.
+func WorktreeHome(ctx context.Context, dir string) (string, error) {
+	r, err := open(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	common, err := r.git(ctx, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return "", fmt.Errorf("the git directory of %s: %w", dir, err)
+	}
+	return filepath.Join(trimOut(common), "runner-worktrees"), nil
+}
+
 // WorktreeRemove removes the work tree at path (forced: its changes are on
 // its branch or deliberately dropped by the caller) and prunes git's record
 // of work trees whose directory is gone. The branch stays.

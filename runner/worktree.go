@@ -18,13 +18,6 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-// WorktreeDir is where task id's worktree lives: under the state
-// directory, outside the project, so the project's own tooling (git
-// status, file watchers, test runners walking the tree) never sees it.
-func (env *Env) WorktreeDir(id string) string {
-	return filepath.Join(env.Store.Dir(), "worktrees", id)
-}
-
 // worktreeStart is a task's worktree, once made.
 type worktreeStart struct {
 	dir    string // where the agent starts: the worktree, or the project's subdirectory in it
@@ -37,7 +30,11 @@ type worktreeStart struct {
 // stash stay as they are. A project that is a subdirectory of a larger
 // repository starts in the same subdirectory of the worktree.
 func (env *Env) startWorktree(ctx context.Context, task *state.Task, snap *gitsnap.Snapshot, setup *WorktreeSetup) (worktreeStart, error) {
-	top := env.WorktreeDir(task.ID)
+	home, err := gitsnap.WorktreeHome(ctx, task.Dir)
+	if err != nil {
+		return worktreeStart{}, err
+	}
+	top := filepath.Join(home, task.ID)
 	branch := gitsnap.BranchPrefix + task.ID
 	if err := gitsnap.WorktreeAdd(ctx, task.Dir, top, branch, snap.Commit); err != nil {
 		return worktreeStart{}, err
