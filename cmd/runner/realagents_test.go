@@ -132,136 +132,15 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 	first.Text, first.ChunkDelay = finalWords, 150*time.Millisecond
 	second := tc.turn("ASK-TASK", asked)
 	second.Text = "not reached"
-	var mlog syncBuffer
 	third := mockapi.Turn{Match: "MESSAGE-TASK", Text: "REAL-MESSAGE-DONE", ChunkDelay: 50 * time.Millisecond}
 	probe := mockapi.Turn{Match: "PROBE-TASK", Text: "REAL-PROBE-DONE"}
-	srv := mockapi.Start([]mockapi.Turn{third, first, second, probe}, mockapi.Options{Log: &mlog})
-	t.Cleanup(srv.Close)
-
-	// No project given: the folder is one the CLI has never trusted.
-	agentEnv, files, err := mockapi.AgentEnv(cli, srv.URL(), home)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := mockapi.WriteFiles(files); err != nil {
-		t.Fatal(err)
-	}
-	sockDir, err := os.MkdirTemp("/tmp", "rra")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sock := filepath.Join(sockDir, "s")
-	runnerDir := selfAsRunner(t)
-	path := runnerDir + string(os.PathListSeparator) + os.Getenv("PATH")
-
-	// The profile's env carries the CLI's variables (and keeps the
-	// built-in ones): dispatch passes only PATH, HOME, USER and the
-	// locale from its own environment to a pane.
-	prof, err := profile.BuiltinProfile(cli)
-	if err != nil {
-		t.Fatal(err)
-	}
-	penv := map[string]string{}
-	for k, v := range prof.Env {
-		penv[k] = v
-	}
-	for _, kv := range agentEnv {
-		k, v, _ := strings.Cut(kv, "=")
-		if k != "HOME" {
-			penv[k] = v
-		}
-	}
-	cfg, _ := json.Marshal(map[string]any{"profiles": map[string]any{cli: map[string]any{"env": penv}}})
-	cfgFile := filepath.Join(home, "runner-config.json")
-	if err := os.WriteFile(cfgFile, cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := append(append([]string(nil), agentEnv...),
-		"PATH="+path, "LANG=C.UTF-8", "TERM=xterm-256color", "USER=runner-test",
-		"RUNNER_TMUX_SOCKET="+sock, "RUNNER_CONFIG="+cfgFile,
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-		"GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.com",
-		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.com")
-	getenv := func(k string) string {
-		for i := len(env) - 1; i >= 0; i-- {
-			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
-				return v
-			}
-		}
-		return ""
-	}
-
-	// The project is a git repository with one file, as the fixtures'.
-	for _, argv := range [][]string{{"git", "init", "-q"}, {"git", "add", "."}, {"git", "commit", "-q", "-m", "init"}} {
-		if argv[1] == "add" {
-			if err := os.WriteFile(filepath.Join(project, "calc.py"), []byte("def add(a, b):\n    return a + b\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Dir, cmd.Env = project, env
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("%v: %v\n%s", argv, err, out)
-		}
-	}
-
-	// A server started with a minimal environment, before any dispatch.
-	minimal := []string{"PATH=" + path, "HOME=" + home, "LANG=C.UTF-8", "TERM=xterm-256color"}
-	tc0 := tmuxctl.New(sock, tmuxctl.WithConfig("/dev/null"), tmuxctl.WithEnv(minimal))
-	ctx := context.Background()
-	if _, err := tc0.Launch(ctx, tmuxctl.WindowSpec{Session: "keep", Name: "keep", Argv: []string{"sleep", "3600"}}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = tc0.KillServer(context.Background())
-		os.RemoveAll(sockDir)
-	})
+	h := newRealHarness(t, cli, home, project, []mockapi.Turn{third, first, second, probe})
+	srv, run, status, taskID, getenv, tc0, prof := h.srv, h.run, h.status, h.taskID, h.getenv, h.tc0, h.prof
 	defer func() {
 		if t.Failed() {
-			t.Logf("mock requests:\n%s", mlog.String())
+			t.Logf("mock requests:\n%s", h.mlog.String())
 		}
 	}()
-
-	run := func(args ...string) (string, string, int, time.Duration) {
-		t.Helper()
-		cctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(cctx, filepath.Join(runnerDir, "runner"), args...)
-		cmd.Env, cmd.Dir = env, home
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		start := time.Now()
-		err := cmd.Run()
-		took := time.Since(start)
-		code := 0
-		var ee *exec.ExitError
-		switch {
-		case errors.As(err, &ee):
-			code = ee.ExitCode()
-		case err != nil:
-			t.Fatalf("runner %v: %v", args, err)
-		}
-		return stdout.String(), stderr.String(), code, took
-	}
-	status := func(id string) *state.Task {
-		t.Helper()
-		out, errOut, code, _ := run("status", id, "--json")
-		if code != 0 {
-			t.Fatalf("runner status %s: exit %d\n%s", id, code, errOut)
-		}
-		var task state.Task
-		if err := json.Unmarshal([]byte(out), &task); err != nil {
-			t.Fatalf("runner status %s --json: %v\n%s", id, err, out)
-		}
-		return &task
-	}
-	taskID := func(stdout string) string {
-		f := strings.Fields(stdout)
-		if len(f) == 0 || !state.ValidTaskID(f[0]) {
-			t.Fatalf("no task id at the start of dispatch's output:\n%s", stdout)
-		}
-		return f[0]
-	}
 
 	// doneAfterRequest checks that every done of the task's history
 	// recorded after since came after the mock received a request for the
@@ -498,6 +377,151 @@ func journalKinds(t *testing.T, file, task, kind string) []string {
 		}
 	}
 	return out
+}
+
+// realHarness is one real agent CLI set up as a user would have it: a
+// fresh HOME with only its API key (and the folders in trusted trusted, as
+// after answering its dialog once), the model mock, runner's config with
+// the CLI's environment, a git project, and a private tmux server.
+type realHarness struct {
+	home, project string
+	srv           *mockapi.Server
+	mlog          syncBuffer
+	getenv        func(string) string
+	tc0           *tmuxctl.Client
+	prof          *profile.Profile
+	run           func(args ...string) (string, string, int, time.Duration)
+	status        func(id string) *state.Task
+	taskID        func(stdout string) string
+}
+
+func newRealHarness(t *testing.T, cli, home, project string, turns []mockapi.Turn, trusted ...string) *realHarness {
+	h := &realHarness{home: home, project: project}
+	srv := mockapi.Start(turns, mockapi.Options{Log: &h.mlog})
+	t.Cleanup(srv.Close)
+
+	// No project given: the folder is one the CLI has never trusted.
+	agentEnv, files, err := mockapi.AgentEnv(cli, srv.URL(), home, trusted...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mockapi.WriteFiles(files); err != nil {
+		t.Fatal(err)
+	}
+	sockDir, err := os.MkdirTemp("/tmp", "rra")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(sockDir, "s")
+	runnerDir := selfAsRunner(t)
+	path := runnerDir + string(os.PathListSeparator) + os.Getenv("PATH")
+
+	// The profile's env carries the CLI's variables (and keeps the
+	// built-in ones): dispatch passes only PATH, HOME, USER and the
+	// locale from its own environment to a pane.
+	prof, err := profile.BuiltinProfile(cli)
+	if err != nil {
+		t.Fatal(err)
+	}
+	penv := map[string]string{}
+	for k, v := range prof.Env {
+		penv[k] = v
+	}
+	for _, kv := range agentEnv {
+		k, v, _ := strings.Cut(kv, "=")
+		if k != "HOME" {
+			penv[k] = v
+		}
+	}
+	cfg, _ := json.Marshal(map[string]any{"profiles": map[string]any{cli: map[string]any{"env": penv}}})
+	cfgFile := filepath.Join(home, "runner-config.json")
+	if err := os.WriteFile(cfgFile, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := append(append([]string(nil), agentEnv...),
+		"PATH="+path, "LANG=C.UTF-8", "TERM=xterm-256color", "USER=runner-test",
+		"RUNNER_TMUX_SOCKET="+sock, "RUNNER_CONFIG="+cfgFile,
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_AUTHOR_NAME=Test", "GIT_AUTHOR_EMAIL=test@example.com",
+		"GIT_COMMITTER_NAME=Test", "GIT_COMMITTER_EMAIL=test@example.com")
+	getenv := func(k string) string {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
+				return v
+			}
+		}
+		return ""
+	}
+
+	// The project is a git repository with one file, as the fixtures'.
+	for _, argv := range [][]string{{"git", "init", "-q"}, {"git", "add", "."}, {"git", "commit", "-q", "-m", "init"}} {
+		if argv[1] == "add" {
+			if err := os.WriteFile(filepath.Join(project, "calc.py"), []byte("def add(a, b):\n    return a + b\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir, cmd.Env = project, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", argv, err, out)
+		}
+	}
+
+	// A server started with a minimal environment, before any dispatch.
+	minimal := []string{"PATH=" + path, "HOME=" + home, "LANG=C.UTF-8", "TERM=xterm-256color"}
+	tc0 := tmuxctl.New(sock, tmuxctl.WithConfig("/dev/null"), tmuxctl.WithEnv(minimal))
+	ctx := context.Background()
+	if _, err := tc0.Launch(ctx, tmuxctl.WindowSpec{Session: "keep", Name: "keep", Argv: []string{"sleep", "3600"}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = tc0.KillServer(context.Background())
+		os.RemoveAll(sockDir)
+	})
+
+	run := func(args ...string) (string, string, int, time.Duration) {
+		t.Helper()
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(cctx, filepath.Join(runnerDir, "runner"), args...)
+		cmd.Env, cmd.Dir = env, home
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		start := time.Now()
+		err := cmd.Run()
+		took := time.Since(start)
+		code := 0
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
+			code = ee.ExitCode()
+		case err != nil:
+			t.Fatalf("runner %v: %v", args, err)
+		}
+		return stdout.String(), stderr.String(), code, took
+	}
+	status := func(id string) *state.Task {
+		t.Helper()
+		out, errOut, code, _ := run("status", id, "--json")
+		if code != 0 {
+			t.Fatalf("runner status %s: exit %d\n%s", id, code, errOut)
+		}
+		var task state.Task
+		if err := json.Unmarshal([]byte(out), &task); err != nil {
+			t.Fatalf("runner status %s --json: %v\n%s", id, err, out)
+		}
+		return &task
+	}
+	taskID := func(stdout string) string {
+		f := strings.Fields(stdout)
+		if len(f) == 0 || !state.ValidTaskID(f[0]) {
+			t.Fatalf("no task id at the start of dispatch's output:\n%s", stdout)
+		}
+		return f[0]
+	}
+
+	h.srv, h.getenv, h.tc0, h.prof, h.run, h.status, h.taskID = srv, getenv, tc0, prof, run, status, taskID
+	return h
 }
 
 func logTask(t *testing.T, task *state.Task) {
