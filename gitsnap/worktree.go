@@ -15,6 +15,9 @@ const BranchPrefix = "runner/"
 // ErrConflict is wrapped when a merge would conflict; nothing was changed.
 var ErrConflict = errors.New("the merge conflicts")
 
+// ErrNoBranch is wrapped when a branch given by name does not exist.
+var ErrNoBranch = errors.New("no such branch")
+
 // ErrLocalChanges is wrapped when the target work tree has local changes
 // in the paths a merge would touch; nothing was changed.
 var ErrLocalChanges = errors.New("local changes in the paths the merge touches")
@@ -152,6 +155,11 @@ type MergeOptions struct {
 	Squash, Rebase bool
 	// Message is the commit message of the merge or squash commit.
 	Message string
+	// Into is the target branch: "" for the branch checked out in dir. A
+	// branch checked out in another work tree is merged there; one checked
+	// out nowhere, in a temporary work tree removed after; one that does not
+// exist is ErrNoBranch.
+	Into string
 }
 
 // MergeResult says what Merge did.
@@ -190,6 +198,14 @@ func (e *ConflictError) Unwrap() error { return ErrConflict }
 // the paths this touches refuse with ErrLocalChanges before anything
 // changes; other local changes stay as they are.
 func Merge(ctx context.Context, dir, wt, branch string, opts MergeOptions) (*MergeResult, error) {
+	if opts.Into != "" {
+		target, cleanup, err := intoWorktree(ctx, dir, opts.Into)
+		if err != nil {
+			return nil, err
+		}
+		defer cleanup()
+		dir, opts.Into = target, ""
+	}
 	r, err := open(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -269,6 +285,36 @@ func Merge(ctx context.Context, dir, wt, branch string, opts MergeOptions) (*Mer
 	}
 	res.Commit = trimOut(tip)
 	return res, nil
+}
+
+// intoWorktree finds the work tree where branch into is checked out, or
+// makes a temporary one for it (removed by cleanup).
+func intoWorktree(ctx context.Context, dir, into string) (string, func(), error) {
+	r, err := open(ctx, dir)
+	if err != nil {
+		return "", nil, err
+	}
+	if _, err := r.git(ctx, "rev-parse", "-q", "--verify", "refs/heads/"+into); err != nil {
+		return "", nil, fmt.Errorf("--into %s: %w", into, ErrNoBranch)
+	}
+	list, err := Worktrees(ctx, dir, "")
+	if err != nil {
+		return "", nil, err
+	}
+	for _, w := range list {
+		if w.Branch == into && !w.Prunable {
+			return w.Path, func() {}, nil
+		}
+	}
+	home, err := WorktreeHome(ctx, dir)
+	if err != nil {
+		return "", nil, err
+	}
+	tmp := filepath.Join(home, "_into-"+strings.ReplaceAll(into, "/", "_")+"-"+NewID())
+	if _, err := r.git(ctx, "worktree", "add", "--quiet", tmp, into); err != nil {
+		return "", nil, fmt.Errorf("--into %s: a work tree to merge in: %w", into, err)
+	}
+	return tmp, func() { _ = WorktreeRemove(context.WithoutCancel(ctx), dir, tmp) }, nil
 }
 
 // conflictFiles lists the unmerged paths of the work tree of r.

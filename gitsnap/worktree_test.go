@@ -243,3 +243,31 @@ func TestWorktreeKindsOfRepository(t *testing.T) {
 		})
 	}
 }
+
+func TestMergeInto(t *testing.T) {
+	dir := newRepo(t, map[string]string{"f.txt": "f\n"})
+	gitT(t, dir, "branch", "release")
+	wt, s := taskWorktree(t, dir, "t_into0001")
+	write(t, wt, "g.txt", "agent\n")
+	gitT(t, wt, "add", "g.txt")
+	gitT(t, wt, "commit", "-q", "-m", "agent")
+	before := captureState(t, dir)
+	res, err := Merge(t.Context(), dir, wt, "runner/t_into0001", MergeOptions{Base: s.Commit, Into: "release"})
+	if err != nil || res.Into != "release" {
+		t.Fatalf("merge --into release: %+v %v", res, err)
+	}
+	if got := gitT(t, dir, "show", "release:g.txt"); got != "agent" {
+		t.Fatalf("release has %q", got)
+	}
+	// main, checked out here, and the user's files did not move.
+	after := captureState(t, dir)
+	if before.Head != after.Head || !reflect.DeepEqual(before.WorkFiles, after.WorkFiles) {
+		t.Fatal("merge --into moved the checked-out branch or the files")
+	}
+	if list, _ := Worktrees(t.Context(), dir, ""); len(list) != 2 { // the main one and the task's
+		t.Fatalf("the temporary worktree is left: %+v", list)
+	}
+	if _, err := Merge(t.Context(), dir, wt, "runner/t_into0001", MergeOptions{Base: s.Commit, Into: "nope"}); !errors.Is(err, ErrNoBranch) {
+		t.Fatalf("--into a missing branch: %v", err)
+	}
+}

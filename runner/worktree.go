@@ -95,6 +95,7 @@ func (env *Env) snapshotDir(ctx context.Context, task *state.Task, spec *StartSp
 // MergeRequest is one `runner merge`.
 type MergeRequest struct {
 	Ref     string
+	Into    string // the target branch ("" for the project's current branch)
 	Squash  bool
 	Rebase  bool
 	Message string
@@ -139,11 +140,11 @@ func Merge(ctx context.Context, env *Env, req MergeRequest) (*state.Task, *gitsn
 	if msg == "" {
 		msg = fmt.Sprintf("Merge %s: %s\n\nRunner-Task: %s", t.Branch, taskTitle(text), t.ID)
 	}
-	res, err := gitsnap.Merge(ctx, t.Origin, t.Dir, t.Branch, gitsnap.MergeOptions{Base: snap.Commit, Squash: req.Squash, Rebase: req.Rebase, Message: msg})
+	res, err := gitsnap.Merge(ctx, t.Origin, t.Dir, t.Branch, gitsnap.MergeOptions{Base: snap.Commit, Squash: req.Squash, Rebase: req.Rebase, Message: msg, Into: req.Into})
 	switch {
 	case errors.Is(err, gitsnap.ErrConflict):
 		return t, nil, &exit.ExitError{Code: exit.ExitFailed, Err: err}
-	case errors.Is(err, gitsnap.ErrLocalChanges), errors.Is(err, gitsnap.ErrDetachedHead), errors.Is(err, gitsnap.ErrInProgress):
+	case errors.Is(err, gitsnap.ErrLocalChanges), errors.Is(err, gitsnap.ErrDetachedHead), errors.Is(err, gitsnap.ErrInProgress), errors.Is(err, gitsnap.ErrNoBranch):
 		return t, nil, exit.Usagef("%v", err)
 	case err != nil:
 		return t, nil, err

@@ -63,11 +63,12 @@ func (a *app) newMergeCmd() *cobra.Command {
 		asJSON bool
 	)
 	cmd := &cobra.Command{
-		Use:   "merge ID [--squash|--rebase] [--message M]",
+		Use:   "merge ID [--squash|--rebase] [--into BRANCH] [--message M]",
 		Short: "Bring a worktree task's branch back into the project's current branch",
 		Long: `merge commits what the agent left uncommitted in the task's worktree (with the
 trailer Runner-Task: ID), puts the branch's commits since the task's snapshot on
-top of the branch checked out in the project's directory, and merges them: a
+top of the branch checked out in the project's directory (or --into BRANCH:
+where that branch is checked out, or in a temporary worktree), and merges them: a
 merge commit (default), one squashed commit (--squash), or a fast-forward
 (--rebase). The user's uncommitted work that the snapshot carried into the
 worktree is not merged back: it is still in the project, uncommitted.
@@ -101,6 +102,7 @@ them), or is mid-merge or on a detached HEAD; 5 the task is still at work.`,
 	cmd.Flags().BoolVar(&req.Squash, "squash", false, "one commit with all of the task's changes")
 	cmd.Flags().BoolVar(&req.Rebase, "rebase", false, "the task's commits on top of the branch, fast-forwarded (no merge commit)")
 	cmd.Flags().StringVarP(&req.Message, "message", "m", "", "the message of the merge or squash commit")
+	cmd.Flags().StringVar(&req.Into, "into", "", "merge into this branch instead of the project's current one (where it is checked out, or in a temporary worktree)")
 	a.jsonFlag(cmd, &asJSON)
 	return cmd
 }
