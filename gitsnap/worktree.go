@@ -158,7 +158,7 @@ type MergeOptions struct {
 	// Into is the target branch: "" for the branch checked out in dir. A
 	// branch checked out in another work tree is merged there; one checked
 	// out nowhere, in a temporary work tree removed after; one that does not
-// exist is ErrNoBranch.
+	// exist is ErrNoBranch.
 	Into string
 }
 
