@@ -14,16 +14,17 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// waitOptions are the flags of runner wait.
+type waitOptions struct {
+	ids                     []string
+	anyOne, untilInput, all bool
+	project                 string
+	timeout                 time.Duration
+	asJSON, answer          bool
+}
+
 func (a *app) newWaitCmd() *cobra.Command {
-	var (
-		anyOne     bool
-		untilInput bool
-		all        bool
-		project    string
-		timeout    time.Duration
-		asJSON     bool
-		answer     bool
-	)
+	var o waitOptions
 	cmd := &cobra.Command{
 		Use:   "wait ID... [--any] [--timeout D] | wait --all [--project P]",
 		Short: "Block until tasks end; exit with the task's code",
@@ -39,70 +40,78 @@ with --after, until all have ended. The exit code is that of the first task,
 in dispatch order, that did not end done; 0 when there was nothing to wait for.`,
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			switch {
-			case all && len(argv) > 0:
-				return exit.Usagef("wait: give task IDs or --all, not both")
-			case all && (anyOne || untilInput):
-				return exit.Usagef("wait --all: --any and --input go with task IDs")
-			case !all && project != "":
-				return exit.Usagef("wait: --project goes with --all")
-			case !all && len(argv) == 0:
-				return exit.Usagef("wait: give task IDs, or --all for every active task")
-			}
-			// --all says on stderr which tasks it waits for.
-			env, _, err := a.runnerEnv(all)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := withTimeout(cmd.Context(), timeout)
-			defer cancel()
-			var tasks []*state.Task
-			if all {
-				tasks, err = runner.WaitAll(ctx, env, project)
-			} else {
-				tasks, err = runner.WaitTasks(ctx, env, argv, runner.WaitOptions{Any: anyOne, UntilInput: untilInput})
-			}
-			if err != nil {
-				if errors.Is(err, context.DeadlineExceeded) {
-					return fmt.Errorf("wait: tasks still running after %s: %w", timeout, tmuxctl.ErrTimeout)
-				}
-				return err
-			}
-			code := 0
-			for _, t := range tasks {
-				// Only tasks that ended the wait count: with --any the others
-				// are still running (or waiting for input without --input).
-				ended := t.Status.IsTerminal() || t.Status == state.StatusOrphaned || (untilInput && t.Status == state.StatusNeedsInput)
-				if c := runner.TaskExitCode(t); code == 0 && c != 0 && ended {
-					code = c
-				}
-			}
-			if answer {
-				a.printAnswers(tasks...)
-			} else if asJSON {
-				if tasks == nil {
-					tasks = []*state.Task{}
-				}
-				if err := a.printJSON(tasks); err != nil {
-					return err
-				}
-			} else {
-				for _, t := range tasks {
-					fmt.Fprintf(a.out, "%s %s\n", t.ID, t.Status)
-				}
-			}
-			if code != 0 {
-				return &exit.ExitError{Code: code}
-			}
-			return nil
+			o.ids = argv
+			return a.runWait(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().BoolVar(&anyOne, "any", false, "return when the first task ends")
-	cmd.Flags().BoolVar(&untilInput, "input", false, "also end the wait when a task needs input")
-	cmd.Flags().BoolVar(&all, "all", false, "wait for every active task and the tasks queued behind them")
-	cmd.Flags().StringVar(&project, "project", "", "with --all, only the tasks of this project: a registered name or a directory")
-	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up waiting after this long (exit 3)")
-	a.jsonFlag(cmd, &asJSON)
-	answerFlag(cmd, &answer)
+	cmd.Flags().BoolVar(&o.anyOne, "any", false, "return when the first task ends")
+	cmd.Flags().BoolVar(&o.untilInput, "input", false, "also end the wait when a task needs input")
+	cmd.Flags().BoolVar(&o.all, "all", false, "wait for every active task and the tasks queued behind them")
+	cmd.Flags().StringVar(&o.project, "project", "", "with --all, only the tasks of this project: a registered name or a directory")
+	cmd.Flags().DurationVar(&o.timeout, "timeout", 0, "give up waiting after this long (exit 3)")
+	a.jsonFlag(cmd, &o.asJSON)
+	answerFlag(cmd, &o.answer)
 	return cmd
+}
+
+// runWait is runner wait: check the flags, wait, print, and exit with the
+// first task's code that did not end done.
+func (a *app) runWait(ctx context.Context, o waitOptions) error {
+	switch {
+	case o.all && len(o.ids) > 0:
+		return exit.Usagef("wait: give task IDs or --all, not both")
+	case o.all && (o.anyOne || o.untilInput):
+		return exit.Usagef("wait --all: --any and --input go with task IDs")
+	case !o.all && o.project != "":
+		return exit.Usagef("wait: --project goes with --all")
+	case !o.all && len(o.ids) == 0:
+		return exit.Usagef("wait: give task IDs, or --all for every active task")
+	}
+	// --all says on stderr which tasks it waits for.
+	env, _, err := a.runnerEnv(o.all)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := withTimeout(ctx, o.timeout)
+	defer cancel()
+	var tasks []*state.Task
+	if o.all {
+		tasks, err = runner.WaitAll(ctx, env, o.project)
+	} else {
+		tasks, err = runner.WaitTasks(ctx, env, o.ids, runner.WaitOptions{Any: o.anyOne, UntilInput: o.untilInput})
+	}
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("wait: tasks still running after %s: %w", o.timeout, tmuxctl.ErrTimeout)
+		}
+		return err
+	}
+	code := 0
+	for _, t := range tasks {
+		// Only tasks that ended the wait count: with --any the others
+		// are still running (or waiting for input without --input).
+		ended := t.Status.IsTerminal() || t.Status == state.StatusOrphaned || (o.untilInput && t.Status == state.StatusNeedsInput)
+		if c := runner.TaskExitCode(t); code == 0 && c != 0 && ended {
+			code = c
+		}
+	}
+	switch {
+	case o.answer:
+		a.printAnswers(tasks...)
+	case o.asJSON:
+		if tasks == nil {
+			tasks = []*state.Task{}
+		}
+		if err := a.printJSON(tasks); err != nil {
+			return err
+		}
+	default:
+		for _, t := range tasks {
+			fmt.Fprintf(a.out, "%s %s\n", t.ID, t.Status)
+		}
+	}
+	if code != 0 {
+		return &exit.ExitError{Code: code}
+	}
+	return nil
 }
