@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -93,76 +94,82 @@ func (a *app) newStatusCmd() *cobra.Command {
 			if asJSON {
 				return a.printJSON(t)
 			}
-			w := a.out
-			fmt.Fprintf(w, "task      %s (%s)\n", t.ID, t.Status)
-			proj := t.Project
-			if proj == "" {
-				proj = "(path)"
-			}
-			fmt.Fprintf(w, "project   %s  %s\n", proj, t.Dir)
-			fmt.Fprintf(w, "agent     %s\n", t.Agent)
-			fmt.Fprintf(w, "level     %d  parent %s  source %s\n", t.Level, textutil.OrDash(t.Parent), textutil.OrDash(t.Source))
-			if len(t.After) > 0 {
-				fmt.Fprintf(w, "after     %s\n", strings.Join(t.After, ", "))
-			}
-			fmt.Fprintf(w, "pane      %s (session %s, socket %s)\n", textutil.OrDash(t.Tmux.Pane), t.Tmux.Session, t.Tmux.Socket)
-			if !t.Reclaimed.IsZero() {
-				fmt.Fprintf(w, "reclaimed %s: window closed, processes ended (runner send %s TEXT starts the agent again)\n", t.Reclaimed.Local().Format(time.DateTime), t.ID)
-			}
-			if t.AgentSession != "" {
-				fmt.Fprintf(w, "session   %s (the agent's own conversation id)\n", t.AgentSession)
-			}
-			fmt.Fprintf(w, "snapshot  %s\n", textutil.OrDash(t.SnapshotRef))
-			if t.Branch != "" {
-				fmt.Fprintf(w, "branch    %s in worktree %s, made from %s (runner diff %s, runner merge %s)\n", t.Branch, t.Dir, t.Origin, t.ID, t.ID)
-			}
-			if t.Commit != "" {
-				fmt.Fprintf(w, "commit    %s\n", t.Commit)
-			}
-			fmt.Fprintf(w, "delivery  %s\n", textutil.OrDash(t.Delivery))
-			// GetTask reconciled already: the state as it is is enough.
-			var msgs []runner.InboxEntry
-			if st, err := env.Store.Read(cmd.Context()); err == nil {
-				msgs, _ = runner.InboxOf(st, t.ID)
-			}
-			if len(msgs) > 0 {
-				count := map[string]int{}
-				for _, m := range msgs {
-					count[m.Direction+" "+string(m.Status)]++
-				}
-				var parts []string
-				for _, k := range slices.Sorted(maps.Keys(count)) {
-					parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
-				}
-				fmt.Fprintf(w, "messages  %s (runner inbox %s)\n", strings.Join(parts, ", "), t.ID)
-			}
-			fmt.Fprintf(w, "log       %s\n", t.Transcript)
-			if t.ExitCode != nil {
-				fmt.Fprintf(w, "exit code %d\n", *t.ExitCode)
-			}
-			fmt.Fprintf(w, "task      %s\n", runner.FirstLine(t.Text, 200))
-			if t.TextFile != "" {
-				fmt.Fprintf(w, "text      %s (the whole task text)\n", t.TextFile)
-			}
-			fmt.Fprintln(w, "history")
-			for _, h := range t.History {
-				fmt.Fprintf(w, "  %s  %-11s %s\n", h.Time.Local().Format("15:04:05.000"), h.Status, h.Reason)
-			}
-			if len(t.Turns) > 0 {
-				fmt.Fprintln(w, "turns")
-				for _, tr := range t.Turns {
-					fmt.Fprintf(w, "  %s  %s\n", tr.Time.Local().Format("15:04:05"), tr.Summary)
-				}
-			}
-			if t.Question != "" {
-				fmt.Fprintf(w, "question\n  %s\n", strings.ReplaceAll(t.Question, "\n", "\n  "))
-			}
-			if t.ResultTail != "" {
-				fmt.Fprintf(w, "result\n  %s\n", strings.ReplaceAll(t.ResultTail, "\n", "\n  "))
-			}
+			a.printStatus(cmd.Context(), env, t)
 			return nil
 		},
 	}
 	a.jsonFlag(cmd, &asJSON)
 	return cmd
+}
+
+// printStatus prints runner status of task t: its lifecycle, where it
+// runs, what it produced.
+func (a *app) printStatus(ctx context.Context, env *runner.Env, t *state.Task) {
+	w := a.out
+	fmt.Fprintf(w, "task      %s (%s)\n", t.ID, t.Status)
+	proj := t.Project
+	if proj == "" {
+		proj = "(path)"
+	}
+	fmt.Fprintf(w, "project   %s  %s\n", proj, t.Dir)
+	fmt.Fprintf(w, "agent     %s\n", t.Agent)
+	fmt.Fprintf(w, "level     %d  parent %s  source %s\n", t.Level, textutil.OrDash(t.Parent), textutil.OrDash(t.Source))
+	if len(t.After) > 0 {
+		fmt.Fprintf(w, "after     %s\n", strings.Join(t.After, ", "))
+	}
+	fmt.Fprintf(w, "pane      %s (session %s, socket %s)\n", textutil.OrDash(t.Tmux.Pane), t.Tmux.Session, t.Tmux.Socket)
+	if !t.Reclaimed.IsZero() {
+		fmt.Fprintf(w, "reclaimed %s: window closed, processes ended (runner send %s TEXT starts the agent again)\n", t.Reclaimed.Local().Format(time.DateTime), t.ID)
+	}
+	if t.AgentSession != "" {
+		fmt.Fprintf(w, "session   %s (the agent's own conversation id)\n", t.AgentSession)
+	}
+	fmt.Fprintf(w, "snapshot  %s\n", textutil.OrDash(t.SnapshotRef))
+	if t.Branch != "" {
+		fmt.Fprintf(w, "branch    %s in worktree %s, made from %s (runner diff %s, runner merge %s)\n", t.Branch, t.Dir, t.Origin, t.ID, t.ID)
+	}
+	if t.Commit != "" {
+		fmt.Fprintf(w, "commit    %s\n", t.Commit)
+	}
+	fmt.Fprintf(w, "delivery  %s\n", textutil.OrDash(t.Delivery))
+	// GetTask reconciled already: the state as it is is enough.
+	var msgs []runner.InboxEntry
+	if st, err := env.Store.Read(ctx); err == nil {
+		msgs, _ = runner.InboxOf(st, t.ID)
+	}
+	if len(msgs) > 0 {
+		count := map[string]int{}
+		for _, m := range msgs {
+			count[m.Direction+" "+string(m.Status)]++
+		}
+		var parts []string
+		for _, k := range slices.Sorted(maps.Keys(count)) {
+			parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
+		}
+		fmt.Fprintf(w, "messages  %s (runner inbox %s)\n", strings.Join(parts, ", "), t.ID)
+	}
+	fmt.Fprintf(w, "log       %s\n", t.Transcript)
+	if t.ExitCode != nil {
+		fmt.Fprintf(w, "exit code %d\n", *t.ExitCode)
+	}
+	fmt.Fprintf(w, "task      %s\n", runner.FirstLine(t.Text, 200))
+	if t.TextFile != "" {
+		fmt.Fprintf(w, "text      %s (the whole task text)\n", t.TextFile)
+	}
+	fmt.Fprintln(w, "history")
+	for _, h := range t.History {
+		fmt.Fprintf(w, "  %s  %-11s %s\n", h.Time.Local().Format("15:04:05.000"), h.Status, h.Reason)
+	}
+	if len(t.Turns) > 0 {
+		fmt.Fprintln(w, "turns")
+		for _, tr := range t.Turns {
+			fmt.Fprintf(w, "  %s  %s\n", tr.Time.Local().Format("15:04:05"), tr.Summary)
+		}
+	}
+	if t.Question != "" {
+		fmt.Fprintf(w, "question\n  %s\n", strings.ReplaceAll(t.Question, "\n", "\n  "))
+	}
+	if t.ResultTail != "" {
+		fmt.Fprintf(w, "result\n  %s\n", strings.ReplaceAll(t.ResultTail, "\n", "\n  "))
+	}
 }
