@@ -228,23 +228,8 @@ func Merge(ctx context.Context, dir, wt, branch string, opts MergeOptions) (*Mer
 	if err != nil {
 		return nil, fmt.Errorf("the task's work tree %s: %w", wt, err)
 	}
-	base := opts.Base
-	if _, err := w.git(ctx, "merge-base", "--is-ancestor", base, branch); base == "" || err != nil {
-		// No base, or the branch was rebased by hand since: its own
-		// commits are those since it left the target.
-		mb, err := w.git(ctx, "merge-base", r.head, branch)
-		if err != nil {
-			return nil, fmt.Errorf("merge %s: no common history with %s: %w", branch, into, err)
-		}
-		base = trimOut(mb)
-	}
-	if _, err := w.git(ctx, "rebase", "--quiet", "--onto", r.head, base, branch); err != nil {
-		files := conflictFiles(ctx, w)
-		_, _ = w.git(context.WithoutCancel(ctx), "rebase", "--abort")
-		if len(files) > 0 {
-			return nil, &ConflictError{Branch: branch, Into: into, Files: files, Worktree: w.top, Base: base}
-		}
-		return nil, fmt.Errorf("rebase %s onto %s: %w", branch, into, err)
+	if err := rebaseOnto(ctx, w, r.head, opts.Base, branch, into); err != nil {
+		return nil, err
 	}
 	changed, err := r.git(ctx, "diff", "--name-only", r.head, branch)
 	if err != nil {
@@ -285,6 +270,29 @@ func Merge(ctx context.Context, dir, wt, branch string, opts MergeOptions) (*Mer
 	}
 	res.Commit = trimOut(tip)
 	return res, nil
+}
+
+// rebaseOnto puts branch's commits since base (its snapshot; or, when the
+// branch was rebased by hand since, since it left the target) on top of
+// target in the branch's work tree w. A conflict aborts the rebase, leaving
+// w as it was, and is a *ConflictError.
+func rebaseOnto(ctx context.Context, w *repo, target, base, branch, into string) error {
+	if _, err := w.git(ctx, "merge-base", "--is-ancestor", base, branch); base == "" || err != nil {
+		mb, err := w.git(ctx, "merge-base", target, branch)
+		if err != nil {
+			return fmt.Errorf("merge %s: no common history with %s: %w", branch, into, err)
+		}
+		base = trimOut(mb)
+	}
+	if _, err := w.git(ctx, "rebase", "--quiet", "--onto", target, base, branch); err != nil {
+		files := conflictFiles(ctx, w)
+		_, _ = w.git(context.WithoutCancel(ctx), "rebase", "--abort")
+		if len(files) > 0 {
+			return &ConflictError{Branch: branch, Into: into, Files: files, Worktree: w.top, Base: base}
+		}
+		return fmt.Errorf("rebase %s onto %s: %w", branch, into, err)
+	}
+	return nil
 }
 
 // intoWorktree finds the work tree where branch into is checked out, or

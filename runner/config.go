@@ -218,7 +218,8 @@ var profileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
 // validate checks every value and fills what is derived from them: the
 // merged model aliases and the compiled approve rules.
-func (c *Config) validate(fileAliases map[string]map[string]string) error {
+// validateWorktrees checks isolation and worktree_setup.
+func (c *Config) validateWorktrees() error {
 	for p, w := range c.WorktreeSetup {
 		if err := w.check(); err != nil {
 			return fmt.Errorf("worktree_setup.%s: %w", p, err)
@@ -228,6 +229,13 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 		if v != "worktree" && v != "none" {
 			return fmt.Errorf("isolation.%s: %q is not an isolation (want \"worktree\" or \"none\")", p, v)
 		}
+	}
+	return nil
+}
+
+func (c *Config) validate(fileAliases map[string]map[string]string) error {
+	if err := c.validateWorktrees(); err != nil {
+		return err
 	}
 	for _, d := range []struct {
 		key    string

@@ -137,17 +137,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	if err != nil {
 		return nil, err
 	}
-	if !req.WorktreeSet {
-		iso, ok := req.Isolation[project]
-		if !ok {
-			iso = req.Isolation["*"]
-		}
-		req.Worktree = iso == "worktree"
-	}
-	setup, ok := req.Setup[project]
-	if !ok {
-		setup = req.Setup["*"]
-	}
+	setup := req.worktreePlan(project)
 	lin, err := dispatchLineage(ctx, env, st, req)
 	if err != nil {
 		return nil, err
@@ -212,6 +202,16 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		}
 		return task, err
 	}
+	handedOff, err = env.detach(ctx, task, lock)
+	if t, _ := env.task(context.WithoutCancel(ctx), task.ID); t != nil {
+		task = t
+	}
+	return task, err
+}
+
+// detach starts the task's supervisor in its own process, handing it the
+// project lock when there is one (handedOff), or fails the task with why.
+func (env *Env) detach(ctx context.Context, task *state.Task, lock *state.ProjectLock) (handedOff bool, err error) {
 	var extra []*os.File
 	if lock != nil {
 		extra = append(extra, lock.File())
@@ -219,14 +219,28 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	pid, err := env.StartSupervisor(task.ID, extra)
 	if err != nil {
 		_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "start supervisor: "+err.Error(), nil)
-		return task, err
+		return false, err
 	}
-	handedOff = lock != nil
 	env.say("task %s: supervisor %d started (runner status %s, runner attach %s)", task.ID, pid, task.ID, task.ID)
-	if t, _ := env.task(ctx, task.ID); t != nil {
-		task = t
+	return lock != nil, nil
+}
+
+// worktreePlan settles whether the task gets a worktree of its own (the
+// flag, else the config's isolation for the project or "*") and returns the
+// project's worktree set-up.
+func (req *DispatchRequest) worktreePlan(project string) *WorktreeSetup {
+	if !req.WorktreeSet {
+		iso, ok := req.Isolation[project]
+		if !ok {
+			iso = req.Isolation["*"]
+		}
+		req.Worktree = iso == "worktree"
 	}
-	return task, nil
+	setup, ok := req.Setup[project]
+	if !ok {
+		setup = req.Setup["*"]
+	}
+	return setup
 }
 
 // prepareAgent checks a dispatch's text, agent and options before anything
