@@ -184,6 +184,14 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 	case set.Start == nil || len(set.Start.Argv) == 0:
 		return t, exit.Usagef("task %s: %s, and its record has no launch command (dispatched by an older runner); dispatch a new task", t.ID, why)
 	}
+	if fi, err := os.Stat(t.Dir); err != nil || !fi.IsDir() {
+		// tmux would start the agent in another directory.
+		where := "its directory " + t.Dir + " is gone"
+		if t.Branch != "" {
+			where = "its worktree " + t.Dir + " was removed (runner gc removes merged ones; its branch " + t.Branch + " may still exist)"
+		}
+		return t, exit.Usagef("task %s: %s, and %s; dispatch a new task", t.ID, why, where)
+	}
 	if hasPane {
 		if err := env.TC.KillWindow(ctx, t.Tmux.Pane); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
 			return t, err
