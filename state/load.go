@@ -5,6 +5,7 @@ package state
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -147,6 +148,49 @@ func (s *Store) readRecords(es map[string]*entry) (map[string]*Task, error) {
 			return nil, errs[i]
 		}
 		out[e.ID] = got[i]
+	}
+	return out, nil
+}
+
+// Counts reads only the index and counts its tasks by status: what a
+// status line needs, without a task record (so its cost does not depend on
+// how many tasks are retained, nor on their size). Archived tasks are all
+// finished and are not counted.
+func (s *Store) Counts(ctx context.Context) (map[Status]int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	raw, err := os.ReadFile(s.Path())
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[Status]int{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read state file %s: %w", s.Path(), err)
+	}
+	var ix struct {
+		Version int `json:"version"`
+		Tasks   map[string]struct {
+			Status Status `json:"st"`
+		} `json:"tasks"`
+	}
+	if err := json.Unmarshal(raw, &ix); err != nil {
+		return nil, &CorruptError{Path: s.Path(), Err: err}
+	}
+	if ix.Version != Version {
+		// Another version: read it the long way (and refuse a newer one).
+		st, err := s.Read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := map[Status]int{}
+		for _, t := range st.Tasks {
+			out[t.Status]++
+		}
+		return out, nil
+	}
+	out := map[Status]int{}
+	for _, t := range ix.Tasks {
+		out[t.Status]++
 	}
 	return out, nil
 }

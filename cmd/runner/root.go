@@ -149,6 +149,7 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 		a.newDiffCmd(),
 		a.newMergeCmd(),
 		a.newWorktreeCmd(),
+		a.newStatusLineCmd(),
 	)
 	return root
 }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/runner-cli/runner/state"
+	"github.com/spf13/cobra"
+)
+
+// statusLineOrder is the order of the status line's parts: what needs the
+// user first.
+var statusLineOrder = []struct {
+	status state.Status
+	label  string
+}{
+	{state.StatusNeedsInput, "needs input"},
+	{state.StatusOrphaned, "orphaned"},
+	{state.StatusRunning, "running"},
+	{state.StatusReady, "ready"},
+	{state.StatusStarting, "starting"},
+	{state.StatusQueued, "queued"},
+}
+
+func (a *app) newStatusLineCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "status-line [--json]",
+		Short: "One line of counts of the active tasks, for tmux's status-right",
+		Long: `status-line prints how many tasks need input, are orphaned, running, ready,
+starting or queued, in that order ("runner idle" when none is active), on one
+line for tmux's status bar:
+
+  set -g status-right '#(runner status-line)'
+  set -g status-interval 5
+
+It reads only the state's index (no task record, no tmux call), so it costs the
+same however many finished tasks are retained. --json prints the counts by
+status.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := a.openStore()
+			if err != nil {
+				return err
+			}
+			counts, err := s.Counts(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(counts)
+			}
+			fmt.Fprintln(a.out, statusLine(counts))
+			return nil
+		},
+	}
+	a.jsonFlag(cmd, &asJSON)
+	return cmd
+}
+
+// statusLine renders the counts of the active statuses.
+func statusLine(counts map[state.Status]int) string {
+	var parts []string
+	for _, p := range statusLineOrder {
+		if n := counts[p.status]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, p.label))
+		}
+	}
+	if len(parts) == 0 {
+		return "runner idle"
+	}
+	return "runner " + strings.Join(parts, " · ")
+}
