@@ -186,6 +186,13 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 	if t == nil {
 		return err
 	}
+	return a.printDispatch(f, t, err)
+}
+
+// printDispatch prints a dispatch's outcome as asked (the answer, JSON,
+// the id of a detached task, or the outcome) and returns the error that
+// sets the exit code.
+func (a *app) printDispatch(f dispatchFlags, t *state.Task, err error) error {
 	if f.printAnswer {
 		a.printAnswers(t)
 		if err != nil && !errors.Is(err, exit.ErrUsage) {
