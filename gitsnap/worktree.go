@@ -181,6 +181,7 @@ type ConflictError struct {
 	Worktree, Base string
 }
 
+// Error names the files and says how to resolve by hand.
 func (e *ConflictError) Error() string {
 	return fmt.Sprintf("merging %s into %s conflicts in %s; nothing was changed (to resolve by hand: cd %s && git rebase --onto %s %s, fix the files, git add them, git rebase --continue; then merge again)",
 		e.Branch, e.Into, strings.Join(e.Files, ", "), e.Worktree, e.Into, shortID(e.Base))
