@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -28,6 +29,9 @@ import (
 //   - monitor: Monitor.Wait as the supervisor runs it.
 //
 // Run it through scripts/bench-tmux.sh.
+// busyForever shows the sim's busy line for ever.
+const busyForever = `printf '> task\n✻ Working… (esc to interrupt)\n'; exec sleep 600`
+
 func BenchmarkQuietSupervisorsCPU(b *testing.B) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		b.Skip("tmux not installed")
@@ -152,8 +156,8 @@ func TestQuietWatcher(t *testing.T) {
 		}
 	case "monitor":
 		sim, _ := profile.BuiltinProfile("sim")
-		m := &Monitor{TC: tc, Pane: pane, Profile: sim, Transcript: os.Getenv("RUNNER_QUIET_TRANSCRIPT")}
-		obs, err := m.Wait(ctx, GoalTurnEnd, time.Now())
+		m := &monitor.Monitor{TC: tc, Pane: pane, Profile: sim, Transcript: os.Getenv("RUNNER_QUIET_TRANSCRIPT")}
+		obs, err := m.Wait(ctx, monitor.GoalTurnEnd, time.Now())
 		t.Fatalf("wait ended: %+v %v", obs, err)
 	}
 }

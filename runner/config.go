@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/runner-cli/runner/runner/exit"
@@ -151,12 +152,10 @@ const (
 	// DefaultTaskTimeout bounds one turn, counted from the delivery of its
 	// text (task_timeout, --timeout).
 	DefaultTaskTimeout = 60 * time.Minute
-	// DefaultIdle is how long a profile without markers must show no
-	// activity before its turn counts as ended (idle).
-	DefaultIdle = 3 * time.Second
-	// DefaultSettle is how long a ready marker must stay with no busy
-	// marker before the turn counts as ended (settle, --settle).
-	DefaultSettle = 50 * time.Millisecond
+	// DefaultIdle and DefaultSettle are the Monitor's (idle, settle,
+	// --settle): see monitor.DefaultIdle and monitor.DefaultSettle.
+	DefaultIdle   = monitor.DefaultIdle
+	DefaultSettle = monitor.DefaultSettle
 	// DefaultCloseAfter is how long after a task ends its window is closed
 	// (close_after).
 	DefaultCloseAfter = 2 * time.Hour

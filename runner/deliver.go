@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -34,7 +35,7 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 	sig := deliverySignature(payload)
 	// The turn this delivery starts: the hook event that ends it comes
 	// after this point of the events file, in the agent's session.
-	s.mon.Match = profile.TurnMatch{Since: time.Now(), EventsFrom: fileSize(s.mon.Events), Signature: sig}
+	s.mon.Match = profile.TurnMatch{Since: time.Now(), EventsFrom: monitor.FileSize(s.mon.Events), Signature: sig}
 	if t != nil {
 		s.mon.Match.Session = t.AgentSession
 	}
@@ -44,7 +45,7 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 	if err != nil {
 		return err
 	}
-	shown := &transcriptShows{file: t.Transcript, offset: fileSize(t.Transcript), sig: sig}
+	shown := &transcriptShows{file: t.Transcript, offset: monitor.FileSize(t.Transcript), sig: sig}
 	waiting := func(screen string) bool { return inComposer(s.prof, screen, sig) }
 	// Without markers (or a first line to look for) no sign of a turn
 	// can be told from the screen: the turn counts as started.
@@ -225,7 +226,7 @@ func deliveryStart(t *state.Task) time.Time {
 //   - an empty composer: wait up to startGrace for a sign (a queued prompt
 //     begins within seconds); if none comes, the prompt was lost: it is
 //     typed again once, and recorded so; lost again, the task fails.
-func (s *supervisor) awaitStart(ctx context.Context, obs Observation) error {
+func (s *supervisor) awaitStart(ctx context.Context, obs monitor.Observation) error {
 	env := s.env
 	screen := obs.Screen
 	for {
@@ -280,7 +281,7 @@ func (s *supervisor) awaitStart(ctx context.Context, obs Observation) error {
 func (s *supervisor) waitStart(ctx context.Context, d time.Duration) error {
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	obs, err := s.mon.Wait(wctx, GoalTurnStart, s.sent)
+	obs, err := s.mon.Wait(wctx, monitor.GoalTurnStart, s.sent)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
 )
@@ -28,13 +29,13 @@ func (s *supervisor) acceptTrust(ctx, wctx context.Context, d profile.Detection)
 	if err := env.TC.SendKeys(ctx, s.pane, d.TrustKeys...); err != nil {
 		return err
 	}
-	_, err := s.mon.Wait(wctx, GoalLeaveInput, time.Now())
+	_, err := s.mon.Wait(wctx, monitor.GoalLeaveInput, time.Now())
 	return err
 }
 
 // needsInput records a question; without --wait-input it ends the
 // supervision (exit 4), else it waits until the question is answered.
-func (s *supervisor) needsInput(ctx context.Context, d profile.Detection, obs Observation) error {
+func (s *supervisor) needsInput(ctx context.Context, d profile.Detection, obs monitor.Observation) error {
 	env := s.env
 	q := d.Question
 	if q == "" {
@@ -54,7 +55,7 @@ func (s *supervisor) needsInput(ctx context.Context, d profile.Detection, obs Ob
 		return &errOutcome{outcome{status: state.StatusNeedsInput, reason: q, obs: obs}}
 	}
 	env.say("task %s needs input: %s (answer with 'runner attach %s')", s.id, dialogLine(s.prof, q), s.id)
-	if _, err := s.mon.Wait(ctx, GoalLeaveInput, time.Now()); err != nil {
+	if _, err := s.mon.Wait(ctx, monitor.GoalLeaveInput, time.Now()); err != nil {
 		return err
 	}
 	return env.setStatus(ctx, s.id, state.StatusRunning, "the question was answered", func(t *state.Task) { t.Question = "" })
@@ -64,7 +65,7 @@ func (s *supervisor) needsInput(ctx context.Context, d profile.Detection, obs Ob
 // (Codex shows its folder dialog seconds after start-up, with the prompt
 // queued behind it) as before ready; an approval (it belongs to the turn)
 // answered by a matching approve rule, else left to the user.
-func (s *supervisor) dialog(ctx context.Context, d profile.Detection, obs Observation, rules []*regexp.Regexp) error {
+func (s *supervisor) dialog(ctx context.Context, d profile.Detection, obs monitor.Observation, rules []*regexp.Regexp) error {
 	env := s.env
 	if len(d.TrustKeys) > 0 {
 		if s.set.YesTrust {
@@ -95,7 +96,7 @@ func (s *supervisor) dialog(ctx context.Context, d profile.Detection, obs Observ
 	if err := env.TC.SendKeys(ctx, s.pane, "Enter"); err != nil {
 		return err
 	}
-	_, err := s.mon.Wait(ctx, GoalLeaveInput, time.Now())
+	_, err := s.mon.Wait(ctx, monitor.GoalLeaveInput, time.Now())
 	return err
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
 )
@@ -139,9 +140,9 @@ func (s *supervisor) waitIdlePrompt(ctx context.Context) error {
 		if err == nil && profile.Detect(s.prof, screen).State == profile.StateReady {
 			return nil
 		}
-		var obs Observation
+		var obs monitor.Observation
 		if err == nil {
-			obs, err = s.mon.Wait(rctx, GoalReady, time.Now())
+			obs, err = s.mon.Wait(rctx, monitor.GoalReady, time.Now())
 		}
 		switch {
 		case err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:

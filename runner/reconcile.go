@@ -5,33 +5,15 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"syscall"
 
+	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
-// processAlive reports whether pid is a live process. A zombie is dead: a
-// killed supervisor whose parent (init in a container that does not reap)
-// never waits for it stays a zombie, and kill(pid, 0) still succeeds.
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return false
-	}
-	return !isZombie(pid)
-}
-
-// isZombie reads the process state from /proc (Linux); elsewhere it
-// reports false.
-func isZombie(pid int) bool {
-	_, _, ok := zombieExit(pid)
-	return ok
-}
+// processAlive reports whether pid is a live process (a zombie is dead).
+func processAlive(pid int) bool { return proctree.Alive(pid) }
 
 // zombieExit reports whether pid is a zombie and its exit status (see
 // tmuxctl.ZombieExit, which owns the /proc reading).

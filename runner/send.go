@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -68,7 +69,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 		return t, err
 	}
 	sup := &supervisor{env: env, id: t.ID, prof: prof, set: set, pane: t.Tmux.Pane,
-		mon: &Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
+		mon: &monitor.Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
 			Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle}}
 	if err := sup.deliver(ctx, req.Text, false); err != nil {
 		return t, err
@@ -127,9 +128,9 @@ func atPrompt(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 	}
 	if d := profile.Detect(prof, screen); d.State == profile.StateBusy && t.Status == state.StatusDone {
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		mon := &Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
+		mon := &monitor.Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
 			Died: env.Store.PaneDiedFile(), Settle: prof.Settle.Duration}
-		obs, werr := mon.Wait(wctx, GoalReady, time.Now())
+		obs, werr := mon.Wait(wctx, monitor.GoalReady, time.Now())
 		cancel()
 		if werr == nil && !obs.Dead {
 			screen = obs.Screen
@@ -223,7 +224,7 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 		return t, err
 	}
 	sup := &supervisor{env: env, id: t.ID, prof: prof, set: set, pane: nt.Tmux.Pane,
-		mon: &Monitor{TC: env.TC, Pane: nt.Tmux.Pane, Profile: prof, Transcript: nt.Transcript,
+		mon: &monitor.Monitor{TC: env.TC, Pane: nt.Tmux.Pane, Profile: prof, Transcript: nt.Transcript,
 			Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle}}
 	if err := sup.waitReady(ctx); err != nil {
 		err = sup.concludeAll(ctx, ctx, err)

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/runner-cli/runner/state"
@@ -73,7 +74,7 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	}
 	defer cancel()
 	s := &supervisor{env: env, id: id, prof: prof, set: set, pane: t.Tmux.Pane, timeout: timeout,
-		mon: &Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
+		mon: &monitor.Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
 			Events: env.Store.TaskFile("events", id), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle}}
 	// Take the task over, unless another live supervisor has it (the
 	// process that started this one, a runner msg or send, is expected).
@@ -127,7 +128,7 @@ type supervisor struct {
 	prof *profile.Profile
 	set  RunSettings
 	pane string
-	mon  *Monitor
+	mon  *monitor.Monitor
 	// timeout is the task's --timeout, counted from the delivery.
 	timeout time.Duration
 
@@ -174,7 +175,7 @@ const (
 type outcome struct {
 	status state.Status
 	reason string
-	obs    Observation
+	obs    monitor.Observation
 	code   *int
 	// keepQueue ends the supervision without delivering the queue (the
 	// agent was not at its prompt for a message turn).
@@ -243,7 +244,7 @@ func (s *supervisor) waitReady(ctx context.Context) error {
 		readyMon.Settle = h
 	}
 	for {
-		obs, err := readyMon.Wait(rctx, GoalReady, time.Now())
+		obs, err := readyMon.Wait(rctx, monitor.GoalReady, time.Now())
 		if err != nil {
 			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 				return &errOutcome{outcome{status: state.StatusTimeout, reason: fmt.Sprintf("the agent was not ready within %s (--ready-timeout)", readyTimeout), obs: obs}}
@@ -296,7 +297,7 @@ func (s *supervisor) monitorTurn(ctx context.Context, since time.Time) error {
 	// approves nothing.
 	rules, _ := CompileApproveRules("approve_rules", s.set.ApproveRules)
 	for {
-		obs, err := s.mon.Wait(ctx, GoalTurnEnd, since)
+		obs, err := s.mon.Wait(ctx, monitor.GoalTurnEnd, since)
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -79,11 +80,11 @@ func (s *supervisor) outcomeOf(ctx, parent context.Context, err error) (*errOutc
 		return eo, nil
 	case errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil:
 		return &errOutcome{outcome{status: state.StatusTimeout, reason: "the task did not finish before its --timeout"}}, nil
-	case errors.Is(err, ErrPaneGone):
+	case errors.Is(err, monitor.ErrPaneGone):
 		return &errOutcome{outcome{status: state.StatusFailed, reason: err.Error()}}, nil
 	case errors.Is(err, tmuxctl.ErrNotFound):
 		// The pane or server vanished during a delivery or a key press.
-		return &errOutcome{outcome{status: state.StatusFailed, reason: fmt.Sprintf("pane %s: %v (the window was closed or the tmux server stopped): %v", s.pane, ErrPaneGone, err)}}, nil
+		return &errOutcome{outcome{status: state.StatusFailed, reason: fmt.Sprintf("pane %s: %v (the window was closed or the tmux server stopped): %v", s.pane, monitor.ErrPaneGone, err)}}, nil
 	case parent.Err() == nil:
 		return &errOutcome{outcome{status: state.StatusFailed, reason: err.Error()}}, nil
 	}

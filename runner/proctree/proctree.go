@@ -274,3 +274,17 @@ func End(ctx context.Context, pick Picker, grace time.Duration) ([]Ended, error)
 	}
 	return out, nil
 }
+
+// Alive reports whether pid is a live process. A zombie is dead: a killed
+// process whose parent (init in a container that does not reap) never waits
+// for it stays a zombie, and kill(pid, 0) still succeeds.
+func Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	p, ok := readStat(pid)
+	return !ok || p.State != 'Z'
+}

@@ -1,4 +1,4 @@
-package runner
+package monitor
 
 import (
 	"context"
@@ -102,7 +102,7 @@ func TestMonitorHookDecisions(t *testing.T) {
 	// This turn's Stop, written after the delivery (the offset the
 	// supervisor notes as it delivers): the wait ends on it, whether it
 	// began before or after the write, and reports how soon.
-	m.Match.EventsFrom = fileSize(m.Events)
+	m.Match.EventsFrom = FileSize(m.Events)
 	type result struct {
 		obs  Observation
 		err  error

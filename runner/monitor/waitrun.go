@@ -1,7 +1,7 @@
 // The I/O half of Monitor.Wait: the watcher, hook events, liveness and
 // looks at the pane, carrying out the waitMachine's decisions.
 
-package runner
+package monitor
 
 import (
 	"context"
@@ -80,7 +80,7 @@ func (m *Monitor) newWaitRun(ctx context.Context, goal Goal, since time.Time) (*
 	}
 	r.serverPID, _ = m.TC.ServerPID(ctx)
 	r.live = newLiveness(r.serverPID)
-	r.eventsOff, r.diedOff = fileSize(m.Events), fileSize(m.Died)
+	r.eventsOff, r.diedOff = FileSize(m.Events), FileSize(m.Died)
 	if r.hookGoal && m.Events != "" {
 		from, untimedOK := r.match.EventsFrom, true
 		if from < 0 || from > r.eventsOff {
@@ -340,7 +340,7 @@ func (m *Monitor) capture(ctx context.Context) captured {
 		// tmux marks a pane dead only once it has reaped the process; a
 		// tmux that lost the SIGCHLD keeps the agent a zombie, never
 		// reaped, and the pane "alive" for ever.
-		if st, known, zombie := zombieExit(info.PID); zombie && known {
+		if st, known, zombie := tmuxctl.ZombieExit(info.PID); zombie && known {
 			info.Dead, info.DeadStatus = true, st
 		}
 	}

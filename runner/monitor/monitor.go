@@ -1,4 +1,13 @@
-package runner
+// Package monitor watches an agent's pane and tells what the agent is
+// doing: Monitor.Wait ends on a turn-end hook event, the pane's death, or a
+// screen that the profile's patterns say ends the goal (ready, a dialog, a
+// turn begun) and that held for the settle time. The decisions are a
+// state machine (waitMachine: events in, decision out, table-tested); the
+// I/O around them (fsnotify on the transcript, the hook events and the
+// pane-died file, pidfds for the tmux server and the agent, looks at the
+// pane through the Panes interface) is waitRun. A quiet pane costs nothing
+// but a safety look every few minutes.
+package monitor
 
 import (
 	"bufio"
@@ -10,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/fsnotify/fsnotify"
@@ -26,7 +36,7 @@ import (
 // task's hook events file and to the pane-died file wake it up; a quiet pane
 // costs no tmux calls but a slow safety check.
 type Monitor struct {
-	TC         *tmuxctl.Client
+	TC         Panes // the pane client: *tmuxctl.Client
 	Pane       string
 	Profile    *profile.Profile
 	Transcript string // the pane's pipe-pane file (activity)
@@ -45,6 +55,22 @@ type Monitor struct {
 	// end the wait, and why (the supervisor's log).
 	Skipped func(ev profile.HookEvent, why string)
 }
+
+// Panes is what a Monitor asks of the pane client (tmuxctl.Client
+// satisfies it): the server's pid, and a pane's state and screen.
+type Panes interface {
+	ServerPID(ctx context.Context) (int, error)
+	PaneScreen(ctx context.Context, pane string) (tmuxctl.PaneInfo, string, error)
+	Pane(ctx context.Context, pane string) (tmuxctl.PaneInfo, error)
+}
+
+// DefaultIdle is how long a profile without markers must show no activity
+// before its turn counts as ended (config idle).
+const DefaultIdle = 3 * time.Second
+
+// DefaultSettle is how long a ready marker must stay with no busy marker
+// before the turn counts as ended (config settle, dispatch --settle).
+const DefaultSettle = 50 * time.Millisecond
 
 // DefaultSafety is how often a Monitor checks a pane with no event at all.
 // Pane death and window closing arrive as tmux hook events, and the
@@ -152,10 +178,10 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 			r.mach.poke()
 		case <-r.live.tick:
 			// No pidfd: free liveness checks every 2 s, no tmux call.
-			if r.serverPID > 0 && !processAlive(r.serverPID) {
+			if r.serverPID > 0 && !proctree.Alive(r.serverPID) {
 				return r.obs, fmt.Errorf("pane %s: %w (the tmux server stopped)", m.Pane, ErrPaneGone)
 			}
-			if r.panePID <= 0 || processAlive(r.panePID) {
+			if r.panePID <= 0 || proctree.Alive(r.panePID) {
 				continue
 			}
 			r.panePID = 0
@@ -240,7 +266,9 @@ func minT(a, b time.Time) time.Time {
 	return a
 }
 
-func fileSize(p string) int64 {
+// FileSize returns the size of p (0 when it cannot be read): the offset
+// from which lines appended later are read.
+func FileSize(p string) int64 {
 	if p == "" {
 		return 0
 	}

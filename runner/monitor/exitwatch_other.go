@@ -1,6 +1,6 @@
 //go:build !linux
 
-package runner
+package monitor
 
 // exitNotify has no pidfd outside Linux: ok is false and the caller checks
 // liveness its own way (a slow poll).
