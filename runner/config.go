@@ -289,6 +289,12 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 			return fmt.Errorf("profiles.%s: bad profile name (want lowercase letters, digits, '-' and '_')", name)
 		}
 	}
+	return c.validateAgents(fileAliases)
+}
+
+// validateAgents checks default_agent and model_aliases against the
+// profiles (built-in and the config's), and merges the file's aliases.
+func (c *Config) validateAgents(fileAliases map[string]map[string]string) error {
 	ps, err := c.Profiles()
 	if err != nil {
 		return err

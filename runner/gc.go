@@ -150,21 +150,12 @@ func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 	}
 	pick, owner := env.taskPicker(ctx, targets, protect, true)
 	if opts.DryRun {
-		tab, err := proctree.Read()
-		if err != nil && !errors.Is(err, proctree.ErrUnsupported) {
-			return nil, err
-		}
-		var found []proctree.Ended
-		if tab != nil {
-			for _, pid := range pick(tab) {
-				found = append(found, proctree.Ended{PID: pid, Comm: tab.Procs[pid].Comm})
-			}
-		}
-		targets = attribute(targets, found, owner)
+		targets, err = wouldEnd(targets, pick, owner)
 	} else {
-		if targets, err = env.endAndClose(ctx, targets, pick, owner, opts.Grace); err != nil {
-			return nil, err
-		}
+		targets, err = env.endAndClose(ctx, targets, pick, owner, opts.Grace)
+	}
+	if err != nil {
+		return nil, err
 	}
 	sessions := map[string]bool{}
 	for _, g := range targets {
@@ -201,6 +192,22 @@ func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 		slices.Sort(res.SessionsClosed)
 	}
 	return res, nil
+}
+
+// wouldEnd attributes to the targets the processes a gc would end (dry
+// run: nothing is signalled).
+func wouldEnd(targets []*gcTarget, pick proctree.Picker, owner map[int]string) ([]*gcTarget, error) {
+	tab, err := proctree.Read()
+	if err != nil && !errors.Is(err, proctree.ErrUnsupported) {
+		return nil, err
+	}
+	var found []proctree.Ended
+	if tab != nil {
+		for _, pid := range pick(tab) {
+			found = append(found, proctree.Ended{PID: pid, Comm: tab.Procs[pid].Comm})
+		}
+	}
+	return attribute(targets, found, owner), nil
 }
 
 // gcTargets lists what gc reclaims: the finished tasks that ended at least
