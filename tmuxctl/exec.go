@@ -101,6 +101,14 @@ func (c *Client) Exec(ctx context.Context, pane, command string) (ExecResult, er
 	if file == "" {
 		return c.execFromHistory(ctx, pane, start, startMark, endPrefix)
 	}
+	return c.execFromFile(ctx, pane, file, offset, start, startMark, endPrefix)
+}
+
+// execFromFile reads the command's output from file (from offset) until
+// the end marker with the exit status shows, checking every half second
+// that the shell is still there.
+func (c *Client) execFromFile(ctx context.Context, pane, file string, offset int64, start time.Time, startMark, endPrefix string) (ExecResult, error) {
+	var res ExecResult
 	endRe := regexp.MustCompile(regexp.QuoteMeta(endPrefix) + `(\d+)\r?\n`)
 	var raw []byte
 	lastCheck := time.Now()

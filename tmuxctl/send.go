@@ -270,42 +270,51 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 			return d, err
 		}
 		d.Enters++
-		deadline := time.Now().Add(after)
-		for poll := 10 * time.Millisecond; ; poll = min(poll*2, 100*time.Millisecond) {
-			info, screen, err := c.PaneScreen(ctx, pane)
-			if err != nil {
-				return d, err
-			}
-			if info.Dead {
-				// The program exited after Enter: the text was submitted
-				// (and the caller's monitoring sees the death).
-				d.Elapsed = time.Since(start)
-				d.Confirmed, d.Reason = true, "the program exited after Enter"
-				return d, nil
-			}
-			if accepted(screen) {
-				d.Confirmed = true
-				d.Elapsed = time.Since(start)
-				d.Reason = "screen changed after Enter"
-				if opts.Accepted != nil {
-					d.Reason = "accepted by the screen check"
-				}
-				if d.Enters > 1 {
-					d.Reason += fmt.Sprintf(" (after %d nudges)", d.Enters-1)
-				}
-				return d, nil
-			}
-			if time.Now().After(deadline) {
-				break
-			}
-			if err := sleepCtx(ctx, poll); err != nil {
-				return d, err
-			}
+		if done, err := c.watchEnter(ctx, pane, after, accepted, opts.Accepted != nil, start, &d); done || err != nil {
+			return d, err
 		}
 	}
 	d.Elapsed = time.Since(start)
 	d.Reason = fmt.Sprintf("no effect seen after %d Enter presses", d.Enters)
 	return d, nil
+}
+
+// watchEnter looks at the pane after an Enter, for up to after, until
+// accepted says the text was taken (or the program exited); done reports
+// that d is settled.
+func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duration, accepted func(string) bool, callerCheck bool, start time.Time, d *Delivery) (done bool, err error) {
+	deadline := time.Now().Add(after)
+	for poll := 10 * time.Millisecond; ; poll = min(poll*2, 100*time.Millisecond) {
+		info, screen, err := c.PaneScreen(ctx, pane)
+		if err != nil {
+			return true, err
+		}
+		if info.Dead {
+			// The program exited after Enter: the text was submitted (and
+			// the caller's monitoring sees the death).
+			d.Elapsed = time.Since(start)
+			d.Confirmed, d.Reason = true, "the program exited after Enter"
+			return true, nil
+		}
+		if accepted(screen) {
+			d.Confirmed = true
+			d.Elapsed = time.Since(start)
+			d.Reason = "screen changed after Enter"
+			if callerCheck {
+				d.Reason = "accepted by the screen check"
+			}
+			if d.Enters > 1 {
+				d.Reason += fmt.Sprintf(" (after %d nudges)", d.Enters-1)
+			}
+			return true, nil
+		}
+		if time.Now().After(deadline) {
+			return false, nil
+		}
+		if err := sleepCtx(ctx, poll); err != nil {
+			return true, err
+		}
+	}
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
