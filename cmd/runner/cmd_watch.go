@@ -1,0 +1,92 @@
+package main
+
+import (
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/watch"
+)
+
+type watchOptions struct {
+	project string
+	all     bool
+	recent  time.Duration
+	popup   bool
+}
+
+func (a *app) newWatchCmd() *cobra.Command {
+	var opts watchOptions
+	cmd := &cobra.Command{
+		Use:   "watch [--project P] [--all] [--popup]",
+		Short: "A live full-screen view of every task, one key to act on it",
+		Long: `watch shows every task live, grouped by project (children under their
+parent), active ones first and finished ones of the last --recent greyed, with
+the selected task's pane (or its diff, or its log) beside or under the list.
+It wakes only when the state changes or the selected pane writes: nothing
+polls tmux per task.
+
+Keys: ↑/↓ or j/k select, enter attaches (inside runner's tmux server: switch
+to the pane; otherwise tmux attach here, back to watch when you detach), s
+send a follow-up, m message, c cancel, K kill, d diff, l logs, p pane, n new
+dispatch, / filter, r reconcile now, ? help, q quit. Each action runs the same
+runner command you would type; its error shows on the bottom line.
+
+A task that starts asking a question rings the terminal bell once and is
+marked ! until you select it. NO_COLOR is honoured (glyphs carry the status).
+
+--popup opens the view in a tmux display-popup over the client you are in.
+
+Exit status: 0 on q; 2 without a terminal or for an unknown project.`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runWatch(cmd, opts) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.project, "project", "", "only tasks of this project: a registered name or a directory (./a, /x/b)")
+	fl.BoolVar(&opts.all, "all", false, "list every retained finished task, not only those of the last --recent")
+	fl.DurationVar(&opts.recent, "recent", watch.DefaultRecent, "how long finished tasks stay listed")
+	fl.BoolVar(&opts.popup, "popup", false, "open the view in a tmux display-popup over the current tmux client")
+	return cmd
+}
+
+func (a *app) runWatch(cmd *cobra.Command, opts watchOptions) error {
+	ctx := cmd.Context()
+	if opts.popup {
+		var args []string
+		if opts.project != "" {
+			args = append(args, "--project", opts.project)
+		}
+		if opts.all {
+			args = append(args, "--all")
+		}
+		if opts.recent != watch.DefaultRecent {
+			args = append(args, "--recent", opts.recent.String())
+		}
+		return watch.Popup(ctx, a.getenv, os.Environ(), selfPath(), args)
+	}
+	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
+		return exit.Usagef("watch needs a terminal; for scripts use 'runner ps --json', 'runner wait' or 'runner status-line'")
+	}
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	f := watch.Filter{All: opts.all, Recent: opts.recent}
+	if opts.project != "" {
+		st, err := env.Store.Read(ctx)
+		if err != nil {
+			return err
+		}
+		if f.Project, err = runner.SelectProject(st, opts.project); err != nil {
+			return err
+		}
+	}
+	return watch.Run(ctx, watch.Options{
+		Env: env, Exe: selfPath(), Filter: f, Getenv: a.getenv, Bell: os.Stdout,
+		NoColor: a.getenv("NO_COLOR") != "",
+	})
+}

@@ -1,0 +1,146 @@
+package watch
+
+import (
+	"context"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// What wakes the view. Nothing here polls: the state directory and the
+// selected pane's transcript are watched with fsnotify; the only timers
+// are the one-second clock for the ages on screen and the reconciliation
+// every ReconcileEvery (which reads /proc, and asks tmux only about tasks
+// whose supervisor is gone).
+
+// ReconcileEvery is how often the view reconciles the state with the
+// live supervisors and panes (as `runner ps` does on every call), so a
+// task whose supervisor died shows orphaned or failed without a command.
+const ReconcileEvery = 30 * time.Second
+
+// previewEvery is the least time between two captures of the selected
+// pane: a busy pane's transcript grows many times a second, and one
+// capture per 50 ms is smoother than the eye needs.
+const previewEvery = 50 * time.Millisecond
+
+type (
+	// loadedMsg carries a fresh read of the state.
+	loadedMsg struct {
+		st  *state.State
+		err error
+	}
+	// changedMsg says the state directory changed.
+	changedMsg struct{}
+	// paneMsg says the selected pane's transcript grew.
+	paneMsg struct{}
+	// previewMsg carries the selected pane's screen (or the diff/log
+	// text of the other tabs).
+	previewMsg struct {
+		id, pane string
+		tab      tab
+		text     string
+		err      error
+	}
+	// captureDueMsg fires when a capture held back by previewEvery may
+	// run.
+	captureDueMsg struct{}
+	// clockMsg is the one-second clock.
+	clockMsg time.Time
+)
+
+// feed owns the watches.
+type feed struct {
+	env     *runner.Env
+	changes <-chan struct{}
+	files   *fsnotify.Watcher
+	watched string // the transcript file watched now
+}
+
+func newFeed(ctx context.Context, env *runner.Env) (*feed, error) {
+	ch, err := env.Store.Watch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	go func() { <-ctx.Done(); w.Close() }()
+	return &feed{env: env, changes: ch, files: w}, nil
+}
+
+// load reads the state; with reconcile, it first reconciles it.
+func (f *feed) load(ctx context.Context, reconcile bool) tea.Cmd {
+	return func() tea.Msg {
+		if reconcile {
+			st, err := runner.Reconcile(ctx, f.env)
+			return loadedMsg{st: st, err: err}
+		}
+		st, err := f.env.Store.Read(ctx)
+		return loadedMsg{st: st, err: err}
+	}
+}
+
+// nextChange waits for the next change of the state directory.
+func (f *feed) nextChange() tea.Cmd {
+	return func() tea.Msg {
+		if _, ok := <-f.changes; !ok {
+			return nil
+		}
+		return changedMsg{}
+	}
+}
+
+// follow makes file (a transcript) the one watched; "" stops watching.
+func (f *feed) follow(file string) {
+	if file == f.watched {
+		return
+	}
+	if f.watched != "" {
+		_ = f.files.Remove(f.watched)
+	}
+	f.watched = ""
+	if file != "" && f.files.Add(file) == nil {
+		f.watched = file
+	}
+}
+
+// nextPaneEvent waits for the watched transcript to be written.
+func (f *feed) nextPaneEvent() tea.Cmd {
+	return func() tea.Msg {
+		for {
+			select {
+			case ev, ok := <-f.files.Events:
+				if !ok {
+					return nil
+				}
+				if ev.Has(fsnotify.Write) || ev.Has(fsnotify.Create) {
+					return paneMsg{}
+				}
+			case _, ok := <-f.files.Errors:
+				if !ok {
+					return nil
+				}
+			}
+		}
+	}
+}
+
+// capture reads the pane's screen, colours kept.
+func (f *feed) capture(ctx context.Context, id, pane string) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		defer cancel()
+		s, err := f.env.TC.Capture(ctx, pane, tmuxctl.CaptureOptions{Escapes: true})
+		return previewMsg{id: id, pane: pane, tab: tabPane, text: s, err: err}
+	}
+}
+
+func clock() tea.Cmd {
+	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return clockMsg(t) })
+}
