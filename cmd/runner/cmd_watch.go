@@ -68,9 +68,6 @@ func (a *app) runWatch(cmd *cobra.Command, opts watchOptions) error {
 		}
 		return watch.Popup(ctx, a.getenv, os.Environ(), selfPath(), args)
 	}
-	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
-		return exit.Usagef("watch needs a terminal; for scripts use 'runner ps --json', 'runner wait' or 'runner status-line'")
-	}
 	env, _, err := a.runnerEnv(false)
 	if err != nil {
 		return err
@@ -84,6 +81,9 @@ func (a *app) runWatch(cmd *cobra.Command, opts watchOptions) error {
 		if f.Project, err = runner.SelectProject(st, opts.project); err != nil {
 			return err
 		}
+	}
+	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
+		return exit.Usagef("watch needs a terminal; for scripts use 'runner ps --json', 'runner wait' or 'runner status-line'")
 	}
 	return watch.Run(ctx, watch.Options{
 		Env: env, Exe: selfPath(), Filter: f, Getenv: a.getenv, Bell: os.Stdout,

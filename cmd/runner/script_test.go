@@ -64,6 +64,9 @@ func scriptParams(t *testing.T) testscript.Params {
 	return testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		// RUNNER_UPDATE_GOLDEN=1 rewrites the golden screens (cmp's second
+		// file) in the scripts.
+		UpdateScripts: os.Getenv("RUNNER_UPDATE_GOLDEN") != "",
 		Setup: func(env *testscript.Env) error {
 			dir, err := os.MkdirTemp("/tmp", "rts")
 			if err != nil {
@@ -123,6 +126,12 @@ func scriptParams(t *testing.T) testscript.Params {
 			"ttyattach":   cmdTTYAttach,
 			"recordis":    cmdRecordIs,
 			"maxsize":     cmdMaxSize,
+			"watchstart":  cmdWatchStart,
+			"watchkeys":   cmdWatchKeys,
+			"watchresize": cmdWatchResize,
+			"watchscreen": cmdWatchScreen,
+			"watchcap":    cmdWatchCap,
+			"watchbell":   cmdWatchBell,
 		},
 	}
 }

@@ -16,6 +16,16 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if k.Type == tea.KeyCtrlC {
 		return m, tea.Quit
 	}
+	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && m.mode != modeInput {
+		// Keys typed faster than a read ("/web" from a script or a
+		// quick typist) arrive as one message: one key each.
+		var cmds []tea.Cmd
+		for _, r := range k.Runes {
+			_, c := m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+			cmds = append(cmds, c)
+		}
+		return m, tea.Batch(cmds...)
+	}
 	switch m.mode {
 	case modeHelp:
 		m.mode = modeList

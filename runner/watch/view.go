@@ -207,7 +207,10 @@ func (m *Model) previewLines(w, h int) []string {
 	title = styleTitle.Render(title) + strings.Repeat("─", max(w-ansi.StringWidth(title)-ansi.StringWidth(tabs), 0)) + tabs
 	out := []string{ansi.Truncate(title, w, "")}
 	body := m.previewBody(t)
-	lines := strings.Split(strings.TrimRight(body, "\n "), "\n")
+	lines := strings.Split(body, "\n")
+	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
+		lines = lines[:len(lines)-1] // a screen's empty bottom, escapes or not
+	}
 	switch m.tab {
 	case tabDiff:
 		if len(lines) > h-1 {

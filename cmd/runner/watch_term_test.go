@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// The `runner watch` scripts run the view in a pane of a second tmux
+// server, the "terminal" (tmux is a real terminal emulator on a real
+// pty, so what capture-pane returns is what a user sees), separate from
+// the runner server the tasks run on (RUNNER_TMUX_SOCKET).
+
+// watchEnvKeys is the environment the view's pane gets from the script.
+var watchEnvKeys = []string{"PATH", "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
+	"RUNNER_TMUX_SOCKET", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL",
+	"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "NO_COLOR"}
+
+// termClient is the "terminal" server of the script.
+func termClient(ts *testscript.TestScript) *tmuxctl.Client {
+	return tmuxctl.New(filepath.Join(filepath.Dir(ts.Getenv("RUNNER_TMUX_SOCKET")), "t"))
+}
+
+// cmdWatchStart: watchstart COLS ROWS [ARGS...] starts `runner watch
+// ARGS...` in a COLS×ROWS terminal; when it exits the pane prints
+// "watch exited N" and stays.
+func cmdWatchStart(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: watchstart COLS ROWS [ARGS...]")
+	}
+	tc := termClient(ts)
+	argv := []string{"new-session", "-d", "-s", "term", "-x", args[0], "-y", args[1], "-c", ts.Getenv("PWD")}
+	for _, k := range watchEnvKeys {
+		if v := ts.Getenv(k); v != "" {
+			argv = append(argv, "-e", k+"="+v)
+		}
+	}
+	words := []string{"runner", "watch"}
+	for _, a := range args[2:] {
+		words = append(words, tmuxctl.ShellQuote(a))
+	}
+	argv = append(argv, strings.Join(words, " ")+`; echo "watch exited $?"; sleep 600`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := tc.Command(ctx, argv...)
+	ts.Check(err)
+	ts.Defer(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = tc.KillServer(ctx)
+	})
+}
+
+// cmdWatchKeys: watchkeys KEY... sends tmux key names to the terminal.
+func cmdWatchKeys(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: watchkeys KEY...")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := termClient(ts).Command(ctx, append([]string{"send-keys", "-t", "term"}, args...)...)
+	ts.Check(err)
+}
+
+// cmdWatchResize: watchresize COLS ROWS resizes the terminal.
+func cmdWatchResize(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: watchresize COLS ROWS")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err := termClient(ts).Command(ctx, "resize-window", "-t", "term", "-x", args[0], "-y", args[1])
+	ts.Check(err)
+}
+
+// cmdWatchScreen: [!] watchscreen TEXT [TIMEOUT] waits until the terminal
+// shows TEXT (a regexp), or with ! until it does not.
+func cmdWatchScreen(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: watchscreen TEXT [TIMEOUT]")
+	}
+	re, err := regexp.Compile(args[0])
+	ts.Check(err)
+	timeout := 20 * time.Second
+	if len(args) == 2 {
+		timeout, err = time.ParseDuration(args[1])
+		ts.Check(err)
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		s := termScreen(ts)
+		if re.MatchString(s) != neg {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("watchscreen %q: not met within %s; screen:\n%s", args[0], timeout, s)
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+// cmdWatchCap: watchcap FILE writes the terminal's screen to FILE with
+// the volatile parts masked: task ids (t_1…, in order of appearance,
+// same width) and ages (" age").
+func cmdWatchCap(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: watchcap FILE")
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(maskScreen(termScreen(ts))), 0o644))
+}
+
+var (
+	taskIDRe = regexp.MustCompile(`t_[0-9a-z]{8}`)
+	ageRe    = regexp.MustCompile(` [ \d]{2}\d[smhd] `)
+)
+
+func maskScreen(s string) string {
+	ids := map[string]string{}
+	s = taskIDRe.ReplaceAllStringFunc(s, func(id string) string {
+		if _, ok := ids[id]; !ok {
+			ids[id] = fmt.Sprintf("t_%08d", len(ids)+1)
+		}
+		return ids[id]
+	})
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		b.WriteString(strings.TrimRight(ageRe.ReplaceAllString(l, "  age "), " ") + "\n")
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+func termScreen(ts *testscript.TestScript) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s, err := termClient(ts).Command(ctx, "capture-pane", "-p", "-t", "term")
+	if err != nil {
+		return "(capture: " + err.Error() + ")"
+	}
+	return s
+}
+
+// cmdWatchBell: watchbell checks the terminal's window saw a bell.
+func cmdWatchBell(ts *testscript.TestScript, neg bool, args []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	out, err := termClient(ts).Command(ctx, "display-message", "-p", "-t", "term", "#{window_bell_flag}")
+	ts.Check(err)
+	if got := strings.TrimSpace(out) == "1"; got == neg {
+		ts.Fatalf("bell flag %q (want set: %v)", strings.TrimSpace(out), !neg)
+	}
+}
