@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -12,19 +12,9 @@ import (
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
 // key handles a key press in the current mode.
-func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
-	if k.Type == tea.KeyCtrlC {
+func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+	if k.String() == "ctrl+c" {
 		return m, tea.Quit
-	}
-	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && m.mode != modeInput {
-		// Keys typed faster than a read ("/web" from a script or a
-		// quick typist) arrive as one message: one key each.
-		var cmds []tea.Cmd
-		for _, r := range k.Runes {
-			_, c := m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
-			cmds = append(cmds, c)
-		}
-		return m, tea.Batch(cmds...)
 	}
 	switch m.mode {
 	case modeHelp:
@@ -44,7 +34,7 @@ func (m *Model) key(k tea.KeyMsg) (tea.Model, tea.Cmd) {
 }
 
 // listKey is a key of the list.
-func (m *Model) listKey(k tea.KeyMsg) tea.Cmd {
+func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 	t := m.selected()
 	switch k.String() {
 	case "q":
@@ -55,7 +45,7 @@ func (m *Model) listKey(k tea.KeyMsg) tea.Cmd {
 		return m.move(1)
 	case "pgup":
 		return m.move(-max(m.listHeight()-1, 1))
-	case "pgdown", " ":
+	case "pgdown", "space":
 		return m.move(max(m.listHeight()-1, 1))
 	case "home", "g":
 		return m.move(-len(m.rows))
@@ -196,14 +186,14 @@ func (m *Model) ask2(question string, do func() tea.Cmd) tea.Cmd {
 }
 
 // inputKey is a key while typing.
-func (m *Model) inputKey(k tea.KeyMsg) tea.Cmd {
-	switch k.Type {
-	case tea.KeyEsc:
+func (m *Model) inputKey(k tea.KeyPressMsg) tea.Cmd {
+	switch k.String() {
+	case "esc":
 		m.mode = modeList
 		m.input.Blur()
 		m.setStatus(false, "not done")
 		return nil
-	case tea.KeyEnter:
+	case "enter":
 		v := m.input.Value()
 		step := len(m.answers)
 		if strings.TrimSpace(v) == "" && m.asking[step] != "filter: " {

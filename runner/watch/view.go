@@ -2,10 +2,12 @@ package watch
 
 import (
 	"fmt"
+	"image/color"
 	"path/filepath"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/runner-cli/runner/internal/textutil"
@@ -39,10 +41,10 @@ var statusOrder = []state.Status{
 }
 
 var (
-	colours = map[state.Status]lipgloss.Color{
-		state.StatusQueued: "8", state.StatusStarting: "6", state.StatusReady: "6", state.StatusRunning: "4",
-		state.StatusNeedsInput: "3", state.StatusDone: "2", state.StatusFailed: "1", state.StatusTimeout: "1",
-		state.StatusCancelled: "8", state.StatusExited: "1", state.StatusOrphaned: "5",
+	colours = map[state.Status]color.Color{
+		state.StatusQueued: lipgloss.Color("8"), state.StatusStarting: lipgloss.Color("6"), state.StatusReady: lipgloss.Color("6"), state.StatusRunning: lipgloss.Color("4"),
+		state.StatusNeedsInput: lipgloss.Color("3"), state.StatusDone: lipgloss.Color("2"), state.StatusFailed: lipgloss.Color("1"), state.StatusTimeout: lipgloss.Color("1"),
+		state.StatusCancelled: lipgloss.Color("8"), state.StatusExited: lipgloss.Color("1"), state.StatusOrphaned: lipgloss.Color("5"),
 	}
 	styleHeader = lipgloss.NewStyle().Bold(true)
 	styleFaint  = lipgloss.NewStyle().Faint(true)
@@ -60,8 +62,15 @@ func statusStyle(s state.Status) lipgloss.Style {
 	return st
 }
 
-// View draws the screen.
-func (m *Model) View() string {
+// View draws the screen, on the alternate screen.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	return v
+}
+
+// render draws the screen's text.
+func (m *Model) render() string {
 	if m.w <= 0 || m.h <= 0 {
 		return ""
 	}

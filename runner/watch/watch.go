@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 )
 
 // Run shows the view on the terminal (stdin, stdout) until the user
@@ -15,7 +15,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("watch: %w", err)
 	}
-	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithFPS(30))
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithFPS(30))
 	if _, err := p.Run(); err != nil {
 		if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 			return ctx.Err()
