@@ -1,0 +1,91 @@
+package watch
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/state"
+)
+
+func TestBuild(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	task := func(id, project string, s state.Status, age time.Duration, parent string) *state.Task {
+		at := now.Add(-age)
+		t := &state.Task{ID: id, Project: project, Dir: "/src/" + project, Agent: "sim", Text: "do " + id,
+			Status: s, Created: at, Parent: parent, History: []state.StatusChange{{Status: s, Time: at}}}
+		if s.IsTerminal() {
+			t.Ended = at
+		}
+		return t
+	}
+	st := &state.State{Projects: map[string]*state.Project{"api": {Name: "api", Dir: "/src/api"}}, Tasks: map[string]*state.Task{}}
+	for _, t := range []*state.Task{
+		task("t_a", "api", state.StatusDone, time.Hour, ""),
+		task("t_b", "api", state.StatusRunning, 2*time.Hour, ""),
+		task("t_c", "api", state.StatusNeedsInput, time.Minute, "t_b"),
+		task("t_d", "web", state.StatusDone, 30*time.Minute, ""),
+		task("t_e", "web", state.StatusFailed, 5*time.Hour, ""), // older than the recent window
+		task("t_f", "zed", state.StatusQueued, time.Second, ""),
+		task("t_g", "", state.StatusDone, time.Minute, "t_x"), // parent not listed: a root; group from its dir
+	} {
+		st.Tasks[t.ID] = t
+	}
+	st.Tasks["t_g"].Dir = "/tmp/scratch"
+	layout := func(rows []Row) string {
+		var b []string
+		for _, r := range rows {
+			if r.Task == nil {
+				b = append(b, "["+r.Project+"]")
+				continue
+			}
+			b = append(b, strings.Repeat(">", r.Depth)+r.Task.ID)
+		}
+		return strings.Join(b, " ")
+	}
+	for _, c := range []struct {
+		name string
+		f    Filter
+		want string
+		n    int // tasks counted
+	}{
+		{"default: active groups first, children under parents, old finished left out", Filter{},
+			"[api] t_b >t_c t_a [zed] t_f [scratch] t_g [web] t_d", 6},
+		{"all", Filter{All: true}, "[api] t_b >t_c t_a [zed] t_f [scratch] t_g [web] t_d t_e", 7},
+		{"recent window", Filter{Recent: 10 * time.Minute}, "[api] t_b >t_c [zed] t_f [scratch] t_g", 4},
+		{"project by name", Filter{Project: runner.ProjectRef{Name: "web"}, All: true}, "[web] t_d t_e", 2},
+		{"project by dir", Filter{Project: runner.ProjectRef{Dir: "/tmp/scratch"}}, "[scratch] t_g", 1},
+		{"text filter, case-insensitive, on status too", Filter{Text: "NEEDS"}, "[api] t_c", 1},
+		{"text filter on id", Filter{Text: "t_d"}, "[web] t_d", 1},
+		{"nothing matches", Filter{Text: "zzz"}, "", 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rows, counts := Build(st, now, c.f)
+			if got := layout(rows); got != c.want {
+				t.Errorf("rows\n got %s\nwant %s", got, c.want)
+			}
+			total := 0
+			for _, n := range counts {
+				total += n
+			}
+			if total != c.n {
+				t.Errorf("counts %v: %d tasks, want %d", counts, total, c.n)
+			}
+		})
+	}
+}
+
+func TestRowFields(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	tk := &state.Task{ID: "t_a", Project: "api", Status: state.StatusNeedsInput, Created: now.Add(-time.Hour),
+		History: []state.StatusChange{{Status: state.StatusRunning, Time: now.Add(-time.Hour)}, {Status: state.StatusNeedsInput, Time: now.Add(-time.Minute)}},
+		Turns:   []state.Turn{{Time: now, Summary: "first"}, {Time: now, Summary: "latest"}}}
+	st := &state.State{Tasks: map[string]*state.Task{"t_a": tk}}
+	st.AddMessage(&state.Message{ID: "m_1", To: "t_a", From: "user", Status: state.MessagePending, Text: "hi", Created: now})
+	rows, _ := Build(st, now, Filter{})
+	r := rows[1]
+	if !r.Since.Equal(now.Add(-time.Minute)) || r.Summary != "latest" || r.Queue != 1 {
+		t.Errorf("row: since %v summary %q queue %d; want the status's start, the latest turn, 1 queued", r.Since, r.Summary, r.Queue)
+	}
+}

@@ -1,0 +1,223 @@
+// Command benchwatch measures `runner watch` (issue 15) against the
+// naive live view: N idle tasks on the sim, then for SECONDS each
+//   - watch: `runner watch` in a 160x48 terminal (a pane of a second tmux
+//     server), CPU of the watch process and the tmux calls it makes
+//     (its reaped children) plus runner's tmux server;
+//   - poll: what a TUI that refreshes every 2 s by capturing every pane
+//     does (agent-deck's way): one list-panes and N capture-pane per tick,
+//     CPU of this process's tmux children plus runner's tmux server;
+//
+// and the latency from a durable state write (a probe task recorded with
+// state.Store.Update) to the terminal showing it, over 10 probes.
+// Run it through scripts/bench-watch.sh.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+func main() {
+	bin := flag.String("runner", "runner", "the runner binary")
+	tasks := flag.Int("tasks", 50, "idle tasks")
+	seconds := flag.Int("seconds", 60, "seconds measured for each of watch and poll")
+	flag.Parse()
+	if err := run(*bin, *tasks, time.Duration(*seconds)*time.Second); err != nil {
+		fmt.Fprintln(os.Stderr, "benchwatch:", err)
+		os.Exit(1)
+	}
+}
+
+func run(bin string, n int, span time.Duration) error {
+	ctx := context.Background()
+	work, err := os.MkdirTemp("/tmp", "rbw")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	home := filepath.Join(work, "home")
+	sock, term := filepath.Join(work, "s"), filepath.Join(work, "t")
+	env := []string{"HOME=" + home, "XDG_STATE_HOME=" + home + "/.local/state", "XDG_CONFIG_HOME=" + home + "/.config",
+		"RUNNER_TMUX_SOCKET=" + sock, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}
+	rc := tmuxctl.New(sock)
+	tc := tmuxctl.New(term)
+	defer rc.KillServer(ctx)
+	defer tc.KillServer(ctx)
+	proj := filepath.Join(home, "proj")
+	if err := os.MkdirAll(proj, 0o755); err != nil {
+		return err
+	}
+	runner := func(args ...string) (string, error) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env, cmd.Dir = env, proj
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return "", fmt.Errorf("runner %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+		return string(out), nil
+	}
+	if _, err := runner("project", "add", "bench", proj); err != nil {
+		return err
+	}
+	fmt.Printf("starting %d idle tasks…\n", n)
+	for i := range n {
+		if _, err := runner("dispatch", "bench", "--agent", "sim", fmt.Sprintf("write f%d.txt x", i)); err != nil {
+			return err
+		}
+	}
+	panes, err := rc.ListPanes(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d panes idle at their prompt\n", len(panes))
+	serverPID, err := rc.ServerPID(ctx)
+	if err != nil {
+		return err
+	}
+	time.Sleep(2 * time.Second)
+
+	// watch
+	argv := []string{"new-session", "-d", "-s", "term", "-x", "160", "-y", "48"}
+	for _, kv := range env {
+		argv = append(argv, "-e", kv)
+	}
+	argv = append(argv, "exec "+tmuxctl.ShellQuote(bin)+" watch")
+	if _, err := tc.Command(ctx, argv...); err != nil {
+		return err
+	}
+	out, err := tc.Command(ctx, "display-message", "-p", "-t", "term", "#{pane_pid}")
+	if err != nil {
+		return err
+	}
+	watchPID, _ := strconv.Atoi(strings.TrimSpace(out))
+	if err := waitScreen(tc, fmt.Sprintf("✓ %d done", n), 20*time.Second); err != nil {
+		return err
+	}
+	time.Sleep(2 * time.Second)
+	w0, s0 := cpu(watchPID, true), cpu(serverPID, false)
+	time.Sleep(span)
+	w1, s1 := cpu(watchPID, true), cpu(serverPID, false)
+	watchCPU, watchSrv := w1-w0, s1-s0
+
+	// latency: a probe task recorded durably, until the terminal shows it
+	store, err := state.Open(filepath.Join(home, ".local/state/runner"))
+	if err != nil {
+		return err
+	}
+	var lat []time.Duration
+	for i := range 10 {
+		text := fmt.Sprintf("latency probe %d", i)
+		err := store.Update(ctx, func(st *state.State) error {
+			id := st.NewTaskID()
+			now := time.Now().UTC()
+			st.Tasks[id] = &state.Task{ID: id, Project: "bench", Dir: proj, Agent: "sim", Text: text,
+				Status: state.StatusDone, Created: now, Ended: now,
+				History: []state.StatusChange{{Status: state.StatusDone, Time: now}}}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		t0 := time.Now()
+		if err := waitScreen(tc, text, 10*time.Second); err != nil {
+			return err
+		}
+		lat = append(lat, time.Since(t0))
+		time.Sleep(300 * time.Millisecond)
+	}
+	_ = tc.KillServer(ctx)
+
+	// poll
+	time.Sleep(2 * time.Second)
+	var ru0 syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru0)
+	p0, q0 := selfCPU(), cpu(serverPID, false)
+	end := time.Now().Add(span)
+	for time.Now().Before(end) {
+		tick := time.Now()
+		list, err := rc.ListPanes(ctx)
+		if err != nil {
+			return err
+		}
+		for _, p := range list {
+			if _, err := rc.Capture(ctx, p.ID, tmuxctl.CaptureOptions{Escapes: true}); err != nil {
+				return err
+			}
+		}
+		time.Sleep(2*time.Second - time.Since(tick))
+	}
+	var ru1 syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru1)
+	pollCPU := selfCPU() - p0 + tv(ru1.Utime) + tv(ru1.Stime) - tv(ru0.Utime) - tv(ru0.Stime)
+	pollSrv := cpu(serverPID, false) - q0
+
+	perMin := func(d time.Duration) float64 { return d.Seconds() * 60 / span.Seconds() }
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	wt, pt := perMin(watchCPU+watchSrv), perMin(pollCPU+pollSrv)
+	fmt.Printf("%d idle tasks, %s each:\n", len(panes), span)
+	fmt.Printf("  runner watch:    %.3f CPU-s/min (watch %.3f + tmux server %.3f)  target <= 0.3\n", wt, perMin(watchCPU), perMin(watchSrv))
+	fmt.Printf("  2 s pane polling: %.3f CPU-s/min (poller+tmux clients %.3f + tmux server %.3f)\n", pt, perMin(pollCPU), perMin(pollSrv))
+	fmt.Printf("  ratio watch/polling: %.2fx\n", wt/pt)
+	fmt.Printf("  state write -> on screen: median %s, max %s over %d probes (target <= 100ms; includes ~5 ms capture polling)\n",
+		lat[len(lat)/2].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond), len(lat))
+	return nil
+}
+
+// cpu returns the CPU time of pid (with its reaped children when
+// children is set) from /proc.
+func cpu(pid int, children bool) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	// fields after the command: state is f[0]; utime f[11], stime f[12], cutime f[13], cstime f[14]
+	var ticks int64
+	last := 12
+	if children {
+		last = 14
+	}
+	for i := 11; i <= last; i++ {
+		v, _ := strconv.ParseInt(f[i], 10, 64)
+		ticks += v
+	}
+	return time.Duration(ticks) * time.Second / 100 // USER_HZ
+}
+
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return tv(ru.Utime) + tv(ru.Stime)
+}
+
+func tv(t syscall.Timeval) time.Duration {
+	return time.Duration(t.Sec)*time.Second + time.Duration(t.Usec)*time.Microsecond
+}
+
+func waitScreen(tc *tmuxctl.Client, text string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		s, err := tc.Command(context.Background(), "capture-pane", "-p", "-t", "term")
+		if err == nil && strings.Contains(s, text) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("terminal does not show %q after %s:\n%s", text, timeout, s)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
