@@ -56,6 +56,9 @@ Exit status: 0 on q; 2 without a terminal or for an unknown project.`,
 func (a *app) runWatch(cmd *cobra.Command, opts watchOptions) error {
 	ctx := cmd.Context()
 	if opts.popup {
+		if a.getenv("TMUX") == "" {
+			return exit.Usagef("watch --popup: not inside tmux ($TMUX is not set); run 'runner watch' instead")
+		}
 		var args []string
 		if opts.project != "" {
 			args = append(args, "--project", opts.project)

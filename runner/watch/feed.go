@@ -141,6 +141,33 @@ func (f *feed) capture(ctx context.Context, id, pane string) tea.Cmd {
 	}
 }
 
-func clock() tea.Cmd {
-	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return clockMsg(t) })
+// clock wakes the view when the next age on screen changes (a second
+// for ages under a minute, a minute under an hour, …), at least every
+// ReconcileEvery: a list of old tasks costs one wake-up per 30 s.
+func clock(now time.Time, rows []Row) tea.Cmd {
+	next := ReconcileEvery
+	for _, r := range rows {
+		if r.Task != nil {
+			next = min(next, untilAgeChanges(now.Sub(r.Since)))
+		}
+	}
+	return tea.Tick(next, func(t time.Time) tea.Msg { return clockMsg(t) })
+}
+
+// untilAgeChanges is how long until runner.Age of an age d shows
+// another value.
+func untilAgeChanges(d time.Duration) time.Duration {
+	unit := time.Second
+	switch {
+	case d >= 48*time.Hour:
+		unit = 24 * time.Hour
+	case d >= time.Hour:
+		unit = time.Hour
+	case d >= time.Minute:
+		unit = time.Minute
+	}
+	if d < 0 {
+		return time.Second
+	}
+	return unit - d%unit + time.Millisecond
 }

@@ -122,7 +122,7 @@ func (m *Model) clock() time.Time {
 // Init starts the watches, the first (reconciling) load and the clock.
 func (m *Model) Init() tea.Cmd {
 	m.lastReconcile = m.clock()
-	return tea.Batch(m.feed.load(m.ctx, true), m.feed.nextChange(), m.feed.nextPaneEvent(), clock())
+	return tea.Batch(m.feed.load(m.ctx, true), m.feed.nextChange(), m.feed.nextPaneEvent(), tea.Tick(time.Second, func(t time.Time) tea.Msg { return clockMsg(t) }))
 }
 
 // Update handles one message.
@@ -143,7 +143,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.lastReconcile = m.now
 			cmds = append(cmds, m.feed.load(m.ctx, true))
 		}
-		return m, tea.Batch(append(cmds, clock())...)
+		return m, tea.Batch(append(cmds, clock(m.now, m.rows))...)
 	case paneMsg:
 		return m, tea.Batch(m.requestCapture(), m.feed.nextPaneEvent())
 	case captureDueMsg:
