@@ -92,7 +92,7 @@ func New(socket string, opts ...Option) *Client {
 	if c.env == nil {
 		c.env = os.Environ()
 	}
-	c.env = cleanEnv(c.env)
+	c.env = CleanEnv(c.env)
 	return c
 }
 
@@ -118,7 +118,10 @@ func (c *Client) AttachCommand(target string) []string {
 	return append(append([]string{c.bin}, SocketArgs(c.socket)...), "attach-session", "-t", target)
 }
 
-func cleanEnv(env []string) []string {
+// CleanEnv returns env without TMUX and TMUX_PANE, so a tmux client
+// started with it talks to the server its flags name (and may attach
+// from inside another tmux) rather than to the one it runs in.
+func CleanEnv(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") {

@@ -80,7 +80,7 @@ func TestDisplayMessage(t *testing.T) {
 	}
 
 	cmd := exec.Command(c.bin, append(c.ServerArgs(), "attach-session", "-t", "=seen")...)
-	cmd.Env = append(cleanEnv(os.Environ()), "TERM=xterm-256color")
+	cmd.Env = append(CleanEnv(os.Environ()), "TERM=xterm-256color")
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 160})
 	if err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ func testServer(t *testing.T) *Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := cleanEnv(os.Environ())
+	env := CleanEnv(os.Environ())
 	env = append(env, "PS1=$ ", "HOME="+dir, "ENV=", "BASH_ENV=")
 	c := New(filepath.Join(dir, "s"), WithConfig("/dev/null"), WithEnv(env))
 	t.Cleanup(func() {

@@ -171,16 +171,24 @@ func cmdWaitScreen(ts *testscript.TestScript, neg bool, args []string) {
 		timeout = d
 	}
 	c := tmuxctl.New(ts.Getenv("RUNNER_TMUX_SOCKET"))
+	pollScreen(ts, fmt.Sprintf("waitscreen %s %q", args[0], args[1]), timeout,
+		func(ctx context.Context) (string, error) { return c.CaptureScreen(ctx, args[0]) },
+		func(s string) bool { return strings.Contains(s, args[1]) != neg })
+}
+
+// pollScreen captures a screen until ok says yes, or fails the script
+// after timeout with the last screen.
+func pollScreen(ts *testscript.TestScript, what string, timeout time.Duration, capture func(context.Context) (string, error), ok func(string) bool) {
 	deadline := time.Now().Add(timeout)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		s, err := c.CaptureScreen(ctx, args[0])
+		s, err := capture(ctx)
 		cancel()
-		if err == nil && strings.Contains(s, args[1]) != neg {
+		if err == nil && ok(s) {
 			return
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("waitscreen %s %q: not met within %s (err %v); screen:\n%s", args[0], args[1], timeout, err, s)
+			ts.Fatalf("%s: not met within %s (err %v); screen:\n%s", what, timeout, err, s)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

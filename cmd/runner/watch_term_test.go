@@ -94,17 +94,10 @@ func cmdWatchScreen(ts *testscript.TestScript, neg bool, args []string) {
 		timeout, err = time.ParseDuration(args[1])
 		ts.Check(err)
 	}
-	deadline := time.Now().Add(timeout)
-	for {
-		s := termScreen(ts)
-		if re.MatchString(s) != neg {
-			return
-		}
-		if time.Now().After(deadline) {
-			ts.Fatalf("watchscreen %q: not met within %s; screen:\n%s", args[0], timeout, s)
-		}
-		time.Sleep(30 * time.Millisecond)
-	}
+	tc := termClient(ts)
+	pollScreen(ts, fmt.Sprintf("watchscreen %q", args[0]), timeout,
+		func(ctx context.Context) (string, error) { return tc.Command(ctx, "capture-pane", "-p", "-t", "term") },
+		func(s string) bool { return re.MatchString(s) != neg })
 }
 
 // cmdWatchCap: watchcap FILE writes the terminal's screen to FILE with
@@ -141,9 +134,7 @@ func termScreen(ts *testscript.TestScript) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	s, err := termClient(ts).Command(ctx, "capture-pane", "-p", "-t", "term")
-	if err != nil {
-		return "(capture: " + err.Error() + ")"
-	}
+	ts.Check(err)
 	return s
 }
 

@@ -42,10 +42,9 @@ func run(ctx context.Context, exe, what string, t tab, id string, args ...string
 		cmd := exec.CommandContext(ctx, exe, args...)
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		cmd.Stdin = nil
 		err := cmd.Run()
 		if err != nil {
-			msg := lastLine(stderr.String())
+			msg := strings.TrimSpace(runner.LastLines(strings.TrimSpace(stderr.String()), 1))
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
 				err = fmt.Errorf("exit %d: %s", ee.ExitCode(), textutil.OrDash(msg))
@@ -55,11 +54,6 @@ func run(ctx context.Context, exe, what string, t tab, id string, args ...string
 		}
 		return doneMsg{what: what, out: stdout.String(), err: err, tab: t, id: id}
 	}
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // attachedMsg says the user is back from a pane.
@@ -82,7 +76,7 @@ func attach(ctx context.Context, env *runner.Env, getenv func(string) string, pa
 	}
 	argv := env.TC.AttachArgv(pane, false)
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = withoutTmux(os.Environ())
+	cmd.Env = tmuxctl.CleanEnv(os.Environ())
 	return tea.ExecProcess(cmd, func(err error) tea.Msg { return attachedMsg{err: err} })
 }
 
@@ -95,16 +89,6 @@ func sameServer(ctx context.Context, tc *tmuxctl.Client, tmuxEnv string) bool {
 	sock, _, _ := strings.Cut(tmuxEnv, ",")
 	out, err := tc.Command(ctx, "display-message", "-p", "#{socket_path}")
 	return err == nil && strings.TrimSpace(out) == sock
-}
-
-func withoutTmux(env []string) []string {
-	out := env[:0:0]
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "TMUX=") && !strings.HasPrefix(kv, "TMUX_PANE=") {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
 
 // Popup opens `runner watch ARGS…` in a display-popup over the tmux

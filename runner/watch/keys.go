@@ -1,15 +1,12 @@
 package watch
 
 import (
-	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/runner-cli/runner/state"
 )
-
-func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
 // key handles a key press in the current mode.
 func (m *Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
@@ -55,10 +52,12 @@ func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 		m.mode = modeHelp
 		return nil
 	case "/":
-		return m.ask([]string{"filter: "}, []string{m.opts.Filter.Text}, func(a []string) tea.Cmd {
+		cmd := m.ask([]string{"filter: "}, []string{m.opts.Filter.Text}, func(a []string) tea.Cmd {
 			m.setFilter(a[0])
 			return m.refreshPreview()
 		})
+		m.filtering = true // live as the user types; empty is an answer
+		return cmd
 	case "esc":
 		if m.opts.Filter.Text != "" {
 			m.setFilter("")
@@ -168,7 +167,7 @@ func (m *Model) newDispatch(t *state.Task) tea.Cmd {
 
 // ask starts an input of len(prompts) steps; done gets the answers.
 func (m *Model) ask(prompts, defaults []string, done func([]string) tea.Cmd) tea.Cmd {
-	m.mode, m.asking, m.answers, m.onInput = modeInput, prompts, nil, done
+	m.mode, m.asking, m.answers, m.onInput, m.filtering = modeInput, prompts, nil, done, false
 	m.input.Reset()
 	if len(defaults) > 0 {
 		m.input.SetValue(defaults[0])
@@ -196,7 +195,7 @@ func (m *Model) inputKey(k tea.KeyPressMsg) tea.Cmd {
 	case "enter":
 		v := m.input.Value()
 		step := len(m.answers)
-		if strings.TrimSpace(v) == "" && m.asking[step] != "filter: " {
+		if strings.TrimSpace(v) == "" && !m.filtering {
 			m.setStatus(true, "%sempty: not done", m.asking[step])
 			m.mode = modeList
 			return nil
@@ -216,7 +215,7 @@ func (m *Model) inputKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(k)
-	if m.asking[len(m.answers)] == "filter: " {
+	if m.filtering {
 		m.setFilter(m.input.Value()) // live, as the user types
 	}
 	return cmd

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -81,13 +82,15 @@ type Model struct {
 	status    string
 	statusErr bool
 
-	mode     mode
-	input    textinput.Model
-	asking   []string // the prompts of an input in several steps (n)
-	answers  []string
-	onInput  func(answers []string) tea.Cmd
-	defaults []string
-	confirm  func() tea.Cmd
+	mode    mode
+	input   textinput.Model
+	asking  []string // the prompts of an input in several steps (n)
+	answers []string
+	onInput func(answers []string) tea.Cmd
+	// filtering: the input is the / filter, applied as it is typed
+	filtering bool
+	defaults  []string
+	confirm   func() tea.Cmd
 
 	asked  map[string]bool // tasks seen needs_input (the bell rang)
 	marked map[string]bool // needs_input not looked at yet
@@ -133,7 +136,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.scrollToSelection()
 		return m, nil
 	case loadedMsg:
-		return m, m.loaded2(msg)
+		return m, m.takeState(msg)
 	case changedMsg:
 		return m, tea.Batch(m.feed.load(m.ctx, false), m.feed.nextChange())
 	case clockMsg:
@@ -166,9 +169,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// loaded2 takes a fresh state: rebuilds the list, rings the bell for a
+// takeState takes a fresh state: rebuilds the list, rings the bell for a
 // task newly needs_input, keeps the selection.
-func (m *Model) loaded2(msg loadedMsg) tea.Cmd {
+func (m *Model) takeState(msg loadedMsg) tea.Cmd {
 	if msg.err != nil {
 		m.err = msg.err
 		return nil
@@ -197,6 +200,12 @@ func (m *Model) loaded2(msg loadedMsg) tea.Cmd {
 		_, _ = m.opts.Bell.Write([]byte{'\a'})
 	}
 	m.rebuild()
+	if t := m.selected(); t != nil && m.tab == tabPane && t.ID == m.previewID && t.Tmux.Pane == m.previewPane {
+		// Same pane: its transcript's writes bring new captures; a state
+		// change alone does not change the screen.
+		m.feed.follow(t.Transcript)
+		return nil
+	}
 	return m.refreshPreview()
 }
 
@@ -388,5 +397,5 @@ func (m *Model) actionDone(msg doneMsg) tea.Cmd {
 }
 
 func (m *Model) setStatus(isErr bool, format string, args ...any) {
-	m.status, m.statusErr = sprintf(format, args...), isErr
+	m.status, m.statusErr = fmt.Sprintf(format, args...), isErr
 }

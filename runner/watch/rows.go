@@ -1,12 +1,12 @@
 package watch
 
 import (
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 )
@@ -75,6 +75,12 @@ func Build(st *state.State, now time.Time, f Filter) ([]Row, Counts) {
 		counts[t.Status]++
 		byID[t.ID] = t
 	}
+	queued := map[string]int{}
+	for _, msg := range st.Messages {
+		if msg.Status == state.MessagePending {
+			queued[msg.To]++
+		}
+	}
 	children := map[string][]*state.Task{}
 	groups := map[string][]*state.Task{}
 	dirs := map[string]string{}
@@ -110,7 +116,7 @@ func Build(st *state.State, now time.Time, f Filter) ([]Row, Counts) {
 		rows = append(rows, Row{Project: g, Dir: dirs[g]})
 		var add func(t *state.Task, depth int)
 		add = func(t *state.Task, depth int) {
-			rows = append(rows, taskRow(st, g, t, depth))
+			rows = append(rows, taskRow(g, t, depth, queued[t.ID]))
 			kids := children[t.ID]
 			order(kids)
 			for _, c := range kids {
@@ -150,16 +156,8 @@ func shown(t *state.Task, now time.Time, recent time.Duration, f Filter) bool {
 }
 
 // projectOf is the group a task is listed under: its project's name, or
-// its directory's base name for a task dispatched to a bare directory.
-func projectOf(t *state.Task) string {
-	if t.Project != "" {
-		return t.Project
-	}
-	if t.Dir != "" {
-		return filepath.Base(t.Dir)
-	}
-	return "-"
-}
+// its directory (runner.ProjectLabel).
+func projectOf(t *state.Task) string { return textutil.OrDash(runner.ProjectLabel(t)) }
 
 // order sorts tasks active first, then newest first, then by id.
 func order(ts []*state.Task) {
@@ -175,9 +173,8 @@ func order(ts []*state.Task) {
 	})
 }
 
-func taskRow(st *state.State, g string, t *state.Task, depth int) Row {
-	r := Row{Project: g, Task: t, Depth: depth, Summary: t.LastTurn()}
-	r.Queue = len(st.MessagesFor(t.ID, state.MessagePending))
+func taskRow(g string, t *state.Task, depth, queued int) Row {
+	r := Row{Project: g, Task: t, Depth: depth, Summary: t.LastTurn(), Queue: queued}
 	r.Since = t.Created
 	if n := len(t.History); n > 0 {
 		r.Since = t.History[n-1].Time

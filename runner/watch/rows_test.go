@@ -28,7 +28,7 @@ func TestBuild(t *testing.T) {
 		task("t_d", "web", state.StatusDone, 30*time.Minute, ""),
 		task("t_e", "web", state.StatusFailed, 5*time.Hour, ""), // older than the recent window
 		task("t_f", "zed", state.StatusQueued, time.Second, ""),
-		task("t_g", "", state.StatusDone, time.Minute, "t_x"), // parent not listed: a root; group from its dir
+		task("t_g", "", state.StatusDone, time.Minute, "t_x"), // parent not listed: a root; grouped under its dir
 	} {
 		st.Tasks[t.ID] = t
 	}
@@ -51,11 +51,11 @@ func TestBuild(t *testing.T) {
 		n    int // tasks counted
 	}{
 		{"default: active groups first, children under parents, old finished left out", Filter{},
-			"[api] t_b >t_c t_a [zed] t_f [scratch] t_g [web] t_d", 6},
-		{"all", Filter{All: true}, "[api] t_b >t_c t_a [zed] t_f [scratch] t_g [web] t_d t_e", 7},
-		{"recent window", Filter{Recent: 10 * time.Minute}, "[api] t_b >t_c [zed] t_f [scratch] t_g", 4},
+			"[api] t_b >t_c t_a [zed] t_f [/tmp/scratch] t_g [web] t_d", 6},
+		{"all", Filter{All: true}, "[api] t_b >t_c t_a [zed] t_f [/tmp/scratch] t_g [web] t_d t_e", 7},
+		{"recent window", Filter{Recent: 10 * time.Minute}, "[api] t_b >t_c [zed] t_f [/tmp/scratch] t_g", 4},
 		{"project by name", Filter{Project: runner.ProjectRef{Name: "web"}, All: true}, "[web] t_d t_e", 2},
-		{"project by dir", Filter{Project: runner.ProjectRef{Dir: "/tmp/scratch"}}, "[scratch] t_g", 1},
+		{"project by dir", Filter{Project: runner.ProjectRef{Dir: "/tmp/scratch"}}, "[/tmp/scratch] t_g", 1},
 		{"text filter, case-insensitive, on status too", Filter{Text: "NEEDS"}, "[api] t_c", 1},
 		{"text filter on id", Filter{Text: "t_d"}, "[web] t_d", 1},
 		{"nothing matches", Filter{Text: "zzz"}, "", 0},

@@ -153,6 +153,9 @@ func (m *Model) listLines(w int) []string {
 // question on a second line when needs_input and there is room).
 func (m *Model) rowLines(r Row, w int) []string {
 	if r.Task == nil {
+		if r.Project == r.Dir { // a bare directory: its path is its name
+			return []string{ansi.Truncate(styleHeader.Render(shortDir(r.Dir)), w, "…")}
+		}
 		return []string{ansi.Truncate(styleHeader.Render(r.Project)+"  "+styleFaint.Render(shortDir(r.Dir)), w, "…")}
 	}
 	t := r.Task
