@@ -141,17 +141,25 @@ func (f *feed) capture(ctx context.Context, id, pane string) tea.Cmd {
 	}
 }
 
-// clock wakes the view when the next age on screen changes (a second
-// for ages under a minute, a minute under an hour, …), at least every
-// ReconcileEvery: a list of old tasks costs one wake-up per 30 s.
+// clock wakes the view when the next age on screen changes, but not
+// more often than its unit allows: ages in seconds tick once a second
+// (whatever the rows' phases), coarser ones at most every 10 s (a "4m"
+// may show up to 10 s late), and at least every ReconcileEvery. Without
+// the floor, 50 rows whose minutes turn at 50 different instants would
+// wake the view 50 times a minute.
 func clock(now time.Time, rows []Row) tea.Cmd {
-	next := ReconcileEvery
+	next, floor := ReconcileEvery, 10*time.Second
 	for _, r := range rows {
-		if r.Task != nil {
-			next = min(next, untilAgeChanges(now.Sub(r.Since)))
+		if r.Task == nil {
+			continue
 		}
+		age := now.Sub(r.Since)
+		if age < time.Minute {
+			floor = time.Second
+		}
+		next = min(next, untilAgeChanges(age))
 	}
-	return tea.Tick(next, func(t time.Time) tea.Msg { return clockMsg(t) })
+	return tea.Tick(max(next, floor), func(t time.Time) tea.Msg { return clockMsg(t) })
 }
 
 // untilAgeChanges is how long until runner.Age of an age d shows
