@@ -39,7 +39,8 @@ runner command you would type; its error shows on the bottom line.
 A task that starts asking a question rings the terminal bell once and is
 marked ! until you select it. NO_COLOR is honoured (glyphs carry the status).
 
---popup opens the view in a tmux display-popup over the client you are in.
+--popup opens the view in a tmux display-popup over the client you are in
+and returns when the popup closes.
 
 Exit status: 0 on q; 2 without a terminal or for an unknown project.`,
 		Args: args(cobra.NoArgs),

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -132,6 +133,9 @@ func scriptParams(t *testing.T) testscript.Params {
 			"watchscreen": cmdWatchScreen,
 			"watchcap":    cmdWatchCap,
 			"watchbell":   cmdWatchBell,
+			"waitprocess": cmdWaitProcess,
+			"waitclient":  cmdWaitClient,
+			"ttytype":     cmdTTYType,
 		},
 	}
 }
@@ -438,6 +442,25 @@ func cmdBefore(ts *testscript.TestScript, neg bool, args []string) {
 // cmdTTYAttach: ttyattach SESSION FILE attaches a tmux client on a pty to
 // SESSION of the script's server and copies what the client's terminal
 // receives to FILE (watch it with waitfor) until the script ends.
+// ttys maps a ttyattach FILE to its pty, for ttytype.
+var ttys sync.Map
+
+// cmdTTYType: ttytype FILE TEXT types TEXT (Go escapes such as \r are
+// read) into the terminal of the client `ttyattach SESSION FILE` started.
+func cmdTTYType(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: ttytype FILE TEXT")
+	}
+	f, ok := ttys.Load(ts.MkAbs(args[0]))
+	if !ok {
+		ts.Fatalf("ttytype: no ttyattach client writes %s", args[0])
+	}
+	text, err := strconv.Unquote(`"` + args[1] + `"`)
+	ts.Check(err)
+	_, err = f.(*os.File).Write([]byte(text))
+	ts.Check(err)
+}
+
 func cmdTTYAttach(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: ttyattach SESSION FILE")
@@ -448,6 +471,7 @@ func cmdTTYAttach(ts *testscript.TestScript, neg bool, args []string) {
 	cmd.Env = []string{"TERM=xterm-256color", "PATH=" + ts.Getenv("PATH"), "HOME=" + ts.Getenv("HOME")}
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 30, Cols: 200})
 	ts.Check(err)
+	ttys.Store(ts.MkAbs(args[1]), f)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -147,4 +148,38 @@ func cmdWatchBell(ts *testscript.TestScript, neg bool, args []string) {
 	if got := strings.TrimSpace(out) == "1"; got == neg {
 		ts.Fatalf("bell flag %q (want set: %v)", strings.TrimSpace(out), !neg)
 	}
+}
+
+// cmdWaitProcess: waitprocess TEXT waits until a process whose command
+// line contains TEXT runs (read from /proc).
+func cmdWaitProcess(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitprocess TEXT")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, f := range cmdlines {
+			b, err := os.ReadFile(f)
+			if err == nil && strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), args[0]) {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	ts.Fatalf("no process with %q in its command line within 20s", args[0])
+}
+
+// cmdWaitClient: waitclient SESSION waits until a client of the runner
+// server ($RUNNER_TMUX_SOCKET) shows SESSION.
+func cmdWaitClient(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitclient SESSION")
+	}
+	c := tmuxctl.New(ts.Getenv("RUNNER_TMUX_SOCKET"))
+	pollScreen(ts, "waitclient "+args[0], 20*time.Second,
+		func(ctx context.Context) (string, error) {
+			return c.Command(ctx, "list-clients", "-F", "#{client_session}")
+		},
+		func(s string) bool { return slices.Contains(strings.Fields(s), args[0]) })
 }

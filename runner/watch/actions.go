@@ -56,8 +56,12 @@ func run(ctx context.Context, exe, what string, t tab, id string, args ...string
 	}
 }
 
-// attachedMsg says the user is back from a pane.
-type attachedMsg struct{ err error }
+// attachedMsg says the user is back from a pane (tmux attach), or that
+// their tmux client was switched to it (pane set).
+type attachedMsg struct {
+	err  error
+	pane string // switched: the pane the client shows now
+}
 
 // attach takes the user to pane: switch-client when watch runs inside a
 // client of runner's own tmux server (watch stays where it was; come back
@@ -71,7 +75,7 @@ func attach(ctx context.Context, env *runner.Env, getenv func(string) string, pa
 	if sameServer(ctx, env.TC, getenv("TMUX")) {
 		return func() tea.Msg {
 			_, err := env.TC.Command(ctx, "switch-client", "-t", pane)
-			return attachedMsg{err: err}
+			return attachedMsg{err: err, pane: pane}
 		}
 	}
 	argv := env.TC.AttachArgv(pane, false)
@@ -93,7 +97,8 @@ func sameServer(ctx context.Context, tc *tmuxctl.Client, tmuxEnv string) bool {
 
 // Popup opens `runner watch ARGS…` in a display-popup over the tmux
 // client the caller runs in ($TMUX), with the runner environment passed
-// along (the popup's shell starts from the tmux server's environment).
+// along (the popup's shell starts from the tmux server's environment),
+// and returns when the popup closes.
 func Popup(ctx context.Context, getenv func(string) string, environ []string, exe string, args []string) error {
 	tmuxEnv := getenv("TMUX")
 	if tmuxEnv == "" {
@@ -115,7 +120,8 @@ func Popup(ctx context.Context, getenv func(string) string, environ []string, ex
 		}
 	}
 	popup = append(popup, strings.Join(words, " "))
-	if _, err := tmuxctl.New(sock).Command(ctx, popup...); err != nil {
+	// No timeout: display-popup -E returns when the popup closes.
+	if _, err := tmuxctl.New(sock, tmuxctl.WithTimeout(0)).Command(ctx, popup...); err != nil {
 		return fmt.Errorf("watch --popup: %w", err)
 	}
 	return nil

@@ -157,9 +157,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case doneMsg:
 		return m, m.actionDone(msg)
 	case attachedMsg:
-		if msg.err != nil {
+		switch {
+		case msg.err != nil:
 			m.setStatus(true, "attach: %v", msg.err)
-		} else {
+		case msg.pane != "":
+			// The view stays in its window; redraw it whole for when the
+			// user comes back to it.
+			m.setStatus(false, "your tmux client shows %s now; come back to this window with your tmux keys", msg.pane)
+			return m, tea.Batch(m.refreshPreview(), tea.ClearScreen)
+		default:
 			m.setStatus(false, "back from the pane")
 		}
 		return m, m.refreshPreview()
