@@ -80,120 +80,139 @@ func (d *decoder) expire() {
 // feed decodes the next chunk of input.
 func (d *decoder) feed(b []byte) []key {
 	var out []key
-	text := func(c byte) {
-		if n := len(out); n > 0 && out[n-1].kind == keyText {
-			out[n-1].data = append(out[n-1].data, c)
-			return
-		}
-		out = append(out, key{kind: keyText, data: []byte{c}})
-	}
 	for i := 0; i < len(b); i++ {
-		c := b[i]
 		if d.pasting {
-			if c != 0x1b && !pasteEndPrefix(d.paste) {
-				// Fast path: copy everything up to the next ESC verbatim.
-				j := bytes.IndexByte(b[i:], 0x1b)
-				if j < 0 {
-					j = len(b) - i
-				}
-				d.paste = append(d.paste, b[i:i+j]...)
-				i += j - 1
-				continue
-			}
-			// Byte by byte while the tail may be (part of) the end marker,
-			// which can be split across reads.
-			d.paste = append(d.paste, c)
-			if bytes.HasSuffix(d.paste, []byte(pasteEnd)) {
-				p := d.paste[:len(d.paste)-len(pasteEnd)]
-				out = append(out, key{kind: keyPaste, data: append([]byte(nil), p...)})
-				d.paste = d.paste[:0]
-				d.pasting = false
-			}
+			i = d.feedPaste(b, i, &out)
 			continue
 		}
-		switch d.state {
-		case decNormal:
-			switch {
-			case c == 0x1b:
-				d.state = decEsc
-				d.seq = d.seq[:0]
-			case c == '\r':
-				out = append(out, key{kind: keyEnter})
-			case c == '\n':
-				out = append(out, key{kind: keyNewline})
-			case c == 0x03:
-				out = append(out, key{kind: keyCtrlC})
-			case c == 0x04:
-				out = append(out, key{kind: keyCtrlD})
-			case c == 0x15:
-				out = append(out, key{kind: keyCtrlU})
-			case c == 0x7f || c == 0x08:
-				out = append(out, key{kind: keyBackspace})
-			case c == '\t' || c >= 0x20:
-				text(c)
-			}
-		case decEsc:
-			switch c {
-			case '[':
-				d.state = decCSI
-				d.seq = d.seq[:0]
-			case 'O':
-				d.state = decSS3
-			case ']', 'P', '_', '^':
-				d.state = decString // OSC, DCS, APC, PM: skipped
-			default:
-				// A lone Escape followed by another key in the same read
-				// (there is no Alt+key here): the Escape, then that key.
-				out = append(out, key{kind: keyEscape})
-				d.state = decNormal
-				i--
-			}
-		case decFlushed:
-			if c == '[' {
-				d.state = decCSI
-				d.seq = d.seq[:0]
-			} else {
-				d.state = decNormal
-				i--
-			}
-		case decString:
-			switch {
-			case c == 0x07:
-				d.state = decNormal
-			case c == 0x1b:
-				d.seq = append(d.seq[:0], c)
-			case c == '\\' && len(d.seq) == 1 && d.seq[0] == 0x1b:
-				d.state = decNormal
-			default:
-				d.seq = d.seq[:0]
-			}
-		case decSS3:
-			d.state = decNormal
-			switch c {
-			case 'A':
-				out = append(out, key{kind: keyUp})
-			case 'B':
-				out = append(out, key{kind: keyDown})
-			}
-		case decCSI:
-			d.seq = append(d.seq, c)
-			if c >= 0x40 && c <= 0x7e { // final byte
-				d.state = decNormal
-				switch string(d.seq) {
-				case "200~":
-					d.pasting = true
-					d.paste = d.paste[:0]
-				case "A":
-					out = append(out, key{kind: keyUp})
-				case "B":
-					out = append(out, key{kind: keyDown})
-				}
-			} else if c < 0x20 || len(d.seq) > 64 {
-				d.state = decNormal // malformed: drop it
-			}
+		if d.step(b[i], &out) {
+			i-- // the byte begins the next key: read it again
 		}
 	}
 	return out
+}
+
+// feedPaste takes the bytes of a bracketed paste from b[i] on, adding the
+// paste to out once its end marker is read, and returns the index of the
+// last byte it took.
+func (d *decoder) feedPaste(b []byte, i int, out *[]key) int {
+	c := b[i]
+	if c != 0x1b && !pasteEndPrefix(d.paste) {
+		// Fast path: copy everything up to the next ESC verbatim.
+		j := bytes.IndexByte(b[i:], 0x1b)
+		if j < 0 {
+			j = len(b) - i
+		}
+		d.paste = append(d.paste, b[i:i+j]...)
+		return i + j - 1
+	}
+	// Byte by byte while the tail may be (part of) the end marker,
+	// which can be split across reads.
+	d.paste = append(d.paste, c)
+	if bytes.HasSuffix(d.paste, []byte(pasteEnd)) {
+		p := d.paste[:len(d.paste)-len(pasteEnd)]
+		*out = append(*out, key{kind: keyPaste, data: append([]byte(nil), p...)})
+		d.paste = d.paste[:0]
+		d.pasting = false
+	}
+	return i
+}
+
+// step takes one byte outside a paste, adding the keys it completes to
+// out; it reports whether the byte must be read again (it ends an escape
+// sequence that turned out to be a lone Escape, and begins something else).
+func (d *decoder) step(c byte, out *[]key) (reread bool) {
+	switch d.state {
+	case decNormal:
+		switch {
+		case c == 0x1b:
+			d.state = decEsc
+			d.seq = d.seq[:0]
+		case c == '\r':
+			*out = append(*out, key{kind: keyEnter})
+		case c == '\n':
+			*out = append(*out, key{kind: keyNewline})
+		case c == 0x03:
+			*out = append(*out, key{kind: keyCtrlC})
+		case c == 0x04:
+			*out = append(*out, key{kind: keyCtrlD})
+		case c == 0x15:
+			*out = append(*out, key{kind: keyCtrlU})
+		case c == 0x7f || c == 0x08:
+			*out = append(*out, key{kind: keyBackspace})
+		case c == '\t' || c >= 0x20:
+			appendText(out, c)
+		}
+	case decEsc:
+		switch c {
+		case '[':
+			d.state = decCSI
+			d.seq = d.seq[:0]
+		case 'O':
+			d.state = decSS3
+		case ']', 'P', '_', '^':
+			d.state = decString // OSC, DCS, APC, PM: skipped
+		default:
+			// A lone Escape followed by another key in the same read
+			// (there is no Alt+key here): the Escape, then that key.
+			*out = append(*out, key{kind: keyEscape})
+			d.state = decNormal
+			return true
+		}
+	case decFlushed:
+		if c == '[' {
+			d.state = decCSI
+			d.seq = d.seq[:0]
+		} else {
+			d.state = decNormal
+			return true
+		}
+	case decString:
+		switch {
+		case c == 0x07:
+			d.state = decNormal
+		case c == 0x1b:
+			d.seq = append(d.seq[:0], c)
+		case c == '\\' && len(d.seq) == 1 && d.seq[0] == 0x1b:
+			d.state = decNormal
+		default:
+			d.seq = d.seq[:0]
+		}
+	case decSS3:
+		d.state = decNormal
+		switch c {
+		case 'A':
+			*out = append(*out, key{kind: keyUp})
+		case 'B':
+			*out = append(*out, key{kind: keyDown})
+		}
+	case decCSI:
+		d.seq = append(d.seq, c)
+		if c >= 0x40 && c <= 0x7e { // final byte
+			d.state = decNormal
+			switch string(d.seq) {
+			case "200~":
+				d.pasting = true
+				d.paste = d.paste[:0]
+			case "A":
+				*out = append(*out, key{kind: keyUp})
+			case "B":
+				*out = append(*out, key{kind: keyDown})
+			}
+		} else if c < 0x20 || len(d.seq) > 64 {
+			d.state = decNormal // malformed: drop it
+		}
+	}
+	return false
+}
+
+// appendText adds c to the text key at the end of out, or starts one.
+func appendText(out *[]key, c byte) {
+	if n := len(*out); n > 0 && (*out)[n-1].kind == keyText {
+		(*out)[n-1].data = append((*out)[n-1].data, c)
+		return
+	}
+	*out = append(*out, key{kind: keyText, data: []byte{c}})
 }
 
 // pasteEndPrefix reports whether the tail of p is a proper prefix of the
