@@ -7,163 +7,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/runner-cli/runner/internal/textutil"
 )
-
-// dirKind is the kind of one prompt line.
-type dirKind int
-
-const (
-	dirOther  dirKind = iota // not a directive: acknowledged with "Done: …"
-	dirBlank                 // empty or white space only: ignored
-	dirSleep                 // sleep DURATION
-	dirSilent                // silent DURATION
-	dirSay                   // say TEXT
-	dirWrite                 // write PATH TEXT
-	dirAsk                   // ask QUESTION
-	dirRun                   // run ARG...
-	dirExit                  // exit N
-	dirCrash                 // crash
-	dirHook                  // hook subagent | hook none | hook early DURATION | hook late DURATION
-	dirRecall                // recall
-)
-
-// directive is one parsed prompt line.
-type directive struct {
-	kind dirKind
-	dur  time.Duration // sleep, silent
-	text string        // say, write, ask; the line itself for dirOther
-	path string        // write
-	argv []string      // run
-	code int           // exit
-}
-
-// parseLine parses one prompt line. A line is a directive only when its
-// keyword is followed by valid arguments; anything else is dirOther, so odd
-// text such as "sleep well" is acknowledged, not refused.
-func parseLine(line string) directive {
-	line = strings.TrimSuffix(line, "\r")
-	t := strings.TrimLeft(line, " \t")
-	if strings.TrimSpace(t) == "" {
-		return directive{kind: dirBlank}
-	}
-	other := directive{kind: dirOther, text: line}
-	word, rest, _ := strings.Cut(t, " ")
-	if w, r, ok := strings.Cut(t, "\t"); ok && len(w) < len(word) {
-		word, rest = w, r
-	}
-	rest = strings.TrimLeft(rest, " \t")
-	switch word {
-	case "sleep", "silent":
-		d, err := time.ParseDuration(strings.TrimSpace(rest))
-		if err != nil || d < 0 {
-			return other
-		}
-		if word == "sleep" {
-			return directive{kind: dirSleep, dur: d}
-		}
-		return directive{kind: dirSilent, dur: d}
-	case "say":
-		return directive{kind: dirSay, text: rest}
-	case "write":
-		p, text, _ := strings.Cut(rest, " ")
-		if p == "" {
-			return other
-		}
-		return directive{kind: dirWrite, path: p, text: text}
-	case "ask":
-		if strings.TrimSpace(rest) == "" {
-			return other
-		}
-		return directive{kind: dirAsk, text: rest}
-	case "run":
-		argv, err := splitArgs(rest)
-		if err != nil || len(argv) == 0 {
-			return other
-		}
-		return directive{kind: dirRun, argv: argv}
-	case "exit":
-		n, err := strconv.Atoi(strings.TrimSpace(rest))
-		if err != nil || n < 0 || n > 255 {
-			return other
-		}
-		return directive{kind: dirExit, code: n}
-	case "crash":
-		if strings.TrimSpace(rest) != "" {
-			return other
-		}
-		return directive{kind: dirCrash}
-	case "hook":
-		what, arg, _ := strings.Cut(strings.TrimSpace(rest), " ")
-		switch what {
-		case "subagent", "none":
-			if strings.TrimSpace(arg) != "" {
-				return other
-			}
-			return directive{kind: dirHook, text: what}
-		case "early", "late":
-			d, err := time.ParseDuration(strings.TrimSpace(arg))
-			if err != nil || d < 0 {
-				return other
-			}
-			return directive{kind: dirHook, text: what, dur: d}
-		}
-		return other
-	case "recall":
-		if strings.TrimSpace(rest) != "" {
-			return other
-		}
-		return directive{kind: dirRecall}
-	}
-	return other
-}
-
-// SplitArgs splits s into an argv on spaces and tabs, with '…' and "…"
-// quoting (no escapes; adjacent quoted and bare parts join into one
-// argument, ” is an empty argument). It is how `run` lines and --hook are
-// split.
-func SplitArgs(s string) ([]string, error) { return splitArgs(s) }
-
-func splitArgs(s string) ([]string, error) {
-	var (
-		argv  []string
-		cur   strings.Builder
-		inArg bool
-		quote rune
-	)
-	for _, r := range s {
-		switch {
-		case quote != 0:
-			if r == quote {
-				quote = 0
-			} else {
-				cur.WriteRune(r)
-			}
-		case r == '\'' || r == '"':
-			quote, inArg = r, true
-		case r == ' ' || r == '\t':
-			if inArg {
-				argv = append(argv, cur.String())
-				cur.Reset()
-				inArg = false
-			}
-		default:
-			cur.WriteRune(r)
-			inArg = true
-		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("unterminated %c quote in %q", quote, s)
-	}
-	if inArg {
-		argv = append(argv, cur.String())
-	}
-	return argv, nil
-}
 
 // ErrInterrupted is returned by a turn the user interrupted (Escape or C-c).
 var ErrInterrupted = errors.New("interrupted")
@@ -215,99 +63,118 @@ func (x *executor) runTurn(ctx context.Context, prompt string, ui turnUI) (turnE
 		turnStartHook(prompt)
 	}
 	rec := &answerUI{turnUI: ui}
-	ui = rec
-	var end turnEnd
-	var early time.Duration
-	acked := false
+	var st turnState
 	for _, line := range strings.Split(prompt, "\n") {
 		if err := ctx.Err(); err != nil {
 			return turnEnd{}, err
 		}
-		d := parseLine(line)
-		switch d.kind {
-		case dirBlank:
-		case dirOther:
-			if !acked {
-				ui.line("Done: " + strings.TrimSuffix(d.text, "\r"))
-				acked = true
-			}
-		case dirSleep:
-			if err := sleepCtx(ctx, d.dur); err != nil {
-				return turnEnd{}, err
-			}
-		case dirSilent:
-			ui.silent(true)
-			err := sleepCtx(ctx, d.dur)
-			ui.silent(false)
-			if err != nil {
-				return turnEnd{}, err
-			}
-		case dirSay:
-			ui.line(d.text)
-		case dirWrite:
-			ui.line(x.write(d.path, d.text))
-		case dirAsk:
-			yes, err := ui.ask(ctx, d.text)
-			if err != nil {
-				return turnEnd{}, err
-			}
-			if yes {
-				ui.line("answered: yes")
-			} else {
-				ui.line("answered: no")
-			}
-		case dirRun:
-			out, err := x.run(ctx, d.argv)
-			if ctx.Err() != nil {
-				return turnEnd{}, ctx.Err()
-			}
-			for _, l := range out {
-				ui.line(l)
-			}
-			if err != nil {
-				ui.line(err.Error())
-			}
-		case dirExit:
-			return turnEnd{exit: true, code: d.code}, nil
-		case dirCrash:
-			return turnEnd{crash: true}, nil
-		case dirHook:
-			switch d.text {
-			case "subagent":
-				// A sub-agent ends inside the turn: its own event, with
-				// its own answer, while the turn goes on.
-				if x.hook != nil {
-					if err := x.hook(ctx, prompt, "SubagentStop", "sub-agent answer"); err != nil {
-						ui.line("⚠ " + err.Error())
-					}
-				}
-			case "none":
-				end.noHook = true
-			case "early":
-				early = d.dur
-			case "late":
-				end.hookDelay = d.dur
-			}
-		case dirRecall:
-			for _, l := range x.recall(prompt) {
-				ui.line(l)
-			}
+		done, err := x.directive(ctx, parseLine(line), prompt, rec, &st)
+		if err != nil {
+			return turnEnd{}, err
+		}
+		if done {
+			return st.end, nil
 		}
 	}
+	end := st.end
 	end.answer = strings.Join(rec.lines, "\n")
 	if x.hook != nil && !end.noHook && end.hookDelay == 0 {
 		// Like Claude Code, the Stop hook runs before the prompt comes
 		// back (while the turn still shows busy); with hook early D the
 		// agent then stays busy for D more.
 		if err := x.hook(ctx, prompt, "Stop", end.answer); err != nil {
-			ui.line("⚠ " + err.Error())
+			rec.line("⚠ " + err.Error())
 		}
 		end.noHook = true
-		if err := sleepCtx(ctx, early); err != nil {
+		if err := sleepCtx(ctx, st.early); err != nil {
 			return turnEnd{}, err
 		}
 	}
 	return end, nil
+}
+
+// turnState is what a turn's directives leave for its end.
+type turnState struct {
+	end   turnEnd       // exit, crash, and the hook settings
+	early time.Duration // hook early D: busy for D after the Stop hook
+	acked bool          // a "Done: …" line was shown
+}
+
+// directive runs one line of a turn's prompt; done says the turn ends
+// there (exit, crash: st.end says how).
+func (x *executor) directive(ctx context.Context, d directive, prompt string, ui turnUI, st *turnState) (done bool, err error) {
+	switch d.kind {
+	case dirBlank:
+	case dirOther:
+		if !st.acked {
+			ui.line("Done: " + strings.TrimSuffix(d.text, "\r"))
+			st.acked = true
+		}
+	case dirSleep:
+		if err := sleepCtx(ctx, d.dur); err != nil {
+			return false, err
+		}
+	case dirSilent:
+		ui.silent(true)
+		err := sleepCtx(ctx, d.dur)
+		ui.silent(false)
+		if err != nil {
+			return false, err
+		}
+	case dirSay:
+		ui.line(d.text)
+	case dirWrite:
+		ui.line(x.write(d.path, d.text))
+	case dirAsk:
+		yes, err := ui.ask(ctx, d.text)
+		if err != nil {
+			return false, err
+		}
+		if yes {
+			ui.line("answered: yes")
+		} else {
+			ui.line("answered: no")
+		}
+	case dirRun:
+		out, err := x.run(ctx, d.argv)
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		for _, l := range out {
+			ui.line(l)
+		}
+		if err != nil {
+			ui.line(err.Error())
+		}
+	case dirExit:
+		st.end = turnEnd{exit: true, code: d.code}
+		return true, nil
+	case dirCrash:
+		st.end = turnEnd{crash: true}
+		return true, nil
+	case dirHook:
+		switch d.text {
+		case "subagent":
+			// A sub-agent ends inside the turn: its own event, with
+			// its own answer, while the turn goes on.
+			if x.hook != nil {
+				if err := x.hook(ctx, prompt, "SubagentStop", "sub-agent answer"); err != nil {
+					ui.line("⚠ " + err.Error())
+				}
+			}
+		case "none":
+			st.end.noHook = true
+		case "early":
+			st.early = d.dur
+		case "late":
+			st.end.hookDelay = d.dur
+		}
+	case dirRecall:
+		for _, l := range x.recall(prompt) {
+			ui.line(l)
+		}
+	}
+	return false, nil
 }
 
 // answerUI keeps the answer lines a turn shows.

@@ -60,23 +60,9 @@ func Run(ctx context.Context, opts Options, tty *os.File, out io.Writer) (code i
 	if err != nil {
 		return 1, fmt.Errorf("agent-sim: %s: %w", tty.Name(), err)
 	}
-	var (
-		old        *xterm.State
-		rawErr     error
-		cols, rows int
-	)
-	if err := rc.Control(func(fd uintptr) {
-		if !xterm.IsTerminal(int(fd)) {
-			rawErr = fmt.Errorf("agent-sim: %s is %w (run it in a terminal, or headless with -p PROMPT)", tty.Name(), ErrNotTerminal)
-			return
-		}
-		old, rawErr = makeRaw(fd)
-		cols, rows = termSize(fd)
-	}); err != nil {
-		return 1, fmt.Errorf("agent-sim: %s: %w", tty.Name(), err)
-	}
-	if rawErr != nil {
-		return 1, rawErr
+	old, cols, rows, err := enterRaw(tty, rc)
+	if err != nil {
+		return 1, err
 	}
 	defer func() {
 		io.WriteString(out, leaveModes)
@@ -98,36 +84,8 @@ func Run(ctx context.Context, opts Options, tty *os.File, out io.Writer) (code i
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	input := make(chan []byte, 16)
-	readErr := make(chan error, 1)
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := tty.Read(buf)
-			if n > 0 {
-				select {
-				case input <- bytes.Clone(buf[:n]):
-				case <-ctx.Done():
-					return
-				}
-			}
-			if err != nil {
-				readErr <- err
-				return
-			}
-		}
-	}()
-	defer func() {
-		// Unblock the reader where the file supports deadlines (a pty or a
-		// pollable terminal); elsewhere it ends with the process.
-		cancel() // first: the reader may be waiting to hand over a chunk
-		if tty.SetReadDeadline(time.Now()) == nil {
-			<-readDone
-			tty.SetReadDeadline(time.Time{})
-		}
-	}()
+	input, readErr, stopReading := readInput(ctx, cancel, tty)
+	defer stopReading()
 
 	s := &sim{
 		ctx:   ctx,
@@ -148,6 +106,58 @@ func Run(ctx context.Context, opts Options, tty *os.File, out io.Writer) (code i
 		}
 	}
 	return s.loop(ctx, tty, rc, sigs, input, readErr)
+}
+
+// enterRaw puts tty into raw mode and returns its previous state and its
+// size; a file that is no terminal is an error wrapping ErrNotTerminal.
+func enterRaw(tty *os.File, rc syscall.RawConn) (old *xterm.State, cols, rows int, err error) {
+	var rawErr error
+	if err := rc.Control(func(fd uintptr) {
+		if !xterm.IsTerminal(int(fd)) {
+			rawErr = fmt.Errorf("agent-sim: %s is %w (run it in a terminal, or headless with -p PROMPT)", tty.Name(), ErrNotTerminal)
+			return
+		}
+		old, rawErr = makeRaw(fd)
+		cols, rows = termSize(fd)
+	}); err != nil {
+		return nil, 0, 0, fmt.Errorf("agent-sim: %s: %w", tty.Name(), err)
+	}
+	return old, cols, rows, rawErr
+}
+
+// readInput reads tty in a goroutine, handing over each chunk on input
+// until ctx ends; the read error goes to readErr. stop (cancel first,
+// then unblock the read where the file supports deadlines: a pty or a
+// pollable terminal; elsewhere it ends with the process) waits for it.
+func readInput(ctx context.Context, cancel context.CancelFunc, tty *os.File) (input <-chan []byte, readErr <-chan error, stop func()) {
+	in := make(chan []byte, 16)
+	errc := make(chan error, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := tty.Read(buf)
+			if n > 0 {
+				select {
+				case in <- bytes.Clone(buf[:n]):
+				case <-ctx.Done():
+					return
+				}
+			}
+			if err != nil {
+				errc <- err
+				return
+			}
+		}
+	}()
+	return in, errc, func() {
+		cancel() // first: the reader may be waiting to hand over a chunk
+		if tty.SetReadDeadline(time.Now()) == nil {
+			<-done
+			tty.SetReadDeadline(time.Time{})
+		}
+	}
 }
 
 // sim is the state of the interactive agent; only loop's goroutine touches it.
@@ -202,7 +212,7 @@ const (
 // exitNow ends the loop with a code.
 type exitNow struct{ code int }
 
-func (s *sim) loop(ctx context.Context, tty *os.File, rc syscall.RawConn, sigs chan os.Signal, input chan []byte, readErr chan error) (int, error) {
+func (s *sim) loop(ctx context.Context, tty *os.File, rc syscall.RawConn, sigs chan os.Signal, input <-chan []byte, readErr <-chan error) (int, error) {
 	// The spinner ticker runs only while a turn does: an idle sim wakes up
 	// for nothing.
 	s.ticker = time.NewTicker(spinnerEvery)
