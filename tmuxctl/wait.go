@@ -171,81 +171,113 @@ func (c *Client) WaitIdle(ctx context.Context, pane string, opts IdleOptions) (I
 		liveness = time.Second
 	}
 
-	capture := func() (string, string, error) {
-		res.Captures++
-		s, err := c.CaptureScreen(ctx, pane)
-		if err != nil {
-			return "", "", err
-		}
-		return s, ScreenHash(s, opts.Masks), nil
+	w := &idleWait{c: c, pane: pane, masks: opts.Masks, quiet: quiet, poll: poll, liveness: liveness, res: &res}
+	if err := w.capture(ctx); err != nil {
+		return res, failWait(ctx, err, pane, what, start, "")
 	}
-	screen, hash, err := capture()
-	if err != nil {
-		return res, failWait(ctx, err, pane, what, start, screen)
-	}
-	lastChange := time.Now()
-	lastCapture := lastChange
-	lastAlive := lastChange
-	// dirty means activity arrived that has not been captured yet.
-	dirty := false
-	const debounce = 20 * time.Millisecond
 	timer := time.NewTimer(quiet)
 	defer timer.Stop()
 	for {
-		now := time.Now()
-		next := lastChange.Add(quiet)
-		if events == nil {
-			next = minTime(next, lastCapture.Add(poll))
-		}
-		if dirty {
-			next = minTime(next, lastCapture.Add(debounce))
-		}
-		next = minTime(next, lastAlive.Add(liveness))
-		timer.Reset(max(next.Sub(now), 0))
+		timer.Reset(max(time.Until(w.next(events != nil)), 0))
 		select {
 		case <-ctx.Done():
-			return res, waitErr(ctx, pane, what, start, screen)
+			return res, waitErr(ctx, pane, what, start, w.screen)
 		case ev, ok := <-events:
 			if !ok {
 				events = nil
 				continue
 			}
 			if ev.Name == file && ev.Op&(fsnotify.Write|fsnotify.Create) != 0 {
-				dirty = true
+				w.dirty = true
 			}
 			continue
 		case <-timer.C:
 		}
-		now = time.Now()
-		if now.Sub(lastAlive) >= liveness {
-			if _, err := c.recentPane(ctx, pane, liveness); err != nil {
-				return res, failWait(ctx, err, pane, what, start, screen)
-			}
-			lastAlive = now
+		done, err := w.tick(ctx, events != nil)
+		if err != nil {
+			return res, failWait(ctx, err, pane, what, start, w.screen)
 		}
-		if dirty || events == nil || now.Sub(lastChange) >= quiet {
-			if dirty && now.Sub(lastCapture) < debounce && now.Sub(lastChange) < quiet {
-				continue
-			}
-			s, h, err := capture()
-			if err != nil {
-				return res, failWait(ctx, err, pane, what, start, screen)
-			}
-			lastCapture = time.Now()
-			dirty = false
-			if h != hash {
-				screen, hash, lastChange = s, h, lastCapture
-				continue
-			}
-			if lastCapture.Sub(lastChange) >= quiet {
-				if _, err := c.alive(ctx, pane); err != nil {
-					return res, failWait(ctx, err, pane, what, start, screen)
-				}
-				res.Screen, res.Hash, res.Elapsed = s, h, time.Since(start)
-				return res, nil
-			}
+		if done {
+			res.Screen, res.Hash, res.Elapsed = w.screen, w.hash, time.Since(start)
+			return res, nil
 		}
 	}
+}
+
+// idleWaitDebounce is how long WaitIdle lets activity gather before it
+// captures.
+const idleWaitDebounce = 20 * time.Millisecond
+
+// idleWait is the state of one WaitIdle: the last screen and when it
+// changed, was captured and was seen alive.
+type idleWait struct {
+	c                                  *Client
+	pane                               string
+	masks                              []*regexp.Regexp
+	quiet, poll, liveness              time.Duration
+	res                                *IdleResult
+	screen, hash                       string
+	lastChange, lastCapture, lastAlive time.Time
+	// dirty means activity arrived that has not been captured yet.
+	dirty bool
+}
+
+// capture takes the screen; a new hash restarts the quiet time.
+func (w *idleWait) capture(ctx context.Context) error {
+	w.res.Captures++
+	s, err := w.c.CaptureScreen(ctx, w.pane)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	w.screen, w.lastCapture, w.dirty = s, now, false
+	if h := ScreenHash(s, w.masks); h != w.hash || w.lastChange.IsZero() {
+		w.hash, w.lastChange = h, now
+	}
+	if w.lastAlive.IsZero() {
+		w.lastAlive = now
+	}
+	return nil
+}
+
+// next is when the wait must look again: the end of the quiet time, the
+// next poll (without activity events), the debounced capture of new
+// activity, the next liveness check.
+func (w *idleWait) next(events bool) time.Time {
+	next := w.lastChange.Add(w.quiet)
+	if !events {
+		next = minTime(next, w.lastCapture.Add(w.poll))
+	}
+	if w.dirty {
+		next = minTime(next, w.lastCapture.Add(idleWaitDebounce))
+	}
+	return minTime(next, w.lastAlive.Add(w.liveness))
+}
+
+// tick checks liveness when due and captures when due; done means the
+// screen stayed the same for the quiet time (and the pane is alive).
+func (w *idleWait) tick(ctx context.Context, events bool) (done bool, err error) {
+	now := time.Now()
+	if now.Sub(w.lastAlive) >= w.liveness {
+		if _, err := w.c.recentPane(ctx, w.pane, w.liveness); err != nil {
+			return false, err
+		}
+		w.lastAlive = now
+	}
+	if !w.dirty && events && now.Sub(w.lastChange) < w.quiet {
+		return false, nil
+	}
+	if w.dirty && now.Sub(w.lastCapture) < idleWaitDebounce && now.Sub(w.lastChange) < w.quiet {
+		return false, nil
+	}
+	if err := w.capture(ctx); err != nil {
+		return false, err
+	}
+	if w.lastCapture.Sub(w.lastChange) < w.quiet {
+		return false, nil
+	}
+	_, err = w.c.alive(ctx, w.pane)
+	return err == nil, err
 }
 
 // watchActivity finds the pane's activity file (opts.ActivityFile, the
