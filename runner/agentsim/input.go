@@ -118,29 +118,25 @@ func (d *decoder) feedPaste(b []byte, i int, out *[]key) int {
 	return i
 }
 
+// controlKeys are the bytes that are keys of their own outside a paste
+// and an escape sequence (other control bytes are dropped).
+var controlKeys = map[byte]keyKind{
+	'\r': keyEnter, '\n': keyNewline, 0x03: keyCtrlC, 0x04: keyCtrlD, 0x15: keyCtrlU,
+	0x7f: keyBackspace, 0x08: keyBackspace,
+}
+
 // step takes one byte outside a paste, adding the keys it completes to
 // out; it reports whether the byte must be read again (it ends an escape
 // sequence that turned out to be a lone Escape, and begins something else).
 func (d *decoder) step(c byte, out *[]key) (reread bool) {
 	switch d.state {
 	case decNormal:
-		switch {
-		case c == 0x1b:
+		if k, ok := controlKeys[c]; ok {
+			*out = append(*out, key{kind: k})
+		} else if c == 0x1b {
 			d.state = decEsc
 			d.seq = d.seq[:0]
-		case c == '\r':
-			*out = append(*out, key{kind: keyEnter})
-		case c == '\n':
-			*out = append(*out, key{kind: keyNewline})
-		case c == 0x03:
-			*out = append(*out, key{kind: keyCtrlC})
-		case c == 0x04:
-			*out = append(*out, key{kind: keyCtrlD})
-		case c == 0x15:
-			*out = append(*out, key{kind: keyCtrlU})
-		case c == 0x7f || c == 0x08:
-			*out = append(*out, key{kind: keyBackspace})
-		case c == '\t' || c >= 0x20:
+		} else if c == '\t' || c >= 0x20 {
 			appendText(out, c)
 		}
 	case decEsc:

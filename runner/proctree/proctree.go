@@ -185,37 +185,23 @@ type Ended struct {
 // born meanwhile). This process and its ancestors are never signalled;
 // zombies count as gone. It returns what it ended.
 func End(ctx context.Context, pick Picker, grace time.Duration) ([]Ended, error) {
-	self := os.Getpid()
 	frozen := map[int]Proc{}
 	var order []int
-	scan := func() (bool, error) {
+	// Freeze what pick finds, again until nothing new shows up (a child
+	// forked between two scans is caught by the next).
+	for round := 0; round < 10; round++ {
 		t, err := Read()
 		if err != nil {
-			return false, err
+			return nil, err
 		}
-		skip := t.Ancestors(self)
-		found := false
-		for _, pid := range pick(t) {
-			p, ok := t.Procs[pid]
-			if !ok || p.State == 'Z' || slices.Contains(skip, pid) {
-				continue
-			}
-			if q, ok := frozen[pid]; ok && q.Start == p.Start {
-				continue
-			}
-			if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		more := false
+		for _, p := range unfrozen(t, pick, frozen) {
+			if err := syscall.Kill(p.PID, syscall.SIGSTOP); err != nil {
 				continue // gone, or not ours
 			}
-			frozen[pid] = p
-			order = append(order, pid)
-			found = true
-		}
-		return found, nil
-	}
-	for round := 0; round < 10; round++ {
-		more, err := scan()
-		if err != nil {
-			return nil, err
+			frozen[p.PID] = p
+			order = append(order, p.PID)
+			more = true
 		}
 		if !more {
 			break
@@ -232,11 +218,7 @@ func End(ctx context.Context, pick Picker, grace time.Duration) ([]Ended, error)
 		return !ok || p.State == 'Z' || p.Start != frozen[pid].Start
 	}
 	deadline := time.Now().Add(grace)
-	for {
-		left := slices.ContainsFunc(order, func(pid int) bool { return !gone(pid) })
-		if !left || time.Now().After(deadline) || ctx.Err() != nil {
-			break
-		}
+	for slices.ContainsFunc(order, func(pid int) bool { return !gone(pid) }) && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(20 * time.Millisecond)
 	}
 	out := make([]Ended, 0, len(order))
@@ -251,17 +233,9 @@ func End(ctx context.Context, pick Picker, grace time.Duration) ([]Ended, error)
 	// Anything born between the last scan and now (a TERM handler that
 	// forks) is killed outright.
 	if t, err := Read(); err == nil {
-		skip := t.Ancestors(self)
-		for _, pid := range pick(t) {
-			p, ok := t.Procs[pid]
-			if !ok || p.State == 'Z' || slices.Contains(skip, pid) {
-				continue
-			}
-			if q, ok := frozen[pid]; ok && q.Start == p.Start {
-				continue
-			}
-			if syscall.Kill(pid, syscall.SIGKILL) == nil {
-				out = append(out, Ended{PID: pid, Comm: p.Comm, Signal: "KILL"})
+		for _, p := range unfrozen(t, pick, frozen) {
+			if syscall.Kill(p.PID, syscall.SIGKILL) == nil {
+				out = append(out, Ended{PID: p.PID, Comm: p.Comm, Signal: "KILL"})
 			}
 		}
 	}
@@ -273,6 +247,25 @@ func End(ctx context.Context, pick Picker, grace time.Duration) ([]Ended, error)
 		}
 	}
 	return out, nil
+}
+
+// unfrozen returns the live processes pick finds in t that are not in
+// frozen (the same pid started again counts as new), never this process
+// or its ancestors.
+func unfrozen(t *Table, pick Picker, frozen map[int]Proc) []Proc {
+	skip := t.Ancestors(os.Getpid())
+	var out []Proc
+	for _, pid := range pick(t) {
+		p, ok := t.Procs[pid]
+		if !ok || p.State == 'Z' || slices.Contains(skip, pid) {
+			continue
+		}
+		if q, ok := frozen[pid]; ok && q.Start == p.Start {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // Alive reports whether pid is a live process. A zombie is dead: a killed
