@@ -129,39 +129,15 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	if err != nil {
 		return nil, err
 	}
-	st, err := env.Store.Read(ctx)
+	plan, err := planDispatch(ctx, env, &req)
 	if err != nil {
 		return nil, err
 	}
-	project, dir, err := ResolveProject(st, req.Project)
-	if err != nil {
-		return nil, err
-	}
-	setup := req.worktreePlan(project)
-	lin, err := dispatchLineage(ctx, env, st, req)
-	if err != nil {
-		return nil, err
-	}
-	after, err := resolveAfter(st, req.After)
-	if err != nil {
-		return nil, err
-	}
-	from, err := resolveFrom(st, req.From, after)
-	if err != nil {
-		return nil, err
-	}
-	if from != "" {
-		req.Worktree = true
-	}
-	if req.RequireSnapshot {
-		if _, err := gitsnap.List(ctx, dir); err != nil && (errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing)) {
-			return nil, exit.Usagef("--require-snapshot: %v", err)
-		}
-	}
+	project, dir, after := plan.project, plan.dir, plan.after
 	spec := &StartSpec{Argv: argv, Size: req.Size, UseHook: req.UseHook, RequireSnapshot: req.RequireSnapshot,
 		Exclusive: req.Exclusive, WaitLock: req.WaitLock, Worktree: req.Worktree}
 	if req.Worktree {
-		spec.Setup, spec.From = setup, from
+		spec.Setup, spec.From = plan.setup, plan.from
 	}
 	req.Settings.Start = spec
 	var lock *state.ProjectLock
@@ -181,7 +157,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 			lock.Unlock()
 		}()
 	}
-	task, err := env.recordTask(ctx, req, prof.Name, project, dir, lin, after)
+	task, err := env.recordTask(ctx, req, prof.Name, project, dir, plan.lin, after)
 	if err != nil {
 		return nil, err
 	}
@@ -207,6 +183,48 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		task = t
 	}
 	return task, err
+}
+
+// dispatchPlan is what a dispatch resolved from the state before it
+// records its task.
+type dispatchPlan struct {
+	project, dir string         // where it works
+	setup        *WorktreeSetup // the worktree set-up, for --worktree
+	lin          lineage        // its parent and level
+	after        []string       // the tasks it waits for (--after)
+	from         string         // the task whose branch it starts from (--from)
+}
+
+// planDispatch resolves the project, lineage, --after and --from of req
+// (a --from turns on req.Worktree) and checks --require-snapshot.
+func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatchPlan, error) {
+	var p dispatchPlan
+	st, err := env.Store.Read(ctx)
+	if err != nil {
+		return p, err
+	}
+	if p.project, p.dir, err = ResolveProject(st, req.Project); err != nil {
+		return p, err
+	}
+	p.setup = req.worktreePlan(p.project)
+	if p.lin, err = dispatchLineage(ctx, env, st, *req); err != nil {
+		return p, err
+	}
+	if p.after, err = resolveAfter(st, req.After); err != nil {
+		return p, err
+	}
+	if p.from, err = resolveFrom(st, req.From, p.after); err != nil {
+		return p, err
+	}
+	if p.from != "" {
+		req.Worktree = true
+	}
+	if req.RequireSnapshot {
+		if _, err := gitsnap.List(ctx, p.dir); err != nil && (errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing)) {
+			return p, exit.Usagef("--require-snapshot: %v", err)
+		}
+	}
+	return p, nil
 }
 
 // detach starts the task's supervisor in its own process, handing it the
@@ -267,31 +285,6 @@ func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, er
 		return nil, nil, exit.Usagef("%v", err)
 	}
 	return prof, argv, nil
-}
-
-// lineage is where a new task sits: its parent, level and source.
-type lineage struct {
-	parent string
-	level  int
-	source string
-}
-
-// dispatchLineage makes a dispatch from inside a runner pane a child of
-// that pane's task, refused past the config's max_level.
-func dispatchLineage(ctx context.Context, env *Env, st *state.State, req DispatchRequest) (lineage, error) {
-	lin := lineage{level: 1, source: req.Source}
-	if lin.source == "" {
-		lin.source = state.SourceUser
-	}
-	if pid := callerTask(ctx, env, st); pid != "" && state.ValidTaskID(pid) {
-		if pt := st.Task(pid); pt != nil {
-			lin = lineage{parent: pt.ID, level: pt.Level + 1, source: pt.ID}
-			if req.MaxLevel > 0 && pt.Level >= req.MaxLevel {
-				return lin, exit.Usagef("level-%d tasks cannot delegate (task %s is at the last level; max_level is %d in the config)", pt.Level, pt.ID, req.MaxLevel)
-			}
-		}
-	}
-	return lin, nil
 }
 
 // recordTask records the new task, queued and owned by this process (a

@@ -225,8 +225,29 @@ func stateDirCheck(getenv func(string) string) Check {
 		c.Status, c.Detail, c.Fix = CheckFail, fmt.Sprintf("%s is not writable (%v)", dir, err), "chmod 700 "+dir
 		return c
 	}
-	var loose []string
-	n := 0
+	loose, n := looseEntries(dir)
+	if len(loose) > 0 {
+		sort.Strings(loose)
+		shown := loose[:min(len(loose), 3)]
+		more := ""
+		if len(loose) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(loose)-len(shown))
+		}
+		c.Status = CheckWarn
+		c.Detail = fmt.Sprintf("%s: readable by others (want dirs 0700, files 0600): %s%s", dir, strings.Join(shown, ", "), more)
+		c.Fix = "chmod -R go-rwx " + dir
+		return c
+	}
+	c.Detail = fmt.Sprintf("%s: not readable by others (%d entries checked)", dir, n)
+	if n >= maxStateEntries {
+		c.Detail = fmt.Sprintf("%s: not readable by others (the first %d entries checked)", dir, n)
+	}
+	return c
+}
+
+// looseEntries walks the first maxStateEntries entries of dir and returns
+// those others may access ("REL MODE"), and how many it looked at.
+func looseEntries(dir string) (loose []string, n int) {
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || n >= maxStateEntries {
 			return filepath.SkipDir
@@ -245,23 +266,7 @@ func stateDirCheck(getenv func(string) string) Check {
 		}
 		return nil
 	})
-	if len(loose) > 0 {
-		sort.Strings(loose)
-		shown := loose[:min(len(loose), 3)]
-		more := ""
-		if len(loose) > len(shown) {
-			more = fmt.Sprintf(" and %d more", len(loose)-len(shown))
-		}
-		c.Status = CheckWarn
-		c.Detail = fmt.Sprintf("%s: readable by others (want dirs 0700, files 0600): %s%s", dir, strings.Join(shown, ", "), more)
-		c.Fix = "chmod -R go-rwx " + dir
-		return c
-	}
-	c.Detail = fmt.Sprintf("%s: not readable by others (%d entries checked)", dir, n)
-	if n >= maxStateEntries {
-		c.Detail = fmt.Sprintf("%s: not readable by others (the first %d entries checked)", dir, n)
-	}
-	return c
+	return loose, n
 }
 
 func agentChecks(ctx context.Context, cfg *Config, cfgPath string, opts DoctorOptions) []Check {

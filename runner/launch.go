@@ -183,54 +183,14 @@ func isTaskIdentityVar(k string) bool {
 // turn-end hook when its profile has one.
 func (env *Env) launch(ctx context.Context, t *state.Task, prof *profile.Profile, spec *StartSpec) error {
 	argv := append([]string(nil), spec.Argv...)
-	var hookEnv []string
 	penv := paneEnv(env, t, prof) // the agent's environment, before the hook's
+	var hookEnv []string
 	if spec.UseHook && prof.Hook != nil && env.Exe != "" {
-		events := env.Store.TaskFile("events", t.ID)
-		chain, err := profile.UserHookChain(prof.Hook, penv)
+		args, henv, err := env.hookLaunch(t, prof, penv)
 		if err != nil {
-			// runner's notify would replace the user's: refuse rather than
-			// drop it silently.
-			return exit.Usagef("agent %s: runner's turn-end hook would replace your own, which cannot be read: %v (fix the file, or run without runner's hook: --no-hook)", prof.Name, err)
+			return err
 		}
-		paths := profile.HookPaths{
-			Command: tmuxctl.ShellQuote(env.Exe) + " hook --task " + t.ID,
-			Events:  events,
-			Dir:     env.Store.TaskFile("hook-dir", t.ID),
-			Chain:   chain,
-		}
-		hl, err := prof.Hook.Render(paths)
-		if err != nil {
-			return fmt.Errorf("agent %s: %w", prof.Name, err)
-		}
-		why := hookUnusable(prof.Hook, hl.SettingsPath)
-		if why != "" && prof.Hook.RootOwned && os.Geteuid() == 0 {
-			// runner runs as root (a container, CI) with its state where
-			// others may write (under /tmp): a directory of root's that
-			// nobody else may write serves instead.
-			if st, err := os.Stat(filepath.Dir(RootHookDir)); err == nil && st.IsDir() {
-				paths.Dir = filepath.Join(RootHookDir, t.ID)
-				if alt, err := prof.Hook.Render(paths); err == nil && hookUnusable(prof.Hook, alt.SettingsPath) == "" {
-					hl, why = alt, ""
-				}
-			}
-		}
-		if why != "" {
-			env.say("task %s: %s: no turn-end hook (%s); the screen ends each turn", t.ID, prof.Name, why)
-		} else {
-			if hl.Settings != nil {
-				if err := writeHookFile(hl.SettingsPath, hl.Settings); err != nil {
-					return fmt.Errorf("agent %s: write the hook settings %s: %w (check the state directory's permissions)", prof.Name, hl.SettingsPath, err)
-				}
-			}
-			argv = append(argv, hl.Args...)
-			hookEnv = hl.Env
-			if prof.Hook.EnvMergeJSON {
-				if hookEnv, err = profile.MergeJSONEnv(penv, hookEnv); err != nil {
-					return exit.Usagef("agent %s: runner's turn-end hook: %v (fix the variable, or run without runner's hook: --no-hook)", prof.Name, err)
-				}
-			}
-		}
+		argv, hookEnv = append(argv, args...), henv
 	}
 	size := spec.Size
 	if size.Width == 0 {
@@ -262,6 +222,58 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *profile.Profile
 		x.Tmux.Pane = pane
 		x.History[len(x.History)-1].Reason += "; pane " + pane
 	})
+}
+
+// hookLaunch renders the profile's turn-end hook for t: the arguments
+// and environment it adds to the agent's launch (none when the CLI would
+// not read it: said, and the screen ends each turn), its settings file
+// written.
+func (env *Env) hookLaunch(t *state.Task, prof *profile.Profile, penv []string) (args, hookEnv []string, err error) {
+	events := env.Store.TaskFile("events", t.ID)
+	chain, err := profile.UserHookChain(prof.Hook, penv)
+	if err != nil {
+		// runner's notify would replace the user's: refuse rather than
+		// drop it silently.
+		return nil, nil, exit.Usagef("agent %s: runner's turn-end hook would replace your own, which cannot be read: %v (fix the file, or run without runner's hook: --no-hook)", prof.Name, err)
+	}
+	paths := profile.HookPaths{
+		Command: tmuxctl.ShellQuote(env.Exe) + " hook --task " + t.ID,
+		Events:  events,
+		Dir:     env.Store.TaskFile("hook-dir", t.ID),
+		Chain:   chain,
+	}
+	hl, err := prof.Hook.Render(paths)
+	if err != nil {
+		return nil, nil, fmt.Errorf("agent %s: %w", prof.Name, err)
+	}
+	why := hookUnusable(prof.Hook, hl.SettingsPath)
+	if why != "" && prof.Hook.RootOwned && os.Geteuid() == 0 {
+		// runner runs as root (a container, CI) with its state where
+		// others may write (under /tmp): a directory of root's that
+		// nobody else may write serves instead.
+		if st, err := os.Stat(filepath.Dir(RootHookDir)); err == nil && st.IsDir() {
+			paths.Dir = filepath.Join(RootHookDir, t.ID)
+			if alt, err := prof.Hook.Render(paths); err == nil && hookUnusable(prof.Hook, alt.SettingsPath) == "" {
+				hl, why = alt, ""
+			}
+		}
+	}
+	if why != "" {
+		env.say("task %s: %s: no turn-end hook (%s); the screen ends each turn", t.ID, prof.Name, why)
+		return nil, nil, nil
+	}
+	if hl.Settings != nil {
+		if err := writeHookFile(hl.SettingsPath, hl.Settings); err != nil {
+			return nil, nil, fmt.Errorf("agent %s: write the hook settings %s: %w (check the state directory's permissions)", prof.Name, hl.SettingsPath, err)
+		}
+	}
+	hookEnv = hl.Env
+	if prof.Hook.EnvMergeJSON {
+		if hookEnv, err = profile.MergeJSONEnv(penv, hookEnv); err != nil {
+			return nil, nil, exit.Usagef("agent %s: runner's turn-end hook: %v (fix the variable, or run without runner's hook: --no-hook)", prof.Name, err)
+		}
+	}
+	return hl.Args, hookEnv, nil
 }
 
 // hookUnusable says why a hook's settings file at path would not be read

@@ -3,7 +3,8 @@
 // it, and one key per action.
 //
 //   - rows.go: the list as data (pure: a state in, rows out), table-tested.
-//   - model.go: the bubbletea model: keys, inputs, selection, bell.
+//   - model.go, keys.go: the bubbletea model: state, keys, inputs,
+//     selection, bell; preview.go: the selected pane, captured on demand.
 //   - view.go: rendering with lipgloss at any size (stacked below ~150
 //     columns, side by side above), NO_COLOR-safe (glyphs carry status).
 //   - feed.go: what wakes the view: the state directory through fsnotify

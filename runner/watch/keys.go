@@ -80,6 +80,11 @@ func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 	if t == nil {
 		return nil
 	}
+	return m.taskKey(k, t)
+}
+
+// taskKey is a key that acts on the selected task t.
+func (m *Model) taskKey(k tea.KeyPressMsg, t *state.Task) tea.Cmd {
 	switch k.String() {
 	case "enter":
 		if t.Tmux.Pane == "" {

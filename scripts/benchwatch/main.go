@@ -41,6 +41,15 @@ func main() {
 	}
 }
 
+// bench is one run: a private runner state, its tmux server (rc) and the
+// "terminal" server the view runs in (tc).
+type bench struct {
+	bin, proj string
+	env       []string
+	rc, tc    *tmuxctl.Client
+	span      time.Duration
+}
+
 func run(bin string, n int, span time.Duration) error {
 	ctx := context.Background()
 	work, err := os.MkdirTemp("/tmp", "rbw")
@@ -49,84 +58,122 @@ func run(bin string, n int, span time.Duration) error {
 	}
 	defer os.RemoveAll(work)
 	home := filepath.Join(work, "home")
-	sock, term := filepath.Join(work, "s"), filepath.Join(work, "t")
-	env := []string{"HOME=" + home, "XDG_STATE_HOME=" + home + "/.local/state", "XDG_CONFIG_HOME=" + home + "/.config",
-		"RUNNER_TMUX_SOCKET=" + sock, "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}
-	rc := tmuxctl.New(sock)
-	tc := tmuxctl.New(term)
-	defer rc.KillServer(ctx)
-	defer tc.KillServer(ctx)
-	proj := filepath.Join(home, "proj")
-	if err := os.MkdirAll(proj, 0o755); err != nil {
-		return err
-	}
-	runner := func(args ...string) (string, error) {
-		cmd := exec.Command(bin, args...)
-		cmd.Env, cmd.Dir = env, proj
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return "", fmt.Errorf("runner %s: %v: %s", strings.Join(args, " "), err, out)
-		}
-		return string(out), nil
-	}
-	if _, err := runner("project", "add", "bench", proj); err != nil {
-		return err
-	}
-	fmt.Printf("starting %d idle tasks…\n", n)
-	var lastStart time.Time
-	for i := range n {
-		lastStart = time.Now()
-		if _, err := runner("dispatch", "bench", "--agent", "sim", fmt.Sprintf("write f%d.txt x", i)); err != nil {
-			return err
-		}
-	}
-	panes, err := rc.ListPanes(ctx)
+	b := &bench{bin: bin, proj: filepath.Join(home, "proj"), span: span,
+		env: []string{"HOME=" + home, "XDG_STATE_HOME=" + home + "/.local/state", "XDG_CONFIG_HOME=" + home + "/.config",
+			"RUNNER_TMUX_SOCKET=" + filepath.Join(work, "s"), "PATH=" + os.Getenv("PATH"), "TERM=xterm-256color",
+			"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"},
+		rc: tmuxctl.New(filepath.Join(work, "s")), tc: tmuxctl.New(filepath.Join(work, "t"))}
+	defer b.rc.KillServer(ctx)
+	defer b.tc.KillServer(ctx)
+	lastStart, panes, err := b.startTasks(ctx, n)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("%d panes idle at their prompt\n", len(panes))
-	serverPID, err := rc.ServerPID(ctx)
+	serverPID, err := b.rc.ServerPID(ctx)
 	if err != nil {
 		return err
 	}
 	time.Sleep(2 * time.Second)
 
-	// watch
-	argv := []string{"new-session", "-d", "-s", "term", "-x", "160", "-y", "48"}
-	for _, kv := range env {
-		argv = append(argv, "-e", kv)
-	}
-	argv = append(argv, "exec "+tmuxctl.ShellQuote(bin)+" watch")
-	if _, err := tc.Command(ctx, argv...); err != nil {
-		return err
-	}
-	out, err := tc.Command(ctx, "display-message", "-p", "-t", "term", "#{pane_pid}")
+	young, settled, err := b.measureWatch(ctx, n, serverPID, lastStart)
 	if err != nil {
 		return err
 	}
-	watchPID, _ := strconv.Atoi(strings.TrimSpace(out))
-	if err := waitScreen(tc, fmt.Sprintf("✓ %d done", n), 20*time.Second); err != nil {
+	lat, err := b.latency(ctx, filepath.Join(home, ".local/state/runner"))
+	if err != nil {
 		return err
 	}
-	time.Sleep(5 * time.Second) // the first captures and the reconcile
-	measure := func() (watch, server time.Duration) {
-		w0, s0 := cpu(watchPID, true), cpu(serverPID, false)
-		time.Sleep(span)
-		return cpu(watchPID, true) - w0, cpu(serverPID, false) - s0
+	_ = b.tc.KillServer(ctx)
+	time.Sleep(2 * time.Second)
+	pollCPU, pollSrv, err := b.measurePoll(ctx, serverPID)
+	if err != nil {
+		return err
 	}
-	// Young tasks: their ages on screen change every second.
-	youngCPU, youngSrv := measure()
-	// Settled: every task older than a minute (ages change by the minute).
+
+	perMin := func(d time.Duration) float64 { return d.Seconds() * 60 / span.Seconds() }
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	wt, yt, pt := perMin(settled[0]+settled[1]), perMin(young[0]+young[1]), perMin(pollCPU+pollSrv)
+	fmt.Printf("%d idle tasks, %s each:\n", panes, span)
+	fmt.Printf("  runner watch, tasks > 1 min old:   %.3f CPU-s/min (watch %.3f + tmux server %.3f)  target <= 0.3\n", wt, perMin(settled[0]), perMin(settled[1]))
+	fmt.Printf("  runner watch, tasks < 1 min old:   %.3f CPU-s/min (watch %.3f + tmux server %.3f; ages tick every second)\n", yt, perMin(young[0]), perMin(young[1]))
+	fmt.Printf("  2 s pane polling:                  %.3f CPU-s/min (poller+tmux clients %.3f + tmux server %.3f)\n", pt, perMin(pollCPU), perMin(pollSrv))
+	fmt.Printf("  ratio watch/polling: %.2fx (tasks > 1 min), %.2fx (< 1 min)\n", wt/pt, yt/pt)
+	fmt.Printf("  state write -> on screen: median %s, max %s over %d probes (target <= 100ms; includes ~5 ms capture polling)\n",
+		lat[len(lat)/2].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond), len(lat))
+	return nil
+}
+
+// runner runs the runner binary in the bench's environment.
+func (b *bench) runner(args ...string) error {
+	cmd := exec.Command(b.bin, args...)
+	cmd.Env, cmd.Dir = b.env, b.proj
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("runner %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// startTasks dispatches n sim tasks, each done and idle at its prompt
+// after, and returns when the last started and how many panes there are.
+func (b *bench) startTasks(ctx context.Context, n int) (lastStart time.Time, panes int, err error) {
+	if err := os.MkdirAll(b.proj, 0o755); err != nil {
+		return lastStart, 0, err
+	}
+	if err := b.runner("project", "add", "bench", b.proj); err != nil {
+		return lastStart, 0, err
+	}
+	fmt.Printf("starting %d idle tasks…\n", n)
+	for i := range n {
+		lastStart = time.Now()
+		if err := b.runner("dispatch", "bench", "--agent", "sim", fmt.Sprintf("write f%d.txt x", i)); err != nil {
+			return lastStart, 0, err
+		}
+	}
+	list, err := b.rc.ListPanes(ctx)
+	fmt.Printf("%d panes idle at their prompt\n", len(list))
+	return lastStart, len(list), err
+}
+
+// measureWatch starts `runner watch` in a 160x48 terminal and measures
+// its CPU (with its reaped children) and the runner tmux server's for a
+// span twice: while the tasks are young, then once all are older than a
+// minute. Each result is {watch, server}.
+func (b *bench) measureWatch(ctx context.Context, n, serverPID int, lastStart time.Time) (young, settled [2]time.Duration, err error) {
+	argv := []string{"new-session", "-d", "-s", "term", "-x", "160", "-y", "48"}
+	for _, kv := range b.env {
+		argv = append(argv, "-e", kv)
+	}
+	argv = append(argv, "exec "+tmuxctl.ShellQuote(b.bin)+" watch")
+	if _, err := b.tc.Command(ctx, argv...); err != nil {
+		return young, settled, err
+	}
+	out, err := b.tc.Command(ctx, "display-message", "-p", "-t", "term", "#{pane_pid}")
+	if err != nil {
+		return young, settled, err
+	}
+	watchPID, _ := strconv.Atoi(strings.TrimSpace(out))
+	if err := waitScreen(b.tc, fmt.Sprintf("✓ %d done", n), 20*time.Second); err != nil {
+		return young, settled, err
+	}
+	time.Sleep(5 * time.Second) // the first captures and the reconcile
+	measure := func() [2]time.Duration {
+		w0, s0 := cpu(watchPID, true), cpu(serverPID, false)
+		time.Sleep(b.span)
+		return [2]time.Duration{cpu(watchPID, true) - w0, cpu(serverPID, false) - s0}
+	}
+	young = measure() // their ages on screen change every second
 	if wait := time.Until(lastStart.Add(65 * time.Second)); wait > 0 {
 		time.Sleep(wait)
 	}
-	watchCPU, watchSrv := measure()
+	return young, measure(), nil
+}
 
-	// latency: a probe task recorded durably, until the terminal shows it
-	store, err := state.Open(filepath.Join(home, ".local/state/runner"))
+// latency records 10 probe tasks durably, one at a time, and times each
+// until the terminal shows it.
+func (b *bench) latency(ctx context.Context, stateDir string) ([]time.Duration, error) {
+	store, err := state.Open(stateDir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var lat []time.Duration
 	for i := range 10 {
@@ -134,59 +181,47 @@ func run(bin string, n int, span time.Duration) error {
 		err := store.Update(ctx, func(st *state.State) error {
 			id := st.NewTaskID()
 			now := time.Now().UTC()
-			st.Tasks[id] = &state.Task{ID: id, Project: "bench", Dir: proj, Agent: "sim", Text: text,
+			st.Tasks[id] = &state.Task{ID: id, Project: "bench", Dir: b.proj, Agent: "sim", Text: text,
 				Status: state.StatusDone, Created: now, Ended: now,
 				History: []state.StatusChange{{Status: state.StatusDone, Time: now}}}
 			return nil
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		t0 := time.Now()
-		if err := waitScreen(tc, text, 10*time.Second); err != nil {
-			return err
+		if err := waitScreen(b.tc, text, 10*time.Second); err != nil {
+			return nil, err
 		}
 		lat = append(lat, time.Since(t0))
 		time.Sleep(300 * time.Millisecond)
 	}
-	_ = tc.KillServer(ctx)
+	return lat, nil
+}
 
-	// poll
-	time.Sleep(2 * time.Second)
-	var ru0 syscall.Rusage
+// measurePoll does what a TUI that refreshes every 2 s does (one
+// list-panes and a capture of every pane per tick) for a span, and
+// returns its CPU (with its tmux clients) and the tmux server's.
+func (b *bench) measurePoll(ctx context.Context, serverPID int) (poller, server time.Duration, err error) {
+	var ru0, ru1 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru0)
 	p0, q0 := selfCPU(), cpu(serverPID, false)
-	end := time.Now().Add(span)
-	for time.Now().Before(end) {
+	for end := time.Now().Add(b.span); time.Now().Before(end); {
 		tick := time.Now()
-		list, err := rc.ListPanes(ctx)
+		list, err := b.rc.ListPanes(ctx)
 		if err != nil {
-			return err
+			return 0, 0, err
 		}
 		for _, p := range list {
-			if _, err := rc.Capture(ctx, p.ID, tmuxctl.CaptureOptions{Escapes: true}); err != nil {
-				return err
+			if _, err := b.rc.Capture(ctx, p.ID, tmuxctl.CaptureOptions{Escapes: true}); err != nil {
+				return 0, 0, err
 			}
 		}
 		time.Sleep(2*time.Second - time.Since(tick))
 	}
-	var ru1 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru1)
-	pollCPU := selfCPU() - p0 + tv(ru1.Utime) + tv(ru1.Stime) - tv(ru0.Utime) - tv(ru0.Stime)
-	pollSrv := cpu(serverPID, false) - q0
-
-	perMin := func(d time.Duration) float64 { return d.Seconds() * 60 / span.Seconds() }
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	wt, pt := perMin(watchCPU+watchSrv), perMin(pollCPU+pollSrv)
-	fmt.Printf("%d idle tasks, %s each:\n", len(panes), span)
-	fmt.Printf("  runner watch, tasks > 1 min old:   %.3f CPU-s/min (watch %.3f + tmux server %.3f)  target <= 0.3\n", wt, perMin(watchCPU), perMin(watchSrv))
-	fmt.Printf("  runner watch, tasks < 1 min old:   %.3f CPU-s/min (watch %.3f + tmux server %.3f; ages tick every second)\n",
-		perMin(youngCPU+youngSrv), perMin(youngCPU), perMin(youngSrv))
-	fmt.Printf("  2 s pane polling:                  %.3f CPU-s/min (poller+tmux clients %.3f + tmux server %.3f)\n", pt, perMin(pollCPU), perMin(pollSrv))
-	fmt.Printf("  ratio watch/polling: %.2fx (tasks > 1 min), %.2fx (< 1 min)\n", wt/pt, perMin(youngCPU+youngSrv)/pt)
-	fmt.Printf("  state write -> on screen: median %s, max %s over %d probes (target <= 100ms; includes ~5 ms capture polling)\n",
-		lat[len(lat)/2].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond), len(lat))
-	return nil
+	poller = selfCPU() - p0 + tv(ru1.Utime) + tv(ru1.Stime) - tv(ru0.Utime) - tv(ru0.Stime)
+	return poller, cpu(serverPID, false) - q0, nil
 }
 
 // cpu returns the CPU time of pid (with its reaped children when
