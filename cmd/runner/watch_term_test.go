@@ -113,7 +113,7 @@ func cmdWatchCap(ts *testscript.TestScript, neg bool, args []string) {
 
 var (
 	taskIDRe = regexp.MustCompile(`t_[0-9a-z]{8}`)
-	ageRe    = regexp.MustCompile(` [ \d]{2}\d[smhd] `)
+	ageRe    = regexp.MustCompile(` (?:[ \d]{2}\d[smhd]| <1m) `)
 )
 
 func maskScreen(s string) string {

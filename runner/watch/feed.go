@@ -141,38 +141,29 @@ func (f *feed) capture(ctx context.Context, id, pane string) tea.Cmd {
 	}
 }
 
-// clock wakes the view when the next age on screen changes, but not
-// more often than its unit allows: ages in seconds tick once a second
-// (whatever the rows' phases), coarser ones at most every 10 s (a "4m"
-// may show up to 10 s late), and at least every ReconcileEvery. Without
-// the floor, 50 rows whose minutes turn at 50 different instants would
-// wake the view 50 times a minute.
+// clock wakes the view when the next age on screen changes, at most
+// every 10 s (a "4m" may show up to 10 s late: without the floor, 50
+// rows whose minutes turn at 50 different instants would wake the view
+// 50 times a minute) and at least every ReconcileEvery.
 func clock(now time.Time, rows []Row) tea.Cmd {
-	next, floor := ReconcileEvery, 10*time.Second
+	next := ReconcileEvery
 	for _, r := range rows {
-		if r.Task == nil {
-			continue
+		if r.Task != nil {
+			next = min(next, untilAgeChanges(now.Sub(r.Since)))
 		}
-		age := now.Sub(r.Since)
-		if age < time.Minute {
-			floor = time.Second
-		}
-		next = min(next, untilAgeChanges(age))
 	}
-	return tea.Tick(max(next, floor), func(t time.Time) tea.Msg { return clockMsg(t) })
+	return tea.Tick(max(next, 10*time.Second), func(t time.Time) tea.Msg { return clockMsg(t) })
 }
 
-// untilAgeChanges is how long until runner.Age of an age d shows
-// another value.
+// untilAgeChanges is how long until the age shown for d (see age)
+// changes.
 func untilAgeChanges(d time.Duration) time.Duration {
-	unit := time.Second
+	unit := time.Minute
 	switch {
 	case d >= 48*time.Hour:
 		unit = 24 * time.Hour
 	case d >= time.Hour:
 		unit = time.Hour
-	case d >= time.Minute:
-		unit = time.Minute
 	}
 	if d < 0 {
 		return time.Second

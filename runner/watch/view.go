@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"path/filepath"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -14,6 +15,16 @@ import (
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 )
+
+// age is runner.Age with everything under a minute shown as "<1m": a
+// live view needs no seconds, and ticking them would redraw every young
+// row once a second.
+func age(now, since time.Time) string {
+	if d := now.Sub(since); d >= 0 && d < time.Minute {
+		return "<1m"
+	}
+	return runner.Age(now, since)
+}
 
 // wideFrom is the width from which the list and the preview stand side
 // by side; below it the preview goes under the list.
@@ -172,7 +183,7 @@ func (m *Model) rowLines(r Row, w int) []string {
 	}
 	agentW := 8
 	head := fmt.Sprintf("%s %s%s %-9s %-11s %4s %-*s ", cursor, indent, glyphs[t.Status], t.ID, t.Status,
-		runner.Age(m.now, r.Since), agentW, textutil.ClipRunes(t.Agent, agentW))
+		age(m.now, r.Since), agentW, textutil.ClipRunes(t.Agent, agentW))
 	rest := textutil.FirstLine(t.Text)
 	switch {
 	case t.Status == state.StatusNeedsInput && t.Question != "":

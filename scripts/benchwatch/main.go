@@ -95,7 +95,7 @@ func run(bin string, n int, span time.Duration) error {
 	wt, yt, pt := perMin(settled[0]+settled[1]), perMin(young[0]+young[1]), perMin(pollCPU+pollSrv)
 	fmt.Printf("%d idle tasks, %s each:\n", panes, span)
 	fmt.Printf("  runner watch, tasks > 1 min old:   %.3f CPU-s/min (watch %.3f + tmux server %.3f)  target <= 0.3\n", wt, perMin(settled[0]), perMin(settled[1]))
-	fmt.Printf("  runner watch, tasks < 1 min old:   %.3f CPU-s/min (watch %.3f + tmux server %.3f; ages tick every second)\n", yt, perMin(young[0]), perMin(young[1]))
+	fmt.Printf("  runner watch, tasks < 1 min old:   %.3f CPU-s/min (watch %.3f + tmux server %.3f)\n", yt, perMin(young[0]), perMin(young[1]))
 	fmt.Printf("  2 s pane polling:                  %.3f CPU-s/min (poller+tmux clients %.3f + tmux server %.3f)\n", pt, perMin(pollCPU), perMin(pollSrv))
 	fmt.Printf("  ratio watch/polling: %.2fx (tasks > 1 min), %.2fx (< 1 min)\n", wt/pt, yt/pt)
 	fmt.Printf("  state write -> on screen: median %s, max %s over %d probes (target <= 100ms; includes ~5 ms capture polling)\n",
@@ -161,7 +161,7 @@ func (b *bench) measureWatch(ctx context.Context, n, serverPID int, lastStart ti
 		time.Sleep(b.span)
 		return [2]time.Duration{cpu(watchPID, true) - w0, cpu(serverPID, false) - s0}
 	}
-	young = measure() // their ages on screen change every second
+	young = measure() // tasks that finished in the last minute
 	if wait := time.Until(lastStart.Add(65 * time.Second)); wait > 0 {
 		time.Sleep(wait)
 	}
