@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/runner-cli/runner/internal/mockapi"
@@ -65,7 +66,7 @@ func TestRealAgentsShadow(t *testing.T) {
 				t.Errorf("%s shadow: err %v, answer %q, stderr %q", cli, res.err, res.answer, res.stderr)
 			}
 			res = runShadow(t.Context(), env, task, prof, AskPrompt(task, "", "the user", "please do the WRITE-TURN"), 3*time.Minute)
-			t.Logf("%s shadow asked to write: err %v, answer %q", cli, res.err, clip(res.answer, 300))
+			t.Logf("%s shadow asked to write: err %v, answer %q", cli, res.err, messaging.OneLine(res.answer, 300))
 			sawTool, offered := false, false
 			for _, r := range srv.Requests() {
 				sawTool = sawTool || strings.HasPrefix(r.Reply, "tool: ")

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 
@@ -93,8 +94,8 @@ type Config struct {
 // Awareness configures the block about other tasks that is delivered to an
 // agent before its task.
 type Awareness struct {
-	// Mode is AwarenessProject, AwarenessAll or AwarenessOff.
-	Mode AwarenessMode `json:"mode"`
+	// Mode is messaging.AwarenessProject, messaging.AwarenessAll or messaging.AwarenessOff.
+	Mode messaging.AwarenessMode `json:"mode"`
 	// MaxChars bounds the block's length.
 	MaxChars int `json:"max_chars"`
 }
@@ -133,7 +134,7 @@ func DefaultConfig() *Config {
 		Idle:               profile.Duration{Duration: DefaultIdle},
 		Settle:             profile.Duration{Duration: DefaultSettle},
 		Retention:          profile.Duration{Duration: 24 * time.Hour},
-		Awareness:          Awareness{Mode: AwarenessProject, MaxChars: 1500},
+		Awareness:          Awareness{Mode: messaging.AwarenessProject, MaxChars: 1500},
 		NotifyTimeout:      profile.Duration{Duration: 10 * time.Second},
 		NotifyTmux:         true,
 		ModelAliases:       DefaultModelAliases(),
@@ -255,9 +256,9 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 		}
 	}
 	switch c.Awareness.Mode {
-	case AwarenessProject, AwarenessAll, AwarenessOff:
+	case messaging.AwarenessProject, messaging.AwarenessAll, messaging.AwarenessOff:
 	default:
-		return fmt.Errorf("awareness.mode: %q is not one of %s|%s|%s", c.Awareness.Mode, AwarenessProject, AwarenessAll, AwarenessOff)
+		return fmt.Errorf("awareness.mode: %q is not one of %s|%s|%s", c.Awareness.Mode, messaging.AwarenessProject, messaging.AwarenessAll, messaging.AwarenessOff)
 	}
 	if c.Awareness.MaxChars <= 0 {
 		return fmt.Errorf("awareness.max_chars: %d: must be more than 0 (use \"mode\": \"off\" for no block)", c.Awareness.MaxChars)

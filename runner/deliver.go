@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
@@ -27,8 +28,8 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 	}
 	t := st.Task(s.id)
 	payload := text
-	if first && s.set.Awareness != AwarenessOff && !s.prof.NoAwareness {
-		if block := RenderAwareness(st, t, AwarenessOptions{Mode: s.set.Awareness, MaxChars: s.set.AwarenessMax, Now: env.now()}); block != "" {
+	if first && s.set.Awareness != messaging.AwarenessOff && !s.prof.NoAwareness {
+		if block := messaging.RenderAwareness(st, t, messaging.AwarenessOptions{Mode: s.set.Awareness, MaxChars: s.set.AwarenessMax, Now: env.now()}); block != "" {
 			payload = block + "\n" + text
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -59,23 +60,23 @@ func (e *Env) say(format string, args ...any) {
 // RunSettings are the dispatch options a supervisor needs; they are stored
 // with the task so a detached or resumed supervisor behaves the same.
 type RunSettings struct {
-	Timeout         time.Duration     `json:"timeout"`
-	ReadyTimeout    time.Duration     `json:"ready_timeout"`
-	Settle          time.Duration     `json:"settle"`         // from --settle; 0: the profile's, else DefaultSettle
-	DefaultSettle   time.Duration     `json:"default_settle"` // the config's settle
-	Idle            time.Duration     `json:"idle"`
-	YesTrust        bool              `json:"yes_trust,omitempty"`
-	WaitInput       bool              `json:"wait_input,omitempty"`
-	ApproveRules    []string          `json:"approve_rules,omitempty"`
-	Commit          bool              `json:"commit,omitempty"`
-	CommitBranch    bool              `json:"commit_branch,omitempty"`
-	CommitAll       bool              `json:"commit_all,omitempty"`
-	Notify          []string          `json:"notify,omitempty"`
-	NotifyTimeout   time.Duration     `json:"notify_timeout,omitempty"`
-	Awareness       AwarenessMode     `json:"awareness,omitempty"`
-	AwarenessMax    int               `json:"awareness_max,omitempty"`
-	Detached        bool              `json:"detached,omitempty"`
-	ProfileOverride map[string]string `json:"-"`
+	Timeout         time.Duration           `json:"timeout"`
+	ReadyTimeout    time.Duration           `json:"ready_timeout"`
+	Settle          time.Duration           `json:"settle"`         // from --settle; 0: the profile's, else DefaultSettle
+	DefaultSettle   time.Duration           `json:"default_settle"` // the config's settle
+	Idle            time.Duration           `json:"idle"`
+	YesTrust        bool                    `json:"yes_trust,omitempty"`
+	WaitInput       bool                    `json:"wait_input,omitempty"`
+	ApproveRules    []string                `json:"approve_rules,omitempty"`
+	Commit          bool                    `json:"commit,omitempty"`
+	CommitBranch    bool                    `json:"commit_branch,omitempty"`
+	CommitAll       bool                    `json:"commit_all,omitempty"`
+	Notify          []string                `json:"notify,omitempty"`
+	NotifyTimeout   time.Duration           `json:"notify_timeout,omitempty"`
+	Awareness       messaging.AwarenessMode `json:"awareness,omitempty"`
+	AwarenessMax    int                     `json:"awareness_max,omitempty"`
+	Detached        bool                    `json:"detached,omitempty"`
+	ProfileOverride map[string]string       `json:"-"`
 
 	// NoTmuxMessage turns off the tmux display-message in the project's
 	// session when the task ends or needs input (config notify_tmux).
@@ -151,7 +152,7 @@ func (env *Env) setStatus(ctx context.Context, id string, s state.Status, reason
 		}
 		if s.IsTerminal() && s != state.StatusDone {
 			// Its queue can never be delivered now.
-			dropped = dropQueue(st, id, env.now(), fmt.Sprintf("task %s ended %s before taking it", id, s))
+			dropped = messaging.DropQueue(st, id, env.now(), fmt.Sprintf("task %s ended %s before taking it", id, s))
 		}
 		return nil
 	})

@@ -8,10 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
@@ -43,7 +42,7 @@ func (s *supervisor) claimMessages(ctx context.Context) ([]*state.Message, error
 		if t.Status.IsTerminal() {
 			return nil // cancelled meanwhile: nothing to deliver
 		}
-		stale = failStaleClaims(st, s.id, env.now(), "")
+		stale = messaging.FailStaleClaims(st, s.id, env.now(), "")
 		size := 0
 		hops := 0
 		var ids []string
@@ -114,7 +113,7 @@ func (s *supervisor) messageTurn(ctx context.Context) error {
 		return &errOutcome{outcome{status: state.StatusDone, reason: "no messages left to deliver"}}
 	}
 	s.env.say("task %s: delivering %d message(s)", s.id, len(batch))
-	if err := s.deliver(ctx, RenderMessages(batch), false); err != nil {
+	if err := s.deliver(ctx, messaging.Prompt(batch), false); err != nil {
 		s.settleMessages(ctx, batch, state.MessageFailed, "the prompt was not confirmed: "+err.Error())
 		return err
 	}
@@ -170,75 +169,9 @@ func (s *supervisor) waitIdlePrompt(ctx context.Context) error {
 	}
 }
 
-// RenderMessages is the prompt that carries a batch of messages: a header
-// per message (id, sender, type) and its text, then how to answer. The
-// first line names the first message's id, so the delivery check can tell
-// this prompt from an earlier one.
-func RenderMessages(batch []*state.Message) string {
-	var b strings.Builder
-	var senders []string
-	for i, m := range batch {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(&b, "Message %s from %s (%s", m.ID, describeSender(m.From), m.Type)
-		if len(batch) > 1 {
-			fmt.Fprintf(&b, ", %d of %d", i+1, len(batch))
-		}
-		if m.Merged > 0 {
-			fmt.Fprintf(&b, ", %d repeats merged", m.Merged)
-		}
-		b.WriteString("):\n")
-		b.WriteString(strings.TrimRight(m.Text, "\n"))
-		b.WriteString("\n")
-		if m.From != state.SenderUser && !slices.Contains(senders, m.From) {
-			senders = append(senders, m.From)
-		}
-	}
-	if len(senders) > 0 {
-		fmt.Fprintf(&b, "\n(runner: answer a task with 'runner msg %s TEXT' if it needs an answer)\n", senders[0])
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-func describeSender(from string) string {
-	if from == state.SenderUser {
-		return "the user"
-	}
-	return "task " + from
-}
-
 // journalDropped records messages dropped or failed, with their reason.
 func (env *Env) journalDropped(ctx context.Context, msgs []*state.Message) {
 	for _, m := range msgs {
 		env.journalMessage(ctx, env.now(), string(m.Status), m, m.Reason)
 	}
-}
-
-// dropQueue is what becomes of a task's queue when the task ends other
-// than done: its pending messages are dropped, and messages left
-// delivering by a supervisor that is gone are failed (they may or may not
-// have been typed in; they are never typed again). A live supervisor
-// settles its own batch.
-func dropQueue(st *state.State, id string, now time.Time, reason string) []*state.Message {
-	return append(st.DropPending(id, now, reason), failStaleClaims(st, id, now, reason)...)
-}
-
-// failStaleClaims fails the messages to task id left delivering by a
-// supervisor that is gone (they may or may not have been typed in; they are
-// never typed again) and returns them; why, if given, is added to the
-// reason.
-func failStaleClaims(st *state.State, id string, now time.Time, why string) []*state.Message {
-	var out []*state.Message
-	for _, m := range st.MessagesFor(id, state.MessageDelivering) {
-		if m.ClaimedBy != os.Getpid() && !processAlive(m.ClaimedBy) {
-			reason := fmt.Sprintf("its delivery by supervisor %d was interrupted", m.ClaimedBy)
-			if why != "" {
-				reason += " and " + why
-			}
-			m.SetMessageStatus(state.MessageFailed, now, reason)
-			out = append(out, m)
-		}
-	}
-	return out
 }

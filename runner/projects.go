@@ -227,15 +227,6 @@ func (p ProjectRef) String() string {
 	return p.Dir
 }
 
-// SameProject reports whether two tasks are in the same project: the same
-// registered name when both have one, else the same directory.
-func SameProject(a, b *state.Task) bool {
-	if a.Project != "" && b.Project != "" {
-		return a.Project == b.Project
-	}
-	return a.Dir != "" && a.Dir == b.Dir
-}
-
 // ProjectLabel names a task's project for people and agents: its
 // registered name, or its directory.
 func ProjectLabel(t *state.Task) string {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -81,7 +82,7 @@ func reconcile(ctx context.Context, env *Env, wantPanes bool) (*state.State, []t
 			}
 			_ = t.SetStatus(c.status, env.now(), c.reason)
 			if c.status.IsTerminal() {
-				dropped = append(dropped, dropQueue(s, c.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", c.id, c.status))...)
+				dropped = append(dropped, messaging.DropQueue(s, c.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", c.id, c.status))...)
 			}
 		}
 		st = s

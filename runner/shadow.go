@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -83,7 +84,7 @@ func stderrNote(s string) string {
 	if s == "" {
 		return ""
 	}
-	return ": " + clip(s, 300)
+	return ": " + messaging.OneLine(s, 300)
 }
 
 // shadowEnv is the caller's environment without the variables that say
@@ -130,7 +131,7 @@ func AskPrompt(t *state.Task, transcriptTail, asker, question string) string {
 	var turns []string
 	size := 0
 	for i := len(t.Turns) - 1; i >= 0; i-- {
-		l := t.Turns[i].Time.UTC().Format("15:04:05") + " " + clip(t.Turns[i].Summary, 200)
+		l := t.Turns[i].Time.UTC().Format("15:04:05") + " " + messaging.OneLine(t.Turns[i].Summary, 200)
 		if size+len(l)+3 > askTurnsMax {
 			break
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
@@ -174,7 +175,7 @@ func (s *supervisor) recordTurnEnd(ctx, parent context.Context, o outcome, tt tu
 			}
 		}
 		if o.status != state.StatusDone {
-			dropped = dropQueue(st, s.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", s.id, o.status))
+			dropped = messaging.DropQueue(st, s.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", s.id, o.status))
 		}
 		err := t.SetStatus(o.status, env.now(), o.reason)
 		c := *t

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/messaging"
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/agentsim"
@@ -160,7 +161,7 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 	}
 	awareness := cfg.Awareness.Mode
 	if f.awareness != "" {
-		m, err := runner.ParseAwarenessMode(f.awareness)
+		m, err := messaging.ParseAwarenessMode(f.awareness)
 		if err != nil {
 			return exit.Usagef("--awareness: %v", err)
 		}

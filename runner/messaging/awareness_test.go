@@ -1,7 +1,9 @@
-package runner
+package messaging
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -27,7 +30,7 @@ func golden(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(p)
 	if err != nil {
-		t.Fatalf("%v (run 'go test ./runner -run Awareness -update' to create it)", err)
+		t.Fatalf("%v (run 'go test ./runner/messaging -run Awareness -update' to create it)", err)
 	}
 	if got != string(want) {
 		t.Errorf("%s differs from the golden file:\n--- got ---\n%s--- want ---\n%s", p, got, want)
@@ -157,7 +160,7 @@ func TestAwarenessCapCountsEveryTask(t *testing.T) {
 	shown := strings.Count(got, "\n- ")
 	var more int
 	lines := strings.Split(strings.TrimSpace(got), "\n")
-	if _, err := fmtSscanf(lines[len(lines)-1], "+%d more", &more); err != nil || shown+more != 200 {
+	if _, err := fmt.Sscanf(lines[len(lines)-1], "+%d more", &more); err != nil || shown+more != 200 {
 		t.Fatalf("shown %d + more %d != 200 (last line %q)", shown, more, lines[len(lines)-1])
 	}
 }
@@ -168,7 +171,7 @@ func TestParseAwarenessMode(t *testing.T) {
 			t.Errorf("ParseAwarenessMode(%q) = %q, %v", s, m, err)
 		}
 	}
-	if _, err := ParseAwarenessMode("some"); !errorsIsUsage(err) {
+	if _, err := ParseAwarenessMode("some"); !errors.Is(err, exit.ErrUsage) {
 		t.Errorf("ParseAwarenessMode(some) = %v, want a usage error", err)
 	}
 }

@@ -1,4 +1,4 @@
-package runner
+package messaging
 
 import (
 	"fmt"
@@ -168,7 +168,7 @@ func awarenessOthers(st *state.State, self *state.Task, mode AwarenessMode, fami
 			continue
 		}
 		switch {
-		case SameProject(t, self):
+		case sameProject(t, self):
 			same = append(same, t)
 		case mode == AwarenessAll:
 			other = append(other, t)
@@ -185,12 +185,12 @@ func awarenessEntry(t *state.Task, now time.Time) string {
 		start = t.Created
 	}
 	e := fmt.Sprintf("- %s %s %s %s %s: %s\n", t.ID, awareProject(t), cell(t.Agent), t.Status,
-		shortDuration(now.Sub(start)), clip(textutil.FirstLine(t.Text), awarenessLineMax))
+		shortDuration(now.Sub(start)), OneLine(textutil.FirstLine(t.Text), awarenessLineMax))
 	if t.Branch != "" {
 		e += "  works on branch " + t.Branch + " (its own worktree)\n"
 	}
 	if turn := t.LastTurn(); turn != "" {
-		e += "  latest: " + clip(turn, awarenessLineMax) + "\n"
+		e += "  latest: " + OneLine(turn, awarenessLineMax) + "\n"
 	}
 	return e
 }
@@ -219,7 +219,7 @@ func awareProject(t *state.Task) string {
 	if t.Project != "" || t.Dir == "" {
 		return cell(t.Project)
 	}
-	d := clip(t.Dir, len(t.Dir)+1)
+	d := OneLine(t.Dir, len(t.Dir)+1)
 	if r := []rune(d); len(r) > 40 {
 		d = "…" + string(r[len(r)-39:])
 	}
@@ -228,11 +228,14 @@ func awareProject(t *state.Task) string {
 
 // cell is s as one clean awareness cell of at most 40 characters, "-"
 // when empty.
-func cell(s string) string { return textutil.OrDash(clip(s, 40)) }
+func cell(s string) string { return textutil.OrDash(OneLine(s, 40)) }
 
 // clip makes s one clean line of at most n characters, ending in "…" when
 // cut.
-func clip(s string, n int) string {
+// OneLine makes s one line of at most n runes for a prompt or a table:
+// escape sequences stripped, control characters as spaces, runs of white
+// space as one space, clipped with "…".
+func OneLine(s string, n int) string {
 	s = tmuxctl.StripEscapes(s)
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || r == utf8.RuneError {
@@ -257,4 +260,13 @@ func shortDuration(d time.Duration) string {
 		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 	}
 	return fmt.Sprintf("%dd%02dh", int(d.Hours())/24, int(d.Hours())%24)
+}
+
+// sameProject reports whether two tasks are in the same project: the same
+// registered name when both have one, else the same directory.
+func sameProject(a, b *state.Task) bool {
+	if a.Project != "" && b.Project != "" {
+		return a.Project == b.Project
+	}
+	return a.Dir != "" && a.Dir == b.Dir
 }
