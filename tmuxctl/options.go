@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/runner-cli/runner/internal/transport"
 )
 
 // KillPane kills one pane.
@@ -107,10 +109,9 @@ func (c *Client) StopPipe(ctx context.Context, pane string) error {
 	return nil
 }
 
-// ShellQuote quotes s as one POSIX shell word.
-func ShellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// ShellQuote quotes s as one POSIX shell word (transport.Quote: one
+// implementation for local and remote shells).
+func ShellQuote(s string) string { return transport.Quote(s) }
 
 // AttachArgv returns the command that attaches the user's terminal to
 // target (a session "=name" or a pane "%N"): attach-session, or

@@ -18,7 +18,9 @@ var runsTmux = regexp.MustCompile(`(exec\.Command(Context)?|syscall\.Exec|exec\.
 // TestOnlyTmuxctlRunsTmux keeps tmux invocations out of every other
 // package's code (DESIGN.md: tmuxctl is the only code that runs tmux), and
 // keeps tmuxctl a leaf: it imports no other package of the module. Tests
-// elsewhere may run tmux to check what the runner did.
+// elsewhere may run tmux to check what the runner did. The one import
+// allowed is internal/transport (the shell quoting shared with remote
+// hosts), itself a leaf.
 func TestOnlyTmuxctlRunsTmux(t *testing.T) {
 	root, err := filepath.Abs("..")
 	if err != nil {
@@ -70,8 +72,34 @@ func TestOnlyTmuxctlRunsTmux(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, imp := range af.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "github.com/runner-cli/runner") && p != transportPkg {
+				t.Errorf("%s imports %s: tmuxctl is a leaf (but for %s)", f, p, transportPkg)
+			}
+		}
+	}
+}
+
+const transportPkg = "github.com/runner-cli/runner/internal/transport"
+
+// TestTransportIsLeaf: what tmuxctl may import imports nothing of the
+// module.
+func TestTransportIsLeaf(t *testing.T) {
+	files, err := filepath.Glob("../internal/transport/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("glob: %v %v", files, err)
+	}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range af.Imports {
 			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "github.com/runner-cli/runner") {
-				t.Errorf("%s imports %s: tmuxctl is a leaf", f, p)
+				t.Errorf("%s imports %s: internal/transport must be a leaf", f, p)
 			}
 		}
 	}

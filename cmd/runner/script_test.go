@@ -19,6 +19,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/runner-cli/runner/internal/sshtest"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -106,6 +107,9 @@ func scriptParams(t *testing.T) testscript.Params {
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
+			if cond == "sshd" {
+				return sshtest.Sshd() != "" || os.Getenv("CI") != "", nil
+			}
 			if name, ok := strings.CutPrefix(cond, "exec:"); ok {
 				_, err := exec.LookPath(name)
 				return err == nil, nil
@@ -136,6 +140,7 @@ func scriptParams(t *testing.T) testscript.Params {
 			"waitprocess": cmdWaitProcess,
 			"waitclient":  cmdWaitClient,
 			"ttytype":     cmdTTYType,
+			"sshd":        cmdSSHD,
 		},
 	}
 }

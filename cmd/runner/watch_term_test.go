@@ -12,6 +12,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/runner-cli/runner/internal/sshtest"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
@@ -182,4 +183,25 @@ func cmdWaitClient(ts *testscript.TestScript, neg bool, args []string) {
 			return c.Command(ctx, "list-clients", "-F", "#{client_session}")
 		},
 		func(s string) bool { return slices.Contains(strings.Fields(s), args[0]) })
+}
+
+// cmdSSHD: sshd starts a real OpenSSH server on 127.0.0.1 for the script
+// (stopped at its end) and sets $SSH_CONFIG to a client config that
+// reaches it as the host alias "loop". Scripts guard it with
+// [!sshd] skip: the condition holds when sshd is installed, and always
+// under CI (which installs it), so there a missing sshd fails.
+func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 0 {
+		ts.Fatalf("usage: sshd")
+	}
+	bin := sshtest.Sshd()
+	if bin == "" {
+		ts.Fatalf("sshd not installed (apt-get install openssh-server; CI installs it: see .ci/run)")
+	}
+	dir, err := os.MkdirTemp("/tmp", "sshd")
+	ts.Check(err)
+	srv, err := sshtest.StartIn(bin, dir)
+	ts.Check(err)
+	ts.Defer(func() { srv.Stop(); os.RemoveAll(dir) })
+	ts.Setenv("SSH_CONFIG", srv.Config)
 }

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/state"
+)
+
+func (a *app) newHostCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "host",
+		Short: "Register the machines runner reaches over ssh",
+		Long: `A host is a machine runner reaches with your own ssh (your ~/.ssh/config,
+agent, keys and known hosts apply): nothing of runner's runs there but tmux, git
+and the agent CLIs (and, optionally, a runner binary for the sim agent and
+turn-end hooks). One connection per host is shared by all of runner's commands
+(OpenSSH ControlMaster, its socket under the state directory).
+
+Names use a-z, 0-9, '.', '_' and '-' (at most 64, starting with a letter or digit).`,
+		Args: args(cobra.NoArgs),
+	}
+	cmd.AddCommand(a.newHostAddCmd(), a.newHostListCmd(), a.newHostRmCmd(), a.newHostCheckCmd())
+	return cmd
+}
+
+type hostAddOptions struct {
+	sshArgs []string
+	runner  string
+	asJSON  bool
+}
+
+func (a *app) newHostAddCmd() *cobra.Command {
+	var opts hostAddOptions
+	cmd := &cobra.Command{
+		Use:   "add NAME DESTINATION [--ssh-arg ARG]... [--runner PATH]",
+		Short: "Register a host: DESTINATION is what ssh takes (user@machine, an alias of ~/.ssh/config)",
+		Long: `Register a host. DESTINATION is what ssh takes: user@machine, machine, or an alias
+of your ~/.ssh/config. --ssh-arg passes one argument to ssh before it (repeat it:
+--ssh-arg -p --ssh-arg 2222). --runner names the absolute path of a runner
+binary on the host. Nothing is contacted: 'runner host check NAME' does that.`,
+		Args: args(cobra.ExactArgs(2)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			s, err := a.openStore()
+			if err != nil {
+				return err
+			}
+			h, err := runner.AddHost(cmd.Context(), s, state.Host{Name: argv[0], Destination: argv[1], SSHArgs: opts.sshArgs, Runner: opts.runner})
+			if err != nil {
+				return err
+			}
+			if opts.asJSON {
+				return a.printJSON(h)
+			}
+			fmt.Fprintf(a.out, "added host %s: %s (check it with 'runner host check %s')\n", h.Name, sshLine(&h), h.Name)
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&opts.sshArgs, "ssh-arg", nil, "an argument for ssh, before the destination (repeatable)")
+	cmd.Flags().StringVar(&opts.runner, "runner", "", "absolute path of a runner binary on the host")
+	a.jsonFlag(cmd, &opts.asJSON, "print the host as JSON")
+	return cmd
+}
+
+// sshLine is the ssh command line a host stands for.
+func sshLine(h *state.Host) string {
+	return strings.Join(append(append([]string{"ssh"}, h.SSHArgs...), h.Destination), " ")
+}
+
+func (a *app) newHostListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "list",
+		Aliases: []string{"ls"},
+		Short:   "List the registered hosts",
+		Args:    args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := a.openStore()
+			if err != nil {
+				return err
+			}
+			hosts, err := runner.HostList(cmd.Context(), s)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return a.printJSON(hosts)
+			}
+			if len(hosts) == 0 {
+				fmt.Fprintln(a.out, "no hosts (add one with 'runner host add NAME user@machine')")
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tSSH\tRUNNER")
+			for _, h := range hosts {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", h.Name, sshLine(h), textutil.OrDash(h.Runner))
+			}
+			return tw.Flush()
+		},
+	}
+	a.jsonFlag(cmd, &asJSON)
+	return cmd
+}
+
+func (a *app) newHostRmCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rm NAME",
+		Short: "Unregister a host (nothing on it is touched)",
+		Args:  args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			s, err := a.openStore()
+			if err != nil {
+				return err
+			}
+			h, err := runner.RemoveHost(cmd.Context(), s, argv[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.out, "removed host %s (%s)\n", h.Name, h.Destination)
+			return nil
+		},
+	}
+	return cmd
+}
+
+func (a *app) newHostCheckCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "check NAME [--json]",
+		Short: "Contact a host: ssh, tmux, git, the agent CLIs and runner there, with fixes",
+		Long: `check reaches the host with ssh (never prompting: keys come from your agent or
+config) and reports the connection's times, the tmux and git versions there,
+which agent CLIs of your profiles are installed, and the runner binary named with
+--runner, with a fix for each problem.
+
+Exit status: 0 when the host can run tasks (ssh, tmux and git work), 1 when it
+cannot (unreachable, or tmux or git missing), 2 for an unknown host.`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			env, _, err := a.runnerEnv(false)
+			if err != nil {
+				return err
+			}
+			h, err := runner.GetHost(cmd.Context(), env.Store, argv[0])
+			if err != nil {
+				return err
+			}
+			var agents []string
+			for _, p := range env.Profiles {
+				if len(p.Command) > 0 && p.Command[0] != "runner" && !strings.Contains(p.Command[0], "/") && !slices.Contains(agents, p.Command[0]) {
+					agents = append(agents, p.Command[0])
+				}
+			}
+			rep, cerr := runner.CheckHost(cmd.Context(), env.Store, h, agents)
+			if cerr != nil && !errors.Is(cerr, runner.ErrHostUnreachable) {
+				return cerr
+			}
+			if asJSON {
+				if err := a.printJSON(rep); err != nil {
+					return err
+				}
+			} else {
+				printHostReport(a, &rep)
+			}
+			switch {
+			case cerr != nil:
+				return cerr
+			case rep.Tmux == "" || rep.Git == "":
+				return fmt.Errorf("host %s cannot run tasks: tmux or git is missing there (see the problems above)", h.Name)
+			}
+			return nil
+		},
+	}
+	a.jsonFlag(cmd, &asJSON)
+	return cmd
+}
+
+func printHostReport(a *app, r *runner.HostReport) {
+	w := a.out
+	if !r.Reachable {
+		fmt.Fprintf(w, "host %s (%s): unreachable\n  ssh: %s\n", r.Host, r.Destination, r.Error)
+	} else {
+		fmt.Fprintf(w, "host %s (%s): reachable, first command %s, then %s per command over the shared connection\n",
+			r.Host, r.Destination, r.Connect.Round(time.Millisecond), r.RoundTrip.Round(100*time.Microsecond))
+		fmt.Fprintf(w, "  tmux:   %s\n  git:    %s\n  runner: %s\n", textutil.OrDash(r.Tmux), textutil.OrDash(r.Git), textutil.OrDash(r.Runner))
+		var have, missing []string
+		for name, path := range r.Agents {
+			if path != "" {
+				have = append(have, name+" ("+path+")")
+			} else {
+				missing = append(missing, name)
+			}
+		}
+		sort.Strings(have)
+		sort.Strings(missing)
+		fmt.Fprintf(w, "  agents: %s; not installed: %s\n", textutil.OrDash(strings.Join(have, ", ")), textutil.OrDash(strings.Join(missing, ", ")))
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "  problem: %s\n", p)
+	}
+}

@@ -1,0 +1,124 @@
+// Package transport runs a command on this machine or on another one
+// through the system's OpenSSH client, so the user's ~/.ssh/config, agent,
+// keys and known hosts apply as they do in their shell.
+//
+// An argv crosses to a remote machine as one string that its login shell
+// splits again: Quote and Join are the one place where that string is
+// made, every word single-quoted, so no byte of user text (a task, a
+// path, a message) is ever read by that shell as syntax.
+//
+// SSH keeps one connection per host (OpenSSH ControlMaster with
+// ControlPersist and a control socket in a directory of runner's), so a
+// command costs a round trip, not a handshake; a master that dropped is
+// replaced by the next command.
+package transport
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Transport makes the command that runs argv where it stands for.
+type Transport interface {
+	// Command returns the command that runs argv (argv[0] found in the
+	// PATH there), not started.
+	Command(ctx context.Context, argv ...string) *exec.Cmd
+	// String names the place: "local" or the ssh destination.
+	String() string
+}
+
+// Local runs commands on this machine.
+type Local struct{}
+
+// Command is exec.CommandContext.
+func (Local) Command(ctx context.Context, argv ...string) *exec.Cmd {
+	return exec.CommandContext(ctx, argv[0], argv[1:]...)
+}
+
+func (Local) String() string { return "local" }
+
+// SSH runs commands on Destination with the system's ssh.
+type SSH struct {
+	// Destination is what ssh takes: user@host, host or a config alias.
+	Destination string
+	// Args are the user's ssh arguments, before the destination.
+	Args []string
+	// ControlDir is where the connection's control socket goes; "" means
+	// no shared connection (each command its own).
+	ControlDir string
+	// Binary is the ssh program; "" means "ssh" from PATH.
+	Binary string
+}
+
+// Command returns `ssh [control options] ARGS -- DESTINATION 'argv0'
+// 'argv1' …`: the remote login shell runs argv exactly. BatchMode keeps
+// ssh from ever prompting (a password or passphrase prompt would hang a
+// supervisor): keys come from the agent or the config.
+func (s *SSH) Command(ctx context.Context, argv ...string) *exec.Cmd {
+	bin := s.Binary
+	if bin == "" {
+		bin = "ssh"
+	}
+	args := append(s.controlArgs(), "-o", "BatchMode=yes")
+	args = append(args, s.Args...)
+	args = append(args, "--", s.Destination, Join(argv))
+	cmd := exec.CommandContext(ctx, bin, args...)
+	// A master forked by this command (ControlPersist) must not keep the
+	// caller waiting on a pipe it inherited.
+	cmd.WaitDelay = 2 * time.Second
+	return cmd
+}
+
+func (s *SSH) String() string { return s.Destination }
+
+// controlArgs share one master connection per destination and user
+// arguments, kept 10 minutes after the last command.
+func (s *SSH) controlArgs() []string {
+	if s.ControlDir == "" {
+		return nil
+	}
+	return []string{"-o", "ControlMaster=auto", "-o", "ControlPersist=600", "-o", "ControlPath=" + s.ControlPath()}
+}
+
+// ControlPath is the control socket of this destination and arguments.
+// A socket path must fit in 104 bytes (macOS; 108 on Linux), so a long
+// ControlDir gives way to a directory of this user's under /tmp.
+func (s *SSH) ControlPath() string {
+	sum := sha256.Sum256([]byte(strings.Join(append([]string{s.Destination}, s.Args...), "\x00")))
+	name := hex.EncodeToString(sum[:8])
+	p := filepath.Join(s.ControlDir, name)
+	if len(p) > 100 {
+		p = filepath.Join(os.TempDir(), "runner-ssh-"+strconv.Itoa(os.Getuid()), name)
+	}
+	return p
+}
+
+// Prepare creates the directory of the control socket (0700).
+func (s *SSH) Prepare() error {
+	if s.ControlDir == "" {
+		return nil
+	}
+	return os.MkdirAll(filepath.Dir(s.ControlPath()), 0o700)
+}
+
+// Quote makes s one word for a POSIX shell: single-quoted, each ' as '\”.
+func Quote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Join quotes every word of argv and joins them with spaces: the command
+// line a remote shell turns back into argv.
+func Join(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = Quote(a)
+	}
+	return strings.Join(q, " ")
+}

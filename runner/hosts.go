@@ -1,0 +1,226 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/runner-cli/runner/internal/transport"
+	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/state"
+)
+
+// Hosts: machines runner reaches with the system's OpenSSH client
+// (`runner host add|list|rm|check`). Nothing of runner's runs there but
+// tmux, git, the agent CLIs and, optionally, a runner binary.
+
+// ErrHostUnreachable is wrapped when ssh cannot reach a host (exit 1).
+var ErrHostUnreachable = errors.New("host unreachable")
+
+// ValidateHostName returns a usage error unless name is a valid host
+// name: the same rules as a project's.
+func ValidateHostName(name string) error {
+	if !projectName.MatchString(name) {
+		return exit.Usagef("invalid host name %q: use 1 to 64 characters from a-z, 0-9, '.', '_' and '-', starting with a letter or digit (e.g. %q)",
+			name, suggestName(name))
+	}
+	return nil
+}
+
+// AddHost registers a host. The destination is what ssh takes (user@host,
+// host, an alias of ~/.ssh/config); it may not start with '-' (ssh would
+// read it as an option). Nothing is contacted: `runner host check` does.
+func AddHost(ctx context.Context, s *state.Store, h state.Host) (state.Host, error) {
+	if err := ValidateHostName(h.Name); err != nil {
+		return h, err
+	}
+	switch {
+	case h.Destination == "":
+		return h, exit.Usagef("host %q: no destination given (use 'runner host add %s user@machine', or an alias of your ~/.ssh/config)", h.Name, h.Name)
+	case strings.HasPrefix(h.Destination, "-"):
+		return h, exit.Usagef("host %q: destination %q starts with '-' (give ssh options with --ssh-arg)", h.Name, h.Destination)
+	case strings.ContainsAny(h.Destination, " \t\n\x00"):
+		return h, exit.Usagef("host %q: destination %q has white space or control characters", h.Name, h.Destination)
+	}
+	if h.Runner != "" && !strings.HasPrefix(h.Runner, "/") {
+		return h, exit.Usagef("host %q: --runner %q: give the absolute path of the runner binary on the host", h.Name, h.Runner)
+	}
+	h.Added = time.Now().UTC()
+	err := s.UpdateHosts(ctx, func(hosts map[string]*state.Host) error {
+		if old, ok := hosts[h.Name]; ok {
+			return exit.Usagef("host %q already exists (%s); remove it first with 'runner host rm %s'", h.Name, old.Destination, h.Name)
+		}
+		hosts[h.Name] = &h
+		return nil
+	})
+	return h, err
+}
+
+// RemoveHost unregisters a host; an unknown one is a usage error.
+func RemoveHost(ctx context.Context, s *state.Store, name string) (state.Host, error) {
+	var gone state.Host
+	err := s.UpdateHosts(ctx, func(hosts map[string]*state.Host) error {
+		h, ok := hosts[name]
+		if !ok {
+			return unknownHost(name, hosts)
+		}
+		gone = *h
+		delete(hosts, name)
+		return nil
+	})
+	return gone, err
+}
+
+// GetHost returns a registered host; an unknown one is a usage error.
+func GetHost(ctx context.Context, s *state.Store, name string) (*state.Host, error) {
+	hosts, err := s.Hosts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h, ok := hosts[name]
+	if !ok {
+		return nil, unknownHost(name, hosts)
+	}
+	return h, nil
+}
+
+// HostList returns the hosts sorted by name.
+func HostList(ctx context.Context, s *state.Store) ([]*state.Host, error) {
+	hosts, err := s.Hosts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*state.Host, 0, len(hosts))
+	for _, h := range hosts {
+		out = append(out, h)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func unknownHost(name string, hosts map[string]*state.Host) error {
+	names := make([]string, 0, len(hosts))
+	for n := range hosts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	known := "none yet"
+	if len(names) > 0 {
+		known = strings.Join(names, ", ")
+	}
+	return exit.Usagef("unknown host %q (known: %s; add it with 'runner host add %s DESTINATION')", name, known, name)
+}
+
+// HostTransport is the ssh transport of h, sharing one connection per
+// host through a control socket under the state directory.
+func HostTransport(s *state.Store, h *state.Host) *transport.SSH {
+	return &transport.SSH{Destination: h.Destination, Args: h.SSHArgs, ControlDir: filepath.Join(s.Dir(), "ssh")}
+}
+
+// HostReport is what `runner host check` found on a host.
+type HostReport struct {
+	Host        string `json:"host"`
+	Destination string `json:"destination"`
+	Reachable   bool   `json:"reachable"`
+	// Error is ssh's own error when the host is unreachable.
+	Error string `json:"error,omitempty"`
+	// Connect is the first command's time (the handshake, or the shared
+	// connection's round trip when one was open), RoundTrip a command's
+	// over the shared connection.
+	Connect   time.Duration `json:"connect_ns"`
+	RoundTrip time.Duration `json:"round_trip_ns"`
+	Tmux      string        `json:"tmux,omitempty"` // `tmux -V`, "" when missing
+	Git       string        `json:"git,omitempty"`  // `git --version`
+	// Agents maps each profile's command to its path there ("" when not
+	// installed).
+	Agents map[string]string `json:"agents"`
+	// Runner is the host's runner binary's version ("" for none).
+	Runner string `json:"runner,omitempty"`
+	// Problems say what does not work and how to fix it.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// hostCheckTimeout bounds each command of a check.
+const hostCheckTimeout = 30 * time.Second
+
+// CheckHost contacts h and reports ssh reachability, the versions of
+// tmux and git there, which agent CLIs of the profiles (their commands)
+// are installed, and the runner binary, with a fix for each problem. An
+// unreachable host is a report with Reachable false and an error wrapping
+// ErrHostUnreachable.
+func CheckHost(ctx context.Context, s *state.Store, h *state.Host, agents []string) (HostReport, error) {
+	rep := HostReport{Host: h.Name, Destination: h.Destination, Agents: map[string]string{}}
+	tr := HostTransport(s, h)
+	if err := tr.Prepare(); err != nil {
+		return rep, fmt.Errorf("host %s: control socket directory: %w", h.Name, err)
+	}
+	run := func(argv ...string) (string, error) {
+		ctx, cancel := context.WithTimeout(ctx, hostCheckTimeout)
+		defer cancel()
+		return output(tr.Command(ctx, argv...))
+	}
+	start := time.Now()
+	if _, err := run("true"); err != nil {
+		rep.Error = err.Error()
+		rep.Problems = append(rep.Problems, fmt.Sprintf("ssh %s fails: check that 'ssh %s true' works from your shell without a prompt (a key in your ssh agent or config: ssh-copy-id %s)",
+			h.Destination, strings.Join(append(slices.Clone(h.SSHArgs), h.Destination), " "), h.Destination))
+		return rep, fmt.Errorf("host %s (%s): %w: %v", h.Name, h.Destination, ErrHostUnreachable, err)
+	}
+	rep.Reachable, rep.Connect = true, time.Since(start)
+	start = time.Now()
+	if _, err := run("true"); err == nil {
+		rep.RoundTrip = time.Since(start)
+	}
+	if out, err := run("tmux", "-V"); err == nil {
+		rep.Tmux = strings.TrimSpace(out)
+	} else {
+		rep.Problems = append(rep.Problems, "tmux is not installed there (or not in the PATH of a non-interactive ssh session): install it (apt-get install tmux)")
+	}
+	if out, err := run("git", "--version"); err == nil {
+		rep.Git = strings.TrimSpace(out)
+	} else {
+		rep.Problems = append(rep.Problems, "git is not installed there: install it (apt-get install git); snapshots and worktrees need it")
+	}
+	// One round trip for every agent: the names go as arguments (data),
+	// the script is fixed.
+	if len(agents) > 0 {
+		out, _ := run(append([]string{"sh", "-c", `for c do p=$(command -v "$c") && printf '%s %s\n' "$c" "$p"; done; exit 0`, "sh"}, agents...)...)
+		for _, a := range agents {
+			rep.Agents[a] = ""
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if name, path, ok := strings.Cut(line, " "); ok {
+				rep.Agents[name] = path
+			}
+		}
+	}
+	if h.Runner == "" {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("no runner binary named for the host: remote tasks would end their turns by screen detection alone and the sim agent is not available (copy runner there and 'runner host rm %s' then 'runner host add %s %s --runner /path/to/runner')", h.Name, h.Name, h.Destination))
+	} else if out, err := run(h.Runner, "version"); err == nil {
+		rep.Runner = strings.TrimSpace(out)
+	} else {
+		rep.Problems = append(rep.Problems, fmt.Sprintf("runner %s does not run there (%v): copy a runner binary for that machine to it", h.Runner, err))
+	}
+	return rep, nil
+}
+
+// output runs cmd and returns its stdout; a failure carries the last
+// lines of its stderr.
+func output(cmd *exec.Cmd) (string, error) {
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(LastLines(strings.TrimSpace(stderr.String()), 3)); msg != "" {
+			return stdout.String(), fmt.Errorf("%v: %s", err, msg)
+		}
+		return stdout.String(), err
+	}
+	return stdout.String(), nil
+}

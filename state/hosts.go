@@ -1,0 +1,104 @@
+package state
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+)
+
+// HostsFile is the file, in the state directory, of the hosts runner
+// reaches over OpenSSH (`runner host add`). It is its own small file, not
+// part of the index, so state.json's format does not change with it; it
+// is written under the state lock, atomically and durably like the index.
+const HostsFile = "hosts.json"
+
+// hostsVersion is the format of HostsFile.
+const hostsVersion = 1
+
+// Host is a machine runner reaches with the system's ssh.
+type Host struct {
+	Name string `json:"name"`
+	// Destination is what ssh takes: user@host, host, or an alias of the
+	// user's ~/.ssh/config.
+	Destination string `json:"destination"`
+	// SSHArgs are given to ssh before the destination (-p 2222, -F FILE,
+	// -i KEY, …).
+	SSHArgs []string `json:"ssh_args,omitempty"`
+	// Runner is the path of a runner binary on the host, for the sim
+	// agent and turn-end hooks there ("" for none).
+	Runner string    `json:"runner,omitempty"`
+	Added  time.Time `json:"added"`
+}
+
+type hostsFile struct {
+	Version int              `json:"version"`
+	Hosts   map[string]*Host `json:"hosts"`
+}
+
+// Hosts returns the registered hosts by name (none: an empty map). A
+// corrupt file is an error wrapping ErrCorrupt, a newer one wrapping
+// ErrNewerVersion; neither is ever overwritten.
+func (s *Store) Hosts(ctx context.Context) (map[string]*Host, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.readHosts()
+}
+
+func (s *Store) readHosts() (map[string]*Host, error) {
+	path := s.path(HostsFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]*Host{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var f hostsFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("%s: %w: %v (move it aside and add the hosts again with 'runner host add')", path, ErrCorrupt, err)
+	}
+	if f.Version > hostsVersion {
+		return nil, fmt.Errorf("%s: version %d: %w (this runner reads version %d; upgrade runner)", path, f.Version, ErrNewerVersion, hostsVersion)
+	}
+	if f.Hosts == nil {
+		f.Hosts = map[string]*Host{}
+	}
+	return f.Hosts, nil
+}
+
+// UpdateHosts changes the hosts under the state lock: fn gets them by
+// name and may add, change or delete; if it returns an error nothing is
+// written. The file is replaced atomically (temp file, fsync, rename,
+// directory fsync).
+func (s *Store) UpdateHosts(ctx context.Context, fn func(map[string]*Host) error) error {
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	hosts, err := s.readHosts()
+	if err != nil {
+		return err
+	}
+	if err := fn(hosts); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(hostsFile{Version: hostsVersion, Hosts: hosts}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode hosts: %w", err)
+	}
+	path, tmp := s.path(HostsFile), s.path(HostsFile+".tmp")
+	if err := writeSynced(tmp, append(b, '\n')); err != nil {
+		return fmt.Errorf("write %s: %w (the hosts are unchanged)", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w (the hosts are unchanged)", path, err)
+	}
+	return s.syncDir()
+}
