@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/runner-cli/runner/internal/transport"
 )
 
 // DefaultSocket is the name of runner's private tmux server (tmux -L runner).
@@ -60,6 +62,7 @@ type Client struct {
 	snapAt  time.Time
 	snap    map[string]PaneInfo
 	snapErr error
+	tr      transport.Transport // nil: tmux on this machine
 }
 
 // Option configures a Client.
@@ -74,6 +77,12 @@ func WithBinary(path string) Option { return func(c *Client) { c.bin = path } }
 
 // WithTimeout sets the bound on a single tmux invocation.
 func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
+
+// WithTransport runs every tmux invocation through t (an ssh transport:
+// the tmux server of another machine). Files there (transcripts, pipes)
+// are not this machine's: waits poll the screen, exec reads the
+// scrollback.
+func WithTransport(t transport.Transport) Option { return func(c *Client) { c.tr = t } }
 
 // WithEnv sets the base environment of tmux invocations (default os.Environ()).
 // TMUX and TMUX_PANE are always removed.
@@ -95,6 +104,9 @@ func New(socket string, opts ...Option) *Client {
 	c.env = CleanEnv(c.env)
 	return c
 }
+
+// Remote reports whether the client drives another machine's tmux.
+func (c *Client) Remote() bool { return c.tr != nil }
 
 // Socket returns the socket name or path the client is bound to.
 func (c *Client) Socket() string { return c.socket }
@@ -193,8 +205,15 @@ func (c *Client) run(ctx context.Context, stdin io.Reader, args ...string) (stri
 		return "", &Error{Args: args, Err: ctx.Err()}
 	}
 	full := append(c.ServerArgs(), args...)
-	cmd := exec.CommandContext(ctx, c.bin, full...)
-	cmd.Env = c.env
+	var cmd *exec.Cmd
+	if c.tr != nil {
+		// ssh's own environment (its agent socket, its config) is this
+		// process's; tmux there gets the remote login's.
+		cmd = c.tr.Command(ctx, append([]string{c.bin}, full...)...)
+	} else {
+		cmd = exec.CommandContext(ctx, c.bin, full...)
+		cmd.Env = c.env
+	}
 	cmd.Stdin = stdin
 	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer

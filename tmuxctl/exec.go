@@ -74,13 +74,16 @@ func (c *Client) Exec(ctx context.Context, pane, command string) (ExecResult, er
 	// Where the output is read from: a private pipe, runner's transcript,
 	// or (a foreign pipe) the scrollback.
 	file, offset := "", int64(0)
-	if p.Pipe {
+	switch {
+	case c.Remote():
+		// The files are on the other machine: the scrollback.
+	case p.Pipe:
 		if t, _ := c.ShowOption(ctx, pane, TranscriptOption); t != "" {
 			if fi, err := os.Stat(t); err == nil {
 				file, offset = t, fi.Size()
 			}
 		}
-	} else {
+	default:
 		dir, err := os.MkdirTemp("", "runner-exec-*")
 		if err != nil {
 			return res, fmt.Errorf("exec in %s: %w", pane, err)

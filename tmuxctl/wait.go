@@ -292,6 +292,9 @@ func (c *Client) watchActivity(ctx context.Context, pane string, p PaneInfo, opt
 			undo[i]()
 		}
 	}
+	if c.Remote() {
+		return "", nil, cleanup, nil // its files are not here: poll the screen
+	}
 	file = opts.ActivityFile
 	if file == "" && p.Pipe {
 		file, _ = c.ShowOption(ctx, pane, TranscriptOption)

@@ -26,7 +26,29 @@ func (a *app) tmuxClient() (*tmuxctl.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.tmuxClientFor(cfg), nil
+	if a.tmuxHost == "" {
+		return a.tmuxClientFor(cfg), nil
+	}
+	// Another machine's tmux, through the host's shared ssh connection:
+	// its own private server unless --socket names one there.
+	s, err := a.openStore()
+	if err != nil {
+		return nil, err
+	}
+	h, err := runner.GetHost(context.Background(), s, a.tmuxHost)
+	if err != nil {
+		return nil, err
+	}
+	tr := runner.HostTransport(s, h)
+	if err := tr.Prepare(); err != nil {
+		return nil, fmt.Errorf("host %s: control socket directory: %w", h.Name, err)
+	}
+	socket := a.socket
+	if socket == "" {
+		socket = tmuxctl.DefaultSocket
+	}
+	// tmux_binary is a path of this machine: there, "tmux" from its PATH.
+	return tmuxctl.New(socket, tmuxctl.WithTransport(tr)), nil
 }
 
 // tmuxClientFor is the tmux client with cfg's tmux_binary (cfg nil: the
@@ -55,8 +77,15 @@ sent separately after a delay, and waits end with exit 3 on timeout.
 
 All commands talk to runner's private tmux server (tmux -L runner) unless
 --socket NAME|PATH or $RUNNER_TMUX_SOCKET says otherwise. Panes are addressed
-by id (%12), as printed by 'runner tmux launch' and 'runner tmux list'.`,
+by id (%12), as printed by 'runner tmux launch' and 'runner tmux list'.
+
+With --host NAME (see 'runner host'), they drive that machine's tmux over the
+host's shared ssh connection: its private server (tmux -L runner) unless
+--socket names one there. Text still goes through a paste buffer, byte-exact
+(load-buffer reads it from ssh's stdin); wait-idle polls the screen and exec
+reads the scrollback (the pipe files would be on the other machine).`,
 	}
+	cmd.PersistentFlags().StringVar(&a.tmuxHost, "host", "", "drive the tmux of this registered host (runner host add) over ssh")
 	cmd.AddCommand(a.newTmuxLaunchCmd(), a.newTmuxSendCmd(), a.newTmuxKeysCmd(), a.newTmuxCaptureCmd(),
 		a.newTmuxWaitPromptCmd(), a.newTmuxWaitIdleCmd(), a.newTmuxExecCmd(), a.newTmuxListCmd(), a.newTmuxKillCmd())
 	return cmd

@@ -24,6 +24,8 @@ type app struct {
 	getenv func(string) string
 
 	socket string // --socket; empty means RUNNER_TMUX_SOCKET or "runner"
+	// tmuxHost is `runner tmux --host NAME`: drive that host's tmux.
+	tmuxHost string
 
 	// jsonErrors is set by commands running with --json, so the error is
 	// printed as JSON too.

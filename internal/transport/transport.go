@@ -88,13 +88,14 @@ func (s *SSH) controlArgs() []string {
 }
 
 // ControlPath is the control socket of this destination and arguments.
-// A socket path must fit in 104 bytes (macOS; 108 on Linux), so a long
-// ControlDir gives way to a directory of this user's under /tmp.
+// A socket path must fit in 104 bytes (macOS; 108 on Linux), and ssh
+// first binds a temporary name 17 bytes longer, so a long ControlDir
+// gives way to a directory of this user's under /tmp.
 func (s *SSH) ControlPath() string {
 	sum := sha256.Sum256([]byte(strings.Join(append([]string{s.Destination}, s.Args...), "\x00")))
 	name := hex.EncodeToString(sum[:8])
 	p := filepath.Join(s.ControlDir, name)
-	if len(p) > 100 {
+	if len(p)+17 > 100 {
 		p = filepath.Join(os.TempDir(), "runner-ssh-"+strconv.Itoa(os.Getuid()), name)
 	}
 	return p
