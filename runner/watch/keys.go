@@ -101,12 +101,12 @@ func (m *Model) taskKey(k tea.KeyPressMsg, t *state.Task) tea.Cmd {
 	case "s":
 		id := t.ID
 		return m.ask([]string{"send to " + id + ": "}, nil, func(a []string) tea.Cmd {
-			return m.act("send "+id, "send", "--detach", id, a[0])
+			return m.act("send "+id, "send", "--detach", "--", id, a[0])
 		})
 	case "m":
 		id := t.ID
 		return m.ask([]string{"message to " + id + ": "}, nil, func(a []string) tea.Cmd {
-			return m.act("msg "+id, "msg", id, a[0])
+			return m.act("msg "+id, "msg", "--", id, a[0])
 		})
 	case "c":
 		id := t.ID
