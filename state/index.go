@@ -36,7 +36,7 @@ type entry struct {
 	Agent   string   `json:"ag"`
 	Title   string   `json:"ti,omitempty"`
 	Status  Status   `json:"st"`
-	Tmux    []string `json:"x,omitempty"` // socket, session, window ("=" for the id), pane
+	Tmux    []string `json:"x,omitempty"` // socket, session, window ("=" for the id), pane[, host]
 	PID     int      `json:"pid,omitempty"`
 	Parent  string   `json:"par,omitempty"`
 	Level   int      `json:"lv,omitempty"`
@@ -103,6 +103,9 @@ func toEntry(t *Task, rec uint64) *entry {
 			x.Window = "="
 		}
 		e.Tmux = []string{x.Socket, x.Session, x.Window, x.Pane}
+		if x.Host != "" {
+			e.Tmux = append(e.Tmux, x.Host)
+		}
 	}
 	if e.Snapshot == snapshotPrefix+t.ID {
 		e.Snapshot = "="
@@ -137,8 +140,11 @@ func (e *entry) applyHot(t *Task) {
 		t.Branch = branchPrefix + e.ID
 	}
 	t.Tmux = TmuxTarget{}
-	if len(e.Tmux) == 4 {
+	if len(e.Tmux) == 4 || len(e.Tmux) == 5 {
 		t.Tmux = TmuxTarget{Socket: e.Tmux[0], Session: e.Tmux[1], Window: e.Tmux[2], Pane: e.Tmux[3]}
+		if len(e.Tmux) == 5 {
+			t.Tmux.Host = e.Tmux[4]
+		}
 		if t.Tmux.Window == "=" {
 			t.Tmux.Window = e.ID
 		}

@@ -304,8 +304,8 @@ func TestMigrateVersion2(t *testing.T) {
 	}
 	var probe struct{ Version int }
 	json.Unmarshal(readFile(t, s.Path()), &probe)
-	if probe.Version != Version {
-		t.Fatalf("converted file has version %d", probe.Version)
+	if probe.Version != indexVersion {
+		t.Fatalf("converted file has version %d, want %d (no host: the version older runners read)", probe.Version, indexVersion)
 	}
 	records.forget(s.Dir())
 	st, err = s.Read(t.Context())
@@ -483,5 +483,61 @@ func BenchmarkCounts10k(b *testing.B) {
 		if _, err := s.Counts(b.Context()); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestHostVersion: a state that names a host is written as version 4 (which
+// runners without hosts refuse), one that names none as version 3; a task's
+// host survives the round trip through the index.
+func TestHostVersion(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := func() int {
+		var probe struct{ Version int }
+		if err := json.Unmarshal(readFile(t, s.Path()), &probe); err != nil {
+			t.Fatal(err)
+		}
+		return probe.Version
+	}
+	mustUpdate(t, s, func(st *State) error {
+		st.Projects["api"] = &Project{Name: "api", Dir: "/srv/api"}
+		return nil
+	})
+	if v := version(); v != indexVersion {
+		t.Fatalf("no host: version %d, want %d", v, indexVersion)
+	}
+	now := time.Now().UTC()
+	mustUpdate(t, s, func(st *State) error {
+		st.Tasks["t_remote"] = &Task{ID: "t_remote", Dir: "/srv/api", Agent: "sim", Status: StatusRunning, Created: now,
+			Tmux: TmuxTarget{Socket: "runner", Session: "api", Window: "t_remote", Pane: "%3", Host: "gpu"}}
+		return nil
+	})
+	if v := version(); v != Version {
+		t.Fatalf("a task on a host: version %d, want %d", v, Version)
+	}
+	records.forget(s.Dir())
+	st, err := s.Read(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.Task("t_remote").Tmux; got.Host != "gpu" || got.Pane != "%3" || got.Window != "t_remote" {
+		t.Fatalf("tmux target after the round trip: %+v", got)
+	}
+	mustUpdate(t, s, func(st *State) error {
+		delete(st.Tasks, "t_remote")
+		st.Projects["api"].Host = "gpu"
+		return nil
+	})
+	if v := version(); v != Version {
+		t.Fatalf("a project on a host: version %d, want %d", v, Version)
+	}
+	mustUpdate(t, s, func(st *State) error {
+		st.Projects["api"].Host = ""
+		return nil
+	})
+	if v := version(); v != indexVersion {
+		t.Fatalf("no host any more: version %d, want %d", v, indexVersion)
 	}
 }

@@ -80,7 +80,7 @@ func (s *Store) parse(path string, raw []byte) (*State, error) {
 		return nil, &NewerVersionError{Path: path, Version: probe.Version}
 	case probe.Version < 1:
 		return nil, &CorruptError{Path: path, Err: fmt.Errorf("no valid schema version (got %d)", probe.Version)}
-	case probe.Version < Version:
+	case probe.Version < indexVersion:
 		return parseLegacy(s.dir, path, raw)
 	}
 	var ix indexFile
@@ -176,7 +176,7 @@ func (s *Store) Counts(ctx context.Context) (map[Status]int, error) {
 	if err := json.Unmarshal(raw, &ix); err != nil {
 		return nil, &CorruptError{Path: s.Path(), Err: err}
 	}
-	if ix.Version != Version {
+	if ix.Version < indexVersion || ix.Version > Version {
 		// Another version: read it the long way (and refuse a newer one).
 		st, err := s.Read(ctx)
 		if err != nil {

@@ -113,7 +113,7 @@ func (s *Store) rebuildBase(rep *RepairReport) (*State, time.Time) {
 	if json.Unmarshal(raw, &probe) != nil || probe.Version > Version {
 		return st, time.Time{}
 	}
-	if probe.Version < Version {
+	if probe.Version < indexVersion {
 		old, err := parseLegacy(s.dir, s.path(prevFile), raw)
 		if err != nil {
 			return st, time.Time{}

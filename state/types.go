@@ -20,7 +20,17 @@ import (
 // finished tasks and messages to archive segments. A version 1 or 2 file is
 // read as it is and converted by the first write, which keeps the old file
 // as state.json.v<N>-backup.
-const Version = 3
+//
+// Version 4 is version 3 with projects and tasks on other machines
+// (Project.Host, TmuxTarget.Host). A state that names no host is still
+// written as version 3, so a runner that predates hosts keeps reading it;
+// one that names a host is written as version 4, which such a runner
+// refuses instead of mistaking remote tasks for local ones.
+const Version = 4
+
+// indexVersion is the first version whose state.json is the index (older
+// ones hold whole tasks inline and are converted by the first write).
+const indexVersion = 3
 
 // MaxTurns bounds a task's turn log: AddTurn keeps only the most recent
 // MaxTurns summaries.
@@ -68,8 +78,11 @@ type baseOf struct {
 
 // Project is a registered project: a name for a working directory.
 type Project struct {
-	Name  string    `json:"name"`
-	Dir   string    `json:"dir"` // absolute
+	Name string `json:"name"`
+	Dir  string `json:"dir"` // absolute, on Host
+	// Host is the registered host (runner host add) the project lives on;
+	// empty for this machine.
+	Host  string    `json:"host,omitempty"`
 	Added time.Time `json:"added"`
 }
 
@@ -158,6 +171,9 @@ type TmuxTarget struct {
 	Session string `json:"session,omitempty"` // session name
 	Window  string `json:"window,omitempty"`  // window name or id
 	Pane    string `json:"pane,omitempty"`    // pane id, %N
+	// Host is the registered host whose tmux runs the pane (over ssh);
+	// empty for this machine.
+	Host string `json:"host,omitempty"`
 }
 
 // Source values other than a task id.

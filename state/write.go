@@ -27,7 +27,7 @@ var writeData = func(f *os.File, b []byte) error {
 // generation in st.base.
 func (st *State) index() *indexFile {
 	ix := &indexFile{
-		Version: Version, Generation: st.Generation, Updated: st.Updated,
+		Version: st.fileVersion(), Generation: st.Generation, Updated: st.Updated,
 		Projects: st.Projects, Tasks: make(map[string]*entry, len(st.Tasks)),
 		Messages: st.Messages, Archive: st.arch, Retired: st.retired,
 	}
@@ -35,6 +35,22 @@ func (st *State) index() *indexFile {
 		ix.Tasks[id] = toEntry(t, st.base[id].gen)
 	}
 	return ix
+}
+
+// fileVersion is the version st is written as: 4 when a project or a
+// task of the index is on a host, else 3 (see Version).
+func (st *State) fileVersion() int {
+	for _, p := range st.Projects {
+		if p.Host != "" {
+			return Version
+		}
+	}
+	for _, t := range st.Tasks {
+		if t.Tmux.Host != "" {
+			return Version
+		}
+	}
+	return indexVersion
 }
 
 // writeResult is what a write did, for the caller to finish once the
@@ -60,7 +76,7 @@ func (s *Store) write(st *State, raw []byte, now time.Time) (res writeResult, er
 			changed = append(changed, t)
 		}
 	}
-	if len(changed) == 0 && len(st.promoted) == 0 && !st.pruneNow && raw != nil && st.Version == Version {
+	if len(changed) == 0 && len(st.promoted) == 0 && !st.pruneNow && raw != nil && st.Version == st.fileVersion() {
 		b, err := json.Marshal(st.index())
 		if err != nil {
 			return res, fmt.Errorf("encode state: %w", err)
@@ -85,7 +101,7 @@ func (s *Store) write(st *State, raw []byte, now time.Time) (res writeResult, er
 			return res, err
 		}
 	}
-	st.Version, st.Generation, st.Updated, st.retired = Version, gen, now, retired
+	st.Version, st.Generation, st.Updated, st.retired = st.fileVersion(), gen, now, retired
 	st.pruneNow, st.legacy = false, 0
 	b, err := json.Marshal(st.index())
 	if err != nil {
