@@ -138,7 +138,7 @@ func (r *repo) commitOnBranch(ctx context.Context, id string, res *CommitResult)
 	} else if done {
 		return res, nil
 	}
-	if _, err := run(ctx, call{dir: r.top, locks: true, args: []string{"update-ref", "-m", "runner: commit task " + id, ref, res.Commit, ""}}); err != nil {
+	if _, err := run(ctx, call{via: r.via, dir: r.top, locks: true, args: []string{"update-ref", "-m", "runner: commit task " + id, ref, res.Commit, ""}}); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -193,7 +193,7 @@ func (r *repo) commitOnCurrent(ctx context.Context, res *CommitResult) (*CommitR
 		return nil, fmt.Errorf("commit in %s: %w", r.top, err)
 	}
 	old := r.head // "" makes update-ref insist that an unborn branch is still unborn
-	if _, err := run(ctx, call{dir: r.top, locks: true, args: []string{"update-ref", "-m", "runner: " + textutil.FirstLine(res.Message), r.headRef, res.Commit, old}}); err != nil {
+	if _, err := run(ctx, call{via: r.via, dir: r.top, locks: true, args: []string{"update-ref", "-m", "runner: " + textutil.FirstLine(res.Message), r.headRef, res.Commit, old}}); err != nil {
 		return nil, err
 	}
 	if err := os.Rename(lock, r.index); err != nil {

@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/internal/transport"
 )
 
 // gitProgram is the git executable looked up in PATH. Tests may swap it.
@@ -92,7 +94,8 @@ next:
 
 // call is one git invocation.
 type call struct {
-	dir   string    // working directory
+	via   transport.Transport // where git runs: nil for this machine
+	dir   string              // working directory
 	env   []string  // extra environment (KEY=VALUE), e.g. GIT_INDEX_FILE
 	stdin io.Reader // nil means no input
 	args  []string  // after "git" and the fixed -c options
@@ -165,16 +168,11 @@ func runOnce(ctx context.Context, c call, in io.Reader) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("git %s in %s: %w", c.args[0], c.dir, err)
 	}
-	path, err := exec.LookPath(gitProgram)
+	cmd, err := c.command(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v (install git, or put it in PATH)", ErrGitMissing, err)
+		return nil, err
 	}
-	argv := append(append([]string{}, fixedConfig...), c.args...)
-	cmd := exec.CommandContext(ctx, path, argv...)
-	cmd.Dir = c.dir
-	cmd.Env = gitEnv(c.env)
 	cmd.Stdin = in
-	cmd.WaitDelay = 2 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
@@ -182,9 +180,40 @@ func runOnce(ctx context.Context, c call, in io.Reader) ([]byte, error) {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("git %s in %s: %w", c.args[0], c.dir, ctx.Err())
 		}
+		var ee *exec.ExitError
+		if c.via != nil && errors.As(err, &ee) && ee.ExitCode() == 127 && strings.Contains(stderr.String(), "git") {
+			return nil, fmt.Errorf("%w on %s: %s (install git there)", ErrGitMissing, c.via, strings.TrimSpace(stderr.String()))
+		}
 		return stdout.Bytes(), &GitError{Args: c.args, Dir: c.dir, Stderr: stderr.String(), Err: err}
 	}
 	return stdout.Bytes(), nil
+}
+
+// command makes the git command of c: here, git from PATH in c.dir with
+// the environment of gitEnv; through a transport, the same through env(1)
+// and git -C there (the variables that would redirect git unset, the
+// fixed ones and c.env set).
+func (c call) command(ctx context.Context) (*exec.Cmd, error) {
+	argv := append(append([]string{}, fixedConfig...), c.args...)
+	if c.via != nil {
+		remote := []string{"env"}
+		for _, k := range droppedEnv {
+			remote = append(remote, "-u", k)
+		}
+		remote = append(append(append(remote, fixedEnv...), c.env...), "git", "-C", c.dir)
+		cmd := c.via.Command(ctx, append(remote, argv...)...)
+		cmd.WaitDelay = 2 * time.Second
+		return cmd, nil
+	}
+	path, err := exec.LookPath(gitProgram)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v (install git, or put it in PATH)", ErrGitMissing, err)
+	}
+	cmd := exec.CommandContext(ctx, path, argv...)
+	cmd.Dir = c.dir
+	cmd.Env = gitEnv(c.env)
+	cmd.WaitDelay = 2 * time.Second
+	return cmd, nil
 }
 
 // isLockError reports whether git failed because a lock file exists.

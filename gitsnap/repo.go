@@ -6,13 +6,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/runner-cli/runner/internal/transport"
 )
 
 // repo is what one command needs to know about the repository.
 type repo struct {
-	top      string // absolute top of the work tree
+	via      transport.Transport // the machine it is on: nil for this one
+	top      string              // absolute top of the work tree
 	gitDir   string // absolute git directory (per worktree)
 	index    string // absolute path of the user's index file
 	head     string // HEAD commit; "" when HEAD is unborn
@@ -27,9 +31,11 @@ type repo struct {
 // setPrefix records where dir (absolute) lies below the top of the work
 // tree.
 func (r *repo) setPrefix(dir string) {
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		real = dir
+	real := dir
+	if r.via == nil {
+		if p, err := filepath.EvalSymlinks(dir); err == nil {
+			real = p
+		}
 	}
 	rel, err := filepath.Rel(r.top, real)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
@@ -50,16 +56,27 @@ func (r *repo) scope() []string {
 // open finds the repository containing dir. It fails with errors wrapping
 // ErrNotRepo, ErrBareRepo or ErrGitMissing.
 func open(ctx context.Context, dir string) (*repo, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("snapshot %s: %w", dir, err)
-	}
-	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory: %w", abs, ErrNotRepo)
+	return openOn(ctx, nil, dir)
+}
+
+// openOn is open on the machine via stands for (nil: this one), where dir
+// must be absolute.
+func openOn(ctx context.Context, via transport.Transport, dir string) (*repo, error) {
+	abs := dir
+	if via == nil {
+		var err error
+		if abs, err = filepath.Abs(dir); err != nil {
+			return nil, fmt.Errorf("snapshot %s: %w", dir, err)
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("%s is not a directory: %w", abs, ErrNotRepo)
+		}
+	} else if !filepath.IsAbs(abs) {
+		return nil, fmt.Errorf("%s on %s: not an absolute path: %w", dir, via, ErrNotRepo)
 	}
 	base := []string{"rev-parse", "--is-bare-repository", "--absolute-git-dir", "--show-toplevel",
 		"--path-format=absolute", "--git-path", "index"}
-	out, err := run(ctx, call{dir: abs, args: append(base, "HEAD", "HEAD^{tree}", "--symbolic-full-name", "HEAD")})
+	out, err := run(ctx, call{via: via, dir: abs, args: append(base, "HEAD", "HEAD^{tree}", "--symbolic-full-name", "HEAD")})
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if err != nil {
 		if errors.Is(err, ErrGitMissing) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -75,7 +92,7 @@ func open(ctx context.Context, dir string) (*repo, error) {
 			return nil, fmt.Errorf("%s is inside a git directory, not a work tree: %w", abs, ErrNotRepo)
 		}
 		// Most likely an unborn HEAD: ask again without it.
-		out, err2 := run(ctx, call{dir: abs, args: base})
+		out, err2 := run(ctx, call{via: via, dir: abs, args: base})
 		if err2 != nil {
 			return nil, err
 		}
@@ -83,15 +100,15 @@ func open(ctx context.Context, dir string) (*repo, error) {
 		if len(lines) != 4 {
 			return nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", abs, out)
 		}
-		r := &repo{gitDir: lines[1], top: lines[2], index: lines[3]}
+		r := &repo{via: via, gitDir: lines[1], top: lines[2], index: lines[3]}
 		r.setPrefix(abs)
 		// HEAD names a branch that has no commit yet (or is broken).
-		ref, err3 := run(ctx, call{dir: abs, args: []string{"symbolic-ref", "-q", "HEAD"}})
+		ref, err3 := run(ctx, call{via: via, dir: abs, args: []string{"symbolic-ref", "-q", "HEAD"}})
 		if err3 != nil {
 			return nil, fmt.Errorf("read HEAD in %s: %w", abs, err)
 		}
 		r.headRef = trimOut(ref)
-		if _, err3 := run(ctx, call{dir: abs, args: []string{"rev-parse", "-q", "--verify", r.headRef}}); err3 == nil {
+		if _, err3 := run(ctx, call{via: via, dir: abs, args: []string{"rev-parse", "-q", "--verify", r.headRef}}); err3 == nil {
 			return nil, err // HEAD is born: the first error was something else
 		}
 		return r, nil
@@ -102,7 +119,7 @@ func open(ctx context.Context, dir string) (*repo, error) {
 	if lines[0] == "true" {
 		return nil, fmt.Errorf("%s: %w", abs, ErrBareRepo)
 	}
-	r := &repo{gitDir: lines[1], top: lines[2], index: lines[3], head: lines[4], headTree: lines[5]}
+	r := &repo{via: via, gitDir: lines[1], top: lines[2], index: lines[3], head: lines[4], headTree: lines[5]}
 	r.setPrefix(abs)
 	if strings.HasPrefix(lines[6], "refs/") {
 		r.headRef = lines[6]
@@ -112,12 +129,12 @@ func open(ctx context.Context, dir string) (*repo, error) {
 
 // git runs a git command at the top of the work tree.
 func (r *repo) git(ctx context.Context, args ...string) ([]byte, error) {
-	return run(ctx, call{dir: r.top, args: args})
+	return run(ctx, call{via: r.via, dir: r.top, args: args})
 }
 
 // gitIndex runs a git command at the top of the work tree on the given index file.
 func (r *repo) gitIndex(ctx context.Context, index string, stdin io.Reader, args ...string) ([]byte, error) {
-	return run(ctx, call{dir: r.top, env: []string{"GIT_INDEX_FILE=" + index}, stdin: stdin, args: args})
+	return run(ctx, call{via: r.via, dir: r.top, env: []string{"GIT_INDEX_FILE=" + index}, stdin: stdin, args: args})
 }
 
 // branch is the short branch name, "" when detached.
@@ -160,6 +177,9 @@ func copyIndex(src, dst string) (bool, error) {
 // changes and untracked, non-ignored files) on a temporary index that starts
 // as a copy of the user's, so only changed files are hashed.
 func (r *repo) captureTree(ctx context.Context) (string, error) {
+	if r.via != nil {
+		return r.captureTreeThere(ctx)
+	}
 	tmp, err := os.MkdirTemp("", "gitsnap-")
 	if err != nil {
 		return "", fmt.Errorf("snapshot %s: temporary index: %w", r.top, err)
@@ -181,6 +201,12 @@ func (r *repo) captureTreeInto(ctx context.Context, idx, from string) (string, e
 			return "", err
 		}
 	}
+	return r.addAndWrite(ctx, idx)
+}
+
+// addAndWrite adds the work tree's state to the index file idx and writes
+// its tree.
+func (r *repo) addAndWrite(ctx context.Context, idx string) (string, error) {
 	if _, err := r.gitIndex(ctx, idx, nil, "add", "-A"); err != nil {
 		return "", err
 	}
@@ -217,4 +243,40 @@ func (r *repo) scopedTree(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return trimOut(out), nil
+}
+
+// captureTreeThere is captureTree on another machine: the temporary index
+// is made there (mktemp, and cp -p so its time is the original's, for
+// git's racy-entry check) and removed after, in one round trip each.
+func (r *repo) captureTreeThere(ctx context.Context) (string, error) {
+	const script = `set -e; d=$(mktemp -d "${TMPDIR:-/tmp}/gitsnap-XXXXXXXX"); ` +
+		`if [ -f "$1" ]; then cp -p "$1" "$d/index"; echo "copied $d"; else echo "none $d"; fi`
+	out, err := r.via.Command(ctx, "sh", "-c", script, "sh", r.index).Output()
+	if err != nil {
+		return "", fmt.Errorf("snapshot %s on %s: temporary index: %w%s", r.top, r.via, err, exitStderr(err))
+	}
+	state, tmp, ok := strings.Cut(strings.TrimSpace(string(out)), " ")
+	if !ok || !strings.HasPrefix(tmp, "/") {
+		return "", fmt.Errorf("snapshot %s on %s: temporary index: unexpected answer %q", r.top, r.via, out)
+	}
+	defer func() {
+		_ = r.via.Command(context.WithoutCancel(ctx), "rm", "-rf", "--", tmp).Run()
+	}()
+	idx := tmp + "/index"
+	if state != "copied" && r.head != "" {
+		if _, err := r.gitIndex(ctx, idx, nil, "read-tree", r.head); err != nil {
+			return "", err
+		}
+	}
+	return r.addAndWrite(ctx, idx)
+}
+
+// exitStderr is ": " and the stderr of a failed command's exit error, or
+// "".
+func exitStderr(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && len(ee.Stderr) > 0 {
+		return ": " + strings.TrimSpace(string(ee.Stderr))
+	}
+	return ""
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/internal/transport"
 )
 
 // RefPrefix is where snapshots live; refs keep them safe from git gc.
@@ -55,6 +57,10 @@ type Options struct {
 	ID string
 	// Label is a free one-line note; newlines are replaced by spaces.
 	Label string
+	// Via is the machine the work tree is on (an ssh transport); nil for
+	// this one. There, dir must be absolute, and the temporary index is
+	// made and removed there.
+	Via transport.Transport
 }
 
 var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
@@ -88,7 +94,7 @@ func Take(ctx context.Context, dir string, opts Options) (*Snapshot, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("snapshot ID %q: %w (use letters, digits, '_' and '-', at most 64)", id, ErrBadID)
 	}
-	r, err := open(ctx, dir)
+	r, err := openOn(ctx, opts.Via, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +124,7 @@ func (r *repo) take(ctx context.Context, id, label string, start time.Time) (*Sn
 	s.Commit = commit
 	// The empty old value makes update-ref refuse to overwrite a snapshot
 	// created meanwhile under the same ID.
-	if _, err := run(ctx, call{dir: r.top, locks: true, args: []string{"update-ref", "-m", "runner snapshot", ref, commit, ""}}); err != nil {
+	if _, err := run(ctx, call{via: r.via, dir: r.top, locks: true, args: []string{"update-ref", "-m", "runner snapshot", ref, commit, ""}}); err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "already exists") {
 			return nil, fmt.Errorf("snapshot %s in %s: %w (pick another ID)", id, r.top, ErrExists)
@@ -143,9 +149,9 @@ func (r *repo) commitTreeIdent(ctx context.Context, tree, parent, msg string) (s
 		args = append(args, "-p", parent)
 	}
 	args = append(args, "-F", "-")
-	out, err := run(ctx, call{dir: r.top, stdin: strings.NewReader(msg), args: args})
+	out, err := run(ctx, call{via: r.via, dir: r.top, stdin: strings.NewReader(msg), args: args})
 	if err != nil && isIdentityError(err) {
-		out, err = run(ctx, call{dir: r.top, env: fallbackIdentity, stdin: strings.NewReader(msg), args: args})
+		out, err = run(ctx, call{via: r.via, dir: r.top, env: fallbackIdentity, stdin: strings.NewReader(msg), args: args})
 		if err == nil {
 			return trimOut(out), true, nil
 		}
@@ -329,7 +335,7 @@ func Prune(ctx context.Context, dir string, olderThan time.Duration) ([]Snapshot
 	if len(old) == 0 {
 		return nil, nil
 	}
-	if _, err := run(ctx, call{dir: r.top, locks: true, stdin: strings.NewReader(in.String()), args: []string{"update-ref", "--stdin"}}); err != nil {
+	if _, err := run(ctx, call{via: r.via, dir: r.top, locks: true, stdin: strings.NewReader(in.String()), args: []string{"update-ref", "--stdin"}}); err != nil {
 		return nil, err
 	}
 	return old, nil

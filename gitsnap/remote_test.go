@@ -1,0 +1,76 @@
+package gitsnap
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/runner-cli/runner/internal/sshtest"
+	"github.com/runner-cli/runner/internal/transport"
+)
+
+// TestTakeOverSSH takes a snapshot of a work tree through a real sshd on
+// loopback: git runs there (env and git -C), the temporary index is made
+// and removed there, and the result is the tree a local snapshot of the
+// same state records; the user's index, HEAD, refs, stash and files are
+// untouched. The directory's name is hostile to a shell.
+func TestTakeOverSSH(t *testing.T) {
+	srv := sshtest.Start(t)
+	via := &transport.SSH{Destination: sshtest.Alias, Args: srv.SSHArgs(), ControlDir: t.TempDir()}
+	if err := via.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = exec.Command("ssh", append(append([]string{"-o", "ControlPath=" + via.ControlPath(), "-O", "exit"}, via.Args...), via.Destination)...).Run()
+	})
+	parent := t.TempDir()
+	dir := filepath.Join(parent, `it's $(touch PWNED) "x"`)
+	if err := exec.Command("mkdir", dir).Run(); err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, dir, "init", "-q")
+	write(t, dir, "a.txt", "one\n")
+	write(t, dir, "b.txt", "two\n")
+	gitT(t, dir, "add", "-A")
+	gitT(t, dir, "commit", "-q", "-m", "initial")
+	write(t, dir, "a.txt", "one, changed\n")
+	write(t, dir, "new.txt", "untracked\n")
+	write(t, dir, "staged.txt", "staged\n")
+	gitT(t, dir, "add", "staged.txt")
+	before := captureState(t, dir)
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	remote, err := Take(ctx, dir, Options{ID: "t_remote", Label: "over ssh", Via: via})
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, err := Take(ctx, dir, Options{ID: "t_local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if remote.Tree != local.Tree || !remote.Dirty || remote.Counts != local.Counts {
+		t.Fatalf("over ssh: tree %s dirty %v counts %+v; here: tree %s counts %+v", remote.Tree, remote.Dirty, remote.Counts, local.Tree, local.Counts)
+	}
+	if got := gitT(t, dir, "rev-parse", RefPrefix+"t_remote"); got != remote.Commit {
+		t.Fatalf("ref %s is %s, want %s", RefPrefix+"t_remote", got, remote.Commit)
+	}
+	if remote.Label != "over ssh" || remote.Base != gitT(t, dir, "rev-parse", "HEAD") {
+		t.Fatalf("snapshot read %+v", remote)
+	}
+	assertSameState(t, before, captureState(t, dir))
+	for _, d := range []string{parent, dir} {
+		if _, err := os.Stat(filepath.Join(d, "PWNED")); err == nil {
+			t.Fatalf("a shell ran the directory's name: %s/PWNED exists", d)
+		}
+	}
+
+	// Not a repository, there: ErrNotRepo.
+	if _, err := Take(ctx, t.TempDir(), Options{ID: "t_none", Via: via}); !errors.Is(err, ErrNotRepo) {
+		t.Fatalf("a directory that is no repository, over ssh: %v", err)
+	}
+}
