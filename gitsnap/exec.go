@@ -96,9 +96,9 @@ next:
 type call struct {
 	via   transport.Transport // where git runs: nil for this machine
 	dir   string              // working directory
-	env   []string  // extra environment (KEY=VALUE), e.g. GIT_INDEX_FILE
-	stdin io.Reader // nil means no input
-	args  []string  // after "git" and the fixed -c options
+	env   []string            // extra environment (KEY=VALUE), e.g. GIT_INDEX_FILE
+	stdin io.Reader           // nil means no input
+	args  []string            // after "git" and the fixed -c options
 	// locks marks a command that may fail because another git process holds
 	// a lock; it is retried with backoff for up to lockWait.
 	locks bool

@@ -17,11 +17,11 @@ import (
 type repo struct {
 	via      transport.Transport // the machine it is on: nil for this one
 	top      string              // absolute top of the work tree
-	gitDir   string // absolute git directory (per worktree)
-	index    string // absolute path of the user's index file
-	head     string // HEAD commit; "" when HEAD is unborn
-	headTree string // HEAD's tree; "" when unborn
-	headRef  string // "refs/heads/<branch>"; "" when HEAD is detached
+	gitDir   string              // absolute git directory (per worktree)
+	index    string              // absolute path of the user's index file
+	head     string              // HEAD commit; "" when HEAD is unborn
+	headTree string              // HEAD's tree; "" when unborn
+	headRef  string              // "refs/heads/<branch>"; "" when HEAD is detached
 	// prefix is the directory that was opened, relative to top, with
 	// forward slashes ("" at the top): restore, diff and commit act on it
 	// alone when a project is a subdirectory of a larger repository.
