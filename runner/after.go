@@ -198,7 +198,7 @@ func (env *Env) startQueued(ctx context.Context, t *state.Task, set RunSettings)
 	}
 	var unlock func()
 	if spec.Exclusive {
-		lock, err := env.Store.LockProject(ctx, lockKey(t.Project, t.Dir), spec.WaitLock)
+		lock, err := env.Store.LockProject(ctx, lockKey(t.Project, t.Dir, t.Tmux.Host), spec.WaitLock)
 		if err != nil {
 			_ = env.finish(context.WithoutCancel(ctx), t.ID, state.StatusFailed, "project lock: "+err.Error(), nil)
 			return nil, err
@@ -298,7 +298,11 @@ func (env *Env) tmuxMessage(ctx context.Context, t *state.Task, set RunSettings)
 	}
 	mctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	n, err := env.TC.DisplayMessage(mctx, t.Tmux.Session, NotifyMessage(t), tmuxMessageTime)
+	tc, err := env.paneClient(mctx, t)
+	if err != nil {
+		return
+	}
+	n, err := tc.DisplayMessage(mctx, t.Tmux.Session, NotifyMessage(t), tmuxMessageTime)
 	if err == nil && n > 0 {
 		env.journal(ctx, t, "tmux-message", fmt.Sprintf("shown to %d client(s) of session %s", n, t.Tmux.Session))
 	}

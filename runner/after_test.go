@@ -166,10 +166,10 @@ func TestNotifyMessage(t *testing.T) {
 
 func TestLockKey(t *testing.T) {
 	t.Parallel()
-	if got := lockKey("api", "/src/api"); got != "api" {
+	if got := lockKey("api", "/src/api", ""); got != "api" {
 		t.Errorf("lockKey(api) = %q", got)
 	}
-	if got, want := lockKey("", "/src/my.site"), SessionName("", "/src/my.site"); got != want || !strings.HasPrefix(got, "dir-my_site-") {
+	if got, want := lockKey("", "/src/my.site", ""), SessionName("", "/src/my.site"); got != want || !strings.HasPrefix(got, "dir-my_site-") {
 		t.Errorf("lockKey(path) = %q, want %q", got, want)
 	}
 }

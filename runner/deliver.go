@@ -42,7 +42,7 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 	}
 	// The screen before the paste: a screen still equal to it after Enter
 	// means the text never arrived (the input was not live yet).
-	base, err := env.TC.CaptureScreen(ctx, s.pane)
+	base, err := s.tc.CaptureScreen(ctx, s.pane)
 	if err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 	hasMarkers := len(s.prof.Ready) > 0 || len(s.prof.Busy) > 0
 	s.payload, s.sig, s.unstarted, s.enters, s.echoWait = payload, sig, hasMarkers && sig != "", 0, false
 	dc := &deliveryCheck{s: s, base: base, sig: sig, shown: shown}
-	res, err := env.TC.Deliver(ctx, s.pane, payload, tmuxctl.DeliverOptions{
+	res, err := s.tc.Deliver(ctx, s.pane, payload, tmuxctl.DeliverOptions{
 		EnterDelay: s.prof.EnterDelay.Duration, Raw: s.prof.PasteRaw, LeaveMode: true, Nudges: 2,
 		Accepted: dc.accepted,
 		// Enter again only while the text is visibly waiting in the
@@ -228,7 +228,6 @@ func deliveryStart(t *state.Task) time.Time {
 //     begins within seconds); if none comes, the prompt was lost: it is
 //     typed again once, and recorded so; lost again, the task fails.
 func (s *supervisor) awaitStart(ctx context.Context, obs monitor.Observation) error {
-	env := s.env
 	screen := obs.Screen
 	for {
 		switch {
@@ -240,7 +239,7 @@ func (s *supervisor) awaitStart(ctx context.Context, obs monitor.Observation) er
 			s.enters++
 			note := fmt.Sprintf("the prompt was still in the composer when the agent became idle: pressed Enter (%d of %d)", s.enters, composerEnters)
 			s.record(ctx, note)
-			if err := env.TC.SendKeys(ctx, s.pane, "Enter"); err != nil {
+			if err := s.tc.SendKeys(ctx, s.pane, "Enter"); err != nil {
 				return err
 			}
 			return s.waitStart(ctx, 5*time.Second)
@@ -261,7 +260,7 @@ func (s *supervisor) awaitStart(ctx context.Context, obs monitor.Observation) er
 				return nil
 			}
 			var err error
-			if screen, err = env.TC.CaptureScreen(ctx, s.pane); err != nil {
+			if screen, err = s.tc.CaptureScreen(ctx, s.pane); err != nil {
 				return err
 			}
 			continue
@@ -299,7 +298,7 @@ func (s *supervisor) waitStart(ctx context.Context, d time.Duration) error {
 func (s *supervisor) redeliver(ctx context.Context) error {
 	env := s.env
 	payload := s.payload
-	res, err := env.TC.Deliver(ctx, s.pane, payload, tmuxctl.DeliverOptions{
+	res, err := s.tc.Deliver(ctx, s.pane, payload, tmuxctl.DeliverOptions{
 		EnterDelay: s.prof.EnterDelay.Duration, Raw: s.prof.PasteRaw, LeaveMode: true, Nudges: 2,
 		Accepted: func(screen string) bool {
 			if inComposer(s.prof, screen, s.sig) {

@@ -26,7 +26,7 @@ func (s *supervisor) acceptTrust(ctx, wctx context.Context, d profile.Detection)
 		t.AddTurn(env.now(), "auto-accepted (--yes-trust): "+dialogLine(s.prof, d.Question))
 	})
 	env.say("task %s: accepting the trust dialog (--yes-trust)", s.id)
-	if err := env.TC.SendKeys(ctx, s.pane, d.TrustKeys...); err != nil {
+	if err := s.tc.SendKeys(ctx, s.pane, d.TrustKeys...); err != nil {
 		return err
 	}
 	_, err := s.mon.Wait(wctx, monitor.GoalLeaveInput, time.Now())
@@ -77,7 +77,7 @@ func (s *supervisor) dialog(ctx context.Context, d profile.Detection, obs monito
 		}
 		s.graceFrom = time.Now()
 		if s.unstarted {
-			if screen, err := env.TC.CaptureScreen(ctx, s.pane); err == nil {
+			if screen, err := s.tc.CaptureScreen(ctx, s.pane); err == nil {
 				s.echoBase = echoCount(s.prof, screen, s.sig)
 			}
 		}
@@ -93,7 +93,7 @@ func (s *supervisor) dialog(ctx context.Context, d profile.Detection, obs monito
 	_ = env.update(ctx, s.id, func(t *state.Task) {
 		t.AddTurn(env.now(), "auto-approved: "+dialogLine(s.prof, d.Question))
 	})
-	if err := env.TC.SendKeys(ctx, s.pane, "Enter"); err != nil {
+	if err := s.tc.SendKeys(ctx, s.pane, "Enter"); err != nil {
 		return err
 	}
 	_, err := s.mon.Wait(ctx, monitor.GoalLeaveInput, time.Now())

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,7 +22,9 @@ import (
 
 // DispatchRequest is one `runner dispatch`.
 type DispatchRequest struct {
-	Project         string // a registered name or a path
+	Project string // a registered name or a path
+	// Host is the registered host a path Project is on (dispatch --host).
+	Host            string
 	Text            string
 	Agent           string
 	Model           string
@@ -70,34 +73,78 @@ func isPathArg(s string) bool {
 		strings.HasPrefix(s, "../") || strings.HasPrefix(s, "~") || strings.Contains(s, "/")
 }
 
-// ResolveProject returns the project name and its absolute directory. A
-// path that is the directory of a registered project gives that project's
-// name (a project's identity is its directory); any other path gives "".
-func ResolveProject(st *state.State, arg string) (string, string, error) {
+// Place is where a task works: its project's name ("" for a bare
+// path), its absolute directory, and the host it is on ("" for this
+// machine).
+type Place struct {
+	Project, Dir, Host string
+}
+
+// ResolveProject returns where a dispatch to arg works. arg is a
+// registered name, a path of this machine, or a directory on a host:
+// "host:HOST:/dir", or an absolute path with host HOST (dispatch --host).
+// A path that is the directory of a registered project gives that
+// project's name (a project's identity is its directory). A directory on
+// a host is checked there by the caller (it needs the connection).
+func ResolveProject(st *state.State, arg, host string) (Place, error) {
 	if arg == "" {
-		return "", "", exit.Usagef("no project: give a registered name (see 'runner project list') or a directory such as .")
+		return Place{}, exit.Usagef("no project: give a registered name (see 'runner project list') or a directory such as .")
+	}
+	if h, dir, ok := HostPath(arg); ok {
+		if host != "" && host != h {
+			return Place{}, exit.Usagef("project %q is on host %s, not on --host %s", arg, h, host)
+		}
+		arg, host = dir, h
+	}
+	if host != "" {
+		return resolveOnHost(st, arg, host)
 	}
 	if isPathArg(arg) {
 		abs, err := projectPath(arg)
 		if err != nil {
-			return "", "", exit.Usagef("project path %q: %v", arg, err)
+			return Place{}, exit.Usagef("project path %q: %v", arg, err)
 		}
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return "", "", exit.Usagef("project path %q: directory %s does not exist", arg, abs)
+			return Place{}, exit.Usagef("project path %q: directory %s does not exist", arg, abs)
 		}
 		if name := registeredName(st, abs); name != "" {
-			return name, st.Projects[name].Dir, nil
+			return Place{Project: name, Dir: st.Projects[name].Dir}, nil
 		}
-		return "", abs, nil
+		return Place{Dir: abs}, nil
 	}
 	p, ok := st.Projects[arg]
 	if !ok {
-		return "", "", exit.Usagef("project %q is not registered (add it with 'runner project add %s DIR', or give a path such as ./%s)", arg, arg, arg)
+		return Place{}, exit.Usagef("project %q is not registered (add it with 'runner project add %s DIR', or give a path such as ./%s)", arg, arg, arg)
+	}
+	if p.Host != "" {
+		return Place{Project: arg, Dir: p.Dir, Host: p.Host}, nil
 	}
 	if fi, err := os.Stat(p.Dir); err != nil || !fi.IsDir() {
-		return "", "", exit.Usagef("project %q: directory %s does not exist (re-add it with 'runner project rm %s' and 'runner project add %s DIR')", arg, p.Dir, arg, arg)
+		return Place{}, exit.Usagef("project %q: directory %s does not exist (re-add it with 'runner project rm %s' and 'runner project add %s DIR')", arg, p.Dir, arg, arg)
 	}
-	return arg, p.Dir, nil
+	return Place{Project: arg, Dir: p.Dir}, nil
+}
+
+// resolveOnHost is ResolveProject for a project or an absolute path on
+// host.
+func resolveOnHost(st *state.State, arg, host string) (Place, error) {
+	if !strings.HasPrefix(arg, "/") {
+		p, ok := st.Projects[arg]
+		switch {
+		case !ok:
+			return Place{}, exit.Usagef("project %q is not registered; on host %s give an absolute path (--host %s /srv/dir)", arg, host, host)
+		case p.Host != host:
+			return Place{}, exit.Usagef("project %q is at %s, not on host %s", arg, ProjectLocation(*p), host)
+		}
+		return Place{Project: arg, Dir: p.Dir, Host: host}, nil
+	}
+	dir := path.Clean(arg)
+	for _, p := range st.ProjectList() {
+		if p.Host == host && p.Dir == dir {
+			return Place{Project: p.Name, Dir: dir, Host: host}, nil
+		}
+	}
+	return Place{Dir: dir, Host: host}, nil
 }
 
 // SessionName is the tmux session of a project: its name, or for a path
@@ -134,6 +181,14 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		return nil, err
 	}
 	project, dir, after := plan.project, plan.dir, plan.after
+	if plan.host == "" {
+		argv, err = resolveArgv(env, prof, argv)
+	} else {
+		argv, err = env.remoteArgv(ctx, prof, plan.host, dir, argv)
+	}
+	if err != nil {
+		return nil, err
+	}
 	spec := &StartSpec{Argv: argv, Size: req.Size, UseHook: req.UseHook, RequireSnapshot: req.RequireSnapshot,
 		Exclusive: req.Exclusive, WaitLock: req.WaitLock, Worktree: req.Worktree}
 	if req.Worktree {
@@ -143,7 +198,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	var lock *state.ProjectLock
 	handedOff := false // the lock went to a detached supervisor
 	if req.Exclusive && len(after) == 0 {
-		if lock, err = env.Store.LockProject(ctx, lockKey(project, dir), req.WaitLock); err != nil {
+		if lock, err = env.Store.LockProject(ctx, lockKey(project, dir, plan.host), req.WaitLock); err != nil {
 			return nil, err
 		}
 		defer func() {
@@ -157,12 +212,16 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 			lock.Unlock()
 		}()
 	}
-	task, err := env.recordTask(ctx, req, prof.Name, project, dir, plan.lin, after)
+	task, err := env.recordTask(ctx, req, prof.Name, Place{Project: project, Dir: dir, Host: plan.host}, plan.lin, after)
 	if err != nil {
 		return nil, err
 	}
 	env.journal(ctx, task, "dispatch", fmt.Sprintf("agent %s in %s: %s", prof.Name, dir, taskTitle(req.Text)))
-	env.say("task %s: %s in %s", task.ID, prof.Name, dir)
+	if plan.host != "" {
+		env.say("task %s: %s in %s on host %s", task.ID, prof.Name, dir, plan.host)
+	} else {
+		env.say("task %s: %s in %s", task.ID, prof.Name, dir)
+	}
 
 	if len(after) > 0 {
 		return env.dispatchQueued(ctx, task)
@@ -189,6 +248,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 // records its task.
 type dispatchPlan struct {
 	project, dir string         // where it works
+	host         string         // the host it works on ("" for here)
 	setup        *WorktreeSetup // the worktree set-up, for --worktree
 	lin          lineage        // its parent and level
 	after        []string       // the tasks it waits for (--after)
@@ -203,8 +263,13 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 	if err != nil {
 		return p, err
 	}
-	if p.project, p.dir, err = ResolveProject(st, req.Project); err != nil {
+	place, err := ResolveProject(st, req.Project, req.Host)
+	if err != nil {
 		return p, err
+	}
+	p.project, p.dir, p.host = place.Project, place.Dir, place.Host
+	if p.host != "" && req.Worktree {
+		return p, exit.Usagef("--worktree: not available for a task on a host yet (dispatch it without --worktree, or to a project of this machine)")
 	}
 	p.setup = req.worktreePlan(p.project)
 	if p.lin, err = dispatchLineage(ctx, env, st, *req); err != nil {
@@ -219,7 +284,7 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 	if p.from != "" {
 		req.Worktree = true
 	}
-	if req.RequireSnapshot {
+	if req.RequireSnapshot && p.host == "" {
 		if _, err := gitsnap.List(ctx, p.dir); err != nil && (errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing)) {
 			return p, exit.Usagef("--require-snapshot: %v", err)
 		}
@@ -278,9 +343,6 @@ func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, er
 	if err != nil {
 		return nil, nil, err
 	}
-	if argv, err = resolveArgv(env, prof, argv); err != nil {
-		return nil, nil, err
-	}
 	if _, err := CompileApproveRules("--approve-rule", req.Settings.ApproveRules); err != nil {
 		return nil, nil, exit.Usagef("%v", err)
 	}
@@ -291,7 +353,16 @@ func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, er
 // reconcile that finds this process gone before a supervisor takes it
 // fails the task, or, waiting for others, orphans it). A long text goes to
 // its own file, named after the task, before the record points at it.
-func (env *Env) recordTask(ctx context.Context, req DispatchRequest, agent, project, dir string, lin lineage, after []string) (*state.Task, error) {
+func (env *Env) recordTask(ctx context.Context, req DispatchRequest, agent string, at Place, lin lineage, after []string) (*state.Task, error) {
+	project, dir := at.Project, at.Dir
+	tmux := state.TmuxTarget{Socket: env.TC.Socket(), Session: SessionName(project, dir), Host: at.Host}
+	if at.Host != "" {
+		c, err := env.hostConn(ctx, at.Host)
+		if err != nil {
+			return nil, err
+		}
+		tmux.Socket = c.tc.Socket()
+	}
 	settings, _ := json.Marshal(req.Settings)
 	now := env.now()
 	newID := state.RandomTaskID()
@@ -308,9 +379,10 @@ func (env *Env) recordTask(ctx context.Context, req DispatchRequest, agent, proj
 			}
 			id = s.NewTaskID()
 		}
+		tmux.Window = id
 		task = &state.Task{ID: id, Project: project, Dir: dir, Agent: agent, Text: text, TextFile: textFile,
 			Parent: lin.parent, Level: lin.level, Source: lin.source, Created: now, Settings: settings, After: after,
-			Tmux:       state.TmuxTarget{Socket: env.TC.Socket(), Session: SessionName(project, dir), Window: id},
+			Tmux:       tmux,
 			Transcript: env.Store.TaskFile("log", id)}
 		reason := "dispatched by " + lin.source
 		if len(after) > 0 {
@@ -373,9 +445,12 @@ func (env *Env) failUnstarted(ctx context.Context, id string, err error) {
 
 // lockKey names a project's lock: its name, or its session name for a
 // path.
-func lockKey(project, dir string) string {
-	if project == "" {
-		return SessionName("", dir)
+func lockKey(project, dir, host string) string {
+	switch {
+	case project != "":
+		return project
+	case host != "":
+		return host + "-" + SessionName("", dir)
 	}
-	return project
+	return SessionName("", dir)
 }

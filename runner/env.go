@@ -38,6 +38,8 @@ type Env struct {
 	Log *slog.Logger
 	// Now returns the time; nil means time.Now.
 	Now func() time.Time
+
+	conns *hostConns // the connections to hosts, made as needed
 }
 
 func (e *Env) now() time.Time {

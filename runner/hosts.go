@@ -52,6 +52,12 @@ func AddHost(ctx context.Context, s *state.Store, h state.Host) (state.Host, err
 	if h.Runner != "" && !strings.HasPrefix(h.Runner, "/") {
 		return h, exit.Usagef("host %q: --runner %q: give the absolute path of the runner binary on the host", h.Name, h.Runner)
 	}
+	if h.Dir != "" && !strings.HasPrefix(h.Dir, "/") {
+		return h, exit.Usagef("host %q: --dir %q: give an absolute path on the host (the default is ~/%s)", h.Name, h.Dir, state.RemoteDirDefault)
+	}
+	if strings.ContainsAny(h.Socket+h.Dir+h.Runner, "\n\x00") {
+		return h, exit.Usagef("host %q: --socket, --dir and --runner may not hold a newline", h.Name)
+	}
 	h.Added = time.Now().UTC()
 	err := s.UpdateHosts(ctx, func(hosts map[string]*state.Host) error {
 		if old, ok := hosts[h.Name]; ok {
@@ -63,10 +69,29 @@ func AddHost(ctx context.Context, s *state.Store, h state.Host) (state.Host, err
 	return h, err
 }
 
-// RemoveHost unregisters a host; an unknown one is a usage error.
+// RemoveHost unregisters a host; an unknown one, or one that projects or
+// active tasks are on, is a usage error.
 func RemoveHost(ctx context.Context, s *state.Store, name string) (state.Host, error) {
 	var gone state.Host
-	err := s.UpdateHosts(ctx, func(hosts map[string]*state.Host) error {
+	st, err := s.Read(ctx)
+	if err != nil {
+		return gone, err
+	}
+	var users []string
+	for _, p := range st.ProjectList() {
+		if p.Host == name {
+			users = append(users, "project "+p.Name)
+		}
+	}
+	for _, t := range st.TaskList() {
+		if t.Tmux.Host == name && t.Status.IsActive() {
+			users = append(users, "task "+t.ID)
+		}
+	}
+	if len(users) > 0 {
+		return gone, exit.Usagef("host %q is in use by %s: remove the projects ('runner project rm NAME') and end the tasks first", name, strings.Join(users, ", "))
+	}
+	err = s.UpdateHosts(ctx, func(hosts map[string]*state.Host) error {
 		h, ok := hosts[name]
 		if !ok {
 			return unknownHost(name, hosts)

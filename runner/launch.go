@@ -38,7 +38,16 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 		_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, err.Error(), nil)
 		return err
 	}
-	snap, err := gitsnap.Take(ctx, snapDir, gitsnap.Options{ID: task.ID, Label: "before " + taskTitle(task.Text)})
+	opts := gitsnap.Options{ID: task.ID, Label: "before " + taskTitle(task.Text)}
+	if task.Tmux.Host != "" {
+		c, err := env.hostConn(ctx, task.Tmux.Host)
+		if err != nil {
+			_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, err.Error(), nil)
+			return err
+		}
+		opts.Via = c.tr
+	}
+	snap, err := gitsnap.Take(ctx, snapDir, opts)
 	switch {
 	case err == nil:
 		snapRef = snap.Ref
@@ -182,6 +191,9 @@ func isTaskIdentityVar(k string) bool {
 // remain-on-exit, the pane-died hook, the transcript pipe and the agent's
 // turn-end hook when its profile has one.
 func (env *Env) launch(ctx context.Context, t *state.Task, prof *profile.Profile, spec *StartSpec) error {
+	if t.Tmux.Host != "" {
+		return env.launchRemote(ctx, t, prof, spec)
+	}
 	argv := append([]string(nil), spec.Argv...)
 	penv := paneEnv(env, t, prof) // the agent's environment, before the hook's
 	var hookEnv []string

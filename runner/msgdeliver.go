@@ -132,7 +132,7 @@ func (s *supervisor) waitIdlePrompt(ctx context.Context) error {
 	rctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	for {
-		screen, err := s.env.TC.CaptureScreen(rctx, s.pane)
+		screen, err := s.tc.CaptureScreen(rctx, s.pane)
 		if err != nil && rctx.Err() == nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -103,7 +104,10 @@ func suggestName(name string) string {
 // AddProject registers directory dir under name. The name must be valid
 // (ValidateProjectName), dir must exist and be a directory, and the name must
 // be free; each of these is a usage error (exit 2) and writes nothing. dir is
-// stored absolute and cleaned.
+// stored absolute and cleaned. A dir written "host:HOST:/path" is a
+// directory on a registered host (runner host add), checked there over ssh:
+// an unknown host or a missing directory is a usage error, an unreachable
+// host an error wrapping ErrHostUnreachable.
 func AddProject(ctx context.Context, s *state.Store, name, dir string) (state.Project, error) {
 	if err := ValidateProjectName(name); err != nil {
 		return state.Project{}, err
@@ -111,23 +115,25 @@ func AddProject(ctx context.Context, s *state.Store, name, dir string) (state.Pr
 	if dir == "" {
 		return state.Project{}, exit.Usagef("project %q: no directory given (use 'runner project add %s DIR')", name, name)
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return state.Project{}, fmt.Errorf("project %q: resolve %s: %w", name, dir, err)
+	host, dir, remote := HostPath(dir)
+	var abs string
+	var err error
+	if remote {
+		c, err := (&Env{Store: s}).hostConn(ctx, host)
+		if err != nil {
+			return state.Project{}, fmt.Errorf("project %q: %w", name, err)
+		}
+		abs = path.Clean(dir)
+		if err := c.checkRemoteDir(ctx, fmt.Sprintf("project %q", name), abs); err != nil {
+			return state.Project{}, err
+		}
+	} else if abs, err = localProjectDir(name, dir); err != nil {
+		return state.Project{}, err
 	}
-	fi, err := os.Stat(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return state.Project{}, exit.Usagef("project %q: directory %s does not exist (create it first, or give an existing directory)", name, abs)
-	case err != nil:
-		return state.Project{}, exit.Usagef("project %q: cannot use directory %s: %v", name, abs, err)
-	case !fi.IsDir():
-		return state.Project{}, exit.Usagef("project %q: %s is not a directory (give the project's directory)", name, abs)
-	}
-	p := state.Project{Name: name, Dir: abs, Added: time.Now().UTC()}
+	p := state.Project{Name: name, Dir: abs, Host: host, Added: time.Now().UTC()}
 	err = s.Update(ctx, func(st *state.State) error {
 		if old, ok := st.Projects[name]; ok {
-			return exit.Usagef("project %q already exists (directory %s); remove it first with 'runner project rm %s'", name, old.Dir, name)
+			return exit.Usagef("project %q already exists (%s); remove it first with 'runner project rm %s'", name, ProjectLocation(*old), name)
 		}
 		st.Projects[name] = &p
 		return nil
@@ -139,6 +145,25 @@ func AddProject(ctx context.Context, s *state.Store, name, dir string) (state.Pr
 		return p, fmt.Errorf("project %q was added, but the journal was not written: %w", name, err)
 	}
 	return p, nil
+}
+
+// localProjectDir is dir made absolute, once it is known to be a
+// directory of this machine.
+func localProjectDir(name, dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("project %q: resolve %s: %w", name, dir, err)
+	}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", exit.Usagef("project %q: directory %s does not exist (create it first, or give an existing directory)", name, abs)
+	case err != nil:
+		return "", exit.Usagef("project %q: cannot use directory %s: %v", name, abs, err)
+	case !fi.IsDir():
+		return "", exit.Usagef("project %q: %s is not a directory (give the project's directory)", name, abs)
+	}
+	return abs, nil
 }
 
 // ListProjects returns the registered projects sorted by name.
@@ -254,7 +279,7 @@ func SelectProject(st *state.State, arg string) (ProjectRef, error) {
 			return ProjectRef{Name: name, Dir: st.Projects[name].Dir}, nil
 		}
 		for _, t := range st.Tasks {
-			if t.Dir == dir || sameDir(t.Dir, dir) {
+			if t.Tmux.Host == "" && (t.Dir == dir || sameDir(t.Dir, dir)) {
 				return ProjectRef{Dir: t.Dir}, nil
 			}
 		}
@@ -291,12 +316,12 @@ func projectPath(arg string) (string, error) {
 // directory is dir (also through symbolic links), or "".
 func registeredName(st *state.State, dir string) string {
 	for _, p := range st.ProjectList() {
-		if p.Dir == dir {
+		if p.Host == "" && p.Dir == dir {
 			return p.Name
 		}
 	}
 	for _, p := range st.ProjectList() {
-		if sameDir(p.Dir, dir) {
+		if p.Host == "" && sameDir(p.Dir, dir) {
 			return p.Name
 		}
 	}

@@ -301,6 +301,9 @@ func (env *Env) recordReclaimed(ctx context.Context, targets []*gcTarget, by str
 // killTask ends a task's processes and closes its window at once (cancel
 // --kill): no quit keys, but the session id on the screen is recorded.
 func (env *Env) killTask(ctx context.Context, t *state.Task) error {
+	if t.Tmux.Host != "" {
+		return env.killRemoteTask(ctx, t)
+	}
 	g := &gcTarget{task: t, item: GCTask{ID: t.ID, Status: t.Status, Pane: t.Tmux.Pane, AgentSession: t.AgentSession}}
 	var protect []int
 	if st, panes, err := reconcile(ctx, env, true); err == nil {
@@ -327,4 +330,24 @@ func (env *Env) killTask(ctx context.Context, t *state.Task) error {
 		return err
 	}
 	return env.recordReclaimed(ctx, targets, "kill")
+}
+
+// killRemoteTask closes the window of a task on a host (tmux there hangs
+// up its processes) and records it reclaimed. A window already gone is
+// not an error.
+func (env *Env) killRemoteTask(ctx context.Context, t *state.Task) error {
+	c, err := env.hostConn(ctx, t.Tmux.Host)
+	if err != nil {
+		return err
+	}
+	if t.Tmux.Pane != "" {
+		if err := c.tc.KillWindow(ctx, t.Tmux.Pane); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
+			return fmt.Errorf("task %s: close its window on host %s: %w", t.ID, t.Tmux.Host, err)
+		}
+	}
+	return env.update(ctx, t.ID, func(x *state.Task) {
+		if x.Reclaimed.IsZero() {
+			x.Reclaimed = env.now()
+		}
+	})
 }

@@ -130,6 +130,15 @@ func staleTasks(st *state.State, listPanes func() (map[string]tmuxctl.PaneInfo, 
 			}
 			continue
 		}
+		if t.Tmux.Host != "" {
+			// Its pane is on a host, which a listing does not contact:
+			// with its supervisor gone it can be resumed (resume looks
+			// there).
+			if !processAlive(t.SupervisorPID) && t.Status != state.StatusNeedsInput {
+				changes = append(changes, change{t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor %d is gone; its pane is on host %s (runner resume %s looks there)", t.SupervisorPID, t.Tmux.Host, t.ID)})
+			}
+			continue
+		}
 		if panes == nil {
 			var err error
 			if panes, err = listPanes(); err != nil {

@@ -52,7 +52,11 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if req.Settings != nil {
 		set = *req.Settings
 	}
-	if info, err := env.TC.Pane(ctx, t.Tmux.Pane); t.Tmux.Pane == "" || err != nil || info.Dead || !t.Reclaimed.IsZero() || info.WindowName != t.ID {
+	tc, err := env.paneClient(ctx, t)
+	if err != nil {
+		return t, err
+	}
+	if info, err := tc.Pane(ctx, t.Tmux.Pane); t.Tmux.Pane == "" || err != nil || info.Dead || !t.Reclaimed.IsZero() || info.WindowName != t.ID {
 		// The window was closed (gc, cancel --kill) or the agent quit:
 		// start it again on its conversation. (A pane of another name
 		// is not the task's: pane ids start again with a new server.)
@@ -68,9 +72,11 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if err := reopen(ctx, env, t, set, req.Text); err != nil {
 		return t, err
 	}
-	sup := &supervisor{env: env, id: t.ID, prof: prof, set: set, pane: t.Tmux.Pane,
-		mon: &monitor.Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
-			Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle}}
+	sup, stop, err := env.newSupervisor(ctx, t, prof, set)
+	if err != nil {
+		return t, err
+	}
+	defer stop()
 	if err := sup.deliver(ctx, req.Text, false); err != nil {
 		return t, err
 	}
@@ -84,9 +90,9 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if timeout <= 0 {
 		timeout = DefaultTaskTimeout
 	}
-	tctx, cancel := context.WithTimeout(ctx, timeout)
+	tctx, cancel := context.WithTimeout(sup.runCtx, timeout)
 	defer cancel()
-	err = sup.concludeAll(ctx, tctx, sup.monitorTurn(tctx, time.Time{}))
+	err = sup.concludeAll(ctx, tctx, sup.hostLost(sup.monitorTurn(tctx, time.Time{})))
 	nt, _ := env.task(context.WithoutCancel(ctx), t.ID)
 	if nt == nil {
 		nt = t
@@ -122,11 +128,15 @@ func sendable(ctx context.Context, env *Env, t *state.Task) error {
 // agent's hook ended may still be drawing its prompt back: that is waited
 // for (briefly) rather than refused.
 func atPrompt(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile) error {
-	screen, err := env.TC.CaptureScreen(ctx, t.Tmux.Pane)
+	tc, err := env.paneClient(ctx, t)
 	if err != nil {
 		return err
 	}
-	if d := profile.Detect(prof, screen); d.State == profile.StateBusy && t.Status == state.StatusDone {
+	screen, err := tc.CaptureScreen(ctx, t.Tmux.Pane)
+	if err != nil {
+		return err
+	}
+	if d := profile.Detect(prof, screen); d.State == profile.StateBusy && t.Status == state.StatusDone && t.Tmux.Host == "" {
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		mon := &monitor.Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
 			Died: env.Store.PaneDiedFile(), Settle: prof.Settle.Duration}
@@ -185,7 +195,7 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 	case set.Start == nil || len(set.Start.Argv) == 0:
 		return t, exit.Usagef("task %s: %s, and its record has no launch command (dispatched by an older runner); dispatch a new task", t.ID, why)
 	}
-	if fi, err := os.Stat(t.Dir); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(t.Dir); t.Tmux.Host == "" && (err != nil || !fi.IsDir()) {
 		// tmux would start the agent in another directory.
 		where := "its directory " + t.Dir + " is gone"
 		if t.Branch != "" {
@@ -194,7 +204,11 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 		return t, exit.Usagef("task %s: %s, and %s; dispatch a new task", t.ID, why, where)
 	}
 	if hasPane {
-		if err := env.TC.KillWindow(ctx, t.Tmux.Pane); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
+		tc, err := env.paneClient(ctx, t)
+		if err != nil {
+			return t, err
+		}
+		if err := tc.KillWindow(ctx, t.Tmux.Pane); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
 			return t, err
 		}
 	}
@@ -223,11 +237,13 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 	if err != nil {
 		return t, err
 	}
-	sup := &supervisor{env: env, id: t.ID, prof: prof, set: set, pane: nt.Tmux.Pane,
-		mon: &monitor.Monitor{TC: env.TC, Pane: nt.Tmux.Pane, Profile: prof, Transcript: nt.Transcript,
-			Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle}}
-	if err := sup.waitReady(ctx); err != nil {
-		err = sup.concludeAll(ctx, ctx, err)
+	sup, stop, err := env.newSupervisor(ctx, nt, prof, set)
+	if err != nil {
+		return nt, err
+	}
+	defer stop()
+	if err := sup.waitReady(sup.runCtx); err != nil {
+		err = sup.concludeAll(ctx, sup.runCtx, sup.hostLost(err))
 		if x, _ := env.task(context.WithoutCancel(ctx), t.ID); x != nil {
 			nt = x
 		}
@@ -259,7 +275,14 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 	if t.Tmux.Pane == "" && t.Status == state.StatusOrphaned && len(t.After) > 0 {
 		return resumeQueued(ctx, env, t)
 	}
-	info, err := env.TC.Pane(ctx, t.Tmux.Pane)
+	tc, err := env.paneClient(ctx, t)
+	if err != nil {
+		return t, 0, err
+	}
+	info, err := tc.Pane(ctx, t.Tmux.Pane)
+	if errors.Is(err, ErrHostUnreachable) || (t.Tmux.Host != "" && err != nil && !errors.Is(err, tmuxctl.ErrNotFound)) {
+		return t, 0, fmt.Errorf("task %s: its pane is on host %s: %w", t.ID, t.Tmux.Host, err)
+	}
 	if err != nil || info.Dead {
 		return t, 0, exit.Usagef("task %s: its pane %s is gone or dead; it cannot be resumed", t.ID, t.Tmux.Pane)
 	}

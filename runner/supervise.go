@@ -13,6 +13,7 @@ import (
 	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
 )
 
 // Supervise drives a task from wherever it is: waits for the agent to be
@@ -63,19 +64,6 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	if timeout <= 0 {
 		timeout = DefaultTaskTimeout
 	}
-	// The task's time (--timeout) counts from the delivery of its text
-	// (run starts the clock); the start-up has --ready-timeout. A task
-	// delivered already (a follow-up or message turn, a resume) gets its
-	// time from now.
-	tctx, cancel := context.WithCancel(ctx)
-	if t.Delivery != "" {
-		cancel()
-		tctx, cancel = context.WithTimeout(ctx, timeout)
-	}
-	defer cancel()
-	s := &supervisor{env: env, id: id, prof: prof, set: set, pane: t.Tmux.Pane, timeout: timeout,
-		mon: &monitor.Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
-			Events: env.Store.TaskFile("events", id), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle}}
 	// Take the task over, unless another live supervisor has it (the
 	// process that started this one, a runner msg or send, is expected).
 	owner := 0
@@ -97,8 +85,55 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	if owner != 0 {
 		return fmt.Errorf("task %s is supervised by process %d already", id, owner)
 	}
-	err = s.run(tctx, t)
+	s, stop, err := env.newSupervisor(ctx, t, prof, set)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	s.timeout = timeout
+	// The task's time (--timeout) counts from the delivery of its text
+	// (run starts the clock); the start-up has --ready-timeout. A task
+	// delivered already (a follow-up or message turn, a resume) gets its
+	// time from now.
+	tctx, cancel := context.WithCancel(s.runCtx)
+	if t.Delivery != "" {
+		cancel()
+		tctx, cancel = context.WithTimeout(s.runCtx, timeout)
+	}
+	defer cancel()
+	err = s.hostLost(s.run(tctx, t))
 	return s.concludeAll(ctx, tctx, err)
+}
+
+// newSupervisor makes the supervisor of t's pane as it is now. For a task
+// on a host it starts streaming the host's files into their local copies,
+// which its monitor watches as a local task's; stop ends that.
+func (env *Env) newSupervisor(ctx context.Context, t *state.Task, prof *profile.Profile, set RunSettings) (s *supervisor, stop func(), err error) {
+	s = &supervisor{env: env, id: t.ID, prof: prof, set: set, pane: t.Tmux.Pane, runCtx: ctx,
+		mon: &monitor.Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
+			Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle}}
+	if s.tc, err = env.paneClient(ctx, t); err != nil {
+		return nil, nil, err
+	}
+	if t.Tmux.Host == "" {
+		return s, func() {}, nil
+	}
+	runCtx, stop, err := env.startMirror(ctx, t)
+	if err != nil {
+		return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
+	}
+	s.runCtx = runCtx
+	s.mon.TC, s.mon.Remote, s.mon.Events, s.mon.Died = s.tc, true, "", env.remoteDiedFile(t.ID)
+	return s, stop, nil
+}
+
+// hostLost is the error a supervision ends with: ErrHostLost's when the
+// connection to its host was lost meanwhile, else err.
+func (s *supervisor) hostLost(err error) error {
+	if cause := context.Cause(s.runCtx); errors.Is(cause, ErrHostLost) {
+		return cause
+	}
+	return err
 }
 
 // concludeAll concludes a turn and, while messages are waiting for the
@@ -117,8 +152,8 @@ func (s *supervisor) concludeAll(ctx, tctx context.Context, err error) error {
 		if timeout <= 0 {
 			timeout = DefaultTaskTimeout
 		}
-		tctx, cancel = context.WithTimeout(ctx, timeout)
-		err = s.messageTurn(tctx)
+		tctx, cancel = context.WithTimeout(s.runCtx, timeout)
+		err = s.hostLost(s.messageTurn(tctx))
 	}
 }
 
@@ -128,7 +163,11 @@ type supervisor struct {
 	prof *profile.Profile
 	set  RunSettings
 	pane string
+	tc   *tmuxctl.Client // the pane's server: here, or the task's host's
 	mon  *monitor.Monitor
+	// runCtx is the supervision's context: for a task on a host, it ends
+	// (cause ErrHostLost) when the connection stays lost.
+	runCtx context.Context
 	// timeout is the task's --timeout, counted from the delivery.
 	timeout time.Duration
 

@@ -118,8 +118,12 @@ func Cancel(ctx context.Context, env *Env, ref string, kill bool) (*state.Task, 
 			return t, err
 		}
 	} else if t.Tmux.Pane != "" {
+		tc, err := env.paneClient(ctx, t)
+		if err != nil {
+			return t, err
+		}
 		if prof, err := profile.FindProfile(env.Profiles, t.Agent); err == nil && len(prof.InterruptKeys) > 0 {
-			if err := env.TC.SendKeys(ctx, t.Tmux.Pane, prof.InterruptKeys...); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) && !errors.Is(err, tmuxctl.ErrPaneDead) {
+			if err := tc.SendKeys(ctx, t.Tmux.Pane, prof.InterruptKeys...); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) && !errors.Is(err, tmuxctl.ErrPaneDead) {
 				return t, err
 			}
 		}

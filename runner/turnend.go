@@ -86,6 +86,10 @@ func (s *supervisor) outcomeOf(ctx, parent context.Context, err error) (*errOutc
 	case errors.Is(err, tmuxctl.ErrNotFound):
 		// The pane or server vanished during a delivery or a key press.
 		return &errOutcome{outcome{status: state.StatusFailed, reason: fmt.Sprintf("pane %s: %v (the window was closed or the tmux server stopped): %v", s.pane, monitor.ErrPaneGone, err)}}, nil
+	case errors.Is(err, ErrHostLost):
+		// Not failed: the agent may well be working on there.
+		_ = env.setStatus(ctx, s.id, state.StatusOrphaned, err.Error()+" (runner resume "+s.id+" reconnects)", nil)
+		return nil, fmt.Errorf("task %s: %w (the agent is left as it is there; 'runner resume %s' reconnects)", s.id, err, s.id)
 	case parent.Err() == nil:
 		return &errOutcome{outcome{status: state.StatusFailed, reason: err.Error()}}, nil
 	}
@@ -126,7 +130,7 @@ func (s *supervisor) turnEnd(ctx context.Context, o outcome) turnText {
 		tt.byHook = h.Answer != ""
 	}
 	if tt.answer == "" {
-		if hist, err := s.env.TC.Capture(ctx, s.pane, tmuxctl.CaptureOptions{Start: "-200", End: "-"}); err == nil {
+		if hist, err := s.tc.Capture(ctx, s.pane, tmuxctl.CaptureOptions{Start: "-200", End: "-"}); err == nil {
 			tt.screen = hist
 		}
 		if o.status == state.StatusDone || o.status == state.StatusFailed {

@@ -30,9 +30,20 @@ type Host struct {
 	SSHArgs []string `json:"ssh_args,omitempty"`
 	// Runner is the path of a runner binary on the host, for the sim
 	// agent and turn-end hooks there ("" for none).
-	Runner string    `json:"runner,omitempty"`
-	Added  time.Time `json:"added"`
+	Runner string `json:"runner,omitempty"`
+	// Socket is the tmux server there that runs the agents: a -L name or
+	// a -S path ("" for runner's private server, tmux -L runner).
+	Socket string `json:"socket,omitempty"`
+	// Dir is where runner keeps its tasks' files there (each pane's
+	// transcript and the pane-died file); "" for RemoteDirDefault under
+	// the home directory there.
+	Dir   string    `json:"dir,omitempty"`
+	Added time.Time `json:"added"`
 }
+
+// RemoteDirDefault is where runner keeps its tasks' files on a host
+// without Host.Dir, relative to the home directory there.
+const RemoteDirDefault = ".local/state/runner-remote"
 
 type hostsFile struct {
 	Version int              `json:"version"`

@@ -19,6 +19,7 @@ import (
 
 type dispatchFlags struct {
 	agent, model, permissions, file, notify, source, size string
+	host                                                  string
 	agentArgs, approve, after                             []string
 	yesTrust, detach, waitInput, requireSnap, exclusive   bool
 	worktree, worktreeSet                                 bool
@@ -88,6 +89,7 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
 	fl.BoolVar(&f.waitLock, "wait-lock", false, "with --exclusive, wait for the lock instead of exiting 5")
 	fl.StringVar(&f.notify, "notify", "", "command (argv, quoted like a shell) run when the task ends or needs input")
 	fl.StringArrayVar(&f.after, "after", nil, "start only when these tasks are done: ID[,ID...] (repeatable); cancelled if one fails")
+	fl.StringVar(&f.host, "host", "", "run on this registered host (runner host add): PROJECT is then an absolute path there, or a project on it")
 	fl.StringVar(&f.source, "source", "user", "who asked: user or cron (recorded with the task)")
 	fl.StringVar(&f.size, "size", "200x50", "size of a new tmux session, WIDTHxHEIGHT")
 	fl.BoolVar(&f.noHook, "no-hook", false, "do not install the agent's turn-end hook; detect from the screen only")
@@ -179,7 +181,7 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 		AgentArgs: f.agentArgs, PermissionsAuto: f.permissions == "auto", RequireSnapshot: f.requireSnap,
 		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: f.worktree, WorktreeSet: f.worktreeSet, From: f.from,
 		Isolation: cfg.Isolation, Setup: cfg.WorktreeSetup, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set,
-		MaxLevel: cfg.MaxLevel, After: f.after}
+		MaxLevel: cfg.MaxLevel, After: f.after, Host: f.host}
 	if f.printAnswer && (f.asJSON || f.detach) {
 		return exit.Usagef("--print-answer waits for the answer: not with --json (the record has it as \"answer\") or --detach (use 'runner wait ID --print-answer')")
 	}

@@ -34,27 +34,33 @@ Names use a-z, 0-9, '.', '_' and '-' (at most 64, starting with a letter or digi
 }
 
 type hostAddOptions struct {
-	sshArgs []string
-	runner  string
-	asJSON  bool
+	sshArgs     []string
+	runner      string
+	socket, dir string
+	asJSON      bool
 }
 
 func (a *app) newHostAddCmd() *cobra.Command {
 	var opts hostAddOptions
 	cmd := &cobra.Command{
-		Use:   "add NAME DESTINATION [--ssh-arg ARG]... [--runner PATH]",
+		Use:   "add NAME DESTINATION [--ssh-arg ARG]... [--runner PATH] [--socket S] [--dir D]",
 		Short: "Register a host: DESTINATION is what ssh takes (user@machine, an alias of ~/.ssh/config)",
 		Long: `Register a host. DESTINATION is what ssh takes: user@machine, machine, or an alias
 of your ~/.ssh/config. --ssh-arg passes one argument to ssh before it (repeat it:
 --ssh-arg -p --ssh-arg 2222). --runner names the absolute path of a runner
-binary on the host. Nothing is contacted: 'runner host check NAME' does that.`,
+binary on the host (the sim agent runs as 'PATH agent-sim' there). --socket names
+the tmux server there (a -L name or a -S path; default runner's private server,
+tmux -L runner); --dir the absolute directory where runner keeps its tasks' pane
+transcripts there (default ~/` + state.RemoteDirDefault + `). Nothing is contacted:
+'runner host check NAME' does that.`,
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			s, err := a.openStore()
 			if err != nil {
 				return err
 			}
-			h, err := runner.AddHost(cmd.Context(), s, state.Host{Name: argv[0], Destination: argv[1], SSHArgs: opts.sshArgs, Runner: opts.runner})
+			h, err := runner.AddHost(cmd.Context(), s, state.Host{Name: argv[0], Destination: argv[1], SSHArgs: opts.sshArgs, Runner: opts.runner,
+				Socket: opts.socket, Dir: opts.dir})
 			if err != nil {
 				return err
 			}
@@ -67,6 +73,8 @@ binary on the host. Nothing is contacted: 'runner host check NAME' does that.`,
 	}
 	cmd.Flags().StringArrayVar(&opts.sshArgs, "ssh-arg", nil, "an argument for ssh, before the destination (repeatable)")
 	cmd.Flags().StringVar(&opts.runner, "runner", "", "absolute path of a runner binary on the host")
+	cmd.Flags().StringVar(&opts.socket, "socket", "", "the tmux server on the host: a -L name or a -S path (default: runner's private server)")
+	cmd.Flags().StringVar(&opts.dir, "dir", "", "absolute directory on the host for runner's task files (default ~/"+state.RemoteDirDefault+")")
 	a.jsonFlag(cmd, &opts.asJSON, "print the host as JSON")
 	return cmd
 }

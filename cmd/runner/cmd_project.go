@@ -5,6 +5,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/exit"
 	"github.com/spf13/cobra"
 )
 
@@ -22,26 +23,39 @@ Names use a-z, 0-9, '.', '_' and '-' (at most 64, starting with a letter or digi
 
 func (a *app) newProjectAddCmd() *cobra.Command {
 	var asJSON bool
+	var host string
 	cmd := &cobra.Command{
-		Use:   "add NAME DIR",
-		Short: "Register DIR as project NAME",
-		Args:  args(cobra.ExactArgs(2)),
+		Use:   "add NAME DIR | add NAME host:HOST:/DIR | add NAME --host HOST /DIR",
+		Short: "Register DIR as project NAME (a directory here, or on a host)",
+		Long: `Register DIR as project NAME. DIR is a directory of this machine, or one on a
+registered host (see 'runner host'): host:HOST:/abs/dir, or --host HOST /abs/dir.
+A directory on a host is checked there over ssh; tasks dispatched to the project
+then run there.`,
+		Args: args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			s, err := a.openStore()
 			if err != nil {
 				return err
 			}
-			p, err := runner.AddProject(cmd.Context(), s, argv[0], argv[1])
+			dir := argv[1]
+			if host != "" {
+				if _, _, ok := runner.HostPath(dir); ok {
+					return exit.Usagef("project add: give the host once: --host %s with a path, or host:HOST:/dir", host)
+				}
+				dir = "host:" + host + ":" + dir
+			}
+			p, err := runner.AddProject(cmd.Context(), s, argv[0], dir)
 			if err != nil {
 				return err
 			}
 			if asJSON {
 				return a.printJSON(p)
 			}
-			fmt.Fprintf(a.out, "added project %s: %s\n", p.Name, p.Dir)
+			fmt.Fprintf(a.out, "added project %s: %s\n", p.Name, runner.ProjectLocation(p))
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&host, "host", "", "the registered host the directory is on")
 	a.jsonFlag(cmd, &asJSON, "print the project as JSON")
 	return cmd
 }
@@ -71,7 +85,7 @@ func (a *app) newProjectListCmd() *cobra.Command {
 			}
 			w := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
 			for _, p := range ps {
-				fmt.Fprintf(w, "%s\t%s\n", p.Name, p.Dir)
+				fmt.Fprintf(w, "%s\t%s\n", p.Name, runner.ProjectLocation(p))
 			}
 			return w.Flush()
 		},

@@ -48,11 +48,17 @@ it with 'runner resume ID') or, when its pane is gone too, failed.`,
 			tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
 			// A BRANCH column when some task works in a worktree of its own.
 			branches := slices.ContainsFunc(tasks, func(t *state.Task) bool { return t.Branch != "" })
-			head := "ID\tPROJECT\tAGENT\tSTATUS\tAGE\tLEVEL\tPARENT\tTASK"
-			if branches {
-				head = "ID\tPROJECT\tAGENT\tSTATUS\tAGE\tLEVEL\tPARENT\tBRANCH\tTASK"
+			// A HOST column when some task runs on another machine.
+			hosts := slices.ContainsFunc(tasks, func(t *state.Task) bool { return t.Tmux.Host != "" })
+			head := "ID\tPROJECT\t"
+			if hosts {
+				head += "HOST\t"
 			}
-			fmt.Fprintln(tw, head)
+			head += "AGENT\tSTATUS\tAGE\tLEVEL\tPARENT\t"
+			if branches {
+				head += "BRANCH\t"
+			}
+			fmt.Fprintln(tw, head+"TASK")
 			now := time.Now()
 			for _, t := range tasks {
 				proj := t.Project
@@ -62,6 +68,9 @@ it with 'runner resume ID') or, when its pane is gone too, failed.`,
 				parent := textutil.OrDash(t.Parent)
 				if branches {
 					parent += "\t" + textutil.OrDash(t.Branch)
+				}
+				if hosts {
+					proj += "\t" + textutil.OrDash(t.Tmux.Host)
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, textutil.OrDash(proj), t.Agent, t.Status,
 					runner.Age(now, t.Created), t.Level, parent, runner.FirstLine(t.Text, 50))

@@ -91,6 +91,16 @@ func scriptParams(t *testing.T) testscript.Params {
 			} {
 				env.Setenv(kv[0], kv[1])
 			}
+			// The runner binary by its absolute path, for a host's --runner
+			// (the "remote" side of the loopback sshd runs it).
+			for _, d := range filepath.SplitList(env.Getenv("PATH")) {
+				if p := filepath.Join(d, "runner"); d != "" {
+					if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+						env.Setenv("RUNNER_BIN", p)
+						break
+					}
+				}
+			}
 			if n := os.Getenv("RUNNER_ARCHIVE_AFTER"); n != "" {
 				// Archive-everything runs (see TestScriptsArchived).
 				env.Setenv("RUNNER_ARCHIVE_AFTER", n)

@@ -45,8 +45,13 @@ type Monitor struct {
 	Settle     time.Duration
 	Idle       time.Duration
 	// Safety is how often the pane is checked with no event at all (its
-	// server may have died); zero means DefaultSafety.
+	// server may have died); zero means DefaultSafety, or
+	// DefaultRemoteSafety for a Remote pane.
 	Safety time.Duration
+	// Remote says the pane is on another machine: its processes are not
+	// this machine's (no pidfd on the server or the agent), and Transcript
+	// and Died are local copies streamed from there.
+	Remote bool
 	// Match says which hook event ends a GoalTurnEnd wait: the supervisor
 	// sets it as it delivers. Zero: events stamped at or after the wait's
 	// since, in any session, about any prompt.
@@ -77,6 +82,11 @@ const DefaultSettle = 50 * time.Millisecond
 // server's and the agent's exits through pidfds (see liveness); this tmux
 // call only backs up those signals.
 const DefaultSafety = 5 * time.Minute
+
+// DefaultRemoteSafety is DefaultSafety for a pane on another machine,
+// whose server's death no pidfd reports: one tmux call over the host's
+// shared connection this often.
+const DefaultRemoteSafety = 30 * time.Second
 
 // Observation is what a Monitor wait ended on.
 type Observation struct {

@@ -50,6 +50,9 @@ func (m *Monitor) newWaitRun(ctx context.Context, goal Goal, since time.Time) (*
 	}
 	if safety <= 0 {
 		safety = DefaultSafety
+		if m.Remote {
+			safety = DefaultRemoteSafety
+		}
 	}
 	hasMarkers := len(m.Profile.Ready) > 0 || len(m.Profile.Busy) > 0
 	r := &waitRun{m: m, goal: goal, start: now, match: m.Match,
@@ -78,7 +81,9 @@ func (m *Monitor) newWaitRun(ctx context.Context, goal Goal, since time.Time) (*
 			}
 		}
 	}
-	r.serverPID, _ = m.TC.ServerPID(ctx)
+	if !m.Remote {
+		r.serverPID, _ = m.TC.ServerPID(ctx)
+	}
 	r.live = newLiveness(r.serverPID)
 	r.eventsOff, r.diedOff = FileSize(m.Events), FileSize(m.Died)
 	if r.hookGoal && m.Events != "" {
@@ -220,7 +225,7 @@ func (r *waitRun) look(ctx context.Context) (decision, Observation, bool, error)
 		return decision{}, r.obs, true, err
 	}
 	info := c.info
-	if r.panePID == 0 && !info.Dead {
+	if r.panePID == 0 && !info.Dead && !m.Remote {
 		r.panePID = info.PID
 		r.live.watchAgent(r.panePID)
 	}
@@ -336,7 +341,7 @@ func (m *Monitor) capture(ctx context.Context) captured {
 	if err != nil {
 		return captured{err: err}
 	}
-	if info.PID > 0 && (!info.Dead || info.DeadStatus < 0) {
+	if info.PID > 0 && (!info.Dead || info.DeadStatus < 0) && !m.Remote {
 		// tmux marks a pane dead only once it has reaped the process; a
 		// tmux that lost the SIGCHLD keeps the agent a zombie, never
 		// reaped, and the pane "alive" for ever.

@@ -1,0 +1,210 @@
+// Streaming a remote task's files back: the pane's transcript and its
+// pane-died lines, into local copies the event-driven monitor watches as it
+// watches a local task's.
+
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/runner-cli/runner/state"
+)
+
+// ErrHostLost is wrapped when the connection to a task's host is lost for
+// longer than mirrorLostAfter: the task is left orphaned, and `runner
+// resume` reconnects.
+var ErrHostLost = errors.New("the connection to the host was lost")
+
+// mirrorLostAfter is how long the stream of a remote task may stay down
+// (ssh retried meanwhile) before the task counts as orphaned.
+const mirrorLostAfter = 20 * time.Second
+
+// mirrorScript runs on the host, in one ssh session per task: the
+// transcript from byte $3 on to stdout, the pane-died lines from byte $4
+// on to stderr (tail's own messages dropped), both followed (-F) until
+// stdin ends, that is until the local side goes or the connection drops.
+const mirrorScript = `log=$1 died=$2
+: >> "$died" || exit 3
+exec 3>&2
+tail -c +"$3" -F -- "$log" 2>/dev/null &
+a=$!
+tail -c +"$4" -F -- "$died" 2>/dev/null >&3 &
+b=$!
+cat >/dev/null
+kill $a $b 2>/dev/null`
+
+// diedLine is a line the pane-died hooks write: "%PANE STATUS" or
+// "closed".
+var diedLine = regexp.MustCompile(`^(%\d+ -?\d+|closed)$`)
+
+// mirror streams a remote task's files into their local copies.
+type mirror struct {
+	c                *hostConn
+	remote           remoteFiles
+	transcript, died string // the local copies
+
+	mu     sync.Mutex
+	sshErr string // the last words of ssh that were not pane-died lines
+}
+
+// startMirror starts streaming t's files from its host, appending to the
+// local copies from where they end (so a resumed supervisor neither loses
+// nor repeats a byte). It returns a context that ends, with a cause
+// wrapping ErrHostLost, when the stream stays down for mirrorLostAfter,
+// and the function that stops the stream.
+func (env *Env) startMirror(ctx context.Context, t *state.Task) (context.Context, func(), error) {
+	c, err := env.hostConn(ctx, t.Tmux.Host)
+	if err != nil {
+		return nil, nil, err
+	}
+	dir, err := c.taskDir(ctx, t.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	m := &mirror{c: c, remote: remoteFilesIn(dir), transcript: t.Transcript, died: env.remoteDiedFile(t.ID)}
+	for _, p := range []string{m.transcript, m.died} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return nil, nil, err
+		}
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("task %s: local copy of the host's files: %w", t.ID, err)
+		}
+		f.Close()
+	}
+	runCtx, lost := context.WithCancelCause(ctx)
+	sctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.loop(sctx, func(err error) { lost(err) })
+	}()
+	return runCtx, func() {
+		stop()
+		<-done
+		lost(nil)
+	}, nil
+}
+
+// remoteDiedFile is the local copy of a remote task's pane-died lines.
+func (env *Env) remoteDiedFile(id string) string {
+	return filepath.Join(filepath.Dir(env.Store.TaskFile("events", id)), id+".panes-died")
+}
+
+// loop runs the stream, starting it again when it ends (a dropped
+// connection: the next ssh makes a new one), until ctx ends; after
+// mirrorLostAfter of failures it reports lost once and keeps trying.
+func (m *mirror) loop(ctx context.Context, lost func(error)) {
+	var downSince time.Time
+	wait := 200 * time.Millisecond
+	reported := false
+	for ctx.Err() == nil {
+		start := time.Now()
+		err := m.once(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if time.Since(start) > 5*time.Second {
+			downSince, wait = time.Time{}, 200*time.Millisecond // it ran: a new drop
+		}
+		if downSince.IsZero() {
+			downSince = start
+		}
+		if !reported && time.Since(downSince) >= mirrorLostAfter {
+			reported = true
+			lost(fmt.Errorf("host %s (%s): %w for %v: %v%s", m.c.host.Name, m.c.host.Destination, ErrHostLost,
+				mirrorLostAfter, err, m.lastWords()))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
+}
+
+// once runs one ssh session of the stream until it ends.
+func (m *mirror) once(ctx context.Context) error {
+	from := func(p string) string {
+		var n int64
+		if fi, err := os.Stat(p); err == nil {
+			n = fi.Size()
+		}
+		return strconv.FormatInt(n+1, 10)
+	}
+	out, err := os.OpenFile(m.transcript, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	died, err := os.OpenFile(m.died, os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer died.Close()
+	cmd := m.c.tr.Command(ctx, "sh", "-c", mirrorScript, "sh", m.remote.transcript, m.remote.died, from(m.transcript), from(m.died))
+	// The session lives as long as its stdin: a pipe this side holds
+	// open, so the tails there end when this process or the connection
+	// goes.
+	r, w, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	cmd.Stdin = r
+	cmd.Stdout = out
+	split := &lineSplitter{line: func(l string) {
+		if diedLine.MatchString(l) {
+			_, _ = died.WriteString(l + "\n")
+			return
+		}
+		m.mu.Lock()
+		m.sshErr = l
+		m.mu.Unlock()
+	}}
+	cmd.Stderr = split
+	err = cmd.Start()
+	r.Close()
+	if err != nil {
+		return err
+	}
+	return cmd.Wait()
+}
+
+func (m *mirror) lastWords() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.sshErr == "" {
+		return ""
+	}
+	return ": " + strings.TrimSpace(m.sshErr)
+}
+
+// lineSplitter calls line for each whole line written to it.
+type lineSplitter struct {
+	buf  []byte
+	line func(string)
+}
+
+func (s *lineSplitter) Write(p []byte) (int, error) {
+	s.buf = append(s.buf, p...)
+	for {
+		i := bytes.IndexByte(s.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		s.line(string(s.buf[:i]))
+		s.buf = s.buf[i+1:]
+	}
+}

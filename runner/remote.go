@@ -1,0 +1,288 @@
+// Tasks on other machines: the connection to a host (its ssh transport and
+// tmux client), the commands runner runs there, and where a remote task's
+// files are kept there.
+
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/runner-cli/runner/internal/transport"
+	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// hostConn is what runner drives a host with: its record, its ssh
+// transport (one shared connection) and a tmux client of its server.
+type hostConn struct {
+	host *state.Host
+	tr   *transport.SSH
+	tc   *tmuxctl.Client
+
+	mu   sync.Mutex
+	base string // the directory of runner's task files there, once known
+}
+
+// hostConns caches an Env's connections by host name: one Env (one
+// command, one supervisor) asks for the same host many times.
+type hostConns struct {
+	sync.Mutex
+	m map[string]*hostConn
+}
+
+// connsInit guards the creation of an Env's cache.
+var connsInit sync.Mutex
+
+func (env *Env) hostConns() *hostConns {
+	connsInit.Lock()
+	defer connsInit.Unlock()
+	if env.conns == nil {
+		env.conns = &hostConns{m: map[string]*hostConn{}}
+	}
+	return env.conns
+}
+
+// hostConn returns the connection to the registered host name. An unknown
+// host is a usage error (exit 2); nothing is contacted yet.
+func (env *Env) hostConn(ctx context.Context, name string) (*hostConn, error) {
+	cache := env.hostConns()
+	cache.Lock()
+	c := cache.m[name]
+	cache.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	h, err := GetHost(ctx, env.Store, name)
+	if err != nil {
+		return nil, err
+	}
+	tr := HostTransport(env.Store, h)
+	if err := tr.Prepare(); err != nil {
+		return nil, fmt.Errorf("host %s: control socket directory: %w", h.Name, err)
+	}
+	socket := h.Socket
+	if socket == "" {
+		socket = tmuxctl.DefaultSocket
+	}
+	c = &hostConn{host: h, tr: tr, tc: tmuxctl.New(socket, tmuxctl.WithTransport(tr))}
+	cache.Lock()
+	defer cache.Unlock()
+	if old := cache.m[name]; old != nil {
+		return old, nil
+	}
+	cache.m[name] = c
+	return c, nil
+}
+
+// paneClient is the tmux client of t's pane: this machine's server, or
+// its host's over ssh.
+func (env *Env) paneClient(ctx context.Context, t *state.Task) (*tmuxctl.Client, error) {
+	if t.Tmux.Host == "" {
+		return env.TC, nil
+	}
+	c, err := env.hostConn(ctx, t.Tmux.Host)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %w", t.ID, err)
+	}
+	return c.tc, nil
+}
+
+// run runs argv on the host and returns its stdout. A failure carries the
+// command's stderr; one of ssh itself (exit 255: refused, unknown host,
+// no key) wraps ErrHostUnreachable.
+func (c *hostConn) run(ctx context.Context, argv ...string) (string, error) {
+	out, err := output(c.tr.Command(ctx, argv...))
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == 255 {
+			return out, fmt.Errorf("host %s (%s): %w: %v", c.host.Name, c.host.Destination, ErrHostUnreachable, err)
+		}
+		return out, fmt.Errorf("host %s: %s: %w", c.host.Name, argv[0], err)
+	}
+	return out, nil
+}
+
+// taskDir is the directory of task id's files on the host (made there):
+// Host.Dir, or RemoteDirDefault under the home directory there (asked
+// once).
+func (c *hostConn) taskDir(ctx context.Context, id string) (string, error) {
+	c.mu.Lock()
+	base := c.base
+	c.mu.Unlock()
+	if base == "" {
+		base = c.host.Dir
+		if base == "" {
+			home, err := c.run(ctx, "sh", "-c", `printf '%s' "$HOME"`)
+			if err != nil {
+				return "", err
+			}
+			if !strings.HasPrefix(home, "/") {
+				return "", fmt.Errorf("host %s: the home directory there is %q, not an absolute path (give one with 'runner host add … --dir /abs/path')", c.host.Name, home)
+			}
+			base = path.Join(home, state.RemoteDirDefault)
+		}
+		c.mu.Lock()
+		c.base = base
+		c.mu.Unlock()
+	}
+	dir := path.Join(base, id)
+	if _, err := c.run(ctx, "mkdir", "-p", "-m", "700", "--", dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// checkRemoteDir makes sure dir is a directory on the host: a missing one
+// is a usage error (exit 2), an unreachable host an error wrapping
+// ErrHostUnreachable (exit 1).
+func (c *hostConn) checkRemoteDir(ctx context.Context, what, dir string) error {
+	if !strings.HasPrefix(dir, "/") {
+		return exit.Usagef("%s: %q is not an absolute path on host %s (give it as host:%s:/abs/path)", what, dir, c.host.Name, c.host.Name)
+	}
+	out, err := c.run(ctx, "sh", "-c", `if [ -d "$1" ]; then echo dir; elif [ -e "$1" ]; then echo other; else echo none; fi`, "sh", dir)
+	if err != nil {
+		return err
+	}
+	switch strings.TrimSpace(out) {
+	case "dir":
+		return nil
+	case "other":
+		return exit.Usagef("%s: %s on host %s is not a directory", what, dir, c.host.Name)
+	}
+	return exit.Usagef("%s: directory %s does not exist on host %s (create it there first)", what, dir, c.host.Name)
+}
+
+// HostPath splits a project location "host:NAME:/path" into its host and
+// path; ok is false for a local path.
+func HostPath(s string) (host, dir string, ok bool) {
+	rest, found := strings.CutPrefix(s, "host:")
+	if !found {
+		return "", s, false
+	}
+	host, dir, found = strings.Cut(rest, ":")
+	if !found {
+		return "", s, false
+	}
+	return host, dir, true
+}
+
+// ProjectLocation is how a project's place reads: its directory, or
+// "host:NAME:/dir" for one on a host.
+func ProjectLocation(p state.Project) string {
+	if p.Host == "" {
+		return p.Dir
+	}
+	return "host:" + p.Host + ":" + p.Dir
+}
+
+// remoteArgv checks, in one round trip, that dir is a directory on host
+// and that argv's program is installed there, and returns the argv to run
+// there: "runner" (the sim agent) is the host's runner binary. A missing
+// directory, program or runner binary is a usage error (exit 2); an
+// unreachable host wraps ErrHostUnreachable (exit 1).
+func (env *Env) remoteArgv(ctx context.Context, prof *profile.Profile, host, dir string, argv []string) ([]string, error) {
+	c, err := env.hostConn(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	if len(argv) == 0 {
+		return nil, exit.Usagef("agent %s: the profile has no command (set profiles.%s.command in the config)", prof.Name, prof.Name)
+	}
+	out := append([]string(nil), argv...)
+	if out[0] == "runner" {
+		if c.host.Runner == "" {
+			return nil, exit.Usagef("agent %s runs runner's own binary, and host %s names none: copy runner there, then 'runner host rm %s' and 'runner host add %s %s --runner /path/to/runner'",
+				prof.Name, host, host, host, c.host.Destination)
+		}
+		out[0] = c.host.Runner
+	}
+	res, err := c.run(ctx, "sh", "-c", `if [ ! -d "$1" ]; then echo nodir; elif ! command -v "$2" >/dev/null 2>&1; then echo noprog; else echo ok; fi`, "sh", dir, out[0])
+	if err != nil {
+		return nil, err
+	}
+	switch strings.TrimSpace(res) {
+	case "ok":
+		return out, nil
+	case "nodir":
+		return nil, exit.Usagef("directory %s does not exist on host %s (create it there, or fix the project)", dir, host)
+	case "noprog":
+		return nil, exit.Usagef("agent %s: %q is not installed on host %s, or not in the PATH of an ssh session there ('runner host check %s' lists what is)", prof.Name, out[0], host, host)
+	}
+	return nil, fmt.Errorf("host %s: unexpected answer %q while checking %s", host, res, dir)
+}
+
+// remoteFiles are a remote task's files on its host: the pane's
+// transcript (pipe-pane) and the pane-died file its tmux hooks append to.
+type remoteFiles struct {
+	transcript, died string
+}
+
+// remoteFilesIn names the files of a task whose directory there is dir.
+func remoteFilesIn(dir string) remoteFiles {
+	return remoteFiles{transcript: path.Join(dir, "log"), died: path.Join(dir, "pane-died")}
+}
+
+// launchRemote starts t's agent in a new window of its session on its
+// host, with remain-on-exit, the pane's transcript and pane-died hooks
+// writing to files there (which the supervisor streams back), and no
+// turn-end hook: the screen ends each turn.
+func (env *Env) launchRemote(ctx context.Context, t *state.Task, prof *profile.Profile, spec *StartSpec) error {
+	c, err := env.hostConn(ctx, t.Tmux.Host)
+	if err != nil {
+		return err
+	}
+	dir, err := c.taskDir(ctx, t.ID)
+	if err != nil {
+		return err
+	}
+	files := remoteFilesIn(dir)
+	if spec.UseHook && prof.Hook != nil {
+		env.say("task %s: %s on host %s: no turn-end hook there yet; the screen ends each turn", t.ID, prof.Name, t.Tmux.Host)
+	}
+	size := spec.Size
+	if size.Width == 0 {
+		size = tmuxctl.Size{Width: 200, Height: 50}
+	}
+	pane, err := c.tc.Launch(ctx, tmuxctl.WindowSpec{Session: t.Tmux.Session, Name: t.ID, Cwd: t.Dir,
+		Env: remotePaneEnv(t, prof), Argv: spec.Argv, Size: size, RemainOnExit: true, PipeTo: files.transcript})
+	if err != nil {
+		return fmt.Errorf("start %s in tmux on host %s: %w", prof.Name, t.Tmux.Host, err)
+	}
+	died := tmuxctl.ShellQuote(files.died)
+	err = c.tc.Batch(ctx,
+		[]string{"set-hook", "-w", "-t", pane, "pane-died", `run-shell -b "printf '%s %s\n' '#{pane_id}' '#{pane_dead_status}' >> ` + died + `"`},
+		[]string{"set-hook", "-t", tmuxctl.SessionTarget(t.Tmux.Session) + ":", "window-unlinked", `run-shell -b "echo closed >> ` + died + `"`},
+		[]string{"set-option", "-p", "-t", pane, tmuxctl.TranscriptOption, files.transcript},
+		[]string{"set-option", "-p", "-t", pane, "@runner_task", t.ID},
+	)
+	if err != nil {
+		return err
+	}
+	return env.update(ctx, t.ID, func(x *state.Task) {
+		x.Tmux.Pane = pane
+		x.History[len(x.History)-1].Reason += "; pane " + pane + " on host " + t.Tmux.Host
+	})
+}
+
+// remotePaneEnv is the environment of an agent pane on a host: the task's
+// identity and the profile's variables. Nothing of this machine's (PATH,
+// HOME, the state directory) applies there.
+func remotePaneEnv(t *state.Task, prof *profile.Profile) []string {
+	kv := []string{
+		"RUNNER_TASK_ID=" + t.ID,
+		"RUNNER_PROJECT=" + ProjectLabel(t),
+		"RUNNER_LEVEL=" + strconv.Itoa(t.Level),
+		"RUNNER_PARENT=" + t.Parent,
+		"RUNNER_HOST=" + t.Tmux.Host,
+	}
+	return append(kv, prof.EnvList()...)
+}
