@@ -73,6 +73,8 @@ type GCTask struct {
 	// Pruned: the task's record is gone (retention); only its window and
 	// processes were left.
 	Pruned bool `json:"pruned,omitempty"`
+	// Host is the host the task's window was on ("" for this machine).
+	Host string `json:"host,omitempty"`
 }
 
 // GCSkip is a finished task gc left alone, and why.
@@ -172,8 +174,14 @@ func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 		}
 		res.Tasks = append(res.Tasks, g.item)
 	}
+	if err := env.gcRemote(ctx, st, opts, res); err != nil {
+		return res, err
+	}
 	if res.Worktrees, err = env.gcWorktrees(ctx, opts); err != nil {
 		return res, err
+	}
+	if res.Worktrees == nil {
+		res.Worktrees = []WorktreeInfo{}
 	}
 	if opts.DryRun {
 		return res, nil
@@ -227,6 +235,9 @@ func (env *Env) gcTargets(ctx context.Context, st *state.State, panes []tmuxctl.
 	var targets []*gcTarget
 	claimed := map[string]bool{} // panes that belong to a task in the state
 	for _, t := range st.TaskList() {
+		if t.Tmux.Host != "" {
+			continue // gcRemote
+		}
 		if p, ok := byPane[t.Tmux.Pane]; ok && ownPane(t, p) {
 			claimed[t.Tmux.Pane] = true
 		}

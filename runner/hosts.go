@@ -168,6 +168,9 @@ type HostReport struct {
 	Agents map[string]string `json:"agents"`
 	// Runner is the host's runner binary's version ("" for none).
 	Runner string `json:"runner,omitempty"`
+	// ControlPath is the socket of the shared connection (ssh -O check|exit
+	// -o ControlPath=… reaches it).
+	ControlPath string `json:"control_path"`
 	// Problems say what does not work and how to fix it.
 	Problems []string `json:"problems,omitempty"`
 }
@@ -183,6 +186,7 @@ const hostCheckTimeout = 30 * time.Second
 func CheckHost(ctx context.Context, s *state.Store, h *state.Host, agents []string) (HostReport, error) {
 	rep := HostReport{Host: h.Name, Destination: h.Destination, Agents: map[string]string{}}
 	tr := HostTransport(s, h)
+	rep.ControlPath = tr.ControlPath()
 	if err := tr.Prepare(); err != nil {
 		return rep, fmt.Errorf("host %s: control socket directory: %w", h.Name, err)
 	}
@@ -243,7 +247,7 @@ func output(cmd *exec.Cmd) (string, error) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		if msg := strings.TrimSpace(LastLines(strings.TrimSpace(stderr.String()), 3)); msg != "" {
-			return stdout.String(), fmt.Errorf("%v: %s", err, msg)
+			return stdout.String(), fmt.Errorf("%w: %s", err, msg)
 		}
 		return stdout.String(), err
 	}

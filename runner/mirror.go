@@ -17,17 +17,19 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
 )
 
 // ErrHostLost is wrapped when the connection to a task's host is lost for
-// longer than mirrorLostAfter: the task is left orphaned, and `runner
+// longer than DefaultHostLostAfter: the task is left orphaned, and `runner
 // resume` reconnects.
 var ErrHostLost = errors.New("the connection to the host was lost")
 
-// mirrorLostAfter is how long the stream of a remote task may stay down
-// (ssh retried meanwhile) before the task counts as orphaned.
-const mirrorLostAfter = 20 * time.Second
+// DefaultHostLostAfter is how long the stream of a remote task may stay
+// down (ssh retried meanwhile) before the task counts as orphaned;
+// RUNNER_HOST_LOST_AFTER (a Go duration) overrides it.
+const DefaultHostLostAfter = 20 * time.Second
 
 // mirrorScript runs on the host, in one ssh session per task: the
 // transcript from byte $3 on to stdout, the pane-died lines from byte $4
@@ -52,6 +54,7 @@ type mirror struct {
 	c                *hostConn
 	remote           remoteFiles
 	transcript, died string // the local copies
+	lostAfter        time.Duration
 
 	mu     sync.Mutex
 	sshErr string // the last words of ssh that were not pane-died lines
@@ -71,7 +74,14 @@ func (env *Env) startMirror(ctx context.Context, t *state.Task) (context.Context
 	if err != nil {
 		return nil, nil, err
 	}
-	m := &mirror{c: c, remote: remoteFilesIn(dir), transcript: t.Transcript, died: env.remoteDiedFile(t.ID)}
+	m := &mirror{c: c, remote: remoteFilesIn(dir), transcript: t.Transcript, died: env.remoteDiedFile(t.ID), lostAfter: DefaultHostLostAfter}
+	if v := env.Getenv("RUNNER_HOST_LOST_AFTER"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, nil, exit.Usagef("RUNNER_HOST_LOST_AFTER=%q is not a positive duration (e.g. 20s)", v)
+		}
+		m.lostAfter = d
+	}
 	for _, p := range []string{m.transcript, m.died} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return nil, nil, err
@@ -103,7 +113,7 @@ func (env *Env) remoteDiedFile(id string) string {
 
 // loop runs the stream, starting it again when it ends (a dropped
 // connection: the next ssh makes a new one), until ctx ends; after
-// mirrorLostAfter of failures it reports lost once and keeps trying.
+// lostAfter of failures it reports lost once and keeps trying.
 func (m *mirror) loop(ctx context.Context, lost func(error)) {
 	var downSince time.Time
 	wait := 200 * time.Millisecond
@@ -120,10 +130,10 @@ func (m *mirror) loop(ctx context.Context, lost func(error)) {
 		if downSince.IsZero() {
 			downSince = start
 		}
-		if !reported && time.Since(downSince) >= mirrorLostAfter {
+		if !reported && time.Since(downSince) >= m.lostAfter {
 			reported = true
 			lost(fmt.Errorf("host %s (%s): %w for %v: %v%s", m.c.host.Name, m.c.host.Destination, ErrHostLost,
-				mirrorLostAfter, err, m.lastWords()))
+				m.lostAfter, err, m.lastWords()))
 		}
 		select {
 		case <-ctx.Done():

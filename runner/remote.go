@@ -16,6 +16,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -83,8 +84,13 @@ func (env *Env) hostConn(ctx context.Context, name string) (*hostConn, error) {
 	return c, nil
 }
 
-// paneClient is the tmux client of t's pane: this machine's server, or
-// its host's over ssh.
+// PaneClient is the tmux client of t's pane: this machine's server, or
+// its host's over ssh (an unknown host is a usage error).
+func (env *Env) PaneClient(ctx context.Context, t *state.Task) (*tmuxctl.Client, error) {
+	return env.paneClient(ctx, t)
+}
+
+// paneClient is PaneClient.
 func (env *Env) paneClient(ctx context.Context, t *state.Task) (*tmuxctl.Client, error) {
 	if t.Tmux.Host == "" {
 		return env.TC, nil
@@ -285,4 +291,71 @@ func remotePaneEnv(t *state.Task, prof *profile.Profile) []string {
 		"RUNNER_HOST=" + t.Tmux.Host,
 	}
 	return append(kv, prof.EnvList()...)
+}
+
+// gcRemote is GC for the finished tasks on hosts: per host, one listing of
+// its panes and clients; each task's own window that ended at least
+// opts.OlderThan ago and that no client shows is closed there (tmux hangs
+// up its processes) and the task recorded reclaimed. A host that cannot be
+// reached is skipped, said in res.Skipped for each of its tasks.
+func (env *Env) gcRemote(ctx context.Context, st *state.State, opts GCOptions, res *GCResult) error {
+	byHost := map[string][]*state.Task{}
+	now := env.now()
+	for _, t := range st.TaskList() {
+		if t.Tmux.Host != "" && t.Status.IsTerminal() && t.Reclaimed.IsZero() && t.Tmux.Pane != "" && now.Sub(t.Ended) >= opts.OlderThan {
+			byHost[t.Tmux.Host] = append(byHost[t.Tmux.Host], t)
+		}
+	}
+	var closed []*gcTarget
+	for host, tasks := range byHost {
+		skip := func(reason string) {
+			for _, t := range tasks {
+				res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: t.Tmux.Pane, Reason: reason})
+			}
+		}
+		c, err := env.hostConn(ctx, host)
+		if err != nil {
+			skip(err.Error())
+			continue
+		}
+		panes, err := c.tc.ListPanes(ctx)
+		if err != nil {
+			skip(fmt.Sprintf("host %s: %v", host, err))
+			continue
+		}
+		clients, _ := c.tc.Clients(ctx)
+		shown := map[string]string{}
+		for _, cl := range clients {
+			shown[cl.WindowID] = cl.TTY
+		}
+		byPane := map[string]tmuxctl.PaneInfo{}
+		for _, p := range panes {
+			byPane[p.ID] = p
+		}
+		for _, t := range tasks {
+			p, ok := byPane[t.Tmux.Pane]
+			g := &gcTarget{task: t, item: GCTask{ID: t.ID, Status: t.Status, Ended: t.Ended, Session: t.Tmux.Session,
+				AgentSession: t.AgentSession, Host: host, Processes: []proctree.Ended{}}}
+			switch {
+			case ok && ownPane(t, p) && shown[p.WindowID] != "":
+				res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: "a tmux client (" + shown[p.WindowID] + ") on host " + host + " is showing its window"})
+				continue
+			case ok && ownPane(t, p):
+				g.pane, g.item.Pane = &p, p.ID
+				if !opts.DryRun {
+					if err := c.tc.KillWindow(ctx, p.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
+						res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: fmt.Sprintf("host %s: %v", host, err)})
+						continue
+					}
+					g.item.WindowClosed = true
+				}
+				res.Tasks = append(res.Tasks, g.item)
+			}
+			closed = append(closed, g) // its window gone either way
+		}
+	}
+	if opts.DryRun || len(closed) == 0 {
+		return nil
+	}
+	return env.recordReclaimed(ctx, closed, "gc")
 }

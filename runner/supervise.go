@@ -118,6 +118,9 @@ func (env *Env) newSupervisor(ctx context.Context, t *state.Task, prof *profile.
 	if t.Tmux.Host == "" {
 		return s, func() {}, nil
 	}
+	if s.host, err = env.hostConn(ctx, t.Tmux.Host); err != nil {
+		return nil, nil, err
+	}
 	runCtx, stop, err := env.startMirror(ctx, t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
@@ -128,10 +131,21 @@ func (env *Env) newSupervisor(ctx context.Context, t *state.Task, prof *profile.
 }
 
 // hostLost is the error a supervision ends with: ErrHostLost's when the
-// connection to its host was lost meanwhile, else err.
+// connection to its host was lost meanwhile (the stream stayed down, or a
+// tmux call failed and the host does not answer now), else err.
 func (s *supervisor) hostLost(err error) error {
 	if cause := context.Cause(s.runCtx); errors.Is(cause, ErrHostLost) {
 		return cause
+	}
+	var eo *errOutcome
+	if s.host == nil || err == nil || (errors.As(err, &eo) && eo.o.status != state.StatusFailed) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.runCtx), 15*time.Second)
+	defer cancel()
+	if _, perr := s.host.run(ctx, "true"); errors.Is(perr, ErrHostUnreachable) {
+		return fmt.Errorf("%w: %v (while: %v)", ErrHostLost, perr, err)
 	}
 	return err
 }
@@ -168,6 +182,7 @@ type supervisor struct {
 	// runCtx is the supervision's context: for a task on a host, it ends
 	// (cause ErrHostLost) when the connection stays lost.
 	runCtx context.Context
+	host   *hostConn // the task's host; nil for this machine
 	// timeout is the task's --timeout, counted from the delivery.
 	timeout time.Duration
 

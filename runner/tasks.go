@@ -225,6 +225,44 @@ func AttachTarget(ctx context.Context, env *Env, ref string) (string, error) {
 	return "", exit.Usagef("%q is neither a task (see 'runner ps --all') nor a project with a session", ref)
 }
 
+// AttachArgv selects the pane (or project session) that AttachTarget
+// finds for ref and returns the command that puts the user's terminal on
+// it: tmux attach-session (switch-client when inside is true, the caller
+// being in a client of runner's server), or for a task on a host
+// ssh -t HOST tmux attach-session there.
+func AttachArgv(ctx context.Context, env *Env, ref string, inside bool) ([]string, error) {
+	target, err := AttachTarget(ctx, env, ref)
+	if err != nil {
+		return nil, err
+	}
+	tc := env.TC
+	var host *hostConn
+	if st, err := env.Store.Read(ctx); err == nil {
+		if t, err := st.FindTask(ref); err == nil && t.Tmux.Host != "" {
+			if host, err = env.hostConn(ctx, t.Tmux.Host); err != nil {
+				return nil, err
+			}
+			tc = host.tc
+		} else if p, ok := st.Projects[ref]; ok && p.Host != "" && err != nil {
+			if host, err = env.hostConn(ctx, p.Host); err != nil {
+				return nil, err
+			}
+			tc = host.tc
+		}
+	}
+	if strings.HasPrefix(target, "%") {
+		if err := tc.SelectPane(ctx, target); err != nil {
+			return nil, err
+		}
+	}
+	if host == nil {
+		return tc.AttachArgv(target, inside), nil
+	}
+	argv := tc.AttachArgv(target, false)
+	argv[0] = "tmux" // the host's, from its PATH
+	return host.tr.TerminalArgv(argv...), nil
+}
+
 // Age formats how long ago t was, for tables.
 func Age(now, t time.Time) string {
 	if t.IsZero() {

@@ -90,25 +90,20 @@ func (a *app) newAttachCmd() *cobra.Command {
 		Use:   "attach ID|PROJECT",
 		Short: "Attach your terminal to a task's pane (or a project's session) with tmux",
 		Long: `Attach to the task's window with tmux (switch-client when already inside tmux).
-Detach again with the tmux prefix key and d (C-b d by default). With --print,
-only print the tmux command.`,
+Detach again with the tmux prefix key and d (C-b d by default). A task on a host
+is attached over ssh (ssh -t HOST tmux attach-session there). With --print, only
+print the command.`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			env, _, err := a.runnerEnv(false)
 			if err != nil {
 				return err
 			}
-			target, err := runner.AttachTarget(cmd.Context(), env, argv[0])
+			inside := a.getenv("TMUX") != ""
+			tmuxArgv, err := runner.AttachArgv(cmd.Context(), env, argv[0], inside)
 			if err != nil {
 				return err
 			}
-			if strings.HasPrefix(target, "%") {
-				if err := env.TC.SelectPane(cmd.Context(), target); err != nil {
-					return err
-				}
-			}
-			inside := a.getenv("TMUX") != ""
-			tmuxArgv := env.TC.AttachArgv(target, inside)
 			if printOnly {
 				fmt.Fprintln(a.out, strings.Join(tmuxArgv, " "))
 				return nil

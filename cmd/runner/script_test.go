@@ -108,6 +108,7 @@ func scriptParams(t *testing.T) testscript.Params {
 			if err := os.MkdirAll(home, 0o755); err != nil {
 				return err
 			}
+			env.Values[sshdKey{}] = &sshdHolder{}
 			env.Defer(func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()

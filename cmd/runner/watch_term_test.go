@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -191,8 +192,24 @@ func cmdWaitClient(ts *testscript.TestScript, neg bool, args []string) {
 // [!sshd] skip: the condition holds when sshd is installed, and always
 // under CI (which installs it), so there a missing sshd fails.
 func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 0 {
-		ts.Fatalf("usage: sshd")
+	if neg || len(args) > 1 {
+		ts.Fatalf("usage: sshd [stop|restart]")
+	}
+	if len(args) == 1 {
+		h, _ := ts.Value(sshdKey{}).(*sshdHolder)
+		srv := h.get()
+		if srv == nil {
+			ts.Fatalf("sshd %s: no sshd started in this script", args[0])
+		}
+		switch args[0] {
+		case "stop":
+			srv.Stop()
+		case "restart":
+			ts.Check(srv.Restart())
+		default:
+			ts.Fatalf("usage: sshd [stop|restart]")
+		}
+		return
 	}
 	bin := sshtest.Sshd()
 	if bin == "" {
@@ -204,4 +221,31 @@ func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Defer(func() { srv.Stop(); os.RemoveAll(dir) })
 	ts.Setenv("SSH_CONFIG", srv.Config)
+	if h, ok := ts.Value(sshdKey{}).(*sshdHolder); ok {
+		h.set(srv)
+	}
+}
+
+// sshdKey keys the script's sshdHolder in testscript's values (set up by
+// scriptParams), so `sshd stop|restart` find the server `sshd` started.
+type sshdKey struct{}
+
+type sshdHolder struct {
+	mu  sync.Mutex
+	srv *sshtest.Server
+}
+
+func (h *sshdHolder) get() *sshtest.Server {
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.srv
+}
+
+func (h *sshdHolder) set(s *sshtest.Server) {
+	h.mu.Lock()
+	h.srv = s
+	h.mu.Unlock()
 }

@@ -29,6 +29,8 @@ type Server struct {
 	// "loop": give it with ssh -F.
 	Config string
 	cmd    *exec.Cmd
+	exited chan struct{} // closed when cmd has exited
+	sshd   string
 }
 
 // Alias is the host name Config gives the server.
@@ -133,32 +135,55 @@ LogLevel ERROR
 	if err := os.WriteFile(s.Config, []byte(clientConfig), 0o600); err != nil {
 		return nil, err
 	}
-	logf, err := os.Create(filepath.Join(dir, "sshd.log"))
+	s.sshd = sshd
+	return s, s.start()
+}
+
+// Restart starts a stopped server again: the same port, keys and
+// configs, so the clients reach it as before.
+func (s *Server) Restart() error {
+	s.Stop()
+	return s.start()
+}
+
+// start runs sshd and waits until it listens.
+func (s *Server) start() error {
+	dir, port := s.Dir, s.Port
+	logf, err := os.OpenFile(filepath.Join(dir, "sshd.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	s.cmd = exec.Command(sshd, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
+	s.cmd = exec.Command(s.sshd, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
 	if err := s.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start sshd: %w", err)
+		logf.Close()
+		return fmt.Errorf("start sshd: %w", err)
 	}
-	go func() { _ = s.cmd.Wait(); logf.Close() }()
+	exited := make(chan struct{})
+	s.exited = exited
+	go func() { _ = s.cmd.Wait(); logf.Close(); close(exited) }()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
 		if err == nil {
 			c.Close()
-			return s, nil
+			return nil
 		}
-		if time.Now().After(deadline) || s.cmd.ProcessState != nil {
-			s.Stop()
-			log, _ := os.ReadFile(filepath.Join(dir, "sshd.log"))
-			return nil, fmt.Errorf("sshd does not listen on %d: %v; its log:\n%s", port, err, log)
+		select {
+		case <-exited:
+		default:
+			if time.Now().Before(deadline) {
+				continue
+			}
 		}
+		s.Stop()
+		log, _ := os.ReadFile(filepath.Join(dir, "sshd.log"))
+		return fmt.Errorf("sshd does not listen on %d: %v; its log:\n%s", port, err, log)
 	}
 }
 
 // Stop stops the server and the sessions it serves (their processes are
-// its descendants), so the clients' shared connections end too.
+// its descendants), so the clients' shared connections end too. It
+// returns once sshd has exited.
 func (s *Server) Stop() {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return
@@ -169,6 +194,10 @@ func (s *Server) Stop() {
 		}
 	}
 	_ = s.cmd.Process.Kill()
+	select {
+	case <-s.exited: // its port is free again
+	case <-time.After(5 * time.Second):
+	}
 }
 
 func freePort() (int, error) {

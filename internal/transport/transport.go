@@ -78,6 +78,19 @@ func (s *SSH) Command(ctx context.Context, argv ...string) *exec.Cmd {
 
 func (s *SSH) String() string { return s.Destination }
 
+// TerminalArgv is the command line (ssh first) that runs argv there on a
+// terminal of its own (ssh -t), over the shared connection: a user's
+// attach. No BatchMode: the user is there to answer a prompt.
+func (s *SSH) TerminalArgv(argv ...string) []string {
+	bin := s.Binary
+	if bin == "" {
+		bin = "ssh"
+	}
+	args := append([]string{bin}, s.controlArgs()...)
+	args = append(append(args, "-t"), s.Args...)
+	return append(args, "--", s.Destination, Join(argv))
+}
+
 // controlArgs share one master connection per destination and user
 // arguments, kept 10 minutes after the last command.
 func (s *SSH) controlArgs() []string {
@@ -90,15 +103,19 @@ func (s *SSH) controlArgs() []string {
 // ControlPath is the control socket of this destination and arguments.
 // A socket path must fit in 104 bytes (macOS; 108 on Linux), and ssh
 // first binds a temporary name 17 bytes longer, so a long ControlDir
-// gives way to a directory of this user's under /tmp.
+// gives way to a directory of this user's under $TMPDIR, or under /tmp
+// when that is long too.
 func (s *SSH) ControlPath() string {
 	sum := sha256.Sum256([]byte(strings.Join(append([]string{s.Destination}, s.Args...), "\x00")))
 	name := hex.EncodeToString(sum[:8])
-	p := filepath.Join(s.ControlDir, name)
-	if len(p)+17 > 100 {
-		p = filepath.Join(os.TempDir(), "runner-ssh-"+strconv.Itoa(os.Getuid()), name)
+	sub := "runner-ssh-" + strconv.Itoa(os.Getuid())
+	for _, p := range []string{filepath.Join(s.ControlDir, name), filepath.Join(os.TempDir(), sub, name)} {
+		if len(p)+17 <= 100 {
+			return p
+		}
 	}
-	return p
+	// $TMPDIR is long too (macOS's /var/folders/…): /tmp is short.
+	return filepath.Join("/tmp", sub, name)
 }
 
 // Prepare creates the directory of the control socket (0700).

@@ -95,6 +95,11 @@ func TestControlPathShort(t *testing.T) {
 	if p := s.ControlPath(); len(p)+17 > 104 {
 		t.Errorf("control path %d bytes: %s", len(p), p)
 	}
+	// A long $TMPDIR too (macOS's /var/folders/…, a test's work dir).
+	t.Setenv("TMPDIR", "/"+strings.Repeat("t", 150))
+	if p := s.ControlPath(); len(p)+17 > 104 || !strings.HasPrefix(p, "/tmp/runner-ssh-") {
+		t.Errorf("with a long TMPDIR, control path %d bytes: %s", len(p), p)
+	}
 	a := (&SSH{Destination: "h", Args: []string{"-p", "1"}, ControlDir: "/x"}).ControlPath()
 	b := (&SSH{Destination: "h", Args: []string{"-p", "2"}, ControlDir: "/x"}).ControlPath()
 	if a == b {

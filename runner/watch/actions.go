@@ -14,6 +14,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
@@ -63,12 +64,22 @@ type attachedMsg struct {
 	pane string // switched: the pane the client shows now
 }
 
-// attach takes the user to pane: switch-client when watch runs inside a
-// client of runner's own tmux server (watch stays where it was; come back
-// with the usual tmux keys), else `tmux attach` in this terminal, with
-// TMUX unset so it works from inside another tmux too, returning to the
-// view when the user detaches.
-func attach(ctx context.Context, env *runner.Env, getenv func(string) string, pane string) tea.Cmd {
+// attach takes the user to t's pane: switch-client when watch runs inside
+// a client of runner's own tmux server (watch stays where it was; come
+// back with the usual tmux keys), else `tmux attach` in this terminal (ssh
+// -t to its host for a task there), with TMUX unset so it works from
+// inside another tmux too, returning to the view when the user detaches.
+func attach(ctx context.Context, env *runner.Env, getenv func(string) string, t *state.Task) tea.Cmd {
+	pane := t.Tmux.Pane
+	if t.Tmux.Host != "" {
+		argv, err := runner.AttachArgv(ctx, env, t.ID, false)
+		if err != nil {
+			return func() tea.Msg { return attachedMsg{err: err} }
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = tmuxctl.CleanEnv(os.Environ())
+		return tea.ExecProcess(cmd, func(err error) tea.Msg { return attachedMsg{err: err} })
+	}
 	if err := env.TC.SelectPane(ctx, pane); err != nil {
 		return func() tea.Msg { return attachedMsg{err: err} }
 	}

@@ -131,12 +131,18 @@ func (f *feed) nextPaneEvent() tea.Cmd {
 	}
 }
 
-// capture reads the pane's screen, colours kept.
-func (f *feed) capture(ctx context.Context, id, pane string) tea.Cmd {
+// capture reads the screen of t's pane (here or on its host), colours
+// kept.
+func (f *feed) capture(ctx context.Context, t *state.Task) tea.Cmd {
+	id, pane := t.ID, t.Tmux.Pane
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
-		s, err := f.env.TC.Capture(ctx, pane, tmuxctl.CaptureOptions{Escapes: true})
+		tc, err := f.env.PaneClient(ctx, t)
+		if err != nil {
+			return previewMsg{id: id, pane: pane, tab: tabPane, err: err}
+		}
+		s, err := tc.Capture(ctx, pane, tmuxctl.CaptureOptions{Escapes: true})
 		return previewMsg{id: id, pane: pane, tab: tabPane, text: s, err: err}
 	}
 }

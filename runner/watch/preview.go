@@ -45,7 +45,7 @@ func (m *Model) requestCapture() tea.Cmd {
 		return tea.Tick(wait, func(time.Time) tea.Msg { return captureDueMsg{} })
 	}
 	m.capturing, m.lastCapture = true, m.clock()
-	return m.feed.capture(m.ctx, t.ID, t.Tmux.Pane)
+	return m.feed.capture(m.ctx, t)
 }
 
 func (m *Model) previewed(msg previewMsg) tea.Cmd {
