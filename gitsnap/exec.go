@@ -168,6 +168,9 @@ func runOnce(ctx context.Context, c call, in io.Reader) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("git %s in %s: %w", c.args[0], c.dir, err)
 	}
+	if r, ok := c.via.(transport.Runner); ok {
+		return c.runThere(ctx, r, in)
+	}
 	cmd, err := c.command(ctx)
 	if err != nil {
 		return nil, err
@@ -189,6 +192,43 @@ func runOnce(ctx context.Context, c call, in io.Reader) ([]byte, error) {
 	return stdout.Bytes(), nil
 }
 
+// runThere runs c through a transport that keeps a shell on the host.
+func (c call) runThere(ctx context.Context, r transport.Runner, in io.Reader) ([]byte, error) {
+	var stdin []byte
+	if in != nil {
+		b, err := io.ReadAll(in)
+		if err != nil {
+			return nil, fmt.Errorf("read input for git %s: %w", c.args[0], err)
+		}
+		stdin = b
+	}
+	stdout, stderr, code, err := r.Run(ctx, stdin, c.remoteArgv()...)
+	switch {
+	case err != nil:
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("git %s in %s: %w", c.args[0], c.dir, ctx.Err())
+		}
+		return nil, &GitError{Args: c.args, Dir: c.dir, Err: err}
+	case code == 127 && strings.Contains(string(stderr), "git"):
+		return nil, fmt.Errorf("%w on %s: %s (install git there)", ErrGitMissing, c.via, strings.TrimSpace(string(stderr)))
+	case code != 0:
+		return stdout, &GitError{Args: c.args, Dir: c.dir, Stderr: string(stderr), Err: fmt.Errorf("exit status %d", code)}
+	}
+	return stdout, nil
+}
+
+// remoteArgv is c's git command for another machine: through env(1)
+// (the variables that would redirect git unset, the fixed ones and c.env
+// set) and git -C.
+func (c call) remoteArgv() []string {
+	remote := []string{"env"}
+	for _, k := range droppedEnv {
+		remote = append(remote, "-u", k)
+	}
+	remote = append(append(append(remote, fixedEnv...), c.env...), "git", "-C", c.dir)
+	return append(append(remote, fixedConfig...), c.args...)
+}
+
 // command makes the git command of c: here, git from PATH in c.dir with
 // the environment of gitEnv; through a transport, the same through env(1)
 // and git -C there (the variables that would redirect git unset, the
@@ -196,12 +236,7 @@ func runOnce(ctx context.Context, c call, in io.Reader) ([]byte, error) {
 func (c call) command(ctx context.Context) (*exec.Cmd, error) {
 	argv := append(append([]string{}, fixedConfig...), c.args...)
 	if c.via != nil {
-		remote := []string{"env"}
-		for _, k := range droppedEnv {
-			remote = append(remote, "-u", k)
-		}
-		remote = append(append(append(remote, fixedEnv...), c.env...), "git", "-C", c.dir)
-		cmd := c.via.Command(ctx, append(remote, argv...)...)
+		cmd := c.via.Command(ctx, c.remoteArgv()...)
 		cmd.WaitDelay = 2 * time.Second
 		return cmd, nil
 	}

@@ -251,17 +251,15 @@ func (r *repo) scopedTree(ctx context.Context) (string, error) {
 func (r *repo) captureTreeThere(ctx context.Context) (string, error) {
 	const script = `set -e; d=$(mktemp -d "${TMPDIR:-/tmp}/gitsnap-XXXXXXXX"); ` +
 		`if [ -f "$1" ]; then cp -p "$1" "$d/index"; echo "copied $d"; else echo "none $d"; fi`
-	out, err := r.via.Command(ctx, "sh", "-c", script, "sh", r.index).Output()
+	out, err := runVia(ctx, r.via, "sh", "-c", script, "sh", r.index)
 	if err != nil {
-		return "", fmt.Errorf("snapshot %s on %s: temporary index: %w%s", r.top, r.via, err, exitStderr(err))
+		return "", fmt.Errorf("snapshot %s on %s: temporary index: %w", r.top, r.via, err)
 	}
 	state, tmp, ok := strings.Cut(strings.TrimSpace(string(out)), " ")
 	if !ok || !strings.HasPrefix(tmp, "/") {
 		return "", fmt.Errorf("snapshot %s on %s: temporary index: unexpected answer %q", r.top, r.via, out)
 	}
-	defer func() {
-		_ = r.via.Command(context.WithoutCancel(ctx), "rm", "-rf", "--", tmp).Run()
-	}()
+	defer func() { _, _ = runVia(context.WithoutCancel(ctx), r.via, "rm", "-rf", "--", tmp) }()
 	idx := tmp + "/index"
 	if state != "copied" && r.head != "" {
 		if _, err := r.gitIndex(ctx, idx, nil, "read-tree", r.head); err != nil {
@@ -271,12 +269,20 @@ func (r *repo) captureTreeThere(ctx context.Context) (string, error) {
 	return r.addAndWrite(ctx, idx)
 }
 
-// exitStderr is ": " and the stderr of a failed command's exit error, or
-// "".
-func exitStderr(err error) string {
+// runVia runs a command (not git) on the machine via stands for and
+// returns its stdout; a failure carries its stderr.
+func runVia(ctx context.Context, via transport.Transport, argv ...string) ([]byte, error) {
+	if r, ok := via.(transport.Runner); ok {
+		stdout, stderr, code, err := r.Run(ctx, nil, argv...)
+		if err == nil && code != 0 {
+			err = fmt.Errorf("%s: exit status %d: %s", argv[0], code, strings.TrimSpace(string(stderr)))
+		}
+		return stdout, err
+	}
+	out, err := via.Command(ctx, argv...).Output()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && len(ee.Stderr) > 0 {
-		return ": " + strings.TrimSpace(string(ee.Stderr))
+		err = fmt.Errorf("%s: %w: %s", argv[0], err, strings.TrimSpace(string(ee.Stderr)))
 	}
-	return ""
+	return out, err
 }

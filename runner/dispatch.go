@@ -226,6 +226,10 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	if len(after) > 0 {
 		return env.dispatchQueued(ctx, task)
 	}
+	if plan.host != "" && !req.Settings.Detached {
+		// The stream of its files starts with the agent, not after.
+		defer env.startEarlyMirror(ctx, task)()
+	}
 	if err := env.start(ctx, task, spec); err != nil {
 		env.failUnstarted(ctx, task.ID, err)
 		return task, err

@@ -40,6 +40,10 @@ type Env struct {
 	Now func() time.Time
 
 	conns *hostConns // the connections to hosts, made as needed
+	// early is the stream of a foreground remote task's files, started
+	// before its agent so that the supervisor sees its first screen at
+	// once (taken by newSupervisor).
+	early *earlyMirror
 }
 
 func (e *Env) now() time.Time {

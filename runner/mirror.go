@@ -106,6 +106,40 @@ func (env *Env) startMirror(ctx context.Context, t *state.Task) (context.Context
 	}, nil
 }
 
+// earlyMirror is a stream started before its supervisor (see Env.early).
+type earlyMirror struct {
+	id     string
+	runCtx context.Context
+	stop   func()
+}
+
+// startEarlyMirror starts streaming t's files now, for the supervisor this
+// process runs next; the returned function stops it unless the
+// supervisor took it.
+func (env *Env) startEarlyMirror(ctx context.Context, t *state.Task) func() {
+	runCtx, stop, err := env.startMirror(ctx, t)
+	if err != nil {
+		return func() {} // the supervisor tries again, and says why
+	}
+	env.early = &earlyMirror{id: t.ID, runCtx: runCtx, stop: stop}
+	return func() {
+		if e := env.early; e != nil && e.id == t.ID {
+			env.early = nil
+			e.stop()
+		}
+	}
+}
+
+// takeEarlyMirror returns the stream started early for task id, if any.
+func (env *Env) takeEarlyMirror(id string) (context.Context, func(), bool) {
+	e := env.early
+	if e == nil || e.id != id {
+		return nil, nil, false
+	}
+	env.early = nil
+	return e.runCtx, e.stop, true
+}
+
 // remoteDiedFile is the local copy of a remote task's pane-died lines.
 func (env *Env) remoteDiedFile(id string) string {
 	return filepath.Join(filepath.Dir(env.Store.TaskFile("events", id)), id+".panes-died")

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"path"
 	"strconv"
 	"strings"
@@ -102,19 +101,21 @@ func (env *Env) paneClient(ctx context.Context, t *state.Task) (*tmuxctl.Client,
 	return c.tc, nil
 }
 
-// run runs argv on the host and returns its stdout. A failure carries the
-// command's stderr; one of ssh itself (exit 255: refused, unknown host,
-// no key) wraps ErrHostUnreachable.
+// run runs argv on the host (in its session shell: one round trip) and
+// returns its stdout. A failure carries the command's stderr; one of the
+// connection (refused, unknown host, no key) wraps ErrHostUnreachable.
 func (c *hostConn) run(ctx context.Context, argv ...string) (string, error) {
-	out, err := output(c.tr.Command(ctx, argv...))
-	if err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() == 255 {
-			return out, fmt.Errorf("host %s (%s): %w: %v", c.host.Name, c.host.Destination, ErrHostUnreachable, err)
-		}
-		return out, fmt.Errorf("host %s: %s: %w", c.host.Name, argv[0], err)
+	stdout, stderr, code, err := c.tr.Run(ctx, nil, argv...)
+	switch {
+	case err != nil && errors.Is(err, transport.ErrConnection):
+		return "", fmt.Errorf("host %s (%s): %w: %v", c.host.Name, c.host.Destination, ErrHostUnreachable, err)
+	case err != nil:
+		return "", fmt.Errorf("host %s: %s: %w", c.host.Name, argv[0], err)
+	case code != 0:
+		msg := strings.TrimSpace(LastLines(strings.TrimSpace(string(stderr)), 3))
+		return string(stdout), fmt.Errorf("host %s: %s: exit status %d: %s", c.host.Name, argv[0], code, msg)
 	}
-	return out, nil
+	return string(stdout), nil
 }
 
 // taskDir is the directory of task id's files on the host (made there):

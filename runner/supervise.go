@@ -121,9 +121,11 @@ func (env *Env) newSupervisor(ctx context.Context, t *state.Task, prof *profile.
 	if s.host, err = env.hostConn(ctx, t.Tmux.Host); err != nil {
 		return nil, nil, err
 	}
-	runCtx, stop, err := env.startMirror(ctx, t)
-	if err != nil {
-		return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
+	runCtx, stop, ok := env.takeEarlyMirror(t.ID)
+	if !ok {
+		if runCtx, stop, err = env.startMirror(ctx, t); err != nil {
+			return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
+		}
 	}
 	s.runCtx = runCtx
 	s.mon.TC, s.mon.Remote, s.mon.Events, s.mon.Died = s.tc, true, "", env.remoteDiedFile(t.ID)

@@ -205,6 +205,9 @@ func (c *Client) run(ctx context.Context, stdin io.Reader, args ...string) (stri
 		return "", &Error{Args: args, Err: ctx.Err()}
 	}
 	full := append(c.ServerArgs(), args...)
+	if r, ok := c.tr.(transport.Runner); ok {
+		return c.runThere(ctx, r, stdin, args, full)
+	}
 	var cmd *exec.Cmd
 	if c.tr != nil {
 		// ssh's own environment (its agent socket, its config) is this
@@ -232,6 +235,30 @@ func (c *Client) run(ctx context.Context, stdin io.Reader, args ...string) (stri
 		return stdout.String(), &Error{Args: args, Stderr: stderr.String(), Err: err}
 	}
 	return stdout.String(), nil
+}
+
+// runThere is run through a transport that keeps a shell on the host: the
+// same command, one round trip.
+func (c *Client) runThere(ctx context.Context, r transport.Runner, stdin io.Reader, args, full []string) (string, error) {
+	var in []byte
+	if stdin != nil {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return "", &Error{Args: args, Err: err}
+		}
+		in = b
+	}
+	stdout, stderr, code, err := r.Run(ctx, in, append([]string{c.bin}, full...)...)
+	switch {
+	case err != nil:
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			err = fmt.Errorf("%w (%v)", ctxErr, err)
+		}
+		return "", &Error{Args: args, Stderr: err.Error(), Err: err}
+	case code != 0:
+		return string(stdout), &Error{Args: args, Stderr: string(stderr), Err: fmt.Errorf("exit status %d", code)}
+	}
+	return string(stdout), nil
 }
 
 // Command runs an arbitrary tmux command on the client's server and returns

@@ -106,6 +106,13 @@ func StartIn(sshd, dir string) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{Dir: dir, Port: port, Config: filepath.Join(dir, "ssh_config")}
+	// SHLVL=1 passed to the login shell (SetEnv, AcceptEnv) makes bash
+	// skip ~/.bashrc, which it reads for a command run by sshd: the tests
+	// run the account's own rc files no more. An rc file that does real
+	// work (pyenv init rehashes under a lock file) turned each command
+	// into 120 ms here, and a session killed mid-rc by a test that stops
+	// this server left the lock behind, hanging every later login of the
+	// account. Users are told about slow rc files in the README.
 	serverConfig := fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1
 HostKey %s
@@ -118,6 +125,7 @@ KbdInteractiveAuthentication no
 PermitRootLogin prohibit-password
 PrintMotd no
 LogLevel ERROR
+AcceptEnv SHLVL
 `, port, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys"), filepath.Join(dir, "sshd.pid"))
 	if err := os.WriteFile(filepath.Join(dir, "sshd_config"), []byte(serverConfig), 0o600); err != nil {
 		return nil, err
@@ -131,6 +139,7 @@ LogLevel ERROR
   StrictHostKeyChecking no
   UserKnownHostsFile /dev/null
   LogLevel ERROR
+  SetEnv SHLVL=1
 `, Alias, port, u.Username, filepath.Join(dir, "client"))
 	if err := os.WriteFile(s.Config, []byte(clientConfig), 0o600); err != nil {
 		return nil, err

@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -55,6 +56,11 @@ type SSH struct {
 	ControlDir string
 	// Binary is the ssh program; "" means "ssh" from PATH.
 	Binary string
+
+	mu        sync.Mutex  // one command at a time in the session shell
+	sess      *session    // the session shell (Run), once started
+	noSession bool        // the host cannot keep one: each command its own
+	idle      *time.Timer // closes the session shell after SessionIdle
 }
 
 // Command returns `ssh [control options] ARGS -- DESTINATION 'argv0'
