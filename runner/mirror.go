@@ -32,15 +32,17 @@ var ErrHostLost = errors.New("the connection to the host was lost")
 const DefaultHostLostAfter = 20 * time.Second
 
 // mirrorScript runs on the host, in one ssh session per task: the
-// transcript from byte $3 on to stdout, the pane-died lines from byte $4
-// on to stderr (tail's own messages dropped), both followed (-F) until
-// stdin ends, that is until the local side goes or the connection drops.
-const mirrorScript = `log=$1 died=$2
-: >> "$died" || exit 3
+// transcript from byte $4 on to stdout; the pane-died file and the hook
+// events file ($2, $3) whole to stderr, by one tail, which names the file
+// before each part ("==> FILE <==", after an empty line but the first);
+// tail's own messages dropped; all followed (-F) until stdin ends, that
+// is until the local side goes or the connection drops.
+const mirrorScript = `log=$1 died=$2 ev=$3
+mkdir -p "${ev%/*}" && : >> "$died" && : >> "$ev" || exit 3
 exec 3>&2
-tail -c +"$3" -F -- "$log" 2>/dev/null &
+tail -c +"$4" -F -- "$log" 2>/dev/null &
 a=$!
-tail -c +"$4" -F -- "$died" 2>/dev/null >&3 &
+tail -n +1 -F -- "$died" "$ev" 2>/dev/null >&3 &
 b=$!
 cat >/dev/null
 kill $a $b 2>/dev/null`
@@ -54,6 +56,7 @@ type mirror struct {
 	c                *hostConn
 	remote           remoteFiles
 	transcript, died string // the local copies
+	events           string
 	lostAfter        time.Duration
 
 	mu     sync.Mutex
@@ -74,7 +77,8 @@ func (env *Env) startMirror(ctx context.Context, t *state.Task) (context.Context
 	if err != nil {
 		return nil, nil, err
 	}
-	m := &mirror{c: c, remote: remoteFilesIn(dir), transcript: t.Transcript, died: env.remoteDiedFile(t.ID), lostAfter: DefaultHostLostAfter}
+	m := &mirror{c: c, remote: remoteFilesIn(dir), transcript: t.Transcript, died: env.remoteDiedFile(t.ID),
+		events: env.Store.TaskFile("events", t.ID), lostAfter: DefaultHostLostAfter}
 	if v := env.Getenv("RUNNER_HOST_LOST_AFTER"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
@@ -82,7 +86,7 @@ func (env *Env) startMirror(ctx context.Context, t *state.Task) (context.Context
 		}
 		m.lostAfter = d
 	}
-	for _, p := range []string{m.transcript, m.died} {
+	for _, p := range []string{m.transcript, m.died, m.events} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return nil, nil, err
 		}
@@ -180,24 +184,27 @@ func (m *mirror) loop(ctx context.Context, lost func(error)) {
 
 // once runs one ssh session of the stream until it ends.
 func (m *mirror) once(ctx context.Context) error {
-	from := func(p string) string {
-		var n int64
+	size := func(p string) int64 {
 		if fi, err := os.Stat(p); err == nil {
-			n = fi.Size()
+			return fi.Size()
 		}
-		return strconv.FormatInt(n+1, 10)
+		return 0
 	}
-	out, err := os.OpenFile(m.transcript, os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
+	var files []*os.File
+	defer func() {
+		for _, f := range files {
+			f.Close()
+		}
+	}()
+	for _, p := range []string{m.transcript, m.died, m.events} {
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return err
+		}
+		files = append(files, f)
 	}
-	defer out.Close()
-	died, err := os.OpenFile(m.died, os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	defer died.Close()
-	cmd := m.c.tr.Command(ctx, "sh", "-c", mirrorScript, "sh", m.remote.transcript, m.remote.died, from(m.transcript), from(m.died))
+	cmd := m.c.tr.Command(ctx, "sh", "-c", mirrorScript, "sh", m.remote.transcript, m.remote.died, m.remote.events,
+		strconv.FormatInt(size(m.transcript)+1, 10))
 	// The session lives as long as its stdin: a pipe this side holds
 	// open, so the tails there end when this process or the connection
 	// goes.
@@ -207,23 +214,70 @@ func (m *mirror) once(ctx context.Context) error {
 	}
 	defer w.Close()
 	cmd.Stdin = r
-	cmd.Stdout = out
-	split := &lineSplitter{line: func(l string) {
-		if diedLine.MatchString(l) {
-			_, _ = died.WriteString(l + "\n")
-			return
-		}
+	cmd.Stdout = files[0]
+	d := &demux{targets: map[string]*demuxTarget{
+		"==> " + m.remote.died + " <==":   {f: files[1], skip: size(m.died), keep: diedLine.MatchString},
+		"==> " + m.remote.events + " <==": {f: files[2], skip: size(m.events)},
+	}, other: func(l string) {
 		m.mu.Lock()
 		m.sshErr = l
 		m.mu.Unlock()
 	}}
-	cmd.Stderr = split
+	cmd.Stderr = &lineSplitter{line: d.line}
 	err = cmd.Start()
 	r.Close()
 	if err != nil {
 		return err
 	}
 	return cmd.Wait()
+}
+
+// demux sorts the lines of tail's output of several files back into their
+// local copies, which hold a prefix of each: a file's lines are
+// replayed whole on every new session, and the first skip bytes of them
+// are already here.
+type demux struct {
+	targets map[string]*demuxTarget // by tail's header line
+	cur     *demuxTarget
+	empty   bool // an empty line is held: tail's, if a header follows
+	other   func(string)
+}
+
+type demuxTarget struct {
+	f    *os.File
+	skip int64
+	keep func(string) bool // nil: every line
+}
+
+func (d *demux) line(l string) {
+	if t, ok := d.targets[l]; ok {
+		d.cur, d.empty = t, false // the empty line was tail's
+		return
+	}
+	if d.cur == nil {
+		d.other(l) // before any file: ssh's own words
+		return
+	}
+	if d.empty {
+		d.empty = false
+		d.cur.put("")
+	}
+	if l == "" {
+		d.empty = true
+		return
+	}
+	d.cur.put(l)
+}
+
+func (t *demuxTarget) put(l string) {
+	if n := int64(len(l)) + 1; t.skip > 0 {
+		t.skip -= n
+		return
+	}
+	if t.keep != nil && !t.keep(l) {
+		return
+	}
+	_, _ = t.f.WriteString(l + "\n")
 }
 
 func (m *mirror) lastWords() string {

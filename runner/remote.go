@@ -228,14 +228,19 @@ func (env *Env) remoteArgv(ctx context.Context, prof *profile.Profile, host, dir
 }
 
 // remoteFiles are a remote task's files on its host: the pane's
-// transcript (pipe-pane) and the pane-died file its tmux hooks append to.
+// transcript (pipe-pane), the pane-died file its tmux hooks append to,
+// and under state/ what the host's runner binary keeps for it (`runner
+// hook` appends its turn-end events to state/events/ID.jsonl).
 type remoteFiles struct {
-	transcript, died string
+	transcript, died, state, events, hookDir string
 }
 
-// remoteFilesIn names the files of a task whose directory there is dir.
+// remoteFilesIn names the files of task id whose directory there is dir.
 func remoteFilesIn(dir string) remoteFiles {
-	return remoteFiles{transcript: path.Join(dir, "log"), died: path.Join(dir, "pane-died")}
+	id := path.Base(dir)
+	st := path.Join(dir, "state")
+	return remoteFiles{transcript: path.Join(dir, "log"), died: path.Join(dir, "pane-died"), state: st,
+		events: path.Join(st, "events", id+".jsonl"), hookDir: path.Join(dir, "hook")}
 }
 
 // launchRemote starts t's agent in a new window of its session on its
@@ -252,15 +257,21 @@ func (env *Env) launchRemote(ctx context.Context, t *state.Task, prof *profile.P
 		return err
 	}
 	files := remoteFilesIn(dir)
+	penv := remotePaneEnv(t, prof, files)
+	argv := append([]string(nil), spec.Argv...)
 	if spec.UseHook && prof.Hook != nil {
-		env.say("task %s: %s on host %s: no turn-end hook there yet; the screen ends each turn", t.ID, prof.Name, t.Tmux.Host)
+		args, henv, err := env.remoteHook(ctx, c, t, prof, files, penv)
+		if err != nil {
+			return err
+		}
+		argv, penv = append(argv, args...), append(penv, henv...)
 	}
 	size := spec.Size
 	if size.Width == 0 {
 		size = tmuxctl.Size{Width: 200, Height: 50}
 	}
 	pane, err := c.tc.Launch(ctx, tmuxctl.WindowSpec{Session: t.Tmux.Session, Name: t.ID, Cwd: t.Dir,
-		Env: remotePaneEnv(t, prof), Argv: spec.Argv, Size: size, RemainOnExit: true, PipeTo: files.transcript})
+		Env: penv, Argv: argv, Size: size, RemainOnExit: true, PipeTo: files.transcript})
 	if err != nil {
 		return fmt.Errorf("start %s in tmux on host %s: %w", prof.Name, t.Tmux.Host, err)
 	}
@@ -281,17 +292,70 @@ func (env *Env) launchRemote(ctx context.Context, t *state.Task, prof *profile.P
 }
 
 // remotePaneEnv is the environment of an agent pane on a host: the task's
-// identity and the profile's variables. Nothing of this machine's (PATH,
+// identity, where the host's runner keeps its files for it (for `runner
+// hook`), and the profile's variables. Nothing of this machine's (PATH,
 // HOME, the state directory) applies there.
-func remotePaneEnv(t *state.Task, prof *profile.Profile) []string {
+func remotePaneEnv(t *state.Task, prof *profile.Profile, files remoteFiles) []string {
 	kv := []string{
 		"RUNNER_TASK_ID=" + t.ID,
 		"RUNNER_PROJECT=" + ProjectLabel(t),
 		"RUNNER_LEVEL=" + strconv.Itoa(t.Level),
 		"RUNNER_PARENT=" + t.Parent,
 		"RUNNER_HOST=" + t.Tmux.Host,
+		"RUNNER_STATE_DIR=" + files.state,
+		"RUNNER_EVENTS_FILE=" + files.events,
 	}
 	return append(kv, prof.EnvList()...)
+}
+
+// remoteHook renders the profile's turn-end hook for t on its host: the
+// host's runner binary records the events there (streamed back with the
+// transcript), and a settings file is written there. None (said, and the
+// screen ends each turn) without a runner binary there, for a hook that
+// would replace the user's own program (which runner cannot read there),
+// or for one whose settings must be root's.
+func (env *Env) remoteHook(ctx context.Context, c *hostConn, t *state.Task, prof *profile.Profile, files remoteFiles, penv []string) (args, hookEnv []string, err error) {
+	why := ""
+	switch {
+	case c.host.Runner == "":
+		why = "the host names no runner binary (runner host add … --runner PATH)"
+	case prof.Hook.ChainUser != "":
+		why = "it would replace your own program there, which runner cannot read from here"
+	case prof.Hook.RootOwned:
+		why = "its settings file must be root's there"
+	}
+	if why != "" {
+		env.say("task %s: %s on host %s: no turn-end hook (%s); the screen ends each turn", t.ID, prof.Name, t.Tmux.Host, why)
+		return nil, nil, nil
+	}
+	hl, err := prof.Hook.Render(profile.HookPaths{Command: transport.Quote(c.host.Runner) + " hook --task " + t.ID,
+		Events: files.events, Dir: files.hookDir})
+	if err != nil {
+		return nil, nil, fmt.Errorf("agent %s: %w", prof.Name, err)
+	}
+	// The events file's directory, and the settings file by a rename.
+	script := `mkdir -p -m 700 "$(dirname "$1")" && : >> "$1"`
+	argv := []string{"sh", "-c", script, "sh", files.events}
+	var in []byte
+	if hl.Settings != nil {
+		script += ` && mkdir -p -m 700 "$(dirname "$2")" && cat > "$2.tmp" && mv "$2.tmp" "$2"`
+		argv = []string{"sh", "-c", script, "sh", files.events, hl.SettingsPath}
+		in = hl.Settings
+	}
+	_, stderr, code, err := c.tr.Run(ctx, in, argv...)
+	if err == nil && code != 0 {
+		err = fmt.Errorf("exit status %d: %s", code, strings.TrimSpace(string(stderr)))
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("agent %s: write its hook's files on host %s: %w", prof.Name, t.Tmux.Host, err)
+	}
+	hookEnv = hl.Env
+	if prof.Hook.EnvMergeJSON {
+		if hookEnv, err = profile.MergeJSONEnv(penv, hookEnv); err != nil {
+			return nil, nil, exit.Usagef("agent %s: runner's turn-end hook: %v (run without runner's hook: --no-hook)", prof.Name, err)
+		}
+	}
+	return hl.Args, hookEnv, nil
 }
 
 // gcRemote is GC for the finished tasks on hosts: per host, one listing of

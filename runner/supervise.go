@@ -128,7 +128,9 @@ func (env *Env) newSupervisor(ctx context.Context, t *state.Task, prof *profile.
 		}
 	}
 	s.runCtx = runCtx
-	s.mon.TC, s.mon.Remote, s.mon.Events, s.mon.Died = s.tc, true, "", env.remoteDiedFile(t.ID)
+	// The hook's events (from the host's runner binary) stream into the
+	// task's usual events file.
+	s.mon.TC, s.mon.Remote, s.mon.Died = s.tc, true, env.remoteDiedFile(t.ID)
 	return s, stop, nil
 }
 
