@@ -36,9 +36,12 @@ const DefaultHostLostAfter = 20 * time.Second
 // events file ($2, $3) whole to stderr, by one tail, which names the file
 // before each part ("==> FILE <==", after an empty line but the first);
 // tail's own messages dropped; all followed (-F) until stdin ends, that
-// is until the local side goes or the connection drops.
+// is until the local side goes or the connection drops. Every file exists
+// before its tail starts: GNU tail -F misses a file created while it sets
+// up its watch, for good (seen here: pipe-pane created the transcript a
+// few ms after the stream started, and not a byte of it came).
 const mirrorScript = `log=$1 died=$2 ev=$3
-mkdir -p "${ev%/*}" && : >> "$died" && : >> "$ev" || exit 3
+mkdir -p "${ev%/*}" && : >> "$log" && : >> "$died" && : >> "$ev" || exit 3
 exec 3>&2
 tail -c +"$4" -F -- "$log" 2>/dev/null &
 a=$!
@@ -73,7 +76,7 @@ func (env *Env) startMirror(ctx context.Context, t *state.Task) (context.Context
 	if err != nil {
 		return nil, nil, err
 	}
-	dir, err := c.taskDir(ctx, t.ID)
+	dir, err := c.taskPath(ctx, t.ID) // its script makes the directories
 	if err != nil {
 		return nil, nil, err
 	}

@@ -118,10 +118,9 @@ func (c *hostConn) run(ctx context.Context, argv ...string) (string, error) {
 	return string(stdout), nil
 }
 
-// taskDir is the directory of task id's files on the host (made there):
-// Host.Dir, or RemoteDirDefault under the home directory there (asked
-// once).
-func (c *hostConn) taskDir(ctx context.Context, id string) (string, error) {
+// taskPath is the directory of task id's files on the host: Host.Dir, or
+// RemoteDirDefault under the home directory there (asked once).
+func (c *hostConn) taskPath(ctx context.Context, id string) (string, error) {
 	c.mu.Lock()
 	base := c.base
 	c.mu.Unlock()
@@ -141,11 +140,7 @@ func (c *hostConn) taskDir(ctx context.Context, id string) (string, error) {
 		c.base = base
 		c.mu.Unlock()
 	}
-	dir := path.Join(base, id)
-	if _, err := c.run(ctx, "mkdir", "-p", "-m", "700", "--", dir); err != nil {
-		return "", err
-	}
-	return dir, nil
+	return path.Join(base, id), nil
 }
 
 // checkRemoteDir makes sure dir is a directory on the host: a missing one
@@ -252,19 +247,27 @@ func (env *Env) launchRemote(ctx context.Context, t *state.Task, prof *profile.P
 	if err != nil {
 		return err
 	}
-	dir, err := c.taskDir(ctx, t.ID)
+	dir, err := c.taskPath(ctx, t.ID)
 	if err != nil {
 		return err
 	}
 	files := remoteFilesIn(dir)
 	penv := remotePaneEnv(t, prof, files)
 	argv := append([]string(nil), spec.Argv...)
+	var settings *profile.HookLaunch
 	if spec.UseHook && prof.Hook != nil {
-		args, henv, err := env.remoteHook(ctx, c, t, prof, files, penv)
+		hl, henv, err := env.remoteHook(t, c, prof, files, penv)
 		if err != nil {
 			return err
 		}
-		argv, penv = append(argv, args...), append(penv, henv...)
+		if hl != nil {
+			argv, penv, settings = append(argv, hl.Args...), append(penv, henv...), hl
+		}
+	}
+	// One round trip makes the task's files there (and writes its hook's
+	// settings file by a rename).
+	if err := c.prepareTask(ctx, files, settings); err != nil {
+		return fmt.Errorf("task %s: its files on host %s: %w", t.ID, t.Tmux.Host, err)
 	}
 	size := spec.Size
 	if size.Width == 0 {
@@ -310,11 +313,11 @@ func remotePaneEnv(t *state.Task, prof *profile.Profile, files remoteFiles) []st
 
 // remoteHook renders the profile's turn-end hook for t on its host: the
 // host's runner binary records the events there (streamed back with the
-// transcript), and a settings file is written there. None (said, and the
-// screen ends each turn) without a runner binary there, for a hook that
-// would replace the user's own program (which runner cannot read there),
-// or for one whose settings must be root's.
-func (env *Env) remoteHook(ctx context.Context, c *hostConn, t *state.Task, prof *profile.Profile, files remoteFiles, penv []string) (args, hookEnv []string, err error) {
+// transcript), with its settings file there (prepareTask writes it). None
+// (nil, said: the screen ends each turn) without a runner binary there,
+// for a hook that would replace the user's own program (which runner
+// cannot read there), or for one whose settings must be root's.
+func (env *Env) remoteHook(t *state.Task, c *hostConn, prof *profile.Profile, files remoteFiles, penv []string) (*profile.HookLaunch, []string, error) {
 	why := ""
 	switch {
 	case c.host.Runner == "":
@@ -333,29 +336,31 @@ func (env *Env) remoteHook(ctx context.Context, c *hostConn, t *state.Task, prof
 	if err != nil {
 		return nil, nil, fmt.Errorf("agent %s: %w", prof.Name, err)
 	}
-	// The events file's directory, and the settings file by a rename.
-	script := `mkdir -p -m 700 "$(dirname "$1")" && : >> "$1"`
-	argv := []string{"sh", "-c", script, "sh", files.events}
+	hookEnv := hl.Env
+	if prof.Hook.EnvMergeJSON {
+		if hookEnv, err = profile.MergeJSONEnv(penv, hookEnv); err != nil {
+			return nil, nil, exit.Usagef("agent %s: runner's turn-end hook: %v (run without runner's hook: --no-hook)", prof.Name, err)
+		}
+	}
+	return &hl, hookEnv, nil
+}
+
+// prepareTask makes a remote task's directory and files there (0700), and
+// writes its hook's settings file (by a rename), in one round trip.
+func (c *hostConn) prepareTask(ctx context.Context, files remoteFiles, hl *profile.HookLaunch) error {
+	script := `mkdir -p -m 700 "${2%/*}" && : >> "$1" && : >> "$2"`
+	argv := []string{"sh", "-c", script, "sh", files.transcript, files.events}
 	var in []byte
-	if hl.Settings != nil {
-		script += ` && mkdir -p -m 700 "$(dirname "$2")" && cat > "$2.tmp" && mv "$2.tmp" "$2"`
-		argv = []string{"sh", "-c", script, "sh", files.events, hl.SettingsPath}
+	if hl != nil && hl.Settings != nil {
+		script += ` && mkdir -p -m 700 "${3%/*}" && cat > "$3.tmp" && mv "$3.tmp" "$3"`
+		argv = []string{"sh", "-c", script, "sh", files.transcript, files.events, hl.SettingsPath}
 		in = hl.Settings
 	}
 	_, stderr, code, err := c.tr.Run(ctx, in, argv...)
 	if err == nil && code != 0 {
 		err = fmt.Errorf("exit status %d: %s", code, strings.TrimSpace(string(stderr)))
 	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("agent %s: write its hook's files on host %s: %w", prof.Name, t.Tmux.Host, err)
-	}
-	hookEnv = hl.Env
-	if prof.Hook.EnvMergeJSON {
-		if hookEnv, err = profile.MergeJSONEnv(penv, hookEnv); err != nil {
-			return nil, nil, exit.Usagef("agent %s: runner's turn-end hook: %v (run without runner's hook: --no-hook)", prof.Name, err)
-		}
-	}
-	return hl.Args, hookEnv, nil
+	return err
 }
 
 // gcRemote is GC for the finished tasks on hosts: per host, one listing of

@@ -176,6 +176,14 @@ func (c *Client) NewWindow(ctx context.Context, spec WindowSpec) (string, error)
 // and returns the new pane's id. Concurrent launches into the same new session
 // are safe: the loser of the creation race adds a window instead.
 func (c *Client) Launch(ctx context.Context, spec WindowSpec) (string, error) {
+	if c.tr != nil {
+		// Another machine: every call is a round trip, and the session
+		// is usually there already: try the window first.
+		pane, err := c.NewWindow(ctx, spec)
+		if err == nil || !errors.Is(err, ErrNotFound) {
+			return pane, err
+		}
+	}
 	exists, err := c.HasSession(ctx, spec.Session)
 	if err != nil {
 		return "", err

@@ -1,0 +1,152 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runner-cli/runner/internal/sshtest"
+	"github.com/runner-cli/runner/internal/transport"
+)
+
+// TestDemux: tail's output of the pane-died and events files sorted back
+// into their local copies: the headers switch files, the empty line tail
+// writes before a header is not the file's (an empty line of the file
+// is), a replay after a reconnect skips what the copy has, the died copy
+// keeps only hook lines, and words before any header are ssh's.
+func TestDemux(t *testing.T) {
+	for _, c := range []struct {
+		name                 string
+		in                   string
+		skipDied, skipEvents int64
+		died, events, other  string
+	}{
+		{name: "first header, then both",
+			in:   "==> /r/died <==\n\n==> /r/ev <==\n{\"a\":1}\n\n==> /r/died <==\n%3 0\n",
+			died: "%3 0\n", events: "{\"a\":1}\n"},
+		{name: "an empty line of the file is kept",
+			in:     "==> /r/ev <==\n{\"a\":1}\n\n{\"b\":2}\n",
+			events: "{\"a\":1}\n\n{\"b\":2}\n"},
+		{name: "a replay skips what is here",
+			in:       "==> /r/died <==\n%1 0\n%2 1\n\n==> /r/ev <==\n{\"a\":1}\n{\"b\":2}\n",
+			skipDied: int64(len("%1 0\n")), skipEvents: int64(len("{\"a\":1}\n")),
+			died: "%2 1\n", events: "{\"b\":2}\n"},
+		{name: "the died copy keeps hook lines only",
+			in:   "==> /r/died <==\nclosed\ngarbage here\n%7 -1\n",
+			died: "closed\n%7 -1\n"},
+		{name: "ssh's words before any header",
+			in:   "mux_client_request_session: refused\n==> /r/died <==\nclosed\n",
+			died: "closed\n", other: "mux_client_request_session: refused"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			open := func(name string) *os.File {
+				f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { f.Close() })
+				return f
+			}
+			var other []string
+			d := &demux{targets: map[string]*demuxTarget{
+				"==> /r/died <==": {f: open("died"), skip: c.skipDied, keep: diedLine.MatchString},
+				"==> /r/ev <==":   {f: open("ev"), skip: c.skipEvents},
+			}, other: func(l string) { other = append(other, l) }}
+			s := &lineSplitter{line: d.line}
+			// Written in odd pieces, as a pipe delivers them.
+			for in := c.in; in != ""; {
+				n := min(len(in), 7)
+				if _, err := s.Write([]byte(in[:n])); err != nil {
+					t.Fatal(err)
+				}
+				in = in[n:]
+			}
+			read := func(name string) string {
+				b, _ := os.ReadFile(filepath.Join(dir, name))
+				return string(b)
+			}
+			if got := read("died"); got != c.died {
+				t.Errorf("died copy %q, want %q", got, c.died)
+			}
+			if got := read("ev"); got != c.events {
+				t.Errorf("events copy %q, want %q", got, c.events)
+			}
+			if got := strings.Join(other, "|"); got != c.other {
+				t.Errorf("ssh's words %q, want %q", got, c.other)
+			}
+		})
+	}
+}
+
+// TestMirrorScriptFileAppears runs the stream's script through a real
+// sshd for a task whose transcript does not exist yet (pipe-pane creates
+// it as the agent starts): the script creates every file before tailing
+// it (GNU tail -F misses, for good, a file created while it sets up its
+// watch: a race of a few ms that lost whole transcripts), and every byte
+// written after comes through.
+func TestMirrorScriptFileAppears(t *testing.T) {
+	srv := sshtest.Start(t)
+	s := &transport.SSH{Destination: sshtest.Alias, Args: srv.SSHArgs(), ControlDir: t.TempDir()}
+	if err := s.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = exec.Command("ssh", append(append([]string{"-o", "ControlPath=" + s.ControlPath(), "-O", "exit"}, s.Args...), s.Destination)...).Run()
+	})
+	dir := filepath.Join(t.TempDir(), "t_aaaaaaaa")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	files := remoteFilesIn(dir)
+	cmd := s.Command(context.Background(), "sh", "-c", mirrorScript, "sh", files.transcript, files.died, files.events, "1")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); _ = cmd.Wait() }()
+	for _, p := range []string{files.transcript, files.died, files.events} {
+		waitFile(t, p)
+	}
+	time.Sleep(100 * time.Millisecond) // the tails start
+	appendTo(t, files.transcript, "hello\n")
+	appendTo(t, files.transcript, "more\n")
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && out.Len() < len("hello\nmore\n"); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if out.String() != "hello\nmore\n" {
+		t.Errorf("streamed %q", out.String())
+	}
+}
+
+func waitFile(t *testing.T, p string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(p); err == nil {
+			return
+		}
+	}
+	t.Fatalf("the stream's script did not create %s before tailing it", p)
+}
+
+func appendTo(t *testing.T, p, s string) {
+	t.Helper()
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+}
