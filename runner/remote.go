@@ -101,6 +101,19 @@ func (env *Env) paneClient(ctx context.Context, t *state.Task) (*tmuxctl.Client,
 	return c.tc, nil
 }
 
+// GitVia is the transport to the machine t's work tree is on, for gitsnap
+// (Options.Via): nil for this machine.
+func (env *Env) GitVia(ctx context.Context, t *state.Task) (transport.Transport, error) {
+	if t.Tmux.Host == "" {
+		return nil, nil
+	}
+	c, err := env.hostConn(ctx, t.Tmux.Host)
+	if err != nil {
+		return nil, err
+	}
+	return c.tr, nil
+}
+
 // run runs argv on the host (in its session shell: one round trip) and
 // returns its stdout. A failure carries the command's stderr; one of the
 // connection (refused, unknown host, no key) wraps ErrHostUnreachable.

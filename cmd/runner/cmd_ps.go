@@ -126,7 +126,11 @@ func (a *app) printStatus(ctx context.Context, env *runner.Env, t *state.Task) {
 	if len(t.After) > 0 {
 		fmt.Fprintf(w, "after     %s\n", strings.Join(t.After, ", "))
 	}
-	fmt.Fprintf(w, "pane      %s (session %s, socket %s)\n", textutil.OrDash(t.Tmux.Pane), t.Tmux.Session, t.Tmux.Socket)
+	if t.Tmux.Host != "" {
+		fmt.Fprintf(w, "pane      %s (host %s, session %s, socket %s there)\n", textutil.OrDash(t.Tmux.Pane), t.Tmux.Host, t.Tmux.Session, t.Tmux.Socket)
+	} else {
+		fmt.Fprintf(w, "pane      %s (session %s, socket %s)\n", textutil.OrDash(t.Tmux.Pane), t.Tmux.Session, t.Tmux.Socket)
+	}
 	if !t.Reclaimed.IsZero() {
 		fmt.Fprintf(w, "reclaimed %s: window closed, processes ended (runner send %s TEXT starts the agent again)\n", t.Reclaimed.Local().Format(time.DateTime), t.ID)
 	}
