@@ -120,7 +120,16 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 		live[pn.ID] = !pn.Dead
 	}
 	for _, id := range targets {
-		if t := pre.Task(id); t != nil {
+		t := pre.Task(id)
+		switch {
+		case t == nil:
+		case t.Tmux.Host != "":
+			// Its pane is on a host: ask there (for a done task only, the
+			// one case the answer decides).
+			if t.Status == state.StatusDone {
+				p.alive[id] = env.remotePaneAlive(ctx, t)
+			}
+		default:
 			p.alive[id] = live[t.Tmux.Pane]
 		}
 	}

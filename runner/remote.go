@@ -101,6 +101,17 @@ func (env *Env) paneClient(ctx context.Context, t *state.Task) (*tmuxctl.Client,
 	return c.tc, nil
 }
 
+// remotePaneAlive reports whether the pane of t, a task on a host, is its
+// own and alive there (false when the host does not answer).
+func (env *Env) remotePaneAlive(ctx context.Context, t *state.Task) bool {
+	tc, err := env.paneClient(ctx, t)
+	if err != nil || t.Tmux.Pane == "" {
+		return false
+	}
+	info, err := tc.Pane(ctx, t.Tmux.Pane)
+	return err == nil && !info.Dead && info.WindowName == t.ID
+}
+
 // GitVia is the transport to the machine t's work tree is on, for gitsnap
 // (Options.Via): nil for this machine.
 func (env *Env) GitVia(ctx context.Context, t *state.Task) (transport.Transport, error) {
