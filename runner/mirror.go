@@ -19,6 +19,7 @@ import (
 
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
 )
 
 // ErrHostLost is wrapped when the connection to a task's host is lost for
@@ -35,20 +36,29 @@ const DefaultHostLostAfter = 20 * time.Second
 // transcript from byte $4 on to stdout; the pane-died file and the hook
 // events file ($2, $3) whole to stderr, by one tail, which names the file
 // before each part ("==> FILE <==", after an empty line but the first);
-// tail's own messages dropped; all followed (-F) until stdin ends, that
+// tail's own messages dropped; serverGone when the tmux server (its
+// socket arguments after $4) exits; all followed (-F) until stdin ends, that
 // is until the local side goes or the connection drops. Every file exists
 // before its tail starts: GNU tail -F misses a file created while it sets
 // up its watch, for good (seen here: pipe-pane created the transcript a
 // few ms after the stream started, and not a byte of it came).
-const mirrorScript = `log=$1 died=$2 ev=$3
+const mirrorScript = `log=$1 died=$2 ev=$3 from=$4; shift 4
 mkdir -p "${ev%/*}" && : >> "$log" && : >> "$died" && : >> "$ev" || exit 3
 exec 3>&2
-tail -c +"$4" -F -- "$log" 2>/dev/null &
+tail -c +"$from" -F -- "$log" 2>/dev/null &
 a=$!
 tail -n +1 -F -- "$died" "$ev" 2>/dev/null >&3 &
 b=$!
+(p=; while [ -z "$p" ]; do p=$(tmux "$@" display-message -p '#{pid}' 2>/dev/null) || sleep 1; done
+ while kill -0 "$p" 2>/dev/null; do sleep 2; done; echo '` + serverGone + `' >&3) </dev/null &
+c=$!
 cat >/dev/null
-kill $a $b 2>/dev/null`
+kill $a $b $c 2>/dev/null`
+
+// serverGone is the line the stream's script writes (among the pane-died
+// lines) when the host's tmux server is gone: no hook of its runs then,
+// and the script there checks it every 2 s with no traffic here.
+const serverGone = "runner: the tmux server is gone"
 
 // diedLine is a line the pane-died hooks write: "%PANE STATUS" or
 // "closed".
@@ -206,8 +216,9 @@ func (m *mirror) once(ctx context.Context) error {
 		}
 		files = append(files, f)
 	}
-	cmd := m.c.tr.Command(ctx, "sh", "-c", mirrorScript, "sh", m.remote.transcript, m.remote.died, m.remote.events,
-		strconv.FormatInt(size(m.transcript)+1, 10))
+	argv := []string{"sh", "-c", mirrorScript, "sh", m.remote.transcript, m.remote.died, m.remote.events,
+		strconv.FormatInt(size(m.transcript)+1, 10)}
+	cmd := m.c.tr.Command(ctx, append(argv, tmuxctl.SocketArgs(m.c.tc.Socket())...)...)
 	// The session lives as long as its stdin: a pipe this side holds
 	// open, so the tails there end when this process or the connection
 	// goes.
@@ -218,8 +229,9 @@ func (m *mirror) once(ctx context.Context) error {
 	defer w.Close()
 	cmd.Stdin = r
 	cmd.Stdout = files[0]
-	d := &demux{targets: map[string]*demuxTarget{
-		"==> " + m.remote.died + " <==":   {f: files[1], skip: size(m.died), keep: diedLine.MatchString},
+	died := &demuxTarget{f: files[1], skip: size(m.died), keep: diedLine.MatchString}
+	d := &demux{died: died, targets: map[string]*demuxTarget{
+		"==> " + m.remote.died + " <==":   died,
 		"==> " + m.remote.events + " <==": {f: files[2], skip: size(m.events)},
 	}, other: func(l string) {
 		m.mu.Lock()
@@ -241,6 +253,7 @@ func (m *mirror) once(ctx context.Context) error {
 // are already here.
 type demux struct {
 	targets map[string]*demuxTarget // by tail's header line
+	died    *demuxTarget            // the pane-died copy
 	cur     *demuxTarget
 	empty   bool // an empty line is held: tail's, if a header follows
 	other   func(string)
@@ -253,6 +266,13 @@ type demuxTarget struct {
 }
 
 func (d *demux) line(l string) {
+	if l == serverGone {
+		// As tmux's own window-unlinked hook says: the window is gone.
+		if t := d.died; t != nil {
+			_, _ = t.f.WriteString("closed\n")
+		}
+		return
+	}
 	if t, ok := d.targets[l]; ok {
 		d.cur, d.empty = t, false // the empty line was tail's
 		return

@@ -39,6 +39,9 @@ func TestDemux(t *testing.T) {
 		{name: "the died copy keeps hook lines only",
 			in:   "==> /r/died <==\nclosed\ngarbage here\n%7 -1\n",
 			died: "closed\n%7 -1\n"},
+		{name: "the tmux server there is gone: closed",
+			in:   "==> /r/ev <==\n{\"a\":1}\n" + serverGone + "\n",
+			died: "closed\n", events: "{\"a\":1}\n"},
 		{name: "ssh's words before any header",
 			in:   "mux_client_request_session: refused\n==> /r/died <==\nclosed\n",
 			died: "closed\n", other: "mux_client_request_session: refused"},
@@ -54,8 +57,9 @@ func TestDemux(t *testing.T) {
 				return f
 			}
 			var other []string
-			d := &demux{targets: map[string]*demuxTarget{
-				"==> /r/died <==": {f: open("died"), skip: c.skipDied, keep: diedLine.MatchString},
+			died := &demuxTarget{f: open("died"), skip: c.skipDied, keep: diedLine.MatchString}
+			d := &demux{died: died, targets: map[string]*demuxTarget{
+				"==> /r/died <==": died,
 				"==> /r/ev <==":   {f: open("ev"), skip: c.skipEvents},
 			}, other: func(l string) { other = append(other, l) }}
 			s := &lineSplitter{line: d.line}
@@ -104,7 +108,7 @@ func TestMirrorScriptFileAppears(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := remoteFilesIn(dir)
-	cmd := s.Command(context.Background(), "sh", "-c", mirrorScript, "sh", files.transcript, files.died, files.events, "1")
+	cmd := s.Command(context.Background(), "sh", "-c", mirrorScript, "sh", files.transcript, files.died, files.events, "1", "-S", filepath.Join(t.TempDir(), "none"))
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	in, err := cmd.StdinPipe()
