@@ -158,9 +158,12 @@ type HostReport struct {
 	Error string `json:"error,omitempty"`
 	// Connect is the first command's time (the handshake, or the shared
 	// connection's round trip when one was open), RoundTrip a command's
-	// over the shared connection.
+	// in a session of its own over the shared connection (the login
+	// shell starts each time), and Session a command's in the session
+	// shell runner keeps (0 when the host cannot keep one).
 	Connect   time.Duration `json:"connect_ns"`
 	RoundTrip time.Duration `json:"round_trip_ns"`
+	Session   time.Duration `json:"session_round_trip_ns"`
 	Tmux      string        `json:"tmux,omitempty"` // `tmux -V`, "" when missing
 	Git       string        `json:"git,omitempty"`  // `git --version`
 	// Agents maps each profile's command to its path there ("" when not
@@ -206,6 +209,18 @@ func CheckHost(ctx context.Context, s *state.Store, h *state.Host, agents []stri
 	start = time.Now()
 	if _, err := run("true"); err == nil {
 		rep.RoundTrip = time.Since(start)
+	}
+	if _, err := run("sh", "-c", "base64 -w0 </dev/null && printf ok | base64 -d >/dev/null"); err != nil {
+		rep.Problems = append(rep.Problems, "no GNU base64 there (coreutils): runner cannot keep a shell there, and each command opens a session of its own, with a login shell")
+	} else {
+		sctx, cancel := context.WithTimeout(ctx, hostCheckTimeout)
+		_, _, _, _ = tr.Run(sctx, nil, "true") // starts the session shell
+		start = time.Now()
+		if _, _, code, err := tr.Run(sctx, nil, "true"); err == nil && code == 0 {
+			rep.Session = time.Since(start)
+		}
+		cancel()
+		tr.Close()
 	}
 	if out, err := run("tmux", "-V"); err == nil {
 		rep.Tmux = strings.TrimSpace(out)
