@@ -189,17 +189,26 @@ func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 	if err := env.recordReclaimed(ctx, targets, "gc"); err != nil {
 		return res, err
 	}
-	// Sessions left empty: tmux closes a session with its last window.
-	if left, err := env.TC.ListPanes(ctx); err == nil {
-		for _, p := range left {
-			delete(sessions, p.Session)
-		}
-		for s := range sessions {
-			res.SessionsClosed = append(res.SessionsClosed, s)
-		}
-		slices.Sort(res.SessionsClosed)
-	}
+	res.SessionsClosed = env.emptiedSessions(ctx, sessions)
 	return res, nil
+}
+
+// emptiedSessions are those of sessions that have no pane left: tmux
+// closes a session with its last window.
+func (env *Env) emptiedSessions(ctx context.Context, sessions map[string]bool) []string {
+	closed := []string{}
+	left, err := env.TC.ListPanes(ctx)
+	if err != nil {
+		return closed
+	}
+	for _, p := range left {
+		delete(sessions, p.Session)
+	}
+	for s := range sessions {
+		closed = append(closed, s)
+	}
+	slices.Sort(closed)
+	return closed
 }
 
 // wouldEnd attributes to the targets the processes a gc would end (dry

@@ -6,6 +6,10 @@ import (
 	"unicode/utf8"
 )
 
+// indexVersion is the first version whose state.json is the index (older
+// ones hold whole tasks inline and are converted by the first write).
+const indexVersion = 3
+
 // indexFile is state.json from Version 3 on: the small index. It holds the
 // projects, the hot fields of every task still in the index (active tasks,
 // finished ones whose window is open, and the latest finished ones), the

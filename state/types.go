@@ -28,10 +28,6 @@ import (
 // refuses instead of mistaking remote tasks for local ones.
 const Version = 4
 
-// indexVersion is the first version whose state.json is the index (older
-// ones hold whole tasks inline and are converted by the first write).
-const indexVersion = 3
-
 // MaxTurns bounds a task's turn log: AddTurn keeps only the most recent
 // MaxTurns summaries.
 const MaxTurns = 20

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+	"github.com/spf13/cobra"
 )
 
 // selfPath is the absolute path of this runner binary, as invoked (a
@@ -51,4 +56,71 @@ func (a *app) runnerEnv(progress bool) (*runner.Env, *runner.Config, error) {
 		env.Progress = a.errOut
 	}
 	return env, cfg, nil
+}
+
+// tmuxClient returns a client for the server chosen by --socket or
+// $RUNNER_TMUX_SOCKET (default: runner's private server "runner").
+// It runs the config's tmux_binary; a config that cannot be read is an
+// error (exit 2).
+func (a *app) tmuxClient() (*tmuxctl.Client, error) {
+	cfg, _, err := runner.LoadConfig(a.getenv)
+	if err != nil {
+		return nil, err
+	}
+	if a.tmuxHost == "" {
+		return a.tmuxClientFor(cfg), nil
+	}
+	// Another machine's tmux, through the host's shared ssh connection:
+	// its own private server unless --socket names one there.
+	s, err := a.openStore()
+	if err != nil {
+		return nil, err
+	}
+	h, err := runner.GetHost(context.Background(), s, a.tmuxHost)
+	if err != nil {
+		return nil, err
+	}
+	tr := runner.HostTransport(s, h)
+	if err := tr.Prepare(); err != nil {
+		return nil, fmt.Errorf("host %s: control socket directory: %w", h.Name, err)
+	}
+	socket := a.socket
+	if socket == "" {
+		socket = tmuxctl.DefaultSocket
+	}
+	// tmux_binary is a path of this machine: there, "tmux" from its PATH.
+	return tmuxctl.New(socket, tmuxctl.WithTransport(tr)), nil
+}
+
+// tmuxClientFor is the tmux client with cfg's tmux_binary (cfg nil: the
+// default "tmux").
+func (a *app) tmuxClientFor(cfg *runner.Config) *tmuxctl.Client {
+	var opts []tmuxctl.Option
+	if cfg != nil && cfg.TmuxBinary != "" {
+		opts = append(opts, tmuxctl.WithBinary(cfg.TmuxBinary))
+	}
+	return tmuxctl.New(tmuxctl.ResolveSocket(a.socket, a.getenv), opts...)
+}
+
+// openStore opens the state store with the config's settings (retention,
+// lock_timeout) and the RUNNER_* overrides: every command opens it here.
+func (a *app) openStore() (*state.Store, error) {
+	return runner.OpenStore(a.getenv, nil)
+}
+
+// jsonFlag adds --json and records it for error printing.
+func (a *app) jsonFlag(cmd *cobra.Command, v *bool, usage ...string) {
+	text := "print the result as JSON"
+	if len(usage) > 0 {
+		text = usage[0]
+	}
+	cmd.Flags().BoolVar(v, "json", false, text)
+	prev := cmd.PreRunE
+	cmd.PreRunE = func(c *cobra.Command, args []string) error {
+		a.jsonErrors = *v
+		if prev != nil {
+			return prev(c, args)
+		}
+		return nil
+	}
 }

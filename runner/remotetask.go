@@ -1,0 +1,265 @@
+// A task on a host: the checks at dispatch, the launch of its agent in
+// the host's tmux (its files and turn-end hook there), and gc of its
+// window there.
+
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/runner-cli/runner/internal/transport"
+	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/proctree"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// remoteArgv checks, in one round trip, that dir is a directory on host
+// and that argv's program is installed there, and returns the argv to run
+// there: "runner" (the sim agent) is the host's runner binary. A missing
+// directory, program or runner binary is a usage error (exit 2); an
+// unreachable host wraps ErrHostUnreachable (exit 1).
+func (env *Env) remoteArgv(ctx context.Context, prof *profile.Profile, host, dir string, argv []string) ([]string, error) {
+	c, err := env.hostConn(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	if len(argv) == 0 {
+		return nil, exit.Usagef("agent %s: the profile has no command (set profiles.%s.command in the config)", prof.Name, prof.Name)
+	}
+	out := append([]string(nil), argv...)
+	if out[0] == "runner" {
+		if c.host.Runner == "" {
+			return nil, exit.Usagef("agent %s runs runner's own binary, and host %s names none: copy runner there, then 'runner host rm %s' and 'runner host add %s %s --runner /path/to/runner'",
+				prof.Name, host, host, host, c.host.Destination)
+		}
+		out[0] = c.host.Runner
+	}
+	res, err := c.run(ctx, "sh", "-c", `if [ ! -d "$1" ]; then echo nodir; elif ! command -v "$2" >/dev/null 2>&1; then echo noprog; else echo ok; fi`, "sh", dir, out[0])
+	if err != nil {
+		return nil, err
+	}
+	switch strings.TrimSpace(res) {
+	case "ok":
+		return out, nil
+	case "nodir":
+		return nil, exit.Usagef("directory %s does not exist on host %s (create it there, or fix the project)", dir, host)
+	case "noprog":
+		return nil, exit.Usagef("agent %s: %q is not installed on host %s, or not in the PATH of an ssh session there ('runner host check %s' lists what is)", prof.Name, out[0], host, host)
+	}
+	return nil, fmt.Errorf("host %s: unexpected answer %q while checking %s", host, res, dir)
+}
+
+// remoteFiles are a remote task's files on its host: the pane's
+// transcript (pipe-pane), the pane-died file its tmux hooks append to,
+// and under state/ what the host's runner binary keeps for it (`runner
+// hook` appends its turn-end events to state/events/ID.jsonl).
+type remoteFiles struct {
+	transcript, died, state, events, hookDir string
+}
+
+// remoteFilesIn names the files of task id whose directory there is dir.
+func remoteFilesIn(dir string) remoteFiles {
+	id := path.Base(dir)
+	st := path.Join(dir, "state")
+	return remoteFiles{transcript: path.Join(dir, "log"), died: path.Join(dir, "pane-died"), state: st,
+		events: path.Join(st, "events", id+".jsonl"), hookDir: path.Join(dir, "hook")}
+}
+
+// launchRemote starts t's agent in a new window of its session on its
+// host, with remain-on-exit, the pane's transcript and pane-died hooks
+// writing to files there (which the supervisor streams back), and no
+// turn-end hook: the screen ends each turn.
+func (env *Env) launchRemote(ctx context.Context, t *state.Task, prof *profile.Profile, spec *StartSpec) error {
+	c, err := env.hostConn(ctx, t.Tmux.Host)
+	if err != nil {
+		return err
+	}
+	dir, err := c.taskPath(ctx, t.ID)
+	if err != nil {
+		return err
+	}
+	files := remoteFilesIn(dir)
+	penv := remotePaneEnv(t, prof, files)
+	argv := append([]string(nil), spec.Argv...)
+	var settings *profile.HookLaunch
+	if spec.UseHook && prof.Hook != nil {
+		hl, henv, err := env.remoteHook(t, c, prof, files, penv)
+		if err != nil {
+			return err
+		}
+		if hl != nil {
+			argv, penv, settings = append(argv, hl.Args...), append(penv, henv...), hl
+		}
+	}
+	// One round trip makes the task's files there (and writes its hook's
+	// settings file by a rename).
+	if err := c.prepareTask(ctx, files, settings); err != nil {
+		return fmt.Errorf("task %s: its files on host %s: %w", t.ID, t.Tmux.Host, err)
+	}
+	size := spec.Size
+	if size.Width == 0 {
+		size = tmuxctl.Size{Width: 200, Height: 50}
+	}
+	pane, err := c.tc.Launch(ctx, tmuxctl.WindowSpec{Session: t.Tmux.Session, Name: t.ID, Cwd: t.Dir,
+		Env: penv, Argv: argv, Size: size, RemainOnExit: true, PipeTo: files.transcript})
+	if err != nil {
+		return fmt.Errorf("start %s in tmux on host %s: %w", prof.Name, t.Tmux.Host, err)
+	}
+	died := tmuxctl.ShellQuote(files.died)
+	err = c.tc.Batch(ctx,
+		[]string{"set-hook", "-w", "-t", pane, "pane-died", `run-shell -b "printf '%s %s\n' '#{pane_id}' '#{pane_dead_status}' >> ` + died + `"`},
+		[]string{"set-hook", "-t", tmuxctl.SessionTarget(t.Tmux.Session) + ":", "window-unlinked", `run-shell -b "echo closed >> ` + died + `"`},
+		[]string{"set-option", "-p", "-t", pane, tmuxctl.TranscriptOption, files.transcript},
+		[]string{"set-option", "-p", "-t", pane, "@runner_task", t.ID},
+	)
+	if err != nil {
+		return err
+	}
+	return env.update(ctx, t.ID, func(x *state.Task) {
+		x.Tmux.Pane = pane
+		x.History[len(x.History)-1].Reason += "; pane " + pane + " on host " + t.Tmux.Host
+	})
+}
+
+// remotePaneEnv is the environment of an agent pane on a host: the task's
+// identity, where the host's runner keeps its files for it (for `runner
+// hook`), and the profile's variables. Nothing of this machine's (PATH,
+// HOME, the state directory) applies there.
+func remotePaneEnv(t *state.Task, prof *profile.Profile, files remoteFiles) []string {
+	kv := []string{
+		"RUNNER_TASK_ID=" + t.ID,
+		"RUNNER_PROJECT=" + ProjectLabel(t),
+		"RUNNER_LEVEL=" + strconv.Itoa(t.Level),
+		"RUNNER_PARENT=" + t.Parent,
+		"RUNNER_HOST=" + t.Tmux.Host,
+		"RUNNER_STATE_DIR=" + files.state,
+		"RUNNER_EVENTS_FILE=" + files.events,
+	}
+	return append(kv, prof.EnvList()...)
+}
+
+// remoteHook renders the profile's turn-end hook for t on its host: the
+// host's runner binary records the events there (streamed back with the
+// transcript), with its settings file there (prepareTask writes it). None
+// (nil, said: the screen ends each turn) without a runner binary there,
+// for a hook that would replace the user's own program (which runner
+// cannot read there), or for one whose settings must be root's.
+func (env *Env) remoteHook(t *state.Task, c *hostConn, prof *profile.Profile, files remoteFiles, penv []string) (*profile.HookLaunch, []string, error) {
+	why := ""
+	switch {
+	case c.host.Runner == "":
+		why = "the host names no runner binary (runner host add … --runner PATH)"
+	case prof.Hook.ChainUser != "":
+		why = "it would replace your own program there, which runner cannot read from here"
+	case prof.Hook.RootOwned:
+		why = "its settings file must be root's there"
+	}
+	if why != "" {
+		env.say("task %s: %s on host %s: no turn-end hook (%s); the screen ends each turn", t.ID, prof.Name, t.Tmux.Host, why)
+		return nil, nil, nil
+	}
+	hl, err := prof.Hook.Render(profile.HookPaths{Command: transport.Quote(c.host.Runner) + " hook --task " + t.ID,
+		Events: files.events, Dir: files.hookDir})
+	if err != nil {
+		return nil, nil, fmt.Errorf("agent %s: %w", prof.Name, err)
+	}
+	hookEnv := hl.Env
+	if prof.Hook.EnvMergeJSON {
+		if hookEnv, err = profile.MergeJSONEnv(penv, hookEnv); err != nil {
+			return nil, nil, exit.Usagef("agent %s: runner's turn-end hook: %v (run without runner's hook: --no-hook)", prof.Name, err)
+		}
+	}
+	return &hl, hookEnv, nil
+}
+
+// prepareTask makes a remote task's directory and files there (0700), and
+// writes its hook's settings file (by a rename), in one round trip.
+func (c *hostConn) prepareTask(ctx context.Context, files remoteFiles, hl *profile.HookLaunch) error {
+	script := `mkdir -p -m 700 "${2%/*}" && : >> "$1" && : >> "$2"`
+	argv := []string{"sh", "-c", script, "sh", files.transcript, files.events}
+	var in []byte
+	if hl != nil && hl.Settings != nil {
+		script += ` && mkdir -p -m 700 "${3%/*}" && cat > "$3.tmp" && mv "$3.tmp" "$3"`
+		argv = []string{"sh", "-c", script, "sh", files.transcript, files.events, hl.SettingsPath}
+		in = hl.Settings
+	}
+	_, stderr, code, err := c.tr.Run(ctx, in, argv...)
+	if err == nil && code != 0 {
+		err = fmt.Errorf("exit status %d: %s", code, strings.TrimSpace(string(stderr)))
+	}
+	return err
+}
+
+// gcRemote is GC for the finished tasks on hosts: per host, one listing of
+// its panes and clients; each task's own window that ended at least
+// opts.OlderThan ago and that no client shows is closed there (tmux hangs
+// up its processes) and the task recorded reclaimed. A host that cannot be
+// reached is skipped, said in res.Skipped for each of its tasks.
+func (env *Env) gcRemote(ctx context.Context, st *state.State, opts GCOptions, res *GCResult) error {
+	byHost := map[string][]*state.Task{}
+	now := env.now()
+	for _, t := range st.TaskList() {
+		if t.Tmux.Host != "" && t.Status.IsTerminal() && t.Reclaimed.IsZero() && t.Tmux.Pane != "" && now.Sub(t.Ended) >= opts.OlderThan {
+			byHost[t.Tmux.Host] = append(byHost[t.Tmux.Host], t)
+		}
+	}
+	var closed []*gcTarget
+	for host, tasks := range byHost {
+		skip := func(reason string) {
+			for _, t := range tasks {
+				res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: t.Tmux.Pane, Reason: reason})
+			}
+		}
+		c, err := env.hostConn(ctx, host)
+		if err != nil {
+			skip(err.Error())
+			continue
+		}
+		panes, err := c.tc.ListPanes(ctx)
+		if err != nil {
+			skip(fmt.Sprintf("host %s: %v", host, err))
+			continue
+		}
+		clients, _ := c.tc.Clients(ctx)
+		shown := map[string]string{}
+		for _, cl := range clients {
+			shown[cl.WindowID] = cl.TTY
+		}
+		byPane := map[string]tmuxctl.PaneInfo{}
+		for _, p := range panes {
+			byPane[p.ID] = p
+		}
+		for _, t := range tasks {
+			p, ok := byPane[t.Tmux.Pane]
+			g := &gcTarget{task: t, item: GCTask{ID: t.ID, Status: t.Status, Ended: t.Ended, Session: t.Tmux.Session,
+				AgentSession: t.AgentSession, Host: host, Processes: []proctree.Ended{}}}
+			switch {
+			case ok && ownPane(t, p) && shown[p.WindowID] != "":
+				res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: "a tmux client (" + shown[p.WindowID] + ") on host " + host + " is showing its window"})
+				continue
+			case ok && ownPane(t, p):
+				g.pane, g.item.Pane = &p, p.ID
+				if !opts.DryRun {
+					if err := c.tc.KillWindow(ctx, p.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
+						res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: fmt.Sprintf("host %s: %v", host, err)})
+						continue
+					}
+					g.item.WindowClosed = true
+				}
+				res.Tasks = append(res.Tasks, g.item)
+			}
+			closed = append(closed, g) // its window gone either way
+		}
+	}
+	if opts.DryRun || len(closed) == 0 {
+		return nil
+	}
+	return env.recordReclaimed(ctx, closed, "gc")
+}
