@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/internal/transport"
 )
 
 // CommitOptions describe the task whose changes Commit records.
@@ -30,6 +29,9 @@ type CommitOptions struct {
 	// All commits everything even when the tree was already dirty when the
 	// snapshot was taken (or there is no snapshot).
 	All bool
+	// Via is the machine the work tree is on (an ssh transport); nil for
+	// this one.
+	Via transport.Transport
 }
 
 // CommitOutcome says how Commit ended when it did not fail.
@@ -74,11 +76,11 @@ func Commit(ctx context.Context, dir string, opts CommitOptions) (*CommitResult,
 	if !ValidID(opts.TaskID) {
 		return nil, fmt.Errorf("commit task %q: %w", opts.TaskID, ErrBadID)
 	}
-	r, err := open(ctx, dir)
+	r, err := openOn(ctx, opts.Via, dir)
 	if err != nil {
 		return nil, err
 	}
-	if op := r.inProgress(); op != "" {
+	if op := r.inProgress(ctx); op != "" {
 		return nil, fmt.Errorf("commit task %s in %s: a %s is in progress: %w (finish or abort it, then commit again)",
 			opts.TaskID, r.top, op, ErrInProgress)
 	}
@@ -146,25 +148,25 @@ func (r *repo) commitOnBranch(ctx context.Context, id string, res *CommitResult)
 
 func (r *repo) commitOnCurrent(ctx context.Context, res *CommitResult) (*CommitResult, error) {
 	res.Branch = r.branch()
-	lock, err := acquireLock(ctx, r.index+".lock")
+	lock, err := acquireLock(ctx, r.fs, r.index+".lock")
 	if err != nil {
 		return nil, fmt.Errorf("commit in %s: %w", r.top, err)
 	}
 	installed := false
 	defer func() {
 		if !installed {
-			os.Remove(lock)
+			_ = r.fs.remove(context.WithoutCancel(ctx), lock)
 		}
 	}()
 	// The new index is built on a temporary copy, then copied into the lock
 	// file with its modification time (so git's racy-entry bookkeeping stays
 	// right) and installed by renaming the lock, as git does.
-	tmp, err := os.MkdirTemp("", "gitsnap-")
+	tmp, err := r.fs.tempDir(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("commit in %s: temporary index: %w", r.top, err)
 	}
-	defer os.RemoveAll(tmp)
-	idx := filepath.Join(tmp, "index")
+	defer r.fs.removeAll(ctx, tmp)
+	idx := tmp + "/index"
 	var tree string
 	if r.prefix == "" {
 		if tree, err = r.captureTreeInto(ctx, idx, r.index); err != nil {
@@ -177,7 +179,7 @@ func (r *repo) commitOnCurrent(ctx context.Context, res *CommitResult) (*CommitR
 		if tree, err = r.scopedTree(ctx); err != nil {
 			return nil, err
 		}
-		if _, err := copyIndex(r.index, idx); err != nil {
+		if _, err := r.fs.copyIndex(ctx, r.index, idx); err != nil {
 			return nil, fmt.Errorf("commit in %s: %w", r.top, err)
 		}
 		if _, err := r.gitIndex(ctx, idx, nil, append([]string{"add", "-A"}, r.scope()...)...); err != nil {
@@ -189,14 +191,14 @@ func (r *repo) commitOnCurrent(ctx context.Context, res *CommitResult) (*CommitR
 	} else if done {
 		return res, nil
 	}
-	if _, err := copyIndex(idx, lock); err != nil {
+	if _, err := r.fs.copyIndex(ctx, idx, lock); err != nil {
 		return nil, fmt.Errorf("commit in %s: %w", r.top, err)
 	}
 	old := r.head // "" makes update-ref insist that an unborn branch is still unborn
 	if _, err := run(ctx, call{via: r.via, dir: r.top, locks: true, args: []string{"update-ref", "-m", "runner: " + textutil.FirstLine(res.Message), r.headRef, res.Commit, old}}); err != nil {
 		return nil, err
 	}
-	if err := os.Rename(lock, r.index); err != nil {
+	if err := r.fs.rename(ctx, lock, r.index); err != nil {
 		return nil, fmt.Errorf("commit %s made on %s, but the index %s was not updated: %w (run 'git reset' to refresh it)", res.Commit, res.Branch, r.index, err)
 	}
 	installed = true
@@ -224,33 +226,42 @@ func (r *repo) fillCommit(ctx context.Context, tree string, res *CommitResult) (
 }
 
 // inProgress names the operation in progress in the work tree, if any.
-func (r *repo) inProgress() string {
-	for _, c := range []struct{ path, op string }{
+func (r *repo) inProgress(ctx context.Context) string {
+	marks := []struct{ path, op string }{
 		{"MERGE_HEAD", "merge"},
 		{"rebase-merge", "rebase"},
 		{"rebase-apply", "rebase"},
 		{"CHERRY_PICK_HEAD", "cherry-pick"},
 		{"REVERT_HEAD", "revert"},
-	} {
-		if _, err := os.Lstat(filepath.Join(r.gitDir, c.path)); err == nil {
-			return c.op
+	}
+	paths := make([]string, len(marks))
+	for i, m := range marks {
+		paths[i] = r.gitDir + "/" + m.path
+	}
+	found, err := r.fs.existing(ctx, paths...)
+	if err != nil {
+		return ""
+	}
+	for i, ok := range found {
+		if ok {
+			return marks[i].op
 		}
 	}
 	return ""
 }
 
-// acquireLock creates path exclusively, retrying with backoff for up to
-// lockWait while another process holds it.
-func acquireLock(ctx context.Context, path string) (string, error) {
+// acquireLock creates path exclusively on fs, retrying with backoff for
+// up to lockWait while another process holds it.
+func acquireLock(ctx context.Context, fs fsys, path string) (string, error) {
 	deadline := time.Now().Add(lockWait)
 	pause := lockBackoff
 	for {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			return path, f.Close()
-		}
-		if !errors.Is(err, os.ErrExist) {
+		made, err := fs.createExcl(ctx, path)
+		if err != nil {
 			return "", fmt.Errorf("lock %s: %w", path, err)
+		}
+		if made {
+			return path, nil
 		}
 		if time.Now().Add(pause).After(deadline) {
 			return "", fmt.Errorf("%s exists: %w (waited %v; another git process, perhaps an agent, is working in this repository; if none is, remove the stale file)", path, ErrLocked, lockWait)

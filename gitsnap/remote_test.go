@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,6 +68,31 @@ func TestTakeOverSSH(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(d, "PWNED")); err == nil {
 			t.Fatalf("a shell ran the directory's name: %s/PWNED exists", d)
 		}
+	}
+
+	// Commit, there: the task's changes on the current branch, the index
+	// there updated under its lock (nothing left staged or unstaged).
+	gitT(t, dir, "add", "-A")
+	gitT(t, dir, "commit", "-q", "-m", "before the task")
+	if _, err := Take(ctx, dir, Options{ID: "t_commit", Via: via}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "task.txt", "the task's work\n")
+	res, err := Commit(ctx, dir, CommitOptions{TaskID: "t_commit", Task: "do the work", Via: via})
+	if err != nil || res.Outcome != Committed {
+		t.Fatalf("commit over ssh: %+v, %v", res, err)
+	}
+	if head := gitT(t, dir, "rev-parse", "HEAD"); head != res.Commit {
+		t.Fatalf("HEAD %s, commit %s", head, res.Commit)
+	}
+	if msg := gitT(t, dir, "log", "-1", "--format=%B"); !strings.Contains(msg, "Runner-Task: t_commit") {
+		t.Fatalf("message %q", msg)
+	}
+	if st := gitT(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("after the commit there: %q", st)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git", "index.lock")); err == nil {
+		t.Fatal("index.lock left behind")
 	}
 
 	// Not a repository, there: ErrNotRepo.

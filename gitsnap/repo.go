@@ -16,6 +16,7 @@ import (
 // repo is what one command needs to know about the repository.
 type repo struct {
 	via      transport.Transport // the machine it is on: nil for this one
+	fs       fsys                // that machine's files
 	top      string              // absolute top of the work tree
 	gitDir   string              // absolute git directory (per worktree)
 	index    string              // absolute path of the user's index file
@@ -100,7 +101,7 @@ func openOn(ctx context.Context, via transport.Transport, dir string) (*repo, er
 		if len(lines) != 4 {
 			return nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", abs, out)
 		}
-		r := &repo{via: via, gitDir: lines[1], top: lines[2], index: lines[3]}
+		r := &repo{via: via, fs: fsOf(via), gitDir: lines[1], top: lines[2], index: lines[3]}
 		r.setPrefix(abs)
 		// HEAD names a branch that has no commit yet (or is broken).
 		ref, err3 := run(ctx, call{via: via, dir: abs, args: []string{"symbolic-ref", "-q", "HEAD"}})
@@ -119,7 +120,7 @@ func openOn(ctx context.Context, via transport.Transport, dir string) (*repo, er
 	if lines[0] == "true" {
 		return nil, fmt.Errorf("%s: %w", abs, ErrBareRepo)
 	}
-	r := &repo{via: via, gitDir: lines[1], top: lines[2], index: lines[3], head: lines[4], headTree: lines[5]}
+	r := &repo{via: via, fs: fsOf(via), gitDir: lines[1], top: lines[2], index: lines[3], head: lines[4], headTree: lines[5]}
 	r.setPrefix(abs)
 	if strings.HasPrefix(lines[6], "refs/") {
 		r.headRef = lines[6]
@@ -140,59 +141,23 @@ func (r *repo) gitIndex(ctx context.Context, index string, stdin io.Reader, args
 // branch is the short branch name, "" when detached.
 func (r *repo) branch() string { return strings.TrimPrefix(r.headRef, "refs/heads/") }
 
-// copyIndex copies the user's index to dst with the same modification time,
-// so git's racy-entry check behaves exactly as on the original. It reports
-// false when the user has no index yet. The original is only read.
-func copyIndex(src, dst string) (bool, error) {
-	in, err := os.Open(src)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("read index: %w", err)
-	}
-	defer in.Close()
-	fi, err := in.Stat()
-	if err != nil {
-		return false, fmt.Errorf("read index: %w", err)
-	}
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return false, fmt.Errorf("copy index: %w", err)
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return false, fmt.Errorf("copy index %s to %s: %w", src, dst, err)
-	}
-	if err := out.Close(); err != nil {
-		return false, fmt.Errorf("copy index %s to %s: %w", src, dst, err)
-	}
-	if err := os.Chtimes(dst, fi.ModTime(), fi.ModTime()); err != nil {
-		return false, fmt.Errorf("copy index: %w", err)
-	}
-	return true, nil
-}
-
 // captureTree writes the tree of the work tree's current state (tracked
 // changes and untracked, non-ignored files) on a temporary index that starts
 // as a copy of the user's, so only changed files are hashed.
 func (r *repo) captureTree(ctx context.Context) (string, error) {
-	if r.via != nil {
-		return r.captureTreeThere(ctx)
-	}
-	tmp, err := os.MkdirTemp("", "gitsnap-")
+	tmp, err := r.fs.tempDir(ctx)
 	if err != nil {
 		return "", fmt.Errorf("snapshot %s: temporary index: %w", r.top, err)
 	}
-	defer os.RemoveAll(tmp)
-	return r.captureTreeInto(ctx, filepath.Join(tmp, "index"), r.index)
+	defer r.fs.removeAll(ctx, tmp)
+	return r.captureTreeInto(ctx, tmp+"/index", r.index)
 }
 
 // captureTreeInto builds the work tree's state in the index file idx,
 // starting from a copy of from (if it exists) or HEAD's tree, and returns the
 // tree written.
 func (r *repo) captureTreeInto(ctx context.Context, idx, from string) (string, error) {
-	copied, err := copyIndex(from, idx)
+	copied, err := r.fs.copyIndex(ctx, from, idx)
 	if err != nil {
 		return "", fmt.Errorf("snapshot %s: %w", r.top, err)
 	}
@@ -224,12 +189,12 @@ func (r *repo) scopedTree(ctx context.Context) (string, error) {
 	if r.prefix == "" {
 		return r.captureTree(ctx)
 	}
-	tmp, err := os.MkdirTemp("", "gitsnap-")
+	tmp, err := r.fs.tempDir(ctx)
 	if err != nil {
 		return "", fmt.Errorf("commit %s: temporary index: %w", r.top, err)
 	}
-	defer os.RemoveAll(tmp)
-	idx := filepath.Join(tmp, "index")
+	defer r.fs.removeAll(ctx, tmp)
+	idx := tmp + "/index"
 	if r.head != "" {
 		if _, err := r.gitIndex(ctx, idx, nil, "read-tree", r.head); err != nil {
 			return "", err
@@ -243,30 +208,6 @@ func (r *repo) scopedTree(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return trimOut(out), nil
-}
-
-// captureTreeThere is captureTree on another machine: the temporary index
-// is made there (mktemp, and cp -p so its time is the original's, for
-// git's racy-entry check) and removed after, in one round trip each.
-func (r *repo) captureTreeThere(ctx context.Context) (string, error) {
-	const script = `set -e; d=$(mktemp -d "${TMPDIR:-/tmp}/gitsnap-XXXXXXXX"); ` +
-		`if [ -f "$1" ]; then cp -p "$1" "$d/index"; echo "copied $d"; else echo "none $d"; fi`
-	out, err := runVia(ctx, r.via, "sh", "-c", script, "sh", r.index)
-	if err != nil {
-		return "", fmt.Errorf("snapshot %s on %s: temporary index: %w", r.top, r.via, err)
-	}
-	state, tmp, ok := strings.Cut(strings.TrimSpace(string(out)), " ")
-	if !ok || !strings.HasPrefix(tmp, "/") {
-		return "", fmt.Errorf("snapshot %s on %s: temporary index: unexpected answer %q", r.top, r.via, out)
-	}
-	defer func() { _, _ = runVia(context.WithoutCancel(ctx), r.via, "rm", "-rf", "--", tmp) }()
-	idx := tmp + "/index"
-	if state != "copied" && r.head != "" {
-		if _, err := r.gitIndex(ctx, idx, nil, "read-tree", r.head); err != nil {
-			return "", err
-		}
-	}
-	return r.addAndWrite(ctx, idx)
 }
 
 // runVia runs a command (not git) on the machine via stands for and

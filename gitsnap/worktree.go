@@ -41,11 +41,11 @@ func WorktreeAdd(ctx context.Context, dir, path, branch, from string) error {
 	if err != nil {
 		return fmt.Errorf("worktree for %s: %w", branch, err)
 	}
-	lock, err := acquireLock(ctx, filepath.Join(trimOut(common), "runner-worktree.lock"))
+	lock, err := acquireLock(ctx, r.fs, filepath.Join(trimOut(common), "runner-worktree.lock"))
 	if err != nil {
 		return err
 	}
-	defer os.Remove(lock)
+	defer func() { _ = r.fs.remove(context.WithoutCancel(ctx), lock) }()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("worktree for %s: %w", branch, err)
 	}
@@ -214,7 +214,7 @@ func Merge(ctx context.Context, dir, wt, branch string, opts MergeOptions) (*Mer
 	if r.headRef == "" {
 		return nil, fmt.Errorf("merge %s: %w (switch %s to a branch first)", branch, ErrDetachedHead, r.top)
 	}
-	if p := r.inProgress(); p != "" {
+	if p := r.inProgress(ctx); p != "" {
 		return nil, fmt.Errorf("merge %s into %s: a %s is in progress there: %w", branch, r.branch(), p, ErrInProgress)
 	}
 	into := r.branch()

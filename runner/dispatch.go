@@ -173,9 +173,6 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 	if p.host != "" && req.Worktree {
 		return p, exit.Usagef("--worktree: not available for a task on a host yet (dispatch it without --worktree, or to a project of this machine)")
 	}
-	if p.host != "" && req.Settings.Commit {
-		return p, exit.Usagef("--commit: not available for a task on a host yet (commit there yourself: 'runner diff ID' shows what the task changed)")
-	}
 	p.setup = req.worktreePlan(p.project)
 	if p.lin, err = dispatchLineage(ctx, env, st, *req); err != nil {
 		return p, err

@@ -214,7 +214,11 @@ func (s *supervisor) commit(ctx context.Context) {
 		// snapshot (with the user's uncommitted work in it).
 		opts.Branch, opts.All, opts.Snapshot = false, true, t.ID
 	}
-	res, err := gitsnap.Commit(ctx, t.Dir, opts)
+	opts.Via, err = env.GitVia(ctx, t)
+	var res *gitsnap.CommitResult
+	if err == nil {
+		res, err = gitsnap.Commit(ctx, t.Dir, opts)
+	}
 	note := ""
 	switch {
 	case err != nil:

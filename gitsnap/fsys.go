@@ -1,0 +1,176 @@
+// The few file operations gitsnap does beside git itself (a temporary
+// index, the index lock, the in-progress markers), on this machine or on
+// the machine a repository is on, through a transport.
+
+package gitsnap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/runner-cli/runner/internal/transport"
+)
+
+// fsys is the file system of the machine a repository is on.
+type fsys interface {
+	// existing reports which of paths exist (not following a last link).
+	existing(ctx context.Context, paths ...string) ([]bool, error)
+	// createExcl creates path if it does not exist; false if it did.
+	createExcl(ctx context.Context, path string) (bool, error)
+	// remove removes a file; a missing one is not an error.
+	remove(ctx context.Context, path string) error
+	// tempDir makes a private temporary directory; removeAll removes it.
+	tempDir(ctx context.Context) (string, error)
+	removeAll(ctx context.Context, path string)
+	// copyIndex copies src to dst with src's modification time (git's
+	// racy-entry check then behaves as on the original); false when src
+	// does not exist. src is only read.
+	copyIndex(ctx context.Context, src, dst string) (bool, error)
+	rename(ctx context.Context, from, to string) error
+}
+
+// fsOf is the file system of the machine via stands for (nil: this one).
+func fsOf(via transport.Transport) fsys {
+	if via == nil {
+		return localFS{}
+	}
+	return remoteFS{via}
+}
+
+// localFS is this machine's.
+type localFS struct{}
+
+func (localFS) existing(_ context.Context, paths ...string) ([]bool, error) {
+	out := make([]bool, len(paths))
+	for i, p := range paths {
+		_, err := os.Lstat(p)
+		out[i] = err == nil
+	}
+	return out, nil
+}
+
+func (localFS) createExcl(_ context.Context, path string) (bool, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, os.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, f.Close()
+}
+
+func (localFS) remove(_ context.Context, path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func (localFS) tempDir(context.Context) (string, error) { return os.MkdirTemp("", "gitsnap-") }
+
+func (localFS) removeAll(_ context.Context, path string) { os.RemoveAll(path) }
+
+func (localFS) rename(_ context.Context, from, to string) error { return os.Rename(from, to) }
+
+func (localFS) copyIndex(_ context.Context, src, dst string) (bool, error) {
+	in, err := os.Open(src)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read index: %w", err)
+	}
+	defer in.Close()
+	fi, err := in.Stat()
+	if err != nil {
+		return false, fmt.Errorf("read index: %w", err)
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return false, fmt.Errorf("copy index: %w", err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return false, fmt.Errorf("copy index %s to %s: %w", src, dst, err)
+	}
+	if err := out.Close(); err != nil {
+		return false, fmt.Errorf("copy index %s to %s: %w", src, dst, err)
+	}
+	if err := os.Chtimes(dst, fi.ModTime(), fi.ModTime()); err != nil {
+		return false, fmt.Errorf("copy index: %w", err)
+	}
+	return true, nil
+}
+
+// remoteFS is another machine's: each operation one small sh script
+// there, its paths passed as arguments (data, never script text).
+type remoteFS struct{ via transport.Transport }
+
+func (f remoteFS) sh(ctx context.Context, script string, args ...string) (string, error) {
+	out, err := runVia(ctx, f.via, append([]string{"sh", "-c", script, "sh"}, args...)...)
+	return string(out), err
+}
+
+func (f remoteFS) existing(ctx context.Context, paths ...string) ([]bool, error) {
+	out, err := f.sh(ctx, `for p do if [ -e "$p" ] || [ -L "$p" ]; then echo y; else echo n; fi; done`, paths...)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Fields(out)
+	if len(lines) != len(paths) {
+		return nil, fmt.Errorf("check %d paths on %s: unexpected answer %q", len(paths), f.via, out)
+	}
+	res := make([]bool, len(paths))
+	for i, l := range lines {
+		res[i] = l == "y"
+	}
+	return res, nil
+}
+
+func (f remoteFS) createExcl(ctx context.Context, path string) (bool, error) {
+	// noclobber: the shell opens with O_EXCL.
+	out, err := f.sh(ctx, `set -C; if { : > "$1"; } 2>/dev/null; then echo made; elif [ -e "$1" ]; then echo exists; else : > "$1"; fi`, path)
+	if err != nil {
+		return false, err
+	}
+	return strings.TrimSpace(out) == "made", nil
+}
+
+func (f remoteFS) remove(ctx context.Context, path string) error {
+	_, err := f.sh(ctx, `rm -f -- "$1"`, path)
+	return err
+}
+
+func (f remoteFS) tempDir(ctx context.Context) (string, error) {
+	out, err := f.sh(ctx, `mktemp -d "${TMPDIR:-/tmp}/gitsnap-XXXXXXXX"`)
+	if err != nil {
+		return "", err
+	}
+	d := strings.TrimSpace(out)
+	if !strings.HasPrefix(d, "/") {
+		return "", fmt.Errorf("temporary directory on %s: unexpected answer %q", f.via, out)
+	}
+	return d, nil
+}
+
+func (f remoteFS) removeAll(ctx context.Context, path string) {
+	_, _ = f.sh(context.WithoutCancel(ctx), `rm -rf -- "$1"`, path)
+}
+
+func (f remoteFS) rename(ctx context.Context, from, to string) error {
+	_, err := f.sh(ctx, `mv -f -- "$1" "$2"`, from, to)
+	return err
+}
+
+func (f remoteFS) copyIndex(ctx context.Context, src, dst string) (bool, error) {
+	out, err := f.sh(ctx, `if [ -f "$1" ]; then cp -p -- "$1" "$2" && echo copied; else echo none; fi`, src, dst)
+	if err != nil {
+		return false, fmt.Errorf("copy index %s to %s on %s: %w", src, dst, f.via, err)
+	}
+	return strings.TrimSpace(out) == "copied", nil
+}
