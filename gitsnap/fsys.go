@@ -25,6 +25,8 @@ type fsys interface {
 	remove(ctx context.Context, path string) error
 	// tempDir makes a private temporary directory; removeAll removes it.
 	tempDir(ctx context.Context) (string, error)
+	// tempIndex is tempDir, with copyIndex of from into its "index".
+	tempIndex(ctx context.Context, from string) (dir string, copied bool, err error)
 	removeAll(ctx context.Context, path string)
 	// copyIndex copies src to dst with src's modification time (git's
 	// racy-entry check then behaves as on the original); false when src
@@ -72,6 +74,19 @@ func (localFS) remove(_ context.Context, path string) error {
 }
 
 func (localFS) tempDir(context.Context) (string, error) { return os.MkdirTemp("", "gitsnap-") }
+
+func (l localFS) tempIndex(ctx context.Context, from string) (string, bool, error) {
+	dir, err := l.tempDir(ctx)
+	if err != nil {
+		return "", false, err
+	}
+	copied, err := l.copyIndex(ctx, from, dir+"/index")
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", false, err
+	}
+	return dir, copied, nil
+}
 
 func (localFS) removeAll(_ context.Context, path string) { os.RemoveAll(path) }
 
@@ -156,6 +171,20 @@ func (f remoteFS) tempDir(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("temporary directory on %s: unexpected answer %q", f.via, out)
 	}
 	return d, nil
+}
+
+// tempIndex is one round trip there.
+func (f remoteFS) tempIndex(ctx context.Context, from string) (string, bool, error) {
+	out, err := f.sh(ctx, `set -e; d=$(mktemp -d "${TMPDIR:-/tmp}/gitsnap-XXXXXXXX"); `+
+		`if [ -f "$1" ]; then cp -p -- "$1" "$d/index"; echo "copied $d"; else echo "none $d"; fi`, from)
+	if err != nil {
+		return "", false, err
+	}
+	state, dir, ok := strings.Cut(strings.TrimSpace(out), " ")
+	if !ok || !strings.HasPrefix(dir, "/") {
+		return "", false, fmt.Errorf("temporary index on %s: unexpected answer %q", f.via, out)
+	}
+	return dir, state == "copied", nil
 }
 
 func (f remoteFS) removeAll(ctx context.Context, path string) {

@@ -145,12 +145,12 @@ func (r *repo) branch() string { return strings.TrimPrefix(r.headRef, "refs/head
 // changes and untracked, non-ignored files) on a temporary index that starts
 // as a copy of the user's, so only changed files are hashed.
 func (r *repo) captureTree(ctx context.Context) (string, error) {
-	tmp, err := r.fs.tempDir(ctx)
+	tmp, copied, err := r.fs.tempIndex(ctx, r.index)
 	if err != nil {
 		return "", fmt.Errorf("snapshot %s: temporary index: %w", r.top, err)
 	}
 	defer r.fs.removeAll(ctx, tmp)
-	return r.captureTreeInto(ctx, tmp+"/index", r.index)
+	return r.treeOn(ctx, tmp+"/index", copied)
 }
 
 // captureTreeInto builds the work tree's state in the index file idx,
@@ -161,6 +161,12 @@ func (r *repo) captureTreeInto(ctx context.Context, idx, from string) (string, e
 	if err != nil {
 		return "", fmt.Errorf("snapshot %s: %w", r.top, err)
 	}
+	return r.treeOn(ctx, idx, copied)
+}
+
+// treeOn finishes captureTreeInto on idx: HEAD's tree read into it when it
+// is not a copy of an index, the work tree added, the tree written.
+func (r *repo) treeOn(ctx context.Context, idx string, copied bool) (string, error) {
 	if !copied && r.head != "" {
 		if _, err := r.gitIndex(ctx, idx, nil, "read-tree", r.head); err != nil {
 			return "", err

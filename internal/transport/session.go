@@ -34,8 +34,9 @@ var ErrConnection = errors.New("the connection to the host failed")
 
 // sessionInit runs once in the shell: r runs one command, its input
 // base64 on the line (empty for none), its output, error output and status
-// written back on one line ("ID STATUS STDOUT64 STDERR64"), through two
-// files made once. Nothing of a command's text is read as shell syntax:
+// written back on one line ("ID STATUS STDOUT64 STDERR64", an empty
+// output as an empty field: no base64 to start), through two files made
+// once. Nothing of a command's text is read as shell syntax:
 // each word comes single-quoted (Join).
 const sessionInit = `o=$(mktemp) && e=$(mktemp) || exit 1
 trap 'rm -f "$o" "$e"' EXIT
@@ -43,7 +44,7 @@ r() {
   id=$1 in=$2; shift 2
   if [ -n "$in" ]; then printf '%s' "$in" | base64 -d | "$@" >"$o" 2>"$e"; else "$@" </dev/null >"$o" 2>"$e"; fi
   rc=$?
-  printf '%s %s ' "$id" "$rc"; base64 -w0 <"$o"; printf ' '; base64 -w0 <"$e"; printf '\n'
+  printf '%s %s ' "$id" "$rc"; [ ! -s "$o" ] || base64 -w0 <"$o"; printf ' '; [ ! -s "$e" ] || base64 -w0 <"$e"; printf '\n'
 }
 printf 'ready %s\n' "$(printf ok | base64 -w0)"
 `
