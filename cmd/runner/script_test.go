@@ -113,6 +113,9 @@ func scriptParams(t *testing.T) testscript.Params {
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
 				_ = tmuxctl.New(sock).KillServer(ctx)
+				// The tmux server "on the host" of the remote-host scripts
+				// (runner host add … --socket $WORK/remote.sock).
+				_ = tmuxctl.New(filepath.Join(env.WorkDir, "remote.sock")).KillServer(ctx)
 				os.RemoveAll(dir)
 			})
 			return nil
