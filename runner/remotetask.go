@@ -212,54 +212,70 @@ func (env *Env) gcRemote(ctx context.Context, st *state.State, opts GCOptions, r
 	}
 	var closed []*gcTarget
 	for host, tasks := range byHost {
-		skip := func(reason string) {
-			for _, t := range tasks {
-				res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: t.Tmux.Pane, Reason: reason})
-			}
-		}
 		c, err := env.hostConn(ctx, host)
-		if err != nil {
-			skip(err.Error())
-			continue
-		}
-		panes, err := c.tc.ListPanes(ctx)
-		if err != nil {
-			skip(fmt.Sprintf("host %s: %v", host, err))
-			continue
-		}
-		clients, _ := c.tc.Clients(ctx)
-		shown := map[string]string{}
-		for _, cl := range clients {
-			shown[cl.WindowID] = cl.TTY
-		}
-		byPane := map[string]tmuxctl.PaneInfo{}
-		for _, p := range panes {
-			byPane[p.ID] = p
+		if err == nil {
+			var done []*gcTarget
+			if done, err = c.gcTasks(ctx, tasks, opts, res); err == nil {
+				closed = append(closed, done...)
+				continue
+			}
 		}
 		for _, t := range tasks {
-			p, ok := byPane[t.Tmux.Pane]
-			g := &gcTarget{task: t, item: GCTask{ID: t.ID, Status: t.Status, Ended: t.Ended, Session: t.Tmux.Session,
-				AgentSession: t.AgentSession, Host: host, Processes: []proctree.Ended{}}}
-			switch {
-			case ok && ownPane(t, p) && shown[p.WindowID] != "":
-				res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: "a tmux client (" + shown[p.WindowID] + ") on host " + host + " is showing its window"})
-				continue
-			case ok && ownPane(t, p):
-				g.pane, g.item.Pane = &p, p.ID
-				if !opts.DryRun {
-					if err := c.tc.KillWindow(ctx, p.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
-						res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: fmt.Sprintf("host %s: %v", host, err)})
-						continue
-					}
-					g.item.WindowClosed = true
-				}
-				res.Tasks = append(res.Tasks, g.item)
-			}
-			closed = append(closed, g) // its window gone either way
+			res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: t.Tmux.Pane, Reason: err.Error()})
 		}
 	}
 	if opts.DryRun || len(closed) == 0 {
 		return nil
 	}
 	return env.recordReclaimed(ctx, closed, "gc")
+}
+
+// gcTasks is gcRemote on one host: its panes and clients listed once,
+// each task's own window that no client shows closed, and the files
+// runner kept there for the tasks removed (their copies here stay). It
+// returns the tasks to record reclaimed.
+func (c *hostConn) gcTasks(ctx context.Context, tasks []*state.Task, opts GCOptions, res *GCResult) ([]*gcTarget, error) {
+	panes, err := c.tc.ListPanes(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("host %s: %w", c.host.Name, err)
+	}
+	clients, _ := c.tc.Clients(ctx)
+	shown := map[string]string{}
+	for _, cl := range clients {
+		shown[cl.WindowID] = cl.TTY
+	}
+	byPane := map[string]tmuxctl.PaneInfo{}
+	for _, p := range panes {
+		byPane[p.ID] = p
+	}
+	var closed []*gcTarget
+	var dirs []string
+	for _, t := range tasks {
+		p, ok := byPane[t.Tmux.Pane]
+		g := &gcTarget{task: t, item: GCTask{ID: t.ID, Status: t.Status, Ended: t.Ended, Session: t.Tmux.Session,
+			AgentSession: t.AgentSession, Host: c.host.Name, Processes: []proctree.Ended{}}}
+		switch {
+		case ok && ownPane(t, p) && shown[p.WindowID] != "":
+			res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: "a tmux client (" + shown[p.WindowID] + ") on host " + c.host.Name + " is showing its window"})
+			continue
+		case ok && ownPane(t, p):
+			g.pane, g.item.Pane = &p, p.ID
+			if !opts.DryRun {
+				if err := c.tc.KillWindow(ctx, p.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
+					res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: fmt.Sprintf("host %s: %v", c.host.Name, err)})
+					continue
+				}
+				g.item.WindowClosed = true
+			}
+			res.Tasks = append(res.Tasks, g.item)
+		}
+		closed = append(closed, g) // its window gone either way
+		if dir, err := c.taskPath(ctx, t.ID); err == nil {
+			dirs = append(dirs, dir)
+		}
+	}
+	if !opts.DryRun && len(dirs) > 0 {
+		_, _ = c.run(ctx, append([]string{"rm", "-rf", "--"}, dirs...)...)
+	}
+	return closed, nil
 }
