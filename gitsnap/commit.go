@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/internal/transport"
 )
 
 // CommitOptions describe the task whose changes Commit records.
@@ -29,9 +28,6 @@ type CommitOptions struct {
 	// All commits everything even when the tree was already dirty when the
 	// snapshot was taken (or there is no snapshot).
 	All bool
-	// Via is the machine the work tree is on (an ssh transport); nil for
-	// this one.
-	Via transport.Transport
 }
 
 // CommitOutcome says how Commit ended when it did not fail.
@@ -76,7 +72,7 @@ func Commit(ctx context.Context, dir string, opts CommitOptions) (*CommitResult,
 	if !ValidID(opts.TaskID) {
 		return nil, fmt.Errorf("commit task %q: %w", opts.TaskID, ErrBadID)
 	}
-	r, err := openOn(ctx, opts.Via, dir)
+	r, err := open(ctx, dir)
 	if err != nil {
 		return nil, err
 	}

@@ -3,8 +3,6 @@ package gitsnap
 import (
 	"context"
 	"fmt"
-
-	"github.com/runner-cli/runner/internal/transport"
 )
 
 // WorkTree is the name Diff gives the current state of the work tree.
@@ -17,9 +15,6 @@ type DiffOptions struct {
 	Against string
 	// Patch asks for the patch text as well as the stat.
 	Patch bool
-	// Via is the machine the work tree is on (an ssh transport); nil for
-	// this one.
-	Via transport.Transport
 }
 
 // DiffResult is what changed from a snapshot to the work tree or to another
@@ -37,7 +32,7 @@ type DiffResult struct {
 // inside a larger repository). The work tree is read on a temporary index; the
 // user's index is not touched.
 func Diff(ctx context.Context, dir, id string, opts DiffOptions) (*DiffResult, error) {
-	r, err := openOn(ctx, opts.Via, dir)
+	r, err := open(ctx, dir)
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,24 @@ type fsys interface {
 	// does not exist. src is only read.
 	copyIndex(ctx context.Context, src, dst string) (bool, error)
 	rename(ctx context.Context, from, to string) error
+	// mkdirAll makes a directory and its parents (0700).
+	mkdirAll(ctx context.Context, path string) error
+}
+
+// On returns ctx with the machine gitsnap's calls with it run on: via (an
+// ssh transport) for a repository on another machine, nil for this one.
+// There, git runs through env(1) and git -C, and gitsnap's few file
+// operations are small sh scripts; every path must be absolute.
+func On(ctx context.Context, via transport.Transport) context.Context {
+	return context.WithValue(ctx, viaKey{}, via)
+}
+
+type viaKey struct{}
+
+// viaOf is the machine On put in ctx (nil: this one).
+func viaOf(ctx context.Context) transport.Transport {
+	via, _ := ctx.Value(viaKey{}).(transport.Transport)
+	return via
 }
 
 // fsOf is the file system of the machine via stands for (nil: this one).
@@ -91,6 +109,8 @@ func (l localFS) tempIndex(ctx context.Context, from string) (string, bool, erro
 func (localFS) removeAll(_ context.Context, path string) { os.RemoveAll(path) }
 
 func (localFS) rename(_ context.Context, from, to string) error { return os.Rename(from, to) }
+
+func (localFS) mkdirAll(_ context.Context, path string) error { return os.MkdirAll(path, 0o700) }
 
 func (localFS) copyIndex(_ context.Context, src, dst string) (bool, error) {
 	in, err := os.Open(src)
@@ -189,6 +209,11 @@ func (f remoteFS) tempIndex(ctx context.Context, from string) (string, bool, err
 
 func (f remoteFS) removeAll(ctx context.Context, path string) {
 	_, _ = f.sh(context.WithoutCancel(ctx), `rm -rf -- "$1"`, path)
+}
+
+func (f remoteFS) mkdirAll(ctx context.Context, path string) error {
+	_, err := f.sh(ctx, `mkdir -p -m 700 -- "$1"`, path)
+	return err
 }
 
 func (f remoteFS) rename(ctx context.Context, from, to string) error {

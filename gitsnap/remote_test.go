@@ -46,7 +46,8 @@ func TestTakeOverSSH(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	remote, err := Take(ctx, dir, Options{ID: "t_remote", Label: "over ssh", Via: via})
+	there := On(ctx, via)
+	remote, err := Take(there, dir, Options{ID: "t_remote", Label: "over ssh"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,11 +75,11 @@ func TestTakeOverSSH(t *testing.T) {
 	// there updated under its lock (nothing left staged or unstaged).
 	gitT(t, dir, "add", "-A")
 	gitT(t, dir, "commit", "-q", "-m", "before the task")
-	if _, err := Take(ctx, dir, Options{ID: "t_commit", Via: via}); err != nil {
+	if _, err := Take(there, dir, Options{ID: "t_commit"}); err != nil {
 		t.Fatal(err)
 	}
 	write(t, dir, "task.txt", "the task's work\n")
-	res, err := Commit(ctx, dir, CommitOptions{TaskID: "t_commit", Task: "do the work", Via: via})
+	res, err := Commit(there, dir, CommitOptions{TaskID: "t_commit", Task: "do the work"})
 	if err != nil || res.Outcome != Committed {
 		t.Fatalf("commit over ssh: %+v, %v", res, err)
 	}
@@ -96,7 +97,7 @@ func TestTakeOverSSH(t *testing.T) {
 	}
 
 	// Not a repository, there: ErrNotRepo.
-	if _, err := Take(ctx, t.TempDir(), Options{ID: "t_none", Via: via}); !errors.Is(err, ErrNotRepo) {
+	if _, err := Take(there, t.TempDir(), Options{ID: "t_none"}); !errors.Is(err, ErrNotRepo) {
 		t.Fatalf("a directory that is no repository, over ssh: %v", err)
 	}
 }

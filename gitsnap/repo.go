@@ -57,11 +57,11 @@ func (r *repo) scope() []string {
 // open finds the repository containing dir. It fails with errors wrapping
 // ErrNotRepo, ErrBareRepo or ErrGitMissing.
 func open(ctx context.Context, dir string) (*repo, error) {
-	return openOn(ctx, nil, dir)
+	return openOn(ctx, viaOf(ctx), dir)
 }
 
-// openOn is open on the machine via stands for (nil: this one), where dir
-// must be absolute.
+// openOn is open on the machine via stands for (nil: this one; see On),
+// where dir must be absolute.
 func openOn(ctx context.Context, via transport.Transport, dir string) (*repo, error) {
 	abs := dir
 	if via == nil {

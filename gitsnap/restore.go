@@ -38,6 +38,9 @@ func Restore(ctx context.Context, dir, id string) (*RestoreResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.via != nil {
+		return nil, fmt.Errorf("restore %s in %s on %s: not available on another machine yet (restore there with git: git -C %s checkout %s%s -- .)", id, r.top, r.via, r.top, RefPrefix, id)
+	}
 	snap, err := r.get(ctx, id)
 	if err != nil {
 		return nil, err

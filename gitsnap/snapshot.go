@@ -11,8 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/runner-cli/runner/internal/transport"
 )
 
 // RefPrefix is where snapshots live; refs keep them safe from git gc.
@@ -57,10 +55,6 @@ type Options struct {
 	ID string
 	// Label is a free one-line note; newlines are replaced by spaces.
 	Label string
-	// Via is the machine the work tree is on (an ssh transport); nil for
-	// this one. There, dir must be absolute, and the temporary index is
-	// made and removed there.
-	Via transport.Transport
 }
 
 var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
@@ -94,7 +88,7 @@ func Take(ctx context.Context, dir string, opts Options) (*Snapshot, error) {
 	if !ValidID(id) {
 		return nil, fmt.Errorf("snapshot ID %q: %w (use letters, digits, '_' and '-', at most 64)", id, ErrBadID)
 	}
-	r, err := openOn(ctx, opts.Via, dir)
+	r, err := open(ctx, dir)
 	if err != nil {
 		return nil, err
 	}

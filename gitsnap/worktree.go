@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -46,7 +45,7 @@ func WorktreeAdd(ctx context.Context, dir, path, branch, from string) error {
 		return err
 	}
 	defer func() { _ = r.fs.remove(context.WithoutCancel(ctx), lock) }()
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	if err := r.fs.mkdirAll(ctx, filepath.Dir(path)); err != nil {
 		return fmt.Errorf("worktree for %s: %w", branch, err)
 	}
 	if _, err := r.git(ctx, "worktree", "add", "--quiet", "-b", branch, path, from); err != nil {
@@ -81,7 +80,7 @@ func WorktreeRemove(ctx context.Context, dir, path string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(path); err == nil {
+	if there, err := r.fs.existing(ctx, path); err == nil && there[0] {
 		if _, err := r.git(ctx, "worktree", "remove", "--force", path); err != nil {
 			return fmt.Errorf("git worktree remove %s: %w", path, err)
 		}

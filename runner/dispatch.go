@@ -170,9 +170,6 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 		return p, err
 	}
 	p.project, p.dir, p.host = place.Project, place.Dir, place.Host
-	if p.host != "" && req.Worktree {
-		return p, exit.Usagef("--worktree: not available for a task on a host yet (dispatch it without --worktree, or to a project of this machine)")
-	}
 	p.setup = req.worktreePlan(p.project)
 	if p.lin, err = dispatchLineage(ctx, env, st, *req); err != nil {
 		return p, err

@@ -38,16 +38,12 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 		_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, err.Error(), nil)
 		return err
 	}
-	opts := gitsnap.Options{ID: task.ID, Label: "before " + taskTitle(task.Text)}
-	if task.Tmux.Host != "" {
-		c, err := env.hostConn(ctx, task.Tmux.Host)
-		if err != nil {
-			_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, err.Error(), nil)
-			return err
-		}
-		opts.Via = c.tr
+	gctx, err := env.GitContext(ctx, task)
+	if err != nil {
+		_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, err.Error(), nil)
+		return err
 	}
-	snap, err := gitsnap.Take(ctx, snapDir, opts)
+	snap, err := gitsnap.Take(gctx, snapDir, gitsnap.Options{ID: task.ID, Label: "before " + taskTitle(task.Text)})
 	switch {
 	case err == nil:
 		snapRef = snap.Ref
@@ -64,7 +60,7 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 	}
 	var wt worktreeStart
 	if spec.Worktree {
-		if wt, err = env.startWorktree(ctx, task, snap, spec.Setup); err != nil {
+		if wt, err = env.startWorktree(gctx, task, snap, spec.Setup); err != nil {
 			_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "worktree: "+err.Error(), nil)
 			return err
 		}

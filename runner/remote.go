@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
@@ -109,17 +110,22 @@ func (env *Env) remotePaneAlive(ctx context.Context, t *state.Task) bool {
 	return err == nil && !info.Dead && info.WindowName == t.ID
 }
 
-// GitVia is the transport to the machine t's work tree is on, for gitsnap
-// (Options.Via): nil for this machine.
-func (env *Env) GitVia(ctx context.Context, t *state.Task) (transport.Transport, error) {
-	if t.Tmux.Host == "" {
-		return nil, nil
+// GitContext is ctx for gitsnap calls on t's work tree: on its host
+// (gitsnap.On) for a task there.
+func (env *Env) GitContext(ctx context.Context, t *state.Task) (context.Context, error) {
+	return env.gitOn(ctx, t.Tmux.Host)
+}
+
+// gitOn is ctx for gitsnap calls on host ("" for this machine).
+func (env *Env) gitOn(ctx context.Context, host string) (context.Context, error) {
+	if host == "" {
+		return ctx, nil
 	}
-	c, err := env.hostConn(ctx, t.Tmux.Host)
+	c, err := env.hostConn(ctx, host)
 	if err != nil {
 		return nil, err
 	}
-	return c.tr, nil
+	return gitsnap.On(ctx, c.tr), nil
 }
 
 // run runs argv on the host (in its session shell: one round trip) and

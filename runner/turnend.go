@@ -214,10 +214,10 @@ func (s *supervisor) commit(ctx context.Context) {
 		// snapshot (with the user's uncommitted work in it).
 		opts.Branch, opts.All, opts.Snapshot = false, true, t.ID
 	}
-	opts.Via, err = env.GitVia(ctx, t)
 	var res *gitsnap.CommitResult
+	gctx, err := env.GitContext(ctx, t)
 	if err == nil {
-		res, err = gitsnap.Commit(ctx, t.Dir, opts)
+		res, err = gitsnap.Commit(gctx, t.Dir, opts)
 	}
 	note := ""
 	switch {

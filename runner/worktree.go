@@ -41,14 +41,24 @@ func (env *Env) startWorktree(ctx context.Context, task *state.Task, snap *gitsn
 	}
 	dir := top
 	real, err := filepath.EvalSymlinks(task.Dir)
-	if err != nil {
-		real = task.Dir
+	if err != nil || task.Tmux.Host != "" {
+		real = task.Dir // on a host, the path as it is there
 	}
 	if rel, err := filepath.Rel(snap.Dir, real); err == nil && rel != "." && filepath.IsLocal(rel) {
 		dir = filepath.Join(top, rel)
 	}
-	if setup != nil {
-		if err := setup.apply(ctx, snap.Dir, top, dir, env.Store.TaskFile("log", task.ID), task.ID); err != nil {
+	switch log := env.Store.TaskFile("log", task.ID); {
+	case setup == nil:
+	case task.Tmux.Host != "":
+		c, err := env.hostConn(ctx, task.Tmux.Host)
+		if err == nil {
+			err = setup.applyThere(ctx, c, snap.Dir, top, dir, log, task.ID)
+		}
+		if err != nil {
+			return worktreeStart{}, err
+		}
+	default:
+		if err := setup.apply(ctx, snap.Dir, top, dir, log, task.ID); err != nil {
 			return worktreeStart{}, err
 		}
 	}
@@ -86,6 +96,12 @@ func (env *Env) snapshotDir(ctx context.Context, task *state.Task, spec *StartSp
 		return "", fmt.Errorf("--from %s: %w", spec.From, err)
 	}
 	text, _ := env.Store.TaskText(from)
+	if from.Tmux.Host != task.Tmux.Host {
+		return "", exit.Usagef("--from %s: that task ran on %s, this one on %s: start from a task of the same machine", from.ID, orHere(from.Tmux.Host), orHere(task.Tmux.Host))
+	}
+	if ctx, err = env.GitContext(ctx, from); err != nil {
+		return "", err
+	}
 	if _, err := gitsnap.Commit(ctx, from.Dir, gitsnap.CommitOptions{TaskID: from.ID, Task: text, Project: from.Project, Agent: from.Agent, Snapshot: from.ID, All: true}); err != nil {
 		return "", fmt.Errorf("--from %s: commit what its agent left in %s: %w", from.ID, from.Dir, err)
 	}
@@ -128,11 +144,15 @@ func Merge(ctx context.Context, env *Env, req MergeRequest) (*state.Task, *gitsn
 	if err != nil {
 		return t, nil, err
 	}
-	c, err := gitsnap.Commit(ctx, t.Dir, gitsnap.CommitOptions{TaskID: t.ID, Task: text, Project: t.Project, Agent: t.Agent, Snapshot: t.ID, All: true})
+	gctx, err := env.GitContext(ctx, t)
+	if err != nil {
+		return t, nil, err
+	}
+	c, err := gitsnap.Commit(gctx, t.Dir, gitsnap.CommitOptions{TaskID: t.ID, Task: text, Project: t.Project, Agent: t.Agent, Snapshot: t.ID, All: true})
 	if err != nil {
 		return t, nil, fmt.Errorf("merge %s: commit what the agent left in %s: %w", t.ID, t.Dir, err)
 	}
-	snap, err := gitsnap.Get(ctx, t.Origin, t.ID)
+	snap, err := gitsnap.Get(gctx, t.Origin, t.ID)
 	if err != nil {
 		return t, nil, fmt.Errorf("merge %s: its snapshot: %w", t.ID, err)
 	}
@@ -140,7 +160,7 @@ func Merge(ctx context.Context, env *Env, req MergeRequest) (*state.Task, *gitsn
 	if msg == "" {
 		msg = fmt.Sprintf("Merge %s: %s\n\nRunner-Task: %s", t.Branch, taskTitle(text), t.ID)
 	}
-	res, err := gitsnap.Merge(ctx, t.Origin, t.Dir, t.Branch, gitsnap.MergeOptions{Base: snap.Commit, Squash: req.Squash, Rebase: req.Rebase, Message: msg, Into: req.Into})
+	res, err := gitsnap.Merge(gctx, t.Origin, t.Dir, t.Branch, gitsnap.MergeOptions{Base: snap.Commit, Squash: req.Squash, Rebase: req.Rebase, Message: msg, Into: req.Into})
 	switch {
 	case errors.Is(err, gitsnap.ErrConflict):
 		return t, nil, &exit.ExitError{Code: exit.ExitFailed, Err: err}
@@ -159,6 +179,7 @@ type WorktreeInfo struct {
 	Branch string       `json:"branch"`
 	Path   string       `json:"path"`
 	Origin string       `json:"origin"`
+	Host   string       `json:"host,omitempty"` // the machine of Origin ("" here)
 	Status state.Status `json:"status,omitempty"`
 	Ended  time.Time    `json:"ended,omitzero"`
 	// Merged: neither its commits nor uncommitted changes in the
@@ -184,30 +205,36 @@ func Worktrees(ctx context.Context, env *Env) ([]WorktreeInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	repos := map[string]bool{}
+	repos := map[Place]bool{}
 	for _, p := range st.Projects {
-		repos[p.Dir] = true
+		repos[Place{Dir: p.Dir, Host: p.Host}] = true
 	}
 	for _, t := range all {
 		if t.Branch != "" {
 			if full := st.Task(t.ID); full != nil && full.Origin != "" {
-				repos[full.Origin] = true
+				repos[Place{Dir: full.Origin, Host: full.Tmux.Host}] = true
 			}
 		}
 	}
-	seen := map[string]bool{}
+	seen := map[Place]bool{}
 	var out []WorktreeInfo
-	for _, repo := range slices.Sorted(maps.Keys(repos)) {
+	places := slices.SortedFunc(maps.Keys(repos), func(a, b Place) int { return strings.Compare(a.Host+"\x00"+a.Dir, b.Host+"\x00"+b.Dir) })
+	for _, at := range places {
+		repo := at.Dir
+		ctx, err := env.gitOn(ctx, at.Host)
+		if err != nil {
+			continue // an unknown host
+		}
 		list, err := gitsnap.Worktrees(ctx, repo, gitsnap.BranchPrefix)
 		if err != nil {
-			continue // not a repository (any more)
+			continue // not a repository (any more), or a host that does not answer
 		}
 		for _, w := range list {
-			if seen[w.Path] {
+			if seen[Place{Dir: w.Path, Host: at.Host}] {
 				continue // two projects in one repository
 			}
-			seen[w.Path] = true
-			info := WorktreeInfo{Branch: w.Branch, Path: w.Path, Origin: repo, Gone: w.Prunable}
+			seen[Place{Dir: w.Path, Host: at.Host}] = true
+			info := WorktreeInfo{Branch: w.Branch, Path: w.Path, Origin: repo, Host: at.Host, Gone: w.Prunable}
 			id := strings.TrimPrefix(w.Branch, gitsnap.BranchPrefix)
 			base := ""
 			if t := st.Task(id); t != nil {
@@ -250,11 +277,16 @@ func (env *Env) gcWorktrees(ctx context.Context, opts GCOptions) ([]WorktreeInfo
 			w.Kept = "unmerged: runner merge " + orDashID(w.Task) + " (or runner gc --force-worktrees to drop it)"
 		case opts.DryRun:
 		default:
-			if err := gitsnap.WorktreeRemove(ctx, w.Origin, w.Path); err != nil {
+			gctx, err := env.gitOn(ctx, w.Host)
+			if err != nil {
 				w.Kept = err.Error()
 				continue
 			}
-			if err := gitsnap.DeleteBranch(ctx, w.Origin, w.Branch); err != nil {
+			if err := gitsnap.WorktreeRemove(gctx, w.Origin, w.Path); err != nil {
+				w.Kept = err.Error()
+				continue
+			}
+			if err := gitsnap.DeleteBranch(gctx, w.Origin, w.Branch); err != nil {
 				w.Kept = "worktree removed; " + err.Error()
 				continue
 			}
@@ -262,6 +294,14 @@ func (env *Env) gcWorktrees(ctx context.Context, opts GCOptions) ([]WorktreeInfo
 		}
 	}
 	return list, nil
+}
+
+// orHere names a machine: its host, or "this machine".
+func orHere(host string) string {
+	if host == "" {
+		return "this machine"
+	}
+	return "host " + host
 }
 
 func orDashID(id string) string {

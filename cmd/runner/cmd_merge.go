@@ -33,11 +33,11 @@ count; ignored ones do not. Exit 2 for an unknown task or one without a snapshot
 			if t.SnapshotRef == "" {
 				return exit.Usagef("task %s has no snapshot (its directory %s is not in a git repository, or the snapshot failed: see 'runner status %s')", t.ID, t.Dir, t.ID)
 			}
-			via, err := env.GitVia(cmd.Context(), t)
+			gctx, err := env.GitContext(cmd.Context(), t)
 			if err != nil {
 				return err
 			}
-			d, err := gitsnap.Diff(cmd.Context(), t.Dir, t.ID, gitsnap.DiffOptions{Patch: !stat, Via: via})
+			d, err := gitsnap.Diff(gctx, t.Dir, t.ID, gitsnap.DiffOptions{Patch: !stat})
 			if err != nil {
 				return fmt.Errorf("diff %s in %s: %w", t.ID, t.Dir, err)
 			}
@@ -156,6 +156,9 @@ current branch lacks; runner gc removes merged ones of finished tasks.`,
 					merged = "yes"
 				}
 				path := w.Path
+				if w.Host != "" {
+					path = "host:" + w.Host + ":" + path
+				}
 				if w.Gone {
 					path += " (deleted)"
 				}
