@@ -113,11 +113,12 @@ func (env *Env) remotePaneAlive(ctx context.Context, t *state.Task) bool {
 // GitContext is ctx for gitsnap calls on t's work tree: on its host
 // (gitsnap.On) for a task there.
 func (env *Env) GitContext(ctx context.Context, t *state.Task) (context.Context, error) {
-	return env.gitOn(ctx, t.Tmux.Host)
+	return env.GitOn(ctx, t.Tmux.Host)
 }
 
-// gitOn is ctx for gitsnap calls on host ("" for this machine).
-func (env *Env) gitOn(ctx context.Context, host string) (context.Context, error) {
+// GitOn is ctx for gitsnap calls on a registered host ("" for this
+// machine); an unknown host is a usage error.
+func (env *Env) GitOn(ctx context.Context, host string) (context.Context, error) {
 	if host == "" {
 		return ctx, nil
 	}

@@ -221,7 +221,7 @@ func Worktrees(ctx context.Context, env *Env) ([]WorktreeInfo, error) {
 	places := slices.SortedFunc(maps.Keys(repos), func(a, b Place) int { return strings.Compare(a.Host+"\x00"+a.Dir, b.Host+"\x00"+b.Dir) })
 	for _, at := range places {
 		repo := at.Dir
-		ctx, err := env.gitOn(ctx, at.Host)
+		ctx, err := env.GitOn(ctx, at.Host)
 		if err != nil {
 			continue // an unknown host
 		}
@@ -277,7 +277,7 @@ func (env *Env) gcWorktrees(ctx context.Context, opts GCOptions) ([]WorktreeInfo
 			w.Kept = "unmerged: runner merge " + orDashID(w.Task) + " (or runner gc --force-worktrees to drop it)"
 		case opts.DryRun:
 		default:
-			gctx, err := env.gitOn(ctx, w.Host)
+			gctx, err := env.GitOn(ctx, w.Host)
 			if err != nil {
 				w.Kept = err.Error()
 				continue

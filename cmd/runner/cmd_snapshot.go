@@ -28,11 +28,31 @@ index, the work tree, HEAD, the branch or the stash. runner takes one before
 every task; scripts can take their own before a risky step.
 
 IDs accept unique prefixes. Commands other than take and list work on the
-repository containing the current directory, or the one given with -C.`,
+repository containing the current directory, or the one given with -C.
+
+With --host NAME (see 'runner host'), they work on a repository of that
+machine, over its shared ssh connection: give DIR as an absolute path there.
+restore is not available there yet.`,
 		Args: args(cobra.NoArgs),
 	}
-	var dir string
+	var dir, host string
 	cmd.PersistentFlags().StringVarP(&dir, "dir", "C", ".", "work on `DIR`: the whole work tree at its top; below it (a project inside a larger repository), diff and restore act on DIR's files only")
+	cmd.PersistentFlags().StringVar(&host, "host", "", "work on a repository of this registered host (runner host add); DIR absolute there")
+	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if host == "" {
+			return nil
+		}
+		env, _, err := a.runnerEnv(false)
+		if err != nil {
+			return err
+		}
+		ctx, err := env.GitOn(c.Context(), host)
+		if err != nil {
+			return err
+		}
+		c.SetContext(ctx)
+		return nil
+	}
 	cmd.AddCommand(
 		a.newSnapshotTakeCmd(&dir),
 		a.newSnapshotListCmd(&dir),
@@ -79,8 +99,12 @@ func (a *app) newSnapshotTakeCmd(dir *string) *cobra.Command {
 				return a.printJSON(s)
 			}
 			fmt.Fprintf(a.out, "snapshot %s of %s: %s (%s)\n", s.ID, s.Dir, describeState(s), s.Duration.Round(time.Millisecond))
-			fmt.Fprintf(a.out, "  diff:    runner snapshot diff -C %s %s\n", shellQuote(s.Dir), s.ID)
-			fmt.Fprintf(a.out, "  restore: runner snapshot restore -C %s %s\n", shellQuote(s.Dir), s.ID)
+			if h, _ := cmd.Flags().GetString("host"); h != "" {
+				fmt.Fprintf(a.out, "  diff:    runner snapshot --host %s diff -C %s %s\n", h, shellQuote(s.Dir), s.ID)
+			} else {
+				fmt.Fprintf(a.out, "  diff:    runner snapshot diff -C %s %s\n", shellQuote(s.Dir), s.ID)
+				fmt.Fprintf(a.out, "  restore: runner snapshot restore -C %s %s\n", shellQuote(s.Dir), s.ID)
+			}
 			return nil
 		},
 	}
