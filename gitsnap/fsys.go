@@ -35,6 +35,9 @@ type fsys interface {
 	rename(ctx context.Context, from, to string) error
 	// mkdirAll makes a directory and its parents (0700).
 	mkdirAll(ctx context.Context, path string) error
+	// removeFiles removes each top/path (slash-separated, safe) and then
+	// its parent directories up to top while they are empty.
+	removeFiles(ctx context.Context, top string, paths []string) error
 }
 
 // On returns ctx with the machine gitsnap's calls with it run on: via (an
@@ -111,6 +114,15 @@ func (localFS) removeAll(_ context.Context, path string) { os.RemoveAll(path) }
 func (localFS) rename(_ context.Context, from, to string) error { return os.Rename(from, to) }
 
 func (localFS) mkdirAll(_ context.Context, path string) error { return os.MkdirAll(path, 0o700) }
+
+func (localFS) removeFiles(_ context.Context, top string, paths []string) error {
+	for _, p := range paths {
+		if err := removeFile(top, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func (localFS) copyIndex(_ context.Context, src, dst string) (bool, error) {
 	in, err := os.Open(src)
@@ -209,6 +221,19 @@ func (f remoteFS) tempIndex(ctx context.Context, from string) (string, bool, err
 
 func (f remoteFS) removeAll(ctx context.Context, path string) {
 	_, _ = f.sh(context.WithoutCancel(ctx), `rm -rf -- "$1"`, path)
+}
+
+// removeFiles is one round trip there.
+func (f remoteFS) removeFiles(ctx context.Context, top string, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	const script = `top=$1; shift; for p do f=$top/$p
+rm -f -- "$f" || exit 1
+d=${f%/*}; while [ "$d" != "$top" ] && [ "${d#"$top"/}" != "$d" ] && rmdir -- "$d" 2>/dev/null; do d=${d%/*}; done
+done`
+	_, err := f.sh(ctx, script, append([]string{top}, paths...)...)
+	return err
 }
 
 func (f remoteFS) mkdirAll(ctx context.Context, path string) error {

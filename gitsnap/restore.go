@@ -38,9 +38,6 @@ func Restore(ctx context.Context, dir, id string) (*RestoreResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.via != nil {
-		return nil, fmt.Errorf("restore %s in %s on %s: not available on another machine yet (restore there with git: git -C %s checkout %s%s -- .)", id, r.top, r.via, r.top, RefPrefix, id)
-	}
 	snap, err := r.get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -57,7 +54,7 @@ func Restore(ctx context.Context, dir, id string) (*RestoreResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	var write []string
+	var write, gone []string
 	for _, ch := range changes {
 		if !safePath(ch.Path) {
 			return nil, fmt.Errorf("restore %s: refusing unsafe path %q in the snapshot", snap.ID, ch.Path)
@@ -68,12 +65,13 @@ func Restore(ctx context.Context, dir, id string) (*RestoreResult, error) {
 		}
 		res.Changes = append(res.Changes, ch)
 		if ch.Status == "D" {
-			if err := removeFile(r.top, ch.Path); err != nil {
-				return nil, fmt.Errorf("restore %s: %w (undo with 'runner snapshot restore %s')", snap.ID, err, undo.ID)
-			}
+			gone = append(gone, ch.Path)
 			continue
 		}
 		write = append(write, ch.Path)
+	}
+	if err := r.fs.removeFiles(ctx, r.top, gone); err != nil {
+		return nil, fmt.Errorf("restore %s: %w (undo with 'runner snapshot restore %s')", snap.ID, err, undo.ID)
 	}
 	if len(write) > 0 {
 		if err := r.checkout(ctx, snap.Tree, write); err != nil {
@@ -86,12 +84,12 @@ func Restore(ctx context.Context, dir, id string) (*RestoreResult, error) {
 // checkout writes paths of tree into the work tree, overwriting what is
 // there, through a temporary index.
 func (r *repo) checkout(ctx context.Context, tree string, paths []string) error {
-	tmp, err := os.MkdirTemp("", "gitsnap-")
+	tmp, err := r.fs.tempDir(ctx)
 	if err != nil {
 		return fmt.Errorf("temporary index: %w", err)
 	}
-	defer os.RemoveAll(tmp)
-	idx := filepath.Join(tmp, "index")
+	defer r.fs.removeAll(ctx, tmp)
+	idx := tmp + "/index"
 	if _, err := r.gitIndex(ctx, idx, nil, "read-tree", tree); err != nil {
 		return err
 	}

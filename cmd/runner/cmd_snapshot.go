@@ -31,8 +31,7 @@ IDs accept unique prefixes. Commands other than take and list work on the
 repository containing the current directory, or the one given with -C.
 
 With --host NAME (see 'runner host'), they work on a repository of that
-machine, over its shared ssh connection: give DIR as an absolute path there.
-restore is not available there yet.`,
+machine, over its shared ssh connection: give DIR as an absolute path there.`,
 		Args: args(cobra.NoArgs),
 	}
 	var dir, host string
@@ -99,12 +98,12 @@ func (a *app) newSnapshotTakeCmd(dir *string) *cobra.Command {
 				return a.printJSON(s)
 			}
 			fmt.Fprintf(a.out, "snapshot %s of %s: %s (%s)\n", s.ID, s.Dir, describeState(s), s.Duration.Round(time.Millisecond))
+			hostArg := ""
 			if h, _ := cmd.Flags().GetString("host"); h != "" {
-				fmt.Fprintf(a.out, "  diff:    runner snapshot --host %s diff -C %s %s\n", h, shellQuote(s.Dir), s.ID)
-			} else {
-				fmt.Fprintf(a.out, "  diff:    runner snapshot diff -C %s %s\n", shellQuote(s.Dir), s.ID)
-				fmt.Fprintf(a.out, "  restore: runner snapshot restore -C %s %s\n", shellQuote(s.Dir), s.ID)
+				hostArg = " --host " + h
 			}
+			fmt.Fprintf(a.out, "  diff:    runner snapshot%s diff -C %s %s\n", hostArg, shellQuote(s.Dir), s.ID)
+			fmt.Fprintf(a.out, "  restore: runner snapshot%s restore -C %s %s\n", hostArg, shellQuote(s.Dir), s.ID)
 			return nil
 		},
 	}
@@ -262,7 +261,11 @@ It asks for confirmation unless --yes is given; without a terminal and without
 			for _, ch := range res.Skipped {
 				fmt.Fprintf(a.out, "  skipped submodule %s (submodules are not restored)\n", ch.Path)
 			}
-			fmt.Fprintf(a.out, "undo with: runner snapshot restore -C %s %s\n", shellQuote(s.Dir), res.Undo.ID)
+			hostArg := ""
+			if h, _ := cmd.Flags().GetString("host"); h != "" {
+				hostArg = " --host " + h
+			}
+			fmt.Fprintf(a.out, "undo with: runner snapshot%s restore -C %s %s\n", hostArg, shellQuote(s.Dir), res.Undo.ID)
 			return nil
 		},
 	}
