@@ -156,8 +156,17 @@ func shown(t *state.Task, now time.Time, recent time.Duration, f Filter) bool {
 }
 
 // projectOf is the group a task is listed under: its project's name, or
-// its directory (runner.ProjectLabel).
-func projectOf(t *state.Task) string { return textutil.OrDash(runner.ProjectLabel(t)) }
+// its directory (runner.ProjectLabel); on a host, "name @host" or
+// "host:NAME:/dir".
+func projectOf(t *state.Task) string {
+	switch {
+	case t.Tmux.Host == "":
+		return textutil.OrDash(runner.ProjectLabel(t))
+	case t.Project != "":
+		return t.Project + " @" + t.Tmux.Host
+	}
+	return "host:" + t.Tmux.Host + ":" + t.Dir
+}
 
 // order sorts tasks active first, then newest first, then by id.
 func order(ts []*state.Task) {

@@ -29,10 +29,14 @@ func TestBuild(t *testing.T) {
 		task("t_e", "web", state.StatusFailed, 5*time.Hour, ""), // older than the recent window
 		task("t_f", "zed", state.StatusQueued, time.Second, ""),
 		task("t_g", "", state.StatusDone, time.Minute, "t_x"), // parent not listed: a root; grouped under its dir
+		task("t_h", "api", state.StatusRunning, 3*time.Hour, ""), // the same name on a host: a group of its own
+		task("t_i", "", state.StatusDone, 2*time.Minute, ""),     // a path on a host
 	} {
 		st.Tasks[t.ID] = t
 	}
 	st.Tasks["t_g"].Dir = "/tmp/scratch"
+	st.Tasks["t_h"].Tmux.Host = "gpu"
+	st.Tasks["t_i"].Dir, st.Tasks["t_i"].Tmux.Host = "/srv/x", "gpu"
 	layout := func(rows []Row) string {
 		var b []string
 		for _, r := range rows {
@@ -51,9 +55,9 @@ func TestBuild(t *testing.T) {
 		n    int // tasks counted
 	}{
 		{"default: active groups first, children under parents, old finished left out", Filter{},
-			"[api] t_b >t_c t_a [zed] t_f [/tmp/scratch] t_g [web] t_d", 6},
-		{"all", Filter{All: true}, "[api] t_b >t_c t_a [zed] t_f [/tmp/scratch] t_g [web] t_d t_e", 7},
-		{"recent window", Filter{Recent: 10 * time.Minute}, "[api] t_b >t_c [zed] t_f [/tmp/scratch] t_g", 4},
+			"[api] t_b >t_c t_a [api @gpu] t_h [zed] t_f [/tmp/scratch] t_g [host:gpu:/srv/x] t_i [web] t_d", 8},
+		{"all", Filter{All: true}, "[api] t_b >t_c t_a [api @gpu] t_h [zed] t_f [/tmp/scratch] t_g [host:gpu:/srv/x] t_i [web] t_d t_e", 9},
+		{"recent window", Filter{Recent: 10 * time.Minute}, "[api] t_b >t_c [api @gpu] t_h [zed] t_f [/tmp/scratch] t_g [host:gpu:/srv/x] t_i", 6},
 		{"project by name", Filter{Project: runner.ProjectRef{Name: "web"}, All: true}, "[web] t_d t_e", 2},
 		{"project by dir", Filter{Project: runner.ProjectRef{Dir: "/tmp/scratch"}}, "[/tmp/scratch] t_g", 1},
 		{"text filter, case-insensitive, on status too", Filter{Text: "NEEDS"}, "[api] t_c", 1},
