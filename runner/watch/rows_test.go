@@ -28,7 +28,7 @@ func TestBuild(t *testing.T) {
 		task("t_d", "web", state.StatusDone, 30*time.Minute, ""),
 		task("t_e", "web", state.StatusFailed, 5*time.Hour, ""), // older than the recent window
 		task("t_f", "zed", state.StatusQueued, time.Second, ""),
-		task("t_g", "", state.StatusDone, time.Minute, "t_x"), // parent not listed: a root; grouped under its dir
+		task("t_g", "", state.StatusDone, time.Minute, "t_x"),    // parent not listed: a root; grouped under its dir
 		task("t_h", "api", state.StatusRunning, 3*time.Hour, ""), // the same name on a host: a group of its own
 		task("t_i", "", state.StatusDone, 2*time.Minute, ""),     // a path on a host
 	} {
