@@ -26,7 +26,7 @@ func TestTakeOverSSH(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = exec.Command("ssh", append(append([]string{"-o", "ControlPath=" + via.ControlPath(), "-O", "exit"}, via.Args...), via.Destination)...).Run()
+		_ = via.Exit()
 	})
 	parent := t.TempDir()
 	dir := filepath.Join(parent, `it's $(touch PWNED) "x"`)

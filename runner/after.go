@@ -298,7 +298,7 @@ func (env *Env) tmuxMessage(ctx context.Context, t *state.Task, set RunSettings)
 	}
 	mctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	tc, err := env.paneClient(mctx, t)
+	tc, err := env.PaneClient(mctx, t)
 	if err != nil {
 		return
 	}

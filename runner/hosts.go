@@ -69,8 +69,9 @@ func AddHost(ctx context.Context, s *state.Store, h state.Host) (state.Host, err
 	return h, err
 }
 
-// RemoveHost unregisters a host; an unknown one, or one that projects or
-// active tasks are on, is a usage error.
+// RemoveHost unregisters a host and ends its shared connection; an
+// unknown one, or one that projects or active tasks are on, is a usage
+// error.
 func RemoveHost(ctx context.Context, s *state.Store, name string) (state.Host, error) {
 	var gone state.Host
 	st, err := s.Read(ctx)
@@ -100,6 +101,11 @@ func RemoveHost(ctx context.Context, s *state.Store, name string) (state.Host, e
 		delete(hosts, name)
 		return nil
 	})
+	if err == nil {
+		// Its shared connection goes with it (else it lingers for
+		// ControlPersist).
+		_ = HostTransport(s, &gone).Exit()
+	}
 	return gone, err
 }
 

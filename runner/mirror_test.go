@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -101,7 +100,7 @@ func TestMirrorScriptFileAppears(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = exec.Command("ssh", append(append([]string{"-o", "ControlPath=" + s.ControlPath(), "-O", "exit"}, s.Args...), s.Destination)...).Run()
+		_ = s.Exit()
 	})
 	dir := filepath.Join(t.TempDir(), "t_aaaaaaaa")
 	if err := os.MkdirAll(dir, 0o700); err != nil {

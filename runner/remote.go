@@ -84,11 +84,6 @@ func (env *Env) hostConn(ctx context.Context, name string) (*hostConn, error) {
 // PaneClient is the tmux client of t's pane: this machine's server, or
 // its host's over ssh (an unknown host is a usage error).
 func (env *Env) PaneClient(ctx context.Context, t *state.Task) (*tmuxctl.Client, error) {
-	return env.paneClient(ctx, t)
-}
-
-// paneClient is PaneClient.
-func (env *Env) paneClient(ctx context.Context, t *state.Task) (*tmuxctl.Client, error) {
 	if t.Tmux.Host == "" {
 		return env.TC, nil
 	}
@@ -102,7 +97,7 @@ func (env *Env) paneClient(ctx context.Context, t *state.Task) (*tmuxctl.Client,
 // remotePaneAlive reports whether the pane of t, a task on a host, is its
 // own and alive there (false when the host does not answer).
 func (env *Env) remotePaneAlive(ctx context.Context, t *state.Task) bool {
-	tc, err := env.paneClient(ctx, t)
+	tc, err := env.PaneClient(ctx, t)
 	if err != nil || t.Tmux.Pane == "" {
 		return false
 	}

@@ -52,7 +52,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if req.Settings != nil {
 		set = *req.Settings
 	}
-	tc, err := env.paneClient(ctx, t)
+	tc, err := env.PaneClient(ctx, t)
 	if err != nil {
 		return t, err
 	}
@@ -128,7 +128,7 @@ func sendable(ctx context.Context, env *Env, t *state.Task) error {
 // agent's hook ended may still be drawing its prompt back: that is waited
 // for (briefly) rather than refused.
 func atPrompt(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile) error {
-	tc, err := env.paneClient(ctx, t)
+	tc, err := env.PaneClient(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -204,7 +204,7 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 		return t, exit.Usagef("task %s: %s, and %s; dispatch a new task", t.ID, why, where)
 	}
 	if hasPane {
-		tc, err := env.paneClient(ctx, t)
+		tc, err := env.PaneClient(ctx, t)
 		if err != nil {
 			return t, err
 		}
@@ -275,7 +275,7 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 	if t.Tmux.Pane == "" && t.Status == state.StatusOrphaned && len(t.After) > 0 {
 		return resumeQueued(ctx, env, t)
 	}
-	tc, err := env.paneClient(ctx, t)
+	tc, err := env.PaneClient(ctx, t)
 	if err != nil {
 		return t, 0, err
 	}

@@ -112,7 +112,7 @@ func (env *Env) newSupervisor(ctx context.Context, t *state.Task, prof *profile.
 	s = &supervisor{env: env, id: t.ID, prof: prof, set: set, pane: t.Tmux.Pane, runCtx: ctx,
 		mon: &monitor.Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
 			Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle}}
-	if s.tc, err = env.paneClient(ctx, t); err != nil {
+	if s.tc, err = env.PaneClient(ctx, t); err != nil {
 		return nil, nil, err
 	}
 	if t.Tmux.Host == "" {

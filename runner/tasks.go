@@ -118,7 +118,7 @@ func Cancel(ctx context.Context, env *Env, ref string, kill bool) (*state.Task, 
 			return t, err
 		}
 	} else if t.Tmux.Pane != "" {
-		tc, err := env.paneClient(ctx, t)
+		tc, err := env.PaneClient(ctx, t)
 		if err != nil {
 			return t, err
 		}

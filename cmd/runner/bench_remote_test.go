@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -35,14 +34,7 @@ func BenchmarkRemoteDispatch(b *testing.B) {
 	rtc := tmuxctl.New(rsock)
 	b.Cleanup(func() {
 		_ = rtc.KillServer(context.Background())
-		if out, err := r.runner(context.Background(), "host", "check", "loop", "--json"); err == nil {
-			var rep struct {
-				ControlPath string `json:"control_path"`
-			}
-			if json.Unmarshal([]byte(out), &rep) == nil && rep.ControlPath != "" {
-				_ = exec.Command("ssh", "-F", srv.Config, "-o", "ControlPath="+rep.ControlPath, "-O", "exit", sshtest.Alias).Run()
-			}
-		}
+		_, _ = r.runner(context.Background(), "host", "rm", "loop") // ends its shared connection
 	})
 	type run struct{ wall, latency, start, snapshot, ready, deliver, turn, exit time.Duration }
 	dispatch := func(remote bool) run {

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -99,6 +100,27 @@ func (s *SSH) Run(ctx context.Context, stdin []byte, argv ...string) ([]byte, []
 			return nil, nil, 0, err
 		}
 	}
+}
+
+// Exit ends the session shell and the shared connection (ssh -O exit):
+// the next command makes a new one. No connection open is not an error.
+func (s *SSH) Exit() error {
+	s.Close()
+	if s.ControlDir == "" {
+		return nil
+	}
+	if _, err := os.Stat(s.ControlPath()); err != nil {
+		return nil
+	}
+	bin := s.Binary
+	if bin == "" {
+		bin = "ssh"
+	}
+	args := append(append([]string{"-o", "ControlPath=" + s.ControlPath(), "-O", "exit"}, s.Args...), "--", s.Destination)
+	if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("ssh -O exit %s: %w: %s", s.Destination, err, strings.TrimSpace(string(out)))
+	}
+	return nil
 }
 
 // Close ends the session shell, if one runs.

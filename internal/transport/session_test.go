@@ -25,7 +25,7 @@ func TestSessionRun(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		s.Close()
-		_ = exec.Command("ssh", append(append([]string{"-o", "ControlPath=" + s.ControlPath(), "-O", "exit"}, s.Args...), s.Destination)...).Run()
+		_ = s.Exit()
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -65,6 +65,8 @@ func TestSessionRun(t *testing.T) {
 	}
 	// The connection drops (the master goes): the next command gets a
 	// new shell on a new connection.
+	// (not Exit, which would close the shell first: here the connection
+	// goes under it)
 	if out, err := exec.Command("ssh", append(append([]string{"-o", "ControlPath=" + s.ControlPath(), "-O", "exit"}, s.Args...), s.Destination)...).CombinedOutput(); err != nil {
 		t.Fatalf("ssh -O exit: %v: %s", err, out)
 	}

@@ -44,7 +44,7 @@ func TestSSHHostile(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = exec.Command("ssh", append(append([]string{"-o", "ControlPath=" + s.ControlPath(), "-O", "exit"}, s.Args...), s.Destination)...).Run()
+		_ = s.Exit()
 	})
 	for i := range 2 {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
