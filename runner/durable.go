@@ -32,9 +32,23 @@ const (
 // was, and reconciliation finds its process gone. fn may run several
 // times; each run starts from the state on disk.
 func (env *Env) updateDurably(ctx context.Context, what string, fn func(*state.State) error) error {
+	return env.durably(ctx, what, func() error { return env.Store.Update(ctx, fn) })
+}
+
+// updateTaskDurably is updateDurably for a change of one task that
+// depends on that task alone: it goes through Store.UpdateTask, so when
+// another process holds the lock the change is handed to it and shares
+// its write. fn may run several times, on a copy of the task.
+func (env *Env) updateTaskDurably(ctx context.Context, what, id string, fn func(*state.Task) error) error {
+	return env.durably(ctx, what, func() error { return env.Store.UpdateTask(ctx, id, fn) })
+}
+
+// durably calls write until it succeeds, fails for good or runs out of
+// time (see updateDurably).
+func (env *Env) durably(ctx context.Context, what string, write func() error) error {
 	wait, deadline := durableFirstWait, time.Now().Add(durableGiveUp)
 	for try := 1; ; try++ {
-		err := env.Store.Update(ctx, fn)
+		err := write()
 		if err == nil || !transientStateError(err) || time.Now().Add(wait).After(deadline) {
 			if err != nil {
 				env.warn("%s: not recorded after %d tries: %v (the task is left as it was; 'runner ps' shows it orphaned once this process is gone, and 'runner resume' takes it up)", what, try, err)

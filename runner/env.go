@@ -124,13 +124,10 @@ func (env *Env) task(ctx context.Context, ref string) (*state.Task, error) {
 	return st.FindTask(ref)
 }
 
-// update applies fn to one task under the state lock, durably (updateDurably).
+// update applies fn to one task, durably (updateTaskDurably): fn must
+// depend on that task alone, and may run more than once.
 func (env *Env) update(ctx context.Context, id string, fn func(*state.Task)) error {
-	return env.updateDurably(ctx, "task "+id, func(s *state.State) error {
-		t := s.Task(id)
-		if t == nil {
-			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
-		}
+	return env.updateTaskDurably(ctx, "task "+id, id, func(t *state.Task) error {
 		fn(t)
 		return nil
 	})
@@ -138,10 +135,27 @@ func (env *Env) update(ctx context.Context, id string, fn func(*state.Task)) err
 
 // setStatus records a status change unless the task already ended (a
 // cancel from another process wins over a late supervisor).
+// fn must depend on the task alone, and may run more than once.
 func (env *Env) setStatus(ctx context.Context, id string, s state.Status, reason string, fn func(*state.Task)) error {
+	what := "task " + id + ": " + string(s) + ": " + reason
+	if !s.IsTerminal() || s == state.StatusDone {
+		// One task's change: handed to the lock's holder if there is one.
+		return env.updateTaskDurably(ctx, what, id, func(t *state.Task) error {
+			if t.Status.IsTerminal() {
+				return nil
+			}
+			if fn != nil {
+				fn(t)
+			}
+			if t.Status != s || s == state.StatusRunning {
+				_ = t.SetStatus(s, env.now(), reason)
+			}
+			return nil
+		})
+	}
 	var dropped []*state.Message
 	// A status change is never dropped for a busy lock or a full disk.
-	err := env.updateDurably(ctx, "task "+id+": "+string(s)+": "+reason, func(st *state.State) error {
+	err := env.updateDurably(ctx, what, func(st *state.State) error {
 		dropped = nil
 		t := st.Task(id)
 		if t == nil {

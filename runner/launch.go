@@ -66,11 +66,7 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 		}
 		snapNote += "; worktree " + wt.dir + " on branch " + wt.branch
 	}
-	err = env.updateDurably(ctx, "task "+task.ID+": starting", func(s *state.State) error {
-		t := s.Task(task.ID)
-		if t == nil {
-			return fmt.Errorf("task %s: %w", task.ID, state.ErrTaskNotFound)
-		}
+	err = env.updateTaskDurably(ctx, "task "+task.ID+": starting", task.ID, func(t *state.Task) error {
 		if t.Status != state.StatusQueued {
 			return &errLeftQueue{t}
 		}

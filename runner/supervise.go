@@ -67,12 +67,8 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	// Take the task over, unless another live supervisor has it (the
 	// process that started this one, a runner msg or send, is expected).
 	owner := 0
-	if err := env.updateDurably(ctx, "task "+id+": take over", func(st *state.State) error {
+	if err := env.updateTaskDurably(ctx, "task "+id+": take over", id, func(x *state.Task) error {
 		owner = 0
-		x := st.Task(id)
-		if x == nil {
-			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
-		}
 		if p := x.SupervisorPID; p != 0 && p != os.Getpid() && p != os.Getppid() && processAlive(p) {
 			owner = p
 			return nil

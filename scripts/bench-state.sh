@@ -2,8 +2,10 @@
 # Runs the state benchmarks COUNT times (default 3) and reports the best run
 # of each (the machine is shared: the best is the least disturbed), as
 # ratios to baselines measured in the same run:
-#   - updates/s with 1, 8 and 64 writer goroutines (each with its own Store)
-#     and 1, 8 and 64 writer processes (the test binary re-executed), against
+#   - updates/s with 1, 8 and 64 writer goroutines (each with its own Store),
+#     1, 8 and 64 writer processes (the test binary re-executed) through
+#     Update, and the same through UpdateTask (taskprocs: a change made while
+#     another process holds the lock is handed to it: group commit), against
 #     the bare durable write (temp file, fsync, rename, directory fsync);
 #   - one update with 10 000 retained finished tasks against the same update
 #     with 10 retained (a hot-field change and a turn that writes a record;
@@ -11,7 +13,8 @@
 #   - read + list of 10 000 retained tasks in a fresh process (the
 #     `runner ps --all --json` path), and the index size per task.
 # Targets (issue 13): 10 000 retained ≤ 2× 10 retained; 64 processes ≥ 0.9×
-# the bare write; read + list ≤ 50 ms; ≤ 300 B per task.
+# the bare write (taskprocs=64: runner's status and turn writes go through
+# UpdateTask); read + list ≤ 50 ms; ≤ 300 B per task.
 #
 # usage: scripts/bench-state.sh [BENCHTIME [COUNT]]   (default 1s 3)
 set -euo pipefail

@@ -158,9 +158,11 @@ func (s *Store) leadBatch(q *combiner, me *updateReq) error {
 	return (<-me.done).unwrap()
 }
 
-// applyBatch applies the batch's updates in order under the lock (rolling
-// back each one that fails), prunes, writes once, releases the lock, and
-// gives every caller its result. lockErr is why the lock was not taken.
+// applyBatch applies, under the lock, the changes other processes queued
+// (see UpdateTask), then the batch's updates in order (rolling back each
+// one that fails), prunes, writes once, releases the lock, and gives every
+// caller and every queued change its result. lockErr is why the lock was
+// not taken.
 func (s *Store) applyBatch(batch []*updateReq, unlock func(), lockErr error) {
 	results := make([]updateResult, len(batch))
 	defer func() {
@@ -178,50 +180,51 @@ func (s *Store) applyBatch(batch []*updateReq, unlock func(), lockErr error) {
 		defer unlock()
 		st, raw, err := s.load()
 		if err != nil {
+			claims, _ := s.takeOps(nil)
+			s.answerOps(claims, answerConflict)
 			return writeResult{}, err
 		}
 		st.writable = true
-		applied := 0
-		var good *State // the state after the last update that succeeded
-		for i, r := range batch {
-			if err := r.ctx.Err(); err != nil {
-				results[i].err = err
-				continue
+		// The queued changes first: they waited longest, and a stale
+		// claim is judged against the state as its holder left it.
+		claims, took := s.takeOps(st)
+		applied := applyUpdates(batch, st, results)
+		if applied+took == 0 {
+			if len(claims) > 0 {
+				// Stale claims answered as done: their holder's
+				// write must be durable first.
+				s.answerOps(claims, answerOr(s.syncDir(), answerFailed))
 			}
-			if len(batch) > 1 && good == nil {
-				good = st.clone()
-			}
-			results[i] = callUpdate(r.fn, st)
-			if results[i].err == nil && !results[i].panicked {
-				applied++
-				if i < len(batch)-1 && len(batch) > 1 {
-					good = st.clone()
-				}
-				continue
-			}
-			// Roll back what the failed update did, in place: the
-			// updates before it may hold on to st.
-			if good != nil {
-				*st = *good.clone()
-			}
-		}
-		if applied == 0 {
 			return writeResult{}, nil
 		}
 		res, err := s.write(st, raw, time.Now().UTC())
 		if err == nil && st.onPruned != nil {
 			st.onPruned(res.pruned)
 		}
+		if len(claims) > 0 {
+			// Handed-over changes are answered before the lock goes, so
+			// that a claim a later holder finds is one whose holder died.
+			res.synced = true
+			switch {
+			case err != nil:
+				s.answerOps(claims, answerConflict)
+			case res.renamed:
+				err = s.syncDir()
+				s.answerOps(claims, answerOr(err, answerFailed))
+			default:
+				s.answerOps(claims, 0)
+			}
+		}
 		return res, err
 	}()
-	if werr == nil && res.renamed {
+	if werr == nil && res.renamed && !res.synced {
 		// After the lock is released: the next writer's work overlaps
 		// this fsync. The updates are acknowledged once it is durable.
 		werr = s.syncDir()
-		if werr == nil {
-			removeFiles(s.dir, res.remove)
-			s.removeTaskFiles(res.pruned)
-		}
+	}
+	if werr == nil && res.renamed {
+		removeFiles(s.dir, res.remove)
+		s.removeTaskFiles(res.pruned)
 	}
 	if werr != nil {
 		for i := range results {
@@ -230,6 +233,45 @@ func (s *Store) applyBatch(batch []*updateReq, unlock func(), lockErr error) {
 			}
 		}
 	}
+}
+
+// answerOr is the answer for claims after err: each claim's own (0) when
+// err is nil, else a.
+func answerOr(err error, a byte) byte {
+	if err != nil {
+		return a
+	}
+	return 0
+}
+
+// applyUpdates calls each update of the batch on st in order, rolling
+// back each one that fails, and returns how many succeeded.
+func applyUpdates(batch []*updateReq, st *State, results []updateResult) int {
+	applied := 0
+	var good *State // the state after the last update that succeeded
+	for i, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			results[i].err = err
+			continue
+		}
+		if len(batch) > 1 && good == nil {
+			good = st.clone()
+		}
+		results[i] = callUpdate(r.fn, st)
+		if results[i].err == nil && !results[i].panicked {
+			applied++
+			if i < len(batch)-1 && len(batch) > 1 {
+				good = st.clone()
+			}
+			continue
+		}
+		// Roll back what the failed update did, in place: the
+		// updates before it may hold on to st.
+		if good != nil {
+			*st = *good.clone()
+		}
+	}
+	return applied
 }
 
 // callUpdate runs fn, turning a panic into a result the caller re-panics

@@ -15,6 +15,9 @@
 //	archive/m<gen>.json     finished messages likewise (archive.go)
 //	state.json.prev         the previous index, kept for Repair
 //	state.lock              the flock that serialises writers; never renamed
+//	ops/                    changes handed to the lock's holder (handover.go):
+//	                        NAME.op waiting, NAME.claim taken, and each
+//	                        waiting process's inbox fifo (inbox.go)
 //	journal.jsonl           the append-only audit trail, rotated by size
 //
 // The cost of an update depends on how many tasks are active, not on how
@@ -51,7 +54,13 @@
 // Updates of one directory made at the same time inside one process are
 // combined (see updateQueues): one caller takes the lock and applies all of
 // them in order with one durable write; one that fails is rolled back to a
-// copy of the state taken before it. Everything is plain encoding/json.
+// copy of the state taken before it. Across processes, UpdateTask hands a
+// change of one task to whoever holds the lock, as data (the task before
+// and after): the holder applies every queued change whose task is still
+// as it was read, writes once, and answers each owner once the write is
+// durable, before it lets go of the lock (group commit; a conflict is
+// made again by its owner under the lock). Everything is plain
+// encoding/json.
 //
 // Schema changes: a runner drops the fields it does not know when it
 // rewrites a file. So any new field that an older runner must not drop

@@ -27,6 +27,13 @@ type indexFile struct {
 	// superseded; this write removes them once it is durable (and a
 	// later one retries if a crash came in between).
 	Retired []string `json:"retired,omitempty"`
+	// Applied names the handed-over changes (see UpdateTask) this write
+	// applied, and those a holder that died had applied: a claim left
+	// behind is done if and only if the index names it. An older runner
+	// drops the list when it rewrites the file; that only matters if a
+	// holder died with claims at that moment (the change is then made
+	// again by its owner).
+	Applied []string `json:"applied,omitempty"`
 }
 
 // entry is one task in the index: the hot fields that ps, wait,

@@ -90,7 +90,7 @@ func (s *Store) parse(path string, raw []byte) (*State, error) {
 	st := &State{
 		Version: ix.Version, Generation: ix.Generation, Updated: ix.Updated,
 		Projects: ix.Projects, Tasks: make(map[string]*Task, len(ix.Tasks)), Messages: ix.Messages,
-		dir: s.dir, arch: ix.Archive, retired: ix.Retired, base: make(map[string]baseOf, len(ix.Tasks)),
+		dir: s.dir, arch: ix.Archive, retired: ix.Retired, applied: ix.Applied, base: make(map[string]baseOf, len(ix.Tasks)),
 	}
 	for id, e := range ix.Tasks {
 		if e == nil || e.ID != id || !safeName(id) {

@@ -14,7 +14,8 @@ import (
 // lock takes the exclusive flock on state.lock, waiting at most LockTimeout
 // (or until ctx ends). The returned function releases it. In one process
 // only the leader of a batch of updates takes it (see updateQueues), so at
-// most one thread per process waits in flock(2).
+// most one thread per process waits in flock(2). Letting it go passes the
+// lead to a process whose change waits in the queue (see passLead).
 func (s *Store) lock(ctx context.Context) (func(), error) {
 	if err := s.ensureDir(); err != nil {
 		return nil, err
@@ -23,7 +24,11 @@ func (s *Store) lock(ctx context.Context) (func(), error) {
 	if timeout <= 0 {
 		timeout = DefaultLockTimeout
 	}
-	return flockFile(ctx, s.path(LockFile), false, timeout)
+	unlock, err := flockFile(ctx, s.path(LockFile), false, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return func() { unlock(); s.passLead() }, nil
 }
 
 // flockFile opens path (creating it 0600) and takes an flock on it

@@ -30,6 +30,17 @@ func TestMain(m *testing.M) {
 	case "ack":
 		// ack DIR NAME: increment forever, printing each acknowledged value.
 		helperCount(os.Args[1], os.Args[2], -1, true)
+	case "taskcount", "taskbench", "taskack":
+		// taskcount DIR NAME N: increment task t_NAME's HandlingHops N
+		// times through UpdateTask (creating the task first); taskbench
+		// likewise once stdin is closed; taskack forever, printing each
+		// acknowledged value.
+		mode := os.Getenv("STATE_TEST_HELPER")
+		n, _ := strconv.Atoi(os.Args[3])
+		if mode == "taskack" {
+			n = -1
+		}
+		helperTaskCount(os.Args[1], os.Args[2], n, mode)
 	default:
 		fmt.Fprintln(os.Stderr, "unknown STATE_TEST_HELPER")
 		os.Exit(3)
@@ -63,6 +74,46 @@ func helperCount(dir, name string, n int, ack bool) {
 			os.Exit(1)
 		}
 		if ack {
+			fmt.Fprintf(os.Stdout, "%d\n", v)
+		}
+	}
+	os.Exit(0)
+}
+
+func helperTaskCount(dir, name string, n int, mode string) {
+	s, err := Open(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	s.LockTimeout = 5 * time.Minute
+	ctx := context.Background()
+	id := "t_" + name
+	err = s.Update(ctx, func(st *State) error {
+		if st.Task(id) == nil {
+			st.Tasks[id] = &Task{ID: id, Dir: "/d", Agent: "sim", Status: StatusRunning, Created: time.Now().UTC()}
+		}
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	if mode == "taskbench" {
+		io.Copy(io.Discard, os.Stdin)
+	}
+	for i := 0; n < 0 || i < n; i++ {
+		var v int
+		err := s.UpdateTask(ctx, id, func(t *Task) error {
+			t.HandlingHops++
+			v = t.HandlingHops
+			return nil
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		if mode == "taskack" {
 			fmt.Fprintf(os.Stdout, "%d\n", v)
 		}
 	}

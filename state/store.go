@@ -64,6 +64,8 @@ type Store struct {
 	// index keeps whole; older ones go to the archive. Zero or less means
 	// DefaultArchiveAfter.
 	ArchiveAfter int
+
+	known knownTasks // see UpdateTask
 }
 
 // Open returns the store in dir. It writes nothing: the directory is created

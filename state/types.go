@@ -57,6 +57,7 @@ type State struct {
 	base     map[string]baseOf // each index task's record as it is on disk
 	promoted map[string]string // tasks taken back out of an archive segment
 	retired  []string          // files the last write superseded
+	applied  []string          // handed-over changes the last write applied (indexFile.Applied)
 	legacy   int               // the version of the file read, if older
 	writable bool              // inside an Update: Task promotes from the archive
 	// Prune's request, carried to the write.
@@ -393,5 +394,6 @@ func (s *State) clone() *State {
 	c.arch.Messages = slices.Clone(s.arch.Messages)
 	c.arch.PerRoot = maps.Clone(s.arch.PerRoot)
 	c.retired = slices.Clone(s.retired)
+	c.applied = slices.Clone(s.applied)
 	return &c
 }

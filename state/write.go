@@ -29,7 +29,7 @@ func (st *State) index() *indexFile {
 	ix := &indexFile{
 		Version: st.fileVersion(), Generation: st.Generation, Updated: st.Updated,
 		Projects: st.Projects, Tasks: make(map[string]*entry, len(st.Tasks)),
-		Messages: st.Messages, Archive: st.arch, Retired: st.retired,
+		Messages: st.Messages, Archive: st.arch, Retired: st.retired, Applied: st.applied,
 	}
 	for id, t := range st.Tasks {
 		ix.Tasks[id] = toEntry(t, st.base[id].gen)
@@ -57,6 +57,9 @@ func (st *State) fileVersion() int {
 // index is durable.
 type writeResult struct {
 	renamed bool
+	// synced is set when the state directory was fsynced already (under
+	// the lock, for handed-over changes).
+	synced bool
 	// remove lists the files (relative to the state directory) no index
 	// names any more: superseded records and segments.
 	remove []string

@@ -1,0 +1,446 @@
+// Group commit across processes: an update of one task handed to the lock
+// holder as data.
+
+package state
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// UpdateTask changes task id the way Update(ctx, func(st) { fn(st.Task(id)) })
+// does, but when another process holds the lock the change is handed to
+// it, so that many processes share one durable write instead of each
+// waiting for the lock in turn (group commit). fn must depend on nothing
+// but the task it is given (and what the caller captured): it runs first
+// on a copy of the task as Read returns it, and the change it made goes to
+// the queue in the state directory's ops/ folder as data, the task before
+// and after. Whoever holds the lock next applies every queued change whose
+// task is still as it was read, writes once, and answers each owner after
+// the write is durable. A change whose task moved on meanwhile (a
+// conflict), or one the holder could not apply, is made again by its
+// owner through Update, so fn may run twice; a task missing from the
+// index (archived, or not there) goes through Update at once. Errors are
+// Update's: fn's own, ErrBusy after the LockTimeout (the change is then
+// withdrawn: it was not and will not be applied), ErrCorrupt, and so on.
+func (s *Store) UpdateTask(ctx context.Context, id string, fn func(*Task) error) error {
+	var after json.RawMessage // the task as direct left it
+	direct := func(st *State) error {
+		t := st.Task(id)
+		if t == nil {
+			return &TaskNotFoundError{Ref: id}
+		}
+		if err := fn(t); err != nil {
+			return err
+		}
+		after, _ = json.Marshal(t)
+		return nil
+	}
+	update := func() error {
+		err := s.Update(ctx, direct)
+		s.known.set(id, nil)
+		if err == nil {
+			s.known.set(id, after)
+		}
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// The lock free: no one to hand the change to.
+	if unlock, ok := tryFlock(s.path(LockFile)); ok {
+		req := &updateReq{ctx: ctx, fn: direct, done: make(chan updateResult, 1)}
+		s.applyBatch([]*updateReq{req}, func() { unlock(); s.passLead() }, nil)
+		err := (<-req.done).unwrap()
+		s.known.set(id, nil)
+		if err == nil {
+			s.known.set(id, after)
+		}
+		return err
+	}
+	op, ok := s.prepareOp(id, fn)
+	if !ok {
+		return update()
+	}
+	res, err := s.handOver(ctx, op)
+	s.known.set(id, nil)
+	switch {
+	case err != nil:
+		return err
+	case res == answerApplied:
+		s.known.set(id, op.New)
+		return nil
+	case res == answerFailed:
+		return fmt.Errorf("update task %s: the holder of the lock wrote it, but making the state directory durable failed (see its log): %w", id, syscall.EIO)
+	default: // a conflict, or the holder could not apply it
+		return update()
+	}
+}
+
+// knownTasks remembers, per task, the task as this process last wrote it
+// (through UpdateTask), so the next change of a task
+// that only this process writes (a supervisor's own) starts from it
+// without reading the index. A stale entry costs a conflict, never a
+// wrong write: the holder compares it with the task on disk.
+type knownTasks struct {
+	mu sync.Mutex
+	m  map[string]json.RawMessage
+}
+
+// knownMax bounds knownTasks: past it, it starts over.
+const knownMax = 256
+
+func (k *knownTasks) get(id string) json.RawMessage {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.m[id]
+}
+
+// set remembers b for id, or forgets id when b is nil.
+func (k *knownTasks) set(id string, b json.RawMessage) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if b == nil {
+		delete(k.m, id)
+		return
+	}
+	if k.m == nil || len(k.m) >= knownMax {
+		k.m = map[string]json.RawMessage{}
+	}
+	k.m[id] = b
+}
+
+// A taskOp is one handed-over change: the task as its owner read it, and
+// as fn left it (both whole, as JSON).
+type taskOp struct {
+	Task string          `json:"task"`
+	Base json.RawMessage `json:"base"`
+	New  json.RawMessage `json:"new"`
+}
+
+// The answers a holder gives an op's owner, one byte on its fifo.
+const (
+	answerApplied  = 'o' // written and durable
+	answerConflict = 'c' // the task moved on, or the holder could not load or write: do it yourself
+	answerFailed   = 'e' // written, but the directory fsync failed: durability unknown
+	answerLead     = 'l' // the lock was let go with ops waiting: try to take it
+)
+
+// opsDir is the queue of handed-over changes inside the state directory:
+// NAME.op (waiting), NAME.claim (taken by a holder), NAME.fifo (where its
+// owner waits for the answer), NAME.tmp (being written).
+const opsDir = "ops"
+
+// opsTick is how often an owner waiting for its answer tries the lock
+// itself: the safety net for a holder that died between claiming an op
+// and answering it. An ordinary hand-over is answered at once.
+const opsTick = 100 * time.Millisecond
+
+// staleOps is the age past which a fifo without an op (its owner died
+// between making one and the other) is removed.
+const staleOps = 10 * time.Minute
+
+var opSeq atomic.Uint64
+
+// prepareOp runs fn on a copy of the task as the index has it now; ok is
+// false when the change cannot be handed over (no such task in the index,
+// a state that does not load, or fn failing on this copy: Update then
+// says the authoritative thing).
+func (s *Store) prepareOp(id string, fn func(*Task) error) (taskOp, bool) {
+	base := s.known.get(id)
+	if base == nil {
+		st, _, err := s.load()
+		if err != nil {
+			return taskOp{}, false
+		}
+		cur, ok := st.Tasks[id]
+		if !ok {
+			return taskOp{}, false
+		}
+		if base, err = json.Marshal(cur); err != nil {
+			return taskOp{}, false
+		}
+	}
+	t := new(Task)
+	if json.Unmarshal(base, t) != nil || fn(t) != nil || t.ID != id {
+		return taskOp{}, false
+	}
+	next, err := json.Marshal(t)
+	if err != nil {
+		return taskOp{}, false
+	}
+	return taskOp{Task: id, Base: base, New: next}, true
+}
+
+// handOver queues op and waits for its answer: it takes the lock itself
+// whenever it is free (applying every queued op, its own among them), and
+// otherwise waits for the holder's answer in its inbox. Past the
+// LockTimeout it withdraws the op (ErrBusy) unless a holder already took
+// it, in which case it waits on for that answer.
+func (s *Store) handOver(ctx context.Context, op taskOp) (byte, error) {
+	dir := s.path(opsDir)
+	box, name, err := s.queueOp(op)
+	if err != nil {
+		// No queue here (a file system without fifos, say): the change
+		// goes through Update, which takes the lock in turn.
+		return answerConflict, nil
+	}
+	answers := box.expect(name)
+	defer box.forget(name)
+	if err := s.writeOp(dir, name, op); err != nil {
+		return answerConflict, nil
+	}
+	timeout := s.LockTimeout
+	if timeout <= 0 {
+		timeout = DefaultLockTimeout
+	}
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(opsTick)
+	defer tick.Stop()
+	done := ctx.Done()
+	for {
+		if unlock, ok := tryFlock(s.path(LockFile)); ok {
+			s.applyBatch(nil, func() { unlock(); s.passLead() }, nil)
+		}
+		select {
+		case a := <-answers:
+			if a != answerLead {
+				return a, nil
+			}
+			continue
+		case <-tick.C:
+			if box.lost(dir) && !exists(filepath.Join(dir, name+".op")) && !exists(filepath.Join(dir, name+".claim")) {
+				// Its fifo removed by hand, and its answer with it.
+				return 0, fmt.Errorf("update task %s: its answer was lost: %s was removed meanwhile (see 'runner status %s' for what was recorded)", op.Task, filepath.Join(dir, box.id+".fifo"), op.Task)
+			}
+			continue
+		case <-deadline.C:
+		case <-done:
+		}
+		// Give up unless a holder took it already: then its answer is
+		// coming, and must be waited for.
+		if err := os.Remove(filepath.Join(dir, name+".op")); err == nil {
+			if ctx.Err() != nil {
+				return 0, fmt.Errorf("wait for lock %s: %w", s.path(LockFile), ctx.Err())
+			}
+			return 0, &BusyError{Lock: s.path(LockFile), Timeout: timeout}
+		}
+		done = nil
+	}
+}
+
+// queueOp names op in this process's inbox of the queue, making both if
+// need be.
+func (s *Store) queueOp(op taskOp) (*inbox, string, error) {
+	dir := s.path(opsDir)
+	if err := s.ensureDir(); err != nil {
+		return nil, "", err
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, "", err
+	}
+	box, err := openInbox(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	return box, fmt.Sprintf("%020d-%s-%d", time.Now().UnixNano(), box.id, opSeq.Add(1)), nil
+}
+
+// writeOp puts op in the queue as NAME.op: written aside and renamed, so a
+// holder never reads half of one.
+func (s *Store) writeOp(dir, name string, op taskOp) error {
+	data, err := json.Marshal(op)
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, name+".tmp")
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, name+".op")); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// tryFlock takes the lock at path if it is free now.
+func tryFlock(path string) (func(), bool) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, false
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, false
+	}
+	return func() { f.Close() }, true // closing the last descriptor releases the flock
+}
+
+// A claim is a queued op a holder took, and the answer it gets.
+type claim struct {
+	name   string
+	answer byte
+}
+
+// takeOps claims every queued op (and any a holder that died left
+// claimed) and applies to st those whose task is still as their owner read
+// it, naming them in st.applied. Called with the lock held, before the
+// holder's own updates. It returns the claims and how many changed st.
+// With st nil (the state did not load) it claims them all as conflicts:
+// their owners go through Update, which says why.
+func (s *Store) takeOps(st *State) ([]claim, int) {
+	dir := s.path(opsDir)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, 0
+	}
+	var claims []claim
+	var names []string
+	applied := 0
+	for _, e := range ents {
+		name, kind, _ := strings.Cut(e.Name(), ".")
+		switch kind {
+		case "op":
+			if os.Rename(filepath.Join(dir, e.Name()), filepath.Join(dir, name+".claim")) != nil {
+				continue // withdrawn meanwhile
+			}
+		case "claim":
+		case "fifo", "tmp":
+			removeStale(dir, e, kind)
+			continue
+		default:
+			continue
+		}
+		c := claim{name: name, answer: answerConflict}
+		switch {
+		case st == nil:
+		case kind == "claim":
+			// Its holder died: done if and only if its write named it.
+			if slices.Contains(st.applied, name) {
+				c.answer = answerApplied
+				names = append(names, name)
+			}
+		case applyOp(st, filepath.Join(dir, name+".claim")):
+			c.answer = answerApplied
+			names = append(names, name)
+			applied++
+		}
+		claims = append(claims, c)
+	}
+	if st != nil {
+		st.applied = names
+	}
+	return claims, applied
+}
+
+// removeStale removes e, an inbox or a half-written op, once it is older
+// than staleOps and its process is gone.
+func removeStale(dir string, e fs.DirEntry, kind string) {
+	fi, err := e.Info()
+	if err != nil || time.Since(fi.ModTime()) < staleOps {
+		return
+	}
+	path := filepath.Join(dir, e.Name())
+	if kind == "tmp" || ownerGone(path) {
+		os.Remove(path)
+	}
+}
+
+// applyOp applies the op in path to st if its task is still as the owner
+// read it.
+func applyOp(st *State, path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var op taskOp
+	if json.Unmarshal(data, &op) != nil {
+		return false
+	}
+	cur, ok := st.Tasks[op.Task]
+	if !ok {
+		return false
+	}
+	now, err := json.Marshal(cur)
+	if err != nil || !bytes.Equal(now, op.Base) {
+		return false
+	}
+	t := new(Task)
+	if json.Unmarshal(op.New, t) != nil || t.ID != op.Task {
+		return false
+	}
+	st.Tasks[op.Task] = t
+	return true
+}
+
+// answerOps tells each claim's owner its answer (or, if all is set, that
+// one instead), one write per inbox, then removes the claims. Told first:
+// a holder that dies in between leaves the claims for the next one, which
+// answers again.
+func (s *Store) answerOps(claims []claim, all byte) {
+	if len(claims) == 0 {
+		return
+	}
+	dir := s.path(opsDir)
+	byBox := map[string][]answer{}
+	for _, c := range claims {
+		a := c.answer
+		if all != 0 {
+			a = all
+		}
+		id := inboxOf(c.name)
+		byBox[id] = append(byBox[id], answer{c.name, a})
+	}
+	for id, as := range byBox {
+		send(dir, id, as)
+	}
+	for _, c := range claims {
+		os.Remove(filepath.Join(dir, c.name+".claim"))
+	}
+}
+
+// passLead runs after the lock was let go: if ops wait in the queue (queued
+// while this holder held the lock, after it had looked), the owner of the
+// oldest is told to take the lock. One whose owner is gone is removed: it
+// was never acknowledged. (One whose owner cannot be told takes the lock
+// itself at its next tick.)
+func (s *Store) passLead() {
+	dir := s.path(opsDir)
+	ents, err := os.ReadDir(dir) // sorted by name: oldest first
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), ".op")
+		if !ok {
+			continue
+		}
+		ok, gone := send(dir, inboxOf(name), []answer{{name, answerLead}})
+		if ok {
+			return
+		}
+		if gone {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

@@ -1,0 +1,388 @@
+package state
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// seedTasks makes tasks with these ids, running.
+func seedTasks(t *testing.T, s *Store, ids ...string) {
+	t.Helper()
+	mustUpdate(t, s, func(st *State) error {
+		for _, id := range ids {
+			st.Tasks[id] = &Task{ID: id, Dir: "/d", Agent: "sim", Status: StatusRunning, Created: time.Now().UTC()}
+		}
+		return nil
+	})
+}
+
+// holdLock runs an Update of s that holds the lock until release is
+// closed; it returns once the lock is held, and wait waits for the
+// Update's end.
+func holdLock(t *testing.T, s *Store, fn func(*State)) (release func(), wait func() error) {
+	t.Helper()
+	held, rel := make(chan struct{}), make(chan struct{})
+	errc := make(chan error, 1)
+	go func() {
+		errc <- s.Update(t.Context(), func(st *State) error {
+			close(held)
+			<-rel
+			if fn != nil {
+				fn(st)
+			}
+			return nil
+		})
+	}()
+	<-held
+	var once sync.Once
+	return func() { once.Do(func() { close(rel) }) }, func() error { return <-errc }
+}
+
+// waitQueued waits until n changes wait in s's queue.
+func waitQueued(t *testing.T, s *Store, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if len(queueFiles(t, s, ".op")) == n {
+			return
+		}
+	}
+	t.Fatalf("%d changes never queued: %v", n, queueFiles(t, s, ""))
+}
+
+// queueFiles lists the queue's files ending in suffix.
+func queueFiles(t *testing.T, s *Store, suffix string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(s.path(opsDir))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), suffix) {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
+// pending lists the queue's ops, claims and half-written ops (not the
+// inboxes, which stay while their processes live).
+func pending(t *testing.T, s *Store) []string {
+	t.Helper()
+	var names []string
+	for _, suffix := range []string{".op", ".claim", ".tmp"} {
+		names = append(names, queueFiles(t, s, suffix)...)
+	}
+	return names
+}
+
+func hops(t *testing.T, s *Store, id string) int {
+	t.Helper()
+	st, err := s.Read(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Tasks[id].HandlingHops
+}
+
+func TestUpdateTaskHandedToHolder(t *testing.T) {
+	holder := openTemp(t)
+	seedTasks(t, holder, "t_a", "t_b", "t_c")
+	gen := func() uint64 {
+		st, err := holder.Read(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Generation
+	}
+	before := gen()
+	release, wait := holdLock(t, holder, func(st *State) { st.Tasks["t_a"].Level = 7 })
+	// Two other "processes" (stores with their own lock descriptors)
+	// change their tasks while the lock is held: their changes queue.
+	var wg sync.WaitGroup
+	for _, id := range []string{"t_b", "t_c"} {
+		other, err := Open(holder.Dir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			if err := other.UpdateTask(t.Context(), id, func(x *Task) error { x.HandlingHops += 3; return nil }); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	waitQueued(t, holder, 2)
+	release()
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	// The holder looked at the queue before its own update, when it was
+	// still empty; letting go of the lock, it passed the lead to the
+	// oldest change's owner, which applied both in one write.
+	if g := gen(); g != before+2 {
+		t.Errorf("generation %d, want %d", g, before+2)
+	}
+	st, err := holder.Read(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.applied) != 2 {
+		t.Errorf("the last write applied %v, want both changes", st.applied)
+	}
+	if st.Tasks["t_a"].Level != 7 || st.Tasks["t_b"].HandlingHops != 3 || st.Tasks["t_c"].HandlingHops != 3 {
+		t.Errorf("after the batch: a.level=%d b.hops=%d c.hops=%d", st.Tasks["t_a"].Level, st.Tasks["t_b"].HandlingHops, st.Tasks["t_c"].HandlingHops)
+	}
+	if left := pending(t, holder); len(left) != 0 {
+		t.Errorf("the queue keeps %v", left)
+	}
+}
+
+// A change read from a task that moved on meanwhile is not applied over
+// it: its owner makes it again under the lock, from the task as it is.
+func TestUpdateTaskConflict(t *testing.T) {
+	s := openTemp(t)
+	seedTasks(t, s, "t_a")
+	owner, err := Open(s.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := owner.UpdateTask(t.Context(), "t_a", func(x *Task) error { x.HandlingHops = 1; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	// Someone else changes the task: the owner's memory of it is stale.
+	mustUpdate(t, s, func(st *State) error { st.Tasks["t_a"].HandlingHops = 10; return nil })
+	release, wait := holdLock(t, s, nil)
+	runs := 0
+	done := make(chan error, 1)
+	go func() {
+		done <- owner.UpdateTask(t.Context(), "t_a", func(x *Task) error { runs++; x.HandlingHops++; return nil })
+	}()
+	waitQueued(t, s, 1)
+	release()
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if h := hops(t, s, "t_a"); h != 11 {
+		t.Errorf("hops %d, want 11 (10 + 1: the stale change not applied)", h)
+	}
+	if runs != 2 {
+		t.Errorf("fn ran %d times, want 2 (on the stale copy, then under the lock)", runs)
+	}
+}
+
+// A change that waits past the LockTimeout is withdrawn: ErrBusy, and it
+// is never applied later.
+func TestUpdateTaskWithdrawnAfterTimeout(t *testing.T) {
+	s := openTemp(t)
+	seedTasks(t, s, "t_a")
+	unlock, ok := tryFlock(s.path(LockFile)) // a holder that never answers
+	if !ok {
+		t.Fatal("lock not free")
+	}
+	owner, err := Open(s.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner.LockTimeout = 300 * time.Millisecond
+	err = owner.UpdateTask(t.Context(), "t_a", func(x *Task) error { x.HandlingHops = 5; return nil })
+	unlock()
+	if !errors.Is(err, ErrBusy) {
+		t.Fatalf("err = %v, want ErrBusy", err)
+	}
+	mustUpdate(t, s, func(st *State) error { st.Tasks["t_a"].Level = 1; return nil })
+	if h := hops(t, s, "t_a"); h != 0 {
+		t.Errorf("the withdrawn change was applied: hops %d", h)
+	}
+	if left := pending(t, s); len(left) != 0 {
+		t.Errorf("the queue keeps %v", left)
+	}
+}
+
+// A claim left by a holder that died is settled by the next holder:
+// never applied twice, answered as done only if that holder's write named
+// it.
+func TestUpdateTaskStaleClaims(t *testing.T) {
+	s := openTemp(t)
+	seedTasks(t, s, "t_a", "t_b")
+	st, err := s.Read(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(s.path(opsDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	box, err := openInbox(s.path(opsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	claimOf := func(id string, applied bool) chan byte {
+		base, _ := json.Marshal(st.Tasks[id])
+		next := *st.Tasks[id]
+		next.HandlingHops = 4
+		nb, _ := json.Marshal(&next)
+		name := fmt.Sprintf("%020d-%s-%s", 1, box.id, id)
+		if applied { // the dead holder wrote it, and named it in the index
+			mustUpdate(t, s, func(x *State) error {
+				x.Tasks[id].HandlingHops = 4
+				x.applied = []string{name}
+				return nil
+			})
+		}
+		data, _ := json.Marshal(taskOp{Task: id, Base: base, New: nb})
+		if err := os.WriteFile(filepath.Join(s.path(opsDir), name+".claim"), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return box.expect(name)
+	}
+	fa := claimOf("t_a", true)
+	fb := claimOf("t_b", false)
+	mustUpdate(t, s, func(x *State) error { x.Tasks["t_a"].Level = 2; return nil })
+	for _, c := range []struct {
+		ch   chan byte
+		want byte
+	}{{fa, answerApplied}, {fb, answerConflict}} {
+		select {
+		case got := <-c.ch:
+			if got != c.want {
+				t.Errorf("answer %q, want %q", got, c.want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("no answer, want %q", c.want)
+		}
+	}
+	if a, b := hops(t, s, "t_a"), hops(t, s, "t_b"); a != 4 || b != 0 {
+		t.Errorf("hops a=%d b=%d, want 4 and 0 (nothing applied twice, nothing stale applied)", a, b)
+	}
+	if left := queueFiles(t, s, ".claim"); len(left) != 0 {
+		t.Errorf("claims left: %v", left)
+	}
+}
+
+// Writers through UpdateTask and through Update, in many processes at
+// once: every change lands exactly once.
+func TestConcurrentTaskProcesses(t *testing.T) {
+	const taskProcs, closureProcs, each = 32, 8, 100
+	s := openTemp(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, taskProcs+closureProcs)
+	start := func(mode, name string) {
+		cmd := helper(t, mode, s.Dir(), name, strconv.Itoa(each))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			if err := cmd.Wait(); err != nil {
+				errs <- fmt.Errorf("%s %s: %v: %s", mode, name, err, cmd.Stderr)
+			}
+		})
+	}
+	for i := range taskProcs {
+		start("taskcount", fmt.Sprintf("w%02d", i))
+	}
+	for i := range closureProcs {
+		start("count", fmt.Sprintf("c%02d", i))
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	st, err := s.Read(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range taskProcs {
+		if tk := st.Tasks[fmt.Sprintf("t_w%02d", i)]; tk == nil || tk.HandlingHops != each {
+			t.Errorf("task writer %d: %+v, want %d changes", i, tk, each)
+		}
+	}
+	for i := range closureProcs {
+		if c := counter(st, fmt.Sprintf("c%02d", i)); c != each {
+			t.Errorf("closure writer %d: counter %d, want %d", i, c, each)
+		}
+	}
+	writes := st.Generation
+	t.Logf("%d changes in %d writes", (taskProcs+closureProcs)*each+taskProcs, writes)
+	if left := pending(t, s); len(left) != 0 {
+		t.Errorf("the queue keeps %v", left)
+	}
+}
+
+// Writers killed at random moments (waiting in the queue, holding the
+// lock with claims, answering): every acknowledged change survives, none
+// is applied twice, and a writer beside them loses nothing.
+func TestKilledTaskWriters(t *testing.T) {
+	const kills, steady = 100, 400
+	s := openTemp(t)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
+	bg := helper(t, "taskcount", s.Dir(), "steady", strconv.Itoa(steady))
+	if err := bg.Start(); err != nil {
+		t.Fatal(err)
+	}
+	acked := 0
+	for i := range kills {
+		cmd := helper(t, "taskack", s.Dir(), "k", "0")
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(out)
+		for range rng.IntN(4) {
+			if !sc.Scan() {
+				break
+			}
+			acked, _ = strconv.Atoi(sc.Text())
+		}
+		time.Sleep(time.Duration(rng.IntN(1500)) * time.Microsecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		for sc.Scan() {
+			acked, _ = strconv.Atoi(sc.Text())
+		}
+		cmd.Wait()
+		st, err := s.Read(t.Context())
+		if err != nil {
+			t.Fatalf("kill %d: state does not read: %v", i, err)
+		}
+		if k := st.Tasks["t_k"]; k != nil && k.HandlingHops < acked {
+			t.Fatalf("kill %d: hops %d but %d was acknowledged", i, k.HandlingHops, acked)
+		}
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- bg.Wait() }()
+	select {
+	case err := <-waited:
+		if err != nil {
+			t.Fatalf("the steady writer: %v: %s", err, bg.Stderr)
+		}
+	case <-time.After(time.Minute):
+		bg.Process.Signal(syscall.SIGQUIT) // its goroutines, on its stderr
+		<-waited
+		t.Fatalf("the steady writer hangs: %s", bg.Stderr)
+	}
+	mustUpdate(t, s, func(st *State) error { return nil })
+	if h := hops(t, s, "t_steady"); h != steady {
+		t.Errorf("the steady writer's task: %d changes, want %d", h, steady)
+	}
+	if left := queueFiles(t, s, ".claim"); len(left) != 0 {
+		t.Errorf("claims left after the next holder: %v", left)
+	}
+	t.Logf("%d kills, %d changes acknowledged", kills, acked)
+}
