@@ -90,7 +90,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if timeout <= 0 {
 		timeout = DefaultTaskTimeout
 	}
-	tctx, cancel := context.WithTimeout(sup.runCtx, timeout)
+	tctx, cancel := sup.startClock(sup.runCtx, timeout)
 	defer cancel()
 	err = sup.concludeAll(ctx, tctx, sup.hostLost(sup.monitorTurn(tctx, time.Time{})))
 	nt, _ := env.task(context.WithoutCancel(ctx), t.ID)

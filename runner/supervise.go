@@ -94,7 +94,7 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	tctx, cancel := context.WithCancel(s.runCtx)
 	if t.Delivery != "" {
 		cancel()
-		tctx, cancel = context.WithTimeout(s.runCtx, timeout)
+		tctx, cancel = s.startClock(s.runCtx, timeout)
 	}
 	defer cancel()
 	err = s.hostLost(s.run(tctx, t))
@@ -166,12 +166,21 @@ func (s *supervisor) concludeAll(ctx, tctx context.Context, err error) error {
 		if timeout <= 0 {
 			timeout = DefaultTaskTimeout
 		}
-		tctx, cancel = context.WithTimeout(s.runCtx, timeout)
+		tctx, cancel = s.startClock(s.runCtx, timeout)
 		err = s.hostLost(s.messageTurn(tctx))
 	}
 }
 
+// startClock starts the task's time (--timeout): ctx with that deadline,
+// which outcomeOf tells from any other deadline (a tmux call's).
+func (s *supervisor) startClock(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	s.deadline = time.Now().Add(d)
+	return context.WithDeadline(ctx, s.deadline)
+}
+
 type supervisor struct {
+	// deadline is when the task's time runs out (startClock).
+	deadline time.Time
 	env  *Env
 	id   string
 	prof *profile.Profile
@@ -264,7 +273,7 @@ func (s *supervisor) run(ctx context.Context, t *state.Task) error {
 		}
 		// The task's time counts from here.
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.timeout)
+		ctx, cancel = s.startClock(ctx, s.timeout)
 		defer cancel()
 	case state.StatusOrphaned:
 		if t.Delivery == "" {
@@ -300,7 +309,8 @@ func (s *supervisor) waitReady(ctx context.Context) error {
 	for {
 		obs, err := readyMon.Wait(rctx, monitor.GoalReady, time.Now())
 		if err != nil {
-			if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			// The ready time's own deadline, not a tmux call's.
+			if errors.Is(err, context.DeadlineExceeded) && rctx.Err() != nil && ctx.Err() == nil {
 				return &errOutcome{outcome{status: state.StatusTimeout, reason: fmt.Sprintf("the agent was not ready within %s (--ready-timeout)", readyTimeout), obs: obs}}
 			}
 			return err

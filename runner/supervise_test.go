@@ -1,12 +1,17 @@
 package runner
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/state"
 )
 
 func TestMatchRuleAndDialogLine(t *testing.T) {
@@ -101,5 +106,33 @@ func TestComposerAndEcho(t *testing.T) {
 				t.Errorf("echoed = %v, want %v", got, tc.echo)
 			}
 		})
+	}
+}
+
+// Only the task's own time running out is a timeout: a tmux call that
+// ran out of its time is a failure, in its words.
+func TestOutcomeOfDeadlines(t *testing.T) {
+	ctx := t.Context()
+	tmuxErr := fmt.Errorf("launch failed: tmux set-hook: %w", context.DeadlineExceeded)
+	for _, tc := range []struct {
+		name     string
+		deadline time.Time
+		want     state.Status
+	}{
+		{"no task clock", time.Time{}, state.StatusFailed},
+		{"task time left", time.Now().Add(time.Hour), state.StatusFailed},
+		{"task time out", time.Now().Add(-time.Second), state.StatusTimeout},
+	} {
+		s := &supervisor{id: "t_x", deadline: tc.deadline}
+		eo, err := s.outcomeOf(ctx, ctx, tmuxErr)
+		if err != nil || eo == nil {
+			t.Fatalf("%s: outcome %v, %v", tc.name, eo, err)
+		}
+		if eo.o.status != tc.want {
+			t.Errorf("%s: %s (%s), want %s", tc.name, eo.o.status, eo.o.reason, tc.want)
+		}
+		if tc.want == state.StatusFailed && !strings.Contains(eo.o.reason, "tmux set-hook") {
+			t.Errorf("%s: reason %q does not say what failed", tc.name, eo.o.reason)
+		}
 	}
 }

@@ -79,7 +79,9 @@ func (s *supervisor) outcomeOf(ctx, parent context.Context, err error) (*errOutc
 	switch {
 	case errors.As(err, &eo):
 		return eo, nil
-	case errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil:
+	case errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil && !s.deadline.IsZero() && !time.Now().Before(s.deadline):
+		// The task's own time, not a tmux call's that ran out (that
+		// one is a failure, with its words).
 		return &errOutcome{outcome{status: state.StatusTimeout, reason: "the task did not finish before its --timeout"}}, nil
 	case errors.Is(err, monitor.ErrPaneGone):
 		return &errOutcome{outcome{status: state.StatusFailed, reason: err.Error()}}, nil

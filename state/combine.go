@@ -176,6 +176,10 @@ func (s *Store) applyBatch(batch []*updateReq, unlock func(), lockErr error) {
 		}
 		return
 	}
+	if len(batch) == 0 && !s.opsWaiting() {
+		unlock() // taken to serve the queue, which someone served already
+		return
+	}
 	res, werr := func() (writeResult, error) {
 		defer unlock()
 		st, raw, err := s.load()

@@ -16,8 +16,8 @@
 //	state.json.prev         the previous index, kept for Repair
 //	state.lock              the flock that serialises writers; never renamed
 //	ops/                    changes handed to the lock's holder (handover.go):
-//	                        NAME.op waiting, NAME.claim taken, and each
-//	                        waiting process's inbox fifo (inbox.go)
+//	                        NAME.op waiting, NAME.claim taken; in/ the
+//	                        inbox fifo of each process that waits (inbox.go)
 //	journal.jsonl           the append-only audit trail, rotated by size
 //
 // The cost of an update depends on how many tasks are active, not on how

@@ -135,21 +135,21 @@ const (
 	answerApplied  = 'o' // written and durable
 	answerConflict = 'c' // the task moved on, or the holder could not load or write: do it yourself
 	answerFailed   = 'e' // written, but the directory fsync failed: durability unknown
-	answerLead     = 'l' // the lock was let go with ops waiting: try to take it
+	answerLead     = 'l' // the lock was let go with ops waiting: get in line for it
 )
 
 // opsDir is the queue of handed-over changes inside the state directory:
-// NAME.op (waiting), NAME.claim (taken by a holder), NAME.fifo (where its
+// NAME.op (waiting), NAME.claim (taken by a holder), in/ID.fifo (where its
 // owner waits for the answer), NAME.tmp (being written).
 const opsDir = "ops"
 
-// opsTick is how often an owner waiting for its answer tries the lock
-// itself: the safety net for a holder that died between claiming an op
-// and answering it. An ordinary hand-over is answered at once.
-const opsTick = 100 * time.Millisecond
+// opsGrace is how often an owner waiting for its answer makes sure its
+// process stands in line for the lock: the safety net for a lead lost on
+// the way. An ordinary hand-over is answered within milliseconds.
+const opsGrace = time.Second
 
-// staleOps is the age past which a fifo without an op (its owner died
-// between making one and the other) is removed.
+// staleOps is the age past which a half-written op (its owner died
+// writing it) is removed.
 const staleOps = 10 * time.Minute
 
 var opSeq atomic.Uint64
@@ -184,11 +184,16 @@ func (s *Store) prepareOp(id string, fn func(*Task) error) (taskOp, bool) {
 	return taskOp{Task: id, Base: base, New: next}, true
 }
 
-// handOver queues op and waits for its answer: it takes the lock itself
-// whenever it is free (applying every queued op, its own among them), and
-// otherwise waits for the holder's answer in its inbox. Past the
-// LockTimeout it withdraws the op (ErrBusy) unless a holder already took
-// it, in which case it waits on for that answer.
+// handOver queues op and waits for its answer. Whoever holds the lock
+// next applies it; to make sure someone does, this process stands in the
+// kernel's queue for the lock like any writer (one waiter per process, see
+// getInLine), and serves the queue when its turn comes unless a holder
+// answered the op first. A holder letting go of the lock with ops still
+// queued tells the oldest one's owner to get in line again. Nothing polls,
+// and a writer through Update is never overtaken by a change handed over:
+// both wait in the same queue. Past the LockTimeout the op is withdrawn
+// (ErrBusy) unless a holder already took it, in which case its answer is
+// waited for.
 func (s *Store) handOver(ctx context.Context, op taskOp) (byte, error) {
 	dir := s.path(opsDir)
 	box, name, err := s.queueOp(op)
@@ -208,23 +213,21 @@ func (s *Store) handOver(ctx context.Context, op taskOp) (byte, error) {
 	}
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
-	tick := time.NewTicker(opsTick)
-	defer tick.Stop()
+	grace := time.NewTicker(opsGrace)
+	defer grace.Stop()
 	done := ctx.Done()
 	for {
-		if unlock, ok := tryFlock(s.path(LockFile)); ok {
-			s.applyBatch(nil, func() { unlock(); s.passLead() }, nil)
-		}
+		box.getInLine(s, timeout)
 		select {
 		case a := <-answers:
 			if a != answerLead {
 				return a, nil
 			}
 			continue
-		case <-tick.C:
+		case <-grace.C:
 			if box.lost(dir) && !exists(filepath.Join(dir, name+".op")) && !exists(filepath.Join(dir, name+".claim")) {
 				// Its fifo removed by hand, and its answer with it.
-				return 0, fmt.Errorf("update task %s: its answer was lost: %s was removed meanwhile (see 'runner status %s' for what was recorded)", op.Task, filepath.Join(dir, box.id+".fifo"), op.Task)
+				return 0, fmt.Errorf("update task %s: its answer was lost: %s was removed meanwhile (see 'runner status %s' for what was recorded)", op.Task, fifoPath(dir, box.id), op.Task)
 			}
 			continue
 		case <-deadline.C:
@@ -320,8 +323,8 @@ func (s *Store) takeOps(st *State) ([]claim, int) {
 				continue // withdrawn meanwhile
 			}
 		case "claim":
-		case "fifo", "tmp":
-			removeStale(dir, e, kind)
+		case "tmp":
+			removeStale(dir, e)
 			continue
 		default:
 			continue
@@ -348,16 +351,25 @@ func (s *Store) takeOps(st *State) ([]claim, int) {
 	return claims, applied
 }
 
-// removeStale removes e, an inbox or a half-written op, once it is older
-// than staleOps and its process is gone.
-func removeStale(dir string, e fs.DirEntry, kind string) {
-	fi, err := e.Info()
-	if err != nil || time.Since(fi.ModTime()) < staleOps {
-		return
+// opsWaiting reports whether the queue holds an op or a claim.
+func (s *Store) opsWaiting() bool {
+	ents, err := os.ReadDir(s.path(opsDir))
+	if err != nil {
+		return false
 	}
-	path := filepath.Join(dir, e.Name())
-	if kind == "tmp" || ownerGone(path) {
-		os.Remove(path)
+	for _, e := range ents {
+		if _, kind, _ := strings.Cut(e.Name(), "."); kind == "op" || kind == "claim" {
+			return true
+		}
+	}
+	return false
+}
+
+// removeStale removes e, an op its owner began to write, once it is
+// older than staleOps (its owner died writing it).
+func removeStale(dir string, e fs.DirEntry) {
+	if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleOps {
+		os.Remove(filepath.Join(dir, e.Name()))
 	}
 }
 

@@ -334,6 +334,7 @@ func TestKilledTaskWriters(t *testing.T) {
 	if err := bg.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { bg.Process.Kill() }) // if the test stops early
 	acked := 0
 	for i := range kills {
 		cmd := helper(t, "taskack", s.Dir(), "k", "0")

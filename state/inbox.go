@@ -4,6 +4,7 @@ package state
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // An inbox is one process's fifo in a state directory's queue, made once
@@ -23,10 +25,33 @@ import (
 // waiting for op NAME. An op's name carries its inbox's id. A holder that
 // answers an op of its own process hands the answer over in memory.
 type inbox struct {
-	id   string // the fifo is <id>.fifo in the queue
-	f    *os.File
-	mu   sync.Mutex
-	wait map[string]chan byte
+	id     string // the fifo is in/<id>.fifo in the queue (fifoPath)
+	f      *os.File
+	mu     sync.Mutex
+	wait   map[string]chan byte
+	inLine bool // a goroutine of this process waits for the lock to serve the queue
+}
+
+// getInLine makes sure one goroutine of this process waits for the lock
+// (at most timeout) to serve the queue: it applies what is queued when its
+// turn comes, whether or not the op it came for was answered meanwhile.
+func (b *inbox) getInLine(s *Store, timeout time.Duration) {
+	b.mu.Lock()
+	if b.inLine {
+		b.mu.Unlock()
+		return
+	}
+	b.inLine = true
+	b.mu.Unlock()
+	go func() {
+		unlock, err := flockFile(context.Background(), s.path(LockFile), false, timeout)
+		b.mu.Lock()
+		b.inLine = false
+		b.mu.Unlock()
+		if err == nil {
+			s.applyBatch(nil, func() { unlock(); s.passLead() }, nil)
+		}
+	}()
 }
 
 // inboxes holds this process's inbox per queue directory: like
@@ -49,7 +74,11 @@ func openInbox(dir string) (*inbox, error) {
 		return nil, err
 	}
 	b := &inbox{id: fmt.Sprintf("p%dx%s", os.Getpid(), hex.EncodeToString(r[:])), wait: map[string]chan byte{}}
-	path := filepath.Join(dir, b.id+".fifo")
+	if err := os.Mkdir(filepath.Join(dir, inboxDir), 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	sweepInboxes(dir)
+	path := fifoPath(dir, b.id)
 	if err := syscall.Mkfifo(path, 0o600); err != nil {
 		return nil, err
 	}
@@ -146,7 +175,7 @@ func send(dir, id string, answers []answer) (ok, gone bool) {
 		}
 		return true, false
 	}
-	path := filepath.Join(dir, id+".fifo")
+	path := fifoPath(dir, id)
 	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ENXIO) {
@@ -174,7 +203,7 @@ func send(dir, id string, answers []answer) (ok, gone bool) {
 // lost reports whether b's fifo is gone from dir (removed by hand): other
 // processes cannot answer b then, though its own process still can.
 func (b *inbox) lost(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, b.id+".fifo"))
+	_, err := os.Stat(fifoPath(dir, b.id))
 	return errors.Is(err, fs.ErrNotExist)
 }
 
@@ -182,13 +211,28 @@ func (b *inbox) lost(dir string) bool {
 // many bytes is never interleaved with another writer's.
 const pipeBuf = 512
 
-// ownerGone reports whether the fifo at path has no reader: the process
-// that made it is gone.
-func ownerGone(path string) bool {
-	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+// inboxDir holds the inboxes inside the queue, apart from the ops, so
+// that a holder's look at the queue does not grow with the processes.
+const inboxDir = "in"
+
+// fifoPath is the fifo of inbox id in the queue dir.
+func fifoPath(dir, id string) string { return filepath.Join(dir, inboxDir, id+".fifo") }
+
+// sweepInboxes removes the inboxes of processes that are gone (an inbox
+// stays while its process lives; nothing removes it when it exits). The
+// pid is in the name; one reused since only keeps a dead inbox longer.
+func sweepInboxes(dir string) {
+	ents, err := os.ReadDir(filepath.Join(dir, inboxDir))
 	if err != nil {
-		return errors.Is(err, syscall.ENXIO)
+		return
 	}
-	f.Close()
-	return false
+	for _, e := range ents {
+		var pid int
+		if _, err := fmt.Sscanf(e.Name(), "p%dx", &pid); err != nil || pid <= 0 {
+			continue
+		}
+		if syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.Remove(filepath.Join(dir, inboxDir, e.Name()))
+		}
+	}
 }
