@@ -181,13 +181,13 @@ func (s *supervisor) startClock(ctx context.Context, d time.Duration) (context.C
 type supervisor struct {
 	// deadline is when the task's time runs out (startClock).
 	deadline time.Time
-	env  *Env
-	id   string
-	prof *profile.Profile
-	set  RunSettings
-	pane string
-	tc   *tmuxctl.Client // the pane's server: here, or the task's host's
-	mon  *monitor.Monitor
+	env      *Env
+	id       string
+	prof     *profile.Profile
+	set      RunSettings
+	pane     string
+	tc       *tmuxctl.Client // the pane's server: here, or the task's host's
+	mon      *monitor.Monitor
 	// runCtx is the supervision's context: for a task on a host, it ends
 	// (cause ErrHostLost) when the connection stays lost.
 	runCtx context.Context
