@@ -18,6 +18,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/runner-cli/runner/internal/filelock"
 )
 
 // UpdateTask changes task id the way Update(ctx, func(st) { fn(st.Task(id)) })
@@ -282,17 +284,7 @@ func (s *Store) writeOp(dir, name string, op taskOp) error {
 }
 
 // tryFlock takes the lock at path if it is free now.
-func tryFlock(path string) (func(), bool) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, false
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		return nil, false
-	}
-	return func() { f.Close() }, true // closing the last descriptor releases the flock
-}
+func tryFlock(path string) (func(), bool) { return filelock.TryLock(path) }
 
 // A claim is a queued op a holder took, and the answer it gets.
 type claim struct {

@@ -4,11 +4,10 @@ package state
 
 import (
 	"context"
-	"fmt"
-	"os"
+	"errors"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/runner-cli/runner/internal/filelock"
 )
 
 // lock takes the exclusive flock on state.lock, waiting at most LockTimeout
@@ -31,56 +30,16 @@ func (s *Store) lock(ctx context.Context) (func(), error) {
 	return func() { unlock(); s.passLead() }, nil
 }
 
-// flockFile opens path (creating it 0600) and takes an flock on it
-// (gofrs/flock), exclusive or shared. It first tries without blocking; if the lock is held it blocks
-// in a goroutine, so waiters are woken by the kernel as soon as the lock is
-// free instead of polling. If the wait is abandoned (timeout or ctx), the
-// goroutine releases the lock as soon as it gets it.
+// flockFile takes an flock on path (see filelock.Lock), waiting at most
+// timeout (DefaultLockTimeout if 0 or less): one held past it is an error
+// wrapping ErrBusy.
 func flockFile(ctx context.Context, path string, shared bool, timeout time.Duration) (func(), error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("wait for lock %s: %w", path, err)
-	}
-	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
-	try, lock := fl.TryLock, fl.Lock
-	if shared {
-		try, lock = fl.TryRLock, fl.RLock
-	}
-	release := func() { _ = fl.Unlock() } // Unlock also closes the file
-	ok, err := try()
-	if err != nil {
-		_ = fl.Close()
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	if ok {
-		return release, nil
-	}
-	done := make(chan error) // unbuffered: a send succeeds only if someone still waits
-	abandon := make(chan struct{})
-	go func() {
-		err := lock()
-		select {
-		case done <- err:
-		case <-abandon:
-			release()
-		}
-	}()
 	if timeout <= 0 {
 		timeout = DefaultLockTimeout
 	}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case err := <-done:
-		if err != nil {
-			_ = fl.Close()
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		return release, nil
-	case <-timer.C:
-		close(abandon)
+	unlock, err := filelock.Lock(ctx, path, shared, timeout)
+	if errors.Is(err, filelock.ErrTimeout) {
 		return nil, &BusyError{Lock: path, Timeout: timeout}
-	case <-ctx.Done():
-		close(abandon)
-		return nil, fmt.Errorf("wait for lock %s: %w", path, ctx.Err())
 	}
+	return unlock, err
 }

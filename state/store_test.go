@@ -517,3 +517,16 @@ func TestUpdatePanicReleasesLock(t *testing.T) {
 	}()
 	mustUpdate(t, s, func(st *State) error { setCounter(st, "a", 1); return nil })
 }
+
+// Without inotify, Watch looks at the files: an update is still signalled.
+func TestPollWatch(t *testing.T) {
+	s := openTemp(t)
+	mustUpdate(t, s, func(st *State) error { setCounter(st, "a", 1); return nil })
+	ch := s.pollWatch(t.Context())
+	mustUpdate(t, s, func(st *State) error { setCounter(st, "a", 2); return nil })
+	select {
+	case <-ch:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no signal for an update")
+	}
+}

@@ -2,8 +2,9 @@ package state
 
 import (
 	"context"
-	"fmt"
+	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -18,18 +19,22 @@ const watchDebounce = 20 * time.Millisecond
 // a per-file watch), ignores the other files, and gathers the events of
 // watchDebounce into one signal; a signal not yet received is not repeated.
 // The channel is closed when ctx ends. Callers re-read the state on each
-// signal.
+// signal. Where no inotify instance is left, it looks at the two files
+// every pollEvery instead.
 func (s *Store) Watch(ctx context.Context) (<-chan struct{}, error) {
 	if err := s.ensureDir(); err != nil {
 		return nil, err
 	}
 	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, fmt.Errorf("watch state directory %s: %w", s.dir, err)
+	if err == nil {
+		if err = w.Add(s.dir); err != nil {
+			w.Close()
+		}
 	}
-	if err := w.Add(s.dir); err != nil {
-		w.Close()
-		return nil, fmt.Errorf("watch state directory %s: %w", s.dir, err)
+	if err != nil {
+		// No inotify left to this user (fs.inotify.max_user_instances,
+		// 128 by default, is shared by all its processes): look instead.
+		return s.pollWatch(ctx), nil
 	}
 	out := make(chan struct{}, 1)
 	go func() {
@@ -75,4 +80,50 @@ func relevant(ev fsnotify.Event) bool {
 		return ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write)
 	}
 	return false
+}
+
+// pollEvery is how often Watch looks at the files when it cannot be told.
+const pollEvery = 250 * time.Millisecond
+
+// pollWatch is Watch by looking at state.json and the journal.
+func (s *Store) pollWatch(ctx context.Context) <-chan struct{} {
+	out := make(chan struct{}, 1)
+	type mark struct {
+		ino  uint64
+		size int64
+		mod  time.Time
+	}
+	look := func() [2]mark {
+		var m [2]mark
+		for i, f := range []string{s.Path(), s.path(JournalFile)} {
+			if fi, err := os.Stat(f); err == nil {
+				m[i] = mark{size: fi.Size(), mod: fi.ModTime()}
+				if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+					m[i].ino = uint64(st.Ino)
+				}
+			}
+		}
+		return m
+	}
+	go func() {
+		defer close(out)
+		last := look()
+		t := time.NewTicker(pollEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			if m := look(); m != last {
+				last = m
+				select {
+				case out <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return out
 }

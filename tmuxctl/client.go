@@ -58,6 +58,9 @@ type Client struct {
 
 	sem chan struct{}
 
+	slotsOnce sync.Once
+	slotsDir  string // see slot; "" when it could not be made
+
 	snapMu  sync.Mutex
 	snapAt  time.Time
 	snap    map[string]PaneInfo
@@ -191,6 +194,14 @@ var ErrNoTmux = errors.New("tmux is not installed or not in PATH (install it, e.
 // not nil, and returns its stdout. Every tmux invocation in runner goes
 // through here.
 func (c *Client) run(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
+	if c.tr == nil {
+		// Waiting for a slot does not count against the call's timeout.
+		release, err := c.slot(ctx)
+		if err != nil {
+			return "", &Error{Args: args, Err: err}
+		}
+		defer release()
+	}
 	if c.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, c.timeout)

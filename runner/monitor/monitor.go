@@ -15,14 +15,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 
-	"github.com/fsnotify/fsnotify"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
@@ -233,20 +231,15 @@ func (m *Monitor) HookNow() *profile.HookEvent {
 }
 
 // WaitHook waits up to d for the turn-end event that Match accepts in the
-// events file (fsnotify, no polling) and returns it; nil when none came.
+// events file (fsnotify, no polling, but for a fileWatch out of inotify
+// instances) and returns it; nil when none came.
 func (m *Monitor) WaitHook(ctx context.Context, d time.Duration) *profile.HookEvent {
 	if m.Events == "" || d <= 0 {
 		return nil
 	}
 	find := m.HookNow
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return find()
-	}
+	w := watchFiles(m.Events)
 	defer w.Close()
-	if err := w.Add(m.Events); err != nil {
-		_ = w.Add(filepath.Dir(m.Events)) // not written yet
-	}
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	for {

@@ -167,3 +167,37 @@ func TestWaitHook(t *testing.T) {
 		t.Fatalf("WaitHook = %+v, want the new event", ev)
 	}
 }
+
+// Without inotify (this user's instances all taken by other supervisors),
+// a wait still ends: on the screen, and on the hook event, by looking at
+// the files' sizes.
+func TestMonitorWithoutInotify(t *testing.T) {
+	noInotify = true
+	t.Cleanup(func() { noInotify = false })
+	if w := watchFiles(filepath.Join(t.TempDir(), "x")); !w.Polling {
+		t.Fatal("watchFiles did not fall back to polling")
+	} else {
+		w.Close()
+	}
+	m, _ := monitorPane(t, `printf '> task\n✻ Working… (esc to interrupt)\n'; sleep 0.3; printf '\033[2J\033[H> task\nthe answer\n\n╭───╮\n│ > │\n╰───╯\n'; exec sleep 600`)
+	since := time.Now()
+	m.Match = profile.TurnMatch{Since: since, EventsFrom: 0}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	obs, err := m.Wait(ctx, GoalTurnEnd, since)
+	if err != nil || obs.Via != "screen" || obs.Detection.State != profile.StateReady {
+		t.Fatalf("wait ended with %+v, %v; want the ready screen", obs, err)
+	}
+
+	m2, _ := monitorPane(t, busyForever)
+	since = time.Now()
+	m2.Match = profile.TurnMatch{Since: since, EventsFrom: 0}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		appendLine(t, m2.Events, `{"time":"`+time.Now().Format(time.RFC3339Nano)+`","event":"Stop","data":{"hook_event_name":"Stop","session_id":"s","last_assistant_message":"done"}}`)
+	}()
+	obs, err = m2.Wait(ctx, GoalTurnEnd, since)
+	if err != nil || obs.Via != "hook" || obs.Hook == nil || obs.Hook.Answer != "done" {
+		t.Fatalf("wait ended with %+v, %v; want the hook's event", obs, err)
+	}
+}

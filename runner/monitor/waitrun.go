@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -22,7 +21,7 @@ type waitRun struct {
 	m         *Monitor
 	goal      Goal
 	start     time.Time
-	w         *fsnotify.Watcher
+	w         *fileWatch
 	live      *liveness
 	serverPID int
 	panePID   int // the agent's process, once known
@@ -61,26 +60,10 @@ func (m *Monitor) newWaitRun(ctx context.Context, goal Goal, since time.Time) (*
 	if r.match.Since.IsZero() {
 		r.match.Since = since
 	}
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return nil, fmt.Errorf("watch %s: %w", m.Pane, err)
-	}
-	r.w = w
-	// Watch the files themselves (all are only ever appended to), not
-	// their directories: a write to another task's transcript must not
-	// wake this supervisor. A file that cannot be watched falls back to
-	// its directory.
-	for _, f := range []string{m.Transcript, m.Events, m.Died} {
-		if f == "" {
-			continue
-		}
-		if err := w.Add(f); err != nil {
-			if err := w.Add(filepath.Dir(f)); err != nil {
-				w.Close()
-				return nil, fmt.Errorf("watch %s: %w", f, err)
-			}
-		}
-	}
+	// The files themselves (all are only ever appended to), not their
+	// directories: a write to another task's transcript must not wake
+	// this supervisor.
+	r.w = watchFiles(m.Transcript, m.Events, m.Died)
 	if !m.Remote {
 		r.serverPID, _ = m.TC.ServerPID(ctx)
 	}

@@ -57,7 +57,7 @@ type (
 type feed struct {
 	env     *runner.Env
 	changes <-chan struct{}
-	files   *fsnotify.Watcher
+	files   *fsnotify.Watcher // nil without inotify: the preview is polled
 	watched string // the transcript file watched now
 }
 
@@ -68,7 +68,9 @@ func newFeed(ctx context.Context, env *runner.Env) (*feed, error) {
 	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		return nil, err
+		// No inotify left to this user (every supervisor holds one):
+		// the preview is refreshed every panePoll instead.
+		return &feed{env: env, changes: ch}, nil
 	}
 	go func() { <-ctx.Done(); w.Close() }()
 	return &feed{env: env, changes: ch, files: w}, nil
@@ -101,6 +103,10 @@ func (f *feed) follow(file string) {
 	if file == f.watched {
 		return
 	}
+	if f.files == nil {
+		f.watched = file
+		return
+	}
 	if f.watched != "" {
 		_ = f.files.Remove(f.watched)
 	}
@@ -110,8 +116,14 @@ func (f *feed) follow(file string) {
 	}
 }
 
+// panePoll is how often the preview is refreshed without inotify.
+const panePoll = 500 * time.Millisecond
+
 // nextPaneEvent waits for the watched transcript to be written.
 func (f *feed) nextPaneEvent() tea.Cmd {
+	if f.files == nil {
+		return tea.Tick(panePoll, func(time.Time) tea.Msg { return paneMsg{} })
+	}
 	return func() tea.Msg {
 		for {
 			select {

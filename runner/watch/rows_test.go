@@ -93,3 +93,15 @@ func TestRowFields(t *testing.T) {
 		t.Errorf("row: since %v summary %q queue %d; want the status's start, the latest turn, 1 queued", r.Since, r.Summary, r.Queue)
 	}
 }
+
+// Without inotify the preview is refreshed on a timer.
+func TestFeedWithoutInotify(t *testing.T) {
+	f := &feed{}
+	f.follow("/some/transcript")
+	if f.watched != "/some/transcript" {
+		t.Fatalf("watched %q", f.watched)
+	}
+	if _, ok := f.nextPaneEvent()().(paneMsg); !ok {
+		t.Fatal("no refresh without a watcher")
+	}
+}
