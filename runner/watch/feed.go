@@ -58,7 +58,7 @@ type feed struct {
 	env     *runner.Env
 	changes <-chan struct{}
 	files   *fsnotify.Watcher // nil without inotify: the preview is polled
-	watched string // the transcript file watched now
+	watched string            // the transcript file watched now
 }
 
 func newFeed(ctx context.Context, env *runner.Env) (*feed, error) {
