@@ -1,0 +1,47 @@
+package filelock
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestLock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "l")
+	release, err := Lock(t.Context(), path, false, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := TryLock(path); ok {
+		t.Fatal("TryLock took a held lock")
+	}
+	if _, err := Lock(t.Context(), path, true, 50*time.Millisecond); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("shared lock while held exclusive: %v, want ErrTimeout", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	if _, err := Lock(ctx, path, false, 0); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled wait: %v", err)
+	}
+	// A waiter gets the lock as soon as it is let go.
+	got := make(chan error, 1)
+	go func() {
+		r, err := Lock(t.Context(), path, false, 10*time.Second)
+		if err == nil {
+			r()
+		}
+		got <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	release()
+	if err := <-got; err != nil {
+		t.Fatalf("waiter: %v", err)
+	}
+	r, ok := TryLock(path)
+	if !ok {
+		t.Fatal("TryLock: the lock is free")
+	}
+	r()
+}
