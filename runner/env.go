@@ -138,31 +138,10 @@ func (env *Env) update(ctx context.Context, id string, fn func(*state.Task)) err
 // fn must depend on the task alone, and may run more than once.
 func (env *Env) setStatus(ctx context.Context, id string, s state.Status, reason string, fn func(*state.Task)) error {
 	what := "task " + id + ": " + string(s) + ": " + reason
-	if !s.IsTerminal() || s == state.StatusDone {
-		// One task's change: handed to the lock's holder if there is one.
-		return env.updateTaskDurably(ctx, what, id, func(t *state.Task) error {
-			if t.Status.IsTerminal() {
-				return nil
-			}
-			if fn != nil {
-				fn(t)
-			}
-			if t.Status != s || s == state.StatusRunning {
-				_ = t.SetStatus(s, env.now(), reason)
-			}
-			return nil
-		})
-	}
-	var dropped []*state.Message
-	// A status change is never dropped for a busy lock or a full disk.
-	err := env.updateDurably(ctx, what, func(st *state.State) error {
-		dropped = nil
-		t := st.Task(id)
-		if t == nil {
-			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
-		}
+	// change reports whether it changed t (not when t had ended).
+	change := func(t *state.Task) bool {
 		if t.Status.IsTerminal() {
-			return nil
+			return false
 		}
 		if fn != nil {
 			fn(t)
@@ -170,7 +149,25 @@ func (env *Env) setStatus(ctx context.Context, id string, s state.Status, reason
 		if t.Status != s || s == state.StatusRunning {
 			_ = t.SetStatus(s, env.now(), reason)
 		}
-		if s.IsTerminal() && s != state.StatusDone {
+		return true
+	}
+	// A status change is never dropped for a busy lock or a full disk.
+	if !s.IsTerminal() || s == state.StatusDone {
+		// One task's change: handed to the lock's holder if there is one.
+		return env.updateTaskDurably(ctx, what, id, func(t *state.Task) error {
+			change(t)
+			return nil
+		})
+	}
+	// Ended otherwise: its queue goes too, so the whole state is needed.
+	var dropped []*state.Message
+	err := env.updateDurably(ctx, what, func(st *state.State) error {
+		dropped = nil
+		t := st.Task(id)
+		if t == nil {
+			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
+		}
+		if change(t) {
 			// Its queue can never be delivered now.
 			dropped = messaging.DropQueue(st, id, env.now(), fmt.Sprintf("task %s ended %s before taking it", id, s))
 		}

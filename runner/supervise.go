@@ -171,13 +171,6 @@ func (s *supervisor) concludeAll(ctx, tctx context.Context, err error) error {
 	}
 }
 
-// startClock starts the task's time (--timeout): ctx with that deadline,
-// which outcomeOf tells from any other deadline (a tmux call's).
-func (s *supervisor) startClock(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	s.deadline = time.Now().Add(d)
-	return context.WithDeadline(ctx, s.deadline)
-}
-
 type supervisor struct {
 	// deadline is when the task's time runs out (startClock).
 	deadline time.Time

@@ -70,6 +70,13 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 	return fmt.Errorf("task %s %s: %s: %w", s.id, o.status, o.reason, ErrTaskFailed)
 }
 
+// startClock starts the task's time (--timeout): ctx with that deadline,
+// which outcomeOf tells from any other deadline (a tmux call's).
+func (s *supervisor) startClock(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	s.deadline = time.Now().Add(d)
+	return context.WithDeadline(ctx, s.deadline)
+}
+
 // outcomeOf maps the error a supervision ended with to the outcome to
 // record. An interruption (SIGINT/SIGTERM) is recorded here and returns
 // no outcome, only the error to exit with.

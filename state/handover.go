@@ -4,7 +4,6 @@
 package state
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,8 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -285,164 +282,6 @@ func (s *Store) writeOp(dir, name string, op taskOp) error {
 
 // tryFlock takes the lock at path if it is free now.
 func tryFlock(path string) (func(), bool) { return filelock.TryLock(path) }
-
-// A claim is a queued op a holder took, and the answer it gets.
-type claim struct {
-	name   string
-	answer byte
-}
-
-// takeOps claims every queued op (and any a holder that died left
-// claimed) and applies to st those whose task is still as their owner read
-// it, naming them in st.applied. Called with the lock held, before the
-// holder's own updates. It returns the claims and how many changed st.
-// With st nil (the state did not load) it claims them all as conflicts:
-// their owners go through Update, which says why.
-func (s *Store) takeOps(st *State) ([]claim, int) {
-	dir := s.path(opsDir)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, 0
-	}
-	var claims []claim
-	var names []string
-	applied := 0
-	for _, e := range ents {
-		name, kind, _ := strings.Cut(e.Name(), ".")
-		switch kind {
-		case "op":
-			if os.Rename(filepath.Join(dir, e.Name()), filepath.Join(dir, name+".claim")) != nil {
-				continue // withdrawn meanwhile
-			}
-		case "claim":
-		case "tmp":
-			removeStale(dir, e)
-			continue
-		default:
-			continue
-		}
-		c := claim{name: name, answer: answerConflict}
-		switch {
-		case st == nil:
-		case kind == "claim":
-			// Its holder died: done if and only if its write named it.
-			if slices.Contains(st.applied, name) {
-				c.answer = answerApplied
-				names = append(names, name)
-			}
-		case applyOp(st, filepath.Join(dir, name+".claim")):
-			c.answer = answerApplied
-			names = append(names, name)
-			applied++
-		}
-		claims = append(claims, c)
-	}
-	if st != nil {
-		st.applied = names
-	}
-	return claims, applied
-}
-
-// opsWaiting reports whether the queue holds an op or a claim.
-func (s *Store) opsWaiting() bool {
-	ents, err := os.ReadDir(s.path(opsDir))
-	if err != nil {
-		return false
-	}
-	for _, e := range ents {
-		if _, kind, _ := strings.Cut(e.Name(), "."); kind == "op" || kind == "claim" {
-			return true
-		}
-	}
-	return false
-}
-
-// removeStale removes e, an op its owner began to write, once it is
-// older than staleOps (its owner died writing it).
-func removeStale(dir string, e fs.DirEntry) {
-	if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleOps {
-		os.Remove(filepath.Join(dir, e.Name()))
-	}
-}
-
-// applyOp applies the op in path to st if its task is still as the owner
-// read it.
-func applyOp(st *State, path string) bool {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return false
-	}
-	var op taskOp
-	if json.Unmarshal(data, &op) != nil {
-		return false
-	}
-	cur, ok := st.Tasks[op.Task]
-	if !ok {
-		return false
-	}
-	now, err := json.Marshal(cur)
-	if err != nil || !bytes.Equal(now, op.Base) {
-		return false
-	}
-	t := new(Task)
-	if json.Unmarshal(op.New, t) != nil || t.ID != op.Task {
-		return false
-	}
-	st.Tasks[op.Task] = t
-	return true
-}
-
-// answerOps tells each claim's owner its answer (or, if all is set, that
-// one instead), one write per inbox, then removes the claims. Told first:
-// a holder that dies in between leaves the claims for the next one, which
-// answers again.
-func (s *Store) answerOps(claims []claim, all byte) {
-	if len(claims) == 0 {
-		return
-	}
-	dir := s.path(opsDir)
-	byBox := map[string][]answer{}
-	for _, c := range claims {
-		a := c.answer
-		if all != 0 {
-			a = all
-		}
-		id := inboxOf(c.name)
-		byBox[id] = append(byBox[id], answer{c.name, a})
-	}
-	for id, as := range byBox {
-		send(dir, id, as)
-	}
-	for _, c := range claims {
-		os.Remove(filepath.Join(dir, c.name+".claim"))
-	}
-}
-
-// passLead runs after the lock was let go: if ops wait in the queue (queued
-// while this holder held the lock, after it had looked), the owner of the
-// oldest is told to take the lock. One whose owner is gone is removed: it
-// was never acknowledged. (One whose owner cannot be told takes the lock
-// itself at its next tick.)
-func (s *Store) passLead() {
-	dir := s.path(opsDir)
-	ents, err := os.ReadDir(dir) // sorted by name: oldest first
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		name, ok := strings.CutSuffix(e.Name(), ".op")
-		if !ok {
-			continue
-		}
-		ok, gone := send(dir, inboxOf(name), []answer{{name, answerLead}})
-		if ok {
-			return
-		}
-		if gone {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
-}
 
 func exists(path string) bool {
 	_, err := os.Stat(path)

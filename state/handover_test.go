@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -337,27 +336,7 @@ func TestKilledTaskWriters(t *testing.T) {
 	t.Cleanup(func() { bg.Process.Kill() }) // if the test stops early
 	acked := 0
 	for i := range kills {
-		cmd := helper(t, "taskack", s.Dir(), "k", "0")
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(out)
-		for range rng.IntN(4) {
-			if !sc.Scan() {
-				break
-			}
-			acked, _ = strconv.Atoi(sc.Text())
-		}
-		time.Sleep(time.Duration(rng.IntN(1500)) * time.Microsecond)
-		cmd.Process.Signal(syscall.SIGKILL)
-		for sc.Scan() {
-			acked, _ = strconv.Atoi(sc.Text())
-		}
-		cmd.Wait()
+		acked = killAfterAcks(t, rng, helper(t, "taskack", s.Dir(), "k", "0"), acked)
 		st, err := s.Read(t.Context())
 		if err != nil {
 			t.Fatalf("kill %d: state does not read: %v", i, err)

@@ -456,29 +456,7 @@ func TestKilledWriters(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
 	acked, midWrite := 0, 0
 	for i := range kills {
-		cmd := helper(t, "ack", s.Dir(), "k")
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// Let it acknowledge 0 to 3 updates, then kill it a random few
-		// hundred microseconds later: often in the middle of a write.
-		sc := bufio.NewScanner(out)
-		for range rng.IntN(4) {
-			if !sc.Scan() {
-				break
-			}
-			acked, _ = strconv.Atoi(sc.Text())
-		}
-		time.Sleep(time.Duration(rng.IntN(1500)) * time.Microsecond)
-		cmd.Process.Signal(syscall.SIGKILL)
-		for sc.Scan() {
-			acked, _ = strconv.Atoi(sc.Text())
-		}
-		cmd.Wait()
+		acked = killAfterAcks(t, rng, helper(t, "ack", s.Dir(), "k"), acked)
 		if _, err := os.Stat(filepath.Join(s.Dir(), tmpFile)); err == nil {
 			midWrite++ // killed between creating the temp file and the rename
 		}
@@ -529,4 +507,33 @@ func TestPollWatch(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no signal for an update")
 	}
+}
+
+// killAfterAcks starts cmd, a helper that prints each value it had
+// acknowledged, lets it acknowledge 0 to 3, then kills it a random few
+// hundred microseconds later (often in the middle of a write), and
+// returns the last value it acknowledged (acked if none).
+func killAfterAcks(t *testing.T, rng *rand.Rand, cmd *exec.Cmd, acked int) int {
+	t.Helper()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	for range rng.IntN(4) {
+		if !sc.Scan() {
+			break
+		}
+		acked, _ = strconv.Atoi(sc.Text())
+	}
+	time.Sleep(time.Duration(rng.IntN(1500)) * time.Microsecond)
+	cmd.Process.Signal(syscall.SIGKILL)
+	for sc.Scan() {
+		acked, _ = strconv.Atoi(sc.Text())
+	}
+	cmd.Wait()
+	return acked
 }
