@@ -55,7 +55,7 @@ const maxStateEntries = 10000
 
 // Doctor checks what runner needs (the config file, tmux and its version,
 // the runner's tmux server, git, the state directory and its permissions,
-// the agent CLIs) and returns one Check per finding, in a stable order. It
+// the inotify instances left, the agent CLIs) and returns one Check per finding, in a stable order. It
 // changes nothing: a missing state directory is checked for being
 // creatable, not created.
 func Doctor(ctx context.Context, opts DoctorOptions) []Check {
@@ -68,6 +68,9 @@ func Doctor(ctx context.Context, opts DoctorOptions) []Check {
 	out = append(out, tmuxChecks(ctx, cfg, opts.Socket)...)
 	out = append(out, gitCheck(ctx))
 	out = append(out, stateDirCheck(opts.Getenv))
+	if c, ok := inotifyCheck("/proc"); ok {
+		out = append(out, c)
+	}
 	out = append(out, agentChecks(ctx, cfg, path, opts)...)
 	return out
 }

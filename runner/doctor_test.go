@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -222,5 +223,40 @@ func TestDoctor(t *testing.T) {
 	}
 	if !DoctorFailed(checks) {
 		t.Error("DoctorFailed = false with tmux missing")
+	}
+}
+
+func TestInotifyCheck(t *testing.T) {
+	proc := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(proc, "sys", "fs", "inotify"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proc, "sys", "fs", "inotify", "max_user_instances"), []byte("10\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Two processes of this user: three inotify instances and a file.
+	for pid, links := range map[string][]string{"101": {"anon_inode:inotify", "/x"}, "202": {"anon_inode:inotify", "anon_inode:inotify"}} {
+		fd := filepath.Join(proc, pid, "fd")
+		if err := os.MkdirAll(fd, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range links {
+			if err := os.Symlink(l, filepath.Join(fd, strconv.Itoa(i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	c, ok := inotifyCheck(proc)
+	if !ok || c.Status != CheckOK || !strings.HasPrefix(c.Detail, "3 of 10 ") {
+		t.Fatalf("3 of 10: %+v", c)
+	}
+	if err := os.WriteFile(filepath.Join(proc, "sys", "fs", "inotify", "max_user_instances"), []byte("3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := inotifyCheck(proc); c.Status != CheckWarn || !strings.Contains(c.Fix, "max_user_instances=1024") {
+		t.Fatalf("3 of 3: %+v", c)
+	}
+	if _, ok := inotifyCheck(t.TempDir()); ok {
+		t.Error("a check without a limit to read")
 	}
 }
