@@ -20,7 +20,8 @@ func (a *app) newStateCmd() *cobra.Command {
 $RUNNER_STATE_DIR, else $XDG_STATE_HOME/runner, else ~/.local/state/runner.
 state.json is the index (projects, the hot fields of active and recent tasks,
 open and recent messages); tasks/<id>.<gen>.json holds each task's whole record;
-archive/ holds finished tasks and messages the index no longer carries.`,
+archive/ holds finished tasks and messages the index no longer carries;
+ops/ holds task changes handed to the process that holds the lock.`,
 		Args: args(cobra.NoArgs),
 	}
 	cmd.AddCommand(a.newStatePathCmd(), a.newStateShowCmd(), a.newStateRepairCmd())
@@ -46,6 +47,7 @@ func (a *app) newStatePathCmd() *cobra.Command {
 					"journal": s.Dir() + "/" + state.JournalFile,
 					"records": s.Dir() + "/tasks",
 					"archive": s.Dir() + "/archive",
+					"ops":     s.Dir() + "/ops",
 				})
 			}
 			fmt.Fprintln(a.out, s.Path())
