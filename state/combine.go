@@ -176,7 +176,8 @@ func (s *Store) applyBatch(batch []*updateReq, unlock func(), lockErr error) {
 		}
 		return
 	}
-	if len(batch) == 0 && !s.opsWaiting() {
+	ents := s.queued()
+	if len(batch) == 0 && !waiting(ents) {
 		unlock() // taken to serve the queue, which someone served already
 		return
 	}
@@ -184,14 +185,14 @@ func (s *Store) applyBatch(batch []*updateReq, unlock func(), lockErr error) {
 		defer unlock()
 		st, raw, err := s.load()
 		if err != nil {
-			claims, _ := s.takeOps(nil)
+			claims, _ := s.takeOps(nil, ents)
 			s.answerOps(claims, answerConflict)
 			return writeResult{}, err
 		}
 		st.writable = true
 		// The queued changes first: they waited longest, and a stale
 		// claim is judged against the state as its holder left it.
-		claims, took := s.takeOps(st)
+		claims, took := s.takeOps(st, ents)
 		applied := applyUpdates(batch, st, results)
 		if applied+took == 0 {
 			if len(claims) > 0 {

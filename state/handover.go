@@ -59,7 +59,7 @@ func (s *Store) UpdateTask(ctx context.Context, id string, fn func(*Task) error)
 		return err
 	}
 	// The lock free: no one to hand the change to.
-	if unlock, ok := tryFlock(s.path(LockFile)); ok {
+	if unlock, ok := filelock.TryLock(s.path(LockFile)); ok {
 		req := &updateReq{ctx: ctx, fn: direct, done: make(chan updateResult, 1)}
 		s.applyBatch([]*updateReq{req}, func() { unlock(); s.passLead() }, nil)
 		err := (<-req.done).unwrap()
@@ -279,9 +279,6 @@ func (s *Store) writeOp(dir, name string, op taskOp) error {
 	}
 	return nil
 }
-
-// tryFlock takes the lock at path if it is free now.
-func tryFlock(path string) (func(), bool) { return filelock.TryLock(path) }
 
 func exists(path string) bool {
 	_, err := os.Stat(path)

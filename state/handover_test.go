@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/filelock"
 )
 
 // seedTasks makes tasks with these ids, running.
@@ -189,7 +191,7 @@ func TestUpdateTaskConflict(t *testing.T) {
 func TestUpdateTaskWithdrawnAfterTimeout(t *testing.T) {
 	s := openTemp(t)
 	seedTasks(t, s, "t_a")
-	unlock, ok := tryFlock(s.path(LockFile)) // a holder that never answers
+	unlock, ok := filelock.TryLock(s.path(LockFile)) // a holder that never answers
 	if !ok {
 		t.Fatal("lock not free")
 	}

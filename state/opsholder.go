@@ -25,13 +25,10 @@ type claim struct {
 // it, naming them in st.applied. Called with the lock held, before the
 // holder's own updates. It returns the claims and how many changed st.
 // With st nil (the state did not load) it claims them all as conflicts:
-// their owners go through Update, which says why.
-func (s *Store) takeOps(st *State) ([]claim, int) {
+// their owners go through Update, which says why. ents is the queue as
+// queued read it.
+func (s *Store) takeOps(st *State, ents []fs.DirEntry) ([]claim, int) {
 	dir := s.path(opsDir)
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, 0
-	}
 	var claims []claim
 	var names []string
 	applied := 0
@@ -71,12 +68,14 @@ func (s *Store) takeOps(st *State) ([]claim, int) {
 	return claims, applied
 }
 
-// opsWaiting reports whether the queue holds an op or a claim.
-func (s *Store) opsWaiting() bool {
-	ents, err := os.ReadDir(s.path(opsDir))
-	if err != nil {
-		return false
-	}
+// queued lists the queue's entries (none when there is no queue).
+func (s *Store) queued() []fs.DirEntry {
+	ents, _ := os.ReadDir(s.path(opsDir))
+	return ents
+}
+
+// waiting reports whether ents hold an op or a claim.
+func waiting(ents []fs.DirEntry) bool {
 	for _, e := range ents {
 		if _, kind, _ := strings.Cut(e.Name(), "."); kind == "op" || kind == "claim" {
 			return true

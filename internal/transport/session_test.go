@@ -17,16 +17,8 @@ import (
 // kept apart, one shell for them all, and a shell that died (its
 // connection dropped) replaced on the next command.
 func TestSessionRun(t *testing.T) {
-	srv := sshtest.Start(t)
+	srv, s := loopSSH(t)
 	dir := t.TempDir()
-	s := &SSH{Destination: sshtest.Alias, Args: srv.SSHArgs(), ControlDir: t.TempDir()}
-	if err := s.Prepare(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		s.Close()
-		_ = s.Exit()
-	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 

@@ -37,15 +37,8 @@ func TestJoinLocalShell(t *testing.T) {
 // TestSSHHostile: the same through a real sshd on loopback, twice (the
 // second over the shared connection), byte-exact, nothing run.
 func TestSSHHostile(t *testing.T) {
-	srv := sshtest.Start(t)
+	_, s := loopSSH(t)
 	dir := t.TempDir()
-	s := &SSH{Destination: sshtest.Alias, Args: srv.SSHArgs(), ControlDir: t.TempDir()}
-	if err := s.Prepare(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = s.Exit()
-	})
 	for i := range 2 {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		argv := append([]string{"sh", "-c", `cd "$1" && shift && printf '%s\0' "$@"`, "sh", dir}, hostile...)
@@ -105,4 +98,20 @@ func TestControlPathShort(t *testing.T) {
 	if a == b {
 		t.Errorf("two ports share control path %s", a)
 	}
+}
+
+// loopSSH starts a real sshd on loopback and returns it with a prepared
+// SSH transport to it, whose session and connection end with the test.
+func loopSSH(t *testing.T) (*sshtest.Server, *SSH) {
+	t.Helper()
+	srv := sshtest.Start(t)
+	s := &SSH{Destination: sshtest.Alias, Args: srv.SSHArgs(), ControlDir: t.TempDir()}
+	if err := s.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Close()
+		_ = s.Exit()
+	})
+	return srv, s
 }
