@@ -1,14 +1,9 @@
 package runner
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"os"
-	"time"
 
 	"github.com/runner-cli/runner/runner/profile"
-	"github.com/runner-cli/runner/tmuxctl"
 
 	"github.com/runner-cli/runner/runner/exit"
 
@@ -60,43 +55,4 @@ func recordText(store *state.Store, id, text string) (string, string, error) {
 		return "", "", err
 	}
 	return state.ClipText(text), file, nil
-}
-
-// transcriptShows reports, at most every 200 ms (else false), whether sig
-// shows in the pane's transcript after offset, with escape sequences
-// removed: the agent displayed the text it was given. With the composer
-// empty again and no busy marker, that means the agent took the prompt
-// and its turn already ended (a quick turn whose echo scrolled off the
-// screen), whereas a prompt sent to an input that was not live never shows
-// at all.
-type transcriptShows struct {
-	file   string
-	offset int64
-	sig    string
-	last   time.Time
-	seen   bool
-}
-
-func (ts *transcriptShows) check() bool {
-	if ts.seen {
-		return true
-	}
-	if ts.file == "" || ts.sig == "" || time.Since(ts.last) < 200*time.Millisecond {
-		return false
-	}
-	ts.last = time.Now()
-	f, err := os.Open(ts.file)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if _, err := f.Seek(ts.offset, io.SeekStart); err != nil {
-		return false
-	}
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return false
-	}
-	ts.seen = bytes.Contains(b, []byte(ts.sig)) || bytes.Contains([]byte(tmuxctl.StripEscapes(string(b))), []byte(ts.sig))
-	return ts.seen
 }

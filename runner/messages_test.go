@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/supervisor"
 
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -237,7 +238,7 @@ func TestClaimMessages(t *testing.T) {
 		}
 		return nil
 	})
-	s := &supervisor{env: env, id: a.ID}
+	s := &supervision{env: env, Supervisor: &supervisor.Supervisor{ID: a.ID}}
 	batch, err := s.claimMessages(t.Context())
 	if err != nil {
 		t.Fatal(err)

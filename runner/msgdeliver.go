@@ -11,8 +11,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/messaging"
-	"github.com/runner-cli/runner/runner/monitor"
-	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/supervisor"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -25,28 +24,28 @@ var errMoreMessages = errors.New("messages are waiting")
 // them what the agent is handling. Messages left delivering by a
 // supervisor that died are marked failed: they may or may not have been
 // typed in, and are never typed twice.
-func (s *supervisor) claimMessages(ctx context.Context) ([]*state.Message, error) {
+func (s *supervision) claimMessages(ctx context.Context) ([]*state.Message, error) {
 	env := s.env
 	var batch []*state.Message
 	var stale []*state.Message
 	err := env.Store.Update(ctx, func(st *state.State) error {
 		batch, stale = nil, nil
-		t := st.Task(s.id)
+		t := st.Task(s.ID)
 		if t == nil {
-			return fmt.Errorf("task %s: %w", s.id, state.ErrTaskNotFound)
+			return fmt.Errorf("task %s: %w", s.ID, state.ErrTaskNotFound)
 		}
 		if t.SupervisorPID != os.Getpid() {
 			// Another supervisor took the task: it delivers.
-			return fmt.Errorf("task %s is supervised by process %d now, not %d", s.id, t.SupervisorPID, os.Getpid())
+			return fmt.Errorf("task %s is supervised by process %d now, not %d", s.ID, t.SupervisorPID, os.Getpid())
 		}
 		if t.Status.IsTerminal() {
 			return nil // cancelled meanwhile: nothing to deliver
 		}
-		stale = messaging.FailStaleClaims(st, s.id, env.now(), "")
+		stale = messaging.FailStaleClaims(st, s.ID, env.now(), "")
 		size := 0
 		hops := 0
 		var ids []string
-		for _, m := range st.MessagesFor(s.id, state.MessagePending) {
+		for _, m := range st.MessagesFor(s.ID, state.MessagePending) {
 			if len(batch) == maxBatchMessages || (len(batch) > 0 && size+len(m.Text) > maxBatchBytes) {
 				break
 			}
@@ -69,7 +68,7 @@ func (s *supervisor) claimMessages(ctx context.Context) ([]*state.Message, error
 // settleMessages records how the delivery of a batch went. It is recorded
 // even when the supervision is being cancelled, retried if the lock is
 // busy, and journaled once recorded.
-func (s *supervisor) settleMessages(ctx context.Context, batch []*state.Message, st state.MessageStatus, reason string) {
+func (s *supervision) settleMessages(ctx context.Context, batch []*state.Message, st state.MessageStatus, reason string) {
 	env := s.env
 	ctx = context.WithoutCancel(ctx)
 	now := env.now()
@@ -88,7 +87,7 @@ func (s *supervisor) settleMessages(ctx context.Context, batch []*state.Message,
 		}
 	}
 	if err != nil {
-		env.say("task %s: could not record the delivery of %d message(s): %v", s.id, len(batch), err)
+		env.say("task %s: could not record the delivery of %d message(s): %v", s.ID, len(batch), err)
 		return
 	}
 	for _, m := range batch {
@@ -101,8 +100,8 @@ func (s *supervisor) settleMessages(ctx context.Context, batch []*state.Message,
 // user who attached may have started something by hand since the last
 // turn); if it is not within the ready timeout, the messages stay queued
 // and the supervision ends with the task done.
-func (s *supervisor) messageTurn(ctx context.Context) error {
-	if err := s.waitIdlePrompt(ctx); err != nil {
+func (s *supervision) messageTurn(ctx context.Context) error {
+	if err := s.WaitIdlePrompt(ctx); err != nil {
 		return err
 	}
 	batch, err := s.claimMessages(ctx)
@@ -110,63 +109,15 @@ func (s *supervisor) messageTurn(ctx context.Context) error {
 		return err
 	}
 	if len(batch) == 0 {
-		return &errOutcome{outcome{status: state.StatusDone, reason: "no messages left to deliver"}}
+		return &supervisor.Ended{Outcome: supervisor.Outcome{Status: state.StatusDone, Reason: "no messages left to deliver"}}
 	}
-	s.env.say("task %s: delivering %d message(s)", s.id, len(batch))
-	if err := s.deliver(ctx, messaging.Prompt(batch), false); err != nil {
+	s.env.say("task %s: delivering %d message(s)", s.ID, len(batch))
+	if err := s.Deliver(ctx, messaging.Prompt(batch), false); err != nil {
 		s.settleMessages(ctx, batch, state.MessageFailed, "the prompt was not confirmed: "+err.Error())
 		return err
 	}
 	s.settleMessages(ctx, batch, state.MessageDelivered, "")
-	return s.monitorTurn(ctx, time.Time{})
-}
-
-// waitIdlePrompt waits until the pane shows the agent's prompt, at most the
-// ready timeout. A question on the screen is handled like in a turn
-// (needs_input); an error screen is waited out.
-func (s *supervisor) waitIdlePrompt(ctx context.Context) error {
-	readyTimeout := s.set.ReadyTimeout
-	if readyTimeout <= 0 {
-		readyTimeout = 60 * time.Second
-	}
-	rctx, cancel := context.WithTimeout(ctx, readyTimeout)
-	defer cancel()
-	for {
-		screen, err := s.tc.CaptureScreen(rctx, s.pane)
-		if err != nil && rctx.Err() == nil {
-			return err
-		}
-		if err == nil && profile.Detect(s.prof, screen).State == profile.StateReady {
-			return nil
-		}
-		var obs monitor.Observation
-		if err == nil {
-			obs, err = s.mon.Wait(rctx, monitor.GoalReady, time.Now())
-		}
-		switch {
-		case err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
-			n := 0
-			if st, rerr := s.env.Store.Read(ctx); rerr == nil {
-				n = len(st.MessagesFor(s.id, state.MessagePending))
-			}
-			return &errOutcome{outcome{status: state.StatusDone, keepQueue: true,
-				reason: fmt.Sprintf("the agent was not at its prompt within %s; %d message(s) stay queued (the next 'runner msg' or 'runner send' retries)", readyTimeout, n)}}
-		case err != nil:
-			return err
-		case obs.Dead:
-			return &errOutcome{outcome{status: state.StatusExited, reason: fmt.Sprintf("the agent exited with status %d", obs.Status), obs: obs, code: &obs.Status}}
-		case obs.Detection.State == profile.StateNeedsInput:
-			if err := s.needsInput(ctx, obs.Detection, obs); err != nil {
-				return err
-			}
-		case obs.Detection.State != profile.StateReady:
-			// An error screen: look again shortly rather than spin.
-			select {
-			case <-rctx.Done():
-			case <-time.After(250 * time.Millisecond):
-			}
-		}
-	}
+	return s.MonitorTurn(ctx, time.Time{})
 }
 
 // journalDropped records messages dropped or failed, with their reason.

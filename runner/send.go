@@ -77,7 +77,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 		return t, err
 	}
 	defer stop()
-	if err := sup.deliver(ctx, req.Text, false); err != nil {
+	if err := sup.Deliver(ctx, req.Text, false); err != nil {
 		return t, err
 	}
 	if req.Detach {
@@ -92,7 +92,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	}
 	tctx, cancel := sup.startClock(sup.runCtx, timeout)
 	defer cancel()
-	err = sup.concludeAll(ctx, tctx, sup.hostLost(sup.monitorTurn(tctx, time.Time{})))
+	err = sup.concludeAll(ctx, tctx, sup.hostLost(sup.MonitorTurn(tctx, time.Time{})))
 	nt, _ := env.task(context.WithoutCancel(ctx), t.ID)
 	if nt == nil {
 		nt = t
@@ -242,7 +242,7 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 		return nt, err
 	}
 	defer stop()
-	if err := sup.waitReady(sup.runCtx); err != nil {
+	if err := sup.WaitReady(sup.runCtx); err != nil {
 		err = sup.concludeAll(ctx, sup.runCtx, sup.hostLost(err))
 		if x, _ := env.task(context.WithoutCancel(ctx), t.ID); x != nil {
 			nt = x

@@ -14,18 +14,17 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
-	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/monitor"
-	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/supervisor"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
 // conclude records the final outcome of a supervision and maps it to the
 // error that sets the exit code.
-func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
+func (s *supervision) conclude(parent, tctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -34,45 +33,45 @@ func (s *supervisor) conclude(parent, tctx context.Context, err error) error {
 	if eo == nil {
 		return stop
 	}
-	o := eo.o
-	end := s.turnEnd(ctx, o)
-	if o.status == state.StatusNeedsInput {
-		if t, _ := s.env.task(ctx, s.id); t != nil {
-			s.env.journal(ctx, t, "needs-input", o.reason)
+	o := eo.Outcome
+	end := s.ReadTurnEnd(ctx, o)
+	if o.Status == state.StatusNeedsInput {
+		if t, _ := s.env.task(ctx, s.ID); t != nil {
+			s.env.journal(ctx, t, "needs-input", o.Reason)
 		}
-		return fmt.Errorf("task %s needs input: %s (answer with 'runner attach %s', then 'runner resume %s'): %w", s.id, dialogLine(s.prof, o.reason), s.id, s.id, exit.ErrNeedsInput)
+		return fmt.Errorf("task %s needs input: %s (answer with 'runner attach %s', then 'runner resume %s'): %w", s.ID, supervisor.DialogLine(s.Profile, o.Reason), s.ID, s.ID, exit.ErrNeedsInput)
 	}
 	more, final := s.recordTurnEnd(ctx, parent, o, end)
 	if more > 0 {
-		s.env.say("task %s: turn done; %d message(s) waiting", s.id, more)
+		s.env.say("task %s: turn done; %d message(s) waiting", s.ID, more)
 		return errMoreMessages
 	}
 	if final != nil {
-		s.env.journal(ctx, final, "status", string(o.status)+": "+o.reason)
-		if o.status == state.StatusDone && s.set.Commit {
+		s.env.journal(ctx, final, "status", string(o.Status)+": "+o.Reason)
+		if o.Status == state.StatusDone && s.set.Commit {
 			s.commit(ctx)
 		}
 		// The notification tells about this turn's end, whatever happens
 		// to the task after.
 		s.env.notify(ctx, final, s.set)
-		if o.status == state.StatusDone && parent.Err() == nil && s.release(ctx, !o.keepQueue) {
+		if o.Status == state.StatusDone && parent.Err() == nil && s.release(ctx, !o.KeepQueue) {
 			return errMoreMessages
 		}
 	}
-	switch o.status {
+	switch o.Status {
 	case state.StatusDone:
 		return nil
 	case state.StatusTimeout:
-		return fmt.Errorf("task %s: %s (the pane is left for inspection: runner attach %s): %w", s.id, o.reason, s.id, ErrTaskTimeout)
+		return fmt.Errorf("task %s: %s (the pane is left for inspection: runner attach %s): %w", s.ID, o.Reason, s.ID, ErrTaskTimeout)
 	case state.StatusCancelled:
-		return fmt.Errorf("task %s: %s: %w", s.id, o.reason, ErrCancelled)
+		return fmt.Errorf("task %s: %s: %w", s.ID, o.Reason, ErrCancelled)
 	}
-	return fmt.Errorf("task %s %s: %s: %w", s.id, o.status, o.reason, ErrTaskFailed)
+	return fmt.Errorf("task %s %s: %s: %w", s.ID, o.Status, o.Reason, ErrTaskFailed)
 }
 
 // startClock starts the task's time (--timeout): ctx with that deadline,
 // which outcomeOf tells from any other deadline (a tmux call's).
-func (s *supervisor) startClock(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+func (s *supervision) startClock(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
 	s.deadline = time.Now().Add(d)
 	return context.WithDeadline(ctx, s.deadline)
 }
@@ -80,79 +79,44 @@ func (s *supervisor) startClock(ctx context.Context, d time.Duration) (context.C
 // outcomeOf maps the error a supervision ended with to the outcome to
 // record. An interruption (SIGINT/SIGTERM) is recorded here and returns
 // no outcome, only the error to exit with.
-func (s *supervisor) outcomeOf(ctx, parent context.Context, err error) (*errOutcome, error) {
+func (s *supervision) outcomeOf(ctx, parent context.Context, err error) (*supervisor.Ended, error) {
 	env := s.env
-	var eo *errOutcome
+	var eo *supervisor.Ended
 	switch {
 	case errors.As(err, &eo):
 		return eo, nil
 	case errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil && !s.deadline.IsZero() && !time.Now().Before(s.deadline):
 		// The task's own time, not a tmux call's that ran out (that
 		// one is a failure, with its words).
-		return &errOutcome{outcome{status: state.StatusTimeout, reason: "the task did not finish before its --timeout"}}, nil
+		return &supervisor.Ended{Outcome: supervisor.Outcome{Status: state.StatusTimeout, Reason: "the task did not finish before its --timeout"}}, nil
 	case errors.Is(err, monitor.ErrPaneGone):
-		return &errOutcome{outcome{status: state.StatusFailed, reason: err.Error()}}, nil
+		return &supervisor.Ended{Outcome: supervisor.Outcome{Status: state.StatusFailed, Reason: err.Error()}}, nil
 	case errors.Is(err, tmuxctl.ErrNotFound):
 		// The pane or server vanished during a delivery or a key press.
-		return &errOutcome{outcome{status: state.StatusFailed, reason: fmt.Sprintf("pane %s: %v (the window was closed or the tmux server stopped): %v", s.pane, monitor.ErrPaneGone, err)}}, nil
+		return &supervisor.Ended{Outcome: supervisor.Outcome{Status: state.StatusFailed, Reason: fmt.Sprintf("pane %s: %v (the window was closed or the tmux server stopped): %v", s.PaneID, monitor.ErrPaneGone, err)}}, nil
 	case errors.Is(err, ErrHostLost):
 		// Not failed: the agent may well be working on there.
-		_ = env.setStatus(ctx, s.id, state.StatusOrphaned, err.Error()+" (runner resume "+s.id+" reconnects)", nil)
-		return nil, fmt.Errorf("task %s: %w (the agent is left as it is there; 'runner resume %s' reconnects)", s.id, err, s.id)
+		_ = env.setStatus(ctx, s.ID, state.StatusOrphaned, err.Error()+" (runner resume "+s.ID+" reconnects)", nil)
+		return nil, fmt.Errorf("task %s: %w (the agent is left as it is there; 'runner resume %s' reconnects)", s.ID, err, s.ID)
 	case parent.Err() == nil:
-		return &errOutcome{outcome{status: state.StatusFailed, reason: err.Error()}}, nil
+		return &supervisor.Ended{Outcome: supervisor.Outcome{Status: state.StatusFailed, Reason: err.Error()}}, nil
 	}
 	// Interrupted: the pane is left as it is.
-	t, _ := env.task(ctx, s.id)
+	t, _ := env.task(ctx, s.ID)
 	if t != nil && t.Status.IsTerminal() {
 		// Ended by another process (runner cancel), which stopped us.
-		return nil, fmt.Errorf("task %s ended while supervised: %s (%s): %w", s.id, t.Status, lastReason(t), parent.Err())
+		return nil, fmt.Errorf("task %s ended while supervised: %s (%s): %w", s.ID, t.Status, lastReason(t), parent.Err())
 	}
 	if t != nil {
 		if s.set.Detached {
 			// A detached supervisor that is stopped leaves the task
 			// to be resumed.
-			_ = env.setStatus(ctx, s.id, state.StatusOrphaned, "supervisor stopped", nil)
+			_ = env.setStatus(ctx, s.ID, state.StatusOrphaned, "supervisor stopped", nil)
 		} else {
-			_ = env.finish(ctx, s.id, state.StatusCancelled, "interrupted; the agent's pane is left running", nil)
+			_ = env.finish(ctx, s.ID, state.StatusCancelled, "interrupted; the agent's pane is left running", nil)
 		}
 	}
-	return nil, fmt.Errorf("task %s interrupted; the agent's pane is left running (runner attach %s): %w", s.id, s.id, parent.Err())
-}
-
-// turnText is what a turn's end records: the agent's answer (its hook's,
-// else the screen's), its session, the screen (or history) it was read
-// from, and a one-line summary.
-type turnText struct {
-	answer, session, screen, summary string
-	byHook                           bool
-}
-
-// turnEnd reads the end of the turn: from the hook's event when it has the
-// answer (no capture needed: the record is written at once), else from the
-// last 200 lines of history plus the screen (an agent that died leaves its
-// last words above tmux's "Pane is dead" line, which scrolls the screen).
-func (s *supervisor) turnEnd(ctx context.Context, o outcome) turnText {
-	tt := turnText{screen: o.obs.Screen}
-	if h := o.obs.Hook; h != nil {
-		tt.answer, tt.session = strings.TrimSpace(h.Answer), h.Session
-		tt.byHook = h.Answer != ""
-	}
-	if tt.answer == "" {
-		if hist, err := s.tc.Capture(ctx, s.pane, tmuxctl.CaptureOptions{Start: "-200", End: "-"}); err == nil {
-			tt.screen = hist
-		}
-		if o.status == state.StatusDone || o.status == state.StatusFailed {
-			tt.answer = profile.ScreenAnswer(s.prof, tt.screen)
-		}
-	}
-	tt.summary = textutil.FirstLine(tt.answer)
-	if tt.summary == "" {
-		t, _ := s.env.task(ctx, s.id)
-		tt.summary = turnSummary(s.prof, tt.screen, t)
-	}
-	tt.summary = textutil.ClipRunes(tt.summary, 160)
-	return tt
+	return nil, fmt.Errorf("task %s interrupted; the agent's pane is left running (runner attach %s): %w", s.ID, s.ID, parent.Err())
 }
 
 // recordTurnEnd records the end of the turn and looks at the queue in one
@@ -161,36 +125,32 @@ func (s *supervisor) turnEnd(ctx context.Context, o outcome) turnText {
 // supervisor looks at again before it lets go of the task (release). final
 // is the task as recorded; nil when another process ended it first (a
 // cancel wins) or nothing was recorded.
-func (s *supervisor) recordTurnEnd(ctx, parent context.Context, o outcome, tt turnText) (more int, final *state.Task) {
+func (s *supervision) recordTurnEnd(ctx, parent context.Context, o supervisor.Outcome, tt supervisor.TurnText) (more int, final *state.Task) {
 	env := s.env
 	var dropped []*state.Message
-	_ = env.updateDurably(ctx, "task "+s.id+": the end of the turn ("+string(o.status)+")", func(st *state.State) error {
+	_ = env.updateDurably(ctx, "task "+s.ID+": the end of the turn ("+string(o.Status)+")", func(st *state.State) error {
 		more, final, dropped = 0, nil, nil
-		t := st.Task(s.id)
+		t := st.Task(s.ID)
 		if t == nil || t.Status.IsTerminal() {
 			return nil // a cancel from another process wins
 		}
-		if tt.byHook {
-			t.ResultTail = tailLines(tt.answer, 20)
-		} else {
-			t.ResultTail = tailLines(tt.screen, 20)
+		t.ResultTail = tt.ResultTail()
+		t.ExitCode, t.Question, t.Answer = o.Code, "", tt.Answer
+		if tt.Session != "" {
+			t.AgentSession = tt.Session
 		}
-		t.ExitCode, t.Question, t.Answer = o.code, "", tt.answer
-		if tt.session != "" {
-			t.AgentSession = tt.session
+		if tt.Summary != "" || tt.Answer != "" {
+			t.AddTurnAnswer(env.now(), tt.Summary, tt.Answer)
 		}
-		if tt.summary != "" || tt.answer != "" {
-			t.AddTurnAnswer(env.now(), tt.summary, tt.answer)
-		}
-		if o.status == state.StatusDone && parent.Err() == nil && !o.keepQueue {
-			if more = len(st.MessagesFor(s.id, state.MessagePending)); more > 0 {
-				return t.SetStatus(state.StatusReady, env.now(), fmt.Sprintf("turn done (%s); %d message(s) to deliver", o.reason, more))
+		if o.Status == state.StatusDone && parent.Err() == nil && !o.KeepQueue {
+			if more = len(st.MessagesFor(s.ID, state.MessagePending)); more > 0 {
+				return t.SetStatus(state.StatusReady, env.now(), fmt.Sprintf("turn done (%s); %d message(s) to deliver", o.Reason, more))
 			}
 		}
-		if o.status != state.StatusDone {
-			dropped = messaging.DropQueue(st, s.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", s.id, o.status))
+		if o.Status != state.StatusDone {
+			dropped = messaging.DropQueue(st, s.ID, env.now(), fmt.Sprintf("task %s ended %s before taking it", s.ID, o.Status))
 		}
-		err := t.SetStatus(o.status, env.now(), o.reason)
+		err := t.SetStatus(o.Status, env.now(), o.Reason)
 		c := *t
 		final = &c
 		return err
@@ -210,9 +170,9 @@ func lastReason(t *state.Task) string {
 }
 
 // commit runs the post-task commit protocol and records its outcome.
-func (s *supervisor) commit(ctx context.Context) {
+func (s *supervision) commit(ctx context.Context) {
 	env := s.env
-	t, err := env.task(ctx, s.id)
+	t, err := env.task(ctx, s.ID)
 	if err != nil {
 		return
 	}
@@ -237,14 +197,14 @@ func (s *supervisor) commit(ctx context.Context) {
 	default:
 		note = fmt.Sprintf("committed %s on %s", shortHash(res.Commit), res.Branch)
 	}
-	_ = env.update(ctx, s.id, func(t *state.Task) {
+	_ = env.update(ctx, s.ID, func(t *state.Task) {
 		if res != nil {
 			t.Commit = res.Commit
 		}
 		t.History = append(t.History, state.StatusChange{Status: t.Status, Time: env.now(), Reason: note})
 	})
 	env.journal(ctx, t, "commit", note)
-	env.say("task %s: %s", s.id, note)
+	env.say("task %s: %s", s.ID, note)
 }
 
 func shortHash(h string) string {
@@ -304,62 +264,22 @@ func TaskExitCode(t *state.Task) int {
 	return exit.ExitFailed
 }
 
-// tailLines returns the last n non-blank lines of s.
-func tailLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	var out []string
-	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
-		l := strings.TrimRight(lines[i], " ")
-		if strings.Trim(l, "╭╮╰╯─━│┃ ") == "" {
-			continue // blank, or a box border
-		}
-		// A box row padded to the terminal width: drop the padding.
-		if strings.HasSuffix(l, "│") {
-			l = strings.TrimRight(strings.TrimSuffix(l, "│"), " ") + " │"
-		}
-		out = append(out, textutil.ClipRunes(l, 300))
-	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
-	return strings.Join(out, "\n")
-}
-
-// turnSummary is a one-line summary of the turn: the last line of the
-// screen that is neither UI chrome (box borders, prompts, spinners,
-// footers) nor blank.
-func turnSummary(p *profile.Profile, screen string, t *state.Task) string {
-	lines := strings.Split(tmuxctl.StripEscapes(screen), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		l := strings.TrimSpace(strings.Trim(lines[i], "│┃|╭╮╰╯─━ "))
-		if l == "" || strings.HasPrefix(l, ">") || strings.HasPrefix(l, "❯") || strings.HasPrefix(l, "? for") ||
-			strings.Contains(l, "esc to interrupt") || strings.HasPrefix(l, "Pane is dead") {
-			continue
-		}
-		if strings.HasPrefix(l, "runner[") {
-			continue
-		}
-		return textutil.ClipRunes(l, 120)
-	}
-	return ""
-}
-
 // release lets go of a task whose turn ended done, after its commit and
 // notification: under the lock, a message that arrived meanwhile (it was
 // only queued: `runner msg` does not take a task whose supervisor lives)
 // makes the task ready for the next turn and release reports true;
 // otherwise the task is left without a supervisor, for the next message to
 // take.
-func (s *supervisor) release(ctx context.Context, takeQueue bool) bool {
+func (s *supervision) release(ctx context.Context, takeQueue bool) bool {
 	env := s.env
 	more := 0
-	_ = env.updateDurably(ctx, "task "+s.id+": letting go of the task", func(st *state.State) error {
+	_ = env.updateDurably(ctx, "task "+s.ID+": letting go of the task", func(st *state.State) error {
 		more = 0
-		t := st.Task(s.id)
+		t := st.Task(s.ID)
 		if t == nil || t.Status != state.StatusDone || t.SupervisorPID != os.Getpid() {
 			return nil
 		}
-		if more = len(st.MessagesFor(s.id, state.MessagePending)); more > 0 && takeQueue {
+		if more = len(st.MessagesFor(s.ID, state.MessagePending)); more > 0 && takeQueue {
 			t.Ended = time.Time{}
 			return t.SetStatus(state.StatusReady, env.now(), fmt.Sprintf("%d message(s) arrived as the turn ended", more))
 		}
@@ -368,7 +288,7 @@ func (s *supervisor) release(ctx context.Context, takeQueue bool) bool {
 		return nil
 	})
 	if more > 0 {
-		env.say("task %s: %d message(s) arrived as the turn ended", s.id, more)
+		env.say("task %s: %d message(s) arrived as the turn ended", s.ID, more)
 	}
 	return more > 0
 }

@@ -1,7 +1,7 @@
 // Dialogs during a supervision: trust and first-run dialogs, approvals
 // answered by rules, and questions left to the user.
 
-package runner
+package supervisor
 
 import (
 	"context"
@@ -18,57 +18,53 @@ import (
 
 // acceptTrust answers a trust or first-run dialog (--yes-trust) with the
 // profile's keys, journals it, and waits (within wctx) until it is gone.
-func (s *supervisor) acceptTrust(ctx, wctx context.Context, d profile.Detection) error {
-	env := s.env
-	t, _ := env.task(ctx, s.id)
-	env.journal(ctx, t, "auto-answer", "accepted a trust dialog (--yes-trust): "+d.Question)
-	_ = env.update(ctx, s.id, func(t *state.Task) {
-		t.AddTurn(env.now(), "auto-accepted (--yes-trust): "+dialogLine(s.prof, d.Question))
+func (s *Supervisor) acceptTrust(ctx, wctx context.Context, d profile.Detection) error {
+	s.Book.Journal(ctx, "auto-answer", "accepted a trust dialog (--yes-trust): "+d.Question)
+	_ = s.Book.Update(ctx, func(t *state.Task) {
+		t.AddTurn(s.Book.Now(), "auto-accepted (--yes-trust): "+DialogLine(s.Profile, d.Question))
 	})
-	env.say("task %s: accepting the trust dialog (--yes-trust)", s.id)
-	if err := s.tc.SendKeys(ctx, s.pane, d.TrustKeys...); err != nil {
+	s.Book.Say("task %s: accepting the trust dialog (--yes-trust)", s.ID)
+	if err := s.TC.SendKeys(ctx, s.PaneID, d.TrustKeys...); err != nil {
 		return err
 	}
-	_, err := s.mon.Wait(wctx, monitor.GoalLeaveInput, time.Now())
+	_, err := s.Mon.Wait(wctx, monitor.GoalLeaveInput, time.Now())
 	return err
 }
 
-// needsInput records a question; without --wait-input it ends the
-// supervision (exit 4), else it waits until the question is answered.
-func (s *supervisor) needsInput(ctx context.Context, d profile.Detection, obs monitor.Observation) error {
-	env := s.env
+// needsInput records a question; without WaitInput (and on a terminal) it
+// ends the supervision (needs_input, exit 4), else it waits until the
+// question is answered.
+func (s *Supervisor) needsInput(ctx context.Context, d profile.Detection, obs monitor.Observation) error {
 	q := d.Question
 	if q == "" {
 		q = d.Line
 	}
-	if err := env.setStatus(ctx, s.id, state.StatusNeedsInput, "the agent asks: "+dialogLine(s.prof, q), func(t *state.Task) {
+	if err := s.Book.SetStatus(ctx, state.StatusNeedsInput, "the agent asks: "+DialogLine(s.Profile, q), func(t *state.Task) {
 		t.Question = q
-		t.ResultTail = tailLines(obs.Screen, 15)
+		t.ResultTail = TailLines(obs.Screen, 15)
 	}); err != nil {
 		return err
 	}
-	t, _ := env.task(ctx, s.id)
-	if t != nil {
-		env.notify(ctx, t, s.set)
+	if t, _ := s.Book.Task(ctx); t != nil {
+		s.Book.Notify(ctx, t)
 	}
-	if !s.set.WaitInput && !s.set.Detached {
-		return &errOutcome{outcome{status: state.StatusNeedsInput, reason: q, obs: obs}}
+	if !s.Settings.WaitInput && !s.Settings.Detached {
+		return end(state.StatusNeedsInput, q, obs, nil)
 	}
-	env.say("task %s needs input: %s (answer with 'runner attach %s')", s.id, dialogLine(s.prof, q), s.id)
-	if _, err := s.mon.Wait(ctx, monitor.GoalLeaveInput, time.Now()); err != nil {
+	s.Book.Say("task %s needs input: %s (answer with 'runner attach %s')", s.ID, DialogLine(s.Profile, q), s.ID)
+	if _, err := s.Mon.Wait(ctx, monitor.GoalLeaveInput, time.Now()); err != nil {
 		return err
 	}
-	return env.setStatus(ctx, s.id, state.StatusRunning, "the question was answered", func(t *state.Task) { t.Question = "" })
+	return s.Book.SetStatus(ctx, state.StatusRunning, "the question was answered", func(t *state.Task) { t.Question = "" })
 }
 
 // dialog handles a dialog shown during a turn: a trust or first-run dialog
 // (Codex shows its folder dialog seconds after start-up, with the prompt
 // queued behind it) as before ready; an approval (it belongs to the turn)
 // answered by a matching approve rule, else left to the user.
-func (s *supervisor) dialog(ctx context.Context, d profile.Detection, obs monitor.Observation, rules []*regexp.Regexp) error {
-	env := s.env
+func (s *Supervisor) dialog(ctx context.Context, d profile.Detection, obs monitor.Observation) error {
 	if len(d.TrustKeys) > 0 {
-		if s.set.YesTrust {
+		if s.Settings.YesTrust {
 			if err := s.acceptTrust(ctx, ctx, d); err != nil {
 				return err
 			}
@@ -77,30 +73,29 @@ func (s *supervisor) dialog(ctx context.Context, d profile.Detection, obs monito
 		}
 		s.graceFrom = time.Now()
 		if s.unstarted {
-			if screen, err := s.tc.CaptureScreen(ctx, s.pane); err == nil {
-				s.echoBase = echoCount(s.prof, screen, s.sig)
+			if screen, err := s.TC.CaptureScreen(ctx, s.PaneID); err == nil {
+				s.echoBase = echoCount(s.Profile, screen, s.sig)
 			}
 		}
 		return nil
 	}
 	s.unstarted = false
-	rule := matchRule(rules, d.Question+"\n"+d.Line)
+	rule := matchRule(s.Settings.Approve, d.Question+"\n"+d.Line)
 	if rule == "" {
 		return s.needsInput(ctx, d, obs)
 	}
-	t, _ := env.task(ctx, s.id)
-	env.journal(ctx, t, "auto-answer", fmt.Sprintf("approved (rule %q): %s", rule, d.Question))
-	_ = env.update(ctx, s.id, func(t *state.Task) {
-		t.AddTurn(env.now(), "auto-approved: "+dialogLine(s.prof, d.Question))
+	s.Book.Journal(ctx, "auto-answer", fmt.Sprintf("approved (rule %q): %s", rule, d.Question))
+	_ = s.Book.Update(ctx, func(t *state.Task) {
+		t.AddTurn(s.Book.Now(), "auto-approved: "+DialogLine(s.Profile, d.Question))
 	})
-	if err := s.tc.SendKeys(ctx, s.pane, "Enter"); err != nil {
+	if err := s.TC.SendKeys(ctx, s.PaneID, "Enter"); err != nil {
 		return err
 	}
-	_, err := s.mon.Wait(ctx, monitor.GoalLeaveInput, time.Now())
+	_, err := s.Mon.Wait(ctx, monitor.GoalLeaveInput, time.Now())
 	return err
 }
 
-// dialogLine is the line of a dialog that asks. The dialog's first menu,
+// DialogLine is the line of a dialog that asks. The dialog's first menu,
 // needs-input or trust line ends the search; a trust line that is not a
 // menu item is itself the question (the sim's "Do you trust the files in
 // this folder?"). Above it (the question's text also holds what the agent
@@ -108,9 +103,9 @@ func (s *supervisor) dialog(ctx context.Context, d profile.Detection, obs monito
 // (Claude's "Quick safety check: Is this a project you … trust?" above
 // "❯ 1. Yes, I trust this folder"); else the last non-blank line that is
 // not a menu item.
-func dialogLine(p *profile.Profile, q string) string {
+func DialogLine(p *profile.Profile, q string) string {
 	if !p.Compiled() {
-		return FirstLine(q, 160)
+		return firstLine(q)
 	}
 	lines := strings.Split(q, "\n")
 	stop := len(lines)
@@ -137,10 +132,13 @@ func dialogLine(p *profile.Profile, q string) string {
 		last = asks
 	}
 	if last == "" {
-		return FirstLine(q, 160)
+		return firstLine(q)
 	}
 	return textutil.ClipRunes(strings.TrimSpace(last), 160)
 }
+
+// firstLine is q's first line, clipped for a one-line record.
+func firstLine(q string) string { return textutil.ClipRunes(textutil.FirstLine(q), 160) }
 
 // menuItem is a numbered choice of a dialog ("❯ 1. Yes", "  2. No",
 // "› 1. Trust and continue").
@@ -148,7 +146,7 @@ var menuItem = regexp.MustCompile(`^\s*[❯›>●]?\s*\d+\.\s`)
 
 // matchRule returns the first rule that matches the dialog's text as a
 // whole or any one of its lines (so an anchored rule such as ^Create works
-// when the agent printed something above its question).
+// when the agent printed something above its question); "" when none does.
 func matchRule(rules []*regexp.Regexp, text string) string {
 	lines := strings.Split(text, "\n")
 	for _, r := range rules {

@@ -1,64 +1,63 @@
 // Delivering a prompt: paste, confirm that the agent took it, and tell a
 // turn that began from a prompt that was queued or lost.
 
-package runner
+package supervisor
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/runner-cli/runner/runner/messaging"
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
-// deliver pastes the awareness block (first turn) and the text, confirms
-// the submission, and records the outcome.
-func (s *supervisor) deliver(ctx context.Context, text string, first bool) error {
-	env := s.env
-	st, err := env.Store.Read(ctx)
+// Deliver pastes text (on a first turn, with the awareness block ahead of
+// it: Book.Prompt), confirms the submission, and records the delivery and
+// the task running. A prompt the agent did not visibly take is no error
+// yet when the profile can tell a turn from its screen: MonitorTurn waits
+// for the turn to begin (see awaitStart).
+func (s *Supervisor) Deliver(ctx context.Context, text string, first bool) error {
+	payload, t, err := s.Book.Prompt(ctx, text, first)
 	if err != nil {
 		return err
 	}
-	t := st.Task(s.id)
-	payload := text
-	if first && s.set.Awareness != messaging.AwarenessOff && !s.prof.NoAwareness {
-		if block := messaging.RenderAwareness(st, t, messaging.AwarenessOptions{Mode: s.set.Awareness, MaxChars: s.set.AwarenessMax, Now: env.now()}); block != "" {
-			payload = block + "\n" + text
-		}
-	}
-	sig := deliverySignature(payload)
+	sig := Signature(payload)
 	// The turn this delivery starts: the hook event that ends it comes
 	// after this point of the events file, in the agent's session.
-	s.mon.Match = profile.TurnMatch{Since: time.Now(), EventsFrom: monitor.FileSize(s.mon.Events), Signature: sig}
+	m := profile.TurnMatch{Since: time.Now(), EventsFrom: s.Mon.EventsOffset(), Signature: sig}
+	transcript := ""
 	if t != nil {
-		s.mon.Match.Session = t.AgentSession
+		m.Session, transcript = t.AgentSession, t.Transcript
 	}
+	s.Mon.Expect(m)
 	// The screen before the paste: a screen still equal to it after Enter
 	// means the text never arrived (the input was not live yet).
-	base, err := s.tc.CaptureScreen(ctx, s.pane)
+	base, err := s.TC.CaptureScreen(ctx, s.PaneID)
 	if err != nil {
 		return err
 	}
-	shown := &transcriptShows{file: t.Transcript, offset: monitor.FileSize(t.Transcript), sig: sig}
-	waiting := func(screen string) bool { return inComposer(s.prof, screen, sig) }
+	shown := &transcriptShows{file: transcript, offset: monitor.FileSize(transcript), sig: sig}
 	// Without markers (or a first line to look for) no sign of a turn
 	// can be told from the screen: the turn counts as started.
-	hasMarkers := len(s.prof.Ready) > 0 || len(s.prof.Busy) > 0
+	hasMarkers := len(s.Profile.Ready) > 0 || len(s.Profile.Busy) > 0
 	s.payload, s.sig, s.unstarted, s.enters, s.echoWait = payload, sig, hasMarkers && sig != "", 0, false
 	dc := &deliveryCheck{s: s, base: base, sig: sig, shown: shown}
-	res, err := s.tc.Deliver(ctx, s.pane, payload, tmuxctl.DeliverOptions{
-		EnterDelay: s.prof.EnterDelay.Duration, Raw: s.prof.PasteRaw, LeaveMode: true, Nudges: 2,
+	res, err := s.TC.Deliver(ctx, s.PaneID, payload, tmuxctl.DeliverOptions{
+		EnterDelay: s.Profile.EnterDelay.Duration, Raw: s.Profile.PasteRaw, LeaveMode: true, Nudges: 2,
 		Accepted: dc.accepted,
 		// Enter again only while the text is visibly waiting in the
 		// composer: never onto a dialog that appeared meanwhile.
-		NudgeIf: waiting,
+		NudgeIf: func(screen string) bool { return inComposer(s.Profile, screen, sig) },
 	})
 	if err != nil {
 		return err
@@ -72,8 +71,8 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 		// Never go on to "done" for a prompt the agent did not take.
 		if !s.unstarted {
 			note = "unconfirmed: " + res.Reason
-			_ = env.update(ctx, s.id, func(t *state.Task) { t.Delivery = note })
-			return &errOutcome{outcome{status: state.StatusFailed, reason: "the agent did not take the prompt (" + res.Reason + ")"}}
+			_ = s.Book.Update(ctx, func(t *state.Task) { t.Delivery = note })
+			return end(state.StatusFailed, "the agent did not take the prompt ("+res.Reason+")", monitor.Observation{}, nil)
 		}
 		// No sign of a turn yet (a slow agent, a loaded machine): the
 		// monitor waits for one; a text still in the composer gets its
@@ -81,14 +80,14 @@ func (s *supervisor) deliver(ctx context.Context, text string, first bool) error
 		// that never begins is never done (see awaitStart).
 		note = "not confirmed yet (" + res.Reason + "); waiting for the turn to begin"
 	}
-	return env.setStatus(ctx, s.id, state.StatusRunning, "delivered ("+note+")", func(t *state.Task) { t.Delivery = note })
+	return s.Book.SetStatus(ctx, state.StatusRunning, "delivered ("+note+")", func(t *state.Task) { t.Delivery = note })
 }
 
 // deliveryCheck tells, for each screen after an Enter, whether the agent
 // took the prompt, and whether that was a sign that the turn began
-// (supervisor.unstarted).
+// (Supervisor.unstarted).
 type deliveryCheck struct {
-	s      *supervisor
+	s      *Supervisor
 	base   string // the screen before the paste
 	sig    string // the text's first line to look for
 	shown  *transcriptShows
@@ -97,16 +96,16 @@ type deliveryCheck struct {
 
 func (c *deliveryCheck) accepted(screen string) bool {
 	s := c.s
-	if s.mon.HookNow() != nil {
+	if s.Mon.HookNow() != nil {
 		// A quick turn ended while its delivery was confirmed: the
 		// agent's own word that it took the prompt.
 		s.unstarted = false
 		return true
 	}
-	if inComposer(s.prof, screen, c.sig) {
+	if inComposer(s.Profile, screen, c.sig) {
 		return false // the text still sits in the composer
 	}
-	d := profile.Detect(s.prof, screen)
+	d := profile.Detect(s.Profile, screen)
 	switch d.State {
 	case profile.StateBusy:
 		s.unstarted = false
@@ -134,8 +133,8 @@ func (c *deliveryCheck) accepted(screen string) bool {
 	// Idle again already (a quick turn): the prompt must show in the
 	// transcript above the composer, or it was lost (a CLI whose input
 	// was not live yet shows only a changed placeholder).
-	if echoed(s.prof, screen, c.sig) {
-		s.unstarted = s.prof.EchoBeforeTurn
+	if echoCount(s.Profile, screen, c.sig) > 0 {
+		s.unstarted = s.Profile.EchoBeforeTurn
 		return true
 	}
 	// The echo scrolled off already (a long text, a quick turn): the
@@ -144,7 +143,7 @@ func (c *deliveryCheck) accepted(screen string) bool {
 	// same bytes): the monitor waits for one. A shell (IdleCommands)
 	// echoes what it runs, once, as it runs it.
 	if c.shown.check() {
-		if len(s.prof.IdleCommands) > 0 {
+		if len(s.Profile.IdleCommands) > 0 {
 			s.unstarted = false
 		}
 		return true
@@ -159,14 +158,10 @@ func inComposer(p *profile.Profile, screen, sig string) bool {
 	return d.State == profile.StateReady && ((sig != "" && strings.Contains(d.Line, sig)) || strings.Contains(d.Line, "[Pasted text"))
 }
 
-// echoed reports whether the text whose signature is sig shows in the
-// transcript of a ready screen and not in its composer. A
-// line in the same bordered box as the ready line (opencode's "┃ text"
-// above "┃ Build · model") is the composer, not the transcript.
-func echoed(p *profile.Profile, screen, sig string) bool { return echoCount(p, screen, sig) > 0 }
-
 // echoCount is how many transcript lines of a ready screen show the text
-// whose signature is sig (see echoed); 0 when the screen cannot tell.
+// whose signature is sig, not its composer; 0 when the screen cannot
+// tell. A line in the same bordered box as the ready line (opencode's
+// "┃ text" above "┃ Build · model") is the composer, not the transcript.
 func echoCount(p *profile.Profile, screen, sig string) int {
 	d := profile.Detect(p, screen)
 	if sig == "" || (d.State != profile.StateReady && d.State != profile.StateError) || strings.Contains(d.Line, sig) {
@@ -191,22 +186,21 @@ func echoCount(p *profile.Profile, screen, sig string) int {
 	return n
 }
 
-// deliverySignature is a piece of the text's first line that would show in
-// a composer that still holds it.
-func deliverySignature(text string) string {
-	l := FirstLine(text, 160)
-	r := []rune(l)
+// Signature is a piece of the text's first line that would show in a
+// composer that still holds it.
+func Signature(text string) string {
+	r := []rune(textutil.ClipRunes(textutil.FirstLine(text), 160))
 	if len(r) > 24 {
 		r = r[:24]
 	}
 	return strings.TrimSpace(string(r))
 }
 
-// deliveryStart is when the delivery of the task's current turn began, as
+// DeliveryStart is when the delivery of the task's current turn began, as
 // far as its history tells: the status change before the last "delivered"
 // one (the delivery is recorded once confirmed, after a quick turn may
 // have ended). Zero when the history has none.
-func deliveryStart(t *state.Task) time.Time {
+func DeliveryStart(t *state.Task) time.Time {
 	for i := len(t.History) - 1; i > 0; i-- {
 		if t.History[i].Status == state.StatusRunning && strings.HasPrefix(t.History[i].Reason, "delivered") {
 			return t.History[i-1].Time
@@ -227,32 +221,30 @@ func deliveryStart(t *state.Task) time.Time {
 //   - an empty composer: wait up to startGrace for a sign (a queued prompt
 //     begins within seconds); if none comes, the prompt was lost: it is
 //     typed again once, and recorded so; lost again, the task fails.
-func (s *supervisor) awaitStart(ctx context.Context, obs monitor.Observation) error {
+func (s *Supervisor) awaitStart(ctx context.Context, obs monitor.Observation) error {
 	screen := obs.Screen
 	for {
 		switch {
-		case inComposer(s.prof, screen, s.sig):
+		case inComposer(s.Profile, screen, s.sig):
 			if s.enters >= composerEnters {
-				return &errOutcome{outcome{status: state.StatusFailed, obs: obs, reason: fmt.Sprintf(
-					"the agent did not take the prompt: it is still in the composer after %d more Enter presses", s.enters)}}
+				return end(state.StatusFailed, fmt.Sprintf(
+					"the agent did not take the prompt: it is still in the composer after %d more Enter presses", s.enters), obs, nil)
 			}
 			s.enters++
-			note := fmt.Sprintf("the prompt was still in the composer when the agent became idle: pressed Enter (%d of %d)", s.enters, composerEnters)
-			s.record(ctx, note)
-			if err := s.tc.SendKeys(ctx, s.pane, "Enter"); err != nil {
+			s.record(ctx, fmt.Sprintf("the prompt was still in the composer when the agent became idle: pressed Enter (%d of %d)", s.enters, composerEnters))
+			if err := s.TC.SendKeys(ctx, s.PaneID, "Enter"); err != nil {
 				return err
 			}
 			return s.waitStart(ctx, 5*time.Second)
-		case echoCount(s.prof, screen, s.sig) > s.echoBase:
-			if s.prof.EchoBeforeTurn && !s.echoWait {
+		case echoCount(s.Profile, screen, s.sig) > s.echoBase:
+			if s.Profile.EchoBeforeTurn && !s.echoWait {
 				s.echoWait = true
 				return s.waitStart(ctx, echoWait)
 			}
 			s.unstarted = false
 			return nil
 		}
-		waited := time.Since(s.graceFrom)
-		if waited < startGrace {
+		if waited := time.Since(s.graceFrom); waited < startGrace {
 			if err := s.waitStart(ctx, startGrace-waited); err != nil {
 				return err
 			}
@@ -260,14 +252,14 @@ func (s *supervisor) awaitStart(ctx context.Context, obs monitor.Observation) er
 				return nil
 			}
 			var err error
-			if screen, err = s.tc.CaptureScreen(ctx, s.pane); err != nil {
+			if screen, err = s.TC.CaptureScreen(ctx, s.PaneID); err != nil {
 				return err
 			}
 			continue
 		}
 		if s.retyped {
-			return &errOutcome{outcome{status: state.StatusFailed, obs: obs, reason: fmt.Sprintf(
-				"the agent did not take the prompt: no turn began within %s of typing it a second time (the composer is empty)", startGrace)}}
+			return end(state.StatusFailed, fmt.Sprintf(
+				"the agent did not take the prompt: no turn began within %s of typing it a second time (the composer is empty)", startGrace), obs, nil)
 		}
 		s.retyped = true
 		s.record(ctx, fmt.Sprintf("the prompt was lost: no turn began within %s and the composer is empty; typing it again (once)", startGrace))
@@ -278,10 +270,10 @@ func (s *supervisor) awaitStart(ctx context.Context, obs monitor.Observation) er
 // waitStart waits up to d for a sign that the prompt began a turn (or a
 // dialog, or the pane's death, which the monitor loop then handles). A
 // wait that runs out is no error.
-func (s *supervisor) waitStart(ctx context.Context, d time.Duration) error {
+func (s *Supervisor) waitStart(ctx context.Context, d time.Duration) error {
 	wctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	obs, err := s.mon.Wait(wctx, monitor.GoalTurnStart, s.sent)
+	obs, err := s.Mon.Wait(wctx, monitor.GoalTurnStart, s.sent)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return nil
@@ -295,23 +287,21 @@ func (s *supervisor) waitStart(ctx context.Context, d time.Duration) error {
 }
 
 // redeliver types the prompt of this turn once more (it was lost).
-func (s *supervisor) redeliver(ctx context.Context) error {
-	env := s.env
-	payload := s.payload
-	res, err := s.tc.Deliver(ctx, s.pane, payload, tmuxctl.DeliverOptions{
-		EnterDelay: s.prof.EnterDelay.Duration, Raw: s.prof.PasteRaw, LeaveMode: true, Nudges: 2,
+func (s *Supervisor) redeliver(ctx context.Context) error {
+	res, err := s.TC.Deliver(ctx, s.PaneID, s.payload, tmuxctl.DeliverOptions{
+		EnterDelay: s.Profile.EnterDelay.Duration, Raw: s.Profile.PasteRaw, LeaveMode: true, Nudges: 2,
 		Accepted: func(screen string) bool {
-			if inComposer(s.prof, screen, s.sig) {
+			if inComposer(s.Profile, screen, s.sig) {
 				return false
 			}
-			d := profile.Detect(s.prof, screen)
-			if d.State == profile.StateBusy || (d.State == profile.StateNeedsInput && len(d.TrustKeys) == 0) || echoCount(s.prof, screen, s.sig) > s.echoBase {
+			d := profile.Detect(s.Profile, screen)
+			if d.State == profile.StateBusy || (d.State == profile.StateNeedsInput && len(d.TrustKeys) == 0) || echoCount(s.Profile, screen, s.sig) > s.echoBase {
 				s.unstarted = false
 				return true
 			}
 			return d.State == profile.StateNeedsInput || d.State == profile.StateExited
 		},
-		NudgeIf: func(screen string) bool { return inComposer(s.prof, screen, s.sig) },
+		NudgeIf: func(screen string) bool { return inComposer(s.Profile, screen, s.sig) },
 	})
 	if err != nil {
 		return err
@@ -321,16 +311,52 @@ func (s *supervisor) redeliver(ctx context.Context) error {
 	if !res.Confirmed {
 		note = "typed again, unconfirmed: " + res.Reason
 	}
-	_ = env.update(ctx, s.id, func(t *state.Task) { t.Delivery += "; " + note })
+	_ = s.Book.Update(ctx, func(t *state.Task) { t.Delivery += "; " + note })
 	return nil
 }
 
 // record notes a step of the delivery in the task's turns and journal.
-func (s *supervisor) record(ctx context.Context, note string) {
-	env := s.env
-	_ = env.update(ctx, s.id, func(t *state.Task) { t.AddTurn(env.now(), note) })
-	if t, err := env.task(ctx, s.id); err == nil {
-		env.journal(ctx, t, "delivery", note)
+func (s *Supervisor) record(ctx context.Context, note string) {
+	_ = s.Book.Update(ctx, func(t *state.Task) { t.AddTurn(s.Book.Now(), note) })
+	s.Book.Journal(ctx, "delivery", note)
+	s.Book.Say("task %s: %s", s.ID, note)
+}
+
+// transcriptShows reports, at most every 200 ms (else false), whether sig
+// shows in the pane's transcript after offset, with escape sequences
+// removed: the agent displayed the text it was given. With the composer
+// empty again and no busy marker, that means the agent took the prompt
+// and its turn already ended (a quick turn whose echo scrolled off the
+// screen), whereas a prompt sent to an input that was not live never shows
+// at all.
+type transcriptShows struct {
+	file   string
+	offset int64
+	sig    string
+	last   time.Time
+	seen   bool
+}
+
+func (ts *transcriptShows) check() bool {
+	if ts.seen {
+		return true
 	}
-	env.say("task %s: %s", s.id, note)
+	if ts.file == "" || ts.sig == "" || time.Since(ts.last) < 200*time.Millisecond {
+		return false
+	}
+	ts.last = time.Now()
+	f, err := os.Open(ts.file)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if _, err := f.Seek(ts.offset, io.SeekStart); err != nil {
+		return false
+	}
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return false
+	}
+	ts.seen = bytes.Contains(b, []byte(ts.sig)) || bytes.Contains([]byte(tmuxctl.StripEscapes(string(b))), []byte(ts.sig))
+	return ts.seen
 }

@@ -1,0 +1,330 @@
+// Package supervisor drives an agent's turn in its pane and decides what
+// each thing the agent shows means for the task:
+//
+//   - WaitReady: the start-up, up to the agent's prompt, with trust and
+//     first-run dialogs accepted (--yes-trust) or left to the user;
+//   - Deliver: the prompt pasted, its submission confirmed, and told from a
+//     prompt the agent queued while starting or lost;
+//   - MonitorTurn: the turn watched to its end (the agent's hook, the
+//     pane's death, its screen), approvals answered by rules, questions
+//     recorded (needs_input), a prompt left in the composer pressed on or
+//     typed again once;
+//   - WaitIdlePrompt: the agent back at its prompt before a message turn;
+//   - ReadTurnEnd: what the agent answered, from its hook or its screen.
+//
+// A phase ends with an *Ended error holding the Outcome to record, or with
+// the error of a tmux call or the context. The Supervisor drives three
+// small interfaces, so each decision is unit-tested with a recorded
+// sequence of observations: Pane (tmuxctl.Client), Watcher (a
+// monitor.Monitor, through Watch) and Book (the task's record, which
+// package runner keeps in the state).
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner/monitor"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// Pane is what the supervisor does to the agent's pane; *tmuxctl.Client
+// satisfies it (the server here, or the task's host's).
+type Pane interface {
+	CaptureScreen(ctx context.Context, pane string) (string, error)
+	Capture(ctx context.Context, pane string, opts tmuxctl.CaptureOptions) (string, error)
+	SendKeys(ctx context.Context, pane string, keys ...string) error
+	Deliver(ctx context.Context, pane, text string, opts tmuxctl.DeliverOptions) (tmuxctl.Delivery, error)
+}
+
+// Book is the task's record as the supervisor reads and writes it. Each
+// change depends on the task alone and may run more than once.
+type Book interface {
+	// Task reads the task as recorded.
+	Task(ctx context.Context) (*state.Task, error)
+	// Update changes the task.
+	Update(ctx context.Context, fn func(*state.Task)) error
+	// SetStatus records a status change (fn, if set, changes the task
+	// with it) unless the task already ended.
+	SetStatus(ctx context.Context, st state.Status, reason string, fn func(*state.Task)) error
+	// Journal appends an event about the task to the journal.
+	Journal(ctx context.Context, kind, text string)
+	// Say tells the user (the supervisor's log, or the terminal).
+	Say(format string, args ...any)
+	// Notify runs the task's notification for its current status.
+	Notify(ctx context.Context, t *state.Task)
+	// Prompt is what to paste for text: on a first turn, with the
+	// awareness block ahead of it. It returns the task as well.
+	Prompt(ctx context.Context, text string, first bool) (string, *state.Task, error)
+	// Pending is how many messages wait in the task's queue.
+	Pending(ctx context.Context) int
+	// Now is the time records are stamped with.
+	Now() time.Time
+}
+
+// Settings are the task's run settings the decisions depend on.
+type Settings struct {
+	// ReadyTimeout bounds the start-up (WaitReady) and the wait for the
+	// prompt before a message turn; zero means DefaultReadyTimeout.
+	ReadyTimeout time.Duration
+	// YesTrust accepts trust and first-run dialogs (--yes-trust).
+	YesTrust bool
+	// WaitInput waits for the user to answer a question (--wait-input)
+	// rather than ending the supervision with needs_input.
+	WaitInput bool
+	// Detached: nobody waits on a terminal; a question is waited out.
+	Detached bool
+	// Approve answers an approval dialog that matches one of these.
+	Approve []*regexp.Regexp
+	// UseHook: the agent's hook reports its turns (a CLI whose hook fires
+	// after its screen settles gets the profile's hook grace for it).
+	UseHook bool
+}
+
+// DefaultReadyTimeout is how long an agent may take to show its prompt
+// when the task's settings give no --ready-timeout.
+const DefaultReadyTimeout = 60 * time.Second
+
+// Bounds on getting a delivered prompt to start a turn.
+const (
+	// startGrace is how long a ready screen with an empty composer and no
+	// sign of a turn may last before the prompt counts as lost: an agent
+	// that queued it while starting (Codex, Qwen) takes it up within
+	// seconds of the end of its start-up.
+	startGrace = 20 * time.Second
+	// composerEnters is how many more Enters a prompt still sitting in the
+	// composer after start-up gets.
+	composerEnters = 2
+	// echoWait is how long a profile with EchoBeforeTurn waits for a busy
+	// screen after the echo before the echo alone counts (a turn quicker
+	// than the captures).
+	echoWait = 5 * time.Second
+)
+
+// Supervisor supervises one task's pane. Set the exported fields, then
+// call its phases in turn; it keeps what the delivery left for the
+// monitoring of the turn.
+type Supervisor struct {
+	ID       string
+	Profile  *profile.Profile
+	PaneID   string // the pane's tmux id (%N)
+	TC       Pane
+	Mon      Watcher
+	Book     Book
+	Settings Settings
+
+	// The prompt of the turn being monitored, as Deliver left it.
+	payload string    // what was pasted
+	sig     string    // Signature(payload)
+	sent    time.Time // when it was delivered
+	// graceFrom is when the wait for a sign of the turn began: the
+	// delivery, or the answer to a trust dialog that came after it.
+	graceFrom time.Time
+	// unstarted: the prompt was delivered but no sign that it began a
+	// turn has been seen yet (a busy screen, the prompt in the transcript,
+	// an approval dialog, a hook event). Such a turn never ends done.
+	// False when monitoring a turn this supervisor did not deliver (a
+	// resumed task).
+	unstarted bool
+	enters    int  // Enter presses after delivery, for a prompt left in the composer
+	retyped   bool // the prompt was typed a second time, after it was lost
+	echoWait  bool // an echo was seen and a busy screen awaited (Profile.EchoBeforeTurn)
+	// echoBase is how many echoes of the prompt a screen showed after a
+	// trust dialog that came after the delivery: a copy left on screen
+	// from before the dialog (Gemini drops the prompt and redraws it) is
+	// no sign; only a new echo is.
+	echoBase int
+}
+
+// Outcome is how a supervision phase ended: the status to record, why,
+// what was seen last, and the agent's exit code when there is one.
+type Outcome struct {
+	Status state.Status
+	Reason string
+	Obs    monitor.Observation
+	Code   *int
+	// KeepQueue ends the supervision without delivering the queue (the
+	// agent was not at its prompt for a message turn).
+	KeepQueue bool
+}
+
+// Ended is the error a phase returns with the outcome to record.
+type Ended struct{ Outcome }
+
+func (e *Ended) Error() string { return string(e.Status) + ": " + e.Reason }
+
+// end returns the *Ended error for an outcome.
+func end(st state.Status, reason string, obs monitor.Observation, code *int) error {
+	return &Ended{Outcome{Status: st, Reason: reason, Obs: obs, Code: code}}
+}
+
+// exited is the outcome of a pane whose agent exited.
+func exited(obs monitor.Observation, format string) error {
+	code := obs.Status
+	return end(state.StatusExited, fmt.Sprintf(format, code), obs, &code)
+}
+
+func (s *Supervisor) readyTimeout() time.Duration {
+	if d := s.Settings.ReadyTimeout; d > 0 {
+		return d
+	}
+	return DefaultReadyTimeout
+}
+
+// WaitReady waits until the agent shows its prompt and records it ready.
+// A trust dialog is accepted on YesTrust; any other question is recorded
+// (see needsInput).
+func (s *Supervisor) WaitReady(ctx context.Context) error {
+	readyTimeout := s.readyTimeout()
+	rctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	// Some CLIs draw their prompt before the input takes text: their
+	// first ready screen must hold, with no output at all, for the
+	// profile's ready_hold.
+	ready := s.Mon.Held(s.Profile.ReadyHold.Duration)
+	for {
+		obs, err := ready.Wait(rctx, monitor.GoalReady, time.Now())
+		if err != nil {
+			// The ready time's own deadline, not a tmux call's.
+			if errors.Is(err, context.DeadlineExceeded) && rctx.Err() != nil && ctx.Err() == nil {
+				return end(state.StatusTimeout, fmt.Sprintf("the agent was not ready within %s (--ready-timeout)", readyTimeout), obs, nil)
+			}
+			return err
+		}
+		if obs.Dead {
+			return exited(obs, "the agent exited with status %d before it was ready")
+		}
+		d := obs.Detection
+		if d.State == profile.StateNeedsInput {
+			if len(d.TrustKeys) > 0 && s.Settings.YesTrust {
+				if err := s.acceptTrust(ctx, rctx, d); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := s.needsInput(ctx, d, obs); err != nil {
+				return err
+			}
+			continue
+		}
+		return s.Book.SetStatus(ctx, state.StatusReady, "the agent is ready ("+d.Field+")", nil)
+	}
+}
+
+// MonitorTurn waits for the end of the turn and returns its outcome
+// (*Ended). since is when the turn began; zero means a second ago, or for
+// a turn this supervisor did not deliver, its recorded delivery.
+func (s *Supervisor) MonitorTurn(ctx context.Context, since time.Time) error {
+	if since.IsZero() {
+		since = time.Now().Add(-time.Second)
+	}
+	if s.Mon.Expecting().Since.IsZero() {
+		// This supervisor did not deliver (send --detach, resume): the
+		// turn began before its delivery was recorded.
+		m := profile.TurnMatch{Since: since, EventsFrom: -1}
+		if t, err := s.Book.Task(ctx); err == nil {
+			m.Session = t.AgentSession
+			if at := DeliveryStart(t); !at.IsZero() {
+				m.Since = at
+			}
+		}
+		s.Mon.Expect(m)
+	}
+	for {
+		obs, err := s.Mon.Wait(ctx, monitor.GoalTurnEnd, since)
+		if err != nil {
+			return err
+		}
+		if obs.Dead {
+			return exited(obs, "the agent exited with status %d")
+		}
+		if obs.SawBusy || obs.Via == "hook" {
+			s.unstarted = false
+		}
+		d := obs.Detection
+		switch d.State {
+		case profile.StateNeedsInput:
+			if err := s.dialog(ctx, d, obs); err != nil {
+				return err
+			}
+			continue
+		case profile.StateError:
+			return end(state.StatusFailed, "the agent reported an error: "+textutil.ClipRunes(textutil.FirstLine(d.Line), 160), obs, nil)
+		}
+		if s.unstarted {
+			// Idle, but the prompt has not begun a turn: it waits in the
+			// composer, was queued, or was lost.
+			if err := s.awaitStart(ctx, obs); err != nil {
+				return err
+			}
+			continue
+		}
+		return s.turnDone(ctx, obs)
+	}
+}
+
+// turnDone is the outcome of a turn that ended on an idle screen or its
+// hook: failed for a command that exited non-zero, else done.
+func (s *Supervisor) turnDone(ctx context.Context, obs monitor.Observation) error {
+	d := obs.Detection
+	if d.ExitStatus != nil && *d.ExitStatus != 0 {
+		return end(state.StatusFailed, fmt.Sprintf("the command exited with status %d", *d.ExitStatus), obs, d.ExitStatus)
+	}
+	if h := s.Profile.Hook; obs.Via == "screen" && h != nil && h.Grace.Duration > 0 && s.Settings.UseHook {
+		// The hook of a CLI that fires after its screen settles: its
+		// record has the agent's own answer.
+		if ev := s.Mon.WaitHook(ctx, h.Grace.Duration); ev != nil {
+			obs.Via, obs.Hook = "hook", ev
+		}
+	}
+	return end(state.StatusDone, "the agent finished its turn ("+obs.Via+")", obs, d.ExitStatus)
+}
+
+// WaitIdlePrompt waits until the pane shows the agent's prompt, at most
+// the ready timeout, before a message turn. A question on the screen is
+// handled like in a turn (needs_input); an error screen is waited out. If
+// the agent is not at its prompt in time, the supervision ends done with
+// the queue kept (Outcome.KeepQueue).
+func (s *Supervisor) WaitIdlePrompt(ctx context.Context) error {
+	readyTimeout := s.readyTimeout()
+	rctx, cancel := context.WithTimeout(ctx, readyTimeout)
+	defer cancel()
+	for {
+		screen, err := s.TC.CaptureScreen(rctx, s.PaneID)
+		if err != nil && rctx.Err() == nil {
+			return err
+		}
+		if err == nil && profile.Detect(s.Profile, screen).State == profile.StateReady {
+			return nil
+		}
+		var obs monitor.Observation
+		if err == nil {
+			obs, err = s.Mon.Wait(rctx, monitor.GoalReady, time.Now())
+		}
+		switch {
+		case err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+			return &Ended{Outcome{Status: state.StatusDone, KeepQueue: true,
+				Reason: fmt.Sprintf("the agent was not at its prompt within %s; %d message(s) stay queued (the next 'runner msg' or 'runner send' retries)", readyTimeout, s.Book.Pending(ctx))}}
+		case err != nil:
+			return err
+		case obs.Dead:
+			return exited(obs, "the agent exited with status %d")
+		case obs.Detection.State == profile.StateNeedsInput:
+			if err := s.needsInput(ctx, obs.Detection, obs); err != nil {
+				return err
+			}
+		case obs.Detection.State != profile.StateReady:
+			// An error screen: look again shortly rather than spin.
+			select {
+			case <-rctx.Done():
+			case <-time.After(250 * time.Millisecond):
+			}
+		}
+	}
+}

@@ -1,0 +1,328 @@
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runner-cli/runner/runner/monitor"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// The supervisor's decisions, driven by recorded sequences: each step is
+// what the monitor reports for the goal the supervisor waits for, built
+// from real screens of real CLIs (profile/testdata/screens-real). The
+// fakes record what the supervisor did: keys, pastes, and the record.
+
+// step is one observation the monitor reports, for the goal the
+// supervisor must be waiting for.
+type step struct {
+	goal monitor.Goal
+	obs  monitor.Observation
+	err  error
+}
+
+// watcher replays steps; a wait for another goal, or past the end, fails
+// the test.
+type watcher struct {
+	t      *testing.T
+	steps  []step
+	hook   *profile.HookEvent // WaitHook's answer
+	match  profile.TurnMatch
+	events int64
+}
+
+func (w *watcher) Wait(ctx context.Context, goal monitor.Goal, since time.Time) (monitor.Observation, error) {
+	if len(w.steps) == 0 {
+		w.t.Fatalf("unexpected wait for goal %d: the recorded sequence is over", goal)
+	}
+	s := w.steps[0]
+	w.steps = w.steps[1:]
+	if s.goal != goal {
+		w.t.Fatalf("waited for goal %d, the recording has goal %d next", goal, s.goal)
+	}
+	if s.err == errUntilDone {
+		<-ctx.Done()
+		return s.obs, ctx.Err()
+	}
+	return s.obs, s.err
+}
+
+// errUntilDone makes a step a wait that nothing ends but its context.
+var errUntilDone = errors.New("wait until the context is done")
+
+func (w *watcher) WaitHook(ctx context.Context, d time.Duration) *profile.HookEvent { return w.hook }
+func (w *watcher) HookNow() *profile.HookEvent                                      { return nil }
+func (w *watcher) Expect(m profile.TurnMatch)                                       { w.match = m }
+func (w *watcher) Expecting() profile.TurnMatch                                     { return w.match }
+func (w *watcher) EventsOffset() int64                                              { return w.events }
+func (w *watcher) Held(d time.Duration) Watcher                                     { return w }
+
+// pane records what the supervisor does to the pane. Deliver shows the
+// accept check each of delivered (confirmed once one is accepted);
+// CaptureScreen returns screen.
+type pane struct {
+	keys      []string
+	pastes    []string
+	delivered []string
+	screen    string
+}
+
+func (p *pane) CaptureScreen(ctx context.Context, id string) (string, error) { return p.screen, nil }
+func (p *pane) Capture(ctx context.Context, id string, o tmuxctl.CaptureOptions) (string, error) {
+	return p.screen, nil
+}
+func (p *pane) SendKeys(ctx context.Context, id string, keys ...string) error {
+	p.keys = append(p.keys, strings.Join(keys, "+"))
+	return nil
+}
+func (p *pane) Deliver(ctx context.Context, id, text string, o tmuxctl.DeliverOptions) (tmuxctl.Delivery, error) {
+	p.pastes = append(p.pastes, text)
+	for i, screen := range p.delivered {
+		if o.Accepted(screen) {
+			return tmuxctl.Delivery{Confirmed: true, Enters: i + 1}, nil
+		}
+	}
+	return tmuxctl.Delivery{Enters: len(p.delivered), Reason: "the screen did not change"}, nil
+}
+
+// book is the task's record in memory, with a log of what was recorded.
+type book struct {
+	task     state.Task
+	log      []string // "status: reason", "journal kind: text"
+	notified int
+}
+
+func (b *book) Task(ctx context.Context) (*state.Task, error) { c := b.task; return &c, nil }
+func (b *book) Update(ctx context.Context, fn func(*state.Task)) error {
+	fn(&b.task)
+	return nil
+}
+func (b *book) SetStatus(ctx context.Context, st state.Status, reason string, fn func(*state.Task)) error {
+	if fn != nil {
+		fn(&b.task)
+	}
+	b.task.Status = st
+	b.log = append(b.log, string(st)+": "+reason)
+	return nil
+}
+func (b *book) Journal(ctx context.Context, kind, text string) {
+	b.log = append(b.log, "journal "+kind+": "+text)
+}
+func (b *book) Say(format string, args ...any)            {}
+func (b *book) Notify(ctx context.Context, t *state.Task) { b.notified++ }
+func (b *book) Now() time.Time                            { return time.Now() }
+func (b *book) Pending(ctx context.Context) int           { return 0 }
+func (b *book) Prompt(ctx context.Context, text string, first bool) (string, *state.Task, error) {
+	c := b.task
+	return text, &c, nil
+}
+
+// screen reads a real screen of a real CLI.
+func screen(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "profile", "testdata", "screens-real", name+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// seen is what the monitor reports on a real screen.
+func seen(t *testing.T, p *profile.Profile, name string) monitor.Observation {
+	s := screen(t, name)
+	return monitor.Observation{Screen: s, Detection: profile.Detect(p, s), Via: "screen"}
+}
+
+func newSupervisor(t *testing.T, cli string, set Settings, steps ...step) (*Supervisor, *pane, *book, *watcher) {
+	p, err := profile.BuiltinProfile(cli)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pn, b, w := &pane{}, &book{task: state.Task{ID: "t_test", Status: state.StatusStarting}}, &watcher{t: t, steps: steps}
+	return &Supervisor{ID: "t_test", Profile: p, PaneID: "%1", TC: pn, Mon: w, Book: b, Settings: set}, pn, b, w
+}
+
+// ended is the outcome a phase ended with, or a failure.
+func ended(t *testing.T, err error) Outcome {
+	t.Helper()
+	var e *Ended
+	if !errors.As(err, &e) {
+		t.Fatalf("phase ended with %v, want an outcome", err)
+	}
+	return e.Outcome
+}
+
+func TestWaitReady(t *testing.T) {
+	claude, _ := profile.BuiltinProfile("claude")
+	trust := seen(t, claude, "claude__needs_input__2")
+	ready := seen(t, claude, "claude__ready__1")
+	t.Run("trust accepted on --yes-trust, then ready", func(t *testing.T) {
+		s, pn, b, w := newSupervisor(t, "claude", Settings{YesTrust: true},
+			step{monitor.GoalReady, trust, nil}, step{monitor.GoalLeaveInput, ready, nil}, step{monitor.GoalReady, ready, nil})
+		if err := s.WaitReady(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.Join(trust.Detection.TrustKeys, "+"); len(pn.keys) != 1 || pn.keys[0] != want {
+			t.Errorf("keys %q, want the trust keys %q once", pn.keys, want)
+		}
+		if b.task.Status != state.StatusReady || !strings.HasPrefix(b.log[0], "journal auto-answer: accepted a trust dialog") {
+			t.Errorf("record %q, status %s", b.log, b.task.Status)
+		}
+		if len(w.steps) != 0 {
+			t.Errorf("%d steps left", len(w.steps))
+		}
+	})
+	t.Run("trust without --yes-trust: needs input, nothing pressed", func(t *testing.T) {
+		s, pn, b, _ := newSupervisor(t, "claude", Settings{}, step{monitor.GoalReady, trust, nil})
+		o := ended(t, s.WaitReady(t.Context()))
+		if o.Status != state.StatusNeedsInput || len(pn.keys) != 0 || b.notified != 1 {
+			t.Errorf("outcome %s (%s), keys %q, notified %d", o.Status, o.Reason, pn.keys, b.notified)
+		}
+		if !strings.Contains(b.log[0], "Quick safety check") || b.task.Question == "" {
+			t.Errorf("record %q, question %q: the record must say what the agent asks", b.log, b.task.Question)
+		}
+	})
+	t.Run("the agent exits", func(t *testing.T) {
+		s, _, _, _ := newSupervisor(t, "claude", Settings{}, step{monitor.GoalReady, monitor.Observation{Dead: true, Status: 127}, nil})
+		o := ended(t, s.WaitReady(t.Context()))
+		if o.Status != state.StatusExited || o.Code == nil || *o.Code != 127 {
+			t.Errorf("outcome %+v", o)
+		}
+	})
+	t.Run("the ready time runs out", func(t *testing.T) {
+		s, _, _, _ := newSupervisor(t, "claude", Settings{ReadyTimeout: time.Millisecond}, step{monitor.GoalReady, monitor.Observation{}, errUntilDone})
+		o := ended(t, s.WaitReady(t.Context()))
+		if o.Status != state.StatusTimeout || !strings.Contains(o.Reason, "--ready-timeout") {
+			t.Errorf("outcome %s (%s)", o.Status, o.Reason)
+		}
+	})
+	t.Run("a tmux call's own deadline is not the ready time", func(t *testing.T) {
+		s, _, _, _ := newSupervisor(t, "claude", Settings{}, step{monitor.GoalReady, monitor.Observation{}, fmt.Errorf("tmux capture-pane: %w", context.DeadlineExceeded)})
+		if err := s.WaitReady(t.Context()); err == nil || strings.Contains(err.Error(), "ready-timeout") {
+			t.Errorf("error %v, want the tmux call's", err)
+		}
+	})
+}
+
+func TestMonitorTurn(t *testing.T) {
+	claude, _ := profile.BuiltinProfile("claude")
+	busy := seen(t, claude, "claude__busy__1")
+	approval := seen(t, claude, "claude__needs_input__1")
+	done := seen(t, claude, "claude__ready__1")
+	done.SawBusy = true
+	createRule := []*regexp.Regexp{regexp.MustCompile(`^Do you want to create \w+\.txt`)}
+	for _, tc := range []struct {
+		name   string
+		set    Settings
+		steps  []step
+		keys   []string
+		status state.Status
+		reason string
+	}{
+		{"approval answered by a rule", Settings{Approve: createRule},
+			[]step{{monitor.GoalTurnEnd, approval, nil}, {monitor.GoalLeaveInput, busy, nil}, {monitor.GoalTurnEnd, done, nil}},
+			[]string{"Enter"}, state.StatusDone, "the agent finished its turn (screen)"},
+		{"approval no rule matches: left to the user", Settings{Approve: []*regexp.Regexp{regexp.MustCompile(`^rm `)}},
+			[]step{{monitor.GoalTurnEnd, approval, nil}},
+			nil, state.StatusNeedsInput, "Do you want to create hello.txt?"},
+		{"the agent's error screen", Settings{},
+			[]step{{monitor.GoalTurnEnd, monitor.Observation{Via: "screen", Detection: profile.Detection{State: profile.StateError, Line: "API Error: 500\nmore"}}, nil}},
+			nil, state.StatusFailed, "the agent reported an error: API Error: 500"},
+		{"a command that exited non-zero", Settings{},
+			[]step{{monitor.GoalTurnEnd, monitor.Observation{Via: "screen", Detection: profile.Detection{State: profile.StateReady, ExitStatus: ptr(2)}}, nil}},
+			nil, state.StatusFailed, "the command exited with status 2"},
+		{"the agent's hook ends the turn", Settings{UseHook: true},
+			[]step{{monitor.GoalTurnEnd, monitor.Observation{Via: "hook", Hook: &profile.HookEvent{Answer: "42"}, Detection: profile.Detection{State: profile.StateReady}}, nil}},
+			nil, state.StatusDone, "(hook)"},
+		{"the pane died", Settings{},
+			[]step{{monitor.GoalTurnEnd, monitor.Observation{Dead: true, Status: 1}, nil}},
+			nil, state.StatusExited, "the agent exited with status 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, pn, _, w := newSupervisor(t, "claude", tc.set, tc.steps...)
+			s.Mon.Expect(profile.TurnMatch{Since: time.Now()})
+			o := ended(t, s.MonitorTurn(t.Context(), time.Now()))
+			if o.Status != tc.status || !strings.Contains(o.Reason, tc.reason) {
+				t.Errorf("outcome %s (%s), want %s (%s)", o.Status, o.Reason, tc.status, tc.reason)
+			}
+			if strings.Join(pn.keys, ",") != strings.Join(tc.keys, ",") {
+				t.Errorf("keys %q, want %q", pn.keys, tc.keys)
+			}
+			if len(w.steps) != 0 {
+				t.Errorf("%d steps left", len(w.steps))
+			}
+		})
+	}
+}
+
+func ptr(n int) *int { return &n }
+
+// A prompt that the agent left in its composer (Qwen queued it while it
+// started, then drew it back unsent) gets two more Enters, never a second
+// paste, and then the task fails saying so: never "done".
+func TestPromptLeftInComposer(t *testing.T) {
+	qwen, _ := profile.BuiltinProfile("qwen")
+	inComposer := seen(t, qwen, "qwen__ready__1")
+	noSign := step{monitor.GoalTurnStart, monitor.Observation{}, context.DeadlineExceeded}
+	s, pn, b, w := newSupervisor(t, "qwen", Settings{},
+		step{monitor.GoalTurnEnd, inComposer, nil}, noSign,
+		step{monitor.GoalTurnEnd, inComposer, nil}, noSign,
+		step{monitor.GoalTurnEnd, inComposer, nil})
+	pn.delivered = []string{screen(t, "qwen__starting__2")} // no sign the agent took it
+	pn.screen = screen(t, "qwen__starting__2")
+	if err := s.Deliver(t.Context(), "Say hello. SAYTURN", true); err != nil {
+		t.Fatal(err)
+	}
+	if b.task.Status != state.StatusRunning || !strings.Contains(b.task.Delivery, "not confirmed yet") {
+		t.Fatalf("after delivery: %s, delivery %q", b.task.Status, b.task.Delivery)
+	}
+	o := ended(t, s.MonitorTurn(t.Context(), time.Now()))
+	if o.Status != state.StatusFailed || !strings.Contains(o.Reason, "still in the composer after 2 more Enter presses") {
+		t.Errorf("outcome %s (%s)", o.Status, o.Reason)
+	}
+	if len(pn.pastes) != 1 || strings.Join(pn.keys, ",") != "Enter,Enter" {
+		t.Errorf("pastes %d, keys %q: want one paste and two Enters", len(pn.pastes), pn.keys)
+	}
+	if len(b.task.Turns) != 2 || len(w.steps) != 0 {
+		t.Errorf("turn notes %d (want the 2 Enters recorded), %d steps left", len(b.task.Turns), len(w.steps))
+	}
+}
+
+// A delivery the agent visibly took (a busy screen) starts the turn: an
+// idle screen after it ends the turn done.
+func TestDeliverConfirmed(t *testing.T) {
+	claude, _ := profile.BuiltinProfile("claude")
+	s, pn, b, _ := newSupervisor(t, "claude", Settings{}, step{monitor.GoalTurnEnd, seen(t, claude, "claude__ready__1"), nil})
+	pn.screen = screen(t, "claude__ready__2")
+	pn.delivered = []string{screen(t, "claude__busy__1")}
+	if err := s.Deliver(t.Context(), "write hello.txt", true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.task.Delivery, "confirmed after 1 Enter") || s.Mon.Expecting().Signature != "write hello.txt" {
+		t.Errorf("delivery %q, expecting %+v", b.task.Delivery, s.Mon.Expecting())
+	}
+	if o := ended(t, s.MonitorTurn(t.Context(), time.Now())); o.Status != state.StatusDone {
+		t.Errorf("outcome %s (%s)", o.Status, o.Reason)
+	}
+}
+
+// A profile without markers cannot tell a turn from its screen: a prompt
+// it did not visibly take fails at once rather than going on to done.
+func TestDeliverUnconfirmedWithoutMarkers(t *testing.T) {
+	s, pn, b, _ := newSupervisor(t, "claude", Settings{})
+	s.Profile = &profile.Profile{Name: "bare"}
+	pn.screen, pn.delivered = "$ ", []string{"$ "}
+	o := ended(t, s.Deliver(t.Context(), "x", true))
+	if o.Status != state.StatusFailed || !strings.HasPrefix(b.task.Delivery, "unconfirmed") {
+		t.Errorf("outcome %s (%s), delivery %q", o.Status, o.Reason, b.task.Delivery)
+	}
+}

@@ -1,0 +1,99 @@
+// The end of a turn as text: what the agent answered, and a one-line
+// summary for the record.
+
+package supervisor
+
+import (
+	"context"
+	"strings"
+
+	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// TurnText is what a turn's end records: the agent's answer (its hook's,
+// else the screen's), its session, the screen (or history) it was read
+// from, and a one-line summary.
+type TurnText struct {
+	Answer, Session, Screen, Summary string
+	// ByHook: the answer is the agent's own, from its hook.
+	ByHook bool
+}
+
+// ReadTurnEnd reads the end of the turn: from the hook's event when it has
+// the answer (no capture needed: the record is written at once), else from
+// the last 200 lines of history plus the screen (an agent that died leaves
+// its last words above tmux's "Pane is dead" line, which scrolls the
+// screen).
+func (s *Supervisor) ReadTurnEnd(ctx context.Context, o Outcome) TurnText {
+	tt := TurnText{Screen: o.Obs.Screen}
+	if h := o.Obs.Hook; h != nil {
+		tt.Answer, tt.Session = strings.TrimSpace(h.Answer), h.Session
+		tt.ByHook = h.Answer != ""
+	}
+	if tt.Answer == "" {
+		if hist, err := s.TC.Capture(ctx, s.PaneID, tmuxctl.CaptureOptions{Start: "-200", End: "-"}); err == nil {
+			tt.Screen = hist
+		}
+		if o.Status == state.StatusDone || o.Status == state.StatusFailed {
+			tt.Answer = profile.ScreenAnswer(s.Profile, tt.Screen)
+		}
+	}
+	tt.Summary = textutil.FirstLine(tt.Answer)
+	if tt.Summary == "" {
+		tt.Summary = turnSummary(tt.Screen)
+	}
+	tt.Summary = textutil.ClipRunes(tt.Summary, 160)
+	return tt
+}
+
+// ResultTail is what the record keeps of the turn's end: the last 20
+// lines of the agent's own answer, else of the screen.
+func (tt TurnText) ResultTail() string {
+	if tt.ByHook {
+		return TailLines(tt.Answer, 20)
+	}
+	return TailLines(tt.Screen, 20)
+}
+
+// TailLines returns the last n non-blank lines of s.
+func TailLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	var out []string
+	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
+		l := strings.TrimRight(lines[i], " ")
+		if strings.Trim(l, "╭╮╰╯─━│┃ ") == "" {
+			continue // blank, or a box border
+		}
+		// A box row padded to the terminal width: drop the padding.
+		if strings.HasSuffix(l, "│") {
+			l = strings.TrimRight(strings.TrimSuffix(l, "│"), " ") + " │"
+		}
+		out = append(out, textutil.ClipRunes(l, 300))
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return strings.Join(out, "\n")
+}
+
+// turnSummary is a one-line summary of the turn: the last line of the
+// screen that is neither UI chrome (box borders, prompts, spinners,
+// footers) nor blank.
+func turnSummary(screen string) string {
+	lines := strings.Split(tmuxctl.StripEscapes(screen), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(strings.Trim(lines[i], "│┃|╭╮╰╯─━ "))
+		if l == "" || strings.HasPrefix(l, ">") || strings.HasPrefix(l, "❯") || strings.HasPrefix(l, "? for") ||
+			strings.Contains(l, "esc to interrupt") || strings.HasPrefix(l, "Pane is dead") {
+			continue
+		}
+		if strings.HasPrefix(l, "runner[") {
+			continue
+		}
+		return textutil.ClipRunes(l, 120)
+	}
+	return ""
+}
