@@ -3,10 +3,13 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
+	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/supervisor"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -68,4 +71,116 @@ func (b *taskBook) Pending(ctx context.Context) int {
 		return 0
 	}
 	return len(st.MessagesFor(b.id, state.MessagePending))
+}
+
+// EndTurn records the end of the turn and looks at the queue in one update:
+// a message that arrives while the agent works is either seen here (more >
+// 0: delivered as the next turn) or waits in the queue, which the
+// supervisor looks at again before it lets go of the task (Release).
+func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervisor.TurnText, takeQueue bool) (more int, final *state.Task) {
+	env := b.env
+	var dropped []*state.Message
+	_ = env.updateDurably(ctx, "task "+b.id+": the end of the turn ("+string(o.Status)+")", func(st *state.State) error {
+		more, final, dropped = 0, nil, nil
+		t := st.Task(b.id)
+		if t == nil || t.Status.IsTerminal() {
+			return nil // a cancel from another process wins
+		}
+		t.ResultTail = tt.ResultTail()
+		t.ExitCode, t.Question, t.Answer = o.Code, "", tt.Answer
+		if tt.Session != "" {
+			t.AgentSession = tt.Session
+		}
+		if tt.Summary != "" || tt.Answer != "" {
+			t.AddTurnAnswer(env.now(), tt.Summary, tt.Answer)
+		}
+		if o.Status == state.StatusDone && takeQueue {
+			if more = len(st.MessagesFor(b.id, state.MessagePending)); more > 0 {
+				return t.SetStatus(state.StatusReady, env.now(), fmt.Sprintf("turn done (%s); %d message(s) to deliver", o.Reason, more))
+			}
+		}
+		if o.Status != state.StatusDone {
+			dropped = messaging.DropQueue(st, b.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", b.id, o.Status))
+		}
+		err := t.SetStatus(o.Status, env.now(), o.Reason)
+		c := *t
+		final = &c
+		return err
+	})
+	env.journalDropped(ctx, dropped)
+	if more > 0 {
+		final = nil
+	}
+	return more, final
+}
+
+// Commit runs the post-task commit protocol and records its outcome.
+func (b *taskBook) Commit(ctx context.Context) {
+	env := b.env
+	t, err := env.task(ctx, b.id)
+	if err != nil {
+		return
+	}
+	opts := gitsnap.CommitOptions{TaskID: t.ID, Task: t.Text, Project: t.Project, Agent: t.Agent,
+		Branch: b.set.CommitBranch, All: b.set.CommitAll}
+	if t.Branch != "" {
+		// A worktree task commits on its own branch, which started at the
+		// snapshot (with the user's uncommitted work in it).
+		opts.Branch, opts.All, opts.Snapshot = false, true, t.ID
+	}
+	var res *gitsnap.CommitResult
+	gctx, err := env.GitContext(ctx, t)
+	if err == nil {
+		res, err = gitsnap.Commit(gctx, t.Dir, opts)
+	}
+	note := ""
+	switch {
+	case err != nil:
+		note = "no commit: " + err.Error()
+	case res.Outcome == gitsnap.NothingToCommit:
+		note = "no commit: nothing changed"
+	default:
+		note = fmt.Sprintf("committed %s on %s", shortHash(res.Commit), res.Branch)
+	}
+	_ = env.update(ctx, b.id, func(t *state.Task) {
+		if res != nil {
+			t.Commit = res.Commit
+		}
+		t.History = append(t.History, state.StatusChange{Status: t.Status, Time: env.now(), Reason: note})
+	})
+	env.journal(ctx, t, "commit", note)
+	env.say("task %s: %s", b.id, note)
+}
+
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// Release lets go of a task whose turn ended done, after its commit and
+// notification: under the lock, a message that arrived meanwhile (it was
+// only queued: `runner msg` does not take a task whose supervisor lives)
+// makes the task ready for the next turn, and their count is returned;
+// otherwise the task is left without a supervisor, for the next message to
+// take.
+func (b *taskBook) Release(ctx context.Context, takeQueue bool) int {
+	env := b.env
+	more := 0
+	_ = env.updateDurably(ctx, "task "+b.id+": letting go of the task", func(st *state.State) error {
+		more = 0
+		t := st.Task(b.id)
+		if t == nil || t.Status != state.StatusDone || t.SupervisorPID != os.Getpid() {
+			return nil
+		}
+		if more = len(st.MessagesFor(b.id, state.MessagePending)); more > 0 && takeQueue {
+			t.Ended = time.Time{}
+			return t.SetStatus(state.StatusReady, env.now(), fmt.Sprintf("%d message(s) arrived as the turn ended", more))
+		}
+		more = 0
+		t.SupervisorPID = 0
+		return nil
+	})
+	return more
 }

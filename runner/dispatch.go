@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/supervisor"
 
 	"github.com/runner-cli/runner/runner/exit"
 
@@ -54,15 +55,18 @@ type DispatchRequest struct {
 	Settings RunSettings
 }
 
-// ErrTaskFailed is wrapped by the error of a task that ended failed or
-// exited (exit 1).
-var ErrTaskFailed = errors.New("task failed")
-
-// ErrTaskTimeout is wrapped by the error of a task that timed out (exit 3).
-var ErrTaskTimeout = errors.New("task timed out")
-
-// ErrCancelled is wrapped by the error of a cancelled task.
-var ErrCancelled = errors.New("task cancelled")
+// The errors a task's end wraps (package supervisor's), for commands and
+// callers that map them to exit codes.
+var (
+	// ErrTaskFailed is wrapped by the error of a task that ended failed
+	// or exited (exit 1).
+	ErrTaskFailed = supervisor.ErrTaskFailed
+	// ErrTaskTimeout is wrapped by the error of a task that timed out
+	// (exit 3).
+	ErrTaskTimeout = supervisor.ErrTaskTimeout
+	// ErrCancelled is wrapped by the error of a cancelled task.
+	ErrCancelled = supervisor.ErrCancelled
+)
 
 // Dispatch registers a task and runs it: in the foreground (the returned
 // error says how it ended) or, with Settings.Detached, by starting a

@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
@@ -190,7 +191,7 @@ func (env *Env) journal(ctx context.Context, t *state.Task, kind, msg string) {
 }
 
 // taskTitle is a task's first line, clipped for messages and labels.
-func taskTitle(s string) string { return FirstLine(s, 100) }
+func taskTitle(s string) string { return textutil.Headline(s, 100) }
 
 // settleFor picks the settle time: --settle, else the profile's, else the
 // config's.

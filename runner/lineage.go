@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/exit"
 
 	"github.com/runner-cli/runner/state"
@@ -46,7 +47,7 @@ func Tree(ctx context.Context, env *Env, root string) ([]*TreeNode, error) {
 	}
 	var build func(t *state.Task, depth int) *TreeNode
 	build = func(t *state.Task, depth int) *TreeNode {
-		n := &TreeNode{ID: t.ID, Project: t.Project, Agent: t.Agent, Status: t.Status, Level: t.Level, Task: FirstLine(t.Text, 60)}
+		n := &TreeNode{ID: t.ID, Project: t.Project, Agent: t.Agent, Status: t.Status, Level: t.Level, Task: textutil.Headline(t.Text, 60)}
 		if depth < 32 { // a corrupt cycle cannot recurse forever
 			for _, c := range kids[t.ID] {
 				n.Children = append(n.Children, build(c, depth+1))
@@ -147,7 +148,7 @@ func Collect(ctx context.Context, env *Env, parent string) (*Collection, error) 
 		fin := t.Status.IsTerminal()
 		c.AllFinished = c.AllFinished && fin
 		c.Children = append(c.Children, ChildOutcome{ID: t.ID, Agent: t.Agent, Status: t.Status, Finished: fin,
-			ExitCode: TaskExitCode(t), Task: FirstLine(t.Text, 100), Summary: t.LastTurn(), Answer: t.Answer, ResultTail: t.ResultTail, Ended: t.Ended})
+			ExitCode: TaskExitCode(t), Task: textutil.Headline(t.Text, 100), Summary: t.LastTurn(), Answer: t.Answer, ResultTail: t.ResultTail, Ended: t.Ended})
 	}
 	return c, nil
 }

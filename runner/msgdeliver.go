@@ -5,7 +5,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -14,10 +13,6 @@ import (
 	"github.com/runner-cli/runner/runner/supervisor"
 	"github.com/runner-cli/runner/state"
 )
-
-// errMoreMessages ends a turn whose task has messages waiting: the
-// supervisor delivers them as the next turn.
-var errMoreMessages = errors.New("messages are waiting")
 
 // claimMessages takes the oldest pending messages of the task for one
 // delivery (bounded in count and size), marks them delivering, and makes

@@ -113,10 +113,11 @@ func (env *Env) newSupervisor(ctx context.Context, t *state.Task, prof *profile.
 		Skipped: func(ev profile.HookEvent, why string) {
 			env.say("task %s: hook event %s not taken: %s", t.ID, ev.Name, why)
 		}}
-	s = &supervision{env: env, set: set, runCtx: ctx, Supervisor: &supervisor.Supervisor{
-		ID: t.ID, Profile: prof, PaneID: t.Tmux.Pane, Mon: supervisor.Watch(mon), Book: &taskBook{env: env, id: t.ID, prof: prof, set: set},
+	book := &taskBook{env: env, id: t.ID, prof: prof, set: set}
+	s = &supervision{env: env, book: book, set: set, runCtx: ctx, Supervisor: &supervisor.Supervisor{
+		ID: t.ID, Profile: prof, PaneID: t.Tmux.Pane, Mon: supervisor.Watch(mon), Book: book,
 		Settings: supervisor.Settings{ReadyTimeout: set.ReadyTimeout, YesTrust: set.YesTrust, WaitInput: set.WaitInput,
-			Detached: set.Detached, Approve: rules, UseHook: set.Start != nil && set.Start.UseHook}}}
+			Detached: set.Detached, Approve: rules, Commit: set.Commit, UseHook: set.Start != nil && set.Start.UseHook}}}
 	tc, err := env.PaneClient(ctx, t)
 	if err != nil {
 		return nil, nil, err
@@ -170,7 +171,7 @@ func (s *supervision) concludeAll(ctx, tctx context.Context, err error) error {
 	for {
 		err = s.conclude(ctx, tctx, err)
 		cancel()
-		if !errors.Is(err, errMoreMessages) {
+		if !errors.Is(err, supervisor.ErrMoreMessages) {
 			return err
 		}
 		timeout := s.set.Timeout
@@ -188,8 +189,9 @@ func (s *supervision) concludeAll(ctx, tctx context.Context, err error) error {
 // notification and the message queue.
 type supervision struct {
 	*supervisor.Supervisor
-	env *Env
-	set RunSettings
+	env  *Env
+	book *taskBook // the Supervisor's Book, as the supervisor.Ender of its turns
+	set  RunSettings
 	// deadline is when the task's time runs out (startClock).
 	deadline time.Time
 	// runCtx is the supervision's context: for a task on a host, it ends

@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/runner-cli/runner/runner/exit"
@@ -279,9 +278,6 @@ func Age(now, t time.Time) string {
 	}
 	return strconv.Itoa(int(d.Hours()/24)) + "d"
 }
-
-// FirstLine is the first line of a task's text, clipped for tables.
-func FirstLine(s string, n int) string { return textutil.ClipRunes(textutil.FirstLine(s), n) }
 
 // LastLines returns the last n lines of s.
 func LastLines(s string, n int) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/exit"
 
 	"github.com/runner-cli/runner/runner"
@@ -128,7 +129,7 @@ pane, the pane's task.`,
 					peer, arrow = e.To, "→"
 				}
 				line := fmt.Sprintf("%s  %s %s  %s  %s  hop %d  %s ago  %s", e.ID, arrow, peer, e.Type, e.Status,
-					e.Hops, runner.Age(now, e.Created), runner.FirstLine(e.Text, 60))
+					e.Hops, runner.Age(now, e.Created), textutil.Headline(e.Text, 60))
 				if e.Reason != "" && e.Status != state.MessagePending {
 					line += "  (" + e.Reason + ")"
 				}

@@ -73,7 +73,7 @@ it with 'runner resume ID') or, when its pane is gone too, failed.`,
 					proj += "\t" + textutil.OrDash(t.Tmux.Host)
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, textutil.OrDash(proj), t.Agent, t.Status,
-					runner.Age(now, t.Created), t.Level, parent, runner.FirstLine(t.Text, 50))
+					runner.Age(now, t.Created), t.Level, parent, textutil.Headline(t.Text, 50))
 			}
 			return tw.Flush()
 		},
@@ -165,7 +165,7 @@ func (a *app) printStatus(ctx context.Context, env *runner.Env, t *state.Task) {
 	if t.ExitCode != nil {
 		fmt.Fprintf(w, "exit code %d\n", *t.ExitCode)
 	}
-	fmt.Fprintf(w, "task      %s\n", runner.FirstLine(t.Text, 200))
+	fmt.Fprintf(w, "task      %s\n", textutil.Headline(t.Text, 200))
 	if t.TextFile != "" {
 		fmt.Fprintf(w, "text      %s (the whole task text)\n", t.TextFile)
 	}

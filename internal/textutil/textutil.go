@@ -1,5 +1,5 @@
 // Package textutil holds the few string helpers every package of the module
-// needs, once: the first line of a text, clipping to a size (in runes or in
+// needs, once: the first line of a text (whole, or clipped as a headline), clipping to a size (in runes or in
 // bytes) and the dash that stands for an empty table cell. It imports only
 // the standard library, so gitsnap can use it too. state keeps its own
 // FirstLine: its leaf test (state/leaf_test.go) admits no import of the
@@ -20,6 +20,10 @@ func FirstLine(s string) string {
 	}
 	return ""
 }
+
+// Headline is s's first non-blank line clipped to n runes: a text as one
+// line of a table, a log line or a record's reason.
+func Headline(s string, n int) string { return ClipRunes(FirstLine(s), n) }
 
 // ClipRunes cuts s to at most n runes, ending in "…" when cut (white
 // space the cut leaves before it is dropped).

@@ -31,7 +31,7 @@ func (s *Supervisor) Deliver(ctx context.Context, text string, first bool) error
 	if err != nil {
 		return err
 	}
-	sig := Signature(payload)
+	sig := signature(payload)
 	// The turn this delivery starts: the hook event that ends it comes
 	// after this point of the events file, in the agent's session.
 	m := profile.TurnMatch{Since: time.Now(), EventsFrom: s.Mon.EventsOffset(), Signature: sig}
@@ -186,21 +186,21 @@ func echoCount(p *profile.Profile, screen, sig string) int {
 	return n
 }
 
-// Signature is a piece of the text's first line that would show in a
+// signature is a piece of the text's first line that would show in a
 // composer that still holds it.
-func Signature(text string) string {
-	r := []rune(textutil.ClipRunes(textutil.FirstLine(text), 160))
+func signature(text string) string {
+	r := []rune(textutil.Headline(text, 160))
 	if len(r) > 24 {
 		r = r[:24]
 	}
 	return strings.TrimSpace(string(r))
 }
 
-// DeliveryStart is when the delivery of the task's current turn began, as
+// deliveryStart is when the delivery of the task's current turn began, as
 // far as its history tells: the status change before the last "delivered"
 // one (the delivery is recorded once confirmed, after a quick turn may
 // have ended). Zero when the history has none.
-func DeliveryStart(t *state.Task) time.Time {
+func deliveryStart(t *state.Task) time.Time {
 	for i := len(t.History) - 1; i > 0; i-- {
 		if t.History[i].Status == state.StatusRunning && strings.HasPrefix(t.History[i].Reason, "delivered") {
 			return t.History[i-1].Time

@@ -21,7 +21,7 @@ import (
 func (s *Supervisor) acceptTrust(ctx, wctx context.Context, d profile.Detection) error {
 	s.Book.Journal(ctx, "auto-answer", "accepted a trust dialog (--yes-trust): "+d.Question)
 	_ = s.Book.Update(ctx, func(t *state.Task) {
-		t.AddTurn(s.Book.Now(), "auto-accepted (--yes-trust): "+DialogLine(s.Profile, d.Question))
+		t.AddTurn(s.Book.Now(), "auto-accepted (--yes-trust): "+dialogLine(s.Profile, d.Question))
 	})
 	s.Book.Say("task %s: accepting the trust dialog (--yes-trust)", s.ID)
 	if err := s.TC.SendKeys(ctx, s.PaneID, d.TrustKeys...); err != nil {
@@ -39,9 +39,9 @@ func (s *Supervisor) needsInput(ctx context.Context, d profile.Detection, obs mo
 	if q == "" {
 		q = d.Line
 	}
-	if err := s.Book.SetStatus(ctx, state.StatusNeedsInput, "the agent asks: "+DialogLine(s.Profile, q), func(t *state.Task) {
+	if err := s.Book.SetStatus(ctx, state.StatusNeedsInput, "the agent asks: "+dialogLine(s.Profile, q), func(t *state.Task) {
 		t.Question = q
-		t.ResultTail = TailLines(obs.Screen, 15)
+		t.ResultTail = tailLines(obs.Screen, 15)
 	}); err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (s *Supervisor) needsInput(ctx context.Context, d profile.Detection, obs mo
 	if !s.Settings.WaitInput && !s.Settings.Detached {
 		return end(state.StatusNeedsInput, q, obs, nil)
 	}
-	s.Book.Say("task %s needs input: %s (answer with 'runner attach %s')", s.ID, DialogLine(s.Profile, q), s.ID)
+	s.Book.Say("task %s needs input: %s (answer with 'runner attach %s')", s.ID, dialogLine(s.Profile, q), s.ID)
 	if _, err := s.Mon.Wait(ctx, monitor.GoalLeaveInput, time.Now()); err != nil {
 		return err
 	}
@@ -86,7 +86,7 @@ func (s *Supervisor) dialog(ctx context.Context, d profile.Detection, obs monito
 	}
 	s.Book.Journal(ctx, "auto-answer", fmt.Sprintf("approved (rule %q): %s", rule, d.Question))
 	_ = s.Book.Update(ctx, func(t *state.Task) {
-		t.AddTurn(s.Book.Now(), "auto-approved: "+DialogLine(s.Profile, d.Question))
+		t.AddTurn(s.Book.Now(), "auto-approved: "+dialogLine(s.Profile, d.Question))
 	})
 	if err := s.TC.SendKeys(ctx, s.PaneID, "Enter"); err != nil {
 		return err
@@ -95,7 +95,7 @@ func (s *Supervisor) dialog(ctx context.Context, d profile.Detection, obs monito
 	return err
 }
 
-// DialogLine is the line of a dialog that asks. The dialog's first menu,
+// dialogLine is the line of a dialog that asks. The dialog's first menu,
 // needs-input or trust line ends the search; a trust line that is not a
 // menu item is itself the question (the sim's "Do you trust the files in
 // this folder?"). Above it (the question's text also holds what the agent
@@ -103,9 +103,9 @@ func (s *Supervisor) dialog(ctx context.Context, d profile.Detection, obs monito
 // (Claude's "Quick safety check: Is this a project you … trust?" above
 // "❯ 1. Yes, I trust this folder"); else the last non-blank line that is
 // not a menu item.
-func DialogLine(p *profile.Profile, q string) string {
+func dialogLine(p *profile.Profile, q string) string {
 	if !p.Compiled() {
-		return firstLine(q)
+		return textutil.Headline(q, 160)
 	}
 	lines := strings.Split(q, "\n")
 	stop := len(lines)
@@ -132,13 +132,10 @@ func DialogLine(p *profile.Profile, q string) string {
 		last = asks
 	}
 	if last == "" {
-		return firstLine(q)
+		return textutil.Headline(q, 160)
 	}
 	return textutil.ClipRunes(strings.TrimSpace(last), 160)
 }
-
-// firstLine is q's first line, clipped for a one-line record.
-func firstLine(q string) string { return textutil.ClipRunes(textutil.FirstLine(q), 160) }
 
 // menuItem is a numbered choice of a dialog ("❯ 1. Yes", "  2. No",
 // "› 1. Trust and continue").

@@ -31,8 +31,8 @@ func TestMatchRuleAndDialogLine(t *testing.T) {
 		if got := matchRule(rules, tc.question); got != tc.rule {
 			t.Errorf("matchRule(%q) = %q, want %q", tc.question, got, tc.rule)
 		}
-		if got := DialogLine(sim, tc.question); got != tc.line {
-			t.Errorf("DialogLine(%q) = %q, want %q", tc.question, got, tc.line)
+		if got := dialogLine(sim, tc.question); got != tc.line {
+			t.Errorf("dialogLine(%q) = %q, want %q", tc.question, got, tc.line)
 		}
 	}
 	// Real dialogs: the line that asks, never a menu item.
@@ -58,7 +58,7 @@ func TestMatchRuleAndDialogLine(t *testing.T) {
 		if d.State != profile.StateNeedsInput {
 			t.Fatalf("%s: detected %s, want needs_input", tc.screen, d.State)
 		}
-		if got := DialogLine(p, d.Question); got != tc.line {
+		if got := dialogLine(p, d.Question); got != tc.line {
 			t.Errorf("%s: dialogLine = %q, want %q (question %q)", tc.screen, got, tc.line, d.Question)
 		}
 	}

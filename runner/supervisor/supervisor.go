@@ -10,14 +10,17 @@
 //     recorded (needs_input), a prompt left in the composer pressed on or
 //     typed again once;
 //   - WaitIdlePrompt: the agent back at its prompt before a message turn;
-//   - ReadTurnEnd: what the agent answered, from its hook or its screen.
+//   - ReadTurnEnd: what the agent answered, from its hook or its screen;
+//   - Conclude: the turn's end recorded, committed (--commit), notified,
+//     the task let go of or kept for waiting messages, and the error that
+//     sets the exit code.
 //
 // A phase ends with an *Ended error holding the Outcome to record, or with
-// the error of a tmux call or the context. The Supervisor drives three
-// small interfaces, so each decision is unit-tested with a recorded
-// sequence of observations: Pane (tmuxctl.Client), Watcher (a
-// monitor.Monitor, through Watch) and Book (the task's record, which
-// package runner keeps in the state).
+// the error of a tmux call or the context. The Supervisor drives small
+// interfaces, so each decision is unit-tested with a recorded sequence of
+// observations: Pane (tmuxctl.Client), Watcher (a monitor.Monitor, through
+// Watch), and Book and Ender (the task's record, which package runner
+// keeps in the state).
 package supervisor
 
 import (
@@ -82,6 +85,9 @@ type Settings struct {
 	Detached bool
 	// Approve answers an approval dialog that matches one of these.
 	Approve []*regexp.Regexp
+	// Commit runs the commit protocol after a turn that ended done
+	// (--commit).
+	Commit bool
 	// UseHook: the agent's hook reports its turns (a CLI whose hook fires
 	// after its screen settles gets the profile's hook grace for it).
 	UseHook bool
@@ -121,7 +127,7 @@ type Supervisor struct {
 
 	// The prompt of the turn being monitored, as Deliver left it.
 	payload string    // what was pasted
-	sig     string    // Signature(payload)
+	sig     string    // signature(payload)
 	sent    time.Time // when it was delivered
 	// graceFrom is when the wait for a sign of the turn began: the
 	// delivery, or the answer to a trust dialog that came after it.
@@ -230,7 +236,7 @@ func (s *Supervisor) MonitorTurn(ctx context.Context, since time.Time) error {
 		m := profile.TurnMatch{Since: since, EventsFrom: -1}
 		if t, err := s.Book.Task(ctx); err == nil {
 			m.Session = t.AgentSession
-			if at := DeliveryStart(t); !at.IsZero() {
+			if at := deliveryStart(t); !at.IsZero() {
 				m.Since = at
 			}
 		}
@@ -255,7 +261,7 @@ func (s *Supervisor) MonitorTurn(ctx context.Context, since time.Time) error {
 			}
 			continue
 		case profile.StateError:
-			return end(state.StatusFailed, "the agent reported an error: "+textutil.ClipRunes(textutil.FirstLine(d.Line), 160), obs, nil)
+			return end(state.StatusFailed, "the agent reported an error: "+textutil.Headline(d.Line, 160), obs, nil)
 		}
 		if s.unstarted {
 			// Idle, but the prompt has not begun a turn: it waits in the

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
@@ -324,5 +325,97 @@ func TestDeliverUnconfirmedWithoutMarkers(t *testing.T) {
 	o := ended(t, s.Deliver(t.Context(), "x", true))
 	if o.Status != state.StatusFailed || !strings.HasPrefix(b.task.Delivery, "unconfirmed") {
 		t.Errorf("outcome %s (%s), delivery %q", o.Status, o.Reason, b.task.Delivery)
+	}
+}
+
+// ender is a book that also records the end of turns: more is what
+// EndTurn finds queued, late what Release finds arrived meanwhile.
+type ender struct {
+	book
+	more, late int
+	cancelled  bool // another process ended the task first
+	committed  bool
+	takeQueue  []bool
+}
+
+func (e *ender) EndTurn(ctx context.Context, o Outcome, tt TurnText, takeQueue bool) (int, *state.Task) {
+	e.takeQueue = append(e.takeQueue, takeQueue)
+	if e.cancelled {
+		return 0, nil
+	}
+	if takeQueue && o.Status == state.StatusDone && e.more > 0 {
+		return e.more, nil
+	}
+	e.task.Status, e.task.Answer = o.Status, tt.Answer
+	c := e.task
+	return 0, &c
+}
+func (e *ender) Commit(ctx context.Context) { e.committed = true }
+func (e *ender) Release(ctx context.Context, takeQueue bool) int {
+	if takeQueue {
+		return e.late
+	}
+	return 0
+}
+
+// Conclude: what each outcome records, commits and notifies, and the exit
+// it maps to.
+func TestConclude(t *testing.T) {
+	interrupted, stop := context.WithCancel(context.Background())
+	stop()
+	for _, tc := range []struct {
+		name       string
+		o          Outcome
+		e          ender
+		commit     bool
+		parent     context.Context
+		want       error // wrapped by the result; nil: nil
+		committed  bool
+		notified   int
+		takeQueue  bool
+		answerWant string
+	}{
+		{name: "done, commit on", o: Outcome{Status: state.StatusDone, Reason: "r"}, commit: true,
+			committed: true, notified: 1, takeQueue: true},
+		{name: "done, messages waiting: the next turn, no notification yet", o: Outcome{Status: state.StatusDone}, e: ender{more: 2},
+			want: ErrMoreMessages, takeQueue: true},
+		{name: "done, a message came as it ended", o: Outcome{Status: state.StatusDone}, e: ender{late: 1},
+			want: ErrMoreMessages, notified: 1, takeQueue: true},
+		{name: "done, agent not at its prompt: queue kept", o: Outcome{Status: state.StatusDone, KeepQueue: true}, e: ender{more: 2, late: 2},
+			notified: 1},
+		{name: "done while interrupted: queue left for the next supervisor", o: Outcome{Status: state.StatusDone}, e: ender{more: 2},
+			parent: interrupted, notified: 1},
+		{name: "failed: no commit", o: Outcome{Status: state.StatusFailed, Reason: "x"}, commit: true,
+			want: ErrTaskFailed, notified: 1, takeQueue: true},
+		{name: "exited", o: Outcome{Status: state.StatusExited, Reason: "x"}, want: ErrTaskFailed, notified: 1, takeQueue: true},
+		{name: "timeout", o: Outcome{Status: state.StatusTimeout, Reason: "x"}, want: ErrTaskTimeout, notified: 1, takeQueue: true},
+		{name: "cancelled by another process first: nothing notified", o: Outcome{Status: state.StatusFailed}, e: ender{cancelled: true},
+			commit: true, want: ErrTaskFailed, takeQueue: true},
+		{name: "needs input: recorded already, journaled", o: Outcome{Status: state.StatusNeedsInput, Reason: "Proceed?"},
+			want: exit.ErrNeedsInput},
+		{name: "the hook's answer is recorded", o: Outcome{Status: state.StatusDone, Obs: monitor.Observation{Hook: &profile.HookEvent{Answer: " 42 \n"}}},
+			notified: 1, takeQueue: true, answerWant: "42"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, _, _, _ := newSupervisor(t, "claude", Settings{Commit: tc.commit})
+			parent := tc.parent
+			if parent == nil {
+				parent = t.Context()
+			}
+			e := tc.e
+			err := s.Conclude(parent, &e, tc.o)
+			if (tc.want == nil) != (err == nil) || (tc.want != nil && !errors.Is(err, tc.want)) {
+				t.Errorf("error %v, want one wrapping %v", err, tc.want)
+			}
+			if e.committed != tc.committed || e.notified != tc.notified {
+				t.Errorf("committed %v notified %d; want %v, %d", e.committed, e.notified, tc.committed, tc.notified)
+			}
+			if tc.o.Status != state.StatusNeedsInput && (len(e.takeQueue) != 1 || e.takeQueue[0] != tc.takeQueue) {
+				t.Errorf("EndTurn takeQueue %v, want [%v]", e.takeQueue, tc.takeQueue)
+			}
+			if tc.answerWant != "" && e.task.Answer != tc.answerWant {
+				t.Errorf("answer %q, want %q", e.task.Answer, tc.answerWant)
+			}
+		})
 	}
 }

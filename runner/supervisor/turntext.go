@@ -53,13 +53,13 @@ func (s *Supervisor) ReadTurnEnd(ctx context.Context, o Outcome) TurnText {
 // lines of the agent's own answer, else of the screen.
 func (tt TurnText) ResultTail() string {
 	if tt.ByHook {
-		return TailLines(tt.Answer, 20)
+		return tailLines(tt.Answer, 20)
 	}
-	return TailLines(tt.Screen, 20)
+	return tailLines(tt.Screen, 20)
 }
 
-// TailLines returns the last n non-blank lines of s.
-func TailLines(s string, n int) string {
+// tailLines returns the last n non-blank lines of s.
+func tailLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	var out []string
 	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {

@@ -1,0 +1,92 @@
+// The end of a supervised turn: the record, the commit, the notification,
+// letting go of the task, and the error that sets the exit code.
+
+package supervisor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/state"
+)
+
+// The errors a concluded turn wraps; commands map them to exit codes.
+var (
+	// ErrTaskFailed: the task ended failed or exited (exit 1).
+	ErrTaskFailed = errors.New("task failed")
+	// ErrTaskTimeout: the task timed out (exit 3).
+	ErrTaskTimeout = errors.New("task timed out")
+	// ErrCancelled: the task was cancelled.
+	ErrCancelled = errors.New("task cancelled")
+	// ErrMoreMessages: the turn ended done with messages waiting; the
+	// supervisor delivers them as the next turn.
+	ErrMoreMessages = errors.New("messages are waiting")
+)
+
+// Ender records the end of a turn: what a Book needs beyond the task's own
+// record, because the end of a turn also looks at the task's message queue
+// and its project.
+type Ender interface {
+	Book
+	// EndTurn records the outcome and the turn's text in one update with
+	// a look at the queue: with takeQueue, a turn that ended done with
+	// messages waiting makes the task ready for them instead (more > 0).
+	// final is the task as recorded; nil when another process ended it
+	// first (a cancel wins) or nothing was recorded.
+	EndTurn(ctx context.Context, o Outcome, tt TurnText, takeQueue bool) (more int, final *state.Task)
+	// Commit runs the post-task commit protocol and records its outcome.
+	Commit(ctx context.Context)
+	// Release lets go of a task that ended done: messages that arrived
+	// meanwhile (taken with takeQueue) make it ready again, and the count
+	// of them is returned; else the task is left without a supervisor.
+	Release(ctx context.Context, takeQueue bool) (more int)
+}
+
+// Conclude records how a turn ended and returns the error that sets the
+// exit code: nil for done; ErrMoreMessages when messages wait for the next
+// turn; else one that wraps exit.ErrNeedsInput, ErrTaskTimeout,
+// ErrCancelled or ErrTaskFailed and says what to do. parent is the
+// supervision's context: once it is done (SIGINT, SIGTERM), the queue is
+// left for the next supervisor. A needs_input outcome was recorded as the
+// question came (see needsInput): it is journaled, not recorded again.
+func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error {
+	ctx := context.WithoutCancel(parent)
+	tt := s.ReadTurnEnd(ctx, o)
+	if o.Status == state.StatusNeedsInput {
+		e.Journal(ctx, "needs-input", o.Reason)
+		return fmt.Errorf("task %s needs input: %s (answer with 'runner attach %s', then 'runner resume %s'): %w",
+			s.ID, dialogLine(s.Profile, o.Reason), s.ID, s.ID, exit.ErrNeedsInput)
+	}
+	live := parent.Err() == nil
+	more, final := e.EndTurn(ctx, o, tt, live && !o.KeepQueue)
+	if more > 0 {
+		e.Say("task %s: turn done; %d message(s) waiting", s.ID, more)
+		return ErrMoreMessages
+	}
+	if final != nil {
+		e.Journal(ctx, "status", string(o.Status)+": "+o.Reason)
+		if o.Status == state.StatusDone && s.Settings.Commit {
+			e.Commit(ctx)
+		}
+		// The notification tells about this turn's end, whatever happens
+		// to the task after.
+		e.Notify(ctx, final)
+		if o.Status == state.StatusDone && live {
+			if n := e.Release(ctx, !o.KeepQueue); n > 0 {
+				e.Say("task %s: %d message(s) arrived as the turn ended", s.ID, n)
+				return ErrMoreMessages
+			}
+		}
+	}
+	switch o.Status {
+	case state.StatusDone:
+		return nil
+	case state.StatusTimeout:
+		return fmt.Errorf("task %s: %s (the pane is left for inspection: runner attach %s): %w", s.ID, o.Reason, s.ID, ErrTaskTimeout)
+	case state.StatusCancelled:
+		return fmt.Errorf("task %s: %s: %w", s.ID, o.Reason, ErrCancelled)
+	}
+	return fmt.Errorf("task %s %s: %s: %w", s.ID, o.Status, o.Reason, ErrTaskFailed)
+}
