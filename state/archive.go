@@ -1,6 +1,7 @@
 package state
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -152,7 +153,7 @@ func (s *State) archiveFinishedTasks(w *segmentWriter, keep int) error {
 // addTaskSegments writes es, oldest first, as new segments of at most
 // segmentMax entries.
 func (s *State) addTaskSegments(w *segmentWriter, es []*entry) error {
-	slices.SortFunc(es, func(a, b *entry) int { return cmpInt(a.Created, b.Created) })
+	slices.SortFunc(es, func(a, b *entry) int { return cmp.Compare(a.Created, b.Created) })
 	for len(es) > 0 {
 		n := min(len(es), segmentMax)
 		ref, ok, err := newSegment(w, taskKind, es[:n])
@@ -188,7 +189,7 @@ func beyondNewest[T any](items map[string]T, want func(T) bool, keep int, at fun
 		if c := at(a.v).Compare(at(b.v)); c != 0 {
 			return c
 		}
-		return cmpString(a.key, b.key)
+		return cmp.Compare(a.key, b.key)
 	})
 	out := make([]T, 0, len(sel)-keep)
 	for _, x := range sel[:len(sel)-keep] {

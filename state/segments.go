@@ -244,23 +244,3 @@ func removeFiles(dir string, rel []string) {
 		_ = os.Remove(filepath.Join(dir, r))
 	}
 }
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}

@@ -135,13 +135,8 @@ func (c *Client) execFromFile(ctx context.Context, pane, file string, offset int
 		}
 		if time.Since(lastCheck) > 500*time.Millisecond {
 			lastCheck = time.Now()
-			info, err := c.Pane(ctx, pane)
-			if err != nil {
+			if err := c.shellAlive(ctx, pane, &res); err != nil {
 				return res, err
-			}
-			if info.Dead {
-				res.ExitCode = info.DeadStatus
-				return res, fmt.Errorf("exec in %s: the shell exited during the command: %w", pane, &DeadError{Pane: pane, Status: info.DeadStatus})
 			}
 		}
 		if err := sleepCtx(ctx, poll); err != nil {
@@ -287,13 +282,8 @@ func (c *Client) execFromHistory(ctx context.Context, pane string, start time.Ti
 		if endRe.MatchString(screen) {
 			break
 		}
-		info, err := c.Pane(ctx, pane)
-		if err != nil {
+		if err := c.shellAlive(ctx, pane, &res); err != nil {
 			return res, err
-		}
-		if info.Dead {
-			res.ExitCode = info.DeadStatus
-			return res, fmt.Errorf("exec in %s: the shell exited during the command: %w", pane, &DeadError{Pane: pane, Status: info.DeadStatus})
 		}
 		if err := sleepCtx(ctx, poll); err != nil {
 			return res, waitErr(ctx, pane, "the command to finish", start, last)
@@ -364,4 +354,18 @@ func randomToken() (string, error) {
 		return "", fmt.Errorf("random token: %w", err)
 	}
 	return hex.EncodeToString(b), nil
+}
+
+// shellAlive checks that the pane running an exec's command still lives: a
+// dead one's status goes into res, and the error says the shell exited.
+func (c *Client) shellAlive(ctx context.Context, pane string, res *ExecResult) error {
+	info, err := c.Pane(ctx, pane)
+	if err != nil {
+		return err
+	}
+	if info.Dead {
+		res.ExitCode = info.DeadStatus
+		return fmt.Errorf("exec in %s: the shell exited during the command: %w", pane, &DeadError{Pane: pane, Status: info.DeadStatus})
+	}
+	return nil
 }

@@ -57,6 +57,17 @@ func (sc *screen) update(hist, live []string) {
 	if pad := len(sc.live) - len(hist) - len(live); pad > 0 {
 		b.WriteString(strings.Repeat("\r\n", pad))
 	}
+	sc.writeLines(&b, hist, live)
+	sc.hist = append(sc.hist, hist...)
+	if n := len(sc.hist) - historyKeep; n > 0 {
+		sc.hist = slices.Delete(sc.hist, 0, n)
+	}
+	sc.flush(&b)
+}
+
+// writeLines writes hist (each line ended) then the live area (its last
+// line not ended: the cursor stays on it), which it keeps as the screen's.
+func (sc *screen) writeLines(b *bytes.Buffer, hist, live []string) {
 	for _, l := range hist {
 		b.WriteString(l)
 		b.WriteString("\r\n")
@@ -68,11 +79,6 @@ func (sc *screen) update(hist, live []string) {
 		b.WriteString(l)
 	}
 	sc.live = slices.Clone(live)
-	sc.hist = append(sc.hist, hist...)
-	if n := len(sc.hist) - historyKeep; n > 0 {
-		sc.hist = slices.Delete(sc.hist, 0, n)
-	}
-	sc.flush(&b)
 }
 
 // setLive replaces the live area with lines (nil removes it).
@@ -98,17 +104,7 @@ func (sc *screen) repaint(live []string) {
 		first--
 	}
 	fmt.Fprintf(&b, "\x1b[%d;1H", max(sc.rows-used+1, 1))
-	for _, l := range sc.hist[first:] {
-		b.WriteString(l)
-		b.WriteString("\r\n")
-	}
-	for i, l := range live {
-		if i > 0 {
-			b.WriteString("\r\n")
-		}
-		b.WriteString(l)
-	}
-	sc.live = slices.Clone(live)
+	sc.writeLines(&b, sc.hist[first:], live)
 	sc.flush(&b)
 }
 
