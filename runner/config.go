@@ -16,6 +16,7 @@ import (
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/supervisor"
 
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
@@ -129,19 +130,19 @@ func DefaultModelAliases() map[string]map[string]string {
 func DefaultConfig() *Config {
 	return &Config{
 		DefaultAgent:       "claude",
-		ReadyTimeout:       profile.Duration{Duration: 60 * time.Second},
+		ReadyTimeout:       profile.Duration{Duration: DefaultReadyTimeout},
 		TaskTimeout:        profile.Duration{Duration: DefaultTaskTimeout},
 		Idle:               profile.Duration{Duration: DefaultIdle},
 		Settle:             profile.Duration{Duration: DefaultSettle},
-		Retention:          profile.Duration{Duration: 24 * time.Hour},
+		Retention:          profile.Duration{Duration: DefaultRetention},
 		Awareness:          Awareness{Mode: messaging.AwarenessProject, MaxChars: 1500},
-		NotifyTimeout:      profile.Duration{Duration: 10 * time.Second},
+		NotifyTimeout:      profile.Duration{Duration: DefaultNotifyTimeout},
 		NotifyTmux:         true,
 		ModelAliases:       DefaultModelAliases(),
 		MaxLevel:           3,
 		MaxHops:            8,
 		MaxMessagesPerRoot: 200,
-		LockTimeout:        profile.Duration{Duration: 10 * time.Second},
+		LockTimeout:        profile.Duration{Duration: state.DefaultLockTimeout},
 		CloseAfter:         profile.Duration{Duration: DefaultCloseAfter},
 	}
 }
@@ -160,6 +161,14 @@ const (
 	// DefaultCloseAfter is how long after a task ends its window is closed
 	// (close_after).
 	DefaultCloseAfter = 2 * time.Hour
+	// DefaultReadyTimeout bounds an agent's start-up (ready_timeout,
+	// --ready-timeout): see supervisor.DefaultReadyTimeout.
+	DefaultReadyTimeout = supervisor.DefaultReadyTimeout
+	// DefaultNotifyTimeout bounds the notification command (notify_timeout).
+	DefaultNotifyTimeout = 10 * time.Second
+	// DefaultRetention is how long finished tasks stay in the state
+	// (retention): see state.DefaultRetention.
+	DefaultRetention = state.DefaultRetention
 )
 
 // Where ConfigPath found the path.

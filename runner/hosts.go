@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
@@ -267,7 +268,7 @@ func output(cmd *exec.Cmd) (string, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		if msg := strings.TrimSpace(LastLines(strings.TrimSpace(stderr.String()), 3)); msg != "" {
+		if msg := strings.TrimSpace(textutil.LastLines(strings.TrimSpace(stderr.String()), 3)); msg != "" {
 			return stdout.String(), fmt.Errorf("%w: %s", err, msg)
 		}
 		return stdout.String(), err

@@ -171,7 +171,7 @@ func PrintCollection(w io.Writer, c *Collection) {
 			fmt.Fprintf(w, "    %s\n", k.Summary)
 		}
 		if k.ResultTail != "" && k.Status != state.StatusDone {
-			for _, l := range strings.Split(LastLines(k.ResultTail, 5), "\n") {
+			for _, l := range strings.Split(textutil.LastLines(k.ResultTail, 5), "\n") {
 				fmt.Fprintf(w, "    | %s\n", l)
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
@@ -135,7 +136,7 @@ func (c *hostConn) run(ctx context.Context, argv ...string) (string, error) {
 	case err != nil:
 		return "", fmt.Errorf("host %s: %s: %w", c.host.Name, argv[0], err)
 	case code != 0:
-		msg := strings.TrimSpace(LastLines(strings.TrimSpace(string(stderr)), 3))
+		msg := strings.TrimSpace(textutil.LastLines(strings.TrimSpace(string(stderr)), 3))
 		return string(stdout), fmt.Errorf("host %s: %s: exit status %d: %s", c.host.Name, argv[0], code, msg)
 	}
 	return string(stdout), nil

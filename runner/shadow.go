@@ -229,7 +229,7 @@ func CleanTranscript(raw string, n int) string {
 		}
 		out = append(out, l)
 	}
-	return LastLines(strings.Join(out, "\n"), n)
+	return textutil.LastLines(strings.Join(out, "\n"), n)
 }
 
 // capWriter keeps the first max bytes written to it.

@@ -278,12 +278,3 @@ func Age(now, t time.Time) string {
 	}
 	return strconv.Itoa(int(d.Hours()/24)) + "d"
 }
-
-// LastLines returns the last n lines of s.
-func LastLines(s string, n int) string {
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}

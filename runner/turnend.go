@@ -100,7 +100,7 @@ func (env *Env) notify(ctx context.Context, t *state.Task, set RunSettings) {
 	}
 	d := set.NotifyTimeout
 	if d <= 0 {
-		d = 10 * time.Second
+		d = DefaultNotifyTimeout
 	}
 	nctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // CaptureOptions selects what Capture returns. The zero value is the visible
@@ -66,20 +68,13 @@ func (c *Client) CaptureScreen(ctx context.Context, pane string) (string, error)
 	return c.Capture(ctx, pane, CaptureOptions{})
 }
 
-// lastLines drops trailing empty lines and keeps the last n lines, each
-// ending in a newline.
+// lastLines keeps the last n lines of s, trailing blank lines dropped,
+// each ending in a newline (as a capture's).
 func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
-		lines = lines[:len(lines)-1]
+	if l := textutil.LastLines(s, n); l != "" {
+		return l + "\n"
 	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	if len(lines) == 0 {
-		return ""
-	}
-	return strings.Join(lines, "\n") + "\n"
+	return ""
 }
 
 // PaneScreen returns the pane's information and its visible screen from

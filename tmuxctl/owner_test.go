@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,8 +73,8 @@ func TestOnlyTmuxctlRunsTmux(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, imp := range af.Imports {
-			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "github.com/runner-cli/runner") && p != transportPkg && p != filelockPkg {
-				t.Errorf("%s imports %s: tmuxctl is a leaf (but for %s and %s)", f, p, transportPkg, filelockPkg)
+			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "github.com/runner-cli/runner") && !slices.Contains(leafPkgs, p) {
+				t.Errorf("%s imports %s: tmuxctl is a leaf (but for %s)", f, p, strings.Join(leafPkgs, ", "))
 			}
 		}
 	}
@@ -85,25 +86,33 @@ const transportPkg = "github.com/runner-cli/runner/internal/transport"
 // clients (slots.go).
 const filelockPkg = "github.com/runner-cli/runner/internal/filelock"
 
+// textutilPkg holds the string helpers (a capture's last lines).
+const textutilPkg = "github.com/runner-cli/runner/internal/textutil"
+
+// leafPkgs are the packages of the module tmuxctl may import.
+var leafPkgs = []string{transportPkg, filelockPkg, textutilPkg}
+
 // TestTransportIsLeaf: what tmuxctl may import imports nothing of the
 // module.
 func TestTransportIsLeaf(t *testing.T) {
-	files, err := filepath.Glob("../internal/transport/*.go")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("glob: %v %v", files, err)
-	}
-	fset := token.NewFileSet()
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
+	for _, pkg := range leafPkgs {
+		files, err := filepath.Glob("../" + strings.TrimPrefix(pkg, "github.com/runner-cli/runner/") + "/*.go")
+		if err != nil || len(files) == 0 {
+			t.Fatalf("glob: %v %v", files, err)
 		}
-		af, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range af.Imports {
-			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "github.com/runner-cli/runner") {
-				t.Errorf("%s imports %s: internal/transport must be a leaf", f, p)
+		fset := token.NewFileSet()
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			af, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range af.Imports {
+				if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "github.com/runner-cli/runner") {
+					t.Errorf("%s imports %s: %s must be a leaf", f, p, pkg)
+				}
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/messaging"
 
@@ -245,7 +246,7 @@ func (a *app) printOutcome(t *state.Task) {
 	}
 	if t.Status != state.StatusDone && t.ResultTail != "" {
 		fmt.Fprintln(a.out, "  last lines:")
-		for _, l := range strings.Split(runner.LastLines(t.ResultTail, 8), "\n") {
+		for _, l := range strings.Split(textutil.LastLines(t.ResultTail, 8), "\n") {
 			fmt.Fprintf(a.out, "    %s\n", l)
 		}
 	}

@@ -1,5 +1,5 @@
 // Package textutil holds the few string helpers every package of the module
-// needs, once: the first line of a text (whole, or clipped as a headline), clipping to a size (in runes or in
+// needs, once: the first line of a text (whole, or clipped as a headline), the last lines of a text, clipping to a size (in runes or in
 // bytes) and the dash that stands for an empty table cell. It imports only
 // the standard library, so gitsnap can use it too. state keeps its own
 // FirstLine: its leaf test (state/leaf_test.go) admits no import of the
@@ -46,6 +46,15 @@ func ClipBytes(s string, n int) string {
 		cut--
 	}
 	return s[:cut] + "…"
+}
+
+// LastLines returns the last n lines of s, blank lines at its end dropped.
+func LastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
 }
 
 // OrDash returns s, or "-" when s is empty: a table cell never blank.

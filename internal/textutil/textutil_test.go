@@ -40,3 +40,22 @@ func TestOrDash(t *testing.T) {
 		t.Error("OrDash")
 	}
 }
+
+func TestLastLines(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"a\nb\nc\n", 2, "b\nc"},
+		{"a\nb\n\n  \n", 1, "b"},
+		{"a", 5, "a"},
+		{"", 3, ""},
+		{"\n\n", 3, ""},
+		{"a\n\nb", 2, "\nb"},
+	} {
+		if got := LastLines(tc.s, tc.n); got != tc.want {
+			t.Errorf("LastLines(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}

@@ -45,7 +45,7 @@ func run(ctx context.Context, exe, what string, t tab, id string, args ...string
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err := cmd.Run()
 		if err != nil {
-			msg := strings.TrimSpace(runner.LastLines(strings.TrimSpace(stderr.String()), 1))
+			msg := strings.TrimSpace(textutil.LastLines(strings.TrimSpace(stderr.String()), 1))
 			var ee *exec.ExitError
 			if errors.As(err, &ee) {
 				err = fmt.Errorf("exit %d: %s", ee.ExitCode(), textutil.OrDash(msg))
