@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/supervisor"
 
 	"github.com/runner-cli/runner/state"
@@ -243,17 +244,17 @@ func TestClaimMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(batch) != maxBatchMessages {
-		t.Fatalf("batch of %d, want %d", len(batch), maxBatchMessages)
+	if len(batch) != messaging.MaxBatchMessages {
+		t.Fatalf("batch of %d, want %d", len(batch), messaging.MaxBatchMessages)
 	}
 	st := readState(t, env)
 	if m := st.Messages["m_stale000"]; m.Status != state.MessageFailed || !strings.Contains(m.Reason, "interrupted") {
 		t.Errorf("stale delivering message: %+v", m)
 	}
-	if n := len(st.MessagesFor(a.ID, state.MessagePending)); n != 20-maxBatchMessages {
-		t.Errorf("%d left pending, want %d", n, 20-maxBatchMessages)
+	if n := len(st.MessagesFor(a.ID, state.MessagePending)); n != 20-messaging.MaxBatchMessages {
+		t.Errorf("%d left pending, want %d", n, 20-messaging.MaxBatchMessages)
 	}
-	if got := st.Tasks[a.ID]; len(got.Handling) != maxBatchMessages || got.HandlingHops != 4 {
+	if got := st.Tasks[a.ID]; len(got.Handling) != messaging.MaxBatchMessages || got.HandlingHops != 4 {
 		t.Errorf("handling %v hops %d; want the batch and 4", got.Handling, got.HandlingHops)
 	}
 	for i := 1; i < len(batch); i++ {
@@ -263,7 +264,7 @@ func TestClaimMessages(t *testing.T) {
 	}
 	s.settleMessages(t.Context(), batch, state.MessageDelivered, "")
 	st = readState(t, env)
-	if n := len(st.MessagesFor(a.ID, state.MessageDelivered)); n != maxBatchMessages {
-		t.Errorf("%d delivered, want %d", n, maxBatchMessages)
+	if n := len(st.MessagesFor(a.ID, state.MessageDelivered)); n != messaging.MaxBatchMessages {
+		t.Errorf("%d delivered, want %d", n, messaging.MaxBatchMessages)
 	}
 }

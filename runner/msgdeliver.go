@@ -5,8 +5,6 @@ package runner
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"time"
 
 	"github.com/runner-cli/runner/runner/messaging"
@@ -20,43 +18,12 @@ import (
 // supervisor that died are marked failed: they may or may not have been
 // typed in, and are never typed twice.
 func (s *supervision) claimMessages(ctx context.Context) ([]*state.Message, error) {
-	env := s.env
-	var batch []*state.Message
-	var stale []*state.Message
-	err := env.Store.Update(ctx, func(st *state.State) error {
-		batch, stale = nil, nil
-		t := st.Task(s.ID)
-		if t == nil {
-			return fmt.Errorf("task %s: %w", s.ID, state.ErrTaskNotFound)
-		}
-		if t.SupervisorPID != os.Getpid() {
-			// Another supervisor took the task: it delivers.
-			return fmt.Errorf("task %s is supervised by process %d now, not %d", s.ID, t.SupervisorPID, os.Getpid())
-		}
-		if t.Status.IsTerminal() {
-			return nil // cancelled meanwhile: nothing to deliver
-		}
-		stale = messaging.FailStaleClaims(st, s.ID, env.now(), "")
-		size := 0
-		hops := 0
-		var ids []string
-		for _, m := range st.MessagesFor(s.ID, state.MessagePending) {
-			if len(batch) == maxBatchMessages || (len(batch) > 0 && size+len(m.Text) > maxBatchBytes) {
-				break
-			}
-			m.Status, m.ClaimedBy = state.MessageDelivering, os.Getpid()
-			size += len(m.Text)
-			hops = max(hops, m.Hops)
-			ids = append(ids, m.ID)
-			c := *m
-			batch = append(batch, &c)
-		}
-		if len(batch) > 0 {
-			t.Handling, t.HandlingHops = ids, hops
-		}
-		return nil
+	var batch, stale []*state.Message
+	err := s.env.Store.Update(ctx, func(st *state.State) (err error) {
+		batch, stale, err = messaging.Claim(st, s.ID, s.env.now())
+		return err
 	})
-	env.journalDropped(ctx, stale)
+	s.env.journalDropped(ctx, stale)
 	return batch, err
 }
 
@@ -70,11 +37,7 @@ func (s *supervision) settleMessages(ctx context.Context, batch []*state.Message
 	var err error
 	for range 3 {
 		err = env.Store.Update(ctx, func(x *state.State) error {
-			for _, b := range batch {
-				if m := x.Messages[b.ID]; m != nil && m.Status == state.MessageDelivering {
-					m.SetMessageStatus(st, now, reason)
-				}
-			}
+			messaging.Settle(x, batch, st, now, reason)
 			return nil
 		})
 		if err == nil {

@@ -5,9 +5,16 @@
 //     other agents are doing (ParseAwarenessMode, the modes), and OneLine.
 //   - prompt.go: Prompt, the text that delivers a batch of messages to an
 //     agent (a header per message, how to answer).
+//   - post.go: the rules a message meets under the state lock (Check,
+//     Posting: loop protection by hops and per-tree cap, merging of
+//     repeats, the queue's bounds, an idle recipient claimed for delivery),
+//     and the batch a supervisor takes for one delivery (Claim, Settle).
 //   - queue.go: DropQueue and FailStaleClaims, what becomes of a task's
 //     queue when it ends or its delivering supervisor is gone.
 //
-// The runner package posts (PostMessage), delivers (the supervisor's
-// message turns), asks (Ask) and resolves recipients, through Env.
+// The runner package does the I/O around them, through Env: it looks at
+// the recipients' panes before the lock, runs Posting under it, journals
+// each outcome and starts the deliveries (PostMessage); the supervisor's
+// message turns type a claimed batch in; Ask and the recipients'
+// resolution (@parent, @siblings, @project:NAME) read the projects too.
 package messaging
