@@ -101,8 +101,10 @@ func (s *Supervisor) dialog(ctx context.Context, d profile.Detection, obs monito
 // this folder?"). Above it (the question's text also holds what the agent
 // printed before it), the last line that asks — it holds a '?' — wins
 // (Claude's "Quick safety check: Is this a project you … trust?" above
-// "❯ 1. Yes, I trust this folder"); else the last non-blank line that is
-// not a menu item.
+// "❯ 1. Yes, I trust this folder"); else the dialog's own question when it
+// says what it is about ("Do you want to create hello.txt?", not "Do you
+// want to proceed?"); else the last non-blank line that is not a menu
+// item.
 func dialogLine(p *profile.Profile, q string) string {
 	if !p.Compiled() {
 		return textutil.Headline(q, 160)
@@ -130,12 +132,22 @@ func dialogLine(p *profile.Profile, q string) string {
 	}
 	if asks != "" {
 		last = asks
+	} else if stop < len(lines) && strings.Contains(lines[stop], "?") && !menuItem.MatchString(lines[stop]) &&
+		!genericConfirm.MatchString(strings.TrimSpace(lines[stop])) {
+		// Nothing above asks (a file's preview, a command): the
+		// dialog's own question, when it says what it is about
+		// ("Do you want to create hello.txt?").
+		last = lines[stop]
 	}
 	if last == "" {
 		return textutil.Headline(q, 160)
 	}
 	return textutil.ClipRunes(strings.TrimSpace(last), 160)
 }
+
+// genericConfirm is a dialog question that says nothing of what it is
+// about: the line above it does.
+var genericConfirm = regexp.MustCompile(`(?i)^(do you want to |would you like to )?(proceed|continue)\s*\??$`)
 
 // menuItem is a numbered choice of a dialog ("❯ 1. Yes", "  2. No",
 // "› 1. Trust and continue").

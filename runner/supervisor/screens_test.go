@@ -62,6 +62,24 @@ func TestMatchRuleAndDialogLine(t *testing.T) {
 			t.Errorf("%s: dialogLine = %q, want %q (question %q)", tc.screen, got, tc.line, d.Question)
 		}
 	}
+	// The pinned CLIs' dialogs (profile/testdata/screens-real).
+	for _, tc := range []struct{ profile, screen, line string }{
+		// Above the question, a preview of the file: the question itself
+		// says what it is about.
+		{"claude", "claude__needs_input__1", "Do you want to create hello.txt?"},
+		{"claude", "claude__needs_input__3", "Detected a custom API key in your environment"},
+		{"codex", "codex__needs_input__1", "Would you like to run the following command?"},
+		{"gemini", "gemini__needs_input__2", "? WriteFile  Writing to hello.txt"},
+	} {
+		p, err := profile.BuiltinProfile(tc.profile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := profile.Detect(p, screen(t, tc.screen))
+		if got := dialogLine(p, d.Question); got != tc.line {
+			t.Errorf("%s: dialogLine = %q, want %q (question %q)", tc.screen, got, tc.line, d.Question)
+		}
+	}
 }
 
 // TestComposerAndEcho checks the two screen signs delivery and the turn
