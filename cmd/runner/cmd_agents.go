@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +17,7 @@ import (
 )
 
 func (a *app) newAgentsCmd() *cobra.Command {
-	var asJSON, noVersion bool
+	var opts agentsOptions
 	cmd := &cobra.Command{
 		Use:   "agents",
 		Short: "List agent profiles and whether each CLI is installed",
@@ -27,53 +28,74 @@ the agent says so and the answer comes from the hook's payload; without, both
 come from the screen ('runner agents --json' says which event for each).`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if asJSON {
-				a.jsonErrors = true
-			}
-			self, _ := os.Executable()
-			sts := runner.CheckAgents(cmd.Context(), profile.Builtins(), self, !noVersion)
-			if asJSON {
-				return a.printJSON(sts)
-			}
-			tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "AGENT\tINSTALLED\tVERSION\tHOOK\tPATH\tCOMMAND")
-			for _, s := range sts {
-				inst, path, ver := "no", "-", "-"
-				if s.Installed {
-					inst, path = "yes", s.Path
-				}
-				if s.Version != "" {
-					ver = s.Version
-				}
-				hook := "yes"
-				if strings.HasPrefix(s.Hook, "none") {
-					hook = "no (screen)"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, inst, ver, hook, path, strings.Join(s.Command, " "))
-			}
-			return tw.Flush()
+			return a.runAgents(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
-	cmd.Flags().BoolVar(&noVersion, "no-version", false, "do not run the CLIs to read their versions")
+	cmd.Flags().BoolVar(&opts.asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&opts.noVersion, "no-version", false, "do not run the CLIs to read their versions")
 	cmd.AddCommand(a.newAgentsDetectCmd(), a.newAgentsShowCmd())
 	return cmd
 }
 
+// agentsOptions are the arguments and flags of `runner agents`.
+type agentsOptions struct {
+	asJSON    bool
+	noVersion bool
+}
+
+func (a *app) runAgents(ctx context.Context, opts agentsOptions) error {
+	if opts.asJSON {
+		a.jsonErrors = true
+	}
+	self, _ := os.Executable()
+	sts := runner.CheckAgents(ctx, profile.Builtins(), self, !opts.noVersion)
+	if opts.asJSON {
+		return a.printJSON(sts)
+	}
+	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "AGENT\tINSTALLED\tVERSION\tHOOK\tPATH\tCOMMAND")
+	for _, s := range sts {
+		inst, path, ver := "no", "-", "-"
+		if s.Installed {
+			inst, path = "yes", s.Path
+		}
+		if s.Version != "" {
+			ver = s.Version
+		}
+		hook := "yes"
+		if strings.HasPrefix(s.Hook, "none") {
+			hook = "no (screen)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, inst, ver, hook, path, strings.Join(s.Command, " "))
+	}
+	return tw.Flush()
+}
+
 func (a *app) newAgentsShowCmd() *cobra.Command {
+	var opts agentsShowOptions
 	return &cobra.Command{
 		Use:   "show NAME",
 		Short: "Print an agent profile as JSON (the keys a config override can set)",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			a.jsonErrors = true
-			p, err := profile.BuiltinProfile(argv[0])
-			if err != nil {
-				return err
-			}
-			return a.printJSON(p)
+			opts.args = argv
+			return a.runAgentsShow(cmd.Context(), opts)
 		},
 	}
+}
+
+// agentsShowOptions are the arguments and flags of `runner agents show`.
+type agentsShowOptions struct {
+	args []string
+}
+
+func (a *app) runAgentsShow(ctx context.Context, opts agentsShowOptions) error {
+	a.jsonErrors = true
+	p, err := profile.BuiltinProfile(opts.args[0])
+	if err != nil {
+		return err
+	}
+	return a.printJSON(p)
 }
 
 type detectOutput struct {
@@ -83,9 +105,8 @@ type detectOutput struct {
 }
 
 func (a *app) newAgentsDetectCmd() *cobra.Command {
-	var asJSON, altOn bool
-	var file, agent, curCmd, pane string
-	var cursorRow, deadStatus int
+	var opts agentsDetectOptions
+
 	cmd := &cobra.Command{
 		Use:   "detect (--pane ID | --file SCREEN) --agent NAME",
 		Short: "Print the state an agent profile sees on a captured screen, and why",
@@ -100,67 +121,87 @@ cannot decide (a pager in the shell profile, a question versus output).
 States: ready, busy, needs_input, starting, exited, error, unknown.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if asJSON {
-				a.jsonErrors = true
-			}
-			if (file == "") == (pane == "") {
-				return exit.Usagef("agents detect: give --pane ID (a live pane) or --file SCREEN (a capture-pane text file, or - for stdin)")
-			}
-			if agent == "" {
-				return exit.Usagef("agents detect: --agent is required (see 'runner agents')")
-			}
-			cfg, _, err := runner.LoadConfig(a.getenv)
-			if err != nil {
-				return err
-			}
-			p, err := cfg.Profile(agent)
-			if err != nil {
-				return err
-			}
-			var screen string
-			info := profile.PaneInfo{CurrentCommand: curCmd, AlternateOn: altOn}
-			if pane != "" {
-				c := a.tmuxClientFor(cfg)
-				pi, err := c.Pane(cmd.Context(), pane)
-				if err != nil {
-					return err
-				}
-				if screen, err = c.CaptureScreen(cmd.Context(), pane); err != nil {
-					return err
-				}
-				file = pane
-				info = profile.PaneInfo{Dead: pi.Dead, DeadStatus: pi.DeadStatus, CurrentCommand: pi.CurrentCommand,
-					AlternateOn: pi.AlternateOn, CursorKnown: true, CursorY: pi.CursorY}
-			} else if screen, err = a.readScreen(file); err != nil {
-				return err
-			}
-			if cmd.Flags().Changed("cursor-row") {
-				if cursorRow < 0 {
-					return exit.Usagef("agents detect: --cursor-row %d: want a row number from 0", cursorRow)
-				}
-				info.CursorKnown, info.CursorY = true, cursorRow
-			}
-			if cmd.Flags().Changed("dead-status") {
-				info.Dead, info.DeadStatus = true, deadStatus
-			}
-			d := profile.DetectPane(p, screen, info)
-			if asJSON {
-				return a.printJSON(detectOutput{Agent: agent, File: file, Detection: d})
-			}
-			printDetection(a.out, d)
-			return nil
+			opts.cursorRowSet = cmd.Flags().Changed("cursor-row")
+			opts.deadStatusSet = cmd.Flags().Changed("dead-status")
+			return a.runAgentsDetect(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&file, "file", "", "the captured screen (`SCREEN` file, or - for stdin)")
-	f.StringVar(&pane, "pane", "", "capture this live pane (`ID`, e.g. %3) on the --socket server and use what tmux says about it")
-	f.StringVar(&agent, "agent", "", "the agent profile (`NAME`)")
-	f.BoolVar(&asJSON, "json", false, "print as JSON")
-	f.StringVar(&curCmd, "current-command", "", "the pane's foreground `COMMAND` (#{pane_current_command})")
-	f.BoolVar(&altOn, "alternate-on", false, "the pane shows the alternate screen (#{alternate_on})")
-	f.IntVar(&cursorRow, "cursor-row", 0, "the cursor's 0-based `ROW` (#{cursor_y})")
-	f.IntVar(&deadStatus, "dead-status", 0, "the pane is dead with this exit `STATUS` (#{pane_dead_status})")
+	f.StringVar(&opts.file, "file", "", "the captured screen (`SCREEN` file, or - for stdin)")
+	f.StringVar(&opts.pane, "pane", "", "capture this live pane (`ID`, e.g. %3) on the --socket server and use what tmux says about it")
+	f.StringVar(&opts.agent, "agent", "", "the agent profile (`NAME`)")
+	f.BoolVar(&opts.asJSON, "json", false, "print as JSON")
+	f.StringVar(&opts.curCmd, "current-command", "", "the pane's foreground `COMMAND` (#{pane_current_command})")
+	f.BoolVar(&opts.altOn, "alternate-on", false, "the pane shows the alternate screen (#{alternate_on})")
+	f.IntVar(&opts.cursorRow, "cursor-row", 0, "the cursor's 0-based `ROW` (#{cursor_y})")
+	f.IntVar(&opts.deadStatus, "dead-status", 0, "the pane is dead with this exit `STATUS` (#{pane_dead_status})")
 	return cmd
+}
+
+// agentsDetectOptions are the arguments and flags of `runner agents detect`.
+type agentsDetectOptions struct {
+	asJSON        bool
+	altOn         bool
+	file          string
+	agent         string
+	curCmd        string
+	pane          string
+	cursorRow     int
+	deadStatus    int
+	cursorRowSet  bool // --cursor-row was given
+	deadStatusSet bool // --dead-status was given
+}
+
+func (a *app) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) error {
+	if opts.asJSON {
+		a.jsonErrors = true
+	}
+	if (opts.file == "") == (opts.pane == "") {
+		return exit.Usagef("agents detect: give --pane ID (a live pane) or --file SCREEN (a capture-pane text file, or - for stdin)")
+	}
+	if opts.agent == "" {
+		return exit.Usagef("agents detect: --agent is required (see 'runner agents')")
+	}
+	cfg, _, err := runner.LoadConfig(a.getenv)
+	if err != nil {
+		return err
+	}
+	p, err := cfg.Profile(opts.agent)
+	if err != nil {
+		return err
+	}
+	var screen string
+	info := profile.PaneInfo{CurrentCommand: opts.curCmd, AlternateOn: opts.altOn}
+	if opts.pane != "" {
+		c := a.tmuxClientFor(cfg)
+		pi, err := c.Pane(ctx, opts.pane)
+		if err != nil {
+			return err
+		}
+		if screen, err = c.CaptureScreen(ctx, opts.pane); err != nil {
+			return err
+		}
+		opts.file = opts.pane
+		info = profile.PaneInfo{Dead: pi.Dead, DeadStatus: pi.DeadStatus, CurrentCommand: pi.CurrentCommand,
+			AlternateOn: pi.AlternateOn, CursorKnown: true, CursorY: pi.CursorY}
+	} else if screen, err = a.readScreen(opts.file); err != nil {
+		return err
+	}
+	if opts.cursorRowSet {
+		if opts.cursorRow < 0 {
+			return exit.Usagef("agents detect: --cursor-row %d: want a row number from 0", opts.cursorRow)
+		}
+		info.CursorKnown, info.CursorY = true, opts.cursorRow
+	}
+	if opts.deadStatusSet {
+		info.Dead, info.DeadStatus = true, opts.deadStatus
+	}
+	d := profile.DetectPane(p, screen, info)
+	if opts.asJSON {
+		return a.printJSON(detectOutput{Agent: opts.agent, File: opts.file, Detection: d})
+	}
+	printDetection(a.out, d)
+	return nil
 }
 
 func (a *app) readScreen(file string) (string, error) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
 
@@ -13,12 +14,7 @@ import (
 // newAgentSimCmd builds the hidden `runner agent-sim`, the scripted agent
 // with a real TUI that tests (and the README's demo) drive in tmux panes.
 func (a *app) newAgentSimCmd() *cobra.Command {
-	var (
-		opts   agentsim.Options
-		hook   string
-		prompt string
-		resume string
-	)
+	var opts agentSimOptions
 	cmd := &cobra.Command{
 		Use:    "agent-sim",
 		Short:  "Run the simulated agent (a scripted TUI for tests)",
@@ -28,46 +24,60 @@ prompt is a directive: sleep D, silent D, say TEXT, write PATH TEXT, ask QUESTIO
 run ARG..., exit N, crash, recall (the session's earlier prompts); any other line is acknowledged with "Done: <line>".`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if hook != "" {
-				argv, err := agentsim.SplitArgs(hook)
-				if err != nil || len(argv) == 0 {
-					return exit.Usagef("--hook %q: not a command line (%v)", hook, err)
-				}
-				opts.Hook = argv
-			}
-			if resume != "" {
-				opts.SessionID, opts.Resumed = resume, true
-			}
-			opts.Env = os.Environ()
-			var (
-				code int
-				err  error
-			)
-			if cmd.Flags().Changed("prompt") {
-				code, err = agentsim.RunHeadless(cmd.Context(), opts, prompt, a.out, a.errOut)
-			} else {
-				tty, ok := a.in.(*os.File)
-				if !ok {
-					return exit.Usagef("agent-sim needs a terminal on stdin (or -p PROMPT for headless mode)")
-				}
-				code, err = agentsim.Run(cmd.Context(), opts, tty, a.out)
-				if errors.Is(err, agentsim.ErrNotTerminal) {
-					return exit.Usagef("%v", err)
-				}
-			}
-			if err == nil && code == 0 {
-				return nil
-			}
-			return &exit.ExitError{Code: code, Err: err}
+			opts.promptSet = cmd.Flags().Changed("prompt")
+			return a.runAgentSim(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Record, "record", "", "append one JSON line {\"prompt\": …} per submitted prompt to `FILE`")
-	f.StringVar(&hook, "hook", "", "run `ARGV` at the end of every turn with a Stop event as JSON on stdin")
-	f.DurationVar(&opts.Startup, "startup", 0, "delay before the first prompt box")
-	f.BoolVar(&opts.Trust, "trust", false, "show the trust dialog first")
-	f.BoolVar(&opts.TrustLate, "trust-late", false, "show the trust dialog after the first prompt is submitted, holding it until accepted")
-	f.StringVarP(&prompt, "prompt", "p", "", "headless: run PROMPT's directives, print the answer, exit")
-	f.StringVar(&resume, "resume", "", "continue the conversation with session `ID` (printed when the sim exits)")
+	f.StringVar(&opts.opts.Record, "record", "", "append one JSON line {\"prompt\": …} per submitted prompt to `FILE`")
+	f.StringVar(&opts.hook, "hook", "", "run `ARGV` at the end of every turn with a Stop event as JSON on stdin")
+	f.DurationVar(&opts.opts.Startup, "startup", 0, "delay before the first prompt box")
+	f.BoolVar(&opts.opts.Trust, "trust", false, "show the trust dialog first")
+	f.BoolVar(&opts.opts.TrustLate, "trust-late", false, "show the trust dialog after the first prompt is submitted, holding it until accepted")
+	f.StringVarP(&opts.prompt, "prompt", "p", "", "headless: run PROMPT's directives, print the answer, exit")
+	f.StringVar(&opts.resume, "resume", "", "continue the conversation with session `ID` (printed when the sim exits)")
 	return cmd
+}
+
+// agentSimOptions are the arguments and flags of `runner agent-sim`.
+type agentSimOptions struct {
+	opts      agentsim.Options
+	hook      string
+	prompt    string
+	resume    string
+	promptSet bool // --prompt was given
+}
+
+func (a *app) runAgentSim(ctx context.Context, opts agentSimOptions) error {
+	if opts.hook != "" {
+		argv, err := agentsim.SplitArgs(opts.hook)
+		if err != nil || len(argv) == 0 {
+			return exit.Usagef("--hook %q: not a command line (%v)", opts.hook, err)
+		}
+		opts.opts.Hook = argv
+	}
+	if opts.resume != "" {
+		opts.opts.SessionID, opts.opts.Resumed = opts.resume, true
+	}
+	opts.opts.Env = os.Environ()
+	var (
+		code int
+		err  error
+	)
+	if opts.promptSet {
+		code, err = agentsim.RunHeadless(ctx, opts.opts, opts.prompt, a.out, a.errOut)
+	} else {
+		tty, ok := a.in.(*os.File)
+		if !ok {
+			return exit.Usagef("agent-sim needs a terminal on stdin (or -p PROMPT for headless mode)")
+		}
+		code, err = agentsim.Run(ctx, opts.opts, tty, a.out)
+		if errors.Is(err, agentsim.ErrNotTerminal) {
+			return exit.Usagef("%v", err)
+		}
+	}
+	if err == nil && code == 0 {
+		return nil
+	}
+	return &exit.ExitError{Code: code, Err: err}
 }

@@ -15,12 +15,7 @@ import (
 )
 
 func (a *app) newAskCmd() *cobra.Command {
-	var (
-		file     string
-		timeout  time.Duration
-		parallel int
-		asJSON   bool
-	)
+	var opts askOptions
 	cmd := &cobra.Command{
 		Use:   "ask TARGET... QUESTION [--timeout D] [--json]",
 		Short: "Ask busy agents a question; headless copies of them (shadows) answer",
@@ -48,45 +43,59 @@ shadow failed, 3 some timed out (and none failed), 2 bad targets (nothing run).`
   runner ask @all --timeout 30s --json --file question.md`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			targets, question := argv, ""
-			if file == "" {
-				if len(argv) < 2 {
-					return exit.Usagef("ask: give TARGET... QUESTION (the last argument is the question), or the question with --file F")
-				}
-				targets, question = argv[:len(argv)-1], argv[len(argv)-1]
-			} else {
-				q, err := a.readText(nil, file)
-				if err != nil {
-					return err
-				}
-				question = q
-			}
-			if timeout < 0 || parallel < 0 {
-				return exit.Usagef("ask: --timeout and --parallel must not be negative")
-			}
-			env, cfg, err := a.runnerEnv(false)
-			if err != nil {
-				return err
-			}
-			req := runner.AskRequest{
-				Targets: targets, Question: question,
-				Timeout: timeout, Parallel: parallel,
-				Post: func(ctx context.Context, to *state.Task, typ, text string) error {
-					_, err := runner.PostMessage(ctx, env, runner.MessageRequest{To: to.ID, Text: text,
-						Type: state.MessageType(typ), MaxHops: cfg.MaxHops, MaxPerRoot: cfg.MaxMessagesPerRoot})
-					return err
-				},
-				OnAnswer: a.printAskAnswer(asJSON),
-			}
-			_, err = runner.Ask(cmd.Context(), env, req)
-			return err
+			opts.args = argv
+			return a.runAsk(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVarP(&file, "file", "f", "", "read the question from file F ('-' for standard input)")
-	cmd.Flags().DurationVar(&timeout, "timeout", runner.DefaultAskTimeout, "give each shadow this long to answer (killed after)")
-	cmd.Flags().IntVar(&parallel, "parallel", runner.DefaultAskParallel, "run at most this many shadows at once")
-	a.jsonFlag(cmd, &asJSON)
+	cmd.Flags().StringVarP(&opts.file, "file", "f", "", "read the question from file F ('-' for standard input)")
+	cmd.Flags().DurationVar(&opts.timeout, "timeout", runner.DefaultAskTimeout, "give each shadow this long to answer (killed after)")
+	cmd.Flags().IntVar(&opts.parallel, "parallel", runner.DefaultAskParallel, "run at most this many shadows at once")
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
+}
+
+// askOptions are the arguments and flags of `runner ask`.
+type askOptions struct {
+	args     []string
+	file     string
+	timeout  time.Duration
+	parallel int
+	asJSON   bool
+}
+
+func (a *app) runAsk(ctx context.Context, opts askOptions) error {
+	targets, question := opts.args, ""
+	if opts.file == "" {
+		if len(opts.args) < 2 {
+			return exit.Usagef("ask: give TARGET... QUESTION (the last argument is the question), or the question with --file F")
+		}
+		targets, question = opts.args[:len(opts.args)-1], opts.args[len(opts.args)-1]
+	} else {
+		q, err := a.readText(nil, opts.file)
+		if err != nil {
+			return err
+		}
+		question = q
+	}
+	if opts.timeout < 0 || opts.parallel < 0 {
+		return exit.Usagef("ask: --timeout and --parallel must not be negative")
+	}
+	env, cfg, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	req := runner.AskRequest{
+		Targets: targets, Question: question,
+		Timeout: opts.timeout, Parallel: opts.parallel,
+		Post: func(ctx context.Context, to *state.Task, typ, text string) error {
+			_, err := runner.PostMessage(ctx, env, runner.MessageRequest{To: to.ID, Text: text,
+				Type: state.MessageType(typ), MaxHops: cfg.MaxHops, MaxPerRoot: cfg.MaxMessagesPerRoot})
+			return err
+		},
+		OnAnswer: a.printAskAnswer(opts.asJSON),
+	}
+	_, err = runner.Ask(ctx, env, req)
+	return err
 }
 
 // printAskAnswer prints one answer as it arrives: a JSON line, or a header

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/runner-cli/runner/runner"
@@ -8,31 +9,40 @@ import (
 )
 
 func (a *app) newCancelCmd() *cobra.Command {
-	var (
-		kill   bool
-		asJSON bool
-	)
+	var opts cancelOptions
 	cmd := &cobra.Command{
 		Use:   "cancel ID [--kill]",
 		Short: "Interrupt a task's agent and mark it cancelled (--kill closes its window and ends its processes)",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			env, _, err := a.runnerEnv(false)
-			if err != nil {
-				return err
-			}
-			t, err := runner.Cancel(cmd.Context(), env, argv[0], kill)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(t)
-			}
-			fmt.Fprintf(a.out, "%s %s\n", t.ID, t.Status)
-			return nil
+			opts.args = argv
+			return a.runCancel(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&kill, "kill", false, "also close the task's tmux window and end every process it started (as runner gc does)")
-	a.jsonFlag(cmd, &asJSON)
+	cmd.Flags().BoolVar(&opts.kill, "kill", false, "also close the task's tmux window and end every process it started (as runner gc does)")
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
+}
+
+// cancelOptions are the arguments and flags of `runner cancel`.
+type cancelOptions struct {
+	args   []string
+	kill   bool
+	asJSON bool
+}
+
+func (a *app) runCancel(ctx context.Context, opts cancelOptions) error {
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	t, err := runner.Cancel(ctx, env, opts.args[0], opts.kill)
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		return a.printJSON(t)
+	}
+	fmt.Fprintf(a.out, "%s %s\n", t.ID, t.Status)
+	return nil
 }

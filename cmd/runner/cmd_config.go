@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -40,33 +41,42 @@ type configPathOutput struct {
 }
 
 func (a *app) newConfigPathCmd() *cobra.Command {
-	var asJSON bool
+	var opts configPathOptions
 	cmd := &cobra.Command{
 		Use:   "path",
 		Short: "Print the config file's path (--json: also whether it exists and why this path)",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			path, source := runner.ConfigPath(a.getenv)
-			if path == "" {
-				return exit.Usagef("config path: none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set (set RUNNER_CONFIG to a file)")
-			}
-			if !asJSON {
-				fmt.Fprintln(a.out, path)
-				return nil
-			}
-			_, err := os.Stat(path)
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("config path: %w", err)
-			}
-			return a.printJSON(configPathOutput{Path: path, Exists: err == nil, Source: source})
+			return a.runConfigPath(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON)
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
+// configPathOptions are the arguments and flags of `runner config path`.
+type configPathOptions struct {
+	asJSON bool
+}
+
+func (a *app) runConfigPath(ctx context.Context, opts configPathOptions) error {
+	path, source := runner.ConfigPath(a.getenv)
+	if path == "" {
+		return exit.Usagef("config path: none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set (set RUNNER_CONFIG to a file)")
+	}
+	if !opts.asJSON {
+		fmt.Fprintln(a.out, path)
+		return nil
+	}
+	_, err := os.Stat(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("config path: %w", err)
+	}
+	return a.printJSON(configPathOutput{Path: path, Exists: err == nil, Source: source})
+}
+
 func (a *app) newConfigShowCmd() *cobra.Command {
-	var asJSON bool
+	var opts configShowOptions
 	cmd := &cobra.Command{
 		Use:   "show",
 		Short: "Print the effective configuration (built-in defaults overlaid with the file) as JSON",
@@ -75,23 +85,32 @@ config file, with the merged model aliases. Without --json a first line says
 which file was read.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, path, err := a.loadConfig()
-			if err != nil {
-				return err
-			}
-			if !asJSON {
-				switch _, statErr := os.Stat(path); {
-				case path == "":
-					fmt.Fprintln(a.out, "# no config file (none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set): built-in defaults")
-				case statErr != nil:
-					fmt.Fprintf(a.out, "# %s does not exist: built-in defaults\n", path)
-				default:
-					fmt.Fprintf(a.out, "# %s over the built-in defaults\n", path)
-				}
-			}
-			return a.printJSON(cfg)
+			return a.runConfigShow(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON)
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
+}
+
+// configShowOptions are the arguments and flags of `runner config show`.
+type configShowOptions struct {
+	asJSON bool
+}
+
+func (a *app) runConfigShow(ctx context.Context, opts configShowOptions) error {
+	cfg, path, err := a.loadConfig()
+	if err != nil {
+		return err
+	}
+	if !opts.asJSON {
+		switch _, statErr := os.Stat(path); {
+		case path == "":
+			fmt.Fprintln(a.out, "# no config file (none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set): built-in defaults")
+		case statErr != nil:
+			fmt.Fprintf(a.out, "# %s does not exist: built-in defaults\n", path)
+		default:
+			fmt.Fprintf(a.out, "# %s over the built-in defaults\n", path)
+		}
+	}
+	return a.printJSON(cfg)
 }

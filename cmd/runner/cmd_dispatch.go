@@ -18,7 +18,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type dispatchFlags struct {
+// dispatchOptions are the arguments and flags of `runner dispatch`.
+type dispatchOptions struct {
+	args                                                  []string // PROJECT [TASK]
 	agent, model, permissions, file, notify, source, size string
 	host                                                  string
 	agentArgs, approve, after                             []string
@@ -31,7 +33,7 @@ type dispatchFlags struct {
 }
 
 func (a *app) newDispatchCmd() *cobra.Command {
-	var f dispatchFlags
+	var f dispatchOptions
 	cmd := &cobra.Command{
 		Use:   "dispatch PROJECT [TASK]",
 		Short: "Run a task with a coding agent in a tmux pane and wait for the outcome",
@@ -64,8 +66,8 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
   answer=$(runner dispatch api --print-answer "what does main.go do?")`,
 		Args: args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			f.worktreeSet = cmd.Flags().Changed("worktree")
-			return a.runDispatch(cmd.Context(), f, argv)
+			f.args, f.worktreeSet = argv, cmd.Flags().Changed("worktree")
+			return a.runDispatch(cmd.Context(), f)
 		},
 	}
 	fl := cmd.Flags()
@@ -122,7 +124,8 @@ func (a *app) printAnswers(tasks ...*state.Task) {
 	}
 }
 
-func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) error {
+func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
+	argv := f.args
 	text, err := a.readText(argv[1:], f.file)
 	if err != nil {
 		if len(argv) == 1 && f.file == "" {
@@ -196,7 +199,7 @@ func (a *app) runDispatch(ctx context.Context, f dispatchFlags, argv []string) e
 // printDispatch prints a dispatch's outcome as asked (the answer, JSON,
 // the id of a detached task, or the outcome) and returns the error that
 // sets the exit code.
-func (a *app) printDispatch(f dispatchFlags, t *state.Task, err error) error {
+func (a *app) printDispatch(f dispatchOptions, t *state.Task, err error) error {
 	if f.printAnswer {
 		a.printAnswers(t)
 		if err != nil && !errors.Is(err, exit.ErrUsage) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"text/tabwriter"
@@ -18,7 +19,7 @@ type doctorOutput struct {
 }
 
 func (a *app) newDoctorCmd() *cobra.Command {
-	var asJSON, noVersion bool
+	var opts doctorOptions
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check tmux, git, the state dir, the config, the agent CLIs and the tmux server",
@@ -34,38 +35,48 @@ installed (and their versions) and whether the default agent is. Nothing is
 changed. Exits 1 if any check fails, 0 otherwise (warnings included).`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			self, _ := os.Executable()
-			checks := runner.Doctor(cmd.Context(), runner.DoctorOptions{
-				Getenv:        a.getenv,
-				Socket:        tmuxctl.ResolveSocket(a.socket, a.getenv),
-				Self:          self,
-				AgentVersions: !noVersion,
-			})
-			failed := runner.DoctorFailed(checks)
-			if asJSON {
-				if err := a.printJSON(doctorOutput{OK: !failed, Checks: checks}); err != nil {
-					return err
-				}
-			} else {
-				tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-				for _, c := range checks {
-					line := fmt.Sprintf("%s\t%s\t%s", c.Status, c.Name, c.Detail)
-					if c.Fix != "" {
-						line += "  (fix: " + c.Fix + ")"
-					}
-					fmt.Fprintln(tw, line)
-				}
-				if err := tw.Flush(); err != nil {
-					return err
-				}
-			}
-			if failed {
-				return &exit.ExitError{Code: exit.ExitFailed}
-			}
-			return nil
+			return a.runDoctor(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON)
-	cmd.Flags().BoolVar(&noVersion, "no-version", false, "do not run the agent CLIs to read their versions")
+	a.jsonFlag(cmd, &opts.asJSON)
+	cmd.Flags().BoolVar(&opts.noVersion, "no-version", false, "do not run the agent CLIs to read their versions")
 	return cmd
+}
+
+// doctorOptions are the arguments and flags of `runner doctor`.
+type doctorOptions struct {
+	asJSON    bool
+	noVersion bool
+}
+
+func (a *app) runDoctor(ctx context.Context, opts doctorOptions) error {
+	self, _ := os.Executable()
+	checks := runner.Doctor(ctx, runner.DoctorOptions{
+		Getenv:        a.getenv,
+		Socket:        tmuxctl.ResolveSocket(a.socket, a.getenv),
+		Self:          self,
+		AgentVersions: !opts.noVersion,
+	})
+	failed := runner.DoctorFailed(checks)
+	if opts.asJSON {
+		if err := a.printJSON(doctorOutput{OK: !failed, Checks: checks}); err != nil {
+			return err
+		}
+	} else {
+		tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+		for _, c := range checks {
+			line := fmt.Sprintf("%s\t%s\t%s", c.Status, c.Name, c.Detail)
+			if c.Fix != "" {
+				line += "  (fix: " + c.Fix + ")"
+			}
+			fmt.Fprintln(tw, line)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	if failed {
+		return &exit.ExitError{Code: exit.ExitFailed}
+	}
+	return nil
 }

@@ -15,13 +15,7 @@ import (
 )
 
 func (a *app) newGCCmd() *cobra.Command {
-	var (
-		olderThan time.Duration
-		dryRun    bool
-		auto      bool
-		forceWT   bool
-		asJSON    bool
-	)
+	var opts gCOptions
 	cmd := &cobra.Command{
 		Use:   "gc [--older-than D] [--dry-run] [--json]",
 		Short: "Close the windows of finished tasks and end every process they started",
@@ -55,38 +49,51 @@ is busy, 130 interrupted. A second gc waits for the first to finish.`,
   runner gc --json`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env, _, err := a.runnerEnv(false)
-			if err != nil {
-				return err
-			}
-			res, err := runner.GC(cmd.Context(), env, runner.GCOptions{OlderThan: olderThan, DryRun: dryRun, NoWait: auto, ForceWorktrees: forceWT})
-			if auto && errors.Is(err, runner.ErrGCBusy) {
-				return nil
-			}
-			if err != nil && res == nil {
-				return err
-			}
-			if asJSON {
-				if perr := a.printJSON(res); perr != nil {
-					return perr
-				}
-				if err != nil {
-					return &exit.ExitError{Code: exitCode(err), Err: err}
-				}
-				return nil
-			}
-			a.printGC(res, auto)
-			return err
+			return a.runGC(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
-	f.DurationVar(&olderThan, "older-than", 0, "only tasks that ended longer ago than this (e.g. 2h)")
-	f.BoolVar(&dryRun, "dry-run", false, "list what would be closed and ended; change nothing")
-	f.BoolVar(&forceWT, "force-worktrees", false, "also remove the worktrees and branches of finished tasks that are not merged (their work is dropped)")
-	f.BoolVar(&auto, "auto", false, "the background gc of close_after: quiet when there is nothing to do, skip if another gc runs")
+	f.DurationVar(&opts.olderThan, "older-than", 0, "only tasks that ended longer ago than this (e.g. 2h)")
+	f.BoolVar(&opts.dryRun, "dry-run", false, "list what would be closed and ended; change nothing")
+	f.BoolVar(&opts.forceWT, "force-worktrees", false, "also remove the worktrees and branches of finished tasks that are not merged (their work is dropped)")
+	f.BoolVar(&opts.auto, "auto", false, "the background gc of close_after: quiet when there is nothing to do, skip if another gc runs")
 	_ = f.MarkHidden("auto")
-	a.jsonFlag(cmd, &asJSON, "print what was done as JSON: {dry_run, tasks: [{id, status, ended, session, pane, window_closed, agent_session, resumable, agent_quit, processes: [{pid, comm, signal}], pruned}], skipped: [{id, pane, reason}], sessions_closed}")
+	a.jsonFlag(cmd, &opts.asJSON, "print what was done as JSON: {dry_run, tasks: [{id, status, ended, session, pane, window_closed, agent_session, resumable, agent_quit, processes: [{pid, comm, signal}], pruned}], skipped: [{id, pane, reason}], sessions_closed}")
 	return cmd
+}
+
+// gCOptions are the arguments and flags of `runner gc`.
+type gCOptions struct {
+	olderThan time.Duration
+	dryRun    bool
+	auto      bool
+	forceWT   bool
+	asJSON    bool
+}
+
+func (a *app) runGC(ctx context.Context, opts gCOptions) error {
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	res, err := runner.GC(ctx, env, runner.GCOptions{OlderThan: opts.olderThan, DryRun: opts.dryRun, NoWait: opts.auto, ForceWorktrees: opts.forceWT})
+	if opts.auto && errors.Is(err, runner.ErrGCBusy) {
+		return nil
+	}
+	if err != nil && res == nil {
+		return err
+	}
+	if opts.asJSON {
+		if perr := a.printJSON(res); perr != nil {
+			return perr
+		}
+		if err != nil {
+			return &exit.ExitError{Code: exitCode(err), Err: err}
+		}
+		return nil
+	}
+	a.printGC(res, opts.auto)
+	return err
 }
 
 func (a *app) printGC(res *runner.GCResult, quiet bool) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -85,63 +86,83 @@ func sshLine(h *state.Host) string {
 }
 
 func (a *app) newHostListCmd() *cobra.Command {
-	var asJSON bool
+	var opts hostListOptions
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
 		Short:   "List the registered hosts",
 		Args:    args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.openStore()
-			if err != nil {
-				return err
-			}
-			hosts, err := runner.HostList(cmd.Context(), s)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(hosts)
-			}
-			if len(hosts) == 0 {
-				fmt.Fprintln(a.out, "no hosts (add one with 'runner host add NAME user@machine')")
-				return nil
-			}
-			tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tSSH\tRUNNER")
-			for _, h := range hosts {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", h.Name, sshLine(h), textutil.OrDash(h.Runner))
-			}
-			return tw.Flush()
+			return a.runHostList(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON)
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
+// hostListOptions are the arguments and flags of `runner host list`.
+type hostListOptions struct {
+	asJSON bool
+}
+
+func (a *app) runHostList(ctx context.Context, opts hostListOptions) error {
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	hosts, err := runner.HostList(ctx, s)
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		return a.printJSON(hosts)
+	}
+	if len(hosts) == 0 {
+		fmt.Fprintln(a.out, "no hosts (add one with 'runner host add NAME user@machine')")
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tSSH\tRUNNER")
+	for _, h := range hosts {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", h.Name, sshLine(h), textutil.OrDash(h.Runner))
+	}
+	return tw.Flush()
+}
+
 func (a *app) newHostRmCmd() *cobra.Command {
+	var opts hostRmOptions
 	cmd := &cobra.Command{
 		Use:   "rm NAME",
 		Short: "Unregister a host (nothing on it is touched)",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			s, err := a.openStore()
-			if err != nil {
-				return err
-			}
-			h, err := runner.RemoveHost(cmd.Context(), s, argv[0])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(a.out, "removed host %s (%s)\n", h.Name, h.Destination)
-			return nil
+			opts.args = argv
+			return a.runHostRm(cmd.Context(), opts)
 		},
 	}
 	return cmd
 }
 
+// hostRmOptions are the arguments and flags of `runner host rm`.
+type hostRmOptions struct {
+	args []string
+}
+
+func (a *app) runHostRm(ctx context.Context, opts hostRmOptions) error {
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	h, err := runner.RemoveHost(ctx, s, opts.args[0])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.out, "removed host %s (%s)\n", h.Name, h.Destination)
+	return nil
+}
+
 func (a *app) newHostCheckCmd() *cobra.Command {
-	var asJSON bool
+	var opts hostCheckOptions
 	cmd := &cobra.Command{
 		Use:   "check NAME [--json]",
 		Short: "Contact a host: ssh, tmux, git, the agent CLIs and runner there, with fixes",
@@ -154,42 +175,53 @@ Exit status: 0 when the host can run tasks (ssh, tmux and git work), 1 when it
 cannot (unreachable, or tmux or git missing), 2 for an unknown host.`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			env, _, err := a.runnerEnv(false)
-			if err != nil {
-				return err
-			}
-			h, err := runner.GetHost(cmd.Context(), env.Store, argv[0])
-			if err != nil {
-				return err
-			}
-			var agents []string
-			for _, p := range env.Profiles {
-				if len(p.Command) > 0 && p.Command[0] != "runner" && !strings.Contains(p.Command[0], "/") && !slices.Contains(agents, p.Command[0]) {
-					agents = append(agents, p.Command[0])
-				}
-			}
-			rep, cerr := runner.CheckHost(cmd.Context(), env.Store, h, agents)
-			if cerr != nil && !errors.Is(cerr, runner.ErrHostUnreachable) {
-				return cerr
-			}
-			if asJSON {
-				if err := a.printJSON(rep); err != nil {
-					return err
-				}
-			} else {
-				printHostReport(a, &rep)
-			}
-			switch {
-			case cerr != nil:
-				return cerr
-			case rep.Tmux == "" || rep.Git == "":
-				return fmt.Errorf("host %s cannot run tasks: tmux or git is missing there (see the problems above)", h.Name)
-			}
-			return nil
+			opts.args = argv
+			return a.runHostCheck(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON)
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
+}
+
+// hostCheckOptions are the arguments and flags of `runner host check`.
+type hostCheckOptions struct {
+	args   []string
+	asJSON bool
+}
+
+func (a *app) runHostCheck(ctx context.Context, opts hostCheckOptions) error {
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	h, err := runner.GetHost(ctx, env.Store, opts.args[0])
+	if err != nil {
+		return err
+	}
+	var agents []string
+	for _, p := range env.Profiles {
+		if len(p.Command) > 0 && p.Command[0] != "runner" && !strings.Contains(p.Command[0], "/") && !slices.Contains(agents, p.Command[0]) {
+			agents = append(agents, p.Command[0])
+		}
+	}
+	rep, cerr := runner.CheckHost(ctx, env.Store, h, agents)
+	if cerr != nil && !errors.Is(cerr, runner.ErrHostUnreachable) {
+		return cerr
+	}
+	if opts.asJSON {
+		if err := a.printJSON(rep); err != nil {
+			return err
+		}
+	} else {
+		printHostReport(a, &rep)
+	}
+	switch {
+	case cerr != nil:
+		return cerr
+	case rep.Tmux == "" || rep.Git == "":
+		return fmt.Errorf("host %s cannot run tasks: tmux or git is missing there (see the problems above)", h.Name)
+	}
+	return nil
 }
 
 func printHostReport(a *app, r *runner.HostReport) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -17,59 +18,70 @@ import (
 )
 
 func (a *app) newLogsCmd() *cobra.Command {
-	var follow, raw bool
+	var opts logsOptions
 	cmd := &cobra.Command{
 		Use:   "logs ID [-f] [--raw]",
 		Short: "Print a task's transcript (escapes stripped unless --raw)",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			env, _, err := a.runnerEnv(false)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			t, err := runner.GetTask(ctx, env, argv[0])
-			if err != nil {
-				return err
-			}
-			var off int64
-			for {
-				b, err := readFrom(t.Transcript, off)
-				if err != nil && !errors.Is(err, os.ErrNotExist) {
-					return fmt.Errorf("logs %s: %w", t.ID, err)
-				}
-				off += int64(len(b))
-				if raw {
-					_, _ = a.out.Write(b)
-				} else {
-					_, _ = io.WriteString(a.out, tmuxctl.StripEscapes(strings.ReplaceAll(string(b), "\r\n", "\n")))
-				}
-				if !follow {
-					return nil
-				}
-				if t, err = runner.GetTask(ctx, env, t.ID); err != nil {
-					return err
-				}
-				if t.Status.IsTerminal() || t.Status == state.StatusOrphaned {
-					b, _ := readFrom(t.Transcript, off)
-					if raw {
-						_, _ = a.out.Write(b)
-					} else {
-						_, _ = io.WriteString(a.out, tmuxctl.StripEscapes(string(b)))
-					}
-					return nil
-				}
-				select {
-				case <-ctx.Done():
-					return ctx.Err()
-				case <-time.After(250 * time.Millisecond):
-				}
-			}
+			opts.args = argv
+			return a.runLogs(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing until the task ends")
-	cmd.Flags().BoolVar(&raw, "raw", false, "keep terminal escape sequences")
+	cmd.Flags().BoolVarP(&opts.follow, "follow", "f", false, "keep printing until the task ends")
+	cmd.Flags().BoolVar(&opts.raw, "raw", false, "keep terminal escape sequences")
 	return cmd
+}
+
+// logsOptions are the arguments and flags of `runner logs`.
+type logsOptions struct {
+	args   []string
+	follow bool
+	raw    bool
+}
+
+func (a *app) runLogs(ctx context.Context, opts logsOptions) error {
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	t, err := runner.GetTask(ctx, env, opts.args[0])
+	if err != nil {
+		return err
+	}
+	var off int64
+	for {
+		b, err := readFrom(t.Transcript, off)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("logs %s: %w", t.ID, err)
+		}
+		off += int64(len(b))
+		if opts.raw {
+			_, _ = a.out.Write(b)
+		} else {
+			_, _ = io.WriteString(a.out, tmuxctl.StripEscapes(strings.ReplaceAll(string(b), "\r\n", "\n")))
+		}
+		if !opts.follow {
+			return nil
+		}
+		if t, err = runner.GetTask(ctx, env, t.ID); err != nil {
+			return err
+		}
+		if t.Status.IsTerminal() || t.Status == state.StatusOrphaned {
+			b, _ := readFrom(t.Transcript, off)
+			if opts.raw {
+				_, _ = a.out.Write(b)
+			} else {
+				_, _ = io.WriteString(a.out, tmuxctl.StripEscapes(string(b)))
+			}
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 func readFrom(path string, off int64) ([]byte, error) {
@@ -85,7 +97,7 @@ func readFrom(path string, off int64) ([]byte, error) {
 }
 
 func (a *app) newAttachCmd() *cobra.Command {
-	var printOnly bool
+	var opts attachOptions
 	cmd := &cobra.Command{
 		Use:   "attach ID|PROJECT",
 		Short: "Attach your terminal to a task's pane (or a project's session) with tmux",
@@ -95,25 +107,36 @@ is attached over ssh (ssh -t HOST tmux attach-session there). With --print, only
 print the command.`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			env, _, err := a.runnerEnv(false)
-			if err != nil {
-				return err
-			}
-			inside := a.getenv("TMUX") != ""
-			tmuxArgv, err := runner.AttachArgv(cmd.Context(), env, argv[0], inside)
-			if err != nil {
-				return err
-			}
-			if printOnly {
-				fmt.Fprintln(a.out, strings.Join(tmuxArgv, " "))
-				return nil
-			}
-			if fi, err := os.Stdin.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-				return exit.Usagef("attach needs a terminal; run: %s", strings.Join(tmuxArgv, " "))
-			}
-			return tmuxctl.Exec(tmuxArgv)
+			opts.args = argv
+			return a.runAttach(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&printOnly, "print", false, "print the tmux command instead of running it")
+	cmd.Flags().BoolVar(&opts.printOnly, "print", false, "print the tmux command instead of running it")
 	return cmd
+}
+
+// attachOptions are the arguments and flags of `runner attach`.
+type attachOptions struct {
+	args      []string
+	printOnly bool
+}
+
+func (a *app) runAttach(ctx context.Context, opts attachOptions) error {
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	inside := a.getenv("TMUX") != ""
+	tmuxArgv, err := runner.AttachArgv(ctx, env, opts.args[0], inside)
+	if err != nil {
+		return err
+	}
+	if opts.printOnly {
+		fmt.Fprintln(a.out, strings.Join(tmuxArgv, " "))
+		return nil
+	}
+	if fi, err := os.Stdin.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return exit.Usagef("attach needs a terminal; run: %s", strings.Join(tmuxArgv, " "))
+	}
+	return tmuxctl.Exec(tmuxArgv)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"text/tabwriter"
 
@@ -12,7 +13,7 @@ import (
 )
 
 func (a *app) newDiffCmd() *cobra.Command {
-	var stat, asJSON bool
+	var opts diffOptions
 	cmd := &cobra.Command{
 		Use:   "diff ID [--stat] [--json]",
 		Short: "Show what a task changed since its snapshot (in its worktree, or in the project)",
@@ -22,50 +23,59 @@ they are now where the task works: its own worktree for a task dispatched with
 count; ignored ones do not. Exit 2 for an unknown task or one without a snapshot.`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			env, _, err := a.runnerEnv(false)
-			if err != nil {
-				return err
-			}
-			t, err := runner.GetTask(cmd.Context(), env, argv[0])
-			if err != nil {
-				return err
-			}
-			if t.SnapshotRef == "" {
-				return exit.Usagef("task %s has no snapshot (its directory %s is not in a git repository, or the snapshot failed: see 'runner status %s')", t.ID, t.Dir, t.ID)
-			}
-			gctx, err := env.GitContext(cmd.Context(), t)
-			if err != nil {
-				return err
-			}
-			d, err := gitsnap.Diff(gctx, t.Dir, t.ID, gitsnap.DiffOptions{Patch: !stat})
-			if err != nil {
-				return fmt.Errorf("diff %s in %s: %w", t.ID, t.Dir, err)
-			}
-			if asJSON {
-				return a.printJSON(map[string]any{"task": t.ID, "dir": t.Dir, "branch": t.Branch, "diff": d})
-			}
-			if len(d.Files) == 0 {
-				fmt.Fprintf(a.out, "%s: no changes since its snapshot\n", t.ID)
-				return nil
-			}
-			fmt.Fprint(a.out, d.Stat)
-			if !stat && d.Patch != "" {
-				fmt.Fprintln(a.out)
-				fmt.Fprint(a.out, d.Patch)
-			}
-			return nil
+			opts.args = argv
+			return a.runDiff(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&stat, "stat", false, "the changed files only, not the patch")
-	a.jsonFlag(cmd, &asJSON)
+	cmd.Flags().BoolVar(&opts.stat, "stat", false, "the changed files only, not the patch")
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
+// diffOptions are the arguments and flags of `runner diff`.
+type diffOptions struct {
+	args   []string
+	stat   bool
+	asJSON bool
+}
+
+func (a *app) runDiff(ctx context.Context, opts diffOptions) error {
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	t, err := runner.GetTask(ctx, env, opts.args[0])
+	if err != nil {
+		return err
+	}
+	if t.SnapshotRef == "" {
+		return exit.Usagef("task %s has no snapshot (its directory %s is not in a git repository, or the snapshot failed: see 'runner status %s')", t.ID, t.Dir, t.ID)
+	}
+	gctx, err := env.GitContext(ctx, t)
+	if err != nil {
+		return err
+	}
+	d, err := gitsnap.Diff(gctx, t.Dir, t.ID, gitsnap.DiffOptions{Patch: !opts.stat})
+	if err != nil {
+		return fmt.Errorf("diff %s in %s: %w", t.ID, t.Dir, err)
+	}
+	if opts.asJSON {
+		return a.printJSON(map[string]any{"task": t.ID, "dir": t.Dir, "branch": t.Branch, "diff": d})
+	}
+	if len(d.Files) == 0 {
+		fmt.Fprintf(a.out, "%s: no changes since its snapshot\n", t.ID)
+		return nil
+	}
+	fmt.Fprint(a.out, d.Stat)
+	if !opts.stat && d.Patch != "" {
+		fmt.Fprintln(a.out)
+		fmt.Fprint(a.out, d.Patch)
+	}
+	return nil
+}
+
 func (a *app) newMergeCmd() *cobra.Command {
-	var (
-		req    runner.MergeRequest
-		asJSON bool
-	)
+	var opts mergeOptions
 	cmd := &cobra.Command{
 		Use:   "merge ID [--squash|--rebase] [--into BRANCH] [--message M]",
 		Short: "Bring a worktree task's branch back into the project's current branch",
@@ -83,32 +93,44 @@ project has local changes in the paths the merge touches (commit or stash
 them), or is mid-merge or on a detached HEAD; 5 the task is still at work.`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			env, _, err := a.runnerEnv(false)
-			if err != nil {
-				return err
-			}
-			req.Ref = argv[0]
-			t, res, err := runner.Merge(cmd.Context(), env, req)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(map[string]any{"task": t.ID, "merge": res})
-			}
-			if res.UpToDate {
-				fmt.Fprintf(a.out, "%s: %s has nothing %s lacks\n", t.ID, res.Branch, res.Into)
-				return nil
-			}
-			fmt.Fprintf(a.out, "%s: merged %s into %s (%s): %s\n", t.ID, res.Branch, res.Into, res.Mode, shortCommit(res.Commit))
-			return nil
+			opts.args = argv
+			return a.runMerge(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&req.Squash, "squash", false, "one commit with all of the task's changes")
-	cmd.Flags().BoolVar(&req.Rebase, "rebase", false, "the task's commits on top of the branch, fast-forwarded (no merge commit)")
-	cmd.Flags().StringVarP(&req.Message, "message", "m", "", "the message of the merge or squash commit")
-	cmd.Flags().StringVar(&req.Into, "into", "", "merge into this branch instead of the project's current one (where it is checked out, or in a temporary worktree)")
-	a.jsonFlag(cmd, &asJSON)
+	cmd.Flags().BoolVar(&opts.req.Squash, "squash", false, "one commit with all of the task's changes")
+	cmd.Flags().BoolVar(&opts.req.Rebase, "rebase", false, "the task's commits on top of the branch, fast-forwarded (no merge commit)")
+	cmd.Flags().StringVarP(&opts.req.Message, "message", "m", "", "the message of the merge or squash commit")
+	cmd.Flags().StringVar(&opts.req.Into, "into", "", "merge into this branch instead of the project's current one (where it is checked out, or in a temporary worktree)")
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
+}
+
+// mergeOptions are the arguments and flags of `runner merge`.
+type mergeOptions struct {
+	args   []string
+	req    runner.MergeRequest
+	asJSON bool
+}
+
+func (a *app) runMerge(ctx context.Context, opts mergeOptions) error {
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	opts.req.Ref = opts.args[0]
+	t, res, err := runner.Merge(ctx, env, opts.req)
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		return a.printJSON(map[string]any{"task": t.ID, "merge": res})
+	}
+	if res.UpToDate {
+		fmt.Fprintf(a.out, "%s: %s has nothing %s lacks\n", t.ID, res.Branch, res.Into)
+		return nil
+	}
+	fmt.Fprintf(a.out, "%s: merged %s into %s (%s): %s\n", t.ID, res.Branch, res.Into, res.Mode, shortCommit(res.Commit))
+	return nil
 }
 
 func shortCommit(c string) string {
@@ -124,7 +146,7 @@ func (a *app) newWorktreeCmd() *cobra.Command {
 		Short: "The git worktrees of tasks dispatched with --worktree",
 		Args:  args(cobra.NoArgs),
 	}
-	var asJSON bool
+	var opts worktreeOptions
 	list := &cobra.Command{
 		Use:   "list [--json]",
 		Short: "List every runner/ worktree of the known repositories, merged or not",
@@ -134,40 +156,49 @@ task's repository, so a worktree whose task record is gone is listed too
 current branch lacks; runner gc removes merged ones of finished tasks.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env, _, err := a.runnerEnv(false)
-			if err != nil {
-				return err
-			}
-			list, err := runner.Worktrees(cmd.Context(), env)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if list == nil {
-					list = []runner.WorktreeInfo{}
-				}
-				return a.printJSON(list)
-			}
-			tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "TASK\tSTATUS\tBRANCH\tMERGED\tPATH")
-			for _, w := range list {
-				merged := "no"
-				if w.Merged {
-					merged = "yes"
-				}
-				path := w.Path
-				if w.Host != "" {
-					path = "host:" + w.Host + ":" + path
-				}
-				if w.Gone {
-					path += " (deleted)"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", textutil.OrDash(w.Task), textutil.OrDash(string(w.Status)), w.Branch, merged, path)
-			}
-			return tw.Flush()
+			return a.runWorktree(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(list, &asJSON)
+	a.jsonFlag(list, &opts.asJSON)
 	cmd.AddCommand(list)
 	return cmd
+}
+
+// worktreeOptions are the arguments and flags of `runner worktree`.
+type worktreeOptions struct {
+	asJSON bool
+}
+
+func (a *app) runWorktree(ctx context.Context, opts worktreeOptions) error {
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	list, err := runner.Worktrees(ctx, env)
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		if list == nil {
+			list = []runner.WorktreeInfo{}
+		}
+		return a.printJSON(list)
+	}
+	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TASK\tSTATUS\tBRANCH\tMERGED\tPATH")
+	for _, w := range list {
+		merged := "no"
+		if w.Merged {
+			merged = "yes"
+		}
+		path := w.Path
+		if w.Host != "" {
+			path = "host:" + w.Host + ":" + path
+		}
+		if w.Gone {
+			path += " (deleted)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", textutil.OrDash(w.Task), textutil.OrDash(string(w.Status)), w.Branch, merged, path)
+	}
+	return tw.Flush()
 }

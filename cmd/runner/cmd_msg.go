@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,11 +16,7 @@ import (
 )
 
 func (a *app) newMsgCmd() *cobra.Command {
-	var (
-		typ    string
-		file   string
-		asJSON bool
-	)
+	var opts msgOptions
 	cmd := &cobra.Command{
 		Use:   "msg TO [TEXT]",
 		Short: "Send a message to a task; it is delivered when the task's agent is ready",
@@ -46,49 +43,62 @@ Exit status: 0 when every recipient accepted it, 2 when one refused it (the
 reason is printed) or for bad input.`,
 		Args: args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			text, err := a.readText(argv[1:], file)
-			if err != nil {
-				return err
-			}
-			env, cfg, err := a.runnerEnv(false)
-			if err != nil {
-				return err
-			}
-			outs, err := runner.PostMessage(cmd.Context(), env, runner.MessageRequest{To: argv[0], Text: text,
-				Type: state.MessageType(typ), MaxHops: cfg.MaxHops, MaxPerRoot: cfg.MaxMessagesPerRoot})
-			if outs == nil {
-				return err
-			}
-			if asJSON {
-				if perr := a.printJSON(outs); perr != nil {
-					return perr
-				}
-				if err != nil {
-					var refused *runner.MessageRefusedError
-					if errors.As(err, &refused) {
-						return &exit.ExitError{Code: exitCode(err)}
-					}
-					return err
-				}
-				return nil
-			}
-			for _, o := range outs {
-				if o.Result == runner.MsgRefused {
-					continue // in the error
-				}
-				fmt.Fprintf(a.out, "%s → %s: %s (%s)\n", o.ID, o.To, o.Result, o.Reason)
-			}
-			return err
+			opts.args = argv
+			return a.runMsg(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVarP(&typ, "type", "t", string(state.MessageRequest), "request, update, result or dependency")
-	cmd.Flags().StringVarP(&file, "file", "f", "", "read the text from file F ('-' for standard input)")
-	a.jsonFlag(cmd, &asJSON)
+	cmd.Flags().StringVarP(&opts.typ, "type", "t", string(state.MessageRequest), "request, update, result or dependency")
+	cmd.Flags().StringVarP(&opts.file, "file", "f", "", "read the text from file F ('-' for standard input)")
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
+// msgOptions are the arguments and flags of `runner msg`.
+type msgOptions struct {
+	args   []string
+	typ    string
+	file   string
+	asJSON bool
+}
+
+func (a *app) runMsg(ctx context.Context, opts msgOptions) error {
+	text, err := a.readText(opts.args[1:], opts.file)
+	if err != nil {
+		return err
+	}
+	env, cfg, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	outs, err := runner.PostMessage(ctx, env, runner.MessageRequest{To: opts.args[0], Text: text,
+		Type: state.MessageType(opts.typ), MaxHops: cfg.MaxHops, MaxPerRoot: cfg.MaxMessagesPerRoot})
+	if outs == nil {
+		return err
+	}
+	if opts.asJSON {
+		if perr := a.printJSON(outs); perr != nil {
+			return perr
+		}
+		if err != nil {
+			var refused *runner.MessageRefusedError
+			if errors.As(err, &refused) {
+				return &exit.ExitError{Code: exitCode(err)}
+			}
+			return err
+		}
+		return nil
+	}
+	for _, o := range outs {
+		if o.Result == runner.MsgRefused {
+			continue // in the error
+		}
+		fmt.Fprintf(a.out, "%s → %s: %s (%s)\n", o.ID, o.To, o.Result, o.Reason)
+	}
+	return err
+}
+
 func (a *app) newInboxCmd() *cobra.Command {
-	var asJSON bool
+	var opts inboxOptions
 	cmd := &cobra.Command{
 		Use:   "inbox [ID]",
 		Short: "List a task's messages, received and sent, pending and delivered",
@@ -97,86 +107,106 @@ task, type, status, hops, age and the first line. Without ID, inside a runner
 pane, the pane's task.`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			env, _, err := a.runnerEnv(false)
-			if err != nil {
-				return err
-			}
-			ref := ""
-			if len(argv) == 1 {
-				ref = argv[0]
-			}
-			t, entries, err := runner.Inbox(cmd.Context(), env, ref)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if entries == nil {
-					entries = []runner.InboxEntry{}
-				}
-				return a.printJSON(struct {
-					Task     string              `json:"task"`
-					Messages []runner.InboxEntry `json:"messages"`
-				}{t.ID, entries})
-			}
-			if len(entries) == 0 {
-				fmt.Fprintf(a.out, "no messages to or from %s\n", t.ID)
-				return nil
-			}
-			now := time.Now()
-			for _, e := range entries {
-				peer, arrow := e.From, "←"
-				if e.Direction == "out" {
-					peer, arrow = e.To, "→"
-				}
-				line := fmt.Sprintf("%s  %s %s  %s  %s  hop %d  %s ago  %s", e.ID, arrow, peer, e.Type, e.Status,
-					e.Hops, runner.Age(now, e.Created), textutil.Headline(e.Text, 60))
-				if e.Reason != "" && e.Status != state.MessagePending {
-					line += "  (" + e.Reason + ")"
-				}
-				fmt.Fprintln(a.out, strings.TrimRight(line, " "))
-			}
-			return nil
+			opts.args = argv
+			return a.runInbox(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON)
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
+// inboxOptions are the arguments and flags of `runner inbox`.
+type inboxOptions struct {
+	args   []string
+	asJSON bool
+}
+
+func (a *app) runInbox(ctx context.Context, opts inboxOptions) error {
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	ref := ""
+	if len(opts.args) == 1 {
+		ref = opts.args[0]
+	}
+	t, entries, err := runner.Inbox(ctx, env, ref)
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		if entries == nil {
+			entries = []runner.InboxEntry{}
+		}
+		return a.printJSON(struct {
+			Task     string              `json:"task"`
+			Messages []runner.InboxEntry `json:"messages"`
+		}{t.ID, entries})
+	}
+	if len(entries) == 0 {
+		fmt.Fprintf(a.out, "no messages to or from %s\n", t.ID)
+		return nil
+	}
+	now := time.Now()
+	for _, e := range entries {
+		peer, arrow := e.From, "←"
+		if e.Direction == "out" {
+			peer, arrow = e.To, "→"
+		}
+		line := fmt.Sprintf("%s  %s %s  %s  %s  hop %d  %s ago  %s", e.ID, arrow, peer, e.Type, e.Status,
+			e.Hops, runner.Age(now, e.Created), textutil.Headline(e.Text, 60))
+		if e.Reason != "" && e.Status != state.MessagePending {
+			line += "  (" + e.Reason + ")"
+		}
+		fmt.Fprintln(a.out, strings.TrimRight(line, " "))
+	}
+	return nil
+}
+
 func (a *app) newQueueCmd() *cobra.Command {
-	var asJSON bool
+	var opts queueOptions
 	cmd := &cobra.Command{
 		Use:   "queue",
 		Short: "Show each task's queue of undelivered messages: depth and oldest age",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env, _, err := a.runnerEnv(false)
-			if err != nil {
-				return err
-			}
-			qs, err := runner.Queues(cmd.Context(), env)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(qs)
-			}
-			if len(qs) == 0 {
-				fmt.Fprintln(a.out, "no messages waiting")
-				return nil
-			}
-			for _, q := range qs {
-				fmt.Fprintf(a.out, "%s  %-11s  %d pending", q.Task, q.Status, q.Pending)
-				if q.Delivering > 0 {
-					fmt.Fprintf(a.out, ", %d delivering", q.Delivering)
-				}
-				if q.Pending > 0 {
-					fmt.Fprintf(a.out, "  oldest %s", (time.Duration(q.OldestAgeMS) * time.Millisecond).Round(time.Second))
-				}
-				fmt.Fprintln(a.out)
-			}
-			return nil
+			return a.runQueue(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON)
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
+}
+
+// queueOptions are the arguments and flags of `runner queue`.
+type queueOptions struct {
+	asJSON bool
+}
+
+func (a *app) runQueue(ctx context.Context, opts queueOptions) error {
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	qs, err := runner.Queues(ctx, env)
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		return a.printJSON(qs)
+	}
+	if len(qs) == 0 {
+		fmt.Fprintln(a.out, "no messages waiting")
+		return nil
+	}
+	for _, q := range qs {
+		fmt.Fprintf(a.out, "%s  %-11s  %d pending", q.Task, q.Status, q.Pending)
+		if q.Delivering > 0 {
+			fmt.Fprintf(a.out, ", %d delivering", q.Delivering)
+		}
+		if q.Pending > 0 {
+			fmt.Fprintf(a.out, "  oldest %s", (time.Duration(q.OldestAgeMS) * time.Millisecond).Round(time.Second))
+		}
+		fmt.Fprintln(a.out)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"text/tabwriter"
 
@@ -22,8 +23,8 @@ Names use a-z, 0-9, '.', '_' and '-' (at most 64, starting with a letter or digi
 }
 
 func (a *app) newProjectAddCmd() *cobra.Command {
-	var asJSON bool
-	var host string
+	var opts projectAddOptions
+
 	cmd := &cobra.Command{
 		Use:   "add NAME DIR | add NAME host:HOST:/DIR | add NAME --host HOST /DIR",
 		Short: "Register DIR as project NAME (a directory here, or on a host)",
@@ -33,84 +34,116 @@ A directory on a host is checked there over ssh; tasks dispatched to the project
 then run there.`,
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			s, err := a.openStore()
-			if err != nil {
-				return err
-			}
-			dir := argv[1]
-			if host != "" {
-				if _, _, ok := runner.HostPath(dir); ok {
-					return exit.Usagef("project add: give the host once: --host %s with a path, or host:HOST:/dir", host)
-				}
-				dir = "host:" + host + ":" + dir
-			}
-			p, err := runner.AddProject(cmd.Context(), s, argv[0], dir)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(p)
-			}
-			fmt.Fprintf(a.out, "added project %s: %s\n", p.Name, runner.ProjectLocation(p))
-			return nil
+			opts.args = argv
+			return a.runProjectAdd(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&host, "host", "", "the registered host the directory is on")
-	a.jsonFlag(cmd, &asJSON, "print the project as JSON")
+	cmd.Flags().StringVar(&opts.host, "host", "", "the registered host the directory is on")
+	a.jsonFlag(cmd, &opts.asJSON, "print the project as JSON")
 	return cmd
 }
 
+// projectAddOptions are the arguments and flags of `runner project add`.
+type projectAddOptions struct {
+	args   []string
+	asJSON bool
+	host   string
+}
+
+func (a *app) runProjectAdd(ctx context.Context, opts projectAddOptions) error {
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	dir := opts.args[1]
+	if opts.host != "" {
+		if _, _, ok := runner.HostPath(dir); ok {
+			return exit.Usagef("project add: give the host once: --host %s with a path, or host:HOST:/dir", opts.host)
+		}
+		dir = "host:" + opts.host + ":" + dir
+	}
+	p, err := runner.AddProject(ctx, s, opts.args[0], dir)
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		return a.printJSON(p)
+	}
+	fmt.Fprintf(a.out, "added project %s: %s\n", p.Name, runner.ProjectLocation(p))
+	return nil
+}
+
 func (a *app) newProjectListCmd() *cobra.Command {
-	var asJSON bool
+	var opts projectListOptions
 	cmd := &cobra.Command{
 		Use:     "list",
 		Aliases: []string{"ls"},
 		Short:   "List the registered projects",
 		Args:    args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.openStore()
-			if err != nil {
-				return err
-			}
-			ps, err := runner.ListProjects(cmd.Context(), s)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(ps)
-			}
-			if len(ps) == 0 {
-				fmt.Fprintln(a.out, "no projects (add one with 'runner project add NAME DIR')")
-				return nil
-			}
-			w := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
-			for _, p := range ps {
-				fmt.Fprintf(w, "%s\t%s\n", p.Name, runner.ProjectLocation(p))
-			}
-			return w.Flush()
+			return a.runProjectList(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON)
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
+// projectListOptions are the arguments and flags of `runner project list`.
+type projectListOptions struct {
+	asJSON bool
+}
+
+func (a *app) runProjectList(ctx context.Context, opts projectListOptions) error {
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	ps, err := runner.ListProjects(ctx, s)
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		return a.printJSON(ps)
+	}
+	if len(ps) == 0 {
+		fmt.Fprintln(a.out, "no projects (add one with 'runner project add NAME DIR')")
+		return nil
+	}
+	w := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
+	for _, p := range ps {
+		fmt.Fprintf(w, "%s\t%s\n", p.Name, runner.ProjectLocation(p))
+	}
+	return w.Flush()
+}
+
 func (a *app) newProjectRmCmd() *cobra.Command {
+	var opts projectRmOptions
 	cmd := &cobra.Command{
 		Use:     "rm NAME",
 		Aliases: []string{"remove"},
 		Short:   "Unregister a project (its directory is not touched)",
 		Args:    args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			s, err := a.openStore()
-			if err != nil {
-				return err
-			}
-			if err := runner.RemoveProject(cmd.Context(), s, argv[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.out, "removed project %s\n", argv[0])
-			return nil
+			opts.args = argv
+			return a.runProjectRm(cmd.Context(), opts)
 		},
 	}
 	return cmd
+}
+
+// projectRmOptions are the arguments and flags of `runner project rm`.
+type projectRmOptions struct {
+	args []string
+}
+
+func (a *app) runProjectRm(ctx context.Context, opts projectRmOptions) error {
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	if err := runner.RemoveProject(ctx, s, opts.args[0]); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.out, "removed project %s\n", opts.args[0])
+	return nil
 }

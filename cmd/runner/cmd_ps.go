@@ -17,11 +17,7 @@ import (
 )
 
 func (a *app) newPsCmd() *cobra.Command {
-	var (
-		all     bool
-		project string
-		asJSON  bool
-	)
+	var opts psOptions
 	cmd := &cobra.Command{
 		Use:   "ps [--all] [--project P]",
 		Short: "List tasks (active ones; --all for finished too)",
@@ -30,85 +26,107 @@ panes and supervisors: a task whose supervisor is gone becomes orphaned (resume
 it with 'runner resume ID') or, when its pane is gone too, failed.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env, cfg, err := a.runnerEnv(false)
-			if err != nil {
-				return err
-			}
-			defer a.startAutoGC(cmd.Context(), env, cfg)
-			tasks, err := runner.ListTasks(cmd.Context(), env, runner.PSOptions{All: all, Project: project})
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if tasks == nil {
-					tasks = []*state.Task{}
-				}
-				return a.printJSON(tasks)
-			}
-			tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-			// A BRANCH column when some task works in a worktree of its own.
-			branches := slices.ContainsFunc(tasks, func(t *state.Task) bool { return t.Branch != "" })
-			// A HOST column when some task runs on another machine.
-			hosts := slices.ContainsFunc(tasks, func(t *state.Task) bool { return t.Tmux.Host != "" })
-			head := "ID\tPROJECT\t"
-			if hosts {
-				head += "HOST\t"
-			}
-			head += "AGENT\tSTATUS\tAGE\tLEVEL\tPARENT\t"
-			if branches {
-				head += "BRANCH\t"
-			}
-			fmt.Fprintln(tw, head+"TASK")
-			now := time.Now()
-			for _, t := range tasks {
-				proj := t.Project
-				if proj == "" && t.Dir != "" {
-					proj = filepath.Base(t.Dir)
-				}
-				parent := textutil.OrDash(t.Parent)
-				if branches {
-					parent += "\t" + textutil.OrDash(t.Branch)
-				}
-				if hosts {
-					proj += "\t" + textutil.OrDash(t.Tmux.Host)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, textutil.OrDash(proj), t.Agent, t.Status,
-					runner.Age(now, t.Created), t.Level, parent, textutil.Headline(t.Text, 50))
-			}
-			return tw.Flush()
+			return a.runPs(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&all, "all", false, "include finished tasks")
-	cmd.Flags().StringVar(&project, "project", "", "only tasks of this project: a registered name or a directory (./a, /x/b)")
-	a.jsonFlag(cmd, &asJSON)
+	cmd.Flags().BoolVar(&opts.all, "all", false, "include finished tasks")
+	cmd.Flags().StringVar(&opts.project, "project", "", "only tasks of this project: a registered name or a directory (./a, /x/b)")
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
+// psOptions are the arguments and flags of `runner ps`.
+type psOptions struct {
+	all     bool
+	project string
+	asJSON  bool
+}
+
+func (a *app) runPs(ctx context.Context, opts psOptions) error {
+	env, cfg, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	defer a.startAutoGC(ctx, env, cfg)
+	tasks, err := runner.ListTasks(ctx, env, runner.PSOptions{All: opts.all, Project: opts.project})
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		if tasks == nil {
+			tasks = []*state.Task{}
+		}
+		return a.printJSON(tasks)
+	}
+	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+	// A BRANCH column when some task works in a worktree of its own.
+	branches := slices.ContainsFunc(tasks, func(t *state.Task) bool { return t.Branch != "" })
+	// A HOST column when some task runs on another machine.
+	hosts := slices.ContainsFunc(tasks, func(t *state.Task) bool { return t.Tmux.Host != "" })
+	head := "ID\tPROJECT\t"
+	if hosts {
+		head += "HOST\t"
+	}
+	head += "AGENT\tSTATUS\tAGE\tLEVEL\tPARENT\t"
+	if branches {
+		head += "BRANCH\t"
+	}
+	fmt.Fprintln(tw, head+"TASK")
+	now := time.Now()
+	for _, t := range tasks {
+		proj := t.Project
+		if proj == "" && t.Dir != "" {
+			proj = filepath.Base(t.Dir)
+		}
+		parent := textutil.OrDash(t.Parent)
+		if branches {
+			parent += "\t" + textutil.OrDash(t.Branch)
+		}
+		if hosts {
+			proj += "\t" + textutil.OrDash(t.Tmux.Host)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, textutil.OrDash(proj), t.Agent, t.Status,
+			runner.Age(now, t.Created), t.Level, parent, textutil.Headline(t.Text, 50))
+	}
+	return tw.Flush()
+}
+
 func (a *app) newStatusCmd() *cobra.Command {
-	var asJSON bool
+	var opts statusOptions
 	cmd := &cobra.Command{
 		Use:   "status ID",
 		Short: "Show a task: lifecycle with times and reasons, snapshot, delivery, result",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			env, cfg, err := a.runnerEnv(false)
-			if err != nil {
-				return err
-			}
-			defer a.startAutoGC(cmd.Context(), env, cfg)
-			t, err := runner.GetTask(cmd.Context(), env, argv[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(t)
-			}
-			a.printStatus(cmd.Context(), env, t)
-			return nil
+			opts.args = argv
+			return a.runStatus(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON)
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
+}
+
+// statusOptions are the arguments and flags of `runner status`.
+type statusOptions struct {
+	args   []string
+	asJSON bool
+}
+
+func (a *app) runStatus(ctx context.Context, opts statusOptions) error {
+	env, cfg, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	defer a.startAutoGC(ctx, env, cfg)
+	t, err := runner.GetTask(ctx, env, opts.args[0])
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		return a.printJSON(t)
+	}
+	a.printStatus(ctx, env, t)
+	return nil
 }
 
 // printStatus prints runner status of task t: its lifecycle, where it

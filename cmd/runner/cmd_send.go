@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,13 +14,7 @@ import (
 )
 
 func (a *app) newSendCmd() *cobra.Command {
-	var (
-		file    string
-		detach  bool
-		timeout time.Duration
-		asJSON  bool
-		answer  bool
-	)
+	var opts sendOptions
 	cmd := &cobra.Command{
 		Use:   "send ID [TEXT]",
 		Short: "Give a task's agent a follow-up prompt and wait for that turn",
@@ -28,89 +23,115 @@ ended, and wait for the new turn like dispatch does (exit code = outcome). With
 --detach a supervisor waits and send returns at once.`,
 		Args: args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			text, err := a.readText(argv[1:], file)
-			if err != nil {
-				return err
-			}
-			env, _, err := a.runnerEnv(!asJSON)
-			if err != nil {
-				return err
-			}
-			var set *runner.RunSettings
-			if timeout > 0 {
-				t, err := runner.GetTask(cmd.Context(), env, argv[0])
-				if err != nil {
-					return err
-				}
-				var s runner.RunSettings
-				_ = json.Unmarshal(t.Settings, &s)
-				s.Timeout = timeout
-				set = &s
-			}
-			if answer && (asJSON || detach) {
-				return exit.Usagef("--print-answer waits for the answer: not with --json or --detach")
-			}
-			t, err := runner.Send(cmd.Context(), env, runner.SendRequest{Ref: argv[0], Text: text, Detach: detach, Settings: set})
-			if t == nil {
-				return err
-			}
-			if answer && !errors.Is(err, exit.ErrUsage) {
-				a.printAnswers(t)
-				if err != nil {
-					return &exit.ExitError{Code: exitCode(err), Err: err}
-				}
-				return nil
-			}
-			if asJSON {
-				if perr := a.printJSON(t); perr != nil {
-					return perr
-				}
-				if err != nil {
-					return &exit.ExitError{Code: exitCode(err)}
-				}
-				return nil
-			}
-			if errors.Is(err, exit.ErrUsage) {
-				return err
-			}
-			if detach && err == nil {
-				fmt.Fprintln(a.out, t.ID)
-				return nil
-			}
-			a.printOutcome(t)
-			return err
+			opts.args = argv
+			return a.runSend(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVarP(&file, "file", "f", "", "read the text from file F ('-' for standard input)")
-	cmd.Flags().BoolVarP(&detach, "detach", "d", false, "return at once; a supervisor waits for the turn")
-	cmd.Flags().DurationVar(&timeout, "timeout", 0, "give up on this turn after this long (default: the task's)")
-	a.jsonFlag(cmd, &asJSON)
-	answerFlag(cmd, &answer)
+	cmd.Flags().StringVarP(&opts.file, "file", "f", "", "read the text from file F ('-' for standard input)")
+	cmd.Flags().BoolVarP(&opts.detach, "detach", "d", false, "return at once; a supervisor waits for the turn")
+	cmd.Flags().DurationVar(&opts.timeout, "timeout", 0, "give up on this turn after this long (default: the task's)")
+	a.jsonFlag(cmd, &opts.asJSON)
+	answerFlag(cmd, &opts.answer)
 	return cmd
 }
 
+// sendOptions are the arguments and flags of `runner send`.
+type sendOptions struct {
+	args    []string
+	file    string
+	detach  bool
+	timeout time.Duration
+	asJSON  bool
+	answer  bool
+}
+
+func (a *app) runSend(ctx context.Context, opts sendOptions) error {
+	text, err := a.readText(opts.args[1:], opts.file)
+	if err != nil {
+		return err
+	}
+	env, _, err := a.runnerEnv(!opts.asJSON)
+	if err != nil {
+		return err
+	}
+	var set *runner.RunSettings
+	if opts.timeout > 0 {
+		t, err := runner.GetTask(ctx, env, opts.args[0])
+		if err != nil {
+			return err
+		}
+		var s runner.RunSettings
+		_ = json.Unmarshal(t.Settings, &s)
+		s.Timeout = opts.timeout
+		set = &s
+	}
+	if opts.answer && (opts.asJSON || opts.detach) {
+		return exit.Usagef("--print-answer waits for the answer: not with --json or --detach")
+	}
+	t, err := runner.Send(ctx, env, runner.SendRequest{Ref: opts.args[0], Text: text, Detach: opts.detach, Settings: set})
+	if t == nil {
+		return err
+	}
+	if opts.answer && !errors.Is(err, exit.ErrUsage) {
+		a.printAnswers(t)
+		if err != nil {
+			return &exit.ExitError{Code: exitCode(err), Err: err}
+		}
+		return nil
+	}
+	if opts.asJSON {
+		if perr := a.printJSON(t); perr != nil {
+			return perr
+		}
+		if err != nil {
+			return &exit.ExitError{Code: exitCode(err)}
+		}
+		return nil
+	}
+	if errors.Is(err, exit.ErrUsage) {
+		return err
+	}
+	if opts.detach && err == nil {
+		fmt.Fprintln(a.out, t.ID)
+		return nil
+	}
+	a.printOutcome(t)
+	return err
+}
+
 func (a *app) newResumeCmd() *cobra.Command {
-	var asJSON bool
+	var opts resumeOptions
 	cmd := &cobra.Command{
 		Use:   "resume ID",
 		Short: "Start a new supervisor for an orphaned task (or one left waiting for input)",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			env, _, err := a.runnerEnv(false)
-			if err != nil {
-				return err
-			}
-			t, pid, err := runner.Resume(cmd.Context(), env, argv[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(t)
-			}
-			fmt.Fprintf(a.out, "%s resumed: supervisor %d (runner wait %s)\n", t.ID, pid, t.ID)
-			return nil
+			opts.args = argv
+			return a.runResume(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON)
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
+}
+
+// resumeOptions are the arguments and flags of `runner resume`.
+type resumeOptions struct {
+	args   []string
+	asJSON bool
+}
+
+func (a *app) runResume(ctx context.Context, opts resumeOptions) error {
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	t, pid, err := runner.Resume(ctx, env, opts.args[0])
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		return a.printJSON(t)
+	}
+	fmt.Fprintf(a.out, "%s resumed: supervisor %d (runner wait %s)\n", t.ID, pid, t.ID)
+	return nil
 }

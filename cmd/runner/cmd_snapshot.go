@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -83,232 +84,201 @@ func snapshotErr(err error) error {
 }
 
 func (a *app) newSnapshotTakeCmd(dir *string) *cobra.Command {
-	var opts gitsnap.Options
-	var asJSON bool
+	opts := snapshotTakeOptions{dir: dir}
 	cmd := &cobra.Command{
 		Use:   "take [DIR]",
 		Short: "Snapshot the work tree containing DIR (default: the current directory)",
 		Args:  args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			s, err := gitsnap.Take(cmd.Context(), snapshotDir(dir, argv), opts)
-			if err != nil {
-				return snapshotErr(err)
-			}
-			if asJSON {
-				return a.printJSON(s)
-			}
-			fmt.Fprintf(a.out, "snapshot %s of %s: %s (%s)\n", s.ID, s.Dir, describeState(s), s.Duration.Round(time.Millisecond))
-			hostArg := ""
-			if h, _ := cmd.Flags().GetString("host"); h != "" {
-				hostArg = " --host " + h
-			}
-			fmt.Fprintf(a.out, "  diff:    runner snapshot%s diff -C %s %s\n", hostArg, shellQuote(s.Dir), s.ID)
-			fmt.Fprintf(a.out, "  restore: runner snapshot%s restore -C %s %s\n", hostArg, shellQuote(s.Dir), s.ID)
-			return nil
+			opts.args = argv
+			opts.host, _ = cmd.Flags().GetString("host")
+			return a.runSnapshotTake(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Label, "label", "", "a one-line note stored with the snapshot")
-	cmd.Flags().StringVar(&opts.ID, "id", "", "the snapshot's ID (default: s_ and 8 random characters)")
-	a.jsonFlag(cmd, &asJSON)
+	cmd.Flags().StringVar(&opts.take.Label, "label", "", "a one-line note stored with the snapshot")
+	cmd.Flags().StringVar(&opts.take.ID, "id", "", "the snapshot's ID (default: s_ and 8 random characters)")
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
+// snapshotTakeOptions are the arguments and flags of `runner snapshot take`.
+type snapshotTakeOptions struct {
+	args   []string
+	dir    *string // snapshot's -C
+	host   string  // snapshot's --host
+	take   gitsnap.Options
+	asJSON bool
+}
+
+func (a *app) runSnapshotTake(ctx context.Context, opts snapshotTakeOptions) error {
+	s, err := gitsnap.Take(ctx, snapshotDir(opts.dir, opts.args), opts.take)
+	if err != nil {
+		return snapshotErr(err)
+	}
+	if opts.asJSON {
+		return a.printJSON(s)
+	}
+	fmt.Fprintf(a.out, "snapshot %s of %s: %s (%s)\n", s.ID, s.Dir, describeState(s), s.Duration.Round(time.Millisecond))
+	hostArg := ""
+	if opts.host != "" {
+		hostArg = " --host " + opts.host
+	}
+	fmt.Fprintf(a.out, "  diff:    runner snapshot%s diff -C %s %s\n", hostArg, shellQuote(s.Dir), s.ID)
+	fmt.Fprintf(a.out, "  restore: runner snapshot%s restore -C %s %s\n", hostArg, shellQuote(s.Dir), s.ID)
+	return nil
+}
+
 func (a *app) newSnapshotListCmd(dir *string) *cobra.Command {
-	var asJSON bool
+	var opts snapshotListOptions
+	opts.dir = dir
 	cmd := &cobra.Command{
 		Use:   "list [DIR]",
 		Short: "List the snapshots of the repository containing DIR, newest first",
 		Args:  args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			snaps, err := gitsnap.List(cmd.Context(), snapshotDir(dir, argv))
-			if err != nil {
-				return snapshotErr(err)
-			}
-			if asJSON {
-				if snaps == nil {
-					snaps = []gitsnap.Snapshot{}
-				}
-				return a.printJSON(snaps)
-			}
-			if len(snaps) == 0 {
-				fmt.Fprintln(a.out, "no snapshots")
-				return nil
-			}
-			tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tTIME\tBASE\tCHANGES\tLABEL")
-			for _, s := range snaps {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04:05"),
-					shortBase(&s), describeCounts(&s), s.Label)
-			}
-			return tw.Flush()
+			opts.args = argv
+			return a.runSnapshotList(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON)
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
+// snapshotListOptions are the arguments and flags of `runner snapshot list`.
+type snapshotListOptions struct {
+	args   []string
+	asJSON bool
+	dir    *string
+}
+
+func (a *app) runSnapshotList(ctx context.Context, opts snapshotListOptions) error {
+	snaps, err := gitsnap.List(ctx, snapshotDir(opts.dir, opts.args))
+	if err != nil {
+		return snapshotErr(err)
+	}
+	if opts.asJSON {
+		if snaps == nil {
+			snaps = []gitsnap.Snapshot{}
+		}
+		return a.printJSON(snaps)
+	}
+	if len(snaps) == 0 {
+		fmt.Fprintln(a.out, "no snapshots")
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tTIME\tBASE\tCHANGES\tLABEL")
+	for _, s := range snaps {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04:05"),
+			shortBase(&s), describeCounts(&s), s.Label)
+	}
+	return tw.Flush()
+}
+
 func (a *app) newSnapshotShowCmd(dir *string) *cobra.Command {
-	var asJSON bool
+	var opts snapshotShowOptions
+	opts.dir = dir
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show what a snapshot recorded",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			s, err := gitsnap.Get(cmd.Context(), *dir, argv[0])
-			if err != nil {
-				return snapshotErr(err)
-			}
-			if asJSON {
-				return a.printJSON(s)
-			}
-			tw := tabwriter.NewWriter(a.out, 0, 4, 1, ' ', 0)
-			fmt.Fprintf(tw, "id:\t%s\n", s.ID)
-			if s.Label != "" {
-				fmt.Fprintf(tw, "label:\t%s\n", s.Label)
-			}
-			fmt.Fprintf(tw, "time:\t%s\n", s.Time.Local().Format(time.RFC3339))
-			fmt.Fprintf(tw, "dir:\t%s\n", s.Dir)
-			base := "none (unborn HEAD)"
-			if s.Base != "" {
-				base = s.Base
-				if s.Branch != "" {
-					base += " (" + s.Branch + ")"
-				} else {
-					base += " (detached HEAD)"
-				}
-			}
-			fmt.Fprintf(tw, "base:\t%s\n", base)
-			fmt.Fprintf(tw, "state:\t%s\n", describeState(s))
-			fmt.Fprintf(tw, "ref:\t%s\n", s.Ref)
-			fmt.Fprintf(tw, "commit:\t%s\n", s.Commit)
-			fmt.Fprintf(tw, "tree:\t%s\n", s.Tree)
-			return tw.Flush()
+			opts.args = argv
+			return a.runSnapshotShow(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON)
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
+// snapshotShowOptions are the arguments and flags of `runner snapshot show`.
+type snapshotShowOptions struct {
+	args   []string
+	asJSON bool
+	dir    *string
+}
+
+func (a *app) runSnapshotShow(ctx context.Context, opts snapshotShowOptions) error {
+	s, err := gitsnap.Get(ctx, *opts.dir, opts.args[0])
+	if err != nil {
+		return snapshotErr(err)
+	}
+	if opts.asJSON {
+		return a.printJSON(s)
+	}
+	tw := tabwriter.NewWriter(a.out, 0, 4, 1, ' ', 0)
+	fmt.Fprintf(tw, "id:\t%s\n", s.ID)
+	if s.Label != "" {
+		fmt.Fprintf(tw, "label:\t%s\n", s.Label)
+	}
+	fmt.Fprintf(tw, "time:\t%s\n", s.Time.Local().Format(time.RFC3339))
+	fmt.Fprintf(tw, "dir:\t%s\n", s.Dir)
+	base := "none (unborn HEAD)"
+	if s.Base != "" {
+		base = s.Base
+		if s.Branch != "" {
+			base += " (" + s.Branch + ")"
+		} else {
+			base += " (detached HEAD)"
+		}
+	}
+	fmt.Fprintf(tw, "base:\t%s\n", base)
+	fmt.Fprintf(tw, "state:\t%s\n", describeState(s))
+	fmt.Fprintf(tw, "ref:\t%s\n", s.Ref)
+	fmt.Fprintf(tw, "commit:\t%s\n", s.Commit)
+	fmt.Fprintf(tw, "tree:\t%s\n", s.Tree)
+	return tw.Flush()
+}
+
 func (a *app) newSnapshotDiffCmd(dir *string) *cobra.Command {
-	var opts gitsnap.DiffOptions
-	var statOnly, asJSON bool
+	var opts snapshotDiffOptions
+	opts.dir = dir
+
 	cmd := &cobra.Command{
 		Use:   "diff ID",
 		Short: "Show what changed since a snapshot (in the work tree, or in another snapshot with --against)",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			opts.Patch = !statOnly
-			d, err := gitsnap.Diff(cmd.Context(), *dir, argv[0], opts)
-			if err != nil {
-				return snapshotErr(err)
-			}
-			if asJSON {
-				return a.printJSON(d)
-			}
-			if len(d.Files) == 0 {
-				fmt.Fprintf(a.out, "no changes from %s to %s\n", d.From, d.To)
-				return nil
-			}
-			io.WriteString(a.out, d.Stat)
-			if d.Patch != "" {
-				fmt.Fprintln(a.out)
-				io.WriteString(a.out, d.Patch)
-			}
-			return nil
+			opts.args = argv
+			return a.runSnapshotDiff(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Against, "against", "", "compare with snapshot `ID2` instead of the work tree")
-	cmd.Flags().BoolVar(&statOnly, "stat", false, "print only the stat, not the patch")
-	a.jsonFlag(cmd, &asJSON)
+	cmd.Flags().StringVar(&opts.opts.Against, "against", "", "compare with snapshot `ID2` instead of the work tree")
+	cmd.Flags().BoolVar(&opts.statOnly, "stat", false, "print only the stat, not the patch")
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
-func (a *app) newSnapshotRestoreCmd(dir *string) *cobra.Command {
-	var yes, asJSON bool
-	cmd := &cobra.Command{
-		Use:   "restore ID",
-		Short: "Make the work tree's files exactly a snapshot's (undoable)",
-		Long: `Restore makes the work tree's non-ignored files exactly those of the snapshot:
-files created since are removed, deleted ones come back, contents, modes and
-symlinks are the snapshot's. HEAD, the branch, the index and ignored files are
-left alone; submodules are not recursed into. The current state is snapshot
-first, so the restore can itself be undone with the ID it prints.
-
-It asks for confirmation unless --yes is given; without a terminal and without
---yes it refuses (exit 2).`,
-		Args: args(cobra.ExactArgs(1)),
-		RunE: func(cmd *cobra.Command, argv []string) error {
-			ctx := cmd.Context()
-			s, err := gitsnap.Get(ctx, *dir, argv[0])
-			if err != nil {
-				return snapshotErr(err)
-			}
-			if !yes {
-				q := fmt.Sprintf("Restore %s (%s) over the files in %s? The current state is snapshot first. [y/N] ",
-					s.ID, s.Time.Local().Format("2006-01-02 15:04:05"), s.Dir)
-				if err := a.confirmSnapshot(q, fmt.Sprintf("restore %s would overwrite files in %s", s.ID, s.Dir)); err != nil {
-					return err
-				}
-			}
-			res, err := gitsnap.Restore(ctx, s.Dir, s.ID)
-			if err != nil {
-				return snapshotErr(err)
-			}
-			if asJSON {
-				return a.printJSON(res)
-			}
-			fmt.Fprintf(a.out, "restored %s in %s: %d paths written or removed\n", s.ID, s.Dir, len(res.Changes))
-			for _, ch := range res.Skipped {
-				fmt.Fprintf(a.out, "  skipped submodule %s (submodules are not restored)\n", ch.Path)
-			}
-			hostArg := ""
-			if h, _ := cmd.Flags().GetString("host"); h != "" {
-				hostArg = " --host " + h
-			}
-			fmt.Fprintf(a.out, "undo with: runner snapshot%s restore -C %s %s\n", hostArg, shellQuote(s.Dir), res.Undo.ID)
-			return nil
-		},
-	}
-	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask for confirmation")
-	a.jsonFlag(cmd, &asJSON)
-	return cmd
+// snapshotDiffOptions are the arguments and flags of `runner snapshot diff`.
+type snapshotDiffOptions struct {
+	args     []string
+	opts     gitsnap.DiffOptions
+	statOnly bool
+	asJSON   bool
+	dir      *string
 }
 
-func (a *app) newSnapshotPruneCmd(dir *string) *cobra.Command {
-	var olderThan string
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "prune",
-		Short: "Delete snapshots older than an age (default 30d)",
-		Args:  args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			age, err := parseAge(olderThan)
-			if err != nil {
-				return err
-			}
-			pruned, err := gitsnap.Prune(cmd.Context(), *dir, age)
-			if err != nil {
-				return snapshotErr(err)
-			}
-			if asJSON {
-				if pruned == nil {
-					pruned = []gitsnap.Snapshot{}
-				}
-				return a.printJSON(pruned)
-			}
-			for _, s := range pruned {
-				fmt.Fprintf(a.out, "pruned %s (%s)\n", s.ID, s.Time.Local().Format("2006-01-02 15:04:05"))
-			}
-			fmt.Fprintf(a.out, "%d snapshots older than %s pruned\n", len(pruned), olderThan)
-			return nil
-		},
+func (a *app) runSnapshotDiff(ctx context.Context, opts snapshotDiffOptions) error {
+	opts.opts.Patch = !opts.statOnly
+	d, err := gitsnap.Diff(ctx, *opts.dir, opts.args[0], opts.opts)
+	if err != nil {
+		return snapshotErr(err)
 	}
-	cmd.Flags().StringVar(&olderThan, "older-than", "30d", "age: a number with d (days) or w (weeks), or a Go duration such as 12h")
-	a.jsonFlag(cmd, &asJSON)
-	return cmd
+	if opts.asJSON {
+		return a.printJSON(d)
+	}
+	if len(d.Files) == 0 {
+		fmt.Fprintf(a.out, "no changes from %s to %s\n", d.From, d.To)
+		return nil
+	}
+	io.WriteString(a.out, d.Stat)
+	if d.Patch != "" {
+		fmt.Fprintln(a.out)
+		io.WriteString(a.out, d.Patch)
+	}
+	return nil
 }
 
-// parseAge reads "30d", "2w" or a Go duration ("12h", "90m").
 func parseAge(s string) (time.Duration, error) {
 	bad := exit.Usagef("--older-than %q: want a number with d (days) or w (weeks), or a duration such as 12h", s)
 	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {

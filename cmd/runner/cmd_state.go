@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -29,75 +30,93 @@ ops/ holds task changes handed to the process that holds the lock.`,
 }
 
 func (a *app) newStatePathCmd() *cobra.Command {
-	var asJSON bool
+	var opts statePathOptions
 	cmd := &cobra.Command{
 		Use:   "path",
 		Short: "Print the path of the state file",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.openStore()
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(map[string]string{
-					"dir":     s.Dir(),
-					"state":   s.Path(),
-					"lock":    s.Dir() + "/" + state.LockFile,
-					"journal": s.Dir() + "/" + state.JournalFile,
-					"records": s.Dir() + "/tasks",
-					"archive": s.Dir() + "/archive",
-					"ops":     s.Dir() + "/ops",
-				})
-			}
-			fmt.Fprintln(a.out, s.Path())
-			return nil
+			return a.runStatePath(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON, "print the directory and every file as JSON")
+	a.jsonFlag(cmd, &opts.asJSON, "print the directory and every file as JSON")
 	return cmd
 }
 
+// statePathOptions are the arguments and flags of `runner state path`.
+type statePathOptions struct {
+	asJSON bool
+}
+
+func (a *app) runStatePath(ctx context.Context, opts statePathOptions) error {
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		return a.printJSON(map[string]string{
+			"dir":     s.Dir(),
+			"state":   s.Path(),
+			"lock":    s.Dir() + "/" + state.LockFile,
+			"journal": s.Dir() + "/" + state.JournalFile,
+			"records": s.Dir() + "/tasks",
+			"archive": s.Dir() + "/archive",
+			"ops":     s.Dir() + "/ops",
+		})
+	}
+	fmt.Fprintln(a.out, s.Path())
+	return nil
+}
+
 func (a *app) newStateShowCmd() *cobra.Command {
-	var asJSON bool
+	var opts stateShowOptions
 	cmd := &cobra.Command{
 		Use:   "show",
 		Short: "Print the projects and tasks in the state",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.openStore()
-			if err != nil {
-				return err
-			}
-			st, err := s.Read(cmd.Context())
-			if err != nil {
-				return err
-			}
-			all, err := st.AllTasks()
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				msgs, err := st.AllMessages()
-				if err != nil {
-					return err
-				}
-				tasks := make(map[string]*state.Task, len(all))
-				for _, t := range all {
-					tasks[t.ID] = t
-				}
-				// The archived tasks as the index shows them
-				// ("archived": true; 'runner status ID' reads one whole).
-				return a.printJSON(map[string]any{
-					"version": st.Version, "generation": st.Generation, "updated": st.Updated,
-					"projects": st.Projects, "tasks": tasks, "messages": msgs,
-				})
-			}
-			return a.printState(s.Path(), st, all)
+			return a.runStateShow(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON, "print the whole state as JSON (archived tasks with their index fields)")
+	a.jsonFlag(cmd, &opts.asJSON, "print the whole state as JSON (archived tasks with their index fields)")
 	return cmd
+}
+
+// stateShowOptions are the arguments and flags of `runner state show`.
+type stateShowOptions struct {
+	asJSON bool
+}
+
+func (a *app) runStateShow(ctx context.Context, opts stateShowOptions) error {
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	st, err := s.Read(ctx)
+	if err != nil {
+		return err
+	}
+	all, err := st.AllTasks()
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		msgs, err := st.AllMessages()
+		if err != nil {
+			return err
+		}
+		tasks := make(map[string]*state.Task, len(all))
+		for _, t := range all {
+			tasks[t.ID] = t
+		}
+		// The archived tasks as the index shows them
+		// ("archived": true; 'runner status ID' reads one whole).
+		return a.printJSON(map[string]any{
+			"version": st.Version, "generation": st.Generation, "updated": st.Updated,
+			"projects": st.Projects, "tasks": tasks, "messages": msgs,
+		})
+	}
+	return a.printState(s.Path(), st, all)
 }
 
 func (a *app) printState(path string, st *state.State, ts []*state.Task) error {
@@ -147,7 +166,7 @@ func dash(s string) string {
 }
 
 func (a *app) newStateRepairCmd() *cobra.Command {
-	var asJSON, force bool
+	var opts stateRepairOptions
 	cmd := &cobra.Command{
 		Use:   "repair",
 		Short: "Move a corrupt state file aside and rebuild what can be rebuilt",
@@ -159,41 +178,51 @@ files nothing names any more are removed. A healthy state is left alone. A file 
 refused unless --force is given, which moves it aside to state.json.newer-<time>.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.openStore()
-			if err != nil {
-				return err
-			}
-			rep, err := s.Repair(cmd.Context(), force)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(rep)
-			}
-			if rep.Healthy {
-				fmt.Fprintf(a.out, "%s is healthy: nothing to repair\n", s.Path())
-				return nil
-			}
-			from := "an empty state"
-			if rep.FromPrevious {
-				from = "the previous generation"
-			}
-			fmt.Fprintf(a.out, "moved the bad state file to %s\nrebuilt from %s, %d task record(s) and %d journal event(s): %d project(s), %d task(s), %d archived\n",
-				rep.MovedTo, from, rep.FromRecords, rep.Replayed, rep.Projects, rep.Tasks, rep.Archived)
-			if len(rep.DroppedSegments) > 0 {
-				fmt.Fprintf(a.out, "archive segments that could not be read (their tasks are lost): %s\n", strings.Join(rep.DroppedSegments, ", "))
-			}
-			return nil
+			return a.runStateRepair(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON, "print the report as JSON")
-	cmd.Flags().BoolVar(&force, "force", false, "also move aside a state file written by a newer runner")
+	a.jsonFlag(cmd, &opts.asJSON, "print the report as JSON")
+	cmd.Flags().BoolVar(&opts.force, "force", false, "also move aside a state file written by a newer runner")
 	return cmd
 }
 
+// stateRepairOptions are the arguments and flags of `runner state repair`.
+type stateRepairOptions struct {
+	asJSON bool
+	force  bool
+}
+
+func (a *app) runStateRepair(ctx context.Context, opts stateRepairOptions) error {
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	rep, err := s.Repair(ctx, opts.force)
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		return a.printJSON(rep)
+	}
+	if rep.Healthy {
+		fmt.Fprintf(a.out, "%s is healthy: nothing to repair\n", s.Path())
+		return nil
+	}
+	from := "an empty state"
+	if rep.FromPrevious {
+		from = "the previous generation"
+	}
+	fmt.Fprintf(a.out, "moved the bad state file to %s\nrebuilt from %s, %d task record(s) and %d journal event(s): %d project(s), %d task(s), %d archived\n",
+		rep.MovedTo, from, rep.FromRecords, rep.Replayed, rep.Projects, rep.Tasks, rep.Archived)
+	if len(rep.DroppedSegments) > 0 {
+		fmt.Fprintf(a.out, "archive segments that could not be read (their tasks are lost): %s\n", strings.Join(rep.DroppedSegments, ", "))
+	}
+	return nil
+}
+
 func (a *app) newPruneCmd() *cobra.Command {
-	var asJSON bool
-	var olderThan time.Duration
+	var opts pruneOptions
+
 	cmd := &cobra.Command{
 		Use:   "prune",
 		Short: "Remove finished tasks from the state now",
@@ -203,36 +232,48 @@ or $RUNNER_RETENTION; 24h unless set). Every change to the state also prunes
 those older than the retention; a retention of 0 keeps them.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.openStore()
-			if err != nil {
-				return err
-			}
-			if !cmd.Flags().Changed("older-than") {
-				if s.Retention <= 0 {
-					// retention 0 keeps finished tasks: nothing to prune.
-					if asJSON {
-						return a.printJSON(map[string][]string{"pruned": {}})
-					}
-					fmt.Fprintln(a.out, "pruned 0 finished task(s): the retention is 0, which keeps them (give --older-than D to prune now)")
-					return nil
-				}
-				olderThan = s.Retention
-			}
-			removed, err := runner.Prune(cmd.Context(), s, olderThan)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if removed == nil {
-					removed = []string{}
-				}
-				return a.printJSON(map[string][]string{"pruned": removed})
-			}
-			fmt.Fprintf(a.out, "pruned %d finished task(s)\n", len(removed))
-			return nil
+			opts.olderThanSet = cmd.Flags().Changed("older-than")
+			return a.runPrune(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON, "print the pruned task ids as JSON")
-	cmd.Flags().DurationVar(&olderThan, "older-than", state.DefaultRetention, "prune tasks that ended longer ago than this (e.g. 1h, 30m, 0s for all; default the config's retention)")
+	a.jsonFlag(cmd, &opts.asJSON, "print the pruned task ids as JSON")
+	cmd.Flags().DurationVar(&opts.olderThan, "older-than", state.DefaultRetention, "prune tasks that ended longer ago than this (e.g. 1h, 30m, 0s for all; default the config's retention)")
 	return cmd
+}
+
+// pruneOptions are the arguments and flags of `runner prune`.
+type pruneOptions struct {
+	asJSON       bool
+	olderThan    time.Duration
+	olderThanSet bool // --older-than was given
+}
+
+func (a *app) runPrune(ctx context.Context, opts pruneOptions) error {
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	if !opts.olderThanSet {
+		if s.Retention <= 0 {
+			// retention 0 keeps finished tasks: nothing to prune.
+			if opts.asJSON {
+				return a.printJSON(map[string][]string{"pruned": {}})
+			}
+			fmt.Fprintln(a.out, "pruned 0 finished task(s): the retention is 0, which keeps them (give --older-than D to prune now)")
+			return nil
+		}
+		opts.olderThan = s.Retention
+	}
+	removed, err := runner.Prune(ctx, s, opts.olderThan)
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		if removed == nil {
+			removed = []string{}
+		}
+		return a.printJSON(map[string][]string{"pruned": removed})
+	}
+	fmt.Fprintf(a.out, "pruned %d finished task(s)\n", len(removed))
+	return nil
 }

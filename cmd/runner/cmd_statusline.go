@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -23,7 +24,7 @@ var statusLineOrder = []struct {
 }
 
 func (a *app) newStatusLineCmd() *cobra.Command {
-	var asJSON bool
+	var opts statusLineOptions
 	cmd := &cobra.Command{
 		Use:   "status-line [--json]",
 		Short: "One line of counts of the active tasks, for tmux's status-right",
@@ -39,23 +40,32 @@ same however many finished tasks are retained. --json prints the counts by
 status.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.openStore()
-			if err != nil {
-				return err
-			}
-			counts, err := s.Counts(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(counts)
-			}
-			fmt.Fprintln(a.out, statusLine(counts))
-			return nil
+			return a.runStatusLine(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON)
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
+}
+
+// statusLineOptions are the arguments and flags of `runner status-line`.
+type statusLineOptions struct {
+	asJSON bool
+}
+
+func (a *app) runStatusLine(ctx context.Context, opts statusLineOptions) error {
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	counts, err := s.Counts(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		return a.printJSON(counts)
+	}
+	fmt.Fprintln(a.out, statusLine(counts))
+	return nil
 }
 
 // statusLine renders the counts of the active statuses.

@@ -77,22 +77,33 @@ func supervisorLogger(w io.Writer, level slog.Level) *slog.Logger {
 }
 
 func (a *app) newHookCmd() *cobra.Command {
-	var task string
+	var opts hookOptions
 	cmd := &cobra.Command{
 		Use:    "hook --task ID [EVENT]",
 		Short:  "Record an event from an agent's own hook (used in agent settings)",
 		Hidden: true,
 		Args:   args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			ev := ""
-			if len(argv) == 1 {
-				ev = argv[0]
-			}
-			return recordHookEvent(a.getenv, a.in, task, ev)
+			opts.args = argv
+			return a.runHook(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&task, "task", "", "task id (default $RUNNER_TASK_ID)")
+	cmd.Flags().StringVar(&opts.task, "task", "", "task id (default $RUNNER_TASK_ID)")
 	return cmd
+}
+
+// hookOptions are the arguments and flags of `runner hook`.
+type hookOptions struct {
+	args []string
+	task string
+}
+
+func (a *app) runHook(ctx context.Context, opts hookOptions) error {
+	ev := ""
+	if len(opts.args) == 1 {
+		ev = opts.args[0]
+	}
+	return recordHookEvent(a.getenv, a.in, opts.task, ev)
 }
 
 // quickHook runs `hook --task ID [EVENT]` without building the command tree

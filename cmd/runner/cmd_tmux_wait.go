@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,11 +17,7 @@ import (
 )
 
 func (a *app) newTmuxWaitPromptCmd() *cobra.Command {
-	var (
-		pane, pattern, since string
-		timeout              time.Duration
-		asJSON               bool
-	)
+	var opts tmuxWaitPromptOptions
 	cmd := &cobra.Command{
 		Use:   "wait-prompt --pane ID --pattern RE [--timeout 30s]",
 		Short: "Wait until new output matches a regular expression",
@@ -30,58 +27,65 @@ Output that was already there never matches. Captured lines have their
 trailing spaces removed: match "\$$" for a "$ " prompt. Exits 3 on timeout.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			re, err := regexp.Compile(pattern)
-			if err != nil {
-				return exit.Usagef("--pattern: %v", err)
-			}
-			if since != "send" && since != "now" {
-				return exit.Usagef("--since must be send or now")
-			}
-			c, err := a.tmuxClient()
-			if err != nil {
-				return err
-			}
-			ctx, cancel := withTimeout(cmd.Context(), timeout)
-			defer cancel()
-			mark, ok := tmuxctl.Mark{}, false
-			if since == "send" {
-				if mark, ok, err = c.LoadMark(ctx, pane); err != nil {
-					return err
-				}
-			}
-			if !ok {
-				if mark, err = c.MarkNow(ctx, pane); err != nil {
-					return err
-				}
-			}
-			m, err := c.WaitPrompt(ctx, pane, re, mark)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(map[string]any{"pane_id": pane, "line": m.Line, "match": m.Match, "elapsed_ms": m.Elapsed.Milliseconds()})
-			}
-			fmt.Fprintln(a.out, m.Line)
-			return nil
+			return a.runTmuxWaitPrompt(cmd.Context(), opts)
 		},
 	}
-	paneFlag(cmd, &pane)
-	cmd.Flags().StringVar(&pattern, "pattern", "", "regular expression (Go syntax) to wait for")
+	paneFlag(cmd, &opts.pane)
+	cmd.Flags().StringVar(&opts.pattern, "pattern", "", "regular expression (Go syntax) to wait for")
 	_ = cmd.MarkFlagRequired("pattern")
-	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "give up after this long (exit 3)")
-	cmd.Flags().StringVar(&since, "since", "send", "match output after the last 'runner tmux send' (send) or after now (now)")
-	a.jsonFlag(cmd, &asJSON)
+	cmd.Flags().DurationVar(&opts.timeout, "timeout", 30*time.Second, "give up after this long (exit 3)")
+	cmd.Flags().StringVar(&opts.since, "since", "send", "match output after the last 'runner tmux send' (send) or after now (now)")
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
+// tmuxWaitPromptOptions are the arguments and flags of `runner tmux wait-prompt`.
+type tmuxWaitPromptOptions struct {
+	pane    string
+	pattern string
+	since   string
+	timeout time.Duration
+	asJSON  bool
+}
+
+func (a *app) runTmuxWaitPrompt(ctx context.Context, opts tmuxWaitPromptOptions) error {
+	re, err := regexp.Compile(opts.pattern)
+	if err != nil {
+		return exit.Usagef("--pattern: %v", err)
+	}
+	if opts.since != "send" && opts.since != "now" {
+		return exit.Usagef("--since must be send or now")
+	}
+	c, err := a.tmuxClient()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := withTimeout(ctx, opts.timeout)
+	defer cancel()
+	mark, ok := tmuxctl.Mark{}, false
+	if opts.since == "send" {
+		if mark, ok, err = c.LoadMark(ctx, opts.pane); err != nil {
+			return err
+		}
+	}
+	if !ok {
+		if mark, err = c.MarkNow(ctx, opts.pane); err != nil {
+			return err
+		}
+	}
+	m, err := c.WaitPrompt(ctx, opts.pane, re, mark)
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		return a.printJSON(map[string]any{"pane_id": opts.pane, "line": m.Line, "match": m.Match, "elapsed_ms": m.Elapsed.Milliseconds()})
+	}
+	fmt.Fprintln(a.out, m.Line)
+	return nil
+}
+
 func (a *app) newTmuxWaitIdleCmd() *cobra.Command {
-	var (
-		pane    string
-		quiet   time.Duration
-		timeout time.Duration
-		masks   []string
-		asJSON  bool
-	)
+	var opts tmuxWaitIdleOptions
 	cmd := &cobra.Command{
 		Use:   "wait-idle --pane ID [--quiet 2s] [--timeout 60s] [--mask RE]...",
 		Short: "Wait until a pane's screen stops changing",
@@ -92,48 +96,57 @@ almost nothing. A dead or missing pane is an error (exit 1 or 2), never idle.
 Exits 3 on timeout.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var res []*regexp.Regexp
-			for _, m := range masks {
-				re, err := regexp.Compile(m)
-				if err != nil {
-					return exit.Usagef("--mask %q: %v", m, err)
-				}
-				res = append(res, re)
-			}
-			if quiet <= 0 {
-				return exit.Usagef("--quiet must be positive")
-			}
-			ctx, cancel := withTimeout(cmd.Context(), timeout)
-			defer cancel()
-			c, err := a.tmuxClient()
-			if err != nil {
-				return err
-			}
-			r, err := c.WaitIdle(ctx, pane, tmuxctl.IdleOptions{Quiet: quiet, Masks: res, AutoPipe: true})
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(map[string]any{"pane_id": pane, "idle": true, "elapsed_ms": r.Elapsed.Milliseconds(), "captures": r.Captures, "source": r.Source, "screen": r.Screen})
-			}
-			fmt.Fprintf(a.out, "idle after %s\n", r.Elapsed.Round(time.Millisecond))
-			return nil
+			return a.runTmuxWaitIdle(cmd.Context(), opts)
 		},
 	}
-	paneFlag(cmd, &pane)
-	cmd.Flags().DurationVar(&quiet, "quiet", 2*time.Second, "how long the screen must stay unchanged")
-	cmd.Flags().DurationVar(&timeout, "timeout", 60*time.Second, "give up after this long (exit 3)")
-	cmd.Flags().StringArrayVar(&masks, "mask", nil, "regular expression for volatile text to ignore (repeatable)")
-	a.jsonFlag(cmd, &asJSON)
+	paneFlag(cmd, &opts.pane)
+	cmd.Flags().DurationVar(&opts.quiet, "quiet", 2*time.Second, "how long the screen must stay unchanged")
+	cmd.Flags().DurationVar(&opts.timeout, "timeout", 60*time.Second, "give up after this long (exit 3)")
+	cmd.Flags().StringArrayVar(&opts.masks, "mask", nil, "regular expression for volatile text to ignore (repeatable)")
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
+// tmuxWaitIdleOptions are the arguments and flags of `runner tmux wait-idle`.
+type tmuxWaitIdleOptions struct {
+	pane    string
+	quiet   time.Duration
+	timeout time.Duration
+	masks   []string
+	asJSON  bool
+}
+
+func (a *app) runTmuxWaitIdle(ctx context.Context, opts tmuxWaitIdleOptions) error {
+	var res []*regexp.Regexp
+	for _, m := range opts.masks {
+		re, err := regexp.Compile(m)
+		if err != nil {
+			return exit.Usagef("--mask %q: %v", m, err)
+		}
+		res = append(res, re)
+	}
+	if opts.quiet <= 0 {
+		return exit.Usagef("--quiet must be positive")
+	}
+	ctx, cancel := withTimeout(ctx, opts.timeout)
+	defer cancel()
+	c, err := a.tmuxClient()
+	if err != nil {
+		return err
+	}
+	r, err := c.WaitIdle(ctx, opts.pane, tmuxctl.IdleOptions{Quiet: opts.quiet, Masks: res, AutoPipe: true})
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		return a.printJSON(map[string]any{"pane_id": opts.pane, "idle": true, "elapsed_ms": r.Elapsed.Milliseconds(), "captures": r.Captures, "source": r.Source, "screen": r.Screen})
+	}
+	fmt.Fprintf(a.out, "idle after %s\n", r.Elapsed.Round(time.Millisecond))
+	return nil
+}
+
 func (a *app) newTmuxExecCmd() *cobra.Command {
-	var (
-		pane    string
-		timeout time.Duration
-		asJSON  bool
-	)
+	var opts tmuxExecOptions
 	cmd := &cobra.Command{
 		Use:   "exec --pane ID [--timeout 30s] [--json] -- COMMAND",
 		Short: "Run a shell command in a pane; print its output, exit with its status",
@@ -145,33 +158,46 @@ command runs), so it comes back whole at any length, beyond the screen and the
 pane's scrollback; escape sequences are removed.`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			ctx, cancel := withTimeout(cmd.Context(), timeout)
-			defer cancel()
-			c, err := a.tmuxClient()
-			if err != nil {
-				return err
-			}
-			res, err := c.Exec(ctx, pane, strings.Join(argv, " "))
-			if err != nil {
-				if errors.Is(err, tmuxctl.ErrNotAtShell) {
-					return exit.Usagef("%v", err)
-				}
-				return err
-			}
-			if asJSON {
-				return a.printJSON(map[string]any{"output": res.Output, "exit_code": res.ExitCode})
-			}
-			if _, err := io.WriteString(a.out, res.Output); err != nil {
-				return err
-			}
-			if res.ExitCode != 0 {
-				return &exit.ExitError{Code: res.ExitCode}
-			}
-			return nil
+			opts.args = argv
+			return a.runTmuxExec(cmd.Context(), opts)
 		},
 	}
-	paneFlag(cmd, &pane)
-	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "give up after this long (exit 3)")
-	a.jsonFlag(cmd, &asJSON)
+	paneFlag(cmd, &opts.pane)
+	cmd.Flags().DurationVar(&opts.timeout, "timeout", 30*time.Second, "give up after this long (exit 3)")
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
+}
+
+// tmuxExecOptions are the arguments and flags of `runner tmux exec`.
+type tmuxExecOptions struct {
+	args    []string
+	pane    string
+	timeout time.Duration
+	asJSON  bool
+}
+
+func (a *app) runTmuxExec(ctx context.Context, opts tmuxExecOptions) error {
+	ctx, cancel := withTimeout(ctx, opts.timeout)
+	defer cancel()
+	c, err := a.tmuxClient()
+	if err != nil {
+		return err
+	}
+	res, err := c.Exec(ctx, opts.pane, strings.Join(opts.args, " "))
+	if err != nil {
+		if errors.Is(err, tmuxctl.ErrNotAtShell) {
+			return exit.Usagef("%v", err)
+		}
+		return err
+	}
+	if opts.asJSON {
+		return a.printJSON(map[string]any{"output": res.Output, "exit_code": res.ExitCode})
+	}
+	if _, err := io.WriteString(a.out, res.Output); err != nil {
+		return err
+	}
+	if res.ExitCode != 0 {
+		return &exit.ExitError{Code: res.ExitCode}
+	}
+	return nil
 }

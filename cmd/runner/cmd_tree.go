@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
+
 	"github.com/runner-cli/runner/runner"
 	"github.com/spf13/cobra"
 )
 
 func (a *app) newTreeCmd() *cobra.Command {
-	var asJSON bool
+	var opts treeOptions
 	cmd := &cobra.Command{
 		Use:   "tree [ID]",
 		Short: "Show the task hierarchy (parents and the sub-tasks they dispatched) with statuses",
@@ -14,54 +16,76 @@ func (a *app) newTreeCmd() *cobra.Command {
 'runner tree' shows every root task and its descendants; 'runner tree ID' one subtree.`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			env, _, err := a.runnerEnv(false)
-			if err != nil {
-				return err
-			}
-			root := ""
-			if len(argv) == 1 {
-				root = argv[0]
-			}
-			nodes, err := runner.Tree(cmd.Context(), env, root)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if nodes == nil {
-					nodes = []*runner.TreeNode{}
-				}
-				return a.printJSON(nodes)
-			}
-			runner.PrintTree(a.out, nodes)
-			return nil
+			opts.args = argv
+			return a.runTree(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON)
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
+// treeOptions are the arguments and flags of `runner tree`.
+type treeOptions struct {
+	args   []string
+	asJSON bool
+}
+
+func (a *app) runTree(ctx context.Context, opts treeOptions) error {
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	root := ""
+	if len(opts.args) == 1 {
+		root = opts.args[0]
+	}
+	nodes, err := runner.Tree(ctx, env, root)
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		if nodes == nil {
+			nodes = []*runner.TreeNode{}
+		}
+		return a.printJSON(nodes)
+	}
+	runner.PrintTree(a.out, nodes)
+	return nil
+}
+
 func (a *app) newCollectCmd() *cobra.Command {
-	var asJSON bool
+	var opts collectOptions
 	cmd := &cobra.Command{
 		Use:   "collect PARENT",
 		Short: "Each child task's outcome and result tail, and whether all are finished",
 		Args:  args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			env, _, err := a.runnerEnv(false)
-			if err != nil {
-				return err
-			}
-			c, err := runner.Collect(cmd.Context(), env, argv[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return a.printJSON(c)
-			}
-			runner.PrintCollection(a.out, c)
-			return nil
+			opts.args = argv
+			return a.runCollect(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &asJSON)
+	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
+}
+
+// collectOptions are the arguments and flags of `runner collect`.
+type collectOptions struct {
+	args   []string
+	asJSON bool
+}
+
+func (a *app) runCollect(ctx context.Context, opts collectOptions) error {
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	c, err := runner.Collect(ctx, env, opts.args[0])
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		return a.printJSON(c)
+	}
+	runner.PrintCollection(a.out, c)
+	return nil
 }

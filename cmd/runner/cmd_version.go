@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -42,27 +43,36 @@ func readVersion() versionInfo {
 }
 
 func (a *app) newVersionCmd() *cobra.Command {
-	var asJSON bool
+	var opts versionOptions
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print runner's version",
 		Args:  args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			v := readVersion()
-			if asJSON {
-				return a.printJSON(v)
-			}
-			commit := ""
-			if v.Commit != "" {
-				commit = " " + v.Commit[:min(12, len(v.Commit))]
-				if v.Modified {
-					commit += "+dirty"
-				}
-			}
-			fmt.Fprintf(a.out, "runner %s%s (%s, %s)\n", v.Version, commit, v.GoVersion, v.Platform)
-			return nil
+			return a.runVersion(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&opts.asJSON, "json", false, "print as JSON")
 	return cmd
+}
+
+// versionOptions are the arguments and flags of `runner version`.
+type versionOptions struct {
+	asJSON bool
+}
+
+func (a *app) runVersion(ctx context.Context, opts versionOptions) error {
+	v := readVersion()
+	if opts.asJSON {
+		return a.printJSON(v)
+	}
+	commit := ""
+	if v.Commit != "" {
+		commit = " " + v.Commit[:min(12, len(v.Commit))]
+		if v.Modified {
+			commit += "+dirty"
+		}
+	}
+	fmt.Fprintf(a.out, "runner %s%s (%s, %s)\n", v.Version, commit, v.GoVersion, v.Platform)
+	return nil
 }

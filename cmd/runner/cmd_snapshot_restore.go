@@ -1,0 +1,125 @@
+// runner snapshot restore and prune: the commands that change the work
+// tree or delete snapshots.
+
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/runner-cli/runner/gitsnap"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) newSnapshotRestoreCmd(dir *string) *cobra.Command {
+	opts := snapshotRestoreOptions{dir: dir}
+	cmd := &cobra.Command{
+		Use:   "restore ID",
+		Short: "Make the work tree's files exactly a snapshot's (undoable)",
+		Long: `Restore makes the work tree's non-ignored files exactly those of the snapshot:
+files created since are removed, deleted ones come back, contents, modes and
+symlinks are the snapshot's. HEAD, the branch, the index and ignored files are
+left alone; submodules are not recursed into. The current state is snapshot
+first, so the restore can itself be undone with the ID it prints.
+
+It asks for confirmation unless --yes is given; without a terminal and without
+--yes it refuses (exit 2).`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			opts.id = argv[0]
+			opts.host, _ = cmd.Flags().GetString("host")
+			return a.runSnapshotRestore(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVarP(&opts.yes, "yes", "y", false, "do not ask for confirmation")
+	a.jsonFlag(cmd, &opts.asJSON)
+	return cmd
+}
+
+// snapshotRestoreOptions are the arguments and flags of `runner snapshot
+// restore`.
+type snapshotRestoreOptions struct {
+	id          string
+	dir         *string // snapshot's -C
+	host        string  // snapshot's --host
+	yes, asJSON bool
+}
+
+func (a *app) runSnapshotRestore(ctx context.Context, opts snapshotRestoreOptions) error {
+	s, err := gitsnap.Get(ctx, *opts.dir, opts.id)
+	if err != nil {
+		return snapshotErr(err)
+	}
+	if !opts.yes {
+		q := fmt.Sprintf("Restore %s (%s) over the files in %s? The current state is snapshot first. [y/N] ",
+			s.ID, s.Time.Local().Format("2006-01-02 15:04:05"), s.Dir)
+		if err := a.confirmSnapshot(q, fmt.Sprintf("restore %s would overwrite files in %s", s.ID, s.Dir)); err != nil {
+			return err
+		}
+	}
+	res, err := gitsnap.Restore(ctx, s.Dir, s.ID)
+	if err != nil {
+		return snapshotErr(err)
+	}
+	if opts.asJSON {
+		return a.printJSON(res)
+	}
+	fmt.Fprintf(a.out, "restored %s in %s: %d paths written or removed\n", s.ID, s.Dir, len(res.Changes))
+	for _, ch := range res.Skipped {
+		fmt.Fprintf(a.out, "  skipped submodule %s (submodules are not restored)\n", ch.Path)
+	}
+	hostArg := ""
+	if opts.host != "" {
+		hostArg = " --host " + opts.host
+	}
+	fmt.Fprintf(a.out, "undo with: runner snapshot%s restore -C %s %s\n", hostArg, shellQuote(s.Dir), res.Undo.ID)
+	return nil
+}
+
+func (a *app) newSnapshotPruneCmd(dir *string) *cobra.Command {
+	var opts snapshotPruneOptions
+	opts.dir = dir
+
+	cmd := &cobra.Command{
+		Use:   "prune",
+		Short: "Delete snapshots older than an age (default 30d)",
+		Args:  args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runSnapshotPrune(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.olderThan, "older-than", "30d", "age: a number with d (days) or w (weeks), or a Go duration such as 12h")
+	a.jsonFlag(cmd, &opts.asJSON)
+	return cmd
+}
+
+// snapshotPruneOptions are the arguments and flags of `runner snapshot prune`.
+type snapshotPruneOptions struct {
+	olderThan string
+	asJSON    bool
+	dir       *string
+}
+
+func (a *app) runSnapshotPrune(ctx context.Context, opts snapshotPruneOptions) error {
+	age, err := parseAge(opts.olderThan)
+	if err != nil {
+		return err
+	}
+	pruned, err := gitsnap.Prune(ctx, *opts.dir, age)
+	if err != nil {
+		return snapshotErr(err)
+	}
+	if opts.asJSON {
+		if pruned == nil {
+			pruned = []gitsnap.Snapshot{}
+		}
+		return a.printJSON(pruned)
+	}
+	for _, s := range pruned {
+		fmt.Fprintf(a.out, "pruned %s (%s)\n", s.ID, s.Time.Local().Format("2006-01-02 15:04:05"))
+	}
+	fmt.Fprintf(a.out, "%d snapshots older than %s pruned\n", len(pruned), opts.olderThan)
+	return nil
+}
+
+// parseAge reads "30d", "2w" or a Go duration ("12h", "90m").
