@@ -34,11 +34,13 @@ Names use a-z, 0-9, '.', '_' and '-' (at most 64, starting with a letter or digi
 	return cmd
 }
 
+// hostAddOptions are the arguments and flags of `runner host add`.
 type hostAddOptions struct {
-	sshArgs     []string
-	runner      string
-	socket, dir string
-	asJSON      bool
+	name, destination string
+	sshArgs           []string
+	runner            string
+	socket, dir       string
+	asJSON            bool
 }
 
 func (a *app) newHostAddCmd() *cobra.Command {
@@ -56,20 +58,8 @@ transcripts there (default ~/` + state.RemoteDirDefault + `). Nothing is contact
 'runner host check NAME' does that.`,
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			s, err := a.openStore()
-			if err != nil {
-				return err
-			}
-			h, err := runner.AddHost(cmd.Context(), s, state.Host{Name: argv[0], Destination: argv[1], SSHArgs: opts.sshArgs, Runner: opts.runner,
-				Socket: opts.socket, Dir: opts.dir})
-			if err != nil {
-				return err
-			}
-			if opts.asJSON {
-				return a.printJSON(h)
-			}
-			fmt.Fprintf(a.out, "added host %s: %s (check it with 'runner host check %s')\n", h.Name, sshLine(&h), h.Name)
-			return nil
+			opts.name, opts.destination = argv[0], argv[1]
+			return a.runHostAdd(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringArrayVar(&opts.sshArgs, "ssh-arg", nil, "an argument for ssh, before the destination (repeatable)")
@@ -78,6 +68,23 @@ transcripts there (default ~/` + state.RemoteDirDefault + `). Nothing is contact
 	cmd.Flags().StringVar(&opts.dir, "dir", "", "absolute directory on the host for runner's task files (default ~/"+state.RemoteDirDefault+")")
 	a.jsonFlag(cmd, &opts.asJSON, "print the host as JSON")
 	return cmd
+}
+
+func (a *app) runHostAdd(ctx context.Context, opts hostAddOptions) error {
+	s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	h, err := runner.AddHost(ctx, s, state.Host{Name: opts.name, Destination: opts.destination, SSHArgs: opts.sshArgs,
+		Runner: opts.runner, Socket: opts.socket, Dir: opts.dir})
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		return a.printJSON(h)
+	}
+	fmt.Fprintf(a.out, "added host %s: %s (check it with 'runner host check %s')\n", h.Name, sshLine(&h), h.Name)
+	return nil
 }
 
 // sshLine is the ssh command line a host stands for.

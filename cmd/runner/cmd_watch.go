@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"time"
 
@@ -44,7 +45,7 @@ and returns when the popup closes.
 
 Exit status: 0 on q; 2 without a terminal or for an unknown project.`,
 		Args: args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.runWatch(cmd, opts) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runWatch(cmd.Context(), opts) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.project, "project", "", "only tasks of this project: a registered name or a directory (./a, /x/b)")
@@ -54,8 +55,7 @@ Exit status: 0 on q; 2 without a terminal or for an unknown project.`,
 	return cmd
 }
 
-func (a *app) runWatch(cmd *cobra.Command, opts watchOptions) error {
-	ctx := cmd.Context()
+func (a *app) runWatch(ctx context.Context, opts watchOptions) error {
 	if opts.popup {
 		if a.getenv("TMUX") == "" {
 			return exit.Usagef("watch --popup: not inside tmux ($TMUX is not set); run 'runner watch' instead")
