@@ -1,7 +1,25 @@
-// Package runner is the domain of the runner tool: projects, the dispatch
-// lifecycle, the supervisor, messages between tasks and notifications.
-// Agent profiles and screen detection live in runner/profile; exit codes
-// and error kinds in runner/exit.
+// Package runner is the domain of the runner tool, and the operations the
+// commands call: projects, dispatch (a task recorded, its snapshot, its
+// pane started, its supervisor), follow-ups and resume (send), messages
+// and ask, waiting (wait, --after), reconciliation against live panes and
+// processes, gc, worktrees, remote hosts and the doctor.
+//
+// The decisions it takes live in sub-packages that know nothing of Env,
+// each table-tested on its own:
+//
+//   - runner/profile: agent profiles and screen detection (a screen in, a
+//     state out);
+//   - runner/monitor: watching a pane (events in, a decision out: the
+//     turn's end, a dialog, the pane's death);
+//   - runner/supervisor: a task's turns (ready, delivery, dialogs, the
+//     turn's end and its record), through a Pane (tmuxctl.Client), a
+//     Watcher (the monitor) and a Book (the task's record, kept here by
+//     taskBook);
+//   - runner/messaging: the queue's rules (posting, merging, loop limits,
+//     the delivery batch), awareness and the message prompt;
+//   - runner/watch: the live view; runner/agentsim: the simulated agent;
+//     runner/proctree: process trees; runner/exit: exit codes and error
+//     kinds.
 //
 // It is the only package that combines the three leaves (tmuxctl, state,
 // gitsnap); the leaves never import each other or this package. cmd/runner
