@@ -17,9 +17,11 @@
 //     taskBook);
 //   - runner/messaging: the queue's rules (posting, merging, loop limits,
 //     the delivery batch), awareness and the message prompt;
-//   - runner/watch: the live view; runner/agentsim: the simulated agent;
-//     runner/proctree: process trees; runner/exit: exit codes and error
-//     kinds.
+//   - runner/agentsim: the simulated agent; runner/proctree: process
+//     trees; runner/exit: exit codes and error kinds.
+//
+// runner/watch, the live view, sits above this package, as cmd/runner
+// does.
 //
 // It is the only package that combines the three leaves (tmuxctl, state,
 // gitsnap); the leaves never import each other or this package. cmd/runner
