@@ -199,7 +199,7 @@ func (s *Supervisor) WaitReady(ctx context.Context) error {
 		if err != nil {
 			// The ready time's own deadline, not a tmux call's.
 			if errors.Is(err, context.DeadlineExceeded) && rctx.Err() != nil && ctx.Err() == nil {
-				return end(state.StatusTimeout, fmt.Sprintf("the agent was not ready within %s (--ready-timeout)", readyTimeout), obs, nil)
+				return end(state.StatusTimeout, fmt.Sprintf("the agent was not ready within %s (--ready-timeout)%s", readyTimeout, busyMachine()), obs, nil)
 			}
 			return err
 		}

@@ -201,8 +201,12 @@ func TestWaitReady(t *testing.T) {
 	})
 	t.Run("the ready time runs out", func(t *testing.T) {
 		s, _, _, _ := newSupervisor(t, "claude", Settings{ReadyTimeout: time.Millisecond}, step{monitor.GoalReady, monitor.Observation{}, errUntilDone})
+		busy := busyMachine
+		t.Cleanup(func() { busyMachine = busy })
+		busyMachine = func() string { return loadNote("37.50 20.1 9.0 3/900 1234", 2) }
 		o := ended(t, s.WaitReady(t.Context()))
-		if o.Status != state.StatusTimeout || !strings.Contains(o.Reason, "--ready-timeout") {
+		if o.Status != state.StatusTimeout || !strings.Contains(o.Reason, "--ready-timeout") ||
+			!strings.Contains(o.Reason, "overloaded (load average 37.5 on 2 CPUs)") {
 			t.Errorf("outcome %s (%s)", o.Status, o.Reason)
 		}
 	})
@@ -417,5 +421,24 @@ func TestConclude(t *testing.T) {
 				t.Errorf("answer %q, want %q", e.task.Answer, tc.answerWant)
 			}
 		})
+	}
+}
+
+func TestLoadNote(t *testing.T) {
+	for _, tc := range []struct {
+		loadavg string
+		cpus    int
+		busy    bool
+	}{
+		{"0.50 0.4 0.3 1/80 99", 2, false},
+		{"4.00 0.4 0.3 1/80 99", 2, false}, // twice the CPUs: busy, not overloaded
+		{"4.01 0.4 0.3 1/80 99", 2, true},
+		{"40 1 1 1/80 99", 32, false},
+		{"", 2, false},
+		{"x y", 2, false},
+	} {
+		if got := loadNote(tc.loadavg, tc.cpus); (got != "") != tc.busy {
+			t.Errorf("loadNote(%q, %d) = %q, want busy %v", tc.loadavg, tc.cpus, got, tc.busy)
+		}
 	}
 }
