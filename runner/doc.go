@@ -16,7 +16,8 @@
 //     Watcher (the monitor) and a Book (the task's record, kept here by
 //     taskBook);
 //   - runner/messaging: the queue's rules (posting, merging, loop limits,
-//     the delivery batch), awareness and the message prompt;
+//     the delivery batch), awareness, the message prompt, ask's targets
+//     and the lineage (tree, collect);
 //   - runner/agentsim: the simulated agent; runner/proctree: process
 //     trees; runner/exit: exit codes and error kinds.
 //

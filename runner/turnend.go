@@ -110,7 +110,7 @@ func (env *Env) notify(ctx context.Context, t *state.Task, set RunSettings) {
 		code = strconv.Itoa(*t.ExitCode)
 	}
 	cmd.Env = append(os.Environ(), "RUNNER_TASK_ID="+t.ID, "RUNNER_STATUS="+string(t.Status), "RUNNER_PROJECT="+t.Project,
-		"RUNNER_EXIT="+strconv.Itoa(TaskExitCode(t))+"", "RUNNER_AGENT_EXIT="+code, "RUNNER_RESULT_FILE="+resultFile(env, t))
+		"RUNNER_EXIT="+strconv.Itoa(exit.OfStatus(t.Status))+"", "RUNNER_AGENT_EXIT="+code, "RUNNER_RESULT_FILE="+resultFile(env, t))
 	cmd.WaitDelay = time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -126,17 +126,4 @@ func resultFile(env *Env, t *state.Task) string {
 	p := env.Store.TaskFile("log", t.ID) + ".result"
 	_ = os.WriteFile(p, []byte(t.ResultTail), 0o600)
 	return p
-}
-
-// TaskExitCode is the runner exit code a task's status stands for.
-func TaskExitCode(t *state.Task) int {
-	switch t.Status {
-	case state.StatusDone:
-		return exit.ExitOK
-	case state.StatusTimeout:
-		return exit.ExitTimeout
-	case state.StatusNeedsInput:
-		return exit.ExitNeedsInput
-	}
-	return exit.ExitFailed
 }

@@ -441,8 +441,10 @@ func TestPipeFromFirstByte(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 5*time.Second, func() bool { p, err := c.Pane(ctx, pane); return err == nil && p.Dead })
-		waitFor(t, 5*time.Second, func() bool {
+		// Bounds for a loaded machine (the pipe's shell and cat start after
+		// the pane's process, and may be scheduled late): never a timing.
+		waitFor(t, 20*time.Second, func() bool { p, err := c.Pane(ctx, pane); return err == nil && p.Dead })
+		waitFor(t, 20*time.Second, func() bool {
 			b, _ := os.ReadFile(out)
 			return strings.Contains(string(b), "first-byte-"+strconv.Itoa(i))
 		})

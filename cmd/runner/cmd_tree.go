@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/spf13/cobra"
 )
 
@@ -45,11 +46,11 @@ func (a *app) runTree(ctx context.Context, opts treeOptions) error {
 	}
 	if opts.asJSON {
 		if nodes == nil {
-			nodes = []*runner.TreeNode{}
+			nodes = []*messaging.TreeNode{}
 		}
 		return a.printJSON(nodes)
 	}
-	runner.PrintTree(a.out, nodes)
+	messaging.PrintTree(a.out, nodes)
 	return nil
 }
 
@@ -86,6 +87,6 @@ func (a *app) runCollect(ctx context.Context, opts collectOptions) error {
 	if opts.asJSON {
 		return a.printJSON(c)
 	}
-	runner.PrintCollection(a.out, c)
+	messaging.PrintCollection(a.out, c)
 	return nil
 }

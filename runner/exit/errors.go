@@ -3,6 +3,8 @@ package exit
 import (
 	"errors"
 	"fmt"
+
+	"github.com/runner-cli/runner/state"
 )
 
 // Exit codes shared by every command. They are documented in `runner --help`;
@@ -53,3 +55,17 @@ func (e *ExitError) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *ExitError) Unwrap() error { return e.Err }
+
+// OfStatus is the exit code a task's status stands for: 0 done, 3 timeout,
+// 4 needs input, 1 anything else that ended it.
+func OfStatus(st state.Status) int {
+	switch st {
+	case state.StatusDone:
+		return ExitOK
+	case state.StatusTimeout:
+		return ExitTimeout
+	case state.StatusNeedsInput:
+		return ExitNeedsInput
+	}
+	return ExitFailed
+}

@@ -11,10 +11,16 @@
 //     and the batch a supervisor takes for one delivery (Claim, Settle).
 //   - queue.go: DropQueue and FailStaleClaims, what becomes of a task's
 //     queue when it ends or its delivering supervisor is gone.
+//   - ask.go: AskTargets, whom `runner ask` asks (ids, @siblings, @all).
+//   - lineage.go: BuildTree and CollectChildren, the tree of tasks that
+//     dispatched tasks and what a parent collects of its children
+//     (`runner tree`, `runner collect`), with their printers.
 //
 // The runner package does the I/O around them, through Env: it looks at
 // the recipients' panes before the lock, runs Posting under it, journals
 // each outcome and starts the deliveries (PostMessage); the supervisor's
-// message turns type a claimed batch in; Ask and the recipients'
-// resolution (@parent, @siblings, @project:NAME) read the projects too.
+// message turns type a claimed batch in; Ask starts the shadows; and the
+// recipients' resolution (@parent, @siblings, @project:NAME) and a
+// dispatch's lineage (its caller's pane) stay there, since they need the
+// projects and tmux.
 package messaging
