@@ -242,7 +242,7 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 		return nt, err
 	}
 	defer stop()
-	if err := sup.WaitReady(sup.runCtx); err != nil {
+	if err := sup.waitReady(sup.runCtx); err != nil {
 		err = sup.concludeAll(ctx, sup.runCtx, sup.hostLost(err))
 		if x, _ := env.task(context.WithoutCancel(ctx), t.ID); x != nil {
 			nt = x

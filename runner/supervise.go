@@ -206,7 +206,7 @@ func (s *supervision) run(ctx context.Context, t *state.Task) error {
 	env := s.env
 	switch t.Status {
 	case state.StatusQueued, state.StatusStarting:
-		if err := s.WaitReady(ctx); err != nil {
+		if err := s.waitReady(ctx); err != nil {
 			return err
 		}
 		t, _ = env.task(ctx, s.ID)

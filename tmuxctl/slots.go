@@ -8,7 +8,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 
@@ -40,16 +39,5 @@ func (c *Client) slot(ctx context.Context) (func(), error) {
 	if c.slotsDir == "" {
 		return func() {}, nil
 	}
-	first := rand.IntN(MaxClients)
-	for i := range MaxClients {
-		if release, ok := filelock.TryLock(c.slotPath((first + i) % MaxClients)); ok {
-			return release, nil
-		}
-	}
-	// All taken: wait in the kernel's queue of one of them.
-	return filelock.Lock(ctx, c.slotPath(first), false, 0)
-}
-
-func (c *Client) slotPath(i int) string {
-	return filepath.Join(c.slotsDir, fmt.Sprintf("slot.%d", i))
+	return filelock.Slot(ctx, c.slotsDir, MaxClients)
 }

@@ -1,6 +1,8 @@
 package tmuxctl
 
 import (
+	"fmt"
+	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,7 +25,7 @@ func TestCallsWaitForASlot(t *testing.T) {
 	var releases []func()
 	for i := range MaxClients {
 		// A separate open file each: held as another process would.
-		release, err := filelock.Lock(ctx, c.slotPath(i), false, time.Second)
+		release, err := filelock.Lock(ctx, filepath.Join(c.slotsDir, fmt.Sprintf("slot.%d", i)), false, time.Second)
 		if err != nil {
 			t.Fatalf("slot %d: %v", i, err)
 		}

@@ -54,7 +54,9 @@ Watch it with 'runner ps', 'runner status ID', 'runner logs ID -f',
 
 Two clocks bound a task. --ready-timeout bounds the start-up: from the launch
 of the agent until it shows its prompt (a trust dialog accepted on the way);
-past it the task ends timeout. --timeout is the task's own time and counts from
+past it the task ends timeout. A machine's supervisors watch at most twice
+its CPUs' start-ups at once (at least 4): with more agents starting, the
+others wait in starting, and their --ready-timeout counts from their turn. --timeout is the task's own time and counts from
 the delivery of the text, so a slow start-up never uses it; past it the task
 ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
 (send, a message) gets the full --timeout again from its delivery.`,
@@ -81,7 +83,7 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
 	fl.BoolVarP(&f.detach, "detach", "d", false, "return at once with the task id; a supervisor process waits")
 	fl.BoolVar(&f.waitInput, "wait-input", false, "when the agent asks a question, keep waiting (answer it with 'runner attach') instead of exiting 4")
 	fl.DurationVar(&f.timeout, "timeout", 0, "give up on the task this long after its text was delivered (default: the config's task_timeout, 60m)")
-	fl.DurationVar(&f.readyTimeout, "ready-timeout", 0, "how long the agent may take from its launch to show its prompt (default: the config's ready_timeout, 60s)")
+	fl.DurationVar(&f.readyTimeout, "ready-timeout", 0, "how long the agent may take from its launch (or its start slot) to show its prompt (default: the config's ready_timeout, 60s)")
 	fl.BoolVar(&f.requireSnap, "require-snapshot", false, "refuse to run when no git snapshot can be taken")
 	fl.StringVar(&f.from, "from", "", "start from worktree task ID's branch (its work, leftovers committed); needs --after ID; implies --worktree")
 	fl.BoolVar(&f.worktree, "worktree", false, "run the task in a git worktree of its own, on branch runner/<id> made from its snapshot (review with 'runner diff ID', bring back with 'runner merge ID')")

@@ -139,6 +139,7 @@ func scriptParams(t *testing.T) testscript.Params {
 			"waithistory": cmdWaitHistory,
 			"waitpidgone": cmdWaitPidGone,
 			"waitscreen":  cmdWaitScreen,
+			"waitdead":    cmdWaitDead,
 			"msgstorm":    cmdMsgStorm,
 			"checkmsgs":   cmdCheckMsgs,
 			"before":      cmdBefore,
@@ -215,6 +216,21 @@ func pollScreen(ts *testscript.TestScript, what string, timeout time.Duration, c
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// cmdWaitDead: waitdead PANE waits until tmux has seen the pane's process
+// exit (#{pane_dead}) on the script's server.
+func cmdWaitDead(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitdead PANE")
+	}
+	c := tmuxctl.New(ts.Getenv("RUNNER_TMUX_SOCKET"))
+	pollScreen(ts, "waitdead "+args[0], 20*time.Second,
+		func(ctx context.Context) (string, error) {
+			p, err := c.Pane(ctx, args[0])
+			return strconv.FormatBool(p.Dead), err
+		},
+		func(s string) bool { return s == "true" })
 }
 
 // cmdWaitFor: waitfor FILE TEXT [TIMEOUT] waits until FILE contains TEXT

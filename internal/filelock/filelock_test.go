@@ -45,3 +45,37 @@ func TestLock(t *testing.T) {
 	}
 	r()
 }
+
+// n slots: n holders at once, the next one waits until one is given back,
+// and a cancelled wait ends with its context's error.
+func TestSlot(t *testing.T) {
+	dir := t.TempDir()
+	ctx := t.Context()
+	var releases []func()
+	for range 3 {
+		r, err := Slot(ctx, dir, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		releases = append(releases, r)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if _, err := Slot(cctx, dir, 3); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a fourth slot of three: %v, want the context's deadline", err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		r, err := Slot(ctx, dir, 3)
+		if err == nil {
+			r()
+		}
+		got <- err
+	}()
+	for _, r := range releases {
+		r()
+	}
+	if err := <-got; err != nil {
+		t.Fatalf("a waiter after the slots were given back: %v", err)
+	}
+}

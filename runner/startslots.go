@@ -1,0 +1,54 @@
+// A bound, across all processes of this machine, on the agent start-ups
+// being watched at once.
+
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/runner-cli/runner/internal/filelock"
+)
+
+// StartSlots is how many agents' start-ups the supervisors of this machine
+// watch at once, all processes together: twice the CPUs, at least 4. A
+// supervisor waits for a slot before its ready wait, and the ready time
+// (--ready-timeout) counts from the slot. Many agents dispatched at once
+// thus come up in waves, each wave with the machine to itself, rather than
+// all starving each other until their ready time runs out (1 000 at once on
+// 2 cores: 263 of them did, before).
+var StartSlots = max(4, 2*runtime.NumCPU())
+
+// startSlot takes one of the machine's StartSlots: an flock in
+// $TMPDIR/runner-start-UID. It waits for ctx only. If the directory cannot
+// be made, start-ups go unbounded (release is then a no-op).
+func (env *Env) startSlot(ctx context.Context, id string) (release func(), err error) {
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("runner-start-%d", os.Getuid()))
+	if os.MkdirAll(dir, 0o700) != nil {
+		return func() {}, nil
+	}
+	start := time.Now()
+	release, err = filelock.Slot(ctx, dir, StartSlots)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: waiting for a start slot: %w", id, err)
+	}
+	if waited := time.Since(start); waited > time.Second {
+		env.say("task %s: waited %s for a start slot (%d agents start at once on this machine)", id, waited.Round(time.Second), StartSlots)
+	}
+	return release, nil
+}
+
+// waitReady waits, within a start slot, until the agent shows its prompt
+// (supervisor.WaitReady).
+func (s *supervision) waitReady(ctx context.Context) error {
+	release, err := s.env.startSlot(ctx, s.ID)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return s.WaitReady(ctx)
+}
