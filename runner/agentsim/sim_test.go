@@ -240,9 +240,11 @@ func TestSilentWritesNothing(t *testing.T) {
 	start := len(p.output()) - len(p.since())
 	p.waitFor("woke\r\n")
 	turn := p.output()[start : len(p.output())-len(p.since())]
-	// Eight spinner periods passed; only the frame drawn at submit and one
-	// tick racing the switch to silent may show.
-	if n := strings.Count(turn, "Working…"); n > 2 {
+	// Eight spinner periods passed. Only these may show: the frame drawn at
+	// submit, a tick racing the switch to silent, the redraw as silent ends
+	// and a tick before "say woke" runs (a loaded machine); a spinner that
+	// went on during the silence draws about eight.
+	if n := strings.Count(turn, "Working…"); n > 4 {
 		t.Errorf("spinner drawn %d times during silent 800ms:\n%q", n, turn)
 	}
 	// The spinner drawn at submit was erased when silent began.
