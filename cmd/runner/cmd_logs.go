@@ -41,11 +41,7 @@ type logsOptions struct {
 }
 
 func (a *app) runLogs(ctx context.Context, opts logsOptions) error {
-	env, _, err := a.runnerEnv(false)
-	if err != nil {
-		return err
-	}
-	t, err := runner.GetTask(ctx, env, opts.args[0])
+	env, t, err := a.envTask(ctx, opts.args[0])
 	if err != nil {
 		return err
 	}

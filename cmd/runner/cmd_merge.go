@@ -40,11 +40,7 @@ type diffOptions struct {
 }
 
 func (a *app) runDiff(ctx context.Context, opts diffOptions) error {
-	env, _, err := a.runnerEnv(false)
-	if err != nil {
-		return err
-	}
-	t, err := runner.GetTask(ctx, env, opts.args[0])
+	env, t, err := a.envTask(ctx, opts.args[0])
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,17 @@ func selfPath() string {
 	return p
 }
 
+// envTask is the runner environment (no progress output) and the task
+// that ref (an id or unique prefix) names, for the commands about one task.
+func (a *app) envTask(ctx context.Context, ref string) (*runner.Env, *state.Task, error) {
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return nil, nil, err
+	}
+	t, err := runner.GetTask(ctx, env, ref)
+	return env, t, err
+}
+
 // runnerEnv loads the config and opens the state and the tmux server.
 func (a *app) runnerEnv(progress bool) (*runner.Env, *runner.Config, error) {
 	cfg, _, err := runner.LoadConfig(a.getenv)
