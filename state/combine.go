@@ -202,7 +202,7 @@ func (s *Store) applyBatch(batch []*updateReq, unlock func(), lockErr error) {
 			}
 			return writeResult{}, nil
 		}
-		res, err := s.write(st, raw, time.Now().UTC())
+		res, err := s.write(st, raw, s.now())
 		if err == nil && st.onPruned != nil {
 			st.onPruned(res.pruned)
 		}

@@ -288,6 +288,10 @@ func TestEveryFieldIsHotOrBulk(t *testing.T) {
 
 func TestMigrateVersion2(t *testing.T) {
 	s := openTemp(t)
+	// The fixture was written on 2026-11-24 at 21:46 UTC: convert it as of
+	// a moment later, so the retention keeps its tasks whatever the date.
+	fixtureTime := time.Date(2026, 11, 24, 22, 0, 0, 0, time.UTC)
+	s.Now = func() time.Time { return fixtureTime }
 	raw := readFile(t, filepath.Join("testdata", "v2-state.json"))
 	writeState(t, s, string(raw))
 	st, err := s.Read(t.Context())

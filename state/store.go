@@ -64,6 +64,10 @@ type Store struct {
 	// index keeps whole; older ones go to the archive. Zero or less means
 	// DefaultArchiveAfter.
 	ArchiveAfter int
+	// Now is the store's clock: the time an Update prunes against and
+	// stamps the index with. Nil means time.Now. Tests set it to read
+	// fixtures with fixed dates as of those dates.
+	Now func() time.Time
 
 	known knownTasks // see UpdateTask
 }
@@ -87,6 +91,14 @@ func Open(dir string) (*Store, error) {
 		JournalMaxBytes: DefaultJournalMaxBytes,
 		JournalKeep:     DefaultJournalKeep,
 	}, nil
+}
+
+// now reads the store's clock (Now, else time.Now) in UTC.
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
 }
 
 // ensureDir creates the state directory, mode 0700, if it is missing.
@@ -136,7 +148,7 @@ func (s *Store) Update(ctx context.Context, fn func(*State) error) error {
 func (s *Store) Prune(ctx context.Context, olderThan time.Duration) ([]string, error) {
 	var removed []string
 	err := s.Update(ctx, func(st *State) error {
-		st.pruneNow, st.pruneCutoff = true, time.Now().Add(-olderThan)
+		st.pruneNow, st.pruneCutoff = true, s.now().Add(-olderThan)
 		st.onPruned = func(ids []string) { removed = ids }
 		return nil
 	})
