@@ -6,12 +6,11 @@ package runner
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"time"
 
 	"github.com/runner-cli/runner/internal/filelock"
+	"github.com/runner-cli/runner/internal/privdir"
 )
 
 // StartSlots is how many agents' start-ups the supervisors of this machine
@@ -23,12 +22,13 @@ import (
 // 2 cores: 263 of them did, before).
 var StartSlots = max(4, 2*runtime.NumCPU())
 
-// startSlot takes one of the machine's StartSlots: an flock in
-// $TMPDIR/runner-start-UID. It waits for ctx only. If the directory cannot
-// be made, start-ups go unbounded (release is then a no-op).
+// startSlot takes one of the machine's StartSlots: an flock in a private
+// directory ($XDG_RUNTIME_DIR/runner-start, else $TMPDIR/runner-start-UID,
+// see privdir). It waits for ctx only. If no private directory can be had,
+// start-ups go unbounded (release is then a no-op; privdir says so once).
 func (env *Env) startSlot(ctx context.Context, id string) (release func(), err error) {
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("runner-start-%d", os.Getuid()))
-	if os.MkdirAll(dir, 0o700) != nil {
+	dir, err := privdir.Dir("start")
+	if err != nil {
 		return func() {}, nil
 	}
 	start := time.Now()

@@ -7,11 +7,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/runner-cli/runner/internal/filelock"
+	"github.com/runner-cli/runner/internal/privdir"
 )
 
 // MaxClients is how many tmux clients runner's processes run at once
@@ -24,15 +22,16 @@ import (
 const MaxClients = 8
 
 // slot takes one of the MaxClients slots of the client's server: an
-// flock on one of MaxClients files in a directory of the temporary
-// directory named after the server. It waits for ctx only; a slot holder's
-// call is bounded by its own timeout. If the directory cannot be made,
-// the call goes unbounded (release is then a no-op).
+// flock on one of MaxClients files in a private directory (privdir:
+// $XDG_RUNTIME_DIR/runner-tmux/HASH or $TMPDIR/runner-tmux-UID/HASH) named
+// after the server. It waits for ctx only; a slot holder's call is bounded
+// by its own timeout. If no private directory can be had (another user
+// made it first), the call goes unbounded (release is then a no-op), said
+// once on stderr: another user's flocks must not hold runner's calls.
 func (c *Client) slot(ctx context.Context) (func(), error) {
 	c.slotsOnce.Do(func() {
 		sum := sha256.Sum256([]byte(c.socket))
-		dir := filepath.Join(os.TempDir(), fmt.Sprintf("runner-tmux-%d", os.Getuid()), hex.EncodeToString(sum[:8]))
-		if os.MkdirAll(dir, 0o700) == nil {
+		if dir, err := privdir.Dir("tmux", hex.EncodeToString(sum[:8])); err == nil {
 			c.slotsDir = dir
 		}
 	})

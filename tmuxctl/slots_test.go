@@ -1,13 +1,19 @@
 package tmuxctl
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/runner-cli/runner/internal/filelock"
+	"github.com/runner-cli/runner/internal/privdir"
 )
 
 // With every slot of the server taken (by other processes, as far as the
@@ -48,5 +54,43 @@ func TestCallsWaitForASlot(t *testing.T) {
 	}
 	if out != "ok\n" && out != "ok" {
 		t.Errorf("output %q", out)
+	}
+}
+
+// TestSlotsRefuseAnotherUsersDirectory: the slots' directory in the shared
+// temporary directory, made first by someone else (not private, its slot
+// files symlinks to files of their choosing), is not used: calls run
+// unbounded, and no file is made where the symlinks point.
+func TestSlotsRefuseAnotherUsersDirectory(t *testing.T) {
+	c0 := testServer(t)
+	shellPane(t, c0, "w")
+	base := t.TempDir()
+	t.Setenv("TMPDIR", base)
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	privdir.Warnings = io.Discard
+	c := New(c0.socket, WithConfig("/dev/null"), WithEnv(c0.env))
+	sum := sha256.Sum256([]byte(c.socket))
+	planted := filepath.Join(base, fmt.Sprintf("runner-tmux-%d", os.Getuid()), hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(planted, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Dir(planted), 0o755)
+	if os.Getuid() == 0 {
+		os.Chown(filepath.Dir(planted), 65534, 65534)
+	}
+	for i := range MaxClients {
+		if err := os.Symlink(filepath.Join(base, fmt.Sprintf("chosen.%d", i)), filepath.Join(planted, fmt.Sprintf("slot.%d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := c.run(t.Context(), nil, "display-message", "-p", "ok")
+	if err != nil || strings.TrimSpace(out) != "ok" {
+		t.Fatalf("a call with another user's slot directory: %q %v", out, err)
+	}
+	if c.slotsDir != "" {
+		t.Fatalf("slots in %s, another user's directory", c.slotsDir)
+	}
+	if m, _ := filepath.Glob(filepath.Join(base, "chosen.*")); len(m) > 0 {
+		t.Fatalf("files made where the planted symlinks point: %v", m)
 	}
 }

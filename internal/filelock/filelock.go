@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -15,7 +16,8 @@ import (
 // ErrTimeout is returned when the lock stayed held past the timeout.
 var ErrTimeout = errors.New("lock held past the timeout")
 
-// Lock opens path (creating it 0600) and takes an flock on it, exclusive or
+// Lock opens path (creating it 0600, never through a symbolic link: a
+// symlink planted at path is an error) and takes an flock on it, exclusive or
 // shared. It first tries without blocking; if the lock is held it blocks
 // in a goroutine, so the kernel wakes it as soon as the lock is free. It
 // gives up with an error wrapping ErrTimeout after timeout (none if 0 or
@@ -25,7 +27,7 @@ func Lock(ctx context.Context, path string, shared bool, timeout time.Duration) 
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("wait for lock %s: %w", path, err)
 	}
-	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
 	try, lock := fl.TryLock, fl.Lock
 	if shared {
 		try, lock = fl.TryRLock, fl.RLock
@@ -74,7 +76,7 @@ func Lock(ctx context.Context, path string, shared bool, timeout time.Duration) 
 // TryLock takes the exclusive flock on path if it is free now; ok is
 // false if it is held (or the file cannot be opened).
 func TryLock(path string) (release func(), ok bool) {
-	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
+	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
 	if got, err := fl.TryLock(); err != nil || !got {
 		_ = fl.Close()
 		return nil, false

@@ -3,6 +3,7 @@ package filelock
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -77,5 +78,27 @@ func TestSlot(t *testing.T) {
 	}
 	if err := <-got; err != nil {
 		t.Fatalf("a waiter after the slots were given back: %v", err)
+	}
+}
+
+// TestNoFollow: a symlink planted where a lock file goes is refused, and
+// nothing is created where it points.
+func TestNoFollow(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "elsewhere")
+	link := filepath.Join(dir, "slot.0")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if release, err := Lock(t.Context(), link, false, time.Second); err == nil {
+		release()
+		t.Fatal("Lock took a lock through a symlink")
+	}
+	if release, ok := TryLock(link); ok {
+		release()
+		t.Fatal("TryLock took a lock through a symlink")
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Fatal("a file was created where the symlink points")
 	}
 }

@@ -23,7 +23,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
 	"time"
+
+	"github.com/runner-cli/runner/internal/privdir"
 )
 
 // Transport makes the command that runs argv where it stands for.
@@ -98,9 +101,10 @@ func (s *SSH) TerminalArgv(argv ...string) []string {
 }
 
 // controlArgs share one master connection per destination and user
-// arguments, kept 10 minutes after the last command.
+// arguments, kept 10 minutes after the last command; none when no private
+// directory can hold its socket.
 func (s *SSH) controlArgs() []string {
-	if s.ControlDir == "" {
+	if s.ControlDir == "" || s.ControlPath() == "" {
 		return nil
 	}
 	return []string{"-o", "ControlMaster=auto", "-o", "ControlPersist=600", "-o", "ControlPath=" + s.ControlPath()}
@@ -109,27 +113,36 @@ func (s *SSH) controlArgs() []string {
 // ControlPath is the control socket of this destination and arguments.
 // A socket path must fit in 104 bytes (macOS; 108 on Linux), and ssh
 // first binds a temporary name 17 bytes longer, so a long ControlDir
-// gives way to a directory of this user's under $TMPDIR, or under /tmp
-// when that is long too.
+// gives way to a private directory of this user's (privdir: under
+// $XDG_RUNTIME_DIR or $TMPDIR), or under /tmp when that is long too.
+// OpenSSH does not check who owns a master socket: a directory another
+// user made is never used, and "" (no shared connection) is returned when
+// no private one can be had.
 func (s *SSH) ControlPath() string {
 	sum := sha256.Sum256([]byte(strings.Join(append([]string{s.Destination}, s.Args...), "\x00")))
 	name := hex.EncodeToString(sum[:8])
-	sub := "runner-ssh-" + strconv.Itoa(os.Getuid())
-	for _, p := range []string{filepath.Join(s.ControlDir, name), filepath.Join(os.TempDir(), sub, name)} {
-		if len(p)+17 <= 100 {
-			return p
-		}
+	if p := filepath.Join(s.ControlDir, name); len(p)+17 <= 100 {
+		return p
+	}
+	if d, err := privdir.Dir("ssh"); err == nil && len(d)+1+len(name)+17 <= 100 {
+		return filepath.Join(d, name)
 	}
 	// $TMPDIR is long too (macOS's /var/folders/…): /tmp is short.
-	return filepath.Join("/tmp", sub, name)
+	d := filepath.Join("/tmp", "runner-ssh-"+strconv.Itoa(os.Getuid()))
+	if privdir.Ensure(d) != nil {
+		return ""
+	}
+	return filepath.Join(d, name)
 }
 
-// Prepare creates the directory of the control socket (0700).
+// Prepare creates the directory of the control socket (0700). A fallback
+// directory (see ControlPath) was made and checked there already.
 func (s *SSH) Prepare() error {
-	if s.ControlDir == "" {
+	p := s.ControlPath()
+	if s.ControlDir == "" || p == "" {
 		return nil
 	}
-	return os.MkdirAll(filepath.Dir(s.ControlPath()), 0o700)
+	return os.MkdirAll(filepath.Dir(p), 0o700)
 }
 
 // Quote makes s one word for a POSIX shell: single-quoted, each ' as '\”.

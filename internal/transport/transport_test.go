@@ -3,11 +3,16 @@ package transport
 import (
 	"bytes"
 	"context"
+	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/privdir"
 	"github.com/runner-cli/runner/internal/sshtest"
 )
 
@@ -114,4 +119,34 @@ func loopSSH(t *testing.T) (*sshtest.Server, *SSH) {
 		_ = s.Exit()
 	})
 	return srv, s
+}
+
+// TestControlPathNeverInAnotherUsersDirectory: OpenSSH does not check who
+// owns a master socket, so a fallback directory someone else made first
+// in the shared temporary directory is never used.
+func TestControlPathNeverInAnotherUsersDirectory(t *testing.T) {
+	privdir.Warnings = io.Discard
+	base, err := os.MkdirTemp("/tmp", "ctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	t.Setenv("TMPDIR", base)
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	planted := filepath.Join(base, "runner-ssh-"+strconv.Itoa(os.Getuid()))
+	if err := os.Mkdir(planted, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(planted, 0o1777)
+	s := &SSH{Destination: "u@h", ControlDir: "/" + strings.Repeat("d", 200)}
+	if p := s.ControlPath(); strings.HasPrefix(p, planted) {
+		t.Fatalf("control socket %s in a directory others may write", p)
+	}
+	os.Remove(planted)
+	if p := s.ControlPath(); !strings.HasPrefix(p, planted+"/") {
+		t.Fatalf("with the directory free, the socket is %s, want one in %s (made private)", p, planted)
+	}
+	if err := privdir.Check(planted); err != nil {
+		t.Fatal(err)
+	}
 }
