@@ -37,7 +37,7 @@ func TestRealAgentsShadow(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			home, project := t.TempDir(), t.TempDir()
+			home, project := mockapi.Home(t), t.TempDir()
 			target := filepath.Join(project, "shadow-wrote.txt")
 			var log bytes.Buffer
 			srv := mockapi.Start([]mockapi.Turn{

@@ -56,7 +56,7 @@ func newRealRig(t *testing.T, cli string, turns []mockapi.Turn, userFiles func(h
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed")
 	}
-	r := &realRig{t: t, cli: cli, home: agentTempDir(t), project: agentTempDir(t)}
+	r := &realRig{t: t, cli: cli, home: mockapi.Home(t), project: agentTempDir(t)}
 	var mlog syncBuffer
 	r.srv = mockapi.Start(turns, mockapi.Options{Log: &mlog})
 	t.Cleanup(r.srv.Close)

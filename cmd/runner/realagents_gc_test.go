@@ -52,7 +52,7 @@ func realGC(t *testing.T, cli string) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed")
 	}
-	home, project := agentTempDir(t), agentTempDir(t)
+	home, project := mockapi.Home(t), agentTempDir(t)
 	var mlog syncBuffer
 	srv := mockapi.Start([]mockapi.Turn{
 		{Match: "GC-TASK", Text: "REAL-GC-FIRST-DONE"},

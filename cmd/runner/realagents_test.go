@@ -125,7 +125,7 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed")
 	}
-	home, project := agentTempDir(t), agentTempDir(t)
+	home, project := mockapi.Home(t), agentTempDir(t)
 	approved := filepath.Join(project, "approved.txt")
 	asked := filepath.Join(project, "asked.txt")
 	first := tc.turn("APPROVE-TASK", approved)

@@ -34,7 +34,7 @@ func TestRealAgentsWorktreeTrust(t *testing.T) {
 			if _, err := exec.LookPath("tmux"); err != nil {
 				t.Skip("tmux not installed")
 			}
-			home, project := agentTempDir(t), agentTempDir(t)
+			home, project := mockapi.Home(t), agentTempDir(t)
 			turn := mockapi.Turn{Match: "WORKTREE-TASK", Text: "REAL-WORKTREE-DONE"}
 			h := newRealHarness(t, cli, home, project, []mockapi.Turn{turn}, project)
 			out, errOut, code, took := h.run("dispatch", project, "--worktree", "--agent", cli, "--timeout", "6m", "--ready-timeout", "3m", "please do the WORKTREE-TASK now")

@@ -511,3 +511,22 @@ func TestConcurrentRequestsShareTheLog(t *testing.T) {
 		t.Errorf("%d log lines, want %d:\n%s", got, n, log.String())
 	}
 }
+
+// TestHomeOutsideTemp: an agent's home is never under the temporary
+// directory (Codex makes no sandbox helper there), and is removed with the
+// test.
+func TestHomeOutsideTemp(t *testing.T) {
+	var dir string
+	t.Run("home", func(t *testing.T) {
+		dir = Home(t)
+		if underTemp(dir) {
+			t.Fatalf("home %s is under the temporary directory", dir)
+		}
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			t.Fatalf("home %s: %v", dir, err)
+		}
+	})
+	if _, err := os.Stat(dir); err == nil {
+		t.Fatalf("home %s left after the test", dir)
+	}
+}

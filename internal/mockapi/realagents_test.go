@@ -46,7 +46,7 @@ func TestRealAgentsHeadless(t *testing.T) {
 				}
 				t.Skipf("%s not on PATH", cli)
 			}
-			home, project := t.TempDir(), t.TempDir()
+			home, project := Home(t), t.TempDir()
 			target := filepath.Join(project, "hello.txt")
 			var log bytes.Buffer
 			srv := Start([]Turn{
