@@ -148,8 +148,8 @@ func paneEnv(env *Env, t *state.Task, prof *profile.Profile) []string {
 	if env.Environ != nil && len(prof.PassEnv) > 0 {
 		for _, e := range env.Environ() {
 			k, _, ok := strings.Cut(e, "=")
-			if !ok || strings.HasPrefix(k, "RUNNER_") {
-				continue
+			if !ok || strings.HasPrefix(k, "RUNNER_") || !tmuxctl.ValidEnvName(k) {
+				continue // not ours to pass, or no shell could set it
 			}
 			for _, pat := range prof.PassEnv {
 				if k == pat || (strings.HasSuffix(pat, "*") && strings.HasPrefix(k, strings.TrimSuffix(pat, "*"))) {
@@ -209,16 +209,11 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *profile.Profile
 	// pane-died file, which every supervisor of this state dir watches
 	// ("PANE STATUS" when a pane's process exits, "closed" when a window
 	// goes), and the pane options that name the task and its transcript.
-	died := tmuxctl.ShellQuote(env.Store.PaneDiedFile())
-	target := tmuxctl.SessionTarget(t.Tmux.Session) + ":"
-	err = env.TC.Batch(ctx,
-		// pane-died is a window hook: set it on this task's window.
-		[]string{"set-hook", "-w", "-t", pane, "pane-died", `run-shell -b "printf '%s %s\n' '#{pane_id}' '#{pane_dead_status}' >> ` + died + `"`},
-		[]string{"set-hook", "-t", target, "window-unlinked", `run-shell -b "echo closed >> ` + died + `"`},
+	err = env.TC.Batch(ctx, append(tmuxctl.PaneDiedHooks(pane, t.Tmux.Session, env.Store.PaneDiedFile()),
 		[]string{"set-option", "-p", "-t", pane, tmuxctl.TranscriptOption, t.Transcript},
 		[]string{"set-option", "-p", "-t", pane, "@runner_task", t.ID},
 		[]string{"set-option", "-p", "-t", pane, stateDirOption, env.Store.Dir()},
-	)
+	)...)
 	if err != nil {
 		return err
 	}

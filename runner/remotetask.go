@@ -112,13 +112,10 @@ func (env *Env) launchRemote(ctx context.Context, t *state.Task, prof *profile.P
 	if err != nil {
 		return fmt.Errorf("start %s in tmux on host %s: %w", prof.Name, t.Tmux.Host, err)
 	}
-	died := tmuxctl.ShellQuote(files.died)
-	err = c.tc.Batch(ctx,
-		[]string{"set-hook", "-w", "-t", pane, "pane-died", `run-shell -b "printf '%s %s\n' '#{pane_id}' '#{pane_dead_status}' >> ` + died + `"`},
-		[]string{"set-hook", "-t", tmuxctl.SessionTarget(t.Tmux.Session) + ":", "window-unlinked", `run-shell -b "echo closed >> ` + died + `"`},
+	err = c.tc.Batch(ctx, append(tmuxctl.PaneDiedHooks(pane, t.Tmux.Session, files.died),
 		[]string{"set-option", "-p", "-t", pane, tmuxctl.TranscriptOption, files.transcript},
 		[]string{"set-option", "-p", "-t", pane, "@runner_task", t.ID},
-	)
+	)...)
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,34 @@ func FormatLiteral(s string) string {
 	return b.String()
 }
 
+// EscapeFormat doubles every '#' of s, for an argument tmux expands as a
+// format: a start directory (-c), a session or window name (-s, -n), a
+// pipe-pane or run-shell command. A folder or project named
+// "p#(touch ~/x)" would otherwise run that command. Unlike FormatLiteral it
+// keeps every other byte: a path stays the path.
+func EscapeFormat(s string) string { return strings.ReplaceAll(s, "#", "##") }
+
+// RunShellHook returns the tmux command, for a hook (set-hook), that runs
+// script in the background: script is tmux-quoted whole, so the hook's
+// parser takes it as one argument with no $, ~ or quote expansion. tmux
+// expands formats in it when the hook fires: script's literal parts must
+// be escaped with EscapeFormat (and shell-quoted with ShellQuote), its
+// intended formats (#{pane_id}) left as they are.
+func RunShellHook(script string) string { return "run-shell -b " + ShellQuote(script) }
+
+// PaneDiedHooks returns the commands (for Batch) that make pane's death and
+// the closing of any window of session append a line to file: "PANE
+// STATUS" when the pane's process exits (remain-on-exit keeps it), "closed"
+// when a window goes. file may hold any byte.
+func PaneDiedHooks(pane, session, file string) [][]string {
+	f := EscapeFormat(ShellQuote(file))
+	return [][]string{
+		// pane-died is a window hook: set it on the pane's window.
+		{"set-hook", "-w", "-t", pane, "pane-died", RunShellHook(`printf '%s %s\n' '#{pane_id}' '#{pane_dead_status}' >> ` + f)},
+		{"set-hook", "-t", SessionTarget(session) + ":", "window-unlinked", RunShellHook(`echo closed >> ` + f)},
+	}
+}
+
 // DisplayMessage shows text, literally (see FormatLiteral), on the status
 // line of every client attached to session, for d (0: the server's
 // display-time option). It returns how many clients it reached: none when

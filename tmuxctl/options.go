@@ -92,7 +92,7 @@ func (c *Client) PipePane(ctx context.Context, pane, file string) error {
 	if err := validatePaneID(pane); err != nil {
 		return err
 	}
-	if _, err := c.run(ctx, nil, "pipe-pane", "-o", "-t", pane, Arg("exec cat >> "+ShellQuote(file))); err != nil {
+	if _, err := c.run(ctx, nil, "pipe-pane", "-o", "-t", pane, Arg(EscapeFormat("exec cat >> "+ShellQuote(file)))); err != nil {
 		return fmt.Errorf("pipe pane %s to %s: %w", pane, file, err)
 	}
 	return nil

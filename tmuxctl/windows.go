@@ -59,8 +59,12 @@ type WindowSpec struct {
 	Session string   // session name (created if NewSession is used)
 	Name    string   // window name (optional)
 	Cwd     string   // start directory (optional)
-	Env     []string // K=V pairs set in the pane's environment
-	Argv    []string // command as argv; empty means tmux's default shell
+	// Env are K=V pairs set in the pane's environment. They are handed
+	// over through a 0600 file that the pane's first program (/bin/sh,
+	// running a constant script) reads, removes and execs Argv from: no
+	// value is ever on a command line, tmux's or any other.
+	Env  []string
+	Argv []string // command as argv; empty means tmux's default shell ($SHELL when Env is set)
 	Size    Size     // session size, used only when a session is created
 	// RemainOnExit keeps the pane after its process exits, so its exit
 	// status can be read (#{pane_dead_status}). It is set as the server's
@@ -78,7 +82,7 @@ func (s WindowSpec) pipeArgs() []string {
 	if s.PipeTo == "" || s.Name == "" {
 		return nil
 	}
-	return []string{";", "pipe-pane", "-o", "-t", Arg(SessionTarget(s.Session) + ":=" + s.Name), Arg("exec cat >> " + ShellQuote(s.PipeTo))}
+	return []string{";", "pipe-pane", "-o", "-t", Arg(SessionTarget(s.Session) + ":=" + s.Name), Arg(EscapeFormat("exec cat >> " + ShellQuote(s.PipeTo)))}
 }
 
 func (s WindowSpec) commonArgs() ([]string, error) {
@@ -87,17 +91,10 @@ func (s WindowSpec) commonArgs() ([]string, error) {
 		if err := ValidateSessionName(s.Name); err != nil {
 			return nil, fmt.Errorf("window %w", err)
 		}
-		args = append(args, "-n", Arg(s.Name))
+		args = append(args, "-n", Arg(EscapeFormat(s.Name)))
 	}
 	if s.Cwd != "" {
-		args = append(args, "-c", Arg(s.Cwd))
-	}
-	for _, kv := range s.Env {
-		k, _, ok := strings.Cut(kv, "=")
-		if !ok || k == "" || strings.ContainsAny(k, " \t\n") {
-			return nil, fmt.Errorf("environment entry %q: want KEY=VALUE", kv)
-		}
-		args = append(args, "-e", Arg(kv))
+		args = append(args, "-c", Arg(EscapeFormat(s.Cwd)))
 	}
 	return args, nil
 }
@@ -134,10 +131,14 @@ func (c *Client) NewSession(ctx context.Context, spec WindowSpec) (string, error
 	if err != nil {
 		return "", fmt.Errorf("new session %q: %w", spec.Session, err)
 	}
-	args := []string{"new-session", "-d", "-P", "-F", paneIDFormat, "-s", Arg(spec.Session),
+	argv, removeEnv, err := c.withEnvFile(ctx, spec.Env, spec.Argv)
+	if err != nil {
+		return "", fmt.Errorf("new session %q: %w", spec.Session, err)
+	}
+	args := []string{"new-session", "-d", "-P", "-F", paneIDFormat, "-s", Arg(EscapeFormat(spec.Session)),
 		"-x", strconv.Itoa(size.Width), "-y", strconv.Itoa(size.Height)}
 	args = append(args, common...)
-	args = append(args, argvArgs(spec.Argv)...)
+	args = append(args, argvArgs(argv)...)
 	if spec.RemainOnExit {
 		// Runs in the same command queue as new-session, before the server
 		// can notice the child's exit.
@@ -146,6 +147,7 @@ func (c *Client) NewSession(ctx context.Context, spec WindowSpec) (string, error
 	args = append(args, spec.pipeArgs()...)
 	out, err := c.run(ctx, nil, args...)
 	if err != nil {
+		removeEnv()
 		return "", fmt.Errorf("new session %q: %w", spec.Session, err)
 	}
 	return strings.TrimSpace(out), nil
@@ -157,16 +159,21 @@ func (c *Client) NewWindow(ctx context.Context, spec WindowSpec) (string, error)
 	if err != nil {
 		return "", fmt.Errorf("new window in %q: %w", spec.Session, err)
 	}
+	argv, removeEnv, err := c.withEnvFile(ctx, spec.Env, spec.Argv)
+	if err != nil {
+		return "", fmt.Errorf("new window in %q: %w", spec.Session, err)
+	}
 	var args []string
 	if spec.RemainOnExit {
 		args = append(args, "set-option", "-g", "remain-on-exit", "on", ";")
 	}
 	args = append(args, "new-window", "-d", "-P", "-F", paneIDFormat, "-t", Arg(SessionTarget(spec.Session)+":"))
 	args = append(args, common...)
-	args = append(args, argvArgs(spec.Argv)...)
+	args = append(args, argvArgs(argv)...)
 	args = append(args, spec.pipeArgs()...)
 	out, err := c.run(ctx, nil, args...)
 	if err != nil {
+		removeEnv()
 		return "", fmt.Errorf("new window in session %q: %w", spec.Session, err)
 	}
 	return strings.TrimSpace(out), nil
