@@ -56,16 +56,16 @@ func SessionTarget(name string) string { return "=" + name }
 
 // WindowSpec describes a new window (and its first pane).
 type WindowSpec struct {
-	Session string   // session name (created if NewSession is used)
-	Name    string   // window name (optional)
-	Cwd     string   // start directory (optional)
+	Session string // session name (created if NewSession is used)
+	Name    string // window name (optional)
+	Cwd     string // start directory (optional)
 	// Env are K=V pairs set in the pane's environment. They are handed
 	// over through a 0600 file that the pane's first program (/bin/sh,
 	// running a constant script) reads, removes and execs Argv from: no
 	// value is ever on a command line, tmux's or any other.
 	Env  []string
 	Argv []string // command as argv; empty means tmux's default shell ($SHELL when Env is set)
-	Size    Size     // session size, used only when a session is created
+	Size Size     // session size, used only when a session is created
 	// RemainOnExit keeps the pane after its process exits, so its exit
 	// status can be read (#{pane_dead_status}). It is set as the server's
 	// global window option in the same tmux invocation that creates the
