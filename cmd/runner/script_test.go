@@ -153,6 +153,7 @@ func scriptParams(t *testing.T) testscript.Params {
 			"watchcap":    cmdWatchCap,
 			"watchbell":   cmdWatchBell,
 			"waitprocess": cmdWaitProcess,
+			"cmdlinefree": cmdCmdlineFree,
 			"waitclient":  cmdWaitClient,
 			"ttytype":     cmdTTYType,
 			"sshd":        cmdSSHD,

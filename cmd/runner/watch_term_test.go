@@ -172,6 +172,24 @@ func cmdWaitProcess(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("no process with %q in its command line within 20s", args[0])
 }
 
+// cmdCmdlineFree: cmdlinefree TEXT fails if any process's command line
+// (what `ps -eo args` shows every user) contains TEXT.
+func cmdCmdlineFree(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: cmdlinefree TEXT")
+	}
+	cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	if len(cmdlines) == 0 {
+		ts.Fatalf("no /proc to read command lines from")
+	}
+	for _, f := range cmdlines {
+		b, err := os.ReadFile(f)
+		if line := strings.ReplaceAll(string(b), "\x00", " "); err == nil && strings.Contains(line, args[0]) {
+			ts.Fatalf("%s: %q shows %q", f, line, args[0])
+		}
+	}
+}
+
 // cmdWaitClient: waitclient SESSION waits until a client of the runner
 // server ($RUNNER_TMUX_SOCKET) shows SESSION.
 func cmdWaitClient(ts *testscript.TestScript, neg bool, args []string) {
