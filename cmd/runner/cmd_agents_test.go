@@ -13,7 +13,7 @@ import (
 func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	a := &app{in: strings.NewReader(stdin), out: &out, errOut: &errOut, getenv: os.Getenv}
+	a, _ := newApp(strings.NewReader(stdin), &out, &errOut, os.Getenv)
 	code = a.run(context.Background(), args)
 	return code, out.String(), errOut.String()
 }

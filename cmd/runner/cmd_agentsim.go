@@ -65,13 +65,13 @@ func (a *app) runAgentSim(ctx context.Context, opts agentSimOptions) error {
 		err  error
 	)
 	if opts.promptSet {
-		code, err = agentsim.RunHeadless(ctx, opts.opts, opts.prompt, a.out, a.errOut)
+		code, err = agentsim.RunHeadless(ctx, opts.opts, opts.prompt, a.rawOut, a.rawErr)
 	} else {
 		tty, ok := a.in.(*os.File)
 		if !ok {
 			return exit.Usagef("agent-sim needs a terminal on stdin (or -p PROMPT for headless mode)")
 		}
-		code, err = agentsim.Run(ctx, opts.opts, tty, a.out)
+		code, err = agentsim.Run(ctx, opts.opts, tty, a.rawOut)
 		if errors.Is(err, agentsim.ErrNotTerminal) {
 			return exit.Usagef("%v", err)
 		}

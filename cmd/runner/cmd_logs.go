@@ -53,7 +53,7 @@ func (a *app) runLogs(ctx context.Context, opts logsOptions) error {
 		}
 		off += int64(len(b))
 		if opts.raw {
-			_, _ = a.out.Write(b)
+			_, _ = a.rawOut.Write(b)
 		} else {
 			_, _ = io.WriteString(a.out, tmuxctl.StripEscapes(strings.ReplaceAll(string(b), "\r\n", "\n")))
 		}
@@ -66,7 +66,7 @@ func (a *app) runLogs(ctx context.Context, opts logsOptions) error {
 		if t.Status.IsTerminal() || t.Status == state.StatusOrphaned {
 			b, _ := readFrom(t.Transcript, off)
 			if opts.raw {
-				_, _ = a.out.Write(b)
+				_, _ = a.rawOut.Write(b)
 			} else {
 				_, _ = io.WriteString(a.out, tmuxctl.StripEscapes(string(b)))
 			}

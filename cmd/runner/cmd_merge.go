@@ -65,7 +65,7 @@ func (a *app) runDiff(ctx context.Context, opts diffOptions) error {
 	fmt.Fprint(a.out, d.Stat)
 	if !opts.stat && d.Patch != "" {
 		fmt.Fprintln(a.out)
-		fmt.Fprint(a.out, d.Patch)
+		fmt.Fprint(a.rawOut, d.Patch) // byte for byte, as git prints it (git apply reads it back)
 	}
 	return nil
 }

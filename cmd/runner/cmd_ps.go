@@ -86,7 +86,7 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 			proj += "\t" + textutil.OrDash(t.Tmux.Host)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, textutil.OrDash(proj), t.Agent, t.Status,
-			runner.Age(now, t.Created), t.Level, parent, textutil.Headline(t.Text, 50))
+			runner.Age(now, t.Created), t.Level, parent, textutil.VisibleLine(textutil.Headline(t.Text, 50)))
 	}
 	return tw.Flush()
 }

@@ -274,7 +274,7 @@ func (a *app) runSnapshotDiff(ctx context.Context, opts snapshotDiffOptions) err
 	io.WriteString(a.out, d.Stat)
 	if d.Patch != "" {
 		fmt.Fprintln(a.out)
-		io.WriteString(a.out, d.Patch)
+		io.WriteString(a.rawOut, d.Patch) // byte for byte, as git prints it (git apply reads it back)
 	}
 	return nil
 }

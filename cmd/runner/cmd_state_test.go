@@ -22,7 +22,7 @@ import (
 func runStateCLI(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	a := &app{in: strings.NewReader(""), out: &out, errOut: &errOut, getenv: func(k string) string { return env[k] }}
+	a, _ := newApp(strings.NewReader(""), &out, &errOut, func(k string) string { return env[k] })
 	code := a.run(t.Context(), args)
 	return code, out.String(), errOut.String()
 }

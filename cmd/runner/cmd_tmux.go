@@ -168,7 +168,11 @@ func (a *app) runTmuxCapture(ctx context.Context, opts tmuxCaptureOptions) error
 	if opts.asJSON {
 		return a.printJSON(map[string]any{"pane_id": opts.pane, "text": text})
 	}
-	_, err = io.WriteString(a.out, text)
+	w := a.out
+	if opts.escapes {
+		w = a.rawOut // asked for: the pane's escapes as they are
+	}
+	_, err = io.WriteString(w, text)
 	return err
 }
 

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/exit"
 
 	"github.com/spf13/cobra"
@@ -17,10 +18,20 @@ import (
 
 // app carries what every command needs: the output streams, the environment
 // and the global flags. No command writes to os.Stdout directly.
+//
+// out and errOut are for people: what is written there has its control
+// characters made visible (textutil.Visible), since task texts, answers,
+// questions and messages come from agents and may hold escapes that would
+// act on the user's terminal (the clipboard, the title, the screen).
+// rawOut and rawErr are the streams as given, for JSON (which escapes what
+// it must and keeps the data exact), patches and raw logs, and the
+// simulated agent, which draws on its terminal.
 type app struct {
 	in     io.Reader
 	out    io.Writer
 	errOut io.Writer
+	rawOut io.Writer
+	rawErr io.Writer
 	getenv func(string) string
 
 	socket string // --socket; empty means RUNNER_TMUX_SOCKET or "runner"
@@ -51,8 +62,17 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	a := &app{in: in, out: out, errOut: errOut, getenv: os.Getenv}
+	a, flush := newApp(in, out, errOut, os.Getenv)
+	defer flush()
 	return a.run(ctx, args)
+}
+
+// newApp returns the app over the given streams (see app: out and errOut
+// made visible) and the function that flushes them at the end.
+func newApp(in io.Reader, out, errOut io.Writer, getenv func(string) string) (*app, func()) {
+	vOut, vErr := textutil.NewVisibleWriter(out), textutil.NewVisibleWriter(errOut)
+	a := &app{in: in, out: vOut, errOut: vErr, rawOut: out, rawErr: errOut, getenv: getenv}
+	return a, func() { vOut.Flush(); vErr.Flush() }
 }
 
 func (a *app) run(ctx context.Context, args []string) int {
@@ -92,7 +112,7 @@ func (a *app) printError(err error, code int) {
 			Error    string `json:"error"`
 			ExitCode int    `json:"exit_code"`
 		}{err.Error(), code})
-		fmt.Fprintln(a.errOut, string(b))
+		fmt.Fprintln(a.rawErr, string(b))
 		return
 	}
 	fmt.Fprintf(a.errOut, "runner: %v\n", err)
@@ -160,7 +180,7 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 
 // printJSON writes v as indented JSON followed by a newline.
 func (a *app) printJSON(v any) error {
-	enc := json.NewEncoder(a.out)
+	enc := json.NewEncoder(a.rawOut)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)

@@ -184,15 +184,17 @@ func (m *Model) rowLines(r Row, w int) []string {
 	agentW := 8
 	head := fmt.Sprintf("%s %s%s %-9s %-11s %4s %-*s ", cursor, indent, glyphs[t.Status], t.ID, t.Status,
 		age(m.now, r.Since), agentW, textutil.ClipRunes(t.Agent, agentW))
-	rest := textutil.FirstLine(t.Text)
+	// Task texts, questions and summaries come from agents: no control
+	// sequence of theirs reaches the terminal (textutil.VisibleLine).
+	rest := textutil.VisibleLine(textutil.FirstLine(t.Text))
 	switch {
 	case t.Status == state.StatusNeedsInput && t.Question != "":
-		rest += " · asks: " + textutil.FirstLine(t.Question)
+		rest += " · asks: " + textutil.VisibleLine(textutil.FirstLine(t.Question))
 	case r.Summary != "":
-		rest += " · " + r.Summary
+		rest += " · " + textutil.VisibleLine(r.Summary)
 	}
 	if t.Branch != "" {
-		rest += " [" + t.Branch + "]"
+		rest += " [" + textutil.VisibleLine(t.Branch) + "]"
 	}
 	if r.Queue > 0 {
 		rest = fmt.Sprintf("✉%d ", r.Queue) + rest
@@ -230,6 +232,11 @@ func (m *Model) previewLines(w, h int) []string {
 	title = styleTitle.Render(title) + strings.Repeat("─", max(w-ansi.StringWidth(title)-ansi.StringWidth(tabs), 0)) + tabs
 	out := []string{ansi.Truncate(title, w, "")}
 	body := m.previewBody(t)
+	if t != nil && (m.tab != tabPane || m.previewID != t.ID || m.preview == "") {
+		// Only tmux's rendering of a pane (colours) keeps its escapes; a
+		// diff, a log or a record is text from the agent.
+		body = textutil.Visible(body)
+	}
 	lines := strings.Split(body, "\n")
 	for len(lines) > 0 && strings.TrimSpace(ansi.Strip(lines[len(lines)-1])) == "" {
 		lines = lines[:len(lines)-1] // a screen's empty bottom, escapes or not
@@ -289,7 +296,7 @@ func (m *Model) bottomLine() string {
 	case m.mode == modeInput:
 		return ansi.Truncate(m.asking[len(m.answers)]+m.input.View(), m.w, "")
 	case m.status != "":
-		s := ansi.Truncate(m.status, m.w, "…")
+		s := ansi.Truncate(textutil.VisibleLine(m.status), m.w, "…")
 		if m.statusErr {
 			return styleErr.Render(s)
 		}
