@@ -179,7 +179,7 @@ func (b *taskBook) Release(ctx context.Context, takeQueue bool) int {
 			return t.SetStatus(state.StatusReady, env.now(), fmt.Sprintf("%d message(s) arrived as the turn ended", more))
 		}
 		more = 0
-		t.SupervisorPID = 0
+		t.SupervisorPID, t.SupervisorStart = 0, ""
 		return nil
 	})
 	return more

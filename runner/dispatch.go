@@ -291,7 +291,7 @@ func (env *Env) recordTask(ctx context.Context, req DispatchRequest, agent strin
 		if len(after) > 0 {
 			reason = waitingReason(after)
 		}
-		task.SupervisorPID = os.Getpid()
+		task.SupervisorPID, task.SupervisorStart = os.Getpid(), selfIdentity()
 		_ = task.SetStatus(state.StatusQueued, now, reason)
 		s.Tasks[id] = task
 		return nil

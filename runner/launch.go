@@ -18,6 +18,7 @@ import (
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -364,7 +365,7 @@ func (env *Env) StartSupervisor(id string, extra []*os.File) (int, error) {
 	// caller believe no supervisor runs (and start a second one).
 	if err := env.updateDurably(context.Background(), "task "+id+": record supervisor "+strconv.Itoa(pid), func(st *state.State) error {
 		if t := st.Task(id); t != nil {
-			t.SupervisorPID = pid
+			t.SupervisorPID, t.SupervisorStart = pid, proctree.Identity(pid)
 		}
 		return nil
 	}); err != nil {

@@ -137,7 +137,7 @@ func (env *Env) startDeliveries(ctx context.Context, ids []string) []error {
 			_ = env.updateDurably(context.WithoutCancel(ctx), "task "+id+": "+reason, func(st *state.State) error {
 				if t := st.Task(id); t != nil && t.Status == state.StatusReady && t.SupervisorPID == os.Getpid() {
 					_ = t.SetStatus(state.StatusDone, env.now(), reason)
-					t.SupervisorPID = 0
+					t.SupervisorPID, t.SupervisorStart = 0, ""
 				}
 				return nil
 			})

@@ -155,6 +155,12 @@ func (env *Env) taskPicker(ctx context.Context, targets []*gcTarget, protect []i
 			if v, ok := t.Env(pid, "RUNNER_STATE_DIR"); !ok || v != dir {
 				continue
 			}
+			if t.UnderTmuxServer(pid) {
+				// A pane (or pipe) of some server: its variables may be
+				// the server's, inherited from the pane that started it.
+				// A task's own pane processes are found from its pane below.
+				continue
+			}
 			id, _ := t.Env(pid, "RUNNER_TASK_ID")
 			switch {
 			case id == "":

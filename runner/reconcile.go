@@ -6,6 +6,8 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os"
+	"sync"
 
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/proctree"
@@ -15,6 +17,14 @@ import (
 
 // processAlive reports whether pid is a live process (a zombie is dead).
 func processAlive(pid int) bool { return proctree.Alive(pid) }
+
+// supervisorAlive reports whether t's supervisor runs: its pid is alive
+// and is the process recorded (SupervisorStart), not one that got the pid
+// after a reboot or once the supervisor was gone.
+func supervisorAlive(t *state.Task) bool { return proctree.AliveAs(t.SupervisorPID, t.SupervisorStart) }
+
+// selfIdentity is this process's proctree.Identity, read once.
+var selfIdentity = sync.OnceValue(func() string { return proctree.Identity(os.Getpid()) })
 
 // zombieExit reports whether pid is a zombie and its exit status (see
 // tmuxctl.ZombieExit, which owns the /proc reading).
@@ -77,7 +87,7 @@ func reconcile(ctx context.Context, env *Env, wantPanes bool) (*state.State, []t
 		dropped = nil
 		for _, c := range changes {
 			t := s.Task(c.id)
-			if t == nil || !t.Status.IsActive() || processAlive(t.SupervisorPID) {
+			if t == nil || !t.Status.IsActive() || supervisorAlive(t) {
 				continue
 			}
 			_ = t.SetStatus(c.status, env.now(), c.reason)
@@ -121,7 +131,7 @@ func staleTasks(st *state.State, listPanes func() (map[string]tmuxctl.PaneInfo, 
 			// waits for others can be resumed; one that was about to start
 			// failed. (A record of an older runner without a process is
 			// left alone.)
-			if t.Tmux.Pane == "" && t.SupervisorPID > 0 && !processAlive(t.SupervisorPID) {
+			if t.Tmux.Pane == "" && t.SupervisorPID > 0 && !supervisorAlive(t) {
 				if len(t.After) > 0 {
 					changes = append(changes, change{t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor %d is gone while %s (runner resume %s)", t.SupervisorPID, waitingReason(t.After), t.ID)})
 				} else {
@@ -134,7 +144,7 @@ func staleTasks(st *state.State, listPanes func() (map[string]tmuxctl.PaneInfo, 
 			// Its pane is on a host, which a listing does not contact:
 			// with its supervisor gone it can be resumed (resume looks
 			// there).
-			if !processAlive(t.SupervisorPID) && t.Status != state.StatusNeedsInput {
+			if !supervisorAlive(t) && t.Status != state.StatusNeedsInput {
 				changes = append(changes, change{t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor %d is gone; its pane is on host %s (runner resume %s looks there)", t.SupervisorPID, t.Tmux.Host, t.ID)})
 			}
 			continue
@@ -153,7 +163,7 @@ func staleTasks(st *state.State, listPanes func() (map[string]tmuxctl.PaneInfo, 
 				p.Dead, p.DeadStatus = true, st
 			}
 		}
-		supOK := processAlive(t.SupervisorPID)
+		supOK := supervisorAlive(t)
 		switch {
 		case supOK:
 			continue

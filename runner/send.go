@@ -112,7 +112,7 @@ func sendable(ctx context.Context, env *Env, t *state.Task) error {
 	}
 	switch t.Status {
 	case state.StatusReady:
-		if t.SupervisorPID != os.Getpid() && processAlive(t.SupervisorPID) {
+		if t.SupervisorPID != os.Getpid() && supervisorAlive(t) {
 			return exit.Usagef("task %s is taking its messages (supervisor %d): wait for its turn to end ('runner wait %s') before sending", t.ID, t.SupervisorPID, t.ID)
 		}
 	case state.StatusDone, state.StatusFailed, state.StatusTimeout, state.StatusCancelled:
@@ -172,7 +172,7 @@ func reopen(ctx context.Context, env *Env, t *state.Task, set RunSettings, text 
 		x.Ended = time.Time{}
 		x.ExitCode = nil
 		x.Answer = "" // the answer is the new turn's, once it ends
-		x.SupervisorPID = os.Getpid()
+		x.SupervisorPID, x.SupervisorStart = os.Getpid(), selfIdentity()
 		_ = x.SetStatus(state.StatusReady, env.now(), "follow-up prompt: "+taskTitle(text))
 		return nil
 	})
@@ -223,7 +223,7 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 			return exit.Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
 		}
 		x.Reclaimed, x.Ended, x.ExitCode = time.Time{}, time.Time{}, nil
-		x.SupervisorPID = os.Getpid()
+		x.SupervisorPID, x.SupervisorStart = os.Getpid(), selfIdentity()
 		return x.SetStatus(state.StatusStarting, env.now(), "follow-up prompt: resuming agent session "+t.AgentSession)
 	}); err != nil {
 		return t, err
@@ -264,12 +264,12 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 		return nil, 0, err
 	}
 	if t.Status != state.StatusOrphaned && t.Status != state.StatusNeedsInput {
-		if processAlive(t.SupervisorPID) {
+		if supervisorAlive(t) {
 			return t, 0, exit.Usagef("task %s is %s and supervised by process %d; nothing to resume", t.ID, t.Status, t.SupervisorPID)
 		}
 		return t, 0, exit.Usagef("task %s is %s; only orphaned tasks and tasks waiting for input can be resumed", t.ID, t.Status)
 	}
-	if processAlive(t.SupervisorPID) && t.SupervisorPID != os.Getpid() {
+	if supervisorAlive(t) && t.SupervisorPID != os.Getpid() {
 		return t, 0, exit.Usagef("task %s is supervised by process %d already", t.ID, t.SupervisorPID)
 	}
 	if t.Tmux.Pane == "" && t.Status == state.StatusOrphaned && len(t.After) > 0 {

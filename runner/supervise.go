@@ -69,11 +69,11 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	owner := 0
 	if err := env.updateTaskDurably(ctx, "task "+id+": take over", id, func(x *state.Task) error {
 		owner = 0
-		if p := x.SupervisorPID; p != 0 && p != os.Getpid() && p != os.Getppid() && processAlive(p) {
+		if p := x.SupervisorPID; p != 0 && p != os.Getpid() && p != os.Getppid() && supervisorAlive(x) {
 			owner = p
 			return nil
 		}
-		x.SupervisorPID = os.Getpid()
+		x.SupervisorPID, x.SupervisorStart = os.Getpid(), selfIdentity()
 		return nil
 	}); err != nil {
 		return err

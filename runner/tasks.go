@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/runner-cli/runner/runner/exit"
@@ -104,8 +105,8 @@ func Cancel(ctx context.Context, env *Env, ref string, kill bool) (*state.Task, 
 			env.notify(ctx, nt, set)
 		}
 	}
-	if t.SupervisorPID != os.Getpid() && processAlive(t.SupervisorPID) {
-		_ = syscall.Kill(t.SupervisorPID, syscall.SIGTERM)
+	if t.SupervisorPID != os.Getpid() && supervisorAlive(t) {
+		_ = proctree.SignalAs(t.SupervisorPID, t.SupervisorStart, syscall.SIGTERM)
 	}
 	if kill {
 		// The whole process tree, not only the pane's program: children

@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
 )
 
 // An exited, unreaped child is a zombie: not alive, with its exit status
@@ -109,5 +111,32 @@ func TestFailUnstarted(t *testing.T) {
 	}
 	if x := st.Tasks[other.ID]; x.Status != state.StatusQueued {
 		t.Errorf("another process's task: %s", x.Status)
+	}
+}
+
+// TestReconcileReusedSupervisorPID: a running task whose supervisor's pid
+// is alive but is another process now (a reboot, or the pid given to a new
+// program) is not kept running for ever: the recorded identity decides.
+func TestReconcileReusedSupervisorPID(t *testing.T) {
+	noPanes := func() (map[string]tmuxctl.PaneInfo, error) { return map[string]tmuxctl.PaneInfo{}, nil }
+	for _, tc := range []struct {
+		name  string
+		ident string
+		stale bool
+	}{
+		{"the recorded process", proctree.Identity(os.Getpid()), false},
+		{"a record without identity (older runner)", "", false},
+		{"the pid of a process of another boot", "00000000-0000-0000-0000-000000000000:12345", true},
+	} {
+		tk := &state.Task{ID: "t_reused01", Status: state.StatusRunning, SupervisorPID: os.Getpid(), SupervisorStart: tc.ident,
+			Tmux: state.TmuxTarget{Session: "s", Window: "t_reused01", Pane: "%9"}}
+		st := &state.State{Tasks: map[string]*state.Task{tk.ID: tk}}
+		changes, err := staleTasks(st, noPanes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(changes) > 0; got != tc.stale {
+			t.Errorf("%s: changes %+v, want stale %v", tc.name, changes, tc.stale)
+		}
 	}
 }

@@ -68,6 +68,8 @@ type entry struct {
 	// Record is the generation in the name of the task's record file,
 	// tasks/<id>.<record>.json.
 	Record uint64 `json:"r"`
+	// SupStart is the supervisor's identity (Task.SupervisorStart).
+	SupStart string `json:"ps,omitempty"`
 }
 
 // TitleMax bounds the title an index entry keeps of a task's text: its
@@ -104,7 +106,7 @@ func toEntry(t *Task, rec uint64) *entry {
 		Status: t.Status, PID: t.SupervisorPID, Parent: t.Parent, Level: t.Level,
 		Source: t.Source, After: t.After, Created: t.Created.UnixNano(), Exit: t.ExitCode,
 		Snapshot: t.SnapshotRef, Commit: t.Commit, Handling: t.Handling, Hops: t.HandlingHops,
-		Branch: t.Branch, Record: rec,
+		Branch: t.Branch, Record: rec, SupStart: t.SupervisorStart,
 	}
 	if e.Branch == branchPrefix+t.ID {
 		e.Branch = "="
@@ -140,7 +142,7 @@ func toEntry(t *Task, rec uint64) *entry {
 // task stands; its record may be older when only hot fields changed since.
 func (e *entry) applyHot(t *Task) {
 	t.ID, t.Project, t.Agent = e.ID, e.Project, e.Agent
-	t.Status, t.SupervisorPID, t.Parent, t.Level = e.Status, e.PID, e.Parent, e.Level
+	t.Status, t.SupervisorPID, t.SupervisorStart, t.Parent, t.Level = e.Status, e.PID, e.SupStart, e.Parent, e.Level
 	t.Source, t.After, t.ExitCode = e.Source, e.After, e.Exit
 	t.SnapshotRef, t.Commit, t.Handling, t.HandlingHops = e.Snapshot, e.Commit, e.Handling, e.Hops
 	if t.SnapshotRef == "=" {
@@ -194,7 +196,7 @@ func (e *entry) ended() time.Time {
 // them); every other field is bulk, kept in the record file only.
 // TestEveryFieldIsHotOrBulk holds the list to the struct.
 var hotFields = []string{
-	"ID", "Project", "Agent", "Status", "Tmux", "SupervisorPID", "Parent", "Level",
+	"ID", "Project", "Agent", "Status", "Tmux", "SupervisorPID", "SupervisorStart", "Parent", "Level",
 	"Source", "After", "Created", "Started", "Ended", "ExitCode", "SnapshotRef", "Commit",
 	"Handling", "HandlingHops", "Reclaimed", "Branch",
 }

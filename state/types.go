@@ -198,6 +198,11 @@ type Task struct {
 
 	Tmux          TmuxTarget `json:"tmux,omitzero"`
 	SupervisorPID int        `json:"supervisor_pid,omitempty"`
+	// SupervisorStart tells the supervisor's process apart from any other
+	// that has its pid later (after a reboot, or once it is gone): the
+	// boot's id and the process's start time (proctree.Identity). Empty in
+	// records of runners before it: the pid alone is checked then.
+	SupervisorStart string `json:"supervisor_start,omitempty"`
 
 	// Parent is the id of the task whose agent dispatched this one; Level is
 	// 0 for a task dispatched from outside any task, parent's level + 1

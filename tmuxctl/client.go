@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -135,17 +136,27 @@ func (c *Client) AttachCommand(target string) []string {
 
 // CleanEnv returns env without TMUX and TMUX_PANE, so a tmux client
 // started with it talks to the server its flags name (and may attach
-// from inside another tmux) rather than to the one it runs in.
+// from inside another tmux) rather than to the one it runs in; and without
+// the variables that say which task a process belongs to (TaskIdentityVars):
+// a tmux server started from a task's pane would hand them to every pane
+// it runs, and gc would take that server and other tasks' agents for the
+// first task's.
 func CleanEnv(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
-		if strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "TMUX" || k == "TMUX_PANE" || slices.Contains(TaskIdentityVars, k) {
 			continue
 		}
 		out = append(out, kv)
 	}
 	return out
 }
+
+// TaskIdentityVars are the variables runner sets in an agent's pane that
+// name its task (and where its turn-end events go). Only that pane's
+// processes may carry them.
+var TaskIdentityVars = []string{"RUNNER_TASK_ID", "RUNNER_PARENT", "RUNNER_LEVEL", "RUNNER_PROJECT", "RUNNER_EVENTS_FILE"}
 
 // Error is returned when tmux fails. It keeps tmux's arguments and stderr.
 type Error struct {

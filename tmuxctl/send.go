@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // DefaultEnterDelay is the pause between pasting text and pressing Enter.
@@ -81,15 +82,52 @@ func (c *Client) SendKeys(ctx context.Context, pane string, keys ...string) erro
 // ErrBadKey is wrapped when a key name is not recognised.
 var ErrBadKey = errors.New("bad key name")
 
-// Paste delivers text to the pane byte-exact: it is loaded into a uniquely
-// named buffer through stdin (never as an argument) and pasted with
-// paste-buffer -d -p, which wraps it in bracketed-paste markers when the
-// application enabled them. raw (-r) keeps LF as LF; otherwise tmux turns each
-// LF into CR, as a terminal paste would.
+// PasteText returns text as Paste delivers it: without the bytes that
+// would act as keys in the pane — ESC (a text holding ESC[201~ would end
+// the bracketed paste, and the rest arrive as keystrokes: Shift-Tab, Esc,
+// Enter), the other C0 controls but tab and newline (CR is Enter, ^C an
+// interrupt), DEL (Backspace) and the C1 controls (U+0080–U+009F) — and
+// how many it removed. Every other byte is kept as it is, invalid UTF-8
+// included.
+func PasteText(text string) (clean string, removed int) {
+	keep := func(r rune) bool { return r == '\t' || r == '\n' || r >= 0x20 && r != 0x7f && (r < 0x80 || r >= 0xa0) }
+	i := 0
+	for i < len(text) {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if !keep(r) && !(r == utf8.RuneError && size == 1) {
+			break
+		}
+		i += size
+	}
+	if i == len(text) {
+		return text, 0
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	b.WriteString(text[:i])
+	for i < len(text) {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if keep(r) || r == utf8.RuneError && size == 1 {
+			b.WriteString(text[i : i+size])
+		} else {
+			removed++
+		}
+		i += size
+	}
+	return b.String(), removed
+}
+
+// Paste delivers text to the pane: it is loaded into a uniquely named
+// buffer through stdin (never as an argument) and pasted with paste-buffer
+// -d -p, which wraps it in bracketed-paste markers when the application
+// enabled them. It is byte-exact but for the bytes that would act as keys,
+// which are removed (PasteText; callers say so). raw (-r) keeps LF as LF;
+// otherwise tmux turns each LF into CR, as a terminal paste would.
 func (c *Client) Paste(ctx context.Context, pane, text string, raw bool) error {
 	if err := validatePaneID(pane); err != nil {
 		return err
 	}
+	text, _ = PasteText(text)
 	if text == "" {
 		return nil
 	}
@@ -210,6 +248,9 @@ type Delivery struct {
 	Enters    int           `json:"enters"` // Enter presses, including nudges
 	Elapsed   time.Duration `json:"elapsed_ns"`
 	Reason    string        `json:"reason"`
+	// Removed counts the bytes of the text that would have acted as keys
+	// and were not pasted (PasteText).
+	Removed int `json:"removed,omitempty"`
 }
 
 // Deliver pastes text once, presses Enter after the delay, and confirms the
@@ -219,6 +260,7 @@ type Delivery struct {
 func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOptions) (Delivery, error) {
 	start := time.Now()
 	var d Delivery
+	_, d.Removed = PasteText(text)
 	nudges := opts.Nudges
 	if nudges == 0 {
 		nudges = 2

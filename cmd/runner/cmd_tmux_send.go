@@ -107,6 +107,17 @@ func delayOrNone(d time.Duration) time.Duration {
 
 // readText returns the text argument, or the content of --file ('-' = stdin).
 func (a *app) readText(argv []string, file string) (string, error) {
+	text, err := a.readTextRaw(argv, file)
+	if err == nil {
+		if _, n := tmuxctl.PasteText(text); n > 0 {
+			fmt.Fprintf(a.errOut, "runner: warning: the text holds %d control character(s) (ESC, CR, …) that would act as keys in the agent's pane; they are removed before it is delivered (tab and newline are kept)\n", n)
+		}
+	}
+	return text, err
+}
+
+// readTextRaw is readText without the warning.
+func (a *app) readTextRaw(argv []string, file string) (string, error) {
 	switch {
 	case file != "" && len(argv) > 0:
 		return "", exit.Usagef("give the text as an argument or with --file, not both")

@@ -116,6 +116,8 @@ func scriptParams(t *testing.T) testscript.Params {
 				// The tmux server "on the host" of the remote-host scripts
 				// (runner host add … --socket $WORK/remote.sock).
 				_ = tmuxctl.New(filepath.Join(env.WorkDir, "remote.sock")).KillServer(ctx)
+				// A second one (gc_other_server.txtar).
+				_ = tmuxctl.New(filepath.Join(env.WorkDir, "remote2.sock")).KillServer(ctx)
 				os.RemoveAll(dir)
 			})
 			return nil

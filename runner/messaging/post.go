@@ -129,12 +129,12 @@ func (p *Posting) Post(st *state.State, targets []string) error {
 		} else {
 			p.queue(st, t, &o, hops, root)
 		}
-		if o.Result != Refused && t.Status == state.StatusDone && (t.SupervisorPID == 0 || !proctree.Alive(t.SupervisorPID)) {
+		if o.Result != Refused && t.Status == state.StatusDone && (t.SupervisorPID == 0 || !proctree.AliveAs(t.SupervisorPID, t.SupervisorStart)) {
 			// Idle, and nobody supervises it (a supervisor that has just
 			// recorded done looks at the queue once more before it
 			// lets go): this process starts the delivery.
 			_ = t.SetStatus(state.StatusReady, p.Now, "messages to deliver")
-			t.SupervisorPID = os.Getpid()
+			t.SupervisorPID, t.SupervisorStart = os.Getpid(), proctree.Identity(os.Getpid())
 			t.Ended = time.Time{}
 			o.Result, o.Reason = Delivering, fmt.Sprintf("%s is idle: delivering now", id)
 			p.Start = append(p.Start, id)

@@ -44,6 +44,7 @@ type Proc struct {
 	State                byte   // R, S, D, Z, T, …
 	Comm                 string // the program name, as the kernel keeps it
 	Start                uint64 // start time in clock ticks since boot (tells a reused pid apart)
+	UID                  int    // the owner of /proc/PID: the process's real user (-1: unknown)
 }
 
 // Table is a snapshot of the process table.
@@ -94,8 +95,14 @@ func readStat(pid int) (Proc, bool) {
 	}
 	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
 	start, _ := strconv.ParseUint(f[19], 10, 64)
+	uid := -1
+	if fi, err := os.Stat("/proc/" + strconv.Itoa(pid)); err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			uid = int(st.Uid)
+		}
+	}
 	return Proc{PID: pid, State: f[0][0], PPID: atoi(f[1]), PGID: atoi(f[2]), SID: atoi(f[3]),
-		Comm: string(b[open+1 : end]), Start: start}, true
+		Comm: string(b[open+1 : end]), Start: start, UID: uid}, true
 }
 
 // Env returns the value of key in the environment pid was started with
@@ -118,7 +125,8 @@ func (t *Table) Env(pid int, key string) (string, bool) {
 }
 
 // Descendants returns roots (those in the table) and every process below
-// them, parents first.
+// them, parents first. It never walks through a tmux server (one a task
+// started is not the task's: its panes belong to others), nor takes one.
 func (t *Table) Descendants(roots ...int) []int {
 	var out []int
 	seen := map[int]bool{}
@@ -130,7 +138,7 @@ func (t *Table) Descendants(roots ...int) []int {
 			continue
 		}
 		seen[pid] = true
-		if _, ok := t.Procs[pid]; !ok {
+		if p, ok := t.Procs[pid]; !ok || p.IsTmuxServer() {
 			continue
 		}
 		out = append(out, pid)
@@ -153,6 +161,18 @@ func (t *Table) Session(sid int) []int {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// UnderTmuxServer reports whether a tmux server is among pid's ancestors:
+// pid is then a pane of that server (or a pipe or hook it runs), which
+// inherits the server's environment, whoever that server was started by.
+func (t *Table) UnderTmuxServer(pid int) bool {
+	for _, a := range t.Ancestors(pid)[1:] {
+		if p, ok := t.Procs[a]; ok && p.IsTmuxServer() {
+			return true
+		}
+	}
+	return false
 }
 
 // Ancestors returns pid and its ancestors.
@@ -180,13 +200,21 @@ type Ended struct {
 }
 
 // End ends the processes pick chooses: they are frozen (SIGSTOP) until a
-// fresh table shows nothing new, then sent SIGTERM, SIGHUP and SIGCONT; those still
-// there after grace get SIGKILL (and pick is asked once more, for anything
-// born meanwhile). This process and its ancestors are never signalled;
-// zombies count as gone. It returns what it ended.
+// fresh table shows nothing new, then sent SIGTERM, SIGHUP and SIGCONT;
+// those still there after grace get SIGKILL (and pick is asked once more,
+// for anything born meanwhile). Only this user's processes are signalled,
+// never a tmux server, never this process or its ancestors, and each
+// through a pidfd taken when it was frozen, so a signal never reaches a
+// process that got a pid after its owner exited. Zombies count as gone.
+// It returns what it ended.
 func End(ctx context.Context, pick Picker, grace time.Duration) ([]Ended, error) {
-	frozen := map[int]Proc{}
+	frozen := map[int]*target{}
 	var order []int
+	defer func() {
+		for _, t := range frozen {
+			t.close()
+		}
+	}()
 	// Freeze what pick finds, again until nothing new shows up (a child
 	// forked between two scans is caught by the next).
 	for round := 0; round < 10; round++ {
@@ -196,10 +224,18 @@ func End(ctx context.Context, pick Picker, grace time.Duration) ([]Ended, error)
 		}
 		more := false
 		for _, p := range unfrozen(t, pick, frozen) {
-			if err := syscall.Kill(p.PID, syscall.SIGSTOP); err != nil {
+			tg, ok := take(p)
+			if !ok {
+				continue // gone
+			}
+			if err := tg.signal(syscall.SIGSTOP); err != nil {
+				tg.close()
 				continue // gone, or not ours
 			}
-			frozen[p.PID] = p
+			if old := frozen[p.PID]; old != nil {
+				old.close()
+			}
+			frozen[p.PID] = tg
 			order = append(order, p.PID)
 			more = true
 		}
@@ -209,9 +245,10 @@ func End(ctx context.Context, pick Picker, grace time.Duration) ([]Ended, error)
 	}
 	for _, pid := range order {
 		// SIGHUP too: an interactive shell ignores SIGTERM.
-		_ = syscall.Kill(pid, syscall.SIGTERM)
-		_ = syscall.Kill(pid, syscall.SIGHUP)
-		_ = syscall.Kill(pid, syscall.SIGCONT)
+		tg := frozen[pid]
+		_ = tg.signal(syscall.SIGTERM)
+		_ = tg.signal(syscall.SIGHUP)
+		_ = tg.signal(syscall.SIGCONT)
 	}
 	gone := func(pid int) bool {
 		p, ok := readStat(pid)
@@ -225,7 +262,7 @@ func End(ctx context.Context, pick Picker, grace time.Duration) ([]Ended, error)
 	for _, pid := range order {
 		sig := "TERM"
 		if !gone(pid) {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			_ = frozen[pid].signal(syscall.SIGKILL)
 			sig = "KILL"
 		}
 		out = append(out, Ended{PID: pid, Comm: frozen[pid].Comm, Signal: sig})
@@ -234,8 +271,11 @@ func End(ctx context.Context, pick Picker, grace time.Duration) ([]Ended, error)
 	// forks) is killed outright.
 	if t, err := Read(); err == nil {
 		for _, p := range unfrozen(t, pick, frozen) {
-			if syscall.Kill(p.PID, syscall.SIGKILL) == nil {
-				out = append(out, Ended{PID: p.PID, Comm: p.Comm, Signal: "KILL"})
+			if tg, ok := take(p); ok {
+				if tg.signal(syscall.SIGKILL) == nil {
+					out = append(out, Ended{PID: p.PID, Comm: p.Comm, Signal: "KILL"})
+				}
+				tg.close()
 			}
 		}
 	}
@@ -250,14 +290,15 @@ func End(ctx context.Context, pick Picker, grace time.Duration) ([]Ended, error)
 }
 
 // unfrozen returns the live processes pick finds in t that are not in
-// frozen (the same pid started again counts as new), never this process
-// or its ancestors.
-func unfrozen(t *Table, pick Picker, frozen map[int]Proc) []Proc {
+// frozen (the same pid started again counts as new): only this user's,
+// never a tmux server, this process or its ancestors.
+func unfrozen(t *Table, pick Picker, frozen map[int]*target) []Proc {
 	skip := t.Ancestors(os.Getpid())
+	uid := os.Getuid()
 	var out []Proc
 	for _, pid := range pick(t) {
 		p, ok := t.Procs[pid]
-		if !ok || p.State == 'Z' || slices.Contains(skip, pid) {
+		if !ok || p.State == 'Z' || slices.Contains(skip, pid) || p.UID != uid || p.IsTmuxServer() {
 			continue
 		}
 		if q, ok := frozen[pid]; ok && q.Start == p.Start {

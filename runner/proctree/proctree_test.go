@@ -127,3 +127,77 @@ func TestSessionNeedsItsLeader(t *testing.T) {
 		t.Fatalf("Session(%d) = %v, misses this process", p.SID, got)
 	}
 }
+
+// TestDescendantsFenceTmuxServers: a tmux server below a task's process
+// (one its pane started) and that server's panes are not the task's.
+func TestDescendantsFenceTmuxServers(t *testing.T) {
+	tab := &Table{Procs: map[int]Proc{}, children: map[int][]int{}, env: map[int][]string{}}
+	add := func(pid, ppid int, comm string) {
+		tab.Procs[pid] = Proc{PID: pid, PPID: ppid, Comm: comm, State: 'S', UID: os.Getuid()}
+		tab.children[ppid] = append(tab.children[ppid], pid)
+	}
+	add(10, 1, "bash")          // the task's pane
+	add(11, 10, "sleep")        // its child
+	add(12, 10, TmuxServerComm) // a server the pane started
+	add(13, 12, "claude")       // another task's agent in it
+	add(14, 13, "node")
+	if got, want := tab.Descendants(10), []int{10, 11}; !slices.Equal(got, want) {
+		t.Errorf("Descendants(10) = %v, want %v", got, want)
+	}
+	if !tab.UnderTmuxServer(14) || tab.UnderTmuxServer(11) || tab.UnderTmuxServer(12) {
+		t.Errorf("UnderTmuxServer: 14 %v, 11 %v, 12 %v; want true, false, false", tab.UnderTmuxServer(14), tab.UnderTmuxServer(11), tab.UnderTmuxServer(12))
+	}
+}
+
+// TestEndOnlyOurs: End signals neither another user's process nor a tmux
+// server, whatever the picker says.
+func TestEndOnlyOurs(t *testing.T) {
+	cmd := exec.Command("sleep", "600")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	pid := cmd.Process.Pid
+	for _, tc := range []struct {
+		name  string
+		alter func(*Proc)
+	}{
+		{"another user's", func(p *Proc) { p.UID = os.Getuid() + 1 }},
+		{"a tmux server", func(p *Proc) { p.Comm = TmuxServerComm }},
+	} {
+		pick := func(tab *Table) []int {
+			p := tab.Procs[pid]
+			tc.alter(&p)
+			tab.Procs[pid] = p
+			return []int{pid}
+		}
+		ended, err := End(t.Context(), pick, 100*time.Millisecond)
+		if err != nil || len(ended) != 0 || !alive(pid) {
+			t.Errorf("%s: End ended %v (err %v), alive %v", tc.name, ended, err, alive(pid))
+		}
+	}
+	// Ours: ended, through its pidfd.
+	ended, err := End(t.Context(), func(*Table) []int { return []int{pid} }, time.Second)
+	if err != nil || len(ended) != 1 {
+		t.Fatalf("End of our own sleep: %v %v", ended, err)
+	}
+}
+
+// TestIdentity: a live process keeps its identity; a pid given another's
+// identity (a reused pid, a reboot) is not that process.
+func TestIdentity(t *testing.T) {
+	self := os.Getpid()
+	id := Identity(self)
+	if id == "" || Identity(self) != id {
+		t.Fatalf("Identity(self) = %q, then %q", id, Identity(self))
+	}
+	if !AliveAs(self, id) || !AliveAs(self, "") {
+		t.Fatal("this process is not alive as itself")
+	}
+	if AliveAs(self, "other-boot:12345") {
+		t.Fatal("a pid with another identity counts as the recorded process")
+	}
+	if AliveAs(0, "") || Identity(-1) != "" {
+		t.Fatal("pid 0 or -1 is alive")
+	}
+}

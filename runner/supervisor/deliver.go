@@ -31,6 +31,7 @@ func (s *Supervisor) Deliver(ctx context.Context, text string, first bool) error
 	if err != nil {
 		return err
 	}
+	payload, removed := tmuxctl.PasteText(payload) // what the pane will see
 	sig := signature(payload)
 	// The turn this delivery starts: the hook event that ends it comes
 	// after this point of the events file, in the agent's session.
@@ -66,6 +67,11 @@ func (s *Supervisor) Deliver(ctx context.Context, text string, first bool) error
 	note := fmt.Sprintf("confirmed after %d Enter in %s", res.Enters, res.Elapsed.Round(time.Millisecond))
 	if dc.queued && s.unstarted {
 		note = fmt.Sprintf("queued by the starting agent after %d Enter in %s", res.Enters, res.Elapsed.Round(time.Millisecond))
+	}
+	if removed > 0 {
+		why := fmt.Sprintf("%d control character(s) removed from the text: no byte of a delivered text acts as a key", removed)
+		s.Book.Journal(ctx, "delivery", why)
+		note += "; " + why
 	}
 	if !res.Confirmed {
 		// Never go on to "done" for a prompt the agent did not take.
