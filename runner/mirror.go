@@ -43,6 +43,7 @@ const DefaultHostLostAfter = 20 * time.Second
 // up its watch, for good (seen here: pipe-pane created the transcript a
 // few ms after the stream started, and not a byte of it came).
 const mirrorScript = `log=$1 died=$2 ev=$3 from=$4; shift 4
+umask 077
 mkdir -p "${ev%/*}" && : >> "$log" && : >> "$died" && : >> "$ev" || exit 3
 exec 3>&2
 tail -c +"$from" -F -- "$log" 2>/dev/null &

@@ -340,15 +340,30 @@ func (env *Env) killTask(ctx context.Context, t *state.Task) error {
 
 // killRemoteTask closes the window of a task on a host (tmux there hangs
 // up its processes) and records it reclaimed. A window already gone is
-// not an error.
+// not an error; a pane of that id that is not the task's own window (the
+// server there restarted and gave the id to another) is left alone, as
+// killTask does here.
 func (env *Env) killRemoteTask(ctx context.Context, t *state.Task) error {
 	c, err := env.hostConn(ctx, t.Tmux.Host)
 	if err != nil {
 		return err
 	}
 	if t.Tmux.Pane != "" {
-		if err := c.tc.KillWindow(ctx, t.Tmux.Pane); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
-			return fmt.Errorf("task %s: close its window on host %s: %w", t.ID, t.Tmux.Host, err)
+		panes, err := c.tc.ListPanes(ctx)
+		if err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
+			return fmt.Errorf("task %s: list the panes on host %s: %w", t.ID, t.Tmux.Host, err)
+		}
+		for _, p := range panes {
+			if p.ID != t.Tmux.Pane {
+				continue
+			}
+			if !ownPane(t, p) {
+				env.warn("task %s: pane %s on host %s is another window now (%s:%s); it is left alone", t.ID, p.ID, t.Tmux.Host, p.Session, p.WindowName)
+				break
+			}
+			if err := c.tc.KillWindow(ctx, p.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
+				return fmt.Errorf("task %s: close its window on host %s: %w", t.ID, t.Tmux.Host, err)
+			}
 		}
 	}
 	return env.update(ctx, t.ID, func(x *state.Task) {

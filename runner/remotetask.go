@@ -179,11 +179,13 @@ func (env *Env) remoteHook(t *state.Task, c *hostConn, prof *profile.Profile, fi
 // prepareTask makes a remote task's directory and files there (0700), and
 // writes its hook's settings file (by a rename), in one round trip.
 func (c *hostConn) prepareTask(ctx context.Context, files remoteFiles, hl *profile.HookLaunch) error {
-	script := `mkdir -p -m 700 "${2%/*}" && : >> "$1" && : >> "$2"`
+	// umask 077: the task's files there (its transcript, its events, its
+	// hook's settings) are the user's alone, whatever the login's umask.
+	script := `umask 077 && mkdir -p "${2%/*}" && : >> "$1" && : >> "$2"`
 	argv := []string{"sh", "-c", script, "sh", files.transcript, files.events}
 	var in []byte
 	if hl != nil && hl.Settings != nil {
-		script += ` && mkdir -p -m 700 "${3%/*}" && cat > "$3.tmp" && mv "$3.tmp" "$3"`
+		script += ` && mkdir -p "${3%/*}" && cat > "$3.tmp" && mv "$3.tmp" "$3"`
 		argv = []string{"sh", "-c", script, "sh", files.transcript, files.events, hl.SettingsPath}
 		in = hl.Settings
 	}
