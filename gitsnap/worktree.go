@@ -69,8 +69,13 @@ func WorktreeHome(ctx context.Context, dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("the git directory of %s: %w", dir, err)
 	}
-	return filepath.Join(trimOut(common), "runner-worktrees"), nil
+	return filepath.Join(trimOut(common), WorktreeHomeName), nil
 }
+
+// WorktreeHomeName is the name of WorktreeHome's folder in the git
+// directory.
+const WorktreeHomeName = "runner-worktrees"
+
 
 // WorktreeRemove removes the work tree at path (forced: its changes are on
 // its branch or deliberately dropped by the caller) and prunes git's record

@@ -273,6 +273,11 @@ func (env *Env) gcWorktrees(ctx context.Context, opts GCOptions) ([]WorktreeInfo
 			w.Kept = "the task is " + string(w.Status)
 		case w.Task != "" && env.now().Sub(w.Ended) < opts.OlderThan:
 			w.Kept = "the task ended less than " + opts.OlderThan.String() + " ago"
+		case w.Task == "" && !env.madeByRunner(ctx, w):
+			// No task record names it: only one runner made (a task id
+			// for its branch, its folder in runner's worktree home) may
+			// go; a user's own runner/… branch and worktree never do.
+			w.Kept = "not a worktree of runner's: no task record names it, and it is not a task branch in " + gitsnap.WorktreeHomeName
 		case !w.Merged && !opts.ForceWorktrees:
 			w.Kept = "unmerged: runner merge " + orDashID(w.Task) + " (or runner gc --force-worktrees to drop it)"
 		case opts.DryRun:
@@ -294,6 +299,24 @@ func (env *Env) gcWorktrees(ctx context.Context, opts GCOptions) ([]WorktreeInfo
 		}
 	}
 	return list, nil
+}
+
+// madeByRunner reports whether w, which no task record names, is a
+// worktree runner made: its branch is runner/ and a task id, and its
+// folder is in runner's worktree home of its repository.
+func (env *Env) madeByRunner(ctx context.Context, w *WorktreeInfo) bool {
+	if !state.ValidTaskID(strings.TrimPrefix(w.Branch, gitsnap.BranchPrefix)) {
+		return false
+	}
+	gctx, err := env.GitOn(ctx, w.Host)
+	if err != nil {
+		return false
+	}
+	home, err := gitsnap.WorktreeHome(gctx, w.Origin)
+	if err != nil {
+		return false
+	}
+	return filepath.Dir(filepath.Clean(w.Path)) == filepath.Clean(home)
 }
 
 // orHere names a machine: its host, or "this machine".
