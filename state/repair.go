@@ -29,6 +29,9 @@ type RepairReport struct {
 	Replayed int `json:"replayed"`
 	// DroppedSegments lists archive segments that could not be read.
 	DroppedSegments []string `json:"dropped_segments,omitempty"`
+	// KeptNewer is set when the state came from a newer runner (force):
+	// its record files and archive segments were all left in place.
+	KeptNewer bool `json:"kept_newer_files,omitempty"`
 	// Projects and Tasks count the records in the rebuilt state (Tasks
 	// those of the index; Archived those of the archive).
 	Projects int `json:"projects"`
@@ -45,7 +48,7 @@ type RepairReport struct {
 // generation. Record files that the rebuilt state does not name are
 // removed. A file from a newer runner is refused (ErrNewerVersion) unless
 // force is set, in which case it is moved aside to state.json.newer-<time>
-// the same way. A healthy state is left alone. Live panes are not this
+// the same way, and no file of the newer runner's is removed. A healthy state is left alone. Live panes are not this
 // package's business: runner reconciles the rebuilt tasks against tmux
 // afterwards.
 func (s *Store) Repair(ctx context.Context, force bool) (*RepairReport, error) {
@@ -90,8 +93,15 @@ func (s *Store) Repair(ctx context.Context, force bool) (*RepairReport, error) {
 	if err := s.syncDir(); err != nil {
 		return nil, err
 	}
-	removeFiles(s.dir, res.remove)
-	s.sweepRecords(st)
+	if suffix == "newer" {
+		// The files of a newer runner (its records, its archive) are not
+		// this one's to judge: none is removed, so that runner, or the
+		// user, still has them all.
+		rep.KeptNewer = true
+	} else {
+		removeFiles(s.dir, res.remove)
+		s.sweepRecords(st)
+	}
 	rep.Projects, rep.Tasks, rep.Archived = len(st.Projects), len(st.Tasks), st.ArchivedCount()
 	return rep, nil
 }

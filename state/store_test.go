@@ -220,8 +220,25 @@ func TestNewerVersionRefused(t *testing.T) {
 			if got := string(readFile(t, s.Path())); got != content {
 				t.Fatalf("the newer file was changed: %s", got)
 			}
-			// --force moves it aside and starts over.
+			// The newer runner's files: a record and an archive segment.
+			newerFiles := map[string]string{
+				filepath.Join(s.Dir(), "tasks", "t_newer001.7.json"): `{"id":"t_newer001","a_field_of_the_future":1}`,
+				filepath.Join(s.Dir(), "archive", "tasks.9.jsonl"):   `{"future":true}`,
+			}
+			for p, c := range newerFiles {
+				os.MkdirAll(filepath.Dir(p), 0o700)
+				if err := os.WriteFile(p, []byte(c), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// --force moves it aside and starts over, removing none of
+			// the newer runner's files.
 			rep, err := s.Repair(t.Context(), true)
+			for p, c := range newerFiles {
+				if got, _ := os.ReadFile(p); string(got) != c {
+					t.Errorf("repair --force changed or removed the newer runner's %s: %q", p, got)
+				}
+			}
 			if err != nil || !strings.Contains(rep.MovedTo, ".newer-") {
 				t.Fatalf("Repair(force) = %+v, %v", rep, err)
 			}

@@ -217,6 +217,9 @@ func (a *app) runStateRepair(ctx context.Context, opts stateRepairOptions) error
 	if len(rep.DroppedSegments) > 0 {
 		fmt.Fprintf(a.out, "archive segments that could not be read (their tasks are lost): %s\n", strings.Join(rep.DroppedSegments, ", "))
 	}
+	if rep.KeptNewer {
+		fmt.Fprintf(a.out, "the newer runner's record files and archive in %s were kept as they are\n", s.Dir())
+	}
 	return nil
 }
 
