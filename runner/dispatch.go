@@ -187,6 +187,20 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 	if p.from != "" {
 		req.Worktree = true
 	}
+	if req.Worktree {
+		// A worktree needs a repository: a usage error found before the
+		// task is recorded (it recorded a failed task, then exited 2).
+		gctx, err := env.GitOn(ctx, p.host)
+		if err != nil {
+			return p, err
+		}
+		if _, err := gitsnap.WorktreeHome(gctx, p.dir); err != nil {
+			if errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing) {
+				return p, exit.Usagef("--worktree: %v (a worktree task needs a git repository with a work tree: run without --worktree, or 'git init' there)", err)
+			}
+			return p, fmt.Errorf("--worktree: %s: %w", p.dir, err)
+		}
+	}
 	if req.RequireSnapshot && p.host == "" {
 		if _, err := gitsnap.List(ctx, p.dir); err != nil && (errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing)) {
 			return p, exit.Usagef("--require-snapshot: %v", err)

@@ -61,11 +61,12 @@ func ValidTaskID(id string) bool {
 	return true
 }
 
-// TaskNotFoundError says no task id matches a reference.
+// TaskNotFoundError says no task id matches a reference. It gives no hint:
+// the caller knows which command lists the tasks it could mean.
 type TaskNotFoundError struct{ Ref string }
 
 func (e *TaskNotFoundError) Error() string {
-	return fmt.Sprintf("no task matches %q (list tasks with 'runner state show')", e.Ref)
+	return fmt.Sprintf("no task matches %q", e.Ref)
 }
 
 // Is makes errors.Is(err, ErrTaskNotFound) true.

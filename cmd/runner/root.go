@@ -8,12 +8,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/exit"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // app carries what every command needs: the output streams, the environment
@@ -134,6 +136,7 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 		SilenceUsage:  true,
 	}
 	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitStatusHelp)
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error { return checkDurations(c) }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &flagError{err}
 	})
@@ -184,6 +187,19 @@ func (a *app) printJSON(v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// checkDurations refuses a negative value for any duration flag given to
+// c (--timeout -5s was taken as "no time at all"): a usage error before
+// anything is done.
+func checkDurations(c *cobra.Command) error {
+	var bad error
+	c.Flags().Visit(func(f *pflag.Flag) {
+		if bad == nil && f.Value.Type() == "duration" && strings.HasPrefix(f.Value.String(), "-") {
+			bad = &flagError{fmt.Errorf("--%s %s: must not be negative", f.Name, f.Value)}
+		}
+	})
+	return bad
 }
 
 // flagError marks an error in flags or arguments (exit 2).
