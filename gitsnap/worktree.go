@@ -76,7 +76,6 @@ func WorktreeHome(ctx context.Context, dir string) (string, error) {
 // directory.
 const WorktreeHomeName = "runner-worktrees"
 
-
 // WorktreeRemove removes the work tree at path (forced: its changes are on
 // its branch or deliberately dropped by the caller) and prunes git's record
 // of work trees whose directory is gone. The branch stays.
