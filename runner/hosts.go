@@ -243,14 +243,7 @@ func CheckHost(ctx context.Context, s *state.Store, h *state.Host, agents []stri
 	// the script is fixed.
 	if len(agents) > 0 {
 		out, _ := run(append([]string{"sh", "-c", `for c do p=$(command -v "$c") && printf '%s %s\n' "$c" "$p"; done; exit 0`, "sh"}, agents...)...)
-		for _, a := range agents {
-			rep.Agents[a] = ""
-		}
-		for _, line := range strings.Split(out, "\n") {
-			if name, path, ok := strings.Cut(line, " "); ok {
-				rep.Agents[name] = path
-			}
-		}
+		rep.Agents = agentPaths(out, agents)
 	}
 	if h.Runner == "" {
 		rep.Problems = append(rep.Problems, fmt.Sprintf("no runner binary named for the host: remote tasks would end their turns by screen detection alone and the sim agent is not available (copy runner there and 'runner host rm %s' then 'runner host add %s %s --runner /path/to/runner')", h.Name, h.Name, h.Destination))
@@ -260,6 +253,24 @@ func CheckHost(ctx context.Context, s *state.Store, h *state.Host, agents []stri
 		rep.Problems = append(rep.Problems, fmt.Sprintf("runner %s does not run there (%v): copy a runner binary for that machine to it", h.Runner, err))
 	}
 	return rep, nil
+}
+
+// agentPaths reads the host's answer to where each of agents is installed
+// (lines "NAME PATH"): each agent asked for maps to its absolute path
+// there, or "" when it is not installed. A line for a name not asked for,
+// or a path that is not absolute (an alias, a function), is ignored.
+func agentPaths(out string, agents []string) map[string]string {
+	paths := make(map[string]string, len(agents))
+	for _, a := range agents {
+		paths[a] = ""
+	}
+	for _, line := range strings.Split(out, "\n") {
+		name, p, ok := strings.Cut(line, " ")
+		if _, asked := paths[name]; ok && asked && strings.HasPrefix(p, "/") && !strings.ContainsAny(p, "\x00\r") {
+			paths[name] = p
+		}
+	}
+	return paths
 }
 
 // output runs cmd and returns its stdout; a failure carries the last

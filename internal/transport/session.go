@@ -221,18 +221,35 @@ func (se *session) run(ctx context.Context, stdin []byte, argv []string) ([]byte
 		if err != nil {
 			return nil, nil, 0, err
 		}
-		f := strings.Split(got, " ")
-		if len(f) != 4 || f[0] != id {
+		stdout, stderr, code, ok, err := parseReply(got, id)
+		if !ok {
 			continue // a stray line (a command that wrote to the tty)
 		}
-		code, err1 := strconv.Atoi(f[1])
-		stdout, err2 := base64.StdEncoding.DecodeString(f[2])
-		stderr, err3 := base64.StdEncoding.DecodeString(f[3])
-		if err := errors.Join(err1, err2, err3); err != nil {
+		if err != nil {
 			return nil, nil, 0, fmt.Errorf("%w: %w: a garbled answer: %v", ErrConnection, errSessionDied, err)
 		}
 		return stdout, stderr, code, nil
 	}
+}
+
+// parseReply reads the shell's answer line to command id: "ID STATUS
+// STDOUT64 STDERR64". ok is false for a line that is not that answer (a
+// stray line); err is set for one that is, garbled.
+func parseReply(line, id string) (stdout, stderr []byte, code int, ok bool, err error) {
+	f := strings.Split(line, " ")
+	if len(f) != 4 || f[0] != id {
+		return nil, nil, 0, false, nil
+	}
+	code, err1 := strconv.Atoi(f[1])
+	stdout, err2 := base64.StdEncoding.DecodeString(f[2])
+	stderr, err3 := base64.StdEncoding.DecodeString(f[3])
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return nil, nil, 0, true, err
+	}
+	if code < 0 || code > 255 {
+		return nil, nil, 0, true, fmt.Errorf("exit status %d out of range", code)
+	}
+	return stdout, stderr, code, true, nil
 }
 
 // readLine reads one line, giving up (and the session with it) when ctx

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,7 +66,13 @@ func CodexNotify(path string) ([]string, error) {
 		return nil, err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	return codexNotify(f, path)
+}
+
+// codexNotify reads notify from a config.toml's text r (named path in
+// errors): see CodexNotify.
+func codexNotify(r io.Reader, path string) ([]string, error) {
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
 	var val strings.Builder
 	in := false

@@ -1,0 +1,49 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzParseConfig: any config file is a Config or an error, never a panic;
+// a Config that parsed validates as the loader left it.
+func FuzzParseConfig(f *testing.F) {
+	for _, s := range []string{
+		`{}`,
+		`{"idle": "3s", "settle": "1s", "retention": "48h", "awareness": {"mode": "all", "max_chars": 500}}`,
+		`{"profiles": {"sim": {"enter_delay": "20ms", "pass_env": ["ANTHROPIC_*"]}}, "default_agent": "sim"}`,
+		`{"approve_rules": ["Bash(git status)"], "model_aliases": {"claude": {"fast": "haiku"}}, "max_level": 3}`,
+		`{"isolation": {"*": "worktree"}, "worktree_setup": {"*": {"copy": [".env"], "run": ["npm ci"]}}}`,
+		"{\n  \"idle\": \"3s\",\n  \"settle\": \"1s\"\n  \"retention\": \"1h\"\n}",
+		`{"tmux_binary": "relative/tmux"}`,
+		`[]`, ``, `null`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := parseConfig(data)
+		if err == nil && c == nil {
+			t.Fatal("no config and no error")
+		}
+	})
+}
+
+// FuzzAgentPaths: whatever a host answers to where its agents are, only
+// the agents asked for come back, each with an absolute path or none.
+func FuzzAgentPaths(f *testing.F) {
+	f.Add("claude /usr/local/bin/claude\ncodex /home/u/.npm/bin/codex\n")
+	f.Add("claude alias claude=x\nevil /bin/sh\n\n")
+	f.Add("claude /a b\x00c\r\n")
+	agents := []string{"claude", "codex", "gemini"}
+	f.Fuzz(func(t *testing.T, out string) {
+		got := agentPaths(out, agents)
+		if len(got) != len(agents) {
+			t.Fatalf("%d agents back for %d asked: %v", len(got), len(agents), got)
+		}
+		for name, p := range got {
+			if p != "" && !strings.HasPrefix(p, "/") {
+				t.Fatalf("%s: path %q is not absolute", name, p)
+			}
+		}
+	})
+}
