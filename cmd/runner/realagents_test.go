@@ -136,6 +136,9 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 	probe := mockapi.Turn{Match: "PROBE-TASK", Text: "REAL-PROBE-DONE"}
 	h := newRealHarness(t, cli, home, project, []mockapi.Turn{third, first, second, probe})
 	srv, run, status, taskID, getenv, tc0, prof := h.srv, h.run, h.status, h.taskID, h.getenv, h.tc0, h.prof
+	// The API key reaches the CLI through its environment only: ps never
+	// shows it, during any of the dispatches below.
+	defer watchCmdlines(t, mockapi.MockAPIKey)()
 	defer func() {
 		if t.Failed() {
 			t.Logf("mock requests:\n%s", h.mlog.String())
@@ -552,27 +555,48 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// agentTempDir is a temporary directory removed after the test, retrying
-// for a while: an agent CLI killed with its tmux server may still write
-// its session files for a moment.
+// watchCmdlines looks at every process's command line (what `ps -eo args`
+// shows every user) every 100 ms until the returned function is called,
+// which fails the test if one held secret.
+func watchCmdlines(t *testing.T, secret string) (stop func()) {
+	done := make(chan struct{})
+	found := make(chan string, 1)
+	go func() {
+		for {
+			paths, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+			for _, p := range paths {
+				if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), secret) {
+					select {
+					case found <- strings.ReplaceAll(string(b), "\x00", " "):
+					default:
+					}
+				}
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		select {
+		case line := <-found:
+			t.Errorf("a command line showed the API key: %q", line)
+		default:
+		}
+	}
+}
+
+// agentTempDir is a temporary directory removed after the test (see
+// mockapi.RemoveAfter).
 func agentTempDir(t *testing.T) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "realagent")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			err := os.RemoveAll(dir)
-			if err == nil || time.Now().After(deadline) {
-				if err != nil {
-					t.Logf("leaving %s: %v", dir, err)
-				}
-				return
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	})
+	mockapi.RemoveAfter(t, dir)
 	return dir
 }

@@ -16,9 +16,7 @@ import (
 // TMPDIR is not passed on, as dispatch does not), so a tool call of its
 // then writes nothing. It goes under the user's cache directory
 // (runner-tests/), else under /var/tmp.
-//
-// The removal retries for a while: an agent CLI killed with its tmux
-// server may still write its session files for a moment.
+// It is removed as RemoveAfter does.
 func Home(tb testing.TB) string {
 	tb.Helper()
 	var dir string
@@ -35,6 +33,14 @@ func Home(tb testing.TB) string {
 	if dir == "" {
 		tb.Fatalf("mockapi: no directory outside the temporary directory for an agent's home (tried %v)", homeBases())
 	}
+	RemoveAfter(tb, dir)
+	return dir
+}
+
+// RemoveAfter removes dir when the test ends, retrying for a while: an
+// agent CLI killed with its tmux server may still write its session files
+// for a moment.
+func RemoveAfter(tb testing.TB, dir string) {
 	tb.Cleanup(func() {
 		deadline := time.Now().Add(10 * time.Second)
 		for {
@@ -48,7 +54,6 @@ func Home(tb testing.TB) string {
 			time.Sleep(200 * time.Millisecond)
 		}
 	})
-	return dir
 }
 
 // homeBases lists where Home may make its directories, best first: none
