@@ -155,10 +155,12 @@ func (env *Env) taskPicker(ctx context.Context, targets []*gcTarget, protect []i
 			if v, ok := t.Env(pid, "RUNNER_STATE_DIR"); !ok || v != dir {
 				continue
 			}
-			if t.UnderTmuxServer(pid) {
-				// A pane (or pipe) of some server: its variables may be
-				// the server's, inherited from the pane that started it.
-				// A task's own pane processes are found from its pane below.
+			if s := t.TmuxServerOf(pid); s != 0 && s != server {
+				// A pane (or pipe) of another server: its variables may
+				// be that server's, inherited from the pane that started
+				// it. (Under runner's own server, started without them,
+				// they are the task's: an agent its window's close left
+				// behind.)
 				continue
 			}
 			id, _ := t.Env(pid, "RUNNER_TASK_ID")

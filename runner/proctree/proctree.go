@@ -163,16 +163,17 @@ func (t *Table) Session(sid int) []int {
 	return out
 }
 
-// UnderTmuxServer reports whether a tmux server is among pid's ancestors:
-// pid is then a pane of that server (or a pipe or hook it runs), which
-// inherits the server's environment, whoever that server was started by.
-func (t *Table) UnderTmuxServer(pid int) bool {
+// TmuxServerOf returns the nearest tmux server among pid's ancestors (0
+// when none): pid is then a pane of that server (or a pipe or hook it
+// runs), which inherits the server's environment, whoever started that
+// server.
+func (t *Table) TmuxServerOf(pid int) int {
 	for _, a := range t.Ancestors(pid)[1:] {
 		if p, ok := t.Procs[a]; ok && p.IsTmuxServer() {
-			return true
+			return a
 		}
 	}
-	return false
+	return 0
 }
 
 // Ancestors returns pid and its ancestors.

@@ -144,8 +144,8 @@ func TestDescendantsFenceTmuxServers(t *testing.T) {
 	if got, want := tab.Descendants(10), []int{10, 11}; !slices.Equal(got, want) {
 		t.Errorf("Descendants(10) = %v, want %v", got, want)
 	}
-	if !tab.UnderTmuxServer(14) || tab.UnderTmuxServer(11) || tab.UnderTmuxServer(12) {
-		t.Errorf("UnderTmuxServer: 14 %v, 11 %v, 12 %v; want true, false, false", tab.UnderTmuxServer(14), tab.UnderTmuxServer(11), tab.UnderTmuxServer(12))
+	if tab.TmuxServerOf(14) != 12 || tab.TmuxServerOf(11) != 0 || tab.TmuxServerOf(12) != 0 {
+		t.Errorf("TmuxServerOf: 14 %d, 11 %d, 12 %d; want 12, 0, 0", tab.TmuxServerOf(14), tab.TmuxServerOf(11), tab.TmuxServerOf(12))
 	}
 }
 
