@@ -60,7 +60,7 @@ func TestArgv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"claude", "--model", "claude-sonnet-4-5", "--permission-mode", "acceptEdits", "--verbose", "; rm -rf /"}
+	want := []string{"claude", "--model", "claude-sonnet-4-5", "--permission-mode", "acceptEdits", "--allowedTools", "Bash,WebFetch,WebSearch", "--verbose", "; rm -rf /"}
 	if !slices.Equal(got, want) {
 		t.Errorf("argv %q, want %q", got, want)
 	}

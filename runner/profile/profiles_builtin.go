@@ -66,14 +66,19 @@ func claudeProfile() *Profile {
 		Env:         map[string]string{"DISABLE_AUTOUPDATER": "1"},
 		VersionArgs: []string{"--version"},
 		ModelFlag:   "--model",
-		// Not bypassPermissions (= --dangerously-skip-permissions): Claude
-		// Code 2.x exits 1 with it when run as root unless IS_SANDBOX=1,
-		// and it would run any shell command unasked.
-		PermissionsAutoArgs: []string{"--permission-mode", "acceptEdits"},
-		// Checked: a dispatch with --permissions auto, as root, wrote a
-		// file through Claude Code 2.1.197's Write tool without a dialog.
-		PermissionsAutoDoc: "acceptEdits: file edits and writes in the working directory are accepted without asking; " +
-			"shell commands, web fetches and edits outside it still ask (needs_input, or --approve-rule)",
+		// Unattended means nobody answers: file edits in the project
+		// (acceptEdits) and every shell command and web fetch
+		// (--allowedTools) go unasked; the user's own deny rules still
+		// hold. Not bypassPermissions (= --dangerously-skip-permissions):
+		// Claude Code 2.x exits 1 with it when run as root unless
+		// IS_SANDBOX=1, asks for a confirmation at its first start, and
+		// drops the user's deny rules.
+		PermissionsAutoArgs: []string{"--permission-mode", "acceptEdits", "--allowedTools", "Bash,WebFetch,WebSearch"},
+		// Checked (TestRealAgentsAuto, 2.1.197, as root): a Write of a new
+		// file and a shell command that is not an edit ran without a
+		// dialog.
+		PermissionsAutoDoc: "acceptEdits + allowedTools Bash,WebFetch,WebSearch: file edits in the working directory, every shell command " +
+			"and web fetch run without asking; your deny rules still hold; edits outside the working directory still ask (needs_input, or --approve-rule)",
 		// Shadow answers (runner ask): -p prints the answer and exits;
 		// plan mode is Claude Code's read-only permission mode (checked
 		// in `claude --help` 2.1.197: choices acceptEdits, auto,
@@ -250,10 +255,13 @@ func geminiProfile() *Profile {
 		// which in headless mode refuses tools that need approval).
 		Headless: []string{"gemini", "--approval-mode", "plan", "-p", PromptPlaceholder},
 		Ready: []string{
-			`^ ?[>!] {3}Type your (message|shell command)`, // empty input box placeholder
-			// The input box holding text (the lowest "> " line): reported
-			// as the ready line so delivery sees a prompt still unsent.
-			`^ ?> \S`,
+			// The empty input box's placeholder: "> " (or "! " in shell
+			// mode), "* " in YOLO mode (--permissions auto; 0.61).
+			`^ ?[>!*] {3}Type your (message|shell command)`,
+			// The input box holding text (the lowest "> " or YOLO "* "
+			// line): reported as the ready line so delivery sees a prompt
+			// still unsent. Answers are indented: no line of theirs starts so.
+			`^ ?[>*] \S`,
 			`^ workspace \(/directory\)`, // status rows under the input box
 		},
 		Busy: []string{
@@ -282,7 +290,7 @@ func geminiProfile() *Profile {
 		EchoBeforeTurn: true,
 		Volatile:       []string{brailleSpinner, `\(esc to cancel, \d+[ms]`},
 		AnswerStart:    []string{`^ ?✦ `},
-		AnswerEnd:      []string{`\? for shortcuts`, `^─{8}`, `^ ?> `},
+		AnswerEnd:      []string{`\? for shortcuts`, `^─{8}`, `^ ?[>*] `},
 		BottomLines:    12,
 		// Against the real CLI (0.61) an Enter sooner than ~300 ms after the
 		// paste was often taken as part of the paste (a newline).
@@ -338,7 +346,9 @@ func opencodeProfile() *Profile {
 		// Not the "ctrl+p commands" footer: opencode draws it (and the logo)
 		// seconds before the input box, and a prompt pasted then is lost.
 		Ready: []string{
-			`^\s*┃\s{2}\S+ · \S`, // the input box's agent · model row ("┃  Build · Mock Model Mock")
+			// The input box's agent · model row: "┃  Build · Mock Model
+			// Mock", "┃  Build auto · Mock Model Mock" with --auto (1.18.33).
+			`^\s*┃\s{2}\S+(?: auto)? · \S`,
 			`Ask anything…`,      // home screen input placeholder
 		},
 		Busy: []string{
@@ -413,8 +423,11 @@ func qwenProfile() *Profile {
 		// (https://qwenlm.github.io/qwen-code-docs/en/users/features/approval-mode).
 		Headless: []string{"qwen", "--approval-mode", "plan", "-p", PromptPlaceholder},
 		Ready: []string{
-			`^> `, // the input box starts at column 0; echoed prompts are indented
-			`^>$`,
+			// The input box starts at column 0 (echoed prompts are
+			// indented): "> ", or "* " in YOLO mode (--permissions auto:
+			// "*   Type your message or @path/to/file", 0.15.10).
+			`^[>*] `,
+			`^[>*]$`,
 		},
 		Busy: []string{`esc to cancel`, `^\s*` + brailleSpinner + ` \S`},
 		// Seen with the mock: the prompt is in the transcript and the
@@ -438,7 +451,7 @@ func qwenProfile() *Profile {
 		ErrorReset:  []string{`^  > \S`, `Request cancelled`, `Press Ctrl\+C again to exit`},
 		Volatile:    []string{brailleSpinner, `\(\d+[ms].*esc to cancel\)`},
 		AnswerStart: []string{`^\s{0,2}✦ `},
-		AnswerEnd:   []string{`\? for shortcuts`, `^─{8}`, `^>`},
+		AnswerEnd:   []string{`\? for shortcuts`, `^─{8}`, `^[>*]`},
 		BottomLines: 15,
 		EnterDelay:  Duration{150 * time.Millisecond},
 		// Qwen is an Ink app like Gemini.
