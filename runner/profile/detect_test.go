@@ -353,3 +353,31 @@ func TestDetectUncompiledProfile(t *testing.T) {
 		t.Errorf("got %+v, want unknown with the profile error", d)
 	}
 }
+
+// TestAutoModeScreens: the real screens of each CLI in its auto mode
+// (testdata/screens-auto) are read as their names say; an unsent prompt
+// is the ready line, so delivery sees it still in the composer.
+func TestAutoModeScreens(t *testing.T) {
+	files, err := filepath.Glob("testdata/screens-auto/*__*__*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no screens: %v", err)
+	}
+	for _, f := range files {
+		parts := strings.Split(strings.TrimSuffix(filepath.Base(f), ".txt"), "__")
+		p, err := BuiltinProfile(parts[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := Detect(p, string(b))
+		if string(d.State) != parts[1] {
+			t.Errorf("%s: %s (line %q), want %s", f, d.State, d.Line, parts[1])
+		}
+		if strings.HasSuffix(parts[2], "unsent") && !strings.Contains(d.Line, "please do the AUTO-EDIT now") {
+			t.Errorf("%s: ready line %q does not show the unsent prompt", f, d.Line)
+		}
+	}
+}
