@@ -72,6 +72,21 @@ func WorktreeHome(ctx context.Context, dir string) (string, error) {
 	return filepath.Join(trimOut(common), WorktreeHomeName), nil
 }
 
+// CommonDir returns the common git directory of the repository containing
+// dir (its .git, also for a linked worktree or a folder inside the work
+// tree): where its objects and refs are, which a commit writes.
+func CommonDir(ctx context.Context, dir string) (string, error) {
+	r, err := open(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	common, err := r.git(ctx, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return "", fmt.Errorf("the git directory of %s: %w", dir, err)
+	}
+	return trimOut(common), nil
+}
+
 // WorktreeHomeName is the name of WorktreeHome's folder in the git
 // directory.
 const WorktreeHomeName = "runner-worktrees"

@@ -70,6 +70,15 @@ type Config struct {
 	// dispatch --worktree) or "none" (in the project's directory, the
 	// default). dispatch --worktree=false|true overrides it.
 	Isolation map[string]string `json:"isolation,omitempty"`
+	// Sandbox maps a project name (or "*" for every project) to whether
+	// its agents run in a bubblewrap sandbox (dispatch --sandbox): the
+	// file system read-only but the task's folder and what the agent
+	// needs. dispatch --sandbox=false|true overrides it.
+	Sandbox map[string]bool `json:"sandbox,omitempty"`
+	// SandboxPaths are more paths a sandboxed agent may write (as a
+	// profile's sandbox_paths: "~/x", "$VAR/x", a trailing "/" for a
+	// directory made when missing).
+	SandboxPaths []string `json:"sandbox_paths,omitempty"`
 	// WorktreeSetup maps a project name (or "*") to how a task's new
 	// worktree is made ready before its agent starts.
 	WorktreeSetup map[string]*WorktreeSetup `json:"worktree_setup,omitempty"`

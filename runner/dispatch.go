@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/sandbox"
 	"github.com/runner-cli/runner/runner/supervisor"
 
 	"github.com/runner-cli/runner/runner/exit"
@@ -53,6 +54,13 @@ type DispatchRequest struct {
 	// lists allowed) of tasks that must be done before this one starts.
 	After    []string
 	Settings RunSettings
+	// Sandbox runs the agent in a bubblewrap sandbox (dispatch --sandbox);
+	// SandboxSet says the flag was given, else the config's Sandbox for
+	// the project (or "*") decides. SandboxPaths are the config's
+	// sandbox_paths.
+	Sandbox, SandboxSet bool
+	SandboxByProject    map[string]bool
+	SandboxPaths        []string
 }
 
 // The errors a task's end wraps (package supervisor's), for commands and
@@ -95,6 +103,9 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		Exclusive: req.Exclusive, WaitLock: req.WaitLock, Worktree: req.Worktree}
 	if req.Worktree {
 		spec.Setup, spec.From = plan.setup, plan.from
+	}
+	if req.Sandbox {
+		spec.Sandbox = &SandboxSpec{Paths: req.SandboxPaths}
 	}
 	req.Settings.Start = spec
 	var lock *state.ProjectLock
@@ -199,6 +210,23 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 				return p, exit.Usagef("--worktree: %v (a worktree task needs a git repository with a work tree: run without --worktree, or 'git init' there)", err)
 			}
 			return p, fmt.Errorf("--worktree: %s: %w", p.dir, err)
+		}
+	}
+	if !req.SandboxSet {
+		sb, ok := req.SandboxByProject[p.project]
+		if !ok {
+			sb = req.SandboxByProject["*"]
+		}
+		req.Sandbox = sb
+	}
+	if req.Sandbox {
+		// Found before anything is recorded: a sandbox that cannot be
+		// made is a usage error (exit 2), not a failed task.
+		if p.host != "" {
+			return p, exit.Usagef("--sandbox: not on a host yet (task on host %s): dispatch without --sandbox, or on this machine", p.host)
+		}
+		if _, err := sandbox.Check(ctx); err != nil {
+			return p, exit.Usagef("--sandbox: %v", err)
 		}
 	}
 	if req.RequireSnapshot && p.host == "" {

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/sandbox"
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -54,7 +55,7 @@ type DoctorOptions struct {
 const maxStateEntries = 10000
 
 // Doctor checks what runner needs (the config file, tmux and its version,
-// the runner's tmux server, git, the state directory and its permissions,
+// the runner's tmux server, git, bwrap for sandboxes, the state directory and its permissions,
 // the inotify instances left, the agent CLIs) and returns one Check per finding, in a stable order. It
 // changes nothing: a missing state directory is checked for being
 // creatable, not created.
@@ -67,6 +68,7 @@ func Doctor(ctx context.Context, opts DoctorOptions) []Check {
 	}
 	out = append(out, tmuxChecks(ctx, cfg, opts.Socket)...)
 	out = append(out, gitCheck(ctx))
+	out = append(out, sandboxCheck(ctx, cfg))
 	out = append(out, stateDirCheck(opts.Getenv))
 	if c, ok := inotifyCheck("/proc"); ok {
 		out = append(out, c)
@@ -163,6 +165,23 @@ func plural(n int, what string) string {
 		return fmt.Sprintf("%d %s", n, what)
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// sandboxCheck says whether bwrap can make a sandbox here (dispatch
+// --sandbox): a failure when the config asks for sandboxes, else a
+// warning.
+func sandboxCheck(ctx context.Context, cfg *Config) Check {
+	path, err := sandbox.Check(ctx)
+	if err == nil {
+		return Check{Name: "sandbox", Status: CheckOK, Detail: "bwrap works (" + path + "): dispatch --sandbox is available"}
+	}
+	st := CheckWarn
+	for _, on := range cfg.Sandbox {
+		if on {
+			st = CheckFail // the config's sandboxed projects cannot start
+		}
+	}
+	return Check{Name: "sandbox", Status: st, Detail: err.Error(), Fix: sandbox.InstallHint}
 }
 
 func gitCheck(ctx context.Context) Check {

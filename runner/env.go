@@ -114,6 +114,16 @@ type StartSpec struct {
 	// --after ID --from ID): its worktree, leftovers committed, is what
 	// the snapshot takes.
 	From string `json:"from,omitempty"`
+	// Sandbox runs the agent in a bubblewrap sandbox (dispatch --sandbox):
+	// see sandboxArgv.
+	Sandbox *SandboxSpec `json:"sandbox,omitempty"`
+}
+
+// SandboxSpec is a sandboxed task's part of StartSpec.
+type SandboxSpec struct {
+	// Paths are the user's additions to what the agent may write (config
+	// sandbox_paths), as profile.SandboxPaths are written.
+	Paths []string `json:"paths,omitempty"`
 }
 
 // task reads one task by id or unique prefix.

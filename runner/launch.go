@@ -197,6 +197,13 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *profile.Profile
 		}
 		argv, hookEnv = append(argv, args...), henv
 	}
+	var writable []string
+	if spec.Sandbox != nil {
+		var err error
+		if argv, writable, err = env.sandboxArgv(ctx, t, prof, append(penv, hookEnv...), argv, spec.Sandbox); err != nil {
+			return err
+		}
+	}
 	size := spec.Size
 	if size.Width == 0 {
 		size = tmuxctl.Size{Width: 200, Height: 50}
@@ -221,6 +228,10 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *profile.Profile
 	return env.update(ctx, t.ID, func(x *state.Task) {
 		x.Tmux.Pane = pane
 		x.History[len(x.History)-1].Reason += "; pane " + pane
+		if writable != nil {
+			x.Sandbox = writable
+			x.History[len(x.History)-1].Reason += "; sandboxed (bwrap)"
+		}
 	})
 }
 

@@ -2,6 +2,7 @@ package state
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 	"unicode/utf8"
 )
@@ -204,7 +205,7 @@ var hotFields = []string{
 // bulkFields lists the Task fields kept only in the record file.
 var bulkFields = []string{
 	"Dir", "Text", "TextFile", "History", "ResultTail", "Delivery", "Answer", "AgentSession",
-	"Turns", "Transcript", "Question", "Settings", "Origin",
+	"Turns", "Transcript", "Question", "Settings", "Origin", "Sandbox",
 }
 
 // sameBulk reports whether a and b agree on every bulk field (so a's record
@@ -214,7 +215,7 @@ func sameBulk(a, b *Task) bool {
 	return x.Dir == y.Dir && x.Text == y.Text && x.TextFile == y.TextFile && x.ResultTail == y.ResultTail &&
 		x.Delivery == y.Delivery && x.Answer == y.Answer && x.AgentSession == y.AgentSession &&
 		x.Transcript == y.Transcript && x.Question == y.Question && x.Origin == y.Origin &&
-		string(x.Settings) == string(y.Settings) &&
+		string(x.Settings) == string(y.Settings) && slices.Equal(x.Sandbox, y.Sandbox) &&
 		sameHistory(x.History, y.History) && sameTurns(x.Turns, y.Turns)
 }
 
@@ -250,6 +251,7 @@ func (t *Task) clone() *Task {
 	c.Turns = append([]Turn(nil), t.Turns...)
 	c.After = append([]string(nil), t.After...)
 	c.Handling = append([]string(nil), t.Handling...)
+	c.Sandbox = slices.Clone(t.Sandbox)
 	c.Settings = append(json.RawMessage(nil), t.Settings...)
 	if t.ExitCode != nil {
 		v := *t.ExitCode

@@ -266,7 +266,7 @@ func TestEveryFieldIsHotOrBulk(t *testing.T) {
 	full := finishedTask("t_fieldsaa", time.Now())
 	full.TextFile, full.ResultTail, full.Delivery, full.Answer = "f", "r", "d", "a"
 	full.AgentSession, full.Transcript, full.Question, full.Settings = "s", "t", "q", json.RawMessage(`{}`)
-	full.Origin, full.Branch = "/src/api", "runner/t_fieldsaa"
+	full.Origin, full.Branch, full.Sandbox = "/src/api", "runner/t_fieldsaa", []string{"/src/api"}
 	for _, name := range bulkFields {
 		c := full.clone()
 		v := reflect.ValueOf(c).Elem().FieldByName(name)

@@ -196,6 +196,11 @@ type Task struct {
 	Status  Status         `json:"status"`
 	History []StatusChange `json:"history"`
 
+	// Sandbox lists what the agent may write when it runs in a sandbox
+	// (dispatch --sandbox: bwrap, the rest read-only); empty when it does
+	// not.
+	Sandbox []string `json:"sandbox,omitempty"`
+
 	Tmux          TmuxTarget `json:"tmux,omitzero"`
 	SupervisorPID int        `json:"supervisor_pid,omitempty"`
 	// SupervisorStart tells the supervisor's process apart from any other

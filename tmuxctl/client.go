@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -114,6 +115,22 @@ func (c *Client) Remote() bool { return c.tr != nil }
 
 // Socket returns the socket name or path the client is bound to.
 func (c *Client) Socket() string { return c.socket }
+
+// SocketPath returns the path of the server's socket: the socket itself
+// when it was given as a path, else tmux's own rule for -L NAME:
+// $TMUX_TMPDIR (or /tmp) / tmux-UID / NAME.
+func (c *Client) SocketPath() string {
+	if strings.Contains(c.socket, "/") {
+		return c.socket
+	}
+	dir := "/tmp"
+	for _, kv := range c.env {
+		if v, ok := strings.CutPrefix(kv, "TMUX_TMPDIR="); ok && v != "" {
+			dir = v
+		}
+	}
+	return filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), c.socket)
+}
 
 // ServerArgs returns the global tmux arguments that reach this client's
 // server (-L/-S and -f), e.g. to print an attach command for the user.

@@ -26,6 +26,7 @@ type dispatchOptions struct {
 	agentArgs, approve, after                             []string
 	yesTrust, detach, waitInput, requireSnap, exclusive   bool
 	worktree, worktreeSet                                 bool
+	sandbox, sandboxSet                                   bool
 	waitLock, commit, commitBranch, commitAll, noHook     bool
 	asJSON, printAnswer                                   bool
 	timeout, readyTimeout, settle, idle                   time.Duration
@@ -68,7 +69,7 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
   answer=$(runner dispatch api --print-answer "what does main.go do?")`,
 		Args: args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			f.args, f.worktreeSet = argv, cmd.Flags().Changed("worktree")
+			f.args, f.worktreeSet, f.sandboxSet = argv, cmd.Flags().Changed("worktree"), cmd.Flags().Changed("sandbox")
 			return a.runDispatch(cmd.Context(), f)
 		},
 	}
@@ -86,6 +87,7 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
 	fl.DurationVar(&f.readyTimeout, "ready-timeout", 0, "how long the agent may take from its launch (or its start slot) to show its prompt (default: the config's ready_timeout, 60s)")
 	fl.BoolVar(&f.requireSnap, "require-snapshot", false, "refuse to run when no git snapshot can be taken")
 	fl.StringVar(&f.from, "from", "", "start from worktree task ID's branch (its work, leftovers committed); needs --after ID; implies --worktree")
+	fl.BoolVar(&f.sandbox, "sandbox", false, "run the agent in a bubblewrap sandbox: it writes only its task's folder, its own state under HOME, a private /tmp and runner's state (default: the config's sandbox for the project; needs bwrap)")
 	fl.BoolVar(&f.worktree, "worktree", false, "run the task in a git worktree of its own, on branch runner/<id> made from its snapshot (review with 'runner diff ID', bring back with 'runner merge ID')")
 	fl.BoolVar(&f.commit, "commit", false, "commit what the task changed when it is done (trailer Runner-Task: ID)")
 	fl.BoolVar(&f.commitBranch, "commit-branch", false, "with --commit, commit on a new branch runner/ID")
@@ -186,7 +188,8 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 	req := runner.DispatchRequest{Project: argv[0], Text: text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
 		AgentArgs: f.agentArgs, PermissionsAuto: f.permissions == "auto", RequireSnapshot: f.requireSnap,
 		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: f.worktree, WorktreeSet: f.worktreeSet, From: f.from,
-		Isolation: cfg.Isolation, Setup: cfg.WorktreeSetup, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set,
+		Isolation: cfg.Isolation, Setup: cfg.WorktreeSetup, Sandbox: f.sandbox, SandboxSet: f.sandboxSet,
+		SandboxByProject: cfg.Sandbox, SandboxPaths: cfg.SandboxPaths, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set,
 		MaxLevel: cfg.MaxLevel, After: f.after, Host: f.host}
 	if f.printAnswer && (f.asJSON || f.detach) {
 		return exit.Usagef("--print-answer waits for the answer: not with --json (the record has it as \"answer\") or --detach (use 'runner wait ID --print-answer')")

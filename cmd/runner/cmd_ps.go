@@ -187,6 +187,9 @@ func (a *app) printStatus(ctx context.Context, env *runner.Env, t *state.Task) {
 	if t.TextFile != "" {
 		fmt.Fprintf(w, "text      %s (the whole task text)\n", t.TextFile)
 	}
+	if len(t.Sandbox) > 0 {
+		fmt.Fprintf(w, "sandbox   bwrap: read-only but %s\n", strings.Join(t.Sandbox, ", "))
+	}
 	fmt.Fprintln(w, "history")
 	for _, h := range t.History {
 		fmt.Fprintf(w, "  %s  %-11s %s\n", h.Time.Local().Format("15:04:05.000"), h.Status, h.Reason)

@@ -101,6 +101,12 @@ func scriptParams(t *testing.T) testscript.Params {
 					}
 				}
 			}
+			// Programs by absolute path, for a PATH made to lack one.
+			for _, prog := range []string{"tmux", "git"} {
+				if p, err := exec.LookPath(prog); err == nil {
+					env.Setenv(strings.ToUpper(prog)+"_BIN", p)
+				}
+			}
 			if n := os.Getenv("RUNNER_ARCHIVE_AFTER"); n != "" {
 				// Archive-everything runs (see TestScriptsArchived).
 				env.Setenv("RUNNER_ARCHIVE_AFTER", n)

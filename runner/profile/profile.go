@@ -128,6 +128,13 @@ type Profile struct {
 	// the agent's pane (a trailing * matches a prefix, e.g. "ANTHROPIC_*"):
 	// a tmux server started earlier does not have them.
 	PassEnv []string `json:"pass_env,omitempty"`
+	// SandboxPaths are where the agent CLI keeps its own state (config,
+	// sessions, logs): read-write under dispatch --sandbox, everything else
+	// but the task's folder read-only. "~/x" is under HOME, "$VAR/x" or
+	// "${VAR:-~/default}/x" under a variable of the pane's environment; a
+	// trailing "/" marks a directory, made when missing (a first start in
+	// the sandbox could not make it).
+	SandboxPaths []string `json:"sandbox_paths,omitempty"`
 	// PasteRaw pastes with paste-buffer -r (no LF→CR translation).
 	PasteRaw bool `json:"paste_raw,omitempty"`
 	// MaxTask is the largest task text in bytes (with the awareness

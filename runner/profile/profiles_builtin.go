@@ -57,11 +57,13 @@ const brailleSpinner = `[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]`
 // (https://docs.anthropic.com/ja/docs/claude-code/hooks).
 func claudeProfile() *Profile {
 	return &Profile{
-		Name:        "claude",
-		PassEnv:     []string{"ANTHROPIC_*", "CLAUDE_*", "DISABLE_AUTOUPDATER"},
-		ReadyHold:   Duration{2 * time.Second},
-		Description: "Claude Code (npm @anthropic-ai/claude-code)",
-		Command:     []string{"claude"},
+		Name:    "claude",
+		PassEnv: []string{"ANTHROPIC_*", "CLAUDE_*", "DISABLE_AUTOUPDATER"},
+		// ~/.claude.json is rewritten in place (and backed up beside it).
+		SandboxPaths: []string{"${CLAUDE_CONFIG_DIR:-~/.claude}/", "~/.claude.json", "~/.claude.json.backup", "~/.cache/claude-cli-nodejs/"},
+		ReadyHold:    Duration{2 * time.Second},
+		Description:  "Claude Code (npm @anthropic-ai/claude-code)",
+		Command:      []string{"claude"},
 		// The auto-updater installs globally unless disabled (issue 5, §7).
 		Env:         map[string]string{"DISABLE_AUTOUPDATER": "1"},
 		VersionArgs: []string{"--version"},
@@ -145,9 +147,10 @@ func claudeProfile() *Profile {
 // "on-request": github.com/openai/codex/issues/6522).
 func codexProfile() *Profile {
 	return &Profile{
-		Name:        "codex",
-		PassEnv:     []string{"OPENAI_*", "CODEX_*"},
-		Description: "OpenAI Codex CLI (npm @openai/codex)",
+		Name:         "codex",
+		PassEnv:      []string{"OPENAI_*", "CODEX_*"},
+		SandboxPaths: []string{"${CODEX_HOME:-~/.codex}/"},
+		Description:  "OpenAI Codex CLI (npm @openai/codex)",
 		// --no-daemon: without it Codex starts (or joins) a shared
 		// background server that outlives the pane.
 		Command:             []string{"codex", "--no-daemon"},
@@ -241,6 +244,7 @@ func geminiProfile() *Profile {
 	return &Profile{
 		Name:                "gemini",
 		PassEnv:             []string{"GEMINI_*", "GOOGLE_*"},
+		SandboxPaths:        []string{"~/.gemini/"},
 		ReadyHold:           Duration{3 * time.Second},
 		Description:         "Google Gemini CLI (npm @google/gemini-cli)",
 		Command:             []string{"gemini"},
@@ -330,8 +334,10 @@ func geminiProfile() *Profile {
 // `opencode --help` of 1.18.33, not yet run through dispatch).
 func opencodeProfile() *Profile {
 	return &Profile{
-		Name:                "opencode",
-		PassEnv:             []string{"OPENCODE_*", "OPENAI_*", "ANTHROPIC_*"},
+		Name:    "opencode",
+		PassEnv: []string{"OPENCODE_*", "OPENAI_*", "ANTHROPIC_*"},
+		SandboxPaths: []string{"${XDG_DATA_HOME:-~/.local/share}/opencode/", "${XDG_CONFIG_HOME:-~/.config}/opencode/",
+			"${XDG_CACHE_HOME:-~/.cache}/opencode/", "${XDG_STATE_HOME:-~/.local/state}/opencode/"},
 		ReadyHold:           Duration{5 * time.Second},
 		Description:         "opencode (npm opencode-ai)",
 		Command:             []string{"opencode"},
@@ -349,7 +355,7 @@ func opencodeProfile() *Profile {
 			// The input box's agent · model row: "┃  Build · Mock Model
 			// Mock", "┃  Build auto · Mock Model Mock" with --auto (1.18.33).
 			`^\s*┃\s{2}\S+(?: auto)? · \S`,
-			`Ask anything…`,      // home screen input placeholder
+			`Ask anything…`, // home screen input placeholder
 		},
 		Busy: []string{
 			`esc interrupt`,
@@ -413,6 +419,7 @@ func qwenProfile() *Profile {
 	return &Profile{
 		Name:                "qwen",
 		PassEnv:             []string{"OPENAI_*", "DASHSCOPE_*", "QWEN_*"},
+		SandboxPaths:        []string{"~/.qwen/"},
 		Description:         "Qwen Code (npm @qwen-code/qwen-code)",
 		Command:             []string{"qwen"},
 		VersionArgs:         []string{"--version"},
@@ -484,6 +491,7 @@ func aiderProfile() *Profile {
 	return &Profile{
 		Name:                "aider",
 		PassEnv:             []string{"OPENAI_*", "ANTHROPIC_*", "AIDER_*"},
+		SandboxPaths:        []string{"~/.aider/"},
 		Description:         "Aider (pip aider-chat); patterns not yet checked against real screens",
 		Command:             []string{"aider"},
 		VersionArgs:         []string{"--version"},
@@ -556,8 +564,10 @@ func simProfile() *Profile {
 	return &Profile{
 		Name:        "sim",
 		Description: "the simulated agent (runner agent-sim), for tests and the first run",
-		Command:     []string{"runner", "agent-sim"},
-		Binary:      "runner",
+		// Its sessions' prompts (what a resumed sim recalls).
+		SandboxPaths: []string{"${XDG_STATE_HOME:-~/.local/state}/runner-agent-sim/"},
+		Command:      []string{"runner", "agent-sim"},
+		Binary:       "runner",
 		// "runner" is this binary, as in Command.
 		Headless: []string{"runner", "agent-sim", "-p", PromptPlaceholder},
 		Ready: []string{
