@@ -23,7 +23,31 @@ import (
 // nobody would have answered it.
 func TestRealAgentsAuto(t *testing.T) {
 	for _, cli := range mockapi.CLIs() {
-		t.Run(cli, func(t *testing.T) {
+		t.Run(cli, func(t *testing.T) { realAuto(t, cli, false) })
+	}
+}
+
+// TestRealAgentsAutoSandbox is TestRealAgentsAuto under --sandbox: the
+// same turns end done (by the CLI's hook where it has one), the files in
+// the folder are written, and a shell command's writes to HOME and to
+// /var/tmp are refused (the files do not exist afterwards); then, after
+// gc closed its window, `runner send` resumes the CLI's session in the
+// sandbox.
+func TestRealAgentsAutoSandbox(t *testing.T) {
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		if os.Getenv("RUNNER_REAL_AGENTS_REQUIRED") == "1" {
+			t.Fatal("bwrap not on PATH (apt-get install bubblewrap)")
+		}
+		t.Skip("bwrap not on PATH")
+	}
+	for _, cli := range mockapi.CLIs() {
+		t.Run(cli, func(t *testing.T) { realAuto(t, cli, true) })
+	}
+}
+
+func realAuto(t *testing.T, cli string, sandboxed bool) {
+	{
+		{
 			if _, err := exec.LookPath(cli); err != nil {
 				if os.Getenv("RUNNER_REAL_AGENTS_REQUIRED") == "1" {
 					t.Fatalf("%s not on PATH", cli)
@@ -34,6 +58,10 @@ func TestRealAgentsAuto(t *testing.T) {
 				t.Skip("tmux not installed")
 			}
 			home, project := mockapi.Home(t), agentTempDir(t)
+			if sandboxed {
+				// Not under /tmp: the sandbox's /tmp is its own.
+				project = mockapi.Home(t)
+			}
 			edited := filepath.Join(project, "edited.txt")
 			shelled := filepath.Join(project, "shelled.txt")
 			edit := mockapi.Turn{Match: "AUTO-EDIT", Write: &mockapi.FileWrite{Path: edited, Content: "edited unattended\n"}, Text: "AUTO-EDIT-DONE"}
@@ -43,14 +71,23 @@ func TestRealAgentsAuto(t *testing.T) {
 			// A command no CLI takes for a file edit: a program run with
 			// its own arguments (it writes the file itself).
 			shell := mockapi.Turn{Match: "AUTO-SHELL", Shell: "date > /dev/null && sh -c " + tmuxctl.ShellQuote("printf 'shelled unattended\\n' > "+tmuxctl.ShellQuote(shelled)), Text: "AUTO-SHELL-DONE"}
-			h := newRealHarness(t, cli, home, project, []mockapi.Turn{edit, shell})
+			// Writes outside the folder, which the sandbox refuses.
+			outsideHome := filepath.Join(home, "outside.txt")
+			outsideVar := filepath.Join("/tmp/../var/tmp", "runner-outside-"+cli+".txt")
+			os.Remove(outsideVar)
+			escape := mockapi.Turn{Match: "AUTO-ESCAPE", Shell: "echo out > " + tmuxctl.ShellQuote(outsideHome) + "; echo out > " + tmuxctl.ShellQuote(outsideVar) + "; true", Text: "AUTO-ESCAPE-DONE"}
+			resume := mockapi.Turn{Match: "AUTO-RESUME", Text: "AUTO-RESUME-DONE"}
+			h := newRealHarness(t, cli, home, project, []mockapi.Turn{edit, shell, escape, resume})
 			defer func() {
 				if t.Failed() {
 					t.Logf("mock requests:\n%s", h.mlog.String())
 				}
 			}()
-			out, errOut, code, took := h.run("dispatch", project, "--agent", cli, "--yes-trust", "--permissions", "auto",
-				"--timeout", "5m", "--ready-timeout", "3m", "please do the AUTO-EDIT now")
+			args := []string{"dispatch", project, "--agent", cli, "--yes-trust", "--permissions", "auto", "--timeout", "5m", "--ready-timeout", "3m"}
+			if sandboxed {
+				args = append(args, "--sandbox")
+			}
+			out, errOut, code, took := h.run(append(args, "please do the AUTO-EDIT now")...)
 			t.Logf("dispatch --permissions auto: exit %d in %s\nstdout:\n%s\nstderr:\n%s", code, took.Round(100*time.Millisecond), out, errOut)
 			id := h.taskID(out)
 			task := h.status(id)
@@ -71,12 +108,49 @@ func TestRealAgentsAuto(t *testing.T) {
 			if b, _ := os.ReadFile(shelled); string(b) != "shelled unattended\n" {
 				t.Errorf("the shell tool call wrote %q to %s", b, shelled)
 			}
+			if sandboxed {
+				if len(task.Sandbox) == 0 {
+					t.Errorf("the task does not say it was sandboxed")
+				}
+				out, errOut, code, _ = h.run("send", id, "--timeout", "5m", "please do the AUTO-ESCAPE now")
+				t.Logf("send (writes outside): exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+				if task = h.status(id); code != 0 || task.Status != state.StatusDone {
+					t.Errorf("escape turn: exit %d, status %s; want 0, done (the agent sees a failed command and goes on)", code, task.Status)
+				}
+				for _, p := range []string{outsideHome, outsideVar} {
+					if _, err := os.Stat(p); err == nil {
+						os.Remove(p)
+						t.Errorf("%s was written from inside the sandbox", p)
+					}
+				}
+				// gc closes its window; a follow-up resumes its session there.
+				out, _, code, _ = h.run("gc", "--older-than", "0s")
+				t.Logf("gc: exit %d\n%s", code, out)
+				out, errOut, code, _ = h.run("send", id, "--timeout", "5m", "please do the AUTO-RESUME now")
+				t.Logf("send after gc: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+				if task = h.status(id); code != 0 || task.Status != state.StatusDone || !strings.Contains(task.Answer+task.ResultTail, "AUTO-RESUME-DONE") {
+					t.Errorf("resume in the sandbox: exit %d, status %s; want 0, done with AUTO-RESUME-DONE", code, task.Status)
+					logTask(t, task)
+				}
+			}
+			byHook := 0
 			for _, hc := range task.History {
 				if hc.Status == state.StatusNeedsInput {
 					t.Errorf("needs_input recorded at %s: %s", hc.Time.Format("15:04:05.000"), hc.Reason)
 				}
+				if hc.Status == state.StatusDone && strings.Contains(hc.Reason, "(hook)") {
+					byHook++
+				}
+			}
+			// Every CLI with a hook ends its turns by it, in the sandbox
+			// too (its events go to runner's state dir); Gemini's hook runs
+			// only in a folder it trusted before it started, so the
+			// screen may end the first turn.
+			if h.prof.Hook != nil && cli != "gemini" && byHook == 0 {
+				t.Errorf("no turn ended by the %s hook", cli)
+				logTask(t, task)
 			}
 			_, _, _, _ = h.run("cancel", id, "--kill")
-		})
+		}
 	}
 }
