@@ -223,9 +223,14 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 		// Found before anything is recorded: a sandbox that cannot be
 		// made is a usage error (exit 2), not a failed task.
 		if p.host != "" {
-			return p, exit.Usagef("--sandbox: not on a host yet (task on host %s): dispatch without --sandbox, or on this machine", p.host)
-		}
-		if _, err := sandbox.Check(ctx); err != nil {
+			c, err := env.hostConn(ctx, p.host)
+			if err != nil {
+				return p, err
+			}
+			if _, err := c.sandboxThere(ctx); err != nil {
+				return p, err
+			}
+		} else if _, err := sandbox.Check(ctx); err != nil {
 			return p, exit.Usagef("--sandbox: %v", err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/sandbox"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -173,6 +174,9 @@ type HostReport struct {
 	Session   time.Duration `json:"session_round_trip_ns"`
 	Tmux      string        `json:"tmux,omitempty"` // `tmux -V`, "" when missing
 	Git       string        `json:"git,omitempty"`  // `git --version`
+	// Sandbox is bwrap's path there when it makes a sandbox (dispatch
+	// --sandbox), "" when it does not.
+	Sandbox string `json:"sandbox,omitempty"`
 	// Agents maps each profile's command to its path there ("" when not
 	// installed).
 	Agents map[string]string `json:"agents"`
@@ -238,6 +242,11 @@ func CheckHost(ctx context.Context, s *state.Store, h *state.Host, agents []stri
 		rep.Git = strings.TrimSpace(out)
 	} else {
 		rep.Problems = append(rep.Problems, "git is not installed there: install it (apt-get install git); snapshots and worktrees need it")
+	}
+	if out, err := run("sh", "-c", sandboxCheckScript); err == nil && strings.HasPrefix(out, "/") {
+		rep.Sandbox = out
+	} else {
+		rep.Problems = append(rep.Problems, "bwrap does not make a sandbox there: dispatch --sandbox to this host is refused ("+sandbox.InstallHint+")")
 	}
 	// One round trip for every agent: the names go as arguments (data),
 	// the script is fixed.

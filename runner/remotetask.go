@@ -103,6 +103,12 @@ func (env *Env) launchRemote(ctx context.Context, t *state.Task, prof *profile.P
 	if err := c.prepareTask(ctx, files, settings); err != nil {
 		return fmt.Errorf("task %s: its files on host %s: %w", t.ID, t.Tmux.Host, err)
 	}
+	var writable []string
+	if spec.Sandbox != nil {
+		if argv, writable, err = env.remoteSandboxArgv(ctx, t, c, prof, files, penv, argv, spec.Sandbox); err != nil {
+			return err
+		}
+	}
 	size := spec.Size
 	if size.Width == 0 {
 		size = tmuxctl.Size{Width: 200, Height: 50}
@@ -122,6 +128,10 @@ func (env *Env) launchRemote(ctx context.Context, t *state.Task, prof *profile.P
 	return env.update(ctx, t.ID, func(x *state.Task) {
 		x.Tmux.Pane = pane
 		x.History[len(x.History)-1].Reason += "; pane " + pane + " on host " + t.Tmux.Host
+		if writable != nil {
+			x.Sandbox = writable
+			x.History[len(x.History)-1].Reason += "; sandboxed (bwrap)"
+		}
 	})
 }
 

@@ -238,7 +238,7 @@ func printHostReport(a *app, r *runner.HostReport) {
 	} else {
 		fmt.Fprintf(w, "host %s (%s): reachable, first command %s, then %s per command over the shared connection (%s in runner's session shell)\n",
 			r.Host, r.Destination, r.Connect.Round(time.Millisecond), r.RoundTrip.Round(100*time.Microsecond), r.Session.Round(100*time.Microsecond))
-		fmt.Fprintf(w, "  tmux:   %s\n  git:    %s\n  runner: %s\n", textutil.OrDash(r.Tmux), textutil.OrDash(r.Git), textutil.OrDash(r.Runner))
+		fmt.Fprintf(w, "  tmux:   %s\n  git:    %s\n  runner: %s\n  bwrap:  %s\n", textutil.OrDash(r.Tmux), textutil.OrDash(r.Git), textutil.OrDash(r.Runner), textutil.OrDash(r.Sandbox))
 		var have, missing []string
 		for name, path := range r.Agents {
 			if path != "" {
