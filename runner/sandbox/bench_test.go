@@ -31,8 +31,8 @@ func BenchmarkStartOverhead(b *testing.B) {
 		tBoxed += run(boxed)
 	}
 	n := time.Duration(b.N)
-	b.ReportMetric(float64((tPlain/n).Microseconds()), "plain-µs/start")
-	b.ReportMetric(float64((tBoxed/n).Microseconds()), "sandboxed-µs/start")
-	b.ReportMetric(float64(((tBoxed-tPlain)/n).Microseconds()), "overhead-µs/start")
+	b.ReportMetric(float64((tPlain / n).Microseconds()), "plain-µs/start")
+	b.ReportMetric(float64((tBoxed / n).Microseconds()), "sandboxed-µs/start")
+	b.ReportMetric(float64(((tBoxed - tPlain) / n).Microseconds()), "overhead-µs/start")
 	b.ReportMetric(float64(tBoxed)/float64(tPlain), "ratio")
 }
