@@ -15,6 +15,7 @@ type compiled struct {
 	ready, busy, needsInput, exited, errs, errReset, volatile, starting []*regexp.Regexp
 	trust, turnOpen, turnClosed, sessionID                              []*regexp.Regexp
 	answerStart, answerEnd, answerAfter, answerSidebar                  []*regexp.Regexp
+	menuCursor                                                          *regexp.Regexp
 }
 
 // Compile checks and compiles every pattern of p and fills defaults. It
@@ -80,10 +81,28 @@ func (p *Profile) Compile() error {
 	if len(p.Resume) > 0 && !slices.ContainsFunc(p.Resume, func(a string) bool { return strings.Contains(a, SessionPlaceholder) }) {
 		return fmt.Errorf("profile %q: key \"resume\": no %s placeholder (e.g. [\"--resume\", \"%s\"])", p.Name, SessionPlaceholder, SessionPlaceholder)
 	}
+	if p.MenuCursor != "" {
+		if c.menuCursor, err = compileOne(p.Name, "menu_cursor", p.MenuCursor); err != nil {
+			return err
+		}
+	}
+	if p.ApproveChoose != "" {
+		if _, err := compileOne(p.Name, "approve_choose", p.ApproveChoose); err != nil {
+			return err
+		}
+	}
 	for i, t := range p.Trust {
 		re, err := compileOne(p.Name, fmt.Sprintf("trust[%d].pattern", i), t.Pattern)
 		if err != nil {
 			return err
+		}
+		if t.Choose != "" {
+			if _, err := compileOne(p.Name, fmt.Sprintf("trust[%d].choose", i), t.Choose); err != nil {
+				return err
+			}
+			if p.MenuCursor == "" {
+				return fmt.Errorf("profile %q: key \"trust[%d].choose\": needs \"menu_cursor\" (how the selected option looks)", p.Name, i)
+			}
 		}
 		if len(t.Keys) == 0 {
 			return fmt.Errorf("profile %q: key \"trust[%d].keys\": no keys to accept the dialog", p.Name, i)

@@ -41,6 +41,9 @@ type Detection struct {
 	Question string `json:"question,omitempty"`
 	// TrustKeys are the keys that accept a recognised trust dialog.
 	TrustKeys []string `json:"trust_keys,omitempty"`
+	// TrustChoose is the label of the option to select before TrustKeys
+	// (TrustDialog.Choose; see MenuMove).
+	TrustChoose string `json:"trust_choose,omitempty"`
 	// ExitStatus is the exit status, for exited, when the pane or the
 	// screen tells it.
 	ExitStatus *int `json:"exit_status,omitempty"`
@@ -119,7 +122,7 @@ func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
 	for k, re := range c.trust {
 		if i, ok := lowest(re, lines, bottom); ok {
 			return Detection{State: StateNeedsInput, Field: "trust", Pattern: re.String(), Line: lines[i], LineNo: i + 1,
-				Question: question(c, lines, bottom), TrustKeys: append([]string(nil), p.Trust[k].Keys...)}
+				Question: question(c, lines, bottom), TrustKeys: append([]string(nil), p.Trust[k].Keys...), TrustChoose: p.Trust[k].Choose}
 		}
 	}
 	niLines := bottom

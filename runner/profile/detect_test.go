@@ -381,3 +381,52 @@ func TestAutoModeScreens(t *testing.T) {
 		}
 	}
 }
+
+// TestMenuMove: on real dialogs, the moves from the selected option to the
+// one each profile chooses by its label (0: Enter as it stands).
+func TestMenuMove(t *testing.T) {
+	for _, tc := range []struct {
+		file, cli, label string
+		moves            int
+	}{
+		{"screens-real/claude__needs_input__2.txt", "claude", "trust", 0},
+		{"screens-newest/claude-2.1.332__needs_input__trust-cursor-on-no.txt", "claude", "trust", 1},
+		{"screens-newest/claude-2.1.332__needs_input__trust-cursor-on-yes.txt", "claude", "trust", 0},
+		{"screens-real/claude__needs_input__3.txt", "claude", "apikey", -1},
+		{"screens-real/claude__needs_input__1.txt", "claude", "approve", 0},
+		{"screens-real/codex__needs_input__2.txt", "codex", "trust", 0},
+		{"screens-real/codex__needs_input__1.txt", "codex", "approve", 0},
+		{"screens-real/gemini__needs_input__1.txt", "gemini", "trust", 0},
+		{"screens-real/gemini__needs_input__2.txt", "gemini", "approve", 0},
+	} {
+		p, err := BuiltinProfile(tc.cli)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join("testdata", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		label := p.ApproveChoose
+		switch tc.label {
+		case "trust":
+			label = p.Trust[0].Choose
+		case "apikey":
+			label = p.Trust[1].Choose
+		}
+		if tc.label != "approve" {
+			if d := Detect(p, string(b)); d.TrustChoose != label {
+				t.Errorf("%s: detection chooses %q, want %q", tc.file, d.TrustChoose, label)
+			}
+		}
+		moves, ok := MenuMove(p, string(b), label)
+		if !ok || moves != tc.moves {
+			t.Errorf("%s: MenuMove(%s) = %d, %v; want %d, true", tc.file, tc.label, moves, ok, tc.moves)
+		}
+	}
+	// No cursor on the screen, no label: nothing to choose.
+	p, _ := BuiltinProfile("claude")
+	if _, ok := MenuMove(p, "just text\n", p.Trust[0].Choose); ok {
+		t.Error("MenuMove found a menu on a screen without one")
+	}
+}

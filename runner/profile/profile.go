@@ -128,6 +128,14 @@ type Profile struct {
 	// the agent's pane (a trailing * matches a prefix, e.g. "ANTHROPIC_*"):
 	// a tmux server started earlier does not have them.
 	PassEnv []string `json:"pass_env,omitempty"`
+	// MenuCursor matches the line of a menu's selected option (its cursor
+	// glyph, e.g. "^\\s*❯ "): dialogs are answered by moving it onto the
+	// option chosen by its label (TrustDialog.Choose, ApproveChoose).
+	MenuCursor string `json:"menu_cursor,omitempty"`
+	// ApproveChoose matches the label of an approval dialog's option that
+	// allows once ("1. Yes"); --approve-rule selects it before Enter.
+	// Empty: Enter on the option the dialog starts on.
+	ApproveChoose string `json:"approve_choose,omitempty"`
 	// SandboxPaths are where the agent CLI keeps its own state (config,
 	// sessions, logs): read-write under dispatch --sandbox, everything else
 	// but the task's folder read-only. "~/x" is under HOME, "$VAR/x" or
@@ -184,8 +192,15 @@ type Profile struct {
 type TrustDialog struct {
 	// Pattern matches a line of the dialog.
 	Pattern string `json:"pattern"`
-	// Keys are tmux key names sent, in order, to accept the dialog.
+	// Keys are tmux key names sent, in order, to accept the dialog (once
+	// Choose's option is selected, when Choose is set).
 	Keys []string `json:"keys"`
+	// Choose, when set, matches the label of the option that accepts (a
+	// regular expression on the option's line): the cursor (the profile's
+	// MenuCursor) is moved onto it with Down or Up, and checked on the
+	// screen, before Keys. A dialog whose cursor starts elsewhere (Claude
+	// Code 2.1.332 starts on "No, exit") is answered all the same.
+	Choose string `json:"choose,omitempty"`
 }
 
 // Hook kinds.

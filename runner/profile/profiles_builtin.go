@@ -102,13 +102,20 @@ func claudeProfile() *Profile {
 			`Press Enter to continue`, // onboarding screens
 			`^\s*❯ 1\. `,              // a numbered menu with its selection on option 1
 		},
+		// The selected option: "❯ " (the composer's "❯" is followed by a
+		// no-break space instead).
+		MenuCursor: `^\s*❯ `,
+		// Options chosen by label, the cursor checked before Enter: 2.1.197
+		// starts the folder dialog on "❯ 1. Yes, I trust this folder",
+		// 2.1.332 on "❯ No, exit" (testdata/screens-newest).
 		Trust: []TrustDialog{
-			{Pattern: `Yes, I trust this folder`, Keys: []string{"Enter"}},
-			{Pattern: `Detected a custom API key`, Keys: []string{"Up", "Enter"}},
+			{Pattern: `Yes, I trust this folder`, Keys: []string{"Enter"}, Choose: `^\s*(?:❯ )?\s*(?:\d+\. )?Yes, I trust this folder`},
+			{Pattern: `Detected a custom API key`, Keys: []string{"Enter"}, Choose: `^\s*(?:❯ )?\s*(?:\d+\. )?Yes$`},
 		},
-		Exited:     []string{`^Resume this session with:`, `^claude --resume \S+`},
-		Error:      []string{`^(● |\s+⎿\s+)API Error`},
-		ErrorReset: []string{`^❯ \S`, `Press Ctrl-C again to exit`, `Interrupted · What should Claude do`},
+		ApproveChoose: `^\s*(?:❯ )?\s*(?:\d+\. )?Yes$`,
+		Exited:        []string{`^Resume this session with:`, `^claude --resume \S+`},
+		Error:         []string{`^(● |\s+⎿\s+)API Error`},
+		ErrorReset:    []string{`^❯ \S`, `Press Ctrl-C again to exit`, `Interrupted · What should Claude do`},
 		Volatile: []string{
 			`^[·✢*✶✻✽] \S+…`, `Retrying in \d+s`, `\(\d+[ms]( \d+s)? · [↑↓] \d+ tokens\)`,
 		},
@@ -200,16 +207,19 @@ func codexProfile() *Profile {
 			`Press enter to (continue|save)`,
 			`Task is still running`,
 		},
+		MenuCursor: `^\s*› \d+\.`,
 		Trust: []TrustDialog{
-			{Pattern: `(Trust this folder|trust the (files|contents) (in|of) this)`, Keys: []string{"Enter"}},
+			{Pattern: `(Trust this folder|trust the (files|contents) (in|of) this)`, Keys: []string{"Enter"},
+				Choose: `^\s*(?:› )?\d+\. (?:Trust and continue|Yes\b)`},
 		},
-		Exited:      []string{`codex resume \S+`, `^Error loading configuration`},
-		Error:       []string{`^■ (stream error|unexpected status|Error)`},
-		ErrorReset:  []string{`^› \S`},
-		Volatile:    []string{`\(\d+[hms]( \d+s)? • esc to interrupt\)`, `Worked for .* • \d\d:\d\d`, `^[•◦] (Working|Reconnecting)`},
-		AnswerStart: []string{`^• `},
-		AnswerEnd:   []string{`^\s*─*\s*Worked for`, `^› `, `^■ `},
-		BottomLines: 8,
+		ApproveChoose: `^\s*(?:› )?\d+\. Yes, proceed`,
+		Exited:        []string{`codex resume \S+`, `^Error loading configuration`},
+		Error:         []string{`^■ (stream error|unexpected status|Error)`},
+		ErrorReset:    []string{`^› \S`},
+		Volatile:      []string{`\(\d+[hms]( \d+s)? • esc to interrupt\)`, `Worked for .* • \d\d:\d\d`, `^[•◦] (Working|Reconnecting)`},
+		AnswerStart:   []string{`^• `},
+		AnswerEnd:     []string{`^\s*─*\s*Worked for`, `^› `, `^■ `},
+		BottomLines:   8,
 		// Codex reads Enter within 120 ms of a paste burst as a newline.
 		EnterDelay:    Duration{200 * time.Millisecond},
 		InterruptKeys: []string{"Escape"},
@@ -284,12 +294,14 @@ func geminiProfile() *Profile {
 			`\(Press Enter to submit, Esc to cancel`,
 			`^│? *● 1\. `,
 		},
+		MenuCursor: `^[│ ]*● \d+\.`,
 		Trust: []TrustDialog{
-			{Pattern: `Do you trust the files in this folder\?`, Keys: []string{"Enter"}},
+			{Pattern: `Do you trust the files in this folder\?`, Keys: []string{"Enter"}, Choose: `^[│ ]*(?:● )?\s*\d+\. Trust folder`},
 		},
-		Exited:     []string{`To resume this session: gemini --resume`, `Agent powering down`},
-		Error:      []string{`^✕ \[API Error`, `This request failed\.`},
-		ErrorReset: []string{`^ > \S`, `Request cancelled`},
+		ApproveChoose: `^[│ ]*(?:● )?\s*\d+\. Allow once`,
+		Exited:        []string{`To resume this session: gemini --resume`, `Agent powering down`},
+		Error:         []string{`^✕ \[API Error`, `This request failed\.`},
+		ErrorReset:    []string{`^ > \S`, `Request cancelled`},
 		// Qwen Code, its fork, echoes before its spinner: so may Gemini.
 		EchoBeforeTurn: true,
 		Volatile:       []string{brailleSpinner, `\(esc to cancel, \d+[ms]`},

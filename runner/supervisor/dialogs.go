@@ -24,6 +24,9 @@ func (s *Supervisor) acceptTrust(ctx, wctx context.Context, d profile.Detection)
 		t.AddTurn(s.Book.Now(), "auto-accepted (--yes-trust): "+dialogLine(s.Profile, d.Question))
 	})
 	s.Book.Say("task %s: accepting the trust dialog (--yes-trust)", s.ID)
+	if err := s.choose(ctx, d.TrustChoose); err != nil {
+		return err
+	}
 	if err := s.TC.SendKeys(ctx, s.PaneID, d.TrustKeys...); err != nil {
 		return err
 	}
@@ -88,11 +91,63 @@ func (s *Supervisor) dialog(ctx context.Context, d profile.Detection, obs monito
 	_ = s.Book.Update(ctx, func(t *state.Task) {
 		t.AddTurn(s.Book.Now(), "auto-approved: "+dialogLine(s.Profile, d.Question))
 	})
+	if err := s.choose(ctx, s.Profile.ApproveChoose); err != nil {
+		return err
+	}
 	if err := s.TC.SendKeys(ctx, s.PaneID, "Enter"); err != nil {
 		return err
 	}
 	_, err := s.Mon.Wait(ctx, monitor.GoalLeaveInput, time.Now())
 	return err
+}
+
+// chooseRounds bounds the moves made to select a dialog's option.
+const chooseRounds = 4
+
+// choose selects the dialog option whose line matches label (see
+// profile.MenuMove): Down or Up as many times as the screen says, then the
+// screen again, until the cursor is on it. A label or cursor not on the
+// screen leaves the dialog as it is (its keys are pressed as they stand);
+// a cursor that will not reach the label is an error, never an Enter on
+// another option.
+func (s *Supervisor) choose(ctx context.Context, label string) error {
+	if label == "" {
+		return nil
+	}
+	for range chooseRounds {
+		screen, err := s.TC.CaptureScreen(ctx, s.PaneID)
+		if err != nil {
+			return err
+		}
+		moves, ok := profile.MenuMove(s.Profile, screen, label)
+		if !ok || moves == 0 {
+			return nil
+		}
+		key := "Down"
+		if moves < 0 {
+			key, moves = "Up", -moves
+		}
+		keys := make([]string, moves)
+		for i := range keys {
+			keys[i] = key
+		}
+		if err := s.TC.SendKeys(ctx, s.PaneID, keys...); err != nil {
+			return err
+		}
+		s.Book.Journal(ctx, "auto-answer", fmt.Sprintf("moved the dialog's cursor %s ×%d to the option %q", key, moves, label))
+		// The dialog redraws its cursor: wait for the screen to change.
+		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
+			if now, err := s.TC.CaptureScreen(ctx, s.PaneID); err != nil || now != screen {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(30 * time.Millisecond):
+			}
+		}
+	}
+	return fmt.Errorf("task %s: the dialog's cursor did not reach the option %q after %d tries (answer it with 'runner attach %s')", s.ID, label, chooseRounds, s.ID)
 }
 
 // dialogLine is the line of a dialog that asks. The dialog's first menu,

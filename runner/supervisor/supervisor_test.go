@@ -75,6 +75,8 @@ type pane struct {
 	pastes    []string
 	delivered []string
 	screen    string
+	// onKeys, if set, changes the screen as the keys sent would.
+	onKeys func(keys string) string
 }
 
 func (p *pane) CaptureScreen(ctx context.Context, id string) (string, error) { return p.screen, nil }
@@ -83,6 +85,9 @@ func (p *pane) Capture(ctx context.Context, id string, o tmuxctl.CaptureOptions)
 }
 func (p *pane) SendKeys(ctx context.Context, id string, keys ...string) error {
 	p.keys = append(p.keys, strings.Join(keys, "+"))
+	if p.onKeys != nil {
+		p.screen = p.onKeys(strings.Join(keys, "+"))
+	}
 	return nil
 }
 func (p *pane) Deliver(ctx context.Context, id, text string, o tmuxctl.DeliverOptions) (tmuxctl.Delivery, error) {
@@ -440,5 +445,40 @@ func TestLoadNote(t *testing.T) {
 		if got := loadNote(tc.loadavg, tc.cpus); (got != "") != tc.busy {
 			t.Errorf("loadNote(%q, %d) = %q, want busy %v", tc.loadavg, tc.cpus, got, tc.busy)
 		}
+	}
+}
+
+// TestTrustChosenByLabel: Claude Code 2.1.332's folder dialog starts on
+// "No, exit"; --yes-trust moves the cursor onto "Yes, I trust this folder"
+// and checks it there before Enter (an Enter where it started would quit).
+func TestTrustChosenByLabel(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("..", "profile", "testdata", "screens-newest", name+".txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	onNo, onYes := read("claude-2.1.332__needs_input__trust-cursor-on-no"), read("claude-2.1.332__needs_input__trust-cursor-on-yes")
+	sup, pn, b, _ := newSupervisor(t, "claude", Settings{YesTrust: true}, step{goal: monitor.GoalLeaveInput, obs: monitor.Observation{}})
+	pn.screen = onNo
+	pn.onKeys = func(keys string) string {
+		if keys == "Down" && pn.screen == onNo {
+			return onYes
+		}
+		return pn.screen
+	}
+	d := profile.Detect(sup.Profile, onNo)
+	if err := sup.acceptTrust(t.Context(), t.Context(), d); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(pn.keys, " "); got != "Down Enter" {
+		t.Errorf("keys %q, want \"Down Enter\" (log %q)", got, b.log)
+	}
+	// A cursor that never moves: an error, and no Enter.
+	sup, pn, _, _ = newSupervisor(t, "claude", Settings{YesTrust: true})
+	pn.screen = onNo
+	if err := sup.acceptTrust(t.Context(), t.Context(), d); err == nil || strings.Contains(strings.Join(pn.keys, " "), "Enter") {
+		t.Errorf("a stuck cursor: err %v, keys %q; want an error and no Enter", err, pn.keys)
 	}
 }
