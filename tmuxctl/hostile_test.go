@@ -31,11 +31,17 @@ func TestHostileNamesRunNothing(t *testing.T) {
 	}
 	transcript, died := filepath.Join(logs, "t.log"), filepath.Join(logs, "died")
 	pane, err := c.NewSession(ctx, WindowSpec{Session: session, Name: name, Cwd: cwd, Size: Size{80, 24},
-		Argv: []string{"sh", "-c", "echo transcribed; sleep 1; exit 7"}, RemainOnExit: true, PipeTo: transcript})
+		// It exits once the hooks are set (the file go exists), loaded
+		// machine or not.
+		Argv:         []string{"sh", "-c", `echo transcribed; while [ ! -e "$0" ]; do sleep 0.05; done; exit 7`, filepath.Join(base, "go")},
+		RemainOnExit: true, PipeTo: transcript})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Batch(ctx, PaneDiedHooks(pane, session, died)...); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(base, "go"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	info, err := c.run(ctx, nil, "display-message", "-p", "-t", pane, "#{session_name}|#{window_name}|#{pane_start_path}")
