@@ -100,7 +100,7 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 			}
 		}
 		if o.Status != state.StatusDone {
-			dropped = messaging.DropQueue(st, b.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", b.id, o.Status))
+			dropped = messaging.DropQueue(st, b.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", b.id, o.Status), liveProcs{})
 		}
 		err := t.SetStatus(o.Status, env.now(), o.Reason)
 		c := *t

@@ -180,7 +180,7 @@ func (env *Env) setStatus(ctx context.Context, id string, s state.Status, reason
 		}
 		if change(t) {
 			// Its queue can never be delivered now.
-			dropped = messaging.DropQueue(st, id, env.now(), fmt.Sprintf("task %s ended %s before taking it", id, s))
+			dropped = messaging.DropQueue(st, id, env.now(), fmt.Sprintf("task %s ended %s before taking it", id, s), liveProcs{})
 		}
 		return nil
 	})

@@ -89,7 +89,7 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 	}
 	// Any target may be done by the time the lock is taken: know all
 	// their panes.
-	p := &messaging.Posting{Req: req, Type: typ, Sender: sender, Alive: map[string]bool{}, Now: env.now()}
+	p := &messaging.Posting{Req: req, Type: typ, Sender: sender, Alive: map[string]bool{}, Now: env.now(), Procs: liveProcs{}}
 	live := map[string]bool{}
 	for _, pn := range panes {
 		live[pn.ID] = !pn.Dead

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
@@ -73,14 +74,14 @@ func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *profile.Profile,
 				}
 				// The next key once the screen answered this one.
 				for until := time.Now().Add(2 * time.Second); time.Now().Before(until); {
-					if sleepCtx(ctx, profile.QuitGap/3) != nil {
+					if ctxtime.Sleep(ctx, profile.QuitGap/3) != nil {
 						break rounds
 					}
 					if now, err := tc.CaptureScreen(ctx, pane.ID); err != nil || now != before {
 						break
 					}
 				}
-				if sleepCtx(ctx, profile.QuitGap/3) != nil {
+				if ctxtime.Sleep(ctx, profile.QuitGap/3) != nil {
 					break rounds
 				}
 			}
@@ -89,7 +90,7 @@ func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *profile.Profile,
 					quit = true
 					break rounds
 				}
-				if sleepCtx(ctx, 100*time.Millisecond) != nil {
+				if ctxtime.Sleep(ctx, 100*time.Millisecond) != nil {
 					break rounds
 				}
 			}
@@ -100,17 +101,6 @@ func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *profile.Profile,
 		return "", quit
 	}
 	return prof.FindSession(screen), quit
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // taskPicker chooses the processes of targets in a process table: the

@@ -92,7 +92,7 @@ func reconcile(ctx context.Context, env *Env, wantPanes bool) (*state.State, []t
 			}
 			_ = t.SetStatus(c.status, env.now(), c.reason)
 			if c.status.IsTerminal() {
-				dropped = append(dropped, messaging.DropQueue(s, c.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", c.id, c.status))...)
+				dropped = append(dropped, messaging.DropQueue(s, c.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", c.id, c.status), liveProcs{})...)
 			}
 		}
 		st = s

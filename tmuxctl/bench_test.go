@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/ctxtime"
 )
 
 // Benchmarks report ratios against a baseline measured in the same run: the
@@ -210,7 +212,7 @@ func BenchmarkQuietPanesCPU(b *testing.B) {
 	naive := measure(func(ctx context.Context, pane string) {
 		for ctx.Err() == nil {
 			_, _ = c.CaptureScreen(ctx, pane)
-			_ = sleepCtx(ctx, 500*time.Millisecond)
+			_ = ctxtime.Sleep(ctx, 500*time.Millisecond)
 		}
 	})
 	ours := measure(func(ctx context.Context, pane string) {

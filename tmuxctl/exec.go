@@ -14,6 +14,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/internal/ctxtime"
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // ExecResult is the outcome of Exec.
@@ -139,7 +142,7 @@ func (c *Client) execFromFile(ctx context.Context, pane, file string, offset int
 				return res, err
 			}
 		}
-		if err := sleepCtx(ctx, poll); err != nil {
+		if err := ctxtime.Sleep(ctx, poll); err != nil {
 			return res, waitErr(ctx, pane, "the command to finish", start, lastLines(StripEscapes(string(raw)), 5))
 		}
 	}
@@ -221,48 +224,9 @@ func renderLines(s string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// StripEscapes removes terminal escape sequences (CSI, OSC, DCS and other
-// ESC sequences) from s.
-func StripEscapes(s string) string {
-	i := strings.IndexByte(s, 0x1b)
-	if i < 0 {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i >= 0 {
-		b.WriteString(s[:i])
-		s = s[i+1:]
-		switch {
-		case s == "":
-		case s[0] == '[': // CSI: parameters, then a final byte @-~
-			j := 1
-			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
-				j++
-			}
-			s = s[min(j+1, len(s)):]
-		case s[0] == ']' || s[0] == 'P' || s[0] == '_' || s[0] == '^': // strings: up to BEL or ESC \
-			j := strings.IndexAny(s, "\a\x1b")
-			switch {
-			case j < 0:
-				s = ""
-			case s[j] == '\a':
-				s = s[j+1:]
-			default:
-				s = s[min(j+2, len(s)):]
-			}
-		default: // intermediates 0x20-0x2f, then a final byte (ESC =, ESC 7, ESC ( B, ESC # 8, ESC SP F)
-			j := 0
-			for j < len(s) && s[j] >= 0x20 && s[j] <= 0x2f {
-				j++
-			}
-			s = s[min(j+1, len(s)):]
-		}
-		i = strings.IndexByte(s, 0x1b)
-	}
-	b.WriteString(s)
-	return b.String()
-}
+// StripEscapes removes terminal escape sequences from s: it is
+// textutil.StripEscapes, kept here for tmuxctl's callers.
+func StripEscapes(s string) string { return textutil.StripEscapes(s) }
 
 // execFromHistory waits for the end marker on the screen and reads the
 // output from the pane's scrollback (a pane piped elsewhere).
@@ -285,7 +249,7 @@ func (c *Client) execFromHistory(ctx context.Context, pane string, start time.Ti
 		if err := c.shellAlive(ctx, pane, &res); err != nil {
 			return res, err
 		}
-		if err := sleepCtx(ctx, poll); err != nil {
+		if err := ctxtime.Sleep(ctx, poll); err != nil {
 			return res, waitErr(ctx, pane, "the command to finish", start, last)
 		}
 	}

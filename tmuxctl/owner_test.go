@@ -93,8 +93,11 @@ const textutilPkg = "github.com/runner-cli/runner/internal/textutil"
 // ssh control sockets).
 const privdirPkg = "github.com/runner-cli/runner/internal/privdir"
 
+// ctxtimePkg has the one Sleep with a context.
+const ctxtimePkg = "github.com/runner-cli/runner/internal/ctxtime"
+
 // leafPkgs are the packages of the module tmuxctl may import.
-var leafPkgs = []string{transportPkg, filelockPkg, textutilPkg, privdirPkg}
+var leafPkgs = []string{transportPkg, filelockPkg, textutilPkg, privdirPkg, ctxtimePkg}
 
 // TestTransportIsLeaf: what tmuxctl may import imports nothing of the
 // module but each other.

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/internal/ctxtime"
 )
 
 // PaneInfo is what runner needs to know about a pane.
@@ -145,7 +147,7 @@ func (c *Client) Pane(ctx context.Context, pane string) (PaneInfo, error) {
 		// Dead but not reaped yet: give tmux a moment to learn the status.
 		deadline := time.Now().Add(2 * time.Second)
 		for p.DeadStatus < 0 && time.Now().Before(deadline) {
-			if sleepCtx(ctx, 10*time.Millisecond) != nil {
+			if ctxtime.Sleep(ctx, 10*time.Millisecond) != nil {
 				break
 			}
 			q, err := c.Pane(context.WithValue(ctx, statusWaitKey{}, true), pane)

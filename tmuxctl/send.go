@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/runner-cli/runner/internal/ctxtime"
 )
 
 // DefaultEnterDelay is the pause between pasting text and pressing Enter.
@@ -167,7 +169,7 @@ func (c *Client) Send(ctx context.Context, pane, text string, opts SendOptions) 
 	if !opts.Enter {
 		return nil
 	}
-	if err := sleepCtx(ctx, enterDelay(opts.EnterDelay)); err != nil {
+	if err := ctxtime.Sleep(ctx, enterDelay(opts.EnterDelay)); err != nil {
 		return err
 	}
 	return c.SendKeys(ctx, pane, "Enter")
@@ -278,7 +280,7 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 	if err := c.Paste(ctx, pane, text, opts.Raw); err != nil {
 		return d, err
 	}
-	if err := sleepCtx(ctx, enterDelay(opts.EnterDelay)); err != nil {
+	if err := ctxtime.Sleep(ctx, enterDelay(opts.EnterDelay)); err != nil {
 		return d, err
 	}
 	accepted := opts.Accepted
@@ -353,22 +355,8 @@ func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duratio
 		if time.Now().After(deadline) {
 			return false, nil
 		}
-		if err := sleepCtx(ctx, poll); err != nil {
+		if err := ctxtime.Sleep(ctx, poll); err != nil {
 			return true, err
 		}
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/runner-cli/runner/internal/ctxtime"
 )
 
 // TimeoutError is returned by a wait whose context deadline passed. It wraps
@@ -89,7 +90,7 @@ func (c *Client) WaitPrompt(ctx context.Context, pane string, re *regexp.Regexp,
 		if p, err := c.Pane(ctx, pane); err == nil && p.Dead {
 			return PromptMatch{}, &DeadError{Pane: pane, Status: p.DeadStatus}
 		}
-		if err := sleepCtx(ctx, poll); err != nil {
+		if err := ctxtime.Sleep(ctx, poll); err != nil {
 			return PromptMatch{}, waitErr(ctx, pane, what, start, last)
 		}
 	}
@@ -376,7 +377,7 @@ func (c *Client) WaitShellPrompt(ctx context.Context, pane string, quiet time.Du
 		} else {
 			stableSince = time.Time{}
 		}
-		if err := sleepCtx(ctx, poll); err != nil {
+		if err := ctxtime.Sleep(ctx, poll); err != nil {
 			return PaneInfo{}, waitErr(ctx, pane, "a shell prompt", start, last)
 		}
 	}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/runner-cli/runner/internal/ctxtime"
 )
 
 // Turn is one scripted answer of the mock model.
@@ -469,19 +471,8 @@ func (e *sse) sleep(d time.Duration) {
 	sleepCtx(e.r, d)
 }
 
-func sleepCtx(r *http.Request, d time.Duration) bool {
-	if d <= 0 {
-		return true
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-r.Context().Done():
-		return false
-	}
-}
+// sleepCtx waits d unless the request ends first (false then).
+func sleepCtx(r *http.Request, d time.Duration) bool { return ctxtime.Sleep(r.Context(), d) == nil }
 
 // chunks splits text into streamable pieces (words with their trailing space).
 func chunks(text string) []string {

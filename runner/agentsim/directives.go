@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/internal/textutil"
 )
 
@@ -86,7 +87,7 @@ func (x *executor) runTurn(ctx context.Context, prompt string, ui turnUI) (turnE
 			rec.line("⚠ " + err.Error())
 		}
 		end.noHook = true
-		if err := sleepCtx(ctx, st.early); err != nil {
+		if err := ctxtime.Sleep(ctx, st.early); err != nil {
 			return turnEnd{}, err
 		}
 	}
@@ -111,12 +112,12 @@ func (x *executor) directive(ctx context.Context, d directive, prompt string, ui
 			st.acked = true
 		}
 	case dirSleep:
-		if err := sleepCtx(ctx, d.dur); err != nil {
+		if err := ctxtime.Sleep(ctx, d.dur); err != nil {
 			return false, err
 		}
 	case dirSilent:
 		ui.silent(true)
-		err := sleepCtx(ctx, d.dur)
+		err := ctxtime.Sleep(ctx, d.dur)
 		ui.silent(false)
 		if err != nil {
 			return false, err
@@ -277,17 +278,6 @@ func outputLines(b []byte) []string {
 		lines[i] = strings.TrimSuffix(l, "\r")
 	}
 	return lines
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // crashText is what `crash` prints, shaped like a Go panic.

@@ -11,7 +11,6 @@ import (
 
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/exit"
-	"github.com/runner-cli/runner/tmuxctl"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -236,7 +235,7 @@ func cell(s string) string { return textutil.OrDash(OneLine(s, 40)) }
 // escape sequences stripped, control characters as spaces, runs of white
 // space as one space, clipped with "…".
 func OneLine(s string, n int) string {
-	s = tmuxctl.StripEscapes(s)
+	s = textutil.StripEscapes(s)
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || r == utf8.RuneError {
 			return ' '

@@ -1,5 +1,8 @@
 // Package messaging is the pure side of what tasks tell each other: state
 // in, text or decisions out, no tmux and no I/O, table-tested on its own.
+// What it needs of processes (this one, whether a supervisor still runs)
+// comes in through Procs; it imports only state, exit and textutil
+// (TestMessagingImportsOnlyLeaves).
 //
 //   - awareness.go: RenderAwareness, the note a prompt carries of what the
 //     other agents are doing (ParseAwarenessMode, the modes), and OneLine.
@@ -16,7 +19,7 @@
 //     dispatched tasks and what a parent collects of its children
 //     (`runner tree`, `runner collect`), with their printers.
 //
-// The runner package does the I/O around them, through Env: it looks at
+// The runner package does the I/O around them (and passes liveProcs): it looks at
 // the recipients' panes before the lock, runs Posting under it, journals
 // each outcome and starts the deliveries (PostMessage); the supervisor's
 // message turns type a claimed batch in; Ask starts the shadows; and the

@@ -6,12 +6,10 @@ package messaging
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/runner-cli/runner/runner/exit"
-	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -99,6 +97,7 @@ type Posting struct {
 	Sender string          // the sending task's id; "" for the user
 	Alive  map[string]bool // recipient → its pane lives (looked at before the lock)
 	Now    time.Time
+	Procs  Procs // this process, and whether a task's supervisor runs
 
 	Outs  []Outcome
 	Start []string // idle recipients this process claimed for delivery
@@ -129,12 +128,12 @@ func (p *Posting) Post(st *state.State, targets []string) error {
 		} else {
 			p.queue(st, t, &o, hops, root)
 		}
-		if o.Result != Refused && t.Status == state.StatusDone && (t.SupervisorPID == 0 || !proctree.AliveAs(t.SupervisorPID, t.SupervisorStart)) {
+		if o.Result != Refused && t.Status == state.StatusDone && (t.SupervisorPID == 0 || !p.Procs.Alive(t.SupervisorPID, t.SupervisorStart)) {
 			// Idle, and nobody supervises it (a supervisor that has just
 			// recorded done looks at the queue once more before it
 			// lets go): this process starts the delivery.
 			_ = t.SetStatus(state.StatusReady, p.Now, "messages to deliver")
-			t.SupervisorPID, t.SupervisorStart = os.Getpid(), proctree.Identity(os.Getpid())
+			t.SupervisorPID, t.SupervisorStart = p.Procs.Self()
 			t.Ended = time.Time{}
 			o.Result, o.Reason = Delivering, fmt.Sprintf("%s is idle: delivering now", id)
 			p.Start = append(p.Start, id)
@@ -230,26 +229,27 @@ func Sender(st *state.State, from string) (string, error) {
 // failed and returned as stale: they may or may not have been typed in,
 // and are never typed twice. A task another supervisor took, or one that
 // ended, gives no batch.
-func Claim(st *state.State, id string, now time.Time) (batch, stale []*state.Message, err error) {
+func Claim(st *state.State, id string, now time.Time, procs Procs) (batch, stale []*state.Message, err error) {
 	t := st.Task(id)
 	if t == nil {
 		return nil, nil, fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
 	}
-	if t.SupervisorPID != os.Getpid() {
+	self, _ := procs.Self()
+	if t.SupervisorPID != self {
 		// Another supervisor took the task: it delivers.
-		return nil, nil, fmt.Errorf("task %s is supervised by process %d now, not %d", id, t.SupervisorPID, os.Getpid())
+		return nil, nil, fmt.Errorf("task %s is supervised by process %d now, not %d", id, t.SupervisorPID, self)
 	}
 	if t.Status.IsTerminal() {
 		return nil, nil, nil // cancelled meanwhile: nothing to deliver
 	}
-	stale = FailStaleClaims(st, id, now, "")
+	stale = FailStaleClaims(st, id, now, "", procs)
 	size, hops := 0, 0
 	var ids []string
 	for _, m := range st.MessagesFor(id, state.MessagePending) {
 		if len(batch) == MaxBatchMessages || (len(batch) > 0 && size+len(m.Text) > MaxBatchBytes) {
 			break
 		}
-		m.Status, m.ClaimedBy = state.MessageDelivering, os.Getpid()
+		m.Status, m.ClaimedBy = state.MessageDelivering, self
 		size += len(m.Text)
 		hops = max(hops, m.Hops)
 		ids = append(ids, m.ID)

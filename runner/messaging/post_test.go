@@ -2,7 +2,6 @@ package messaging
 
 import (
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
@@ -68,7 +67,7 @@ func TestPostRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := &Posting{Req: req, Type: typ, Sender: tc.sender, Alive: map[string]bool{tc.to: tc.alive}}
+			p := &Posting{Req: req, Type: typ, Sender: tc.sender, Alive: map[string]bool{tc.to: tc.alive}, Procs: fakeProcs{self: 7}}
 			if err := p.Post(st, []string{tc.to}); err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +79,7 @@ func TestPostRules(t *testing.T) {
 				t.Errorf("%d pending, want %d", n, tc.pending)
 			}
 			if d := st.Task(tc.to); (tc.result == Delivering) != (len(p.Start) == 1) ||
-				(tc.result == Delivering && (d.Status != state.StatusReady || d.SupervisorPID != os.Getpid())) {
+				(tc.result == Delivering && (d.Status != state.StatusReady || d.SupervisorPID != 7)) {
 				t.Errorf("start %v, recipient %s by %d: an idle recipient is claimed by this process, no other", p.Start, d.Status, d.SupervisorPID)
 			}
 		})
@@ -102,12 +101,13 @@ func TestCheck(t *testing.T) {
 // fails what a dead supervisor left delivering.
 func TestClaim(t *testing.T) {
 	st := state.New()
-	st.Tasks["t_a"] = &state.Task{ID: "t_a", Status: state.StatusReady, SupervisorPID: os.Getpid()}
+	procs := fakeProcs{self: 7, live: map[int]bool{7: true}}
+	st.Tasks["t_a"] = &state.Task{ID: "t_a", Status: state.StatusReady, SupervisorPID: 7}
 	st.AddMessage(&state.Message{ID: "m_dead", To: "t_a", Text: "old", Status: state.MessageDelivering, ClaimedBy: 1 << 22})
 	for i := range MaxBatchMessages + 3 {
 		st.AddMessage(&state.Message{ID: st.NewMessageID(), To: "t_a", Text: "n", Hops: i % 4, Status: state.MessagePending})
 	}
-	batch, stale, err := Claim(st, "t_a", awNow)
+	batch, stale, err := Claim(st, "t_a", awNow, procs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,17 @@ func TestClaim(t *testing.T) {
 		t.Errorf("%d delivered", n)
 	}
 	st.Tasks["t_a"].SupervisorPID = 1
-	if _, _, err := Claim(st, "t_a", awNow); err == nil || !strings.Contains(err.Error(), "supervised by process 1") {
+	if _, _, err := Claim(st, "t_a", awNow, procs); err == nil || !strings.Contains(err.Error(), "supervised by process 1") {
 		t.Errorf("claim of a task another supervisor took: %v", err)
 	}
 }
+
+// fakeProcs is messaging's view of processes in memory: this one is self,
+// and those in live run.
+type fakeProcs struct {
+	self int
+	live map[int]bool
+}
+
+func (f fakeProcs) Self() (int, string)          { return f.self, "" }
+func (f fakeProcs) Alive(pid int, _ string) bool { return pid == f.self || f.live[pid] }

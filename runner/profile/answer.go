@@ -5,7 +5,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/runner-cli/runner/tmuxctl"
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // ScreenAnswer takes the agent's answer of its last turn off a screen (or
@@ -26,7 +26,7 @@ func ScreenAnswer(p *Profile, screen string) string {
 	if c == nil || (len(c.answerStart) == 0 && len(c.answerEnd) == 0) {
 		return ""
 	}
-	lines := strings.Split(tmuxctl.StripEscapes(screen), "\n")
+	lines := strings.Split(textutil.StripEscapes(screen), "\n")
 	cut := sidebarColumn(c.answerSidebar, lines)
 	for i, l := range lines {
 		if cut > 0 {

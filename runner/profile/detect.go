@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/runner-cli/runner/tmuxctl"
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // State is what an agent's pane shows, as seen by Detect.
@@ -347,7 +347,7 @@ func MaskVolatile(p *Profile, screen string) string {
 // screenLines splits a capture into lines without escapes, carriage
 // returns or trailing spaces.
 func screenLines(screen string) []string {
-	lines := strings.Split(tmuxctl.StripEscapes(screen), "\n")
+	lines := strings.Split(textutil.StripEscapes(screen), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " \t\r") // not NBSP: Claude's input box is "❯"+NBSP
 	}

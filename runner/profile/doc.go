@@ -17,5 +17,8 @@
 //     hook that runner's must run too; opencode-turn-end.js, the OpenCode
 //     plugin that writes the turn's end.
 //
-// It imports only tmuxctl (for shell quoting) and exit (for bad-input errors).
+// It runs nothing and talks to no tmux: it imports only leaves of the
+// module — internal/textutil (escape stripping), internal/transport (shell
+// quoting, the one Quote) and exit (bad-input errors) — and the standard
+// library. TestProfileImportsOnlyLeaves holds it to that.
 package profile

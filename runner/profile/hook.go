@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/runner-cli/runner/tmuxctl"
+	"github.com/runner-cli/runner/internal/transport"
 )
 
 // Hook describes an agent's own turn-end notification, as data. Two
@@ -96,7 +96,7 @@ type HookPaths struct {
 // to file in one open with O_APPEND: the cheapest hook there is (sh's
 // builtins and one cat).
 func Appender(file string) string {
-	return "{ cat; echo; } >> " + tmuxctl.ShellQuote(file)
+	return "{ cat; echo; } >> " + transport.Quote(file)
 }
 
 // HookLaunch is what Hook.Render produces for one task: the argv to append
