@@ -355,8 +355,10 @@ func (env *Env) recordTask(ctx context.Context, req DispatchRequest, agent strin
 // dispatchQueued hands a task that waits for dependencies to a detached
 // supervisor, or waits and runs it here (Supervise starts a queued task).
 func (env *Env) dispatchQueued(ctx context.Context, task *state.Task) (*state.Task, error) {
-	var set RunSettings
-	_ = json.Unmarshal(task.Settings, &set)
+	set, err := SettingsOf(task)
+	if err != nil {
+		return task, err
+	}
 	if set.Detached {
 		pid, err := env.StartSupervisor(task.ID, nil)
 		if err != nil {
@@ -369,7 +371,7 @@ func (env *Env) dispatchQueued(ctx context.Context, task *state.Task) (*state.Ta
 		}
 		return task, nil
 	}
-	err := Supervise(ctx, env, task.ID)
+	err = Supervise(ctx, env, task.ID)
 	if t, _ := env.task(context.WithoutCancel(ctx), task.ID); t != nil {
 		task = t
 	}

@@ -5,6 +5,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -90,6 +91,21 @@ type RunSettings struct {
 	NoTmuxMessage bool `json:"no_tmux_message,omitempty"`
 	// Start is how to start the agent; Dispatch fills it in.
 	Start *StartSpec `json:"start,omitempty"`
+}
+
+// SettingsOf decodes t's settings (RunSettings), the one place that does:
+// none recorded (an older runner's task) is the zero value; a record that
+// does not decode is an error naming the task, never silently zero
+// settings (a zero timeout, no start spec).
+func SettingsOf(t *state.Task) (RunSettings, error) {
+	var set RunSettings
+	if len(t.Settings) == 0 {
+		return set, nil
+	}
+	if err := json.Unmarshal(t.Settings, &set); err != nil {
+		return set, fmt.Errorf("task %s: its recorded settings do not decode (%v): the record is damaged; 'runner state repair' or dispatch it again", t.ID, err)
+	}
+	return set, nil
 }
 
 // StartSpec is what starting a task's agent needs beyond its record. It is

@@ -47,8 +47,10 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if err := CheckTaskSize(prof, req.Text); err != nil {
 		return t, err
 	}
-	var set RunSettings
-	_ = json.Unmarshal(t.Settings, &set)
+	set, err := SettingsOf(t)
+	if err != nil {
+		return t, err
+	}
 	if req.Settings != nil {
 		set = *req.Settings
 	}
@@ -286,8 +288,10 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 	if err != nil || info.Dead {
 		return t, 0, exit.Usagef("task %s: its pane %s is gone or dead; it cannot be resumed", t.ID, t.Tmux.Pane)
 	}
-	var set RunSettings
-	_ = json.Unmarshal(t.Settings, &set)
+	set, err := SettingsOf(t)
+	if err != nil {
+		return t, 0, err
+	}
 	set.Detached = true
 	raw, _ := json.Marshal(set)
 	wasOrphaned := t.Status == state.StatusOrphaned
@@ -319,8 +323,10 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 // resumeQueued puts a task orphaned while waiting for its dependencies back
 // in the queue and starts a detached supervisor that waits on.
 func resumeQueued(ctx context.Context, env *Env, t *state.Task) (*state.Task, int, error) {
-	var set RunSettings
-	_ = json.Unmarshal(t.Settings, &set)
+	set, err := SettingsOf(t)
+	if err != nil {
+		return t, 0, err
+	}
 	set.Detached = true
 	raw, _ := json.Marshal(set)
 	if err := env.update(ctx, t.ID, func(x *state.Task) {

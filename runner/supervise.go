@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -30,11 +29,9 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	if err != nil {
 		return err
 	}
-	var set RunSettings
-	if len(t.Settings) > 0 {
-		if err := json.Unmarshal(t.Settings, &set); err != nil {
-			return fmt.Errorf("task %s: settings: %w", id, err)
-		}
+	set, err := SettingsOf(t)
+	if err != nil {
+		return err
 	}
 	prof, err := profile.FindProfile(env.Profiles, t.Agent)
 	if err != nil {

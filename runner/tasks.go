@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"sort"
@@ -100,9 +99,11 @@ func Cancel(ctx context.Context, env *Env, ref string, kill bool) (*state.Task, 
 		// The supervisor is stopped below and will not notify: say it
 		// here (the notify command, the tmux message).
 		if nt, err := env.task(ctx, t.ID); err == nil && nt.Status == state.StatusCancelled {
-			var set RunSettings
-			_ = json.Unmarshal(nt.Settings, &set)
-			env.notify(ctx, nt, set)
+			if set, err := SettingsOf(nt); err == nil {
+				env.notify(ctx, nt, set)
+			} else {
+				env.warn("%v: no notification", err)
+			}
 		}
 	}
 	if t.SupervisorPID != os.Getpid() && supervisorAlive(t) {

@@ -140,3 +140,17 @@ func TestReconcileReusedSupervisorPID(t *testing.T) {
 		}
 	}
 }
+
+// TestSettingsOf: no settings is the zero value; damaged ones are an error
+// naming the task, never zero settings taken for real ones.
+func TestSettingsOf(t *testing.T) {
+	if set, err := SettingsOf(&state.Task{ID: "t_a"}); err != nil || set.Timeout != 0 {
+		t.Fatalf("none: %+v %v", set, err)
+	}
+	if set, err := SettingsOf(&state.Task{ID: "t_a", Settings: []byte(`{"timeout":5000000000}`)}); err != nil || set.Timeout != 5*time.Second {
+		t.Fatalf("a timeout: %+v %v", set, err)
+	}
+	if _, err := SettingsOf(&state.Task{ID: "t_bad", Settings: []byte(`{"timeout":"soon"`)}); err == nil || !strings.Contains(err.Error(), "t_bad") {
+		t.Fatalf("damaged: %v", err)
+	}
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -60,8 +59,10 @@ func (a *app) runSend(ctx context.Context, opts sendOptions) error {
 		if err != nil {
 			return err
 		}
-		var s runner.RunSettings
-		_ = json.Unmarshal(t.Settings, &s)
+		s, err := runner.SettingsOf(t)
+		if err != nil {
+			return err
+		}
 		s.Timeout = opts.timeout
 		set = &s
 	}
