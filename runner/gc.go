@@ -4,12 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/runner-cli/runner/runner/profile"
@@ -377,24 +373,9 @@ func StartAutoGC(env *Env, st *state.State, closeAfter time.Duration) (int, erro
 	if env.Exe == "" || st == nil || !AutoGCDue(st, closeAfter, env.now()) {
 		return 0, nil
 	}
-	logf, err := os.OpenFile(filepath.Join(env.Store.Dir(), "gc.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	pid, err := env.spawnRunner(filepath.Join(env.Store.Dir(), "gc.log"), nil, "gc", "--auto", "--older-than", closeAfter.String())
 	if err != nil {
-		return 0, fmt.Errorf("open the gc log: %w", err)
-	}
-	defer logf.Close()
-	cmd := exec.Command(env.Exe, "--socket", env.TC.Socket(), "gc", "--auto", "--older-than", closeAfter.String())
-	// Not a process of the task whose pane may have started this one.
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		k, _, _ := strings.Cut(kv, "=")
-		return isTaskIdentityVar(k)
-	})
-	cmd.Env = append(cmd.Env, "RUNNER_STATE_DIR="+env.Store.Dir())
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("start the background gc: %w", err)
 	}
-	pid := cmd.Process.Pid
-	_ = cmd.Process.Release()
 	return pid, nil
 }

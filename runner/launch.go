@@ -171,14 +171,8 @@ func paneEnv(env *Env, t *state.Task, prof *profile.Profile) []string {
 // isTaskIdentityVar reports whether k is one of the variables that say
 // which task a process belongs to (set in every agent pane). A process
 // that is not that task (a supervisor started from a pane, a shadow) must
-// not inherit them.
-func isTaskIdentityVar(k string) bool {
-	switch k {
-	case "RUNNER_TASK_ID", "RUNNER_PARENT", "RUNNER_LEVEL", "RUNNER_PROJECT":
-		return true
-	}
-	return false
-}
+// not inherit them (tmuxctl.TaskIdentityVars, which tmux clients drop too).
+func isTaskIdentityVar(k string) bool { return slices.Contains(tmuxctl.TaskIdentityVars, k) }
 
 // launch starts the agent in a new window of the project's session, with
 // remain-on-exit, the pane-died hook, the transcript pipe and the agent's
@@ -339,39 +333,10 @@ func writeHookFile(path string, b []byte) error {
 // own session, logging to the task's supervisor log, and records its pid.
 // extra files are inherited (a project lock).
 func (env *Env) StartSupervisor(id string, extra []*os.File) (int, error) {
-	if env.Exe == "" {
-		return 0, errors.New("cannot find the runner binary to start a supervisor")
-	}
-	logPath := env.Store.TaskFile("supervisor-log", id)
-	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
-		return 0, err
-	}
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	pid, err := env.spawnRunner(env.Store.TaskFile("supervisor-log", id), extra, "supervise", id)
 	if err != nil {
-		return 0, fmt.Errorf("open supervisor log: %w", err)
-	}
-	defer logf.Close()
-	devnull, err := os.Open(os.DevNull)
-	if err != nil {
-		return 0, err
-	}
-	defer devnull.Close()
-	cmd := exec.Command(env.Exe, "--socket", env.TC.Socket(), "supervise", id)
-	// A supervisor started from inside a task's pane (a message to an
-	// idle task) must not pass for that task.
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		k, _, _ := strings.Cut(kv, "=")
-		return isTaskIdentityVar(k)
-	})
-	cmd.Env = append(cmd.Env, "RUNNER_STATE_DIR="+env.Store.Dir())
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
-	cmd.ExtraFiles = extra
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("start supervisor: %w", err)
 	}
-	pid := cmd.Process.Pid
-	_ = cmd.Process.Release()
 	// The supervisor records itself too: a busy lock here must not make a
 	// caller believe no supervisor runs (and start a second one).
 	if err := env.updateDurably(context.Background(), "task "+id+": record supervisor "+strconv.Itoa(pid), func(st *state.State) error {
