@@ -227,7 +227,7 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 			if err != nil {
 				return p, err
 			}
-			if _, err := c.sandboxThere(ctx); err != nil {
+			if _, err := c.Sandbox(ctx); err != nil {
 				return p, err
 			}
 		} else if _, err := sandbox.Check(ctx); err != nil {
@@ -311,7 +311,7 @@ func (env *Env) recordTask(ctx context.Context, req DispatchRequest, agent strin
 		if err != nil {
 			return nil, err
 		}
-		tmux.Socket = c.tc.Socket()
+		tmux.Socket = c.TC().Socket()
 	}
 	settings, _ := json.Marshal(req.Settings)
 	now := env.now()

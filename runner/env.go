@@ -12,6 +12,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/runner-cli/runner/runner/hosts"
+
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
@@ -41,7 +43,11 @@ type Env struct {
 	// Now returns the time; nil means time.Now.
 	Now func() time.Time
 
-	conns *hostConns // the connections to hosts, made as needed
+	// Hosts holds the connections to hosts (made by the caller; one per
+	// command or supervisor). Nil: no task or project on a host can be
+	// reached.
+	Hosts *hosts.Pool
+
 	// early is the stream of a foreground remote task's files, started
 	// before its agent so that the supervisor sees its first screen at
 	// once (taken by newSupervisor).

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runner-cli/runner/runner/hosts"
+
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -67,7 +69,7 @@ var diedLine = regexp.MustCompile(`^(%\d+ -?\d+|closed)$`)
 
 // mirror streams a remote task's files into their local copies.
 type mirror struct {
-	c                *hostConn
+	c                *hosts.Conn
 	remote           remoteFiles
 	transcript, died string // the local copies
 	events           string
@@ -87,7 +89,7 @@ func (env *Env) startMirror(ctx context.Context, t *state.Task) (context.Context
 	if err != nil {
 		return nil, nil, err
 	}
-	dir, err := c.taskPath(ctx, t.ID) // its script makes the directories
+	dir, err := c.TaskPath(ctx, t.ID) // its script makes the directories
 	if err != nil {
 		return nil, nil, err
 	}
@@ -184,7 +186,7 @@ func (m *mirror) loop(ctx context.Context, lost func(error)) {
 		}
 		if !reported && time.Since(downSince) >= m.lostAfter {
 			reported = true
-			lost(fmt.Errorf("host %s (%s): %w for %v: %v%s", m.c.host.Name, m.c.host.Destination, ErrHostLost,
+			lost(fmt.Errorf("host %s (%s): %w for %v: %v%s", m.c.Host().Name, m.c.Host().Destination, ErrHostLost,
 				m.lostAfter, err, m.lastWords()))
 		}
 		select {
@@ -219,7 +221,7 @@ func (m *mirror) once(ctx context.Context) error {
 	}
 	argv := []string{"sh", "-c", mirrorScript, "sh", m.remote.transcript, m.remote.died, m.remote.events,
 		strconv.FormatInt(size(m.transcript)+1, 10)}
-	cmd := m.c.tr.Command(ctx, append(argv, tmuxctl.SocketArgs(m.c.tc.Socket())...)...)
+	cmd := m.c.Transport().Command(ctx, append(argv, tmuxctl.SocketArgs(m.c.TC().Socket())...)...)
 	// The session lives as long as its stdin: a pipe this side holds
 	// open, so the tails there end when this process or the connection
 	// goes.

@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/runner-cli/runner/runner/hosts"
+
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
 )
@@ -39,7 +41,7 @@ func ResolveProject(st *state.State, arg, host string) (Place, error) {
 	if arg == "" {
 		return Place{}, exit.Usagef("no project: give a registered name (see 'runner project list') or a directory such as .")
 	}
-	if h, dir, ok := HostPath(arg); ok {
+	if h, dir, ok := hosts.Path(arg); ok {
 		if host != "" && host != h {
 			return Place{}, exit.Usagef("project %q is on host %s, not on --host %s", arg, h, host)
 		}
@@ -83,7 +85,7 @@ func resolveOnHost(st *state.State, arg, host string) (Place, error) {
 		case !ok:
 			return Place{}, exit.Usagef("project %q is not registered; on host %s give an absolute path (--host %s /srv/dir)", arg, host, host)
 		case p.Host != host:
-			return Place{}, exit.Usagef("project %q is at %s, not on host %s", arg, ProjectLocation(*p), host)
+			return Place{}, exit.Usagef("project %q is at %s, not on host %s", arg, hosts.Location(*p), host)
 		}
 		return Place{Project: arg, Dir: p.Dir, Host: host}, nil
 	}

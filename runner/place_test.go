@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/runner-cli/runner/runner/hosts"
+
 	"github.com/runner-cli/runner/state"
 )
 
@@ -60,12 +62,12 @@ func TestHostPath(t *testing.T) {
 		{"host:nocolon", "", "host:nocolon"},
 		{"./host:x:y", "", "./host:x:y"},
 	} {
-		h, d, ok := HostPath(c.in)
+		h, d, ok := hosts.Path(c.in)
 		if h != c.host || d != c.dir || ok != (c.host != "") {
-			t.Errorf("HostPath(%q) = %q, %q, %v", c.in, h, d, ok)
+			t.Errorf("hosts.Path(%q) = %q, %q, %v", c.in, h, d, ok)
 		}
 	}
-	if got := ProjectLocation(state.Project{Name: "api", Dir: "/srv/api", Host: "gpu"}); got != "host:gpu:/srv/api" {
+	if got := hosts.Location(state.Project{Name: "api", Dir: "/srv/api", Host: "gpu"}); got != "host:gpu:/srv/api" {
 		t.Errorf("ProjectLocation = %q", got)
 	}
 }

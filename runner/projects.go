@@ -8,11 +8,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/runner/hosts"
 
 	"github.com/runner-cli/runner/runner/exit"
 
@@ -71,34 +72,14 @@ func OpenStore(getenv func(string) string, cfg *Config) (*state.Store, error) {
 	return s, nil
 }
 
-var projectName = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-
-// ValidateProjectName returns a usage error unless name matches
-// [a-z0-9][a-z0-9._-]{0,63}.
+// ValidateProjectName returns a usage error unless name is a valid name
+// (state.ValidName: [a-z0-9][a-z0-9._-]{0,63}).
 func ValidateProjectName(name string) error {
-	if !projectName.MatchString(name) {
+	if !state.ValidName(name) {
 		return exit.Usagef("invalid project name %q: use 1 to 64 characters from a-z, 0-9, '.', '_' and '-', starting with a letter or digit (e.g. %q)",
-			name, suggestName(name))
+			name, state.SuggestName(name))
 	}
 	return nil
-}
-
-// suggestName turns an invalid name into a valid one for the error message.
-func suggestName(name string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(name) {
-		switch {
-		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
-			b.WriteRune(r)
-		case r == ' ' || r == '/':
-			b.WriteRune('-')
-		}
-	}
-	s := strings.TrimLeft(b.String(), "._-")
-	if s == "" {
-		return "my-project"
-	}
-	return s[:min(len(s), 64)]
 }
 
 // AddProject registers directory dir under name. The name must be valid
@@ -107,7 +88,7 @@ func suggestName(name string) string {
 // stored absolute and cleaned. A dir written "host:HOST:/path" is a
 // directory on a registered host (runner host add), checked there over ssh:
 // an unknown host or a missing directory is a usage error, an unreachable
-// host an error wrapping ErrHostUnreachable.
+// host an error wrapping hosts.ErrUnreachable.
 func AddProject(ctx context.Context, s *state.Store, name, dir string) (state.Project, error) {
 	if err := ValidateProjectName(name); err != nil {
 		return state.Project{}, err
@@ -115,16 +96,16 @@ func AddProject(ctx context.Context, s *state.Store, name, dir string) (state.Pr
 	if dir == "" {
 		return state.Project{}, exit.Usagef("project %q: no directory given (use 'runner project add %s DIR')", name, name)
 	}
-	host, dir, remote := HostPath(dir)
+	host, dir, remote := hosts.Path(dir)
 	var abs string
 	var err error
 	if remote {
-		c, err := (&Env{Store: s}).hostConn(ctx, host)
+		c, err := hosts.NewPool(s).Conn(ctx, host)
 		if err != nil {
 			return state.Project{}, fmt.Errorf("project %q: %w", name, err)
 		}
 		abs = path.Clean(dir)
-		if err := c.checkRemoteDir(ctx, fmt.Sprintf("project %q", name), abs); err != nil {
+		if err := c.CheckDir(ctx, fmt.Sprintf("project %q", name), abs); err != nil {
 			return state.Project{}, err
 		}
 	} else if abs, err = localProjectDir(name, dir); err != nil {
@@ -133,7 +114,7 @@ func AddProject(ctx context.Context, s *state.Store, name, dir string) (state.Pr
 	p := state.Project{Name: name, Dir: abs, Host: host, Added: time.Now().UTC()}
 	err = s.Update(ctx, func(st *state.State) error {
 		if old, ok := st.Projects[name]; ok {
-			return exit.Usagef("project %q already exists (%s); remove it first with 'runner project rm %s'", name, ProjectLocation(*old), name)
+			return exit.Usagef("project %q already exists (%s); remove it first with 'runner project rm %s'", name, hosts.Location(*old), name)
 		}
 		st.Projects[name] = &p
 		return nil

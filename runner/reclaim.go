@@ -341,7 +341,7 @@ func (env *Env) killRemoteTask(ctx context.Context, t *state.Task) error {
 		return err
 	}
 	if t.Tmux.Pane != "" {
-		panes, err := c.tc.ListPanes(ctx)
+		panes, err := c.TC().ListPanes(ctx)
 		if err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
 			return fmt.Errorf("task %s: list the panes on host %s: %w", t.ID, t.Tmux.Host, err)
 		}
@@ -353,7 +353,7 @@ func (env *Env) killRemoteTask(ctx context.Context, t *state.Task) error {
 				env.warn("task %s: pane %s on host %s is another window now (%s:%s); it is left alone", t.ID, p.ID, t.Tmux.Host, p.Session, p.WindowName)
 				break
 			}
-			if err := c.tc.KillWindow(ctx, p.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
+			if err := c.TC().KillWindow(ctx, p.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
 				return fmt.Errorf("task %s: close its window on host %s: %w", t.ID, t.Tmux.Host, err)
 			}
 		}

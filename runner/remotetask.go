@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/runner-cli/runner/runner/hosts"
+
 	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/proctree"
@@ -24,7 +26,7 @@ import (
 // and that argv's program is installed there, and returns the argv to run
 // there: "runner" (the sim agent) is the host's runner binary. A missing
 // directory, program or runner binary is a usage error (exit 2); an
-// unreachable host wraps ErrHostUnreachable (exit 1).
+// unreachable host wraps hosts.ErrUnreachable (exit 1).
 func (env *Env) remoteArgv(ctx context.Context, prof *profile.Profile, host, dir string, argv []string) ([]string, error) {
 	c, err := env.hostConn(ctx, host)
 	if err != nil {
@@ -35,13 +37,13 @@ func (env *Env) remoteArgv(ctx context.Context, prof *profile.Profile, host, dir
 	}
 	out := append([]string(nil), argv...)
 	if out[0] == "runner" {
-		if c.host.Runner == "" {
+		if c.Host().Runner == "" {
 			return nil, exit.Usagef("agent %s runs runner's own binary, and host %s names none: copy runner there, then 'runner host rm %s' and 'runner host add %s %s --runner /path/to/runner'",
-				prof.Name, host, host, host, c.host.Destination)
+				prof.Name, host, host, host, c.Host().Destination)
 		}
-		out[0] = c.host.Runner
+		out[0] = c.Host().Runner
 	}
-	res, err := c.run(ctx, "sh", "-c", `if [ ! -d "$1" ]; then echo nodir; elif ! command -v "$2" >/dev/null 2>&1; then echo noprog; else echo ok; fi`, "sh", dir, out[0])
+	res, err := c.Run(ctx, "sh", "-c", `if [ ! -d "$1" ]; then echo nodir; elif ! command -v "$2" >/dev/null 2>&1; then echo noprog; else echo ok; fi`, "sh", dir, out[0])
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +83,7 @@ func (env *Env) launchRemote(ctx context.Context, t *state.Task, prof *profile.P
 	if err != nil {
 		return err
 	}
-	dir, err := c.taskPath(ctx, t.ID)
+	dir, err := c.TaskPath(ctx, t.ID)
 	if err != nil {
 		return err
 	}
@@ -100,7 +102,7 @@ func (env *Env) launchRemote(ctx context.Context, t *state.Task, prof *profile.P
 	}
 	// One round trip makes the task's files there (and writes its hook's
 	// settings file by a rename).
-	if err := c.prepareTask(ctx, files, settings); err != nil {
+	if err := prepareTask(ctx, c, files, settings); err != nil {
 		return fmt.Errorf("task %s: its files on host %s: %w", t.ID, t.Tmux.Host, err)
 	}
 	var writable []string
@@ -113,12 +115,12 @@ func (env *Env) launchRemote(ctx context.Context, t *state.Task, prof *profile.P
 	if size.Width == 0 {
 		size = tmuxctl.Size{Width: 200, Height: 50}
 	}
-	pane, err := c.tc.Launch(ctx, tmuxctl.WindowSpec{Session: t.Tmux.Session, Name: t.ID, Cwd: t.Dir,
+	pane, err := c.TC().Launch(ctx, tmuxctl.WindowSpec{Session: t.Tmux.Session, Name: t.ID, Cwd: t.Dir,
 		Env: penv, Argv: argv, Size: size, RemainOnExit: true, PipeTo: files.transcript})
 	if err != nil {
 		return fmt.Errorf("start %s in tmux on host %s: %w", prof.Name, t.Tmux.Host, err)
 	}
-	err = c.tc.Batch(ctx, append(tmuxctl.PaneDiedHooks(pane, t.Tmux.Session, files.died),
+	err = c.TC().Batch(ctx, append(tmuxctl.PaneDiedHooks(pane, t.Tmux.Session, files.died),
 		[]string{"set-option", "-p", "-t", pane, tmuxctl.TranscriptOption, files.transcript},
 		[]string{"set-option", "-p", "-t", pane, "@runner_task", t.ID},
 	)...)
@@ -158,10 +160,10 @@ func remotePaneEnv(t *state.Task, prof *profile.Profile, files remoteFiles) []st
 // (nil, said: the screen ends each turn) without a runner binary there,
 // for a hook that would replace the user's own program (which runner
 // cannot read there), or for one whose settings must be root's.
-func (env *Env) remoteHook(t *state.Task, c *hostConn, prof *profile.Profile, files remoteFiles, penv []string) (*profile.HookLaunch, []string, error) {
+func (env *Env) remoteHook(t *state.Task, c *hosts.Conn, prof *profile.Profile, files remoteFiles, penv []string) (*profile.HookLaunch, []string, error) {
 	why := ""
 	switch {
-	case c.host.Runner == "":
+	case c.Host().Runner == "":
 		why = "the host names no runner binary (runner host add … --runner PATH)"
 	case prof.Hook.ChainUser != "":
 		why = "it would replace your own program there, which runner cannot read from here"
@@ -172,7 +174,7 @@ func (env *Env) remoteHook(t *state.Task, c *hostConn, prof *profile.Profile, fi
 		env.say("task %s: %s on host %s: no turn-end hook (%s); the screen ends each turn", t.ID, prof.Name, t.Tmux.Host, why)
 		return nil, nil, nil
 	}
-	hl, err := prof.Hook.Render(profile.HookPaths{Command: transport.Quote(c.host.Runner) + " hook --task " + t.ID,
+	hl, err := prof.Hook.Render(profile.HookPaths{Command: transport.Quote(c.Host().Runner) + " hook --task " + t.ID,
 		Events: files.events, Dir: files.hookDir})
 	if err != nil {
 		return nil, nil, fmt.Errorf("agent %s: %w", prof.Name, err)
@@ -188,7 +190,7 @@ func (env *Env) remoteHook(t *state.Task, c *hostConn, prof *profile.Profile, fi
 
 // prepareTask makes a remote task's directory and files there (0700), and
 // writes its hook's settings file (by a rename), in one round trip.
-func (c *hostConn) prepareTask(ctx context.Context, files remoteFiles, hl *profile.HookLaunch) error {
+func prepareTask(ctx context.Context, c *hosts.Conn, files remoteFiles, hl *profile.HookLaunch) error {
 	// umask 077: the task's files there (its transcript, its events, its
 	// hook's settings) are the user's alone, whatever the login's umask.
 	script := `umask 077 && mkdir -p "${2%/*}" && : >> "$1" && : >> "$2"`
@@ -199,7 +201,7 @@ func (c *hostConn) prepareTask(ctx context.Context, files remoteFiles, hl *profi
 		argv = []string{"sh", "-c", script, "sh", files.transcript, files.events, hl.SettingsPath}
 		in = hl.Settings
 	}
-	_, stderr, code, err := c.tr.Run(ctx, in, argv...)
+	_, stderr, code, err := c.Transport().Run(ctx, in, argv...)
 	if err == nil && code != 0 {
 		err = fmt.Errorf("exit status %d: %s", code, strings.TrimSpace(string(stderr)))
 	}
@@ -224,7 +226,7 @@ func (env *Env) gcRemote(ctx context.Context, st *state.State, opts GCOptions, r
 		c, err := env.hostConn(ctx, host)
 		if err == nil {
 			var done []*gcTarget
-			if done, err = c.gcTasks(ctx, tasks, opts, res); err == nil {
+			if done, err = gcHostTasks(ctx, c, tasks, opts, res); err == nil {
 				closed = append(closed, done...)
 				continue
 			}
@@ -243,12 +245,12 @@ func (env *Env) gcRemote(ctx context.Context, st *state.State, opts GCOptions, r
 // each task's own window that no client shows closed, and the files
 // runner kept there for the tasks removed (their copies here stay). It
 // returns the tasks to record reclaimed.
-func (c *hostConn) gcTasks(ctx context.Context, tasks []*state.Task, opts GCOptions, res *GCResult) ([]*gcTarget, error) {
-	panes, err := c.tc.ListPanes(ctx)
+func gcHostTasks(ctx context.Context, c *hosts.Conn, tasks []*state.Task, opts GCOptions, res *GCResult) ([]*gcTarget, error) {
+	panes, err := c.TC().ListPanes(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("host %s: %w", c.host.Name, err)
+		return nil, fmt.Errorf("host %s: %w", c.Host().Name, err)
 	}
-	clients, _ := c.tc.Clients(ctx)
+	clients, _ := c.TC().Clients(ctx)
 	shown := map[string]string{}
 	for _, cl := range clients {
 		shown[cl.WindowID] = cl.TTY
@@ -262,16 +264,16 @@ func (c *hostConn) gcTasks(ctx context.Context, tasks []*state.Task, opts GCOpti
 	for _, t := range tasks {
 		p, ok := byPane[t.Tmux.Pane]
 		g := &gcTarget{task: t, item: GCTask{ID: t.ID, Status: t.Status, Ended: t.Ended, Session: t.Tmux.Session,
-			AgentSession: t.AgentSession, Host: c.host.Name, Processes: []proctree.Ended{}}}
+			AgentSession: t.AgentSession, Host: c.Host().Name, Processes: []proctree.Ended{}}}
 		switch {
 		case ok && ownPane(t, p) && shown[p.WindowID] != "":
-			res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: "a tmux client (" + shown[p.WindowID] + ") on host " + c.host.Name + " is showing its window"})
+			res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: "a tmux client (" + shown[p.WindowID] + ") on host " + c.Host().Name + " is showing its window"})
 			continue
 		case ok && ownPane(t, p):
 			g.pane, g.item.Pane = &p, p.ID
 			if !opts.DryRun {
-				if err := c.tc.KillWindow(ctx, p.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
-					res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: fmt.Sprintf("host %s: %v", c.host.Name, err)})
+				if err := c.TC().KillWindow(ctx, p.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
+					res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: fmt.Sprintf("host %s: %v", c.Host().Name, err)})
 					continue
 				}
 				g.item.WindowClosed = true
@@ -279,12 +281,12 @@ func (c *hostConn) gcTasks(ctx context.Context, tasks []*state.Task, opts GCOpti
 			res.Tasks = append(res.Tasks, g.item)
 		}
 		closed = append(closed, g) // its window gone either way
-		if dir, err := c.taskPath(ctx, t.ID); err == nil {
+		if dir, err := c.TaskPath(ctx, t.ID); err == nil {
 			dirs = append(dirs, dir)
 		}
 	}
 	if !opts.DryRun && len(dirs) > 0 {
-		_, _ = c.run(ctx, append([]string{"rm", "-rf", "--"}, dirs...)...)
+		_, _ = c.Run(ctx, append([]string{"rm", "-rf", "--"}, dirs...)...)
 	}
 	return closed, nil
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/runner-cli/runner/runner/hosts"
+
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/profile"
@@ -73,43 +75,17 @@ func cutEnv(kv, key string) (string, bool) {
 	return "", false
 }
 
-// sandboxCheckScript makes a sandbox once on a host, as sandbox.Check does
-// here, and prints where bwrap is; it exits 3 when bwrap is missing, 4
-// when it cannot make a sandbox there.
-const sandboxCheckScript = `b=$(command -v bwrap) || exit 3
-"$b" --ro-bind / / --dev-bind /dev /dev --proc /proc --tmpfs /tmp -- true 2>&1 >/dev/null || exit 4
-printf '%s' "$b"`
-
-// sandboxThere checks that bwrap makes a sandbox on the host and returns
-// its path there; a failure is a usage error saying what to install.
-func (c *hostConn) sandboxThere(ctx context.Context) (string, error) {
-	out, err := c.run(ctx, "sh", "-c", sandboxCheckScript)
-	if err != nil {
-		if strings.Contains(err.Error(), "exit status 3") {
-			return "", exit.Usagef("--sandbox: bwrap is not installed on host %s (%s there)", c.host.Name, sandbox.InstallHint)
-		}
-		if strings.Contains(err.Error(), "exit status 4") {
-			return "", exit.Usagef("--sandbox: bwrap cannot make a sandbox on host %s: %v", c.host.Name, err)
-		}
-		return "", err
-	}
-	if !strings.HasPrefix(out, "/") {
-		return "", fmt.Errorf("host %s: where bwrap is: unexpected answer %q", c.host.Name, out)
-	}
-	return out, nil
-}
-
 // remoteSandboxArgv is sandboxArgv for a task on a host: the paths are the
 // host's (its HOME, the task's files there, its tmux socket), the CLI's
 // state directories are made there, and bwrap is the host's.
-func (env *Env) remoteSandboxArgv(ctx context.Context, t *state.Task, c *hostConn, prof *profile.Profile, files remoteFiles, penv, argv []string, sb *SandboxSpec) ([]string, []string, error) {
-	bwrap, err := c.sandboxThere(ctx)
+func (env *Env) remoteSandboxArgv(ctx context.Context, t *state.Task, c *hosts.Conn, prof *profile.Profile, files remoteFiles, penv, argv []string, sb *SandboxSpec) ([]string, []string, error) {
+	bwrap, err := c.Sandbox(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	// HOME there, and the socket tmux there uses for this server.
-	socket := c.tc.Socket()
-	info, err := c.run(ctx, "sh", "-c", `printf '%s\n' "$HOME"; case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$1";; esac`, "sh", socket)
+	socket := c.TC().Socket()
+	info, err := c.Run(ctx, "sh", "-c", `printf '%s\n' "$HOME"; case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$1";; esac`, "sh", socket)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -132,11 +108,11 @@ func (env *Env) remoteSandboxArgv(ctx context.Context, t *state.Task, c *hostCon
 		}
 	}
 	if len(dirs) > 0 {
-		if _, err := c.run(ctx, append([]string{"sh", "-c", `umask 077 && mkdir -p -- "$@"`, "sh"}, dirs...)...); err != nil {
+		if _, err := c.Run(ctx, append([]string{"sh", "-c", `umask 077 && mkdir -p -- "$@"`, "sh"}, dirs...)...); err != nil {
 			return nil, nil, fmt.Errorf("task %s: sandbox directories on host %s: %w", t.ID, t.Tmux.Host, err)
 		}
 	}
 	w := sandbox.Writable(paths)
-	read := []string{path.Dir(argv[0]), path.Dir(c.host.Runner), home}
+	read := []string{path.Dir(argv[0]), path.Dir(c.Host().Runner), home}
 	return sandbox.Argv(bwrap, sandbox.UnderTmp(read), w, argv), w, nil
 }

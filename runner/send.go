@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/hosts"
+
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
@@ -282,7 +284,7 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 		return t, 0, err
 	}
 	info, err := tc.Pane(ctx, t.Tmux.Pane)
-	if errors.Is(err, ErrHostUnreachable) || (t.Tmux.Host != "" && err != nil && !errors.Is(err, tmuxctl.ErrNotFound)) {
+	if errors.Is(err, hosts.ErrUnreachable) || (t.Tmux.Host != "" && err != nil && !errors.Is(err, tmuxctl.ErrNotFound)) {
 		return t, 0, fmt.Errorf("task %s: its pane is on host %s: %w", t.ID, t.Tmux.Host, err)
 	}
 	if err != nil || info.Dead {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/runner-cli/runner/runner/hosts"
+
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/supervisor"
@@ -153,7 +155,7 @@ func (s *supervision) hostLost(err error) error {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.runCtx), 15*time.Second)
 	defer cancel()
-	if _, perr := s.host.run(ctx, "true"); errors.Is(perr, ErrHostUnreachable) {
+	if _, perr := s.host.Run(ctx, "true"); errors.Is(perr, hosts.ErrUnreachable) {
 		return fmt.Errorf("%w: %v (while: %v)", ErrHostLost, perr, err)
 	}
 	return err
@@ -194,7 +196,7 @@ type supervision struct {
 	// runCtx is the supervision's context: for a task on a host, it ends
 	// (cause ErrHostLost) when the connection stays lost.
 	runCtx context.Context
-	host   *hostConn // the task's host; nil for this machine
+	host   *hosts.Conn // the task's host; nil for this machine
 	// timeout is the task's --timeout, counted from the delivery.
 	timeout time.Duration
 }

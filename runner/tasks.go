@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/runner-cli/runner/runner/hosts"
+
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 
@@ -237,18 +239,18 @@ func AttachArgv(ctx context.Context, env *Env, ref string, inside bool) ([]strin
 		return nil, err
 	}
 	tc := env.TC
-	var host *hostConn
+	var host *hosts.Conn
 	if st, err := env.Store.Read(ctx); err == nil {
 		if t, err := st.FindTask(ref); err == nil && t.Tmux.Host != "" {
 			if host, err = env.hostConn(ctx, t.Tmux.Host); err != nil {
 				return nil, err
 			}
-			tc = host.tc
+			tc = host.TC()
 		} else if p, ok := st.Projects[ref]; ok && p.Host != "" && err != nil {
 			if host, err = env.hostConn(ctx, p.Host); err != nil {
 				return nil, err
 			}
-			tc = host.tc
+			tc = host.TC()
 		}
 	}
 	if strings.HasPrefix(target, "%") {
@@ -261,7 +263,7 @@ func AttachArgv(ctx context.Context, env *Env, ref string, inside bool) ([]strin
 	}
 	argv := tc.AttachArgv(target, false)
 	argv[0] = "tmux" // the host's, from its PATH
-	return host.tr.TerminalArgv(argv...), nil
+	return host.Transport().TerminalArgv(argv...), nil
 }
 
 // Age formats how long ago t was, for tables.

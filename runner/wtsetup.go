@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/runner-cli/runner/runner/hosts"
+
 	"github.com/runner-cli/runner/runner/profile"
 )
 
@@ -130,13 +132,13 @@ func copyPath(src, dst string, fi fs.FileInfo) error {
 // applyThere is apply for a worktree on a host: the copies (cp -a), the
 // links (ln -s) and the command run there, each paths-as-arguments script
 // one round trip; the command's output goes to log here.
-func (w *WorktreeSetup) applyThere(ctx context.Context, c *hostConn, from, to, dir, log, id string) error {
+func (w *WorktreeSetup) applyThere(ctx context.Context, c *hosts.Conn, from, to, dir, log, id string) error {
 	if len(w.Copy) > 0 {
 		const script = `from=$1 to=$2; shift 2; for p do s=$from/$p d=$to/$p
 [ -e "$s" ] || continue
 if [ -d "$s" ]; then mkdir -p "$d" && cp -a "$s/." "$d/" || exit 1
 else mkdir -p "${d%/*}" && cp -p "$s" "$d" || exit 1; fi; done`
-		if _, err := c.run(ctx, append([]string{"sh", "-c", script, "sh", from, to}, w.Copy...)...); err != nil {
+		if _, err := c.Run(ctx, append([]string{"sh", "-c", script, "sh", from, to}, w.Copy...)...); err != nil {
 			return fmt.Errorf("worktree set-up: copy: %w", err)
 		}
 	}
@@ -145,7 +147,7 @@ else mkdir -p "${d%/*}" && cp -p "$s" "$d" || exit 1; fi; done`
 { [ -e "$s" ] || [ -L "$s" ]; } || continue
 { [ -e "$d" ] || [ -L "$d" ]; } && continue
 mkdir -p "${d%/*}" && ln -s "$s" "$d" || exit 1; done`
-		if _, err := c.run(ctx, append([]string{"sh", "-c", script, "sh", from, to}, w.Symlink...)...); err != nil {
+		if _, err := c.Run(ctx, append([]string{"sh", "-c", script, "sh", from, to}, w.Symlink...)...); err != nil {
 			return fmt.Errorf("worktree set-up: link: %w", err)
 		}
 	}
@@ -159,9 +161,9 @@ mkdir -p "${d%/*}" && ln -s "$s" "$d" || exit 1; done`
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	argv := append([]string{"env", "RUNNER_TASK_ID=" + id, "RUNNER_WORKTREE=" + to, "sh", "-c", `cd "$1" && shift && exec "$@"`, "sh", dir}, w.Run...)
-	stdout, stderr, code, err := c.tr.Run(rctx, nil, argv...)
+	stdout, stderr, code, err := c.Transport().Run(rctx, nil, argv...)
 	if f, ferr := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); ferr == nil {
-		fmt.Fprintf(f, "runner: worktree set-up: %q in %s on host %s\n", w.Run, dir, c.host.Name)
+		fmt.Fprintf(f, "runner: worktree set-up: %q in %s on host %s\n", w.Run, dir, c.Host().Name)
 		f.Write(stdout)
 		f.Write(stderr)
 		f.Close()

@@ -16,7 +16,7 @@ targets=(
 	"./runner/profile FuzzParseHookEvent"
 	"./runner/profile FuzzCodexNotify"
 	"./runner FuzzParseConfig"
-	"./runner FuzzAgentPaths"
+	"./runner/hosts FuzzAgentPaths"
 	"./state FuzzReadState"
 	"./internal/transport FuzzParseReply"
 	"./internal/textutil FuzzVisible"

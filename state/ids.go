@@ -3,6 +3,7 @@ package state
 import (
 	"crypto/rand"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -91,3 +92,27 @@ func (e *AmbiguousTaskError) Error() string {
 
 // Is makes errors.Is(err, ErrAmbiguousTask) true.
 func (e *AmbiguousTaskError) Is(target error) bool { return target == ErrAmbiguousTask }
+
+var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
+// ValidName reports whether name is a valid project or host name:
+// [a-z0-9][a-z0-9._-]{0,63}.
+func ValidName(name string) bool { return nameRE.MatchString(name) }
+
+// SuggestName turns an invalid name into a valid one, for an error message.
+func SuggestName(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			b.WriteRune(r)
+		case r == ' ' || r == '/':
+			b.WriteRune('-')
+		}
+	}
+	s := strings.TrimLeft(b.String(), "._-")
+	if s == "" {
+		return "my-project"
+	}
+	return s[:min(len(s), 64)]
+}

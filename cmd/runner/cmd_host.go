@@ -10,10 +10,11 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/runner-cli/runner/runner/hosts"
+
 	"github.com/spf13/cobra"
 
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -75,7 +76,7 @@ func (a *app) runHostAdd(ctx context.Context, opts hostAddOptions) error {
 	if err != nil {
 		return err
 	}
-	h, err := runner.AddHost(ctx, s, state.Host{Name: opts.name, Destination: opts.destination, SSHArgs: opts.sshArgs,
+	h, err := hosts.Add(ctx, s, state.Host{Name: opts.name, Destination: opts.destination, SSHArgs: opts.sshArgs,
 		Runner: opts.runner, Socket: opts.socket, Dir: opts.dir})
 	if err != nil {
 		return err
@@ -117,7 +118,7 @@ func (a *app) runHostList(ctx context.Context, opts hostListOptions) error {
 	if err != nil {
 		return err
 	}
-	hosts, err := runner.HostList(ctx, s)
+	hosts, err := hosts.List(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -160,7 +161,7 @@ func (a *app) runHostRm(ctx context.Context, opts hostRmOptions) error {
 	if err != nil {
 		return err
 	}
-	h, err := runner.RemoveHost(ctx, s, opts.args[0])
+	h, err := hosts.Remove(ctx, s, opts.args[0])
 	if err != nil {
 		return err
 	}
@@ -201,7 +202,7 @@ func (a *app) runHostCheck(ctx context.Context, opts hostCheckOptions) error {
 	if err != nil {
 		return err
 	}
-	h, err := runner.GetHost(ctx, env.Store, opts.args[0])
+	h, err := hosts.Get(ctx, env.Store, opts.args[0])
 	if err != nil {
 		return err
 	}
@@ -211,8 +212,8 @@ func (a *app) runHostCheck(ctx context.Context, opts hostCheckOptions) error {
 			agents = append(agents, p.Command[0])
 		}
 	}
-	rep, cerr := runner.CheckHost(ctx, env.Store, h, agents)
-	if cerr != nil && !errors.Is(cerr, runner.ErrHostUnreachable) {
+	rep, cerr := hosts.Check(ctx, env.Store, h, agents)
+	if cerr != nil && !errors.Is(cerr, hosts.ErrUnreachable) {
 		return cerr
 	}
 	if opts.asJSON {
@@ -231,7 +232,7 @@ func (a *app) runHostCheck(ctx context.Context, opts hostCheckOptions) error {
 	return nil
 }
 
-func printHostReport(a *app, r *runner.HostReport) {
+func printHostReport(a *app, r *hosts.Report) {
 	w := a.out
 	if !r.Reachable {
 		fmt.Fprintf(w, "host %s (%s): unreachable\n  ssh: %s\n", r.Host, r.Destination, r.Error)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/runner-cli/runner/runner/hosts"
+
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/spf13/cobra"
@@ -57,7 +59,7 @@ func (a *app) runProjectAdd(ctx context.Context, opts projectAddOptions) error {
 	}
 	dir := opts.args[1]
 	if opts.host != "" {
-		if _, _, ok := runner.HostPath(dir); ok {
+		if _, _, ok := hosts.Path(dir); ok {
 			return exit.Usagef("project add: give the host once: --host %s with a path, or host:HOST:/dir", opts.host)
 		}
 		dir = "host:" + opts.host + ":" + dir
@@ -69,7 +71,7 @@ func (a *app) runProjectAdd(ctx context.Context, opts projectAddOptions) error {
 	if opts.asJSON {
 		return a.printJSON(p)
 	}
-	fmt.Fprintf(a.out, "added project %s: %s\n", p.Name, runner.ProjectLocation(p))
+	fmt.Fprintf(a.out, "added project %s: %s\n", p.Name, hosts.Location(p))
 	return nil
 }
 
@@ -111,7 +113,7 @@ func (a *app) runProjectList(ctx context.Context, opts projectListOptions) error
 	}
 	w := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
 	for _, p := range ps {
-		fmt.Fprintf(w, "%s\t%s\n", p.Name, runner.ProjectLocation(p))
+		fmt.Fprintf(w, "%s\t%s\n", p.Name, hosts.Location(p))
 	}
 	return w.Flush()
 }

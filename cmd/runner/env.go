@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/runner-cli/runner/runner/hosts"
+
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -61,7 +63,7 @@ func (a *app) runnerEnv(progress bool) (*runner.Env, *runner.Config, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	env := &runner.Env{Store: store, TC: a.tmuxClientFor(cfg),
+	env := &runner.Env{Store: store, TC: a.tmuxClientFor(cfg), Hosts: hosts.NewPool(store),
 		Profiles: profiles, Getenv: a.getenv, Environ: os.Environ, Exe: selfPath()}
 	if progress {
 		env.Progress = a.errOut
@@ -87,11 +89,11 @@ func (a *app) tmuxClient() (*tmuxctl.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := runner.GetHost(context.Background(), s, a.tmuxHost)
+	h, err := hosts.Get(context.Background(), s, a.tmuxHost)
 	if err != nil {
 		return nil, err
 	}
-	tr := runner.HostTransport(s, h)
+	tr := hosts.Transport(s, h)
 	if err := tr.Prepare(); err != nil {
 		return nil, fmt.Errorf("host %s: control socket directory: %w", h.Name, err)
 	}

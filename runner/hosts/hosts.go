@@ -1,4 +1,10 @@
-package runner
+// Package hosts is runner's side of other machines: the registered hosts
+// (add, remove, list, check), and the connections to them — one ssh
+// transport (OpenSSH, a shared ControlMaster connection, a session shell)
+// and one tmux client per host — held in a Pool that the caller makes and
+// passes in. Nothing of runner's runs on a host but tmux, git, the agent
+// CLIs and, optionally, a runner binary.
+package hosts
 
 import (
 	"bytes"
@@ -19,28 +25,24 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-// Hosts: machines runner reaches with the system's OpenSSH client
-// (`runner host add|list|rm|check`). Nothing of runner's runs there but
-// tmux, git, the agent CLIs and, optionally, a runner binary.
+// ErrUnreachable is wrapped when ssh cannot reach a host (exit 1).
+var ErrUnreachable = errors.New("host unreachable")
 
-// ErrHostUnreachable is wrapped when ssh cannot reach a host (exit 1).
-var ErrHostUnreachable = errors.New("host unreachable")
-
-// ValidateHostName returns a usage error unless name is a valid host
+// ValidateName returns a usage error unless name is a valid host
 // name: the same rules as a project's.
-func ValidateHostName(name string) error {
-	if !projectName.MatchString(name) {
+func ValidateName(name string) error {
+	if !state.ValidName(name) {
 		return exit.Usagef("invalid host name %q: use 1 to 64 characters from a-z, 0-9, '.', '_' and '-', starting with a letter or digit (e.g. %q)",
-			name, suggestName(name))
+			name, state.SuggestName(name))
 	}
 	return nil
 }
 
-// AddHost registers a host. The destination is what ssh takes (user@host,
+// Add registers a host. The destination is what ssh takes (user@host,
 // host, an alias of ~/.ssh/config); it may not start with '-' (ssh would
 // read it as an option). Nothing is contacted: `runner host check` does.
-func AddHost(ctx context.Context, s *state.Store, h state.Host) (state.Host, error) {
-	if err := ValidateHostName(h.Name); err != nil {
+func Add(ctx context.Context, s *state.Store, h state.Host) (state.Host, error) {
+	if err := ValidateName(h.Name); err != nil {
 		return h, err
 	}
 	switch {
@@ -71,10 +73,10 @@ func AddHost(ctx context.Context, s *state.Store, h state.Host) (state.Host, err
 	return h, err
 }
 
-// RemoveHost unregisters a host and ends its shared connection; an
+// Remove unregisters a host and ends its shared connection; an
 // unknown one, or one that projects or active tasks are on, is a usage
 // error.
-func RemoveHost(ctx context.Context, s *state.Store, name string) (state.Host, error) {
+func Remove(ctx context.Context, s *state.Store, name string) (state.Host, error) {
 	var gone state.Host
 	st, err := s.Read(ctx)
 	if err != nil {
@@ -106,13 +108,13 @@ func RemoveHost(ctx context.Context, s *state.Store, name string) (state.Host, e
 	if err == nil {
 		// Its shared connection goes with it (else it lingers for
 		// ControlPersist).
-		_ = HostTransport(s, &gone).Exit()
+		_ = Transport(s, &gone).Exit()
 	}
 	return gone, err
 }
 
-// GetHost returns a registered host; an unknown one is a usage error.
-func GetHost(ctx context.Context, s *state.Store, name string) (*state.Host, error) {
+// Get returns a registered host; an unknown one is a usage error.
+func Get(ctx context.Context, s *state.Store, name string) (*state.Host, error) {
 	hosts, err := s.Hosts(ctx)
 	if err != nil {
 		return nil, err
@@ -124,8 +126,8 @@ func GetHost(ctx context.Context, s *state.Store, name string) (*state.Host, err
 	return h, nil
 }
 
-// HostList returns the hosts sorted by name.
-func HostList(ctx context.Context, s *state.Store) ([]*state.Host, error) {
+// List returns the hosts sorted by name.
+func List(ctx context.Context, s *state.Store) ([]*state.Host, error) {
 	hosts, err := s.Hosts(ctx)
 	if err != nil {
 		return nil, err
@@ -151,14 +153,14 @@ func unknownHost(name string, hosts map[string]*state.Host) error {
 	return exit.Usagef("unknown host %q (known: %s; add it with 'runner host add %s DESTINATION')", name, known, name)
 }
 
-// HostTransport is the ssh transport of h, sharing one connection per
+// Transport is the ssh transport of h, sharing one connection per
 // host through a control socket under the state directory.
-func HostTransport(s *state.Store, h *state.Host) *transport.SSH {
+func Transport(s *state.Store, h *state.Host) *transport.SSH {
 	return &transport.SSH{Destination: h.Destination, Args: h.SSHArgs, ControlDir: filepath.Join(s.Dir(), "ssh")}
 }
 
-// HostReport is what `runner host check` found on a host.
-type HostReport struct {
+// Report is what `runner host check` found on a host.
+type Report struct {
 	Host        string `json:"host"`
 	Destination string `json:"destination"`
 	Reachable   bool   `json:"reachable"`
@@ -192,14 +194,14 @@ type HostReport struct {
 // hostCheckTimeout bounds each command of a check.
 const hostCheckTimeout = 30 * time.Second
 
-// CheckHost contacts h and reports ssh reachability, the versions of
+// Check contacts h and reports ssh reachability, the versions of
 // tmux and git there, which agent CLIs of the profiles (their commands)
 // are installed, and the runner binary, with a fix for each problem. An
 // unreachable host is a report with Reachable false and an error wrapping
-// ErrHostUnreachable.
-func CheckHost(ctx context.Context, s *state.Store, h *state.Host, agents []string) (HostReport, error) {
-	rep := HostReport{Host: h.Name, Destination: h.Destination, Agents: map[string]string{}}
-	tr := HostTransport(s, h)
+// ErrUnreachable.
+func Check(ctx context.Context, s *state.Store, h *state.Host, agents []string) (Report, error) {
+	rep := Report{Host: h.Name, Destination: h.Destination, Agents: map[string]string{}}
+	tr := Transport(s, h)
 	rep.ControlPath = tr.ControlPath()
 	if err := tr.Prepare(); err != nil {
 		return rep, fmt.Errorf("host %s: control socket directory: %w", h.Name, err)
@@ -214,7 +216,7 @@ func CheckHost(ctx context.Context, s *state.Store, h *state.Host, agents []stri
 		rep.Error = err.Error()
 		rep.Problems = append(rep.Problems, fmt.Sprintf("ssh %s fails: check that 'ssh %s true' works from your shell without a prompt (a key in your ssh agent or config: ssh-copy-id %s)",
 			h.Destination, strings.Join(append(slices.Clone(h.SSHArgs), h.Destination), " "), h.Destination))
-		return rep, fmt.Errorf("host %s (%s): %w: %v", h.Name, h.Destination, ErrHostUnreachable, err)
+		return rep, fmt.Errorf("host %s (%s): %w: %v", h.Name, h.Destination, ErrUnreachable, err)
 	}
 	rep.Reachable, rep.Connect = true, time.Since(start)
 	start = time.Now()
