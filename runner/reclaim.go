@@ -141,21 +141,8 @@ func (env *Env) taskPicker(ctx context.Context, targets []*gcTarget, protect []i
 		}
 		known := st.Tasks
 		live := func(id string) bool { t := known[id]; return t != nil && !t.Status.IsTerminal() }
-		for pid := range t.Procs {
-			if v, ok := t.Env(pid, "RUNNER_STATE_DIR"); !ok || v != dir {
-				continue
-			}
-			if s := t.TmuxServerOf(pid); s != 0 && s != server {
-				// A pane (or pipe) of another server: its variables may
-				// be that server's, inherited from the pane that started
-				// it. (Under runner's own server, started without them,
-				// they are the task's: an agent its window's close left
-				// behind.)
-				continue
-			}
-			id, _ := t.Env(pid, "RUNNER_TASK_ID")
+		for pid, id := range markedProcs(t, dir, server) {
 			switch {
-			case id == "":
 			case ids[id] && !live(id):
 				owner[pid] = id
 			case pruned && state.ValidTaskID(id) && known[id] == nil:
@@ -199,6 +186,29 @@ func (env *Env) taskPicker(ctx context.Context, targets []*gcTarget, protect []i
 		return out
 	}
 	return pick, owner
+}
+
+// markedProcs maps the processes of table t whose environment names the
+// state directory dir and a task to that task's id: what left a task's
+// process tree for good (a daemon) still carries its marker. A pane of a
+// tmux server other than runner's own (server) is left out: its variables
+// may be that server's, inherited from the pane that started it. (Under
+// runner's own server, started without them, they are the task's: an agent
+// its window's close left behind.)
+func markedProcs(t *proctree.Table, dir string, server int) map[int]string {
+	out := map[int]string{}
+	for pid := range t.Procs {
+		if v, ok := t.Env(pid, "RUNNER_STATE_DIR"); !ok || v != dir {
+			continue
+		}
+		if s := t.TmuxServerOf(pid); s != 0 && s != server {
+			continue
+		}
+		if id, _ := t.Env(pid, "RUNNER_TASK_ID"); id != "" {
+			out[pid] = id
+		}
+	}
+	return out
 }
 
 // endAndClose ends the processes pick chooses (the tree is still whole, so

@@ -210,39 +210,14 @@ type Ended struct {
 // It returns what it ended.
 func End(ctx context.Context, pick Picker, grace time.Duration) ([]Ended, error) {
 	frozen := map[int]*target{}
-	var order []int
 	defer func() {
 		for _, t := range frozen {
 			t.close()
 		}
 	}()
-	// Freeze what pick finds, again until nothing new shows up (a child
-	// forked between two scans is caught by the next).
-	for round := 0; round < 10; round++ {
-		t, err := Read()
-		if err != nil {
-			return nil, err
-		}
-		more := false
-		for _, p := range unfrozen(t, pick, frozen) {
-			tg, ok := take(p)
-			if !ok {
-				continue // gone
-			}
-			if err := tg.signal(syscall.SIGSTOP); err != nil {
-				tg.close()
-				continue // gone, or not ours
-			}
-			if old := frozen[p.PID]; old != nil {
-				old.close()
-			}
-			frozen[p.PID] = tg
-			order = append(order, p.PID)
-			more = true
-		}
-		if !more {
-			break
-		}
+	order, err := freeze(pick, frozen)
+	if err != nil {
+		return nil, err
 	}
 	for _, pid := range order {
 		// SIGHUP too: an interactive shell ignores SIGTERM.
@@ -288,6 +263,40 @@ func End(ctx context.Context, pick Picker, grace time.Duration) ([]Ended, error)
 		}
 	}
 	return out, nil
+}
+
+// freeze stops (SIGSTOP) what pick finds, again until a fresh table shows
+// nothing new (a child forked between two scans is caught by the next),
+// keeping each one's pidfd in frozen; it returns their pids in order.
+func freeze(pick Picker, frozen map[int]*target) ([]int, error) {
+	var order []int
+	for round := 0; round < 10; round++ {
+		t, err := Read()
+		if err != nil {
+			return order, err
+		}
+		more := false
+		for _, p := range unfrozen(t, pick, frozen) {
+			tg, ok := take(p)
+			if !ok {
+				continue // gone
+			}
+			if err := tg.signal(syscall.SIGSTOP); err != nil {
+				tg.close()
+				continue // gone, or not ours
+			}
+			if old := frozen[p.PID]; old != nil {
+				old.close()
+			}
+			frozen[p.PID] = tg
+			order = append(order, p.PID)
+			more = true
+		}
+		if !more {
+			break
+		}
+	}
+	return order, nil
 }
 
 // unfrozen returns the live processes pick finds in t that are not in

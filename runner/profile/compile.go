@@ -81,6 +81,18 @@ func (p *Profile) Compile() error {
 	if len(p.Resume) > 0 && !slices.ContainsFunc(p.Resume, func(a string) bool { return strings.Contains(a, SessionPlaceholder) }) {
 		return fmt.Errorf("profile %q: key \"resume\": no %s placeholder (e.g. [\"--resume\", \"%s\"])", p.Name, SessionPlaceholder, SessionPlaceholder)
 	}
+	if err := p.compileDialogs(c); err != nil {
+		return err
+	}
+	p.re = c
+	return nil
+}
+
+// compileDialogs checks and compiles how p's dialogs are answered: the
+// menu cursor, the approval's option, each trust dialog's pattern, keys
+// and option.
+func (p *Profile) compileDialogs(c *compiled) error {
+	var err error
 	if p.MenuCursor != "" {
 		if c.menuCursor, err = compileOne(p.Name, "menu_cursor", p.MenuCursor); err != nil {
 			return err
@@ -109,7 +121,6 @@ func (p *Profile) Compile() error {
 		}
 		c.trust = append(c.trust, re)
 	}
-	p.re = c
 	return nil
 }
 
