@@ -18,11 +18,20 @@
 //   - runner/messaging: the queue's rules (posting, merging, loop limits,
 //     the delivery batch), awareness, the message prompt, ask's targets
 //     and the lineage (tree, collect);
+//   - runner/hosts: the registered hosts and the connections to them (a
+//     Pool the composition root makes and passes in Env.Hosts);
+//   - runner/sandbox: bubblewrap argv and checks (dispatch --sandbox);
 //   - runner/agentsim: the simulated agent; runner/proctree: process
-//     trees; runner/exit: exit codes and error kinds.
+//     trees (pidfds, never another uid's or a tmux server); runner/exit:
+//     exit codes and error kinds.
 //
 // runner/watch, the live view, sits above this package, as cmd/runner
 // does.
+//
+// Below everything, internal/: privdir (this user's private directories),
+// filelock, transport (ssh, the one shell quoting), textutil (text helpers,
+// escapes made visible or stripped), ctxtime (the one Sleep), mockapi and
+// sshtest (test support).
 //
 // It is the only package that combines the three leaves (tmuxctl, state,
 // gitsnap); the leaves never import each other or this package. cmd/runner
