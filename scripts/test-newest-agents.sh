@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# test-newest-agents.sh — the real-agent suite against the NEWEST published
+# version of each agent CLI (what users install today), not the pinned ones:
+# drift caught before users hit it.
+#
+#   scripts/test-newest-agents.sh [go test -run REGEXP]
+#
+# Installs the newest versions (npm's "latest") into a prefix of their own,
+# $RUNNER_AGENTS_NEWEST_PREFIX (default ~/.cache/runner/agents-newest), never
+# the pinned prefix, then runs `go test -tags realagents` with them first on
+# PATH and prints one line per CLI and test: PASS or FAIL. Exit 1 when any
+# failed. CI stays on the pinned versions (scripts/test-real-agents.sh);
+# run this by hand, or from cron, and raise the pins (with new screens) when
+# it passes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+prefix="${RUNNER_AGENTS_NEWEST_PREFIX:-$HOME/.cache/runner/agents-newest}"
+run="${1:-RealAgents}"
+pkgs=(@anthropic-ai/claude-code@latest @openai/codex@latest @google/gemini-cli@latest opencode-ai@latest @qwen-code/qwen-code@latest)
+bindir="$(RUNNER_AGENTS_PREFIX="$prefix" scripts/install-agents.sh "${pkgs[@]}" | tail -n 1)"
+export PATH="$bindir:$PATH"
+export RUNNER_REAL_AGENTS_REQUIRED=1 DISABLE_AUTOUPDATER=1
+command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
+for c in claude codex gemini opencode qwen; do
+	printf 'newest: %-9s %s\n' "$c" "$("$c" --version 2>/dev/null | head -n 1)"
+done
+log=$(mktemp)
+status=0
+go test -count=1 -tags realagents -run "$run" -v -timeout 40m ./... >"$log" 2>&1 || status=$?
+grep -E '^    --- (PASS|FAIL)' "$log" | sed -E 's/^    --- (PASS|FAIL): ([^ ]+).*/\1 \2/' | sort -k2 || true
+echo "newest: full log in $log; exit $status"
+exit $status
