@@ -311,6 +311,13 @@ func agentChecks(ctx context.Context, cfg *Config, cfgPath string, opts DoctorOp
 		if st.Version != "" {
 			c.Detail += " " + st.Version
 		}
+		if p, err := profile.FindProfile(ps, st.Name); err == nil && p.VerifiedVersion != "" {
+			if cmp, ok := profile.CompareVersions(st.Version, p.VerifiedVersion); ok && cmp > 0 {
+				c.Status = CheckWarn
+				c.Detail += fmt.Sprintf(": newer than %s, the version its profile was verified on (its screens or dialogs may have changed)", p.VerifiedVersion)
+				c.Fix = "run scripts/test-newest-agents.sh, or pin " + p.VerifiedVersion + " (npm install -g …@" + p.VerifiedVersion + ")"
+			}
+		}
 		if st.VersionError != "" {
 			c.Status = CheckWarn
 			c.Detail += ": version unknown: " + st.VersionError

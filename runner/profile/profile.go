@@ -136,6 +136,10 @@ type Profile struct {
 	// allows once ("1. Yes"); --approve-rule selects it before Enter.
 	// Empty: Enter on the option the dialog starts on.
 	ApproveChoose string `json:"approve_choose,omitempty"`
+	// VerifiedVersion is the newest version of the CLI whose screens,
+	// dialogs and flags this profile was checked against (the real-agent
+	// suite's pin); `runner doctor` warns about an installed one newer.
+	VerifiedVersion string `json:"verified_version,omitempty"`
 	// SandboxPaths are where the agent CLI keeps its own state (config,
 	// sessions, logs): read-write under dispatch --sandbox, everything else
 	// but the task's folder read-only. "~/x" is under HOME, "$VAR/x" or

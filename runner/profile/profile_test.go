@@ -374,3 +374,21 @@ func TestOpenCodeHook(t *testing.T) {
 		t.Errorf("a user value that is no object: %v", err)
 	}
 }
+
+func TestCompareVersions(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		cmp  int
+		ok   bool
+	}{
+		{"2.1.332 (Claude Code)", "2.1.197", 1, true},
+		{"codex-cli 0.169.0", "0.169.0", 0, true},
+		{"0.61.0", "0.61.10", -1, true},
+		{"1.18", "1.18.0", 0, true},
+		{"unknown", "1.0", 0, false},
+	} {
+		if cmp, ok := CompareVersions(tc.a, tc.b); cmp != tc.cmp || ok != tc.ok {
+			t.Errorf("CompareVersions(%q, %q) = %d, %v; want %d, %v", tc.a, tc.b, cmp, ok, tc.cmp, tc.ok)
+		}
+	}
+}

@@ -57,8 +57,9 @@ const brailleSpinner = `[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]`
 // (https://docs.anthropic.com/ja/docs/claude-code/hooks).
 func claudeProfile() *Profile {
 	return &Profile{
-		Name:    "claude",
-		PassEnv: []string{"ANTHROPIC_*", "CLAUDE_*", "DISABLE_AUTOUPDATER"},
+		Name:            "claude",
+		VerifiedVersion: "2.1.197",
+		PassEnv:         []string{"ANTHROPIC_*", "CLAUDE_*", "DISABLE_AUTOUPDATER"},
 		// ~/.claude.json is rewritten in place (and backed up beside it).
 		SandboxPaths: []string{"${CLAUDE_CONFIG_DIR:-~/.claude}/", "~/.claude.json", "~/.claude.json.backup", "~/.cache/claude-cli-nodejs/"},
 		ReadyHold:    Duration{2 * time.Second},
@@ -154,10 +155,11 @@ func claudeProfile() *Profile {
 // "on-request": github.com/openai/codex/issues/6522).
 func codexProfile() *Profile {
 	return &Profile{
-		Name:         "codex",
-		PassEnv:      []string{"OPENAI_*", "CODEX_*"},
-		SandboxPaths: []string{"${CODEX_HOME:-~/.codex}/"},
-		Description:  "OpenAI Codex CLI (npm @openai/codex)",
+		Name:            "codex",
+		VerifiedVersion: "0.169.0",
+		PassEnv:         []string{"OPENAI_*", "CODEX_*"},
+		SandboxPaths:    []string{"${CODEX_HOME:-~/.codex}/"},
+		Description:     "OpenAI Codex CLI (npm @openai/codex)",
 		// --no-daemon: without it Codex starts (or joins) a shared
 		// background server that outlives the pane.
 		Command:             []string{"codex", "--no-daemon"},
@@ -253,6 +255,7 @@ func codexProfile() *Profile {
 func geminiProfile() *Profile {
 	return &Profile{
 		Name:                "gemini",
+		VerifiedVersion:     "0.61.0",
 		PassEnv:             []string{"GEMINI_*", "GOOGLE_*"},
 		SandboxPaths:        []string{"~/.gemini/"},
 		ReadyHold:           Duration{3 * time.Second},
@@ -346,8 +349,9 @@ func geminiProfile() *Profile {
 // `opencode --help` of 1.18.33, not yet run through dispatch).
 func opencodeProfile() *Profile {
 	return &Profile{
-		Name:    "opencode",
-		PassEnv: []string{"OPENCODE_*", "OPENAI_*", "ANTHROPIC_*"},
+		Name:            "opencode",
+		VerifiedVersion: "1.18.33",
+		PassEnv:         []string{"OPENCODE_*", "OPENAI_*", "ANTHROPIC_*"},
 		SandboxPaths: []string{"${XDG_DATA_HOME:-~/.local/share}/opencode/", "${XDG_CONFIG_HOME:-~/.config}/opencode/",
 			"${XDG_CACHE_HOME:-~/.cache}/opencode/", "${XDG_STATE_HOME:-~/.local/state}/opencode/"},
 		ReadyHold:           Duration{5 * time.Second},
@@ -430,6 +434,7 @@ func opencodeProfile() *Profile {
 func qwenProfile() *Profile {
 	return &Profile{
 		Name:                "qwen",
+		VerifiedVersion:     "0.15.10",
 		PassEnv:             []string{"OPENAI_*", "DASHSCOPE_*", "QWEN_*"},
 		SandboxPaths:        []string{"~/.qwen/"},
 		Description:         "Qwen Code (npm @qwen-code/qwen-code)",
