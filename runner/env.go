@@ -9,10 +9,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/record"
 
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/messaging"
@@ -148,78 +148,35 @@ type SandboxSpec struct {
 	Paths []string `json:"paths,omitempty"`
 }
 
+// rec is the task record's writer (package record) over env's store,
+// clock and warnings: a value, made when asked.
+func (env *Env) rec() record.Book {
+	return record.Book{Store: env.Store, Now: env.now, Warn: env.warn, Procs: liveProcs{}}
+}
+
 // task reads one task by id or unique prefix.
 func (env *Env) task(ctx context.Context, ref string) (*state.Task, error) {
-	st, err := env.Store.Read(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return st.FindTask(ref)
+	return env.rec().Task(ctx, ref)
 }
 
-// update applies fn to one task, durably (updateTaskDurably): fn must
-// depend on that task alone, and may run more than once.
+// update applies fn to one task, durably (record.Book.Update).
 func (env *Env) update(ctx context.Context, id string, fn func(*state.Task)) error {
-	return env.updateTaskDurably(ctx, "task "+id, id, func(t *state.Task) error {
-		fn(t)
-		return nil
-	})
+	return env.rec().Update(ctx, id, fn)
 }
 
-// setStatus records a status change unless the task already ended (a
-// cancel from another process wins over a late supervisor).
-// fn must depend on the task alone, and may run more than once.
+// setStatus records a status change unless the task already ended
+// (record.Book.SetStatus).
 func (env *Env) setStatus(ctx context.Context, id string, s state.Status, reason string, fn func(*state.Task)) error {
-	what := "task " + id + ": " + string(s) + ": " + reason
-	// change reports whether it changed t (not when t had ended).
-	change := func(t *state.Task) bool {
-		if t.Status.IsTerminal() {
-			return false
-		}
-		if fn != nil {
-			fn(t)
-		}
-		if t.Status != s || s == state.StatusRunning {
-			_ = t.SetStatus(s, env.now(), reason)
-		}
-		return true
-	}
-	// A status change is never dropped for a busy lock or a full disk.
-	if !s.IsTerminal() || s == state.StatusDone {
-		// One task's change: handed to the lock's holder if there is one.
-		return env.updateTaskDurably(ctx, what, id, func(t *state.Task) error {
-			change(t)
-			return nil
-		})
-	}
-	// Ended otherwise: its queue goes too, so the whole state is needed.
-	var dropped []*state.Message
-	err := env.updateDurably(ctx, what, func(st *state.State) error {
-		dropped = nil
-		t := st.Task(id)
-		if t == nil {
-			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
-		}
-		if change(t) {
-			// Its queue can never be delivered now.
-			dropped = messaging.DropQueue(st, id, env.now(), fmt.Sprintf("task %s ended %s before taking it", id, s), liveProcs{})
-		}
-		return nil
-	})
-	env.journalDropped(ctx, dropped)
-	return err
+	return env.rec().SetStatus(ctx, id, s, reason, fn)
 }
 
+// finish is setStatus with the change journaled (record.Book.Finish).
 func (env *Env) finish(ctx context.Context, id string, s state.Status, reason string, fn func(*state.Task)) error {
-	err := env.setStatus(ctx, id, s, reason, fn)
-	if t, _ := env.task(ctx, id); t != nil {
-		env.journal(ctx, t, "status", string(s)+": "+reason)
-	}
-	return err
+	return env.rec().Finish(ctx, id, s, reason, fn)
 }
 
 func (env *Env) journal(ctx context.Context, t *state.Task, kind, msg string) {
-	_ = env.Store.Journal(ctx, state.Event{Time: env.now(), Kind: kind, PID: os.Getpid(), Project: t.Project, Task: t.ID, Status: t.Status, Message: msg})
+	env.rec().Journal(ctx, t, kind, msg)
 }
 
 // taskTitle is a task's first line, clipped for messages and labels.

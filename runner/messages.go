@@ -152,13 +152,5 @@ func (env *Env) startDeliveries(ctx context.Context, ids []string) []error {
 // "ID from FROM to TO (TYPE, hop N)[: reason]" ("-" for a message refused
 // before it had an id).
 func (env *Env) journalMessage(ctx context.Context, at time.Time, kind string, m *state.Message, reason string) {
-	id := m.ID
-	if id == "" {
-		id = "-"
-	}
-	text := fmt.Sprintf("%s from %s to %s (%s, hop %d)", id, m.From, m.To, m.Type, m.Hops)
-	if reason != "" {
-		text += ": " + reason
-	}
-	_ = env.Store.Journal(ctx, state.Event{Time: at, Kind: "msg-" + kind, Task: m.To, Message: text})
+	env.rec().JournalMessage(ctx, at, kind, m, reason)
 }

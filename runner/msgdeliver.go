@@ -80,7 +80,5 @@ func (s *supervision) messageTurn(ctx context.Context) error {
 
 // journalDropped records messages dropped or failed, with their reason.
 func (env *Env) journalDropped(ctx context.Context, msgs []*state.Message) {
-	for _, m := range msgs {
-		env.journalMessage(ctx, env.now(), string(m.Status), m, m.Reason)
-	}
+	env.rec().JournalDropped(ctx, msgs)
 }
