@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/runner-cli/runner/state"
@@ -151,7 +152,7 @@ func TestHeadlessProfiles(t *testing.T) {
 		}
 	}
 	// The config accepts the key (config.go is strict about unknown keys).
-	cfg, err := parseConfig([]byte(`{"profiles":{"aider":{"headless":["aider","--dry-run","--message","{prompt}"]}}}`))
+	cfg, err := config.Parse([]byte(`{"profiles":{"aider":{"headless":["aider","--dry-run","--message","{prompt}"]}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestHeadlessProfiles(t *testing.T) {
 	if got := aider.HeadlessArgv("q"); !slices.Equal(got, []string{"aider", "--dry-run", "--message", "q"}) {
 		t.Errorf("config override: %q", got)
 	}
-	cfg, err = parseConfig([]byte(`{"profiles":{"aider":{"headless":["aider"]}}}`))
+	cfg, err = config.Parse([]byte(`{"profiles":{"aider":{"headless":["aider"]}}}`))
 	if err == nil {
 		_, err = cfg.Profiles()
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/sandbox"
 	"github.com/runner-cli/runner/runner/supervisor"
@@ -42,7 +43,7 @@ type DispatchRequest struct {
 	Isolation map[string]string
 	// Setup maps a project (or "*") to its worktree set-up (config
 	// worktree_setup).
-	Setup    map[string]*WorktreeSetup
+	Setup    map[string]*config.WorktreeSetup
 	WaitLock bool
 	Source   string // "user", "cron"; a parent task id is filled in from the pane environment
 	Size     tmuxctl.Size
@@ -164,12 +165,12 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 // dispatchPlan is what a dispatch resolved from the state before it
 // records its task.
 type dispatchPlan struct {
-	project, dir string         // where it works
-	host         string         // the host it works on ("" for here)
-	setup        *WorktreeSetup // the worktree set-up, for --worktree
-	lin          lineage        // its parent and level
-	after        []string       // the tasks it waits for (--after)
-	from         string         // the task whose branch it starts from (--from)
+	project, dir string                // where it works
+	host         string                // the host it works on ("" for here)
+	setup        *config.WorktreeSetup // the worktree set-up, for --worktree
+	lin          lineage               // its parent and level
+	after        []string              // the tasks it waits for (--after)
+	from         string                // the task whose branch it starts from (--from)
 }
 
 // planDispatch resolves the project, lineage, --after and --from of req
@@ -261,7 +262,7 @@ func (env *Env) detach(ctx context.Context, task *state.Task, lock *state.Projec
 // worktreePlan settles whether the task gets a worktree of its own (the
 // flag, else the config's isolation for the project or "*") and returns the
 // project's worktree set-up.
-func (req *DispatchRequest) worktreePlan(project string) *WorktreeSetup {
+func (req *DispatchRequest) worktreePlan(project string) *config.WorktreeSetup {
 	if !req.WorktreeSet {
 		iso, ok := req.Isolation[project]
 		if !ok {
@@ -293,7 +294,7 @@ func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, er
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := CompileApproveRules("--approve-rule", req.Settings.ApproveRules); err != nil {
+	if _, err := config.CompileApproveRules("--approve-rule", req.Settings.ApproveRules); err != nil {
 		return nil, nil, exit.Usagef("%v", err)
 	}
 	return prof, argv, nil

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/sandbox"
 
@@ -61,10 +62,10 @@ const maxStateEntries = 10000
 // creatable, not created.
 func Doctor(ctx context.Context, opts DoctorOptions) []Check {
 	var out []Check
-	cfg, path, err := LoadConfig(opts.Getenv)
+	cfg, path, err := config.Load(opts.Getenv)
 	out = append(out, configCheck(opts.Getenv, path, err))
 	if err != nil {
-		cfg = DefaultConfig()
+		cfg = config.DefaultConfig()
 	}
 	out = append(out, tmuxChecks(ctx, cfg, opts.Socket)...)
 	out = append(out, gitCheck(ctx))
@@ -110,7 +111,7 @@ func configCheck(getenv func(string) string, path string, err error) Check {
 	return c
 }
 
-func tmuxChecks(ctx context.Context, cfg *Config, socket string) []Check {
+func tmuxChecks(ctx context.Context, cfg *config.Config, socket string) []Check {
 	bin := cfg.TmuxBinary
 	if bin == "" {
 		bin = "tmux"
@@ -170,7 +171,7 @@ func plural(n int, what string) string {
 // sandboxCheck says whether bwrap can make a sandbox here (dispatch
 // --sandbox): a failure when the config asks for sandboxes, else a
 // warning.
-func sandboxCheck(ctx context.Context, cfg *Config) Check {
+func sandboxCheck(ctx context.Context, cfg *config.Config) Check {
 	path, err := sandbox.Check(ctx)
 	if err == nil {
 		return Check{Name: "sandbox", Status: CheckOK, Detail: "bwrap works (" + path + "): dispatch --sandbox is available"}
@@ -205,7 +206,7 @@ const (
 
 func stateDirCheck(getenv func(string) string) Check {
 	c := Check{Name: "state-dir", Status: CheckOK}
-	dir, err := StateDir(getenv)
+	dir, err := config.StateDir(getenv)
 	if err != nil {
 		c.Status, c.Detail, c.Fix = CheckFail, err.Error(), "set RUNNER_STATE_DIR or HOME"
 		return c
@@ -291,7 +292,7 @@ func looseEntries(dir string) (loose []string, n int) {
 	return loose, n
 }
 
-func agentChecks(ctx context.Context, cfg *Config, cfgPath string, opts DoctorOptions) []Check {
+func agentChecks(ctx context.Context, cfg *config.Config, cfgPath string, opts DoctorOptions) []Check {
 	ps, err := cfg.Profiles()
 	if err != nil {
 		// Only for a config LoadConfig refused; the config check says why.

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
@@ -113,7 +114,7 @@ func TestConfigCheck(t *testing.T) {
 				env["XDG_CONFIG_HOME"] = filepath.Dir(dir)
 				env["RUNNER_CONFIG"] = "" // the XDG path, which has no file
 			}
-			_, p, err := LoadConfig(mapEnv(env))
+			_, p, err := config.Load(mapEnv(env))
 			c := configCheck(mapEnv(env), p, err)
 			if c.Status != tc.status || !strings.Contains(c.Detail, tc.detail) {
 				t.Errorf("got %+v\nwant %s with %q", c, tc.status, tc.detail)
@@ -259,4 +260,8 @@ func TestInotifyCheck(t *testing.T) {
 	if _, ok := inotifyCheck(t.TempDir()); ok {
 		t.Error("a check without a limit to read")
 	}
+}
+
+func mapEnv(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/record"
 
@@ -131,7 +132,7 @@ type StartSpec struct {
 	Worktree bool `json:"worktree,omitempty"`
 	// Setup makes the worktree ready (files copied or linked from the
 	// project, a command run) before the agent starts.
-	Setup *WorktreeSetup `json:"setup,omitempty"`
+	Setup *config.WorktreeSetup `json:"setup,omitempty"`
 	// From is a worktree task whose branch this one starts from (dispatch
 	// --after ID --from ID): its worktree, leftovers committed, is what
 	// the snapshot takes.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/hosts"
 
 	"github.com/runner-cli/runner/runner/exit"
@@ -28,9 +29,9 @@ import (
 // duration such as 500ms or 30s) and RUNNER_RETENTION (e.g. 72h, or 0 to
 // keep them) override the config. cfg nil means the config file is read
 // (LoadConfig). It is the one way every command opens the store.
-func OpenStore(getenv func(string) string, cfg *Config) (*state.Store, error) {
+func OpenStore(getenv func(string) string, cfg *config.Config) (*state.Store, error) {
 	if cfg == nil {
-		c, _, err := LoadConfig(getenv)
+		c, _, err := config.Load(getenv)
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/hosts"
 
 	"github.com/runner-cli/runner/runner/exit"
@@ -92,7 +93,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	}
 	timeout := set.Timeout
 	if timeout <= 0 {
-		timeout = DefaultTaskTimeout
+		timeout = config.DefaultTaskTimeout
 	}
 	tctx, cancel := sup.startClock(sup.runCtx, timeout)
 	defer cancel()

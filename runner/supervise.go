@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/hosts"
 
 	"github.com/runner-cli/runner/runner/monitor"
@@ -61,7 +62,7 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	}
 	timeout := set.Timeout
 	if timeout <= 0 {
-		timeout = DefaultTaskTimeout
+		timeout = config.DefaultTaskTimeout
 	}
 	// Take the task over, unless another live supervisor has it (the
 	// process that started this one, a runner msg or send, is expected).
@@ -106,7 +107,7 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 func (env *Env) newSupervisor(ctx context.Context, t *state.Task, prof *profile.Profile, set RunSettings) (s *supervision, stop func(), err error) {
 	// Checked by Dispatch: an error here is a record edited by hand, and
 	// approves nothing.
-	rules, _ := CompileApproveRules("approve_rules", set.ApproveRules)
+	rules, _ := config.CompileApproveRules("approve_rules", set.ApproveRules)
 	mon := &monitor.Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
 		Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle,
 		Skipped: func(ev profile.HookEvent, why string) {
@@ -175,7 +176,7 @@ func (s *supervision) concludeAll(ctx, tctx context.Context, err error) error {
 		}
 		timeout := s.set.Timeout
 		if timeout <= 0 {
-			timeout = DefaultTaskTimeout
+			timeout = config.DefaultTaskTimeout
 		}
 		tctx, cancel = s.startClock(s.runCtx, timeout)
 		err = s.hostLost(s.messageTurn(tctx))

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/supervisor"
@@ -100,7 +101,7 @@ func (env *Env) notify(ctx context.Context, t *state.Task, set RunSettings) {
 	}
 	d := set.NotifyTimeout
 	if d <= 0 {
-		d = DefaultNotifyTimeout
+		d = config.DefaultNotifyTimeout
 	}
 	nctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
 )
@@ -29,7 +30,7 @@ type worktreeStart struct {
 // and untracked files included, and the user's work tree, index, HEAD and
 // stash stay as they are. A project that is a subdirectory of a larger
 // repository starts in the same subdirectory of the worktree.
-func (env *Env) startWorktree(ctx context.Context, task *state.Task, snap *gitsnap.Snapshot, setup *WorktreeSetup) (worktreeStart, error) {
+func (env *Env) startWorktree(ctx context.Context, task *state.Task, snap *gitsnap.Snapshot, setup *config.WorktreeSetup) (worktreeStart, error) {
 	home, err := gitsnap.WorktreeHome(ctx, task.Dir)
 	if err != nil {
 		return worktreeStart{}, err
@@ -52,13 +53,13 @@ func (env *Env) startWorktree(ctx context.Context, task *state.Task, snap *gitsn
 	case task.Tmux.Host != "":
 		c, err := env.hostConn(ctx, task.Tmux.Host)
 		if err == nil {
-			err = setup.applyThere(ctx, c, snap.Dir, top, dir, log, task.ID)
+			err = applySetupThere(setup, ctx, c, snap.Dir, top, dir, log, task.ID)
 		}
 		if err != nil {
 			return worktreeStart{}, err
 		}
 	default:
-		if err := setup.apply(ctx, snap.Dir, top, dir, log, task.ID); err != nil {
+		if err := applySetup(setup, ctx, snap.Dir, top, dir, log, task.ID); err != nil {
 			return worktreeStart{}, err
 		}
 	}

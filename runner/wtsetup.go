@@ -13,49 +13,14 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/hosts"
-
-	"github.com/runner-cli/runner/runner/profile"
 )
-
-// WorktreeSetup says how a task's new worktree is made ready before its
-// agent starts (config worktree_setup). Paths are relative to the top of
-// the project's repository; a path that is not there is skipped.
-type WorktreeSetup struct {
-	// Copy lists files or directories copied into the worktree (the
-	// agent may change its copy).
-	Copy []string `json:"copy,omitempty"`
-	// Symlink lists files or directories linked from the worktree to the
-	// project's (shared: node_modules, a build cache).
-	Symlink []string `json:"symlink,omitempty"`
-	// Run is a command (argv, never through a shell) run in the
-	// worktree's start directory after the files; its output goes to the
-	// task's log, and its failure fails the task.
-	Run []string `json:"run,omitempty"`
-	// RunTimeout bounds Run (default 10 minutes).
-	RunTimeout profile.Duration `json:"run_timeout,omitzero"`
-}
-
-// check refuses paths that leave the repository and an empty command.
-func (w *WorktreeSetup) check() error {
-	if w == nil {
-		return nil
-	}
-	for _, p := range append(append([]string(nil), w.Copy...), w.Symlink...) {
-		if !filepath.IsLocal(p) {
-			return fmt.Errorf("%q is not a path inside the repository", p)
-		}
-	}
-	if len(w.Run) > 0 && w.Run[0] == "" {
-		return errors.New("run: an empty command")
-	}
-	return nil
-}
 
 // apply copies and links the files from the repository's top (from) into
 // the worktree's top (to), then runs the command in dir, appending its
 // output to log.
-func (w *WorktreeSetup) apply(ctx context.Context, from, to, dir, log, id string) error {
+func applySetup(w *config.WorktreeSetup, ctx context.Context, from, to, dir, log, id string) error {
 	for _, p := range w.Copy {
 		src, dst := filepath.Join(from, p), filepath.Join(to, p)
 		fi, err := os.Stat(src)
@@ -132,7 +97,7 @@ func copyPath(src, dst string, fi fs.FileInfo) error {
 // applyThere is apply for a worktree on a host: the copies (cp -a), the
 // links (ln -s) and the command run there, each paths-as-arguments script
 // one round trip; the command's output goes to log here.
-func (w *WorktreeSetup) applyThere(ctx context.Context, c *hosts.Conn, from, to, dir, log, id string) error {
+func applySetupThere(w *config.WorktreeSetup, ctx context.Context, c *hosts.Conn, from, to, dir, log, id string) error {
 	if len(w.Copy) > 0 {
 		const script = `from=$1 to=$2; shift 2; for p do s=$from/$p d=$to/$p
 [ -e "$s" ] || continue

@@ -15,7 +15,7 @@ targets=(
 	"./runner/profile FuzzDetect"
 	"./runner/profile FuzzParseHookEvent"
 	"./runner/profile FuzzCodexNotify"
-	"./runner FuzzParseConfig"
+	"./runner/config FuzzParseConfig"
 	"./runner/hosts FuzzAgentPaths"
 	"./state FuzzReadState"
 	"./internal/transport FuzzParseReply"

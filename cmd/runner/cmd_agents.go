@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/runner-cli/runner/runner/config"
+
 	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/runner-cli/runner/runner/exit"
@@ -162,7 +164,7 @@ func (a *app) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) err
 	if opts.agent == "" {
 		return exit.Usagef("agents detect: --agent is required (see 'runner agents')")
 	}
-	cfg, _, err := runner.LoadConfig(a.getenv)
+	cfg, _, err := config.Load(a.getenv)
 	if err != nil {
 		return err
 	}

@@ -7,16 +7,17 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/runner-cli/runner/runner/config"
+
 	"github.com/runner-cli/runner/runner/exit"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/spf13/cobra"
 )
 
 // loadConfig reads the config file (RUNNER_CONFIG, XDG_CONFIG_HOME or
 // ~/.config/runner/config.json); a bad file is an error that exits 2.
-func (a *app) loadConfig() (*runner.Config, string, error) {
-	return runner.LoadConfig(a.getenv)
+func (a *app) loadConfig() (*config.Config, string, error) {
+	return config.Load(a.getenv)
 }
 
 func (a *app) newConfigCmd() *cobra.Command {
@@ -60,7 +61,7 @@ type configPathOptions struct {
 }
 
 func (a *app) runConfigPath(ctx context.Context, opts configPathOptions) error {
-	path, source := runner.ConfigPath(a.getenv)
+	path, source := config.Path(a.getenv)
 	if path == "" {
 		return exit.Usagef("config path: none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set (set RUNNER_CONFIG to a file)")
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/config"
+
 	"github.com/runner-cli/runner/runner/exit"
 
 	"github.com/runner-cli/runner/runner"
@@ -162,7 +164,7 @@ func (a *app) printGC(res *runner.GCResult, quiet bool) {
 
 // startAutoGC starts the background gc of close_after when finished tasks
 // are due (see runner.StartAutoGC); a failure only warns.
-func (a *app) startAutoGC(ctx context.Context, env *runner.Env, cfg *runner.Config) {
+func (a *app) startAutoGC(ctx context.Context, env *runner.Env, cfg *config.Config) {
 	if cfg == nil || cfg.CloseAfter.Duration <= 0 || a.getenv("RUNNER_TASK_ID") != "" {
 		return // an agent's runner command leaves the machine's upkeep to the user's
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/runner-cli/runner/runner/config"
+
 	"github.com/runner-cli/runner/runner/hosts"
 
 	"github.com/runner-cli/runner/runner"
@@ -50,8 +52,8 @@ func (a *app) envTask(ctx context.Context, ref string) (*runner.Env, *state.Task
 }
 
 // runnerEnv loads the config and opens the state and the tmux server.
-func (a *app) runnerEnv(progress bool) (*runner.Env, *runner.Config, error) {
-	cfg, _, err := runner.LoadConfig(a.getenv)
+func (a *app) runnerEnv(progress bool) (*runner.Env, *config.Config, error) {
+	cfg, _, err := config.Load(a.getenv)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -76,7 +78,7 @@ func (a *app) runnerEnv(progress bool) (*runner.Env, *runner.Config, error) {
 // It runs the config's tmux_binary; a config that cannot be read is an
 // error (exit 2).
 func (a *app) tmuxClient() (*tmuxctl.Client, error) {
-	cfg, _, err := runner.LoadConfig(a.getenv)
+	cfg, _, err := config.Load(a.getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +109,7 @@ func (a *app) tmuxClient() (*tmuxctl.Client, error) {
 
 // tmuxClientFor is the tmux client with cfg's tmux_binary (cfg nil: the
 // default "tmux").
-func (a *app) tmuxClientFor(cfg *runner.Config) *tmuxctl.Client {
+func (a *app) tmuxClientFor(cfg *config.Config) *tmuxctl.Client {
 	var opts []tmuxctl.Option
 	if cfg != nil && cfg.TmuxBinary != "" {
 		opts = append(opts, tmuxctl.WithBinary(cfg.TmuxBinary))

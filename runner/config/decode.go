@@ -1,7 +1,7 @@
 // Decoding the config file strictly: unknown keys, wrong types and bad
 // durations are errors that name the key, its line and column.
 
-package runner
+package config
 
 import (
 	"bytes"
@@ -16,10 +16,10 @@ import (
 	"github.com/runner-cli/runner/runner/profile"
 )
 
-// parseConfig decodes data over DefaultConfig and validates the result.
+// Parse decodes data over DefaultConfig and validates the result.
 // Errors name the key path ("awareness.mode: …") or, for bad JSON, the
 // line and column.
-func parseConfig(data []byte) (*Config, error) {
+func Parse(data []byte) (*Config, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("the file is empty (write {} for the defaults, or delete it)")
 	}

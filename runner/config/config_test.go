@@ -1,4 +1,4 @@
-package runner
+package config
 
 import (
 	"errors"
@@ -141,7 +141,7 @@ func TestParseConfig(t *testing.T) {
 		{name: "empty file", json: " \n", wantErr: `the file is empty`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := parseConfig([]byte(tc.json))
+			c, err := Parse([]byte(tc.json))
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v\nwant one containing %q", err, tc.wantErr)
@@ -194,9 +194,9 @@ func TestConfigPath(t *testing.T) {
 		{map[string]string{"HOME": "/h"}, "/h/.config/runner/config.json", ConfigFromHome},
 		{map[string]string{}, "", ""},
 	} {
-		path, from := ConfigPath(mapEnv(tc.env))
+		path, from := Path(mapEnv(tc.env))
 		if path != tc.path || from != tc.from {
-			t.Errorf("ConfigPath(%v) = %q, %q; want %q, %q", tc.env, path, from, tc.path, tc.from)
+			t.Errorf("Path(%v) = %q, %q; want %q, %q", tc.env, path, from, tc.path, tc.from)
 		}
 	}
 }
@@ -205,12 +205,12 @@ func TestLoadConfig(t *testing.T) {
 	dir := t.TempDir()
 	env := map[string]string{"XDG_CONFIG_HOME": dir}
 	// Missing file: defaults, the path, no error.
-	c, path, err := LoadConfig(mapEnv(env))
+	c, path, err := Load(mapEnv(env))
 	if err != nil || path != filepath.Join(dir, "runner", "config.json") || c.DefaultAgent != "claude" {
 		t.Fatalf("missing file: %v %q %+v", err, path, c)
 	}
 	// No HOME at all (env -i): defaults, no path.
-	if c, path, err := LoadConfig(mapEnv(nil)); err != nil || path != "" || c.MaxHops != 8 {
+	if c, path, err := Load(mapEnv(nil)); err != nil || path != "" || c.MaxHops != 8 {
 		t.Fatalf("no env: %v %q", err, path)
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -219,21 +219,21 @@ func TestLoadConfig(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"default_agent": "sim", "idle": "1s"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c, _, err = LoadConfig(mapEnv(env))
+	c, _, err = Load(mapEnv(env))
 	if err != nil || c.DefaultAgent != "sim" || c.Idle.Duration != time.Second || c.Settle.Duration != 50*time.Millisecond {
 		t.Fatalf("file: %v %+v", err, c)
 	}
 	if err := os.WriteFile(path, []byte(`{"awareness": {"mode": "everyone"}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = LoadConfig(mapEnv(env))
+	_, _, err = Load(mapEnv(env))
 	want := "config " + path + `: awareness.mode: "everyone" is not one of project|all|off`
 	if err == nil || err.Error() != want || !errors.Is(err, exit.ErrUsage) {
 		t.Fatalf("bad file: %v\nwant %s (wrapping ErrUsage)", err, want)
 	}
 	// A directory where the file should be: an error naming it.
 	env["RUNNER_CONFIG"] = dir
-	if _, _, err := LoadConfig(mapEnv(env)); err == nil || !strings.Contains(err.Error(), "config "+dir+":") || !errors.Is(err, exit.ErrUsage) {
+	if _, _, err := Load(mapEnv(env)); err == nil || !strings.Contains(err.Error(), "config "+dir+":") || !errors.Is(err, exit.ErrUsage) {
 		t.Fatalf("directory: %v", err)
 	}
 }
@@ -264,7 +264,7 @@ func mapEnv(m map[string]string) func(string) string {
 
 // The README's example config must stay a valid config.
 func TestReadmeExampleConfig(t *testing.T) {
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestReadmeExampleConfig(t *testing.T) {
 	if !ok || !ok2 || !ok3 {
 		t.Fatal("README: no ```json block under ## Configuration")
 	}
-	c, err := parseConfig([]byte(block))
+	c, err := Parse([]byte(block))
 	if err != nil {
 		t.Fatalf("README example: %v", err)
 	}
@@ -299,7 +299,7 @@ func BenchmarkLoadConfig(b *testing.B) {
 	})
 	b.Run("load", func(b *testing.B) {
 		for b.Loop() {
-			if _, _, err := LoadConfig(env); err != nil {
+			if _, _, err := Load(env); err != nil {
 				b.Fatal(err)
 			}
 		}

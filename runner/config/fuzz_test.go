@@ -1,8 +1,6 @@
-package runner
+package config
 
-import (
-	"testing"
-)
+import "testing"
 
 // FuzzParseConfig: any config file is a Config or an error, never a panic;
 // a Config that parsed validates as the loader left it.
@@ -20,7 +18,7 @@ func FuzzParseConfig(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := parseConfig(data)
+		c, err := Parse(data)
 		if err == nil && c == nil {
 			t.Fatal("no config and no error")
 		}

@@ -1,4 +1,4 @@
-package runner
+package config
 
 import (
 	"encoding/json"
@@ -180,19 +180,19 @@ const (
 	DefaultRetention = state.DefaultRetention
 )
 
-// Where ConfigPath found the path.
+// Where Path found the path.
 const (
 	ConfigFromEnv  = "RUNNER_CONFIG"
 	ConfigFromXDG  = "XDG_CONFIG_HOME"
 	ConfigFromHome = "HOME"
 )
 
-// ConfigPath returns the config file's path and which variable gave it:
+// Path returns the config file's path and which variable gave it:
 // $RUNNER_CONFIG if set, else $XDG_CONFIG_HOME/runner/config.json (an
 // absolute XDG_CONFIG_HOME only, as the XDG spec says), else
 // ~/.config/runner/config.json. With none of them set (env -i) it returns
 // "", "" and the defaults apply.
-func ConfigPath(getenv func(string) string) (path, source string) {
+func Path(getenv func(string) string) (path, source string) {
 	if p := getenv("RUNNER_CONFIG"); p != "" {
 		if abs, err := filepath.Abs(p); err == nil {
 			p = abs
@@ -208,13 +208,13 @@ func ConfigPath(getenv func(string) string) (path, source string) {
 	return "", ""
 }
 
-// LoadConfig reads the config file found by ConfigPath and returns it with
+// Load reads the config file found by Path and returns it with
 // its path. A missing file (or no path at all) gives DefaultConfig and no
 // error. A file that cannot be read or is not valid is an error wrapping
 // ErrUsage that names the file and the key, or the line and column of a
 // JSON syntax error.
-func LoadConfig(getenv func(string) string) (*Config, string, error) {
-	path, _ := ConfigPath(getenv)
+func Load(getenv func(string) string) (*Config, string, error) {
+	path, _ := Path(getenv)
 	if path == "" {
 		return DefaultConfig(), "", nil
 	}
@@ -225,7 +225,7 @@ func LoadConfig(getenv func(string) string) (*Config, string, error) {
 	if err != nil {
 		return nil, path, exit.Usagef("config %s: %v", path, err)
 	}
-	c, err := parseConfig(data)
+	c, err := Parse(data)
 	if err != nil {
 		return nil, path, exit.Usagef("config %s: %v", path, err)
 	}
@@ -239,7 +239,7 @@ var profileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 // validateWorktrees checks isolation and worktree_setup.
 func (c *Config) validateWorktrees() error {
 	for p, w := range c.WorktreeSetup {
-		if err := w.check(); err != nil {
+		if err := w.Check(); err != nil {
 			return fmt.Errorf("worktree_setup.%s: %w", p, err)
 		}
 	}

@@ -1,7 +1,7 @@
 // The config's profiles and approve rules: built-ins overlaid with the
 // config's, and model aliases resolved.
 
-package runner
+package config
 
 import (
 	"encoding/json"
