@@ -2,7 +2,7 @@
 // commands call: projects, dispatch (a task recorded, its snapshot, its
 // pane started, its supervisor), follow-ups and resume (send), messages
 // and ask, waiting (wait, --after), reconciliation against live panes and
-// processes, gc, worktrees, remote hosts and the doctor.
+// processes, gc, worktrees and remote tasks.
 //
 // The decisions it takes live in sub-packages that know nothing of Env,
 // each table-tested on its own:
@@ -21,6 +21,9 @@
 //   - runner/hosts: the registered hosts and the connections to them (a
 //     Pool the composition root makes and passes in Env.Hosts);
 //   - runner/sandbox: bubblewrap argv and checks (dispatch --sandbox);
+//   - runner/config: the config file (load, validate, profiles, defaults);
+//   - runner/record: the task record's durable writes and the journal;
+//   - runner/doctor: what runner needs, checked (and the agents found);
 //   - runner/agentsim: the simulated agent; runner/proctree: process
 //     trees (pidfds, never another uid's or a tmux server); runner/exit:
 //     exit codes and error kinds.

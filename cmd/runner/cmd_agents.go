@@ -8,13 +8,14 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/runner-cli/runner/runner/doctor"
+
 	"github.com/runner-cli/runner/runner/config"
 
 	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/runner-cli/runner/runner/exit"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/spf13/cobra"
 )
 
@@ -50,7 +51,7 @@ func (a *app) runAgents(ctx context.Context, opts agentsOptions) error {
 		a.jsonErrors = true
 	}
 	self, _ := os.Executable()
-	sts := runner.CheckAgents(ctx, profile.Builtins(), self, !opts.noVersion)
+	sts := doctor.CheckAgents(ctx, profile.Builtins(), self, !opts.noVersion)
 	if opts.asJSON {
 		return a.printJSON(sts)
 	}

@@ -6,16 +6,17 @@ import (
 	"os"
 	"text/tabwriter"
 
+	"github.com/runner-cli/runner/runner/doctor"
+
 	"github.com/runner-cli/runner/runner/exit"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/tmuxctl"
 	"github.com/spf13/cobra"
 )
 
 type doctorOutput struct {
 	OK     bool           `json:"ok"`
-	Checks []runner.Check `json:"checks"`
+	Checks []doctor.Check `json:"checks"`
 }
 
 func (a *app) newDoctorCmd() *cobra.Command {
@@ -51,13 +52,13 @@ type doctorOptions struct {
 
 func (a *app) runDoctor(ctx context.Context, opts doctorOptions) error {
 	self, _ := os.Executable()
-	checks := runner.Doctor(ctx, runner.DoctorOptions{
+	checks := doctor.Run(ctx, doctor.Options{
 		Getenv:        a.getenv,
 		Socket:        tmuxctl.ResolveSocket(a.socket, a.getenv),
 		Self:          self,
 		AgentVersions: !opts.noVersion,
 	})
-	failed := runner.DoctorFailed(checks)
+	failed := doctor.Failed(checks)
 	if opts.asJSON {
 		if err := a.printJSON(doctorOutput{OK: !failed, Checks: checks}); err != nil {
 			return err

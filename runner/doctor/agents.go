@@ -1,4 +1,4 @@
-package runner
+package doctor
 
 import (
 	"bytes"

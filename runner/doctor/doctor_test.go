@@ -1,4 +1,4 @@
-package runner
+package doctor
 
 import (
 	"context"
@@ -152,7 +152,7 @@ func TestDoctor(t *testing.T) {
 		"profiles": {"ghost": {"command": ["runner-no-such-agent"], "description": "Ghost CLI"}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	opts := DoctorOptions{Getenv: mapEnv(map[string]string{"HOME": home}), Socket: sock, Self: "/opt/runner"}
+	opts := Options{Getenv: mapEnv(map[string]string{"HOME": home}), Socket: sock, Self: "/opt/runner"}
 	byName := func(cs []Check) map[string]Check {
 		m := map[string]Check{}
 		for _, c := range cs {
@@ -161,7 +161,7 @@ func TestDoctor(t *testing.T) {
 		return m
 	}
 
-	checks := Doctor(ctx, opts)
+	checks := Run(ctx, opts)
 	m := byName(checks)
 	for _, name := range []string{"config", "tmux", "tmux-server", "git", "state-dir", "agent:sim", "default-agent"} {
 		if _, ok := m[name]; !ok {
@@ -183,7 +183,7 @@ func TestDoctor(t *testing.T) {
 	if strings.Contains(m["agents"].Detail, "ghost") {
 		t.Errorf("the default agent is listed as optional: %+v", m["agents"])
 	}
-	if DoctorFailed(checks) {
+	if Failed(checks) {
 		t.Errorf("failed: %+v", checks)
 	}
 
@@ -205,7 +205,7 @@ func TestDoctor(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	m = byName(Doctor(ctx, opts))
+	m = byName(Run(ctx, opts))
 	if c := m["tmux-server"]; c.Status != CheckOK || !strings.Contains(c.Detail, "running, 2 sessions, 2 panes (1 dead)") {
 		t.Errorf("server running: %+v", c)
 	}
@@ -214,7 +214,7 @@ func TestDoctor(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(cfgDir, "config.json"), []byte(`{"tmux_binary": "/nonexistent/tmux"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	checks = Doctor(ctx, opts)
+	checks = Run(ctx, opts)
 	m = byName(checks)
 	if c := m["tmux"]; c.Status != CheckFail || !strings.Contains(c.Fix, "install tmux 3.0 or later") {
 		t.Errorf("no tmux: %+v", c)
@@ -222,7 +222,7 @@ func TestDoctor(t *testing.T) {
 	if c := m["tmux-server"]; c.Status != CheckWarn {
 		t.Errorf("server without tmux: %+v", c)
 	}
-	if !DoctorFailed(checks) {
+	if !Failed(checks) {
 		t.Error("DoctorFailed = false with tmux missing")
 	}
 }

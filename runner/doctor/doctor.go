@@ -1,4 +1,4 @@
-package runner
+package doctor
 
 import (
 	"context"
@@ -39,8 +39,8 @@ type Check struct {
 	Fix    string      `json:"fix,omitempty"`
 }
 
-// DoctorOptions are the inputs of Doctor.
-type DoctorOptions struct {
+// Options are the inputs of Doctor.
+type Options struct {
 	// Getenv reads the environment (config path, state dir).
 	Getenv func(string) string
 	// Socket is the runner's tmux server, already resolved from --socket,
@@ -55,12 +55,12 @@ type DoctorOptions struct {
 // maxStateEntries bounds the permission walk of the state directory.
 const maxStateEntries = 10000
 
-// Doctor checks what runner needs (the config file, tmux and its version,
+// Run checks what runner needs (the config file, tmux and its version,
 // the runner's tmux server, git, bwrap for sandboxes, the state directory and its permissions,
 // the inotify instances left, the agent CLIs) and returns one Check per finding, in a stable order. It
 // changes nothing: a missing state directory is checked for being
 // creatable, not created.
-func Doctor(ctx context.Context, opts DoctorOptions) []Check {
+func Run(ctx context.Context, opts Options) []Check {
 	var out []Check
 	cfg, path, err := config.Load(opts.Getenv)
 	out = append(out, configCheck(opts.Getenv, path, err))
@@ -78,8 +78,8 @@ func Doctor(ctx context.Context, opts DoctorOptions) []Check {
 	return out
 }
 
-// DoctorFailed reports whether any check failed.
-func DoctorFailed(checks []Check) bool {
+// Failed reports whether any check failed.
+func Failed(checks []Check) bool {
 	for _, c := range checks {
 		if c.Status == CheckFail {
 			return true
@@ -292,7 +292,7 @@ func looseEntries(dir string) (loose []string, n int) {
 	return loose, n
 }
 
-func agentChecks(ctx context.Context, cfg *config.Config, cfgPath string, opts DoctorOptions) []Check {
+func agentChecks(ctx context.Context, cfg *config.Config, cfgPath string, opts Options) []Check {
 	ps, err := cfg.Profiles()
 	if err != nil {
 		// Only for a config LoadConfig refused; the config check says why.
