@@ -170,8 +170,8 @@ func (env *Env) startQueued(ctx context.Context, t *state.Task, set RunSettings)
 	case err == nil:
 	case errors.As(err, &dep):
 		bg := context.WithoutCancel(ctx)
-		_ = env.finish(bg, t.ID, state.StatusCancelled, dep.Error(), nil)
-		if nt, _ := env.task(bg, t.ID); nt != nil {
+		_ = env.rec().Finish(bg, t.ID, state.StatusCancelled, dep.Error(), nil)
+		if nt, _ := env.rec().Task(bg, t.ID); nt != nil {
 			env.notify(bg, nt, set)
 		}
 		return nil, fmt.Errorf("task %s cancelled: %w", t.ID, err)
@@ -179,14 +179,14 @@ func (env *Env) startQueued(ctx context.Context, t *state.Task, set RunSettings)
 		return nil, fmt.Errorf("task %s will not start: %w", t.ID, err)
 	case ctx.Err() != nil:
 		bg := context.WithoutCancel(ctx)
-		if nt, _ := env.task(bg, t.ID); nt != nil && nt.Status.IsTerminal() {
+		if nt, _ := env.rec().Task(bg, t.ID); nt != nil && nt.Status.IsTerminal() {
 			// Ended by another process (runner cancel), which stopped us.
 			return nil, fmt.Errorf("task %s ended while waiting: %s (%s): %w", t.ID, nt.Status, lastReason(nt), ctx.Err())
 		}
 		if set.Detached {
-			_ = env.setStatus(bg, t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor stopped while %s (runner resume %s)", waitingReason(t.After), t.ID), nil)
+			_ = env.rec().SetStatus(bg, t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor stopped while %s (runner resume %s)", waitingReason(t.After), t.ID), nil)
 		} else {
-			_ = env.finish(bg, t.ID, state.StatusCancelled, "interrupted while "+waitingReason(t.After), nil)
+			_ = env.rec().Finish(bg, t.ID, state.StatusCancelled, "interrupted while "+waitingReason(t.After), nil)
 		}
 		return nil, fmt.Errorf("task %s interrupted while %s: %w", t.ID, waitingReason(t.After), ctx.Err())
 	default:
@@ -200,13 +200,13 @@ func (env *Env) startQueued(ctx context.Context, t *state.Task, set RunSettings)
 	if spec.Exclusive {
 		lock, err := env.Store.LockProject(ctx, lockKey(t.Project, t.Dir, t.Tmux.Host), spec.WaitLock)
 		if err != nil {
-			_ = env.finish(context.WithoutCancel(ctx), t.ID, state.StatusFailed, "project lock: "+err.Error(), nil)
+			_ = env.rec().Finish(context.WithoutCancel(ctx), t.ID, state.StatusFailed, "project lock: "+err.Error(), nil)
 			return nil, err
 		}
 		unlock = lock.Unlock
 	}
 	if len(t.After) > 0 {
-		env.journal(ctx, t, "start", "dependencies done: "+strings.Join(t.After, ", "))
+		env.rec().Journal(ctx, t, "start", "dependencies done: "+strings.Join(t.After, ", "))
 	}
 	if err := env.start(ctx, t, spec); err != nil {
 		if unlock != nil {
@@ -304,7 +304,7 @@ func (env *Env) tmuxMessage(ctx context.Context, t *state.Task, set RunSettings)
 	}
 	n, err := tc.DisplayMessage(mctx, t.Tmux.Session, NotifyMessage(t), tmuxMessageTime)
 	if err == nil && n > 0 {
-		env.journal(ctx, t, "tmux-message", fmt.Sprintf("shown to %d client(s) of session %s", n, t.Tmux.Session))
+		env.rec().Journal(ctx, t, "tmux-message", fmt.Sprintf("shown to %d client(s) of session %s", n, t.Tmux.Session))
 	}
 }
 

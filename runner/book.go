@@ -22,19 +22,19 @@ type taskBook struct {
 	set  RunSettings
 }
 
-func (b *taskBook) Task(ctx context.Context) (*state.Task, error) { return b.env.task(ctx, b.id) }
+func (b *taskBook) Task(ctx context.Context) (*state.Task, error) { return b.env.rec().Task(ctx, b.id) }
 
 func (b *taskBook) Update(ctx context.Context, fn func(*state.Task)) error {
-	return b.env.update(ctx, b.id, fn)
+	return b.env.rec().Update(ctx, b.id, fn)
 }
 
 func (b *taskBook) SetStatus(ctx context.Context, st state.Status, reason string, fn func(*state.Task)) error {
-	return b.env.setStatus(ctx, b.id, st, reason, fn)
+	return b.env.rec().SetStatus(ctx, b.id, st, reason, fn)
 }
 
 func (b *taskBook) Journal(ctx context.Context, kind, text string) {
-	if t, err := b.env.task(ctx, b.id); err == nil {
-		b.env.journal(ctx, t, kind, text)
+	if t, err := b.env.rec().Task(ctx, b.id); err == nil {
+		b.env.rec().Journal(ctx, t, kind, text)
 	}
 }
 
@@ -80,7 +80,7 @@ func (b *taskBook) Pending(ctx context.Context) int {
 func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervisor.TurnText, takeQueue bool) (more int, final *state.Task) {
 	env := b.env
 	var dropped []*state.Message
-	_ = env.updateDurably(ctx, "task "+b.id+": the end of the turn ("+string(o.Status)+")", func(st *state.State) error {
+	_ = env.rec().UpdateDurably(ctx, "task "+b.id+": the end of the turn ("+string(o.Status)+")", func(st *state.State) error {
 		more, final, dropped = 0, nil, nil
 		t := st.Task(b.id)
 		if t == nil || t.Status.IsTerminal() {
@@ -107,7 +107,7 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 		final = &c
 		return err
 	})
-	env.journalDropped(ctx, dropped)
+	env.rec().JournalDropped(ctx, dropped)
 	if more > 0 {
 		final = nil
 	}
@@ -117,7 +117,7 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 // Commit runs the post-task commit protocol and records its outcome.
 func (b *taskBook) Commit(ctx context.Context) {
 	env := b.env
-	t, err := env.task(ctx, b.id)
+	t, err := env.rec().Task(ctx, b.id)
 	if err != nil {
 		return
 	}
@@ -142,13 +142,13 @@ func (b *taskBook) Commit(ctx context.Context) {
 	default:
 		note = fmt.Sprintf("committed %s on %s", shortHash(res.Commit), res.Branch)
 	}
-	_ = env.update(ctx, b.id, func(t *state.Task) {
+	_ = env.rec().Update(ctx, b.id, func(t *state.Task) {
 		if res != nil {
 			t.Commit = res.Commit
 		}
 		t.History = append(t.History, state.StatusChange{Status: t.Status, Time: env.now(), Reason: note})
 	})
-	env.journal(ctx, t, "commit", note)
+	env.rec().Journal(ctx, t, "commit", note)
 	env.say("task %s: %s", b.id, note)
 }
 
@@ -168,7 +168,7 @@ func shortHash(h string) string {
 func (b *taskBook) Release(ctx context.Context, takeQueue bool) int {
 	env := b.env
 	more := 0
-	_ = env.updateDurably(ctx, "task "+b.id+": letting go of the task", func(st *state.State) error {
+	_ = env.rec().UpdateDurably(ctx, "task "+b.id+": letting go of the task", func(st *state.State) error {
 		more = 0
 		t := st.Task(b.id)
 		if t == nil || t.Status != state.StatusDone || t.SupervisorPID != os.Getpid() {

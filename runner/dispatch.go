@@ -130,7 +130,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	if err != nil {
 		return nil, err
 	}
-	env.journal(ctx, task, "dispatch", fmt.Sprintf("agent %s in %s: %s", prof.Name, dir, taskTitle(req.Text)))
+	env.rec().Journal(ctx, task, "dispatch", fmt.Sprintf("agent %s in %s: %s", prof.Name, dir, taskTitle(req.Text)))
 	if plan.host != "" {
 		env.say("task %s: %s in %s on host %s", task.ID, prof.Name, dir, plan.host)
 	} else {
@@ -150,13 +150,13 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	}
 	if !req.Settings.Detached {
 		err = Supervise(ctx, env, task.ID)
-		if t, _ := env.task(context.WithoutCancel(ctx), task.ID); t != nil {
+		if t, _ := env.rec().Task(context.WithoutCancel(ctx), task.ID); t != nil {
 			task = t
 		}
 		return task, err
 	}
 	handedOff, err = env.detach(ctx, task, lock)
-	if t, _ := env.task(context.WithoutCancel(ctx), task.ID); t != nil {
+	if t, _ := env.rec().Task(context.WithoutCancel(ctx), task.ID); t != nil {
 		task = t
 	}
 	return task, err
@@ -252,7 +252,7 @@ func (env *Env) detach(ctx context.Context, task *state.Task, lock *state.Projec
 	}
 	pid, err := env.StartSupervisor(task.ID, extra)
 	if err != nil {
-		_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "start supervisor: "+err.Error(), nil)
+		_ = env.rec().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "start supervisor: "+err.Error(), nil)
 		return false, err
 	}
 	env.say("task %s: supervisor %d started (runner status %s, runner attach %s)", task.ID, pid, task.ID, task.ID)
@@ -322,7 +322,7 @@ func (env *Env) recordTask(ctx context.Context, req DispatchRequest, agent strin
 		return nil, err
 	}
 	var task *state.Task
-	err = env.updateDurably(ctx, "dispatch: record the task", func(s *state.State) error {
+	err = env.rec().UpdateDurably(ctx, "dispatch: record the task", func(s *state.State) error {
 		id := newID
 		if s.Task(id) != nil {
 			if textFile != "" {
@@ -363,17 +363,17 @@ func (env *Env) dispatchQueued(ctx context.Context, task *state.Task) (*state.Ta
 	if set.Detached {
 		pid, err := env.StartSupervisor(task.ID, nil)
 		if err != nil {
-			_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "start supervisor: "+err.Error(), nil)
+			_ = env.rec().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "start supervisor: "+err.Error(), nil)
 			return task, err
 		}
 		env.say("task %s: %s; supervisor %d started (runner status %s)", task.ID, waitingReason(task.After), pid, task.ID)
-		if t, _ := env.task(ctx, task.ID); t != nil {
+		if t, _ := env.rec().Task(ctx, task.ID); t != nil {
 			task = t
 		}
 		return task, nil
 	}
 	err = Supervise(ctx, env, task.ID)
-	if t, _ := env.task(context.WithoutCancel(ctx), task.ID); t != nil {
+	if t, _ := env.rec().Task(context.WithoutCancel(ctx), task.ID); t != nil {
 		task = t
 	}
 	return task, err
@@ -387,7 +387,7 @@ func (env *Env) failUnstarted(ctx context.Context, id string, err error) {
 	if errors.As(err, &left) {
 		return
 	}
-	_ = env.updateDurably(context.WithoutCancel(ctx), "task "+id+": failed to start", func(st *state.State) error {
+	_ = env.rec().UpdateDurably(context.WithoutCancel(ctx), "task "+id+": failed to start", func(st *state.State) error {
 		t := st.Task(id)
 		if t == nil || (t.Status != state.StatusQueued && t.Status != state.StatusStarting) || t.SupervisorPID != os.Getpid() {
 			return nil

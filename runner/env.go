@@ -4,11 +4,11 @@
 package runner
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/runner-cli/runner/runner/config"
@@ -155,31 +155,6 @@ func (env *Env) rec() record.Book {
 	return record.Book{Store: env.Store, Now: env.now, Warn: env.warn, Procs: liveProcs{}}
 }
 
-// task reads one task by id or unique prefix.
-func (env *Env) task(ctx context.Context, ref string) (*state.Task, error) {
-	return env.rec().Task(ctx, ref)
-}
-
-// update applies fn to one task, durably (record.Book.Update).
-func (env *Env) update(ctx context.Context, id string, fn func(*state.Task)) error {
-	return env.rec().Update(ctx, id, fn)
-}
-
-// setStatus records a status change unless the task already ended
-// (record.Book.SetStatus).
-func (env *Env) setStatus(ctx context.Context, id string, s state.Status, reason string, fn func(*state.Task)) error {
-	return env.rec().SetStatus(ctx, id, s, reason, fn)
-}
-
-// finish is setStatus with the change journaled (record.Book.Finish).
-func (env *Env) finish(ctx context.Context, id string, s state.Status, reason string, fn func(*state.Task)) error {
-	return env.rec().Finish(ctx, id, s, reason, fn)
-}
-
-func (env *Env) journal(ctx context.Context, t *state.Task, kind, msg string) {
-	env.rec().Journal(ctx, t, kind, msg)
-}
-
 // taskTitle is a task's first line, clipped for messages and labels.
 func taskTitle(s string) string { return textutil.Headline(s, 100) }
 
@@ -193,4 +168,18 @@ func (s RunSettings) settleFor(p *profile.Profile) time.Duration {
 		return p.Settle.Duration
 	}
 	return s.DefaultSettle
+}
+
+// warn says what went wrong on the progress writer, or on stderr when
+// there is none (a --json run): a lost write is never silent.
+func (env *Env) warn(format string, args ...any) {
+	if env.Log != nil {
+		env.Log.Warn(fmt.Sprintf(format, args...))
+		return
+	}
+	w := env.Progress
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintf(w, "runner: "+format+"\n", args...)
 }

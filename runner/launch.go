@@ -36,12 +36,12 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 	snapRef, snapNote := "", ""
 	snapDir, err := env.snapshotDir(ctx, task, spec)
 	if err != nil {
-		_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, err.Error(), nil)
+		_ = env.rec().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, err.Error(), nil)
 		return err
 	}
 	gctx, err := env.GitContext(ctx, task)
 	if err != nil {
-		_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, err.Error(), nil)
+		_ = env.rec().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, err.Error(), nil)
 		return err
 	}
 	snap, err := gitsnap.Take(gctx, snapDir, gitsnap.Options{ID: task.ID, Label: "before " + taskTitle(task.Text)})
@@ -54,7 +54,7 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 		if spec.Worktree {
 			flag = "--worktree"
 		}
-		_ = env.finish(ctx, task.ID, state.StatusFailed, "no snapshot: "+err.Error(), nil)
+		_ = env.rec().Finish(ctx, task.ID, state.StatusFailed, "no snapshot: "+err.Error(), nil)
 		return exit.Usagef("%s: %v", flag, err)
 	default:
 		snapNote = "no snapshot: " + snapshotReason(err)
@@ -62,12 +62,12 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 	var wt worktreeStart
 	if spec.Worktree {
 		if wt, err = env.startWorktree(gctx, task, snap, spec.Setup); err != nil {
-			_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "worktree: "+err.Error(), nil)
+			_ = env.rec().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "worktree: "+err.Error(), nil)
 			return err
 		}
 		snapNote += "; worktree " + wt.dir + " on branch " + wt.branch
 	}
-	err = env.updateTaskDurably(ctx, "task "+task.ID+": starting", task.ID, func(t *state.Task) error {
+	err = env.rec().UpdateTaskDurably(ctx, "task "+task.ID+": starting", task.ID, func(t *state.Task) error {
 		if t.Status != state.StatusQueued {
 			return &errLeftQueue{t}
 		}
@@ -88,7 +88,7 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 	}
 	// Launch the agent.
 	if err := env.launch(ctx, task, prof, spec); err != nil {
-		_ = env.finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "launch failed: "+err.Error(), nil)
+		_ = env.rec().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "launch failed: "+err.Error(), nil)
 		return err
 	}
 	return nil
@@ -219,7 +219,7 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *profile.Profile
 	if err != nil {
 		return err
 	}
-	return env.update(ctx, t.ID, func(x *state.Task) {
+	return env.rec().Update(ctx, t.ID, func(x *state.Task) {
 		x.Tmux.Pane = pane
 		x.History[len(x.History)-1].Reason += "; pane " + pane
 		if writable != nil {
@@ -339,7 +339,7 @@ func (env *Env) StartSupervisor(id string, extra []*os.File) (int, error) {
 	}
 	// The supervisor records itself too: a busy lock here must not make a
 	// caller believe no supervisor runs (and start a second one).
-	if err := env.updateDurably(context.Background(), "task "+id+": record supervisor "+strconv.Itoa(pid), func(st *state.State) error {
+	if err := env.rec().UpdateDurably(context.Background(), "task "+id+": record supervisor "+strconv.Itoa(pid), func(st *state.State) error {
 		if t := st.Task(id); t != nil {
 			t.SupervisorPID, t.SupervisorStart = pid, proctree.Identity(pid)
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/messaging"
@@ -117,7 +116,7 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 			refused = append(refused, o)
 		}
 		m := &state.Message{ID: o.ID, From: messaging.SenderName(sender), To: o.To, Type: typ, Hops: o.Hops}
-		env.journalMessage(ctx, p.Now, o.Result, m, o.Reason)
+		env.rec().JournalMessage(ctx, p.Now, o.Result, m, o.Reason)
 	}
 	errs := env.startDeliveries(ctx, p.Start)
 	if len(refused) > 0 {
@@ -134,7 +133,7 @@ func (env *Env) startDeliveries(ctx context.Context, ids []string) []error {
 	for _, id := range ids {
 		if _, err := env.StartSupervisor(id, nil); err != nil {
 			reason := "could not start a supervisor to deliver messages: " + err.Error()
-			_ = env.updateDurably(context.WithoutCancel(ctx), "task "+id+": "+reason, func(st *state.State) error {
+			_ = env.rec().UpdateDurably(context.WithoutCancel(ctx), "task "+id+": "+reason, func(st *state.State) error {
 				if t := st.Task(id); t != nil && t.Status == state.StatusReady && t.SupervisorPID == os.Getpid() {
 					_ = t.SetStatus(state.StatusDone, env.now(), reason)
 					t.SupervisorPID, t.SupervisorStart = 0, ""
@@ -145,12 +144,4 @@ func (env *Env) startDeliveries(ctx context.Context, ids []string) []error {
 		}
 	}
 	return errs
-}
-
-// journalMessage writes the journal line of one step of a message:
-// kind "queued", "delivered", "refused"…, and the line
-// "ID from FROM to TO (TYPE, hop N)[: reason]" ("-" for a message refused
-// before it had an id).
-func (env *Env) journalMessage(ctx context.Context, at time.Time, kind string, m *state.Message, reason string) {
-	env.rec().JournalMessage(ctx, at, kind, m, reason)
 }

@@ -23,7 +23,7 @@ func (s *supervision) claimMessages(ctx context.Context) ([]*state.Message, erro
 		batch, stale, err = messaging.Claim(st, s.ID, s.env.now(), liveProcs{})
 		return err
 	})
-	s.env.journalDropped(ctx, stale)
+	s.env.rec().JournalDropped(ctx, stale)
 	return batch, err
 }
 
@@ -49,7 +49,7 @@ func (s *supervision) settleMessages(ctx context.Context, batch []*state.Message
 		return
 	}
 	for _, m := range batch {
-		env.journalMessage(ctx, now, string(st), m, reason)
+		env.rec().JournalMessage(ctx, now, string(st), m, reason)
 	}
 }
 
@@ -76,9 +76,4 @@ func (s *supervision) messageTurn(ctx context.Context) error {
 	}
 	s.settleMessages(ctx, batch, state.MessageDelivered, "")
 	return s.MonitorTurn(ctx, time.Time{})
-}
-
-// journalDropped records messages dropped or failed, with their reason.
-func (env *Env) journalDropped(ctx context.Context, msgs []*state.Message) {
-	env.rec().JournalDropped(ctx, msgs)
 }

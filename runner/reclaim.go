@@ -301,7 +301,7 @@ func (env *Env) recordReclaimed(ctx context.Context, targets []*gcTarget, by str
 		if t == nil {
 			t = &state.Task{ID: g.item.ID}
 		}
-		env.journal(ctx, t, by, msg)
+		env.rec().Journal(ctx, t, by, msg)
 	}
 	return nil
 }
@@ -368,7 +368,7 @@ func (env *Env) killRemoteTask(ctx context.Context, t *state.Task) error {
 			}
 		}
 	}
-	return env.update(ctx, t.ID, func(x *state.Task) {
+	return env.rec().Update(ctx, t.ID, func(x *state.Task) {
 		if x.Reclaimed.IsZero() {
 			x.Reclaimed = env.now()
 		}

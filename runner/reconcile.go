@@ -98,10 +98,10 @@ func reconcile(ctx context.Context, env *Env, wantPanes bool) (*state.State, []t
 		st = s
 		return nil
 	})
-	env.journalDropped(ctx, dropped)
+	env.rec().JournalDropped(ctx, dropped)
 	for _, c := range changes {
 		if t := st.Task(c.id); t != nil {
-			env.journal(ctx, t, "reconcile", string(c.status)+": "+c.reason)
+			env.rec().Journal(ctx, t, "reconcile", string(c.status)+": "+c.reason)
 		}
 	}
 	return st, list, err

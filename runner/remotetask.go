@@ -127,7 +127,7 @@ func (env *Env) launchRemote(ctx context.Context, t *state.Task, prof *profile.P
 	if err != nil {
 		return err
 	}
-	return env.update(ctx, t.ID, func(x *state.Task) {
+	return env.rec().Update(ctx, t.ID, func(x *state.Task) {
 		x.Tmux.Pane = pane
 		x.History[len(x.History)-1].Reason += "; pane " + pane + " on host " + t.Tmux.Host
 		if writable != nil {

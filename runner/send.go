@@ -89,7 +89,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 		if _, err := env.StartSupervisor(t.ID, nil); err != nil {
 			return t, err
 		}
-		return env.task(ctx, t.ID)
+		return env.rec().Task(ctx, t.ID)
 	}
 	timeout := set.Timeout
 	if timeout <= 0 {
@@ -98,7 +98,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	tctx, cancel := sup.startClock(sup.runCtx, timeout)
 	defer cancel()
 	err = sup.concludeAll(ctx, tctx, sup.hostLost(sup.MonitorTurn(tctx, time.Time{})))
-	nt, _ := env.task(context.WithoutCancel(ctx), t.ID)
+	nt, _ := env.rec().Task(context.WithoutCancel(ctx), t.ID)
 	if nt == nil {
 		nt = t
 	}
@@ -235,10 +235,10 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 	}
 	env.say("task %s: starting %s again on session %s", t.ID, prof.Name, t.AgentSession)
 	if err := env.launch(ctx, t, prof, &spec); err != nil {
-		_ = env.finish(context.WithoutCancel(ctx), t.ID, state.StatusFailed, "resume failed: "+err.Error(), nil)
+		_ = env.rec().Finish(context.WithoutCancel(ctx), t.ID, state.StatusFailed, "resume failed: "+err.Error(), nil)
 		return t, err
 	}
-	nt, err := env.task(ctx, t.ID)
+	nt, err := env.rec().Task(ctx, t.ID)
 	if err != nil {
 		return t, err
 	}
@@ -249,12 +249,12 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 	defer stop()
 	if err := sup.waitReady(sup.runCtx); err != nil {
 		err = sup.concludeAll(ctx, sup.runCtx, sup.hostLost(err))
-		if x, _ := env.task(context.WithoutCancel(ctx), t.ID); x != nil {
+		if x, _ := env.rec().Task(context.WithoutCancel(ctx), t.ID); x != nil {
 			nt = x
 		}
 		return nt, err
 	}
-	return env.task(ctx, t.ID)
+	return env.rec().Task(ctx, t.ID)
 }
 
 // resumeReason marks the status change made by Resume; the new supervisor
@@ -298,7 +298,7 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 	set.Detached = true
 	raw, _ := json.Marshal(set)
 	wasOrphaned := t.Status == state.StatusOrphaned
-	if err := env.update(ctx, t.ID, func(x *state.Task) {
+	if err := env.rec().Update(ctx, t.ID, func(x *state.Task) {
 		x.Settings = raw
 		// An orphaned task is supervised again from now on: a `wait`
 		// right after resume must not see the old orphaned status and end.
@@ -315,11 +315,11 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 	pid, err := env.StartSupervisor(t.ID, nil)
 	if err != nil {
 		if wasOrphaned {
-			_ = env.setStatus(context.WithoutCancel(ctx), t.ID, state.StatusOrphaned, "resume failed: "+err.Error(), nil)
+			_ = env.rec().SetStatus(context.WithoutCancel(ctx), t.ID, state.StatusOrphaned, "resume failed: "+err.Error(), nil)
 		}
 		return t, 0, err
 	}
-	t, err = env.task(ctx, t.ID)
+	t, err = env.rec().Task(ctx, t.ID)
 	return t, pid, err
 }
 
@@ -332,7 +332,7 @@ func resumeQueued(ctx context.Context, env *Env, t *state.Task) (*state.Task, in
 	}
 	set.Detached = true
 	raw, _ := json.Marshal(set)
-	if err := env.update(ctx, t.ID, func(x *state.Task) {
+	if err := env.rec().Update(ctx, t.ID, func(x *state.Task) {
 		x.Settings = raw
 		if x.Status == state.StatusOrphaned {
 			_ = x.SetStatus(state.StatusQueued, env.now(), "resumed: "+waitingReason(x.After))
@@ -342,9 +342,9 @@ func resumeQueued(ctx context.Context, env *Env, t *state.Task) (*state.Task, in
 	}
 	pid, err := env.StartSupervisor(t.ID, nil)
 	if err != nil {
-		_ = env.setStatus(context.WithoutCancel(ctx), t.ID, state.StatusOrphaned, "resume failed: "+err.Error(), nil)
+		_ = env.rec().SetStatus(context.WithoutCancel(ctx), t.ID, state.StatusOrphaned, "resume failed: "+err.Error(), nil)
 		return t, 0, err
 	}
-	t, err = env.task(ctx, t.ID)
+	t, err = env.rec().Task(ctx, t.ID)
 	return t, pid, err
 }

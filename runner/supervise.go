@@ -28,7 +28,7 @@ import (
 // The returned error maps to the exit code: nil for done, ErrNeedsInput,
 // ErrTaskTimeout, ErrTaskFailed, ErrCancelled or the context's error.
 func Supervise(ctx context.Context, env *Env, id string) error {
-	t, err := env.task(ctx, id)
+	t, err := env.rec().Task(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 		if unlock != nil {
 			defer unlock()
 		}
-		if t, err = env.task(ctx, id); err != nil {
+		if t, err = env.rec().Task(ctx, id); err != nil {
 			return err
 		}
 	}
@@ -67,7 +67,7 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	// Take the task over, unless another live supervisor has it (the
 	// process that started this one, a runner msg or send, is expected).
 	owner := 0
-	if err := env.updateTaskDurably(ctx, "task "+id+": take over", id, func(x *state.Task) error {
+	if err := env.rec().UpdateTaskDurably(ctx, "task "+id+": take over", id, func(x *state.Task) error {
 		owner = 0
 		if p := x.SupervisorPID; p != 0 && p != os.Getpid() && p != os.Getppid() && supervisorAlive(x) {
 			owner = p
@@ -209,7 +209,7 @@ func (s *supervision) run(ctx context.Context, t *state.Task) error {
 		if err := s.waitReady(ctx); err != nil {
 			return err
 		}
-		t, _ = env.task(ctx, s.ID)
+		t, _ = env.rec().Task(ctx, s.ID)
 		fallthrough
 	case state.StatusReady:
 		if t.Delivery != "" {
@@ -231,7 +231,7 @@ func (s *supervision) run(ctx context.Context, t *state.Task) error {
 		if t.Delivery == "" {
 			return s.run(ctx, withStatus(t, state.StatusStarting))
 		}
-		_ = env.setStatus(ctx, s.ID, state.StatusRunning, "resumed by supervisor "+strconv.Itoa(os.Getpid()), nil)
+		_ = env.rec().SetStatus(ctx, s.ID, state.StatusRunning, "resumed by supervisor "+strconv.Itoa(os.Getpid()), nil)
 	}
 	return s.MonitorTurn(ctx, time.Time{})
 }

@@ -95,12 +95,12 @@ func Cancel(ctx context.Context, env *Env, ref string, kill bool) (*state.Task, 
 		reason += "; window closed"
 	}
 	if !t.Status.IsTerminal() {
-		if err := env.finish(ctx, t.ID, state.StatusCancelled, reason, nil); err != nil {
+		if err := env.rec().Finish(ctx, t.ID, state.StatusCancelled, reason, nil); err != nil {
 			return t, err
 		}
 		// The supervisor is stopped below and will not notify: say it
 		// here (the notify command, the tmux message).
-		if nt, err := env.task(ctx, t.ID); err == nil && nt.Status == state.StatusCancelled {
+		if nt, err := env.rec().Task(ctx, t.ID); err == nil && nt.Status == state.StatusCancelled {
 			if set, err := SettingsOf(nt); err == nil {
 				env.notify(ctx, nt, set)
 			} else {
@@ -114,7 +114,7 @@ func Cancel(ctx context.Context, env *Env, ref string, kill bool) (*state.Task, 
 	if kill {
 		// The whole process tree, not only the pane's program: children
 		// that left its process group or session too (see killTask).
-		if nt, err := env.task(ctx, t.ID); err == nil {
+		if nt, err := env.rec().Task(ctx, t.ID); err == nil {
 			t = nt
 		}
 		if err := env.killTask(ctx, t); err != nil {
@@ -131,7 +131,7 @@ func Cancel(ctx context.Context, env *Env, ref string, kill bool) (*state.Task, 
 			}
 		}
 	}
-	return env.task(ctx, t.ID)
+	return env.rec().Task(ctx, t.ID)
 }
 
 // WaitOptions controls WaitTasks.

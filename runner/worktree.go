@@ -92,7 +92,7 @@ func (env *Env) snapshotDir(ctx context.Context, task *state.Task, spec *StartSp
 	if spec.From == "" {
 		return task.Dir, nil
 	}
-	from, err := env.task(ctx, spec.From)
+	from, err := env.rec().Task(ctx, spec.From)
 	if err != nil {
 		return "", fmt.Errorf("--from %s: %w", spec.From, err)
 	}
@@ -170,7 +170,7 @@ func Merge(ctx context.Context, env *Env, req MergeRequest) (*state.Task, *gitsn
 	case err != nil:
 		return t, nil, err
 	}
-	env.journal(ctx, t, "merge", fmt.Sprintf("%s into %s (%s): %s; leftovers: %s", t.Branch, res.Into, res.Mode, res.Commit, c.Outcome))
+	env.rec().Journal(ctx, t, "merge", fmt.Sprintf("%s into %s (%s): %s; leftovers: %s", t.Branch, res.Into, res.Mode, res.Commit, c.Outcome))
 	return t, res, nil
 }
 

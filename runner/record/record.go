@@ -189,8 +189,10 @@ func (b Book) Journal(ctx context.Context, t *state.Task, kind, msg string) {
 	_ = b.Store.Journal(ctx, state.Event{Time: b.now(), Kind: kind, PID: os.Getpid(), Project: t.Project, Task: t.ID, Status: t.Status, Message: msg})
 }
 
-// JournalMessage appends an event about message m ("msg-"+kind) to the
-// journal.
+// JournalMessage appends the journal line of one step of message m: kind
+// "queued", "delivered", "refused"… ("msg-"+kind), and the line "ID from
+// FROM to TO (TYPE, hop N)[: reason]" ("-" for a message refused before it
+// had an id).
 func (b Book) JournalMessage(ctx context.Context, at time.Time, kind string, m *state.Message, reason string) {
 	id := m.ID
 	if id == "" {
