@@ -392,3 +392,15 @@ func TestCompareVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionIDNeedsADigit: an id has a digit; prose after the command
+// ("codex resume and pick one") is no id.
+func TestSessionIDNeedsADigit(t *testing.T) {
+	p, _ := BuiltinProfile("codex")
+	if id := p.FindSession("To continue, run codex resume and choose a session\n"); id != "" {
+		t.Errorf("prose read as the id %q", id)
+	}
+	if id := p.FindSession("  codex resume 01a20507-a9e7-7502-a195-76826930e443\n"); id != "01a20507-a9e7-7502-a195-76826930e443" {
+		t.Errorf("the id read as %q", id)
+	}
+}

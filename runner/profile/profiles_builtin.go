@@ -140,7 +140,7 @@ func claudeProfile() *Profile {
 		},
 
 		// Resume hint printed on exit (screen claude__exited__3).
-		SessionID: []string{`claude --resume ([0-9A-Za-z_-]+)`},
+		SessionID: []string{`claude --resume ([0-9A-Za-z_-]*[0-9][0-9A-Za-z_-]*)`},
 		Resume:    []string{"--resume", SessionPlaceholder},
 		QuitKeys:  []string{"C-c", "C-c"}, // the first asks "Press Ctrl-C again to exit"
 	}
@@ -240,7 +240,9 @@ func codexProfile() *Profile {
 
 		// "To reconnect, run: codex resume <id>" on exit (codex__exited__1);
 		// `codex resume` takes the other flags after it (--no-daemon too).
-		SessionID: []string{`codex resume ([0-9A-Za-z_-]+)`},
+		// An id has a digit: Codex 0.171 also prints "codex resume and …"
+		// prose ("No saved session found with ID and" after a resume).
+		SessionID: []string{`codex resume ([0-9A-Za-z_-]*[0-9][0-9A-Za-z_-]*)`},
 		Resume:    []string{"resume", SessionPlaceholder},
 		QuitKeys:  []string{"C-c"}, // one Ctrl-C at the idle composer exits
 	}
@@ -335,7 +337,7 @@ func geminiProfile() *Profile {
 		},
 
 		// In the exit summary box (gemini__exited__1).
-		SessionID: []string{`gemini --resume ([0-9A-Za-z_-]+)`},
+		SessionID: []string{`gemini --resume ([0-9A-Za-z_-]*[0-9][0-9A-Za-z_-]*)`},
 		Resume:    []string{"--resume", SessionPlaceholder},
 		QuitKeys:  []string{"C-c", "C-c"}, // the first cancels, the second exits
 	}
@@ -421,7 +423,7 @@ func opencodeProfile() *Profile {
 		},
 
 		// "Continue  opencode -s ses_…" on exit (opencode__exited__1).
-		SessionID: []string{`opencode -s ([0-9A-Za-z_-]+)`},
+		SessionID: []string{`opencode -s ([0-9A-Za-z_-]*[0-9][0-9A-Za-z_-]*)`},
 		Resume:    []string{"-s", SessionPlaceholder},
 		QuitKeys:  []string{"C-c"}, // a single Ctrl-C exits
 	}
@@ -493,7 +495,7 @@ func qwenProfile() *Profile {
 		},
 
 		// "To continue this session, run qwen --resume <id>" (qwen__exited__1).
-		SessionID: []string{`qwen --resume ([0-9A-Za-z_-]+)`},
+		SessionID: []string{`qwen --resume ([0-9A-Za-z_-]*[0-9][0-9A-Za-z_-]*)`},
 		Resume:    []string{"--resume", SessionPlaceholder},
 		QuitKeys:  []string{"C-c", "C-c"}, // the first asks "Press Ctrl+C again to exit"
 	}
@@ -623,7 +625,7 @@ func simProfile() *Profile {
 		},
 
 		// Printed when the sim exits at its prompt (C-d, a double C-c).
-		SessionID: []string{`agent-sim --resume ([0-9A-Za-z_-]+)`},
+		SessionID: []string{`agent-sim --resume ([0-9A-Za-z_-]*[0-9][0-9A-Za-z_-]*)`},
 		Resume:    []string{"--resume", SessionPlaceholder},
 		QuitKeys:  []string{"C-c", "C-c"}, // the first asks "Press Ctrl-C again to exit"
 	}
