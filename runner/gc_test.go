@@ -45,7 +45,7 @@ func TestFindSessionOnRealExitScreens(t *testing.T) {
 	}
 	// The lowest hint wins (an older one scrolled up).
 	s, _ := profile.BuiltinProfile("sim")
-	if got := s.FindSession("Resume this session with: runner agent-sim --resume old\nx\nResume this session with: runner agent-sim --resume new\n"); got != "new" {
+	if got := s.FindSession("Resume this session with: runner agent-sim --resume 0ld1\nx\nResume this session with: runner agent-sim --resume n3w2\n"); got != "n3w2" {
 		t.Errorf("sim: FindSession = %q, want the lowest id", got)
 	}
 }
