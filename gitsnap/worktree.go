@@ -61,15 +61,11 @@ func WorktreeAdd(ctx context.Context, dir, path, branch, from string) error {
 // does not ask again for each worktree; inside .git, so git status, file
 // watchers and test runners, which all skip .git, never see them.
 func WorktreeHome(ctx context.Context, dir string) (string, error) {
-	r, err := open(ctx, dir)
+	common, err := CommonDir(ctx, dir)
 	if err != nil {
 		return "", err
 	}
-	common, err := r.git(ctx, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	if err != nil {
-		return "", fmt.Errorf("the git directory of %s: %w", dir, err)
-	}
-	return filepath.Join(trimOut(common), WorktreeHomeName), nil
+	return filepath.Join(common, WorktreeHomeName), nil
 }
 
 // CommonDir returns the common git directory of the repository containing

@@ -1,0 +1,42 @@
+// Package importcheck holds a package to the imports its doc claims: a
+// test helper.
+package importcheck
+
+import (
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Module is the module's import path.
+const Module = "github.com/runner-cli/runner/"
+
+// Only fails t for each import of the module, in the non-test files of
+// dir, that is not in allowed (module-relative paths, e.g. "state").
+func Only(t testing.TB, dir string, allowed ...string) {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Go files in %s: %v", dir, err)
+	}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range af.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if rel, ok := strings.CutPrefix(p, Module); ok && !slices.Contains(allowed, rel) {
+				t.Errorf("%s imports %s: only %v are allowed", f, p, allowed)
+			}
+		}
+	}
+}
