@@ -1,0 +1,22 @@
+package importcheck
+
+import (
+	"os"
+	"testing"
+)
+
+// fakeT counts the errors it is given.
+type fakeT struct {
+	testing.TB
+	errors int
+}
+
+func (f *fakeT) Errorf(string, ...any) { f.errors++ }
+func (f *fakeT) Helper()               {}
+
+func writeFile(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
