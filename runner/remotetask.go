@@ -193,13 +193,13 @@ func (env *Env) remoteHook(t *state.Task, c *hosts.Conn, prof *profile.Profile, 
 func prepareTask(ctx context.Context, c *hosts.Conn, files remoteFiles, hl *profile.HookLaunch) error {
 	// umask 077: the task's files there (its transcript, its events, its
 	// hook's settings) are the user's alone, whatever the login's umask.
-	script := `umask 077 && mkdir -p "${2%/*}" && : >> "$1" && : >> "$2"`
+	// $3, when given, is the settings file, written from stdin by a rename.
+	const script = `umask 077 && mkdir -p "${2%/*}" && : >> "$1" && : >> "$2" &&
+if [ -n "$3" ]; then mkdir -p "${3%/*}" && cat > "$3.tmp" && mv "$3.tmp" "$3"; fi`
 	argv := []string{"sh", "-c", script, "sh", files.transcript, files.events}
 	var in []byte
 	if hl != nil && hl.Settings != nil {
-		script += ` && mkdir -p "${3%/*}" && cat > "$3.tmp" && mv "$3.tmp" "$3"`
-		argv = []string{"sh", "-c", script, "sh", files.transcript, files.events, hl.SettingsPath}
-		in = hl.Settings
+		argv, in = append(argv, hl.SettingsPath), hl.Settings
 	}
 	_, stderr, code, err := c.Transport().Run(ctx, in, argv...)
 	if err == nil && code != 0 {

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -24,12 +25,12 @@ import (
 // agent CLI's own state directories under HOME (the
 // profile's sandbox_paths, made when missing) and the user's (config
 // sandbox_paths). penv is the pane's environment (HOME, XDG_*, CODEX_HOME
-// … for the profile's paths). bwrap that does not work here is a usage
-// error, found before the launch.
+// … for the profile's paths). The dispatch checked that bwrap works
+// (sandbox.Check); here it is only found (a bwrap gone since is an error).
 func (env *Env) sandboxArgv(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv []string, sb *SandboxSpec) ([]string, []string, error) {
-	bwrap, err := sandbox.Check(ctx)
+	bwrap, err := exec.LookPath(sandbox.Program)
 	if err != nil {
-		return nil, nil, exit.Usagef("--sandbox: %v", err)
+		return nil, nil, exit.Usagef("--sandbox: %s is not installed any more (%s)", sandbox.Program, sandbox.InstallHint)
 	}
 	home := ""
 	for _, kv := range penv {
@@ -79,17 +80,19 @@ func cutEnv(kv, key string) (string, bool) {
 // host's (its HOME, the task's files there, its tmux socket), the CLI's
 // state directories are made there, and bwrap is the host's.
 func (env *Env) remoteSandboxArgv(ctx context.Context, t *state.Task, c *hosts.Conn, prof *profile.Profile, files remoteFiles, penv, argv []string, sb *SandboxSpec) ([]string, []string, error) {
-	bwrap, err := c.Sandbox(ctx)
+	// One round trip (the dispatch checked that bwrap works there): where
+	// bwrap is, HOME there, and the socket tmux there uses for this server.
+	const script = `command -v bwrap || echo; printf '%s\n' "$HOME"
+case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$1";; esac`
+	info, err := c.Run(ctx, "sh", "-c", script, "sh", c.TC().Socket())
 	if err != nil {
 		return nil, nil, err
 	}
-	// HOME there, and the socket tmux there uses for this server.
-	socket := c.TC().Socket()
-	info, err := c.Run(ctx, "sh", "-c", `printf '%s\n' "$HOME"; case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$1";; esac`, "sh", socket)
-	if err != nil {
-		return nil, nil, err
+	lines := strings.SplitN(info, "\n", 3)
+	if len(lines) < 3 || !strings.HasPrefix(lines[0], "/") {
+		return nil, nil, exit.Usagef("--sandbox: bwrap is not installed on host %s any more (%s there)", c.Host().Name, sandbox.InstallHint)
 	}
-	home, sock, _ := strings.Cut(info, "\n")
+	bwrap, home, sock := lines[0], lines[1], lines[2]
 	paths := []string{t.Dir, path.Dir(files.transcript), sock}
 	if gctx, err := env.GitOn(ctx, t.Tmux.Host); err == nil {
 		if common, err := gitsnap.CommonDir(gctx, t.Dir); err == nil {

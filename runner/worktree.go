@@ -53,13 +53,13 @@ func (env *Env) startWorktree(ctx context.Context, task *state.Task, snap *gitsn
 	case task.Tmux.Host != "":
 		c, err := env.hostConn(ctx, task.Tmux.Host)
 		if err == nil {
-			err = applySetupThere(setup, ctx, c, snap.Dir, top, dir, log, task.ID)
+			err = applySetupThere(ctx, setup, c, snap.Dir, top, dir, log, task.ID)
 		}
 		if err != nil {
 			return worktreeStart{}, err
 		}
 	default:
-		if err := applySetup(setup, ctx, snap.Dir, top, dir, log, task.ID); err != nil {
+		if err := applySetup(ctx, setup, snap.Dir, top, dir, log, task.ID); err != nil {
 			return worktreeStart{}, err
 		}
 	}

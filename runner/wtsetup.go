@@ -20,7 +20,7 @@ import (
 // apply copies and links the files from the repository's top (from) into
 // the worktree's top (to), then runs the command in dir, appending its
 // output to log.
-func applySetup(w *config.WorktreeSetup, ctx context.Context, from, to, dir, log, id string) error {
+func applySetup(ctx context.Context, w *config.WorktreeSetup, from, to, dir, log, id string) error {
 	for _, p := range w.Copy {
 		src, dst := filepath.Join(from, p), filepath.Join(to, p)
 		fi, err := os.Stat(src)
@@ -97,7 +97,7 @@ func copyPath(src, dst string, fi fs.FileInfo) error {
 // applyThere is apply for a worktree on a host: the copies (cp -a), the
 // links (ln -s) and the command run there, each paths-as-arguments script
 // one round trip; the command's output goes to log here.
-func applySetupThere(w *config.WorktreeSetup, ctx context.Context, c *hosts.Conn, from, to, dir, log, id string) error {
+func applySetupThere(ctx context.Context, w *config.WorktreeSetup, c *hosts.Conn, from, to, dir, log, id string) error {
 	if len(w.Copy) > 0 {
 		const script = `from=$1 to=$2; shift 2; for p do s=$from/$p d=$to/$p
 [ -e "$s" ] || continue
