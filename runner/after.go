@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/projects"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -221,10 +222,10 @@ func (env *Env) startQueued(ctx context.Context, t *state.Task, set RunSettings)
 // task (of project, if it is not the zero ProjectRef) and every active
 // task queued, directly or through others, behind one of them; in dispatch
 // order.
-func WaitAllSet(st *state.State, project ProjectRef) []string {
+func WaitAllSet(st *state.State, project projects.Ref) []string {
 	in := map[string]bool{}
 	tasks := st.TaskList()
-	all := project == ProjectRef{}
+	all := project == projects.Ref{}
 	for _, t := range tasks {
 		if t.Status.IsActive() && (all || project.Has(t)) {
 			in[t.ID] = true
@@ -261,9 +262,9 @@ func WaitAll(ctx context.Context, env *Env, project string) ([]*state.Task, erro
 	if err != nil {
 		return nil, err
 	}
-	var ref ProjectRef
+	var ref projects.Ref
 	if project != "" {
-		if ref, err = SelectProject(st, project); err != nil {
+		if ref, err = projects.Select(st, project); err != nil {
 			return nil, err
 		}
 	}

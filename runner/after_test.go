@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/projects"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -133,7 +134,7 @@ func TestWaitAllSet(t *testing.T) {
 			project: "api",
 			want:    nil},
 	} {
-		var ref ProjectRef
+		var ref projects.Ref
 		if tc.project != "" {
 			ref.Name = tc.project
 		}
@@ -169,7 +170,7 @@ func TestLockKey(t *testing.T) {
 	if got := lockKey("api", "/src/api", ""); got != "api" {
 		t.Errorf("lockKey(api) = %q", got)
 	}
-	if got, want := lockKey("", "/src/my.site", ""), SessionName("", "/src/my.site"); got != want || !strings.HasPrefix(got, "dir-my_site-") {
+	if got, want := lockKey("", "/src/my.site", ""), projects.SessionName("", "/src/my.site"); got != want || !strings.HasPrefix(got, "dir-my_site-") {
 		t.Errorf("lockKey(path) = %q, want %q", got, want)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/runner/sandbox"
 	"github.com/runner-cli/runner/runner/supervisor"
 
@@ -126,7 +127,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 			lock.Unlock()
 		}()
 	}
-	task, err := env.recordTask(ctx, req, prof.Name, Place{Project: project, Dir: dir, Host: plan.host}, plan.lin, after)
+	task, err := env.recordTask(ctx, req, prof.Name, projects.Place{Project: project, Dir: dir, Host: plan.host}, plan.lin, after)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +182,7 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 	if err != nil {
 		return p, err
 	}
-	place, err := ResolveProject(st, req.Project, req.Host)
+	place, err := projects.Resolve(st, req.Project, req.Host)
 	if err != nil {
 		return p, err
 	}
@@ -304,9 +305,9 @@ func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, er
 // reconcile that finds this process gone before a supervisor takes it
 // fails the task, or, waiting for others, orphans it). A long text goes to
 // its own file, named after the task, before the record points at it.
-func (env *Env) recordTask(ctx context.Context, req DispatchRequest, agent string, at Place, lin lineage, after []string) (*state.Task, error) {
+func (env *Env) recordTask(ctx context.Context, req DispatchRequest, agent string, at projects.Place, lin lineage, after []string) (*state.Task, error) {
 	project, dir := at.Project, at.Dir
-	tmux := state.TmuxTarget{Socket: env.TC.Socket(), Session: SessionName(project, dir), Host: at.Host}
+	tmux := state.TmuxTarget{Socket: env.TC.Socket(), Session: projects.SessionName(project, dir), Host: at.Host}
 	if at.Host != "" {
 		c, err := env.hostConn(ctx, at.Host)
 		if err != nil {
@@ -403,7 +404,7 @@ func lockKey(project, dir, host string) string {
 	case project != "":
 		return project
 	case host != "":
-		return host + "-" + SessionName("", dir)
+		return host + "-" + projects.SessionName("", dir)
 	}
-	return SessionName("", dir)
+	return projects.SessionName("", dir)
 }

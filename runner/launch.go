@@ -20,6 +20,7 @@ import (
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -131,7 +132,7 @@ func resolveArgv(env *Env, prof *profile.Profile, argv []string) ([]string, erro
 func paneEnv(env *Env, t *state.Task, prof *profile.Profile) []string {
 	kv := []string{
 		"RUNNER_TASK_ID=" + t.ID,
-		"RUNNER_PROJECT=" + ProjectLabel(t),
+		"RUNNER_PROJECT=" + projects.Label(t),
 		"RUNNER_LEVEL=" + strconv.Itoa(t.Level),
 		"RUNNER_PARENT=" + t.Parent,
 		"RUNNER_STATE_DIR=" + env.Store.Dir(),

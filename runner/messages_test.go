@@ -268,3 +268,12 @@ func TestClaimMessages(t *testing.T) {
 		t.Errorf("%d delivered, want %d", n, messaging.MaxBatchMessages)
 	}
 }
+
+func tempStore(t *testing.T) *state.Store {
+	t.Helper()
+	s, err := state.Open(filepath.Join(t.TempDir(), "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

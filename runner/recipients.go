@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -43,7 +44,7 @@ func resolveRecipients(st *state.State, sender, to string) ([]string, error) {
 		return ids, nil
 	case strings.HasPrefix(to, "@project:"):
 		name := strings.TrimPrefix(to, "@project:")
-		ref, err := SelectProject(st, name)
+		ref, err := projects.Select(st, name)
 		if err != nil {
 			return nil, exit.Usagef("@project:%s: no such project: %v", name, err)
 		}

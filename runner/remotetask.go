@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/projects"
 
 	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/exit"
@@ -144,7 +145,7 @@ func (env *Env) launchRemote(ctx context.Context, t *state.Task, prof *profile.P
 func remotePaneEnv(t *state.Task, prof *profile.Profile, files remoteFiles) []string {
 	kv := []string{
 		"RUNNER_TASK_ID=" + t.ID,
-		"RUNNER_PROJECT=" + ProjectLabel(t),
+		"RUNNER_PROJECT=" + projects.Label(t),
 		"RUNNER_LEVEL=" + strconv.Itoa(t.Level),
 		"RUNNER_PARENT=" + t.Parent,
 		"RUNNER_HOST=" + t.Tmux.Host,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/projects"
 
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
@@ -33,9 +34,9 @@ func ListTasks(ctx context.Context, env *Env, opts PSOptions) ([]*state.Task, er
 	if err != nil {
 		return nil, err
 	}
-	var ref ProjectRef
+	var ref projects.Ref
 	if opts.Project != "" {
-		if ref, err = SelectProject(st, opts.Project); err != nil {
+		if ref, err = projects.Select(st, opts.Project); err != nil {
 			return nil, err
 		}
 	}
@@ -223,7 +224,7 @@ func AttachTarget(ctx context.Context, env *Env, ref string) (string, error) {
 		}
 	}
 	if p, ok := st.Projects[ref]; ok {
-		return tmuxctl.SessionTarget(SessionName(p.Name, p.Dir)), nil
+		return tmuxctl.SessionTarget(projects.SessionName(p.Name, p.Dir)), nil
 	}
 	return "", exit.Usagef("%q is neither a task (see 'runner ps --all') nor a project with a session", ref)
 }

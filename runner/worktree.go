@@ -16,6 +16,7 @@ import (
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -206,20 +207,20 @@ func Worktrees(ctx context.Context, env *Env) ([]WorktreeInfo, error) {
 	if err != nil {
 		return nil, err
 	}
-	repos := map[Place]bool{}
+	repos := map[projects.Place]bool{}
 	for _, p := range st.Projects {
-		repos[Place{Dir: p.Dir, Host: p.Host}] = true
+		repos[projects.Place{Dir: p.Dir, Host: p.Host}] = true
 	}
 	for _, t := range all {
 		if t.Branch != "" {
 			if full := st.Task(t.ID); full != nil && full.Origin != "" {
-				repos[Place{Dir: full.Origin, Host: full.Tmux.Host}] = true
+				repos[projects.Place{Dir: full.Origin, Host: full.Tmux.Host}] = true
 			}
 		}
 	}
-	seen := map[Place]bool{}
+	seen := map[projects.Place]bool{}
 	var out []WorktreeInfo
-	places := slices.SortedFunc(maps.Keys(repos), func(a, b Place) int { return strings.Compare(a.Host+"\x00"+a.Dir, b.Host+"\x00"+b.Dir) })
+	places := slices.SortedFunc(maps.Keys(repos), func(a, b projects.Place) int { return strings.Compare(a.Host+"\x00"+a.Dir, b.Host+"\x00"+b.Dir) })
 	for _, at := range places {
 		repo := at.Dir
 		ctx, err := env.GitOn(ctx, at.Host)
@@ -231,10 +232,10 @@ func Worktrees(ctx context.Context, env *Env) ([]WorktreeInfo, error) {
 			continue // not a repository (any more), or a host that does not answer
 		}
 		for _, w := range list {
-			if seen[Place{Dir: w.Path, Host: at.Host}] {
+			if seen[projects.Place{Dir: w.Path, Host: at.Host}] {
 				continue // two projects in one repository
 			}
-			seen[Place{Dir: w.Path, Host: at.Host}] = true
+			seen[projects.Place{Dir: w.Path, Host: at.Host}] = true
 			info := WorktreeInfo{Branch: w.Branch, Path: w.Path, Origin: repo, Host: at.Host, Gone: w.Prunable}
 			id := strings.TrimPrefix(w.Branch, gitsnap.BranchPrefix)
 			base := ""

@@ -6,8 +6,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/projects"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/spf13/cobra"
 )
@@ -64,7 +64,7 @@ func (a *app) runProjectAdd(ctx context.Context, opts projectAddOptions) error {
 		}
 		dir = "host:" + opts.host + ":" + dir
 	}
-	p, err := runner.AddProject(ctx, s, opts.args[0], dir)
+	p, err := projects.Add(ctx, s, opts.args[0], dir)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func (a *app) runProjectList(ctx context.Context, opts projectListOptions) error
 	if err != nil {
 		return err
 	}
-	ps, err := runner.ListProjects(ctx, s)
+	ps, err := projects.List(ctx, s)
 	if err != nil {
 		return err
 	}
@@ -143,7 +143,7 @@ func (a *app) runProjectRm(ctx context.Context, opts projectRmOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := runner.RemoveProject(ctx, s, opts.args[0]); err != nil {
+	if err := projects.Remove(ctx, s, opts.args[0]); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.out, "removed project %s\n", opts.args[0])

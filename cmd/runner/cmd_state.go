@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
 )
@@ -267,7 +267,7 @@ func (a *app) runPrune(ctx context.Context, opts pruneOptions) error {
 		}
 		opts.olderThan = s.Retention
 	}
-	removed, err := runner.Prune(ctx, s, opts.olderThan)
+	removed, err := projects.Prune(ctx, s, opts.olderThan)
 	if err != nil {
 		return err
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/runner/watch"
 )
 
@@ -82,7 +82,7 @@ func (a *app) runWatch(ctx context.Context, opts watchOptions) error {
 		if err != nil {
 			return err
 		}
-		if f.Project, err = runner.SelectProject(st, opts.project); err != nil {
+		if f.Project, err = projects.Select(st, opts.project); err != nil {
 			return err
 		}
 	}

@@ -57,7 +57,7 @@ func (a *app) runnerEnv(progress bool) (*runner.Env, *config.Config, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	store, err := runner.OpenStore(a.getenv, cfg)
+	store, err := config.OpenStore(a.getenv, cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -120,7 +120,7 @@ func (a *app) tmuxClientFor(cfg *config.Config) *tmuxctl.Client {
 // openStore opens the state store with the config's settings (retention,
 // lock_timeout) and the RUNNER_* overrides: every command opens it here.
 func (a *app) openStore() (*state.Store, error) {
-	return runner.OpenStore(a.getenv, nil)
+	return config.OpenStore(a.getenv, nil)
 }
 
 // jsonFlag adds --json and records it for error printing.

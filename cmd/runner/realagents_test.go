@@ -19,9 +19,9 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/projects"
 
 	"github.com/runner-cli/runner/internal/mockapi"
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -299,7 +299,7 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 func watchStates(t *testing.T, c *tmuxctl.Client, prof *profile.Profile, project string) func() []string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	session := runner.SessionName("", project)
+	session := projects.SessionName("", project)
 	var (
 		mu   sync.Mutex
 		seen []string

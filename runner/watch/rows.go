@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -19,7 +19,7 @@ const DefaultRecent = 3 * time.Hour
 type Filter struct {
 	// Project keeps only tasks of this project (runner.SelectProject
 	// resolves a name or a directory); the zero value keeps all.
-	Project runner.ProjectRef
+	Project projects.Ref
 	// All shows every retained finished task of the index, not only
 	// those of the last Recent.
 	All bool
@@ -143,7 +143,7 @@ func shown(t *state.Task, now time.Time, recent time.Duration, f Filter) bool {
 			return false
 		}
 	}
-	if f.Project != (runner.ProjectRef{}) && !f.Project.Has(t) {
+	if f.Project != (projects.Ref{}) && !f.Project.Has(t) {
 		return false
 	}
 	if f.Text != "" {
@@ -161,7 +161,7 @@ func shown(t *state.Task, now time.Time, recent time.Duration, f Filter) bool {
 func projectOf(t *state.Task) string {
 	switch {
 	case t.Tmux.Host == "":
-		return textutil.OrDash(runner.ProjectLabel(t))
+		return textutil.OrDash(projects.Label(t))
 	case t.Project != "":
 		return t.Project + " @" + t.Tmux.Host
 	}

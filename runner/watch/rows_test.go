@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -58,8 +58,8 @@ func TestBuild(t *testing.T) {
 			"[api] t_b >t_c t_a [api @gpu] t_h [zed] t_f [/tmp/scratch] t_g [host:gpu:/srv/x] t_i [web] t_d", 8},
 		{"all", Filter{All: true}, "[api] t_b >t_c t_a [api @gpu] t_h [zed] t_f [/tmp/scratch] t_g [host:gpu:/srv/x] t_i [web] t_d t_e", 9},
 		{"recent window", Filter{Recent: 10 * time.Minute}, "[api] t_b >t_c [api @gpu] t_h [zed] t_f [/tmp/scratch] t_g [host:gpu:/srv/x] t_i", 6},
-		{"project by name", Filter{Project: runner.ProjectRef{Name: "web"}, All: true}, "[web] t_d t_e", 2},
-		{"project by dir", Filter{Project: runner.ProjectRef{Dir: "/tmp/scratch"}}, "[/tmp/scratch] t_g", 1},
+		{"project by name", Filter{Project: projects.Ref{Name: "web"}, All: true}, "[web] t_d t_e", 2},
+		{"project by dir", Filter{Project: projects.Ref{Dir: "/tmp/scratch"}}, "[/tmp/scratch] t_g", 1},
 		{"text filter, case-insensitive, on status too", Filter{Text: "NEEDS"}, "[api] t_c", 1},
 		{"text filter on id", Filter{Text: "t_d"}, "[web] t_d", 1},
 		{"nothing matches", Filter{Text: "zzz"}, "", 0},

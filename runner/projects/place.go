@@ -2,7 +2,7 @@
 // on, resolved from what a user types (a name, a path, host:NAME:/dir),
 // and the tmux session of a project.
 
-package runner
+package projects
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ type Place struct {
 // A path that is the directory of a registered project gives that
 // project's name (a project's identity is its directory). A directory on
 // a host is checked there by the caller (it needs the connection).
-func ResolveProject(st *state.State, arg, host string) (Place, error) {
+func Resolve(st *state.State, arg, host string) (Place, error) {
 	if arg == "" {
 		return Place{}, exit.Usagef("no project: give a registered name (see 'runner project list') or a directory such as .")
 	}

@@ -1,4 +1,8 @@
-package runner
+// Package projects is the registry of projects (add, list, remove, prune)
+// and the place a task works: a name, a path or host:NAME:/dir resolved to a
+// directory and a host, and the tmux session of a project. It needs only
+// the state store.
+package projects
 
 import (
 	"context"
@@ -9,11 +13,9 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/hosts"
 
 	"github.com/runner-cli/runner/runner/exit"
@@ -21,61 +23,9 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-// OpenStore opens the state store in the directory state.DefaultDir picks
-// from the environment (RUNNER_STATE_DIR, XDG_STATE_HOME, HOME), with the
-// config's settings: lock_timeout (how long a change waits for the state
-// lock before failing as busy, exit 5) and retention (how long finished
-// tasks are kept before every change prunes them). RUNNER_LOCK_TIMEOUT (a Go
-// duration such as 500ms or 30s) and RUNNER_RETENTION (e.g. 72h, or 0 to
-// keep them) override the config. cfg nil means the config file is read
-// (LoadConfig). It is the one way every command opens the store.
-func OpenStore(getenv func(string) string, cfg *config.Config) (*state.Store, error) {
-	if cfg == nil {
-		c, _, err := config.Load(getenv)
-		if err != nil {
-			return nil, err
-		}
-		cfg = c
-	}
-	dir, err := state.DefaultDir(getenv)
-	if err != nil {
-		return nil, err
-	}
-	s, err := state.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.LockTimeout.Duration > 0 {
-		s.LockTimeout = cfg.LockTimeout.Duration
-	}
-	s.Retention = cfg.Retention.Duration
-	if v := getenv("RUNNER_ARCHIVE_AFTER"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return nil, exit.Usagef("RUNNER_ARCHIVE_AFTER=%q is not a count (how many finished tasks the state index keeps before archiving; default %d)", v, state.DefaultArchiveAfter)
-		}
-		s.ArchiveAfter = max(n, 1)
-	}
-	if v := getenv("RUNNER_LOCK_TIMEOUT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return nil, exit.Usagef("RUNNER_LOCK_TIMEOUT=%q is not a positive duration (use e.g. 500ms or 30s)", v)
-		}
-		s.LockTimeout = d
-	}
-	if v := getenv("RUNNER_RETENTION"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 {
-			return nil, exit.Usagef("RUNNER_RETENTION=%q is not a duration (use e.g. 72h, or 0 to keep finished tasks)", v)
-		}
-		s.Retention = d
-	}
-	return s, nil
-}
-
-// ValidateProjectName returns a usage error unless name is a valid name
+// ValidateName returns a usage error unless name is a valid name
 // (state.ValidName: [a-z0-9][a-z0-9._-]{0,63}).
-func ValidateProjectName(name string) error {
+func ValidateName(name string) error {
 	if !state.ValidName(name) {
 		return exit.Usagef("invalid project name %q: use 1 to 64 characters from a-z, 0-9, '.', '_' and '-', starting with a letter or digit (e.g. %q)",
 			name, state.SuggestName(name))
@@ -84,14 +34,14 @@ func ValidateProjectName(name string) error {
 }
 
 // AddProject registers directory dir under name. The name must be valid
-// (ValidateProjectName), dir must exist and be a directory, and the name must
+// (ValidateName), dir must exist and be a directory, and the name must
 // be free; each of these is a usage error (exit 2) and writes nothing. dir is
 // stored absolute and cleaned. A dir written "host:HOST:/path" is a
 // directory on a registered host (runner host add), checked there over ssh:
 // an unknown host or a missing directory is a usage error, an unreachable
 // host an error wrapping hosts.ErrUnreachable.
-func AddProject(ctx context.Context, s *state.Store, name, dir string) (state.Project, error) {
-	if err := ValidateProjectName(name); err != nil {
+func Add(ctx context.Context, s *state.Store, name, dir string) (state.Project, error) {
+	if err := ValidateName(name); err != nil {
 		return state.Project{}, err
 	}
 	if dir == "" {
@@ -149,7 +99,7 @@ func localProjectDir(name, dir string) (string, error) {
 }
 
 // ListProjects returns the registered projects sorted by name.
-func ListProjects(ctx context.Context, s *state.Store) ([]state.Project, error) {
+func List(ctx context.Context, s *state.Store) ([]state.Project, error) {
 	st, err := s.Read(ctx)
 	if err != nil {
 		return nil, err
@@ -160,15 +110,15 @@ func ListProjects(ctx context.Context, s *state.Store) ([]state.Project, error) 
 // RemoveProject unregisters a project. An unknown name, or a project that
 // still has active tasks, is a usage error and writes nothing. The project's
 // directory is not touched.
-func RemoveProject(ctx context.Context, s *state.Store, name string) error {
-	if err := ValidateProjectName(name); err != nil {
+func Remove(ctx context.Context, s *state.Store, name string) error {
+	if err := ValidateName(name); err != nil {
 		return err
 	}
 	err := s.Update(ctx, func(st *state.State) error {
 		if _, ok := st.Projects[name]; !ok {
 			return exit.Usagef("no project named %q (see 'runner project list')", name)
 		}
-		ref := ProjectRef{Name: name, Dir: st.Projects[name].Dir}
+		ref := Ref{Name: name, Dir: st.Projects[name].Dir}
 		var active []string
 		for _, t := range st.Tasks {
 			if ref.Has(t) && t.Status.IsActive() {
@@ -215,19 +165,19 @@ func Prune(ctx context.Context, s *state.Store, olderThan time.Duration) ([]stri
 // two tasks are in the same project when they work in the same directory,
 // whether they were dispatched by a registered name or by a path. Name is
 // the registered name, when the directory has one.
-type ProjectRef struct {
+type Ref struct {
 	Name string
 	Dir  string
 }
 
 // Has reports whether task t belongs to the project: it works in its
 // directory or carries its name.
-func (p ProjectRef) Has(t *state.Task) bool {
+func (p Ref) Has(t *state.Task) bool {
 	return (p.Dir != "" && t.Dir == p.Dir) || (p.Name != "" && t.Project == p.Name)
 }
 
 // String is the project's name, or its directory when it has none.
-func (p ProjectRef) String() string {
+func (p Ref) String() string {
 	if p.Name != "" {
 		return p.Name
 	}
@@ -236,7 +186,7 @@ func (p ProjectRef) String() string {
 
 // ProjectLabel names a task's project for people and agents: its
 // registered name, or its directory.
-func ProjectLabel(t *state.Task) string {
+func Label(t *state.Task) string {
 	if t.Project != "" {
 		return t.Project
 	}
@@ -248,37 +198,37 @@ func ProjectLabel(t *state.Task) string {
 // directory given as a path (./a, /x/b, ~/src: see isPathArg). A path that
 // is a registered project's directory selects that project. Unknown is a
 // usage error.
-func SelectProject(st *state.State, arg string) (ProjectRef, error) {
+func Select(st *state.State, arg string) (Ref, error) {
 	if arg == "" {
-		return ProjectRef{}, exit.Usagef("no project given: use a registered name (see 'runner project list') or a directory such as .")
+		return Ref{}, exit.Usagef("no project given: use a registered name (see 'runner project list') or a directory such as .")
 	}
 	if isPathArg(arg) {
 		dir, err := projectPath(arg)
 		if err != nil {
-			return ProjectRef{}, exit.Usagef("project path %q: %v", arg, err)
+			return Ref{}, exit.Usagef("project path %q: %v", arg, err)
 		}
 		if name := registeredName(st, dir); name != "" {
-			return ProjectRef{Name: name, Dir: st.Projects[name].Dir}, nil
+			return Ref{Name: name, Dir: st.Projects[name].Dir}, nil
 		}
 		for _, t := range st.Tasks {
 			if t.Tmux.Host == "" && (t.Dir == dir || sameDir(t.Dir, dir)) {
-				return ProjectRef{Dir: t.Dir}, nil
+				return Ref{Dir: t.Dir}, nil
 			}
 		}
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return ProjectRef{}, exit.Usagef("project path %q: directory %s does not exist and no task worked there", arg, dir)
+			return Ref{}, exit.Usagef("project path %q: directory %s does not exist and no task worked there", arg, dir)
 		}
-		return ProjectRef{Dir: dir}, nil
+		return Ref{Dir: dir}, nil
 	}
 	if p, ok := st.Projects[arg]; ok {
-		return ProjectRef{Name: arg, Dir: p.Dir}, nil
+		return Ref{Name: arg, Dir: p.Dir}, nil
 	}
 	for _, t := range st.Tasks {
 		if t.Project == arg {
-			return ProjectRef{Name: arg}, nil
+			return Ref{Name: arg}, nil
 		}
 	}
-	return ProjectRef{}, exit.Usagef("project %q is not registered and has no tasks (see 'runner project list', or give a directory such as ./%s)", arg, arg)
+	return Ref{}, exit.Usagef("project %q is not registered and has no tasks (see 'runner project list', or give a directory such as ./%s)", arg, arg)
 }
 
 // projectPath makes a path argument absolute and clean; "~" and "~/…" are

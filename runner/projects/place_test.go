@@ -1,4 +1,4 @@
-package runner
+package projects
 
 import (
 	"strings"
@@ -39,7 +39,7 @@ func TestResolveProjectOnHost(t *testing.T) {
 		{arg: "api", host: "box", err: "is at host:gpu:/srv/api, not on host box"},
 		{arg: "nosuch", host: "gpu", err: "not registered"},
 	} {
-		got, err := ResolveProject(st, c.arg, c.host)
+		got, err := Resolve(st, c.arg, c.host)
 		switch {
 		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
 			t.Errorf("ResolveProject(%q, host %q) = %+v, %v; want an error with %q", c.arg, c.host, got, err, c.err)

@@ -1,4 +1,4 @@
-package runner
+package projects
 
 import (
 	"bytes"
@@ -24,22 +24,22 @@ func tempStore(t *testing.T) *state.Store {
 	return s
 }
 
-func TestValidateProjectName(t *testing.T) {
+func TestValidateName(t *testing.T) {
 	long := strings.Repeat("a", 64)
 	for name, ok := range map[string]bool{
 		"api": true, "a": true, "0": true, "my-api.v2_x": true, long: true, long + "a": false,
 		"": false, "-api": false, ".api": false, "_api": false, "Api": false, "my api": false,
 		"a/b": false, "ä": false,
 	} {
-		err := ValidateProjectName(name)
+		err := ValidateName(name)
 		if ok != (err == nil) {
-			t.Errorf("ValidateProjectName(%q) = %v", name, err)
+			t.Errorf("ValidateName(%q) = %v", name, err)
 		}
 		if err != nil && !errors.Is(err, exit.ErrUsage) {
-			t.Errorf("ValidateProjectName(%q) error is not a usage error: %v", name, err)
+			t.Errorf("ValidateName(%q) error is not a usage error: %v", name, err)
 		}
 	}
-	err := ValidateProjectName("My API")
+	err := ValidateName("My API")
 	if err == nil || !strings.Contains(err.Error(), `"my-api"`) {
 		t.Errorf("no suggestion in %v", err)
 	}
@@ -53,7 +53,7 @@ func TestAddListRemoveProject(t *testing.T) {
 	if err := os.Mkdir("sub", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p, err := AddProject(ctx, s, "api", "sub/../sub")
+	p, err := Add(ctx, s, "api", "sub/../sub")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,10 +61,10 @@ func TestAddListRemoveProject(t *testing.T) {
 	if p.Dir != wantDir || p.Name != "api" || p.Added.IsZero() {
 		t.Fatalf("AddProject = %+v, want dir %s", p, wantDir)
 	}
-	if _, err := AddProject(ctx, s, "web", dir); err != nil {
+	if _, err := Add(ctx, s, "web", dir); err != nil {
 		t.Fatal(err)
 	}
-	list, err := ListProjects(ctx, s)
+	list, err := List(ctx, s)
 	if err != nil || len(list) != 2 || list[0].Name != "api" || list[1].Name != "web" {
 		t.Fatalf("ListProjects = %+v, %v", list, err)
 	}
@@ -72,10 +72,10 @@ func TestAddListRemoveProject(t *testing.T) {
 	if err != nil || len(events) != 2 || events[0].Kind != state.EventProjectAdded || events[0].ProjectRecord.Dir != wantDir {
 		t.Fatalf("journal = %+v, %v", events, err)
 	}
-	if err := RemoveProject(ctx, s, "api"); err != nil {
+	if err := Remove(ctx, s, "api"); err != nil {
 		t.Fatal(err)
 	}
-	list, _ = ListProjects(ctx, s)
+	list, _ = List(ctx, s)
 	if len(list) != 1 || list[0].Name != "web" {
 		t.Fatalf("after rm: %+v", list)
 	}
@@ -98,28 +98,28 @@ func TestProjectBadInputWritesNothing(t *testing.T) {
 		{"api", file, "is not a directory"},
 		{"api", "", "no directory given"},
 	} {
-		_, err := AddProject(ctx, s, c.name, c.dir)
+		_, err := Add(ctx, s, c.name, c.dir)
 		if !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("AddProject(%q, %q) = %v, want a usage error with %q", c.name, c.dir, err, c.want)
 		}
 	}
-	if err := RemoveProject(ctx, s, "BAD"); !errors.Is(err, exit.ErrUsage) {
+	if err := Remove(ctx, s, "BAD"); !errors.Is(err, exit.ErrUsage) {
 		t.Errorf("RemoveProject(BAD) = %v", err)
 	}
 	if _, err := os.Stat(s.Dir()); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("bad input created the state directory: %v", err)
 	}
 
-	if _, err := AddProject(ctx, s, "api", dir); err != nil {
+	if _, err := Add(ctx, s, "api", dir); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(s.Path())
 	other := t.TempDir()
-	_, err := AddProject(ctx, s, "api", other)
+	_, err := Add(ctx, s, "api", other)
 	if !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), "already exists") || !strings.Contains(err.Error(), "runner project rm api") {
 		t.Errorf("duplicate add = %v", err)
 	}
-	if err := RemoveProject(ctx, s, "nope"); !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), "runner project list") {
+	if err := Remove(ctx, s, "nope"); !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), "runner project list") {
 		t.Errorf("RemoveProject(nope) = %v", err)
 	}
 	if after, _ := os.ReadFile(s.Path()); !bytes.Equal(before, after) {
@@ -130,7 +130,7 @@ func TestProjectBadInputWritesNothing(t *testing.T) {
 func TestRemoveProjectWithActiveTasks(t *testing.T) {
 	s := tempStore(t)
 	ctx := t.Context()
-	if _, err := AddProject(ctx, s, "api", t.TempDir()); err != nil {
+	if _, err := Add(ctx, s, "api", t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
 	err := s.Update(ctx, func(st *state.State) error {
@@ -141,7 +141,7 @@ func TestRemoveProjectWithActiveTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = RemoveProject(ctx, s, "api")
+	err = Remove(ctx, s, "api")
 	if !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), "t_run00001") || strings.Contains(err.Error(), "t_don00001") {
 		t.Fatalf("RemoveProject with an active task = %v", err)
 	}
@@ -165,25 +165,5 @@ func TestPrune(t *testing.T) {
 	events, _, _ := s.ReadJournal(ctx)
 	if len(events) != 1 || events[0].Kind != state.EventPrune || !strings.Contains(events[0].Message, "t_don00001") {
 		t.Fatalf("journal = %+v", events)
-	}
-}
-
-func TestOpenStore(t *testing.T) {
-	dir := t.TempDir()
-	env := map[string]string{"RUNNER_STATE_DIR": dir, "RUNNER_LOCK_TIMEOUT": "250ms", "RUNNER_RETENTION": "72h"}
-	s, err := OpenStore(func(k string) string { return env[k] }, nil)
-	if err != nil || s.Dir() != dir || s.LockTimeout != 250*time.Millisecond || s.Retention != 72*time.Hour {
-		t.Fatalf("OpenStore = %+v, %v", s, err)
-	}
-	env["RUNNER_RETENTION"] = "-1h"
-	if _, err := OpenStore(func(k string) string { return env[k] }, nil); !errors.Is(err, exit.ErrUsage) {
-		t.Errorf("RUNNER_RETENTION=-1h: %v", err)
-	}
-	env["RUNNER_RETENTION"] = ""
-	for _, bad := range []string{"soon", "-1s", "0"} {
-		env["RUNNER_LOCK_TIMEOUT"] = bad
-		if _, err := OpenStore(func(k string) string { return env[k] }, nil); !errors.Is(err, exit.ErrUsage) {
-			t.Errorf("RUNNER_LOCK_TIMEOUT=%s: %v", bad, err)
-		}
 	}
 }
