@@ -162,7 +162,7 @@ func (env *Env) waitDependencies(ctx context.Context, id string) error {
 // orphaned (detached supervisor) or cancelled (foreground).
 func (env *Env) startQueued(ctx context.Context, t *state.Task, set RunSettings) (func(), error) {
 	if len(t.After) > 0 {
-		env.say("task %s: %s", t.ID, waitingReason(t.After))
+		env.Say("task %s: %s", t.ID, waitingReason(t.After))
 	}
 	err := env.waitDependencies(ctx, t.ID)
 	var dep *DependencyError
@@ -171,23 +171,23 @@ func (env *Env) startQueued(ctx context.Context, t *state.Task, set RunSettings)
 	case err == nil:
 	case errors.As(err, &dep):
 		bg := context.WithoutCancel(ctx)
-		_ = env.rec().Finish(bg, t.ID, state.StatusCancelled, dep.Error(), nil)
-		if nt, _ := env.rec().Task(bg, t.ID); nt != nil {
-			env.notify(bg, nt, set)
+		_ = env.Record().Finish(bg, t.ID, state.StatusCancelled, dep.Error(), nil)
+		if nt, _ := env.Record().Task(bg, t.ID); nt != nil {
+			Notify(bg, env, nt, set)
 		}
 		return nil, fmt.Errorf("task %s cancelled: %w", t.ID, err)
 	case errors.As(err, &left):
 		return nil, fmt.Errorf("task %s will not start: %w", t.ID, err)
 	case ctx.Err() != nil:
 		bg := context.WithoutCancel(ctx)
-		if nt, _ := env.rec().Task(bg, t.ID); nt != nil && nt.Status.IsTerminal() {
+		if nt, _ := env.Record().Task(bg, t.ID); nt != nil && nt.Status.IsTerminal() {
 			// Ended by another process (runner cancel), which stopped us.
 			return nil, fmt.Errorf("task %s ended while waiting: %s (%s): %w", t.ID, nt.Status, lastReason(nt), ctx.Err())
 		}
 		if set.Detached {
-			_ = env.rec().SetStatus(bg, t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor stopped while %s (runner resume %s)", waitingReason(t.After), t.ID), nil)
+			_ = env.Record().SetStatus(bg, t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor stopped while %s (runner resume %s)", waitingReason(t.After), t.ID), nil)
 		} else {
-			_ = env.rec().Finish(bg, t.ID, state.StatusCancelled, "interrupted while "+waitingReason(t.After), nil)
+			_ = env.Record().Finish(bg, t.ID, state.StatusCancelled, "interrupted while "+waitingReason(t.After), nil)
 		}
 		return nil, fmt.Errorf("task %s interrupted while %s: %w", t.ID, waitingReason(t.After), ctx.Err())
 	default:
@@ -201,13 +201,13 @@ func (env *Env) startQueued(ctx context.Context, t *state.Task, set RunSettings)
 	if spec.Exclusive {
 		lock, err := env.Store.LockProject(ctx, lockKey(t.Project, t.Dir, t.Tmux.Host), spec.WaitLock)
 		if err != nil {
-			_ = env.rec().Finish(context.WithoutCancel(ctx), t.ID, state.StatusFailed, "project lock: "+err.Error(), nil)
+			_ = env.Record().Finish(context.WithoutCancel(ctx), t.ID, state.StatusFailed, "project lock: "+err.Error(), nil)
 			return nil, err
 		}
 		unlock = lock.Unlock
 	}
 	if len(t.After) > 0 {
-		env.rec().Journal(ctx, t, "start", "dependencies done: "+strings.Join(t.After, ", "))
+		env.Record().Journal(ctx, t, "start", "dependencies done: "+strings.Join(t.After, ", "))
 	}
 	if err := env.start(ctx, t, spec); err != nil {
 		if unlock != nil {
@@ -269,7 +269,7 @@ func WaitAll(ctx context.Context, env *Env, project string) ([]*state.Task, erro
 		}
 	}
 	ids := WaitAllSet(st, ref)
-	env.say("waiting for %d task(s): %s", len(ids), strings.Join(ids, " "))
+	env.Say("waiting for %d task(s): %s", len(ids), strings.Join(ids, " "))
 	return waitIDs(ctx, env, st, ids, WaitOptions{})
 }
 
@@ -284,7 +284,7 @@ func NotifyMessage(t *state.Task) string {
 	if t.ExitCode != nil && t.Status == state.StatusExited {
 		msg += " (" + strconv.Itoa(*t.ExitCode) + ")"
 	}
-	if title := taskTitle(t.Text); title != "" {
+	if title := TaskTitle(t.Text); title != "" {
 		msg += ": " + title
 	}
 	return msg
@@ -305,7 +305,7 @@ func (env *Env) tmuxMessage(ctx context.Context, t *state.Task, set RunSettings)
 	}
 	n, err := tc.DisplayMessage(mctx, t.Tmux.Session, NotifyMessage(t), tmuxMessageTime)
 	if err == nil && n > 0 {
-		env.rec().Journal(ctx, t, "tmux-message", fmt.Sprintf("shown to %d client(s) of session %s", n, t.Tmux.Session))
+		env.Record().Journal(ctx, t, "tmux-message", fmt.Sprintf("shown to %d client(s) of session %s", n, t.Tmux.Session))
 	}
 }
 

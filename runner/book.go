@@ -22,27 +22,27 @@ type taskBook struct {
 	set  RunSettings
 }
 
-func (b *taskBook) Task(ctx context.Context) (*state.Task, error) { return b.env.rec().Task(ctx, b.id) }
+func (b *taskBook) Task(ctx context.Context) (*state.Task, error) { return b.env.Record().Task(ctx, b.id) }
 
 func (b *taskBook) Update(ctx context.Context, fn func(*state.Task)) error {
-	return b.env.rec().Update(ctx, b.id, fn)
+	return b.env.Record().Update(ctx, b.id, fn)
 }
 
 func (b *taskBook) SetStatus(ctx context.Context, st state.Status, reason string, fn func(*state.Task)) error {
-	return b.env.rec().SetStatus(ctx, b.id, st, reason, fn)
+	return b.env.Record().SetStatus(ctx, b.id, st, reason, fn)
 }
 
 func (b *taskBook) Journal(ctx context.Context, kind, text string) {
-	if t, err := b.env.rec().Task(ctx, b.id); err == nil {
-		b.env.rec().Journal(ctx, t, kind, text)
+	if t, err := b.env.Record().Task(ctx, b.id); err == nil {
+		b.env.Record().Journal(ctx, t, kind, text)
 	}
 }
 
-func (b *taskBook) Say(format string, args ...any) { b.env.say(format, args...) }
+func (b *taskBook) Say(format string, args ...any) { b.env.Say(format, args...) }
 
-func (b *taskBook) Notify(ctx context.Context, t *state.Task) { b.env.notify(ctx, t, b.set) }
+func (b *taskBook) Notify(ctx context.Context, t *state.Task) { Notify(ctx, b.env, t, b.set) }
 
-func (b *taskBook) Now() time.Time { return b.env.now() }
+func (b *taskBook) Now() time.Time { return b.env.Time() }
 
 // Prompt puts the awareness block (what the other tasks are doing) ahead
 // of a first turn's text, unless the task's settings or its agent's
@@ -58,7 +58,7 @@ func (b *taskBook) Prompt(ctx context.Context, text string, first bool) (string,
 	}
 	payload := text
 	if first && b.set.Awareness != messaging.AwarenessOff && !b.prof.NoAwareness {
-		if block := messaging.RenderAwareness(st, t, messaging.AwarenessOptions{Mode: b.set.Awareness, MaxChars: b.set.AwarenessMax, Now: b.env.now()}); block != "" {
+		if block := messaging.RenderAwareness(st, t, messaging.AwarenessOptions{Mode: b.set.Awareness, MaxChars: b.set.AwarenessMax, Now: b.env.Time()}); block != "" {
 			payload = block + "\n" + text
 		}
 	}
@@ -80,7 +80,7 @@ func (b *taskBook) Pending(ctx context.Context) int {
 func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervisor.TurnText, takeQueue bool) (more int, final *state.Task) {
 	env := b.env
 	var dropped []*state.Message
-	_ = env.rec().UpdateDurably(ctx, "task "+b.id+": the end of the turn ("+string(o.Status)+")", func(st *state.State) error {
+	_ = env.Record().UpdateDurably(ctx, "task "+b.id+": the end of the turn ("+string(o.Status)+")", func(st *state.State) error {
 		more, final, dropped = 0, nil, nil
 		t := st.Task(b.id)
 		if t == nil || t.Status.IsTerminal() {
@@ -92,22 +92,22 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 			t.AgentSession = tt.Session
 		}
 		if tt.Summary != "" || tt.Answer != "" {
-			t.AddTurnAnswer(env.now(), tt.Summary, tt.Answer)
+			t.AddTurnAnswer(env.Time(), tt.Summary, tt.Answer)
 		}
 		if o.Status == state.StatusDone && takeQueue {
 			if more = len(st.MessagesFor(b.id, state.MessagePending)); more > 0 {
-				return t.SetStatus(state.StatusReady, env.now(), fmt.Sprintf("turn done (%s); %d message(s) to deliver", o.Reason, more))
+				return t.SetStatus(state.StatusReady, env.Time(), fmt.Sprintf("turn done (%s); %d message(s) to deliver", o.Reason, more))
 			}
 		}
 		if o.Status != state.StatusDone {
-			dropped = messaging.DropQueue(st, b.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", b.id, o.Status), liveProcs{})
+			dropped = messaging.DropQueue(st, b.id, env.Time(), fmt.Sprintf("task %s ended %s before taking it", b.id, o.Status), liveProcs{})
 		}
-		err := t.SetStatus(o.Status, env.now(), o.Reason)
+		err := t.SetStatus(o.Status, env.Time(), o.Reason)
 		c := *t
 		final = &c
 		return err
 	})
-	env.rec().JournalDropped(ctx, dropped)
+	env.Record().JournalDropped(ctx, dropped)
 	if more > 0 {
 		final = nil
 	}
@@ -117,7 +117,7 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 // Commit runs the post-task commit protocol and records its outcome.
 func (b *taskBook) Commit(ctx context.Context) {
 	env := b.env
-	t, err := env.rec().Task(ctx, b.id)
+	t, err := env.Record().Task(ctx, b.id)
 	if err != nil {
 		return
 	}
@@ -142,14 +142,14 @@ func (b *taskBook) Commit(ctx context.Context) {
 	default:
 		note = fmt.Sprintf("committed %s on %s", shortHash(res.Commit), res.Branch)
 	}
-	_ = env.rec().Update(ctx, b.id, func(t *state.Task) {
+	_ = env.Record().Update(ctx, b.id, func(t *state.Task) {
 		if res != nil {
 			t.Commit = res.Commit
 		}
-		t.History = append(t.History, state.StatusChange{Status: t.Status, Time: env.now(), Reason: note})
+		t.History = append(t.History, state.StatusChange{Status: t.Status, Time: env.Time(), Reason: note})
 	})
-	env.rec().Journal(ctx, t, "commit", note)
-	env.say("task %s: %s", b.id, note)
+	env.Record().Journal(ctx, t, "commit", note)
+	env.Say("task %s: %s", b.id, note)
 }
 
 func shortHash(h string) string {
@@ -168,7 +168,7 @@ func shortHash(h string) string {
 func (b *taskBook) Release(ctx context.Context, takeQueue bool) int {
 	env := b.env
 	more := 0
-	_ = env.rec().UpdateDurably(ctx, "task "+b.id+": letting go of the task", func(st *state.State) error {
+	_ = env.Record().UpdateDurably(ctx, "task "+b.id+": letting go of the task", func(st *state.State) error {
 		more = 0
 		t := st.Task(b.id)
 		if t == nil || t.Status != state.StatusDone || t.SupervisorPID != os.Getpid() {
@@ -176,7 +176,7 @@ func (b *taskBook) Release(ctx context.Context, takeQueue bool) int {
 		}
 		if more = len(st.MessagesFor(b.id, state.MessagePending)); more > 0 && takeQueue {
 			t.Ended = time.Time{}
-			return t.SetStatus(state.StatusReady, env.now(), fmt.Sprintf("%d message(s) arrived as the turn ended", more))
+			return t.SetStatus(state.StatusReady, env.Time(), fmt.Sprintf("%d message(s) arrived as the turn ended", more))
 		}
 		more = 0
 		t.SupervisorPID, t.SupervisorStart = 0, ""

@@ -131,11 +131,11 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	if err != nil {
 		return nil, err
 	}
-	env.rec().Journal(ctx, task, "dispatch", fmt.Sprintf("agent %s in %s: %s", prof.Name, dir, taskTitle(req.Text)))
+	env.Record().Journal(ctx, task, "dispatch", fmt.Sprintf("agent %s in %s: %s", prof.Name, dir, TaskTitle(req.Text)))
 	if plan.host != "" {
-		env.say("task %s: %s in %s on host %s", task.ID, prof.Name, dir, plan.host)
+		env.Say("task %s: %s in %s on host %s", task.ID, prof.Name, dir, plan.host)
 	} else {
-		env.say("task %s: %s in %s", task.ID, prof.Name, dir)
+		env.Say("task %s: %s in %s", task.ID, prof.Name, dir)
 	}
 
 	if len(after) > 0 {
@@ -151,13 +151,13 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	}
 	if !req.Settings.Detached {
 		err = Supervise(ctx, env, task.ID)
-		if t, _ := env.rec().Task(context.WithoutCancel(ctx), task.ID); t != nil {
+		if t, _ := env.Record().Task(context.WithoutCancel(ctx), task.ID); t != nil {
 			task = t
 		}
 		return task, err
 	}
 	handedOff, err = env.detach(ctx, task, lock)
-	if t, _ := env.rec().Task(context.WithoutCancel(ctx), task.ID); t != nil {
+	if t, _ := env.Record().Task(context.WithoutCancel(ctx), task.ID); t != nil {
 		task = t
 	}
 	return task, err
@@ -225,7 +225,7 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 		// Found before anything is recorded: a sandbox that cannot be
 		// made is a usage error (exit 2), not a failed task.
 		if p.host != "" {
-			c, err := env.hostConn(ctx, p.host)
+			c, err := env.HostConn(ctx, p.host)
 			if err != nil {
 				return p, err
 			}
@@ -253,10 +253,10 @@ func (env *Env) detach(ctx context.Context, task *state.Task, lock *state.Projec
 	}
 	pid, err := env.StartSupervisor(task.ID, extra)
 	if err != nil {
-		_ = env.rec().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "start supervisor: "+err.Error(), nil)
+		_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "start supervisor: "+err.Error(), nil)
 		return false, err
 	}
-	env.say("task %s: supervisor %d started (runner status %s, runner attach %s)", task.ID, pid, task.ID, task.ID)
+	env.Say("task %s: supervisor %d started (runner status %s, runner attach %s)", task.ID, pid, task.ID, task.ID)
 	return lock != nil, nil
 }
 
@@ -309,21 +309,21 @@ func (env *Env) recordTask(ctx context.Context, req DispatchRequest, agent strin
 	project, dir := at.Project, at.Dir
 	tmux := state.TmuxTarget{Socket: env.TC.Socket(), Session: projects.SessionName(project, dir), Host: at.Host}
 	if at.Host != "" {
-		c, err := env.hostConn(ctx, at.Host)
+		c, err := env.HostConn(ctx, at.Host)
 		if err != nil {
 			return nil, err
 		}
 		tmux.Socket = c.TC().Socket()
 	}
 	settings, _ := json.Marshal(req.Settings)
-	now := env.now()
+	now := env.Time()
 	newID := state.RandomTaskID()
 	text, textFile, err := recordText(env.Store, newID, req.Text)
 	if err != nil {
 		return nil, err
 	}
 	var task *state.Task
-	err = env.rec().UpdateDurably(ctx, "dispatch: record the task", func(s *state.State) error {
+	err = env.Record().UpdateDurably(ctx, "dispatch: record the task", func(s *state.State) error {
 		id := newID
 		if s.Task(id) != nil {
 			if textFile != "" {
@@ -364,17 +364,17 @@ func (env *Env) dispatchQueued(ctx context.Context, task *state.Task) (*state.Ta
 	if set.Detached {
 		pid, err := env.StartSupervisor(task.ID, nil)
 		if err != nil {
-			_ = env.rec().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "start supervisor: "+err.Error(), nil)
+			_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "start supervisor: "+err.Error(), nil)
 			return task, err
 		}
-		env.say("task %s: %s; supervisor %d started (runner status %s)", task.ID, waitingReason(task.After), pid, task.ID)
-		if t, _ := env.rec().Task(ctx, task.ID); t != nil {
+		env.Say("task %s: %s; supervisor %d started (runner status %s)", task.ID, waitingReason(task.After), pid, task.ID)
+		if t, _ := env.Record().Task(ctx, task.ID); t != nil {
 			task = t
 		}
 		return task, nil
 	}
 	err = Supervise(ctx, env, task.ID)
-	if t, _ := env.rec().Task(context.WithoutCancel(ctx), task.ID); t != nil {
+	if t, _ := env.Record().Task(context.WithoutCancel(ctx), task.ID); t != nil {
 		task = t
 	}
 	return task, err
@@ -388,12 +388,12 @@ func (env *Env) failUnstarted(ctx context.Context, id string, err error) {
 	if errors.As(err, &left) {
 		return
 	}
-	_ = env.rec().UpdateDurably(context.WithoutCancel(ctx), "task "+id+": failed to start", func(st *state.State) error {
+	_ = env.Record().UpdateDurably(context.WithoutCancel(ctx), "task "+id+": failed to start", func(st *state.State) error {
 		t := st.Task(id)
 		if t == nil || (t.Status != state.StatusQueued && t.Status != state.StatusStarting) || t.SupervisorPID != os.Getpid() {
 			return nil
 		}
-		return t.SetStatus(state.StatusFailed, env.now(), "could not start: "+err.Error())
+		return t.SetStatus(state.StatusFailed, env.Time(), "could not start: "+err.Error())
 	})
 }
 

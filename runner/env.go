@@ -55,14 +55,14 @@ type Env struct {
 	early *earlyMirror
 }
 
-func (e *Env) now() time.Time {
+func (e *Env) Time() time.Time {
 	if e.Now != nil {
 		return e.Now()
 	}
 	return time.Now()
 }
 
-func (e *Env) say(format string, args ...any) {
+func (e *Env) Say(format string, args ...any) {
 	if e.Log != nil {
 		e.Log.Info(fmt.Sprintf(format, args...))
 		return
@@ -151,12 +151,12 @@ type SandboxSpec struct {
 
 // rec is the task record's writer (package record) over env's store,
 // clock and warnings: a value, made when asked.
-func (env *Env) rec() record.Book {
-	return record.Book{Store: env.Store, Now: env.now, Warn: env.warn, Procs: liveProcs{}}
+func (env *Env) Record() record.Book {
+	return record.Book{Store: env.Store, Now: env.Time, Warn: env.Warn, Procs: liveProcs{}}
 }
 
-// taskTitle is a task's first line, clipped for messages and labels.
-func taskTitle(s string) string { return textutil.Headline(s, 100) }
+// TaskTitle is a task's first line, clipped for messages and labels.
+func TaskTitle(s string) string { return textutil.Headline(s, 100) }
 
 // settleFor picks the settle time: --settle, else the profile's, else the
 // config's.
@@ -172,7 +172,7 @@ func (s RunSettings) settleFor(p *profile.Profile) time.Duration {
 
 // warn says what went wrong on the progress writer, or on stderr when
 // there is none (a --json run): a lost write is never silent.
-func (env *Env) warn(format string, args ...any) {
+func (env *Env) Warn(format string, args ...any) {
 	if env.Log != nil {
 		env.Log.Warn(fmt.Sprintf(format, args...))
 		return

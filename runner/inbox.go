@@ -76,7 +76,7 @@ func Queues(ctx context.Context, env *Env) ([]QueueEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	now := env.now()
+	now := env.Time()
 	byTask := map[string]*QueueEntry{}
 	var order []string
 	for _, m := range st.MessageList() {

@@ -37,15 +37,15 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 	snapRef, snapNote := "", ""
 	snapDir, err := env.snapshotDir(ctx, task, spec)
 	if err != nil {
-		_ = env.rec().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, err.Error(), nil)
+		_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, err.Error(), nil)
 		return err
 	}
 	gctx, err := env.GitContext(ctx, task)
 	if err != nil {
-		_ = env.rec().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, err.Error(), nil)
+		_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, err.Error(), nil)
 		return err
 	}
-	snap, err := gitsnap.Take(gctx, snapDir, gitsnap.Options{ID: task.ID, Label: "before " + taskTitle(task.Text)})
+	snap, err := gitsnap.Take(gctx, snapDir, gitsnap.Options{ID: task.ID, Label: "before " + TaskTitle(task.Text)})
 	switch {
 	case err == nil:
 		snapRef = snap.Ref
@@ -55,7 +55,7 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 		if spec.Worktree {
 			flag = "--worktree"
 		}
-		_ = env.rec().Finish(ctx, task.ID, state.StatusFailed, "no snapshot: "+err.Error(), nil)
+		_ = env.Record().Finish(ctx, task.ID, state.StatusFailed, "no snapshot: "+err.Error(), nil)
 		return exit.Usagef("%s: %v", flag, err)
 	default:
 		snapNote = "no snapshot: " + snapshotReason(err)
@@ -63,12 +63,12 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 	var wt worktreeStart
 	if spec.Worktree {
 		if wt, err = env.startWorktree(gctx, task, snap, spec.Setup); err != nil {
-			_ = env.rec().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "worktree: "+err.Error(), nil)
+			_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "worktree: "+err.Error(), nil)
 			return err
 		}
 		snapNote += "; worktree " + wt.dir + " on branch " + wt.branch
 	}
-	err = env.rec().UpdateTaskDurably(ctx, "task "+task.ID+": starting", task.ID, func(t *state.Task) error {
+	err = env.Record().UpdateTaskDurably(ctx, "task "+task.ID+": starting", task.ID, func(t *state.Task) error {
 		if t.Status != state.StatusQueued {
 			return &errLeftQueue{t}
 		}
@@ -76,7 +76,7 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 		if wt.branch != "" {
 			t.Origin, t.Dir, t.Branch = t.Dir, wt.dir, wt.branch
 		}
-		return t.SetStatus(state.StatusStarting, env.now(), snapNote)
+		return t.SetStatus(state.StatusStarting, env.Time(), snapNote)
 	})
 	if err != nil {
 		return err
@@ -89,7 +89,7 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 	}
 	// Launch the agent.
 	if err := env.launch(ctx, task, prof, spec); err != nil {
-		_ = env.rec().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "launch failed: "+err.Error(), nil)
+		_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "launch failed: "+err.Error(), nil)
 		return err
 	}
 	return nil
@@ -215,12 +215,12 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *profile.Profile
 	err = env.TC.Batch(ctx, append(tmuxctl.PaneDiedHooks(pane, t.Tmux.Session, env.Store.PaneDiedFile()),
 		[]string{"set-option", "-p", "-t", pane, tmuxctl.TranscriptOption, t.Transcript},
 		[]string{"set-option", "-p", "-t", pane, "@runner_task", t.ID},
-		[]string{"set-option", "-p", "-t", pane, stateDirOption, env.Store.Dir()},
+		[]string{"set-option", "-p", "-t", pane, StateDirOption, env.Store.Dir()},
 	)...)
 	if err != nil {
 		return err
 	}
-	return env.rec().Update(ctx, t.ID, func(x *state.Task) {
+	return env.Record().Update(ctx, t.ID, func(x *state.Task) {
 		x.Tmux.Pane = pane
 		x.History[len(x.History)-1].Reason += "; pane " + pane
 		if writable != nil {
@@ -265,7 +265,7 @@ func (env *Env) hookLaunch(t *state.Task, prof *profile.Profile, penv []string) 
 		}
 	}
 	if why != "" {
-		env.say("task %s: %s: no turn-end hook (%s); the screen ends each turn", t.ID, prof.Name, why)
+		env.Say("task %s: %s: no turn-end hook (%s); the screen ends each turn", t.ID, prof.Name, why)
 		return nil, nil, nil
 	}
 	if hl.Settings != nil {
@@ -334,19 +334,23 @@ func writeHookFile(path string, b []byte) error {
 // own session, logging to the task's supervisor log, and records its pid.
 // extra files are inherited (a project lock).
 func (env *Env) StartSupervisor(id string, extra []*os.File) (int, error) {
-	pid, err := env.spawnRunner(env.Store.TaskFile("supervisor-log", id), extra, "supervise", id)
+	pid, err := env.SpawnRunner(env.Store.TaskFile("supervisor-log", id), extra, "supervise", id)
 	if err != nil {
 		return 0, fmt.Errorf("start supervisor: %w", err)
 	}
 	// The supervisor records itself too: a busy lock here must not make a
 	// caller believe no supervisor runs (and start a second one).
-	if err := env.rec().UpdateDurably(context.Background(), "task "+id+": record supervisor "+strconv.Itoa(pid), func(st *state.State) error {
+	if err := env.Record().UpdateDurably(context.Background(), "task "+id+": record supervisor "+strconv.Itoa(pid), func(st *state.State) error {
 		if t := st.Task(id); t != nil {
 			t.SupervisorPID, t.SupervisorStart = pid, proctree.Identity(pid)
 		}
 		return nil
 	}); err != nil {
-		env.say("task %s: supervisor %d started; recording its pid: %v", id, pid, err)
+		env.Say("task %s: supervisor %d started; recording its pid: %v", id, pid, err)
 	}
 	return pid, nil
 }
+
+// StateDirOption is the pane option naming the state directory of the
+// task that runs in the pane (gc closes only its own windows).
+const StateDirOption = "@runner_state"

@@ -70,7 +70,7 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 	// Which recipients are idle is known only under the lock; whether
 	// their panes live needs tmux, which must not run under it: look
 	// first, then decide under the lock.
-	pre, panes, err := reconcile(ctx, env, true)
+	pre, panes, err := ReconcilePanes(ctx, env)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 	}
 	// Any target may be done by the time the lock is taken: know all
 	// their panes.
-	p := &messaging.Posting{Req: req, Type: typ, Sender: sender, Alive: map[string]bool{}, Now: env.now(), Procs: liveProcs{}}
+	p := &messaging.Posting{Req: req, Type: typ, Sender: sender, Alive: map[string]bool{}, Now: env.Time(), Procs: liveProcs{}}
 	live := map[string]bool{}
 	for _, pn := range panes {
 		live[pn.ID] = !pn.Dead
@@ -116,7 +116,7 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 			refused = append(refused, o)
 		}
 		m := &state.Message{ID: o.ID, From: messaging.SenderName(sender), To: o.To, Type: typ, Hops: o.Hops}
-		env.rec().JournalMessage(ctx, p.Now, o.Result, m, o.Reason)
+		env.Record().JournalMessage(ctx, p.Now, o.Result, m, o.Reason)
 	}
 	errs := env.startDeliveries(ctx, p.Start)
 	if len(refused) > 0 {
@@ -133,9 +133,9 @@ func (env *Env) startDeliveries(ctx context.Context, ids []string) []error {
 	for _, id := range ids {
 		if _, err := env.StartSupervisor(id, nil); err != nil {
 			reason := "could not start a supervisor to deliver messages: " + err.Error()
-			_ = env.rec().UpdateDurably(context.WithoutCancel(ctx), "task "+id+": "+reason, func(st *state.State) error {
+			_ = env.Record().UpdateDurably(context.WithoutCancel(ctx), "task "+id+": "+reason, func(st *state.State) error {
 				if t := st.Task(id); t != nil && t.Status == state.StatusReady && t.SupervisorPID == os.Getpid() {
-					_ = t.SetStatus(state.StatusDone, env.now(), reason)
+					_ = t.SetStatus(state.StatusDone, env.Time(), reason)
 					t.SupervisorPID, t.SupervisorStart = 0, ""
 				}
 				return nil

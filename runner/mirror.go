@@ -85,7 +85,7 @@ type mirror struct {
 // wrapping ErrHostLost, when the stream stays down for mirrorLostAfter,
 // and the function that stops the stream.
 func (env *Env) startMirror(ctx context.Context, t *state.Task) (context.Context, func(), error) {
-	c, err := env.hostConn(ctx, t.Tmux.Host)
+	c, err := env.HostConn(ctx, t.Tmux.Host)
 	if err != nil {
 		return nil, nil, err
 	}

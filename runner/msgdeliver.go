@@ -20,10 +20,10 @@ import (
 func (s *supervision) claimMessages(ctx context.Context) ([]*state.Message, error) {
 	var batch, stale []*state.Message
 	err := s.env.Store.Update(ctx, func(st *state.State) (err error) {
-		batch, stale, err = messaging.Claim(st, s.ID, s.env.now(), liveProcs{})
+		batch, stale, err = messaging.Claim(st, s.ID, s.env.Time(), liveProcs{})
 		return err
 	})
-	s.env.rec().JournalDropped(ctx, stale)
+	s.env.Record().JournalDropped(ctx, stale)
 	return batch, err
 }
 
@@ -33,7 +33,7 @@ func (s *supervision) claimMessages(ctx context.Context) ([]*state.Message, erro
 func (s *supervision) settleMessages(ctx context.Context, batch []*state.Message, st state.MessageStatus, reason string) {
 	env := s.env
 	ctx = context.WithoutCancel(ctx)
-	now := env.now()
+	now := env.Time()
 	var err error
 	for range 3 {
 		err = env.Store.Update(ctx, func(x *state.State) error {
@@ -45,11 +45,11 @@ func (s *supervision) settleMessages(ctx context.Context, batch []*state.Message
 		}
 	}
 	if err != nil {
-		env.say("task %s: could not record the delivery of %d message(s): %v", s.ID, len(batch), err)
+		env.Say("task %s: could not record the delivery of %d message(s): %v", s.ID, len(batch), err)
 		return
 	}
 	for _, m := range batch {
-		env.rec().JournalMessage(ctx, now, string(st), m, reason)
+		env.Record().JournalMessage(ctx, now, string(st), m, reason)
 	}
 }
 
@@ -69,7 +69,7 @@ func (s *supervision) messageTurn(ctx context.Context) error {
 	if len(batch) == 0 {
 		return &supervisor.Ended{Outcome: supervisor.Outcome{Status: state.StatusDone, Reason: "no messages left to deliver"}}
 	}
-	s.env.say("task %s: delivering %d message(s)", s.ID, len(batch))
+	s.env.Say("task %s: delivering %d message(s)", s.ID, len(batch))
 	if err := s.Deliver(ctx, messaging.Prompt(batch), false); err != nil {
 		s.settleMessages(ctx, batch, state.MessageFailed, "the prompt was not confirmed: "+err.Error())
 		return err

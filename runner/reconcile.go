@@ -21,7 +21,7 @@ func processAlive(pid int) bool { return proctree.Alive(pid) }
 // supervisorAlive reports whether t's supervisor runs: its pid is alive
 // and is the process recorded (SupervisorStart), not one that got the pid
 // after a reboot or once the supervisor was gone.
-func supervisorAlive(t *state.Task) bool { return proctree.AliveAs(t.SupervisorPID, t.SupervisorStart) }
+func SupervisorAlive(t *state.Task) bool { return proctree.AliveAs(t.SupervisorPID, t.SupervisorStart) }
 
 // selfIdentity is this process's proctree.Identity, read once.
 var selfIdentity = sync.OnceValue(func() string { return proctree.Identity(os.Getpid()) })
@@ -40,9 +40,13 @@ func Reconcile(ctx context.Context, env *Env) (*state.State, error) {
 	return st, err
 }
 
-// reconcile is Reconcile; with wantPanes it also returns the live panes
-// (listed anyway when a task is active), so callers that need them make
-// one tmux call, not two.
+// ReconcilePanes is Reconcile that also returns the live panes (listed
+// anyway when a task is active), so callers that need them make one tmux
+// call, not two.
+func ReconcilePanes(ctx context.Context, env *Env) (*state.State, []tmuxctl.PaneInfo, error) {
+	return reconcile(ctx, env, true)
+}
+
 func reconcile(ctx context.Context, env *Env, wantPanes bool) (*state.State, []tmuxctl.PaneInfo, error) {
 	st, err := env.Store.Read(ctx)
 	if err != nil {
@@ -87,21 +91,21 @@ func reconcile(ctx context.Context, env *Env, wantPanes bool) (*state.State, []t
 		dropped = nil
 		for _, c := range changes {
 			t := s.Task(c.id)
-			if t == nil || !t.Status.IsActive() || supervisorAlive(t) {
+			if t == nil || !t.Status.IsActive() || SupervisorAlive(t) {
 				continue
 			}
-			_ = t.SetStatus(c.status, env.now(), c.reason)
+			_ = t.SetStatus(c.status, env.Time(), c.reason)
 			if c.status.IsTerminal() {
-				dropped = append(dropped, messaging.DropQueue(s, c.id, env.now(), fmt.Sprintf("task %s ended %s before taking it", c.id, c.status), liveProcs{})...)
+				dropped = append(dropped, messaging.DropQueue(s, c.id, env.Time(), fmt.Sprintf("task %s ended %s before taking it", c.id, c.status), liveProcs{})...)
 			}
 		}
 		st = s
 		return nil
 	})
-	env.rec().JournalDropped(ctx, dropped)
+	env.Record().JournalDropped(ctx, dropped)
 	for _, c := range changes {
 		if t := st.Task(c.id); t != nil {
-			env.rec().Journal(ctx, t, "reconcile", string(c.status)+": "+c.reason)
+			env.Record().Journal(ctx, t, "reconcile", string(c.status)+": "+c.reason)
 		}
 	}
 	return st, list, err
@@ -131,7 +135,7 @@ func staleTasks(st *state.State, listPanes func() (map[string]tmuxctl.PaneInfo, 
 			// waits for others can be resumed; one that was about to start
 			// failed. (A record of an older runner without a process is
 			// left alone.)
-			if t.Tmux.Pane == "" && t.SupervisorPID > 0 && !supervisorAlive(t) {
+			if t.Tmux.Pane == "" && t.SupervisorPID > 0 && !SupervisorAlive(t) {
 				if len(t.After) > 0 {
 					changes = append(changes, change{t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor %d is gone while %s (runner resume %s)", t.SupervisorPID, waitingReason(t.After), t.ID)})
 				} else {
@@ -144,7 +148,7 @@ func staleTasks(st *state.State, listPanes func() (map[string]tmuxctl.PaneInfo, 
 			// Its pane is on a host, which a listing does not contact:
 			// with its supervisor gone it can be resumed (resume looks
 			// there).
-			if !supervisorAlive(t) && t.Status != state.StatusNeedsInput {
+			if !SupervisorAlive(t) && t.Status != state.StatusNeedsInput {
 				changes = append(changes, change{t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor %d is gone; its pane is on host %s (runner resume %s looks there)", t.SupervisorPID, t.Tmux.Host, t.ID)})
 			}
 			continue
@@ -163,7 +167,7 @@ func staleTasks(st *state.State, listPanes func() (map[string]tmuxctl.PaneInfo, 
 				p.Dead, p.DeadStatus = true, st
 			}
 		}
-		supOK := supervisorAlive(t)
+		supOK := SupervisorAlive(t)
 		switch {
 		case supOK:
 			continue

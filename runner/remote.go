@@ -17,7 +17,7 @@ import (
 // hostConn returns the connection to the registered host name, from the
 // Env's host pool (Env.Hosts, made by the caller). An unknown host is a
 // usage error (exit 2); nothing is contacted yet.
-func (env *Env) hostConn(ctx context.Context, name string) (*hosts.Conn, error) {
+func (env *Env) HostConn(ctx context.Context, name string) (*hosts.Conn, error) {
 	if env.Hosts == nil {
 		return nil, fmt.Errorf("host %s: this command was given no host pool (runner.Env.Hosts)", name)
 	}
@@ -30,7 +30,7 @@ func (env *Env) PaneClient(ctx context.Context, t *state.Task) (*tmuxctl.Client,
 	if t.Tmux.Host == "" {
 		return env.TC, nil
 	}
-	c, err := env.hostConn(ctx, t.Tmux.Host)
+	c, err := env.HostConn(ctx, t.Tmux.Host)
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %w", t.ID, err)
 	}
@@ -60,7 +60,7 @@ func (env *Env) GitOn(ctx context.Context, host string) (context.Context, error)
 	if host == "" {
 		return ctx, nil
 	}
-	c, err := env.hostConn(ctx, host)
+	c, err := env.HostConn(ctx, host)
 	if err != nil {
 		return nil, err
 	}

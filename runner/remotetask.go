@@ -6,7 +6,6 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path"
 	"strconv"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/exit"
-	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -29,7 +27,7 @@ import (
 // directory, program or runner binary is a usage error (exit 2); an
 // unreachable host wraps hosts.ErrUnreachable (exit 1).
 func (env *Env) remoteArgv(ctx context.Context, prof *profile.Profile, host, dir string, argv []string) ([]string, error) {
-	c, err := env.hostConn(ctx, host)
+	c, err := env.HostConn(ctx, host)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +78,7 @@ func remoteFilesIn(dir string) remoteFiles {
 // writing to files there (which the supervisor streams back), and no
 // turn-end hook: the screen ends each turn.
 func (env *Env) launchRemote(ctx context.Context, t *state.Task, prof *profile.Profile, spec *StartSpec) error {
-	c, err := env.hostConn(ctx, t.Tmux.Host)
+	c, err := env.HostConn(ctx, t.Tmux.Host)
 	if err != nil {
 		return err
 	}
@@ -128,7 +126,7 @@ func (env *Env) launchRemote(ctx context.Context, t *state.Task, prof *profile.P
 	if err != nil {
 		return err
 	}
-	return env.rec().Update(ctx, t.ID, func(x *state.Task) {
+	return env.Record().Update(ctx, t.ID, func(x *state.Task) {
 		x.Tmux.Pane = pane
 		x.History[len(x.History)-1].Reason += "; pane " + pane + " on host " + t.Tmux.Host
 		if writable != nil {
@@ -172,7 +170,7 @@ func (env *Env) remoteHook(t *state.Task, c *hosts.Conn, prof *profile.Profile, 
 		why = "its settings file must be root's there"
 	}
 	if why != "" {
-		env.say("task %s: %s on host %s: no turn-end hook (%s); the screen ends each turn", t.ID, prof.Name, t.Tmux.Host, why)
+		env.Say("task %s: %s on host %s: no turn-end hook (%s); the screen ends each turn", t.ID, prof.Name, t.Tmux.Host, why)
 		return nil, nil, nil
 	}
 	hl, err := prof.Hook.Render(profile.HookPaths{Command: transport.Quote(c.Host().Runner) + " hook --task " + t.ID,
@@ -207,87 +205,4 @@ if [ -n "$3" ]; then mkdir -p "${3%/*}" && cat > "$3.tmp" && mv "$3.tmp" "$3"; f
 		err = fmt.Errorf("exit status %d: %s", code, strings.TrimSpace(string(stderr)))
 	}
 	return err
-}
-
-// gcRemote is GC for the finished tasks on hosts: per host, one listing of
-// its panes and clients; each task's own window that ended at least
-// opts.OlderThan ago and that no client shows is closed there (tmux hangs
-// up its processes) and the task recorded reclaimed. A host that cannot be
-// reached is skipped, said in res.Skipped for each of its tasks.
-func (env *Env) gcRemote(ctx context.Context, st *state.State, opts GCOptions, res *GCResult) error {
-	byHost := map[string][]*state.Task{}
-	now := env.now()
-	for _, t := range st.TaskList() {
-		if t.Tmux.Host != "" && t.Status.IsTerminal() && t.Reclaimed.IsZero() && t.Tmux.Pane != "" && now.Sub(t.Ended) >= opts.OlderThan {
-			byHost[t.Tmux.Host] = append(byHost[t.Tmux.Host], t)
-		}
-	}
-	var closed []*gcTarget
-	for host, tasks := range byHost {
-		c, err := env.hostConn(ctx, host)
-		if err == nil {
-			var done []*gcTarget
-			if done, err = gcHostTasks(ctx, c, tasks, opts, res); err == nil {
-				closed = append(closed, done...)
-				continue
-			}
-		}
-		for _, t := range tasks {
-			res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: t.Tmux.Pane, Reason: err.Error()})
-		}
-	}
-	if opts.DryRun || len(closed) == 0 {
-		return nil
-	}
-	return env.recordReclaimed(ctx, closed, "gc")
-}
-
-// gcTasks is gcRemote on one host: its panes and clients listed once,
-// each task's own window that no client shows closed, and the files
-// runner kept there for the tasks removed (their copies here stay). It
-// returns the tasks to record reclaimed.
-func gcHostTasks(ctx context.Context, c *hosts.Conn, tasks []*state.Task, opts GCOptions, res *GCResult) ([]*gcTarget, error) {
-	panes, err := c.TC().ListPanes(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("host %s: %w", c.Host().Name, err)
-	}
-	clients, _ := c.TC().Clients(ctx)
-	shown := map[string]string{}
-	for _, cl := range clients {
-		shown[cl.WindowID] = cl.TTY
-	}
-	byPane := map[string]tmuxctl.PaneInfo{}
-	for _, p := range panes {
-		byPane[p.ID] = p
-	}
-	var closed []*gcTarget
-	var dirs []string
-	for _, t := range tasks {
-		p, ok := byPane[t.Tmux.Pane]
-		g := &gcTarget{task: t, item: GCTask{ID: t.ID, Status: t.Status, Ended: t.Ended, Session: t.Tmux.Session,
-			AgentSession: t.AgentSession, Host: c.Host().Name, Processes: []proctree.Ended{}}}
-		switch {
-		case ok && ownPane(t, p) && shown[p.WindowID] != "":
-			res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: "a tmux client (" + shown[p.WindowID] + ") on host " + c.Host().Name + " is showing its window"})
-			continue
-		case ok && ownPane(t, p):
-			g.pane, g.item.Pane = &p, p.ID
-			if !opts.DryRun {
-				if err := c.TC().KillWindow(ctx, p.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
-					res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: fmt.Sprintf("host %s: %v", c.Host().Name, err)})
-					continue
-				}
-				g.item.WindowClosed = true
-			}
-			res.Tasks = append(res.Tasks, g.item)
-		}
-		closed = append(closed, g) // its window gone either way
-		if dir, err := c.TaskPath(ctx, t.ID); err == nil {
-			dirs = append(dirs, dir)
-		}
-	}
-	if !opts.DryRun && len(dirs) > 0 {
-		_, _ = c.Run(ctx, append([]string{"rm", "-rf", "--"}, dirs...)...)
-	}
-	return closed, nil
 }

@@ -89,7 +89,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 		if _, err := env.StartSupervisor(t.ID, nil); err != nil {
 			return t, err
 		}
-		return env.rec().Task(ctx, t.ID)
+		return env.Record().Task(ctx, t.ID)
 	}
 	timeout := set.Timeout
 	if timeout <= 0 {
@@ -98,7 +98,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	tctx, cancel := sup.startClock(sup.runCtx, timeout)
 	defer cancel()
 	err = sup.concludeAll(ctx, tctx, sup.hostLost(sup.MonitorTurn(tctx, time.Time{})))
-	nt, _ := env.rec().Task(context.WithoutCancel(ctx), t.ID)
+	nt, _ := env.Record().Task(context.WithoutCancel(ctx), t.ID)
 	if nt == nil {
 		nt = t
 	}
@@ -117,7 +117,7 @@ func sendable(ctx context.Context, env *Env, t *state.Task) error {
 	}
 	switch t.Status {
 	case state.StatusReady:
-		if t.SupervisorPID != os.Getpid() && supervisorAlive(t) {
+		if t.SupervisorPID != os.Getpid() && SupervisorAlive(t) {
 			return exit.Usagef("task %s is taking its messages (supervisor %d): wait for its turn to end ('runner wait %s') before sending", t.ID, t.SupervisorPID, t.ID)
 		}
 	case state.StatusDone, state.StatusFailed, state.StatusTimeout, state.StatusCancelled:
@@ -178,7 +178,7 @@ func reopen(ctx context.Context, env *Env, t *state.Task, set RunSettings, text 
 		x.ExitCode = nil
 		x.Answer = "" // the answer is the new turn's, once it ends
 		x.SupervisorPID, x.SupervisorStart = os.Getpid(), selfIdentity()
-		_ = x.SetStatus(state.StatusReady, env.now(), "follow-up prompt: "+taskTitle(text))
+		_ = x.SetStatus(state.StatusReady, env.Time(), "follow-up prompt: "+TaskTitle(text))
 		return nil
 	})
 }
@@ -229,16 +229,16 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 		}
 		x.Reclaimed, x.Ended, x.ExitCode = time.Time{}, time.Time{}, nil
 		x.SupervisorPID, x.SupervisorStart = os.Getpid(), selfIdentity()
-		return x.SetStatus(state.StatusStarting, env.now(), "follow-up prompt: resuming agent session "+t.AgentSession)
+		return x.SetStatus(state.StatusStarting, env.Time(), "follow-up prompt: resuming agent session "+t.AgentSession)
 	}); err != nil {
 		return t, err
 	}
-	env.say("task %s: starting %s again on session %s", t.ID, prof.Name, t.AgentSession)
+	env.Say("task %s: starting %s again on session %s", t.ID, prof.Name, t.AgentSession)
 	if err := env.launch(ctx, t, prof, &spec); err != nil {
-		_ = env.rec().Finish(context.WithoutCancel(ctx), t.ID, state.StatusFailed, "resume failed: "+err.Error(), nil)
+		_ = env.Record().Finish(context.WithoutCancel(ctx), t.ID, state.StatusFailed, "resume failed: "+err.Error(), nil)
 		return t, err
 	}
-	nt, err := env.rec().Task(ctx, t.ID)
+	nt, err := env.Record().Task(ctx, t.ID)
 	if err != nil {
 		return t, err
 	}
@@ -249,12 +249,12 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 	defer stop()
 	if err := sup.waitReady(sup.runCtx); err != nil {
 		err = sup.concludeAll(ctx, sup.runCtx, sup.hostLost(err))
-		if x, _ := env.rec().Task(context.WithoutCancel(ctx), t.ID); x != nil {
+		if x, _ := env.Record().Task(context.WithoutCancel(ctx), t.ID); x != nil {
 			nt = x
 		}
 		return nt, err
 	}
-	return env.rec().Task(ctx, t.ID)
+	return env.Record().Task(ctx, t.ID)
 }
 
 // resumeReason marks the status change made by Resume; the new supervisor
@@ -269,12 +269,12 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 		return nil, 0, err
 	}
 	if t.Status != state.StatusOrphaned && t.Status != state.StatusNeedsInput {
-		if supervisorAlive(t) {
+		if SupervisorAlive(t) {
 			return t, 0, exit.Usagef("task %s is %s and supervised by process %d; nothing to resume", t.ID, t.Status, t.SupervisorPID)
 		}
 		return t, 0, exit.Usagef("task %s is %s; only orphaned tasks and tasks waiting for input can be resumed", t.ID, t.Status)
 	}
-	if supervisorAlive(t) && t.SupervisorPID != os.Getpid() {
+	if SupervisorAlive(t) && t.SupervisorPID != os.Getpid() {
 		return t, 0, exit.Usagef("task %s is supervised by process %d already", t.ID, t.SupervisorPID)
 	}
 	if t.Tmux.Pane == "" && t.Status == state.StatusOrphaned && len(t.After) > 0 {
@@ -298,7 +298,7 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 	set.Detached = true
 	raw, _ := json.Marshal(set)
 	wasOrphaned := t.Status == state.StatusOrphaned
-	if err := env.rec().Update(ctx, t.ID, func(x *state.Task) {
+	if err := env.Record().Update(ctx, t.ID, func(x *state.Task) {
 		x.Settings = raw
 		// An orphaned task is supervised again from now on: a `wait`
 		// right after resume must not see the old orphaned status and end.
@@ -307,7 +307,7 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 			if x.Delivery == "" {
 				next = state.StatusStarting
 			}
-			_ = x.SetStatus(next, env.now(), resumeReason)
+			_ = x.SetStatus(next, env.Time(), resumeReason)
 		}
 	}); err != nil {
 		return t, 0, err
@@ -315,11 +315,11 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 	pid, err := env.StartSupervisor(t.ID, nil)
 	if err != nil {
 		if wasOrphaned {
-			_ = env.rec().SetStatus(context.WithoutCancel(ctx), t.ID, state.StatusOrphaned, "resume failed: "+err.Error(), nil)
+			_ = env.Record().SetStatus(context.WithoutCancel(ctx), t.ID, state.StatusOrphaned, "resume failed: "+err.Error(), nil)
 		}
 		return t, 0, err
 	}
-	t, err = env.rec().Task(ctx, t.ID)
+	t, err = env.Record().Task(ctx, t.ID)
 	return t, pid, err
 }
 
@@ -332,19 +332,19 @@ func resumeQueued(ctx context.Context, env *Env, t *state.Task) (*state.Task, in
 	}
 	set.Detached = true
 	raw, _ := json.Marshal(set)
-	if err := env.rec().Update(ctx, t.ID, func(x *state.Task) {
+	if err := env.Record().Update(ctx, t.ID, func(x *state.Task) {
 		x.Settings = raw
 		if x.Status == state.StatusOrphaned {
-			_ = x.SetStatus(state.StatusQueued, env.now(), "resumed: "+waitingReason(x.After))
+			_ = x.SetStatus(state.StatusQueued, env.Time(), "resumed: "+waitingReason(x.After))
 		}
 	}); err != nil {
 		return t, 0, err
 	}
 	pid, err := env.StartSupervisor(t.ID, nil)
 	if err != nil {
-		_ = env.rec().SetStatus(context.WithoutCancel(ctx), t.ID, state.StatusOrphaned, "resume failed: "+err.Error(), nil)
+		_ = env.Record().SetStatus(context.WithoutCancel(ctx), t.ID, state.StatusOrphaned, "resume failed: "+err.Error(), nil)
 		return t, 0, err
 	}
-	t, err = env.rec().Task(ctx, t.ID)
+	t, err = env.Record().Task(ctx, t.ID)
 	return t, pid, err
 }

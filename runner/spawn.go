@@ -18,7 +18,7 @@ import (
 // a task's pane must not pass for that task) and with RUNNER_STATE_DIR set,
 // extra open files handed over. It returns the pid, released. The one
 // self-spawn: detached supervisors and the background gc.
-func (env *Env) spawnRunner(logPath string, extra []*os.File, args ...string) (int, error) {
+func (env *Env) SpawnRunner(logPath string, extra []*os.File, args ...string) (int, error) {
 	if env.Exe == "" {
 		return 0, errors.New("cannot find the runner binary to start it again")
 	}

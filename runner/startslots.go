@@ -37,7 +37,7 @@ func (env *Env) startSlot(ctx context.Context, id string) (release func(), err e
 		return nil, fmt.Errorf("task %s: waiting for a start slot: %w", id, err)
 	}
 	if waited := time.Since(start); waited > time.Second {
-		env.say("task %s: waited %s for a start slot (%d agents start at once on this machine)", id, waited.Round(time.Second), StartSlots)
+		env.Say("task %s: waited %s for a start slot (%d agents start at once on this machine)", id, waited.Round(time.Second), StartSlots)
 	}
 	return release, nil
 }

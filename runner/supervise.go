@@ -28,7 +28,7 @@ import (
 // The returned error maps to the exit code: nil for done, ErrNeedsInput,
 // ErrTaskTimeout, ErrTaskFailed, ErrCancelled or the context's error.
 func Supervise(ctx context.Context, env *Env, id string) error {
-	t, err := env.rec().Task(ctx, id)
+	t, err := env.Record().Task(ctx, id)
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 		if unlock != nil {
 			defer unlock()
 		}
-		if t, err = env.rec().Task(ctx, id); err != nil {
+		if t, err = env.Record().Task(ctx, id); err != nil {
 			return err
 		}
 	}
@@ -67,9 +67,9 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	// Take the task over, unless another live supervisor has it (the
 	// process that started this one, a runner msg or send, is expected).
 	owner := 0
-	if err := env.rec().UpdateTaskDurably(ctx, "task "+id+": take over", id, func(x *state.Task) error {
+	if err := env.Record().UpdateTaskDurably(ctx, "task "+id+": take over", id, func(x *state.Task) error {
 		owner = 0
-		if p := x.SupervisorPID; p != 0 && p != os.Getpid() && p != os.Getppid() && supervisorAlive(x) {
+		if p := x.SupervisorPID; p != 0 && p != os.Getpid() && p != os.Getppid() && SupervisorAlive(x) {
 			owner = p
 			return nil
 		}
@@ -111,7 +111,7 @@ func (env *Env) newSupervisor(ctx context.Context, t *state.Task, prof *profile.
 	mon := &monitor.Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
 		Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle,
 		Skipped: func(ev profile.HookEvent, why string) {
-			env.say("task %s: hook event %s not taken: %s", t.ID, ev.Name, why)
+			env.Say("task %s: hook event %s not taken: %s", t.ID, ev.Name, why)
 		}}
 	book := &taskBook{env: env, id: t.ID, prof: prof, set: set}
 	s = &supervision{env: env, book: book, set: set, runCtx: ctx, Supervisor: &supervisor.Supervisor{
@@ -126,7 +126,7 @@ func (env *Env) newSupervisor(ctx context.Context, t *state.Task, prof *profile.
 	if t.Tmux.Host == "" {
 		return s, func() {}, nil
 	}
-	if s.host, err = env.hostConn(ctx, t.Tmux.Host); err != nil {
+	if s.host, err = env.HostConn(ctx, t.Tmux.Host); err != nil {
 		return nil, nil, err
 	}
 	runCtx, stop, ok := env.takeEarlyMirror(t.ID)
@@ -209,7 +209,7 @@ func (s *supervision) run(ctx context.Context, t *state.Task) error {
 		if err := s.waitReady(ctx); err != nil {
 			return err
 		}
-		t, _ = env.rec().Task(ctx, s.ID)
+		t, _ = env.Record().Task(ctx, s.ID)
 		fallthrough
 	case state.StatusReady:
 		if t.Delivery != "" {
@@ -231,7 +231,7 @@ func (s *supervision) run(ctx context.Context, t *state.Task) error {
 		if t.Delivery == "" {
 			return s.run(ctx, withStatus(t, state.StatusStarting))
 		}
-		_ = env.rec().SetStatus(ctx, s.ID, state.StatusRunning, "resumed by supervisor "+strconv.Itoa(os.Getpid()), nil)
+		_ = env.Record().SetStatus(ctx, s.ID, state.StatusRunning, "resumed by supervisor "+strconv.Itoa(os.Getpid()), nil)
 	}
 	return s.MonitorTurn(ctx, time.Time{})
 }

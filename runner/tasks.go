@@ -2,19 +2,13 @@ package runner
 
 import (
 	"context"
-	"errors"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/projects"
-
-	"github.com/runner-cli/runner/runner/proctree"
-	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/runner-cli/runner/runner/exit"
 
@@ -78,61 +72,6 @@ func GetTask(ctx context.Context, env *Env, ref string) (*state.Task, error) {
 		return nil, exit.Usagef("%v (see 'runner ps --all')", err)
 	}
 	return t, nil
-}
-
-// Cancel interrupts a task's agent with its profile's interrupt keys, marks
-// it cancelled and stops its supervisor; with kill it also closes the
-// task's window.
-func Cancel(ctx context.Context, env *Env, ref string, kill bool) (*state.Task, error) {
-	t, err := GetTask(ctx, env, ref)
-	if err != nil {
-		return nil, err
-	}
-	if t.Status.IsTerminal() && !kill {
-		return t, exit.Usagef("task %s already ended (%s); use --kill to close its window", t.ID, t.Status)
-	}
-	reason := "cancelled by the user"
-	if kill {
-		reason += "; window closed"
-	}
-	if !t.Status.IsTerminal() {
-		if err := env.rec().Finish(ctx, t.ID, state.StatusCancelled, reason, nil); err != nil {
-			return t, err
-		}
-		// The supervisor is stopped below and will not notify: say it
-		// here (the notify command, the tmux message).
-		if nt, err := env.rec().Task(ctx, t.ID); err == nil && nt.Status == state.StatusCancelled {
-			if set, err := SettingsOf(nt); err == nil {
-				env.notify(ctx, nt, set)
-			} else {
-				env.warn("%v: no notification", err)
-			}
-		}
-	}
-	if t.SupervisorPID != os.Getpid() && supervisorAlive(t) {
-		_ = proctree.SignalAs(t.SupervisorPID, t.SupervisorStart, syscall.SIGTERM)
-	}
-	if kill {
-		// The whole process tree, not only the pane's program: children
-		// that left its process group or session too (see killTask).
-		if nt, err := env.rec().Task(ctx, t.ID); err == nil {
-			t = nt
-		}
-		if err := env.killTask(ctx, t); err != nil {
-			return t, err
-		}
-	} else if t.Tmux.Pane != "" {
-		tc, err := env.PaneClient(ctx, t)
-		if err != nil {
-			return t, err
-		}
-		if prof, err := profile.FindProfile(env.Profiles, t.Agent); err == nil && len(prof.InterruptKeys) > 0 {
-			if err := tc.SendKeys(ctx, t.Tmux.Pane, prof.InterruptKeys...); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) && !errors.Is(err, tmuxctl.ErrPaneDead) {
-				return t, err
-			}
-		}
-	}
-	return env.rec().Task(ctx, t.ID)
 }
 
 // WaitOptions controls WaitTasks.
@@ -243,12 +182,12 @@ func AttachArgv(ctx context.Context, env *Env, ref string, inside bool) ([]strin
 	var host *hosts.Conn
 	if st, err := env.Store.Read(ctx); err == nil {
 		if t, err := st.FindTask(ref); err == nil && t.Tmux.Host != "" {
-			if host, err = env.hostConn(ctx, t.Tmux.Host); err != nil {
+			if host, err = env.HostConn(ctx, t.Tmux.Host); err != nil {
 				return nil, err
 			}
 			tc = host.TC()
 		} else if p, ok := st.Projects[ref]; ok && p.Host != "" && err != nil {
-			if host, err = env.hostConn(ctx, p.Host); err != nil {
+			if host, err = env.HostConn(ctx, p.Host); err != nil {
 				return nil, err
 			}
 			tc = host.TC()

@@ -62,13 +62,13 @@ func (s *supervision) outcomeOf(ctx, parent context.Context, err error) (*superv
 		return &supervisor.Ended{Outcome: supervisor.Outcome{Status: state.StatusFailed, Reason: fmt.Sprintf("pane %s: %v (the window was closed or the tmux server stopped): %v", s.PaneID, monitor.ErrPaneGone, err)}}, nil
 	case errors.Is(err, ErrHostLost):
 		// Not failed: the agent may well be working on there.
-		_ = env.rec().SetStatus(ctx, s.ID, state.StatusOrphaned, err.Error()+" (runner resume "+s.ID+" reconnects)", nil)
+		_ = env.Record().SetStatus(ctx, s.ID, state.StatusOrphaned, err.Error()+" (runner resume "+s.ID+" reconnects)", nil)
 		return nil, fmt.Errorf("task %s: %w (the agent is left as it is there; 'runner resume %s' reconnects)", s.ID, err, s.ID)
 	case parent.Err() == nil:
 		return &supervisor.Ended{Outcome: supervisor.Outcome{Status: state.StatusFailed, Reason: err.Error()}}, nil
 	}
 	// Interrupted: the pane is left as it is.
-	t, _ := env.rec().Task(ctx, s.ID)
+	t, _ := env.Record().Task(ctx, s.ID)
 	if t != nil && t.Status.IsTerminal() {
 		// Ended by another process (runner cancel), which stopped us.
 		return nil, fmt.Errorf("task %s ended while supervised: %s (%s): %w", s.ID, t.Status, lastReason(t), parent.Err())
@@ -77,9 +77,9 @@ func (s *supervision) outcomeOf(ctx, parent context.Context, err error) (*superv
 		if s.set.Detached {
 			// A detached supervisor that is stopped leaves the task
 			// to be resumed.
-			_ = env.rec().SetStatus(ctx, s.ID, state.StatusOrphaned, "supervisor stopped", nil)
+			_ = env.Record().SetStatus(ctx, s.ID, state.StatusOrphaned, "supervisor stopped", nil)
 		} else {
-			_ = env.rec().Finish(ctx, s.ID, state.StatusCancelled, "interrupted; the agent's pane is left running", nil)
+			_ = env.Record().Finish(ctx, s.ID, state.StatusCancelled, "interrupted; the agent's pane is left running", nil)
 		}
 	}
 	return nil, fmt.Errorf("task %s interrupted; the agent's pane is left running (runner attach %s): %w", s.ID, s.ID, parent.Err())
@@ -92,9 +92,9 @@ func lastReason(t *state.Task) string {
 	return t.History[len(t.History)-1].Reason
 }
 
-// notify runs the notification command, bounded in time, with the task in
+// Notify runs the notification command, bounded in time, with the task in
 // its environment; a failure is journaled, never fatal.
-func (env *Env) notify(ctx context.Context, t *state.Task, set RunSettings) {
+func Notify(ctx context.Context, env *Env, t *state.Task, set RunSettings) {
 	env.tmuxMessage(ctx, t, set)
 	if len(set.Notify) == 0 {
 		return
@@ -115,11 +115,11 @@ func (env *Env) notify(ctx context.Context, t *state.Task, set RunSettings) {
 	cmd.WaitDelay = time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		env.rec().Journal(ctx, t, "notify-failed", fmt.Sprintf("%s: %v: %s", set.Notify[0], err, strings.TrimSpace(string(out))))
-		env.say("task %s: notify command failed: %v", t.ID, err)
+		env.Record().Journal(ctx, t, "notify-failed", fmt.Sprintf("%s: %v: %s", set.Notify[0], err, strings.TrimSpace(string(out))))
+		env.Say("task %s: notify command failed: %v", t.ID, err)
 		return
 	}
-	env.rec().Journal(ctx, t, "notify", set.Notify[0]+" ran for status "+string(t.Status))
+	env.Record().Journal(ctx, t, "notify", set.Notify[0]+" ran for status "+string(t.Status))
 }
 
 // resultFile writes the task's result tail to a file for hooks.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/gc"
 	"github.com/spf13/cobra"
 )
 
@@ -36,7 +36,7 @@ func (a *app) runCancel(ctx context.Context, opts cancelOptions) error {
 	if err != nil {
 		return err
 	}
-	t, err := runner.Cancel(ctx, env, opts.args[0], opts.kill)
+	t, err := gc.Cancel(ctx, env, opts.args[0], opts.kill)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/gc"
+	"github.com/runner-cli/runner/runner/worktree"
 
 	"github.com/runner-cli/runner/runner/exit"
 
@@ -78,8 +80,8 @@ func (a *app) runGC(ctx context.Context, opts gCOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := runner.GC(ctx, env, runner.GCOptions{OlderThan: opts.olderThan, DryRun: opts.dryRun, NoWait: opts.auto, ForceWorktrees: opts.forceWT})
-	if opts.auto && errors.Is(err, runner.ErrGCBusy) {
+	res, err := gc.Run(ctx, env, gc.Options{OlderThan: opts.olderThan, DryRun: opts.dryRun, NoWait: opts.auto, ForceWorktrees: opts.forceWT})
+	if opts.auto && errors.Is(err, gc.ErrBusy) {
 		return nil
 	}
 	if err != nil && res == nil {
@@ -98,8 +100,8 @@ func (a *app) runGC(ctx context.Context, opts gCOptions) error {
 	return err
 }
 
-func (a *app) printGC(res *runner.GCResult, quiet bool) {
-	if quiet && len(res.Tasks) == 0 && len(res.Skipped) == 0 && !slices.ContainsFunc(res.Worktrees, func(w runner.WorktreeInfo) bool { return w.Removed }) {
+func (a *app) printGC(res *gc.Result, quiet bool) {
+	if quiet && len(res.Tasks) == 0 && len(res.Skipped) == 0 && !slices.ContainsFunc(res.Worktrees, func(w worktree.Info) bool { return w.Removed }) {
 		return
 	}
 	verb := ""
@@ -172,7 +174,7 @@ func (a *app) startAutoGC(ctx context.Context, env *runner.Env, cfg *config.Conf
 	if err != nil {
 		return
 	}
-	if _, err := runner.StartAutoGC(env, st, cfg.CloseAfter.Duration); err != nil {
+	if _, err := gc.StartAuto(env, st, cfg.CloseAfter.Duration); err != nil {
 		fmt.Fprintf(a.errOut, "runner: warning: %v\n", err)
 	}
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/worktree"
 	"github.com/spf13/cobra"
 )
 
@@ -104,7 +104,7 @@ them), or is mid-merge or on a detached HEAD; 5 the task is still at work.`,
 // mergeOptions are the arguments and flags of `runner merge`.
 type mergeOptions struct {
 	args   []string
-	req    runner.MergeRequest
+	req    worktree.MergeRequest
 	asJSON bool
 }
 
@@ -114,7 +114,7 @@ func (a *app) runMerge(ctx context.Context, opts mergeOptions) error {
 		return err
 	}
 	opts.req.Ref = opts.args[0]
-	t, res, err := runner.Merge(ctx, env, opts.req)
+	t, res, err := worktree.Merge(ctx, env, opts.req)
 	if err != nil {
 		return err
 	}
@@ -170,13 +170,13 @@ func (a *app) runWorktree(ctx context.Context, opts worktreeOptions) error {
 	if err != nil {
 		return err
 	}
-	list, err := runner.Worktrees(ctx, env)
+	list, err := worktree.List(ctx, env)
 	if err != nil {
 		return err
 	}
 	if opts.asJSON {
 		if list == nil {
-			list = []runner.WorktreeInfo{}
+			list = []worktree.Info{}
 		}
 		return a.printJSON(list)
 	}

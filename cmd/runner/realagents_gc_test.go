@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/gc"
 	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/runner-cli/runner/internal/mockapi"
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -179,7 +179,7 @@ func realGC(t *testing.T, cli string) {
 	}
 	out, errOut, code = run("gc", "--json")
 	t.Logf("gc: exit %d\n%s%s", code, out, errOut)
-	var res runner.GCResult
+	var res gc.Result
 	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
 		t.Fatalf("gc --json: exit %d, %v", code, err)
 	}

@@ -192,3 +192,11 @@ func Location(p state.Project) string {
 	}
 	return "host:" + p.Host + ":" + p.Dir
 }
+
+// Machine names a machine: its host, or "this machine".
+func Machine(host string) string {
+	if host == "" {
+		return "this machine"
+	}
+	return "host " + host
+}

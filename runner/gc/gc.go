@@ -1,4 +1,4 @@
-package runner
+package gc
 
 import (
 	"context"
@@ -8,7 +8,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/worktree"
 
 	"github.com/runner-cli/runner/runner/exit"
 
@@ -17,8 +19,8 @@ import (
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
-// GCOptions controls GC.
-type GCOptions struct {
+// Options controls GC.
+type Options struct {
 	// OlderThan: only tasks that ended at least this long ago.
 	OlderThan time.Duration
 	// DryRun reports what would be closed and ended, and changes nothing.
@@ -29,7 +31,7 @@ type GCOptions struct {
 	// Grace is how long processes get between SIGTERM and SIGKILL; 0
 	// means DefaultKillGrace.
 	Grace time.Duration
-	// NoWait: when another gc runs, return ErrGCBusy instead of waiting
+	// NoWait: when another gc runs, return ErrBusy instead of waiting
 	// for it (the background gc of close_after).
 	NoWait bool
 	// ForceWorktrees removes the worktrees (and branches) of finished
@@ -37,18 +39,18 @@ type GCOptions struct {
 	ForceWorktrees bool
 }
 
-// ErrGCBusy is returned with GCOptions.NoWait when another gc runs (exit 5).
-var ErrGCBusy = fmt.Errorf("another runner gc is running: %w", state.ErrBusy)
+// ErrBusy is returned with Options.NoWait when another gc runs (exit 5).
+var ErrBusy = fmt.Errorf("another runner gc is running: %w", state.ErrBusy)
 
-// Defaults of GCOptions.
+// Defaults of Options.
 const (
 	DefaultQuitWait  = 5 * time.Second
 	DefaultKillGrace = 3 * time.Second
 )
 
-// GCTask is one task whose window gc closed and whose processes it ended
+// Task is one task whose window gc closed and whose processes it ended
 // (with DryRun: would).
-type GCTask struct {
+type Task struct {
 	ID      string       `json:"id"`
 	Status  state.Status `json:"status,omitempty"` // empty when the task's record was pruned
 	Ended   time.Time    `json:"ended,omitzero"`
@@ -73,26 +75,26 @@ type GCTask struct {
 	Host string `json:"host,omitempty"`
 }
 
-// GCSkip is a finished task gc left alone, and why.
-type GCSkip struct {
+// Skip is a finished task gc left alone, and why.
+type Skip struct {
 	ID     string `json:"id"`
 	Pane   string `json:"pane,omitempty"`
 	Reason string `json:"reason"`
 }
 
-// GCResult is what GC did.
-type GCResult struct {
+// Result is what GC did.
+type Result struct {
 	DryRun         bool     `json:"dry_run"`
-	Tasks          []GCTask `json:"tasks"`
-	Skipped        []GCSkip `json:"skipped"`
+	Tasks          []Task   `json:"tasks"`
+	Skipped        []Skip   `json:"skipped"`
 	SessionsClosed []string `json:"sessions_closed"`
 	// Worktrees lists the task worktrees: removed (merged, or forced) or
 	// kept, with why.
-	Worktrees []WorktreeInfo `json:"worktrees"`
+	Worktrees []worktree.Info `json:"worktrees"`
 }
 
 // Processes counts the processes in r.
-func (r *GCResult) Processes() int {
+func (r *Result) Processes() int {
 	n := 0
 	for _, t := range r.Tasks {
 		n += len(t.Processes)
@@ -111,21 +113,21 @@ const gcLockKey = "_gc"
 // window closes, the agent is asked to quit (its profile's quit keys) so
 // that it prints its session id, which is recorded for `runner send` to
 // resume the conversation.
-func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
+func Run(ctx context.Context, env *runner.Env, opts Options) (*Result, error) {
 	if opts.OlderThan < 0 {
 		return nil, exit.Usagef("--older-than must not be negative (got %v)", opts.OlderThan)
 	}
 	if !opts.DryRun {
 		lock, err := env.Store.LockProject(ctx, gcLockKey, !opts.NoWait)
 		if errors.Is(err, state.ErrBusy) {
-			return nil, ErrGCBusy
+			return nil, ErrBusy
 		}
 		if err != nil {
 			return nil, fmt.Errorf("gc: wait for another gc to finish: %w", err)
 		}
 		defer lock.Unlock()
 	}
-	st, panes, err := reconcile(ctx, env, true)
+	st, panes, err := runner.ReconcilePanes(ctx, env)
 	if err != nil {
 		return nil, err
 	}
@@ -137,20 +139,20 @@ func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 	for _, p := range panes {
 		byPane[p.ID] = p
 	}
-	res := &GCResult{DryRun: opts.DryRun, Tasks: []GCTask{}, Skipped: []GCSkip{}, SessionsClosed: []string{}}
-	targets := env.gcTargets(ctx, st, panes, clients, opts.OlderThan, res)
+	res := &Result{DryRun: opts.DryRun, Tasks: []Task{}, Skipped: []Skip{}, SessionsClosed: []string{}}
+	targets := gcTargets(ctx, env, st, panes, clients, opts.OlderThan, res)
 	protect := protectedPIDs(st, byPane)
 	if !opts.DryRun {
-		if targets, err = env.claimTargets(ctx, targets); err != nil {
+		if targets, err = claimTargets(ctx, env, targets); err != nil {
 			return nil, err
 		}
-		env.quitAgents(ctx, targets, opts.QuitWait)
+		quitAgents(ctx, env, targets, opts.QuitWait)
 	}
-	pick, owner := env.taskPicker(ctx, targets, protect, true)
+	pick, owner := taskPicker(ctx, env, targets, protect, true)
 	if opts.DryRun {
 		targets, err = wouldEnd(targets, pick, owner)
 	} else {
-		targets, err = env.endAndClose(ctx, targets, pick, owner, opts.Grace)
+		targets, err = endAndClose(ctx, env, targets, pick, owner, opts.Grace)
 	}
 	if err != nil {
 		return nil, err
@@ -170,28 +172,28 @@ func GC(ctx context.Context, env *Env, opts GCOptions) (*GCResult, error) {
 		}
 		res.Tasks = append(res.Tasks, g.item)
 	}
-	if err := env.gcRemote(ctx, st, opts, res); err != nil {
+	if err := gcRemote(ctx, env, st, opts, res); err != nil {
 		return res, err
 	}
-	if res.Worktrees, err = env.gcWorktrees(ctx, opts); err != nil {
+	if res.Worktrees, err = gcWorktrees(ctx, env, opts); err != nil {
 		return res, err
 	}
 	if res.Worktrees == nil {
-		res.Worktrees = []WorktreeInfo{}
+		res.Worktrees = []worktree.Info{}
 	}
 	if opts.DryRun {
 		return res, nil
 	}
-	if err := env.recordReclaimed(ctx, targets, "gc"); err != nil {
+	if err := recordReclaimed(ctx, env, targets, "gc"); err != nil {
 		return res, err
 	}
-	res.SessionsClosed = env.emptiedSessions(ctx, sessions)
+	res.SessionsClosed = emptiedSessions(ctx, env, sessions)
 	return res, nil
 }
 
 // emptiedSessions are those of sessions that have no pane left: tmux
 // closes a session with its last window.
-func (env *Env) emptiedSessions(ctx context.Context, sessions map[string]bool) []string {
+func emptiedSessions(ctx context.Context, env *runner.Env, sessions map[string]bool) []string {
 	closed := []string{}
 	left, err := env.TC.ListPanes(ctx)
 	if err != nil {
@@ -209,7 +211,7 @@ func (env *Env) emptiedSessions(ctx context.Context, sessions map[string]bool) [
 
 // wouldEnd attributes to the targets the processes a gc would end (dry
 // run: nothing is signalled).
-func wouldEnd(targets []*gcTarget, pick proctree.Picker, owner map[int]string) ([]*gcTarget, error) {
+func wouldEnd(targets []*target, pick proctree.Picker, owner map[int]string) ([]*target, error) {
 	tab, err := proctree.Read()
 	if err != nil && !errors.Is(err, proctree.ErrUnsupported) {
 		return nil, err
@@ -227,7 +229,7 @@ func wouldEnd(targets []*gcTarget, pick proctree.Picker, owner map[int]string) (
 // olderThan ago, and the windows left by tasks whose records were pruned
 // (named after a task id, marked with this state directory). A window a
 // tmux client shows is skipped (in res.Skipped).
-func (env *Env) gcTargets(ctx context.Context, st *state.State, panes []tmuxctl.PaneInfo, clients []tmuxctl.ClientInfo, olderThan time.Duration, res *GCResult) []*gcTarget {
+func gcTargets(ctx context.Context, env *runner.Env, st *state.State, panes []tmuxctl.PaneInfo, clients []tmuxctl.ClientInfo, olderThan time.Duration, res *Result) []*target {
 	shown := map[string]string{} // window id → client tty
 	for _, c := range clients {
 		shown[c.WindowID] = c.TTY
@@ -236,8 +238,8 @@ func (env *Env) gcTargets(ctx context.Context, st *state.State, panes []tmuxctl.
 	for _, p := range panes {
 		byPane[p.ID] = p
 	}
-	now := env.now()
-	var targets []*gcTarget
+	now := env.Time()
+	var targets []*target
 	claimed := map[string]bool{} // panes that belong to a task in the state
 	for _, t := range st.TaskList() {
 		if t.Tmux.Host != "" {
@@ -249,10 +251,10 @@ func (env *Env) gcTargets(ctx context.Context, st *state.State, panes []tmuxctl.
 		if !t.Status.IsTerminal() || now.Sub(t.Ended) < olderThan {
 			continue
 		}
-		g := &gcTarget{task: t, item: GCTask{ID: t.ID, Status: t.Status, Ended: t.Ended, Session: t.Tmux.Session, AgentSession: t.AgentSession}}
+		g := &target{task: t, item: Task{ID: t.ID, Status: t.Status, Ended: t.Ended, Session: t.Tmux.Session, AgentSession: t.AgentSession}}
 		if p, ok := byPane[t.Tmux.Pane]; ok && ownPane(t, p) {
 			if tty, ok := shown[p.WindowID]; ok {
-				res.Skipped = append(res.Skipped, GCSkip{ID: t.ID, Pane: p.ID, Reason: "a tmux client (" + tty + ") is showing its window"})
+				res.Skipped = append(res.Skipped, Skip{ID: t.ID, Pane: p.ID, Reason: "a tmux client (" + tty + ") is showing its window"})
 				continue
 			}
 			g.pane, g.item.Pane = &p, p.ID
@@ -263,15 +265,15 @@ func (env *Env) gcTargets(ctx context.Context, st *state.State, panes []tmuxctl.
 		if claimed[p.ID] || !state.ValidTaskID(p.WindowName) || st.Task(p.WindowName) != nil {
 			continue
 		}
-		if v, err := env.TC.ShowOption(ctx, p.ID, stateDirOption); err != nil || v != env.Store.Dir() {
+		if v, err := env.TC.ShowOption(ctx, p.ID, runner.StateDirOption); err != nil || v != env.Store.Dir() {
 			continue
 		}
 		if tty, ok := shown[p.WindowID]; ok {
-			res.Skipped = append(res.Skipped, GCSkip{ID: p.WindowName, Pane: p.ID, Reason: "a tmux client (" + tty + ") is showing its window"})
+			res.Skipped = append(res.Skipped, Skip{ID: p.WindowName, Pane: p.ID, Reason: "a tmux client (" + tty + ") is showing its window"})
 			continue
 		}
 		p := p
-		targets = append(targets, &gcTarget{pane: &p, item: GCTask{ID: p.WindowName, Session: p.Session, Pane: p.ID, Pruned: true}})
+		targets = append(targets, &target{pane: &p, item: Task{ID: p.WindowName, Session: p.Session, Pane: p.ID, Pruned: true}})
 	}
 	return targets
 }
@@ -280,9 +282,9 @@ func (env *Env) gcTargets(ctx context.Context, st *state.State, panes []tmuxctl.
 // before anything is ended, and drops those that started again since they
 // were read (a send, a message): a task being reclaimed is not restarted
 // behind gc's back, and a restarted one is not reclaimed.
-func (env *Env) claimTargets(ctx context.Context, targets []*gcTarget) ([]*gcTarget, error) {
-	now := env.now()
-	var keep []*gcTarget
+func claimTargets(ctx context.Context, env *runner.Env, targets []*target) ([]*target, error) {
+	now := env.Time()
+	var keep []*target
 	err := env.Store.Update(ctx, func(s *state.State) error {
 		keep = keep[:0]
 		for _, g := range targets {
@@ -313,15 +315,11 @@ func ownPane(t *state.Task, p tmuxctl.PaneInfo) bool {
 	return p.Session == t.Tmux.Session && p.WindowName == t.ID
 }
 
-// stateDirOption is the pane option naming the state directory of the
-// task that runs in the pane (gc closes only its own windows).
-const stateDirOption = "@runner_state"
-
-// gcTarget is a task (or a pruned task's window) being reclaimed.
-type gcTarget struct {
+// target is a task (or a pruned task's window) being reclaimed.
+type target struct {
 	task *state.Task       // nil for a pruned task
 	pane *tmuxctl.PaneInfo // its live window, if any
-	item GCTask
+	item Task
 }
 
 func agentOf(t *state.Task) string {
@@ -365,15 +363,15 @@ func AutoGCDue(st *state.State, closeAfter time.Duration, now time.Time) bool {
 	return false
 }
 
-// StartAutoGC starts `runner gc --auto` in the background (detached, its
+// StartAuto starts `runner gc --auto` in the background (detached, its
 // output appended to gc.log in the state directory) when AutoGCDue says
 // finished tasks are older than closeAfter; st is a state the caller read.
 // It returns the gc's pid, 0 when nothing is due.
-func StartAutoGC(env *Env, st *state.State, closeAfter time.Duration) (int, error) {
-	if env.Exe == "" || st == nil || !AutoGCDue(st, closeAfter, env.now()) {
+func StartAuto(env *runner.Env, st *state.State, closeAfter time.Duration) (int, error) {
+	if env.Exe == "" || st == nil || !AutoGCDue(st, closeAfter, env.Time()) {
 		return 0, nil
 	}
-	pid, err := env.spawnRunner(filepath.Join(env.Store.Dir(), "gc.log"), nil, "gc", "--auto", "--older-than", closeAfter.String())
+	pid, err := env.SpawnRunner(filepath.Join(env.Store.Dir(), "gc.log"), nil, "gc", "--auto", "--older-than", closeAfter.String())
 	if err != nil {
 		return 0, fmt.Errorf("start the background gc: %w", err)
 	}

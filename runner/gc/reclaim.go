@@ -2,7 +2,7 @@
 // id), pick the processes the task started, end them, close the window,
 // record it.
 
-package runner
+package gc
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/ctxtime"
+	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
@@ -24,7 +25,7 @@ import (
 // quit keys, all at once, waits up to wait for their panes to die, and
 // reads each screen for the agent's session id (a dead pane keeps its last
 // screen). A pane that was dead already is only read.
-func (env *Env) quitAgents(ctx context.Context, targets []*gcTarget, wait time.Duration) {
+func quitAgents(ctx context.Context, env *runner.Env, targets []*target, wait time.Duration) {
 	if wait <= 0 {
 		wait = DefaultQuitWait
 	}
@@ -111,7 +112,7 @@ func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *profile.Profile,
 // nor the tmux server, nor a target that is active again in a fresh read
 // of the state. A state that cannot be read picks nothing.
 // owner maps each chosen pid to its task id.
-func (env *Env) taskPicker(ctx context.Context, targets []*gcTarget, protect []int, pruned bool) (proctree.Picker, map[int]string) {
+func taskPicker(ctx context.Context, env *runner.Env, targets []*target, protect []int, pruned bool) (proctree.Picker, map[int]string) {
 	owner := map[int]string{}
 	server, _ := env.TC.ServerPID(ctx)
 	ids := map[string]bool{}
@@ -214,7 +215,7 @@ func markedProcs(t *proctree.Table, dir string, server int) map[int]string {
 // endAndClose ends the processes pick chooses (the tree is still whole, so
 // nothing is reparented before it is found), then closes the targets'
 // windows.
-func (env *Env) endAndClose(ctx context.Context, targets []*gcTarget, pick proctree.Picker, owner map[int]string, grace time.Duration) ([]*gcTarget, error) {
+func endAndClose(ctx context.Context, env *runner.Env, targets []*target, pick proctree.Picker, owner map[int]string, grace time.Duration) ([]*target, error) {
 	if grace <= 0 {
 		grace = DefaultKillGrace
 	}
@@ -243,8 +244,8 @@ func (env *Env) endAndClose(ctx context.Context, targets []*gcTarget, pick proct
 // attribute adds each process to its task's target; a process of a task
 // that is no target (its record was pruned, its window gone) gets a target
 // of its own.
-func attribute(targets []*gcTarget, procs []proctree.Ended, owner map[int]string) []*gcTarget {
-	byID := map[string]*gcTarget{}
+func attribute(targets []*target, procs []proctree.Ended, owner map[int]string) []*target {
+	byID := map[string]*target{}
 	for _, g := range targets {
 		byID[g.item.ID] = g
 	}
@@ -252,7 +253,7 @@ func attribute(targets []*gcTarget, procs []proctree.Ended, owner map[int]string
 		id := owner[e.PID]
 		g := byID[id]
 		if g == nil {
-			g = &gcTarget{item: GCTask{ID: id, Pruned: true}}
+			g = &target{item: Task{ID: id, Pruned: true}}
 			byID[id] = g
 			targets = append(targets, g)
 		}
@@ -263,8 +264,8 @@ func attribute(targets []*gcTarget, procs []proctree.Ended, owner map[int]string
 
 // recordReclaimed marks the targets reclaimed (and records the agent's
 // session id found on their screens) and journals it.
-func (env *Env) recordReclaimed(ctx context.Context, targets []*gcTarget, by string) error {
-	now := env.now()
+func recordReclaimed(ctx context.Context, env *runner.Env, targets []*target, by string) error {
+	now := env.Time()
 	err := env.Store.Update(ctx, func(s *state.State) error {
 		for _, g := range targets {
 			if g.task == nil {
@@ -301,20 +302,20 @@ func (env *Env) recordReclaimed(ctx context.Context, targets []*gcTarget, by str
 		if t == nil {
 			t = &state.Task{ID: g.item.ID}
 		}
-		env.rec().Journal(ctx, t, by, msg)
+		env.Record().Journal(ctx, t, by, msg)
 	}
 	return nil
 }
 
 // killTask ends a task's processes and closes its window at once (cancel
 // --kill): no quit keys, but the session id on the screen is recorded.
-func (env *Env) killTask(ctx context.Context, t *state.Task) error {
+func killTask(ctx context.Context, env *runner.Env, t *state.Task) error {
 	if t.Tmux.Host != "" {
-		return env.killRemoteTask(ctx, t)
+		return killRemoteTask(ctx, env, t)
 	}
-	g := &gcTarget{task: t, item: GCTask{ID: t.ID, Status: t.Status, Pane: t.Tmux.Pane, AgentSession: t.AgentSession}}
+	g := &target{task: t, item: Task{ID: t.ID, Status: t.Status, Pane: t.Tmux.Pane, AgentSession: t.AgentSession}}
 	var protect []int
-	if st, panes, err := reconcile(ctx, env, true); err == nil {
+	if st, panes, err := runner.ReconcilePanes(ctx, env); err == nil {
 		byPane := map[string]tmuxctl.PaneInfo{}
 		for _, p := range panes {
 			byPane[p.ID] = p
@@ -332,12 +333,12 @@ func (env *Env) killTask(ctx context.Context, t *state.Task) error {
 		protect = protectedPIDs(st, byPane)
 		protect = slices.DeleteFunc(protect, func(pid int) bool { return g.pane != nil && pid == g.pane.PID })
 	}
-	pick, owner := env.taskPicker(ctx, []*gcTarget{g}, protect, false)
-	targets, err := env.endAndClose(ctx, []*gcTarget{g}, pick, owner, 0)
+	pick, owner := taskPicker(ctx, env, []*target{g}, protect, false)
+	targets, err := endAndClose(ctx, env, []*target{g}, pick, owner, 0)
 	if err != nil {
 		return err
 	}
-	return env.recordReclaimed(ctx, targets, "kill")
+	return recordReclaimed(ctx, env, targets, "kill")
 }
 
 // killRemoteTask closes the window of a task on a host (tmux there hangs
@@ -345,8 +346,8 @@ func (env *Env) killTask(ctx context.Context, t *state.Task) error {
 // not an error; a pane of that id that is not the task's own window (the
 // server there restarted and gave the id to another) is left alone, as
 // killTask does here.
-func (env *Env) killRemoteTask(ctx context.Context, t *state.Task) error {
-	c, err := env.hostConn(ctx, t.Tmux.Host)
+func killRemoteTask(ctx context.Context, env *runner.Env, t *state.Task) error {
+	c, err := env.HostConn(ctx, t.Tmux.Host)
 	if err != nil {
 		return err
 	}
@@ -360,7 +361,7 @@ func (env *Env) killRemoteTask(ctx context.Context, t *state.Task) error {
 				continue
 			}
 			if !ownPane(t, p) {
-				env.warn("task %s: pane %s on host %s is another window now (%s:%s); it is left alone", t.ID, p.ID, t.Tmux.Host, p.Session, p.WindowName)
+				env.Warn("task %s: pane %s on host %s is another window now (%s:%s); it is left alone", t.ID, p.ID, t.Tmux.Host, p.Session, p.WindowName)
 				break
 			}
 			if err := c.TC().KillWindow(ctx, p.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
@@ -368,9 +369,9 @@ func (env *Env) killRemoteTask(ctx context.Context, t *state.Task) error {
 			}
 		}
 	}
-	return env.rec().Update(ctx, t.ID, func(x *state.Task) {
+	return env.Record().Update(ctx, t.ID, func(x *state.Task) {
 		if x.Reclaimed.IsZero() {
-			x.Reclaimed = env.now()
+			x.Reclaimed = env.Time()
 		}
 	})
 }

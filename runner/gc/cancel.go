@@ -1,0 +1,70 @@
+package gc
+
+import (
+	"context"
+	"errors"
+	"os"
+	"syscall"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/proctree"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// Cancel interrupts a task's agent with its profile's interrupt keys, marks
+// it cancelled and stops its supervisor; with kill it also closes the
+// task's window.
+func Cancel(ctx context.Context, env *runner.Env, ref string, kill bool) (*state.Task, error) {
+	t, err := runner.GetTask(ctx, env, ref)
+	if err != nil {
+		return nil, err
+	}
+	if t.Status.IsTerminal() && !kill {
+		return t, exit.Usagef("task %s already ended (%s); use --kill to close its window", t.ID, t.Status)
+	}
+	reason := "cancelled by the user"
+	if kill {
+		reason += "; window closed"
+	}
+	if !t.Status.IsTerminal() {
+		if err := env.Record().Finish(ctx, t.ID, state.StatusCancelled, reason, nil); err != nil {
+			return t, err
+		}
+		// The supervisor is stopped below and will not notify: say it
+		// here (the notify command, the tmux message).
+		if nt, err := env.Record().Task(ctx, t.ID); err == nil && nt.Status == state.StatusCancelled {
+			if set, err := runner.SettingsOf(nt); err == nil {
+				runner.Notify(ctx, env, nt, set)
+			} else {
+				env.Warn("%v: no notification", err)
+			}
+		}
+	}
+	if t.SupervisorPID != os.Getpid() && runner.SupervisorAlive(t) {
+		_ = proctree.SignalAs(t.SupervisorPID, t.SupervisorStart, syscall.SIGTERM)
+	}
+	if kill {
+		// The whole process tree, not only the pane's program: children
+		// that left its process group or session too (see killTask).
+		if nt, err := env.Record().Task(ctx, t.ID); err == nil {
+			t = nt
+		}
+		if err := killTask(ctx, env, t); err != nil {
+			return t, err
+		}
+	} else if t.Tmux.Pane != "" {
+		tc, err := env.PaneClient(ctx, t)
+		if err != nil {
+			return t, err
+		}
+		if prof, err := profile.FindProfile(env.Profiles, t.Agent); err == nil && len(prof.InterruptKeys) > 0 {
+			if err := tc.SendKeys(ctx, t.Tmux.Pane, prof.InterruptKeys...); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) && !errors.Is(err, tmuxctl.ErrPaneDead) {
+				return t, err
+			}
+		}
+	}
+	return env.Record().Task(ctx, t.ID)
+}
