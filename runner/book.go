@@ -22,7 +22,9 @@ type taskBook struct {
 	set  RunSettings
 }
 
-func (b *taskBook) Task(ctx context.Context) (*state.Task, error) { return b.env.Record().Task(ctx, b.id) }
+func (b *taskBook) Task(ctx context.Context) (*state.Task, error) {
+	return b.env.Record().Task(ctx, b.id)
+}
 
 func (b *taskBook) Update(ctx context.Context, fn func(*state.Task)) error {
 	return b.env.Record().Update(ctx, b.id, fn)
