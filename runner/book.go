@@ -102,7 +102,7 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 			}
 		}
 		if o.Status != state.StatusDone {
-			dropped = messaging.DropQueue(st, b.id, env.Time(), fmt.Sprintf("task %s ended %s before taking it", b.id, o.Status), liveProcs{})
+			dropped = messaging.DropQueue(st, b.id, env.Time(), fmt.Sprintf("task %s ended %s before taking it", b.id, o.Status), LiveProcs{})
 		}
 		err := t.SetStatus(o.Status, env.Time(), o.Reason)
 		c := *t

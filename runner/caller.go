@@ -10,20 +10,17 @@ import (
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
-// callerTask returns the id of the task this process runs under: the one
+// CallerTask returns the id of the task this process runs under: the one
 // RUNNER_TASK_ID names (if it is a task in st), or, when that variable is
 // missing or names no task (an agent's
 // sandbox may run commands with a scrubbed environment), the task whose
 // pane's process is an ancestor of this process. It returns "" outside any
 // task. Lineage limits and message hops depend on it, so a stripped
 // environment must not turn an agent into "the user".
-func callerTask(ctx context.Context, env *Env, st *state.State) string {
-	return callerTaskIn(ctx, env, st, nil)
-}
-
-// callerTaskIn is callerTask with the live panes already listed (nil: list
-// them if needed).
-func callerTaskIn(ctx context.Context, env *Env, st *state.State, panes []tmuxctl.PaneInfo) string {
+//
+// panes are the live panes when the caller listed them already (nil: they
+// are listed if needed).
+func CallerTask(ctx context.Context, env *Env, st *state.State, panes []tmuxctl.PaneInfo) string {
 	if id := env.Getenv("RUNNER_TASK_ID"); state.ValidTaskID(id) {
 		if st.Task(id) != nil {
 			return id

@@ -94,7 +94,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	}
 	project, dir, after := plan.project, plan.dir, plan.after
 	if plan.host == "" {
-		argv, err = resolveArgv(env, prof, argv)
+		argv, err = ResolveArgv(env, prof, argv)
 	} else {
 		argv, err = env.remoteArgv(ctx, prof, plan.host, dir, argv)
 	}

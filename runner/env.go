@@ -152,7 +152,7 @@ type SandboxSpec struct {
 // rec is the task record's writer (package record) over env's store,
 // clock and warnings: a value, made when asked.
 func (env *Env) Record() record.Book {
-	return record.Book{Store: env.Store, Now: env.Time, Warn: env.Warn, Procs: liveProcs{}}
+	return record.Book{Store: env.Store, Now: env.Time, Warn: env.Warn, Procs: LiveProcs{}}
 }
 
 // TaskTitle is a task's first line, clipped for messages and labels.

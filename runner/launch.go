@@ -107,9 +107,9 @@ func snapshotReason(err error) string {
 	return err.Error()
 }
 
-// resolveArgv makes argv[0] absolute: "runner" is this binary; anything
+// ResolveArgv makes argv[0] absolute: "runner" is this binary; anything
 // else is looked up in PATH, with a clear error when missing.
-func resolveArgv(env *Env, prof *profile.Profile, argv []string) ([]string, error) {
+func ResolveArgv(env *Env, prof *profile.Profile, argv []string) ([]string, error) {
 	if len(argv) == 0 {
 		return nil, exit.Usagef("agent %s: the profile has no command (set profiles.%s.command in the config)", prof.Name, prof.Name)
 	}
@@ -169,11 +169,11 @@ func paneEnv(env *Env, t *state.Task, prof *profile.Profile) []string {
 	return append(kv, prof.EnvList()...)
 }
 
-// isTaskIdentityVar reports whether k is one of the variables that say
+// IsTaskIdentityVar reports whether k is one of the variables that say
 // which task a process belongs to (set in every agent pane). A process
 // that is not that task (a supervisor started from a pane, a shadow) must
 // not inherit them (tmuxctl.TaskIdentityVars, which tmux clients drop too).
-func isTaskIdentityVar(k string) bool { return slices.Contains(tmuxctl.TaskIdentityVars, k) }
+func IsTaskIdentityVar(k string) bool { return slices.Contains(tmuxctl.TaskIdentityVars, k) }
 
 // launch starts the agent in a new window of the project's session, with
 // remain-on-exit, the pane-died hook, the transcript pipe and the agent's

@@ -43,7 +43,7 @@ func dispatchLineage(ctx context.Context, env *Env, st *state.State, req Dispatc
 	if lin.source == "" {
 		lin.source = state.SourceUser
 	}
-	if pid := callerTask(ctx, env, st); pid != "" && state.ValidTaskID(pid) {
+	if pid := CallerTask(ctx, env, st, nil); pid != "" && state.ValidTaskID(pid) {
 		if pt := st.Task(pid); pt != nil {
 			lin = lineage{parent: pt.ID, level: pt.Level + 1, source: pt.ID}
 			if req.MaxLevel > 0 && pt.Level >= req.MaxLevel {

@@ -20,7 +20,7 @@ import (
 func (s *supervision) claimMessages(ctx context.Context) ([]*state.Message, error) {
 	var batch, stale []*state.Message
 	err := s.env.Store.Update(ctx, func(st *state.State) (err error) {
-		batch, stale, err = messaging.Claim(st, s.ID, s.env.Time(), liveProcs{})
+		batch, stale, err = messaging.Claim(st, s.ID, s.env.Time(), LiveProcs{})
 		return err
 	})
 	s.env.Record().JournalDropped(ctx, stale)

@@ -7,10 +7,10 @@ import (
 	"github.com/runner-cli/runner/runner/proctree"
 )
 
-// liveProcs is messaging.Procs on this machine's processes.
-type liveProcs struct{}
+// LiveProcs is messaging.Procs on this machine's processes.
+type LiveProcs struct{}
 
-var _ messaging.Procs = liveProcs{}
+var _ messaging.Procs = LiveProcs{}
 
-func (liveProcs) Self() (int, string)              { return os.Getpid(), selfIdentity() }
-func (liveProcs) Alive(pid int, ident string) bool { return proctree.AliveAs(pid, ident) }
+func (LiveProcs) Self() (int, string)              { return os.Getpid(), selfIdentity() }
+func (LiveProcs) Alive(pid int, ident string) bool { return proctree.AliveAs(pid, ident) }

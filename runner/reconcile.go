@@ -96,7 +96,7 @@ func reconcile(ctx context.Context, env *Env, wantPanes bool) (*state.State, []t
 			}
 			_ = t.SetStatus(c.status, env.Time(), c.reason)
 			if c.status.IsTerminal() {
-				dropped = append(dropped, messaging.DropQueue(s, c.id, env.Time(), fmt.Sprintf("task %s ended %s before taking it", c.id, c.status), liveProcs{})...)
+				dropped = append(dropped, messaging.DropQueue(s, c.id, env.Time(), fmt.Sprintf("task %s ended %s before taking it", c.id, c.status), LiveProcs{})...)
 			}
 		}
 		st = s

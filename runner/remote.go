@@ -37,9 +37,9 @@ func (env *Env) PaneClient(ctx context.Context, t *state.Task) (*tmuxctl.Client,
 	return c.TC(), nil
 }
 
-// remotePaneAlive reports whether the pane of t, a task on a host, is its
+// RemotePaneAlive reports whether the pane of t, a task on a host, is its
 // own and alive there (false when the host does not answer).
-func (env *Env) remotePaneAlive(ctx context.Context, t *state.Task) bool {
+func RemotePaneAlive(ctx context.Context, env *Env, t *state.Task) bool {
 	tc, err := env.PaneClient(ctx, t)
 	if err != nil || t.Tmux.Pane == "" {
 		return false

@@ -111,7 +111,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 // between turns.
 func sendable(ctx context.Context, env *Env, t *state.Task) error {
 	if st, err := env.Store.Read(ctx); err == nil {
-		if caller := callerTask(ctx, env, st); caller != "" {
+		if caller := CallerTask(ctx, env, st, nil); caller != "" {
 			return exit.Usagef("runner send is for the user; from inside task %s use 'runner msg %s TEXT' (delivered when %s is ready, with loop protection)", caller, t.ID, t.ID)
 		}
 	}

@@ -38,7 +38,7 @@ func (env *Env) SpawnRunner(logPath string, extra []*os.File, args ...string) (i
 	cmd := exec.Command(env.Exe, append([]string{"--socket", env.TC.Socket()}, args...)...)
 	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
-		return isTaskIdentityVar(k)
+		return IsTaskIdentityVar(k)
 	})
 	cmd.Env = append(cmd.Env, "RUNNER_STATE_DIR="+env.Store.Dir())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/ask"
 	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/runner-cli/runner/runner"
@@ -72,12 +73,12 @@ func askEnv(t *testing.T, agents ...string) (*runner.Env, []string) {
 func TestAskParallel(t *testing.T) {
 	env, ids := askEnv(t, "sim", "sim", "sim", "sim")
 	p := &post{}
-	run := func(targets []string, n int) (time.Duration, []runner.AskAnswer) {
+	run := func(targets []string, n int) (time.Duration, []ask.Answer) {
 		var arrived []string
 		start := time.Now()
-		as, err := runner.Ask(context.Background(), env, runner.AskRequest{Targets: targets,
+		as, err := ask.Run(context.Background(), env, ask.Request{Targets: targets,
 			Question: "sleep 1s\nsay the answer is 42", Timeout: 30 * time.Second, Post: p.fn,
-			OnAnswer: func(a runner.AskAnswer) { arrived = append(arrived, a.Task) }})
+			OnAnswer: func(a ask.Answer) { arrived = append(arrived, a.Task) }})
 		took := time.Since(start)
 		if err != nil {
 			t.Fatal(err)
@@ -94,7 +95,7 @@ func TestAskParallel(t *testing.T) {
 		t.Errorf("4 shadows took %v, over 2.5x one (%v): not run in parallel", four, one)
 	}
 	for i, a := range as {
-		if a.Task != ids[i] || a.Mode != runner.AskModeShadow || !a.OK() || a.Exit == nil || *a.Exit != 0 || a.ElapsedMS < 1000 {
+		if a.Task != ids[i] || a.Mode != ask.ModeShadow || !a.OK() || a.Exit == nil || *a.Exit != 0 || a.ElapsedMS < 1000 {
 			t.Errorf("answer %d: %+v", i, a)
 		}
 		if !strings.Contains(a.Answer, "the answer is 42") || !strings.Contains(a.Answer, "shadow of agent "+a.Task) {
@@ -122,8 +123,8 @@ func TestAskFailures(t *testing.T) {
 
 	t.Run("failing shadow", func(t *testing.T) {
 		p := &post{}
-		as, err := runner.Ask(ctx, env, runner.AskRequest{Targets: []string{sim}, Question: "say partial\nexit 3", Post: p.fn})
-		if !errors.Is(err, runner.ErrAskFailed) || exitCode(err) != 1 {
+		as, err := ask.Run(ctx, env, ask.Request{Targets: []string{sim}, Question: "say partial\nexit 3", Post: p.fn})
+		if !errors.Is(err, ask.ErrFailed) || exitCode(err) != 1 {
 			t.Fatalf("err = %v (exit %d), want ErrAskFailed, exit 1", err, exitCode(err))
 		}
 		a := as[0]
@@ -139,8 +140,8 @@ func TestAskFailures(t *testing.T) {
 		pidFile := filepath.Join(t.TempDir(), "pid")
 		p := &post{}
 		q := `run sh -c "echo $$ > ` + pidFile + `; exec sleep 30"`
-		as, err := runner.Ask(ctx, env, runner.AskRequest{Targets: []string{sim}, Question: q, Timeout: 4 * time.Second, Post: p.fn})
-		if !errors.Is(err, runner.ErrAskTimeout) || exitCode(err) != 3 {
+		as, err := ask.Run(ctx, env, ask.Request{Targets: []string{sim}, Question: q, Timeout: 4 * time.Second, Post: p.fn})
+		if !errors.Is(err, ask.ErrTimeout) || exitCode(err) != 3 {
 			t.Fatalf("err = %v (exit %d), want ErrAskTimeout, exit 3", err, exitCode(err))
 		}
 		a := as[0]
@@ -162,14 +163,14 @@ func TestAskFailures(t *testing.T) {
 
 	t.Run("no headless mode: the question as a message", func(t *testing.T) {
 		p := &post{}
-		as, err := runner.Ask(ctx, env, runner.AskRequest{Targets: []string{shell, sim}, Question: "say from sim", Post: p.fn})
+		as, err := ask.Run(ctx, env, ask.Request{Targets: []string{shell, sim}, Question: "say from sim", Post: p.fn})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a := as[0]; a.Task != shell || a.Mode != runner.AskModeMessage || !a.OK() || a.Answer != "" || a.Exit != nil {
+		if a := as[0]; a.Task != shell || a.Mode != ask.ModeMessage || !a.OK() || a.Answer != "" || a.Exit != nil {
 			t.Errorf("shell answer %+v", a)
 		}
-		if a := as[1]; a.Mode != runner.AskModeShadow || !strings.Contains(a.Answer, "from sim") {
+		if a := as[1]; a.Mode != ask.ModeShadow || !strings.Contains(a.Answer, "from sim") {
 			t.Errorf("sim answer %+v", a)
 		}
 		joined := strings.Join(p.got, "\n")
@@ -180,8 +181,8 @@ func TestAskFailures(t *testing.T) {
 
 	t.Run("posting fails", func(t *testing.T) {
 		p := &post{fail: errors.New("the queue of the target is full")}
-		as, err := runner.Ask(ctx, env, runner.AskRequest{Targets: []string{sim, shell}, Question: "say still answered", Post: p.fn})
-		if !errors.Is(err, runner.ErrAskFailed) {
+		as, err := ask.Run(ctx, env, ask.Request{Targets: []string{sim, shell}, Question: "say still answered", Post: p.fn})
+		if !errors.Is(err, ask.ErrFailed) {
 			t.Fatalf("err = %v: the shell target got nothing", err)
 		}
 		if a := as[0]; !a.OK() || !strings.Contains(a.Answer, "still answered") || !strings.Contains(a.FYIError, "the queue of the target is full") {
@@ -194,7 +195,7 @@ func TestAskFailures(t *testing.T) {
 
 	t.Run("bad targets run nothing", func(t *testing.T) {
 		p := &post{}
-		_, err := runner.Ask(ctx, env, runner.AskRequest{Targets: []string{sim, "t_nosuch"}, Question: "say x", Post: p.fn})
+		_, err := ask.Run(ctx, env, ask.Request{Targets: []string{sim, "t_nosuch"}, Question: "say x", Post: p.fn})
 		if exitCode(err) != 2 || len(p.got) != 0 {
 			t.Errorf("err = %v (exit %d), posts %q", err, exitCode(err), p.got)
 		}

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/runner/ask"
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/mailbox"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
 )
@@ -48,8 +49,8 @@ shadow failed, 3 some timed out (and none failed), 2 bad targets (nothing run).`
 		},
 	}
 	cmd.Flags().StringVarP(&opts.file, "file", "f", "", "read the question from file F ('-' for standard input)")
-	cmd.Flags().DurationVar(&opts.timeout, "timeout", runner.DefaultAskTimeout, "give each shadow this long to answer (killed after)")
-	cmd.Flags().IntVar(&opts.parallel, "parallel", runner.DefaultAskParallel, "run at most this many shadows at once")
+	cmd.Flags().DurationVar(&opts.timeout, "timeout", ask.DefaultTimeout, "give each shadow this long to answer (killed after)")
+	cmd.Flags().IntVar(&opts.parallel, "parallel", ask.DefaultParallel, "run at most this many shadows at once")
 	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
 }
@@ -84,37 +85,37 @@ func (a *app) runAsk(ctx context.Context, opts askOptions) error {
 	if err != nil {
 		return err
 	}
-	req := runner.AskRequest{
+	req := ask.Request{
 		Targets: targets, Question: question,
 		Timeout: opts.timeout, Parallel: opts.parallel,
 		Post: func(ctx context.Context, to *state.Task, typ, text string) error {
-			_, err := runner.PostMessage(ctx, env, runner.MessageRequest{To: to.ID, Text: text,
+			_, err := mailbox.Post(ctx, env, mailbox.Request{To: to.ID, Text: text,
 				Type: state.MessageType(typ), MaxHops: cfg.MaxHops, MaxPerRoot: cfg.MaxMessagesPerRoot})
 			return err
 		},
 		OnAnswer: a.printAskAnswer(opts.asJSON),
 	}
-	_, err = runner.Ask(ctx, env, req)
+	_, err = ask.Run(ctx, env, req)
 	return err
 }
 
 // printAskAnswer prints one answer as it arrives: a JSON line, or a header
 // line and the answer.
-func (a *app) printAskAnswer(asJSON bool) func(runner.AskAnswer) {
+func (a *app) printAskAnswer(asJSON bool) func(ask.Answer) {
 	if asJSON {
 		enc := json.NewEncoder(a.out)
 		enc.SetEscapeHTML(false)
-		return func(ans runner.AskAnswer) { _ = enc.Encode(ans) }
+		return func(ans ask.Answer) { _ = enc.Encode(ans) }
 	}
-	return func(ans runner.AskAnswer) {
+	return func(ans ask.Answer) {
 		took := time.Duration(ans.ElapsedMS) * time.Millisecond
 		if took >= time.Second {
 			took = took.Round(100 * time.Millisecond)
 		}
 		switch {
-		case ans.Mode == runner.AskModeMessage && ans.OK():
+		case ans.Mode == ask.ModeMessage && ans.OK():
 			fmt.Fprintf(a.out, "== %s (%s): no headless mode; the question was sent to it as a message\n", ans.Task, ans.Agent)
-		case ans.Mode == runner.AskModeMessage:
+		case ans.Mode == ask.ModeMessage:
 			fmt.Fprintf(a.out, "== %s (%s): no headless mode, and the question could not be sent as a message: %s\n", ans.Task, ans.Agent, ans.Error)
 		case ans.TimedOut:
 			fmt.Fprintf(a.out, "== %s (%s) timed out after %s: %s\n", ans.Task, ans.Agent, took, ans.Error)

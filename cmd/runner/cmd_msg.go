@@ -9,6 +9,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/mailbox"
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
@@ -70,7 +71,7 @@ func (a *app) runMsg(ctx context.Context, opts msgOptions) error {
 	if err != nil {
 		return err
 	}
-	outs, err := runner.PostMessage(ctx, env, runner.MessageRequest{To: opts.args[0], Text: text,
+	outs, err := mailbox.Post(ctx, env, mailbox.Request{To: opts.args[0], Text: text,
 		Type: state.MessageType(opts.typ), MaxHops: cfg.MaxHops, MaxPerRoot: cfg.MaxMessagesPerRoot})
 	if outs == nil {
 		return err
@@ -80,7 +81,7 @@ func (a *app) runMsg(ctx context.Context, opts msgOptions) error {
 			return perr
 		}
 		if err != nil {
-			var refused *runner.MessageRefusedError
+			var refused *mailbox.RefusedError
 			if errors.As(err, &refused) {
 				return &exit.ExitError{Code: exitCode(err)}
 			}
@@ -89,7 +90,7 @@ func (a *app) runMsg(ctx context.Context, opts msgOptions) error {
 		return nil
 	}
 	for _, o := range outs {
-		if o.Result == runner.MsgRefused {
+		if o.Result == mailbox.MsgRefused {
 			continue // in the error
 		}
 		fmt.Fprintf(a.out, "%s → %s: %s (%s)\n", o.ID, o.To, o.Result, o.Reason)
@@ -130,17 +131,17 @@ func (a *app) runInbox(ctx context.Context, opts inboxOptions) error {
 	if len(opts.args) == 1 {
 		ref = opts.args[0]
 	}
-	t, entries, err := runner.Inbox(ctx, env, ref)
+	t, entries, err := mailbox.Inbox(ctx, env, ref)
 	if err != nil {
 		return err
 	}
 	if opts.asJSON {
 		if entries == nil {
-			entries = []runner.InboxEntry{}
+			entries = []mailbox.Entry{}
 		}
 		return a.printJSON(struct {
-			Task     string              `json:"task"`
-			Messages []runner.InboxEntry `json:"messages"`
+			Task     string          `json:"task"`
+			Messages []mailbox.Entry `json:"messages"`
 		}{t.ID, entries})
 	}
 	if len(entries) == 0 {
@@ -187,7 +188,7 @@ func (a *app) runQueue(ctx context.Context, opts queueOptions) error {
 	if err != nil {
 		return err
 	}
-	qs, err := runner.Queues(ctx, env)
+	qs, err := mailbox.Queues(ctx, env)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/mailbox"
 	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
 )
@@ -164,9 +165,9 @@ func (a *app) printStatus(ctx context.Context, env *runner.Env, t *state.Task) {
 	}
 	fmt.Fprintf(w, "delivery  %s\n", textutil.OrDash(t.Delivery))
 	// GetTask reconciled already: the state as it is is enough.
-	var msgs []runner.InboxEntry
+	var msgs []mailbox.Entry
 	if st, err := env.Store.Read(ctx); err == nil {
-		msgs, _ = runner.InboxOf(st, t.ID)
+		msgs, _ = mailbox.InboxOf(st, t.ID)
 	}
 	if len(msgs) > 0 {
 		count := map[string]int{}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/runner-cli/runner/runner/ask"
 	"github.com/runner-cli/runner/runner/exit"
 
 	"github.com/runner-cli/runner/gitsnap"
@@ -33,11 +34,11 @@ func exitCode(err error) int {
 	case errors.Is(err, gitsnap.ErrLocked):
 		return exit.ExitBusy
 	case errors.Is(err, tmuxctl.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, runner.ErrTaskTimeout),
-		errors.Is(err, runner.ErrAskTimeout):
+		errors.Is(err, ask.ErrTimeout):
 		return exit.ExitTimeout
 	case errors.Is(err, exit.ErrNeedsInput):
 		return exit.ExitNeedsInput
-	case errors.Is(err, runner.ErrAskFailed):
+	case errors.Is(err, ask.ErrFailed):
 		return exit.ExitFailed
 	case errors.Is(err, state.ErrBusy):
 		return exit.ExitBusy

@@ -19,7 +19,7 @@
 //     dispatched tasks and what a parent collects of its children
 //     (`runner tree`, `runner collect`), with their printers.
 //
-// The runner package does the I/O around them (and passes liveProcs): it looks at
+// The runner package does the I/O around them (and passes LiveProcs): it looks at
 // the recipients' panes before the lock, runs Posting under it, journals
 // each outcome and starts the deliveries (PostMessage); the supervisor's
 // message turns type a claimed batch in; Ask starts the shadows; and the

@@ -1,6 +1,6 @@
 //go:build realagents
 
-package runner
+package ask
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
 
@@ -58,14 +59,14 @@ func TestRealAgentsShadow(t *testing.T) {
 				t.Fatal(err)
 			}
 			agentEnv = append(agentEnv, "PATH="+os.Getenv("PATH"), "LANG=C.UTF-8", "TERM=dumb")
-			env := &Env{Environ: func() []string { return agentEnv }}
+			env := &runner.Env{Environ: func() []string { return agentEnv }}
 			task := &state.Task{ID: "t_shadow01", Agent: cli, Dir: project, Text: "refactor the parser"}
 
-			res := runShadow(t.Context(), env, task, prof, AskPrompt(task, "", "the user", "please answer the TEXT-TURN"), 3*time.Minute)
+			res := runShadow(t.Context(), env, task, prof, Prompt(task, "", "the user", "please answer the TEXT-TURN"), 3*time.Minute)
 			if res.err != nil || !strings.Contains(res.answer, "SHADOW-ANSWER-42") {
 				t.Errorf("%s shadow: err %v, answer %q, stderr %q", cli, res.err, res.answer, res.stderr)
 			}
-			res = runShadow(t.Context(), env, task, prof, AskPrompt(task, "", "the user", "please do the WRITE-TURN"), 3*time.Minute)
+			res = runShadow(t.Context(), env, task, prof, Prompt(task, "", "the user", "please do the WRITE-TURN"), 3*time.Minute)
 			t.Logf("%s shadow asked to write: err %v, answer %q", cli, res.err, messaging.OneLine(res.answer, 300))
 			sawTool, offered := false, false
 			for _, r := range srv.Requests() {

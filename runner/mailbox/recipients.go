@@ -1,4 +1,4 @@
-package runner
+package mailbox
 
 import (
 	"strings"
@@ -8,9 +8,9 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-// resolveRecipients turns TO into task ids: a task, @parent, @siblings
+// recipients turns TO into task ids: a task, @parent, @siblings
 // or @project:NAME (where a message goes).
-func resolveRecipients(st *state.State, sender, to string) ([]string, error) {
+func recipients(st *state.State, sender, to string) ([]string, error) {
 	needSender := func(what string) (*state.Task, error) {
 		if sender == "" {
 			return nil, exit.Usagef("%s: only a task can use it (run it from inside a runner pane, where RUNNER_TASK_ID is set)", what)

@@ -1,4 +1,4 @@
-package runner
+package mailbox
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/messaging"
 
@@ -21,13 +22,13 @@ const (
 	MaxPendingPerTask = messaging.MaxPendingPerTask
 )
 
-// MessageRequest is one `runner msg`.
-type MessageRequest = messaging.Request
+// Request is one `runner msg`.
+type Request = messaging.Request
 
-// MessageOutcome is what happened to a message for one recipient.
-type MessageOutcome = messaging.Outcome
+// Outcome is what happened to a message for one recipient.
+type Outcome = messaging.Outcome
 
-// The MessageOutcome results.
+// The Outcome results.
 const (
 	MsgQueued     = messaging.Queued     // waits until the recipient's turn ends
 	MsgDelivering = messaging.Delivering // the recipient was idle: a supervisor is typing it in now
@@ -35,11 +36,11 @@ const (
 	MsgRefused    = messaging.Refused    // not accepted (see Reason)
 )
 
-// MessageRefusedError is returned when a message was refused for at least
+// RefusedError is returned when a message was refused for at least
 // one recipient. It wraps ErrUsage (exit 2).
-type MessageRefusedError struct{ Refused []MessageOutcome }
+type RefusedError struct{ Refused []Outcome }
 
-func (e *MessageRefusedError) Error() string {
+func (e *RefusedError) Error() string {
 	var b strings.Builder
 	for i, o := range e.Refused {
 		if i > 0 {
@@ -51,18 +52,18 @@ func (e *MessageRefusedError) Error() string {
 }
 
 // Is makes the error match ErrUsage.
-func (e *MessageRefusedError) Is(target error) bool { return target == exit.ErrUsage }
+func (e *RefusedError) Is(target error) bool { return target == exit.ErrUsage }
 
-// PostMessage puts a message in the queue of each recipient. A recipient
+// Post puts a message in the queue of each recipient. A recipient
 // whose agent is idle (its task is done and nobody supervises it) gets a
 // supervisor that delivers the queue at once; a busy one gets it when its
 // turn ends. Loop protection refuses a message past MaxHops, past
 // MaxPerRoot messages in the sender's tree, or past a full queue, and a
 // repeat (same sender, recipient and type) is merged into the pending one.
 // Every acceptance and refusal goes to the journal. If any recipient
-// refused, the error is a *MessageRefusedError (the outcomes still list
+// refused, the error is a *RefusedError (the outcomes still list
 // every recipient).
-func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOutcome, error) {
+func Post(ctx context.Context, env *runner.Env, req Request) ([]Outcome, error) {
 	typ, err := messaging.Check(req)
 	if err != nil {
 		return nil, err
@@ -70,25 +71,25 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 	// Which recipients are idle is known only under the lock; whether
 	// their panes live needs tmux, which must not run under it: look
 	// first, then decide under the lock.
-	pre, panes, err := ReconcilePanes(ctx, env)
+	pre, panes, err := runner.ReconcilePanes(ctx, env)
 	if err != nil {
 		return nil, err
 	}
 	from := req.From
 	if from == "" {
-		from = callerTaskIn(ctx, env, pre, panes)
+		from = runner.CallerTask(ctx, env, pre, panes)
 	}
 	sender, err := messaging.Sender(pre, from)
 	if err != nil {
 		return nil, err
 	}
-	targets, err := resolveRecipients(pre, sender, req.To)
+	targets, err := recipients(pre, sender, req.To)
 	if err != nil {
 		return nil, err
 	}
 	// Any target may be done by the time the lock is taken: know all
 	// their panes.
-	p := &messaging.Posting{Req: req, Type: typ, Sender: sender, Alive: map[string]bool{}, Now: env.Time(), Procs: liveProcs{}}
+	p := &messaging.Posting{Req: req, Type: typ, Sender: sender, Alive: map[string]bool{}, Now: env.Time(), Procs: runner.LiveProcs{}}
 	live := map[string]bool{}
 	for _, pn := range panes {
 		live[pn.ID] = !pn.Dead
@@ -101,7 +102,7 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 			// Its pane is on a host: ask there (for a done task only, the
 			// one case the answer decides).
 			if t.Status == state.StatusDone {
-				p.Alive[id] = env.remotePaneAlive(ctx, t)
+				p.Alive[id] = runner.RemotePaneAlive(ctx, env, t)
 			}
 		default:
 			p.Alive[id] = live[t.Tmux.Pane]
@@ -110,7 +111,7 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 	if err := env.Store.Update(ctx, func(st *state.State) error { return p.Post(st, targets) }); err != nil {
 		return nil, err
 	}
-	var refused []MessageOutcome
+	var refused []Outcome
 	for _, o := range p.Outs {
 		if o.Result == MsgRefused {
 			refused = append(refused, o)
@@ -118,9 +119,9 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 		m := &state.Message{ID: o.ID, From: messaging.SenderName(sender), To: o.To, Type: typ, Hops: o.Hops}
 		env.Record().JournalMessage(ctx, p.Now, o.Result, m, o.Reason)
 	}
-	errs := env.startDeliveries(ctx, p.Start)
+	errs := startDeliveries(ctx, env, p.Start)
 	if len(refused) > 0 {
-		errs = append(errs, &MessageRefusedError{Refused: refused})
+		errs = append(errs, &RefusedError{Refused: refused})
 	}
 	return p.Outs, errors.Join(errs...)
 }
@@ -128,7 +129,7 @@ func PostMessage(ctx context.Context, env *Env, req MessageRequest) ([]MessageOu
 // startDeliveries starts a supervisor for each idle recipient this process
 // claimed; one that cannot start puts its task back to done (the message
 // stays queued) and is reported.
-func (env *Env) startDeliveries(ctx context.Context, ids []string) []error {
+func startDeliveries(ctx context.Context, env *runner.Env, ids []string) []error {
 	var errs []error
 	for _, id := range ids {
 		if _, err := env.StartSupervisor(id, nil); err != nil {

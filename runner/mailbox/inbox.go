@@ -1,31 +1,40 @@
 // Reading the queues: a task's inbox and every task's queue depth.
 
-package runner
+package mailbox
 
 import (
 	"context"
 	"time"
 
+	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
 )
 
-// InboxEntry is one message in `runner inbox`.
-type InboxEntry struct {
+// Entry is one message in `runner inbox`.
+type Entry struct {
 	*state.Message
 	// Direction is "in" (to the task) or "out" (from it).
 	Direction string `json:"direction"`
 }
 
 // Inbox returns the messages to and from a task, oldest first. ref ""
-// means the calling task (see callerTask).
-func Inbox(ctx context.Context, env *Env, ref string) (*state.Task, []InboxEntry, error) {
-	st, panes, err := reconcile(ctx, env, ref == "")
+// means the calling task (see runner.CallerTask).
+func Inbox(ctx context.Context, env *runner.Env, ref string) (*state.Task, []Entry, error) {
+	var st *state.State
+	var panes []tmuxctl.PaneInfo
+	var err error
+	if ref == "" {
+		st, panes, err = runner.ReconcilePanes(ctx, env) // to find the caller
+	} else {
+		st, err = runner.Reconcile(ctx, env)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	if ref == "" {
-		if ref = callerTaskIn(ctx, env, st, panes); ref == "" {
+		if ref = runner.CallerTask(ctx, env, st, panes); ref == "" {
 			return nil, nil, exit.Usagef("give a task id (outside a runner pane there is no calling task)")
 		}
 	}
@@ -39,18 +48,18 @@ func Inbox(ctx context.Context, env *Env, ref string) (*state.Task, []InboxEntry
 
 // InboxOf lists the messages to and from task id in st, the archived ones
 // too, oldest first.
-func InboxOf(st *state.State, id string) ([]InboxEntry, error) {
+func InboxOf(st *state.State, id string) ([]Entry, error) {
 	hist, err := st.MessageHistory(id)
 	if err != nil {
 		return nil, err
 	}
-	var out []InboxEntry
+	var out []Entry
 	for _, m := range hist {
 		dir := "in"
 		if m.From == id {
 			dir = "out"
 		}
-		out = append(out, InboxEntry{Message: m, Direction: dir})
+		out = append(out, Entry{Message: m, Direction: dir})
 	}
 	return out, nil
 }
@@ -71,8 +80,8 @@ type QueueEntry struct {
 
 // Queues returns, for each task with pending or delivering messages, the
 // queue depth and the oldest pending message's age, oldest first.
-func Queues(ctx context.Context, env *Env) ([]QueueEntry, error) {
-	st, err := Reconcile(ctx, env)
+func Queues(ctx context.Context, env *runner.Env) ([]QueueEntry, error) {
+	st, err := runner.Reconcile(ctx, env)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package runner
+package ask
 
 import (
 	"errors"
@@ -58,9 +58,9 @@ func TestAskPrompt(t *testing.T) {
 			want:     []string{"| output line 2999", "turn 199 ", "…"}, dont: []string{"| output line 0\n", "turn 0 "}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := AskPrompt(tc.task, tc.tail, tc.asker, tc.question)
-			if len(p) > AskContextMax {
-				t.Errorf("prompt is %d bytes, over %d", len(p), AskContextMax)
+			p := Prompt(tc.task, tc.tail, tc.asker, tc.question)
+			if len(p) > ContextMax {
+				t.Errorf("prompt is %d bytes, over %d", len(p), ContextMax)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(p, w) {
@@ -174,19 +174,19 @@ func TestHeadlessProfiles(t *testing.T) {
 }
 
 func TestAskOutcome(t *testing.T) {
-	ok := AskAnswer{Task: "t_a", Mode: AskModeShadow, Answer: "x"}
-	msg := AskAnswer{Task: "t_m", Mode: AskModeMessage}
-	failed := AskAnswer{Task: "t_f", Error: "exited 1"}
-	slow := AskAnswer{Task: "t_s", Error: "no answer", TimedOut: true}
-	fyiFailed := AskAnswer{Task: "t_y", Answer: "x", FYIError: "no messages"}
+	ok := Answer{Task: "t_a", Mode: ModeShadow, Answer: "x"}
+	msg := Answer{Task: "t_m", Mode: ModeMessage}
+	failed := Answer{Task: "t_f", Error: "exited 1"}
+	slow := Answer{Task: "t_s", Error: "no answer", TimedOut: true}
+	fyiFailed := Answer{Task: "t_y", Answer: "x", FYIError: "no messages"}
 	for _, tc := range []struct {
-		as   []AskAnswer
+		as   []Answer
 		want error
 	}{
-		{[]AskAnswer{ok, msg, fyiFailed}, nil},
-		{[]AskAnswer{ok, slow}, ErrAskTimeout},
-		{[]AskAnswer{slow, failed}, ErrAskFailed},
-		{[]AskAnswer{failed}, ErrAskFailed},
+		{[]Answer{ok, msg, fyiFailed}, nil},
+		{[]Answer{ok, slow}, ErrTimeout},
+		{[]Answer{slow, failed}, ErrFailed},
+		{[]Answer{failed}, ErrFailed},
 	} {
 		err := askOutcome(tc.as)
 		if tc.want == nil && err != nil || tc.want != nil && !errors.Is(err, tc.want) {

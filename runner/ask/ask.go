@@ -1,4 +1,4 @@
-package runner
+package ask
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
 
@@ -19,76 +20,76 @@ import (
 
 // Ask targets other than task ids.
 const (
-	AskSiblings = messaging.AskSiblings // the calling task's siblings (same parent)
-	AskAll      = messaging.AskAll      // every active task except the caller
+	Siblings = messaging.AskSiblings // the calling task's siblings (same parent)
+	All      = messaging.AskAll      // every active task except the caller
 )
 
 // Ask defaults and bounds.
 const (
-	// DefaultAskTimeout bounds one shadow when AskRequest.Timeout is 0.
-	DefaultAskTimeout = 2 * time.Minute
-	// DefaultAskParallel is how many shadows run at once when
-	// AskRequest.Parallel is 0.
-	DefaultAskParallel = 8
-	// AskContextMax bounds the prompt a shadow gets, in bytes.
-	AskContextMax = 8 << 10
+	// DefaultTimeout bounds one shadow when Request.Timeout is 0.
+	DefaultTimeout = 2 * time.Minute
+	// DefaultParallel is how many shadows run at once when
+	// Request.Parallel is 0.
+	DefaultParallel = 8
+	// ContextMax bounds the prompt a shadow gets, in bytes.
+	ContextMax = 8 << 10
 	// askOutputMax bounds what is kept of a shadow's stdout (its answer);
 	// askStderrMax of its stderr (for the error message).
 	askOutputMax = 64 << 10
 	askStderrMax = 2 << 10
 )
 
-// Modes of an AskAnswer.
+// Modes of an Answer.
 const (
-	AskModeShadow  = "shadow"  // a headless copy of the agent answered
-	AskModeMessage = "message" // no headless mode: the question was posted as a message
+	ModeShadow  = "shadow"  // a headless copy of the agent answered
+	ModeMessage = "message" // no headless mode: the question was posted as a message
 )
 
 // Message types ask posts (see `runner msg --type`).
 const (
-	AskMessageRequest = "request" // the question, to a target without a headless mode
-	AskMessageFYI     = "update"  // "you were asked …; your shadow answered …"
+	MessageRequest = "request" // the question, to a target without a headless mode
+	MessageFYI  = "update"  // "you were asked …; your shadow answered …"
 )
 
-// ErrAskFailed is wrapped by Ask's error when a shadow failed or a
+// ErrFailed is wrapped by Ask's error when a shadow failed or a
 // question could not be posted (exit 1).
-var ErrAskFailed = errors.New("a shadow failed")
+var ErrFailed = errors.New("a shadow failed")
 
-// ErrAskTimeout is wrapped by Ask's error when a shadow ran out of time and
+// ErrTimeout is wrapped by Ask's error when a shadow ran out of time and
 // none failed (exit 3).
-var ErrAskTimeout = errors.New("a shadow timed out")
+var ErrTimeout = errors.New("a shadow timed out")
 
 // PostFunc posts a message of type typ to a task's queue; it is how Ask
 // sends the FYI after a shadow answer and the question to a target without
 // a headless mode.
 type PostFunc func(ctx context.Context, to *state.Task, typ, text string) error
 
-// AskRequest is one `runner ask`.
-type AskRequest struct {
-	// Targets are task ids (or unique prefixes), AskSiblings or AskAll.
+// Request is one `runner ask`.
+type Request struct {
+	// Targets are task ids (or unique prefixes), Siblings or All.
 	Targets []string
 	// Question is what the shadows answer.
 	Question string
 	// Caller is the asking task's id; empty means the task this process
 	// runs under (RUNNER_TASK_ID, or its pane's process ancestry), if any.
 	Caller string
-	// Timeout bounds each shadow; 0 means DefaultAskTimeout.
+	// Timeout bounds each shadow; 0 means DefaultTimeout.
 	Timeout time.Duration
-	// Parallel is how many shadows run at once; 0 means DefaultAskParallel.
+	// Parallel is how many shadows run at once; 0 means DefaultParallel.
 	Parallel int
 	// Post posts messages between tasks; required.
 	Post PostFunc
 	// OnAnswer, if set, gets each answer as it arrives, one call at a time.
-	OnAnswer func(AskAnswer)
+	OnAnswer func(Answer)
 }
 
-// AskAnswer is the outcome for one target, as `runner ask --json` prints
+// Answer is the outcome for one target, as `runner ask --json` prints
 // it (one object per line).
-type AskAnswer struct {
+type Answer struct {
 	// Task and Agent name the target.
 	Task  string `json:"task"`
 	Agent string `json:"agent"`
-	// Mode is AskModeShadow or AskModeMessage.
+	// Mode is ModeShadow or ModeMessage.
 	Mode string `json:"mode"`
 	// Answer is the shadow's standard output, trimmed ("" in message mode).
 	Answer string `json:"answer"`
@@ -109,31 +110,31 @@ type AskAnswer struct {
 
 // OK reports whether the target answered (shadow) or got the question
 // (message mode).
-func (a AskAnswer) OK() bool { return a.Error == "" }
+func (a Answer) OK() bool { return a.Error == "" }
 
 // Ask resolves the targets and, for each in parallel, runs its profile's
-// headless command in its directory with a bounded context (AskPrompt),
+// headless command in its directory with a bounded context (Prompt),
 // killing the process group at the timeout. A target answered gets an FYI
 // message; a target whose profile has no headless mode gets the question as
 // a message instead. The targets' panes are never touched. Answers are
 // returned in target order and passed to OnAnswer as they arrive.
 //
 // Bad targets are an ErrUsage error and nothing runs. Otherwise the error
-// wraps ErrAskFailed if a target failed, else ErrAskTimeout if one timed
+// wraps ErrFailed if a target failed, else ErrTimeout if one timed
 // out, else it is nil; the context's error when it ends first.
-func Ask(ctx context.Context, env *Env, req AskRequest) ([]AskAnswer, error) {
+func Run(ctx context.Context, env *runner.Env, req Request) ([]Answer, error) {
 	if req.Post == nil {
 		return nil, errors.New("ask: no Post function (a bug in the caller)")
 	}
 	if strings.TrimSpace(req.Question) == "" {
 		return nil, exit.Usagef("ask: empty question")
 	}
-	st, err := Reconcile(ctx, env)
+	st, err := runner.Reconcile(ctx, env)
 	if err != nil {
 		return nil, err
 	}
 	if req.Caller == "" {
-		req.Caller = callerTask(ctx, env, st)
+		req.Caller = runner.CallerTask(ctx, env, st, nil)
 	}
 	targets, err := messaging.AskTargets(st, req.Caller, req.Targets)
 	if err != nil {
@@ -149,11 +150,11 @@ func Ask(ctx context.Context, env *Env, req AskRequest) ([]AskAnswer, error) {
 	}
 	timeout := req.Timeout
 	if timeout <= 0 {
-		timeout = DefaultAskTimeout
+		timeout = DefaultTimeout
 	}
 	parallel := req.Parallel
 	if parallel <= 0 {
-		parallel = DefaultAskParallel
+		parallel = DefaultParallel
 	}
 	asker := "the user"
 	if req.Caller != "" {
@@ -162,7 +163,7 @@ func Ask(ctx context.Context, env *Env, req AskRequest) ([]AskAnswer, error) {
 
 	type result struct {
 		i int
-		a AskAnswer
+		a Answer
 	}
 	results := make(chan result)
 	sem := make(chan struct{}, parallel)
@@ -175,7 +176,7 @@ func Ask(ctx context.Context, env *Env, req AskRequest) ([]AskAnswer, error) {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
 			case <-ctx.Done():
-				results <- result{i, AskAnswer{Task: t.ID, Agent: t.Agent, Mode: modeOf(profs[i]), Error: "interrupted before it started"}}
+				results <- result{i, Answer{Task: t.ID, Agent: t.Agent, Mode: modeOf(profs[i]), Error: "interrupted before it started"}}
 				return
 			}
 			results <- result{i, askOne(ctx, env, t, profs[i], req, asker, timeout)}
@@ -183,7 +184,7 @@ func Ask(ctx context.Context, env *Env, req AskRequest) ([]AskAnswer, error) {
 	}
 	go func() { wg.Wait(); close(results) }()
 
-	out := make([]AskAnswer, len(targets))
+	out := make([]Answer, len(targets))
 	for r := range results {
 		out[r.i] = r.a
 		if req.OnAnswer != nil {
@@ -198,14 +199,14 @@ func Ask(ctx context.Context, env *Env, req AskRequest) ([]AskAnswer, error) {
 
 func modeOf(p *profile.Profile) string {
 	if len(p.Headless) == 0 {
-		return AskModeMessage
+		return ModeMessage
 	}
-	return AskModeShadow
+	return ModeShadow
 }
 
 // askOutcome is Ask's error for a set of answers: a failure beats a
 // timeout (both mean some target has no answer; a failure needs a look).
-func askOutcome(as []AskAnswer) error {
+func askOutcome(as []Answer) error {
 	var failed, timedOut []string
 	for _, a := range as {
 		switch {
@@ -217,31 +218,31 @@ func askOutcome(as []AskAnswer) error {
 	}
 	switch {
 	case len(failed) > 0:
-		return fmt.Errorf("ask: no answer from %s: %w", strings.Join(failed, ", "), ErrAskFailed)
+		return fmt.Errorf("ask: no answer from %s: %w", strings.Join(failed, ", "), ErrFailed)
 	case len(timedOut) > 0:
-		return fmt.Errorf("ask: no answer in time from %s: %w", strings.Join(timedOut, ", "), ErrAskTimeout)
+		return fmt.Errorf("ask: no answer in time from %s: %w", strings.Join(timedOut, ", "), ErrTimeout)
 	}
 	return nil
 }
 
 // askOne asks one target: its shadow, then the FYI; or, without a headless
 // mode, the question as a message.
-func askOne(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, req AskRequest, asker string, timeout time.Duration) (a AskAnswer) {
-	a = AskAnswer{Task: t.ID, Agent: t.Agent, Mode: modeOf(prof)}
+func askOne(ctx context.Context, env *runner.Env, t *state.Task, prof *profile.Profile, req Request, asker string, timeout time.Duration) (a Answer) {
+	a = Answer{Task: t.ID, Agent: t.Agent, Mode: modeOf(prof)}
 	start := time.Now()
 	defer func() { a.ElapsedMS = time.Since(start).Milliseconds() }()
-	if a.Mode == AskModeMessage {
+	if a.Mode == ModeMessage {
 		text := fmt.Sprintf("Question from %s (your agent %s has no headless mode to answer it for you):\n%s", asker, t.Agent, req.Question)
-		if err := req.Post(ctx, t, AskMessageRequest, text); err != nil {
+		if err := req.Post(ctx, t, MessageRequest, text); err != nil {
 			a.Error = fmt.Sprintf("post the question to %s: %v", t.ID, err)
 		}
 		return a
 	}
-	whole := *t // the shadow gets the task's whole text (AskPrompt clips it)
+	whole := *t // the shadow gets the task's whole text (Prompt clips it)
 	if text, err := env.Store.TaskText(t); err == nil {
 		whole.Text = text
 	}
-	prompt := AskPrompt(&whole, readTranscriptTail(t.Transcript), asker, req.Question)
+	prompt := Prompt(&whole, readTranscriptTail(t.Transcript), asker, req.Question)
 	res := runShadow(ctx, env, t, prof, prompt, timeout)
 	a.Answer, a.Exit, a.TimedOut = res.answer, res.exit, res.timedOut
 	switch {
@@ -254,7 +255,7 @@ func askOne(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile,
 	}
 	fyi := fmt.Sprintf("FYI, no reply needed: while you were busy, %s asked you:\n%s\n\nYour shadow (a headless copy of you, given your task and recent output) answered:\n%s",
 		asker, textutil.ClipBytes(req.Question, 1500), textutil.ClipBytes(a.Answer, 3000))
-	if err := req.Post(ctx, t, AskMessageFYI, fyi); err != nil {
+	if err := req.Post(ctx, t, MessageFYI, fyi); err != nil {
 		a.FYIError = fmt.Sprintf("post the FYI to %s: %v", t.ID, err)
 	}
 	return a

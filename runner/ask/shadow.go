@@ -1,7 +1,7 @@
 // Running a shadow: the agent's CLI headless in the target's folder, its
 // prompt (the target's transcript and the question), and bounded output.
 
-package runner
+package ask
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
@@ -36,8 +37,8 @@ type shadowResult struct {
 // runShadow runs the profile's headless command with prompt in the task's
 // directory, in its own process group, killed (the whole group) when
 // timeout passes or ctx ends.
-func runShadow(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, prompt string, timeout time.Duration) shadowResult {
-	argv, err := resolveArgv(env, prof, prof.HeadlessArgv(prompt))
+func runShadow(ctx context.Context, env *runner.Env, t *state.Task, prof *profile.Profile, prompt string, timeout time.Duration) shadowResult {
+	argv, err := runner.ResolveArgv(env, prof, prof.HeadlessArgv(prompt))
 	if err != nil {
 		return shadowResult{err: fmt.Errorf("shadow of %s: %w", t.ID, err)}
 	}
@@ -90,7 +91,7 @@ func stderrNote(s string) string {
 // shadowEnv is the caller's environment without the variables that say
 // which task a process belongs to (a shadow is not the caller, nor a child
 // of it), plus RUNNER_SHADOW_OF and the profile's Env.
-func shadowEnv(env *Env, t *state.Task, prof *profile.Profile) []string {
+func shadowEnv(env *runner.Env, t *state.Task, prof *profile.Profile) []string {
 	environ := os.Environ
 	if env.Environ != nil {
 		environ = env.Environ
@@ -98,7 +99,7 @@ func shadowEnv(env *Env, t *state.Task, prof *profile.Profile) []string {
 	var out []string
 	for _, e := range environ() {
 		k, _, _ := strings.Cut(e, "=")
-		if isTaskIdentityVar(k) || k == "RUNNER_SHADOW_OF" {
+		if runner.IsTaskIdentityVar(k) || k == "RUNNER_SHADOW_OF" {
 			continue
 		}
 		if _, ok := prof.Env[k]; ok {
@@ -110,12 +111,12 @@ func shadowEnv(env *Env, t *state.Task, prof *profile.Profile) []string {
 	return append(out, prof.EnvList()...)
 }
 
-// AskPrompt is the prompt a shadow of t gets: who it answers for, t's task
+// Prompt is the prompt a shadow of t gets: who it answers for, t's task
 // text, its turn log, the tail of its transcript and the question, at most
-// AskContextMax bytes. Context lines are quoted with "| " so that no line
+// ContextMax bytes. Context lines are quoted with "| " so that no line
 // of it reads as an instruction on its own (the sim acts on lines that
 // start with a directive); the question's lines are not quoted.
-func AskPrompt(t *state.Task, transcriptTail, asker, question string) string {
+func Prompt(t *state.Task, transcriptTail, asker, question string) string {
 	var b strings.Builder
 	where := t.Dir
 	if t.Project != "" {
@@ -145,7 +146,7 @@ func AskPrompt(t *state.Task, transcriptTail, asker, question string) string {
 	b.WriteString(quoteLines(strings.Join(turns, "\n")))
 	tail := fmt.Sprintf("\n\nQuestion from %s:\n%s\n", asker, textutil.ClipBytes(strings.TrimSpace(question), askQuestionMax))
 	head := "\n\nThe end of its terminal output:\n"
-	room := AskContextMax - b.Len() - len(head) - len(tail)
+	room := ContextMax - b.Len() - len(head) - len(tail)
 	if tr := quotedTail(strings.TrimSpace(transcriptTail), room); tr != "" {
 		b.WriteString(head)
 		b.WriteString(tr)
@@ -277,8 +278,8 @@ func (w *tailWriter) String() string {
 	return strings.ToValidUTF8(string(w.buf), "")
 }
 
-// Budgets of AskPrompt's parts, in bytes; the transcript gets what is
-// left of AskContextMax.
+// Budgets of Prompt's parts, in bytes; the transcript gets what is
+// left of ContextMax.
 const (
 	askQuestionMax = 2000
 	askTaskMax     = 2000

@@ -1,0 +1,7 @@
+// Package mailbox is messages between tasks as a user or an agent sees
+// them: `runner msg` (Post: recipients resolved, loop limits and merging
+// applied under the state lock by package messaging, idle recipients
+// woken by starting their supervisor) and `runner inbox` (Inbox, Queues).
+// Delivering a queued message into a pane at a turn's end is the
+// supervisor's, in package runner. It sits above package runner.
+package mailbox
