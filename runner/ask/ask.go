@@ -48,7 +48,7 @@ const (
 // Message types ask posts (see `runner msg --type`).
 const (
 	MessageRequest = "request" // the question, to a target without a headless mode
-	MessageFYI  = "update"  // "you were asked …; your shadow answered …"
+	MessageFYI     = "update"  // "you were asked …; your shadow answered …"
 )
 
 // ErrFailed is wrapped by Ask's error when a shadow failed or a
