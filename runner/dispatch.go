@@ -9,8 +9,10 @@ import (
 	"strings"
 
 	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
+	"github.com/runner-cli/runner/runner/remote"
 	"github.com/runner-cli/runner/runner/sandbox"
 	"github.com/runner-cli/runner/runner/supervisor"
 
@@ -96,7 +98,10 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	if plan.host == "" {
 		argv, err = ResolveArgv(env, prof, argv)
 	} else {
-		argv, err = env.remoteArgv(ctx, prof, plan.host, dir, argv)
+		var c *hosts.Conn
+		if c, err = env.HostConn(ctx, plan.host); err == nil {
+			argv, err = remote.Argv(ctx, c, prof, dir, argv)
+		}
 	}
 	if err != nil {
 		return nil, err

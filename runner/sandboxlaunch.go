@@ -4,11 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
-	"path"
 	"path/filepath"
-	"strings"
-
-	"github.com/runner-cli/runner/runner/hosts"
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/exit"
@@ -74,48 +70,4 @@ func cutEnv(kv, key string) (string, bool) {
 		return kv[len(key)+1:], true
 	}
 	return "", false
-}
-
-// remoteSandboxArgv is sandboxArgv for a task on a host: the paths are the
-// host's (its HOME, the task's files there, its tmux socket), the CLI's
-// state directories are made there, and bwrap is the host's.
-func (env *Env) remoteSandboxArgv(ctx context.Context, t *state.Task, c *hosts.Conn, prof *profile.Profile, files remoteFiles, penv, argv []string, sb *SandboxSpec) ([]string, []string, error) {
-	// One round trip (the dispatch checked that bwrap works there): where
-	// bwrap is, HOME there, and the socket tmux there uses for this server.
-	const script = `command -v bwrap || echo; printf '%s\n' "$HOME"
-case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$1";; esac`
-	info, err := c.Run(ctx, "sh", "-c", script, "sh", c.TC().Socket())
-	if err != nil {
-		return nil, nil, err
-	}
-	lines := strings.SplitN(info, "\n", 3)
-	if len(lines) < 3 || !strings.HasPrefix(lines[0], "/") {
-		return nil, nil, exit.Usagef("--sandbox: bwrap is not installed on host %s any more (%s there)", c.Host().Name, sandbox.InstallHint)
-	}
-	bwrap, home, sock := lines[0], lines[1], lines[2]
-	paths := []string{t.Dir, path.Dir(files.transcript), sock}
-	if gctx, err := env.GitOn(ctx, t.Tmux.Host); err == nil {
-		if common, err := gitsnap.CommonDir(gctx, t.Dir); err == nil {
-			paths = append(paths, common)
-		}
-	}
-	var dirs []string
-	for _, p := range append(append([]string(nil), prof.SandboxPaths...), sb.Paths...) {
-		x := sandbox.Expand(p, home, penv)
-		if d, ok := strings.CutSuffix(x, "/"); ok {
-			dirs = append(dirs, d)
-			x = d
-		}
-		if x != "" {
-			paths = append(paths, x)
-		}
-	}
-	if len(dirs) > 0 {
-		if _, err := c.Run(ctx, append([]string{"sh", "-c", `umask 077 && mkdir -p -- "$@"`, "sh"}, dirs...)...); err != nil {
-			return nil, nil, fmt.Errorf("task %s: sandbox directories on host %s: %w", t.ID, t.Tmux.Host, err)
-		}
-	}
-	w := sandbox.Writable(paths)
-	read := []string{path.Dir(argv[0]), path.Dir(c.Host().Runner), home}
-	return sandbox.Argv(bwrap, sandbox.UnderTmp(read), w, argv), w, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/remote"
 
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
@@ -142,11 +143,11 @@ func (env *Env) newSupervisor(ctx context.Context, t *state.Task, prof *profile.
 	return s, stop, nil
 }
 
-// hostLost is the error a supervision ends with: ErrHostLost's when the
+// hostLost is the error a supervision ends with: remote.ErrHostLost's when the
 // connection to its host was lost meanwhile (the stream stayed down, or a
 // tmux call failed and the host does not answer now), else err.
 func (s *supervision) hostLost(err error) error {
-	if cause := context.Cause(s.runCtx); errors.Is(cause, ErrHostLost) {
+	if cause := context.Cause(s.runCtx); errors.Is(cause, remote.ErrHostLost) {
 		return cause
 	}
 	var eo *supervisor.Ended
@@ -157,7 +158,7 @@ func (s *supervision) hostLost(err error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.runCtx), 15*time.Second)
 	defer cancel()
 	if _, perr := s.host.Run(ctx, "true"); errors.Is(perr, hosts.ErrUnreachable) {
-		return fmt.Errorf("%w: %v (while: %v)", ErrHostLost, perr, err)
+		return fmt.Errorf("%w: %v (while: %v)", remote.ErrHostLost, perr, err)
 	}
 	return err
 }
@@ -195,7 +196,7 @@ type supervision struct {
 	// deadline is when the task's time runs out (startClock).
 	deadline time.Time
 	// runCtx is the supervision's context: for a task on a host, it ends
-	// (cause ErrHostLost) when the connection stays lost.
+	// (cause remote.ErrHostLost) when the connection stays lost.
 	runCtx context.Context
 	host   *hosts.Conn // the task's host; nil for this machine
 	// timeout is the task's --timeout, counted from the delivery.

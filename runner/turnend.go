@@ -16,6 +16,7 @@ import (
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/monitor"
+	"github.com/runner-cli/runner/runner/remote"
 	"github.com/runner-cli/runner/runner/supervisor"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -60,7 +61,7 @@ func (s *supervision) outcomeOf(ctx, parent context.Context, err error) (*superv
 	case errors.Is(err, tmuxctl.ErrNotFound):
 		// The pane or server vanished during a delivery or a key press.
 		return &supervisor.Ended{Outcome: supervisor.Outcome{Status: state.StatusFailed, Reason: fmt.Sprintf("pane %s: %v (the window was closed or the tmux server stopped): %v", s.PaneID, monitor.ErrPaneGone, err)}}, nil
-	case errors.Is(err, ErrHostLost):
+	case errors.Is(err, remote.ErrHostLost):
 		// Not failed: the agent may well be working on there.
 		_ = env.Record().SetStatus(ctx, s.ID, state.StatusOrphaned, err.Error()+" (runner resume "+s.ID+" reconnects)", nil)
 		return nil, fmt.Errorf("task %s: %w (the agent is left as it is there; 'runner resume %s' reconnects)", s.ID, err, s.ID)

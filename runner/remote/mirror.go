@@ -2,7 +2,7 @@
 // pane-died lines, into local copies the event-driven monitor watches as it
 // watches a local task's.
 
-package runner
+package remote
 
 import (
 	"bytes"
@@ -19,8 +19,6 @@ import (
 
 	"github.com/runner-cli/runner/runner/hosts"
 
-	"github.com/runner-cli/runner/runner/exit"
-	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
@@ -69,100 +67,13 @@ var diedLine = regexp.MustCompile(`^(%\d+ -?\d+|closed)$`)
 
 // mirror streams a remote task's files into their local copies.
 type mirror struct {
-	c                *hosts.Conn
-	remote           remoteFiles
-	transcript, died string // the local copies
-	events           string
-	lostAfter        time.Duration
+	c         *hosts.Conn
+	remote    Files
+	local     Local
+	lostAfter time.Duration
 
 	mu     sync.Mutex
 	sshErr string // the last words of ssh that were not pane-died lines
-}
-
-// startMirror starts streaming t's files from its host, appending to the
-// local copies from where they end (so a resumed supervisor neither loses
-// nor repeats a byte). It returns a context that ends, with a cause
-// wrapping ErrHostLost, when the stream stays down for mirrorLostAfter,
-// and the function that stops the stream.
-func (env *Env) startMirror(ctx context.Context, t *state.Task) (context.Context, func(), error) {
-	c, err := env.HostConn(ctx, t.Tmux.Host)
-	if err != nil {
-		return nil, nil, err
-	}
-	dir, err := c.TaskPath(ctx, t.ID) // its script makes the directories
-	if err != nil {
-		return nil, nil, err
-	}
-	m := &mirror{c: c, remote: remoteFilesIn(dir), transcript: t.Transcript, died: env.remoteDiedFile(t.ID),
-		events: env.Store.TaskFile("events", t.ID), lostAfter: DefaultHostLostAfter}
-	if v := env.Getenv("RUNNER_HOST_LOST_AFTER"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return nil, nil, exit.Usagef("RUNNER_HOST_LOST_AFTER=%q is not a positive duration (e.g. 20s)", v)
-		}
-		m.lostAfter = d
-	}
-	for _, p := range []string{m.transcript, m.died, m.events} {
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-			return nil, nil, err
-		}
-		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			return nil, nil, fmt.Errorf("task %s: local copy of the host's files: %w", t.ID, err)
-		}
-		f.Close()
-	}
-	runCtx, lost := context.WithCancelCause(ctx)
-	sctx, stop := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		m.loop(sctx, func(err error) { lost(err) })
-	}()
-	return runCtx, func() {
-		stop()
-		<-done
-		lost(nil)
-	}, nil
-}
-
-// earlyMirror is a stream started before its supervisor (see Env.early).
-type earlyMirror struct {
-	id     string
-	runCtx context.Context
-	stop   func()
-}
-
-// startEarlyMirror starts streaming t's files now, for the supervisor this
-// process runs next; the returned function stops it unless the
-// supervisor took it.
-func (env *Env) startEarlyMirror(ctx context.Context, t *state.Task) func() {
-	runCtx, stop, err := env.startMirror(ctx, t)
-	if err != nil {
-		return func() {} // the supervisor tries again, and says why
-	}
-	env.early = &earlyMirror{id: t.ID, runCtx: runCtx, stop: stop}
-	return func() {
-		if e := env.early; e != nil && e.id == t.ID {
-			env.early = nil
-			e.stop()
-		}
-	}
-}
-
-// takeEarlyMirror returns the stream started early for task id, if any.
-func (env *Env) takeEarlyMirror(id string) (context.Context, func(), bool) {
-	e := env.early
-	if e == nil || e.id != id {
-		return nil, nil, false
-	}
-	env.early = nil
-	return e.runCtx, e.stop, true
-}
-
-// remoteDiedFile is the local copy of a remote task's pane-died lines.
-func (env *Env) remoteDiedFile(id string) string {
-	return filepath.Join(filepath.Dir(env.Store.TaskFile("events", id)), id+".panes-died")
 }
 
 // loop runs the stream, starting it again when it ends (a dropped
@@ -212,15 +123,15 @@ func (m *mirror) once(ctx context.Context) error {
 			f.Close()
 		}
 	}()
-	for _, p := range []string{m.transcript, m.died, m.events} {
+	for _, p := range []string{m.local.Transcript, m.local.Died, m.local.Events} {
 		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return err
 		}
 		files = append(files, f)
 	}
-	argv := []string{"sh", "-c", mirrorScript, "sh", m.remote.transcript, m.remote.died, m.remote.events,
-		strconv.FormatInt(size(m.transcript)+1, 10)}
+	argv := []string{"sh", "-c", mirrorScript, "sh", m.remote.Transcript, m.remote.Died, m.remote.Events,
+		strconv.FormatInt(size(m.local.Transcript)+1, 10)}
 	cmd := m.c.Transport().Command(ctx, append(argv, tmuxctl.SocketArgs(m.c.TC().Socket())...)...)
 	// The session lives as long as its stdin: a pipe this side holds
 	// open, so the tails there end when this process or the connection
@@ -232,10 +143,10 @@ func (m *mirror) once(ctx context.Context) error {
 	defer w.Close()
 	cmd.Stdin = r
 	cmd.Stdout = files[0]
-	died := &demuxTarget{f: files[1], skip: size(m.died), keep: diedLine.MatchString}
+	died := &demuxTarget{f: files[1], skip: size(m.local.Died), keep: diedLine.MatchString}
 	d := &demux{died: died, targets: map[string]*demuxTarget{
-		"==> " + m.remote.died + " <==":   died,
-		"==> " + m.remote.events + " <==": {f: files[2], skip: size(m.events)},
+		"==> " + m.remote.Died + " <==":   died,
+		"==> " + m.remote.Events + " <==": {f: files[2], skip: size(m.local.Events)},
 	}, other: func(l string) {
 		m.mu.Lock()
 		m.sshErr = l
@@ -331,4 +242,40 @@ func (s *lineSplitter) Write(p []byte) (int, error) {
 		s.line(string(s.buf[:i]))
 		s.buf = s.buf[i+1:]
 	}
+}
+
+// Local names the local copies of a remote task's files (see Files).
+type Local struct {
+	Transcript, Died, Events string
+}
+
+// Stream streams a remote task's files (remote, on c's host) into their
+// local copies, appending from where those end, in one ssh session that is
+// started again when it drops. It returns a context that ends, with a
+// cause wrapping ErrHostLost, when the stream stays down for lostAfter,
+// and the function that stops the stream.
+func Stream(ctx context.Context, c *hosts.Conn, remote Files, local Local, lostAfter time.Duration) (context.Context, func(), error) {
+	m := &mirror{c: c, remote: remote, local: local, lostAfter: lostAfter}
+	for _, p := range []string{local.Transcript, local.Died, local.Events} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return nil, nil, err
+		}
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, nil, fmt.Errorf("local copy of the host's files: %w", err)
+		}
+		f.Close()
+	}
+	runCtx, lost := context.WithCancelCause(ctx)
+	sctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.loop(sctx, func(err error) { lost(err) })
+	}()
+	return runCtx, func() {
+		stop()
+		<-done
+		lost(nil)
+	}, nil
 }

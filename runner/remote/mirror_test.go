@@ -1,4 +1,4 @@
-package runner
+package remote
 
 import (
 	"bytes"
@@ -106,8 +106,8 @@ func TestMirrorScriptFileAppears(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	files := remoteFilesIn(dir)
-	cmd := s.Command(context.Background(), "sh", "-c", mirrorScript, "sh", files.transcript, files.died, files.events, "1", "-S", filepath.Join(t.TempDir(), "none"))
+	files := FilesIn(dir)
+	cmd := s.Command(context.Background(), "sh", "-c", mirrorScript, "sh", files.Transcript, files.Died, files.Events, "1", "-S", filepath.Join(t.TempDir(), "none"))
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	in, err := cmd.StdinPipe()
@@ -118,12 +118,12 @@ func TestMirrorScriptFileAppears(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { in.Close(); _ = cmd.Wait() }()
-	for _, p := range []string{files.transcript, files.died, files.events} {
+	for _, p := range []string{files.Transcript, files.Died, files.Events} {
 		waitFile(t, p)
 	}
 	time.Sleep(100 * time.Millisecond) // the tails start
-	appendTo(t, files.transcript, "hello\n")
-	appendTo(t, files.transcript, "more\n")
+	appendTo(t, files.Transcript, "hello\n")
+	appendTo(t, files.Transcript, "more\n")
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && out.Len() < len("hello\nmore\n"); {
 		time.Sleep(20 * time.Millisecond)
 	}
