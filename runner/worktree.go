@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	wtsetup "github.com/runner-cli/runner/runner/worktree/setup"
+
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/exit"
@@ -50,13 +52,13 @@ func (env *Env) startWorktree(ctx context.Context, task *state.Task, snap *gitsn
 	case task.Tmux.Host != "":
 		c, err := env.HostConn(ctx, task.Tmux.Host)
 		if err == nil {
-			err = applySetupThere(ctx, setup, c, snap.Dir, top, dir, log, task.ID)
+			err = wtsetup.ApplyThere(ctx, setup, c, snap.Dir, top, dir, log, task.ID)
 		}
 		if err != nil {
 			return worktreeStart{}, err
 		}
 	default:
-		if err := applySetup(ctx, setup, snap.Dir, top, dir, log, task.ID); err != nil {
+		if err := wtsetup.Apply(ctx, setup, snap.Dir, top, dir, log, task.ID); err != nil {
 			return worktreeStart{}, err
 		}
 	}

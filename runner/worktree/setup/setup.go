@@ -1,7 +1,9 @@
-// Making a task's worktree ready: files the project keeps out of git
-// (.env, node_modules, …) copied or linked in, and a set-up command.
-
-package runner
+// Package setup makes a task's new worktree ready before its agent starts
+// (config worktree_setup): files the project keeps out of git (.env,
+// node_modules, …) copied or linked in, and a set-up command run, here
+// (Apply) or on the task's host (ApplyThere). It sits below package
+// runner, whose worktree launch calls it.
+package setup
 
 import (
 	"context"
@@ -17,10 +19,10 @@ import (
 	"github.com/runner-cli/runner/runner/hosts"
 )
 
-// apply copies and links the files from the repository's top (from) into
+// Apply copies and links the files from the repository's top (from) into
 // the worktree's top (to), then runs the command in dir, appending its
 // output to log.
-func applySetup(ctx context.Context, w *config.WorktreeSetup, from, to, dir, log, id string) error {
+func Apply(ctx context.Context, w *config.WorktreeSetup, from, to, dir, log, id string) error {
 	for _, p := range w.Copy {
 		src, dst := filepath.Join(from, p), filepath.Join(to, p)
 		fi, err := os.Stat(src)
@@ -94,10 +96,10 @@ func copyPath(src, dst string, fi fs.FileInfo) error {
 	return os.WriteFile(dst, b, fi.Mode().Perm())
 }
 
-// applyThere is apply for a worktree on a host: the copies (cp -a), the
+// ApplyThere is Apply for a worktree on a host: the copies (cp -a), the
 // links (ln -s) and the command run there, each paths-as-arguments script
 // one round trip; the command's output goes to log here.
-func applySetupThere(ctx context.Context, w *config.WorktreeSetup, c *hosts.Conn, from, to, dir, log, id string) error {
+func ApplyThere(ctx context.Context, w *config.WorktreeSetup, c *hosts.Conn, from, to, dir, log, id string) error {
 	if len(w.Copy) > 0 {
 		const script = `from=$1 to=$2; shift 2; for p do s=$from/$p d=$to/$p
 [ -e "$s" ] || continue
