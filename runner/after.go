@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/exit"
-	"github.com/runner-cli/runner/runner/projects"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -216,61 +215,6 @@ func (env *Env) startQueued(ctx context.Context, t *state.Task, set RunSettings)
 		return nil, err
 	}
 	return unlock, nil
-}
-
-// WaitAllSet returns the tasks `runner wait --all` waits for: every active
-// task (of project, if it is not the zero ProjectRef) and every active
-// task queued, directly or through others, behind one of them; in dispatch
-// order.
-func WaitAllSet(st *state.State, project projects.Ref) []string {
-	in := map[string]bool{}
-	tasks := st.TaskList()
-	all := project == projects.Ref{}
-	for _, t := range tasks {
-		if t.Status.IsActive() && (all || project.Has(t)) {
-			in[t.ID] = true
-		}
-	}
-	for grew := true; grew; {
-		grew = false
-		for _, t := range tasks {
-			if in[t.ID] || !t.Status.IsActive() {
-				continue
-			}
-			for _, d := range t.After {
-				if in[d] {
-					in[t.ID], grew = true, true
-					break
-				}
-			}
-		}
-	}
-	var ids []string
-	for _, t := range tasks {
-		if in[t.ID] {
-			ids = append(ids, t.ID)
-		}
-	}
-	return ids
-}
-
-// WaitAll blocks until every task of WaitAllSet (computed at the call)
-// has ended and returns them in dispatch order; none is no error. project
-// is empty (every task) or a name or directory (see SelectProject).
-func WaitAll(ctx context.Context, env *Env, project string) ([]*state.Task, error) {
-	st, err := Reconcile(ctx, env)
-	if err != nil {
-		return nil, err
-	}
-	var ref projects.Ref
-	if project != "" {
-		if ref, err = projects.Select(st, project); err != nil {
-			return nil, err
-		}
-	}
-	ids := WaitAllSet(st, ref)
-	env.Say("waiting for %d task(s): %s", len(ids), strings.Join(ids, " "))
-	return waitIDs(ctx, env, st, ids, WaitOptions{})
 }
 
 // NotifyMessage is the line shown in the project's tmux session when a task

@@ -5,36 +5,17 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/runner-cli/runner/internal/statetest"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/projects"
 
 	"github.com/runner-cli/runner/state"
 )
 
-// planState builds a state from "id:status[:project[:after,after]]" specs,
-// created in the order given.
-func planState(specs ...string) *state.State {
-	st := state.New()
-	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i, spec := range specs {
-		f := strings.Split(spec, ":")
-		t := &state.Task{ID: f[0], Status: state.Status(f[1]), Created: t0.Add(time.Duration(i) * time.Second)}
-		if len(f) > 2 {
-			t.Project = f[2]
-		}
-		if len(f) > 3 && f[3] != "" {
-			t.After = strings.Split(f[3], ",")
-		}
-		st.Tasks[t.ID] = t
-	}
-	return st
-}
-
 func TestResolveAfter(t *testing.T) {
 	t.Parallel()
-	st := planState("t_abc11111:running", "t_abc22222:done", "t_xyz33333:failed")
+	st := statetest.Plan("t_abc11111:running", "t_abc22222:done", "t_xyz33333:failed")
 	for _, tc := range []struct {
 		refs    []string
 		want    []string
@@ -65,7 +46,7 @@ func TestResolveAfter(t *testing.T) {
 
 func TestCheckDependencies(t *testing.T) {
 	t.Parallel()
-	st := planState("t_done:done", "t_done2:done", "t_run:running", "t_q:queued", "t_input:needs_input",
+	st := statetest.Plan("t_done:done", "t_done2:done", "t_run:running", "t_q:queued", "t_input:needs_input",
 		"t_orph:orphaned", "t_fail:failed", "t_time:timeout", "t_canc:cancelled", "t_exit:exited")
 	for _, tc := range []struct {
 		after     []string
@@ -105,42 +86,6 @@ func TestCheckDependencies(t *testing.T) {
 		}
 		if !errors.Is(err, ErrCancelled) {
 			t.Errorf("%v does not wrap ErrCancelled", err)
-		}
-	}
-}
-
-func TestWaitAllSet(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name    string
-		specs   []string
-		project string
-		want    []string
-	}{
-		{name: "empty", want: nil},
-		{name: "only active, in dispatch order",
-			specs: []string{"t_b:running:p", "t_x:done:p", "t_a:queued:p:t_b", "t_o:orphaned:p", "t_i:needs_input:p"},
-			want:  []string{"t_b", "t_a", "t_i"}},
-		{name: "a project and what is queued behind it elsewhere, transitively",
-			specs:   []string{"t_1:running:api", "t_2:running:web", "t_3:queued:web:t_1", "t_4:queued:docs:t_3", "t_5:queued:web:t_2"},
-			project: "api",
-			want:    []string{"t_1", "t_3", "t_4"}},
-		{name: "a finished task behind the project is not waited for",
-			specs:   []string{"t_1:running:api", "t_2:cancelled:web:t_1"},
-			project: "api",
-			want:    []string{"t_1"}},
-		{name: "a project with nothing active",
-			specs:   []string{"t_1:done:api", "t_2:running:web"},
-			project: "api",
-			want:    nil},
-	} {
-		var ref projects.Ref
-		if tc.project != "" {
-			ref.Name = tc.project
-		}
-		got := WaitAllSet(planState(tc.specs...), ref)
-		if !slices.Equal(got, tc.want) {
-			t.Errorf("%s: WaitAllSet = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

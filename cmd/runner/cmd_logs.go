@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/tasks"
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
@@ -123,7 +124,7 @@ func (a *app) runAttach(ctx context.Context, opts attachOptions) error {
 		return err
 	}
 	inside := a.getenv("TMUX") != ""
-	tmuxArgv, err := runner.AttachArgv(ctx, env, opts.args[0], inside)
+	tmuxArgv, err := tasks.AttachArgv(ctx, env, opts.args[0], inside)
 	if err != nil {
 		return err
 	}

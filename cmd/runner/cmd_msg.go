@@ -11,7 +11,6 @@ import (
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/mailbox"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
 )
@@ -155,7 +154,7 @@ func (a *app) runInbox(ctx context.Context, opts inboxOptions) error {
 			peer, arrow = e.To, "→"
 		}
 		line := fmt.Sprintf("%s  %s %s  %s  %s  hop %d  %s ago  %s", e.ID, arrow, peer, e.Type, e.Status,
-			e.Hops, runner.Age(now, e.Created), textutil.VisibleLine(textutil.Headline(e.Text, 60)))
+			e.Hops, textutil.Age(now, e.Created), textutil.VisibleLine(textutil.Headline(e.Text, 60)))
 		if e.Reason != "" && e.Status != state.MessagePending {
 			line += "  (" + e.Reason + ")"
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/mailbox"
+	"github.com/runner-cli/runner/runner/tasks"
 	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
 )
@@ -49,21 +50,21 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 		return err
 	}
 	defer a.startAutoGC(ctx, env, cfg)
-	tasks, err := runner.ListTasks(ctx, env, runner.PSOptions{All: opts.all, Project: opts.project})
+	list, err := tasks.List(ctx, env, tasks.ListOptions{All: opts.all, Project: opts.project})
 	if err != nil {
 		return err
 	}
 	if opts.asJSON {
-		if tasks == nil {
-			tasks = []*state.Task{}
+		if list == nil {
+			list = []*state.Task{}
 		}
-		return a.printJSON(tasks)
+		return a.printJSON(list)
 	}
 	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
 	// A BRANCH column when some task works in a worktree of its own.
-	branches := slices.ContainsFunc(tasks, func(t *state.Task) bool { return t.Branch != "" })
+	branches := slices.ContainsFunc(list, func(t *state.Task) bool { return t.Branch != "" })
 	// A HOST column when some task runs on another machine.
-	hosts := slices.ContainsFunc(tasks, func(t *state.Task) bool { return t.Tmux.Host != "" })
+	hosts := slices.ContainsFunc(list, func(t *state.Task) bool { return t.Tmux.Host != "" })
 	head := "ID\tPROJECT\t"
 	if hosts {
 		head += "HOST\t"
@@ -74,7 +75,7 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 	}
 	fmt.Fprintln(tw, head+"TASK")
 	now := time.Now()
-	for _, t := range tasks {
+	for _, t := range list {
 		proj := t.Project
 		if proj == "" && t.Dir != "" {
 			proj = filepath.Base(t.Dir)
@@ -87,7 +88,7 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 			proj += "\t" + textutil.OrDash(t.Tmux.Host)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, textutil.OrDash(proj), t.Agent, t.Status,
-			runner.Age(now, t.Created), t.Level, parent, textutil.VisibleLine(textutil.Headline(t.Text, 50)))
+			textutil.Age(now, t.Created), t.Level, parent, textutil.VisibleLine(textutil.Headline(t.Text, 50)))
 	}
 	return tw.Flush()
 }

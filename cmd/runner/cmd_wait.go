@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/tasks"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 	"github.com/spf13/cobra"
@@ -74,11 +74,11 @@ func (a *app) runWait(ctx context.Context, o waitOptions) error {
 	}
 	ctx, cancel := withTimeout(ctx, o.timeout)
 	defer cancel()
-	var tasks []*state.Task
+	var list []*state.Task
 	if o.all {
-		tasks, err = runner.WaitAll(ctx, env, o.project)
+		list, err = tasks.All(ctx, env, o.project)
 	} else {
-		tasks, err = runner.WaitTasks(ctx, env, o.ids, runner.WaitOptions{Any: o.anyOne, UntilInput: o.untilInput})
+		list, err = tasks.Wait(ctx, env, o.ids, tasks.WaitOptions{Any: o.anyOne, UntilInput: o.untilInput})
 	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -87,7 +87,7 @@ func (a *app) runWait(ctx context.Context, o waitOptions) error {
 		return err
 	}
 	code := 0
-	for _, t := range tasks {
+	for _, t := range list {
 		// Only tasks that ended the wait count: with --any the others
 		// are still running (or waiting for input without --input).
 		ended := t.Status.IsTerminal() || t.Status == state.StatusOrphaned || (o.untilInput && t.Status == state.StatusNeedsInput)
@@ -97,16 +97,16 @@ func (a *app) runWait(ctx context.Context, o waitOptions) error {
 	}
 	switch {
 	case o.answer:
-		a.printAnswers(tasks...)
+		a.printAnswers(list...)
 	case o.asJSON:
-		if tasks == nil {
-			tasks = []*state.Task{}
+		if list == nil {
+			list = []*state.Task{}
 		}
-		if err := a.printJSON(tasks); err != nil {
+		if err := a.printJSON(list); err != nil {
 			return err
 		}
 	default:
-		for _, t := range tasks {
+		for _, t := range list {
 			fmt.Fprintf(a.out, "%s %s\n", t.ID, t.Status)
 		}
 	}

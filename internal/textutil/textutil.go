@@ -7,7 +7,9 @@
 package textutil
 
 import (
+	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -63,4 +65,21 @@ func OrDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// Age formats how long ago t was, for tables.
+func Age(now, t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return strconv.Itoa(int(d.Seconds())) + "s"
+	case d < time.Hour:
+		return strconv.Itoa(int(d.Minutes())) + "m"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d.Hours())) + "h"
+	}
+	return strconv.Itoa(int(d.Hours()/24)) + "d"
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/tasks"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -72,7 +73,7 @@ type attachedMsg struct {
 func attach(ctx context.Context, env *runner.Env, getenv func(string) string, t *state.Task) tea.Cmd {
 	pane := t.Tmux.Pane
 	if t.Tmux.Host != "" {
-		argv, err := runner.AttachArgv(ctx, env, t.ID, false)
+		argv, err := tasks.AttachArgv(ctx, env, t.ID, false)
 		if err != nil {
 			return func() tea.Msg { return attachedMsg{err: err} }
 		}

@@ -12,7 +12,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -23,7 +22,7 @@ func age(now, since time.Time) string {
 	if d := now.Sub(since); d >= 0 && d < time.Minute {
 		return "<1m"
 	}
-	return runner.Age(now, since)
+	return textutil.Age(now, since)
 }
 
 // wideFrom is the width from which the list and the preview stand side

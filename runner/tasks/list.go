@@ -1,0 +1,121 @@
+package tasks
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/projects"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// ListOptions filters List.
+type ListOptions struct {
+	All     bool   // include finished tasks
+	Project string // only this project: a name or a directory (see SelectProject)
+}
+
+// List reconciles and returns the tasks, newest first.
+func List(ctx context.Context, env *runner.Env, opts ListOptions) ([]*state.Task, error) {
+	st, err := runner.Reconcile(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	var ref projects.Ref
+	if opts.Project != "" {
+		if ref, err = projects.Select(st, opts.Project); err != nil {
+			return nil, err
+		}
+	}
+	all := st.TaskList()
+	if opts.All {
+		// Finished tasks the index no longer carries come from the
+		// archive, as their index entries show them (Archived set).
+		if all, err = st.AllTasks(); err != nil {
+			return nil, err
+		}
+	}
+	var out []*state.Task
+	for _, t := range all {
+		if opts.Project != "" && !ref.Has(t) {
+			continue
+		}
+		if !opts.All && t.Status.IsTerminal() {
+			continue
+		}
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Created.Equal(out[j].Created) {
+			return out[i].Created.After(out[j].Created)
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// AttachTarget returns the tmux target for a task or a project: the task's
+// window, or the project's session.
+func AttachTarget(ctx context.Context, env *runner.Env, ref string) (string, error) {
+	st, err := env.Store.Read(ctx)
+	if err != nil {
+		return "", err
+	}
+	if t, err := st.FindTask(ref); err == nil {
+		if t.Tmux.Pane == "" {
+			return "", exit.Usagef("task %s has no pane yet", t.ID)
+		}
+		return t.Tmux.Pane, nil
+	}
+	for _, t := range st.Tasks {
+		if t.Project == ref && t.Tmux.Session != "" {
+			return tmuxctl.SessionTarget(t.Tmux.Session), nil
+		}
+	}
+	if p, ok := st.Projects[ref]; ok {
+		return tmuxctl.SessionTarget(projects.SessionName(p.Name, p.Dir)), nil
+	}
+	return "", exit.Usagef("%q is neither a task (see 'runner ps --all') nor a project with a session", ref)
+}
+
+// AttachArgv selects the pane (or project session) that AttachTarget
+// finds for ref and returns the command that puts the user's terminal on
+// it: tmux attach-session (switch-client when inside is true, the caller
+// being in a client of runner's server), or for a task on a host
+// ssh -t HOST tmux attach-session there.
+func AttachArgv(ctx context.Context, env *runner.Env, ref string, inside bool) ([]string, error) {
+	target, err := AttachTarget(ctx, env, ref)
+	if err != nil {
+		return nil, err
+	}
+	tc := env.TC
+	var host *hosts.Conn
+	if st, err := env.Store.Read(ctx); err == nil {
+		if t, err := st.FindTask(ref); err == nil && t.Tmux.Host != "" {
+			if host, err = env.HostConn(ctx, t.Tmux.Host); err != nil {
+				return nil, err
+			}
+			tc = host.TC()
+		} else if p, ok := st.Projects[ref]; ok && p.Host != "" && err != nil {
+			if host, err = env.HostConn(ctx, p.Host); err != nil {
+				return nil, err
+			}
+			tc = host.TC()
+		}
+	}
+	if strings.HasPrefix(target, "%") {
+		if err := tc.SelectPane(ctx, target); err != nil {
+			return nil, err
+		}
+	}
+	if host == nil {
+		return tc.AttachArgv(target, inside), nil
+	}
+	argv := tc.AttachArgv(target, false)
+	argv[0] = "tmux" // the host's, from its PATH
+	return host.Transport().TerminalArgv(argv...), nil
+}

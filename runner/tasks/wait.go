@@ -1,0 +1,137 @@
+package tasks
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/projects"
+	"github.com/runner-cli/runner/state"
+)
+
+// WaitOptions controls Wait.
+type WaitOptions struct {
+	Any bool // return when the first task ends
+	// UntilInput also ends the wait when a task needs input.
+	UntilInput bool
+}
+
+// settled reports whether a task is done waiting for: terminal, orphaned,
+// or (with untilInput) waiting for input.
+func settled(t *state.Task, untilInput bool) bool {
+	return t.Status.IsTerminal() || t.Status == state.StatusOrphaned || (untilInput && t.Status == state.StatusNeedsInput)
+}
+
+// Wait blocks until the tasks (all, or with Any the first) have ended,
+// watching the state directory (no polling), and returns them.
+func Wait(ctx context.Context, env *runner.Env, refs []string, opts WaitOptions) ([]*state.Task, error) {
+	st, err := runner.Reconcile(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, r := range refs {
+		t, err := st.FindTask(r)
+		if err != nil {
+			return nil, exit.Usagef("%v (see 'runner ps --all')", err)
+		}
+		ids = append(ids, t.ID)
+	}
+	return waitIDs(ctx, env, st, ids, opts)
+}
+
+// waitIDs is the wait loop of Wait and All: st is a fresh read.
+func waitIDs(ctx context.Context, env *runner.Env, st *state.State, ids []string, opts WaitOptions) ([]*state.Task, error) {
+	changes, err := env.Store.Watch(ctx)
+	if err != nil {
+		return nil, err
+	}
+	safety := time.NewTicker(5 * time.Second)
+	defer safety.Stop()
+	for {
+		var out []*state.Task
+		done := 0
+		for _, id := range ids {
+			t := st.Task(id)
+			if t == nil {
+				return nil, exit.Usagef("task %s was pruned while waiting", id)
+			}
+			out = append(out, t)
+			if settled(t, opts.UntilInput) {
+				done++
+			}
+		}
+		if done == len(ids) || (opts.Any && done > 0) {
+			return out, nil
+		}
+		select {
+		case <-ctx.Done():
+			return out, ctx.Err()
+		case <-changes:
+			st, err = env.Store.Read(ctx)
+		case <-safety.C:
+			// A supervisor that died leaves no write behind: reconcile.
+			st, err = runner.Reconcile(ctx, env)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// AllSet returns the tasks `runner wait --all` waits for: every active
+// task (of project, if it is not the zero ProjectRef) and every active
+// task queued, directly or through others, behind one of them; in dispatch
+// order.
+func AllSet(st *state.State, project projects.Ref) []string {
+	in := map[string]bool{}
+	tasks := st.TaskList()
+	all := project == projects.Ref{}
+	for _, t := range tasks {
+		if t.Status.IsActive() && (all || project.Has(t)) {
+			in[t.ID] = true
+		}
+	}
+	for grew := true; grew; {
+		grew = false
+		for _, t := range tasks {
+			if in[t.ID] || !t.Status.IsActive() {
+				continue
+			}
+			for _, d := range t.After {
+				if in[d] {
+					in[t.ID], grew = true, true
+					break
+				}
+			}
+		}
+	}
+	var ids []string
+	for _, t := range tasks {
+		if in[t.ID] {
+			ids = append(ids, t.ID)
+		}
+	}
+	return ids
+}
+
+// All blocks until every task of AllSet (computed at the call)
+// has ended and returns them in dispatch order; none is no error. project
+// is empty (every task) or a name or directory (see SelectProject).
+func All(ctx context.Context, env *runner.Env, project string) ([]*state.Task, error) {
+	st, err := runner.Reconcile(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	var ref projects.Ref
+	if project != "" {
+		if ref, err = projects.Select(st, project); err != nil {
+			return nil, err
+		}
+	}
+	ids := AllSet(st, ref)
+	env.Say("waiting for %d task(s): %s", len(ids), strings.Join(ids, " "))
+	return waitIDs(ctx, env, st, ids, WaitOptions{})
+}
