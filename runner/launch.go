@@ -126,10 +126,11 @@ func ResolveArgv(env *Env, prof *profile.Profile, argv []string) ([]string, erro
 	return out, nil
 }
 
-// paneEnv is the environment every agent pane gets (DESIGN.md), plus the
-// caller's PATH and locale so a server started from cron does not leave
-// agents with a minimal environment.
-func paneEnv(env *Env, t *state.Task, prof *profile.Profile) []string {
+// paneEnv is the environment every agent pane here gets (DESIGN.md), plus
+// the caller's PATH and locale so a server started from cron does not
+// leave agents with a minimal environment.
+func (s localSite) paneEnv(t *state.Task, prof *profile.Profile) []string {
+	env := s.env
 	kv := []string{
 		"RUNNER_TASK_ID=" + t.ID,
 		"RUNNER_PROJECT=" + projects.Label(t),
@@ -175,27 +176,26 @@ func paneEnv(env *Env, t *state.Task, prof *profile.Profile) []string {
 // not inherit them (tmuxctl.TaskIdentityVars, which tmux clients drop too).
 func IsTaskIdentityVar(k string) bool { return slices.Contains(tmuxctl.TaskIdentityVars, k) }
 
-// launch starts the agent in a new window of the project's session, with
-// remain-on-exit, the pane-died hook, the transcript pipe and the agent's
-// turn-end hook when its profile has one.
+// launch starts the agent in a new window of the task's session, on its
+// site (this machine or its host): remain-on-exit, the pane-died hooks,
+// the transcript pipe, the agent's turn-end hook when its profile has one,
+// and the sandbox with --sandbox. It is the one launch of every task: a
+// dispatch, a queued task's start, a resume.
 func (env *Env) launch(ctx context.Context, t *state.Task, prof *profile.Profile, spec *StartSpec) error {
-	if t.Tmux.Host != "" {
-		return env.launchRemote(ctx, t, prof, spec)
+	s, err := siteOf(ctx, env, t)
+	if err != nil {
+		return err
 	}
 	argv := append([]string(nil), spec.Argv...)
-	penv := paneEnv(env, t, prof) // the agent's environment, before the hook's
-	var hookEnv []string
-	if spec.UseHook && prof.Hook != nil && env.Exe != "" {
-		args, henv, err := env.hookLaunch(t, prof, penv)
-		if err != nil {
-			return err
-		}
-		argv, hookEnv = append(argv, args...), henv
+	penv := s.paneEnv(t, prof)
+	args, hookEnv, err := s.hook(ctx, t, prof, penv, spec.UseHook && prof.Hook != nil)
+	if err != nil {
+		return err
 	}
+	argv, penv = append(argv, args...), append(penv, hookEnv...)
 	var writable []string
 	if spec.Sandbox != nil {
-		var err error
-		if argv, writable, err = env.sandboxArgv(ctx, t, prof, append(penv, hookEnv...), argv, spec.Sandbox); err != nil {
+		if argv, writable, err = s.sandbox(ctx, t, prof, penv, argv, spec.Sandbox.Paths); err != nil {
 			return err
 		}
 	}
@@ -203,26 +203,29 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *profile.Profile
 	if size.Width == 0 {
 		size = tmuxctl.Size{Width: 200, Height: 50}
 	}
-	pane, err := env.TC.Launch(ctx, tmuxctl.WindowSpec{Session: t.Tmux.Session, Name: t.ID, Cwd: t.Dir,
-		Env: append(penv, hookEnv...), Argv: argv, Size: size, RemainOnExit: true, PipeTo: t.Transcript})
+	tc := s.client()
+	pane, err := tc.Launch(ctx, tmuxctl.WindowSpec{Session: t.Tmux.Session, Name: t.ID, Cwd: t.Dir,
+		Env: penv, Argv: argv, Size: size, RemainOnExit: true, PipeTo: s.transcript(t)})
 	if err != nil {
-		return fmt.Errorf("start %s in tmux: %w", prof.Name, err)
+		return fmt.Errorf("start %s in tmux%s: %w", prof.Name, s.where(), err)
 	}
 	// One tmux call for the rest: the session's hooks append to the
-	// pane-died file, which every supervisor of this state dir watches
-	// ("PANE STATUS" when a pane's process exits, "closed" when a window
-	// goes), and the pane options that name the task and its transcript.
-	err = env.TC.Batch(ctx, append(tmuxctl.PaneDiedHooks(pane, t.Tmux.Session, env.Store.PaneDiedFile()),
-		[]string{"set-option", "-p", "-t", pane, tmuxctl.TranscriptOption, t.Transcript},
-		[]string{"set-option", "-p", "-t", pane, "@runner_task", t.ID},
-		[]string{"set-option", "-p", "-t", pane, StateDirOption, env.Store.Dir()},
-	)...)
-	if err != nil {
+	// site's pane-died file, which the supervisors watch ("PANE STATUS"
+	// when a pane's process exits, "closed" when a window goes), and the
+	// pane options that name the task, its transcript and (here) its
+	// state directory.
+	batch := append(tmuxctl.PaneDiedHooks(pane, t.Tmux.Session, s.diedFile(t)),
+		[]string{"set-option", "-p", "-t", pane, tmuxctl.TranscriptOption, s.transcript(t)},
+		[]string{"set-option", "-p", "-t", pane, "@runner_task", t.ID})
+	if dir := s.stateDir(); dir != "" {
+		batch = append(batch, []string{"set-option", "-p", "-t", pane, StateDirOption, dir})
+	}
+	if err := tc.Batch(ctx, batch...); err != nil {
 		return err
 	}
 	return env.Record().Update(ctx, t.ID, func(x *state.Task) {
 		x.Tmux.Pane = pane
-		x.History[len(x.History)-1].Reason += "; pane " + pane
+		x.History[len(x.History)-1].Reason += "; pane " + pane + s.where()
 		if writable != nil {
 			x.Sandbox = writable
 			x.History[len(x.History)-1].Reason += "; sandboxed (bwrap)"
@@ -230,11 +233,16 @@ func (env *Env) launch(ctx context.Context, t *state.Task, prof *profile.Profile
 	})
 }
 
-// hookLaunch renders the profile's turn-end hook for t: the arguments
-// and environment it adds to the agent's launch (none when the CLI would
-// not read it: said, and the screen ends each turn), its settings file
-// written.
-func (env *Env) hookLaunch(t *state.Task, prof *profile.Profile, penv []string) (args, hookEnv []string, err error) {
+// hook renders the profile's turn-end hook for t: the arguments and
+// environment it adds to the agent's launch (none when the CLI would not
+// read it: said, and the screen ends each turn), its settings file
+// written. Without use, or without runner's own binary to run as the
+// hook, there is none.
+func (s localSite) hook(_ context.Context, t *state.Task, prof *profile.Profile, penv []string, use bool) (args, hookEnv []string, err error) {
+	env := s.env
+	if !use || env.Exe == "" {
+		return nil, nil, nil
+	}
 	events := env.Store.TaskFile("events", t.ID)
 	chain, err := profile.UserHookChain(prof.Hook, penv)
 	if err != nil {

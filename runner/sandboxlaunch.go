@@ -13,7 +13,7 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-// sandboxArgv wraps argv, the agent's command with its hook's arguments,
+// sandbox wraps argv, the agent's command with its hook's arguments,
 // in a bubblewrap sandbox (package sandbox) and returns what the agent may
 // write: the task's folder (its worktree, or the project), the repository's
 // git directory (commits, a worktree's index), runner's state directory
@@ -23,7 +23,8 @@ import (
 // sandbox_paths). penv is the pane's environment (HOME, XDG_*, CODEX_HOME
 // … for the profile's paths). The dispatch checked that bwrap works
 // (sandbox.Check); here it is only found (a bwrap gone since is an error).
-func (env *Env) sandboxArgv(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv []string, sb *SandboxSpec) ([]string, []string, error) {
+func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv, extra []string) ([]string, []string, error) {
+	env := s.env
 	bwrap, err := exec.LookPath(sandbox.Program)
 	if err != nil {
 		return nil, nil, exit.Usagef("--sandbox: %s is not installed any more (%s)", sandbox.Program, sandbox.InstallHint)
@@ -43,7 +44,7 @@ func (env *Env) sandboxArgv(ctx context.Context, t *state.Task, prof *profile.Pr
 		}
 	}
 	var marked []string
-	for _, p := range append(append([]string(nil), prof.SandboxPaths...), sb.Paths...) {
+	for _, p := range append(append([]string(nil), prof.SandboxPaths...), extra...) {
 		if x := sandbox.Expand(p, home, penv); x != "" {
 			marked = append(marked, x)
 		}
