@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -114,7 +115,7 @@ func (e *errLeftQueue) Is(target error) bool { return target == ErrCancelled }
 // done (nil), one ended otherwise (*DependencyError), the task left the
 // queue (*errLeftQueue), or ctx ends. It watches the state directory and
 // reconciles now and then, so a dependency whose supervisor died is seen.
-func (env *Env) waitDependencies(ctx context.Context, id string) error {
+func waitDependencies(ctx context.Context, env *Env, id string) error {
 	changes, err := env.Store.Watch(ctx)
 	if err != nil {
 		return err
@@ -159,11 +160,11 @@ func (env *Env) waitDependencies(ctx context.Context, id string) error {
 // returned func releases the lock (nil when none was taken). A dependency
 // that did not end done cancels the task; an interruption leaves it
 // orphaned (detached supervisor) or cancelled (foreground).
-func (env *Env) startQueued(ctx context.Context, t *state.Task, set RunSettings) (func(), error) {
+func startQueued(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set RunSettings) (func(), error) {
 	if len(t.After) > 0 {
 		env.Say("task %s: %s", t.ID, waitingReason(t.After))
 	}
-	err := env.waitDependencies(ctx, t.ID)
+	err := waitDependencies(ctx, env, t.ID)
 	var dep *DependencyError
 	var left *errLeftQueue
 	switch {
@@ -208,7 +209,7 @@ func (env *Env) startQueued(ctx context.Context, t *state.Task, set RunSettings)
 	if len(t.After) > 0 {
 		env.Record().Journal(ctx, t, "start", "dependencies done: "+strings.Join(t.After, ", "))
 	}
-	if err := env.start(ctx, t, spec); err != nil {
+	if err := start(ctx, env, t, prof, spec); err != nil {
 		if unlock != nil {
 			unlock()
 		}
@@ -237,7 +238,7 @@ func NotifyMessage(t *state.Task) string {
 // tmuxMessage shows NotifyMessage on the status line of the clients
 // attached to the task's session. Nobody attached, no server, any error:
 // nothing happens (a message never fails a task).
-func (env *Env) tmuxMessage(ctx context.Context, t *state.Task, set RunSettings) {
+func tmuxMessage(ctx context.Context, env *Env, t *state.Task, set RunSettings) {
 	if set.NoTmuxMessage || t.Tmux.Session == "" {
 		return
 	}

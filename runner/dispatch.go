@@ -132,7 +132,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 			lock.Unlock()
 		}()
 	}
-	task, err := env.recordTask(ctx, req, prof.Name, projects.Place{Project: project, Dir: dir, Host: plan.host}, plan.lin, after)
+	task, err := recordTask(ctx, env, req, prof.Name, projects.Place{Project: project, Dir: dir, Host: plan.host}, plan.lin, after)
 	if err != nil {
 		return nil, err
 	}
@@ -144,24 +144,26 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	}
 
 	if len(after) > 0 {
-		return env.dispatchQueued(ctx, task)
+		return dispatchQueued(ctx, env, task)
 	}
+	var early *earlyMirror
 	if plan.host != "" && !req.Settings.Detached {
 		// The stream of its files starts with the agent, not after.
-		defer env.startEarlyMirror(ctx, task)()
+		early = startEarlyMirror(ctx, env, task)
+		defer early.release()
 	}
-	if err := env.start(ctx, task, spec); err != nil {
-		env.failUnstarted(ctx, task.ID, err)
+	if err := start(ctx, env, task, prof, spec); err != nil {
+		failUnstarted(ctx, env, task.ID, err)
 		return task, err
 	}
 	if !req.Settings.Detached {
-		err = Supervise(ctx, env, task.ID)
+		err = supervise(ctx, env, task.ID, &given{prof: prof, set: req.Settings, early: early})
 		if t, _ := env.Record().Task(context.WithoutCancel(ctx), task.ID); t != nil {
 			task = t
 		}
 		return task, err
 	}
-	handedOff, err = env.detach(ctx, task, lock)
+	handedOff, err = detach(ctx, env, task, lock)
 	if t, _ := env.Record().Task(context.WithoutCancel(ctx), task.ID); t != nil {
 		task = t
 	}
@@ -251,7 +253,7 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 
 // detach starts the task's supervisor in its own process, handing it the
 // project lock when there is one (handedOff), or fails the task with why.
-func (env *Env) detach(ctx context.Context, task *state.Task, lock *state.ProjectLock) (handedOff bool, err error) {
+func detach(ctx context.Context, env *Env, task *state.Task, lock *state.ProjectLock) (handedOff bool, err error) {
 	var extra []*os.File
 	if lock != nil {
 		extra = append(extra, lock.File())
@@ -310,7 +312,7 @@ func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, er
 // reconcile that finds this process gone before a supervisor takes it
 // fails the task, or, waiting for others, orphans it). A long text goes to
 // its own file, named after the task, before the record points at it.
-func (env *Env) recordTask(ctx context.Context, req DispatchRequest, agent string, at projects.Place, lin lineage, after []string) (*state.Task, error) {
+func recordTask(ctx context.Context, env *Env, req DispatchRequest, agent string, at projects.Place, lin lineage, after []string) (*state.Task, error) {
 	project, dir := at.Project, at.Dir
 	tmux := state.TmuxTarget{Socket: env.TC.Socket(), Session: projects.SessionName(project, dir), Host: at.Host}
 	if at.Host != "" {
@@ -361,7 +363,7 @@ func (env *Env) recordTask(ctx context.Context, req DispatchRequest, agent strin
 
 // dispatchQueued hands a task that waits for dependencies to a detached
 // supervisor, or waits and runs it here (Supervise starts a queued task).
-func (env *Env) dispatchQueued(ctx context.Context, task *state.Task) (*state.Task, error) {
+func dispatchQueued(ctx context.Context, env *Env, task *state.Task) (*state.Task, error) {
 	set, err := SettingsOf(task)
 	if err != nil {
 		return task, err
@@ -388,7 +390,7 @@ func (env *Env) dispatchQueued(ctx context.Context, task *state.Task) (*state.Ta
 // failUnstarted records that a task this process recorded could not be
 // started (err), unless it already ended (a cancel) or moved on: no task is
 // left queued or starting with nothing behind it.
-func (env *Env) failUnstarted(ctx context.Context, id string, err error) {
+func failUnstarted(ctx context.Context, env *Env, id string, err error) {
 	var left *errLeftQueue
 	if errors.As(err, &left) {
 		return

@@ -48,11 +48,6 @@ type Env struct {
 	// command or supervisor). Nil: no task or project on a host can be
 	// reached.
 	Hosts *hosts.Pool
-
-	// early is the stream of a foreground remote task's files, started
-	// before its agent so that the supervisor sees its first screen at
-	// once (taken by newSupervisor).
-	early *earlyMirror
 }
 
 func (e *Env) Time() time.Time {
@@ -75,23 +70,22 @@ func (e *Env) Say(format string, args ...any) {
 // RunSettings are the dispatch options a supervisor needs; they are stored
 // with the task so a detached or resumed supervisor behaves the same.
 type RunSettings struct {
-	Timeout         time.Duration           `json:"timeout"`
-	ReadyTimeout    time.Duration           `json:"ready_timeout"`
-	Settle          time.Duration           `json:"settle"`         // from --settle; 0: the profile's, else DefaultSettle
-	DefaultSettle   time.Duration           `json:"default_settle"` // the config's settle
-	Idle            time.Duration           `json:"idle"`
-	YesTrust        bool                    `json:"yes_trust,omitempty"`
-	WaitInput       bool                    `json:"wait_input,omitempty"`
-	ApproveRules    []string                `json:"approve_rules,omitempty"`
-	Commit          bool                    `json:"commit,omitempty"`
-	CommitBranch    bool                    `json:"commit_branch,omitempty"`
-	CommitAll       bool                    `json:"commit_all,omitempty"`
-	Notify          []string                `json:"notify,omitempty"`
-	NotifyTimeout   time.Duration           `json:"notify_timeout,omitempty"`
-	Awareness       messaging.AwarenessMode `json:"awareness,omitempty"`
-	AwarenessMax    int                     `json:"awareness_max,omitempty"`
-	Detached        bool                    `json:"detached,omitempty"`
-	ProfileOverride map[string]string       `json:"-"`
+	Timeout       time.Duration           `json:"timeout"`
+	ReadyTimeout  time.Duration           `json:"ready_timeout"`
+	Settle        time.Duration           `json:"settle"`         // from --settle; 0: the profile's, else DefaultSettle
+	DefaultSettle time.Duration           `json:"default_settle"` // the config's settle
+	Idle          time.Duration           `json:"idle"`
+	YesTrust      bool                    `json:"yes_trust,omitempty"`
+	WaitInput     bool                    `json:"wait_input,omitempty"`
+	ApproveRules  []string                `json:"approve_rules,omitempty"`
+	Commit        bool                    `json:"commit,omitempty"`
+	CommitBranch  bool                    `json:"commit_branch,omitempty"`
+	CommitAll     bool                    `json:"commit_all,omitempty"`
+	Notify        []string                `json:"notify,omitempty"`
+	NotifyTimeout time.Duration           `json:"notify_timeout,omitempty"`
+	Awareness     messaging.AwarenessMode `json:"awareness,omitempty"`
+	AwarenessMax  int                     `json:"awareness_max,omitempty"`
+	Detached      bool                    `json:"detached,omitempty"`
 
 	// NoTmuxMessage turns off the tmux display-message in the project's
 	// session when the task ends or needs input (config notify_tmux).

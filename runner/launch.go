@@ -28,14 +28,10 @@ import (
 // start takes the snapshot and launches the agent of a queued task: the
 // task becomes starting with its pane. A task that is no longer queued (a
 // user cancelled it meanwhile) is not started.
-func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) error {
-	prof, err := profile.FindProfile(env.Profiles, task.Agent)
-	if err != nil {
-		return fmt.Errorf("task %s: %w", task.ID, err)
-	}
+func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profile, spec *StartSpec) error {
 	// Snapshot before anything runs.
 	snapRef, snapNote := "", ""
-	snapDir, err := env.snapshotDir(ctx, task, spec)
+	snapDir, err := snapshotDir(ctx, env, task, spec)
 	if err != nil {
 		_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, err.Error(), nil)
 		return err
@@ -62,7 +58,7 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 	}
 	var wt worktreeStart
 	if spec.Worktree {
-		if wt, err = env.startWorktree(gctx, task, snap, spec.Setup); err != nil {
+		if wt, err = startWorktree(gctx, env, task, snap, spec.Setup); err != nil {
 			_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "worktree: "+err.Error(), nil)
 			return err
 		}
@@ -88,7 +84,7 @@ func (env *Env) start(ctx context.Context, task *state.Task, spec *StartSpec) er
 		return err
 	}
 	// Launch the agent.
-	if err := env.launch(ctx, task, prof, spec); err != nil {
+	if err := launch(ctx, env, task, prof, spec); err != nil {
 		_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "launch failed: "+err.Error(), nil)
 		return err
 	}
@@ -181,7 +177,7 @@ func IsTaskIdentityVar(k string) bool { return slices.Contains(tmuxctl.TaskIdent
 // the transcript pipe, the agent's turn-end hook when its profile has one,
 // and the sandbox with --sandbox. It is the one launch of every task: a
 // dispatch, a queued task's start, a resume.
-func (env *Env) launch(ctx context.Context, t *state.Task, prof *profile.Profile, spec *StartSpec) error {
+func launch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, spec *StartSpec) error {
 	s, err := siteOf(ctx, env, t)
 	if err != nil {
 		return err

@@ -17,7 +17,7 @@ import (
 // a cause wrapping remote.ErrHostLost, when the stream stays down for
 // RUNNER_HOST_LOST_AFTER (default remote.DefaultHostLostAfter), and the
 // function that stops the stream.
-func (env *Env) startMirror(ctx context.Context, t *state.Task) (context.Context, func(), error) {
+func startMirror(ctx context.Context, env *Env, t *state.Task) (context.Context, func(), error) {
 	lostAfter := remote.DefaultHostLostAfter
 	if v := env.Getenv("RUNNER_HOST_LOST_AFTER"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -34,7 +34,7 @@ func (env *Env) startMirror(ctx context.Context, t *state.Task) (context.Context
 	if err != nil {
 		return nil, nil, err
 	}
-	local := remote.Local{Transcript: t.Transcript, Died: env.remoteDiedFile(t.ID), Events: env.Store.TaskFile("events", t.ID)}
+	local := remote.Local{Transcript: t.Transcript, Died: remoteDiedFile(env.Store, t.ID), Events: env.Store.TaskFile("events", t.ID)}
 	ctx, stop, err := remote.Stream(ctx, c, remote.FilesIn(dir), local, lostAfter)
 	if err != nil {
 		return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
@@ -42,41 +42,43 @@ func (env *Env) startMirror(ctx context.Context, t *state.Task) (context.Context
 	return ctx, stop, nil
 }
 
-// earlyMirror is a stream started before its supervisor (see Env.early).
+// earlyMirror is the stream of a foreground remote task's files, started
+// with its agent so that its supervisor sees the first screen at once.
 type earlyMirror struct {
-	id     string
 	runCtx context.Context
 	stop   func()
+	taken  bool
 }
 
 // startEarlyMirror starts streaming t's files now, for the supervisor this
-// process runs next; the returned function stops it unless the
-// supervisor took it.
-func (env *Env) startEarlyMirror(ctx context.Context, t *state.Task) func() {
-	runCtx, stop, err := env.startMirror(ctx, t)
+// process runs next (nil when it cannot: the supervisor tries again, and
+// says why).
+func startEarlyMirror(ctx context.Context, env *Env, t *state.Task) *earlyMirror {
+	runCtx, stop, err := startMirror(ctx, env, t)
 	if err != nil {
-		return func() {} // the supervisor tries again, and says why
+		return nil
 	}
-	env.early = &earlyMirror{id: t.ID, runCtx: runCtx, stop: stop}
-	return func() {
-		if e := env.early; e != nil && e.id == t.ID {
-			env.early = nil
-			e.stop()
-		}
-	}
+	return &earlyMirror{runCtx: runCtx, stop: stop}
 }
 
-// takeEarlyMirror returns the stream started early for task id, if any.
-func (env *Env) takeEarlyMirror(id string) (context.Context, func(), bool) {
-	e := env.early
-	if e == nil || e.id != id {
+// take hands the stream to its supervisor (false: there is none).
+func (e *earlyMirror) take() (context.Context, func(), bool) {
+	if e == nil || e.taken {
 		return nil, nil, false
 	}
-	env.early = nil
+	e.taken = true
 	return e.runCtx, e.stop, true
 }
 
+// release stops the stream unless its supervisor took it.
+func (e *earlyMirror) release() {
+	if e != nil && !e.taken {
+		e.taken = true
+		e.stop()
+	}
+}
+
 // remoteDiedFile is the local copy of a remote task's pane-died lines.
-func (env *Env) remoteDiedFile(id string) string {
-	return filepath.Join(filepath.Dir(env.Store.TaskFile("events", id)), id+".panes-died")
+func remoteDiedFile(store *state.Store, id string) string {
+	return filepath.Join(filepath.Dir(store.TaskFile("events", id)), id+".panes-died")
 }

@@ -77,7 +77,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if err := reopen(ctx, env, t, set, req.Text); err != nil {
 		return t, err
 	}
-	sup, stop, err := env.newSupervisor(ctx, t, prof, set)
+	sup, stop, err := newSupervisor(ctx, env, t, prof, set, nil)
 	if err != nil {
 		return t, err
 	}
@@ -234,7 +234,7 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 		return t, err
 	}
 	env.Say("task %s: starting %s again on session %s", t.ID, prof.Name, t.AgentSession)
-	if err := env.launch(ctx, t, prof, &spec); err != nil {
+	if err := launch(ctx, env, t, prof, &spec); err != nil {
 		_ = env.Record().Finish(context.WithoutCancel(ctx), t.ID, state.StatusFailed, "resume failed: "+err.Error(), nil)
 		return t, err
 	}
@@ -242,7 +242,7 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 	if err != nil {
 		return t, err
 	}
-	sup, stop, err := env.newSupervisor(ctx, nt, prof, set)
+	sup, stop, err := newSupervisor(ctx, env, nt, prof, set, nil)
 	if err != nil {
 		return nt, err
 	}

@@ -26,7 +26,7 @@ var StartSlots = max(4, 2*runtime.NumCPU())
 // directory ($XDG_RUNTIME_DIR/runner-start, else $TMPDIR/runner-start-UID,
 // see privdir). It waits for ctx only. If no private directory can be had,
 // start-ups go unbounded (release is then a no-op; privdir says so once).
-func (env *Env) startSlot(ctx context.Context, id string) (release func(), err error) {
+func startSlot(ctx context.Context, env *Env, id string) (release func(), err error) {
 	dir, err := privdir.Dir("start")
 	if err != nil {
 		return func() {}, nil
@@ -45,7 +45,7 @@ func (env *Env) startSlot(ctx context.Context, id string) (release func(), err e
 // waitReady waits, within a start slot, until the agent shows its prompt
 // (supervisor.WaitReady).
 func (s *supervision) waitReady(ctx context.Context) error {
-	release, err := s.env.startSlot(ctx, s.ID)
+	release, err := startSlot(ctx, s.env, s.ID)
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,7 @@ func TestStartSlots(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir())
 	env := msgEnv(t)
 	ctx := t.Context()
-	release, err := env.startSlot(ctx, "t_first") // makes the directory
+	release, err := startSlot(ctx, env, "t_first") // makes the directory
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,11 +34,11 @@ func TestStartSlots(t *testing.T) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel()
-	if _, err := env.startSlot(wctx, "t_waits"); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := startSlot(wctx, env, "t_waits"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("every slot held: %v, want a wait that ends with its context", err)
 	}
 	held[StartSlots-1]()
-	r, err := env.startSlot(ctx, "t_next")
+	r, err := startSlot(ctx, env, "t_next")
 	if err != nil {
 		t.Fatalf("a slot given back: %v", err)
 	}

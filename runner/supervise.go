@@ -29,21 +29,39 @@ import (
 // The returned error maps to the exit code: nil for done, ErrNeedsInput,
 // ErrTaskTimeout, ErrTaskFailed, ErrCancelled or the context's error.
 func Supervise(ctx context.Context, env *Env, id string) error {
+	return supervise(ctx, env, id, nil)
+}
+
+// given is what a foreground dispatch holds already, so that the
+// supervisor it runs in-process neither looks the profile up nor decodes
+// the settings again: the profile, the settings as recorded, and the
+// stream of a remote task's files started with its agent (nil: none).
+type given struct {
+	prof  *profile.Profile
+	set   RunSettings
+	early *earlyMirror
+}
+
+// supervise is Supervise, with what the caller holds already (g nil:
+// everything is read from the task's record).
+func supervise(ctx context.Context, env *Env, id string, g *given) error {
 	t, err := env.Record().Task(ctx, id)
 	if err != nil {
 		return err
 	}
-	set, err := SettingsOf(t)
-	if err != nil {
-		return err
+	if g == nil {
+		g = &given{}
+		if g.set, err = SettingsOf(t); err != nil {
+			return err
+		}
+		if g.prof, err = profile.FindProfile(env.Profiles, t.Agent); err != nil {
+			return fmt.Errorf("task %s: %w", id, err)
+		}
 	}
-	prof, err := profile.FindProfile(env.Profiles, t.Agent)
-	if err != nil {
-		return fmt.Errorf("task %s: %w", id, err)
-	}
+	set, prof := g.set, g.prof
 	if t.Status == state.StatusQueued && t.Tmux.Pane == "" {
 		// Queued behind other tasks (dispatch --after): wait, then start.
-		unlock, err := env.startQueued(ctx, t, set)
+		unlock, err := startQueued(ctx, env, t, prof, set)
 		if err != nil {
 			return err
 		}
@@ -82,7 +100,7 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 	if owner != 0 {
 		return fmt.Errorf("task %s is supervised by process %d already", id, owner)
 	}
-	s, stop, err := env.newSupervisor(ctx, t, prof, set)
+	s, stop, err := newSupervisor(ctx, env, t, prof, set, g.early)
 	if err != nil {
 		return err
 	}
@@ -103,9 +121,10 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 }
 
 // newSupervisor makes the supervisor of t's pane as it is now. For a task
-// on a host it starts streaming the host's files into their local copies,
-// which its monitor watches as a local task's; stop ends that.
-func (env *Env) newSupervisor(ctx context.Context, t *state.Task, prof *profile.Profile, set RunSettings) (s *supervision, stop func(), err error) {
+// on a host it streams the host's files into their local copies (the
+// stream early started with the agent, else a new one), which its monitor
+// watches as a local task's; stop ends that.
+func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set RunSettings, early *earlyMirror) (s *supervision, stop func(), err error) {
 	// Checked by Dispatch: an error here is a record edited by hand, and
 	// approves nothing.
 	rules, _ := config.CompileApproveRules("approve_rules", set.ApproveRules)
@@ -130,16 +149,16 @@ func (env *Env) newSupervisor(ctx context.Context, t *state.Task, prof *profile.
 	if s.host, err = env.HostConn(ctx, t.Tmux.Host); err != nil {
 		return nil, nil, err
 	}
-	runCtx, stop, ok := env.takeEarlyMirror(t.ID)
+	runCtx, stop, ok := early.take()
 	if !ok {
-		if runCtx, stop, err = env.startMirror(ctx, t); err != nil {
+		if runCtx, stop, err = startMirror(ctx, env, t); err != nil {
 			return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
 		}
 	}
 	s.runCtx = runCtx
 	// The hook's events (from the host's runner binary) stream into the
 	// task's usual events file.
-	mon.TC, mon.Remote, mon.Died = tc, true, env.remoteDiedFile(t.ID)
+	mon.TC, mon.Remote, mon.Died = tc, true, remoteDiedFile(env.Store, t.ID)
 	return s, stop, nil
 }
 

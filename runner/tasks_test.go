@@ -100,8 +100,8 @@ func TestFailUnstarted(t *testing.T) {
 	other := msgTask("t_start0002", "", state.StatusQueued)
 	other.SupervisorPID = os.Getppid()
 	env := msgEnv(t, mine, other)
-	env.failUnstarted(t.Context(), mine.ID, errors.New("state is busy"))
-	env.failUnstarted(t.Context(), other.ID, errors.New("state is busy"))
+	failUnstarted(t.Context(), env, mine.ID, errors.New("state is busy"))
+	failUnstarted(t.Context(), env, other.ID, errors.New("state is busy"))
 	st, err := env.Store.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)

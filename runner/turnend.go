@@ -96,7 +96,7 @@ func lastReason(t *state.Task) string {
 // Notify runs the notification command, bounded in time, with the task in
 // its environment; a failure is journaled, never fatal.
 func Notify(ctx context.Context, env *Env, t *state.Task, set RunSettings) {
-	env.tmuxMessage(ctx, t, set)
+	tmuxMessage(ctx, env, t, set)
 	if len(set.Notify) == 0 {
 		return
 	}

@@ -29,7 +29,7 @@ type worktreeStart struct {
 // and untracked files included, and the user's work tree, index, HEAD and
 // stash stay as they are. A project that is a subdirectory of a larger
 // repository starts in the same subdirectory of the worktree.
-func (env *Env) startWorktree(ctx context.Context, task *state.Task, snap *gitsnap.Snapshot, setup *config.WorktreeSetup) (worktreeStart, error) {
+func startWorktree(ctx context.Context, env *Env, task *state.Task, snap *gitsnap.Snapshot, setup *config.WorktreeSetup) (worktreeStart, error) {
 	home, err := gitsnap.WorktreeHome(ctx, task.Dir)
 	if err != nil {
 		return worktreeStart{}, err
@@ -87,7 +87,7 @@ func resolveFrom(st *state.State, ref string, after []string) (string, error) {
 // snapshotDir is the directory whose state a task starts from: its own,
 // or with --from the other task's worktree, whose leftovers are committed
 // on its branch first.
-func (env *Env) snapshotDir(ctx context.Context, task *state.Task, spec *StartSpec) (string, error) {
+func snapshotDir(ctx context.Context, env *Env, task *state.Task, spec *StartSpec) (string, error) {
 	if spec.From == "" {
 		return task.Dir, nil
 	}
