@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -165,12 +164,6 @@ func (s localSite) paneEnv(t *state.Task, prof *profile.Profile) []string {
 	}
 	return append(kv, prof.EnvList()...)
 }
-
-// IsTaskIdentityVar reports whether k is one of the variables that say
-// which task a process belongs to (set in every agent pane). A process
-// that is not that task (a supervisor started from a pane, a shadow) must
-// not inherit them (tmuxctl.TaskIdentityVars, which tmux clients drop too).
-func IsTaskIdentityVar(k string) bool { return slices.Contains(tmuxctl.TaskIdentityVars, k) }
 
 // launch starts the agent in a new window of the task's session, on its
 // site (this machine or its host): remain-on-exit, the pane-died hooks,

@@ -6,9 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
-	"strings"
 	"syscall"
+
+	"github.com/runner-cli/runner/tmuxctl"
 )
 
 // spawnRunner starts this runner binary with args (after --socket) as a
@@ -36,11 +36,7 @@ func (env *Env) SpawnRunner(logPath string, extra []*os.File, args ...string) (i
 	}
 	defer devnull.Close()
 	cmd := exec.Command(env.Exe, append([]string{"--socket", env.TC.Socket()}, args...)...)
-	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
-		k, _, _ := strings.Cut(kv, "=")
-		return IsTaskIdentityVar(k)
-	})
-	cmd.Env = append(cmd.Env, "RUNNER_STATE_DIR="+env.Store.Dir())
+	cmd.Env = tmuxctl.ChildEnv(os.Environ(), "RUNNER_STATE_DIR="+env.Store.Dir())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
 	cmd.ExtraFiles = extra
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

@@ -170,6 +170,29 @@ func CleanEnv(env []string) []string {
 	return out
 }
 
+// ChildEnv is the environment of a process runner starts that is not an
+// agent's pane (a supervisor, the background gc, a shadow, a worktree's
+// set-up command): environ without TaskIdentityVars (a process started
+// from a task's pane must not pass for that task), with set's KEY=VALUE
+// entries replacing any of the same name. It is the one such builder.
+func ChildEnv(environ []string, set ...string) []string {
+	drop := map[string]bool{}
+	for _, k := range TaskIdentityVars {
+		drop[k] = true
+	}
+	for _, kv := range set {
+		k, _, _ := strings.Cut(kv, "=")
+		drop[k] = true
+	}
+	out := make([]string, 0, len(environ)+len(set))
+	for _, kv := range environ {
+		if k, _, _ := strings.Cut(kv, "="); !drop[k] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, set...)
+}
+
 // TaskIdentityVars are the variables runner sets in an agent's pane that
 // name its task (and where its turn-end events go). Only that pane's
 // processes may carry them.

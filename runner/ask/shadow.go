@@ -96,19 +96,7 @@ func shadowEnv(env *runner.Env, t *state.Task, prof *profile.Profile) []string {
 	if env.Environ != nil {
 		environ = env.Environ
 	}
-	var out []string
-	for _, e := range environ() {
-		k, _, _ := strings.Cut(e, "=")
-		if runner.IsTaskIdentityVar(k) || k == "RUNNER_SHADOW_OF" {
-			continue
-		}
-		if _, ok := prof.Env[k]; ok {
-			continue
-		}
-		out = append(out, e)
-	}
-	out = append(out, "RUNNER_SHADOW_OF="+t.ID)
-	return append(out, prof.EnvList()...)
+	return tmuxctl.ChildEnv(environ(), append([]string{"RUNNER_SHADOW_OF=" + t.ID}, prof.EnvList()...)...)
 }
 
 // Prompt is the prompt a shadow of t gets: who it answers for, t's task

@@ -17,6 +17,7 @@ import (
 
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/tmuxctl"
 )
 
 // Apply copies and links the files from the repository's top (from) into
@@ -71,7 +72,7 @@ func Apply(ctx context.Context, w *config.WorktreeSetup, from, to, dir, log, id 
 	defer cancel()
 	cmd := exec.CommandContext(rctx, w.Run[0], w.Run[1:]...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, out, out
-	cmd.Env = append(os.Environ(), "RUNNER_TASK_ID="+id, "RUNNER_WORKTREE="+to)
+	cmd.Env = tmuxctl.ChildEnv(os.Environ(), "RUNNER_TASK_ID="+id, "RUNNER_WORKTREE="+to)
 	if err := cmd.Run(); err != nil {
 		if rctx.Err() == context.DeadlineExceeded {
 			err = fmt.Errorf("did not finish within %s", timeout)
