@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/internal/atomicfile"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
@@ -266,7 +267,7 @@ func (s localSite) hook(_ context.Context, t *state.Task, prof *profile.Profile,
 		return nil, nil, nil
 	}
 	if hl.Settings != nil {
-		if err := writeHookFile(hl.SettingsPath, hl.Settings); err != nil {
+		if err := atomicfile.Write(hl.SettingsPath, hl.Settings, 0o600, false); err != nil {
 			return nil, nil, fmt.Errorf("agent %s: write the hook settings %s: %w (check the state directory's permissions)", prof.Name, hl.SettingsPath, err)
 		}
 	}
@@ -308,23 +309,6 @@ func hookUnusable(h *profile.Hook, path string) string {
 			return ""
 		}
 	}
-}
-
-// writeHookFile writes a hook's settings file (0600, its directories 0700)
-// by a rename, so a CLI starting at that moment never reads half of it.
-func writeHookFile(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
-	tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }
 
 // StartSupervisor starts `runner supervise ID` as a detached process in its

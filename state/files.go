@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/runner-cli/runner/internal/atomicfile"
 )
 
 // The per-task files live in subdirectories of the state directory:
@@ -61,19 +63,6 @@ func (s *Store) PrepareTaskFiles(id string) error {
 		f.Close()
 	}
 	return nil
-}
-
-// WriteTaskFile writes a per-task file (0600) atomically.
-func (s *Store) WriteTaskFile(kind, id string, data []byte) error {
-	p := s.TaskFile(kind, id)
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return err
-	}
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		return fmt.Errorf("write %s: %w", p, err)
-	}
-	return os.Rename(tmp, p)
 }
 
 // TaskEvent is one event reported by an agent's hook for a task.
@@ -232,35 +221,7 @@ func (s *Store) WriteTaskText(id, text string) (string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create %s: %w (set RUNNER_STATE_DIR to a writable directory)", dir, err)
 	}
-	tmp := p + ".tmp"
-	err := func() error {
-		f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-		if err != nil {
-			return err
-		}
-		if _, err := f.WriteString(text); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
-		if err := os.Rename(tmp, p); err != nil {
-			return err
-		}
-		d, err := os.Open(dir)
-		if err != nil {
-			return err
-		}
-		defer d.Close()
-		return d.Sync()
-	}()
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Write(p, []byte(text), 0o600, true); err != nil {
 		return "", fmt.Errorf("write the text of task %s to %s: %w (is the disk full?)", id, p, err)
 	}
 	return p, nil

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/runner-cli/runner/internal/atomicfile"
 	"github.com/runner-cli/runner/internal/filelock"
 )
 
@@ -139,7 +140,7 @@ const (
 
 // opsDir is the queue of handed-over changes inside the state directory:
 // NAME.op (waiting), NAME.claim (taken by a holder), in/ID.fifo (where its
-// owner waits for the answer), NAME.tmp (being written).
+// owner waits for the answer), .NAME.op.*.tmp (being written).
 const opsDir = "ops"
 
 // opsGrace is how often an owner waiting for its answer makes sure its
@@ -268,16 +269,7 @@ func (s *Store) writeOp(dir, name string, op taskOp) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, name+".tmp")
-	if err := os.WriteFile(tmp, data, 0o600); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, name+".op")); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return atomicfile.Write(filepath.Join(dir, name+".op"), data, 0o600, false)
 }
 
 func exists(path string) bool {

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/runner-cli/runner/internal/atomicfile"
 )
 
 // HostsFile is the file, in the state directory, of the hosts runner
@@ -103,13 +105,9 @@ func (s *Store) UpdateHosts(ctx context.Context, fn func(map[string]*Host) error
 	if err != nil {
 		return fmt.Errorf("encode hosts: %w", err)
 	}
-	path, tmp := s.path(HostsFile), s.path(HostsFile+".tmp")
-	if err := writeSynced(tmp, append(b, '\n')); err != nil {
+	path := s.path(HostsFile)
+	if err := atomicfile.Write(path, append(b, '\n'), 0o600, true); err != nil {
 		return fmt.Errorf("write %s: %w (the hosts are unchanged)", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w (the hosts are unchanged)", path, err)
-	}
-	return s.syncDir()
+	return nil
 }
