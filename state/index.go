@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 	"unicode/utf8"
+
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // indexVersion is the first version whose state.json is the index (older
@@ -88,7 +90,7 @@ const (
 
 // title returns the first line of text clipped to TitleMax bytes.
 func title(text string) string {
-	t := FirstLine(text)
+	t := textutil.FirstLine(text)
 	if len(t) <= TitleMax {
 		return t
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // Version is the schema version this package reads and writes. A state file
@@ -308,7 +310,7 @@ func (t *Task) AddTurnAnswer(at time.Time, summary, answer string) {
 		}
 		answer = answer[:cut] + " …"
 	}
-	t.Turns = append(t.Turns, Turn{Time: at, Summary: FirstLine(summary), Answer: answer})
+	t.Turns = append(t.Turns, Turn{Time: at, Summary: textutil.FirstLine(summary), Answer: answer})
 	if n := len(t.Turns) - MaxTurns; n > 0 {
 		t.Turns = append(t.Turns[:0:0], t.Turns[n:]...)
 	}
@@ -320,16 +322,6 @@ func (t *Task) LastTurn() string {
 		return ""
 	}
 	return t.Turns[len(t.Turns)-1].Summary
-}
-
-// FirstLine returns the first non-blank line of s, trimmed.
-func FirstLine(s string) string {
-	for line := range strings.Lines(s) {
-		if l := strings.TrimSpace(line); l != "" {
-			return l
-		}
-	}
-	return ""
 }
 
 func statusList() string {

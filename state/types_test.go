@@ -81,20 +81,6 @@ func TestTurnLogBounded(t *testing.T) {
 	}
 }
 
-func TestFirstLine(t *testing.T) {
-	for in, want := range map[string]string{
-		"":                 "",
-		"one":              "one",
-		"  one  \ntwo":     "one",
-		"\n\n \t\n x \r\n": "x",
-		"a\r\nb":           "a",
-	} {
-		if got := FirstLine(in); got != want {
-			t.Errorf("FirstLine(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestNewTaskID(t *testing.T) {
 	st := New()
 	for range 2000 {

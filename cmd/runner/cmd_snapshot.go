@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/exit"
 
 	"github.com/runner-cli/runner/gitsnap"
@@ -126,8 +127,8 @@ func (a *app) runSnapshotTake(ctx context.Context, opts snapshotTakeOptions) err
 	if opts.host != "" {
 		hostArg = " --host " + opts.host
 	}
-	fmt.Fprintf(a.out, "  diff:    runner snapshot%s diff -C %s %s\n", hostArg, shellQuote(s.Dir), s.ID)
-	fmt.Fprintf(a.out, "  restore: runner snapshot%s restore -C %s %s\n", hostArg, shellQuote(s.Dir), s.ID)
+	fmt.Fprintf(a.out, "  diff:    runner snapshot%s diff -C %s %s\n", hostArg, transport.QuoteIfNeeded(s.Dir), s.ID)
+	fmt.Fprintf(a.out, "  restore: runner snapshot%s restore -C %s %s\n", hostArg, transport.QuoteIfNeeded(s.Dir), s.ID)
 	return nil
 }
 
@@ -321,14 +322,6 @@ func shortBase(s *gitsnap.Snapshot) string {
 		return "(unborn)"
 	}
 	return s.Base[:min(10, len(s.Base))]
-}
-
-// shellQuote quotes s for a copy-pasted shell command when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // snapshotIsTerminal reports whether r is a terminal. Tests swap it.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/internal/transport"
 	"github.com/spf13/cobra"
 )
 
@@ -72,7 +73,7 @@ func (a *app) runSnapshotRestore(ctx context.Context, opts snapshotRestoreOption
 	if opts.host != "" {
 		hostArg = " --host " + opts.host
 	}
-	fmt.Fprintf(a.out, "undo with: runner snapshot%s restore -C %s %s\n", hostArg, shellQuote(s.Dir), res.Undo.ID)
+	fmt.Fprintf(a.out, "undo with: runner snapshot%s restore -C %s %s\n", hostArg, transport.QuoteIfNeeded(s.Dir), res.Undo.ID)
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/internal/transport"
 )
 
 // snapshotRepo makes a hermetic git repository with one commit.
@@ -191,8 +192,8 @@ func TestParseAge(t *testing.T) {
 
 func TestShellQuote(t *testing.T) {
 	for in, want := range map[string]string{"/tmp/x": "/tmp/x", "/a b": "'/a b'", "it's": `'it'\''s'`, "": "''"} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %q, want %q", in, got, want)
+		if got := transport.QuoteIfNeeded(in); got != want {
+			t.Errorf("transport.QuoteIfNeeded(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/ctxtime"
+	"github.com/runner-cli/runner/internal/transport"
 )
 
 // Turn is one scripted answer of the mock model.
@@ -290,7 +291,7 @@ func (s *Server) decide(c conv) reply {
 		// No file-writing tool offered (Codex with an unknown model offers
 		// only exec_command): write the file through the shell tool.
 		st := t
-		st.Shell = "printf '%s' " + shellQuote(t.Write.Content) + " > " + shellQuote(t.Write.Path)
+		st.Shell = "printf '%s' " + transport.Quote(t.Write.Content) + " > " + transport.Quote(t.Write.Path)
 		pick(&r, shellTools, c.tools, st)
 	}
 	return r
@@ -308,11 +309,6 @@ func pick(r *reply, candidates []toolMap, offered []string, t Turn) bool {
 		}
 	}
 	return false
-}
-
-// shellQuote quotes s for a POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func (s *Server) match(prompt string) (Turn, bool) {

@@ -150,6 +150,15 @@ func Quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// QuoteIfNeeded is Quote for a command a user copies: s as it is when it
+// holds only characters no shell treats specially, else Quote(s).
+func QuoteIfNeeded(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@") == "" {
+		return s
+	}
+	return Quote(s)
+}
+
 // Join quotes every word of argv and joins them with spaces: the command
 // line a remote shell turns back into argv.
 func Join(argv []string) string {
