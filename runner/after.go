@@ -106,7 +106,7 @@ func checkDependencies(st *state.State, after []string) (ready bool, err error) 
 type errLeftQueue struct{ t *state.Task }
 
 func (e *errLeftQueue) Error() string {
-	return fmt.Sprintf("task %s is %s (%s)", e.t.ID, e.t.Status, lastReason(e.t))
+	return fmt.Sprintf("task %s is %s (%s)", e.t.ID, e.t.Status, e.t.LastReason())
 }
 
 func (e *errLeftQueue) Is(target error) bool { return target == ErrCancelled }
@@ -182,7 +182,7 @@ func startQueued(ctx context.Context, env *Env, t *state.Task, prof *profile.Pro
 		bg := context.WithoutCancel(ctx)
 		if nt, _ := env.Record().Task(bg, t.ID); nt != nil && nt.Status.IsTerminal() {
 			// Ended by another process (runner cancel), which stopped us.
-			return nil, fmt.Errorf("task %s ended while waiting: %s (%s): %w", t.ID, nt.Status, lastReason(nt), ctx.Err())
+			return nil, fmt.Errorf("task %s ended while waiting: %s (%s): %w", t.ID, nt.Status, nt.LastReason(), ctx.Err())
 		}
 		if set.Detached {
 			_ = env.Record().SetStatus(bg, t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor stopped while %s (runner resume %s)", waitingReason(t.After), t.ID), nil)

@@ -95,9 +95,9 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if timeout <= 0 {
 		timeout = config.DefaultTaskTimeout
 	}
-	tctx, cancel := sup.startClock(sup.runCtx, timeout)
+	tctx, cancel := sup.StartClock(sup.runCtx, timeout)
 	defer cancel()
-	err = sup.concludeAll(ctx, tctx, sup.hostLost(sup.MonitorTurn(tctx, time.Time{})))
+	err = sup.concludeAll(ctx, sup.hostLost(sup.MonitorTurn(tctx, time.Time{})))
 	nt, _ := env.Record().Task(context.WithoutCancel(ctx), t.ID)
 	if nt == nil {
 		nt = t
@@ -248,7 +248,7 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 	}
 	defer stop()
 	if err := sup.waitReady(sup.runCtx); err != nil {
-		err = sup.concludeAll(ctx, sup.runCtx, sup.hostLost(err))
+		err = sup.concludeAll(ctx, sup.hostLost(err))
 		if x, _ := env.Record().Task(context.WithoutCancel(ctx), t.ID); x != nil {
 			nt = x
 		}

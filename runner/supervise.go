@@ -113,11 +113,11 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 	tctx, cancel := context.WithCancel(s.runCtx)
 	if t.Delivery != "" {
 		cancel()
-		tctx, cancel = s.startClock(s.runCtx, timeout)
+		tctx, cancel = s.StartClock(s.runCtx, timeout)
 	}
 	defer cancel()
 	err = s.hostLost(s.run(tctx, t))
-	return s.concludeAll(ctx, tctx, err)
+	return s.concludeAll(ctx, err)
 }
 
 // newSupervisor makes the supervisor of t's pane as it is now. For a task
@@ -162,12 +162,13 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 	return s, stop, nil
 }
 
-// hostLost is the error a supervision ends with: remote.ErrHostLost's when the
-// connection to its host was lost meanwhile (the stream stayed down, or a
-// tmux call failed and the host does not answer now), else err.
+// hostLost is the error a supervision ends with: one wrapping
+// remote.ErrHostLost, marked supervisor.Orphaned, when the connection to
+// its host was lost meanwhile (the stream stayed down, or a tmux call
+// failed and the host does not answer now), else err.
 func (s *supervision) hostLost(err error) error {
 	if cause := context.Cause(s.runCtx); errors.Is(cause, remote.ErrHostLost) {
-		return cause
+		return supervisor.Orphaned(cause)
 	}
 	var eo *supervisor.Ended
 	if s.host == nil || err == nil || (errors.As(err, &eo) && eo.Status != state.StatusFailed) ||
@@ -177,7 +178,7 @@ func (s *supervision) hostLost(err error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.runCtx), 15*time.Second)
 	defer cancel()
 	if _, perr := s.host.Run(ctx, "true"); errors.Is(perr, hosts.ErrUnreachable) {
-		return fmt.Errorf("%w: %v (while: %v)", remote.ErrHostLost, perr, err)
+		return supervisor.Orphaned(fmt.Errorf("%w: %v (while: %v)", remote.ErrHostLost, perr, err))
 	}
 	return err
 }
@@ -185,11 +186,11 @@ func (s *supervision) hostLost(err error) error {
 // concludeAll concludes a turn and, while messages are waiting for the
 // task when a turn ends done, delivers them as the next turn (each with the
 // task's timeout) and concludes that one.
-func (s *supervision) concludeAll(ctx, tctx context.Context, err error) error {
+func (s *supervision) concludeAll(ctx context.Context, err error) error {
 	cancel := func() {}
 	defer func() { cancel() }()
 	for {
-		err = s.conclude(ctx, tctx, err)
+		err = s.conclude(ctx, err)
 		cancel()
 		if !errors.Is(err, supervisor.ErrMoreMessages) {
 			return err
@@ -198,7 +199,8 @@ func (s *supervision) concludeAll(ctx, tctx context.Context, err error) error {
 		if timeout <= 0 {
 			timeout = config.DefaultTaskTimeout
 		}
-		tctx, cancel = s.startClock(s.runCtx, timeout)
+		var tctx context.Context
+		tctx, cancel = s.StartClock(s.runCtx, timeout)
 		err = s.hostLost(s.messageTurn(tctx))
 	}
 }
@@ -212,8 +214,6 @@ type supervision struct {
 	env  *Env
 	book *taskBook // the Supervisor's Book, as the supervisor.Ender of its turns
 	set  RunSettings
-	// deadline is when the task's time runs out (startClock).
-	deadline time.Time
 	// runCtx is the supervision's context: for a task on a host, it ends
 	// (cause remote.ErrHostLost) when the connection stays lost.
 	runCtx context.Context
@@ -245,7 +245,7 @@ func (s *supervision) run(ctx context.Context, t *state.Task) error {
 		}
 		// The task's time counts from here.
 		var cancel context.CancelFunc
-		ctx, cancel = s.startClock(ctx, s.timeout)
+		ctx, cancel = s.StartClock(ctx, s.timeout)
 		defer cancel()
 	case state.StatusOrphaned:
 		if t.Delivery == "" {

@@ -399,3 +399,11 @@ func (s *State) clone() *State {
 	c.applied = slices.Clone(s.applied)
 	return &c
 }
+
+// LastReason is the reason of t's last status change ("" when none).
+func (t *Task) LastReason() string {
+	if len(t.History) == 0 {
+		return ""
+	}
+	return t.History[len(t.History)-1].Reason
+}

@@ -146,6 +146,8 @@ type Supervisor struct {
 	// from before the dialog (Gemini drops the prompt and redraws it) is
 	// no sign; only a new echo is.
 	echoBase int
+	// deadline is when the task's time runs out (StartClock).
+	deadline time.Time
 }
 
 // Outcome is how a supervision phase ended: the status to record, why,
