@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/runner-cli/runner/runner/config"
-	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/runner/remote"
@@ -95,15 +94,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		return nil, err
 	}
 	project, dir, after := plan.project, plan.dir, plan.after
-	if plan.host == "" {
-		argv, err = ResolveArgv(env, prof, argv)
-	} else {
-		var c *hosts.Conn
-		if c, err = env.HostConn(ctx, plan.host); err == nil {
-			argv, err = remote.Argv(ctx, c, prof, dir, argv)
-		}
-	}
-	if err != nil {
+	if argv, err = siteArgv(ctx, env, prof, plan, argv); err != nil {
 		return nil, err
 	}
 	spec := &StartSpec{Argv: argv, Size: req.Size, UseHook: req.UseHook, RequireSnapshot: req.RequireSnapshot,
@@ -168,6 +159,20 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		task = t
 	}
 	return task, err
+}
+
+// siteArgv is the agent's argv on the site the plan runs it on: argv[0]
+// found here (ResolveArgv), or checked on the host with its directory
+// (remote.Argv).
+func siteArgv(ctx context.Context, env *Env, prof *profile.Profile, plan dispatchPlan, argv []string) ([]string, error) {
+	if plan.host == "" {
+		return ResolveArgv(env, prof, argv)
+	}
+	c, err := env.HostConn(ctx, plan.host)
+	if err != nil {
+		return nil, err
+	}
+	return remote.Argv(ctx, c, prof, plan.dir, argv)
 }
 
 // dispatchPlan is what a dispatch resolved from the state before it

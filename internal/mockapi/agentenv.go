@@ -41,9 +41,6 @@ func CLIs() []string { return []string{"claude", "codex", "gemini", "opencode", 
 // What stays on screen is the CLI's real behaviour: trust dialogs for
 // folders not in projects, and tool approvals (opencode is configured with
 // permission "ask" for edit and bash, since it allows both by default).
-//
-// It is one switch over the CLIs, each case the settings that CLI needs
-// (longer than ~80 lines: a table reads best whole).
 func AgentEnv(cli, baseURL, home string, projects ...string) (env []string, files map[string]string, err error) {
 	if !filepath.IsAbs(home) {
 		return nil, nil, fmt.Errorf("mockapi: home %q for %s is not an absolute path (use t.TempDir())", home, cli)
@@ -64,101 +61,13 @@ func AgentEnv(cli, baseURL, home string, projects ...string) (env []string, file
 		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
 	}
-	files = map[string]string{}
-	switch cli {
-	case "claude":
-		env = append(env,
-			"ANTHROPIC_BASE_URL="+baseURL,
-			"ANTHROPIC_API_KEY="+MockAPIKey,
-			"DISABLE_AUTOUPDATER=1", // else it installs updates globally
-		)
-		trusted := map[string]any{}
-		for _, p := range projects {
-			trusted[p] = map[string]any{"hasTrustDialogAccepted": true, "allowedTools": []string{}}
-		}
-		files[filepath.Join(home, ".claude.json")] = jsonText(map[string]any{
-			// Else: an onboarding whose connectivity check needs the real
-			// network (api.anthropic.com), exit 1 offline.
-			"hasCompletedOnboarding": true,
-			// The user's once-only answer to "Detected a custom API key".
-			"customApiKeyResponses": map[string]any{
-				"approved": []string{MockAPIKey[len(MockAPIKey)-20:]},
-				"rejected": []string{},
-			},
-			"projects": trusted,
-		})
-	case "codex":
-		codexHome := filepath.Join(home, ".codex")
-		env = append(env, "CODEX_HOME="+codexHome, "RUNNER_MOCK_API_KEY="+MockAPIKey)
-		var b strings.Builder
-		fmt.Fprintf(&b, "model = %s\nmodel_provider = \"mock\"\ncheck_for_update_on_startup = false\n\n", strconv.Quote(MockModel))
-		fmt.Fprintf(&b, "[model_providers.mock]\nname = \"Mock\"\nbase_url = %s\nenv_key = \"RUNNER_MOCK_API_KEY\"\nwire_api = \"responses\"\n",
-			strconv.Quote(baseURL+"/v1"))
-		for _, p := range sortedCopy(projects) {
-			fmt.Fprintf(&b, "\n[projects.%s]\ntrust_level = \"trusted\"\n", strconv.Quote(p))
-		}
-		files[filepath.Join(codexHome, "config.toml")] = b.String()
-	case "qwen":
-		// Qwen Code (a Gemini CLI fork) talks to an OpenAI-compatible API
-		// given by OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL once
-		// the auth type "openai" is chosen (else it opens its "Select
-		// Authentication Method" dialog whatever the environment says).
-		// Its folder trust is off unless security.folderTrust.enabled (it
-		// never asks), so projects need nothing.
-		env = append(env,
-			"OPENAI_BASE_URL="+baseURL+"/v1",
-			"OPENAI_API_KEY="+MockAPIKey,
-			"OPENAI_MODEL="+MockModel,
-		)
-		settings := map[string]any{
-			"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
-			"model":    map[string]any{"name": MockModel},
-			// No update check or usage statistics: no network but the mock.
-			"general": map[string]any{"enableAutoUpdate": false},
-			"privacy": map[string]any{"usageStatisticsEnabled": false},
-		}
-		files[filepath.Join(home, ".qwen", "settings.json")] = jsonText(settings)
-	case "gemini":
-		env = append(env,
-			"GEMINI_API_KEY="+MockAPIKey,
-			// Honoured with the gemini-api-key auth type; setting it also
-			// switches the default auth to "gateway", hence selectedType below.
-			"GOOGLE_GEMINI_BASE_URL="+baseURL,
-		)
-		files[filepath.Join(home, ".gemini", "settings.json")] = jsonText(map[string]any{
-			"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
-		})
-		if len(projects) > 0 {
-			trusted := map[string]string{}
-			for _, p := range projects {
-				trusted[p] = "TRUST_FOLDER"
-			}
-			files[filepath.Join(home, ".gemini", "trustedFolders.json")] = jsonText(trusted)
-		}
-	case "opencode":
-		// Its model catalogue (models.dev) is fetched from the mock, which
-		// answers an empty one: without this, start-up waits for a network
-		// time-out.
-		env = append(env, "OPENCODE_MODELS_URL="+baseURL)
-		files[filepath.Join(home, ".config", "opencode", "opencode.json")] = jsonText(map[string]any{
-			"$schema":    "https://opencode.ai/config.json",
-			"model":      "mock/" + MockModel,
-			"autoupdate": false,
-			"share":      "disabled",
-			"permission": map[string]any{"edit": "ask", "bash": "ask"},
-			"provider": map[string]any{
-				"mock": map[string]any{
-					"npm":     "@ai-sdk/openai-compatible",
-					"name":    "Mock",
-					"options": map[string]any{"baseURL": baseURL + "/v1", "apiKey": MockAPIKey},
-					"models":  map[string]any{MockModel: map[string]any{"name": "Mock Model"}},
-				},
-			},
-		})
-	default:
+	setup, ok := setups[cli]
+	if !ok {
 		return nil, nil, fmt.Errorf("mockapi: unknown agent CLI %q (known: %s)", cli, strings.Join(CLIs(), ", "))
 	}
-	return env, files, nil
+	a := &agentSetup{baseURL: baseURL, home: home, projects: projects, env: env, files: map[string]string{}}
+	setup(a)
+	return a.env, a.files, nil
 }
 
 // WriteFiles writes files (absolute path → content) as returned by AgentEnv,
@@ -196,4 +105,126 @@ func sortedCopy(s []string) []string {
 	out := append([]string(nil), s...)
 	sort.Strings(out)
 	return out
+}
+
+// agentSetup is what AgentEnv builds for one CLI: its environment and
+// files, from the mock's URL, the CLI's HOME and the trusted projects.
+type agentSetup struct {
+	baseURL, home string
+	projects      []string
+	env           []string
+	files         map[string]string
+}
+
+// setups holds each CLI's settings (see AgentEnv).
+var setups = map[string]func(*agentSetup){
+	"claude":   setupClaude,
+	"codex":    setupCodex,
+	"qwen":     setupQwen,
+	"gemini":   setupGemini,
+	"opencode": setupOpencode,
+}
+
+// setupClaude is AgentEnv for claude.
+func setupClaude(a *agentSetup) {
+	a.env = append(a.env,
+		"ANTHROPIC_BASE_URL="+a.baseURL,
+		"ANTHROPIC_API_KEY="+MockAPIKey,
+		"DISABLE_AUTOUPDATER=1", // else it installs updates globally
+	)
+	trusted := map[string]any{}
+	for _, p := range a.projects {
+		trusted[p] = map[string]any{"hasTrustDialogAccepted": true, "allowedTools": []string{}}
+	}
+	a.files[filepath.Join(a.home, ".claude.json")] = jsonText(map[string]any{
+		// Else: an onboarding whose connectivity check needs the real
+		// network (api.anthropic.com), exit 1 offline.
+		"hasCompletedOnboarding": true,
+		// The user's once-only answer to "Detected a custom API key".
+		"customApiKeyResponses": map[string]any{
+			"approved": []string{MockAPIKey[len(MockAPIKey)-20:]},
+			"rejected": []string{},
+		},
+		"projects": trusted,
+	})
+}
+
+// setupCodex is AgentEnv for codex.
+func setupCodex(a *agentSetup) {
+	codexHome := filepath.Join(a.home, ".codex")
+	a.env = append(a.env, "CODEX_HOME="+codexHome, "RUNNER_MOCK_API_KEY="+MockAPIKey)
+	var b strings.Builder
+	fmt.Fprintf(&b, "model = %s\nmodel_provider = \"mock\"\ncheck_for_update_on_startup = false\n\n", strconv.Quote(MockModel))
+	fmt.Fprintf(&b, "[model_providers.mock]\nname = \"Mock\"\nbase_url = %s\nenv_key = \"RUNNER_MOCK_API_KEY\"\nwire_api = \"responses\"\n",
+		strconv.Quote(a.baseURL+"/v1"))
+	for _, p := range sortedCopy(a.projects) {
+		fmt.Fprintf(&b, "\n[projects.%s]\ntrust_level = \"trusted\"\n", strconv.Quote(p))
+	}
+	a.files[filepath.Join(codexHome, "config.toml")] = b.String()
+}
+
+// setupQwen is AgentEnv for qwen.
+func setupQwen(a *agentSetup) {
+	// Qwen Code (a Gemini CLI fork) talks to an OpenAI-compatible API
+	// given by OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL once
+	// the auth type "openai" is chosen (else it opens its "Select
+	// Authentication Method" dialog whatever the environment says).
+	// Its folder trust is off unless security.folderTrust.enabled (it
+	// never asks), so projects need nothing.
+	a.env = append(a.env,
+		"OPENAI_BASE_URL="+a.baseURL+"/v1",
+		"OPENAI_API_KEY="+MockAPIKey,
+		"OPENAI_MODEL="+MockModel,
+	)
+	settings := map[string]any{
+		"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
+		"model":    map[string]any{"name": MockModel},
+		// No update check or usage statistics: no network but the mock.
+		"general": map[string]any{"enableAutoUpdate": false},
+		"privacy": map[string]any{"usageStatisticsEnabled": false},
+	}
+	a.files[filepath.Join(a.home, ".qwen", "settings.json")] = jsonText(settings)
+}
+
+// setupGemini is AgentEnv for gemini.
+func setupGemini(a *agentSetup) {
+	a.env = append(a.env,
+		"GEMINI_API_KEY="+MockAPIKey,
+		// Honoured with the gemini-api-key auth type; setting it also
+		// switches the default auth to "gateway", hence selectedType below.
+		"GOOGLE_GEMINI_BASE_URL="+a.baseURL,
+	)
+	a.files[filepath.Join(a.home, ".gemini", "settings.json")] = jsonText(map[string]any{
+		"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
+	})
+	if len(a.projects) > 0 {
+		trusted := map[string]string{}
+		for _, p := range a.projects {
+			trusted[p] = "TRUST_FOLDER"
+		}
+		a.files[filepath.Join(a.home, ".gemini", "trustedFolders.json")] = jsonText(trusted)
+	}
+}
+
+// setupOpencode is AgentEnv for opencode.
+func setupOpencode(a *agentSetup) {
+	// Its model catalogue (models.dev) is fetched from the mock, which
+	// answers an empty one: without this, start-up waits for a network
+	// time-out.
+	a.env = append(a.env, "OPENCODE_MODELS_URL="+a.baseURL)
+	a.files[filepath.Join(a.home, ".config", "opencode", "opencode.json")] = jsonText(map[string]any{
+		"$schema":    "https://opencode.ai/config.json",
+		"model":      "mock/" + MockModel,
+		"autoupdate": false,
+		"share":      "disabled",
+		"permission": map[string]any{"edit": "ask", "bash": "ask"},
+		"provider": map[string]any{
+			"mock": map[string]any{
+				"npm":     "@ai-sdk/openai-compatible",
+				"name":    "Mock",
+				"options": map[string]any{"baseURL": a.baseURL + "/v1", "apiKey": MockAPIKey},
+				"models":  map[string]any{MockModel: map[string]any{"name": "Mock Model"}},
+			},
+		},
+	})
 }
