@@ -1,42 +1,49 @@
-// Package runner is the domain of the runner tool, and the operations the
-// commands call: projects, dispatch (a task recorded, its snapshot, its
-// pane started, its supervisor), follow-ups and resume (send), messages
-// and ask, waiting (wait, --after), reconciliation against live panes and
-// processes, gc, worktrees and remote tasks.
+// Package runner is the core of a task's life: a dispatch (dispatch.go:
+// the project resolved, the task recorded, queued behind --after), its
+// launch (launch.go: the snapshot, the work tree — the project's or a
+// worktree of its own, worktree.go — and the pane on its site, site.go:
+// this machine or a host), its supervision (supervise.go: ready, delivery,
+// the turn, the end) with the turns that follow (send.go: follow-ups,
+// resume; msgdeliver.go: queued messages) and reconciliation against live
+// panes and processes (reconcile.go).
 //
-// The decisions it takes live in sub-packages that know nothing of Env,
-// each table-tested on its own:
+// Env (env.go) is what the operations need from the outside world, made
+// by the composition root, cmd/runner, once per command: a plain struct
+// of ten methods (the clock, progress and warnings, the task record, the
+// hosts, the self-spawn).
+//
+// Below it, each decision in a package of its own that knows nothing of
+// Env, table-tested on its own:
 //
 //   - runner/profile: agent profiles and screen detection (a screen in, a
 //     state out);
-//   - runner/monitor: watching a pane (events in, a decision out: the
-//     turn's end, a dialog, the pane's death);
-//   - runner/supervisor: a task's turns (ready, delivery, dialogs, the
-//     turn's end and its record), through a Pane (tmuxctl.Client), a
-//     Watcher (the monitor) and a Book (the task's record, kept here by
-//     taskBook);
-//   - runner/messaging: the queue's rules (posting, merging, loop limits,
-//     the delivery batch), awareness, the message prompt, ask's targets
-//     and the lineage (tree, collect);
-//   - runner/hosts: the registered hosts and the connections to them (a
-//     Pool the composition root makes and passes in Env.Hosts);
-//   - runner/sandbox: bubblewrap argv and checks (dispatch --sandbox);
-//   - runner/config: the config file (load, validate, profiles, defaults);
+//   - runner/monitor: watching a pane (events in, a decision out);
+//   - runner/supervisor: a task's turns (ready, delivery, dialogs) and
+//     where a turn and a supervision end (Ending, Conclude), through small
+//     interfaces (Pane, Watcher, Book; taskBook in book.go is the Book);
 //   - runner/record: the task record's durable writes and the journal;
-//   - runner/doctor: what runner needs, checked (and the agents found);
-//   - runner/agentsim: the simulated agent; runner/proctree: process
-//     trees (pidfds, never another uid's or a tmux server); runner/exit:
-//     exit codes and error kinds.
+//   - runner/messaging: the queue's rules, awareness, lineage;
+//   - runner/projects: the registry and where a task works;
+//   - runner/hosts: the registered hosts and the connections to them (a
+//     Pool the composition root passes in Env.Hosts);
+//   - runner/remote: a task on a host (its files there, its launch's
+//     checks, the stream of its files back);
+//   - runner/worktree/setup: making a new worktree ready;
+//   - runner/doctor (what runner needs, checked), runner/sandbox,
+//     runner/config, runner/proctree, runner/exit.
 //
-// runner/watch, the live view, sits above this package, as cmd/runner
-// does.
+// Above it, what a user does with tasks once they run, each imported only
+// by cmd/runner (and watch):
 //
-// Below everything, internal/: privdir (this user's private directories),
-// filelock, transport (ssh, the one shell quoting), textutil (text helpers,
-// escapes made visible or stripped), ctxtime (the one Sleep), mockapi and
-// sshtest (test support).
+//   - runner/tasks: list, wait, attach;
+//   - runner/mailbox: runner msg, inbox;
+//   - runner/ask: questions answered by shadows;
+//   - runner/worktree: the worktrees of tasks, listed and merged;
+//   - runner/gc: reclaiming finished tasks, and cancel's kill path;
+//   - runner/watch: the live view.
 //
-// It is the only package that combines the three leaves (tmuxctl, state,
-// gitsnap); the leaves never import each other or this package. cmd/runner
-// only parses flags, calls into this package and prints.
+// Below everything: the leaves tmuxctl, state and gitsnap (they never
+// import each other nor any runner package), and internal/ (privdir,
+// filelock, atomicfile, transport — ssh and the one shell quoting —,
+// textutil, ctxtime, and test support).
 package runner
