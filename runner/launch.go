@@ -127,18 +127,14 @@ func ResolveArgv(env *Env, prof *profile.Profile, argv []string) ([]string, erro
 // leave agents with a minimal environment.
 func (s localSite) paneEnv(t *state.Task, prof *profile.Profile) []string {
 	env := s.env
-	kv := []string{
-		"RUNNER_TASK_ID=" + t.ID,
-		"RUNNER_PROJECT=" + projects.Label(t),
-		"RUNNER_LEVEL=" + strconv.Itoa(t.Level),
-		"RUNNER_PARENT=" + t.Parent,
-		"RUNNER_STATE_DIR=" + env.Store.Dir(),
-		"RUNNER_SOCKET=" + env.TC.Socket(),
-		"RUNNER_TMUX_SOCKET=" + env.TC.Socket(),
+	kv := append(projects.TaskEnv(t),
+		"RUNNER_STATE_DIR="+env.Store.Dir(),
+		"RUNNER_SOCKET="+env.TC.Socket(),
+		"RUNNER_TMUX_SOCKET="+env.TC.Socket(),
 		// Where a turn-end hook of the agent writes (the OpenCode plugin of
 		// scripts/ reads it; any hook may).
-		"RUNNER_EVENTS_FILE=" + env.Store.TaskFile("events", t.ID),
-	}
+		"RUNNER_EVENTS_FILE="+env.Store.TaskFile("events", t.ID),
+	)
 	for _, k := range []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE"} {
 		if v := env.Getenv(k); v != "" {
 			kv = append(kv, k+"="+v)
@@ -271,11 +267,8 @@ func (s localSite) hook(_ context.Context, t *state.Task, prof *profile.Profile,
 			return nil, nil, fmt.Errorf("agent %s: write the hook settings %s: %w (check the state directory's permissions)", prof.Name, hl.SettingsPath, err)
 		}
 	}
-	hookEnv = hl.Env
-	if prof.Hook.EnvMergeJSON {
-		if hookEnv, err = profile.MergeJSONEnv(penv, hookEnv); err != nil {
-			return nil, nil, exit.Usagef("agent %s: runner's turn-end hook: %v (fix the variable, or run without runner's hook: --no-hook)", prof.Name, err)
-		}
+	if hookEnv, err = prof.HookEnv(penv, hl); err != nil {
+		return nil, nil, err
 	}
 	return hl.Args, hookEnv, nil
 }

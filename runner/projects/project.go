@@ -13,6 +13,7 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -272,4 +273,16 @@ func sameDir(a, b string) bool {
 	}
 	eb, err := filepath.EvalSymlinks(b)
 	return err == nil && ea == eb
+}
+
+// TaskEnv is the environment that names task t in its pane, here or on a
+// host: its id, its project (Label), its level and its parent. The pane's
+// other variables (where the state and the events go) are its site's.
+func TaskEnv(t *state.Task) []string {
+	return []string{
+		"RUNNER_TASK_ID=" + t.ID,
+		"RUNNER_PROJECT=" + Label(t),
+		"RUNNER_LEVEL=" + strconv.Itoa(t.Level),
+		"RUNNER_PARENT=" + t.Parent,
+	}
 }

@@ -3,7 +3,6 @@ package remote
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/runner-cli/runner/internal/transport"
@@ -52,15 +51,11 @@ func Argv(ctx context.Context, c *hosts.Conn, prof *profile.Profile, dir string,
 // hook`), and the profile's variables. Nothing of this machine's (PATH,
 // HOME, the state directory) applies there.
 func PaneEnv(t *state.Task, prof *profile.Profile, files Files) []string {
-	kv := []string{
-		"RUNNER_TASK_ID=" + t.ID,
-		"RUNNER_PROJECT=" + projects.Label(t),
-		"RUNNER_LEVEL=" + strconv.Itoa(t.Level),
-		"RUNNER_PARENT=" + t.Parent,
-		"RUNNER_HOST=" + t.Tmux.Host,
-		"RUNNER_STATE_DIR=" + files.State,
-		"RUNNER_EVENTS_FILE=" + files.Events,
-	}
+	kv := append(projects.TaskEnv(t),
+		"RUNNER_HOST="+t.Tmux.Host,
+		"RUNNER_STATE_DIR="+files.State,
+		"RUNNER_EVENTS_FILE="+files.Events,
+	)
 	return append(kv, prof.EnvList()...)
 }
 
@@ -88,11 +83,9 @@ func Hook(t *state.Task, c *hosts.Conn, prof *profile.Profile, files Files, penv
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("agent %s: %w", prof.Name, err)
 	}
-	hookEnv := h.Env
-	if prof.Hook.EnvMergeJSON {
-		if hookEnv, err = profile.MergeJSONEnv(penv, hookEnv); err != nil {
-			return nil, nil, "", exit.Usagef("agent %s: runner's turn-end hook: %v (run without runner's hook: --no-hook)", prof.Name, err)
-		}
+	hookEnv, err := prof.HookEnv(penv, h)
+	if err != nil {
+		return nil, nil, "", err
 	}
 	return &h, hookEnv, "", nil
 }
