@@ -6,18 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/runner-cli/runner/runner/config"
-	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
-	"github.com/runner-cli/runner/runner/remote"
-	"github.com/runner-cli/runner/runner/sandbox"
 	"github.com/runner-cli/runner/runner/supervisor"
 
-	"github.com/runner-cli/runner/runner/exit"
-
-	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -161,101 +154,6 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	return task, err
 }
 
-// siteArgv is the agent's argv on the site the plan runs it on: argv[0]
-// found here (ResolveArgv), or checked on the host with its directory
-// (remote.Argv).
-func siteArgv(ctx context.Context, env *Env, prof *profile.Profile, plan dispatchPlan, argv []string) ([]string, error) {
-	if plan.host == "" {
-		return ResolveArgv(env, prof, argv)
-	}
-	c, err := env.HostConn(ctx, plan.host)
-	if err != nil {
-		return nil, err
-	}
-	return remote.Argv(ctx, c, prof, plan.dir, argv)
-}
-
-// dispatchPlan is what a dispatch resolved from the state before it
-// records its task.
-type dispatchPlan struct {
-	project, dir string                // where it works
-	host         string                // the host it works on ("" for here)
-	setup        *config.WorktreeSetup // the worktree set-up, for --worktree
-	lin          lineage               // its parent and level
-	after        []string              // the tasks it waits for (--after)
-	from         string                // the task whose branch it starts from (--from)
-}
-
-// planDispatch resolves the project, lineage, --after and --from of req
-// (a --from turns on req.Worktree) and checks --require-snapshot.
-func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatchPlan, error) {
-	var p dispatchPlan
-	st, err := env.Store.Read(ctx)
-	if err != nil {
-		return p, err
-	}
-	place, err := projects.Resolve(st, req.Project, req.Host)
-	if err != nil {
-		return p, err
-	}
-	p.project, p.dir, p.host = place.Project, place.Dir, place.Host
-	p.setup = req.worktreePlan(p.project)
-	if p.lin, err = dispatchLineage(ctx, env, st, *req); err != nil {
-		return p, err
-	}
-	if p.after, err = resolveAfter(st, req.After); err != nil {
-		return p, err
-	}
-	if p.from, err = resolveFrom(st, req.From, p.after); err != nil {
-		return p, err
-	}
-	if p.from != "" {
-		req.Worktree = true
-	}
-	if req.Worktree {
-		// A worktree needs a repository: a usage error found before the
-		// task is recorded (it recorded a failed task, then exited 2).
-		gctx, err := env.GitOn(ctx, p.host)
-		if err != nil {
-			return p, err
-		}
-		if _, err := gitsnap.WorktreeHome(gctx, p.dir); err != nil {
-			if errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing) {
-				return p, exit.Usagef("--worktree: %v (a worktree task needs a git repository with a work tree: run without --worktree, or 'git init' there)", err)
-			}
-			return p, fmt.Errorf("--worktree: %s: %w", p.dir, err)
-		}
-	}
-	if !req.SandboxSet {
-		sb, ok := req.SandboxByProject[p.project]
-		if !ok {
-			sb = req.SandboxByProject["*"]
-		}
-		req.Sandbox = sb
-	}
-	if req.Sandbox {
-		// Found before anything is recorded: a sandbox that cannot be
-		// made is a usage error (exit 2), not a failed task.
-		if p.host != "" {
-			c, err := env.HostConn(ctx, p.host)
-			if err != nil {
-				return p, err
-			}
-			if _, err := c.Sandbox(ctx); err != nil {
-				return p, err
-			}
-		} else if _, err := sandbox.Check(ctx); err != nil {
-			return p, exit.Usagef("--sandbox: %v", err)
-		}
-	}
-	if req.RequireSnapshot && p.host == "" {
-		if _, err := gitsnap.List(ctx, p.dir); err != nil && (errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing)) {
-			return p, exit.Usagef("--require-snapshot: %v", err)
-		}
-	}
-	return p, nil
-}
-
 // detach starts the task's supervisor in its own process, handing it the
 // project lock when there is one (handedOff), or fails the task with why.
 func detach(ctx context.Context, env *Env, task *state.Task, lock *state.ProjectLock) (handedOff bool, err error) {
@@ -270,47 +168,6 @@ func detach(ctx context.Context, env *Env, task *state.Task, lock *state.Project
 	}
 	env.Say("task %s: supervisor %d started (runner status %s, runner attach %s)", task.ID, pid, task.ID, task.ID)
 	return lock != nil, nil
-}
-
-// worktreePlan settles whether the task gets a worktree of its own (the
-// flag, else the config's isolation for the project or "*") and returns the
-// project's worktree set-up.
-func (req *DispatchRequest) worktreePlan(project string) *config.WorktreeSetup {
-	if !req.WorktreeSet {
-		iso, ok := req.Isolation[project]
-		if !ok {
-			iso = req.Isolation["*"]
-		}
-		req.Worktree = iso == "worktree"
-	}
-	setup, ok := req.Setup[project]
-	if !ok {
-		setup = req.Setup["*"]
-	}
-	return setup
-}
-
-// prepareAgent checks a dispatch's text, agent and options before anything
-// is recorded, and returns the agent's profile and command line.
-func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, error) {
-	if strings.TrimSpace(req.Text) == "" {
-		return nil, nil, exit.Usagef("the task is empty: give TASK, or --file F / --file - with the text")
-	}
-	prof, err := profile.FindProfile(env.Profiles, req.Agent)
-	if err != nil {
-		return nil, nil, exit.Usagef("%v", err)
-	}
-	if err := CheckTaskSize(prof, req.Text); err != nil {
-		return nil, nil, err
-	}
-	argv, err := prof.Argv(profile.LaunchOptions{Model: req.Model, PermissionsAuto: req.PermissionsAuto, ExtraArgs: req.AgentArgs})
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := config.CompileApproveRules("--approve-rule", req.Settings.ApproveRules); err != nil {
-		return nil, nil, exit.Usagef("%v", err)
-	}
-	return prof, argv, nil
 }
 
 // recordTask records the new task, queued and owned by this process (a
@@ -419,4 +276,19 @@ func lockKey(project, dir, host string) string {
 		return host + "-" + projects.SessionName("", dir)
 	}
 	return projects.SessionName("", dir)
+}
+
+// recordText prepares the record of a new task's text: a text longer than
+// state.InlineTextMax is written whole to its own file first (durable
+// before the record points at it) and the record keeps its beginning. It
+// returns the record's Text and TextFile.
+func recordText(store *state.Store, id, text string) (string, string, error) {
+	if len(text) <= state.InlineTextMax {
+		return text, "", nil
+	}
+	file, err := store.WriteTaskText(id, text)
+	if err != nil {
+		return "", "", err
+	}
+	return state.ClipText(text), file, nil
 }

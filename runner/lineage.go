@@ -4,30 +4,9 @@ import (
 	"context"
 
 	"github.com/runner-cli/runner/runner/exit"
-	"github.com/runner-cli/runner/runner/messaging"
 
 	"github.com/runner-cli/runner/state"
 )
-
-// Tree returns the task hierarchy of the reconciled state: the subtree of
-// root (an id or prefix), or every root task (see messaging.BuildTree).
-func Tree(ctx context.Context, env *Env, root string) ([]*messaging.TreeNode, error) {
-	st, err := Reconcile(ctx, env)
-	if err != nil {
-		return nil, err
-	}
-	return messaging.BuildTree(st, root)
-}
-
-// Collect gathers the outcomes of a task's children from the reconciled
-// state (see messaging.CollectChildren).
-func Collect(ctx context.Context, env *Env, parent string) (*messaging.Collection, error) {
-	st, err := Reconcile(ctx, env)
-	if err != nil {
-		return nil, err
-	}
-	return messaging.CollectChildren(st, parent)
-}
 
 // lineage is where a new task sits: its parent, level and source.
 type lineage struct {

@@ -47,7 +47,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if err != nil {
 		return t, err
 	}
-	if err := CheckTaskSize(prof, req.Text); err != nil {
+	if err := prof.CheckTaskSize(req.Text); err != nil {
 		return t, err
 	}
 	set, err := SettingsOf(t)

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/messaging"
+	"github.com/runner-cli/runner/runner/tasks"
 	"github.com/spf13/cobra"
 )
 
@@ -40,7 +40,7 @@ func (a *app) runTree(ctx context.Context, opts treeOptions) error {
 	if len(opts.args) == 1 {
 		root = opts.args[0]
 	}
-	nodes, err := runner.Tree(ctx, env, root)
+	nodes, err := tasks.Tree(ctx, env, root)
 	if err != nil {
 		return err
 	}
@@ -80,7 +80,7 @@ func (a *app) runCollect(ctx context.Context, opts collectOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := runner.Collect(ctx, env, opts.args[0])
+	c, err := tasks.Collect(ctx, env, opts.args[0])
 	if err != nil {
 		return err
 	}

@@ -1,20 +1,16 @@
-package runner
+package profile
 
 import (
 	"fmt"
 
-	"github.com/runner-cli/runner/runner/profile"
-
 	"github.com/runner-cli/runner/runner/exit"
-
-	"github.com/runner-cli/runner/state"
 )
 
 // CheckTaskSize refuses a task text longer than the profile's MaxTaskBytes:
 // past it, delivery through the agent's input is not known to be confirmed.
 // The error is a usage error (exit 2) that says the limit and suggests
 // handing the agent a file to read instead.
-func CheckTaskSize(p *profile.Profile, text string) error {
+func (p *Profile) CheckTaskSize(text string) error {
 	max := p.MaxTaskBytes()
 	if len(text) <= max {
 		return nil
@@ -40,19 +36,4 @@ func trimZero(s string) string {
 		return s[:len(s)-2]
 	}
 	return s
-}
-
-// recordText prepares the record of a new task's text: a text longer than
-// state.InlineTextMax is written whole to its own file first (durable
-// before the record points at it) and the record keeps its beginning. It
-// returns the record's Text and TextFile.
-func recordText(store *state.Store, id, text string) (string, string, error) {
-	if len(text) <= state.InlineTextMax {
-		return text, "", nil
-	}
-	file, err := store.WriteTaskText(id, text)
-	if err != nil {
-		return "", "", err
-	}
-	return state.ClipText(text), file, nil
 }

@@ -1,0 +1,156 @@
+// What a dispatch resolves before it records its task: the agent and its
+// argv, the project and its place, the lineage, --after, --from, and the
+// checks that make bad input a usage error before anything is written.
+
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/projects"
+	"github.com/runner-cli/runner/runner/remote"
+	"github.com/runner-cli/runner/runner/sandbox"
+)
+
+// siteArgv is the agent's argv on the site the plan runs it on: argv[0]
+// found here (ResolveArgv), or checked on the host with its directory
+// (remote.Argv).
+func siteArgv(ctx context.Context, env *Env, prof *profile.Profile, plan dispatchPlan, argv []string) ([]string, error) {
+	if plan.host == "" {
+		return ResolveArgv(env, prof, argv)
+	}
+	c, err := env.HostConn(ctx, plan.host)
+	if err != nil {
+		return nil, err
+	}
+	return remote.Argv(ctx, c, prof, plan.dir, argv)
+}
+
+// dispatchPlan is what a dispatch resolved from the state before it
+// records its task.
+type dispatchPlan struct {
+	project, dir string                // where it works
+	host         string                // the host it works on ("" for here)
+	setup        *config.WorktreeSetup // the worktree set-up, for --worktree
+	lin          lineage               // its parent and level
+	after        []string              // the tasks it waits for (--after)
+	from         string                // the task whose branch it starts from (--from)
+}
+
+// planDispatch resolves the project, lineage, --after and --from of req
+// (a --from turns on req.Worktree) and checks --require-snapshot.
+func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatchPlan, error) {
+	var p dispatchPlan
+	st, err := env.Store.Read(ctx)
+	if err != nil {
+		return p, err
+	}
+	place, err := projects.Resolve(st, req.Project, req.Host)
+	if err != nil {
+		return p, err
+	}
+	p.project, p.dir, p.host = place.Project, place.Dir, place.Host
+	p.setup = req.worktreePlan(p.project)
+	if p.lin, err = dispatchLineage(ctx, env, st, *req); err != nil {
+		return p, err
+	}
+	if p.after, err = resolveAfter(st, req.After); err != nil {
+		return p, err
+	}
+	if p.from, err = resolveFrom(st, req.From, p.after); err != nil {
+		return p, err
+	}
+	if p.from != "" {
+		req.Worktree = true
+	}
+	if req.Worktree {
+		// A worktree needs a repository: a usage error found before the
+		// task is recorded (it recorded a failed task, then exited 2).
+		gctx, err := env.GitOn(ctx, p.host)
+		if err != nil {
+			return p, err
+		}
+		if _, err := gitsnap.WorktreeHome(gctx, p.dir); err != nil {
+			if errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing) {
+				return p, exit.Usagef("--worktree: %v (a worktree task needs a git repository with a work tree: run without --worktree, or 'git init' there)", err)
+			}
+			return p, fmt.Errorf("--worktree: %s: %w", p.dir, err)
+		}
+	}
+	if !req.SandboxSet {
+		sb, ok := req.SandboxByProject[p.project]
+		if !ok {
+			sb = req.SandboxByProject["*"]
+		}
+		req.Sandbox = sb
+	}
+	if req.Sandbox {
+		// Found before anything is recorded: a sandbox that cannot be
+		// made is a usage error (exit 2), not a failed task.
+		if p.host != "" {
+			c, err := env.HostConn(ctx, p.host)
+			if err != nil {
+				return p, err
+			}
+			if _, err := c.Sandbox(ctx); err != nil {
+				return p, err
+			}
+		} else if _, err := sandbox.Check(ctx); err != nil {
+			return p, exit.Usagef("--sandbox: %v", err)
+		}
+	}
+	if req.RequireSnapshot && p.host == "" {
+		if _, err := gitsnap.List(ctx, p.dir); err != nil && (errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing)) {
+			return p, exit.Usagef("--require-snapshot: %v", err)
+		}
+	}
+	return p, nil
+}
+
+// worktreePlan settles whether the task gets a worktree of its own (the
+// flag, else the config's isolation for the project or "*") and returns the
+// project's worktree set-up.
+func (req *DispatchRequest) worktreePlan(project string) *config.WorktreeSetup {
+	if !req.WorktreeSet {
+		iso, ok := req.Isolation[project]
+		if !ok {
+			iso = req.Isolation["*"]
+		}
+		req.Worktree = iso == "worktree"
+	}
+	setup, ok := req.Setup[project]
+	if !ok {
+		setup = req.Setup["*"]
+	}
+	return setup
+}
+
+// prepareAgent checks a dispatch's text, agent and options before anything
+// is recorded, and returns the agent's profile and command line.
+func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, error) {
+	if strings.TrimSpace(req.Text) == "" {
+		return nil, nil, exit.Usagef("the task is empty: give TASK, or --file F / --file - with the text")
+	}
+	prof, err := profile.FindProfile(env.Profiles, req.Agent)
+	if err != nil {
+		return nil, nil, exit.Usagef("%v", err)
+	}
+	if err := prof.CheckTaskSize(req.Text); err != nil {
+		return nil, nil, err
+	}
+	argv, err := prof.Argv(profile.LaunchOptions{Model: req.Model, PermissionsAuto: req.PermissionsAuto, ExtraArgs: req.AgentArgs})
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := config.CompileApproveRules("--approve-rule", req.Settings.ApproveRules); err != nil {
+		return nil, nil, exit.Usagef("%v", err)
+	}
+	return prof, argv, nil
+}
