@@ -132,7 +132,7 @@ type StartSpec struct {
 	// the snapshot takes.
 	From string `json:"from,omitempty"`
 	// Sandbox runs the agent in a bubblewrap sandbox (dispatch --sandbox):
-	// see sandboxArgv.
+	// see localSite.sandbox and remote.SandboxArgv.
 	Sandbox *SandboxSpec `json:"sandbox,omitempty"`
 }
 

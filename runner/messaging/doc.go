@@ -19,11 +19,11 @@
 //     dispatched tasks and what a parent collects of its children
 //     (`runner tree`, `runner collect`), with their printers.
 //
-// The runner package does the I/O around them (and passes LiveProcs): it looks at
-// the recipients' panes before the lock, runs Posting under it, journals
-// each outcome and starts the deliveries (PostMessage); the supervisor's
-// message turns type a claimed batch in; Ask starts the shadows; and the
-// recipients' resolution (@parent, @siblings, @project:NAME) and a
-// dispatch's lineage (its caller's pane) stay there, since they need the
-// projects and tmux.
+// The I/O around them is done by their callers, which pass LiveProcs:
+// runner/mailbox looks at the recipients' panes before the lock, runs
+// Posting under it, journals each outcome and starts the deliveries
+// (mailbox.Post), and resolves recipients (@parent, @siblings,
+// @project:NAME); the supervisor's message turns (package runner) type a
+// claimed batch in; runner/ask starts the shadows; a dispatch's lineage
+// (its caller's pane) is package runner's, since it needs tmux.
 package messaging
