@@ -1,8 +1,11 @@
 package tmuxctl
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestChildEnv(t *testing.T) {
@@ -14,5 +17,25 @@ func TestChildEnv(t *testing.T) {
 	}
 	if got := ChildEnv(nil); len(got) != 0 {
 		t.Errorf("ChildEnv(nil) = %q", got)
+	}
+}
+
+// A wake cuts a delivery's wait between two looks short; without one the
+// wait is the poll's; a done context ends it with its error.
+func TestSleepOrWake(t *testing.T) {
+	wake := make(chan struct{}, 1)
+	wake <- struct{}{}
+	start := time.Now()
+	if err := sleepOrWake(t.Context(), time.Hour, wake); err != nil || time.Since(start) > time.Minute {
+		t.Fatalf("woken: %v after %s", err, time.Since(start))
+	}
+	start = time.Now()
+	if err := sleepOrWake(t.Context(), 20*time.Millisecond, nil); err != nil || time.Since(start) < 20*time.Millisecond {
+		t.Errorf("no wake: %v after %s, want the whole 20ms", err, time.Since(start))
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := sleepOrWake(ctx, time.Hour, make(chan struct{})); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
 	}
 }

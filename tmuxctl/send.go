@@ -225,6 +225,10 @@ type DeliverOptions struct {
 	// composer). An Enter is never sent blind onto a dialog that appeared
 	// meanwhile.
 	NudgeIf func(screen string) bool
+	// Wake, if set, cuts the wait between two looks after Enter short
+	// when it receives (e.g. the agent's hook events file was written:
+	// Accepted may now say yes without waiting out the poll).
+	Wake <-chan struct{}
 }
 
 // DeliverBytesPerSecond is the slowest rate at which an application in a
@@ -314,7 +318,7 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 			return d, err
 		}
 		d.Enters++
-		if done, err := c.watchEnter(ctx, pane, after, accepted, opts.Accepted != nil, start, &d); done || err != nil {
+		if done, err := c.watchEnter(ctx, pane, after, accepted, opts.Accepted != nil, opts.Wake, start, &d); done || err != nil {
 			return d, err
 		}
 	}
@@ -326,7 +330,7 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 // watchEnter looks at the pane after an Enter, for up to after, until
 // accepted says the text was taken (or the program exited); done reports
 // that d is settled.
-func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duration, accepted func(string) bool, callerCheck bool, start time.Time, d *Delivery) (done bool, err error) {
+func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duration, accepted func(string) bool, callerCheck bool, wake <-chan struct{}, start time.Time, d *Delivery) (done bool, err error) {
 	deadline := time.Now().Add(after)
 	for poll := 10 * time.Millisecond; ; poll = min(poll*2, 100*time.Millisecond) {
 		info, screen, err := c.PaneScreen(ctx, pane)
@@ -355,8 +359,25 @@ func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duratio
 		if time.Now().After(deadline) {
 			return false, nil
 		}
-		if err := ctxtime.Sleep(ctx, poll); err != nil {
+		if err := sleepOrWake(ctx, poll, wake); err != nil {
 			return true, err
 		}
 	}
+}
+
+// sleepOrWake waits d, less when wake receives, or until ctx ends (its
+// error).
+func sleepOrWake(ctx context.Context, d time.Duration, wake <-chan struct{}) error {
+	if wake == nil {
+		return ctxtime.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+	case <-wake:
+	}
+	return nil
 }

@@ -257,6 +257,37 @@ func (m *Monitor) WaitHook(ctx context.Context, d time.Duration) *profile.HookEv
 	}
 }
 
+// EventsWritten returns a channel that receives when the task's hook
+// events file is written, until stop is called (nil without an events
+// file): what a delivery waits on beside its looks at the screen, so that
+// a quick turn's end is seen as it is written.
+func (m *Monitor) EventsWritten() (written <-chan struct{}, stop func()) {
+	if m.Events == "" {
+		return nil, func() {}
+	}
+	w := watchFiles(m.Events)
+	ch := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-w.Events:
+				select {
+				case ch <- struct{}{}:
+				default:
+				}
+			case <-w.Errors:
+			}
+		}
+	}()
+	return ch, func() {
+		close(done)
+		w.Close()
+	}
+}
+
 // hookObservation is a wait's end by the agent's turn-end hook event ev.
 func hookObservation(ev *profile.HookEvent, start time.Time) Observation {
 	return Observation{Detection: profile.Detection{State: profile.StateReady, Field: "hook"}, Via: "hook", Hook: ev, Elapsed: time.Since(start)}

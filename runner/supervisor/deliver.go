@@ -53,9 +53,13 @@ func (s *Supervisor) Deliver(ctx context.Context, text string, first bool) error
 	hasMarkers := len(s.Profile.Ready) > 0 || len(s.Profile.Busy) > 0
 	s.payload, s.sig, s.unstarted, s.enters, s.echoWait = payload, sig, hasMarkers && sig != "", 0, false
 	dc := &deliveryCheck{s: s, base: base, sig: sig, shown: shown}
+	// A quick turn may end while its delivery is confirmed: its hook's
+	// line wakes the confirmation (deliveryCheck.accepted takes it).
+	written, stop := s.Mon.EventsWritten()
+	defer stop()
 	res, err := s.TC.Deliver(ctx, s.PaneID, payload, tmuxctl.DeliverOptions{
 		EnterDelay: s.Profile.EnterDelay.Duration, Raw: s.Profile.PasteRaw, LeaveMode: true, Nudges: 2,
-		Accepted: dc.accepted,
+		Accepted: dc.accepted, Wake: written,
 		// Enter again only while the text is visibly waiting in the
 		// composer: never onto a dialog that appeared meanwhile.
 		NudgeIf: func(screen string) bool { return inComposer(s.Profile, screen, sig) },
