@@ -14,11 +14,16 @@
 //   - HookEvent, ParseHookEvent, TurnMatch (hookevent.go): a CLI's turn-end
 //     events, and which of them end the turn being watched.
 //   - UserHookChain, CodexNotify, MergeJSONEnv (hookchain.go): a user's own
-//     hook that runner's must run too; opencode-turn-end.js, the OpenCode
-//     plugin that writes the turn's end.
+//     hook that runner's must run too (Codex's config.toml is read with
+//     the TOML library); opencode-turn-end.js, the OpenCode plugin that
+//     writes the turn's end.
+//   - parseTOML, FileError (toml.go): TOML values with the line of each
+//     key, and errors that name file, line and key.
 //
 // It runs nothing and talks to no tmux: it imports only leaves of the
 // module — internal/textutil (escape stripping), internal/transport (shell
-// quoting, the one Quote) and exit (bad-input errors) — and the standard
-// library. TestProfileImportsOnlyLeaves holds it to that.
+// quoting, the one Quote) and exit (bad-input errors) —, the standard
+// library and the TOML library (github.com/pelletier/go-toml/v2, whose
+// parser gives the line of every key). TestProfileImportsOnlyLeaves holds
+// it to that.
 package profile
