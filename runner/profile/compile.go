@@ -26,7 +26,7 @@ func (p *Profile) Compile() error {
 		return errors.New("profile: empty name")
 	}
 	if len(p.Command) == 0 || p.Command[0] == "" {
-		return fmt.Errorf("profile %q: key \"command\": empty launch argv", p.Name)
+		return keyErrorf(p.Name, "command", "empty launch argv")
 	}
 	if p.EnterDelay.Duration == 0 {
 		p.EnterDelay.Duration = DefaultEnterDelay
@@ -44,7 +44,7 @@ func (p *Profile) Compile() error {
 		return err
 	}
 	if p.Hook != nil && p.Hook.Kind != HookKindSettingsFile && p.Hook.Kind != HookKindFlag {
-		return fmt.Errorf("profile %q: key \"hook.kind\": unknown kind %q (known: %q, %q)", p.Name, p.Hook.Kind, HookKindSettingsFile, HookKindFlag)
+		return keyErrorf(p.Name, "hook.kind", "unknown kind %q (known: %q, %q)", p.Hook.Kind, HookKindSettingsFile, HookKindFlag)
 	}
 	c := &compiled{}
 	var err error
@@ -75,11 +75,11 @@ func (p *Profile) Compile() error {
 	}
 	for i, re := range c.sessionID {
 		if re.NumSubexp() < 1 {
-			return fmt.Errorf("profile %q: key \"session_id[%d]\": no capture group for the id (e.g. \"--resume (\\\\S+)\")", p.Name, i)
+			return keyErrorf(p.Name, fmt.Sprintf("session_id[%d]", i), "no capture group for the id (e.g. \"--resume (\\\\S+)\")")
 		}
 	}
 	if len(p.Resume) > 0 && !slices.ContainsFunc(p.Resume, func(a string) bool { return strings.Contains(a, SessionPlaceholder) }) {
-		return fmt.Errorf("profile %q: key \"resume\": no %s placeholder (e.g. [\"--resume\", \"%s\"])", p.Name, SessionPlaceholder, SessionPlaceholder)
+		return keyErrorf(p.Name, "resume", "no %s placeholder (e.g. [\"--resume\", \"%s\"])", SessionPlaceholder, SessionPlaceholder)
 	}
 	if err := p.compileDialogs(c); err != nil {
 		return err
@@ -113,11 +113,11 @@ func (p *Profile) compileDialogs(c *compiled) error {
 				return err
 			}
 			if p.MenuCursor == "" {
-				return fmt.Errorf("profile %q: key \"trust[%d].choose\": needs \"menu_cursor\" (how the selected option looks)", p.Name, i)
+				return keyErrorf(p.Name, fmt.Sprintf("trust[%d].choose", i), "needs \"menu_cursor\" (how the selected option looks)")
 			}
 		}
 		if len(t.Keys) == 0 {
-			return fmt.Errorf("profile %q: key \"trust[%d].keys\": no keys to accept the dialog", p.Name, i)
+			return keyErrorf(p.Name, fmt.Sprintf("trust[%d].keys", i), "no keys to accept the dialog")
 		}
 		c.trust = append(c.trust, re)
 	}
@@ -138,11 +138,11 @@ func compileAll(profile, key string, src []string) ([]*regexp.Regexp, error) {
 
 func compileOne(profile, key, src string) (*regexp.Regexp, error) {
 	if src == "" {
-		return nil, fmt.Errorf("profile %q: key %q: empty pattern", profile, key)
+		return nil, keyErrorf(profile, key, "empty pattern")
 	}
 	re, err := regexp.Compile(src)
 	if err != nil {
-		return nil, fmt.Errorf("profile %q: key %q: bad regular expression: %w", profile, key, err)
+		return nil, keyErrorf(profile, key, "bad regular expression: %w", err)
 	}
 	return re, nil
 }

@@ -22,6 +22,25 @@ import (
 type tomlDoc struct {
 	values map[string]any
 	lines  map[string]int
+	// inside maps a key path to the paths inside it ("ready" →
+	// "ready[0]", "ready[1]"), made on first use.
+	inside map[string][]string
+}
+
+// pathsInside returns the key paths of the document inside path (not
+// path itself).
+func (d *tomlDoc) pathsInside(path string) []string {
+	if d.inside == nil {
+		d.inside = map[string][]string{}
+		for k := range d.lines {
+			for i := len(k) - 1; i > 0; i-- {
+				if k[i] == '.' || k[i] == '[' {
+					d.inside[k[:i]] = append(d.inside[k[:i]], k)
+				}
+			}
+		}
+	}
+	return d.inside[path]
 }
 
 // parseTOML decodes data. A syntax error (or a key defined twice) is a
