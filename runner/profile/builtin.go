@@ -1,4 +1,13 @@
 // The built-in profiles: the agent files embedded in the binary.
+//
+// The screen patterns in them were built from the labelled real screens in
+// ../shared/screens (captured with tmux 3.3a, pane 120x40: Claude Code
+// 2.1.197, Codex CLI 0.169.0, Gemini CLI 0.61.0, opencode 1.18.33, Qwen Code
+// 0.15.10, bash 5.2.15; see its INDEX.md) and testdata/screens-real, and
+// every one of those screens is a case in detect_test.go or
+// detect_real_test.go. The flags were checked against the sources cited at
+// the top of each file. Aider has no captured screens: its patterns follow
+// its documented prompts and are the least certain.
 
 package profile
 
@@ -67,6 +76,27 @@ func cmpString(a, b string) int {
 		return 1
 	}
 	return 0
+}
+
+// Builtins returns fresh, compiled copies of the built-in profiles, in the
+// order `runner agents` lists them. Callers may modify what they get (a
+// changed pattern needs Compile again). The embedded files are parsed and
+// compiled once per process; each call copies the result.
+func Builtins() []*Profile {
+	ps, err := builtinSet()
+	if err != nil {
+		panic("built-in agent file: " + err.Error()) // a bug in agents/*.toml, caught by the tests
+	}
+	out := make([]*Profile, len(ps))
+	for i, p := range ps {
+		out[i] = p.clone()
+	}
+	return out
+}
+
+// BuiltinProfile returns a fresh copy of the built-in profile name.
+func BuiltinProfile(name string) (*Profile, error) {
+	return FindProfile(Builtins(), name)
 }
 
 // builtinSet is loadBuiltins' result, made once per process: the files

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -48,28 +49,8 @@ func (p *Profile) Compile() error {
 	}
 	c := &compiled{}
 	var err error
-	for _, f := range []struct {
-		key  string
-		src  []string
-		dest *[]*regexp.Regexp
-	}{
-		{"ready", p.Ready, &c.ready},
-		{"busy", p.Busy, &c.busy},
-		{"starting", p.Starting, &c.starting},
-		{"needs_input", p.NeedsInput, &c.needsInput},
-		{"exited", p.Exited, &c.exited},
-		{"error", p.Error, &c.errs},
-		{"error_reset", p.ErrorReset, &c.errReset},
-		{"volatile", p.Volatile, &c.volatile},
-		{"turn_open", p.TurnOpen, &c.turnOpen},
-		{"turn_closed", p.TurnClosed, &c.turnClosed},
-		{"answer_start", p.AnswerStart, &c.answerStart},
-		{"answer_end", p.AnswerEnd, &c.answerEnd},
-		{"answer_after", p.AnswerAfter, &c.answerAfter},
-		{"answer_sidebar", p.AnswerSidebar, &c.answerSidebar},
-		{"session_id", p.SessionID, &c.sessionID},
-	} {
-		if *f.dest, err = compileAll(p.Name, f.key, f.src); err != nil {
+	for _, f := range c.lists(p) {
+		if *f.dest, err = compileAll(p.Name, f.key, *f.src); err != nil {
 			return err
 		}
 	}
@@ -86,6 +67,72 @@ func (p *Profile) Compile() error {
 	}
 	p.re = c
 	return nil
+}
+
+// patternList ties a profile's list of patterns (its key, e.g. "busy")
+// to where Compile puts them.
+type patternList struct {
+	key  string
+	src  *[]string
+	dest *[]*regexp.Regexp
+}
+
+// lists returns p's pattern lists and their places in c: the state rules
+// first, in the order DetectPane tries them (trust, a list of tables, is
+// apart), then the others.
+func (c *compiled) lists(p *Profile) []patternList {
+	return []patternList{
+		{"exited", &p.Exited, &c.exited},
+		{"needs_input", &p.NeedsInput, &c.needsInput},
+		{"starting", &p.Starting, &c.starting},
+		{"busy", &p.Busy, &c.busy},
+		{"ready", &p.Ready, &c.ready},
+		{"turn_open", &p.TurnOpen, &c.turnOpen},
+		{"turn_closed", &p.TurnClosed, &c.turnClosed},
+		{"error", &p.Error, &c.errs},
+		{"error_reset", &p.ErrorReset, &c.errReset},
+		{"volatile", &p.Volatile, &c.volatile},
+		{"answer_start", &p.AnswerStart, &c.answerStart},
+		{"answer_end", &p.AnswerEnd, &c.answerEnd},
+		{"answer_after", &p.AnswerAfter, &c.answerAfter},
+		{"answer_sidebar", &p.AnswerSidebar, &c.answerSidebar},
+		{"session_id", &p.SessionID, &c.sessionID},
+	}
+}
+
+// rule is one compiled pattern of a profile.
+type rule struct {
+	field string // the list it is in: "busy", "trust"
+	key   string // its key: "busy[1]", "trust[0].pattern"
+	re    *regexp.Regexp
+}
+
+// rules returns every compiled pattern of p (nil before Compile): those
+// of the state rules first, in the order DetectPane tries them, then
+// menu_cursor, volatile, the answer's and session_id.
+func (p *Profile) rules() []rule {
+	if p.re == nil {
+		return nil
+	}
+	var out []rule
+	add := func(field string, res []*regexp.Regexp, key func(int) string) {
+		for i, re := range res {
+			out = append(out, rule{field: field, key: key(i), re: re})
+		}
+	}
+	index := func(field string) func(int) string {
+		return func(i int) string { return field + "[" + strconv.Itoa(i) + "]" }
+	}
+	for _, l := range p.re.lists(p) {
+		if l.key == "needs_input" { // trust dialogs come first: a needs_input of their own
+			add("trust", p.re.trust, func(i int) string { return "trust[" + strconv.Itoa(i) + "].pattern" })
+		}
+		add(l.key, *l.dest, index(l.key))
+		if l.key == "error_reset" && p.re.menuCursor != nil {
+			add("menu_cursor", []*regexp.Regexp{p.re.menuCursor}, func(int) string { return "menu_cursor" })
+		}
+	}
+	return out
 }
 
 // compileDialogs checks and compiles how p's dialogs are answered: the
