@@ -14,6 +14,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/runner-cli/runner/runner/exit"
 )
 
 // tomlDoc is a decoded TOML document with the line of each key path:
@@ -246,3 +248,7 @@ func (e *FileError) Error() string {
 
 // Unwrap returns what is wrong.
 func (e *FileError) Unwrap() error { return e.Err }
+
+// Is makes a FileError bad input from the user (exit.ErrUsage): the file
+// needs fixing.
+func (e *FileError) Is(target error) bool { return target == exit.ErrUsage }
