@@ -94,3 +94,51 @@ func unwrapPath(err error) error {
 
 // AgentFiles returns the user's agent files the config was loaded with.
 func (c *Config) AgentFiles() []*profile.File { return slices.Clone(c.agentFiles) }
+
+// AgentFileCheck is what CheckAgentFile found in one agent file.
+type AgentFileCheck struct {
+	// File is the file's path.
+	File string `json:"file"`
+	// Agent is the agent it defines or overrides (its file's name).
+	Agent string `json:"agent,omitempty"`
+	// OK says the file is valid: runner would load it.
+	OK bool `json:"ok"`
+	// Overrides says the file overrides keys of a built-in agent (else it
+	// defines a new agent).
+	Overrides bool `json:"overrides_builtin"`
+	// Keys are the top-level keys the file sets.
+	Keys []string `json:"keys,omitempty"`
+	// Error is what is wrong, with its line and key.
+	Error *profile.FileError `json:"error,omitempty"`
+}
+
+// CheckAgentFile validates the agent file at path as Load would read it
+// (alone: over the built-in agent of its name, or as a new agent; neither
+// the config file nor the other agent files are applied).
+func CheckAgentFile(path string) AgentFileCheck {
+	out := AgentFileCheck{File: path}
+	fail := func(err error) AgentFileCheck {
+		var fe *profile.FileError
+		if !errors.As(err, &fe) {
+			fe = &profile.FileError{File: path, Err: err}
+		}
+		out.Error = fe
+		return out
+	}
+	f, err := ReadAgentFile(path)
+	if err != nil {
+		return fail(err)
+	}
+	out.Agent, out.Keys = f.Name, f.Keys()
+	base, err := profile.BuiltinProfile(f.Name)
+	if err == nil {
+		out.Overrides = true
+	} else {
+		base = nil
+	}
+	if _, err := f.Apply(base); err != nil {
+		return fail(err)
+	}
+	out.OK = true
+	return out
+}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -155,6 +156,9 @@ func ParseFile(path string, data []byte) (*File, error) {
 	}
 	return &File{Path: path, Name: name, doc: doc}, nil
 }
+
+// Keys returns the top-level keys the file sets, sorted.
+func (f *File) Keys() []string { return slices.Sorted(maps.Keys(f.doc.values)) }
 
 // Sets reports whether the file sets key (a top-level key, "enter_delay").
 func (f *File) Sets(key string) bool {

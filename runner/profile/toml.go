@@ -5,6 +5,7 @@
 package profile
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -248,6 +249,21 @@ func (e *FileError) Error() string {
 
 // Unwrap returns what is wrong.
 func (e *FileError) Unwrap() error { return e.Err }
+
+// MarshalJSON writes {"file", "line", "column", "key", "message"}.
+func (e *FileError) MarshalJSON() ([]byte, error) {
+	msg := ""
+	if e.Err != nil {
+		msg = e.Err.Error()
+	}
+	return json.Marshal(struct {
+		File    string `json:"file"`
+		Line    int    `json:"line,omitempty"`
+		Column  int    `json:"column,omitempty"`
+		Key     string `json:"key,omitempty"`
+		Message string `json:"message"`
+	}{e.File, e.Line, e.Column, e.Key, msg})
+}
 
 // Is makes a FileError bad input from the user (exit.ErrUsage): the file
 // needs fixing.
