@@ -2,6 +2,7 @@ package profile
 
 import (
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -158,5 +159,31 @@ func TestAgentFileNew(t *testing.T) {
 	}
 	if d := Detect(p, "working\n"); d.State != StateBusy {
 		t.Errorf("detect: %+v", d)
+	}
+}
+
+// TestReadmeAgentFile: the README's example agent file is a valid
+// override of the built-in claude.
+func TestReadmeAgentFile(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "### Agent files")
+	_, block, ok2 := strings.Cut(sec, "```toml\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README: no ```toml block under ### Agent files")
+	}
+	f, err := ParseFile("/home/me/.config/runner/agents/claude.toml", []byte(block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.Apply(builtinForTest(t, "claude"))
+	if err != nil {
+		t.Fatalf("README example: %v", err)
+	}
+	if p.EnterDelay.Duration != 300*time.Millisecond || p.Env["DISABLE_AUTOUPDATER"] != "1" || len(p.Env) != 2 {
+		t.Errorf("README example applied: enter_delay %v, env %v", p.EnterDelay, p.Env)
 	}
 }

@@ -14,7 +14,10 @@
 //     agents/ — claude, codex, gemini, opencode, qwen, aider, shell and the
 //     sim —, parsed and compiled once per process.
 //   - Detect, DetectPane (detect.go): the State of an agent from its screen
-//     (ready, busy, needs_input, exited, error…); MaskVolatile.
+//     (ready, busy, needs_input, exited, error…) and the rule that decided;
+//     MaskVolatile.
+//   - Explain, ExplainPane (explain.go): DetectPane's answer with the
+//     deciding rule's file and line and what every other rule saw.
 //   - ScreenAnswer (answer.go): the answer of the last turn, read off the screen.
 //   - HookEvent, ParseHookEvent, TurnMatch (hookevent.go): a CLI's turn-end
 //     events, and which of them end the turn being watched.
