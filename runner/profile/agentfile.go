@@ -43,18 +43,23 @@ func (o Origin) String() string {
 }
 
 // Origin returns where key ("busy[1]", "hook.kind", "enter_delay") was
-// set: its own line or, for a key whose line is not known, the nearest
-// key above it ("busy"). The zero Origin when p was not read from a file.
+// set: the file, and the key's line in it (or, for a key whose line is not
+// known, the line of the nearest key above it, "busy"). The zero Origin
+// when p was not read from a file.
 func (p *Profile) Origin(key string) Origin {
-	for key != "" {
-		if o, ok := p.origins[key]; ok {
+	for k := key; k != ""; {
+		if r, ok := p.origins[k]; ok {
+			o := Origin{File: r.file, Builtin: r.builtin}
+			if r.doc != nil {
+				o.Line = r.doc.line(key)
+			}
 			return o
 		}
-		i := strings.LastIndexAny(key, ".[")
+		i := strings.LastIndexAny(k, ".[")
 		if i < 0 {
 			break
 		}
-		key = key[:i]
+		k = k[:i]
 	}
 	return Origin{}
 }
@@ -63,45 +68,46 @@ func (p *Profile) Origin(key string) Origin {
 // built-in file, then the user's agent file, then the config file.
 func (p *Profile) Sources() []Origin { return append([]Origin(nil), p.sources...) }
 
-// origins records the origin of each key a decoder sets on p: o, with
-// the line of the key in doc (nil: no lines). p's map is copied before
-// the first change: it may be shared with the profile p was cloned from.
+// originRef is where a key path was set: the file, and the document that
+// knows the line of the path and of every path inside it (nil for the
+// JSON config's).
+type originRef struct {
+	file    string
+	builtin bool
+	doc     *tomlDoc
+}
+
+// origins records the origin of each key a decoder sets on p. p's map is
+// copied before the first change: it may be shared with the profile p was
+// cloned from.
 type origins struct {
-	p      *Profile
-	o      Origin
-	doc    *tomlDoc
+	p   *Profile
+	ref originRef
+	// base is the map p had before: its keys under a path set go.
+	base   map[string]originRef
 	copied bool
 }
 
 func (p *Profile) newOrigins(o Origin, doc *tomlDoc) *origins {
-	return &origins{p: p, o: o, doc: doc}
+	return &origins{p: p, ref: originRef{file: o.File, builtin: o.Builtin, doc: doc}, base: p.origins}
 }
 
 // set records that path was set (replaced whole): the origins of what
-// path held go, path's and those of the keys inside it in doc come.
+// path held go, and path's own comes.
 func (s *origins) set(path string) {
 	if !s.copied {
 		s.p.origins = maps.Clone(s.p.origins)
 		if s.p.origins == nil {
-			s.p.origins = map[string]Origin{}
+			s.p.origins = map[string]originRef{}
 		}
 		s.copied = true
 	}
-	for k := range s.p.origins {
+	for k := range s.base { // a path is set once per decode: only what came before can be under it
 		if under(k, path) {
 			delete(s.p.origins, k)
 		}
 	}
-	o := s.o
-	if s.doc == nil {
-		s.p.origins[path] = o
-		return
-	}
-	o.Line = s.doc.line(path)
-	s.p.origins[path] = o
-	for _, k := range s.doc.pathsInside(path) {
-		s.p.origins[k] = Origin{File: s.o.File, Line: s.doc.lines[k], Builtin: s.o.Builtin}
-	}
+	s.p.origins[path] = s.ref
 }
 
 // under reports whether key k is path or inside it ("ready[1]" and
@@ -172,7 +178,11 @@ func (f *File) Sets(key string) bool {
 // file defines a new agent (it needs "command"). base is not modified.
 // Errors are *FileError naming the file, the line and the key: an unknown
 // key, a value of the wrong type, a bad regular expression.
-func (f *File) Apply(base *Profile) (*Profile, error) {
+func (f *File) Apply(base *Profile) (*Profile, error) { return f.apply(base, false) }
+
+// apply is Apply; lazy leaves the patterns' compiling to their first use
+// (the built-in files, whose patterns the tests compile).
+func (f *File) apply(base *Profile, lazy bool) (*Profile, error) {
 	out := &Profile{Name: f.Name}
 	if base != nil {
 		out = base.clone()
@@ -188,7 +198,11 @@ func (f *File) Apply(base *Profile) (*Profile, error) {
 	out.Name = f.Name
 	out.sources = append(out.sources[:len(out.sources):len(out.sources)], src)
 	out.re = nil
-	if err := out.Compile(); err != nil {
+	compile := out.Compile
+	if lazy {
+		compile = out.compileLazy
+	}
+	if err := compile(); err != nil {
 		return nil, f.keyError(err)
 	}
 	return out, nil

@@ -53,7 +53,7 @@ func loadBuiltins() ([]*Profile, error) {
 			return nil, err
 		}
 		f.Builtin = true
-		p, err := f.Apply(nil)
+		p, err := f.apply(nil, true)
 		if err != nil {
 			return nil, err
 		}

@@ -68,6 +68,18 @@ func mergeKeys(a, b map[string]any) map[string]bool {
 	return out
 }
 
+// TestBuiltinsCompile: every pattern of every built-in agent file
+// compiles (Builtins leaves that to their first use).
+func TestBuiltinsCompile(t *testing.T) {
+	for _, p := range Builtins() {
+		q := p.clone()
+		q.re = nil
+		if err := q.Compile(); err != nil {
+			t.Errorf("agents/%s.toml: %v", p.Name, err)
+		}
+	}
+}
+
 // TestBuiltinOrigins: every pattern of every built-in profile knows the
 // line of its file it comes from, and that line holds it.
 func TestBuiltinOrigins(t *testing.T) {
@@ -93,16 +105,19 @@ func TestBuiltinOrigins(t *testing.T) {
 }
 
 // BenchmarkBuiltins measures what every runner command pays for its
-// profiles: the embedded files parsed and compiled (once per process), and
-// the copies each Builtins call hands out after that; against the
-// baseline of the Go literals they replaced, which cost their Compile
-// (building a literal is nearly free), measured here on the same profiles.
+// profiles, against the baseline of the Go literals the agent files
+// replaced: their Compile, every pattern of the eight profiles (building a
+// literal is nearly free), measured here on the same profiles. The files
+// are parsed and checked once per process ("files-load"); a profile's
+// patterns are compiled at its first use ("files-load-use-one": a command
+// that reads one screen; "files-load-use-all": every profile used); each
+// Builtins call after that hands out copies ("files-copies").
 func BenchmarkBuiltins(b *testing.B) {
 	ps, err := builtinSet()
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("baseline-compile", func(b *testing.B) {
+	b.Run("baseline-go-literals-compile", func(b *testing.B) {
 		for b.Loop() {
 			for _, p := range ps {
 				q := p.clone()
@@ -113,13 +128,20 @@ func BenchmarkBuiltins(b *testing.B) {
 			}
 		}
 	})
-	b.Run("files-parse-compile", func(b *testing.B) {
+	load := func(b *testing.B, use int) {
 		for b.Loop() {
-			if _, err := loadBuiltins(); err != nil {
+			ps, err := loadBuiltins()
+			if err != nil {
 				b.Fatal(err)
 			}
+			for _, p := range ps[:use] {
+				p.patterns()
+			}
 		}
-	})
+	}
+	b.Run("files-load", func(b *testing.B) { load(b, 0) })
+	b.Run("files-load-use-one", func(b *testing.B) { load(b, 1) })
+	b.Run("files-load-use-all", func(b *testing.B) { load(b, len(ps)) })
 	b.Run("files-copies", func(b *testing.B) {
 		for b.Loop() {
 			Builtins()

@@ -9,20 +9,75 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
-// compiled holds a profile's regexes, compiled once.
+// compiled holds a profile's regexes, compiled once: by Compile, or for
+// the built-in profiles (whose patterns the tests compile) at their first
+// use, when lazy is set (see compileLazy). Read them through
+// Profile.patterns.
 type compiled struct {
+	lazy *lazyCompiled
+
 	ready, busy, needsInput, exited, errs, errReset, volatile, starting []*regexp.Regexp
 	trust, turnOpen, turnClosed, sessionID                              []*regexp.Regexp
 	answerStart, answerEnd, answerAfter, answerSidebar                  []*regexp.Regexp
 	menuCursor                                                          *regexp.Regexp
 }
 
+// lazyCompiled compiles the patterns of src, a snapshot of a profile
+// checked by compileLazy, once, on first use.
+type lazyCompiled struct {
+	once sync.Once
+	src  *Profile
+	done *compiled
+}
+
+// patterns returns p's compiled patterns (compiling them now if they
+// were left for their first use); nil before Compile.
+func (p *Profile) patterns() *compiled {
+	c := p.re
+	if c == nil || c.lazy == nil {
+		return c
+	}
+	c.lazy.once.Do(func() {
+		done := &compiled{}
+		if err := done.fill(c.lazy.src); err != nil {
+			panic("built-in " + err.Error()) // a bug in agents/*.toml: TestBuiltinsCompile fails first
+		}
+		c.lazy.done = done
+	})
+	return c.lazy.done
+}
+
 // Compile checks and compiles every pattern of p and fills defaults. It
 // must be called (Builtins and MergeProfile do) before p is shared between
 // goroutines; after it, p is read-only.
 func (p *Profile) Compile() error {
+	if err := p.check(); err != nil {
+		return err
+	}
+	c := &compiled{}
+	if err := c.fill(p); err != nil {
+		return err
+	}
+	p.re = c
+	return nil
+}
+
+// compileLazy is Compile for a built-in profile: the defaults filled and
+// every check but the patterns' made now; the patterns, which the tests
+// compile, at their first use (most commands use one profile, or none).
+func (p *Profile) compileLazy() error {
+	if err := p.check(); err != nil {
+		return err
+	}
+	p.re = &compiled{lazy: &lazyCompiled{src: p.clone()}}
+	return nil
+}
+
+// check fills p's defaults and checks what is no pattern.
+func (p *Profile) check() error {
 	if p.Name == "" {
 		return errors.New("profile: empty name")
 	}
@@ -47,7 +102,22 @@ func (p *Profile) Compile() error {
 	if p.Hook != nil && p.Hook.Kind != HookKindSettingsFile && p.Hook.Kind != HookKindFlag {
 		return keyErrorf(p.Name, "hook.kind", "unknown kind %q (known: %q, %q)", p.Hook.Kind, HookKindSettingsFile, HookKindFlag)
 	}
-	c := &compiled{}
+	if len(p.Resume) > 0 && !slices.ContainsFunc(p.Resume, func(a string) bool { return strings.Contains(a, SessionPlaceholder) }) {
+		return keyErrorf(p.Name, "resume", "no %s placeholder (e.g. [\"--resume\", \"%s\"])", SessionPlaceholder, SessionPlaceholder)
+	}
+	for i, t := range p.Trust {
+		if t.Choose != "" && p.MenuCursor == "" {
+			return keyErrorf(p.Name, fmt.Sprintf("trust[%d].choose", i), "needs \"menu_cursor\" (how the selected option looks)")
+		}
+		if len(t.Keys) == 0 {
+			return keyErrorf(p.Name, fmt.Sprintf("trust[%d].keys", i), "no keys to accept the dialog")
+		}
+	}
+	return nil
+}
+
+// fill compiles every pattern of p into c; errors name the key.
+func (c *compiled) fill(p *Profile) error {
 	var err error
 	for _, f := range c.lists(p) {
 		if *f.dest, err = compileAll(p.Name, f.key, *f.src); err != nil {
@@ -59,14 +129,7 @@ func (p *Profile) Compile() error {
 			return keyErrorf(p.Name, fmt.Sprintf("session_id[%d]", i), "no capture group for the id (e.g. \"--resume (\\\\S+)\")")
 		}
 	}
-	if len(p.Resume) > 0 && !slices.ContainsFunc(p.Resume, func(a string) bool { return strings.Contains(a, SessionPlaceholder) }) {
-		return keyErrorf(p.Name, "resume", "no %s placeholder (e.g. [\"--resume\", \"%s\"])", SessionPlaceholder, SessionPlaceholder)
-	}
-	if err := p.compileDialogs(c); err != nil {
-		return err
-	}
-	p.re = c
-	return nil
+	return p.compileDialogs(c)
 }
 
 // patternList ties a profile's list of patterns (its key, e.g. "busy")
@@ -111,7 +174,8 @@ type rule struct {
 // of the state rules first, in the order DetectPane tries them, then
 // menu_cursor, volatile, the answer's and session_id.
 func (p *Profile) rules() []rule {
-	if p.re == nil {
+	c := p.patterns()
+	if c == nil {
 		return nil
 	}
 	var out []rule
@@ -123,13 +187,13 @@ func (p *Profile) rules() []rule {
 	index := func(field string) func(int) string {
 		return func(i int) string { return field + "[" + strconv.Itoa(i) + "]" }
 	}
-	for _, l := range p.re.lists(p) {
+	for _, l := range c.lists(p) {
 		if l.key == "needs_input" { // trust dialogs come first: a needs_input of their own
-			add("trust", p.re.trust, func(i int) string { return "trust[" + strconv.Itoa(i) + "].pattern" })
+			add("trust", c.trust, func(i int) string { return "trust[" + strconv.Itoa(i) + "].pattern" })
 		}
 		add(l.key, *l.dest, index(l.key))
-		if l.key == "error_reset" && p.re.menuCursor != nil {
-			add("menu_cursor", []*regexp.Regexp{p.re.menuCursor}, func(int) string { return "menu_cursor" })
+		if l.key == "error_reset" && c.menuCursor != nil {
+			add("menu_cursor", []*regexp.Regexp{c.menuCursor}, func(int) string { return "menu_cursor" })
 		}
 	}
 	return out
@@ -159,12 +223,6 @@ func (p *Profile) compileDialogs(c *compiled) error {
 			if _, err := compileOne(p.Name, fmt.Sprintf("trust[%d].choose", i), t.Choose); err != nil {
 				return err
 			}
-			if p.MenuCursor == "" {
-				return keyErrorf(p.Name, fmt.Sprintf("trust[%d].choose", i), "needs \"menu_cursor\" (how the selected option looks)")
-			}
-		}
-		if len(t.Keys) == 0 {
-			return keyErrorf(p.Name, fmt.Sprintf("trust[%d].keys", i), "no keys to accept the dialog")
 		}
 		c.trust = append(c.trust, re)
 	}
@@ -200,9 +258,13 @@ func (p *Profile) Compiled() bool { return p.re != nil }
 // MatchesNeedsInput reports whether line l matches one of p's NeedsInput
 // patterns (false before Compile).
 func (p *Profile) MatchesNeedsInput(l string) bool {
-	return p.re != nil && anyMatch(p.re.needsInput, l)
+	c := p.patterns()
+	return c != nil && anyMatch(c.needsInput, l)
 }
 
 // MatchesTrust reports whether line l matches one of p's trust-dialog
 // patterns (false before Compile).
-func (p *Profile) MatchesTrust(l string) bool { return p.re != nil && anyMatch(p.re.trust, l) }
+func (p *Profile) MatchesTrust(l string) bool {
+	c := p.patterns()
+	return c != nil && anyMatch(c.trust, l)
+}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // keyError is an error in one key of a profile: Compile's, and the
@@ -197,8 +198,25 @@ func typeWord(t reflect.Type) string {
 	return t.String()
 }
 
-// jsonFields maps the JSON names of t's fields to their index.
+// profileFields are jsonFields of the profile's struct types, made once.
+var profileFields = sync.OnceValue(func() map[reflect.Type]map[string]int {
+	out := map[reflect.Type]map[string]int{}
+	for _, t := range []reflect.Type{reflect.TypeFor[Profile](), reflect.TypeFor[Hook](), reflect.TypeFor[TrustDialog]()} {
+		out[t] = fieldsByJSONName(t)
+	}
+	return out
+})
+
+// jsonFields maps the JSON names of t's fields to their index (the
+// caller must not change the map).
 func jsonFields(t reflect.Type) map[string]int {
+	if m, ok := profileFields()[t]; ok {
+		return m
+	}
+	return fieldsByJSONName(t)
+}
+
+func fieldsByJSONName(t reflect.Type) map[string]int {
 	out := map[string]int{}
 	for i := range t.NumField() {
 		f := t.Field(i)

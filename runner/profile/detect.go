@@ -94,13 +94,13 @@ func Detect(p *Profile, screen string) Detection {
 // A ready line whose pattern has a named group "status" (the shell
 // profile's prompt) also gives ExitStatus.
 func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
-	c := p.re
+	c := p.patterns()
 	if c == nil {
 		q := *p
 		if err := q.Compile(); err != nil {
 			return Detection{State: StateUnknown, Field: "none", Pattern: "invalid profile: " + err.Error()}
 		}
-		c = q.re
+		c = q.patterns()
 		p = &q
 	}
 	lines := screenLines(screen)
@@ -335,11 +335,11 @@ func tail(lines []string, nonBlank []int, n int) string {
 // that matches one of p's Volatile patterns replaced by a fixed marker, for
 // hashing: two captures that differ only in timers and spinners mask equal.
 func MaskVolatile(p *Profile, screen string) string {
-	c := p.re
+	c := p.patterns()
 	if c == nil {
 		q := *p
 		if err := q.Compile(); err == nil {
-			c = q.re
+			c = q.patterns()
 		} else {
 			c = &compiled{}
 		}

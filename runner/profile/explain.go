@@ -102,6 +102,7 @@ func (p *Profile) ExplainPane(screen string, info PaneInfo) Explanation {
 		}
 		p = &q
 	}
+	c := p.patterns()
 	lines := screenLines(screen)
 	nonBlank := nonBlankIndexes(lines)
 	bottom := lastN(nonBlank, p.BottomLines)
@@ -116,7 +117,7 @@ func (p *Profile) ExplainPane(screen string, info PaneInfo) Explanation {
 	// The ready rule that matched, and its line: the turn rules read
 	// above it.
 	readyRule, readyLine := "", -1
-	for k, re := range p.re.ready {
+	for k, re := range c.ready {
 		if i, ok := lowest(re, lines, bottom); ok {
 			readyRule, readyLine = ruleKey("ready", k), i
 			break
@@ -124,7 +125,7 @@ func (p *Profile) ExplainPane(screen string, info PaneInfo) Explanation {
 	}
 	turnLine := -1
 	for i := readyLine - 1; readyLine >= 0 && i >= 0; i-- {
-		if anyMatch(p.re.turnClosed, lines[i]) || anyMatch(p.re.turnOpen, lines[i]) {
+		if anyMatch(c.turnClosed, lines[i]) || anyMatch(c.turnOpen, lines[i]) {
 			turnLine = i
 			break
 		}
@@ -157,7 +158,7 @@ func (p *Profile) ExplainPane(screen string, info PaneInfo) Explanation {
 			m.Region, idx = "bottom", bottom
 		}
 		m.Lines = matchedLines(r.re, lines, idx)
-		m.Tried = st <= got && !done[r.field] && (st != ruleStage["turn_open"] || len(p.re.turnOpen) > 0)
+		m.Tried = st <= got && !done[r.field] && (st != ruleStage["turn_open"] || len(c.turnOpen) > 0)
 		m.Decided = r.key == d.Rule
 		if m.Decided {
 			dm := m

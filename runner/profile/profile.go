@@ -193,7 +193,7 @@ type Profile struct {
 	// origins is where each key was set (see Origin), sources the files
 	// applied, in order; both are shared between clones, never changed
 	// once made (a merge makes new ones).
-	origins map[string]Origin
+	origins map[string]originRef
 	sources []Origin
 }
 
@@ -284,12 +284,13 @@ const QuitGap = 300 * time.Millisecond
 // capture group of the lowest line a SessionID pattern matches; "" when
 // none does.
 func (p *Profile) FindSession(screen string) string {
-	if p.re == nil {
+	c := p.patterns()
+	if c == nil {
 		return ""
 	}
 	lines := strings.Split(screen, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		for _, re := range p.re.sessionID {
+		for _, re := range c.sessionID {
 			if m := re.FindStringSubmatch(lines[i]); m != nil && m[1] != "" {
 				return m[1]
 			}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -19,31 +20,16 @@ import (
 	"github.com/runner-cli/runner/runner/exit"
 )
 
-// tomlDoc is a decoded TOML document with the line of each key path:
-// "ready" (the key), "ready[2]" (an array's element), "hook.kind",
-// "trust[0].pattern" (an array of tables' element's key).
+// tomlDoc is a decoded TOML document and, worked out on first use (an
+// error, an origin asked for), the line of each key path: "ready" (the
+// key), "ready[2]" (an array's element), "hook.kind", "trust[0].pattern"
+// (an array of tables' element's key). Safe for concurrent use.
 type tomlDoc struct {
 	values map[string]any
-	lines  map[string]int
-	// inside maps a key path to the paths inside it ("ready" →
-	// "ready[0]", "ready[1]"), made on first use.
-	inside map[string][]string
-}
+	data   []byte
 
-// pathsInside returns the key paths of the document inside path (not
-// path itself).
-func (d *tomlDoc) pathsInside(path string) []string {
-	if d.inside == nil {
-		d.inside = map[string][]string{}
-		for k := range d.lines {
-			for i := len(k) - 1; i > 0; i-- {
-				if k[i] == '.' || k[i] == '[' {
-					d.inside[k[:i]] = append(d.inside[k[:i]], k)
-				}
-			}
-		}
-	}
-	return d.inside[path]
+	linesOnce sync.Once
+	lines     map[string]int
 }
 
 // parseTOML decodes data. A syntax error (or a key defined twice) is a
@@ -53,11 +39,7 @@ func parseTOML(data []byte) (*tomlDoc, error) {
 	if err := toml.Unmarshal(data, &values); err != nil {
 		return nil, tomlError(err)
 	}
-	lines, err := tomlLines(data)
-	if err != nil {
-		return nil, tomlError(err)
-	}
-	return &tomlDoc{values: values, lines: lines}, nil
+	return &tomlDoc{values: values, data: data}, nil
 }
 
 // tomlError turns the TOML library's error into a *FileError with its
@@ -176,6 +158,9 @@ func joinPath(prefix, key string) string {
 // line returns the line of path or, failing that, of the nearest path
 // above it ("trust[0].keys" → "trust[0]" → "trust"); 0 when none.
 func (d *tomlDoc) line(path string) int {
+	d.linesOnce.Do(func() {
+		d.lines, _ = tomlLines(d.data) // the data decoded: its syntax is sound
+	})
 	for path != "" {
 		if l, ok := d.lines[path]; ok {
 			return l
