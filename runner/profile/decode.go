@@ -82,11 +82,13 @@ func (d *decoder) value(v reflect.Value, x any, path string) error {
 	}
 	switch {
 	case t == durationType:
-		b, _ := json.Marshal(x)
-		var dur Duration
-		if _, ok := x.(bool); ok {
+		switch x.(type) {
+		case string, int64, float64:
+		default:
 			return want(`a duration ("150ms") or milliseconds`)
 		}
+		b, _ := json.Marshal(x)
+		var dur Duration
 		if err := dur.UnmarshalJSON(b); err != nil {
 			return keyErrorf(d.profile, path, "%v", err)
 		}

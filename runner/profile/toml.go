@@ -183,8 +183,8 @@ func tomlTypeName(v any) string {
 		return "a boolean"
 	case int64, int:
 		return "an integer"
-	case float64:
-		return "a float"
+	case float64: // a TOML float, or any JSON number
+		return fmt.Sprintf("the number %v", v)
 	case []any:
 		return "an array"
 	case map[string]any:
