@@ -2,7 +2,7 @@
 # fuzz.sh — run every native Go fuzz target for a short, fixed time each
 # (default 10s; FUZZTIME=1m scripts/fuzz.sh for longer). The targets cover
 # what comes into runner from outside: agent screens, hook events, the
-# config file, the state index and records, Codex's notify TOML, a host's
+# config file, agent files, the state index and records, Codex's notify TOML, a host's
 # replies, and text shown to people. Each is seeded from real data in
 # testdata; `go test` alone runs the seeds. A failing input is written to
 # the package's testdata/fuzz/ (commit it: it becomes a regression seed).
@@ -15,6 +15,7 @@ targets=(
 	"./runner/profile FuzzDetect"
 	"./runner/profile FuzzParseHookEvent"
 	"./runner/profile FuzzCodexNotify"
+	"./runner/profile FuzzAgentFile"
 	"./runner/config FuzzParseConfig"
 	"./runner/hosts FuzzAgentPaths"
 	"./state FuzzReadState"

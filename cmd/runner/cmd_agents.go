@@ -24,7 +24,8 @@ func (a *app) newAgentsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "agents",
 		Short: "List agent profiles and whether each CLI is installed",
-		Long: `List the built-in agent profiles, whether each CLI is in PATH, where, and its
+		Long: `List the agent profiles (the built-in ones, as your agent files and config
+override them, and the agents your files add), whether each CLI is in PATH, where, and its
 version (each '<cli> --version' is bounded by a few seconds; --no-version skips it),
 and whether the CLI has a turn-end hook (HOOK): with one, a turn ends the moment
 the agent says so and the answer comes from the hook's payload; without, both
@@ -36,7 +37,7 @@ come from the screen ('runner agents --json' says which event for each).`,
 	}
 	cmd.Flags().BoolVar(&opts.asJSON, "json", false, "print as JSON")
 	cmd.Flags().BoolVar(&opts.noVersion, "no-version", false, "do not run the CLIs to read their versions")
-	cmd.AddCommand(a.newAgentsDetectCmd(), a.newAgentsShowCmd())
+	cmd.AddCommand(a.newAgentsDetectCmd(), a.newAgentsShowCmd(), a.newAgentsCheckCmd(), a.newAgentsExplainCmd())
 	return cmd
 }
 
@@ -50,8 +51,16 @@ func (a *app) runAgents(ctx context.Context, opts agentsOptions) error {
 	if opts.asJSON {
 		a.jsonErrors = true
 	}
+	cfg, _, err := config.Load(a.getenv)
+	if err != nil {
+		return err
+	}
+	ps, err := cfg.Profiles()
+	if err != nil {
+		return err
+	}
 	self, _ := os.Executable()
-	sts := doctor.CheckAgents(ctx, profile.Builtins(), self, !opts.noVersion)
+	sts := doctor.CheckAgents(ctx, ps, self, !opts.noVersion)
 	if opts.asJSON {
 		return a.printJSON(sts)
 	}
@@ -76,25 +85,46 @@ func (a *app) runAgents(ctx context.Context, opts agentsOptions) error {
 
 func (a *app) newAgentsShowCmd() *cobra.Command {
 	var opts agentsShowOptions
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "show NAME",
-		Short: "Print an agent profile as JSON (the keys a config override can set)",
-		Args:  args(cobra.ExactArgs(1)),
+		Short: "Print an agent profile as JSON (the keys an agent file or config override can set)",
+		Long: `Print the agent profile NAME as runner uses it (the built-in one as your agent
+file and config override it) as JSON: its keys are those an agent file
+(<config dir>/agents/NAME.toml) or the config's "profiles" can set.
+
+--toml prints the built-in agent file of NAME instead, comments and all: the
+file an agents/NAME.toml of yours overrides, key by key.`,
+		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
 			return a.runAgentsShow(cmd.Context(), opts)
 		},
 	}
+	cmd.Flags().BoolVar(&opts.toml, "toml", false, "print the built-in agent file (TOML) instead")
+	return cmd
 }
 
 // agentsShowOptions are the arguments and flags of `runner agents show`.
 type agentsShowOptions struct {
 	args []string
+	toml bool
 }
 
 func (a *app) runAgentsShow(ctx context.Context, opts agentsShowOptions) error {
+	if opts.toml {
+		b, err := profile.BuiltinFile(opts.args[0])
+		if err != nil {
+			return exit.Usagef("agents show --toml: %v (the built-in agents: see 'runner agents')", err)
+		}
+		_, err = a.out.Write(b)
+		return err
+	}
 	a.jsonErrors = true
-	p, err := profile.BuiltinProfile(opts.args[0])
+	cfg, _, err := config.Load(a.getenv)
+	if err != nil {
+		return err
+	}
+	p, err := cfg.Profile(opts.args[0])
 	if err != nil {
 		return err
 	}
@@ -124,8 +154,7 @@ cannot decide (a pager in the shell profile, a question versus output).
 States: ready, busy, needs_input, starting, exited, error, unknown.`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.cursorRowSet = cmd.Flags().Changed("cursor-row")
-			opts.deadStatusSet = cmd.Flags().Changed("dead-status")
+			opts.paneInfo.changed(cmd)
 			return a.runAgentsDetect(cmd.Context(), opts)
 		},
 	}
@@ -134,25 +163,63 @@ States: ready, busy, needs_input, starting, exited, error, unknown.`,
 	f.StringVar(&opts.pane, "pane", "", "capture this live pane (`ID`, e.g. %3) on the --socket server and use what tmux says about it")
 	f.StringVar(&opts.agent, "agent", "", "the agent profile (`NAME`)")
 	f.BoolVar(&opts.asJSON, "json", false, "print as JSON")
-	f.StringVar(&opts.curCmd, "current-command", "", "the pane's foreground `COMMAND` (#{pane_current_command})")
-	f.BoolVar(&opts.altOn, "alternate-on", false, "the pane shows the alternate screen (#{alternate_on})")
-	f.IntVar(&opts.cursorRow, "cursor-row", 0, "the cursor's 0-based `ROW` (#{cursor_y})")
-	f.IntVar(&opts.deadStatus, "dead-status", 0, "the pane is dead with this exit `STATUS` (#{pane_dead_status})")
+	opts.paneInfo.add(cmd)
 	return cmd
 }
 
 // agentsDetectOptions are the arguments and flags of `runner agents detect`.
 type agentsDetectOptions struct {
-	asJSON        bool
+	asJSON   bool
+	file     string
+	agent    string
+	pane     string
+	paneInfo paneInfoFlags
+}
+
+// paneInfoFlags are the flags that give what tmux would say about a
+// captured screen's pane (agents detect, agents explain).
+type paneInfoFlags struct {
 	altOn         bool
-	file          string
-	agent         string
 	curCmd        string
-	pane          string
 	cursorRow     int
 	deadStatus    int
 	cursorRowSet  bool // --cursor-row was given
 	deadStatusSet bool // --dead-status was given
+}
+
+func (o *paneInfoFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&o.curCmd, "current-command", "", "the pane's foreground `COMMAND` (#{pane_current_command})")
+	f.BoolVar(&o.altOn, "alternate-on", false, "the pane shows the alternate screen (#{alternate_on})")
+	f.IntVar(&o.cursorRow, "cursor-row", 0, "the cursor's 0-based `ROW` (#{cursor_y})")
+	f.IntVar(&o.deadStatus, "dead-status", 0, "the pane is dead with this exit `STATUS` (#{pane_dead_status})")
+}
+
+// changed notes which of the flags cmd was given.
+func (o *paneInfoFlags) changed(cmd *cobra.Command) {
+	o.cursorRowSet = cmd.Flags().Changed("cursor-row")
+	o.deadStatusSet = cmd.Flags().Changed("dead-status")
+}
+
+// apply sets on info what the flags give; cmdName names the command in
+// errors.
+func (o *paneInfoFlags) apply(cmdName string, info *profile.PaneInfo) error {
+	if o.curCmd != "" {
+		info.CurrentCommand = o.curCmd
+	}
+	if o.altOn {
+		info.AlternateOn = true
+	}
+	if o.cursorRowSet {
+		if o.cursorRow < 0 {
+			return exit.Usagef("%s: --cursor-row %d: want a row number from 0", cmdName, o.cursorRow)
+		}
+		info.CursorKnown, info.CursorY = true, o.cursorRow
+	}
+	if o.deadStatusSet {
+		info.Dead, info.DeadStatus = true, o.deadStatus
+	}
+	return nil
 }
 
 func (a *app) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) error {
@@ -174,7 +241,7 @@ func (a *app) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) err
 		return err
 	}
 	var screen string
-	info := profile.PaneInfo{CurrentCommand: opts.curCmd, AlternateOn: opts.altOn}
+	var info profile.PaneInfo
 	if opts.pane != "" {
 		c := a.tmuxClientFor(cfg)
 		pi, err := c.Pane(ctx, opts.pane)
@@ -187,17 +254,11 @@ func (a *app) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) err
 		opts.file = opts.pane
 		info = profile.PaneInfo{Dead: pi.Dead, DeadStatus: pi.DeadStatus, CurrentCommand: pi.CurrentCommand,
 			AlternateOn: pi.AlternateOn, CursorKnown: true, CursorY: pi.CursorY}
-	} else if screen, err = a.readScreen(opts.file); err != nil {
+	} else if screen, err = a.readScreen("agents detect", opts.file); err != nil {
 		return err
 	}
-	if opts.cursorRowSet {
-		if opts.cursorRow < 0 {
-			return exit.Usagef("agents detect: --cursor-row %d: want a row number from 0", opts.cursorRow)
-		}
-		info.CursorKnown, info.CursorY = true, opts.cursorRow
-	}
-	if opts.deadStatusSet {
-		info.Dead, info.DeadStatus = true, opts.deadStatus
+	if err := opts.paneInfo.apply("agents detect", &info); err != nil {
+		return err
 	}
 	d := profile.DetectPane(p, screen, info)
 	if opts.asJSON {
@@ -207,7 +268,9 @@ func (a *app) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) err
 	return nil
 }
 
-func (a *app) readScreen(file string) (string, error) {
+// readScreen reads a captured screen from file ("-": stdin); cmdName
+// names the command in errors.
+func (a *app) readScreen(cmdName, file string) (string, error) {
 	var b []byte
 	var err error
 	if file == "-" {
@@ -216,7 +279,7 @@ func (a *app) readScreen(file string) (string, error) {
 		b, err = os.ReadFile(file)
 	}
 	if err != nil {
-		return "", exit.Usagef("agents detect: read screen %s: %v", file, err)
+		return "", exit.Usagef("%s: read screen %s: %v", cmdName, file, err)
 	}
 	return string(b), nil
 }

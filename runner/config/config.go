@@ -99,6 +99,11 @@ type Config struct {
 	CloseAfter profile.Duration `json:"close_after"`
 
 	approve []*regexp.Regexp
+	// path is the file the config was read from ("" for the defaults
+	// alone); agentFiles the user's agent files (AgentsDir), applied by
+	// Profiles.
+	path       string
+	agentFiles []*profile.File
 }
 
 // Awareness configures the block about other tasks that is delivered to an
@@ -208,28 +213,52 @@ func Path(getenv func(string) string) (path, source string) {
 	return "", ""
 }
 
-// Load reads the config file found by Path and returns it with
-// its path. A missing file (or no path at all) gives DefaultConfig and no
-// error. A file that cannot be read or is not valid is an error wrapping
-// ErrUsage that names the file and the key, or the line and column of a
-// JSON syntax error.
+// Load reads the config file found by Path and the agent files beside it
+// (AgentsDir), and returns the config with its path. A missing file (or no
+// path at all) gives DefaultConfig and no error. A file that cannot be
+// read or is not valid is an error wrapping ErrUsage that names the file
+// and the key, or the line and column of a JSON syntax error; a bad agent
+// file is a *profile.FileError (a usage error too) naming its file, line
+// and key.
 func Load(getenv func(string) string) (*Config, string, error) {
 	path, _ := Path(getenv)
 	if path == "" {
 		return DefaultConfig(), "", nil
 	}
+	files, err := ReadAgentFiles(AgentsDir(getenv))
+	if err != nil {
+		return nil, path, loadError(path, err)
+	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return DefaultConfig(), path, nil
+		c := DefaultConfig()
+		c.path, c.agentFiles = "", files
+		if len(files) > 0 {
+			if err := c.validate(nil); err != nil {
+				return nil, path, loadError(path, err)
+			}
+		}
+		return c, path, nil
 	}
 	if err != nil {
 		return nil, path, exit.Usagef("config %s: %v", path, err)
 	}
-	c, err := Parse(data)
+	c, err := parse(data, path, files)
 	if err != nil {
-		return nil, path, exit.Usagef("config %s: %v", path, err)
+		return nil, path, loadError(path, err)
 	}
 	return c, path, nil
+}
+
+// loadError is err as Load returns it: an agent file's error as it is
+// (it names its file and is a usage error), any other naming the config
+// file and wrapping ErrUsage.
+func loadError(path string, err error) error {
+	var fe *profile.FileError
+	if errors.As(err, &fe) {
+		return fe
+	}
+	return exit.Usagef("config %s: %v", path, err)
 }
 
 var profileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)

@@ -19,7 +19,11 @@ import (
 // Parse decodes data over DefaultConfig and validates the result.
 // Errors name the key path ("awareness.mode: …") or, for bad JSON, the
 // line and column.
-func Parse(data []byte) (*Config, error) {
+func Parse(data []byte) (*Config, error) { return parse(data, "", nil) }
+
+// parse is Parse for the config file path (the origin of its profile
+// overrides), with the user's agent files.
+func parse(data []byte, path string, files []*profile.File) (*Config, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, errors.New("the file is empty (write {} for the defaults, or delete it)")
 	}
@@ -34,6 +38,7 @@ func Parse(data []byte) (*Config, error) {
 		return nil, errors.New("want a JSON object ({ \"key\": value, … }) at the top")
 	}
 	c := DefaultConfig()
+	c.path, c.agentFiles = path, files
 	fileAliases := map[string]map[string]string(nil)
 	for _, k := range slices.Sorted(maps.Keys(top)) {
 		raw := top[k]

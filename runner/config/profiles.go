@@ -37,18 +37,38 @@ func CompileApproveRules(key string, rules []string) ([]*regexp.Regexp, error) {
 // LoadConfig or DefaultConfig.
 func (c *Config) ApproveRegexps() []*regexp.Regexp { return c.approve }
 
-// Profiles returns the built-in profiles overlaid with the config's
-// overrides, then the profiles the config defines, sorted by name, every
-// one compiled and fresh (the caller may keep them). The global EnterDelay
-// applies to every profile whose override does not set "enter_delay".
+// Profiles returns the built-in profiles overlaid with the user's agent
+// files (AgentsDir) and then with the config's overrides ("profiles"),
+// followed by the agents the files define, sorted by name, and those the
+// config defines, sorted by name; every one compiled and fresh (the
+// caller may keep them). The global EnterDelay applies to every profile
+// whose agent file or override does not set "enter_delay".
 func (c *Config) Profiles() ([]*profile.Profile, error) {
 	ps := profile.Builtins()
 	byName := map[string]int{}
 	for i, p := range ps {
 		byName[p.Name] = i
 	}
-	var added []*profile.Profile
 	ownDelay := map[string]bool{}
+	for _, f := range c.agentFiles {
+		i, ok := byName[f.Name]
+		var base *profile.Profile
+		if ok {
+			base = ps[i]
+		}
+		p, err := f.Apply(base)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			ps[i] = p
+		} else {
+			byName[p.Name] = len(ps)
+			ps = append(ps, p)
+		}
+		ownDelay[p.Name] = f.Sets("enter_delay")
+	}
+	var added []*profile.Profile
 	for _, name := range slices.Sorted(maps.Keys(c.ProfileOverrides)) {
 		raw := c.ProfileOverrides[name]
 		var keys map[string]json.RawMessage
@@ -72,11 +92,13 @@ func (c *Config) Profiles() ([]*profile.Profile, error) {
 		if builtin {
 			base = ps[i]
 		}
-		p, err := profile.MergeProfile(name, base, raw)
+		p, err := profile.MergeProfileFrom(c.path, name, base, raw)
 		if err != nil {
 			return nil, fmt.Errorf("profiles.%s: %w", name, err)
 		}
-		_, ownDelay[name] = keys["enter_delay"]
+		if _, ok := keys["enter_delay"]; ok {
+			ownDelay[name] = true
+		}
 		if builtin {
 			ps[i] = p
 		} else {

@@ -22,7 +22,7 @@ import (
 // The common indentation is removed and blank lines at either end dropped;
 // "" when the profile has no rules or the screen shows no answer.
 func ScreenAnswer(p *Profile, screen string) string {
-	c := p.re
+	c := p.patterns()
 	if c == nil || (len(c.answerStart) == 0 && len(c.answerEnd) == 0) {
 		return ""
 	}

@@ -7,26 +7,82 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 )
 
-// compiled holds a profile's regexes, compiled once.
+// compiled holds a profile's regexes, compiled once: by Compile, or for
+// the built-in profiles (whose patterns the tests compile) at their first
+// use, when lazy is set (see compileLazy). Read them through
+// Profile.patterns.
 type compiled struct {
+	lazy *lazyCompiled
+
 	ready, busy, needsInput, exited, errs, errReset, volatile, starting []*regexp.Regexp
 	trust, turnOpen, turnClosed, sessionID                              []*regexp.Regexp
 	answerStart, answerEnd, answerAfter, answerSidebar                  []*regexp.Regexp
 	menuCursor                                                          *regexp.Regexp
 }
 
+// lazyCompiled compiles the patterns of src, a snapshot of a profile
+// checked by compileLazy, once, on first use.
+type lazyCompiled struct {
+	once sync.Once
+	src  *Profile
+	done *compiled
+}
+
+// patterns returns p's compiled patterns (compiling them now if they
+// were left for their first use); nil before Compile.
+func (p *Profile) patterns() *compiled {
+	c := p.re
+	if c == nil || c.lazy == nil {
+		return c
+	}
+	c.lazy.once.Do(func() {
+		done := &compiled{}
+		if err := done.fill(c.lazy.src); err != nil {
+			panic("built-in " + err.Error()) // a bug in agents/*.toml: TestBuiltinsCompile fails first
+		}
+		c.lazy.done = done
+	})
+	return c.lazy.done
+}
+
 // Compile checks and compiles every pattern of p and fills defaults. It
 // must be called (Builtins and MergeProfile do) before p is shared between
 // goroutines; after it, p is read-only.
 func (p *Profile) Compile() error {
+	if err := p.check(); err != nil {
+		return err
+	}
+	c := &compiled{}
+	if err := c.fill(p); err != nil {
+		return err
+	}
+	p.re = c
+	return nil
+}
+
+// compileLazy is Compile for a built-in profile: the defaults filled and
+// every check but the patterns' made now; the patterns, which the tests
+// compile, at their first use (most commands use one profile, or none).
+func (p *Profile) compileLazy() error {
+	if err := p.check(); err != nil {
+		return err
+	}
+	p.re = &compiled{lazy: &lazyCompiled{src: p.clone()}}
+	return nil
+}
+
+// check fills p's defaults and checks what is no pattern.
+func (p *Profile) check() error {
 	if p.Name == "" {
 		return errors.New("profile: empty name")
 	}
 	if len(p.Command) == 0 || p.Command[0] == "" {
-		return fmt.Errorf("profile %q: key \"command\": empty launch argv", p.Name)
+		return keyErrorf(p.Name, "command", "empty launch argv")
 	}
 	if p.EnterDelay.Duration == 0 {
 		p.EnterDelay.Duration = DefaultEnterDelay
@@ -44,48 +100,103 @@ func (p *Profile) Compile() error {
 		return err
 	}
 	if p.Hook != nil && p.Hook.Kind != HookKindSettingsFile && p.Hook.Kind != HookKindFlag {
-		return fmt.Errorf("profile %q: key \"hook.kind\": unknown kind %q (known: %q, %q)", p.Name, p.Hook.Kind, HookKindSettingsFile, HookKindFlag)
+		return keyErrorf(p.Name, "hook.kind", "unknown kind %q (known: %q, %q)", p.Hook.Kind, HookKindSettingsFile, HookKindFlag)
 	}
-	c := &compiled{}
+	if len(p.Resume) > 0 && !slices.ContainsFunc(p.Resume, func(a string) bool { return strings.Contains(a, SessionPlaceholder) }) {
+		return keyErrorf(p.Name, "resume", "no %s placeholder (e.g. [\"--resume\", \"%s\"])", SessionPlaceholder, SessionPlaceholder)
+	}
+	for i, t := range p.Trust {
+		if t.Choose != "" && p.MenuCursor == "" {
+			return keyErrorf(p.Name, fmt.Sprintf("trust[%d].choose", i), "needs \"menu_cursor\" (how the selected option looks)")
+		}
+		if len(t.Keys) == 0 {
+			return keyErrorf(p.Name, fmt.Sprintf("trust[%d].keys", i), "no keys to accept the dialog")
+		}
+	}
+	return nil
+}
+
+// fill compiles every pattern of p into c; errors name the key.
+func (c *compiled) fill(p *Profile) error {
 	var err error
-	for _, f := range []struct {
-		key  string
-		src  []string
-		dest *[]*regexp.Regexp
-	}{
-		{"ready", p.Ready, &c.ready},
-		{"busy", p.Busy, &c.busy},
-		{"starting", p.Starting, &c.starting},
-		{"needs_input", p.NeedsInput, &c.needsInput},
-		{"exited", p.Exited, &c.exited},
-		{"error", p.Error, &c.errs},
-		{"error_reset", p.ErrorReset, &c.errReset},
-		{"volatile", p.Volatile, &c.volatile},
-		{"turn_open", p.TurnOpen, &c.turnOpen},
-		{"turn_closed", p.TurnClosed, &c.turnClosed},
-		{"answer_start", p.AnswerStart, &c.answerStart},
-		{"answer_end", p.AnswerEnd, &c.answerEnd},
-		{"answer_after", p.AnswerAfter, &c.answerAfter},
-		{"answer_sidebar", p.AnswerSidebar, &c.answerSidebar},
-		{"session_id", p.SessionID, &c.sessionID},
-	} {
-		if *f.dest, err = compileAll(p.Name, f.key, f.src); err != nil {
+	for _, f := range c.lists(p) {
+		if *f.dest, err = compileAll(p.Name, f.key, *f.src); err != nil {
 			return err
 		}
 	}
 	for i, re := range c.sessionID {
 		if re.NumSubexp() < 1 {
-			return fmt.Errorf("profile %q: key \"session_id[%d]\": no capture group for the id (e.g. \"--resume (\\\\S+)\")", p.Name, i)
+			return keyErrorf(p.Name, fmt.Sprintf("session_id[%d]", i), "no capture group for the id (e.g. \"--resume (\\\\S+)\")")
 		}
 	}
-	if len(p.Resume) > 0 && !slices.ContainsFunc(p.Resume, func(a string) bool { return strings.Contains(a, SessionPlaceholder) }) {
-		return fmt.Errorf("profile %q: key \"resume\": no %s placeholder (e.g. [\"--resume\", \"%s\"])", p.Name, SessionPlaceholder, SessionPlaceholder)
+	return p.compileDialogs(c)
+}
+
+// patternList ties a profile's list of patterns (its key, e.g. "busy")
+// to where Compile puts them.
+type patternList struct {
+	key  string
+	src  *[]string
+	dest *[]*regexp.Regexp
+}
+
+// lists returns p's pattern lists and their places in c: the state rules
+// first, in the order DetectPane tries them (trust, a list of tables, is
+// apart), then the others.
+func (c *compiled) lists(p *Profile) []patternList {
+	return []patternList{
+		{"exited", &p.Exited, &c.exited},
+		{"needs_input", &p.NeedsInput, &c.needsInput},
+		{"starting", &p.Starting, &c.starting},
+		{"busy", &p.Busy, &c.busy},
+		{"ready", &p.Ready, &c.ready},
+		{"turn_open", &p.TurnOpen, &c.turnOpen},
+		{"turn_closed", &p.TurnClosed, &c.turnClosed},
+		{"error", &p.Error, &c.errs},
+		{"error_reset", &p.ErrorReset, &c.errReset},
+		{"volatile", &p.Volatile, &c.volatile},
+		{"answer_start", &p.AnswerStart, &c.answerStart},
+		{"answer_end", &p.AnswerEnd, &c.answerEnd},
+		{"answer_after", &p.AnswerAfter, &c.answerAfter},
+		{"answer_sidebar", &p.AnswerSidebar, &c.answerSidebar},
+		{"session_id", &p.SessionID, &c.sessionID},
 	}
-	if err := p.compileDialogs(c); err != nil {
-		return err
+}
+
+// rule is one compiled pattern of a profile.
+type rule struct {
+	field string // the list it is in: "busy", "trust"
+	key   string // its key: "busy[1]", "trust[0].pattern"
+	re    *regexp.Regexp
+}
+
+// rules returns every compiled pattern of p (nil before Compile): those
+// of the state rules first, in the order DetectPane tries them, then
+// menu_cursor, volatile, the answer's and session_id.
+func (p *Profile) rules() []rule {
+	c := p.patterns()
+	if c == nil {
+		return nil
 	}
-	p.re = c
-	return nil
+	var out []rule
+	add := func(field string, res []*regexp.Regexp, key func(int) string) {
+		for i, re := range res {
+			out = append(out, rule{field: field, key: key(i), re: re})
+		}
+	}
+	index := func(field string) func(int) string {
+		return func(i int) string { return field + "[" + strconv.Itoa(i) + "]" }
+	}
+	for _, l := range c.lists(p) {
+		if l.key == "needs_input" { // trust dialogs come first: a needs_input of their own
+			add("trust", c.trust, func(i int) string { return "trust[" + strconv.Itoa(i) + "].pattern" })
+		}
+		add(l.key, *l.dest, index(l.key))
+		if l.key == "error_reset" && c.menuCursor != nil {
+			add("menu_cursor", []*regexp.Regexp{c.menuCursor}, func(int) string { return "menu_cursor" })
+		}
+	}
+	return out
 }
 
 // compileDialogs checks and compiles how p's dialogs are answered: the
@@ -112,12 +223,6 @@ func (p *Profile) compileDialogs(c *compiled) error {
 			if _, err := compileOne(p.Name, fmt.Sprintf("trust[%d].choose", i), t.Choose); err != nil {
 				return err
 			}
-			if p.MenuCursor == "" {
-				return fmt.Errorf("profile %q: key \"trust[%d].choose\": needs \"menu_cursor\" (how the selected option looks)", p.Name, i)
-			}
-		}
-		if len(t.Keys) == 0 {
-			return fmt.Errorf("profile %q: key \"trust[%d].keys\": no keys to accept the dialog", p.Name, i)
 		}
 		c.trust = append(c.trust, re)
 	}
@@ -138,11 +243,11 @@ func compileAll(profile, key string, src []string) ([]*regexp.Regexp, error) {
 
 func compileOne(profile, key, src string) (*regexp.Regexp, error) {
 	if src == "" {
-		return nil, fmt.Errorf("profile %q: key %q: empty pattern", profile, key)
+		return nil, keyErrorf(profile, key, "empty pattern")
 	}
 	re, err := regexp.Compile(src)
 	if err != nil {
-		return nil, fmt.Errorf("profile %q: key %q: bad regular expression: %w", profile, key, err)
+		return nil, keyErrorf(profile, key, "bad regular expression: %w", err)
 	}
 	return re, nil
 }
@@ -153,9 +258,13 @@ func (p *Profile) Compiled() bool { return p.re != nil }
 // MatchesNeedsInput reports whether line l matches one of p's NeedsInput
 // patterns (false before Compile).
 func (p *Profile) MatchesNeedsInput(l string) bool {
-	return p.re != nil && anyMatch(p.re.needsInput, l)
+	c := p.patterns()
+	return c != nil && anyMatch(c.needsInput, l)
 }
 
 // MatchesTrust reports whether line l matches one of p's trust-dialog
 // patterns (false before Compile).
-func (p *Profile) MatchesTrust(l string) bool { return p.re != nil && anyMatch(p.re.trust, l) }
+func (p *Profile) MatchesTrust(l string) bool {
+	c := p.patterns()
+	return c != nil && anyMatch(c.trust, l)
+}

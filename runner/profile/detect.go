@@ -32,8 +32,11 @@ type Detection struct {
 	// "pane_dead", "pane_current_command", "pane_alternate_on",
 	// "dead_banner", "blank", "few_lines", "none".
 	Field string `json:"field"`
-	// Pattern is the regular expression that decided, if one did.
+	// Pattern is the regular expression that decided, if one did, and
+	// Rule its key in the profile ("busy[1]", "trust[0].pattern"): see
+	// Profile.Origin for its file and line, Profile.Explain for the rest.
 	Pattern string `json:"pattern,omitempty"`
+	Rule    string `json:"rule,omitempty"`
 	// Line is the screen line it matched, and LineNo its 1-based number.
 	Line   string `json:"line,omitempty"`
 	LineNo int    `json:"line_no,omitempty"`
@@ -91,13 +94,13 @@ func Detect(p *Profile, screen string) Detection {
 // A ready line whose pattern has a named group "status" (the shell
 // profile's prompt) also gives ExitStatus.
 func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
-	c := p.re
+	c := p.patterns()
 	if c == nil {
 		q := *p
 		if err := q.Compile(); err != nil {
 			return Detection{State: StateUnknown, Field: "none", Pattern: "invalid profile: " + err.Error()}
 		}
-		c = q.re
+		c = q.patterns()
 		p = &q
 	}
 	lines := screenLines(screen)
@@ -121,7 +124,7 @@ func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
 	}
 	for k, re := range c.trust {
 		if i, ok := lowest(re, lines, bottom); ok {
-			return Detection{State: StateNeedsInput, Field: "trust", Pattern: re.String(), Line: lines[i], LineNo: i + 1,
+			return Detection{State: StateNeedsInput, Field: "trust", Pattern: re.String(), Rule: "trust[" + strconv.Itoa(k) + "].pattern", Line: lines[i], LineNo: i + 1,
 				Question: question(c, lines, bottom), TrustKeys: append([]string(nil), p.Trust[k].Keys...), TrustChoose: p.Trust[k].Choose}
 		}
 	}
@@ -150,7 +153,8 @@ func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
 	}
 	if d, ok := match(StateReady, "ready", c.ready, lines, bottom); ok {
 		if i, ok := openTurn(c, lines, d.LineNo-1); ok {
-			return Detection{State: StateBusy, Field: "turn_open", Pattern: anyPattern(c.turnOpen, lines[i]), Line: lines[i], LineNo: i + 1}
+			k := firstMatch(c.turnOpen, lines[i])
+			return Detection{State: StateBusy, Field: "turn_open", Pattern: c.turnOpen[k].String(), Rule: ruleKey("turn_open", k), Line: lines[i], LineNo: i + 1}
 		}
 		d.ExitStatus = statusGroup(c.ready, d)
 		if e, ok := lastError(c, lines, lastN(nonBlank, p.ErrorLines)); ok {
@@ -170,13 +174,16 @@ func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
 // match returns a detection for the first pattern (in profile order) that
 // matches a bottom line, reporting the lowest line it matches.
 func match(st State, field string, res []*regexp.Regexp, lines []string, bottom []int) (Detection, bool) {
-	for _, re := range res {
+	for k, re := range res {
 		if i, ok := lowest(re, lines, bottom); ok {
-			return Detection{State: st, Field: field, Pattern: re.String(), Line: lines[i], LineNo: i + 1}, true
+			return Detection{State: st, Field: field, Pattern: re.String(), Rule: ruleKey(field, k), Line: lines[i], LineNo: i + 1}, true
 		}
 	}
 	return Detection{}, false
 }
+
+// ruleKey is the key of the k-th pattern of a profile's list field.
+func ruleKey(field string, k int) string { return field + "[" + strconv.Itoa(k) + "]" }
 
 func lowest(re *regexp.Regexp, lines []string, idx []int) (int, bool) {
 	for k := len(idx) - 1; k >= 0; k-- {
@@ -205,13 +212,15 @@ func openTurn(c *compiled, lines []string, ready int) (int, bool) {
 	return 0, false
 }
 
-func anyPattern(res []*regexp.Regexp, l string) string {
-	for _, re := range res {
+// firstMatch is the index of the first of res that matches l; -1 for
+// none.
+func firstMatch(res []*regexp.Regexp, l string) int {
+	for k, re := range res {
 		if re.MatchString(l) {
-			return re.String()
+			return k
 		}
 	}
-	return ""
+	return -1
 }
 
 // lastError reports an error when the lowest Error line among idx is below
@@ -224,9 +233,9 @@ func lastError(c *compiled, lines []string, idx []int) (Detection, bool) {
 				return Detection{}, false
 			}
 		}
-		for _, re := range c.errs {
+		for j, re := range c.errs {
 			if re.MatchString(l) {
-				return Detection{State: StateError, Field: "error", Pattern: re.String(), Line: l, LineNo: idx[k] + 1}, true
+				return Detection{State: StateError, Field: "error", Pattern: re.String(), Rule: ruleKey("error", j), Line: l, LineNo: idx[k] + 1}, true
 			}
 		}
 	}
@@ -326,11 +335,11 @@ func tail(lines []string, nonBlank []int, n int) string {
 // that matches one of p's Volatile patterns replaced by a fixed marker, for
 // hashing: two captures that differ only in timers and spinners mask equal.
 func MaskVolatile(p *Profile, screen string) string {
-	c := p.re
+	c := p.patterns()
 	if c == nil {
 		q := *p
 		if err := q.Compile(); err == nil {
-			c = q.re
+			c = q.patterns()
 		} else {
 			c = &compiled{}
 		}

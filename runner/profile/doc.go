@@ -6,19 +6,32 @@
 //     HeadlessArgv, EnvList), its screen patterns, compiled once by Compile;
 //     MergeProfile and FindProfile for the config file's overrides; the turn-end
 //     Hook a CLI is given (Hook.Render, Appender).
-//   - Builtins, BuiltinProfile (profiles_builtin.go): claude, codex, gemini,
-//     opencode, qwen, aider, shell and the sim.
+//   - Agent files (agentfile.go, decode.go): a profile, whole or in part, as
+//     TOML; ParseFile and File.Apply read one over a base profile, strictly
+//     (unknown keys, wrong types, bad patterns are *FileError with file,
+//     line and key), and every key set keeps its Origin, file and line.
+//   - Builtins, BuiltinProfile (builtin.go): the agent files embedded from
+//     agents/ — claude, codex, gemini, opencode, qwen, aider, shell and the
+//     sim —, parsed and compiled once per process.
 //   - Detect, DetectPane (detect.go): the State of an agent from its screen
-//     (ready, busy, needs_input, exited, error…); MaskVolatile.
+//     (ready, busy, needs_input, exited, error…) and the rule that decided;
+//     MaskVolatile.
+//   - Explain, ExplainPane (explain.go): DetectPane's answer with the
+//     deciding rule's file and line and what every other rule saw.
 //   - ScreenAnswer (answer.go): the answer of the last turn, read off the screen.
 //   - HookEvent, ParseHookEvent, TurnMatch (hookevent.go): a CLI's turn-end
 //     events, and which of them end the turn being watched.
 //   - UserHookChain, CodexNotify, MergeJSONEnv (hookchain.go): a user's own
-//     hook that runner's must run too; opencode-turn-end.js, the OpenCode
-//     plugin that writes the turn's end.
+//     hook that runner's must run too (Codex's config.toml is read with
+//     the TOML library); the OpenCode plugin that writes the turn's end is
+//     the opencode profile's hook.settings.
+//   - parseTOML, FileError (toml.go): TOML values with the line of each
+//     key, and errors that name file, line and key.
 //
 // It runs nothing and talks to no tmux: it imports only leaves of the
 // module — internal/textutil (escape stripping), internal/transport (shell
-// quoting, the one Quote) and exit (bad-input errors) — and the standard
-// library. TestProfileImportsOnlyLeaves holds it to that.
+// quoting, the one Quote) and exit (bad-input errors) —, the standard
+// library and the TOML library (github.com/pelletier/go-toml/v2, whose
+// parser gives the line of every key). TestProfileImportsOnlyLeaves holds
+// it to that.
 package profile

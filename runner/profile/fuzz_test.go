@@ -2,6 +2,8 @@ package profile
 
 import (
 	"bufio"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,6 +77,58 @@ func FuzzCodexNotify(f *testing.F) {
 		argv, err := codexNotify(strings.NewReader(toml), "config.toml")
 		if err != nil && argv != nil {
 			t.Fatalf("both a notify %q and an error %v", argv, err)
+		}
+	})
+}
+
+// FuzzAgentFile: any agent file, over a built-in profile or as a new
+// agent: a compiled profile or a *FileError naming the file, never a
+// panic; a profile that loaded classifies a screen.
+func FuzzAgentFile(f *testing.F) {
+	names, _ := fs.Glob(builtinFS, "agents/*.toml")
+	for _, n := range names {
+		if b, err := builtinFS.ReadFile(n); err == nil {
+			f.Add(string(b))
+		}
+	}
+	for _, s := range []string{
+		"busy = ['(unclosed']\n",
+		"[hook]\nkind = 'flag'\nargs = ['--hook', '{command}']\n",
+		"[[trust]]\npattern = 'x'\nkeys = ['Enter']\nchoose = 'y'\n",
+		"enter_delay = 40\nbottom_lines = 3.5\n",
+		"env = { A = 1 }\n",
+		"trust = [{ pattern = 'a', keys = [] }]\n",
+	} {
+		f.Add(s)
+	}
+	base, err := builtinSet()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if len(text) > 64<<10 {
+			return
+		}
+		for _, name := range []string{"claude", "fuzzed"} {
+			file, err := ParseFile("/cfg/agents/"+name+".toml", []byte(text))
+			var p *Profile
+			if err == nil {
+				var b *Profile
+				if name == "claude" {
+					b = base[0].clone()
+				}
+				p, err = file.Apply(b)
+			}
+			if err != nil {
+				var fe *FileError
+				if !errors.As(err, &fe) || fe.File == "" {
+					t.Fatalf("error %v (%T): want a *FileError naming the file", err, err)
+				}
+				continue
+			}
+			if d := Detect(p, "> hi\n│ > \n"); d.State == "" {
+				t.Fatalf("%s: no state", name)
+			}
 		}
 	})
 }

@@ -1,7 +1,6 @@
 package profile
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,10 +51,10 @@ func UserHookChain(h *Hook, kv []string) ([]string, error) {
 }
 
 // CodexNotify reads the top-level `notify = [...]` array of strings from a
-// Codex config.toml. A missing file or key gives nil. Only what Codex's
-// own docs show for notify is read (an array of basic or literal strings,
-// on one line or several, before the first table header); anything else
-// is an error naming the file, so that the user's program is never
+// Codex config.toml. A missing file or key gives nil. The file is read
+// with the TOML library as Codex reads it, whole: a file that is not
+// valid TOML, or a notify that is not an array of strings, is an error
+// naming the file and the line, so that the user's program is never
 // silently dropped.
 func CodexNotify(path string) ([]string, error) {
 	f, err := os.Open(path)
@@ -72,93 +71,44 @@ func CodexNotify(path string) ([]string, error) {
 // codexNotify reads notify from a config.toml's text r (named path in
 // errors): see CodexNotify.
 func codexNotify(r io.Reader, path string) ([]string, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	var val strings.Builder
-	in := false
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if !in {
-			if strings.HasPrefix(line, "[") {
-				return nil, nil // a table: notify is top-level only
-			}
-			k, v, ok := strings.Cut(line, "=")
-			if !ok || strings.Trim(strings.TrimSpace(k), `"'`) != "notify" {
-				continue
-			}
-			in = true
-			line = strings.TrimSpace(v)
-		}
-		val.WriteString(line)
-		val.WriteString("\n")
-		if argv, done, err := parseTOMLStrings(val.String()); done {
-			if err != nil {
-				return nil, fmt.Errorf("%s: notify: %w", path, err)
-			}
-			return argv, nil
-		}
-	}
-	if err := sc.Err(); err != nil {
+	data, err := io.ReadAll(io.LimitReader(r, maxCodexConfig+1))
+	if err != nil {
 		return nil, err
 	}
-	if in {
-		return nil, fmt.Errorf("%s: notify: the array is not closed", path)
+	if len(data) > maxCodexConfig {
+		return nil, fmt.Errorf("%s: larger than %d bytes: not read for notify (is it Codex's config.toml?)", path, maxCodexConfig)
 	}
-	return nil, nil
+	doc, err := parseTOML(data)
+	if err != nil {
+		var fe *FileError
+		if errors.As(err, &fe) {
+			fe.File = path
+		}
+		return nil, fmt.Errorf("%w (Codex cannot read it either: fix the file)", err)
+	}
+	notify, ok := doc.values["notify"]
+	if !ok {
+		return nil, nil
+	}
+	items, ok := notify.([]any)
+	if !ok {
+		return nil, &FileError{File: path, Line: doc.line("notify"), Key: "notify",
+			Err: fmt.Errorf("want an array of strings, like notify = [\"notify-send\", \"Codex\"], not %s", tomlTypeName(notify))}
+	}
+	out := make([]string, 0, len(items))
+	for i, it := range items {
+		s, ok := it.(string)
+		if !ok {
+			k := fmt.Sprintf("notify[%d]", i)
+			return nil, &FileError{File: path, Line: doc.line(k), Key: k, Err: fmt.Errorf("only strings are allowed in notify, not %s", tomlTypeName(it))}
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
-// parseTOMLStrings parses a TOML array of strings, s starting at its '['.
-// done is false while the array is not closed yet (more lines to come).
-func parseTOMLStrings(s string) (out []string, done bool, err error) {
-	if !strings.HasPrefix(s, "[") {
-		return nil, true, errors.New("want an array of strings, like notify = [\"notify-send\", \"Codex\"]")
-	}
-	i := 1
-	for {
-		for i < len(s) && strings.ContainsRune(" \t\r\n,", rune(s[i])) {
-			i++
-		}
-		if i < len(s) && s[i] == '#' { // a comment to the end of the line
-			for i < len(s) && s[i] != '\n' {
-				i++
-			}
-			continue
-		}
-		if i >= len(s) {
-			return nil, false, nil
-		}
-		switch s[i] {
-		case ']':
-			return out, true, nil
-		case '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, true, errors.New("unterminated literal string")
-			}
-			out = append(out, s[i+1:i+1+j])
-			i += j + 2
-		case '"':
-			j := i + 1
-			for j < len(s) && s[j] != '"' {
-				if s[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(s) {
-				return nil, true, errors.New("unterminated string")
-			}
-			var v string
-			if err := json.Unmarshal([]byte(s[i:j+1]), &v); err != nil {
-				return nil, true, fmt.Errorf("string %s: %w", s[i:j+1], err)
-			}
-			out = append(out, v)
-			i = j + 1
-		default:
-			return nil, true, fmt.Errorf("unexpected %q: only strings are allowed in notify", s[i])
-		}
-	}
-}
+// maxCodexConfig bounds the config.toml read for its notify.
+const maxCodexConfig = 4 << 20
 
 // MergeJSONEnv merges each of the hook's KEY=VALUE (a JSON object) into the
 // value the agent's environment kv already gives KEY, if any: the user's

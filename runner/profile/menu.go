@@ -14,7 +14,8 @@ import (
 // between the two counts as one option. ok is false when the label, the
 // cursor or a usable pattern is missing: then nothing can be chosen.
 func MenuMove(p *Profile, screen, label string) (moves int, ok bool) {
-	if p.re == nil || p.re.menuCursor == nil || label == "" {
+	c := p.patterns()
+	if c == nil || c.menuCursor == nil || label == "" {
 		return 0, false
 	}
 	re, err := regexp.Compile(label)
@@ -35,7 +36,7 @@ func MenuMove(p *Profile, screen, label string) (moves int, ok bool) {
 	}
 	cursor, best := -1, len(bottom)
 	for i, li := range bottom {
-		if !p.re.menuCursor.MatchString(lines[li]) || strings.TrimSpace(lines[li]) == "" {
+		if !c.menuCursor.MatchString(lines[li]) || strings.TrimSpace(lines[li]) == "" {
 			continue
 		}
 		if d := abs(i - target); d < best {

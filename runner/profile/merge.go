@@ -15,60 +15,53 @@ import (
 
 // MergeProfile overlays a partial JSON profile on base and returns the
 // result, compiled. Keys present in the JSON replace base's values (lists
-// are replaced, not appended); absent keys keep base's. Unknown keys and
-// bad regular expressions are errors naming the profile and the key. base
-// is not modified; a nil base starts from an empty profile named name.
+// are replaced, not appended; a table — hook, env — is merged key by key);
+// absent keys keep base's. Unknown keys (nested ones too), values of the
+// wrong type and bad regular expressions are errors naming the profile and
+// the key. base is not modified; a nil base starts from an empty profile
+// named name.
 func MergeProfile(name string, base *Profile, partial []byte) (*Profile, error) {
-	var out Profile
-	if base != nil {
-		b, err := json.Marshal(base)
-		if err != nil {
-			return nil, fmt.Errorf("profile %q: %w", name, err)
+	return MergeProfileFrom("", name, base, partial)
+}
+
+// MergeProfileFrom is MergeProfile for a partial profile read from file
+// (the config file): file is kept as the origin of the keys it sets.
+func MergeProfileFrom(file, name string, base *Profile, partial []byte) (*Profile, error) {
+	var keys map[string]any
+	if err := json.Unmarshal(partial, &keys); err != nil || keys == nil {
+		if err == nil {
+			err = fmt.Errorf("%s", strings.TrimSpace(string(partial)))
 		}
-		if err := json.Unmarshal(b, &out); err != nil {
-			return nil, fmt.Errorf("profile %q: %w", name, err)
-		}
-	}
-	var keys map[string]json.RawMessage
-	if err := json.Unmarshal(partial, &keys); err != nil {
 		return nil, fmt.Errorf("profile %q: not a JSON object: %w", name, err)
 	}
-	known := JSONKeys()
-	names := make([]string, 0, len(keys))
-	for k := range keys {
-		names = append(names, k)
+	out := &Profile{}
+	if base != nil {
+		out = base.clone()
 	}
-	sort.Strings(names)
-	for _, k := range names {
-		if !known[k] {
-			return nil, fmt.Errorf("profile %q: unknown key %q (known keys: %s)", name, k, strings.Join(SortedKeys(known), ", "))
-		}
-		// Decode key by key so an error names the key.
-		one, _ := json.Marshal(map[string]json.RawMessage{k: keys[k]})
-		if err := json.Unmarshal(one, &out); err != nil {
-			return nil, fmt.Errorf("profile %q: key %q: %v", name, k, err)
-		}
+	o := out.newOrigins(Origin{File: file}, nil)
+	d := decoder{profile: name, set: o.set}
+	if err := d.object(reflect.ValueOf(out).Elem(), keys, ""); err != nil {
+		return nil, err
 	}
 	if out.Name == "" {
 		out.Name = name
+	}
+	if file != "" {
+		out.sources = append(out.sources[:len(out.sources):len(out.sources)], Origin{File: file})
 	}
 	out.re = nil
 	if err := out.Compile(); err != nil {
 		return nil, err
 	}
-	return &out, nil
+	return out, nil
 }
 
 // JSONKeys is the set of JSON names of Profile's fields: the keys a
 // profile in the config file may set.
 func JSONKeys() map[string]bool {
 	out := map[string]bool{}
-	t := reflect.TypeOf(Profile{})
-	for i := 0; i < t.NumField(); i++ {
-		tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if tag != "" && tag != "-" {
-			out[tag] = true
-		}
+	for k := range jsonFields(reflect.TypeFor[Profile]()) {
+		out[k] = true
 	}
 	return out
 }

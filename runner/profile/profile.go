@@ -190,6 +190,11 @@ type Profile struct {
 	NoAwareness bool `json:"no_awareness,omitempty"`
 
 	re *compiled
+	// origins is where each key was set (see Origin), sources the files
+	// applied, in order; both are shared between clones, never changed
+	// once made (a merge makes new ones).
+	origins map[string]originRef
+	sources []Origin
 }
 
 // TrustDialog is a first-run or trust dialog and the keys that accept it.
@@ -279,12 +284,13 @@ const QuitGap = 300 * time.Millisecond
 // capture group of the lowest line a SessionID pattern matches; "" when
 // none does.
 func (p *Profile) FindSession(screen string) string {
-	if p.re == nil {
+	c := p.patterns()
+	if c == nil {
 		return ""
 	}
 	lines := strings.Split(screen, "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		for _, re := range p.re.sessionID {
+		for _, re := range c.sessionID {
 			if m := re.FindStringSubmatch(lines[i]); m != nil && m[1] != "" {
 				return m[1]
 			}
@@ -319,15 +325,15 @@ func (p *Profile) checkHeadless() error {
 		return nil
 	}
 	if p.Headless[0] == "" || strings.Contains(p.Headless[0], PromptPlaceholder) {
-		return fmt.Errorf("profile %q: key \"headless\": the first element must be the program, not %q", p.Name, p.Headless[0])
+		return keyErrorf(p.Name, "headless", "the first element must be the program, not %q", p.Headless[0])
 	}
 	for _, a := range p.Headless[1:] {
 		if strings.Contains(a, PromptPlaceholder) {
 			return nil
 		}
 	}
-	return fmt.Errorf("profile %q: key \"headless\": no %s placeholder (e.g. [\"%s\", \"-p\", \"%s\"]; [] for no headless mode)",
-		p.Name, PromptPlaceholder, p.Headless[0], PromptPlaceholder)
+	return keyErrorf(p.Name, "headless", "no %s placeholder (e.g. [\"%s\", \"-p\", \"%s\"]; [] for no headless mode)",
+		PromptPlaceholder, p.Headless[0], PromptPlaceholder)
 }
 
 // HeadlessArgv fills the Headless template with prompt; nil when the

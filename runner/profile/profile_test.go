@@ -97,8 +97,8 @@ func TestMergeProfile(t *testing.T) {
 	if d := Detect(p, "READY\n"); d.State != StateReady {
 		t.Errorf("merged profile not compiled with the new pattern: %+v", d)
 	}
-	if d := Detect(p, "trust me\n"); d.State != StateNeedsInput || !slices.Equal(d.TrustKeys, []string{"y"}) {
-		t.Errorf("merged trust dialog: %+v", d)
+	if d := Detect(p, "trust me\n"); d.State != StateNeedsInput || !slices.Equal(d.TrustKeys, []string{"y"}) || d.TrustChoose != "" {
+		t.Errorf("merged trust dialog: %+v (a list is replaced whole: nothing of the old first entry, its choose, stays)", d)
 	}
 	if now, _ := json.Marshal(base); string(now) != string(orig) {
 		t.Error("MergeProfile modified its base")

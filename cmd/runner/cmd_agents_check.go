@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/exit"
+)
+
+func (a *app) newAgentsCheckCmd() *cobra.Command {
+	var opts agentsCheckOptions
+	cmd := &cobra.Command{
+		Use:   "check [FILE...]",
+		Short: "Validate agent files (TOML profiles) as runner would load them",
+		Long: `Validate agent files: TOML whose keys are a profile's ('runner agents show NAME'),
+named NAME.toml for the agent NAME. A file named after a built-in agent overrides
+the keys it sets; any other defines a new agent (it needs "command"). Each file is
+checked alone, over the built-in agent of its name: its TOML, its keys, the type
+of each value, and every regular expression. Errors name the file, the line and
+the key.
+
+Without FILE, every NAME.toml in the agents folder beside the config file
+(<config dir>/agents, e.g. ~/.config/runner/agents) is checked: those are the
+files every runner command loads, and a bad one stops them all (exit 2).
+
+Exit status 0 when every file is valid, 2 when one is not (or none can be read).`,
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			opts.files = argv
+			return a.runAgentsCheck(cmd.Context(), opts)
+		},
+	}
+	a.jsonFlag(cmd, &opts.asJSON, "print the result as JSON: [{file, agent, ok, overrides_builtin, keys, error: {file, line, column, key, message}}]")
+	return cmd
+}
+
+// agentsCheckOptions are the arguments and flags of `runner agents check`.
+type agentsCheckOptions struct {
+	files  []string
+	asJSON bool
+}
+
+func (a *app) runAgentsCheck(ctx context.Context, opts agentsCheckOptions) error {
+	files := opts.files
+	if len(files) == 0 {
+		dir := config.AgentsDir(a.getenv)
+		if dir == "" {
+			return exit.Usagef("agents check: no config directory (none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set): name the FILE to check")
+		}
+		paths, err := filepath.Glob(filepath.Join(dir, "*.toml"))
+		if err != nil {
+			return err
+		}
+		if len(paths) == 0 && !opts.asJSON {
+			fmt.Fprintf(a.out, "no agent files in %s\n", dir)
+			return nil
+		}
+		files = paths
+	}
+	checks := make([]config.AgentFileCheck, 0, len(files))
+	bad := 0
+	for _, f := range files {
+		c := config.CheckAgentFile(f)
+		if !c.OK {
+			bad++
+		}
+		checks = append(checks, c)
+	}
+	if opts.asJSON {
+		if err := a.printJSON(checks); err != nil {
+			return err
+		}
+	} else {
+		for _, c := range checks {
+			fmt.Fprintln(a.out, checkLine(c))
+		}
+	}
+	if bad > 0 {
+		return &exit.ExitError{Code: exit.ExitUsage}
+	}
+	return nil
+}
+
+// checkLine is one file's result for people.
+func checkLine(c config.AgentFileCheck) string {
+	if !c.OK {
+		return "bad  " + c.Error.Error()
+	}
+	what := "defines the new agent " + c.Agent
+	if c.Overrides {
+		what = "overrides the built-in agent " + c.Agent
+	}
+	return fmt.Sprintf("ok   %s: %s (%s)", c.File, what, strings.Join(c.Keys, ", "))
+}
