@@ -116,31 +116,15 @@ func (d *decoder) value(v reflect.Value, x any, path string) error {
 		if !ok {
 			return want("an array of " + typeWord(t.Elem()))
 		}
-		s := reflect.MakeSlice(t, len(xs), len(xs))
-		elems := *d
-		elems.set = nil // the list is set whole, below
-		for i, e := range xs {
-			if err := elems.value(s.Index(i), e, path+"["+strconv.Itoa(i)+"]"); err != nil {
-				return err
-			}
+		if err := d.list(v, xs, path); err != nil {
+			return err
 		}
-		v.Set(s)
 	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:
 		m, ok := x.(map[string]any)
 		if !ok {
 			return want("a table of " + typeWord(t.Elem()))
 		}
-		if v.IsNil() {
-			v.Set(reflect.MakeMap(t))
-		}
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			e := reflect.New(t.Elem()).Elem()
-			if err := d.value(e, m[k], path+"."+k); err != nil {
-				return err
-			}
-			v.SetMapIndex(reflect.ValueOf(k), e)
-		}
-		return nil
+		return d.table(v, m, path)
 	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct:
 		m, ok := x.(map[string]any)
 		if !ok {
@@ -160,6 +144,36 @@ func (d *decoder) value(v reflect.Value, x any, path string) error {
 		return keyErrorf(d.profile, path, "cannot be set (a field of type %s)", t)
 	}
 	d.setPath(path)
+	return nil
+}
+
+// list sets the slice v to the array xs, whole.
+func (d *decoder) list(v reflect.Value, xs []any, path string) error {
+	s := reflect.MakeSlice(v.Type(), len(xs), len(xs))
+	elems := *d
+	elems.set = nil // the list is set whole, by value
+	for i, e := range xs {
+		if err := elems.value(s.Index(i), e, path+"["+strconv.Itoa(i)+"]"); err != nil {
+			return err
+		}
+	}
+	v.Set(s)
+	return nil
+}
+
+// table sets the keys of m in the map v (made when nil).
+func (d *decoder) table(v reflect.Value, m map[string]any, path string) error {
+	t := v.Type()
+	if v.IsNil() {
+		v.Set(reflect.MakeMap(t))
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		e := reflect.New(t.Elem()).Elem()
+		if err := d.value(e, m[k], path+"."+k); err != nil {
+			return err
+		}
+		v.SetMapIndex(reflect.ValueOf(k), e)
+	}
 	return nil
 }
 
