@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/runner-cli/runner/runner/doctor"
+	"github.com/runner-cli/runner/tmuxctl"
 
 	"github.com/runner-cli/runner/runner/config"
 
@@ -243,17 +244,10 @@ func (a *app) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) err
 	var screen string
 	var info profile.PaneInfo
 	if opts.pane != "" {
-		c := a.tmuxClientFor(cfg)
-		pi, err := c.Pane(ctx, opts.pane)
-		if err != nil {
-			return err
-		}
-		if screen, err = c.CaptureScreen(ctx, opts.pane); err != nil {
+		if screen, info, err = capturePane(ctx, a.tmuxClientFor(cfg), opts.pane); err != nil {
 			return err
 		}
 		opts.file = opts.pane
-		info = profile.PaneInfo{Dead: pi.Dead, DeadStatus: pi.DeadStatus, CurrentCommand: pi.CurrentCommand,
-			AlternateOn: pi.AlternateOn, CursorKnown: true, CursorY: pi.CursorY}
 	} else if screen, err = a.readScreen("agents detect", opts.file); err != nil {
 		return err
 	}
@@ -266,6 +260,21 @@ func (a *app) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) err
 	}
 	printDetection(a.out, d)
 	return nil
+}
+
+// capturePane captures pane's screen on c's server, with what tmux says
+// about the pane besides the text.
+func capturePane(ctx context.Context, c *tmuxctl.Client, pane string) (string, profile.PaneInfo, error) {
+	pi, err := c.Pane(ctx, pane)
+	if err != nil {
+		return "", profile.PaneInfo{}, err
+	}
+	screen, err := c.CaptureScreen(ctx, pane)
+	if err != nil {
+		return "", profile.PaneInfo{}, err
+	}
+	return screen, profile.PaneInfo{Dead: pi.Dead, DeadStatus: pi.DeadStatus, CurrentCommand: pi.CurrentCommand,
+		AlternateOn: pi.AlternateOn, CursorKnown: true, CursorY: pi.CursorY}, nil
 }
 
 // readScreen reads a captured screen from file ("-": stdin); cmdName

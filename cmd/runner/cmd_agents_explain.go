@@ -4,22 +4,26 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/state"
 )
 
 func (a *app) newAgentsExplainCmd() *cobra.Command {
 	var opts agentsExplainOptions
 	cmd := &cobra.Command{
-		Use:   "explain --screen SCREEN --agent NAME",
+		Use:   "explain (--screen SCREEN --agent NAME | --pane ID | --task ID)",
 		Short: "Say why an agent profile reads a captured screen as it does: the rule, its file and line",
 		Long: `Classify a captured screen (tmux capture-pane -p, with or without -e; '-' reads
 stdin) with an agent profile, as 'runner agents detect' does, and say why: the
@@ -30,7 +34,14 @@ they are tried — exited, trust, needs_input, starting, busy, ready, then for a
 ready screen turn_open/turn_closed and error/error_reset — with the lines each
 matches and whether it was tried (a rule after the one that decided had no say).
 
-The pane flags give what tmux would say besides the text, as for 'agents detect'.`,
+--pane ID captures a live pane on the --socket server (and, when it is a task's,
+uses the task's agent); --task ID captures the task's pane, here or on its host.
+For a task, the output also names the last hook event in its events file (the
+agent's own word, which ends a turn before any screen rule does) and how long
+ago it came.
+
+The pane flags give what tmux would say besides the text, as for 'agents detect'
+(for a live pane, they override what tmux says).`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.paneInfo.changed(cmd)
@@ -39,7 +50,9 @@ The pane flags give what tmux would say besides the text, as for 'agents detect'
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.screen, "screen", "", "the captured screen (`SCREEN` file, or - for stdin)")
-	f.StringVar(&opts.agent, "agent", "", "the agent profile (`NAME`)")
+	f.StringVar(&opts.agent, "agent", "", "the agent profile (`NAME`; for a task's pane, the task's agent by default)")
+	f.StringVar(&opts.pane, "pane", "", "capture this live pane (`ID`, e.g. %3) on the --socket server")
+	f.StringVar(&opts.task, "task", "", "capture this task's pane (`ID` or unique prefix), here or on its host")
 	a.jsonFlag(cmd, &opts.asJSON, "print as JSON: the detection (state, field, rule, pattern, line, line_no, question…), decided, bottom, rules [{rule, field, pattern, origin: {file, line, builtin}, region, lines: [{n, text}], tried, decided}], sources")
 	opts.paneInfo.add(cmd)
 	return cmd
@@ -48,17 +61,42 @@ The pane flags give what tmux would say besides the text, as for 'agents detect'
 // agentsExplainOptions are the arguments and flags of `runner agents explain`.
 type agentsExplainOptions struct {
 	screen   string
+	pane     string
+	task     string
 	agent    string
 	asJSON   bool
 	paneInfo paneInfoFlags
 }
 
 func (a *app) runAgentsExplain(ctx context.Context, opts agentsExplainOptions) error {
-	if opts.screen == "" {
-		return exit.Usagef("agents explain: give --screen SCREEN (a capture-pane text file, or - for stdin)")
+	if opts.asJSON {
+		a.jsonErrors = true
 	}
-	if opts.agent == "" {
-		return exit.Usagef("agents explain: --agent is required (see 'runner agents')")
+	given := 0
+	for _, v := range []string{opts.screen, opts.pane, opts.task} {
+		if v != "" {
+			given++
+		}
+	}
+	if given != 1 {
+		return exit.Usagef("agents explain: give one of --screen SCREEN (a capture-pane text file, or - for stdin), --pane ID (a live pane) or --task ID")
+	}
+	out := explainOutput{Pane: opts.pane}
+	var screen string
+	var info profile.PaneInfo
+	if opts.screen != "" {
+		if opts.agent == "" {
+			return exit.Usagef("agents explain: --agent is required with --screen (see 'runner agents')")
+		}
+		var err error
+		if screen, err = a.readScreen("agents explain", opts.screen); err != nil {
+			return err
+		}
+	} else {
+		var err error
+		if screen, info, err = a.explainCapture(ctx, &opts, &out); err != nil {
+			return err
+		}
 	}
 	cfg, _, err := config.Load(a.getenv)
 	if err != nil {
@@ -68,20 +106,134 @@ func (a *app) runAgentsExplain(ctx context.Context, opts agentsExplainOptions) e
 	if err != nil {
 		return err
 	}
-	screen, err := a.readScreen("agents explain", opts.screen)
-	if err != nil {
-		return err
-	}
-	var info profile.PaneInfo
 	if err := opts.paneInfo.apply("agents explain", &info); err != nil {
 		return err
 	}
-	ex := p.ExplainPane(screen, info)
+	out.Explanation = p.ExplainPane(screen, info)
 	if opts.asJSON {
-		return a.printJSON(ex)
+		return a.printJSON(out)
 	}
-	printExplanation(a.out, ex)
+	if out.Task != "" {
+		fmt.Fprintf(a.out, "task %s, pane %s\n", out.Task, out.Pane)
+	}
+	printExplanation(a.out, out.Explanation)
+	if out.Task != "" {
+		fmt.Fprintf(a.out, "last hook event: %s\n", hookEventLine(out.LastHook, time.Now()))
+	}
 	return nil
+}
+
+// explainOutput is `agents explain`'s answer: the explanation, and for a
+// live pane which it was, the task it belongs to and the task's last hook
+// event.
+type explainOutput struct {
+	profile.Explanation
+	Pane     string         `json:"pane,omitempty"`
+	Task     string         `json:"task,omitempty"`
+	LastHook *hookEventInfo `json:"last_hook_event,omitempty"`
+}
+
+// hookEventInfo is a task's last hook event, as explain shows it.
+type hookEventInfo struct {
+	Name    string    `json:"name"`
+	Time    time.Time `json:"time,omitzero"`
+	Stop    bool      `json:"stop"`
+	Session string    `json:"session,omitempty"`
+	Answer  string    `json:"answer,omitempty"`
+}
+
+// explainCapture captures the pane of opts.pane or opts.task, sets the
+// agent (the task's, unless --agent says) and fills in the task and its
+// last hook event.
+func (a *app) explainCapture(ctx context.Context, opts *agentsExplainOptions, out *explainOutput) (string, profile.PaneInfo, error) {
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return "", profile.PaneInfo{}, err
+	}
+	var t *state.Task
+	if opts.task != "" {
+		if t, err = runner.GetTask(ctx, env, opts.task); err != nil {
+			return "", profile.PaneInfo{}, err
+		}
+		if t.Tmux.Pane == "" {
+			return "", profile.PaneInfo{}, exit.Usagef("agents explain: task %s has no pane yet (%s)", t.ID, t.Status)
+		}
+	} else if st, err := env.Store.Read(ctx); err == nil {
+		t = taskOfPane(st, env.TC.Socket(), opts.pane)
+	}
+	tc := env.TC
+	if t != nil {
+		if tc, err = env.PaneClient(ctx, t); err != nil {
+			return "", profile.PaneInfo{}, err
+		}
+		out.Task, out.Pane = t.ID, t.Tmux.Pane
+		if opts.agent == "" {
+			opts.agent = t.Agent
+		}
+		out.LastHook = lastHookEvent(env.Store.TaskFile("events", t.ID))
+	}
+	if opts.agent == "" {
+		return "", profile.PaneInfo{}, exit.Usagef("agents explain: pane %s is no task's: give --agent NAME", opts.pane)
+	}
+	return capturePane(ctx, tc, out.Pane)
+}
+
+// taskOfPane is the task whose pane on this machine's server socket is
+// pane (the newest, a pane id being reused after a server restart), or
+// nil.
+func taskOfPane(st *state.State, socket, pane string) *state.Task {
+	var found *state.Task
+	for _, t := range st.Tasks {
+		if t.Tmux.Pane == pane && t.Tmux.Host == "" && t.Tmux.Socket == socket && (found == nil || t.Created.After(found.Created)) {
+			found = t
+		}
+	}
+	return found
+}
+
+// lastHookEvent is the last event line of a task's events file (nil:
+// none, or no file).
+func lastHookEvent(path string) *hookEventInfo {
+	lines := strings.Split(textutil.LastLines(readTail(path, 64<<10), 20), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if ev, ok := profile.ParseHookEvent(lines[i]); ok {
+			return &hookEventInfo{Name: ev.Name, Time: ev.Time, Stop: ev.Stop, Session: ev.Session, Answer: textutil.Headline(ev.Answer, 120)}
+		}
+	}
+	return nil
+}
+
+// readTail is the last n bytes of the file at path ("" when unreadable).
+func readTail(path string, n int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > n {
+		_, _ = f.Seek(fi.Size()-n, io.SeekStart)
+	}
+	b, _ := io.ReadAll(f)
+	return string(b)
+}
+
+// hookEventLine says ev in a line: its name, whether it ends a turn, and
+// when.
+func hookEventLine(ev *hookEventInfo, now time.Time) string {
+	if ev == nil {
+		return "none (the screen decides the turn's end)"
+	}
+	s := ev.Name
+	if ev.Stop {
+		s += " (a turn's end)"
+	}
+	if !ev.Time.IsZero() {
+		s += ", " + textutil.Age(now, ev.Time) + " ago"
+	}
+	if ev.Session != "" {
+		s += ", session " + ev.Session
+	}
+	return s
 }
 
 // printExplanation writes ex for people: the state and the rule that

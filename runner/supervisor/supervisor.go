@@ -27,7 +27,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/runner-cli/runner/internal/textutil"
@@ -263,7 +265,11 @@ func (s *Supervisor) MonitorTurn(ctx context.Context, since time.Time) error {
 			}
 			continue
 		case profile.StateError:
-			return end(state.StatusFailed, "the agent reported an error: "+textutil.Headline(d.Line, 160), obs, nil)
+			reason := "the agent reported an error: " + textutil.Headline(d.Line, 160)
+			if r := s.ruleOf(obs); r != "" {
+				reason += " (" + strings.TrimPrefix(r, ", ") + ")"
+			}
+			return end(state.StatusFailed, reason, obs, nil)
 		}
 		if s.unstarted {
 			// Idle, but the prompt has not begun a turn: it waits in the
@@ -291,7 +297,23 @@ func (s *Supervisor) turnDone(ctx context.Context, obs monitor.Observation) erro
 			obs.Via, obs.Hook = "hook", ev
 		}
 	}
-	return end(state.StatusDone, "the agent finished its turn ("+obs.Via+")", obs, d.ExitStatus)
+	return end(state.StatusDone, "the agent finished its turn ("+obs.Via+s.ruleOf(obs)+")", obs, d.ExitStatus)
+}
+
+// ruleOf names the profile rule that read the screen of obs, with where it
+// is written (", rule ready[1] at claude.toml:52"), for a record that the
+// screen decided; "" when no rule did (a hook, the pane's death).
+func (s *Supervisor) ruleOf(obs monitor.Observation) string {
+	r := obs.Detection.Rule
+	if obs.Via == "hook" || r == "" {
+		return ""
+	}
+	out := ", rule " + r
+	if o := s.Profile.Origin(r); o.File != "" {
+		o.Builtin = false
+		out += " at " + filepath.Base(o.String())
+	}
+	return out
 }
 
 // WaitIdlePrompt waits until the pane shows the agent's prompt, at most

@@ -241,7 +241,7 @@ func TestMonitorTurn(t *testing.T) {
 	}{
 		{"approval answered by a rule", Settings{Approve: createRule},
 			[]step{{monitor.GoalTurnEnd, approval, nil}, {monitor.GoalLeaveInput, busy, nil}, {monitor.GoalTurnEnd, done, nil}},
-			[]string{"Enter"}, state.StatusDone, "the agent finished its turn (screen)"},
+			[]string{"Enter"}, state.StatusDone, "the agent finished its turn (screen, rule ready[0] at claude.toml:"},
 		{"approval no rule matches: left to the user", Settings{Approve: []*regexp.Regexp{regexp.MustCompile(`^rm `)}},
 			[]step{{monitor.GoalTurnEnd, approval, nil}},
 			nil, state.StatusNeedsInput, "Do you want to create hello.txt?"},
