@@ -262,9 +262,13 @@ func (s localSite) hook(_ context.Context, t *state.Task, prof *profile.Profile,
 		env.Say("task %s: %s: no turn-end hook (%s); the screen ends each turn", t.ID, prof.Name, why)
 		return nil, nil, nil
 	}
+	files := hl.Files
 	if hl.Settings != nil {
-		if err := atomicfile.Write(hl.SettingsPath, hl.Settings, 0o600, false); err != nil {
-			return nil, nil, fmt.Errorf("agent %s: write the hook settings %s: %w (check the state directory's permissions)", prof.Name, hl.SettingsPath, err)
+		files = append([]profile.HookFile{{Path: hl.SettingsPath, Data: hl.Settings}}, files...)
+	}
+	for _, f := range files {
+		if err := atomicfile.Write(f.Path, f.Data, 0o600, false); err != nil {
+			return nil, nil, fmt.Errorf("agent %s: write the hook file %s: %w (check the state directory's permissions)", prof.Name, f.Path, err)
 		}
 	}
 	if hookEnv, err = prof.HookEnv(penv, hl); err != nil {

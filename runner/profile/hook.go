@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +56,10 @@ type Hook struct {
 	File string `json:"file,omitempty"`
 	// Settings is the settings file template (settings-file hooks).
 	Settings string `json:"settings,omitempty"`
+	// Files are more files the CLI needs beside the settings file (a
+	// plugin's manifest): path relative to the task's hook directory →
+	// template, placeholders as in Settings (settings-file hooks).
+	Files map[string]string `json:"files,omitempty"`
 	// RootOwned: the CLI reads the file only when it and every directory
 	// above it are owned by root and not writable by group or others
 	// (Gemini CLI's system files); where that does not hold the hook is
@@ -107,6 +113,15 @@ type HookLaunch struct {
 	Env          []string // KEY=VALUE added to the agent's environment
 	Settings     []byte   // the settings file's content; nil for flag hooks
 	SettingsPath string   // where Settings goes
+	// Files are the hook's other files (Hook.Files), written like
+	// Settings.
+	Files []HookFile
+}
+
+// HookFile is one more file of a hook: its path and content.
+type HookFile struct {
+	Path string
+	Data []byte
 }
 
 // Render fills the hook's placeholders for one task.
@@ -129,23 +144,27 @@ func (h *Hook) Render(p HookPaths) (HookLaunch, error) {
 		if name == "" {
 			name = "settings.json"
 		}
-		if filepath.IsAbs(name) || strings.Contains(filepath.ToSlash(name), "..") {
-			return HookLaunch{}, fmt.Errorf("hook: file %q must be a relative path inside the hook directory", name)
-		}
-		out.SettingsPath = filepath.Join(p.Dir, name)
 		qc, _ := json.Marshal(p.Command)
 		qa, _ := json.Marshal(appender)
 		qe, _ := json.Marshal(p.Events)
-		s := strings.NewReplacer("{command}", string(qc), "{append}", string(qa), "{events}", string(qe)).Replace(h.Settings)
-		if strings.HasSuffix(name, ".json") && !json.Valid([]byte(s)) {
-			return HookLaunch{}, fmt.Errorf("hook: settings template does not give valid JSON: %s", s)
+		r := strings.NewReplacer("{command_str}", jsonInner(p.Command), "{append_str}", jsonInner(appender),
+			"{command}", string(qc), "{append}", string(qa), "{events}", string(qe))
+		var err error
+		if out.SettingsPath, out.Settings, err = hookFile(p.Dir, name, h.Settings, r); err != nil {
+			return HookLaunch{}, err
 		}
-		out.Settings = []byte(s)
+		for _, f := range slices.Sorted(maps.Keys(h.Files)) {
+			path, data, err := hookFile(p.Dir, f, h.Files[f], r)
+			if err != nil {
+				return HookLaunch{}, err
+			}
+			out.Files = append(out.Files, HookFile{Path: path, Data: data})
+		}
 		for _, a := range h.Args {
 			out.Args = append(out.Args, fill(a))
 		}
 	case HookKindFlag:
-		inner := func(s string) string { q, _ := json.Marshal(s); return string(q[1 : len(q)-1]) }
+		inner := jsonInner
 		// {chain}: "N","arg1",…,"argN" — the user's program as strings of
 		// the TOML (and JSON) array it stands in.
 		chain := []string{strconv.Itoa(len(p.Chain))}
@@ -171,4 +190,21 @@ func (h *Hook) Render(p HookPaths) (HookLaunch, error) {
 		out.Env = append(out.Env, k+"="+fill(h.Env[k]))
 	}
 	return out, nil
+}
+
+// jsonInner is s as the inside of a double-quoted JSON (or TOML) string.
+func jsonInner(s string) string { q, _ := json.Marshal(s); return string(q[1 : len(q)-1]) }
+
+// hookFile renders the template of the hook file name (relative to the
+// task's hook directory dir) with r: its path and content. A name ending
+// in .json must give valid JSON.
+func hookFile(dir, name, template string, r *strings.Replacer) (string, []byte, error) {
+	if filepath.IsAbs(name) || strings.Contains(filepath.ToSlash(name), "..") {
+		return "", nil, fmt.Errorf("hook: file %q must be a relative path inside the hook directory", name)
+	}
+	s := r.Replace(template)
+	if strings.HasSuffix(name, ".json") && !json.Valid([]byte(s)) {
+		return "", nil, fmt.Errorf("hook: the template of %s does not give valid JSON: %s", name, s)
+	}
+	return filepath.Join(dir, name), []byte(s), nil
 }

@@ -74,6 +74,8 @@ func Hook(t *state.Task, c *hosts.Conn, prof *profile.Profile, files Files, penv
 		why = "it would replace your own program there, which runner cannot read from here"
 	case prof.Hook.RootOwned:
 		why = "its settings file must be root's there"
+	case len(prof.Hook.Files) > 0:
+		why = "it needs more than one file there, which runner does not write on a host yet"
 	}
 	if why != "" {
 		return nil, nil, why, nil
