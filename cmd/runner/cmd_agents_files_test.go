@@ -147,7 +147,7 @@ func TestAgentsExplain(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no screen", []string{"agents", "explain", "--agent", "sim"}, "give --screen"},
+		{"no screen", []string{"agents", "explain", "--agent", "sim"}, "give one of --screen"},
 		{"no agent", []string{"agents", "explain", "--screen", simAsk}, "--agent is required"},
 		{"unknown agent", []string{"agents", "explain", "--screen", simAsk, "--agent", "nope"}, `unknown agent "nope"`},
 		{"missing screen", []string{"agents", "explain", "--screen", "/nonexistent/s.txt", "--agent", "sim"}, "agents explain: read screen /nonexistent/s.txt"},
