@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # install-agents.sh — install the real agent CLIs (Claude Code, Codex, Gemini CLI,
-# opencode, Qwen Code) from npm into a LOCAL prefix, never globally, for the
+# opencode, Qwen Code, pi, GitHub Copilot CLI) from npm into a LOCAL prefix, never globally, for the
 # realagents tests.
 #
 #   scripts/install-agents.sh [PACKAGE...]
@@ -14,7 +14,7 @@ set -euo pipefail
 prefix="${RUNNER_AGENTS_PREFIX:-$HOME/.cache/runner/agents}"
 pkgs=("$@")
 if [ ${#pkgs[@]} -eq 0 ]; then
-	pkgs=(@anthropic-ai/claude-code @openai/codex @google/gemini-cli opencode-ai @qwen-code/qwen-code)
+	pkgs=(@anthropic-ai/claude-code @openai/codex @google/gemini-cli opencode-ai @qwen-code/qwen-code @mariozechner/pi-coding-agent @github/copilot)
 fi
 
 command -v npm >/dev/null 2>&1 || {

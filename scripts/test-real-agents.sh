@@ -22,6 +22,8 @@ pins=(
 	@google/gemini-cli@0.61.0
 	opencode-ai@1.18.33
 	@qwen-code/qwen-code@0.15.10
+	@mariozechner/pi-coding-agent@0.73.1
+	@github/copilot@1.0.102
 )
 bindir="$(scripts/install-agents.sh "${pins[@]}" | tail -n 1)"
 export PATH="$bindir:$PATH"

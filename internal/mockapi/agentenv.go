@@ -22,6 +22,10 @@ const MockModel = "mock-model"
 // CLIs lists the agent CLIs AgentEnv knows, in a stable order.
 func CLIs() []string { return []string{"claude", "codex", "gemini", "opencode", "qwen"} }
 
+// NewCLIs are the agent CLIs whose profiles are agent files alone, run by
+// TestRealAgentsNewCLIs (not by the whole suite yet).
+func NewCLIs() []string { return []string{"pi", "copilot"} }
+
 // AgentEnv returns what the agent CLI cli ("claude", "codex", "gemini",
 // "opencode", "qwen") needs to run against the mock at baseURL from the
 // throw-away home directory home: environment entries (KEY=VALUE, to add to
@@ -63,7 +67,7 @@ func AgentEnv(cli, baseURL, home string, projects ...string) (env []string, file
 	}
 	setup, ok := setups[cli]
 	if !ok {
-		return nil, nil, fmt.Errorf("mockapi: unknown agent CLI %q (known: %s)", cli, strings.Join(CLIs(), ", "))
+		return nil, nil, fmt.Errorf("mockapi: unknown agent CLI %q (known: %s)", cli, strings.Join(append(CLIs(), NewCLIs()...), ", "))
 	}
 	a := &agentSetup{baseURL: baseURL, home: home, projects: projects, env: env, files: map[string]string{}}
 	setup(a)
@@ -123,6 +127,8 @@ var setups = map[string]func(*agentSetup){
 	"qwen":     setupQwen,
 	"gemini":   setupGemini,
 	"opencode": setupOpencode,
+	"pi":       setupPi,
+	"copilot":  setupCopilot,
 }
 
 // setupClaude is AgentEnv for claude.
@@ -227,4 +233,45 @@ func setupOpencode(a *agentSetup) {
 			},
 		},
 	})
+}
+
+// setupPi is AgentEnv for pi: a provider "mock" in its agent directory's
+// models.json (OpenAI chat completions at the mock), made the default in
+// settings.json; PI_OFFLINE keeps it off the network. It has no folder
+// trust and asks no approvals.
+func setupPi(a *agentSetup) {
+	dir := filepath.Join(a.home, ".pi", "agent")
+	a.env = append(a.env, "PI_CODING_AGENT_DIR="+dir, "PI_OFFLINE=1")
+	a.files[filepath.Join(dir, "models.json")] = jsonText(map[string]any{
+		"providers": map[string]any{
+			"mock": map[string]any{
+				"baseUrl": a.baseURL + "/v1",
+				"api":     "openai-completions",
+				"apiKey":  MockAPIKey,
+				"compat":  map[string]any{"supportsDeveloperRole": false, "supportsReasoningEffort": false},
+				"models":  []any{map[string]any{"id": MockModel, "name": "Mock Model"}},
+			},
+		},
+	})
+	a.files[filepath.Join(dir, "settings.json")] = jsonText(map[string]any{
+		"defaultProvider": "mock", "defaultModel": MockModel,
+	})
+}
+
+// setupCopilot is AgentEnv for GitHub Copilot CLI: its own-provider mode
+// (BYOK) at the mock, offline (no GitHub login, no network). Projects are
+// trusted in its config.json, as answering "remember this folder" does.
+func setupCopilot(a *agentSetup) {
+	home := filepath.Join(a.home, ".copilot")
+	a.env = append(a.env,
+		"COPILOT_HOME="+home,
+		"COPILOT_OFFLINE=true",
+		"COPILOT_AUTO_UPDATE=false",
+		"COPILOT_PROVIDER_BASE_URL="+a.baseURL+"/v1",
+		"COPILOT_PROVIDER_API_KEY="+MockAPIKey,
+		"COPILOT_MODEL="+MockModel,
+	)
+	if len(a.projects) > 0 {
+		a.files[filepath.Join(home, "config.json")] = jsonText(map[string]any{"trustedFolders": sortedCopy(a.projects)})
+	}
 }

@@ -213,8 +213,11 @@ var writeTools = []toolMap{
 	{"write_file", func(t Turn) (json.RawMessage, string) { // Gemini CLI
 		return mustJSON(map[string]string{"file_path": t.Write.Path, "content": t.Write.Content}), ""
 	}},
-	{"write", func(t Turn) (json.RawMessage, string) { // opencode
-		return mustJSON(map[string]string{"filePath": t.Write.Path, "content": t.Write.Content}), ""
+	{"write", func(t Turn) (json.RawMessage, string) { // opencode (filePath), pi (path)
+		return mustJSON(map[string]string{"filePath": t.Write.Path, "path": t.Write.Path, "content": t.Write.Content}), ""
+	}},
+	{"create", func(t Turn) (json.RawMessage, string) { // GitHub Copilot CLI
+		return mustJSON(map[string]string{"path": t.Write.Path, "file_text": t.Write.Content}), ""
 	}},
 	{"apply_patch", func(t Turn) (json.RawMessage, string) { // Codex
 		return nil, addFilePatch(t.Write.Path, t.Write.Content)

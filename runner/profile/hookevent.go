@@ -34,6 +34,20 @@ type HookEvent struct {
 	// them (Codex's input-messages, Gemini's prompt, the sim's
 	// last_prompt): what tells the delivered turn from a side turn.
 	Prompts []string
+	// AnswerFile is the agent's session record that holds the turn's
+	// answer when the payload has none (GitHub Copilot CLI writes it
+	// after its agentStop hook): see LateAnswer.
+	AnswerFile string
+}
+
+// LateAnswer reads the answer to the prompt whose first line holds sig
+// ("" for the last turn's) from ev.AnswerFile: ok false when it is not
+// there yet, or there is no such file.
+func (ev HookEvent) LateAnswer(sig string) (string, bool) {
+	if ev.AnswerFile == "" {
+		return "", false
+	}
+	return copilotAnswer(ev.AnswerFile, sig)
 }
 
 // ParseHookEvent reads one events-file line; ok is false for a line that
@@ -69,7 +83,7 @@ func ParseHookEvent(line string) (ev HookEvent, ok bool) {
 	if n, has := str("hook_event_name", "type"); has && (ev.Name == "" || ev.Name == "Stop") {
 		ev.Name = n
 	}
-	ev.Session, _ = str("session_id", "thread-id", "thread_id", "sessionID")
+	ev.Session, _ = str("session_id", "thread-id", "thread_id", "sessionID", "sessionId")
 	ev.Answer, ev.HasAnswer = str("last_assistant_message", "last-assistant-message", "prompt_response")
 	if p, has := str("last_prompt", "prompt"); has {
 		ev.Prompts = append(ev.Prompts, p)
@@ -87,6 +101,13 @@ func ParseHookEvent(line string) (ev HookEvent, ok bool) {
 		if a, ok := geminiChatAnswer(tp, prompt); ok {
 			ev.Answer, ev.HasAnswer = a, true
 		}
+	}
+	if tp, has := str("transcriptPath"); has && !ev.HasAnswer {
+		// GitHub Copilot CLI's agentStop names its session's events file,
+		// which will have the turn's answer (written after the hook, a turn
+		// late at times); the payload has none. Read by the prompt: see
+		// LateAnswer.
+		ev.AnswerFile = tp
 	}
 	parent, _ := str("parent_id", "agent_id")
 	switch {
@@ -208,4 +229,52 @@ func chatText(raw json.RawMessage) string {
 		return b.String()
 	}
 	return ""
+}
+
+// copilotAnswer is the last answer in a GitHub Copilot CLI session's
+// events file (events.jsonl: one {"type": …, "data": …} per line; an
+// answer is an "assistant.message" whose data.content is not empty), to
+// the last prompt, or with sig to the last prompt that holds sig (Copilot
+// writes the file a turn late at times: an answer to another prompt is
+// not this turn's). ok is false when there is none. Only the file's last
+// MiB is read.
+func copilotAnswer(path, sig string) (answer string, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	const window = 1 << 20
+	if st, err := f.Stat(); err == nil && st.Size() > window {
+		if _, err := f.Seek(st.Size()-window, io.SeekStart); err != nil {
+			return "", false
+		}
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), window)
+	ours := sig == ""
+	for sc.Scan() {
+		var rec struct {
+			Type string `json:"type"`
+			Data struct {
+				Content string `json:"content"`
+			} `json:"data"`
+		}
+		if json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &rec) != nil {
+			continue // a partial first line
+		}
+		switch rec.Type {
+		case "user.message":
+			// A new turn: its answer follows (if it is the one asked for).
+			ours = sig == "" || strings.Contains(normalizeSpace(rec.Data.Content), normalizeSpace(sig))
+			if ours {
+				answer, ok = "", false
+			}
+		case "assistant.message":
+			if c := strings.TrimSpace(rec.Data.Content); c != "" && ours {
+				answer, ok = c, true
+			}
+		}
+	}
+	return answer, ok
 }

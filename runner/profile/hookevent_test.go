@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -117,5 +118,50 @@ func TestGeminiChatAnswer(t *testing.T) {
 		if !ok || !ev.Stop || ev.Answer != c.want {
 			t.Errorf("%s: answer %q (ok %v, stop %v), want %q", c.name, ev.Answer, ok, ev.Stop, c.want)
 		}
+	}
+}
+
+// Copilot's agentStop names its session's events file, which has the
+// answer: the turn's last non-empty assistant message (a tool call's
+// message has none), never an earlier turn's.
+func TestCopilotAnswer(t *testing.T) {
+	dir := t.TempDir()
+	events := filepath.Join(dir, "events.jsonl")
+	body := `{"type":"session.start","data":{}}
+{"type":"user.message","data":{"content":"first"}}
+{"type":"assistant.message","data":{"content":"first answer"}}
+{"type":"user.message","data":{"content":"create a file"}}
+{"type":"assistant.message","data":{"content":"","toolRequests":[{"name":"create"}]}}
+{"type":"tool.execution_complete","data":{}}
+{"type":"assistant.message","data":{"content":"I wrote hello.txt. Done."}}
+{"type":"assistant.turn_end","data":{}}
+`
+	if err := os.WriteFile(events, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	line := `{"event":"Stop","data":{"sessionId":"4835963a-5a43","transcriptPath":` + strconv.Quote(events) + `,"stopReason":"end_turn"}}`
+	ev, ok := ParseHookEvent(line)
+	if !ok || !ev.Stop || ev.HasAnswer || ev.AnswerFile != events || ev.Session != "4835963a-5a43" {
+		t.Errorf("ParseHookEvent = %+v, %v", ev, ok)
+	}
+	if a, ok := ev.LateAnswer("create a file"); !ok || a != "I wrote hello.txt. Done." {
+		t.Errorf("LateAnswer = %q, %v", a, ok)
+	}
+	// A turn with no answer yet: none, not the turn before's.
+	if err := os.WriteFile(events, []byte(body+`{"type":"user.message","data":{"content":"again"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := ev.LateAnswer(""); ok {
+		t.Errorf("answer %q from an earlier turn", a)
+	}
+	// By the prompt: the file a turn late has no answer to this turn's.
+	if a, ok := copilotAnswer(events, "again"); ok {
+		t.Errorf("answer %q to another prompt", a)
+	}
+	if a, ok := copilotAnswer(events, "create a"); !ok || a != "I wrote hello.txt. Done." {
+		t.Errorf("the answer to 'create a file' = %q, %v", a, ok)
+	}
+	if _, ok := copilotAnswer(filepath.Join(dir, "missing"), ""); ok {
+		t.Error("an answer from a missing file")
 	}
 }

@@ -6,7 +6,9 @@ package supervisor
 import (
 	"context"
 	"strings"
+	"time"
 
+	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
@@ -31,7 +33,10 @@ func (s *Supervisor) ReadTurnEnd(ctx context.Context, o Outcome) TurnText {
 	tt := TurnText{Screen: o.Obs.Screen}
 	if h := o.Obs.Hook; h != nil {
 		tt.Answer, tt.Session = strings.TrimSpace(h.Answer), h.Session
-		tt.ByHook = h.Answer != ""
+		if tt.Answer == "" && h.AnswerFile != "" {
+			tt.Answer = lateAnswer(ctx, *h, s.sig)
+		}
+		tt.ByHook = tt.Answer != ""
 	}
 	if tt.Answer == "" {
 		if hist, err := s.TC.Capture(ctx, s.PaneID, tmuxctl.CaptureOptions{Start: "-200", End: "-"}); err == nil {
@@ -97,3 +102,20 @@ func turnSummary(screen string) string {
 	}
 	return ""
 }
+
+// lateAnswer waits, up to lateAnswerWait, for the answer to the prompt
+// holding sig of a hook event whose agent writes it to its session record
+// after its hook ran (GitHub Copilot CLI: a turn late at times).
+func lateAnswer(ctx context.Context, ev profile.HookEvent, sig string) string {
+	for deadline := time.Now().Add(lateAnswerWait); ; {
+		if a, ok := ev.LateAnswer(sig); ok {
+			return strings.TrimSpace(a)
+		}
+		if time.Now().After(deadline) || ctxtime.Sleep(ctx, 20*time.Millisecond) != nil {
+			return ""
+		}
+	}
+}
+
+// lateAnswerWait bounds lateAnswer: past it the screen's answer is taken.
+const lateAnswerWait = 3 * time.Second
