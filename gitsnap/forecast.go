@@ -58,6 +58,24 @@ type PairConflict struct {
 	Files  []string `json:"files"`
 }
 
+// MissingBranchError is a branch a forecast was asked about that does not
+// exist: one of the branches, or the target (Target). It wraps ErrNoBranch.
+type MissingBranchError struct {
+	Branch, Dir string
+	Target      bool
+}
+
+// Error names the branch and the repository.
+func (e *MissingBranchError) Error() string {
+	if e.Target {
+		return fmt.Sprintf("merge forecast: no branch %s to merge into in %s (see git branch)", e.Branch, e.Dir)
+	}
+	return fmt.Sprintf("merge forecast: no branch %s in %s (deleted? see git branch --list 'runner/*')", e.Branch, e.Dir)
+}
+
+// Unwrap makes errors.Is(err, ErrNoBranch) true.
+func (e *MissingBranchError) Unwrap() error { return ErrNoBranch }
+
 // scratchEnv makes the commits a forecast needs the same bytes every time
 // (an identity and dates of their own), so forecasting again writes no new
 // objects and no identity is needed.
@@ -124,7 +142,7 @@ func (r *repo) forecastTarget(ctx context.Context, into string) (*Forecast, stri
 	}
 	out, err := r.git(ctx, "rev-parse", "refs/heads/"+into+"^{commit}", "refs/heads/"+into+"^{tree}", "--")
 	if err != nil {
-		return nil, "", fmt.Errorf("merge forecast --into %s in %s: %w", into, r.top, ErrNoBranch)
+		return nil, "", &MissingBranchError{Branch: into, Dir: r.top, Target: true}
 	}
 	f := strings.Fields(string(out)) // the two IDs, then the "--"
 	if len(f) != 3 {
@@ -161,7 +179,7 @@ func (r *repo) branchTips(ctx context.Context) (map[string]tip, error) {
 func (r *repo) forecastLine(ctx context.Context, b ForecastBranch, tips map[string]tip, target, targetTree string) (string, error) {
 	t, ok := tips[b.Branch]
 	if !ok {
-		return "", fmt.Errorf("merge forecast: branch %s in %s: %w (deleted? see git branch --list 'runner/*')", b.Branch, r.top, ErrNoBranch)
+		return "", &MissingBranchError{Branch: b.Branch, Dir: r.top}
 	}
 	theirs, err := r.withUncommitted(ctx, b, t)
 	if err != nil {
