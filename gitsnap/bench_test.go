@@ -2,6 +2,7 @@ package gitsnap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -187,4 +188,117 @@ func BenchmarkWorktree20k(b *testing.B) {
 	b.ReportMetric(ms(total[0]), "task-ms")
 	b.ReportMetric(ms(total[1]), "bare-ms")
 	b.ReportMetric(float64(total[0])/float64(total[1]), "task/bare")
+}
+
+// BenchmarkForecast20 measures MergeForecast of 20 task branches, each in
+// its own worktree made as dispatch --worktree makes it (a snapshot, then
+// the worktree) with an uncommitted change of its own, two pairs of them
+// writing one file alike: the 20 merges into the target, then the 190
+// pairs. Against two baselines in the same run, interleaved: one `git
+// merge-tree --write-tree` of one branch into the target ("one"), and the
+// naive forecast of the same 210 merges as 210 merge-tree processes of the
+// committed branches ("naive"; it sees no uncommitted work). The repository
+// has FORECAST_FILES committed files (default 2 000). Run it with
+// scripts/bench-forecast.sh.
+func BenchmarkForecast20(b *testing.B) {
+	files := 2000
+	if s := os.Getenv("FORECAST_FILES"); s != "" {
+		fmt.Sscan(s, &files)
+	}
+	dir := benchRepo(b, files, 0, 0)
+	ctx := context.Background()
+	var branches []ForecastBranch
+	var tips []string
+	for i := range 20 {
+		id := fmt.Sprintf("t_fc%02d", i)
+		snap, err := Take(ctx, dir, Options{ID: id})
+		if err != nil {
+			b.Fatal(err)
+		}
+		wt := filepath.Join(b.TempDir(), id)
+		if err := WorktreeAdd(ctx, dir, wt, BranchPrefix+id, snap.Commit); err != nil {
+			b.Fatal(err)
+		}
+		// Its own file, committed; and one more, uncommitted: t_fc00 and
+		// t_fc01 write one file, t_fc02 and t_fc03 another.
+		write(b, wt, fmt.Sprintf("own/%02d.txt", i), "task\n")
+		gitT(b, wt, "add", "-A")
+		gitT(b, wt, "commit", "-q", "-m", id)
+		shared := i
+		if i < 4 {
+			shared = i / 2
+		}
+		write(b, wt, fmt.Sprintf("shared/%02d.txt", shared), id+"\n")
+		branches = append(branches, ForecastBranch{Branch: BranchPrefix + id, Worktree: wt, Base: snap.Ref})
+		tips = append(tips, BranchPrefix+id)
+	}
+	// Worktrees as an agent leaves them: their index refreshed after the
+	// files were written (else every entry is racy and each forecast
+	// hashes every file of every worktree again).
+	time.Sleep(1100 * time.Millisecond)
+	for _, br := range branches {
+		gitT(b, br.Worktree, "status", "--porcelain")
+	}
+	steps := []func() error{
+		func() error {
+			fc, err := MergeForecast(ctx, dir, "", branches)
+			if err == nil && (len(fc.Branches[0].With) != 1 || len(fc.Branches[4].With) != 0) {
+				err = fmt.Errorf("unexpected forecast %+v", fc.Branches[:5])
+			}
+			return err
+		},
+		func() error {
+			_, err := run(ctx, call{dir: dir, args: []string{"merge-tree", "--write-tree", "--name-only", "--no-messages", "HEAD", tips[4]}})
+			return err
+		},
+		func() error { return naiveForecast(ctx, dir, tips) },
+	}
+	total := make([]time.Duration, len(steps))
+	for _, s := range steps { // warm the page cache and the object store
+		if err := s(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for k := range steps {
+			j := (i + k) % len(steps)
+			start := time.Now()
+			if err := steps[j](); err != nil {
+				b.Fatal(err)
+			}
+			total[j] += time.Since(start)
+		}
+	}
+	b.StopTimer()
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 / float64(b.N) }
+	b.ReportMetric(ms(total[0]), "forecast-ms")
+	b.ReportMetric(ms(total[1]), "one-ms")
+	b.ReportMetric(ms(total[2]), "naive-ms")
+	b.ReportMetric(float64(total[0])/float64(total[1]), "forecast/one")
+	b.ReportMetric(float64(total[0])/float64(total[2]), "forecast/naive")
+}
+
+// naiveForecast is one merge-tree process per merge: each branch into
+// HEAD, then each pair of branches.
+func naiveForecast(ctx context.Context, dir string, tips []string) error {
+	mt := func(a, b string) error {
+		_, err := run(ctx, call{dir: dir, args: []string{"merge-tree", "--write-tree", "--name-only", "--no-messages", a, b}})
+		var ge *GitError
+		if errors.As(err, &ge) && ge.Err != nil && strings.Contains(ge.Err.Error(), "exit status 1") {
+			return nil // a conflict
+		}
+		return err
+	}
+	for i, a := range tips {
+		if err := mt("HEAD", a); err != nil {
+			return err
+		}
+		for _, b := range tips[i+1:] {
+			if err := mt(a, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

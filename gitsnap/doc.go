@@ -1,6 +1,8 @@
 // Package gitsnap is the only code that runs git: snapshots of a working tree
 // taken on a temporary index (never touching the user's index, worktree, HEAD,
-// branch or stash), listing, diff, restore and the post-task commit protocol.
+// branch or stash), listing, diff, restore, the post-task commit protocol,
+// task worktrees, their merge and its forecast (MergeForecast: merge-tree on
+// scratch commits, nothing of the user's touched).
 //
 // A snapshot (Take) copies the user's index to a temporary file, keeping its
 // modification time so git's racy-entry checks behave as on the original,

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -99,5 +100,59 @@ func TestTakeOverSSH(t *testing.T) {
 	// Not a repository, there: ErrNotRepo.
 	if _, err := Take(there, t.TempDir(), Options{ID: "t_none"}); !errors.Is(err, ErrNotRepo) {
 		t.Fatalf("a directory that is no repository, over ssh: %v", err)
+	}
+}
+
+// TestMergeForecastOverSSH forecasts, through a real sshd on loopback, the
+// merges of two task branches whose worktrees hold uncommitted changes to
+// one file, in a directory whose name is hostile to a shell: the pair
+// conflict found there is the one found here, and nothing of the user's
+// or the tasks' changed.
+func TestMergeForecastOverSSH(t *testing.T) {
+	srv := sshtest.Start(t)
+	via := &transport.SSH{Destination: sshtest.Alias, Args: srv.SSHArgs(), ControlDir: t.TempDir()}
+	if err := via.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = via.Exit() })
+	parent := t.TempDir()
+	dir := filepath.Join(parent, `it's $(touch PWNED) "x"`)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, dir, "init", "-q")
+	write(t, dir, "a.txt", "a\n")
+	commitAll(t, dir, "initial")
+	var branches []ForecastBranch
+	for _, id := range []string{"t_ssh1", "t_ssh2"} {
+		wt, snap := taskWorktree(t, dir, id)
+		write(t, wt, "a.txt", "a\n"+id+"\n")
+		branches = append(branches, ForecastBranch{Branch: BranchPrefix + id, Worktree: wt, Base: snap.Ref})
+	}
+	before := map[string]string{dir: frozen(t, dir)}
+	for _, b := range branches {
+		before[b.Worktree] = frozen(t, b.Worktree)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	there, err := MergeForecast(On(ctx, via), dir, "", branches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	here, err := MergeForecast(ctx, dir, "", branches)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []PairConflict{{Branch: "runner/t_ssh2", Files: []string{"a.txt"}}}
+	if !reflect.DeepEqual(there, here) || !reflect.DeepEqual(there.Branches[0].With, want) {
+		t.Fatalf("over ssh %+v; here %+v", there, here)
+	}
+	for d, want := range before {
+		if got := frozen(t, d); got != want {
+			t.Errorf("the forecast over ssh changed %s:\n%s\n->\n%s", d, want, got)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(parent, "PWNED")); err == nil {
+		t.Fatal("a shell ran the directory's name")
 	}
 }

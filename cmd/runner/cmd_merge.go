@@ -73,8 +73,8 @@ func (a *app) runDiff(ctx context.Context, opts diffOptions) error {
 func (a *app) newMergeCmd() *cobra.Command {
 	var opts mergeOptions
 	cmd := &cobra.Command{
-		Use:   "merge ID [--squash|--rebase] [--into BRANCH] [--message M]",
-		Short: "Bring a worktree task's branch back into the project's current branch",
+		Use:   "merge ID [--squash|--rebase] [--into BRANCH] [--message M] | merge --check ID [--into BRANCH] | merge --all",
+		Short: "Bring a worktree task's branch back into the project's current branch (--check: forecast it; --all: every done one)",
 		Long: `merge commits what the agent left uncommitted in the task's worktree (with the
 trailer Runner-Task: ID), puts the branch's commits since the task's snapshot on
 top of the branch checked out in the project's directory (or --into BRANCH:
@@ -83,13 +83,43 @@ merge commit (default), one squashed commit (--squash), or a fast-forward
 (--rebase). The user's uncommitted work that the snapshot carried into the
 worktree is not merged back: it is still in the project, uncommitted.
 
-Exit codes: 0 merged; 1 the merge conflicts: nothing changed, the files are
-named with the commands to resolve by hand; 2 the task has no worktree, or the
-project has local changes in the paths the merge touches (commit or stash
-them), or is mid-merge or on a detached HEAD; 5 the task is still at work.`,
-		Args: args(cobra.ExactArgs(1)),
+--check ID changes nothing (no worktree, index, ref, HEAD or stash, here or on
+the task's host): it says whether merging the task (its uncommitted work
+included) would conflict, on which files, and with which other unmerged task
+branches of the same repository it conflicts (merging both: whichever goes
+second stops), naming the files.
+
+--all merges the unmerged branches of every done worktree task, one by one as
+merge ID does, in an order that avoids the conflicts the forecast can avoid,
+and stops at the first it cannot merge (nothing changed by that one); it
+reports what it merged and what it left, and why.
+
+Exit codes: 0 merged (--check: merges cleanly; --all: merged every done
+task's branch); 1 the merge conflicts: nothing changed, the files are named
+with the commands to resolve by hand (--check: a conflict is forecast, with
+the branch or with another task's; --all: stopped at a conflict); 2 the task
+has no worktree or its branch is gone, or the project has local changes in the
+paths the merge touches (commit or stash them), or is mid-merge or on a
+detached HEAD, or is no repository; 5 the task is still at work.`,
+		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
+			switch {
+			case opts.all && len(argv) > 0:
+				return &flagError{fmt.Errorf("merge --all takes no task ID (merge ID merges one)")}
+			case opts.all && opts.check:
+				return &flagError{fmt.Errorf("--check and --all exclude each other (merge --check ID forecasts one task)")}
+			case !opts.all && len(argv) != 1:
+				return &flagError{fmt.Errorf("merge needs a task ID (or --all)")}
+			case opts.check && (opts.req.Squash || opts.req.Rebase || opts.req.Message != ""):
+				return &flagError{fmt.Errorf("--check forecasts a merge: --squash, --rebase and --message do not apply")}
+			case opts.all && opts.req.Message != "":
+				return &flagError{fmt.Errorf("--message names one merge: merge --all writes each task's own")}
+			case opts.check:
+				return a.runMergeCheck(cmd.Context(), opts)
+			case opts.all:
+				return a.runMergeAll(cmd.Context(), opts)
+			}
 			return a.runMerge(cmd.Context(), opts)
 		},
 	}
@@ -97,6 +127,8 @@ them), or is mid-merge or on a detached HEAD; 5 the task is still at work.`,
 	cmd.Flags().BoolVar(&opts.req.Rebase, "rebase", false, "the task's commits on top of the branch, fast-forwarded (no merge commit)")
 	cmd.Flags().StringVarP(&opts.req.Message, "message", "m", "", "the message of the merge or squash commit")
 	cmd.Flags().StringVar(&opts.req.Into, "into", "", "merge into this branch instead of the project's current one (where it is checked out, or in a temporary worktree)")
+	cmd.Flags().BoolVar(&opts.check, "check", false, "change nothing: forecast whether the merge conflicts, and with which other task branches (exit 1 if it does)")
+	cmd.Flags().BoolVar(&opts.all, "all", false, "merge every done task's unmerged branch, in an order that avoids the conflicts it can; stop at the first it cannot")
 	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
 }
@@ -105,6 +137,8 @@ them), or is mid-merge or on a detached HEAD; 5 the task is still at work.`,
 type mergeOptions struct {
 	args   []string
 	req    worktree.MergeRequest
+	check  bool
+	all    bool
 	asJSON bool
 }
 
@@ -121,11 +155,76 @@ func (a *app) runMerge(ctx context.Context, opts mergeOptions) error {
 	if opts.asJSON {
 		return a.printJSON(map[string]any{"task": t.ID, "merge": res})
 	}
+	a.printMerged(t.ID, res)
+	return nil
+}
+
+func (a *app) printMerged(id string, res *gitsnap.MergeResult) {
 	if res.UpToDate {
-		fmt.Fprintf(a.out, "%s: %s has nothing %s lacks\n", t.ID, res.Branch, res.Into)
-		return nil
+		fmt.Fprintf(a.out, "%s: %s has nothing %s lacks\n", id, res.Branch, res.Into)
+		return
 	}
-	fmt.Fprintf(a.out, "%s: merged %s into %s (%s): %s\n", t.ID, res.Branch, res.Into, res.Mode, shortCommit(res.Commit))
+	fmt.Fprintf(a.out, "%s: merged %s into %s (%s): %s\n", id, res.Branch, res.Into, res.Mode, shortCommit(res.Commit))
+}
+
+// runMergeCheck prints the forecast of one task's merge; a conflict
+// forecast exits 1 (nothing more printed).
+func (a *app) runMergeCheck(ctx context.Context, opts mergeOptions) error {
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	c, err := worktree.CheckMerge(ctx, env, worktree.CheckRequest{Ref: opts.args[0], Into: opts.req.Into})
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		if err := a.printJSON(c); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(a.out, "%s: merging %s into %s: %s\n", c.Task, c.Branch, c.Into, textutil.VisibleLine(c.Outlook.String()))
+	}
+	if !c.Clean && !c.UpToDate {
+		return &exit.ExitError{Code: exit.ExitFailed}
+	}
+	return nil
+}
+
+// runMergeAll merges every done task's branch it can and prints what it
+// merged and left; stopped at a failed merge, it exits with that merge's
+// code (1 for a conflict).
+func (a *app) runMergeAll(ctx context.Context, opts mergeOptions) error {
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	res, err := worktree.MergeAll(ctx, env, opts.req)
+	if err != nil {
+		return err
+	}
+	if opts.asJSON {
+		out := map[string]any{"merged": res.Merged, "left": res.Left}
+		if res.Stopped != "" {
+			out["stopped"] = res.Stopped
+		}
+		if err := a.printJSON(out); err != nil {
+			return err
+		}
+	} else {
+		for _, m := range res.Merged {
+			a.printMerged(m.Task, m.Merge)
+		}
+		if len(res.Merged) == 0 {
+			fmt.Fprintln(a.out, "nothing merged")
+		}
+		for _, l := range res.Left {
+			fmt.Fprintf(a.out, "%s: left %s: %s\n", l.Task, l.Branch, textutil.VisibleLine(l.Reason))
+		}
+	}
+	if res.StopErr != nil {
+		return &exit.ExitError{Code: exitCode(res.StopErr)}
+	}
 	return nil
 }
 
@@ -181,7 +280,7 @@ func (a *app) runWorktree(ctx context.Context, opts worktreeOptions) error {
 		return a.printJSON(list)
 	}
 	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tSTATUS\tBRANCH\tMERGED\tPATH")
+	fmt.Fprintln(tw, "TASK\tSTATUS\tBRANCH\tMERGED\tFORECAST\tPATH")
 	for _, w := range list {
 		merged := "no"
 		if w.Merged {
@@ -194,7 +293,11 @@ func (a *app) runWorktree(ctx context.Context, opts worktreeOptions) error {
 		if w.Gone {
 			path += " (deleted)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", textutil.OrDash(w.Task), textutil.OrDash(string(w.Status)), w.Branch, merged, path)
+		forecast := w.Forecast.String()
+		if w.Forecast != nil && w.Forecast.UpToDate {
+			forecast = "-" // MERGED says it
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", textutil.OrDash(w.Task), textutil.OrDash(string(w.Status)), w.Branch, merged, textutil.VisibleLine(forecast), path)
 	}
 	return tw.Flush()
 }

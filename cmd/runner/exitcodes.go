@@ -16,7 +16,9 @@ import (
 )
 
 // exitCode is the one table from errors to exit codes (see EXIT STATUS in
-// `runner --help`).
+// `runner --help`). A merge's conflict is 1 (gitsnap.ErrConflict, as an
+// *exit.ExitError); so is a conflict merge --check forecasts, and merge
+// --all stopped by a conflict: one meaning of 1 for the merge commands.
 func exitCode(err error) int {
 	var ee *exit.ExitError
 	switch {

@@ -47,7 +47,8 @@ type app struct {
 
 const exitStatusHelp = `EXIT STATUS
   0    done
-  1    task failed or agent error
+  1    task failed or agent error; a merge conflict (merge, merge --all) or a
+       conflict forecast (merge --check)
   2    usage or bad input; a refused message or delegation (loop limits)
   3    timeout
   4    stopped on needs-input

@@ -11,7 +11,7 @@ import (
 // cmd/runner maps errors to them in one place.
 const (
 	ExitOK          = 0   // done
-	ExitFailed      = 1   // task failed or agent error
+	ExitFailed      = 1   // task failed or agent error; a merge conflict, or one forecast (merge --check)
 	ExitUsage       = 2   // usage or bad input
 	ExitTimeout     = 3   // a wait or a task timed out
 	ExitNeedsInput  = 4   // stopped because the agent needs input

@@ -1,6 +1,10 @@
 // Package worktree is what a user does with the worktrees of tasks started
 // with dispatch --worktree: list them (List: branch, state, merged or
-// not, dirty or not, on every host) and merge a task's branch (Merge).
+// not, dirty or not, the merge forecast, on every host), merge a task's
+// branch (Merge), forecast a merge without touching anything (CheckMerge:
+// conflicts with the target and, pairwise, with the other unmerged task
+// branches of the repository) and merge every done task's branch in an
+// order that avoids the conflicts it can (MergeAll).
 // Making a task's worktree is a launch strategy and lives in package
 // runner (startWorktree); removing finished ones is gc's.
 package worktree

@@ -99,6 +99,10 @@ type Info struct {
 	// Kept says why gc left it.
 	Removed bool   `json:"removed,omitempty"`
 	Kept    string `json:"kept,omitempty"`
+	// Forecast is what merging it into its repository's current branch
+	// would do (nil when it could not be told: ForecastError says why).
+	Forecast      *Outlook `json:"forecast,omitempty"`
+	ForecastError string   `json:"forecast_error,omitempty"`
 }
 
 // Worktrees lists the worktrees on runner/ branches of every repository
@@ -137,6 +141,7 @@ func List(ctx context.Context, env *runner.Env) ([]Info, error) {
 		if err != nil {
 			continue // not a repository (any more), or a host that does not answer
 		}
+		start := len(out)
 		for _, w := range list {
 			if seen[projects.Place{Dir: w.Path, Host: at.Host}] {
 				continue // two projects in one repository
@@ -160,6 +165,30 @@ func List(ctx context.Context, env *runner.Env) ([]Info, error) {
 			}
 			out = append(out, info)
 		}
+		addForecasts(ctx, repo, out[start:])
 	}
 	return out, nil
+}
+
+// addForecasts fills the forecast of each of the worktrees of repo:
+// merging its branch into repo's current branch, alone and after each
+// other. A forecast that fails says why in each.
+func addForecasts(ctx context.Context, repo string, infos []Info) {
+	if len(infos) == 0 {
+		return
+	}
+	fc, err := forecastRepo(ctx, repo, "", "")
+	if err != nil {
+		for i := range infos {
+			infos[i].ForecastError = err.Error()
+		}
+		return
+	}
+	for i := range infos {
+		for _, b := range fc.Branches {
+			if b.Branch == infos[i].Branch {
+				infos[i].Forecast = outlookOf(fc.Into, b)
+			}
+		}
+	}
 }
