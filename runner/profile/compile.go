@@ -20,7 +20,7 @@ type compiled struct {
 	lazy *lazyCompiled
 
 	ready, busy, needsInput, exited, errs, errReset, volatile, starting []*regexp.Regexp
-	trust, turnOpen, turnClosed, sessionID                              []*regexp.Regexp
+	trust, turnOpen, turnClosed, sessionID, scrolled, undecided         []*regexp.Regexp
 	answerStart, answerEnd, answerAfter, answerSidebar                  []*regexp.Regexp
 	menuCursor                                                          *regexp.Regexp
 }
@@ -149,7 +149,9 @@ func (c *compiled) lists(p *Profile) []patternList {
 		{"needs_input", &p.NeedsInput, &c.needsInput},
 		{"starting", &p.Starting, &c.starting},
 		{"busy", &p.Busy, &c.busy},
+		{"undecided", &p.Undecided, &c.undecided},
 		{"ready", &p.Ready, &c.ready},
+		{"scrolled", &p.Scrolled, &c.scrolled},
 		{"turn_open", &p.TurnOpen, &c.turnOpen},
 		{"turn_closed", &p.TurnClosed, &c.turnClosed},
 		{"error", &p.Error, &c.errs},

@@ -151,8 +151,12 @@ func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
 	if d, ok := match(StateBusy, "busy", c.busy, lines, bottom); ok {
 		return d
 	}
+	if d, ok := match(StateUnknown, "undecided", c.undecided, lines, bottom); ok {
+		return d
+	}
 	if d, ok := match(StateReady, "ready", c.ready, lines, bottom); ok {
-		if i, ok := openTurn(c, lines, d.LineNo-1); ok {
+		_, scrolled := match(StateReady, "scrolled", c.scrolled, lines, bottom)
+		if i, ok := openTurn(c, lines, d.LineNo-1); ok && !scrolled {
 			k := firstMatch(c.turnOpen, lines[i])
 			return Detection{State: StateBusy, Field: "turn_open", Pattern: c.turnOpen[k].String(), Rule: ruleKey("turn_open", k), Line: lines[i], LineNo: i + 1}
 		}

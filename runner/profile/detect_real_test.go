@@ -19,10 +19,15 @@ var captureMeta = regexp.MustCompile(`^(\S+) alt=(\d) dead=(\d) status=(\d*) cur
 
 // loadReal returns every capture in realScreens with its label (from the
 // file name) and its pane metadata (from the capture logs).
-func loadReal(t *testing.T) []fixture {
+func loadReal(t *testing.T) []fixture { return loadCaptures(t, realScreens) }
+
+// loadCaptures returns every capture in dir (<tool>__<label>__<n>.txt and
+// .ansi, <tool> possibly with its version: "codex-0.171.0") with its label
+// and its pane metadata (from dir's capture-log*.tsv).
+func loadCaptures(t *testing.T, dir string) []fixture {
 	t.Helper()
 	meta := map[string]PaneInfo{}
-	logs, _ := filepath.Glob(filepath.Join(realScreens, "capture-log-*.tsv"))
+	logs, _ := filepath.Glob(filepath.Join(dir, "capture-log*.tsv"))
 	for _, lf := range logs {
 		fh, err := os.Open(lf)
 		if err != nil {
@@ -45,9 +50,9 @@ func loadReal(t *testing.T) []fixture {
 		}
 		fh.Close()
 	}
-	files, err := filepath.Glob(filepath.Join(realScreens, "*__*__*"))
+	files, err := filepath.Glob(filepath.Join(dir, "*__*__*"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no real screens in %s: %v", realScreens, err)
+		t.Fatalf("no real screens in %s: %v", dir, err)
 	}
 	var out []fixture
 	for _, f := range files {
@@ -57,7 +62,8 @@ func loadReal(t *testing.T) []fixture {
 		if !ok {
 			t.Errorf("%s: no line in the capture logs", f)
 		}
-		out = append(out, fixture{file: f, tool: parts[0], label: parts[1], info: info, hasInfo: ok})
+		tool, _, _ := strings.Cut(parts[0], "-") // "codex-0.171.0": codex
+		out = append(out, fixture{file: f, tool: tool, label: parts[1], info: info, hasInfo: ok})
 	}
 	return out
 }
@@ -111,5 +117,42 @@ func TestDetectRealScreens(t *testing.T) {
 	}
 	for name, c := range n {
 		t.Logf("profile %-8s %3d real captures", name, c)
+	}
+}
+
+// TestIssue29Screens reads the screens issue 29 §4 found read wrong, and
+// their neighbours, each captured for real (testdata/screens-s4/README.md
+// says how): Codex's transcript views (Ctrl-T, scrolled up), bash with its
+// own default prompts, Python's REPL, first-run dialogs taller than the
+// pane, Claude Code 2.1.332 and Qwen Code 0.24.4 — with the pane's
+// metadata, and (but for the shell profile, which reads its prompt at the
+// cursor) from the screen alone.
+func TestIssue29Screens(t *testing.T) {
+	profiles := Builtins()
+	for _, f := range loadCaptures(t, "testdata/screens-s4") {
+		name := toolProfile[f.tool]
+		if name == "" {
+			name = f.tool
+		}
+		p, err := FindProfile(profiles, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(f.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Run(filepath.Base(f.file), func(t *testing.T) {
+			want := State(f.label)
+			if got := DetectPane(p, string(raw), f.info); got.State != want {
+				t.Errorf("profile %s: with pane info %+v got %s (rule %s, line %d %q), want %s", p.Name, f.info, got.State, got.Rule, got.LineNo, got.Line, want)
+			}
+			if p.Name == "shell" {
+				return
+			}
+			if got := Detect(p, string(raw)); got.State != want {
+				t.Errorf("profile %s: from the screen alone got %s (rule %s, line %d %q), want %s", p.Name, got.State, got.Rule, got.LineNo, got.Line, want)
+			}
+		})
 	}
 }

@@ -37,7 +37,6 @@ var shellExpect = map[string]struct {
 	state State
 	why   string
 }{
-	"python3__ready__1":  {StateNeedsInput, "the REPL's '>>>' waits for the user; the task's command has not ended"},
 	"python3__other__1":  {StateNeedsInput, "the REPL's '...' continuation waits for the user"},
 	"python3__exited__1": {StateReady, "python exited and the shell prompt is back: the task's command line ended"},
 }

@@ -77,6 +77,14 @@ type Profile struct {
 	// busy: the turn has started and not ended. Unused when empty.
 	TurnOpen   []string `json:"turn_open,omitempty"`
 	TurnClosed []string `json:"turn_closed,omitempty"`
+	// Scrolled patterns say the view is scrolled away from the bottom of
+	// the transcript (Codex's "enter/esc latest" footer): the end of the
+	// last turn may be off screen, so TurnOpen does not count.
+	Scrolled []string `json:"scrolled,omitempty"`
+	// Undecided patterns say the screen does not show the state (a view
+	// scrolled away from new output: "New activity"); checked after Busy,
+	// before Ready, they make it unknown, for the caller to look again.
+	Undecided []string `json:"undecided,omitempty"`
 	// EchoBeforeTurn: the agent shows a submitted prompt in its transcript
 	// before its turn shows any busy marker (Qwen Code and Gemini CLI echo
 	// at once and draw their spinner a moment later), so the echo alone
