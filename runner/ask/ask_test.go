@@ -100,7 +100,7 @@ func TestCleanTranscript(t *testing.T) {
 
 func TestHeadlessProfiles(t *testing.T) {
 	want := map[string]bool{"claude": true, "codex": true, "gemini": true, "opencode": true, "qwen": true, "sim": true,
-		"aider": false, "shell": false}
+		"aider": false, "shell": false, "pi": true, "copilot": true}
 	for _, p := range profile.Builtins() {
 		if has := len(p.Headless) > 0; has != want[p.Name] {
 			t.Errorf("%s: headless mode %v, want %v", p.Name, has, want[p.Name])
