@@ -155,16 +155,7 @@ func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
 		return d
 	}
 	if d, ok := match(StateReady, "ready", c.ready, lines, bottom); ok {
-		_, scrolled := match(StateReady, "scrolled", c.scrolled, lines, bottom)
-		if i, ok := openTurn(c, lines, d.LineNo-1); ok && !scrolled {
-			k := firstMatch(c.turnOpen, lines[i])
-			return Detection{State: StateBusy, Field: "turn_open", Pattern: c.turnOpen[k].String(), Rule: ruleKey("turn_open", k), Line: lines[i], LineNo: i + 1}
-		}
-		d.ExitStatus = statusGroup(c.ready, d)
-		if e, ok := lastError(c, lines, lastN(nonBlank, p.ErrorLines)); ok {
-			return e
-		}
-		return d
+		return readyOr(p, c, d, lines, nonBlank, bottom)
 	}
 	switch {
 	case len(nonBlank) == 0:
@@ -173,6 +164,22 @@ func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
 		return Detection{State: StateStarting, Field: "few_lines"}
 	}
 	return Detection{State: StateUnknown, Field: "none"}
+}
+
+// readyOr is the ready detection d, or what refines it: a turn still
+// open above the ready line (busy; not in a view scrolled up, where the
+// turn's end may be off screen), or an error in the last lines.
+func readyOr(p *Profile, c *compiled, d Detection, lines []string, nonBlank, bottom []int) Detection {
+	_, scrolled := match(StateReady, "scrolled", c.scrolled, lines, bottom)
+	if i, ok := openTurn(c, lines, d.LineNo-1); ok && !scrolled {
+		k := firstMatch(c.turnOpen, lines[i])
+		return Detection{State: StateBusy, Field: "turn_open", Pattern: c.turnOpen[k].String(), Rule: ruleKey("turn_open", k), Line: lines[i], LineNo: i + 1}
+	}
+	d.ExitStatus = statusGroup(c.ready, d)
+	if e, ok := lastError(c, lines, lastN(nonBlank, p.ErrorLines)); ok {
+		return e
+	}
+	return d
 }
 
 // match returns a detection for the first pattern (in profile order) that
