@@ -116,9 +116,27 @@ func TestRealAgentsDispatch(t *testing.T) {
 				}
 				t.Skipf("%s is not installed (scripts/install-agents.sh installs it; scripts/test-real-agents.sh runs this test with it)", cli)
 			}
-			realDispatch(t, cli, realAgentCases[cli])
+			tc := realAgentCases[cli]
+			tc.extra = append(askingMode(t, cli), tc.extra...)
+			realDispatch(t, cli, tc)
 		})
 	}
+}
+
+// askingMode is what makes cli ask before it writes a file, when its
+// default mode does not (this test is about the approval dialog): Claude
+// Code 2.1.332 starts in its classifier "auto mode" ("manual" is the
+// asking one, called "default" before), Qwen Code 0.24.4 in its "auto"
+// approval mode. None for a version whose default asks.
+func askingMode(t *testing.T, cli string) []string {
+	help, _ := exec.Command(cli, "--help").CombinedOutput()
+	switch {
+	case cli == "claude" && strings.Contains(string(help), `"manual"`):
+		return []string{"--agent-arg=--permission-mode", "--agent-arg=manual"}
+	case cli == "qwen" && strings.Contains(string(help), "auto (LLM classifier"):
+		return []string{"--agent-arg=--approval-mode", "--agent-arg=default"}
+	}
+	return nil
 }
 
 func realDispatch(t *testing.T, cli string, tc realAgentCase) {
