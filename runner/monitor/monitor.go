@@ -146,6 +146,13 @@ func (g Goal) ends(st profile.State) bool {
 // Wait is the I/O half: it watches the files, takes hook events and looks
 // at the pane; what each event means is the waitMachine's decision.
 func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observation, error) {
+	if (goal == GoalTurnEnd || goal == GoalTurnStart) && !m.Match.Since.IsZero() {
+		// The turn ended while its delivery was confirmed: its hook's
+		// line is there already; no watcher, no tmux call.
+		if ev := m.HookNow(); ev != nil {
+			return hookObservation(ev, time.Now()), nil
+		}
+	}
 	r, err := m.newWaitRun(ctx, goal, since)
 	if err != nil {
 		return Observation{}, err
