@@ -23,7 +23,7 @@ export PATH="$bindir:$PATH"
 export RUNNER_REAL_AGENTS_REQUIRED=1 DISABLE_AUTOUPDATER=1
 command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 for c in claude codex gemini opencode qwen pi copilot; do
-	printf 'newest: %-9s %s\n' "$c" "$("$c" --version 2>/dev/null | head -n 1)"
+	printf 'newest: %-9s %s\n' "$c" "$("$c" --version 2>&1 | head -n 1)"
 done
 log=$(mktemp)
 status=0
