@@ -5,6 +5,7 @@ package supervisor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -91,15 +92,47 @@ func (s *Supervisor) dialog(ctx context.Context, d profile.Detection, obs monito
 	_ = s.Book.Update(ctx, func(t *state.Task) {
 		t.AddTurn(s.Book.Now(), "auto-approved: "+dialogLine(s.Profile, d.Question))
 	})
-	if err := s.choose(ctx, s.Profile.ApproveChoose); err != nil {
-		return err
-	}
-	if err := s.TC.SendKeys(ctx, s.PaneID, "Enter"); err != nil {
-		return err
-	}
-	_, err := s.Mon.Wait(ctx, monitor.GoalLeaveInput, time.Now())
-	return err
+	return s.answerDialog(ctx, d)
 }
+
+// answerDialog selects the approving option and presses Enter, then waits
+// for the dialog to go. A dialog that is still there, the same, after
+// dialogNudgeAfter took no Enter (Claude Code 2.1.332 drops one pressed as
+// its dialog draws): the option is chosen again and Enter pressed again,
+// at most dialogNudges times, never onto another dialog.
+func (s *Supervisor) answerDialog(ctx context.Context, d profile.Detection) error {
+	for try := 0; ; try++ {
+		if err := s.choose(ctx, s.Profile.ApproveChoose); err != nil {
+			return err
+		}
+		if err := s.TC.SendKeys(ctx, s.PaneID, "Enter"); err != nil {
+			return err
+		}
+		wctx, cancel := context.WithTimeout(ctx, dialogNudgeAfter)
+		_, err := s.Mon.Wait(wctx, monitor.GoalLeaveInput, time.Now())
+		cancel()
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		screen, cerr := s.TC.CaptureScreen(ctx, s.PaneID)
+		if cerr != nil {
+			return cerr
+		}
+		now := profile.Detect(s.Profile, screen)
+		if try >= dialogNudges || now.State != profile.StateNeedsInput || now.Line != d.Line {
+			// Another screen (or the last try): wait for it as before.
+			_, err = s.Mon.Wait(ctx, monitor.GoalLeaveInput, time.Now())
+			return err
+		}
+		s.Book.Journal(ctx, "auto-answer", fmt.Sprintf("the dialog took no Enter in %s: chosen and pressed again", dialogNudgeAfter))
+	}
+}
+
+// dialogNudgeAfter and dialogNudges bound answerDialog's second tries.
+const (
+	dialogNudgeAfter = 3 * time.Second
+	dialogNudges     = 2
+)
 
 // chooseRounds bounds the moves made to select a dialog's option.
 const chooseRounds = 4

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -481,5 +482,50 @@ func TestTrustChosenByLabel(t *testing.T) {
 	pn.screen = onNo
 	if err := sup.acceptTrust(t.Context(), t.Context(), d); err == nil || strings.Contains(strings.Join(pn.keys, " "), "Enter") {
 		t.Errorf("a stuck cursor: err %v, keys %q; want an error and no Enter", err, pn.keys)
+	}
+}
+
+// An approval dialog that takes no Enter (Claude Code 2.1.332 drops one
+// pressed as its dialog draws) gets its option chosen and Enter pressed
+// again, while it is the same dialog; another screen is waited for as
+// before, with no second Enter.
+func TestApprovalPressedAgain(t *testing.T) {
+	claude, err := profile.BuiltinProfile("claude")
+	if err != nil {
+		t.Fatal(err)
+	}
+	approval := seen(t, claude, "claude__needs_input__1")
+	busy := seen(t, claude, "claude__busy__1")
+	done := seen(t, claude, "claude__ready__1")
+	done.SawBusy = true
+	rule := []*regexp.Regexp{regexp.MustCompile(`^Do you want to create \w+\.txt`)}
+	for _, tc := range []struct {
+		name   string
+		screen string // the pane after the first Enter
+		keys   []string
+	}{
+		{"the same dialog: pressed again", approval.Screen, []string{"Enter", "Enter"}},
+		{"another screen: waited for", busy.Screen, []string{"Enter"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, pn, b, _ := newSupervisor(t, "claude", Settings{Approve: rule},
+				step{monitor.GoalTurnEnd, approval, nil},
+				step{monitor.GoalLeaveInput, approval, context.DeadlineExceeded},
+				step{monitor.GoalLeaveInput, busy, nil},
+				step{monitor.GoalTurnEnd, done, nil})
+			pn.screen = tc.screen
+			s.Mon.Expect(profile.TurnMatch{Since: time.Now()})
+			o := ended(t, s.MonitorTurn(t.Context(), time.Now()))
+			if o.Status != state.StatusDone {
+				t.Errorf("outcome %s (%s), want done", o.Status, o.Reason)
+			}
+			if strings.Join(pn.keys, ",") != strings.Join(tc.keys, ",") {
+				t.Errorf("keys %q, want %q", pn.keys, tc.keys)
+			}
+			again := slices.ContainsFunc(b.log, func(l string) bool { return strings.Contains(l, "pressed again") })
+			if again != (len(tc.keys) == 2) {
+				t.Errorf("journal %q: 'pressed again' %v, want %v", b.log, again, len(tc.keys) == 2)
+			}
+		})
 	}
 }
