@@ -174,19 +174,11 @@ func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " 
 // answer yet (then the payload's prompt_response stands). Only the file's
 // last MiB is read.
 func geminiChatAnswer(path, prompt string) (answer string, ok bool) {
-	f, err := os.Open(path)
+	sc, done, err := tailLines(path, 1<<20)
 	if err != nil {
 		return "", false
 	}
-	defer f.Close()
-	const window = 1 << 20
-	if st, err := f.Stat(); err == nil && st.Size() > window {
-		if _, err := f.Seek(st.Size()-window, io.SeekStart); err != nil {
-			return "", false
-		}
-	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), window)
+	defer done()
 	userSeen, userMatches := false, false
 	for sc.Scan() {
 		line := bytes.TrimSpace(sc.Bytes())
@@ -239,19 +231,11 @@ func chatText(raw json.RawMessage) string {
 // not this turn's). ok is false when there is none. Only the file's last
 // MiB is read.
 func copilotAnswer(path, sig string) (answer string, ok bool) {
-	f, err := os.Open(path)
+	sc, done, err := tailLines(path, 1<<20)
 	if err != nil {
 		return "", false
 	}
-	defer f.Close()
-	const window = 1 << 20
-	if st, err := f.Stat(); err == nil && st.Size() > window {
-		if _, err := f.Seek(st.Size()-window, io.SeekStart); err != nil {
-			return "", false
-		}
-	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), window)
+	defer done()
 	ours := sig == ""
 	for sc.Scan() {
 		var rec struct {
@@ -277,4 +261,22 @@ func copilotAnswer(path, sig string) (answer string, ok bool) {
 		}
 	}
 	return answer, ok
+}
+
+// tailLines scans the lines of the last window bytes of the file at path
+// (the first may be partial); done closes the file.
+func tailLines(path string, window int64) (sc *bufio.Scanner, done func(), err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st, err := f.Stat(); err == nil && st.Size() > window {
+		if _, err := f.Seek(st.Size()-window, io.SeekStart); err != nil {
+			f.Close()
+			return nil, nil, err
+		}
+	}
+	sc = bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), int(window))
+	return sc, func() { f.Close() }, nil
 }
