@@ -90,7 +90,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte, 
 		})
 		return
 	}
-	e := newSSE(w, r)
+	e := newSSE(w, r, rec)
 	e.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
 		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 10, "output_tokens": 1},

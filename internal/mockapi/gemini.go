@@ -115,7 +115,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, body []byte, rec
 		writeJSON(w, cand(whole, "STOP"))
 		return
 	}
-	e := newSSE(w, r) // the CLI asks for ?alt=sse
+	e := newSSE(w, r, rec) // the CLI asks for ?alt=sse
 	if rp.tool != "" {
 		e.event("", cand(whole, "STOP"))
 		return

@@ -82,9 +82,14 @@ type Request struct {
 	// Reply says what the mock answered: "text: ...", "tool: NAME {...}",
 	// or "status N".
 	Reply string
-	// Ended is when the mock had written (and flushed) the last byte of
-	// its reply: for a stream, its final event. Zero while it streams.
+	// Ended is when the mock began to write the last event of its reply
+	// (for a reply that is no stream, when it was written): the client
+	// cannot have had the whole answer before. (A clock read after the
+	// write can come late on a loaded machine, after the client acted on
+	// it.) Zero while it streams.
 	Ended time.Time
+	// lastWrite is when the reply's last event began (see sse.event).
+	lastWrite time.Time
 }
 
 // String formats r as one log line.
@@ -341,7 +346,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	defer func() {
 		logNow()
-		s.ended(idx, time.Now())
+		at := time.Now()
+		if !rec.lastWrite.IsZero() {
+			at = rec.lastWrite
+		}
+		s.ended(idx, at)
 	}()
 	path := r.URL.Path
 	switch {
@@ -420,15 +429,16 @@ type sse struct {
 	w   http.ResponseWriter
 	r   *http.Request
 	f   http.Flusher
+	rec *Request // its lastWrite is set as each event begins
 	err bool
 }
 
-func newSSE(w http.ResponseWriter, r *http.Request) *sse {
+func newSSE(w http.ResponseWriter, r *http.Request, rec *Request) *sse {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	f, _ := w.(http.Flusher)
-	return &sse{w: w, r: r, f: f}
+	return &sse{w: w, r: r, f: f, rec: rec}
 }
 
 // event writes one event; name "" writes a data-only event.
@@ -447,6 +457,7 @@ func (e *sse) event(name string, data any) {
 		}
 		payload = b
 	}
+	e.rec.lastWrite = time.Now()
 	var err error
 	if name != "" {
 		_, err = fmt.Fprintf(e.w, "event: %s\ndata: %s\n\n", name, payload)

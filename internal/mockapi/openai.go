@@ -112,7 +112,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, body []byte, 
 		writeJSON(w, resp("completed", []any{item}))
 		return
 	}
-	e := newSSE(w, r)
+	e := newSSE(w, r, rec)
 	e.event("response.created", map[string]any{"type": "response.created", "response": resp("in_progress", []any{})})
 	if rp.tool == "" {
 		added := map[string]any{"type": "message", "id": item["id"], "role": "assistant", "status": "in_progress", "content": []any{}}
@@ -207,7 +207,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte, rec *
 		return map[string]any{"id": id, "object": "chat.completion.chunk", "created": created, "model": req.Model,
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": fin}}}
 	}
-	e := newSSE(w, r)
+	e := newSSE(w, r, rec)
 	if toolCall != nil {
 		e.event("", chunk(map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{toolCall}}, nil))
 	} else {
