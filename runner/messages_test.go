@@ -1,13 +1,12 @@
 package runner
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/statetest"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/supervisor"
 
@@ -20,36 +19,12 @@ import (
 // them as they are.
 func msgEnv(t *testing.T, tasks ...*state.Task) *Env {
 	t.Helper()
-	store := tempStore(t)
-	if err := store.Update(t.Context(), func(st *state.State) error {
-		st.Projects["api"] = &state.Project{Name: "api", Dir: "/tmp"}
-		for _, x := range tasks {
-			st.Tasks[x.ID] = x
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
 	sock := filepath.Join(t.TempDir(), "nosrv")
-	return &Env{Store: store, TC: tmuxctl.New(sock), Getenv: func(string) string { return "" }}
-}
-
-func msgTask(id, parent string, status state.Status) *state.Task {
-	return &state.Task{ID: id, Project: "api", Agent: "sim", Parent: parent, Status: status,
-		SupervisorPID: os.Getpid(), Created: time.Now(), Tmux: state.TmuxTarget{Pane: "%999"}}
-}
-
-func readState(t *testing.T, env *Env) *state.State {
-	t.Helper()
-	st, err := env.Store.Read(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return &Env{Store: statetest.WithTasks(t, tasks...), TC: tmuxctl.New(sock), Getenv: func(string) string { return "" }}
 }
 
 func TestClaimMessages(t *testing.T) {
-	a := msgTask("t_aaaa0000", "", state.StatusRunning)
+	a := statetest.Supervised("t_aaaa0000", "", state.StatusRunning)
 	env := msgEnv(t, a)
 	now := time.Now()
 	_ = env.Store.Update(t.Context(), func(st *state.State) error {
@@ -70,7 +45,7 @@ func TestClaimMessages(t *testing.T) {
 	if len(batch) != messaging.MaxBatchMessages {
 		t.Fatalf("batch of %d, want %d", len(batch), messaging.MaxBatchMessages)
 	}
-	st := readState(t, env)
+	st := statetest.Read(t, env.Store)
 	if m := st.Messages["m_stale000"]; m.Status != state.MessageFailed || !strings.Contains(m.Reason, "interrupted") {
 		t.Errorf("stale delivering message: %+v", m)
 	}
@@ -86,17 +61,8 @@ func TestClaimMessages(t *testing.T) {
 		}
 	}
 	s.settleMessages(t.Context(), batch, state.MessageDelivered, "")
-	st = readState(t, env)
+	st = statetest.Read(t, env.Store)
 	if n := len(st.MessagesFor(a.ID, state.MessageDelivered)); n != messaging.MaxBatchMessages {
 		t.Errorf("%d delivered, want %d", n, messaging.MaxBatchMessages)
 	}
-}
-
-func tempStore(t *testing.T) *state.Store {
-	t.Helper()
-	s, err := state.Open(filepath.Join(t.TempDir(), "state"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }

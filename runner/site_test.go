@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/runner-cli/runner/internal/statetest"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/remote"
 	"github.com/runner-cli/runner/state"
@@ -17,7 +18,7 @@ import (
 // places; neither passes the caller's RUNNER_ variables on (a dispatch
 // from inside a pane must not hand its own identity to the new task).
 func TestSitePaneEnv(t *testing.T) {
-	store := tempStore(t)
+	store := statetest.Store(t)
 	env := &Env{Store: store, TC: tmuxctl.New(filepath.Join(t.TempDir(), "sock")),
 		Getenv: func(k string) string { return map[string]string{"PATH": "/bin", "HOME": "/h"}[k] },
 		Environ: func() []string {

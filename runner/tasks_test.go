@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/statetest"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -72,7 +73,7 @@ func TestReconcileUnownedQueued(t *testing.T) {
 	}
 	gone := dead.Process.Pid
 	q := func(id string, pid int, after ...string) *state.Task {
-		x := msgTask(id, "", state.StatusQueued)
+		x := statetest.Supervised(id, "", state.StatusQueued)
 		x.Tmux.Pane, x.SupervisorPID, x.After = "", pid, after
 		return x
 	}
@@ -96,8 +97,8 @@ func TestReconcileUnownedQueued(t *testing.T) {
 // failed with the reason; one a user cancelled meanwhile, or one another
 // process owns, is left as it is.
 func TestFailUnstarted(t *testing.T) {
-	mine := msgTask("t_start0001", "", state.StatusStarting)
-	other := msgTask("t_start0002", "", state.StatusQueued)
+	mine := statetest.Supervised("t_start0001", "", state.StatusStarting)
+	other := statetest.Supervised("t_start0002", "", state.StatusQueued)
 	other.SupervisorPID = os.Getppid()
 	env := msgEnv(t, mine, other)
 	failUnstarted(t.Context(), env, mine.ID, errors.New("state is busy"))

@@ -2,7 +2,10 @@
 package statetest
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/runner-cli/runner/state"
@@ -23,6 +26,49 @@ func Plan(specs ...string) *state.State {
 			t.After = strings.Split(f[3], ",")
 		}
 		st.Tasks[t.ID] = t
+	}
+	return st
+}
+
+// Store opens a new state store in a temporary directory of t's.
+func Store(t testing.TB) *state.Store {
+	t.Helper()
+	s, err := state.Open(filepath.Join(t.TempDir(), "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// WithTasks is Store holding project "api" (at /tmp) and tasks.
+func WithTasks(t testing.TB, tasks ...*state.Task) *state.Store {
+	t.Helper()
+	s := Store(t)
+	if err := s.Update(t.Context(), func(st *state.State) error {
+		st.Projects["api"] = &state.Project{Name: "api", Dir: "/tmp"}
+		for _, x := range tasks {
+			st.Tasks[x.ID] = x
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Supervised is a task of project "api" whose supervisor is this process
+// (so a reconcile leaves it as it is), its pane %999 (on no server).
+func Supervised(id, parent string, status state.Status) *state.Task {
+	return &state.Task{ID: id, Project: "api", Agent: "sim", Parent: parent, Status: status,
+		SupervisorPID: os.Getpid(), Created: time.Now(), Tmux: state.TmuxTarget{Pane: "%999"}}
+}
+
+// Read reads s's state, failing t on an error.
+func Read(t testing.TB, s *state.Store) *state.State {
+	t.Helper()
+	st, err := s.Read(t.Context())
+	if err != nil {
+		t.Fatal(err)
 	}
 	return st
 }

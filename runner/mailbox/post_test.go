@@ -1,15 +1,14 @@
 package mailbox
 
 import (
-	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/statetest"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
 
@@ -22,42 +21,18 @@ import (
 // them as they are.
 func msgEnv(t *testing.T, tasks ...*state.Task) *runner.Env {
 	t.Helper()
-	store := tempStore(t)
-	if err := store.Update(t.Context(), func(st *state.State) error {
-		st.Projects["api"] = &state.Project{Name: "api", Dir: "/tmp"}
-		for _, x := range tasks {
-			st.Tasks[x.ID] = x
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
 	sock := filepath.Join(t.TempDir(), "nosrv")
-	return &runner.Env{Store: store, TC: tmuxctl.New(sock), Getenv: func(string) string { return "" }}
-}
-
-func msgTask(id, parent string, status state.Status) *state.Task {
-	return &state.Task{ID: id, Project: "api", Agent: "sim", Parent: parent, Status: status,
-		SupervisorPID: os.Getpid(), Created: time.Now(), Tmux: state.TmuxTarget{Pane: "%999"}}
-}
-
-func readState(t *testing.T, env *runner.Env) *state.State {
-	t.Helper()
-	st, err := env.Store.Read(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return &runner.Env{Store: statetest.WithTasks(t, tasks...), TC: tmuxctl.New(sock), Getenv: func(string) string { return "" }}
 }
 
 func TestPostMessageRules(t *testing.T) {
-	root := msgTask("t_root0000", "", state.StatusRunning)
-	kid1 := msgTask("t_kid10000", "t_root0000", state.StatusRunning)
-	kid2 := msgTask("t_kid20000", "t_root0000", state.StatusQueued)
-	kid3 := msgTask("t_kid30000", "t_root0000", state.StatusNeedsInput)
-	gone := msgTask("t_gone0000", "t_root0000", state.StatusExited)
-	idle := msgTask("t_idle0000", "", state.StatusDone) // done, but its pane is gone
-	other := msgTask("t_othr0000", "", state.StatusRunning)
+	root := statetest.Supervised("t_root0000", "", state.StatusRunning)
+	kid1 := statetest.Supervised("t_kid10000", "t_root0000", state.StatusRunning)
+	kid2 := statetest.Supervised("t_kid20000", "t_root0000", state.StatusQueued)
+	kid3 := statetest.Supervised("t_kid30000", "t_root0000", state.StatusNeedsInput)
+	gone := statetest.Supervised("t_gone0000", "t_root0000", state.StatusExited)
+	idle := statetest.Supervised("t_idle0000", "", state.StatusDone) // done, but its pane is gone
+	other := statetest.Supervised("t_othr0000", "", state.StatusRunning)
 	other.Project = "web"
 
 	tests := []struct {
@@ -99,7 +74,7 @@ func TestPostMessageRules(t *testing.T) {
 				if !errors.As(err, &re) || !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), tt.refused) {
 					t.Fatalf("Post = %v, %v; want a refusal %q", outs, err, tt.refused)
 				}
-				if n := len(readState(t, env).Messages); n != 0 {
+				if n := len(statetest.Read(t, env.Store).Messages); n != 0 {
 					t.Errorf("a refused message was stored (%d messages)", n)
 				}
 				return
@@ -114,7 +89,7 @@ func TestPostMessageRules(t *testing.T) {
 			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
 				t.Errorf("outcomes %v, want %v", got, tt.want)
 			}
-			st := readState(t, env)
+			st := statetest.Read(t, env.Store)
 			for _, o := range outs {
 				m := st.Messages[o.ID]
 				if m == nil || m.Status != state.MessagePending || m.To != o.To || !state.ValidMessageID(m.ID) {
@@ -129,7 +104,7 @@ func TestPostMessageRules(t *testing.T) {
 }
 
 func TestPostMessageBadInput(t *testing.T) {
-	env := msgEnv(t, msgTask("t_aaaa0000", "", state.StatusRunning))
+	env := msgEnv(t, statetest.Supervised("t_aaaa0000", "", state.StatusRunning))
 	for _, req := range []Request{
 		{To: "t_aaaa0000", Text: "  \n"},
 		{To: "t_aaaa0000", Text: "x", Type: "gossip"},
@@ -146,15 +121,15 @@ func TestPostMessageBadInput(t *testing.T) {
 			t.Errorf("Post(to %q, type %q, from %q) = %v, %v; want a usage error", req.To, req.Type, req.From, outs, err)
 		}
 	}
-	if st := readState(t, env); len(st.Messages) != 0 {
+	if st := statetest.Read(t, env.Store); len(st.Messages) != 0 {
 		t.Errorf("bad input stored messages: %v", st.Messages)
 	}
 }
 
 func TestPostMessageMergeAndCaps(t *testing.T) {
-	root := msgTask("t_root0000", "", state.StatusRunning)
-	kid := msgTask("t_kid10000", "t_root0000", state.StatusRunning)
-	kid2 := msgTask("t_kid20000", "t_root0000", state.StatusRunning)
+	root := statetest.Supervised("t_root0000", "", state.StatusRunning)
+	kid := statetest.Supervised("t_kid10000", "t_root0000", state.StatusRunning)
+	kid2 := statetest.Supervised("t_kid20000", "t_root0000", state.StatusRunning)
 	env := msgEnv(t, root, kid, kid2)
 	post := func(from, to string, typ state.MessageType, text string, perRoot int) ([]Outcome, error) {
 		return Post(t.Context(), env, Request{From: from, To: to, Type: typ, Text: text, MaxHops: 8, MaxPerRoot: perRoot})
@@ -171,7 +146,7 @@ func TestPostMessageMergeAndCaps(t *testing.T) {
 	if _, err := post("t_kid10000", "t_root0000", state.MessageResult, "part 2", 5); err != nil {
 		t.Fatal(err)
 	}
-	m := readState(t, env).Messages[o1[0].ID]
+	m := statetest.Read(t, env.Store).Messages[o1[0].ID]
 	if m.Text != "part 1\n\npart 2" || m.Merged != 2 {
 		t.Errorf("merged message %q (merged %d); want both parts once and merged 2", m.Text, m.Merged)
 	}
@@ -222,13 +197,4 @@ func TestPostMessageMergeAndCaps(t *testing.T) {
 	if refusals != 3 {
 		t.Errorf("journal has %d msg-refused events, want 3", refusals)
 	}
-}
-
-func tempStore(t *testing.T) *state.Store {
-	t.Helper()
-	s, err := state.Open(filepath.Join(t.TempDir(), "state"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }

@@ -10,19 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/statetest"
 	"github.com/runner-cli/runner/runner/exit"
 
 	"github.com/runner-cli/runner/state"
 )
-
-func tempStore(t *testing.T) *state.Store {
-	t.Helper()
-	s, err := state.Open(filepath.Join(t.TempDir(), "state"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 func TestValidateName(t *testing.T) {
 	long := strings.Repeat("a", 64)
@@ -46,7 +38,7 @@ func TestValidateName(t *testing.T) {
 }
 
 func TestAddListRemoveProject(t *testing.T) {
-	s := tempStore(t)
+	s := statetest.Store(t)
 	ctx := t.Context()
 	dir := t.TempDir()
 	t.Chdir(dir)
@@ -85,7 +77,7 @@ func TestAddListRemoveProject(t *testing.T) {
 }
 
 func TestProjectBadInputWritesNothing(t *testing.T) {
-	s := tempStore(t)
+	s := statetest.Store(t)
 	ctx := t.Context()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
@@ -128,7 +120,7 @@ func TestProjectBadInputWritesNothing(t *testing.T) {
 }
 
 func TestRemoveProjectWithActiveTasks(t *testing.T) {
-	s := tempStore(t)
+	s := statetest.Store(t)
 	ctx := t.Context()
 	if _, err := Add(ctx, s, "api", t.TempDir()); err != nil {
 		t.Fatal(err)
@@ -148,7 +140,7 @@ func TestRemoveProjectWithActiveTasks(t *testing.T) {
 }
 
 func TestPrune(t *testing.T) {
-	s := tempStore(t)
+	s := statetest.Store(t)
 	ctx := t.Context()
 	if _, err := Prune(ctx, s, -time.Second); !errors.Is(err, exit.ErrUsage) {
 		t.Fatalf("negative prune = %v", err)
