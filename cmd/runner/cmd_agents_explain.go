@@ -84,22 +84,19 @@ func (a *app) runAgentsExplain(ctx context.Context, opts agentsExplainOptions) e
 	out := explainOutput{Pane: opts.pane}
 	var screen string
 	var info profile.PaneInfo
+	var cfg *config.Config
+	var err error
 	if opts.screen != "" {
 		if opts.agent == "" {
 			return exit.Usagef("agents explain: --agent is required with --screen (see 'runner agents')")
 		}
-		var err error
 		if screen, err = a.readScreen("agents explain", opts.screen); err != nil {
 			return err
 		}
-	} else {
-		var err error
-		if screen, info, err = a.explainCapture(ctx, &opts, &out); err != nil {
+		if cfg, _, err = config.Load(a.getenv); err != nil {
 			return err
 		}
-	}
-	cfg, _, err := config.Load(a.getenv)
-	if err != nil {
+	} else if screen, info, cfg, err = a.explainCapture(ctx, &opts, &out); err != nil {
 		return err
 	}
 	p, err := cfg.Profile(opts.agent)
@@ -144,19 +141,19 @@ type hookEventInfo struct {
 
 // explainCapture captures the pane of opts.pane or opts.task, sets the
 // agent (the task's, unless --agent says) and fills in the task and its
-// last hook event.
-func (a *app) explainCapture(ctx context.Context, opts *agentsExplainOptions, out *explainOutput) (string, profile.PaneInfo, error) {
-	env, _, err := a.runnerEnv(false)
+// last hook event; cfg is the config it loaded.
+func (a *app) explainCapture(ctx context.Context, opts *agentsExplainOptions, out *explainOutput) (screen string, info profile.PaneInfo, cfg *config.Config, err error) {
+	env, cfg, err := a.runnerEnv(false)
 	if err != nil {
-		return "", profile.PaneInfo{}, err
+		return "", profile.PaneInfo{}, nil, err
 	}
 	var t *state.Task
 	if opts.task != "" {
 		if t, err = runner.GetTask(ctx, env, opts.task); err != nil {
-			return "", profile.PaneInfo{}, err
+			return "", profile.PaneInfo{}, nil, err
 		}
 		if t.Tmux.Pane == "" {
-			return "", profile.PaneInfo{}, exit.Usagef("agents explain: task %s has no pane yet (%s)", t.ID, t.Status)
+			return "", profile.PaneInfo{}, nil, exit.Usagef("agents explain: task %s has no pane yet (%s)", t.ID, t.Status)
 		}
 	} else if st, err := env.Store.Read(ctx); err == nil {
 		t = taskOfPane(st, env.TC.Socket(), opts.pane)
@@ -164,7 +161,7 @@ func (a *app) explainCapture(ctx context.Context, opts *agentsExplainOptions, ou
 	tc := env.TC
 	if t != nil {
 		if tc, err = env.PaneClient(ctx, t); err != nil {
-			return "", profile.PaneInfo{}, err
+			return "", profile.PaneInfo{}, nil, err
 		}
 		out.Task, out.Pane = t.ID, t.Tmux.Pane
 		if opts.agent == "" {
@@ -173,9 +170,10 @@ func (a *app) explainCapture(ctx context.Context, opts *agentsExplainOptions, ou
 		out.LastHook = lastHookEvent(env.Store.TaskFile("events", t.ID))
 	}
 	if opts.agent == "" {
-		return "", profile.PaneInfo{}, exit.Usagef("agents explain: pane %s is no task's: give --agent NAME", opts.pane)
+		return "", profile.PaneInfo{}, nil, exit.Usagef("agents explain: pane %s is no task's: give --agent NAME", opts.pane)
 	}
-	return capturePane(ctx, tc, out.Pane)
+	screen, info, err = capturePane(ctx, tc, out.Pane)
+	return screen, info, cfg, err
 }
 
 // taskOfPane is the task whose pane on this machine's server socket is
