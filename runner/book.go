@@ -154,6 +154,13 @@ func (b *taskBook) Commit(ctx context.Context) {
 	env.Say("task %s: %s", b.id, note)
 }
 
+// TrackChanges records the files the task changed and their overlaps.
+func (b *taskBook) TrackChanges(ctx context.Context) {
+	if err := TrackChanges(ctx, b.env, b.id); err != nil {
+		b.env.Say("task %s: %v", b.id, err)
+	}
+}
+
 func shortHash(h string) string {
 	if len(h) > 12 {
 		return h[:12]

@@ -90,6 +90,10 @@ type RunSettings struct {
 	// NoTmuxMessage turns off the tmux display-message in the project's
 	// session when the task ends or needs input (config notify_tmux).
 	NoTmuxMessage bool `json:"no_tmux_message,omitempty"`
+	// NoOverlapMessages: the agent is not told when another task changes
+	// the files it changed (dispatch --overlap-messages=false, config
+	// overlap_messages); its overlaps are still recorded.
+	NoOverlapMessages bool `json:"no_overlap_messages,omitempty"`
 	// Start is how to start the agent; Dispatch fills it in.
 	Start *StartSpec `json:"start,omitempty"`
 }

@@ -105,6 +105,7 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 		return err
 	}
 	defer stop()
+	defer s.trackWhileWorking(s.runCtx, t)()
 	s.timeout = timeout
 	// The task's time (--timeout) counts from the delivery of its text
 	// (run starts the clock); the start-up has --ready-timeout. A task

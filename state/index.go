@@ -207,7 +207,7 @@ var hotFields = []string{
 // bulkFields lists the Task fields kept only in the record file.
 var bulkFields = []string{
 	"Dir", "Text", "TextFile", "History", "ResultTail", "Delivery", "Answer", "AgentSession",
-	"Turns", "Transcript", "Question", "Settings", "Origin", "Sandbox",
+	"Turns", "Transcript", "Question", "Settings", "Origin", "Sandbox", "Changes", "Overlaps",
 }
 
 // sameBulk reports whether a and b agree on every bulk field (so a's record
@@ -218,7 +218,20 @@ func sameBulk(a, b *Task) bool {
 		x.Delivery == y.Delivery && x.Answer == y.Answer && x.AgentSession == y.AgentSession &&
 		x.Transcript == y.Transcript && x.Question == y.Question && x.Origin == y.Origin &&
 		string(x.Settings) == string(y.Settings) && slices.Equal(x.Sandbox, y.Sandbox) &&
-		sameHistory(x.History, y.History) && sameTurns(x.Turns, y.Turns)
+		sameHistory(x.History, y.History) && sameTurns(x.Turns, y.Turns) &&
+		sameChanges(x.Changes, y.Changes) && slices.EqualFunc(x.Overlaps, y.Overlaps, sameOverlap)
+}
+
+func sameChanges(a, b *Changes) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Repo == b.Repo && a.Host == b.Host && a.Count == b.Count && a.Shared == b.Shared &&
+		a.Time.Equal(b.Time) && a.Merged.Equal(b.Merged) && slices.Equal(a.Files, b.Files)
+}
+
+func sameOverlap(a, b Overlap) bool {
+	return a.Task == b.Task && a.Since.Equal(b.Since) && slices.Equal(a.Files, b.Files) && slices.Equal(a.Told, b.Told)
 }
 
 func sameHistory(a, b []StatusChange) bool {
@@ -255,6 +268,18 @@ func (t *Task) clone() *Task {
 	c.Handling = append([]string(nil), t.Handling...)
 	c.Sandbox = slices.Clone(t.Sandbox)
 	c.Settings = append(json.RawMessage(nil), t.Settings...)
+	if t.Changes != nil {
+		ch := *t.Changes
+		ch.Files = slices.Clone(t.Changes.Files)
+		c.Changes = &ch
+	}
+	if t.Overlaps != nil {
+		c.Overlaps = make([]Overlap, len(t.Overlaps))
+		for i, o := range t.Overlaps {
+			o.Files, o.Told = slices.Clone(o.Files), slices.Clone(o.Told)
+			c.Overlaps[i] = o
+		}
+	}
 	if t.ExitCode != nil {
 		v := *t.ExitCode
 		c.ExitCode = &v

@@ -267,6 +267,8 @@ func TestEveryFieldIsHotOrBulk(t *testing.T) {
 	full.TextFile, full.ResultTail, full.Delivery, full.Answer = "f", "r", "d", "a"
 	full.AgentSession, full.Transcript, full.Question, full.Settings = "s", "t", "q", json.RawMessage(`{}`)
 	full.Origin, full.Branch, full.Sandbox = "/src/api", "runner/t_fieldsaa", []string{"/src/api"}
+	full.Changes = &Changes{Repo: "/src/api/.git", Files: []string{"a.go"}, Count: 1}
+	full.Overlaps = []Overlap{{Task: "t_otheraaa", Files: []string{"a.go"}}}
 	for _, name := range bulkFields {
 		c := full.clone()
 		v := reflect.ValueOf(c).Elem().FieldByName(name)

@@ -51,12 +51,16 @@ const (
 // SenderUser is the From of a message sent from outside any task.
 const SenderUser = "user"
 
+// SenderRunner is the From of a message runner itself sends (an overlap:
+// another task changed the recipient's files).
+const SenderRunner = "runner"
+
 // Message is one message between tasks (or from the user to a task). It
 // waits in the recipient's queue until the recipient's agent is ready, then
 // goes into its pane together with the other pending ones.
 type Message struct {
 	ID   string      `json:"id"`
-	From string      `json:"from"` // a task id or SenderUser
+	From string      `json:"from"` // a task id, SenderUser or SenderRunner
 	To   string      `json:"to"`   // a task id
 	Type MessageType `json:"type"`
 	Text string      `json:"text"`

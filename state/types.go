@@ -270,6 +270,13 @@ type Task struct {
 	Branch string `json:"branch,omitempty"`
 	Origin string `json:"origin,omitempty"`
 
+	// Changes is what the task has changed in its repository since its
+	// snapshot, kept current while it works (nil outside a git
+	// repository, or before its first look); Overlaps are the other tasks
+	// of the repository that changed some of the same files.
+	Changes  *Changes  `json:"changes,omitempty"`
+	Overlaps []Overlap `json:"overlaps,omitempty"`
+
 	// Archived is set on a task listed from the archive without its
 	// record (State.AllTasks): it has the hot fields, and the first line
 	// of its text as Text. State.Task reads the whole record.
@@ -406,4 +413,51 @@ func (t *Task) LastReason() string {
 		return ""
 	}
 	return t.History[len(t.History)-1].Reason
+}
+
+// MaxChangedFiles bounds Changes.Files (Changes.Count has the whole
+// count).
+const MaxChangedFiles = 500
+
+// Changes is what a task has changed in its repository since its snapshot.
+type Changes struct {
+	// Repo names the repository: its git common directory, on Host
+	// (empty: this machine). Tasks of one repository have the same.
+	Repo string `json:"repo"`
+	Host string `json:"host,omitempty"`
+	// Files are the changed paths, relative to the repository's top,
+	// sorted: at most MaxChangedFiles of them.
+	Files []string `json:"files"`
+	// Count is how many paths changed (Files may hold fewer).
+	Count int `json:"count"`
+	// Shared is set for a task that works in a tree others may change too
+	// (the project's own, not a worktree of its own): Files are then the
+	// tree's changes since the task's snapshot, whoever made them.
+	Shared bool `json:"shared,omitempty"`
+	// Time is when the files were last looked at.
+	Time time.Time `json:"time"`
+	// Merged is when `runner merge` merged the task's branch: its changes
+	// are the repository's now, and meet no other task's.
+	Merged time.Time `json:"merged,omitzero"`
+}
+
+// Overlap is another task of the same repository that changed some of the
+// files this one changed.
+type Overlap struct {
+	Task  string   `json:"task"`
+	Files []string `json:"files"`
+	// Told lists the files the task's agent was told about, so that a new
+	// file tells it again and nothing else does.
+	Told  []string  `json:"told,omitempty"`
+	Since time.Time `json:"since"`
+}
+
+// OverlapWith returns t's overlap with task id, or nil.
+func (t *Task) OverlapWith(id string) *Overlap {
+	for i := range t.Overlaps {
+		if t.Overlaps[i].Task == id {
+			return &t.Overlaps[i]
+		}
+	}
+	return nil
 }

@@ -27,6 +27,7 @@ type dispatchOptions struct {
 	yesTrust, detach, waitInput, requireSnap, exclusive   bool
 	worktree, worktreeSet                                 bool
 	sandbox, sandboxSet                                   bool
+	overlapMessages, overlapSet                           bool
 	waitLock, commit, commitBranch, commitAll, noHook     bool
 	asJSON, printAnswer                                   bool
 	timeout, readyTimeout, settle, idle                   time.Duration
@@ -70,6 +71,7 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
 		Args: args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			f.args, f.worktreeSet, f.sandboxSet = argv, cmd.Flags().Changed("worktree"), cmd.Flags().Changed("sandbox")
+			f.overlapSet = cmd.Flags().Changed("overlap-messages")
 			return a.runDispatch(cmd.Context(), f)
 		},
 	}
@@ -102,6 +104,7 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
 	fl.BoolVar(&f.noHook, "no-hook", false, "do not install the agent's turn-end hook; detect from the screen only")
 	fl.DurationVar(&f.settle, "settle", 0, "how long a finished screen must hold before the turn counts as done (default: config)")
 	fl.DurationVar(&f.idle, "idle", 0, "for agents without screen markers: quiet time that counts as done (default: config)")
+	fl.BoolVar(&f.overlapMessages, "overlap-messages", true, "tell the agent when another task changes files it changed (default: config overlap_messages)")
 	fl.StringVar(&f.awareness, "awareness", "", "tell the agent about other tasks: project, all or off (default: config)")
 	_ = fl.MarkHidden("settle")
 	a.jsonFlag(cmd, &f.asJSON)
@@ -183,7 +186,10 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 		YesTrust: f.yesTrust, WaitInput: f.waitInput, ApproveRules: append(append([]string(nil), cfg.ApproveRules...), f.approve...),
 		Commit: f.commit || f.commitBranch || f.commitAll, CommitBranch: f.commitBranch, CommitAll: f.commitAll,
 		Notify: notify, NotifyTimeout: cfg.NotifyTimeout.Duration, Awareness: awareness, AwarenessMax: cfg.Awareness.MaxChars,
-		Detached: f.detach, NoTmuxMessage: !cfg.NotifyTmux,
+		Detached: f.detach, NoTmuxMessage: !cfg.NotifyTmux, NoOverlapMessages: !cfg.OverlapMessages,
+	}
+	if f.overlapSet {
+		set.NoOverlapMessages = !f.overlapMessages
 	}
 	req := runner.DispatchRequest{Project: argv[0], Text: text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
 		AgentArgs: f.agentArgs, PermissionsAuto: f.permissions == "auto", RequireSnapshot: f.requireSnap,

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/mailbox"
+	"github.com/runner-cli/runner/runner/overlap"
 	"github.com/runner-cli/runner/runner/tasks"
 	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
@@ -63,6 +65,8 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
 	// A BRANCH column when some task works in a worktree of its own.
 	branches := slices.ContainsFunc(list, func(t *state.Task) bool { return t.Branch != "" })
+	// An OVERLAP column when another task changed some task's files.
+	overlaps := slices.ContainsFunc(list, func(t *state.Task) bool { return len(t.Overlaps) > 0 })
 	// A HOST column when some task runs on another machine.
 	hosts := slices.ContainsFunc(list, func(t *state.Task) bool { return t.Tmux.Host != "" })
 	head := "ID\tPROJECT\t"
@@ -72,6 +76,9 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 	head += "AGENT\tSTATUS\tAGE\tLEVEL\tPARENT\t"
 	if branches {
 		head += "BRANCH\t"
+	}
+	if overlaps {
+		head += "OVERLAP\t"
 	}
 	fmt.Fprintln(tw, head+"TASK")
 	now := time.Now()
@@ -84,6 +91,9 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 		if branches {
 			parent += "\t" + textutil.OrDash(t.Branch)
 		}
+		if overlaps {
+			parent += "\t" + overlapCell(t)
+		}
 		if hosts {
 			proj += "\t" + textutil.OrDash(t.Tmux.Host)
 		}
@@ -91,6 +101,18 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 			textutil.Age(now, t.Created), t.Level, parent, textutil.VisibleLine(textutil.Headline(t.Text, 50)))
 	}
 	return tw.Flush()
+}
+
+// overlapCell names the tasks that changed some of t's files: "-", one id
+// and its count of files, or the count of tasks.
+func overlapCell(t *state.Task) string {
+	switch len(t.Overlaps) {
+	case 0:
+		return "-"
+	case 1:
+		return fmt.Sprintf("%s(%d)", t.Overlaps[0].Task, len(t.Overlaps[0].Files))
+	}
+	return fmt.Sprintf("%d tasks", len(t.Overlaps))
 }
 
 func (a *app) newStatusCmd() *cobra.Command {
@@ -164,6 +186,7 @@ func (a *app) printStatus(ctx context.Context, env *runner.Env, t *state.Task) {
 	if t.Commit != "" {
 		fmt.Fprintf(w, "commit    %s\n", t.Commit)
 	}
+	printChanges(w, t)
 	fmt.Fprintf(w, "delivery  %s\n", textutil.OrDash(t.Delivery))
 	// GetTask reconciled already: the state as it is is enough.
 	var msgs []mailbox.Entry
@@ -207,5 +230,29 @@ func (a *app) printStatus(ctx context.Context, env *runner.Env, t *state.Task) {
 	}
 	if t.ResultTail != "" {
 		fmt.Fprintf(w, "result\n  %s\n", strings.ReplaceAll(t.ResultTail, "\n", "\n  "))
+	}
+}
+
+// printChanges prints what t changed so far and the tasks that changed the
+// same files. File names come from the work tree: nothing in them reaches
+// the terminal as a control sequence.
+func printChanges(w io.Writer, t *state.Task) {
+	c := t.Changes
+	if c == nil {
+		return
+	}
+	names := textutil.VisibleLine(overlap.Names(c.Files))
+	switch {
+	case !c.Merged.IsZero():
+		fmt.Fprintf(w, "changed   %d file(s), merged %s\n", c.Count, c.Merged.Local().Format(time.DateTime))
+	case c.Count == 0:
+		fmt.Fprintf(w, "changed   nothing since the snapshot (as of %s)\n", c.Time.Local().Format("15:04:05"))
+	case c.Shared:
+		fmt.Fprintf(w, "changed   %d file(s) in the shared tree since the snapshot, this task's or not (tasks sharing a tree cannot be told apart; dispatch --worktree can): %s\n", c.Count, names)
+	default:
+		fmt.Fprintf(w, "changed   %d file(s): %s\n", c.Count, names)
+	}
+	for _, o := range t.Overlaps {
+		fmt.Fprintf(w, "overlaps  %s: %s (runner msg %s TEXT)\n", o.Task, textutil.VisibleLine(overlap.Names(o.Files)), o.Task)
 	}
 }

@@ -53,6 +53,11 @@ type Config struct {
 	// attached to a project's session when one of its tasks ends or needs
 	// input.
 	NotifyTmux bool `json:"notify_tmux"`
+	// OverlapMessages tells an agent, at its next idle, when another task
+	// of its repository changes files it changed (dispatch
+	// --overlap-messages=false turns it off for one task). Overlaps are
+	// recorded and shown either way.
+	OverlapMessages bool `json:"overlap_messages"`
 	// ApproveRules are regular expressions: an approval dialog whose text
 	// matches one is answered "yes"; any other stops the task (needs_input).
 	ApproveRules []string `json:"approve_rules,omitempty"`
@@ -152,6 +157,7 @@ func DefaultConfig() *Config {
 		Awareness:          Awareness{Mode: messaging.AwarenessProject, MaxChars: 1500},
 		NotifyTimeout:      profile.Duration{Duration: DefaultNotifyTimeout},
 		NotifyTmux:         true,
+		OverlapMessages:    true,
 		ModelAliases:       DefaultModelAliases(),
 		MaxLevel:           3,
 		MaxHops:            8,

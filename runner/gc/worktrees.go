@@ -4,10 +4,12 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/overlap"
 	"github.com/runner-cli/runner/runner/worktree"
 	"github.com/runner-cli/runner/state"
 )
@@ -52,6 +54,10 @@ func gcWorktrees(ctx context.Context, env *runner.Env, opts Options) ([]worktree
 				continue
 			}
 			w.Removed = true
+			if w.Task != "" {
+				// Its branch is gone: its changes meet no other task's.
+				_ = env.Store.Update(ctx, func(st *state.State) error { overlap.Forget(st, w.Task, time.Time{}); return nil })
+			}
 		}
 	}
 	return list, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/runner-cli/runner/runner"
@@ -119,30 +118,9 @@ func Post(ctx context.Context, env *runner.Env, req Request) ([]Outcome, error) 
 		m := &state.Message{ID: o.ID, From: messaging.SenderName(sender), To: o.To, Type: typ, Hops: o.Hops}
 		env.Record().JournalMessage(ctx, p.Now, o.Result, m, o.Reason)
 	}
-	errs := startDeliveries(ctx, env, p.Start)
+	errs := runner.StartDeliveries(ctx, env, p.Start)
 	if len(refused) > 0 {
 		errs = append(errs, &RefusedError{Refused: refused})
 	}
 	return p.Outs, errors.Join(errs...)
-}
-
-// startDeliveries starts a supervisor for each idle recipient this process
-// claimed; one that cannot start puts its task back to done (the message
-// stays queued) and is reported.
-func startDeliveries(ctx context.Context, env *runner.Env, ids []string) []error {
-	var errs []error
-	for _, id := range ids {
-		if _, err := env.StartSupervisor(id, nil); err != nil {
-			reason := "could not start a supervisor to deliver messages: " + err.Error()
-			_ = env.Record().UpdateDurably(context.WithoutCancel(ctx), "task "+id+": "+reason, func(st *state.State) error {
-				if t := st.Task(id); t != nil && t.Status == state.StatusReady && t.SupervisorPID == os.Getpid() {
-					_ = t.SetStatus(state.StatusDone, env.Time(), reason)
-					t.SupervisorPID, t.SupervisorStart = 0, ""
-				}
-				return nil
-			})
-			errs = append(errs, fmt.Errorf("message to %s: %s (it stays queued; the next message or 'runner send' retries)", id, reason))
-		}
-	}
-	return errs
 }

@@ -191,7 +191,27 @@ func awarenessEntry(t *state.Task, now time.Time) string {
 	if turn := t.LastTurn(); turn != "" {
 		e += "  latest: " + OneLine(turn, awarenessLineMax) + "\n"
 	}
+	if c := t.Changes; c != nil && c.Count > 0 {
+		e += "  " + changedLine(c) + "\n"
+	}
 	return e
+}
+
+// awarenessFiles caps the files an awareness entry names.
+const awarenessFiles = 5
+
+// changedLine names the files a task changed so far: at most
+// awarenessFiles of them, and the count.
+func changedLine(c *state.Changes) string {
+	names := c.Files[:min(len(c.Files), awarenessFiles)]
+	list := OneLine(strings.Join(names, ", "), awarenessLineMax)
+	if more := c.Count - len(names); more > 0 {
+		list += fmt.Sprintf(" (+%d more)", more)
+	}
+	if c.Shared {
+		return fmt.Sprintf("its shared tree has %d changed file(s), its own or not: %s", c.Count, list)
+	}
+	return fmt.Sprintf("changed %d file(s): %s", c.Count, list)
 }
 
 func sortRecentFirst(ts []*state.Task) {

@@ -96,6 +96,7 @@ func TestAwarenessGolden(t *testing.T) {
 		{"too-small", st, AwarenessOptions{Mode: AwarenessAll, MaxChars: 20}},
 		{"alone", awState(self), AwarenessOptions{}},
 		{"long-lines", awState(self, long), AwarenessOptions{}},
+		{"files", awState(self, withFiles(st.Tasks["t_api00001"], false, 9), withFiles(long, true, 2)), AwarenessOptions{}},
 	}
 	// A child: its parent (running) and siblings (one done, one queued)
 	// come first, in any status, then the other active tasks.
@@ -144,6 +145,21 @@ func TestAwarenessGolden(t *testing.T) {
 			golden(t, tt.name, got)
 		})
 	}
+}
+
+// withFiles is a copy of t that changed n files (one of them with an
+// escape in its name), in its own worktree or in the shared tree.
+func withFiles(t *state.Task, shared bool, n int) *state.Task {
+	c := *t
+	files := []string{"evil\x1b[2Jname.go"}
+	for i := 1; i < n; i++ {
+		files = append(files, fmt.Sprintf("pkg/file%02d.go", i))
+	}
+	c.Changes = &state.Changes{Repo: "/src/api/.git", Files: files, Count: n, Shared: shared}
+	if !shared {
+		c.Branch = "runner/" + c.ID
+	}
+	return &c
 }
 
 func TestAwarenessCapCountsEveryTask(t *testing.T) {

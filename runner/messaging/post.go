@@ -94,10 +94,13 @@ func typeList() string {
 type Posting struct {
 	Req    Request
 	Type   state.MessageType
-	Sender string          // the sending task's id; "" for the user
-	Alive  map[string]bool // recipient → its pane lives (looked at before the lock)
-	Now    time.Time
-	Procs  Procs // this process, and whether a task's supervisor runs
+	Sender string // the sending task's id; "" for the user (or As)
+	// As names a sender that is no task (Sender ""): state.SenderRunner;
+	// "" is state.SenderUser.
+	As    string
+	Alive map[string]bool // recipient → its pane lives (looked at before the lock)
+	Now   time.Time
+	Procs Procs // this process, and whether a task's supervisor runs
 
 	Outs  []Outcome
 	Start []string // idle recipients this process claimed for delivery
@@ -166,7 +169,8 @@ func (p *Posting) refusal(st *state.State, t *state.Task, id string, hops int, r
 // same sender and of the same type if there is one; a full queue refuses.
 func (p *Posting) queue(st *state.State, t *state.Task, o *Outcome, hops int, root string) {
 	id, text := t.ID, p.Req.Text
-	if m := pendingFrom(st, id, SenderName(p.Sender), p.Type); m != nil {
+	from := p.from()
+	if m := pendingFrom(st, id, from, p.Type); m != nil {
 		// A repeat of a part already queued adds nothing.
 		repeat := strings.Contains("\n\n"+m.Text+"\n\n", "\n\n"+text+"\n\n")
 		if !repeat && len(m.Text)+len(text)+2 > MaxMessageBytes {
@@ -185,10 +189,18 @@ func (p *Posting) queue(st *state.State, t *state.Task, o *Outcome, hops int, ro
 		o.Result, o.Reason = Refused, fmt.Sprintf("the queue of %s is full (%d pending messages)", id, n)
 		return
 	}
-	m := &state.Message{ID: st.NewMessageID(), From: SenderName(p.Sender), To: id, Type: p.Type,
+	m := &state.Message{ID: st.NewMessageID(), From: from, To: id, Type: p.Type,
 		Text: text, Hops: hops, Root: root, Status: state.MessagePending, Created: p.Now}
 	st.AddMessage(m)
 	o.ID, o.Result, o.Reason = m.ID, Queued, fmt.Sprintf("waits until %s is ready (it is %s)", id, t.Status)
+}
+
+// from is the message's From.
+func (p *Posting) from() string {
+	if p.Sender == "" && p.As != "" {
+		return p.As
+	}
+	return SenderName(p.Sender)
 }
 
 func pendingFrom(st *state.State, to, from string, typ state.MessageType) *state.Message {

@@ -29,7 +29,7 @@ func Prompt(batch []*state.Message) string {
 		b.WriteString("):\n")
 		b.WriteString(strings.TrimRight(m.Text, "\n"))
 		b.WriteString("\n")
-		if m.From != state.SenderUser && !slices.Contains(senders, m.From) {
+		if m.From != state.SenderUser && m.From != state.SenderRunner && !slices.Contains(senders, m.From) {
 			senders = append(senders, m.From)
 		}
 	}
@@ -40,8 +40,11 @@ func Prompt(batch []*state.Message) string {
 }
 
 func describeSender(from string) string {
-	if from == state.SenderUser {
+	switch from {
+	case state.SenderUser:
 		return "the user"
+	case state.SenderRunner:
+		return "runner"
 	}
 	return "task " + from
 }

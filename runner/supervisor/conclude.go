@@ -38,6 +38,10 @@ type Ender interface {
 	EndTurn(ctx context.Context, o Outcome, tt TurnText, takeQueue bool) (more int, final *state.Task)
 	// Commit runs the post-task commit protocol and records its outcome.
 	Commit(ctx context.Context)
+	// TrackChanges records the files the task changed so far, and the
+	// overlaps they make with other tasks (telling the agents concerned).
+	// A failure is reported, never fatal.
+	TrackChanges(ctx context.Context)
 	// Release lets go of a task that ended done: messages that arrived
 	// meanwhile (taken with takeQueue) make it ready again, and the count
 	// of them is returned; else the task is left without a supervisor.
@@ -61,6 +65,11 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 	}
 	live := parent.Err() == nil
 	more, final := e.EndTurn(ctx, o, tt, live && !o.KeepQueue)
+	if more > 0 || final != nil {
+		// Before Release: what this looks at may queue a message for
+		// this task (an overlap), which Release then takes.
+		e.TrackChanges(ctx)
+	}
 	if more > 0 {
 		e.Say("task %s: turn done; %d message(s) waiting", s.ID, more)
 		return ErrMoreMessages

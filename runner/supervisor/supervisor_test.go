@@ -346,6 +346,7 @@ type ender struct {
 	more, late int
 	cancelled  bool // another process ended the task first
 	committed  bool
+	tracked    int
 	takeQueue  []bool
 }
 
@@ -361,7 +362,8 @@ func (e *ender) EndTurn(ctx context.Context, o Outcome, tt TurnText, takeQueue b
 	c := e.task
 	return 0, &c
 }
-func (e *ender) Commit(ctx context.Context) { e.committed = true }
+func (e *ender) Commit(ctx context.Context)       { e.committed = true }
+func (e *ender) TrackChanges(ctx context.Context) { e.tracked++ }
 func (e *ender) Release(ctx context.Context, takeQueue bool) int {
 	if takeQueue {
 		return e.late
@@ -423,6 +425,16 @@ func TestConclude(t *testing.T) {
 			}
 			if tc.o.Status != state.StatusNeedsInput && (len(e.takeQueue) != 1 || e.takeQueue[0] != tc.takeQueue) {
 				t.Errorf("EndTurn takeQueue %v, want [%v]", e.takeQueue, tc.takeQueue)
+			}
+			// The files are looked at whenever the end of the turn was
+			// recorded (or messages wait), never for a question, nor when
+			// another process ended the task first.
+			wantTracked := 1
+			if tc.o.Status == state.StatusNeedsInput || tc.e.cancelled {
+				wantTracked = 0
+			}
+			if e.tracked != wantTracked {
+				t.Errorf("TrackChanges ran %d times, want %d", e.tracked, wantTracked)
 			}
 			if tc.answerWant != "" && e.task.Answer != tc.answerWant {
 				t.Errorf("answer %q, want %q", e.task.Answer, tc.answerWant)

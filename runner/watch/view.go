@@ -198,6 +198,10 @@ func (m *Model) rowLines(r Row, w int) []string {
 	if r.Queue > 0 {
 		rest = fmt.Sprintf("✉%d ", r.Queue) + rest
 	}
+	if len(t.Overlaps) > 0 {
+		// Another task changed some of this one's files.
+		rest = overlapMark(t) + " " + rest
+	}
 	line := ansi.Truncate(head+rest, w, "…")
 	switch {
 	case t.ID == m.sel:
@@ -209,6 +213,15 @@ func (m *Model) rowLines(r Row, w int) []string {
 		line = strings.Replace(line, glyphs[t.Status]+" "+t.ID, statusStyle(t.Status).Render(glyphs[t.Status])+" "+t.ID, 1)
 	}
 	return []string{line}
+}
+
+// overlapMark marks a task whose files another task changed too: "⚠" and
+// the other task, or the count of them.
+func overlapMark(t *state.Task) string {
+	if len(t.Overlaps) == 1 {
+		return "⚠" + t.Overlaps[0].Task
+	}
+	return fmt.Sprintf("⚠%d tasks", len(t.Overlaps))
 }
 
 // previewLines renders the preview: a title with the tabs, then the

@@ -12,6 +12,7 @@ import (
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/overlap"
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/state"
 )
@@ -76,6 +77,12 @@ func Merge(ctx context.Context, env *runner.Env, req MergeRequest) (*state.Task,
 		return t, nil, exit.Usagef("%v", err)
 	case err != nil:
 		return t, nil, err
+	}
+	// Its changes are the branch's it went into now: they overlap no
+	// other task's.
+	merged := env.Time()
+	if err := env.Store.Update(ctx, func(st *state.State) error { overlap.Forget(st, t.ID, merged); return nil }); err != nil {
+		env.Warn("task %s: merged, but its overlaps were not cleared: %v", t.ID, err)
 	}
 	env.Record().Journal(ctx, t, "merge", fmt.Sprintf("%s into %s (%s): %s; leftovers: %s", t.Branch, res.Into, res.Mode, res.Commit, c.Outcome))
 	return t, res, nil

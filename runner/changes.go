@@ -1,0 +1,180 @@
+// What each task changed, and the overlaps between tasks (package
+// overlap's rule): the files looked at as a task works and at each turn's
+// end, recorded, and told to the agents concerned as messages from runner,
+// which the usual queue delivers at their next idle.
+
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/runner/messaging"
+	"github.com/runner-cli/runner/runner/overlap"
+	"github.com/runner-cli/runner/state"
+)
+
+// ChangesEvery is how often a supervisor looks at its task's files while
+// the agent works: only when its pane showed output since the last look,
+// so an agent that waits costs nothing.
+const ChangesEvery = 3 * time.Second
+
+// changesTimeout bounds one look (a large repository, a slow host).
+const changesTimeout = 30 * time.Second
+
+// TrackChanges looks at what task id changed since its snapshot (in its
+// work tree, on its host for a task there), records it when it changed,
+// with the overlaps it makes with the other tasks of the repository, and
+// tells the agents concerned. A task without a snapshot (not in git) has
+// nothing to track.
+func TrackChanges(ctx context.Context, env *Env, id string) error {
+	ctx, cancel := context.WithTimeout(ctx, changesTimeout)
+	defer cancel()
+	t, err := env.Record().Task(ctx, id)
+	if err != nil {
+		return err
+	}
+	if t.SnapshotRef == "" || t.Dir == "" {
+		return nil
+	}
+	gctx, err := env.GitContext(ctx, t)
+	if err != nil {
+		return err
+	}
+	cf, err := gitsnap.Changed(gctx, t.Dir, t.SnapshotRef)
+	if err != nil {
+		return fmt.Errorf("task %s: the files it changed: %w", id, err)
+	}
+	ch := state.Changes{Repo: cf.CommonDir, Host: t.Tmux.Host, Files: cf.Paths[:min(len(cf.Paths), state.MaxChangedFiles)],
+		Count: len(cf.Paths), Shared: t.Branch == "", Time: env.Time()}
+	if c := t.Changes; c != nil && c.Repo == ch.Repo && c.Host == ch.Host && c.Count == ch.Count && c.Shared == ch.Shared && slices.Equal(c.Files, ch.Files) {
+		return nil
+	}
+	var tells []overlap.Tell
+	if err := env.Store.Update(ctx, func(st *state.State) error {
+		tells = overlap.Record(st, id, ch, overlap.Options{Now: env.Time(), Quiet: quietOverlaps})
+		return nil
+	}); err != nil {
+		return fmt.Errorf("task %s: record the files it changed: %w", id, err)
+	}
+	if len(tells) == 0 {
+		return nil
+	}
+	return tellOverlaps(ctx, env, tells)
+}
+
+// quietOverlaps reports whether t's agent is not to be told of overlaps
+// (dispatch --overlap-messages=false).
+func quietOverlaps(t *state.Task) bool {
+	set, err := SettingsOf(t)
+	return err == nil && set.NoOverlapMessages
+}
+
+// tellOverlaps posts each tell as a message from runner (merged into one
+// pending message per recipient, so an agent gets them in one turn), and
+// starts a supervisor for a recipient whose agent is idle. Whether a done
+// recipient's pane lives is looked at before the lock.
+func tellOverlaps(ctx context.Context, env *Env, tells []overlap.Tell) error {
+	pre, err := env.Store.Read(ctx)
+	if err != nil {
+		return err
+	}
+	alive := map[string]bool{}
+	for _, tl := range tells {
+		if t := pre.Task(tl.To); t != nil && t.Status == state.StatusDone {
+			alive[tl.To] = RemotePaneAlive(ctx, env, t)
+		}
+	}
+	now := env.Time()
+	posts := make([]*messaging.Posting, len(tells))
+	if err := env.Store.Update(ctx, func(st *state.State) error {
+		for i, tl := range tells {
+			p := &messaging.Posting{Type: state.MessageUpdate, As: state.SenderRunner, Alive: alive, Now: now, Procs: LiveProcs{},
+				Req: messaging.Request{To: tl.To, Type: state.MessageUpdate, Text: overlap.Text(tl, st.Task(tl.Other))}}
+			if err := p.Post(st, []string{tl.To}); err != nil {
+				return err
+			}
+			posts[i] = p
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("tell the overlaps: %w", err)
+	}
+	var start []string
+	for i, p := range posts {
+		tl := tells[i]
+		if t := pre.Task(tl.To); t != nil {
+			env.Record().Journal(ctx, t, "overlap", fmt.Sprintf("with %s: %s", tl.Other, strings.Join(tl.Files, ", ")))
+		}
+		for _, o := range p.Outs {
+			m := &state.Message{ID: o.ID, From: state.SenderRunner, To: o.To, Type: state.MessageUpdate}
+			env.Record().JournalMessage(ctx, now, o.Result, m, o.Reason)
+		}
+		start = append(start, p.Start...)
+	}
+	if errs := StartDeliveries(ctx, env, start); len(errs) > 0 {
+		return fmt.Errorf("tell the overlaps: %w", errs[0])
+	}
+	return nil
+}
+
+// trackWhileWorking looks at the task's files every ChangesEvery while
+// its pane shows output (its transcript grows), until stop is called.
+func (s *supervision) trackWhileWorking(ctx context.Context, t *state.Task) (stop func()) {
+	if t.SnapshotRef == "" {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(ChangesEvery)
+		defer tick.Stop()
+		last := int64(-1)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			size := int64(-2) // no transcript: look every time
+			if fi, err := os.Stat(t.Transcript); err == nil {
+				size = fi.Size()
+			}
+			if size == last && size >= 0 {
+				continue
+			}
+			last = size
+			if err := TrackChanges(ctx, s.env, s.ID); err != nil && ctx.Err() == nil {
+				s.env.Say("task %s: %v", s.ID, err)
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// StartDeliveries starts a supervisor for each idle recipient this process
+// claimed; one that cannot start puts its task back to done (the message
+// stays queued) and is reported.
+func StartDeliveries(ctx context.Context, env *Env, ids []string) []error {
+	var errs []error
+	for _, id := range ids {
+		if _, err := env.StartSupervisor(id, nil); err != nil {
+			reason := "could not start a supervisor to deliver messages: " + err.Error()
+			_ = env.Record().UpdateDurably(context.WithoutCancel(ctx), "task "+id+": "+reason, func(st *state.State) error {
+				if t := st.Task(id); t != nil && t.Status == state.StatusReady && t.SupervisorPID == os.Getpid() {
+					_ = t.SetStatus(state.StatusDone, env.Time(), reason)
+					t.SupervisorPID, t.SupervisorStart = 0, ""
+				}
+				return nil
+			})
+			errs = append(errs, fmt.Errorf("message to %s: %s (it stays queued; the next message or 'runner send' retries)", id, reason))
+		}
+	}
+	return errs
+}
