@@ -21,10 +21,14 @@ type ChangedFiles struct {
 
 // Changed lists the paths that differ between the snapshot ref (a full ref
 // name, such as refs/runner/snapshots/<id>) and the work tree in dir
-// (tracked and untracked, non-ignored files), read on a temporary index:
+// (tracked and untracked, non-ignored files), read on an index of its own:
 // the user's index is not touched. It is what Diff lists, without the stat
-// and in four git calls, cheap enough to repeat while a task works.
-func Changed(ctx context.Context, dir, ref string) (*ChangedFiles, error) {
+// and in five git calls, cheap enough to repeat while a task works.
+//
+// keep is an index file kept from one call to the next (made from the
+// work tree's index the first time), so that a later call hashes only the
+// files changed since; "" means a temporary one each time.
+func Changed(ctx context.Context, dir, ref, keep string) (*ChangedFiles, error) {
 	r, err := open(ctx, dir)
 	if err != nil {
 		return nil, err
@@ -38,7 +42,15 @@ func Changed(ctx context.Context, dir, ref string) (*ChangedFiles, error) {
 		return nil, fmt.Errorf("changed files in %s: git rev-parse said %q", r.top, out)
 	}
 	common, from := lines[0], lines[1]
-	to, err := r.captureTree(ctx)
+	var to string
+	switch ok, ferr := r.fs.existing(ctx, keep); {
+	case keep == "":
+		to, err = r.captureTree(ctx)
+	case ferr == nil && ok[0]:
+		to, err = r.treeOn(ctx, keep, true)
+	default:
+		to, err = r.captureTreeInto(ctx, keep, r.index)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("changed files in %s: %w", r.top, err)
 	}

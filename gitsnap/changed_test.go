@@ -12,8 +12,9 @@ func TestChangedInAWorktreeAndTheUsersTree(t *testing.T) {
 	write(t, dir, "a.go", "a uncommitted\n") // the user's work, in the snapshot
 	before := captureState(t, dir)
 	wt, snap := taskWorktree(t, dir, "t_changed1")
+	keep := filepath.Join(t.TempDir(), "index")
 
-	got, err := Changed(t.Context(), wt, snap.Ref)
+	got, err := Changed(t.Context(), wt, snap.Ref, keep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,7 @@ func TestChangedInAWorktreeAndTheUsersTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	gitT(t, wt, "add", "b.go")
-	got, err = Changed(t.Context(), wt, snap.Ref)
+	got, err = Changed(t.Context(), wt, snap.Ref, keep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,16 +45,25 @@ func TestChangedInAWorktreeAndTheUsersTree(t *testing.T) {
 	}
 	// Committed on the branch or not, a change is a change.
 	gitT(t, wt, "commit", "-qm", "b")
-	if again, err := Changed(t.Context(), wt, snap.Ref); err != nil || !slices.Equal(again.Paths, got.Paths) {
+	if again, err := Changed(t.Context(), wt, snap.Ref, keep); err != nil || !slices.Equal(again.Paths, got.Paths) {
 		t.Errorf("after a commit: %v, %v", again, err)
 	}
+	// A temporary index sees the same.
+	if tmp, err := Changed(t.Context(), wt, snap.Ref, ""); err != nil || !slices.Equal(tmp.Paths, got.Paths) {
+		t.Errorf("on a temporary index: %+v, %v", tmp, err)
+	}
 	// A subdirectory sees its own files only.
-	if sub, err := Changed(t.Context(), filepath.Join(wt, "sub"), snap.Ref); err != nil || !slices.Equal(sub.Paths, []string{"sub/c.go"}) {
+	if sub, err := Changed(t.Context(), filepath.Join(wt, "sub"), snap.Ref, ""); err != nil || !slices.Equal(sub.Paths, []string{"sub/c.go"}) {
 		t.Errorf("in sub: %+v, %v", sub, err)
 	}
 	sameUserState(t, before, captureState(t, dir))
 
-	if _, err := Changed(t.Context(), wt, RefPrefix+"t_nosuch12"); err == nil {
+	// A file changed back is no change.
+	write(t, wt, "b.go", "b\n")
+	if back, err := Changed(t.Context(), wt, snap.Ref, keep); err != nil || !slices.Equal(back.Paths, []string{"new file.go", "sub/c.go"}) {
+		t.Errorf("after b.go went back: %+v, %v", back, err)
+	}
+	if _, err := Changed(t.Context(), wt, RefPrefix+"t_nosuch12", keep); err == nil {
 		t.Error("a missing snapshot gave no error")
 	}
 }

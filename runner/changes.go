@@ -46,7 +46,11 @@ func TrackChanges(ctx context.Context, env *Env, id string) error {
 	if err != nil {
 		return err
 	}
-	cf, err := gitsnap.Changed(gctx, t.Dir, t.SnapshotRef)
+	keep := "" // a task on a host: a temporary index there
+	if t.Tmux.Host == "" {
+		keep = env.Store.TaskFile("changes-index", id)
+	}
+	cf, err := gitsnap.Changed(gctx, t.Dir, t.SnapshotRef, keep)
 	if err != nil {
 		return fmt.Errorf("task %s: the files it changed: %w", id, err)
 	}
@@ -124,7 +128,8 @@ func tellOverlaps(ctx context.Context, env *Env, tells []overlap.Tell) error {
 }
 
 // trackWhileWorking looks at the task's files every ChangesEvery while
-// its pane shows output (its transcript grows), until stop is called.
+// its pane shows output (its transcript grows), and less often when a look
+// is slow, until stop is called.
 func (s *supervision) trackWhileWorking(ctx context.Context, t *state.Task) (stop func()) {
 	if t.SnapshotRef == "" {
 		return func() {}
@@ -136,6 +141,8 @@ func (s *supervision) trackWhileWorking(ctx context.Context, t *state.Task) (sto
 		tick := time.NewTicker(ChangesEvery)
 		defer tick.Stop()
 		last := int64(-1)
+		var looked time.Time
+		next := ChangesEvery
 		for {
 			select {
 			case <-ctx.Done():
@@ -146,13 +153,16 @@ func (s *supervision) trackWhileWorking(ctx context.Context, t *state.Task) (sto
 			if fi, err := os.Stat(t.Transcript); err == nil {
 				size = fi.Size()
 			}
-			if size == last && size >= 0 {
+			if (size == last && size >= 0) || time.Since(looked) < next {
 				continue
 			}
-			last = size
+			last, looked = size, time.Now()
 			if err := TrackChanges(ctx, s.env, s.ID); err != nil && ctx.Err() == nil {
 				s.env.Say("task %s: %v", s.ID, err)
 			}
+			// A look costs at most a 20th of the time between looks (a
+			// huge repository, a slow host).
+			next = max(ChangesEvery, 20*time.Since(looked))
 		}
 	}()
 	return func() { cancel(); <-done }

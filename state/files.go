@@ -24,9 +24,10 @@ import (
 //	locks/<project>.lock       the per-project lock of --exclusive
 //	hooks/<id>/                settings files and plugins handed to agents for their hooks
 //	tasks/<id>.txt             the whole text of a task longer than InlineTextMax
+//	tasks/<id>.index           the git index runner looks at a task's changed files on
 
 // TaskFile returns the path of a per-task file of the given kind ("log",
-// "supervisor-log", "events", "hook-dir", "text").
+// "supervisor-log", "events", "hook-dir", "text", "changes-index").
 func (s *Store) TaskFile(kind, id string) string {
 	switch kind {
 	case "log":
@@ -39,6 +40,8 @@ func (s *Store) TaskFile(kind, id string) string {
 		return filepath.Join(s.dir, "hooks", id)
 	case "text":
 		return filepath.Join(s.dir, "tasks", id+".txt")
+	case "changes-index":
+		return filepath.Join(s.dir, "tasks", id+".index")
 	}
 	panic("state: unknown task file kind " + kind)
 }
@@ -250,7 +253,7 @@ func (s *Store) removeTaskFiles(ids []string) {
 		if !ValidTaskID(id) {
 			continue
 		}
-		for _, kind := range []string{"text", "log", "supervisor-log", "events"} {
+		for _, kind := range []string{"text", "log", "supervisor-log", "events", "changes-index"} {
 			os.Remove(s.TaskFile(kind, id))
 		}
 		os.RemoveAll(s.TaskFile("hook-dir", id))

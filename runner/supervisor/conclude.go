@@ -65,12 +65,8 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 	}
 	live := parent.Err() == nil
 	more, final := e.EndTurn(ctx, o, tt, live && !o.KeepQueue)
-	if more > 0 || final != nil {
-		// Before Release: what this looks at may queue a message for
-		// this task (an overlap), which Release then takes.
-		e.TrackChanges(ctx)
-	}
 	if more > 0 {
+		e.TrackChanges(ctx)
 		e.Say("task %s: turn done; %d message(s) waiting", s.ID, more)
 		return ErrMoreMessages
 	}
@@ -82,6 +78,9 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 		// The notification tells about this turn's end, whatever happens
 		// to the task after.
 		e.Notify(ctx, final)
+		// Before Release: what this looks at may queue a message for
+		// this task (an overlap), which Release then takes.
+		e.TrackChanges(ctx)
 		if o.Status == state.StatusDone && live {
 			if n := e.Release(ctx, !o.KeepQueue); n > 0 {
 				e.Say("task %s: %d message(s) arrived as the turn ended", s.ID, n)
