@@ -56,10 +56,10 @@ sub() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a - b }'; }
 # 1. Latency
 export RUNNER_STATE_DIR="$work/state"
 r="$work/runner"
-a=$("$r" dispatch "$repo" --worktree --detach --agent sim --awareness off 'write shared.txt one')
+a=$("$r" dispatch "$repo" --worktree --detach --agent sim --awareness off 'write shared.txt one' 2>/dev/null)
 "$r" wait --timeout 120s "$a" >/dev/null
 printf 'sleep 2s\nwrite shared.txt two\nsleep 15s\n' >"$work/b.task"
-b=$("$r" dispatch "$repo" --worktree --detach --agent sim --awareness off --file "$work/b.task")
+b=$("$r" dispatch "$repo" --worktree --detach --agent sim --awareness off --file "$work/b.task" 2>/dev/null)
 bdir=$("$r" status --json "$b" | sed -n 's/^  "dir": "\(.*\)",$/\1/p')
 while [ ! -e "$bdir/shared.txt" ]; do sleep 0.02; done
 wrote=$(stat -c %.9Y "$bdir/shared.txt")
@@ -81,14 +81,13 @@ echo "B's write → message delivered to B (after its 15 s turn): $(sub "${bmsg:
 tmux -S "$sock" kill-server 2>/dev/null || true
 
 # 2. CPU of N working supervisors, this runner against BASE
-cpu() { # the CPU seconds of the supervisors of the state dir $1
-	local total=0 p
+cpu() { # "pid ticks" for each supervisor of the state dir $1 (its git children too)
+	local p
 	for p in $(pgrep -f "supervise" || true); do
 		if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "RUNNER_STATE_DIR=$1"; then
-			total=$((total + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+			echo "$p $(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$p/stat" 2>/dev/null || echo 0)"
 		fi
 	done
-	echo "$total"
 }
 for which in new base; do
 	bin="$work/runner"
@@ -96,14 +95,16 @@ for which in new base; do
 	export RUNNER_STATE_DIR="$work/state-$which"
 	ids=()
 	for ((i = 0; i < n; i++)); do
-		ids+=("$("$bin" dispatch "$repo" --worktree --detach --agent sim --awareness off 'sleep 40s')")
+		ids+=("$("$bin" dispatch "$repo" --worktree --detach --agent sim --awareness off 'sleep 150s' 2>/dev/null)")
 	done
 	sleep 10 # all started, their first looks done
-	c0=$(cpu "$RUNNER_STATE_DIR")
+	cpu "$RUNNER_STATE_DIR" >"$work/cpu0"
 	sleep 20
-	c1=$(cpu "$RUNNER_STATE_DIR")
-	ticks=$(getconf CLK_TCK)
-	eval "cpu_$which=$(awk -v a="$c0" -v b="$c1" -v t="$ticks" 'BEGIN { printf "%.2f", (b - a) / t }')"
+	cpu "$RUNNER_STATE_DIR" >"$work/cpu1"
+	# the supervisors alive at both samples
+	got=$(awk -v t="$(getconf CLK_TCK)" 'NR == FNR { a[$1] = $2; next } ($1 in a) { s += $2 - a[$1]; k++ } END { printf "%.2f %d", s / t, k }' "$work/cpu0" "$work/cpu1")
+	echo "$which: $got (CPU s over 20 s, supervisors)"
+	eval "cpu_$which=${got% *}"
 	"$bin" cancel --kill "${ids[@]}" >/dev/null 2>&1 || true
 	tmux -S "$sock" kill-server 2>/dev/null || true
 done
