@@ -4,7 +4,8 @@
 // worktree of its own, worktree.go — and the pane on its site, site.go:
 // this machine or a host), its supervision (supervise.go: ready, delivery,
 // the turn, the end) with the turns that follow (send.go: follow-ups,
-// resume; msgdeliver.go: queued messages) and reconciliation against live
+// resume; msgdeliver.go: queued messages; changes.go: the files each task
+// changed and the overlaps between tasks) and reconciliation against live
 // panes and processes (reconcile.go).
 //
 // Env (env.go) is what the operations need from the outside world, made
@@ -23,6 +24,8 @@
 //     interfaces (Pane, Watcher, Book; taskBook in book.go is the Book);
 //   - runner/record: the task record's durable writes and the journal;
 //   - runner/messaging: the queue's rules, awareness, lineage;
+//   - runner/overlap: which tasks changed the same files, and whom to tell
+//     (changes.go looks at the files and posts the messages);
 //   - runner/projects: the registry and where a task works;
 //   - runner/hosts: the registered hosts and the connections to them (a
 //     Pool the composition root passes in Env.Hosts);
