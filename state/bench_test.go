@@ -359,3 +359,47 @@ func BenchmarkRetained(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEventWrites measures updates that each change a task's status
+// (so each appends an event line), in the directory RUNNER_BENCH_EVENTS_DIR
+// names (scripts/bench-events.sh starts followers on it) or a fresh one.
+func BenchmarkEventWrites(b *testing.B) {
+	dir := os.Getenv("RUNNER_BENCH_EVENTS_DIR")
+	if dir == "" {
+		dir = b.TempDir()
+	}
+	s, err := Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := b.Context()
+	id := RandomTaskID()
+	if err := s.Update(ctx, func(st *State) error {
+		st.Tasks[id] = &Task{ID: id, Agent: "sim", Dir: "/tmp", Status: StatusRunning, Created: time.Now()}
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	// RUNNER_BENCH_EVENTS_PACE spaces the updates (for a reader to keep
+	// up when latency is measured).
+	pace, _ := time.ParseDuration(os.Getenv("RUNNER_BENCH_EVENTS_PACE"))
+	b.ResetTimer()
+	i := 0
+	var busy time.Duration // the updates' own time, without the pace
+	for b.Loop() {
+		time.Sleep(pace)
+		start := time.Now()
+		i++
+		next := StatusRunning
+		if i%2 == 0 {
+			next = StatusNeedsInput
+		}
+		if err := s.Update(ctx, func(st *State) error {
+			return st.Task(id).SetStatus(next, time.Now(), fmt.Sprintf("step %d", i))
+		}); err != nil {
+			b.Fatal(err)
+		}
+		busy += time.Since(start)
+	}
+	b.ReportMetric(float64(busy.Microseconds())/1000/float64(b.N), "ms/update")
+}

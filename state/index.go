@@ -37,6 +37,8 @@ type indexFile struct {
 	// holder died with claims at that moment (the change is then made
 	// again by its owner).
 	Applied []string `json:"applied,omitempty"`
+	// EventSeq is the last cursor of the event stream.
+	EventSeq uint64 `json:"event_seq,omitempty"`
 }
 
 // entry is one task in the index: the hot fields that ps, wait,

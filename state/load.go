@@ -91,6 +91,12 @@ func (s *Store) parse(path string, raw []byte) (*State, error) {
 		Version: ix.Version, Generation: ix.Generation, Updated: ix.Updated,
 		Projects: ix.Projects, Tasks: make(map[string]*Task, len(ix.Tasks)), Messages: ix.Messages,
 		dir: s.dir, arch: ix.Archive, retired: ix.Retired, applied: ix.Applied, base: make(map[string]baseOf, len(ix.Tasks)),
+		EventSeq: ix.EventSeq, msgBase: make(map[string]MessageStatus, len(ix.Messages)),
+	}
+	for id, m := range ix.Messages {
+		if m != nil {
+			st.msgBase[id] = m.Status
+		}
 	}
 	for id, e := range ix.Tasks {
 		if e == nil || e.ID != id || !safeName(id) {

@@ -60,6 +60,8 @@ type Store struct {
 	// JournalKeep is how many rotated files (journal.jsonl.1 …) are kept.
 	JournalMaxBytes int64
 	JournalKeep     int
+	// EventsMaxBytes is the size past which the event stream is rotated.
+	EventsMaxBytes int64
 	// ArchiveAfter is how many finished tasks with no open window the
 	// index keeps whole; older ones go to the archive. Zero or less means
 	// DefaultArchiveAfter.
@@ -90,6 +92,7 @@ func Open(dir string) (*Store, error) {
 		Retention:       DefaultRetention,
 		JournalMaxBytes: DefaultJournalMaxBytes,
 		JournalKeep:     DefaultJournalKeep,
+		EventsMaxBytes:  DefaultEventsMaxBytes,
 	}, nil
 }
 

@@ -29,7 +29,7 @@ func (st *State) index() *indexFile {
 	ix := &indexFile{
 		Version: st.fileVersion(), Generation: st.Generation, Updated: st.Updated,
 		Projects: st.Projects, Tasks: make(map[string]*entry, len(st.Tasks)),
-		Messages: st.Messages, Archive: st.arch, Retired: st.retired, Applied: st.applied,
+		Messages: st.Messages, Archive: st.arch, Retired: st.retired, Applied: st.applied, EventSeq: st.EventSeq,
 	}
 	for id, t := range st.Tasks {
 		ix.Tasks[id] = toEntry(t, st.base[id].gen)
@@ -89,6 +89,16 @@ func (s *Store) write(st *State, raw []byte, now time.Time) (res writeResult, er
 		}
 	}
 	gen := st.Generation + 1
+	// The events of the changes, numbered before the index records the
+	// last cursor (writeRecords moves the base on).
+	evs := st.streamEvents()
+	seq := st.EventSeq
+	st.numberEvents(evs)
+	defer func() {
+		if err != nil {
+			st.EventSeq = seq
+		}
+	}()
 	res.remove = append(res.remove, st.retired...) // what the last write retired
 	retired, err := s.writeRecords(st, changed, gen)
 	if err != nil {
@@ -115,6 +125,14 @@ func (s *Store) write(st *State, raw []byte, now time.Time) (res writeResult, er
 	}
 	res.renamed = true
 	res.remove = append(res.remove, retired...)
+	// The changes are written: their events follow (a failure here, or a
+	// crash just before, leaves a gap in the cursors, never an event of a
+	// change that was not made).
+	_ = s.appendEvents(evs)
+	st.msgBase = make(map[string]MessageStatus, len(st.Messages))
+	for id, m := range st.Messages {
+		st.msgBase[id] = m.Status
+	}
 	return res, nil
 }
 

@@ -139,32 +139,34 @@ func scriptParams(t *testing.T) testscript.Params {
 			return false, nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"waitfor":     cmdWaitFor,
-			"status":      cmdStatus,
-			"envfrom":     cmdEnvFrom,
-			"killpid":     cmdKillPID,
-			"waittask":    cmdWaitTask,
-			"waithistory": cmdWaitHistory,
-			"waitpidgone": cmdWaitPidGone,
-			"waitscreen":  cmdWaitScreen,
-			"waitdead":    cmdWaitDead,
-			"msgstorm":    cmdMsgStorm,
-			"checkmsgs":   cmdCheckMsgs,
-			"before":      cmdBefore,
-			"ttyattach":   cmdTTYAttach,
-			"recordis":    cmdRecordIs,
-			"maxsize":     cmdMaxSize,
-			"watchstart":  cmdWatchStart,
-			"watchkeys":   cmdWatchKeys,
-			"watchresize": cmdWatchResize,
-			"watchscreen": cmdWatchScreen,
-			"watchcap":    cmdWatchCap,
-			"watchbell":   cmdWatchBell,
-			"waitprocess": cmdWaitProcess,
-			"cmdlinefree": cmdCmdlineFree,
-			"waitclient":  cmdWaitClient,
-			"ttytype":     cmdTTYType,
-			"sshd":        cmdSSHD,
+			"waitfor":      cmdWaitFor,
+			"status":       cmdStatus,
+			"envfrom":      cmdEnvFrom,
+			"killpid":      cmdKillPID,
+			"waittask":     cmdWaitTask,
+			"waithistory":  cmdWaitHistory,
+			"waitoverlaps": cmdWaitOverlaps,
+			"eventsonce":   cmdEventsOnce,
+			"waitpidgone":  cmdWaitPidGone,
+			"waitscreen":   cmdWaitScreen,
+			"waitdead":     cmdWaitDead,
+			"msgstorm":     cmdMsgStorm,
+			"checkmsgs":    cmdCheckMsgs,
+			"before":       cmdBefore,
+			"ttyattach":    cmdTTYAttach,
+			"recordis":     cmdRecordIs,
+			"maxsize":      cmdMaxSize,
+			"watchstart":   cmdWatchStart,
+			"watchkeys":    cmdWatchKeys,
+			"watchresize":  cmdWatchResize,
+			"watchscreen":  cmdWatchScreen,
+			"watchcap":     cmdWatchCap,
+			"watchbell":    cmdWatchBell,
+			"waitprocess":  cmdWaitProcess,
+			"cmdlinefree":  cmdCmdlineFree,
+			"waitclient":   cmdWaitClient,
+			"ttytype":      cmdTTYType,
+			"sshd":         cmdSSHD,
 		},
 	}
 }
@@ -408,6 +410,43 @@ func cmdWaitTask(ts *testscript.TestScript, neg bool, args []string) {
 		got = string(t.Status)
 		return got == args[1]
 	}, func() string { return fmt.Sprintf("waittask %s %s: status %q", args[0], args[1], got) })
+}
+
+// cmdWaitOverlaps: waitoverlaps ID N [TIMEOUT] waits until the task has
+// overlaps with at least N other tasks (the last task's look at its files
+// comes just after its turn's end is recorded).
+func cmdWaitOverlaps(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: waitoverlaps ID N [TIMEOUT]")
+	}
+	want, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	got := 0
+	pollTask(ts, args[0], args[2:], func(t *state.Task) bool {
+		got = len(t.Overlaps)
+		return got >= want
+	}, func() string { return fmt.Sprintf("waitoverlaps %s %d: %d overlaps", args[0], want, got) })
+}
+
+// cmdEventsOnce: eventsonce FILE AFTER checks that FILE, runner events
+// --json output, holds the cursors after AFTER each once, in order, with
+// no gap.
+func cmdEventsOnce(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: eventsonce FILE AFTER")
+	}
+	want, err := strconv.ParseUint(args[1], 10, 64)
+	ts.Check(err)
+	for i, l := range strings.Split(strings.TrimSpace(ts.ReadFile(args[0])), "\n") {
+		var ev state.StreamEvent
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
+			ts.Fatalf("%s line %d: %v", args[0], i+1, err)
+		}
+		want++
+		if ev.Cursor != want {
+			ts.Fatalf("%s line %d: cursor %d, want %d (a gap or a repeat)", args[0], i+1, ev.Cursor, want)
+		}
+	}
 }
 
 // cmdWaitHistory: waithistory ID STATUS N [TIMEOUT] waits until the task's
