@@ -58,6 +58,9 @@ func (b *taskBook) Prompt(ctx context.Context, text string, first bool) (string,
 	if t == nil {
 		return "", nil, fmt.Errorf("task %s: %w", b.id, state.ErrTaskNotFound)
 	}
+	if why := overBudget(st, b.id, maxTurnsOf); why != "" {
+		return "", nil, &supervisor.Ended{Outcome: supervisor.Outcome{Status: state.StatusFailed, Reason: why}}
+	}
 	payload := text
 	if first && b.set.Awareness != messaging.AwarenessOff && !b.prof.NoAwareness {
 		if block := messaging.RenderAwareness(st, t, messaging.AwarenessOptions{Mode: b.set.Awareness, MaxChars: b.set.AwarenessMax, Now: b.env.Time()}); block != "" {

@@ -94,6 +94,10 @@ type RunSettings struct {
 	// the files it changed (dispatch --overlap-messages=false, config
 	// overlap_messages); its overlaps are still recorded.
 	NoOverlapMessages bool `json:"no_overlap_messages,omitempty"`
+	// MaxTurns is the task's turn budget (dispatch --max-turns, config
+	// max_turns): the prompts delivered to it and to the tasks under it,
+	// together; 0 is none.
+	MaxTurns int `json:"max_turns,omitempty"`
 	// Start is how to start the agent; Dispatch fills it in.
 	Start *StartSpec `json:"start,omitempty"`
 }

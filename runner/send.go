@@ -162,13 +162,25 @@ func atPrompt(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 // was read.
 func reopen(ctx context.Context, env *Env, t *state.Task, set RunSettings, text string) error {
 	raw, _ := json.Marshal(set)
-	return env.Store.Update(ctx, func(s *state.State) error {
+	over := ""
+	err := env.Store.Update(ctx, func(s *state.State) error {
 		x := s.Task(t.ID)
 		if x == nil {
 			return exit.Usagef("task %s was pruned", t.ID)
 		}
 		if x.Status != t.Status && x.Status != state.StatusDone {
 			return exit.Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
+		}
+		// Past its budget: no further turn; the task ends so.
+		over = overBudget(s, t.ID, func(y *state.Task) int {
+			if y.ID == t.ID {
+				return set.MaxTurns
+			}
+			return maxTurnsOf(y)
+		})
+		if over != "" {
+			x.SupervisorPID, x.SupervisorStart = 0, ""
+			return x.SetStatus(state.StatusFailed, env.Time(), over)
 		}
 		// A prompt from the user: what the agent sends now is not a reply
 		// to a message.
@@ -181,6 +193,10 @@ func reopen(ctx context.Context, env *Env, t *state.Task, set RunSettings, text 
 		_ = x.SetStatus(state.StatusReady, env.Time(), "follow-up prompt: "+TaskTitle(text))
 		return nil
 	})
+	if err == nil && over != "" {
+		err = fmt.Errorf("task %s: %s (raise it: runner send %s --max-turns N): %w", t.ID, over, t.ID, exit.ErrBudget)
+	}
+	return err
 }
 
 // relaunch starts a task's agent again, in a new window, on the

@@ -51,7 +51,7 @@ func Notify(ctx context.Context, env *Env, t *state.Task, set RunSettings) {
 		code = strconv.Itoa(*t.ExitCode)
 	}
 	cmd.Env = tmuxctl.ChildEnv(os.Environ(), "RUNNER_TASK_ID="+t.ID, "RUNNER_STATUS="+string(t.Status), "RUNNER_PROJECT="+t.Project,
-		"RUNNER_EXIT="+strconv.Itoa(exit.OfStatus(t.Status))+"", "RUNNER_AGENT_EXIT="+code, "RUNNER_RESULT_FILE="+resultFile(env, t))
+		"RUNNER_EXIT="+strconv.Itoa(exit.OfTask(t))+"", "RUNNER_AGENT_EXIT="+code, "RUNNER_RESULT_FILE="+resultFile(env, t))
 	cmd.WaitDelay = time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {

@@ -269,6 +269,7 @@ func TestEveryFieldIsHotOrBulk(t *testing.T) {
 	full.Origin, full.Branch, full.Sandbox = "/src/api", "runner/t_fieldsaa", []string{"/src/api"}
 	full.Changes = &Changes{Repo: "/src/api/.git", Files: []string{"a.go"}, Count: 1}
 	full.Overlaps = []Overlap{{Task: "t_otheraaa", Files: []string{"a.go"}}}
+	full.TurnCount = 2
 	for _, name := range bulkFields {
 		c := full.clone()
 		v := reflect.ValueOf(c).Elem().FieldByName(name)

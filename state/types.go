@@ -244,6 +244,10 @@ type Task struct {
 	// with the conversation in a new window.
 	AgentSession string `json:"agent_session,omitempty"`
 
+	// TurnCount counts the prompts delivered to the agent (the task, each
+	// follow-up, each batch of messages): its turns, for --max-turns.
+	TurnCount int `json:"turn_count,omitempty"`
+
 	// Turns is the turn log: at most MaxTurns one-line summaries, oldest first.
 	Turns []Turn `json:"turns,omitempty"`
 

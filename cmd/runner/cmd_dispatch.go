@@ -28,6 +28,7 @@ type dispatchOptions struct {
 	worktree, worktreeSet                                 bool
 	sandbox, sandboxSet                                   bool
 	overlapMessages, overlapSet                           bool
+	maxTurns                                              int
 	waitLock, commit, commitBranch, commitAll, noHook     bool
 	asJSON, printAnswer                                   bool
 	timeout, readyTimeout, settle, idle                   time.Duration
@@ -104,6 +105,7 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
 	fl.BoolVar(&f.noHook, "no-hook", false, "do not install the agent's turn-end hook; detect from the screen only")
 	fl.DurationVar(&f.settle, "settle", 0, "how long a finished screen must hold before the turn counts as done (default: config)")
 	fl.DurationVar(&f.idle, "idle", 0, "for agents without screen markers: quiet time that counts as done (default: config)")
+	fl.IntVar(&f.maxTurns, "max-turns", 0, "end the task failed (exit 6) rather than deliver a turn past N, counting its child tasks' turns (default: config max_turns)")
 	fl.BoolVar(&f.overlapMessages, "overlap-messages", true, "tell the agent when another task changes files it changed (default: config overlap_messages)")
 	fl.StringVar(&f.awareness, "awareness", "", "tell the agent about other tasks: project, all or off (default: config)")
 	_ = fl.MarkHidden("settle")
@@ -190,6 +192,14 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 	}
 	if f.overlapSet {
 		set.NoOverlapMessages = !f.overlapMessages
+	}
+	switch {
+	case f.maxTurns < 0:
+		return exit.Usagef("--max-turns %d: give a count of turns", f.maxTurns)
+	case f.maxTurns > 0:
+		set.MaxTurns = f.maxTurns
+	default:
+		set.MaxTurns = cfg.MaxTurnsFor(argv[0])
 	}
 	req := runner.DispatchRequest{Project: argv[0], Text: text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
 		AgentArgs: f.agentArgs, PermissionsAuto: f.permissions == "auto", RequireSnapshot: f.requireSnap,

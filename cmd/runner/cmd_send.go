@@ -29,6 +29,7 @@ ended, and wait for the new turn like dispatch does (exit code = outcome). With
 	cmd.Flags().StringVarP(&opts.file, "file", "f", "", "read the text from file F ('-' for standard input)")
 	cmd.Flags().BoolVarP(&opts.detach, "detach", "d", false, "return at once; a supervisor waits for the turn")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", 0, "give up on this turn after this long (default: the task's)")
+	cmd.Flags().IntVar(&opts.maxTurns, "max-turns", -1, "the task's turn budget from now on (its tree's turns counted; 0: none)")
 	a.jsonFlag(cmd, &opts.asJSON)
 	answerFlag(cmd, &opts.answer)
 	return cmd
@@ -42,6 +43,8 @@ type sendOptions struct {
 	timeout time.Duration
 	asJSON  bool
 	answer  bool
+	// maxTurns is -1 when not given.
+	maxTurns int
 }
 
 func (a *app) runSend(ctx context.Context, opts sendOptions) error {
@@ -54,7 +57,10 @@ func (a *app) runSend(ctx context.Context, opts sendOptions) error {
 		return err
 	}
 	var set *runner.RunSettings
-	if opts.timeout > 0 {
+	if opts.maxTurns < -1 {
+		return exit.Usagef("--max-turns %d: give a count of turns (0: no budget)", opts.maxTurns)
+	}
+	if opts.timeout > 0 || opts.maxTurns >= 0 {
 		t, err := runner.GetTask(ctx, env, opts.args[0])
 		if err != nil {
 			return err
@@ -63,7 +69,12 @@ func (a *app) runSend(ctx context.Context, opts sendOptions) error {
 		if err != nil {
 			return err
 		}
-		s.Timeout = opts.timeout
+		if opts.timeout > 0 {
+			s.Timeout = opts.timeout
+		}
+		if opts.maxTurns >= 0 {
+			s.MaxTurns = opts.maxTurns
+		}
 		set = &s
 	}
 	if opts.answer && (opts.asJSON || opts.detach) {

@@ -91,7 +91,7 @@ func (a *app) runWait(ctx context.Context, o waitOptions) error {
 		// Only tasks that ended the wait count: with --any the others
 		// are still running (or waiting for input without --input).
 		ended := t.Status.IsTerminal() || t.Status == state.StatusOrphaned || (o.untilInput && t.Status == state.StatusNeedsInput)
-		if c := exit.OfStatus(t.Status); code == 0 && c != 0 && ended {
+		if c := exit.OfTask(t); code == 0 && c != 0 && ended {
 			code = c
 		}
 	}

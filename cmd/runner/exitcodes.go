@@ -40,6 +40,8 @@ func exitCode(err error) int {
 		return exit.ExitTimeout
 	case errors.Is(err, exit.ErrNeedsInput):
 		return exit.ExitNeedsInput
+	case errors.Is(err, exit.ErrBudget):
+		return exit.ExitBudget
 	case errors.Is(err, ask.ErrFailed):
 		return exit.ExitFailed
 	case errors.Is(err, state.ErrBusy):

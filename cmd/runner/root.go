@@ -53,6 +53,7 @@ const exitStatusHelp = `EXIT STATUS
   3    timeout
   4    stopped on needs-input
   5    busy (a lock is held by someone else)
+  6    a budget (--max-turns) stopped the task
   130  interrupted (SIGINT or SIGTERM)
 `
 

@@ -58,6 +58,10 @@ type Config struct {
 	// --overlap-messages=false turns it off for one task). Overlaps are
 	// recorded and shown either way.
 	OverlapMessages bool `json:"overlap_messages"`
+	// MaxTurns maps a project name (or "*" for every project) to its
+	// tasks' turn budget (dispatch --max-turns): the turns of a task and
+	// of its child tasks together.
+	MaxTurns map[string]int `json:"max_turns,omitempty"`
 	// ApproveRules are regular expressions: an approval dialog whose text
 	// matches one is answered "yes"; any other stops the task (needs_input).
 	ApproveRules []string `json:"approve_rules,omitempty"`
@@ -290,6 +294,11 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 	if err := c.validateWorktrees(); err != nil {
 		return err
 	}
+	for p, n := range c.MaxTurns {
+		if n < 0 {
+			return fmt.Errorf("max_turns.%s: %d is not a count of turns (0: no budget)", p, n)
+		}
+	}
 	for _, d := range []struct {
 		key    string
 		v      time.Duration
@@ -388,3 +397,12 @@ func (c *Config) validateAgents(fileAliases map[string]map[string]string) error 
 // ~/.local/state/runner. It is the rule of DESIGN.md, the same as the state
 // package's DefaultDir.
 func StateDir(getenv func(string) string) (string, error) { return state.DefaultDir(getenv) }
+
+// MaxTurnsFor is the turn budget of project's tasks (config max_turns: its
+// own entry, else "*"); 0 is none.
+func (c *Config) MaxTurnsFor(project string) int {
+	if n, ok := c.MaxTurns[project]; ok {
+		return n
+	}
+	return c.MaxTurns["*"]
+}

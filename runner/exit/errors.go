@@ -3,6 +3,7 @@ package exit
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -16,6 +17,7 @@ const (
 	ExitTimeout     = 3   // a wait or a task timed out
 	ExitNeedsInput  = 4   // stopped because the agent needs input
 	ExitBusy        = 5   // a lock is held by someone else
+	ExitBudget      = 6   // a task's budget (dispatch --max-turns) stopped it
 	ExitInterrupted = 130 // SIGINT or SIGTERM
 )
 
@@ -55,6 +57,29 @@ func (e *ExitError) Error() string {
 
 // Unwrap returns the underlying error.
 func (e *ExitError) Unwrap() error { return e.Err }
+
+// ErrBudget marks a task that a budget stopped: it ended failed with a
+// reason starting BudgetReason. Commands exit 6 on it.
+var ErrBudget = errors.New("over budget")
+
+// BudgetReason starts the reason of a task a budget stopped.
+const BudgetReason = "budget: "
+
+// OfTask is the exit code task t's outcome stands for: OfStatus, and 6 for
+// a task a budget stopped.
+func OfTask(t *state.Task) int {
+	if t.Status == state.StatusFailed {
+		for i := len(t.History) - 1; i >= 0; i-- {
+			if h := t.History[i]; h.Status == state.StatusFailed {
+				if strings.HasPrefix(h.Reason, BudgetReason) {
+					return ExitBudget
+				}
+				break
+			}
+		}
+	}
+	return OfStatus(t.Status)
+}
 
 // OfStatus is the exit code a task's status stands for: 0 done, 3 timeout,
 // 4 needs input, 1 anything else that ended it.

@@ -143,7 +143,7 @@ func CollectChildren(st *state.State, parent string) (*Collection, error) {
 		fin := t.Status.IsTerminal()
 		c.AllFinished = c.AllFinished && fin
 		c.Children = append(c.Children, ChildOutcome{ID: t.ID, Agent: t.Agent, Status: t.Status, Finished: fin,
-			ExitCode: exit.OfStatus(t.Status), Task: textutil.Headline(t.Text, 100), Summary: t.LastTurn(), Answer: t.Answer, ResultTail: t.ResultTail, Ended: t.Ended})
+			ExitCode: exit.OfTask(t), Task: textutil.Headline(t.Text, 100), Summary: t.LastTurn(), Answer: t.Answer, ResultTail: t.ResultTail, Ended: t.Ended})
 	}
 	return c, nil
 }

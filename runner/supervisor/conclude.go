@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
@@ -95,6 +96,9 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 		return fmt.Errorf("task %s: %s (the pane is left for inspection: runner attach %s): %w", s.ID, o.Reason, s.ID, ErrTaskTimeout)
 	case state.StatusCancelled:
 		return fmt.Errorf("task %s: %s: %w", s.ID, o.Reason, ErrCancelled)
+	}
+	if o.Status == state.StatusFailed && strings.HasPrefix(o.Reason, exit.BudgetReason) {
+		return fmt.Errorf("task %s %s: %s: %w", s.ID, o.Status, o.Reason, exit.ErrBudget)
 	}
 	return fmt.Errorf("task %s %s: %s: %w", s.ID, o.Status, o.Reason, ErrTaskFailed)
 }
