@@ -48,15 +48,7 @@ func TestRealAgentsAutoSandbox(t *testing.T) {
 func realAuto(t *testing.T, cli string, sandboxed bool) {
 	{
 		{
-			if _, err := exec.LookPath(cli); err != nil {
-				if os.Getenv("RUNNER_REAL_AGENTS_REQUIRED") == "1" {
-					t.Fatalf("%s not on PATH", cli)
-				}
-				t.Skipf("%s not on PATH", cli)
-			}
-			if _, err := exec.LookPath("tmux"); err != nil {
-				t.Skip("tmux not installed")
-			}
+			needCLI(t, cli)
 			home, project := mockapi.Home(t), agentTempDir(t)
 			if sandboxed {
 				// Not under /tmp: the sandbox's /tmp is its own.

@@ -5,7 +5,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,15 +26,7 @@ import (
 func TestRealAgentsOverlap(t *testing.T) {
 	for _, cli := range mockapi.CLIs() {
 		t.Run(cli, func(t *testing.T) {
-			if _, err := exec.LookPath(cli); err != nil {
-				if os.Getenv("RUNNER_REAL_AGENTS_REQUIRED") == "1" {
-					t.Fatalf("%s not on PATH", cli)
-				}
-				t.Skipf("%s not on PATH", cli)
-			}
-			if _, err := exec.LookPath("tmux"); err != nil {
-				t.Skip("tmux not installed")
-			}
+			needCLI(t, cli)
 			home, project := mockapi.Home(t), agentTempDir(t)
 			turns := []mockapi.Turn{
 				// A program run with its own arguments, which no CLI

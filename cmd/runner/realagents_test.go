@@ -609,6 +609,21 @@ func watchCmdlines(t *testing.T, secret string) (stop func()) {
 
 // agentTempDir is a temporary directory removed after the test (see
 // mockapi.RemoveAfter).
+// needCLI skips the test when the agent CLI or tmux is missing (fails it
+// for the CLI when RUNNER_REAL_AGENTS_REQUIRED=1, as in CI).
+func needCLI(t *testing.T, cli string) {
+	t.Helper()
+	if _, err := exec.LookPath(cli); err != nil {
+		if os.Getenv("RUNNER_REAL_AGENTS_REQUIRED") == "1" {
+			t.Fatalf("%s not on PATH", cli)
+		}
+		t.Skipf("%s not on PATH", cli)
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+}
+
 func agentTempDir(t *testing.T) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "realagent")

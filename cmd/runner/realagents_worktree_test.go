@@ -3,8 +3,6 @@
 package main
 
 import (
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -25,15 +23,7 @@ func TestRealAgentsWorktreeTrust(t *testing.T) {
 	inherits := map[string]bool{"claude": true, "codex": true, "gemini": true, "opencode": true, "qwen": true}
 	for _, cli := range mockapi.CLIs() {
 		t.Run(cli, func(t *testing.T) {
-			if _, err := exec.LookPath(cli); err != nil {
-				if os.Getenv("RUNNER_REAL_AGENTS_REQUIRED") == "1" {
-					t.Fatalf("%s not on PATH", cli)
-				}
-				t.Skipf("%s is not installed", cli)
-			}
-			if _, err := exec.LookPath("tmux"); err != nil {
-				t.Skip("tmux not installed")
-			}
+			needCLI(t, cli)
 			home, project := mockapi.Home(t), agentTempDir(t)
 			turn := mockapi.Turn{Match: "WORKTREE-TASK", Text: "REAL-WORKTREE-DONE"}
 			h := newRealHarness(t, cli, home, project, []mockapi.Turn{turn}, project)
