@@ -59,17 +59,52 @@ func TrackChanges(ctx context.Context, env *Env, id string) error {
 	if c := t.Changes; c != nil && c.Repo == ch.Repo && c.Host == ch.Host && c.Count == ch.Count && c.Shared == ch.Shared && slices.Equal(c.Files, ch.Files) {
 		return nil
 	}
+	// Whether a done task's pane lives needs tmux, which must not run
+	// under the lock: looked at first for each task these files may
+	// meet. The overlaps, the files told and the messages are then
+	// recorded in one update: a message is never marked told and lost.
+	alive := map[string]bool{}
+	if pre, err := env.Store.Read(ctx); err == nil {
+		for _, o := range pre.Tasks {
+			if o.Status == state.StatusDone && (o.ID == id || (o.Changes != nil && o.Changes.Repo == ch.Repo && meets(o.Changes.Files, ch.Files))) {
+				alive[o.ID] = taskPaneAlive(ctx, env, o)
+			}
+		}
+	}
+	now := env.Time()
 	var tells []overlap.Tell
+	var posts []*messaging.Posting
 	if err := env.Store.Update(ctx, func(st *state.State) error {
-		tells = overlap.Record(st, id, ch, overlap.Options{Now: env.Time(), Quiet: quietOverlaps})
+		tells = overlap.Record(st, id, ch, overlap.Options{Now: now, Quiet: quietOverlaps})
+		posts = posts[:0]
+		for _, tl := range tells {
+			p := &messaging.Posting{Type: state.MessageUpdate, As: state.SenderRunner, Alive: alive, Now: now, Procs: LiveProcs{},
+				Req: messaging.Request{To: tl.To, Type: state.MessageUpdate, Text: overlap.Text(tl, st.Task(tl.Other))}}
+			if err := p.Post(st, []string{tl.To}); err != nil {
+				return err
+			}
+			posts = append(posts, p)
+		}
 		return nil
 	}); err != nil {
 		return fmt.Errorf("task %s: record the files it changed: %w", id, err)
 	}
-	if len(tells) == 0 {
-		return nil
+	return toldOverlaps(ctx, env, now, tells, posts)
+}
+
+// meets reports whether two sorted lists of paths share one.
+func meets(a, b []string) bool {
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			return true
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
 	}
-	return tellOverlaps(ctx, env, tells)
+	return false
 }
 
 // quietOverlaps reports whether t's agent is not to be told of overlaps
@@ -79,45 +114,21 @@ func quietOverlaps(t *state.Task) bool {
 	return err == nil && set.NoOverlapMessages
 }
 
-// tellOverlaps posts each tell as a message from runner (merged into one
-// pending message per recipient, so an agent gets them in one turn), and
-// starts a supervisor for a recipient whose agent is idle. Whether a done
-// recipient's pane lives is looked at before the lock.
-func tellOverlaps(ctx context.Context, env *Env, tells []overlap.Tell) error {
-	pre, err := env.Store.Read(ctx)
-	if err != nil {
-		return err
-	}
-	alive := map[string]bool{}
-	for _, tl := range tells {
-		if t := pre.Task(tl.To); t != nil && t.Status == state.StatusDone {
-			alive[tl.To] = RemotePaneAlive(ctx, env, t)
-		}
-	}
-	now := env.Time()
-	posts := make([]*messaging.Posting, len(tells))
-	if err := env.Store.Update(ctx, func(st *state.State) error {
-		for i, tl := range tells {
-			p := &messaging.Posting{Type: state.MessageUpdate, As: state.SenderRunner, Alive: alive, Now: now, Procs: LiveProcs{},
-				Req: messaging.Request{To: tl.To, Type: state.MessageUpdate, Text: overlap.Text(tl, st.Task(tl.Other))}}
-			if err := p.Post(st, []string{tl.To}); err != nil {
-				return err
-			}
-			posts[i] = p
-		}
-		return nil
-	}); err != nil {
-		return fmt.Errorf("tell the overlaps: %w", err)
-	}
+// toldOverlaps journals the overlaps told and their messages (from runner,
+// merged into one pending message per recipient, so an agent gets them in
+// one turn), and starts a supervisor for each recipient whose agent was
+// idle, which the posting claimed.
+func toldOverlaps(ctx context.Context, env *Env, now time.Time, tells []overlap.Tell, posts []*messaging.Posting) error {
 	var start []string
 	for i, p := range posts {
 		tl := tells[i]
-		if t := pre.Task(tl.To); t != nil {
-			env.Record().Journal(ctx, t, "overlap", fmt.Sprintf("with %s: %s", tl.Other, strings.Join(tl.Files, ", ")))
-		}
+		env.Record().Journal(ctx, &state.Task{ID: tl.To}, "overlap", fmt.Sprintf("with %s: %s", tl.Other, strings.Join(tl.Files, ", ")))
 		for _, o := range p.Outs {
 			m := &state.Message{ID: o.ID, From: state.SenderRunner, To: o.To, Type: state.MessageUpdate}
 			env.Record().JournalMessage(ctx, now, o.Result, m, o.Reason)
+			if o.Result == messaging.Refused {
+				env.Say("task %s: not told of its overlap with %s: %s", o.To, tl.Other, o.Reason)
+			}
 		}
 		start = append(start, p.Start...)
 	}
@@ -125,6 +136,25 @@ func tellOverlaps(ctx context.Context, env *Env, tells []overlap.Tell) error {
 		return fmt.Errorf("tell the overlaps: %w", errs[0])
 	}
 	return nil
+}
+
+// taskPaneAlive reports whether t's pane lives and is still t's: its
+// @runner_task option names t (the window's name may have been changed by
+// the agent's title).
+func taskPaneAlive(ctx context.Context, env *Env, t *state.Task) bool {
+	tc, err := env.PaneClient(ctx, t)
+	if err != nil || t.Tmux.Pane == "" {
+		return false
+	}
+	info, err := tc.Pane(ctx, t.Tmux.Pane)
+	if err != nil || info.Dead {
+		return false
+	}
+	if info.WindowName == t.ID {
+		return true
+	}
+	v, err := tc.ShowOption(ctx, t.Tmux.Pane, "@runner_task")
+	return err == nil && v == t.ID
 }
 
 // trackWhileWorking looks at the task's files every ChangesEvery while
@@ -157,7 +187,9 @@ func (s *supervision) trackWhileWorking(ctx context.Context, t *state.Task) (sto
 				continue
 			}
 			last, looked = size, time.Now()
-			if err := TrackChanges(ctx, s.env, s.ID); err != nil && ctx.Err() == nil {
+			// A look under way finishes (stop waits for it): cut
+			// short, it could leave overlaps recorded and untold.
+			if err := TrackChanges(context.WithoutCancel(ctx), s.env, s.ID); err != nil {
 				s.env.Say("task %s: %v", s.ID, err)
 			}
 			// A look costs at most a 20th of the time between looks (a
