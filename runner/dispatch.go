@@ -36,6 +36,9 @@ type DispatchRequest struct {
 	// Worktree.
 	From      string
 	Isolation map[string]string
+	// MaxTurns maps a project (or "*") to its tasks' turn budget (config
+	// max_turns), for a dispatch whose settings name none.
+	MaxTurns map[string]int
 	// Setup maps a project (or "*") to its worktree set-up (config
 	// worktree_setup).
 	Setup    map[string]*config.WorktreeSetup

@@ -58,6 +58,13 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 	}
 	p.project, p.dir, p.host = place.Project, place.Dir, place.Host
 	p.setup = req.worktreePlan(p.project)
+	if req.Settings.MaxTurns == 0 {
+		n, ok := req.MaxTurns[p.project]
+		if !ok {
+			n = req.MaxTurns["*"]
+		}
+		req.Settings.MaxTurns = n
+	}
 	if p.lin, err = dispatchLineage(ctx, env, st, *req); err != nil {
 		return p, err
 	}

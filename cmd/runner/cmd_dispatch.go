@@ -193,18 +193,14 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 	if f.overlapSet {
 		set.NoOverlapMessages = !f.overlapMessages
 	}
-	switch {
-	case f.maxTurns < 0:
+	if f.maxTurns < 0 {
 		return exit.Usagef("--max-turns %d: give a count of turns", f.maxTurns)
-	case f.maxTurns > 0:
-		set.MaxTurns = f.maxTurns
-	default:
-		set.MaxTurns = cfg.MaxTurnsFor(argv[0])
 	}
+	set.MaxTurns = f.maxTurns // 0: the config's for the project, once resolved
 	req := runner.DispatchRequest{Project: argv[0], Text: text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
 		AgentArgs: f.agentArgs, PermissionsAuto: f.permissions == "auto", RequireSnapshot: f.requireSnap,
 		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: f.worktree, WorktreeSet: f.worktreeSet, From: f.from,
-		Isolation: cfg.Isolation, Setup: cfg.WorktreeSetup, Sandbox: f.sandbox, SandboxSet: f.sandboxSet,
+		Isolation: cfg.Isolation, MaxTurns: cfg.MaxTurns, Setup: cfg.WorktreeSetup, Sandbox: f.sandbox, SandboxSet: f.sandboxSet,
 		SandboxByProject: cfg.Sandbox, SandboxPaths: cfg.SandboxPaths, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set,
 		MaxLevel: cfg.MaxLevel, After: f.after, Host: f.host}
 	if f.printAnswer && (f.asJSON || f.detach) {

@@ -397,12 +397,3 @@ func (c *Config) validateAgents(fileAliases map[string]map[string]string) error 
 // ~/.local/state/runner. It is the rule of DESIGN.md, the same as the state
 // package's DefaultDir.
 func StateDir(getenv func(string) string) (string, error) { return state.DefaultDir(getenv) }
-
-// MaxTurnsFor is the turn budget of project's tasks (config max_turns: its
-// own entry, else "*"); 0 is none.
-func (c *Config) MaxTurnsFor(project string) int {
-	if n, ok := c.MaxTurns[project]; ok {
-		return n
-	}
-	return c.MaxTurns["*"]
-}

@@ -87,6 +87,7 @@ func TestParseConfig(t *testing.T) {
 		{name: "low max_hops", json: `{"max_hops": 0}`, wantErr: `max_hops: 0: must be at least 1`},
 		{name: "bad max_chars", json: `{"awareness": {"max_chars": 0}}`, wantErr: `awareness.max_chars: 0: must be more than 0`},
 		{name: "notify_tmux not a bool", json: `{"notify_tmux": "no"}`, wantErr: `notify_tmux: want true or false, got a JSON string`},
+		{name: "max_turns negative", json: `{"max_turns": {"api": -1}}`, wantErr: `max_turns.api: -1 is not a count of turns`},
 		{name: "empty notify program", json: `{"notify_command": [""]}`, wantErr: `notify_command[0]: empty program name`},
 		{name: "relative tmux path", json: `{"tmux_binary": "bin/tmux"}`, wantErr: `tmux_binary: "bin/tmux": want a name looked up in PATH or an absolute path`},
 		{name: "profile override unknown key", json: `{"profiles": {"claude": {"ready": ["x"], "redy": ["x"]}}}`, wantErr: `profiles.claude.redy: unknown key (known keys: `},
