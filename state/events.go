@@ -279,3 +279,23 @@ func ParseEvent(line []byte) (StreamEvent, error) {
 	err := json.Unmarshal(line, &ev)
 	return ev, err
 }
+
+// lastEventCursor is the cursor of the event stream's last line (0 when
+// there is none), for an index rebuilt without it.
+func (s *Store) lastEventCursor() uint64 {
+	var last uint64
+	for k := 0; k <= EventsKeep && last == 0; k++ {
+		f, err := os.Open(s.EventsPath(k))
+		if err != nil {
+			continue
+		}
+		_, _, _ = ScanEventLines(f, func(line []byte) bool {
+			if c, ok := EventCursor(line); ok && c > last {
+				last = c
+			}
+			return true
+		})
+		f.Close()
+	}
+	return last
+}

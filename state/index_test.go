@@ -348,6 +348,7 @@ func TestRepairFromRecords(t *testing.T) {
 		st.Tasks["t_newest01"] = &Task{ID: "t_newest01", Dir: "/d", Agent: "sim", Text: "the newest", Status: StatusRunning, Created: time.Now()}
 		return nil
 	})
+	streamed := readStream(t, s, 0)
 	// The index is lost, and its previous generation too.
 	writeState(t, s, "{not json")
 	os.Remove(filepath.Join(s.Dir(), prevFile))
@@ -369,6 +370,19 @@ func TestRepairFromRecords(t *testing.T) {
 	}
 	if rep.FromRecords == 0 {
 		t.Fatalf("report: %+v", rep)
+	}
+	// The event stream goes on after its last cursor; the rebuild streamed
+	// nothing again.
+	before := readStream(t, s, 0)
+	if len(streamed) == 0 || len(before) != len(streamed) {
+		t.Fatalf("%d events before the repair, %d after it", len(streamed), len(before))
+	}
+	mustUpdate(t, s, func(st *State) error {
+		return st.Task("t_newest01").SetStatus(StatusDone, time.Now(), "after the repair")
+	})
+	after := readStream(t, s, 0)
+	if len(after) != len(before)+1 || after[len(after)-1].Cursor != before[len(before)-1].Cursor+1 || after[len(after)-1].Reason != "after the repair" {
+		t.Fatalf("the stream after the repair: %d events then %d: %+v", len(before), len(after), after[len(after)-1])
 	}
 }
 

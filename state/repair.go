@@ -86,6 +86,9 @@ func (s *Store) Repair(ctx context.Context, force bool) (*RepairReport, error) {
 		return nil, fmt.Errorf("rebuild state from the journal (%s was moved to %s): %w", StateFile, rep.MovedTo, err)
 	}
 	rep.Replayed = replay(st, events, since)
+	// The event stream goes on from its last cursor, and the rebuilt
+	// tasks' histories, streamed already, are not streamed again.
+	st.EventSeq, st.quietEvents = s.lastEventCursor(), true
 	res, err := s.write(st, nil, now)
 	if err != nil {
 		return nil, fmt.Errorf("write rebuilt state (the bad file was moved to %s): %w", rep.MovedTo, err)

@@ -57,15 +57,17 @@ type State struct {
 	// (EventsFile).
 	EventSeq uint64 `json:"event_seq,omitempty"`
 
-	msgBase  map[string]MessageStatus // each message's status as loaded
-	dir      string                   // the state directory, for the archive and records
-	arch     archiveIndex             // the archive segments
-	base     map[string]baseOf        // each index task's record as it is on disk
-	promoted map[string]string        // tasks taken back out of an archive segment
-	retired  []string                 // files the last write superseded
-	applied  []string                 // handed-over changes the last write applied (indexFile.Applied)
-	legacy   int                      // the version of the file read, if older
-	writable bool                     // inside an Update: Task promotes from the archive
+	msgBase map[string]MessageStatus // each message's status as loaded
+	// quietEvents: the next write streams no events (a repair's rebuild).
+	quietEvents bool
+	dir         string            // the state directory, for the archive and records
+	arch        archiveIndex      // the archive segments
+	base        map[string]baseOf // each index task's record as it is on disk
+	promoted    map[string]string // tasks taken back out of an archive segment
+	retired     []string          // files the last write superseded
+	applied     []string          // handed-over changes the last write applied (indexFile.Applied)
+	legacy      int               // the version of the file read, if older
+	writable    bool              // inside an Update: Task promotes from the archive
 	// Prune's request, carried to the write.
 	pruneNow    bool
 	pruneCutoff time.Time

@@ -91,7 +91,10 @@ func (s *Store) write(st *State, raw []byte, now time.Time) (res writeResult, er
 	gen := st.Generation + 1
 	// The events of the changes, numbered before the index records the
 	// last cursor (writeRecords moves the base on).
-	evs := st.streamEvents()
+	var evs []StreamEvent
+	if !st.quietEvents {
+		evs = st.streamEvents()
+	}
 	seq := st.EventSeq
 	st.numberEvents(evs)
 	defer func() {
@@ -129,6 +132,7 @@ func (s *Store) write(st *State, raw []byte, now time.Time) (res writeResult, er
 	// crash just before, leaves a gap in the cursors, never an event of a
 	// change that was not made).
 	_ = s.appendEvents(evs)
+	st.quietEvents = false
 	st.msgBase = make(map[string]MessageStatus, len(st.Messages))
 	for id, m := range st.Messages {
 		st.msgBase[id] = m.Status
