@@ -96,8 +96,11 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 		if tt.Session != "" {
 			t.AgentSession = tt.Session
 		}
-		if tt.Summary != "" || tt.Answer != "" {
-			t.AddTurnAnswer(env.Time(), tt.Summary, tt.Answer)
+		switch {
+		case tt.Summary != "" || tt.Answer != "":
+			t.AddTurnSpent(env.Time(), tt.Summary, tt.Answer, tt.Spend)
+		default:
+			t.Spend = t.Spend.Add(tt.Spend)
 		}
 		if o.Status == state.StatusDone && takeQueue {
 			if more = len(st.MessagesFor(b.id, state.MessagePending)); more > 0 {

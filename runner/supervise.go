@@ -136,7 +136,7 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 		}}
 	book := &taskBook{env: env, id: t.ID, prof: prof, set: set}
 	s = &supervision{env: env, book: book, set: set, runCtx: ctx, Supervisor: &supervisor.Supervisor{
-		ID: t.ID, Profile: prof, PaneID: t.Tmux.Pane, Mon: supervisor.Watch(mon), Book: book,
+		ID: t.ID, Profile: prof, PaneID: t.Tmux.Pane, Mon: supervisor.Watch(mon), Book: book, AgentEnv: os.Getenv,
 		Settings: supervisor.Settings{ReadyTimeout: set.ReadyTimeout, YesTrust: set.YesTrust, WaitInput: set.WaitInput,
 			Detached: set.Detached, Approve: rules, Commit: set.Commit, UseHook: set.Start != nil && set.Start.UseHook}}}
 	tc, err := env.PaneClient(ctx, t)
@@ -160,6 +160,7 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 	// The hook's events (from the host's runner binary) stream into the
 	// task's usual events file.
 	mon.TC, mon.Remote, mon.Died = tc, true, remoteDiedFile(env.Store, t.ID)
+	s.AgentEnv = nil // the agent's files are on its host
 	return s, stop, nil
 }
 

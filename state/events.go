@@ -55,8 +55,11 @@ type StreamEvent struct {
 	Project string    `json:"project,omitempty"`
 	Status  string    `json:"status,omitempty"`
 	Reason  string    `json:"reason,omitempty"`
-	// Answer is the first line of a turn's answer (or its summary).
+	// Answer is the first line of a turn's answer (or its summary), and
+	// Spend what the turn used (absent in turns from before spend was
+	// kept).
 	Answer string `json:"answer,omitempty"`
+	Spend  *Spend `json:"spend,omitempty"`
 	// Message, From and To name a message; Status is its status.
 	Message string `json:"message,omitempty"`
 	From    string `json:"from,omitempty"`
@@ -128,7 +131,12 @@ func taskEvents(old, t *Task) []StreamEvent {
 		if line == "" {
 			line = tr.Summary
 		}
-		out = append(out, StreamEvent{Time: tr.Time, Type: EventTurn, Task: t.ID, Project: t.Project, Answer: line})
+		ev := StreamEvent{Time: tr.Time, Type: EventTurn, Task: t.ID, Project: t.Project, Answer: line}
+		if !tr.Spend.IsZero() {
+			sp := tr.Spend
+			ev.Spend = &sp
+		}
+		out = append(out, ev)
 	}
 	for _, o := range t.Overlaps {
 		var was []string

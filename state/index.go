@@ -70,6 +70,8 @@ type entry struct {
 	Hops      int      `json:"hh,omitempty"`
 	Branch    string   `json:"br,omitempty"`  // "=" for runner/<id>
 	Reclaimed *int64   `json:"rcl,omitempty"` // offset from Created too
+	// Spend is the task's (hot: runner usage reads it of archived tasks).
+	Spend *Spend `json:"sp,omitempty"`
 	// Record is the generation in the name of the task's record file,
 	// tasks/<id>.<record>.json.
 	Record uint64 `json:"r"`
@@ -115,6 +117,10 @@ func toEntry(t *Task, rec uint64) *entry {
 	}
 	if e.Branch == branchPrefix+t.ID {
 		e.Branch = "="
+	}
+	if !t.Spend.IsZero() {
+		sp := t.Spend
+		e.Spend = &sp
 	}
 	if x := t.Tmux; x != (TmuxTarget{}) {
 		if x.Window == t.ID {
@@ -167,6 +173,10 @@ func (e *entry) applyHot(t *Task) {
 			t.Tmux.Window = e.ID
 		}
 	}
+	t.Spend = Spend{}
+	if e.Spend != nil {
+		t.Spend = *e.Spend
+	}
 	t.Created = time.Unix(0, e.Created).UTC()
 	t.Started, t.Ended, t.Reclaimed = time.Time{}, time.Time{}, time.Time{}
 	if e.Started != nil {
@@ -203,7 +213,7 @@ func (e *entry) ended() time.Time {
 var hotFields = []string{
 	"ID", "Project", "Agent", "Status", "Tmux", "SupervisorPID", "SupervisorStart", "Parent", "Level",
 	"Source", "After", "Created", "Started", "Ended", "ExitCode", "SnapshotRef", "Commit",
-	"Handling", "HandlingHops", "Reclaimed", "Branch",
+	"Handling", "HandlingHops", "Reclaimed", "Branch", "Spend",
 }
 
 // bulkFields lists the Task fields kept only in the record file.
@@ -253,7 +263,7 @@ func sameTurns(a, b []Turn) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Summary != b[i].Summary || a[i].Answer != b[i].Answer || !a[i].Time.Equal(b[i].Time) {
+		if a[i].Summary != b[i].Summary || a[i].Answer != b[i].Answer || a[i].Spend != b[i].Spend || !a[i].Time.Equal(b[i].Time) {
 			return false
 		}
 	}

@@ -163,6 +163,10 @@ type Turn struct {
 	// block of the screen without the CLI's chrome. At most MaxTurnAnswer
 	// bytes here (Task.Answer holds the latest whole).
 	Answer string `json:"answer,omitempty"`
+	// Spend is what the turn used, as the agent CLI recorded it (Unknown
+	// 1 when it recorded nothing; zero in records from before spend was
+	// kept).
+	Spend Spend `json:"spend,omitzero"`
 }
 
 // MaxTurnAnswer bounds the answer kept per turn in Task.Turns (the state
@@ -249,6 +253,9 @@ type Task struct {
 	// TurnCount counts the prompts delivered to the agent (the task, each
 	// follow-up, each batch of messages): its turns, for --max-turns.
 	TurnCount int `json:"turn_count,omitempty"`
+	// Spend sums what the task's turns used (Turn.Spend), also of turns
+	// the turn log no longer holds.
+	Spend Spend `json:"spend,omitzero"`
 
 	// Turns is the turn log: at most MaxTurns one-line summaries, oldest first.
 	Turns []Turn `json:"turns,omitempty"`
@@ -320,6 +327,13 @@ func (t *Task) AddTurn(at time.Time, summary string) {
 // AddTurnAnswer is AddTurn with the turn's answer, clipped to
 // MaxTurnAnswer bytes (on a rune boundary, marked with " …").
 func (t *Task) AddTurnAnswer(at time.Time, summary, answer string) {
+	t.AddTurnSpent(at, summary, answer, Spend{})
+}
+
+// AddTurnSpent is AddTurnAnswer with what the turn used, which it adds to
+// the task's Spend.
+func (t *Task) AddTurnSpent(at time.Time, summary, answer string, spent Spend) {
+	t.Spend = t.Spend.Add(spent)
 	if len(answer) > MaxTurnAnswer {
 		cut := MaxTurnAnswer
 		for cut > 0 && !utf8.RuneStart(answer[cut]) {
@@ -327,7 +341,7 @@ func (t *Task) AddTurnAnswer(at time.Time, summary, answer string) {
 		}
 		answer = answer[:cut] + " …"
 	}
-	t.Turns = append(t.Turns, Turn{Time: at, Summary: textutil.FirstLine(summary), Answer: answer})
+	t.Turns = append(t.Turns, Turn{Time: at, Summary: textutil.FirstLine(summary), Answer: answer, Spend: spent})
 	if n := len(t.Turns) - MaxTurns; n > 0 {
 		t.Turns = append(t.Turns[:0:0], t.Turns[n:]...)
 	}

@@ -171,3 +171,30 @@ func TestTaskListOrder(t *testing.T) {
 		t.Fatalf("TaskList order %v, want %v (by creation, the same instant in another zone is a tie, ties by id)", got, want)
 	}
 }
+
+func TestSpendString(t *testing.T) {
+	for _, tc := range []struct {
+		s           Spend
+		long, short string
+	}{
+		{Spend{}, "none", "-"},
+		{UnknownTurn, "unknown", "?"},
+		{Spend{Input: 950, Output: 12_345, Turns: 1}, "950 in · 12.3k out", "13.3k"},
+		{Spend{Input: 10, Output: 10, Cached: 4_560_000, Turns: 2, Unknown: 1}, "10 in · 10 out · 4.56M cached (+1 turn(s) unknown)", "4.56M+"},
+		{Spend{Input: 1, Output: 2, CostUSD: 0.5, Turns: 2, Costed: 1}, "1 in · 2 out · ≥$0.5000", "3"},
+		{Spend{Input: 1, Output: 2, CostUSD: 0.0123, Turns: 1, Costed: 1}, "1 in · 2 out · $0.0123", "3"},
+	} {
+		if got := tc.s.String(); got != tc.long {
+			t.Errorf("%+v String = %q, want %q", tc.s, got, tc.long)
+		}
+		if got := tc.s.Short(); got != tc.short {
+			t.Errorf("%+v Short = %q, want %q", tc.s, got, tc.short)
+		}
+	}
+	var task Task
+	task.AddTurnSpent(time.Now(), "a", "", Spend{Input: 5, Output: 1, Turns: 1})
+	task.AddTurnSpent(time.Now(), "b", "", UnknownTurn)
+	if want := (Spend{Input: 5, Output: 1, Turns: 1, Unknown: 1}); task.Spend != want || task.Turns[1].Spend != UnknownTurn {
+		t.Errorf("task spend %+v, turns %+v; want %+v", task.Spend, task.Turns, want)
+	}
+}

@@ -39,6 +39,8 @@ type turnEnd struct {
 	// already: hook early); hookDelay delays it (hook late).
 	noHook    bool
 	hookDelay time.Duration
+	// usage sums the turn's usage directives (nil: none).
+	usage *Usage
 }
 
 // turnStartHook, when set (by tests, for fault injection), is called with
@@ -51,7 +53,7 @@ type executor struct {
 	env []string // environment for run
 	// hook runs the hook with an event of the given name and answer
 	// (nil: no hook configured).
-	hook func(ctx context.Context, prompt, event, answer string) error
+	hook func(ctx context.Context, prompt, event, answer string, usage *Usage) error
 	// session is the file of the conversation's earlier prompts (recall);
 	// empty in headless mode.
 	session string
@@ -83,7 +85,7 @@ func (x *executor) runTurn(ctx context.Context, prompt string, ui turnUI) (turnE
 		// Like Claude Code, the Stop hook runs before the prompt comes
 		// back (while the turn still shows busy); with hook early D the
 		// agent then stays busy for D more.
-		if err := x.hook(ctx, prompt, "Stop", end.answer); err != nil {
+		if err := x.hook(ctx, prompt, "Stop", end.answer, end.usage); err != nil {
 			rec.line("⚠ " + err.Error())
 		}
 		end.noHook = true
@@ -159,7 +161,7 @@ func (x *executor) directive(ctx context.Context, d directive, prompt string, ui
 			// A sub-agent ends inside the turn: its own event, with
 			// its own answer, while the turn goes on.
 			if x.hook != nil {
-				if err := x.hook(ctx, prompt, "SubagentStop", "sub-agent answer"); err != nil {
+				if err := x.hook(ctx, prompt, "SubagentStop", "sub-agent answer", nil); err != nil {
 					ui.line("⚠ " + err.Error())
 				}
 			}
@@ -170,6 +172,11 @@ func (x *executor) directive(ctx context.Context, d directive, prompt string, ui
 		case "late":
 			st.end.hookDelay = d.dur
 		}
+	case dirUsage:
+		if st.end.usage == nil {
+			st.end.usage = &Usage{}
+		}
+		st.end.usage.add(d)
 	case dirRecall:
 		for _, l := range x.recall(prompt) {
 			ui.line(l)

@@ -84,6 +84,10 @@
 //	hook late D       run the Stop hook D after the ready box
 //	recall            one "Recall: <first line>" per earlier prompt of the
 //	                  session (Options.SessionID, also after a resume)
+//	usage IN OUT [CACHED [COST]]
+//	                  the turn used IN input, OUT output and CACHED cached
+//	                  tokens (and COST dollars): summed over the turn's
+//	                  usage lines into the Stop hook's "usage"
 //
 // A keyword with bad arguments ("sleep well", "exit now") is not a
 // directive. Blank lines are ignored. The first other line is answered
@@ -100,7 +104,11 @@
 // environment and on stdin, like Claude Code's Stop hook:
 //
 //	{"hook_event_name":"Stop","cwd":"…","session_id":"…","last_prompt":"…",
-//	 "last_assistant_message":"<the turn's answer lines>"}
+//	 "last_assistant_message":"<the turn's answer lines>",
+//	 "usage":{"input_tokens":…,"output_tokens":…,"cache_read_input_tokens":…,"cost_usd":…}}
+//
+// ("usage" only after a turn with usage lines, cost_usd only when one
+// gave a COST).
 //
 // A hook that fails or runs over 30 s gives one "⚠ hook …" line and the sim
 // goes on.

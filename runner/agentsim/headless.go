@@ -21,8 +21,8 @@ func RunHeadless(ctx context.Context, opts Options, prompt string, stdout, stder
 	ui := &headlessTurn{out: stdout}
 	x := &executor{dir: opts.Dir, env: opts.Env}
 	if len(opts.Hook) > 0 {
-		x.hook = func(ctx context.Context, prompt, event, answer string) error {
-			return runHook(ctx, &opts, prompt, event, answer)
+		x.hook = func(ctx context.Context, prompt, event, answer string, usage *Usage) error {
+			return runHook(ctx, &opts, prompt, event, answer, usage)
 		}
 	}
 	end, err := x.runTurn(ctx, prompt, ui)
@@ -38,7 +38,7 @@ func RunHeadless(ctx context.Context, opts Options, prompt string, stdout, stder
 		return 2, nil
 	}
 	if !end.noHook {
-		if err := runHook(ctx, &opts, prompt, "Stop", end.answer); err != nil {
+		if err := runHook(ctx, &opts, prompt, "Stop", end.answer, end.usage); err != nil {
 			fmt.Fprintf(stderr, "agent-sim: warning: %v\n", err)
 		}
 	}

@@ -24,18 +24,44 @@ type hookInput struct {
 	LastAssistantMessage string `json:"last_assistant_message"`
 	// AgentID names the sub-agent of a SubagentStop event.
 	AgentID string `json:"agent_id,omitempty"`
+	// Usage is what the turn used, after a turn with usage directives.
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// Usage is a turn's spend as the sim reports it in its Stop hook's input
+// (Anthropic's names, and the cost): the sum of the turn's usage
+// directives.
+type Usage struct {
+	InputTokens     int64    `json:"input_tokens"`
+	OutputTokens    int64    `json:"output_tokens"`
+	CacheReadTokens int64    `json:"cache_read_input_tokens"`
+	CostUSD         *float64 `json:"cost_usd,omitempty"`
+}
+
+// add adds a usage directive's numbers.
+func (u *Usage) add(d directive) {
+	u.InputTokens += d.usage[0]
+	u.OutputTokens += d.usage[1]
+	u.CacheReadTokens += d.usage[2]
+	if d.hasCost {
+		c := d.cost
+		if u.CostUSD != nil {
+			c += *u.CostUSD
+		}
+		u.CostUSD = &c
+	}
 }
 
 // runHook runs the hook argv with the sim's dir and environment and the
 // event (Stop, SubagentStop) on stdin. Its output is discarded; a failure returns a one-line error
 // with the last line of its stderr.
-func runHook(ctx context.Context, o *Options, prompt, event, answer string) error {
+func runHook(ctx context.Context, o *Options, prompt, event, answer string, usage *Usage) error {
 	if len(o.Hook) == 0 {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
-	hi := hookInput{HookEventName: event, CWD: o.Dir, SessionID: o.SessionID, LastPrompt: prompt, LastAssistantMessage: answer}
+	hi := hookInput{HookEventName: event, CWD: o.Dir, SessionID: o.SessionID, LastPrompt: prompt, LastAssistantMessage: answer, Usage: usage}
 	if event == "SubagentStop" {
 		hi.AgentID = "sim-subagent"
 	}

@@ -23,6 +23,7 @@ const (
 	dirCrash                 // crash
 	dirHook                  // hook subagent | hook none | hook early DURATION | hook late DURATION
 	dirRecall                // recall
+	dirUsage                 // usage IN OUT [CACHED [COST]]
 )
 
 // directive is one parsed prompt line.
@@ -33,6 +34,11 @@ type directive struct {
 	path string        // write
 	argv []string      // run
 	code int           // exit
+	// usage: input, output and cached tokens; cost in dollars when
+	// hasCost.
+	usage   [3]int64
+	cost    float64
+	hasCost bool
 }
 
 // parseLine parses one prompt line. A line is a directive only when its
@@ -111,6 +117,27 @@ func parseLine(line string) directive {
 			return other
 		}
 		return directive{kind: dirRecall}
+	case "usage":
+		f := strings.Fields(rest)
+		if len(f) < 2 || len(f) > 4 {
+			return other
+		}
+		d := directive{kind: dirUsage}
+		for i, w := range f[:min(len(f), 3)] {
+			n, err := strconv.ParseInt(w, 10, 64)
+			if err != nil || n < 0 {
+				return other
+			}
+			d.usage[i] = n
+		}
+		if len(f) == 4 {
+			c, err := strconv.ParseFloat(f[3], 64)
+			if err != nil || c < 0 {
+				return other
+			}
+			d.cost, d.hasCost = c, true
+		}
+		return d
 	}
 	return other
 }

@@ -101,8 +101,8 @@ func Run(ctx context.Context, opts Options, tty *os.File, out io.Writer) (code i
 		sc.print("Resumed session " + opts.SessionID)
 	}
 	if len(opts.Hook) > 0 {
-		s.exec.hook = func(ctx context.Context, prompt, event, answer string) error {
-			return runHook(ctx, s.opts, prompt, event, answer)
+		s.exec.hook = func(ctx context.Context, prompt, event, answer string, usage *Usage) error {
+			return runHook(ctx, s.opts, prompt, event, answer, usage)
 		}
 	}
 	return s.loop(ctx, tty, rc, sigs, input, readErr)
@@ -352,7 +352,7 @@ func (s *sim) turnMsg(m turnMsg) *exitNow {
 						return
 					}
 				}
-				err := runHook(s.ctx, s.opts, prompt, "Stop", end.answer)
+				err := runHook(s.ctx, s.opts, prompt, "Stop", end.answer, end.usage)
 				select {
 				case s.hooks <- err:
 				case <-s.ctx.Done():

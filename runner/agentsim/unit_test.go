@@ -37,6 +37,11 @@ func TestParseLine(t *testing.T) {
 		{"crash course", directive{kind: dirOther, text: "crash course"}},
 		{"Sleep 2s", directive{kind: dirOther, text: "Sleep 2s"}},
 		{"say\ttabbed", directive{kind: dirSay, text: "tabbed"}},
+		{"usage 100 20", directive{kind: dirUsage, usage: [3]int64{100, 20, 0}}},
+		{"usage 100 20 5 0.25", directive{kind: dirUsage, usage: [3]int64{100, 20, 5}, cost: 0.25, hasCost: true}},
+		{"usage lots", directive{kind: dirOther, text: "usage lots"}},
+		{"usage 1 -2", directive{kind: dirOther, text: "usage 1 -2"}},
+		{"usage 1 2 3 4 5", directive{kind: dirOther, text: "usage 1 2 3 4 5"}},
 	}
 	for _, tt := range tests {
 		if got := parseLine(tt.line); !reflect.DeepEqual(got, tt.want) {

@@ -102,6 +102,9 @@ func (p *Profile) check() error {
 	if p.Hook != nil && p.Hook.Kind != HookKindSettingsFile && p.Hook.Kind != HookKindFlag {
 		return keyErrorf(p.Name, "hook.kind", "unknown kind %q (known: %q, %q)", p.Hook.Kind, HookKindSettingsFile, HookKindFlag)
 	}
+	if p.Spend != "" && !slices.Contains(SpendKinds, p.Spend) {
+		return keyErrorf(p.Name, "spend", "unknown record %q (known: %s)", p.Spend, strings.Join(SpendKinds, ", "))
+	}
 	if len(p.Resume) > 0 && !slices.ContainsFunc(p.Resume, func(a string) bool { return strings.Contains(a, SessionPlaceholder) }) {
 		return keyErrorf(p.Name, "resume", "no %s placeholder (e.g. [\"--resume\", \"%s\"])", SessionPlaceholder, SessionPlaceholder)
 	}

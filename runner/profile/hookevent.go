@@ -38,6 +38,12 @@ type HookEvent struct {
 	// answer when the payload has none (GitHub Copilot CLI writes it
 	// after its agentStop hook): see LateAnswer.
 	AnswerFile string
+	// Usage is what the turn used, when the payload carries it (a
+	// "usage" object: the sim's, the OpenCode plugin's, the pi
+	// extension's); Transcript is the session file the payload names
+	// (transcript_path), where TurnUsage reads it for the others.
+	Usage      *Usage
+	Transcript string
 }
 
 // LateAnswer reads the answer to the prompt whose first line holds sig
@@ -94,6 +100,10 @@ func ParseHookEvent(line string) (ev HookEvent, ok bool) {
 			ev.Prompts = append(ev.Prompts, msgs...)
 		}
 	}
+	if raw, has := payload["usage"]; has {
+		ev.Usage = usageFromPayload(raw)
+	}
+	ev.Transcript, _ = str("transcript_path")
 	if tp, has := str("transcript_path"); has && ev.Name == "AfterAgent" {
 		// Gemini CLI 0.61's prompt_response repeats the streamed chunks
 		// after the answer; the chat file it names has the answer whole.

@@ -164,6 +164,14 @@ type Profile struct {
 	MaxTask int `json:"max_task,omitempty"`
 	// InterruptKeys are tmux key names that interrupt a busy agent.
 	InterruptKeys []string `json:"interrupt_keys,omitempty"`
+	// Spend names the record of what a turn used that the agent CLI
+	// keeps (SpendKinds: "hook", "claude-transcript", "codex-session",
+	// "gemini-chat", "qwen-chat"); empty: none the runner reads, a turn's
+	// spend is unknown (unless its hook's payload carries "usage").
+	// SpendCost says the record has the cost in dollars, which
+	// --budget-usd needs.
+	Spend     string `json:"spend,omitempty"`
+	SpendCost bool   `json:"spend_cost,omitempty"`
 	// Hook is the agent's own turn-end notification mechanism, if any.
 	Hook *Hook `json:"hook,omitempty"`
 

@@ -126,6 +126,11 @@ type Supervisor struct {
 	Mon      Watcher
 	Book     Book
 	Settings Settings
+	// AgentEnv looks up the agent's environment (HOME, CODEX_HOME), where
+	// the files that record a turn's spend are found; nil when they are
+	// not on this machine (a task on a host): then only a hook payload's
+	// own usage is read.
+	AgentEnv func(string) string
 
 	// The prompt of the turn being monitored, as Deliver left it.
 	payload string    // what was pasted

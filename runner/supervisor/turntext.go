@@ -22,6 +22,10 @@ type TurnText struct {
 	Answer, Session, Screen, Summary string
 	// ByHook: the answer is the agent's own, from its hook.
 	ByHook bool
+	// Spend is what the turn used, from the CLI's own record
+	// (state.UnknownTurn when it has none; zero when no turn was
+	// delivered and no hook reported one).
+	Spend state.Spend
 }
 
 // ReadTurnEnd reads the end of the turn: from the hook's event when it has
@@ -31,7 +35,11 @@ type TurnText struct {
 // screen).
 func (s *Supervisor) ReadTurnEnd(ctx context.Context, o Outcome) TurnText {
 	tt := TurnText{Screen: o.Obs.Screen}
+	if !s.sent.IsZero() {
+		tt.Spend = state.UnknownTurn // a turn was delivered: known below, or unknown
+	}
 	if h := o.Obs.Hook; h != nil {
+		tt.Spend = s.turnSpend(*h)
 		tt.Answer, tt.Session = strings.TrimSpace(h.Answer), h.Session
 		if tt.Answer == "" && h.AnswerFile != "" {
 			tt.Answer = lateAnswer(ctx, *h, s.sig)
@@ -52,6 +60,25 @@ func (s *Supervisor) ReadTurnEnd(ctx context.Context, o Outcome) TurnText {
 	}
 	tt.Summary = textutil.ClipRunes(tt.Summary, 160)
 	return tt
+}
+
+// turnSpend reads what the turn ev ended used from the agent CLI's own
+// record; state.UnknownTurn when there is none.
+func (s *Supervisor) turnSpend(ev profile.HookEvent) state.Spend {
+	env := s.AgentEnv
+	if env == nil {
+		env = func(string) string { return "" }
+		ev.Transcript = "" // a path on the task's host
+	}
+	u, ok := profile.TurnUsage(s.Profile, ev, s.sig, env)
+	if !ok {
+		return state.UnknownTurn
+	}
+	sp := state.Spend{Input: u.Input, Output: u.Output, Cached: u.Cached, Turns: 1}
+	if u.HasCost {
+		sp.CostUSD, sp.Costed = u.CostUSD, 1
+	}
+	return sp
 }
 
 // ResultTail is what the record keeps of the turn's end: the last 20

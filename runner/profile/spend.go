@@ -1,0 +1,406 @@
+// What a turn used, read from the agent CLI's own record of it: the
+// turn-end hook's payload, or the session file the CLI keeps (never
+// estimated from text).
+
+package profile
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// The records a profile's Spend names.
+const (
+	// SpendHook: the turn-end payload's "usage" object (the sim, the
+	// OpenCode plugin's and the pi extension's lines): input_tokens,
+	// output_tokens, cache_read_input_tokens, cache_creation_input_tokens,
+	// cost_usd.
+	SpendHook = "hook"
+	// SpendClaude: the transcript the Stop payload names
+	// (transcript_path): each assistant message's usage, once per message
+	// id, after the turn's prompt.
+	SpendClaude = "claude-transcript"
+	// SpendCodex: the rollout file of the thread the notify payload names
+	// ($CODEX_HOME/sessions/…/rollout-…-<thread-id>.jsonl): its running
+	// token_count total at the end less the one before the turn's prompt.
+	SpendCodex = "codex-session"
+	// SpendGemini: the chat file the AfterAgent payload names: the tokens
+	// of each "gemini" record after the turn's "user" record.
+	SpendGemini = "gemini-chat"
+	// SpendQwen: the chat file of the session (the Stop payload's
+	// transcript_path, else ~/.qwen/projects/*/chats/<session_id>.jsonl):
+	// the usageMetadata of each assistant record after the turn's prompt.
+	SpendQwen = "qwen-chat"
+)
+
+// SpendKinds lists the known Spend values.
+var SpendKinds = []string{SpendHook, SpendClaude, SpendCodex, SpendGemini, SpendQwen}
+
+// Usage is what one turn used, as the CLI recorded it. Input excludes
+// the tokens read from (or written to) the prompt cache, which are
+// Cached; Output includes reasoning.
+type Usage struct {
+	Input, Output, Cached int64
+	// CostUSD is the cost the CLI reported, when HasCost.
+	CostUSD float64
+	HasCost bool
+}
+
+// add adds o to u.
+func (u *Usage) add(o Usage) {
+	u.Input += o.Input
+	u.Output += o.Output
+	u.Cached += o.Cached
+	u.CostUSD += o.CostUSD
+	u.HasCost = u.HasCost || o.HasCost
+}
+
+// spendWindow bounds how much of a session file is read for one turn:
+// its last 16 MiB.
+const spendWindow = 16 << 20
+
+// TurnUsage reads what the turn that ev ended used, from the record p's
+// Spend names; sig is a piece of the turn's prompt (its first line), ""
+// for the last turn. ok is false when the CLI recorded nothing the runner
+// can read (then the turn's spend is unknown). env looks up the agent's
+// environment (HOME, CODEX_HOME).
+func TurnUsage(p *Profile, ev HookEvent, sig string, env func(string) string) (u Usage, ok bool) {
+	if ev.Usage != nil {
+		return *ev.Usage, true
+	}
+	if p == nil {
+		return Usage{}, false
+	}
+	switch p.Spend {
+	case SpendClaude:
+		if ev.Transcript != "" {
+			return claudeUsage(ev.Transcript, sig)
+		}
+	case SpendCodex:
+		if f := codexRollout(ev.Session, env); f != "" {
+			return codexUsage(f, sig)
+		}
+	case SpendGemini:
+		if ev.Transcript != "" {
+			return geminiUsage(ev.Transcript, sig)
+		}
+	case SpendQwen:
+		if f := qwenChat(ev, env); f != "" {
+			return qwenUsage(f, sig)
+		}
+	}
+	return Usage{}, false
+}
+
+// usageFromPayload reads a hook payload's "usage" object (Anthropic's
+// names, and cost_usd); nil when there is none.
+func usageFromPayload(raw json.RawMessage) *Usage {
+	var u struct {
+		Input       *int64   `json:"input_tokens"`
+		Output      *int64   `json:"output_tokens"`
+		CacheRead   int64    `json:"cache_read_input_tokens"`
+		CacheCreate int64    `json:"cache_creation_input_tokens"`
+		Cost        *float64 `json:"cost_usd"`
+	}
+	if json.Unmarshal(raw, &u) != nil || u.Input == nil || u.Output == nil {
+		return nil
+	}
+	out := &Usage{Input: *u.Input, Output: *u.Output, Cached: u.CacheRead + u.CacheCreate}
+	if u.Cost != nil {
+		out.CostUSD, out.HasCost = *u.Cost, true
+	}
+	return out
+}
+
+// promptMatches reports whether a user prompt's text is the turn's: it
+// holds sig (any prompt does for an empty sig).
+func promptMatches(text, sig string) bool {
+	return sig == "" || strings.Contains(normalizeSpace(text), normalizeSpace(sig))
+}
+
+// claudeUsage sums the usage of Claude Code's assistant messages after the
+// last user prompt that holds sig in its transcript (JSON lines: {"type":
+// "user"|"assistant", "message": {...}}). A message is written once per
+// content block, each line with the message's usage so far: the last line
+// of a message id counts. Tool results are user lines too; they do not
+// start a turn.
+func claudeUsage(path, sig string) (Usage, bool) {
+	sc, done, err := tailLines(path, spendWindow)
+	if err != nil {
+		return Usage{}, false
+	}
+	defer done()
+	type usage struct {
+		Input       int64 `json:"input_tokens"`
+		Output      int64 `json:"output_tokens"`
+		CacheRead   int64 `json:"cache_read_input_tokens"`
+		CacheCreate int64 `json:"cache_creation_input_tokens"`
+	}
+	var (
+		order   []string
+		byID    map[string]usage
+		started bool
+	)
+	for sc.Scan() {
+		var rec struct {
+			Type      string `json:"type"`
+			Sidechain bool   `json:"isSidechain"`
+			Message   struct {
+				ID      string          `json:"id"`
+				Content json.RawMessage `json:"content"`
+				Usage   *usage          `json:"usage"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &rec) != nil || rec.Sidechain {
+			continue
+		}
+		switch rec.Type {
+		case "user":
+			if text, isPrompt := claudePromptText(rec.Message.Content); isPrompt && promptMatches(text, sig) {
+				order, byID, started = nil, map[string]usage{}, true
+			}
+		case "assistant":
+			if !started || rec.Message.Usage == nil {
+				continue
+			}
+			id := rec.Message.ID
+			if id == "" {
+				id = "line " + strconv.Itoa(len(order))
+			}
+			if _, seen := byID[id]; !seen {
+				order = append(order, id)
+			}
+			byID[id] = *rec.Message.Usage
+		}
+	}
+	if !started || len(order) == 0 {
+		return Usage{}, false
+	}
+	var u Usage
+	for _, id := range order {
+		x := byID[id]
+		u.add(Usage{Input: x.Input, Output: x.Output, Cached: x.CacheRead + x.CacheCreate})
+	}
+	return u, true
+}
+
+// claudePromptText is the text of a Claude Code user line, and whether it
+// is a prompt (a string, or text blocks) rather than tool results.
+func claudePromptText(raw json.RawMessage) (string, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &blocks) != nil {
+		return "", false
+	}
+	var b strings.Builder
+	prompt := false
+	for _, bl := range blocks {
+		switch bl.Type {
+		case "text":
+			b.WriteString(bl.Text)
+			prompt = true
+		case "tool_result":
+			return "", false
+		}
+	}
+	return b.String(), prompt
+}
+
+// codexRollout finds the rollout file of Codex thread id under
+// $CODEX_HOME/sessions (default ~/.codex/sessions): "" when there is none.
+func codexRollout(id string, env func(string) string) string {
+	if id == "" || strings.ContainsAny(id, `/\*?[`) {
+		return ""
+	}
+	home := env("CODEX_HOME")
+	if home == "" {
+		h := env("HOME")
+		if h == "" {
+			return ""
+		}
+		home = filepath.Join(h, ".codex")
+	}
+	matches, _ := filepath.Glob(filepath.Join(home, "sessions", "*", "*", "*", "rollout-*"+id+".jsonl"))
+	if len(matches) == 0 {
+		return ""
+	}
+	return matches[len(matches)-1]
+}
+
+// codexUsage is a turn's spend from a Codex rollout file: the thread's
+// running total (token_count events' total_token_usage) at the end, less
+// the total before the last user_message that holds sig.
+func codexUsage(path, sig string) (Usage, bool) {
+	sc, done, err := tailLines(path, spendWindow)
+	if err != nil {
+		return Usage{}, false
+	}
+	defer done()
+	type total struct {
+		Input  int64 `json:"input_tokens"`
+		Cached int64 `json:"cached_input_tokens"`
+		Output int64 `json:"output_tokens"`
+	}
+	var last, before total
+	started, counted := false, false
+	for sc.Scan() {
+		var rec struct {
+			Type    string `json:"type"`
+			Payload struct {
+				Type    string `json:"type"`
+				Message string `json:"message"`
+				Info    *struct {
+					Total total `json:"total_token_usage"`
+				} `json:"info"`
+			} `json:"payload"`
+		}
+		if json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &rec) != nil || rec.Type != "event_msg" {
+			continue
+		}
+		switch rec.Payload.Type {
+		case "user_message":
+			if promptMatches(rec.Payload.Message, sig) {
+				before, started, counted = last, true, false
+			}
+		case "token_count":
+			if rec.Payload.Info != nil {
+				last = rec.Payload.Info.Total
+				counted = counted || started
+			}
+		}
+	}
+	if !started || !counted {
+		return Usage{}, false
+	}
+	in := (last.Input - last.Cached) - (before.Input - before.Cached)
+	return Usage{Input: in, Cached: last.Cached - before.Cached, Output: last.Output - before.Output}, true
+}
+
+// geminiUsage sums the tokens of the "gemini" records after the last
+// "user" record that holds sig in a Gemini CLI chat file. A record's
+// input counts its cached tokens, which are taken out; thoughts are
+// output, tool-use prompt tokens input.
+func geminiUsage(path, sig string) (Usage, bool) {
+	sc, done, err := tailLines(path, spendWindow)
+	if err != nil {
+		return Usage{}, false
+	}
+	defer done()
+	type tokens struct {
+		Input    int64 `json:"input"`
+		Output   int64 `json:"output"`
+		Cached   int64 `json:"cached"`
+		Thoughts int64 `json:"thoughts"`
+		Tool     int64 `json:"tool"`
+	}
+	var (
+		order   []string
+		byID    map[string]tokens
+		started bool
+	)
+	for sc.Scan() {
+		var rec struct {
+			ID      string          `json:"id"`
+			Type    string          `json:"type"`
+			Content json.RawMessage `json:"content"`
+			Tokens  *tokens         `json:"tokens"`
+		}
+		if json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &rec) != nil {
+			continue
+		}
+		switch rec.Type {
+		case "user":
+			if promptMatches(chatText(rec.Content), sig) {
+				order, byID, started = nil, map[string]tokens{}, true
+			}
+		case "gemini":
+			if !started || rec.Tokens == nil {
+				continue
+			}
+			if _, seen := byID[rec.ID]; !seen {
+				order = append(order, rec.ID)
+			}
+			byID[rec.ID] = *rec.Tokens
+		}
+	}
+	if !started || len(order) == 0 {
+		return Usage{}, false
+	}
+	var u Usage
+	for _, id := range order {
+		t := byID[id]
+		u.add(Usage{Input: t.Input - t.Cached + t.Tool, Cached: t.Cached, Output: t.Output + t.Thoughts})
+	}
+	return u, true
+}
+
+// qwenChat is the chat file of a Qwen Code session: the payload's
+// transcript_path, else ~/.qwen/projects/*/chats/<session>.jsonl.
+func qwenChat(ev HookEvent, env func(string) string) string {
+	if ev.Transcript != "" {
+		return ev.Transcript
+	}
+	home := env("HOME")
+	if ev.Session == "" || home == "" || strings.ContainsAny(ev.Session, `/\*?[`) {
+		return ""
+	}
+	matches, _ := filepath.Glob(filepath.Join(home, ".qwen", "projects", "*", "chats", ev.Session+".jsonl"))
+	if len(matches) == 0 {
+		return ""
+	}
+	return matches[len(matches)-1]
+}
+
+// qwenUsage sums the usageMetadata of Qwen Code's assistant records after
+// the last user record that holds sig (JSON lines: {"uuid", "type":
+// "user"|"assistant"|"tool_result"|"system", "message": {"parts": …},
+// "usageMetadata": {promptTokenCount, candidatesTokenCount,
+// cachedContentTokenCount, thoughtsTokenCount}}).
+func qwenUsage(path, sig string) (Usage, bool) {
+	sc, done, err := tailLines(path, spendWindow)
+	if err != nil {
+		return Usage{}, false
+	}
+	defer done()
+	var u Usage
+	started, counted := false, false
+	for sc.Scan() {
+		var rec struct {
+			Type    string `json:"type"`
+			Message struct {
+				Parts json.RawMessage `json:"parts"`
+			} `json:"message"`
+			Usage *struct {
+				Prompt     int64 `json:"promptTokenCount"`
+				Candidates int64 `json:"candidatesTokenCount"`
+				Cached     int64 `json:"cachedContentTokenCount"`
+				Thoughts   int64 `json:"thoughtsTokenCount"`
+			} `json:"usageMetadata"`
+		}
+		if json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &rec) != nil {
+			continue
+		}
+		switch rec.Type {
+		case "user":
+			if promptMatches(chatText(rec.Message.Parts), sig) {
+				u, started, counted = Usage{}, true, false
+			}
+		case "assistant":
+			if started && rec.Usage != nil {
+				x := rec.Usage
+				u.add(Usage{Input: x.Prompt - x.Cached, Cached: x.Cached, Output: x.Candidates + x.Thoughts})
+				counted = true
+			}
+		}
+	}
+	return u, started && counted
+}
