@@ -70,7 +70,7 @@ func (s Spend) String() string {
 	}
 	if s.Costed > 0 {
 		c := "$" + strconv.FormatFloat(s.CostUSD, 'f', 4, 64)
-		if s.Costed < s.Turns {
+		if s.Costed < s.Turns+s.Unknown {
 			c = "≥" + c
 		}
 		parts = append(parts, c)
@@ -113,4 +113,22 @@ func trimZero(s string) string {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
 	return s
+}
+
+// TreeSpend sums the spend of task root and every task under it (its
+// children, theirs, …) among tasks, and counts those tasks.
+func TreeSpend(tasks []*Task, root string) (sum Spend, n int) {
+	parent := make(map[string]string, len(tasks))
+	for _, t := range tasks {
+		parent[t.ID] = t.Parent
+	}
+	for _, t := range tasks {
+		for x, hops := t.ID, 0; x != "" && hops <= len(tasks); x, hops = parent[x], hops+1 {
+			if x == root {
+				sum, n = sum.Add(t.Spend), n+1
+				break
+			}
+		}
+	}
+	return sum, n
 }

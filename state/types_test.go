@@ -198,3 +198,22 @@ func TestSpendString(t *testing.T) {
 		t.Errorf("task spend %+v, turns %+v; want %+v", task.Spend, task.Turns, want)
 	}
 }
+
+func TestTreeSpend(t *testing.T) {
+	tasks := []*Task{
+		{ID: "t_root", Spend: Spend{Input: 1, Turns: 1}},
+		{ID: "t_kid", Parent: "t_root", Spend: Spend{Output: 2, Turns: 1}},
+		{ID: "t_grandkid", Parent: "t_kid", Spend: UnknownTurn},
+		{ID: "t_other", Spend: Spend{Input: 100, Turns: 1}},
+		{ID: "t_loop1", Parent: "t_loop2"}, {ID: "t_loop2", Parent: "t_loop1"},
+	}
+	if got, n := TreeSpend(tasks, "t_root"); n != 3 || got != (Spend{Input: 1, Output: 2, Turns: 2, Unknown: 1}) {
+		t.Errorf("TreeSpend(t_root) = %+v over %d tasks", got, n)
+	}
+	if got, n := TreeSpend(tasks, "t_kid"); n != 2 || got != (Spend{Output: 2, Turns: 1, Unknown: 1}) {
+		t.Errorf("TreeSpend(t_kid) = %+v over %d tasks", got, n)
+	}
+	if _, n := TreeSpend(tasks, "t_loop1"); n != 2 {
+		t.Errorf("TreeSpend over a parent loop counted %d tasks", n)
+	}
+}

@@ -67,6 +67,8 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 	branches := slices.ContainsFunc(list, func(t *state.Task) bool { return t.Branch != "" })
 	// An OVERLAP column when another task changed some task's files.
 	overlaps := slices.ContainsFunc(list, func(t *state.Task) bool { return len(t.Overlaps) > 0 })
+	// A SPEND column when some task's turns recorded what they used.
+	spend := slices.ContainsFunc(list, func(t *state.Task) bool { return !t.Spend.IsZero() })
 	// A HOST column when some task runs on another machine.
 	hosts := slices.ContainsFunc(list, func(t *state.Task) bool { return t.Tmux.Host != "" })
 	head := "ID\tPROJECT\t"
@@ -79,6 +81,9 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 	}
 	if overlaps {
 		head += "OVERLAP\t"
+	}
+	if spend {
+		head += "TOKENS\t"
 	}
 	fmt.Fprintln(tw, head+"TASK")
 	now := time.Now()
@@ -93,6 +98,9 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 		}
 		if overlaps {
 			parent += "\t" + overlapCell(t)
+		}
+		if spend {
+			parent += "\t" + t.Spend.Short()
 		}
 		if hosts {
 			proj += "\t" + textutil.OrDash(t.Tmux.Host)
@@ -190,8 +198,17 @@ func (a *app) printStatus(ctx context.Context, env *runner.Env, t *state.Task) {
 	fmt.Fprintf(w, "delivery  %s\n", textutil.OrDash(t.Delivery))
 	// GetTask reconciled already: the state as it is is enough.
 	var msgs []mailbox.Entry
-	if st, err := env.Store.Read(ctx); err == nil {
+	st, _ := env.Store.Read(ctx)
+	if st != nil {
 		msgs, _ = mailbox.InboxOf(st, t.ID)
+	}
+	if !t.Spend.IsZero() {
+		fmt.Fprintf(w, "spend     %s\n", spendLine(t.Spend))
+	}
+	if st != nil {
+		if tree, n := state.TreeSpend(st.TaskList(), t.ID); n > 1 {
+			fmt.Fprintf(w, "tree      %s, in %d tasks (this one and those it dispatched)\n", spendLine(tree), n)
+		}
 	}
 	if len(msgs) > 0 {
 		count := map[string]int{}
@@ -222,7 +239,11 @@ func (a *app) printStatus(ctx context.Context, env *runner.Env, t *state.Task) {
 	if len(t.Turns) > 0 {
 		fmt.Fprintln(w, "turns")
 		for _, tr := range t.Turns {
-			fmt.Fprintf(w, "  %s  %s\n", tr.Time.Local().Format("15:04:05"), tr.Summary)
+			sp := ""
+			if !tr.Spend.IsZero() {
+				sp = "  [" + tr.Spend.String() + "]"
+			}
+			fmt.Fprintf(w, "  %s  %s%s\n", tr.Time.Local().Format("15:04:05"), tr.Summary, sp)
 		}
 	}
 	if t.Question != "" {
@@ -231,6 +252,15 @@ func (a *app) printStatus(ctx context.Context, env *runner.Env, t *state.Task) {
 	if t.ResultTail != "" {
 		fmt.Fprintf(w, "result\n  %s\n", strings.ReplaceAll(t.ResultTail, "\n", "\n  "))
 	}
+}
+
+// spendLine is a spend in status: its tokens, and how many turns it
+// counts.
+func spendLine(sp state.Spend) string {
+	if !sp.Known() {
+		return fmt.Sprintf("unknown (%d turn(s): the agent CLI recorded no usage)", sp.Unknown)
+	}
+	return fmt.Sprintf("%s over %d turn(s)", sp.String(), sp.Turns+sp.Unknown)
 }
 
 // printChanges prints what t changed so far and the tasks that changed the

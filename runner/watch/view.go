@@ -195,6 +195,10 @@ func (m *Model) rowLines(r Row, w int) []string {
 	if t.Branch != "" {
 		rest += " [" + textutil.VisibleLine(t.Branch) + "]"
 	}
+	if !t.Spend.IsZero() {
+		// What its turns used: tokens ("?" when its CLI recorded none).
+		rest = "Σ" + t.Spend.Short() + " " + rest
+	}
 	if r.Queue > 0 {
 		rest = fmt.Sprintf("✉%d ", r.Queue) + rest
 	}

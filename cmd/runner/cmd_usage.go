@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/tasks"
+	"github.com/runner-cli/runner/state"
+	"github.com/spf13/cobra"
+)
+
+// usageOptions are the flags of `runner usage`.
+type usageOptions struct {
+	since, by, project string
+	asJSON             bool
+}
+
+func (a *app) newUsageCmd() *cobra.Command {
+	var o usageOptions
+	cmd := &cobra.Command{
+		Use:   "usage [--since 24h] [--by project|agent|day|task] [--project P] [--json]",
+		Short: "What tasks spent: tokens in, out and cached, and cost where the agent CLI reports it",
+		Long: `Sum what tasks spent, as each agent CLI recorded it for every turn (Claude
+Code's transcript, Codex's session file, Gemini CLI's and Qwen Code's chat
+files, OpenCode's and pi's messages): never estimated from text. A turn whose
+CLI recorded nothing is counted as unknown, not as 0 (UNKNOWN column; "?"
+when no turn of the group is known). COST is shown only where the CLI reports
+one (OpenCode, pi); "≥" marks a sum that lacks some turns' cost.
+
+--since keeps the tasks active in the window (not ended before it); a task
+counts whole. The state keeps finished tasks for its retention
+(runner state --help).`,
+		Args: args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runUsage(cmd.Context(), o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.since, "since", "", "only tasks active from this long ago (24h) or this time (RFC 3339) on")
+	f.StringVar(&o.by, "by", tasks.ByProject, "group by "+strings.Join(tasks.UsageGroupings, ", "))
+	f.StringVar(&o.project, "project", "", "only tasks of this project: a registered name or a directory")
+	a.jsonFlag(cmd, &o.asJSON)
+	return cmd
+}
+
+func (a *app) runUsage(ctx context.Context, o usageOptions) error {
+	opts := tasks.UsageOptions{By: o.by, Project: o.project}
+	if o.since != "" {
+		if d, err := time.ParseDuration(o.since); err == nil && d >= 0 {
+			opts.Since = time.Now().Add(-d)
+		} else if t, err := time.Parse(time.RFC3339, o.since); err == nil {
+			opts.Since = t
+		} else {
+			return exit.Usagef("--since %q: give a duration (24h) or a time (2026-11-27T06:00:00Z)", o.since)
+		}
+	}
+	env, _, err := a.runnerEnv(false)
+	if err != nil {
+		return err
+	}
+	rep, err := tasks.Usage(ctx, env, opts)
+	if err != nil {
+		return err
+	}
+	if o.asJSON {
+		return a.printJSON(rep)
+	}
+	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', tabwriter.AlignRight)
+	head := strings.ToUpper(rep.By)
+	fmt.Fprintf(tw, "%s\tTASKS\tTURNS\tUNKNOWN\tINPUT\tOUTPUT\tCACHED\tTOKENS\tCOST\t\n", head)
+	row := func(key string, tasks int, sp state.Spend) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", key, tasks, sp.Turns, sp.Unknown,
+			known(sp, sp.Input), known(sp, sp.Output), known(sp, sp.Cached), known(sp, sp.Tokens()), cost(sp))
+	}
+	for _, r := range rep.Rows {
+		key := textutil.VisibleLine(r.Key)
+		if r.Text != "" {
+			key += "  " + textutil.VisibleLine(textutil.Headline(r.Text, 40))
+		}
+		row(key, r.Tasks, r.Spend)
+	}
+	row("total", rep.Tasks, rep.Total)
+	return tw.Flush()
+}
+
+// known is n, or "?" when no turn of sp is known.
+func known(sp state.Spend, n int64) string {
+	if !sp.Known() {
+		if sp.Unknown > 0 {
+			return "?"
+		}
+		return "-"
+	}
+	return state.HumanCount(n)
+}
+
+// cost is sp's cost in dollars, "-" when no turn reported one.
+func cost(sp state.Spend) string {
+	if sp.Costed == 0 {
+		return "-"
+	}
+	c := "$" + strconv.FormatFloat(sp.CostUSD, 'f', 4, 64)
+	if sp.Costed < sp.Turns+sp.Unknown {
+		c = "≥" + c
+	}
+	return c
+}
