@@ -82,7 +82,8 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte, 
 	} else {
 		block = map[string]any{"type": "text", "text": rp.text}
 	}
-	usage := map[string]any{"input_tokens": 10, "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+	u := rp.usage()
+	usage := map[string]any{"input_tokens": u.Input, "output_tokens": u.Output, "cache_creation_input_tokens": 0, "cache_read_input_tokens": u.Cached}
 	if !req.Stream {
 		writeJSON(w, map[string]any{
 			"id": id, "type": "message", "role": "assistant", "model": model,
@@ -93,7 +94,8 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte, 
 	e := newSSE(w, r, rec)
 	e.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
 		"id": id, "type": "message", "role": "assistant", "model": model, "content": []any{},
-		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 10, "output_tokens": 1},
+		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": u.Input, "output_tokens": 1,
+			"cache_creation_input_tokens": 0, "cache_read_input_tokens": u.Cached},
 	}})
 	e.event("ping", map[string]any{"type": "ping"})
 	if rp.tool != "" {
@@ -114,6 +116,7 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte, 
 	}
 	e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	e.event("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 10}})
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"input_tokens": u.Input, "output_tokens": u.Output,
+			"cache_creation_input_tokens": 0, "cache_read_input_tokens": u.Cached}})
 	e.event("message_stop", map[string]any{"type": "message_stop"})
 }

@@ -95,7 +95,9 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, body []byte, rec
 	if !sleepCtx(r, rp.turn.Delay) {
 		return
 	}
-	usage := map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 10, "totalTokenCount": 20}
+	u := rp.usage()
+	usage := map[string]any{"promptTokenCount": u.Input + u.Cached, "candidatesTokenCount": u.Output,
+		"totalTokenCount": u.Input + u.Cached + u.Output, "cachedContentTokenCount": u.Cached}
 	cand := func(parts []any, finish string) map[string]any {
 		cd := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
 		if finish != "" {

@@ -48,7 +48,22 @@ type Turn struct {
 	// ChunkDelay is the pause between streamed chunks of Text (one chunk per
 	// word), so streaming is visible on screen.
 	ChunkDelay time.Duration
+	// Usage, if set, is the usage each of the turn's replies reports (in
+	// each API's own fields); otherwise 10 tokens in, 10 out, none cached.
+	Usage *Usage
 }
+
+// Usage is what one reply of the mock says it used: Input tokens not
+// cached, Cached input tokens read from the cache, Output tokens. Each API
+// reports it in its own fields (Anthropic: input_tokens and
+// cache_read_input_tokens apart; OpenAI and Gemini: a prompt count that
+// includes the cached tokens, and the cached count).
+type Usage struct {
+	Input, Output, Cached int64
+}
+
+// defaultUsage is the usage of a reply whose turn sets none.
+var defaultUsage = Usage{Input: 10, Output: 10}
 
 // FileWrite is a tool call that writes Content to Path. Give an absolute
 // Path inside the directory the CLI runs in: Claude Code, Gemini CLI and
@@ -82,6 +97,8 @@ type Request struct {
 	// Reply says what the mock answered: "text: ...", "tool: NAME {...}",
 	// or "status N".
 	Reply string
+	// Usage is the usage the reply reported.
+	Usage Usage
 	// Ended is when the mock began to write the last event of its reply
 	// (for a reply that is no stream, when it was written): the client
 	// cannot have had the whole answer before. (A clock read after the
@@ -397,6 +414,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 func (rec *Request) fill(c conv, rp reply) {
 	rec.Model, rec.Stream, rec.Prompt, rec.Tools, rec.ToolResult = c.model, c.stream, tail(c.prompt, 120), c.tools, c.toolResult
 	rec.Reply = rp.String()
+	rec.Usage = rp.usage()
+}
+
+// usage is what the reply reports it used.
+func (r reply) usage() Usage {
+	if r.turn.Usage != nil {
+		return *r.turn.Usage
+	}
+	return defaultUsage
 }
 
 func modelList() map[string]any {

@@ -98,8 +98,9 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, body []byte, 
 		item = map[string]any{"type": "message", "id": s.nextID("msg_mock_"), "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": rp.text, "annotations": []any{}}}}
 	}
-	usage := map[string]any{"input_tokens": 10, "output_tokens": 10, "total_tokens": 20,
-		"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}
+	u := rp.usage()
+	usage := map[string]any{"input_tokens": u.Input + u.Cached, "output_tokens": u.Output, "total_tokens": u.Input + u.Cached + u.Output,
+		"input_tokens_details": map[string]any{"cached_tokens": u.Cached}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}
 	resp := func(status string, output []any) map[string]any {
 		m := map[string]any{"id": respID, "object": "response", "created_at": time.Now().Unix(), "status": status,
 			"model": req.Model, "output": output}
@@ -192,7 +193,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte, rec *
 		toolCall = map[string]any{"index": 0, "id": s.nextID("call_mock_"), "type": "function",
 			"function": map[string]any{"name": rp.tool, "arguments": string(rp.args)}}
 	}
-	usage := map[string]any{"prompt_tokens": 10, "completion_tokens": 10, "total_tokens": 20}
+	u := rp.usage()
+	usage := map[string]any{"prompt_tokens": u.Input + u.Cached, "completion_tokens": u.Output, "total_tokens": u.Input + u.Cached + u.Output,
+		"prompt_tokens_details": map[string]any{"cached_tokens": u.Cached}}
 	if !req.Stream {
 		msg := map[string]any{"role": "assistant", "content": rp.text}
 		if toolCall != nil {

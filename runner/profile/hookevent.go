@@ -44,6 +44,9 @@ type HookEvent struct {
 	// (transcript_path), where TurnUsage reads it for the others.
 	Usage      *Usage
 	Transcript string
+	// Turn is the agent's own id of the turn, when the payload names it
+	// (Codex's turn-id).
+	Turn string
 }
 
 // LateAnswer reads the answer to the prompt whose first line holds sig
@@ -104,6 +107,7 @@ func ParseHookEvent(line string) (ev HookEvent, ok bool) {
 		ev.Usage = usageFromPayload(raw)
 	}
 	ev.Transcript, _ = str("transcript_path")
+	ev.Turn, _ = str("turn-id", "turn_id")
 	if tp, has := str("transcript_path"); has && ev.Name == "AfterAgent" {
 		// Gemini CLI 0.61's prompt_response repeats the streamed chunks
 		// after the answer; the chat file it names has the answer whole.

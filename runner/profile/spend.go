@@ -65,34 +65,58 @@ const spendWindow = 16 << 20
 // TurnUsage reads what the turn that ev ended used, from the record p's
 // Spend names; sig is a piece of the turn's prompt (its first line), ""
 // for the last turn. ok is false when the CLI recorded nothing the runner
-// can read (then the turn's spend is unknown). env looks up the agent's
-// environment (HOME, CODEX_HOME).
-func TurnUsage(p *Profile, ev HookEvent, sig string, env func(string) string) (u Usage, ok bool) {
+// can read (then the turn's spend is unknown); complete is false while the
+// record does not have the turn's end yet (its answer, as the hook gave
+// it: some CLIs run their hook before they write the record), so the
+// caller reads again a little later. env looks up the agent's environment
+// (HOME, CODEX_HOME).
+func TurnUsage(p *Profile, ev HookEvent, sig string, env func(string) string) (u Usage, ok, complete bool) {
 	if ev.Usage != nil {
-		return *ev.Usage, true
+		return *ev.Usage, true, true
 	}
 	if p == nil {
-		return Usage{}, false
+		return Usage{}, false, true
 	}
+	var t turnRecord
 	switch p.Spend {
 	case SpendClaude:
 		if ev.Transcript != "" {
-			return claudeUsage(ev.Transcript, sig)
+			t = claudeUsage(ev.Transcript, sig)
 		}
 	case SpendCodex:
 		if f := codexRollout(ev.Session, env); f != "" {
-			return codexUsage(f, sig)
+			t = codexUsage(f, ev.Turn, sig)
 		}
 	case SpendGemini:
 		if ev.Transcript != "" {
-			return geminiUsage(ev.Transcript, sig)
+			t = geminiUsage(ev.Transcript, sig)
 		}
 	case SpendQwen:
 		if f := qwenChat(ev, env); f != "" {
-			return qwenUsage(f, sig)
+			t = qwenUsage(f, sig)
 		}
+	default:
+		return Usage{}, false, true
 	}
-	return Usage{}, false
+	complete = t.ended || !ev.HasAnswer || answerIn(t.last, ev.Answer)
+	return t.usage, t.ok, complete
+}
+
+// turnRecord is what a session file tells of one turn: its spend (ok: the
+// turn and some usage were found), the text of its last answer, and
+// whether the file marks the turn's end.
+type turnRecord struct {
+	usage Usage
+	ok    bool
+	last  string
+	ended bool
+}
+
+// answerIn reports whether a record's last answer is the hook's: the
+// first line of the hook's answer is in it.
+func answerIn(last, answer string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(answer), "\n")
+	return strings.Contains(normalizeSpace(last), normalizeSpace(first))
 }
 
 // usageFromPayload reads a hook payload's "usage" object (Anthropic's
@@ -127,10 +151,10 @@ func promptMatches(text, sig string) bool {
 // content block, each line with the message's usage so far: the last line
 // of a message id counts. Tool results are user lines too; they do not
 // start a turn.
-func claudeUsage(path, sig string) (Usage, bool) {
+func claudeUsage(path, sig string) (out turnRecord) {
 	sc, done, err := tailLines(path, spendWindow)
 	if err != nil {
-		return Usage{}, false
+		return out
 	}
 	defer done()
 	type usage struct {
@@ -145,50 +169,53 @@ func claudeUsage(path, sig string) (Usage, bool) {
 		started bool
 	)
 	for sc.Scan() {
-		var rec struct {
+		var line struct {
 			Type      string `json:"type"`
 			Sidechain bool   `json:"isSidechain"`
 			Message   struct {
-				ID      string          `json:"id"`
-				Content json.RawMessage `json:"content"`
-				Usage   *usage          `json:"usage"`
+				ID         string          `json:"id"`
+				Content    json.RawMessage `json:"content"`
+				StopReason string          `json:"stop_reason"`
+				Usage      *usage          `json:"usage"`
 			} `json:"message"`
 		}
-		if json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &rec) != nil || rec.Sidechain {
+		if json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &line) != nil || line.Sidechain {
 			continue
 		}
-		switch rec.Type {
+		switch line.Type {
 		case "user":
-			if text, isPrompt := claudePromptText(rec.Message.Content); isPrompt && promptMatches(text, sig) {
-				order, byID, started = nil, map[string]usage{}, true
+			if text, isPrompt := claudePromptText(line.Message.Content); isPrompt && promptMatches(text, sig) {
+				order, byID, started, out.last, out.ended = nil, map[string]usage{}, true, "", false
 			}
 		case "assistant":
-			if !started || rec.Message.Usage == nil {
+			if !started || line.Message.Usage == nil {
 				continue
 			}
-			id := rec.Message.ID
+			if text, isText := claudePromptText(line.Message.Content); isText {
+				out.last = text
+			}
+			out.ended = line.Message.StopReason == "end_turn"
+			id := line.Message.ID
 			if id == "" {
 				id = "line " + strconv.Itoa(len(order))
 			}
 			if _, seen := byID[id]; !seen {
 				order = append(order, id)
 			}
-			byID[id] = *rec.Message.Usage
+			byID[id] = *line.Message.Usage
 		}
 	}
-	if !started || len(order) == 0 {
-		return Usage{}, false
-	}
-	var u Usage
 	for _, id := range order {
 		x := byID[id]
-		u.add(Usage{Input: x.Input, Output: x.Output, Cached: x.CacheRead + x.CacheCreate})
+		out.usage.add(Usage{Input: x.Input, Output: x.Output, Cached: x.CacheRead + x.CacheCreate})
 	}
-	return u, true
+	out.ok = started && len(order) > 0
+	return out
 }
 
-// claudePromptText is the text of a Claude Code user line, and whether it
-// is a prompt (a string, or text blocks) rather than tool results.
+// claudePromptText is the text of a Claude Code message's content, and
+// whether it has text (a string, or text blocks) rather than tool results
+// or tool calls alone.
 func claudePromptText(raw json.RawMessage) (string, bool) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
@@ -202,17 +229,17 @@ func claudePromptText(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	var b strings.Builder
-	prompt := false
+	text := false
 	for _, bl := range blocks {
 		switch bl.Type {
 		case "text":
 			b.WriteString(bl.Text)
-			prompt = true
+			text = true
 		case "tool_result":
 			return "", false
 		}
 	}
-	return b.String(), prompt
+	return b.String(), text
 }
 
 // codexRollout finds the rollout file of Codex thread id under
@@ -237,12 +264,14 @@ func codexRollout(id string, env func(string) string) string {
 }
 
 // codexUsage is a turn's spend from a Codex rollout file: the thread's
-// running total (token_count events' total_token_usage) at the end, less
-// the total before the last user_message that holds sig.
-func codexUsage(path, sig string) (Usage, bool) {
+// running total (token_count events' total_token_usage) at the turn's end,
+// less the total before it began. The turn is the notify payload's turn
+// id (its task_started event), else the last user message that holds sig
+// (a user_message event, or a user message item).
+func codexUsage(path, turn, sig string) (out turnRecord) {
 	sc, done, err := tailLines(path, spendWindow)
 	if err != nil {
-		return Usage{}, false
+		return out
 	}
 	defer done()
 	type total struct {
@@ -252,47 +281,91 @@ func codexUsage(path, sig string) (Usage, bool) {
 	}
 	var last, before total
 	started, counted := false, false
+	begin := func() { before, started, counted, out.last, out.ended = last, true, false, "", false }
 	for sc.Scan() {
-		var rec struct {
+		var line struct {
 			Type    string `json:"type"`
 			Payload struct {
-				Type    string `json:"type"`
-				Message string `json:"message"`
+				Type    string          `json:"type"`
+				Role    string          `json:"role"`
+				TurnID  string          `json:"turn_id"`
+				Message string          `json:"message"`
+				Content json.RawMessage `json:"content"`
+				Last    *string         `json:"last_agent_message"`
 				Info    *struct {
 					Total total `json:"total_token_usage"`
 				} `json:"info"`
 			} `json:"payload"`
 		}
-		if json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &rec) != nil || rec.Type != "event_msg" {
+		if json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &line) != nil {
 			continue
 		}
-		switch rec.Payload.Type {
-		case "user_message":
-			if promptMatches(rec.Payload.Message, sig) {
-				before, started, counted = last, true, false
+		pl := line.Payload
+		switch {
+		case line.Type == "event_msg" && pl.Type == "task_started":
+			if turn != "" && pl.TurnID == turn {
+				begin()
 			}
-		case "token_count":
-			if rec.Payload.Info != nil {
-				last = rec.Payload.Info.Total
+		case line.Type == "event_msg" && pl.Type == "user_message":
+			if turn == "" && promptMatches(pl.Message, sig) {
+				begin()
+			}
+		case line.Type == "response_item" && pl.Type == "message" && pl.Role == "user":
+			if turn == "" && sig != "" && promptMatches(codexText(pl.Content), sig) {
+				begin()
+			}
+		case line.Type == "response_item" && pl.Type == "message" && pl.Role == "assistant":
+			if started {
+				out.last = codexText(pl.Content)
+			}
+		case line.Type == "event_msg" && pl.Type == "token_count":
+			if pl.Info != nil {
+				last = pl.Info.Total
 				counted = counted || started
+			}
+		case line.Type == "event_msg" && pl.Type == "task_complete":
+			if started && (turn == "" || pl.TurnID == turn) {
+				out.ended = true
+				if pl.Last != nil {
+					out.last = *pl.Last
+				}
 			}
 		}
 	}
 	if !started || !counted {
-		return Usage{}, false
+		return out
 	}
-	in := (last.Input - last.Cached) - (before.Input - before.Cached)
-	return Usage{Input: in, Cached: last.Cached - before.Cached, Output: last.Output - before.Output}, true
+	out.usage = Usage{Input: (last.Input - last.Cached) - (before.Input - before.Cached),
+		Cached: last.Cached - before.Cached, Output: last.Output - before.Output}
+	out.ok = true
+	return out
+}
+
+// codexText is the text of a Codex message item's content parts
+// (input_text, output_text).
+func codexText(raw json.RawMessage) string {
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
 }
 
 // geminiUsage sums the tokens of the "gemini" records after the last
-// "user" record that holds sig in a Gemini CLI chat file. A record's
-// input counts its cached tokens, which are taken out; thoughts are
-// output, tool-use prompt tokens input.
-func geminiUsage(path, sig string) (Usage, bool) {
+// "user" record that holds sig in a Gemini CLI chat file (a record
+// rewritten as it streams counts once, by its id). A record's input counts
+// its cached tokens, which are taken out; thoughts are output, tool-use
+// prompt tokens input.
+func geminiUsage(path, sig string) (out turnRecord) {
 	sc, done, err := tailLines(path, spendWindow)
 	if err != nil {
-		return Usage{}, false
+		return out
 	}
 	defer done()
 	type tokens struct {
@@ -308,39 +381,42 @@ func geminiUsage(path, sig string) (Usage, bool) {
 		started bool
 	)
 	for sc.Scan() {
-		var rec struct {
+		var line struct {
 			ID      string          `json:"id"`
 			Type    string          `json:"type"`
 			Content json.RawMessage `json:"content"`
 			Tokens  *tokens         `json:"tokens"`
 		}
-		if json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &rec) != nil {
+		if json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &line) != nil {
 			continue
 		}
-		switch rec.Type {
+		switch line.Type {
 		case "user":
-			if promptMatches(chatText(rec.Content), sig) {
-				order, byID, started = nil, map[string]tokens{}, true
+			if promptMatches(chatText(line.Content), sig) {
+				order, byID, started, out.last = nil, map[string]tokens{}, true, ""
 			}
 		case "gemini":
-			if !started || rec.Tokens == nil {
+			if !started {
 				continue
 			}
-			if _, seen := byID[rec.ID]; !seen {
-				order = append(order, rec.ID)
+			if text := chatText(line.Content); strings.TrimSpace(text) != "" {
+				out.last = text
 			}
-			byID[rec.ID] = *rec.Tokens
+			if line.Tokens == nil {
+				continue
+			}
+			if _, seen := byID[line.ID]; !seen {
+				order = append(order, line.ID)
+			}
+			byID[line.ID] = *line.Tokens
 		}
 	}
-	if !started || len(order) == 0 {
-		return Usage{}, false
-	}
-	var u Usage
 	for _, id := range order {
 		t := byID[id]
-		u.add(Usage{Input: t.Input - t.Cached + t.Tool, Cached: t.Cached, Output: t.Output + t.Thoughts})
+		out.usage.add(Usage{Input: t.Input - t.Cached + t.Tool, Cached: t.Cached, Output: t.Output + t.Thoughts})
 	}
-	return u, true
+	out.ok = started && len(order) > 0
+	return out
 }
 
 // qwenChat is the chat file of a Qwen Code session: the payload's
@@ -365,16 +441,15 @@ func qwenChat(ev HookEvent, env func(string) string) string {
 // "user"|"assistant"|"tool_result"|"system", "message": {"parts": …},
 // "usageMetadata": {promptTokenCount, candidatesTokenCount,
 // cachedContentTokenCount, thoughtsTokenCount}}).
-func qwenUsage(path, sig string) (Usage, bool) {
+func qwenUsage(path, sig string) (out turnRecord) {
 	sc, done, err := tailLines(path, spendWindow)
 	if err != nil {
-		return Usage{}, false
+		return out
 	}
 	defer done()
-	var u Usage
-	started, counted := false, false
+	started := false
 	for sc.Scan() {
-		var rec struct {
+		var line struct {
 			Type    string `json:"type"`
 			Message struct {
 				Parts json.RawMessage `json:"parts"`
@@ -386,21 +461,26 @@ func qwenUsage(path, sig string) (Usage, bool) {
 				Thoughts   int64 `json:"thoughtsTokenCount"`
 			} `json:"usageMetadata"`
 		}
-		if json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &rec) != nil {
+		if json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &line) != nil {
 			continue
 		}
-		switch rec.Type {
+		switch line.Type {
 		case "user":
-			if promptMatches(chatText(rec.Message.Parts), sig) {
-				u, started, counted = Usage{}, true, false
+			if promptMatches(chatText(line.Message.Parts), sig) {
+				out, started = turnRecord{}, true
 			}
 		case "assistant":
-			if started && rec.Usage != nil {
-				x := rec.Usage
-				u.add(Usage{Input: x.Prompt - x.Cached, Cached: x.Cached, Output: x.Candidates + x.Thoughts})
-				counted = true
+			if !started {
+				continue
+			}
+			if text := chatText(line.Message.Parts); strings.TrimSpace(text) != "" {
+				out.last = text
+			}
+			if x := line.Usage; x != nil {
+				out.usage.add(Usage{Input: x.Prompt - x.Cached, Cached: x.Cached, Output: x.Candidates + x.Thoughts})
+				out.ok = true
 			}
 		}
 	}
-	return u, started && counted
+	return out
 }

@@ -39,7 +39,7 @@ func (s *Supervisor) ReadTurnEnd(ctx context.Context, o Outcome) TurnText {
 		tt.Spend = state.UnknownTurn // a turn was delivered: known below, or unknown
 	}
 	if h := o.Obs.Hook; h != nil {
-		tt.Spend = s.turnSpend(*h)
+		tt.Spend = s.turnSpend(ctx, *h)
 		tt.Answer, tt.Session = strings.TrimSpace(h.Answer), h.Session
 		if tt.Answer == "" && h.AnswerFile != "" {
 			tt.Answer = lateAnswer(ctx, *h, s.sig)
@@ -63,15 +63,27 @@ func (s *Supervisor) ReadTurnEnd(ctx context.Context, o Outcome) TurnText {
 }
 
 // turnSpend reads what the turn ev ended used from the agent CLI's own
-// record; state.UnknownTurn when there is none.
-func (s *Supervisor) turnSpend(ev profile.HookEvent) state.Spend {
+// record; state.UnknownTurn when there is none. A CLI that runs its hook
+// before it writes the turn's end to its record (Claude Code, Qwen Code at
+// times) is read again, for up to spendWait, until the record has it.
+func (s *Supervisor) turnSpend(ctx context.Context, ev profile.HookEvent) state.Spend {
 	env := s.AgentEnv
 	if env == nil {
 		env = func(string) string { return "" }
 		ev.Transcript = "" // a path on the task's host
 	}
-	u, ok := profile.TurnUsage(s.Profile, ev, s.sig, env)
-	if !ok {
+	var (
+		u            profile.Usage
+		ok, complete bool
+	)
+	for deadline := time.Now().Add(spendWait); ; {
+		u, ok, complete = profile.TurnUsage(s.Profile, ev, s.sig, env)
+		if complete || time.Now().After(deadline) || ctxtime.Sleep(ctx, 25*time.Millisecond) != nil {
+			break
+		}
+	}
+	if !ok || !complete {
+		// A record without the turn's end would undercount: unknown.
 		return state.UnknownTurn
 	}
 	sp := state.Spend{Input: u.Input, Output: u.Output, Cached: u.Cached, Turns: 1}
@@ -80,6 +92,9 @@ func (s *Supervisor) turnSpend(ev profile.HookEvent) state.Spend {
 	}
 	return sp
 }
+
+// spendWait bounds turnSpend's wait for the turn's end in the CLI's record.
+const spendWait = 3 * time.Second
 
 // ResultTail is what the record keeps of the turn's end: the last 20
 // lines of the agent's own answer, else of the screen.

@@ -1,0 +1,150 @@
+package profile
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeLines writes the JSON lines to a file in a temporary directory.
+func writeLines(t *testing.T, name string, lines ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// claudeTurn is a Claude Code transcript of two turns, shaped as 2.1.197
+// writes them: the second has a tool call (its message written on two
+// lines, one per content block) and an answer.
+var claudeTurn = []string{
+	`{"type":"user","message":{"role":"user","content":"first prompt"},"isSidechain":false}`,
+	`{"type":"assistant","message":{"id":"msg_1","content":[{"type":"text","text":"first answer"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":5,"cache_read_input_tokens":0,"cache_creation_input_tokens":0}}}`,
+	`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"<system-reminder>x</system-reminder> please do the SPEND-ONE now"}]}}`,
+	`{"type":"assistant","message":{"id":"msg_2","content":[{"type":"thinking","thinking":"hm"}],"stop_reason":null,"usage":{"input_tokens":1234,"output_tokens":1,"cache_read_input_tokens":789,"cache_creation_input_tokens":0}}}`,
+	`{"type":"assistant","message":{"id":"msg_2","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}],"stop_reason":"tool_use","usage":{"input_tokens":1234,"output_tokens":56,"cache_read_input_tokens":789,"cache_creation_input_tokens":0}}}`,
+	`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_1","type":"tool_result","content":"ok"}]}}`,
+	`{"type":"assistant","isSidechain":true,"message":{"id":"msg_side","content":[{"type":"text","text":"sub"}],"usage":{"input_tokens":999,"output_tokens":999}}}`,
+	`{"type":"assistant","message":{"id":"msg_3","content":[{"type":"text","text":"SPEND-ONE-DONE"}],"stop_reason":"end_turn","usage":{"input_tokens":1234,"output_tokens":56,"cache_read_input_tokens":789,"cache_creation_input_tokens":11}}}`,
+}
+
+// codexTurn is a Codex 0.169 rollout file: a turn told by its id, with a
+// token count before it (an earlier turn's) and two during it.
+var codexTurn = []string{
+	`{"type":"session_meta","payload":{"id":"th-1"}}`,
+	`{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":100,"cached_input_tokens":40,"output_tokens":7}}}}`,
+	`{"type":"event_msg","payload":{"type":"task_complete","turn_id":"turn-0","last_agent_message":"old"}}`,
+	`{"type":"event_msg","payload":{"type":"task_started","turn_id":"turn-1"}}`,
+	`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"please do the SPEND-ONE now"}]}}`,
+	`{"type":"event_msg","payload":{"type":"token_count","info":null}}`,
+	`{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":2123,"cached_input_tokens":829,"output_tokens":63}}}}`,
+	`{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"SPEND-ONE-DONE"}]}}`,
+	`{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":4146,"cached_input_tokens":1618,"output_tokens":119}}}}`,
+	`{"type":"event_msg","payload":{"type":"task_complete","turn_id":"turn-1","last_agent_message":"SPEND-ONE-DONE"}}`,
+}
+
+// qwenTurn is a Qwen Code 0.15 chat file: a turn with a tool call, its
+// result, and the answer.
+var qwenTurn = []string{
+	`{"type":"user","message":{"role":"user","parts":[{"text":"earlier"}]}}`,
+	`{"type":"assistant","message":{"role":"model","parts":[{"text":"old"}]},"usageMetadata":{"promptTokenCount":50,"candidatesTokenCount":5}}`,
+	`{"type":"user","message":{"role":"user","parts":[{"text":"please do the SPEND-ONE now"}]}}`,
+	`{"type":"system","subtype":"ui_telemetry"}`,
+	`{"type":"assistant","message":{"role":"model","parts":[{"functionCall":{"name":"run_shell_command"}}]},"usageMetadata":{"promptTokenCount":2023,"candidatesTokenCount":56,"cachedContentTokenCount":789,"thoughtsTokenCount":4}}`,
+	`{"type":"tool_result","message":{"role":"user","parts":[{"functionResponse":{"name":"run_shell_command"}}]}}`,
+	`{"type":"assistant","message":{"role":"model","parts":[{"text":"SPEND-ONE-DONE"}]},"usageMetadata":{"promptTokenCount":2023,"candidatesTokenCount":56,"cachedContentTokenCount":789}}`,
+}
+
+func TestTurnUsage(t *testing.T) {
+	home := t.TempDir()
+	rollout := filepath.Join(home, ".codex", "sessions", "2026", "11", "27", "rollout-2026-11-27T07-56-14-th-1.jsonl")
+	if err := os.MkdirAll(filepath.Dir(rollout), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(rollout, []byte(strings.Join(codexTurn, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	claude := writeLines(t, "claude.jsonl", claudeTurn...)
+	claudeCut := writeLines(t, "claude-cut.jsonl", claudeTurn[:6]...)
+	qwen := writeLines(t, "qwen.jsonl", qwenTurn...)
+	tests := []struct {
+		name         string
+		spend        string
+		ev           HookEvent
+		sig          string
+		want         Usage
+		ok, complete bool
+	}{
+		{"claude: per message id, the last line; sidechains left out", SpendClaude,
+			HookEvent{Transcript: claude, Answer: "SPEND-ONE-DONE", HasAnswer: true}, "please do the SPEND-ONE",
+			Usage{Input: 2468, Output: 112, Cached: 1589}, true, true},
+		{"claude: the answer not written yet", SpendClaude,
+			HookEvent{Transcript: claudeCut, Answer: "SPEND-ONE-DONE", HasAnswer: true}, "please do the SPEND-ONE",
+			Usage{Input: 1234, Output: 56, Cached: 789}, true, false},
+		{"claude: the last turn without a signature", SpendClaude,
+			HookEvent{Transcript: claude}, "", Usage{Input: 2468, Output: 112, Cached: 1589}, true, true},
+		{"claude: no such prompt", SpendClaude,
+			HookEvent{Transcript: claude}, "another prompt", Usage{}, false, true},
+		{"claude: no transcript", SpendClaude, HookEvent{Transcript: filepath.Join(home, "none")}, "", Usage{}, false, true},
+		{"codex: by turn id, the total's difference", SpendCodex,
+			HookEvent{Session: "th-1", Turn: "turn-1", Answer: "SPEND-ONE-DONE", HasAnswer: true}, "please do",
+			Usage{Input: 4146 - 1618 - 60, Cached: 1618 - 40, Output: 112}, true, true},
+		{"codex: by prompt, without a turn id", SpendCodex,
+			HookEvent{Session: "th-1"}, "please do the SPEND-ONE", Usage{Input: 4146 - 1618 - 60, Cached: 1618 - 40, Output: 112}, true, true},
+		{"codex: an unknown thread", SpendCodex, HookEvent{Session: "th-9", Turn: "turn-1"}, "", Usage{}, false, true},
+		{"codex: a thread id that is a pattern", SpendCodex, HookEvent{Session: "*", Turn: "turn-1"}, "", Usage{}, false, true},
+		{"gemini: the chat file's tokens", SpendGemini,
+			HookEvent{Transcript: filepath.Join("testdata", "gemini-chat.jsonl")}, "please do the ANSWER-TASK", Usage{Input: 10, Output: 10}, true, true},
+		{"qwen: usageMetadata, cached and thoughts", SpendQwen,
+			HookEvent{Transcript: qwen, Answer: "SPEND-ONE-DONE", HasAnswer: true}, "please do the SPEND-ONE",
+			Usage{Input: 2 * (2023 - 789), Cached: 2 * 789, Output: 112 + 4}, true, true},
+		{"qwen: the answer not written yet", SpendQwen,
+			HookEvent{Transcript: qwen, Answer: "ANOTHER ANSWER", HasAnswer: true}, "please do the SPEND-ONE",
+			Usage{Input: 2 * (2023 - 789), Cached: 2 * 789, Output: 112 + 4}, true, false},
+		{"no record named", "", HookEvent{Transcript: claude}, "", Usage{}, false, true},
+		{"the payload's own usage wins", SpendClaude,
+			HookEvent{Transcript: claude, Usage: &Usage{Input: 1, Output: 2, CostUSD: 0.5, HasCost: true}}, "",
+			Usage{Input: 1, Output: 2, CostUSD: 0.5, HasCost: true}, true, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := &Profile{Name: "x", Spend: tc.spend}
+			got, ok, complete := TurnUsage(p, tc.ev, tc.sig, env)
+			if got != tc.want || ok != tc.ok || complete != tc.complete {
+				t.Errorf("TurnUsage = %+v, ok %v, complete %v; want %+v, %v, %v", got, ok, complete, tc.want, tc.ok, tc.complete)
+			}
+		})
+	}
+}
+
+func TestHookEventUsage(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want *Usage
+	}{
+		{`{"hook_event_name":"Stop","usage":{"input_tokens":100,"output_tokens":20,"cache_read_input_tokens":5,"cache_creation_input_tokens":2,"cost_usd":0.25}}`,
+			&Usage{Input: 100, Output: 20, Cached: 7, CostUSD: 0.25, HasCost: true}},
+		{`{"hook_event_name":"Stop","usage":{"input_tokens":100,"output_tokens":20}}`, &Usage{Input: 100, Output: 20}},
+		{`{"hook_event_name":"Stop","usage":{"input_tokens":100}}`, nil}, // no output count: not a usage
+		{`{"hook_event_name":"Stop","usage":"lots"}`, nil},
+		{`{"hook_event_name":"Stop"}`, nil},
+	} {
+		ev, ok := ParseHookEvent(tc.line)
+		if !ok || (ev.Usage == nil) != (tc.want == nil) || ev.Usage != nil && *ev.Usage != *tc.want {
+			t.Errorf("ParseHookEvent(%s).Usage = %+v, want %+v", tc.line, ev.Usage, tc.want)
+		}
+	}
+	ev, _ := ParseHookEvent(`{"type":"agent-turn-complete","thread-id":"th","turn-id":"tu"}`)
+	if ev.Turn != "tu" || ev.Session != "th" {
+		t.Errorf("Codex's payload: turn %q, session %q", ev.Turn, ev.Session)
+	}
+}
