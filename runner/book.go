@@ -58,7 +58,7 @@ func (b *taskBook) Prompt(ctx context.Context, text string, first bool) (string,
 	if t == nil {
 		return "", nil, fmt.Errorf("task %s: %w", b.id, state.ErrTaskNotFound)
 	}
-	if why := overBudget(st, b.id, maxTurnsOf); why != "" {
+	if why, _ := overBudget(st, b.id, budgetOf, false); why != "" {
 		return "", nil, &supervisor.Ended{Outcome: supervisor.Outcome{Status: state.StatusFailed, Reason: why}}
 	}
 	payload := text
@@ -85,8 +85,10 @@ func (b *taskBook) Pending(ctx context.Context) int {
 func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervisor.TurnText, takeQueue bool) (more int, final *state.Task) {
 	env := b.env
 	var dropped []*state.Message
+	var stop []budgetStop
+	turn := o
 	_ = env.Record().UpdateDurably(ctx, "task "+b.id+": the end of the turn ("+string(o.Status)+")", func(st *state.State) error {
-		more, final, dropped = 0, nil, nil
+		more, final, dropped, stop, o = 0, nil, nil, nil, turn
 		t := st.Task(b.id)
 		if t == nil || t.Status.IsTerminal() {
 			return nil // a cancel from another process wins
@@ -102,6 +104,14 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 		default:
 			t.Spend = t.Spend.Add(tt.Spend)
 		}
+		if o.Status == state.StatusDone {
+			// The turn's spend reached a budget of the task's tree: the
+			// task ends, and so do the turns running in that tree.
+			if why, root := overBudget(st, b.id, budgetOf, true); why != "" {
+				o.Status, o.Reason = state.StatusFailed, why
+				stop = liveInTree(st, root, b.id)
+			}
+		}
 		if o.Status == state.StatusDone && takeQueue {
 			if more = len(st.MessagesFor(b.id, state.MessagePending)); more > 0 {
 				return t.SetStatus(state.StatusReady, env.Time(), fmt.Sprintf("turn done (%s); %d message(s) to deliver", o.Reason, more))
@@ -116,6 +126,7 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 		return err
 	})
 	env.Record().JournalDropped(ctx, dropped)
+	stopForBudget(ctx, env, stop)
 	if more > 0 {
 		final = nil
 	}

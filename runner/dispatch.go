@@ -39,6 +39,11 @@ type DispatchRequest struct {
 	// MaxTurns maps a project (or "*") to its tasks' turn budget (config
 	// max_turns), for a dispatch whose settings name none.
 	MaxTurns map[string]int
+	// BudgetTokens and BudgetUSD map a project (or "*") to its tasks'
+	// token and dollar budgets (config budget_tokens, budget_usd), for a
+	// dispatch whose settings name none.
+	BudgetTokens map[string]int64
+	BudgetUSD    map[string]float64
 	// Setup maps a project (or "*") to its worktree set-up (config
 	// worktree_setup).
 	Setup    map[string]*config.WorktreeSetup
@@ -87,6 +92,9 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	}
 	plan, err := planDispatch(ctx, env, &req)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckBudgetAgent(req.Settings.Budget(), prof); err != nil {
 		return nil, err
 	}
 	project, dir, after := plan.project, plan.dir, plan.after

@@ -59,11 +59,13 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 	p.project, p.dir, p.host = place.Project, place.Dir, place.Host
 	p.setup = req.worktreePlan(p.project)
 	if req.Settings.MaxTurns == 0 {
-		n, ok := req.MaxTurns[p.project]
-		if !ok {
-			n = req.MaxTurns["*"]
-		}
-		req.Settings.MaxTurns = n
+		req.Settings.MaxTurns = forProject(req.MaxTurns, p.project)
+	}
+	if req.Settings.BudgetTokens == 0 {
+		req.Settings.BudgetTokens = forProject(req.BudgetTokens, p.project)
+	}
+	if req.Settings.BudgetUSD == 0 {
+		req.Settings.BudgetUSD = forProject(req.BudgetUSD, p.project)
 	}
 	if p.lin, err = dispatchLineage(ctx, env, st, *req); err != nil {
 		return p, err
@@ -137,6 +139,14 @@ func (req *DispatchRequest) worktreePlan(project string) *config.WorktreeSetup {
 		setup = req.Setup["*"]
 	}
 	return setup
+}
+
+// forProject is a config map's entry for project, else its "*" entry.
+func forProject[V any](m map[string]V, project string) V {
+	if v, ok := m[project]; ok {
+		return v
+	}
+	return m["*"]
 }
 
 // prepareAgent checks a dispatch's text, agent and options before anything

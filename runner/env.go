@@ -98,6 +98,12 @@ type RunSettings struct {
 	// max_turns): the prompts delivered to it and to the tasks under it,
 	// together; 0 is none.
 	MaxTurns int `json:"max_turns,omitempty"`
+	// BudgetTokens and BudgetUSD are the task's token and dollar budgets
+	// (dispatch --budget-tokens, --budget-usd; config budget_tokens,
+	// budget_usd): what it and the tasks under it used, as their CLIs
+	// recorded it; 0 is none.
+	BudgetTokens int64   `json:"budget_tokens,omitempty"`
+	BudgetUSD    float64 `json:"budget_usd,omitempty"`
 	// Start is how to start the agent; Dispatch fills it in.
 	Start *StartSpec `json:"start,omitempty"`
 }

@@ -172,12 +172,12 @@ func reopen(ctx context.Context, env *Env, t *state.Task, set RunSettings, text 
 			return exit.Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
 		}
 		// Past its budget: no further turn; the task ends so.
-		over = overBudget(s, t.ID, func(y *state.Task) int {
+		over, _ = overBudget(s, t.ID, func(y *state.Task) Budget {
 			if y.ID == t.ID {
-				return set.MaxTurns
+				return set.Budget()
 			}
-			return maxTurnsOf(y)
-		})
+			return budgetOf(y)
+		}, false)
 		if over != "" {
 			x.SupervisorPID, x.SupervisorStart = 0, ""
 			return x.SetStatus(state.StatusFailed, env.Time(), over)
@@ -194,7 +194,7 @@ func reopen(ctx context.Context, env *Env, t *state.Task, set RunSettings, text 
 		return nil
 	})
 	if err == nil && over != "" {
-		err = fmt.Errorf("task %s: %s (raise it: runner send %s --max-turns N): %w", t.ID, over, t.ID, exit.ErrBudget)
+		err = fmt.Errorf("task %s: %s (raise it: runner send %s --max-turns N, --budget-tokens N or --budget-usd X): %w", t.ID, over, t.ID, exit.ErrBudget)
 	}
 	return err
 }

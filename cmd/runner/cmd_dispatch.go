@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -29,6 +30,8 @@ type dispatchOptions struct {
 	sandbox, sandboxSet                                   bool
 	overlapMessages, overlapSet                           bool
 	maxTurns                                              int
+	budgetTokens                                          int64
+	budgetUSD                                             float64
 	waitLock, commit, commitBranch, commitAll, noHook     bool
 	asJSON, printAnswer                                   bool
 	timeout, readyTimeout, settle, idle                   time.Duration
@@ -105,6 +108,8 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
 	fl.BoolVar(&f.noHook, "no-hook", false, "do not install the agent's turn-end hook; detect from the screen only")
 	fl.DurationVar(&f.settle, "settle", 0, "how long a finished screen must hold before the turn counts as done (default: config)")
 	fl.DurationVar(&f.idle, "idle", 0, "for agents without screen markers: quiet time that counts as done (default: config)")
+	fl.Int64Var(&f.budgetTokens, "budget-tokens", 0, "end the task failed (exit 6) once it and its child tasks used N tokens (input, cached and output, as the agents' CLIs recorded them; default: config budget_tokens)")
+	fl.Float64Var(&f.budgetUSD, "budget-usd", 0, "end the task failed (exit 6) once it and its child tasks cost X dollars, as the agents' CLIs reported it (OpenCode, pi; default: config budget_usd)")
 	fl.IntVar(&f.maxTurns, "max-turns", 0, "end the task failed (exit 6) rather than deliver a turn past N, counting its child tasks' turns (default: config max_turns)")
 	fl.BoolVar(&f.overlapMessages, "overlap-messages", true, "tell the agent when another task changes files it changed (default: config overlap_messages)")
 	fl.StringVar(&f.awareness, "awareness", "", "tell the agent about other tasks: project, all or off (default: config)")
@@ -197,10 +202,17 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 		return exit.Usagef("--max-turns %d: give a count of turns", f.maxTurns)
 	}
 	set.MaxTurns = f.maxTurns // 0: the config's for the project, once resolved
+	if f.budgetTokens < 0 {
+		return exit.Usagef("--budget-tokens %d: give a count of tokens", f.budgetTokens)
+	}
+	if f.budgetUSD < 0 || math.IsNaN(f.budgetUSD) || math.IsInf(f.budgetUSD, 0) {
+		return exit.Usagef("--budget-usd %v: give an amount of dollars such as 2.50", f.budgetUSD)
+	}
+	set.BudgetTokens, set.BudgetUSD = f.budgetTokens, f.budgetUSD
 	req := runner.DispatchRequest{Project: argv[0], Text: text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
 		AgentArgs: f.agentArgs, PermissionsAuto: f.permissions == "auto", RequireSnapshot: f.requireSnap,
 		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: f.worktree, WorktreeSet: f.worktreeSet, From: f.from,
-		Isolation: cfg.Isolation, MaxTurns: cfg.MaxTurns, Setup: cfg.WorktreeSetup, Sandbox: f.sandbox, SandboxSet: f.sandboxSet,
+		Isolation: cfg.Isolation, MaxTurns: cfg.MaxTurns, BudgetTokens: cfg.BudgetTokens, BudgetUSD: cfg.BudgetUSD, Setup: cfg.WorktreeSetup, Sandbox: f.sandbox, SandboxSet: f.sandboxSet,
 		SandboxByProject: cfg.Sandbox, SandboxPaths: cfg.SandboxPaths, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set,
 		MaxLevel: cfg.MaxLevel, After: f.after, Host: f.host}
 	if f.printAnswer && (f.asJSON || f.detach) {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/spf13/cobra"
@@ -30,6 +32,8 @@ ended, and wait for the new turn like dispatch does (exit code = outcome). With
 	cmd.Flags().BoolVarP(&opts.detach, "detach", "d", false, "return at once; a supervisor waits for the turn")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", 0, "give up on this turn after this long (default: the task's)")
 	cmd.Flags().IntVar(&opts.maxTurns, "max-turns", -1, "the task's turn budget from now on (its tree's turns counted; 0: none)")
+	cmd.Flags().Int64Var(&opts.budgetTokens, "budget-tokens", -1, "the task's token budget from now on (its tree's tokens counted; 0: none)")
+	cmd.Flags().Float64Var(&opts.budgetUSD, "budget-usd", -1, "the task's dollar budget from now on (its tree's cost counted; 0: none)")
 	a.jsonFlag(cmd, &opts.asJSON)
 	answerFlag(cmd, &opts.answer)
 	return cmd
@@ -43,8 +47,10 @@ type sendOptions struct {
 	timeout time.Duration
 	asJSON  bool
 	answer  bool
-	// maxTurns is -1 when not given.
-	maxTurns int
+	// maxTurns, budgetTokens and budgetUSD are -1 when not given.
+	maxTurns     int
+	budgetTokens int64
+	budgetUSD    float64
 }
 
 func (a *app) runSend(ctx context.Context, opts sendOptions) error {
@@ -60,7 +66,13 @@ func (a *app) runSend(ctx context.Context, opts sendOptions) error {
 	if opts.maxTurns < -1 {
 		return exit.Usagef("--max-turns %d: give a count of turns (0: no budget)", opts.maxTurns)
 	}
-	if opts.timeout > 0 || opts.maxTurns >= 0 {
+	if opts.budgetTokens < -1 {
+		return exit.Usagef("--budget-tokens %d: give a count of tokens (0: no budget)", opts.budgetTokens)
+	}
+	if (opts.budgetUSD < 0 && opts.budgetUSD != -1) || math.IsNaN(opts.budgetUSD) || math.IsInf(opts.budgetUSD, 0) {
+		return exit.Usagef("--budget-usd %v: give an amount of dollars (0: no budget)", opts.budgetUSD)
+	}
+	if opts.timeout > 0 || opts.maxTurns >= 0 || opts.budgetTokens >= 0 || opts.budgetUSD >= 0 {
 		t, err := runner.GetTask(ctx, env, opts.args[0])
 		if err != nil {
 			return err
@@ -74,6 +86,17 @@ func (a *app) runSend(ctx context.Context, opts sendOptions) error {
 		}
 		if opts.maxTurns >= 0 {
 			s.MaxTurns = opts.maxTurns
+		}
+		if opts.budgetTokens >= 0 {
+			s.BudgetTokens = opts.budgetTokens
+		}
+		if opts.budgetUSD >= 0 {
+			s.BudgetUSD = opts.budgetUSD
+		}
+		if prof, err := profile.FindProfile(env.Profiles, t.Agent); err == nil {
+			if err := runner.CheckBudgetAgent(s.Budget(), prof); err != nil {
+				return err
+			}
 		}
 		set = &s
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -62,6 +63,12 @@ type Config struct {
 	// tasks' turn budget (dispatch --max-turns): the turns of a task and
 	// of its child tasks together.
 	MaxTurns map[string]int `json:"max_turns,omitempty"`
+	// BudgetTokens and BudgetUSD map a project name (or "*") to its
+	// tasks' token and dollar budgets (dispatch --budget-tokens,
+	// --budget-usd), counted over a task's tree as its agents' CLIs
+	// recorded them.
+	BudgetTokens map[string]int64   `json:"budget_tokens,omitempty"`
+	BudgetUSD    map[string]float64 `json:"budget_usd,omitempty"`
 	// ApproveRules are regular expressions: an approval dialog whose text
 	// matches one is answered "yes"; any other stops the task (needs_input).
 	ApproveRules []string `json:"approve_rules,omitempty"`
@@ -297,6 +304,16 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 	for p, n := range c.MaxTurns {
 		if n < 0 {
 			return fmt.Errorf("max_turns.%s: %d is not a count of turns (0: no budget)", p, n)
+		}
+	}
+	for p, n := range c.BudgetTokens {
+		if n < 0 {
+			return fmt.Errorf("budget_tokens.%s: %d is not a count of tokens (0: no budget)", p, n)
+		}
+	}
+	for p, x := range c.BudgetUSD {
+		if x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("budget_usd.%s: %v is not an amount of dollars (0: no budget)", p, x)
 		}
 	}
 	for _, d := range []struct {

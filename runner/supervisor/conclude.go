@@ -71,9 +71,20 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 		e.Say("task %s: turn done; %d message(s) waiting", s.ID, more)
 		return ErrMoreMessages
 	}
+	turnDone := o.Status == state.StatusDone
+	// The turn's spend reached a budget (the record says failed,
+	// "budget: …"), or another task's did and ended this one: the
+	// outcome is the record's.
+	recorded := final
+	if recorded == nil {
+		recorded, _ = e.Task(ctx)
+	}
+	if recorded != nil && recorded.Status == state.StatusFailed && strings.HasPrefix(recorded.LastReason(), exit.BudgetReason) {
+		o.Status, o.Reason = recorded.Status, recorded.LastReason()
+	}
 	if final != nil {
 		e.Journal(ctx, "status", string(o.Status)+": "+o.Reason)
-		if o.Status == state.StatusDone && s.Settings.Commit {
+		if turnDone && s.Settings.Commit {
 			e.Commit(ctx)
 		}
 		// The notification tells about this turn's end, whatever happens

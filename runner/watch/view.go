@@ -195,8 +195,8 @@ func (m *Model) rowLines(r Row, w int) []string {
 	if t.Branch != "" {
 		rest += " [" + textutil.VisibleLine(t.Branch) + "]"
 	}
-	if !t.Spend.IsZero() {
-		// What its turns used: tokens ("?" when its CLI recorded none).
+	if t.Spend.Known() {
+		// What its turns used, in tokens ("+": some turns unknown).
 		rest = "Σ" + t.Spend.Short() + " " + rest
 	}
 	if r.Queue > 0 {
