@@ -117,6 +117,20 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 				return t.SetStatus(state.StatusReady, env.Time(), fmt.Sprintf("turn done (%s); %d message(s) to deliver", o.Reason, more))
 			}
 		}
+		if o.Status == state.StatusLimited {
+			// The task goes on after the reset (--on-limit wait), or ends
+			// failed "limited: …" (--on-limit fail, which drops the queue
+			// then): its messages wait.
+			t.LimitReset = o.Reset
+			reason := o.Reason
+			if b.set.OnLimit == OnLimitWait {
+				reason += "; waiting it out (--on-limit wait)"
+			}
+			err := t.SetStatus(o.Status, env.Time(), reason)
+			c := *t
+			final = &c
+			return err
+		}
 		if o.Status != state.StatusDone {
 			dropped = messaging.DropQueue(st, b.id, env.Time(), fmt.Sprintf("task %s ended %s before taking it", b.id, o.Status), LiveProcs{})
 		}

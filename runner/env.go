@@ -104,9 +104,31 @@ type RunSettings struct {
 	// recorded it; 0 is none.
 	BudgetTokens int64   `json:"budget_tokens,omitempty"`
 	BudgetUSD    float64 `json:"budget_usd,omitempty"`
+	// OnLimit is what a turn that ends on the agent's usage or rate limit
+	// does (dispatch --on-limit, config on_limit): OnLimitFail (the
+	// default) or OnLimitWait; LimitContinue is the prompt delivered once
+	// it is waited out, LimitWait the wait when the CLI gave no reset.
+	OnLimit       string        `json:"on_limit,omitempty"`
+	LimitContinue string        `json:"limit_continue,omitempty"`
+	LimitWait     time.Duration `json:"limit_wait,omitempty"`
 	// Start is how to start the agent; Dispatch fills it in.
 	Start *StartSpec `json:"start,omitempty"`
 }
+
+// The --on-limit choices.
+const (
+	OnLimitFail = "fail"
+	OnLimitWait = "wait"
+)
+
+// Defaults of the --on-limit wait.
+const (
+	DefaultLimitContinue = "continue"
+	DefaultLimitWait     = 15 * time.Minute
+	// limitMargin is waited past a reset the CLI gave: its clock and the
+	// provider's may differ.
+	limitMargin = 5 * time.Second
+)
 
 // SettingsOf decodes t's settings (RunSettings), the one place that does:
 // none recorded (an older runner's task) is the zero value; a record that

@@ -151,7 +151,7 @@ func atPrompt(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 			screen = obs.Screen
 		}
 	}
-	if d := profile.Detect(prof, screen); d.State != profile.StateReady && d.State != profile.StateError {
+	if d := profile.Detect(prof, screen); !d.State.Idle() {
 		return exit.Usagef("task %s: its agent is not at its prompt (it looks %s); attach with 'runner attach %s'", t.ID, d.State, t.ID)
 	}
 	return nil

@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/remote"
 
 	"github.com/runner-cli/runner/runner/monitor"
@@ -194,6 +198,14 @@ func (s *supervision) concludeAll(ctx context.Context, err error) error {
 	for {
 		err = s.conclude(ctx, err)
 		cancel()
+		var lt *supervisor.LimitedTurn
+		if errors.As(err, &lt) {
+			if s.set.OnLimit != OnLimitWait {
+				return s.endLimited(ctx, lt)
+			}
+			err = s.hostLost(s.limitTurn(s.runCtx, lt, &cancel))
+			continue
+		}
 		if !errors.Is(err, supervisor.ErrMoreMessages) {
 			return err
 		}
@@ -205,6 +217,72 @@ func (s *supervision) concludeAll(ctx context.Context, err error) error {
 		tctx, cancel = s.StartClock(s.runCtx, timeout)
 		err = s.hostLost(s.messageTurn(tctx))
 	}
+}
+
+// limitWait is how long a supervision waits out the limit of lt: until
+// the reset the CLI gave (and a margin), else the settings' LimitWait.
+func (s *supervision) limitWait(lt *supervisor.LimitedTurn) time.Duration {
+	if !lt.Reset.IsZero() {
+		return max(time.Until(lt.Reset), 0) + limitMargin
+	}
+	if s.set.LimitWait > 0 {
+		return s.set.LimitWait
+	}
+	return DefaultLimitWait
+}
+
+// limitTurn waits out a usage limit (--on-limit wait), the task recorded
+// limited meanwhile, then delivers the settings' LimitContinue prompt as
+// the next turn, on the task's clock (cancel stops it), and monitors it.
+func (s *supervision) limitTurn(ctx context.Context, lt *supervisor.LimitedTurn, cancel *func()) error {
+	if err := ctxtime.Sleep(ctx, s.limitWait(lt)); err != nil {
+		return err
+	}
+	timeout := s.set.Timeout
+	if timeout <= 0 {
+		timeout = config.DefaultTaskTimeout
+	}
+	text := s.set.LimitContinue
+	if strings.TrimSpace(text) == "" {
+		text = DefaultLimitContinue
+	}
+	if err := s.WaitIdlePrompt(ctx); err != nil {
+		return err
+	}
+	s.env.Say("task %s: the usage limit is waited out; delivering %q", s.ID, text)
+	tctx, c := s.StartClock(ctx, timeout)
+	*cancel = c
+	if err := s.Deliver(tctx, text, false); err != nil {
+		return err
+	}
+	return s.MonitorTurn(tctx, time.Time{})
+}
+
+// endLimited ends a task whose turn ended on a usage limit (--on-limit
+// fail): failed, with a reason starting exit.LimitReason, its queue
+// dropped; the error exits 7.
+func (s *supervision) endLimited(ctx context.Context, lt *supervisor.LimitedTurn) error {
+	ctx = context.WithoutCancel(ctx)
+	reason := exit.LimitReason + lt.Reason + " (--on-limit fail; go on after the reset: runner send " + s.ID + " continue)"
+	var dropped []*state.Message
+	err := s.env.Record().UpdateDurably(ctx, "task "+s.ID+": ended on a usage limit", func(st *state.State) error {
+		t := st.Task(s.ID)
+		if t == nil || t.Status.IsTerminal() {
+			return nil
+		}
+		dropped = messaging.DropQueue(st, s.ID, s.env.Time(), "task "+s.ID+" ended on a usage limit before taking it", LiveProcs{})
+		t.SupervisorPID, t.SupervisorStart = 0, ""
+		return t.SetStatus(state.StatusFailed, s.env.Time(), reason)
+	})
+	s.env.Record().JournalDropped(ctx, dropped)
+	if t, terr := s.env.Record().Task(ctx, s.ID); terr == nil {
+		s.env.Record().Journal(ctx, t, "status", string(state.StatusFailed)+": "+reason)
+		Notify(ctx, s.env, t, s.set)
+	}
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("task %s %s: %s: %w", s.ID, state.StatusFailed, reason, exit.ErrLimited)
 }
 
 // supervision is one supervisor process's hold on a task: the turn

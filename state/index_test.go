@@ -270,6 +270,7 @@ func TestEveryFieldIsHotOrBulk(t *testing.T) {
 	full.Changes = &Changes{Repo: "/src/api/.git", Files: []string{"a.go"}, Count: 1}
 	full.Overlaps = []Overlap{{Task: "t_otheraaa", Files: []string{"a.go"}}}
 	full.TurnCount = 2
+	full.LimitReset = time.Now().Add(time.Hour)
 	full.Spend = Spend{Input: 1, Output: 2, Turns: 1, Unknown: 1}
 	for _, name := range bulkFields {
 		c := full.clone()

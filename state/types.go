@@ -94,6 +94,7 @@ type Project struct {
 // Status is a task's place in its lifecycle:
 //
 //	queued → starting → ready → running ⇄ needs_input → done | failed | timeout | cancelled | exited | orphaned
+//	running → limited → ready → running (a usage limit waited out: dispatch --on-limit wait)
 //
 // A task whose pane or supervisor vanished is orphaned; it can be resumed or
 // closed, so orphaned is not terminal.
@@ -112,12 +113,17 @@ const (
 	StatusCancelled  Status = "cancelled"
 	StatusExited     Status = "exited"
 	StatusOrphaned   Status = "orphaned"
+	// StatusLimited: the agent's turn ended on its provider's usage or
+	// rate limit (Task.LimitReset says until when, when the CLI said);
+	// the supervisor waits it out (--on-limit wait) or ends the task
+	// failed "limited: …" (--on-limit fail).
+	StatusLimited Status = "limited"
 )
 
 // Statuses lists every valid status in lifecycle order.
 var Statuses = []Status{
 	StatusQueued, StatusStarting, StatusReady, StatusRunning, StatusNeedsInput,
-	StatusDone, StatusFailed, StatusTimeout, StatusCancelled, StatusExited, StatusOrphaned,
+	StatusDone, StatusFailed, StatusTimeout, StatusCancelled, StatusExited, StatusOrphaned, StatusLimited,
 }
 
 // Valid reports whether s is one of the statuses above.
@@ -253,6 +259,9 @@ type Task struct {
 	// TurnCount counts the prompts delivered to the agent (the task, each
 	// follow-up, each batch of messages): its turns, for --max-turns.
 	TurnCount int `json:"turn_count,omitempty"`
+	// LimitReset is when the usage limit the agent's last turn ended on
+	// resets, as the CLI said (zero: it did not, or no limit).
+	LimitReset time.Time `json:"limit_reset,omitzero"`
 	// Spend sums what the task's turns used (Turn.Spend), also of turns
 	// the turn log no longer holds.
 	Spend Spend `json:"spend,omitzero"`

@@ -31,6 +31,7 @@ type dispatchOptions struct {
 	overlapMessages, overlapSet                           bool
 	maxTurns                                              int
 	budgetTokens                                          int64
+	onLimit                                               string
 	budgetUSD                                             float64
 	waitLock, commit, commitBranch, commitAll, noHook     bool
 	asJSON, printAnswer                                   bool
@@ -110,6 +111,7 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
 	fl.DurationVar(&f.idle, "idle", 0, "for agents without screen markers: quiet time that counts as done (default: config)")
 	fl.Int64Var(&f.budgetTokens, "budget-tokens", 0, "end the task failed (exit 6) once it and its child tasks used N tokens (input, cached and output, as the agents' CLIs recorded them; default: config budget_tokens)")
 	fl.Float64Var(&f.budgetUSD, "budget-usd", 0, "end the task failed (exit 6) once it and its child tasks cost X dollars, as the agents' CLIs reported it (OpenCode, pi; default: config budget_usd)")
+	fl.StringVar(&f.onLimit, "on-limit", "", "when the agent's provider usage or rate limit ends a turn: fail (end the task, exit 7) or wait (until the reset, then deliver \"continue\"; config limit_continue) (default: config on_limit, else fail)")
 	fl.IntVar(&f.maxTurns, "max-turns", 0, "end the task failed (exit 6) rather than deliver a turn past N, counting its child tasks' turns (default: config max_turns)")
 	fl.BoolVar(&f.overlapMessages, "overlap-messages", true, "tell the agent when another task changes files it changed (default: config overlap_messages)")
 	fl.StringVar(&f.awareness, "awareness", "", "tell the agent about other tasks: project, all or off (default: config)")
@@ -209,6 +211,13 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 		return exit.Usagef("--budget-usd %v: give an amount of dollars such as 2.50", f.budgetUSD)
 	}
 	set.BudgetTokens, set.BudgetUSD = f.budgetTokens, f.budgetUSD
+	set.OnLimit, set.LimitContinue, set.LimitWait = cfg.OnLimit, cfg.LimitContinue, cfg.LimitWait.Duration
+	if f.onLimit != "" {
+		set.OnLimit = f.onLimit
+	}
+	if set.OnLimit != "" && set.OnLimit != runner.OnLimitWait && set.OnLimit != runner.OnLimitFail {
+		return exit.Usagef("--on-limit %q: give wait or fail", set.OnLimit)
+	}
 	req := runner.DispatchRequest{Project: argv[0], Text: text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
 		AgentArgs: f.agentArgs, PermissionsAuto: f.permissions == "auto", RequireSnapshot: f.requireSnap,
 		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: f.worktree, WorktreeSet: f.worktreeSet, From: f.from,

@@ -42,6 +42,8 @@ func exitCode(err error) int {
 		return exit.ExitNeedsInput
 	case errors.Is(err, exit.ErrBudget):
 		return exit.ExitBudget
+	case errors.Is(err, exit.ErrLimited):
+		return exit.ExitLimited
 	case errors.Is(err, ask.ErrFailed):
 		return exit.ExitFailed
 	case errors.Is(err, state.ErrBusy):

@@ -53,7 +53,8 @@ const exitStatusHelp = `EXIT STATUS
   3    timeout
   4    stopped on needs-input
   5    busy (a lock is held by someone else)
-  6    a budget (--max-turns) stopped the task
+  6    a budget (--max-turns, --budget-tokens, --budget-usd) stopped the task
+  7    the agent's usage or rate limit stopped the task (--on-limit fail)
   130  interrupted (SIGINT or SIGTERM)
 `
 

@@ -172,6 +172,12 @@ func (x *executor) directive(ctx context.Context, d directive, prompt string, ui
 		case "late":
 			st.end.hookDelay = d.dur
 		}
+	case dirLimit:
+		// A provider's usage limit ends the turn: its words, no hook
+		// (the rest of the prompt is not done).
+		ui.line(d.text)
+		st.end.noHook = true
+		return true, nil
 	case dirUsage:
 		if st.end.usage == nil {
 			st.end.usage = &Usage{}

@@ -84,6 +84,8 @@
 //	hook late D       run the Stop hook D after the ready box
 //	recall            one "Recall: <first line>" per earlier prompt of the
 //	                  session (Options.SessionID, also after a resume)
+//	limit TEXT        a usage limit ends the turn here: TEXT as its last
+//	                  line, no Stop hook, the rest of the prompt skipped
 //	usage IN OUT [CACHED [COST]]
 //	                  the turn used IN input, OUT output and CACHED cached
 //	                  tokens (and COST dollars): summed over the turn's

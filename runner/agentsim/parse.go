@@ -24,6 +24,7 @@ const (
 	dirHook                  // hook subagent | hook none | hook early DURATION | hook late DURATION
 	dirRecall                // recall
 	dirUsage                 // usage IN OUT [CACHED [COST]]
+	dirLimit                 // limit TEXT
 )
 
 // directive is one parsed prompt line.
@@ -117,6 +118,11 @@ func parseLine(line string) directive {
 			return other
 		}
 		return directive{kind: dirRecall}
+	case "limit":
+		if strings.TrimSpace(rest) == "" {
+			return other
+		}
+		return directive{kind: dirLimit, text: rest}
 	case "usage":
 		f := strings.Fields(rest)
 		if len(f) < 2 || len(f) > 4 {

@@ -40,6 +40,8 @@ func TestParseLine(t *testing.T) {
 		{"usage 100 20", directive{kind: dirUsage, usage: [3]int64{100, 20, 0}}},
 		{"usage 100 20 5 0.25", directive{kind: dirUsage, usage: [3]int64{100, 20, 5}, cost: 0.25, hasCost: true}},
 		{"usage lots", directive{kind: dirOther, text: "usage lots"}},
+		{"limit Usage limit reached · resets in 3s", directive{kind: dirLimit, text: "Usage limit reached · resets in 3s"}},
+		{"limit ", directive{kind: dirOther, text: "limit "}},
 		{"usage 1 -2", directive{kind: dirOther, text: "usage 1 -2"}},
 		{"usage 1 2 3 4 5", directive{kind: dirOther, text: "usage 1 2 3 4 5"}},
 	}

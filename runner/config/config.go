@@ -68,6 +68,15 @@ type Config struct {
 	// --budget-usd), counted over a task's tree as its agents' CLIs
 	// recorded them.
 	BudgetTokens map[string]int64   `json:"budget_tokens,omitempty"`
+	// OnLimit is what a task does when its agent's turn ends on the
+	// provider's usage or rate limit (dispatch --on-limit): "fail" ends
+	// it (exit 7); "wait" waits until the reset the CLI gave (or
+	// LimitWait when it gave none) and delivers LimitContinue.
+	OnLimit string `json:"on_limit,omitempty"`
+	// LimitContinue is the prompt delivered after a limit was waited out.
+	LimitContinue string `json:"limit_continue,omitempty"`
+	// LimitWait is how long to wait out a limit whose CLI gave no reset.
+	LimitWait profile.Duration `json:"limit_wait,omitzero"`
 	BudgetUSD    map[string]float64 `json:"budget_usd,omitempty"`
 	// ApproveRules are regular expressions: an approval dialog whose text
 	// matches one is answered "yes"; any other stops the task (needs_input).
@@ -305,6 +314,12 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 		if n < 0 {
 			return fmt.Errorf("max_turns.%s: %d is not a count of turns (0: no budget)", p, n)
 		}
+	}
+	if c.OnLimit != "" && c.OnLimit != "wait" && c.OnLimit != "fail" {
+		return fmt.Errorf("on_limit: %q is not \"wait\" or \"fail\"", c.OnLimit)
+	}
+	if c.LimitWait.Duration < 0 {
+		return fmt.Errorf("limit_wait: %s is negative", c.LimitWait.Duration)
 	}
 	for p, n := range c.BudgetTokens {
 		if n < 0 {

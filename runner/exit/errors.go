@@ -17,7 +17,8 @@ const (
 	ExitTimeout     = 3   // a wait or a task timed out
 	ExitNeedsInput  = 4   // stopped because the agent needs input
 	ExitBusy        = 5   // a lock is held by someone else
-	ExitBudget      = 6   // a task's budget (dispatch --max-turns) stopped it
+	ExitBudget      = 6   // a task's budget (dispatch --max-turns, --budget-tokens, --budget-usd) stopped it
+	ExitLimited     = 7   // the agent's provider usage or rate limit stopped it (dispatch --on-limit fail)
 	ExitInterrupted = 130 // SIGINT or SIGTERM
 )
 
@@ -65,14 +66,25 @@ var ErrBudget = errors.New("over budget")
 // BudgetReason starts the reason of a task a budget stopped.
 const BudgetReason = "budget: "
 
-// OfTask is the exit code task t's outcome stands for: OfStatus, and 6 for
-// a task a budget stopped.
+// ErrLimited marks a task that its agent's provider usage or rate limit
+// stopped (--on-limit fail): it ended failed with a reason starting
+// LimitReason. Commands exit 7 on it.
+var ErrLimited = errors.New("usage limit reached")
+
+// LimitReason starts the reason of a task a usage limit stopped.
+const LimitReason = "limited: "
+
+// OfTask is the exit code task t's outcome stands for: OfStatus, 6 for a
+// task a budget stopped, 7 for one a usage limit did.
 func OfTask(t *state.Task) int {
 	if t.Status == state.StatusFailed {
 		for i := len(t.History) - 1; i >= 0; i-- {
 			if h := t.History[i]; h.Status == state.StatusFailed {
-				if strings.HasPrefix(h.Reason, BudgetReason) {
+				switch {
+				case strings.HasPrefix(h.Reason, BudgetReason):
 					return ExitBudget
+				case strings.HasPrefix(h.Reason, LimitReason):
+					return ExitLimited
 				}
 				break
 			}

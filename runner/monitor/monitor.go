@@ -126,10 +126,8 @@ const (
 
 func (g Goal) ends(st profile.State) bool {
 	switch g {
-	case GoalReady:
-		return st == profile.StateReady || st == profile.StateError || st == profile.StateNeedsInput
-	case GoalTurnEnd:
-		return st == profile.StateReady || st == profile.StateError || st == profile.StateNeedsInput
+	case GoalReady, GoalTurnEnd:
+		return st.Idle() || st == profile.StateNeedsInput
 	case GoalLeaveInput:
 		return st != profile.StateNeedsInput && st != profile.StateUnknown && st != profile.StateStarting
 	case GoalTurnStart:

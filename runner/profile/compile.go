@@ -20,7 +20,7 @@ type compiled struct {
 	lazy *lazyCompiled
 
 	ready, busy, needsInput, exited, errs, errReset, volatile, starting []*regexp.Regexp
-	trust, turnOpen, turnClosed, sessionID, scrolled, undecided         []*regexp.Regexp
+	trust, turnOpen, turnClosed, sessionID, scrolled, undecided, limited []*regexp.Regexp
 	answerStart, answerEnd, answerAfter, answerSidebar                  []*regexp.Regexp
 	menuCursor                                                          *regexp.Regexp
 }
@@ -157,6 +157,7 @@ func (c *compiled) lists(p *Profile) []patternList {
 		{"scrolled", &p.Scrolled, &c.scrolled},
 		{"turn_open", &p.TurnOpen, &c.turnOpen},
 		{"turn_closed", &p.TurnClosed, &c.turnClosed},
+		{"limited", &p.Limited, &c.limited},
 		{"error", &p.Error, &c.errs},
 		{"error_reset", &p.ErrorReset, &c.errReset},
 		{"volatile", &p.Volatile, &c.volatile},

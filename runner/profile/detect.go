@@ -21,8 +21,13 @@ const (
 	StateStarting   State = "starting"    // the agent's start-up is not finished (nothing drawn, a splash)
 	StateExited     State = "exited"      // the agent's process ended
 	StateError      State = "error"       // idle again, but the last turn shows an error
+	StateLimited    State = "limited"     // idle again, the last turn ended on a usage or rate limit
 	StateUnknown    State = "unknown"     // none of the above could be decided
 )
+
+// Idle reports whether the agent is at its prompt in state s: ready, or
+// ready after a turn that showed an error or a limit.
+func (s State) Idle() bool { return s == StateReady || s == StateError || s == StateLimited }
 
 // Detection is what Detect saw and why.
 type Detection struct {
@@ -234,14 +239,19 @@ func firstMatch(res []*regexp.Regexp, l string) int {
 	return -1
 }
 
-// lastError reports an error when the lowest Error line among idx is below
-// every ErrorReset line.
+// lastError reports an error (or a limit) when the lowest Error (or
+// Limited) line among idx is below every ErrorReset line.
 func lastError(c *compiled, lines []string, idx []int) (Detection, bool) {
 	for k := len(idx) - 1; k >= 0; k-- {
 		l := lines[idx[k]]
 		for _, re := range c.errReset {
 			if re.MatchString(l) {
 				return Detection{}, false
+			}
+		}
+		for j, re := range c.limited {
+			if re.MatchString(l) {
+				return Detection{State: StateLimited, Field: "limited", Pattern: re.String(), Rule: ruleKey("limited", j), Line: l, LineNo: idx[k] + 1}, true
 			}
 		}
 		for j, re := range c.errs {

@@ -164,6 +164,13 @@ type Profile struct {
 	MaxTask int `json:"max_task,omitempty"`
 	// InterruptKeys are tmux key names that interrupt a busy agent.
 	InterruptKeys []string `json:"interrupt_keys,omitempty"`
+	// Limited patterns match the CLI's word that its provider's usage or
+	// rate limit ended the turn (Claude Code's limit banner, Codex's "You've
+	// hit your usage limit", an HTTP 429 it gave up on): where an Error
+	// line would count (below every ErrorReset line), or in the turn's
+	// answer from its hook. The turn ends limited, never done or a plain
+	// failed; the reset time is read off the line (ParseReset).
+	Limited []string `json:"limited,omitempty"`
 	// Spend names the record of what a turn used that the agent CLI
 	// keeps (SpendKinds: "hook", "claude-transcript", "codex-session",
 	// "gemini-chat", "qwen-chat"); empty: none the runner reads, a turn's

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
@@ -25,6 +26,18 @@ var (
 	// supervisor delivers them as the next turn.
 	ErrMoreMessages = errors.New("messages are waiting")
 )
+
+// LimitedTurn is the error of a turn that ended on the agent's usage or
+// rate limit (recorded limited): the supervision waits it out or ends the
+// task (--on-limit).
+type LimitedTurn struct {
+	Reason string
+	// Reset is when the limit resets, as the CLI said; zero when it did
+	// not.
+	Reset time.Time
+}
+
+func (e *LimitedTurn) Error() string { return e.Reason }
 
 // Ender records the end of a turn: what a Book needs beyond the task's own
 // record, because the end of a turn also looks at the task's message queue
@@ -103,6 +116,12 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 	switch o.Status {
 	case state.StatusDone:
 		return nil
+	case state.StatusLimited:
+		if final == nil {
+			// Another process ended the task meanwhile.
+			return fmt.Errorf("task %s: %s: %w", s.ID, o.Reason, ErrTaskFailed)
+		}
+		return &LimitedTurn{Reason: o.Reason, Reset: o.Reset}
 	case state.StatusTimeout:
 		return fmt.Errorf("task %s: %s (the pane is left for inspection: runner attach %s): %w", s.ID, o.Reason, s.ID, ErrTaskTimeout)
 	case state.StatusCancelled:

@@ -174,7 +174,7 @@ func inComposer(p *profile.Profile, screen, sig string) bool {
 // "┃ text" above "┃ Build · model") is the composer, not the transcript.
 func echoCount(p *profile.Profile, screen, sig string) int {
 	d := profile.Detect(p, screen)
-	if sig == "" || (d.State != profile.StateReady && d.State != profile.StateError) || strings.Contains(d.Line, sig) {
+	if sig == "" || !d.State.Idle() || strings.Contains(d.Line, sig) {
 		// No screen to tell, or the text still in the composer: whatever
 		// else shows it (a terminal's echo of keys typed before the
 		// agent drew its UI) is no transcript.

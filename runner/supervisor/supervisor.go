@@ -167,6 +167,9 @@ type Outcome struct {
 	// KeepQueue ends the supervision without delivering the queue (the
 	// agent was not at its prompt for a message turn).
 	KeepQueue bool
+	// Reset is when the usage limit a limited turn ended on resets, as
+	// the CLI said (zero: it did not).
+	Reset time.Time
 }
 
 // Ended is the error a phase returns with the outcome to record.
@@ -177,6 +180,17 @@ func (e *Ended) Error() string { return string(e.Status) + ": " + e.Reason }
 // end returns the *Ended error for an outcome.
 func end(st state.Status, reason string, obs monitor.Observation, code *int) error {
 	return &Ended{Outcome{Status: st, Reason: reason, Obs: obs, Code: code}}
+}
+
+// limited is the outcome of a turn that ended on the agent's usage or rate
+// limit, told by line (the screen's, or the hook's answer).
+func limited(line string, obs monitor.Observation) error {
+	reason := "usage limit: " + textutil.Headline(line, 160)
+	reset, ok := profile.ParseReset(line, time.Now())
+	if ok {
+		reason += " (resets " + reset.Local().Format("2006-01-02 15:04:05") + ")"
+	}
+	return &Ended{Outcome{Status: state.StatusLimited, Reason: reason, Obs: obs, Reset: reset}}
 }
 
 // exited is the outcome of a pane whose agent exited.
@@ -269,6 +283,8 @@ func (s *Supervisor) MonitorTurn(ctx context.Context, since time.Time) error {
 				return err
 			}
 			continue
+		case profile.StateLimited:
+			return limited(d.Line, obs)
 		case profile.StateError:
 			reason := "the agent reported an error: " + textutil.Headline(d.Line, 160)
 			if r := s.ruleOf(obs); r != "" {
@@ -292,6 +308,13 @@ func (s *Supervisor) MonitorTurn(ctx context.Context, since time.Time) error {
 // hook: failed for a command that exited non-zero, else done.
 func (s *Supervisor) turnDone(ctx context.Context, obs monitor.Observation) error {
 	d := obs.Detection
+	if h := obs.Hook; h != nil {
+		// Claude Code answers a turn its usage limit ended with the limit's
+		// words, and its Stop hook runs all the same.
+		if line, ok := s.Profile.LimitLine(h.Answer); ok {
+			return limited(line, obs)
+		}
+	}
 	if d.ExitStatus != nil && *d.ExitStatus != 0 {
 		return end(state.StatusFailed, fmt.Sprintf("the command exited with status %d", *d.ExitStatus), obs, d.ExitStatus)
 	}
@@ -335,7 +358,9 @@ func (s *Supervisor) WaitIdlePrompt(ctx context.Context) error {
 		if err != nil && rctx.Err() == nil {
 			return err
 		}
-		if err == nil && profile.Detect(s.Profile, screen).State == profile.StateReady {
+		if st := profile.Detect(s.Profile, screen).State; err == nil && (st == profile.StateReady || st == profile.StateLimited) {
+			// At its prompt (after a limit too: that is waited out
+			// before this is called).
 			return nil
 		}
 		var obs monitor.Observation
@@ -354,6 +379,8 @@ func (s *Supervisor) WaitIdlePrompt(ctx context.Context) error {
 			if err := s.needsInput(ctx, obs.Detection, obs); err != nil {
 				return err
 			}
+		case obs.Detection.State == profile.StateLimited:
+			return nil
 		case obs.Detection.State != profile.StateReady:
 			// An error screen: look again shortly rather than spin.
 			select {

@@ -42,11 +42,12 @@ var glyphs = map[state.Status]string{
 	state.StatusCancelled:  "⊘",
 	state.StatusExited:     "■",
 	state.StatusOrphaned:   "◌",
+	state.StatusLimited:    "‖",
 }
 
 // order of the statuses in the summary line.
 var statusOrder = []state.Status{
-	state.StatusNeedsInput, state.StatusRunning, state.StatusStarting, state.StatusReady, state.StatusQueued,
+	state.StatusNeedsInput, state.StatusLimited, state.StatusRunning, state.StatusStarting, state.StatusReady, state.StatusQueued,
 	state.StatusOrphaned, state.StatusDone, state.StatusFailed, state.StatusTimeout, state.StatusCancelled, state.StatusExited,
 }
 
@@ -55,6 +56,7 @@ var (
 		state.StatusQueued: lipgloss.Color("8"), state.StatusStarting: lipgloss.Color("6"), state.StatusReady: lipgloss.Color("6"), state.StatusRunning: lipgloss.Color("4"),
 		state.StatusNeedsInput: lipgloss.Color("3"), state.StatusDone: lipgloss.Color("2"), state.StatusFailed: lipgloss.Color("1"), state.StatusTimeout: lipgloss.Color("1"),
 		state.StatusCancelled: lipgloss.Color("8"), state.StatusExited: lipgloss.Color("1"), state.StatusOrphaned: lipgloss.Color("5"),
+		state.StatusLimited: lipgloss.Color("3"),
 	}
 	styleHeader = lipgloss.NewStyle().Bold(true)
 	styleFaint  = lipgloss.NewStyle().Faint(true)

@@ -1,0 +1,48 @@
+package profile
+
+import (
+	"testing"
+	"time"
+)
+
+func TestParseReset(t *testing.T) {
+	now := time.Date(2026, 11, 27, 14, 30, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		line string
+		want time.Time // zero: none
+	}{
+		{"Claude AI usage limit reached|1795766400", time.Unix(1795766400, 0)},
+		{"■ You've hit your usage limit. Try again in 20s.", now.Add(20 * time.Second)},
+		{"Rate limit reached: try again in 1h 30m", now.Add(90 * time.Minute)},
+		{"try again in 2 days 3 hours 5 minutes", now.Add(51*time.Hour + 5*time.Minute)},
+		{"try again in 5 minutes and 10 seconds", now.Add(5*time.Minute + 10*time.Second)},
+		{"You've hit your limit · resets 3pm", time.Date(2026, 11, 27, 15, 0, 0, 0, time.UTC)},
+		{"5-hour limit reached ∙ resets 2am", time.Date(2026, 11, 28, 2, 0, 0, 0, time.UTC)},
+		{"Your limit will reset at 12am", time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)},
+		{"try again at 3:04 PM.", time.Date(2026, 11, 27, 15, 4, 0, 0, time.UTC)},
+		{"try again at 14:00", time.Date(2026, 11, 28, 14, 0, 0, 0, time.UTC)},
+		{"resets 9pm (Europe/Berlin)", time.Date(2026, 11, 27, 20, 0, 0, 0, time.UTC)},
+		{"usage limit reached at 3 requests", time.Time{}},
+		{"resets 25:00", time.Time{}},
+		{"quota exceeded", time.Time{}},
+		{"in 0s", time.Time{}},
+	} {
+		got, ok := ParseReset(tc.line, now)
+		if ok != !tc.want.IsZero() || ok && !got.Equal(tc.want) {
+			t.Errorf("ParseReset(%q) = %v, %v; want %v", tc.line, got, ok, tc.want)
+		}
+	}
+}
+
+func TestLimitLine(t *testing.T) {
+	p := &Profile{Name: "x", Command: []string{"x"}, Limited: []string{`usage limit`}}
+	if err := p.Compile(); err != nil {
+		t.Fatal(err)
+	}
+	if l, ok := p.LimitLine("first\n  Claude AI usage limit reached|1795766400  \nlast"); !ok || l != "Claude AI usage limit reached|1795766400" {
+		t.Errorf("LimitLine = %q, %v", l, ok)
+	}
+	if _, ok := p.LimitLine("all fine"); ok {
+		t.Errorf("LimitLine found a limit in a plain answer")
+	}
+}
