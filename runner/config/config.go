@@ -67,7 +67,7 @@ type Config struct {
 	// tasks' token and dollar budgets (dispatch --budget-tokens,
 	// --budget-usd), counted over a task's tree as its agents' CLIs
 	// recorded them.
-	BudgetTokens map[string]int64   `json:"budget_tokens,omitempty"`
+	BudgetTokens map[string]int64 `json:"budget_tokens,omitempty"`
 	// OnLimit is what a task does when its agent's turn ends on the
 	// provider's usage or rate limit (dispatch --on-limit): "fail" ends
 	// it (exit 7); "wait" waits until the reset the CLI gave (or
@@ -76,8 +76,8 @@ type Config struct {
 	// LimitContinue is the prompt delivered after a limit was waited out.
 	LimitContinue string `json:"limit_continue,omitempty"`
 	// LimitWait is how long to wait out a limit whose CLI gave no reset.
-	LimitWait profile.Duration `json:"limit_wait,omitzero"`
-	BudgetUSD    map[string]float64 `json:"budget_usd,omitempty"`
+	LimitWait profile.Duration   `json:"limit_wait,omitzero"`
+	BudgetUSD map[string]float64 `json:"budget_usd,omitempty"`
 	// ApproveRules are regular expressions: an approval dialog whose text
 	// matches one is answered "yes"; any other stops the task (needs_input).
 	ApproveRules []string `json:"approve_rules,omitempty"`

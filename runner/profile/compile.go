@@ -19,10 +19,10 @@ import (
 type compiled struct {
 	lazy *lazyCompiled
 
-	ready, busy, needsInput, exited, errs, errReset, volatile, starting []*regexp.Regexp
+	ready, busy, needsInput, exited, errs, errReset, volatile, starting  []*regexp.Regexp
 	trust, turnOpen, turnClosed, sessionID, scrolled, undecided, limited []*regexp.Regexp
-	answerStart, answerEnd, answerAfter, answerSidebar                  []*regexp.Regexp
-	menuCursor                                                          *regexp.Regexp
+	answerStart, answerEnd, answerAfter, answerSidebar                   []*regexp.Regexp
+	menuCursor                                                           *regexp.Regexp
 }
 
 // lazyCompiled compiles the patterns of src, a snapshot of a profile
