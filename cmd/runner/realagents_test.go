@@ -417,6 +417,13 @@ type realHarness struct {
 }
 
 func newRealHarness(t *testing.T, cli, home, project string, turns []mockapi.Turn, trusted ...string) *realHarness {
+	return newRealHarnessEnv(t, cli, home, project, turns, nil, trusted...)
+}
+
+// newRealHarnessEnv is newRealHarness with extra KEY=VALUE settings of
+// the user's for the CLI (in runner's environment and the profile's env,
+// as a user's config would have them).
+func newRealHarnessEnv(t *testing.T, cli, home, project string, turns []mockapi.Turn, extra []string, trusted ...string) *realHarness {
 	h := &realHarness{home: home, project: project}
 	srv := mockapi.Start(turns, mockapi.Options{Log: &h.mlog})
 	t.Cleanup(srv.Close)
@@ -448,6 +455,7 @@ func newRealHarness(t *testing.T, cli, home, project string, turns []mockapi.Tur
 	for k, v := range prof.Env {
 		penv[k] = v
 	}
+	agentEnv = append(agentEnv, extra...)
 	for _, kv := range agentEnv {
 		k, v, _ := strings.Cut(kv, "=")
 		if k != "HOME" {

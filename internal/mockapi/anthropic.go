@@ -68,6 +68,10 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte, 
 	c := req.conv()
 	rp := s.decide(c)
 	rec.fill(c, rp)
+	if limited(w, rec, "anthropic", rp) {
+		logNow()
+		return
+	}
 	logNow()
 	if !sleepCtx(r, rp.turn.Delay) {
 		return

@@ -91,6 +91,10 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, body []byte, rec
 		}
 	}
 	rec.fill(c, rp)
+	if limited(w, rec, "gemini", rp) {
+		logNow()
+		return
+	}
 	logNow()
 	if !sleepCtx(r, rp.turn.Delay) {
 		return

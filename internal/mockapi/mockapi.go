@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -51,6 +52,35 @@ type Turn struct {
 	// Usage, if set, is the usage each of the turn's replies reports (in
 	// each API's own fields); otherwise 10 tokens in, 10 out, none cached.
 	Usage *Usage
+	// Limit, if set, answers the turn's requests with HTTP 429 until its
+	// time: the provider's usage or rate limit, in each API's own words.
+	Limit *Limit
+}
+
+// Limit is a usage limit the mock enforces on a turn's requests: HTTP 429
+// for For from the first of them, with a Retry-After header and each API's
+// error body saying when to try again; after it the turn is answered as
+// usual.
+type Limit struct {
+	For time.Duration
+	// Quota says the limit is a quota used up (Gemini's daily quota,
+	// OpenAI's insufficient_quota), which the CLIs do not retry, rather
+	// than a rate limit to retry after Retry-After.
+	Quota bool
+
+	mu    sync.Mutex
+	until time.Time
+}
+
+// Until is when the limit ends: For after the first request it answered
+// (now, at the first call).
+func (l *Limit) Until() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.until.IsZero() {
+		l.until = time.Now().Add(l.For)
+	}
+	return l.until
 }
 
 // Usage is what one reply of the mock says it used: Input tokens not
@@ -440,6 +470,55 @@ func modelList() map[string]any {
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// limited answers a request of api with HTTP 429 when rp's turn has a
+// Limit not yet over; it reports whether it did.
+func limited(w http.ResponseWriter, rec *Request, api string, rp reply) bool {
+	l := rp.turn.Limit
+	if l == nil || !time.Now().Before(l.Until()) {
+		return false
+	}
+	until := l.Until()
+	secs := int(time.Until(until).Round(time.Second) / time.Second)
+	secs = max(secs, 1)
+	msg := fmt.Sprintf("Rate limit reached for requests. Please try again in %ds.", secs)
+	var body any
+	switch api {
+	case "anthropic":
+		body = map[string]any{"type": "error", "error": map[string]any{"type": "rate_limit_error", "message": msg}}
+		w.Header().Set("anthropic-ratelimit-unified-status", "rejected")
+		w.Header().Set("anthropic-ratelimit-unified-reset", strconv.FormatInt(until.Unix(), 10))
+	case "responses":
+		// Codex reads usage_limit_reached with its reset apart from a
+		// plain rate limit.
+		body = map[string]any{"error": map[string]any{"type": "usage_limit_reached", "message": "You've hit your usage limit.",
+			"plan_type": "plus", "resets_in_seconds": secs, "resets_at": until.Unix()}}
+	case "gemini":
+		details := []any{map[string]any{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": fmt.Sprintf("%ds", secs)}}
+		if l.Quota {
+			details = append(details, map[string]any{"@type": "type.googleapis.com/google.rpc.QuotaFailure",
+				"violations": []any{map[string]any{"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+					"quotaId": "GenerateRequestsPerDayPerProjectPerModel-FreeTier"}}})
+		}
+		body = map[string]any{"error": map[string]any{"code": 429, "status": "RESOURCE_EXHAUSTED",
+			"message": fmt.Sprintf("You exceeded your current quota. Please retry in %ds.", secs), "details": details}}
+	case "chat":
+		if l.Quota {
+			body = map[string]any{"error": map[string]any{"message": "You exceeded your current quota, please check your plan and billing details.",
+				"type": "insufficient_quota", "code": "insufficient_quota"}}
+			break
+		}
+		fallthrough
+	default:
+		body = map[string]any{"error": map[string]any{"message": msg, "type": "rate_limit_exceeded", "code": "rate_limit_exceeded"}}
+	}
+	rec.Reply = fmt.Sprintf("status 429 (limit for %ds)", secs)
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusTooManyRequests)
+	_ = json.NewEncoder(w).Encode(body)
+	return true
 }
 
 func badRequest(w http.ResponseWriter, rec *Request, err error) {

@@ -79,6 +79,10 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, body []byte, 
 	c := req.conv()
 	rp := s.decide(c)
 	rec.fill(c, rp)
+	if limited(w, rec, "responses", rp) {
+		logNow()
+		return
+	}
 	logNow()
 	if !sleepCtx(r, rp.turn.Delay) {
 		return
@@ -180,6 +184,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte, rec *
 		rp.tool, rp.input = "", ""
 	}
 	rec.fill(c, rp)
+	if limited(w, rec, "chat", rp) {
+		logNow()
+		return
+	}
 	logNow()
 	if !sleepCtx(r, rp.turn.Delay) {
 		return

@@ -181,7 +181,7 @@ func readyOr(p *Profile, c *compiled, d Detection, lines []string, nonBlank, bot
 		return Detection{State: StateBusy, Field: "turn_open", Pattern: c.turnOpen[k].String(), Rule: ruleKey("turn_open", k), Line: lines[i], LineNo: i + 1}
 	}
 	d.ExitStatus = statusGroup(c.ready, d)
-	if e, ok := lastError(c, lines, lastN(nonBlank, p.ErrorLines)); ok {
+	if e, ok := lastError(c, lines, lastN(nonBlank, p.ErrorLines), d.LineNo-1); ok {
 		return e
 	}
 	return d
@@ -240,12 +240,15 @@ func firstMatch(res []*regexp.Regexp, l string) int {
 }
 
 // lastError reports an error (or a limit) when the lowest Error (or
-// Limited) line among idx is below every ErrorReset line.
-func lastError(c *compiled, lines []string, idx []int) (Detection, bool) {
+// Limited) line among idx is below every ErrorReset line. The ready line
+// (index ready) is no reset: it is the composer, whatever it holds
+// (Codex's rotating placeholder "› Ask Codex to do anything" looks like
+// an echoed prompt).
+func lastError(c *compiled, lines []string, idx []int, ready int) (Detection, bool) {
 	for k := len(idx) - 1; k >= 0; k-- {
 		l := lines[idx[k]]
 		for _, re := range c.errReset {
-			if re.MatchString(l) {
+			if idx[k] != ready && re.MatchString(l) {
 				return Detection{}, false
 			}
 		}

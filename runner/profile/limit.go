@@ -97,7 +97,12 @@ func ParseReset(line string, now time.Time) (time.Time, bool) {
 		}
 		n := now.In(loc)
 		at := time.Date(n.Year(), n.Month(), n.Day(), h, min, 0, 0, loc)
-		if !at.After(n) {
+		switch {
+		case m[2] != "" && !at.After(n) && n.Sub(at) < time.Minute:
+			// A time to the minute (Codex's "try again at 8:13 AM" at
+			// 8:13:12): the end of that minute, not tomorrow.
+			at = at.Add(time.Minute)
+		case !at.After(n):
 			at = at.AddDate(0, 0, 1)
 		}
 		return at, true

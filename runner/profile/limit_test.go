@@ -21,6 +21,8 @@ func TestParseReset(t *testing.T) {
 		{"Your limit will reset at 12am", time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)},
 		{"try again at 3:04 PM.", time.Date(2026, 11, 27, 15, 4, 0, 0, time.UTC)},
 		{"try again at 14:00", time.Date(2026, 11, 28, 14, 0, 0, 0, time.UTC)},
+		{"■ You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 2:30 PM.",
+			time.Date(2026, 11, 27, 14, 31, 0, 0, time.UTC)},
 		{"resets 9pm (Europe/Berlin)", time.Date(2026, 11, 27, 20, 0, 0, 0, time.UTC)},
 		{"usage limit reached at 3 requests", time.Time{}},
 		{"resets 25:00", time.Time{}},

@@ -1,0 +1,84 @@
+//go:build realagents
+
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runner-cli/runner/internal/mockapi"
+	"github.com/runner-cli/runner/state"
+)
+
+// TestRealAgentsLimit: each real CLI through a mock that answers its turn
+// with HTTP 429 (the provider's usage limit, in each API's words, with
+// when to try again) for a while. The turn ends limited, never done nor a
+// plain failed; with --on-limit wait the task is given "continue" after
+// the reset and ends done with the model's answer.
+func TestRealAgentsLimit(t *testing.T) {
+	for _, cli := range mockapi.CLIs() {
+		t.Run(cli, func(t *testing.T) {
+			needCLI(t, cli)
+			home, project := mockapi.Home(t), agentTempDir(t)
+			// A quota used up: a limit the CLIs do not wait out by
+			// retrying (Gemini CLI, Qwen Code and OpenCode retry a plain
+			// rate limit themselves, silently or with a countdown).
+			limit := &mockapi.Limit{For: 20 * time.Second, Quota: true}
+			turns := []mockapi.Turn{
+				{Match: "LIMIT-TASK", Text: "LIMIT-DONE", Limit: limit},
+				{Match: "continue", Text: "LIMIT-DONE"},
+			}
+			// The user's own bound on the CLI's retries of a failed
+			// request, where it has one: without it Claude Code waits
+			// out a 429 by itself (ten attempts).
+			var extra []string
+			if cli == "claude" {
+				extra = append(extra, "CLAUDE_CODE_MAX_RETRIES=0")
+			}
+			h := newRealHarnessEnv(t, cli, home, project, turns, extra)
+			defer func() {
+				if t.Failed() {
+					t.Logf("mock requests:\n%s", h.mlog.String())
+				}
+			}()
+			out, errOut, code, _ := h.run("dispatch", project, "--agent", cli, "--yes-trust", "--permissions", "auto", "--detach",
+				"--on-limit", "wait", "--awareness", "off", "--timeout", "5m", "--ready-timeout", "3m", "please do the LIMIT-TASK now")
+			if code != 0 {
+				t.Fatalf("dispatch: exit %d\n%s%s", code, out, errOut)
+			}
+			id := h.taskID(out)
+			deadline := time.Now().Add(5 * time.Minute)
+			var task *state.Task
+			lastScreen := ""
+			for time.Now().Before(deadline) {
+				task = h.status(id)
+				if task.Tmux.Pane != "" {
+					if screen, err := h.tc0.CaptureScreen(context.Background(), task.Tmux.Pane); err == nil && screen != lastScreen {
+						lastScreen = screen
+						t.Logf("%s [%s]:\n%s", time.Now().Format("15:04:05"), task.Status, screen)
+					}
+				}
+				if task.Status.IsTerminal() {
+					break
+				}
+				time.Sleep(2 * time.Second)
+			}
+			logTask(t, task)
+			sawLimited := false
+			for _, h := range task.History {
+				if h.Status == state.StatusLimited {
+					sawLimited = true
+				}
+			}
+			if !sawLimited {
+				t.Errorf("the turn never ended limited")
+			}
+			if task.Status != state.StatusDone || !strings.Contains(task.Answer, "LIMIT-DONE") {
+				t.Errorf("status %s, answer %q; want done with LIMIT-DONE after the reset", task.Status, task.Answer)
+			}
+			_, _, _, _ = h.run("cancel", id, "--kill")
+		})
+	}
+}
