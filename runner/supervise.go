@@ -246,7 +246,7 @@ func (s *supervision) limitTurn(ctx context.Context, lt *supervisor.LimitedTurn,
 	if strings.TrimSpace(text) == "" {
 		text = DefaultLimitContinue
 	}
-	if err := s.WaitIdlePrompt(ctx); err != nil {
+	if err := s.WaitPromptAfterLimit(ctx); err != nil {
 		return err
 	}
 	s.env.Say("task %s: the usage limit is waited out; delivering %q", s.ID, text)

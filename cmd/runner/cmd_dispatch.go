@@ -32,6 +32,7 @@ type dispatchOptions struct {
 	maxTurns                                              int
 	budgetTokens                                          int64
 	onLimit                                               string
+	limitWait                                             time.Duration
 	budgetUSD                                             float64
 	waitLock, commit, commitBranch, commitAll, noHook     bool
 	asJSON, printAnswer                                   bool
@@ -112,6 +113,7 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
 	fl.Int64Var(&f.budgetTokens, "budget-tokens", 0, "end the task failed (exit 6) once it and its child tasks used N tokens (input, cached and output, as the agents' CLIs recorded them; default: config budget_tokens)")
 	fl.Float64Var(&f.budgetUSD, "budget-usd", 0, "end the task failed (exit 6) once it and its child tasks cost X dollars, as the agents' CLIs reported it (OpenCode, pi; default: config budget_usd)")
 	fl.StringVar(&f.onLimit, "on-limit", "", "when the agent's provider usage or rate limit ends a turn: fail (end the task, exit 7) or wait (until the reset, then deliver \"continue\"; config limit_continue) (default: config on_limit, else fail)")
+	fl.DurationVar(&f.limitWait, "limit-wait", 0, "with --on-limit wait: how long to wait when the agent's CLI gives no reset time (default: config limit_wait, else 15m)")
 	fl.IntVar(&f.maxTurns, "max-turns", 0, "end the task failed (exit 6) rather than deliver a turn past N, counting its child tasks' turns (default: config max_turns)")
 	fl.BoolVar(&f.overlapMessages, "overlap-messages", true, "tell the agent when another task changes files it changed (default: config overlap_messages)")
 	fl.StringVar(&f.awareness, "awareness", "", "tell the agent about other tasks: project, all or off (default: config)")
@@ -214,6 +216,12 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 	set.OnLimit, set.LimitContinue, set.LimitWait = cfg.OnLimit, cfg.LimitContinue, cfg.LimitWait.Duration
 	if f.onLimit != "" {
 		set.OnLimit = f.onLimit
+	}
+	if f.limitWait < 0 {
+		return exit.Usagef("--limit-wait %s: give a positive duration such as 20m", f.limitWait)
+	}
+	if f.limitWait > 0 {
+		set.LimitWait = f.limitWait
 	}
 	if set.OnLimit != "" && set.OnLimit != runner.OnLimitWait && set.OnLimit != runner.OnLimitFail {
 		return exit.Usagef("--on-limit %q: give wait or fail", set.OnLimit)

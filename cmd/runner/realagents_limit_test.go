@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,9 @@ func TestRealAgentsLimit(t *testing.T) {
 			// retrying (Gemini CLI, Qwen Code and OpenCode retry a plain
 			// rate limit themselves, silently or with a countdown).
 			limit := &mockapi.Limit{For: 20 * time.Second, Quota: true}
+			if d, err := time.ParseDuration(os.Getenv("RUNNER_TEST_LIMIT_FOR")); err == nil {
+				limit.For = d // exploring how long a CLI retries by itself
+			}
 			turns := []mockapi.Turn{
 				{Match: "LIMIT-TASK", Text: "LIMIT-DONE", Limit: limit},
 				{Match: "continue", Text: "LIMIT-DONE"},
@@ -44,7 +48,7 @@ func TestRealAgentsLimit(t *testing.T) {
 				}
 			}()
 			out, errOut, code, _ := h.run("dispatch", project, "--agent", cli, "--yes-trust", "--permissions", "auto", "--detach",
-				"--on-limit", "wait", "--awareness", "off", "--timeout", "5m", "--ready-timeout", "3m", "please do the LIMIT-TASK now")
+				"--on-limit", "wait", "--limit-wait", "25s", "--awareness", "off", "--timeout", "5m", "--ready-timeout", "3m", "please do the LIMIT-TASK now")
 			if code != 0 {
 				t.Fatalf("dispatch: exit %d\n%s%s", code, out, errOut)
 			}

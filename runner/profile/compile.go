@@ -102,6 +102,9 @@ func (p *Profile) check() error {
 	if p.Hook != nil && p.Hook.Kind != HookKindSettingsFile && p.Hook.Kind != HookKindFlag {
 		return keyErrorf(p.Name, "hook.kind", "unknown kind %q (known: %q, %q)", p.Hook.Kind, HookKindSettingsFile, HookKindFlag)
 	}
+	if p.LimitChoose != "" && p.MenuCursor == "" {
+		return keyErrorf(p.Name, "limit_choose", "needs \"menu_cursor\" (how the selected option looks)")
+	}
 	if p.Spend != "" && !slices.Contains(SpendKinds, p.Spend) {
 		return keyErrorf(p.Name, "spend", "unknown record %q (known: %s)", p.Spend, strings.Join(SpendKinds, ", "))
 	}
@@ -217,6 +220,11 @@ func (p *Profile) compileDialogs(c *compiled) error {
 	}
 	if p.ApproveChoose != "" {
 		if _, err := compileOne(p.Name, "approve_choose", p.ApproveChoose); err != nil {
+			return err
+		}
+	}
+	if p.LimitChoose != "" {
+		if _, err := compileOne(p.Name, "limit_choose", p.LimitChoose); err != nil {
 			return err
 		}
 	}

@@ -239,29 +239,44 @@ func firstMatch(res []*regexp.Regexp, l string) int {
 	return -1
 }
 
-// lastError reports an error (or a limit) when the lowest Error (or
-// Limited) line among idx is below every ErrorReset line. The ready line
+// lastError reports an error when an Error line among idx is below every
+// ErrorReset line, and a limit when a Limited line is: a limit wins over
+// an error below it (Gemini CLI's "✕ [API Error: You have exhausted your
+// daily quota…]" has "ℹ This request failed." under it). The ready line
 // (index ready) is no reset: it is the composer, whatever it holds
 // (Codex's rotating placeholder "› Ask Codex to do anything" looks like
 // an echoed prompt).
 func lastError(c *compiled, lines []string, idx []int, ready int) (Detection, bool) {
+	var found *Detection
 	for k := len(idx) - 1; k >= 0; k-- {
 		l := lines[idx[k]]
+		reset := false
 		for _, re := range c.errReset {
 			if idx[k] != ready && re.MatchString(l) {
-				return Detection{}, false
+				reset = true
+				break
 			}
+		}
+		if reset {
+			break
 		}
 		for j, re := range c.limited {
 			if re.MatchString(l) {
 				return Detection{State: StateLimited, Field: "limited", Pattern: re.String(), Rule: ruleKey("limited", j), Line: l, LineNo: idx[k] + 1}, true
 			}
 		}
+		if found != nil {
+			continue
+		}
 		for j, re := range c.errs {
 			if re.MatchString(l) {
-				return Detection{State: StateError, Field: "error", Pattern: re.String(), Rule: ruleKey("error", j), Line: l, LineNo: idx[k] + 1}, true
+				found = &Detection{State: StateError, Field: "error", Pattern: re.String(), Rule: ruleKey("error", j), Line: l, LineNo: idx[k] + 1}
+				break
 			}
 		}
+	}
+	if found != nil {
+		return *found, true
 	}
 	return Detection{}, false
 }

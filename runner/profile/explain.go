@@ -73,12 +73,12 @@ type MatchedLine struct {
 var (
 	ruleStage = map[string]int{
 		"exited": 1, "trust": 2, "needs_input": 3, "starting": 4, "busy": 5, "undecided": 6, "ready": 7,
-		"scrolled": 8, "turn_open": 8, "turn_closed": 8, "error": 9, "error_reset": 9,
+		"scrolled": 8, "turn_open": 8, "turn_closed": 8, "limited": 9, "error": 9, "error_reset": 9,
 	}
 	reached = map[string]int{
 		"pane_dead": 0, "dead_banner": 0, "exited": 1, "trust": 2, "needs_input": 3, "pane_alternate_on": 3,
 		"starting": 4, "pane_current_command": 4, "busy": 5, "undecided": 6, "blank": 7, "few_lines": 7, "none": 7,
-		"turn_open": 8, "error": 9, "ready": 9,
+		"turn_open": 8, "limited": 9, "error": 9, "ready": 9,
 	}
 )
 
@@ -152,7 +152,7 @@ func (p *Profile) ExplainPane(screen string, info PaneInfo) Explanation {
 			if turnLine >= 0 {
 				idx = []int{turnLine}
 			}
-		case "error", "error_reset":
+		case "limited", "error", "error_reset":
 			m.Region, idx = "error lines", errLines
 		default:
 			m.Region, idx = "bottom", bottom

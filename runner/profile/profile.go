@@ -171,6 +171,13 @@ type Profile struct {
 	// answer from its hook. The turn ends limited, never done or a plain
 	// failed; the reset time is read off the line (ParseReset).
 	Limited []string `json:"limited,omitempty"`
+	// LimitChoose is the label of the option that stops, in a dialog the
+	// CLI opens on a limit (Gemini CLI's "Usage limit reached … 1. Switch
+	// to <model> 2. Stop"): a needs_input screen whose text a Limited
+	// pattern matches is answered with it (the cursor moved with
+	// MenuCursor, then Enter) and the turn ends limited, not waiting for
+	// the user. Empty: such a dialog is a question like any other.
+	LimitChoose string `json:"limit_choose,omitempty"`
 	// Spend names the record of what a turn used that the agent CLI
 	// keeps (SpendKinds: "hook", "claude-transcript", "codex-session",
 	// "gemini-chat", "qwen-chat"); empty: none the runner reads, a turn's

@@ -15,6 +15,7 @@ import (
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
 )
 
 // acceptTrust answers a trust or first-run dialog (--yes-trust) with the
@@ -126,6 +127,46 @@ func (s *Supervisor) answerDialog(ctx context.Context, d profile.Detection) erro
 		}
 		s.Book.Journal(ctx, "auto-answer", fmt.Sprintf("the dialog took no Enter in %s: chosen and pressed again", dialogNudgeAfter))
 	}
+}
+
+// limitDialog reports whether the dialog on screen is the CLI's own on a
+// usage limit that the profile knows how to stop (LimitChoose), and its
+// line: a Limited line among the screen's last limitDialogLines lines
+// (the dialog's title is above its menu, which alone is the question).
+func (s *Supervisor) limitDialog(screen string) (string, bool) {
+	if s.Profile.LimitChoose == "" {
+		return "", false
+	}
+	lines := strings.Split(strings.TrimRight(tmuxctl.StripEscapes(screen), "\n "), "\n")
+	if len(lines) > limitDialogLines {
+		lines = lines[len(lines)-limitDialogLines:]
+	}
+	line, ok := s.Profile.LimitLine(strings.Join(lines, "\n"))
+	return strings.Trim(line, "│ "), ok
+}
+
+// limitDialogLines is how far up the screen limitDialog looks.
+const limitDialogLines = 30
+
+// stopLimitDialog answers the CLI's limit dialog d with its "stop" option
+// (LimitChoose) and waits for the dialog to go: the turn then ends
+// limited, and runner decides what follows (--on-limit), not the CLI (it
+// would switch to another model).
+func (s *Supervisor) stopLimitDialog(ctx context.Context, d profile.Detection) error {
+	if err := s.choose(ctx, s.Profile.LimitChoose); err != nil {
+		return err
+	}
+	if err := s.TC.SendKeys(ctx, s.PaneID, "Enter"); err != nil {
+		return err
+	}
+	s.Book.Journal(ctx, "auto-answer", "stopped at the usage limit: "+dialogLine(s.Profile, d.Question))
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	_, err := s.Mon.Wait(wctx, monitor.GoalLeaveInput, time.Now())
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("task %s: the usage-limit dialog did not go after choosing its stop option (answer it with 'runner attach %s')", s.ID, s.ID)
+	}
+	return err
 }
 
 // dialogNudgeAfter and dialogNudges bound answerDialog's second tries.

@@ -279,6 +279,12 @@ func (s *Supervisor) MonitorTurn(ctx context.Context, since time.Time) error {
 		d := obs.Detection
 		switch d.State {
 		case profile.StateNeedsInput:
+			if line, ok := s.limitDialog(obs.Screen); ok {
+				if err := s.stopLimitDialog(ctx, d); err != nil {
+					return err
+				}
+				return limited(line, obs)
+			}
 			if err := s.dialog(ctx, d, obs); err != nil {
 				return err
 			}
@@ -350,6 +356,20 @@ func (s *Supervisor) ruleOf(obs monitor.Observation) string {
 // the agent is not at its prompt in time, the supervision ends done with
 // the queue kept (Outcome.KeepQueue).
 func (s *Supervisor) WaitIdlePrompt(ctx context.Context) error {
+	return s.waitPrompt(ctx, false)
+}
+
+// WaitPromptAfterLimit is WaitIdlePrompt after a usage limit was waited
+// out: the screen still shows the limit (or the CLI's error about it),
+// which is the prompt to deliver to, not an error to wait out.
+func (s *Supervisor) WaitPromptAfterLimit(ctx context.Context) error {
+	return s.waitPrompt(ctx, true)
+}
+
+func (s *Supervisor) waitPrompt(ctx context.Context, afterLimit bool) error {
+	idle := func(st profile.State) bool {
+		return st == profile.StateReady || st == profile.StateLimited || (afterLimit && st == profile.StateError)
+	}
 	readyTimeout := s.readyTimeout()
 	rctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
@@ -358,7 +378,7 @@ func (s *Supervisor) WaitIdlePrompt(ctx context.Context) error {
 		if err != nil && rctx.Err() == nil {
 			return err
 		}
-		if st := profile.Detect(s.Profile, screen).State; err == nil && (st == profile.StateReady || st == profile.StateLimited) {
+		if err == nil && idle(profile.Detect(s.Profile, screen).State) {
 			// At its prompt (after a limit too: that is waited out
 			// before this is called).
 			return nil
@@ -376,10 +396,18 @@ func (s *Supervisor) WaitIdlePrompt(ctx context.Context) error {
 		case obs.Dead:
 			return exited(obs, "the agent exited with status %d")
 		case obs.Detection.State == profile.StateNeedsInput:
+			if _, ok := s.limitDialog(obs.Screen); ok {
+				// Another of the CLI's limit dialogs (Gemini asks once per
+				// model): stopped too; the limit was waited out already.
+				if err := s.stopLimitDialog(ctx, obs.Detection); err != nil {
+					return err
+				}
+				continue
+			}
 			if err := s.needsInput(ctx, obs.Detection, obs); err != nil {
 				return err
 			}
-		case obs.Detection.State == profile.StateLimited:
+		case idle(obs.Detection.State):
 			return nil
 		case obs.Detection.State != profile.StateReady:
 			// An error screen: look again shortly rather than spin.
