@@ -27,6 +27,11 @@ func TestRealAgentsLimit(t *testing.T) {
 			// retrying (Gemini CLI, Qwen Code and OpenCode retry a plain
 			// rate limit themselves, silently or with a countdown).
 			limit := &mockapi.Limit{For: 20 * time.Second, Quota: true}
+			if cli == "qwen" {
+				// Qwen Code retries even a quota by itself, silently,
+				// for about 76 s (7 attempts) before it says so.
+				limit.For = 100 * time.Second
+			}
 			if d, err := time.ParseDuration(os.Getenv("RUNNER_TEST_LIMIT_FOR")); err == nil {
 				limit.For = d // exploring how long a CLI retries by itself
 			}
@@ -77,6 +82,7 @@ func TestRealAgentsLimit(t *testing.T) {
 				}
 			}
 			if !sawLimited {
+				logSessionFiles(t, home)
 				t.Errorf("the turn never ended limited")
 			}
 			if task.Status != state.StatusDone || !strings.Contains(task.Answer, "LIMIT-DONE") {

@@ -65,7 +65,8 @@ type Limit struct {
 	For time.Duration
 	// Quota says the limit is a quota used up (Gemini's daily quota,
 	// OpenAI's insufficient_quota), which the CLIs do not retry, rather
-	// than a rate limit to retry after Retry-After.
+	// than a rate limit to retry after Retry-After. A quota's 429 has no
+	// Retry-After header in the OpenAI dialects (as OpenAI's own).
 	Quota bool
 
 	mu    sync.Mutex
@@ -514,7 +515,9 @@ func limited(w http.ResponseWriter, rec *Request, api string, rp reply) bool {
 		body = map[string]any{"error": map[string]any{"message": msg, "type": "rate_limit_exceeded", "code": "rate_limit_exceeded"}}
 	}
 	rec.Reply = fmt.Sprintf("status 429 (limit for %ds)", secs)
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	if !l.Quota || (api != "chat" && api != "responses") {
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusTooManyRequests)
 	_ = json.NewEncoder(w).Encode(body)

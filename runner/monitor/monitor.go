@@ -126,12 +126,14 @@ const (
 
 func (g Goal) ends(st profile.State) bool {
 	switch g {
-	case GoalReady, GoalTurnEnd:
+	case GoalReady:
 		return st.Idle() || st == profile.StateNeedsInput
+	case GoalTurnEnd:
+		return st.Idle() || st == profile.StateNeedsInput || st == profile.StateLimitWait
 	case GoalLeaveInput:
 		return st != profile.StateNeedsInput && st != profile.StateUnknown && st != profile.StateStarting
 	case GoalTurnStart:
-		return st == profile.StateBusy || st == profile.StateNeedsInput
+		return st.Working() || st == profile.StateNeedsInput
 	}
 	return false
 }

@@ -101,7 +101,13 @@ func (w *waitMachine) captured(start, now time.Time, st profile.State, hash stri
 	if hash != w.lastHash {
 		w.lastHash, w.hashSince = hash, now
 	}
-	if st == profile.StateBusy {
+	if st == profile.StateLimitWait && w.goal == GoalTurnEnd {
+		// The CLI waits out a limit by itself (a countdown: the screen
+		// never settles): at once.
+		w.sawBusy = true
+		return decision{kind: finish, via: "screen"}
+	}
+	if st.Working() {
 		w.sawBusy = true
 		if w.goal == GoalTurnStart {
 			return decision{kind: finish, via: "screen"}

@@ -21,6 +21,7 @@ type compiled struct {
 
 	ready, busy, needsInput, exited, errs, errReset, volatile, starting  []*regexp.Regexp
 	trust, turnOpen, turnClosed, sessionID, scrolled, undecided, limited []*regexp.Regexp
+	limitBusy                                                            []*regexp.Regexp
 	answerStart, answerEnd, answerAfter, answerSidebar                   []*regexp.Regexp
 	menuCursor                                                           *regexp.Regexp
 }
@@ -155,6 +156,7 @@ func (c *compiled) lists(p *Profile) []patternList {
 		{"needs_input", &p.NeedsInput, &c.needsInput},
 		{"starting", &p.Starting, &c.starting},
 		{"busy", &p.Busy, &c.busy},
+		{"limit_busy", &p.LimitBusy, &c.limitBusy},
 		{"undecided", &p.Undecided, &c.undecided},
 		{"ready", &p.Ready, &c.ready},
 		{"scrolled", &p.Scrolled, &c.scrolled},

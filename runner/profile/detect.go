@@ -22,12 +22,17 @@ const (
 	StateExited     State = "exited"      // the agent's process ended
 	StateError      State = "error"       // idle again, but the last turn shows an error
 	StateLimited    State = "limited"     // idle again, the last turn ended on a usage or rate limit
+	StateLimitWait  State = "limit_wait"  // busy, but the CLI only waits out its provider's limit itself
 	StateUnknown    State = "unknown"     // none of the above could be decided
 )
 
 // Idle reports whether the agent is at its prompt in state s: ready, or
 // ready after a turn that showed an error or a limit.
 func (s State) Idle() bool { return s == StateReady || s == StateError || s == StateLimited }
+
+// Working reports whether the agent works on a turn in state s: busy, or
+// busy waiting out its provider's limit.
+func (s State) Working() bool { return s == StateBusy || s == StateLimitWait }
 
 // Detection is what Detect saw and why.
 type Detection struct {
@@ -154,6 +159,9 @@ func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
 		return Detection{State: StateBusy, Field: "pane_current_command", Line: info.CurrentCommand}
 	}
 	if d, ok := match(StateBusy, "busy", c.busy, lines, bottom); ok {
+		if w, ok := match(StateLimitWait, "limit_busy", c.limitBusy, lines, bottom); ok {
+			return w // busy only waiting out a limit
+		}
 		return d
 	}
 	if d, ok := match(StateUnknown, "undecided", c.undecided, lines, bottom); ok {

@@ -171,6 +171,13 @@ type Profile struct {
 	// answer from its hook. The turn ends limited, never done or a plain
 	// failed; the reset time is read off the line (ParseReset).
 	Limited []string `json:"limited,omitempty"`
+	// LimitBusy patterns match a busy screen's sign that the CLI only
+	// waits out its provider's limit by itself, retrying (OpenCode's "You
+	// exceeded your current quota … [retrying in 17s attempt #1]"): the
+	// state limit_wait. The supervisor interrupts it and the turn ends
+	// limited, so runner, not the CLI, waits it out or ends the task
+	// (--on-limit), and the task's --timeout does not run meanwhile.
+	LimitBusy []string `json:"limit_busy,omitempty"`
 	// LimitChoose is the label of the option that stops, in a dialog the
 	// CLI opens on a limit (Gemini CLI's "Usage limit reached … 1. Switch
 	// to <model> 2. Stop"): a needs_input screen whose text a Limited

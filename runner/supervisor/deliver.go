@@ -117,7 +117,7 @@ func (c *deliveryCheck) accepted(screen string) bool {
 	}
 	d := profile.Detect(s.Profile, screen)
 	switch d.State {
-	case profile.StateBusy:
+	case profile.StateBusy, profile.StateLimitWait:
 		s.unstarted = false
 		return true
 	case profile.StateNeedsInput:
@@ -305,7 +305,7 @@ func (s *Supervisor) redeliver(ctx context.Context) error {
 				return false
 			}
 			d := profile.Detect(s.Profile, screen)
-			if d.State == profile.StateBusy || (d.State == profile.StateNeedsInput && len(d.TrustKeys) == 0) || echoCount(s.Profile, screen, s.sig) > s.echoBase {
+			if d.State.Working() || (d.State == profile.StateNeedsInput && len(d.TrustKeys) == 0) || echoCount(s.Profile, screen, s.sig) > s.echoBase {
 				s.unstarted = false
 				return true
 			}

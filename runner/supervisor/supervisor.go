@@ -31,6 +31,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/monitor"
@@ -185,6 +186,13 @@ func end(st state.Status, reason string, obs monitor.Observation, code *int) err
 // limited is the outcome of a turn that ended on the agent's usage or rate
 // limit, told by line (the screen's, or the hook's answer).
 func limited(line string, obs monitor.Observation) error {
+	// The line without the CLI's glyphs and box ("● API Error: …",
+	// "│ Usage limit reached …", a progress bar).
+	line = strings.TrimLeftFunc(line, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '[' })
+	if i := strings.Index(line, "   "); i > 0 {
+		line = line[:i] // what follows a wide gap is the status line's rest
+	}
+	line = strings.TrimRight(line, "│┃ ")
 	reason := "usage limit: " + textutil.Headline(line, 160)
 	reset, ok := profile.ParseReset(line, time.Now())
 	if ok {
@@ -290,6 +298,20 @@ func (s *Supervisor) MonitorTurn(ctx context.Context, since time.Time) error {
 			}
 			continue
 		case profile.StateLimited:
+			return limited(d.Line, obs)
+		case profile.StateLimitWait:
+			// The CLI would wait the limit out by itself, its retries
+			// counting toward the task's time: interrupt it; runner
+			// waits (or ends the task) as --on-limit says, and a
+			// "continue" later has the CLI try again.
+			if len(s.Profile.InterruptKeys) > 0 {
+				if err := s.TC.SendKeys(ctx, s.PaneID, s.Profile.InterruptKeys...); err != nil {
+					return err
+				}
+				wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+				_, _ = s.Mon.Wait(wctx, monitor.GoalReady, time.Now())
+				cancel()
+			}
 			return limited(d.Line, obs)
 		case profile.StateError:
 			reason := "the agent reported an error: " + textutil.Headline(d.Line, 160)
