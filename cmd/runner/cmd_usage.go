@@ -24,7 +24,7 @@ type usageOptions struct {
 func (a *app) newUsageCmd() *cobra.Command {
 	var o usageOptions
 	cmd := &cobra.Command{
-		Use:   "usage [--since 24h] [--by project|agent|day|task] [--project P] [--json]",
+		Use:   "usage [--since 24h] [--by project|agent|day|task|tree] [--project P] [--json]",
 		Short: "What tasks spent: tokens in, out and cached, and cost where the agent CLI reports it",
 		Long: `Sum what tasks spent, as each agent CLI recorded it for every turn (Claude
 Code's transcript, Codex's session file, Gemini CLI's and Qwen Code's chat
@@ -32,6 +32,9 @@ files, OpenCode's and pi's messages): never estimated from text. A turn whose
 CLI recorded nothing is counted as unknown, not as 0 (UNKNOWN column; "?"
 when no turn of the group is known). COST is shown only where the CLI reports
 one (OpenCode, pi); "≥" marks a sum that lacks some turns' cost.
+
+--by tree sums each task tree under its root (a task dispatched from outside
+any task): what a task and everything it dispatched spent.
 
 --since keeps the tasks active in the window (not ended before it); a task
 counts whole. The state keeps finished tasks for its retention

@@ -20,10 +20,11 @@ const (
 	ByAgent   = "agent"
 	ByDay     = "day"
 	ByTask    = "task"
+	ByTree    = "tree"
 )
 
 // UsageGroupings lists the groupings a report knows.
-var UsageGroupings = []string{ByProject, ByAgent, ByDay, ByTask}
+var UsageGroupings = []string{ByProject, ByAgent, ByDay, ByTask, ByTree}
 
 // UsageOptions selects the tasks of a usage report and how to group them.
 type UsageOptions struct {
@@ -40,9 +41,10 @@ type UsageOptions struct {
 
 // UsageRow is one group of a usage report.
 type UsageRow struct {
-	// Key is the project, agent, day (2006-01-02) or task id.
+	// Key is the project, agent, day (2006-01-02), task id, or the id of
+	// the tree's root task (a task dispatched from outside any task).
 	Key string `json:"key"`
-	// Text is the task's first line (ByTask only).
+	// Text is the task's (or the root's) first line (ByTask, ByTree).
 	Text  string      `json:"text,omitempty"`
 	Tasks int         `json:"tasks"`
 	Spend state.Spend `json:"spend"`
@@ -85,6 +87,10 @@ func Usage(ctx context.Context, env *runner.Env, opts UsageOptions) (*UsageRepor
 	if err != nil {
 		return nil, fmt.Errorf("usage: %w", err)
 	}
+	byID := make(map[string]*state.Task, len(all))
+	for _, t := range all {
+		byID[t.ID] = t
+	}
 	rep := &UsageReport{Since: opts.Since, By: opts.By, Rows: []UsageRow{}}
 	rows := map[string]*UsageRow{}
 	for _, t := range all {
@@ -110,6 +116,12 @@ func Usage(ctx context.Context, env *runner.Env, opts UsageOptions) (*UsageRepor
 			key = t.Created.In(loc).Format(time.DateOnly)
 		case ByTask:
 			key, text = t.ID, t.Text
+		case ByTree:
+			root := t
+			for hops := 0; root.Parent != "" && byID[root.Parent] != nil && hops < len(all); hops++ {
+				root = byID[root.Parent]
+			}
+			key, text = root.ID, root.Text
 		}
 		r := rows[key]
 		if r == nil {
