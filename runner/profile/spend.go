@@ -164,8 +164,7 @@ func claudeUsage(path, sig string) (out turnRecord) {
 		CacheCreate int64 `json:"cache_creation_input_tokens"`
 	}
 	var (
-		order   []string
-		byID    map[string]usage
+		msgs    lastByID[usage]
 		started bool
 	)
 	for sc.Scan() {
@@ -185,7 +184,7 @@ func claudeUsage(path, sig string) (out turnRecord) {
 		switch line.Type {
 		case "user":
 			if text, isPrompt := claudePromptText(line.Message.Content); isPrompt && promptMatches(text, sig) {
-				order, byID, started, out.last, out.ended = nil, map[string]usage{}, true, "", false
+				msgs, started, out.last, out.ended = lastByID[usage]{}, true, "", false
 			}
 		case "assistant":
 			if !started || line.Message.Usage == nil {
@@ -195,22 +194,43 @@ func claudeUsage(path, sig string) (out turnRecord) {
 				out.last = text
 			}
 			out.ended = line.Message.StopReason == "end_turn"
-			id := line.Message.ID
-			if id == "" {
-				id = "line " + strconv.Itoa(len(order))
-			}
-			if _, seen := byID[id]; !seen {
-				order = append(order, id)
-			}
-			byID[id] = *line.Message.Usage
+			msgs.set(line.Message.ID, *line.Message.Usage)
 		}
 	}
-	for _, id := range order {
-		x := byID[id]
+	msgs.each(func(x usage) {
 		out.usage.add(Usage{Input: x.Input, Output: x.Output, Cached: x.CacheRead + x.CacheCreate})
-	}
-	out.ok = started && len(order) > 0
+	})
+	out.ok = started && msgs.len() > 0
 	return out
+}
+
+// lastByID keeps the last value set for each id, in the order the ids
+// first came (a session file rewrites a message as it streams: its last
+// line counts, once); an empty id is a value of its own.
+type lastByID[T any] struct {
+	order []string
+	m     map[string]T
+}
+
+func (l *lastByID[T]) set(id string, v T) {
+	if l.m == nil {
+		l.m = map[string]T{}
+	}
+	if id == "" {
+		id = "\x00" + strconv.Itoa(len(l.order))
+	}
+	if _, seen := l.m[id]; !seen {
+		l.order = append(l.order, id)
+	}
+	l.m[id] = v
+}
+
+func (l *lastByID[T]) len() int { return len(l.order) }
+
+func (l *lastByID[T]) each(fn func(T)) {
+	for _, id := range l.order {
+		fn(l.m[id])
+	}
 }
 
 // claudePromptText is the text of a Claude Code message's content, and
@@ -376,8 +396,7 @@ func geminiUsage(path, sig string) (out turnRecord) {
 		Tool     int64 `json:"tool"`
 	}
 	var (
-		order   []string
-		byID    map[string]tokens
+		msgs    lastByID[tokens]
 		started bool
 	)
 	for sc.Scan() {
@@ -393,7 +412,7 @@ func geminiUsage(path, sig string) (out turnRecord) {
 		switch line.Type {
 		case "user":
 			if promptMatches(chatText(line.Content), sig) {
-				order, byID, started, out.last = nil, map[string]tokens{}, true, ""
+				msgs, started, out.last = lastByID[tokens]{}, true, ""
 			}
 		case "gemini":
 			if !started {
@@ -405,17 +424,13 @@ func geminiUsage(path, sig string) (out turnRecord) {
 			if line.Tokens == nil {
 				continue
 			}
-			if _, seen := byID[line.ID]; !seen {
-				order = append(order, line.ID)
-			}
-			byID[line.ID] = *line.Tokens
+			msgs.set(line.ID, *line.Tokens)
 		}
 	}
-	for _, id := range order {
-		t := byID[id]
+	msgs.each(func(t tokens) {
 		out.usage.add(Usage{Input: t.Input - t.Cached + t.Tool, Cached: t.Cached, Output: t.Output + t.Thoughts})
-	}
-	out.ok = started && len(order) > 0
+	})
+	out.ok = started && msgs.len() > 0
 	return out
 }
 

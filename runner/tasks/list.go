@@ -25,11 +25,9 @@ func List(ctx context.Context, env *runner.Env, opts ListOptions) ([]*state.Task
 	if err != nil {
 		return nil, err
 	}
-	var ref projects.Ref
-	if opts.Project != "" {
-		if ref, err = projects.Select(st, opts.Project); err != nil {
-			return nil, err
-		}
+	ref, err := selectProject(st, opts.Project)
+	if err != nil {
+		return nil, err
 	}
 	all := st.TaskList()
 	if opts.All {
@@ -56,6 +54,15 @@ func List(ctx context.Context, env *runner.Env, opts ListOptions) ([]*state.Task
 		return out[i].ID < out[j].ID
 	})
 	return out, nil
+}
+
+// selectProject is the project a listing keeps to: none for "" (see
+// projects.Select).
+func selectProject(st *state.State, project string) (projects.Ref, error) {
+	if project == "" {
+		return projects.Ref{}, nil
+	}
+	return projects.Select(st, project)
 }
 
 // AttachTarget returns the tmux target for a task or a project: the task's

@@ -10,7 +10,6 @@ import (
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
-	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -77,11 +76,9 @@ func Usage(ctx context.Context, env *runner.Env, opts UsageOptions) (*UsageRepor
 	if err != nil {
 		return nil, err
 	}
-	var ref projects.Ref
-	if opts.Project != "" {
-		if ref, err = projects.Select(st, opts.Project); err != nil {
-			return nil, err
-		}
+	ref, err := selectProject(st, opts.Project)
+	if err != nil {
+		return nil, err
 	}
 	all, err := st.AllTasks()
 	if err != nil {
