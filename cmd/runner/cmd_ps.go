@@ -202,6 +202,13 @@ func (a *app) printStatus(ctx context.Context, env *runner.Env, t *state.Task) {
 	if st != nil {
 		msgs, _ = mailbox.InboxOf(st, t.ID)
 	}
+	if t.Status == state.StatusLimited {
+		reset := "the CLI gave no reset time"
+		if !t.LimitReset.IsZero() {
+			reset = "resets " + t.LimitReset.Local().Format(time.DateTime)
+		}
+		fmt.Fprintf(w, "limit     %s: the agent's provider usage or rate limit (runner wait %s; runner cancel %s)\n", reset, t.ID, t.ID)
+	}
 	if !t.Spend.IsZero() {
 		fmt.Fprintf(w, "spend     %s\n", spendLine(t.Spend))
 	}
