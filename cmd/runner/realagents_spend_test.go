@@ -54,9 +54,12 @@ func TestRealAgentsSpend(t *testing.T) {
 				costed = 1
 			}
 			want := sentUsage(h.srv, "SPEND-ONE", costed)
+			if os.Getenv("RUNNER_TEST_LOG_SESSIONS") == "1" {
+				logSessionFiles(t, home) // finding a CLI's record of its spend
+			}
 			if h.prof.Spend == "" {
-				// A CLI whose record runner does not read (GitHub Copilot
-				// CLI): unknown, never 0.
+				// A CLI whose record runner does not read: unknown,
+				// never 0.
 				if got := task.Spend; got != state.UnknownTurn {
 					t.Errorf("%s keeps no record runner reads, yet the spend is %+v; want unknown", cli, got)
 				}

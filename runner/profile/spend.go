@@ -34,10 +34,14 @@ const (
 	// transcript_path, else ~/.qwen/projects/*/chats/<session_id>.jsonl):
 	// the usageMetadata of each assistant record after the turn's prompt.
 	SpendQwen = "qwen-chat"
+	// SpendCopilot: the session's events file the agentStop payload names
+	// (transcriptPath): its session.usage_record events after the turn's
+	// user.message, read once the turn's answer and end are in it.
+	SpendCopilot = "copilot-events"
 )
 
 // SpendKinds lists the known Spend values.
-var SpendKinds = []string{SpendHook, SpendClaude, SpendCodex, SpendGemini, SpendQwen}
+var SpendKinds = []string{SpendHook, SpendClaude, SpendCodex, SpendGemini, SpendQwen, SpendCopilot}
 
 // Usage is what one turn used, as the CLI recorded it. Input excludes
 // the tokens read from (or written to) the prompt cache, which are
@@ -95,6 +99,14 @@ func TurnUsage(p *Profile, ev HookEvent, sig string, env func(string) string) (u
 		if f := qwenChat(ev, env); f != "" {
 			t = qwenUsage(f, sig)
 		}
+	case SpendCopilot:
+		if ev.AnswerFile == "" {
+			return Usage{}, false, true
+		}
+		// Its hook's payload has no answer to check the file by: the
+		// file's own end of the turn is waited for.
+		t = copilotUsage(ev.AnswerFile, sig)
+		return t.usage, t.ok, t.ended
 	default:
 		return Usage{}, false, true
 	}
@@ -495,6 +507,56 @@ func qwenUsage(path, sig string) (out turnRecord) {
 				out.usage.add(Usage{Input: x.Prompt - x.Cached, Cached: x.Cached, Output: x.Candidates + x.Thoughts})
 				out.ok = true
 			}
+		}
+	}
+	return out
+}
+
+// copilotUsage sums the session.usage_record events of a GitHub Copilot
+// CLI session's events file after the last user.message that holds sig
+// (inputTokens counts the cache's reads and writes, which are taken out).
+// The turn has ended once an assistant.turn_end follows an answer (an
+// assistant.message with content).
+func copilotUsage(path, sig string) (out turnRecord) {
+	sc, done, err := tailLines(path, spendWindow)
+	if err != nil {
+		return out
+	}
+	defer done()
+	started, answered := false, false
+	for sc.Scan() {
+		var line struct {
+			Type string `json:"type"`
+			Data struct {
+				Content string `json:"content"`
+				Usage   *struct {
+					Input      int64 `json:"inputTokens"`
+					Output     int64 `json:"outputTokens"`
+					CacheRead  int64 `json:"cacheReadTokens"`
+					CacheWrite int64 `json:"cacheWriteTokens"`
+				} `json:"usage"`
+			} `json:"data"`
+		}
+		if json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &line) != nil {
+			continue
+		}
+		switch line.Type {
+		case "user.message":
+			if promptMatches(line.Data.Content, sig) {
+				out, started, answered = turnRecord{}, true, false
+			}
+		case "session.usage_record":
+			if u := line.Data.Usage; started && u != nil {
+				cached := u.CacheRead + u.CacheWrite
+				out.usage.add(Usage{Input: u.Input - cached, Cached: cached, Output: u.Output})
+				out.ok, out.ended = true, false
+			}
+		case "assistant.message":
+			if started && strings.TrimSpace(line.Data.Content) != "" {
+				out.last, answered = line.Data.Content, true
+			}
+		case "assistant.turn_end":
+			out.ended = started && answered
 		}
 	}
 	return out

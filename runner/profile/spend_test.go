@@ -58,6 +58,18 @@ var qwenTurn = []string{
 	`{"type":"assistant","message":{"role":"model","parts":[{"text":"SPEND-ONE-DONE"}]},"usageMetadata":{"promptTokenCount":2023,"candidatesTokenCount":56,"cachedContentTokenCount":789}}`,
 }
 
+// copilotTurn is a GitHub Copilot CLI 1.0.102 session's events file: a
+// turn with a tool call (two usage records) and its answer.
+var copilotTurn = []string{
+	`{"type":"user.message","data":{"content":"please do the SPEND-ONE now"}}`,
+	`{"type":"session.usage_record","data":{"usage":{"inputTokens":2023,"outputTokens":56,"cacheReadTokens":789,"cacheWriteTokens":0,"cost":0.0}}}`,
+	`{"type":"assistant.message","data":{"content":"","toolRequests":[{"name":"bash"}]}}`,
+	`{"type":"assistant.turn_end","data":{}}`,
+	`{"type":"session.usage_record","data":{"usage":{"inputTokens":2023,"outputTokens":56,"cacheReadTokens":789,"cacheWriteTokens":10}}}`,
+	`{"type":"assistant.message","data":{"content":"SPEND-ONE-DONE"}}`,
+	`{"type":"assistant.turn_end","data":{}}`,
+}
+
 func TestTurnUsage(t *testing.T) {
 	home := t.TempDir()
 	rollout := filepath.Join(home, ".codex", "sessions", "2026", "11", "27", "rollout-2026-11-27T07-56-14-th-1.jsonl")
@@ -76,6 +88,8 @@ func TestTurnUsage(t *testing.T) {
 	claude := writeLines(t, "claude.jsonl", claudeTurn...)
 	claudeCut := writeLines(t, "claude-cut.jsonl", claudeTurn[:6]...)
 	qwen := writeLines(t, "qwen.jsonl", qwenTurn...)
+	copilot := writeLines(t, "copilot.jsonl", copilotTurn...)
+	copilotCut := writeLines(t, "copilot-cut.jsonl", copilotTurn[:5]...)
 	tests := []struct {
 		name         string
 		spend        string
@@ -110,6 +124,12 @@ func TestTurnUsage(t *testing.T) {
 		{"qwen: the answer not written yet", SpendQwen,
 			HookEvent{Transcript: qwen, Answer: "ANOTHER ANSWER", HasAnswer: true}, "please do the SPEND-ONE",
 			Usage{Input: 2 * (2023 - 789), Cached: 2 * 789, Output: 112 + 4}, true, false},
+		{"copilot: usage records after the prompt, cache taken out", SpendCopilot,
+			HookEvent{AnswerFile: copilot}, "please do the SPEND-ONE",
+			Usage{Input: 2*(2023-789) - 10, Cached: 2*789 + 10, Output: 112}, true, true},
+		{"copilot: the turn's end not written yet", SpendCopilot,
+			HookEvent{AnswerFile: copilotCut}, "please do the SPEND-ONE",
+			Usage{Input: 2*(2023-789) - 10, Cached: 2*789 + 10, Output: 112}, true, false},
 		{"no record named", "", HookEvent{Transcript: claude}, "", Usage{}, false, true},
 		{"the payload's own usage wins", SpendClaude,
 			HookEvent{Transcript: claude, Usage: &Usage{Input: 1, Output: 2, CostUSD: 0.5, HasCost: true}}, "",
