@@ -19,7 +19,7 @@ import (
 // plain failed; with --on-limit wait the task is given "continue" after
 // the reset and ends done with the model's answer.
 func TestRealAgentsLimit(t *testing.T) {
-	for _, cli := range mockapi.CLIs() {
+	for _, cli := range append(mockapi.CLIs(), mockapi.NewCLIs()...) {
 		t.Run(cli, func(t *testing.T) {
 			needCLI(t, cli)
 			home, project := mockapi.Home(t), agentTempDir(t)
@@ -27,10 +27,15 @@ func TestRealAgentsLimit(t *testing.T) {
 			// retrying (Gemini CLI, Qwen Code and OpenCode retry a plain
 			// rate limit themselves, silently or with a countdown).
 			limit := &mockapi.Limit{For: 20 * time.Second, Quota: true}
-			if cli == "qwen" {
+			switch cli {
+			case "qwen":
 				// Qwen Code retries even a quota by itself, silently,
 				// for about 76 s (7 attempts) before it says so.
 				limit.For = 100 * time.Second
+			case "pi", "copilot":
+				// They retry by themselves for a while too (pi 3 runs,
+				// each with its SDK's retries; Copilot CLI 5 times).
+				limit.For = 60 * time.Second
 			}
 			if d, err := time.ParseDuration(os.Getenv("RUNNER_TEST_LIMIT_FOR")); err == nil {
 				limit.For = d // exploring how long a CLI retries by itself

@@ -47,6 +47,9 @@ type HookEvent struct {
 	// Turn is the agent's own id of the turn, when the payload names it
 	// (Codex's turn-id).
 	Turn string
+	// Error is the error the turn ended on, when the payload says (the pi
+	// extension's "error" with stop_reason "error").
+	Error string
 }
 
 // LateAnswer reads the answer to the prompt whose first line holds sig
@@ -108,6 +111,7 @@ func ParseHookEvent(line string) (ev HookEvent, ok bool) {
 	}
 	ev.Transcript, _ = str("transcript_path")
 	ev.Turn, _ = str("turn-id", "turn_id")
+	ev.Error, _ = str("error")
 	if tp, has := str("transcript_path"); has && ev.Name == "AfterAgent" {
 		// Gemini CLI 0.61's prompt_response repeats the streamed chunks
 		// after the answer; the chat file it names has the answer whole.

@@ -27,6 +27,13 @@ func (p *Profile) LimitLine(text string) (string, bool) {
 	return "", false
 }
 
+// limitError matches an API error's words for a usage or rate limit.
+var limitError = regexp.MustCompile(`(?i)\b429\b|quota|rate.?limit|usage limit|too many requests|RESOURCE_EXHAUSTED`)
+
+// IsLimitError reports whether an error a turn ended on, as the CLI's
+// hook gave it (not a screen line), is its provider's usage or rate limit.
+func IsLimitError(text string) bool { return limitError.MatchString(text) }
+
 var (
 	// "|1764244800": Claude Code's "Claude AI usage limit reached|<epoch>".
 	resetEpoch = regexp.MustCompile(`\|(\d{10})\b`)

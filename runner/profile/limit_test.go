@@ -48,3 +48,21 @@ func TestLimitLine(t *testing.T) {
 		t.Errorf("LimitLine found a limit in a plain answer")
 	}
 }
+
+func TestIsLimitError(t *testing.T) {
+	for text, want := range map[string]bool{
+		"Retry failed after 3 attempts: 429 You exceeded your current quota": true,
+		"Rate limit reached for requests":                                    true,
+		"RESOURCE_EXHAUSTED":                                                 true,
+		"connection refused":                                                 false,
+		"500 Internal Server Error":                                          false,
+	} {
+		if got := IsLimitError(text); got != want {
+			t.Errorf("IsLimitError(%q) = %v, want %v", text, got, want)
+		}
+	}
+	ev, _ := ParseHookEvent(`{"hook_event_name":"Stop","stop_reason":"error","error":"429 quota"}`)
+	if ev.Error != "429 quota" {
+		t.Errorf("ParseHookEvent: error %q", ev.Error)
+	}
+}

@@ -342,6 +342,10 @@ func (s *Supervisor) turnDone(ctx context.Context, obs monitor.Observation) erro
 		if line, ok := s.Profile.LimitLine(h.Answer); ok {
 			return limited(line, obs)
 		}
+		// pi's hook says the run ended on an error, and which.
+		if h.Error != "" && profile.IsLimitError(h.Error) {
+			return limited(textutil.FirstLine(h.Error), obs)
+		}
 	}
 	if d.ExitStatus != nil && *d.ExitStatus != 0 {
 		return end(state.StatusFailed, fmt.Sprintf("the command exited with status %d", *d.ExitStatus), obs, d.ExitStatus)
