@@ -90,8 +90,15 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 	_ = env.Record().UpdateDurably(ctx, "task "+b.id+": the end of the turn ("+string(o.Status)+")", func(st *state.State) error {
 		more, final, dropped, stop, o = 0, nil, nil, nil, turn
 		t := st.Task(b.id)
-		if t == nil || t.Status.IsTerminal() {
-			return nil // a cancel from another process wins
+		if t == nil {
+			return nil
+		}
+		if t.Status.IsTerminal() {
+			// A cancel from another process (or a budget another task's
+			// turn passed) wins; what the turn used is counted all the
+			// same.
+			t.Spend = t.Spend.Add(tt.Spend)
+			return nil
 		}
 		t.ResultTail = tt.ResultTail()
 		t.ExitCode, t.Question, t.Answer = o.Code, "", tt.Answer

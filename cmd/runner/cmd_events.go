@@ -144,63 +144,85 @@ func (a *app) runEvents(ctx context.Context, o eventsOptions) error {
 	if !o.follow {
 		return nil
 	}
-	return followEvents(ctx, store, w, emit)
+	// A follower only reads: it runs when nothing else wants the CPU, so
+	// that many of them cost the writers (supervisors, dispatches)
+	// nothing on a small machine. An idle machine runs it at once.
+	lowerPriority()
+	return followShared(ctx, store, w, emit)
 }
 
-// followEvents reads the event stream's current file as it grows, waking
-// on each write to it; a rotation (the file renamed, a new one made) is
-// followed by reading the rest of the old one first. emit drops what it
-// saw already (by cursor). w watches the state directory already.
-func followEvents(ctx context.Context, store *state.Store, w *fsnotify.Watcher, emit func(line []byte) bool) error {
-	path := store.EventsPath(0)
-	var f *os.File
-	var off int64
-	defer func() {
-		if f != nil {
-			f.Close()
+// tailer reads the event stream's current file as it grows, from where
+// it left; a rotation (the file renamed, a new one made) is followed by
+// reading the rest of the old one first. emit drops what it saw already
+// (by cursor), so a file read twice prints nothing twice.
+type tailer struct {
+	path string
+	emit func(line []byte) bool
+	f    *os.File
+	off  int64
+}
+
+// drain reads what was added; with rotated, it also looks whether the
+// name is another file now (only a rename, the directory's watch or a
+// hub's wake says so: a write to a watched file needs no look).
+func (t *tailer) drain(rotated bool) error {
+	if t.f == nil {
+		nf, err := os.Open(t.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
 		}
-	}()
-	// drain reads what was added; with rotated, it also looks whether the
-	// name is another file now (only a rename or the directory's watch
-	// says so: a write to the watched file needs no look).
-	drain := func(rotated bool) error {
-		if f == nil {
-			nf, err := os.Open(path)
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			f, off = nf, 0
+		if err != nil {
+			return err
 		}
-		for {
-			if _, err := f.Seek(off, 0); err != nil {
-				return err
-			}
-			n, _, err := state.ScanEventLines(f, emit)
-			if err != nil {
-				return err
-			}
-			off += n
-			if !rotated {
-				return nil
-			}
-			// Rotated: the name is another file now; the old one is
-			// read to its end above, go on with the new one.
-			cur, err1 := os.Stat(path)
-			mine, err2 := f.Stat()
-			if err1 != nil || err2 != nil || os.SameFile(cur, mine) {
-				return nil
-			}
-			f.Close()
-			if f, err = os.Open(path); err != nil {
-				f = nil
-				return nil
-			}
-			off = 0
-		}
+		t.f, t.off = nf, 0
 	}
+	for {
+		if _, err := t.f.Seek(t.off, 0); err != nil {
+			return err
+		}
+		n, _, err := state.ScanEventLines(t.f, t.emit)
+		if err != nil {
+			return err
+		}
+		t.off += n
+		if !rotated {
+			return nil
+		}
+		// Rotated: the name is another file now; the old one is read to
+		// its end above, go on with the new one.
+		cur, err1 := os.Stat(t.path)
+		mine, err2 := t.f.Stat()
+		if err1 != nil || err2 != nil || os.SameFile(cur, mine) {
+			return nil
+		}
+		t.f.Close()
+		if t.f, err = os.Open(t.path); err != nil {
+			t.f = nil
+			return nil
+		}
+		t.off = 0
+	}
+}
+
+func (t *tailer) close() {
+	if t.f != nil {
+		t.f.Close()
+		t.f = nil
+	}
+}
+
+// followEvents reads the event stream as it grows, waking on each write
+// to it (see tailer). w watches the state directory already. read, when
+// set, is called after each read (a hub wakes its clients).
+func followEvents(ctx context.Context, store *state.Store, w *fsnotify.Watcher, emit func(line []byte) bool, read ...func()) error {
+	t := &tailer{path: store.EventsPath(0), emit: emit}
+	defer t.close()
+	return followTail(ctx, store, w, t, read...)
+}
+
+// followTail is followEvents going on with t (where it left).
+func followTail(ctx context.Context, store *state.Store, w *fsnotify.Watcher, t *tailer, read ...func()) error {
+	path := t.path
 	// Watch the file alone once it exists (a follower then wakes only
 	// when events are written, not on every write of the state), and
 	// the directory while it does not (before the first event, and
@@ -208,13 +230,18 @@ func followEvents(ctx context.Context, store *state.Store, w *fsnotify.Watcher, 
 	dir := store.Dir()
 	onFile := false
 	settle := func() error {
-		if err := drain(!onFile); err != nil {
+		defer func() {
+			for _, fn := range read {
+				fn()
+			}
+		}()
+		if err := t.drain(!onFile); err != nil {
 			return err
 		}
 		if !onFile && w.Add(path) == nil {
 			onFile = true
 			_ = w.Remove(dir)
-			return drain(true) // what came before the watch was on the file
+			return t.drain(true) // what came before the watch was on the file
 		}
 		return nil
 	}
@@ -222,9 +249,7 @@ func followEvents(ctx context.Context, store *state.Store, w *fsnotify.Watcher, 
 		return err
 	}
 	// Reads are at least followGap apart: a burst of writes is read in
-	// one go, so that many followers of a busy stream cost the writers
-	// (who share the cores) little, each event still printed well within
-	// 50 ms of its write.
+	// one go, each event still printed well within 50 ms of its write.
 	var lastRead time.Time
 	var later <-chan time.Time
 	for {

@@ -82,3 +82,103 @@ func TestFollowEventsAcrossRotations(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Followers of one state directory share one watch: the first is the hub,
+// the others its clients. Each reads every event once, in order, across
+// rotations; when the hub stops mid-stream a client takes its place and
+// nothing is missed.
+func TestFollowEventsShared(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	store, err := state.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.EventsMaxBytes = 20 << 10
+	type follower struct {
+		seen   chan uint64
+		done   chan error
+		cancel context.CancelFunc
+	}
+	start := func() *follower {
+		w, err := fsnotify.NewWatcher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { w.Close() })
+		if err := w.Add(dir); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		f := &follower{seen: make(chan uint64, 1000), done: make(chan error, 1), cancel: cancel}
+		var last uint64
+		go func() {
+			f.done <- followShared(ctx, store, w, func(line []byte) bool {
+				if c, ok := state.EventCursor(line); ok && c > last {
+					last = c
+					f.seen <- c
+				}
+				return true
+			})
+		}()
+		return f
+	}
+	hub := start()
+	sock := filepath.Join(dir, eventsSocket)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no hub socket %s", sock)
+		}
+	}
+	clients := []*follower{start(), start()}
+	const n = 300
+	id := state.RandomTaskID()
+	for i := range n {
+		if i == n/2 {
+			hub.cancel() // a client takes over
+			if err := <-hub.done; err != nil {
+				t.Fatalf("the hub: %v", err)
+			}
+		}
+		if err := store.Update(t.Context(), func(st *state.State) error {
+			tk := st.Task(id)
+			if tk == nil {
+				tk = &state.Task{ID: id, Agent: "sim", Dir: "/tmp", Created: time.Now()}
+				st.Tasks[id] = tk
+			}
+			return tk.SetStatus(state.StatusRunning, time.Now(), fmt.Sprintf("step %d with some words to fill the line", i))
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(store.EventsPath(1)); err != nil {
+		t.Fatalf("the stream never rotated: %v", err)
+	}
+	if _, err := os.Stat(sock); err != nil {
+		t.Errorf("no client took the hub's place: %v", err)
+	}
+	for k, f := range clients {
+		timeout := time.After(30 * time.Second)
+		for want := uint64(1); want <= n; want++ {
+			select {
+			case got := <-f.seen:
+				if got != want {
+					t.Fatalf("client %d: cursor %d, want %d", k, got, want)
+				}
+			case err := <-f.done:
+				t.Fatalf("client %d stopped at %d: %v", k, want, err)
+			case <-timeout:
+				t.Fatalf("client %d: cursor %d never came", k, want)
+			}
+		}
+		f.cancel()
+		if err := <-f.done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
