@@ -50,16 +50,7 @@ func TestFollowEventsAcrossRotations(t *testing.T) {
 	const n = 300
 	id := state.RandomTaskID()
 	for i := range n {
-		if err := store.Update(ctx, func(st *state.State) error {
-			tk := st.Task(id)
-			if tk == nil {
-				tk = &state.Task{ID: id, Agent: "sim", Dir: "/tmp", Created: time.Now()}
-				st.Tasks[id] = tk
-			}
-			return tk.SetStatus(state.StatusRunning, time.Now(), fmt.Sprintf("step %d with some words to fill the line", i))
-		}); err != nil {
-			t.Fatal(err)
-		}
+		writeStep(t, store, id, i)
 	}
 	if _, err := os.Stat(store.EventsPath(1)); err != nil {
 		t.Fatalf("the stream never rotated: %v", err)
@@ -145,16 +136,7 @@ func TestFollowEventsShared(t *testing.T) {
 				t.Fatalf("the hub: %v", err)
 			}
 		}
-		if err := store.Update(t.Context(), func(st *state.State) error {
-			tk := st.Task(id)
-			if tk == nil {
-				tk = &state.Task{ID: id, Agent: "sim", Dir: "/tmp", Created: time.Now()}
-				st.Tasks[id] = tk
-			}
-			return tk.SetStatus(state.StatusRunning, time.Now(), fmt.Sprintf("step %d with some words to fill the line", i))
-		}); err != nil {
-			t.Fatal(err)
-		}
+		writeStep(t, store, id, i)
 	}
 	if _, err := os.Stat(store.EventsPath(1)); err != nil {
 		t.Fatalf("the stream never rotated: %v", err)
@@ -180,5 +162,21 @@ func TestFollowEventsShared(t *testing.T) {
 		if err := <-f.done; err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// writeStep records step i of task id (made at the first): one status
+// event.
+func writeStep(t *testing.T, store *state.Store, id string, i int) {
+	t.Helper()
+	if err := store.Update(t.Context(), func(st *state.State) error {
+		tk := st.Task(id)
+		if tk == nil {
+			tk = &state.Task{ID: id, Agent: "sim", Dir: "/tmp", Created: time.Now()}
+			st.Tasks[id] = tk
+		}
+		return tk.SetStatus(state.StatusRunning, time.Now(), fmt.Sprintf("step %d with some words to fill the line", i))
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,6 +1,8 @@
 package profile
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -167,4 +169,48 @@ func TestHookEventUsage(t *testing.T) {
 	if ev.Turn != "tu" || ev.Session != "th" {
 		t.Errorf("Codex's payload: turn %q, session %q", ev.Turn, ev.Session)
 	}
+}
+
+// BenchmarkTurnUsageClaude measures reading a turn's spend at its end from
+// a long session's transcript (16 MiB, the window read; 2 000 turns of
+// about 8 KiB, a tool call each), against a baseline from the same run:
+// reading the same window and counting its lines, which any reader of the
+// file does.
+func BenchmarkTurnUsageClaude(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "claude.jsonl")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pad := strings.Repeat("x", 7000) // a tool's output in the tool result
+	for i := 0; f != nil; i++ {
+		for _, l := range claudeTurn[2:] {
+			l = strings.Replace(l, "SPEND-ONE", fmt.Sprintf("SPEND-%d", i), 1)
+			l = strings.Replace(l, `"content":"ok"`, `"content":"`+pad+`"`, 1)
+			if _, err := f.WriteString(l + "\n"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if st, _ := f.Stat(); st.Size() >= spendWindow {
+			f.Close()
+			f = nil
+		}
+	}
+	p := &Profile{Name: "claude", Spend: SpendClaude}
+	ev := HookEvent{Transcript: path}
+	b.Run("baseline-read-count-lines", func(b *testing.B) {
+		for b.Loop() {
+			raw, err := os.ReadFile(path)
+			if err != nil || bytes.Count(raw, []byte("\n")) == 0 {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("turn-usage", func(b *testing.B) {
+		for b.Loop() {
+			if _, ok, _ := TurnUsage(p, ev, "", nil); !ok {
+				b.Fatal("no spend read")
+			}
+		}
+	})
 }
