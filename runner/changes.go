@@ -7,6 +7,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -14,9 +15,11 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/overlap"
 	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
 )
 
 // ChangesEvery is how often a supervisor looks at its task's files while
@@ -140,21 +143,44 @@ func toldOverlaps(ctx context.Context, env *Env, now time.Time, tells []overlap.
 
 // taskPaneAlive reports whether t's pane lives and is still t's: its
 // @runner_task option names t (the window's name may have been changed by
-// the agent's title).
+// the agent's title). Only tmux's word that the pane is gone, dead or
+// another task's makes it false: a tmux call that fails otherwise (a
+// server slow under load) is asked again, twice, and then the pane counts
+// as alive — a message to a pane that is gone fails with its reason; one
+// never posted is lost.
 func taskPaneAlive(ctx context.Context, env *Env, t *state.Task) bool {
+	if t.Tmux.Pane == "" {
+		return false
+	}
 	tc, err := env.PaneClient(ctx, t)
-	if err != nil || t.Tmux.Pane == "" {
-		return false
+	if err != nil {
+		return true // its server cannot be asked now: not known gone
 	}
-	info, err := tc.Pane(ctx, t.Tmux.Pane)
-	if err != nil || info.Dead {
-		return false
+	gone := func(err error) bool {
+		return errors.Is(err, tmuxctl.ErrNotFound) || errors.Is(err, tmuxctl.ErrPaneDead)
 	}
-	if info.WindowName == t.ID {
-		return true
+	for try := 0; ; try++ {
+		info, err := tc.Pane(ctx, t.Tmux.Pane)
+		switch {
+		case err == nil && info.Dead:
+			return false
+		case err == nil && info.WindowName == t.ID:
+			return true
+		case err == nil:
+			v, oerr := tc.ShowOption(ctx, t.Tmux.Pane, "@runner_task")
+			if oerr == nil {
+				return v == t.ID
+			}
+			if gone(oerr) {
+				return false
+			}
+		case gone(err):
+			return false
+		}
+		if try >= 2 || ctxtime.Sleep(ctx, 100*time.Millisecond) != nil {
+			return true
+		}
 	}
-	v, err := tc.ShowOption(ctx, t.Tmux.Pane, "@runner_task")
-	return err == nil && v == t.ID
 }
 
 // trackWhileWorking looks at the task's files every ChangesEvery while
