@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -180,6 +181,12 @@ func claudeUsage(path, sig string) (out turnRecord) {
 		started bool
 	)
 	for sc.Scan() {
+		raw := bytes.TrimSpace(sc.Bytes())
+		// Most of a long transcript is tool results (user lines) and
+		// messages before the turn: known without decoding them.
+		if bytes.Contains(raw, toolResultKey) || !started && !bytes.Contains(raw, userType) {
+			continue
+		}
 		var line struct {
 			Type      string `json:"type"`
 			Sidechain bool   `json:"isSidechain"`
@@ -190,7 +197,7 @@ func claudeUsage(path, sig string) (out turnRecord) {
 				Usage      *usage          `json:"usage"`
 			} `json:"message"`
 		}
-		if json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &line) != nil || line.Sidechain {
+		if json.Unmarshal(raw, &line) != nil || line.Sidechain {
 			continue
 		}
 		switch line.Type {
@@ -244,6 +251,12 @@ func (l *lastByID[T]) each(fn func(T)) {
 		fn(l.m[id])
 	}
 }
+
+// Keys that tell a transcript line's kind without decoding it.
+var (
+	toolResultKey = []byte(`"tool_result"`)
+	userType      = []byte(`"type":"user"`)
+)
 
 // claudePromptText is the text of a Claude Code message's content, and
 // whether it has text (a string, or text blocks) rather than tool results
@@ -329,7 +342,11 @@ func codexUsage(path, turn, sig string) (out turnRecord) {
 				} `json:"info"`
 			} `json:"payload"`
 		}
-		if json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &line) != nil {
+		raw := bytes.TrimSpace(sc.Bytes())
+		if !codexKeys.MatchString(string(raw[:min(len(raw), 160)])) {
+			continue // tool calls and their output: nothing of the turn's spend
+		}
+		if json.Unmarshal(raw, &line) != nil {
 			continue
 		}
 		pl := line.Payload
@@ -372,6 +389,10 @@ func codexUsage(path, turn, sig string) (out turnRecord) {
 	out.ok = true
 	return out
 }
+
+// codexKeys matches the start of the rollout lines codexUsage reads (the
+// payload's type comes first in Codex's records).
+var codexKeys = regexp.MustCompile(`"type":"(?:token_count|task_started|task_complete|user_message|message)"`)
 
 // codexText is the text of a Codex message item's content parts
 // (input_text, output_text).
