@@ -32,10 +32,14 @@ func TestRealAgentsLimit(t *testing.T) {
 				// Qwen Code retries even a quota by itself, silently,
 				// for about 76 s (7 attempts) before it says so.
 				limit.For = 100 * time.Second
-			case "pi", "copilot":
-				// They retry by themselves for a while too (pi 3 runs,
-				// each with its SDK's retries; Copilot CLI 5 times).
+			case "pi":
+				// pi retries by itself for a while too (3 runs, each
+				// with its SDK's retries: some 20 s).
 				limit.For = 60 * time.Second
+			case "copilot":
+				// Copilot CLI retries 5 times, backing off with jitter:
+				// 50-65 s before it says so.
+				limit.For = 150 * time.Second
 			}
 			if d, err := time.ParseDuration(os.Getenv("RUNNER_TEST_LIMIT_FOR")); err == nil {
 				limit.For = d // exploring how long a CLI retries by itself
