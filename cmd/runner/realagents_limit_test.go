@@ -29,9 +29,11 @@ func TestRealAgentsLimit(t *testing.T) {
 			limit := &mockapi.Limit{For: 20 * time.Second, Quota: true}
 			switch cli {
 			case "qwen":
-				// Qwen Code retries even a quota by itself, silently,
-				// for about 76 s (7 attempts) before it says so.
-				limit.For = 100 * time.Second
+				// Qwen Code retries even a quota by itself, silently, 7
+				// attempts backing off 1.5 s to 30 s with ±30% jitter
+				// (its DEFAULT_RETRY_OPTIONS): 76 s, up to 100 s, before
+				// it says so. CI once saw the 100 s limit end first.
+				limit.For = 150 * time.Second
 			case "pi":
 				// pi retries by itself for a while too (3 runs, each
 				// with its SDK's retries: some 20 s).
