@@ -64,14 +64,14 @@ func TrackChanges(ctx context.Context, env *Env, id string) error {
 	}
 	// Whether a done task's pane lives needs tmux, which must not run
 	// under the lock: looked at first for each task these files may
-	// meet. The overlaps, the files told and the messages are then
-	// recorded in one update: a message is never marked told and lost.
+	// meet, done or still working (it may be done by the update: this
+	// task's own turn ends as its files are looked at). The overlaps, the
+	// files told and the messages are then recorded in one update: a
+	// message is never marked told and lost.
 	alive := map[string]bool{}
 	if pre, err := env.Store.Read(ctx); err == nil {
-		for _, o := range pre.Tasks {
-			if o.Status == state.StatusDone && (o.ID == id || (o.Changes != nil && o.Changes.Repo == ch.Repo && meets(o.Changes.Files, ch.Files))) {
-				alive[o.ID] = taskPaneAlive(ctx, env, o)
-			}
+		for _, o := range mayBeTold(pre.TaskList(), id, ch) {
+			alive[o.ID] = taskPaneAlive(ctx, env, o)
 		}
 	}
 	now := env.Time()
@@ -93,6 +93,24 @@ func TrackChanges(ctx context.Context, env *Env, id string) error {
 		return fmt.Errorf("task %s: record the files it changed: %w", id, err)
 	}
 	return toldOverlaps(ctx, env, now, tells, posts)
+}
+
+// mayBeTold lists the tasks whose panes are looked at before the overlaps
+// of task id's changes ch are recorded: id itself and the tasks whose
+// changed files meet ch's, done or still working (any of them may be done
+// when the overlaps are recorded, and a done task is told only if its
+// pane lives).
+func mayBeTold(tasks []*state.Task, id string, ch state.Changes) []*state.Task {
+	var out []*state.Task
+	for _, o := range tasks {
+		if o.Status.IsTerminal() && o.Status != state.StatusDone {
+			continue
+		}
+		if o.ID == id || (o.Changes != nil && o.Changes.Repo == ch.Repo && meets(o.Changes.Files, ch.Files)) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // meets reports whether two sorted lists of paths share one.
