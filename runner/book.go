@@ -97,7 +97,7 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 			// A cancel from another process (or a budget another task's
 			// turn passed) wins; what the turn used is counted all the
 			// same.
-			t.Spend = t.Spend.Add(tt.Spend)
+			t.EndLive(tt.Spend)
 			return nil
 		}
 		t.ResultTail = tt.ResultTail()
@@ -109,7 +109,7 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 		case tt.Summary != "" || tt.Answer != "":
 			t.AddTurnSpent(env.Time(), tt.Summary, tt.Answer, tt.Spend)
 		default:
-			t.Spend = t.Spend.Add(tt.Spend)
+			t.EndLive(tt.Spend)
 		}
 		if o.Status == state.StatusDone {
 			// The turn's spend reached a budget of the task's tree: the
@@ -230,4 +230,52 @@ func (b *taskBook) Release(ctx context.Context, takeQueue bool) int {
 		return nil
 	})
 	return more
+}
+
+// Budgeted reports whether the task or a task above it has a token or
+// dollar budget.
+func (b *taskBook) Budgeted(ctx context.Context) bool {
+	st, err := b.env.Store.Read(ctx)
+	if err != nil {
+		return false
+	}
+	seen := map[string]bool{}
+	for t := st.Task(b.id); t != nil && !seen[t.ID]; t = st.Task(t.Parent) {
+		seen[t.ID] = true
+		if x := budgetOf(t); x.Tokens > 0 || x.USD > 0 {
+			return true
+		}
+		if t.Parent == "" {
+			break
+		}
+	}
+	return false
+}
+
+// LiveSpend records what the running turn used so far (Task.Live, which
+// the tree's spend counts); when that reaches a budget of the task's tree,
+// the turns running in that tree, this one too, end as a turn's end over
+// it ends them (stopForBudget). The reading is one task's change, handed
+// to the lock's holder like any (Store.UpdateTask), and the budget is
+// judged on the state read after it: of two turns of a tree read at once,
+// the later sees both. A reading that cannot be written is left out: the
+// next one, or the turn's end, counts.
+func (b *taskBook) LiveSpend(ctx context.Context, sp state.Spend) {
+	err := b.env.Store.UpdateTask(ctx, b.id, func(t *state.Task) error {
+		if !t.Status.IsTerminal() {
+			t.Live = sp
+		}
+		return nil
+	})
+	if err != nil {
+		b.env.Say("task %s: recording the running turn's spend: %v", b.id, err)
+		return
+	}
+	st, err := b.env.Store.Read(ctx)
+	if err != nil {
+		return
+	}
+	if why, root := overBudget(st, b.id, budgetOf, true); why != "" {
+		stopForBudget(ctx, b.env, liveInTree(st, root, ""))
+	}
 }

@@ -220,7 +220,7 @@ var hotFields = []string{
 var bulkFields = []string{
 	"Dir", "Text", "TextFile", "History", "ResultTail", "Delivery", "Answer", "AgentSession",
 	"Turns", "Transcript", "Question", "Settings", "Origin", "Sandbox", "Changes", "Overlaps", "TurnCount",
-	"LimitReset",
+	"LimitReset", "Live",
 }
 
 // sameBulk reports whether a and b agree on every bulk field (so a's record
@@ -229,7 +229,7 @@ func sameBulk(a, b *Task) bool {
 	x, y := a, b
 	return x.Dir == y.Dir && x.Text == y.Text && x.TextFile == y.TextFile && x.ResultTail == y.ResultTail &&
 		x.Delivery == y.Delivery && x.Answer == y.Answer && x.AgentSession == y.AgentSession &&
-		x.Transcript == y.Transcript && x.Question == y.Question && x.Origin == y.Origin && x.TurnCount == y.TurnCount && x.LimitReset.Equal(y.LimitReset) &&
+		x.Transcript == y.Transcript && x.Question == y.Question && x.Origin == y.Origin && x.TurnCount == y.TurnCount && x.LimitReset.Equal(y.LimitReset) && x.Live == y.Live &&
 		string(x.Settings) == string(y.Settings) && slices.Equal(x.Sandbox, y.Sandbox) &&
 		sameHistory(x.History, y.History) && sameTurns(x.Turns, y.Turns) &&
 		sameChanges(x.Changes, y.Changes) && slices.EqualFunc(x.Overlaps, y.Overlaps, sameOverlap)

@@ -272,6 +272,7 @@ func TestEveryFieldIsHotOrBulk(t *testing.T) {
 	full.TurnCount = 2
 	full.LimitReset = time.Now().Add(time.Hour)
 	full.Spend = Spend{Input: 1, Output: 2, Turns: 1, Unknown: 1}
+	full.Live = Spend{Input: 3, Output: 4}
 	for _, name := range bulkFields {
 		c := full.clone()
 		v := reflect.ValueOf(c).Elem().FieldByName(name)

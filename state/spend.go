@@ -116,7 +116,8 @@ func trimZero(s string) string {
 }
 
 // TreeSpend sums the spend of task root and every task under it (its
-// children, theirs, …) among tasks, and counts those tasks.
+// children, theirs, …) among tasks, with what their running turns used so
+// far (Task.Live), and counts those tasks.
 func TreeSpend(tasks []*Task, root string) (sum Spend, n int) {
 	parent := make(map[string]string, len(tasks))
 	for _, t := range tasks {
@@ -125,7 +126,7 @@ func TreeSpend(tasks []*Task, root string) (sum Spend, n int) {
 	for _, t := range tasks {
 		for x, hops := t.ID, 0; x != "" && hops <= len(tasks); x, hops = parent[x], hops+1 {
 			if x == root {
-				sum, n = sum.Add(t.Spend), n+1
+				sum, n = sum.Add(t.Spend).Add(t.Live), n+1
 				break
 			}
 		}

@@ -265,6 +265,11 @@ type Task struct {
 	// Spend sums what the task's turns used (Turn.Spend), also of turns
 	// the turn log no longer holds.
 	Spend Spend `json:"spend,omitzero"`
+	// Live is what the turn now running used so far, as the agent CLI's
+	// record shows it while the turn goes on (read while the task's tree
+	// has a token or dollar budget: LiveSpend); its turn's end replaces it
+	// with the turn's whole spend, in Spend. Its Turns is 0.
+	Live Spend `json:"live_spend,omitzero"`
 
 	// Turns is the turn log: at most MaxTurns one-line summaries, oldest first.
 	Turns []Turn `json:"turns,omitempty"`
@@ -342,7 +347,7 @@ func (t *Task) AddTurnAnswer(at time.Time, summary, answer string) {
 // AddTurnSpent is AddTurnAnswer with what the turn used, which it adds to
 // the task's Spend.
 func (t *Task) AddTurnSpent(at time.Time, summary, answer string, spent Spend) {
-	t.Spend = t.Spend.Add(spent)
+	spent = t.EndLive(spent)
 	if len(answer) > MaxTurnAnswer {
 		cut := MaxTurnAnswer
 		for cut > 0 && !utf8.RuneStart(answer[cut]) {
@@ -354,6 +359,23 @@ func (t *Task) AddTurnSpent(at time.Time, summary, answer string, spent Spend) {
 	if n := len(t.Turns) - MaxTurns; n > 0 {
 		t.Turns = append(t.Turns[:0:0], t.Turns[n:]...)
 	}
+}
+
+// EndLive adds the spend of the turn that just ended to the task's in
+// place of what was read of it while it ran (Live), and returns what it
+// added. A turn whose end came with no record of its spend (one
+// interrupted before its CLI's hook ran) counts what was read while it
+// ran, if anything: the least it used.
+func (t *Task) EndLive(spent Spend) Spend {
+	if !spent.Known() && spent.Unknown > 0 && t.Live.Tokens() > 0 {
+		spent = t.Live
+		spent.Turns, spent.Unknown = 1, 0
+		if spent.CostUSD > 0 {
+			spent.Costed = 1
+		}
+	}
+	t.Spend, t.Live = t.Spend.Add(spent), Spend{}
+	return spent
 }
 
 // LastTurn returns the latest turn summary, or "" if there is none.

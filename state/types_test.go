@@ -203,17 +203,33 @@ func TestTreeSpend(t *testing.T) {
 	tasks := []*Task{
 		{ID: "t_root", Spend: Spend{Input: 1, Turns: 1}},
 		{ID: "t_kid", Parent: "t_root", Spend: Spend{Output: 2, Turns: 1}},
-		{ID: "t_grandkid", Parent: "t_kid", Spend: UnknownTurn},
+		{ID: "t_grandkid", Parent: "t_kid", Spend: UnknownTurn, Live: Spend{Cached: 4}},
 		{ID: "t_other", Spend: Spend{Input: 100, Turns: 1}},
 		{ID: "t_loop1", Parent: "t_loop2"}, {ID: "t_loop2", Parent: "t_loop1"},
 	}
-	if got, n := TreeSpend(tasks, "t_root"); n != 3 || got != (Spend{Input: 1, Output: 2, Turns: 2, Unknown: 1}) {
+	if got, n := TreeSpend(tasks, "t_root"); n != 3 || got != (Spend{Input: 1, Output: 2, Cached: 4, Turns: 2, Unknown: 1}) {
 		t.Errorf("TreeSpend(t_root) = %+v over %d tasks", got, n)
 	}
-	if got, n := TreeSpend(tasks, "t_kid"); n != 2 || got != (Spend{Output: 2, Turns: 1, Unknown: 1}) {
+	if got, n := TreeSpend(tasks, "t_kid"); n != 2 || got != (Spend{Output: 2, Cached: 4, Turns: 1, Unknown: 1}) {
 		t.Errorf("TreeSpend(t_kid) = %+v over %d tasks", got, n)
 	}
 	if _, n := TreeSpend(tasks, "t_loop1"); n != 2 {
 		t.Errorf("TreeSpend over a parent loop counted %d tasks", n)
+	}
+	// A turn's end takes its whole spend in place of what was read of it
+	// while it ran.
+	kid := tasks[2]
+	kid.EndLive(Spend{Cached: 5, Turns: 1})
+	if kid.Live != (Spend{}) || kid.Spend != (Spend{Cached: 5, Turns: 1, Unknown: 1}) {
+		t.Errorf("EndLive: spend %+v, live %+v", kid.Spend, kid.Live)
+	}
+	// One whose end has no record of it (interrupted) counts what was
+	// read while it ran.
+	kid.Live = Spend{Input: 7, CostUSD: 0.5}
+	if got := kid.EndLive(UnknownTurn); got != (Spend{Input: 7, CostUSD: 0.5, Turns: 1, Costed: 1}) || kid.Spend.Input != 7 || kid.Live != (Spend{}) {
+		t.Errorf("EndLive(unknown) after a live read = %+v, task %+v", got, kid.Spend)
+	}
+	if got := kid.EndLive(UnknownTurn); got != UnknownTurn {
+		t.Errorf("EndLive(unknown) with nothing read = %+v", got)
 	}
 }

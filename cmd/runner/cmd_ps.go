@@ -212,6 +212,11 @@ func (a *app) printStatus(ctx context.Context, env *runner.Env, t *state.Task) {
 	if !t.Spend.IsZero() {
 		fmt.Fprintf(w, "spend     %s\n", spendLine(t.Spend))
 	}
+	if !t.Live.IsZero() {
+		live := t.Live
+		live.Turns = 1
+		fmt.Fprintf(w, "running   %s so far in the turn that runs (read as it runs, for the tree's budget)\n", live.String())
+	}
 	if st != nil {
 		if tree, n := state.TreeSpend(st.TaskList(), t.ID); n > 1 {
 			fmt.Fprintf(w, "tree      %s, in %d tasks (this one and those it dispatched)\n", spendLine(tree), n)

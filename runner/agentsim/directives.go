@@ -183,6 +183,14 @@ func (x *executor) directive(ctx context.Context, d directive, prompt string, ui
 			st.end.usage = &Usage{}
 		}
 		st.end.usage.add(d)
+		if x.hook != nil {
+			// What the turn used so far, while it goes on (as a CLI's
+			// record grows with each model request).
+			sofar := *st.end.usage
+			if err := x.hook(ctx, prompt, "Usage", "", &sofar); err != nil {
+				ui.line("⚠ " + err.Error())
+			}
+		}
 	case dirRecall:
 		for _, l := range x.recall(prompt) {
 			ui.line(l)

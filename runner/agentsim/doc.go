@@ -89,7 +89,9 @@
 //	usage IN OUT [CACHED [COST]]
 //	                  the turn used IN input, OUT output and CACHED cached
 //	                  tokens (and COST dollars): summed over the turn's
-//	                  usage lines into the Stop hook's "usage"
+//	                  usage lines into the Stop hook's "usage"; each line
+//	                  also runs the hook at once with a "Usage" event
+//	                  whose "usage" is the turn's sum so far
 //
 // A keyword with bad arguments ("sleep well", "exit now") is not a
 // directive. Blank lines are ignored. The first other line is answered

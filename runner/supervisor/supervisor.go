@@ -72,6 +72,13 @@ type Book interface {
 	Pending(ctx context.Context) int
 	// Now is the time records are stamped with.
 	Now() time.Time
+	// Budgeted reports whether the task's tree has a token or dollar
+	// budget: then what a turn used is read while it runs (LiveSpend).
+	Budgeted(ctx context.Context) bool
+	// LiveSpend records what the running turn used so far; when that
+	// takes the tree past its budget, the turns running in it (this one
+	// too) are ended and interrupted, as at a turn's end.
+	LiveSpend(ctx context.Context, sp state.Spend)
 }
 
 // Settings are the task's run settings the decisions depend on.
@@ -273,6 +280,7 @@ func (s *Supervisor) MonitorTurn(ctx context.Context, since time.Time) error {
 		}
 		s.Mon.Expect(m)
 	}
+	defer s.watchLive(ctx)()
 	for {
 		obs, err := s.Mon.Wait(ctx, monitor.GoalTurnEnd, since)
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -40,6 +41,7 @@ type watcher struct {
 	hook   *profile.HookEvent // WaitHook's answer
 	match  profile.TurnMatch
 	events int64
+	file   string // the events file (EventsFile)
 }
 
 func (w *watcher) Wait(ctx context.Context, goal monitor.Goal, since time.Time) (monitor.Observation, error) {
@@ -67,6 +69,7 @@ func (w *watcher) EventsWritten() (<-chan struct{}, func())                     
 func (w *watcher) Expect(m profile.TurnMatch)                                       { w.match = m }
 func (w *watcher) Expecting() profile.TurnMatch                                     { return w.match }
 func (w *watcher) EventsOffset() int64                                              { return w.events }
+func (w *watcher) EventsFile() string                                               { return w.file }
 func (w *watcher) Held(d time.Duration) Watcher                                     { return w }
 
 // pane records what the supervisor does to the pane. Deliver shows the
@@ -107,6 +110,21 @@ type book struct {
 	task     state.Task
 	log      []string // "status: reason", "journal kind: text"
 	notified int
+	budgeted bool
+	live     *liveLog // LiveSpend's readings
+}
+
+// liveLog keeps LiveSpend's readings, which come from watchLive's
+// goroutine.
+type liveLog struct {
+	mu  sync.Mutex
+	got []state.Spend
+}
+
+func (l *liveLog) all() []state.Spend {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.got)
 }
 
 func (b *book) Task(ctx context.Context) (*state.Task, error) { c := b.task; return &c, nil }
@@ -129,6 +147,12 @@ func (b *book) Say(format string, args ...any)            {}
 func (b *book) Notify(ctx context.Context, t *state.Task) { b.notified++ }
 func (b *book) Now() time.Time                            { return time.Now() }
 func (b *book) Pending(ctx context.Context) int           { return 0 }
+func (b *book) Budgeted(ctx context.Context) bool         { return b.budgeted }
+func (b *book) LiveSpend(ctx context.Context, sp state.Spend) {
+	b.live.mu.Lock()
+	defer b.live.mu.Unlock()
+	b.live.got = append(b.live.got, sp)
+}
 func (b *book) Prompt(ctx context.Context, text string, first bool) (string, *state.Task, error) {
 	c := b.task
 	return text, &c, nil
@@ -155,7 +179,7 @@ func newSupervisor(t *testing.T, cli string, set Settings, steps ...step) (*Supe
 	if err != nil {
 		t.Fatal(err)
 	}
-	pn, b, w := &pane{}, &book{task: state.Task{ID: "t_test", Status: state.StatusStarting}}, &watcher{t: t, steps: steps}
+	pn, b, w := &pane{}, &book{task: state.Task{ID: "t_test", Status: state.StatusStarting}, live: &liveLog{}}, &watcher{t: t, steps: steps}
 	return &Supervisor{ID: "t_test", Profile: p, PaneID: "%1", TC: pn, Mon: w, Book: b, Settings: set}, pn, b, w
 }
 

@@ -86,11 +86,7 @@ func (s *Supervisor) turnSpend(ctx context.Context, ev profile.HookEvent) state.
 		// A record without the turn's end would undercount: unknown.
 		return state.UnknownTurn
 	}
-	sp := state.Spend{Input: u.Input, Output: u.Output, Cached: u.Cached, Turns: 1}
-	if u.HasCost {
-		sp.CostUSD, sp.Costed = u.CostUSD, 1
-	}
-	return sp
+	return usageSpend(u, 1)
 }
 
 // spendWait bounds turnSpend's wait for the turn's end in the CLI's record.

@@ -26,6 +26,8 @@ type Watcher interface {
 	Expecting() profile.TurnMatch
 	// EventsOffset is where the hook events that come next will start.
 	EventsOffset() int64
+	// EventsFile is the task's hook events file ("" for none).
+	EventsFile() string
 	// Held is a watcher whose screens must hold, with no output at all,
 	// at least d before they count (a profile's ready_hold).
 	Held(d time.Duration) Watcher
@@ -39,6 +41,7 @@ type monitorWatcher struct{ *monitor.Monitor }
 func (w monitorWatcher) Expect(m profile.TurnMatch)   { w.Match = m }
 func (w monitorWatcher) Expecting() profile.TurnMatch { return w.Match }
 func (w monitorWatcher) EventsOffset() int64          { return monitor.FileSize(w.Events) }
+func (w monitorWatcher) EventsFile() string           { return w.Events }
 
 func (w monitorWatcher) Held(d time.Duration) Watcher {
 	if d <= w.Settle {

@@ -1,0 +1,86 @@
+package profile
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+)
+
+// UsageEvent is the name of a hook event that reports what the turn now
+// running used so far (its "usage"), sent while the turn goes on: the
+// sim's usage directive sends one.
+const UsageEvent = "Usage"
+
+// liveEventsWindow bounds how much of a task's events file LiveUsage
+// reads: its last MiB (a line per turn, a few per turn at most).
+const liveEventsWindow = 1 << 20
+
+// LiveUsage reads what the turn now running used so far, while it runs:
+// the last usage event (UsageEvent) in the task's events file after byte
+// offset from (where the turn's delivery began; -1 when not known: then
+// none is taken), else, for a CLI whose spend is read from its own record,
+// the turns in the record the task's latest hook event named (Claude
+// Code's transcript, Codex's thread, …) after the prompt that holds sig.
+// ok is false when nothing can be read yet: the record is named only by a
+// turn's end for most CLIs, so a task's first turn has none (Claude Code's
+// prompt hook names it as the turn begins). env looks up the agent's
+// environment; nil: the record is on another machine.
+func LiveUsage(p *Profile, eventsFile string, from int64, sig string, env func(string) string) (u Usage, ok bool) {
+	if p == nil || p.Spend == "" || eventsFile == "" || sig == "" {
+		return Usage{}, false
+	}
+	var named *HookEvent
+	eachEventTail(eventsFile, liveEventsWindow, func(ev HookEvent, off int64) {
+		switch {
+		case ev.Name == UsageEvent && ev.Usage != nil && from >= 0 && off >= from:
+			u, ok = *ev.Usage, true
+		case ev.Transcript != "" || ev.Session != "" || ev.AnswerFile != "":
+			e := ev
+			named = &e
+		}
+	})
+	if ok || p.Spend == SpendHook || named == nil || env == nil {
+		return u, ok
+	}
+	// The record the task's session keeps, read for the turn sig names
+	// (not the earlier turn the event was about).
+	rec := HookEvent{Transcript: named.Transcript, Session: named.Session, AnswerFile: named.AnswerFile}
+	u, ok, _ = TurnUsage(p, rec, sig, env)
+	return u, ok
+}
+
+// eachEventTail calls fn with each hook event in the last window bytes of
+// the events file at path and the offset its line starts at (a first line
+// cut by the window is skipped).
+func eachEventTail(path string, window int64, fn func(ev HookEvent, off int64)) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	var off int64
+	if st, err := f.Stat(); err == nil && st.Size() > window {
+		off = st.Size() - window
+		if _, err := f.Seek(off, io.SeekStart); err != nil {
+			return
+		}
+	}
+	r := bufio.NewReaderSize(f, 64*1024)
+	cut := off > 0
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 && line[len(line)-1] == '\n' {
+			if !cut {
+				if ev, ok := ParseHookEvent(string(bytes.TrimSpace(line))); ok {
+					fn(ev, off)
+				}
+			}
+			cut = false
+		}
+		off += int64(len(line))
+		if err != nil {
+			return // a last line without its newline is still being written
+		}
+	}
+}

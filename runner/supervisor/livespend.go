@@ -1,0 +1,61 @@
+package supervisor
+
+import (
+	"context"
+	"time"
+
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/state"
+)
+
+// liveSpendEvery is how often a running turn's spend is read while its
+// task's tree has a token or dollar budget (a variable for tests).
+var liveSpendEvery = 2 * time.Second
+
+// watchLive reads what the turn being monitored used so far, every
+// liveSpendEvery while its tree has a budget (Book.Budgeted), and gives
+// each new reading to Book.LiveSpend, which ends the tree's turns once it
+// passes the budget: a long turn is stopped near its budget, not at its
+// end. It needs the delivered prompt (a turn this supervisor delivered).
+// The returned function stops it.
+func (s *Supervisor) watchLive(ctx context.Context) (stop func()) {
+	file := s.Mon.EventsFile()
+	if s.sig == "" || file == "" || s.Profile == nil || s.Profile.Spend == "" || !s.Book.Budgeted(ctx) {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	from, sig := s.Mon.Expecting().EventsFrom, s.sig
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(liveSpendEvery)
+		defer tick.Stop()
+		var last profile.Usage
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			u, ok := profile.LiveUsage(s.Profile, file, from, sig, s.AgentEnv)
+			if !ok || u == last {
+				continue
+			}
+			last = u
+			s.Book.LiveSpend(ctx, usageSpend(u, 0))
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// usageSpend is a CLI's usage as runner counts it, over turns turns.
+func usageSpend(u profile.Usage, turns int) state.Spend {
+	sp := state.Spend{Input: u.Input, Output: u.Output, Cached: u.Cached, Turns: turns}
+	if u.HasCost {
+		sp.CostUSD = u.CostUSD
+		if turns > 0 {
+			sp.Costed = turns
+		}
+	}
+	return sp
+}

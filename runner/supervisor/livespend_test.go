@@ -1,0 +1,54 @@
+package supervisor
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/runner-cli/runner/state"
+)
+
+// TestWatchLive: while a turn runs and its tree has a budget, each new
+// reading of what it used so far goes to the book (once per change);
+// without a budget nothing is read.
+func TestWatchLive(t *testing.T) {
+	defer func(d time.Duration) { liveSpendEvery = d }(liveSpendEvery)
+	liveSpendEvery = 100 * time.Millisecond
+	for _, budgeted := range []bool{true, false} {
+		s, _, b, w := newSupervisor(t, "sim", Settings{})
+		b.budgeted = budgeted
+		w.file = filepath.Join(t.TempDir(), "events.jsonl")
+		earlier := `{"event":"Stop","data":{"hook_event_name":"Stop","usage":{"input_tokens":1,"output_tokens":1}}}` + "\n"
+		if err := os.WriteFile(w.file, []byte(earlier), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		w.match.EventsFrom = int64(len(earlier))
+		s.sig = "the task"
+		stop := s.watchLive(context.Background())
+		f, err := os.OpenFile(w.file, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = f.WriteString(`{"event":"Stop","data":{"hook_event_name":"Usage","usage":{"input_tokens":600,"output_tokens":5,"cost_usd":0.5}}}` + "\n")
+		f.Close()
+		want := state.Spend{Input: 600, Output: 5, CostUSD: 0.5}
+		deadline := time.Now().Add(3 * liveSpendEvery)
+		for budgeted && len(b.live.all()) == 0 && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if !budgeted {
+			time.Sleep(liveSpendEvery + 500*time.Millisecond)
+		}
+		time.Sleep(liveSpendEvery) // a reading that did not change is not given again
+		stop()
+		got := b.live.all()
+		switch {
+		case budgeted && (len(got) != 1 || got[0] != want):
+			t.Errorf("budgeted: LiveSpend got %+v, want once %+v", got, want)
+		case !budgeted && len(got) != 0:
+			t.Errorf("no budget: LiveSpend got %+v, want nothing read", got)
+		}
+	}
+}
