@@ -56,6 +56,9 @@ func TestRealAgentsSpend(t *testing.T) {
 			want := sentUsage(h.srv, "SPEND-ONE", costed)
 			if os.Getenv("RUNNER_TEST_LOG_SESSIONS") == "1" {
 				logSessionFiles(t, home) // finding a CLI's record of its spend
+				stateDir, _ := state.DefaultDir(h.getenv)
+				ev, _ := os.ReadFile(filepath.Join(stateDir, "events", id+".jsonl"))
+				t.Logf("hook events:\n%s", ev)
 			}
 			if h.prof.Spend == "" {
 				// A CLI whose record runner does not read: unknown,

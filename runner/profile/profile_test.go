@@ -168,8 +168,11 @@ func TestHookRender(t *testing.T) {
 	if h := settings.Hooks["Stop"]; len(h) != 1 || h[0].Hooks[0].Type != "command" || h[0].Hooks[0].Command != want {
 		t.Errorf("Stop hook %+v, want the appender %s", h, want)
 	}
-	if len(settings.Hooks) != 1 {
-		t.Errorf("hooks on %d events, want Stop only (SubagentStop is a sub-agent's)", len(settings.Hooks))
+	if h := settings.Hooks["UserPromptSubmit"]; len(h) != 1 || h[0].Hooks[0].Command != want {
+		t.Errorf("UserPromptSubmit hook %+v, want the appender %s (it names the transcript as a turn begins)", h, want)
+	}
+	if len(settings.Hooks) != 2 {
+		t.Errorf("hooks on %d events, want Stop and UserPromptSubmit only (SubagentStop is a sub-agent's)", len(settings.Hooks))
 	}
 	sim, _ := BuiltinProfile("sim")
 	got, err = sim.Hook.Render(paths)
