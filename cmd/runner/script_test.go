@@ -146,6 +146,7 @@ func scriptParams(t *testing.T) testscript.Params {
 			"waittask":     cmdWaitTask,
 			"waithistory":  cmdWaitHistory,
 			"waitoverlaps": cmdWaitOverlaps,
+			"waitlive":     cmdWaitLive,
 			"eventsonce":   cmdEventsOnce,
 			"waitpidgone":  cmdWaitPidGone,
 			"waitscreen":   cmdWaitScreen,
@@ -426,6 +427,22 @@ func cmdWaitOverlaps(ts *testscript.TestScript, neg bool, args []string) {
 		got = len(t.Overlaps)
 		return got >= want
 	}, func() string { return fmt.Sprintf("waitoverlaps %s %d: %d overlaps", args[0], want, got) })
+}
+
+// cmdWaitLive: waitlive ID TOKENS [TIMEOUT] waits until what the task's
+// running turn used so far, as read while it runs (Task.Live), is at least
+// TOKENS.
+func cmdWaitLive(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: waitlive ID TOKENS [TIMEOUT]")
+	}
+	want, err := strconv.ParseInt(args[1], 10, 64)
+	ts.Check(err)
+	var got int64
+	pollTask(ts, args[0], args[2:], func(t *state.Task) bool {
+		got = t.Live.Tokens()
+		return got >= want
+	}, func() string { return fmt.Sprintf("waitlive %s %d: %d token(s) read", args[0], want, got) })
 }
 
 // cmdEventsOnce: eventsonce FILE AFTER checks that FILE, runner events
