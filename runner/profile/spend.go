@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The records a profile's Spend names.
@@ -160,10 +161,13 @@ func promptMatches(text, sig string) bool {
 
 // claudeUsage sums the usage of Claude Code's assistant messages after the
 // last user prompt that holds sig in its transcript (JSON lines: {"type":
-// "user"|"assistant", "message": {...}}). A message is written once per
-// content block, each line with the message's usage so far: the last line
-// of a message id counts. Tool results are user lines too; they do not
-// start a turn.
+// "user"|"assistant", "message": {...}, "timestamp"}). A message is
+// written once per content block, each line with the message's usage so
+// far: the last line of a message id counts. Tool results are user lines
+// too; they do not start a turn. Claude Code writes a prompt's line late
+// at times, after the turn's first answer (seen with its prompt hook): a
+// line's place is its timestamp, then its place in the file, so an answer
+// written before its prompt still counts.
 func claudeUsage(path, sig string) (out turnRecord) {
 	sc, done, err := tailLines(path, spendWindow)
 	if err != nil {
@@ -176,44 +180,80 @@ func claudeUsage(path, sig string) (out turnRecord) {
 		CacheRead   int64 `json:"cache_read_input_tokens"`
 		CacheCreate int64 `json:"cache_creation_input_tokens"`
 	}
+	type line struct {
+		Type      string `json:"type"`
+		Sidechain bool   `json:"isSidechain"`
+		Message   struct {
+			ID         string          `json:"id"`
+			Content    json.RawMessage `json:"content"`
+			StopReason string          `json:"stop_reason"`
+			Usage      *usage          `json:"usage"`
+		} `json:"message"`
+	}
+	type early struct {
+		raw []byte
+		at  lineKey
+	}
 	var (
 		msgs    lastByID[usage]
 		started bool
+		from    lineKey // the turn's prompt
+		last    lineKey // the latest line's place
+		pending []early // answers since the last prompt line, not decoded yet
 	)
-	for sc.Scan() {
+	answer := func(l *line) {
+		if text, isText := claudePromptText(l.Message.Content); isText {
+			out.last = text
+		}
+		out.ended = l.Message.StopReason == "end_turn"
+		msgs.set(l.Message.ID, *l.Message.Usage)
+	}
+	for n := 0; sc.Scan(); n++ {
 		raw := bytes.TrimSpace(sc.Bytes())
-		// Most of a long transcript is tool results (user lines) and
-		// messages before the turn: known without decoding them.
-		if bytes.Contains(raw, toolResultKey) || !started && !bytes.Contains(raw, userType) {
+		// Most of a long transcript is tool results (user lines): known
+		// without decoding them.
+		if bytes.Contains(raw, toolResultKey) {
 			continue
 		}
-		var line struct {
-			Type      string `json:"type"`
-			Sidechain bool   `json:"isSidechain"`
-			Message   struct {
-				ID         string          `json:"id"`
-				Content    json.RawMessage `json:"content"`
-				StopReason string          `json:"stop_reason"`
-				Usage      *usage          `json:"usage"`
-			} `json:"message"`
+		at := lineKey{at: lineTime(raw), n: n}
+		if at.at.IsZero() {
+			at.at = last.at // no timestamp: the place in the file
 		}
-		if json.Unmarshal(raw, &line) != nil || line.Sidechain {
-			continue
-		}
-		switch line.Type {
-		case "user":
-			if text, isPrompt := claudePromptText(line.Message.Content); isPrompt && promptMatches(text, sig) {
-				msgs, started, out.last, out.ended = lastByID[usage]{}, true, "", false
+		last = at
+		isUser := bytes.Contains(raw, userType)
+		if !isUser {
+			if bytes.Contains(raw, assistantType) && len(pending) < maxEarly {
+				pending = append(pending, early{bytes.Clone(raw), at})
 			}
-		case "assistant":
-			if !started || line.Message.Usage == nil {
+			if !started {
+				continue // an answer before the turn: decoded if its prompt comes late
+			}
+		}
+		var l line
+		if json.Unmarshal(raw, &l) != nil || l.Sidechain {
+			continue
+		}
+		switch l.Type {
+		case "user":
+			text, isPrompt := claudePromptText(l.Message.Content)
+			if !isPrompt {
 				continue
 			}
-			if text, isText := claudePromptText(line.Message.Content); isText {
-				out.last = text
+			if promptMatches(text, sig) {
+				msgs, started, from, out.last, out.ended = lastByID[usage]{}, true, at, "", false
+				// Its answers written before it.
+				for _, e := range pending {
+					var a line
+					if e.at.after(from) && json.Unmarshal(e.raw, &a) == nil && !a.Sidechain && a.Type == "assistant" && a.Message.Usage != nil {
+						answer(&a)
+					}
+				}
 			}
-			out.ended = line.Message.StopReason == "end_turn"
-			msgs.set(line.Message.ID, *line.Message.Usage)
+			pending = pending[:0]
+		case "assistant":
+			if started && l.Message.Usage != nil && at.after(from) {
+				answer(&l)
+			}
 		}
 	}
 	msgs.each(func(x usage) {
@@ -221,6 +261,37 @@ func claudeUsage(path, sig string) (out turnRecord) {
 	})
 	out.ok = started && msgs.len() > 0
 	return out
+}
+
+// maxEarly bounds the answers kept, undecoded, until the next prompt line
+// (one written late comes a few lines after its answers).
+const maxEarly = 64
+
+// lineKey is a transcript line's place: its timestamp (zero for none),
+// then its line number.
+type lineKey struct {
+	at time.Time
+	n  int
+}
+
+func (k lineKey) after(o lineKey) bool {
+	return k.at.After(o.at) || k.at.Equal(o.at) && k.n > o.n
+}
+
+// lineTime reads a JSON line's "timestamp" (RFC 3339) without decoding
+// the line; zero when it has none.
+func lineTime(raw []byte) time.Time {
+	i := bytes.Index(raw, timestampKey)
+	if i < 0 {
+		return time.Time{}
+	}
+	rest := raw[i+len(timestampKey):]
+	j := bytes.IndexByte(rest, '"')
+	if j < 0 {
+		return time.Time{}
+	}
+	t, _ := time.Parse(time.RFC3339Nano, string(rest[:j]))
+	return t
 }
 
 // lastByID keeps the last value set for each id, in the order the ids
@@ -256,6 +327,8 @@ func (l *lastByID[T]) each(fn func(T)) {
 var (
 	toolResultKey = []byte(`"tool_result"`)
 	userType      = []byte(`"type":"user"`)
+	assistantType = []byte(`"type":"assistant"`)
+	timestampKey  = []byte(`"timestamp":"`)
 )
 
 // claudePromptText is the text of a Claude Code message's content, and

@@ -72,6 +72,19 @@ var copilotTurn = []string{
 	`{"type":"assistant.turn_end","data":{}}`,
 }
 
+// claudeLate is a Claude Code 2.1.197 transcript whose prompt line was
+// written after the turn's first answer (seen with its prompt hook): the
+// timestamps tell the order.
+var claudeLate = []string{
+	`{"type":"user","message":{"role":"user","content":"first prompt"},"timestamp":"2026-11-27T12:08:50.000Z"}`,
+	`{"type":"assistant","message":{"id":"msg_1","content":[{"type":"text","text":"first answer"}],"stop_reason":"end_turn","usage":{"input_tokens":5,"output_tokens":5}},"timestamp":"2026-11-27T12:08:51.000Z"}`,
+	`{"type":"assistant","message":{"id":"msg_2","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{}}],"stop_reason":"tool_use","usage":{"input_tokens":1234,"output_tokens":56,"cache_read_input_tokens":789}},"timestamp":"2026-11-27T12:08:55.777Z"}`,
+	`{"type":"file-history-snapshot","messageId":"x","snapshot":{"timestamp":"2026-11-27T12:08:55.713Z"}}`,
+	`{"type":"user","message":{"role":"user","content":"please do the SPEND-ONE now"},"timestamp":"2026-11-27T12:08:55.688Z"}`,
+	`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_1","type":"tool_result","content":"ok"}]},"timestamp":"2026-11-27T12:08:55.800Z"}`,
+	`{"type":"assistant","message":{"id":"msg_3","content":[{"type":"text","text":"SPEND-ONE-DONE"}],"stop_reason":"end_turn","usage":{"input_tokens":1234,"output_tokens":56,"cache_read_input_tokens":789}},"timestamp":"2026-11-27T12:08:55.870Z"}`,
+}
+
 func TestTurnUsage(t *testing.T) {
 	home := t.TempDir()
 	rollout := filepath.Join(home, ".codex", "sessions", "2026", "11", "27", "rollout-2026-11-27T07-56-14-th-1.jsonl")
@@ -103,6 +116,9 @@ func TestTurnUsage(t *testing.T) {
 		{"claude: per message id, the last line; sidechains left out", SpendClaude,
 			HookEvent{Transcript: claude, Answer: "SPEND-ONE-DONE", HasAnswer: true}, "please do the SPEND-ONE",
 			Usage{Input: 2468, Output: 112, Cached: 1589}, true, true},
+		{"claude: the prompt's line written after the first answer", SpendClaude,
+			HookEvent{Transcript: writeLines(t, "claude-late.jsonl", claudeLate...), Answer: "SPEND-ONE-DONE", HasAnswer: true}, "please do the SPEND-ONE",
+			Usage{Input: 2468, Output: 112, Cached: 1578}, true, true},
 		{"claude: the answer not written yet", SpendClaude,
 			HookEvent{Transcript: claudeCut, Answer: "SPEND-ONE-DONE", HasAnswer: true}, "please do the SPEND-ONE",
 			Usage{Input: 1234, Output: 56, Cached: 789}, true, false},
