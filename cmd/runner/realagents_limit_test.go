@@ -28,6 +28,12 @@ func TestRealAgentsLimit(t *testing.T) {
 			// rate limit themselves, silently or with a countdown).
 			limit := &mockapi.Limit{For: 20 * time.Second, Quota: true}
 			switch cli {
+			case "claude":
+				// Claude Code waits a short limit out by itself (its
+				// retries, as for any failed request); one of 90 s it
+				// gives up on at once (2.1.197 and 2.1.332, their
+				// default retries).
+				limit.For = 90 * time.Second
 			case "qwen":
 				// Qwen Code retries even a quota by itself, silently, 7
 				// attempts backing off 1.5 s to 30 s with ±30% jitter
@@ -50,14 +56,7 @@ func TestRealAgentsLimit(t *testing.T) {
 				{Match: "LIMIT-TASK", Text: "LIMIT-DONE", Limit: limit},
 				{Match: "continue", Text: "LIMIT-DONE"},
 			}
-			// The user's own bound on the CLI's retries of a failed
-			// request, where it has one: without it Claude Code waits
-			// out a 429 by itself (ten attempts).
-			var extra []string
-			if cli == "claude" {
-				extra = append(extra, "CLAUDE_CODE_MAX_RETRIES=0")
-			}
-			h := newRealHarnessEnv(t, cli, home, project, turns, extra)
+			h := newRealHarness(t, cli, home, project, turns)
 			defer func() {
 				if t.Failed() {
 					t.Logf("mock requests:\n%s", h.mlog.String())
