@@ -30,16 +30,24 @@ func LiveUsage(p *Profile, eventsFile string, from int64, sig string, env func(s
 	if p == nil || p.Spend == "" || eventsFile == "" || sig == "" {
 		return Usage{}, false
 	}
+	lines := tailEventLines(eventsFile, liveEventsWindow)
+	// Parsed from the newest back, and no further than needed: parsing
+	// a line can read a file (Gemini CLI's answer, from its chat file).
 	var named *HookEvent
-	eachEventTail(eventsFile, liveEventsWindow, func(ev HookEvent, off int64) {
-		switch {
-		case ev.Name == UsageEvent && ev.Usage != nil && from >= 0 && off >= from:
-			u, ok = *ev.Usage, true
-		case ev.Transcript != "" || ev.Session != "" || ev.AnswerFile != "":
-			e := ev
-			named = &e
+	for i := len(lines) - 1; i >= 0 && !ok; i-- {
+		l := lines[i]
+		if named != nil && (from < 0 || l.off < from) {
+			break // the record is named, and no usage event can come
 		}
-	})
+		ev, parsed := ParseHookEvent(l.text)
+		switch {
+		case !parsed:
+		case ev.Name == UsageEvent && ev.Usage != nil && from >= 0 && l.off >= from:
+			u, ok = *ev.Usage, true
+		case named == nil && (ev.Transcript != "" || ev.Session != "" || ev.AnswerFile != ""):
+			named = &ev
+		}
+	}
 	if ok || p.Spend == SpendHook || named == nil || env == nil {
 		return u, ok
 	}
@@ -50,37 +58,42 @@ func LiveUsage(p *Profile, eventsFile string, from int64, sig string, env func(s
 	return u, ok
 }
 
-// eachEventTail calls fn with each hook event in the last window bytes of
-// the events file at path and the offset its line starts at (a first line
-// cut by the window is skipped).
-func eachEventTail(path string, window int64, fn func(ev HookEvent, off int64)) {
+// eventLine is a line of an events file and the offset it starts at.
+type eventLine struct {
+	text string
+	off  int64
+}
+
+// tailEventLines reads the whole lines in the last window bytes of the
+// events file at path (a first line cut by the window is left out, and a
+// last one still being written).
+func tailEventLines(path string, window int64) []eventLine {
 	f, err := os.Open(path)
 	if err != nil {
-		return
+		return nil
 	}
 	defer f.Close()
 	var off int64
 	if st, err := f.Stat(); err == nil && st.Size() > window {
 		off = st.Size() - window
 		if _, err := f.Seek(off, io.SeekStart); err != nil {
-			return
+			return nil
 		}
 	}
+	var out []eventLine
 	r := bufio.NewReaderSize(f, 64*1024)
 	cut := off > 0
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 && line[len(line)-1] == '\n' {
 			if !cut {
-				if ev, ok := ParseHookEvent(string(bytes.TrimSpace(line))); ok {
-					fn(ev, off)
-				}
+				out = append(out, eventLine{string(bytes.TrimSpace(line)), off})
 			}
 			cut = false
 		}
 		off += int64(len(line))
 		if err != nil {
-			return // a last line without its newline is still being written
+			return out
 		}
 	}
 }
