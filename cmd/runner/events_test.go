@@ -13,9 +13,10 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-// A follower started before the first event reads every event once, in
-// order, across rotations of the stream.
-func TestFollowEventsAcrossRotations(t *testing.T) {
+// smallStreamStore opens a store in a new state directory whose event
+// stream rotates every 20 KiB.
+func smallStreamStore(t *testing.T) (string, *state.Store) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "state")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -25,6 +26,13 @@ func TestFollowEventsAcrossRotations(t *testing.T) {
 		t.Fatal(err)
 	}
 	store.EventsMaxBytes = 20 << 10
+	return dir, store
+}
+
+// A follower started before the first event reads every event once, in
+// order, across rotations of the stream.
+func TestFollowEventsAcrossRotations(t *testing.T) {
+	dir, store := smallStreamStore(t)
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		t.Fatal(err)
@@ -79,15 +87,7 @@ func TestFollowEventsAcrossRotations(t *testing.T) {
 // rotations; when the hub stops mid-stream a client takes its place and
 // nothing is missed.
 func TestFollowEventsShared(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "state")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	store, err := state.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store.EventsMaxBytes = 20 << 10
+	dir, store := smallStreamStore(t)
 	type follower struct {
 		seen   chan uint64
 		done   chan error
