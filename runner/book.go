@@ -239,17 +239,13 @@ func (b *taskBook) Budgeted(ctx context.Context) bool {
 	if err != nil {
 		return false
 	}
-	seen := map[string]bool{}
-	for t := st.Task(b.id); t != nil && !seen[t.ID]; t = st.Task(t.Parent) {
-		seen[t.ID] = true
-		if x := budgetOf(t); x.Tokens > 0 || x.USD > 0 {
-			return true
-		}
-		if t.Parent == "" {
-			break
-		}
-	}
-	return false
+	budgeted := false
+	eachAbove(st, b.id, func(t *state.Task) bool {
+		x := budgetOf(t)
+		budgeted = x.Tokens > 0 || x.USD > 0
+		return !budgeted
+	})
+	return budgeted
 }
 
 // LiveSpend records what the running turn used so far (Task.Live, which

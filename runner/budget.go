@@ -46,10 +46,8 @@ func (s RunSettings) Budget() Budget {
 // turn's spend, which the reason gives); atTurnEnd leaves turns out. root
 // is the task whose budget it is.
 func overBudget(st *state.State, id string, budgetOf func(*state.Task) Budget, atTurnEnd bool) (why, root string) {
-	seen := map[string]bool{}
 	tasks := st.TaskList()
-	for t := st.Task(id); t != nil && !seen[t.ID]; t = st.Task(t.Parent) {
-		seen[t.ID] = true
+	eachAbove(st, id, func(t *state.Task) bool {
 		b := budgetOf(t)
 		where := "task " + t.ID
 		if t.ID != id {
@@ -57,25 +55,38 @@ func overBudget(st *state.State, id string, budgetOf func(*state.Task) Budget, a
 		}
 		if b.Turns > 0 && !atTurnEnd {
 			if n := treeTurns(st, t.ID); n >= b.Turns {
-				return fmt.Sprintf("%s%d turn(s) delivered in %s, its --max-turns %d: no further turn", exit.BudgetReason, n, where, b.Turns), t.ID
+				why, root = fmt.Sprintf("%s%d turn(s) delivered in %s, its --max-turns %d: no further turn", exit.BudgetReason, n, where, b.Turns), t.ID
+				return false
 			}
 		}
 		if b.Tokens > 0 || b.USD > 0 {
 			spent, _ := state.TreeSpend(tasks, t.ID)
 			if b.Tokens > 0 && spent.Tokens() >= b.Tokens {
-				return fmt.Sprintf("%s%s token(s) used in %s, its --budget-tokens %s%s: no further turn", exit.BudgetReason,
+				why, root = fmt.Sprintf("%s%s token(s) used in %s, its --budget-tokens %s%s: no further turn", exit.BudgetReason,
 					strconv.FormatInt(spent.Tokens(), 10), where, strconv.FormatInt(b.Tokens, 10), overBy(float64(spent.Tokens()-b.Tokens), "%.0f token(s)")), t.ID
+				return false
 			}
 			if b.USD > 0 && spent.CostUSD >= b.USD {
-				return fmt.Sprintf("%s$%.4f used in %s, its --budget-usd %s%s: no further turn", exit.BudgetReason,
+				why, root = fmt.Sprintf("%s$%.4f used in %s, its --budget-usd %s%s: no further turn", exit.BudgetReason,
 					spent.CostUSD, where, strconv.FormatFloat(b.USD, 'f', -1, 64), overBy(spent.CostUSD-b.USD, "$%.4f")), t.ID
+				return false
 			}
 		}
+		return true
+	})
+	return why, root
+}
+
+// eachAbove calls fn with task id and each task above it (its parent,
+// theirs, …), until fn returns false; a loop of parents ends it.
+func eachAbove(st *state.State, id string, fn func(*state.Task) bool) {
+	seen := map[string]bool{}
+	for t := st.Task(id); t != nil && !seen[t.ID] && fn(t); t = st.Task(t.Parent) {
+		seen[t.ID] = true
 		if t.Parent == "" {
-			break
+			return
 		}
 	}
-	return "", ""
 }
 
 // overBy is ", over by X" for a positive excess, "" for none.
