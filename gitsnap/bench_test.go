@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // benchRepo generates a repository of n committed files (about 1 KiB each,
@@ -19,7 +21,7 @@ func benchRepo(b *testing.B, n, modified, untracked int) string {
 	dir := b.TempDir()
 	gitT(b, dir, "init", "-q")
 	line := strings.Repeat("x", 60) + "\n"
-	past := time.Now().Add(-time.Hour)
+	past := clock.Now().Add(-time.Hour)
 	name := func(i int) string { return fmt.Sprintf("d%03d/f%05d.txt", i/100, i) }
 	for i := range n {
 		p := filepath.Join(dir, filepath.FromSlash(name(i)))
@@ -109,11 +111,11 @@ func BenchmarkSnapshot20k(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		for k := range steps {
 			j := (i + k) % len(steps)
-			start := time.Now()
+			start := clock.Now()
 			if err := steps[j].f(i); err != nil {
 				b.Fatal(err)
 			}
-			total[j] += time.Since(start)
+			total[j] += clock.Since(start)
 		}
 	}
 	b.StopTimer()
@@ -172,12 +174,12 @@ func BenchmarkWorktree20k(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		for k := range steps {
 			j := (i + k) % len(steps)
-			start := time.Now()
+			start := clock.Now()
 			p, err := steps[j].f(i)
 			if err != nil {
 				b.Fatal(err)
 			}
-			total[j] += time.Since(start)
+			total[j] += clock.Since(start)
 			b.StopTimer()
 			remove(p)
 			b.StartTimer()
@@ -342,11 +344,11 @@ func interleaved(b *testing.B, steps []func() error) []time.Duration {
 	for i := 0; i < b.N; i++ {
 		for k := range steps {
 			j := (i + k) % len(steps)
-			start := time.Now()
+			start := clock.Now()
 			if err := steps[j](); err != nil {
 				b.Fatal(err)
 			}
-			total[j] += time.Since(start)
+			total[j] += clock.Since(start)
 		}
 	}
 	b.StopTimer()

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 )
 
@@ -249,7 +250,7 @@ func (r *repo) inProgress(ctx context.Context) string {
 // acquireLock creates path exclusively on fs, retrying with backoff for
 // up to lockWait while another process holds it.
 func acquireLock(ctx context.Context, fs fsys, path string) (string, error) {
-	deadline := time.Now().Add(lockWait)
+	deadline := clock.Now().Add(lockWait)
 	pause := lockBackoff
 	for {
 		made, err := fs.createExcl(ctx, path)
@@ -259,7 +260,7 @@ func acquireLock(ctx context.Context, fs fsys, path string) (string, error) {
 		if made {
 			return path, nil
 		}
-		if time.Now().Add(pause).After(deadline) {
+		if clock.Now().Add(pause).After(deadline) {
 			return "", fmt.Errorf("%s exists: %w (waited %v; another git process, perhaps an agent, is working in this repository; if none is, remove the stale file)", path, ErrLocked, lockWait)
 		}
 		beforeLockRetry()

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/transport"
 )
 
@@ -137,7 +138,7 @@ func run(ctx context.Context, c call) ([]byte, error) {
 		}
 		stdinData = b
 	}
-	deadline := time.Now().Add(lockWait)
+	deadline := clock.Now().Add(lockWait)
 	pause := lockBackoff
 	for {
 		in := c.stdin
@@ -148,7 +149,7 @@ func run(ctx context.Context, c call) ([]byte, error) {
 		if err == nil || !c.locks || !isLockError(err) {
 			return out, err
 		}
-		if time.Now().Add(pause).After(deadline) {
+		if clock.Now().Add(pause).After(deadline) {
 			return nil, fmt.Errorf("%w (waited %v; another git process, perhaps an agent, is working in this repository; if none is, remove the stale .lock file named above): %w",
 				ErrLocked, lockWait, err)
 		}

@@ -7,7 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 const gitlinkMode = "160000"
@@ -42,7 +43,7 @@ func Restore(ctx context.Context, dir, id string) (*RestoreResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	undo, err := r.take(ctx, NewID(), "before restore of "+snap.ID, time.Now())
+	undo, err := r.take(ctx, NewID(), "before restore of "+snap.ID, clock.Now())
 	if err != nil {
 		return nil, fmt.Errorf("restore %s: snapshot the current state first: %w", snap.ID, err)
 	}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // RefPrefix is where snapshots live; refs keep them safe from git gc.
@@ -80,7 +82,7 @@ func NewID() string {
 // state is built on a temporary copy of the index. Submodules are recorded as
 // gitlinks, not recursed.
 func Take(ctx context.Context, dir string, opts Options) (*Snapshot, error) {
-	start := time.Now()
+	start := clock.Now()
 	id := opts.ID
 	if id == "" {
 		id = NewID()
@@ -102,7 +104,7 @@ func (r *repo) take(ctx context.Context, id, label string, start time.Time) (*Sn
 		return nil, err
 	}
 	s := &Snapshot{ID: id, Ref: ref, Tree: tree, Base: r.head, Branch: r.branch(), Label: label,
-		Time: time.Now().UTC(), Dir: r.top}
+		Time: clock.Now().UTC(), Dir: r.top}
 	if tree != r.headTree {
 		changes, err := r.treeChanges(ctx, r.headTree, tree)
 		if err != nil {
@@ -125,7 +127,7 @@ func (r *repo) take(ctx context.Context, id, label string, start time.Time) (*Sn
 		}
 		return nil, err
 	}
-	s.Duration = time.Since(start)
+	s.Duration = clock.Since(start)
 	return s, nil
 }
 
@@ -249,7 +251,7 @@ func (r *repo) list(ctx context.Context) ([]Snapshot, error) {
 		}
 		s := Snapshot{ID: strings.TrimPrefix(f[0], RefPrefix), Ref: f[0], Commit: f[1], Tree: f[2], Dir: r.top}
 		if sec, err := strconv.ParseInt(f[3], 10, 64); err == nil {
-			s.Time = time.Unix(sec, 0).UTC()
+			s.Time = clock.Outside(time.Unix(sec, 0)).UTC()
 		}
 		parseMessage(f[4], &s) // a foreign commit under our prefix keeps what git knows
 		snaps = append(snaps, s)
@@ -317,7 +319,7 @@ func Prune(ctx context.Context, dir string, olderThan time.Duration) ([]Snapshot
 	if err != nil {
 		return nil, err
 	}
-	cutoff := time.Now().Add(-olderThan)
+	cutoff := clock.Now().Add(-olderThan)
 	var old []Snapshot
 	var in strings.Builder
 	for _, s := range snaps {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -157,7 +158,7 @@ func TestQuietWatcher(t *testing.T) {
 	case "monitor":
 		sim, _ := profile.BuiltinProfile("sim")
 		m := &monitor.Monitor{TC: tc, Pane: pane, Profile: sim, Transcript: os.Getenv("RUNNER_QUIET_TRANSCRIPT")}
-		obs, err := m.Wait(ctx, monitor.GoalTurnEnd, time.Now())
+		obs, err := m.Wait(ctx, monitor.GoalTurnEnd, clock.Now())
 		t.Fatalf("wait ended: %+v %v", obs, err)
 	}
 }

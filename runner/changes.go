@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/overlap"
@@ -227,10 +228,10 @@ func (s *supervision) trackWhileWorking(ctx context.Context, t *state.Task) (sto
 			if fi, err := os.Stat(t.Transcript); err == nil {
 				size = fi.Size()
 			}
-			if (size == last && size >= 0) || time.Since(looked) < next {
+			if (size == last && size >= 0) || clock.Since(looked) < next {
 				continue
 			}
-			last, looked = size, time.Now()
+			last, looked = size, clock.Now()
 			// A look under way finishes (stop waits for it): cut
 			// short, it could leave overlaps recorded and untold.
 			if err := TrackChanges(context.WithoutCancel(ctx), s.env, s.ID); err != nil {
@@ -238,7 +239,7 @@ func (s *supervision) trackWhileWorking(ctx context.Context, t *state.Task) (sto
 			}
 			// A look costs at most a 20th of the time between looks (a
 			// huge repository, a slow host).
-			next = max(ChangesEvery, 20*time.Since(looked))
+			next = max(ChangesEvery, 20*clock.Since(looked))
 		}
 	}()
 	return func() { cancel(); <-done }

@@ -15,6 +15,7 @@ import (
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/record"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
@@ -54,7 +55,7 @@ func (e *Env) Time() time.Time {
 	if e.Now != nil {
 		return e.Now()
 	}
-	return time.Now()
+	return clock.Now()
 }
 
 func (e *Env) Say(format string, args ...any) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/statetest"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/supervisor"
@@ -26,7 +27,7 @@ func msgEnv(t *testing.T, tasks ...*state.Task) *Env {
 func TestClaimMessages(t *testing.T) {
 	a := statetest.Supervised("t_aaaa0000", "", state.StatusRunning)
 	env := msgEnv(t, a)
-	now := time.Now()
+	now := clock.Now()
 	_ = env.Store.Update(t.Context(), func(st *state.State) error {
 		// One left delivering by a supervisor that died, then 20 pending.
 		st.AddMessage(&state.Message{ID: "m_stale000", From: "user", To: a.ID, Type: state.MessageUpdate, Text: "old",

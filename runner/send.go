@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/hosts"
 
@@ -145,7 +146,7 @@ func atPrompt(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		mon := &monitor.Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
 			Died: env.Store.PaneDiedFile(), Settle: prof.Settle.Duration}
-		obs, werr := mon.Wait(wctx, monitor.GoalReady, time.Now())
+		obs, werr := mon.Wait(wctx, monitor.GoalReady, clock.Now())
 		cancel()
 		if werr == nil && !obs.Dead {
 			screen = obs.Screen

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/filelock"
 	"github.com/runner-cli/runner/internal/privdir"
 )
@@ -31,12 +32,12 @@ func startSlot(ctx context.Context, env *Env, id string) (release func(), err er
 	if err != nil {
 		return func() {}, nil
 	}
-	start := time.Now()
+	start := clock.Now()
 	release, err = filelock.Slot(ctx, dir, StartSlots)
 	if err != nil {
 		return nil, fmt.Errorf("task %s: waiting for a start slot: %w", id, err)
 	}
-	if waited := time.Since(start); waited > time.Second {
+	if waited := clock.Since(start); waited > time.Second {
 		env.Say("task %s: waited %s for a start slot (%d agents start at once on this machine)", id, waited.Round(time.Second), StartSlots)
 	}
 	return release, nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/exit"
@@ -223,7 +224,7 @@ func (s *supervision) concludeAll(ctx context.Context, err error) error {
 // the reset the CLI gave (and a margin), else the settings' LimitWait.
 func (s *supervision) limitWait(lt *supervisor.LimitedTurn) time.Duration {
 	if !lt.Reset.IsZero() {
-		return max(time.Until(lt.Reset), 0) + limitMargin
+		return max(clock.Until(lt.Reset), 0) + limitMargin
 	}
 	if s.set.LimitWait > 0 {
 		return s.set.LimitWait

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/statetest"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/state"
@@ -35,9 +36,9 @@ func TestZombieIsDeadWithItsStatus(t *testing.T) {
 			t.Fatal(err)
 		}
 		pid := cmd.Process.Pid
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := clock.Now().Add(10 * time.Second)
 		for processAlive(pid) {
-			if time.Now().After(deadline) {
+			if clock.Now().After(deadline) {
 				t.Fatalf("%q: pid %d never became a zombie", tc.script, pid)
 			}
 			time.Sleep(5 * time.Millisecond)

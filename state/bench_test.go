@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // BenchmarkUpdate measures updates per second with 1, 8 and 64 concurrent
@@ -51,7 +53,7 @@ func BenchmarkUpdate(b *testing.B) {
 			}
 			ctx := b.Context()
 			b.ResetTimer()
-			start := time.Now()
+			start := clock.Now()
 			var wg sync.WaitGroup
 			for w, s := range stores {
 				n := b.N / writers
@@ -73,7 +75,7 @@ func BenchmarkUpdate(b *testing.B) {
 				})
 			}
 			wg.Wait()
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "updates/s")
+			b.ReportMetric(float64(b.N)/clock.Since(start).Seconds(), "updates/s")
 		})
 	}
 	// The same with 1, 8 and 64 real processes (the test binary re-executed),
@@ -114,7 +116,7 @@ func benchProcs(b *testing.B, procs int, mode string) {
 		}
 		time.Sleep(100 * time.Millisecond) // let them reach the stdin read
 		b.ResetTimer()
-		start := time.Now()
+		start := clock.Now()
 		for _, in := range gos {
 			in.Close()
 		}
@@ -123,7 +125,7 @@ func benchProcs(b *testing.B, procs int, mode string) {
 				b.Fatalf("writer %d: %v: %s", i, err, cmd.Stderr)
 			}
 		}
-		elapsed := time.Since(start)
+		elapsed := clock.Since(start)
 		b.StopTimer()
 		s, err := Open(dir)
 		if err != nil {
@@ -262,7 +264,7 @@ func settleDisk(b *testing.B, s *Store) {
 // fill adds n realistic task records: most finished, a few running, each
 // with a status history, a few turns and a result tail.
 func fill(st *State, n int, lean bool) {
-	base := time.Now().Add(-time.Hour)
+	base := clock.Now().Add(-time.Hour)
 	for i := range n {
 		id := st.NewTaskID()
 		at := base.Add(time.Duration(i) * time.Millisecond)
@@ -328,7 +330,7 @@ func BenchmarkRetained(b *testing.B) {
 						}
 						for i := range 5 {
 							id := fmt.Sprintf("t_running%d", i)
-							x.Tasks[id] = &Task{ID: id, Dir: "/d", Agent: "claude", Status: StatusRunning, Created: time.Now()}
+							x.Tasks[id] = &Task{ID: id, Dir: "/d", Agent: "claude", Status: StatusRunning, Created: clock.Now()}
 						}
 						return nil
 					}); err != nil {
@@ -345,7 +347,7 @@ func BenchmarkRetained(b *testing.B) {
 							if op == "counter" {
 								setCounter(st, "w", counter(st, "w")+1)
 							} else {
-								st.Tasks["t_running1"].AddTurn(time.Now(), fmt.Sprintf("turn %d", i))
+								st.Tasks["t_running1"].AddTurn(clock.Now(), fmt.Sprintf("turn %d", i))
 							}
 							return nil
 						})
@@ -375,7 +377,7 @@ func BenchmarkEventWrites(b *testing.B) {
 	ctx := b.Context()
 	id := RandomTaskID()
 	if err := s.Update(ctx, func(st *State) error {
-		st.Tasks[id] = &Task{ID: id, Agent: "sim", Dir: "/tmp", Status: StatusRunning, Created: time.Now()}
+		st.Tasks[id] = &Task{ID: id, Agent: "sim", Dir: "/tmp", Status: StatusRunning, Created: clock.Now()}
 		return nil
 	}); err != nil {
 		b.Fatal(err)
@@ -388,18 +390,18 @@ func BenchmarkEventWrites(b *testing.B) {
 	var busy time.Duration // the updates' own time, without the pace
 	for b.Loop() {
 		time.Sleep(pace)
-		start := time.Now()
+		start := clock.Now()
 		i++
 		next := StatusRunning
 		if i%2 == 0 {
 			next = StatusNeedsInput
 		}
 		if err := s.Update(ctx, func(st *State) error {
-			return st.Task(id).SetStatus(next, time.Now(), fmt.Sprintf("step %d", i))
+			return st.Task(id).SetStatus(next, clock.Now(), fmt.Sprintf("step %d", i))
 		}); err != nil {
 			b.Fatal(err)
 		}
-		busy += time.Since(start)
+		busy += clock.Since(start)
 	}
 	b.ReportMetric(float64(busy.Microseconds())/1000/float64(b.N), "ms/update")
 }

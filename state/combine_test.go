@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // Writers of one directory in one process apply their updates one at a
@@ -105,12 +107,12 @@ func TestUpdatesQueueBehindTheLock(t *testing.T) {
 		updateQueues.mu.Unlock()
 		return
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; {
+	for deadline := clock.Now().Add(30 * time.Second); ; {
 		q := refs()
 		if q == 3 {
 			break // all three queued, the leader waiting for the lock
 		}
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			t.Fatalf("queued %d; want 3", q)
 		}
 		time.Sleep(time.Millisecond)
@@ -180,8 +182,8 @@ func TestCombinedBatchRollsBackFailures(t *testing.T) {
 			results <- res{i: i, err: err}
 		}()
 		// Queue them in order.
-		for deadline := time.Now().Add(30 * time.Second); queued() != i+1; {
-			if time.Now().After(deadline) {
+		for deadline := clock.Now().Add(30 * time.Second); queued() != i+1; {
+			if clock.Now().After(deadline) {
 				t.Fatalf("update %d not queued (%d queued)", i, queued())
 			}
 			time.Sleep(time.Millisecond)

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 )
 
@@ -151,7 +152,7 @@ func taskEvents(old, t *Task) []StreamEvent {
 	}
 	for _, p := range oldOver {
 		if t.OverlapWith(p.Task) == nil {
-			out = append(out, StreamEvent{Time: time.Now().UTC(), Type: EventOverlap, Task: t.ID, Project: t.Project, With: p.Task, Files: []string{}})
+			out = append(out, StreamEvent{Time: clock.Now().UTC(), Type: EventOverlap, Task: t.ID, Project: t.Project, With: p.Task, Files: []string{}})
 		}
 	}
 	return out
@@ -164,7 +165,7 @@ func (st *State) numberEvents(evs []StreamEvent) {
 		st.EventSeq++
 		evs[i].Cursor, evs[i].V = st.EventSeq, EventsSchema
 		if evs[i].Time.IsZero() {
-			evs[i].Time = time.Now().UTC()
+			evs[i].Time = clock.Now().UTC()
 		}
 	}
 }

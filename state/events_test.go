@@ -3,7 +3,8 @@ package state
 import (
 	"slices"
 	"testing"
-	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 func readStream(t *testing.T, s *Store, after uint64) []StreamEvent {
@@ -40,7 +41,7 @@ func types(evs []StreamEvent) []string {
 func TestEventsOnePerChangeInOrder(t *testing.T) {
 	s := openTemp(t)
 	ctx := t.Context()
-	now := time.Now().UTC()
+	now := clock.Now().UTC()
 	a, b := RandomTaskID(), RandomTaskID()
 	update := func(fn func(*State) error) {
 		t.Helper()

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/atomicfile"
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/filelock"
 )
 
@@ -259,7 +260,7 @@ func (s *Store) queueOp(op taskOp) (*inbox, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return box, fmt.Sprintf("%020d-%s-%d", time.Now().UnixNano(), box.id, opSeq.Add(1)), nil
+	return box, fmt.Sprintf("%020d-%s-%d", clock.Now().UnixNano(), box.id, opSeq.Add(1)), nil
 }
 
 // writeOp puts op in the queue as NAME.op: written aside and renamed, so a

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/filelock"
 )
 
@@ -22,7 +23,7 @@ func seedTasks(t *testing.T, s *Store, ids ...string) {
 	t.Helper()
 	mustUpdate(t, s, func(st *State) error {
 		for _, id := range ids {
-			st.Tasks[id] = &Task{ID: id, Dir: "/d", Agent: "sim", Status: StatusRunning, Created: time.Now().UTC()}
+			st.Tasks[id] = &Task{ID: id, Dir: "/d", Agent: "sim", Status: StatusRunning, Created: clock.Now().UTC()}
 		}
 		return nil
 	})
@@ -53,7 +54,7 @@ func holdLock(t *testing.T, s *Store, fn func(*State)) (release func(), wait fun
 // waitQueued waits until n changes wait in s's queue.
 func waitQueued(t *testing.T, s *Store, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	for deadline := clock.Now().Add(10 * time.Second); clock.Now().Before(deadline); time.Sleep(time.Millisecond) {
 		if len(queueFiles(t, s, ".op")) == n {
 			return
 		}
@@ -330,7 +331,7 @@ func TestConcurrentTaskProcesses(t *testing.T) {
 func TestKilledTaskWriters(t *testing.T) {
 	const kills, steady = 100, 400
 	s := openTemp(t)
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 2))
+	rng := rand.New(rand.NewPCG(uint64(clock.Now().UnixNano()), 2))
 	bg := helper(t, "taskcount", s.Dir(), "steady", strconv.Itoa(steady))
 	if err := bg.Start(); err != nil {
 		t.Fatal(err)

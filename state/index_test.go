@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // recordFiles lists the record files of the store, sorted.
@@ -41,7 +43,7 @@ func finishedTask(id string, at time.Time) *Task {
 func TestRecordWrittenOnlyWhenBulkChanges(t *testing.T) {
 	s := openTemp(t)
 	mustUpdate(t, s, func(st *State) error {
-		st.Tasks["t_aaaaaaaa"] = &Task{ID: "t_aaaaaaaa", Dir: "/d", Agent: "sim", Text: "hello", Status: StatusRunning, Created: time.Now()}
+		st.Tasks["t_aaaaaaaa"] = &Task{ID: "t_aaaaaaaa", Dir: "/d", Agent: "sim", Text: "hello", Status: StatusRunning, Created: clock.Now()}
 		return nil
 	})
 	first := recordFiles(t, s)
@@ -54,7 +56,7 @@ func TestRecordWrittenOnlyWhenBulkChanges(t *testing.T) {
 		t.Fatalf("a hot change wrote a record: %v → %v", first, got)
 	}
 	// Bulk: a new record, the old one removed once the index is durable.
-	mustUpdate(t, s, func(st *State) error { st.Tasks["t_aaaaaaaa"].AddTurn(time.Now(), "a turn"); return nil })
+	mustUpdate(t, s, func(st *State) error { st.Tasks["t_aaaaaaaa"].AddTurn(clock.Now(), "a turn"); return nil })
 	second := recordFiles(t, s)
 	if len(second) != 1 || second[0] == first[0] {
 		t.Fatalf("records after a bulk change: %v (before %v)", second, first)
@@ -72,7 +74,7 @@ func TestRecordWrittenOnlyWhenBulkChanges(t *testing.T) {
 func TestArchiveLifecycle(t *testing.T) {
 	s := openTemp(t)
 	s.ArchiveAfter = 5
-	base := time.Now().Add(-time.Hour).UTC()
+	base := clock.Now().Add(-time.Hour).UTC()
 	var ids []string
 	for i := range 40 {
 		id := fmt.Sprintf("t_arch%04d", i)
@@ -83,7 +85,7 @@ func TestArchiveLifecycle(t *testing.T) {
 		})
 	}
 	mustUpdate(t, s, func(st *State) error {
-		st.Tasks["t_running1"] = &Task{ID: "t_running1", Dir: "/d", Agent: "sim", Status: StatusRunning, Created: time.Now()}
+		st.Tasks["t_running1"] = &Task{ID: "t_running1", Dir: "/d", Agent: "sim", Status: StatusRunning, Created: clock.Now()}
 		return nil
 	})
 	records.forget(s.Dir())
@@ -118,7 +120,7 @@ func TestArchiveLifecycle(t *testing.T) {
 	// An update that changes an archived task brings it back whole, once.
 	mustUpdate(t, s, func(st *State) error {
 		x := st.Task(ids[1])
-		x.SetStatus(StatusReady, time.Now(), "a follow-up")
+		x.SetStatus(StatusReady, clock.Now(), "a follow-up")
 		x.Reclaimed, x.Ended = time.Time{}, time.Time{}
 		return nil
 	})
@@ -148,7 +150,7 @@ func TestArchiveLifecycle(t *testing.T) {
 func TestManySegmentsMerge(t *testing.T) {
 	s := openTemp(t)
 	s.ArchiveAfter = 1
-	base := time.Now().Add(-time.Hour).UTC()
+	base := clock.Now().Add(-time.Hour).UTC()
 	for i := range 60 {
 		id := fmt.Sprintf("t_merg%04d", i)
 		mustUpdate(t, s, func(st *State) error {
@@ -176,7 +178,7 @@ func TestPruneReachesTheArchive(t *testing.T) {
 	s := openTemp(t)
 	s.ArchiveAfter = 2
 	s.Retention = 0 // until Prune
-	old := time.Now().Add(-48 * time.Hour).UTC()
+	old := clock.Now().Add(-48 * time.Hour).UTC()
 	for i := range 20 {
 		id := fmt.Sprintf("t_prun%04d", i)
 		mustUpdate(t, s, func(st *State) error {
@@ -190,7 +192,7 @@ func TestPruneReachesTheArchive(t *testing.T) {
 		}
 	}
 	mustUpdate(t, s, func(st *State) error {
-		st.Tasks["t_keepme01"] = finishedTask("t_keepme01", time.Now().UTC())
+		st.Tasks["t_keepme01"] = finishedTask("t_keepme01", clock.Now().UTC())
 		return nil
 	})
 	st, _ := s.Read(t.Context())
@@ -263,14 +265,14 @@ func TestEveryFieldIsHotOrBulk(t *testing.T) {
 		}
 	}
 	// sameBulk tells every bulk field apart.
-	full := finishedTask("t_fieldsaa", time.Now())
+	full := finishedTask("t_fieldsaa", clock.Now())
 	full.TextFile, full.ResultTail, full.Delivery, full.Answer = "f", "r", "d", "a"
 	full.AgentSession, full.Transcript, full.Question, full.Settings = "s", "t", "q", json.RawMessage(`{}`)
 	full.Origin, full.Branch, full.Sandbox = "/src/api", "runner/t_fieldsaa", []string{"/src/api"}
 	full.Changes = &Changes{Repo: "/src/api/.git", Files: []string{"a.go"}, Count: 1}
 	full.Overlaps = []Overlap{{Task: "t_otheraaa", Files: []string{"a.go"}}}
 	full.TurnCount = 2
-	full.LimitReset = time.Now().Add(time.Hour)
+	full.LimitReset = clock.Now().Add(time.Hour)
 	full.Spend = Spend{Input: 1, Output: 2, Turns: 1, Unknown: 1}
 	full.Live = Spend{Input: 3, Output: 4}
 	for _, name := range bulkFields {
@@ -339,7 +341,7 @@ func TestMigrateVersion2(t *testing.T) {
 func TestRepairFromRecords(t *testing.T) {
 	s := openTemp(t)
 	s.ArchiveAfter = 2
-	base := time.Now().Add(-time.Hour).UTC()
+	base := clock.Now().Add(-time.Hour).UTC()
 	for i := range 12 {
 		id := fmt.Sprintf("t_repa%04d", i)
 		mustUpdate(t, s, func(st *State) error {
@@ -348,7 +350,7 @@ func TestRepairFromRecords(t *testing.T) {
 		})
 	}
 	mustUpdate(t, s, func(st *State) error {
-		st.Tasks["t_newest01"] = &Task{ID: "t_newest01", Dir: "/d", Agent: "sim", Text: "the newest", Status: StatusRunning, Created: time.Now()}
+		st.Tasks["t_newest01"] = &Task{ID: "t_newest01", Dir: "/d", Agent: "sim", Text: "the newest", Status: StatusRunning, Created: clock.Now()}
 		return nil
 	})
 	streamed := readStream(t, s, 0)
@@ -381,7 +383,7 @@ func TestRepairFromRecords(t *testing.T) {
 		t.Fatalf("%d events before the repair, %d after it", len(streamed), len(before))
 	}
 	mustUpdate(t, s, func(st *State) error {
-		return st.Task("t_newest01").SetStatus(StatusDone, time.Now(), "after the repair")
+		return st.Task("t_newest01").SetStatus(StatusDone, clock.Now(), "after the repair")
 	})
 	after := readStream(t, s, 0)
 	if len(after) != len(before)+1 || after[len(after)-1].Cursor != before[len(before)-1].Cursor+1 || after[len(after)-1].Reason != "after the repair" {
@@ -392,7 +394,7 @@ func TestRepairFromRecords(t *testing.T) {
 func TestRepairAfterALostRecord(t *testing.T) {
 	s := openTemp(t)
 	mustUpdate(t, s, func(st *State) error {
-		st.Tasks["t_lostrec1"] = &Task{ID: "t_lostrec1", Dir: "/d", Agent: "sim", Text: "v1", Status: StatusRunning, Created: time.Now()}
+		st.Tasks["t_lostrec1"] = &Task{ID: "t_lostrec1", Dir: "/d", Agent: "sim", Text: "v1", Status: StatusRunning, Created: clock.Now()}
 		return nil
 	})
 	mustUpdate(t, s, func(st *State) error { st.Tasks["t_lostrec1"].Text = "v2"; return nil })
@@ -416,7 +418,7 @@ func TestRepairAfterALostRecord(t *testing.T) {
 func TestReadWhileWritersMoveOn(t *testing.T) {
 	s := openTemp(t)
 	mustUpdate(t, s, func(st *State) error {
-		st.Tasks["t_movingon"] = &Task{ID: "t_movingon", Dir: "/d", Agent: "sim", Status: StatusRunning, Created: time.Now()}
+		st.Tasks["t_movingon"] = &Task{ID: "t_movingon", Dir: "/d", Agent: "sim", Status: StatusRunning, Created: clock.Now()}
 		return nil
 	})
 	stop := make(chan struct{})
@@ -447,7 +449,7 @@ func TestReadWhileWritersMoveOn(t *testing.T) {
 
 func TestMessagesArchived(t *testing.T) {
 	s := openTemp(t)
-	now := time.Now().UTC()
+	now := clock.Now().UTC()
 	mustUpdate(t, s, func(st *State) error {
 		st.Tasks["t_msgroot1"] = &Task{ID: "t_msgroot1", Dir: "/d", Agent: "sim", Status: StatusRunning, Created: now}
 		return nil
@@ -480,7 +482,7 @@ func TestMessagesArchived(t *testing.T) {
 func TestCountsReadsTheIndexOnly(t *testing.T) {
 	s := openTemp(t)
 	s.ArchiveAfter = 1
-	now := time.Now().UTC()
+	now := clock.Now().UTC()
 	mustUpdate(t, s, func(st *State) error {
 		for i := range 5 {
 			id := fmt.Sprintf("t_count%03d", i)
@@ -532,7 +534,7 @@ func TestHostVersion(t *testing.T) {
 	if v := version(); v != indexVersion {
 		t.Fatalf("no host: version %d, want %d", v, indexVersion)
 	}
-	now := time.Now().UTC()
+	now := clock.Now().UTC()
 	mustUpdate(t, s, func(st *State) error {
 		st.Tasks["t_remote"] = &Task{ID: "t_remote", Dir: "/srv/api", Agent: "sim", Status: StatusRunning, Created: now,
 			Tmux: TmuxTarget{Socket: "runner", Session: "api", Window: "t_remote", Pane: "%3", Host: "gpu"}}

@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 const journalLock = "journal.lock"
@@ -44,7 +46,7 @@ type Event struct {
 // not fsynced: state.json is the durable record, the journal the audit trail.
 func (s *Store) Journal(ctx context.Context, ev Event) error {
 	if ev.Time.IsZero() {
-		ev.Time = time.Now().UTC()
+		ev.Time = clock.Now().UTC()
 	}
 	if ev.PID == 0 {
 		ev.PID = os.Getpid()

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // The test binary doubles as the writer processes of the multi-process
@@ -91,7 +93,7 @@ func helperTaskCount(dir, name string, n int, mode string) {
 	id := "t_" + name
 	err = s.Update(ctx, func(st *State) error {
 		if st.Task(id) == nil {
-			st.Tasks[id] = &Task{ID: id, Dir: "/d", Agent: "sim", Status: StatusRunning, Created: time.Now().UTC()}
+			st.Tasks[id] = &Task{ID: id, Dir: "/d", Agent: "sim", Status: StatusRunning, Created: clock.Now().UTC()}
 		}
 		return nil
 	})
@@ -139,7 +141,7 @@ func setCounter(st *State, name string, v int) {
 const ackCounterTask = "t_0counter"
 
 func ackTasks(st *State, v int) {
-	now := time.Now().UTC()
+	now := clock.Now().UTC()
 	t := st.Task(ackCounterTask)
 	if t == nil {
 		t = &Task{ID: ackCounterTask, Dir: "/d", Agent: "sim", Status: StatusRunning, Created: now}

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // MessageIDPrefix starts every message id.
@@ -198,7 +200,7 @@ func pruneMessages(st *State, cutoff time.Time) {
 			continue
 		}
 		if _, ok := st.Tasks[m.To]; !ok {
-			m.SetMessageStatus(MessageDropped, time.Now().UTC(), "the recipient "+m.To+" has ended")
+			m.SetMessageStatus(MessageDropped, clock.Now().UTC(), "the recipient "+m.To+" has ended")
 		}
 	}
 }

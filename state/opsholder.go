@@ -11,7 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // A claim is a queued op a holder took, and the answer it gets.
@@ -87,7 +88,7 @@ func waiting(ents []fs.DirEntry) bool {
 // removeStale removes e, an op its owner began to write, once it is
 // older than staleOps (its owner died writing it).
 func removeStale(dir string, e fs.DirEntry) {
-	if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleOps {
+	if fi, err := e.Info(); err == nil && clock.Since(clock.Outside(fi.ModTime())) > staleOps {
 		os.Remove(filepath.Join(dir, e.Name()))
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // RepairReport says what Repair did.
@@ -72,7 +74,7 @@ func (s *Store) Repair(ctx context.Context, force bool) (*RepairReport, error) {
 		return nil, loadErr
 	}
 	rep := &RepairReport{Problem: loadErr.Error()}
-	now := time.Now().UTC()
+	now := clock.Now().UTC()
 	rep.MovedTo = s.Path() + "." + suffix + "-" + now.Format("20060102T150405.000000000Z")
 	if err := os.Rename(s.Path(), rep.MovedTo); err != nil {
 		return nil, fmt.Errorf("move %s aside: %w", s.Path(), err)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // File names inside the state directory.
@@ -101,7 +103,7 @@ func (s *Store) now() time.Time {
 	if s.Now != nil {
 		return s.Now().UTC()
 	}
-	return time.Now().UTC()
+	return clock.Now().UTC()
 }
 
 // ensureDir creates the state directory, mode 0700, if it is missing.

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 func openTemp(t *testing.T) *Store {
@@ -293,7 +295,7 @@ func TestRepairRebuildsFromPreviousAndJournal(t *testing.T) {
 		}
 	}
 	// The journal knows of later changes than the previous generation.
-	later := time.Now().UTC().Add(time.Second)
+	later := clock.Now().UTC().Add(time.Second)
 	task := &Task{ID: "t_abcdefgh", Agent: "sim", Text: "x", Status: StatusRunning}
 	for _, ev := range []Event{
 		{Time: later, Kind: EventProjectAdded, ProjectRecord: &Project{Name: "c", Dir: "/c"}},
@@ -358,7 +360,7 @@ func TestBusy(t *testing.T) {
 
 func TestPrune(t *testing.T) {
 	s := openTemp(t)
-	now := time.Now()
+	now := clock.Now()
 	mk := func(id string, status Status, ended time.Time) *Task {
 		return &Task{ID: id, Status: status, Created: ended.Add(-time.Minute), Ended: ended}
 	}
@@ -428,7 +430,7 @@ func helper(t testing.TB, mode string, args ...string) *exec.Cmd {
 func TestConcurrentProcesses(t *testing.T) {
 	procs, each := 64, 200
 	s := openTemp(t)
-	start := time.Now()
+	start := clock.Now()
 	var wg sync.WaitGroup
 	errs := make(chan error, procs)
 	for i := range procs {
@@ -447,7 +449,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	elapsed := time.Since(start)
+	elapsed := clock.Since(start)
 	st, err := s.Read(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -470,7 +472,7 @@ func TestKilledWriters(t *testing.T) {
 	const kills = 200
 	s := openTemp(t)
 	ctx := t.Context()
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 1))
+	rng := rand.New(rand.NewPCG(uint64(clock.Now().UnixNano()), 1))
 	acked, midWrite := 0, 0
 	for i := range kills {
 		acked = killAfterAcks(t, rng, helper(t, "ack", s.Dir(), "k"), acked)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 func TestStatusClasses(t *testing.T) {
@@ -192,8 +194,8 @@ func TestSpendString(t *testing.T) {
 		}
 	}
 	var task Task
-	task.AddTurnSpent(time.Now(), "a", "", Spend{Input: 5, Output: 1, Turns: 1})
-	task.AddTurnSpent(time.Now(), "b", "", UnknownTurn)
+	task.AddTurnSpent(clock.Now(), "a", "", Spend{Input: 5, Output: 1, Turns: 1})
+	task.AddTurnSpent(clock.Now(), "b", "", UnknownTurn)
 	if want := (Spend{Input: 5, Output: 1, Turns: 1, Unknown: 1}); task.Spend != want || task.Turns[1].Spend != UnknownTurn {
 		t.Errorf("task spend %+v, turns %+v; want %+v", task.Spend, task.Turns, want)
 	}

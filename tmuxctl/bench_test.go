@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
 )
 
@@ -41,12 +42,12 @@ func benchServer(b *testing.B) *Client {
 func timeAlternating(n int, base, subject func()) (time.Duration, time.Duration) {
 	var tb, ts []time.Duration
 	for range n {
-		t0 := time.Now()
+		t0 := clock.Now()
 		base()
-		tb = append(tb, time.Since(t0))
-		t0 = time.Now()
+		tb = append(tb, clock.Since(t0))
+		t0 = clock.Now()
 		subject()
-		ts = append(ts, time.Since(t0))
+		ts = append(ts, clock.Since(t0))
 	}
 	slices.Sort(tb)
 	slices.Sort(ts)
@@ -105,25 +106,25 @@ func BenchmarkIdleOverhead(b *testing.B) {
 		defer c.KillPane(ctx, pane)
 		var end time.Time
 		if naive {
-			last, lastChange := "", time.Now()
+			last, lastChange := "", clock.Now()
 			for {
 				s, err := c.CaptureScreen(ctx, pane)
 				if err != nil {
 					b.Fatal(err)
 				}
 				if s != last {
-					last, lastChange = s, time.Now()
-				} else if time.Since(lastChange) >= quiet {
+					last, lastChange = s, clock.Now()
+				} else if clock.Since(lastChange) >= quiet {
 					break
 				}
 				time.Sleep(500 * time.Millisecond)
 			}
-			end = time.Now()
+			end = clock.Now()
 		} else {
 			if _, err := c.WaitIdle(ctx, pane, IdleOptions{Quiet: quiet, AutoPipe: true}); err != nil {
 				b.Fatal(err)
 			}
-			end = time.Now()
+			end = clock.Now()
 		}
 		raw, err := os.ReadFile(stamp)
 		if err != nil {

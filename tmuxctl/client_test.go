@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 func TestChildEnv(t *testing.T) {
@@ -25,13 +27,13 @@ func TestChildEnv(t *testing.T) {
 func TestSleepOrWake(t *testing.T) {
 	wake := make(chan struct{}, 1)
 	wake <- struct{}{}
-	start := time.Now()
-	if err := sleepOrWake(t.Context(), time.Hour, wake); err != nil || time.Since(start) > time.Minute {
-		t.Fatalf("woken: %v after %s", err, time.Since(start))
+	start := clock.Now()
+	if err := sleepOrWake(t.Context(), time.Hour, wake); err != nil || clock.Since(start) > time.Minute {
+		t.Fatalf("woken: %v after %s", err, clock.Since(start))
 	}
-	start = time.Now()
-	if err := sleepOrWake(t.Context(), 20*time.Millisecond, nil); err != nil || time.Since(start) < 20*time.Millisecond {
-		t.Errorf("no wake: %v after %s, want the whole 20ms", err, time.Since(start))
+	start = clock.Now()
+	if err := sleepOrWake(t.Context(), 20*time.Millisecond, nil); err != nil || clock.Since(start) < 20*time.Millisecond {
+		t.Errorf("no wake: %v after %s, want the whole 20ms", err, clock.Since(start))
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()

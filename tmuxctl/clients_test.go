@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 func TestClientsShowsTheWindowAClientSees(t *testing.T) {
@@ -34,7 +36,7 @@ func TestClientsShowsTheWindowAClientSees(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { stdin.Close(); attach.Process.Kill(); attach.Wait() })
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := clock.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		got, err := c.Clients(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -45,7 +47,7 @@ func TestClientsShowsTheWindowAClientSees(t *testing.T) {
 			}
 			break
 		}
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			t.Fatalf("no client listed after attaching: %v", got)
 		}
 	}

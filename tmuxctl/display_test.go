@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // hostile is task text a user (or an agent) could put in a title: shell
@@ -105,7 +106,7 @@ func TestDisplayMessage(t *testing.T) {
 		f.Close()
 	})
 	text := hostile(dir)
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := clock.Now().Add(10 * time.Second)
 	for {
 		n, err = c.DisplayMessage(ctx, "seen", text, 5*time.Second)
 		if err != nil {
@@ -114,7 +115,7 @@ func TestDisplayMessage(t *testing.T) {
 		if n == 1 {
 			break
 		}
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			t.Fatal("the attached client never showed in list-clients")
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -126,7 +127,7 @@ func TestDisplayMessage(t *testing.T) {
 		if strings.Contains(got, text) {
 			break
 		}
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			t.Fatalf("the client's terminal never showed %q; it got:\n%q", text, got)
 		}
 		time.Sleep(20 * time.Millisecond)

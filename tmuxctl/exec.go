@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/internal/textutil"
 )
@@ -46,7 +47,7 @@ var ErrNotAtShell = errors.New("pane is not at a shell prompt")
 // elsewhere by someone else is read from its scrollback instead, which
 // holds at most its history-limit (ErrHistoryOverflow beyond).
 func (c *Client) Exec(ctx context.Context, pane, command string) (ExecResult, error) {
-	start := time.Now()
+	start := clock.Now()
 	var res ExecResult
 	p, err := c.alive(ctx, pane)
 	if err != nil {
@@ -117,7 +118,7 @@ func (c *Client) execFromFile(ctx context.Context, pane, file string, offset int
 	var res ExecResult
 	endRe := regexp.MustCompile(regexp.QuoteMeta(endPrefix) + `(\d+)\r?\n`)
 	var raw []byte
-	lastCheck := time.Now()
+	lastCheck := clock.Now()
 	for poll := 5 * time.Millisecond; ; poll = min(poll*2, 100*time.Millisecond) {
 		more, err := readFrom(file, offset+int64(len(raw)))
 		if err != nil {
@@ -133,11 +134,11 @@ func (c *Client) execFromFile(ctx context.Context, pane, file string, offset int
 			if !ok {
 				return res, fmt.Errorf("exec in %s: the start marker is missing from the output (the pane's pipe was changed during the command?)", pane)
 			}
-			res.Output, res.ExitCode, res.Elapsed = out, code, time.Since(start)
+			res.Output, res.ExitCode, res.Elapsed = out, code, clock.Since(start)
 			return res, nil
 		}
-		if time.Since(lastCheck) > 500*time.Millisecond {
-			lastCheck = time.Now()
+		if clock.Since(lastCheck) > 500*time.Millisecond {
+			lastCheck = clock.Now()
 			if err := c.shellAlive(ctx, pane, &res); err != nil {
 				return res, err
 			}
@@ -261,7 +262,7 @@ func (c *Client) execFromHistory(ctx context.Context, pane string, start time.Ti
 	if err != nil {
 		return res, fmt.Errorf("exec in %s: %w", pane, err)
 	}
-	res.Output, res.ExitCode, res.Elapsed = out, code, time.Since(start)
+	res.Output, res.ExitCode, res.Elapsed = out, code, clock.Since(start)
 	return res, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // TestHostileNamesRunNothing: every string runner hands tmux where tmux
@@ -58,8 +60,8 @@ func TestHostileNamesRunNothing(t *testing.T) {
 	// is tried again in a new window of the same session: what is under
 	// test is that the line lands in the hostile path, and nothing runs.
 	seen := func(p string) bool {
-		deadline := time.Now().Add(3 * time.Second)
-		for time.Now().Before(deadline) {
+		deadline := clock.Now().Add(3 * time.Second)
+		for clock.Now().Before(deadline) {
 			if b, _ := os.ReadFile(died); strings.Contains(string(b), p+" 7") {
 				return true
 			}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
 )
 
@@ -145,8 +146,8 @@ func (c *Client) Pane(ctx context.Context, pane string) (PaneInfo, error) {
 	}
 	if p.Dead && p.DeadStatus < 0 && !statusWait(ctx) {
 		// Dead but not reaped yet: give tmux a moment to learn the status.
-		deadline := time.Now().Add(2 * time.Second)
-		for p.DeadStatus < 0 && time.Now().Before(deadline) {
+		deadline := clock.Now().Add(2 * time.Second)
+		for p.DeadStatus < 0 && clock.Now().Before(deadline) {
 			if ctxtime.Sleep(ctx, 10*time.Millisecond) != nil {
 				break
 			}
@@ -186,9 +187,9 @@ var ErrBadTarget = errors.New("bad target")
 func (c *Client) recentPane(ctx context.Context, pane string, maxAge time.Duration) (PaneInfo, error) {
 	c.snapMu.Lock()
 	defer c.snapMu.Unlock()
-	if c.snap == nil || time.Since(c.snapAt) > maxAge {
+	if c.snap == nil || clock.Since(c.snapAt) > maxAge {
 		panes, err := c.ListPanes(ctx)
-		c.snapAt, c.snapErr = time.Now(), err
+		c.snapAt, c.snapErr = clock.Now(), err
 		c.snap = make(map[string]PaneInfo, len(panes))
 		for _, p := range panes {
 			c.snap[p.ID] = p

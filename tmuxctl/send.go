@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
 )
 
@@ -264,7 +265,7 @@ type Delivery struct {
 // nothing happened. It returns the outcome even when not confirmed; the error
 // is for failures (dead pane, tmux error, context).
 func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOptions) (Delivery, error) {
-	start := time.Now()
+	start := clock.Now()
 	var d Delivery
 	_, d.Removed = PasteText(text)
 	nudges := opts.Nudges
@@ -304,12 +305,12 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 				return d, err
 			}
 			if accepted(screen) {
-				d.Confirmed, d.Elapsed = true, time.Since(start)
+				d.Confirmed, d.Elapsed = true, clock.Since(start)
 				d.Reason = fmt.Sprintf("accepted by the screen check (after %d nudges)", d.Enters-1)
 				return d, nil
 			}
 			if !opts.NudgeIf(screen) {
-				d.Elapsed = time.Since(start)
+				d.Elapsed = clock.Since(start)
 				d.Reason = fmt.Sprintf("no effect seen after %d Enter presses; no nudge: the screen does not show the text waiting", d.Enters)
 				return d, nil
 			}
@@ -322,7 +323,7 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 			return d, err
 		}
 	}
-	d.Elapsed = time.Since(start)
+	d.Elapsed = clock.Since(start)
 	d.Reason = fmt.Sprintf("no effect seen after %d Enter presses", d.Enters)
 	return d, nil
 }
@@ -331,7 +332,7 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 // accepted says the text was taken (or the program exited); done reports
 // that d is settled.
 func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duration, accepted func(string) bool, callerCheck bool, wake <-chan struct{}, start time.Time, d *Delivery) (done bool, err error) {
-	deadline := time.Now().Add(after)
+	deadline := clock.Now().Add(after)
 	for poll := 10 * time.Millisecond; ; poll = min(poll*2, 100*time.Millisecond) {
 		info, screen, err := c.PaneScreen(ctx, pane)
 		if err != nil {
@@ -340,13 +341,13 @@ func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duratio
 		if info.Dead {
 			// The program exited after Enter: the text was submitted (and
 			// the caller's monitoring sees the death).
-			d.Elapsed = time.Since(start)
+			d.Elapsed = clock.Since(start)
 			d.Confirmed, d.Reason = true, "the program exited after Enter"
 			return true, nil
 		}
 		if accepted(screen) {
 			d.Confirmed = true
-			d.Elapsed = time.Since(start)
+			d.Elapsed = clock.Since(start)
 			d.Reason = "screen changed after Enter"
 			if callerCheck {
 				d.Reason = "accepted by the screen check"
@@ -356,7 +357,7 @@ func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duratio
 			}
 			return true, nil
 		}
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			return false, nil
 		}
 		if err := sleepOrWake(ctx, poll, wake); err != nil {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 func TestLaunchListKill(t *testing.T) {
@@ -34,7 +36,7 @@ func TestLaunchListKill(t *testing.T) {
 	}
 	// Wait until the pane's program has ended (env cannot find the program):
 	// by then a shell would have run touch.
-	for deadline := time.Now().Add(5 * time.Second); ; {
+	for deadline := clock.Now().Add(5 * time.Second); ; {
 		info, err := c.Pane(ctx, p2)
 		if err != nil {
 			t.Fatalf("one-element argv pane: %v", err)
@@ -45,7 +47,7 @@ func TestLaunchListKill(t *testing.T) {
 			}
 			break
 		}
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			t.Fatal("one-element argv pane did not end")
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -60,7 +62,7 @@ func TestLaunchListKill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := clock.Now().Add(5 * time.Second)
 	for {
 		s, err := c.CaptureScreen(ctx, p1)
 		if err != nil {
@@ -69,7 +71,7 @@ func TestLaunchListKill(t *testing.T) {
 		if strings.Contains(s, "[a b;]\n[-flag;]\n["+dir+"]") {
 			break
 		}
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			t.Fatalf("pane did not print its environment and argv:\n%s", s)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -196,9 +198,9 @@ func TestRemainOnExitHasNoRace(t *testing.T) {
 
 func waitFor(t *testing.T, d time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
+	deadline := clock.Now().Add(d)
 	for !cond() {
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			t.Fatalf("condition not met within %s", d)
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -382,7 +384,7 @@ func TestWaitIdle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			start := time.Now()
+			start := clock.Now()
 			res, err := c.WaitIdle(ctx, pane, IdleOptions{Quiet: 300 * time.Millisecond, AutoPipe: auto,
 				Masks: []*regexp.Regexp{regexp.MustCompile(`(?m)^\d+$`)}})
 			if err != nil {
@@ -390,7 +392,7 @@ func TestWaitIdle(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !strings.Contains(res.Screen, "quiet") {
-				t.Fatalf("idle before the ticks ended (after %s):\n%s", time.Since(start), res.Screen)
+				t.Fatalf("idle before the ticks ended (after %s):\n%s", clock.Since(start), res.Screen)
 			}
 			if auto && res.Source != "pipe" {
 				t.Fatalf("source %q, want pipe", res.Source)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
 )
 
@@ -36,7 +37,7 @@ func (e *TimeoutError) Is(target error) bool { return target == ErrTimeout }
 // or passes cancellation through.
 func waitErr(ctx context.Context, pane, what string, start time.Time, last string) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &TimeoutError{Pane: pane, What: what, After: time.Since(start), Tail: lastLines(last, 5)}
+		return &TimeoutError{Pane: pane, What: what, After: clock.Since(start), Tail: lastLines(last, 5)}
 	}
 	return ctx.Err()
 }
@@ -67,7 +68,7 @@ type PromptMatch struct {
 // capture drops trailing spaces, so a prompt "$ " is seen as "$". A pane
 // that dies or vanishes ends the wait with an error.
 func (c *Client) WaitPrompt(ctx context.Context, pane string, re *regexp.Regexp, mark Mark) (PromptMatch, error) {
-	start := time.Now()
+	start := clock.Now()
 	what := "prompt /" + re.String() + "/"
 	var last string
 	for poll := 10 * time.Millisecond; ; poll = min(poll*2, 200*time.Millisecond) {
@@ -81,11 +82,11 @@ func (c *Client) WaitPrompt(ctx context.Context, pane string, re *regexp.Regexp,
 		last = out
 		for _, line := range strings.Split(out, "\n") {
 			if loc := re.FindStringIndex(line); loc != nil {
-				return PromptMatch{Line: line, Match: line[loc[0]:loc[1]], Elapsed: time.Since(start)}, nil
+				return PromptMatch{Line: line, Match: line[loc[0]:loc[1]], Elapsed: clock.Since(start)}, nil
 			}
 		}
 		if m := re.FindString(out); m != "" {
-			return PromptMatch{Line: m, Match: m, Elapsed: time.Since(start)}, nil
+			return PromptMatch{Line: m, Match: m, Elapsed: clock.Since(start)}, nil
 		}
 		if p, err := c.Pane(ctx, pane); err == nil && p.Dead {
 			return PromptMatch{}, &DeadError{Pane: pane, Status: p.DeadStatus}
@@ -143,7 +144,7 @@ func ScreenHash(screen string, masks []*regexp.Regexp) string {
 // activity file the screen is polled. A dead or missing pane, or a failed
 // capture, ends the wait with an error: never "idle".
 func (c *Client) WaitIdle(ctx context.Context, pane string, opts IdleOptions) (IdleResult, error) {
-	start := time.Now()
+	start := clock.Now()
 	quiet := opts.Quiet
 	if quiet <= 0 {
 		quiet = 2 * time.Second
@@ -179,7 +180,7 @@ func (c *Client) WaitIdle(ctx context.Context, pane string, opts IdleOptions) (I
 	timer := time.NewTimer(quiet)
 	defer timer.Stop()
 	for {
-		timer.Reset(max(time.Until(w.next(events != nil)), 0))
+		timer.Reset(max(clock.Until(w.next(events != nil)), 0))
 		select {
 		case <-ctx.Done():
 			return res, waitErr(ctx, pane, what, start, w.screen)
@@ -199,7 +200,7 @@ func (c *Client) WaitIdle(ctx context.Context, pane string, opts IdleOptions) (I
 			return res, failWait(ctx, err, pane, what, start, w.screen)
 		}
 		if done {
-			res.Screen, res.Hash, res.Elapsed = w.screen, w.hash, time.Since(start)
+			res.Screen, res.Hash, res.Elapsed = w.screen, w.hash, clock.Since(start)
 			return res, nil
 		}
 	}
@@ -230,7 +231,7 @@ func (w *idleWait) capture(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	now := time.Now()
+	now := clock.Now()
 	w.screen, w.lastCapture, w.dirty = s, now, false
 	if h := ScreenHash(s, w.masks); h != w.hash || w.lastChange.IsZero() {
 		w.hash, w.lastChange = h, now
@@ -258,7 +259,7 @@ func (w *idleWait) next(events bool) time.Time {
 // tick checks liveness when due and captures when due; done means the
 // screen stayed the same for the quiet time (and the pane is alive).
 func (w *idleWait) tick(ctx context.Context, events bool) (done bool, err error) {
-	now := time.Now()
+	now := clock.Now()
 	if now.Sub(w.lastAlive) >= w.liveness {
 		if _, err := w.c.recentPane(ctx, w.pane, w.liveness); err != nil {
 			return false, err
@@ -348,7 +349,7 @@ func (c *Client) WaitShellPrompt(ctx context.Context, pane string, quiet time.Du
 	if quiet <= 0 {
 		quiet = 100 * time.Millisecond
 	}
-	start := time.Now()
+	start := clock.Now()
 	var last, lastHash string
 	var stableSince time.Time
 	for poll := 10 * time.Millisecond; ; poll = min(poll*2, 100*time.Millisecond) {
@@ -370,8 +371,8 @@ func (c *Client) WaitShellPrompt(ctx context.Context, pane string, quiet time.Du
 			last = s
 			h := ScreenHash(s, nil)
 			if h != lastHash || stableSince.IsZero() {
-				lastHash, stableSince = h, time.Now()
-			} else if time.Since(stableSince) >= quiet {
+				lastHash, stableSince = h, clock.Now()
+			} else if clock.Since(stableSince) >= quiet {
 				return p, nil
 			}
 		} else {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/ask"
 	"github.com/runner-cli/runner/runner/profile"
 
@@ -52,7 +53,7 @@ func askEnv(t *testing.T, agents ...string) (*runner.Env, []string) {
 		Profiles: profile.Builtins(), Getenv: os.Getenv, Exe: filepath.Join(selfAsRunner(t), "runner")}
 	var ids []string
 	dir := t.TempDir()
-	now := time.Now()
+	now := clock.Now()
 	err = store.Update(context.Background(), func(s *state.State) error {
 		for i, a := range agents {
 			id := fmt.Sprintf("t_ask%05d", i)
@@ -75,11 +76,11 @@ func TestAskParallel(t *testing.T) {
 	p := &post{}
 	run := func(targets []string, n int) (time.Duration, []ask.Answer) {
 		var arrived []string
-		start := time.Now()
+		start := clock.Now()
 		as, err := ask.Run(context.Background(), env, ask.Request{Targets: targets,
 			Question: "sleep 1s\nsay the answer is 42", Timeout: 30 * time.Second, Post: p.fn,
 			OnAnswer: func(a ask.Answer) { arrived = append(arrived, a.Task) }})
-		took := time.Since(start)
+		took := clock.Since(start)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -188,7 +189,7 @@ func newWriteLog(b *testing.B, dirs ...string) *writeLog {
 	go func() {
 		defer close(l.done)
 		for ev := range w.Events {
-			now := time.Now()
+			now := clock.Now()
 			l.mu.Lock()
 			switch {
 			case ev.Op&fsnotify.Write != 0:
@@ -256,14 +257,14 @@ func boxShown(screen string) bool {
 // transcript write: when the box reached the pane's output.
 func (r *benchRig) trueEnd(b *testing.B, pane, transcript string, start time.Time) time.Time {
 	ctx := context.Background()
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
+	deadline := clock.Now().Add(60 * time.Second)
+	for clock.Now().Before(deadline) {
 		s, err := r.tc.CaptureScreen(ctx, pane)
 		if err != nil {
 			b.Fatalf("capture %s: %v", pane, err)
 		}
 		last := r.writes.last(transcript)
-		if boxShown(s) && last.After(start) && time.Since(last) >= 300*time.Millisecond {
+		if boxShown(s) && last.After(start) && clock.Since(last) >= 300*time.Millisecond {
 			return last
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -276,11 +277,11 @@ func (r *benchRig) trueEnd(b *testing.B, pane, transcript string, start time.Tim
 // want is set, the screen has a line equal to it); it returns when.
 func (r *benchRig) waitBox(b *testing.B, pane, want string) time.Time {
 	ctx := context.Background()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	deadline := clock.Now().Add(30 * time.Second)
+	for clock.Now().Before(deadline) {
 		s, err := r.tc.CaptureScreen(ctx, pane)
 		if err == nil && boxShown(s) && (want == "" || slices.Contains(strings.Split(s, "\n"), want)) {
-			return time.Now()
+			return clock.Now()
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -394,7 +395,7 @@ func BenchmarkDoneLatency(b *testing.B) {
 	naiveDet, actDet := &detector{name: "naive hash polling"}, &detector{name: "#{window_activity}"}
 	var stampOff durations
 	runnerTurn := func(d *detector, id, pane, transcript, text string) {
-		t0 := time.Now()
+		t0 := clock.Now()
 		tctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 		_, err := r.runner(tctx, "send", id, "--timeout", "30s", text)
 		cancel()
@@ -407,7 +408,7 @@ func BenchmarkDoneLatency(b *testing.B) {
 		d.add(text, done, end)
 	}
 	baseTurn := func(text string) {
-		t0 := time.Now()
+		t0 := clock.Now()
 		if err := r.tc.Send(ctx, basePane, text, tmuxctl.SendOptions{Enter: true, EnterDelay: -1}); err != nil {
 			b.Fatal(err)
 		}
@@ -463,17 +464,17 @@ func BenchmarkDoneLatency(b *testing.B) {
 // naiveHashDone is tmux-cli's wait: capture every 0.5 s, done once the
 // screen's hash has not changed for 2 s. It returns when it said done.
 func naiveHashDone(ctx context.Context, tc *tmuxctl.Client, pane string, limit time.Duration) time.Time {
-	deadline := time.Now().Add(limit)
-	last, since := "", time.Now()
-	for time.Now().Before(deadline) {
+	deadline := clock.Now().Add(limit)
+	last, since := "", clock.Now()
+	for clock.Now().Before(deadline) {
 		s, err := tc.CaptureScreen(ctx, pane)
 		if err != nil {
 			return time.Time{}
 		}
 		if h := tmuxctl.ScreenHash(s, nil); h != last {
-			last, since = h, time.Now()
-		} else if time.Since(since) >= 2*time.Second {
-			return time.Now()
+			last, since = h, clock.Now()
+		} else if clock.Since(since) >= 2*time.Second {
+			return clock.Now()
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
@@ -483,15 +484,15 @@ func naiveHashDone(ctx context.Context, tc *tmuxctl.Client, pane string, limit t
 // activityDone reads #{window_activity} (seconds) every 100 ms and says
 // done when it is 2 s old (one second of resolution: at least 1 s quiet).
 func activityDone(ctx context.Context, tc *tmuxctl.Client, pane string, limit time.Duration) time.Time {
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
+	deadline := clock.Now().Add(limit)
+	for clock.Now().Before(deadline) {
 		out, err := tc.Command(ctx, "display-message", "-p", "-t", pane, "#{window_activity}")
 		if err != nil {
 			return time.Time{}
 		}
 		act, _ := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
-		if act > 0 && time.Now().Unix()-act >= 2 {
-			return time.Now()
+		if act > 0 && clock.Now().Unix()-act >= 2 {
+			return clock.Now()
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
@@ -521,10 +522,10 @@ func BenchmarkDispatchOverhead(b *testing.B) {
 	var runs []parts
 	var stateWrites, journalWrites []int
 	dispatch := func(record bool) {
-		t0 := time.Now()
+		t0 := clock.Now()
 		out, err := r.runner(ctx, "dispatch", r.proj, "--agent", "sim", "--json", "say hi")
-		wall := time.Since(t0)
-		t1 := time.Now()
+		wall := clock.Since(t0)
+		t1 := clock.Now()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -554,7 +555,7 @@ func BenchmarkDispatchOverhead(b *testing.B) {
 	}
 	var agentWall, agentReady, agentTurn durations
 	direct := func(record bool) {
-		t0 := time.Now()
+		t0 := clock.Now()
 		pane, err := r.tc.Launch(ctx, tmuxctl.WindowSpec{Session: "direct", Cwd: r.proj, Size: tmuxctl.Size{Width: 200, Height: 50}, Argv: []string{r.bin, "agent-sim"}})
 		if err != nil {
 			b.Fatal(err)
@@ -578,22 +579,22 @@ func BenchmarkDispatchOverhead(b *testing.B) {
 	for range n {
 		dispatch(true)
 		direct(true)
-		t0 := time.Now()
+		t0 := clock.Now()
 		if _, err := r.runner(ctx, "version"); err != nil {
 			b.Fatal(err)
 		}
-		version = append(version, time.Since(t0))
+		version = append(version, clock.Since(t0))
 	}
 	b.StopTimer()
 	// The cost of one state update on this machine, for the breakdown.
 	st, _ := state.Open(r.stateDir)
 	var upd durations
 	for range 20 {
-		t0 := time.Now()
+		t0 := clock.Now()
 		if err := st.Update(ctx, func(s *state.State) error { s.Tasks["t_bench"] = &state.Task{ID: "t_bench", Created: t0}; return nil }); err != nil {
 			b.Fatal(err)
 		}
-		upd = append(upd, time.Since(t0))
+		upd = append(upd, clock.Since(t0))
 	}
 
 	col := func(f func(parts) time.Duration) durations {
@@ -740,7 +741,7 @@ func BenchmarkIdleTasksCPU(b *testing.B) {
 		ids = append(ids, strings.TrimSpace(out))
 	}
 	// All delivered and running.
-	deadline := time.Now().Add(3 * time.Minute)
+	deadline := clock.Now().Add(3 * time.Minute)
 	var sups []int
 	var panes []string
 	for {
@@ -758,7 +759,7 @@ func BenchmarkIdleTasksCPU(b *testing.B) {
 		if running == n {
 			break
 		}
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			b.Fatalf("only %d of %d tasks running after 3 min", running, n)
 		}
 		time.Sleep(200 * time.Millisecond)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/sshtest"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -42,9 +43,9 @@ func BenchmarkRemoteDispatch(b *testing.B) {
 		if remote {
 			args = append([]string{"dispatch", "--host", "loop"}, args[1:]...)
 		}
-		t0 := time.Now()
+		t0 := clock.Now()
 		out, err := r.runner(ctx, args...)
-		wall := time.Since(t0)
+		wall := clock.Since(t0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -91,19 +92,19 @@ func BenchmarkRemoteDispatch(b *testing.B) {
 	// One command over the shared connection, for the breakdown.
 	var rtt durations
 	for range 10 {
-		t0 := time.Now()
+		t0 := clock.Now()
 		if _, err := r.runner(ctx, "tmux", "--host", "loop", "--socket", rsock, "list"); err != nil {
 			b.Fatal(err)
 		}
-		rtt = append(rtt, time.Since(t0))
+		rtt = append(rtt, clock.Since(t0))
 	}
 	var local durations
 	for range 10 {
-		t0 := time.Now()
+		t0 := clock.Now()
 		if _, err := r.runner(ctx, "tmux", "list"); err != nil {
 			b.Fatal(err)
 		}
-		local = append(local, time.Since(t0))
+		local = append(local, clock.Since(t0))
 	}
 	fmt.Printf("\n# dispatch of the sim on a host over loopback ssh vs on this machine, %d runs each, interleaved\n", n)
 	fmt.Printf("# %-48s %8s %8s %8s %8s\n", "", "local", "host", "ratio", "target")

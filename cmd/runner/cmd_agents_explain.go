@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/config"
@@ -115,7 +116,7 @@ func (a *app) runAgentsExplain(ctx context.Context, opts agentsExplainOptions) e
 	}
 	printExplanation(a.out, out.Explanation)
 	if out.Task != "" {
-		fmt.Fprintf(a.out, "last hook event: %s\n", hookEventLine(out.LastHook, time.Now()))
+		fmt.Fprintf(a.out, "last hook event: %s\n", hookEventLine(out.LastHook, clock.Now()))
 	}
 	return nil
 }

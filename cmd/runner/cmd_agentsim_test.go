@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 func runMain(t *testing.T, in string, args ...string) (code int, stdout, stderr string) {
@@ -101,14 +102,14 @@ func TestAgentSimOnTerminal(t *testing.T) {
 	}()
 	waitFor := func(s string) {
 		t.Helper()
-		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		for deadline := clock.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 			mu.Lock()
 			ok := bytes.Contains(buf, []byte(s))
 			mu.Unlock()
 			if ok {
 				return
 			}
-			if time.Now().After(deadline) {
+			if clock.Now().After(deadline) {
 				t.Fatalf("no %q on the terminal", s)
 			}
 		}

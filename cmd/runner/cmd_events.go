@@ -15,6 +15,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/spf13/cobra"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
@@ -73,7 +74,7 @@ func (a *app) runEvents(ctx context.Context, o eventsOptions) error {
 		after = n
 	case o.since != "":
 		if d, err := time.ParseDuration(o.since); err == nil {
-			since = time.Now().Add(-d)
+			since = clock.Now().Add(-d)
 		} else if t, err := time.Parse(time.RFC3339, o.since); err == nil {
 			since = t
 		} else {
@@ -257,7 +258,7 @@ func followTail(ctx context.Context, store *state.Store, w *fsnotify.Watcher, t 
 		case <-ctx.Done():
 			return nil
 		case <-later:
-			later, lastRead = nil, time.Now()
+			later, lastRead = nil, clock.Now()
 			if err := settle(); err != nil {
 				return err
 			}
@@ -281,11 +282,11 @@ func followTail(ctx context.Context, store *state.Store, w *fsnotify.Watcher, t 
 			if later != nil {
 				continue // a read is due already
 			}
-			if wait := followGap - time.Since(lastRead); wait > 0 {
+			if wait := followGap - clock.Since(lastRead); wait > 0 {
 				later = time.After(wait)
 				continue
 			}
-			lastRead = time.Now()
+			lastRead = clock.Now()
 			if err := settle(); err != nil {
 				return err
 			}

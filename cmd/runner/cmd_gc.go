@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/gc"
 	"github.com/runner-cli/runner/runner/worktree"
@@ -115,7 +116,7 @@ func (a *app) printGC(res *gc.Result, quiet bool) {
 		}
 	}
 	if quiet {
-		fmt.Fprintf(a.out, "%s ", time.Now().Format(time.RFC3339))
+		fmt.Fprintf(a.out, "%s ", clock.Now().Format(time.RFC3339))
 	}
 	fmt.Fprintf(a.out, "gc: %sclose %d window(s), %send %d process(es)", verb, windows, verb, res.Processes())
 	if len(res.SessionsClosed) > 0 {

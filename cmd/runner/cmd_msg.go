@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/mailbox"
@@ -147,7 +148,7 @@ func (a *app) runInbox(ctx context.Context, opts inboxOptions) error {
 		fmt.Fprintf(a.out, "no messages to or from %s\n", t.ID)
 		return nil
 	}
-	now := time.Now()
+	now := clock.Now()
 	for _, e := range entries {
 		peer, arrow := e.From, "←"
 		if e.Direction == "out" {

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/mailbox"
@@ -86,7 +87,7 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 		head += "TOKENS\t"
 	}
 	fmt.Fprintln(tw, head+"TASK")
-	now := time.Now()
+	now := clock.Now()
 	for _, t := range list {
 		proj := t.Project
 		if proj == "" && t.Dir != "" {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/exit"
 
 	"github.com/runner-cli/runner/state"
@@ -192,7 +193,7 @@ func TestConfigRetentionEveryCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Retention = 0
-	now := time.Now()
+	now := clock.Now()
 	add := func(id string, ago time.Duration) {
 		err := s.Update(t.Context(), func(st *state.State) error {
 			tk := &state.Task{ID: id, Dir: proj, Agent: "sim", Text: "say hi " + id, Created: now.Add(-ago - time.Minute)}

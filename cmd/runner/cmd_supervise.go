@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/exit"
 	"golang.org/x/term"
 
@@ -149,7 +150,7 @@ func recordHookEvent(getenv func(string) string, in io.Reader, task, name string
 	if err != nil {
 		return err
 	}
-	ev := state.TaskEvent{Time: time.Now(), Event: "Stop"}
+	ev := state.TaskEvent{Time: clock.Now(), Event: "Stop"}
 	if name != "" {
 		ev.Event = name
 	}

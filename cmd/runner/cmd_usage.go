@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/tasks"
@@ -54,7 +55,7 @@ func (a *app) runUsage(ctx context.Context, o usageOptions) error {
 	opts := tasks.UsageOptions{By: o.by, Project: o.project}
 	if o.since != "" {
 		if d, err := time.ParseDuration(o.since); err == nil && d >= 0 {
-			opts.Since = time.Now().Add(-d)
+			opts.Since = clock.Now().Add(-d)
 		} else if t, err := time.Parse(time.RFC3339, o.since); err == nil {
 			opts.Since = t
 		} else {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
@@ -222,13 +223,13 @@ func TestAdversarialDelivery(t *testing.T) {
 				// what arrives must still be byte-exact, and more than a
 				// few resends fail the test.
 				resent := false
-				for since := time.Now(); len(readRecord(t, rec)) < sent; {
+				for since := clock.Now(); len(readRecord(t, rec)) < sent; {
 					if ctx.Err() != nil {
 						s, _ := c.CaptureScreen(context.Background(), pane)
 						errs[lane] = fmt.Errorf("string %d (%q…) never recorded:\n%s", i, strs[i][:min(40, len(strs[i]))], s)
 						return
 					}
-					if !resent && time.Since(since) > 10*time.Second && boxReadyNow(ctx, c, pane) && len(readRecord(t, rec)) < sent {
+					if !resent && clock.Since(since) > 10*time.Second && boxReadyNow(ctx, c, pane) && len(readRecord(t, rec)) < sent {
 						resent = true
 						resends.Add(1)
 						t.Logf("lane %d: string %d not recorded after 10s, its box empty: sent again", lane, i)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -27,7 +28,7 @@ func TestHumanOutputShowsNoEscapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	now := time.Now().UTC()
+	now := clock.Now().UTC()
 	err = s.Update(t.Context(), func(st *state.State) error {
 		parent := &state.Task{ID: "t_evil0001", Dir: dir, Agent: "sim", Text: "task " + evil + "\nsecond line " + evil,
 			Created: now.Add(-time.Minute), Question: "asks " + evil, Answer: "answer " + evil, ResultTail: "tail " + evil,

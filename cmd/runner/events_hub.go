@@ -18,6 +18,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/gofrs/flock"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -118,10 +119,10 @@ func followClient(ctx context.Context, conn net.Conn, t *tailer) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			if wait := followGap - time.Since(lastRead); wait > 0 {
+			if wait := followGap - clock.Since(lastRead); wait > 0 {
 				time.Sleep(wait)
 			}
-			lastRead = time.Now()
+			lastRead = clock.Now()
 			// A wake may mean a rotation: look at the name each time.
 			if derr := t.drain(true); derr != nil {
 				return derr

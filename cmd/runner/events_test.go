@@ -10,6 +10,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -118,11 +119,11 @@ func TestFollowEventsShared(t *testing.T) {
 	}
 	hub := start()
 	sock := filepath.Join(dir, eventsSocket)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := clock.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if _, err := os.Stat(sock); err == nil {
 			break
 		}
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			t.Fatalf("no hub socket %s", sock)
 		}
 	}
@@ -172,10 +173,10 @@ func writeStep(t *testing.T, store *state.Store, id string, i int) {
 	if err := store.Update(t.Context(), func(st *state.State) error {
 		tk := st.Task(id)
 		if tk == nil {
-			tk = &state.Task{ID: id, Agent: "sim", Dir: "/tmp", Created: time.Now()}
+			tk = &state.Task{ID: id, Agent: "sim", Dir: "/tmp", Created: clock.Now()}
 			st.Tasks[id] = tk
 		}
-		return tk.SetStatus(state.StatusRunning, time.Now(), fmt.Sprintf("step %d with some words to fill the line", i))
+		return tk.SetStatus(state.StatusRunning, clock.Now(), fmt.Sprintf("step %d with some words to fill the line", i))
 	}); err != nil {
 		t.Fatal(err)
 	}

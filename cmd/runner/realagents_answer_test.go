@@ -19,6 +19,7 @@ import (
 
 	"github.com/runner-cli/runner/runner/profile"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/mockapi"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -392,9 +393,9 @@ func TestRealAgentsHookBench(t *testing.T) {
 					var b []byte
 					var err error
 					var lines []string
-					for wait := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+					for wait := clock.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 						b, err = os.ReadFile(stamps)
-						if lines = strings.Fields(string(b)); len(lines) >= i+1 || time.Now().After(wait) {
+						if lines = strings.Fields(string(b)); len(lines) >= i+1 || clock.Now().After(wait) {
 							break
 						}
 					}

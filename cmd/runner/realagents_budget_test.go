@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/mockapi"
 	"github.com/runner-cli/runner/state"
 )
@@ -76,7 +77,7 @@ func TestRealAgentsBudgetLive(t *testing.T) {
 						_ = filepath.WalkDir(home, func(p string, d os.DirEntry, err error) error {
 							if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
 								b, _ := os.ReadFile(p)
-								t.Logf("%s %s: %d bytes, %d token_count", time.Now().Format("15:04:05"), filepath.Base(p), len(b), strings.Count(string(b), "token_count"))
+								t.Logf("%s %s: %d bytes, %d token_count", clock.Now().Format("15:04:05"), filepath.Base(p), len(b), strings.Count(string(b), "token_count"))
 							}
 							return nil
 						})

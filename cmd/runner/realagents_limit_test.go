@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/mockapi"
 	"github.com/runner-cli/runner/state"
 )
@@ -68,15 +69,15 @@ func TestRealAgentsLimit(t *testing.T) {
 				t.Fatalf("dispatch: exit %d\n%s%s", code, out, errOut)
 			}
 			id := h.taskID(out)
-			deadline := time.Now().Add(5 * time.Minute)
+			deadline := clock.Now().Add(5 * time.Minute)
 			var task *state.Task
 			lastScreen := ""
-			for time.Now().Before(deadline) {
+			for clock.Now().Before(deadline) {
 				task = h.status(id)
 				if task.Tmux.Pane != "" {
 					if screen, err := h.tc0.CaptureScreen(context.Background(), task.Tmux.Pane); err == nil && screen != lastScreen {
 						lastScreen = screen
-						t.Logf("%s [%s]:\n%s", time.Now().Format("15:04:05"), task.Status, screen)
+						t.Logf("%s [%s]:\n%s", clock.Now().Format("15:04:05"), task.Status, screen)
 					}
 				}
 				if task.Status.IsTerminal() {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/mockapi"
 	"github.com/runner-cli/runner/runner/mailbox"
 	"github.com/runner-cli/runner/state"
@@ -59,7 +60,7 @@ func TestRealAgentsOverlap(t *testing.T) {
 			for _, x := range []struct{ self, other *state.Task }{{a, b}, {b, a}} {
 				var msgs []mailbox.Entry
 				var task *state.Task
-				deadline := time.Now().Add(4 * time.Minute)
+				deadline := clock.Now().Add(4 * time.Minute)
 				for {
 					out, _, _, _ := h.run("inbox", x.self.ID, "--json")
 					var in struct {
@@ -68,7 +69,7 @@ func TestRealAgentsOverlap(t *testing.T) {
 					_ = json.Unmarshal([]byte(out), &in)
 					msgs = in.Messages
 					task = h.status(x.self.ID)
-					if (len(msgs) > 0 && msgs[0].Status == state.MessageDelivered && task.Status == state.StatusDone) || time.Now().After(deadline) {
+					if (len(msgs) > 0 && msgs[0].Status == state.MessageDelivered && task.Status == state.StatusDone) || clock.Now().After(deadline) {
 						break
 					}
 					time.Sleep(500 * time.Millisecond)

@@ -21,6 +21,7 @@ import (
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/mockapi"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -269,7 +270,7 @@ func realDispatch(t *testing.T, cli string, tc realAgentCase) {
 	logTask(t, task) // its history times each phase (start-up, trust, delivery, turn)
 	// 1b. A message to the idle agent: delivered at once, as a turn of
 	// its own, recorded as delivered.
-	msgSent := time.Now()
+	msgSent := clock.Now()
 	out, errOut, code, _ = run("msg", id, "please handle the MESSAGE-TASK now")
 	if code != 0 || !strings.Contains(out, "delivering") {
 		t.Errorf("runner msg to the idle %s agent: exit %d\n%s%s", cli, code, out, errOut)
@@ -516,9 +517,9 @@ func newRealHarnessEnv(t *testing.T, cli, home, project string, turns []mockapi.
 		cmd.Env, cmd.Dir = env, home
 		var stdout, stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		start := time.Now()
+		start := clock.Now()
 		err := cmd.Run()
-		took := time.Since(start)
+		took := clock.Since(start)
 		code := 0
 		var ee *exec.ExitError
 		switch {

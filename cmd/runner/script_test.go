@@ -19,6 +19,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/sshtest"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -215,7 +216,7 @@ func cmdWaitScreen(ts *testscript.TestScript, neg bool, args []string) {
 // pollScreen captures a screen until ok says yes, or fails the script
 // after timeout with the last screen.
 func pollScreen(ts *testscript.TestScript, what string, timeout time.Duration, capture func(context.Context) (string, error), ok func(string) bool) {
-	deadline := time.Now().Add(timeout)
+	deadline := clock.Now().Add(timeout)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		s, err := capture(ctx)
@@ -223,7 +224,7 @@ func pollScreen(ts *testscript.TestScript, what string, timeout time.Duration, c
 		if err == nil && ok(s) {
 			return
 		}
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			ts.Fatalf("%s: not met within %s (err %v); screen:\n%s", what, timeout, err, s)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -258,13 +259,13 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 		timeout = d
 	}
 	file := ts.MkAbs(args[0])
-	deadline := time.Now().Add(timeout)
+	deadline := clock.Now().Add(timeout)
 	for {
 		b, _ := os.ReadFile(file)
 		if strings.Contains(string(b), args[1]) != neg {
 			return
 		}
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			ts.Fatalf("waitfor %s %q: not met within %s; file holds:\n%s", args[0], args[1], timeout, b)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -385,8 +386,8 @@ func cmdWaitPidGone(ts *testscript.TestScript, neg bool, args []string) {
 
 // waitGone polls until pid is gone or a zombie (dead, not yet reaped).
 func waitGone(pid int, timeout time.Duration) bool {
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
+	deadline := clock.Now().Add(timeout)
+	for clock.Now().Before(deadline) {
 		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 		if err != nil {
 			return syscall.Kill(pid, 0) != nil // no /proc: ask kill
@@ -498,14 +499,14 @@ func pollTask(ts *testscript.TestScript, id string, timeoutArg []string, done fu
 	}
 	store, err := state.Open(scriptStateDir(ts))
 	ts.Check(err)
-	deadline := time.Now().Add(timeout)
+	deadline := clock.Now().Add(timeout)
 	for {
 		if st, err := store.Read(context.Background()); err == nil {
 			if t := st.Task(id); t != nil && done(t) {
 				return
 			}
 		}
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			ts.Fatalf("%s, not met within %s", what(), timeout)
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -16,6 +16,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
@@ -111,11 +112,11 @@ func watchOnPty(t *testing.T, bin string, env []string) []byte {
 			}
 		}
 	}()
-	t0 := time.Now()
+	t0 := clock.Now()
 	output := func() []byte { mu.Lock(); defer mu.Unlock(); return bytes.Clone(buf.Bytes()) }
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := clock.Now().Add(20 * time.Second)
 	for !bytes.Contains(output(), []byte("write hello.txt hi")) {
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			_ = cmd.Process.Kill()
 			t.Fatalf("no first screen within 20s; output:\n%q", output())
 		}
@@ -128,7 +129,7 @@ func watchOnPty(t *testing.T, bin string, env []string) []byte {
 	if during.Lflag&(unix.ICANON|unix.ECHO) != 0 {
 		t.Errorf("while watch runs the terminal is not raw: lflag %#x", during.Lflag)
 	}
-	t.Logf("first screen after %s", time.Since(t0))
+	t.Logf("first screen after %s", clock.Since(t0))
 	if _, err := ptmx.Write([]byte("q")); err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/sshtest"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -158,8 +159,8 @@ func cmdWaitProcess(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitprocess TEXT")
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
+	deadline := clock.Now().Add(20 * time.Second)
+	for clock.Now().Before(deadline) {
 		cmdlines, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 		for _, f := range cmdlines {
 			b, err := os.ReadFile(f)

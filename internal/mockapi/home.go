@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // Home returns a fresh, empty home directory for an agent CLI, removed
@@ -42,10 +44,10 @@ func Home(tb testing.TB) string {
 // for a moment.
 func RemoveAfter(tb testing.TB, dir string) {
 	tb.Cleanup(func() {
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := clock.Now().Add(10 * time.Second)
 		for {
 			err := os.RemoveAll(dir)
-			if err == nil || time.Now().After(deadline) {
+			if err == nil || clock.Now().After(deadline) {
 				if err != nil {
 					tb.Logf("leaving %s: %v", dir, err)
 				}

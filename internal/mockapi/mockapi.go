@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/internal/transport"
 )
@@ -79,7 +80,7 @@ func (l *Limit) Until() time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.until.IsZero() {
-		l.until = time.Now().Add(l.For)
+		l.until = clock.Now().Add(l.For)
 	}
 	return l.until
 }
@@ -382,7 +383,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "read body: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	rec := Request{Time: time.Now(), Method: r.Method, Path: r.URL.Path, API: "unknown"}
+	rec := Request{Time: clock.Now(), Method: r.Method, Path: r.URL.Path, API: "unknown"}
 	// Model requests are logged as soon as the reply is chosen (before any
 	// delay), so a request the CLI is waiting on already shows in the log.
 	logged, idx := false, -1
@@ -394,7 +395,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	defer func() {
 		logNow()
-		at := time.Now()
+		at := clock.Now()
 		if !rec.lastWrite.IsZero() {
 			at = rec.lastWrite
 		}
@@ -477,11 +478,11 @@ func writeJSON(w http.ResponseWriter, v any) {
 // Limit not yet over; it reports whether it did.
 func limited(w http.ResponseWriter, rec *Request, api string, rp reply) bool {
 	l := rp.turn.Limit
-	if l == nil || !time.Now().Before(l.Until()) {
+	if l == nil || !clock.Now().Before(l.Until()) {
 		return false
 	}
 	until := l.Until()
-	secs := int(time.Until(until).Round(time.Second) / time.Second)
+	secs := int(clock.Until(until).Round(time.Second) / time.Second)
 	secs = max(secs, 1)
 	msg := fmt.Sprintf("Rate limit reached for requests. Please try again in %ds.", secs)
 	var body any
@@ -565,7 +566,7 @@ func (e *sse) event(name string, data any) {
 		}
 		payload = b
 	}
-	e.rec.lastWrite = time.Now()
+	e.rec.lastWrite = clock.Now()
 	var err error
 	if name != "" {
 		_, err = fmt.Fprintf(e.w, "event: %s\ndata: %s\n\n", name, payload)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // post sends body to the mock and returns the status and the response body.
@@ -363,8 +365,8 @@ func TestDelayIsCancelledWithTheRequest(t *testing.T) {
 		done <- err
 	}()
 	// Wait until the mock holds the request, then give up on it.
-	deadline := time.Now().Add(10 * time.Second)
-	for len(s.Requests()) == 0 && time.Now().Before(deadline) {
+	deadline := clock.Now().Add(10 * time.Second)
+	for len(s.Requests()) == 0 && clock.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	cancel()

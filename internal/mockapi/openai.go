@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // responsesRequest is the part of a Responses API request the mock reads.
@@ -106,7 +107,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, body []byte, 
 	usage := map[string]any{"input_tokens": u.Input + u.Cached, "output_tokens": u.Output, "total_tokens": u.Input + u.Cached + u.Output,
 		"input_tokens_details": map[string]any{"cached_tokens": u.Cached}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}
 	resp := func(status string, output []any) map[string]any {
-		m := map[string]any{"id": respID, "object": "response", "created_at": time.Now().Unix(), "status": status,
+		m := map[string]any{"id": respID, "object": "response", "created_at": clock.Now().Unix(), "status": status,
 			"model": req.Model, "output": output}
 		if status == "completed" {
 			m["usage"] = usage
@@ -193,7 +194,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte, rec *
 		return
 	}
 	id := s.nextID("chatcmpl_mock_")
-	created := time.Now().Unix()
+	created := clock.Now().Unix()
 	finish := "stop"
 	var toolCall map[string]any
 	if rp.tool != "" {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/proctree"
 )
 
@@ -171,7 +172,7 @@ func (s *Server) start() error {
 	exited := make(chan struct{})
 	s.exited = exited
 	go func() { _ = s.cmd.Wait(); logf.Close(); close(exited) }()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := clock.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), time.Second)
 		if err == nil {
 			c.Close()
@@ -180,7 +181,7 @@ func (s *Server) start() error {
 		select {
 		case <-exited:
 		default:
-			if time.Now().Before(deadline) {
+			if clock.Now().Before(deadline) {
 				continue
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -60,7 +61,7 @@ func WithTasks(t testing.TB, tasks ...*state.Task) *state.Store {
 // (so a reconcile leaves it as it is), its pane %999 (on no server).
 func Supervised(id, parent string, status state.Status) *state.Task {
 	return &state.Task{ID: id, Project: "api", Agent: "sim", Parent: parent, Status: status,
-		SupervisorPID: os.Getpid(), Created: time.Now(), Tmux: state.TmuxTarget{Pane: "%999"}}
+		SupervisorPID: os.Getpid(), Created: clock.Now(), Tmux: state.TmuxTarget{Pane: "%999"}}
 }
 
 // Read reads s's state, failing t on an error.

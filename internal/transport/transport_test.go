@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/privdir"
 	"github.com/runner-cli/runner/internal/sshtest"
 )
@@ -50,13 +51,13 @@ func TestSSHHostile(t *testing.T) {
 		var stderr bytes.Buffer
 		cmd := s.Command(ctx, argv...)
 		cmd.Stderr = &stderr
-		start := time.Now()
+		start := clock.Now()
 		out, err := cmd.Output()
 		cancel()
 		if err != nil {
 			t.Fatalf("run %d: %v: %s", i, err, stderr.String())
 		}
-		t.Logf("run %d: %s", i, time.Since(start))
+		t.Logf("run %d: %s", i, clock.Since(start))
 		checkEcho(t, out, dir)
 	}
 	if _, err := exec.Command("ssh", append(append([]string{"-o", "ControlPath=" + s.ControlPath(), "-O", "check"}, s.Args...), s.Destination)...).CombinedOutput(); err != nil {

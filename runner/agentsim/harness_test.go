@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // waitLimit bounds every wait on the sim; generous for a loaded machine.
@@ -104,7 +105,7 @@ func (tm *term) output() string {
 // waitFor waits until s appears after the mark and moves the mark past it.
 func (tm *term) waitFor(s string) {
 	tm.t.Helper()
-	deadline := time.Now().Add(waitLimit)
+	deadline := clock.Now().Add(waitLimit)
 	for {
 		tm.mu.Lock()
 		i := bytes.Index(tm.buf[tm.mark:], []byte(s))
@@ -115,7 +116,7 @@ func (tm *term) waitFor(s string) {
 		if i >= 0 {
 			return
 		}
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			tm.t.Fatalf("no %q on the screen after %v; output after the mark:\n%q", s, waitLimit, tm.output()[tm.mark:])
 		}
 		time.Sleep(5 * time.Millisecond)

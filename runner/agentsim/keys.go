@@ -4,7 +4,8 @@ package agentsim
 
 import (
 	"context"
-	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // key handles one input event.
@@ -88,7 +89,7 @@ func (s *sim) readyKey(k key) *exitNow {
 			s.input = s.input[:0]
 			break
 		}
-		if now := time.Now(); now.Sub(s.lastCtrlC) < ctrlCWindow {
+		if now := clock.Now(); now.Sub(s.lastCtrlC) < ctrlCWindow {
 			return s.goodbye()
 		} else {
 			s.lastCtrlC = now

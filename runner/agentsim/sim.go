@@ -152,8 +152,8 @@ func readInput(ctx context.Context, cancel context.CancelFunc, tty *os.File) (in
 		}
 	}()
 	return in, errc, func() {
-		cancel() // first: the reader may be waiting to hand over a chunk
-		if tty.SetReadDeadline(time.Now()) == nil {
+		cancel()                                         // first: the reader may be waiting to hand over a chunk
+		if tty.SetReadDeadline(time.Unix(1, 0)) == nil { // a deadline long past: the read returns now
 			<-done
 			tty.SetReadDeadline(time.Time{})
 		}

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // nastyStrings are prompts that break naive delivery. None starts with a
@@ -420,9 +422,9 @@ func TestRecordAndHook(t *testing.T) {
 
 func waitUntil(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(waitLimit)
+	deadline := clock.Now().Add(waitLimit)
 	for !ok() {
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			t.Fatalf("no %s after %v", what, waitLimit)
 		}
 		time.Sleep(5 * time.Millisecond)

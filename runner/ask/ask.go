@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/messaging"
@@ -229,8 +230,8 @@ func askOutcome(as []Answer) error {
 // mode, the question as a message.
 func askOne(ctx context.Context, env *runner.Env, t *state.Task, prof *profile.Profile, req Request, asker string, timeout time.Duration) (a Answer) {
 	a = Answer{Task: t.ID, Agent: t.Agent, Mode: modeOf(prof)}
-	start := time.Now()
-	defer func() { a.ElapsedMS = time.Since(start).Milliseconds() }()
+	start := clock.Now()
+	defer func() { a.ElapsedMS = clock.Since(start).Milliseconds() }()
 	if a.Mode == ModeMessage {
 		text := fmt.Sprintf("Question from %s (your agent %s has no headless mode to answer it for you):\n%s", asker, t.Agent, req.Question)
 		if err := req.Post(ctx, t, MessageRequest, text); err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -195,12 +196,12 @@ func TestDoctor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	for deadline := clock.Now().Add(10 * time.Second); ; {
 		p, err := tm.Pane(ctx, dead)
 		if err == nil && p.Dead {
 			break
 		}
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			t.Fatalf("pane %s did not die: %+v %v", dead, p, err)
 		}
 		time.Sleep(20 * time.Millisecond)

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/proctree"
@@ -74,7 +75,7 @@ func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *profile.Profile,
 					break
 				}
 				// The next key once the screen answered this one.
-				for until := time.Now().Add(2 * time.Second); time.Now().Before(until); {
+				for until := clock.Now().Add(2 * time.Second); clock.Now().Before(until); {
 					if ctxtime.Sleep(ctx, profile.QuitGap/3) != nil {
 						break rounds
 					}
@@ -86,7 +87,7 @@ func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *profile.Profile,
 					break rounds
 				}
 			}
-			for until := time.Now().Add(wait / 2); time.Now().Before(until); {
+			for until := clock.Now().Add(wait / 2); clock.Now().Before(until); {
 				if dead() {
 					quit = true
 					break rounds

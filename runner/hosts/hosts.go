@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/exit"
@@ -62,7 +63,7 @@ func Add(ctx context.Context, s *state.Store, h state.Host) (state.Host, error) 
 	if strings.ContainsAny(h.Socket+h.Dir+h.Runner, "\n\x00") {
 		return h, exit.Usagef("host %q: --socket, --dir and --runner may not hold a newline", h.Name)
 	}
-	h.Added = time.Now().UTC()
+	h.Added = clock.Now().UTC()
 	err := s.UpdateHosts(ctx, func(hosts map[string]*state.Host) error {
 		if old, ok := hosts[h.Name]; ok {
 			return exit.Usagef("host %q already exists (%s); remove it first with 'runner host rm %s'", h.Name, old.Destination, h.Name)
@@ -211,26 +212,26 @@ func Check(ctx context.Context, s *state.Store, h *state.Host, agents []string) 
 		defer cancel()
 		return output(tr.Command(ctx, argv...))
 	}
-	start := time.Now()
+	start := clock.Now()
 	if _, err := run("true"); err != nil {
 		rep.Error = err.Error()
 		rep.Problems = append(rep.Problems, fmt.Sprintf("ssh %s fails: check that 'ssh %s true' works from your shell without a prompt (a key in your ssh agent or config: ssh-copy-id %s)",
 			h.Destination, strings.Join(append(slices.Clone(h.SSHArgs), h.Destination), " "), h.Destination))
 		return rep, fmt.Errorf("host %s (%s): %w: %v", h.Name, h.Destination, ErrUnreachable, err)
 	}
-	rep.Reachable, rep.Connect = true, time.Since(start)
-	start = time.Now()
+	rep.Reachable, rep.Connect = true, clock.Since(start)
+	start = clock.Now()
 	if _, err := run("true"); err == nil {
-		rep.RoundTrip = time.Since(start)
+		rep.RoundTrip = clock.Since(start)
 	}
 	if _, err := run("sh", "-c", "base64 -w0 </dev/null && printf ok | base64 -d >/dev/null"); err != nil {
 		rep.Problems = append(rep.Problems, "no GNU base64 there (coreutils): runner cannot keep a shell there, and each command opens a session of its own, with a login shell")
 	} else {
 		sctx, cancel := context.WithTimeout(ctx, hostCheckTimeout)
 		_, _, _, _ = tr.Run(sctx, nil, "true") // starts the session shell
-		start = time.Now()
+		start = clock.Now()
 		if _, _, code, err := tr.Run(sctx, nil, "true"); err == nil && code == 0 {
-			rep.Session = time.Since(start)
+			rep.Session = clock.Since(start)
 		}
 		cancel()
 		tr.Close()

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/statetest"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
@@ -167,7 +167,7 @@ func TestPostMessageMergeAndCaps(t *testing.T) {
 		for i := range MaxPendingPerTask {
 			id := st.NewMessageID()
 			st.AddMessage(&state.Message{ID: id, From: "t_other" + strconv.Itoa(i%10), To: "t_kid20000", Type: state.MessageUpdate,
-				Text: "x", Status: state.MessagePending, Created: time.Now()})
+				Text: "x", Status: state.MessagePending, Created: clock.Now()})
 		}
 		return nil
 	})

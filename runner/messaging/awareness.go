@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/exit"
 
@@ -47,7 +48,7 @@ func ParseAwarenessMode(s string) (AwarenessMode, error) {
 type AwarenessOptions struct {
 	Mode     AwarenessMode // "" means AwarenessAll
 	MaxChars int           // 0 means DefaultAwarenessMax
-	Now      time.Time     // for running times; zero means time.Now()
+	Now      time.Time     // for running times; zero means clock.Now()
 }
 
 // RenderAwareness renders, for task self, a compact block about the other
@@ -75,7 +76,7 @@ func RenderAwareness(st *state.State, self *state.Task, opts AwarenessOptions) s
 	}
 	now := opts.Now
 	if now.IsZero() {
-		now = time.Now()
+		now = clock.Now()
 	}
 	family := awarenessFamily(st, self)
 	others := awarenessOthers(st, self, mode, family)

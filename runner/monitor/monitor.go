@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 
@@ -150,7 +151,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		// The turn ended while its delivery was confirmed: its hook's
 		// line is there already; no watcher, no tmux call.
 		if ev := m.HookNow(); ev != nil {
-			return hookObservation(ev, time.Now()), nil
+			return hookObservation(ev, clock.Now()), nil
 		}
 	}
 	r, err := m.newWaitRun(ctx, goal, since)
@@ -178,7 +179,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 			if r.mach.quiet() {
 				continue
 			}
-			if d := r.mach.debounced(time.Now()); d > 0 {
+			if d := r.mach.debounced(clock.Now()); d > 0 {
 				timer.Reset(d)
 				continue
 			}
@@ -210,7 +211,7 @@ func (m *Monitor) Wait(ctx context.Context, goal Goal, since time.Time) (Observa
 		if end || err != nil {
 			return obs, err
 		}
-		timer.Reset(max(time.Until(r.wake), time.Millisecond))
+		timer.Reset(max(clock.Until(r.wake), time.Millisecond))
 	}
 }
 
@@ -297,7 +298,7 @@ func (m *Monitor) EventsWritten() (written <-chan struct{}, stop func()) {
 
 // hookObservation is a wait's end by the agent's turn-end hook event ev.
 func hookObservation(ev *profile.HookEvent, start time.Time) Observation {
-	return Observation{Detection: profile.Detection{State: profile.StateReady, Field: "hook"}, Via: "hook", Hook: ev, Elapsed: time.Since(start)}
+	return Observation{Detection: profile.Detection{State: profile.StateReady, Field: "hook"}, Via: "hook", Hook: ev, Elapsed: clock.Since(start)}
 }
 
 func minT(a, b time.Time) time.Time {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/runner-cli/runner/tmuxctl"
@@ -51,7 +52,7 @@ func appendLine(t *testing.T, file, line string) time.Time {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	at := time.Now()
+	at := clock.Now()
 	if _, err := f.Write([]byte(line + "\n")); err != nil {
 		t.Fatal(err)
 	}
@@ -66,12 +67,12 @@ func appendLine(t *testing.T, file, line string) time.Time {
 func TestMonitorHookDecisions(t *testing.T) {
 	m, _ := monitorPane(t, busyForever)
 	stale := fmt.Sprintf(`{"time":%q,"event":"Stop","data":{"session_id":"s1","last_assistant_message":"old answer"}}`,
-		time.Now().Add(-time.Minute).Format(time.RFC3339Nano))
+		clock.Now().Add(-time.Minute).Format(time.RFC3339Nano))
 	appendLine(t, m.Events, stale)
 	// An untimed payload already in the file when a supervisor that did
 	// not deliver starts: its turn cannot be told, so it is not taken.
 	appendLine(t, m.Events, `{"hook_event_name":"Stop","session_id":"s1","last_assistant_message":"untimed old"}`)
-	since := time.Now()
+	since := clock.Now()
 	m.Match = profile.TurnMatch{Since: since, EventsFrom: -1, Signature: "task", Session: "s1"}
 	var skipped []string
 	m.Skipped = func(ev profile.HookEvent, why string) { skipped = append(skipped, why) }
@@ -113,7 +114,7 @@ func TestMonitorHookDecisions(t *testing.T) {
 	defer cancel()
 	go func() {
 		obs, err := m.Wait(ctx, GoalTurnEnd, since)
-		res <- result{obs, err, time.Now()}
+		res <- result{obs, err, clock.Now()}
 	}()
 	time.Sleep(100 * time.Millisecond)
 	wrote := appendLine(t, m.Events, `{"hook_event_name":"Stop","session_id":"s1","last_assistant_message":"the answer\nline two"}`)
@@ -133,7 +134,7 @@ func TestMonitorHookNeverComes(t *testing.T) { screenEndsTurn(t) }
 func screenEndsTurn(t *testing.T) {
 	t.Helper()
 	m, _ := monitorPane(t, `printf '> task\n✻ Working… (esc to interrupt)\n'; sleep 0.3; printf '\033[2J\033[H> task\nthe answer\n\n╭───╮\n│ > │\n╰───╯\n'; exec sleep 600`)
-	since := time.Now()
+	since := clock.Now()
 	m.Match = profile.TurnMatch{Since: since, EventsFrom: 0}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -152,7 +153,7 @@ func screenEndsTurn(t *testing.T) {
 // the delivery is not, and with none the grace runs out.
 func TestWaitHook(t *testing.T) {
 	events := filepath.Join(t.TempDir(), "ev.jsonl")
-	since := time.Now()
+	since := clock.Now()
 	stale := `{"time":"` + since.Add(-time.Minute).Format(time.RFC3339Nano) + `","event":"Stop","data":{"hook_event_name":"Stop","session_id":"s","last_assistant_message":"old"}}`
 	if err := os.WriteFile(events, []byte(stale+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -164,7 +165,7 @@ func TestWaitHook(t *testing.T) {
 	go func() {
 		time.Sleep(100 * time.Millisecond)
 		f, _ := os.OpenFile(events, os.O_APPEND|os.O_WRONLY, 0)
-		fmt.Fprintf(f, `{"time":"%s","event":"Stop","data":{"hook_event_name":"Stop","session_id":"s","last_assistant_message":"new"}}`+"\n", time.Now().Format(time.RFC3339Nano))
+		fmt.Fprintf(f, `{"time":"%s","event":"Stop","data":{"hook_event_name":"Stop","session_id":"s","last_assistant_message":"new"}}`+"\n", clock.Now().Format(time.RFC3339Nano))
 		f.Close()
 	}()
 	ev := m.WaitHook(t.Context(), 30*time.Second)
@@ -189,11 +190,11 @@ func TestMonitorWithoutInotify(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	m2, _ := monitorPane(t, busyForever)
-	since := time.Now()
+	since := clock.Now()
 	m2.Match = profile.TurnMatch{Since: since, EventsFrom: 0}
 	go func() {
 		time.Sleep(300 * time.Millisecond)
-		appendLine(t, m2.Events, `{"time":"`+time.Now().Format(time.RFC3339Nano)+`","event":"Stop","data":{"hook_event_name":"Stop","session_id":"s","last_assistant_message":"done"}}`)
+		appendLine(t, m2.Events, `{"time":"`+clock.Now().Format(time.RFC3339Nano)+`","event":"Stop","data":{"hook_event_name":"Stop","session_id":"s","last_assistant_message":"done"}}`)
 	}()
 	obs, err := m2.Wait(ctx, GoalTurnEnd, since)
 	if err != nil || obs.Via != "hook" || obs.Hook == nil || obs.Hook.Answer != "done" {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -39,7 +40,7 @@ type waitRun struct {
 // events and pane-died files, liveness, and the turn-end events already
 // written since the delivery (a quick turn ends while it is confirmed).
 func (m *Monitor) newWaitRun(ctx context.Context, goal Goal, since time.Time) (*waitRun, error) {
-	now := time.Now()
+	now := clock.Now()
 	settle, idle, safety := m.Settle, m.Idle, m.Safety
 	if settle <= 0 {
 		settle = DefaultSettle
@@ -117,7 +118,7 @@ func (r *waitRun) handle(ev fsnotify.Event) {
 	m := r.m
 	switch ev.Name {
 	case m.Transcript:
-		r.mach.written(time.Now())
+		r.mach.written(clock.Now())
 	case m.Events:
 		evs, off := readNewLines(m.Events, r.eventsOff)
 		r.eventsOff = off
@@ -157,7 +158,7 @@ func (r *waitRun) quiet() bool {
 // step asks the machine what to do now and does it: look at the pane,
 // finish, or set r.wake. end is true when the wait is over.
 func (r *waitRun) step(ctx context.Context) (Observation, bool, error) {
-	d := r.mach.tick(time.Now())
+	d := r.mach.tick(clock.Now())
 	if d.kind == captureNow {
 		var obs Observation
 		var end bool
@@ -176,7 +177,7 @@ func (r *waitRun) step(ctx context.Context) (Observation, bool, error) {
 // what the screen shows.
 func (r *waitRun) look(ctx context.Context) (decision, Observation, bool, error) {
 	m := r.m
-	lookStart := time.Now()
+	lookStart := clock.Now()
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan captured, 1)
@@ -212,10 +213,10 @@ func (r *waitRun) look(ctx context.Context) (decision, Observation, bool, error)
 		r.panePID = info.PID
 		r.live.watchAgent(r.panePID)
 	}
-	now := time.Now()
+	now := clock.Now()
 	det := profile.DetectPane(m.Profile, c.screen, profile.PaneInfo{Dead: info.Dead, DeadStatus: info.DeadStatus,
 		CurrentCommand: info.CurrentCommand, AlternateOn: info.AlternateOn, CursorKnown: true, CursorY: info.CursorY})
-	r.obs = Observation{Detection: det, Screen: c.screen, Elapsed: time.Since(r.start), SawBusy: r.mach.sawBusy}
+	r.obs = Observation{Detection: det, Screen: c.screen, Elapsed: clock.Since(r.start), SawBusy: r.mach.sawBusy}
 	if info.Dead {
 		r.obs.Dead, r.obs.Status, r.obs.Via = true, info.DeadStatus, "pane"
 		return decision{}, r.obs, true, nil
@@ -236,7 +237,7 @@ func (r *waitRun) decide(d decision) (Observation, bool, error) {
 		if r.quiet() {
 			return r.finish(d.via), true, nil
 		}
-		d = r.mach.next(time.Now())
+		d = r.mach.next(clock.Now())
 	}
 	r.wake = d.at
 	return r.obs, false, nil

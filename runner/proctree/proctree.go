@@ -33,6 +33,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // ErrUnsupported is returned where there is no /proc to read.
@@ -230,8 +232,8 @@ func End(ctx context.Context, pick Picker, grace time.Duration) ([]Ended, error)
 		p, ok := readStat(pid)
 		return !ok || p.State == 'Z' || p.Start != frozen[pid].Start
 	}
-	deadline := time.Now().Add(grace)
-	for slices.ContainsFunc(order, func(pid int) bool { return !gone(pid) }) && time.Now().Before(deadline) && ctx.Err() == nil {
+	deadline := clock.Now().Add(grace)
+	for slices.ContainsFunc(order, func(pid int) bool { return !gone(pid) }) && clock.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(20 * time.Millisecond)
 	}
 	out := make([]Ended, 0, len(order))
@@ -257,7 +259,7 @@ func End(ctx context.Context, pick Picker, grace time.Duration) ([]Ended, error)
 	}
 	// Wait (briefly) until the killed are gone, so a caller's check right
 	// after sees them gone.
-	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+	for end := clock.Now().Add(2 * time.Second); clock.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 		if !slices.ContainsFunc(out, func(e Ended) bool { p, ok := readStat(e.PID); return ok && p.State != 'Z' }) {
 			break
 		}

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // alive reports whether pid runs (a zombie does not).
@@ -37,7 +39,7 @@ wait`
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := clock.Now().Add(10 * time.Second)
 	for {
 		b, _ := os.ReadFile(pids)
 		if f := strings.Fields(string(b)); len(f) == 8 {
@@ -49,7 +51,7 @@ wait`
 			}
 			return cmd, out
 		}
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			t.Fatalf("the tree did not start: pids file %q", b)
 		}
 		time.Sleep(10 * time.Millisecond)

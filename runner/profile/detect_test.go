@@ -26,7 +26,7 @@ type fixture struct {
 // toolProfile maps the tool that drew a screen to the profile that must
 // classify it: plain programs run in a shell are the shell profile's.
 var toolProfile = map[string]string{
-	"claude": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode", "qwen": "qwen",
+	"claude": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode", "qwen": "qwen", "pi": "pi", "copilot": "copilot",
 	"bash": "shell", "python3": "shell", "less": "shell", "git": "shell", "vim": "shell", "sim": "sim",
 }
 
@@ -48,10 +48,24 @@ var screenOnlyExpect = map[string]struct {
 	signal string
 }{
 	"less__needs_input__1": {StateBusy, "#{alternate_on}=1: less's first page ends with the file name, which looks like command output"},
+	"pi__exited__3":        {StateReady, "#{pane_dead}=1: pi exited without a word and tmux has not reaped it yet, so no 'Pane is dead' banner; its last frame is a ready one"},
+}
+
+// decidedExpect lists screens that runner reads, on purpose, other than
+// the capture's label says, and why.
+var decidedExpect = map[string]struct {
+	state State
+	why   string
+}{
+	"copilot__error__1": {StateLimited, "a 429 the CLI gave up on is a usage limit to runner (--on-limit decides), a refinement of the error the capture labels"},
+	"copilot__other__1": {StateNeedsInput, "the quick-help overlay takes the next key: nothing may be pasted until a key closes it"},
 }
 
 func expected(f fixture) State {
 	base := fixtureBase(f.file)
+	if e, ok := decidedExpect[base]; ok {
+		return e.state
+	}
 	if toolProfile[f.tool] == "shell" {
 		if e, ok := shellExpect[base]; ok {
 			return e.state

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // LimitLine returns the first line of text (a turn's answer from its hook)
@@ -53,7 +55,7 @@ var (
 func ParseReset(line string, now time.Time) (time.Time, bool) {
 	if m := resetEpoch.FindStringSubmatch(line); m != nil {
 		if sec, err := strconv.ParseInt(m[1], 10, 64); err == nil {
-			return time.Unix(sec, 0), true
+			return clock.Outside(time.Unix(sec, 0)), true
 		}
 	}
 	if m := resetIn.FindStringSubmatch(line); m != nil {

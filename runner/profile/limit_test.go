@@ -3,6 +3,8 @@ package profile
 import (
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 func TestParseReset(t *testing.T) {
@@ -11,7 +13,7 @@ func TestParseReset(t *testing.T) {
 		line string
 		want time.Time // zero: none
 	}{
-		{"Claude AI usage limit reached|1795766400", time.Unix(1795766400, 0)},
+		{"Claude AI usage limit reached|1795766400", clock.Outside(time.Unix(1795766400, 0))}, // the CLI's clock is the system's
 		{"■ You've hit your usage limit. Try again in 20s.", now.Add(20 * time.Second)},
 		{"Rate limit reached: try again in 1h 30m", now.Add(90 * time.Minute)},
 		{"try again in 2 days 3 hours 5 minutes", now.Add(51*time.Hour + 5*time.Minute)},

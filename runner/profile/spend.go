@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // The records a profile's Spend names.
@@ -291,7 +293,7 @@ func lineTime(raw []byte) time.Time {
 		return time.Time{}
 	}
 	t, _ := time.Parse(time.RFC3339Nano, string(rest[:j]))
-	return t
+	return clock.Outside(t)
 }
 
 // lastByID keeps the last value set for each id, in the order the ids

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/hosts"
 
 	"github.com/runner-cli/runner/runner/exit"
@@ -63,7 +64,7 @@ func Add(ctx context.Context, s *state.Store, name, dir string) (state.Project, 
 	} else if abs, err = localProjectDir(name, dir); err != nil {
 		return state.Project{}, err
 	}
-	p := state.Project{Name: name, Dir: abs, Host: host, Added: time.Now().UTC()}
+	p := state.Project{Name: name, Dir: abs, Host: host, Added: clock.Now().UTC()}
 	err = s.Update(ctx, func(st *state.State) error {
 		if old, ok := st.Projects[name]; ok {
 			return exit.Usagef("project %q already exists (%s); remove it first with 'runner project rm %s'", name, hosts.Location(*old), name)

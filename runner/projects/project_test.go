@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/statetest"
 	"github.com/runner-cli/runner/runner/exit"
 
@@ -127,7 +128,7 @@ func TestRemoveProjectWithActiveTasks(t *testing.T) {
 	}
 	err := s.Update(ctx, func(st *state.State) error {
 		st.Tasks["t_run00001"] = &state.Task{ID: "t_run00001", Project: "api", Status: state.StatusRunning}
-		st.Tasks["t_don00001"] = &state.Task{ID: "t_don00001", Project: "api", Status: state.StatusDone, Ended: time.Now()}
+		st.Tasks["t_don00001"] = &state.Task{ID: "t_don00001", Project: "api", Status: state.StatusDone, Ended: clock.Now()}
 		return nil
 	})
 	if err != nil {
@@ -145,7 +146,7 @@ func TestPrune(t *testing.T) {
 	if _, err := Prune(ctx, s, -time.Second); !errors.Is(err, exit.ErrUsage) {
 		t.Fatalf("negative prune = %v", err)
 	}
-	old := time.Now().Add(-2 * time.Hour)
+	old := clock.Now().Add(-2 * time.Hour)
 	s.Update(ctx, func(st *state.State) error {
 		st.Tasks["t_don00001"] = &state.Task{ID: "t_don00001", Status: state.StatusDone, Ended: old}
 		return nil

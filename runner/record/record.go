@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/state"
 )
@@ -44,7 +45,7 @@ func (b Book) now() time.Time {
 	if b.Now != nil {
 		return b.Now()
 	}
-	return time.Now()
+	return clock.Now()
 }
 
 func (b Book) warn(format string, args ...any) {
@@ -97,10 +98,10 @@ func (b Book) Update(ctx context.Context, id string, fn func(*state.Task)) error
 // durably calls write until it succeeds, fails for good or runs out of
 // time (see UpdateDurably).
 func (b Book) durably(ctx context.Context, what string, write func() error) error {
-	wait, deadline := FirstWait, time.Now().Add(GiveUp)
+	wait, deadline := FirstWait, clock.Now().Add(GiveUp)
 	for try := 1; ; try++ {
 		err := write()
-		if err == nil || !Transient(err) || time.Now().Add(wait).After(deadline) {
+		if err == nil || !Transient(err) || clock.Now().Add(wait).After(deadline) {
 			if err != nil {
 				b.warn("%s: not recorded after %d tries: %v (the task is left as it was; 'runner ps' shows it orphaned once this process is gone, and 'runner resume' takes it up)", what, try, err)
 			}

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/hosts"
 
 	"github.com/runner-cli/runner/tmuxctl"
@@ -84,18 +85,18 @@ func (m *mirror) loop(ctx context.Context, lost func(error)) {
 	wait := 200 * time.Millisecond
 	reported := false
 	for ctx.Err() == nil {
-		start := time.Now()
+		start := clock.Now()
 		err := m.once(ctx)
 		if ctx.Err() != nil {
 			return
 		}
-		if time.Since(start) > 5*time.Second {
+		if clock.Since(start) > 5*time.Second {
 			downSince, wait = time.Time{}, 200*time.Millisecond // it ran: a new drop
 		}
 		if downSince.IsZero() {
 			downSince = start
 		}
-		if !reported && time.Since(downSince) >= m.lostAfter {
+		if !reported && clock.Since(downSince) >= m.lostAfter {
 			reported = true
 			lost(fmt.Errorf("host %s (%s): %w for %v: %v%s", m.c.Host().Name, m.c.Host().Destination, ErrHostLost,
 				m.lostAfter, err, m.lastWords()))

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/sshtest"
 	"github.com/runner-cli/runner/internal/transport"
 )
@@ -124,7 +125,7 @@ func TestMirrorScriptFileAppears(t *testing.T) {
 	time.Sleep(100 * time.Millisecond) // the tails start
 	appendTo(t, files.Transcript, "hello\n")
 	appendTo(t, files.Transcript, "more\n")
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline) && out.Len() < len("hello\nmore\n"); {
+	for deadline := clock.Now().Add(5 * time.Second); clock.Now().Before(deadline) && out.Len() < len("hello\nmore\n"); {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if out.String() != "hello\nmore\n" {
@@ -134,7 +135,7 @@ func TestMirrorScriptFileAppears(t *testing.T) {
 
 func waitFile(t *testing.T, p string) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := clock.Now().Add(5 * time.Second); clock.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if _, err := os.Stat(p); err == nil {
 			return
 		}

@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // BenchmarkStartOverhead measures what the sandbox adds to starting a
@@ -19,11 +21,11 @@ func BenchmarkStartOverhead(b *testing.B) {
 	plain := []string{"/bin/true"}
 	boxed := Argv(bwrap, []string{dir}, []string{dir, dir + "/state", "/tmp/tmux-0/runner"}, plain)
 	run := func(argv []string) time.Duration {
-		start := time.Now()
+		start := clock.Now()
 		if err := exec.Command(argv[0], argv[1:]...).Run(); err != nil {
 			b.Fatal(err)
 		}
-		return time.Since(start)
+		return clock.Since(start)
 	}
 	var tPlain, tBoxed time.Duration
 	for b.Loop() {

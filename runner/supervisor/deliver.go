@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
@@ -35,7 +36,7 @@ func (s *Supervisor) Deliver(ctx context.Context, text string, first bool) error
 	sig := signature(payload)
 	// The turn this delivery starts: the hook event that ends it comes
 	// after this point of the events file, in the agent's session.
-	m := profile.TurnMatch{Since: time.Now(), EventsFrom: s.Mon.EventsOffset(), Signature: sig}
+	m := profile.TurnMatch{Since: clock.Now(), EventsFrom: s.Mon.EventsOffset(), Signature: sig}
 	transcript := ""
 	if t != nil {
 		m.Session, transcript = t.AgentSession, t.Transcript
@@ -67,7 +68,7 @@ func (s *Supervisor) Deliver(ctx context.Context, text string, first bool) error
 	if err != nil {
 		return err
 	}
-	s.sent, s.graceFrom = time.Now(), time.Now()
+	s.sent, s.graceFrom = clock.Now(), clock.Now()
 	note := fmt.Sprintf("confirmed after %d Enter in %s", res.Enters, res.Elapsed.Round(time.Millisecond))
 	if dc.queued && s.unstarted {
 		note = fmt.Sprintf("queued by the starting agent after %d Enter in %s", res.Enters, res.Elapsed.Round(time.Millisecond))
@@ -254,7 +255,7 @@ func (s *Supervisor) awaitStart(ctx context.Context, obs monitor.Observation) er
 			s.unstarted = false
 			return nil
 		}
-		if waited := time.Since(s.graceFrom); waited < startGrace {
+		if waited := clock.Since(s.graceFrom); waited < startGrace {
 			if err := s.waitStart(ctx, startGrace-waited); err != nil {
 				return err
 			}
@@ -316,7 +317,7 @@ func (s *Supervisor) redeliver(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s.sent, s.graceFrom = time.Now(), time.Now()
+	s.sent, s.graceFrom = clock.Now(), clock.Now()
 	note := fmt.Sprintf("typed again: confirmed after %d Enter in %s", res.Enters, res.Elapsed.Round(time.Millisecond))
 	if !res.Confirmed {
 		note = "typed again, unconfirmed: " + res.Reason
@@ -351,10 +352,10 @@ func (ts *transcriptShows) check() bool {
 	if ts.seen {
 		return true
 	}
-	if ts.file == "" || ts.sig == "" || time.Since(ts.last) < 200*time.Millisecond {
+	if ts.file == "" || ts.sig == "" || clock.Since(ts.last) < 200*time.Millisecond {
 		return false
 	}
-	ts.last = time.Now()
+	ts.last = clock.Now()
 	f, err := os.Open(ts.file)
 	if err != nil {
 		return false

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
@@ -32,7 +33,7 @@ func (s *Supervisor) acceptTrust(ctx, wctx context.Context, d profile.Detection)
 	if err := s.TC.SendKeys(ctx, s.PaneID, d.TrustKeys...); err != nil {
 		return err
 	}
-	_, err := s.Mon.Wait(wctx, monitor.GoalLeaveInput, time.Now())
+	_, err := s.Mon.Wait(wctx, monitor.GoalLeaveInput, clock.Now())
 	return err
 }
 
@@ -57,7 +58,7 @@ func (s *Supervisor) needsInput(ctx context.Context, d profile.Detection, obs mo
 		return end(state.StatusNeedsInput, q, obs, nil)
 	}
 	s.Book.Say("task %s needs input: %s (answer with 'runner attach %s')", s.ID, dialogLine(s.Profile, q), s.ID)
-	if _, err := s.Mon.Wait(ctx, monitor.GoalLeaveInput, time.Now()); err != nil {
+	if _, err := s.Mon.Wait(ctx, monitor.GoalLeaveInput, clock.Now()); err != nil {
 		return err
 	}
 	return s.Book.SetStatus(ctx, state.StatusRunning, "the question was answered", func(t *state.Task) { t.Question = "" })
@@ -76,7 +77,7 @@ func (s *Supervisor) dialog(ctx context.Context, d profile.Detection, obs monito
 		} else if err := s.needsInput(ctx, d, obs); err != nil {
 			return err
 		}
-		s.graceFrom = time.Now()
+		s.graceFrom = clock.Now()
 		if s.unstarted {
 			if screen, err := s.TC.CaptureScreen(ctx, s.PaneID); err == nil {
 				s.echoBase = echoCount(s.Profile, screen, s.sig)
@@ -110,7 +111,7 @@ func (s *Supervisor) answerDialog(ctx context.Context, d profile.Detection) erro
 			return err
 		}
 		wctx, cancel := context.WithTimeout(ctx, dialogNudgeAfter)
-		_, err := s.Mon.Wait(wctx, monitor.GoalLeaveInput, time.Now())
+		_, err := s.Mon.Wait(wctx, monitor.GoalLeaveInput, clock.Now())
 		cancel()
 		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
 			return err
@@ -122,7 +123,7 @@ func (s *Supervisor) answerDialog(ctx context.Context, d profile.Detection) erro
 		now := profile.Detect(s.Profile, screen)
 		if try >= dialogNudges || now.State != profile.StateNeedsInput || now.Line != d.Line {
 			// Another screen (or the last try): wait for it as before.
-			_, err = s.Mon.Wait(ctx, monitor.GoalLeaveInput, time.Now())
+			_, err = s.Mon.Wait(ctx, monitor.GoalLeaveInput, clock.Now())
 			return err
 		}
 		s.Book.Journal(ctx, "auto-answer", fmt.Sprintf("the dialog took no Enter in %s: chosen and pressed again", dialogNudgeAfter))
@@ -162,7 +163,7 @@ func (s *Supervisor) stopLimitDialog(ctx context.Context, d profile.Detection) e
 	s.Book.Journal(ctx, "auto-answer", "stopped at the usage limit: "+dialogLine(s.Profile, d.Question))
 	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	_, err := s.Mon.Wait(wctx, monitor.GoalLeaveInput, time.Now())
+	_, err := s.Mon.Wait(wctx, monitor.GoalLeaveInput, clock.Now())
 	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("task %s: the usage-limit dialog did not go after choosing its stop option (answer it with 'runner attach %s')", s.ID, s.ID)
 	}
@@ -210,7 +211,7 @@ func (s *Supervisor) choose(ctx context.Context, label string) error {
 		}
 		s.Book.Journal(ctx, "auto-answer", fmt.Sprintf("moved the dialog's cursor %s ×%d to the option %q", key, moves, label))
 		// The dialog redraws its cursor: wait for the screen to change.
-		for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); {
+		for deadline := clock.Now().Add(2 * time.Second); clock.Now().Before(deadline); {
 			if now, err := s.TC.CaptureScreen(ctx, s.PaneID); err != nil || now != screen {
 				break
 			}

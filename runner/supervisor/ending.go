@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -32,8 +33,8 @@ func Orphaned(err error) error { return orphaned{err} }
 // StartClock starts the task's time (--timeout): ctx with that deadline,
 // which Ending tells from any other deadline (a tmux call's).
 func (s *Supervisor) StartClock(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	s.deadline = time.Now().Add(d)
-	return context.WithDeadline(ctx, s.deadline)
+	s.deadline = clock.Now().Add(d)
+	return context.WithDeadline(ctx, clock.Real(s.deadline))
 }
 
 // Ending maps the error a supervision stopped with to the outcome to
@@ -46,7 +47,7 @@ func (s *Supervisor) Ending(ctx, parent context.Context, b Book, err error) (*En
 	switch {
 	case errors.As(err, &eo):
 		return eo, nil
-	case errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil && !s.deadline.IsZero() && !time.Now().Before(s.deadline):
+	case errors.Is(err, context.DeadlineExceeded) && parent.Err() == nil && !s.deadline.IsZero() && !clock.Now().Before(s.deadline):
 		// The task's own time, not a tmux call's that ran out (that
 		// one is a failure, with its words).
 		return &Ended{Outcome: Outcome{Status: state.StatusTimeout, Reason: "the task did not finish before its --timeout"}}, nil

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -22,8 +23,8 @@ func TestEndingDeadlines(t *testing.T) {
 		want     state.Status
 	}{
 		{"no task clock", time.Time{}, state.StatusFailed},
-		{"task time left", time.Now().Add(time.Hour), state.StatusFailed},
-		{"task time out", time.Now().Add(-time.Second), state.StatusTimeout},
+		{"task time left", clock.Now().Add(time.Hour), state.StatusFailed},
+		{"task time out", clock.Now().Add(-time.Second), state.StatusTimeout},
 	} {
 		s := &Supervisor{ID: "t_x", deadline: tc.deadline}
 		eo, err := s.Ending(ctx, ctx, &book{}, tmuxErr)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -34,8 +35,8 @@ func TestWatchLive(t *testing.T) {
 		_, _ = f.WriteString(`{"event":"Stop","data":{"hook_event_name":"Usage","usage":{"input_tokens":600,"output_tokens":5,"cost_usd":0.5}}}` + "\n")
 		f.Close()
 		want := state.Spend{Input: 600, Output: 5, CostUSD: 0.5}
-		deadline := time.Now().Add(3 * liveSpendEvery)
-		for budgeted && len(b.live.all()) == 0 && time.Now().Before(deadline) {
+		deadline := clock.Now().Add(3 * liveSpendEvery)
+		for budgeted && len(b.live.all()) == 0 && clock.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
 		if !budgeted {

@@ -33,6 +33,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
@@ -201,7 +202,7 @@ func limited(line string, obs monitor.Observation) error {
 	}
 	line = strings.TrimRight(line, "│┃ ")
 	reason := "usage limit: " + textutil.Headline(line, 160)
-	reset, ok := profile.ParseReset(line, time.Now())
+	reset, ok := profile.ParseReset(line, clock.Now())
 	if ok {
 		reason += " (resets " + reset.Local().Format("2006-01-02 15:04:05") + ")"
 	}
@@ -233,7 +234,7 @@ func (s *Supervisor) WaitReady(ctx context.Context) error {
 	// profile's ready_hold.
 	ready := s.Mon.Held(s.Profile.ReadyHold.Duration)
 	for {
-		obs, err := ready.Wait(rctx, monitor.GoalReady, time.Now())
+		obs, err := ready.Wait(rctx, monitor.GoalReady, clock.Now())
 		if err != nil {
 			// The ready time's own deadline, not a tmux call's.
 			if errors.Is(err, context.DeadlineExceeded) && rctx.Err() != nil && ctx.Err() == nil {
@@ -266,7 +267,7 @@ func (s *Supervisor) WaitReady(ctx context.Context) error {
 // a turn this supervisor did not deliver, its recorded delivery.
 func (s *Supervisor) MonitorTurn(ctx context.Context, since time.Time) error {
 	if since.IsZero() {
-		since = time.Now().Add(-time.Second)
+		since = clock.Now().Add(-time.Second)
 	}
 	if s.Mon.Expecting().Since.IsZero() {
 		// This supervisor did not deliver (send --detach, resume): the
@@ -317,7 +318,7 @@ func (s *Supervisor) MonitorTurn(ctx context.Context, since time.Time) error {
 					return err
 				}
 				wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-				_, _ = s.Mon.Wait(wctx, monitor.GoalReady, time.Now())
+				_, _ = s.Mon.Wait(wctx, monitor.GoalReady, clock.Now())
 				cancel()
 			}
 			return limited(d.Line, obs)
@@ -419,7 +420,7 @@ func (s *Supervisor) waitPrompt(ctx context.Context, afterLimit bool) error {
 		}
 		var obs monitor.Observation
 		if err == nil {
-			obs, err = s.Mon.Wait(rctx, monitor.GoalReady, time.Now())
+			obs, err = s.Mon.Wait(rctx, monitor.GoalReady, clock.Now())
 		}
 		switch {
 		case err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
@@ -145,7 +146,7 @@ func (b *book) Journal(ctx context.Context, kind, text string) {
 }
 func (b *book) Say(format string, args ...any)            {}
 func (b *book) Notify(ctx context.Context, t *state.Task) { b.notified++ }
-func (b *book) Now() time.Time                            { return time.Now() }
+func (b *book) Now() time.Time                            { return clock.Now() }
 func (b *book) Pending(ctx context.Context) int           { return 0 }
 func (b *book) Budgeted(ctx context.Context) bool         { return b.budgeted }
 func (b *book) LiveSpend(ctx context.Context, sp state.Spend) {
@@ -285,8 +286,8 @@ func TestMonitorTurn(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, pn, _, w := newSupervisor(t, "claude", tc.set, tc.steps...)
-			s.Mon.Expect(profile.TurnMatch{Since: time.Now()})
-			o := ended(t, s.MonitorTurn(t.Context(), time.Now()))
+			s.Mon.Expect(profile.TurnMatch{Since: clock.Now()})
+			o := ended(t, s.MonitorTurn(t.Context(), clock.Now()))
 			if o.Status != tc.status || !strings.Contains(o.Reason, tc.reason) {
 				t.Errorf("outcome %s (%s), want %s (%s)", o.Status, o.Reason, tc.status, tc.reason)
 			}
@@ -321,7 +322,7 @@ func TestPromptLeftInComposer(t *testing.T) {
 	if b.task.Status != state.StatusRunning || !strings.Contains(b.task.Delivery, "not confirmed yet") {
 		t.Fatalf("after delivery: %s, delivery %q", b.task.Status, b.task.Delivery)
 	}
-	o := ended(t, s.MonitorTurn(t.Context(), time.Now()))
+	o := ended(t, s.MonitorTurn(t.Context(), clock.Now()))
 	if o.Status != state.StatusFailed || !strings.Contains(o.Reason, "still in the composer after 2 more Enter presses") {
 		t.Errorf("outcome %s (%s)", o.Status, o.Reason)
 	}
@@ -346,7 +347,7 @@ func TestDeliverConfirmed(t *testing.T) {
 	if !strings.HasPrefix(b.task.Delivery, "confirmed after 1 Enter") || s.Mon.Expecting().Signature != "write hello.txt" {
 		t.Errorf("delivery %q, expecting %+v", b.task.Delivery, s.Mon.Expecting())
 	}
-	if o := ended(t, s.MonitorTurn(t.Context(), time.Now())); o.Status != state.StatusDone {
+	if o := ended(t, s.MonitorTurn(t.Context(), clock.Now())); o.Status != state.StatusDone {
 		t.Errorf("outcome %s (%s)", o.Status, o.Reason)
 	}
 }
@@ -550,8 +551,8 @@ func TestApprovalPressedAgain(t *testing.T) {
 				step{monitor.GoalLeaveInput, busy, nil},
 				step{monitor.GoalTurnEnd, done, nil})
 			pn.screen = tc.screen
-			s.Mon.Expect(profile.TurnMatch{Since: time.Now()})
-			o := ended(t, s.MonitorTurn(t.Context(), time.Now()))
+			s.Mon.Expect(profile.TurnMatch{Since: clock.Now()})
+			o := ended(t, s.MonitorTurn(t.Context(), clock.Now()))
 			if o.Status != state.StatusDone {
 				t.Errorf("outcome %s (%s), want done", o.Status, o.Reason)
 			}

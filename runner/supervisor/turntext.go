@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/profile"
@@ -76,9 +77,9 @@ func (s *Supervisor) turnSpend(ctx context.Context, ev profile.HookEvent) state.
 		u            profile.Usage
 		ok, complete bool
 	)
-	for deadline := time.Now().Add(spendWait); ; {
+	for deadline := clock.Now().Add(spendWait); ; {
 		u, ok, complete = profile.TurnUsage(s.Profile, ev, s.sig, env)
-		if complete || time.Now().After(deadline) || ctxtime.Sleep(ctx, 25*time.Millisecond) != nil {
+		if complete || clock.Now().After(deadline) || ctxtime.Sleep(ctx, 25*time.Millisecond) != nil {
 			break
 		}
 	}
@@ -145,11 +146,11 @@ func turnSummary(screen string) string {
 // holding sig of a hook event whose agent writes it to its session record
 // after its hook ran (GitHub Copilot CLI: a turn late at times).
 func lateAnswer(ctx context.Context, ev profile.HookEvent, sig string) string {
-	for deadline := time.Now().Add(lateAnswerWait); ; {
+	for deadline := clock.Now().Add(lateAnswerWait); ; {
 		if a, ok := ev.LateAnswer(sig); ok {
 			return strings.TrimSpace(a)
 		}
-		if time.Now().After(deadline) || ctxtime.Sleep(ctx, 20*time.Millisecond) != nil {
+		if clock.Now().After(deadline) || ctxtime.Sleep(ctx, 20*time.Millisecond) != nil {
 			return ""
 		}
 	}

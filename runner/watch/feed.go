@@ -159,11 +159,11 @@ func (f *feed) capture(ctx context.Context, t *state.Task) tea.Cmd {
 	}
 }
 
-// clock wakes the view when the next age on screen changes, at most
+// nextTick wakes the view when the next age on screen changes, at most
 // every 10 s (a "4m" may show up to 10 s late: without the floor, 50
 // rows whose minutes turn at 50 different instants would wake the view
 // 50 times a minute) and at least every ReconcileEvery.
-func clock(now time.Time, rows []Row) tea.Cmd {
+func nextTick(now time.Time, rows []Row) tea.Cmd {
 	next := ReconcileEvery
 	for _, r := range rows {
 		if r.Task != nil {

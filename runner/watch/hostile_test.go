@@ -3,8 +3,8 @@ package watch
 import (
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -13,7 +13,7 @@ import (
 // are drawn with the escapes made visible: the only ESC on screen is the
 // view's own styling (CSI … m).
 func TestViewShowsNoAgentEscapes(t *testing.T) {
-	now := time.Now()
+	now := clock.Now()
 	evil := "\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07\x1b[2J\u009b2J"
 	st := &state.State{Tasks: map[string]*state.Task{
 		"t_a": {ID: "t_a", Project: "p", Agent: "sim", Text: "task " + evil, Status: state.StatusNeedsInput, Question: "asks " + evil,

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 )
@@ -119,7 +120,7 @@ func (m *Model) clock() time.Time {
 	if m.opts.Now != nil {
 		return m.opts.Now()
 	}
-	return time.Now()
+	return clock.Now()
 }
 
 // Init starts the watches, the first (reconciling) load and the clock.
@@ -146,7 +147,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.lastReconcile = m.now
 			cmds = append(cmds, m.feed.load(m.ctx, true))
 		}
-		return m, tea.Batch(append(cmds, clock(m.now, m.rows))...)
+		return m, tea.Batch(append(cmds, nextTick(m.now, m.rows))...)
 	case paneMsg:
 		return m, tea.Batch(m.requestCapture(), m.feed.nextPaneEvent())
 	case captureDueMsg:

@@ -5,13 +5,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/state"
 )
 
 // BenchmarkView renders the 160x48 screen of 50 finished tasks: what a
 // clock tick costs.
 func BenchmarkView(b *testing.B) {
-	now := time.Now()
+	now := clock.Now()
 	st := &state.State{Tasks: map[string]*state.Task{}}
 	for i := range 50 {
 		id := fmt.Sprintf("t_%08d", i)

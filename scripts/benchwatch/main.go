@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -124,7 +125,7 @@ func (b *bench) startTasks(ctx context.Context, n int) (lastStart time.Time, pan
 	}
 	fmt.Printf("starting %d idle tasks…\n", n)
 	for i := range n {
-		lastStart = time.Now()
+		lastStart = clock.Now()
 		if err := b.runner("dispatch", "bench", "--agent", "sim", fmt.Sprintf("write f%d.txt x", i)); err != nil {
 			return lastStart, 0, err
 		}
@@ -162,7 +163,7 @@ func (b *bench) measureWatch(ctx context.Context, n, serverPID int, lastStart ti
 		return [2]time.Duration{cpu(watchPID, true) - w0, cpu(serverPID, false) - s0}
 	}
 	young = measure() // tasks that finished in the last minute
-	if wait := time.Until(lastStart.Add(65 * time.Second)); wait > 0 {
+	if wait := clock.Until(lastStart.Add(65 * time.Second)); wait > 0 {
 		time.Sleep(wait)
 	}
 	return young, measure(), nil
@@ -180,7 +181,7 @@ func (b *bench) latency(ctx context.Context, stateDir string) ([]time.Duration, 
 		text := fmt.Sprintf("latency probe %d", i)
 		err := store.Update(ctx, func(st *state.State) error {
 			id := st.NewTaskID()
-			now := time.Now().UTC()
+			now := clock.Now().UTC()
 			st.Tasks[id] = &state.Task{ID: id, Project: "bench", Dir: b.proj, Agent: "sim", Text: text,
 				Status: state.StatusDone, Created: now, Ended: now,
 				History: []state.StatusChange{{Status: state.StatusDone, Time: now}}}
@@ -189,11 +190,11 @@ func (b *bench) latency(ctx context.Context, stateDir string) ([]time.Duration, 
 		if err != nil {
 			return nil, err
 		}
-		t0 := time.Now()
+		t0 := clock.Now()
 		if err := waitScreen(b.tc, text, 10*time.Second); err != nil {
 			return nil, err
 		}
-		lat = append(lat, time.Since(t0))
+		lat = append(lat, clock.Since(t0))
 		time.Sleep(300 * time.Millisecond)
 	}
 	return lat, nil
@@ -206,8 +207,8 @@ func (b *bench) measurePoll(ctx context.Context, serverPID int) (poller, server 
 	var ru0, ru1 syscall.Rusage
 	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru0)
 	p0, q0 := selfCPU(), cpu(serverPID, false)
-	for end := time.Now().Add(b.span); time.Now().Before(end); {
-		tick := time.Now()
+	for end := clock.Now().Add(b.span); clock.Now().Before(end); {
+		tick := clock.Now()
 		list, err := b.rc.ListPanes(ctx)
 		if err != nil {
 			return 0, 0, err
@@ -217,7 +218,7 @@ func (b *bench) measurePoll(ctx context.Context, serverPID int) (poller, server 
 				return 0, 0, err
 			}
 		}
-		time.Sleep(2*time.Second - time.Since(tick))
+		time.Sleep(2*time.Second - clock.Since(tick))
 	}
 	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru1)
 	poller = selfCPU() - p0 + tv(ru1.Utime) + tv(ru1.Stime) - tv(ru0.Utime) - tv(ru0.Stime)
@@ -257,13 +258,13 @@ func tv(t syscall.Timeval) time.Duration {
 }
 
 func waitScreen(tc *tmuxctl.Client, text string, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
+	deadline := clock.Now().Add(timeout)
 	for {
 		s, err := tc.Command(context.Background(), "capture-pane", "-p", "-t", "term")
 		if err == nil && strings.Contains(s, text) {
 			return nil
 		}
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			return fmt.Errorf("terminal does not show %q after %s:\n%s", text, timeout, s)
 		}
 		time.Sleep(5 * time.Millisecond)
