@@ -13,12 +13,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/testenv"
 )
 
 // TestMain makes every git in this package's tests hermetic: no system or
 // global configuration, a fixed identity, a HOME of its own, and no
 // repository discovery above the temp dir.
 func TestMain(m *testing.M) {
+	testenv.Scrub()
 	home, err := os.MkdirTemp("", "gitsnap-home-")
 	if err != nil {
 		panic(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/testenv"
 )
 
 // The test binary doubles as the writer processes of the multi-process
@@ -17,7 +18,7 @@ import (
 func TestMain(m *testing.M) {
 	switch os.Getenv("STATE_TEST_HELPER") {
 	case "":
-		os.Exit(m.Run())
+		os.Exit(testenv.Main(m))
 	case "count":
 		// count DIR NAME N: increment project NAME's counter N times.
 		n, _ := strconv.Atoi(os.Args[3])

@@ -76,7 +76,7 @@ func TestOnlyTmuxctlRunsTmux(t *testing.T) {
 		}
 		for _, imp := range af.Imports {
 			p, _ := strconv.Unquote(imp.Path.Value)
-			if strings.HasSuffix(f, "_test.go") && p == importcheck.Module+"internal/importcheck" {
+			if strings.HasSuffix(f, "_test.go") && (p == importcheck.Module+"internal/importcheck" || p == importcheck.Module+"internal/testenv") {
 				continue // a test's helper
 			}
 			if strings.HasPrefix(p, "github.com/runner-cli/runner") && !slices.Contains(leafPkgs, p) {
@@ -102,8 +102,11 @@ const privdirPkg = "github.com/runner-cli/runner/internal/privdir"
 // ctxtimePkg has the one Sleep with a context.
 const ctxtimePkg = "github.com/runner-cli/runner/internal/ctxtime"
 
+// clockPkg is the module's one wall clock.
+const clockPkg = "github.com/runner-cli/runner/internal/clock"
+
 // leafPkgs are the packages of the module tmuxctl may import.
-var leafPkgs = []string{transportPkg, filelockPkg, textutilPkg, privdirPkg, ctxtimePkg}
+var leafPkgs = []string{transportPkg, filelockPkg, textutilPkg, privdirPkg, ctxtimePkg, clockPkg}
 
 // TestTransportIsLeaf: what tmuxctl may import imports nothing of the
 // module but each other.

@@ -21,12 +21,15 @@ import (
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/sshtest"
+	"github.com/runner-cli/runner/internal/testenv"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	// The environment is scrubbed for the tests only: run as a command
+	// inside a script, the binary keeps the script's settings.
+	testscript.Main(testenv.M(m), map[string]func(){
 		"runner": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }

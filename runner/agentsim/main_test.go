@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+
+	"github.com/runner-cli/runner/internal/testenv"
 )
 
 // TestMain lets the test binary double as the processes the tests drive:
@@ -41,5 +43,5 @@ func TestMain(m *testing.M) {
 		code, _ := strconv.Atoi(os.Getenv("HOOK_CODE"))
 		os.Exit(code)
 	}
-	os.Exit(m.Run())
+	os.Exit(testenv.Main(m))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -218,6 +219,9 @@ func (r *waitRun) look(ctx context.Context) (decision, Observation, bool, error)
 		CurrentCommand: info.CurrentCommand, AlternateOn: info.AlternateOn, CursorKnown: true, CursorY: info.CursorY})
 	r.obs = Observation{Detection: det, Screen: c.screen, Elapsed: clock.Since(r.start), SawBusy: r.mach.sawBusy}
 	if info.Dead {
+		if r.serverStopping() {
+			return decision{}, r.obs, true, fmt.Errorf("pane %s: %w (the tmux server stopped)", m.Pane, ErrPaneGone)
+		}
 		r.obs.Dead, r.obs.Status, r.obs.Via = true, info.DeadStatus, "pane"
 		return decision{}, r.obs, true, nil
 	}
@@ -225,6 +229,31 @@ func (r *waitRun) look(ctx context.Context) (decision, Observation, bool, error)
 	d := r.mach.captured(lookStart, now, det.State, h)
 	r.obs.SawBusy = r.mach.sawBusy
 	return d, r.obs, false, nil
+}
+
+// serverStopping reports whether the tmux server exits within a short
+// grace after its pane was seen dead: a server being killed kills its
+// panes first, and the agent, a zombie tmux no longer reaps, looks like an
+// agent that exited (the task then failed, its pane gone, not exited).
+func (r *waitRun) serverStopping() bool {
+	if r.serverPID <= 0 {
+		return false
+	}
+	const grace = 150 * time.Millisecond
+	if r.live.server != nil {
+		select {
+		case <-r.live.server:
+			return true
+		case <-time.After(grace):
+			return false
+		}
+	}
+	for end := clock.Now().Add(grace); clock.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if !proctree.Alive(r.serverPID) {
+			return true
+		}
+	}
+	return !proctree.Alive(r.serverPID)
 }
 
 // decide carries a decision out: finish (if quiet), or sleep until its
