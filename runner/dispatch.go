@@ -63,8 +63,12 @@ type DispatchRequest struct {
 	// the project (or "*") decides. SandboxPaths are the config's
 	// sandbox_paths.
 	Sandbox, SandboxSet bool
-	SandboxByProject    map[string]bool
-	SandboxPaths        []string
+	// Confined is the sandboxed task that asks, through its door: the
+	// new task is its child, sandboxed whatever the flags say, in its
+	// folder (or below), on this machine.
+	Confined         string
+	SandboxByProject map[string]bool
+	SandboxPaths     []string
 }
 
 // The errors a task's end wraps (package supervisor's), for commands and

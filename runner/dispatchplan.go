@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/runner-cli/runner/gitsnap"
@@ -17,6 +18,7 @@ import (
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/runner/remote"
 	"github.com/runner-cli/runner/runner/sandbox"
+	"github.com/runner-cli/runner/state"
 )
 
 // siteArgv is the agent's argv on the site the plan runs it on: argv[0]
@@ -57,6 +59,11 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 		return p, err
 	}
 	p.project, p.dir, p.host = place.Project, place.Dir, place.Host
+	if req.Confined != "" {
+		if err := confine(st, req, place.Dir, place.Host); err != nil {
+			return p, err
+		}
+	}
 	p.setup = req.worktreePlan(p.project)
 	if req.Settings.MaxTurns == 0 {
 		req.Settings.MaxTurns = forProject(req.MaxTurns, p.project)
@@ -170,4 +177,28 @@ func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, er
 		return nil, nil, exit.Usagef("%v", err)
 	}
 	return prof, argv, nil
+}
+
+// confine holds a dispatch asked through a sandboxed task's door to that
+// task: on this machine, in its folder or below (as the folders really
+// are: a link the agent made does not lead out), sandboxed.
+func confine(st *state.State, req *DispatchRequest, dir, host string) error {
+	parent := st.Task(req.Confined)
+	if parent == nil {
+		return exit.Usagef("the sandboxed task %s that asks is not in the state", req.Confined)
+	}
+	if host != "" || parent.Tmux.Host != "" {
+		return exit.Usagef("a sandboxed task dispatches only on this machine")
+	}
+	real := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	if !within(real(dir), real(parent.Dir)) {
+		return exit.Usagef("a sandboxed task dispatches only into its own folder %s, not %s", parent.Dir, dir)
+	}
+	req.Sandbox, req.SandboxSet = true, true
+	return nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/internal/atomicfile"
+	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
@@ -180,6 +181,9 @@ func launch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile,
 	}
 	argv, penv = append(argv, args...), append(penv, hookEnv...)
 	var writable []string
+	if _, local := s.(localSite); local && spec.Sandbox != nil {
+		penv = append(penv, door.EnvDoor+"="+env.DoorPath(t.ID))
+	}
 	if spec.Sandbox != nil {
 		if argv, writable, err = s.sandbox(ctx, t, prof, penv, argv, spec.Sandbox.Paths); err != nil {
 			return err

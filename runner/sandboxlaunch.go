@@ -3,10 +3,15 @@ package runner
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/sandbox"
@@ -16,13 +21,16 @@ import (
 // sandbox wraps argv, the agent's command with its hook's arguments,
 // in a bubblewrap sandbox (package sandbox) and returns what the agent may
 // write: the task's folder (its worktree, or the project), the repository's
-// git directory (commits, a worktree's index), runner's state directory
-// (hooks, runner msg, child dispatches), the tmux server's socket, the
-// agent CLI's own state directories under HOME (the
-// profile's sandbox_paths, made when missing) and the user's (config
-// sandbox_paths). penv is the pane's environment (HOME, XDG_*, CODEX_HOME
-// … for the profile's paths). The dispatch checked that bwrap works
-// (sandbox.Check); here it is only found (a bwrap gone since is an error).
+// git directory (commits, a worktree's index) but for what says what git
+// runs (config, hooks, info, the worktree's .git file) and the other
+// tasks' worktrees, and the agent CLI's own state directories under HOME
+// (the profile's sandbox_paths, made when missing) and the user's (config
+// sandbox_paths). Runner's state directory, the user's runtime directory
+// and the tmux socket are out of reach; the task's events file, its hook
+// files and its door (package door) are its openings. penv is the pane's
+// environment (HOME, XDG_*, CODEX_HOME … for the profile's paths). The
+// dispatch checked that bwrap works (sandbox.Check); here it is only found
+// (a bwrap gone since is an error).
 func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv, extra []string) ([]string, []string, error) {
 	env := s.env
 	bwrap, err := exec.LookPath(sandbox.Program)
@@ -35,12 +43,10 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 			home = v
 		}
 	}
-	// The tmux socket itself, not its directory: a socket given as a path
-	// may sit in a directory with anything else.
-	paths := []string{t.Dir, env.Store.Dir(), env.TC.SocketPath()}
+	common := ""
 	if gctx, err := env.GitContext(ctx, t); err == nil {
-		if common, err := gitsnap.CommonDir(gctx, t.Dir); err == nil {
-			paths = append(paths, common)
+		if c, err := gitsnap.CommonDir(gctx, t.Dir); err == nil {
+			common = c
 		}
 	}
 	var marked []string
@@ -53,16 +59,133 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 	if err != nil {
 		return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
 	}
-	w := sandbox.Writable(append(paths, made...))
+	door := env.Store.TaskFile("door-dir", t.ID)
+	if err := os.MkdirAll(door, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("task %s: its door: %w", t.ID, err)
+	}
+	spec := sandboxSpec(sandboxPlace{Dir: t.Dir, GitCommon: common, Home: home, Getenv: env.Getenv,
+		StateDir: env.Store.Dir(), Socket: env.TC.SocketPath(),
+		Events: env.Store.TaskFile("events", t.ID), HookDir: env.Store.TaskFile("hook-dir", t.ID), DoorDir: door}, made)
 	// What the agent reads that /tmp holds would vanish under the private
-	// /tmp: its program, runner (its hook), the PATH, HOME (a test's).
-	read := []string{filepath.Dir(argv[0]), filepath.Dir(env.Exe), home}
+	// /tmp: its program, runner (its hook), the PATH, HOME (a test's),
+	// each as it really is (an npm bin/ entry is a link into lib/).
+	read := []string{filepath.Dir(argv[0]), argv[0], filepath.Dir(env.Exe), env.Exe, home}
 	for _, kv := range penv {
 		if v, ok := cutEnv(kv, "PATH"); ok {
 			read = append(read, filepath.SplitList(v)...)
 		}
 	}
-	return sandbox.Argv(bwrap, sandbox.UnderTmp(read), w, argv), w, nil
+	if p, err := exec.LookPath(argv[0]); err == nil {
+		read = append(read, filepath.Dir(p), p)
+	}
+	var dirs []string
+	for _, p := range sandbox.Resolved(read) {
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			p = filepath.Dir(p)
+		}
+		dirs = append(dirs, p)
+	}
+	spec.Readable = sandbox.UnderTmp(dirs)
+	return sandbox.Argv(bwrap, spec, argv), spec.Writable, nil
+}
+
+// sandboxPlace is where a sandboxed task lives, for sandboxSpec.
+type sandboxPlace struct {
+	Dir       string // the task's folder
+	GitCommon string // its repository's common git directory ("" when none)
+	Home      string // the agent's HOME
+	Getenv    func(string) string
+	StateDir  string // runner's state directory
+	Socket    string // the tmux server's socket
+	Events    string // the task's events file ("" when none)
+	HookDir   string // the task's hook files ("" when none)
+	DoorDir   string // the task's door directory ("" when none)
+}
+
+// sandboxSpec is what a task's sandbox shows its agent (package sandbox):
+// writable its folder, the repository's git directory and cliDirs (the
+// CLI's own state directories, made already); read-only in them what
+// says what git runs and the other tasks' worktrees; hidden runner's state
+// directory and the user's runtime directory, covered the tmux socket; open
+// the task's events file, hook files and door. A git directory's hooks and
+// info folders are made when missing, so that the agent cannot plant
+// them.
+func sandboxSpec(pl sandboxPlace, cliDirs []string) sandbox.Spec {
+	var spec sandbox.Spec
+	paths := append([]string{pl.Dir}, cliDirs...)
+	if pl.GitCommon != "" {
+		paths = append(paths, pl.GitCommon)
+		spec.Pinned = []string{pl.GitCommon}
+		for _, d := range []string{"hooks", "info"} {
+			_ = os.MkdirAll(filepath.Join(pl.GitCommon, d), 0o755)
+		}
+		spec.ReadOnly = append(spec.ReadOnly, filepath.Join(pl.GitCommon, "config"), filepath.Join(pl.GitCommon, "hooks"),
+			filepath.Join(pl.GitCommon, "info"), filepath.Join(pl.GitCommon, "commondir"),
+			filepath.Join(pl.GitCommon, gitsnap.WorktreeHomeName), filepath.Join(pl.GitCommon, "worktrees"))
+	}
+	// A worktree's .git file names its git directory: the agent must not
+	// point it (and runner's git) elsewhere.
+	if fi, err := os.Lstat(filepath.Join(pl.Dir, ".git")); err == nil && !fi.IsDir() {
+		spec.ReadOnly = append(spec.ReadOnly, filepath.Join(pl.Dir, ".git"))
+	}
+	spec.Writable = sandbox.Writable(paths)
+	if pl.GitCommon != "" && strings.HasPrefix(pl.Dir, pl.GitCommon+"/") {
+		// The task's own worktree, under the read-only worktree folder.
+		spec.Open = append(spec.Open, pl.Dir)
+		if gd := worktreeGitDir(pl.Dir); gd != "" {
+			spec.Open = append(spec.Open, gd) // its index and HEAD
+			spec.ReadOnly = append(spec.ReadOnly, filepath.Join(gd, "commondir"), filepath.Join(gd, "gitdir"), filepath.Join(gd, "config.worktree"))
+		}
+		spec.ReadOnly = append(spec.ReadOnly, filepath.Join(pl.Dir, ".git"))
+	}
+	var hidden []string
+	if pl.StateDir != "" {
+		hidden = append(hidden, pl.StateDir)
+	}
+	uid := strconv.Itoa(os.Getuid())
+	if pl.Getenv != nil {
+		if d := pl.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
+			hidden = append(hidden, filepath.Clean(d))
+		}
+		// runner's config file and agent files (what runner runs)
+		if path, _ := config.Path(pl.Getenv); path != "" {
+			spec.ReadOnly = append(spec.ReadOnly, path, config.AgentsDir(pl.Getenv))
+		}
+	}
+	hidden = append(hidden, "/run/user/"+uid)
+	for _, h := range sandbox.Exists(hidden) {
+		if !slices.Contains(spec.Hidden, h) {
+			spec.Hidden = append(spec.Hidden, h)
+		}
+	}
+	if pl.Socket != "" && !sandbox.Covered(pl.Socket, spec) {
+		if _, err := os.Lstat(pl.Socket); err == nil {
+			spec.Masked = append(spec.Masked, pl.Socket)
+		}
+	}
+	if pl.Events != "" {
+		spec.Open = append(spec.Open, pl.Events)
+	}
+	for _, d := range []string{pl.HookDir, pl.DoorDir} {
+		if d != "" {
+			spec.OpenRO = append(spec.OpenRO, d)
+		}
+	}
+	return spec
+}
+
+// worktreeGitDir is the git directory a worktree's .git file names ("" when
+// it names none).
+func worktreeGitDir(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, ".git"))
+	if err != nil || len(b) > 4096 {
+		return ""
+	}
+	gd, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if !ok || !filepath.IsAbs(gd) {
+		return ""
+	}
+	return filepath.Clean(gd)
 }
 
 // cutEnv returns the value of kv if it is key's entry (KEY=VALUE).

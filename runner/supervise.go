@@ -64,6 +64,13 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 		}
 	}
 	set, prof := g.set, g.prof
+	if len(t.Sandbox) > 0 && t.Tmux.Host == "" {
+		// A sandboxed agent reaches runner only through its door, served
+		// while this supervisor runs.
+		dctx, stopDoor := context.WithCancel(ctx)
+		defer stopDoor()
+		go serveDoor(dctx, env, t)
+	}
 	if t.Status == state.StatusQueued && t.Tmux.Pane == "" {
 		// Queued behind other tasks (dispatch --after): wait, then start.
 		unlock, err := startQueued(ctx, env, t, prof, set)

@@ -23,11 +23,13 @@ import (
 //	events/panes-died          "PANE STATUS" lines from tmux's pane-died hook
 //	locks/<project>.lock       the per-project lock of --exclusive
 //	hooks/<id>/                settings files and plugins handed to agents for their hooks
+//	doors/<id>/door.sock       a sandboxed task's one way to runner (package runner/door)
 //	tasks/<id>.txt             the whole text of a task longer than InlineTextMax
 //	tasks/<id>.index           the git index runner looks at a task's changed files on
 
 // TaskFile returns the path of a per-task file of the given kind ("log",
-// "supervisor-log", "events", "hook-dir", "text", "changes-index").
+// "supervisor-log", "events", "hook-dir", "door-dir", "text",
+// "changes-index").
 func (s *Store) TaskFile(kind, id string) string {
 	switch kind {
 	case "log":
@@ -38,6 +40,8 @@ func (s *Store) TaskFile(kind, id string) string {
 		return filepath.Join(s.dir, "events", id+".jsonl")
 	case "hook-dir":
 		return filepath.Join(s.dir, "hooks", id)
+	case "door-dir":
+		return filepath.Join(s.dir, "doors", id)
 	case "text":
 		return filepath.Join(s.dir, "tasks", id+".txt")
 	case "changes-index":
@@ -93,12 +97,20 @@ func AppendTaskEventIn(dir, id string, ev TaskEvent) error {
 		return err
 	}
 	path := filepath.Join(dir, "events", id+".jsonl")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	// Never through a link, nor into a FIFO or a device the agent put there.
+	const flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND | syscall.O_NOFOLLOW | syscall.O_NONBLOCK
+	f, err := os.OpenFile(path, flags, 0o600)
 	if errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return err
 		}
-		f, err = os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		f, err = os.OpenFile(path, flags, 0o600)
+	}
+	if err == nil {
+		if fi, serr := f.Stat(); serr != nil || !fi.Mode().IsRegular() {
+			f.Close()
+			return fmt.Errorf("events of %s: %s is not a regular file", id, path)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("open events of %s: %w", id, err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/messaging"
 
@@ -232,6 +233,17 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 		Isolation: cfg.Isolation, MaxTurns: cfg.MaxTurns, BudgetTokens: cfg.BudgetTokens, BudgetUSD: cfg.BudgetUSD, Setup: cfg.WorktreeSetup, Sandbox: f.sandbox, SandboxSet: f.sandboxSet,
 		SandboxByProject: cfg.Sandbox, SandboxPaths: cfg.SandboxPaths, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set,
 		MaxLevel: cfg.MaxLevel, After: f.after, Host: f.host}
+	if confined := a.getenv(door.EnvConfined); confined != "" {
+		// Through a sandboxed task's door: its child is sandboxed, in its
+		// folder, here, and gives runner no command to run.
+		if f.notify != "" {
+			return exit.Usagef("--notify: a sandboxed task cannot give runner a command to run")
+		}
+		if f.host != "" {
+			return exit.Usagef("--host: a sandboxed task dispatches only on this machine, into its own folder")
+		}
+		req.Confined = confined
+	}
 	if f.printAnswer && (f.asJSON || f.detach) {
 		return exit.Usagef("--print-answer waits for the answer: not with --json (the record has it as \"answer\") or --detach (use 'runner wait ID --print-answer')")
 	}

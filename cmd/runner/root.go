@@ -8,10 +8,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
 	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/exit"
 
 	"github.com/spf13/cobra"
@@ -67,6 +69,9 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if path := os.Getenv(door.EnvDoor); path != "" && throughDoor(args) {
+		return callDoor(ctx, path, args, in, out, errOut)
+	}
 	a, flush := newApp(in, out, errOut, os.Getenv)
 	defer flush()
 	return a.run(ctx, args)
@@ -139,7 +144,12 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 		SilenceUsage:  true,
 	}
 	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitStatusHelp)
-	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error { return checkDurations(c) }
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if err := a.checkConfined(c); err != nil {
+			return err
+		}
+		return checkDurations(c)
+	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &flagError{err}
 	})
@@ -216,4 +226,21 @@ func (e *flagError) Unwrap() error { return e.err }
 func isFlagError(err error) bool {
 	var fe *flagError
 	return errors.As(err, &fe)
+}
+
+// checkConfined refuses, for a request that came through a sandboxed
+// task's door (RUNNER_CONFINED), every command the door does not carry.
+// The door checked it too; this holds if the door is ever bypassed.
+func (a *app) checkConfined(c *cobra.Command) error {
+	if a.getenv(door.EnvConfined) == "" {
+		return nil
+	}
+	top := c
+	for top.HasParent() && top.Parent().HasParent() {
+		top = top.Parent()
+	}
+	if !slices.Contains(door.Commands, top.Name()) {
+		return exit.Usagef("'runner %s' is not open to a sandboxed task (it may use: runner %s)", top.Name(), strings.Join(door.Commands, ", runner "))
+	}
+	return nil
 }

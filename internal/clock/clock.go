@@ -43,3 +43,7 @@ func Real(t time.Time) time.Time {
 	}
 	return t.Add(-offset)
 }
+
+// Deadline is the time d from now on the system's clock: a deadline for a
+// connection or a file, which the system compares with its own clock.
+func Deadline(d time.Duration) time.Time { return time.Now().Add(d) }

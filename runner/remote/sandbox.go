@@ -15,7 +15,8 @@ import (
 
 // SandboxArgv is the bwrap argv of a sandboxed task on a host, and what it
 // may write: the paths are the host's (its HOME, the task's files there,
-// its tmux socket, the repository's common git dir gitCommon when not ""),
+// the repository's common git dir gitCommon when not "", but for its
+// config, hooks and info; the host's tmux socket is covered),
 // the CLI's state directories (the profile's sandbox paths and the user's
 // extra) are made there, and bwrap is the host's.
 func SandboxArgv(ctx context.Context, t *state.Task, c *hosts.Conn, prof *profile.Profile, files Files, penv, argv, extra []string, gitCommon string) ([]string, []string, error) {
@@ -32,7 +33,7 @@ case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(i
 		return nil, nil, exit.Usagef("--sandbox: bwrap is not installed on host %s any more (%s there)", c.Host().Name, sandbox.InstallHint)
 	}
 	bwrap, home, sock := lines[0], lines[1], lines[2]
-	paths := []string{t.Dir, path.Dir(files.Transcript), sock}
+	paths := []string{t.Dir, path.Dir(files.Transcript)}
 	if gitCommon != "" {
 		paths = append(paths, gitCommon)
 	}
@@ -52,7 +53,19 @@ case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(i
 			return nil, nil, fmt.Errorf("task %s: sandbox directories on host %s: %w", t.ID, t.Tmux.Host, err)
 		}
 	}
-	w := sandbox.Writable(paths)
-	read := []string{path.Dir(argv[0]), path.Dir(c.Host().Runner), home}
-	return sandbox.Argv(bwrap, sandbox.UnderTmp(read), w, argv), w, nil
+	spec := sandbox.Spec{Writable: sandbox.Writable(paths),
+		Readable: sandbox.UnderTmp([]string{path.Dir(argv[0]), path.Dir(c.Host().Runner), home})}
+	if gitCommon != "" {
+		// What says what git runs, read-only and its folder pinned (the
+		// host's hooks and info folders may be missing: bound if there).
+		spec.Pinned = []string{gitCommon}
+		for _, f := range []string{"config", "hooks", "info", "commondir", "worktrees"} {
+			spec.ReadOnly = append(spec.ReadOnly, path.Join(gitCommon, f))
+		}
+	}
+	spec.ReadOnly = append(spec.ReadOnly, path.Join(t.Dir, ".git"))
+	if !sandbox.Covered(sock, spec) {
+		spec.Masked = []string{sock}
+	}
+	return sandbox.Argv(bwrap, spec, argv), spec.Writable, nil
 }

@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -19,7 +21,17 @@ func BenchmarkStartOverhead(b *testing.B) {
 	}
 	dir := b.TempDir()
 	plain := []string{"/bin/true"}
-	boxed := Argv(bwrap, []string{dir}, []string{dir, dir + "/state", "/tmp/tmux-0/runner"}, plain)
+	for _, d := range []string{"proj/.git/hooks", "state/events", "state/hooks/t_1", "state/doors/t_1"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o700); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// The binds a task has: its folder and git directory with git's
+	// files read-only, the state directory hidden with the task's
+	// openings, the tmux socket covered.
+	boxed := Argv(bwrap, Spec{Readable: []string{dir}, Writable: []string{dir + "/proj"}, Pinned: []string{dir + "/proj/.git"},
+		Hidden: []string{dir + "/state"}, ReadOnly: []string{dir + "/proj/.git/config", dir + "/proj/.git/hooks"},
+		Open: []string{dir + "/state/events/t_1.jsonl"}, OpenRO: []string{dir + "/state/hooks/t_1", dir + "/state/doors/t_1"}}, plain)
 	run := func(argv []string) time.Duration {
 		start := clock.Now()
 		if err := exec.Command(argv[0], argv[1:]...).Run(); err != nil {

@@ -1,10 +1,19 @@
 // Package sandbox confines an agent's process tree with bubblewrap (bwrap):
-// the whole file system read-only, a private /tmp, and read-write only
-// the paths a task needs — its folder, the git directory its commits go
-// to, runner's state directory and tmux socket, the agent CLI's own state
-// directories under HOME, and what the user adds. The network stays on
-// (the model API). A write anywhere else is refused by the kernel
-// (EROFS), which the agent sees as any failed tool call.
+// the whole file system read-only, a private /tmp, /dev limited to what a
+// terminal program needs, its own process and IPC namespaces, every
+// capability dropped, and read-write only the paths a task needs — its
+// folder, the git directory its commits go to, the agent CLI's own state
+// directories under HOME, and what the user adds. Nothing of runner's is
+// reachable inside: its state directory and the user's runtime directory
+// are hidden under empty file systems, its tmux socket is covered, and
+// the git files that say what git runs (config, hooks, info/attributes,
+// a worktree's .git file) are bound read-only, their directory pinned so
+// it cannot be renamed away. What the agent needs of runner comes through
+// the openings of a Spec: the task's events file (written), its hook
+// files (read), and the door directory holding the socket of package
+// door. The network stays on (the model API). A write anywhere else is
+// refused by the kernel (EROFS), which the agent sees as any failed tool
+// call.
 //
 // It builds argv and checks that bwrap works; it runs nothing else.
 package sandbox
@@ -32,22 +41,123 @@ const InstallHint = "install bubblewrap (apt-get install bubblewrap, dnf install
 // here (no user namespaces, a container that forbids mounts).
 var ErrUnavailable = errors.New("bubblewrap cannot make a sandbox here")
 
-// Argv returns the command line that runs cmd under bwrap (the program
-// at bwrap): the root read-only, /dev and a fresh /proc as usual, a private
-// /tmp, then readable bound read-only over it (what the agent reads that
-// lives under /tmp: its program, HOME in a test) and writable read-write
-// (absolute paths, see Writable; a path under /tmp too). The agent dies
-// with bwrap (--die-with-parent), which tmux's signals reach.
-func Argv(bwrap string, readable, writable []string, cmd []string) []string {
-	argv := []string{bwrap, "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"}
-	for _, r := range readable {
+// Spec is what a sandbox shows its agent. Every path is absolute; Argv
+// binds them in the order of the fields, so a later one wins inside an
+// earlier one.
+type Spec struct {
+	// Readable are bound read-only again over the private /tmp (what the
+	// agent reads that lives under /tmp: its program, HOME in a test).
+	Readable []string
+	// Writable are bound read-write (see Writable).
+	Writable []string
+	// Pinned are directories inside Writable bound onto themselves, so
+	// that the agent cannot rename or remove them (a mount point is
+	// busy): the repository's git directory.
+	Pinned []string
+	// Hidden are directories covered by an empty file system: runner's
+	// state directory, the user's runtime directory (its D-Bus, its
+	// sockets).
+	Hidden []string
+	// Masked are files covered by an empty one (/dev/null): a tmux
+	// socket outside /tmp and outside Hidden.
+	Masked []string
+	// ReadOnly are bound read-only where they are, over any of the
+	// above: git's config, hooks and info of the repository, the other
+	// tasks' worktrees in it, runner's config file and agent files.
+	ReadOnly []string
+	// Open are bound read-write last, over any of the above: the task's
+	// own worktree (inside the git directory, under ReadOnly's worktree
+	// folder) and the task's events file, which its hook appends to
+	// (inside Hidden).
+	Open []string
+	// OpenRO are bound read-only last: the task's hook files and its door
+	// directory (the socket of package door, which the agent connects to
+	// but cannot replace), inside Hidden.
+	OpenRO []string
+}
+
+// Argv returns the command line that runs cmd under bwrap (the program at
+// bwrap) as spec says: the root read-only, a minimal /dev, a /proc of the
+// sandbox's own processes (--unshare-pid: no process outside is seen, so
+// none can be reached through /proc/PID/root or ptrace), a private /tmp,
+// every capability dropped (as root, bwrap would keep them: a remount
+// would undo the read-only binds). The agent dies with bwrap
+// (--die-with-parent), which tmux's signals reach. --new-session is not
+// used: a terminal program needs its controlling terminal, and the only
+// terminal it could push input into (TIOCSTI) is its own pane.
+func Argv(bwrap string, spec Spec, cmd []string) []string {
+	argv := []string{bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--unshare-ipc", "--proc", "/proc", "--tmpfs", "/tmp"}
+	for _, r := range spec.Readable {
 		argv = append(argv, "--ro-bind-try", r, r)
 	}
-	for _, w := range writable {
+	for _, w := range spec.Writable {
 		argv = append(argv, "--bind-try", w, w)
 	}
-	argv = append(argv, "--die-with-parent", "--")
+	for _, p := range spec.Pinned {
+		argv = append(argv, "--bind-try", p, p)
+	}
+	for _, h := range spec.Hidden {
+		argv = append(argv, "--tmpfs", h)
+	}
+	for _, m := range spec.Masked {
+		argv = append(argv, "--ro-bind", "/dev/null", m)
+	}
+	for _, r := range spec.ReadOnly {
+		argv = append(argv, "--ro-bind-try", r, r)
+	}
+	for _, d := range spec.Open {
+		argv = append(argv, "--bind-try", d, d)
+	}
+	for _, d := range spec.OpenRO {
+		argv = append(argv, "--ro-bind-try", d, d)
+	}
+	argv = append(argv, "--cap-drop", "ALL", "--die-with-parent", "--")
 	return append(argv, cmd...)
+}
+
+// Resolved returns paths and, for each that is a symbolic link or lies
+// under one, the path it really is: bound again under a private /tmp, a
+// link whose target is not bound leads nowhere (an npm bin/claude links
+// to ../lib/node_modules/…).
+func Resolved(paths []string) []string {
+	out := append([]string(nil), paths...)
+	for _, p := range paths {
+		if r, err := filepath.EvalSymlinks(p); err == nil && r != p {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Exists returns those of paths that exist.
+func Exists(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Covered reports whether p is hidden from a sandbox's agent by spec: under
+// /tmp and not bound again, or under a Hidden directory.
+func Covered(p string, spec Spec) bool {
+	p = filepath.Clean(p)
+	for _, h := range spec.Hidden {
+		if within(p, h) {
+			return true
+		}
+	}
+	if !within(p, "/tmp") {
+		return false
+	}
+	for _, b := range append(append([]string(nil), spec.Readable...), spec.Writable...) {
+		if within(p, b) {
+			return false
+		}
+	}
+	return true
 }
 
 // UnderTmp returns those of paths (cleaned, absolute) that /tmp holds: the
@@ -170,7 +280,7 @@ func Check(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, path, Argv(path, nil, nil, []string{"true"})[1:]...)
+	cmd := exec.CommandContext(ctx, path, Argv(path, Spec{}, []string{"true"})[1:]...)
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("%w: %s: %v: %s (a container may need --privileged or user namespaces; or %s)",

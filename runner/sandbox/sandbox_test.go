@@ -1,10 +1,12 @@
 package sandbox
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -50,11 +52,28 @@ func TestExpand(t *testing.T) {
 }
 
 func TestArgv(t *testing.T) {
-	got := Argv("/usr/bin/bwrap", []string{"/tmp/bin"}, []string{"/p", "/s"}, []string{"claude", "--x"})
-	want := []string{"/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev-bind", "/dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-		"--ro-bind-try", "/tmp/bin", "/tmp/bin", "--bind-try", "/p", "/p", "--bind-try", "/s", "/s", "--die-with-parent", "--", "claude", "--x"}
+	got := Argv("/usr/bin/bwrap", Spec{Readable: []string{"/tmp/bin"}, Writable: []string{"/p", "/s"}, Pinned: []string{"/p/.git"},
+		Hidden: []string{"/state"}, Masked: []string{"/run/sock"}, ReadOnly: []string{"/p/.git/config"},
+		Open: []string{"/state/events/t.jsonl"}, OpenRO: []string{"/state/doors/t"}}, []string{"claude", "--x"})
+	want := []string{"/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--unshare-ipc", "--proc", "/proc", "--tmpfs", "/tmp",
+		"--ro-bind-try", "/tmp/bin", "/tmp/bin", "--bind-try", "/p", "/p", "--bind-try", "/s", "/s", "--bind-try", "/p/.git", "/p/.git",
+		"--tmpfs", "/state", "--ro-bind", "/dev/null", "/run/sock", "--ro-bind-try", "/p/.git/config", "/p/.git/config",
+		"--bind-try", "/state/events/t.jsonl", "/state/events/t.jsonl", "--ro-bind-try", "/state/doors/t", "/state/doors/t",
+		"--cap-drop", "ALL", "--die-with-parent", "--", "claude", "--x"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Argv =\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestCovered(t *testing.T) {
+	spec := Spec{Readable: []string{"/tmp/home"}, Writable: []string{"/tmp/w"}, Hidden: []string{"/state"}}
+	for p, want := range map[string]bool{
+		"/tmp/tmux-0/runner": true, "/tmp/w/sock": false, "/tmp/home/x": false, "/state/events.sock": true,
+		"/run/user/0/runner.sock": false, "/tmp": true,
+	} {
+		if got := Covered(p, spec); got != want {
+			t.Errorf("Covered(%s) = %v, want %v", p, got, want)
+		}
 	}
 }
 
@@ -72,7 +91,7 @@ func TestSandboxConfines(t *testing.T) {
 	dir := t.TempDir()
 	home := t.TempDir()
 	outside := filepath.Join(home, "outside.txt")
-	argv := Argv(bwrap, nil, []string{dir}, []string{"sh", "-c",
+	argv := Argv(bwrap, Spec{Writable: []string{dir}}, []string{"sh", "-c",
 		`echo in > "$1/in.txt" && echo tmp > /tmp/private.txt && ! echo out > "$2" 2>/dev/null && ! echo var > /var/tmp/runner-sandbox-test.txt 2>/dev/null`,
 		"sh", dir, outside})
 	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
@@ -86,6 +105,88 @@ func TestSandboxConfines(t *testing.T) {
 		if _, err := os.Stat(p); err == nil {
 			os.Remove(p)
 			t.Errorf("%s was written from inside the sandbox", p)
+		}
+	}
+}
+
+// TestSandboxHolds is an agent that has read this package trying its
+// doors, in a real sandbox shaped as a task's: each attempt must fail, and
+// nothing outside may change.
+func TestSandboxHolds(t *testing.T) {
+	bwrap, err := Check(t.Context())
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	root := t.TempDir()
+	mk := func(rel, data string) string {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if data != "" {
+			if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	proj := filepath.Dir(mk("proj/a.txt", "a\n"))
+	gitConfig := mk("proj/.git/config", "[core]\n")
+	hooks := filepath.Dir(mk("proj/.git/hooks/x", "x"))
+	state := filepath.Dir(mk("state/state.json", "{}"))
+	events := mk("state/events/t_1.jsonl", "\n")
+	door := filepath.Dir(mk("state/doors/t_1/x", "x"))
+	sock := mk("run/s", "")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	spec := Spec{Writable: []string{proj}, Pinned: []string{filepath.Join(proj, ".git")}, Hidden: []string{state},
+		Masked: []string{sock}, ReadOnly: []string{gitConfig, hooks}, Open: []string{events}, OpenRO: []string{door}}
+	attempts := map[string]string{
+		"a capability":              `grep -q '^CapEff:[[:space:]]*0000000000000000$' /proc/self/status || { grep CapEff /proc/self/status; exit 0; }; exit 1`,
+		"remount read-write":        `mount -o remount,rw,bind "$PROJ/.git/config" 2>/dev/null || mount -o remount,rw / 2>/dev/null`,
+		"a process outside":         `test -e /proc/$OUTER`,
+		"a raw device":              `ls /dev | grep -Eq '^(sd|nvme|vd|xvd|loop|mem$|kmem$|port$)'`,
+		"git's config":              `echo '[core] fsmonitor = touch /pwned' >> "$PROJ/.git/config"`,
+		"a planted hook":            `echo 'touch /pwned' > "$PROJ/.git/hooks/post-commit"`,
+		"the git directory renamed": `mv "$PROJ/.git" "$PROJ/.git-old"`,
+		"runner's state":            `echo x > "$STATE/state.json.new"; test -e "$STATE/state.json"`,
+		"the tmux socket":           `test -S "$SOCK"`,
+		"the door replaced":         `rm -f "$DOOR/x" || echo x > "$DOOR/y"`,
+	}
+	for name, script := range attempts {
+		argv := Argv(bwrap, spec, []string{"sh", "-c", script})
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = append(os.Environ(), "PROJ="+proj, "STATE="+state, "SOCK="+sock, "DOOR="+door,
+			"OUTER="+strconv.Itoa(os.Getpid()))
+		if out, err := cmd.CombinedOutput(); err == nil {
+			t.Errorf("%s: the attempt succeeded: %s\n%s", name, script, out)
+		}
+	}
+	// What the task may do still works: write its folder and its events.
+	argv := Argv(bwrap, spec, []string{"sh", "-c", `echo in > "$PROJ/b.txt" && echo '{}' >> "$EVENTS" && test -d "$DOOR"`})
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "PROJ="+proj, "EVENTS="+events, "DOOR="+door)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the task's own writes: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(events); string(b) != "\n{}\n" {
+		t.Errorf("the events file holds %q", b)
+	}
+	if b, _ := os.ReadFile(gitConfig); string(b) != "[core]\n" {
+		t.Errorf("git's config changed: %q", b)
+	}
+	if ents, _ := os.ReadDir(hooks); len(ents) != 1 {
+		t.Errorf("the hooks folder holds %d files", len(ents))
+	}
+	for _, p := range []string{filepath.Join(door, "y"), filepath.Join(state, "state.json.new"), "/pwned"} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was made from inside", p)
 		}
 	}
 }
