@@ -21,6 +21,7 @@ targets=(
 	"./state FuzzReadState"
 	"./internal/transport FuzzParseReply"
 	"./internal/textutil FuzzVisible"
+	"./runner/door FuzzParseRequest"
 )
 # count DIR: how many inputs a target's corpus holds (0 when it has none).
 count() { if [ -d "$1" ]; then ls "$1" | wc -l; else echo 0; fi; }
