@@ -60,9 +60,14 @@ var fixedEnv = []string{
 
 // fixedConfig is passed as -c to every git command. No hook runs (the
 // plumbing we use runs none but reference-transaction, and core.hooksPath
-// pointing at /dev/null stops that one); signing is off for commit-tree.
+// pointing at /dev/null stops that one); signing is off for commit-tree;
+// no fsmonitor runs (core.fsmonitor names a program to run), nor does any
+// filter, diff or merge driver the repository's config defines (see
+// drivers: they are named per driver, so each call that may run one gets
+// them as well).
 var fixedConfig = []string{
 	"-c", "core.hooksPath=/dev/null",
+	"-c", "core.fsmonitor=false",
 	"-c", "core.splitIndex=false",
 	"-c", "advice.addEmbeddedRepo=false",
 	"-c", "commit.gpgSign=false",
@@ -100,6 +105,7 @@ type call struct {
 	env   []string            // extra environment (KEY=VALUE), e.g. GIT_INDEX_FILE
 	stdin io.Reader           // nil means no input
 	args  []string            // after "git" and the fixed -c options
+	cfg   []string            // more -c options, before args (drivers turned off)
 	// locks marks a command that may fail because another git process holds
 	// a lock; it is retried with backoff for up to lockWait.
 	locks bool
@@ -227,7 +233,7 @@ func (c call) remoteArgv() []string {
 		remote = append(remote, "-u", k)
 	}
 	remote = append(append(append(remote, fixedEnv...), c.env...), "git", "-C", c.dir)
-	return append(append(remote, fixedConfig...), c.args...)
+	return append(append(append(remote, fixedConfig...), c.cfg...), c.args...)
 }
 
 // command makes the git command of c: here, git from PATH in c.dir with
@@ -235,7 +241,7 @@ func (c call) remoteArgv() []string {
 // and git -C there (the variables that would redirect git unset, the
 // fixed ones and c.env set).
 func (c call) command(ctx context.Context) (*exec.Cmd, error) {
-	argv := append(append([]string{}, fixedConfig...), c.args...)
+	argv := append(append(append([]string{}, fixedConfig...), c.cfg...), c.args...)
 	if c.via != nil {
 		cmd := c.via.Command(ctx, c.remoteArgv()...)
 		cmd.WaitDelay = 2 * time.Second

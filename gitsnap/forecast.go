@@ -316,7 +316,7 @@ func (r *repo) mergeTrees(ctx context.Context, lines []string) ([]mergeOutcome, 
 		return nil, nil
 	}
 	in := strings.Join(lines, "\n") + "\n"
-	out, err := run(ctx, call{via: r.via, dir: r.top, stdin: strings.NewReader(in),
+	out, err := run(ctx, call{via: r.via, dir: r.top, stdin: strings.NewReader(in), cfg: r.drivers(ctx, "merge-tree"),
 		args: []string{"merge-tree", "--write-tree", "--stdin", "-z", "--name-only", "--no-messages"}})
 	if err != nil {
 		var ge *GitError

@@ -130,12 +130,12 @@ func openOn(ctx context.Context, via transport.Transport, dir string) (*repo, er
 
 // git runs a git command at the top of the work tree.
 func (r *repo) git(ctx context.Context, args ...string) ([]byte, error) {
-	return run(ctx, call{via: r.via, dir: r.top, args: args})
+	return run(ctx, call{via: r.via, dir: r.top, args: args, cfg: r.drivers(ctx, args[0])})
 }
 
 // gitIndex runs a git command at the top of the work tree on the given index file.
 func (r *repo) gitIndex(ctx context.Context, index string, stdin io.Reader, args ...string) ([]byte, error) {
-	return run(ctx, call{via: r.via, dir: r.top, env: []string{"GIT_INDEX_FILE=" + index}, stdin: stdin, args: args})
+	return run(ctx, call{via: r.via, dir: r.top, env: []string{"GIT_INDEX_FILE=" + index}, stdin: stdin, args: args, cfg: r.drivers(ctx, args[0])})
 }
 
 // branch is the short branch name, "" when detached.
