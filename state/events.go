@@ -194,7 +194,7 @@ func (s *Store) appendEvents(evs []StreamEvent) error {
 			}
 		}
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("open the event stream: %w", err)
 	}
@@ -221,7 +221,7 @@ func (s *Store) EventsPath(k int) string {
 // older lost what lies in between.
 func (s *Store) ReadEvents(after uint64, fn func(line []byte) bool) (first uint64, err error) {
 	for k := EventsKeep; k >= 0; k-- {
-		f, err := os.Open(s.EventsPath(k))
+		f, err := openRead(s.EventsPath(k))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -294,7 +294,7 @@ func ParseEvent(line []byte) (StreamEvent, error) {
 func (s *Store) lastEventCursor() uint64 {
 	var last uint64
 	for k := 0; k <= EventsKeep && last == 0; k++ {
-		f, err := os.Open(s.EventsPath(k))
+		f, err := openRead(s.EventsPath(k))
 		if err != nil {
 			continue
 		}

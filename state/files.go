@@ -63,7 +63,7 @@ func (s *Store) PrepareTaskFiles(id string) error {
 		}
 	}
 	for _, p := range []string{s.TaskFile("log", id), s.TaskFile("events", id), s.PaneDiedFile()} {
-		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		f, err := openFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return fmt.Errorf("create %s: %w", p, err)
 		}
@@ -125,7 +125,7 @@ func AppendTaskEventIn(dir, id string, ev TaskEvent) error {
 // ReadTaskEvents returns the task's hook events (a missing file is none;
 // unparsable lines are skipped).
 func (s *Store) ReadTaskEvents(id string) ([]TaskEvent, error) {
-	f, err := os.Open(s.TaskFile("events", id))
+	f, err := openRead(s.TaskFile("events", id))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -178,7 +178,7 @@ func (s *Store) LockProject(ctx context.Context, project string, wait bool) (*Pr
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
 	path := filepath.Join(dir, project+".lock")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open project lock %s: %w", path, err)
 	}
@@ -248,7 +248,7 @@ func (s *Store) TaskText(t *Task) (string, error) {
 	if t.TextFile == "" {
 		return t.Text, nil
 	}
-	b, err := os.ReadFile(t.TextFile)
+	b, err := readFile(t.TextFile)
 	if err != nil {
 		return "", fmt.Errorf("read the text of task %s: %w (the task's text file is gone; its beginning is in 'runner status %s')", t.ID, err, t.ID)
 	}

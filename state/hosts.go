@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"time"
 
 	"github.com/runner-cli/runner/internal/atomicfile"
@@ -64,7 +63,7 @@ func (s *Store) Hosts(ctx context.Context) (map[string]*Host, error) {
 
 func (s *Store) readHosts() (map[string]*Host, error) {
 	path := s.path(HostsFile)
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]*Host{}, nil
 	}

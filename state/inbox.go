@@ -84,7 +84,7 @@ func openInbox(dir string) (*inbox, error) {
 	}
 	// Read and write: a fifo with no writer reads as at its end at once,
 	// and holding it open for writing too keeps it from ever ending.
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := os.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		os.Remove(path)
 		return nil, err
@@ -176,7 +176,7 @@ func send(dir, id string, answers []answer) (ok, gone bool) {
 		return true, false
 	}
 	path := fifoPath(dir, id)
-	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ENXIO) {
 			os.Remove(path)

@@ -300,7 +300,7 @@ func TestMigrateVersion2(t *testing.T) {
 	// a moment later, so the retention keeps its tasks whatever the date.
 	fixtureTime := time.Date(2026, 11, 24, 22, 0, 0, 0, time.UTC)
 	s.Now = func() time.Time { return fixtureTime }
-	raw := readFile(t, filepath.Join("testdata", "v2-state.json"))
+	raw := readFileT(t, filepath.Join("testdata", "v2-state.json"))
 	writeState(t, s, string(raw))
 	st, err := s.Read(t.Context())
 	if err != nil {
@@ -311,11 +311,11 @@ func TestMigrateVersion2(t *testing.T) {
 		t.Fatalf("a version 2 file reads as %d tasks, %d messages", len(before), len(st.Messages))
 	}
 	mustUpdate(t, s, func(st *State) error { return nil }) // the first write converts
-	if b := readFile(t, s.Path()+".v2-backup"); string(b) != string(raw) {
+	if b := readFileT(t, s.Path()+".v2-backup"); string(b) != string(raw) {
 		t.Fatal("the version 2 file was not kept as state.json.v2-backup")
 	}
 	var probe struct{ Version int }
-	json.Unmarshal(readFile(t, s.Path()), &probe)
+	json.Unmarshal(readFileT(t, s.Path()), &probe)
 	if probe.Version != indexVersion {
 		t.Fatalf("converted file has version %d, want %d (no host: the version older runners read)", probe.Version, indexVersion)
 	}
@@ -522,7 +522,7 @@ func TestHostVersion(t *testing.T) {
 	}
 	version := func() int {
 		var probe struct{ Version int }
-		if err := json.Unmarshal(readFile(t, s.Path()), &probe); err != nil {
+		if err := json.Unmarshal(readFileT(t, s.Path()), &probe); err != nil {
 			t.Fatal(err)
 		}
 		return probe.Version

@@ -70,7 +70,7 @@ func (s *Store) Journal(ctx context.Context, ev Event) error {
 			return err
 		}
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := openFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("open journal %s: %w", p, err)
 	}
@@ -121,7 +121,7 @@ func (s *Store) ReadJournal(ctx context.Context) (events []Event, skipped int, e
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
 		}
-		f, err := os.Open(s.journalPath(k))
+		f, err := openRead(s.journalPath(k))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"sync"
 	"time"
 )
@@ -23,7 +22,7 @@ import (
 func (s *Store) load() (*State, []byte, error) {
 	p := s.Path()
 	for attempt := 0; ; attempt++ {
-		raw, err := os.ReadFile(p)
+		raw, err := readFile(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			st := New()
 			st.dir = s.dir
@@ -35,7 +34,7 @@ func (s *Store) load() (*State, []byte, error) {
 		st, err := s.parse(p, raw)
 		var gone *recordGoneError
 		if errors.As(err, &gone) && attempt < 50 {
-			if now, rerr := os.ReadFile(p); rerr == nil && !bytes.Equal(now, raw) {
+			if now, rerr := readFile(p); rerr == nil && !bytes.Equal(now, raw) {
 				continue // a writer moved on: read its index
 			}
 			if attempt < 3 {
@@ -166,7 +165,7 @@ func (s *Store) Counts(ctx context.Context) (map[Status]int, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	raw, err := os.ReadFile(s.Path())
+	raw, err := readFile(s.Path())
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[Status]int{}, nil
 	}

@@ -96,7 +96,7 @@ func removeStale(dir string, e fs.DirEntry) {
 // applyOp applies the op in path to st if its task is still as the owner
 // read it.
 func applyOp(st *State, path string) bool {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return false
 	}

@@ -123,7 +123,7 @@ func readRecord(dir, id string, gen uint64) (*Task, error) {
 		return t, nil
 	}
 	p := recordPath(dir, id, gen)
-	b, err := os.ReadFile(p)
+	b, err := readFile(p)
 	if err != nil {
 		return nil, err
 	}
@@ -166,10 +166,10 @@ func writeSynced(path string, data []byte) error { return writeFileSync(path, da
 
 // writeFileSync is writeSynced, with the fsync only if sync is set.
 func writeFileSync(path string, data []byte, sync bool) (err error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := openFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if os.IsNotExist(err) {
 		if err = os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
-			f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+			f, err = openFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 		}
 	}
 	if err != nil {

@@ -118,7 +118,7 @@ func (s *Store) Repair(ctx context.Context, force bool) (*RepairReport, error) {
 func (s *Store) rebuildBase(rep *RepairReport) (*State, time.Time) {
 	st := New()
 	st.dir = s.dir
-	raw, err := os.ReadFile(s.path(prevFile))
+	raw, err := readFile(s.path(prevFile))
 	if err != nil {
 		return st, time.Time{}
 	}

@@ -70,7 +70,7 @@ func readSegment[T any](dir, name string) (*T, error) {
 	if v, ok := segments.get(p).(*T); ok {
 		return v, nil
 	}
-	b, err := os.ReadFile(p)
+	b, err := readFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("read archive segment %s: %w", p, err)
 	}

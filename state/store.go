@@ -85,8 +85,8 @@ func Open(dir string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state directory %s: %w", dir, err)
 	}
-	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
-		return nil, fmt.Errorf("state directory %s is not a directory (set RUNNER_STATE_DIR to a directory)", abs)
+	if err := checkDir(abs); err != nil {
+		return nil, err
 	}
 	return &Store{
 		dir:             abs,
@@ -111,7 +111,7 @@ func (s *Store) ensureDir() error {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return fmt.Errorf("create state directory %s: %w (set RUNNER_STATE_DIR to a writable directory)", s.dir, err)
 	}
-	return nil
+	return checkDir(s.dir)
 }
 
 // Dir returns the state directory.

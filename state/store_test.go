@@ -49,7 +49,7 @@ func mustUpdate(t *testing.T, s *Store, fn func(*State) error) {
 	}
 }
 
-func readFile(t *testing.T, p string) []byte {
+func readFileT(t *testing.T, p string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -124,14 +124,14 @@ func TestUpdateWritesAndReads(t *testing.T) {
 		t.Fatalf("after update: %+v", st)
 	}
 	// An update that changes nothing writes nothing.
-	before := readFile(t, s.Path())
+	before := readFileT(t, s.Path())
 	mustUpdate(t, s, func(*State) error { return nil })
-	if after := readFile(t, s.Path()); !bytes.Equal(before, after) {
+	if after := readFileT(t, s.Path()); !bytes.Equal(before, after) {
 		t.Fatalf("a no-op update rewrote the file:\n%s\n%s", before, after)
 	}
 	// The previous generation is kept for Repair.
 	mustUpdate(t, s, func(st *State) error { delete(st.Projects, "api"); return nil })
-	prev, err := s.parse("prev", readFile(t, filepath.Join(s.Dir(), prevFile)))
+	prev, err := s.parse("prev", readFileT(t, filepath.Join(s.Dir(), prevFile)))
 	if err != nil || prev.Projects["api"] == nil || prev.Generation != 1 {
 		t.Fatalf("state.json.prev = %+v, %v; want generation 1 with api", prev, err)
 	}
@@ -140,13 +140,13 @@ func TestUpdateWritesAndReads(t *testing.T) {
 func TestUpdateErrorWritesNothing(t *testing.T) {
 	s := openTemp(t)
 	mustUpdate(t, s, func(st *State) error { setCounter(st, "a", 1); return nil })
-	before := readFile(t, s.Path())
+	before := readFileT(t, s.Path())
 	boom := errors.New("boom")
 	err := s.Update(t.Context(), func(st *State) error { setCounter(st, "a", 2); return boom })
 	if !errors.Is(err, boom) {
 		t.Fatalf("Update = %v, want boom", err)
 	}
-	if after := readFile(t, s.Path()); !bytes.Equal(before, after) {
+	if after := readFileT(t, s.Path()); !bytes.Equal(before, after) {
 		t.Fatal("a failed update changed the file")
 	}
 }
@@ -178,7 +178,7 @@ func TestPermissions(t *testing.T) {
 func TestInjectedWriteFailureKeepsOldFile(t *testing.T) {
 	s := openTemp(t)
 	mustUpdate(t, s, func(st *State) error { setCounter(st, "a", 1); return nil })
-	before := readFile(t, s.Path())
+	before := readFileT(t, s.Path())
 	orig := writeData
 	t.Cleanup(func() { writeData = orig })
 	writeData = func(f *os.File, b []byte) error {
@@ -189,7 +189,7 @@ func TestInjectedWriteFailureKeepsOldFile(t *testing.T) {
 	if !errors.Is(err, syscall.ENOSPC) || !strings.Contains(err.Error(), s.Path()) {
 		t.Fatalf("Update = %v, want ENOSPC naming %s", err, s.Path())
 	}
-	if after := readFile(t, s.Path()); !bytes.Equal(before, after) {
+	if after := readFileT(t, s.Path()); !bytes.Equal(before, after) {
 		t.Fatal("the failed write changed state.json")
 	}
 	if _, err := os.Stat(filepath.Join(s.Dir(), tmpFile)); !errors.Is(err, fs.ErrNotExist) {
@@ -219,7 +219,7 @@ func TestNewerVersionRefused(t *testing.T) {
 					t.Errorf("got %v, want ErrNewerVersion naming the file and the fix", err)
 				}
 			}
-			if got := string(readFile(t, s.Path())); got != content {
+			if got := string(readFileT(t, s.Path())); got != content {
 				t.Fatalf("the newer file was changed: %s", got)
 			}
 			// The newer runner's files: a record and an archive segment.
@@ -244,7 +244,7 @@ func TestNewerVersionRefused(t *testing.T) {
 			if err != nil || !strings.Contains(rep.MovedTo, ".newer-") {
 				t.Fatalf("Repair(force) = %+v, %v", rep, err)
 			}
-			if got := string(readFile(t, rep.MovedTo)); got != content {
+			if got := string(readFileT(t, rep.MovedTo)); got != content {
 				t.Fatalf("moved file content %q", got)
 			}
 			if _, err := s.Read(t.Context()); err != nil {
@@ -273,7 +273,7 @@ func TestCorruptReportedAndLeftInPlace(t *testing.T) {
 					t.Errorf("got %v, want ErrCorrupt naming the file and 'runner state repair'", err)
 				}
 			}
-			if got := string(readFile(t, s.Path())); got != content {
+			if got := string(readFileT(t, s.Path())); got != content {
 				t.Fatalf("the corrupt file was changed: %q", got)
 			}
 		})
@@ -318,7 +318,7 @@ func TestRepairRebuildsFromPreviousAndJournal(t *testing.T) {
 	if !rep.FromPrevious || rep.Replayed != 5 || rep.Projects != 2 || rep.Tasks != 1 || !strings.Contains(rep.MovedTo, StateFile+".corrupt-") {
 		t.Fatalf("report %+v", rep)
 	}
-	if got := readFile(t, rep.MovedTo); !bytes.Equal(got, garbage) {
+	if got := readFileT(t, rep.MovedTo); !bytes.Equal(got, garbage) {
 		t.Fatalf("moved-aside file = %q", got)
 	}
 	st, err := s.Read(ctx)

@@ -229,7 +229,7 @@ func recordRel(id string, gen uint64) string {
 // previous generation, rename. The caller fsyncs the directory.
 func (s *Store) writeFile(data []byte) (err error) {
 	cur, tmp := s.Path(), s.path(tmpFile)
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return fmt.Errorf("write state file %s: %w (the previous state is intact)", cur, err)
 	}

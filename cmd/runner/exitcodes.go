@@ -48,7 +48,7 @@ func exitCode(err error) int {
 		return exit.ExitFailed
 	case errors.Is(err, state.ErrBusy):
 		return exit.ExitBusy
-	case errors.Is(err, state.ErrTaskNotFound), errors.Is(err, state.ErrAmbiguousTask):
+	case errors.Is(err, state.ErrTaskNotFound), errors.Is(err, state.ErrAmbiguousTask), errors.Is(err, state.ErrUntrustedDir):
 		return exit.ExitUsage
 	default:
 		return exit.ExitFailed
