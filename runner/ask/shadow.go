@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/internal/untrusted"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
@@ -185,7 +186,7 @@ func readTranscriptTail(path string) string {
 	if path == "" {
 		return ""
 	}
-	f, err := os.Open(path)
+	f, err := untrusted.Open(path)
 	if err != nil {
 		return ""
 	}

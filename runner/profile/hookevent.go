@@ -5,9 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"os"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/internal/untrusted"
 )
 
 // HookEvent is one line of a task's events file, read: either the runner's
@@ -96,6 +97,9 @@ func ParseHookEvent(line string) (ev HookEvent, ok bool) {
 		ev.Name = n
 	}
 	ev.Session, _ = str("session_id", "thread-id", "thread_id", "sessionID", "sessionId")
+	if !untrusted.Name(ev.Session) {
+		ev.Session = "" // it names files (a session's chat, a rollout): never a path out of their folder
+	}
 	ev.Answer, ev.HasAnswer = str("last_assistant_message", "last-assistant-message", "prompt_response")
 	if p, has := str("last_prompt", "prompt"); has {
 		ev.Prompts = append(ev.Prompts, p)
@@ -284,7 +288,7 @@ func copilotAnswer(path, sig string) (answer string, ok bool) {
 // tailLines scans the lines of the last window bytes of the file at path
 // (the first may be partial); done closes the file.
 func tailLines(path string, window int64) (sc *bufio.Scanner, done func(), err error) {
-	f, err := os.Open(path)
+	f, err := untrusted.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}

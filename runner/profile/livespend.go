@@ -4,7 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"os"
+
+	"github.com/runner-cli/runner/internal/untrusted"
 )
 
 // UsageEvent is the name of a hook event that reports what the turn now
@@ -68,7 +69,7 @@ type eventLine struct {
 // events file at path (a first line cut by the window is left out, and a
 // last one still being written).
 func tailEventLines(path string, window int64) []eventLine {
-	f, err := os.Open(path)
+	f, err := untrusted.Open(path)
 	if err != nil {
 		return nil
 	}

@@ -9,13 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/internal/untrusted"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
@@ -356,7 +356,7 @@ func (ts *transcriptShows) check() bool {
 		return false
 	}
 	ts.last = clock.Now()
-	f, err := os.Open(ts.file)
+	f, err := untrusted.Open(ts.file)
 	if err != nil {
 		return false
 	}

@@ -1,0 +1,51 @@
+// Package untrusted opens what an agent can name or write: a transcript
+// path in a hook event, a session's file, the task's own transcript. Such
+// a file is read only when it is a regular file, opened not through a
+// final symbolic link and without blocking (a FIFO or a device put in its
+// place is refused at once, never waited on), and a name taken from the
+// agent's words is used in a path only when it cannot leave its folder.
+package untrusted
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"syscall"
+)
+
+// ErrNotRegular is wrapped when the file is a link, a FIFO, a device or a
+// directory.
+var ErrNotRegular = errors.New("not a regular file")
+
+// Open opens path for reading if it is a regular file (see the package
+// doc).
+func Open(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("open %s: %w: a symbolic link", path, ErrNotRegular)
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("open %s: %w (%s)", path, ErrNotRegular, fi.Mode().Type())
+	}
+	return f, nil
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$`)
+
+// Name reports whether s, a name an agent's CLI gave (a session id), can
+// be used as part of a file name: letters, digits, '.', '_', ':' and '-',
+// no "..", no separator.
+func Name(s string) bool {
+	return nameRE.MatchString(s) && !strings.Contains(s, "..")
+}
