@@ -163,6 +163,20 @@ type tailer struct {
 	off  int64
 }
 
+// behind reports whether the stream at t.path holds more than t has read
+// (or is another file now).
+func (t *tailer) behind() bool {
+	fi, err := os.Stat(t.path)
+	if err != nil {
+		return false
+	}
+	if t.f == nil {
+		return fi.Size() > 0
+	}
+	cur, err := t.f.Stat()
+	return err != nil || !os.SameFile(fi, cur) || fi.Size() > t.off
+}
+
 // drain reads what was added; with rotated, it also looks whether the
 // name is another file now (only a rename, the directory's watch or a
 // hub's wake says so: a write to a watched file needs no look).

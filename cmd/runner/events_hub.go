@@ -6,18 +6,24 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/gofrs/flock"
 
+	"github.com/runner-cli/runner/internal/atomicfile"
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/state"
 )
@@ -34,6 +40,20 @@ const maxSocketPath = 100
 // errHubGone: the hub a follower listened to exited.
 var errHubGone = errors.New("the events hub is gone")
 
+// errHubUntrusted: the process on the hub's socket is not a hub of
+// runner's for this user (it did not show the state directory's token,
+// or another user runs it), or it stayed silent while the stream grew.
+var errHubUntrusted = errors.New("the events hub is not runner's, or it is silent")
+
+// hubToken is the file, in the private state directory, of the token a
+// hub shows each follower as its first line: only a process that may read
+// the state directory can show it.
+const hubToken = "events.sock.token"
+
+// silentHubAfter is how long a follower waits for a wake while the stream
+// grew before it leaves the hub and watches the stream itself.
+const silentHubAfter = 5 * time.Second
+
 // followShared follows the event stream (see followEvents) as the hub of
 // the state directory's followers, or as a client of the hub: woken by it,
 // reading the stream itself. A client whose hub exits takes its place (or
@@ -44,7 +64,9 @@ func followShared(ctx context.Context, store *state.Store, w *fsnotify.Watcher, 
 	if len(sock) > maxSocketPath {
 		return followEvents(ctx, store, w, emit)
 	}
-	lock := flock.New(sock + ".lock")
+	// Never through a link: a link put there would make us create the
+	// file it points at.
+	lock := flock.New(sock+".lock", flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW))
 	t := &tailer{path: store.EventsPath(0), emit: emit}
 	defer t.close()
 	// A client watches nothing (the hub does): the directory's watch,
@@ -68,7 +90,10 @@ func followShared(ctx context.Context, store *state.Store, w *fsnotify.Watcher, 
 			defer lock.Unlock()
 			return alone(true)
 		}
-		conn, err := net.Dial("unix", sock)
+		conn, err := dialHub(sock, filepath.Join(store.Dir(), hubToken))
+		if errors.Is(err, errHubUntrusted) {
+			return alone(false)
+		}
 		if err != nil {
 			// The hub is starting (or exiting): again shortly; a hub
 			// that never listens is left for a watch of our own.
@@ -79,7 +104,11 @@ func followShared(ctx context.Context, store *state.Store, w *fsnotify.Watcher, 
 			continue
 		}
 		failures = 0
-		if err := followClient(ctx, conn, t); !errors.Is(err, errHubGone) {
+		err = followClient(ctx, conn, t)
+		if errors.Is(err, errHubUntrusted) {
+			return alone(false)
+		}
+		if !errors.Is(err, errHubGone) {
 			return err
 		}
 	}
@@ -111,11 +140,21 @@ func followClient(ctx context.Context, conn net.Conn, t *tailer) error {
 		return err
 	}
 	var lastRead time.Time
+	// A look at the stream's size now and then: a hub that takes the
+	// socket and never wakes anyone is left.
+	check := time.NewTicker(silentHubAfter)
+	defer check.Stop()
+	lastWake := clock.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-check.C:
+			if clock.Since(lastWake) >= silentHubAfter && t.behind() {
+				return errHubUntrusted
+			}
 		case err := <-wakes:
+			lastWake = clock.Now()
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -139,6 +178,15 @@ func followClient(ctx context.Context, conn net.Conn, t *tailer) error {
 // client that has not read its last wake has a read due anyway).
 func runHub(ctx context.Context, store *state.Store, w *fsnotify.Watcher, sock string, t *tailer) error {
 	_ = os.Remove(sock) // a hub before us that did not clean up
+	token := make([]byte, 16)
+	if _, err := rand.Read(token); err != nil {
+		return followTail(ctx, store, w, t)
+	}
+	hello := []byte(hex.EncodeToString(token) + "\n")
+	tokenPath := filepath.Join(store.Dir(), hubToken)
+	if err := atomicfile.Write(tokenPath, hello, 0o600, false); err != nil {
+		return followTail(ctx, store, w, t)
+	}
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
 		return followTail(ctx, store, w, t)
@@ -152,6 +200,10 @@ func runHub(ctx context.Context, store *state.Store, w *fsnotify.Watcher, sock s
 			c, err := ln.Accept()
 			if err != nil {
 				return
+			}
+			if _, err := c.Write(hello); err != nil {
+				c.Close()
+				continue
 			}
 			wake := make(chan struct{}, 1)
 			mu.Lock()
@@ -190,4 +242,45 @@ func runHub(ctx context.Context, store *state.Store, w *fsnotify.Watcher, sock s
 			}
 		}
 	})
+}
+
+// dialHub connects to the hub on sock and checks that it is runner's for
+// this user: the peer runs as this user, and its first line is the token
+// of the state directory's token file.
+func dialHub(sock, tokenPath string) (net.Conn, error) {
+	conn, err := net.Dial("unix", sock)
+	if err != nil {
+		return nil, err
+	}
+	uc := conn.(*net.UnixConn)
+	if uid, ok := peerUID(uc); !ok || uid != os.Getuid() {
+		conn.Close()
+		return nil, fmt.Errorf("%w: the socket %s is another user's", errHubUntrusted, sock)
+	}
+	conn.SetReadDeadline(clock.Deadline(2 * time.Second))
+	line := make([]byte, 33)
+	if _, err := io.ReadFull(conn, line); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("%w: no token from %s: %v", errHubUntrusted, sock, err)
+	}
+	conn.SetReadDeadline(time.Time{})
+	want, err := readSmall(tokenPath, 64)
+	if err != nil || !bytes.Equal(bytes.TrimSpace(want), bytes.TrimSpace(line)) {
+		conn.Close()
+		return nil, fmt.Errorf("%w: %s showed no token of the state directory's", errHubUntrusted, sock)
+	}
+	return conn, nil
+}
+
+// readSmall reads at most n bytes of a regular file (not through a link).
+func readSmall(path string, n int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	return io.ReadAll(io.LimitReader(f, n))
 }

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/gofrs/flock"
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/state"
@@ -180,4 +182,89 @@ func writeStep(t *testing.T, store *state.Store, id string, i int) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestFollowEventsFakeHub: a process of the user's that holds the hub's
+// lock and socket and never wakes anyone (with no token, or with the
+// right one) does not silence a follower: it leaves the hub and watches
+// the stream itself. A link in the lock file's place is not followed.
+func TestFollowEventsFakeHub(t *testing.T) {
+	for _, withToken := range []bool{false, true} {
+		t.Run(fmt.Sprintf("token=%v", withToken), func(t *testing.T) {
+			dir, store := smallStreamStore(t)
+			sock := filepath.Join(dir, eventsSocket)
+			lock := flock.New(sock + ".lock")
+			if ok, err := lock.TryLock(); !ok || err != nil {
+				t.Fatalf("lock: %v %v", ok, err)
+			}
+			defer lock.Unlock()
+			ln, err := net.Listen("unix", sock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			go func() {
+				for {
+					c, err := ln.Accept()
+					if err != nil {
+						return
+					}
+					if withToken {
+						os.WriteFile(filepath.Join(dir, hubToken), []byte("0123456789abcdef0123456789abcdef\n"), 0o600)
+						c.Write([]byte("0123456789abcdef0123456789abcdef\n"))
+					}
+					// and then nothing, for ever
+				}
+			}()
+			w, err := fsnotify.NewWatcher()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			w.Add(dir)
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			seen := make(chan uint64, 100)
+			go followShared(ctx, store, w, func(line []byte) bool {
+				if c, ok := state.EventCursor(line); ok {
+					seen <- c
+				}
+				return true
+			})
+			id := state.RandomTaskID()
+			for i := range 3 {
+				writeStep(t, store, id, i)
+			}
+			timeout := time.After(30 * time.Second)
+			for got := 0; got < 3; {
+				select {
+				case <-seen:
+					got++
+				case <-timeout:
+					t.Fatalf("a silent hub kept the follower from the stream (%d of 3 events)", got)
+				}
+			}
+		})
+	}
+	t.Run("lock link", func(t *testing.T) {
+		dir, store := smallStreamStore(t)
+		victim := filepath.Join(t.TempDir(), "victim")
+		os.Symlink(victim, filepath.Join(dir, eventsSocket+".lock"))
+		w, _ := fsnotify.NewWatcher()
+		defer w.Close()
+		w.Add(dir)
+		ctx, cancel := context.WithCancel(t.Context())
+		seen := make(chan struct{}, 10)
+		go followShared(ctx, store, w, func([]byte) bool { seen <- struct{}{}; return true })
+		writeStep(t, store, state.RandomTaskID(), 0)
+		select {
+		case <-seen:
+		case <-time.After(30 * time.Second):
+			t.Fatal("no event with a link in the lock's place")
+		}
+		cancel()
+		if _, err := os.Lstat(victim); err == nil {
+			t.Error("the follower created the file the lock's link points at")
+		}
+	})
 }
