@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -204,7 +205,10 @@ const awarenessFiles = 5
 // changedLine names the files a task changed so far: at most
 // awarenessFiles of them, and the count.
 func changedLine(c *state.Changes) string {
-	names := c.Files[:min(len(c.Files), awarenessFiles)]
+	var names []string
+	for _, f := range c.Files[:min(len(c.Files), awarenessFiles)] {
+		names = append(names, shownName(f))
+	}
 	list := OneLine(strings.Join(names, ", "), awarenessLineMax)
 	if more := c.Count - len(names); more > 0 {
 		list += fmt.Sprintf(" (+%d more)", more)
@@ -289,4 +293,14 @@ func sameProject(a, b *state.Task) bool {
 		return a.Project == b.Project
 	}
 	return a.Dir != "" && a.Dir == b.Dir
+}
+
+// shownName is a file name as an agent is shown it: quoted with Go's
+// escapes when it holds anything but plain printable text (see
+// overlap.ShownName, which this package cannot import).
+func shownName(f string) string {
+	if strings.TrimSpace(f) != f || strings.ContainsAny(f, "\",'") || strings.IndexFunc(f, func(r rune) bool { return !unicode.IsPrint(r) && r != ' ' }) >= 0 {
+		return strconv.Quote(f)
+	}
+	return f
 }

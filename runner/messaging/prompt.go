@@ -11,7 +11,9 @@ import (
 // Prompt is the prompt that carries a batch of messages: a header
 // per message (id, sender, type) and its text, then how to answer. The
 // first line names the first message's id, so the delivery check can tell
-// this prompt from an earlier one.
+// this prompt from an earlier one. A header starts at the line's start;
+// every line of a text is indented (Frame), so no text can end its
+// message or forge the header of another.
 func Prompt(batch []*state.Message) string {
 	var b strings.Builder
 	var senders []string
@@ -27,7 +29,7 @@ func Prompt(batch []*state.Message) string {
 			fmt.Fprintf(&b, ", %d repeats merged", m.Merged)
 		}
 		b.WriteString("):\n")
-		b.WriteString(strings.TrimRight(m.Text, "\n"))
+		b.WriteString(Frame(m.Text))
 		b.WriteString("\n")
 		if m.From != state.SenderUser && m.From != state.SenderRunner && !slices.Contains(senders, m.From) {
 			senders = append(senders, m.From)
@@ -47,4 +49,21 @@ func describeSender(from string) string {
 		return "runner"
 	}
 	return "task " + from
+}
+
+// FrameIndent is what each line of a message's text starts with in the
+// prompt that carries it.
+const FrameIndent = "  "
+
+// Frame indents every line of text (CR, LF and the Unicode line and
+// paragraph separators all end a line), so that none of it starts where a
+// header does.
+func Frame(text string) string {
+	text = strings.TrimRight(text, "\n")
+	r := strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u2028", "\n", "\u2029", "\n", "\v", "\n", "\f", "\n", "\u0085", "\n")
+	lines := strings.Split(r.Replace(text), "\n")
+	for i, l := range lines {
+		lines[i] = FrameIndent + l
+	}
+	return strings.Join(lines, "\n")
 }

@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -190,12 +192,33 @@ func union(a, b []string) []string {
 // maxNamed caps the files a message or a status line names.
 const maxNamed = 8
 
-// Names lists files for a person: at most maxNamed, then "and N more".
+// Names lists files for a person: at most maxNamed, then "and N more",
+// each as ShownName shows it.
 func Names(files []string) string {
-	if len(files) <= maxNamed {
-		return strings.Join(files, ", ")
+	shown := make([]string, 0, min(len(files), maxNamed))
+	for _, f := range files[:min(len(files), maxNamed)] {
+		shown = append(shown, ShownName(f))
 	}
-	return fmt.Sprintf("%s and %d more", strings.Join(files[:maxNamed], ", "), len(files)-maxNamed)
+	if len(files) <= maxNamed {
+		return strings.Join(shown, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(shown, ", "), len(files)-maxNamed)
+}
+
+// ShownName is a file name as a message shows it: as it is when it is
+// plain, else quoted with Go's escapes (a name is the agent's to choose:
+// one with a newline, a control byte, a comma or quotes must not read as
+// more than a name).
+func ShownName(f string) string {
+	for _, r := range f {
+		if r < 0x20 || r == 0x7f || r == '"' || r == ',' || r == '\'' || r == 0x85 || r == 0x2028 || r == 0x2029 || !unicode.IsPrint(r) && r != ' ' {
+			return strconv.Quote(f)
+		}
+	}
+	if strings.TrimSpace(f) != f {
+		return strconv.Quote(f)
+	}
+	return f
 }
 
 // Text is the message that tells a task about tl, naming the other task
