@@ -112,7 +112,11 @@ type sandboxPlace struct {
 // them.
 func sandboxSpec(pl sandboxPlace, cliDirs []string) sandbox.Spec {
 	var spec sandbox.Spec
-	paths := append([]string{pl.Dir}, cliDirs...)
+	var paths []string
+	if pl.Dir != "" {
+		paths = append(paths, pl.Dir)
+	}
+	paths = append(paths, cliDirs...)
 	if pl.GitCommon != "" {
 		paths = append(paths, pl.GitCommon)
 		spec.Pinned = []string{pl.GitCommon}
@@ -125,7 +129,7 @@ func sandboxSpec(pl sandboxPlace, cliDirs []string) sandbox.Spec {
 	}
 	// A worktree's .git file names its git directory: the agent must not
 	// point it (and runner's git) elsewhere.
-	if fi, err := os.Lstat(filepath.Join(pl.Dir, ".git")); err == nil && !fi.IsDir() {
+	if fi, err := os.Lstat(filepath.Join(pl.Dir, ".git")); pl.Dir != "" && err == nil && !fi.IsDir() {
 		spec.ReadOnly = append(spec.ReadOnly, filepath.Join(pl.Dir, ".git"))
 	}
 	spec.Writable = sandbox.Writable(paths)
@@ -194,4 +198,45 @@ func cutEnv(kv, key string) (string, bool) {
 		return kv[len(key)+1:], true
 	}
 	return "", false
+}
+
+// ShadowSandbox wraps argv, the headless command of a shadow of task t
+// (runner ask), in a sandbox: it reads what it likes, writes only the
+// CLI's own state directories (the profile's sandbox_paths, which it
+// needs), and sees nothing of runner's. A shadow of a sandboxed task runs
+// so (its folder's agent files, hooks among them, are the agent's to
+// write), and so does every shadow asked through a sandboxed task's door.
+func ShadowSandbox(env *Env, t *state.Task, prof *profile.Profile, argv []string) ([]string, error) {
+	bwrap, err := exec.LookPath(sandbox.Program)
+	if err != nil {
+		return nil, exit.Usagef("the shadow of sandboxed task %s runs sandboxed, and %s is not installed (%s)", t.ID, sandbox.Program, sandbox.InstallHint)
+	}
+	environ := os.Environ
+	if env.Environ != nil {
+		environ = env.Environ
+	}
+	penv := environ()
+	home := env.Getenv("HOME")
+	var marked []string
+	for _, p := range prof.SandboxPaths {
+		if x := sandbox.Expand(p, home, penv); x != "" {
+			marked = append(marked, x)
+		}
+	}
+	made, err := sandbox.Prepare(marked)
+	if err != nil {
+		return nil, fmt.Errorf("shadow of %s: %w", t.ID, err)
+	}
+	spec := sandboxSpec(sandboxPlace{Home: home, Getenv: env.Getenv, StateDir: env.Store.Dir(), Socket: env.TC.SocketPath()}, made)
+	read := []string{filepath.Dir(argv[0]), argv[0], home, t.Dir}
+	read = append(read, filepath.SplitList(env.Getenv("PATH"))...)
+	var dirs []string
+	for _, p := range sandbox.Resolved(read) {
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			p = filepath.Dir(p)
+		}
+		dirs = append(dirs, p)
+	}
+	spec.Readable = sandbox.UnderTmp(dirs)
+	return sandbox.Argv(bwrap, spec, argv), nil
 }

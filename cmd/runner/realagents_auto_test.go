@@ -69,7 +69,16 @@ func realAuto(t *testing.T, cli string, sandboxed bool) {
 			os.Remove(outsideVar)
 			escape := mockapi.Turn{Match: "AUTO-ESCAPE", Shell: "echo out > " + tmuxctl.ShellQuote(outsideHome) + "; echo out > " + tmuxctl.ShellQuote(outsideVar) + "; true", Text: "AUTO-ESCAPE-DONE"}
 			resume := mockapi.Turn{Match: "AUTO-RESUME", Text: "AUTO-RESUME-DONE"}
-			h := newRealHarness(t, cli, home, project, []mockapi.Turn{edit, shell, escape, resume})
+			// runner from inside, through the task's door: its own status,
+			// a message to itself, and a child task (sandboxed whatever it
+			// asks: its write to HOME is refused).
+			doorFile, childFile := filepath.Join(project, "door.txt"), filepath.Join(project, "child.txt")
+			childOutside := filepath.Join(home, "child-outside.txt")
+			doorTurn := mockapi.Turn{Match: "AUTO-DOOR", Shell: `runner status "$RUNNER_TASK_ID" > ` + tmuxctl.ShellQuote(doorFile) + `; runner msg "$RUNNER_TASK_ID" "a note to self" >> ` + tmuxctl.ShellQuote(doorFile) +
+				`; runner dispatch . --agent shell --sandbox=false --awareness off --ready-timeout 30s --timeout 60s ` +
+				tmuxctl.ShellQuote("echo child > "+tmuxctl.ShellQuote(childFile)+"; echo out > "+tmuxctl.ShellQuote(childOutside)) + ` >> ` + tmuxctl.ShellQuote(doorFile) + ` 2>&1; true`,
+				Text: "AUTO-DOOR-DONE"}
+			h := newRealHarness(t, cli, home, project, []mockapi.Turn{edit, shell, escape, doorTurn, resume})
 			defer func() {
 				if t.Failed() {
 					t.Logf("mock requests:\n%s", h.mlog.String())
@@ -114,6 +123,22 @@ func realAuto(t *testing.T, cli string, sandboxed bool) {
 						os.Remove(p)
 						t.Errorf("%s was written from inside the sandbox", p)
 					}
+				}
+				out, errOut, code, _ = h.run("send", id, "--timeout", "5m", "please do the AUTO-DOOR now")
+				t.Logf("send (runner through the door): exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+				door, _ := os.ReadFile(doorFile)
+				if task = h.status(id); code != 0 || task.Status != state.StatusDone {
+					t.Errorf("door turn: exit %d, status %s; want 0, done", code, task.Status)
+				}
+				if !strings.Contains(string(door), "task      "+id) || !strings.Contains(string(door), " done ") {
+					t.Errorf("runner status, msg and a child dispatch from inside printed:\n%s", door)
+				}
+				if b, _ := os.ReadFile(childFile); string(b) != "child\n" {
+					t.Errorf("the child task wrote %q to %s", b, childFile)
+				}
+				if _, err := os.Stat(childOutside); err == nil {
+					os.Remove(childOutside)
+					t.Errorf("the child of a sandboxed task wrote %s outside", childOutside)
 				}
 				// gc closes its window; a follow-up resumes its session there.
 				out, _, code, _ = h.run("gc", "--older-than", "0s")

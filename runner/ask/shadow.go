@@ -21,6 +21,7 @@ import (
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/internal/untrusted"
 	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
@@ -45,6 +46,11 @@ func runShadow(ctx context.Context, env *runner.Env, t *state.Task, prof *profil
 	}
 	if fi, err := os.Stat(t.Dir); err != nil || !fi.IsDir() {
 		return shadowResult{err: fmt.Errorf("shadow of %s: project directory %s is missing", t.ID, t.Dir)}
+	}
+	if len(t.Sandbox) > 0 || env.Getenv(door.EnvConfined) != "" {
+		if argv, err = runner.ShadowSandbox(env, t, prof, argv); err != nil {
+			return shadowResult{err: err}
+		}
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
