@@ -64,13 +64,6 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 		}
 	}
 	set, prof := g.set, g.prof
-	if len(t.Sandbox) > 0 && t.Tmux.Host == "" {
-		// A sandboxed agent reaches runner only through its door, served
-		// while this supervisor runs.
-		dctx, stopDoor := context.WithCancel(ctx)
-		defer stopDoor()
-		go serveDoor(dctx, env, t)
-	}
 	if t.Status == state.StatusQueued && t.Tmux.Pane == "" {
 		// Queued behind other tasks (dispatch --after): wait, then start.
 		unlock, err := startQueued(ctx, env, t, prof, set)
@@ -157,6 +150,13 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 	}
 	s.TC = tc
 	if t.Tmux.Host == "" {
+		if len(t.Sandbox) > 0 {
+			// A sandboxed agent reaches runner only through its door,
+			// served while this supervisor runs.
+			dctx, stopDoor := context.WithCancel(ctx)
+			go serveDoor(dctx, env, t)
+			return s, stopDoor, nil
+		}
 		return s, func() {}, nil
 	}
 	if s.host, err = env.HostConn(ctx, t.Tmux.Host); err != nil {
