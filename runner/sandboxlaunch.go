@@ -111,7 +111,7 @@ type sandboxPlace struct {
 // info folders are made when missing, so that the agent cannot plant
 // them.
 func sandboxSpec(pl sandboxPlace, cliDirs []string) sandbox.Spec {
-	var spec sandbox.Spec
+	spec := sandbox.Spec{Root: os.Geteuid() == 0}
 	var paths []string
 	if pl.Dir != "" {
 		paths = append(paths, pl.Dir)

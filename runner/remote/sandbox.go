@@ -21,18 +21,19 @@ import (
 // extra) are made there, and bwrap is the host's.
 func SandboxArgv(ctx context.Context, t *state.Task, c *hosts.Conn, prof *profile.Profile, files Files, penv, argv, extra []string, gitCommon string) ([]string, []string, error) {
 	// One round trip (the dispatch checked that bwrap works there): where
-	// bwrap is, HOME there, and the socket tmux there uses for this server.
-	const script = `command -v bwrap || echo; printf '%s\n' "$HOME"
+	// bwrap is, whether we are root there, HOME there, and the socket tmux
+	// there uses for this server.
+	const script = `command -v bwrap || echo; id -u; printf '%s\n' "$HOME"
 case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$1";; esac`
 	info, err := c.Run(ctx, "sh", "-c", script, "sh", c.TC().Socket())
 	if err != nil {
 		return nil, nil, err
 	}
-	lines := strings.SplitN(info, "\n", 3)
-	if len(lines) < 3 || !strings.HasPrefix(lines[0], "/") {
+	lines := strings.SplitN(info, "\n", 4)
+	if len(lines) < 4 || !strings.HasPrefix(lines[0], "/") {
 		return nil, nil, exit.Usagef("--sandbox: bwrap is not installed on host %s any more (%s there)", c.Host().Name, sandbox.InstallHint)
 	}
-	bwrap, home, sock := lines[0], lines[1], lines[2]
+	bwrap, root, home, sock := lines[0], strings.TrimSpace(lines[1]) == "0", lines[2], lines[3]
 	paths := []string{t.Dir, path.Dir(files.Transcript)}
 	if gitCommon != "" {
 		paths = append(paths, gitCommon)
@@ -53,7 +54,7 @@ case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(i
 			return nil, nil, fmt.Errorf("task %s: sandbox directories on host %s: %w", t.ID, t.Tmux.Host, err)
 		}
 	}
-	spec := sandbox.Spec{Writable: sandbox.Writable(paths),
+	spec := sandbox.Spec{Writable: sandbox.Writable(paths), Root: root,
 		Readable: sandbox.UnderTmp([]string{path.Dir(argv[0]), path.Dir(c.Host().Runner), home})}
 	if gitCommon != "" {
 		// What says what git runs, read-only and its folder pinned (the

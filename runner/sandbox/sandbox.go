@@ -74,6 +74,13 @@ type Spec struct {
 	// directory (the socket of package door, which the agent connects to
 	// but cannot replace), inside Hidden.
 	OpenRO []string
+	// Root says bwrap runs as root: the agent then runs as root of a user
+	// namespace of its own, with no capability but CAP_SETFCAP in it, so
+	// that it may make namespaces of its own (Codex's sandbox, a
+	// browser's) and cannot undo a bind (mounts handed to a user
+	// namespace are locked). Without root, bwrap makes that namespace by
+	// itself.
+	Root bool
 }
 
 // Argv returns the command line that runs cmd under bwrap (the program at
@@ -81,7 +88,7 @@ type Spec struct {
 // sandbox's own processes (--unshare-pid: no process outside is seen, so
 // none can be reached through /proc/PID/root or ptrace), a private /tmp,
 // every capability dropped (as root, bwrap would keep them: a remount
-// would undo the read-only binds). The agent dies with bwrap
+// would undo the read-only binds; see Spec.Root). The agent dies with bwrap
 // (--die-with-parent), which tmux's signals reach. --new-session is not
 // used: a terminal program needs its controlling terminal, and the only
 // terminal it could push input into (TIOCSTI) is its own pane.
@@ -111,7 +118,14 @@ func Argv(bwrap string, spec Spec, cmd []string) []string {
 	for _, d := range spec.OpenRO {
 		argv = append(argv, "--ro-bind-try", d, d)
 	}
-	argv = append(argv, "--cap-drop", "ALL", "--die-with-parent", "--")
+	argv = append(argv, "--cap-drop", "ALL")
+	if spec.Root {
+		// Root of its own user namespace: CAP_SETFCAP there lets it map
+		// uid 0 into a namespace of its own (Linux ≥ 5.12 asks for it);
+		// in the machine's namespace it has no capability at all.
+		argv = append(argv, "--unshare-user", "--uid", "0", "--gid", "0", "--cap-add", "CAP_SETFCAP")
+	}
+	argv = append(argv, "--die-with-parent", "--")
 	return append(argv, cmd...)
 }
 

@@ -146,18 +146,20 @@ func TestSandboxHolds(t *testing.T) {
 	}
 	defer ln.Close()
 	spec := Spec{Writable: []string{proj}, Pinned: []string{filepath.Join(proj, ".git")}, Hidden: []string{state},
-		Masked: []string{sock}, ReadOnly: []string{gitConfig, hooks}, Open: []string{events}, OpenRO: []string{door}}
+		Masked: []string{sock}, ReadOnly: []string{gitConfig, hooks}, Open: []string{events}, OpenRO: []string{door}, Root: os.Geteuid() == 0}
 	attempts := map[string]string{
-		"a capability":              `grep -q '^CapEff:[[:space:]]*0000000000000000$' /proc/self/status || { grep CapEff /proc/self/status; exit 0; }; exit 1`,
-		"remount read-write":        `mount -o remount,rw,bind "$PROJ/.git/config" 2>/dev/null || mount -o remount,rw / 2>/dev/null`,
-		"a process outside":         `test -e /proc/$OUTER`,
-		"a raw device":              `ls /dev | grep -Eq '^(sd|nvme|vd|xvd|loop|mem$|kmem$|port$)'`,
-		"git's config":              `echo '[core] fsmonitor = touch /pwned' >> "$PROJ/.git/config"`,
-		"a planted hook":            `echo 'touch /pwned' > "$PROJ/.git/hooks/post-commit"`,
-		"the git directory renamed": `mv "$PROJ/.git" "$PROJ/.git-old"`,
-		"runner's state":            `echo x > "$STATE/state.json.new"; test -e "$STATE/state.json"`,
-		"the tmux socket":           `test -S "$SOCK"`,
-		"the door replaced":         `rm -f "$DOOR/x" || echo x > "$DOOR/y"`,
+		// none, or CAP_SETFCAP alone in a user namespace of its own (Spec.Root)
+		"a capability":                          `grep -Eq '^CapEff:[[:space:]]*00000000[08]0000000$' /proc/self/status || { grep CapEff /proc/self/status; exit 0; }; exit 1`,
+		"a remount from a namespace of its own": `unshare -U -r -m sh -c 'mount -o remount,rw,bind "$PROJ/.git/config" && echo x >> "$PROJ/.git/config"'`,
+		"remount read-write":                    `mount -o remount,rw,bind "$PROJ/.git/config" 2>/dev/null || mount -o remount,rw / 2>/dev/null`,
+		"a process outside":                     `test -e /proc/$OUTER`,
+		"a raw device":                          `ls /dev | grep -Eq '^(sd|nvme|vd|xvd|loop|mem$|kmem$|port$)'`,
+		"git's config":                          `echo '[core] fsmonitor = touch /pwned' >> "$PROJ/.git/config"`,
+		"a planted hook":                        `echo 'touch /pwned' > "$PROJ/.git/hooks/post-commit"`,
+		"the git directory renamed":             `mv "$PROJ/.git" "$PROJ/.git-old"`,
+		"runner's state":                        `echo x > "$STATE/state.json.new"; test -e "$STATE/state.json"`,
+		"the tmux socket":                       `test -S "$SOCK"`,
+		"the door replaced":                     `rm -f "$DOOR/x" || echo x > "$DOOR/y"`,
 	}
 	for name, script := range attempts {
 		argv := Argv(bwrap, spec, []string{"sh", "-c", script})
@@ -169,7 +171,7 @@ func TestSandboxHolds(t *testing.T) {
 		}
 	}
 	// What the task may do still works: write its folder and its events.
-	argv := Argv(bwrap, spec, []string{"sh", "-c", `echo in > "$PROJ/b.txt" && echo '{}' >> "$EVENTS" && test -d "$DOOR"`})
+	argv := Argv(bwrap, spec, []string{"sh", "-c", `echo in > "$PROJ/b.txt" && echo '{}' >> "$EVENTS" && test -d "$DOOR" && unshare -U -r true`})
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "PROJ="+proj, "EVENTS="+events, "DOOR="+door)
 	if out, err := cmd.CombinedOutput(); err != nil {
