@@ -14,9 +14,10 @@ import (
 )
 
 // SandboxArgv is the bwrap argv of a sandboxed task on a host, and what it
-// may write: the paths are the host's (its HOME, the task's files there,
-// the repository's common git dir gitCommon when not "", but for its
-// config, hooks and info; the host's tmux socket is covered),
+// may write: the paths are the host's (the task's folder, the
+// repository's common git dir gitCommon when not "" but for its config,
+// hooks and info, the task's events file there alone; the host's tmux
+// socket is covered and its runtime directory hidden),
 // the CLI's state directories (the profile's sandbox paths and the user's
 // extra) are made there, and bwrap is the host's.
 func SandboxArgv(ctx context.Context, t *state.Task, c *hosts.Conn, prof *profile.Profile, files Files, penv, argv, extra []string, gitCommon string) ([]string, []string, error) {
@@ -24,17 +25,20 @@ func SandboxArgv(ctx context.Context, t *state.Task, c *hosts.Conn, prof *profil
 	// bwrap is, whether we are root there, HOME there, and the socket tmux
 	// there uses for this server.
 	const script = `command -v bwrap || echo; id -u; printf '%s\n' "$HOME"
+r=${XDG_RUNTIME_DIR:-/run/user/$(id -u)}; if [ -d "$r" ]; then printf '%s\n' "$r"; else echo; fi
 case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$1";; esac`
 	info, err := c.Run(ctx, "sh", "-c", script, "sh", c.TC().Socket())
 	if err != nil {
 		return nil, nil, err
 	}
-	lines := strings.SplitN(info, "\n", 4)
-	if len(lines) < 4 || !strings.HasPrefix(lines[0], "/") {
+	lines := strings.SplitN(info, "\n", 5)
+	if len(lines) < 5 || !strings.HasPrefix(lines[0], "/") {
 		return nil, nil, exit.Usagef("--sandbox: bwrap is not installed on host %s any more (%s there)", c.Host().Name, sandbox.InstallHint)
 	}
-	bwrap, root, home, sock := lines[0], strings.TrimSpace(lines[1]) == "0", lines[2], lines[3]
-	paths := []string{t.Dir, path.Dir(files.Transcript)}
+	bwrap, root, home, runtime, sock := lines[0], strings.TrimSpace(lines[1]) == "0", lines[2], lines[3], lines[4]
+	// The task's files there are written by tmux and runner outside; the
+	// agent's hook appends to its events file alone.
+	paths := []string{t.Dir}
 	if gitCommon != "" {
 		paths = append(paths, gitCommon)
 	}
@@ -54,7 +58,7 @@ case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(i
 			return nil, nil, fmt.Errorf("task %s: sandbox directories on host %s: %w", t.ID, t.Tmux.Host, err)
 		}
 	}
-	spec := sandbox.Spec{Writable: sandbox.Writable(paths), Root: root,
+	spec := sandbox.Spec{Writable: sandbox.Writable(paths), Root: root, Open: []string{files.Events}, OpenRO: []string{files.HookDir},
 		Readable: sandbox.UnderTmp([]string{path.Dir(argv[0]), path.Dir(c.Host().Runner), home})}
 	if gitCommon != "" {
 		// What says what git runs, read-only and its folder pinned (the
@@ -65,6 +69,9 @@ case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(i
 		}
 	}
 	spec.ReadOnly = append(spec.ReadOnly, path.Join(t.Dir, ".git"))
+	if path.IsAbs(runtime) {
+		spec.Hidden = []string{runtime} // the login's D-Bus, systemd and agent sockets
+	}
 	if !sandbox.Covered(sock, spec) {
 		spec.Masked = []string{sock}
 	}
