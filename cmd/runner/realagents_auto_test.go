@@ -40,7 +40,7 @@ func TestRealAgentsAutoSandbox(t *testing.T) {
 		}
 		t.Skip("bwrap not on PATH")
 	}
-	for _, cli := range mockapi.CLIs() {
+	for _, cli := range append(mockapi.CLIs(), mockapi.NewCLIs()...) {
 		t.Run(cli, func(t *testing.T) { realAuto(t, cli, true) })
 	}
 }
@@ -74,8 +74,11 @@ func realAuto(t *testing.T, cli string, sandboxed bool) {
 			// asks: its write to HOME is refused).
 			doorFile, childFile := filepath.Join(project, "door.txt"), filepath.Join(project, "child.txt")
 			childOutside := filepath.Join(home, "child-outside.txt")
-			doorTurn := mockapi.Turn{Match: "AUTO-DOOR", Shell: `runner status "$RUNNER_TASK_ID" > ` + tmuxctl.ShellQuote(doorFile) + `; runner msg "$RUNNER_TASK_ID" "a note to self" >> ` + tmuxctl.ShellQuote(doorFile) +
-				`; runner dispatch . --agent shell --sandbox=false --awareness off --ready-timeout 30s --timeout 60s ` +
+			// runner by its path: Codex runs commands in a login shell,
+			// whose PATH is the system's.
+			r := tmuxctl.ShellQuote(filepath.Join(runnerOutsideTmp(t), "runner"))
+			doorTurn := mockapi.Turn{Match: "AUTO-DOOR", Shell: r + ` status "$RUNNER_TASK_ID" > ` + tmuxctl.ShellQuote(doorFile) + `; ` + r + ` msg "$RUNNER_TASK_ID" "a note to self" >> ` + tmuxctl.ShellQuote(doorFile) +
+				`; ` + r + ` dispatch . --agent shell --sandbox=false --awareness off --ready-timeout 30s --timeout 60s ` +
 				tmuxctl.ShellQuote("echo child > "+tmuxctl.ShellQuote(childFile)+"; echo out > "+tmuxctl.ShellQuote(childOutside)) + ` >> ` + tmuxctl.ShellQuote(doorFile) + ` 2>&1; true`,
 				Text: "AUTO-DOOR-DONE"}
 			h := newRealHarness(t, cli, home, project, []mockapi.Turn{edit, shell, escape, doorTurn, resume})
@@ -87,6 +90,11 @@ func realAuto(t *testing.T, cli string, sandboxed bool) {
 			args := []string{"dispatch", project, "--agent", cli, "--yes-trust", "--permissions", "auto", "--timeout", "5m", "--ready-timeout", "3m"}
 			if sandboxed {
 				args = append(args, "--sandbox")
+			}
+			if cli == "copilot" {
+				// Its auto mode still asks for paths outside the folder
+				// (the escape turn's): a rule answers, the sandbox refuses.
+				args = append(args, "--approve-rule", `Allow path access`)
 			}
 			out, errOut, code, took := h.run(append(args, "please do the AUTO-EDIT now")...)
 			t.Logf("dispatch --permissions auto: exit %d in %s\nstdout:\n%s\nstderr:\n%s", code, took.Round(100*time.Millisecond), out, errOut)
@@ -124,17 +132,25 @@ func realAuto(t *testing.T, cli string, sandboxed bool) {
 						t.Errorf("%s was written from inside the sandbox", p)
 					}
 				}
+				// Codex's own sandbox (its auto mode) gives its commands no
+				// socket at all (connect: operation not permitted): runner
+				// from there reaches neither the door nor, unsandboxed, the
+				// state directory it cannot write.
+				doorOK := cli != "codex"
 				out, errOut, code, _ = h.run("send", id, "--timeout", "5m", "please do the AUTO-DOOR now")
 				t.Logf("send (runner through the door): exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 				door, _ := os.ReadFile(doorFile)
 				if task = h.status(id); code != 0 || task.Status != state.StatusDone {
 					t.Errorf("door turn: exit %d, status %s; want 0, done", code, task.Status)
 				}
-				if !strings.Contains(string(door), "task      "+id) || !strings.Contains(string(door), " done ") {
+				if doorOK && (!strings.Contains(string(door), "task      "+id) || !strings.Contains(string(door), " done ")) {
 					t.Errorf("runner status, msg and a child dispatch from inside printed:\n%s", door)
 				}
-				if b, _ := os.ReadFile(childFile); string(b) != "child\n" {
+				if b, _ := os.ReadFile(childFile); doorOK && string(b) != "child\n" {
 					t.Errorf("the child task wrote %q to %s", b, childFile)
+				}
+				if !doorOK {
+					t.Logf("runner from inside %s's own sandbox printed:\n%s", cli, door)
 				}
 				if _, err := os.Stat(childOutside); err == nil {
 					os.Remove(childOutside)

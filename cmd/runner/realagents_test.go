@@ -442,7 +442,7 @@ func newRealHarnessEnv(t *testing.T, cli, home, project string, turns []mockapi.
 		t.Fatal(err)
 	}
 	sock := filepath.Join(sockDir, "s")
-	runnerDir := selfAsRunner(t)
+	runnerDir := runnerOutsideTmp(t)
 	path := runnerDir + string(os.PathListSeparator) + os.Getenv("PATH")
 
 	// The profile's env carries the CLI's variables (and keeps the
@@ -642,3 +642,34 @@ func agentTempDir(t *testing.T) string {
 	mockapi.RemoveAfter(t, dir)
 	return dir
 }
+
+// runnerOutsideTmp copies this test binary, as runner, into a folder that
+// is not under /tmp, as a user's runner is: a CLI's own sandbox (Codex's)
+// gives its commands a /tmp of their own, where a runner under /tmp would
+// not be found.
+func runnerOutsideTmp(t *testing.T) string {
+	t.Helper()
+	if d, ok := runnerDirs.Load(t.Name()); ok {
+		return d.(string)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(mockapi.Home(t), "bin")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "runner"), b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	runnerDirs.Store(t.Name(), dir)
+	return dir
+}
+
+// runnerDirs: each test's runner folder (runnerOutsideTmp), made once.
+var runnerDirs sync.Map
