@@ -106,6 +106,10 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 			t.AgentSession = tt.Session
 		}
 		switch {
+		case tt.SpendLater != nil && (tt.Summary != "" || tt.Answer != ""):
+			t.AddTurnPending(env.Time(), tt.Summary, tt.Answer)
+		case tt.SpendLater != nil:
+			// counted by TurnSpent
 		case tt.Summary != "" || tt.Answer != "":
 			t.AddTurnSpent(env.Time(), tt.Summary, tt.Answer, tt.Spend)
 		default:
@@ -230,6 +234,18 @@ func (b *taskBook) Release(ctx context.Context, takeQueue bool) int {
 		return nil
 	})
 	return more
+}
+
+// TurnSpent records what the turn whose end was recorded without it used
+// (see state.Task.SetTurnSpend): a small update of the task alone.
+func (b *taskBook) TurnSpent(ctx context.Context, sp state.Spend) {
+	err := b.env.Store.UpdateTask(ctx, b.id, func(t *state.Task) error {
+		t.SetTurnSpend(sp)
+		return nil
+	})
+	if err != nil {
+		b.env.Say("task %s: recording the turn's spend: %v", b.id, err)
+	}
 }
 
 // Budgeted reports whether the task or a task above it has a token or

@@ -173,6 +173,10 @@ type Turn struct {
 	// 1 when it recorded nothing; zero in records from before spend was
 	// kept).
 	Spend Spend `json:"spend,omitzero"`
+	// SpendPending: the turn's end was recorded before its CLI wrote
+	// what it used (Claude Code writes it after its hook); SetTurnSpend
+	// fills Spend in.
+	SpendPending bool `json:"spend_pending,omitempty"`
 }
 
 // MaxTurnAnswer bounds the answer kept per turn in Task.Turns (the state
@@ -342,6 +346,26 @@ func (t *Task) AddTurn(at time.Time, summary string) {
 // MaxTurnAnswer bytes (on a rune boundary, marked with " …").
 func (t *Task) AddTurnAnswer(at time.Time, summary, answer string) {
 	t.AddTurnSpent(at, summary, answer, Spend{})
+}
+
+// AddTurnPending is AddTurnAnswer for a turn whose spend is not read yet:
+// the running turn's live spend stays until SetTurnSpend counts the turn.
+func (t *Task) AddTurnPending(at time.Time, summary, answer string) {
+	live := t.Live
+	t.AddTurnSpent(at, summary, answer, Spend{})
+	t.Live = live
+	t.Turns[len(t.Turns)-1].SpendPending = true
+}
+
+// SetTurnSpend counts what the latest turn used once its CLI wrote it
+// (see AddTurnPending): in the turn, and in the task's Spend. Without a
+// pending turn (its end recorded no turn), it is counted in the task's
+// Spend alone.
+func (t *Task) SetTurnSpend(spent Spend) {
+	spent = t.EndLive(spent)
+	if n := len(t.Turns); n > 0 && t.Turns[n-1].SpendPending {
+		t.Turns[n-1].Spend, t.Turns[n-1].SpendPending = spent, false
+	}
 }
 
 // AddTurnSpent is AddTurnAnswer with what the turn used, which it adds to

@@ -60,6 +60,9 @@ type Ender interface {
 	// meanwhile (taken with takeQueue) make it ready again, and the count
 	// of them is returned; else the task is left without a supervisor.
 	Release(ctx context.Context, takeQueue bool) (more int)
+	// TurnSpent records what the turn whose end EndTurn recorded used,
+	// once its CLI wrote it (TurnText.SpendLater).
+	TurnSpent(ctx context.Context, sp state.Spend)
 }
 
 // Conclude records how a turn ended and returns the error that sets the
@@ -79,6 +82,11 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 	}
 	live := parent.Err() == nil
 	more, final := e.EndTurn(ctx, o, tt, live && !o.KeepQueue)
+	if tt.SpendLater != nil {
+		// The end is recorded (done is seen at once); what the turn used
+		// follows as soon as the CLI wrote it.
+		e.TurnSpent(ctx, s.turnSpend(ctx, *tt.SpendLater))
+	}
 	if more > 0 {
 		e.TrackChanges(ctx)
 		e.Say("task %s: turn done; %d message(s) waiting", s.ID, more)

@@ -373,10 +373,17 @@ type ender struct {
 	committed  bool
 	tracked    int
 	takeQueue  []bool
+	spent      []state.Spend
+	onEnd      func(TurnText) // called as EndTurn records the end
 }
+
+func (e *ender) TurnSpent(_ context.Context, sp state.Spend) { e.spent = append(e.spent, sp) }
 
 func (e *ender) EndTurn(ctx context.Context, o Outcome, tt TurnText, takeQueue bool) (int, *state.Task) {
 	e.takeQueue = append(e.takeQueue, takeQueue)
+	if e.onEnd != nil {
+		e.onEnd(tt)
+	}
 	if e.cancelled {
 		return 0, nil
 	}

@@ -27,6 +27,10 @@ type TurnText struct {
 	// (state.UnknownTurn when it has none; zero when no turn was
 	// delivered and no hook reported one).
 	Spend state.Spend
+	// SpendLater is the hook event whose spend the CLI had not written
+	// yet: the turn's end is recorded without it, and Conclude reads it
+	// and records it right after (nil: Spend is final).
+	SpendLater *profile.HookEvent
 }
 
 // ReadTurnEnd reads the end of the turn: from the hook's event when it has
@@ -40,7 +44,7 @@ func (s *Supervisor) ReadTurnEnd(ctx context.Context, o Outcome) TurnText {
 		tt.Spend = state.UnknownTurn // a turn was delivered: known below, or unknown
 	}
 	if h := o.Obs.Hook; h != nil {
-		tt.Spend = s.turnSpend(ctx, *h)
+		tt.Spend, tt.SpendLater = s.turnSpendNow(ctx, *h)
 		tt.Answer, tt.Session = strings.TrimSpace(h.Answer), h.Session
 		if tt.Answer == "" && h.AnswerFile != "" {
 			tt.Answer = lateAnswer(ctx, *h, s.sig)
@@ -61,6 +65,29 @@ func (s *Supervisor) ReadTurnEnd(ctx context.Context, o Outcome) TurnText {
 	}
 	tt.Summary = textutil.ClipRunes(tt.Summary, 160)
 	return tt
+}
+
+// turnSpendNow reads what the turn ev ended used, at once. When the CLI
+// has not written the turn's end to its record yet, the turn's end is not
+// kept waiting for it (later is ev, for Conclude to read after the end is
+// recorded) unless a budget of the task's tree must judge that spend
+// before anything else happens in the tree: then it waits (turnSpend).
+func (s *Supervisor) turnSpendNow(ctx context.Context, ev profile.HookEvent) (sp state.Spend, later *profile.HookEvent) {
+	env := s.AgentEnv
+	if env == nil {
+		env = func(string) string { return "" }
+		ev.Transcript = "" // a path on the task's host
+	}
+	u, ok, complete := profile.TurnUsage(s.Profile, ev, s.sig, env)
+	switch {
+	case complete && ok:
+		return usageSpend(u, 1), nil
+	case complete:
+		return state.UnknownTurn, nil
+	case s.Book.Budgeted(ctx):
+		return s.turnSpend(ctx, ev), nil
+	}
+	return state.Spend{}, &ev
 }
 
 // turnSpend reads what the turn ev ended used from the agent CLI's own
