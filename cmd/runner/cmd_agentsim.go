@@ -31,6 +31,8 @@ run ARG..., exit N, crash, recall (the session's earlier prompts); any other lin
 	f := cmd.Flags()
 	f.StringVar(&opts.opts.Record, "record", "", "append one JSON line {\"prompt\": …} per submitted prompt to `FILE`")
 	f.StringVar(&opts.hook, "hook", "", "run `ARGV` at the end of every turn with a Stop event as JSON on stdin")
+	f.StringVar(&opts.opts.TranscriptDir, "transcript-dir", "", "keep a Claude-style transcript per session in `DIR`, which the Stop hook's input names instead of carrying the usage")
+	f.DurationVar(&opts.opts.TranscriptLate, "transcript-late", 0, "with --transcript-dir, write a turn's answer and usage this long after its Stop hook ran (as Claude Code does)")
 	f.DurationVar(&opts.opts.Startup, "startup", 0, "delay before the first prompt box")
 	f.BoolVar(&opts.opts.Trust, "trust", false, "show the trust dialog first")
 	f.BoolVar(&opts.opts.TrustLate, "trust-late", false, "show the trust dialog after the first prompt is submitted, holding it until accepted")

@@ -148,6 +148,7 @@ func scriptParams(t *testing.T) testscript.Params {
 			"envfrom":      cmdEnvFrom,
 			"killpid":      cmdKillPID,
 			"waittask":     cmdWaitTask,
+			"waitspend":    cmdWaitSpend,
 			"waithistory":  cmdWaitHistory,
 			"waitoverlaps": cmdWaitOverlaps,
 			"waitlive":     cmdWaitLive,
@@ -415,6 +416,22 @@ func cmdWaitTask(ts *testscript.TestScript, neg bool, args []string) {
 		got = string(t.Status)
 		return got == args[1]
 	}, func() string { return fmt.Sprintf("waittask %s %s: status %q", args[0], args[1], got) })
+}
+
+// cmdWaitSpend: waitspend ID INPUT [TIMEOUT] waits until the task's
+// recorded spend has at least INPUT input tokens (a turn's spend that its
+// CLI wrote after the turn's end is added to the record a moment later).
+func cmdWaitSpend(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: waitspend ID INPUT [TIMEOUT]")
+	}
+	want, err := strconv.ParseInt(args[1], 10, 64)
+	ts.Check(err)
+	var got int64
+	pollTask(ts, args[0], args[2:], func(t *state.Task) bool {
+		got = t.Spend.Input
+		return got >= want
+	}, func() string { return fmt.Sprintf("waitspend %s %d: %d input token(s) recorded", args[0], want, got) })
 }
 
 // cmdWaitOverlaps: waitoverlaps ID N [TIMEOUT] waits until the task has

@@ -26,6 +26,8 @@ type hookInput struct {
 	AgentID string `json:"agent_id,omitempty"`
 	// Usage is what the turn used, after a turn with usage directives.
 	Usage *Usage `json:"usage,omitempty"`
+	// TranscriptPath names the session's transcript (Options.TranscriptDir).
+	TranscriptPath string `json:"transcript_path,omitempty"`
 }
 
 // Usage is a turn's spend as the sim reports it in its Stop hook's input
@@ -62,6 +64,17 @@ func runHook(ctx context.Context, o *Options, prompt, event, answer string, usag
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
 	hi := hookInput{HookEventName: event, CWD: o.Dir, SessionID: o.SessionID, LastPrompt: prompt, LastAssistantMessage: answer, Usage: usage}
+	if tp := o.transcriptPath(); tp != "" && event == "Stop" {
+		// As Claude Code: the hook names the transcript, which has the
+		// turn's end (and its usage) only a moment after the hook ran.
+		hi.Usage, hi.TranscriptPath = nil, tp
+		defer func() {
+			go func() {
+				time.Sleep(o.TranscriptLate)
+				_ = o.transcriptAnswer(answer, usage)
+			}()
+		}()
+	}
 	if event == "SubagentStop" {
 		hi.AgentID = "sim-subagent"
 	}

@@ -137,6 +137,9 @@ func (s *sim) submit(prompt string) {
 func (s *sim) startTurn(prompt string, hist []string) {
 	s.turnID++
 	s.prompt = prompt
+	if err := s.opts.transcriptPrompt(prompt); err != nil {
+		s.sc.print("⚠ " + displayText(err.Error()))
+	}
 	s.mode, s.spin, s.silent = modeBusy, 0, false
 	s.sc.update(hist, s.liveLines())
 	s.ticker.Reset(spinnerEvery)

@@ -42,6 +42,12 @@ type Options struct {
 	// resumed sim recalls); empty means $XDG_STATE_HOME/runner-agent-sim,
 	// else ~/.local/state/runner-agent-sim.
 	SessionDir string
+	// TranscriptDir, when set, gets a Claude-style transcript per session
+	// (see transcript.go): the hook's input then names it instead of
+	// carrying the turn's usage, which the file has TranscriptLate after
+	// the hook ran.
+	TranscriptDir  string
+	TranscriptLate time.Duration
 }
 
 // sessionFile is the file of the session's prompts.
