@@ -202,36 +202,36 @@ func taskPaneAlive(ctx context.Context, env *Env, t *state.Task) bool {
 	}
 }
 
-// trackWhileWorking looks at the task's files every ChangesEvery while
-// its pane shows output (its transcript grows), and less often when a look
-// is slow, until stop is called.
+// trackWhileWorking looks at the task's files at most every ChangesEvery
+// while its pane shows output (the monitor signals s.wrote as the
+// transcript grows), and less often when a look is slow, until stop is
+// called. A quiet agent wakes it not once: no timer runs meanwhile.
 func (s *supervision) trackWhileWorking(ctx context.Context, t *state.Task) (stop func()) {
-	if t.SnapshotRef == "" {
+	if t.SnapshotRef == "" || s.wrote == nil {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(ChangesEvery)
-		defer tick.Stop()
-		last := int64(-1)
-		var looked time.Time
+		looked := clock.Now() // the first look comes a pause after the start, not at the prompt's echo
+		var due <-chan time.Time
 		next := ChangesEvery
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-tick.C:
-			}
-			size := int64(-2) // no transcript: look every time
-			if fi, err := os.Stat(t.Transcript); err == nil {
-				size = fi.Size()
-			}
-			if (size == last && size >= 0) || clock.Since(looked) < next {
+			case <-s.wrote:
+				if due == nil {
+					// The first write after a look: look once the
+					// pause since the last look has passed.
+					due = time.After(max(0, next-clock.Since(looked)))
+				}
 				continue
+			case <-due:
+				due = nil
 			}
-			last, looked = size, clock.Now()
+			looked = clock.Now()
 			// A look under way finishes (stop waits for it): cut
 			// short, it could leave overlaps recorded and untold.
 			if err := TrackChanges(context.WithoutCancel(ctx), s.env, s.ID); err != nil {

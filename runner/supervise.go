@@ -140,7 +140,14 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 			env.Say("task %s: hook event %s not taken: %s", t.ID, ev.Name, why)
 		}}
 	book := &taskBook{env: env, id: t.ID, prof: prof, set: set}
-	s = &supervision{env: env, book: book, set: set, runCtx: ctx, Supervisor: &supervisor.Supervisor{
+	wrote := make(chan struct{}, 1)
+	mon.Wrote = func() {
+		select {
+		case wrote <- struct{}{}:
+		default:
+		}
+	}
+	s = &supervision{env: env, book: book, set: set, runCtx: ctx, wrote: wrote, Supervisor: &supervisor.Supervisor{
 		ID: t.ID, Profile: prof, PaneID: t.Tmux.Pane, Mon: supervisor.Watch(mon), Book: book, AgentEnv: os.Getenv,
 		Settings: supervisor.Settings{ReadyTimeout: set.ReadyTimeout, YesTrust: set.YesTrust, WaitInput: set.WaitInput,
 			Detached: set.Detached, Approve: rules, Commit: set.Commit, UseHook: set.Start != nil && set.Start.UseHook}}}
@@ -308,6 +315,9 @@ type supervision struct {
 	host   *hosts.Conn // the task's host; nil for this machine
 	// timeout is the task's --timeout, counted from the delivery.
 	timeout time.Duration
+	// wrote is signalled (never blocking) when the agent's pane prints,
+	// as the monitor sees it: what wakes the change tracking.
+	wrote chan struct{}
 }
 
 func (s *supervision) run(ctx context.Context, t *state.Task) error {

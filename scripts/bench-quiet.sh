@@ -59,5 +59,5 @@ s0=$(ticks $pids) b0=$(ticks $(cat "$tmp/sleeps"))
 sleep "$window"
 s1=$(ticks $pids) b1=$(ticks $(cat "$tmp/sleeps"))
 awk -v n="$n" -v s=$((s1 - s0)) -v b=$((b1 - b0)) -v hz="$hz" -v w="$window" -v np="$(echo $pids | wc -w)" 'BEGIN {
-	printf "quiet: %d tasks (%d supervisors) %.3f CPU-s/min; %d idle sleeps %.3f CPU-s/min (window %ds)\n", n, np, s / hz * 60 / w, n, b / hz * 60 / w, w
+	printf "quiet: %d tasks (%d supervisors) %.4f CPU-s/min; %d idle sleeps %.4f CPU-s/min (window %ds)\n", n, np, s / hz * 60 / w, n, b / hz * 60 / w, w
 }'

@@ -58,6 +58,10 @@ type Monitor struct {
 	// Skipped, when set, is told about each turn-end event that did not
 	// end the wait, and why (the supervisor's log).
 	Skipped func(ev profile.HookEvent, why string)
+	// Wrote, when set, is called (from the wait's goroutine: it must not
+	// block) on each write to Transcript seen while a wait runs: what the
+	// agent prints, for those who look at its files only then.
+	Wrote func()
 }
 
 // Panes is what a Monitor asks of the pane client (tmuxctl.Client

@@ -120,6 +120,9 @@ func (r *waitRun) handle(ev fsnotify.Event) {
 	switch ev.Name {
 	case m.Transcript:
 		r.mach.written(clock.Now())
+		if m.Wrote != nil {
+			m.Wrote()
+		}
 	case m.Events:
 		evs, off := readNewLines(m.Events, r.eventsOff)
 		r.eventsOff = off
