@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# perf-gate.sh — the performance gate .ci/run runs: the figures that were
+# met once and then undone by a later feature, each measured on the sim
+# agent against a baseline in the same run (cmd/runner BenchmarkGate: the
+# turn's end after the hook when the spend comes late, quiet tasks' CPU,
+# dispatch overhead, a burst of dispatches). It prints the figures and
+# exits 1 on a clear regression. About 40 s; needs tmux and git.
+#
+#   scripts/perf-gate.sh [RUNS]            (default 1; RUNS > 1 shows it does not flake)
+#   RUNNER_GATE_REPORT=1                   print, never fail
+#   RUNNER_BENCH_BIN=/path/to/runner       gate another binary (e.g. an older one)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs="${1:-1}"
+command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
+start=$(date +%s)
+status=0
+for i in $(seq "$runs"); do
+	[ "$runs" -gt 1 ] && echo "perf-gate: run $i of $runs"
+	# pipefail: a failed go test fails the pipeline
+	if ! go test -count=1 -run '^$' -bench '^BenchmarkGate$' -benchtime 1x ./cmd/runner 2>&1 | grep -E '^gate:|FAIL|^ok|the performance gate'; then
+		status=1
+	fi
+done
+echo "perf-gate: $(($(date +%s) - start)) s, exit $status" >&2
+exit $status
