@@ -63,6 +63,9 @@ type DispatchRequest struct {
 	// the project (or "*") decides. SandboxPaths are the config's
 	// sandbox_paths.
 	Sandbox, SandboxSet bool
+	// SandboxHome is the CLI directories' mode of a sandboxed task
+	// (SandboxHomeTask: a copy for the task); "" shares them.
+	SandboxHome string
 	// Confined is the sandboxed task that asks, through its door: the
 	// new task is its child, sandboxed whatever the flags say, in its
 	// folder (or below), on this machine.
@@ -112,6 +115,9 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	}
 	if req.Sandbox {
 		spec.Sandbox = &SandboxSpec{Paths: req.SandboxPaths}
+		if req.SandboxHome == SandboxHomeTask {
+			spec.Sandbox.Home = SandboxHomeTask
+		}
 	}
 	req.Settings.Start = spec
 	var lock *state.ProjectLock

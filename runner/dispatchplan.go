@@ -107,6 +107,12 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 		}
 		req.Sandbox = sb
 	}
+	if !ValidSandboxHome(req.SandboxHome) {
+		return p, exit.Usagef("--sandbox-home %q: give shared or task", req.SandboxHome)
+	}
+	if req.Sandbox && req.SandboxHome == SandboxHomeTask && p.host != "" {
+		return p, exit.Usagef("--sandbox-home task: not on a host yet (run it here, or with the shared home there)")
+	}
 	if req.Sandbox {
 		// Found before anything is recorded: a sandbox that cannot be
 		// made is a usage error (exit 2), not a failed task.
@@ -200,5 +206,8 @@ func confine(st *state.State, req *DispatchRequest, dir, host string) error {
 		return exit.Usagef("a sandboxed task dispatches only into its own folder %s, not %s", parent.Dir, dir)
 	}
 	req.Sandbox, req.SandboxSet = true, true
+	if len(parent.HomeCopies) > 0 {
+		req.SandboxHome = SandboxHomeTask // no weaker than its parent's
+	}
 	return nil
 }

@@ -178,6 +178,10 @@ type SandboxSpec struct {
 	// Paths are the user's additions to what the agent may write (config
 	// sandbox_paths), as profile.SandboxPaths are written.
 	Paths []string `json:"paths,omitempty"`
+	// Home is the CLI directories' mode: SandboxHomeTask copies them for
+	// the task (config sandbox_home, dispatch --sandbox-home); "" shares
+	// them.
+	Home string `json:"home,omitempty"`
 }
 
 // rec is the task record's writer (package record) over env's store,

@@ -185,7 +185,7 @@ func launch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile,
 		penv = append(penv, door.EnvDoor+"="+env.DoorPath(t.ID))
 	}
 	if spec.Sandbox != nil {
-		if argv, writable, err = s.sandbox(ctx, t, prof, penv, argv, spec.Sandbox.Paths); err != nil {
+		if argv, writable, err = s.sandbox(ctx, t, prof, penv, argv, spec.Sandbox); err != nil {
 			return err
 		}
 	}

@@ -31,7 +31,7 @@ import (
 // environment (HOME, XDG_*, CODEX_HOME … for the profile's paths). The
 // dispatch checked that bwrap works (sandbox.Check); here it is only found
 // (a bwrap gone since is an error).
-func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv, extra []string) ([]string, []string, error) {
+func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv []string, sb *SandboxSpec) ([]string, []string, error) {
 	env := s.env
 	bwrap, err := exec.LookPath(sandbox.Program)
 	if err != nil {
@@ -49,15 +49,41 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 			common = c
 		}
 	}
-	var marked []string
-	for _, p := range append(append([]string(nil), prof.SandboxPaths...), extra...) {
+	var cliMarked, userMarked []string
+	for _, p := range prof.SandboxPaths {
 		if x := sandbox.Expand(p, home, penv); x != "" {
-			marked = append(marked, x)
+			cliMarked = append(cliMarked, x)
 		}
 	}
-	made, err := sandbox.Prepare(marked)
+	for _, p := range sb.Paths {
+		if x := sandbox.Expand(p, home, penv); x != "" {
+			userMarked = append(userMarked, x)
+		}
+	}
+	cliDirs, err := sandbox.Prepare(cliMarked)
 	if err != nil {
 		return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
+	}
+	made, err := sandbox.Prepare(userMarked)
+	if err != nil {
+		return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
+	}
+	var binds [][2]string
+	if sb.Home == SandboxHomeTask {
+		// The CLI's directories, copied for the task and bound over the
+		// real ones: nothing the agent writes there reaches the user's.
+		copies, err := homeCopies(env.Store.TaskFile("home-dir", t.ID), home, cliDirs)
+		if err != nil {
+			return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
+		}
+		for _, p := range cliDirs {
+			binds = append(binds, [2]string{copies[p], p})
+		}
+		if err := env.Record().Update(ctx, t.ID, func(x *state.Task) { x.HomeCopies = copies }); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		made = append(made, cliDirs...)
 	}
 	door := env.Store.TaskFile("door-dir", t.ID)
 	if err := os.MkdirAll(door, 0o700); err != nil {
@@ -86,7 +112,12 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 		dirs = append(dirs, p)
 	}
 	spec.Readable = sandbox.UnderTmp(dirs)
-	return sandbox.Argv(bwrap, spec, argv), spec.Writable, nil
+	spec.Binds = binds
+	writable := spec.Writable
+	for _, b := range binds {
+		writable = append(writable, b[1]+" (the task's copy)")
+	}
+	return sandbox.Argv(bwrap, spec, argv), writable, nil
 }
 
 // sandboxPlace is where a sandboxed task lives, for sandboxSpec.
@@ -227,7 +258,18 @@ func ShadowSandbox(env *Env, t *state.Task, prof *profile.Profile, argv []string
 	if err != nil {
 		return nil, fmt.Errorf("shadow of %s: %w", t.ID, err)
 	}
+	var binds [][2]string
+	if len(t.HomeCopies) > 0 {
+		// The task's own copies of its CLI's directories (sandbox_home
+		// "task"), not the user's.
+		made = nil
+		for p, c := range t.HomeCopies {
+			binds = append(binds, [2]string{c, p})
+		}
+		slices.SortFunc(binds, func(a, b [2]string) int { return strings.Compare(a[1], b[1]) })
+	}
 	spec := sandboxSpec(sandboxPlace{Home: home, Getenv: env.Getenv, StateDir: env.Store.Dir(), Socket: env.TC.SocketPath()}, made)
+	spec.Binds = binds
 	read := []string{filepath.Dir(argv[0]), argv[0], home, t.Dir}
 	read = append(read, filepath.SplitList(env.Getenv("PATH"))...)
 	var dirs []string

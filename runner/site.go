@@ -24,9 +24,9 @@ type site interface {
 	// turn-end hook, and returns what the hook adds to the agent's argv
 	// and environment (none when the CLI would not read it, said).
 	hook(ctx context.Context, t *state.Task, prof *profile.Profile, penv []string, use bool) (args, env []string, err error)
-	// sandbox wraps argv in bubblewrap, and returns what the agent may
-	// write (extra: the user's sandbox paths).
-	sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv, extra []string) ([]string, []string, error)
+	// sandbox wraps argv in bubblewrap as sb says (the user's sandbox
+	// paths, the home mode), and returns what the agent may write.
+	sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv []string, sb *SandboxSpec) ([]string, []string, error)
 	// client is the site's tmux.
 	client() *tmuxctl.Client
 	// transcript and diedFile are the site's paths of the pane's
@@ -113,10 +113,10 @@ func (s hostSite) hook(ctx context.Context, t *state.Task, prof *profile.Profile
 	return hl.Args, henv, nil
 }
 
-func (s hostSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv, extra []string) ([]string, []string, error) {
+func (s hostSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv []string, sb *SandboxSpec) ([]string, []string, error) {
 	common := ""
 	if gctx, err := s.env.GitOn(ctx, t.Tmux.Host); err == nil {
 		common, _ = gitsnap.CommonDir(gctx, t.Dir) // none: not a repository
 	}
-	return remote.SandboxArgv(ctx, t, s.c, prof, s.files, penv, argv, extra, common)
+	return remote.SandboxArgv(ctx, t, s.c, prof, s.files, penv, argv, sb.Paths, common)
 }

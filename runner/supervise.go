@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -148,7 +149,7 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 		}
 	}
 	s = &supervision{env: env, book: book, set: set, runCtx: ctx, wrote: wrote, Supervisor: &supervisor.Supervisor{
-		ID: t.ID, Profile: prof, PaneID: t.Tmux.Pane, Mon: supervisor.Watch(mon), Book: book, AgentEnv: os.Getenv,
+		ID: t.ID, Profile: prof, PaneID: t.Tmux.Pane, Mon: supervisor.Watch(mon), Book: book, AgentEnv: agentEnv(env, t), AgentPath: agentPath(t),
 		Settings: supervisor.Settings{ReadyTimeout: set.ReadyTimeout, YesTrust: set.YesTrust, WaitInput: set.WaitInput,
 			Detached: set.Detached, Approve: rules, Commit: set.Commit, UseHook: set.Start != nil && set.Start.UseHook}}}
 	tc, err := env.PaneClient(ctx, t)
@@ -358,4 +359,36 @@ func withStatus(t *state.Task, st state.Status) *state.Task {
 	c := *t
 	c.Status = st
 	return &c
+}
+
+// agentEnv is how the supervisor looks up the agent's environment (HOME,
+// CODEX_HOME) to find its CLI's files: this process's, but for a task with
+// its own copy of the CLI's directories (sandbox_home "task"), where HOME
+// is the copy's home and every path in the copies.
+func agentEnv(env *Env, t *state.Task) func(string) string {
+	if len(t.HomeCopies) == 0 {
+		return os.Getenv
+	}
+	home := filepath.Join(env.Store.TaskFile("home-dir", t.ID), "home")
+	copies := t.HomeCopies
+	return func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		v := os.Getenv(k)
+		if filepath.IsAbs(v) {
+			return MapHomePath(copies, v)
+		}
+		return v
+	}
+}
+
+// agentPath maps the paths an agent's hook names into the task's copies
+// of its CLI's directories (nil: none).
+func agentPath(t *state.Task) func(string) string {
+	if len(t.HomeCopies) == 0 {
+		return nil
+	}
+	copies := t.HomeCopies
+	return func(p string) string { return MapHomePath(copies, p) }
 }

@@ -24,12 +24,13 @@ import (
 //	locks/<project>.lock       the per-project lock of --exclusive
 //	hooks/<id>/                settings files and plugins handed to agents for their hooks
 //	doors/<id>/door.sock       a sandboxed task's one way to runner (package runner/door)
+//	homes/<id>/home/           a sandboxed task's copy of its CLI's directories (sandbox_home "task")
 //	tasks/<id>.txt             the whole text of a task longer than InlineTextMax
 //	tasks/<id>.index           the git index runner looks at a task's changed files on
 
 // TaskFile returns the path of a per-task file of the given kind ("log",
-// "supervisor-log", "events", "hook-dir", "door-dir", "text",
-// "changes-index").
+// "supervisor-log", "events", "hook-dir", "door-dir", "home-dir",
+// "text", "changes-index").
 func (s *Store) TaskFile(kind, id string) string {
 	switch kind {
 	case "log":
@@ -42,6 +43,8 @@ func (s *Store) TaskFile(kind, id string) string {
 		return filepath.Join(s.dir, "hooks", id)
 	case "door-dir":
 		return filepath.Join(s.dir, "doors", id)
+	case "home-dir":
+		return filepath.Join(s.dir, "homes", id)
 	case "text":
 		return filepath.Join(s.dir, "tasks", id+".txt")
 	case "changes-index":
@@ -269,5 +272,7 @@ func (s *Store) removeTaskFiles(ids []string) {
 			os.Remove(s.TaskFile(kind, id))
 		}
 		os.RemoveAll(s.TaskFile("hook-dir", id))
+		os.RemoveAll(s.TaskFile("door-dir", id))
+		os.RemoveAll(s.TaskFile("home-dir", id))
 	}
 }

@@ -2,6 +2,7 @@ package state
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"time"
 	"unicode/utf8"
@@ -220,7 +221,7 @@ var hotFields = []string{
 var bulkFields = []string{
 	"Dir", "Text", "TextFile", "History", "ResultTail", "Delivery", "Answer", "AgentSession",
 	"Turns", "Transcript", "Question", "Settings", "Origin", "Sandbox", "Changes", "Overlaps", "TurnCount",
-	"LimitReset", "Live",
+	"LimitReset", "Live", "HomeCopies",
 }
 
 // sameBulk reports whether a and b agree on every bulk field (so a's record
@@ -230,7 +231,7 @@ func sameBulk(a, b *Task) bool {
 	return x.Dir == y.Dir && x.Text == y.Text && x.TextFile == y.TextFile && x.ResultTail == y.ResultTail &&
 		x.Delivery == y.Delivery && x.Answer == y.Answer && x.AgentSession == y.AgentSession &&
 		x.Transcript == y.Transcript && x.Question == y.Question && x.Origin == y.Origin && x.TurnCount == y.TurnCount && x.LimitReset.Equal(y.LimitReset) && x.Live == y.Live &&
-		string(x.Settings) == string(y.Settings) && slices.Equal(x.Sandbox, y.Sandbox) &&
+		string(x.Settings) == string(y.Settings) && slices.Equal(x.Sandbox, y.Sandbox) && maps.Equal(x.HomeCopies, y.HomeCopies) &&
 		sameHistory(x.History, y.History) && sameTurns(x.Turns, y.Turns) &&
 		sameChanges(x.Changes, y.Changes) && slices.EqualFunc(x.Overlaps, y.Overlaps, sameOverlap)
 }
@@ -264,7 +265,7 @@ func sameTurns(a, b []Turn) bool {
 		return false
 	}
 	for i := range a {
-		if a[i].Summary != b[i].Summary || a[i].Answer != b[i].Answer || a[i].Spend != b[i].Spend || !a[i].Time.Equal(b[i].Time) {
+		if a[i].Summary != b[i].Summary || a[i].Answer != b[i].Answer || a[i].Spend != b[i].Spend || a[i].SpendPending != b[i].SpendPending || !a[i].Time.Equal(b[i].Time) {
 			return false
 		}
 	}
@@ -280,6 +281,7 @@ func (t *Task) clone() *Task {
 	c.After = append([]string(nil), t.After...)
 	c.Handling = append([]string(nil), t.Handling...)
 	c.Sandbox = slices.Clone(t.Sandbox)
+	c.HomeCopies = maps.Clone(t.HomeCopies)
 	c.Settings = append(json.RawMessage(nil), t.Settings...)
 	if t.Changes != nil {
 		ch := *t.Changes

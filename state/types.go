@@ -222,6 +222,10 @@ type Task struct {
 	// (dispatch --sandbox: bwrap, the rest read-only); empty when it does
 	// not.
 	Sandbox []string `json:"sandbox,omitempty"`
+	// HomeCopies maps the CLI directories a sandboxed agent sees to the
+	// task's copies of them (sandbox_home "task"): where runner reads the
+	// files the agent's hook names.
+	HomeCopies map[string]string `json:"home_copies,omitempty"`
 
 	Tmux          TmuxTarget `json:"tmux,omitzero"`
 	SupervisorPID int        `json:"supervisor_pid,omitempty"`

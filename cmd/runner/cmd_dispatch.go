@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,7 +25,7 @@ import (
 type dispatchOptions struct {
 	args                                                  []string // PROJECT [TASK]
 	agent, model, permissions, file, notify, source, size string
-	host                                                  string
+	host, sandboxHome                                     string
 	agentArgs, approve, after                             []string
 	yesTrust, detach, waitInput, requireSnap, exclusive   bool
 	worktree, worktreeSet                                 bool
@@ -105,6 +106,7 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
 	fl.BoolVar(&f.waitLock, "wait-lock", false, "with --exclusive, wait for the lock instead of exiting 5")
 	fl.StringVar(&f.notify, "notify", "", "command (argv, quoted like a shell) run when the task ends or needs input")
 	fl.StringArrayVar(&f.after, "after", nil, "start only when these tasks are done: ID[,ID...] (repeatable); cancelled if one fails")
+	fl.StringVar(&f.sandboxHome, "sandbox-home", "", "with --sandbox: shared (the agent writes its CLI's own directories, ~/.claude …) or task (a copy of them for the task, dropped with it) (default: the config's sandbox_home, else shared)")
 	fl.StringVar(&f.host, "host", "", "run on this registered host (runner host add): PROJECT is then an absolute path there, or a project on it")
 	fl.StringVar(&f.source, "source", "user", "who asked: user or cron (recorded with the task)")
 	fl.StringVar(&f.size, "size", "200x50", "size of a new tmux session, WIDTHxHEIGHT")
@@ -232,7 +234,7 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: f.worktree, WorktreeSet: f.worktreeSet, From: f.from,
 		Isolation: cfg.Isolation, MaxTurns: cfg.MaxTurns, BudgetTokens: cfg.BudgetTokens, BudgetUSD: cfg.BudgetUSD, Setup: cfg.WorktreeSetup, Sandbox: f.sandbox, SandboxSet: f.sandboxSet,
 		SandboxByProject: cfg.Sandbox, SandboxPaths: cfg.SandboxPaths, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set,
-		MaxLevel: cfg.MaxLevel, After: f.after, Host: f.host}
+		MaxLevel: cfg.MaxLevel, After: f.after, Host: f.host, SandboxHome: cmp.Or(f.sandboxHome, cfg.SandboxHome)}
 	if confined := a.getenv(door.EnvConfined); confined != "" {
 		// Through a sandboxed task's door: its child is sandboxed, in its
 		// folder, here, and gives runner no command to run.

@@ -104,6 +104,11 @@ type Config struct {
 	// profile's sandbox_paths: "~/x", "$VAR/x", a trailing "/" for a
 	// directory made when missing).
 	SandboxPaths []string `json:"sandbox_paths,omitempty"`
+	// SandboxHome is "shared" (the default: a sandboxed agent writes its
+	// CLI's own directories, ~/.claude …) or "task" (a copy of them per
+	// task, dropped with it: a hook planted there never reaches the CLI
+	// you run). dispatch --sandbox-home overrides it.
+	SandboxHome string `json:"sandbox_home,omitempty"`
 	// WorktreeSetup maps a project name (or "*") to how a task's new
 	// worktree is made ready before its agent starts.
 	WorktreeSetup map[string]*WorktreeSetup `json:"worktree_setup,omitempty"`

@@ -50,6 +50,10 @@ type Spec struct {
 	Readable []string
 	// Writable are bound read-write (see Writable).
 	Writable []string
+	// Binds are bound read-write, each copy (the first) over the path the
+	// agent sees (the second): the task's copies of its CLI's
+	// directories.
+	Binds [][2]string
 	// Pinned are directories inside Writable bound onto themselves, so
 	// that the agent cannot rename or remove them (a mount point is
 	// busy): the repository's git directory.
@@ -99,6 +103,9 @@ func Argv(bwrap string, spec Spec, cmd []string) []string {
 	}
 	for _, w := range spec.Writable {
 		argv = append(argv, "--bind-try", w, w)
+	}
+	for _, b := range spec.Binds {
+		argv = append(argv, "--bind", b[0], b[1])
 	}
 	for _, p := range spec.Pinned {
 		argv = append(argv, "--bind-try", p, p)

@@ -140,6 +140,9 @@ type Supervisor struct {
 	// not on this machine (a task on a host): then only a hook payload's
 	// own usage is read.
 	AgentEnv func(string) string
+	// AgentPath, when set, maps a path the agent's hook names to where
+	// the file is here (the task's copy of its CLI's directories).
+	AgentPath func(string) string
 
 	// The prompt of the turn being monitored, as Deliver left it.
 	payload string    // what was pasted
@@ -452,4 +455,17 @@ func (s *Supervisor) waitPrompt(ctx context.Context, afterLimit bool) error {
 			}
 		}
 	}
+}
+
+// agentPaths maps the paths a hook event names (AgentPath).
+func (s *Supervisor) agentPaths(ev profile.HookEvent) profile.HookEvent {
+	if s.AgentPath != nil {
+		if ev.Transcript != "" {
+			ev.Transcript = s.AgentPath(ev.Transcript)
+		}
+		if ev.AnswerFile != "" {
+			ev.AnswerFile = s.AgentPath(ev.AnswerFile)
+		}
+	}
+	return ev
 }

@@ -44,6 +44,8 @@ func (s *Supervisor) ReadTurnEnd(ctx context.Context, o Outcome) TurnText {
 		tt.Spend = state.UnknownTurn // a turn was delivered: known below, or unknown
 	}
 	if h := o.Obs.Hook; h != nil {
+		mapped := s.agentPaths(*h)
+		h = &mapped
 		tt.Spend, tt.SpendLater = s.turnSpendNow(ctx, *h)
 		tt.Answer, tt.Session = strings.TrimSpace(h.Answer), h.Session
 		if tt.Answer == "" && h.AnswerFile != "" {
