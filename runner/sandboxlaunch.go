@@ -104,14 +104,7 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 	if p, err := exec.LookPath(argv[0]); err == nil {
 		read = append(read, filepath.Dir(p), p)
 	}
-	var dirs []string
-	for _, p := range sandbox.Resolved(read) {
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			p = filepath.Dir(p)
-		}
-		dirs = append(dirs, p)
-	}
-	spec.Readable = sandbox.UnderTmp(dirs)
+	spec.Readable = sandbox.Readable(read)
 	spec.Binds = binds
 	writable := spec.Writable
 	for _, b := range binds {
@@ -272,13 +265,6 @@ func ShadowSandbox(env *Env, t *state.Task, prof *profile.Profile, argv []string
 	spec.Binds = binds
 	read := []string{filepath.Dir(argv[0]), argv[0], home, t.Dir}
 	read = append(read, filepath.SplitList(env.Getenv("PATH"))...)
-	var dirs []string
-	for _, p := range sandbox.Resolved(read) {
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			p = filepath.Dir(p)
-		}
-		dirs = append(dirs, p)
-	}
-	spec.Readable = sandbox.UnderTmp(dirs)
+	spec.Readable = sandbox.Readable(read)
 	return sandbox.Argv(bwrap, spec, argv), nil
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"syscall"
+
+	"github.com/runner-cli/runner/internal/untrusted"
 )
 
 // ErrUntrustedDir is wrapped when the state directory is not the user's
@@ -15,36 +17,13 @@ var ErrUntrustedDir = errors.New("the state directory is not private to this use
 
 // ErrNotRegular is wrapped when a file of the state directory is a link,
 // a FIFO, a device or a directory where runner keeps a regular file.
-var ErrNotRegular = errors.New("not a regular file")
-
-// safeFlags are added to every open of a file in the state directory:
-// never through a symbolic link (the final name), never blocking on a
-// FIFO put in a file's place.
-const safeFlags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK | syscall.O_CLOEXEC
+var ErrNotRegular = untrusted.ErrNotRegular
 
 // openFile opens a file of the state directory as os.OpenFile does, but
-// not through a link, and only if it is a regular file.
+// not through a link, never blocking, and only if it is a regular file
+// (internal/untrusted).
 func openFile(path string, flag int, perm os.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|safeFlags, perm)
-	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, fmt.Errorf("open %s: %w: it is a symbolic link", path, ErrNotRegular)
-		}
-		if errors.Is(err, syscall.ENXIO) {
-			return nil, fmt.Errorf("open %s: %w: it is a FIFO or a socket", path, ErrNotRegular)
-		}
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("open %s: %w (%s)", path, ErrNotRegular, fi.Mode().Type())
-	}
-	return f, nil
+	return untrusted.OpenFile(path, flag, perm)
 }
 
 // openRead opens a file of the state directory for reading (see

@@ -21,11 +21,19 @@ var ErrNotRegular = errors.New("not a regular file")
 
 // Open opens path for reading if it is a regular file (see the package
 // doc).
-func Open(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
+func Open(path string) (*os.File, error) { return OpenFile(path, os.O_RDONLY, 0) }
+
+// OpenFile is os.OpenFile with the package's rules: not through a final
+// link, never blocking, a regular file only (a FIFO with no reader, opened
+// for writing, is refused as well).
+func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, perm)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			return nil, fmt.Errorf("open %s: %w: a symbolic link", path, ErrNotRegular)
+		}
+		if errors.Is(err, syscall.ENXIO) {
+			return nil, fmt.Errorf("open %s: %w: a FIFO or a socket", path, ErrNotRegular)
 		}
 		return nil, err
 	}

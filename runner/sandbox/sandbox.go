@@ -150,6 +150,20 @@ func Resolved(paths []string) []string {
 	return out
 }
 
+// Readable returns what of paths (files and folders the agent reads: its
+// program, the PATH, HOME) must be bound again under the private /tmp:
+// the folders, as they really are (Resolved), that /tmp holds.
+func Readable(paths []string) []string {
+	var dirs []string
+	for _, p := range Resolved(paths) {
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			p = filepath.Dir(p)
+		}
+		dirs = append(dirs, p)
+	}
+	return UnderTmp(dirs)
+}
+
 // Exists returns those of paths that exist.
 func Exists(paths []string) []string {
 	var out []string
