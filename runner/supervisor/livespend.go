@@ -20,7 +20,15 @@ var liveSpendEvery = 2 * time.Second
 // The returned function stops it.
 func (s *Supervisor) watchLive(ctx context.Context) (stop func()) {
 	file := s.Mon.EventsFile()
-	if s.sig == "" || file == "" || s.Profile == nil || s.Profile.Spend == "" || !s.Book.Budgeted(ctx) {
+	s.treeBudgeted = nil
+	if s.sig == "" || file == "" || s.Profile == nil || s.Profile.Spend == "" {
+		return func() {}
+	}
+	// Looked up once, as the turn starts: the turn's end asks again only
+	// if this did not (see turnSpendNow).
+	budgeted := s.Book.Budgeted(ctx)
+	s.treeBudgeted = &budgeted
+	if !budgeted {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)

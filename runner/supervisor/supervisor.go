@@ -144,6 +144,10 @@ type Supervisor struct {
 	// the file is here (the task's copy of its CLI's directories).
 	AgentPath func(string) string
 
+	// treeBudgeted: whether the task's tree had a token or dollar budget
+	// as the monitored turn started (nil: not looked up).
+	treeBudgeted *bool
+
 	// The prompt of the turn being monitored, as Deliver left it.
 	payload string    // what was pasted
 	sig     string    // signature(payload)

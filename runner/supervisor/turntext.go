@@ -86,7 +86,7 @@ func (s *Supervisor) turnSpendNow(ctx context.Context, ev profile.HookEvent) (sp
 		return usageSpend(u, 1), nil
 	case complete:
 		return state.UnknownTurn, nil
-	case s.Book.Budgeted(ctx):
+	case s.treeBudgeted != nil && *s.treeBudgeted, s.treeBudgeted == nil && s.Book.Budgeted(ctx):
 		return s.turnSpend(ctx, ev), nil
 	}
 	return state.Spend{}, &ev
