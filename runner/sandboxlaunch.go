@@ -158,13 +158,16 @@ func sandboxSpec(pl sandboxPlace, cliDirs []string) sandbox.Spec {
 	}
 	spec.Writable = sandbox.Writable(paths)
 	if pl.GitCommon != "" && strings.HasPrefix(pl.Dir, pl.GitCommon+"/") {
-		// The task's own worktree, under the read-only worktree folder.
+		// The task's own worktree, under the read-only worktree folder,
+		// and its git directory (index, HEAD); what in them names git's
+		// directories is bound read-only after them (a bind made later
+		// hides what was bound inside it before).
 		spec.Open = append(spec.Open, pl.Dir)
 		if gd := worktreeGitDir(pl.Dir); gd != "" {
-			spec.Open = append(spec.Open, gd) // its index and HEAD
-			spec.ReadOnly = append(spec.ReadOnly, filepath.Join(gd, "commondir"), filepath.Join(gd, "gitdir"), filepath.Join(gd, "config.worktree"))
+			spec.Open = append(spec.Open, gd)
+			spec.OpenRO = append(spec.OpenRO, filepath.Join(gd, "commondir"), filepath.Join(gd, "gitdir"), filepath.Join(gd, "config.worktree"))
 		}
-		spec.ReadOnly = append(spec.ReadOnly, filepath.Join(pl.Dir, ".git"))
+		spec.OpenRO = append(spec.OpenRO, filepath.Join(pl.Dir, ".git"))
 	}
 	var hidden []string
 	if pl.StateDir != "" {
