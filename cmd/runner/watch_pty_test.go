@@ -85,7 +85,7 @@ func watchOnPty(t *testing.T, bin string, env []string) []byte {
 	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: 80}); err != nil {
 		t.Fatal(err)
 	}
-	before, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	before, err := unix.IoctlGetTermios(int(tty.Fd()), ioctlReadTermios)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func watchOnPty(t *testing.T, bin string, env []string) []byte {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	during, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	during, err := unix.IoctlGetTermios(int(tty.Fd()), ioctlReadTermios)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func watchOnPty(t *testing.T, bin string, env []string) []byte {
 		_ = cmd.Process.Kill()
 		t.Fatalf("watch did not exit within 10s of q")
 	}
-	after, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	after, err := unix.IoctlGetTermios(int(tty.Fd()), ioctlReadTermios)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // TmuxServerComm is the name a tmux server process runs under. A tmux
@@ -30,7 +28,7 @@ type target struct {
 // take opens a pidfd on p and checks that the pid still is p (same start
 // time) once the pidfd holds it.
 func take(p Proc) (*target, bool) {
-	fd, err := unix.PidfdOpen(p.PID, 0)
+	fd, err := pidfdOpen(p.PID)
 	if err != nil {
 		if errors.Is(err, syscall.ESRCH) {
 			return nil, false
@@ -39,7 +37,7 @@ func take(p Proc) (*target, bool) {
 	}
 	if q, ok := readStat(p.PID); !ok || q.Start != p.Start {
 		if fd >= 0 {
-			unix.Close(fd)
+			closeFD(fd)
 		}
 		return nil, false
 	}
@@ -49,7 +47,7 @@ func take(p Proc) (*target, bool) {
 // signal sends sig to the process taken.
 func (t *target) signal(sig syscall.Signal) error {
 	if t.fd >= 0 {
-		return unix.PidfdSendSignal(t.fd, sig, nil, 0)
+		return pidfdSignal(t.fd, sig)
 	}
 	if q, ok := readStat(t.PID); !ok || q.Start != t.Start {
 		return syscall.ESRCH
@@ -59,7 +57,7 @@ func (t *target) signal(sig syscall.Signal) error {
 
 func (t *target) close() {
 	if t.fd >= 0 {
-		unix.Close(t.fd)
+		closeFD(t.fd)
 		t.fd = -1
 	}
 }
