@@ -34,8 +34,9 @@ import (
 //     sleeps (limit: 0.0012 CPU-s a minute per task, 3x the goal of 0.02
 //     for 50);
 //   - dispatch overhead: `runner dispatch` of a one-line turn against the
-//     sim driven directly (limit: 250 ms: it is about 100 ms today, twice
-//     the goal of 50 ms; the limit comes down to 150 once the goal is met);
+//     sim driven directly (it fails over 250 ms and 5x the agent alone
+//     together: it is about 100 ms and 3.3x today, twice the goal of 50 ms;
+//     the limit comes down once the goal is met);
 //   - a burst: RUNNER_GATE_BURST (30) detached dispatches at once, all
 //     done, against as many run one after the other measured on a few
 //     (limit: 3x).
@@ -72,8 +73,11 @@ spend = "claude-transcript"
 			n, perTask, perTask*50, n, sleeps)
 
 		over, disp, alone := dispatchOverhead(b, plain, 6)
-		check("dispatch", over <= 250*time.Millisecond, "overhead %.0fms (dispatch %.0fms, the agent alone %.0fms; goal 50, limit 250: about 100 today)",
-			ms(over), ms(disp), ms(alone))
+		// Both must pass the limit to fail: a loaded machine slows the
+		// agent alone as much (the ratio holds), a regression does not.
+		ratio := float64(disp) / float64(max(alone, time.Millisecond))
+		check("dispatch", over <= 250*time.Millisecond || ratio <= 5, "overhead %.0fms (dispatch %.0fms, the agent alone %.0fms, %.1fx; goal 50 ms; fails over 250 ms and 5x: about 100 ms and 3.3x today)",
+			ms(over), ms(disp), ms(alone), ratio)
 
 		burstN := envInt("RUNNER_GATE_BURST", 30)
 		burst, one := burstTime(b, plain, burstN)
