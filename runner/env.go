@@ -184,6 +184,15 @@ type SandboxSpec struct {
 	Home string `json:"home,omitempty"`
 }
 
+// Env looks name up in the environment runner was given (Getenv), else in
+// the process's.
+func (env *Env) Env(name string) string {
+	if env.Getenv != nil {
+		return env.Getenv(name)
+	}
+	return os.Getenv(name)
+}
+
 // rec is the task record's writer (package record) over env's store,
 // clock and warnings: a value, made when asked.
 func (env *Env) Record() record.Book {

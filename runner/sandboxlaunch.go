@@ -89,7 +89,7 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 	if err := os.MkdirAll(door, 0o700); err != nil {
 		return nil, nil, fmt.Errorf("task %s: its door: %w", t.ID, err)
 	}
-	spec := sandboxSpec(sandboxPlace{Dir: t.Dir, GitCommon: common, Home: home, Getenv: env.Getenv,
+	spec := sandboxSpec(sandboxPlace{Dir: t.Dir, GitCommon: common, Home: home, Getenv: env.Env,
 		StateDir: env.Store.Dir(), Socket: env.TC.SocketPath(),
 		Events: env.Store.TaskFile("events", t.ID), HookDir: env.Store.TaskFile("hook-dir", t.ID), DoorDir: door}, made)
 	// What the agent reads that /tmp holds would vanish under the private
@@ -243,7 +243,7 @@ func ShadowSandbox(env *Env, t *state.Task, prof *profile.Profile, argv []string
 		environ = env.Environ
 	}
 	penv := environ()
-	home := env.Getenv("HOME")
+	home := env.Env("HOME")
 	var marked []string
 	for _, p := range prof.SandboxPaths {
 		if x := sandbox.Expand(p, home, penv); x != "" {
@@ -264,10 +264,10 @@ func ShadowSandbox(env *Env, t *state.Task, prof *profile.Profile, argv []string
 		}
 		slices.SortFunc(binds, func(a, b [2]string) int { return strings.Compare(a[1], b[1]) })
 	}
-	spec := sandboxSpec(sandboxPlace{Home: home, Getenv: env.Getenv, StateDir: env.Store.Dir(), Socket: env.TC.SocketPath()}, made)
+	spec := sandboxSpec(sandboxPlace{Home: home, Getenv: env.Env, StateDir: env.Store.Dir(), Socket: env.TC.SocketPath()}, made)
 	spec.Binds = binds
 	read := []string{filepath.Dir(argv[0]), argv[0], home, t.Dir}
-	read = append(read, filepath.SplitList(env.Getenv("PATH"))...)
+	read = append(read, filepath.SplitList(env.Env("PATH"))...)
 	spec.Readable = sandbox.Readable(read)
 	return sandbox.Argv(bwrap, spec, argv), nil
 }

@@ -47,7 +47,7 @@ func runShadow(ctx context.Context, env *runner.Env, t *state.Task, prof *profil
 	if fi, err := os.Stat(t.Dir); err != nil || !fi.IsDir() {
 		return shadowResult{err: fmt.Errorf("shadow of %s: project directory %s is missing", t.ID, t.Dir)}
 	}
-	if len(t.Sandbox) > 0 || env.Getenv(door.EnvConfined) != "" {
+	if len(t.Sandbox) > 0 || env.Env(door.EnvConfined) != "" {
 		if argv, err = runner.ShadowSandbox(env, t, prof, argv); err != nil {
 			return shadowResult{err: err}
 		}
