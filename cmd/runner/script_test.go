@@ -149,6 +149,7 @@ func scriptParams(t *testing.T) testscript.Params {
 			"killpid":      cmdKillPID,
 			"waittask":     cmdWaitTask,
 			"waitspend":    cmdWaitSpend,
+			"hookdone":     cmdHookDone,
 			"waithistory":  cmdWaitHistory,
 			"waitoverlaps": cmdWaitOverlaps,
 			"waitlive":     cmdWaitLive,
@@ -432,6 +433,45 @@ func cmdWaitSpend(ts *testscript.TestScript, neg bool, args []string) {
 		got = t.Spend.Input
 		return got >= want
 	}, func() string { return fmt.Sprintf("waitspend %s %d: %d input token(s) recorded", args[0], want, got) })
+}
+
+// cmdHookDone: hookdone ID MAX checks that the task's turn ended (done,
+// in its history) at most MAX after its Stop hook ran (the last Stop
+// event's time, as runner hook wrote it): how soon a turn's end is
+// recorded, whatever the machine's load before the hook.
+func cmdHookDone(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: hookdone ID MAX")
+	}
+	limit, err := time.ParseDuration(args[1])
+	ts.Check(err)
+	store, err := state.Open(scriptStateDir(ts))
+	ts.Check(err)
+	st, err := store.Read(context.Background())
+	ts.Check(err)
+	t := st.Task(args[0])
+	if t == nil {
+		ts.Fatalf("hookdone: no task %s", args[0])
+	}
+	evs, err := store.ReadTaskEvents(t.ID)
+	ts.Check(err)
+	var stop, done time.Time
+	for _, ev := range evs {
+		if ev.Event == "Stop" {
+			stop = ev.Time
+		}
+	}
+	for _, h := range t.History {
+		if h.Status == state.StatusDone {
+			done = h.Time
+		}
+	}
+	if stop.IsZero() || done.IsZero() {
+		ts.Fatalf("hookdone %s: Stop event at %v, done at %v", t.ID, stop, done)
+	}
+	if d := done.Sub(stop); d > limit {
+		ts.Fatalf("hookdone %s: done %s after the Stop hook, over %s", t.ID, d, limit)
+	}
 }
 
 // cmdWaitOverlaps: waitoverlaps ID N [TIMEOUT] waits until the task has
