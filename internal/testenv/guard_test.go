@@ -20,6 +20,8 @@ func TestScrub(t *testing.T) {
 	t.Setenv("GIT_DIR", "/nowhere/.git")
 	t.Setenv("GIT_CONFIG_KEY_0", "core.fsmonitor")
 	t.Setenv("RUNNERX", "kept")
+	t.Setenv("RUNNER_BENCH_BIN", "/kept/runner")
+	t.Setenv("RUNNER_REAL_AGENTS_REQUIRED", "1")
 	Scrub()
 	for _, k := range []string{"RUNNER_STATE_DIR", "XDG_STATE_HOME", "TMUX", "GIT_DIR", "GIT_CONFIG_KEY_0"} {
 		if v, ok := os.LookupEnv(k); ok {
@@ -28,6 +30,11 @@ func TestScrub(t *testing.T) {
 	}
 	if os.Getenv("RUNNERX") != "kept" {
 		t.Error("RUNNERX was removed: only the RUNNER_ prefix goes")
+	}
+	for _, k := range []string{"RUNNER_BENCH_BIN", "RUNNER_REAL_AGENTS_REQUIRED"} {
+		if os.Getenv(k) == "" {
+			t.Errorf("the tests' own %s was removed", k)
+		}
 	}
 }
 

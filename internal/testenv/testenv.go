@@ -22,6 +22,12 @@ var scrubbed = []string{
 	"GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
 }
 
+// knobs are the prefixes of the tests' own RUNNER_ variables, kept: a
+// benchmark's binary, the real-agent suite's "required", a golden
+// update, a helper process's role.
+var knobs = []string{"RUNNER_BENCH_", "RUNNER_GATE_", "RUNNER_REAL_AGENTS_", "RUNNER_TEST_", "RUNNER_UPDATE_",
+	"RUNNER_QUIET_", "RUNNER_GC_CLIS", "RUNNER_ARCHIVE_AFTER"}
+
 // Scrub removes from the process's environment every variable through
 // which the caller's runner, XDG, tmux or git settings would reach a test
 // or what it starts. It returns the names it removed.
@@ -29,6 +35,9 @@ func Scrub() []string {
 	var gone []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
+		if slices.ContainsFunc(knobs, func(k string) bool { return strings.HasPrefix(name, k) }) {
+			continue
+		}
 		if strings.HasPrefix(name, "RUNNER_") || strings.HasPrefix(name, "XDG_") || strings.HasPrefix(name, "GIT_CONFIG_KEY_") ||
 			strings.HasPrefix(name, "GIT_CONFIG_VALUE_") || slices.Contains(scrubbed, name) {
 			os.Unsetenv(name)
