@@ -1,8 +1,11 @@
 package gitsnap
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -47,12 +50,20 @@ func (r *repo) drivers(ctx context.Context, cmd string) []string {
 	if r.via != nil && !runsDrivers[cmd] {
 		return nil // a host's: only where a driver may run (each look is a round trip)
 	}
+	if r.driversRead {
+		return r.driverCfg // one look per operation
+	}
+	defer func() { r.driversRead = true }()
 	stamp := ""
 	if r.via == nil {
+		if noDrivers(r.gitDir) {
+			return nil // no config git reads names a driver: no git call
+		}
 		stamp = configStamp(r.gitDir)
 	}
 	if e, ok := driverCache.Load(r.gitDir); ok && e.(driverEntry).stamp == stamp && stamp != "" {
-		return e.(driverEntry).cfg
+		r.driverCfg = e.(driverEntry).cfg
+		return r.driverCfg
 	}
 	out, err := run(ctx, call{via: r.via, dir: r.top, args: []string{"config", "--name-only", "--get-regexp", `^(filter|diff|merge)\.`}})
 	var cfg []string
@@ -62,6 +73,7 @@ func (r *repo) drivers(ctx context.Context, cmd string) []string {
 	// An error is "no key matches" (exit 1) or a config git cannot read,
 	// which then fails the command itself.
 	driverCache.Store(r.gitDir, driverEntry{stamp: stamp, cfg: cfg})
+	r.driverCfg = cfg
 	return cfg
 }
 
@@ -113,4 +125,53 @@ func configStamp(gitDir string) string {
 		return ""
 	}
 	return sb.String()
+}
+
+// noDrivers reports, without running git, that no config file git reads
+// for the repository at gitDir (its own, a worktree's, the common one,
+// the user's and the system's) can define a filter, diff or merge driver
+// or include another file: none holds those words, and no config comes
+// from the environment. Any doubt (a file that cannot be read, a config
+// from the environment) says false, and git is asked.
+func noDrivers(gitDir string) bool {
+	if os.Getenv("GIT_CONFIG_COUNT") != "" || os.Getenv("GIT_CONFIG_PARAMETERS") != "" {
+		return false
+	}
+	files := []string{filepath.Join(gitDir, "config"), filepath.Join(gitDir, "config.worktree"), "/etc/gitconfig"}
+	if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil && len(b) < 4096 {
+		common := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(common) {
+			common = filepath.Join(gitDir, common)
+		}
+		files = append(files, filepath.Join(common, "config"), filepath.Join(common, "config.worktree"))
+	}
+	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
+		files = append(files, g)
+	} else if home := os.Getenv("HOME"); home != "" {
+		files = append(files, filepath.Join(home, ".gitconfig"))
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		files = append(files, filepath.Join(xdg, "git", "config"))
+	}
+	if s := os.Getenv("GIT_CONFIG_SYSTEM"); s != "" {
+		files = append(files, s)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) || f == "/dev/null" {
+			continue
+		}
+		if err != nil || len(b) > 1<<20 {
+			return false
+		}
+		low := bytes.ToLower(b)
+		for _, w := range [][]byte{[]byte("filter"), []byte("diff"), []byte("merge"), []byte("include")} {
+			if bytes.Contains(low, w) {
+				return false
+			}
+		}
+	}
+	return true
 }

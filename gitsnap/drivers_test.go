@@ -69,3 +69,22 @@ func TestDriverOverrides(t *testing.T) {
 		t.Errorf("DriverOverrides =\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestNoDrivers: a repository whose config files name no driver needs no
+// git call to know it; one that does, or includes another file, is asked.
+func TestNoDrivers(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.txt": "a\n"})
+	gd := filepath.Join(dir, ".git")
+	if !noDrivers(gd) {
+		t.Fatal("a fresh repository reads as having drivers")
+	}
+	for _, extra := range []string{"[filter \"x\"]\n\tclean = cat\n", "[include]\n\tpath = /elsewhere\n", "[diff \"y\"]\n\ttextconv = cat\n"} {
+		cfg := filepath.Join(gd, "config")
+		before, _ := os.ReadFile(cfg)
+		os.WriteFile(cfg, append(before, extra...), 0o644)
+		if noDrivers(gd) {
+			t.Errorf("a config with %q reads as having no drivers", extra)
+		}
+		os.WriteFile(cfg, before, 0o644)
+	}
+}

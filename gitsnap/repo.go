@@ -27,6 +27,10 @@ type repo struct {
 	// forward slashes ("" at the top): restore, diff and commit act on it
 	// alone when a project is a subdirectory of a larger repository.
 	prefix string
+	// drivers caches drivers' answer for this repository's operation
+	// (set once looked up; nil slice with driversRead: none defined).
+	driverCfg   []string
+	driversRead bool
 }
 
 // setPrefix records where dir (absolute) lies below the top of the work
