@@ -202,7 +202,7 @@ func confine(st *state.State, req *DispatchRequest, dir, host string) error {
 		}
 		return filepath.Clean(p)
 	}
-	if !within(real(dir), real(parent.Dir)) {
+	if !sandbox.Within(real(dir), real(parent.Dir)) {
 		return exit.Usagef("a sandboxed task dispatches only into its own folder %s, not %s", parent.Dir, dir)
 	}
 	req.Sandbox, req.SandboxSet = true, true

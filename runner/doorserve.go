@@ -12,7 +12,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/door"
+	"github.com/runner-cli/runner/runner/sandbox"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -63,7 +65,7 @@ func doorHandler(env *Env, t *state.Task) door.Handler {
 	return func(ctx context.Context, req door.Request) door.Response {
 		cmd := exec.CommandContext(ctx, env.Exe, req.Args...)
 		cmd.Dir = t.Dir
-		if req.Cwd != "" && filepath.IsAbs(req.Cwd) && within(filepath.Clean(req.Cwd), t.Dir) {
+		if req.Cwd != "" && filepath.IsAbs(req.Cwd) && sandbox.Within(filepath.Clean(req.Cwd), t.Dir) {
 			if fi, err := os.Stat(req.Cwd); err == nil && fi.IsDir() {
 				cmd.Dir = filepath.Clean(req.Cwd)
 			}
@@ -75,8 +77,8 @@ func doorHandler(env *Env, t *state.Task) door.Handler {
 		cmd.Env = tmuxctl.ChildEnv(environ(), "RUNNER_TASK_ID="+t.ID, door.EnvConfined+"="+t.ID,
 			"RUNNER_STATE_DIR="+env.Store.Dir(), "RUNNER_TMUX_SOCKET="+env.TC.Socket())
 		cmd.Stdin = bytes.NewReader(req.Stdin)
-		var out, errOut bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &limited{&out, door.MaxMessage / 4}, &limited{&errOut, door.MaxMessage / 8}
+		out, errOut := &textutil.HeadWriter{Max: door.MaxMessage / 4}, &textutil.HeadWriter{Max: door.MaxMessage / 8}
+		cmd.Stdout, cmd.Stderr = out, errOut
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
 		cmd.WaitDelay = 5 * time.Second
@@ -93,23 +95,4 @@ func doorHandler(env *Env, t *state.Task) door.Handler {
 		}
 		return resp
 	}
-}
-
-// within reports whether p is dir or inside it.
-func within(p, dir string) bool {
-	return p == dir || dir == "/" || len(p) > len(dir) && p[:len(dir)] == dir && p[len(dir)] == '/'
-}
-
-// limited keeps at most n bytes of what is written, and swallows the
-// rest (a flood of output must not grow the supervisor).
-type limited struct {
-	b *bytes.Buffer
-	n int
-}
-
-func (l *limited) Write(p []byte) (int, error) {
-	if room := l.n - l.b.Len(); room > 0 {
-		l.b.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
 }

@@ -101,19 +101,13 @@ func AppendTaskEventIn(dir, id string, ev TaskEvent) error {
 	}
 	path := filepath.Join(dir, "events", id+".jsonl")
 	// Never through a link, nor into a FIFO or a device the agent put there.
-	const flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND | syscall.O_NOFOLLOW | syscall.O_NONBLOCK
-	f, err := os.OpenFile(path, flags, 0o600)
+	const flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	f, err := openFile(path, flags, 0o600)
 	if errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return err
 		}
-		f, err = os.OpenFile(path, flags, 0o600)
-	}
-	if err == nil {
-		if fi, serr := f.Stat(); serr != nil || !fi.Mode().IsRegular() {
-			f.Close()
-			return fmt.Errorf("events of %s: %s is not a regular file", id, path)
-		}
+		f, err = openFile(path, flags, 0o600)
 	}
 	if err != nil {
 		return fmt.Errorf("open events of %s: %w", id, err)

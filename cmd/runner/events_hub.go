@@ -25,6 +25,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/atomicfile"
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/untrusted"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -274,13 +275,10 @@ func dialHub(sock, tokenPath string) (net.Conn, error) {
 
 // readSmall reads at most n bytes of a regular file (not through a link).
 func readSmall(path string, n int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := untrusted.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
 	return io.ReadAll(io.LimitReader(f, n))
 }

@@ -4,7 +4,6 @@
 package ask
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -61,7 +60,7 @@ func runShadow(ctx context.Context, env *runner.Env, t *state.Task, prof *profil
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	// A grandchild that escaped the group must not hold the pipes open.
 	cmd.WaitDelay = 2 * time.Second
-	stdout := &capWriter{max: askOutputMax}
+	stdout := &textutil.HeadWriter{Max: askOutputMax}
 	stderr := &tailWriter{max: askStderrMax}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err = cmd.Run()
@@ -226,28 +225,6 @@ func CleanTranscript(raw string, n int) string {
 		out = append(out, l)
 	}
 	return textutil.LastLines(strings.Join(out, "\n"), n)
-}
-
-// capWriter keeps the first max bytes written to it.
-type capWriter struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-	max int
-}
-
-func (w *capWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if room := w.max - w.buf.Len(); room > 0 {
-		w.buf.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
-}
-
-func (w *capWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.buf.String()
 }
 
 // tailWriter keeps the last max bytes written to it.

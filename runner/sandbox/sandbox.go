@@ -180,15 +180,15 @@ func Exists(paths []string) []string {
 func Covered(p string, spec Spec) bool {
 	p = filepath.Clean(p)
 	for _, h := range spec.Hidden {
-		if within(p, h) {
+		if Within(p, h) {
 			return true
 		}
 	}
-	if !within(p, "/tmp") {
+	if !Within(p, "/tmp") {
 		return false
 	}
 	for _, b := range append(append([]string(nil), spec.Readable...), spec.Writable...) {
-		if within(p, b) {
+		if Within(p, b) {
 			return false
 		}
 	}
@@ -201,7 +201,7 @@ func Covered(p string, spec Spec) bool {
 func UnderTmp(paths []string) []string {
 	var in []string
 	for _, p := range paths {
-		if filepath.IsAbs(p) && within(filepath.Clean(p), "/tmp") && filepath.Clean(p) != "/tmp" {
+		if filepath.IsAbs(p) && Within(filepath.Clean(p), "/tmp") && filepath.Clean(p) != "/tmp" {
 			in = append(in, p)
 		}
 	}
@@ -223,7 +223,7 @@ func Writable(paths []string) []string {
 	clean = slices.Compact(clean)
 	var out []string
 	for _, p := range clean {
-		if len(out) > 0 && within(p, out[len(out)-1]) {
+		if len(out) > 0 && Within(p, out[len(out)-1]) {
 			continue // sorted: a parent comes right before its children's run
 		}
 		out = append(out, p)
@@ -231,8 +231,8 @@ func Writable(paths []string) []string {
 	return out
 }
 
-// within reports whether p is dir or inside it.
-func within(p, dir string) bool {
+// Within reports whether p is dir or inside it (both clean).
+func Within(p, dir string) bool {
 	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
 }
 

@@ -1,0 +1,35 @@
+package textutil
+
+import (
+	"bytes"
+	"sync"
+)
+
+// HeadWriter keeps the first Max bytes written to it and swallows the
+// rest (a subprocess's flood of output must not grow its reader). It is
+// safe for concurrent writes.
+type HeadWriter struct {
+	Max int
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write keeps what fits; it never fails.
+func (w *HeadWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if room := w.Max - w.buf.Len(); room > 0 {
+		w.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+// Bytes returns what was kept.
+func (w *HeadWriter) Bytes() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return bytes.Clone(w.buf.Bytes())
+}
+
+// String returns what was kept.
+func (w *HeadWriter) String() string { return string(w.Bytes()) }
