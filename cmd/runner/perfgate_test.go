@@ -312,3 +312,15 @@ func burstTime(b *testing.B, r *benchRig, n int) (burst, one time.Duration) {
 	}
 	return burst, single.q(0.5)
 }
+
+// BenchmarkHookToDone reports the median time from the sim's Stop hook to
+// the turn's end in the record (RUNNER_BENCH_N turns, default 9), for
+// comparing binaries (RUNNER_BENCH_BIN) in one run.
+func BenchmarkHookToDone(b *testing.B) {
+	for range b.N {
+		r := newBenchRig(b)
+		d := hookToDone(b, r, envInt("RUNNER_BENCH_N", 9))
+		fmt.Printf("hook to done: median %.1fms (%s)\n", ms(d), r.bin)
+		b.ReportMetric(ms(d), "hook-to-done-ms")
+	}
+}
