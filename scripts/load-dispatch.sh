@@ -6,6 +6,11 @@
 #
 #   scripts/load-dispatch.sh [N] [LOCK_TIMEOUT]   (defaults 200 and 10s)
 #
+# RUNNER_BENCH_BIN=/path/to/runner measures that binary instead of building
+# this checkout (to compare with an older commit's, one after the other).
+# With RUNNER_LOAD_EVENTS=1 a `runner events --follow --json` reader runs for
+# the whole load, as a user's dashboard would (when the binary has events).
+#
 # Its own tmux server (private socket) and state directory; it kills both
 # at the end. Exit 0 when every dispatch exited 0 and every task ended done.
 set -euo pipefail
@@ -17,11 +22,16 @@ command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 work=$(mktemp -d /tmp/runner-load.XXXXXX)
 sock="$work/tmux.sock"
 cleanup() {
+	[ -z "${events_pid:-}" ] || kill "$events_pid" 2>/dev/null || true
 	tmux -S "$sock" kill-server 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
-go build -o "$work/runner" ./cmd/runner
+if [ -n "${RUNNER_BENCH_BIN:-}" ]; then
+	cp "$RUNNER_BENCH_BIN" "$work/runner"
+else
+	go build -o "$work/runner" ./cmd/runner
+fi
 unset TMUX
 export RUNNER_STATE_DIR="$work/state" RUNNER_TMUX_SOCKET="$sock" RUNNER_LOCK_TIMEOUT="$lock_timeout"
 export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=load GIT_AUTHOR_EMAIL=load@example.com \
@@ -35,13 +45,22 @@ for p in 1 2 3; do
 	"$work/runner" project add "p$p" "$work/p$p" >/dev/null
 done
 
+events_pid=
+if [ "${RUNNER_LOAD_EVENTS:-0}" = 1 ] && "$work/runner" events --help >/dev/null 2>&1; then
+	"$work/runner" events --follow --json >"$work/events.jsonl" 2>"$work/events.err" &
+	events_pid=$!
+fi
+cpu_all() { awk '/^cpu /{ print ($2+$3+$4+$7+$8) / 100 }' /proc/stat; } # user nice system irq softirq, in s (USER_HZ 100)
+cpu0=$(cpu_all)
 start=$(date +%s.%N)
+pids=()
 for i in $(seq 1 "$n"); do
 	p=$((i % 3 + 1))
 	( rc=0; "$work/runner" dispatch "p$p" "load task $i: say done" --agent sim --detach >"$work/out.$i" 2>"$work/err.$i" || rc=$?
 	  echo $rc >"$work/rc.$i" ) &
+	pids+=($!)
 done
-wait
+wait "${pids[@]}"
 dispatched=$(date +%s.%N)
 
 declare -A rcs=()
@@ -61,6 +80,16 @@ done
 wait_rc=0
 "$work/runner" wait --all --timeout 10m >/dev/null 2>"$work/wait.err" || wait_rc=$?
 ended=$(date +%s.%N)
+cpu1=$(cpu_all)
+server_cpu=?
+if spid=$(tmux -S "$sock" display -p '#{pid}' 2>/dev/null) && [ -r "/proc/$spid/stat" ]; then
+	server_cpu=$(awk '{ sub(/.*\) /, ""); printf "%.1f", ($12 + $13) / 100 }' "/proc/$spid/stat")
+fi
+if [ -n "$events_pid" ]; then
+	kill "$events_pid" 2>/dev/null || true
+	wait "$events_pid" 2>/dev/null || true
+	echo "events follower: $(wc -l <"$work/events.jsonl") events"
+fi
 "$work/runner" ps --all --json >"$work/ps.json"
 summary=$(python3 - "$work/ps.json" "$work/runner" <<'EOF'
 import json, sys, collections, subprocess
@@ -85,6 +114,7 @@ total=$(echo "$summary" | head -1 | cut -d' ' -f1)
 echo "tasks recorded: $summary"
 awk -v a="$start" -v b="$dispatched" -v c="$ended" -v n="$n" 'BEGIN { printf "all %d dispatches returned in %.1f s; all tasks ended %.1f s after the start\n", n, b - a, c - a }'
 echo "wait --all exit $wait_rc"
+awk -v a="$cpu0" -v b="$cpu1" -v s="$server_cpu" 'BEGIN { printf "CPU used on the machine meanwhile: %.1f s (the tmux server: %s s)\n", b - a, s }'
 ok=1
 [ "${rcs[0]:-0}" -eq "$n" ] || ok=0
 echo "$summary" | head -1 | grep -q "^$n done:$n$" || ok=0

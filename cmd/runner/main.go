@@ -13,5 +13,8 @@ package main
 import "os"
 
 func main() {
-	os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stopProfile := startCPUProfile(os.Args[1:])
+	code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stopProfile()
+	os.Exit(code)
 }
