@@ -251,17 +251,21 @@ func (b *taskBook) TurnSpent(ctx context.Context, sp state.Spend) {
 // Budgeted reports whether the task or a task above it has a token or
 // dollar budget.
 func (b *taskBook) Budgeted(ctx context.Context) bool {
-	st, err := b.env.Store.Read(ctx)
-	if err != nil {
-		return false
+	// The task and its ancestors, each read alone (Store.ReadTask): the
+	// look costs the same with one task or a thousand.
+	seen := map[string]bool{}
+	for id := b.id; id != "" && !seen[id]; {
+		seen[id] = true
+		t, err := b.env.Record().Task(ctx, id)
+		if err != nil {
+			return false
+		}
+		if x := budgetOf(t); x.Tokens > 0 || x.USD > 0 {
+			return true
+		}
+		id = t.Parent
 	}
-	budgeted := false
-	eachAbove(st, b.id, func(t *state.Task) bool {
-		x := budgetOf(t)
-		budgeted = x.Tokens > 0 || x.USD > 0
-		return !budgeted
-	})
-	return budgeted
+	return false
 }
 
 // LiveSpend records what the running turn used so far (Task.Live, which

@@ -63,6 +63,29 @@ func TrackChanges(ctx context.Context, env *Env, id string) error {
 	if c := t.Changes; c != nil && c.Repo == ch.Repo && c.Host == ch.Host && c.Count == ch.Count && c.Shared == ch.Shared && slices.Equal(c.Files, ch.Files) {
 		return nil
 	}
+	if len(ch.Files) == 0 && len(t.Overlaps) == 0 {
+		// Nothing changed and no overlap to undo: no other task is
+		// concerned, so only this task's record changes (handed to the
+		// lock's holder like any one-task change, without reading
+		// every task).
+		err := env.Store.UpdateTask(ctx, id, func(x *state.Task) error {
+			if len(x.Overlaps) > 0 {
+				return errOverlapsMoved
+			}
+			if x.Changes != nil {
+				ch.Merged = x.Changes.Merged
+			}
+			x.Changes = &ch
+			return nil
+		})
+		if !errors.Is(err, errOverlapsMoved) {
+			if err != nil {
+				return fmt.Errorf("task %s: record the files it changed: %w", id, err)
+			}
+			return nil
+		}
+		// Another task's look recorded an overlap meanwhile: the long way.
+	}
 	// Whether a done task's pane lives needs tmux, which must not run
 	// under the lock: looked at first for each task these files may
 	// meet, done or still working (it may be done by the update: this
@@ -95,6 +118,10 @@ func TrackChanges(ctx context.Context, env *Env, id string) error {
 	}
 	return toldOverlaps(ctx, env, now, tells, posts)
 }
+
+// errOverlapsMoved says TrackChanges's short way found overlaps recorded
+// since it read the task.
+var errOverlapsMoved = errors.New("overlaps recorded meanwhile")
 
 // mayBeTold lists the tasks whose panes are looked at before the overlaps
 // of task id's changes ch are recorded: id itself and the tasks whose

@@ -322,12 +322,12 @@ func (env *Env) StartSupervisor(id string, extra []*os.File) (int, error) {
 	}
 	// The supervisor records itself too: a busy lock here must not make a
 	// caller believe no supervisor runs (and start a second one).
-	if err := env.Record().UpdateDurably(context.Background(), "task "+id+": record supervisor "+strconv.Itoa(pid), func(st *state.State) error {
-		if t := st.Task(id); t != nil {
-			t.SupervisorPID, t.SupervisorStart = pid, proctree.Identity(pid)
-		}
+	// One task's change: handed to the lock's holder (Store.UpdateTask).
+	ident := proctree.Identity(pid)
+	if err := env.Record().UpdateTaskDurably(context.Background(), "task "+id+": record supervisor "+strconv.Itoa(pid), id, func(t *state.Task) error {
+		t.SupervisorPID, t.SupervisorStart = pid, ident
 		return nil
-	}); err != nil {
+	}); err != nil && !errors.Is(err, state.ErrTaskNotFound) {
 		env.Say("task %s: supervisor %d started; recording its pid: %v", id, pid, err)
 	}
 	return pid, nil

@@ -2,6 +2,7 @@ package state
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -566,5 +567,71 @@ func TestHostVersion(t *testing.T) {
 	})
 	if v := version(); v != indexVersion {
 		t.Fatalf("no host any more: version %d, want %d", v, indexVersion)
+	}
+}
+
+// TestReadTask reads one task the short way: the same task as Read gives,
+// from the index or the archive, without reading any other task's record
+// (another record that does not parse is no concern of it; Read says so).
+func TestReadTask(t *testing.T) {
+	s := openTemp(t)
+	s.ArchiveAfter = 2
+	base := clock.Now().Add(-time.Hour).UTC()
+	for i := range 8 {
+		id := fmt.Sprintf("t_old%05d", i)
+		mustUpdate(t, s, func(st *State) error {
+			st.Tasks[id] = finishedTask(id, base.Add(time.Duration(i)*time.Second))
+			return nil
+		})
+	}
+	mustUpdate(t, s, func(st *State) error {
+		for _, id := range []string{"t_aaaaaaaa", "t_bbbbbbbb"} {
+			x := &Task{ID: id, Dir: "/d", Agent: "sim", Text: "text of " + id, Status: StatusStarting, Created: clock.Now()}
+			x.SetStatus(StatusRunning, clock.Now(), "delivered")
+			st.Tasks[id] = x
+		}
+		return nil
+	})
+	mustUpdate(t, s, func(st *State) error { st.Tasks["t_aaaaaaaa"].SupervisorPID = 7; return nil }) // a hot field only
+	st, err := s.Read(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"t_aaaaaaaa", "t_bbbbbbbb", "t_old00000"} {
+		records.forget(s.Dir())
+		got, err := s.ReadTask(t.Context(), id)
+		if err != nil {
+			t.Fatalf("ReadTask(%s): %v", id, err)
+		}
+		want := st.Task(id)
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if want == nil || string(g) != string(w) {
+			t.Fatalf("ReadTask(%s) = %s\nRead gives %s", id, g, w)
+		}
+	}
+	if st.Tasks["t_old00000"] != nil {
+		t.Fatal("the test wants t_old00000 archived")
+	}
+	if _, err := s.ReadTask(t.Context(), "t_zzzzzzzz"); !errors.Is(err, ErrTaskNotFound) {
+		t.Fatalf("ReadTask(unknown) = %v, want ErrTaskNotFound", err)
+	}
+	// Break t_bbbbbbbb's record: t_aaaaaaaa is still read the short way.
+	recs, _ := filepath.Glob(filepath.Join(s.Dir(), "tasks", "t_bbbbbbbb.*.json"))
+	if len(recs) != 1 {
+		t.Fatalf("records of t_bbbbbbbb: %v", recs)
+	}
+	if err := os.WriteFile(recs[0], []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	records.forget(s.Dir())
+	if got, err := s.ReadTask(t.Context(), "t_aaaaaaaa"); err != nil || got.SupervisorPID != 7 || got.Text != "text of t_aaaaaaaa" {
+		t.Fatalf("ReadTask beside a broken record = %+v, %v", got, err)
+	}
+	if _, err := s.ReadTask(t.Context(), "t_bbbbbbbb"); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("ReadTask(broken record) = %v, want ErrCorrupt", err)
+	}
+	if _, err := s.Read(t.Context()); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Read with a broken record = %v, want ErrCorrupt", err)
 	}
 }

@@ -199,3 +199,64 @@ func (s *Store) Counts(ctx context.Context) (map[Status]int, error) {
 	}
 	return out, nil
 }
+
+// ReadTask returns task id as Read would (State.Task), reading only the
+// index and that task's record: a supervisor that looks at its own task
+// does not read every other task's record, so the cost does not grow with
+// the number of tasks' records changed since its last look. A task the
+// index does not carry (archived), an index of another version, or one
+// that does not parse is read the long way (Read). An id no task has is
+// an error wrapping ErrTaskNotFound.
+func (s *Store) ReadTask(ctx context.Context, id string) (*Task, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if t := s.readIndexedTask(id); t != nil {
+		return t, nil
+	}
+	st, err := s.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if t := st.Task(id); t != nil {
+		return t, nil
+	}
+	return nil, &TaskNotFoundError{Ref: id}
+}
+
+// readIndexedTask is ReadTask's short way: the task from the index entry
+// and its record, or nil when anything is not as expected (ReadTask then
+// takes the long way, which reports what is wrong).
+func (s *Store) readIndexedTask(id string) *Task {
+	if !safeName(id) {
+		return nil
+	}
+	for range 3 {
+		raw, err := readFile(s.Path())
+		if err != nil {
+			return nil
+		}
+		var ix struct {
+			Version int                        `json:"version"`
+			Tasks   map[string]json.RawMessage `json:"tasks"`
+		}
+		if json.Unmarshal(raw, &ix) != nil || ix.Version < indexVersion || ix.Version > Version {
+			return nil
+		}
+		var e entry
+		if ent, ok := ix.Tasks[id]; !ok || json.Unmarshal(ent, &e) != nil || e.ID != id {
+			return nil
+		}
+		rec, err := readRecord(s.dir, id, e.Record)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // superseded meanwhile: the index has moved on
+		}
+		if err != nil {
+			return nil
+		}
+		t := rec.clone()
+		e.applyHot(t)
+		return t
+	}
+	return nil
+}

@@ -56,6 +56,10 @@ func (b Book) warn(format string, args ...any) {
 
 // Task reads one task by id or unique prefix.
 func (b Book) Task(ctx context.Context, ref string) (*state.Task, error) {
+	if state.ValidTaskID(ref) {
+		// A whole id: its entry and record only (Store.ReadTask).
+		return b.Store.ReadTask(ctx, ref)
+	}
 	st, err := b.Store.Read(ctx)
 	if err != nil {
 		return nil, err
