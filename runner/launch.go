@@ -28,23 +28,64 @@ import (
 
 // start takes the snapshot and launches the agent of a queued task: the
 // task becomes starting with its pane. A task that is no longer queued (a
-// user cancelled it meanwhile) is not started.
+// user cancelled it meanwhile) is not started (a pane launched meanwhile
+// is closed).
+//
+// In a shared tree the snapshot is taken while the agent starts: the task
+// is delivered only after both, so the snapshot holds the tree as the task
+// found it (what an agent's own start-up writes there, which none of the
+// built-in CLIs does, may or may not be in it). A worktree is made from
+// the snapshot, so the agent starts after it.
 func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profile, spec *StartSpec) error {
-	// Snapshot before anything runs.
-	snapRef, snapNote := "", ""
+	fail := func(reason string) {
+		_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, reason, nil)
+	}
 	snapDir, err := snapshotDir(ctx, env, task, spec)
 	if err != nil {
-		_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, err.Error(), nil)
+		fail(err.Error())
 		return err
 	}
 	gctx, err := env.GitContext(ctx, task)
 	if err != nil {
-		_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, err.Error(), nil)
+		fail(err.Error())
 		return err
 	}
-	snap, err := gitsnap.Take(gctx, snapDir, gitsnap.Options{ID: task.ID, Label: "before " + TaskTitle(task.Text)})
+	take := func() (*gitsnap.Snapshot, error) {
+		return gitsnap.Take(gctx, snapDir, gitsnap.Options{ID: task.ID, Label: "before " + TaskTitle(task.Text)})
+	}
+	var (
+		snap     *gitsnap.Snapshot
+		snapErr  error
+		launched *launched
+	)
+	if spec.Worktree {
+		snap, snapErr = take()
+	} else {
+		if err := env.Store.PrepareTaskFiles(task.ID); err != nil {
+			fail(err.Error())
+			return err
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			snap, snapErr = take()
+		}()
+		launched, err = launchPane(ctx, env, task, prof, spec)
+		<-done
+		if err != nil {
+			fail("launch failed: " + err.Error())
+			return err
+		}
+	}
+	// closePane closes the pane of an agent that is not to run after all.
+	closePane := func() {
+		if launched != nil {
+			_ = launched.close(context.WithoutCancel(ctx))
+		}
+	}
+	snapRef, snapNote := "", ""
 	switch {
-	case err == nil:
+	case snapErr == nil:
 		snapRef = snap.Ref
 		snapNote = fmt.Sprintf("snapshot %s (%s)", snap.Ref, snap.Duration.Round(time.Millisecond))
 	case spec.RequireSnapshot || spec.Worktree:
@@ -52,15 +93,16 @@ func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profil
 		if spec.Worktree {
 			flag = "--worktree"
 		}
-		_ = env.Record().Finish(ctx, task.ID, state.StatusFailed, "no snapshot: "+err.Error(), nil)
-		return exit.Usagef("%s: %v", flag, err)
+		closePane()
+		fail("no snapshot: " + snapErr.Error())
+		return exit.Usagef("%s: %v", flag, snapErr)
 	default:
-		snapNote = "no snapshot: " + snapshotReason(err)
+		snapNote = "no snapshot: " + snapshotReason(snapErr)
 	}
 	var wt worktreeStart
 	if spec.Worktree {
 		if wt, err = startWorktree(gctx, env, task, snap, spec.Setup); err != nil {
-			_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "worktree: "+err.Error(), nil)
+			fail("worktree: " + err.Error())
 			return err
 		}
 		snapNote += "; worktree " + wt.dir + " on branch " + wt.branch
@@ -73,10 +115,20 @@ func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profil
 		if wt.branch != "" {
 			t.Origin, t.Dir, t.Branch = t.Dir, wt.dir, wt.branch
 		}
-		return t.SetStatus(state.StatusStarting, env.Time(), snapNote)
+		if err := t.SetStatus(state.StatusStarting, env.Time(), snapNote); err != nil {
+			return err
+		}
+		if launched != nil {
+			launched.record(t) // the pane, in the same write
+		}
+		return nil
 	})
 	if err != nil {
+		closePane()
 		return err
+	}
+	if launched != nil {
+		return nil
 	}
 	if wt.branch != "" {
 		task.Origin, task.Dir, task.Branch = task.Dir, wt.dir, wt.branch
@@ -86,7 +138,7 @@ func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profil
 	}
 	// Launch the agent.
 	if err := launch(ctx, env, task, prof, spec); err != nil {
-		_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "launch failed: "+err.Error(), nil)
+		fail("launch failed: " + err.Error())
 		return err
 	}
 	return nil
@@ -169,15 +221,34 @@ func (s localSite) paneEnv(t *state.Task, prof *profile.Profile) []string {
 // and the sandbox with --sandbox. It is the one launch of every task: a
 // dispatch, a queued task's start, a resume.
 func launch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, spec *StartSpec) error {
-	s, err := siteOf(ctx, env, t)
+	l, err := launchPane(ctx, env, t, prof, spec)
 	if err != nil {
 		return err
+	}
+	return env.Record().Update(ctx, t.ID, l.record)
+}
+
+// launched is an agent's pane launched by launchPane, not yet recorded.
+type launched struct {
+	// record sets the pane on the task (and says where it runs, and
+	// that it is sandboxed, in its last status's reason).
+	record func(*state.Task)
+	// close closes the pane's window (an agent not to run after all).
+	close func(context.Context) error
+}
+
+// launchPane is launch without the record: the pane started and set up,
+// and what recording it does to the task.
+func launchPane(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, spec *StartSpec) (*launched, error) {
+	s, err := siteOf(ctx, env, t)
+	if err != nil {
+		return nil, err
 	}
 	argv := append([]string(nil), spec.Argv...)
 	penv := s.paneEnv(t, prof)
 	args, hookEnv, err := s.hook(ctx, t, prof, penv, spec.UseHook && prof.Hook != nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	argv, penv = append(argv, args...), append(penv, hookEnv...)
 	var writable []string
@@ -186,7 +257,7 @@ func launch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile,
 	}
 	if spec.Sandbox != nil {
 		if argv, writable, err = s.sandbox(ctx, t, prof, penv, argv, spec.Sandbox); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	size := spec.Size
@@ -197,8 +268,9 @@ func launch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile,
 	pane, err := tc.Launch(ctx, tmuxctl.WindowSpec{Session: t.Tmux.Session, Name: t.ID, Cwd: t.Dir,
 		Env: penv, Argv: argv, Size: size, RemainOnExit: true, PipeTo: s.transcript(t)})
 	if err != nil {
-		return fmt.Errorf("start %s in tmux%s: %w", prof.Name, s.where(), err)
+		return nil, fmt.Errorf("start %s in tmux%s: %w", prof.Name, s.where(), err)
 	}
+	closeWindow := func(ctx context.Context) error { return tc.KillWindow(ctx, pane) }
 	// One tmux call for the rest: the session's hooks append to the
 	// site's pane-died file, which the supervisors watch ("PANE STATUS"
 	// when a pane's process exits, "closed" when a window goes), and the
@@ -211,16 +283,21 @@ func launch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile,
 		batch = append(batch, []string{"set-option", "-p", "-t", pane, StateDirOption, dir})
 	}
 	if err := tc.Batch(ctx, batch...); err != nil {
-		return err
+		return nil, err
 	}
-	return env.Record().Update(ctx, t.ID, func(x *state.Task) {
+	where := s.where()
+	return &launched{close: closeWindow, record: func(x *state.Task) {
 		x.Tmux.Pane = pane
-		x.History[len(x.History)-1].Reason += "; pane " + pane + s.where()
+		if len(x.History) > 0 {
+			x.History[len(x.History)-1].Reason += "; pane " + pane + where
+			if writable != nil {
+				x.History[len(x.History)-1].Reason += "; sandboxed (bwrap)"
+			}
+		}
 		if writable != nil {
 			x.Sandbox = writable
-			x.History[len(x.History)-1].Reason += "; sandboxed (bwrap)"
 		}
-	})
+	}}, nil
 }
 
 // hook renders the profile's turn-end hook for t: the arguments and

@@ -430,6 +430,14 @@ func TestPasteBufferNotLeaked(t *testing.T) {
 	if strings.TrimSpace(out) != "" {
 		t.Fatalf("buffers left behind: %q", out)
 	}
+	// A paste that fails after its buffer was loaded (no such pane) leaves
+	// no buffer either.
+	if err := c.Paste(ctx, "%999", "# secret", false); err == nil {
+		t.Fatal("paste into a pane that does not exist: no error")
+	}
+	if out, _ := c.run(ctx, nil, "list-buffers", "-F", "#{buffer_name}"); strings.TrimSpace(out) != "" {
+		t.Fatalf("buffers left behind by a failed paste: %q", out)
+	}
 }
 
 func TestPipeFromFirstByte(t *testing.T) {
