@@ -193,6 +193,14 @@ func (c *Client) ready(ctx context.Context, pane string, leaveMode bool) error {
 	if err != nil {
 		return err
 	}
+	return c.readyAs(ctx, pane, p, leaveMode)
+}
+
+// readyAs is ready on the pane's information p, read by the caller.
+func (c *Client) readyAs(ctx context.Context, pane string, p PaneInfo, leaveMode bool) error {
+	if p.Dead {
+		return &DeadError{Pane: pane, Status: p.DeadStatus}
+	}
 	if p.InMode {
 		if !leaveMode {
 			return fmt.Errorf("pane %s: %w (leave it with q, or pass --leave-mode)", pane, ErrPaneInMode)
@@ -230,6 +238,10 @@ type DeliverOptions struct {
 	// when it receives (e.g. the agent's hook events file was written:
 	// Accepted may now say yes without waiting out the poll).
 	Wake <-chan struct{}
+	// Before, if set, is handed the screen as it was just before the
+	// paste, captured in the same tmux call as the check that the pane
+	// lives and takes keys (what Accepted compares against).
+	Before func(screen string)
 }
 
 // DeliverBytesPerSecond is the slowest rate at which an application in a
@@ -279,8 +291,24 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 		after = time.Second
 	}
 	after += ReadTime(len(text))
-	if err := c.ready(ctx, pane, opts.LeaveMode); err != nil {
-		return d, err
+	if opts.Before == nil {
+		if err := c.ready(ctx, pane, opts.LeaveMode); err != nil {
+			return d, err
+		}
+	} else {
+		p, screen, err := c.PaneScreen(ctx, pane)
+		if err != nil {
+			return d, err
+		}
+		if err := c.readyAs(ctx, pane, p, opts.LeaveMode); err != nil {
+			return d, err
+		}
+		if p.InMode { // the screen of copy mode: look again without it
+			if screen, err = c.CaptureScreen(ctx, pane); err != nil {
+				return d, err
+			}
+		}
+		opts.Before(screen)
 	}
 	if err := c.Paste(ctx, pane, text, opts.Raw); err != nil {
 		return d, err

@@ -460,3 +460,43 @@ func TestPipeFromFirstByte(t *testing.T) {
 		})
 	}
 }
+
+// TestDeliverBefore hands Before the screen as it was before the paste,
+// from the same call that checks the pane (after leaving copy mode, the
+// screen without it), and a dead pane's delivery fails before any paste.
+func TestDeliverBefore(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	pane := shellPane(t, c, "db")
+	if err := c.Send(ctx, pane, "echo before-marker", SendOptions{Enter: true, EnterDelay: 20 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 5*time.Second, func() bool {
+		s, _ := c.CaptureScreen(ctx, pane)
+		return strings.Count(s, "before-marker") == 2
+	})
+	if _, err := c.run(ctx, nil, "copy-mode", "-t", pane); err != nil {
+		t.Fatal(err)
+	}
+	var before string
+	res, err := c.Deliver(ctx, pane, "echo after-marker", DeliverOptions{EnterDelay: 20 * time.Millisecond, LeaveMode: true,
+		Before: func(s string) { before = s }})
+	if err != nil || !res.Confirmed {
+		t.Fatalf("Deliver: %+v, %v", res, err)
+	}
+	if !strings.Contains(before, "before-marker") || strings.Contains(before, "after-marker") {
+		t.Fatalf("the screen handed to Before:\n%s", before)
+	}
+	if p, err := c.Pane(ctx, pane); err != nil || p.InMode {
+		t.Fatalf("copy mode was not left: %+v, %v", p, err)
+	}
+	dead, err := c.Launch(ctx, WindowSpec{Session: "db", Name: "dead", Argv: []string{"true"}, RemainOnExit: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, func() bool { p, err := c.Pane(ctx, dead); return err == nil && p.Dead })
+	called := false
+	if _, err := c.Deliver(ctx, dead, "x", DeliverOptions{Before: func(string) { called = true }}); !errors.As(err, new(*DeadError)) || called {
+		t.Fatalf("Deliver to a dead pane: %v (Before called: %v)", err, called)
+	}
+}

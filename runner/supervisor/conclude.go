@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/runner-cli/runner/runner/exit"
@@ -109,11 +110,15 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 			e.Commit(ctx)
 		}
 		// The notification tells about this turn's end, whatever happens
-		// to the task after.
-		e.Notify(ctx, final)
+		// to the task after; it runs beside the look at the task's files
+		// (both wait on other programs: the user's notify command or
+		// tmux, and git).
+		var notified sync.WaitGroup
+		notified.Go(func() { e.Notify(ctx, final) })
 		// Before Release: what this looks at may queue a message for
 		// this task (an overlap), which Release then takes.
 		e.TrackChanges(ctx)
+		notified.Wait()
 		if o.Status == state.StatusDone && live {
 			if n := e.Release(ctx, !o.KeepQueue); n > 0 {
 				e.Say("task %s: %d message(s) arrived as the turn ended", s.ID, n)

@@ -42,18 +42,12 @@ func (s *Supervisor) Deliver(ctx context.Context, text string, first bool) error
 		m.Session, transcript = t.AgentSession, t.Transcript
 	}
 	s.Mon.Expect(m)
-	// The screen before the paste: a screen still equal to it after Enter
-	// means the text never arrived (the input was not live yet).
-	base, err := s.TC.CaptureScreen(ctx, s.PaneID)
-	if err != nil {
-		return err
-	}
 	shown := &transcriptShows{file: transcript, offset: monitor.FileSize(transcript), sig: sig}
 	// Without markers (or a first line to look for) no sign of a turn
 	// can be told from the screen: the turn counts as started.
 	hasMarkers := len(s.Profile.Ready) > 0 || len(s.Profile.Busy) > 0
 	s.payload, s.sig, s.unstarted, s.enters, s.echoWait = payload, sig, hasMarkers && sig != "", 0, false
-	dc := &deliveryCheck{s: s, base: base, sig: sig, shown: shown}
+	dc := &deliveryCheck{s: s, sig: sig, shown: shown}
 	// A quick turn may end while its delivery is confirmed: its hook's
 	// line wakes the confirmation (deliveryCheck.accepted takes it).
 	written, stop := s.Mon.EventsWritten()
@@ -61,6 +55,9 @@ func (s *Supervisor) Deliver(ctx context.Context, text string, first bool) error
 	res, err := s.TC.Deliver(ctx, s.PaneID, payload, tmuxctl.DeliverOptions{
 		EnterDelay: s.Profile.EnterDelay.Duration, Raw: s.Profile.PasteRaw, LeaveMode: true, Nudges: 2,
 		Accepted: dc.accepted, Wake: written,
+		// The screen before the paste: a screen still equal to it after
+		// Enter means the text never arrived (the input was not live yet).
+		Before: func(screen string) { dc.base = screen },
 		// Enter again only while the text is visibly waiting in the
 		// composer: never onto a dialog that appeared meanwhile.
 		NudgeIf: func(screen string) bool { return inComposer(s.Profile, screen, sig) },

@@ -74,8 +74,8 @@ func (w *watcher) EventsFile() string                                           
 func (w *watcher) Held(d time.Duration) Watcher                                     { return w }
 
 // pane records what the supervisor does to the pane. Deliver shows the
-// accept check each of delivered (confirmed once one is accepted);
-// CaptureScreen returns screen.
+// accept check each of delivered (confirmed once one is accepted), after
+// handing Before the screen; CaptureScreen returns screen.
 type pane struct {
 	keys      []string
 	pastes    []string
@@ -97,6 +97,9 @@ func (p *pane) SendKeys(ctx context.Context, id string, keys ...string) error {
 	return nil
 }
 func (p *pane) Deliver(ctx context.Context, id, text string, o tmuxctl.DeliverOptions) (tmuxctl.Delivery, error) {
+	if o.Before != nil {
+		o.Before(p.screen) // the screen before the paste, as tmuxctl does
+	}
 	p.pastes = append(p.pastes, text)
 	for i, screen := range p.delivered {
 		if o.Accepted(screen) {
