@@ -362,6 +362,7 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duration, accepted func(string) bool, callerCheck bool, wake <-chan struct{}, start time.Time, d *Delivery) (done bool, err error) {
 	deadline := clock.Now().Add(after)
 	for poll := 10 * time.Millisecond; ; poll = min(poll*2, 100*time.Millisecond) {
+		lookedAt := clock.Now()
 		info, screen, err := c.PaneScreen(ctx, pane)
 		if err != nil {
 			return true, err
@@ -390,6 +391,14 @@ func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duratio
 		}
 		if err := sleepOrWake(ctx, poll, wake); err != nil {
 			return true, err
+		}
+		// Woken early: still no more than two looks per poll interval, so
+		// a pane that writes all the time (a long paste being read) is
+		// looked at about as often as without wakes.
+		if gap := poll/2 - clock.Since(lookedAt); gap > 0 {
+			if err := ctxtime.Sleep(ctx, gap); err != nil {
+				return true, err
+			}
 		}
 	}
 }

@@ -269,15 +269,17 @@ func (m *Monitor) WaitHook(ctx context.Context, d time.Duration) *profile.HookEv
 	}
 }
 
-// EventsWritten returns a channel that receives when the task's hook
-// events file is written, until stop is called (nil without an events
-// file): what a delivery waits on beside its looks at the screen, so that
-// a quick turn's end is seen as it is written.
-func (m *Monitor) EventsWritten() (written <-chan struct{}, stop func()) {
-	if m.Events == "" {
+// Written returns a channel that receives when the task's hook events
+// file or the pane's transcript is written, until stop is called (nil
+// without either file): what a delivery waits on beside its looks at the
+// screen, so that the agent's first sign of taking the text (its busy
+// line), or a quick turn's end, is seen as it is written rather than at
+// the next poll.
+func (m *Monitor) Written() (written <-chan struct{}, stop func()) {
+	if m.Events == "" && m.Transcript == "" {
 		return nil, func() {}
 	}
-	w := watchFiles(m.Events)
+	w := watchFiles(m.Events, m.Transcript)
 	ch := make(chan struct{}, 1)
 	done := make(chan struct{})
 	go func() {

@@ -50,7 +50,7 @@ func (s *Supervisor) Deliver(ctx context.Context, text string, first bool) error
 	dc := &deliveryCheck{s: s, sig: sig, shown: shown}
 	// A quick turn may end while its delivery is confirmed: its hook's
 	// line wakes the confirmation (deliveryCheck.accepted takes it).
-	written, stop := s.Mon.EventsWritten()
+	written, stop := s.Mon.Written()
 	defer stop()
 	res, err := s.TC.Deliver(ctx, s.PaneID, payload, tmuxctl.DeliverOptions{
 		EnterDelay: s.Profile.EnterDelay.Duration, Raw: s.Profile.PasteRaw, LeaveMode: true, Nudges: 2,

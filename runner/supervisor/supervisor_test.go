@@ -66,7 +66,7 @@ var errUntilDone = errors.New("wait until the context is done")
 
 func (w *watcher) WaitHook(ctx context.Context, d time.Duration) *profile.HookEvent { return w.hook }
 func (w *watcher) HookNow() *profile.HookEvent                                      { return nil }
-func (w *watcher) EventsWritten() (<-chan struct{}, func())                         { return nil, func() {} }
+func (w *watcher) Written() (<-chan struct{}, func())                               { return nil, func() {} }
 func (w *watcher) Expect(m profile.TurnMatch)                                       { w.match = m }
 func (w *watcher) Expecting() profile.TurnMatch                                     { return w.match }
 func (w *watcher) EventsOffset() int64                                              { return w.events }

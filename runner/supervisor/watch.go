@@ -17,9 +17,9 @@ type Watcher interface {
 	WaitHook(ctx context.Context, d time.Duration) *profile.HookEvent
 	// HookNow is the hook event that ends the turn, if one came already.
 	HookNow() *profile.HookEvent
-	// EventsWritten receives when hook events are written, until stop
-	// (nil: never).
-	EventsWritten() (written <-chan struct{}, stop func())
+	// Written receives when hook events or the pane's output are
+	// written, until stop (nil: never).
+	Written() (written <-chan struct{}, stop func())
 	// Expect says which hook event ends the turn: set as a prompt is
 	// delivered. Expecting is the current one.
 	Expect(m profile.TurnMatch)
