@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -36,6 +37,9 @@ func CallerTask(ctx context.Context, env *Env, st *state.State, panes []tmuxctl.
 		return ""
 	}
 	if panes == nil {
+		if !maybeInPane(os.Getpid()) {
+			return "" // no tmux server above this process: no pane holds it
+		}
 		var err error
 		if panes, err = env.TC.ListPanes(ctx); err != nil {
 			return ""
@@ -58,6 +62,32 @@ func CallerTask(ctx context.Context, env *Env, st *state.State, panes []tmuxctl.
 		pid = parentPID(pid)
 	}
 	return ""
+}
+
+// maybeInPane reports whether process pid may run inside a tmux pane: a
+// process above it is a child of a program named tmux… (a server), or the
+// chain cannot be read (no /proc, another user's process): then the
+// panes are listed, as always. A dispatch from cron, a service or an ssh
+// session outside tmux needs no tmux call to know it is no task's.
+func maybeInPane(pid int) bool {
+	for range 64 {
+		ppid := parentPID(pid)
+		switch {
+		case ppid == 1:
+			// init adopted or started the chain: no pane above, unless
+			// init is a tmux server (a container's).
+			exe, err := os.Readlink("/proc/1/exe")
+			return err == nil && strings.HasPrefix(filepath.Base(exe), "tmux")
+		case ppid <= 0:
+			return true // unknown
+		}
+		exe, err := os.Readlink("/proc/" + strconv.Itoa(ppid) + "/exe")
+		if err != nil || strings.HasPrefix(filepath.Base(exe), "tmux") {
+			return true
+		}
+		pid = ppid
+	}
+	return true
 }
 
 // parentPID reads a process's parent from /proc; 0 when unknown.
