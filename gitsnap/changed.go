@@ -3,6 +3,7 @@ package gitsnap
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -23,26 +24,32 @@ type ChangedFiles struct {
 // name, such as refs/runner/snapshots/<id>) and the work tree in dir
 // (tracked and untracked, non-ignored files), read on an index of its own:
 // the user's index is not touched. It is what Diff lists, without the stat
-// and in five git calls, cheap enough to repeat while a task works.
+// and in three git calls (five the first time), cheap enough to repeat while a task works.
 //
 // keep is an index file kept from one call to the next (made from the
 // work tree's index the first time), so that a later call hashes only the
 // files changed since; "" means a temporary one each time.
 func Changed(ctx context.Context, dir, ref, keep string) (*ChangedFiles, error) {
-	r, err := open(ctx, dir)
-	if err != nil {
-		return nil, err
+	r, common, from := openChanged(ctx, dir, ref)
+	if r == nil {
+		// The long way, whose errors say what is wrong (no repository,
+		// an unborn HEAD, no such snapshot).
+		var err error
+		if r, err = open(ctx, dir); err != nil {
+			return nil, err
+		}
+		out, err := r.git(ctx, "rev-parse", "--path-format=absolute", "--git-common-dir", "--verify", "--end-of-options", ref+"^{tree}")
+		if err != nil {
+			return nil, fmt.Errorf("changed files in %s: snapshot %s: %w", r.top, ref, err)
+		}
+		lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+		if len(lines) != 2 {
+			return nil, fmt.Errorf("changed files in %s: git rev-parse said %q", r.top, out)
+		}
+		common, from = lines[0], lines[1]
 	}
-	out, err := r.git(ctx, "rev-parse", "--path-format=absolute", "--git-common-dir", "--verify", "--end-of-options", ref+"^{tree}")
-	if err != nil {
-		return nil, fmt.Errorf("changed files in %s: snapshot %s: %w", r.top, ref, err)
-	}
-	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) != 2 {
-		return nil, fmt.Errorf("changed files in %s: git rev-parse said %q", r.top, out)
-	}
-	common, from := lines[0], lines[1]
 	var to string
+	var err error
 	switch ok, ferr := r.fs.existing(ctx, keep); {
 	case keep == "":
 		to, err = r.captureTree(ctx)
@@ -67,4 +74,39 @@ func Changed(ctx context.Context, dir, ref, keep string) (*ChangedFiles, error) 
 	}
 	sort.Strings(cf.Paths)
 	return cf, nil
+}
+
+// openChanged is open, the repository's common directory and the tree of
+// the snapshot ref, in one git call: what Changed needs, when HEAD is born
+// and ref names a tree. Otherwise (r nil) Changed asks the long way.
+func openChanged(ctx context.Context, dir, ref string) (r *repo, common, tree string) {
+	via := viaOf(ctx)
+	abs := dir
+	if via == nil {
+		var err error
+		if abs, err = filepath.Abs(dir); err != nil {
+			return nil, "", ""
+		}
+	} else if !filepath.IsAbs(abs) {
+		return nil, "", ""
+	}
+	if !strings.HasPrefix(ref, "refs/") {
+		return nil, "", ""
+	}
+	out, err := run(ctx, call{via: via, dir: abs, args: []string{"rev-parse", "--is-bare-repository", "--absolute-git-dir",
+		"--show-toplevel", "--path-format=absolute", "--git-path", "index", "--git-common-dir",
+		"HEAD", "HEAD^{tree}", ref + "^{tree}", "--symbolic-full-name", "HEAD"}})
+	if err != nil {
+		return nil, "", ""
+	}
+	l := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(l) != 9 || l[0] != "false" {
+		return nil, "", ""
+	}
+	r = &repo{via: via, fs: fsOf(via), gitDir: l[1], top: l[2], index: l[3], head: l[5], headTree: l[6]}
+	r.setPrefix(abs)
+	if strings.HasPrefix(l[8], "refs/") {
+		r.headRef = l[8]
+	}
+	return r, l[4], l[7]
 }
