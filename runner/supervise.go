@@ -91,17 +91,21 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 	}
 	// Take the task over, unless another live supervisor has it (the
 	// process that started this one, a runner msg or send, is expected).
+	// A foreground dispatch recorded itself as the owner with the task:
+	// nothing to take over, no write.
 	owner := 0
-	if err := env.Record().UpdateTaskDurably(ctx, "task "+id+": take over", id, func(x *state.Task) error {
-		owner = 0
-		if p := x.SupervisorPID; p != 0 && p != os.Getpid() && p != os.Getppid() && SupervisorAlive(x) {
-			owner = p
+	if mine := t.SupervisorPID == os.Getpid() && t.SupervisorStart == selfIdentity(); !mine {
+		if err := env.Record().UpdateTaskDurably(ctx, "task "+id+": take over", id, func(x *state.Task) error {
+			owner = 0
+			if p := x.SupervisorPID; p != 0 && p != os.Getpid() && p != os.Getppid() && SupervisorAlive(x) {
+				owner = p
+				return nil
+			}
+			x.SupervisorPID, x.SupervisorStart = os.Getpid(), selfIdentity()
 			return nil
+		}); err != nil {
+			return err
 		}
-		x.SupervisorPID, x.SupervisorStart = os.Getpid(), selfIdentity()
-		return nil
-	}); err != nil {
-		return err
 	}
 	if owner != 0 {
 		return fmt.Errorf("task %s is supervised by process %d already", id, owner)

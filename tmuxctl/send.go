@@ -343,6 +343,9 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 				return d, nil
 			}
 		}
+		// What the pane wrote before this Enter (the paste's echo) is no
+		// sign of it: only a write after it wakes the first look.
+		drain(opts.Wake)
 		if err := c.SendKeys(ctx, pane, "Enter"); err != nil {
 			return d, err
 		}
@@ -361,6 +364,14 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 // that d is settled.
 func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duration, accepted func(string) bool, callerCheck bool, wake <-chan struct{}, start time.Time, d *Delivery) (done bool, err error) {
 	deadline := clock.Now().Add(after)
+	if wake != nil {
+		// The first look waits for the pane's first write after Enter
+		// (or a poll interval): at once, it would come before the
+		// application has read the key.
+		if err := sleepOrWake(ctx, 10*time.Millisecond, wake); err != nil {
+			return true, err
+		}
+	}
 	for poll := 10 * time.Millisecond; ; poll = min(poll*2, 100*time.Millisecond) {
 		lookedAt := clock.Now()
 		info, screen, err := c.PaneScreen(ctx, pane)
@@ -399,6 +410,17 @@ func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duratio
 			if err := ctxtime.Sleep(ctx, gap); err != nil {
 				return true, err
 			}
+		}
+	}
+}
+
+// drain empties wake (nil: nothing to do).
+func drain(wake <-chan struct{}) {
+	for {
+		select {
+		case <-wake:
+		default:
+			return
 		}
 	}
 }

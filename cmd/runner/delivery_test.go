@@ -122,7 +122,15 @@ func adversarialStrings(n int) []string {
 	return out
 }
 
-// waitReadyBox waits until the sim shows its ready box on the last row.
+// emptyBox is the input line of the sim's ready box with nothing in it.
+var emptyBox = regexp.MustCompile(`│ >\s+│`)
+
+// waitReadyBox waits until the sim shows its ready box, empty, on the last
+// rows. Empty: the sim records a prompt (and fsyncs it) before its turn
+// starts and redraws, so for as long as the fsync takes, the box of the
+// prompt just submitted is still on the screen with its text in it, and a
+// paste then would come during the turn, where the sim drops what is typed
+// (seen in CI: four lanes at once during an I/O stall).
 func waitReadyBox(ctx context.Context, c *tmuxctl.Client, pane string) error {
 	for {
 		s, err := c.CaptureScreen(ctx, pane)
@@ -130,7 +138,7 @@ func waitReadyBox(ctx context.Context, c *tmuxctl.Client, pane string) error {
 			return err
 		}
 		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-		if last := lines[len(lines)-1]; strings.HasPrefix(last, "╰") && !strings.Contains(s, "esc to interrupt") {
+		if last := lines[len(lines)-1]; strings.HasPrefix(last, "╰") && !strings.Contains(s, "esc to interrupt") && emptyBox.MatchString(s) {
 			return nil
 		}
 		select {
@@ -146,11 +154,7 @@ func waitReadyBox(ctx context.Context, c *tmuxctl.Client, pane string) error {
 func boxReadyNow(ctx context.Context, c *tmuxctl.Client, pane string) bool {
 	sctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	if waitReadyBox(sctx, c, pane) != nil {
-		return false
-	}
-	s, err := c.CaptureScreen(ctx, pane)
-	return err == nil && regexp.MustCompile(`│ >\s+│`).MatchString(s)
+	return waitReadyBox(sctx, c, pane) == nil
 }
 
 func readRecord(t *testing.T, file string) []string {
