@@ -35,7 +35,9 @@ import (
 // is delivered only after both, so the snapshot holds the tree as the task
 // found it (what an agent's own start-up writes there, which none of the
 // built-in CLIs does, may or may not be in it). A worktree is made from
-// the snapshot, so the agent starts after it.
+// the snapshot, so the agent starts after it; so does a sandboxed agent:
+// it is not trusted, and a file it wrote as it started would otherwise
+// be in the snapshot, hidden from the task's diff and kept by a restore.
 func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profile, spec *StartSpec) error {
 	fail := func(reason string) {
 		_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, reason, nil)
@@ -58,7 +60,7 @@ func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profil
 		snapErr  error
 		launched *launched
 	)
-	if spec.Worktree {
+	if spec.Worktree || spec.Sandbox != nil {
 		snap, snapErr = take()
 	} else {
 		if err := env.Store.PrepareTaskFiles(task.ID); err != nil {
