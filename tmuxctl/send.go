@@ -189,7 +189,7 @@ func enterDelay(d time.Duration) time.Duration {
 // ready fails unless the pane exists, is alive and is not in a mode; with
 // leaveMode it cancels copy mode instead.
 func (c *Client) ready(ctx context.Context, pane string, leaveMode bool) error {
-	p, err := c.alive(ctx, pane)
+	p, err := c.Pane(ctx, pane)
 	if err != nil {
 		return err
 	}
