@@ -68,6 +68,10 @@ type Client struct {
 	snap    map[string]PaneInfo
 	snapErr error
 	tr      transport.Transport // nil: tmux on this machine
+
+	// launchedOn is the pid of the server this client last made a pane
+	// on (0: none yet): see ServerPID.
+	launchedOn atomic.Int64
 }
 
 // Option configures a Client.

@@ -147,8 +147,14 @@ func Exec(argv []string) error {
 }
 
 // ServerPID returns the pid of the tmux server, so a watcher can notice the
-// server's death with kill(pid, 0) instead of running tmux.
+// server's death with kill(pid, 0) instead of running tmux. After a launch
+// it is the pid of the server the client launched on, without asking
+// again: if that server died meanwhile, so did every pane made on it,
+// and a watcher of those panes is right to see it gone.
 func (c *Client) ServerPID(ctx context.Context) (int, error) {
+	if pid := c.launchedOn.Load(); pid > 0 {
+		return int(pid), nil
+	}
 	out, err := c.run(ctx, nil, "display-message", "-p", "#{pid}")
 	if err != nil {
 		return 0, fmt.Errorf("server pid: %w", err)

@@ -500,3 +500,30 @@ func TestDeliverBefore(t *testing.T) {
 		t.Fatalf("Deliver to a dead pane: %v (Before called: %v)", err, called)
 	}
 }
+
+// TestServerPIDAfterLaunch: the pid a launch learned is the server's (as
+// tmux says), and a client that launched nothing asks.
+func TestServerPIDAfterLaunch(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	if _, err := c.Launch(ctx, WindowSpec{Session: "pid", Argv: []string{"sleep", "30"}}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.run(ctx, nil, "display-message", "-p", "#{pid}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.TrimSpace(out)
+	if got, err := c.ServerPID(ctx); err != nil || strconv.Itoa(got) != want {
+		t.Fatalf("ServerPID after a launch = %d, %v; tmux says %s", got, err, want)
+	}
+	fresh := New(c.socket, WithConfig("/dev/null"), WithEnv(c.env))
+	if got, err := fresh.ServerPID(ctx); err != nil || strconv.Itoa(got) != want {
+		t.Fatalf("ServerPID of a client that launched nothing = %d, %v; tmux says %s", got, err, want)
+	}
+	// The second window of a session (new-window) says the same.
+	p, err := c.Launch(ctx, WindowSpec{Session: "pid", Argv: []string{"sleep", "30"}})
+	if err != nil || !strings.HasPrefix(p, "%") || strings.Contains(p, " ") {
+		t.Fatalf("second launch: pane %q, %v", p, err)
+	}
+}

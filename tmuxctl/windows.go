@@ -116,7 +116,19 @@ func argvArgs(argv []string) []string {
 	return out
 }
 
-const paneIDFormat = "#{pane_id}"
+// paneIDFormat is what new-session and new-window print: the new pane and
+// the server's pid (see ServerPID), read by c.newPane.
+const paneIDFormat = "#{pane_id} #{pid}"
+
+// newPane reads paneIDFormat's output: the pane's id, and the server's pid
+// kept for ServerPID.
+func (c *Client) newPane(out string) string {
+	pane, pid, _ := strings.Cut(strings.TrimSpace(out), " ")
+	if n, err := strconv.Atoi(pid); err == nil && n > 0 && c.tr == nil {
+		c.launchedOn.Store(int64(n))
+	}
+	return pane
+}
 
 // NewSession creates a detached session with one window and returns its pane.
 func (c *Client) NewSession(ctx context.Context, spec WindowSpec) (string, error) {
@@ -150,7 +162,7 @@ func (c *Client) NewSession(ctx context.Context, spec WindowSpec) (string, error
 		removeEnv()
 		return "", fmt.Errorf("new session %q: %w", spec.Session, err)
 	}
-	return strings.TrimSpace(out), nil
+	return c.newPane(out), nil
 }
 
 // NewWindow creates a detached window in an existing session and returns its pane.
@@ -176,20 +188,19 @@ func (c *Client) NewWindow(ctx context.Context, spec WindowSpec) (string, error)
 		removeEnv()
 		return "", fmt.Errorf("new window in session %q: %w", spec.Session, err)
 	}
-	return strings.TrimSpace(out), nil
+	return c.newPane(out), nil
 }
 
 // Launch creates the session if it does not exist, else a new window in it,
 // and returns the new pane's id. Concurrent launches into the same new session
 // are safe: the loser of the creation race adds a window instead.
 func (c *Client) Launch(ctx context.Context, spec WindowSpec) (string, error) {
-	if c.tr != nil {
-		// Another machine: every call is a round trip, and the session
-		// is usually there already: try the window first.
-		pane, err := c.NewWindow(ctx, spec)
-		if err == nil || !errors.Is(err, ErrNotFound) {
-			return pane, err
-		}
+	// The session is usually there already (one per project): the window
+	// is tried first, which saves a call (a round trip on another
+	// machine) on every launch but a project's first.
+	pane, err := c.NewWindow(ctx, spec)
+	if err == nil || !errors.Is(err, ErrNotFound) {
+		return pane, err
 	}
 	exists, err := c.HasSession(ctx, spec.Session)
 	if err != nil {
