@@ -196,10 +196,17 @@ func (b *taskBook) Commit(ctx context.Context) {
 	env.Say("task %s: %s", b.id, note)
 }
 
-// TrackChanges records the files the task changed and their overlaps.
-func (b *taskBook) TrackChanges(ctx context.Context) {
-	if err := TrackChanges(ctx, b.env, b.id); err != nil {
-		b.env.Say("task %s: %v", b.id, err)
+// LookAtChanges looks at the files the task changed; what it returns
+// records them and their overlaps.
+func (b *taskBook) LookAtChanges(ctx context.Context) func(context.Context) {
+	l, err := lookAtChanges(ctx, b.env, b.id)
+	return func(ctx context.Context) {
+		if err == nil {
+			err = l.record(ctx)
+		}
+		if err != nil {
+			b.env.Say("task %s: %v", b.id, err)
+		}
 	}
 }
 

@@ -37,18 +37,38 @@ const changesTimeout = 30 * time.Second
 // tells the agents concerned. A task without a snapshot (not in git) has
 // nothing to track.
 func TrackChanges(ctx context.Context, env *Env, id string) error {
-	ctx, cancel := context.WithTimeout(ctx, changesTimeout)
-	defer cancel()
-	t, err := env.Record().Task(ctx, id)
+	l, err := lookAtChanges(ctx, env, id)
 	if err != nil {
 		return err
 	}
+	return l.record(ctx)
+}
+
+// changesLook is what lookAtChanges found: the task as it was read, and
+// the files it changed (nil: nothing to track).
+type changesLook struct {
+	env *Env
+	t   *state.Task
+	ch  *state.Changes
+}
+
+// lookAtChanges is TrackChanges's look, which records nothing: git, the
+// long part, may run beside a write of the task's record.
+func lookAtChanges(ctx context.Context, env *Env, id string) (*changesLook, error) {
+	ctx, cancel := context.WithTimeout(ctx, changesTimeout)
+	defer cancel()
+	l := &changesLook{env: env}
+	t, err := env.Record().Task(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	l.t = t
 	if t.SnapshotRef == "" || t.Dir == "" {
-		return nil
+		return l, nil
 	}
 	gctx, err := env.GitContext(ctx, t)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	keep := "" // a task on a host: a temporary index there
 	if t.Tmux.Host == "" {
@@ -56,10 +76,22 @@ func TrackChanges(ctx context.Context, env *Env, id string) error {
 	}
 	cf, err := gitsnap.Changed(gctx, t.Dir, t.SnapshotRef, keep)
 	if err != nil {
-		return fmt.Errorf("task %s: the files it changed: %w", id, err)
+		return nil, fmt.Errorf("task %s: the files it changed: %w", id, err)
 	}
-	ch := state.Changes{Repo: cf.CommonDir, Host: t.Tmux.Host, Files: cf.Paths[:min(len(cf.Paths), state.MaxChangedFiles)],
+	l.ch = &state.Changes{Repo: cf.CommonDir, Host: t.Tmux.Host, Files: cf.Paths[:min(len(cf.Paths), state.MaxChangedFiles)],
 		Count: len(cf.Paths), Shared: t.Branch == "", Time: env.Time()}
+	return l, nil
+}
+
+// record records what l found, with the overlaps and the messages they
+// make.
+func (l *changesLook) record(ctx context.Context) error {
+	if l.ch == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, changesTimeout)
+	defer cancel()
+	env, t, ch, id := l.env, l.t, *l.ch, l.t.ID
 	if c := t.Changes; c != nil && c.Repo == ch.Repo && c.Host == ch.Host && c.Count == ch.Count && c.Shared == ch.Shared && slices.Equal(c.Files, ch.Files) {
 		return nil
 	}

@@ -3,6 +3,7 @@ package tmuxctl
 import (
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -81,13 +82,43 @@ func lastLines(s string, n int) string {
 // one tmux invocation (display-message and capture-pane chained), half the
 // cost of Pane plus CaptureScreen.
 func (c *Client) PaneScreen(ctx context.Context, pane string) (PaneInfo, string, error) {
+	p, screen, _, err := c.paneScreenLoading(ctx, pane, "")
+	return p, screen, err
+}
+
+// paneScreenLoading is PaneScreen that also loads text (made fit by
+// PasteText), through stdin, into a new buffer it names (buf; "" when
+// there is no text), in the same call. The buffer is loaded only when the
+// pane was found (tmux runs no command of a list after one that failed);
+// the caller pastes or deletes it.
+func (c *Client) paneScreenLoading(ctx context.Context, pane, text string) (p PaneInfo, screen, buf string, err error) {
 	if err := validatePaneID(pane); err != nil {
-		return PaneInfo{}, "", err
+		return PaneInfo{}, "", "", err
 	}
-	out, err := c.run(ctx, nil, "display-message", "-p", "-t", pane, paneFormat(), ";", "capture-pane", "-p", "-t", pane)
+	args := []string{"display-message", "-p", "-t", pane, paneFormat(), ";", "capture-pane", "-p", "-t", pane}
+	var in io.Reader
+	if text, _ = PasteText(text); text != "" {
+		buf = c.nextBufferName()
+		args = append(args, ";", "load-buffer", "-b", buf, "-")
+		in = strings.NewReader(text)
+	}
+	out, err := c.run(ctx, in, args...)
 	if err != nil {
-		return PaneInfo{}, "", fmt.Errorf("pane %s: %w", pane, err)
+		if buf != "" {
+			_, _ = c.run(context.WithoutCancel(ctx), nil, "delete-buffer", "-b", buf)
+		}
+		return PaneInfo{}, "", "", fmt.Errorf("pane %s: %w", pane, err)
 	}
+	p, screen, err = parsePaneScreen(pane, out)
+	if err != nil && buf != "" {
+		_, _ = c.run(context.WithoutCancel(ctx), nil, "delete-buffer", "-b", buf)
+	}
+	return p, screen, buf, err
+}
+
+// parsePaneScreen reads the output of display-message with paneFormat
+// then capture-pane.
+func parsePaneScreen(pane, out string) (PaneInfo, string, error) {
 	line, screen, _ := strings.Cut(out, "\n")
 	p, err := parsePaneLine(line)
 	if err != nil {

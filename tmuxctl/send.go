@@ -138,12 +138,21 @@ func (c *Client) Paste(ctx context.Context, pane, text string, raw bool) error {
 	if _, err := c.run(ctx, strings.NewReader(text), "load-buffer", "-b", buf, "-"); err != nil {
 		return fmt.Errorf("paste into %s: load buffer: %w", pane, err)
 	}
+	return c.pasteBuffer(ctx, pane, buf, raw)
+}
+
+// pasteBuffer pastes the loaded buffer buf into the pane and deletes it
+// ("": nothing to paste). A buffer that could not be pasted is deleted
+// all the same: the text is not left behind.
+func (c *Client) pasteBuffer(ctx context.Context, pane, buf string, raw bool) error {
+	if buf == "" {
+		return nil
+	}
 	args := []string{"paste-buffer", "-d", "-p", "-b", buf, "-t", pane}
 	if raw {
 		args = append(args, "-r")
 	}
 	if _, err := c.run(ctx, nil, args...); err != nil {
-		// Do not leave the text behind in a buffer.
 		_, _ = c.run(context.WithoutCancel(ctx), nil, "delete-buffer", "-b", buf)
 		return fmt.Errorf("paste into %s: %w", pane, err)
 	}
@@ -295,23 +304,30 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 		if err := c.ready(ctx, pane, opts.LeaveMode); err != nil {
 			return d, err
 		}
+		if err := c.Paste(ctx, pane, text, opts.Raw); err != nil {
+			return d, err
+		}
 	} else {
-		p, screen, err := c.PaneScreen(ctx, pane)
+		// The look before the paste and the loading of the text, in
+		// one call: the text is in a buffer, pasted once the pane is
+		// known to take it.
+		p, screen, buf, err := c.paneScreenLoading(ctx, pane, text)
 		if err != nil {
 			return d, err
 		}
-		if err := c.readyAs(ctx, pane, p, opts.LeaveMode); err != nil {
+		err = c.readyAs(ctx, pane, p, opts.LeaveMode)
+		if err == nil && p.InMode { // the screen of copy mode: look again without it
+			screen, err = c.CaptureScreen(ctx, pane)
+		}
+		if err == nil {
+			opts.Before(screen)
+			err = c.pasteBuffer(ctx, pane, buf, opts.Raw)
+		} else if buf != "" {
+			_, _ = c.run(context.WithoutCancel(ctx), nil, "delete-buffer", "-b", buf)
+		}
+		if err != nil {
 			return d, err
 		}
-		if p.InMode { // the screen of copy mode: look again without it
-			if screen, err = c.CaptureScreen(ctx, pane); err != nil {
-				return d, err
-			}
-		}
-		opts.Before(screen)
-	}
-	if err := c.Paste(ctx, pane, text, opts.Raw); err != nil {
-		return d, err
 	}
 	if err := ctxtime.Sleep(ctx, enterDelay(opts.EnterDelay)); err != nil {
 		return d, err

@@ -499,6 +499,14 @@ func TestDeliverBefore(t *testing.T) {
 	if _, err := c.Deliver(ctx, dead, "x", DeliverOptions{Before: func(string) { called = true }}); !errors.As(err, new(*DeadError)) || called {
 		t.Fatalf("Deliver to a dead pane: %v (Before called: %v)", err, called)
 	}
+	if _, err := c.Deliver(ctx, "%9999", "x", DeliverOptions{Before: func(string) { called = true }}); !errors.Is(err, ErrNotFound) || called {
+		t.Fatalf("Deliver to a missing pane: %v (Before called: %v)", err, called)
+	}
+	// The text was loaded with the look at the pane: a pane that did not
+	// take it leaves no buffer behind.
+	if out, _ := c.run(ctx, nil, "list-buffers", "-F", "#{buffer_name}"); strings.TrimSpace(out) != "" {
+		t.Fatalf("buffers left behind: %q", out)
+	}
 }
 
 // TestServerPIDAfterLaunch: the pid a launch learned is the server's (as

@@ -53,10 +53,11 @@ type Ender interface {
 	EndTurn(ctx context.Context, o Outcome, tt TurnText, takeQueue bool) (more int, final *state.Task)
 	// Commit runs the post-task commit protocol and records its outcome.
 	Commit(ctx context.Context)
-	// TrackChanges records the files the task changed so far, and the
-	// overlaps they make with other tasks (telling the agents concerned).
-	// A failure is reported, never fatal.
-	TrackChanges(ctx context.Context)
+	// LookAtChanges looks at the files the task changed so far and
+	// returns what records them, with the overlaps they make with other
+	// tasks (telling the agents concerned). A failure is reported, never
+	// fatal.
+	LookAtChanges(ctx context.Context) (record func(context.Context))
 	// Release lets go of a task that ended done: messages that arrived
 	// meanwhile (taken with takeQueue) make it ready again, and the count
 	// of them is returned; else the task is left without a supervisor.
@@ -82,6 +83,21 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 			s.ID, dialogLine(s.Profile, o.Reason), s.ID, s.ID, exit.ErrNeedsInput)
 	}
 	live := parent.Err() == nil
+	// The look at the task's files (git, the longest part of a turn's
+	// end) begins beside the record of the end; what it found is
+	// recorded after, as before. After the commit's protocol when that
+	// runs (it moves HEAD and the index first).
+	trackChanges := func() { e.LookAtChanges(ctx)(ctx) }
+	if !(o.Status == state.StatusDone && s.Settings.Commit) {
+		var record func(context.Context)
+		var looking sync.WaitGroup
+		looking.Go(func() { record = e.LookAtChanges(ctx) })
+		defer looking.Wait() // never left running past the turn's end
+		trackChanges = func() {
+			looking.Wait()
+			record(ctx)
+		}
+	}
 	more, final := e.EndTurn(ctx, o, tt, live && !o.KeepQueue)
 	if tt.SpendLater != nil {
 		// The end is recorded (done is seen at once); what the turn used
@@ -89,7 +105,7 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 		e.TurnSpent(ctx, s.turnSpend(ctx, *tt.SpendLater))
 	}
 	if more > 0 {
-		e.TrackChanges(ctx)
+		trackChanges()
 		e.Say("task %s: turn done; %d message(s) waiting", s.ID, more)
 		return ErrMoreMessages
 	}
@@ -117,7 +133,7 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 		notified.Go(func() { e.Notify(ctx, final) })
 		// Before Release: what this looks at may queue a message for
 		// this task (an overlap), which Release then takes.
-		e.TrackChanges(ctx)
+		trackChanges()
 		notified.Wait()
 		if o.Status == state.StatusDone && live {
 			if n := e.Release(ctx, !o.KeepQueue); n > 0 {

@@ -397,8 +397,10 @@ func (e *ender) EndTurn(ctx context.Context, o Outcome, tt TurnText, takeQueue b
 	c := e.task
 	return 0, &c
 }
-func (e *ender) Commit(ctx context.Context)       { e.committed = true }
-func (e *ender) TrackChanges(ctx context.Context) { e.tracked++ }
+func (e *ender) Commit(ctx context.Context) { e.committed = true }
+func (e *ender) LookAtChanges(ctx context.Context) func(context.Context) {
+	return func(context.Context) { e.tracked++ }
+}
 func (e *ender) Release(ctx context.Context, takeQueue bool) int {
 	if takeQueue {
 		return e.late
