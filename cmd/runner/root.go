@@ -192,6 +192,7 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 		a.newMergeCmd(),
 		a.newWorktreeCmd(),
 		a.newStatusLineCmd(),
+		a.newGenManCmd(),
 	)
 	return root
 }
