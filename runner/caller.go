@@ -4,9 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
+	"github.com/runner-cli/runner/internal/procinfo"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -66,9 +66,9 @@ func CallerTask(ctx context.Context, env *Env, st *state.State, panes []tmuxctl.
 
 // maybeInPane reports whether process pid may run inside a tmux pane: a
 // process above it is a child of a program named tmux… (a server), or the
-// chain cannot be read (no /proc, another user's process): then the
-// panes are listed, as always. A dispatch from cron, a service or an ssh
-// session outside tmux needs no tmux call to know it is no task's.
+// chain cannot be read (an unsupported system, another user's process):
+// then the panes are listed, as always. A dispatch from cron, a service or
+// an ssh session outside tmux needs no tmux call to know it is no task's.
 func maybeInPane(pid int) bool {
 	for range 64 {
 		ppid := parentPID(pid)
@@ -76,12 +76,12 @@ func maybeInPane(pid int) bool {
 		case ppid == 1:
 			// init adopted or started the chain: no pane above, unless
 			// init is a tmux server (a container's).
-			exe, err := os.Readlink("/proc/1/exe")
+			exe, err := procinfo.Executable(1)
 			return err == nil && strings.HasPrefix(filepath.Base(exe), "tmux")
 		case ppid <= 0:
 			return true // unknown
 		}
-		exe, err := os.Readlink("/proc/" + strconv.Itoa(ppid) + "/exe")
+		exe, err := procinfo.Executable(ppid)
 		if err != nil || strings.HasPrefix(filepath.Base(exe), "tmux") {
 			return true
 		}
@@ -90,22 +90,11 @@ func maybeInPane(pid int) bool {
 	return true
 }
 
-// parentPID reads a process's parent from /proc; 0 when unknown.
+// parentPID is a process's parent; 0 when unknown.
 func parentPID(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
+	p, ok := procinfo.Get(pid)
+	if !ok {
 		return 0
 	}
-	// "pid (comm) state ppid …": comm may hold spaces and parentheses.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 2 {
-		return 0
-	}
-	ppid, _ := strconv.Atoi(f[1])
-	return ppid
+	return p.PPID
 }

@@ -105,8 +105,11 @@ const ctxtimePkg = "github.com/runner-cli/runner/internal/ctxtime"
 // clockPkg is the module's one wall clock.
 const clockPkg = "github.com/runner-cli/runner/internal/clock"
 
+// procinfoPkg reads process facts (a zombie pane's exit status).
+const procinfoPkg = "github.com/runner-cli/runner/internal/procinfo"
+
 // leafPkgs are the packages of the module tmuxctl may import.
-var leafPkgs = []string{transportPkg, filelockPkg, textutilPkg, privdirPkg, ctxtimePkg, clockPkg}
+var leafPkgs = []string{transportPkg, filelockPkg, textutilPkg, privdirPkg, ctxtimePkg, clockPkg, procinfoPkg}
 
 // TestTransportIsLeaf: what tmuxctl may import imports nothing of the
 // module but each other.

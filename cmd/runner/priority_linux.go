@@ -1,9 +1,7 @@
 package main
 
 import (
-	"os"
-	"strconv"
-
+	"github.com/runner-cli/runner/internal/procinfo"
 	"golang.org/x/sys/unix"
 )
 
@@ -12,14 +10,9 @@ import (
 // processes: every thread of the process is set, and the threads made
 // later inherit it. Best effort: a refusal leaves a thread as it was.
 func lowerPriority() {
-	tids := []int{0}
-	if ents, err := os.ReadDir("/proc/self/task"); err == nil {
-		tids = tids[:0]
-		for _, e := range ents {
-			if tid, err := strconv.Atoi(e.Name()); err == nil {
-				tids = append(tids, tid)
-			}
-		}
+	tids := procinfo.Threads()
+	if len(tids) == 0 {
+		tids = []int{0}
 	}
 	for _, tid := range tids {
 		if unix.SchedSetAttr(tid, &unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_IDLE}, 0) != nil {

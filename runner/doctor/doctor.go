@@ -71,7 +71,7 @@ func Run(ctx context.Context, opts Options) []Check {
 	out = append(out, gitCheck(ctx))
 	out = append(out, sandboxCheck(ctx, cfg))
 	out = append(out, stateDirCheck(opts.Getenv))
-	if c, ok := inotifyCheck("/proc"); ok {
+	if c, ok := systemInotifyCheck(); ok {
 		out = append(out, c)
 	}
 	out = append(out, agentChecks(ctx, cfg, path, opts)...)

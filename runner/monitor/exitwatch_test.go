@@ -10,8 +10,10 @@ import (
 // TestExitNotify: the channel closes when a process (here a child that is
 // left a zombie, as an unreaped agent would be) exits, and not before.
 func TestExitNotify(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("pidfd is Linux only")
+	switch runtime.GOOS {
+	case "linux", "darwin", "freebsd": // pidfd, kqueue
+	default:
+		t.Skip("no exit watch on " + runtime.GOOS)
 	}
 	cmd := exec.Command("sh", "-c", "read x")
 	stdin, err := cmd.StdinPipe()
@@ -40,5 +42,27 @@ func TestExitNotify(t *testing.T) {
 	_ = cmd.Wait()
 	if _, _, ok := exitNotify(cmd.Process.Pid); ok {
 		t.Error("a pidfd for a reaped process")
+	}
+}
+
+// TestExitNotifyStop: a watch stopped before the exit reports nothing,
+// and stopping twice is harmless.
+func TestExitNotifyStop(t *testing.T) {
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	exited, stop, ok := exitNotify(cmd.Process.Pid)
+	if !ok {
+		t.Skip("no exit watch here")
+	}
+	stop()
+	stop()
+	_ = cmd.Process.Kill()
+	select {
+	case <-exited:
+		t.Fatal("an exit reported after stop")
+	case <-time.After(200 * time.Millisecond):
 	}
 }

@@ -1,5 +1,6 @@
-// Package proctree finds and ends the processes a task started, from /proc
-// (Linux). It imports nothing of runner's.
+// Package proctree finds and ends the processes a task started, from the
+// system's process table (internal/procinfo: /proc on Linux, sysctl on
+// macOS). It imports nothing of runner's but that seam.
 //
 // A task's processes are found three ways, because each alone misses some:
 //
@@ -13,7 +14,7 @@
 //     it does with its parent, process group or session), which catch the
 //     daemons that leave the tree for good: Codex's app-server started
 //     without --no-daemon, Gemini's node children after its window is
-//     closed. /proc/PID/environ is the environment the program was started
+//     closed. The environment read is the one the program was started
 //     with, so a later unsetenv does not hide it.
 //
 // Then everything below a process found is taken too. Ending is freeze
@@ -23,31 +24,23 @@
 package proctree
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/procinfo"
 )
 
-// ErrUnsupported is returned where there is no /proc to read.
-var ErrUnsupported = errors.New("process table not readable: /proc is missing (Linux only)")
+// ErrUnsupported is returned where the process table cannot be read.
+var ErrUnsupported = procinfo.ErrUnsupported
 
 // Proc is one process of the table.
-type Proc struct {
-	PID, PPID, PGID, SID int
-	State                byte   // R, S, D, Z, T, …
-	Comm                 string // the program name, as the kernel keeps it
-	Start                uint64 // start time in clock ticks since boot (tells a reused pid apart)
-	UID                  int    // the owner of /proc/PID: the process's real user (-1: unknown)
-}
+type Proc = procinfo.Proc
 
 // Table is a snapshot of the process table.
 type Table struct {
@@ -56,66 +49,30 @@ type Table struct {
 	env      map[int][]string
 }
 
-// Read takes a snapshot of /proc. Processes that vanish while it reads are
-// left out.
+// Read takes a snapshot of the process table. Processes that vanish while
+// it reads are left out.
 func Read() (*Table, error) {
-	ents, err := os.ReadDir("/proc")
+	procs, err := procinfo.All()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+		return nil, err
 	}
-	t := &Table{Procs: map[int]Proc{}, children: map[int][]int{}, env: map[int][]string{}}
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid <= 0 {
-			continue
-		}
-		p, ok := readStat(pid)
-		if !ok {
-			continue
-		}
-		t.Procs[pid] = p
-		t.children[p.PPID] = append(t.children[p.PPID], pid)
+	t := &Table{Procs: make(map[int]Proc, len(procs)), children: map[int][]int{}, env: map[int][]string{}}
+	for _, p := range procs {
+		t.Procs[p.PID] = p
+		t.children[p.PPID] = append(t.children[p.PPID], p.PID)
 	}
 	return t, nil
 }
 
-// readStat parses /proc/PID/stat.
-func readStat(pid int) (Proc, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return Proc{}, false
-	}
-	// pid (comm) state ppid pgrp session ...: comm may hold spaces and
-	// parentheses, so split after the last ')'.
-	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
-	if open < 0 || end < open {
-		return Proc{}, false
-	}
-	f := strings.Fields(string(b[end+1:]))
-	if len(f) < 20 {
-		return Proc{}, false
-	}
-	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
-	start, _ := strconv.ParseUint(f[19], 10, 64)
-	uid := -1
-	if fi, err := os.Stat("/proc/" + strconv.Itoa(pid)); err == nil {
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-			uid = int(st.Uid)
-		}
-	}
-	return Proc{PID: pid, State: f[0][0], PPID: atoi(f[1]), PGID: atoi(f[2]), SID: atoi(f[3]),
-		Comm: string(b[open+1 : end]), Start: start, UID: uid}, true
-}
+// readStat reads one process afresh.
+func readStat(pid int) (Proc, bool) { return procinfo.Get(pid) }
 
 // Env returns the value of key in the environment pid was started with
 // (empty and false when unreadable: another user's process, or gone).
 func (t *Table) Env(pid int, key string) (string, bool) {
 	env, ok := t.env[pid]
 	if !ok {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-		if err == nil {
-			env = strings.Split(string(b), "\x00")
-		}
+		env, _ = procinfo.Environ(pid)
 		t.env[pid] = env
 	}
 	for _, kv := range env {
@@ -140,7 +97,7 @@ func (t *Table) Descendants(roots ...int) []int {
 			continue
 		}
 		seen[pid] = true
-		if p, ok := t.Procs[pid]; !ok || p.IsTmuxServer() {
+		if p, ok := t.Procs[pid]; !ok || IsTmuxServer(p) {
 			continue
 		}
 		out = append(out, pid)
@@ -171,7 +128,7 @@ func (t *Table) Session(sid int) []int {
 // server.
 func (t *Table) TmuxServerOf(pid int) int {
 	for _, a := range t.Ancestors(pid)[1:] {
-		if p, ok := t.Procs[a]; ok && p.IsTmuxServer() {
+		if p, ok := t.Procs[a]; ok && IsTmuxServer(p) {
 			return a
 		}
 	}
@@ -310,7 +267,7 @@ func unfrozen(t *Table, pick Picker, frozen map[int]*target) []Proc {
 	var out []Proc
 	for _, pid := range pick(t) {
 		p, ok := t.Procs[pid]
-		if !ok || p.State == 'Z' || slices.Contains(skip, pid) || p.UID != uid || p.IsTmuxServer() {
+		if !ok || p.State == 'Z' || slices.Contains(skip, pid) || p.UID != uid || IsTmuxServer(p) {
 			continue
 		}
 		if q, ok := frozen[pid]; ok && q.Start == p.Start {

@@ -2,10 +2,10 @@ package proctree
 
 import (
 	"errors"
-	"os"
 	"strconv"
-	"strings"
 	"syscall"
+
+	"github.com/runner-cli/runner/internal/procinfo"
 )
 
 // TmuxServerComm is the name a tmux server process runs under. A tmux
@@ -15,7 +15,7 @@ import (
 const TmuxServerComm = "tmux: server"
 
 // IsTmuxServer reports whether p is a tmux server.
-func (p Proc) IsTmuxServer() bool { return p.Comm == TmuxServerComm }
+func IsTmuxServer(p Proc) bool { return p.Comm == TmuxServerComm }
 
 // target is a process End has taken: a pidfd on it where the kernel has
 // them, so a signal reaches that process and never one that got its pid
@@ -72,7 +72,7 @@ func Identity(pid int) string {
 	if !ok || p.State == 'Z' {
 		return ""
 	}
-	return bootID() + ":" + strconv.FormatUint(p.Start, 10)
+	return procinfo.BootID() + ":" + strconv.FormatUint(p.Start, 10)
 }
 
 // AliveAs reports whether pid is a live process with the identity ident
@@ -86,18 +86,7 @@ func AliveAs(pid int, ident string) bool {
 		return true
 	}
 	got := Identity(pid)
-	return got == "" && !procReadable() || got == ident
-}
-
-func procReadable() bool { _, err := os.Stat("/proc/self/stat"); return err == nil }
-
-// bootID is the kernel's id of this boot ("" where it is not readable).
-func bootID() string {
-	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
+	return got == "" && !procinfo.Readable() || got == ident
 }
 
 // SignalAs sends sig to pid, if it is the live process ident names (see

@@ -2,10 +2,9 @@ package supervisor
 
 import (
 	"fmt"
-	"os"
 	"runtime"
-	"strconv"
-	"strings"
+
+	"github.com/runner-cli/runner/internal/procinfo"
 )
 
 // busyMachine says, for a start-up that ran out of time, whether the
@@ -14,22 +13,17 @@ import (
 // started at once on few cores are the usual cause (issue 13's load test:
 // 1 000 at once on 2 cores).
 var busyMachine = func() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
+	load, ok := procinfo.LoadAverage()
+	if !ok {
 		return ""
 	}
-	return loadNote(string(b), runtime.NumCPU())
+	return loadNote(load, runtime.NumCPU())
 }
 
-// loadNote is busyMachine's note for a /proc/loadavg line on cpus CPUs: a
-// 1-minute load above twice the CPUs is an overloaded machine.
-func loadNote(loadavg string, cpus int) string {
-	f := strings.Fields(loadavg)
-	if len(f) == 0 || cpus <= 0 {
-		return ""
-	}
-	load, err := strconv.ParseFloat(f[0], 64)
-	if err != nil || load <= 2*float64(cpus) {
+// loadNote is busyMachine's note for a 1-minute load average on cpus
+// CPUs: a load above twice the CPUs is an overloaded machine.
+func loadNote(load float64, cpus int) string {
+	if cpus <= 0 || load <= 2*float64(cpus) {
 		return ""
 	}
 	return fmt.Sprintf("; the machine was overloaded (load average %.1f on %d CPUs): start fewer agents at a time, or give them a longer --ready-timeout", load, cpus)

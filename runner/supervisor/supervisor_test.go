@@ -238,7 +238,7 @@ func TestWaitReady(t *testing.T) {
 		s, _, _, _ := newSupervisor(t, "claude", Settings{ReadyTimeout: time.Millisecond}, step{monitor.GoalReady, monitor.Observation{}, errUntilDone})
 		busy := busyMachine
 		t.Cleanup(func() { busyMachine = busy })
-		busyMachine = func() string { return loadNote("37.50 20.1 9.0 3/900 1234", 2) }
+		busyMachine = func() string { return loadNote(37.5, 2) }
 		o := ended(t, s.WaitReady(t.Context()))
 		if o.Status != state.StatusTimeout || !strings.Contains(o.Reason, "--ready-timeout") ||
 			!strings.Contains(o.Reason, "overloaded (load average 37.5 on 2 CPUs)") {
@@ -482,19 +482,18 @@ func TestConclude(t *testing.T) {
 
 func TestLoadNote(t *testing.T) {
 	for _, tc := range []struct {
-		loadavg string
-		cpus    int
-		busy    bool
+		load float64
+		cpus int
+		busy bool
 	}{
-		{"0.50 0.4 0.3 1/80 99", 2, false},
-		{"4.00 0.4 0.3 1/80 99", 2, false}, // twice the CPUs: busy, not overloaded
-		{"4.01 0.4 0.3 1/80 99", 2, true},
-		{"40 1 1 1/80 99", 32, false},
-		{"", 2, false},
-		{"x y", 2, false},
+		{0.5, 2, false},
+		{4.0, 2, false}, // twice the CPUs: busy, not overloaded
+		{4.01, 2, true},
+		{40, 32, false},
+		{40, 0, false}, // CPUs unknown
 	} {
-		if got := loadNote(tc.loadavg, tc.cpus); (got != "") != tc.busy {
-			t.Errorf("loadNote(%q, %d) = %q, want busy %v", tc.loadavg, tc.cpus, got, tc.busy)
+		if got := loadNote(tc.load, tc.cpus); (got != "") != tc.busy {
+			t.Errorf("loadNote(%v, %d) = %q, want busy %v", tc.load, tc.cpus, got, tc.busy)
 		}
 	}
 }

@@ -1,4 +1,6 @@
-// Command benchwatch measures `runner watch` (issue 15) against the
+//go:build linux
+
+// Command benchwatch (Linux only: it reads /proc) measures `runner watch` (issue 15) against the
 // naive live view: N idle tasks on the sim, then for SECONDS each
 //   - watch: `runner watch` in a 160x48 terminal (a pane of a second tmux
 //     server), CPU of the watch process and the tmux calls it makes

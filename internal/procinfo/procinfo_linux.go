@@ -1,0 +1,102 @@
+package procinfo
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+const procDir = "/proc"
+
+func pidDir(pid int) string { return procDir + "/" + strconv.Itoa(pid) }
+
+func get(pid int) (Proc, bool) {
+	b, err := os.ReadFile(pidDir(pid) + "/stat")
+	if err != nil {
+		return Proc{}, false
+	}
+	uid := -1
+	if fi, err := os.Stat(pidDir(pid)); err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			uid = int(st.Uid)
+		}
+	}
+	return parseStat(b, uid)
+}
+
+func all() ([]Proc, error) {
+	ents, err := os.ReadDir(procDir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUnsupported, err)
+	}
+	out := make([]Proc, 0, len(ents))
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if p, ok := get(pid); ok {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+func environ(pid int) ([]string, error) {
+	b, err := os.ReadFile(pidDir(pid) + "/environ")
+	if err != nil {
+		return nil, err
+	}
+	s := strings.TrimSuffix(string(b), "\x00")
+	if s == "" {
+		return nil, nil
+	}
+	return strings.Split(s, "\x00"), nil
+}
+
+func executable(pid int) (string, error) { return os.Readlink(pidDir(pid) + "/exe") }
+
+func bootID() string {
+	b, err := os.ReadFile(procDir + "/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
+
+func readable() bool {
+	_, err := os.Stat(procDir + "/self/stat")
+	return err == nil
+}
+
+func loadAverage() (float64, bool) {
+	b, err := os.ReadFile(procDir + "/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	return parseLoadavg(string(b))
+}
+
+func zombieExit(pid int) (status int, known, zombie bool) {
+	b, err := os.ReadFile(pidDir(pid) + "/stat")
+	if err != nil {
+		return 0, false, false
+	}
+	return statExit(b)
+}
+
+func threads() []int {
+	ents, err := os.ReadDir(procDir + "/self/task")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, e := range ents {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			out = append(out, tid)
+		}
+	}
+	return out
+}
