@@ -32,8 +32,11 @@ Checks: the config file parses; tmux is installed and recent enough; the
 runner's tmux server (--socket, $RUNNER_TMUX_SOCKET or "runner") is running or
 not, with its sessions, panes and dead panes; git is in PATH; the state dir
 exists or can be created, mode 0700 with files 0600; which agent CLIs are
-installed (and their versions) and whether the default agent is. Nothing is
-changed. Exits 1 if any check fails, 0 otherwise (warnings included).`,
+installed (and their versions) and whether the default agent is; for each
+installed CLI that node runs (a script whose shebang names node), which node
+runs it and whether its package's engines.node allows that node (a warning,
+with how to get the Node it asks for, when not). Nothing is changed. Exits 1
+if any check fails, 0 otherwise (warnings included).`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runDoctor(cmd.Context(), opts)

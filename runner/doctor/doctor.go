@@ -50,6 +50,9 @@ type Options struct {
 	Self string
 	// AgentVersions runs each installed agent CLI's version command.
 	AgentVersions bool
+	// NodeVersion runs `node --version` for the node check of the agent
+	// CLIs node runs (once per node); nil runs it. Tests replace it.
+	NodeVersion func(ctx context.Context, node string) (string, error)
 }
 
 // maxStateEntries bounds the permission walk of the state directory.
@@ -57,7 +60,8 @@ const maxStateEntries = 10000
 
 // Run checks what runner needs (the config file, tmux and its version,
 // the runner's tmux server, git, bwrap for sandboxes, the state directory and its permissions,
-// the inotify instances left, the agent CLIs) and returns one Check per finding, in a stable order. It
+// the inotify instances left, the agent CLIs and the node that runs those
+// that are Node programs) and returns one Check per finding, in a stable order. It
 // changes nothing: a missing state directory is checked for being
 // creatable, not created.
 func Run(ctx context.Context, opts Options) []Check {
@@ -301,6 +305,7 @@ func agentChecks(ctx context.Context, cfg *config.Config, cfgPath string, opts O
 	var out []Check
 	var missing []string
 	defaultOK := false
+	nodes := newNodeVersions(opts.NodeVersion)
 	for _, st := range CheckAgents(ctx, ps, opts.Self, opts.AgentVersions) {
 		if !st.Installed {
 			if st.Name != cfg.DefaultAgent {
@@ -328,6 +333,9 @@ func agentChecks(ctx context.Context, cfg *config.Config, cfgPath string, opts O
 			defaultOK = true
 		}
 		out = append(out, c)
+		if nc, ok := nodeCheck(ctx, st.Name, st.Path, nodes); ok {
+			out = append(out, nc)
+		}
 	}
 	if len(missing) > 0 {
 		out = append(out, Check{Name: "agents", Status: CheckOK,
