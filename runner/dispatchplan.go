@@ -124,8 +124,10 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 			if _, err := c.Sandbox(ctx); err != nil {
 				return p, err
 			}
-		} else if _, err := sandbox.Check(ctx); err != nil {
+		} else if _, err := sandbox.CheckLocal(ctx); err != nil {
 			return p, exit.Usagef("--sandbox: %v", err)
+		} else if req.SandboxHome == SandboxHomeTask && sandbox.LocalProgram == sandbox.SeatbeltProgram {
+			return p, exit.Usagef("--sandbox-home task: %v", sandbox.ErrSeatbeltBinds)
 		}
 	}
 	if req.RequireSnapshot && p.host == "" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/sandbox"
@@ -33,9 +34,9 @@ import (
 // (a bwrap gone since is an error).
 func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv []string, sb *SandboxSpec) ([]string, []string, error) {
 	env := s.env
-	bwrap, err := exec.LookPath(sandbox.Program)
+	prog, err := exec.LookPath(sandbox.LocalProgram)
 	if err != nil {
-		return nil, nil, exit.Usagef("--sandbox: %s is not installed any more (%s)", sandbox.Program, sandbox.InstallHint)
+		return nil, nil, exit.Usagef("--sandbox: %s is not installed any more (%s)", sandbox.LocalProgram, sandbox.LocalInstallHint)
 	}
 	home := ""
 	for _, kv := range penv {
@@ -110,7 +111,18 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 	for _, b := range binds {
 		writable = append(writable, b[1]+" (the task's copy)")
 	}
-	return sandbox.Argv(bwrap, spec, argv), writable, nil
+	wrapped, err := sandbox.WrapLocal(prog, spec, sandboxTemp(t.ID), argv)
+	if err != nil {
+		return nil, nil, exit.Usagef("--sandbox: %v", err)
+	}
+	return wrapped, writable, nil
+}
+
+// sandboxTemp is a sandboxed task's own temp folder where the system has
+// no private /tmp to give it (macOS): under this user's temp directory,
+// outside runner's hidden state.
+func sandboxTemp(id string) string {
+	return filepath.Join(os.TempDir(), "runner-tasks-"+strconv.Itoa(os.Getuid()), id)
 }
 
 // sandboxPlace is where a sandboxed task lives, for sandboxSpec.
@@ -202,6 +214,9 @@ func sandboxSpec(pl sandboxPlace, cliDirs []string) sandbox.Spec {
 			spec.OpenRO = append(spec.OpenRO, d)
 		}
 	}
+	if pl.DoorDir != "" {
+		spec.Sockets = append(spec.Sockets, filepath.Join(pl.DoorDir, door.SocketName))
+	}
 	return spec
 }
 
@@ -234,9 +249,9 @@ func cutEnv(kv, key string) (string, bool) {
 // so (its folder's agent files, hooks among them, are the agent's to
 // write), and so does every shadow asked through a sandboxed task's door.
 func ShadowSandbox(env *Env, t *state.Task, prof *profile.Profile, argv []string) ([]string, error) {
-	bwrap, err := exec.LookPath(sandbox.Program)
+	prog, err := exec.LookPath(sandbox.LocalProgram)
 	if err != nil {
-		return nil, exit.Usagef("the shadow of sandboxed task %s runs sandboxed, and %s is not installed (%s)", t.ID, sandbox.Program, sandbox.InstallHint)
+		return nil, exit.Usagef("the shadow of sandboxed task %s runs sandboxed, and %s is not installed (%s)", t.ID, sandbox.LocalProgram, sandbox.LocalInstallHint)
 	}
 	environ := os.Environ
 	if env.Environ != nil {
@@ -269,5 +284,9 @@ func ShadowSandbox(env *Env, t *state.Task, prof *profile.Profile, argv []string
 	read := []string{filepath.Dir(argv[0]), argv[0], home, t.Dir}
 	read = append(read, filepath.SplitList(env.Env("PATH"))...)
 	spec.Readable = sandbox.Readable(read)
-	return sandbox.Argv(bwrap, spec, argv), nil
+	wrapped, err := sandbox.WrapLocal(prog, spec, sandboxTemp(t.ID), argv)
+	if err != nil {
+		return nil, exit.Usagef("the shadow of sandboxed task %s: %v", t.ID, err)
+	}
+	return wrapped, nil
 }

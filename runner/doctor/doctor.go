@@ -172,13 +172,14 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// sandboxCheck says whether bwrap can make a sandbox here (dispatch
+// sandboxCheck says whether this system's sandbox (bwrap, or macOS's
+// sandbox-exec) can make a sandbox here (dispatch
 // --sandbox): a failure when the config asks for sandboxes, else a
 // warning.
 func sandboxCheck(ctx context.Context, cfg *config.Config) Check {
-	path, err := sandbox.Check(ctx)
+	path, err := sandbox.CheckLocal(ctx)
 	if err == nil {
-		return Check{Name: "sandbox", Status: CheckOK, Detail: "bwrap works (" + path + "): dispatch --sandbox is available"}
+		return Check{Name: "sandbox", Status: CheckOK, Detail: filepath.Base(path) + " works (" + path + "): dispatch --sandbox is available"}
 	}
 	st := CheckWarn
 	for _, on := range cfg.Sandbox {
@@ -186,7 +187,7 @@ func sandboxCheck(ctx context.Context, cfg *config.Config) Check {
 			st = CheckFail // the config's sandboxed projects cannot start
 		}
 	}
-	return Check{Name: "sandbox", Status: st, Detail: err.Error(), Fix: sandbox.InstallHint}
+	return Check{Name: "sandbox", Status: st, Detail: err.Error(), Fix: sandbox.LocalInstallHint}
 }
 
 func gitCheck(ctx context.Context) Check {

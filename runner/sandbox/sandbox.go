@@ -78,6 +78,10 @@ type Spec struct {
 	// directory (the socket of package door, which the agent connects to
 	// but cannot replace), inside Hidden.
 	OpenRO []string
+	// Sockets are the unix sockets the agent may connect to: the door's.
+	// Under bwrap a socket in OpenRO is reachable already; macOS's
+	// sandbox refuses every other.
+	Sockets []string
 	// Root says bwrap runs as root: the agent then runs as root of a user
 	// namespace of its own, with no capability but CAP_SETFCAP in it, so
 	// that it may make namespaces of its own (Codex's sandbox, a
