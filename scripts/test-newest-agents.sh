@@ -7,7 +7,9 @@
 #
 # Installs the newest versions (npm's "latest") into a prefix of their own,
 # $RUNNER_AGENTS_NEWEST_PREFIX (default ~/.cache/runner/agents-newest), never
-# the pinned prefix, then runs `go test -tags realagents` with them first on
+# the pinned prefix, with the Node they ask for when the one in PATH is older
+# (Claude Code 2.1.332 and Qwen Code 0.24.4 need node >=22: npm's node@22 in
+# the same prefix, see install-agents.sh), then runs `go test -tags realagents` with them first on
 # PATH and prints one line per CLI and test: PASS or FAIL. Exit 1 when any
 # failed. CI stays on the pinned versions (scripts/test-real-agents.sh);
 # run this by hand, or from cron, and raise the pins (with new screens) when
@@ -25,6 +27,7 @@ command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 for c in claude codex gemini opencode qwen pi copilot; do
 	printf 'newest: %-9s %s\n' "$c" "$("$c" --version 2>&1 | head -n 1)"
 done
+printf 'newest: %-9s %s (%s)\n' node "$(node --version)" "$(command -v node)"
 log=$(mktemp)
 status=0
 go test -count=1 -tags realagents -run "$run" -v -timeout 40m ./... >"$log" 2>&1 || status=$?

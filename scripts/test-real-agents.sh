@@ -7,7 +7,9 @@
 #
 # Installs the pinned versions below first (scripts/install-agents.sh, into
 # $RUNNER_AGENTS_PREFIX, default ~/.cache/runner/agents; nothing is
-# reinstalled when the exact version is there), puts them first on PATH, and
+# reinstalled when the exact version is there), with a Node their package.json
+# engines allow (npm's node@MAJOR in the same prefix when the node in PATH is
+# older; today's pins run on Node 20), puts them first on PATH, and
 # requires every one of them (a missing CLI fails instead of being skipped).
 # Extra arguments go to `go test`. .ci/run runs this after the unit tests.
 #
@@ -29,6 +31,7 @@ bindir="$(scripts/install-agents.sh "${pins[@]}" | tail -n 1)"
 export PATH="$bindir:$PATH"
 export RUNNER_REAL_AGENTS_REQUIRED=1 DISABLE_AUTOUPDATER=1
 command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
+echo "test-real-agents: node $(node --version) ($(command -v node))" >&2
 
 start=$(date +%s)
 status=0
