@@ -15,6 +15,7 @@ import (
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -133,13 +134,9 @@ func (a *app) printError(err error, code int) {
 
 func (a *app) newRootCmd() *cobra.Command {
 	root := &cobra.Command{
-		Use:   "runner",
-		Short: "Drive CLI coding agents in tmux panes",
-		Long: `runner drives CLI coding agents (Claude Code, Codex, Gemini CLI, OpenCode, Aider,
-or any shell program) inside tmux panes on a private tmux server, so many agents
-can run at once from a terminal, a script or cron.
-
-Attach to any pane with plain tmux: tmux -L runner attach.`,
+		Use:           "runner",
+		Short:         "Drive CLI coding agents in tmux panes",
+		Long:          rootLong(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
@@ -155,46 +152,68 @@ Attach to any pane with plain tmux: tmux -L runner attach.`,
 	})
 	root.PersistentFlags().StringVar(&a.socket, "socket", "",
 		"tmux server: a name (-L) or, if it contains '/', a socket path (-S); default $RUNNER_TMUX_SOCKET or \"runner\"")
-	root.AddCommand(
-		a.newVersionCmd(),
-		a.newTmuxCmd(),
-		a.newAgentsCmd(),
-		a.newProjectCmd(),
-		a.newStateCmd(),
-		a.newPruneCmd(),
-		a.newGCCmd(),
-		a.newAgentSimCmd(),
-		a.newSnapshotCmd(),
-		a.newConfigCmd(),
-		a.newDoctorCmd(),
-		a.newDispatchCmd(),
-		a.newPsCmd(),
-		a.newStatusCmd(),
-		a.newHostCmd(),
-		a.newWatchCmd(),
-		a.newLogsCmd(),
-		a.newAttachCmd(),
-		a.newWaitCmd(),
-		a.newEventsCmd(),
-		a.newUsageCmd(),
-		a.newCancelCmd(),
-		a.newSendCmd(),
-		a.newResumeCmd(),
-		a.newSuperviseCmd(),
-		a.newHookCmd(),
-		a.newTreeCmd(),
-		a.newMsgCmd(),
-		a.newInboxCmd(),
-		a.newQueueCmd(),
-		a.newCollectCmd(),
-		a.newAskCmd(),
-		a.newDiffCmd(),
-		a.newMergeCmd(),
-		a.newWorktreeCmd(),
-		a.newStatusLineCmd(),
-		a.newGenManCmd(),
-	)
+	for _, g := range commandGroups {
+		root.AddGroup(&cobra.Group{ID: g.id, Title: g.title})
+	}
+	root.SetHelpCommandGroupID(groupMachine)
+	root.SetCompletionCommandGroupID(groupScripting)
+	add := func(group string, cmds ...*cobra.Command) {
+		for _, c := range cmds {
+			if !c.Hidden {
+				c.GroupID = group
+			}
+			root.AddCommand(c)
+		}
+	}
+	add(groupEveryday, a.newDispatchCmd(), a.newSendCmd(), a.newStatusCmd(), a.newPsCmd(), a.newWaitCmd(),
+		a.newWatchCmd(), a.newLogsCmd(), a.newAttachCmd(), a.newCancelCmd(), a.newResumeCmd())
+	add(groupMany, a.newMsgCmd(), a.newInboxCmd(), a.newQueueCmd(), a.newCollectCmd(), a.newAskCmd(),
+		a.newTreeCmd(), a.newDiffCmd(), a.newMergeCmd(), a.newWorktreeCmd())
+	add(groupMachine, a.newGCCmd(), a.newPruneCmd(), a.newStateCmd(), a.newHostCmd(), a.newDoctorCmd(),
+		a.newConfigCmd(), a.newUsageCmd(), a.newEventsCmd(), a.newProjectCmd(), a.newSnapshotCmd(),
+		a.newVersionCmd())
+	add(groupScripting, a.newTmuxCmd(), a.newAgentsCmd(), a.newStatusLineCmd())
+	// Hidden: the simulated agent, the supervisor and hook a dispatch
+	// starts, the man page writer of the release.
+	add("", a.newAgentSimCmd(), a.newSuperviseCmd(), a.newHookCmd(), a.newGenManCmd())
 	return root
+}
+
+// The groups of `runner --help`, as a user meets them.
+const (
+	groupEveryday  = "everyday"
+	groupMany      = "many"
+	groupMachine   = "machine"
+	groupScripting = "scripting"
+)
+
+var commandGroups = []struct{ id, title string }{
+	{groupEveryday, "Everyday: run a task, follow it, answer it"},
+	{groupMany, "Many agents: messages, shadows, lineage, worktrees"},
+	{groupMachine, "The machine and its state"},
+	{groupScripting, "Scripting and agent profiles"},
+}
+
+// rootLong is runner's description, naming every built-in agent from its
+// profile (the description's name before its parenthesis), so that a new
+// profile shows here without an edit.
+func rootLong() string {
+	var names []string
+	for _, p := range profile.Builtins() {
+		switch p.Name {
+		case "sim", "shell":
+			continue // the test agent; "any shell program" below
+		}
+		name, _, _ := strings.Cut(p.Description, " (")
+		name, _, _ = strings.Cut(name, ";")
+		names = append(names, strings.TrimSpace(name)+" ("+p.Name+")")
+	}
+	return textutil.Wrap("runner drives CLI coding agents inside tmux panes on a private tmux server, many at once, "+
+		"from a terminal, a script or cron. Built in: "+strings.Join(names, ", ")+"; or any shell program (shell). "+
+		"Add your own with an agent file (runner agents).", 78) + `
+
+Start with:  runner dispatch PROJECT "TASK"     (PROJECT: a registered name or a path)
+Attach to any pane with plain tmux: tmux -L runner attach.`
 }
 
 // printJSON writes v as indented JSON followed by a newline.
