@@ -83,21 +83,9 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 			s.ID, dialogLine(s.Profile, o.Reason), s.ID, s.ID, exit.ErrNeedsInput)
 	}
 	live := parent.Err() == nil
-	// The look at the task's files (git, the longest part of a turn's
-	// end) begins beside the record of the end; what it found is
-	// recorded after, as before. After the commit's protocol when that
-	// runs (it moves HEAD and the index first).
-	trackChanges := func() { e.LookAtChanges(ctx)(ctx) }
-	if !(o.Status == state.StatusDone && s.Settings.Commit) {
-		var record func(context.Context)
-		var looking sync.WaitGroup
-		looking.Go(func() { record = e.LookAtChanges(ctx) })
-		defer looking.Wait() // never left running past the turn's end
-		trackChanges = func() {
-			looking.Wait()
-			record(ctx)
-		}
-	}
+	commitFirst := o.Status == state.StatusDone && s.Settings.Commit
+	trackChanges, looked := lookAtChanges(ctx, e, commitFirst)
+	defer looked() // never left running past the turn's end
 	more, final := e.EndTurn(ctx, o, tt, live && !o.KeepQueue)
 	if tt.SpendLater != nil {
 		// The end is recorded (done is seen at once); what the turn used
@@ -109,32 +97,9 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 		e.Say("task %s: turn done; %d message(s) waiting", s.ID, more)
 		return ErrMoreMessages
 	}
-	turnDone := o.Status == state.StatusDone
-	// The turn's spend reached a budget (the record says failed,
-	// "budget: …"), or another task's did and ended this one: the
-	// outcome is the record's.
-	recorded := final
-	if recorded == nil {
-		recorded, _ = e.Task(ctx)
-	}
-	if recorded != nil && recorded.Status == state.StatusFailed && strings.HasPrefix(recorded.LastReason(), exit.BudgetReason) {
-		o.Status, o.Reason = recorded.Status, recorded.LastReason()
-	}
+	o = budgetOutcome(ctx, e, final, o)
 	if final != nil {
-		e.Journal(ctx, "status", string(o.Status)+": "+o.Reason)
-		if turnDone && s.Settings.Commit {
-			e.Commit(ctx)
-		}
-		// The notification tells about this turn's end, whatever happens
-		// to the task after; it runs beside the look at the task's files
-		// (both wait on other programs: the user's notify command or
-		// tmux, and git).
-		var notified sync.WaitGroup
-		notified.Go(func() { e.Notify(ctx, final) })
-		// Before Release: what this looks at may queue a message for
-		// this task (an overlap), which Release then takes.
-		trackChanges()
-		notified.Wait()
+		announceEnd(ctx, e, o, final, commitFirst, trackChanges)
 		if o.Status == state.StatusDone && live {
 			if n := e.Release(ctx, !o.KeepQueue); n > 0 {
 				e.Say("task %s: %d message(s) arrived as the turn ended", s.ID, n)
@@ -142,6 +107,67 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 			}
 		}
 	}
+	return s.outcomeError(o, final)
+}
+
+// lookAtChanges begins the look at the task's files (git, the longest
+// part of a turn's end) beside the record of the end, unless the commit's
+// protocol runs first (it moves HEAD and the index first): then the look
+// waits for track. track records what the look found, always after the
+// record of the end; wait waits for a look still running, so that none is
+// left running past the turn's end.
+func lookAtChanges(ctx context.Context, e Ender, commitFirst bool) (track, wait func()) {
+	if commitFirst {
+		return func() { e.LookAtChanges(ctx)(ctx) }, func() {}
+	}
+	var record func(context.Context)
+	var looking sync.WaitGroup
+	looking.Go(func() { record = e.LookAtChanges(ctx) })
+	track = func() {
+		looking.Wait()
+		record(ctx)
+	}
+	return track, looking.Wait
+}
+
+// budgetOutcome is o, unless the turn's spend reached a budget (the
+// record says failed, "budget: …"), or another task's did and ended this
+// one: then the outcome is the record's. final is the task as EndTurn
+// recorded it; nil, it is read again.
+func budgetOutcome(ctx context.Context, e Ender, final *state.Task, o Outcome) Outcome {
+	recorded := final
+	if recorded == nil {
+		recorded, _ = e.Task(ctx)
+	}
+	if recorded != nil && recorded.Status == state.StatusFailed && strings.HasPrefix(recorded.LastReason(), exit.BudgetReason) {
+		o.Status, o.Reason = recorded.Status, recorded.LastReason()
+	}
+	return o
+}
+
+// announceEnd journals the turn's outcome, runs the commit's protocol
+// when due, and notifies; what trackChanges looks at is recorded before it
+// returns, since it may queue a message for this task (an overlap) that
+// Release then takes.
+func announceEnd(ctx context.Context, e Ender, o Outcome, final *state.Task, commit bool, trackChanges func()) {
+	e.Journal(ctx, "status", string(o.Status)+": "+o.Reason)
+	if commit {
+		e.Commit(ctx)
+	}
+	// The notification tells about this turn's end, whatever happens to
+	// the task after; it runs beside the look at the task's files (both
+	// wait on other programs: the user's notify command or tmux, and
+	// git).
+	var notified sync.WaitGroup
+	notified.Go(func() { e.Notify(ctx, final) })
+	trackChanges()
+	notified.Wait()
+}
+
+// outcomeError is the error that sets the exit code for a concluded
+// turn's outcome (see Conclude). final is nil when another process ended
+// the task meanwhile.
+func (s *Supervisor) outcomeError(o Outcome, final *state.Task) error {
 	switch o.Status {
 	case state.StatusDone:
 		return nil
