@@ -118,37 +118,15 @@ func (x *executor) directive(ctx context.Context, d directive, prompt string, ui
 			return false, err
 		}
 	case dirSilent:
-		ui.silent(true)
-		err := ctxtime.Sleep(ctx, d.dur)
-		ui.silent(false)
-		if err != nil {
-			return false, err
-		}
+		return false, silentFor(ctx, ui, d.dur)
 	case dirSay:
 		ui.line(d.text)
 	case dirWrite:
 		ui.line(x.write(d.path, d.text))
 	case dirAsk:
-		yes, err := ui.ask(ctx, d.text)
-		if err != nil {
-			return false, err
-		}
-		if yes {
-			ui.line("answered: yes")
-		} else {
-			ui.line("answered: no")
-		}
+		return false, askAndShow(ctx, ui, d.text)
 	case dirRun:
-		out, err := x.run(ctx, d.argv)
-		if ctx.Err() != nil {
-			return false, ctx.Err()
-		}
-		for _, l := range out {
-			ui.line(l)
-		}
-		if err != nil {
-			ui.line(err.Error())
-		}
+		return false, x.runShowing(ctx, ui, d.argv)
 	case dirExit:
 		st.end = turnEnd{exit: true, code: d.code}
 		return true, nil
@@ -156,22 +134,7 @@ func (x *executor) directive(ctx context.Context, d directive, prompt string, ui
 		st.end = turnEnd{crash: true}
 		return true, nil
 	case dirHook:
-		switch d.text {
-		case "subagent":
-			// A sub-agent ends inside the turn: its own event, with
-			// its own answer, while the turn goes on.
-			if x.hook != nil {
-				if err := x.hook(ctx, prompt, "SubagentStop", "sub-agent answer", nil); err != nil {
-					ui.line("⚠ " + err.Error())
-				}
-			}
-		case "none":
-			st.end.noHook = true
-		case "early":
-			st.early = d.dur
-		case "late":
-			st.end.hookDelay = d.dur
-		}
+		x.hookDirective(ctx, d, prompt, ui, st)
 	case dirLimit:
 		// A provider's usage limit ends the turn: its words, no hook
 		// (the rest of the prompt is not done).
@@ -179,24 +142,89 @@ func (x *executor) directive(ctx context.Context, d directive, prompt string, ui
 		st.end.noHook = true
 		return true, nil
 	case dirUsage:
-		if st.end.usage == nil {
-			st.end.usage = &Usage{}
-		}
-		st.end.usage.add(d)
-		if x.hook != nil {
-			// What the turn used so far, while it goes on (as a CLI's
-			// record grows with each model request).
-			sofar := *st.end.usage
-			if err := x.hook(ctx, prompt, "Usage", "", &sofar); err != nil {
-				ui.line("⚠ " + err.Error())
-			}
-		}
+		x.addUsage(ctx, d, prompt, ui, st)
 	case dirRecall:
 		for _, l := range x.recall(prompt) {
 			ui.line(l)
 		}
 	}
 	return false, nil
+}
+
+// silentFor sleeps d with the busy indicator off (silent D).
+func silentFor(ctx context.Context, ui turnUI, d time.Duration) error {
+	ui.silent(true)
+	err := ctxtime.Sleep(ctx, d)
+	ui.silent(false)
+	return err
+}
+
+// askAndShow shows question with its menu and then the answer (ask
+// QUESTION).
+func askAndShow(ctx context.Context, ui turnUI, question string) error {
+	yes, err := ui.ask(ctx, question)
+	if err != nil {
+		return err
+	}
+	if yes {
+		ui.line("answered: yes")
+	} else {
+		ui.line("answered: no")
+	}
+	return nil
+}
+
+// runShowing runs argv and shows its output, then its error if it
+// failed (run ARG...); only the end of ctx is an error of the turn.
+func (x *executor) runShowing(ctx context.Context, ui turnUI, argv []string) error {
+	out, err := x.run(ctx, argv)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	for _, l := range out {
+		ui.line(l)
+	}
+	if err != nil {
+		ui.line(err.Error())
+	}
+	return nil
+}
+
+// hookDirective runs hook subagent at once, or notes for the turn's end
+// what hook none, early and late ask of its Stop hook.
+func (x *executor) hookDirective(ctx context.Context, d directive, prompt string, ui turnUI, st *turnState) {
+	switch d.text {
+	case "subagent":
+		// A sub-agent ends inside the turn: its own event, with its
+		// own answer, while the turn goes on.
+		if x.hook != nil {
+			if err := x.hook(ctx, prompt, "SubagentStop", "sub-agent answer", nil); err != nil {
+				ui.line("⚠ " + err.Error())
+			}
+		}
+	case "none":
+		st.end.noHook = true
+	case "early":
+		st.early = d.dur
+	case "late":
+		st.end.hookDelay = d.dur
+	}
+}
+
+// addUsage adds a usage directive to the turn's sum and hands the hook
+// what the turn used so far, while it goes on (as a CLI's record grows
+// with each model request).
+func (x *executor) addUsage(ctx context.Context, d directive, prompt string, ui turnUI, st *turnState) {
+	if st.end.usage == nil {
+		st.end.usage = &Usage{}
+	}
+	st.end.usage.add(d)
+	if x.hook != nil {
+		sofar := *st.end.usage
+		if err := x.hook(ctx, prompt, "Usage", "", &sofar); err != nil {
+			ui.line("⚠ " + err.Error())
+		}
+	}
 }
 
 // answerUI keeps the answer lines a turn shows.

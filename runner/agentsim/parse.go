@@ -51,101 +51,116 @@ func parseLine(line string) directive {
 	if strings.TrimSpace(t) == "" {
 		return directive{kind: dirBlank}
 	}
-	other := directive{kind: dirOther, text: line}
 	word, rest, _ := strings.Cut(t, " ")
 	if w, r, ok := strings.Cut(t, "\t"); ok && len(w) < len(word) {
 		word, rest = w, r
 	}
-	rest = strings.TrimLeft(rest, " \t")
-	switch word {
-	case "sleep", "silent":
-		d, err := time.ParseDuration(strings.TrimSpace(rest))
-		if err != nil || d < 0 {
-			return other
+	if parse, ok := keywords[word]; ok {
+		if d, ok := parse(strings.TrimLeft(rest, " \t")); ok {
+			return d
 		}
-		if word == "sleep" {
-			return directive{kind: dirSleep, dur: d}
-		}
-		return directive{kind: dirSilent, dur: d}
-	case "say":
-		return directive{kind: dirSay, text: rest}
-	case "write":
-		p, text, _ := strings.Cut(rest, " ")
-		if p == "" {
-			return other
-		}
-		return directive{kind: dirWrite, path: p, text: text}
-	case "ask":
-		if strings.TrimSpace(rest) == "" {
-			return other
-		}
-		return directive{kind: dirAsk, text: rest}
-	case "run":
-		argv, err := splitArgs(rest)
-		if err != nil || len(argv) == 0 {
-			return other
-		}
-		return directive{kind: dirRun, argv: argv}
-	case "exit":
-		n, err := strconv.Atoi(strings.TrimSpace(rest))
-		if err != nil || n < 0 || n > 255 {
-			return other
-		}
-		return directive{kind: dirExit, code: n}
-	case "crash":
-		if strings.TrimSpace(rest) != "" {
-			return other
-		}
-		return directive{kind: dirCrash}
-	case "hook":
-		what, arg, _ := strings.Cut(strings.TrimSpace(rest), " ")
-		switch what {
-		case "subagent", "none":
-			if strings.TrimSpace(arg) != "" {
-				return other
-			}
-			return directive{kind: dirHook, text: what}
-		case "early", "late":
-			d, err := time.ParseDuration(strings.TrimSpace(arg))
-			if err != nil || d < 0 {
-				return other
-			}
-			return directive{kind: dirHook, text: what, dur: d}
-		}
-		return other
-	case "recall":
-		if strings.TrimSpace(rest) != "" {
-			return other
-		}
-		return directive{kind: dirRecall}
-	case "limit":
-		if strings.TrimSpace(rest) == "" {
-			return other
-		}
-		return directive{kind: dirLimit, text: rest}
-	case "usage":
-		f := strings.Fields(rest)
-		if len(f) < 2 || len(f) > 4 {
-			return other
-		}
-		d := directive{kind: dirUsage}
-		for i, w := range f[:min(len(f), 3)] {
-			n, err := strconv.ParseInt(w, 10, 64)
-			if err != nil || n < 0 {
-				return other
-			}
-			d.usage[i] = n
-		}
-		if len(f) == 4 {
-			c, err := strconv.ParseFloat(f[3], 64)
-			if err != nil || c < 0 {
-				return other
-			}
-			d.cost, d.hasCost = c, true
-		}
-		return d
 	}
-	return other
+	return directive{kind: dirOther, text: line}
+}
+
+// keywords parse the arguments (rest, leading blanks trimmed) of each
+// directive's keyword; ok false makes the line dirOther.
+var keywords = map[string]func(rest string) (d directive, ok bool){
+	"sleep":  func(rest string) (directive, bool) { return durationDirective(dirSleep, rest) },
+	"silent": func(rest string) (directive, bool) { return durationDirective(dirSilent, rest) },
+	"say":    func(rest string) (directive, bool) { return directive{kind: dirSay, text: rest}, true },
+	"write":  parseWrite,
+	"ask":    func(rest string) (directive, bool) { return textDirective(dirAsk, rest) },
+	"limit":  func(rest string) (directive, bool) { return textDirective(dirLimit, rest) },
+	"run":    parseRun,
+	"exit":   parseExit,
+	"crash":  func(rest string) (directive, bool) { return bareDirective(dirCrash, rest) },
+	"recall": func(rest string) (directive, bool) { return bareDirective(dirRecall, rest) },
+	"hook":   parseHook,
+	"usage":  parseUsage,
+}
+
+// durationDirective is a directive of kind taking one duration (sleep,
+// silent).
+func durationDirective(kind dirKind, rest string) (directive, bool) {
+	d, ok := parseDuration(rest)
+	return directive{kind: kind, dur: d}, ok
+}
+
+// parseDuration parses a duration that is not negative, blanks around it
+// ignored.
+func parseDuration(s string) (time.Duration, bool) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	return d, err == nil && d >= 0
+}
+
+// textDirective is a directive of kind taking a text that must not be
+// blank (ask, limit).
+func textDirective(kind dirKind, rest string) (directive, bool) {
+	return directive{kind: kind, text: rest}, strings.TrimSpace(rest) != ""
+}
+
+// bareDirective is a directive of kind taking no arguments (crash,
+// recall).
+func bareDirective(kind dirKind, rest string) (directive, bool) {
+	return directive{kind: kind}, strings.TrimSpace(rest) == ""
+}
+
+// parseWrite parses "write PATH TEXT" (the text may be empty).
+func parseWrite(rest string) (directive, bool) {
+	p, text, _ := strings.Cut(rest, " ")
+	return directive{kind: dirWrite, path: p, text: text}, p != ""
+}
+
+// parseRun parses "run ARG...", split as SplitArgs does.
+func parseRun(rest string) (directive, bool) {
+	argv, err := splitArgs(rest)
+	return directive{kind: dirRun, argv: argv}, err == nil && len(argv) > 0
+}
+
+// parseExit parses "exit N", N an exit status (0 to 255).
+func parseExit(rest string) (directive, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(rest))
+	return directive{kind: dirExit, code: n}, err == nil && n >= 0 && n <= 255
+}
+
+// parseHook parses "hook subagent", "hook none", "hook early DURATION"
+// and "hook late DURATION".
+func parseHook(rest string) (directive, bool) {
+	what, arg, _ := strings.Cut(strings.TrimSpace(rest), " ")
+	switch what {
+	case "subagent", "none":
+		return directive{kind: dirHook, text: what}, strings.TrimSpace(arg) == ""
+	case "early", "late":
+		d, ok := parseDuration(arg)
+		return directive{kind: dirHook, text: what, dur: d}, ok
+	}
+	return directive{}, false
+}
+
+// parseUsage parses "usage IN OUT [CACHED [COST]]": token counts that
+// are not negative, and a cost in dollars.
+func parseUsage(rest string) (directive, bool) {
+	f := strings.Fields(rest)
+	if len(f) < 2 || len(f) > 4 {
+		return directive{}, false
+	}
+	d := directive{kind: dirUsage}
+	for i, w := range f[:min(len(f), 3)] {
+		n, err := strconv.ParseInt(w, 10, 64)
+		if err != nil || n < 0 {
+			return directive{}, false
+		}
+		d.usage[i] = n
+	}
+	if len(f) == 4 {
+		c, err := strconv.ParseFloat(f[3], 64)
+		if err != nil || c < 0 {
+			return directive{}, false
+		}
+		d.cost, d.hasCost = c, true
+	}
+	return d, true
 }
 
 // SplitArgs splits s into an argv on spaces and tabs, with '…' and "…"
