@@ -11,6 +11,7 @@ import (
 
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/settings"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -160,7 +161,7 @@ func waitDependencies(ctx context.Context, env *Env, id string) error {
 // returned func releases the lock (nil when none was taken). A dependency
 // that did not end done cancels the task; an interruption leaves it
 // orphaned (detached supervisor) or cancelled (foreground).
-func startQueued(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set RunSettings) (func(), error) {
+func startQueued(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set settings.Run) (func(), error) {
 	if len(t.After) > 0 {
 		env.Say("task %s: %s", t.ID, waitingReason(t.After))
 	}
@@ -238,7 +239,7 @@ func NotifyMessage(t *state.Task) string {
 // tmuxMessage shows NotifyMessage on the status line of the clients
 // attached to the task's session. Nobody attached, no server, any error:
 // nothing happens (a message never fails a task).
-func tmuxMessage(ctx context.Context, env *Env, t *state.Task, set RunSettings) {
+func tmuxMessage(ctx context.Context, env *Env, t *state.Task, set settings.Run) {
 	if set.NoTmuxMessage || t.Tmux.Session == "" {
 		return
 	}

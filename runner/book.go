@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/runner/budget"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/runner/supervisor"
 	"github.com/runner-cli/runner/state"
 )
@@ -19,7 +21,7 @@ type taskBook struct {
 	env  *Env
 	id   string
 	prof *profile.Profile
-	set  RunSettings
+	set  settings.Run
 }
 
 func (b *taskBook) Task(ctx context.Context) (*state.Task, error) {
@@ -58,7 +60,7 @@ func (b *taskBook) Prompt(ctx context.Context, text string, first bool) (string,
 	if t == nil {
 		return "", nil, fmt.Errorf("task %s: %w", b.id, state.ErrTaskNotFound)
 	}
-	if why, _ := overBudget(st, b.id, budgetOf, false); why != "" {
+	if why, _ := budget.Over(st, b.id, settings.BudgetOf, false); why != "" {
 		return "", nil, &supervisor.Ended{Outcome: supervisor.Outcome{Status: state.StatusFailed, Reason: why}}
 	}
 	payload := text
@@ -85,7 +87,7 @@ func (b *taskBook) Pending(ctx context.Context) int {
 func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervisor.TurnText, takeQueue bool) (more int, final *state.Task) {
 	env := b.env
 	var dropped []*state.Message
-	var stop []budgetStop
+	var stop []budget.Stop
 	turn := o
 	_ = env.Record().UpdateDurably(ctx, "task "+b.id+": the end of the turn ("+string(o.Status)+")", func(st *state.State) error {
 		more, final, dropped, stop, o = 0, nil, nil, nil, turn
@@ -118,9 +120,9 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 		if o.Status == state.StatusDone {
 			// The turn's spend reached a budget of the task's tree: the
 			// task ends, and so do the turns running in that tree.
-			if why, root := overBudget(st, b.id, budgetOf, true); why != "" {
+			if why, root := budget.Over(st, b.id, settings.BudgetOf, true); why != "" {
 				o.Status, o.Reason = state.StatusFailed, why
-				stop = liveInTree(st, root, b.id)
+				stop = budget.LiveInTree(st, root, b.id)
 			}
 		}
 		if o.Status == state.StatusDone && takeQueue {
@@ -134,7 +136,7 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 			// then): its messages wait.
 			t.LimitReset = o.Reset
 			reason := o.Reason
-			if b.set.OnLimit == OnLimitWait {
+			if b.set.OnLimit == settings.OnLimitWait {
 				reason += "; waiting it out (--on-limit wait)"
 			}
 			err := t.SetStatus(o.Status, env.Time(), reason)
@@ -267,7 +269,7 @@ func (b *taskBook) Budgeted(ctx context.Context) bool {
 		if err != nil {
 			return false
 		}
-		if x := budgetOf(t); x.Tokens > 0 || x.USD > 0 {
+		if x := settings.BudgetOf(t); x.Tokens > 0 || x.USD > 0 {
 			return true
 		}
 		id = t.Parent
@@ -298,7 +300,7 @@ func (b *taskBook) LiveSpend(ctx context.Context, sp state.Spend) {
 	if err != nil {
 		return
 	}
-	if why, root := overBudget(st, b.id, budgetOf, true); why != "" {
-		stopForBudget(ctx, b.env, liveInTree(st, root, ""))
+	if why, root := budget.Over(st, b.id, settings.BudgetOf, true); why != "" {
+		stopForBudget(ctx, b.env, budget.LiveInTree(st, root, ""))
 	}
 }

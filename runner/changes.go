@@ -19,6 +19,7 @@ import (
 	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/overlap"
+	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -191,7 +192,7 @@ func meets(a, b []string) bool {
 // quietOverlaps reports whether t's agent is not to be told of overlaps
 // (dispatch --overlap-messages=false).
 func quietOverlaps(t *state.Task) bool {
-	set, err := SettingsOf(t)
+	set, err := settings.Of(t)
 	return err == nil && set.NoOverlapMessages
 }
 

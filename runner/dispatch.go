@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/runner-cli/runner/runner/budget"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/projects"
+	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/runner/supervisor"
 
 	"github.com/runner-cli/runner/state"
@@ -27,7 +29,7 @@ type DispatchRequest struct {
 	PermissionsAuto bool
 	RequireSnapshot bool
 	Exclusive       bool
-	Worktree        bool // a git worktree of its own (StartSpec.Worktree)
+	Worktree        bool // a git worktree of its own (settings.Start.Worktree)
 	// WorktreeSet says Worktree was given (dispatch --worktree[=false]);
 	// else the config's Isolation for the project decides.
 	WorktreeSet bool
@@ -57,14 +59,14 @@ type DispatchRequest struct {
 	// After holds references (ids or unique prefixes, comma-separated
 	// lists allowed) of tasks that must be done before this one starts.
 	After    []string
-	Settings RunSettings
+	Settings settings.Run
 	// Sandbox runs the agent in a bubblewrap sandbox (dispatch --sandbox);
 	// SandboxSet says the flag was given, else the config's Sandbox for
 	// the project (or "*") decides. SandboxPaths are the config's
 	// sandbox_paths.
 	Sandbox, SandboxSet bool
 	// SandboxHome is the CLI directories' mode of a sandboxed task
-	// (SandboxHomeTask: a copy for the task); "" shares them.
+	// (settings.SandboxHomeTask: a copy for the task); "" shares them.
 	SandboxHome string
 	// Confined is the sandboxed task that asks, through its door: the
 	// new task is its child, sandboxed whatever the flags say, in its
@@ -101,22 +103,22 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckBudgetAgent(req.Settings.Budget(), prof); err != nil {
+	if err := budget.CheckAgent(req.Settings.Budget(), prof); err != nil {
 		return nil, err
 	}
 	project, dir, after := plan.project, plan.dir, plan.after
 	if argv, err = siteArgv(ctx, env, prof, plan, argv); err != nil {
 		return nil, err
 	}
-	spec := &StartSpec{Argv: argv, Size: req.Size, UseHook: req.UseHook, RequireSnapshot: req.RequireSnapshot,
+	spec := &settings.Start{Argv: argv, Size: req.Size, UseHook: req.UseHook, RequireSnapshot: req.RequireSnapshot,
 		Exclusive: req.Exclusive, WaitLock: req.WaitLock, Worktree: req.Worktree}
 	if req.Worktree {
 		spec.Setup, spec.From = plan.setup, plan.from
 	}
 	if req.Sandbox {
-		spec.Sandbox = &SandboxSpec{Paths: req.SandboxPaths}
-		if req.SandboxHome == SandboxHomeTask {
-			spec.Sandbox.Home = SandboxHomeTask
+		spec.Sandbox = &settings.Sandbox{Paths: req.SandboxPaths}
+		if req.SandboxHome == settings.SandboxHomeTask {
+			spec.Sandbox.Home = settings.SandboxHomeTask
 		}
 	}
 	req.Settings.Start = spec
@@ -247,7 +249,7 @@ func recordTask(ctx context.Context, env *Env, req DispatchRequest, agent string
 // dispatchQueued hands a task that waits for dependencies to a detached
 // supervisor, or waits and runs it here (Supervise starts a queued task).
 func dispatchQueued(ctx context.Context, env *Env, task *state.Task) (*state.Task, error) {
-	set, err := SettingsOf(task)
+	set, err := settings.Of(task)
 	if err != nil {
 		return task, err
 	}

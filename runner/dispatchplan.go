@@ -18,6 +18,7 @@ import (
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/runner/remote"
 	"github.com/runner-cli/runner/runner/sandbox"
+	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -107,10 +108,10 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 		}
 		req.Sandbox = sb
 	}
-	if !ValidSandboxHome(req.SandboxHome) {
+	if !settings.ValidSandboxHome(req.SandboxHome) {
 		return p, exit.Usagef("--sandbox-home %q: give shared or task", req.SandboxHome)
 	}
-	if req.Sandbox && req.SandboxHome == SandboxHomeTask && p.host != "" {
+	if req.Sandbox && req.SandboxHome == settings.SandboxHomeTask && p.host != "" {
 		return p, exit.Usagef("--sandbox-home task: not on a host yet (run it here, or with the shared home there)")
 	}
 	if req.Sandbox {
@@ -126,7 +127,7 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 			}
 		} else if _, err := sandbox.CheckLocal(ctx); err != nil {
 			return p, exit.Usagef("--sandbox: %v", err)
-		} else if req.SandboxHome == SandboxHomeTask && sandbox.LocalProgram == sandbox.SeatbeltProgram {
+		} else if req.SandboxHome == settings.SandboxHomeTask && sandbox.LocalProgram == sandbox.SeatbeltProgram {
 			return p, exit.Usagef("--sandbox-home task: %v", sandbox.ErrSeatbeltBinds)
 		}
 	}
@@ -209,7 +210,7 @@ func confine(st *state.State, req *DispatchRequest, dir, host string) error {
 	}
 	req.Sandbox, req.SandboxSet = true, true
 	if len(parent.HomeCopies) > 0 {
-		req.SandboxHome = SandboxHomeTask // no weaker than its parent's
+		req.SandboxHome = settings.SandboxHomeTask // no weaker than its parent's
 	}
 	return nil
 }

@@ -26,6 +26,9 @@
 //   - runner/messaging: the queue's rules, awareness, lineage;
 //   - runner/overlap: which tasks changed the same files, and whom to tell
 //     (changes.go looks at the files and posts the messages);
+//   - runner/budget: a tree's budgets, passed or not (budget.go stops what
+//     a passed one stops);
+//   - runner/settings: what a task runs with, as recorded with it;
 //   - runner/projects: the registry and where a task works;
 //   - runner/hosts: the registered hosts and the connections to them (a
 //     Pool the composition root passes in Env.Hosts);

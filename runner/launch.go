@@ -22,6 +22,7 @@ import (
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
+	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -38,7 +39,7 @@ import (
 // the snapshot, so the agent starts after it; so does a sandboxed agent:
 // it is not trusted, and a file it wrote as it started would otherwise
 // be in the snapshot, hidden from the task's diff and kept by a restore.
-func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profile, spec *StartSpec) error {
+func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profile, spec *settings.Start) error {
 	fail := func(reason string) {
 		_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, reason, nil)
 	}
@@ -222,7 +223,7 @@ func (s localSite) paneEnv(t *state.Task, prof *profile.Profile) []string {
 // the transcript pipe, the agent's turn-end hook when its profile has one,
 // and the sandbox with --sandbox. It is the one launch of every task: a
 // dispatch, a queued task's start, a resume.
-func launch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, spec *StartSpec) error {
+func launch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, spec *settings.Start) error {
 	l, err := launchPane(ctx, env, t, prof, spec)
 	if err != nil {
 		return err
@@ -241,7 +242,7 @@ type launched struct {
 
 // launchPane is launch without the record: the pane started and set up,
 // and what recording it does to the task.
-func launchPane(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, spec *StartSpec) (*launched, error) {
+func launchPane(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, spec *settings.Start) (*launched, error) {
 	s, err := siteOf(ctx, env, t)
 	if err != nil {
 		return nil, err

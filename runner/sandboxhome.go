@@ -21,18 +21,6 @@ import (
 // runs later. The copy goes with the task's record (pruned, or gc). A
 // follow-up of the task works on its copy.
 
-// Sandbox home modes.
-const (
-	SandboxHomeShared = "shared" // the CLI's own directories, writable (the default)
-	SandboxHomeTask   = "task"   // a copy per task
-)
-
-// ValidSandboxHome reports whether s names a sandbox home mode ("" is the
-// default, shared).
-func ValidSandboxHome(s string) bool {
-	return s == "" || s == SandboxHomeShared || s == SandboxHomeTask
-}
-
 // homeCopyMax bounds what a task's copy of its CLI's directories may
 // hold: a CLI directory of gigabytes (years of sessions) is refused with
 // what to do, not copied per task.

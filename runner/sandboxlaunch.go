@@ -16,6 +16,7 @@ import (
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/sandbox"
+	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -32,7 +33,7 @@ import (
 // environment (HOME, XDG_*, CODEX_HOME … for the profile's paths). The
 // dispatch checked that bwrap works (sandbox.Check); here it is only found
 // (a bwrap gone since is an error).
-func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv []string, sb *SandboxSpec) ([]string, []string, error) {
+func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv []string, sb *settings.Sandbox) ([]string, []string, error) {
 	env := s.env
 	prog, err := exec.LookPath(sandbox.LocalProgram)
 	if err != nil {
@@ -70,7 +71,7 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 		return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
 	}
 	var binds [][2]string
-	if sb.Home == SandboxHomeTask {
+	if sb.Home == settings.SandboxHomeTask {
 		// The CLI's directories, copied for the task and bound over the
 		// real ones: nothing the agent writes there reaches the user's.
 		copies, err := homeCopies(env.Store.TaskFile("home-dir", t.ID), home, cliDirs)

@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/runner/budget"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/settings"
 
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/monitor"
@@ -28,7 +30,7 @@ type SendRequest struct {
 	Ref      string
 	Text     string
 	Detach   bool
-	Settings *RunSettings // overrides for this turn (nil: the task's own)
+	Settings *settings.Run // overrides for this turn (nil: the task's own)
 }
 
 // Send delivers a follow-up prompt to a task whose agent is ready (its last
@@ -51,7 +53,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if err := prof.CheckTaskSize(req.Text); err != nil {
 		return t, err
 	}
-	set, err := SettingsOf(t)
+	set, err := settings.Of(t)
 	if err != nil {
 		return t, err
 	}
@@ -161,7 +163,7 @@ func atPrompt(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 // reopen opens the task for a new turn from the user, owned by this
 // process, unless something (a message delivery) took the agent since t
 // was read.
-func reopen(ctx context.Context, env *Env, t *state.Task, set RunSettings, text string) error {
+func reopen(ctx context.Context, env *Env, t *state.Task, set settings.Run, text string) error {
 	raw, _ := json.Marshal(set)
 	over := ""
 	err := env.Store.Update(ctx, func(s *state.State) error {
@@ -173,11 +175,11 @@ func reopen(ctx context.Context, env *Env, t *state.Task, set RunSettings, text 
 			return exit.Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
 		}
 		// Past its budget: no further turn; the task ends so.
-		over, _ = overBudget(s, t.ID, func(y *state.Task) Budget {
+		over, _ = budget.Over(s, t.ID, func(y *state.Task) settings.Budget {
 			if y.ID == t.ID {
 				return set.Budget()
 			}
-			return budgetOf(y)
+			return settings.BudgetOf(y)
 		}, false)
 		if over != "" {
 			x.SupervisorPID, x.SupervisorStart = 0, ""
@@ -204,7 +206,7 @@ func reopen(ctx context.Context, env *Env, t *state.Task, set RunSettings, text 
 // conversation it had (its profile's resume arguments and the task's
 // AgentSession), and waits until it is ready. hasPane says the old (dead)
 // window is still there: it is closed first.
-func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set RunSettings, hasPane bool) (*state.Task, error) {
+func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set settings.Run, hasPane bool) (*state.Task, error) {
 	why := fmt.Sprintf("its agent's pane %s is gone or dead", t.Tmux.Pane)
 	if !t.Reclaimed.IsZero() {
 		why = fmt.Sprintf("its agent's window was closed by gc or cancel --kill at %s", t.Reclaimed.Local().Format(time.DateTime))
@@ -308,7 +310,7 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 	if err != nil || info.Dead {
 		return t, 0, exit.Usagef("task %s: its pane %s is gone or dead; it cannot be resumed", t.ID, t.Tmux.Pane)
 	}
-	set, err := SettingsOf(t)
+	set, err := settings.Of(t)
 	if err != nil {
 		return t, 0, err
 	}
@@ -343,7 +345,7 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 // resumeQueued puts a task orphaned while waiting for its dependencies back
 // in the queue and starts a detached supervisor that waits on.
 func resumeQueued(ctx context.Context, env *Env, t *state.Task) (*state.Task, int, error) {
-	set, err := SettingsOf(t)
+	set, err := settings.Of(t)
 	if err != nil {
 		return t, 0, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/remote"
+	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -26,7 +27,7 @@ type site interface {
 	hook(ctx context.Context, t *state.Task, prof *profile.Profile, penv []string, use bool) (args, env []string, err error)
 	// sandbox wraps argv in bubblewrap as sb says (the user's sandbox
 	// paths, the home mode), and returns what the agent may write.
-	sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv []string, sb *SandboxSpec) ([]string, []string, error)
+	sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv []string, sb *settings.Sandbox) ([]string, []string, error)
 	// client is the site's tmux.
 	client() *tmuxctl.Client
 	// transcript and diedFile are the site's paths of the pane's
@@ -113,7 +114,7 @@ func (s hostSite) hook(ctx context.Context, t *state.Task, prof *profile.Profile
 	return hl.Args, henv, nil
 }
 
-func (s hostSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv []string, sb *SandboxSpec) ([]string, []string, error) {
+func (s hostSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv []string, sb *settings.Sandbox) ([]string, []string, error) {
 	common := ""
 	if gctx, err := s.env.GitOn(ctx, t.Tmux.Host); err == nil {
 		common, _ = gitsnap.CommonDir(gctx, t.Dir) // none: not a repository

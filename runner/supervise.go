@@ -17,6 +17,7 @@ import (
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/remote"
+	"github.com/runner-cli/runner/runner/settings"
 
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
@@ -44,7 +45,7 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 // stream of a remote task's files started with its agent (nil: none).
 type given struct {
 	prof  *profile.Profile
-	set   RunSettings
+	set   settings.Run
 	early *earlyMirror
 }
 
@@ -57,7 +58,7 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 	}
 	if g == nil {
 		g = &given{}
-		if g.set, err = SettingsOf(t); err != nil {
+		if g.set, err = settings.Of(t); err != nil {
 			return err
 		}
 		if g.prof, err = profile.FindProfile(env.Profiles, t.Agent); err != nil {
@@ -135,12 +136,12 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 // on a host it streams the host's files into their local copies (the
 // stream early started with the agent, else a new one), which its monitor
 // watches as a local task's; stop ends that.
-func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set RunSettings, early *earlyMirror) (s *supervision, stop func(), err error) {
+func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set settings.Run, early *earlyMirror) (s *supervision, stop func(), err error) {
 	// Checked by Dispatch: an error here is a record edited by hand, and
 	// approves nothing.
 	rules, _ := config.CompileApproveRules("approve_rules", set.ApproveRules)
 	mon := &monitor.Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
-		Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.settleFor(prof), Idle: set.Idle,
+		Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.SettleFor(prof), Idle: set.Idle,
 		Skipped: func(ev profile.HookEvent, why string) {
 			env.Say("task %s: hook event %s not taken: %s", t.ID, ev.Name, why)
 		}}
@@ -220,7 +221,7 @@ func (s *supervision) concludeAll(ctx context.Context, err error) error {
 		cancel()
 		var lt *supervisor.LimitedTurn
 		if errors.As(err, &lt) {
-			if s.set.OnLimit != OnLimitWait {
+			if s.set.OnLimit != settings.OnLimitWait {
 				return s.endLimited(ctx, lt)
 			}
 			err = s.hostLost(s.limitTurn(s.runCtx, lt, &cancel))
@@ -243,12 +244,12 @@ func (s *supervision) concludeAll(ctx context.Context, err error) error {
 // the reset the CLI gave (and a margin), else the settings' LimitWait.
 func (s *supervision) limitWait(lt *supervisor.LimitedTurn) time.Duration {
 	if !lt.Reset.IsZero() {
-		return max(clock.Until(lt.Reset), 0) + limitMargin
+		return max(clock.Until(lt.Reset), 0) + settings.LimitMargin
 	}
 	if s.set.LimitWait > 0 {
 		return s.set.LimitWait
 	}
-	return DefaultLimitWait
+	return settings.DefaultLimitWait
 }
 
 // limitTurn waits out a usage limit (--on-limit wait), the task recorded
@@ -264,7 +265,7 @@ func (s *supervision) limitTurn(ctx context.Context, lt *supervisor.LimitedTurn,
 	}
 	text := s.set.LimitContinue
 	if strings.TrimSpace(text) == "" {
-		text = DefaultLimitContinue
+		text = settings.DefaultLimitContinue
 	}
 	if err := s.WaitPromptAfterLimit(ctx); err != nil {
 		return err
@@ -313,7 +314,7 @@ type supervision struct {
 	*supervisor.Supervisor
 	env  *Env
 	book *taskBook // the Supervisor's Book, as the supervisor.Ender of its turns
-	set  RunSettings
+	set  settings.Run
 	// runCtx is the supervision's context: for a task on a host, it ends
 	// (cause remote.ErrHostLost) when the connection stays lost.
 	runCtx context.Context

@@ -12,6 +12,7 @@ import (
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/statetest"
 	"github.com/runner-cli/runner/runner/proctree"
+	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -146,13 +147,13 @@ func TestReconcileReusedSupervisorPID(t *testing.T) {
 // TestSettingsOf: no settings is the zero value; damaged ones are an error
 // naming the task, never zero settings taken for real ones.
 func TestSettingsOf(t *testing.T) {
-	if set, err := SettingsOf(&state.Task{ID: "t_a"}); err != nil || set.Timeout != 0 {
+	if set, err := settings.Of(&state.Task{ID: "t_a"}); err != nil || set.Timeout != 0 {
 		t.Fatalf("none: %+v %v", set, err)
 	}
-	if set, err := SettingsOf(&state.Task{ID: "t_a", Settings: []byte(`{"timeout":5000000000}`)}); err != nil || set.Timeout != 5*time.Second {
+	if set, err := settings.Of(&state.Task{ID: "t_a", Settings: []byte(`{"timeout":5000000000}`)}); err != nil || set.Timeout != 5*time.Second {
 		t.Fatalf("a timeout: %+v %v", set, err)
 	}
-	if _, err := SettingsOf(&state.Task{ID: "t_bad", Settings: []byte(`{"timeout":"soon"`)}); err == nil || !strings.Contains(err.Error(), "t_bad") {
+	if _, err := settings.Of(&state.Task{ID: "t_bad", Settings: []byte(`{"timeout":"soon"`)}); err == nil || !strings.Contains(err.Error(), "t_bad") {
 		t.Fatalf("damaged: %v", err)
 	}
 }

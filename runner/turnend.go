@@ -15,6 +15,7 @@ import (
 
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -34,7 +35,7 @@ func (s *supervision) conclude(parent context.Context, err error) error {
 
 // Notify runs the notification command, bounded in time, with the task in
 // its environment; a failure is journaled, never fatal.
-func Notify(ctx context.Context, env *Env, t *state.Task, set RunSettings) {
+func Notify(ctx context.Context, env *Env, t *state.Task, set settings.Run) {
 	tmuxMessage(ctx, env, t, set)
 	if len(set.Notify) == 0 {
 		return

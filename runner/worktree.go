@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/runner-cli/runner/runner/settings"
 	wtsetup "github.com/runner-cli/runner/runner/worktree/setup"
 
 	"github.com/runner-cli/runner/gitsnap"
@@ -87,7 +88,7 @@ func resolveFrom(st *state.State, ref string, after []string) (string, error) {
 // snapshotDir is the directory whose state a task starts from: its own,
 // or with --from the other task's worktree, whose leftovers are committed
 // on its branch first.
-func snapshotDir(ctx context.Context, env *Env, task *state.Task, spec *StartSpec) (string, error) {
+func snapshotDir(ctx context.Context, env *Env, task *state.Task, spec *settings.Start) (string, error) {
 	if spec.From == "" {
 		return task.Dir, nil
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/messaging"
+	"github.com/runner-cli/runner/runner/settings"
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/agentsim"
@@ -194,7 +195,7 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 		}
 		awareness = m
 	}
-	set := runner.RunSettings{
+	set := settings.Run{
 		Timeout: pick(f.timeout, cfg.TaskTimeout.Duration), ReadyTimeout: pick(f.readyTimeout, cfg.ReadyTimeout.Duration),
 		Settle: f.settle, DefaultSettle: cfg.Settle.Duration, Idle: pick(f.idle, cfg.Idle.Duration),
 		YesTrust: f.yesTrust, WaitInput: f.waitInput, ApproveRules: append(append([]string(nil), cfg.ApproveRules...), f.approve...),
@@ -226,7 +227,7 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 	if f.limitWait > 0 {
 		set.LimitWait = f.limitWait
 	}
-	if set.OnLimit != "" && set.OnLimit != runner.OnLimitWait && set.OnLimit != runner.OnLimitFail {
+	if set.OnLimit != "" && set.OnLimit != settings.OnLimitWait && set.OnLimit != settings.OnLimitFail {
 		return exit.Usagef("--on-limit %q: give wait or fail", set.OnLimit)
 	}
 	req := runner.DispatchRequest{Project: argv[0], Text: text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),

@@ -7,8 +7,10 @@ import (
 	"math"
 	"time"
 
+	"github.com/runner-cli/runner/runner/budget"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/settings"
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/spf13/cobra"
@@ -62,7 +64,7 @@ func (a *app) runSend(ctx context.Context, opts sendOptions) error {
 	if err != nil {
 		return err
 	}
-	var set *runner.RunSettings
+	var set *settings.Run
 	if opts.maxTurns < -1 {
 		return exit.Usagef("--max-turns %d: give a count of turns (0: no budget)", opts.maxTurns)
 	}
@@ -77,7 +79,7 @@ func (a *app) runSend(ctx context.Context, opts sendOptions) error {
 		if err != nil {
 			return err
 		}
-		s, err := runner.SettingsOf(t)
+		s, err := settings.Of(t)
 		if err != nil {
 			return err
 		}
@@ -94,7 +96,7 @@ func (a *app) runSend(ctx context.Context, opts sendOptions) error {
 			s.BudgetUSD = opts.budgetUSD
 		}
 		if prof, err := profile.FindProfile(env.Profiles, t.Agent); err == nil {
-			if err := runner.CheckBudgetAgent(s.Budget(), prof); err != nil {
+			if err := budget.CheckAgent(s.Budget(), prof); err != nil {
 				return err
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -36,7 +37,7 @@ func Cancel(ctx context.Context, env *runner.Env, ref string, kill bool) (*state
 		// The supervisor is stopped below and will not notify: say it
 		// here (the notify command, the tmux message).
 		if nt, err := env.Record().Task(ctx, t.ID); err == nil && nt.Status == state.StatusCancelled {
-			if set, err := runner.SettingsOf(nt); err == nil {
+			if set, err := settings.Of(nt); err == nil {
 				runner.Notify(ctx, env, nt, set)
 			} else {
 				env.Warn("%v: no notification", err)

@@ -150,7 +150,9 @@ func decide(forms []sexp, op, path string) bool {
 		}
 		if op == "unix-connect" {
 			// A network rule without a unix-socket filter is about IP.
-			if !slices.ContainsFunc(filters, func(x sexp) bool { return len(x.list) > 1 && x.list[0].atom == "remote" && x.list[1].atom == "unix-socket" }) &&
+			if !slices.ContainsFunc(filters, func(x sexp) bool {
+				return len(x.list) > 1 && x.list[0].atom == "remote" && x.list[1].atom == "unix-socket"
+			}) &&
 				!slices.Contains(ops, "default") {
 				continue
 			}
