@@ -84,10 +84,7 @@ func Usage(ctx context.Context, env *runner.Env, opts UsageOptions) (*UsageRepor
 	if err != nil {
 		return nil, fmt.Errorf("usage: %w", err)
 	}
-	byID := make(map[string]*state.Task, len(all))
-	for _, t := range all {
-		byID[t.ID] = t
-	}
+	key := usageKey(opts.By, loc, all)
 	rep := &UsageReport{Since: opts.Since, By: opts.By, Rows: []UsageRow{}}
 	rows := map[string]*UsageRow{}
 	for _, t := range all {
@@ -97,33 +94,11 @@ func Usage(ctx context.Context, env *runner.Env, opts UsageOptions) (*UsageRepor
 		if !opts.Since.IsZero() && !t.Ended.IsZero() && t.Ended.Before(opts.Since) {
 			continue
 		}
-		var key, text string
-		switch opts.By {
-		case ByProject:
-			key = t.Project
-			if key == "" {
-				key = filepath.Base(t.Dir)
-			}
-			if key == "" || key == "." {
-				key = "-"
-			}
-		case ByAgent:
-			key = t.Agent
-		case ByDay:
-			key = t.Created.In(loc).Format(time.DateOnly)
-		case ByTask:
-			key, text = t.ID, t.Text
-		case ByTree:
-			root := t
-			for hops := 0; root.Parent != "" && byID[root.Parent] != nil && hops < len(all); hops++ {
-				root = byID[root.Parent]
-			}
-			key, text = root.ID, root.Text
-		}
-		r := rows[key]
+		k, text := key(t)
+		r := rows[k]
 		if r == nil {
-			r = &UsageRow{Key: key, Text: text}
-			rows[key] = r
+			r = &UsageRow{Key: k, Text: text}
+			rows[k] = r
 		}
 		r.Tasks++
 		r.Spend = r.Spend.Add(t.Spend)
@@ -133,8 +108,63 @@ func Usage(ctx context.Context, env *runner.Env, opts UsageOptions) (*UsageRepor
 	for _, r := range rows {
 		rep.Rows = append(rep.Rows, *r)
 	}
-	slices.SortFunc(rep.Rows, func(a, b UsageRow) int {
-		if opts.By == ByDay {
+	sortUsageRows(rep.Rows, opts.By)
+	return rep, nil
+}
+
+// usageKey returns what groups a task in a report grouped by: the key of
+// its row, and the text the row shows (ByTask, ByTree). Days are cut in
+// loc; a tree is found among all.
+func usageKey(by string, loc *time.Location, all []*state.Task) func(t *state.Task) (key, text string) {
+	switch by {
+	case ByAgent:
+		return func(t *state.Task) (string, string) { return t.Agent, "" }
+	case ByDay:
+		return func(t *state.Task) (string, string) { return t.Created.In(loc).Format(time.DateOnly), "" }
+	case ByTask:
+		return func(t *state.Task) (string, string) { return t.ID, t.Text }
+	case ByTree:
+		byID := make(map[string]*state.Task, len(all))
+		for _, t := range all {
+			byID[t.ID] = t
+		}
+		return func(t *state.Task) (string, string) {
+			root := treeRoot(t, byID, len(all))
+			return root.ID, root.Text
+		}
+	}
+	return func(t *state.Task) (string, string) { return projectKey(t), "" }
+}
+
+// projectKey is a task's project, or its directory's name when it has
+// none ("-" when neither says anything).
+func projectKey(t *state.Task) string {
+	key := t.Project
+	if key == "" {
+		key = filepath.Base(t.Dir)
+	}
+	if key == "" || key == "." {
+		key = "-"
+	}
+	return key
+}
+
+// treeRoot is the task at the root of t's tree: its furthest ancestor
+// still recorded, found in at most maxHops steps (so a cycle in the
+// records ends).
+func treeRoot(t *state.Task, byID map[string]*state.Task, maxHops int) *state.Task {
+	root := t
+	for hops := 0; root.Parent != "" && byID[root.Parent] != nil && hops < maxHops; hops++ {
+		root = byID[root.Parent]
+	}
+	return root
+}
+
+// sortUsageRows orders a report's rows: days in order; any other group
+// by the most tokens first, then by key.
+func sortUsageRows(rows []UsageRow, by string) {
+	slices.SortFunc(rows, func(a, b UsageRow) int {
+		if by == ByDay {
 			return strings.Compare(a.Key, b.Key)
 		}
 		if c := b.Spend.Tokens() - a.Spend.Tokens(); c != 0 {
@@ -145,5 +175,4 @@ func Usage(ctx context.Context, env *runner.Env, opts UsageOptions) (*UsageRepor
 		}
 		return strings.Compare(a.Key, b.Key)
 	})
-	return rep, nil
 }
