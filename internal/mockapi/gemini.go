@@ -75,21 +75,7 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, body []byte, rec
 	}
 	stream := action == "streamGenerateContent"
 	c := req.conv(model, stream)
-	rp := s.decide(c)
-	if rp.tool != "" && rp.input != "" {
-		rp.tool, rp.input = "", ""
-	}
-	if gc := req.GenerationConfig; gc.ResponseMimeType == "application/json" {
-		// Structured side request (router, next-speaker check): answer JSON.
-		schema := gc.ResponseJSONSchema
-		if len(schema) == 0 {
-			schema = gc.ResponseSchema
-		}
-		rp.tool, rp.text = "", schemaText(schema, rp.text)
-		if rp.text == "" {
-			rp.text = "{}"
-		}
-	}
+	rp := req.fit(s.decide(c))
 	rec.fill(c, rp)
 	if limited(w, rec, "gemini", rp) {
 		logNow()
@@ -99,31 +85,73 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, body []byte, rec
 	if !sleepCtx(r, rp.turn.Delay) {
 		return
 	}
-	u := rp.usage()
-	usage := map[string]any{"promptTokenCount": u.Input + u.Cached, "candidatesTokenCount": u.Output,
-		"totalTokenCount": u.Input + u.Cached + u.Output, "cachedContentTokenCount": u.Cached}
-	cand := func(parts []any, finish string) map[string]any {
-		cd := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
-		if finish != "" {
-			cd["finishReason"] = finish
-		}
-		return map[string]any{"candidates": []any{cd}, "usageMetadata": usage, "modelVersion": model}
+	g := geminiAnswer{model: model, usage: geminiUsage(rp.usage())}
+	if !stream {
+		writeJSON(w, g.response(g.parts(rp), "STOP"))
+		return
 	}
-	var whole []any
+	g.stream(newSSE(w, r, rec), rp) // the CLI asks for ?alt=sse
+}
+
+// fit makes the mock's reply one the request can take: a freeform tool
+// (an input, no arguments) has no Gemini form, so the answer is text; and
+// a structured side request (router, next-speaker check) is answered
+// with JSON.
+func (req geminiRequest) fit(rp reply) reply {
+	if rp.tool != "" && rp.input != "" {
+		rp.tool, rp.input = "", ""
+	}
+	if gc := req.GenerationConfig; gc.ResponseMimeType == "application/json" {
+		schema := gc.ResponseJSONSchema
+		if len(schema) == 0 {
+			schema = gc.ResponseSchema
+		}
+		rp.tool, rp.text = "", schemaText(schema, rp.text)
+		if rp.text == "" {
+			rp.text = "{}"
+		}
+	}
+	return rp
+}
+
+// geminiUsage is a turn's usage as Gemini's usageMetadata.
+func geminiUsage(u Usage) map[string]any {
+	return map[string]any{"promptTokenCount": u.Input + u.Cached, "candidatesTokenCount": u.Output,
+		"totalTokenCount": u.Input + u.Cached + u.Output, "cachedContentTokenCount": u.Cached}
+}
+
+// geminiAnswer writes the responses of one generateContent answer: each
+// with the model and the turn's whole usage.
+type geminiAnswer struct {
+	model string
+	usage map[string]any
+}
+
+// response is one generateContent response of the model with parts;
+// finish, if set, ends the answer.
+func (g geminiAnswer) response(parts []any, finish string) map[string]any {
+	cd := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
+	if finish != "" {
+		cd["finishReason"] = finish
+	}
+	return map[string]any{"candidates": []any{cd}, "usageMetadata": g.usage, "modelVersion": g.model}
+}
+
+// parts is the whole of rp as content parts: a function call or a text.
+func (geminiAnswer) parts(rp reply) []any {
 	if rp.tool != "" {
 		var args map[string]any
 		_ = json.Unmarshal(rp.args, &args)
-		whole = []any{map[string]any{"functionCall": map[string]any{"name": rp.tool, "args": args}}}
-	} else {
-		whole = []any{map[string]any{"text": rp.text}}
+		return []any{map[string]any{"functionCall": map[string]any{"name": rp.tool, "args": args}}}
 	}
-	if !stream {
-		writeJSON(w, cand(whole, "STOP"))
-		return
-	}
-	e := newSSE(w, r, rec) // the CLI asks for ?alt=sse
+	return []any{map[string]any{"text": rp.text}}
+}
+
+// stream sends rp as server-sent events: a function call whole, a text
+// in chunks ChunkDelay apart, the last one finishing the answer.
+func (g geminiAnswer) stream(e *sse, rp reply) {
 	if rp.tool != "" {
-		e.event("", cand(whole, "STOP"))
+		e.event("", g.response(g.parts(rp), "STOP"))
 		return
 	}
 	parts := chunks(rp.text)
@@ -135,6 +163,6 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, body []byte, rec
 		if i == len(parts)-1 {
 			fin = "STOP"
 		}
-		e.event("", cand([]any{map[string]any{"text": ch}}, fin))
+		e.event("", g.response([]any{map[string]any{"text": ch}}, fin))
 	}
 }
