@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -218,42 +217,3 @@ func startQueued(ctx context.Context, env *Env, t *state.Task, prof *profile.Pro
 	}
 	return unlock, nil
 }
-
-// NotifyMessage is the line shown in the project's tmux session when a task
-// ends or needs input, e.g. "runner: t_abc done: add a /health endpoint".
-func NotifyMessage(t *state.Task) string {
-	status := string(t.Status)
-	if t.Status == state.StatusNeedsInput {
-		status = "needs input"
-	}
-	msg := "runner: " + t.ID + " " + status
-	if t.ExitCode != nil && t.Status == state.StatusExited {
-		msg += " (" + strconv.Itoa(*t.ExitCode) + ")"
-	}
-	if title := TaskTitle(t.Text); title != "" {
-		msg += ": " + title
-	}
-	return msg
-}
-
-// tmuxMessage shows NotifyMessage on the status line of the clients
-// attached to the task's session. Nobody attached, no server, any error:
-// nothing happens (a message never fails a task).
-func tmuxMessage(ctx context.Context, env *Env, t *state.Task, set settings.Run) {
-	if set.NoTmuxMessage || t.Tmux.Session == "" {
-		return
-	}
-	mctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	tc, err := env.PaneClient(mctx, t)
-	if err != nil {
-		return
-	}
-	n, err := tc.DisplayMessage(mctx, t.Tmux.Session, NotifyMessage(t), tmuxMessageTime)
-	if err == nil && n > 0 {
-		env.Record().Journal(ctx, t, "tmux-message", fmt.Sprintf("shown to %d client(s) of session %s", n, t.Tmux.Session))
-	}
-}
-
-// tmuxMessageTime is how long the message stays on the status line.
-const tmuxMessageTime = 5 * time.Second

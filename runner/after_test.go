@@ -90,26 +90,6 @@ func TestCheckDependencies(t *testing.T) {
 	}
 }
 
-func TestNotifyMessage(t *testing.T) {
-	t.Parallel()
-	code := 3
-	for _, tc := range []struct {
-		task state.Task
-		want string
-	}{
-		{state.Task{ID: "t_a", Status: state.StatusDone, Text: "add a /health endpoint\nwith tests"}, "runner: t_a done: add a /health endpoint"},
-		{state.Task{ID: "t_a", Status: state.StatusNeedsInput, Text: "deploy"}, "runner: t_a needs input: deploy"},
-		{state.Task{ID: "t_a", Status: state.StatusExited, Text: "x", ExitCode: &code}, "runner: t_a exited (3): x"},
-		{state.Task{ID: "t_a", Status: state.StatusCancelled, Text: "  "}, "runner: t_a cancelled"},
-		// hostile text stays text: tmuxctl escapes it for the format
-		{state.Task{ID: "t_a", Status: state.StatusFailed, Text: "#(rm -rf ~) #{pane_id};"}, "runner: t_a failed: #(rm -rf ~) #{pane_id};"},
-	} {
-		if got := NotifyMessage(&tc.task); got != tc.want {
-			t.Errorf("NotifyMessage(%+v) = %q, want %q", tc.task, got, tc.want)
-		}
-	}
-}
-
 func TestLockKey(t *testing.T) {
 	t.Parallel()
 	if got := lockKey("api", "/src/api", ""); got != "api" {

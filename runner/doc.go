@@ -29,6 +29,8 @@
 //   - runner/budget: a tree's budgets, passed or not (budget.go stops what
 //     a passed one stops);
 //   - runner/settings: what a task runs with, as recorded with it;
+//   - runner/notify: telling the user a task ended (the status line, the
+//     notify command);
 //   - runner/projects: the registry and where a task works;
 //   - runner/hosts: the registered hosts and the connections to them (a
 //     Pool the composition root passes in Env.Hosts);
