@@ -1,3 +1,10 @@
+// Package config reads runner's configuration: the config file
+// ($RUNNER_CONFIG, else $XDG_CONFIG_HOME/runner/config.json, else
+// ~/.config/runner/config.json: Path), decoded strictly (an unknown key or
+// a bad value is an error naming it: Parse, Load) over the built-in
+// defaults (DefaultConfig), the agent files of its agents/ directory
+// (ReadAgentFiles, CheckAgentFile) and the state directory and store it
+// names (StateDir, OpenStore). It decides nothing about tasks.
 package config
 
 import (

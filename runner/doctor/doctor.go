@@ -1,3 +1,10 @@
+// Package doctor checks what runner needs on this machine and says what
+// to do about each lack: tmux and its server, git, the state directory,
+// the config file and agent files, each agent CLI (installed, its version
+// against the profile's verified one, the Node it needs), the sandbox
+// (bwrap, or sandbox-exec on macOS) and inotify's limit. Each check is a
+// Check (ok, warn or fail, a detail and a fix); `runner doctor` prints
+// them and exits non-zero on a failure.
 package doctor
 
 import (
