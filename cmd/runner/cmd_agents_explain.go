@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/tailfile"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/config"
@@ -193,27 +193,14 @@ func taskOfPane(st *state.State, socket, pane string) *state.Task {
 // lastHookEvent is the last event line of a task's events file (nil:
 // none, or no file).
 func lastHookEvent(path string) *hookEventInfo {
-	lines := strings.Split(textutil.LastLines(readTail(path, 64<<10), 20), "\n")
+	tail, _ := tailfile.Bytes(path, 64<<10)
+	lines := strings.Split(textutil.LastLines(string(tail), 20), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		if ev, ok := profile.ParseHookEvent(lines[i]); ok {
 			return &hookEventInfo{Name: ev.Name, Time: ev.Time, Stop: ev.Stop, Session: ev.Session, Answer: textutil.Headline(ev.Answer, 120)}
 		}
 	}
 	return nil
-}
-
-// readTail is the last n bytes of the file at path ("" when unreadable).
-func readTail(path string, n int64) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > n {
-		_, _ = f.Seek(fi.Size()-n, io.SeekStart)
-	}
-	b, _ := io.ReadAll(f)
-	return string(b)
 }
 
 // hookEventLine says ev in a line: its name, whether it ends a turn, and

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -17,8 +16,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/runner-cli/runner/internal/tailfile"
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/internal/untrusted"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/messaging"
@@ -191,15 +190,7 @@ func readTranscriptTail(path string) string {
 	if path == "" {
 		return ""
 	}
-	f, err := untrusted.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > transcriptReadMax {
-		_, _ = f.Seek(fi.Size()-transcriptReadMax, io.SeekStart)
-	}
-	b, _ := io.ReadAll(io.LimitReader(f, transcriptReadMax))
+	b, _ := tailfile.Bytes(path, transcriptReadMax)
 	return CleanTranscript(string(b), 80)
 }
 
