@@ -10,6 +10,7 @@ import (
 
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/settings"
 
 	"github.com/runner-cli/runner/state"
@@ -47,11 +48,6 @@ func resolveAfter(st *state.State, refs []string) ([]string, error) {
 		}
 	}
 	return ids, nil
-}
-
-// waitingReason is the status reason of a task queued behind others.
-func waitingReason(after []string) string {
-	return "waiting for " + strings.Join(after, ", ")
 }
 
 // DependencyError says a dependency of a queued task ended without being
@@ -162,7 +158,7 @@ func waitDependencies(ctx context.Context, env *Env, id string) error {
 // orphaned (detached supervisor) or cancelled (foreground).
 func startQueued(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set settings.Run) (func(), error) {
 	if len(t.After) > 0 {
-		env.Say("task %s: %s", t.ID, waitingReason(t.After))
+		env.Say("task %s: %s", t.ID, reconcile.WaitingReason(t.After))
 	}
 	err := waitDependencies(ctx, env, t.ID)
 	var dep *DependencyError
@@ -185,11 +181,11 @@ func startQueued(ctx context.Context, env *Env, t *state.Task, prof *profile.Pro
 			return nil, fmt.Errorf("task %s ended while waiting: %s (%s): %w", t.ID, nt.Status, nt.LastReason(), ctx.Err())
 		}
 		if set.Detached {
-			_ = env.Record().SetStatus(bg, t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor stopped while %s (runner resume %s)", waitingReason(t.After), t.ID), nil)
+			_ = env.Record().SetStatus(bg, t.ID, state.StatusOrphaned, fmt.Sprintf("supervisor stopped while %s (runner resume %s)", reconcile.WaitingReason(t.After), t.ID), nil)
 		} else {
-			_ = env.Record().Finish(bg, t.ID, state.StatusCancelled, "interrupted while "+waitingReason(t.After), nil)
+			_ = env.Record().Finish(bg, t.ID, state.StatusCancelled, "interrupted while "+reconcile.WaitingReason(t.After), nil)
 		}
-		return nil, fmt.Errorf("task %s interrupted while %s: %w", t.ID, waitingReason(t.After), ctx.Err())
+		return nil, fmt.Errorf("task %s interrupted while %s: %w", t.ID, reconcile.WaitingReason(t.After), ctx.Err())
 	default:
 		return nil, err
 	}

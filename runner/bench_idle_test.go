@@ -13,6 +13,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/monitor"
+	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -151,7 +152,7 @@ func TestQuietWatcher(t *testing.T) {
 		serverPID, _ := tc.ServerPID(ctx)
 		info, _, _ := tc.PaneScreen(ctx, pane)
 		for range time.Tick(2 * time.Second) {
-			if !processAlive(serverPID) || !processAlive(info.PID) {
+			if !proctree.Alive(serverPID) || !proctree.Alive(info.PID) {
 				t.Fatal("gone")
 			}
 		}

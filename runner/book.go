@@ -10,6 +10,7 @@ import (
 	"github.com/runner-cli/runner/runner/budget"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/runner/supervisor"
 	"github.com/runner-cli/runner/state"
@@ -145,7 +146,7 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 			return err
 		}
 		if o.Status != state.StatusDone {
-			dropped = messaging.DropQueue(st, b.id, env.Time(), fmt.Sprintf("task %s ended %s before taking it", b.id, o.Status), LiveProcs{})
+			dropped = messaging.DropQueue(st, b.id, env.Time(), fmt.Sprintf("task %s ended %s before taking it", b.id, o.Status), reconcile.LiveProcs{})
 		}
 		err := t.SetStatus(o.Status, env.Time(), o.Reason)
 		c := *t

@@ -19,6 +19,7 @@ import (
 	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/overlap"
+	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -138,7 +139,7 @@ func (l *changesLook) record(ctx context.Context) error {
 		tells = overlap.Record(st, id, ch, overlap.Options{Now: now, Quiet: quietOverlaps})
 		posts = posts[:0]
 		for _, tl := range tells {
-			p := &messaging.Posting{Type: state.MessageUpdate, As: state.SenderRunner, Alive: alive, Now: now, Procs: LiveProcs{},
+			p := &messaging.Posting{Type: state.MessageUpdate, As: state.SenderRunner, Alive: alive, Now: now, Procs: reconcile.LiveProcs{},
 				Req: messaging.Request{To: tl.To, Type: state.MessageUpdate, Text: overlap.Text(tl, st.Task(tl.Other))}}
 			if err := p.Post(st, []string{tl.To}); err != nil {
 				return err

@@ -10,6 +10,7 @@ import (
 	"github.com/runner-cli/runner/runner/budget"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/projects"
+	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/runner/supervisor"
 
@@ -230,9 +231,9 @@ func recordTask(ctx context.Context, env *Env, req DispatchRequest, agent string
 			Transcript: env.Store.TaskFile("log", id)}
 		reason := "dispatched by " + lin.source
 		if len(after) > 0 {
-			reason = waitingReason(after)
+			reason = reconcile.WaitingReason(after)
 		}
-		task.SupervisorPID, task.SupervisorStart = os.Getpid(), selfIdentity()
+		task.SupervisorPID, task.SupervisorStart = os.Getpid(), reconcile.SelfIdentity()
 		_ = task.SetStatus(state.StatusQueued, now, reason)
 		s.Tasks[id] = task
 		return nil
@@ -259,7 +260,7 @@ func dispatchQueued(ctx context.Context, env *Env, task *state.Task) (*state.Tas
 			_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "start supervisor: "+err.Error(), nil)
 			return task, err
 		}
-		env.Say("task %s: %s; supervisor %d started (runner status %s)", task.ID, waitingReason(task.After), pid, task.ID)
+		env.Say("task %s: %s; supervisor %d started (runner status %s)", task.ID, reconcile.WaitingReason(task.After), pid, task.ID)
 		if t, _ := env.Record().Task(ctx, task.ID); t != nil {
 			task = t
 		}

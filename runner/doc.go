@@ -6,7 +6,7 @@
 // the turn, the end) with the turns that follow (send.go: follow-ups,
 // resume; msgdeliver.go: queued messages; changes.go: the files each task
 // changed and the overlaps between tasks) and reconciliation against live
-// panes and processes (reconcile.go).
+// panes and processes (runner/reconcile, on this Env in reconcile.go).
 //
 // Env (env.go) is what the operations need from the outside world, made
 // by the composition root, cmd/runner, once per command: a plain struct
@@ -31,6 +31,8 @@
 //   - runner/settings: what a task runs with, as recorded with it;
 //   - runner/notify: telling the user a task ended (the status line, the
 //     notify command);
+//   - runner/reconcile: what became of the tasks nothing supervises, and
+//     whether a recorded process still is the one recorded;
 //   - runner/projects: the registry and where a task works;
 //   - runner/hosts: the registered hosts and the connections to them (a
 //     Pool the composition root passes in Env.Hosts);

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/record"
 
 	"github.com/runner-cli/runner/internal/clock"
@@ -77,7 +78,7 @@ func (env *Env) Env(name string) string {
 // rec is the task record's writer (package record) over env's store,
 // clock and warnings: a value, made when asked.
 func (env *Env) Record() record.Book {
-	return record.Book{Store: env.Store, Now: env.Time, Warn: env.Warn, Procs: LiveProcs{}}
+	return record.Book{Store: env.Store, Now: env.Time, Warn: env.Warn, Procs: reconcile.LiveProcs{}}
 }
 
 // TaskTitle is a task's first line, clipped for messages and labels.

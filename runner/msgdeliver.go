@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/messaging"
+	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/supervisor"
 	"github.com/runner-cli/runner/state"
 )
@@ -20,7 +21,7 @@ import (
 func (s *supervision) claimMessages(ctx context.Context) ([]*state.Message, error) {
 	var batch, stale []*state.Message
 	err := s.env.Store.Update(ctx, func(st *state.State) (err error) {
-		batch, stale, err = messaging.Claim(st, s.ID, s.env.Time(), LiveProcs{})
+		batch, stale, err = messaging.Claim(st, s.ID, s.env.Time(), reconcile.LiveProcs{})
 		return err
 	})
 	s.env.Record().JournalDropped(ctx, stale)

@@ -16,6 +16,7 @@ import (
 	"github.com/runner-cli/runner/runner/budget"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/settings"
 
 	"github.com/runner-cli/runner/runner/exit"
@@ -120,7 +121,7 @@ func sendable(ctx context.Context, env *Env, t *state.Task) error {
 	}
 	switch t.Status {
 	case state.StatusReady:
-		if t.SupervisorPID != os.Getpid() && SupervisorAlive(t) {
+		if t.SupervisorPID != os.Getpid() && reconcile.SupervisorAlive(t) {
 			return exit.Usagef("task %s is taking its messages (supervisor %d): wait for its turn to end ('runner wait %s') before sending", t.ID, t.SupervisorPID, t.ID)
 		}
 	case state.StatusDone, state.StatusFailed, state.StatusTimeout, state.StatusCancelled:
@@ -192,7 +193,7 @@ func reopen(ctx context.Context, env *Env, t *state.Task, set settings.Run, text
 		x.Ended = time.Time{}
 		x.ExitCode = nil
 		x.Answer = "" // the answer is the new turn's, once it ends
-		x.SupervisorPID, x.SupervisorStart = os.Getpid(), selfIdentity()
+		x.SupervisorPID, x.SupervisorStart = os.Getpid(), reconcile.SelfIdentity()
 		_ = x.SetStatus(state.StatusReady, env.Time(), "follow-up prompt: "+TaskTitle(text))
 		return nil
 	})
@@ -247,7 +248,7 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 			return exit.Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
 		}
 		x.Reclaimed, x.Ended, x.ExitCode = time.Time{}, time.Time{}, nil
-		x.SupervisorPID, x.SupervisorStart = os.Getpid(), selfIdentity()
+		x.SupervisorPID, x.SupervisorStart = os.Getpid(), reconcile.SelfIdentity()
 		return x.SetStatus(state.StatusStarting, env.Time(), "follow-up prompt: resuming agent session "+t.AgentSession)
 	}); err != nil {
 		return t, err
@@ -288,12 +289,12 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 		return nil, 0, err
 	}
 	if t.Status != state.StatusOrphaned && t.Status != state.StatusNeedsInput {
-		if SupervisorAlive(t) {
+		if reconcile.SupervisorAlive(t) {
 			return t, 0, exit.Usagef("task %s is %s and supervised by process %d; nothing to resume", t.ID, t.Status, t.SupervisorPID)
 		}
 		return t, 0, exit.Usagef("task %s is %s; only orphaned tasks and tasks waiting for input can be resumed", t.ID, t.Status)
 	}
-	if SupervisorAlive(t) && t.SupervisorPID != os.Getpid() {
+	if reconcile.SupervisorAlive(t) && t.SupervisorPID != os.Getpid() {
 		return t, 0, exit.Usagef("task %s is supervised by process %d already", t.ID, t.SupervisorPID)
 	}
 	if t.Tmux.Pane == "" && t.Status == state.StatusOrphaned && len(t.After) > 0 {
@@ -354,7 +355,7 @@ func resumeQueued(ctx context.Context, env *Env, t *state.Task) (*state.Task, in
 	if err := env.Record().Update(ctx, t.ID, func(x *state.Task) {
 		x.Settings = raw
 		if x.Status == state.StatusOrphaned {
-			_ = x.SetStatus(state.StatusQueued, env.Time(), "resumed: "+waitingReason(x.After))
+			_ = x.SetStatus(state.StatusQueued, env.Time(), "resumed: "+reconcile.WaitingReason(x.After))
 		}
 	}); err != nil {
 		return t, 0, err

@@ -16,6 +16,7 @@ import (
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/messaging"
+	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/remote"
 	"github.com/runner-cli/runner/runner/settings"
 
@@ -95,14 +96,14 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 	// A foreground dispatch recorded itself as the owner with the task:
 	// nothing to take over, no write.
 	owner := 0
-	if mine := t.SupervisorPID == os.Getpid() && t.SupervisorStart == selfIdentity(); !mine {
+	if mine := t.SupervisorPID == os.Getpid() && t.SupervisorStart == reconcile.SelfIdentity(); !mine {
 		if err := env.Record().UpdateTaskDurably(ctx, "task "+id+": take over", id, func(x *state.Task) error {
 			owner = 0
-			if p := x.SupervisorPID; p != 0 && p != os.Getpid() && p != os.Getppid() && SupervisorAlive(x) {
+			if p := x.SupervisorPID; p != 0 && p != os.Getpid() && p != os.Getppid() && reconcile.SupervisorAlive(x) {
 				owner = p
 				return nil
 			}
-			x.SupervisorPID, x.SupervisorStart = os.Getpid(), selfIdentity()
+			x.SupervisorPID, x.SupervisorStart = os.Getpid(), reconcile.SelfIdentity()
 			return nil
 		}); err != nil {
 			return err
@@ -291,7 +292,7 @@ func (s *supervision) endLimited(ctx context.Context, lt *supervisor.LimitedTurn
 		if t == nil || t.Status.IsTerminal() {
 			return nil
 		}
-		dropped = messaging.DropQueue(st, s.ID, s.env.Time(), "task "+s.ID+" ended on a usage limit before taking it", LiveProcs{})
+		dropped = messaging.DropQueue(st, s.ID, s.env.Time(), "task "+s.ID+" ended on a usage limit before taking it", reconcile.LiveProcs{})
 		t.SupervisorPID, t.SupervisorStart = 0, ""
 		return t.SetStatus(state.StatusFailed, s.env.Time(), reason)
 	})

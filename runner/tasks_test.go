@@ -38,28 +38,28 @@ func TestZombieIsDeadWithItsStatus(t *testing.T) {
 		}
 		pid := cmd.Process.Pid
 		deadline := clock.Now().Add(10 * time.Second)
-		for processAlive(pid) {
+		for proctree.Alive(pid) {
 			if clock.Now().After(deadline) {
 				t.Fatalf("%q: pid %d never became a zombie", tc.script, pid)
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
-		if processAlive(pid) {
+		if proctree.Alive(pid) {
 			t.Errorf("%q: a zombie counts as alive", tc.script)
 		}
-		st, known, ok := zombieExit(pid)
+		st, known, ok := tmuxctl.ZombieExit(pid)
 		if !ok || !known || st != tc.want {
 			t.Errorf("%q: zombieExit = %d, %v, %v; want %d, true, true", tc.script, st, known, ok, tc.want)
 		}
 		_ = cmd.Wait()
-		if processAlive(pid) {
+		if proctree.Alive(pid) {
 			t.Errorf("%q: a reaped process counts as alive", tc.script)
 		}
-		if _, _, ok := zombieExit(pid); ok {
+		if _, _, ok := tmuxctl.ZombieExit(pid); ok {
 			t.Errorf("%q: a reaped process is still a zombie", tc.script)
 		}
 	}
-	if !processAlive(os.Getpid()) {
+	if !proctree.Alive(os.Getpid()) {
 		t.Error("this process is not alive")
 	}
 }
@@ -114,33 +114,6 @@ func TestFailUnstarted(t *testing.T) {
 	}
 	if x := st.Tasks[other.ID]; x.Status != state.StatusQueued {
 		t.Errorf("another process's task: %s", x.Status)
-	}
-}
-
-// TestReconcileReusedSupervisorPID: a running task whose supervisor's pid
-// is alive but is another process now (a reboot, or the pid given to a new
-// program) is not kept running for ever: the recorded identity decides.
-func TestReconcileReusedSupervisorPID(t *testing.T) {
-	noPanes := func() (map[string]tmuxctl.PaneInfo, error) { return map[string]tmuxctl.PaneInfo{}, nil }
-	for _, tc := range []struct {
-		name  string
-		ident string
-		stale bool
-	}{
-		{"the recorded process", proctree.Identity(os.Getpid()), false},
-		{"a record without identity (older runner)", "", false},
-		{"the pid of a process of another boot", "00000000-0000-0000-0000-000000000000:12345", true},
-	} {
-		tk := &state.Task{ID: "t_reused01", Status: state.StatusRunning, SupervisorPID: os.Getpid(), SupervisorStart: tc.ident,
-			Tmux: state.TmuxTarget{Session: "s", Window: "t_reused01", Pane: "%9"}}
-		st := &state.State{Tasks: map[string]*state.Task{tk.ID: tk}}
-		changes, err := staleTasks(st, noPanes)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := len(changes) > 0; got != tc.stale {
-			t.Errorf("%s: changes %+v, want stale %v", tc.name, changes, tc.stale)
-		}
 	}
 }
 

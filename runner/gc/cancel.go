@@ -10,6 +10,7 @@ import (
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -44,7 +45,7 @@ func Cancel(ctx context.Context, env *runner.Env, ref string, kill bool) (*state
 			}
 		}
 	}
-	if t.SupervisorPID != os.Getpid() && runner.SupervisorAlive(t) {
+	if t.SupervisorPID != os.Getpid() && reconcile.SupervisorAlive(t) {
 		_ = proctree.SignalAs(t.SupervisorPID, t.SupervisorStart, syscall.SIGTERM)
 	}
 	if kill {

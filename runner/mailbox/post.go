@@ -9,6 +9,7 @@ import (
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/messaging"
+	"github.com/runner-cli/runner/runner/reconcile"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -88,7 +89,7 @@ func Post(ctx context.Context, env *runner.Env, req Request) ([]Outcome, error) 
 	}
 	// Any target may be done by the time the lock is taken: know all
 	// their panes.
-	p := &messaging.Posting{Req: req, Type: typ, Sender: sender, Alive: map[string]bool{}, Now: env.Time(), Procs: runner.LiveProcs{}}
+	p := &messaging.Posting{Req: req, Type: typ, Sender: sender, Alive: map[string]bool{}, Now: env.Time(), Procs: reconcile.LiveProcs{}}
 	live := map[string]bool{}
 	for _, pn := range panes {
 		live[pn.ID] = !pn.Dead
