@@ -33,6 +33,7 @@
 //     notify command);
 //   - runner/reconcile: what became of the tasks nothing supervises, and
 //     whether a recorded process still is the one recorded;
+//   - runner/caller: which task the calling process runs under;
 //   - runner/projects: the registry and where a task works;
 //   - runner/hosts: the registered hosts and the connections to them (a
 //     Pool the composition root passes in Env.Hosts);
