@@ -61,7 +61,7 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 	}
 	p.project, p.dir, p.host = place.Project, place.Dir, place.Host
 	if req.Confined != "" {
-		if err := confine(st, req, place.Dir, place.Host); err != nil {
+		if err := confineDispatch(st, req, place.Dir, place.Host); err != nil {
 			return p, err
 		}
 	}
@@ -188,10 +188,10 @@ func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, er
 	return prof, argv, nil
 }
 
-// confine holds a dispatch asked through a sandboxed task's door to that
+// confineDispatch holds a dispatch asked through a sandboxed task's door to that
 // task: on this machine, in its folder or below (as the folders really
 // are: a link the agent made does not lead out), sandboxed.
-func confine(st *state.State, req *DispatchRequest, dir, host string) error {
+func confineDispatch(st *state.State, req *DispatchRequest, dir, host string) error {
 	parent := st.Task(req.Confined)
 	if parent == nil {
 		return exit.Usagef("the sandboxed task %s that asks is not in the state", req.Confined)

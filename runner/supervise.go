@@ -13,6 +13,7 @@ import (
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/confine"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/messaging"
@@ -383,7 +384,7 @@ func agentEnv(env *Env, t *state.Task) func(string) string {
 		}
 		v := os.Getenv(k)
 		if filepath.IsAbs(v) {
-			return MapHomePath(copies, v)
+			return confine.MapHomePath(copies, v)
 		}
 		return v
 	}
@@ -396,5 +397,5 @@ func agentPath(t *state.Task) func(string) string {
 		return nil
 	}
 	copies := t.HomeCopies
-	return func(p string) string { return MapHomePath(copies, p) }
+	return func(p string) string { return confine.MapHomePath(copies, p) }
 }
