@@ -1,0 +1,92 @@
+package door
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// Limit is how many requests of one task a door runs at once.
+const Limit = 4
+
+// Open serves the door in dir (made 0700 if missing; the agent's
+// read-only) with h while ctx lasts: the socket is made anew (a stale one
+// of an earlier supervisor removed) and goes with the door.
+func Open(ctx context.Context, dir string, h Handler) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, SocketName)
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove the old socket: %w", err)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		return err
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(true)
+	Serve(ctx, ln, Limit, h)
+	return nil
+}
+
+// Runner runs one request of a task's agent: runner itself (Exe) with
+// the request's arguments and input, in the task's folder (or the
+// caller's folder when it lies inside), with Environ (the supervisor's,
+// which is the user's) and the task's identity: RUNNER_TASK_ID and
+// RUNNER_CONFINED. What runner refuses a confined caller, it refuses
+// there (cmd/runner).
+type Runner struct {
+	Exe      string
+	TaskID   string
+	Dir      string // the task's folder
+	StateDir string // runner's state directory (RUNNER_STATE_DIR)
+	Socket   string // runner's tmux server (RUNNER_TMUX_SOCKET)
+	Environ  []string
+}
+
+// Handle is the Handler of r.
+func (r Runner) Handle(ctx context.Context, req Request) Response {
+	cmd := exec.CommandContext(ctx, r.Exe, req.Args...)
+	cmd.Dir = r.Dir
+	if req.Cwd != "" && filepath.IsAbs(req.Cwd) && within(filepath.Clean(req.Cwd), r.Dir) {
+		if fi, err := os.Stat(req.Cwd); err == nil && fi.IsDir() {
+			cmd.Dir = filepath.Clean(req.Cwd)
+		}
+	}
+	cmd.Env = tmuxctl.ChildEnv(r.Environ, "RUNNER_TASK_ID="+r.TaskID, EnvConfined+"="+r.TaskID,
+		"RUNNER_STATE_DIR="+r.StateDir, "RUNNER_TMUX_SOCKET="+r.Socket)
+	cmd.Stdin = bytes.NewReader(req.Stdin)
+	out, errOut := &textutil.HeadWriter{Max: MaxMessage / 4}, &textutil.HeadWriter{Max: MaxMessage / 8}
+	cmd.Stdout, cmd.Stderr = out, errOut
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	resp := Response{Stdout: out.Bytes(), Stderr: errOut.Bytes()}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee) && ee.ExitCode() >= 0:
+		resp.Code = ee.ExitCode()
+	default:
+		resp.Code = 1
+		resp.Stderr = append(resp.Stderr, fmt.Sprintf("runner: the door could not run runner: %v\n", err)...)
+	}
+	return resp
+}
+
+// within reports whether p is dir or inside it (both clean).
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+}
