@@ -289,74 +289,21 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 	start := clock.Now()
 	var d Delivery
 	_, d.Removed = PasteText(text)
-	nudges := opts.Nudges
-	if nudges == 0 {
-		nudges = 2
-	} else if nudges < 0 {
-		nudges = 0
-	}
-	after := opts.NudgeAfter
-	if after <= 0 {
-		after = time.Second
-	}
-	after += ReadTime(len(text))
-	if opts.Before == nil {
-		if err := c.ready(ctx, pane, opts.LeaveMode); err != nil {
-			return d, err
-		}
-		if err := c.Paste(ctx, pane, text, opts.Raw); err != nil {
-			return d, err
-		}
-	} else {
-		// The look before the paste and the loading of the text, in
-		// one call: the text is in a buffer, pasted once the pane is
-		// known to take it.
-		p, screen, buf, err := c.paneScreenLoading(ctx, pane, text)
-		if err != nil {
-			return d, err
-		}
-		err = c.readyAs(ctx, pane, p, opts.LeaveMode)
-		if err == nil && p.InMode { // the screen of copy mode: look again without it
-			screen, err = c.CaptureScreen(ctx, pane)
-		}
-		if err == nil {
-			opts.Before(screen)
-			err = c.pasteBuffer(ctx, pane, buf, opts.Raw)
-		} else if buf != "" {
-			_, _ = c.run(context.WithoutCancel(ctx), nil, "delete-buffer", "-b", buf)
-		}
-		if err != nil {
-			return d, err
-		}
+	nudges, after := opts.nudges(), opts.nudgeAfter(len(text))
+	if err := c.pasteWhenReady(ctx, pane, text, opts); err != nil {
+		return d, err
 	}
 	if err := ctxtime.Sleep(ctx, enterDelay(opts.EnterDelay)); err != nil {
 		return d, err
 	}
-	accepted := opts.Accepted
-	if accepted == nil {
-		// Without the caller's check: any change from the screen just
-		// before Enter.
-		before, err := c.CaptureScreen(ctx, pane)
-		if err != nil {
-			return d, err
-		}
-		accepted = func(s string) bool { return s != before }
+	accepted, err := c.acceptance(ctx, pane, opts.Accepted)
+	if err != nil {
+		return d, err
 	}
 	for attempt := 0; attempt <= nudges; attempt++ {
 		if attempt > 0 && opts.NudgeIf != nil {
-			_, screen, err := c.PaneScreen(ctx, pane)
-			if err != nil {
+			if done, err := c.lookBeforeNudge(ctx, pane, accepted, opts.NudgeIf, start, &d); done || err != nil {
 				return d, err
-			}
-			if accepted(screen) {
-				d.Confirmed, d.Elapsed = true, clock.Since(start)
-				d.Reason = fmt.Sprintf("accepted by the screen check (after %d nudges)", d.Enters-1)
-				return d, nil
-			}
-			if !opts.NudgeIf(screen) {
-				d.Elapsed = clock.Since(start)
-				d.Reason = fmt.Sprintf("no effect seen after %d Enter presses; no nudge: the screen does not show the text waiting", d.Enters)
-				return d, nil
 			}
 		}
 		// What the pane wrote before this Enter (the paste's echo) is no
@@ -373,6 +320,93 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 	d.Elapsed = clock.Since(start)
 	d.Reason = fmt.Sprintf("no effect seen after %d Enter presses", d.Enters)
 	return d, nil
+}
+
+// nudges is how many extra Enters Deliver may press: Nudges, with zero
+// meaning the default of 2 and a negative count none.
+func (o DeliverOptions) nudges() int {
+	switch {
+	case o.Nudges == 0:
+		return 2
+	case o.Nudges < 0:
+		return 0
+	}
+	return o.Nudges
+}
+
+// nudgeAfter is how long Deliver waits for an effect of an Enter before
+// nudging: NudgeAfter (default 1 s) plus the time an application needs to
+// read a text of n bytes, so a long paste is not nudged while being read.
+func (o DeliverOptions) nudgeAfter(n int) time.Duration {
+	after := o.NudgeAfter
+	if after <= 0 {
+		after = time.Second
+	}
+	return after + ReadTime(n)
+}
+
+// pasteWhenReady pastes text once the pane is known to live and take
+// keys. With opts.Before, the look and the loading of the text into a
+// buffer are one tmux call, and Before gets the screen just before the
+// paste; the buffer is deleted if the pane turns out not to take it.
+func (c *Client) pasteWhenReady(ctx context.Context, pane, text string, opts DeliverOptions) error {
+	if opts.Before == nil {
+		if err := c.ready(ctx, pane, opts.LeaveMode); err != nil {
+			return err
+		}
+		return c.Paste(ctx, pane, text, opts.Raw)
+	}
+	p, screen, buf, err := c.paneScreenLoading(ctx, pane, text)
+	if err != nil {
+		return err
+	}
+	err = c.readyAs(ctx, pane, p, opts.LeaveMode)
+	if err == nil && p.InMode { // the screen of copy mode: look again without it
+		screen, err = c.CaptureScreen(ctx, pane)
+	}
+	if err == nil {
+		opts.Before(screen)
+		err = c.pasteBuffer(ctx, pane, buf, opts.Raw)
+	} else if buf != "" {
+		_, _ = c.run(context.WithoutCancel(ctx), nil, "delete-buffer", "-b", buf)
+	}
+	return err
+}
+
+// acceptance is the check that the text was taken: the caller's, or,
+// without one, any change from the screen captured now, just before
+// Enter.
+func (c *Client) acceptance(ctx context.Context, pane string, accepted func(string) bool) (func(string) bool, error) {
+	if accepted != nil {
+		return accepted, nil
+	}
+	before, err := c.CaptureScreen(ctx, pane)
+	if err != nil {
+		return nil, err
+	}
+	return func(s string) bool { return s != before }, nil
+}
+
+// lookBeforeNudge looks at the pane before an extra Enter: the text may
+// have been taken meanwhile (confirmed), or the screen may not show it
+// waiting (no nudge: an Enter is never sent blind onto what appeared).
+// done reports that d is settled.
+func (c *Client) lookBeforeNudge(ctx context.Context, pane string, accepted, nudgeIf func(string) bool, start time.Time, d *Delivery) (done bool, err error) {
+	_, screen, err := c.PaneScreen(ctx, pane)
+	if err != nil {
+		return true, err
+	}
+	if accepted(screen) {
+		d.Confirmed, d.Elapsed = true, clock.Since(start)
+		d.Reason = fmt.Sprintf("accepted by the screen check (after %d nudges)", d.Enters-1)
+		return true, nil
+	}
+	if !nudgeIf(screen) {
+		d.Elapsed = clock.Since(start)
+		d.Reason = fmt.Sprintf("no effect seen after %d Enter presses; no nudge: the screen does not show the text waiting", d.Enters)
+		return true, nil
+	}
+	return false, nil
 }
 
 // watchEnter looks at the pane after an Enter, for up to after, until
