@@ -17,9 +17,11 @@ import (
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/agentsim"
+	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // dispatchOptions are the arguments and flags of `runner dispatch`.
@@ -84,7 +86,15 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
 			return a.runDispatch(cmd.Context(), f)
 		},
 	}
-	fl := cmd.Flags()
+	addDispatchFlags(cmd.Flags(), &f)
+	a.jsonFlag(cmd, &f.asJSON)
+	answerFlag(cmd, &f.printAnswer)
+	return cmd
+}
+
+// addDispatchFlags adds the flags of `runner dispatch` (but --json and
+// --print-answer, which other commands share) to fl, filling f.
+func addDispatchFlags(fl *pflag.FlagSet, f *dispatchOptions) {
 	fl.StringVarP(&f.agent, "agent", "a", "", "agent profile (default: the config's default_agent; see 'runner agents')")
 	fl.StringVarP(&f.model, "model", "m", "", "model for the agent (aliases from the config, e.g. sonnet)")
 	fl.StringArrayVar(&f.agentArgs, "agent-arg", nil, "extra argument passed to the agent as is (repeatable)")
@@ -122,9 +132,6 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
 	fl.BoolVar(&f.overlapMessages, "overlap-messages", true, "tell the agent when another task changes files it changed (default: config overlap_messages)")
 	fl.StringVar(&f.awareness, "awareness", "", "tell the agent about other tasks: project, all or off (default: config)")
 	_ = fl.MarkHidden("settle")
-	a.jsonFlag(cmd, &f.asJSON)
-	answerFlag(cmd, &f.printAnswer)
-	return cmd
 }
 
 // answerFlag adds --print-answer to a command that waits for a turn.
@@ -146,30 +153,12 @@ func (a *app) printAnswers(tasks ...*state.Task) {
 	}
 }
 
+// runDispatch checks the flags, reads the config, dispatches the task and
+// prints its outcome as asked.
 func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
-	argv := f.args
-	text, err := a.readText(argv[1:], f.file)
+	in, err := a.readDispatchInput(f)
 	if err != nil {
-		if len(argv) == 1 && f.file == "" {
-			return exit.Usagef("no task: give TASK after the project, or --file F / --file -")
-		}
 		return err
-	}
-	if f.permissions != "default" && f.permissions != "auto" {
-		return exit.Usagef("--permissions must be auto or default")
-	}
-	if f.source != "user" && f.source != "cron" {
-		return exit.Usagef("--source must be user or cron")
-	}
-	size, err := tmuxctl.ParseSize(f.size)
-	if err != nil {
-		return exit.Usagef("--size: %v", err)
-	}
-	var notify []string
-	if f.notify != "" {
-		if notify, err = agentsim.SplitArgs(f.notify); err != nil || len(notify) == 0 {
-			return exit.Usagef("--notify %q: %v", f.notify, err)
-		}
 	}
 	env, cfg, err := a.runnerEnv(!f.asJSON || f.detach)
 	if err != nil {
@@ -184,14 +173,71 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 	if f.agent == "" {
 		f.agent = cfg.DefaultAgent
 	}
-	if len(notify) == 0 {
-		notify = cfg.NotifyCommand
+	if len(in.notify) == 0 {
+		in.notify = cfg.NotifyCommand
 	}
+	set, err := dispatchSettings(f, cfg, in.notify)
+	if err != nil {
+		return err
+	}
+	req := dispatchRequest(f, cfg, in, set)
+	if err := a.confine(&req, f); err != nil {
+		return err
+	}
+	if f.printAnswer && (f.asJSON || f.detach) {
+		return exit.Usagef("--print-answer waits for the answer: not with --json (the record has it as \"answer\") or --detach (use 'runner wait ID --print-answer')")
+	}
+	t, err := runner.Dispatch(ctx, env, req)
+	if t == nil {
+		return err
+	}
+	return a.printDispatch(f, t, err)
+}
+
+// dispatchInput is what a dispatch takes from its arguments alone, before
+// the config is read.
+type dispatchInput struct {
+	text   string
+	size   tmuxctl.Size
+	notify []string // --notify's argv; nil without it
+}
+
+// readDispatchInput reads the task's text and checks the flags that need
+// no config (a usage error names the flag).
+func (a *app) readDispatchInput(f dispatchOptions) (dispatchInput, error) {
+	var in dispatchInput
+	var err error
+	if in.text, err = a.readText(f.args[1:], f.file); err != nil {
+		if len(f.args) == 1 && f.file == "" {
+			return in, exit.Usagef("no task: give TASK after the project, or --file F / --file -")
+		}
+		return in, err
+	}
+	if f.permissions != "default" && f.permissions != "auto" {
+		return in, exit.Usagef("--permissions must be auto or default")
+	}
+	if f.source != "user" && f.source != "cron" {
+		return in, exit.Usagef("--source must be user or cron")
+	}
+	if in.size, err = tmuxctl.ParseSize(f.size); err != nil {
+		return in, exit.Usagef("--size: %v", err)
+	}
+	if f.notify != "" {
+		if in.notify, err = agentsim.SplitArgs(f.notify); err != nil || len(in.notify) == 0 {
+			return in, exit.Usagef("--notify %q: %v", f.notify, err)
+		}
+	}
+	return in, nil
+}
+
+// dispatchSettings are the task's run settings: the flags over the
+// config, notify being the command already chosen.
+func dispatchSettings(f dispatchOptions, cfg *config.Config, notify []string) (settings.Run, error) {
 	awareness := cfg.Awareness.Mode
 	if f.awareness != "" {
 		m, err := messaging.ParseAwarenessMode(f.awareness)
 		if err != nil {
-			return exit.Usagef("--awareness: %v", err)
+			return settings.Run{}, exit.Usagef("--awareness: %v", err)
 		}
 		awareness = m
 	}
@@ -207,9 +253,19 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 		set.NoOverlapMessages = !f.overlapMessages
 	}
 	if f.maxTurns < 0 {
-		return exit.Usagef("--max-turns %d: give a count of turns", f.maxTurns)
+		return settings.Run{}, exit.Usagef("--max-turns %d: give a count of turns", f.maxTurns)
 	}
 	set.MaxTurns = f.maxTurns // 0: the config's for the project, once resolved
+	if err := setSpendLimits(&set, f, cfg); err != nil {
+		return settings.Run{}, err
+	}
+	return set, nil
+}
+
+// setSpendLimits sets the budgets and what a provider's usage limit does
+// (--budget-tokens, --budget-usd, --on-limit, --limit-wait over the
+// config), and says which flag is wrong.
+func setSpendLimits(set *settings.Run, f dispatchOptions, cfg *config.Config) error {
 	if f.budgetTokens < 0 {
 		return exit.Usagef("--budget-tokens %d: give a count of tokens", f.budgetTokens)
 	}
@@ -230,31 +286,36 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 	if set.OnLimit != "" && set.OnLimit != settings.OnLimitWait && set.OnLimit != settings.OnLimitFail {
 		return exit.Usagef("--on-limit %q: give wait or fail", set.OnLimit)
 	}
-	req := runner.DispatchRequest{Project: argv[0], Text: text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
+	return nil
+}
+
+// dispatchRequest is what runner.Dispatch is asked: the flags, the config
+// and the run settings.
+func dispatchRequest(f dispatchOptions, cfg *config.Config, in dispatchInput, set settings.Run) runner.DispatchRequest {
+	return runner.DispatchRequest{Project: f.args[0], Text: in.text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
 		AgentArgs: f.agentArgs, PermissionsAuto: f.permissions == "auto", RequireSnapshot: f.requireSnap,
 		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: f.worktree, WorktreeSet: f.worktreeSet, From: f.from,
 		Isolation: cfg.Isolation, MaxTurns: cfg.MaxTurns, BudgetTokens: cfg.BudgetTokens, BudgetUSD: cfg.BudgetUSD, Setup: cfg.WorktreeSetup, Sandbox: f.sandbox, SandboxSet: f.sandboxSet,
-		SandboxByProject: cfg.Sandbox, SandboxPaths: cfg.SandboxPaths, Source: f.source, Size: size, UseHook: !f.noHook, Settings: set,
+		SandboxByProject: cfg.Sandbox, SandboxPaths: cfg.SandboxPaths, Source: f.source, Size: in.size, UseHook: !f.noHook, Settings: set,
 		MaxLevel: cfg.MaxLevel, After: f.after, Host: f.host, SandboxHome: cmp.Or(f.sandboxHome, cfg.SandboxHome)}
-	if confined := a.getenv(door.EnvConfined); confined != "" {
-		// Through a sandboxed task's door: its child is sandboxed, in its
-		// folder, here, and gives runner no command to run.
-		if f.notify != "" {
-			return exit.Usagef("--notify: a sandboxed task cannot give runner a command to run")
-		}
-		if f.host != "" {
-			return exit.Usagef("--host: a sandboxed task dispatches only on this machine, into its own folder")
-		}
-		req.Confined = confined
+}
+
+// confine marks req as coming through a sandboxed task's door, when it
+// does: its child is sandboxed, in its folder, here, and gives runner no
+// command to run.
+func (a *app) confine(req *runner.DispatchRequest, f dispatchOptions) error {
+	confined := a.getenv(door.EnvConfined)
+	if confined == "" {
+		return nil
 	}
-	if f.printAnswer && (f.asJSON || f.detach) {
-		return exit.Usagef("--print-answer waits for the answer: not with --json (the record has it as \"answer\") or --detach (use 'runner wait ID --print-answer')")
+	if f.notify != "" {
+		return exit.Usagef("--notify: a sandboxed task cannot give runner a command to run")
 	}
-	t, err := runner.Dispatch(ctx, env, req)
-	if t == nil {
-		return err
+	if f.host != "" {
+		return exit.Usagef("--host: a sandboxed task dispatches only on this machine, into its own folder")
 	}
-	return a.printDispatch(f, t, err)
+	req.Confined = confined
+	return nil
 }
 
 // printDispatch prints a dispatch's outcome as asked (the answer, JSON,

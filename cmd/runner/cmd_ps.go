@@ -166,6 +166,24 @@ func (a *app) runStatus(ctx context.Context, opts statusOptions) error {
 // runs, what it produced.
 func (a *app) printStatus(ctx context.Context, env *runner.Env, t *state.Task) {
 	w := a.out
+	printTaskPlace(w, t)
+	printChanges(w, t)
+	fmt.Fprintf(w, "delivery  %s\n", textutil.OrDash(t.Delivery))
+	// GetTask reconciled already: the state as it is is enough.
+	var msgs []mailbox.Entry
+	st, _ := env.Store.Read(ctx)
+	if st != nil {
+		msgs, _ = mailbox.InboxOf(st, t.ID)
+	}
+	printTaskSpend(w, t, st)
+	printMessageCounts(w, t.ID, msgs)
+	printTaskRecord(w, t)
+}
+
+// printTaskPlace prints the head of status: what the task is and where it
+// runs (project, agent, its place in a tree, pane, snapshot, branch and
+// commit).
+func printTaskPlace(w io.Writer, t *state.Task) {
 	fmt.Fprintf(w, "task      %s (%s)\n", t.ID, t.Status)
 	proj := t.Project
 	if proj == "" {
@@ -195,14 +213,12 @@ func (a *app) printStatus(ctx context.Context, env *runner.Env, t *state.Task) {
 	if t.Commit != "" {
 		fmt.Fprintf(w, "commit    %s\n", t.Commit)
 	}
-	printChanges(w, t)
-	fmt.Fprintf(w, "delivery  %s\n", textutil.OrDash(t.Delivery))
-	// GetTask reconciled already: the state as it is is enough.
-	var msgs []mailbox.Entry
-	st, _ := env.Store.Read(ctx)
-	if st != nil {
-		msgs, _ = mailbox.InboxOf(st, t.ID)
-	}
+}
+
+// printTaskSpend prints the usage limit the task waits on, and what it
+// used: in all, in the turn that runs, and with the tasks it dispatched
+// (from st; nil when the state could not be read).
+func printTaskSpend(w io.Writer, t *state.Task, st *state.State) {
 	if t.Status == state.StatusLimited {
 		reset := "the CLI gave no reset time"
 		if !t.LimitReset.IsZero() {
@@ -223,6 +239,11 @@ func (a *app) printStatus(ctx context.Context, env *runner.Env, t *state.Task) {
 			fmt.Fprintf(w, "tree      %s, in %d tasks (this one and those it dispatched)\n", spendLine(tree), n)
 		}
 	}
+}
+
+// printMessageCounts prints how many of task id's messages went each way
+// in each status, if it has any.
+func printMessageCounts(w io.Writer, id string, msgs []mailbox.Entry) {
 	if len(msgs) > 0 {
 		count := map[string]int{}
 		for _, m := range msgs {
@@ -232,8 +253,14 @@ func (a *app) printStatus(ctx context.Context, env *runner.Env, t *state.Task) {
 		for _, k := range slices.Sorted(maps.Keys(count)) {
 			parts = append(parts, fmt.Sprintf("%d %s", count[k], k))
 		}
-		fmt.Fprintf(w, "messages  %s (runner inbox %s)\n", strings.Join(parts, ", "), t.ID)
+		fmt.Fprintf(w, "messages  %s (runner inbox %s)\n", strings.Join(parts, ", "), id)
 	}
+}
+
+// printTaskRecord prints the rest of status: the log, the exit code, the
+// task's text, the sandbox, and the record of its life (history, turns,
+// the question, the last lines).
+func printTaskRecord(w io.Writer, t *state.Task) {
 	fmt.Fprintf(w, "log       %s\n", t.Transcript)
 	if t.ExitCode != nil {
 		fmt.Fprintf(w, "exit code %d\n", *t.ExitCode)
