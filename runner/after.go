@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/deps"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/settings"
@@ -16,86 +15,9 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-// Ordering (dispatch --after): a task with dependencies is created queued,
-// with the dependency ids in state.Task.After, and stays queued (no
-// snapshot, no pane) until every dependency is done. Whoever supervises it
-// (the foreground dispatch, or the detached supervisor) waits on the state
-// directory, then starts it like any task: the snapshot is taken at that
-// moment, after the dependencies changed the code. A dependency that ends
-// failed, timeout, cancelled or exited cancels the task with the reason.
-// An orphaned dependency is not finished (it can be resumed): the task
-// keeps waiting. A supervisor stopped while waiting leaves the task
-// orphaned; 'runner resume' waits on.
-
-// resolveAfter turns --after references (ids or unique prefixes, each
-// value possibly a comma-separated list) into task ids, in order, without
-// duplicates. An unknown or ambiguous reference is bad input.
-func resolveAfter(st *state.State, refs []string) ([]string, error) {
-	var ids []string
-	for _, v := range refs {
-		for _, ref := range strings.Split(v, ",") {
-			ref = strings.TrimSpace(ref)
-			if ref == "" {
-				return nil, exit.Usagef("--after %q: an empty task reference (give ids separated by commas, e.g. --after t_abc,t_def)", v)
-			}
-			t, err := st.FindTask(ref)
-			if err != nil {
-				return nil, exit.Usagef("--after %s: %v (see 'runner ps --all')", ref, err)
-			}
-			if !slices.Contains(ids, t.ID) {
-				ids = append(ids, t.ID)
-			}
-		}
-	}
-	return ids, nil
-}
-
-// DependencyError says a dependency of a queued task ended without being
-// done, so the task will not run.
-type DependencyError struct {
-	Task   string       // the dependency
-	Status state.Status // how it ended; "" when it is no longer in the state
-}
-
-func (e *DependencyError) Error() string {
-	switch e.Status {
-	case "":
-		return "dependency " + e.Task + " is no longer in the state (pruned)"
-	case state.StatusFailed:
-		return "dependency " + e.Task + " failed"
-	case state.StatusTimeout:
-		return "dependency " + e.Task + " timed out"
-	case state.StatusCancelled:
-		return "dependency " + e.Task + " was cancelled"
-	case state.StatusExited:
-		return "dependency " + e.Task + " exited"
-	}
-	return "dependency " + e.Task + " ended " + string(e.Status)
-}
-
-// Is makes errors.Is(err, ErrCancelled) true: the dependent is cancelled.
-func (e *DependencyError) Is(target error) bool { return target == ErrCancelled }
-
-// checkDependencies says whether a task waiting for after can start: ready
-// when every dependency is done; a *DependencyError for the first one (in
-// the order given) that ended otherwise or is gone; else it waits.
-func checkDependencies(st *state.State, after []string) (ready bool, err error) {
-	ready = true
-	for _, id := range after {
-		d := st.Task(id)
-		switch {
-		case d == nil:
-			return false, &DependencyError{Task: id}
-		case d.Status == state.StatusDone:
-		case d.Status.IsTerminal():
-			return false, &DependencyError{Task: id, Status: d.Status}
-		default:
-			// Active, waiting for input or orphaned: not finished.
-			ready = false
-		}
-	}
-	return ready, nil
-}
+// Ordering (dispatch --after; its rules: package deps): whoever
+// supervises a queued task (the foreground dispatch, or the detached
+// supervisor) waits on the state directory, then starts it like any task.
 
 // errLeftQueue says the task stopped being queued while it waited (a user
 // cancelled it).
@@ -108,7 +30,7 @@ func (e *errLeftQueue) Error() string {
 func (e *errLeftQueue) Is(target error) bool { return target == ErrCancelled }
 
 // waitDependencies blocks until every dependency of the queued task id is
-// done (nil), one ended otherwise (*DependencyError), the task left the
+// done (nil), one ended otherwise (*deps.DependencyError), the task left the
 // queue (*errLeftQueue), or ctx ends. It watches the state directory and
 // reconciles now and then, so a dependency whose supervisor died is seen.
 func waitDependencies(ctx context.Context, env *Env, id string) error {
@@ -130,7 +52,7 @@ func waitDependencies(ctx context.Context, env *Env, id string) error {
 		if t.Status != state.StatusQueued {
 			return &errLeftQueue{t}
 		}
-		ready, err := checkDependencies(st, t.After)
+		ready, err := deps.Check(st, t.After)
 		if err != nil || ready {
 			return err
 		}
@@ -161,7 +83,7 @@ func startQueued(ctx context.Context, env *Env, t *state.Task, prof *profile.Pro
 		env.Say("task %s: %s", t.ID, reconcile.WaitingReason(t.After))
 	}
 	err := waitDependencies(ctx, env, t.ID)
-	var dep *DependencyError
+	var dep *deps.DependencyError
 	var left *errLeftQueue
 	switch {
 	case err == nil:

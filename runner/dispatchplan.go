@@ -13,6 +13,7 @@ import (
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/deps"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
@@ -78,7 +79,7 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 	if p.lin, err = dispatchLineage(ctx, env, st, *req); err != nil {
 		return p, err
 	}
-	if p.after, err = resolveAfter(st, req.After); err != nil {
+	if p.after, err = deps.Resolve(st, req.After); err != nil {
 		return p, err
 	}
 	if p.from, err = resolveFrom(st, req.From, p.after); err != nil {

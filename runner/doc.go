@@ -34,6 +34,7 @@
 //   - runner/reconcile: what became of the tasks nothing supervises, and
 //     whether a recorded process still is the one recorded;
 //   - runner/caller: which task the calling process runs under;
+//   - runner/deps: the rules of ordering (dispatch --after);
 //   - runner/confine: what a sandboxed task may touch (its sandbox's spec,
 //     its temp folder, its copies of the CLI's directories);
 //   - runner/projects: the registry and where a task works;
