@@ -9,7 +9,7 @@ import (
 )
 
 // TestOnlyGitsnapRunsGit keeps git invocations out of every other package's
-// code (DESIGN.md: gitsnap is the only code that runs git). Tests elsewhere
+// code (docs/architecture.md: gitsnap is the only code that runs git). Tests elsewhere
 // may set up repositories with git.
 func TestOnlyGitsnapRunsGit(t *testing.T) {
 	root, err := filepath.Abs("..")

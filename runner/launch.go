@@ -178,7 +178,7 @@ func ResolveArgv(env *Env, prof *profile.Profile, argv []string) ([]string, erro
 	return out, nil
 }
 
-// paneEnv is the environment every agent pane here gets (DESIGN.md), plus
+// paneEnv is the environment every agent pane here gets (docs/architecture.md), plus
 // the caller's PATH and locale so a server started from cron does not
 // leave agents with a minimal environment.
 func (s localSite) paneEnv(t *state.Task, prof *profile.Profile) []string {

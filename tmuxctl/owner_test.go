@@ -19,7 +19,7 @@ import (
 var runsTmux = regexp.MustCompile(`(exec\.Command(Context)?|syscall\.Exec|exec\.LookPath)\([^)]*"tmux"`)
 
 // TestOnlyTmuxctlRunsTmux keeps tmux invocations out of every other
-// package's code (DESIGN.md: tmuxctl is the only code that runs tmux), and
+// package's code (docs/architecture.md: tmuxctl is the only code that runs tmux), and
 // keeps tmuxctl a leaf: it imports no other package of the module. Tests
 // elsewhere may run tmux to check what the runner did. The one import
 // allowed is internal/transport (the shell quoting shared with remote

@@ -438,6 +438,6 @@ func (c *Config) validateAgents(fileAliases map[string]map[string]string) error 
 
 // StateDir returns the state directory: $RUNNER_STATE_DIR (made absolute),
 // else $XDG_STATE_HOME/runner (an absolute XDG_STATE_HOME only), else
-// ~/.local/state/runner. It is the rule of DESIGN.md, the same as the state
+// ~/.local/state/runner. It is the rule of docs/architecture.md, the same as the state
 // package's DefaultDir.
 func StateDir(getenv func(string) string) (string, error) { return state.DefaultDir(getenv) }
