@@ -3,22 +3,18 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"github.com/spf13/cobra"
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/state/follow"
 )
 
 // eventsOptions are the flags of runner events.
@@ -60,9 +56,10 @@ Exit codes: 0; 2 bad flags (an unknown task, a cursor that is no number).`,
 	return cmd
 }
 
+// runEvents turns the flags into a filter and a cursor, and prints the
+// stream through state/follow.
 func (a *app) runEvents(ctx context.Context, o eventsOptions) error {
-	var after uint64
-	var since time.Time
+	fo := follow.Options{Follow: o.follow, Filter: follow.Filter{Project: o.project}}
 	switch {
 	case o.after != "" && o.since != "":
 		return exit.Usagef("events: give --since or --after, not both")
@@ -71,12 +68,12 @@ func (a *app) runEvents(ctx context.Context, o eventsOptions) error {
 		if err != nil {
 			return exit.Usagef("--after %q: a cursor is the number an event's \"cursor\" gives", o.after)
 		}
-		after = n
+		fo.After = n
 	case o.since != "":
 		if d, err := time.ParseDuration(o.since); err == nil {
-			since = clock.Now().Add(-d)
+			fo.Filter.Since = clock.Now().Add(-d)
 		} else if t, err := time.Parse(time.RFC3339, o.since); err == nil {
-			since = t
+			fo.Filter.Since = t
 		} else {
 			return exit.Usagef("--since %q: give a duration (90m) or a time (2026-11-27T06:00:00Z)", o.since)
 		}
@@ -85,10 +82,9 @@ func (a *app) runEvents(ctx context.Context, o eventsOptions) error {
 	if err != nil {
 		return err
 	}
-	store := env.Store
-	task := ""
+	fo.Store = env.Store
 	if o.task != "" {
-		st, err := store.Read(ctx)
+		st, err := fo.Store.Read(ctx)
 		if err != nil {
 			return err
 		}
@@ -96,220 +92,24 @@ func (a *app) runEvents(ctx context.Context, o eventsOptions) error {
 		if err != nil {
 			return exit.Usagef("%v (see 'runner ps --all')", err)
 		}
-		task = t.ID
-	}
-	keep := func(ev state.StreamEvent) bool {
-		return (task == "" || ev.Task == task || ev.From == task || ev.With == task) &&
-			(o.project == "" || ev.Project == o.project) && (since.IsZero() || !ev.Time.Before(since))
+		fo.Filter.Task = t.ID
 	}
 	// Unfiltered JSON goes out as written: a follower of a busy stream
 	// decodes nothing but the cursor.
-	raw := o.asJSON && task == "" && o.project == "" && since.IsZero()
-	last := after
-	emit := func(line []byte) bool {
-		c, ok := state.EventCursor(line)
-		if !ok || c <= last {
-			return true
-		}
-		last = c
-		if raw {
-			a.rawOut.Write(line)
-			return true
-		}
-		if ev, err := state.ParseEvent(line); err == nil && keep(ev) {
-			a.printEvent(ev, o.asJSON)
-		}
-		return true
+	if o.asJSON && fo.Filter.IsZero() {
+		fo.Line = func(line []byte) { a.rawOut.Write(line) }
+	} else {
+		fo.Event = func(ev state.StreamEvent) { a.printEvent(ev, o.asJSON) }
 	}
-	// Watch before reading, so that nothing written in between is missed.
-	var w *fsnotify.Watcher
-	if o.follow {
-		if err := os.MkdirAll(store.Dir(), 0o700); err != nil {
-			return err
-		}
-		if w, err = fsnotify.NewWatcher(); err != nil {
-			return fmt.Errorf("events --follow: %w", err)
-		}
-		defer w.Close()
-		if err := w.Add(store.Dir()); err != nil {
-			return fmt.Errorf("events --follow: watch %s: %w", store.Dir(), err)
-		}
-	}
-	first, err := store.ReadEvents(after, emit)
-	if err != nil {
-		return err
-	}
-	if after > 0 && first > after+1 {
-		fmt.Fprintf(a.errOut, "runner: events %d to %d were rotated away; going on from %d\n", after+1, first-1, first)
-	}
-	if !o.follow {
-		return nil
+	fo.Lost = func(first uint64) {
+		fmt.Fprintf(a.errOut, "runner: events %d to %d were rotated away; going on from %d\n", fo.After+1, first-1, first)
 	}
 	// A follower only reads: it runs when nothing else wants the CPU, so
 	// that many of them cost the writers (supervisors, dispatches)
 	// nothing on a small machine. An idle machine runs it at once.
-	lowerPriority()
-	return followShared(ctx, store, w, emit)
+	fo.Following = lowerPriority
+	return follow.Run(ctx, fo)
 }
-
-// tailer reads the event stream's current file as it grows, from where
-// it left; a rotation (the file renamed, a new one made) is followed by
-// reading the rest of the old one first. emit drops what it saw already
-// (by cursor), so a file read twice prints nothing twice.
-type tailer struct {
-	path string
-	emit func(line []byte) bool
-	f    *os.File
-	off  int64
-}
-
-// behind reports whether the stream at t.path holds more than t has read
-// (or is another file now).
-func (t *tailer) behind() bool {
-	fi, err := os.Stat(t.path)
-	if err != nil {
-		return false
-	}
-	if t.f == nil {
-		return fi.Size() > 0
-	}
-	cur, err := t.f.Stat()
-	return err != nil || !os.SameFile(fi, cur) || fi.Size() > t.off
-}
-
-// drain reads what was added; with rotated, it also looks whether the
-// name is another file now (only a rename, the directory's watch or a
-// hub's wake says so: a write to a watched file needs no look).
-func (t *tailer) drain(rotated bool) error {
-	if t.f == nil {
-		nf, err := os.Open(t.path)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		t.f, t.off = nf, 0
-	}
-	for {
-		if _, err := t.f.Seek(t.off, 0); err != nil {
-			return err
-		}
-		n, _, err := state.ScanEventLines(t.f, t.emit)
-		if err != nil {
-			return err
-		}
-		t.off += n
-		if !rotated {
-			return nil
-		}
-		// Rotated: the name is another file now; the old one is read to
-		// its end above, go on with the new one.
-		cur, err1 := os.Stat(t.path)
-		mine, err2 := t.f.Stat()
-		if err1 != nil || err2 != nil || os.SameFile(cur, mine) {
-			return nil
-		}
-		t.f.Close()
-		if t.f, err = os.Open(t.path); err != nil {
-			t.f = nil
-			return nil
-		}
-		t.off = 0
-	}
-}
-
-func (t *tailer) close() {
-	if t.f != nil {
-		t.f.Close()
-		t.f = nil
-	}
-}
-
-// followEvents reads the event stream as it grows, waking on each write
-// to it (see tailer). w watches the state directory already. read, when
-// set, is called after each read (a hub wakes its clients).
-func followEvents(ctx context.Context, store *state.Store, w *fsnotify.Watcher, emit func(line []byte) bool, read ...func()) error {
-	t := &tailer{path: store.EventsPath(0), emit: emit}
-	defer t.close()
-	return followTail(ctx, store, w, t, read...)
-}
-
-// followTail is followEvents going on with t (where it left).
-func followTail(ctx context.Context, store *state.Store, w *fsnotify.Watcher, t *tailer, read ...func()) error {
-	path := t.path
-	// Watch the file alone once it exists (a follower then wakes only
-	// when events are written, not on every write of the state), and
-	// the directory while it does not (before the first event, and
-	// between a rotation's rename and the new file).
-	dir := store.Dir()
-	onFile := false
-	settle := func() error {
-		defer func() {
-			for _, fn := range read {
-				fn()
-			}
-		}()
-		if err := t.drain(!onFile); err != nil {
-			return err
-		}
-		if !onFile && w.Add(path) == nil {
-			onFile = true
-			_ = w.Remove(dir)
-			return t.drain(true) // what came before the watch was on the file
-		}
-		return nil
-	}
-	if err := settle(); err != nil {
-		return err
-	}
-	// Reads are at least followGap apart: a burst of writes is read in
-	// one go, each event still printed well within 50 ms of its write.
-	var lastRead time.Time
-	var later <-chan time.Time
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-later:
-			later, lastRead = nil, clock.Now()
-			if err := settle(); err != nil {
-				return err
-			}
-		case err := <-w.Errors:
-			return fmt.Errorf("events --follow: %w", err)
-		case ev, ok := <-w.Events:
-			if !ok {
-				return nil
-			}
-			if filepath.Clean(ev.Name) != filepath.Clean(path) {
-				continue
-			}
-			if onFile && ev.Has(fsnotify.Rename|fsnotify.Remove) {
-				// Rotated: see the new file come.
-				onFile = false
-				_ = w.Remove(path)
-				if err := w.Add(dir); err != nil {
-					return fmt.Errorf("events --follow: watch %s: %w", dir, err)
-				}
-			}
-			if later != nil {
-				continue // a read is due already
-			}
-			if wait := followGap - clock.Since(lastRead); wait > 0 {
-				later = time.After(wait)
-				continue
-			}
-			lastRead = clock.Now()
-			if err := settle(); err != nil {
-				return err
-			}
-		}
-	}
-}
-
-// followGap is the least time between two reads of a follower.
-const followGap = 20 * time.Millisecond
 
 // printEvent prints one event: a JSON line, or a line for a person (what
 // agents wrote is made visible text).

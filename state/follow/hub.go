@@ -1,9 +1,9 @@
-// Many followers of one event stream: the first `runner events --follow`
-// of a state directory watches the stream and wakes the others over a
-// unix socket, so a write of the stream wakes one watcher in the kernel,
-// not one per follower (inotify's work is done in the writer's write).
+// Many followers of one event stream: the first follower of a state
+// directory watches the stream and wakes the others over a unix socket, so
+// a write of the stream wakes one watcher in the kernel, not one per
+// follower (inotify's work is done in the writer's write).
 
-package main
+package follow
 
 import (
 	"bytes"
@@ -77,7 +77,7 @@ func followShared(ctx context.Context, store *state.Store, w *fsnotify.Watcher, 
 	_ = w.Remove(dir)
 	alone := func(hub bool) error {
 		if err := w.Add(dir); err != nil {
-			return fmt.Errorf("events --follow: watch %s: %w", dir, err)
+			return fmt.Errorf("follow the event stream: watch %s: %w", dir, err)
 		}
 		if hub {
 			return runHub(ctx, store, w, sock, t)
@@ -175,8 +175,8 @@ func followClient(ctx context.Context, conn net.Conn, t *tailer) error {
 }
 
 // runHub follows the stream (t, where it left) with its own watch (w) and
-// wakes every client after each read: one byte each, never blocking (a
-// client that has not read its last wake has a read due anyway).
+// wakes every client after each read. A hub that cannot make its token or
+// its socket follows the stream alone.
 func runHub(ctx context.Context, store *state.Store, w *fsnotify.Watcher, sock string, t *tailer) error {
 	_ = os.Remove(sock) // a hub before us that did not clean up
 	token := make([]byte, 16)
@@ -194,55 +194,71 @@ func runHub(ctx context.Context, store *state.Store, w *fsnotify.Watcher, sock s
 	}
 	defer os.Remove(sock)
 	defer ln.Close()
-	var mu sync.Mutex
-	clients := map[net.Conn]chan struct{}{}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			if _, err := c.Write(hello); err != nil {
-				c.Close()
-				continue
-			}
-			wake := make(chan struct{}, 1)
-			mu.Lock()
-			clients[c] = wake
-			mu.Unlock()
-			go func() {
-				defer func() {
-					mu.Lock()
-					delete(clients, c)
-					mu.Unlock()
-					c.Close()
-				}()
-				for range wake {
-					if _, err := c.Write([]byte{1}); err != nil {
-						return
-					}
-				}
-			}()
+	cs := &hubClients{conns: map[net.Conn]chan struct{}{}}
+	go cs.accept(ln, hello)
+	defer cs.closeAll()
+	return followTail(ctx, store, w, t, cs.wakeAll)
+}
+
+// hubClients are a hub's clients, each with its channel of wakes.
+type hubClients struct {
+	mu    sync.Mutex
+	conns map[net.Conn]chan struct{}
+}
+
+// accept takes the clients that connect to ln until it is closed: each is
+// shown hello (the token), then sent one byte per wake until it is gone.
+func (cs *hubClients) accept(ln net.Listener, hello []byte) {
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
 		}
-	}()
-	defer func() {
-		mu.Lock()
-		for c, wake := range clients {
-			close(wake)
+		if _, err := c.Write(hello); err != nil {
 			c.Close()
+			continue
 		}
-		mu.Unlock()
-	}()
-	return followTail(ctx, store, w, t, func() {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, wake := range clients {
-			select {
-			case wake <- struct{}{}:
-			default:
+		wake := make(chan struct{}, 1)
+		cs.mu.Lock()
+		cs.conns[c] = wake
+		cs.mu.Unlock()
+		go func() {
+			defer func() {
+				cs.mu.Lock()
+				delete(cs.conns, c)
+				cs.mu.Unlock()
+				c.Close()
+			}()
+			for range wake {
+				if _, err := c.Write([]byte{1}); err != nil {
+					return
+				}
 			}
+		}()
+	}
+}
+
+// wakeAll wakes every client, never blocking: a client that has not read
+// its last wake has a read due anyway.
+func (cs *hubClients) wakeAll() {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for _, wake := range cs.conns {
+		select {
+		case wake <- struct{}{}:
+		default:
 		}
-	})
+	}
+}
+
+// closeAll ends every client's connection.
+func (cs *hubClients) closeAll() {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for c, wake := range cs.conns {
+		close(wake)
+		c.Close()
+	}
 }
 
 // dialHub connects to the hub on sock and checks that it is runner's for
