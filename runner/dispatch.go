@@ -32,24 +32,16 @@ type DispatchRequest struct {
 	Exclusive       bool
 	Worktree        bool // a git worktree of its own (settings.Start.Worktree)
 	// WorktreeSet says Worktree was given (dispatch --worktree[=false]);
-	// else the config's Isolation for the project decides.
+	// else the Policy's Isolation decides.
 	WorktreeSet bool
 	// From starts the task from another worktree task's branch; it must
 	// be one of After (it starts once that task is done). It implies
 	// Worktree.
-	From      string
-	Isolation map[string]string
-	// MaxTurns maps a project (or "*") to its tasks' turn budget (config
-	// max_turns), for a dispatch whose settings name none.
-	MaxTurns map[string]int
-	// BudgetTokens and BudgetUSD map a project (or "*") to its tasks'
-	// token and dollar budgets (config budget_tokens, budget_usd), for a
-	// dispatch whose settings name none.
-	BudgetTokens map[string]int64
-	BudgetUSD    map[string]float64
-	// Setup maps a project (or "*") to its worktree set-up (config
-	// worktree_setup).
-	Setup    map[string]*config.WorktreeSetup
+	From string
+	// Policy is the config's policy for a project's tasks (its isolation,
+	// budgets, worktree set-up, sandbox), asked once the project is
+	// resolved; nil: none.
+	Policy   func(project string) config.Policy
 	WaitLock bool
 	Source   string // "user", "cron"; a parent task id is filled in from the pane environment
 	Size     tmuxctl.Size
@@ -61,10 +53,9 @@ type DispatchRequest struct {
 	// lists allowed) of tasks that must be done before this one starts.
 	After    []string
 	Settings settings.Run
-	// Sandbox runs the agent in a bubblewrap sandbox (dispatch --sandbox);
-	// SandboxSet says the flag was given, else the config's Sandbox for
-	// the project (or "*") decides. SandboxPaths are the config's
-	// sandbox_paths.
+	// Sandbox runs the agent in a sandbox (dispatch --sandbox);
+	// SandboxSet says the flag was given, else the Policy's Sandbox
+	// decides. SandboxPaths are the config's sandbox_paths.
 	Sandbox, SandboxSet bool
 	// SandboxHome is the CLI directories' mode of a sandboxed task
 	// (settings.SandboxHomeTask: a copy for the task); "" shares them.
@@ -72,9 +63,8 @@ type DispatchRequest struct {
 	// Confined is the sandboxed task that asks, through its door: the
 	// new task is its child, sandboxed whatever the flags say, in its
 	// folder (or below), on this machine.
-	Confined         string
-	SandboxByProject map[string]bool
-	SandboxPaths     []string
+	Confined     string
+	SandboxPaths []string
 }
 
 // The errors a task's end wraps (package supervisor's), for commands and

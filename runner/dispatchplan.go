@@ -67,14 +67,15 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 		}
 	}
 	p.setup = req.worktreePlan(p.project)
+	pol := req.policy(p.project)
 	if req.Settings.MaxTurns == 0 {
-		req.Settings.MaxTurns = forProject(req.MaxTurns, p.project)
+		req.Settings.MaxTurns = pol.MaxTurns
 	}
 	if req.Settings.BudgetTokens == 0 {
-		req.Settings.BudgetTokens = forProject(req.BudgetTokens, p.project)
+		req.Settings.BudgetTokens = pol.BudgetTokens
 	}
 	if req.Settings.BudgetUSD == 0 {
-		req.Settings.BudgetUSD = forProject(req.BudgetUSD, p.project)
+		req.Settings.BudgetUSD = pol.BudgetUSD
 	}
 	if p.lin, err = dispatchLineage(ctx, env, st, *req); err != nil {
 		return p, err
@@ -103,11 +104,7 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 		}
 	}
 	if !req.SandboxSet {
-		sb, ok := req.SandboxByProject[p.project]
-		if !ok {
-			sb = req.SandboxByProject["*"]
-		}
-		req.Sandbox = sb
+		req.Sandbox = req.policy(p.project).Sandbox
 	}
 	if !settings.ValidSandboxHome(req.SandboxHome) {
 		return p, exit.Usagef("--sandbox-home %q: give shared or task", req.SandboxHome)
@@ -144,26 +141,19 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 // flag, else the config's isolation for the project or "*") and returns the
 // project's worktree set-up.
 func (req *DispatchRequest) worktreePlan(project string) *config.WorktreeSetup {
+	pol := req.policy(project)
 	if !req.WorktreeSet {
-		iso, ok := req.Isolation[project]
-		if !ok {
-			iso = req.Isolation["*"]
-		}
-		req.Worktree = iso == "worktree"
+		req.Worktree = pol.Isolation == "worktree"
 	}
-	setup, ok := req.Setup[project]
-	if !ok {
-		setup = req.Setup["*"]
-	}
-	return setup
+	return pol.Setup
 }
 
-// forProject is a config map's entry for project, else its "*" entry.
-func forProject[V any](m map[string]V, project string) V {
-	if v, ok := m[project]; ok {
-		return v
+// policy is the config's policy for project (none without a Policy).
+func (req *DispatchRequest) policy(project string) config.Policy {
+	if req.Policy == nil {
+		return config.Policy{}
 	}
-	return m["*"]
+	return req.Policy(project)
 }
 
 // prepareAgent checks a dispatch's text, agent and options before anything

@@ -295,8 +295,7 @@ func dispatchRequest(f dispatchOptions, cfg *config.Config, in dispatchInput, se
 	return runner.DispatchRequest{Project: f.args[0], Text: in.text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
 		AgentArgs: f.agentArgs, PermissionsAuto: f.permissions == "auto", RequireSnapshot: f.requireSnap,
 		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: f.worktree, WorktreeSet: f.worktreeSet, From: f.from,
-		Isolation: cfg.Isolation, MaxTurns: cfg.MaxTurns, BudgetTokens: cfg.BudgetTokens, BudgetUSD: cfg.BudgetUSD, Setup: cfg.WorktreeSetup, Sandbox: f.sandbox, SandboxSet: f.sandboxSet,
-		SandboxByProject: cfg.Sandbox, SandboxPaths: cfg.SandboxPaths, Source: f.source, Size: in.size, UseHook: !f.noHook, Settings: set,
+		Policy: cfg.PolicyFor, Sandbox: f.sandbox, SandboxSet: f.sandboxSet, SandboxPaths: cfg.SandboxPaths, Source: f.source, Size: in.size, UseHook: !f.noHook, Settings: set,
 		MaxLevel: cfg.MaxLevel, After: f.after, Host: f.host, SandboxHome: cmp.Or(f.sandboxHome, cfg.SandboxHome)}
 }
 
