@@ -5,6 +5,7 @@ package importcheck
 import (
 	"go/parser"
 	"go/token"
+	"iter"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -21,23 +22,46 @@ const Module = "github.com/runner-cli/runner/"
 func Only(t testing.TB, dir string, allowed ...string) {
 	t.Helper()
 	allowed = append(allowed, "internal/clock")
+	for f, p := range imports(t, dir) {
+		if rel, ok := strings.CutPrefix(p, Module); ok && !slices.Contains(allowed, rel) {
+			t.Errorf("%s imports %s: only %v are allowed", f, p, allowed)
+		}
+	}
+}
+
+// None fails t for each import in the non-test files of dir that is in
+// banned (full paths: "os", "os/exec").
+func None(t testing.TB, dir string, banned ...string) {
+	t.Helper()
+	for f, p := range imports(t, dir) {
+		if slices.Contains(banned, p) {
+			t.Errorf("%s imports %s, which the package's doc rules out", f, p)
+		}
+	}
+}
+
+// imports yields each non-test Go file of dir with each path it imports.
+func imports(t testing.TB, dir string) iter.Seq2[string, string] {
+	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no Go files in %s: %v", dir, err)
 	}
 	fset := token.NewFileSet()
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		af, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, imp := range af.Imports {
-			p, _ := strconv.Unquote(imp.Path.Value)
-			if rel, ok := strings.CutPrefix(p, Module); ok && !slices.Contains(allowed, rel) {
-				t.Errorf("%s imports %s: only %v are allowed", f, p, allowed)
+	return func(yield func(string, string) bool) {
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			af, err := parser.ParseFile(fset, f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range af.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				if !yield(f, p) {
+					return
+				}
 			}
 		}
 	}
