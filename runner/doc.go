@@ -18,6 +18,8 @@
 //
 //   - runner/profile: agent profiles and screen detection (a screen in, a
 //     state out);
+//   - runner/spend: what a turn used, and its answer where the hook has
+//     none, read from the CLIs' own records of their sessions;
 //   - runner/monitor: watching a pane (events in, a decision out);
 //   - runner/supervisor: a task's turns (ready, delivery, dialogs) and
 //     where a turn and a supervision end (Ending, Conclude), through small
@@ -59,5 +61,6 @@
 // Below everything: the leaves tmuxctl, state and gitsnap (they never
 // import each other nor any runner package), and internal/ (privdir,
 // filelock, atomicfile, transport — ssh and the one shell quoting —,
-// textutil, ctxtime, and test support).
+// textutil, ctxtime, untrusted and tailfile — opening and tail-reading a
+// file an agent can write —, and test support).
 package runner

@@ -18,6 +18,7 @@ import (
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/spend"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -196,7 +197,7 @@ func lastHookEvent(path string) *hookEventInfo {
 	tail, _ := tailfile.Bytes(path, 64<<10)
 	lines := strings.Split(textutil.LastLines(string(tail), 20), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
-		if ev, ok := profile.ParseHookEvent(lines[i]); ok {
+		if ev, ok := spend.ReadHookEvent(lines[i]); ok {
 			return &hookEventInfo{Name: ev.Name, Time: ev.Time, Stop: ev.Stop, Session: ev.Session, Answer: textutil.Headline(ev.Answer, 120)}
 		}
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/spend"
 
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -231,7 +232,7 @@ func (m *Monitor) HookNow() *profile.HookEvent {
 	}
 	lines, _ := readNewLines(m.Events, from)
 	for _, l := range lines {
-		ev, ok := profile.ParseHookEvent(l)
+		ev, ok := spend.ReadHookEvent(l)
 		if !ok || !ev.Stop || (ev.Time.IsZero() && !untimedOK) {
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/spend"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
@@ -92,7 +93,7 @@ func (r *waitRun) close() {
 // untimedOK admits events without a time (written during this wait).
 func (r *waitRun) takeEvents(lines []string, untimedOK bool) {
 	for _, l := range lines {
-		ev, ok := profile.ParseHookEvent(l)
+		ev, ok := spend.ReadHookEvent(l)
 		if !ok || r.hookEnd != nil || !ev.Stop {
 			continue // not a turn end (another hook event), or one came
 		}

@@ -20,18 +20,26 @@
 //     deciding rule's file and line and what every other rule saw.
 //   - ScreenAnswer (answer.go): the answer of the last turn, read off the screen.
 //   - HookEvent, ParseHookEvent, TurnMatch (hookevent.go): a CLI's turn-end
-//     events, and which of them end the turn being watched.
+//     events, and which of them end the turn being watched. The files an
+//     event names (a transcript, a session's chat or events file) are
+//     read by runner/spend.
+//   - The Spend kinds and Usage (spend.go): which record of the CLI's
+//     tells what a turn used, and the usage a payload carries; runner/spend
+//     reads the records.
 //   - UserHookChain, CodexNotify, MergeJSONEnv (hookchain.go): a user's own
-//     hook that runner's must run too (Codex's config.toml is read with
-//     the TOML library); the OpenCode plugin that writes the turn's end is
-//     the opencode profile's hook.settings.
+//     hook that runner's must run too (Codex's config.toml, read by the
+//     caller's function, parsed with the TOML library); the OpenCode plugin
+//     that writes the turn's end is the opencode profile's hook.settings.
 //   - parseTOML, FileError (toml.go): TOML values with the line of each
 //     key, and errors that name file, line and key.
 //
-// It runs nothing and talks to no tmux: it imports only leaves of the
-// module — internal/textutil (escape stripping), internal/transport (shell
-// quoting, the one Quote) and exit (bad-input errors) —, the standard
-// library and the TOML library (github.com/pelletier/go-toml/v2, whose
-// parser gives the line of every key). TestProfileImportsOnlyLeaves holds
-// it to that.
+// It runs nothing, talks to no tmux and opens no file (the CLIs' records
+// of their sessions are runner/spend's to read): it imports only leaves of
+// the module — internal/textutil (escape stripping), internal/transport
+// (shell quoting, the one Quote), internal/untrusted (Name: a session id
+// that can be part of a file name) and exit (bad-input errors) —, the
+// standard library but os, syscall and net, and the TOML library
+// (github.com/pelletier/go-toml/v2, whose parser gives the line of every
+// key). TestProfileImportsOnlyLeaves and TestProfileOpensNoFile hold it
+// to that.
 package profile

@@ -48,7 +48,7 @@ func FuzzDetect(f *testing.F) {
 func FuzzParseHookEvent(f *testing.F) {
 	f.Add(`{"time":"2026-01-02T03:04:05Z","event":"Stop","data":{"hook_event_name":"Stop","session_id":"sim","last_prompt":"say a","last_assistant_message":"a"}}`)
 	f.Add(`{"time":"2026-01-02T03:04:05Z","event":"Stop"}`)
-	if fh, err := os.Open("testdata/gemini-chat.jsonl"); err == nil {
+	if fh, err := os.Open("../spend/testdata/gemini-chat.jsonl"); err == nil { // a Gemini CLI chat file
 		sc := bufio.NewScanner(fh)
 		sc.Buffer(make([]byte, 1<<20), 1<<24)
 		for sc.Scan() {

@@ -1,11 +1,12 @@
 package profile
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 )
@@ -22,9 +23,10 @@ const (
 
 // UserHookChain returns the user's own program that the hook h would
 // replace, read from where h.ChainUser says, for an agent whose
-// environment is kv (KEY=VALUE; later entries win). Nil when the user has
-// none.
-func UserHookChain(h *Hook, kv []string) ([]string, error) {
+// environment is kv (KEY=VALUE; later entries win) over getenv's
+// (os.Getenv). read reads a file (os.ReadFile: the caller's, for profile
+// opens none). Nil when the user has none.
+func UserHookChain(h *Hook, kv []string, getenv func(string) string, read func(string) ([]byte, error)) ([]string, error) {
 	if h == nil || h.ChainUser == "" {
 		return nil, nil
 	}
@@ -32,7 +34,7 @@ func UserHookChain(h *Hook, kv []string) ([]string, error) {
 		if v, ok := envValue(kv, k); ok {
 			return v
 		}
-		return os.Getenv(k)
+		return getenv(k)
 	}
 	switch h.ChainUser {
 	case ChainCodexNotify:
@@ -45,7 +47,7 @@ func UserHookChain(h *Hook, kv []string) ([]string, error) {
 		if home == "" {
 			return nil, nil
 		}
-		return CodexNotify(filepath.Join(home, "config.toml"))
+		return CodexNotify(filepath.Join(home, "config.toml"), read)
 	}
 	return nil, fmt.Errorf("hook: unknown chain_user %q (known: %q)", h.ChainUser, ChainCodexNotify)
 }
@@ -55,17 +57,16 @@ func UserHookChain(h *Hook, kv []string) ([]string, error) {
 // with the TOML library as Codex reads it, whole: a file that is not
 // valid TOML, or a notify that is not an array of strings, is an error
 // naming the file and the line, so that the user's program is never
-// silently dropped.
-func CodexNotify(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+// silently dropped. read reads the file (os.ReadFile).
+func CodexNotify(path string, read func(string) ([]byte, error)) ([]string, error) {
+	data, err := read(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return codexNotify(f, path)
+	return codexNotify(bytes.NewReader(data), path)
 }
 
 // codexNotify reads notify from a config.toml's text r (named path in

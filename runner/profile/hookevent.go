@@ -1,10 +1,7 @@
 package profile
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
-	"io"
 	"strings"
 	"time"
 
@@ -37,12 +34,13 @@ type HookEvent struct {
 	Prompts []string
 	// AnswerFile is the agent's session record that holds the turn's
 	// answer when the payload has none (GitHub Copilot CLI writes it
-	// after its agentStop hook): see LateAnswer.
+	// after its agentStop hook): runner/spend's LateAnswer reads it.
 	AnswerFile string
 	// Usage is what the turn used, when the payload carries it (a
 	// "usage" object: the sim's, the OpenCode plugin's, the pi
 	// extension's); Transcript is the session file the payload names
-	// (transcript_path), where TurnUsage reads it for the others.
+	// (transcript_path), where runner/spend's TurnUsage reads it for the
+	// others.
 	Usage      *Usage
 	Transcript string
 	// Turn is the agent's own id of the turn, when the payload names it
@@ -53,18 +51,10 @@ type HookEvent struct {
 	Error string
 }
 
-// LateAnswer reads the answer to the prompt whose first line holds sig
-// ("" for the last turn's) from ev.AnswerFile: ok false when it is not
-// there yet, or there is no such file.
-func (ev HookEvent) LateAnswer(sig string) (string, bool) {
-	if ev.AnswerFile == "" {
-		return "", false
-	}
-	return copilotAnswer(ev.AnswerFile, sig)
-}
-
 // ParseHookEvent reads one events-file line; ok is false for a line that
-// is not a JSON object.
+// is not a JSON object. It reads no other file: runner/spend's
+// ReadHookEvent adds the answer a payload does not have whole (Gemini
+// CLI's, from its chat file).
 func ParseHookEvent(line string) (ev HookEvent, ok bool) {
 	var outer map[string]json.RawMessage
 	if json.Unmarshal([]byte(line), &outer) != nil || outer == nil {
@@ -116,19 +106,11 @@ func ParseHookEvent(line string) (ev HookEvent, ok bool) {
 	ev.Transcript, _ = str("transcript_path")
 	ev.Turn, _ = str("turn-id", "turn_id")
 	ev.Error, _ = str("error")
-	if tp, has := str("transcript_path"); has && ev.Name == "AfterAgent" {
-		// Gemini CLI 0.61's prompt_response repeats the streamed chunks
-		// after the answer; the chat file it names has the answer whole.
-		prompt, _ := str("prompt")
-		if a, ok := geminiChatAnswer(tp, prompt); ok {
-			ev.Answer, ev.HasAnswer = a, true
-		}
-	}
 	if tp, has := str("transcriptPath"); has && !ev.HasAnswer {
 		// GitHub Copilot CLI's agentStop names its session's events file,
 		// which will have the turn's answer (written after the hook, a turn
 		// late at times); the payload has none. Read by the prompt: see
-		// LateAnswer.
+		// runner/spend's LateAnswer.
 		ev.AnswerFile = tp
 	}
 	parent, _ := str("parent_id", "agent_id")
@@ -188,117 +170,3 @@ func (m TurnMatch) Accepts(ev HookEvent) (bool, string) {
 // normalizeSpace folds every run of white space (a pasted CR, a tab) to
 // one space.
 func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// geminiChatAnswer reads the model's answer to prompt from a Gemini CLI chat
-// file (JSON lines; a "user" record, then the "gemini" records of its turn):
-// the text of the last "gemini" record after the last "user" record, which
-// must be prompt's. ok is false when the file does not have that turn's
-// answer yet (then the payload's prompt_response stands). Only the file's
-// last MiB is read.
-func geminiChatAnswer(path, prompt string) (answer string, ok bool) {
-	sc, done, err := tailLines(path, 1<<20)
-	if err != nil {
-		return "", false
-	}
-	defer done()
-	userSeen, userMatches := false, false
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		var rec struct {
-			Type    string          `json:"type"`
-			Content json.RawMessage `json:"content"`
-		}
-		if len(line) == 0 || json.Unmarshal(line, &rec) != nil {
-			continue // a partial first line, or a metadata record
-		}
-		text := chatText(rec.Content)
-		switch rec.Type {
-		case "user":
-			userSeen = true
-			userMatches = prompt == "" || strings.Contains(text, strings.TrimSpace(prompt))
-			answer, ok = "", false
-		case "gemini":
-			if userSeen && userMatches && strings.TrimSpace(text) != "" {
-				answer, ok = text, true
-			}
-		}
-	}
-	return strings.TrimSpace(answer), ok
-}
-
-// chatText is a chat record's content: a string, or parts with text.
-func chatText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(raw, &parts) == nil {
-		var b strings.Builder
-		for _, p := range parts {
-			b.WriteString(p.Text)
-		}
-		return b.String()
-	}
-	return ""
-}
-
-// copilotAnswer is the last answer in a GitHub Copilot CLI session's
-// events file (events.jsonl: one {"type": …, "data": …} per line; an
-// answer is an "assistant.message" whose data.content is not empty), to
-// the last prompt, or with sig to the last prompt that holds sig (Copilot
-// writes the file a turn late at times: an answer to another prompt is
-// not this turn's). ok is false when there is none. Only the file's last
-// MiB is read.
-func copilotAnswer(path, sig string) (answer string, ok bool) {
-	sc, done, err := tailLines(path, 1<<20)
-	if err != nil {
-		return "", false
-	}
-	defer done()
-	ours := sig == ""
-	for sc.Scan() {
-		var rec struct {
-			Type string `json:"type"`
-			Data struct {
-				Content string `json:"content"`
-			} `json:"data"`
-		}
-		if json.Unmarshal(bytes.TrimSpace(sc.Bytes()), &rec) != nil {
-			continue // a partial first line
-		}
-		switch rec.Type {
-		case "user.message":
-			// A new turn: its answer follows (if it is the one asked for).
-			ours = sig == "" || strings.Contains(normalizeSpace(rec.Data.Content), normalizeSpace(sig))
-			if ours {
-				answer, ok = "", false
-			}
-		case "assistant.message":
-			if c := strings.TrimSpace(rec.Data.Content); c != "" && ours {
-				answer, ok = c, true
-			}
-		}
-	}
-	return answer, ok
-}
-
-// tailLines scans the lines of the last window bytes of the file at path
-// (the first may be partial); done closes the file.
-func tailLines(path string, window int64) (sc *bufio.Scanner, done func(), err error) {
-	f, err := untrusted.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if st, err := f.Stat(); err == nil && st.Size() > window {
-		if _, err := f.Seek(st.Size()-window, io.SeekStart); err != nil {
-			f.Close()
-			return nil, nil, err
-		}
-	}
-	sc = bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), int(window))
-	return sc, func() { f.Close() }, nil
-}

@@ -1,11 +1,6 @@
 package profile
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 )
@@ -72,96 +67,5 @@ func TestTurnMatch(t *testing.T) {
 	// Without a known session or signature, any Stop after the delivery.
 	if ok, _ := (TurnMatch{Since: since}).Accepts(HookEvent{Name: "Stop", Stop: true, Session: "x", Prompts: []string{"y"}}); !ok {
 		t.Error("an open match refused a Stop")
-	}
-}
-
-// TestGeminiChatAnswer: Gemini CLI 0.61's AfterAgent prompt_response
-// repeats the streamed chunks after the answer; the answer comes from the
-// chat file the payload names (a real one, taken from a turn through the
-// mock), and only when that file has the named prompt's answer.
-func TestGeminiChatAnswer(t *testing.T) {
-	chat, err := filepath.Abs("testdata/gemini-chat.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "The answer streams word by word ANSWER-FIRST-LINE.\nA second line with the details ANSWER-DONE."
-	garbled := want + " answer  streams  word  by  word"
-	payload := func(path, prompt string) string {
-		b, _ := json.Marshal(map[string]any{"session_id": "s", "hook_event_name": "AfterAgent", "transcript_path": path,
-			"prompt": prompt, "prompt_response": garbled})
-		return string(b)
-	}
-	half := filepath.Join(t.TempDir(), "half.jsonl")
-	b, _ := os.ReadFile(chat)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	var kept []string
-	for _, l := range lines {
-		if !strings.Contains(l, `"type":"gemini"`) {
-			kept = append(kept, l)
-		}
-	}
-	if len(kept) == len(lines) {
-		t.Fatal("testdata has no gemini record")
-	}
-	if err := os.WriteFile(half, []byte(strings.Join(kept, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		name, line, want string
-	}{
-		{"the chat file's answer", payload(chat, "please do the ANSWER-TASK now"), want},
-		{"another prompt's turn: the payload's", payload(chat, "some other prompt"), garbled},
-		{"answer not written yet: the payload's", payload(half, "please do the ANSWER-TASK now"), garbled},
-		{"no chat file: the payload's", payload(filepath.Join(t.TempDir(), "none"), "x"), garbled},
-	} {
-		ev, ok := ParseHookEvent(c.line)
-		if !ok || !ev.Stop || ev.Answer != c.want {
-			t.Errorf("%s: answer %q (ok %v, stop %v), want %q", c.name, ev.Answer, ok, ev.Stop, c.want)
-		}
-	}
-}
-
-// Copilot's agentStop names its session's events file, which has the
-// answer: the turn's last non-empty assistant message (a tool call's
-// message has none), never an earlier turn's.
-func TestCopilotAnswer(t *testing.T) {
-	dir := t.TempDir()
-	events := filepath.Join(dir, "events.jsonl")
-	body := `{"type":"session.start","data":{}}
-{"type":"user.message","data":{"content":"first"}}
-{"type":"assistant.message","data":{"content":"first answer"}}
-{"type":"user.message","data":{"content":"create a file"}}
-{"type":"assistant.message","data":{"content":"","toolRequests":[{"name":"create"}]}}
-{"type":"tool.execution_complete","data":{}}
-{"type":"assistant.message","data":{"content":"I wrote hello.txt. Done."}}
-{"type":"assistant.turn_end","data":{}}
-`
-	if err := os.WriteFile(events, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	line := `{"event":"Stop","data":{"sessionId":"4835963a-5a43","transcriptPath":` + strconv.Quote(events) + `,"stopReason":"end_turn"}}`
-	ev, ok := ParseHookEvent(line)
-	if !ok || !ev.Stop || ev.HasAnswer || ev.AnswerFile != events || ev.Session != "4835963a-5a43" {
-		t.Errorf("ParseHookEvent = %+v, %v", ev, ok)
-	}
-	if a, ok := ev.LateAnswer("create a file"); !ok || a != "I wrote hello.txt. Done." {
-		t.Errorf("LateAnswer = %q, %v", a, ok)
-	}
-	// A turn with no answer yet: none, not the turn before's.
-	if err := os.WriteFile(events, []byte(body+`{"type":"user.message","data":{"content":"again"}}`+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if a, ok := ev.LateAnswer(""); ok {
-		t.Errorf("answer %q from an earlier turn", a)
-	}
-	// By the prompt: the file a turn late has no answer to this turn's.
-	if a, ok := copilotAnswer(events, "again"); ok {
-		t.Errorf("answer %q to another prompt", a)
-	}
-	if a, ok := copilotAnswer(events, "create a"); !ok || a != "I wrote hello.txt. Done." {
-		t.Errorf("the answer to 'create a file' = %q, %v", a, ok)
-	}
-	if _, ok := copilotAnswer(filepath.Join(dir, "missing"), ""); ok {
-		t.Error("an answer from a missing file")
 	}
 }

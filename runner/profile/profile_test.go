@@ -273,7 +273,7 @@ func TestCodexNotifyChain(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(toml), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	chain, err := CodexNotify(cfg)
+	chain, err := CodexNotify(cfg, os.ReadFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,11 +314,11 @@ func TestCodexNotifyChain(t *testing.T) {
 		if err := os.WriteFile(cfg, []byte(bad), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := CodexNotify(cfg); err == nil || !strings.Contains(err.Error(), cfg) {
+		if _, err := CodexNotify(cfg, os.ReadFile); err == nil || !strings.Contains(err.Error(), cfg) {
 			t.Errorf("CodexNotify(%q) error %v, want one naming %s", bad, err, cfg)
 		}
 	}
-	if c, err := CodexNotify(filepath.Join(dir, "none.toml")); c != nil || err != nil {
+	if c, err := CodexNotify(filepath.Join(dir, "none.toml"), os.ReadFile); c != nil || err != nil {
 		t.Errorf("missing file: %q, %v", c, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/spend"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -45,7 +46,7 @@ func (s *Supervisor) watchLive(ctx context.Context) (stop func()) {
 				return
 			case <-tick.C:
 			}
-			u, ok := profile.LiveUsage(s.Profile, file, from, sig, s.AgentEnv)
+			u, ok := spend.LiveUsage(s.Profile, file, from, sig, s.AgentEnv)
 			if !ok || u == last {
 				continue
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/spend"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -80,7 +81,7 @@ func (s *Supervisor) turnSpendNow(ctx context.Context, ev profile.HookEvent) (sp
 		env = func(string) string { return "" }
 		ev.Transcript = "" // a path on the task's host
 	}
-	u, ok, complete := profile.TurnUsage(s.Profile, ev, s.sig, env)
+	u, ok, complete := spend.TurnUsage(s.Profile, ev, s.sig, env)
 	switch {
 	case complete && ok:
 		return usageSpend(u, 1), nil
@@ -107,7 +108,7 @@ func (s *Supervisor) turnSpend(ctx context.Context, ev profile.HookEvent) state.
 		ok, complete bool
 	)
 	for deadline := clock.Now().Add(spendWait); ; {
-		u, ok, complete = profile.TurnUsage(s.Profile, ev, s.sig, env)
+		u, ok, complete = spend.TurnUsage(s.Profile, ev, s.sig, env)
 		if complete || clock.Now().After(deadline) || ctxtime.Sleep(ctx, 25*time.Millisecond) != nil {
 			break
 		}
@@ -176,7 +177,7 @@ func turnSummary(screen string) string {
 // after its hook ran (GitHub Copilot CLI: a turn late at times).
 func lateAnswer(ctx context.Context, ev profile.HookEvent, sig string) string {
 	for deadline := clock.Now().Add(lateAnswerWait); ; {
-		if a, ok := ev.LateAnswer(sig); ok {
+		if a, ok := spend.LateAnswer(ev, sig); ok {
 			return strings.TrimSpace(a)
 		}
 		if clock.Now().After(deadline) || ctxtime.Sleep(ctx, 20*time.Millisecond) != nil {

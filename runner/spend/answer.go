@@ -1,0 +1,113 @@
+// A turn's answer from the CLI's record, where the hook's payload does not
+// have it whole.
+
+package spend
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/runner-cli/runner/internal/tailfile"
+	"github.com/runner-cli/runner/runner/profile"
+)
+
+// answerWindow bounds how much of a record is read for an answer: its
+// last MiB.
+const answerWindow = 1 << 20
+
+// ReadHookEvent is profile.ParseHookEvent with the answer read from the
+// record where the payload's is not whole: Gemini CLI 0.61's AfterAgent
+// prompt_response repeats the streamed chunks after the answer, and the
+// chat file it names (transcript_path) has the answer whole.
+func ReadHookEvent(line string) (profile.HookEvent, bool) {
+	ev, ok := profile.ParseHookEvent(line)
+	if !ok || ev.Name != "AfterAgent" || ev.Transcript == "" {
+		return ev, ok
+	}
+	prompt := ""
+	if len(ev.Prompts) > 0 {
+		prompt = ev.Prompts[0] // the payload's "prompt"
+	}
+	if a, found := geminiChatAnswer(ev.Transcript, prompt); found {
+		ev.Answer, ev.HasAnswer, ev.AnswerFile = a, true, ""
+	}
+	return ev, true
+}
+
+// LateAnswer reads the answer to the prompt whose first line holds sig
+// ("" for the last turn's) from ev.AnswerFile (GitHub Copilot CLI writes
+// it after its agentStop hook, a turn late at times): ok false when it is
+// not there yet, or there is no such file.
+func LateAnswer(ev profile.HookEvent, sig string) (string, bool) {
+	if ev.AnswerFile == "" {
+		return "", false
+	}
+	return copilotAnswer(ev.AnswerFile, sig)
+}
+
+// geminiChatAnswer reads the model's answer to prompt from a Gemini CLI chat
+// file (JSON lines; a "user" record, then the "gemini" records of its turn):
+// the text of the last "gemini" record after the last "user" record, which
+// must be prompt's. ok is false when the file does not have that turn's
+// answer yet (then the payload's prompt_response stands).
+func geminiChatAnswer(path, prompt string) (answer string, ok bool) {
+	userSeen, userMatches := false, false
+	_ = tailfile.Lines(path, answerWindow, func(l tailfile.Line) bool {
+		var rec struct {
+			Type    string          `json:"type"`
+			Content json.RawMessage `json:"content"`
+		}
+		line := bytes.TrimSpace(l.Text)
+		if len(line) == 0 || json.Unmarshal(line, &rec) != nil {
+			return true // a partial first line, or a metadata record
+		}
+		text := chatText(rec.Content)
+		switch rec.Type {
+		case "user":
+			userSeen = true
+			userMatches = prompt == "" || strings.Contains(text, strings.TrimSpace(prompt))
+			answer, ok = "", false
+		case "gemini":
+			if userSeen && userMatches && strings.TrimSpace(text) != "" {
+				answer, ok = text, true
+			}
+		}
+		return true
+	})
+	return strings.TrimSpace(answer), ok
+}
+
+// copilotAnswer is the last answer in a GitHub Copilot CLI session's
+// events file (events.jsonl: one {"type": …, "data": …} per line; an
+// answer is an "assistant.message" whose data.content is not empty), to
+// the last prompt, or with sig to the last prompt that holds sig (Copilot
+// writes the file a turn late at times: an answer to another prompt is
+// not this turn's). ok is false when there is none.
+func copilotAnswer(path, sig string) (answer string, ok bool) {
+	ours := sig == ""
+	_ = tailfile.Lines(path, answerWindow, func(l tailfile.Line) bool {
+		var rec struct {
+			Type string `json:"type"`
+			Data struct {
+				Content string `json:"content"`
+			} `json:"data"`
+		}
+		if json.Unmarshal(bytes.TrimSpace(l.Text), &rec) != nil {
+			return true // a partial first line
+		}
+		switch rec.Type {
+		case "user.message":
+			// A new turn: its answer follows (if it is the one asked for).
+			if ours = promptMatches(rec.Data.Content, sig); ours {
+				answer, ok = "", false
+			}
+		case "assistant.message":
+			if c := strings.TrimSpace(rec.Data.Content); c != "" && ours {
+				answer, ok = c, true
+			}
+		}
+		return true
+	})
+	return answer, ok
+}

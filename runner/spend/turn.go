@@ -1,0 +1,149 @@
+package spend
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/runner-cli/runner/runner/profile"
+)
+
+// spendWindow bounds how much of a session file is read for one turn:
+// its last 16 MiB.
+const spendWindow = 16 << 20
+
+// TurnUsage reads what the turn that ev ended used, from the record p's
+// Spend names; sig is a piece of the turn's prompt (its first line), ""
+// for the last turn. ok is false when the CLI recorded nothing the runner
+// can read (then the turn's spend is unknown); complete is false while the
+// record does not have the turn's end yet (its answer, as the hook gave
+// it: some CLIs run their hook before they write the record), so the
+// caller reads again a little later. env looks up the agent's environment
+// (HOME, CODEX_HOME).
+func TurnUsage(p *profile.Profile, ev profile.HookEvent, sig string, env func(string) string) (u profile.Usage, ok, complete bool) {
+	if ev.Usage != nil {
+		return *ev.Usage, true, true
+	}
+	if p == nil {
+		return profile.Usage{}, false, true
+	}
+	r, known := records[p.Spend]
+	if !known {
+		return profile.Usage{}, false, true
+	}
+	path := r.file(ev, env)
+	if r.endInFile && path == "" {
+		return profile.Usage{}, false, true
+	}
+	var t turnRecord
+	if path != "" {
+		t = scanTurn(path, r.format, query{sig: sig, turn: ev.Turn})
+	}
+	if r.endInFile {
+		return t.usage, t.ok, t.ended
+	}
+	complete = t.ended || !ev.HasAnswer || answerIn(t.last, ev.Answer)
+	return t.usage, t.ok, complete
+}
+
+// A record is where a CLI keeps its session, and how.
+type record struct {
+	// file is the record a turn-end event names: "" for none.
+	file   func(ev profile.HookEvent, env func(string) string) string
+	format format
+	// endInFile: the hook's payload has no answer to check the record by
+	// (Copilot CLI's): the turn is complete once the record has its end.
+	endInFile bool
+}
+
+// records are the CLIs' records, by the profile's Spend.
+var records = map[string]record{
+	profile.SpendClaude:  {file: transcript, format: claudeFormat},
+	profile.SpendCodex:   {file: codexRollout, format: codexFormat},
+	profile.SpendGemini:  {file: transcript, format: geminiFormat},
+	profile.SpendQwen:    {file: qwenChat, format: qwenFormat},
+	profile.SpendCopilot: {file: answerFile, format: copilotFormat, endInFile: true},
+}
+
+// transcript is the session file the payload names (transcript_path).
+func transcript(ev profile.HookEvent, _ func(string) string) string { return ev.Transcript }
+
+// answerFile is the session's events file Copilot CLI's agentStop names
+// (transcriptPath).
+func answerFile(ev profile.HookEvent, _ func(string) string) string { return ev.AnswerFile }
+
+// codexRollout finds the rollout file of the Codex thread ev names under
+// $CODEX_HOME/sessions (default ~/.codex/sessions): "" when there is none.
+func codexRollout(ev profile.HookEvent, env func(string) string) string {
+	id := ev.Session
+	if id == "" || strings.ContainsAny(id, `/\*?[`) {
+		return ""
+	}
+	home := env("CODEX_HOME")
+	if home == "" {
+		h := env("HOME")
+		if h == "" {
+			return ""
+		}
+		home = filepath.Join(h, ".codex")
+	}
+	return lastMatch(filepath.Join(home, "sessions", "*", "*", "*", "rollout-*"+id+".jsonl"))
+}
+
+// qwenChat is the chat file of a Qwen Code session: the payload's
+// transcript_path, else ~/.qwen/projects/*/chats/<session>.jsonl.
+func qwenChat(ev profile.HookEvent, env func(string) string) string {
+	if ev.Transcript != "" {
+		return ev.Transcript
+	}
+	home := env("HOME")
+	if ev.Session == "" || home == "" || strings.ContainsAny(ev.Session, `/\*?[`) {
+		return ""
+	}
+	return lastMatch(filepath.Join(home, ".qwen", "projects", "*", "chats", ev.Session+".jsonl"))
+}
+
+// lastMatch is the last file the glob pattern matches: "" for none.
+func lastMatch(pattern string) string {
+	matches, _ := filepath.Glob(pattern)
+	if len(matches) == 0 {
+		return ""
+	}
+	return matches[len(matches)-1]
+}
+
+// turnRecord is what a session file tells of one turn: its spend (ok: the
+// turn and some usage were found), the text of its last answer, and
+// whether the file marks the turn's end.
+type turnRecord struct {
+	usage profile.Usage
+	ok    bool
+	last  string
+	ended bool
+}
+
+// answerIn reports whether a record's last answer is the hook's: the
+// first line of the hook's answer is in it.
+func answerIn(last, answer string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(answer), "\n")
+	return strings.Contains(normalizeSpace(last), normalizeSpace(first))
+}
+
+// promptMatches reports whether a user prompt's text is the turn's: it
+// holds sig (any prompt does for an empty sig).
+func promptMatches(text, sig string) bool {
+	return sig == "" || strings.Contains(normalizeSpace(text), normalizeSpace(sig))
+}
+
+// normalizeSpace folds every run of white space (a pasted CR, a tab) to
+// one space.
+func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// plus is a and b added.
+func plus(a, b profile.Usage) profile.Usage {
+	a.Input += b.Input
+	a.Output += b.Output
+	a.Cached += b.Cached
+	a.CostUSD += b.CostUSD
+	a.HasCost = a.HasCost || b.HasCost
+	return a
+}
