@@ -67,16 +67,7 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 		}
 	}
 	p.setup = req.worktreePlan(p.project)
-	pol := req.policy(p.project)
-	if req.Settings.MaxTurns == 0 {
-		req.Settings.MaxTurns = pol.MaxTurns
-	}
-	if req.Settings.BudgetTokens == 0 {
-		req.Settings.BudgetTokens = pol.BudgetTokens
-	}
-	if req.Settings.BudgetUSD == 0 {
-		req.Settings.BudgetUSD = pol.BudgetUSD
-	}
+	req.budgetsFrom(req.policy(p.project))
 	if p.lin, err = dispatchLineage(ctx, env, st, *req); err != nil {
 		return p, err
 	}
@@ -89,45 +80,11 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 	if p.from != "" {
 		req.Worktree = true
 	}
-	if req.Worktree {
-		// A worktree needs a repository: a usage error found before the
-		// task is recorded (it recorded a failed task, then exited 2).
-		gctx, err := env.GitOn(ctx, p.host)
-		if err != nil {
-			return p, err
-		}
-		if _, err := gitsnap.WorktreeHome(gctx, p.dir); err != nil {
-			if errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing) {
-				return p, exit.Usagef("--worktree: %v (a worktree task needs a git repository with a work tree: run without --worktree, or 'git init' there)", err)
-			}
-			return p, fmt.Errorf("--worktree: %s: %w", p.dir, err)
-		}
+	if err := checkWorktree(ctx, env, req, p); err != nil {
+		return p, err
 	}
-	if !req.SandboxSet {
-		req.Sandbox = req.policy(p.project).Sandbox
-	}
-	if !settings.ValidSandboxHome(req.SandboxHome) {
-		return p, exit.Usagef("--sandbox-home %q: give shared or task", req.SandboxHome)
-	}
-	if req.Sandbox && req.SandboxHome == settings.SandboxHomeTask && p.host != "" {
-		return p, exit.Usagef("--sandbox-home task: not on a host yet (run it here, or with the shared home there)")
-	}
-	if req.Sandbox {
-		// Found before anything is recorded: a sandbox that cannot be
-		// made is a usage error (exit 2), not a failed task.
-		if p.host != "" {
-			c, err := env.HostConn(ctx, p.host)
-			if err != nil {
-				return p, err
-			}
-			if _, err := c.Sandbox(ctx); err != nil {
-				return p, err
-			}
-		} else if _, err := sandbox.CheckLocal(ctx); err != nil {
-			return p, exit.Usagef("--sandbox: %v", err)
-		} else if req.SandboxHome == settings.SandboxHomeTask && sandbox.LocalProgram == sandbox.SeatbeltProgram {
-			return p, exit.Usagef("--sandbox-home task: %v", sandbox.ErrSeatbeltBinds)
-		}
+	if err := checkSandbox(ctx, env, req, p); err != nil {
+		return p, err
 	}
 	if req.RequireSnapshot && p.host == "" {
 		if _, err := gitsnap.List(ctx, p.dir); err != nil && (errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing)) {
@@ -135,6 +92,73 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 		}
 	}
 	return p, nil
+}
+
+// budgetsFrom takes the budgets the dispatch names none of from the
+// project's policy.
+func (req *DispatchRequest) budgetsFrom(pol config.Policy) {
+	if req.Settings.MaxTurns == 0 {
+		req.Settings.MaxTurns = pol.MaxTurns
+	}
+	if req.Settings.BudgetTokens == 0 {
+		req.Settings.BudgetTokens = pol.BudgetTokens
+	}
+	if req.Settings.BudgetUSD == 0 {
+		req.Settings.BudgetUSD = pol.BudgetUSD
+	}
+}
+
+// checkWorktree refuses a worktree where there is no repository with a
+// work tree: a usage error found before the task is recorded.
+func checkWorktree(ctx context.Context, env *Env, req *DispatchRequest, p dispatchPlan) error {
+	if !req.Worktree {
+		return nil
+	}
+	gctx, err := env.GitOn(ctx, p.host)
+	if err != nil {
+		return err
+	}
+	if _, err := gitsnap.WorktreeHome(gctx, p.dir); err != nil {
+		if errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing) {
+			return exit.Usagef("--worktree: %v (a worktree task needs a git repository with a work tree: run without --worktree, or 'git init' there)", err)
+		}
+		return fmt.Errorf("--worktree: %s: %w", p.dir, err)
+	}
+	return nil
+}
+
+// checkSandbox settles whether the task is sandboxed (the flag, else the
+// project's policy) and, if so, that a sandbox can be made where it runs:
+// one that cannot is a usage error (exit 2) found before anything is
+// recorded, not a failed task.
+func checkSandbox(ctx context.Context, env *Env, req *DispatchRequest, p dispatchPlan) error {
+	if !req.SandboxSet {
+		req.Sandbox = req.policy(p.project).Sandbox
+	}
+	if !settings.ValidSandboxHome(req.SandboxHome) {
+		return exit.Usagef("--sandbox-home %q: give shared or task", req.SandboxHome)
+	}
+	if !req.Sandbox {
+		return nil
+	}
+	if p.host != "" {
+		if req.SandboxHome == settings.SandboxHomeTask {
+			return exit.Usagef("--sandbox-home task: not on a host yet (run it here, or with the shared home there)")
+		}
+		c, err := env.HostConn(ctx, p.host)
+		if err != nil {
+			return err
+		}
+		_, err = c.Sandbox(ctx)
+		return err
+	}
+	if _, err := sandbox.CheckLocal(ctx); err != nil {
+		return exit.Usagef("--sandbox: %v", err)
+	}
+	if req.SandboxHome == settings.SandboxHomeTask && sandbox.LocalProgram == sandbox.SeatbeltProgram {
+		return exit.Usagef("--sandbox-home task: %v", sandbox.ErrSeatbeltBinds)
+	}
+	return nil
 }
 
 // worktreePlan settles whether the task gets a worktree of its own (the

@@ -53,32 +53,12 @@ func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profil
 		fail(err.Error())
 		return err
 	}
-	take := func() (*gitsnap.Snapshot, error) {
+	snap, snapErr, launched, err := snapshotAndLaunch(ctx, env, task, prof, spec, func() (*gitsnap.Snapshot, error) {
 		return gitsnap.Take(gctx, snapDir, gitsnap.Options{ID: task.ID, Label: "before " + TaskTitle(task.Text)})
-	}
-	var (
-		snap     *gitsnap.Snapshot
-		snapErr  error
-		launched *launched
-	)
-	if spec.Worktree || spec.Sandbox != nil {
-		snap, snapErr = take()
-	} else {
-		if err := env.Store.PrepareTaskFiles(task.ID); err != nil {
-			fail(err.Error())
-			return err
-		}
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			snap, snapErr = take()
-		}()
-		launched, err = launchPane(ctx, env, task, prof, spec)
-		<-done
-		if err != nil {
-			fail("launch failed: " + err.Error())
-			return err
-		}
+	})
+	if err != nil {
+		fail(err.Error())
+		return err
 	}
 	// closePane closes the pane of an agent that is not to run after all.
 	closePane := func() {
@@ -86,21 +66,11 @@ func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profil
 			_ = launched.close(context.WithoutCancel(ctx))
 		}
 	}
-	snapRef, snapNote := "", ""
-	switch {
-	case snapErr == nil:
-		snapRef = snap.Ref
-		snapNote = fmt.Sprintf("snapshot %s (%s)", snap.Ref, snap.Duration.Round(time.Millisecond))
-	case spec.RequireSnapshot || spec.Worktree:
-		flag := "--require-snapshot"
-		if spec.Worktree {
-			flag = "--worktree"
-		}
+	snapRef, snapNote, err := snapshotOutcome(snap, snapErr, spec)
+	if err != nil {
 		closePane()
 		fail("no snapshot: " + snapErr.Error())
-		return exit.Usagef("%s: %v", flag, snapErr)
-	default:
-		snapNote = "no snapshot: " + snapshotReason(snapErr)
+		return err
 	}
 	var wt worktreeStart
 	if spec.Worktree {
@@ -110,23 +80,7 @@ func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profil
 		}
 		snapNote += "; worktree " + wt.dir + " on branch " + wt.branch
 	}
-	err = env.Record().UpdateTaskDurably(ctx, "task "+task.ID+": starting", task.ID, func(t *state.Task) error {
-		if t.Status != state.StatusQueued {
-			return &errLeftQueue{t}
-		}
-		t.SnapshotRef = snapRef
-		if wt.branch != "" {
-			t.Origin, t.Dir, t.Branch = t.Dir, wt.dir, wt.branch
-		}
-		if err := t.SetStatus(state.StatusStarting, env.Time(), snapNote); err != nil {
-			return err
-		}
-		if launched != nil {
-			launched.record(t) // the pane, in the same write
-		}
-		return nil
-	})
-	if err != nil {
+	if err := recordStarting(ctx, env, task.ID, snapRef, snapNote, wt, launched); err != nil {
 		closePane()
 		return err
 	}
@@ -145,6 +99,71 @@ func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profil
 		return err
 	}
 	return nil
+}
+
+// snapshotAndLaunch takes the snapshot (take) and, in a shared tree
+// without a sandbox, launches the agent's pane beside it (launched: nil
+// when it is to start after the snapshot). err is a failure to start,
+// which the task records; a failed snapshot is snapErr.
+func snapshotAndLaunch(ctx context.Context, env *Env, task *state.Task, prof *profile.Profile, spec *settings.Start,
+	take func() (*gitsnap.Snapshot, error)) (snap *gitsnap.Snapshot, snapErr error, l *launched, err error) {
+	if spec.Worktree || spec.Sandbox != nil {
+		snap, snapErr = take()
+		return snap, snapErr, nil, nil
+	}
+	if err := env.Store.PrepareTaskFiles(task.ID); err != nil {
+		return nil, nil, nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		snap, snapErr = take()
+	}()
+	l, err = launchPane(ctx, env, task, prof, spec)
+	<-done
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("launch failed: %w", err)
+	}
+	return snap, snapErr, l, nil
+}
+
+// snapshotOutcome is what the record says of the snapshot: its ref and a
+// note, or, when the task needs one (--require-snapshot, --worktree), the
+// usage error that ends it.
+func snapshotOutcome(snap *gitsnap.Snapshot, snapErr error, spec *settings.Start) (ref, note string, err error) {
+	switch {
+	case snapErr == nil:
+		return snap.Ref, fmt.Sprintf("snapshot %s (%s)", snap.Ref, snap.Duration.Round(time.Millisecond)), nil
+	case spec.RequireSnapshot || spec.Worktree:
+		flag := "--require-snapshot"
+		if spec.Worktree {
+			flag = "--worktree"
+		}
+		return "", "", exit.Usagef("%s: %v", flag, snapErr)
+	}
+	return "", "no snapshot: " + snapshotReason(snapErr), nil
+}
+
+// recordStarting records the task starting: its snapshot, its worktree,
+// and the pane launched beside the snapshot (if one was), in one write;
+// a task that left the queue meanwhile (cancelled) is an *errLeftQueue.
+func recordStarting(ctx context.Context, env *Env, id, snapRef, snapNote string, wt worktreeStart, launched *launched) error {
+	return env.Record().UpdateTaskDurably(ctx, "task "+id+": starting", id, func(t *state.Task) error {
+		if t.Status != state.StatusQueued {
+			return &errLeftQueue{t}
+		}
+		t.SnapshotRef = snapRef
+		if wt.branch != "" {
+			t.Origin, t.Dir, t.Branch = t.Dir, wt.dir, wt.branch
+		}
+		if err := t.SetStatus(state.StatusStarting, env.Time(), snapNote); err != nil {
+			return err
+		}
+		if launched != nil {
+			launched.record(t) // the pane, in the same write
+		}
+		return nil
+	})
 }
 
 func snapshotReason(err error) string {
