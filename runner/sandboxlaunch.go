@@ -29,57 +29,28 @@ import (
 // and the tmux socket are out of reach; the task's events file, its hook
 // files and its door (package door) are its openings. penv is the pane's
 // environment (HOME, XDG_*, CODEX_HOME … for the profile's paths). The
-// dispatch checked that bwrap works (sandbox.Check); here it is only found
-// (a bwrap gone since is an error).
+// dispatch checked that the sandbox works (sandbox.CheckLocal); here its
+// program is only found (one gone since is an error).
 func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv []string, sb *settings.Sandbox) ([]string, []string, error) {
 	env := s.env
 	prog, err := exec.LookPath(sandbox.LocalProgram)
 	if err != nil {
 		return nil, nil, exit.Usagef("--sandbox: %s is not installed any more (%s)", sandbox.LocalProgram, sandbox.LocalInstallHint)
 	}
-	home := ""
-	for _, kv := range penv {
-		if v, ok := confine.CutEnv(kv, "HOME"); ok {
-			home = v
-		}
-	}
+	home := envValue(penv, "HOME")
 	common := ""
 	if gctx, err := env.GitContext(ctx, t); err == nil {
 		if c, err := gitsnap.CommonDir(gctx, t.Dir); err == nil {
 			common = c
 		}
 	}
-	var cliMarked, userMarked []string
-	for _, p := range prof.SandboxPaths {
-		if x := sandbox.Expand(p, home, penv); x != "" {
-			cliMarked = append(cliMarked, x)
-		}
-	}
-	for _, p := range sb.Paths {
-		if x := sandbox.Expand(p, home, penv); x != "" {
-			userMarked = append(userMarked, x)
-		}
-	}
-	cliDirs, err := sandbox.Prepare(cliMarked)
-	if err != nil {
-		return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
-	}
-	made, err := sandbox.Prepare(userMarked)
+	cliDirs, made, err := sandboxDirs(prof.SandboxPaths, sb.Paths, home, penv)
 	if err != nil {
 		return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
 	}
 	var binds [][2]string
 	if sb.Home == settings.SandboxHomeTask {
-		// The CLI's directories, copied for the task and bound over the
-		// real ones: nothing the agent writes there reaches the user's.
-		copies, err := confine.HomeCopies(env.Store.TaskFile("home-dir", t.ID), home, cliDirs)
-		if err != nil {
-			return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
-		}
-		for _, p := range cliDirs {
-			binds = append(binds, [2]string{copies[p], p})
-		}
-		if err := env.Record().Update(ctx, t.ID, func(x *state.Task) { x.HomeCopies = copies }); err != nil {
+		if binds, err = homeBinds(ctx, env, t, home, cliDirs); err != nil {
 			return nil, nil, err
 		}
 	} else {
@@ -95,12 +66,8 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 	// What the agent reads that /tmp holds would vanish under the private
 	// /tmp: its program, runner (its hook), the PATH, HOME (a test's),
 	// each as it really is (an npm bin/ entry is a link into lib/).
-	read := []string{filepath.Dir(argv[0]), argv[0], filepath.Dir(env.Exe), env.Exe, home}
-	for _, kv := range penv {
-		if v, ok := confine.CutEnv(kv, "PATH"); ok {
-			read = append(read, filepath.SplitList(v)...)
-		}
-	}
+	read := append([]string{filepath.Dir(argv[0]), argv[0], filepath.Dir(env.Exe), env.Exe, home},
+		filepath.SplitList(envValue(penv, "PATH"))...)
 	if p, err := exec.LookPath(argv[0]); err == nil {
 		read = append(read, filepath.Dir(p), p)
 	}
@@ -115,6 +82,55 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 		return nil, nil, exit.Usagef("--sandbox: %v", err)
 	}
 	return wrapped, writable, nil
+}
+
+// envValue is key's last value in env (KEY=VALUE entries), "" when unset.
+func envValue(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if x, ok := confine.CutEnv(kv, key); ok {
+			v = x
+		}
+	}
+	return v
+}
+
+// sandboxDirs expands the profile's sandbox paths (the CLI's own state)
+// and the user's (config sandbox_paths) for this HOME and environment,
+// making the directories among them that are missing.
+func sandboxDirs(cliPaths, userPaths []string, home string, penv []string) (cliDirs, userDirs []string, err error) {
+	expand := func(paths []string) []string {
+		var out []string
+		for _, p := range paths {
+			if x := sandbox.Expand(p, home, penv); x != "" {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	if cliDirs, err = sandbox.Prepare(expand(cliPaths)); err != nil {
+		return nil, nil, err
+	}
+	userDirs, err = sandbox.Prepare(expand(userPaths))
+	return cliDirs, userDirs, err
+}
+
+// homeBinds copies the CLI's directories for the task (recorded with it)
+// and returns them bound over the real ones: nothing the agent writes
+// there reaches the user's.
+func homeBinds(ctx context.Context, env *Env, t *state.Task, home string, cliDirs []string) ([][2]string, error) {
+	copies, err := confine.HomeCopies(env.Store.TaskFile("home-dir", t.ID), home, cliDirs)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %w", t.ID, err)
+	}
+	var binds [][2]string
+	for _, p := range cliDirs {
+		binds = append(binds, [2]string{copies[p], p})
+	}
+	if err := env.Record().Update(ctx, t.ID, func(x *state.Task) { x.HomeCopies = copies }); err != nil {
+		return nil, err
+	}
+	return binds, nil
 }
 
 // ShadowSandbox wraps argv, the headless command of a shadow of task t
