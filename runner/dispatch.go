@@ -101,17 +101,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	if argv, err = siteArgv(ctx, env, prof, plan, argv); err != nil {
 		return nil, err
 	}
-	spec := &settings.Start{Argv: argv, Size: req.Size, UseHook: req.UseHook, RequireSnapshot: req.RequireSnapshot,
-		Exclusive: req.Exclusive, WaitLock: req.WaitLock, Worktree: req.Worktree}
-	if req.Worktree {
-		spec.Setup, spec.From = plan.setup, plan.from
-	}
-	if req.Sandbox {
-		spec.Sandbox = &settings.Sandbox{Paths: req.SandboxPaths}
-		if req.SandboxHome == settings.SandboxHomeTask {
-			spec.Sandbox.Home = settings.SandboxHomeTask
-		}
-	}
+	spec := req.startSpec(argv, plan)
 	req.Settings.Start = spec
 	var lock *state.ProjectLock
 	handedOff := false // the lock went to a detached supervisor
@@ -166,6 +156,22 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		task = t
 	}
 	return task, err
+}
+
+// startSpec is how the task's agent starts (recorded with its settings).
+func (req *DispatchRequest) startSpec(argv []string, plan dispatchPlan) *settings.Start {
+	spec := &settings.Start{Argv: argv, Size: req.Size, UseHook: req.UseHook, RequireSnapshot: req.RequireSnapshot,
+		Exclusive: req.Exclusive, WaitLock: req.WaitLock, Worktree: req.Worktree}
+	if req.Worktree {
+		spec.Setup, spec.From = plan.setup, plan.from
+	}
+	if req.Sandbox {
+		spec.Sandbox = &settings.Sandbox{Paths: req.SandboxPaths}
+		if req.SandboxHome == settings.SandboxHomeTask {
+			spec.Sandbox.Home = settings.SandboxHomeTask
+		}
+	}
+	return spec
 }
 
 // detach starts the task's supervisor in its own process, handing it the
