@@ -27,7 +27,7 @@ import (
 )
 
 // Monitor watches one agent pane and decides what the agent is doing, from
-// the strongest signal to the weakest (DESIGN.md): the agent's own hook
+// the strongest signal to the weakest (docs/architecture.md): the agent's own hook
 // events, the pane's death, the profile's screen patterns (applied when the
 // screen changed and held for Settle), and for profiles without patterns an
 // unchanged screen for Idle.
