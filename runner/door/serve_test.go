@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // TestOpenRunner: a door opened in a folder runs each request as the
@@ -43,12 +45,12 @@ func TestOpenRunner(t *testing.T) {
 	sock := filepath.Join(dir, SocketName)
 	call := func(cwd string, args ...string) Response {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		for deadline := clock.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 			resp, err := Call(ctx, sock, Request{Args: args, Cwd: cwd})
 			if err == nil {
 				return resp
 			}
-			if time.Now().After(deadline) {
+			if clock.Now().After(deadline) {
 				t.Fatalf("call: %v", err)
 			}
 		}
