@@ -11,7 +11,7 @@ import (
 // supervisor, a hook, a wait) writes a Go CPU profile of its whole life, as
 // NAME-PID.pprof (NAME is the command: dispatch, supervise, hook, ...). It is
 // a contributor's tool for finding where the time of a load goes (see the
-// README's performance section); nothing is written when it is unset.
+// docs/benchmarks.md); nothing is written when it is unset.
 const envCPUProfileDir = "RUNNER_CPUPROFILE_DIR"
 
 // startCPUProfile starts the CPU profile envCPUProfileDir asks for and returns

@@ -263,9 +263,9 @@ func mapEnv(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
-// The README's example config must stay a valid config.
+// The example config of docs/configuration.md must stay a valid config.
 func TestReadmeExampleConfig(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestReadmeExampleConfig(t *testing.T) {
 	_, block, ok2 := strings.Cut(sec, "```json\n")
 	block, _, ok3 := strings.Cut(block, "```")
 	if !ok || !ok2 || !ok3 {
-		t.Fatal("README: no ```json block under ## Configuration")
+		t.Fatal("docs/configuration.md: no ```json block under ## Configuration")
 	}
 	c, err := Parse([]byte(block))
 	if err != nil {

@@ -104,7 +104,7 @@ func configCheck(getenv func(string) string, path string, err error) Check {
 	switch {
 	case err != nil:
 		c.Status, c.Detail = CheckFail, err.Error()
-		c.Fix = "edit " + path + " (every key is optional; see README, Configuration)"
+		c.Fix = "edit " + path + " (every key is optional; see docs/configuration.md)"
 	case path == "":
 		c.Detail = "no config file (none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set): built-in defaults"
 	default:

@@ -162,18 +162,18 @@ func TestAgentFileNew(t *testing.T) {
 	}
 }
 
-// TestReadmeAgentFile: the README's example agent file is a valid
+// TestReadmeAgentFile: the example agent file of docs/agents.md is a valid
 // override of the built-in claude.
 func TestReadmeAgentFile(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/agents.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, sec, ok := strings.Cut(string(b), "### Agent files")
+	_, sec, ok := strings.Cut(string(b), "## Agent files")
 	_, block, ok2 := strings.Cut(sec, "```toml\n")
 	block, _, ok3 := strings.Cut(block, "```")
 	if !ok || !ok2 || !ok3 {
-		t.Fatal("README: no ```toml block under ### Agent files")
+		t.Fatal("docs/agents.md: no ```toml block under ## Agent files")
 	}
 	f, err := ParseFile("/home/me/.config/runner/agents/claude.toml", []byte(block))
 	if err != nil {
