@@ -22,9 +22,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/messaging"
-	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
-	"github.com/runner-cli/runner/runner/supervisor"
 
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
@@ -207,15 +205,18 @@ const (
 	// text (task_timeout, --timeout).
 	DefaultTaskTimeout = 60 * time.Minute
 	// DefaultIdle and DefaultSettle are the Monitor's (idle, settle,
-	// --settle): see monitor.DefaultIdle and monitor.DefaultSettle.
-	DefaultIdle   = monitor.DefaultIdle
-	DefaultSettle = monitor.DefaultSettle
+	// --settle): monitor.DefaultIdle and monitor.DefaultSettle, which a
+	// test holds equal (config imports neither the monitor nor the
+	// supervisor: it is a leaf of the domain).
+	DefaultIdle   = 3 * time.Second
+	DefaultSettle = 50 * time.Millisecond
 	// DefaultCloseAfter is how long after a task ends its window is closed
 	// (close_after).
 	DefaultCloseAfter = 2 * time.Hour
 	// DefaultReadyTimeout bounds an agent's start-up (ready_timeout,
-	// --ready-timeout): see supervisor.DefaultReadyTimeout.
-	DefaultReadyTimeout = supervisor.DefaultReadyTimeout
+	// --ready-timeout): supervisor.DefaultReadyTimeout (a test holds them
+	// equal).
+	DefaultReadyTimeout = 60 * time.Second
 	// DefaultNotifyTimeout bounds the notification command (notify_timeout).
 	DefaultNotifyTimeout = 10 * time.Second
 	// DefaultRetention is how long finished tasks stay in the state

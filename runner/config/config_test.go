@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/supervisor"
 
 	"github.com/runner-cli/runner/runner/exit"
 )
@@ -305,4 +307,13 @@ func BenchmarkLoadConfig(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestDefaultsAreTheirOwners: the defaults the config documents are the
+// ones the monitor and the supervisor use.
+func TestDefaultsAreTheirOwners(t *testing.T) {
+	if DefaultIdle != monitor.DefaultIdle || DefaultSettle != monitor.DefaultSettle || DefaultReadyTimeout != supervisor.DefaultReadyTimeout {
+		t.Errorf("config's defaults (idle %v, settle %v, ready timeout %v) differ from monitor's (%v, %v) or supervisor's (%v)",
+			DefaultIdle, DefaultSettle, DefaultReadyTimeout, monitor.DefaultIdle, monitor.DefaultSettle, supervisor.DefaultReadyTimeout)
+	}
 }
