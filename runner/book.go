@@ -205,7 +205,7 @@ func (b *taskBook) LookAtChanges(ctx context.Context) func(context.Context) {
 	l, err := lookAtChanges(ctx, b.env, b.id)
 	return func(ctx context.Context) {
 		if err == nil {
-			err = l.record(ctx)
+			err = l.Record(ctx)
 		}
 		if err != nil {
 			b.env.Say("task %s: %v", b.id, err)

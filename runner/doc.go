@@ -26,8 +26,9 @@
 //     interfaces (Pane, Watcher, Book; taskBook in book.go is the Book);
 //   - runner/record: the task record's durable writes and the journal;
 //   - runner/messaging: the queue's rules, awareness, lineage;
-//   - runner/overlap: which tasks changed the same files, and whom to tell
-//     (changes.go looks at the files and posts the messages);
+//   - runner/overlap: which tasks changed the same files, and whom to tell;
+//   - runner/changes: the files each task changed, recorded with their
+//     overlaps and told (changes.go runs it on this Env);
 //   - runner/budget: a tree's budgets, passed or not (budget.go stops what
 //     a passed one stops);
 //   - runner/settings: what a task runs with, as recorded with it;

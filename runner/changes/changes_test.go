@@ -1,9 +1,10 @@
-package runner
+package changes
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/runner-cli/runner/internal/importcheck"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -31,4 +32,10 @@ func TestMayBeTold(t *testing.T) {
 	if want := []string{"t_self", "t_done", "t_working"}; !slices.Equal(got, want) {
 		t.Errorf("mayBeTold = %v, want %v", got, want)
 	}
+}
+
+// TestImports keeps the package doc true: git, tmux and the supervisors
+// come through Deps (the packages are named for their types).
+func TestImports(t *testing.T) {
+	importcheck.Only(t, ".", "gitsnap", "internal/ctxtime", "runner/messaging", "runner/overlap", "runner/record", "runner/settings", "state", "tmuxctl")
 }
