@@ -120,7 +120,6 @@ git archive --format=tar "$commit" | tar -xf - -C "$tmp/src"
 # The binaries, built side by side: a lone go build leaves a core idle
 # while it links and between packages.
 ldflags="-s -w -X main.version=$ver -X main.commit=$commit -X main.date=$date"
-hostbin="" hostp="$(go env GOHOSTOS)/$(go env GOHOSTARCH)"
 pids=()
 for p in "${platforms[@]}"; do
 	os=${p%/*} arch=${p#*/}
@@ -129,7 +128,6 @@ for p in "${platforms[@]}"; do
 	(cd "$tmp/src" && CGO_ENABLED=0 GOOS=$os GOARCH=$arch GOAMD64=v1 GOARM64=v8.0 \
 		go build -trimpath -buildvcs=false -ldflags "$ldflags" -o "$tmp/stage/$name/runner" ./cmd/runner) >"$tmp/build_${os}_$arch.log" 2>&1 &
 	pids+=($!)
-	[ "$p" = "$hostp" ] && hostbin="$tmp/stage/$name/runner"
 done
 for i in "${!platforms[@]}"; do
 	p=${platforms[$i]}
@@ -138,11 +136,12 @@ for i in "${!platforms[@]}"; do
 		die "go build for $p failed (above)"
 	}
 done
-if [ -z "$hostbin" ]; then # a build machine none of the platforms is
-	hostbin="$tmp/runner-host"
-	(cd "$tmp/src" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "$ldflags" -o "$hostbin" ./cmd/runner) ||
-		die "go build for this machine failed (see above)"
-fi
+# The man pages' writer is a runner of its own, built with -tags gendocs
+# (the runner users run leaves the generators out: their libraries would
+# cost every command's start-up).
+hostbin="$tmp/runner-host"
+(cd "$tmp/src" && CGO_ENABLED=0 go build -tags gendocs -trimpath -buildvcs=false -ldflags "$ldflags" -o "$hostbin" ./cmd/runner) ||
+	die "go build -tags gendocs for this machine failed (see above)"
 
 # Man pages and completions, from the command tree (the same on every
 # platform). Outside any sandboxed task's door, whatever the environment.

@@ -175,7 +175,8 @@ func (a *app) newRootCmd() *cobra.Command {
 	add(groupScripting, a.newTmuxCmd(), a.newAgentsCmd(), a.newStatusLineCmd())
 	// Hidden: the simulated agent, the supervisor and hook a dispatch
 	// starts, the man page writer of the release.
-	add("", a.newAgentSimCmd(), a.newSuperviseCmd(), a.newHookCmd(), a.newGenManCmd(), a.newGenDocsCmd())
+	add("", a.newAgentSimCmd(), a.newSuperviseCmd(), a.newHookCmd())
+	add("", a.docCommands()...)
 	return root
 }
 
