@@ -9,11 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner/sandbox"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
@@ -59,7 +59,7 @@ type Runner struct {
 func (r Runner) Handle(ctx context.Context, req Request) Response {
 	cmd := exec.CommandContext(ctx, r.Exe, req.Args...)
 	cmd.Dir = r.Dir
-	if req.Cwd != "" && filepath.IsAbs(req.Cwd) && within(filepath.Clean(req.Cwd), r.Dir) {
+	if req.Cwd != "" && filepath.IsAbs(req.Cwd) && sandbox.Within(filepath.Clean(req.Cwd), r.Dir) {
 		if fi, err := os.Stat(req.Cwd); err == nil && fi.IsDir() {
 			cmd.Dir = filepath.Clean(req.Cwd)
 		}
@@ -84,9 +84,4 @@ func (r Runner) Handle(ctx context.Context, req Request) Response {
 		resp.Stderr = append(resp.Stderr, fmt.Sprintf("runner: the door could not run runner: %v\n", err)...)
 	}
 	return resp
-}
-
-// within reports whether p is dir or inside it (both clean).
-func within(p, dir string) bool {
-	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
 }
