@@ -140,6 +140,9 @@ func (s *turnScan) begin(at place) {
 	s.out, s.started, s.answered, s.from = turnRecord{}, true, false, at
 	s.msgs, s.before, s.counted = lastByID[profile.Usage]{}, s.total, false
 	for _, p := range s.pending {
+		if !p.at.after(at) {
+			continue // the turn's before: not decoded
+		}
 		if e, ok := s.f.decode(p.raw, s.q); ok && !e.prompt && !e.begins {
 			s.take(e, p.at)
 		}
