@@ -31,6 +31,8 @@ version (each '<cli> --version' is bounded by a few seconds; --no-version skips 
 and whether the CLI has a turn-end hook (HOOK): with one, a turn ends the moment
 the agent says so and the answer comes from the hook's payload; without, both
 come from the screen ('runner agents --json' says which event for each).`,
+		Example: `  runner agents
+  runner agents --json --no-version`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runAgents(cmd.Context(), opts)
@@ -95,6 +97,8 @@ file and config override it) as JSON: its keys are those an agent file
 
 --toml prints the built-in agent file of NAME instead, comments and all: the
 file an agents/NAME.toml of yours overrides, key by key.`,
+		Example: `  runner agents show claude
+  runner agents show codex --toml`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
@@ -153,6 +157,8 @@ The pane flags give what tmux would say besides the text (#{pane_current_command
 cannot decide (a pager in the shell profile, a question versus output).
 
 States: ready, busy, needs_input, starting, exited, error, unknown.`,
+		Example: `  runner agents detect --pane %3 --agent claude
+  runner agents detect --file claude-screen.txt --agent claude --json`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.paneInfo.changed(cmd)

@@ -29,6 +29,8 @@ Without FILE, every NAME.toml in the agents folder beside the config file
 files every runner command loads, and a bad one stops them all (exit 2).
 
 Exit status 0 when every file is valid, 2 when one is not (or none can be read).`,
+		Example: `  runner agents check                 # every file in ~/.config/runner/agents
+  runner agents check ~/.config/runner/agents/claude.toml --json`,
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.files = argv
 			return a.runAgentsCheck(cmd.Context(), opts)

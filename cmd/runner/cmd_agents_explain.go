@@ -44,6 +44,8 @@ ago it came.
 
 The pane flags give what tmux would say besides the text, as for 'agents detect'
 (for a live pane, they override what tmux says).`,
+		Example: `  runner agents explain --task t_abc123
+  runner agents explain --screen claude-screen.txt --agent claude --json`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.paneInfo.changed(cmd)

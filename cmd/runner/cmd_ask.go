@@ -39,9 +39,9 @@ shadow's exit status, null when killed or not run), fyi_error.
 
 Exit status: 0 every target answered (or got the question as a message), 1 some
 shadow failed, 3 some timed out (and none failed), 2 bad targets (nothing run).`,
-		Example: `  runner ask t_3kq9 "which file holds the retry logic?"
-  runner ask @siblings "is anyone changing api/handler.go?"
-  runner ask @all --timeout 30s --json --file question.md`,
+		Example: `  runner ask t_def456 "which file holds the retry logic?"
+  runner ask @all --timeout 30s --json --file question.md
+  # inside a task's pane: runner ask @siblings "is anyone changing handler.go?"`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv

@@ -13,7 +13,9 @@ func (a *app) newCancelCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "cancel ID [--kill]",
 		Short: "Interrupt a task's agent and mark it cancelled (--kill closes its window and ends its processes)",
-		Args:  args(cobra.ExactArgs(1)),
+		Example: `  runner cancel t_def456
+  runner cancel t_stu901 --kill   # also close its window and end its processes`,
+		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
 			return a.runCancel(cmd.Context(), opts)

@@ -28,6 +28,8 @@ func (a *app) newConfigCmd() *cobra.Command {
 $XDG_CONFIG_HOME/runner/config.json, else ~/.config/runner/config.json.
 Every key is optional; a missing file means the built-in defaults. Unknown
 keys and bad values are errors that name the file and the key (exit 2).`,
+		Example: `  runner config path
+  runner config show`,
 	}
 	cmd.AddCommand(a.newConfigPathCmd(), a.newConfigShowCmd())
 	return cmd
@@ -46,7 +48,9 @@ func (a *app) newConfigPathCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "path",
 		Short: "Print the config file's path (--json: also whether it exists and why this path)",
-		Args:  args(cobra.NoArgs),
+		Example: `  runner config path
+  runner config path --json`,
+		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runConfigPath(cmd.Context(), opts)
 		},
@@ -84,6 +88,8 @@ func (a *app) newConfigShowCmd() *cobra.Command {
 		Long: `Print the effective configuration: the built-in defaults overlaid with the
 config file, with the merged model aliases. Without --json a first line says
 which file was read.`,
+		Example: `  runner config show
+  runner config show --json`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runConfigShow(cmd.Context(), opts)

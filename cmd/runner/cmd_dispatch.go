@@ -74,11 +74,9 @@ the delivery of the text, so a slow start-up never uses it; past it the task
 ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
 (send, a message) gets the full --timeout again from its delivery.`,
 		Example: `  runner dispatch api "add a /health endpoint"
-  runner dispatch . --agent codex --model gpt5 --file task.md
-  runner dispatch api --detach --json "write tests for the parser"
-  runner dispatch ~/src/site --agent shell "make test"
-  B=$(runner dispatch api --detach --after "$A" "document the endpoint")
-  answer=$(runner dispatch api --print-answer "what does main.go do?")`,
+  runner dispatch . --agent shell --timeout 30m ./test.sh
+  id=$(runner dispatch api --detach --worktree --file task.md)
+  runner dispatch api --after "$id" --print-answer "what does the new endpoint return?"`,
 		Args: args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			f.args, f.worktreeSet, f.sandboxSet = argv, cmd.Flags().Changed("worktree"), cmd.Flags().Changed("sandbox")

@@ -37,6 +37,8 @@ installed CLI that node runs (a script whose shebang names node), which node
 runs it and whether its package's engines.node allows that node (a warning,
 with how to get the Node it asks for, when not). Nothing is changed. Exits 1
 if any check fails, 0 otherwise (warnings included).`,
+		Example: `  runner doctor
+  runner doctor --json --no-version`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runDoctor(cmd.Context(), opts)

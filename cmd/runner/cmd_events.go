@@ -43,6 +43,9 @@ With --json each line is a JSON object (schema version "v": 1):
    "task", "project", "status", "reason", "answer", "message", "from", "to",
    "with", "files"}
 Exit codes: 0; 2 bad flags (an unknown task, a cursor that is no number).`,
+		Example: `  runner events --since 1h
+  runner events --task t_abc123 --json
+  runner events --follow --project api   # until Ctrl-C`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runEvents(cmd.Context(), o) },
 	}

@@ -29,6 +29,9 @@ turn-end hooks). One connection per host is shared by all of runner's commands
 (OpenSSH ControlMaster, its socket under the state directory).
 
 Names use a-z, 0-9, '.', '_' and '-' (at most 64, starting with a letter or digit).`,
+		Example: `  runner host add build me@build.example.com
+  runner host check build
+  runner dispatch /srv/api --host build "fix the flaky test"`,
 		Args: args(cobra.NoArgs),
 	}
 	cmd.AddCommand(a.newHostAddCmd(), a.newHostListCmd(), a.newHostRmCmd(), a.newHostCheckCmd())
@@ -57,6 +60,8 @@ the tmux server there (a -L name or a -S path; default runner's private server,
 tmux -L runner); --dir the absolute directory where runner keeps its tasks' pane
 transcripts there (default ~/` + state.RemoteDirDefault + `). Nothing is contacted:
 'runner host check NAME' does that.`,
+		Example: `  runner host add build me@build.example.com
+  runner host add gpu gpu-box --ssh-arg -p --ssh-arg 2222 --runner /usr/local/bin/runner`,
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.name, opts.destination = argv[0], argv[1]
@@ -99,7 +104,9 @@ func (a *app) newHostListCmd() *cobra.Command {
 		Use:     "list",
 		Aliases: []string{"ls"},
 		Short:   "List the registered hosts",
-		Args:    args(cobra.NoArgs),
+		Example: `  runner host list
+  runner host list --json`,
+		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runHostList(cmd.Context(), opts)
 		},
@@ -140,9 +147,10 @@ func (a *app) runHostList(ctx context.Context, opts hostListOptions) error {
 func (a *app) newHostRmCmd() *cobra.Command {
 	var opts hostRmOptions
 	cmd := &cobra.Command{
-		Use:   "rm NAME",
-		Short: "Unregister a host (nothing on it is touched)",
-		Args:  args(cobra.ExactArgs(1)),
+		Use:     "rm NAME",
+		Short:   "Unregister a host (nothing on it is touched)",
+		Example: `  runner host rm build`,
+		Args:    args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
 			return a.runHostRm(cmd.Context(), opts)
@@ -181,6 +189,8 @@ which agent CLIs of your profiles are installed, and the runner binary named wit
 
 Exit status: 0 when the host can run tasks (ssh, tmux and git work), 1 when it
 cannot (unreachable, or tmux or git missing), 2 for an unknown host.`,
+		Example: `  runner host check build
+  runner host check build --json`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv

@@ -23,7 +23,10 @@ func (a *app) newLogsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "logs ID [-f] [--raw]",
 		Short: "Print a task's transcript (escapes stripped unless --raw)",
-		Args:  args(cobra.ExactArgs(1)),
+		Example: `  runner logs t_abc123
+  runner logs t_abc123 --raw
+  runner logs t_def456 -f    # until the task ends, or Ctrl-C`,
+		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
 			return a.runLogs(cmd.Context(), opts)
@@ -102,6 +105,9 @@ func (a *app) newAttachCmd() *cobra.Command {
 Detach again with the tmux prefix key and d (C-b d by default). A task on a host
 is attached over ssh (ssh -t HOST tmux attach-session there). With --print, only
 print the command.`,
+		Example: `  runner attach t_abc123
+  runner attach api                 # the project's tmux session
+  runner attach t_abc123 --print    # only print the tmux command`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv

@@ -21,6 +21,8 @@ func (a *app) newDiffCmd() *cobra.Command {
 they are now where the task works: its own worktree for a task dispatched with
 --worktree (committed or not), else the project's directory. Untracked files
 count; ignored ones do not. Exit 2 for an unknown task or one without a snapshot.`,
+		Example: `  runner diff t_abc123
+  runner diff t_mno345 --stat`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
@@ -101,6 +103,9 @@ the branch or with another task's; --all: stopped at a conflict); 2 the task
 has no worktree or its branch is gone, or the project has local changes in the
 paths the merge touches (commit or stash them), or is mid-merge or on a
 detached HEAD, or is no repository; 5 the task is still at work.`,
+		Example: `  runner merge --check t_mno345
+  runner merge t_mno345 --squash -m "add the /health endpoint"
+  runner merge --all`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
@@ -239,7 +244,9 @@ func (a *app) newWorktreeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "worktree",
 		Short: "The git worktrees of tasks dispatched with --worktree",
-		Args:  args(cobra.NoArgs),
+		Example: `  runner dispatch api --detach --worktree "add tests for the parser"
+  runner worktree list`,
+		Args: args(cobra.NoArgs),
 	}
 	var opts worktreeOptions
 	list := &cobra.Command{
@@ -249,6 +256,8 @@ func (a *app) newWorktreeCmd() *cobra.Command {
 task's repository, so a worktree whose task record is gone is listed too
 (TASK "-"). MERGED says whether the branch has anything its repository's
 current branch lacks; runner gc removes merged ones of finished tasks.`,
+		Example: `  runner worktree list
+  runner worktree list --json`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runWorktree(cmd.Context(), opts)

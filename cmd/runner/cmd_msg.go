@@ -42,6 +42,8 @@ refusal and delivery goes to the journal.
 
 Exit status: 0 when every recipient accepted it, 2 when one refused it (the
 reason is printed) or for bad input.`,
+		Example: `  runner msg t_def456 "the API schema changed: regenerate the client first"
+  runner msg @project:api --type update "main is green again"`,
 		Args: args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
@@ -106,6 +108,8 @@ func (a *app) newInboxCmd() *cobra.Command {
 		Long: `List the messages to and from a task, oldest first: id, direction, the other
 task, type, status, hops, age and the first line. Without ID, inside a runner
 pane, the pane's task.`,
+		Example: `  runner inbox t_abc123
+  runner inbox t_abc123 --json`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
@@ -169,7 +173,9 @@ func (a *app) newQueueCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "queue",
 		Short: "Show each task's queue of undelivered messages: depth and oldest age",
-		Args:  args(cobra.NoArgs),
+		Example: `  runner queue
+  runner queue --json`,
+		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runQueue(cmd.Context(), opts)
 		},

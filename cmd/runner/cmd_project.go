@@ -18,6 +18,9 @@ func (a *app) newProjectCmd() *cobra.Command {
 		Short: "Register the directories agents work in",
 		Long: `A project is a name for a directory. Tasks are dispatched to a project by name.
 Names use a-z, 0-9, '.', '_' and '-' (at most 64, starting with a letter or digit).`,
+		Example: `  runner project add web ~/src/web
+  runner project list
+  runner project rm web`,
 		Args: args(cobra.NoArgs),
 	}
 	cmd.AddCommand(a.newProjectAddCmd(), a.newProjectListCmd(), a.newProjectRmCmd())
@@ -34,7 +37,8 @@ func (a *app) newProjectAddCmd() *cobra.Command {
 registered host (see 'runner host'): host:HOST:/abs/dir, or --host HOST /abs/dir.
 A directory on a host is checked there over ssh; tasks dispatched to the project
 then run there.`,
-		Args: args(cobra.ExactArgs(2)),
+		Example: `  runner project add web ~/src/web`,
+		Args:    args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
 			return a.runProjectAdd(cmd.Context(), opts)
@@ -81,7 +85,9 @@ func (a *app) newProjectListCmd() *cobra.Command {
 		Use:     "list",
 		Aliases: []string{"ls"},
 		Short:   "List the registered projects",
-		Args:    args(cobra.NoArgs),
+		Example: `  runner project list
+  runner project list --json`,
+		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runProjectList(cmd.Context(), opts)
 		},
@@ -124,6 +130,7 @@ func (a *app) newProjectRmCmd() *cobra.Command {
 		Use:     "rm NAME",
 		Aliases: []string{"remove"},
 		Short:   "Unregister a project (its directory is not touched)",
+		Example: `  runner project rm web`,
 		Args:    args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv

@@ -29,6 +29,9 @@ func (a *app) newPsCmd() *cobra.Command {
 		Long: `List tasks, newest first. Every call reconciles the state with the live
 panes and supervisors: a task whose supervisor is gone becomes orphaned (resume
 it with 'runner resume ID') or, when its pane is gone too, failed.`,
+		Example: `  runner ps
+  runner ps --all --project api
+  runner ps --json`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runPs(cmd.Context(), opts)
@@ -129,7 +132,9 @@ func (a *app) newStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status ID",
 		Short: "Show a task: lifecycle with times and reasons, snapshot, delivery, result",
-		Args:  args(cobra.ExactArgs(1)),
+		Example: `  runner status t_abc123
+  runner status t_abc123 --json`,
+		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
 			return a.runStatus(cmd.Context(), opts)

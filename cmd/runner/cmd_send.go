@@ -24,6 +24,8 @@ func (a *app) newSendCmd() *cobra.Command {
 		Long: `Deliver TEXT (or --file F / --file -) to the agent of a task whose last turn
 ended, and wait for the new turn like dispatch does (exit code = outcome). With
 --detach a supervisor waits and send returns at once.`,
+		Example: `  runner send t_abc123 "now add a test for it"
+  runner send t_abc123 --detach --file followup.md`,
 		Args: args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
@@ -139,9 +141,10 @@ func (a *app) runSend(ctx context.Context, opts sendOptions) error {
 func (a *app) newResumeCmd() *cobra.Command {
 	var opts resumeOptions
 	cmd := &cobra.Command{
-		Use:   "resume ID",
-		Short: "Start a new supervisor for an orphaned task (or one left waiting for input)",
-		Args:  args(cobra.ExactArgs(1)),
+		Use:     "resume ID",
+		Short:   "Start a new supervisor for an orphaned task (or one left waiting for input)",
+		Example: `  runner resume t_jkl012`,
+		Args:    args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
 			return a.runResume(cmd.Context(), opts)

@@ -34,6 +34,9 @@ repository containing the current directory, or the one given with -C.
 
 With --host NAME (see 'runner host'), they work on a repository of that
 machine, over its shared ssh connection: give DIR as an absolute path there.`,
+		Example: `  runner snapshot take --label "before the refactor"
+  runner snapshot diff s_abc123 --stat
+  runner snapshot restore s_abc123 --yes`,
 		Args: args(cobra.NoArgs),
 	}
 	var dir, host string
@@ -92,7 +95,9 @@ func (a *app) newSnapshotTakeCmd(dir *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "take [DIR]",
 		Short: "Snapshot the work tree containing DIR (default: the current directory)",
-		Args:  args(cobra.MaximumNArgs(1)),
+		Example: `  runner snapshot take --label "before the migration"
+  runner snapshot take ~/src/web --json`,
+		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
 			opts.host, _ = cmd.Flags().GetString("host")
@@ -138,7 +143,9 @@ func (a *app) newSnapshotListCmd(dir *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [DIR]",
 		Short: "List the snapshots of the repository containing DIR, newest first",
-		Args:  args(cobra.MaximumNArgs(1)),
+		Example: `  runner snapshot list
+  runner snapshot list ~/src/web --json`,
+		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
 			return a.runSnapshotList(cmd.Context(), opts)
@@ -185,7 +192,9 @@ func (a *app) newSnapshotShowCmd(dir *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show what a snapshot recorded",
-		Args:  args(cobra.ExactArgs(1)),
+		Example: `  runner snapshot show s_abc123
+  runner snapshot show s_abc123 --json`,
+		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
 			return a.runSnapshotShow(cmd.Context(), opts)
@@ -241,7 +250,9 @@ func (a *app) newSnapshotDiffCmd(dir *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "diff ID",
 		Short: "Show what changed since a snapshot (in the work tree, or in another snapshot with --against)",
-		Args:  args(cobra.ExactArgs(1)),
+		Example: `  runner snapshot diff s_abc123
+  runner snapshot diff s_abc123 --stat`,
+		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
 			return a.runSnapshotDiff(cmd.Context(), opts)

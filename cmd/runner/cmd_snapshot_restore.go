@@ -25,7 +25,8 @@ first, so the restore can itself be undone with the ID it prints.
 
 It asks for confirmation unless --yes is given; without a terminal and without
 --yes it refuses (exit 2).`,
-		Args: args(cobra.ExactArgs(1)),
+		Example: `  runner snapshot restore s_abc123 --yes`,
+		Args:    args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.id = argv[0]
 			opts.host, _ = cmd.Flags().GetString("host")
@@ -84,7 +85,9 @@ func (a *app) newSnapshotPruneCmd(dir *string) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "prune",
 		Short: "Delete snapshots older than an age (default 30d)",
-		Args:  args(cobra.NoArgs),
+		Example: `  runner snapshot prune
+  runner snapshot prune --older-than 2w --json`,
+		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runSnapshotPrune(cmd.Context(), opts)
 		},

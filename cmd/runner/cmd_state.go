@@ -23,6 +23,9 @@ state.json is the index (projects, the hot fields of active and recent tasks,
 open and recent messages); tasks/<id>.<gen>.json holds each task's whole record;
 archive/ holds finished tasks and messages the index no longer carries;
 ops/ holds task changes handed to the process that holds the lock.`,
+		Example: `  runner state show
+  runner state path
+  runner state repair`,
 		Args: args(cobra.NoArgs),
 	}
 	cmd.AddCommand(a.newStatePathCmd(), a.newStateShowCmd(), a.newStateRepairCmd())
@@ -34,7 +37,9 @@ func (a *app) newStatePathCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "path",
 		Short: "Print the path of the state file",
-		Args:  args(cobra.NoArgs),
+		Example: `  runner state path
+  runner state path --json`,
+		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runStatePath(cmd.Context(), opts)
 		},
@@ -73,7 +78,9 @@ func (a *app) newStateShowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "show",
 		Short: "Print the projects and tasks in the state",
-		Args:  args(cobra.NoArgs),
+		Example: `  runner state show
+  runner state show --json`,
+		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runStateShow(cmd.Context(), opts)
 		},
@@ -176,6 +183,8 @@ disk: the previous generation (state.json.prev), the newest record of each task
 (tasks/<id>.<gen>.json), the archive segments that read, and the journal. Record
 files nothing names any more are removed. A healthy state is left alone. A file written by a newer runner is
 refused unless --force is given, which moves it aside to state.json.newer-<time>.`,
+		Example: `  runner state repair
+  runner state repair --json`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runStateRepair(cmd.Context(), opts)
@@ -233,6 +242,8 @@ func (a *app) newPruneCmd() *cobra.Command {
 exited) that ended more than --older-than ago (default: the config's retention,
 or $RUNNER_RETENTION; 24h unless set). Every change to the state also prunes
 those older than the retention; a retention of 0 keeps them.`,
+		Example: `  runner prune --older-than 1h
+  runner prune --older-than 0s --json   # every finished task`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.olderThanSet = cmd.Flags().Changed("older-than")

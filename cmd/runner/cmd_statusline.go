@@ -38,6 +38,9 @@ line for tmux's status bar:
 It reads only the state's index (no task record, no tmux call), so it costs the
 same however many finished tasks are retained. --json prints the counts by
 status.`,
+		Example: `  runner status-line
+  runner status-line --json
+  # in ~/.tmux.conf: set -g status-right '#(runner status-line)'`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runStatusLine(cmd.Context(), opts)

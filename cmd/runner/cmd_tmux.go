@@ -32,6 +32,10 @@ host's shared ssh connection: its private server (tmux -L runner) unless
 --socket names one there. Text still goes through a paste buffer, byte-exact
 (load-buffer reads it from ssh's stdin); wait-idle polls the screen and exec
 reads the scrollback (the pipe files would be on the other machine).`,
+		Example: `  pane=$(runner tmux launch --name scratch -- bash)
+  runner tmux send --pane "$pane" "git status"
+  runner tmux wait-prompt --pane "$pane" --pattern '[$#]$'
+  runner tmux capture --pane "$pane" --lines 50`,
 	}
 	cmd.PersistentFlags().StringVar(&a.tmuxHost, "host", "", "drive the tmux of this registered host (runner host add) over ssh")
 	cmd.AddCommand(a.newTmuxLaunchCmd(), a.newTmuxSendCmd(), a.newTmuxKeysCmd(), a.newTmuxCaptureCmd(),
@@ -61,6 +65,8 @@ func (a *app) newTmuxLaunchCmd() *cobra.Command {
 session NAME, creating the session if needed, and print the new pane's id.
 The pane is kept after the program exits (remain-on-exit), so its exit status
 can be read; remove it with 'runner tmux kill'.`,
+		Example: `  runner tmux launch --name scratch -- bash
+  runner tmux launch --name build --cwd ~/src/api --size 200x50 --env CI=1 -- ./test.sh`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
@@ -131,7 +137,9 @@ func (a *app) newTmuxCaptureCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "capture --pane ID [--lines N] [--join] [--escapes]",
 		Short: "Print a pane's screen (or its last N lines, history included)",
-		Args:  args(cobra.NoArgs),
+		Example: `  runner tmux capture --pane %3
+  runner tmux capture --pane %3 --lines 200 --join`,
+		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runTmuxCapture(cmd.Context(), opts)
 		},
@@ -181,7 +189,9 @@ func (a *app) newTmuxListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [--json]",
 		Short: "List the panes on the server",
-		Args:  args(cobra.NoArgs),
+		Example: `  runner tmux list
+  runner tmux list --json`,
+		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runTmuxList(cmd.Context(), opts)
 		},
@@ -229,7 +239,9 @@ func (a *app) newTmuxKillCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "kill (--pane ID | --name NAME)",
 		Short: "Kill a pane, or a whole session by name",
-		Args:  args(cobra.NoArgs),
+		Example: `  runner tmux kill --pane %4
+  runner tmux kill --name scratch    # the session and every pane in it`,
+		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runTmuxKill(cmd.Context(), opts)
 		},

@@ -26,6 +26,8 @@ Enter. Text is never interpreted as key names, flags or tmux commands.
 After Enter, send checks for one second that the screen changed. With
 --nudges N it presses Enter again up to N times if nothing happened (the text
 is never pasted twice) and exits 1 if there was still no effect.`,
+		Example: `  runner tmux send --pane %3 "git status"
+  runner tmux send --pane %3 --no-enter "git commit -m 'wip'"`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
@@ -148,6 +150,8 @@ func (a *app) newTmuxKeysCmd() *cobra.Command {
 End, PageUp, PageDown, F1…F12, a single character, any of them with C-, M- or
 S- (C-c, M-Enter). A word that is not a key name is refused: use
 'runner tmux send' for text.`,
+		Example: `  runner tmux keys --pane %3 C-c
+  runner tmux keys --pane %3 y Enter`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, keys []string) error {
 			opts.args = keys

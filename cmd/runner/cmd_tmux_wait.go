@@ -25,6 +25,8 @@ func (a *app) newTmuxWaitPromptCmd() *cobra.Command {
 to this pane (or, with --since now, after this command started) matches RE.
 Output that was already there never matches. Captured lines have their
 trailing spaces removed: match "\$$" for a "$ " prompt. Exits 3 on timeout.`,
+		Example: `  runner tmux send --pane %3 "git status"
+  runner tmux wait-prompt --pane %3 --pattern '[$#]$' --timeout 1m`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runTmuxWaitPrompt(cmd.Context(), opts)
@@ -94,6 +96,8 @@ always change (clocks, timers) can be removed before comparing with --mask RE.
 The pane's output is watched through a pipe (pipe-pane), so a quiet pane costs
 almost nothing. A dead or missing pane is an error (exit 1 or 2), never idle.
 Exits 3 on timeout.`,
+		Example: `  runner tmux wait-idle --pane %3
+  runner tmux wait-idle --pane %3 --quiet 1s --mask '[0-9]+:[0-9]{2}'   # a clock changes`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runTmuxWaitIdle(cmd.Context(), opts)
@@ -156,6 +160,8 @@ the command's exit status. --json: prints {"output":…,"exit_code":…} and exi
 The output is read from the pane's output stream (piped to a file while the
 command runs), so it comes back whole at any length, beyond the screen and the
 pane's scrollback; escape sequences are removed.`,
+		Example: `  runner tmux exec --pane %3 -- git status --short
+  runner tmux exec --pane %3 --timeout 5m --json -- ./test.sh`,
 		Args: args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv

@@ -15,6 +15,8 @@ func (a *app) newTreeCmd() *cobra.Command {
 		Short: "Show the task hierarchy (parents and the sub-tasks they dispatched) with statuses",
 		Long: `A task dispatched from inside another task's pane is its child (level + 1).
 'runner tree' shows every root task and its descendants; 'runner tree ID' one subtree.`,
+		Example: `  runner tree
+  runner tree t_pqr678 --json`,
 		Args: args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
@@ -59,7 +61,9 @@ func (a *app) newCollectCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "collect PARENT",
 		Short: "Each child task's outcome and result tail, and whether all are finished",
-		Args:  args(cobra.ExactArgs(1)),
+		Example: `  runner collect t_pqr678
+  runner collect t_pqr678 --json`,
+		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
 			return a.runCollect(cmd.Context(), opts)

@@ -40,6 +40,9 @@ any task): what a task and everything it dispatched spent.
 --since keeps the tasks active in the window (not ended before it); a task
 counts whole. The state keeps finished tasks for its retention
 (runner state --help).`,
+		Example: `  runner usage
+  runner usage --since 24h --by agent
+  runner usage --by tree --json`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runUsage(cmd.Context(), o) },
 	}

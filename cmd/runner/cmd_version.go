@@ -97,6 +97,8 @@ func (a *app) newVersionCmd() *cobra.Command {
 		Long: `version prints runner's version, the commit it was built from and that commit's
 date, the Go version and the platform. --json prints them as
 {version, commit, date, modified, go_version, platform}.`,
+		Example: `  runner version
+  runner version --json`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.runVersion(cmd.Context(), opts)

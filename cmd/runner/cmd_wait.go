@@ -38,6 +38,10 @@ With --all (and no IDs): wait for every active task (of project P with
 --project) at the time of the call, and for the tasks queued behind them
 with --after, until all have ended. The exit code is that of the first task,
 in dispatch order, that did not end done; 0 when there was nothing to wait for.`,
+		Example: `  runner wait t_abc123
+  runner wait t_ghi789           # exits 1: the task did not end done
+  runner wait --all --project api --timeout 1h
+  runner wait --any t_def456 t_abc123   # returns when the first ends`,
 		Args: args(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			o.ids = argv

@@ -44,6 +44,9 @@ marked ! until you select it. NO_COLOR is honoured (glyphs carry the status).
 and returns when the popup closes.
 
 Exit status: 0 on q; 2 without a terminal or for an unknown project.`,
+		Example: `  runner watch
+  runner watch --project api --all
+  runner watch --popup    # inside tmux: over the current window`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runWatch(cmd.Context(), opts) },
 	}

@@ -139,6 +139,10 @@ func (a *app) newRootCmd() *cobra.Command {
 		Long:          rootLong(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Example: `  runner project add shop ~/src/shop
+  runner dispatch shop "add a /health endpoint"
+  runner dispatch . --detach "add tests for the parser"
+  runner ps --all`,
 	}
 	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitStatusHelp)
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
