@@ -50,7 +50,11 @@
 //     runner/config, runner/proctree, runner/exit.
 //
 // Above it, what a user does with tasks once they run, each imported only
-// by cmd/runner (and watch):
+// by cmd/runner (and gc, which lists worktree's Info). None takes Env or
+// imports this package: each takes a small Deps of what it uses (the
+// store, a tmux client, the clock…) and of what it asks of this package
+// (Reconcile, GetTask, CallerTask…) as functions, built from the Env by
+// cmd/runner (deps.go):
 //
 //   - runner/tasks: list, wait, attach;
 //   - runner/mailbox: runner msg, inbox;

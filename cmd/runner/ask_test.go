@@ -77,7 +77,7 @@ func TestAskParallel(t *testing.T) {
 	run := func(targets []string, n int) (time.Duration, []ask.Answer) {
 		var arrived []string
 		start := clock.Now()
-		as, err := ask.Run(context.Background(), env, ask.Request{Targets: targets,
+		as, err := ask.Run(context.Background(), askDeps(env), ask.Request{Targets: targets,
 			Question: "sleep 1s\nsay the answer is 42", Timeout: 30 * time.Second, Post: p.fn,
 			OnAnswer: func(a ask.Answer) { arrived = append(arrived, a.Task) }})
 		took := clock.Since(start)
@@ -124,7 +124,7 @@ func TestAskFailures(t *testing.T) {
 
 	t.Run("failing shadow", func(t *testing.T) {
 		p := &post{}
-		as, err := ask.Run(ctx, env, ask.Request{Targets: []string{sim}, Question: "say partial\nexit 3", Post: p.fn})
+		as, err := ask.Run(ctx, askDeps(env), ask.Request{Targets: []string{sim}, Question: "say partial\nexit 3", Post: p.fn})
 		if !errors.Is(err, ask.ErrFailed) || exitCode(err) != 1 {
 			t.Fatalf("err = %v (exit %d), want ErrAskFailed, exit 1", err, exitCode(err))
 		}
@@ -141,7 +141,7 @@ func TestAskFailures(t *testing.T) {
 		pidFile := filepath.Join(t.TempDir(), "pid")
 		p := &post{}
 		q := `run sh -c "echo $$ > ` + pidFile + `; exec sleep 30"`
-		as, err := ask.Run(ctx, env, ask.Request{Targets: []string{sim}, Question: q, Timeout: 4 * time.Second, Post: p.fn})
+		as, err := ask.Run(ctx, askDeps(env), ask.Request{Targets: []string{sim}, Question: q, Timeout: 4 * time.Second, Post: p.fn})
 		if !errors.Is(err, ask.ErrTimeout) || exitCode(err) != 3 {
 			t.Fatalf("err = %v (exit %d), want ErrAskTimeout, exit 3", err, exitCode(err))
 		}
@@ -164,7 +164,7 @@ func TestAskFailures(t *testing.T) {
 
 	t.Run("no headless mode: the question as a message", func(t *testing.T) {
 		p := &post{}
-		as, err := ask.Run(ctx, env, ask.Request{Targets: []string{shell, sim}, Question: "say from sim", Post: p.fn})
+		as, err := ask.Run(ctx, askDeps(env), ask.Request{Targets: []string{shell, sim}, Question: "say from sim", Post: p.fn})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,7 +182,7 @@ func TestAskFailures(t *testing.T) {
 
 	t.Run("posting fails", func(t *testing.T) {
 		p := &post{fail: errors.New("the queue of the target is full")}
-		as, err := ask.Run(ctx, env, ask.Request{Targets: []string{sim, shell}, Question: "say still answered", Post: p.fn})
+		as, err := ask.Run(ctx, askDeps(env), ask.Request{Targets: []string{sim, shell}, Question: "say still answered", Post: p.fn})
 		if !errors.Is(err, ask.ErrFailed) {
 			t.Fatalf("err = %v: the shell target got nothing", err)
 		}
@@ -196,7 +196,7 @@ func TestAskFailures(t *testing.T) {
 
 	t.Run("bad targets run nothing", func(t *testing.T) {
 		p := &post{}
-		_, err := ask.Run(ctx, env, ask.Request{Targets: []string{sim, "t_nosuch"}, Question: "say x", Post: p.fn})
+		_, err := ask.Run(ctx, askDeps(env), ask.Request{Targets: []string{sim, "t_nosuch"}, Question: "say x", Post: p.fn})
 		if exitCode(err) != 2 || len(p.got) != 0 {
 			t.Errorf("err = %v (exit %d), posts %q", err, exitCode(err), p.got)
 		}

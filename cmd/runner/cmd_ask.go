@@ -89,13 +89,13 @@ func (a *app) runAsk(ctx context.Context, opts askOptions) error {
 		Targets: targets, Question: question,
 		Timeout: opts.timeout, Parallel: opts.parallel,
 		Post: func(ctx context.Context, to *state.Task, typ, text string) error {
-			_, err := mailbox.Post(ctx, env, mailbox.Request{To: to.ID, Text: text,
+			_, err := mailbox.Post(ctx, mailboxDeps(env), mailbox.Request{To: to.ID, Text: text,
 				Type: state.MessageType(typ), MaxHops: cfg.MaxHops, MaxPerRoot: cfg.MaxMessagesPerRoot})
 			return err
 		},
 		OnAnswer: a.printAskAnswer(opts.asJSON),
 	}
-	_, err = ask.Run(ctx, env, req)
+	_, err = ask.Run(ctx, askDeps(env), req)
 	return err
 }
 

@@ -38,7 +38,7 @@ func (a *app) runCancel(ctx context.Context, opts cancelOptions) error {
 	if err != nil {
 		return err
 	}
-	t, err := gc.Cancel(ctx, env, opts.args[0], opts.kill)
+	t, err := gc.Cancel(ctx, gcDeps(env), opts.args[0], opts.kill)
 	if err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ func (a *app) runGC(ctx context.Context, opts gCOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := gc.Run(ctx, env, gc.Options{OlderThan: opts.olderThan, DryRun: opts.dryRun, NoWait: opts.auto, ForceWorktrees: opts.forceWT})
+	res, err := gc.Run(ctx, gcDeps(env), gc.Options{OlderThan: opts.olderThan, DryRun: opts.dryRun, NoWait: opts.auto, ForceWorktrees: opts.forceWT})
 	if opts.auto && errors.Is(err, gc.ErrBusy) {
 		return nil
 	}
@@ -175,7 +175,7 @@ func (a *app) startAutoGC(ctx context.Context, env *runner.Env, cfg *config.Conf
 	if err != nil {
 		return
 	}
-	if _, err := gc.StartAuto(env, st, cfg.CloseAfter.Duration); err != nil {
+	if _, err := gc.StartAuto(gcDeps(env), st, cfg.CloseAfter.Duration); err != nil {
 		fmt.Fprintf(a.errOut, "runner: warning: %v\n", err)
 	}
 }

@@ -130,7 +130,7 @@ func (a *app) runAttach(ctx context.Context, opts attachOptions) error {
 		return err
 	}
 	inside := a.getenv("TMUX") != ""
-	tmuxArgv, err := tasks.AttachArgv(ctx, env, opts.args[0], inside)
+	tmuxArgv, err := tasks.AttachArgv(ctx, tasksDeps(env), opts.args[0], inside)
 	if err != nil {
 		return err
 	}

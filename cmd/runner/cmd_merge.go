@@ -153,7 +153,7 @@ func (a *app) runMerge(ctx context.Context, opts mergeOptions) error {
 		return err
 	}
 	opts.req.Ref = opts.args[0]
-	t, res, err := worktree.Merge(ctx, env, opts.req)
+	t, res, err := worktree.Merge(ctx, worktreeDeps(env), opts.req)
 	if err != nil {
 		return err
 	}
@@ -179,7 +179,7 @@ func (a *app) runMergeCheck(ctx context.Context, opts mergeOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := worktree.CheckMerge(ctx, env, worktree.CheckRequest{Ref: opts.args[0], Into: opts.req.Into})
+	c, err := worktree.CheckMerge(ctx, worktreeDeps(env), worktree.CheckRequest{Ref: opts.args[0], Into: opts.req.Into})
 	if err != nil {
 		return err
 	}
@@ -204,7 +204,7 @@ func (a *app) runMergeAll(ctx context.Context, opts mergeOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := worktree.MergeAll(ctx, env, opts.req)
+	res, err := worktree.MergeAll(ctx, worktreeDeps(env), opts.req)
 	if err != nil {
 		return err
 	}
@@ -278,7 +278,7 @@ func (a *app) runWorktree(ctx context.Context, opts worktreeOptions) error {
 	if err != nil {
 		return err
 	}
-	list, err := worktree.List(ctx, env)
+	list, err := worktree.List(ctx, worktreeDeps(env))
 	if err != nil {
 		return err
 	}

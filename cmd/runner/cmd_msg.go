@@ -73,7 +73,7 @@ func (a *app) runMsg(ctx context.Context, opts msgOptions) error {
 	if err != nil {
 		return err
 	}
-	outs, err := mailbox.Post(ctx, env, mailbox.Request{To: opts.args[0], Text: text,
+	outs, err := mailbox.Post(ctx, mailboxDeps(env), mailbox.Request{To: opts.args[0], Text: text,
 		Type: state.MessageType(opts.typ), MaxHops: cfg.MaxHops, MaxPerRoot: cfg.MaxMessagesPerRoot})
 	if outs == nil {
 		return err
@@ -135,7 +135,7 @@ func (a *app) runInbox(ctx context.Context, opts inboxOptions) error {
 	if len(opts.args) == 1 {
 		ref = opts.args[0]
 	}
-	t, entries, err := mailbox.Inbox(ctx, env, ref)
+	t, entries, err := mailbox.Inbox(ctx, mailboxDeps(env), ref)
 	if err != nil {
 		return err
 	}
@@ -194,7 +194,7 @@ func (a *app) runQueue(ctx context.Context, opts queueOptions) error {
 	if err != nil {
 		return err
 	}
-	qs, err := mailbox.Queues(ctx, env)
+	qs, err := mailbox.Queues(ctx, mailboxDeps(env))
 	if err != nil {
 		return err
 	}

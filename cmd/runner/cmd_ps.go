@@ -56,7 +56,7 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 		return err
 	}
 	defer a.startAutoGC(ctx, env, cfg)
-	list, err := tasks.List(ctx, env, tasks.ListOptions{All: opts.all, Project: opts.project})
+	list, err := tasks.List(ctx, tasksDeps(env), tasks.ListOptions{All: opts.all, Project: opts.project})
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ func (a *app) runTree(ctx context.Context, opts treeOptions) error {
 	if len(opts.args) == 1 {
 		root = opts.args[0]
 	}
-	nodes, err := tasks.Tree(ctx, env, root)
+	nodes, err := tasks.Tree(ctx, tasksDeps(env), root)
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func (a *app) runCollect(ctx context.Context, opts collectOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := tasks.Collect(ctx, env, opts.args[0])
+	c, err := tasks.Collect(ctx, tasksDeps(env), opts.args[0])
 	if err != nil {
 		return err
 	}

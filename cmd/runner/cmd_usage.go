@@ -69,7 +69,7 @@ func (a *app) runUsage(ctx context.Context, o usageOptions) error {
 	if err != nil {
 		return err
 	}
-	rep, err := tasks.Usage(ctx, env, opts)
+	rep, err := tasks.Usage(ctx, tasksDeps(env), opts)
 	if err != nil {
 		return err
 	}

@@ -80,9 +80,9 @@ func (a *app) runWait(ctx context.Context, o waitOptions) error {
 	defer cancel()
 	var list []*state.Task
 	if o.all {
-		list, err = tasks.All(ctx, env, o.project)
+		list, err = tasks.All(ctx, tasksDeps(env), o.project)
 	} else {
-		list, err = tasks.Wait(ctx, env, o.ids, tasks.WaitOptions{Any: o.anyOne, UntilInput: o.untilInput})
+		list, err = tasks.Wait(ctx, tasksDeps(env), o.ids, tasks.WaitOptions{Any: o.anyOne, UntilInput: o.untilInput})
 	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {

@@ -93,7 +93,7 @@ func (a *app) runWatch(ctx context.Context, opts watchOptions) error {
 		return exit.Usagef("watch needs a terminal; for scripts use 'runner ps --json', 'runner wait' or 'runner status-line'")
 	}
 	return watch.Run(ctx, watch.Options{
-		Env: env, Exe: selfPath(), Filter: f, Getenv: a.getenv, Bell: os.Stdout,
+		Deps: watchDeps(env), Exe: selfPath(), Filter: f, Getenv: a.getenv, Bell: os.Stdout,
 		NoColor: a.getenv("NO_COLOR") != "",
 	})
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
 
@@ -123,19 +122,19 @@ func (a Answer) OK() bool { return a.Error == "" }
 // Bad targets are an ErrUsage error and nothing runs. Otherwise the error
 // wraps ErrFailed if a target failed, else ErrTimeout if one timed
 // out, else it is nil; the context's error when it ends first.
-func Run(ctx context.Context, env *runner.Env, req Request) ([]Answer, error) {
+func Run(ctx context.Context, d Deps, req Request) ([]Answer, error) {
 	if req.Post == nil {
 		return nil, errors.New("ask: no Post function (a bug in the caller)")
 	}
 	if strings.TrimSpace(req.Question) == "" {
 		return nil, exit.Usagef("ask: empty question")
 	}
-	st, err := runner.Reconcile(ctx, env)
+	st, err := d.Reconcile(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if req.Caller == "" {
-		req.Caller = runner.CallerTask(ctx, env, st, nil)
+		req.Caller = d.CallerTask(ctx, st, nil)
 	}
 	targets, err := messaging.AskTargets(st, req.Caller, req.Targets)
 	if err != nil {
@@ -143,7 +142,7 @@ func Run(ctx context.Context, env *runner.Env, req Request) ([]Answer, error) {
 	}
 	profs := make([]*profile.Profile, len(targets))
 	for i, t := range targets {
-		p, err := profile.FindProfile(env.Profiles, t.Agent)
+		p, err := profile.FindProfile(d.Profiles, t.Agent)
 		if err != nil {
 			return nil, exit.Usagef("task %s: its agent %q has no profile (see 'runner agents')", t.ID, t.Agent)
 		}
@@ -180,7 +179,7 @@ func Run(ctx context.Context, env *runner.Env, req Request) ([]Answer, error) {
 				results <- result{i, Answer{Task: t.ID, Agent: t.Agent, Mode: modeOf(profs[i]), Error: "interrupted before it started"}}
 				return
 			}
-			results <- result{i, askOne(ctx, env, t, profs[i], req, asker, timeout)}
+			results <- result{i, askOne(ctx, d, t, profs[i], req, asker, timeout)}
 		}()
 	}
 	go func() { wg.Wait(); close(results) }()
@@ -228,7 +227,7 @@ func askOutcome(as []Answer) error {
 
 // askOne asks one target: its shadow, then the FYI; or, without a headless
 // mode, the question as a message.
-func askOne(ctx context.Context, env *runner.Env, t *state.Task, prof *profile.Profile, req Request, asker string, timeout time.Duration) (a Answer) {
+func askOne(ctx context.Context, d Deps, t *state.Task, prof *profile.Profile, req Request, asker string, timeout time.Duration) (a Answer) {
 	a = Answer{Task: t.ID, Agent: t.Agent, Mode: modeOf(prof)}
 	start := clock.Now()
 	defer func() { a.ElapsedMS = clock.Since(start).Milliseconds() }()
@@ -240,11 +239,11 @@ func askOne(ctx context.Context, env *runner.Env, t *state.Task, prof *profile.P
 		return a
 	}
 	whole := *t // the shadow gets the task's whole text (Prompt clips it)
-	if text, err := env.Store.TaskText(t); err == nil {
+	if text, err := d.Store.TaskText(t); err == nil {
 		whole.Text = text
 	}
 	prompt := Prompt(&whole, readTranscriptTail(t.Transcript), asker, req.Question)
-	res := runShadow(ctx, env, t, prof, prompt, timeout)
+	res := runShadow(ctx, d, t, prof, prompt, timeout)
 	a.Answer, a.Exit, a.TimedOut = res.answer, res.exit, res.timedOut
 	switch {
 	case res.err != nil:

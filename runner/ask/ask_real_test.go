@@ -62,11 +62,11 @@ func TestRealAgentsShadow(t *testing.T) {
 			env := &runner.Env{Environ: func() []string { return agentEnv }}
 			task := &state.Task{ID: "t_shadow01", Agent: cli, Dir: project, Text: "refactor the parser"}
 
-			res := runShadow(t.Context(), env, task, prof, Prompt(task, "", "the user", "please answer the TEXT-TURN"), 3*time.Minute)
+			res := runShadow(t.Context(), depsOf(env), task, prof, Prompt(task, "", "the user", "please answer the TEXT-TURN"), 3*time.Minute)
 			if res.err != nil || !strings.Contains(res.answer, "SHADOW-ANSWER-42") {
 				t.Errorf("%s shadow: err %v, answer %q, stderr %q", cli, res.err, res.answer, res.stderr)
 			}
-			res = runShadow(t.Context(), env, task, prof, Prompt(task, "", "the user", "please do the WRITE-TURN"), 3*time.Minute)
+			res = runShadow(t.Context(), depsOf(env), task, prof, Prompt(task, "", "the user", "please do the WRITE-TURN"), 3*time.Minute)
 			t.Logf("%s shadow asked to write: err %v, answer %q", cli, res.err, messaging.OneLine(res.answer, 300))
 			sawTool, offered := false, false
 			for _, r := range srv.Requests() {

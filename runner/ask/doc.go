@@ -4,4 +4,9 @@
 // task's), or, for an agent without a headless mode, posted to it as a
 // message. It sits above package runner and posts through the caller's
 // PostFunc (package mailbox), so it starts nothing in a pane.
+//
+// It takes a Deps built by cmd/runner from its Env: the store, the
+// profiles, the environment, and runner's Reconcile, CallerTask,
+// ResolveArgv and ShadowSandbox as functions; it imports nothing of
+// package runner.
 package ask

@@ -18,7 +18,6 @@ import (
 
 	"github.com/runner-cli/runner/internal/tailfile"
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
@@ -37,16 +36,16 @@ type shadowResult struct {
 // runShadow runs the profile's headless command with prompt in the task's
 // directory, in its own process group, killed (the whole group) when
 // timeout passes or ctx ends.
-func runShadow(ctx context.Context, env *runner.Env, t *state.Task, prof *profile.Profile, prompt string, timeout time.Duration) shadowResult {
-	argv, err := runner.ResolveArgv(env, prof, prof.HeadlessArgv(prompt))
+func runShadow(ctx context.Context, d Deps, t *state.Task, prof *profile.Profile, prompt string, timeout time.Duration) shadowResult {
+	argv, err := d.ResolveArgv(prof, prof.HeadlessArgv(prompt))
 	if err != nil {
 		return shadowResult{err: fmt.Errorf("shadow of %s: %w", t.ID, err)}
 	}
 	if fi, err := os.Stat(t.Dir); err != nil || !fi.IsDir() {
 		return shadowResult{err: fmt.Errorf("shadow of %s: project directory %s is missing", t.ID, t.Dir)}
 	}
-	if len(t.Sandbox) > 0 || env.Env(door.EnvConfined) != "" {
-		if argv, err = runner.ShadowSandbox(env, t, prof, argv); err != nil {
+	if len(t.Sandbox) > 0 || d.Getenv(door.EnvConfined) != "" {
+		if argv, err = d.ShadowSandbox(t, prof, argv); err != nil {
 			return shadowResult{err: err}
 		}
 	}
@@ -54,7 +53,7 @@ func runShadow(ctx context.Context, env *runner.Env, t *state.Task, prof *profil
 	defer cancel()
 	cmd := exec.CommandContext(tctx, argv[0], argv[1:]...)
 	cmd.Dir = t.Dir
-	cmd.Env = shadowEnv(env, t, prof)
+	cmd.Env = shadowEnv(d, t, prof)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	// A grandchild that escaped the group must not hold the pipes open.
@@ -96,10 +95,10 @@ func stderrNote(s string) string {
 // shadowEnv is the caller's environment without the variables that say
 // which task a process belongs to (a shadow is not the caller, nor a child
 // of it), plus RUNNER_SHADOW_OF and the profile's Env.
-func shadowEnv(env *runner.Env, t *state.Task, prof *profile.Profile) []string {
+func shadowEnv(d Deps, t *state.Task, prof *profile.Profile) []string {
 	environ := os.Environ
-	if env.Environ != nil {
-		environ = env.Environ
+	if d.Environ != nil {
+		environ = d.Environ
 	}
 	return tmuxctl.ChildEnv(environ(), append([]string{"RUNNER_SHADOW_OF=" + t.ID}, prof.EnvList()...)...)
 }

@@ -41,7 +41,7 @@ func TestShadowOfASandboxedTask(t *testing.T) {
 		Headless: []string{"sh", "-c", `echo "answered: $1"; echo x > "$2" 2>/dev/null; echo x > "$3" 2>/dev/null; true`, "sh", "{prompt}", outside, escape}}
 	env := &runner.Env{Store: store, TC: tmuxctl.New(filepath.Join(t.TempDir(), "s"))}
 	task := &state.Task{ID: "t_shadowsb", Agent: "shellshadow", Dir: t.TempDir(), Text: "x", Sandbox: []string{"/somewhere"}}
-	res := runShadow(t.Context(), env, task, prof, "the question", time.Minute)
+	res := runShadow(t.Context(), depsOf(env), task, prof, "the question", time.Minute)
 	if res.err != nil || !strings.Contains(res.answer, "answered:") {
 		t.Fatalf("err %v, answer %q, stderr %q", res.err, res.answer, res.stderr)
 	}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
@@ -19,8 +18,8 @@ import (
 // Cancel interrupts a task's agent with its profile's interrupt keys, marks
 // it cancelled and stops its supervisor; with kill it also closes the
 // task's window.
-func Cancel(ctx context.Context, env *runner.Env, ref string, kill bool) (*state.Task, error) {
-	t, err := runner.GetTask(ctx, env, ref)
+func Cancel(ctx context.Context, d Deps, ref string, kill bool) (*state.Task, error) {
+	t, err := d.GetTask(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -32,16 +31,16 @@ func Cancel(ctx context.Context, env *runner.Env, ref string, kill bool) (*state
 		reason += "; window closed"
 	}
 	if !t.Status.IsTerminal() {
-		if err := env.Record().Finish(ctx, t.ID, state.StatusCancelled, reason, nil); err != nil {
+		if err := d.Record.Finish(ctx, t.ID, state.StatusCancelled, reason, nil); err != nil {
 			return t, err
 		}
 		// The supervisor is stopped below and will not notify: say it
 		// here (the notify command, the tmux message).
-		if nt, err := env.Record().Task(ctx, t.ID); err == nil && nt.Status == state.StatusCancelled {
+		if nt, err := d.Record.Task(ctx, t.ID); err == nil && nt.Status == state.StatusCancelled {
 			if set, err := settings.Of(nt); err == nil {
-				runner.Notify(ctx, env, nt, set)
+				d.Notify(ctx, nt, set)
 			} else {
-				env.Warn("%v: no notification", err)
+				d.Warn("%v: no notification", err)
 			}
 		}
 	}
@@ -51,22 +50,22 @@ func Cancel(ctx context.Context, env *runner.Env, ref string, kill bool) (*state
 	if kill {
 		// The whole process tree, not only the pane's program: children
 		// that left its process group or session too (see killTask).
-		if nt, err := env.Record().Task(ctx, t.ID); err == nil {
+		if nt, err := d.Record.Task(ctx, t.ID); err == nil {
 			t = nt
 		}
-		if err := killTask(ctx, env, t); err != nil {
+		if err := killTask(ctx, d, t); err != nil {
 			return t, err
 		}
 	} else if t.Tmux.Pane != "" {
-		tc, err := env.PaneClient(ctx, t)
+		tc, err := d.PaneClient(ctx, t)
 		if err != nil {
 			return t, err
 		}
-		if prof, err := profile.FindProfile(env.Profiles, t.Agent); err == nil && len(prof.InterruptKeys) > 0 {
+		if prof, err := profile.FindProfile(d.Profiles, t.Agent); err == nil && len(prof.InterruptKeys) > 0 {
 			if err := tc.SendKeys(ctx, t.Tmux.Pane, prof.InterruptKeys...); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) && !errors.Is(err, tmuxctl.ErrPaneDead) {
 				return t, err
 			}
 		}
 	}
-	return env.Record().Task(ctx, t.ID)
+	return d.Record.Task(ctx, t.ID)
 }

@@ -4,9 +4,12 @@
 // same on hosts), the background gc of close_after (StartAuto), and
 // `runner cancel [--kill]` (Cancel), whose kill path is gc's.
 //
-// It sits above package runner: it reads the state through runner's
-// Reconcile, resumes through runner.Resume and lists worktrees through
-// package worktree; nothing below imports it. What it never touches:
-// another user's processes, another tmux server's panes, the pane and
-// supervisor of an active task (see taskPicker and protectedPIDs).
+// It sits above package runner and takes a Deps built by cmd/runner from
+// its Env: the store and the task record, the tmux servers, the profiles,
+// and runner's ReconcilePanes, GetTask and Notify and worktree's List as
+// functions; it imports nothing of package runner (the pane option that
+// marks runner's windows is held equal to runner's by a test). Nothing
+// below imports it. What it never touches: another user's processes,
+// another tmux server's panes, the pane and supervisor of an active task
+// (see taskPicker and protectedPIDs).
 package gc

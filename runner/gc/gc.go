@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/worktree"
 
@@ -102,6 +101,12 @@ func (r *Result) Processes() int {
 	return n
 }
 
+// stateDirOption is the pane option naming the state directory of the
+// task that runs in the pane, which package runner sets at launch (its
+// StateDirOption, held equal by TestStateDirOptionIsRunners): gc closes
+// only its own windows.
+const stateDirOption = "@runner_state"
+
 // gcLockKey names gc's lock among the project locks (a project name cannot
 // start with '_').
 const gcLockKey = "_gc"
@@ -113,12 +118,12 @@ const gcLockKey = "_gc"
 // window closes, the agent is asked to quit (its profile's quit keys) so
 // that it prints its session id, which is recorded for `runner send` to
 // resume the conversation.
-func Run(ctx context.Context, env *runner.Env, opts Options) (*Result, error) {
+func Run(ctx context.Context, d Deps, opts Options) (*Result, error) {
 	if opts.OlderThan < 0 {
 		return nil, exit.Usagef("--older-than must not be negative (got %v)", opts.OlderThan)
 	}
 	if !opts.DryRun {
-		lock, err := env.Store.LockProject(ctx, gcLockKey, !opts.NoWait)
+		lock, err := d.Store.LockProject(ctx, gcLockKey, !opts.NoWait)
 		if errors.Is(err, state.ErrBusy) {
 			return nil, ErrBusy
 		}
@@ -127,11 +132,11 @@ func Run(ctx context.Context, env *runner.Env, opts Options) (*Result, error) {
 		}
 		defer lock.Unlock()
 	}
-	st, panes, err := runner.ReconcilePanes(ctx, env)
+	st, panes, err := d.ReconcilePanes(ctx)
 	if err != nil {
 		return nil, err
 	}
-	clients, err := env.TC.Clients(ctx)
+	clients, err := d.TC.Clients(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -140,26 +145,26 @@ func Run(ctx context.Context, env *runner.Env, opts Options) (*Result, error) {
 		byPane[p.ID] = p
 	}
 	res := &Result{DryRun: opts.DryRun, Tasks: []Task{}, Skipped: []Skip{}, SessionsClosed: []string{}}
-	targets := gcTargets(ctx, env, st, panes, clients, opts.OlderThan, res)
+	targets := gcTargets(ctx, d, st, panes, clients, opts.OlderThan, res)
 	protect := protectedPIDs(st, byPane)
 	if !opts.DryRun {
-		if targets, err = claimTargets(ctx, env, targets); err != nil {
+		if targets, err = claimTargets(ctx, d, targets); err != nil {
 			return nil, err
 		}
-		quitAgents(ctx, env, targets, opts.QuitWait)
+		quitAgents(ctx, d, targets, opts.QuitWait)
 	}
-	pick, owner := taskPicker(ctx, env, targets, protect, true)
+	pick, owner := taskPicker(ctx, d, targets, protect, true)
 	if opts.DryRun {
 		targets, err = wouldEnd(targets, pick, owner)
 	} else {
-		targets, err = endAndClose(ctx, env, targets, pick, owner, opts.Grace)
+		targets, err = endAndClose(ctx, d, targets, pick, owner, opts.Grace)
 	}
 	if err != nil {
 		return nil, err
 	}
 	sessions := map[string]bool{}
 	for _, g := range targets {
-		prof, _ := profile.FindProfile(env.Profiles, agentOf(g.task))
+		prof, _ := profile.FindProfile(d.Profiles, agentOf(g.task))
 		g.item.Resumable = prof != nil && len(prof.Resume) > 0 && g.item.AgentSession != ""
 		if g.item.Processes == nil {
 			g.item.Processes = []proctree.Ended{}
@@ -172,10 +177,10 @@ func Run(ctx context.Context, env *runner.Env, opts Options) (*Result, error) {
 		}
 		res.Tasks = append(res.Tasks, g.item)
 	}
-	if err := gcRemote(ctx, env, st, opts, res); err != nil {
+	if err := gcRemote(ctx, d, st, opts, res); err != nil {
 		return res, err
 	}
-	if res.Worktrees, err = gcWorktrees(ctx, env, opts); err != nil {
+	if res.Worktrees, err = gcWorktrees(ctx, d, opts); err != nil {
 		return res, err
 	}
 	if res.Worktrees == nil {
@@ -184,18 +189,18 @@ func Run(ctx context.Context, env *runner.Env, opts Options) (*Result, error) {
 	if opts.DryRun {
 		return res, nil
 	}
-	if err := recordReclaimed(ctx, env, targets, "gc"); err != nil {
+	if err := recordReclaimed(ctx, d, targets, "gc"); err != nil {
 		return res, err
 	}
-	res.SessionsClosed = emptiedSessions(ctx, env, sessions)
+	res.SessionsClosed = emptiedSessions(ctx, d, sessions)
 	return res, nil
 }
 
 // emptiedSessions are those of sessions that have no pane left: tmux
 // closes a session with its last window.
-func emptiedSessions(ctx context.Context, env *runner.Env, sessions map[string]bool) []string {
+func emptiedSessions(ctx context.Context, d Deps, sessions map[string]bool) []string {
 	closed := []string{}
-	left, err := env.TC.ListPanes(ctx)
+	left, err := d.TC.ListPanes(ctx)
 	if err != nil {
 		return closed
 	}
@@ -229,7 +234,7 @@ func wouldEnd(targets []*target, pick proctree.Picker, owner map[int]string) ([]
 // olderThan ago, and the windows left by tasks whose records were pruned
 // (named after a task id, marked with this state directory). A window a
 // tmux client shows is skipped (in res.Skipped).
-func gcTargets(ctx context.Context, env *runner.Env, st *state.State, panes []tmuxctl.PaneInfo, clients []tmuxctl.ClientInfo, olderThan time.Duration, res *Result) []*target {
+func gcTargets(ctx context.Context, d Deps, st *state.State, panes []tmuxctl.PaneInfo, clients []tmuxctl.ClientInfo, olderThan time.Duration, res *Result) []*target {
 	shown := map[string]string{} // window id → client tty
 	for _, c := range clients {
 		shown[c.WindowID] = c.TTY
@@ -238,7 +243,7 @@ func gcTargets(ctx context.Context, env *runner.Env, st *state.State, panes []tm
 	for _, p := range panes {
 		byPane[p.ID] = p
 	}
-	now := env.Time()
+	now := d.Now()
 	var targets []*target
 	claimed := map[string]bool{} // panes that belong to a task in the state
 	for _, t := range st.TaskList() {
@@ -265,7 +270,7 @@ func gcTargets(ctx context.Context, env *runner.Env, st *state.State, panes []tm
 		if claimed[p.ID] || !state.ValidTaskID(p.WindowName) || st.Task(p.WindowName) != nil {
 			continue
 		}
-		if v, err := env.TC.ShowOption(ctx, p.ID, runner.StateDirOption); err != nil || v != env.Store.Dir() {
+		if v, err := d.TC.ShowOption(ctx, p.ID, stateDirOption); err != nil || v != d.Store.Dir() {
 			continue
 		}
 		if tty, ok := shown[p.WindowID]; ok {
@@ -282,10 +287,10 @@ func gcTargets(ctx context.Context, env *runner.Env, st *state.State, panes []tm
 // before anything is ended, and drops those that started again since they
 // were read (a send, a message): a task being reclaimed is not restarted
 // behind gc's back, and a restarted one is not reclaimed.
-func claimTargets(ctx context.Context, env *runner.Env, targets []*target) ([]*target, error) {
-	now := env.Time()
+func claimTargets(ctx context.Context, d Deps, targets []*target) ([]*target, error) {
+	now := d.Now()
 	var keep []*target
-	err := env.Store.Update(ctx, func(s *state.State) error {
+	err := d.Store.Update(ctx, func(s *state.State) error {
 		keep = keep[:0]
 		for _, g := range targets {
 			if g.task != nil {
@@ -367,11 +372,11 @@ func AutoGCDue(st *state.State, closeAfter time.Duration, now time.Time) bool {
 // output appended to gc.log in the state directory) when AutoGCDue says
 // finished tasks are older than closeAfter; st is a state the caller read.
 // It returns the gc's pid, 0 when nothing is due.
-func StartAuto(env *runner.Env, st *state.State, closeAfter time.Duration) (int, error) {
-	if env.Exe == "" || st == nil || !AutoGCDue(st, closeAfter, env.Time()) {
+func StartAuto(d Deps, st *state.State, closeAfter time.Duration) (int, error) {
+	if d.Exe == "" || st == nil || !AutoGCDue(st, closeAfter, d.Now()) {
 		return 0, nil
 	}
-	pid, err := env.SpawnRunner(filepath.Join(env.Store.Dir(), "gc.log"), nil, "gc", "--auto", "--older-than", closeAfter.String())
+	pid, err := d.SpawnRunner(filepath.Join(d.Store.Dir(), "gc.log"), nil, "gc", "--auto", "--older-than", closeAfter.String())
 	if err != nil {
 		return 0, fmt.Errorf("start the background gc: %w", err)
 	}

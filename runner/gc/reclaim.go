@@ -15,7 +15,6 @@ import (
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
@@ -26,7 +25,7 @@ import (
 // quit keys, all at once, waits up to wait for their panes to die, and
 // reads each screen for the agent's session id (a dead pane keeps its last
 // screen). A pane that was dead already is only read.
-func quitAgents(ctx context.Context, env *runner.Env, targets []*target, wait time.Duration) {
+func quitAgents(ctx context.Context, d Deps, targets []*target, wait time.Duration) {
 	if wait <= 0 {
 		wait = DefaultQuitWait
 	}
@@ -35,14 +34,14 @@ func quitAgents(ctx context.Context, env *runner.Env, targets []*target, wait ti
 		if g.pane == nil || g.task == nil {
 			continue
 		}
-		prof, err := profile.FindProfile(env.Profiles, g.task.Agent)
+		prof, err := profile.FindProfile(d.Profiles, g.task.Agent)
 		if err != nil || len(prof.SessionID) == 0 {
 			continue
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			id, quit := quitAndRead(ctx, env.TC, prof, g.pane, wait)
+			id, quit := quitAndRead(ctx, d.TC, prof, g.pane, wait)
 			if id != "" {
 				g.item.AgentSession = id
 			}
@@ -113,14 +112,14 @@ func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *profile.Profile,
 // nor the tmux server, nor a target that is active again in a fresh read
 // of the state. A state that cannot be read picks nothing.
 // owner maps each chosen pid to its task id.
-func taskPicker(ctx context.Context, env *runner.Env, targets []*target, protect []int, pruned bool) (proctree.Picker, map[int]string) {
+func taskPicker(ctx context.Context, d Deps, targets []*target, protect []int, pruned bool) (proctree.Picker, map[int]string) {
 	owner := map[int]string{}
-	server, _ := env.TC.ServerPID(ctx)
+	server, _ := d.TC.ServerPID(ctx)
 	ids := map[string]bool{}
 	for _, g := range targets {
 		ids[g.item.ID] = true
 	}
-	dir := env.Store.Dir()
+	dir := d.Store.Dir()
 	pick := func(t *proctree.Table) []int {
 		// owner keeps the pids of earlier calls: End reports processes
 		// that are gone by its last call.
@@ -137,7 +136,7 @@ func taskPicker(ctx context.Context, env *runner.Env, targets []*target, protect
 		// Read after the table: a task dispatched since the caller's read
 		// is in the state before its agent starts, and a target started
 		// again meanwhile (send resumes it) is active in it.
-		st, err := env.Store.Read(ctx)
+		st, err := d.Store.Read(ctx)
 		if err != nil {
 			return nil
 		}
@@ -216,7 +215,7 @@ func markedProcs(t *proctree.Table, dir string, server int) map[int]string {
 // endAndClose ends the processes pick chooses (the tree is still whole, so
 // nothing is reparented before it is found), then closes the targets'
 // windows.
-func endAndClose(ctx context.Context, env *runner.Env, targets []*target, pick proctree.Picker, owner map[int]string, grace time.Duration) ([]*target, error) {
+func endAndClose(ctx context.Context, d Deps, targets []*target, pick proctree.Picker, owner map[int]string, grace time.Duration) ([]*target, error) {
 	if grace <= 0 {
 		grace = DefaultKillGrace
 	}
@@ -230,7 +229,7 @@ func endAndClose(ctx context.Context, env *runner.Env, targets []*target, pick p
 		if g.pane == nil {
 			continue
 		}
-		if err := env.TC.KillWindow(ctx, g.pane.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
+		if err := d.TC.KillWindow(ctx, g.pane.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
 			errs = append(errs, err.Error())
 			continue
 		}
@@ -265,9 +264,9 @@ func attribute(targets []*target, procs []proctree.Ended, owner map[int]string) 
 
 // recordReclaimed marks the targets reclaimed (and records the agent's
 // session id found on their screens) and journals it.
-func recordReclaimed(ctx context.Context, env *runner.Env, targets []*target, by string) error {
-	now := env.Time()
-	err := env.Store.Update(ctx, func(s *state.State) error {
+func recordReclaimed(ctx context.Context, d Deps, targets []*target, by string) error {
+	now := d.Now()
+	err := d.Store.Update(ctx, func(s *state.State) error {
 		for _, g := range targets {
 			if g.task == nil {
 				continue
@@ -303,28 +302,28 @@ func recordReclaimed(ctx context.Context, env *runner.Env, targets []*target, by
 		if t == nil {
 			t = &state.Task{ID: g.item.ID}
 		}
-		env.Record().Journal(ctx, t, by, msg)
+		d.Record.Journal(ctx, t, by, msg)
 	}
 	return nil
 }
 
 // killTask ends a task's processes and closes its window at once (cancel
 // --kill): no quit keys, but the session id on the screen is recorded.
-func killTask(ctx context.Context, env *runner.Env, t *state.Task) error {
+func killTask(ctx context.Context, d Deps, t *state.Task) error {
 	if t.Tmux.Host != "" {
-		return killRemoteTask(ctx, env, t)
+		return killRemoteTask(ctx, d, t)
 	}
 	g := &target{task: t, item: Task{ID: t.ID, Status: t.Status, Pane: t.Tmux.Pane, AgentSession: t.AgentSession}}
 	var protect []int
-	if st, panes, err := runner.ReconcilePanes(ctx, env); err == nil {
+	if st, panes, err := d.ReconcilePanes(ctx); err == nil {
 		byPane := map[string]tmuxctl.PaneInfo{}
 		for _, p := range panes {
 			byPane[p.ID] = p
 		}
 		if p, ok := byPane[t.Tmux.Pane]; ok && ownPane(t, p) {
 			g.pane = &p
-			if prof, err := profile.FindProfile(env.Profiles, t.Agent); err == nil {
-				if screen, err := env.TC.Capture(ctx, p.ID, tmuxctl.CaptureOptions{Lines: 80, Join: true}); err == nil {
+			if prof, err := profile.FindProfile(d.Profiles, t.Agent); err == nil {
+				if screen, err := d.TC.Capture(ctx, p.ID, tmuxctl.CaptureOptions{Lines: 80, Join: true}); err == nil {
 					if id := prof.FindSession(screen); id != "" {
 						g.item.AgentSession = id
 					}
@@ -334,12 +333,12 @@ func killTask(ctx context.Context, env *runner.Env, t *state.Task) error {
 		protect = protectedPIDs(st, byPane)
 		protect = slices.DeleteFunc(protect, func(pid int) bool { return g.pane != nil && pid == g.pane.PID })
 	}
-	pick, owner := taskPicker(ctx, env, []*target{g}, protect, false)
-	targets, err := endAndClose(ctx, env, []*target{g}, pick, owner, 0)
+	pick, owner := taskPicker(ctx, d, []*target{g}, protect, false)
+	targets, err := endAndClose(ctx, d, []*target{g}, pick, owner, 0)
 	if err != nil {
 		return err
 	}
-	return recordReclaimed(ctx, env, targets, "kill")
+	return recordReclaimed(ctx, d, targets, "kill")
 }
 
 // killRemoteTask closes the window of a task on a host (tmux there hangs
@@ -347,8 +346,8 @@ func killTask(ctx context.Context, env *runner.Env, t *state.Task) error {
 // not an error; a pane of that id that is not the task's own window (the
 // server there restarted and gave the id to another) is left alone, as
 // killTask does here.
-func killRemoteTask(ctx context.Context, env *runner.Env, t *state.Task) error {
-	c, err := env.HostConn(ctx, t.Tmux.Host)
+func killRemoteTask(ctx context.Context, d Deps, t *state.Task) error {
+	c, err := d.HostConn(ctx, t.Tmux.Host)
 	if err != nil {
 		return err
 	}
@@ -362,7 +361,7 @@ func killRemoteTask(ctx context.Context, env *runner.Env, t *state.Task) error {
 				continue
 			}
 			if !ownPane(t, p) {
-				env.Warn("task %s: pane %s on host %s is another window now (%s:%s); it is left alone", t.ID, p.ID, t.Tmux.Host, p.Session, p.WindowName)
+				d.Warn("task %s: pane %s on host %s is another window now (%s:%s); it is left alone", t.ID, p.ID, t.Tmux.Host, p.Session, p.WindowName)
 				break
 			}
 			if err := c.TC().KillWindow(ctx, p.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
@@ -370,9 +369,9 @@ func killRemoteTask(ctx context.Context, env *runner.Env, t *state.Task) error {
 			}
 		}
 	}
-	return env.Record().Update(ctx, t.ID, func(x *state.Task) {
+	return d.Record.Update(ctx, t.ID, func(x *state.Task) {
 		if x.Reclaimed.IsZero() {
-			x.Reclaimed = env.Time()
+			x.Reclaimed = d.Now()
 		}
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/state"
@@ -17,9 +16,9 @@ import (
 // opts.OlderThan ago and that no client shows is closed there (tmux hangs
 // up its processes) and the task recorded reclaimed. A host that cannot be
 // reached is skipped, said in res.Skipped for each of its tasks.
-func gcRemote(ctx context.Context, env *runner.Env, st *state.State, opts Options, res *Result) error {
+func gcRemote(ctx context.Context, d Deps, st *state.State, opts Options, res *Result) error {
 	byHost := map[string][]*state.Task{}
-	now := env.Time()
+	now := d.Now()
 	for _, t := range st.TaskList() {
 		if t.Tmux.Host != "" && t.Status.IsTerminal() && t.Reclaimed.IsZero() && t.Tmux.Pane != "" && now.Sub(t.Ended) >= opts.OlderThan {
 			byHost[t.Tmux.Host] = append(byHost[t.Tmux.Host], t)
@@ -27,7 +26,7 @@ func gcRemote(ctx context.Context, env *runner.Env, st *state.State, opts Option
 	}
 	var closed []*target
 	for host, tasks := range byHost {
-		c, err := env.HostConn(ctx, host)
+		c, err := d.HostConn(ctx, host)
 		if err == nil {
 			var done []*target
 			if done, err = gcHostTasks(ctx, c, tasks, opts, res); err == nil {
@@ -42,7 +41,7 @@ func gcRemote(ctx context.Context, env *runner.Env, st *state.State, opts Option
 	if opts.DryRun || len(closed) == 0 {
 		return nil
 	}
-	return recordReclaimed(ctx, env, closed, "gc")
+	return recordReclaimed(ctx, d, closed, "gc")
 }
 
 // gcTasks is gcRemote on one host: its panes and clients listed once,

@@ -8,7 +8,6 @@ import (
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/overlap"
 	"github.com/runner-cli/runner/runner/worktree"
 	"github.com/runner-cli/runner/state"
@@ -19,8 +18,8 @@ import (
 // at least opts.OlderThan ago, and their branches. An
 // unmerged one is kept and listed with the reason: no agent's work is
 // lost silently. A worktree whose task record is gone counts as finished.
-func gcWorktrees(ctx context.Context, env *runner.Env, opts Options) ([]worktree.Info, error) {
-	list, err := worktree.List(ctx, env)
+func gcWorktrees(ctx context.Context, d Deps, opts Options) ([]worktree.Info, error) {
+	list, err := d.ListWorktrees(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -29,9 +28,9 @@ func gcWorktrees(ctx context.Context, env *runner.Env, opts Options) ([]worktree
 		switch {
 		case w.Task != "" && !w.Status.IsTerminal():
 			w.Kept = "the task is " + string(w.Status)
-		case w.Task != "" && env.Time().Sub(w.Ended) < opts.OlderThan:
+		case w.Task != "" && d.Now().Sub(w.Ended) < opts.OlderThan:
 			w.Kept = "the task ended less than " + opts.OlderThan.String() + " ago"
-		case w.Task == "" && !madeByRunner(ctx, env, w):
+		case w.Task == "" && !madeByRunner(ctx, d, w):
 			// No task record names it: only one runner made (a task id
 			// for its branch, its folder in runner's worktree home) may
 			// go; a user's own runner/… branch and worktree never do.
@@ -40,7 +39,7 @@ func gcWorktrees(ctx context.Context, env *runner.Env, opts Options) ([]worktree
 			w.Kept = "unmerged: runner merge " + textutil.OrDash(w.Task) + " (or runner gc --force-worktrees to drop it)"
 		case opts.DryRun:
 		default:
-			gctx, err := env.GitOn(ctx, w.Host)
+			gctx, err := d.GitOn(ctx, w.Host)
 			if err != nil {
 				w.Kept = err.Error()
 				continue
@@ -56,7 +55,7 @@ func gcWorktrees(ctx context.Context, env *runner.Env, opts Options) ([]worktree
 			w.Removed = true
 			if w.Task != "" {
 				// Its branch is gone: its changes meet no other task's.
-				_ = env.Store.Update(ctx, func(st *state.State) error { overlap.Forget(st, w.Task, time.Time{}); return nil })
+				_ = d.Store.Update(ctx, func(st *state.State) error { overlap.Forget(st, w.Task, time.Time{}); return nil })
 			}
 		}
 	}
@@ -66,11 +65,11 @@ func gcWorktrees(ctx context.Context, env *runner.Env, opts Options) ([]worktree
 // madeByRunner reports whether w, which no task record names, is a
 // worktree runner made: its branch is runner/ and a task id, and its
 // folder is in runner's worktree home of its repository.
-func madeByRunner(ctx context.Context, env *runner.Env, w *worktree.Info) bool {
+func madeByRunner(ctx context.Context, d Deps, w *worktree.Info) bool {
 	if !state.ValidTaskID(strings.TrimPrefix(w.Branch, gitsnap.BranchPrefix)) {
 		return false
 	}
-	gctx, err := env.GitOn(ctx, w.Host)
+	gctx, err := d.GitOn(ctx, w.Host)
 	if err != nil {
 		return false
 	}

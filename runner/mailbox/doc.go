@@ -3,5 +3,10 @@
 // applied under the state lock by package messaging, idle recipients
 // woken by starting their supervisor) and `runner inbox` (Inbox, Queues).
 // Delivering a queued message into a pane at a turn's end is the
-// supervisor's, in package runner. It sits above package runner.
+// supervisor's, in package runner.
+//
+// It sits above package runner and takes a Deps built by cmd/runner from
+// its Env: the store, the journal, the clock, and runner's
+// reconciliation, CallerTask, RemotePaneAlive and StartDeliveries as
+// functions; it imports nothing of package runner.
 package mailbox

@@ -6,7 +6,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -20,21 +19,21 @@ type Entry struct {
 }
 
 // Inbox returns the messages to and from a task, oldest first. ref ""
-// means the calling task (see runner.CallerTask).
-func Inbox(ctx context.Context, env *runner.Env, ref string) (*state.Task, []Entry, error) {
+// means the calling task (see Deps.CallerTask).
+func Inbox(ctx context.Context, d Deps, ref string) (*state.Task, []Entry, error) {
 	var st *state.State
 	var panes []tmuxctl.PaneInfo
 	var err error
 	if ref == "" {
-		st, panes, err = runner.ReconcilePanes(ctx, env) // to find the caller
+		st, panes, err = d.ReconcilePanes(ctx) // to find the caller
 	} else {
-		st, err = runner.Reconcile(ctx, env)
+		st, err = d.Reconcile(ctx)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	if ref == "" {
-		if ref = runner.CallerTask(ctx, env, st, panes); ref == "" {
+		if ref = d.CallerTask(ctx, st, panes); ref == "" {
 			return nil, nil, exit.Usagef("give a task id (outside a runner pane there is no calling task)")
 		}
 	}
@@ -80,12 +79,12 @@ type QueueEntry struct {
 
 // Queues returns, for each task with pending or delivering messages, the
 // queue depth and the oldest pending message's age, oldest first.
-func Queues(ctx context.Context, env *runner.Env) ([]QueueEntry, error) {
-	st, err := runner.Reconcile(ctx, env)
+func Queues(ctx context.Context, d Deps) ([]QueueEntry, error) {
+	st, err := d.Reconcile(ctx)
 	if err != nil {
 		return nil, err
 	}
-	now := env.Time()
+	now := d.Now()
 	byTask := map[string]*QueueEntry{}
 	var order []string
 	for _, m := range st.MessageList() {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/reconcile"
@@ -63,7 +62,7 @@ func (e *RefusedError) Is(target error) bool { return target == exit.ErrUsage }
 // Every acceptance and refusal goes to the journal. If any recipient
 // refused, the error is a *RefusedError (the outcomes still list
 // every recipient).
-func Post(ctx context.Context, env *runner.Env, req Request) ([]Outcome, error) {
+func Post(ctx context.Context, d Deps, req Request) ([]Outcome, error) {
 	typ, err := messaging.Check(req)
 	if err != nil {
 		return nil, err
@@ -71,13 +70,13 @@ func Post(ctx context.Context, env *runner.Env, req Request) ([]Outcome, error) 
 	// Which recipients are idle is known only under the lock; whether
 	// their panes live needs tmux, which must not run under it: look
 	// first, then decide under the lock.
-	pre, panes, err := runner.ReconcilePanes(ctx, env)
+	pre, panes, err := d.ReconcilePanes(ctx)
 	if err != nil {
 		return nil, err
 	}
 	from := req.From
 	if from == "" {
-		from = runner.CallerTask(ctx, env, pre, panes)
+		from = d.CallerTask(ctx, pre, panes)
 	}
 	sender, err := messaging.Sender(pre, from)
 	if err != nil {
@@ -89,7 +88,7 @@ func Post(ctx context.Context, env *runner.Env, req Request) ([]Outcome, error) 
 	}
 	// Any target may be done by the time the lock is taken: know all
 	// their panes.
-	p := &messaging.Posting{Req: req, Type: typ, Sender: sender, Alive: map[string]bool{}, Now: env.Time(), Procs: reconcile.LiveProcs{}}
+	p := &messaging.Posting{Req: req, Type: typ, Sender: sender, Alive: map[string]bool{}, Now: d.Now(), Procs: reconcile.LiveProcs{}}
 	live := map[string]bool{}
 	for _, pn := range panes {
 		live[pn.ID] = !pn.Dead
@@ -102,13 +101,13 @@ func Post(ctx context.Context, env *runner.Env, req Request) ([]Outcome, error) 
 			// Its pane is on a host: ask there (for a done task only, the
 			// one case the answer decides).
 			if t.Status == state.StatusDone {
-				p.Alive[id] = runner.RemotePaneAlive(ctx, env, t)
+				p.Alive[id] = d.RemotePaneAlive(ctx, t)
 			}
 		default:
 			p.Alive[id] = live[t.Tmux.Pane]
 		}
 	}
-	if err := env.Store.Update(ctx, func(st *state.State) error { return p.Post(st, targets) }); err != nil {
+	if err := d.Store.Update(ctx, func(st *state.State) error { return p.Post(st, targets) }); err != nil {
 		return nil, err
 	}
 	var refused []Outcome
@@ -117,9 +116,9 @@ func Post(ctx context.Context, env *runner.Env, req Request) ([]Outcome, error) 
 			refused = append(refused, o)
 		}
 		m := &state.Message{ID: o.ID, From: messaging.SenderName(sender), To: o.To, Type: typ, Hops: o.Hops}
-		env.Record().JournalMessage(ctx, p.Now, o.Result, m, o.Reason)
+		d.Record.JournalMessage(ctx, p.Now, o.Result, m, o.Reason)
 	}
-	errs := runner.StartDeliveries(ctx, env, p.Start)
+	errs := d.StartDeliveries(ctx, p.Start)
 	if len(refused) > 0 {
 		errs = append(errs, &RefusedError{Refused: refused})
 	}

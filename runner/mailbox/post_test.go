@@ -1,6 +1,7 @@
 package mailbox
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"strconv"
@@ -16,13 +17,25 @@ import (
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
-// msgEnv is an Env whose tmux server does not exist (no pane is alive) and
-// whose tasks are "supervised" by this test process, so runner.Reconcile leaves
-// them as they are.
-func msgEnv(t *testing.T, tasks ...*state.Task) *runner.Env {
+// msgEnv is the Deps of an Env whose tmux server does not exist (no pane
+// is alive) and whose tasks are "supervised" by this test process, so
+// runner.Reconcile leaves them as they are; built as cmd/runner builds it.
+func msgEnv(t *testing.T, tasks ...*state.Task) Deps {
 	t.Helper()
 	sock := filepath.Join(t.TempDir(), "nosrv")
-	return &runner.Env{Store: statetest.WithTasks(t, tasks...), TC: tmuxctl.New(sock), Getenv: func(string) string { return "" }}
+	env := &runner.Env{Store: statetest.WithTasks(t, tasks...), TC: tmuxctl.New(sock), Getenv: func(string) string { return "" }}
+	return Deps{
+		Store: env.Store, Record: env.Record(), Now: env.Time,
+		Reconcile: func(ctx context.Context) (*state.State, error) { return runner.Reconcile(ctx, env) },
+		ReconcilePanes: func(ctx context.Context) (*state.State, []tmuxctl.PaneInfo, error) {
+			return runner.ReconcilePanes(ctx, env)
+		},
+		CallerTask: func(ctx context.Context, st *state.State, panes []tmuxctl.PaneInfo) string {
+			return runner.CallerTask(ctx, env, st, panes)
+		},
+		RemotePaneAlive: func(ctx context.Context, t *state.Task) bool { return runner.RemotePaneAlive(ctx, env, t) },
+		StartDeliveries: func(ctx context.Context, ids []string) []error { return runner.StartDeliveries(ctx, env, ids) },
+	}
 }
 
 func TestPostMessageRules(t *testing.T) {

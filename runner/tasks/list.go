@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/projects"
@@ -20,8 +19,8 @@ type ListOptions struct {
 }
 
 // List reconciles and returns the tasks, newest first.
-func List(ctx context.Context, env *runner.Env, opts ListOptions) ([]*state.Task, error) {
-	st, err := runner.Reconcile(ctx, env)
+func List(ctx context.Context, d Deps, opts ListOptions) ([]*state.Task, error) {
+	st, err := d.Reconcile(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -67,8 +66,8 @@ func selectProject(st *state.State, project string) (projects.Ref, error) {
 
 // AttachTarget returns the tmux target for a task or a project: the task's
 // window, or the project's session.
-func AttachTarget(ctx context.Context, env *runner.Env, ref string) (string, error) {
-	st, err := env.Store.Read(ctx)
+func AttachTarget(ctx context.Context, d Deps, ref string) (string, error) {
+	st, err := d.Store.Read(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -94,21 +93,21 @@ func AttachTarget(ctx context.Context, env *runner.Env, ref string) (string, err
 // it: tmux attach-session (switch-client when inside is true, the caller
 // being in a client of runner's server), or for a task on a host
 // ssh -t HOST tmux attach-session there.
-func AttachArgv(ctx context.Context, env *runner.Env, ref string, inside bool) ([]string, error) {
-	target, err := AttachTarget(ctx, env, ref)
+func AttachArgv(ctx context.Context, d Deps, ref string, inside bool) ([]string, error) {
+	target, err := AttachTarget(ctx, d, ref)
 	if err != nil {
 		return nil, err
 	}
-	tc := env.TC
+	tc := d.TC
 	var host *hosts.Conn
-	if st, err := env.Store.Read(ctx); err == nil {
+	if st, err := d.Store.Read(ctx); err == nil {
 		if t, err := st.FindTask(ref); err == nil && t.Tmux.Host != "" {
-			if host, err = env.HostConn(ctx, t.Tmux.Host); err != nil {
+			if host, err = d.HostConn(ctx, t.Tmux.Host); err != nil {
 				return nil, err
 			}
 			tc = host.TC()
 		} else if p, ok := st.Projects[ref]; ok && p.Host != "" && err != nil {
-			if host, err = env.HostConn(ctx, p.Host); err != nil {
+			if host, err = d.HostConn(ctx, p.Host); err != nil {
 				return nil, err
 			}
 			tc = host.TC()

@@ -3,14 +3,13 @@ package tasks
 import (
 	"context"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/messaging"
 )
 
 // Tree returns the task hierarchy of the reconciled state: the subtree of
 // root (an id or prefix), or every root task (see messaging.BuildTree).
-func Tree(ctx context.Context, env *runner.Env, root string) ([]*messaging.TreeNode, error) {
-	st, err := runner.Reconcile(ctx, env)
+func Tree(ctx context.Context, d Deps, root string) ([]*messaging.TreeNode, error) {
+	st, err := d.Reconcile(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -19,8 +18,8 @@ func Tree(ctx context.Context, env *runner.Env, root string) ([]*messaging.TreeN
 
 // Collect gathers the outcomes of a task's children from the reconciled
 // state (see messaging.CollectChildren).
-func Collect(ctx context.Context, env *runner.Env, parent string) (*messaging.Collection, error) {
-	st, err := runner.Reconcile(ctx, env)
+func Collect(ctx context.Context, d Deps, parent string) (*messaging.Collection, error) {
+	st, err := d.Reconcile(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
 )
@@ -61,7 +60,7 @@ type UsageReport struct {
 // Usage sums what tasks spent, as their agents' CLIs recorded it (tasks
 // whose CLI recorded nothing count as unknown turns, never as 0), grouped
 // as opts says. A task counts whole in the window it was active in.
-func Usage(ctx context.Context, env *runner.Env, opts UsageOptions) (*UsageReport, error) {
+func Usage(ctx context.Context, d Deps, opts UsageOptions) (*UsageReport, error) {
 	if opts.By == "" {
 		opts.By = ByProject
 	}
@@ -72,7 +71,7 @@ func Usage(ctx context.Context, env *runner.Env, opts UsageOptions) (*UsageRepor
 	if loc == nil {
 		loc = time.Local
 	}
-	st, err := env.Store.Read(ctx)
+	st, err := d.Store.Read(ctx)
 	if err != nil {
 		return nil, err
 	}

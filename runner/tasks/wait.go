@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/state"
@@ -26,8 +25,8 @@ func settled(t *state.Task, untilInput bool) bool {
 
 // Wait blocks until the tasks (all, or with Any the first) have ended,
 // watching the state directory (no polling), and returns them.
-func Wait(ctx context.Context, env *runner.Env, refs []string, opts WaitOptions) ([]*state.Task, error) {
-	st, err := runner.Reconcile(ctx, env)
+func Wait(ctx context.Context, d Deps, refs []string, opts WaitOptions) ([]*state.Task, error) {
+	st, err := d.Reconcile(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -39,12 +38,12 @@ func Wait(ctx context.Context, env *runner.Env, refs []string, opts WaitOptions)
 		}
 		ids = append(ids, t.ID)
 	}
-	return waitIDs(ctx, env, st, ids, opts)
+	return waitIDs(ctx, d, st, ids, opts)
 }
 
 // waitIDs is the wait loop of Wait and All: st is a fresh read.
-func waitIDs(ctx context.Context, env *runner.Env, st *state.State, ids []string, opts WaitOptions) ([]*state.Task, error) {
-	changes, err := env.Store.Watch(ctx)
+func waitIDs(ctx context.Context, d Deps, st *state.State, ids []string, opts WaitOptions) ([]*state.Task, error) {
+	changes, err := d.Store.Watch(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -70,10 +69,10 @@ func waitIDs(ctx context.Context, env *runner.Env, st *state.State, ids []string
 		case <-ctx.Done():
 			return out, ctx.Err()
 		case <-changes:
-			st, err = env.Store.Read(ctx)
+			st, err = d.Store.Read(ctx)
 		case <-safety.C:
 			// A supervisor that died leaves no write behind: reconcile.
-			st, err = runner.Reconcile(ctx, env)
+			st, err = d.Reconcile(ctx)
 		}
 		if err != nil {
 			return nil, err
@@ -120,8 +119,8 @@ func AllSet(st *state.State, project projects.Ref) []string {
 // All blocks until every task of AllSet (computed at the call)
 // has ended and returns them in dispatch order; none is no error. project
 // is empty (every task) or a name or directory (see SelectProject).
-func All(ctx context.Context, env *runner.Env, project string) ([]*state.Task, error) {
-	st, err := runner.Reconcile(ctx, env)
+func All(ctx context.Context, d Deps, project string) ([]*state.Task, error) {
+	st, err := d.Reconcile(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -132,6 +131,6 @@ func All(ctx context.Context, env *runner.Env, project string) ([]*state.Task, e
 		}
 	}
 	ids := AllSet(st, ref)
-	env.Say("waiting for %d task(s): %s", len(ids), strings.Join(ids, " "))
-	return waitIDs(ctx, env, st, ids, WaitOptions{})
+	d.Say("waiting for %d task(s): %s", len(ids), strings.Join(ids, " "))
+	return waitIDs(ctx, d, st, ids, WaitOptions{})
 }

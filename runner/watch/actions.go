@@ -13,8 +13,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner"
-	"github.com/runner-cli/runner/runner/tasks"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -70,10 +68,10 @@ type attachedMsg struct {
 // back with the usual tmux keys), else `tmux attach` in this terminal (ssh
 // -t to its host for a task there), with TMUX unset so it works from
 // inside another tmux too, returning to the view when the user detaches.
-func attach(ctx context.Context, env *runner.Env, getenv func(string) string, t *state.Task) tea.Cmd {
+func attach(ctx context.Context, d Deps, getenv func(string) string, t *state.Task) tea.Cmd {
 	pane := t.Tmux.Pane
 	if t.Tmux.Host != "" {
-		argv, err := tasks.AttachArgv(ctx, env, t.ID, false)
+		argv, err := d.AttachArgv(ctx, t.ID)
 		if err != nil {
 			return func() tea.Msg { return attachedMsg{err: err} }
 		}
@@ -81,16 +79,16 @@ func attach(ctx context.Context, env *runner.Env, getenv func(string) string, t 
 		cmd.Env = tmuxctl.CleanEnv(os.Environ())
 		return tea.ExecProcess(cmd, func(err error) tea.Msg { return attachedMsg{err: err} })
 	}
-	if err := env.TC.SelectPane(ctx, pane); err != nil {
+	if err := d.TC.SelectPane(ctx, pane); err != nil {
 		return func() tea.Msg { return attachedMsg{err: err} }
 	}
-	if sameServer(ctx, env.TC, getenv("TMUX")) {
+	if sameServer(ctx, d.TC, getenv("TMUX")) {
 		return func() tea.Msg {
-			_, err := env.TC.Command(ctx, "switch-client", "-t", pane)
+			_, err := d.TC.Command(ctx, "switch-client", "-t", pane)
 			return attachedMsg{err: err, pane: pane}
 		}
 	}
-	argv := env.TC.AttachArgv(pane, false)
+	argv := d.TC.AttachArgv(pane, false)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = tmuxctl.CleanEnv(os.Environ())
 	return tea.ExecProcess(cmd, func(err error) tea.Msg { return attachedMsg{err: err} })

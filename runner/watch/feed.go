@@ -7,7 +7,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -55,14 +54,14 @@ type (
 
 // feed owns the watches.
 type feed struct {
-	env     *runner.Env
+	deps    Deps
 	changes <-chan struct{}
 	files   *fsnotify.Watcher // nil without inotify: the preview is polled
 	watched string            // the transcript file watched now
 }
 
-func newFeed(ctx context.Context, env *runner.Env) (*feed, error) {
-	ch, err := env.Store.Watch(ctx)
+func newFeed(ctx context.Context, d Deps) (*feed, error) {
+	ch, err := d.Store.Watch(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -70,20 +69,20 @@ func newFeed(ctx context.Context, env *runner.Env) (*feed, error) {
 	if err != nil {
 		// No inotify left to this user (every supervisor holds one):
 		// the preview is refreshed every panePoll instead.
-		return &feed{env: env, changes: ch}, nil
+		return &feed{deps: d, changes: ch}, nil
 	}
 	go func() { <-ctx.Done(); w.Close() }()
-	return &feed{env: env, changes: ch, files: w}, nil
+	return &feed{deps: d, changes: ch, files: w}, nil
 }
 
 // load reads the state; with reconcile, it first reconciles it.
 func (f *feed) load(ctx context.Context, reconcile bool) tea.Cmd {
 	return func() tea.Msg {
 		if reconcile {
-			st, err := runner.Reconcile(ctx, f.env)
+			st, err := f.deps.Reconcile(ctx)
 			return loadedMsg{st: st, err: err}
 		}
-		st, err := f.env.Store.Read(ctx)
+		st, err := f.deps.Store.Read(ctx)
 		return loadedMsg{st: st, err: err}
 	}
 }
@@ -150,7 +149,7 @@ func (f *feed) capture(ctx context.Context, t *state.Task) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
-		tc, err := f.env.PaneClient(ctx, t)
+		tc, err := f.deps.PaneClient(ctx, t)
 		if err != nil {
 			return previewMsg{id: id, pane: pane, tab: tabPane, err: err}
 		}

@@ -91,7 +91,7 @@ func (m *Model) taskKey(k tea.KeyPressMsg, t *state.Task) tea.Cmd {
 			m.setStatus(true, "attach %s: it has no pane (%s)", t.ID, t.Status)
 			return nil
 		}
-		return attach(m.ctx, m.opts.Env, m.opts.Getenv, t)
+		return attach(m.ctx, m.opts.Deps, m.opts.Getenv, t)
 	case "d":
 		m.tab = toggle(m.tab, tabDiff)
 		return m.showTab(t)

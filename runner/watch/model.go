@@ -11,14 +11,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/runner-cli/runner/internal/clock"
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 )
 
 // Options configure the view.
 type Options struct {
-	// Env reaches the state and the tmux server.
-	Env *runner.Env
+	// Deps reaches the state and the tmux servers.
+	Deps Deps
 	// Exe is the runner binary the actions run.
 	Exe string
 	// Filter selects the tasks listed (the `/` key edits its Text).
@@ -101,7 +100,7 @@ type Model struct {
 
 // New makes the model; Run starts it.
 func New(ctx context.Context, opts Options) (*Model, error) {
-	f, err := newFeed(ctx, opts.Env)
+	f, err := newFeed(ctx, opts.Deps)
 	if err != nil {
 		return nil, err
 	}

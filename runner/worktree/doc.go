@@ -7,4 +7,9 @@
 // order that avoids the conflicts it can (MergeAll).
 // Making a task's worktree is a launch strategy and lives in package
 // runner (startWorktree); removing finished ones is gc's.
+//
+// It takes a Deps (the store and the task record, the clock and warnings,
+// git on a task's machine, and runner's Reconcile and GetTask as
+// functions), built by cmd/runner from its Env; it imports nothing of
+// package runner.
 package worktree

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/runner-cli/runner/gitsnap"
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/state"
 )
@@ -85,7 +84,7 @@ func taskOfBranch(branch string) string {
 // worktree may be gone) into into ("" for its current branch). Each
 // branch's changes count from its task's snapshot, as runner merge counts
 // them, and its worktree's uncommitted work counts too. ctx carries the
-// machine (env.GitContext, env.GitOn).
+// machine (Deps.GitContext, Deps.GitOn).
 func forecastRepo(ctx context.Context, origin, into, want string) (*gitsnap.Forecast, error) {
 	list, err := gitsnap.Worktrees(ctx, origin, gitsnap.BranchPrefix)
 	if err != nil {
@@ -131,15 +130,15 @@ type Check struct {
 // index, ref, HEAD or stash (here or on the task's host). A task without
 // a branch, a branch or --into branch that is gone, or a project that is
 // no repository are bad input (exit 2).
-func CheckMerge(ctx context.Context, env *runner.Env, req CheckRequest) (*Check, error) {
-	t, err := runner.GetTask(ctx, env, req.Ref)
+func CheckMerge(ctx context.Context, d Deps, req CheckRequest) (*Check, error) {
+	t, err := d.GetTask(ctx, req.Ref)
 	if err != nil {
 		return nil, err
 	}
 	if t.Branch == "" || t.Origin == "" {
 		return nil, exit.Usagef("task %s has no branch of its own (dispatch with --worktree); its changes are in %s already", t.ID, t.Dir)
 	}
-	gctx, err := env.GitContext(ctx, t)
+	gctx, err := d.GitContext(ctx, t)
 	if err != nil {
 		return nil, err
 	}

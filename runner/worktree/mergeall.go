@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/runner-cli/runner/gitsnap"
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/state"
 )
@@ -52,8 +51,8 @@ type candidate struct {
 // It stops at the first merge that fails (a conflict is aborted: nothing
 // of the user's changed) and reports what it merged and what it left.
 // Unmerged branches of tasks that are not done are left, named.
-func MergeAll(ctx context.Context, env *runner.Env, req MergeRequest) (*MergeAllResult, error) {
-	groups, left, err := mergeCandidates(ctx, env, req.Into)
+func MergeAll(ctx context.Context, d Deps, req MergeRequest) (*MergeAllResult, error) {
+	groups, left, err := mergeCandidates(ctx, d, req.Into)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +64,7 @@ func MergeAll(ctx context.Context, env *runner.Env, req MergeRequest) (*MergeAll
 	for i, c := range order {
 		one := req
 		one.Ref = c.task.ID
-		_, m, err := Merge(ctx, env, one)
+		_, m, err := Merge(ctx, d, one)
 		if err == nil {
 			res.Merged = append(res.Merged, MergedTask{Task: c.task.ID, Merge: m})
 			continue
@@ -89,8 +88,8 @@ func MergeAll(ctx context.Context, env *runner.Env, req MergeRequest) (*MergeAll
 // mergeCandidates finds the unmerged task branches of every repository
 // (grouped by repository, forecast into into) and splits them into the
 // done ones, which merge --all may merge, and the others, left.
-func mergeCandidates(ctx context.Context, env *runner.Env, into string) ([][]candidate, []LeftTask, error) {
-	st, err := runner.Reconcile(ctx, env)
+func mergeCandidates(ctx context.Context, d Deps, into string) ([][]candidate, []LeftTask, error) {
+	st, err := d.Reconcile(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -114,7 +113,7 @@ func mergeCandidates(ctx context.Context, env *runner.Env, into string) ([][]can
 		return strings.Compare(a.Host+"\x00"+a.Dir, b.Host+"\x00"+b.Dir)
 	})
 	for _, at := range places {
-		g, l, err := repoCandidates(ctx, env, at, into, byRepo[at])
+		g, l, err := repoCandidates(ctx, d, at, into, byRepo[at])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -126,8 +125,8 @@ func mergeCandidates(ctx context.Context, env *runner.Env, into string) ([][]can
 // repoCandidates forecasts the task branches of one repository and sorts
 // its tasks: done and unmerged (candidates), unmerged but not done (left),
 // merged or gone (dropped).
-func repoCandidates(ctx context.Context, env *runner.Env, at projects.Place, into string, tasks []*state.Task) ([]candidate, []LeftTask, error) {
-	gctx, err := env.GitOn(ctx, at.Host)
+func repoCandidates(ctx context.Context, d Deps, at projects.Place, into string, tasks []*state.Task) ([]candidate, []LeftTask, error) {
+	gctx, err := d.GitOn(ctx, at.Host)
 	if err != nil {
 		return nil, nil, err
 	}

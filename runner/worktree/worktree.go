@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
-	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/overlap"
 	"github.com/runner-cli/runner/runner/projects"
@@ -35,11 +35,11 @@ var ErrConflict = gitsnap.ErrConflict
 // still at work refuses (exit 5); a task without a worktree, or local
 // changes in the paths the merge touches, are bad input (exit 2); a
 // conflict changes nothing and is exit 1, naming the files.
-func Merge(ctx context.Context, env *runner.Env, req MergeRequest) (*state.Task, *gitsnap.MergeResult, error) {
+func Merge(ctx context.Context, d Deps, req MergeRequest) (*state.Task, *gitsnap.MergeResult, error) {
 	if req.Squash && req.Rebase {
 		return nil, nil, exit.Usagef("--squash and --rebase exclude each other")
 	}
-	t, err := runner.GetTask(ctx, env, req.Ref)
+	t, err := d.GetTask(ctx, req.Ref)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -49,11 +49,11 @@ func Merge(ctx context.Context, env *runner.Env, req MergeRequest) (*state.Task,
 	if !t.Status.IsTerminal() && t.Status != state.StatusOrphaned {
 		return t, nil, &exit.ExitError{Code: exit.ExitBusy, Err: fmt.Errorf("task %s is %s: its agent may still change the worktree (wait for it: runner wait %s)", t.ID, t.Status, t.ID)}
 	}
-	text, err := env.Store.TaskText(t)
+	text, err := d.Store.TaskText(t)
 	if err != nil {
 		return t, nil, err
 	}
-	gctx, err := env.GitContext(ctx, t)
+	gctx, err := d.GitContext(ctx, t)
 	if err != nil {
 		return t, nil, err
 	}
@@ -67,7 +67,7 @@ func Merge(ctx context.Context, env *runner.Env, req MergeRequest) (*state.Task,
 	}
 	msg := req.Message
 	if msg == "" {
-		msg = fmt.Sprintf("Merge %s: %s\n\nRunner-Task: %s", t.Branch, runner.TaskTitle(text), t.ID)
+		msg = fmt.Sprintf("Merge %s: %s\n\nRunner-Task: %s", t.Branch, textutil.Headline(text, 100), t.ID)
 	}
 	res, err := gitsnap.Merge(gctx, t.Origin, t.Dir, t.Branch, gitsnap.MergeOptions{Base: snap.Commit, Squash: req.Squash, Rebase: req.Rebase, Message: msg, Into: req.Into})
 	switch {
@@ -80,11 +80,11 @@ func Merge(ctx context.Context, env *runner.Env, req MergeRequest) (*state.Task,
 	}
 	// Its changes are the branch's it went into now: they overlap no
 	// other task's.
-	merged := env.Time()
-	if err := env.Store.Update(ctx, func(st *state.State) error { overlap.Forget(st, t.ID, merged); return nil }); err != nil {
-		env.Warn("task %s: merged, but its overlaps were not cleared: %v", t.ID, err)
+	merged := d.Now()
+	if err := d.Store.Update(ctx, func(st *state.State) error { overlap.Forget(st, t.ID, merged); return nil }); err != nil {
+		d.Warn("task %s: merged, but its overlaps were not cleared: %v", t.ID, err)
 	}
-	env.Record().Journal(ctx, t, "merge", fmt.Sprintf("%s into %s (%s): %s; leftovers: %s", t.Branch, res.Into, res.Mode, res.Commit, c.Outcome))
+	d.Record.Journal(ctx, t, "merge", fmt.Sprintf("%s into %s (%s): %s; leftovers: %s", t.Branch, res.Into, res.Mode, res.Commit, c.Outcome))
 	return t, res, nil
 }
 
@@ -115,8 +115,8 @@ type Info struct {
 // Worktrees lists the worktrees on runner/ branches of every repository
 // runner knows (the registered projects and the tasks' origins), from
 // git's own list, so one whose task record is gone is found too.
-func List(ctx context.Context, env *runner.Env) ([]Info, error) {
-	st, err := runner.Reconcile(ctx, env)
+func List(ctx context.Context, d Deps) ([]Info, error) {
+	st, err := d.Reconcile(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func List(ctx context.Context, env *runner.Env) ([]Info, error) {
 	places := slices.SortedFunc(maps.Keys(repos), func(a, b projects.Place) int { return strings.Compare(a.Host+"\x00"+a.Dir, b.Host+"\x00"+b.Dir) })
 	for _, at := range places {
 		repo := at.Dir
-		ctx, err := env.GitOn(ctx, at.Host)
+		ctx, err := d.GitOn(ctx, at.Host)
 		if err != nil {
 			continue // an unknown host
 		}

@@ -1,0 +1,25 @@
+package tasks
+
+import (
+	"context"
+
+	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// Deps is what the operations on tasks use, built by cmd/runner from its
+// Env: the store, the tmux server, the hosts, and package runner's
+// reconciliation as a function. Every field is required.
+type Deps struct {
+	Store *state.Store
+	// TC is this machine's tmux server (attach).
+	TC *tmuxctl.Client
+	// Reconcile reads the state after recording what became of the
+	// tasks nothing supervises (runner.Reconcile).
+	Reconcile func(ctx context.Context) (*state.State, error)
+	// HostConn is the connection to a registered host (Env.HostConn).
+	HostConn func(ctx context.Context, name string) (*hosts.Conn, error)
+	// Say writes one line of progress (Env.Say).
+	Say func(format string, args ...any)
+}
