@@ -38,6 +38,7 @@
 //     whether a recorded process still is the one recorded;
 //   - runner/caller: which task the calling process runs under;
 //   - runner/deps: the rules of ordering (dispatch --after);
+//   - runner/hookinstall: an agent CLI's turn-end hook written for a task;
 //   - runner/confine: what a sandboxed task may touch (its sandbox's spec,
 //     its temp folder, its copies of the CLI's directories);
 //   - runner/projects: the registry and where a task works;

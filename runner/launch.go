@@ -9,16 +9,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
-	"github.com/runner-cli/runner/internal/atomicfile"
 	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/hookinstall"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
@@ -322,93 +320,16 @@ func launchPane(ctx context.Context, env *Env, t *state.Task, prof *profile.Prof
 	}}, nil
 }
 
-// hook renders the profile's turn-end hook for t: the arguments and
-// environment it adds to the agent's launch (none when the CLI would not
-// read it: said, and the screen ends each turn), its settings file
-// written. Without use, or without runner's own binary to run as the
-// hook, there is none.
+// hook installs the profile's turn-end hook for t (package hookinstall).
+// Without use, or without runner's own binary to run as the hook, there is
+// none.
 func (s localSite) hook(_ context.Context, t *state.Task, prof *profile.Profile, penv []string, use bool) (args, hookEnv []string, err error) {
 	env := s.env
 	if !use || env.Exe == "" {
 		return nil, nil, nil
 	}
-	events := env.Store.TaskFile("events", t.ID)
-	chain, err := profile.UserHookChain(prof.Hook, penv, os.Getenv, os.ReadFile)
-	if err != nil {
-		// runner's notify would replace the user's: refuse rather than
-		// drop it silently.
-		return nil, nil, exit.Usagef("agent %s: runner's turn-end hook would replace your own, which cannot be read: %v (fix the file, or run without runner's hook: --no-hook)", prof.Name, err)
-	}
-	paths := profile.HookPaths{
-		Command: tmuxctl.ShellQuote(env.Exe) + " hook --task " + t.ID,
-		Events:  events,
-		Dir:     env.Store.TaskFile("hook-dir", t.ID),
-		Chain:   chain,
-	}
-	hl, err := prof.Hook.Render(paths)
-	if err != nil {
-		return nil, nil, fmt.Errorf("agent %s: %w", prof.Name, err)
-	}
-	why := hookUnusable(prof.Hook, hl.SettingsPath)
-	if why != "" && prof.Hook.RootOwned && os.Geteuid() == 0 {
-		// runner runs as root (a container, CI) with its state where
-		// others may write (under /tmp): a directory of root's that
-		// nobody else may write serves instead.
-		if st, err := os.Stat(filepath.Dir(RootHookDir)); err == nil && st.IsDir() {
-			paths.Dir = filepath.Join(RootHookDir, t.ID)
-			if alt, err := prof.Hook.Render(paths); err == nil && hookUnusable(prof.Hook, alt.SettingsPath) == "" {
-				hl, why = alt, ""
-			}
-		}
-	}
-	if why != "" {
-		env.Say("task %s: %s: no turn-end hook (%s); the screen ends each turn", t.ID, prof.Name, why)
-		return nil, nil, nil
-	}
-	files := hl.Files
-	if hl.Settings != nil {
-		files = append([]profile.HookFile{{Path: hl.SettingsPath, Data: hl.Settings}}, files...)
-	}
-	for _, f := range files {
-		if err := atomicfile.Write(f.Path, f.Data, 0o600, false); err != nil {
-			return nil, nil, fmt.Errorf("agent %s: write the hook file %s: %w (check the state directory's permissions)", prof.Name, f.Path, err)
-		}
-	}
-	if hookEnv, err = prof.HookEnv(penv, hl); err != nil {
-		return nil, nil, err
-	}
-	return hl.Args, hookEnv, nil
-}
-
-// hookUnusable says why a hook's settings file at path would not be read
-// by its CLI ("" when it would): a RootOwned file needs root to own it and
-// every directory above it, none writable by group or others.
-// RootHookDir holds the hook files of a CLI that reads them only from
-// directories root owns and nobody else may write (Hook.RootOwned), when
-// runner runs as root and its state directory does not qualify: on tmpfs,
-// gone at reboot.
-const RootHookDir = "/run/runner-hooks"
-
-func hookUnusable(h *profile.Hook, path string) string {
-	if !h.RootOwned || path == "" {
-		return ""
-	}
-	if os.Geteuid() != 0 {
-		return "the CLI reads its system settings file only when root owns it, and runner does not run as root"
-	}
-	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
-		if st, err := os.Stat(d); err == nil {
-			if st.Mode().Perm()&0o022 != 0 {
-				return fmt.Sprintf("the CLI does not read a system settings file under %s, which group or others may write", d)
-			}
-			if sys, ok := st.Sys().(*syscall.Stat_t); ok && sys.Uid != 0 {
-				return fmt.Sprintf("the CLI does not read a system settings file under %s, which root does not own", d)
-			}
-		}
-		if d == filepath.Dir(d) {
-			return ""
-		}
-	}
+	return hookinstall.Install(hookinstall.Place{Exe: env.Exe, TaskID: t.ID, Events: env.Store.TaskFile("events", t.ID),
+		Dir: env.Store.TaskFile("hook-dir", t.ID), Say: env.Say}, prof, penv)
 }
 
 // StartSupervisor starts `runner supervise ID` as a detached process in its
