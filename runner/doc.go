@@ -10,7 +10,7 @@
 //
 // Env (env.go) is what the operations need from the outside world, made
 // by the composition root, cmd/runner, once per command: a plain struct
-// of ten methods (the clock, progress and warnings, the task record, the
+// of a dozen methods (the clock, progress and warnings, the task record, the
 // hosts, the self-spawn).
 //
 // Below it, each decision in a package of its own that knows nothing of

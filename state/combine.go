@@ -16,8 +16,9 @@ import (
 // batch holds the updates queued when its leader takes over; a caller that
 // arrives later waits for the next batch, led by the first of them.
 //
-// The registry is package-level on purpose, the one piece of shared
-// mutable state in this package: the flock it fronts is shared by every
+// The registry is package-level on purpose (as are the inbox registry,
+// the records and segments caches, the sequence of handed-over operations
+// and the id source tests swap): the flock it fronts is shared by every
 // Store of the directory in the process, so the queue must be as wide as
 // the process. It is keyed by the store's directory and holds an entry only
 // while someone updates, so it is empty between updates and tests cannot
