@@ -166,7 +166,7 @@ func (a *app) printGC(res *gc.Result, quiet bool) {
 }
 
 // startAutoGC starts the background gc of close_after when finished tasks
-// are due (see runner.StartAutoGC); a failure only warns.
+// are due (see gc.StartAuto); a failure only warns.
 func (a *app) startAutoGC(ctx context.Context, env *runner.Env, cfg *config.Config) {
 	if cfg == nil || cfg.CloseAfter.Duration <= 0 || a.getenv("RUNNER_TASK_ID") != "" {
 		return // an agent's runner command leaves the machine's upkeep to the user's

@@ -17,7 +17,7 @@ const DefaultRecent = 3 * time.Hour
 
 // Filter says which tasks the list shows.
 type Filter struct {
-	// Project keeps only tasks of this project (runner.SelectProject
+	// Project keeps only tasks of this project (projects.Select
 	// resolves a name or a directory); the zero value keeps all.
 	Project projects.Ref
 	// All shows every retained finished task of the index, not only
@@ -156,7 +156,7 @@ func shown(t *state.Task, now time.Time, recent time.Duration, f Filter) bool {
 }
 
 // projectOf is the group a task is listed under: its project's name, or
-// its directory (runner.ProjectLabel); on a host, "name @host" or
+// its directory (projects.Label); on a host, "name @host" or
 // "host:NAME:/dir".
 func projectOf(t *state.Task) string {
 	switch {

@@ -15,7 +15,7 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-// age is runner.Age with everything under a minute shown as "<1m": a
+// age is textutil.Age with everything under a minute shown as "<1m": a
 // live view needs no seconds, and ticking them would redraw every young
 // row once a second.
 func age(now, since time.Time) string {
