@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,6 +53,7 @@ var exampleTasks = map[string]struct {
 	"t_jkl012": {"a task stopped on a question, its supervisor gone", nil, 4},
 	"t_mno345": {"a done task that wrote a file in its own worktree", []string{"--worktree"}, 0},
 	"t_pqr678": {"a done task that dispatched a child task", nil, 0},
+	"t_vwx234": {"a second done task that wrote a file", nil, 0},
 }
 
 // exampleTaskText is the sim's prompt (runner/agentsim) for each task
@@ -72,12 +74,12 @@ func exampleTaskText(id string, n int) string {
 
 var (
 	examplePlaceholder = regexp.MustCompile(`\b[ts]_[a-z0-9]{6,8}\b|%\d+\b`)
-	exampleAssign      = regexp.MustCompile(`^([A-Za-z_]\w*)=\$\((runner .*)\)$`)
+	exampleAssign      = regexp.MustCompile(`^([A-Za-z_]\w*)=\$\((runner .*)\)(?: \|\| exit)?$`)
 	exampleExits       = regexp.MustCompile(`\bexits (\d+)\b`)
 )
 
 // TestHelpExamples runs the Example of every visible command, line by line,
-// as a user would type it (sh -c), with the real binary on the sim agent:
+// as a user would type it (sh -u -c), with the real binary on the sim agent:
 // lines are runner commands (or NAME=$(runner …), whose output later lines
 // use as "$NAME") and comments. A line must exit 0, or the code its comment
 // gives ("# exits 1: …"); a line whose comment says Ctrl-C is interrupted
@@ -86,7 +88,7 @@ var (
 // environment, and see what earlier ones left (project rm web removes the
 // web that project add registered; host rm the host that host add did).
 func TestHelpExamples(t *testing.T) {
-	e := newExampleEnv(t)
+	e := newExampleEnv(t, "api")
 	a, flush := newApp(strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
 	defer flush()
 	var cmds []*cobra.Command
@@ -111,7 +113,12 @@ func TestHelpExamples(t *testing.T) {
 				t.Fatalf("%s has no example: give it an Example of one to four lines", path)
 			}
 			if why, ok := examplesNotRun[path]; ok {
-				t.Skipf("not run: %s", why)
+				for _, l := range lines {
+					if _, err := checkRunnerCommand(shellWords(l.command)); err != nil {
+						t.Errorf("%s: %v", l.text, err)
+					}
+				}
+				t.Skipf("not run: %s (its lines are checked against the command tree)", why)
 			}
 			e.runExample(t, lines)
 		})
@@ -123,13 +130,18 @@ func TestHelpExamples(t *testing.T) {
 	}
 }
 
-// exampleLine is one command line of an Example.
+// exampleLine is one command line of an Example (or of a block in the
+// docs, which may also change directory or set a variable).
 type exampleLine struct {
 	text      string // as written, the comment included
-	command   string // the runner command
+	command   string // the command line, run with sh
 	assign    string // NAME of NAME=$(runner …)
 	code      int    // the exit code wanted
 	interrupt bool   // runs until Ctrl-C
+	inPane    bool   // runs as from inside a task's pane
+	cd        string // cd DIR: later lines run in DIR
+	export    string // export NAME=VALUE: NAME=VALUE for later lines
+	notRun    string // why the line is not run (it is still checked)
 }
 
 func parseExample(t *testing.T, example string) []exampleLine {
@@ -140,41 +152,52 @@ func parseExample(t *testing.T, example string) []exampleLine {
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
 		}
-		l := exampleLine{text: text, command: text}
-		comment := ""
-		if i := strings.Index(text, " #"); i >= 0 {
-			l.command, comment = strings.TrimSpace(text[:i]), text[i:]
-		}
-		if m := exampleAssign.FindStringSubmatch(l.command); m != nil {
-			l.assign, l.command = m[1], m[2]
-		}
+		l := parseExampleLine(text)
 		if !strings.HasPrefix(l.command, "runner ") {
 			t.Errorf("example line %q: neither a runner command, NAME=$(runner …), nor a # comment", text)
 			continue
-		}
-		if m := exampleExits.FindStringSubmatch(comment); m != nil {
-			l.code, _ = strconv.Atoi(m[1])
-		}
-		if strings.Contains(comment, "Ctrl-C") {
-			l.interrupt, l.code = true, 130
 		}
 		out = append(out, l)
 	}
 	return out
 }
 
+// parseExampleLine takes a line's comment off and reads what it asks for:
+// the exit code ("# exits 1: …"), an interrupt ("Ctrl-C"), a task's pane to
+// run in ("inside a task's pane"); NAME=$(runner …) (with or without
+// "|| exit" after it) is taken apart.
+func parseExampleLine(text string) exampleLine {
+	l := exampleLine{text: text, command: text}
+	comment := ""
+	if i := strings.Index(text, " #"); i >= 0 {
+		l.command, comment = strings.TrimSpace(text[:i]), text[i:]
+	}
+	if m := exampleAssign.FindStringSubmatch(l.command); m != nil {
+		l.assign, l.command = m[1], m[2]
+	}
+	if m := exampleExits.FindStringSubmatch(comment); m != nil {
+		l.code, _ = strconv.Atoi(m[1])
+	}
+	if strings.Contains(comment, "Ctrl-C") {
+		l.interrupt, l.code = true, 130
+	}
+	l.inPane = strings.Contains(comment, "inside a task's pane")
+	return l
+}
+
 // exampleEnv is the environment every example runs in: a private tmux
 // server, HOME, config and state in a temp dir, the sim the default agent,
-// git repositories ~/src/api (registered as api, the working directory),
-// ~/src/web and ~/src/shop (not registered).
+// git repositories ~/src/api (the working directory), ~/src/web and
+// ~/src/shop, of which the names given to newExampleEnv are registered.
 type exampleEnv struct {
 	env  []string
 	home string
 	dir  string // ~/src/api
+	sock string // the private tmux server
 	n    int    // files written by task placeholders
 }
 
-func newExampleEnv(t *testing.T) *exampleEnv {
+func newExampleEnv(t *testing.T, projects ...string) *exampleEnv {
 	for _, prog := range []string{"tmux", "git"} {
 		if _, err := exec.LookPath(prog); err != nil {
 			t.Skipf("%s not installed", prog)
@@ -189,7 +212,7 @@ func newExampleEnv(t *testing.T) *exampleEnv {
 		t.Fatal(err)
 	}
 	sock, home := filepath.Join(root, "s"), filepath.Join(root, "home")
-	e := &exampleEnv{home: home, dir: filepath.Join(home, "src", "api")}
+	e := &exampleEnv{home: home, dir: filepath.Join(home, "src", "api"), sock: sock}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -222,7 +245,9 @@ func newExampleEnv(t *testing.T) *exampleEnv {
 	e.gitRepo(t, e.dir)
 	e.gitRepo(t, filepath.Join(home, "src", "web"))
 	e.gitRepo(t, filepath.Join(home, "src", "shop"))
-	e.runner(t, "project", "add", "api", e.dir)
+	for _, name := range projects {
+		e.runner(t, "project", "add", name, filepath.Join(home, "src", name))
+	}
 	return e
 }
 
@@ -235,6 +260,7 @@ func (e *exampleEnv) writeFiles(t *testing.T) {
 		"src/api/README.md":                 "# api\n",
 		"src/api/main.go":                   "package main\n\nfunc main() {}\n",
 		"src/api/test.sh":                   "#!/bin/sh\necho 'ok: 12 tests passed'\n",
+		"src/api/Makefile":                  "test:\n\t./test.sh\n",
 		"src/api/task.md":                   "Add a /health endpoint that returns 200 and the version.\n",
 		"src/api/followup.md":               "Now document it in the README.\n",
 		"src/api/question.md":               "Which file holds the retry logic?\n",
@@ -272,7 +298,13 @@ func (e *exampleEnv) gitRepo(t *testing.T, dir string) {
 // and fails the test unless it exits 0.
 func (e *exampleEnv) runner(t *testing.T, args ...string) string {
 	t.Helper()
-	code, out, errOut := e.exec(t, nil, "runner", args...)
+	return e.runnerWith(t, nil, args...)
+}
+
+// runnerWith is runner with vars added to the environment.
+func (e *exampleEnv) runnerWith(t *testing.T, vars map[string]string, args ...string) string {
+	t.Helper()
+	code, out, errOut := e.exec(t, vars, "runner", args...)
 	if code != 0 {
 		t.Fatalf("runner %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out, errOut)
 	}
@@ -284,15 +316,15 @@ func (e *exampleEnv) runner(t *testing.T, args ...string) string {
 func (e *exampleEnv) exec(t *testing.T, vars map[string]string, prog string, args ...string) (int, string, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := e.command(ctx, vars, prog, args...)
+	cmd := e.command(ctx, e.dir, vars, prog, args...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	return exitStatus(t, cmd.Run()), out.String(), errOut.String()
 }
 
-func (e *exampleEnv) command(ctx context.Context, vars map[string]string, prog string, args ...string) *exec.Cmd {
+func (e *exampleEnv) command(ctx context.Context, dir string, vars map[string]string, prog string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, prog, args...)
-	cmd.Dir, cmd.Env, cmd.WaitDelay = e.dir, slices.Clone(e.env), 5*time.Second
+	cmd.Dir, cmd.Env, cmd.WaitDelay = dir, slices.Clone(e.env), 5*time.Second
 	for k, v := range vars {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
@@ -312,14 +344,36 @@ func exitStatus(t *testing.T, err error) int {
 }
 
 // runExample runs the lines in order with fresh placeholders, then ends
-// the tasks and panes it made for them.
-func (e *exampleEnv) runExample(t *testing.T, lines []exampleLine) {
+// the tasks and panes it made for them. It returns how many lines it ran.
+// A cd or export line changes the directory or the variables of the lines
+// after it; a line "inside a task's pane" runs with RUNNER_TASK_ID of
+// paneTask; "tmux -L runner" (runner's own server) is the private server.
+func (e *exampleEnv) runExample(t *testing.T, lines []exampleLine) int {
 	fx := &exampleFixtures{e: e, t: t, made: map[string]string{}}
 	defer fx.cleanup()
-	vars := map[string]string{}
+	vars, dir, ran := map[string]string{}, e.dir, 0
 	for _, l := range lines {
+		switch {
+		case l.notRun != "":
+			t.Logf("not run: %s (%s)", l.text, l.notRun)
+			continue
+		case l.cd != "":
+			dir = e.path(dir, l.cd)
+			continue
+		case l.export != "":
+			k, v, _ := strings.Cut(l.export, "=")
+			vars[k] = v
+			continue
+		}
 		command := examplePlaceholder.ReplaceAllStringFunc(l.command, fx.get)
-		code, out, errOut := e.shell(t, vars, command, l.interrupt)
+		command = strings.ReplaceAll(command, "tmux -L runner ", "tmux -S "+e.sock+" ")
+		lineVars := vars
+		if l.inPane {
+			lineVars = maps.Clone(vars)
+			lineVars["RUNNER_TASK_ID"] = fx.paneTask()
+		}
+		ran++
+		code, out, errOut := e.shell(t, dir, lineVars, command, l.interrupt)
 		t.Logf("$ %s\n%s(exit %d)", command, firstLines(out, 8), code)
 		if code != l.code {
 			t.Fatalf("%s\n(run as: %s)\nexit %d, want %d\nstdout:\n%s\nstderr:\n%s", l.text, command, code, l.code, out, errOut)
@@ -328,17 +382,35 @@ func (e *exampleEnv) runExample(t *testing.T, lines []exampleLine) {
 			vars[l.assign] = strings.TrimSpace(out)
 		}
 	}
+	return ran
 }
 
-// shell runs one command line with sh, as typed. With interrupt, it sends
-// SIGINT once the command printed something (or after 5s).
-func (e *exampleEnv) shell(t *testing.T, vars map[string]string, command string, interrupt bool) (int, string, string) {
-	if !interrupt {
-		return e.exec(t, vars, "sh", "-c", "exec "+command)
+// path is dir after cd to p (~ is HOME).
+func (e *exampleEnv) path(dir, p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		p = e.home + p[1:]
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
+}
+
+// shell runs one command line in dir with sh -u (a variable no line set
+// is an error), as typed; a simple command is exec'd. With interrupt, it
+// sends SIGINT once the command printed something (or after 5s).
+func (e *exampleEnv) shell(t *testing.T, dir string, vars map[string]string, command string, interrupt bool) (int, string, string) {
+	if !strings.ContainsAny(command, ";|&<>") {
+		command = "exec " + command
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := e.command(ctx, vars, "sh", "-c", "exec "+command)
+	cmd := e.command(ctx, dir, vars, "sh", "-uc", command)
+	if !interrupt {
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		return exitStatus(t, cmd.Run()), out.String(), errOut.String()
+	}
 	var out, errOut lockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Start(); err != nil {
@@ -434,6 +506,35 @@ func (fx *exampleFixtures) task(placeholder string) string {
 		})
 	}
 	return task.ID
+}
+
+// paneTask is the task a line "inside a task's pane" runs as: the pane's
+// environment names it (RUNNER_TASK_ID), as runner's panes do. It is a
+// child, busy for 30s, of a done task (t_abc123), with a sibling busy for
+// 30s, both dispatched with the parent's RUNNER_TASK_ID, as from its pane.
+func (fx *exampleFixtures) paneTask() string {
+	if id, ok := fx.made["pane task"]; ok {
+		return id
+	}
+	parent := fx.get("t_abc123")
+	var ids []string
+	for range 2 {
+		out := fx.e.runnerWith(fx.t, map[string]string{"RUNNER_TASK_ID": parent}, "dispatch", "api", "--detach", "--json", "sleep 30s")
+		var task struct{ ID, Parent string }
+		fx.unmarshal(out, &task)
+		if task.Parent != parent {
+			fx.t.Fatalf("the child of %s has parent %q:\n%s", parent, task.Parent, out)
+		}
+		fx.tasks, ids = append(fx.tasks, task.ID), append(ids, task.ID)
+	}
+	for _, id := range ids {
+		fx.waitFor("child "+id, func() bool {
+			var st struct{ Status string }
+			return json.Unmarshal([]byte(fx.e.runner(fx.t, "status", "--json", id)), &st) == nil && st.Status == "running"
+		})
+	}
+	fx.made["pane task"] = ids[0]
+	return ids[0]
 }
 
 // pane launches bash in session scratch and waits for its prompt.
