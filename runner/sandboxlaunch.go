@@ -37,7 +37,7 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 	if err != nil {
 		return nil, nil, exit.Usagef("--sandbox: %s is not installed any more (%s)", sandbox.LocalProgram, sandbox.LocalInstallHint)
 	}
-	home := envValue(penv, "HOME")
+	home, _ := profile.EnvValue(penv, "HOME")
 	common := ""
 	if gctx, err := env.GitContext(ctx, t); err == nil {
 		if c, err := gitsnap.CommonDir(gctx, t.Dir); err == nil {
@@ -66,8 +66,8 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 	// What the agent reads that /tmp holds would vanish under the private
 	// /tmp: its program, runner (its hook), the PATH, HOME (a test's),
 	// each as it really is (an npm bin/ entry is a link into lib/).
-	read := append([]string{filepath.Dir(argv[0]), argv[0], filepath.Dir(env.Exe), env.Exe, home},
-		filepath.SplitList(envValue(penv, "PATH"))...)
+	path, _ := profile.EnvValue(penv, "PATH")
+	read := append([]string{filepath.Dir(argv[0]), argv[0], filepath.Dir(env.Exe), env.Exe, home}, filepath.SplitList(path)...)
 	if p, err := exec.LookPath(argv[0]); err == nil {
 		read = append(read, filepath.Dir(p), p)
 	}
@@ -82,17 +82,6 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 		return nil, nil, exit.Usagef("--sandbox: %v", err)
 	}
 	return wrapped, writable, nil
-}
-
-// envValue is key's last value in env (KEY=VALUE entries), "" when unset.
-func envValue(env []string, key string) string {
-	v := ""
-	for _, kv := range env {
-		if x, ok := confine.CutEnv(kv, key); ok {
-			v = x
-		}
-	}
-	return v
 }
 
 // sandboxDirs expands the profile's sandbox paths (the CLI's own state)

@@ -8,13 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 func TestGenMan(t *testing.T) {
 	dir := t.TempDir()
 	a, _ := newApp(strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}, func(string) string { return "" })
-	date := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	date := clock.Now().UTC() // any date: the pages carry the one given
+	month := date.Format("Jan 2006")
 	opts := genManOptions{dir: dir, root: a.newRootCmd(), source: "runner v1.2.3", date: &date}
 	if err := a.runGenMan(t.Context(), opts); err != nil {
 		t.Fatal(err)
@@ -23,9 +25,9 @@ func TestGenMan(t *testing.T) {
 		page string
 		want []string // substrings, in order; nil: no such page
 	}{
-		{"runner.1", []string{`.TH "RUNNER" "1" "Nov 2026" "runner v1.2.3" "runner manual"`, "runner - Drive CLI coding agents in tmux panes",
+		{"runner.1", []string{`.TH "RUNNER" "1" "` + month + `" "runner v1.2.3" "runner manual"`, "runner - Drive CLI coding agents in tmux panes",
 			".SH SYNOPSIS", ".SH DESCRIPTION", "private tmux server", ".SH OPTIONS", "--socket", ".SH SEE ALSO", "runner-dispatch(1)", "runner-version(1)"}},
-		{"runner-dispatch.1", []string{`.TH "RUNNER-DISPATCH" "1" "Nov 2026"`, ".SH OPTIONS", "--timeout", ".SH OPTIONS INHERITED FROM PARENT COMMANDS", "--socket", ".SH SEE ALSO", "runner(1)"}},
+		{"runner-dispatch.1", []string{`.TH "RUNNER-DISPATCH" "1" "` + month + `"`, ".SH OPTIONS", "--timeout", ".SH OPTIONS INHERITED FROM PARENT COMMANDS", "--socket", ".SH SEE ALSO", "runner(1)"}},
 		{"runner-version.1", []string{".SH NAME", "--json"}},
 		{"runner-snapshot-diff.1", []string{".SH NAME", "runner-snapshot-diff - ", "runner-snapshot(1)"}},
 		{"runner-agent-sim.1", nil}, // hidden

@@ -141,14 +141,6 @@ func WorktreeGitDir(dir string) string {
 	return filepath.Clean(gd)
 }
 
-// CutEnv returns the value of kv if it is key's entry (KEY=VALUE).
-func CutEnv(kv, key string) (string, bool) {
-	if len(kv) > len(key) && kv[:len(key)] == key && kv[len(key)] == '=' {
-		return kv[len(key)+1:], true
-	}
-	return "", false
-}
-
 // Sandbox homes (config sandbox_home = "task", dispatch --sandbox-home
 // task): a sandboxed agent's CLI directories (the profile's sandbox_paths:
 // ~/.claude, ~/.codex, …) are copied for the task into the state

@@ -31,7 +31,7 @@ func UserHookChain(h *Hook, kv []string, getenv func(string) string, read func(s
 		return nil, nil
 	}
 	get := func(k string) string {
-		if v, ok := envValue(kv, k); ok {
+		if v, ok := EnvValue(kv, k); ok {
 			return v
 		}
 		return getenv(k)
@@ -120,7 +120,7 @@ func MergeJSONEnv(kv, hook []string) ([]string, error) {
 	out := make([]string, 0, len(hook))
 	for _, e := range hook {
 		k, v, _ := strings.Cut(e, "=")
-		user, _ := envValue(kv, k)
+		user, _ := EnvValue(kv, k)
 		if strings.TrimSpace(user) == "" {
 			out = append(out, e)
 			continue
@@ -151,8 +151,8 @@ func MergeJSONEnv(kv, hook []string) ([]string, error) {
 	return out, nil
 }
 
-// envValue is the value of k in kv (KEY=VALUE entries; the last wins).
-func envValue(kv []string, k string) (string, bool) {
+// EnvValue is the value of k in kv (KEY=VALUE entries; the last wins).
+func EnvValue(kv []string, k string) (string, bool) {
 	for i := len(kv) - 1; i >= 0; i-- {
 		if v, ok := strings.CutPrefix(kv[i], k+"="); ok {
 			return v, true

@@ -16,7 +16,7 @@ import (
 
 func TestFilterKeep(t *testing.T) {
 	t.Parallel()
-	at := time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC)
+	at := clock.Now().UTC().Truncate(time.Second)
 	status := state.StreamEvent{Type: state.EventStatus, Task: "t_a", Project: "p", Time: at}
 	msg := state.StreamEvent{Type: state.EventMessage, Task: "t_b", From: "t_a", To: "t_b", Project: "q", Time: at}
 	over := state.StreamEvent{Type: state.EventOverlap, Task: "t_c", With: "t_a", Project: "p", Time: at}
