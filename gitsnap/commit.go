@@ -90,7 +90,7 @@ func Commit(ctx context.Context, dir string, opts CommitOptions) (*CommitResult,
 	case errors.Is(err, ErrNotFound) && opts.All:
 		snap = nil
 	case errors.Is(err, ErrNotFound):
-		return nil, fmt.Errorf("commit task %s in %s: no snapshot %s was taken before the task, so its changes cannot be told from others: %w (commit everything with --all)",
+		return nil, fmt.Errorf("commit task %s in %s: no snapshot %s was taken before the task, so its changes cannot be told from others: %w (commit by hand, or commit everything)",
 			opts.TaskID, r.top, snapID, ErrDirtyAtSnapshot)
 	case err != nil:
 		return nil, err
@@ -106,7 +106,7 @@ func Commit(ctx context.Context, dir string, opts CommitOptions) (*CommitResult,
 			dirty = len(ch)
 		}
 		if dirty > 0 {
-			return nil, fmt.Errorf("commit task %s in %s: %w: %d paths had uncommitted changes when snapshot %s was taken, so a commit would mix them with the task's (commit by hand, or commit everything with --all)",
+			return nil, fmt.Errorf("commit task %s in %s: %w: %d paths had uncommitted changes when snapshot %s was taken, so a commit would mix them with the task's (commit by hand, or commit everything)",
 				opts.TaskID, r.top, ErrDirtyAtSnapshot, dirty, snap.ID)
 		}
 	}
@@ -116,7 +116,7 @@ func Commit(ctx context.Context, dir string, opts CommitOptions) (*CommitResult,
 		return r.commitOnBranch(ctx, opts.TaskID, res)
 	}
 	if r.headRef == "" {
-		return nil, fmt.Errorf("commit task %s in %s: %w (check out a branch, or commit on runner/%s with --branch)",
+		return nil, fmt.Errorf("commit task %s in %s: %w (check out a branch, or commit on a branch of its own, runner/%s)",
 			opts.TaskID, r.top, ErrDetachedHead, opts.TaskID)
 	}
 	return r.commitOnCurrent(ctx, res)

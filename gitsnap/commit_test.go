@@ -105,8 +105,8 @@ func TestCommitRefusals(t *testing.T) {
 		write(t, dir, "agent.txt", "agent\n")
 		before := captureState(t, dir)
 		_, err := Commit(t.Context(), dir, CommitOptions{TaskID: "t_dirty001", Task: "x"})
-		if !errors.Is(err, ErrDirtyAtSnapshot) || !strings.Contains(err.Error(), "--all") {
-			t.Fatalf("got %v, want ErrDirtyAtSnapshot mentioning --all", err)
+		if !errors.Is(err, ErrDirtyAtSnapshot) || !strings.Contains(err.Error(), "commit everything") || strings.Contains(err.Error(), "--") {
+			t.Fatalf("got %v, want ErrDirtyAtSnapshot saying to commit everything (and naming no flag of runner's)", err)
 		}
 		assertSameState(t, before, captureState(t, dir))
 		res, err := Commit(t.Context(), dir, CommitOptions{TaskID: "t_dirty001", Task: "x", All: true})
@@ -181,8 +181,8 @@ func TestCommitRefusals(t *testing.T) {
 			t.Fatal(err)
 		}
 		write(t, dir, "agent.txt", "agent\n")
-		if _, err := Commit(t.Context(), dir, CommitOptions{TaskID: "t_detach01"}); !errors.Is(err, ErrDetachedHead) || !strings.Contains(err.Error(), "--branch") {
-			t.Fatalf("got %v, want ErrDetachedHead suggesting --branch", err)
+		if _, err := Commit(t.Context(), dir, CommitOptions{TaskID: "t_detach01"}); !errors.Is(err, ErrDetachedHead) || !strings.Contains(err.Error(), "a branch of its own") || strings.Contains(err.Error(), "--") {
+			t.Fatalf("got %v, want ErrDetachedHead suggesting a branch of its own (and naming no flag of runner's)", err)
 		}
 		res, err := Commit(t.Context(), dir, CommitOptions{TaskID: "t_detach01", Branch: true})
 		if err != nil || res.Outcome != Committed {

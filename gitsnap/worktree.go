@@ -318,7 +318,7 @@ func intoWorktree(ctx context.Context, dir, into string) (string, func(), error)
 		return "", nil, err
 	}
 	if _, err := r.git(ctx, "rev-parse", "-q", "--verify", "refs/heads/"+into); err != nil {
-		return "", nil, fmt.Errorf("--into %s: %w", into, ErrNoBranch)
+		return "", nil, fmt.Errorf("merge into %s: %w", into, ErrNoBranch)
 	}
 	list, err := Worktrees(ctx, dir, "")
 	if err != nil {
@@ -335,7 +335,7 @@ func intoWorktree(ctx context.Context, dir, into string) (string, func(), error)
 	}
 	tmp := filepath.Join(home, "_into-"+strings.ReplaceAll(into, "/", "_")+"-"+NewID())
 	if _, err := r.git(ctx, "worktree", "add", "--quiet", tmp, into); err != nil {
-		return "", nil, fmt.Errorf("--into %s: a work tree to merge in: %w", into, err)
+		return "", nil, fmt.Errorf("merge into %s: a work tree to merge in: %w", into, err)
 	}
 	return tmp, func() { _ = WorktreeRemove(context.WithoutCancel(ctx), dir, tmp) }, nil
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -182,6 +183,10 @@ func (b *taskBook) Commit(ctx context.Context) {
 	}
 	note := ""
 	switch {
+	case errors.Is(err, gitsnap.ErrDirtyAtSnapshot):
+		note = "no commit: " + err.Error() + " (dispatch --commit-all commits everything)"
+	case errors.Is(err, gitsnap.ErrDetachedHead):
+		note = "no commit: " + err.Error() + " (dispatch --commit-branch commits on runner/" + t.ID + ")"
 	case err != nil:
 		note = "no commit: " + err.Error()
 	case res.Outcome == gitsnap.NothingToCommit:

@@ -14,7 +14,7 @@ import (
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/deps"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/runner/remote"
@@ -88,7 +88,7 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 	}
 	if req.RequireSnapshot && p.host == "" {
 		if _, err := gitsnap.List(ctx, p.dir); err != nil && (errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing)) {
-			return p, exit.Usagef("--require-snapshot: %v", err)
+			return p, fault.Usagef("--require-snapshot: %v", err)
 		}
 	}
 	return p, nil
@@ -120,9 +120,9 @@ func checkWorktree(ctx context.Context, env *Env, req *DispatchRequest, p dispat
 	}
 	if _, err := gitsnap.WorktreeHome(gctx, p.dir); err != nil {
 		if errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing) {
-			return exit.Usagef("--worktree: %v (a worktree task needs a git repository with a work tree: run without --worktree, or 'git init' there)", err)
+			return fault.Usagef("--worktree: %v (a worktree task needs a git repository with a work tree: run without --worktree, or 'git init' there)", err)
 		}
-		return fmt.Errorf("--worktree: %s: %w", p.dir, err)
+		return fmt.Errorf("a worktree of %s: %w", p.dir, err)
 	}
 	return nil
 }
@@ -136,14 +136,14 @@ func checkSandbox(ctx context.Context, env *Env, req *DispatchRequest, p dispatc
 		req.Sandbox = req.policy(p.project).Sandbox
 	}
 	if !settings.ValidSandboxHome(req.SandboxHome) {
-		return exit.Usagef("--sandbox-home %q: give shared or task", req.SandboxHome)
+		return fault.Usagef("--sandbox-home %q: give shared or task", req.SandboxHome)
 	}
 	if !req.Sandbox {
 		return nil
 	}
 	if p.host != "" {
 		if req.SandboxHome == settings.SandboxHomeTask {
-			return exit.Usagef("--sandbox-home task: not on a host yet (run it here, or with the shared home there)")
+			return fault.Usagef("--sandbox-home task: not on a host yet (run it here, or with the shared home there)")
 		}
 		c, err := env.HostConn(ctx, p.host)
 		if err != nil {
@@ -153,10 +153,10 @@ func checkSandbox(ctx context.Context, env *Env, req *DispatchRequest, p dispatc
 		return err
 	}
 	if _, err := sandbox.CheckLocal(ctx); err != nil {
-		return exit.Usagef("--sandbox: %v", err)
+		return fault.Usagef("--sandbox: %v", err)
 	}
 	if req.SandboxHome == settings.SandboxHomeTask && sandbox.LocalProgram == sandbox.SeatbeltProgram {
-		return exit.Usagef("--sandbox-home task: %v", sandbox.ErrSeatbeltBinds)
+		return fault.Usagef("--sandbox-home task: %v", sandbox.ErrSeatbeltBinds)
 	}
 	return nil
 }
@@ -184,11 +184,11 @@ func (req *DispatchRequest) policy(project string) config.Policy {
 // is recorded, and returns the agent's profile and command line.
 func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, error) {
 	if strings.TrimSpace(req.Text) == "" {
-		return nil, nil, exit.Usagef("the task is empty: give TASK, or --file F / --file - with the text")
+		return nil, nil, fault.Usagef("the task is empty: give TASK, or --file F / --file - with the text")
 	}
 	prof, err := profile.FindProfile(env.Profiles, req.Agent)
 	if err != nil {
-		return nil, nil, exit.Usagef("%v", err)
+		return nil, nil, fault.Usagef("%v", err)
 	}
 	if err := prof.CheckTaskSize(req.Text); err != nil {
 		return nil, nil, err
@@ -198,7 +198,7 @@ func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, er
 		return nil, nil, err
 	}
 	if _, err := config.CompileApproveRules("--approve-rule", req.Settings.ApproveRules); err != nil {
-		return nil, nil, exit.Usagef("%v", err)
+		return nil, nil, fault.Usagef("%v", err)
 	}
 	return prof, argv, nil
 }
@@ -209,10 +209,10 @@ func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, er
 func confineDispatch(st *state.State, req *DispatchRequest, dir, host string) error {
 	parent := st.Task(req.Confined)
 	if parent == nil {
-		return exit.Usagef("the sandboxed task %s that asks is not in the state", req.Confined)
+		return fault.Usagef("the sandboxed task %s that asks is not in the state", req.Confined)
 	}
 	if host != "" || parent.Tmux.Host != "" {
-		return exit.Usagef("a sandboxed task dispatches only on this machine")
+		return fault.Usagef("a sandboxed task dispatches only on this machine")
 	}
 	real := func(p string) string {
 		if r, err := filepath.EvalSymlinks(p); err == nil {
@@ -221,7 +221,7 @@ func confineDispatch(st *state.State, req *DispatchRequest, dir, host string) er
 		return filepath.Clean(p)
 	}
 	if !sandbox.Within(real(dir), real(parent.Dir)) {
-		return exit.Usagef("a sandboxed task dispatches only into its own folder %s, not %s", parent.Dir, dir)
+		return fault.Usagef("a sandboxed task dispatches only into its own folder %s, not %s", parent.Dir, dir)
 	}
 	req.Sandbox, req.SandboxSet = true, true
 	if len(parent.HomeCopies) > 0 {

@@ -48,7 +48,8 @@
 //     checks, the stream of its files back);
 //   - runner/worktree/setup: making a new worktree ready;
 //   - runner/doctor (what runner needs, checked), runner/sandbox,
-//     runner/config, runner/proctree, runner/exit.
+//     runner/config, runner/proctree, runner/fault (the kinds of error
+//     cmd maps to exit codes).
 //
 // Above it, what a user does with tasks once they run, each imported only
 // by cmd/runner (and gc, which lists worktree's Info). None takes Env or

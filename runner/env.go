@@ -43,6 +43,11 @@ type Env struct {
 	// Now returns the time; nil means time.Now.
 	Now func() time.Time
 
+	// ExitOf is the exit code task t's outcome stands for: cmd/runner's
+	// table, given to the notify command as RUNNER_EXIT (unset when
+	// ExitOf is nil).
+	ExitOf func(t *state.Task) int
+
 	// Hosts holds the connections to hosts (made by the caller; one per
 	// command or supervisor). Nil: no task or project on a host can be
 	// reached.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/door"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/hookinstall"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
@@ -137,7 +137,7 @@ func snapshotOutcome(snap *gitsnap.Snapshot, snapErr error, spec *settings.Start
 		if spec.Worktree {
 			flag = "--worktree"
 		}
-		return "", "", exit.Usagef("%s: %v", flag, snapErr)
+		return "", "", fault.Usagef("%s: %v", flag, snapErr)
 	}
 	return "", "no snapshot: " + snapshotReason(snapErr), nil
 }
@@ -180,7 +180,7 @@ func snapshotReason(err error) string {
 // else is looked up in PATH, with a clear error when missing.
 func ResolveArgv(env *Env, prof *profile.Profile, argv []string) ([]string, error) {
 	if len(argv) == 0 {
-		return nil, exit.Usagef("agent %s: the profile has no command (set profiles.%s.command in the config)", prof.Name, prof.Name)
+		return nil, fault.Usagef("agent %s: the profile has no command (set profiles.%s.command in the config)", prof.Name, prof.Name)
 	}
 	out := append([]string(nil), argv...)
 	if out[0] == "runner" && env.Exe != "" {
@@ -189,7 +189,7 @@ func ResolveArgv(env *Env, prof *profile.Profile, argv []string) ([]string, erro
 	}
 	p, err := exec.LookPath(out[0])
 	if err != nil {
-		return nil, exit.Usagef("agent %s: %q is not installed or not in PATH (install it, or set profiles.%s.command in the config; 'runner agents' lists what is installed)", prof.Name, out[0], prof.Name)
+		return nil, fault.Usagef("agent %s: %q is not installed or not in PATH (install it, or set profiles.%s.command in the config; 'runner agents' lists what is installed)", prof.Name, out[0], prof.Name)
 	}
 	out[0] = p
 	return out, nil

@@ -3,7 +3,7 @@ package runner
 import (
 	"context"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -26,7 +26,7 @@ func dispatchLineage(ctx context.Context, env *Env, st *state.State, req Dispatc
 		if pt := st.Task(pid); pt != nil {
 			lin = lineage{parent: pt.ID, level: pt.Level + 1, source: pt.ID}
 			if req.MaxLevel > 0 && pt.Level >= req.MaxLevel {
-				return lin, exit.Usagef("level-%d tasks cannot delegate (task %s is at the last level; max_level is %d in the config)", pt.Level, pt.ID, req.MaxLevel)
+				return lin, fault.Usagef("level-%d tasks cannot delegate (task %s is at the last level; max_level is %d in the config)", pt.Level, pt.ID, req.MaxLevel)
 			}
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/remote"
 	"github.com/runner-cli/runner/state"
 )
@@ -22,7 +22,7 @@ func startMirror(ctx context.Context, env *Env, t *state.Task) (context.Context,
 	if v := env.Getenv("RUNNER_HOST_LOST_AFTER"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			return nil, nil, exit.Usagef("RUNNER_HOST_LOST_AFTER=%q is not a positive duration (e.g. 20s)", v)
+			return nil, nil, fault.Usagef("RUNNER_HOST_LOST_AFTER=%q is not a positive duration (e.g. 20s)", v)
 		}
 		lostAfter = d
 	}

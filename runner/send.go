@@ -19,7 +19,7 @@ import (
 	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/settings"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
@@ -38,7 +38,7 @@ type SendRequest struct {
 // turn ended) and supervises that turn like dispatch.
 func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 	if strings.TrimSpace(req.Text) == "" {
-		return nil, exit.Usagef("the text is empty")
+		return nil, fault.Usagef("the text is empty")
 	}
 	t, err := GetTask(ctx, env, req.Ref)
 	if err != nil {
@@ -116,19 +116,19 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 func sendable(ctx context.Context, env *Env, t *state.Task) error {
 	if st, err := env.Store.Read(ctx); err == nil {
 		if caller := CallerTask(ctx, env, st, nil); caller != "" {
-			return exit.Usagef("runner send is for the user; from inside task %s use 'runner msg %s TEXT' (delivered when %s is ready, with loop protection)", caller, t.ID, t.ID)
+			return fault.Usagef("runner send is for the user; from inside task %s use 'runner msg %s TEXT' (delivered when %s is ready, with loop protection)", caller, t.ID, t.ID)
 		}
 	}
 	switch t.Status {
 	case state.StatusReady:
 		if t.SupervisorPID != os.Getpid() && reconcile.SupervisorAlive(t) {
-			return exit.Usagef("task %s is taking its messages (supervisor %d): wait for its turn to end ('runner wait %s') before sending", t.ID, t.SupervisorPID, t.ID)
+			return fault.Usagef("task %s is taking its messages (supervisor %d): wait for its turn to end ('runner wait %s') before sending", t.ID, t.SupervisorPID, t.ID)
 		}
 	case state.StatusDone, state.StatusFailed, state.StatusTimeout, state.StatusCancelled:
 	case state.StatusRunning, state.StatusStarting, state.StatusQueued:
-		return exit.Usagef("task %s is %s: wait for its turn to end ('runner wait %s') before sending", t.ID, t.Status, t.ID)
+		return fault.Usagef("task %s is %s: wait for its turn to end ('runner wait %s') before sending", t.ID, t.Status, t.ID)
 	default:
-		return exit.Usagef("task %s is %s: it cannot take a prompt (see 'runner status %s')", t.ID, t.Status, t.ID)
+		return fault.Usagef("task %s is %s: it cannot take a prompt (see 'runner status %s')", t.ID, t.Status, t.ID)
 	}
 	return nil
 }
@@ -156,7 +156,7 @@ func atPrompt(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 		}
 	}
 	if d := profile.Detect(prof, screen); !d.State.Idle() {
-		return exit.Usagef("task %s: its agent is not at its prompt (it looks %s); attach with 'runner attach %s'", t.ID, d.State, t.ID)
+		return fault.Usagef("task %s: its agent is not at its prompt (it looks %s); attach with 'runner attach %s'", t.ID, d.State, t.ID)
 	}
 	return nil
 }
@@ -170,10 +170,10 @@ func reopen(ctx context.Context, env *Env, t *state.Task, set settings.Run, text
 	err := env.Store.Update(ctx, func(s *state.State) error {
 		x := s.Task(t.ID)
 		if x == nil {
-			return exit.Usagef("task %s was pruned", t.ID)
+			return fault.Usagef("task %s was pruned", t.ID)
 		}
 		if x.Status != t.Status && x.Status != state.StatusDone {
-			return exit.Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
+			return fault.Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
 		}
 		// Past its budget: no further turn; the task ends so.
 		over, _ = budget.Over(s, t.ID, func(y *state.Task) settings.Budget {
@@ -198,7 +198,7 @@ func reopen(ctx context.Context, env *Env, t *state.Task, set settings.Run, text
 		return nil
 	})
 	if err == nil && over != "" {
-		err = fmt.Errorf("task %s: %s (raise it: runner send %s --max-turns N, --budget-tokens N or --budget-usd X): %w", t.ID, over, t.ID, exit.ErrBudget)
+		err = fmt.Errorf("task %s: %s (raise it: runner send %s --max-turns N, --budget-tokens N or --budget-usd X): %w", t.ID, over, t.ID, fault.ErrBudget)
 	}
 	return err
 }
@@ -214,11 +214,11 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 	}
 	switch {
 	case len(prof.Resume) == 0:
-		return t, exit.Usagef("task %s: %s, and agent %s cannot resume a conversation (its profile has no \"resume\" arguments); dispatch a new task", t.ID, why, prof.Name)
+		return t, fault.Usagef("task %s: %s, and agent %s cannot resume a conversation (its profile has no \"resume\" arguments); dispatch a new task", t.ID, why, prof.Name)
 	case t.AgentSession == "":
-		return t, exit.Usagef("task %s: %s, and the agent's session id was never seen, so its conversation cannot be resumed; dispatch a new task", t.ID, why)
+		return t, fault.Usagef("task %s: %s, and the agent's session id was never seen, so its conversation cannot be resumed; dispatch a new task", t.ID, why)
 	case set.Start == nil || len(set.Start.Argv) == 0:
-		return t, exit.Usagef("task %s: %s, and its record has no launch command (dispatched by an older runner); dispatch a new task", t.ID, why)
+		return t, fault.Usagef("task %s: %s, and its record has no launch command (dispatched by an older runner); dispatch a new task", t.ID, why)
 	}
 	if fi, err := os.Stat(t.Dir); t.Tmux.Host == "" && (err != nil || !fi.IsDir()) {
 		// tmux would start the agent in another directory.
@@ -226,7 +226,7 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 		if t.Branch != "" {
 			where = "its worktree " + t.Dir + " was removed (runner gc removes merged ones; its branch " + t.Branch + " may still exist)"
 		}
-		return t, exit.Usagef("task %s: %s, and %s; dispatch a new task", t.ID, why, where)
+		return t, fault.Usagef("task %s: %s, and %s; dispatch a new task", t.ID, why, where)
 	}
 	if hasPane {
 		tc, err := env.PaneClient(ctx, t)
@@ -242,10 +242,10 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 	if err := env.Store.Update(ctx, func(s *state.State) error {
 		x := s.Task(t.ID)
 		if x == nil {
-			return exit.Usagef("task %s was pruned", t.ID)
+			return fault.Usagef("task %s was pruned", t.ID)
 		}
 		if x.Status != t.Status {
-			return exit.Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
+			return fault.Usagef("task %s is %s now: wait for its turn to end ('runner wait %s') before sending", t.ID, x.Status, t.ID)
 		}
 		x.Reclaimed, x.Ended, x.ExitCode = time.Time{}, time.Time{}, nil
 		x.SupervisorPID, x.SupervisorStart = os.Getpid(), reconcile.SelfIdentity()
@@ -290,12 +290,12 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 	}
 	if t.Status != state.StatusOrphaned && t.Status != state.StatusNeedsInput {
 		if reconcile.SupervisorAlive(t) {
-			return t, 0, exit.Usagef("task %s is %s and supervised by process %d; nothing to resume", t.ID, t.Status, t.SupervisorPID)
+			return t, 0, fault.Usagef("task %s is %s and supervised by process %d; nothing to resume", t.ID, t.Status, t.SupervisorPID)
 		}
-		return t, 0, exit.Usagef("task %s is %s; only orphaned tasks and tasks waiting for input can be resumed", t.ID, t.Status)
+		return t, 0, fault.Usagef("task %s is %s; only orphaned tasks and tasks waiting for input can be resumed", t.ID, t.Status)
 	}
 	if reconcile.SupervisorAlive(t) && t.SupervisorPID != os.Getpid() {
-		return t, 0, exit.Usagef("task %s is supervised by process %d already", t.ID, t.SupervisorPID)
+		return t, 0, fault.Usagef("task %s is supervised by process %d already", t.ID, t.SupervisorPID)
 	}
 	if t.Tmux.Pane == "" && t.Status == state.StatusOrphaned && len(t.After) > 0 {
 		return resumeQueued(ctx, env, t)
@@ -309,7 +309,7 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 		return t, 0, fmt.Errorf("task %s: its pane is on host %s: %w", t.ID, t.Tmux.Host, err)
 	}
 	if err != nil || info.Dead {
-		return t, 0, exit.Usagef("task %s: its pane %s is gone or dead; it cannot be resumed", t.ID, t.Tmux.Pane)
+		return t, 0, fault.Usagef("task %s: its pane %s is gone or dead; it cannot be resumed", t.ID, t.Tmux.Pane)
 	}
 	set, err := settings.Of(t)
 	if err != nil {

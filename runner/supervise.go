@@ -14,7 +14,7 @@ import (
 	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/confine"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/reconcile"
@@ -282,11 +282,11 @@ func (s *supervision) limitTurn(ctx context.Context, lt *supervisor.LimitedTurn,
 }
 
 // endLimited ends a task whose turn ended on a usage limit (--on-limit
-// fail): failed, with a reason starting exit.LimitReason, its queue
+// fail): failed, with a reason starting fault.LimitReason, its queue
 // dropped; the error exits 7.
 func (s *supervision) endLimited(ctx context.Context, lt *supervisor.LimitedTurn) error {
 	ctx = context.WithoutCancel(ctx)
-	reason := exit.LimitReason + lt.Reason + " (--on-limit fail; go on after the reset: runner send " + s.ID + " continue)"
+	reason := fault.LimitReason + lt.Reason + " (--on-limit fail; go on after the reset: runner send " + s.ID + " continue)"
 	var dropped []*state.Message
 	err := s.env.Record().UpdateDurably(ctx, "task "+s.ID+": ended on a usage limit", func(st *state.State) error {
 		t := st.Task(s.ID)
@@ -305,7 +305,7 @@ func (s *supervision) endLimited(ctx context.Context, lt *supervisor.LimitedTurn
 	if err != nil {
 		return err
 	}
-	return fmt.Errorf("task %s %s: %s: %w", s.ID, state.StatusFailed, reason, exit.ErrLimited)
+	return fmt.Errorf("task %s %s: %s: %w", s.ID, state.StatusFailed, reason, fault.ErrLimited)
 }
 
 // supervision is one supervisor process's hold on a task: the turn

@@ -3,7 +3,7 @@ package runner
 import (
 	"context"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -16,7 +16,7 @@ func GetTask(ctx context.Context, env *Env, ref string) (*state.Task, error) {
 	}
 	t, err := st.FindTask(ref)
 	if err != nil {
-		return nil, exit.Usagef("%v (see 'runner ps --all')", err)
+		return nil, fault.Usagef("%v (see 'runner ps --all')", err)
 	}
 	return t, nil
 }

@@ -35,6 +35,7 @@ func Notify(ctx context.Context, env *Env, t *state.Task, set settings.Run) {
 		},
 		Journal: func(ctx context.Context, t *state.Task, kind, text string) { env.Record().Journal(ctx, t, kind, text) },
 		Say:     env.Say,
+		ExitOf:  env.ExitOf,
 		ResultFile: func(t *state.Task) string {
 			p := env.Store.TaskFile("log", t.ID) + ".result"
 			_ = os.WriteFile(p, []byte(t.ResultTail), 0o600)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/config"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/state"
 )
@@ -74,13 +74,13 @@ func resolveFrom(st *state.State, ref string, after []string) (string, error) {
 	}
 	t, err := st.FindTask(ref)
 	if err != nil {
-		return "", exit.Usagef("--from %s: %v (see 'runner ps --all')", ref, err)
+		return "", fault.Usagef("--from %s: %v (see 'runner ps --all')", ref, err)
 	}
 	if t.Branch == "" {
-		return "", exit.Usagef("--from %s: the task has no worktree of its own (it was not dispatched with --worktree)", t.ID)
+		return "", fault.Usagef("--from %s: the task has no worktree of its own (it was not dispatched with --worktree)", t.ID)
 	}
 	if !slices.Contains(after, t.ID) {
-		return "", exit.Usagef("--from %s: give --after %s too, so the task starts once %s is done", t.ID, t.ID, t.ID)
+		return "", fault.Usagef("--from %s: give --after %s too, so the task starts once %s is done", t.ID, t.ID, t.ID)
 	}
 	return t.ID, nil
 }
@@ -94,17 +94,17 @@ func snapshotDir(ctx context.Context, env *Env, task *state.Task, spec *settings
 	}
 	from, err := env.Record().Task(ctx, spec.From)
 	if err != nil {
-		return "", fmt.Errorf("--from %s: %w", spec.From, err)
+		return "", fmt.Errorf("start from task %s: %w", spec.From, err)
 	}
 	text, _ := env.Store.TaskText(from)
 	if from.Tmux.Host != task.Tmux.Host {
-		return "", exit.Usagef("--from %s: that task ran on %s, this one on %s: start from a task of the same machine", from.ID, hosts.Machine(from.Tmux.Host), hosts.Machine(task.Tmux.Host))
+		return "", fault.Usagef("--from %s: that task ran on %s, this one on %s: start from a task of the same machine", from.ID, hosts.Machine(from.Tmux.Host), hosts.Machine(task.Tmux.Host))
 	}
 	if ctx, err = env.GitContext(ctx, from); err != nil {
 		return "", err
 	}
 	if _, err := gitsnap.Commit(ctx, from.Dir, gitsnap.CommitOptions{TaskID: from.ID, Task: text, Project: from.Project, Agent: from.Agent, Snapshot: from.ID, All: true}); err != nil {
-		return "", fmt.Errorf("--from %s: commit what its agent left in %s: %w", from.ID, from.Dir, err)
+		return "", fmt.Errorf("start from task %s: commit what its agent left in %s: %w", from.ID, from.Dir, err)
 	}
 	return from.Dir, nil
 }

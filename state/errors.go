@@ -21,6 +21,15 @@ var (
 	ErrAmbiguousTask = errors.New("ambiguous task reference")
 )
 
+// ErrProjectLocked is wrapped when another exclusive task holds a
+// project's lock; errors.Is(err, ErrBusy) is true of it too (exit 5).
+var ErrProjectLocked error = projectLocked{}
+
+type projectLocked struct{}
+
+func (projectLocked) Error() string        { return "the project is busy" }
+func (projectLocked) Is(target error) bool { return target == ErrBusy }
+
 // BusyError says the state lock was held by someone else for longer than the
 // timeout.
 type BusyError struct {

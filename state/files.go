@@ -190,7 +190,7 @@ func (s *Store) LockProject(ctx context.Context, project string, wait bool) (*Pr
 		}
 		if !wait {
 			f.Close()
-			return nil, fmt.Errorf("project %q is busy: another exclusive task holds %s (use --wait-lock to wait for it): %w", project, path, ErrBusy)
+			return nil, fmt.Errorf("project %q: another exclusive task holds %s: %w", project, path, ErrProjectLocked)
 		}
 		select {
 		case <-ctx.Done():

@@ -212,7 +212,7 @@ func (c *Client) readyAs(ctx context.Context, pane string, p PaneInfo, leaveMode
 	}
 	if p.InMode {
 		if !leaveMode {
-			return fmt.Errorf("pane %s: %w (leave it with q, or pass --leave-mode)", pane, ErrPaneInMode)
+			return fmt.Errorf("pane %s: %w (leave it with q)", pane, ErrPaneInMode)
 		}
 		if _, err := c.run(ctx, nil, "send-keys", "-t", pane, "-X", "cancel"); err != nil {
 			return fmt.Errorf("pane %s: leave copy mode: %w", pane, err)

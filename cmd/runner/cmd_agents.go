@@ -15,7 +15,7 @@ import (
 
 	"github.com/runner-cli/runner/runner/profile"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 
 	"github.com/spf13/cobra"
 )
@@ -119,7 +119,7 @@ func (a *app) runAgentsShow(ctx context.Context, opts agentsShowOptions) error {
 	if opts.toml {
 		b, err := profile.BuiltinFile(opts.args[0])
 		if err != nil {
-			return exit.Usagef("agents show --toml: %v (the built-in agents: see 'runner agents')", err)
+			return fault.Usagef("agents show --toml: %v (the built-in agents: see 'runner agents')", err)
 		}
 		_, err = a.out.Write(b)
 		return err
@@ -219,7 +219,7 @@ func (o *paneInfoFlags) apply(cmdName string, info *profile.PaneInfo) error {
 	}
 	if o.cursorRowSet {
 		if o.cursorRow < 0 {
-			return exit.Usagef("%s: --cursor-row %d: want a row number from 0", cmdName, o.cursorRow)
+			return fault.Usagef("%s: --cursor-row %d: want a row number from 0", cmdName, o.cursorRow)
 		}
 		info.CursorKnown, info.CursorY = true, o.cursorRow
 	}
@@ -234,10 +234,10 @@ func (a *app) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) err
 		a.jsonErrors = true
 	}
 	if (opts.file == "") == (opts.pane == "") {
-		return exit.Usagef("agents detect: give --pane ID (a live pane) or --file SCREEN (a capture-pane text file, or - for stdin)")
+		return fault.Usagef("agents detect: give --pane ID (a live pane) or --file SCREEN (a capture-pane text file, or - for stdin)")
 	}
 	if opts.agent == "" {
-		return exit.Usagef("agents detect: --agent is required (see 'runner agents')")
+		return fault.Usagef("agents detect: --agent is required (see 'runner agents')")
 	}
 	cfg, _, err := config.Load(a.getenv)
 	if err != nil {
@@ -294,7 +294,7 @@ func (a *app) readScreen(cmdName, file string) (string, error) {
 		b, err = os.ReadFile(file)
 	}
 	if err != nil {
-		return "", exit.Usagef("%s: read screen %s: %v", cmdName, file, err)
+		return "", fault.Usagef("%s: read screen %s: %v", cmdName, file, err)
 	}
 	return string(b), nil
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/runner-cli/runner/runner/config"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 )
 
 func (a *app) newAgentsCheckCmd() *cobra.Command {
@@ -51,7 +51,7 @@ func (a *app) runAgentsCheck(ctx context.Context, opts agentsCheckOptions) error
 	if len(files) == 0 {
 		dir := config.AgentsDir(a.getenv)
 		if dir == "" {
-			return exit.Usagef("agents check: no config directory (none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set): name the FILE to check")
+			return fault.Usagef("agents check: no config directory (none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set): name the FILE to check")
 		}
 		paths, err := filepath.Glob(filepath.Join(dir, "*.toml"))
 		if err != nil {
@@ -82,7 +82,7 @@ func (a *app) runAgentsCheck(ctx context.Context, opts agentsCheckOptions) error
 		}
 	}
 	if bad > 0 {
-		return &exit.ExitError{Code: exit.ExitUsage}
+		return &ExitError{Code: ExitUsage}
 	}
 	return nil
 }

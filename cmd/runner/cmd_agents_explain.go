@@ -16,7 +16,7 @@ import (
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/config"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/spend"
 	"github.com/runner-cli/runner/state"
@@ -83,7 +83,7 @@ func (a *app) runAgentsExplain(ctx context.Context, opts agentsExplainOptions) e
 		}
 	}
 	if given != 1 {
-		return exit.Usagef("agents explain: give one of --screen SCREEN (a capture-pane text file, or - for stdin), --pane ID (a live pane) or --task ID")
+		return fault.Usagef("agents explain: give one of --screen SCREEN (a capture-pane text file, or - for stdin), --pane ID (a live pane) or --task ID")
 	}
 	out := explainOutput{Pane: opts.pane}
 	var screen string
@@ -92,7 +92,7 @@ func (a *app) runAgentsExplain(ctx context.Context, opts agentsExplainOptions) e
 	var err error
 	if opts.screen != "" {
 		if opts.agent == "" {
-			return exit.Usagef("agents explain: --agent is required with --screen (see 'runner agents')")
+			return fault.Usagef("agents explain: --agent is required with --screen (see 'runner agents')")
 		}
 		if screen, err = a.readScreen("agents explain", opts.screen); err != nil {
 			return err
@@ -157,7 +157,7 @@ func (a *app) explainCapture(ctx context.Context, opts *agentsExplainOptions, ou
 			return "", profile.PaneInfo{}, nil, err
 		}
 		if t.Tmux.Pane == "" {
-			return "", profile.PaneInfo{}, nil, exit.Usagef("agents explain: task %s has no pane yet (%s)", t.ID, t.Status)
+			return "", profile.PaneInfo{}, nil, fault.Usagef("agents explain: task %s has no pane yet (%s)", t.ID, t.Status)
 		}
 	} else if st, err := env.Store.Read(ctx); err == nil {
 		t = taskOfPane(st, env.TC.Socket(), opts.pane)
@@ -174,7 +174,7 @@ func (a *app) explainCapture(ctx context.Context, opts *agentsExplainOptions, ou
 		out.LastHook = lastHookEvent(env.Store.TaskFile("events", t.ID))
 	}
 	if opts.agent == "" {
-		return "", profile.PaneInfo{}, nil, exit.Usagef("agents explain: pane %s is no task's: give --agent NAME", opts.pane)
+		return "", profile.PaneInfo{}, nil, fault.Usagef("agents explain: pane %s is no task's: give --agent NAME", opts.pane)
 	}
 	screen, info, err = capturePane(ctx, tc, out.Pane)
 	return screen, info, cfg, err

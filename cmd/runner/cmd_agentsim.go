@@ -5,7 +5,7 @@ import (
 	"errors"
 	"os"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 
 	"github.com/runner-cli/runner/runner/agentsim"
 	"github.com/spf13/cobra"
@@ -54,7 +54,7 @@ func (a *app) runAgentSim(ctx context.Context, opts agentSimOptions) error {
 	if opts.hook != "" {
 		argv, err := agentsim.SplitArgs(opts.hook)
 		if err != nil || len(argv) == 0 {
-			return exit.Usagef("--hook %q: not a command line (%v)", opts.hook, err)
+			return fault.Usagef("--hook %q: not a command line (%v)", opts.hook, err)
 		}
 		opts.opts.Hook = argv
 	}
@@ -71,15 +71,15 @@ func (a *app) runAgentSim(ctx context.Context, opts agentSimOptions) error {
 	} else {
 		tty, ok := a.in.(*os.File)
 		if !ok {
-			return exit.Usagef("agent-sim needs a terminal on stdin (or -p PROMPT for headless mode)")
+			return fault.Usagef("agent-sim needs a terminal on stdin (or -p PROMPT for headless mode)")
 		}
 		code, err = agentsim.Run(ctx, opts.opts, tty, a.rawOut)
 		if errors.Is(err, agentsim.ErrNotTerminal) {
-			return exit.Usagef("%v", err)
+			return fault.Usagef("%v", err)
 		}
 	}
 	if err == nil && code == 0 {
 		return nil
 	}
-	return &exit.ExitError{Code: code, Err: err}
+	return &ExitError{Code: code, Err: err}
 }

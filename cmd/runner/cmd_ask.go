@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/ask"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/mailbox"
 
 	"github.com/runner-cli/runner/state"
@@ -68,7 +68,7 @@ func (a *app) runAsk(ctx context.Context, opts askOptions) error {
 	targets, question := opts.args, ""
 	if opts.file == "" {
 		if len(opts.args) < 2 {
-			return exit.Usagef("ask: give TARGET... QUESTION (the last argument is the question), or the question with --file F")
+			return fault.Usagef("ask: give TARGET... QUESTION (the last argument is the question), or the question with --file F")
 		}
 		targets, question = opts.args[:len(opts.args)-1], opts.args[len(opts.args)-1]
 	} else {
@@ -79,7 +79,7 @@ func (a *app) runAsk(ctx context.Context, opts askOptions) error {
 		question = q
 	}
 	if opts.timeout < 0 || opts.parallel < 0 {
-		return exit.Usagef("ask: --timeout and --parallel must not be negative")
+		return fault.Usagef("ask: --timeout and --parallel must not be negative")
 	}
 	env, cfg, err := a.runnerEnv(false)
 	if err != nil {

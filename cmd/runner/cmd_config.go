@@ -9,7 +9,7 @@ import (
 
 	"github.com/runner-cli/runner/runner/config"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 
 	"github.com/spf13/cobra"
 )
@@ -67,7 +67,7 @@ type configPathOptions struct {
 func (a *app) runConfigPath(ctx context.Context, opts configPathOptions) error {
 	path, source := config.Path(a.getenv)
 	if path == "" {
-		return exit.Usagef("config path: none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set (set RUNNER_CONFIG to a file)")
+		return fault.Usagef("config path: none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set (set RUNNER_CONFIG to a file)")
 	}
 	if !opts.asJSON {
 		fmt.Fprintln(a.out, path)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/door"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/settings"
 
@@ -183,7 +183,7 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 		return err
 	}
 	if f.printAnswer && (f.asJSON || f.detach) {
-		return exit.Usagef("--print-answer waits for the answer: not with --json (the record has it as \"answer\") or --detach (use 'runner wait ID --print-answer')")
+		return fault.Usagef("--print-answer waits for the answer: not with --json (the record has it as \"answer\") or --detach (use 'runner wait ID --print-answer')")
 	}
 	t, err := runner.Dispatch(ctx, env, req)
 	if t == nil {
@@ -207,22 +207,22 @@ func (a *app) readDispatchInput(f dispatchOptions) (dispatchInput, error) {
 	var err error
 	if in.text, err = a.readText(f.args[1:], f.file); err != nil {
 		if len(f.args) == 1 && f.file == "" {
-			return in, exit.Usagef("no task: give TASK after the project, or --file F / --file -")
+			return in, fault.Usagef("no task: give TASK after the project, or --file F / --file -")
 		}
 		return in, err
 	}
 	if f.permissions != "default" && f.permissions != "auto" {
-		return in, exit.Usagef("--permissions must be auto or default")
+		return in, fault.Usagef("--permissions must be auto or default")
 	}
 	if f.source != "user" && f.source != "cron" {
-		return in, exit.Usagef("--source must be user or cron")
+		return in, fault.Usagef("--source must be user or cron")
 	}
 	if in.size, err = tmuxctl.ParseSize(f.size); err != nil {
-		return in, exit.Usagef("--size: %v", err)
+		return in, fault.Usagef("--size: %v", err)
 	}
 	if f.notify != "" {
 		if in.notify, err = agentsim.SplitArgs(f.notify); err != nil || len(in.notify) == 0 {
-			return in, exit.Usagef("--notify %q: %v", f.notify, err)
+			return in, fault.Usagef("--notify %q: %v", f.notify, err)
 		}
 	}
 	return in, nil
@@ -235,7 +235,7 @@ func dispatchSettings(f dispatchOptions, cfg *config.Config, notify []string) (s
 	if f.awareness != "" {
 		m, err := messaging.ParseAwarenessMode(f.awareness)
 		if err != nil {
-			return settings.Run{}, exit.Usagef("--awareness: %v", err)
+			return settings.Run{}, fault.Usagef("--awareness: %v", err)
 		}
 		awareness = m
 	}
@@ -251,7 +251,7 @@ func dispatchSettings(f dispatchOptions, cfg *config.Config, notify []string) (s
 		set.NoOverlapMessages = !f.overlapMessages
 	}
 	if f.maxTurns < 0 {
-		return settings.Run{}, exit.Usagef("--max-turns %d: give a count of turns", f.maxTurns)
+		return settings.Run{}, fault.Usagef("--max-turns %d: give a count of turns", f.maxTurns)
 	}
 	set.MaxTurns = f.maxTurns // 0: the config's for the project, once resolved
 	if err := setSpendLimits(&set, f, cfg); err != nil {
@@ -265,10 +265,10 @@ func dispatchSettings(f dispatchOptions, cfg *config.Config, notify []string) (s
 // config), and says which flag is wrong.
 func setSpendLimits(set *settings.Run, f dispatchOptions, cfg *config.Config) error {
 	if f.budgetTokens < 0 {
-		return exit.Usagef("--budget-tokens %d: give a count of tokens", f.budgetTokens)
+		return fault.Usagef("--budget-tokens %d: give a count of tokens", f.budgetTokens)
 	}
 	if f.budgetUSD < 0 || math.IsNaN(f.budgetUSD) || math.IsInf(f.budgetUSD, 0) {
-		return exit.Usagef("--budget-usd %v: give an amount of dollars such as 2.50", f.budgetUSD)
+		return fault.Usagef("--budget-usd %v: give an amount of dollars such as 2.50", f.budgetUSD)
 	}
 	set.BudgetTokens, set.BudgetUSD = f.budgetTokens, f.budgetUSD
 	set.OnLimit, set.LimitContinue, set.LimitWait = cfg.OnLimit, cfg.LimitContinue, cfg.LimitWait.Duration
@@ -276,13 +276,13 @@ func setSpendLimits(set *settings.Run, f dispatchOptions, cfg *config.Config) er
 		set.OnLimit = f.onLimit
 	}
 	if f.limitWait < 0 {
-		return exit.Usagef("--limit-wait %s: give a positive duration such as 20m", f.limitWait)
+		return fault.Usagef("--limit-wait %s: give a positive duration such as 20m", f.limitWait)
 	}
 	if f.limitWait > 0 {
 		set.LimitWait = f.limitWait
 	}
 	if set.OnLimit != "" && set.OnLimit != settings.OnLimitWait && set.OnLimit != settings.OnLimitFail {
-		return exit.Usagef("--on-limit %q: give wait or fail", set.OnLimit)
+		return fault.Usagef("--on-limit %q: give wait or fail", set.OnLimit)
 	}
 	return nil
 }
@@ -306,10 +306,10 @@ func (a *app) confine(req *runner.DispatchRequest, f dispatchOptions) error {
 		return nil
 	}
 	if f.notify != "" {
-		return exit.Usagef("--notify: a sandboxed task cannot give runner a command to run")
+		return fault.Usagef("--notify: a sandboxed task cannot give runner a command to run")
 	}
 	if f.host != "" {
-		return exit.Usagef("--host: a sandboxed task dispatches only on this machine, into its own folder")
+		return fault.Usagef("--host: a sandboxed task dispatches only on this machine, into its own folder")
 	}
 	req.Confined = confined
 	return nil
@@ -321,8 +321,8 @@ func (a *app) confine(req *runner.DispatchRequest, f dispatchOptions) error {
 func (a *app) printDispatch(f dispatchOptions, t *state.Task, err error) error {
 	if f.printAnswer {
 		a.printAnswers(t)
-		if err != nil && !errors.Is(err, exit.ErrUsage) {
-			return &exit.ExitError{Code: exitCode(err), Err: err}
+		if err != nil && !errors.Is(err, fault.ErrUsage) {
+			return &ExitError{Code: exitCode(err), Err: err}
 		}
 		return err
 	}
@@ -331,7 +331,7 @@ func (a *app) printDispatch(f dispatchOptions, t *state.Task, err error) error {
 			return perr
 		}
 		if err != nil {
-			return &exit.ExitError{Code: exitCode(err), Err: nil}
+			return &ExitError{Code: exitCode(err), Err: nil}
 		}
 		return nil
 	}

@@ -8,8 +8,6 @@ import (
 
 	"github.com/runner-cli/runner/runner/doctor"
 
-	"github.com/runner-cli/runner/runner/exit"
-
 	"github.com/runner-cli/runner/tmuxctl"
 	"github.com/spf13/cobra"
 )
@@ -82,7 +80,7 @@ func (a *app) runDoctor(ctx context.Context, opts doctorOptions) error {
 		}
 	}
 	if failed {
-		return &exit.ExitError{Code: exit.ExitFailed}
+		return &ExitError{Code: ExitFailed}
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/state/follow"
 )
@@ -65,11 +65,11 @@ func (a *app) runEvents(ctx context.Context, o eventsOptions) error {
 	fo := follow.Options{Follow: o.follow, Filter: follow.Filter{Project: o.project}}
 	switch {
 	case o.after != "" && o.since != "":
-		return exit.Usagef("events: give --since or --after, not both")
+		return fault.Usagef("events: give --since or --after, not both")
 	case o.after != "":
 		n, err := strconv.ParseUint(o.after, 10, 64)
 		if err != nil {
-			return exit.Usagef("--after %q: a cursor is the number an event's \"cursor\" gives", o.after)
+			return fault.Usagef("--after %q: a cursor is the number an event's \"cursor\" gives", o.after)
 		}
 		fo.After = n
 	case o.since != "":
@@ -78,7 +78,7 @@ func (a *app) runEvents(ctx context.Context, o eventsOptions) error {
 		} else if t, err := time.Parse(time.RFC3339, o.since); err == nil {
 			fo.Filter.Since = t
 		} else {
-			return exit.Usagef("--since %q: give a duration (90m) or a time (2026-11-27T06:00:00Z)", o.since)
+			return fault.Usagef("--since %q: give a duration (90m) or a time (2026-11-27T06:00:00Z)", o.since)
 		}
 	}
 	env, _, err := a.runnerEnv(false)
@@ -93,7 +93,7 @@ func (a *app) runEvents(ctx context.Context, o eventsOptions) error {
 		}
 		t, err := st.FindTask(o.task)
 		if err != nil {
-			return exit.Usagef("%v (see 'runner ps --all')", err)
+			return fault.Usagef("%v (see 'runner ps --all')", err)
 		}
 		fo.Filter.Task = t.ID
 	}

@@ -13,8 +13,6 @@ import (
 	"github.com/runner-cli/runner/runner/gc"
 	"github.com/runner-cli/runner/runner/worktree"
 
-	"github.com/runner-cli/runner/runner/exit"
-
 	"github.com/runner-cli/runner/runner"
 	"github.com/spf13/cobra"
 )
@@ -93,7 +91,7 @@ func (a *app) runGC(ctx context.Context, opts gCOptions) error {
 			return perr
 		}
 		if err != nil {
-			return &exit.ExitError{Code: exitCode(err), Err: err}
+			return &ExitError{Code: exitCode(err), Err: err}
 		}
 		return nil
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/tasks"
 
 	"github.com/runner-cli/runner/runner"
@@ -139,7 +139,7 @@ func (a *app) runAttach(ctx context.Context, opts attachOptions) error {
 		return nil
 	}
 	if fi, err := os.Stdin.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
-		return exit.Usagef("attach needs a terminal; run: %s", strings.Join(tmuxArgv, " "))
+		return fault.Usagef("attach needs a terminal; run: %s", strings.Join(tmuxArgv, " "))
 	}
 	return tmuxctl.Exec(tmuxArgv)
 }

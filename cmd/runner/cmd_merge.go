@@ -7,7 +7,7 @@ import (
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/worktree"
 	"github.com/spf13/cobra"
 )
@@ -47,7 +47,7 @@ func (a *app) runDiff(ctx context.Context, opts diffOptions) error {
 		return err
 	}
 	if t.SnapshotRef == "" {
-		return exit.Usagef("task %s has no snapshot (its directory %s is not in a git repository, or the snapshot failed: see 'runner status %s')", t.ID, t.Dir, t.ID)
+		return fault.Usagef("task %s has no snapshot (its directory %s is not in a git repository, or the snapshot failed: see 'runner status %s')", t.ID, t.Dir, t.ID)
 	}
 	gctx, err := env.GitContext(ctx, t)
 	if err != nil {
@@ -191,7 +191,7 @@ func (a *app) runMergeCheck(ctx context.Context, opts mergeOptions) error {
 		fmt.Fprintf(a.out, "%s: merging %s into %s: %s\n", c.Task, c.Branch, c.Into, textutil.VisibleLine(c.Outlook.String()))
 	}
 	if !c.Clean && !c.UpToDate {
-		return &exit.ExitError{Code: exit.ExitFailed}
+		return &ExitError{Code: ExitFailed}
 	}
 	return nil
 }
@@ -228,7 +228,7 @@ func (a *app) runMergeAll(ctx context.Context, opts mergeOptions) error {
 		}
 	}
 	if res.StopErr != nil {
-		return &exit.ExitError{Code: exitCode(res.StopErr)}
+		return &ExitError{Code: exitCode(res.StopErr)}
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/mailbox"
 
 	"github.com/runner-cli/runner/state"
@@ -85,7 +84,7 @@ func (a *app) runMsg(ctx context.Context, opts msgOptions) error {
 		if err != nil {
 			var refused *mailbox.RefusedError
 			if errors.As(err, &refused) {
-				return &exit.ExitError{Code: exitCode(err)}
+				return &ExitError{Code: exitCode(err)}
 			}
 			return err
 		}

@@ -8,7 +8,7 @@ import (
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/projects"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/spf13/cobra"
 )
 
@@ -64,7 +64,7 @@ func (a *app) runProjectAdd(ctx context.Context, opts projectAddOptions) error {
 	dir := opts.args[1]
 	if opts.host != "" {
 		if _, _, ok := hosts.Path(dir); ok {
-			return exit.Usagef("project add: give the host once: --host %s with a path, or host:HOST:/dir", opts.host)
+			return fault.Usagef("project add: give the host once: --host %s with a path, or host:HOST:/dir", opts.host)
 		}
 		dir = "host:" + opts.host + ":" + dir
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/budget"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/settings"
 
@@ -68,13 +68,13 @@ func (a *app) runSend(ctx context.Context, opts sendOptions) error {
 	}
 	var set *settings.Run
 	if opts.maxTurns < -1 {
-		return exit.Usagef("--max-turns %d: give a count of turns (0: no budget)", opts.maxTurns)
+		return fault.Usagef("--max-turns %d: give a count of turns (0: no budget)", opts.maxTurns)
 	}
 	if opts.budgetTokens < -1 {
-		return exit.Usagef("--budget-tokens %d: give a count of tokens (0: no budget)", opts.budgetTokens)
+		return fault.Usagef("--budget-tokens %d: give a count of tokens (0: no budget)", opts.budgetTokens)
 	}
 	if (opts.budgetUSD < 0 && opts.budgetUSD != -1) || math.IsNaN(opts.budgetUSD) || math.IsInf(opts.budgetUSD, 0) {
-		return exit.Usagef("--budget-usd %v: give an amount of dollars (0: no budget)", opts.budgetUSD)
+		return fault.Usagef("--budget-usd %v: give an amount of dollars (0: no budget)", opts.budgetUSD)
 	}
 	if opts.timeout > 0 || opts.maxTurns >= 0 || opts.budgetTokens >= 0 || opts.budgetUSD >= 0 {
 		t, err := runner.GetTask(ctx, env, opts.args[0])
@@ -105,16 +105,16 @@ func (a *app) runSend(ctx context.Context, opts sendOptions) error {
 		set = &s
 	}
 	if opts.answer && (opts.asJSON || opts.detach) {
-		return exit.Usagef("--print-answer waits for the answer: not with --json or --detach")
+		return fault.Usagef("--print-answer waits for the answer: not with --json or --detach")
 	}
 	t, err := runner.Send(ctx, env, runner.SendRequest{Ref: opts.args[0], Text: text, Detach: opts.detach, Settings: set})
 	if t == nil {
 		return err
 	}
-	if opts.answer && !errors.Is(err, exit.ErrUsage) {
+	if opts.answer && !errors.Is(err, fault.ErrUsage) {
 		a.printAnswers(t)
 		if err != nil {
-			return &exit.ExitError{Code: exitCode(err), Err: err}
+			return &ExitError{Code: exitCode(err), Err: err}
 		}
 		return nil
 	}
@@ -123,11 +123,11 @@ func (a *app) runSend(ctx context.Context, opts sendOptions) error {
 			return perr
 		}
 		if err != nil {
-			return &exit.ExitError{Code: exitCode(err)}
+			return &ExitError{Code: exitCode(err)}
 		}
 		return nil
 	}
-	if errors.Is(err, exit.ErrUsage) {
+	if errors.Is(err, fault.ErrUsage) {
 		return err
 	}
 	if opts.detach && err == nil {

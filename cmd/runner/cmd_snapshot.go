@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/transport"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/spf13/cobra"
@@ -295,7 +295,7 @@ func (a *app) runSnapshotDiff(ctx context.Context, opts snapshotDiffOptions) err
 }
 
 func parseAge(s string) (time.Duration, error) {
-	bad := exit.Usagef("--older-than %q: want a number with d (days) or w (weeks), or a duration such as 12h", s)
+	bad := fault.Usagef("--older-than %q: want a number with d (days) or w (weeks), or a duration such as 12h", s)
 	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
 		if n, ok := strings.CutSuffix(s, suffix); ok {
 			v, err := strconv.Atoi(n)
@@ -348,16 +348,16 @@ var snapshotIsTerminal = func(r io.Reader) bool {
 // no terminal it refuses with a usage error (exit 2) saying what to do.
 func (a *app) confirmSnapshot(question, what string) error {
 	if !snapshotIsTerminal(a.in) {
-		return exit.Usagef("%s; stdin is not a terminal, so nobody can confirm: pass --yes", what)
+		return fault.Usagef("%s; stdin is not a terminal, so nobody can confirm: pass --yes", what)
 	}
 	fmt.Fprint(a.errOut, question)
 	line, err := bufio.NewReader(a.in).ReadString('\n')
 	if err != nil && line == "" {
-		return &exit.ExitError{Code: exit.ExitFailed, Err: fmt.Errorf("%s: no answer, nothing done", what)}
+		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s: no answer, nothing done", what)}
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
 		return nil
 	}
-	return &exit.ExitError{Code: exit.ExitFailed, Err: fmt.Errorf("%s: not confirmed, nothing done", what)}
+	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s: not confirmed, nothing done", what)}
 }

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
-	"github.com/runner-cli/runner/runner/exit"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -139,7 +138,7 @@ func TestBusyExits5(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errOut := runStateCLI(t, env, "project", "add", "api", t.TempDir())
-	if code != exit.ExitBusy || !strings.Contains(errOut, "busy") {
+	if code != ExitBusy || !strings.Contains(errOut, "busy") {
 		t.Fatalf("exit %d, stderr %s; want 5", code, errOut)
 	}
 	// Reading does not need the lock.
@@ -153,12 +152,12 @@ func TestStateExitCodes(t *testing.T) {
 		err  error
 		want int
 	}{
-		{fmt.Errorf("add: %w", &state.BusyError{Lock: "/x"}), exit.ExitBusy},
-		{&state.TaskNotFoundError{Ref: "x"}, exit.ExitUsage},
-		{&state.AmbiguousTaskError{Ref: "x", Matches: []string{"t_a", "t_b"}}, exit.ExitUsage},
-		{&state.CorruptError{Path: "/x"}, exit.ExitFailed},
-		{&state.NewerVersionError{Path: "/x", Version: 9}, exit.ExitFailed},
-		{fmt.Errorf("wait for lock: %w", context.Canceled), exit.ExitInterrupted},
+		{fmt.Errorf("add: %w", &state.BusyError{Lock: "/x"}), ExitBusy},
+		{&state.TaskNotFoundError{Ref: "x"}, ExitUsage},
+		{&state.AmbiguousTaskError{Ref: "x", Matches: []string{"t_a", "t_b"}}, ExitUsage},
+		{&state.CorruptError{Path: "/x"}, ExitFailed},
+		{&state.NewerVersionError{Path: "/x", Version: 9}, ExitFailed},
+		{fmt.Errorf("wait for lock: %w", context.Canceled), ExitInterrupted},
 	}
 	for _, tt := range tests {
 		if got := exitCode(tt.err); got != tt.want {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"golang.org/x/term"
 
 	"github.com/runner-cli/runner/runner"
@@ -48,7 +48,7 @@ func (a *app) newSuperviseCmd() *cobra.Command {
 func (a *app) runSupervise(ctx context.Context, opts superviseOptions) error {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(opts.logLevel)); err != nil {
-		return exit.Usagef("--log-level %q: want debug, info, warn or error", opts.logLevel)
+		return fault.Usagef("--log-level %q: want debug, info, warn or error", opts.logLevel)
 	}
 	// A project lock (dispatch --exclusive --detach) arrives as fd 3
 	// without close-on-exec: keep holding it here, but do not hand it to
@@ -131,7 +131,7 @@ func quickHook(argv []string, getenv func(string) string, in io.Reader, errOut i
 	}
 	if err := recordHookEvent(getenv, in, task, ev); err != nil {
 		fmt.Fprintln(errOut, "runner hook:", err)
-		return exit.ExitFailed, true
+		return ExitFailed, true
 	}
 	return 0, true
 }

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 
 	"github.com/runner-cli/runner/tmuxctl"
 	"github.com/spf13/cobra"
@@ -96,24 +96,24 @@ type tmuxLaunchOptions struct {
 
 func (a *app) runTmuxLaunch(ctx context.Context, opts tmuxLaunchOptions) error {
 	if opts.argsLenAtDash != 0 {
-		return exit.Usagef("put the program after --, e.g. runner tmux launch --name %s -- bash", opts.name)
+		return fault.Usagef("put the program after --, e.g. runner tmux launch --name %s -- bash", opts.name)
 	}
 	if err := tmuxctl.ValidateSessionName(opts.name); err != nil {
-		return exit.Usagef("--name: %v", err)
+		return fault.Usagef("--name: %v", err)
 	}
 	sz, err := tmuxctl.ParseSize(opts.size)
 	if err != nil {
-		return exit.Usagef("--size: %v", err)
+		return fault.Usagef("--size: %v", err)
 	}
 	if opts.cwd != "" {
 		st, err := os.Stat(opts.cwd)
 		if err != nil || !st.IsDir() {
-			return exit.Usagef("--cwd: directory %q does not exist", opts.cwd)
+			return fault.Usagef("--cwd: directory %q does not exist", opts.cwd)
 		}
 	}
 	for _, kv := range opts.env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {
-			return exit.Usagef("--env %q: want KEY=VALUE", kv)
+			return fault.Usagef("--env %q: want KEY=VALUE", kv)
 		}
 	}
 	c, err := a.tmuxClient()
@@ -163,7 +163,7 @@ type tmuxCaptureOptions struct {
 
 func (a *app) runTmuxCapture(ctx context.Context, opts tmuxCaptureOptions) error {
 	if opts.lines < 0 {
-		return exit.Usagef("--lines must be positive")
+		return fault.Usagef("--lines must be positive")
 	}
 	c, err := a.tmuxClient()
 	if err != nil {
@@ -264,7 +264,7 @@ func (a *app) runTmuxKill(ctx context.Context, opts tmuxKillOptions) error {
 	}
 	switch {
 	case (opts.pane == "") == (opts.name == ""):
-		return exit.Usagef("give exactly one of --pane ID or --name NAME")
+		return fault.Usagef("give exactly one of --pane ID or --name NAME")
 	case opts.pane != "":
 		return c.KillPane(ctx, opts.pane)
 	default:

@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/tmuxctl"
 	"github.com/spf13/cobra"
 )
@@ -122,7 +122,7 @@ func (a *app) readText(argv []string, file string) (string, error) {
 func (a *app) readTextRaw(argv []string, file string) (string, error) {
 	switch {
 	case file != "" && len(argv) > 0:
-		return "", exit.Usagef("give the text as an argument or with --file, not both")
+		return "", fault.Usagef("give the text as an argument or with --file, not both")
 	case file == "-":
 		b, err := io.ReadAll(a.in)
 		if err != nil {
@@ -132,13 +132,13 @@ func (a *app) readTextRaw(argv []string, file string) (string, error) {
 	case file != "":
 		b, err := os.ReadFile(file)
 		if err != nil {
-			return "", exit.Usagef("--file: %v", err)
+			return "", fault.Usagef("--file: %v", err)
 		}
 		return string(b), nil
 	case len(argv) == 1:
 		return argv[0], nil
 	}
-	return "", exit.Usagef("no text: give TEXT, --file F or --file -")
+	return "", fault.Usagef("no text: give TEXT, --file F or --file -")
 }
 
 func (a *app) newTmuxKeysCmd() *cobra.Command {
@@ -171,7 +171,7 @@ type tmuxKeysOptions struct {
 func (a *app) runTmuxKeys(ctx context.Context, opts tmuxKeysOptions) error {
 	for _, k := range opts.args {
 		if !tmuxctl.ValidKey(k) {
-			return exit.Usagef("%q is not a key name (Enter, Escape, C-c, Up, F1…, or one character); send text with 'runner tmux send'", k)
+			return fault.Usagef("%q is not a key name (Enter, Escape, C-c, Up, F1…, or one character); send text with 'runner tmux send'", k)
 		}
 	}
 	c, err := a.tmuxClient()

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/tmuxctl"
 	"github.com/spf13/cobra"
 )
@@ -53,10 +53,10 @@ type tmuxWaitPromptOptions struct {
 func (a *app) runTmuxWaitPrompt(ctx context.Context, opts tmuxWaitPromptOptions) error {
 	re, err := regexp.Compile(opts.pattern)
 	if err != nil {
-		return exit.Usagef("--pattern: %v", err)
+		return fault.Usagef("--pattern: %v", err)
 	}
 	if opts.since != "send" && opts.since != "now" {
-		return exit.Usagef("--since must be send or now")
+		return fault.Usagef("--since must be send or now")
 	}
 	c, err := a.tmuxClient()
 	if err != nil {
@@ -125,12 +125,12 @@ func (a *app) runTmuxWaitIdle(ctx context.Context, opts tmuxWaitIdleOptions) err
 	for _, m := range opts.masks {
 		re, err := regexp.Compile(m)
 		if err != nil {
-			return exit.Usagef("--mask %q: %v", m, err)
+			return fault.Usagef("--mask %q: %v", m, err)
 		}
 		res = append(res, re)
 	}
 	if opts.quiet <= 0 {
-		return exit.Usagef("--quiet must be positive")
+		return fault.Usagef("--quiet must be positive")
 	}
 	ctx, cancel := withTimeout(ctx, opts.timeout)
 	defer cancel()
@@ -192,7 +192,7 @@ func (a *app) runTmuxExec(ctx context.Context, opts tmuxExecOptions) error {
 	res, err := c.Exec(ctx, opts.pane, strings.Join(opts.args, " "))
 	if err != nil {
 		if errors.Is(err, tmuxctl.ErrNotAtShell) {
-			return exit.Usagef("%v", err)
+			return fault.Usagef("%v", err)
 		}
 		return err
 	}
@@ -203,7 +203,7 @@ func (a *app) runTmuxExec(ctx context.Context, opts tmuxExecOptions) error {
 		return err
 	}
 	if res.ExitCode != 0 {
-		return &exit.ExitError{Code: res.ExitCode}
+		return &ExitError{Code: res.ExitCode}
 	}
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/tasks"
 	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
@@ -62,7 +62,7 @@ func (a *app) runUsage(ctx context.Context, o usageOptions) error {
 		} else if t, err := time.Parse(time.RFC3339, o.since); err == nil {
 			opts.Since = t
 		} else {
-			return exit.Usagef("--since %q: give a duration (24h) or a time (2026-11-27T06:00:00Z)", o.since)
+			return fault.Usagef("--since %q: give a duration (24h) or a time (2026-11-27T06:00:00Z)", o.since)
 		}
 	}
 	env, _, err := a.runnerEnv(false)

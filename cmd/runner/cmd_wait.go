@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/tasks"
 
 	"github.com/runner-cli/runner/state"
@@ -63,13 +63,13 @@ in dispatch order, that did not end done; 0 when there was nothing to wait for.`
 func (a *app) runWait(ctx context.Context, o waitOptions) error {
 	switch {
 	case o.all && len(o.ids) > 0:
-		return exit.Usagef("wait: give task IDs or --all, not both")
+		return fault.Usagef("wait: give task IDs or --all, not both")
 	case o.all && (o.anyOne || o.untilInput):
-		return exit.Usagef("wait --all: --any and --input go with task IDs")
+		return fault.Usagef("wait --all: --any and --input go with task IDs")
 	case !o.all && o.project != "":
-		return exit.Usagef("wait: --project goes with --all")
+		return fault.Usagef("wait: --project goes with --all")
 	case !o.all && len(o.ids) == 0:
-		return exit.Usagef("wait: give task IDs, or --all for every active task")
+		return fault.Usagef("wait: give task IDs, or --all for every active task")
 	}
 	// --all says on stderr which tasks it waits for.
 	env, _, err := a.runnerEnv(o.all)
@@ -95,7 +95,7 @@ func (a *app) runWait(ctx context.Context, o waitOptions) error {
 		// Only tasks that ended the wait count: with --any the others
 		// are still running (or waiting for input without --input).
 		ended := t.Status.IsTerminal() || t.Status == state.StatusOrphaned || (o.untilInput && t.Status == state.StatusNeedsInput)
-		if c := exit.OfTask(t); code == 0 && c != 0 && ended {
+		if c := OfTask(t); code == 0 && c != 0 && ended {
 			code = c
 		}
 	}
@@ -115,7 +115,7 @@ func (a *app) runWait(ctx context.Context, o waitOptions) error {
 		}
 	}
 	if code != 0 {
-		return &exit.ExitError{Code: code}
+		return &ExitError{Code: code}
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/runner/watch"
 )
@@ -61,7 +61,7 @@ Exit status: 0 on q; 2 without a terminal or for an unknown project.`,
 func (a *app) runWatch(ctx context.Context, opts watchOptions) error {
 	if opts.popup {
 		if a.getenv("TMUX") == "" {
-			return exit.Usagef("watch --popup: not inside tmux ($TMUX is not set); run 'runner watch' instead")
+			return fault.Usagef("watch --popup: not inside tmux ($TMUX is not set); run 'runner watch' instead")
 		}
 		var args []string
 		if opts.project != "" {
@@ -90,7 +90,7 @@ func (a *app) runWatch(ctx context.Context, opts watchOptions) error {
 		}
 	}
 	if !term.IsTerminal(int(os.Stdin.Fd())) || !term.IsTerminal(int(os.Stdout.Fd())) {
-		return exit.Usagef("watch needs a terminal; for scripts use 'runner ps --json', 'runner wait' or 'runner status-line'")
+		return fault.Usagef("watch needs a terminal; for scripts use 'runner ps --json', 'runner wait' or 'runner status-line'")
 	}
 	return watch.Run(ctx, watch.Options{
 		Deps: watchDeps(env), Exe: selfPath(), Filter: f, Getenv: a.getenv, Bell: os.Stdout,

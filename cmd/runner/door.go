@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/runner-cli/runner/runner/door"
-	"github.com/runner-cli/runner/runner/exit"
 )
 
 // ownCommands run inside a sandbox as they are: the agent's hook (it
@@ -32,11 +31,11 @@ func callDoor(ctx context.Context, path string, args []string, in io.Reader, out
 		b, err := io.ReadAll(io.LimitReader(in, door.MaxMessage/2+1))
 		if err != nil {
 			fmt.Fprintln(errOut, "runner: read standard input:", err)
-			return exit.ExitUsage
+			return ExitUsage
 		}
 		if len(b) > door.MaxMessage/2 {
 			fmt.Fprintf(errOut, "runner: standard input over %d bytes: too much for runner's door\n", door.MaxMessage/2)
-			return exit.ExitUsage
+			return ExitUsage
 		}
 		req.Stdin = b
 	}
@@ -45,12 +44,12 @@ func callDoor(ctx context.Context, path string, args []string, in io.Reader, out
 	if err != nil {
 		fmt.Fprintln(errOut, "runner:", err)
 		if errors.Is(err, context.Canceled) {
-			return exit.ExitInterrupted
+			return ExitInterrupted
 		}
 		if errors.Is(err, door.ErrRefused) {
-			return exit.ExitUsage
+			return ExitUsage
 		}
-		return exit.ExitFailed
+		return ExitFailed
 	}
 	out.Write(resp.Stdout)
 	errOut.Write(resp.Stderr)

@@ -66,7 +66,7 @@ func (a *app) runnerEnv(progress bool) (*runner.Env, *config.Config, error) {
 		return nil, nil, err
 	}
 	env := &runner.Env{Store: store, TC: a.tmuxClientFor(cfg), Hosts: hosts.NewPool(store),
-		Profiles: profiles, Getenv: a.getenv, Environ: os.Environ, Exe: selfPath()}
+		Profiles: profiles, Getenv: a.getenv, Environ: os.Environ, Exe: selfPath(), ExitOf: OfTask}
 	if progress {
 		env.Progress = a.errOut
 	}

@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/runner-cli/runner/runner/ask"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner"
@@ -15,44 +16,124 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// Exit codes shared by every command, documented in `runner --help` (EXIT
+// STATUS) and docs/exit-codes.md. Only cmd knows them: the packages below
+// return errors of a kind (package fault, or their own sentinels) and
+// exitCode maps them here.
+const (
+	ExitOK          = 0   // done
+	ExitFailed      = 1   // task failed or agent error; a merge conflict, or one forecast (merge --check)
+	ExitUsage       = 2   // usage or bad input
+	ExitTimeout     = 3   // a wait or a task timed out
+	ExitNeedsInput  = 4   // stopped because the agent needs input
+	ExitBusy        = 5   // a lock is held by someone else, or a task still runs
+	ExitBudget      = 6   // a task's budget (dispatch --max-turns, --budget-tokens, --budget-usd) stopped it
+	ExitLimited     = 7   // the agent's provider usage or rate limit stopped it (dispatch --on-limit fail)
+	ExitInterrupted = 130 // SIGINT or SIGTERM
+)
+
+// ExitError carries an explicit exit code, for commands whose exit status is
+// someone else's (e.g. `runner tmux exec` exits with the command's code).
+// A nil Err means nothing is printed.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+// Unwrap returns the underlying error.
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// OfTask is the exit code task t's outcome stands for: OfStatus, 6 for a
+// task a budget stopped, 7 for one a usage limit did.
+func OfTask(t *state.Task) int {
+	if t.Status == state.StatusFailed {
+		for i := len(t.History) - 1; i >= 0; i-- {
+			if h := t.History[i]; h.Status == state.StatusFailed {
+				switch {
+				case strings.HasPrefix(h.Reason, fault.BudgetReason):
+					return ExitBudget
+				case strings.HasPrefix(h.Reason, fault.LimitReason):
+					return ExitLimited
+				}
+				break
+			}
+		}
+	}
+	return OfStatus(t.Status)
+}
+
+// OfStatus is the exit code a task's status stands for: 0 done, 3 timeout,
+// 4 needs input, 1 anything else that ended it.
+func OfStatus(st state.Status) int {
+	switch st {
+	case state.StatusDone:
+		return ExitOK
+	case state.StatusTimeout:
+		return ExitTimeout
+	case state.StatusNeedsInput:
+		return ExitNeedsInput
+	}
+	return ExitFailed
+}
+
 // exitCode is the one table from errors to exit codes (see EXIT STATUS in
 // `runner --help`). A merge's conflict is 1 (gitsnap.ErrConflict, as an
-// *exit.ExitError); so is a conflict merge --check forecasts, and merge
+// *ExitError); so is a conflict merge --check forecasts, and merge
 // --all stopped by a conflict: one meaning of 1 for the merge commands.
 func exitCode(err error) int {
-	var ee *exit.ExitError
+	var ee *ExitError
 	switch {
 	case err == nil:
-		return exit.ExitOK
+		return ExitOK
 	case errors.As(err, &ee):
 		return ee.Code
 	case errors.Is(err, context.Canceled):
-		return exit.ExitInterrupted
-	case isFlagError(err), errors.Is(err, exit.ErrUsage), isCobraUsage(err),
+		return ExitInterrupted
+	case isFlagError(err), errors.Is(err, fault.ErrUsage), isCobraUsage(err),
 		errors.Is(err, tmuxctl.ErrBadTarget), errors.Is(err, tmuxctl.ErrBadKey), errors.Is(err, tmuxctl.ErrNotFound):
-		return exit.ExitUsage
+		return ExitUsage
 	case errors.Is(err, gitsnap.ErrNotRepo), errors.Is(err, gitsnap.ErrBareRepo), errors.Is(err, gitsnap.ErrNotFound), errors.Is(err, gitsnap.ErrAmbiguous), errors.Is(err, gitsnap.ErrBadID), errors.Is(err, gitsnap.ErrExists):
-		return exit.ExitUsage
-	case errors.Is(err, gitsnap.ErrLocked):
-		return exit.ExitBusy
+		return ExitUsage
+	case errors.Is(err, gitsnap.ErrConflict):
+		return ExitFailed
+	case errors.Is(err, gitsnap.ErrLocked), errors.Is(err, fault.ErrBusy):
+		return ExitBusy
 	case errors.Is(err, tmuxctl.ErrTimeout), errors.Is(err, context.DeadlineExceeded), errors.Is(err, runner.ErrTaskTimeout),
 		errors.Is(err, ask.ErrTimeout):
-		return exit.ExitTimeout
-	case errors.Is(err, exit.ErrNeedsInput):
-		return exit.ExitNeedsInput
-	case errors.Is(err, exit.ErrBudget):
-		return exit.ExitBudget
-	case errors.Is(err, exit.ErrLimited):
-		return exit.ExitLimited
+		return ExitTimeout
+	case errors.Is(err, fault.ErrNeedsInput):
+		return ExitNeedsInput
+	case errors.Is(err, fault.ErrBudget):
+		return ExitBudget
+	case errors.Is(err, fault.ErrLimited):
+		return ExitLimited
 	case errors.Is(err, ask.ErrFailed):
-		return exit.ExitFailed
+		return ExitFailed
 	case errors.Is(err, state.ErrBusy):
-		return exit.ExitBusy
+		return ExitBusy
 	case errors.Is(err, state.ErrTaskNotFound), errors.Is(err, state.ErrAmbiguousTask), errors.Is(err, state.ErrUntrustedDir):
-		return exit.ExitUsage
+		return ExitUsage
 	default:
-		return exit.ExitFailed
+		return ExitFailed
 	}
+}
+
+// hint is what the user can do about err with runner's own flags, said
+// after the error: the packages below cmd know no flag, so the remedy that
+// names one is added here, beside the exit code (empty for none).
+func hint(err error) string {
+	switch {
+	case errors.Is(err, state.ErrProjectLocked):
+		return " (wait for it: dispatch --exclusive --wait-lock)"
+	}
+	return ""
 }
 
 // isCobraUsage recognises the few usage errors cobra returns as plain errors.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/door"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/profile"
 
 	"github.com/spf13/cobra"
@@ -114,19 +114,20 @@ func (a *app) run(ctx context.Context, args []string) int {
 }
 
 func (a *app) printError(err error, code int) {
-	var ee *exit.ExitError
+	var ee *ExitError
 	if errors.As(err, &ee) && ee.Err == nil {
 		return // the command already said what it had to
 	}
+	msg := err.Error() + hint(err)
 	if a.jsonErrors {
 		b, _ := json.Marshal(struct {
 			Error    string `json:"error"`
 			ExitCode int    `json:"exit_code"`
-		}{err.Error(), code})
+		}{msg, code})
 		fmt.Fprintln(a.rawErr, string(b))
 		return
 	}
-	fmt.Fprintf(a.errOut, "runner: %v\n", err)
+	fmt.Fprintf(a.errOut, "runner: %s\n", msg)
 	if code == 2 && isFlagError(err) {
 		fmt.Fprintln(a.errOut, "Run 'runner --help' for usage.")
 	}
@@ -265,7 +266,7 @@ func (a *app) checkConfined(c *cobra.Command) error {
 		top = top.Parent()
 	}
 	if !slices.Contains(door.Commands, top.Name()) {
-		return exit.Usagef("'runner %s' is not open to a sandboxed task (it may use: runner %s)", top.Name(), strings.Join(door.Commands, ", runner "))
+		return fault.Usagef("'runner %s' is not open to a sandboxed task (it may use: runner %s)", top.Name(), strings.Join(door.Commands, ", runner "))
 	}
 	return nil
 }

@@ -29,3 +29,30 @@ func TestLongFunctionsCatches(t *testing.T) {
 		t.Errorf("%d errors, want 1 (long, in a.go only)", f.errors)
 	}
 }
+
+// TestExitCodesAtEdge holds the exit codes to cmd/runner.
+func TestExitCodesAtEdge(t *testing.T) {
+	if n := ExitCodesAtEdge(t, "../..", "cmd/runner"); n < 100 {
+		t.Fatalf("only %d files checked: not the module's root?", n)
+	}
+}
+
+func TestExitCodesAtEdgeCatches(t *testing.T) {
+	dir := t.TempDir()
+	for _, sub := range []string{"cmd/x", "lib"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := "package a\n\nconst (\n\tExitOK = 0\n\tOther = 1\n)\n"
+	for _, p := range []string{"cmd/x/a.go", "lib/a.go", "lib/a_test.go"} {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &fakeT{TB: t}
+	ExitCodesAtEdge(f, dir, "cmd/x")
+	if f.errors != 1 {
+		t.Errorf("%d errors, want 1 (ExitOK in lib/a.go only)", f.errors)
+	}
+}

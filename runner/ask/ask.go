@@ -13,7 +13,7 @@ import (
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -127,7 +127,7 @@ func Run(ctx context.Context, d Deps, req Request) ([]Answer, error) {
 		return nil, errors.New("ask: no Post function (a bug in the caller)")
 	}
 	if strings.TrimSpace(req.Question) == "" {
-		return nil, exit.Usagef("ask: empty question")
+		return nil, fault.Usagef("ask: empty question")
 	}
 	st, err := d.Reconcile(ctx)
 	if err != nil {
@@ -144,7 +144,7 @@ func Run(ctx context.Context, d Deps, req Request) ([]Answer, error) {
 	for i, t := range targets {
 		p, err := profile.FindProfile(d.Profiles, t.Agent)
 		if err != nil {
-			return nil, exit.Usagef("task %s: its agent %q has no profile (see 'runner agents')", t.ID, t.Agent)
+			return nil, fault.Usagef("task %s: its agent %q has no profile (see 'runner agents')", t.ID, t.Agent)
 		}
 		profs[i] = p
 	}

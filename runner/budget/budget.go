@@ -9,14 +9,14 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/state"
 )
 
 // Over says why task id may take no further turn (a reason starting
-// exit.BudgetReason), or "": for the task and each task above it with a
+// fault.BudgetReason), or "": for the task and each task above it with a
 // budget (budgetOf), what it and the tasks under it used must stay under
 // it. Turns are counted before a turn is delivered (the turn that would
 // pass --max-turns is not), tokens and dollars as each turn ends (a turn
@@ -33,19 +33,19 @@ func Over(st *state.State, id string, budgetOf func(*state.Task) settings.Budget
 		}
 		if b.Turns > 0 && !atTurnEnd {
 			if n := TreeTurns(st, t.ID); n >= b.Turns {
-				why, root = fmt.Sprintf("%s%d turn(s) delivered in %s, its --max-turns %d: no further turn", exit.BudgetReason, n, where, b.Turns), t.ID
+				why, root = fmt.Sprintf("%s%d turn(s) delivered in %s, its --max-turns %d: no further turn", fault.BudgetReason, n, where, b.Turns), t.ID
 				return false
 			}
 		}
 		if b.Tokens > 0 || b.USD > 0 {
 			spent, _ := state.TreeSpend(tasks, t.ID)
 			if b.Tokens > 0 && spent.Tokens() >= b.Tokens {
-				why, root = fmt.Sprintf("%s%s token(s) used in %s, its --budget-tokens %s%s: no further turn", exit.BudgetReason,
+				why, root = fmt.Sprintf("%s%s token(s) used in %s, its --budget-tokens %s%s: no further turn", fault.BudgetReason,
 					strconv.FormatInt(spent.Tokens(), 10), where, strconv.FormatInt(b.Tokens, 10), overBy(float64(spent.Tokens()-b.Tokens), "%.0f token(s)")), t.ID
 				return false
 			}
 			if b.USD > 0 && spent.CostUSD >= b.USD {
-				why, root = fmt.Sprintf("%s$%.4f used in %s, its --budget-usd %s%s: no further turn", exit.BudgetReason,
+				why, root = fmt.Sprintf("%s$%.4f used in %s, its --budget-usd %s%s: no further turn", fault.BudgetReason,
 					spent.CostUSD, where, strconv.FormatFloat(b.USD, 'f', -1, 64), overBy(spent.CostUSD-b.USD, "$%.4f")), t.ID
 				return false
 			}
@@ -127,10 +127,10 @@ func LiveInTree(st *state.State, root, skip string) []Stop {
 // read, a dollar budget for one that reports no cost (exit 2).
 func CheckAgent(b settings.Budget, prof *profile.Profile) error {
 	if b.Tokens > 0 && prof.Spend == "" {
-		return exit.Usagef("--budget-tokens: agent %s keeps no record of a turn's tokens runner reads (runner agents explain %s): use --max-turns", prof.Name, prof.Name)
+		return fault.Usagef("--budget-tokens: agent %s keeps no record of a turn's tokens runner reads (runner agents explain %s): use --max-turns", prof.Name, prof.Name)
 	}
 	if b.USD > 0 && !prof.SpendCost {
-		return exit.Usagef("--budget-usd: agent %s does not report what a turn costs (only OpenCode, pi and the sim do): use --budget-tokens or --max-turns", prof.Name)
+		return fault.Usagef("--budget-usd: agent %s does not report what a turn costs (only OpenCode, pi and the sim do): use --budget-tokens or --max-turns", prof.Name)
 	}
 	return nil
 }

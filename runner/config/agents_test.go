@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/profile"
 )
 
@@ -121,7 +121,7 @@ func TestLoadBadAgentFile(t *testing.T) {
 				}
 				_, _, err := Load(mapEnv(map[string]string{"XDG_CONFIG_HOME": dir}))
 				var fe *profile.FileError
-				if !errors.As(err, &fe) || !errors.Is(err, exit.ErrUsage) {
+				if !errors.As(err, &fe) || !errors.Is(err, fault.ErrUsage) {
 					t.Fatalf("error %v (%T), want a *profile.FileError that is a usage error", err, err)
 				}
 				if msg := err.Error(); !strings.HasPrefix(msg, filepath.Join(dir, "runner", "agents")) || !strings.Contains(msg, tc.want) {

@@ -24,7 +24,7 @@ import (
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -280,7 +280,7 @@ func Load(getenv func(string) string) (*Config, string, error) {
 		return c, path, nil
 	}
 	if err != nil {
-		return nil, path, exit.Usagef("config %s: %v", path, err)
+		return nil, path, fault.Usagef("config %s: %v", path, err)
 	}
 	c, err := parse(data, path, files)
 	if err != nil {
@@ -297,7 +297,7 @@ func loadError(path string, err error) error {
 	if errors.As(err, &fe) {
 		return fe
 	}
-	return exit.Usagef("config %s: %v", path, err)
+	return fault.Usagef("config %s: %v", path, err)
 }
 
 var profileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)

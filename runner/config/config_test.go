@@ -12,7 +12,7 @@ import (
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/supervisor"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 )
 
 func TestParseConfig(t *testing.T) {
@@ -173,7 +173,7 @@ func TestDefaultConfigIsValid(t *testing.T) {
 	if got := c.ResolveModel("claude", "sonnet"); got != "claude-sonnet-4-5" {
 		t.Errorf("sonnet → %q", got)
 	}
-	if _, err := c.Profile("nope"); !errors.Is(err, exit.ErrUsage) {
+	if _, err := c.Profile("nope"); !errors.Is(err, fault.ErrUsage) {
 		t.Errorf("unknown profile: %v, want ErrUsage", err)
 	}
 	// Profiles are fresh: changing one does not change the next call's.
@@ -231,12 +231,12 @@ func TestLoadConfig(t *testing.T) {
 	}
 	_, _, err = Load(mapEnv(env))
 	want := "config " + path + `: awareness.mode: "everyone" is not one of project|all|off`
-	if err == nil || err.Error() != want || !errors.Is(err, exit.ErrUsage) {
+	if err == nil || err.Error() != want || !errors.Is(err, fault.ErrUsage) {
 		t.Fatalf("bad file: %v\nwant %s (wrapping ErrUsage)", err, want)
 	}
 	// A directory where the file should be: an error naming it.
 	env["RUNNER_CONFIG"] = dir
-	if _, _, err := Load(mapEnv(env)); err == nil || !strings.Contains(err.Error(), "config "+dir+":") || !errors.Is(err, exit.ErrUsage) {
+	if _, _, err := Load(mapEnv(env)); err == nil || !strings.Contains(err.Error(), "config "+dir+":") || !errors.Is(err, fault.ErrUsage) {
 		t.Fatalf("directory: %v", err)
 	}
 }

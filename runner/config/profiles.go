@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/profile"
 )
 
@@ -125,7 +125,7 @@ func (c *Config) Profile(name string) (*profile.Profile, error) {
 	}
 	ps, err := c.Profiles()
 	if err != nil {
-		return nil, exit.Usagef("%v", err)
+		return nil, fault.Usagef("%v", err)
 	}
 	return profile.FindProfile(ps, name)
 }

@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -39,21 +39,21 @@ func OpenStore(getenv func(string) string, cfg *Config) (*state.Store, error) {
 	if v := getenv("RUNNER_ARCHIVE_AFTER"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			return nil, exit.Usagef("RUNNER_ARCHIVE_AFTER=%q is not a count (how many finished tasks the state index keeps before archiving; default %d)", v, state.DefaultArchiveAfter)
+			return nil, fault.Usagef("RUNNER_ARCHIVE_AFTER=%q is not a count (how many finished tasks the state index keeps before archiving; default %d)", v, state.DefaultArchiveAfter)
 		}
 		s.ArchiveAfter = max(n, 1)
 	}
 	if v := getenv("RUNNER_LOCK_TIMEOUT"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			return nil, exit.Usagef("RUNNER_LOCK_TIMEOUT=%q is not a positive duration (use e.g. 500ms or 30s)", v)
+			return nil, fault.Usagef("RUNNER_LOCK_TIMEOUT=%q is not a positive duration (use e.g. 500ms or 30s)", v)
 		}
 		s.LockTimeout = d
 	}
 	if v := getenv("RUNNER_RETENTION"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
-			return nil, exit.Usagef("RUNNER_RETENTION=%q is not a duration (use e.g. 72h, or 0 to keep finished tasks)", v)
+			return nil, fault.Usagef("RUNNER_RETENTION=%q is not a duration (use e.g. 72h, or 0 to keep finished tasks)", v)
 		}
 		s.Retention = d
 	}

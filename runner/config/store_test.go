@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 )
 
 func TestOpenStore(t *testing.T) {
@@ -16,13 +16,13 @@ func TestOpenStore(t *testing.T) {
 		t.Fatalf("OpenStore = %+v, %v", s, err)
 	}
 	env["RUNNER_RETENTION"] = "-1h"
-	if _, err := OpenStore(func(k string) string { return env[k] }, nil); !errors.Is(err, exit.ErrUsage) {
+	if _, err := OpenStore(func(k string) string { return env[k] }, nil); !errors.Is(err, fault.ErrUsage) {
 		t.Errorf("RUNNER_RETENTION=-1h: %v", err)
 	}
 	env["RUNNER_RETENTION"] = ""
 	for _, bad := range []string{"soon", "-1s", "0"} {
 		env["RUNNER_LOCK_TIMEOUT"] = bad
-		if _, err := OpenStore(func(k string) string { return env[k] }, nil); !errors.Is(err, exit.ErrUsage) {
+		if _, err := OpenStore(func(k string) string { return env[k] }, nil); !errors.Is(err, fault.ErrUsage) {
 			t.Errorf("RUNNER_LOCK_TIMEOUT=%s: %v", bad, err)
 		}
 	}

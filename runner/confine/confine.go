@@ -21,7 +21,7 @@ import (
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/door"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/sandbox"
 )
 
@@ -175,7 +175,7 @@ func HomeCopies(root, home string, paths []string) (map[string]string, error) {
 		n, err := copyTree(p, dst, homeCopyMax-total)
 		total += n
 		if errors.Is(err, errTooBig) {
-			return nil, exit.Usagef("--sandbox-home task: %s holds more than %d MiB to copy for the task (use the shared home, or move old sessions out of it)", p, homeCopyMax>>20)
+			return nil, fault.Usagef("--sandbox-home task: %s holds more than %d MiB to copy for the task (use the shared home, or move old sessions out of it)", p, homeCopyMax>>20)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("sandbox home: copy %s: %w", p, err)

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/runner-cli/runner/internal/importcheck"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 )
 
 func TestMapHomePath(t *testing.T) {
@@ -70,7 +70,7 @@ func TestHomeCopies(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	if _, err := HomeCopies(t.TempDir(), home, []string{big}); !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), "shared home") {
+	if _, err := HomeCopies(t.TempDir(), home, []string{big}); !errors.Is(err, fault.ErrUsage) || !strings.Contains(err.Error(), "shared home") {
 		t.Errorf("too big: %v", err)
 	}
 }
@@ -111,5 +111,5 @@ func TestSpecFor(t *testing.T) {
 
 // TestImports keeps the package doc true.
 func TestImports(t *testing.T) {
-	importcheck.Only(t, ".", "gitsnap", "runner/config", "runner/door", "runner/exit", "runner/sandbox")
+	importcheck.Only(t, ".", "gitsnap", "runner/config", "runner/door", "runner/fault", "runner/sandbox")
 }

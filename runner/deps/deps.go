@@ -15,7 +15,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/supervisor"
 	"github.com/runner-cli/runner/state"
 )
@@ -29,11 +29,11 @@ func Resolve(st *state.State, refs []string) ([]string, error) {
 		for _, ref := range strings.Split(v, ",") {
 			ref = strings.TrimSpace(ref)
 			if ref == "" {
-				return nil, exit.Usagef("--after %q: an empty task reference (give ids separated by commas, e.g. --after t_abc,t_def)", v)
+				return nil, fault.Usagef("--after %q: an empty task reference (give ids separated by commas, e.g. --after t_abc,t_def)", v)
 			}
 			t, err := st.FindTask(ref)
 			if err != nil {
-				return nil, exit.Usagef("--after %s: %v (see 'runner ps --all')", ref, err)
+				return nil, fault.Usagef("--after %s: %v (see 'runner ps --all')", ref, err)
 			}
 			if !slices.Contains(ids, t.ID) {
 				ids = append(ids, t.ID)

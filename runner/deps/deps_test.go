@@ -8,7 +8,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/importcheck"
 	"github.com/runner-cli/runner/internal/statetest"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/supervisor"
 	"github.com/runner-cli/runner/state"
 )
@@ -33,7 +33,7 @@ func TestResolveAfter(t *testing.T) {
 	} {
 		got, err := Resolve(st, tc.refs)
 		if tc.wantErr != "" {
-			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.Is(err, exit.ErrUsage) {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !errors.Is(err, fault.ErrUsage) {
 				t.Errorf("Resolve(%q): err %v, want usage error with %q", tc.refs, err, tc.wantErr)
 			}
 			continue
@@ -92,5 +92,5 @@ func TestCheckDependencies(t *testing.T) {
 
 // TestImports keeps the package doc true: rules on the state given.
 func TestImports(t *testing.T) {
-	importcheck.Only(t, ".", "runner/exit", "runner/supervisor", "state")
+	importcheck.Only(t, ".", "runner/fault", "runner/supervisor", "state")
 }

@@ -6,7 +6,7 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/reconcile"
@@ -24,7 +24,7 @@ func Cancel(ctx context.Context, d Deps, ref string, kill bool) (*state.Task, er
 		return nil, err
 	}
 	if t.Status.IsTerminal() && !kill {
-		return t, exit.Usagef("task %s already ended (%s); use --kill to close its window", t.ID, t.Status)
+		return t, fault.Usagef("task %s already ended (%s); use --kill to close its window", t.ID, t.Status)
 	}
 	reason := "cancelled by the user"
 	if kill {

@@ -11,7 +11,7 @@ import (
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/worktree"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/state"
@@ -120,7 +120,7 @@ const gcLockKey = "_gc"
 // resume the conversation.
 func Run(ctx context.Context, d Deps, opts Options) (*Result, error) {
 	if opts.OlderThan < 0 {
-		return nil, exit.Usagef("--older-than must not be negative (got %v)", opts.OlderThan)
+		return nil, fault.Usagef("--older-than must not be negative (got %v)", opts.OlderThan)
 	}
 	if !opts.DryRun {
 		lock, err := d.Store.LockProject(ctx, gcLockKey, !opts.NoWait)

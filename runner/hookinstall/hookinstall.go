@@ -13,7 +13,7 @@ import (
 	"syscall"
 
 	"github.com/runner-cli/runner/internal/atomicfile"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -38,7 +38,7 @@ func Install(pl Place, prof *profile.Profile, penv []string) (args, hookEnv []st
 	if err != nil {
 		// runner's notify would replace the user's: refuse rather than
 		// drop it silently.
-		return nil, nil, exit.Usagef("agent %s: runner's turn-end hook would replace your own, which cannot be read: %v (fix the file, or run without runner's hook: --no-hook)", prof.Name, err)
+		return nil, nil, fault.Usagef("agent %s: runner's turn-end hook would replace your own, which cannot be read: %v (fix the file, or run without runner's hook: --no-hook)", prof.Name, err)
 	}
 	paths := profile.HookPaths{
 		Command: tmuxctl.ShellQuote(pl.Exe) + " hook --task " + pl.TaskID,

@@ -66,5 +66,5 @@ func TestHookUnusable(t *testing.T) {
 
 // TestImports keeps the package doc true.
 func TestImports(t *testing.T) {
-	importcheck.Only(t, ".", "internal/atomicfile", "runner/exit", "runner/profile", "tmuxctl")
+	importcheck.Only(t, ".", "internal/atomicfile", "runner/fault", "runner/profile", "tmuxctl")
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/internal/transport"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/sandbox"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -129,7 +129,7 @@ func (c *Conn) TaskPath(ctx context.Context, id string) (string, error) {
 // ErrUnreachable (exit 1). what names the caller's subject in errors.
 func (c *Conn) CheckDir(ctx context.Context, what, dir string) error {
 	if !strings.HasPrefix(dir, "/") {
-		return exit.Usagef("%s: %q is not an absolute path on host %s (give it as host:%s:/abs/path)", what, dir, c.host.Name, c.host.Name)
+		return fault.Usagef("%s: %q is not an absolute path on host %s (give it as host:%s:/abs/path)", what, dir, c.host.Name, c.host.Name)
 	}
 	out, err := c.Run(ctx, "sh", "-c", `if [ -d "$1" ]; then echo dir; elif [ -e "$1" ]; then echo other; else echo none; fi`, "sh", dir)
 	if err != nil {
@@ -139,9 +139,9 @@ func (c *Conn) CheckDir(ctx context.Context, what, dir string) error {
 	case "dir":
 		return nil
 	case "other":
-		return exit.Usagef("%s: %s on host %s is not a directory", what, dir, c.host.Name)
+		return fault.Usagef("%s: %s on host %s is not a directory", what, dir, c.host.Name)
 	}
-	return exit.Usagef("%s: directory %s does not exist on host %s (create it there first)", what, dir, c.host.Name)
+	return fault.Usagef("%s: directory %s does not exist on host %s (create it there first)", what, dir, c.host.Name)
 }
 
 // sandboxCheckScript makes a sandbox once on a host, as sandbox.Check does
@@ -157,10 +157,10 @@ func (c *Conn) Sandbox(ctx context.Context) (string, error) {
 	out, err := c.Run(ctx, "sh", "-c", sandboxCheckScript)
 	if err != nil {
 		if strings.Contains(err.Error(), "exit status 3") {
-			return "", exit.Usagef("--sandbox: bwrap is not installed on host %s (%s there)", c.host.Name, sandbox.InstallHint)
+			return "", fault.Usagef("--sandbox: bwrap is not installed on host %s (%s there)", c.host.Name, sandbox.InstallHint)
 		}
 		if strings.Contains(err.Error(), "exit status 4") {
-			return "", exit.Usagef("--sandbox: bwrap cannot make a sandbox on host %s: %v", c.host.Name, err)
+			return "", fault.Usagef("--sandbox: bwrap cannot make a sandbox on host %s: %v", c.host.Name, err)
 		}
 		return "", err
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/internal/transport"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/sandbox"
 	"github.com/runner-cli/runner/state"
 )
@@ -33,7 +33,7 @@ var ErrUnreachable = errors.New("host unreachable")
 // name: the same rules as a project's.
 func ValidateName(name string) error {
 	if !state.ValidName(name) {
-		return exit.Usagef("invalid host name %q: use 1 to 64 characters from a-z, 0-9, '.', '_' and '-', starting with a letter or digit (e.g. %q)",
+		return fault.Usagef("invalid host name %q: use 1 to 64 characters from a-z, 0-9, '.', '_' and '-', starting with a letter or digit (e.g. %q)",
 			name, state.SuggestName(name))
 	}
 	return nil
@@ -48,25 +48,25 @@ func Add(ctx context.Context, s *state.Store, h state.Host) (state.Host, error) 
 	}
 	switch {
 	case h.Destination == "":
-		return h, exit.Usagef("host %q: no destination given (use 'runner host add %s user@machine', or an alias of your ~/.ssh/config)", h.Name, h.Name)
+		return h, fault.Usagef("host %q: no destination given (use 'runner host add %s user@machine', or an alias of your ~/.ssh/config)", h.Name, h.Name)
 	case strings.HasPrefix(h.Destination, "-"):
-		return h, exit.Usagef("host %q: destination %q starts with '-' (give ssh options with --ssh-arg)", h.Name, h.Destination)
+		return h, fault.Usagef("host %q: destination %q starts with '-' (give ssh options with --ssh-arg)", h.Name, h.Destination)
 	case strings.ContainsAny(h.Destination, " \t\n\x00"):
-		return h, exit.Usagef("host %q: destination %q has white space or control characters", h.Name, h.Destination)
+		return h, fault.Usagef("host %q: destination %q has white space or control characters", h.Name, h.Destination)
 	}
 	if h.Runner != "" && !strings.HasPrefix(h.Runner, "/") {
-		return h, exit.Usagef("host %q: --runner %q: give the absolute path of the runner binary on the host", h.Name, h.Runner)
+		return h, fault.Usagef("host %q: --runner %q: give the absolute path of the runner binary on the host", h.Name, h.Runner)
 	}
 	if h.Dir != "" && !strings.HasPrefix(h.Dir, "/") {
-		return h, exit.Usagef("host %q: --dir %q: give an absolute path on the host (the default is ~/%s)", h.Name, h.Dir, state.RemoteDirDefault)
+		return h, fault.Usagef("host %q: --dir %q: give an absolute path on the host (the default is ~/%s)", h.Name, h.Dir, state.RemoteDirDefault)
 	}
 	if strings.ContainsAny(h.Socket+h.Dir+h.Runner, "\n\x00") {
-		return h, exit.Usagef("host %q: --socket, --dir and --runner may not hold a newline", h.Name)
+		return h, fault.Usagef("host %q: --socket, --dir and --runner may not hold a newline", h.Name)
 	}
 	h.Added = clock.Now().UTC()
 	err := s.UpdateHosts(ctx, func(hosts map[string]*state.Host) error {
 		if old, ok := hosts[h.Name]; ok {
-			return exit.Usagef("host %q already exists (%s); remove it first with 'runner host rm %s'", h.Name, old.Destination, h.Name)
+			return fault.Usagef("host %q already exists (%s); remove it first with 'runner host rm %s'", h.Name, old.Destination, h.Name)
 		}
 		hosts[h.Name] = &h
 		return nil
@@ -95,7 +95,7 @@ func Remove(ctx context.Context, s *state.Store, name string) (state.Host, error
 		}
 	}
 	if len(users) > 0 {
-		return gone, exit.Usagef("host %q is in use by %s: remove the projects ('runner project rm NAME') and end the tasks first", name, strings.Join(users, ", "))
+		return gone, fault.Usagef("host %q is in use by %s: remove the projects ('runner project rm NAME') and end the tasks first", name, strings.Join(users, ", "))
 	}
 	err = s.UpdateHosts(ctx, func(hosts map[string]*state.Host) error {
 		h, ok := hosts[name]
@@ -151,7 +151,7 @@ func unknownHost(name string, hosts map[string]*state.Host) error {
 	if len(names) > 0 {
 		known = strings.Join(names, ", ")
 	}
-	return exit.Usagef("unknown host %q (known: %s; add it with 'runner host add %s DESTINATION')", name, known, name)
+	return fault.Usagef("unknown host %q (known: %s; add it with 'runner host add %s DESTINATION')", name, known, name)
 }
 
 // Transport is the ssh transport of h, sharing one connection per

@@ -6,7 +6,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -34,12 +34,12 @@ func Inbox(ctx context.Context, d Deps, ref string) (*state.Task, []Entry, error
 	}
 	if ref == "" {
 		if ref = d.CallerTask(ctx, st, panes); ref == "" {
-			return nil, nil, exit.Usagef("give a task id (outside a runner pane there is no calling task)")
+			return nil, nil, fault.Usagef("give a task id (outside a runner pane there is no calling task)")
 		}
 	}
 	t, err := st.FindTask(ref)
 	if err != nil {
-		return nil, nil, exit.Usagef("%v (see 'runner ps --all')", err)
+		return nil, nil, fault.Usagef("%v (see 'runner ps --all')", err)
 	}
 	msgs, err := InboxOf(st, t.ID)
 	return t, msgs, err

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/reconcile"
 
@@ -51,7 +51,7 @@ func (e *RefusedError) Error() string {
 }
 
 // Is makes the error match ErrUsage.
-func (e *RefusedError) Is(target error) bool { return target == exit.ErrUsage }
+func (e *RefusedError) Is(target error) bool { return target == fault.ErrUsage }
 
 // Post puts a message in the queue of each recipient. A recipient
 // whose agent is idle (its task is done and nobody supervises it) gets a

@@ -11,7 +11,7 @@ import (
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/statetest"
 	"github.com/runner-cli/runner/runner"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -84,7 +84,7 @@ func TestPostMessageRules(t *testing.T) {
 			outs, err := Post(t.Context(), env, Request{From: tt.from, To: tt.to, Text: "hello", MaxHops: 8, MaxPerRoot: 200})
 			if tt.refused != "" {
 				var re *RefusedError
-				if !errors.As(err, &re) || !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), tt.refused) {
+				if !errors.As(err, &re) || !errors.Is(err, fault.ErrUsage) || !strings.Contains(err.Error(), tt.refused) {
 					t.Fatalf("Post = %v, %v; want a refusal %q", outs, err, tt.refused)
 				}
 				if n := len(statetest.Read(t, env.Store).Messages); n != 0 {
@@ -130,7 +130,7 @@ func TestPostMessageBadInput(t *testing.T) {
 		{To: "t_aaaa0000", Text: "x", From: "t_ghost000"},
 	} {
 		outs, err := Post(t.Context(), env, req)
-		if !errors.Is(err, exit.ErrUsage) || outs != nil {
+		if !errors.Is(err, fault.ErrUsage) || outs != nil {
 			t.Errorf("Post(to %q, type %q, from %q) = %v, %v; want a usage error", req.To, req.Type, req.From, outs, err)
 		}
 	}

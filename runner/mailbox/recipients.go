@@ -3,7 +3,7 @@ package mailbox
 import (
 	"strings"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/state"
 )
@@ -13,7 +13,7 @@ import (
 func recipients(st *state.State, sender, to string) ([]string, error) {
 	needSender := func(what string) (*state.Task, error) {
 		if sender == "" {
-			return nil, exit.Usagef("%s: only a task can use it (run it from inside a runner pane, where RUNNER_TASK_ID is set)", what)
+			return nil, fault.Usagef("%s: only a task can use it (run it from inside a runner pane, where RUNNER_TASK_ID is set)", what)
 		}
 		return st.Task(sender), nil
 	}
@@ -24,7 +24,7 @@ func recipients(st *state.State, sender, to string) ([]string, error) {
 			return nil, err
 		}
 		if s.Parent == "" {
-			return nil, exit.Usagef("@parent: task %s has no parent (it was not dispatched by a task)", s.ID)
+			return nil, fault.Usagef("@parent: task %s has no parent (it was not dispatched by a task)", s.ID)
 		}
 		return []string{s.Parent}, nil
 	case to == "@siblings":
@@ -39,14 +39,14 @@ func recipients(st *state.State, sender, to string) ([]string, error) {
 			}
 		}
 		if len(ids) == 0 {
-			return nil, exit.Usagef("@siblings: task %s has no active or idle siblings", s.ID)
+			return nil, fault.Usagef("@siblings: task %s has no active or idle siblings", s.ID)
 		}
 		return ids, nil
 	case strings.HasPrefix(to, "@project:"):
 		name := strings.TrimPrefix(to, "@project:")
 		ref, err := projects.Select(st, name)
 		if err != nil {
-			return nil, exit.Usagef("@project:%s: no such project: %v", name, err)
+			return nil, fault.Usagef("@project:%s: no such project: %v", name, err)
 		}
 		var ids []string
 		for _, t := range st.TaskList() {
@@ -55,15 +55,15 @@ func recipients(st *state.State, sender, to string) ([]string, error) {
 			}
 		}
 		if len(ids) == 0 {
-			return nil, exit.Usagef("@project:%s: no active task to message", name)
+			return nil, fault.Usagef("@project:%s: no active task to message", name)
 		}
 		return ids, nil
 	case strings.HasPrefix(to, "@"):
-		return nil, exit.Usagef("unknown recipient %q (want a task id, @parent, @siblings or @project:NAME)", to)
+		return nil, fault.Usagef("unknown recipient %q (want a task id, @parent, @siblings or @project:NAME)", to)
 	}
 	t, err := st.FindTask(to)
 	if err != nil {
-		return nil, exit.Usagef("%v (see 'runner ps --all')", err)
+		return nil, fault.Usagef("%v (see 'runner ps --all')", err)
 	}
 	return []string{t.ID}, nil
 }

@@ -5,7 +5,7 @@ package messaging
 import (
 	"strings"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -22,7 +22,7 @@ const (
 // target is an ErrUsage error.
 func AskTargets(st *state.State, caller string, refs []string) ([]*state.Task, error) {
 	if len(refs) == 0 {
-		return nil, exit.Usagef("ask: no target (give task ids, %s or %s)", AskSiblings, AskAll)
+		return nil, fault.Usagef("ask: no target (give task ids, %s or %s)", AskSiblings, AskAll)
 	}
 	var out []*state.Task
 	seen := map[string]bool{}
@@ -36,14 +36,14 @@ func AskTargets(st *state.State, caller string, refs []string) ([]*state.Task, e
 		switch {
 		case ref == AskSiblings:
 			if caller == "" {
-				return nil, exit.Usagef("ask %s: not inside a task (RUNNER_TASK_ID is not set): only an agent in a runner pane has siblings; give task ids or %s", AskSiblings, AskAll)
+				return nil, fault.Usagef("ask %s: not inside a task (RUNNER_TASK_ID is not set): only an agent in a runner pane has siblings; give task ids or %s", AskSiblings, AskAll)
 			}
 			self := st.Task(caller)
 			if self == nil {
-				return nil, exit.Usagef("ask %s: the calling task %s (RUNNER_TASK_ID) is not in the state (pruned?); give task ids or %s", AskSiblings, caller, AskAll)
+				return nil, fault.Usagef("ask %s: the calling task %s (RUNNER_TASK_ID) is not in the state (pruned?); give task ids or %s", AskSiblings, caller, AskAll)
 			}
 			if self.Parent == "" {
-				return nil, exit.Usagef("ask %s: task %s was not dispatched by another task, so it has no siblings; give task ids or %s", AskSiblings, caller, AskAll)
+				return nil, fault.Usagef("ask %s: task %s was not dispatched by another task, so it has no siblings; give task ids or %s", AskSiblings, caller, AskAll)
 			}
 			n := 0
 			for _, t := range st.TaskList() {
@@ -53,7 +53,7 @@ func AskTargets(st *state.State, caller string, refs []string) ([]*state.Task, e
 				}
 			}
 			if n == 0 {
-				return nil, exit.Usagef("ask %s: task %s has no active siblings (see 'runner tree %s')", AskSiblings, caller, self.Parent)
+				return nil, fault.Usagef("ask %s: task %s has no active siblings (see 'runner tree %s')", AskSiblings, caller, self.Parent)
 			}
 		case ref == AskAll:
 			n := 0
@@ -64,17 +64,17 @@ func AskTargets(st *state.State, caller string, refs []string) ([]*state.Task, e
 				}
 			}
 			if n == 0 {
-				return nil, exit.Usagef("ask %s: no active task to ask (see 'runner ps')", AskAll)
+				return nil, fault.Usagef("ask %s: no active task to ask (see 'runner ps')", AskAll)
 			}
 		case strings.HasPrefix(ref, "@"):
-			return nil, exit.Usagef("ask: unknown target %q (use task ids, %s or %s)", ref, AskSiblings, AskAll)
+			return nil, fault.Usagef("ask: unknown target %q (use task ids, %s or %s)", ref, AskSiblings, AskAll)
 		default:
 			t, err := st.FindTask(ref)
 			if err != nil {
-				return nil, exit.Usagef("ask: %v (see 'runner ps --all')", err)
+				return nil, fault.Usagef("ask: %v (see 'runner ps --all')", err)
 			}
 			if t.ID == caller {
-				return nil, exit.Usagef("ask: %s is the calling task; a task cannot ask itself", t.ID)
+				return nil, fault.Usagef("ask: %s is the calling task; a task cannot ask itself", t.ID)
 			}
 			add(t)
 		}

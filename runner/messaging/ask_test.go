@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -60,7 +60,7 @@ func TestAskTargets(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := AskTargets(askState(), tc.caller, tc.refs)
 			if tc.wantErr != "" || tc.want == nil {
-				if err == nil || !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), tc.wantErr) {
+				if err == nil || !errors.Is(err, fault.ErrUsage) || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want a usage error with %q", err, tc.wantErr)
 				}
 				return
@@ -83,7 +83,7 @@ func TestAskTargetsNoActiveSiblings(t *testing.T) {
 	st := askState()
 	st.Tasks["t_c2c2c2c2"].Status = state.StatusFailed
 	_, err := AskTargets(st, "t_c1c1c1c1", []string{"@siblings"})
-	if !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), "no active siblings") {
+	if !errors.Is(err, fault.ErrUsage) || !strings.Contains(err.Error(), "no active siblings") {
 		t.Fatalf("err = %v", err)
 	}
 	for id, tk := range st.Tasks {
@@ -92,7 +92,7 @@ func TestAskTargetsNoActiveSiblings(t *testing.T) {
 		}
 	}
 	_, err = AskTargets(st, "t_c1c1c1c1", []string{"@all"})
-	if !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), "no active task") {
+	if !errors.Is(err, fault.ErrUsage) || !strings.Contains(err.Error(), "no active task") {
 		t.Fatalf("err = %v", err)
 	}
 }

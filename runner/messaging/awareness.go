@@ -12,7 +12,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -42,7 +42,7 @@ func ParseAwarenessMode(s string) (AwarenessMode, error) {
 	case AwarenessAll, AwarenessProject, AwarenessOff:
 		return m, nil
 	}
-	return "", exit.Usagef("invalid awareness mode %q (use all, project or off)", s)
+	return "", fault.Usagef("invalid awareness mode %q (use all, project or off)", s)
 }
 
 // AwarenessOptions tune RenderAwareness.

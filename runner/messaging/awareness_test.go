@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -187,7 +187,7 @@ func TestParseAwarenessMode(t *testing.T) {
 			t.Errorf("ParseAwarenessMode(%q) = %q, %v", s, m, err)
 		}
 	}
-	if _, err := ParseAwarenessMode("some"); !errors.Is(err, exit.ErrUsage) {
+	if _, err := ParseAwarenessMode("some"); !errors.Is(err, fault.ErrUsage) {
 		t.Errorf("ParseAwarenessMode(some) = %v, want a usage error", err)
 	}
 }

@@ -9,5 +9,5 @@ import (
 // TestMessagingImportsOnlyLeaves keeps the package doc true: no tmux, no
 // process table; only the state's types, exit and textutil.
 func TestMessagingImportsOnlyLeaves(t *testing.T) {
-	importcheck.Only(t, ".", "state", "runner/exit", "internal/textutil")
+	importcheck.Only(t, ".", "state", "runner/fault", "internal/textutil")
 }

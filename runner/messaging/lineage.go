@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -56,7 +56,7 @@ func BuildTree(st *state.State, root string) ([]*TreeNode, error) {
 	if root != "" {
 		t, err := st.FindTask(root)
 		if err != nil {
-			return nil, exit.Usagef("%v (see 'runner ps --all')", err)
+			return nil, fault.Usagef("%v (see 'runner ps --all')", err)
 		}
 		return []*TreeNode{build(t, 0)}, nil
 	}
@@ -118,11 +118,12 @@ type Collection struct {
 }
 
 // CollectChildren gathers the outcomes of the children of task parent (an
-// id or prefix), oldest first, with whether all of them finished.
-func CollectChildren(st *state.State, parent string) (*Collection, error) {
+// id or prefix), oldest first, with whether all of them finished; exitOf
+// gives each child's exit code (cmd/runner's table).
+func CollectChildren(st *state.State, parent string, exitOf func(*state.Task) int) (*Collection, error) {
 	p, err := st.FindTask(parent)
 	if err != nil {
-		return nil, exit.Usagef("%v (see 'runner ps --all')", err)
+		return nil, fault.Usagef("%v (see 'runner ps --all')", err)
 	}
 	c := &Collection{Parent: p.ID, AllFinished: true, Children: []ChildOutcome{}}
 	all, err := st.AllTasks()
@@ -143,7 +144,7 @@ func CollectChildren(st *state.State, parent string) (*Collection, error) {
 		fin := t.Status.IsTerminal()
 		c.AllFinished = c.AllFinished && fin
 		c.Children = append(c.Children, ChildOutcome{ID: t.ID, Agent: t.Agent, Status: t.Status, Finished: fin,
-			ExitCode: exit.OfTask(t), Task: textutil.Headline(t.Text, 100), Summary: t.LastTurn(), Answer: t.Answer, ResultTail: t.ResultTail, Ended: t.Ended})
+			ExitCode: exitOf(t), Task: textutil.Headline(t.Text, 100), Summary: t.LastTurn(), Answer: t.Answer, ResultTail: t.ResultTail, Ended: t.Ended})
 	}
 	return c, nil
 }

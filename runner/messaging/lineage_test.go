@@ -43,7 +43,13 @@ func TestBuildTree(t *testing.T) {
 }
 
 func TestCollectChildren(t *testing.T) {
-	c, err := CollectChildren(lineageState(), "t_root")
+	exitOf := func(t *state.Task) int { // a stand-in for cmd's table
+		if t.Status == state.StatusDone {
+			return 0
+		}
+		return 1
+	}
+	c, err := CollectChildren(lineageState(), "t_root", exitOf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -65,17 +65,17 @@ const (
 // returns the type (a request when none is given).
 func Check(req Request) (state.MessageType, error) {
 	if strings.TrimSpace(req.Text) == "" {
-		return "", exit.Usagef("the message is empty")
+		return "", fault.Usagef("the message is empty")
 	}
 	if len(req.Text) > MaxMessageBytes {
-		return "", exit.Usagef("the message is %d bytes; at most %d fit in one message (write it to a file and send its path)", len(req.Text), MaxMessageBytes)
+		return "", fault.Usagef("the message is %d bytes; at most %d fit in one message (write it to a file and send its path)", len(req.Text), MaxMessageBytes)
 	}
 	typ := req.Type
 	if typ == "" {
 		typ = state.MessageRequest
 	}
 	if !typ.Valid() {
-		return "", exit.Usagef("unknown message type %q (want one of %s)", typ, typeList())
+		return "", fault.Usagef("unknown message type %q (want one of %s)", typ, typeList())
 	}
 	return typ, nil
 }
@@ -116,7 +116,7 @@ func (p *Posting) Post(st *state.State, targets []string) error {
 	if p.Sender != "" {
 		s := st.Task(p.Sender)
 		if s == nil {
-			return exit.Usagef("the sending task %s is gone (pruned)", p.Sender)
+			return fault.Usagef("the sending task %s is gone (pruned)", p.Sender)
 		}
 		if len(s.Handling) > 0 {
 			hops = s.HandlingHops + 1
@@ -229,7 +229,7 @@ func Sender(st *state.State, from string) (string, error) {
 	}
 	t := st.Task(from)
 	if t == nil {
-		return "", exit.Usagef("the sending task %s (RUNNER_TASK_ID) is not in the state; was it pruned? (unset RUNNER_TASK_ID to send as the user)", from)
+		return "", fault.Usagef("the sending task %s (RUNNER_TASK_ID) is not in the state; was it pruned? (unset RUNNER_TASK_ID to send as the user)", from)
 	}
 	return t.ID, nil
 }

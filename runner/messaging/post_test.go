@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -88,7 +88,7 @@ func TestPostRules(t *testing.T) {
 
 func TestCheck(t *testing.T) {
 	for _, req := range []Request{{Text: "  \n"}, {Text: strings.Repeat("x", MaxMessageBytes+1)}, {Text: "x", Type: "gossip"}} {
-		if _, err := Check(req); !errors.Is(err, exit.ErrUsage) {
+		if _, err := Check(req); !errors.Is(err, fault.ErrUsage) {
 			t.Errorf("Check(%.20q, %q) = %v, want a usage error", req.Text, req.Type, err)
 		}
 	}

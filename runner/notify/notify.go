@@ -16,7 +16,6 @@ import (
 
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/config"
-	"github.com/runner-cli/runner/runner/exit"
 	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -40,6 +39,9 @@ type Teller struct {
 	// ResultFile is the file the task's result tail is written to, for
 	// the notify command (RUNNER_RESULT_FILE).
 	ResultFile func(t *state.Task) string
+	// ExitOf is the exit code task t's outcome stands for (RUNNER_EXIT,
+	// unset when nil): cmd/runner's table, which only cmd knows.
+	ExitOf func(t *state.Task) int
 }
 
 // MessageTime is how long the message stays on the status line.
@@ -63,8 +65,12 @@ func (n Teller) Tell(ctx context.Context, t *state.Task, set settings.Run) {
 	if t.ExitCode != nil {
 		code = strconv.Itoa(*t.ExitCode)
 	}
-	cmd.Env = tmuxctl.ChildEnv(os.Environ(), "RUNNER_TASK_ID="+t.ID, "RUNNER_STATUS="+string(t.Status), "RUNNER_PROJECT="+t.Project,
-		"RUNNER_EXIT="+strconv.Itoa(exit.OfTask(t)), "RUNNER_AGENT_EXIT="+code, "RUNNER_RESULT_FILE="+n.ResultFile(t))
+	vars := []string{"RUNNER_TASK_ID=" + t.ID, "RUNNER_STATUS=" + string(t.Status), "RUNNER_PROJECT=" + t.Project,
+		"RUNNER_AGENT_EXIT=" + code, "RUNNER_RESULT_FILE=" + n.ResultFile(t)}
+	if n.ExitOf != nil {
+		vars = append(vars, "RUNNER_EXIT="+strconv.Itoa(n.ExitOf(t)))
+	}
+	cmd.Env = tmuxctl.ChildEnv(os.Environ(), vars...)
 	cmd.WaitDelay = time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {

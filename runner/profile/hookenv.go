@@ -3,7 +3,7 @@ package profile
 import (
 	"fmt"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 )
 
 // HookEnv is what a rendered hook adds to the agent's environment penv:
@@ -16,7 +16,7 @@ func (p *Profile) HookEnv(penv []string, hl HookLaunch) ([]string, error) {
 	}
 	env, err := MergeJSONEnv(penv, hl.Env)
 	if err != nil {
-		return nil, fmt.Errorf("agent %s: runner's turn-end hook: %v (fix the variable, or run without runner's hook: --no-hook): %w", p.Name, err, exit.ErrUsage)
+		return nil, fmt.Errorf("agent %s: runner's turn-end hook: %v (fix the variable, or run without runner's hook: --no-hook): %w", p.Name, err, fault.ErrUsage)
 	}
 	return env, nil
 }

@@ -15,7 +15,7 @@ import (
 // to no tmux and runs nothing; it imports no package of the module but
 // these leaves.
 func TestProfileImportsOnlyLeaves(t *testing.T) {
-	importcheck.Only(t, ".", "internal/textutil", "internal/transport", "internal/untrusted", "runner/exit")
+	importcheck.Only(t, ".", "internal/textutil", "internal/transport", "internal/untrusted", "runner/fault")
 }
 
 // TestProfileOpensNoFile keeps the package doc true: profile is pure. It

@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 )
 
 // MergeProfile overlays a partial JSON profile on base and returns the
@@ -87,5 +87,5 @@ func FindProfile(ps []*Profile, name string) (*Profile, error) {
 	for _, p := range ps {
 		names = append(names, p.Name)
 	}
-	return nil, exit.Usagef("unknown agent %q (known: %s)", name, strings.Join(names, ", "))
+	return nil, fault.Usagef("unknown agent %q (known: %s)", name, strings.Join(names, ", "))
 }

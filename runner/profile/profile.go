@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 )
 
 // Profile describes how the runner launches, drives and watches one agent
@@ -410,13 +410,13 @@ func (p *Profile) Argv(opts LaunchOptions) ([]string, error) {
 	argv := append([]string(nil), p.Command...)
 	if opts.Model != "" {
 		if p.ModelFlag == "" {
-			return nil, exit.Usagef("agent %q has no model flag: --model %q cannot be passed (use --agent-arg, or set \"model_flag\" in the profile)", p.Name, opts.Model)
+			return nil, fault.Usagef("agent %q has no model flag: --model %q cannot be passed (use --agent-arg, or set \"model_flag\" in the profile)", p.Name, opts.Model)
 		}
 		argv = append(argv, p.ModelFlag, opts.Model)
 	}
 	if opts.PermissionsAuto {
 		if len(p.PermissionsAutoArgs) == 0 && len(p.Env) == 0 {
-			return nil, exit.Usagef("agent %q has no auto-approval mode: --permissions auto is not available (set \"permissions_auto_args\" in the profile)", p.Name)
+			return nil, fault.Usagef("agent %q has no auto-approval mode: --permissions auto is not available (set \"permissions_auto_args\" in the profile)", p.Name)
 		}
 		argv = append(argv, p.PermissionsAutoArgs...)
 	}

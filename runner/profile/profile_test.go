@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 )
 
 func TestBuiltins(t *testing.T) {
@@ -65,10 +65,10 @@ func TestArgv(t *testing.T) {
 		t.Errorf("argv %q, want %q", got, want)
 	}
 	sim, _ := BuiltinProfile("sim")
-	if _, err := sim.Argv(LaunchOptions{Model: "x"}); !errors.Is(err, exit.ErrUsage) {
+	if _, err := sim.Argv(LaunchOptions{Model: "x"}); !errors.Is(err, fault.ErrUsage) {
 		t.Errorf("model on a profile without a model flag: %v, want a usage error", err)
 	}
-	if _, err := sim.Argv(LaunchOptions{PermissionsAuto: true}); !errors.Is(err, exit.ErrUsage) {
+	if _, err := sim.Argv(LaunchOptions{PermissionsAuto: true}); !errors.Is(err, fault.ErrUsage) {
 		t.Errorf("auto permissions on a profile without the flag: %v, want a usage error", err)
 	}
 	got, _ = sim.Argv(LaunchOptions{})

@@ -3,7 +3,7 @@ package profile
 import (
 	"fmt"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 )
 
 // CheckTaskSize refuses a task text longer than the profile's MaxTaskBytes:
@@ -15,7 +15,7 @@ func (p *Profile) CheckTaskSize(text string) error {
 	if len(text) <= max {
 		return nil
 	}
-	return exit.Usagef("the task is %d bytes, more than the %s (%d bytes) agent %s takes as a prompt (its max_task): save the text in a file in the project "+
+	return fault.Usagef("the task is %d bytes, more than the %s (%d bytes) agent %s takes as a prompt (its max_task): save the text in a file in the project "+
 		"and dispatch a short task that tells the agent to read it, e.g. \"Read SPEC.md and do what it says\" (or raise profiles.%s.max_task in the config at your own risk)",
 		len(text), byteSize(max), max, p.Name, p.Name)
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 )
 
 // tomlDoc is a decoded TOML document and, worked out on first use (an
@@ -250,6 +250,6 @@ func (e *FileError) MarshalJSON() ([]byte, error) {
 	}{e.File, e.Line, e.Column, e.Key, msg})
 }
 
-// Is makes a FileError bad input from the user (exit.ErrUsage): the file
+// Is makes a FileError bad input from the user (fault.ErrUsage): the file
 // needs fixing.
-func (e *FileError) Is(target error) bool { return target == exit.ErrUsage }
+func (e *FileError) Is(target error) bool { return target == fault.ErrUsage }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/runner-cli/runner/runner/hosts"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -39,11 +39,11 @@ type Place struct {
 // a host is checked there by the caller (it needs the connection).
 func Resolve(st *state.State, arg, host string) (Place, error) {
 	if arg == "" {
-		return Place{}, exit.Usagef("no project: give a registered name (see 'runner project list') or a directory such as .")
+		return Place{}, fault.Usagef("no project: give a registered name (see 'runner project list') or a directory such as .")
 	}
 	if h, dir, ok := hosts.Path(arg); ok {
 		if host != "" && host != h {
-			return Place{}, exit.Usagef("project %q is on host %s, not on --host %s", arg, h, host)
+			return Place{}, fault.Usagef("project %q is on host %s, not on --host %s", arg, h, host)
 		}
 		arg, host = dir, h
 	}
@@ -53,10 +53,10 @@ func Resolve(st *state.State, arg, host string) (Place, error) {
 	if isPathArg(arg) {
 		abs, err := projectPath(arg)
 		if err != nil {
-			return Place{}, exit.Usagef("project path %q: %v", arg, err)
+			return Place{}, fault.Usagef("project path %q: %v", arg, err)
 		}
 		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
-			return Place{}, exit.Usagef("project path %q: directory %s does not exist", arg, abs)
+			return Place{}, fault.Usagef("project path %q: directory %s does not exist", arg, abs)
 		}
 		if name := registeredName(st, abs); name != "" {
 			return Place{Project: name, Dir: st.Projects[name].Dir}, nil
@@ -65,13 +65,13 @@ func Resolve(st *state.State, arg, host string) (Place, error) {
 	}
 	p, ok := st.Projects[arg]
 	if !ok {
-		return Place{}, exit.Usagef("project %q is not registered (add it with 'runner project add %s DIR', or give a path such as ./%s)", arg, arg, arg)
+		return Place{}, fault.Usagef("project %q is not registered (add it with 'runner project add %s DIR', or give a path such as ./%s)", arg, arg, arg)
 	}
 	if p.Host != "" {
 		return Place{Project: arg, Dir: p.Dir, Host: p.Host}, nil
 	}
 	if fi, err := os.Stat(p.Dir); err != nil || !fi.IsDir() {
-		return Place{}, exit.Usagef("project %q: directory %s does not exist (re-add it with 'runner project rm %s' and 'runner project add %s DIR')", arg, p.Dir, arg, arg)
+		return Place{}, fault.Usagef("project %q: directory %s does not exist (re-add it with 'runner project rm %s' and 'runner project add %s DIR')", arg, p.Dir, arg, arg)
 	}
 	return Place{Project: arg, Dir: p.Dir}, nil
 }
@@ -83,9 +83,9 @@ func resolveOnHost(st *state.State, arg, host string) (Place, error) {
 		p, ok := st.Projects[arg]
 		switch {
 		case !ok:
-			return Place{}, exit.Usagef("project %q is not registered; on host %s give an absolute path (--host %s /srv/dir)", arg, host, host)
+			return Place{}, fault.Usagef("project %q is not registered; on host %s give an absolute path (--host %s /srv/dir)", arg, host, host)
 		case p.Host != host:
-			return Place{}, exit.Usagef("project %q is at %s, not on host %s", arg, hosts.Location(*p), host)
+			return Place{}, fault.Usagef("project %q is at %s, not on host %s", arg, hosts.Location(*p), host)
 		}
 		return Place{Project: arg, Dir: p.Dir, Host: host}, nil
 	}

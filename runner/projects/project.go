@@ -20,7 +20,7 @@ import (
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/hosts"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -29,7 +29,7 @@ import (
 // (state.ValidName: [a-z0-9][a-z0-9._-]{0,63}).
 func ValidateName(name string) error {
 	if !state.ValidName(name) {
-		return exit.Usagef("invalid project name %q: use 1 to 64 characters from a-z, 0-9, '.', '_' and '-', starting with a letter or digit (e.g. %q)",
+		return fault.Usagef("invalid project name %q: use 1 to 64 characters from a-z, 0-9, '.', '_' and '-', starting with a letter or digit (e.g. %q)",
 			name, state.SuggestName(name))
 	}
 	return nil
@@ -47,7 +47,7 @@ func Add(ctx context.Context, s *state.Store, name, dir string) (state.Project, 
 		return state.Project{}, err
 	}
 	if dir == "" {
-		return state.Project{}, exit.Usagef("project %q: no directory given (use 'runner project add %s DIR')", name, name)
+		return state.Project{}, fault.Usagef("project %q: no directory given (use 'runner project add %s DIR')", name, name)
 	}
 	host, dir, remote := hosts.Path(dir)
 	var abs string
@@ -67,7 +67,7 @@ func Add(ctx context.Context, s *state.Store, name, dir string) (state.Project, 
 	p := state.Project{Name: name, Dir: abs, Host: host, Added: clock.Now().UTC()}
 	err = s.Update(ctx, func(st *state.State) error {
 		if old, ok := st.Projects[name]; ok {
-			return exit.Usagef("project %q already exists (%s); remove it first with 'runner project rm %s'", name, hosts.Location(*old), name)
+			return fault.Usagef("project %q already exists (%s); remove it first with 'runner project rm %s'", name, hosts.Location(*old), name)
 		}
 		st.Projects[name] = &p
 		return nil
@@ -91,11 +91,11 @@ func localProjectDir(name, dir string) (string, error) {
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", exit.Usagef("project %q: directory %s does not exist (create it first, or give an existing directory)", name, abs)
+		return "", fault.Usagef("project %q: directory %s does not exist (create it first, or give an existing directory)", name, abs)
 	case err != nil:
-		return "", exit.Usagef("project %q: cannot use directory %s: %v", name, abs, err)
+		return "", fault.Usagef("project %q: cannot use directory %s: %v", name, abs, err)
 	case !fi.IsDir():
-		return "", exit.Usagef("project %q: %s is not a directory (give the project's directory)", name, abs)
+		return "", fault.Usagef("project %q: %s is not a directory (give the project's directory)", name, abs)
 	}
 	return abs, nil
 }
@@ -118,7 +118,7 @@ func Remove(ctx context.Context, s *state.Store, name string) error {
 	}
 	err := s.Update(ctx, func(st *state.State) error {
 		if _, ok := st.Projects[name]; !ok {
-			return exit.Usagef("no project named %q (see 'runner project list')", name)
+			return fault.Usagef("no project named %q (see 'runner project list')", name)
 		}
 		ref := Ref{Name: name, Dir: st.Projects[name].Dir}
 		var active []string
@@ -129,7 +129,7 @@ func Remove(ctx context.Context, s *state.Store, name string) error {
 		}
 		if len(active) > 0 {
 			sort.Strings(active)
-			return exit.Usagef("project %q has %d active task(s) (%s); wait for them or cancel them first",
+			return fault.Usagef("project %q has %d active task(s) (%s); wait for them or cancel them first",
 				name, len(active), strings.Join(active, ", "))
 		}
 		delete(st.Projects, name)
@@ -148,7 +148,7 @@ func Remove(ctx context.Context, s *state.Store, name string) error {
 // records it in the journal and returns their ids.
 func Prune(ctx context.Context, s *state.Store, olderThan time.Duration) ([]string, error) {
 	if olderThan < 0 {
-		return nil, exit.Usagef("--older-than must not be negative (got %v)", olderThan)
+		return nil, fault.Usagef("--older-than must not be negative (got %v)", olderThan)
 	}
 	removed, err := s.Prune(ctx, olderThan)
 	if err != nil {
@@ -202,12 +202,12 @@ func Label(t *state.Task) string {
 // usage error.
 func Select(st *state.State, arg string) (Ref, error) {
 	if arg == "" {
-		return Ref{}, exit.Usagef("no project given: use a registered name (see 'runner project list') or a directory such as .")
+		return Ref{}, fault.Usagef("no project given: use a registered name (see 'runner project list') or a directory such as .")
 	}
 	if isPathArg(arg) {
 		dir, err := projectPath(arg)
 		if err != nil {
-			return Ref{}, exit.Usagef("project path %q: %v", arg, err)
+			return Ref{}, fault.Usagef("project path %q: %v", arg, err)
 		}
 		if name := registeredName(st, dir); name != "" {
 			return Ref{Name: name, Dir: st.Projects[name].Dir}, nil
@@ -218,7 +218,7 @@ func Select(st *state.State, arg string) (Ref, error) {
 			}
 		}
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-			return Ref{}, exit.Usagef("project path %q: directory %s does not exist and no task worked there", arg, dir)
+			return Ref{}, fault.Usagef("project path %q: directory %s does not exist and no task worked there", arg, dir)
 		}
 		return Ref{Dir: dir}, nil
 	}
@@ -230,7 +230,7 @@ func Select(st *state.State, arg string) (Ref, error) {
 			return Ref{Name: arg}, nil
 		}
 	}
-	return Ref{}, exit.Usagef("project %q is not registered and has no tasks (see 'runner project list', or give a directory such as ./%s)", arg, arg)
+	return Ref{}, fault.Usagef("project %q is not registered and has no tasks (see 'runner project list', or give a directory such as ./%s)", arg, arg)
 }
 
 // projectPath makes a path argument absolute and clean; "~" and "~/…" are

@@ -12,7 +12,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/statetest"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 
 	"github.com/runner-cli/runner/state"
 )
@@ -28,7 +28,7 @@ func TestValidateName(t *testing.T) {
 		if ok != (err == nil) {
 			t.Errorf("ValidateName(%q) = %v", name, err)
 		}
-		if err != nil && !errors.Is(err, exit.ErrUsage) {
+		if err != nil && !errors.Is(err, fault.ErrUsage) {
 			t.Errorf("ValidateName(%q) error is not a usage error: %v", name, err)
 		}
 	}
@@ -92,11 +92,11 @@ func TestProjectBadInputWritesNothing(t *testing.T) {
 		{"api", "", "no directory given"},
 	} {
 		_, err := Add(ctx, s, c.name, c.dir)
-		if !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), c.want) {
+		if !errors.Is(err, fault.ErrUsage) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("AddProject(%q, %q) = %v, want a usage error with %q", c.name, c.dir, err, c.want)
 		}
 	}
-	if err := Remove(ctx, s, "BAD"); !errors.Is(err, exit.ErrUsage) {
+	if err := Remove(ctx, s, "BAD"); !errors.Is(err, fault.ErrUsage) {
 		t.Errorf("RemoveProject(BAD) = %v", err)
 	}
 	if _, err := os.Stat(s.Dir()); !errors.Is(err, fs.ErrNotExist) {
@@ -109,10 +109,10 @@ func TestProjectBadInputWritesNothing(t *testing.T) {
 	before, _ := os.ReadFile(s.Path())
 	other := t.TempDir()
 	_, err := Add(ctx, s, "api", other)
-	if !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), "already exists") || !strings.Contains(err.Error(), "runner project rm api") {
+	if !errors.Is(err, fault.ErrUsage) || !strings.Contains(err.Error(), "already exists") || !strings.Contains(err.Error(), "runner project rm api") {
 		t.Errorf("duplicate add = %v", err)
 	}
-	if err := Remove(ctx, s, "nope"); !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), "runner project list") {
+	if err := Remove(ctx, s, "nope"); !errors.Is(err, fault.ErrUsage) || !strings.Contains(err.Error(), "runner project list") {
 		t.Errorf("RemoveProject(nope) = %v", err)
 	}
 	if after, _ := os.ReadFile(s.Path()); !bytes.Equal(before, after) {
@@ -135,7 +135,7 @@ func TestRemoveProjectWithActiveTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = Remove(ctx, s, "api")
-	if !errors.Is(err, exit.ErrUsage) || !strings.Contains(err.Error(), "t_run00001") || strings.Contains(err.Error(), "t_don00001") {
+	if !errors.Is(err, fault.ErrUsage) || !strings.Contains(err.Error(), "t_run00001") || strings.Contains(err.Error(), "t_don00001") {
 		t.Fatalf("RemoveProject with an active task = %v", err)
 	}
 }
@@ -143,7 +143,7 @@ func TestRemoveProjectWithActiveTasks(t *testing.T) {
 func TestPrune(t *testing.T) {
 	s := statetest.Store(t)
 	ctx := t.Context()
-	if _, err := Prune(ctx, s, -time.Second); !errors.Is(err, exit.ErrUsage) {
+	if _, err := Prune(ctx, s, -time.Second); !errors.Is(err, fault.ErrUsage) {
 		t.Fatalf("negative prune = %v", err)
 	}
 	old := clock.Now().Add(-2 * time.Hour)

@@ -6,7 +6,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/sandbox"
@@ -33,7 +33,7 @@ case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(i
 	}
 	lines := strings.SplitN(info, "\n", 5)
 	if len(lines) < 5 || !strings.HasPrefix(lines[0], "/") {
-		return nil, nil, exit.Usagef("--sandbox: bwrap is not installed on host %s any more (%s there)", c.Host().Name, sandbox.InstallHint)
+		return nil, nil, fault.Usagef("--sandbox: bwrap is not installed on host %s any more (%s there)", c.Host().Name, sandbox.InstallHint)
 	}
 	bwrap, root, home, runtime, sock := lines[0], strings.TrimSpace(lines[1]) == "0", lines[2], lines[3], lines[4]
 	// The task's files there are written by tmux and runner outside; the

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/runner-cli/runner/internal/transport"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
@@ -21,12 +21,12 @@ import (
 func Argv(ctx context.Context, c *hosts.Conn, prof *profile.Profile, dir string, argv []string) ([]string, error) {
 	host := c.Host().Name
 	if len(argv) == 0 {
-		return nil, exit.Usagef("agent %s: the profile has no command (set profiles.%s.command in the config)", prof.Name, prof.Name)
+		return nil, fault.Usagef("agent %s: the profile has no command (set profiles.%s.command in the config)", prof.Name, prof.Name)
 	}
 	out := append([]string(nil), argv...)
 	if out[0] == "runner" {
 		if c.Host().Runner == "" {
-			return nil, exit.Usagef("agent %s runs runner's own binary, and host %s names none: copy runner there, then 'runner host rm %s' and 'runner host add %s %s --runner /path/to/runner'",
+			return nil, fault.Usagef("agent %s runs runner's own binary, and host %s names none: copy runner there, then 'runner host rm %s' and 'runner host add %s %s --runner /path/to/runner'",
 				prof.Name, host, host, host, c.Host().Destination)
 		}
 		out[0] = c.Host().Runner
@@ -39,9 +39,9 @@ func Argv(ctx context.Context, c *hosts.Conn, prof *profile.Profile, dir string,
 	case "ok":
 		return out, nil
 	case "nodir":
-		return nil, exit.Usagef("directory %s does not exist on host %s (create it there, or fix the project)", dir, host)
+		return nil, fault.Usagef("directory %s does not exist on host %s (create it there, or fix the project)", dir, host)
 	case "noprog":
-		return nil, exit.Usagef("agent %s: %q is not installed on host %s, or not in the PATH of an ssh session there ('runner host check %s' lists what is)", prof.Name, out[0], host, host)
+		return nil, fault.Usagef("agent %s: %q is not installed on host %s, or not in the PATH of an ssh session there ('runner host check %s' lists what is)", prof.Name, out[0], host, host)
 	}
 	return nil, fmt.Errorf("host %s: unexpected answer %q while checking %s", host, res, dir)
 }

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -69,7 +69,7 @@ type Ender interface {
 
 // Conclude records how a turn ended and returns the error that sets the
 // exit code: nil for done; ErrMoreMessages when messages wait for the next
-// turn; else one that wraps exit.ErrNeedsInput, ErrTaskTimeout,
+// turn; else one that wraps fault.ErrNeedsInput, ErrTaskTimeout,
 // ErrCancelled or ErrTaskFailed and says what to do. parent is the
 // supervision's context: once it is done (SIGINT, SIGTERM), the queue is
 // left for the next supervisor. A needs_input outcome was recorded as the
@@ -80,7 +80,7 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 	if o.Status == state.StatusNeedsInput {
 		e.Journal(ctx, "needs-input", o.Reason)
 		return fmt.Errorf("task %s needs input: %s (answer with 'runner attach %s', then 'runner resume %s'): %w",
-			s.ID, dialogLine(s.Profile, o.Reason), s.ID, s.ID, exit.ErrNeedsInput)
+			s.ID, dialogLine(s.Profile, o.Reason), s.ID, s.ID, fault.ErrNeedsInput)
 	}
 	live := parent.Err() == nil
 	commitFirst := o.Status == state.StatusDone && s.Settings.Commit
@@ -139,7 +139,7 @@ func budgetOutcome(ctx context.Context, e Ender, final *state.Task, o Outcome) O
 	if recorded == nil {
 		recorded, _ = e.Task(ctx)
 	}
-	if recorded != nil && recorded.Status == state.StatusFailed && strings.HasPrefix(recorded.LastReason(), exit.BudgetReason) {
+	if recorded != nil && recorded.Status == state.StatusFailed && strings.HasPrefix(recorded.LastReason(), fault.BudgetReason) {
 		o.Status, o.Reason = recorded.Status, recorded.LastReason()
 	}
 	return o
@@ -182,8 +182,8 @@ func (s *Supervisor) outcomeError(o Outcome, final *state.Task) error {
 	case state.StatusCancelled:
 		return fmt.Errorf("task %s: %s: %w", s.ID, o.Reason, ErrCancelled)
 	}
-	if o.Status == state.StatusFailed && strings.HasPrefix(o.Reason, exit.BudgetReason) {
-		return fmt.Errorf("task %s %s: %s: %w", s.ID, o.Status, o.Reason, exit.ErrBudget)
+	if o.Status == state.StatusFailed && strings.HasPrefix(o.Reason, fault.BudgetReason) {
+		return fmt.Errorf("task %s %s: %s: %w", s.ID, o.Status, o.Reason, fault.ErrBudget)
 	}
 	return fmt.Errorf("task %s %s: %s: %w", s.ID, o.Status, o.Reason, ErrTaskFailed)
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
@@ -442,7 +442,7 @@ func TestConclude(t *testing.T) {
 		{name: "cancelled by another process first: nothing notified", o: Outcome{Status: state.StatusFailed}, e: ender{cancelled: true},
 			commit: true, want: ErrTaskFailed, takeQueue: true},
 		{name: "needs input: recorded already, journaled", o: Outcome{Status: state.StatusNeedsInput, Reason: "Proceed?"},
-			want: exit.ErrNeedsInput},
+			want: fault.ErrNeedsInput},
 		{name: "the hook's answer is recorded", o: Outcome{Status: state.StatusDone, Obs: monitor.Observation{Hook: &profile.HookEvent{Answer: " 42 \n"}}},
 			notified: 1, takeQueue: true, answerWant: "42"},
 	} {

@@ -22,4 +22,7 @@ type Deps struct {
 	HostConn func(ctx context.Context, name string) (*hosts.Conn, error)
 	// Say writes one line of progress (Env.Say).
 	Say func(format string, args ...any)
+	// ExitOf is the exit code a task's outcome stands for (cmd/runner's
+	// table): a child's in Collect.
+	ExitOf func(t *state.Task) int
 }

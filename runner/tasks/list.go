@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/state"
@@ -73,7 +73,7 @@ func AttachTarget(ctx context.Context, d Deps, ref string) (string, error) {
 	}
 	if t, err := st.FindTask(ref); err == nil {
 		if t.Tmux.Pane == "" {
-			return "", exit.Usagef("task %s has no pane yet", t.ID)
+			return "", fault.Usagef("task %s has no pane yet", t.ID)
 		}
 		return t.Tmux.Pane, nil
 	}
@@ -85,7 +85,7 @@ func AttachTarget(ctx context.Context, d Deps, ref string) (string, error) {
 	if p, ok := st.Projects[ref]; ok {
 		return tmuxctl.SessionTarget(projects.SessionName(p.Name, p.Dir)), nil
 	}
-	return "", exit.Usagef("%q is neither a task (see 'runner ps --all') nor a project with a session", ref)
+	return "", fault.Usagef("%q is neither a task (see 'runner ps --all') nor a project with a session", ref)
 }
 
 // AttachArgv selects the pane (or project session) that AttachTarget

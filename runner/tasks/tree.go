@@ -23,5 +23,5 @@ func Collect(ctx context.Context, d Deps, parent string) (*messaging.Collection,
 	if err != nil {
 		return nil, err
 	}
-	return messaging.CollectChildren(st, parent)
+	return messaging.CollectChildren(st, parent, d.ExitOf)
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -65,7 +65,7 @@ func Usage(ctx context.Context, d Deps, opts UsageOptions) (*UsageReport, error)
 		opts.By = ByProject
 	}
 	if !slices.Contains(UsageGroupings, opts.By) {
-		return nil, exit.Usagef("--by %q: group by one of %s", opts.By, strings.Join(UsageGroupings, ", "))
+		return nil, fault.Usagef("--by %q: group by one of %s", opts.By, strings.Join(UsageGroupings, ", "))
 	}
 	loc := opts.Loc
 	if loc == nil {

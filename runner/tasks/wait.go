@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/state"
 )
@@ -34,7 +34,7 @@ func Wait(ctx context.Context, d Deps, refs []string, opts WaitOptions) ([]*stat
 	for _, r := range refs {
 		t, err := st.FindTask(r)
 		if err != nil {
-			return nil, exit.Usagef("%v (see 'runner ps --all')", err)
+			return nil, fault.Usagef("%v (see 'runner ps --all')", err)
 		}
 		ids = append(ids, t.ID)
 	}
@@ -55,7 +55,7 @@ func waitIDs(ctx context.Context, d Deps, st *state.State, ids []string, opts Wa
 		for _, id := range ids {
 			t := st.Task(id)
 			if t == nil {
-				return nil, exit.Usagef("task %s was pruned while waiting", id)
+				return nil, fault.Usagef("task %s was pruned while waiting", id)
 			}
 			out = append(out, t)
 			if settled(t, opts.UntilInput) {

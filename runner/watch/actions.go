@@ -112,7 +112,7 @@ func sameServer(ctx context.Context, tc *tmuxctl.Client, tmuxEnv string) bool {
 func Popup(ctx context.Context, getenv func(string) string, environ []string, exe string, args []string) error {
 	tmuxEnv := getenv("TMUX")
 	if tmuxEnv == "" {
-		return errors.New("watch --popup: not inside tmux ($TMUX is not set); run 'runner watch' instead")
+		return errors.New("a popup needs tmux: not inside tmux ($TMUX is not set); run 'runner watch' instead")
 	}
 	sock, _, _ := strings.Cut(tmuxEnv, ",")
 	words := []string{tmuxctl.ShellQuote(exe), "watch"}
@@ -132,7 +132,7 @@ func Popup(ctx context.Context, getenv func(string) string, environ []string, ex
 	popup = append(popup, strings.Join(words, " "))
 	// No timeout: display-popup -E returns when the popup closes.
 	if _, err := tmuxctl.New(sock, tmuxctl.WithTimeout(0)).Command(ctx, popup...); err != nil {
-		return fmt.Errorf("watch --popup: %w", err)
+		return fmt.Errorf("open the popup: %w", err)
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/runner-cli/runner/gitsnap"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -136,7 +136,7 @@ func CheckMerge(ctx context.Context, d Deps, req CheckRequest) (*Check, error) {
 		return nil, err
 	}
 	if t.Branch == "" || t.Origin == "" {
-		return nil, exit.Usagef("task %s has no branch of its own (dispatch with --worktree); its changes are in %s already", t.ID, t.Dir)
+		return nil, fault.Usagef("task %s has no branch of its own (dispatch with --worktree); its changes are in %s already", t.ID, t.Dir)
 	}
 	gctx, err := d.GitContext(ctx, t)
 	if err != nil {
@@ -146,13 +146,13 @@ func CheckMerge(ctx context.Context, d Deps, req CheckRequest) (*Check, error) {
 	var missing *gitsnap.MissingBranchError
 	switch {
 	case errors.As(err, &missing) && missing.Target:
-		return nil, exit.Usagef("merge --check %s --into %s: no such branch in %s (see git branch)", t.ID, req.Into, t.Origin)
+		return nil, fault.Usagef("merge --check %s --into %s: no such branch in %s (see git branch)", t.ID, req.Into, t.Origin)
 	case errors.As(err, &missing):
-		return nil, exit.Usagef("merge --check %s: branch %s is gone from %s (runner gc removed it, or it was deleted by hand; see git branch --list 'runner/*')", t.ID, missing.Branch, t.Origin)
+		return nil, fault.Usagef("merge --check %s: branch %s is gone from %s (runner gc removed it, or it was deleted by hand; see git branch --list 'runner/*')", t.ID, missing.Branch, t.Origin)
 	case errors.Is(err, gitsnap.ErrNotRepo), errors.Is(err, gitsnap.ErrBareRepo):
-		return nil, exit.Usagef("merge --check %s: its project %s: %v", t.ID, t.Origin, err)
+		return nil, fault.Usagef("merge --check %s: its project %s: %v", t.ID, t.Origin, err)
 	case err != nil:
-		return nil, fmt.Errorf("merge --check %s in %s: %w", t.ID, t.Origin, err)
+		return nil, fmt.Errorf("forecast the merge of %s in %s: %w", t.ID, t.Origin, err)
 	}
 	c := &Check{Task: t.ID, Branch: t.Branch, Origin: t.Origin, Host: t.Tmux.Host}
 	for _, b := range fc.Branches {

@@ -135,7 +135,7 @@ func repoCandidates(ctx context.Context, d Deps, at projects.Place, into string,
 		return nil, nil, nil // the project is gone: nothing to merge into
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("merge --all: forecast in %s: %w", at.Dir, err)
+		return nil, nil, fmt.Errorf("merge every done task: forecast in %s: %w", at.Dir, err)
 	}
 	byBranch := map[string]gitsnap.BranchForecast{}
 	for _, b := range fc.Branches {

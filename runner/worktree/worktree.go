@@ -11,7 +11,7 @@ import (
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner/exit"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/overlap"
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/state"
@@ -37,17 +37,17 @@ var ErrConflict = gitsnap.ErrConflict
 // conflict changes nothing and is exit 1, naming the files.
 func Merge(ctx context.Context, d Deps, req MergeRequest) (*state.Task, *gitsnap.MergeResult, error) {
 	if req.Squash && req.Rebase {
-		return nil, nil, exit.Usagef("--squash and --rebase exclude each other")
+		return nil, nil, fault.Usagef("--squash and --rebase exclude each other")
 	}
 	t, err := d.GetTask(ctx, req.Ref)
 	if err != nil {
 		return nil, nil, err
 	}
 	if t.Branch == "" || t.Origin == "" {
-		return t, nil, exit.Usagef("task %s has no worktree of its own (dispatch with --worktree); its changes are in %s already", t.ID, t.Dir)
+		return t, nil, fault.Usagef("task %s has no worktree of its own (dispatch with --worktree); its changes are in %s already", t.ID, t.Dir)
 	}
 	if !t.Status.IsTerminal() && t.Status != state.StatusOrphaned {
-		return t, nil, &exit.ExitError{Code: exit.ExitBusy, Err: fmt.Errorf("task %s is %s: its agent may still change the worktree (wait for it: runner wait %s)", t.ID, t.Status, t.ID)}
+		return t, nil, fault.Busyf("task %s is %s: its agent may still change the worktree (wait for it: runner wait %s)", t.ID, t.Status, t.ID)
 	}
 	text, err := d.Store.TaskText(t)
 	if err != nil {
@@ -72,9 +72,9 @@ func Merge(ctx context.Context, d Deps, req MergeRequest) (*state.Task, *gitsnap
 	res, err := gitsnap.Merge(gctx, t.Origin, t.Dir, t.Branch, gitsnap.MergeOptions{Base: snap.Commit, Squash: req.Squash, Rebase: req.Rebase, Message: msg, Into: req.Into})
 	switch {
 	case errors.Is(err, gitsnap.ErrConflict):
-		return t, nil, &exit.ExitError{Code: exit.ExitFailed, Err: err}
+		return t, nil, err // exit 1: a conflict (gitsnap.ErrConflict)
 	case errors.Is(err, gitsnap.ErrLocalChanges), errors.Is(err, gitsnap.ErrDetachedHead), errors.Is(err, gitsnap.ErrInProgress), errors.Is(err, gitsnap.ErrNoBranch):
-		return t, nil, exit.Usagef("%v", err)
+		return t, nil, fault.Usagef("%v", err)
 	case err != nil:
 		return t, nil, err
 	}
