@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/runner-cli/runner/runner/deps"
 	"github.com/runner-cli/runner/runner/profile"
@@ -19,60 +18,6 @@ import (
 // supervises a queued task (the foreground dispatch, or the detached
 // supervisor) waits on the state directory, then starts it like any task.
 
-// errLeftQueue says the task stopped being queued while it waited (a user
-// cancelled it).
-type errLeftQueue struct{ t *state.Task }
-
-func (e *errLeftQueue) Error() string {
-	return fmt.Sprintf("task %s is %s (%s)", e.t.ID, e.t.Status, e.t.LastReason())
-}
-
-func (e *errLeftQueue) Is(target error) bool { return target == ErrCancelled }
-
-// waitDependencies blocks until every dependency of the queued task id is
-// done (nil), one ended otherwise (*deps.DependencyError), the task left the
-// queue (*errLeftQueue), or ctx ends. It watches the state directory and
-// reconciles now and then, so a dependency whose supervisor died is seen.
-func waitDependencies(ctx context.Context, env *Env, id string) error {
-	changes, err := env.Store.Watch(ctx)
-	if err != nil {
-		return err
-	}
-	st, err := env.Store.Read(ctx)
-	if err != nil {
-		return err
-	}
-	safety := time.NewTicker(5 * time.Second)
-	defer safety.Stop()
-	for {
-		t := st.Task(id)
-		if t == nil {
-			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
-		}
-		if t.Status != state.StatusQueued {
-			return &errLeftQueue{t}
-		}
-		ready, err := deps.Check(st, t.After)
-		if err != nil || ready {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case _, ok := <-changes:
-			if !ok {
-				return ctx.Err()
-			}
-			st, err = env.Store.Read(ctx)
-		case <-safety.C:
-			st, err = Reconcile(ctx, env)
-		}
-		if err != nil {
-			return err
-		}
-	}
-}
-
 // startQueued waits for a queued task's dependencies, takes the project
 // lock if the task is exclusive, and starts it (snapshot, pane). The
 // returned func releases the lock (nil when none was taken). A dependency
@@ -82,9 +27,10 @@ func startQueued(ctx context.Context, env *Env, t *state.Task, prof *profile.Pro
 	if len(t.After) > 0 {
 		env.Say("task %s: %s", t.ID, reconcile.WaitingReason(t.After))
 	}
-	err := waitDependencies(ctx, env, t.ID)
+	err := deps.Wait(ctx, deps.Watcher{Watch: env.Store.Watch, Read: env.Store.Read,
+		Reconcile: func(ctx context.Context) (*state.State, error) { return Reconcile(ctx, env) }}, t.ID)
 	var dep *deps.DependencyError
-	var left *errLeftQueue
+	var left *deps.LeftQueueError
 	switch {
 	case err == nil:
 	case errors.As(err, &dep):

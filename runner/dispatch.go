@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/runner-cli/runner/runner/deps"
 	"os"
 
 	"github.com/runner-cli/runner/runner/budget"
@@ -273,7 +274,7 @@ func dispatchQueued(ctx context.Context, env *Env, task *state.Task) (*state.Tas
 // started (err), unless it already ended (a cancel) or moved on: no task is
 // left queued or starting with nothing behind it.
 func failUnstarted(ctx context.Context, env *Env, id string, err error) {
-	var left *errLeftQueue
+	var left *deps.LeftQueueError
 	if errors.As(err, &left) {
 		return
 	}

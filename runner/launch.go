@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/runner-cli/runner/runner/deps"
 	"os"
 	"os/exec"
 	"strconv"
@@ -144,11 +145,11 @@ func snapshotOutcome(snap *gitsnap.Snapshot, snapErr error, spec *settings.Start
 
 // recordStarting records the task starting: its snapshot, its worktree,
 // and the pane launched beside the snapshot (if one was), in one write;
-// a task that left the queue meanwhile (cancelled) is an *errLeftQueue.
+// a task that left the queue meanwhile (cancelled) is an *deps.LeftQueueError.
 func recordStarting(ctx context.Context, env *Env, id, snapRef, snapNote string, wt worktreeStart, launched *launched) error {
 	return env.Record().UpdateTaskDurably(ctx, "task "+id+": starting", id, func(t *state.Task) error {
 		if t.Status != state.StatusQueued {
-			return &errLeftQueue{t}
+			return &deps.LeftQueueError{Task: t}
 		}
 		t.SnapshotRef = snapRef
 		if wt.branch != "" {

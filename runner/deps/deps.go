@@ -12,8 +12,11 @@
 package deps
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/supervisor"
@@ -89,4 +92,69 @@ func Check(st *state.State, after []string) (ready bool, err error) {
 		}
 	}
 	return ready, nil
+}
+
+// LeftQueueError says a task stopped being queued while it waited for its
+// dependencies (a user cancelled it). errors.Is(err,
+// supervisor.ErrCancelled) is true of it.
+type LeftQueueError struct{ Task *state.Task }
+
+func (e *LeftQueueError) Error() string {
+	return fmt.Sprintf("task %s is %s (%s)", e.Task.ID, e.Task.Status, e.Task.LastReason())
+}
+
+// Is makes errors.Is(err, supervisor.ErrCancelled) true.
+func (e *LeftQueueError) Is(target error) bool { return target == supervisor.ErrCancelled }
+
+// Watcher is what Wait reads the state with: a signal on each change of the
+// state directory, the state, and the state reconciled (a dependency whose
+// supervisor died seen as such).
+type Watcher struct {
+	Watch     func(ctx context.Context) (<-chan struct{}, error)
+	Read      func(ctx context.Context) (*state.State, error)
+	Reconcile func(ctx context.Context) (*state.State, error)
+}
+
+// Wait blocks until every dependency of the queued task id is done (nil),
+// one ended otherwise (*DependencyError), the task left the queue
+// (*LeftQueueError), or ctx ends. It reads the state on each change and
+// reconciles every few seconds.
+func Wait(ctx context.Context, w Watcher, id string) error {
+	changes, err := w.Watch(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := w.Read(ctx)
+	if err != nil {
+		return err
+	}
+	safety := time.NewTicker(5 * time.Second)
+	defer safety.Stop()
+	for {
+		t := st.Task(id)
+		if t == nil {
+			return fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
+		}
+		if t.Status != state.StatusQueued {
+			return &LeftQueueError{Task: t}
+		}
+		ready, err := Check(st, t.After)
+		if err != nil || ready {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case _, ok := <-changes:
+			if !ok {
+				return ctx.Err()
+			}
+			st, err = w.Read(ctx)
+		case <-safety.C:
+			st, err = w.Reconcile(ctx)
+		}
+		if err != nil {
+			return err
+		}
+	}
 }

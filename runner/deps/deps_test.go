@@ -1,6 +1,7 @@
 package deps
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -93,4 +94,59 @@ func TestCheckDependencies(t *testing.T) {
 // TestImports keeps the package doc true: rules on the state given.
 func TestImports(t *testing.T) {
 	importcheck.Only(t, ".", "runner/fault", "runner/supervisor", "state")
+}
+
+// TestWait: Wait reads the state again on each change, returns nil once
+// the dependency is done, a *DependencyError when it fails, and a
+// *LeftQueueError when the waiting task itself is cancelled.
+func TestWait(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		then  []string // the dependency's and the task's statuses after the change
+		check func(error) bool
+	}{
+		{"done", []string{"t_dep:done", "t_q:queued"}, func(err error) bool { return err == nil }},
+		{"failed", []string{"t_dep:failed", "t_q:queued"}, func(err error) bool {
+			var d *DependencyError
+			return errors.As(err, &d) && errors.Is(err, supervisor.ErrCancelled)
+		}},
+		{"cancelled", []string{"t_dep:running", "t_q:cancelled"}, func(err error) bool {
+			var l *LeftQueueError
+			return errors.As(err, &l) && l.Task.ID == "t_q" && errors.Is(err, supervisor.ErrCancelled)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := statetest.Plan("t_dep:running", "t_q:queued")
+			before.Task("t_q").After = []string{"t_dep"}
+			after := statetest.Plan(tc.then...)
+			after.Task("t_q").After = []string{"t_dep"}
+			changes := make(chan struct{}, 1)
+			reads := 0
+			w := Watcher{
+				Watch: func(context.Context) (<-chan struct{}, error) { return changes, nil },
+				Read: func(context.Context) (*state.State, error) {
+					reads++
+					if reads == 1 {
+						changes <- struct{}{}
+						return before, nil
+					}
+					return after, nil
+				},
+				Reconcile: func(context.Context) (*state.State, error) { return after, nil },
+			}
+			if err := Wait(t.Context(), w, "t_q"); !tc.check(err) || reads != 2 {
+				t.Errorf("Wait = %v after %d reads", err, reads)
+			}
+		})
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	st := statetest.Plan("t_dep:running", "t_q:queued")
+	st.Task("t_q").After = []string{"t_dep"}
+	w := Watcher{Watch: func(context.Context) (<-chan struct{}, error) { return make(chan struct{}), nil },
+		Read: func(context.Context) (*state.State, error) { return st, nil }}
+	if err := Wait(ctx, w, "t_q"); !errors.Is(err, context.Canceled) {
+		t.Errorf("Wait with ctx ended = %v", err)
+	}
 }
