@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
@@ -73,13 +71,11 @@ func (a *app) runEvents(ctx context.Context, o eventsOptions) error {
 		}
 		fo.After = n
 	case o.since != "":
-		if d, err := time.ParseDuration(o.since); err == nil {
-			fo.Filter.Since = clock.Now().Add(-d)
-		} else if t, err := time.Parse(time.RFC3339, o.since); err == nil {
-			fo.Filter.Since = t
-		} else {
-			return fault.Usagef("--since %q: give a duration (90m) or a time (2026-11-27T06:00:00Z)", o.since)
+		t, err := parseSince(o.since, "1h")
+		if err != nil {
+			return err
 		}
+		fo.Filter.Since = t
 	}
 	env, _, err := a.runnerEnv(false)
 	if err != nil {

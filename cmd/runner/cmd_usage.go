@@ -6,11 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
-	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/tasks"
 	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
@@ -57,13 +54,11 @@ counts whole. The state keeps finished tasks for its retention
 func (a *app) runUsage(ctx context.Context, o usageOptions) error {
 	opts := tasks.UsageOptions{By: o.by, Project: o.project}
 	if o.since != "" {
-		if d, err := time.ParseDuration(o.since); err == nil && d >= 0 {
-			opts.Since = clock.Now().Add(-d)
-		} else if t, err := time.Parse(time.RFC3339, o.since); err == nil {
-			opts.Since = t
-		} else {
-			return fault.Usagef("--since %q: give a duration (24h) or a time (2026-11-27T06:00:00Z)", o.since)
+		t, err := parseSince(o.since, "24h")
+		if err != nil {
+			return err
 		}
+		opts.Since = t
 	}
 	env, _, err := a.runnerEnv(false)
 	if err != nil {
