@@ -215,7 +215,9 @@ func emptiedSessions(ctx context.Context, d Deps, sessions map[string]bool) []st
 }
 
 // wouldEnd attributes to the targets the processes a gc would end (dry
-// run: nothing is signalled).
+// run: nothing is signalled), chosen by the rule the real run's
+// proctree.End applies (proctree.Endable): what a gc spares (another
+// user's process, a tmux server) a dry run does not list.
 func wouldEnd(targets []*target, pick proctree.Picker, owner map[int]string) ([]*target, error) {
 	tab, err := proctree.Read()
 	if err != nil && !errors.Is(err, proctree.ErrUnsupported) {
@@ -223,8 +225,8 @@ func wouldEnd(targets []*target, pick proctree.Picker, owner map[int]string) ([]
 	}
 	var found []proctree.Ended
 	if tab != nil {
-		for _, pid := range pick(tab) {
-			found = append(found, proctree.Ended{PID: pid, Comm: tab.Procs[pid].Comm})
+		for _, p := range proctree.Endable(tab, pick) {
+			found = append(found, proctree.Ended{PID: p.PID, Comm: p.Comm})
 		}
 	}
 	return attribute(targets, found, owner), nil

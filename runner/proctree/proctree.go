@@ -258,19 +258,30 @@ func freeze(pick Picker, frozen map[int]*target) ([]int, error) {
 	return order, nil
 }
 
-// unfrozen returns the live processes pick finds in t that are not in
-// frozen (the same pid started again counts as new): only this user's,
-// never a tmux server, this process or its ancestors.
+// unfrozen returns the processes Endable takes from what pick finds in t
+// that are not in frozen (the same pid started again counts as new).
 func unfrozen(t *Table, pick Picker, frozen map[int]*target) []Proc {
+	var out []Proc
+	for _, p := range Endable(t, pick) {
+		if q, ok := frozen[p.PID]; ok && q.Start == p.Start {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// Endable returns the processes End takes of those pick finds in t: the
+// live ones of this user, never a tmux server, this process or its
+// ancestors. It is End's one rule, so a dry run (gc --dry-run) lists what
+// a real run ends and spares what it spares.
+func Endable(t *Table, pick Picker) []Proc {
 	skip := t.Ancestors(os.Getpid())
 	uid := os.Getuid()
 	var out []Proc
 	for _, pid := range pick(t) {
 		p, ok := t.Procs[pid]
 		if !ok || p.State == 'Z' || slices.Contains(skip, pid) || p.UID != uid || IsTmuxServer(p) {
-			continue
-		}
-		if q, ok := frozen[pid]; ok && q.Start == p.Start {
 			continue
 		}
 		out = append(out, p)

@@ -152,7 +152,8 @@ func TestDescendantsFenceTmuxServers(t *testing.T) {
 }
 
 // TestEndOnlyOurs: End signals neither another user's process nor a tmux
-// server, whatever the picker says.
+// server, whatever the picker says, and Endable (what gc --dry-run lists)
+// leaves them out too.
 func TestEndOnlyOurs(t *testing.T) {
 	cmd := exec.Command("sleep", "600")
 	if err := cmd.Start(); err != nil {
@@ -173,12 +174,26 @@ func TestEndOnlyOurs(t *testing.T) {
 			tab.Procs[pid] = p
 			return []int{pid}
 		}
+		tab, err := Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Endable(tab, pick); len(got) != 0 {
+			t.Errorf("%s: Endable = %v, want none", tc.name, got)
+		}
 		ended, err := End(t.Context(), pick, 100*time.Millisecond)
 		if err != nil || len(ended) != 0 || !alive(pid) {
 			t.Errorf("%s: End ended %v (err %v), alive %v", tc.name, ended, err, alive(pid))
 		}
 	}
-	// Ours: ended, through its pidfd.
+	// Ours: endable, and ended, through its pidfd.
+	tab, err := Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Endable(tab, func(*Table) []int { return []int{pid, os.Getpid()} }); len(got) != 1 || got[0].PID != pid {
+		t.Errorf("Endable(our sleep, this test) = %v, want the sleep alone", got)
+	}
 	ended, err := End(t.Context(), func(*Table) []int { return []int{pid} }, time.Second)
 	if err != nil || len(ended) != 1 {
 		t.Fatalf("End of our own sleep: %v %v", ended, err)
