@@ -30,6 +30,12 @@ daemons of the agent CLIs (found by the RUNNER_TASK_ID and RUNNER_STATE_DIR
 that every pane's programs inherit). Windows left by tasks whose records were
 pruned are closed too. Processes get SIGTERM, then SIGKILL after 3 s.
 
+Each tmux server is collected by its own gc: a task dispatched on another
+socket (--socket, RUNNER_TMUX_SOCKET) has its window closed and the agent
+CLI's processes in it ended only by a gc run with that socket ('runner
+--socket S gc'); a gc of another socket ends only what left the task's window
+(its daemons).
+
 A window that a tmux client is showing is never closed: the task is listed as
 skipped. Before a window closes, the agent is asked to quit (its profile's
 quit keys) so it prints its session id; runner records it, and
