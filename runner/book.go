@@ -284,14 +284,15 @@ func (b *taskBook) Budgeted(ctx context.Context) bool {
 }
 
 // LiveSpend records what the running turn used so far (Task.Live, which
-// the tree's spend counts); when that reaches a budget of the task's tree,
-// the turns running in that tree, this one too, end as a turn's end over
-// it ends them (stopForBudget). The reading is one task's change, handed
-// to the lock's holder like any (Store.UpdateTask), and the budget is
-// judged on the state read after it: of two turns of a tree read at once,
-// the later sees both. A reading that cannot be written is left out: the
-// next one, or the turn's end, counts.
-func (b *taskBook) LiveSpend(ctx context.Context, sp state.Spend) {
+// the tree's spend counts, and ps and watch show); with judge, when that
+// reaches a budget of the task's tree, the turns running in that tree,
+// this one too, end as a turn's end over it ends them (stopForBudget).
+// The reading is one task's change, handed to the lock's holder like any
+// (Store.UpdateTask), and the budget is judged on the state read after
+// it: of two turns of a tree read at once, the later sees both. A reading
+// that cannot be written is left out: the next one, or the turn's end,
+// counts.
+func (b *taskBook) LiveSpend(ctx context.Context, sp state.Spend, judge bool) {
 	err := b.env.Store.UpdateTask(ctx, b.id, func(t *state.Task) error {
 		if !t.Status.IsTerminal() {
 			t.Live = sp
@@ -300,6 +301,9 @@ func (b *taskBook) LiveSpend(ctx context.Context, sp state.Spend) {
 	})
 	if err != nil {
 		b.env.Say("task %s: recording the running turn's spend: %v", b.id, err)
+		return
+	}
+	if !judge {
 		return
 	}
 	st, err := b.env.Store.Read(ctx)

@@ -115,6 +115,21 @@ func trimZero(s string) string {
 	return s
 }
 
+// SpendSoFar is what the task used so far: its turns' Spend with what its
+// running turn used until now (Live, counted as a turn), as ps's TOKENS
+// and watch's Σ show it.
+func (t *Task) SpendSoFar() Spend {
+	if t.Live.IsZero() {
+		return t.Spend
+	}
+	live := t.Live
+	live.Turns = 1
+	if live.CostUSD != 0 {
+		live.Costed = 1
+	}
+	return t.Spend.Add(live)
+}
+
 // TreeSpend sums the spend of task root and every task under it (its
 // children, theirs, …) among tasks, with what their running turns used so
 // far (Task.Live), and counts those tasks.

@@ -71,8 +71,9 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 	branches := slices.ContainsFunc(list, func(t *state.Task) bool { return t.Branch != "" })
 	// An OVERLAP column when another task changed some task's files.
 	overlaps := slices.ContainsFunc(list, func(t *state.Task) bool { return len(t.Overlaps) > 0 })
-	// A SPEND column when some task's turns recorded what they used.
-	spend := slices.ContainsFunc(list, func(t *state.Task) bool { return !t.Spend.IsZero() })
+	// A TOKENS column when some task's turns recorded what they used, or
+	// a running turn what it used so far.
+	spend := slices.ContainsFunc(list, func(t *state.Task) bool { return !t.SpendSoFar().IsZero() })
 	// A HOST column when some task runs on another machine.
 	hosts := slices.ContainsFunc(list, func(t *state.Task) bool { return t.Tmux.Host != "" })
 	head := "ID\tPROJECT\t"
@@ -104,7 +105,7 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 			parent += "\t" + overlapCell(t)
 		}
 		if spend {
-			parent += "\t" + t.Spend.Short()
+			parent += "\t" + t.SpendSoFar().Short()
 		}
 		if hosts {
 			proj += "\t" + textutil.OrDash(t.Tmux.Host)
@@ -237,7 +238,12 @@ func printTaskSpend(w io.Writer, t *state.Task, st *state.State) {
 	if !t.Live.IsZero() {
 		live := t.Live
 		live.Turns = 1
-		fmt.Fprintf(w, "running   %s so far in the turn that runs (read as it runs, for the tree's budget)\n", live.String())
+		if t.Status.IsTerminal() {
+			// The turn was cut short (cancel, timeout): what it had used.
+			fmt.Fprintf(w, "unfinished %s in the last turn, which did not end (read while it ran)\n", live.String())
+		} else {
+			fmt.Fprintf(w, "running   %s so far in the turn that runs (read as it runs)\n", live.String())
+		}
 	}
 	if st != nil {
 		if tree, n := state.TreeSpend(st.TaskList(), t.ID); n > 1 {

@@ -10,15 +10,21 @@ import (
 )
 
 // liveSpendEvery is how often a running turn's spend is read while its
-// task's tree has a token or dollar budget (a variable for tests).
-var liveSpendEvery = 2 * time.Second
+// task's tree has a token or dollar budget, and liveShownEvery how often
+// otherwise, for ps and watch to show it (variables for tests).
+var (
+	liveSpendEvery = 2 * time.Second
+	liveShownEvery = 5 * time.Second
+)
 
-// watchLive reads what the turn being monitored used so far, every
-// liveSpendEvery while its tree has a budget (Book.Budgeted), and gives
-// each new reading to Book.LiveSpend, which ends the tree's turns once it
-// passes the budget: a long turn is stopped near its budget, not at its
-// end. It needs the delivered prompt (a turn this supervisor delivered).
-// The returned function stops it.
+// watchLive reads what the turn being monitored used so far and gives
+// each new reading to Book.LiveSpend (Task.Live, which status, ps and
+// watch show): every liveSpendEvery while its tree has a budget
+// (Book.Budgeted), and then LiveSpend judges it, ending the tree's turns
+// once it passes the budget (a long turn is stopped near its budget, not
+// at its end); every liveShownEvery without one. It needs the delivered
+// prompt (a turn this supervisor delivered). The returned function stops
+// it.
 func (s *Supervisor) watchLive(ctx context.Context) (stop func()) {
 	file := s.Mon.EventsFile()
 	s.treeBudgeted = nil
@@ -29,15 +35,16 @@ func (s *Supervisor) watchLive(ctx context.Context) (stop func()) {
 	// if this did not (see turnSpendNow).
 	budgeted := s.Book.Budgeted(ctx)
 	s.treeBudgeted = &budgeted
-	if !budgeted {
-		return func() {}
+	every := liveShownEvery
+	if budgeted {
+		every = liveSpendEvery
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	from, sig := s.Mon.Expecting().EventsFrom, s.sig
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(liveSpendEvery)
+		tick := time.NewTicker(every)
 		defer tick.Stop()
 		var last profile.Usage
 		for {
@@ -51,7 +58,7 @@ func (s *Supervisor) watchLive(ctx context.Context) (stop func()) {
 				continue
 			}
 			last = u
-			s.Book.LiveSpend(ctx, usageSpend(u, 0))
+			s.Book.LiveSpend(ctx, usageSpend(u, 0), budgeted)
 		}
 	}()
 	return func() { cancel(); <-done }

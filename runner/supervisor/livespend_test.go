@@ -11,12 +11,12 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-// TestWatchLive: while a turn runs and its tree has a budget, each new
-// reading of what it used so far goes to the book (once per change);
-// without a budget nothing is read.
+// TestWatchLive: while a turn runs, each new reading of what it used so
+// far goes to the book (once per change), for status, ps and watch to
+// show; with a budget in its tree it is read more often and judged.
 func TestWatchLive(t *testing.T) {
-	defer func(d time.Duration) { liveSpendEvery = d }(liveSpendEvery)
-	liveSpendEvery = 100 * time.Millisecond
+	defer func(d, e time.Duration) { liveSpendEvery, liveShownEvery = d, e }(liveSpendEvery, liveShownEvery)
+	liveSpendEvery, liveShownEvery = 100*time.Millisecond, 150*time.Millisecond
 	for _, budgeted := range []bool{true, false} {
 		s, _, b, w := newSupervisor(t, "sim", Settings{})
 		b.budgeted = budgeted
@@ -35,21 +35,15 @@ func TestWatchLive(t *testing.T) {
 		_, _ = f.WriteString(`{"event":"Stop","data":{"hook_event_name":"Usage","usage":{"input_tokens":600,"output_tokens":5,"cost_usd":0.5}}}` + "\n")
 		f.Close()
 		want := state.Spend{Input: 600, Output: 5, CostUSD: 0.5}
-		deadline := clock.Now().Add(3 * liveSpendEvery)
-		for budgeted && len(b.live.all()) == 0 && clock.Now().Before(deadline) {
+		deadline := clock.Now().Add(3 * time.Second)
+		for len(b.live.all()) == 0 && clock.Now().Before(deadline) {
 			time.Sleep(50 * time.Millisecond)
 		}
-		if !budgeted {
-			time.Sleep(liveSpendEvery + 500*time.Millisecond)
-		}
-		time.Sleep(liveSpendEvery) // a reading that did not change is not given again
+		time.Sleep(2 * liveShownEvery) // a reading that did not change is not given again
 		stop()
-		got := b.live.all()
-		switch {
-		case budgeted && (len(got) != 1 || got[0] != want):
-			t.Errorf("budgeted: LiveSpend got %+v, want once %+v", got, want)
-		case !budgeted && len(got) != 0:
-			t.Errorf("no budget: LiveSpend got %+v, want nothing read", got)
+		got, judged := b.live.all(), b.live.judges()
+		if len(got) != 1 || got[0] != want || judged[0] != budgeted {
+			t.Errorf("budgeted %v: LiveSpend got %+v judged %v, want once %+v judged %v", budgeted, got, judged, want, budgeted)
 		}
 	}
 }

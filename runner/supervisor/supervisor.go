@@ -74,12 +74,14 @@ type Book interface {
 	// Now is the time records are stamped with.
 	Now() time.Time
 	// Budgeted reports whether the task's tree has a token or dollar
-	// budget: then what a turn used is read while it runs (LiveSpend).
+	// budget: then what a turn used is read while it runs often, and
+	// judged (LiveSpend).
 	Budgeted(ctx context.Context) bool
-	// LiveSpend records what the running turn used so far; when that
-	// takes the tree past its budget, the turns running in it (this one
-	// too) are ended and interrupted, as at a turn's end.
-	LiveSpend(ctx context.Context, sp state.Spend)
+	// LiveSpend records what the running turn used so far; with judge
+	// (the tree has a budget), when that takes the tree past its budget,
+	// the turns running in it (this one too) are ended and interrupted,
+	// as at a turn's end.
+	LiveSpend(ctx context.Context, sp state.Spend, judge bool)
 }
 
 // Settings are the task's run settings the decisions depend on.

@@ -121,14 +121,21 @@ type book struct {
 // liveLog keeps LiveSpend's readings, which come from watchLive's
 // goroutine.
 type liveLog struct {
-	mu  sync.Mutex
-	got []state.Spend
+	mu     sync.Mutex
+	got    []state.Spend
+	judged []bool // whether LiveSpend was to judge each reading
 }
 
 func (l *liveLog) all() []state.Spend {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return slices.Clone(l.got)
+}
+
+func (l *liveLog) judges() []bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.judged)
 }
 
 func (b *book) Task(ctx context.Context) (*state.Task, error) { c := b.task; return &c, nil }
@@ -152,10 +159,11 @@ func (b *book) Notify(ctx context.Context, t *state.Task) { b.notified++ }
 func (b *book) Now() time.Time                            { return clock.Now() }
 func (b *book) Pending(ctx context.Context) int           { return 0 }
 func (b *book) Budgeted(ctx context.Context) bool         { return b.budgeted }
-func (b *book) LiveSpend(ctx context.Context, sp state.Spend) {
+func (b *book) LiveSpend(ctx context.Context, sp state.Spend, judge bool) {
 	b.live.mu.Lock()
 	defer b.live.mu.Unlock()
 	b.live.got = append(b.live.got, sp)
+	b.live.judged = append(b.live.judged, judge)
 }
 func (b *book) Prompt(ctx context.Context, text string, first bool) (string, *state.Task, error) {
 	c := b.task

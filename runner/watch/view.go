@@ -197,9 +197,10 @@ func (m *Model) rowLines(r Row, w int) []string {
 	if t.Branch != "" {
 		rest += " [" + textutil.VisibleLine(t.Branch) + "]"
 	}
-	if t.Spend.Known() {
-		// What its turns used, in tokens ("+": some turns unknown).
-		rest = "Σ" + t.Spend.Short() + " " + rest
+	if sp := t.SpendSoFar(); sp.Known() {
+		// What its turns used, the running one's so far too, in tokens
+		// ("+": some turns unknown).
+		rest = "Σ" + sp.Short() + " " + rest
 	}
 	if r.Queue > 0 {
 		rest = fmt.Sprintf("✉%d ", r.Queue) + rest
