@@ -80,18 +80,18 @@ func geminiChatAnswer(path, prompt string) (answer string, ok bool) {
 
 // copilotAnswer is the last answer in a GitHub Copilot CLI session's
 // events file (events.jsonl: one {"type": …, "data": …} per line; an
-// answer is an "assistant.message" whose data.content is not empty), to
-// the last prompt, or with sig to the last prompt that holds sig (Copilot
-// writes the file a turn late at times: an answer to another prompt is
-// not this turn's). ok is false when there is none.
+// answer is an "assistant.message" whose data.content is not empty and
+// that calls no tool: a model response with a tool call may carry text,
+// "I'll create the file.", which is not the turn's answer, the one after
+// the tool ran is), to the last prompt, or with sig to the last prompt
+// that holds sig (Copilot writes the file a turn late at times: an answer
+// to another prompt is not this turn's). ok is false when there is none.
 func copilotAnswer(path, sig string) (answer string, ok bool) {
 	ours := sig == ""
 	_ = tailfile.Lines(path, answerWindow, func(l tailfile.Line) bool {
 		var rec struct {
-			Type string `json:"type"`
-			Data struct {
-				Content string `json:"content"`
-			} `json:"data"`
+			Type string         `json:"type"`
+			Data copilotMessage `json:"data"`
 		}
 		if json.Unmarshal(bytes.TrimSpace(l.Text), &rec) != nil {
 			return true // a partial first line
@@ -103,7 +103,11 @@ func copilotAnswer(path, sig string) (answer string, ok bool) {
 				answer, ok = "", false
 			}
 		case "assistant.message":
-			if c := strings.TrimSpace(rec.Data.Content); c != "" && ours {
+			switch c := strings.TrimSpace(rec.Data.Content); {
+			case !ours:
+			case rec.Data.callsTool():
+				answer, ok = "", false // the turn goes on after the tool
+			case c != "":
 				answer, ok = c, true
 			}
 		}
@@ -111,3 +115,15 @@ func copilotAnswer(path, sig string) (answer string, ok bool) {
 	})
 	return answer, ok
 }
+
+// copilotMessage is the data of a Copilot CLI events file's
+// user.message or assistant.message: its text, and the tools an
+// assistant message calls.
+type copilotMessage struct {
+	Content      string            `json:"content"`
+	ToolRequests []json.RawMessage `json:"toolRequests"`
+}
+
+// callsTool says the message calls a tool: the model's response is not
+// the turn's last.
+func (m copilotMessage) callsTool() bool { return len(m.ToolRequests) > 0 }

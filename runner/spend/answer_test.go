@@ -95,6 +95,26 @@ func TestCopilotAnswer(t *testing.T) {
 	if a, ok := copilotAnswer(events, "create a"); !ok || a != "I wrote hello.txt. Done." {
 		t.Errorf("the answer to 'create a file' = %q, %v", a, ok)
 	}
+	// A tool call whose model response carries text: that text is not
+	// the answer, the response after the tool ran is; until it is
+	// written there is none.
+	tool := `{"type":"user.message","data":{"content":"make hello"}}
+{"type":"assistant.message","data":{"content":"I'll create the file.","toolRequests":[{"toolCallId":"c1","name":"bash"}]}}
+{"type":"assistant.turn_end","data":{}}
+{"type":"tool.execution_complete","data":{}}
+`
+	if err := os.WriteFile(events, []byte(tool), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := copilotAnswer(events, "make hello"); ok {
+		t.Errorf("the tool call's text %q taken for the answer", a)
+	}
+	if err := os.WriteFile(events, []byte(tool+`{"type":"assistant.message","data":{"content":"Created hello.txt.","toolRequests":[]}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if a, ok := copilotAnswer(events, "make hello"); !ok || a != "Created hello.txt." {
+		t.Errorf("the answer after the tool = %q, %v", a, ok)
+	}
 	if _, ok := copilotAnswer(filepath.Join(dir, "missing"), ""); ok {
 		t.Error("an answer from a missing file")
 	}

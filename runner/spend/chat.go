@@ -85,18 +85,20 @@ func (r *chatRecord) usage() *profile.Usage {
 }
 
 // copilotFormat is a GitHub Copilot CLI session's events file: the
-// session.usage_record events after the turn's user.message (inputTokens
-// counts the cache's reads and writes, which are taken out). The turn has
-// ended once an assistant.turn_end follows an answer (an
-// assistant.message with content).
+// session.usage_record events after the turn's user.message, one per
+// model response, all summed (inputTokens counts the cache's reads and
+// writes, which are taken out). Each model response ends with an
+// assistant.turn_end; the turn has ended once one follows an answer (an
+// assistant.message with content that calls no tool: one that calls a
+// tool, with text or not, is followed by another response).
 var copilotFormat = format{decode: copilotLine}
 
 func copilotLine(raw []byte, q query) (entry, bool) {
 	var line struct {
 		Type string `json:"type"`
 		Data struct {
-			Content string `json:"content"`
-			Usage   *struct {
+			copilotMessage
+			Usage *struct {
 				Input      int64 `json:"inputTokens"`
 				Output     int64 `json:"outputTokens"`
 				CacheRead  int64 `json:"cacheReadTokens"`
@@ -116,6 +118,9 @@ func copilotLine(raw []byte, q query) (entry, bool) {
 			return entry{usage: &profile.Usage{Input: u.Input - cached, Cached: cached, Output: u.Output}, end: goesOn}, true
 		}
 	case "assistant.message":
+		if line.Data.callsTool() {
+			return entry{end: callsTool}, true
+		}
 		return answerEntry(line.Data.Content), true
 	case "assistant.turn_end":
 		return entry{end: endsAnswered}, true

@@ -63,6 +63,7 @@ const (
 	ends                 // the turn has ended
 	goesOn               // the turn goes on (an end before this line was not the last)
 	endsAnswered         // the turn has ended, if an answer came since its prompt
+	callsTool            // the turn goes on, and no answer came yet: a tool call, with any text before it, is not one
 )
 
 // maxEarly bounds the answers kept, undecoded, until the next prompt line
@@ -171,6 +172,8 @@ func (s *turnScan) take(e entry, at place) {
 		s.out.ended = false
 	case endsAnswered:
 		s.out.ended = s.answered
+	case callsTool:
+		s.out.ended, s.answered, s.out.last = false, false, ""
 	}
 }
 

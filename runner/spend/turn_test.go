@@ -74,6 +74,17 @@ var copilotTurn = []string{
 	`{"type":"assistant.turn_end","data":{}}`,
 }
 
+// copilotToolText is copilotTurn with text in the model's tool-call
+// response ("I'll create the file."): not the turn's answer, and its
+// assistant.turn_end not the turn's end.
+var copilotToolText = []string{
+	copilotTurn[0], copilotTurn[1],
+	`{"type":"assistant.message","data":{"content":"I'll create the file.","toolRequests":[{"name":"bash"}]}}`,
+	copilotTurn[3],
+	`{"type":"tool.execution_complete","data":{}}`,
+	copilotTurn[4], copilotTurn[5], copilotTurn[6],
+}
+
 // claudeLate is a Claude Code 2.1.197 transcript whose prompt line was
 // written after the turn's first answer (seen with its prompt hook): the
 // timestamps tell the order.
@@ -107,6 +118,8 @@ func TestTurnUsage(t *testing.T) {
 	qwen := writeLines(t, "qwen.jsonl", qwenTurn...)
 	copilot := writeLines(t, "copilot.jsonl", copilotTurn...)
 	copilotCut := writeLines(t, "copilot-cut.jsonl", copilotTurn[:5]...)
+	copilotText := writeLines(t, "copilot-text.jsonl", copilotToolText...)
+	copilotTextCut := writeLines(t, "copilot-text-cut.jsonl", copilotToolText[:5]...)
 	tests := []struct {
 		name         string
 		spend        string
@@ -150,6 +163,12 @@ func TestTurnUsage(t *testing.T) {
 		{"copilot: the turn's end not written yet", profile.SpendCopilot,
 			profile.HookEvent{AnswerFile: copilotCut}, "please do the SPEND-ONE",
 			profile.Usage{Input: 2*(2023-789) - 10, Cached: 2*789 + 10, Output: 112}, true, false},
+		{"copilot: a tool call with text, then the answer: both responses", profile.SpendCopilot,
+			profile.HookEvent{AnswerFile: copilotText}, "please do the SPEND-ONE",
+			profile.Usage{Input: 2*(2023-789) - 10, Cached: 2*789 + 10, Output: 112}, true, true},
+		{"copilot: a tool call with text, its response's end is not the turn's", profile.SpendCopilot,
+			profile.HookEvent{AnswerFile: copilotTextCut}, "please do the SPEND-ONE",
+			profile.Usage{Input: 2023 - 789, Cached: 789, Output: 56}, true, false},
 		{"no record named", "", profile.HookEvent{Transcript: claude}, "", profile.Usage{}, false, true},
 		{"the payload's own usage wins", profile.SpendClaude,
 			profile.HookEvent{Transcript: claude, Usage: &profile.Usage{Input: 1, Output: 2, CostUSD: 0.5, HasCost: true}}, "",
