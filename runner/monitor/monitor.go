@@ -43,6 +43,11 @@ type Monitor struct {
 	Events     string // the task's hook events file
 	Died       string // the pane-died file written by tmux's hook
 	Settle     time.Duration
+	// HookSettle is Settle for a screen that would end a turn once the
+	// agent's hook wrote to Events (the hook works: its turn-end event
+	// is the turn's end, the screen's word only when it stays silent);
+	// zero means DefaultHookSettle.
+	HookSettle time.Duration
 	Idle       time.Duration
 	// Safety is how often the pane is checked with no event at all (its
 	// server may have died); zero means DefaultSafety, or
@@ -80,6 +85,12 @@ const DefaultIdle = 3 * time.Second
 // DefaultSettle is how long a ready marker must stay with no busy marker
 // before the turn counts as ended (config settle, dispatch --settle).
 const DefaultSettle = 50 * time.Millisecond
+
+// DefaultHookSettle is how long an idle screen must hold, with no busy
+// marker, before it ends a turn whose agent's hook was heard from (see
+// Monitor.HookSettle): far longer than the ~0.2 s a hook can come after
+// the screen's last frame, short enough for a hook that stays silent.
+const DefaultHookSettle = 2 * time.Second
 
 // DefaultSafety is how often a Monitor checks a pane with no event at all.
 // Pane death and window closing arrive as tmux hook events, and the

@@ -147,6 +147,41 @@ func screenEndsTurn(t *testing.T) {
 	}
 }
 
+// TestMonitorHookHeardScreenWaits: once the agent's hook wrote a line for
+// the task (pi's prompt hook as its turn begins), an idle screen that
+// holds for the short settle does not end the turn: pi 0.73.1 under
+// Node 22 draws its footer with no busy line right after taking the
+// prompt, and its Stop comes ~0.1 s later. The Stop ends the turn, with
+// its answer; with none, the screen still does after HookSettle.
+func TestMonitorHookHeardScreenWaits(t *testing.T) {
+	ready := `printf '> task\n\n╭───╮\n│ > │\n╰───╯\n'; exec sleep 600`
+	m, _ := monitorPane(t, ready)
+	m.HookSettle = 700 * time.Millisecond
+	since := clock.Now()
+	appendLine(t, m.Events, `{"time":"`+since.Format(time.RFC3339Nano)+`","hook_event_name":"UserPromptSubmit","session_id":"s1"}`)
+	m.Match = profile.TurnMatch{Since: since, EventsFrom: FileSize(m.Events)}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		appendLine(t, m.Events, `{"hook_event_name":"Stop","session_id":"s1","last_assistant_message":"the hook's answer"}`)
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	obs, err := m.Wait(ctx, GoalTurnEnd, since)
+	if err != nil || obs.Via != "hook" || obs.Hook == nil || obs.Hook.Answer != "the hook's answer" {
+		t.Fatalf("wait ended with %+v, %v; want the Stop that came 0.3 s after the idle screen", obs, err)
+	}
+	// The hook silent: the idle screen ends the turn, after HookSettle.
+	m.Match = profile.TurnMatch{Since: clock.Now(), EventsFrom: FileSize(m.Events)}
+	start := clock.Now()
+	obs, err = m.Wait(ctx, GoalTurnEnd, start)
+	if err != nil || obs.Via != "screen" || obs.Detection.State != profile.StateReady {
+		t.Fatalf("wait ended with %+v, %v; want the ready screen", obs, err)
+	}
+	if took := clock.Since(start); took < m.HookSettle {
+		t.Errorf("the screen ended the turn after %s, before HookSettle %s", took, m.HookSettle)
+	}
+}
+
 // TestWaitHook: after the screen shows a turn's end, the supervisor of a
 // CLI whose hook fires late waits for it: an accepted event written
 // during the grace is returned at once (inotify), a stale one from before

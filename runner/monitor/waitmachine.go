@@ -19,6 +19,11 @@ type waitMachine struct {
 	safety     time.Duration // how often to look with no event at all
 	hasMarkers bool          // the profile has ready or busy patterns
 	transcript bool          // screen changes come with transcript writes
+	// hookSettle replaces settle for an idle screen that would end a
+	// turn once the agent's turn-end hook was heard from (hooked): the
+	// hook's own word ends the turn, the screen only when it is silent.
+	hookSettle time.Duration
+	hooked     bool
 
 	dirty       bool      // something happened since the last look
 	lastWrite   time.Time // the last transcript write
@@ -58,7 +63,7 @@ type decision struct {
 // look.
 func newWaitMachine(goal Goal, settle, idle, safety time.Duration, hasMarkers, transcript bool, now time.Time) *waitMachine {
 	return &waitMachine{goal: goal, settle: settle, idle: idle, safety: safety, hasMarkers: hasMarkers,
-		transcript: transcript, dirty: true, lastSafety: now, hashSince: now}
+		transcript: transcript, dirty: true, lastSafety: now, hashSince: now, hookSettle: DefaultHookSettle}
 }
 
 // written records a transcript write at now.
@@ -71,6 +76,23 @@ func (w *waitMachine) written(now time.Time) {
 // hook line that ends nothing).
 func (w *waitMachine) poke() { w.dirty = true }
 
+// hookHeard records that the agent's hook wrote a line for the task (a
+// prompt's start, a turn's end or spend): the hook works, so its turn-end
+// event ends the turn, and an idle screen must hold for hookSettle before
+// it does instead. pi 0.73.1 under Node 22 draws its idle footer, the
+// prompt already out of its editor and no "Working..." line, for tens of
+// milliseconds after its prompt hook ran, and its Stop hook runs ~0.1 s
+// after such a frame.
+func (w *waitMachine) hookHeard() { w.hooked = true }
+
+// settleFor is how long a candidate in state st must hold.
+func (w *waitMachine) settleFor(st profile.State) time.Duration {
+	if w.hooked && w.goal == GoalTurnEnd && st.Idle() && w.hookSettle > w.settle {
+		return w.hookSettle
+	}
+	return w.settle
+}
+
 // quiet reports whether nothing arrived since the last look.
 func (w *waitMachine) quiet() bool { return !w.dirty }
 
@@ -80,7 +102,7 @@ func (w *waitMachine) tick(now time.Time) decision {
 	// With a transcript, every screen change comes with a write, so a
 	// candidate that saw no write for the settle time held: no look is
 	// needed to confirm it. Without one, confirm by looking.
-	held := w.candidate != "" && now.Sub(w.candSince) >= w.settle
+	held := w.candidate != "" && now.Sub(w.candSince) >= w.settleFor(w.candidate)
 	due := w.dirty || now.Sub(w.lastSafety) >= w.safety || (!w.transcript && held) ||
 		(!w.hasMarkers && now.Sub(w.hashSince) >= w.idle)
 	if due {
@@ -130,7 +152,7 @@ func (w *waitMachine) captured(start, now time.Time, st profile.State, hash stri
 			w.candSince = w.lastWrite
 		}
 	}
-	if now.Sub(w.candSince) >= w.settle {
+	if now.Sub(w.candSince) >= w.settleFor(st) {
 		return decision{kind: finishIfQuiet, via: "screen"}
 	}
 	return w.next(now)
@@ -145,7 +167,7 @@ func (w *waitMachine) next(now time.Time) decision {
 		at = now.Add(5 * time.Millisecond)
 	}
 	if w.candidate != "" {
-		at = minT(at, w.candSince.Add(w.settle))
+		at = minT(at, w.candSince.Add(w.settleFor(w.candidate)))
 	}
 	if !w.hasMarkers {
 		at = minT(at, w.hashSince.Add(w.idle))

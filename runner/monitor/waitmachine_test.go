@@ -45,6 +45,15 @@ func TestWaitMachineTransitions(t *testing.T) {
 	markers := func(goal Goal) *waitMachine {
 		return newWaitMachine(goal, ms(settle), ms(idle), ms(safety), true, true, t0)
 	}
+	const hookSettle = 2000
+	// hooked: the agent's hook wrote a line for the task (pi's prompt
+	// hook as its turn begins).
+	hooked := func(goal Goal) *waitMachine {
+		w := markers(goal)
+		w.hookSettle = ms(hookSettle)
+		w.hookHeard()
+		return w
+	}
 	cases := []struct {
 		name  string
 		mach  *waitMachine
@@ -106,6 +115,26 @@ func TestWaitMachineTransitions(t *testing.T) {
 			[]machineStep{{at: 0, event: "tick"}, {at: 10, event: "capture", state: profile.StateUnknown, hash: "s1"}, {at: 10 + idle, event: "tick"},
 				{at: 20 + idle, event: "capture", startAt: 10 + idle, state: profile.StateUnknown, hash: "s2"}},
 			decision{kind: sleep, at: t0.Add(ms(20 + 2*idle))}},
+		{"hook heard: a ready screen that held for the settle time does not end the turn", hooked(GoalTurnEnd),
+			[]machineStep{{at: 0, event: "tick"}, {at: 10, event: "capture", state: profile.StateReady, hash: "r"}, {at: 10 + settle, event: "tick"}},
+			decision{kind: sleep, at: t0.Add(ms(10 + hookSettle))}},
+		{"hook heard: an error screen waits for the hook too", hooked(GoalTurnEnd),
+			[]machineStep{{at: 0, event: "tick"}, {at: 10, event: "capture", state: profile.StateError, hash: "e"}, {at: 100, event: "poke"}, {at: 100, event: "tick"},
+				{at: 110, event: "capture", startAt: 100, state: profile.StateError, hash: "e"}},
+			decision{kind: sleep, at: t0.Add(ms(10 + hookSettle))}},
+		{"hook heard: a silent hook leaves the turn to a screen held for the hook settle time", hooked(GoalTurnEnd),
+			[]machineStep{{at: 0, event: "tick"}, {at: 10, event: "capture", state: profile.StateReady, hash: "r"}, {at: 10 + hookSettle, event: "tick"}},
+			decision{kind: finishIfQuiet, via: "screen"}},
+		{"hook heard: a ready frame then busy: the busy screen drops it", hooked(GoalTurnEnd),
+			[]machineStep{{at: 0, event: "tick"}, {at: 10, event: "capture", state: profile.StateReady, hash: "r"}, {at: 40, event: "write"}, {at: 45, event: "tick"},
+				{at: 50, event: "capture", startAt: 45, state: profile.StateBusy, hash: "b"}, {at: 10 + hookSettle, event: "tick"}},
+			decision{kind: sleep, at: t0.Add(ms(45 + safety))}},
+		{"hook heard: a dialog still ends the turn after the short settle", hooked(GoalTurnEnd),
+			[]machineStep{{at: 0, event: "tick"}, {at: 10, event: "capture", state: profile.StateNeedsInput, hash: "q"}, {at: 10 + settle, event: "tick"}},
+			decision{kind: finishIfQuiet, via: "screen"}},
+		{"hook heard: start-up waits keep the short settle", hooked(GoalReady),
+			[]machineStep{{at: 0, event: "tick"}, {at: 10, event: "capture", state: profile.StateReady, hash: "r"}, {at: 10 + settle, event: "tick"}},
+			decision{kind: finishIfQuiet, via: "screen"}},
 		{"no transcript: a held candidate is confirmed by a look", newWaitMachine(GoalTurnEnd, ms(settle), ms(idle), ms(safety), true, false, t0),
 			[]machineStep{{at: 0, event: "tick"}, {at: 10, event: "capture", state: profile.StateReady, hash: "r"}, {at: 10 + settle, event: "tick"}},
 			decision{kind: captureNow}},

@@ -72,6 +72,12 @@ func (m *Monitor) newWaitRun(ctx context.Context, goal Goal, since time.Time) (*
 	}
 	r.live = newLiveness(r.serverPID)
 	r.eventsOff, r.diedOff = FileSize(m.Events), FileSize(m.Died)
+	if m.HookSettle > 0 {
+		r.mach.hookSettle = m.HookSettle
+	}
+	if r.eventsOff > 0 {
+		r.mach.hookHeard()
+	}
 	if r.hookGoal && m.Events != "" {
 		from, untimedOK := r.match.EventsFrom, true
 		if from < 0 || from > r.eventsOff {
@@ -127,6 +133,9 @@ func (r *waitRun) handle(ev fsnotify.Event) {
 	case m.Events:
 		evs, off := readNewLines(m.Events, r.eventsOff)
 		r.eventsOff = off
+		if len(evs) > 0 {
+			r.mach.hookHeard()
+		}
 		if r.hookGoal {
 			r.takeEvents(evs, true)
 			if r.hookEnd != nil {
