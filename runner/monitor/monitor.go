@@ -71,12 +71,23 @@ type Monitor struct {
 }
 
 // Panes is what a Monitor asks of the pane client (tmuxctl.Client
-// satisfies it): the server's pid, and a pane's state and screen.
+// satisfies it): the server's pid, a pane's state and screen, and keys
+// pressed to leave a view that hides the agent's state.
 type Panes interface {
 	ServerPID(ctx context.Context) (int, error)
 	PaneScreen(ctx context.Context, pane string) (tmuxctl.PaneInfo, string, error)
 	Pane(ctx context.Context, pane string) (tmuxctl.PaneInfo, error)
+	SendKeys(ctx context.Context, pane string, keys ...string) error
 }
+
+// maxLeaves is how many times one wait presses the keys that leave a view
+// hiding the state (profile.Profile.Leave): a user attached to the pane
+// who keeps going back to it is not fought for ever.
+const maxLeaves = 3
+
+// leaveRecheck is how soon after pressing them the wait looks again, when
+// no redraw (a write to the transcript) came first.
+const leaveRecheck = 300 * time.Millisecond
 
 // DefaultIdle is how long a profile without markers must show no activity
 // before its turn counts as ended (config idle).

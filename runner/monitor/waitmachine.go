@@ -34,7 +34,8 @@ type waitMachine struct {
 	candidate   profile.State // a state that ends the goal, waiting to hold
 	candHash    string
 	candSince   time.Time
-	sawBusy     bool // a look of this wait showed the agent busy
+	sawBusy     bool      // a look of this wait showed the agent busy
+	recheck     time.Time // look again by then (keys were pressed); zero: none
 }
 
 // decisionKind says what the wait does next.
@@ -93,6 +94,10 @@ func (w *waitMachine) settleFor(st profile.State) time.Duration {
 	return w.settle
 }
 
+// lookBy asks for a look by t at the latest (keys pressed to leave a view:
+// the screen behind it is due soon, even if its redraw is missed).
+func (w *waitMachine) lookBy(t time.Time) { w.recheck = t }
+
 // quiet reports whether nothing arrived since the last look.
 func (w *waitMachine) quiet() bool { return !w.dirty }
 
@@ -103,11 +108,12 @@ func (w *waitMachine) tick(now time.Time) decision {
 	// candidate that saw no write for the settle time held: no look is
 	// needed to confirm it. Without one, confirm by looking.
 	held := w.candidate != "" && now.Sub(w.candSince) >= w.settleFor(w.candidate)
-	due := w.dirty || now.Sub(w.lastSafety) >= w.safety || (!w.transcript && held) ||
+	rechecked := !w.recheck.IsZero() && !now.Before(w.recheck)
+	due := w.dirty || rechecked || now.Sub(w.lastSafety) >= w.safety || (!w.transcript && held) ||
 		(!w.hasMarkers && now.Sub(w.hashSince) >= w.idle)
 	if due {
 		w.lastSafety = now
-		w.dirty = false
+		w.dirty, w.recheck = false, time.Time{}
 		return decision{kind: captureNow}
 	}
 	if held {
@@ -168,6 +174,9 @@ func (w *waitMachine) next(now time.Time) decision {
 	}
 	if w.candidate != "" {
 		at = minT(at, w.candSince.Add(w.settleFor(w.candidate)))
+	}
+	if !w.recheck.IsZero() {
+		at = minT(at, w.recheck)
 	}
 	if !w.hasMarkers {
 		at = minT(at, w.hashSince.Add(w.idle))

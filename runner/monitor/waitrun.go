@@ -34,6 +34,7 @@ type waitRun struct {
 	hookGoal  bool
 	hookEnd   *profile.HookEvent
 	mach      *waitMachine
+	leaves    int // how many times this wait pressed a view's leave keys
 	obs       Observation
 	wake      time.Time // when the machine wants to look next
 }
@@ -238,10 +239,32 @@ func (r *waitRun) look(ctx context.Context) (decision, Observation, bool, error)
 		r.obs.Dead, r.obs.Status, r.obs.Via = true, info.DeadStatus, "pane"
 		return decision{}, r.obs, true, nil
 	}
+	if err := r.leave(ctx, det, now); err != nil {
+		return decision{}, r.obs, true, err
+	}
 	h := tmuxctl.ScreenHash(profile.MaskVolatile(m.Profile, c.screen), nil)
 	d := r.mach.captured(lookStart, now, det.State, h)
 	r.obs.SawBusy = r.mach.sawBusy
 	return d, r.obs, false, nil
+}
+
+// leave presses the keys that leave a view hiding the agent's state
+// (Codex's transcript browsing, its view scrolled away from new output),
+// at most maxLeaves times a wait, and has the machine look again soon:
+// the screen behind it tells the state. A pane gone is an error.
+func (r *waitRun) leave(ctx context.Context, det profile.Detection, now time.Time) error {
+	if len(det.LeaveKeys) == 0 || r.leaves >= maxLeaves {
+		return nil
+	}
+	r.leaves++
+	if err := r.m.TC.SendKeys(ctx, r.m.Pane, det.LeaveKeys...); err != nil {
+		if errors.Is(err, tmuxctl.ErrNotFound) {
+			return fmt.Errorf("pane %s: %w (the window was closed or the tmux server stopped)", r.m.Pane, ErrPaneGone)
+		}
+		return fmt.Errorf("leave the view on pane %s (%s, rule %s): %w", r.m.Pane, strings.Join(det.LeaveKeys, " "), det.Rule, err)
+	}
+	r.mach.lookBy(now.Add(leaveRecheck))
+	return nil
 }
 
 // serverStopping reports whether the tmux server exits within a short

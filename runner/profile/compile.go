@@ -19,11 +19,11 @@ import (
 type compiled struct {
 	lazy *lazyCompiled
 
-	ready, busy, needsInput, exited, errs, errReset, volatile, starting  []*regexp.Regexp
-	trust, turnOpen, turnClosed, sessionID, scrolled, undecided, limited []*regexp.Regexp
-	limitBusy                                                            []*regexp.Regexp
-	answerStart, answerEnd, answerAfter, answerSidebar                   []*regexp.Regexp
-	menuCursor                                                           *regexp.Regexp
+	ready, busy, needsInput, exited, errs, errReset, volatile, starting         []*regexp.Regexp
+	trust, leave, turnOpen, turnClosed, sessionID, scrolled, undecided, limited []*regexp.Regexp
+	limitBusy                                                                   []*regexp.Regexp
+	answerStart, answerEnd, answerAfter, answerSidebar                          []*regexp.Regexp
+	menuCursor                                                                  *regexp.Regexp
 }
 
 // lazyCompiled compiles the patterns of src, a snapshot of a profile
@@ -111,6 +111,11 @@ func (p *Profile) check() error {
 	}
 	if len(p.Resume) > 0 && !slices.ContainsFunc(p.Resume, func(a string) bool { return strings.Contains(a, SessionPlaceholder) }) {
 		return keyErrorf(p.Name, "resume", "no %s placeholder (e.g. [\"--resume\", \"%s\"])", SessionPlaceholder, SessionPlaceholder)
+	}
+	for i, v := range p.Leave {
+		if len(v.Keys) == 0 {
+			return keyErrorf(p.Name, fmt.Sprintf("leave[%d].keys", i), "no keys to leave the view")
+		}
 	}
 	for i, t := range p.Trust {
 		if t.Choose != "" && p.MenuCursor == "" {
@@ -203,6 +208,9 @@ func (p *Profile) rules() []rule {
 			add("trust", c.trust, func(i int) string { return "trust[" + strconv.Itoa(i) + "].pattern" })
 		}
 		add(l.key, *l.dest, index(l.key))
+		if l.key == "undecided" { // views left with keys are checked with undecided
+			add("leave", c.leave, func(i int) string { return "leave[" + strconv.Itoa(i) + "].pattern" })
+		}
 		if l.key == "error_reset" && c.menuCursor != nil {
 			add("menu_cursor", []*regexp.Regexp{c.menuCursor}, func(int) string { return "menu_cursor" })
 		}
@@ -241,6 +249,13 @@ func (p *Profile) compileDialogs(c *compiled) error {
 			}
 		}
 		c.trust = append(c.trust, re)
+	}
+	for i, v := range p.Leave {
+		re, err := compileOne(p.Name, fmt.Sprintf("leave[%d].pattern", i), v.Pattern)
+		if err != nil {
+			return err
+		}
+		c.leave = append(c.leave, re)
 	}
 	return nil
 }

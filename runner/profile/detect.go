@@ -38,7 +38,7 @@ func (s State) Working() bool { return s == StateBusy || s == StateLimitWait }
 type Detection struct {
 	State State `json:"state"`
 	// Field is the profile field (or the pane signal) that decided:
-	// "ready", "busy", "needs_input", "trust", "starting", "exited", "error", "turn_open",
+	// "ready", "busy", "needs_input", "trust", "starting", "exited", "error", "turn_open", "leave",
 	// "pane_dead", "pane_current_command", "pane_alternate_on",
 	// "dead_banner", "blank", "few_lines", "none".
 	Field string `json:"field"`
@@ -57,6 +57,9 @@ type Detection struct {
 	// TrustChoose is the label of the option to select before TrustKeys
 	// (TrustDialog.Choose; see MenuMove).
 	TrustChoose string `json:"trust_choose,omitempty"`
+	// LeaveKeys are the keys that leave a view hiding the state (field
+	// "leave": Profile.Leave).
+	LeaveKeys []string `json:"leave_keys,omitempty"`
 	// ExitStatus is the exit status, for exited, when the pane or the
 	// screen tells it.
 	ExitStatus *int `json:"exit_status,omitempty"`
@@ -94,7 +97,7 @@ func Detect(p *Profile, screen string) Detection {
 // NeedsInput; the alternate screen for profiles that ask) > starting (a
 // Starting line: a start-up not finished, whatever else shows) > busy (the
 // pane's foreground command for profiles with IdleCommands, then Busy) >
-// ready (Ready; busy, field "turn_open", while a turn is open, see
+// unknown (Undecided, then Leave with its keys in LeaveKeys) > ready (Ready; busy, field "turn_open", while a turn is open, see
 // Profile.TurnOpen; refined to error when an Error line in the last
 // p.ErrorLines non-blank lines is below every ErrorReset line) > starting
 // (blank, or at most p.StartingMaxLines lines and no marker) > unknown.
@@ -167,6 +170,9 @@ func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
 	if d, ok := match(StateUnknown, "undecided", c.undecided, lines, bottom); ok {
 		return d
 	}
+	if d, ok := leaveView(p, c, lines, bottom); ok {
+		return d
+	}
 	if d, ok := match(StateReady, "ready", c.ready, lines, bottom); ok {
 		return readyOr(p, c, d, lines, nonBlank, bottom)
 	}
@@ -177,6 +183,18 @@ func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
 		return Detection{State: StateStarting, Field: "few_lines"}
 	}
 	return Detection{State: StateUnknown, Field: "none"}
+}
+
+// leaveView is a screen showing a view of p's Leave rules: unknown, with
+// the keys that leave it.
+func leaveView(p *Profile, c *compiled, lines []string, bottom []int) (Detection, bool) {
+	for k, re := range c.leave {
+		if i, ok := lowest(re, lines, bottom); ok {
+			return Detection{State: StateUnknown, Field: "leave", Pattern: re.String(), Rule: "leave[" + strconv.Itoa(k) + "].pattern",
+				Line: lines[i], LineNo: i + 1, LeaveKeys: append([]string(nil), p.Leave[k].Keys...)}, true
+		}
+	}
+	return Detection{}, false
 }
 
 // readyOr is the ready detection d, or what refines it: a turn still

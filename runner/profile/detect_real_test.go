@@ -156,3 +156,46 @@ func TestIssue29Screens(t *testing.T) {
 		})
 	}
 }
+
+// TestLeaveViews: the views a wait leaves with keys (Profile.Leave),
+// captured for real from Codex 0.169.0 and 0.171.0: transcript browsing
+// after a double Escape (read ready before: a prompt typed there is no
+// turn, and Enter rewinds the conversation) and the transcript scrolled
+// up while output came below. Each reads unknown with the keys that leave
+// it, and the screen those keys led to reads ready.
+func TestLeaveViews(t *testing.T) {
+	codex, err := FindProfile(Builtins(), "codex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ view, keys, after string }{
+		{"codex-0.169.0__unknown__browse", "Escape", "codex-0.169.0__ready__browse-left"},
+		{"codex-0.171.0__unknown__browse", "Escape", ""},
+		{"codex-0.169.0__unknown__scrolled-idle", "C-End", "codex-0.169.0__ready__cend"},
+		{"codex-0.171.0__unknown__scrolled-idle", "C-End", "codex-0.171.0__ready__cend"},
+	}
+	for _, c := range cases {
+		t.Run(c.view, func(t *testing.T) {
+			for _, ext := range []string{".txt", ".ansi"} {
+				raw, err := os.ReadFile(filepath.Join(realScreens, c.view+ext))
+				if err != nil {
+					t.Fatal(err)
+				}
+				d := Detect(codex, string(raw))
+				if d.State != StateUnknown || d.Field != "leave" || strings.Join(d.LeaveKeys, " ") != c.keys {
+					t.Errorf("%s: got %s (field %s, rule %s, keys %q), want unknown, left with %s", ext, d.State, d.Field, d.Rule, d.LeaveKeys, c.keys)
+				}
+			}
+			if c.after == "" {
+				return
+			}
+			raw, err := os.ReadFile(filepath.Join(realScreens, c.after+".txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := Detect(codex, string(raw)); d.State != StateReady {
+				t.Errorf("after %s: got %s (rule %s), want ready", c.keys, d.State, d.Rule)
+			}
+		})
+	}
+}

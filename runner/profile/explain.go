@@ -72,12 +72,12 @@ type MatchedLine struct {
 // a rule whose stage is past it was not tried.
 var (
 	ruleStage = map[string]int{
-		"exited": 1, "trust": 2, "needs_input": 3, "starting": 4, "busy": 5, "limit_busy": 5, "undecided": 6, "ready": 7,
+		"exited": 1, "trust": 2, "needs_input": 3, "starting": 4, "busy": 5, "limit_busy": 5, "undecided": 6, "leave": 6, "ready": 7,
 		"scrolled": 8, "turn_open": 8, "turn_closed": 8, "limited": 9, "error": 9, "error_reset": 9,
 	}
 	reached = map[string]int{
 		"pane_dead": 0, "dead_banner": 0, "exited": 1, "trust": 2, "needs_input": 3, "pane_alternate_on": 3,
-		"starting": 4, "pane_current_command": 4, "busy": 5, "limit_busy": 5, "undecided": 6, "blank": 7, "few_lines": 7, "none": 7,
+		"starting": 4, "pane_current_command": 4, "busy": 5, "limit_busy": 5, "undecided": 6, "leave": 6, "blank": 7, "few_lines": 7, "none": 7,
 		"turn_open": 8, "limited": 9, "error": 9, "ready": 9,
 	}
 )

@@ -85,6 +85,13 @@ type Profile struct {
 	// scrolled away from new output: "New activity"); checked after Busy,
 	// before Ready, they make it unknown, for the caller to look again.
 	Undecided []string `json:"undecided,omitempty"`
+	// Leave lists views that hide the agent's state and the keys that
+	// leave them (Codex's transcript browsing mode, left with Escape;
+	// its view scrolled away from new output, with C-End): checked with
+	// Undecided, such a screen reads unknown with the keys in
+	// Detection.LeaveKeys, and a wait presses them and looks again. A
+	// view a prompt typed into would not reach the agent as a turn.
+	Leave []LeaveView `json:"leave,omitempty"`
 	// EchoBeforeTurn: the agent shows a submitted prompt in its transcript
 	// before its turn shows any busy marker (Qwen Code and Gemini CLI echo
 	// at once and draw their spinner a moment later), so the echo alone
@@ -232,6 +239,15 @@ type Profile struct {
 	// once made (a merge makes new ones).
 	origins map[string]originRef
 	sources []Origin
+}
+
+// LeaveView is a view that hides the agent's state (Profile.Leave) and
+// the keys that leave it.
+type LeaveView struct {
+	// Pattern matches a line of the view (its footer).
+	Pattern string `json:"pattern"`
+	// Keys are tmux key names sent, in order, to leave it.
+	Keys []string `json:"keys"`
 }
 
 // TrustDialog is a first-run or trust dialog and the keys that accept it.
