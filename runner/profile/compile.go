@@ -19,11 +19,11 @@ import (
 type compiled struct {
 	lazy *lazyCompiled
 
-	ready, busy, needsInput, exited, errs, errReset, volatile, starting         []*regexp.Regexp
-	trust, leave, turnOpen, turnClosed, sessionID, scrolled, undecided, limited []*regexp.Regexp
-	limitBusy                                                                   []*regexp.Regexp
-	answerStart, answerEnd, answerAfter, answerSidebar                          []*regexp.Regexp
-	menuCursor                                                                  *regexp.Regexp
+	ready, busy, needsInput, exited, errs, errReset, volatile, starting                   []*regexp.Regexp
+	trust, leave, unusable, turnOpen, turnClosed, sessionID, scrolled, undecided, limited []*regexp.Regexp
+	limitBusy                                                                             []*regexp.Regexp
+	answerStart, answerEnd, answerAfter, answerSidebar                                    []*regexp.Regexp
+	menuCursor                                                                            *regexp.Regexp
 }
 
 // lazyCompiled compiles the patterns of src, a snapshot of a profile
@@ -176,6 +176,7 @@ func (c *compiled) lists(p *Profile) []patternList {
 		{"answer_after", &p.AnswerAfter, &c.answerAfter},
 		{"answer_sidebar", &p.AnswerSidebar, &c.answerSidebar},
 		{"session_id", &p.SessionID, &c.sessionID},
+		{"unusable", &p.Unusable, &c.unusable},
 	}
 }
 

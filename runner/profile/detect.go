@@ -185,6 +185,18 @@ func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
 	return Detection{State: StateUnknown, Field: "none"}
 }
 
+// UnusableScreen reports whether screen (a start screen) shows a line of p's
+// Unusable patterns in its bottom lines: the agent cannot answer a
+// prompt. The detection names the line and the rule (state error).
+func (p *Profile) UnusableScreen(screen string) (Detection, bool) {
+	c := p.patterns()
+	if c == nil || len(c.unusable) == 0 {
+		return Detection{}, false
+	}
+	lines := screenLines(screen)
+	return match(StateError, "unusable", c.unusable, lines, lastN(nonBlankIndexes(lines), p.BottomLines))
+}
+
 // leaveView is a screen showing a view of p's Leave rules: unknown, with
 // the keys that leave it.
 func leaveView(p *Profile, c *compiled, lines []string, bottom []int) (Detection, bool) {

@@ -85,6 +85,11 @@ type Profile struct {
 	// scrolled away from new output: "New activity"); checked after Busy,
 	// before Ready, they make it unknown, for the caller to look again.
 	Undecided []string `json:"undecided,omitempty"`
+	// Unusable patterns mark an idle start screen from which no prompt
+	// can get an answer (pi's "Warning: No models available": no
+	// provider configured): the dispatch fails with the line before it
+	// delivers anything. Read on the bottom lines, after start-up only.
+	Unusable []string `json:"unusable,omitempty"`
 	// Leave lists views that hide the agent's state and the keys that
 	// leave them (Codex's transcript browsing mode, left with Escape;
 	// its view scrolled away from new output, with C-End): checked with

@@ -267,6 +267,12 @@ func (s *Supervisor) WaitReady(ctx context.Context) error {
 			}
 			continue
 		}
+		if u, ok := s.Profile.UnusableScreen(obs.Screen); ok {
+			// Idle, but no prompt can get an answer (no model
+			// configured): fail now rather than deliver.
+			return end(state.StatusFailed, fmt.Sprintf("%s cannot answer a prompt: %s (rule %s); set its model or provider up (run it once by hand), then dispatch again",
+				s.Profile.Name, textutil.Headline(u.Line, 160), u.Rule), obs, nil)
+		}
 		return s.Book.SetStatus(ctx, state.StatusReady, "the agent is ready ("+d.Field+")", nil)
 	}
 }

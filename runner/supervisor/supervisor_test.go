@@ -253,6 +253,25 @@ func TestWaitReady(t *testing.T) {
 			t.Errorf("outcome %s (%s)", o.Status, o.Reason)
 		}
 	})
+	t.Run("pi with no model configured: failed at start, nothing delivered", func(t *testing.T) {
+		pi, _ := profile.BuiltinProfile("pi")
+		for _, name := range []string{"pi__error__nomodels1", "pi-0.73.1__error__nomodels-node22"} {
+			s, pn, b, _ := newSupervisor(t, "pi", Settings{}, step{monitor.GoalReady, seen(t, pi, name), nil})
+			o := ended(t, s.WaitReady(t.Context()))
+			if o.Status != state.StatusFailed || !strings.Contains(o.Reason, "pi cannot answer a prompt: Warning: No models available") ||
+				b.task.Status == state.StatusReady || len(pn.keys) != 0 {
+				t.Errorf("%s: outcome %s (%s), record %s, keys %q; want failed before delivery", name, o.Status, o.Reason, b.task.Status, pn.keys)
+			}
+		}
+		// A pi that is set up, or that shows a turn's error (a resumed
+		// session), is ready.
+		for _, name := range []string{"pi__ready__1", "pi__error__resumed3", "pi-0.73.1__ready__after-download"} {
+			s, _, b, _ := newSupervisor(t, "pi", Settings{}, step{monitor.GoalReady, seen(t, pi, name), nil})
+			if err := s.WaitReady(t.Context()); err != nil || b.task.Status != state.StatusReady {
+				t.Errorf("%s: %v, record %s; want ready", name, err, b.task.Status)
+			}
+		}
+	})
 	t.Run("a tmux call's own deadline is not the ready time", func(t *testing.T) {
 		s, _, _, _ := newSupervisor(t, "claude", Settings{}, step{monitor.GoalReady, monitor.Observation{}, fmt.Errorf("tmux capture-pane: %w", context.DeadlineExceeded)})
 		if err := s.WaitReady(t.Context()); err == nil || strings.Contains(err.Error(), "ready-timeout") {
