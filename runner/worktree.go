@@ -48,22 +48,40 @@ func startWorktree(ctx context.Context, env *Env, task *state.Task, snap *gitsna
 	if rel, err := filepath.Rel(snap.Dir, real); err == nil && rel != "." && filepath.IsLocal(rel) {
 		dir = filepath.Join(top, rel)
 	}
-	switch log := env.Store.TaskFile("log", task.ID); {
-	case setup == nil:
-	case task.Tmux.Host != "":
-		c, err := env.HostConn(ctx, task.Tmux.Host)
-		if err == nil {
-			err = wtsetup.ApplyThere(ctx, setup, c, snap.Dir, top, dir, log, task.ID)
-		}
-		if err != nil {
-			return worktreeStart{}, err
-		}
-	default:
-		if err := wtsetup.Apply(ctx, setup, snap.Dir, top, dir, log, task.ID); err != nil {
-			return worktreeStart{}, err
-		}
+	if err := setUpWorktree(ctx, env, task, snap.Dir, top, dir, setup); err != nil {
+		return worktreeStart{}, err
 	}
 	return worktreeStart{dir: dir, branch: branch}, nil
+}
+
+// setUpWorktree makes the new worktree top ready: the config's set-up
+// (nil: none) and the ignored files the checkout's .worktreeinclude lists
+// (at from's top, or in the project's directory dir there), here or on the
+// task's host; what was copied is journaled.
+func setUpWorktree(ctx context.Context, env *Env, task *state.Task, from, top, dir string, setup *config.WorktreeSetup) error {
+	rel, _ := filepath.Rel(top, dir)
+	_, include, err := gitsnap.Included(ctx, filepath.Join(from, rel))
+	if err != nil {
+		return fmt.Errorf("worktree set-up: %w", err)
+	}
+	if setup == nil && len(include) == 0 {
+		return nil
+	}
+	log := env.Store.TaskFile("log", task.ID)
+	var copied wtsetup.Copied
+	if task.Tmux.Host != "" {
+		c, cerr := env.HostConn(ctx, task.Tmux.Host)
+		if cerr != nil {
+			return cerr
+		}
+		copied, err = wtsetup.ApplyThere(ctx, setup, include, c, from, top, dir, log, task.ID)
+	} else {
+		copied, err = wtsetup.Apply(ctx, setup, include, from, top, dir, log, task.ID)
+	}
+	if len(include) > 0 {
+		env.Record().Journal(ctx, task, "worktree-include", copied.Summary())
+	}
+	return err
 }
 
 // resolveFrom checks dispatch --from: a task with a worktree of its own,

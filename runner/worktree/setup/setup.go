@@ -1,7 +1,9 @@
 // Package setup makes a task's new worktree ready before its agent starts
 // (config worktree_setup): files the project keeps out of git (.env,
-// node_modules, …) copied or linked in, and a set-up command run, here
-// (Apply) or on the task's host (ApplyThere). It sits below package
+// node_modules, …) copied or linked in, then the ignored files the
+// repository's .worktreeinclude lists copied where nothing is yet
+// (CopyIncluded), and a set-up command run, here (Apply) or on the task's
+// host (ApplyThere). It sits below package
 // runner, whose worktree launch calls it.
 package setup
 
@@ -21,9 +23,41 @@ import (
 )
 
 // Apply copies and links the files from the repository's top (from) into
-// the worktree's top (to), then runs the command in dir, appending its
-// output to log.
-func Apply(ctx context.Context, w *config.WorktreeSetup, from, to, dir, log, id string) error {
+// the worktree's top (to), then copies the ignored files .worktreeinclude
+// lists (include, from gitsnap.Included) where nothing is yet, then runs
+// the command in dir, appending its output to log: worktree_setup's files
+// win over .worktreeinclude's, and the command sees both. w may be nil.
+func Apply(ctx context.Context, w *config.WorktreeSetup, include []string, from, to, dir, log, id string) (Copied, error) {
+	if w == nil {
+		w = &config.WorktreeSetup{}
+	}
+	if err := applyFiles(w, from, to); err != nil {
+		return Copied{}, err
+	}
+	copied, err := CopyIncluded(from, to, include)
+	if err != nil {
+		return copied, err
+	}
+	if len(include) > 0 {
+		appendLog(log, "runner: worktree set-up: "+copied.Summary()+"\n")
+	}
+	return copied, run(ctx, w, to, dir, log, id)
+}
+
+// appendLog appends text to the task's log; a failure to is not the
+// set-up's.
+func appendLog(log, text string) {
+	if os.MkdirAll(filepath.Dir(log), 0o700) != nil {
+		return
+	}
+	if f, err := os.OpenFile(log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+		f.WriteString(text)
+		f.Close()
+	}
+}
+
+// applyFiles is the config's copies and links.
+func applyFiles(w *config.WorktreeSetup, from, to string) error {
 	for _, p := range w.Copy {
 		src, dst := filepath.Join(from, p), filepath.Join(to, p)
 		fi, err := os.Stat(src)
@@ -52,6 +86,11 @@ func Apply(ctx context.Context, w *config.WorktreeSetup, from, to, dir, log, id 
 			return fmt.Errorf("worktree set-up: link %s: %w", p, err)
 		}
 	}
+	return nil
+}
+
+// run runs the config's command in dir, its output appended to log.
+func run(ctx context.Context, w *config.WorktreeSetup, to, dir, log, id string) error {
 	if len(w.Run) == 0 {
 		return nil
 	}
@@ -98,9 +137,27 @@ func copyPath(src, dst string, fi fs.FileInfo) error {
 }
 
 // ApplyThere is Apply for a worktree on a host: the copies (cp -a), the
-// links (ln -s) and the command run there, each paths-as-arguments script
-// one round trip; the command's output goes to log here.
-func ApplyThere(ctx context.Context, w *config.WorktreeSetup, c *hosts.Conn, from, to, dir, log, id string) error {
+// links (ln -s), the .worktreeinclude copies and the command run there,
+// each paths-as-arguments script one round trip; the log is here.
+func ApplyThere(ctx context.Context, w *config.WorktreeSetup, include []string, c *hosts.Conn, from, to, dir, log, id string) (Copied, error) {
+	if w == nil {
+		w = &config.WorktreeSetup{}
+	}
+	if err := applyFilesThere(ctx, w, c, from, to); err != nil {
+		return Copied{}, err
+	}
+	copied, err := CopyIncludedThere(ctx, c, from, to, include)
+	if err != nil {
+		return copied, err
+	}
+	if len(include) > 0 {
+		appendLog(log, "runner: worktree set-up on host "+c.Host().Name+": "+copied.Summary()+"\n")
+	}
+	return copied, runThere(ctx, w, c, to, dir, log, id)
+}
+
+// applyFilesThere is applyFiles on a host.
+func applyFilesThere(ctx context.Context, w *config.WorktreeSetup, c *hosts.Conn, from, to string) error {
 	if len(w.Copy) > 0 {
 		const script = `from=$1 to=$2; shift 2; for p do s=$from/$p d=$to/$p
 [ -e "$s" ] || continue
@@ -119,6 +176,11 @@ mkdir -p "${d%/*}" && ln -s "$s" "$d" || exit 1; done`
 			return fmt.Errorf("worktree set-up: link: %w", err)
 		}
 	}
+	return nil
+}
+
+// runThere is run on a host; the output comes to log here.
+func runThere(ctx context.Context, w *config.WorktreeSetup, c *hosts.Conn, to, dir, log, id string) error {
 	if len(w.Run) == 0 {
 		return nil
 	}
