@@ -336,3 +336,38 @@ func Prune(ctx context.Context, dir string, olderThan time.Duration) ([]Snapshot
 	}
 	return old, nil
 }
+
+// Alias records snapshot from (an id in the repository containing dir) a
+// second time under id: the same tree, base and counts, a snapshot of its
+// own (its commit names id), taken in no time and touching no file. The
+// candidates of a group each start from the group's one snapshot so.
+func Alias(ctx context.Context, dir, from, id string) (*Snapshot, error) {
+	start := clock.Now()
+	if !ValidID(id) {
+		return nil, fmt.Errorf("snapshot ID %q: %w (use letters, digits, '_' and '-', at most 64)", id, ErrBadID)
+	}
+	r, err := open(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	src, err := r.get(ctx, from)
+	if err != nil {
+		return nil, err
+	}
+	s := *src
+	s.ID, s.Ref, s.Label, s.Time, s.Dir = id, RefPrefix+id, src.Label, clock.Now().UTC(), r.top
+	commit, err := r.commitTree(ctx, s.Tree, s.Base, formatMessage(&s))
+	if err != nil {
+		return nil, err
+	}
+	s.Commit = commit
+	if _, err := run(ctx, call{via: r.via, dir: r.top, locks: true, args: []string{"update-ref", "-m", "runner snapshot (alias of " + src.ID + ")", s.Ref, commit, ""}}); err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && strings.Contains(ge.Stderr, "already exists") {
+			return nil, fmt.Errorf("snapshot %s in %s: %w (pick another ID)", id, r.top, ErrExists)
+		}
+		return nil, err
+	}
+	s.Duration = clock.Since(start)
+	return &s, nil
+}

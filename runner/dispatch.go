@@ -66,6 +66,9 @@ type DispatchRequest struct {
 	// folder (or below), on this machine.
 	Confined     string
 	SandboxPaths []string
+	// Group is the group the task is a candidate of, and Snapshot the
+	// group's snapshot it starts from (settings.Start.Snapshot).
+	Group, Snapshot string
 }
 
 // The errors a task's end wraps (package supervisor's), for commands and
@@ -162,7 +165,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 // startSpec is how the task's agent starts (recorded with its settings).
 func (req *DispatchRequest) startSpec(argv []string, plan dispatchPlan) *settings.Start {
 	spec := &settings.Start{Argv: argv, Size: req.Size, UseHook: req.UseHook, RequireSnapshot: req.RequireSnapshot,
-		Exclusive: req.Exclusive, WaitLock: req.WaitLock, Worktree: req.Worktree}
+		Exclusive: req.Exclusive, WaitLock: req.WaitLock, Worktree: req.Worktree, Snapshot: req.Snapshot}
 	if req.Worktree {
 		spec.Setup, spec.From = plan.setup, plan.from
 	}
@@ -224,7 +227,7 @@ func recordTask(ctx context.Context, env *Env, req DispatchRequest, agent string
 		tmux.Window = id
 		task = &state.Task{ID: id, Project: project, Dir: dir, Agent: agent, Text: text, TextFile: textFile,
 			Parent: lin.parent, Level: lin.level, Source: lin.source, Created: now, Settings: settings, After: after,
-			Tmux:       tmux,
+			Tmux: tmux, Group: req.Group,
 			Transcript: env.Store.TaskFile("log", id)}
 		reason := "dispatched by " + lin.source
 		if len(after) > 0 {

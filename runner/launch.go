@@ -53,6 +53,9 @@ func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profil
 		return err
 	}
 	snap, snapErr, launched, err := snapshotAndLaunch(ctx, env, task, prof, spec, func() (*gitsnap.Snapshot, error) {
+		if spec.Snapshot != "" {
+			return gitsnap.Alias(gctx, snapDir, spec.Snapshot, task.ID)
+		}
 		return gitsnap.Take(gctx, snapDir, gitsnap.Options{ID: task.ID, Label: "before " + TaskTitle(task.Text)})
 	})
 	if err != nil {

@@ -46,6 +46,23 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 	return confine.Wrap(l)
 }
 
+// CheckSandbox wraps argv, a group's check to run in sandboxed candidate
+// t's folder, in a sandbox like its agent's: it writes the folder and the
+// repository's git directory, reads the rest, sees nothing of runner's.
+func CheckSandbox(ctx context.Context, env *Env, t *state.Task, argv []string) ([]string, error) {
+	environ := os.Environ
+	if env.Environ != nil {
+		environ = env.Environ
+	}
+	common := ""
+	if c, err := gitsnap.CommonDir(ctx, t.Dir); err == nil {
+		common = c
+	}
+	return confine.WrapShadow(confine.Shadow{ID: t.ID, Dir: t.Dir, HomeCopies: t.HomeCopies, Home: env.Env("HOME"),
+		Getenv: env.Env, Env: environ(), StateDir: env.Store.Dir(), Socket: env.TC.SocketPath(),
+		Argv: argv, WriteDir: true, GitCommon: common})
+}
+
 // ShadowSandbox wraps argv, the headless command of a shadow of task t
 // (runner ask), in a sandbox (confine.WrapShadow). A shadow of a
 // sandboxed task runs so (its folder's agent files, hooks among them, are

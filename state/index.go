@@ -221,7 +221,7 @@ var hotFields = []string{
 var bulkFields = []string{
 	"Dir", "Text", "TextFile", "History", "ResultTail", "Delivery", "Answer", "AgentSession",
 	"Turns", "Transcript", "Question", "Settings", "Origin", "Sandbox", "Changes", "Overlaps", "TurnCount",
-	"LimitReset", "Live", "HomeCopies",
+	"LimitReset", "Live", "HomeCopies", "Group", "Check",
 }
 
 // sameBulk reports whether a and b agree on every bulk field (so a's record
@@ -233,7 +233,16 @@ func sameBulk(a, b *Task) bool {
 		x.Transcript == y.Transcript && x.Question == y.Question && x.Origin == y.Origin && x.TurnCount == y.TurnCount && x.LimitReset.Equal(y.LimitReset) && x.Live == y.Live &&
 		string(x.Settings) == string(y.Settings) && slices.Equal(x.Sandbox, y.Sandbox) && maps.Equal(x.HomeCopies, y.HomeCopies) &&
 		sameHistory(x.History, y.History) && sameTurns(x.Turns, y.Turns) &&
-		sameChanges(x.Changes, y.Changes) && slices.EqualFunc(x.Overlaps, y.Overlaps, sameOverlap)
+		sameChanges(x.Changes, y.Changes) && slices.EqualFunc(x.Overlaps, y.Overlaps, sameOverlap) &&
+		x.Group == y.Group && sameCheck(x.Check, y.Check)
+}
+
+func sameCheck(a, b *CheckResult) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Command == b.Command && a.Exit == b.Exit && a.TimedOut == b.TimedOut && a.Duration == b.Duration &&
+		a.Tail == b.Tail && a.Ran.Equal(b.Ran) && a.Runs == b.Runs
 }
 
 func sameChanges(a, b *Changes) bool {

@@ -316,6 +316,11 @@ type Task struct {
 	Changes  *Changes  `json:"changes,omitempty"`
 	Overlaps []Overlap `json:"overlaps,omitempty"`
 
+	// Group is the group the task is a candidate of (dispatch --agents,
+	// --tries; see Group), and Check its check's last result.
+	Group string       `json:"group,omitempty"`
+	Check *CheckResult `json:"check,omitempty"`
+
 	// Archived is set on a task listed from the archive without its
 	// record (State.AllTasks): it has the hot fields, and the first line
 	// of its text as Text. State.Task reads the whole record.

@@ -43,6 +43,7 @@ type dispatchOptions struct {
 	asJSON, printAnswer                                   bool
 	timeout, readyTimeout, settle, idle                   time.Duration
 	awareness, from                                       string
+	group                                                 groupFlags
 }
 
 func (a *app) newDispatchCmd() *cobra.Command {
@@ -81,6 +82,7 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			f.args, f.worktreeSet, f.sandboxSet = argv, cmd.Flags().Changed("worktree"), cmd.Flags().Changed("sandbox")
 			f.overlapSet = cmd.Flags().Changed("overlap-messages")
+			f.group.triesSet = cmd.Flags().Changed("tries")
 			return a.runDispatch(cmd.Context(), f)
 		},
 	}
@@ -129,6 +131,7 @@ func addDispatchFlags(fl *pflag.FlagSet, f *dispatchOptions) {
 	fl.IntVar(&f.maxTurns, "max-turns", 0, "end the task failed (exit 6) rather than deliver a turn past N, counting its child tasks' turns (default: config max_turns)")
 	fl.BoolVar(&f.overlapMessages, "overlap-messages", true, "tell the agent when another task changes files it changed (default: config overlap_messages)")
 	fl.StringVar(&f.awareness, "awareness", "", "tell the agent about other tasks: project, all or off (default: config)")
+	addGroupFlags(fl, &f.group)
 	_ = fl.MarkHidden("settle")
 }
 
@@ -181,6 +184,9 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 	req := dispatchRequest(f, cfg, in, set)
 	if err := a.confine(&req, f); err != nil {
 		return err
+	}
+	if f.group.active() || f.group.check != "" || f.group.vote || f.group.checkRetry > 0 {
+		return a.runGroup(ctx, f, env, cfg, req)
 	}
 	if f.printAnswer && (f.asJSON || f.detach) {
 		return fault.Usagef("--print-answer waits for the answer: not with --json (the record has it as \"answer\") or --detach (use 'runner wait ID --print-answer')")

@@ -73,7 +73,7 @@ func exampleTaskText(id string, n int) string {
 }
 
 var (
-	examplePlaceholder = regexp.MustCompile(`\b[ts]_[a-z0-9]{6,8}\b|%\d+\b`)
+	examplePlaceholder = regexp.MustCompile(`\b[tsg]_[a-z0-9]{6,8}\b|%\d+\b`)
 	exampleAssign      = regexp.MustCompile(`^([A-Za-z_]\w*)=\$\((runner .*)\)(?: \|\| exit)?$`)
 	exampleExits       = regexp.MustCompile(`\bexits (\d+)\b`)
 )
@@ -478,6 +478,8 @@ func (fx *exampleFixtures) get(placeholder string) string {
 		fx.made[placeholder] = snap.ID
 	case placeholder == "%3" || placeholder == "%4":
 		fx.made["%3"], fx.made["%4"] = fx.pane(), fx.pane()
+	case placeholder == "g_abc123":
+		fx.made[placeholder] = fx.group()
 	default:
 		fx.made[placeholder] = fx.task(placeholder)
 	}
@@ -506,6 +508,26 @@ func (fx *exampleFixtures) task(placeholder string) string {
 		})
 	}
 	return task.ID
+}
+
+// group makes g_abc123: a group of two sim candidates in project api,
+// each writing a file of its own, checked (true) and voted on.
+func (fx *exampleFixtures) group() string {
+	fx.e.n++
+	text := fmt.Sprintf("write notes/group-%d.md a note\nsay Added notes/group-%d.md.", fx.e.n, fx.e.n)
+	args := []string{"dispatch", "api", "--json", "--agents", "sim,sim", "--check", "true", "--vote", text}
+	code, out, errOut := fx.e.exec(fx.t, nil, "runner", args...)
+	var c struct {
+		Group struct {
+			ID    string
+			Tasks []string
+		}
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &c) != nil || c.Group.ID == "" {
+		fx.t.Fatalf("making g_abc123 (a group of two): runner %s: exit %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), code, out, errOut)
+	}
+	fx.tasks = append(fx.tasks, c.Group.Tasks...)
+	return c.Group.ID
 }
 
 // paneTask is the task a line "inside a task's pane" runs as: the pane's

@@ -8,6 +8,7 @@ import (
 
 	"github.com/runner-cli/runner/runner/ask"
 	"github.com/runner-cli/runner/runner/fault"
+	"github.com/runner-cli/runner/runner/group"
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner"
@@ -29,6 +30,7 @@ const (
 	ExitBusy        = 5   // a lock is held by someone else, or a task still runs
 	ExitBudget      = 6   // a task's budget (dispatch --max-turns, --budget-tokens, --budget-usd) stopped it
 	ExitLimited     = 7   // the agent's provider usage or rate limit stopped it (dispatch --on-limit fail)
+	ExitSomeFailed  = 8   // a group where some candidates succeeded and some did not
 	ExitInterrupted = 130 // SIGINT or SIGTERM
 )
 
@@ -114,7 +116,9 @@ func exitCode(err error) int {
 		return ExitBudget
 	case errors.Is(err, fault.ErrLimited):
 		return ExitLimited
-	case errors.Is(err, ask.ErrFailed):
+	case errors.Is(err, state.ErrGroupNotFound):
+		return ExitUsage
+	case errors.Is(err, ask.ErrFailed), errors.Is(err, group.ErrNoCandidate):
 		return ExitFailed
 	case errors.Is(err, state.ErrBusy):
 		return ExitBusy

@@ -58,6 +58,8 @@ const exitStatusHelp = `EXIT STATUS
   5    busy (a lock is held by someone else)
   6    a budget (--max-turns, --budget-tokens, --budget-usd) stopped the task
   7    the agent's usage or rate limit stopped the task (--on-limit fail)
+  8    a group (dispatch --agents/--tries): some candidates succeeded, some
+       did not (1: none did)
   130  interrupted (SIGINT or SIGTERM)
 `
 
@@ -173,14 +175,14 @@ func (a *app) newRootCmd() *cobra.Command {
 	add(groupEveryday, a.newDispatchCmd(), a.newSendCmd(), a.newStatusCmd(), a.newPsCmd(), a.newWaitCmd(),
 		a.newWatchCmd(), a.newLogsCmd(), a.newAttachCmd(), a.newCancelCmd(), a.newResumeCmd())
 	add(groupMany, a.newMsgCmd(), a.newInboxCmd(), a.newQueueCmd(), a.newCollectCmd(), a.newAskCmd(),
-		a.newTreeCmd(), a.newDiffCmd(), a.newMergeCmd(), a.newWorktreeCmd())
+		a.newTreeCmd(), a.newDiffCmd(), a.newMergeCmd(), a.newWorktreeCmd(), a.newCompareCmd(), a.newVoteCmd(), a.newPickCmd())
 	add(groupMachine, a.newGCCmd(), a.newPruneCmd(), a.newStateCmd(), a.newHostCmd(), a.newDoctorCmd(),
 		a.newConfigCmd(), a.newUsageCmd(), a.newEventsCmd(), a.newProjectCmd(), a.newSnapshotCmd(),
 		a.newVersionCmd())
 	add(groupScripting, a.newTmuxCmd(), a.newAgentsCmd(), a.newStatusLineCmd())
 	// Hidden: the simulated agent, the supervisor and hook a dispatch
 	// starts, the man page writer of the release.
-	add("", a.newAgentSimCmd(), a.newSuperviseCmd(), a.newHookCmd())
+	add("", a.newAgentSimCmd(), a.newSuperviseCmd(), a.newHookCmd(), a.newGroupSuperviseCmd())
 	add("", a.docCommands()...)
 	return root
 }

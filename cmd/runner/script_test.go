@@ -148,6 +148,7 @@ func scriptParams(t *testing.T) testscript.Params {
 			"envfrom":      cmdEnvFrom,
 			"killpid":      cmdKillPID,
 			"waittask":     cmdWaitTask,
+			"waitgroup":    cmdWaitGroup,
 			"waitspend":    cmdWaitSpend,
 			"hookdone":     cmdHookDone,
 			"waithistory":  cmdWaitHistory,
@@ -654,4 +655,30 @@ func cmdTTYAttach(ts *testscript.TestScript, neg bool, args []string) {
 		<-done
 		out.Close()
 	})
+}
+
+// cmdWaitGroup: waitgroup ID [TIMEOUT] waits until the group has ended
+// (its supervisor recorded its end: checks and vote done).
+func cmdWaitGroup(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitgroup ID [TIMEOUT]")
+	}
+	timeout := 20 * time.Second
+	if len(args) == 2 {
+		d, err := time.ParseDuration(args[1])
+		ts.Check(err)
+		timeout = d
+	}
+	store, err := state.Open(scriptStateDir(ts))
+	ts.Check(err)
+	deadline := clock.Now().Add(timeout)
+	for {
+		if gs, err := store.Groups(context.Background()); err == nil && gs[args[0]] != nil && !gs[args[0]].Ended.IsZero() {
+			return
+		}
+		if clock.Now().After(deadline) {
+			ts.Fatalf("waitgroup %s: not ended within %s", args[0], timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

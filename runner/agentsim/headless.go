@@ -18,6 +18,11 @@ func RunHeadless(ctx context.Context, opts Options, prompt string, stdout, stder
 	if err := appendRecord(opts.Record, prompt); err != nil {
 		return 1, fmt.Errorf("agent-sim: %w", err)
 	}
+	if v, ok := simVote(prompt); ok {
+		// A group's ballot (runner vote): the sim votes by rule.
+		fmt.Fprintln(stdout, v)
+		return 0, nil
+	}
 	ui := &headlessTurn{out: stdout}
 	x := &executor{dir: opts.Dir, env: opts.Env}
 	if len(opts.Hook) > 0 {

@@ -81,6 +81,13 @@ type Request struct {
 	Post PostFunc
 	// OnAnswer, if set, gets each answer as it arrives, one call at a time.
 	OnAnswer func(Answer)
+	// Quiet asks shadows only: no FYI is posted after an answer, and a
+	// target without a headless mode gets no message but an Error (a
+	// group's vote: the candidates have ended). PromptFor, when set, is
+	// the whole prompt of target t's shadow (the caller quotes what it
+	// shows), in place of Prompt's.
+	Quiet     bool
+	PromptFor func(t *state.Task) string
 }
 
 // Answer is the outcome for one target, as `runner ask --json` prints
@@ -123,7 +130,7 @@ func (a Answer) OK() bool { return a.Error == "" }
 // wraps ErrFailed if a target failed, else ErrTimeout if one timed
 // out, else it is nil; the context's error when it ends first.
 func Run(ctx context.Context, d Deps, req Request) ([]Answer, error) {
-	if req.Post == nil {
+	if req.Post == nil && !req.Quiet {
 		return nil, errors.New("ask: no Post function (a bug in the caller)")
 	}
 	if strings.TrimSpace(req.Question) == "" {
@@ -231,6 +238,10 @@ func askOne(ctx context.Context, d Deps, t *state.Task, prof *profile.Profile, r
 	a = Answer{Task: t.ID, Agent: t.Agent, Mode: modeOf(prof)}
 	start := clock.Now()
 	defer func() { a.ElapsedMS = clock.Since(start).Milliseconds() }()
+	if a.Mode == ModeMessage && req.Quiet {
+		a.Error = fmt.Sprintf("agent %s has no headless mode to ask", t.Agent)
+		return a
+	}
 	if a.Mode == ModeMessage {
 		text := fmt.Sprintf("Question from %s (your agent %s has no headless mode to answer it for you):\n%s", asker, t.Agent, req.Question)
 		if err := req.Post(ctx, t, MessageRequest, text); err != nil {
@@ -242,7 +253,12 @@ func askOne(ctx context.Context, d Deps, t *state.Task, prof *profile.Profile, r
 	if text, err := d.Store.TaskText(t); err == nil {
 		whole.Text = text
 	}
-	prompt := Prompt(&whole, readTranscriptTail(t.Transcript), asker, req.Question)
+	var prompt string
+	if req.PromptFor != nil {
+		prompt = req.PromptFor(&whole)
+	} else {
+		prompt = Prompt(&whole, readTranscriptTail(t.Transcript), asker, req.Question)
+	}
 	res := runShadow(ctx, d, t, prof, prompt, timeout)
 	a.Answer, a.Exit, a.TimedOut = res.answer, res.exit, res.timedOut
 	switch {
@@ -251,6 +267,9 @@ func askOne(ctx context.Context, d Deps, t *state.Task, prof *profile.Profile, r
 		return a
 	case a.Answer == "":
 		a.Error = fmt.Sprintf("the shadow of %s exited 0 but printed no answer%s", t.ID, stderrNote(res.stderr))
+		return a
+	}
+	if req.Quiet {
 		return a
 	}
 	fyi := fmt.Sprintf("FYI, no reply needed: while you were busy, %s asked you:\n%s\n\nYour shadow (a headless copy of you, given your task and recent output) answered:\n%s",

@@ -105,6 +105,10 @@ type Config struct {
 	// file system read-only but the task's folder and what the agent
 	// needs. dispatch --sandbox=false|true overrides it.
 	Sandbox map[string]bool `json:"sandbox,omitempty"`
+	// Check maps a project name (or "*") to the shell command a group's
+	// candidates are checked with in their worktrees (dispatch --agents
+	// or --tries; dispatch --check overrides it).
+	Check map[string]string `json:"check,omitempty"`
 	// SandboxPaths are more paths a sandboxed agent may write (as a
 	// profile's sandbox_paths: "~/x", "$VAR/x", a trailing "/" for a
 	// directory made when missing).

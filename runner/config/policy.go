@@ -15,6 +15,9 @@ type Policy struct {
 	Setup *WorktreeSetup
 	// Sandbox says the tasks run sandboxed.
 	Sandbox bool
+	// Check is the command a group's candidates are checked with ("" for
+	// none).
+	Check string
 }
 
 // PolicyFor returns the config's policy for project's tasks.
@@ -29,6 +32,7 @@ func (c *Config) PolicyFor(project string) Policy {
 		BudgetUSD:    forProject(c.BudgetUSD, project),
 		Setup:        forProject(c.WorktreeSetup, project),
 		Sandbox:      forProject(c.Sandbox, project),
+		Check:        forProject(c.Check, project),
 	}
 }
 

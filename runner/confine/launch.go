@@ -124,6 +124,11 @@ type Shadow struct {
 	Socket     string   // the tmux server's socket
 	CLIPaths   []string // the profile's sandbox_paths
 	Argv       []string // the shadow's headless command
+	// WriteDir lets the command write Dir (and the repository's git
+	// directory, GitCommon): a group's check run in a candidate's
+	// worktree.
+	WriteDir  bool
+	GitCommon string
 }
 
 // WrapShadow returns the shadow's command in a sandbox: it reads what it
@@ -146,7 +151,11 @@ func WrapShadow(s Shadow) ([]string, error) {
 		}
 		slices.SortFunc(binds, func(a, b [2]string) int { return strings.Compare(a[1], b[1]) })
 	}
-	spec := SpecFor(Place{Home: s.Home, Getenv: s.Getenv, StateDir: s.StateDir, Socket: s.Socket}, made)
+	place := Place{Home: s.Home, Getenv: s.Getenv, StateDir: s.StateDir, Socket: s.Socket}
+	if s.WriteDir {
+		place.Dir, place.GitCommon = s.Dir, s.GitCommon
+	}
+	spec := SpecFor(place, made)
 	spec.Binds = binds
 	read := []string{filepath.Dir(s.Argv[0]), s.Argv[0], s.Home, s.Dir}
 	read = append(read, filepath.SplitList(s.Getenv("PATH"))...)

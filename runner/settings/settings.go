@@ -117,6 +117,10 @@ type Start struct {
 	// --after ID --from ID): its worktree, leftovers committed, is what
 	// the snapshot takes.
 	From string `json:"from,omitempty"`
+	// Snapshot is a snapshot taken already (a group's, in the task's
+	// repository) that the task starts from instead of taking its own:
+	// it is recorded again under the task's id (gitsnap.Alias).
+	Snapshot string `json:"snapshot,omitempty"`
 	// Sandbox runs the agent in a sandbox (dispatch --sandbox): see
 	// runner's localSite.sandbox and remote.SandboxArgv.
 	Sandbox *Sandbox `json:"sandbox,omitempty"`

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/fault"
+	"github.com/runner-cli/runner/runner/gc"
+	"github.com/runner-cli/runner/runner/group"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/projects"
+	"github.com/runner-cli/runner/state"
+	"github.com/spf13/pflag"
+)
+
+// groupFlags are dispatch's flags of a group (one task, several agents).
+type groupFlags struct {
+	agents       []string
+	tries        int
+	triesSet     bool
+	check        string
+	checkTimeout time.Duration
+	checkRetry   int
+	vote         bool
+}
+
+// active reports whether the dispatch makes a group.
+func (g groupFlags) active() bool { return len(g.agents) > 0 || g.triesSet }
+
+// addGroupFlags adds the group flags of `runner dispatch`.
+func addGroupFlags(fl *pflag.FlagSet, g *groupFlags) {
+	fl.StringSliceVar(&g.agents, "agents", nil, "run the task as a group: one candidate per agent, each in a worktree of its own from one snapshot (names may repeat: claude,claude); see 'runner compare'")
+	fl.IntVar(&g.tries, "tries", 0, "run the task as a group of N candidates of one agent (--agent), each in a worktree of its own")
+	fl.StringVar(&g.check, "check", "", "with a group: a shell command run in each candidate's worktree when its turn ends done (default: the project's check in the config)")
+	fl.DurationVar(&g.checkTimeout, "check-timeout", 0, "end a check that runs longer than this (default 10m)")
+	fl.IntVar(&g.checkRetry, "check-retry", 0, "send a failed check's output back to its agent as a follow-up turn, up to N times")
+	fl.BoolVar(&g.vote, "vote", false, "with a group: once all candidates ended, each candidate's agent names the best other candidate (see 'runner vote')")
+}
+
+// groupAgents are the candidates' agents: --agents, or --tries of
+// --agent; every name known, else bad input before anything is written.
+func groupAgents(f dispatchOptions, profs []*profile.Profile) ([]string, error) {
+	g := f.group
+	switch {
+	case len(g.agents) > 0 && g.triesSet:
+		return nil, fault.Usagef("--agents and --tries exclude each other: give the agents, or --tries N of one --agent")
+	case g.triesSet && (g.tries < 1 || g.tries > 16):
+		return nil, fault.Usagef("--tries %d: give 1 to 16 candidates", g.tries)
+	case g.triesSet:
+		out := make([]string, g.tries)
+		for i := range out {
+			out[i] = f.agent
+		}
+		return checkAgents(out, profs)
+	case len(g.agents) > 16:
+		return nil, fault.Usagef("--agents: %d candidates; at most 16", len(g.agents))
+	}
+	var out []string
+	for _, a := range g.agents {
+		if a = strings.TrimSpace(a); a == "" {
+			return nil, fault.Usagef("--agents %q: an empty agent name", strings.Join(g.agents, ","))
+		}
+		out = append(out, a)
+	}
+	return checkAgents(out, profs)
+}
+
+func checkAgents(names []string, profs []*profile.Profile) ([]string, error) {
+	for _, n := range names {
+		if _, err := profile.FindProfile(profs, n); err != nil {
+			return nil, fault.Usagef("--agents: %v", err)
+		}
+	}
+	return names, nil
+}
+
+// groupRefusals are the dispatch flags a group does not take.
+func groupRefusals(f dispatchOptions) error {
+	switch {
+	case len(f.after) > 0 || f.from != "":
+		return fault.Usagef("--after/--from: a group starts at once (dispatch the group when its dependencies are done)")
+	case f.host != "":
+		return fault.Usagef("--host: a group runs on this machine only")
+	case f.exclusive:
+		return fault.Usagef("--exclusive: a group's candidates run at the same time, each in its own worktree")
+	case f.worktreeSet && !f.worktree:
+		return fault.Usagef("--worktree=false: each candidate of a group works in a worktree of its own")
+	case f.printAnswer:
+		return fault.Usagef("--print-answer: a group has several answers ('runner compare GROUP' shows them)")
+	case f.group.checkRetry < 0 || f.group.checkTimeout < 0:
+		return fault.Usagef("--check-retry and --check-timeout take positive values")
+	case !f.group.active() && (f.group.check != "" || f.group.vote || f.group.checkRetry > 0):
+		return fault.Usagef("--check, --check-retry and --vote go with a group (--agents or --tries)")
+	}
+	return nil
+}
+
+// runGroup dispatches one candidate per agent, each a detached task in a
+// worktree of its own from the group's snapshot, then sees the group
+// through here (foreground) or in a `runner group-supervise` process.
+func (a *app) runGroup(ctx context.Context, f dispatchOptions, env *runner.Env, cfg *config.Config, req runner.DispatchRequest) error {
+	agents, err := groupAgents(f, env.Profiles)
+	if err != nil {
+		return err
+	}
+	if err := groupRefusals(f); err != nil {
+		return err
+	}
+	g, err := a.newGroup(ctx, f, env, cfg, req)
+	if err != nil {
+		return err
+	}
+	if err := dispatchCandidates(ctx, env, cfg, f, req, g, agents); err != nil {
+		return err
+	}
+	if f.detach {
+		pid, err := env.SpawnRunner(groupLog(env, g.ID), nil, "group-supervise", g.ID)
+		if err != nil {
+			return fmt.Errorf("group %s: start its supervisor: %w (its candidates run; see them with 'runner compare %s')", g.ID, err, g.ID)
+		}
+		env.Say("group %s: supervisor %d started (runner compare %s)", g.ID, pid, g.ID)
+		if f.asJSON {
+			return a.printJSON(map[string]any{"group": g.ID, "tasks": g.Tasks})
+		}
+		fmt.Fprintln(a.out, g.ID)
+		return nil
+	}
+	return a.superviseGroup(ctx, env, g.ID, f.asJSON)
+}
+
+// newGroup records the group and takes its snapshot, from which every
+// candidate starts.
+func (a *app) newGroup(ctx context.Context, f dispatchOptions, env *runner.Env, cfg *config.Config, req runner.DispatchRequest) (*state.Group, error) {
+	st, err := env.Store.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	place, err := projects.Resolve(st, req.Project, "")
+	if err != nil {
+		return nil, err
+	}
+	g := &state.Group{ID: state.NewGroupID(), Project: place.Project, Dir: place.Dir, Text: runner.TaskTitle(req.Text),
+		Created: env.Time(), Check: f.group.check, CheckTimeout: f.group.checkTimeout, CheckRetry: f.group.checkRetry, Vote: f.group.vote}
+	if g.Check == "" {
+		g.Check = cfg.PolicyFor(place.Project).Check
+	}
+	if _, err := gitsnap.Take(ctx, place.Dir, gitsnap.Options{ID: g.ID, Label: "group " + g.Text}); err != nil {
+		if errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing) {
+			return nil, fault.Usagef("a group needs a git repository (each candidate works in a worktree of its own): %v", err)
+		}
+		return nil, fmt.Errorf("group: snapshot of %s: %w", place.Dir, err)
+	}
+	err = env.Store.UpdateGroups(ctx, func(gs map[string]*state.Group) error {
+		gs[g.ID] = g
+		return nil
+	})
+	return g, err
+}
+
+// dispatchCandidates dispatches the group's candidates, detached, in the
+// order given; a candidate that cannot be dispatched is said, and the
+// group goes on with the others (none at all is the error).
+func dispatchCandidates(ctx context.Context, env *runner.Env, cfg *config.Config, f dispatchOptions, req runner.DispatchRequest, g *state.Group, agents []string) error {
+	var first error
+	for _, agent := range agents {
+		r := req
+		r.Agent, r.Model = agent, cfg.ResolveModel(agent, f.model)
+		r.Worktree, r.WorktreeSet, r.Group, r.Snapshot = true, true, g.ID, g.ID
+		r.Settings.Detached = true
+		// Candidates change the same files by design: no overlap
+		// messages, and no note of the others unless asked for.
+		r.Settings.NoOverlapMessages = true
+		if f.awareness == "" {
+			r.Settings.Awareness = "off"
+		}
+		t, err := runner.Dispatch(ctx, env, r)
+		if t != nil {
+			g.Tasks = append(g.Tasks, t.ID)
+			if uerr := env.Store.UpdateGroup(ctx, g.ID, func(x *state.Group) error { x.Tasks = g.Tasks; return nil }); uerr != nil {
+				return uerr
+			}
+		}
+		if err != nil {
+			env.Say("group %s: candidate %s: %v", g.ID, agent, err)
+			first = cmpErr(first, err)
+		}
+	}
+	if len(g.Tasks) == 0 {
+		_ = env.Store.UpdateGroups(context.WithoutCancel(ctx), func(gs map[string]*state.Group) error { delete(gs, g.ID); return nil })
+		return fmt.Errorf("group: no candidate could be dispatched: %w", first)
+	}
+	return nil
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// groupLog is the log of a group's supervisor.
+func groupLog(env *runner.Env, id string) string {
+	return filepath.Join(env.Store.Dir(), "groups", id+".log")
+}
+
+// superviseGroup sees the group through in this process, prints the
+// comparison and returns the group's exit: 0 when every candidate
+// succeeded, 8 when some did, 1 when none did. An interruption cancels
+// the candidates still at work.
+func (a *app) superviseGroup(ctx context.Context, env *runner.Env, id string, asJSON bool) error {
+	d := groupDeps(env)
+	g, tasks, err := group.Supervise(ctx, d, id)
+	if err != nil {
+		if ctx.Err() != nil {
+			a.cancelCandidates(env, id)
+		}
+		return err
+	}
+	c, err := group.Compare(ctx, d, id)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		if err := a.printJSON(c); err != nil {
+			return err
+		}
+	} else {
+		a.printComparison(c)
+	}
+	ok, total := group.Outcome(g, tasks)
+	switch {
+	case ok == total:
+		return nil
+	case ok > 0:
+		return &ExitError{Code: ExitSomeFailed, Err: fmt.Errorf("group %s: %d of %d candidates succeeded (runner compare %s; runner pick %s --by check)", id, ok, total, id, id)}
+	}
+	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("group %s: no candidate succeeded (runner compare %s)", id, id)}
+}
+
+// cancelCandidates cancels the group's candidates still at work (an
+// interrupted foreground group).
+func (a *app) cancelCandidates(env *runner.Env, id string) {
+	bg := context.Background()
+	g, err := env.Store.FindGroup(bg, id)
+	if err != nil {
+		return
+	}
+	for _, tid := range g.Tasks {
+		if t, err := runner.GetTask(bg, env, tid); err == nil && !group.Ended(t) {
+			_, _ = gc.Cancel(bg, gcDeps(env), tid, false)
+		}
+	}
+}

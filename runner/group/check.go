@@ -1,0 +1,84 @@
+package group
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/state"
+)
+
+// CheckTail bounds what is kept of a check's output (its end).
+const CheckTail = 4 << 10
+
+// DefaultCheckTimeout bounds a check when the group gives no
+// --check-timeout.
+const DefaultCheckTimeout = 10 * time.Minute
+
+// RunCheck runs command (a shell command line, the user's: `sh -c`) in
+// dir, its argv first given to wrap when set (a sandbox), and returns
+// what came of it: the exit code (-1 when it did not exit by itself: it
+// could not start, or ran past timeout and its process group was killed),
+// how long it took and the tail of its output (stdout and stderr).
+func RunCheck(ctx context.Context, dir, command string, timeout time.Duration, wrap func([]string) ([]string, error)) state.CheckResult {
+	res := state.CheckResult{Command: command, Exit: -1, Ran: clock.Now()}
+	argv := []string{"sh", "-c", command}
+	if wrap != nil {
+		w, err := wrap(argv)
+		if err != nil {
+			res.Tail = "the check's sandbox: " + err.Error()
+			return res
+		}
+		argv = w
+	}
+	if timeout <= 0 {
+		timeout = DefaultCheckTimeout
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	out := &tailBuffer{max: CheckTail}
+	cmd.Stdout, cmd.Stderr = out, out
+	start := clock.Now()
+	err := cmd.Run()
+	res.Duration = clock.Since(start)
+	res.Tail = strings.TrimRight(out.String(), "\n")
+	var ee *exec.ExitError
+	switch {
+	case cctx.Err() != nil && ctx.Err() == nil:
+		res.TimedOut = true
+		res.Tail = strings.TrimSpace(res.Tail + "\n(runner: the check ran past " + timeout.String() + " and was killed)")
+	case err == nil:
+		res.Exit = 0
+	case errors.As(err, &ee) && ee.Exited():
+		res.Exit = ee.ExitCode()
+	default:
+		res.Tail = strings.TrimSpace(res.Tail + "\n(runner: " + err.Error() + ")")
+	}
+	return res
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	buf bytes.Buffer
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.buf.Write(p)
+	if extra := t.buf.Len() - t.max; extra > 0 {
+		t.buf.Next(extra)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string { return t.buf.String() }

@@ -1,0 +1,183 @@
+package group
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/runner/worktree"
+	"github.com/runner-cli/runner/state"
+)
+
+// Row is one candidate of a group, as `runner compare` shows it.
+type Row struct {
+	Task   string       `json:"task"`
+	Agent  string       `json:"agent"`
+	Status state.Status `json:"status"`
+	// Answer is the first line of the agent's last answer.
+	Answer string             `json:"answer"`
+	Check  *state.CheckResult `json:"check"`
+	// Passed says the check passed (false without a check).
+	Passed     bool     `json:"passed"`
+	Files      int      `json:"files"`
+	Insertions int      `json:"insertions"`
+	Deletions  int      `json:"deletions"`
+	Paths      []string `json:"paths"`
+	// Tokens and CostUSD are the task's spend as its CLI recorded it
+	// (CostUSD 0 where the CLI reports no cost).
+	Tokens  int64   `json:"tokens"`
+	CostUSD float64 `json:"cost_usd"`
+	// WallMS is how long the task ran, from its start to its end (or now).
+	WallMS int64 `json:"wall_ms"`
+	// Forecast is the merge forecast against the project's branch (nil
+	// when it could not be made: ForecastError says why).
+	Forecast      *worktree.Outlook `json:"forecast"`
+	ForecastError string            `json:"forecast_error,omitempty"`
+	// SameFiles names the other candidates that changed some of the same
+	// files.
+	SameFiles []string `json:"same_files"`
+	// Votes is how many ballots named it (a group that voted).
+	Votes int    `json:"votes"`
+	Error string `json:"error,omitempty"`
+}
+
+// Comparison is a group and its candidates side by side.
+type Comparison struct {
+	Group *state.Group `json:"group"`
+	Rows  []Row        `json:"candidates"`
+}
+
+// Compare reads group ref's candidates: status, answer, check, what each
+// changed from the group's snapshot (files, lines), spend, wall time, the
+// merge forecast and which candidates changed the same files.
+func Compare(ctx context.Context, d Deps, ref string) (*Comparison, error) {
+	g, err := d.Store.FindGroup(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := d.Reconcile(ctx); err != nil {
+		return nil, err
+	}
+	c := &Comparison{Group: g}
+	for _, id := range g.Tasks {
+		c.Rows = append(c.Rows, row(ctx, d, g, id))
+	}
+	sameFiles(c.Rows)
+	return c, nil
+}
+
+// row reads one candidate.
+func row(ctx context.Context, d Deps, g *state.Group, id string) Row {
+	r := Row{Task: id, Paths: []string{}, SameFiles: []string{}}
+	t, err := d.Task(ctx, id)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.Agent, r.Status, r.Check, r.Passed = t.Agent, t.Status, t.Check, t.Check.Passed()
+	r.Answer = firstLine(t.Answer)
+	r.Tokens, r.CostUSD = t.Spend.Tokens(), t.Spend.CostUSD
+	if !t.Started.IsZero() {
+		end := t.Ended
+		if end.IsZero() || !t.Status.IsTerminal() {
+			end = d.Now()
+		}
+		r.WallMS = end.Sub(t.Started).Milliseconds()
+	}
+	if g.Ballot != nil {
+		r.Votes = g.Ballot.Tally[id]
+	}
+	if diff, err := gitsnap.Diff(ctx, t.Dir, t.ID, gitsnap.DiffOptions{Lines: true}); err == nil {
+		r.Files, r.Insertions, r.Deletions = len(diff.Files), diff.Insertions, diff.Deletions
+		for _, f := range diff.Files {
+			r.Paths = append(r.Paths, f.Path)
+		}
+	} else {
+		r.Error = "its changes: " + err.Error()
+	}
+	if fc, err := d.Forecast(ctx, id); err == nil {
+		r.Forecast = &fc.Outlook
+	} else {
+		r.ForecastError = err.Error()
+	}
+	return r
+}
+
+// sameFiles fills each row's SameFiles.
+func sameFiles(rows []Row) {
+	for i := range rows {
+		mine := map[string]bool{}
+		for _, p := range rows[i].Paths {
+			mine[p] = true
+		}
+		for j := range rows {
+			if i == j {
+				continue
+			}
+			for _, p := range rows[j].Paths {
+				if mine[p] {
+					rows[i].SameFiles = append(rows[i].SameFiles, rows[j].Task)
+					break
+				}
+			}
+		}
+	}
+}
+
+// candidateDiff is a candidate's stat and patch against its snapshot.
+func candidateDiff(ctx context.Context, d Deps, t *state.Task) (string, error) {
+	diff, err := gitsnap.Diff(ctx, t.Dir, t.ID, gitsnap.DiffOptions{Patch: true})
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(diff.Stat + "\n" + diff.Patch), nil
+}
+
+// Between is how candidate b's tree differs from candidate a's (`runner
+// compare GROUP --diff A B`); a and b are task ids or prefixes among the
+// group's.
+func Between(ctx context.Context, d Deps, ref, a, b string) (*gitsnap.DiffResult, error) {
+	g, err := d.Store.FindGroup(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	ta, err := member(ctx, d, g, a)
+	if err != nil {
+		return nil, err
+	}
+	tb, err := member(ctx, d, g, b)
+	if err != nil {
+		return nil, err
+	}
+	return gitsnap.Between(ctx, ta.Dir, tb.Dir)
+}
+
+// member finds a candidate of g by id or prefix.
+func member(ctx context.Context, d Deps, g *state.Group, ref string) (*state.Task, error) {
+	var hits []string
+	for _, id := range g.Tasks {
+		if id == ref {
+			hits = []string{id}
+			break
+		}
+		if ref != "" && strings.HasPrefix(id, ref) {
+			hits = append(hits, id)
+		}
+	}
+	if len(hits) != 1 {
+		return nil, &NotMemberError{Group: g.ID, Ref: ref, Tasks: g.Tasks}
+	}
+	return d.Task(ctx, hits[0])
+}
+
+// NotMemberError says a reference names no candidate (or several) of a
+// group: bad input.
+type NotMemberError struct {
+	Group, Ref string
+	Tasks      []string
+}
+
+func (e *NotMemberError) Error() string {
+	return "group " + e.Group + ": " + strconv.Quote(e.Ref) + " is not one of its candidates (" + strings.Join(e.Tasks, ", ") + ")"
+}

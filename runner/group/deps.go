@@ -1,0 +1,40 @@
+package group
+
+import (
+	"context"
+	"time"
+
+	"github.com/runner-cli/runner/runner/ask"
+	"github.com/runner-cli/runner/runner/worktree"
+	"github.com/runner-cli/runner/state"
+)
+
+// Deps is what a group's operations use of runner, built by cmd/runner.
+type Deps struct {
+	Store *state.Store
+	// Reconcile reads the state after recording what became of the tasks
+	// nothing supervises (runner.Reconcile).
+	Reconcile func(ctx context.Context) (*state.State, error)
+	// Task reads one task's whole record.
+	Task func(ctx context.Context, id string) (*state.Task, error)
+	// Send delivers a follow-up turn to a candidate, supervised by a
+	// process of its own (runner.Send, detached).
+	Send func(ctx context.Context, id, text string) error
+	// Ask runs shadows (ask.Run).
+	Ask func(ctx context.Context, req ask.Request) ([]ask.Answer, error)
+	// Forecast forecasts merging a candidate's branch (worktree.CheckMerge).
+	Forecast func(ctx context.Context, id string) (*worktree.Check, error)
+	// Merge merges a candidate's branch (worktree.Merge).
+	Merge func(ctx context.Context, req worktree.MergeRequest) error
+	// Close closes a candidate's window, ending it if it still runs
+	// (gc.Cancel with kill).
+	Close func(ctx context.Context, id string) error
+	// Drop removes a candidate's worktree and branch.
+	Drop func(ctx context.Context, t *state.Task) error
+	// WrapCheck wraps the check of a sandboxed candidate in its sandbox.
+	WrapCheck func(t *state.Task, argv []string) ([]string, error)
+	// Say writes one line of progress.
+	Say func(format string, args ...any)
+	// Now is the clock.
+	Now func() time.Time
+}

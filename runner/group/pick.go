@@ -1,0 +1,190 @@
+package group
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/runner-cli/runner/runner/fault"
+	"github.com/runner-cli/runner/runner/worktree"
+	"github.com/runner-cli/runner/state"
+)
+
+// The rules `runner pick --by` chooses with.
+const (
+	ByCheck = "check" // done with a passing check, then fewest files, lines, tokens
+	ByVote  = "vote"  // most votes, a tie broken by the check rule
+	BySpend = "spend" // done (and passing, with a check), then fewest tokens, lowest cost
+)
+
+// ErrNoCandidate is wrapped when no candidate of a group can be picked by
+// the rule asked (none done, none passing, no vote won): exit 1.
+var ErrNoCandidate = errors.New("no candidate to pick")
+
+// Choose picks a candidate of c by rule (ByCheck, ByVote, BySpend), the
+// same one for the same records every time: ties go to the candidate
+// given first to --agents.
+func Choose(c *Comparison, rule string) (string, error) {
+	g := c.Group
+	var pool []Row
+	for _, r := range c.Rows {
+		if r.Status == state.StatusDone && (g.Check == "" || r.Passed) {
+			pool = append(pool, r)
+		}
+	}
+	switch rule {
+	case ByCheck, BySpend:
+	case ByVote:
+		if g.Ballot == nil {
+			return "", fault.Usagef("group %s did not vote: run 'runner vote %s' first, or pick --by check", g.ID, g.ID)
+		}
+		if len(g.Ballot.Tally) == 0 {
+			return "", fmt.Errorf("group %s: %s: %w", g.ID, g.Ballot.Note, ErrNoCandidate)
+		}
+		pool = nil
+		for _, r := range c.Rows {
+			if r.Votes > 0 && r.Status == state.StatusDone {
+				pool = append(pool, r)
+			}
+		}
+	default:
+		return "", fault.Usagef("--by %q: give check, vote or spend", rule)
+	}
+	if len(pool) == 0 {
+		what := "done"
+		if g.Check != "" {
+			what = "done with a passing check"
+		}
+		return "", fmt.Errorf("group %s: no candidate is %s (see 'runner compare %s'): %w", g.ID, what, g.ID, ErrNoCandidate)
+	}
+	sort.SliceStable(pool, func(i, j int) bool { return better(pool[i], pool[j], rule) })
+	return pool[0].Task, nil
+}
+
+// better orders two eligible rows by rule.
+func better(a, b Row, rule string) bool {
+	if rule == ByVote && a.Votes != b.Votes {
+		return a.Votes > b.Votes
+	}
+	if rule == BySpend {
+		if a.Tokens != b.Tokens {
+			return a.Tokens < b.Tokens
+		}
+		return a.CostUSD < b.CostUSD
+	}
+	if a.Files != b.Files {
+		return a.Files < b.Files
+	}
+	if la, lb := a.Insertions+a.Deletions, b.Insertions+b.Deletions; la != lb {
+		return la < lb
+	}
+	return a.Tokens < b.Tokens
+}
+
+// PickRequest is one `runner pick`.
+type PickRequest struct {
+	Group string
+	// Task is the candidate to merge (an id or prefix); "" to choose By.
+	Task, By string
+	// Drop removes the other candidates' worktrees and branches (kept
+	// until gc otherwise).
+	Drop bool
+	// Merge is how the pick merges (Ref is filled in).
+	Merge worktree.MergeRequest
+}
+
+// Picked is what a pick did.
+type Picked struct {
+	Group   string   `json:"group"`
+	Task    string   `json:"task"`
+	By      string   `json:"by"`
+	Closed  []string `json:"closed"`
+	Dropped []string `json:"dropped"`
+	Errors  []string `json:"errors,omitempty"`
+}
+
+// Pick merges one candidate of an ended group (worktree.Merge, with its
+// refusals: a conflict, local changes) and ends the others: their
+// windows closed, their worktrees and branches kept until gc unless Drop.
+// A group still running, or picked already, is bad input and nothing
+// changes.
+func Pick(ctx context.Context, d Deps, req PickRequest) (*Picked, error) {
+	c, err := Compare(ctx, d, req.Group)
+	if err != nil {
+		return nil, err
+	}
+	g := c.Group
+	if err := pickable(g, c.Rows); err != nil {
+		return nil, err
+	}
+	out := &Picked{Group: g.ID, By: req.By, Closed: []string{}, Dropped: []string{}}
+	if req.Task != "" {
+		t, err := member(ctx, d, g, req.Task)
+		if err != nil {
+			return nil, fault.Usagef("%v", err)
+		}
+		out.Task, out.By = t.ID, "hand"
+	} else if out.Task, err = Choose(c, req.By); err != nil {
+		return nil, err
+	}
+	m := req.Merge
+	m.Ref = out.Task
+	if err := d.Merge(ctx, m); err != nil {
+		return nil, fmt.Errorf("group %s: merge %s: %w", g.ID, out.Task, err)
+	}
+	if err := d.Store.UpdateGroup(ctx, g.ID, func(x *state.Group) error {
+		x.Picked, x.PickedBy, x.PickedAt = out.Task, out.By, d.Now()
+		return nil
+	}); err != nil {
+		return out, err
+	}
+	endOthers(ctx, d, g, out, req.Drop)
+	return out, nil
+}
+
+// pickable refuses a group that is still at work or was picked.
+func pickable(g *state.Group, rows []Row) error {
+	if g.Picked != "" {
+		return fault.Usagef("group %s: %s was picked already (%s)", g.ID, g.Picked, g.PickedBy)
+	}
+	var running []string
+	for _, r := range rows {
+		if r.Error == "" && !Ended(&state.Task{Status: r.Status}) {
+			running = append(running, r.Task)
+		}
+	}
+	if len(running) > 0 || (g.Ended.IsZero() && g.Check != "") {
+		return fault.Usagef("group %s is still running (%s): pick once every candidate has ended (see 'runner compare %s')",
+			g.ID, strings.Join(running, ", "), g.ID)
+	}
+	return nil
+}
+
+// endOthers closes the other candidates' windows and, with drop, removes
+// their worktrees and branches; what fails is said, not fatal.
+func endOthers(ctx context.Context, d Deps, g *state.Group, out *Picked, drop bool) {
+	for _, id := range g.Tasks {
+		if id == out.Task {
+			continue
+		}
+		if err := d.Close(ctx, id); err != nil {
+			out.Errors = append(out.Errors, fmt.Sprintf("close %s: %v", id, err))
+		} else {
+			out.Closed = append(out.Closed, id)
+		}
+		if !drop {
+			continue
+		}
+		t, err := d.Task(ctx, id)
+		if err == nil {
+			err = d.Drop(ctx, t)
+		}
+		if err != nil {
+			out.Errors = append(out.Errors, fmt.Sprintf("drop %s: %v", id, err))
+		} else {
+			out.Dropped = append(out.Dropped, id)
+		}
+	}
+}

@@ -1,0 +1,192 @@
+package group
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/state"
+)
+
+// Ended reports whether candidate t has ended for its group: its task
+// ended, or it stopped on a question nobody answered.
+func Ended(t *state.Task) bool {
+	return t == nil || t.Status.IsTerminal() || t.Status == state.StatusNeedsInput
+}
+
+// Succeeded reports whether candidate t of g did the task: done, and its
+// check (if g has one) passed.
+func Succeeded(g *state.Group, t *state.Task) bool {
+	return t != nil && t.Status == state.StatusDone && (g.Check == "" || t.Check.Passed())
+}
+
+// Outcome counts g's candidates that succeeded, of all of them.
+func Outcome(g *state.Group, tasks map[string]*state.Task) (succeeded, total int) {
+	for _, id := range g.Tasks {
+		if Succeeded(g, tasks[id]) {
+			succeeded++
+		}
+	}
+	return succeeded, len(g.Tasks)
+}
+
+// Supervise sees group id through: it waits for each candidate's turn to
+// end, runs the group's check in its worktree (and sends a failed check
+// back to the agent while retries are left), and once every candidate has
+// ended holds the vote (if asked) and records the group's end. It returns
+// the group as it ended, and its candidates' records.
+func Supervise(ctx context.Context, d Deps, id string) (*state.Group, map[string]*state.Task, error) {
+	if err := d.Store.UpdateGroup(ctx, id, func(g *state.Group) error {
+		g.SupervisorPID = os.Getpid()
+		return nil
+	}); err != nil {
+		return nil, nil, err
+	}
+	changes, err := d.Store.Watch(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	tick := time.NewTicker(2 * time.Second)
+	defer tick.Stop()
+	for {
+		g, tasks, ended, err := step(ctx, d, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ended {
+			return finish(ctx, d, g, tasks)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		case <-changes:
+		case <-tick.C:
+		}
+	}
+}
+
+// step looks at every candidate once: it checks those whose turn ended
+// done since their last check, and says whether all have ended.
+func step(ctx context.Context, d Deps, id string) (*state.Group, map[string]*state.Task, bool, error) {
+	g, err := d.Store.FindGroup(ctx, id)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if _, err := d.Reconcile(ctx); err != nil {
+		return nil, nil, false, err
+	}
+	tasks := map[string]*state.Task{}
+	all := true
+	for _, tid := range g.Tasks {
+		t, err := d.Task(ctx, tid)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		tasks[tid] = t
+		if !Ended(t) {
+			all = false
+			continue
+		}
+		if g.Check != "" && t.Status == state.StatusDone && (t.Check == nil || t.Check.Ran.Before(t.Ended)) {
+			if retried := checkOne(ctx, d, g, t); retried {
+				all = false
+			}
+			if nt, err := d.Task(ctx, tid); err == nil {
+				tasks[tid] = nt
+			}
+		}
+	}
+	return g, tasks, all, nil
+}
+
+// checkOne runs g's check in candidate t's folder and records it; a check
+// that failed goes back to the agent as a follow-up turn while retries
+// are left (true: a turn was sent).
+func checkOne(ctx context.Context, d Deps, g *state.Group, t *state.Task) (retried bool) {
+	var wrap func([]string) ([]string, error)
+	if len(t.Sandbox) > 0 && d.WrapCheck != nil {
+		wrap = func(argv []string) ([]string, error) { return d.WrapCheck(t, argv) }
+	}
+	d.Say("group %s: task %s (%s): check: %s", g.ID, t.ID, t.Agent, g.Check)
+	res := RunCheck(ctx, t.Dir, g.Check, g.CheckTimeout, wrap)
+	res.Ran = d.Now()
+	runs := 1
+	if t.Check != nil {
+		runs = t.Check.Runs + 1
+	}
+	res.Runs = runs
+	if err := d.Store.UpdateTask(ctx, t.ID, func(x *state.Task) error {
+		x.Check = &res
+		return nil
+	}); err != nil {
+		d.Say("group %s: task %s: record its check: %v", g.ID, t.ID, err)
+		return false
+	}
+	d.Say("group %s: task %s: check %s", g.ID, t.ID, CheckSummary(&res))
+	if res.Passed() || runs > g.CheckRetry {
+		return false
+	}
+	text := fmt.Sprintf("The check `%s` failed in your folder (%s). Fix it; the end of its output:\n\n%s",
+		g.Check, CheckSummary(&res), textutil.ClipBytes(res.Tail, 3000))
+	if err := d.Send(ctx, t.ID, text); err != nil {
+		d.Say("group %s: task %s: send its failed check back (retry %d of %d): %v", g.ID, t.ID, runs, g.CheckRetry, err)
+		return false
+	}
+	d.Say("group %s: task %s: failed check sent back (retry %d of %d)", g.ID, t.ID, runs, g.CheckRetry)
+	return true
+}
+
+// CheckSummary is one line of a check's result: "passed (1.2s)", "failed:
+// exit 1 (3s)", "timed out (10m0s)".
+func CheckSummary(c *state.CheckResult) string {
+	if c == nil {
+		return "not run"
+	}
+	d := c.Duration.Round(100 * time.Millisecond).String()
+	switch {
+	case c.TimedOut:
+		return "timed out (" + d + ")"
+	case c.Exit == 0:
+		return "passed (" + d + ")"
+	case c.Exit < 0:
+		return "did not run: " + firstLine(c.Tail)
+	}
+	return fmt.Sprintf("failed: exit %d (%s)", c.Exit, d)
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return textutil.Headline(s, 100)
+}
+
+// finish holds the vote when asked and records the group's end.
+func finish(ctx context.Context, d Deps, g *state.Group, tasks map[string]*state.Task) (*state.Group, map[string]*state.Task, error) {
+	var ballot *state.VoteResult
+	if g.Vote && g.Ballot == nil {
+		b, err := Vote(ctx, d, g, tasks)
+		if err != nil {
+			d.Say("group %s: vote: %v", g.ID, err)
+		}
+		ballot = b
+	}
+	var out *state.Group
+	err := d.Store.UpdateGroup(ctx, g.ID, func(x *state.Group) error {
+		if ballot != nil {
+			x.Ballot = ballot
+		}
+		if x.Ended.IsZero() {
+			x.Ended = d.Now()
+		}
+		x.SupervisorPID = 0
+		c := *x
+		out = &c
+		return nil
+	})
+	return out, tasks, err
+}
