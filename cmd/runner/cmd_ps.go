@@ -14,6 +14,7 @@ import (
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/group"
 	"github.com/runner-cli/runner/runner/mailbox"
 	"github.com/runner-cli/runner/runner/overlap"
 	"github.com/runner-cli/runner/runner/tasks"
@@ -60,6 +61,9 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := markGroups(ctx, env.Store, list); err != nil {
+		return err
+	}
 	if opts.asJSON {
 		if list == nil {
 			list = []*state.Task{}
@@ -81,6 +85,11 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 		head += "HOST\t"
 	}
 	head += "AGENT\tSTATUS\tAGE\tLEVEL\tPARENT\t"
+	// A GROUP column when some task is a candidate of a group.
+	groups := slices.ContainsFunc(list, func(t *state.Task) bool { return t.Group != "" })
+	if groups {
+		head += "GROUP\t"
+	}
 	if branches {
 		head += "BRANCH\t"
 	}
@@ -98,6 +107,9 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 			proj = filepath.Base(t.Dir)
 		}
 		parent := textutil.OrDash(t.Parent)
+		if groups {
+			parent += "\t" + textutil.OrDash(t.Group)
+		}
 		if branches {
 			parent += "\t" + textutil.OrDash(t.Branch)
 		}
@@ -114,6 +126,27 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 			textutil.Age(now, t.Created), t.Level, parent, textutil.VisibleLine(textutil.Headline(t.Text, 50)))
 	}
 	return tw.Flush()
+}
+
+// markGroups sets the Group of the listed tasks that are candidates of a
+// group (the index lists tasks without it).
+func markGroups(ctx context.Context, store *state.Store, list []*state.Task) error {
+	gs, err := store.Groups(ctx)
+	if err != nil || len(gs) == 0 {
+		return err
+	}
+	of := map[string]string{}
+	for _, g := range gs {
+		for _, id := range g.Tasks {
+			of[id] = g.ID
+		}
+	}
+	for _, t := range list {
+		if g, ok := of[t.ID]; ok {
+			t.Group = g
+		}
+	}
+	return nil
 }
 
 // overlapCell names the tasks that changed some of t's files: "-", one id
@@ -198,6 +231,12 @@ func printTaskPlace(w io.Writer, t *state.Task) {
 	fmt.Fprintf(w, "project   %s  %s\n", proj, t.Dir)
 	fmt.Fprintf(w, "agent     %s\n", t.Agent)
 	fmt.Fprintf(w, "level     %d  parent %s  source %s\n", t.Level, textutil.OrDash(t.Parent), textutil.OrDash(t.Source))
+	if t.Group != "" {
+		fmt.Fprintf(w, "group     %s (runner compare %s)\n", t.Group, t.Group)
+	}
+	if t.Check != nil {
+		fmt.Fprintf(w, "check     %s: %s\n", t.Check.Command, group.CheckSummary(t.Check))
+	}
 	if len(t.After) > 0 {
 		fmt.Fprintf(w, "after     %s\n", strings.Join(t.After, ", "))
 	}
