@@ -44,6 +44,7 @@ const (
 	EventTurn    = "turn"    // a task's turn ended (Answer: its first line)
 	EventMessage = "message" // a message was posted or moved on (Message, From, To, Status)
 	EventOverlap = "overlap" // a task's files met another's, or no longer do (With, Files)
+	EventCheck   = "check"   // a group's check ran in a candidate's worktree (Status passed or failed, Reason)
 )
 
 // StreamEvent is one line of the event stream.
@@ -54,8 +55,10 @@ type StreamEvent struct {
 	Type    string    `json:"type"`
 	Task    string    `json:"task,omitempty"`
 	Project string    `json:"project,omitempty"`
-	Status  string    `json:"status,omitempty"`
-	Reason  string    `json:"reason,omitempty"`
+	// Group is the group the task is a candidate of (dispatch --agents).
+	Group  string `json:"group,omitempty"`
+	Status string `json:"status,omitempty"`
+	Reason string `json:"reason,omitempty"`
 	// Answer is the first line of a turn's answer (or its summary), and
 	// Spend what the turn used (absent in turns from before spend was
 	// kept).
@@ -112,12 +115,21 @@ func taskEvents(old, t *Task) []StreamEvent {
 	var oldHist []StatusChange
 	var oldTurns []Turn
 	var oldOver []Overlap
+	var oldCheck *CheckResult
 	if old != nil {
-		oldHist, oldTurns, oldOver = old.History, old.Turns, old.Overlaps
+		oldHist, oldTurns, oldOver, oldCheck = old.History, old.Turns, old.Overlaps, old.Check
+	}
+	if c := t.Check; c != nil && !sameCheck(c, oldCheck) {
+		st := "failed"
+		if c.Passed() {
+			st = "passed"
+		}
+		out = append(out, StreamEvent{Time: c.Ran, Type: EventCheck, Task: t.ID, Project: t.Project, Group: t.Group, Status: st,
+			Reason: fmt.Sprintf("%s: exit %d", c.Command, c.Exit)})
 	}
 	if len(t.History) > len(oldHist) {
 		for _, h := range t.History[len(oldHist):] {
-			out = append(out, StreamEvent{Time: h.Time, Type: EventStatus, Task: t.ID, Project: t.Project, Status: string(h.Status), Reason: h.Reason})
+			out = append(out, StreamEvent{Time: h.Time, Type: EventStatus, Task: t.ID, Project: t.Project, Group: t.Group, Status: string(h.Status), Reason: h.Reason})
 		}
 	}
 	var since time.Time
@@ -132,7 +144,7 @@ func taskEvents(old, t *Task) []StreamEvent {
 		if line == "" {
 			line = tr.Summary
 		}
-		ev := StreamEvent{Time: tr.Time, Type: EventTurn, Task: t.ID, Project: t.Project, Answer: line}
+		ev := StreamEvent{Time: tr.Time, Type: EventTurn, Task: t.ID, Project: t.Project, Group: t.Group, Answer: line}
 		if !tr.Spend.IsZero() {
 			sp := tr.Spend
 			ev.Spend = &sp

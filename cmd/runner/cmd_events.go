@@ -37,8 +37,8 @@ written (it wakes on the write, it does not poll) until interrupted (exit
 130, as any interrupted command).
 
 With --json each line is a JSON object (schema version "v": 1):
-  {"cursor", "v", "time", "type": "status"|"turn"|"message"|"overlap",
-   "task", "project", "status", "reason", "answer", "message", "from", "to",
+  {"cursor", "v", "time", "type": "status"|"turn"|"message"|"overlap"|"check",
+   "task", "project", "group", "status", "reason", "answer", "message", "from", "to",
    "with", "files"}
 Exit codes: 0; 2 bad flags (an unknown task, a cursor that is no number).`,
 		Example: `  runner events --since 1h
@@ -132,6 +132,8 @@ func (a *app) printEvent(ev state.StreamEvent, asJSON bool) {
 		if ev.Reason != "" {
 			what += ": " + ev.Reason
 		}
+	case state.EventCheck:
+		what = "check " + ev.Status + ": " + ev.Reason
 	case state.EventOverlap:
 		if len(ev.Files) == 0 {
 			what = "no longer overlaps " + ev.With
