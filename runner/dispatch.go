@@ -10,6 +10,7 @@ import (
 
 	"github.com/runner-cli/runner/runner/budget"
 	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/settings"
@@ -23,15 +24,18 @@ import (
 type DispatchRequest struct {
 	Project string // a registered name or a path
 	// Host is the registered host a path Project is on (dispatch --host).
-	Host            string
-	Text            string
-	Agent           string
-	Model           string
-	AgentArgs       []string
-	PermissionsAuto bool
-	RequireSnapshot bool
-	Exclusive       bool
-	Worktree        bool // a git worktree of its own (settings.Start.Worktree)
+	Host      string
+	Text      string
+	Agent     string
+	Model     string
+	AgentArgs []string
+	// Permissions is --permissions (profile.PermissionsModes); "" takes
+	// PermissionsDefault (the config's permissions), else runner's
+	// default (see permissionsMode).
+	Permissions, PermissionsDefault string
+	RequireSnapshot                 bool
+	Exclusive                       bool
+	Worktree                        bool // a git worktree of its own (settings.Start.Worktree)
 	// WorktreeSet says Worktree was given (dispatch --worktree[=false]);
 	// else the Policy's Isolation decides.
 	WorktreeSet bool
@@ -90,7 +94,7 @@ var (
 // for its dependencies (see startQueued), in this process or in the
 // detached supervisor.
 func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, error) {
-	prof, argv, err := prepareAgent(env, req)
+	prof, argv, mode, err := prepareAgent(env, req)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +109,14 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	if argv, err = siteArgv(ctx, env, prof, plan, argv); err != nil {
 		return nil, err
 	}
+	var askEnv []string
+	if mode == profile.PermissionsAsk {
+		if argv, askEnv, err = askMode(ctx, env, prof, plan, argv, len(req.AgentArgs)); err != nil {
+			return nil, err
+		}
+	}
 	spec := req.startSpec(argv, plan)
+	spec.Env = askEnv
 	req.Settings.Start = spec
 	var lock *state.ProjectLock
 	handedOff := false // the lock went to a detached supervisor

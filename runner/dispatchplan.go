@@ -181,26 +181,32 @@ func (req *DispatchRequest) policy(project string) config.Policy {
 }
 
 // prepareAgent checks a dispatch's text, agent and options before anything
-// is recorded, and returns the agent's profile and command line.
-func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, error) {
+// is recorded, and returns the agent's profile, its command line (without
+// the asking mode, which needs the site: see askMode) and the
+// --permissions mode it runs in.
+func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, string, error) {
 	if strings.TrimSpace(req.Text) == "" {
-		return nil, nil, fault.Usagef("the task is empty: give TASK, or --file F / --file - with the text")
+		return nil, nil, "", fault.Usagef("the task is empty: give TASK, or --file F / --file - with the text")
 	}
 	prof, err := profile.FindProfile(env.Profiles, req.Agent)
 	if err != nil {
-		return nil, nil, fault.Usagef("%v", err)
+		return nil, nil, "", fault.Usagef("%v", err)
 	}
 	if err := prof.CheckTaskSize(req.Text); err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	argv, err := prof.Argv(profile.LaunchOptions{Model: req.Model, PermissionsAuto: req.PermissionsAuto, ExtraArgs: req.AgentArgs})
+	mode, err := permissionsMode(prof, req.Permissions, req.PermissionsDefault)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
+	}
+	argv, err := prof.Argv(profile.LaunchOptions{Model: req.Model, Permissions: mode, ExtraArgs: req.AgentArgs})
+	if err != nil {
+		return nil, nil, "", err
 	}
 	if _, err := config.CompileApproveRules("--approve-rule", req.Settings.ApproveRules); err != nil {
-		return nil, nil, fault.Usagef("%v", err)
+		return nil, nil, "", fault.Usagef("%v", err)
 	}
-	return prof, argv, nil
+	return prof, argv, mode, nil
 }
 
 // confineDispatch holds a dispatch asked through a sandboxed task's door to that

@@ -269,7 +269,7 @@ func launchPane(ctx context.Context, env *Env, t *state.Task, prof *profile.Prof
 		return nil, err
 	}
 	argv := append([]string(nil), spec.Argv...)
-	penv := s.paneEnv(t, prof)
+	penv := append(s.paneEnv(t, prof), spec.Env...)
 	args, hookEnv, err := s.hook(ctx, t, prof, penv, spec.UseHook && prof.Hook != nil)
 	if err != nil {
 		return nil, err

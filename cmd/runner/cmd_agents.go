@@ -30,7 +30,10 @@ override them, and the agents your files add), whether each CLI is in PATH, wher
 version (each '<cli> --version' is bounded by a few seconds; --no-version skips it),
 and whether the CLI has a turn-end hook (HOOK): with one, a turn ends the moment
 the agent says so and the answer comes from the hook's payload; without, both
-come from the screen ('runner agents --json' says which event for each).`,
+come from the screen ('runner agents --json' says which event for each).
+'runner agents --json' also says, in "ask", what --permissions ask (runner's
+default) passes each CLI for the version installed: its asking mode and what
+asks there, or that it has none.`,
 		Example: `  runner agents
   runner agents --json --no-version`,
 		Args: args(cobra.NoArgs),
@@ -94,6 +97,10 @@ func (a *app) newAgentsShowCmd() *cobra.Command {
 		Long: `Print the agent profile NAME as runner uses it (the built-in one as your agent
 file and config override it) as JSON: its keys are those an agent file
 (<config dir>/agents/NAME.toml) or the config's "profiles" can set.
+"permissions_ask" is the CLI's asking mode by version range (dispatch
+--permissions ask, runner's default), each range with a "doc" of what asks
+in it and what the CLI's own default does there; "permissions_auto_args"
+and "permissions_auto_doc" are --permissions auto's.
 
 --toml prints the built-in agent file of NAME instead, comments and all: the
 file an agents/NAME.toml of yours overrides, key by key.`,

@@ -13,6 +13,7 @@ import (
 	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/messaging"
+	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/settings"
 
 	"github.com/runner-cli/runner/runner"
@@ -98,7 +99,7 @@ func addDispatchFlags(fl *pflag.FlagSet, f *dispatchOptions) {
 	fl.StringVarP(&f.agent, "agent", "a", "", "agent profile (default: the config's default_agent; see 'runner agents')")
 	fl.StringVarP(&f.model, "model", "m", "", "model for the agent (aliases from the config, e.g. sonnet)")
 	fl.StringArrayVar(&f.agentArgs, "agent-arg", nil, "extra argument passed to the agent as is (repeatable)")
-	fl.StringVar(&f.permissions, "permissions", "default", "auto: start the agent in its own auto-approval mode (see 'runner agents show NAME')")
+	fl.StringVar(&f.permissions, "permissions", "", "ask: the agent's asking mode for its installed version (every tool call but a read asks: --approve-rule decides, else needs_input); auto: its own auto-approval mode; default: whatever its own default is (default: the config's permissions, else ask, or the CLI's own default for a CLI that never asks; see 'runner agents show NAME')")
 	fl.StringArrayVar(&f.approve, "approve-rule", nil, "answer yes to an approval dialog whose text matches this regex; stop on any other (repeatable)")
 	fl.BoolVar(&f.yesTrust, "yes-trust", false, "accept the agent's folder-trust dialog if the profile knows it")
 	fl.StringVarP(&f.file, "file", "f", "", "read the task from file F ('-' for standard input)")
@@ -217,8 +218,10 @@ func (a *app) readDispatchInput(f dispatchOptions) (dispatchInput, error) {
 		}
 		return in, err
 	}
-	if f.permissions != "default" && f.permissions != "auto" {
-		return in, fault.Usagef("--permissions must be auto or default")
+	if f.permissions != "" {
+		if err := profile.CheckPermissions("--permissions", f.permissions); err != nil {
+			return in, err
+		}
 	}
 	if f.source != "user" && f.source != "cron" {
 		return in, fault.Usagef("--source must be user or cron")
@@ -297,7 +300,7 @@ func setSpendLimits(set *settings.Run, f dispatchOptions, cfg *config.Config) er
 // and the run settings.
 func dispatchRequest(f dispatchOptions, cfg *config.Config, in dispatchInput, set settings.Run) runner.DispatchRequest {
 	return runner.DispatchRequest{Project: f.args[0], Text: in.text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
-		AgentArgs: f.agentArgs, PermissionsAuto: f.permissions == "auto", RequireSnapshot: f.requireSnap,
+		AgentArgs: f.agentArgs, Permissions: f.permissions, PermissionsDefault: cfg.Permissions, RequireSnapshot: f.requireSnap,
 		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: f.worktree, WorktreeSet: f.worktreeSet, From: f.from,
 		Policy: cfg.PolicyFor, Sandbox: f.sandbox, SandboxSet: f.sandboxSet, SandboxPaths: cfg.SandboxPaths, Source: f.source, Size: in.size, UseHook: !f.noHook, Settings: set,
 		MaxLevel: cfg.MaxLevel, After: f.after, Host: f.host, SandboxHome: cmp.Or(f.sandboxHome, cfg.SandboxHome)}

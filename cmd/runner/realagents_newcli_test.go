@@ -35,8 +35,11 @@ func TestRealAgentsNewCLIs(t *testing.T) {
 				}
 			})
 			write.Path = filepath.Join(r.project, "hello.txt")
-			out, errOut, code := r.run("dispatch", r.project, "--agent", cli, "--yes-trust", "--approve-rule", `create .*hello\.txt`, "--timeout", "3m", "--ready-timeout", "90s",
-				"please do the NEWCLI-WRITE task now")
+			args := []string{"dispatch", r.project, "--agent", cli, "--yes-trust", "--approve-rule", `create .*hello\.txt`, "--timeout", "3m", "--ready-timeout", "90s"}
+			if cli == "copilot" {
+				args = append(args, "--permissions", "ask") // pi has no asking mode: runner's default runs it in its own
+			}
+			out, errOut, code := r.run(append(args, "please do the NEWCLI-WRITE task now")...)
 			t.Logf("%s dispatch: exit %d\nstdout:\n%s\nstderr:\n%s", cli, code, out, errOut)
 			id := r.latestTask()
 			task := r.status(id)

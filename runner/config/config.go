@@ -118,6 +118,11 @@ type Config struct {
 	// task, dropped with it: a hook planted there never reaches the CLI
 	// you run). dispatch --sandbox-home overrides it.
 	SandboxHome string `json:"sandbox_home,omitempty"`
+	// Permissions is dispatch's --permissions when the flag is not given:
+	// "ask", "auto" or "default" (profile.PermissionsModes); empty:
+	// runner's default (profile.DefaultPermissions: ask, or the CLI's own
+	// default for a CLI without an asking mode).
+	Permissions string `json:"permissions,omitempty"`
 	// WorktreeSetup maps a project name (or "*") to how a task's new
 	// worktree is made ready before its agent starts.
 	WorktreeSetup map[string]*WorktreeSetup `json:"worktree_setup,omitempty"`
@@ -330,6 +335,11 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 	for p, n := range c.MaxTurns {
 		if n < 0 {
 			return fmt.Errorf("max_turns.%s: %d is not a count of turns (0: no budget)", p, n)
+		}
+	}
+	if c.Permissions != "" {
+		if err := profile.CheckPermissions("permissions", c.Permissions); err != nil {
+			return err
 		}
 	}
 	if c.OnLimit != "" && c.OnLimit != "wait" && c.OnLimit != "fail" {

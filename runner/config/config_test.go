@@ -85,6 +85,7 @@ func TestParseConfig(t *testing.T) {
 		{name: "null", json: `{"default_agent": null}`, wantErr: `default_agent: null is not a value here`},
 		{name: "bad regex in approve_rules", json: `{"approve_rules": ["ok", "Create (.*"]}`, wantErr: `approve_rules[1]: bad regular expression "Create (.*": error parsing regexp: missing closing )`},
 		{name: "empty approve rule", json: `{"approve_rules": [""]}`, wantErr: `approve_rules[0]: empty rule`},
+		{name: "bad permissions", json: `{"permissions": "maybe"}`, wantErr: `permissions must be ask, auto or default, not "maybe"`},
 		{name: "unknown default agent", json: `{"default_agent": "clod"}`, wantErr: `default_agent: unknown agent "clod" (known: claude, codex,`},
 		{name: "low max_hops", json: `{"max_hops": 0}`, wantErr: `max_hops: 0: must be at least 1`},
 		{name: "bad max_chars", json: `{"awareness": {"max_chars": 0}}`, wantErr: `awareness.max_chars: 0: must be more than 0`},

@@ -33,6 +33,30 @@ type AgentStatus struct {
 	// Hook says how the end of a turn is known: the profile's turn-end hook
 	// (and its answer), or "none" (the screen only).
 	Hook string `json:"hook"`
+	// Ask is what --permissions ask (runner's default) passes this CLI:
+	// its asking mode for the installed version (see AskSummary).
+	Ask string `json:"ask"`
+}
+
+// AskSummary is what `runner agents` says of --permissions ask for a
+// profile's CLI at version ("" when not read): the arguments and variables
+// of its asking mode and what asks there, or why there is none.
+func AskSummary(p *profile.Profile, version string) string {
+	if len(p.PermissionsAsk) == 0 {
+		return "none: runner's default runs it in its own default mode; --permissions ask exits 2"
+	}
+	if version == "" && p.AskNeedsVersion() {
+		return "by version (version not read): see 'runner agents show " + p.Name + "'"
+	}
+	m, err := p.AskModeFor(version)
+	if err != nil {
+		return "none for this version: " + err.Error()
+	}
+	how := strings.Join(append(append([]string(nil), m.Args...), m.EnvList()...), " ")
+	if how == "" {
+		how = "nothing passed"
+	}
+	return how + ": " + m.Doc
 }
 
 // HookSummary is what `runner agents` says of a profile's turn-end hook.
@@ -56,7 +80,7 @@ func CheckAgents(ctx context.Context, ps []*profile.Profile, self string, withVe
 	out := make([]AgentStatus, len(ps))
 	var wg sync.WaitGroup
 	for i, p := range ps {
-		st := AgentStatus{Name: p.Name, Description: p.Description, Command: p.Command, Binary: p.BinaryName(), Hook: HookSummary(p)}
+		st := AgentStatus{Name: p.Name, Description: p.Description, Command: p.Command, Binary: p.BinaryName(), Hook: HookSummary(p), Ask: AskSummary(p, "")}
 		if st.Binary == SelfBinary && self != "" {
 			st.Installed, st.Path = true, self
 			out[i] = st
@@ -75,19 +99,22 @@ func CheckAgents(ctx context.Context, ps []*profile.Profile, self string, withVe
 		wg.Add(1)
 		go func(i int, args []string) {
 			defer wg.Done()
-			v, err := readVersion(ctx, path, args)
+			v, err := ReadVersion(ctx, path, args)
 			if err != nil {
 				out[i].VersionError = err.Error()
 				return
 			}
-			out[i].Version = v
+			out[i].Version, out[i].Ask = v, AskSummary(p, v)
 		}(i, p.VersionArgs)
 	}
 	wg.Wait()
 	return out
 }
 
-func readVersion(ctx context.Context, path string, args []string) (string, error) {
+// ReadVersion runs the CLI at path with args (its profile's VersionArgs),
+// bounded by VersionTimeout, and returns the version it prints (see
+// ParseVersion); the error names the command and its stderr.
+func ReadVersion(ctx context.Context, path string, args []string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, VersionTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, args...)
@@ -105,9 +132,15 @@ func readVersion(ctx context.Context, path string, args []string) (string, error
 		}
 		return "", errors.New(path + " " + strings.Join(args, " ") + ": " + err.Error())
 	}
-	text := stdout.String() + stderr.String()
+	return ParseVersion(stdout.String() + stderr.String()), nil
+}
+
+// ParseVersion is the version in a CLI's --version output: its first
+// dotted number ("2.1.332" of "2.1.332 (Claude Code)"), else its first
+// line.
+func ParseVersion(text string) string {
 	if v := versionRE.FindString(text); v != "" {
-		return v, nil
+		return v
 	}
-	return textutil.FirstLine(strings.TrimSpace(text)), nil
+	return textutil.FirstLine(strings.TrimSpace(text))
 }

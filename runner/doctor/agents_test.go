@@ -44,3 +44,24 @@ func TestCheckAgents(t *testing.T) {
 		t.Errorf("version read though not asked: %+v", g)
 	}
 }
+
+// TestAskSummary: `runner agents` says what --permissions ask passes each
+// CLI for its installed version.
+func TestAskSummary(t *testing.T) {
+	for _, tc := range []struct{ agent, version, want string }{
+		{"claude", "2.1.197", "--permission-mode default: default: every file edit"},
+		{"claude", "2.1.332", "--permission-mode manual: manual: every file edit"},
+		{"claude", "", "by version (version not read): see 'runner agents show claude'"},
+		{"opencode", "1.18.33", `OPENCODE_PERMISSION={"edit":"ask"`},
+		{"copilot", "1.0.102", "nothing passed: its own default"},
+		{"pi", "0.73.1", "none: runner's default runs it in its own default mode; --permissions ask exits 2"},
+	} {
+		p, err := profile.BuiltinProfile(tc.agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AskSummary(p, tc.version); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s %q: %q, want it to start with %q", tc.agent, tc.version, got, tc.want)
+		}
+	}
+}

@@ -189,7 +189,7 @@ type nodeAnswer struct {
 func newNodeVersions(run func(ctx context.Context, node string) (string, error)) *nodeVersions {
 	if run == nil {
 		run = func(ctx context.Context, node string) (string, error) {
-			return readVersion(ctx, node, []string{"--version"})
+			return ReadVersion(ctx, node, []string{"--version"})
 		}
 	}
 	return &nodeVersions{run: run, seen: map[string]nodeAnswer{}}

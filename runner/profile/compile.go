@@ -100,6 +100,9 @@ func (p *Profile) check() error {
 	if err := p.checkHeadless(); err != nil {
 		return err
 	}
+	if err := p.checkPermissionsAsk(); err != nil {
+		return err
+	}
 	if p.Hook != nil && p.Hook.Kind != HookKindSettingsFile && p.Hook.Kind != HookKindFlag {
 		return keyErrorf(p.Name, "hook.kind", "unknown kind %q (known: %q, %q)", p.Hook.Kind, HookKindSettingsFile, HookKindFlag)
 	}

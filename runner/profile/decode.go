@@ -217,7 +217,7 @@ func typeWord(t reflect.Type) string {
 // profileFields are jsonFields of the profile's struct types, made once.
 var profileFields = sync.OnceValue(func() map[reflect.Type]map[string]int {
 	out := map[reflect.Type]map[string]int{}
-	for _, t := range []reflect.Type{reflect.TypeFor[Profile](), reflect.TypeFor[Hook](), reflect.TypeFor[TrustDialog](), reflect.TypeFor[LeaveView]()} {
+	for _, t := range []reflect.Type{reflect.TypeFor[Profile](), reflect.TypeFor[Hook](), reflect.TypeFor[TrustDialog](), reflect.TypeFor[LeaveView](), reflect.TypeFor[AskMode]()} {
 		out[t] = fieldsByJSONName(t)
 	}
 	return out

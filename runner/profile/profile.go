@@ -37,6 +37,12 @@ type Profile struct {
 	PermissionsAutoArgs []string `json:"permissions_auto_args,omitempty"`
 	// PermissionsAutoDoc says what PermissionsAutoArgs allow the agent to do.
 	PermissionsAutoDoc string `json:"permissions_auto_doc,omitempty"`
+	// PermissionsAsk is the CLI's asking mode by version range, for
+	// --permissions ask (see AskModeFor): the first entry whose range
+	// holds the installed version applies. Empty: the CLI has no asking
+	// mode (--permissions ask is refused; runner's default falls back to
+	// the CLI's own).
+	PermissionsAsk []AskMode `json:"permissions_ask,omitempty"`
 	// Headless is the argv template of the agent's one-shot mode without a
 	// TUI, used by `runner ask` for shadow answers: the prompt replaces
 	// every PromptPlaceholder (one argv element, never a shell). It should
@@ -420,9 +426,13 @@ func (p *Profile) BinaryName() string {
 
 // LaunchOptions are the per-dispatch choices that shape the launch argv.
 type LaunchOptions struct {
-	Model           string   // --model, already resolved from aliases
-	PermissionsAuto bool     // --permissions auto
-	ExtraArgs       []string // --agent-arg, passed through as argv
+	Model string // --model, already resolved from aliases
+	// Permissions is --permissions: PermissionsAuto adds
+	// PermissionsAutoArgs, PermissionsAsk Ask's Args; anything else adds
+	// nothing.
+	Permissions string
+	Ask         AskMode  // the asking mode (AskModeFor), for PermissionsAsk
+	ExtraArgs   []string // --agent-arg, passed through as argv, last
 }
 
 // Argv builds the launch argv for opts. It fails when a model is asked of a
@@ -435,11 +445,14 @@ func (p *Profile) Argv(opts LaunchOptions) ([]string, error) {
 		}
 		argv = append(argv, p.ModelFlag, opts.Model)
 	}
-	if opts.PermissionsAuto {
+	switch opts.Permissions {
+	case PermissionsAuto:
 		if len(p.PermissionsAutoArgs) == 0 && len(p.Env) == 0 {
 			return nil, fault.Usagef("agent %q has no auto-approval mode: --permissions auto is not available (set \"permissions_auto_args\" in the profile)", p.Name)
 		}
 		argv = append(argv, p.PermissionsAutoArgs...)
+	case PermissionsAsk:
+		argv = append(argv, opts.Ask.Args...)
 	}
 	return append(argv, opts.ExtraArgs...), nil
 }

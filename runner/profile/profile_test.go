@@ -56,7 +56,7 @@ func TestBuiltins(t *testing.T) {
 
 func TestArgv(t *testing.T) {
 	claude, _ := BuiltinProfile("claude")
-	got, err := claude.Argv(LaunchOptions{Model: "claude-sonnet-4-5", PermissionsAuto: true, ExtraArgs: []string{"--verbose", "; rm -rf /"}})
+	got, err := claude.Argv(LaunchOptions{Model: "claude-sonnet-4-5", Permissions: PermissionsAuto, ExtraArgs: []string{"--verbose", "; rm -rf /"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestArgv(t *testing.T) {
 	if _, err := sim.Argv(LaunchOptions{Model: "x"}); !errors.Is(err, fault.ErrUsage) {
 		t.Errorf("model on a profile without a model flag: %v, want a usage error", err)
 	}
-	if _, err := sim.Argv(LaunchOptions{PermissionsAuto: true}); !errors.Is(err, fault.ErrUsage) {
+	if _, err := sim.Argv(LaunchOptions{Permissions: PermissionsAuto}); !errors.Is(err, fault.ErrUsage) {
 		t.Errorf("auto permissions on a profile without the flag: %v, want a usage error", err)
 	}
 	got, _ = sim.Argv(LaunchOptions{})

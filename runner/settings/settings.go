@@ -99,7 +99,10 @@ func Of(t *state.Task) (Run, error) {
 // kept with the task's settings, so the process that waited for a queued
 // task's dependencies can start it.
 type Start struct {
-	Argv            []string     `json:"argv"` // argv[0] absolute
+	Argv []string `json:"argv"` // argv[0] absolute
+	// Env are KEY=VALUE variables the agent's pane gets besides its
+	// profile's (the asking mode's of --permissions ask).
+	Env             []string     `json:"env,omitempty"`
 	Size            tmuxctl.Size `json:"size"`
 	UseHook         bool         `json:"use_hook,omitempty"`
 	RequireSnapshot bool         `json:"require_snapshot,omitempty"`
