@@ -212,7 +212,7 @@ gc' (or removed now with --drop). Give TASK, or let --by choose:
 Ties left go to the candidate given first. A group still running, or picked already,
 is bad input (exit 2); no candidate to pick exits 1.`,
 		Example: `  runner pick g_abc123 --by check --squash`,
-		Args: args(cobra.RangeArgs(1, 2)),
+		Args:    args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			req := group.PickRequest{Group: argv[0], By: by, Drop: drop,
 				Merge: worktree.MergeRequest{Into: into, Squash: squash, Message: message}}

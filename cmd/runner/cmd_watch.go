@@ -33,7 +33,8 @@ polls tmux per task.
 
 Keys: ↑/↓ or j/k select, enter attaches (inside runner's tmux server: switch
 to the pane; otherwise tmux attach here, back to watch when you detach), s
-send a follow-up, m message, c cancel, K kill, d diff, l logs, p pane, n new
+send a follow-up, m message, c cancel, K kill, d diff, l logs, p pane, e a group's
+candidates (dispatch --agents: one row until expanded), n new
 dispatch, / filter, r reconcile now, ? help, q quit. Each action runs the same
 runner command you would type; its error shows on the bottom line.
 

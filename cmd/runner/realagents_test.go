@@ -425,18 +425,57 @@ func newRealHarness(t *testing.T, cli, home, project string, turns []mockapi.Tur
 // the user's for the CLI (in runner's environment and the profile's env,
 // as a user's config would have them).
 func newRealHarnessEnv(t *testing.T, cli, home, project string, turns []mockapi.Turn, extra []string, trusted ...string) *realHarness {
-	h := &realHarness{home: home, project: project}
-	srv := mockapi.Start(turns, mockapi.Options{Log: &h.mlog})
-	t.Cleanup(srv.Close)
+	return newRealHarnessCLIs(t, []cliTurns{{cli, turns}}, home, project, extra, trusted...)
+}
 
-	// No project given: the folder is one the CLI has never trusted.
-	agentEnv, files, err := mockapi.AgentEnv(cli, srv.URL(), home, trusted...)
-	if err != nil {
-		t.Fatal(err)
+// cliTurns is one CLI of a harness and what its mock answers.
+type cliTurns struct {
+	cli   string
+	turns []mockapi.Turn
+}
+
+// newRealHarnessCLIs is a harness for several CLIs at once (a group's
+// candidates), each with a mock model API of its own; the harness's srv
+// and prof are the first's.
+func newRealHarnessCLIs(t *testing.T, clis []cliTurns, home, project string, extra []string, trusted ...string) *realHarness {
+	h := &realHarness{home: home, project: project}
+	var agentEnv []string
+	profiles := map[string]any{}
+	for i, c := range clis {
+		srv := mockapi.Start(c.turns, mockapi.Options{Log: &h.mlog})
+		t.Cleanup(srv.Close)
+		// No project given: the folder is one the CLI has never trusted.
+		cenv, files, err := mockapi.AgentEnv(c.cli, srv.URL(), home, trusted...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := mockapi.WriteFiles(files); err != nil {
+			t.Fatal(err)
+		}
+		// The profile's env carries the CLI's variables (and keeps the
+		// built-in ones): dispatch passes only PATH, HOME, USER and the
+		// locale from its own environment to a pane.
+		prof, err := profile.BuiltinProfile(c.cli)
+		if err != nil {
+			t.Fatal(err)
+		}
+		penv := map[string]string{}
+		for k, v := range prof.Env {
+			penv[k] = v
+		}
+		for _, kv := range append(append([]string(nil), cenv...), extra...) {
+			k, v, _ := strings.Cut(kv, "=")
+			if k != "HOME" {
+				penv[k] = v
+			}
+		}
+		profiles[c.cli] = map[string]any{"env": penv}
+		agentEnv = append(agentEnv, cenv...)
+		if i == 0 {
+			h.srv, h.prof = srv, prof
+		}
 	}
-	if err := mockapi.WriteFiles(files); err != nil {
-		t.Fatal(err)
-	}
+	agentEnv = append(agentEnv, extra...)
 	sockDir, err := os.MkdirTemp("/tmp", "rra")
 	if err != nil {
 		t.Fatal(err)
@@ -445,25 +484,7 @@ func newRealHarnessEnv(t *testing.T, cli, home, project string, turns []mockapi.
 	runnerDir := runnerOutsideTmp(t)
 	path := runnerDir + string(os.PathListSeparator) + os.Getenv("PATH")
 
-	// The profile's env carries the CLI's variables (and keeps the
-	// built-in ones): dispatch passes only PATH, HOME, USER and the
-	// locale from its own environment to a pane.
-	prof, err := profile.BuiltinProfile(cli)
-	if err != nil {
-		t.Fatal(err)
-	}
-	penv := map[string]string{}
-	for k, v := range prof.Env {
-		penv[k] = v
-	}
-	agentEnv = append(agentEnv, extra...)
-	for _, kv := range agentEnv {
-		k, v, _ := strings.Cut(kv, "=")
-		if k != "HOME" {
-			penv[k] = v
-		}
-	}
-	cfg, _ := json.Marshal(map[string]any{"profiles": map[string]any{cli: map[string]any{"env": penv}}})
+	cfg, _ := json.Marshal(map[string]any{"profiles": profiles})
 	cfgFile := filepath.Join(home, "runner-config.json")
 	if err := os.WriteFile(cfgFile, cfg, 0o600); err != nil {
 		t.Fatal(err)
@@ -550,7 +571,7 @@ func newRealHarnessEnv(t *testing.T, cli, home, project string, turns []mockapi.
 		return f[0]
 	}
 
-	h.srv, h.getenv, h.tc0, h.prof, h.run, h.status, h.taskID = srv, getenv, tc0, prof, run, status, taskID
+	h.getenv, h.tc0, h.run, h.status, h.taskID = getenv, tc0, run, status, taskID
 	return h
 }
 

@@ -34,6 +34,9 @@ type Turn struct {
 	Match string
 	// Text is the answer (or the final answer after a tool result).
 	Text string
+	// Reply, if set, makes Text from the latest user prompt (an answer
+	// that names what the prompt names, such as a vote for a candidate).
+	Reply func(prompt string) string
 	// Write, if set, makes the first answer a tool call that writes a file.
 	Write *FileWrite
 	// Shell, if set (and Write is not), makes the first answer a tool call
@@ -371,6 +374,9 @@ func pick(r *reply, candidates []toolMap, offered []string, t Turn) bool {
 func (s *Server) match(prompt string) (Turn, bool) {
 	for _, t := range s.turns {
 		if t.Match == "" || strings.Contains(prompt, t.Match) {
+			if t.Reply != nil {
+				t.Text = t.Reply(prompt)
+			}
 			return t, true
 		}
 	}

@@ -532,3 +532,13 @@ func TestHomeOutsideTemp(t *testing.T) {
 		t.Fatalf("home %s left after the test", dir)
 	}
 }
+
+// TestReply: a turn's Reply makes its answer from the prompt.
+func TestReply(t *testing.T) {
+	s := Start([]Turn{{Match: "VOTE", Reply: func(p string) string { return "you said " + strings.Fields(p)[1] }}}, Options{})
+	defer s.Close()
+	_, body := post(t, s.URL()+"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"VOTE t_abc"}]}`)
+	if !strings.Contains(body, `"content":"you said t_abc"`) {
+		t.Errorf("a reply from the prompt: %s", body)
+	}
+}

@@ -51,12 +51,15 @@ func TestChoose(t *testing.T) {
 	}
 }
 
-func isNoCandidate(err error) bool { return err != nil && strings.Contains(err.Error(), ErrNoCandidate.Error()) }
+func isNoCandidate(err error) bool {
+	return err != nil && strings.Contains(err.Error(), ErrNoCandidate.Error())
+}
 
 // TestTally: ballots read from the shadows' answers (a vote for itself or
 // for no candidate is no vote), a winner, a tie, nobody.
 func TestTally(t *testing.T) {
-	g := &state.Group{Tasks: []string{"t_a", "t_b", "t_c"}}
+	g := &state.Group{Tasks: []string{"t_a", "t_b", "t_c", "t_x"}}
+	tasks := map[string]*state.Task{"t_a": {Status: state.StatusDone}, "t_b": {Status: state.StatusDone}, "t_c": {Status: state.StatusDone}, "t_x": {Status: state.StatusFailed}}
 	ans := func(task, text string) ask.Answer { return ask.Answer{Task: task, Agent: "x", Answer: text} }
 	for _, tc := range []struct {
 		name    string
@@ -66,18 +69,18 @@ func TestTally(t *testing.T) {
 	}{
 		{"winner", []ask.Answer{ans("t_a", "VOTE: t_b\nREASON: tests"), ans("t_b", "**VOTE:** t_c"), ans("t_c", "vote: T_B")}, "t_b", 0},
 		{"tie", []ask.Answer{ans("t_a", "VOTE: t_b"), ans("t_b", "VOTE: t_a"), ans("t_c", "I like them all")}, "", 2},
-		{"self and stranger", []ask.Answer{ans("t_a", "VOTE: t_a"), ans("t_b", "VOTE: t_zzz"), {Task: "t_c", Error: "no headless mode"}}, "", 0},
+		{"self, stranger, failed", []ask.Answer{ans("t_a", "VOTE: t_a"), ans("t_b", "VOTE: t_zzz"), ans("t_c", "VOTE: t_x"), {Task: "t_c", Error: "no headless mode"}}, "", 0},
 	} {
 		res := &state.VoteResult{Tally: map[string]int{}}
 		for _, a := range tc.answers {
-			res.Ballots = append(res.Ballots, readBallot(g, a))
+			res.Ballots = append(res.Ballots, readBallot(g, tasks, a))
 		}
 		tally(res, g)
 		if res.Winner != tc.winner || len(res.Tie) != tc.tie || res.Note == "" {
 			t.Errorf("%s: %+v", tc.name, res)
 		}
 	}
-	b := readBallot(g, ans("t_a", "VOTE: t_b\nREASON:  it has tests  "))
+	b := readBallot(g, tasks, ans("t_a", "VOTE: t_b\nREASON:  it has tests  "))
 	if b.For != "t_b" || b.Reason != "it has tests" || b.Error != "" {
 		t.Errorf("ballot %+v", b)
 	}

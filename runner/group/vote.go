@@ -55,16 +55,23 @@ func Vote(ctx context.Context, d Deps, g *state.Group, tasks map[string]*state.T
 		return res, nil
 	}
 	prompts := map[string]string{}
+	var asked []string
 	for _, id := range voters {
+		if len(voters) < 2 {
+			res.Ballots = append(res.Ballots, state.Ballot{Voter: id, Agent: tasks[id].Agent, Error: "no other candidate ended done"})
+			continue
+		}
 		prompts[id] = ballotPrompt(ctx, d, g, tasks, id)
+		asked = append(asked, id)
 	}
+	voters = asked
 	var err error
 	if len(voters) > 0 {
 		var answers []ask.Answer
 		answers, err = d.Ask(ctx, ask.Request{Targets: voters, Question: "vote", Quiet: true, Timeout: VoteTimeout,
 			PromptFor: func(t *state.Task) string { return prompts[t.ID] }})
 		for _, a := range answers {
-			res.Ballots = append(res.Ballots, readBallot(g, a))
+			res.Ballots = append(res.Ballots, readBallot(g, tasks, a))
 		}
 	}
 	tally(res, g)
@@ -72,7 +79,7 @@ func Vote(ctx context.Context, d Deps, g *state.Group, tasks map[string]*state.T
 }
 
 // readBallot reads one shadow's answer as a ballot.
-func readBallot(g *state.Group, a ask.Answer) state.Ballot {
+func readBallot(g *state.Group, tasks map[string]*state.Task, a ask.Answer) state.Ballot {
 	b := state.Ballot{Voter: a.Task, Agent: a.Agent}
 	if !a.OK() {
 		b.Error = a.Error
@@ -89,6 +96,8 @@ func readBallot(g *state.Group, a ask.Answer) state.Ballot {
 		b.Error = "it voted for itself"
 	case !contains(g.Tasks, choice):
 		b.Error = "it voted for " + choice + ", not a candidate"
+	case tasks[choice] == nil || tasks[choice].Status != state.StatusDone:
+		b.Error = "it voted for " + choice + ", a candidate that did not end done"
 	default:
 		b.For = choice
 	}
@@ -134,7 +143,8 @@ func tally(res *state.VoteResult, g *state.Group) {
 }
 
 // ballotPrompt is what candidate voter's shadow is asked: every other
-// candidate's answer, check and diff, each line quoted with "| ".
+// candidate that ended done, its answer, check and diff, each line quoted
+// with "| ".
 func ballotPrompt(ctx context.Context, d Deps, g *state.Group, tasks map[string]*state.Task, voter string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "You are a shadow of agent %s, one of %d agents that each did the same task in a copy of the repository of its own.\n", voter, len(g.Tasks))
@@ -142,7 +152,7 @@ func ballotPrompt(ctx context.Context, d Deps, g *state.Group, tasks map[string]
 		voter, quote(textutil.ClipBytes(g.Text, 1000)))
 	for _, id := range g.Tasks {
 		t := tasks[id]
-		if id == voter || t == nil {
+		if id == voter || t == nil || t.Status != state.StatusDone {
 			continue
 		}
 		check := "none"
@@ -160,7 +170,7 @@ func ballotPrompt(ctx context.Context, d Deps, g *state.Group, tasks map[string]
 	}
 	others := make([]string, 0, len(g.Tasks))
 	for _, id := range g.Tasks {
-		if id != voter {
+		if id != voter && tasks[id] != nil && tasks[id].Status == state.StatusDone {
 			others = append(others, id)
 		}
 	}

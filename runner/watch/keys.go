@@ -86,6 +86,17 @@ func (m *Model) listKey(k tea.KeyPressMsg) tea.Cmd {
 // taskKey is a key that acts on the selected task t.
 func (m *Model) taskKey(k tea.KeyPressMsg, t *state.Task) tea.Cmd {
 	switch k.String() {
+	case "e":
+		if t.Group == "" {
+			m.setStatus(true, "%s is not a candidate of a group", t.ID)
+			return nil
+		}
+		if m.opts.Filter.Expanded == nil {
+			m.opts.Filter.Expanded = map[string]bool{}
+		}
+		m.opts.Filter.Expanded[t.Group] = !m.opts.Filter.Expanded[t.Group]
+		m.rebuild()
+		return nil
 	case "enter":
 		if t.Tmux.Pane == "" {
 			m.setStatus(true, "attach %s: it has no pane (%s)", t.ID, t.Status)

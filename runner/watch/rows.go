@@ -29,6 +29,9 @@ type Filter struct {
 	// Text keeps tasks whose id, project, agent, status, task text,
 	// summary or question contains it (case-insensitive): the `/` filter.
 	Text string
+	// Expanded names the groups (dispatch --agents) listed candidate by
+	// candidate; any other group is one row (the `e` key toggles).
+	Expanded map[string]bool
 }
 
 // Row is one line of the list: a project header (Task nil) or a task.
@@ -48,6 +51,11 @@ type Row struct {
 	Since time.Time
 	// Summary is the latest turn's one-line summary.
 	Summary string
+	// Group is the group (dispatch --agents) of a group's header row
+	// (Task nil, expanded) or of its one row (Task its first candidate,
+	// collapsed); Members are its candidates listed.
+	Group   string
+	Members []*state.Task
 }
 
 // Counts is the summary line's data: tasks per status among those listed.
@@ -125,11 +133,43 @@ func Build(st *state.State, now time.Time, f Filter) ([]Row, Counts) {
 		}
 		roots := groups[g]
 		order(roots)
+		seen := map[string]bool{}
 		for _, t := range roots {
-			add(t, 0)
+			switch {
+			case t.Group == "":
+				add(t, 0)
+			case seen[t.Group]:
+			default:
+				seen[t.Group] = true
+				row := groupRow(g, t.Group, roots, f.Expanded[t.Group])
+				rows = append(rows, row)
+				if row.Task == nil {
+					for _, m := range row.Members {
+						add(m, 1)
+					}
+				}
+			}
 		}
 	}
 	return rows, counts
+}
+
+// groupRow is the row of group id's candidates among roots: one row for
+// all of them (its task the first), or, expanded, a header row (no task)
+// that the candidates follow.
+func groupRow(project, id string, roots []*state.Task, expanded bool) Row {
+	var members []*state.Task
+	for _, t := range roots {
+		if t.Group == id {
+			members = append(members, t)
+		}
+	}
+	if expanded {
+		return Row{Project: project, Group: id, Members: members}
+	}
+	r := taskRow(project, members[0], 0, 0)
+	r.Group, r.Members = id, members
+	return r
 }
 
 // shown reports whether the filter keeps t.
@@ -147,7 +187,7 @@ func shown(t *state.Task, now time.Time, recent time.Duration, f Filter) bool {
 		return false
 	}
 	if f.Text != "" {
-		hay := strings.ToLower(strings.Join([]string{t.ID, t.Project, t.Agent, string(t.Status), t.Text, t.LastTurn(), t.Question, t.Branch}, "\x00"))
+		hay := strings.ToLower(strings.Join([]string{t.ID, t.Project, t.Agent, string(t.Status), t.Text, t.LastTurn(), t.Question, t.Branch, t.Group}, "\x00"))
 		if !strings.Contains(hay, strings.ToLower(f.Text)) {
 			return false
 		}

@@ -105,3 +105,35 @@ func TestFeedWithoutInotify(t *testing.T) {
 		t.Fatal("no refresh without a watcher")
 	}
 }
+
+// TestBuildGroups: a group's candidates are one row (its first candidate
+// standing for it) until expanded: then a header and each candidate under
+// it; the `/` filter finds them by the group's id.
+func TestBuildGroups(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	st := &state.State{Projects: map[string]*state.Project{}, Tasks: map[string]*state.Task{}}
+	for i, id := range []string{"t_c1", "t_c2", "t_c3", "t_solo"} {
+		at := now.Add(-time.Duration(i) * time.Minute)
+		tk := &state.Task{ID: id, Project: "api", Dir: "/src/api", Agent: "sim", Text: "fix it", Status: state.StatusRunning, Created: at}
+		if id != "t_solo" {
+			tk.Group = "g_one"
+		}
+		st.Tasks[id] = tk
+	}
+	st.Tasks["t_c2"].Status = state.StatusDone
+	rows, counts := Build(st, now, Filter{})
+	if len(rows) != 3 || rows[1].Group != "g_one" || rows[1].Task == nil || len(rows[1].Members) != 3 || rows[2].Task.ID != "t_solo" {
+		t.Fatalf("collapsed: %+v", rows)
+	}
+	if counts[state.StatusRunning] != 3 || counts[state.StatusDone] != 1 {
+		t.Errorf("counts %v: every candidate counts", counts)
+	}
+	rows, _ = Build(st, now, Filter{Expanded: map[string]bool{"g_one": true}})
+	if len(rows) != 6 || rows[1].Group != "g_one" || rows[1].Task != nil || rows[2].Depth != 1 || rows[4].Depth != 1 || rows[5].Task.ID != "t_solo" {
+		t.Fatalf("expanded: %+v", rows)
+	}
+	rows, _ = Build(st, now, Filter{Text: "g_one"})
+	if len(rows) != 2 || len(rows[1].Members) != 3 {
+		t.Errorf("filtered by the group's id: %+v", rows)
+	}
+}

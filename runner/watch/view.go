@@ -164,6 +164,9 @@ func (m *Model) listLines(w int) []string {
 // rowLines renders one row: a project header or a task (with its
 // question on a second line when needs_input and there is room).
 func (m *Model) rowLines(r Row, w int) []string {
+	if r.Group != "" {
+		return []string{m.groupLine(r, w)}
+	}
 	if r.Task == nil {
 		if r.Project == r.Dir { // a bare directory: its path is its name
 			return []string{ansi.Truncate(styleHeader.Render(shortDir(r.Dir)), w, "…")}
@@ -220,6 +223,35 @@ func (m *Model) rowLines(r Row, w int) []string {
 		line = strings.Replace(line, glyphs[t.Status]+" "+t.ID, statusStyle(t.Status).Render(glyphs[t.Status])+" "+t.ID, 1)
 	}
 	return []string{line}
+}
+
+// groupLine renders a group's row: collapsed (selectable, its first
+// candidate standing for it) or the header of its expanded candidates.
+func (m *Model) groupLine(r Row, w int) string {
+	n := map[state.Status]int{}
+	for _, t := range r.Members {
+		n[t.Status]++
+	}
+	var counts []string
+	for _, st := range []state.Status{state.StatusDone, state.StatusRunning, state.StatusStarting, state.StatusNeedsInput, state.StatusFailed, state.StatusExited, state.StatusTimeout, state.StatusCancelled} {
+		if n[st] > 0 {
+			counts = append(counts, fmt.Sprintf("%s%d", glyphs[st], n[st]))
+		}
+	}
+	text := textutil.VisibleLine(textutil.FirstLine(r.Members[0].Text))
+	body := fmt.Sprintf("%s %d candidates %s · %s", r.Group, len(r.Members), strings.Join(counts, " "), text)
+	if r.Task == nil {
+		return ansi.Truncate(styleHeader.Render("  ▾ "+body), w, "…")
+	}
+	cursor := " "
+	if r.Task.ID == m.sel {
+		cursor = "›"
+	}
+	line := ansi.Truncate(cursor+" ▸ "+body+"  (e: each candidate)", w, "…")
+	if r.Task.ID == m.sel {
+		return styleSel.Render(pad(line, w))
+	}
+	return line
 }
 
 // overlapMark marks a task whose files another task changed too: "⚠" and
@@ -335,6 +367,7 @@ func helpLines() []string {
 		"  c            cancel it (runner cancel), K kill it (runner cancel --kill)",
 		"  d  l  p tab  the preview: its diff, its log, its pane; tab cycles",
 		"  n            new dispatch: project, agent and task asked in turn",
+		"  e            a group (dispatch --agents): one row, or each candidate",
 		"  /            filter (id, project, agent, status, text); esc clears",
 		"  r            reload and reconcile now",
 		"  q  ctrl-c    quit",
