@@ -7,7 +7,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/runner-cli/runner/runner/doctor"
@@ -77,7 +76,7 @@ func cliVersion(ctx context.Context, env *Env, prof *profile.Profile, host, path
 	defer cancel()
 	out, err := c.Run(ctx, append([]string{path}, prof.VersionArgs...)...)
 	if err != nil {
-		return "", fmt.Errorf("on host %s: %w", host, err)
+		return "", err // names the host
 	}
 	return doctor.ParseVersion(out), nil
 }
