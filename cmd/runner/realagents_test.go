@@ -56,8 +56,9 @@ var realAgentCases = map[string]realAgentCase{
 		// prompt or busy state, hold the ready screen 2 s before delivering.
 		extra: nil, // ready_hold in the profile covers the early prompt
 	},
-	// Codex writes inside its workspace without asking; an escalated
-	// shell command is what makes it ask.
+	// Codex's own default writes inside its workspace without asking;
+	// in its asking mode (--permissions ask: a read-only sandbox) a write
+	// is an escalated shell command, which asks.
 	"codex": {
 		turn: func(match, file string) mockapi.Turn {
 			return mockapi.Turn{Match: match, Shell: "printf 'hi from the mock\\n' > " + tmuxctl.ShellQuote(file), Escalate: true}
@@ -118,26 +119,14 @@ func TestRealAgentsDispatch(t *testing.T) {
 				t.Skipf("%s is not installed (scripts/install-agents.sh installs it; scripts/test-real-agents.sh runs this test with it)", cli)
 			}
 			tc := realAgentCases[cli]
-			tc.extra = append(askingMode(t, cli), tc.extra...)
+			// The CLI's asking mode for its version (runner's default,
+			// given here so the test says what it is about): Claude Code
+			// 2.1.332 and Qwen Code 0.24.4 approve by themselves by
+			// default.
+			tc.extra = append([]string{"--permissions", "ask"}, tc.extra...)
 			realDispatch(t, cli, tc)
 		})
 	}
-}
-
-// askingMode is what makes cli ask before it writes a file, when its
-// default mode does not (this test is about the approval dialog): Claude
-// Code 2.1.332 starts in its classifier "auto mode" ("manual" is the
-// asking one, called "default" before), Qwen Code 0.24.4 in its "auto"
-// approval mode. None for a version whose default asks.
-func askingMode(t *testing.T, cli string) []string {
-	help, _ := exec.Command(cli, "--help").CombinedOutput()
-	switch {
-	case cli == "claude" && strings.Contains(string(help), `"manual"`):
-		return []string{"--agent-arg=--permission-mode", "--agent-arg=manual"}
-	case cli == "qwen" && strings.Contains(string(help), "auto (LLM classifier"):
-		return []string{"--agent-arg=--approval-mode", "--agent-arg=default"}
-	}
-	return nil
 }
 
 func realDispatch(t *testing.T, cli string, tc realAgentCase) {
