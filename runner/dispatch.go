@@ -245,6 +245,9 @@ func recordTask(ctx context.Context, env *Env, req DispatchRequest, agent string
 			reason = reconcile.WaitingReason(after)
 		}
 		task.SupervisorPID, task.SupervisorStart = os.Getpid(), reconcile.SelfIdentity()
+		if err := allocatePorts(s, task, req.policy(project).Ports); err != nil {
+			return err
+		}
 		_ = task.SetStatus(state.StatusQueued, now, reason)
 		s.Tasks[id] = task
 		return nil

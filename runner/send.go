@@ -249,6 +249,10 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 		}
 		x.Reclaimed, x.Ended, x.ExitCode = time.Time{}, time.Time{}, nil
 		x.SupervisorPID, x.SupervisorStart = os.Getpid(), reconcile.SelfIdentity()
+		if err := keepPorts(s, x); err != nil {
+			return err
+		}
+		t.Ports = x.Ports
 		return x.SetStatus(state.StatusStarting, env.Time(), "follow-up prompt: resuming agent session "+t.AgentSession)
 	}); err != nil {
 		return t, err

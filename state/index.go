@@ -78,6 +78,8 @@ type entry struct {
 	Record uint64 `json:"r"`
 	// SupStart is the supervisor's identity (Task.SupervisorStart).
 	SupStart string `json:"ps,omitempty"`
+	// Ports is the task's port range: first, count.
+	Ports []int `json:"pt,omitempty"`
 }
 
 // TitleMax bounds the title an index entry keeps of a task's text: its
@@ -118,6 +120,9 @@ func toEntry(t *Task, rec uint64) *entry {
 	}
 	if e.Branch == branchPrefix+t.ID {
 		e.Branch = "="
+	}
+	if !t.Ports.IsZero() {
+		e.Ports = []int{t.Ports.First, t.Ports.Count}
 	}
 	if !t.Spend.IsZero() {
 		sp := t.Spend
@@ -163,6 +168,10 @@ func (e *entry) applyHot(t *Task) {
 	t.Branch = e.Branch
 	if t.Branch == "=" {
 		t.Branch = branchPrefix + e.ID
+	}
+	t.Ports = PortRange{}
+	if len(e.Ports) == 2 {
+		t.Ports = PortRange{First: e.Ports[0], Count: e.Ports[1]}
 	}
 	t.Tmux = TmuxTarget{}
 	if len(e.Tmux) == 4 || len(e.Tmux) == 5 {
@@ -214,7 +223,7 @@ func (e *entry) ended() time.Time {
 var hotFields = []string{
 	"ID", "Project", "Agent", "Status", "Tmux", "SupervisorPID", "SupervisorStart", "Parent", "Level",
 	"Source", "After", "Created", "Started", "Ended", "ExitCode", "SnapshotRef", "Commit",
-	"Handling", "HandlingHops", "Reclaimed", "Branch", "Spend",
+	"Handling", "HandlingHops", "Reclaimed", "Branch", "Spend", "Ports",
 }
 
 // bulkFields lists the Task fields kept only in the record file.

@@ -227,8 +227,13 @@ type Task struct {
 	// files the agent's hook names.
 	HomeCopies map[string]string `json:"home_copies,omitempty"`
 
-	Tmux          TmuxTarget `json:"tmux,omitzero"`
-	SupervisorPID int        `json:"supervisor_pid,omitempty"`
+	Tmux TmuxTarget `json:"tmux,omitzero"`
+	// Ports is the range of TCP ports the task's pane is given
+	// (RUNNER_PORT, RUNNER_PORT_COUNT; AllocatePorts): no other live task
+	// of its machine holds one that overlaps it; free again once the task
+	// has ended.
+	Ports         PortRange `json:"ports,omitzero"`
+	SupervisorPID int       `json:"supervisor_pid,omitempty"`
 	// SupervisorStart tells the supervisor's process apart from any other
 	// that has its pid later (after a reboot, or once it is gone): the
 	// boot's id and the process's start time (proctree.Identity). Empty in

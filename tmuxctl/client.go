@@ -198,9 +198,10 @@ func ChildEnv(environ []string, set ...string) []string {
 }
 
 // TaskIdentityVars are the variables runner sets in an agent's pane that
-// name its task (and where its turn-end events go). Only that pane's
-// processes may carry them.
-var TaskIdentityVars = []string{"RUNNER_TASK_ID", "RUNNER_PARENT", "RUNNER_LEVEL", "RUNNER_PROJECT", "RUNNER_EVENTS_FILE", "RUNNER_DOOR", "RUNNER_CONFINED"}
+// name its task (and where its turn-end events go, and its ports). Only
+// that pane's processes may carry them.
+var TaskIdentityVars = []string{"RUNNER_TASK_ID", "RUNNER_PARENT", "RUNNER_LEVEL", "RUNNER_PROJECT", "RUNNER_EVENTS_FILE", "RUNNER_DOOR", "RUNNER_CONFINED",
+	"RUNNER_PORT", "RUNNER_PORT_COUNT"}
 
 // Error is returned when tmux fails. It keeps tmux's arguments and stderr.
 type Error struct {

@@ -245,6 +245,9 @@ func printTaskPlace(w io.Writer, t *state.Task) {
 	} else {
 		fmt.Fprintf(w, "pane      %s (session %s, socket %s)\n", textutil.OrDash(t.Tmux.Pane), t.Tmux.Session, t.Tmux.Socket)
 	}
+	if !t.Ports.IsZero() {
+		fmt.Fprintf(w, "ports     %d-%d (RUNNER_PORT=%d, RUNNER_PORT_COUNT=%d in its pane)\n", t.Ports.First, t.Ports.Last(), t.Ports.First, t.Ports.Count)
+	}
 	if !t.Reclaimed.IsZero() {
 		fmt.Fprintf(w, "reclaimed %s: window closed, processes ended (runner send %s TEXT starts the agent again)\n", t.Reclaimed.Local().Format(time.DateTime), t.ID)
 	}

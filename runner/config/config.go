@@ -126,6 +126,9 @@ type Config struct {
 	// WorktreeSetup maps a project name (or "*") to how a task's new
 	// worktree is made ready before its agent starts.
 	WorktreeSetup map[string]*WorktreeSetup `json:"worktree_setup,omitempty"`
+	// Ports is where each task's range of TCP ports (RUNNER_PORT,
+	// RUNNER_PORT_COUNT in its pane) is taken from.
+	Ports Ports `json:"ports"`
 	// MaxLevel is how deep tasks may dispatch child tasks (0: none).
 	MaxLevel int `json:"max_level"`
 	// MaxHops bounds how many times a message between tasks is forwarded.
@@ -203,7 +206,35 @@ func DefaultConfig() *Config {
 		MaxMessagesPerRoot: 200,
 		LockTimeout:        profile.Duration{Duration: state.DefaultLockTimeout},
 		CloseAfter:         profile.Duration{Duration: DefaultCloseAfter},
+		Ports:              Ports{Base: DefaultPortBase, Count: DefaultPortCount},
 	}
+}
+
+// Ports is the config's ports: each task gets Count ports, the first
+// range from Base on that no live task of its machine holds and no
+// listener uses (state.AllocatePorts).
+type Ports struct {
+	Base  int `json:"base"`
+	Count int `json:"count"`
+}
+
+// The default ports: 20000…20009 for the first task, 20010… the next.
+const (
+	DefaultPortBase  = 20000
+	DefaultPortCount = 10
+)
+
+// check refuses a range that is not one of TCP ports.
+func (p Ports) check() error {
+	switch {
+	case p.Base < 1 || p.Base > 65535:
+		return fmt.Errorf("ports.base: %d is not a TCP port (1…65535; default %d)", p.Base, DefaultPortBase)
+	case p.Count < 1 || p.Count > 1000:
+		return fmt.Errorf("ports.count: %d is not a count of ports for a task (1…1000; default %d)", p.Count, DefaultPortCount)
+	case p.Base+p.Count-1 > 65535:
+		return fmt.Errorf("ports: %d ports from %d go past 65535", p.Count, p.Base)
+	}
+	return nil
 }
 
 // The defaults of the settings that a zero value leaves to the runner: the
@@ -313,8 +344,12 @@ var profileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
 // validate checks every value and fills what is derived from them: the
 // merged model aliases and the compiled approve rules.
-// validateWorktrees checks isolation and worktree_setup.
-func (c *Config) validateWorktrees() error {
+// validateTaskSetup checks what a task's start is made of: isolation,
+// worktree_setup and ports.
+func (c *Config) validateTaskSetup() error {
+	if err := c.Ports.check(); err != nil {
+		return err
+	}
 	for p, w := range c.WorktreeSetup {
 		if err := w.Check(); err != nil {
 			return fmt.Errorf("worktree_setup.%s: %w", p, err)
@@ -329,7 +364,7 @@ func (c *Config) validateWorktrees() error {
 }
 
 func (c *Config) validate(fileAliases map[string]map[string]string) error {
-	if err := c.validateWorktrees(); err != nil {
+	if err := c.validateTaskSetup(); err != nil {
 		return err
 	}
 	for p, n := range c.MaxTurns {

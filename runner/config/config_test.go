@@ -72,6 +72,19 @@ func TestParseConfig(t *testing.T) {
 					t.Errorf("global enter_delay not applied: %v", claude.EnterDelay)
 				}
 			}},
+		{name: "ports: one key, the other's default kept", json: `{"ports": {"base": 30000}}`, check: func(t *testing.T, c *Config) {
+			if c.Ports != (Ports{Base: 30000, Count: DefaultPortCount}) {
+				t.Errorf("ports: %+v", c.Ports)
+			}
+		}},
+		{name: "ports by default", json: `{}`, check: func(t *testing.T, c *Config) {
+			if c.Ports != (Ports{Base: 20000, Count: 10}) {
+				t.Errorf("ports: %+v", c.Ports)
+			}
+		}},
+		{name: "ports.base not a port", json: `{"ports": {"base": 70000}}`, wantErr: `ports.base: 70000 is not a TCP port`},
+		{name: "ports.count zero", json: `{"ports": {"count": 0}}`, wantErr: `ports.count: 0 is not a count of ports`},
+		{name: "ports past 65535", json: `{"ports": {"base": 65530, "count": 10}}`, wantErr: `ports: 10 ports from 65530 go past 65535`},
 		{name: "unknown key", json: `{"default_agnet": "sim"}`, wantErr: `default_agnet: unknown key (known keys: approve_rules, awareness,`},
 		{name: "unknown nested key", json: `{"awareness": {"mode": "all", "chars": 3}}`, wantErr: `awareness.chars: unknown key (known keys: max_chars, mode)`},
 		{name: "bad awareness mode", json: `{"awareness": {"mode": "everyone"}}`, wantErr: `awareness.mode: "everyone" is not one of project|all|off`},

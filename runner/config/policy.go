@@ -18,6 +18,8 @@ type Policy struct {
 	// Check is the command a group's candidates are checked with ("" for
 	// none).
 	Check string
+	// Ports is the config's ports (the same for every project).
+	Ports Ports
 }
 
 // PolicyFor returns the config's policy for project's tasks.
@@ -33,6 +35,7 @@ func (c *Config) PolicyFor(project string) Policy {
 		Setup:        forProject(c.WorktreeSetup, project),
 		Sandbox:      forProject(c.Sandbox, project),
 		Check:        forProject(c.Check, project),
+		Ports:        c.Ports,
 	}
 }
 

@@ -277,13 +277,18 @@ func sameDir(a, b string) bool {
 }
 
 // TaskEnv is the environment that names task t in its pane, here or on a
-// host: its id, its project (Label), its level and its parent. The pane's
-// other variables (where the state and the events go) are its site's.
+// host: its id, its project (Label), its level, its parent and its ports
+// (RUNNER_PORT, the first of RUNNER_PORT_COUNT). The pane's other
+// variables (where the state and the events go) are its site's.
 func TaskEnv(t *state.Task) []string {
-	return []string{
+	kv := []string{
 		"RUNNER_TASK_ID=" + t.ID,
 		"RUNNER_PROJECT=" + Label(t),
 		"RUNNER_LEVEL=" + strconv.Itoa(t.Level),
 		"RUNNER_PARENT=" + t.Parent,
 	}
+	if !t.Ports.IsZero() {
+		kv = append(kv, "RUNNER_PORT="+strconv.Itoa(t.Ports.First), "RUNNER_PORT_COUNT="+strconv.Itoa(t.Ports.Count))
+	}
+	return kv
 }
