@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
@@ -164,12 +165,19 @@ func (a *app) newGroup(ctx context.Context, f dispatchOptions, env *runner.Env, 
 	return g, err
 }
 
-// dispatchCandidates dispatches the group's candidates, detached, in the
-// order given; a candidate that cannot be dispatched is said, and the
-// group goes on with the others (none at all is the error).
+// dispatchCandidates dispatches the group's candidates, detached, a few
+// at a time, and records them in the order given; a candidate that cannot
+// be dispatched is said, and the group goes on with the others (none at
+// all is the error).
 func dispatchCandidates(ctx context.Context, env *runner.Env, cfg *config.Config, f dispatchOptions, req runner.DispatchRequest, g *state.Group, agents []string) error {
-	var first error
-	for _, agent := range agents {
+	type result struct {
+		t   *state.Task
+		err error
+	}
+	results := make([]result, len(agents))
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for i, agent := range agents {
 		r := req
 		r.Agent, r.Model = agent, cfg.ResolveModel(agent, f.model)
 		r.Worktree, r.WorktreeSet, r.Group, r.Snapshot = true, true, g.ID, g.ID
@@ -180,23 +188,31 @@ func dispatchCandidates(ctx context.Context, env *runner.Env, cfg *config.Config
 		if f.awareness == "" {
 			r.Settings.Awareness = "off"
 		}
-		t, err := runner.Dispatch(ctx, env, r)
-		if t != nil {
-			g.Tasks = append(g.Tasks, t.ID)
-			if uerr := env.Store.UpdateGroup(ctx, g.ID, func(x *state.Group) error { x.Tasks = g.Tasks; return nil }); uerr != nil {
-				return uerr
-			}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			t, err := runner.Dispatch(ctx, env, r)
+			results[i] = result{t, err}
+		}()
+	}
+	wg.Wait()
+	var first error
+	for i, res := range results {
+		if res.t != nil {
+			g.Tasks = append(g.Tasks, res.t.ID)
 		}
-		if err != nil {
-			env.Say("group %s: candidate %s: %v", g.ID, agent, err)
-			first = cmpErr(first, err)
+		if res.err != nil {
+			env.Say("group %s: candidate %d (%s): %v", g.ID, i+1, agents[i], res.err)
+			first = cmpErr(first, res.err)
 		}
 	}
 	if len(g.Tasks) == 0 {
 		_ = env.Store.UpdateGroups(context.WithoutCancel(ctx), func(gs map[string]*state.Group) error { delete(gs, g.ID); return nil })
 		return fmt.Errorf("group: no candidate could be dispatched: %w", first)
 	}
-	return nil
+	return env.Store.UpdateGroup(ctx, g.ID, func(x *state.Group) error { x.Tasks = g.Tasks; return nil })
 }
 
 func cmpErr(a, b error) error {
