@@ -367,10 +367,8 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 	if err := c.validateTaskSetup(); err != nil {
 		return err
 	}
-	for p, n := range c.MaxTurns {
-		if n < 0 {
-			return fmt.Errorf("max_turns.%s: %d is not a count of turns (0: no budget)", p, n)
-		}
+	if err := c.validateBudgets(); err != nil {
+		return err
 	}
 	if c.Permissions != "" {
 		if err := profile.CheckPermissions("permissions", c.Permissions); err != nil {
@@ -382,16 +380,6 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 	}
 	if c.LimitWait.Duration < 0 {
 		return fmt.Errorf("limit_wait: %s is negative", c.LimitWait.Duration)
-	}
-	for p, n := range c.BudgetTokens {
-		if n < 0 {
-			return fmt.Errorf("budget_tokens.%s: %d is not a count of tokens (0: no budget)", p, n)
-		}
-	}
-	for p, x := range c.BudgetUSD {
-		if x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("budget_usd.%s: %v is not an amount of dollars (0: no budget)", p, x)
-		}
 	}
 	for _, d := range []struct {
 		key    string
@@ -447,6 +435,26 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 		}
 	}
 	return c.validateAgents(fileAliases)
+}
+
+// validateBudgets checks max_turns, budget_tokens and budget_usd.
+func (c *Config) validateBudgets() error {
+	for p, n := range c.MaxTurns {
+		if n < 0 {
+			return fmt.Errorf("max_turns.%s: %d is not a count of turns (0: no budget)", p, n)
+		}
+	}
+	for p, n := range c.BudgetTokens {
+		if n < 0 {
+			return fmt.Errorf("budget_tokens.%s: %d is not a count of tokens (0: no budget)", p, n)
+		}
+	}
+	for p, x := range c.BudgetUSD {
+		if x < 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("budget_usd.%s: %v is not an amount of dollars (0: no budget)", p, x)
+		}
+	}
+	return nil
 }
 
 // validateAgents checks default_agent and model_aliases against the

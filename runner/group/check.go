@@ -27,7 +27,9 @@ const DefaultCheckTimeout = 10 * time.Minute
 // how long it took and the tail of its output (stdout and stderr).
 func RunCheck(ctx context.Context, dir, command string, timeout time.Duration, wrap func([]string) ([]string, error)) state.CheckResult {
 	res := state.CheckResult{Command: command, Exit: -1, Ran: clock.Now()}
-	argv := []string{"sh", "-c", command}
+	// The user's command line reaches the shell as a value ("$1"), run
+	// by a constant script.
+	argv := []string{"sh", "-c", `eval "$1"`, "runner-check", command}
 	if wrap != nil {
 		w, err := wrap(argv)
 		if err != nil {

@@ -122,36 +122,43 @@ func Build(st *state.State, now time.Time, f Filter) ([]Row, Counts) {
 	var rows []Row
 	for _, g := range names {
 		rows = append(rows, Row{Project: g, Dir: dirs[g]})
-		var add func(t *state.Task, depth int)
-		add = func(t *state.Task, depth int) {
-			rows = append(rows, taskRow(g, t, depth, queued[t.ID]))
-			kids := children[t.ID]
-			order(kids)
-			for _, c := range kids {
-				add(c, depth+1)
-			}
+		rows = projectRows(rows, g, groups[g], children, queued, f.Expanded)
+	}
+	return rows, counts
+}
+
+// projectRows appends project g's tasks to rows: each root with its
+// children under it, a group's candidates as one row (or, expanded, under
+// a header).
+func projectRows(rows []Row, g string, roots []*state.Task, children map[string][]*state.Task, queued map[string]int, expanded map[string]bool) []Row {
+	var add func(t *state.Task, depth int)
+	add = func(t *state.Task, depth int) {
+		rows = append(rows, taskRow(g, t, depth, queued[t.ID]))
+		kids := children[t.ID]
+		order(kids)
+		for _, c := range kids {
+			add(c, depth+1)
 		}
-		roots := groups[g]
-		order(roots)
-		seen := map[string]bool{}
-		for _, t := range roots {
-			switch {
-			case t.Group == "":
-				add(t, 0)
-			case seen[t.Group]:
-			default:
-				seen[t.Group] = true
-				row := groupRow(g, t.Group, roots, f.Expanded[t.Group])
-				rows = append(rows, row)
-				if row.Task == nil {
-					for _, m := range row.Members {
-						add(m, 1)
-					}
+	}
+	order(roots)
+	seen := map[string]bool{}
+	for _, t := range roots {
+		switch {
+		case t.Group == "":
+			add(t, 0)
+		case seen[t.Group]:
+		default:
+			seen[t.Group] = true
+			row := groupRow(g, t.Group, roots, expanded[t.Group])
+			rows = append(rows, row)
+			if row.Task == nil {
+				for _, m := range row.Members {
+					add(m, 1)
 				}
 			}
 		}
 	}
-	return rows, counts
+	return rows
 }
 
 // groupRow is the row of group id's candidates among roots: one row for
