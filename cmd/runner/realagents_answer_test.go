@@ -29,6 +29,10 @@ import (
 // summary (its first line) differs from the answer.
 const answerText = "The answer streams word by word ANSWER-FIRST-LINE.\nA second line with the details ANSWER-DONE."
 
+// toolText is the text a mock model's tool call comes with, as a model
+// says what it will do before it does it: never a turn's answer.
+const toolText = "I'll create the file."
+
 // realRig is one real CLI against the mock, with a runner to drive it.
 type realRig struct {
 	t        *testing.T
@@ -282,6 +286,47 @@ func TestRealAgentsAnswer(t *testing.T) {
 				t.Errorf("done recorded at %s, before the mock finished its answer (%s)", doneAt(task).Format(time.RFC3339Nano), req.Ended.Format(time.RFC3339Nano))
 			default:
 				t.Logf("%s: final stream event → done: %s (%s)", cli, doneAt(task).Sub(req.Ended), lastReason(task))
+			}
+		})
+	}
+}
+
+// TestRealAgentsAnswerToolText: a turn whose model response calls a tool
+// and comes with text ("I'll create the file.") records the answer the
+// model gave after the tool ran, whole, for each real CLI through the mock
+// (pi and Copilot CLI too); the text of the call is not the answer, nor
+// its summary.
+func TestRealAgentsAnswerToolText(t *testing.T) {
+	for _, cli := range append(mockapi.CLIs(), mockapi.NewCLIs()...) {
+		t.Run(cli, func(t *testing.T) {
+			turn := mockapi.Turn{Match: "ANSWER-TOOL", Shell: "sh -c " + tmuxctl.ShellQuote("printf 'made\\n' > made.txt"),
+				ToolText: toolText, Text: answerText, ChunkDelay: 30 * time.Millisecond}
+			r := newRealRig(t, cli, []mockapi.Turn{turn}, nil)
+			out, errOut, code := r.run("dispatch", r.project, "--agent", cli, "--yes-trust", "--permissions", "auto",
+				"--timeout", "3m", "--ready-timeout", "90s", "--print-answer", "please do the ANSWER-TOOL now")
+			t.Logf("%s dispatch --print-answer: exit %d\nstdout:\n%s\nstderr:\n%s", cli, code, out, errOut)
+			id := r.latestTask()
+			task := r.status(id)
+			defer func() {
+				if t.Failed() {
+					logTask(t, task)
+					events, _ := os.ReadFile(filepath.Join(r.stateDir, "events", id+".jsonl"))
+					t.Logf("hook events:\n%s", events)
+					logSessionFiles(t, r.home)
+				}
+			}()
+			if code != 0 || task.Status != state.StatusDone {
+				t.Fatalf("exit %d, status %s; want 0, done", code, task.Status)
+			}
+			if b, err := os.ReadFile(filepath.Join(r.project, "made.txt")); err != nil || string(b) != "made\n" {
+				t.Errorf("the tool did not run: made.txt %q, %v", b, err)
+			}
+			if task.Answer != answerText || out != answerText+"\n" {
+				t.Errorf("answer %q, printed %q; want the answer after the tool, %q (the call came with %q)", task.Answer, out, answerText, toolText)
+			}
+			first, _, _ := strings.Cut(answerText, "\n")
+			if last := task.Turns[len(task.Turns)-1]; last.Summary != first {
+				t.Errorf("summary %q, want %q", last.Summary, first)
 			}
 		})
 	}

@@ -16,7 +16,9 @@ import (
 
 // TestRealAgentsSpend: a turn of each real CLI (pi and Copilot CLI too) through the mock, in a
 // folder it has never seen, that runs a shell command (two model requests:
-// the tool call, then the answer). The spend recorded for the turn, read
+// the tool call, which comes with text as a model says what it will do,
+// then the answer). The answer recorded is the one after the tool ran,
+// never the text of the call. The spend recorded for the turn, read
 // from the CLI's own record, is exactly the usage the mock sent in the
 // turn's requests (those that offer tools: the agent's own, not a side
 // request such as a title, which no CLI counts in its session), and a
@@ -29,7 +31,7 @@ func TestRealAgentsSpend(t *testing.T) {
 			one := mockapi.Usage{Input: 1234, Output: 56, Cached: 789}
 			two := mockapi.Usage{Input: 2000, Output: 300, Cached: 0}
 			turns := []mockapi.Turn{
-				{Match: "SPEND-ONE", Shell: "date > /dev/null && sh -c " + tmuxctl.ShellQuote("printf 'one\\n' > spent.txt"), Text: "SPEND-ONE-DONE", Usage: &one},
+				{Match: "SPEND-ONE", Shell: "date > /dev/null && sh -c " + tmuxctl.ShellQuote("printf 'one\\n' > spent.txt"), ToolText: toolText, Text: "SPEND-ONE-DONE", Usage: &one},
 				{Match: "SPEND-TWO", Text: "SPEND-TWO-DONE", Usage: &two},
 			}
 			h := newRealHarness(t, cli, home, project, turns)
@@ -46,6 +48,9 @@ func TestRealAgentsSpend(t *testing.T) {
 			if code != 0 || task.Status != state.StatusDone {
 				logTask(t, task)
 				t.Fatalf("exit %d, %s; want 0, done", code, task.Status)
+			}
+			if task.Answer != "SPEND-ONE-DONE" {
+				t.Errorf("answer %q, want the one after the tool ran, %q (the tool call came with %q)", task.Answer, "SPEND-ONE-DONE", toolText)
 			}
 			// A CLI that reports cost (OpenCode) prices the mock's model
 			// at 0: a known cost of $0.

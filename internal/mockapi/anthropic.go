@@ -88,10 +88,14 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte, 
 	}
 	u := rp.usage()
 	usage := map[string]any{"input_tokens": u.Input, "output_tokens": u.Output, "cache_creation_input_tokens": 0, "cache_read_input_tokens": u.Cached}
+	content := []any{block}
+	if rp.lead != "" {
+		content = []any{map[string]any{"type": "text", "text": rp.lead}, block}
+	}
 	if !req.Stream {
 		writeJSON(w, map[string]any{
 			"id": id, "type": "message", "role": "assistant", "model": model,
-			"content": []any{block}, "stop_reason": stop, "stop_sequence": nil, "usage": usage,
+			"content": content, "stop_reason": stop, "stop_sequence": nil, "usage": usage,
 		})
 		return
 	}
@@ -102,23 +106,32 @@ func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte, 
 			"cache_creation_input_tokens": 0, "cache_read_input_tokens": u.Cached},
 	}})
 	e.event("ping", map[string]any{"type": "ping"})
-	if rp.tool != "" {
-		e.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-			"content_block": map[string]any{"type": "tool_use", "id": block["id"], "name": rp.tool, "input": map[string]any{}}})
-		e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(rp.args)}})
-	} else {
-		e.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
+	text := func(index int, text string) {
+		e.event("content_block_start", map[string]any{"type": "content_block_start", "index": index,
 			"content_block": map[string]any{"type": "text", "text": ""}})
-		for i, ch := range chunks(rp.text) {
+		for i, ch := range chunks(text) {
 			if i > 0 {
 				e.sleep(rp.turn.ChunkDelay)
 			}
-			e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+			e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": index,
 				"delta": map[string]any{"type": "text_delta", "text": ch}})
 		}
+		e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
 	}
-	e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	if rp.tool != "" {
+		index := 0
+		if rp.lead != "" {
+			text(0, rp.lead)
+			index = 1
+		}
+		e.event("content_block_start", map[string]any{"type": "content_block_start", "index": index,
+			"content_block": map[string]any{"type": "tool_use", "id": block["id"], "name": rp.tool, "input": map[string]any{}}})
+		e.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": index,
+			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(rp.args)}})
+		e.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
+	} else {
+		text(0, rp.text)
+	}
 	e.event("message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"input_tokens": u.Input, "output_tokens": u.Output,
 			"cache_creation_input_tokens": 0, "cache_read_input_tokens": u.Cached}})

@@ -99,14 +99,14 @@ func (s *Server) gemini(w http.ResponseWriter, r *http.Request, body []byte, rec
 // with JSON.
 func (req geminiRequest) fit(rp reply) reply {
 	if rp.tool != "" && rp.input != "" {
-		rp.tool, rp.input = "", ""
+		rp.tool, rp.input, rp.lead = "", "", ""
 	}
 	if gc := req.GenerationConfig; gc.ResponseMimeType == "application/json" {
 		schema := gc.ResponseJSONSchema
 		if len(schema) == 0 {
 			schema = gc.ResponseSchema
 		}
-		rp.tool, rp.text = "", schemaText(schema, rp.text)
+		rp.tool, rp.lead, rp.text = "", "", schemaText(schema, rp.text)
 		if rp.text == "" {
 			rp.text = "{}"
 		}
@@ -137,21 +137,32 @@ func (g geminiAnswer) response(parts []any, finish string) map[string]any {
 	return map[string]any{"candidates": []any{cd}, "usageMetadata": g.usage, "modelVersion": g.model}
 }
 
-// parts is the whole of rp as content parts: a function call or a text.
+// parts is the whole of rp as content parts: a function call (after the
+// text that comes with it) or a text.
 func (geminiAnswer) parts(rp reply) []any {
 	if rp.tool != "" {
 		var args map[string]any
 		_ = json.Unmarshal(rp.args, &args)
-		return []any{map[string]any{"functionCall": map[string]any{"name": rp.tool, "args": args}}}
+		call := map[string]any{"functionCall": map[string]any{"name": rp.tool, "args": args}}
+		if rp.lead != "" {
+			return []any{map[string]any{"text": rp.lead}, call}
+		}
+		return []any{call}
 	}
 	return []any{map[string]any{"text": rp.text}}
 }
 
-// stream sends rp as server-sent events: a function call whole, a text
-// in chunks ChunkDelay apart, the last one finishing the answer.
+// stream sends rp as server-sent events: a function call whole (the text
+// that comes with it first, in a response of its own), a text in chunks
+// ChunkDelay apart, the last one finishing the answer.
 func (g geminiAnswer) stream(e *sse, rp reply) {
 	if rp.tool != "" {
-		e.event("", g.response(g.parts(rp), "STOP"))
+		parts := g.parts(rp)
+		if len(parts) > 1 {
+			e.event("", g.response(parts[:1], ""))
+			parts = parts[1:]
+		}
+		e.event("", g.response(parts, "STOP"))
 		return
 	}
 	parts := chunks(rp.text)

@@ -42,6 +42,11 @@ type Turn struct {
 	// Shell, if set (and Write is not), makes the first answer a tool call
 	// that runs this shell command line.
 	Shell string
+	// ToolText, if set, is text the model's tool call comes with (before
+	// the call, in the same response, as a model that says what it will
+	// do: "I'll create the file."): not the turn's answer, which is Text,
+	// after the tool ran.
+	ToolText string
 	// Escalate makes a Codex shell call ask for unsandboxed execution
 	// (sandbox_permissions "require_escalated" with a justification), so that
 	// Codex shows its approval dialog even where its sandbox would let the
@@ -235,17 +240,23 @@ type reply struct {
 	tool  string          // tool name; "" for a text reply
 	args  json.RawMessage // JSON object of the tool's arguments
 	input string          // for freeform (custom) tools: the raw input
-	turn  Turn
+	// lead is the text that comes with a tool call (Turn.ToolText).
+	lead string
+	turn Turn
 }
 
 func (r reply) String() string {
 	if r.tool == "" {
 		return "text: " + truncate(r.text, 60)
 	}
-	if r.input != "" {
-		return "tool: " + r.tool + " " + truncate(r.input, 80)
+	lead := ""
+	if r.lead != "" {
+		lead = "text " + strconv.Quote(truncate(r.lead, 40)) + " + "
 	}
-	return "tool: " + r.tool + " " + truncate(string(r.args), 80)
+	if r.input != "" {
+		return lead + "tool: " + r.tool + " " + truncate(r.input, 80)
+	}
+	return lead + "tool: " + r.tool + " " + truncate(string(r.args), 80)
 }
 
 // toolMap maps a generic action to a concrete tool of one CLI.
@@ -344,15 +355,15 @@ func (s *Server) decide(c conv) reply {
 	case t.Shell != "":
 		candidates = shellTools
 	}
-	if pick(&r, candidates, c.tools, t) {
-		return r
-	}
-	if t.Write != nil {
+	if !pick(&r, candidates, c.tools, t) && t.Write != nil {
 		// No file-writing tool offered (Codex with an unknown model offers
 		// only exec_command): write the file through the shell tool.
 		st := t
 		st.Shell = "printf '%s' " + transport.Quote(t.Write.Content) + " > " + transport.Quote(t.Write.Path)
 		pick(&r, shellTools, c.tools, st)
+	}
+	if r.tool != "" {
+		r.lead = t.ToolText
 	}
 	return r
 }

@@ -542,3 +542,42 @@ func TestReply(t *testing.T) {
 		t.Errorf("a reply from the prompt: %s", body)
 	}
 }
+
+// TestToolText: a turn's ToolText comes with its tool call, before it in
+// the same model response, in every API's shape (streamed and whole); the
+// tool's result then gets the turn's Text alone.
+func TestToolText(t *testing.T) {
+	const lead = "I'll create the file."
+	s := Start([]Turn{{Match: "LEAD", Shell: "touch c.txt", ToolText: lead, Text: "Created c.txt."}}, Options{})
+	defer s.Close()
+	u := s.URL()
+	for _, tc := range []struct {
+		name, url, body, call string
+	}{
+		{"anthropic stream", u + "/v1/messages", `{"model":"m","stream":true,"messages":[{"role":"user","content":"LEAD"}],"tools":[{"name":"Bash"}]}`, `"name":"Bash"`},
+		{"anthropic", u + "/v1/messages", `{"model":"m","messages":[{"role":"user","content":"LEAD"}],"tools":[{"name":"Bash"}]}`, `"name":"Bash"`},
+		{"responses stream", u + "/v1/responses", `{"model":"m","stream":true,"input":[{"role":"user","content":"LEAD"}],"tools":[{"type":"function","name":"exec_command"}]}`, `"name":"exec_command"`},
+		{"responses", u + "/v1/responses", `{"model":"m","input":[{"role":"user","content":"LEAD"}],"tools":[{"type":"function","name":"exec_command"}]}`, `"name":"exec_command"`},
+		{"chat stream", u + "/v1/chat/completions", `{"model":"m","stream":true,"messages":[{"role":"user","content":"LEAD"}],"tools":[{"type":"function","function":{"name":"bash"}}]}`, `"name":"bash"`},
+		{"chat", u + "/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"LEAD"}],"tools":[{"type":"function","function":{"name":"bash"}}]}`, `"name":"bash"`},
+		{"gemini stream", u + "/v1beta/models/g:streamGenerateContent?alt=sse", `{"contents":[{"role":"user","parts":[{"text":"LEAD"}]}],"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}]}`, `"name":"run_shell_command"`},
+		{"gemini", u + "/v1beta/models/g:generateContent", `{"contents":[{"role":"user","parts":[{"text":"LEAD"}]}],"tools":[{"functionDeclarations":[{"name":"run_shell_command"}]}]}`, `"name":"run_shell_command"`},
+	} {
+		code, body := post(t, tc.url, tc.body)
+		// The text may come in chunks ("I'll ", "create ", …): its last word
+		// stands before the call.
+		text, call := strings.Index(body, "file."), strings.Index(body, tc.call)
+		if code != 200 || !strings.Contains(body, "I'll") || text < 0 || call < 0 || text > call {
+			t.Errorf("%s: status %d, want %q before the call %s in:\n%s", tc.name, code, lead, tc.call, body)
+		}
+		if strings.Contains(body, "Created c.txt.") {
+			t.Errorf("%s: the answer after the tool came with its call:\n%s", tc.name, body)
+		}
+	}
+	_, body := post(t, u+"/v1/messages", `{"model":"m","messages":[{"role":"user","content":"LEAD"},
+		{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}],"tools":[{"name":"Bash"}]}`)
+	if !strings.Contains(body, `"text":"Created c.txt."`) || strings.Contains(body, "I'll") {
+		t.Errorf("after the tool: %s, want the answer alone", body)
+	}
+}

@@ -103,6 +103,12 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, body []byte, 
 		item = map[string]any{"type": "message", "id": s.nextID("msg_mock_"), "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": rp.text, "annotations": []any{}}}}
 	}
+	items := []any{item}
+	if rp.tool != "" && rp.lead != "" {
+		leadItem := map[string]any{"type": "message", "id": s.nextID("msg_mock_"), "role": "assistant", "status": "completed",
+			"content": []any{map[string]any{"type": "output_text", "text": rp.lead, "annotations": []any{}}}}
+		items = []any{leadItem, item}
+	}
 	u := rp.usage()
 	usage := map[string]any{"input_tokens": u.Input + u.Cached, "output_tokens": u.Output, "total_tokens": u.Input + u.Cached + u.Output,
 		"input_tokens_details": map[string]any{"cached_tokens": u.Cached}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}
@@ -115,30 +121,41 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, body []byte, 
 		return m
 	}
 	if !req.Stream {
-		writeJSON(w, resp("completed", []any{item}))
+		writeJSON(w, resp("completed", items))
 		return
 	}
-	e := newSSE(w, r, rec)
+	streamResponse(newSSE(w, r, rec), rp, items, resp)
+}
+
+// streamResponse sends a Responses API answer of items (messages, a
+// function or custom tool call) as server-sent events: a message's text in
+// chunks ChunkDelay apart, a call whole.
+func streamResponse(e *sse, rp reply, items []any, resp func(status string, output []any) map[string]any) {
 	e.event("response.created", map[string]any{"type": "response.created", "response": resp("in_progress", []any{})})
-	if rp.tool == "" {
+	for index, it := range items {
+		item := it.(map[string]any)
+		if item["type"] != "message" {
+			e.event("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": index, "item": item})
+			e.event("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": index, "item": item})
+			continue
+		}
+		text := item["content"].([]any)[0].(map[string]any)["text"].(string)
 		added := map[string]any{"type": "message", "id": item["id"], "role": "assistant", "status": "in_progress", "content": []any{}}
-		e.event("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0, "item": added})
+		e.event("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": index, "item": added})
 		e.event("response.content_part.added", map[string]any{"type": "response.content_part.added", "item_id": item["id"],
-			"output_index": 0, "content_index": 0, "part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
-		for i, ch := range chunks(rp.text) {
+			"output_index": index, "content_index": 0, "part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
+		for i, ch := range chunks(text) {
 			if i > 0 {
 				e.sleep(rp.turn.ChunkDelay)
 			}
 			e.event("response.output_text.delta", map[string]any{"type": "response.output_text.delta", "item_id": item["id"],
-				"output_index": 0, "content_index": 0, "delta": ch})
+				"output_index": index, "content_index": 0, "delta": ch})
 		}
 		e.event("response.output_text.done", map[string]any{"type": "response.output_text.done", "item_id": item["id"],
-			"output_index": 0, "content_index": 0, "text": rp.text})
-	} else {
-		e.event("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item})
+			"output_index": index, "content_index": 0, "text": text})
+		e.event("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": index, "item": item})
 	}
-	e.event("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
-	e.event("response.completed", map[string]any{"type": "response.completed", "response": resp("completed", []any{item})})
+	e.event("response.completed", map[string]any{"type": "response.completed", "response": resp("completed", items)})
 }
 
 // chatRequest is the part of a Chat Completions request the mock reads.
@@ -182,7 +199,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte, rec *
 	rp := s.decide(c)
 	if rp.tool != "" && rp.input != "" {
 		// A freeform tool (apply_patch) has no chat-completions form: answer text.
-		rp.tool, rp.input = "", ""
+		rp.tool, rp.input, rp.lead = "", "", ""
 	}
 	rec.fill(c, rp)
 	if limited(w, rec, "chat", rp) {
@@ -209,7 +226,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte, rec *
 		msg := map[string]any{"role": "assistant", "content": rp.text}
 		if toolCall != nil {
 			delete(toolCall, "index")
-			msg = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{toolCall}}
+			var content any
+			if rp.lead != "" {
+				content = rp.lead
+			}
+			msg = map[string]any{"role": "assistant", "content": content, "tool_calls": []any{toolCall}}
 		}
 		writeJSON(w, map[string]any{"id": id, "object": "chat.completion", "created": created, "model": req.Model,
 			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}}, "usage": usage})
@@ -220,16 +241,23 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, body []byte, rec *
 			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": fin}}}
 	}
 	e := newSSE(w, r, rec)
-	if toolCall != nil {
-		e.event("", chunk(map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{toolCall}}, nil))
-	} else {
+	text := func(text string) {
 		e.event("", chunk(map[string]any{"role": "assistant", "content": ""}, nil))
-		for i, ch := range chunks(rp.text) {
+		for i, ch := range chunks(text) {
 			if i > 0 {
 				e.sleep(rp.turn.ChunkDelay)
 			}
 			e.event("", chunk(map[string]any{"content": ch}, nil))
 		}
+	}
+	switch {
+	case toolCall == nil:
+		text(rp.text)
+	case rp.lead != "":
+		text(rp.lead)
+		e.event("", chunk(map[string]any{"tool_calls": []any{toolCall}}, nil))
+	default:
+		e.event("", chunk(map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{toolCall}}, nil))
 	}
 	last := chunk(map[string]any{}, finish)
 	last["usage"] = usage
