@@ -299,7 +299,7 @@ func TestRealAgentsAnswer(t *testing.T) {
 func TestRealAgentsAnswerToolText(t *testing.T) {
 	for _, cli := range append(mockapi.CLIs(), mockapi.NewCLIs()...) {
 		t.Run(cli, func(t *testing.T) {
-			turn := mockapi.Turn{Match: "ANSWER-TOOL", Shell: "sh -c " + tmuxctl.ShellQuote("printf 'made\\n' > made.txt"),
+			turn := mockapi.Turn{Match: "ANSWER-TOOL", Shell: "echo made > made.txt",
 				ToolText: toolText, Text: answerText, ChunkDelay: 30 * time.Millisecond}
 			r := newRealRig(t, cli, []mockapi.Turn{turn}, nil)
 			out, errOut, code := r.run("dispatch", r.project, "--agent", cli, "--yes-trust", "--permissions", "auto",

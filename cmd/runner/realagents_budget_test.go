@@ -21,9 +21,9 @@ import (
 // while it runs (from the CLI's record, or its hook's running usage), so
 // the turn is interrupted and the task ends failed "budget: …" (exit 6)
 // before the command ends: its late file is never written, and its result
-// never reaches the model. Claude Code, Gemini CLI, Qwen Code and pi are
-// read from a task's first turn on; Copilot CLI from its second (its
-// record is named by a turn's end). OpenCode, read as each step
+// never reaches the model. Claude Code, Gemini CLI, Qwen Code, pi and
+// Copilot CLI (its events file found by the turn's prompt) are read from
+// a task's first turn on. OpenCode, read as each step
 // ends (after its tools ran), and Codex, as a turn ends, cannot be held
 // so: skipped, said why.
 func TestRealAgentsBudgetLive(t *testing.T) {
@@ -63,7 +63,7 @@ func TestRealAgentsBudgetLive(t *testing.T) {
 			args := []string{"--agent", cli, "--yes-trust", "--permissions", "auto", "--awareness", "off",
 				"--timeout", "5m", "--ready-timeout", "3m", "--budget-tokens", "5000"}
 			prompt := "please do the BUDGET-TWO now"
-			firstTurn := cli == "claude" || cli == "pi" || cli == "gemini" || cli == "qwen"
+			firstTurn := cli == "claude" || cli == "pi" || cli == "gemini" || cli == "qwen" || cli == "copilot"
 			if os.Getenv("RUNNER_TEST_WATCH_SESSIONS") == "1" {
 				stopWatch := make(chan struct{})
 				defer close(stopWatch)

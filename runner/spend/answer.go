@@ -47,28 +47,32 @@ func LateAnswer(ev profile.HookEvent, sig string) (string, bool) {
 }
 
 // geminiChatAnswer reads the model's answer to prompt from a Gemini CLI chat
-// file (JSON lines; a "user" record, then the "gemini" records of its turn):
-// the text of the last "gemini" record after the last "user" record, which
-// must be prompt's. ok is false when the file does not have that turn's
+// file (JSON lines; a "user" record, then the "gemini" records of its turn,
+// and the "user" records of its tools' results): the text of the last
+// "gemini" record that calls no tool after the last prompt, which must be
+// prompt's. ok is false when the file does not have that turn's
 // answer yet (then the payload's prompt_response stands).
 func geminiChatAnswer(path, prompt string) (answer string, ok bool) {
 	userSeen, userMatches := false, false
 	_ = tailfile.Lines(path, answerWindow, func(l tailfile.Line) bool {
-		var rec struct {
-			Type    string          `json:"type"`
-			Content json.RawMessage `json:"content"`
-		}
+		var rec chatRecord
 		line := bytes.TrimSpace(l.Text)
 		if len(line) == 0 || json.Unmarshal(line, &rec) != nil {
 			return true // a partial first line, or a metadata record
 		}
 		text := chatText(rec.Content)
-		switch rec.Type {
-		case "user":
+		switch {
+		case rec.Type == "user" && rec.toolResult():
+			// A tool's result: the turn goes on.
+		case rec.Type == "user":
 			userSeen = true
 			userMatches = prompt == "" || strings.Contains(text, strings.TrimSpace(prompt))
 			answer, ok = "", false
-		case "gemini":
+		case rec.Type == "gemini" && rec.callsTool():
+			// A tool call, with any text it came with: the answer comes
+			// after the tool ran.
+			answer, ok = "", false
+		case rec.Type == "gemini":
 			if userSeen && userMatches && strings.TrimSpace(text) != "" {
 				answer, ok = text, true
 			}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/runner-cli/runner/runner/profile"
 )
 
 // TestGeminiChatAnswer: Gemini CLI 0.61's AfterAgent prompt_response
@@ -52,6 +54,43 @@ func TestGeminiChatAnswer(t *testing.T) {
 		if !ok || !ev.Stop || ev.Answer != c.want {
 			t.Errorf("%s: answer %q (ok %v, stop %v), want %q", c.name, ev.Answer, ok, ev.Stop, c.want)
 		}
+	}
+}
+
+// geminiToolTurn is a Gemini CLI 0.61 chat file (cut to what runner reads)
+// of a turn whose model response calls a tool and comes with text: the
+// record is written, then rewritten with its toolCalls; the tool's result
+// is a "user" record; then the answer.
+var geminiToolTurn = []string{
+	`{"id":"u1","type":"user","content":[{"text":"please do the SPEND-ONE now"}]}`,
+	`{"id":"g1","type":"gemini","content":"I'll create the file.","tokens":{"input":2023,"output":56,"cached":789,"thoughts":0,"tool":0}}`,
+	`{"id":"g1","type":"gemini","content":"I'll create the file.","tokens":{"input":2023,"output":56,"cached":789,"thoughts":0,"tool":0},"toolCalls":[{"id":"run_shell_command_1","name":"run_shell_command"}]}`,
+	`{"id":"u2","type":"user","content":[{"functionResponse":{"id":"run_shell_command_1","name":"run_shell_command","response":{"output":"ok"}}}]}`,
+	`{"id":"g2","type":"gemini","content":"SPEND-ONE-DONE","tokens":{"input":2023,"output":56,"cached":789,"thoughts":0,"tool":0}}`,
+}
+
+// TestGeminiChatAnswerToolText: the answer is the response after the tool
+// ran, not the text the tool call came with (which the AfterAgent payload
+// puts first: "I'll create the file. \nSPEND-ONE-DONE"), and the turn's
+// spend counts both responses, complete.
+func TestGeminiChatAnswerToolText(t *testing.T) {
+	chat := writeLines(t, "gemini-tool.jsonl", geminiToolTurn...)
+	b, _ := json.Marshal(map[string]any{"session_id": "s", "hook_event_name": "AfterAgent", "transcript_path": chat,
+		"prompt": "please do the SPEND-ONE now", "prompt_response": "I'll create the file. \nSPEND-ONE-DONE"})
+	ev, ok := ReadHookEvent(string(b))
+	if !ok || ev.Answer != "SPEND-ONE-DONE" {
+		t.Fatalf("answer %q (ok %v), want SPEND-ONE-DONE", ev.Answer, ok)
+	}
+	u, ok, complete := TurnUsage(&profile.Profile{Name: "gemini", Spend: profile.SpendGemini}, ev, "please do the SPEND-ONE", nil)
+	if want := (profile.Usage{Input: 2 * (2023 - 789), Cached: 2 * 789, Output: 112}); u != want || !ok || !complete {
+		t.Errorf("TurnUsage = %+v, %v, %v; want %+v, complete", u, ok, complete, want)
+	}
+	// The answer not written yet: not the tool call's text.
+	half := writeLines(t, "gemini-half.jsonl", geminiToolTurn[:4]...)
+	b, _ = json.Marshal(map[string]any{"session_id": "s", "hook_event_name": "AfterAgent", "transcript_path": half,
+		"prompt": "please do the SPEND-ONE now", "prompt_response": "SPEND-ONE-DONE"})
+	if ev, _ := ReadHookEvent(string(b)); ev.Answer != "SPEND-ONE-DONE" {
+		t.Errorf("answer not in the chat yet: %q, want the payload's", ev.Answer)
 	}
 }
 

@@ -34,10 +34,19 @@ func chatFormat(answer string, byID bool) format {
 		if r.Content == nil {
 			text = chatText(r.Message.Parts)
 		}
-		switch r.Type {
-		case "user":
+		switch {
+		case r.Type == "user" && r.toolResult():
+			return entry{}, false // a tool's result, not a prompt
+		case r.Type == "user":
 			return promptEntry(text, q), true
-		case answer:
+		case r.Type == answer && r.callsTool():
+			// A tool call, with any text it came with: not the answer.
+			e := entry{usage: r.usage()}
+			if byID {
+				e.id = r.ID
+			}
+			return e, true
+		case r.Type == answer:
 			e := answerEntry(text)
 			if e.usage = r.usage(); byID {
 				e.id = r.ID
@@ -58,7 +67,9 @@ type chatRecord struct {
 	Message struct {
 		Parts json.RawMessage `json:"parts"`
 	} `json:"message"`
-	Tokens *struct {
+	// ToolCalls are the tools a Gemini CLI answer calls.
+	ToolCalls []json.RawMessage `json:"toolCalls"`
+	Tokens    *struct {
 		Input    int64 `json:"input"`
 		Output   int64 `json:"output"`
 		Cached   int64 `json:"cached"`
@@ -71,6 +82,37 @@ type chatRecord struct {
 		Cached     int64 `json:"cachedContentTokenCount"`
 		Thoughts   int64 `json:"thoughtsTokenCount"`
 	} `json:"usageMetadata"`
+}
+
+// callsTool says the record's model response calls a tool (Gemini CLI's
+// toolCalls, a functionCall part): it is not the turn's last, and any
+// text it has is not the answer.
+func (r *chatRecord) callsTool() bool {
+	return len(r.ToolCalls) > 0 || hasPart(r.Content, "functionCall") || hasPart(r.Message.Parts, "functionCall")
+}
+
+// toolResult says a "user" record is a tool's result (a functionResponse
+// part, no text), not a prompt.
+func (r *chatRecord) toolResult() bool {
+	raw := r.Content
+	if raw == nil {
+		raw = r.Message.Parts
+	}
+	return hasPart(raw, "functionResponse") && strings.TrimSpace(chatText(raw)) == ""
+}
+
+// hasPart says content parts (a list of objects) have one with key.
+func hasPart(raw json.RawMessage, key string) bool {
+	var parts []map[string]json.RawMessage
+	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &parts) != nil {
+		return false
+	}
+	for _, p := range parts {
+		if _, ok := p[key]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // usage is the record's tokens, nil when it has none.

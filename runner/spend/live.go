@@ -24,7 +24,8 @@ const liveEventsWindow = 1 << 20
 // Code's transcript, Codex's thread, …) after the prompt that holds sig.
 // ok is false when nothing can be read yet: the record is named only by a
 // turn's end for most CLIs, so a task's first turn has none (Claude Code's
-// prompt hook names it as the turn begins). env looks up the agent's
+// prompt hook names it as the turn begins; Copilot CLI's events file is
+// found by the turn's prompt, copilotSessionEvents). env looks up the agent's
 // environment; nil: the record is on another machine.
 func LiveUsage(p *profile.Profile, eventsFile string, from int64, sig string, env func(string) string) (u profile.Usage, ok bool) {
 	if p == nil || p.Spend == "" || eventsFile == "" || sig == "" {
@@ -45,6 +46,13 @@ func LiveUsage(p *profile.Profile, eventsFile string, from int64, sig string, en
 			u, ok = *ev.Usage, true
 		case named == nil && (ev.Transcript != "" || ev.Session != "" || ev.AnswerFile != ""):
 			named = &ev
+		}
+	}
+	if !ok && named == nil && p.Spend == profile.SpendCopilot && env != nil {
+		// Copilot CLI names its record only as a turn ends: on a task's
+		// first turn the session whose latest prompt is this turn's.
+		if f := copilotSessionEvents(env, sig); f != "" {
+			named = &profile.HookEvent{AnswerFile: f}
 		}
 	}
 	if ok || p.Spend == profile.SpendHook || named == nil || env == nil {

@@ -83,3 +83,43 @@ func TestLiveUsage(t *testing.T) {
 		})
 	}
 }
+
+// TestLiveUsageCopilotFirstTurn: on a task's first turn no hook event has
+// named Copilot CLI's events file yet: the session whose latest prompt is
+// the turn's is found under $COPILOT_HOME/session-state, not one whose
+// latest prompt is another's (an older session, another task's).
+func TestLiveUsageCopilotFirstTurn(t *testing.T) {
+	home := t.TempDir()
+	env := func(k string) string {
+		if k == "COPILOT_HOME" {
+			return home
+		}
+		return ""
+	}
+	write := func(session string, lines ...string) {
+		dir := filepath.Join(home, "session-state", session)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "events.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The running turn: its tool call's response recorded, not the rest.
+	write("aaaa-running", copilotToolText[:5]...)
+	// Another session that once had the same prompt, then another.
+	write("bbbb-other", append(append([]string(nil), copilotTurn...), `{"type":"user.message","data":{"content":"something else"}}`,
+		`{"type":"session.usage_record","data":{"usage":{"inputTokens":5,"outputTokens":5}}}`)...)
+	events := writeLines(t, "events.jsonl") // the task's: no hook event yet
+	copilot := &profile.Profile{Name: "copilot", Spend: profile.SpendCopilot}
+	got, ok := LiveUsage(copilot, events, 0, "please do the SPEND-ONE", env)
+	if want := (profile.Usage{Input: 2023 - 789, Cached: 789, Output: 56}); !ok || got != want {
+		t.Errorf("LiveUsage = %+v, %v; want the running session's first response %+v", got, ok, want)
+	}
+	if got, ok := LiveUsage(copilot, events, 0, "a prompt no session has", env); ok {
+		t.Errorf("LiveUsage for a prompt no session has = %+v, want none", got)
+	}
+	if got := copilotSessionEvents(env, "something else"); !strings.Contains(got, "bbbb-other") {
+		t.Errorf("copilotSessionEvents(something else) = %q, want bbbb-other's", got)
+	}
+}

@@ -1,9 +1,16 @@
 package spend
 
 import (
+	"bytes"
+	"encoding/json"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/tailfile"
 	"github.com/runner-cli/runner/runner/profile"
 )
 
@@ -100,6 +107,70 @@ func qwenChat(ev profile.HookEvent, env func(string) string) string {
 		return ""
 	}
 	return lastMatch(filepath.Join(home, ".qwen", "projects", "*", "chats", ev.Session+".jsonl"))
+}
+
+// copilotRecent bounds copilotSessionEvents: the sessions written last,
+// and no older than copilotRecentAge.
+const (
+	copilotRecent    = 8
+	copilotRecentAge = 24 * time.Hour
+)
+
+// copilotSessionEvents finds the events file of the Copilot CLI session
+// whose latest prompt holds sig, under $COPILOT_HOME/session-state (default
+// ~/.copilot): the running turn's, before its agentStop names the file.
+// Of the sessions written last (copilotRecent), the newest whose last
+// user.message is the turn's; "" when there is none (or sig is empty).
+func copilotSessionEvents(env func(string) string, sig string) string {
+	home := env("COPILOT_HOME")
+	if home == "" {
+		h := env("HOME")
+		if h == "" {
+			return ""
+		}
+		home = filepath.Join(h, ".copilot")
+	}
+	if sig == "" {
+		return ""
+	}
+	matches, _ := filepath.Glob(filepath.Join(home, "session-state", "*", "events.jsonl"))
+	type file struct {
+		path string
+		mod  time.Time
+	}
+	var files []file
+	for _, m := range matches {
+		if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() && clock.Since(clock.Outside(fi.ModTime())) < copilotRecentAge {
+			files = append(files, file{m, clock.Outside(fi.ModTime())})
+		}
+	}
+	slices.SortFunc(files, func(a, b file) int { return b.mod.Compare(a.mod) })
+	for i, f := range files {
+		if i == copilotRecent {
+			break
+		}
+		if copilotLastPrompt(f.path, sig) {
+			return f.path
+		}
+	}
+	return ""
+}
+
+// copilotLastPrompt reports whether the last user.message of a Copilot CLI
+// events file holds sig.
+func copilotLastPrompt(path, sig string) bool {
+	last := ""
+	_ = tailfile.Lines(path, answerWindow, func(l tailfile.Line) bool {
+		var rec struct {
+			Type string         `json:"type"`
+			Data copilotMessage `json:"data"`
+		}
+		if bytes.Contains(l.Text, []byte(`"user.message"`)) && json.Unmarshal(bytes.TrimSpace(l.Text), &rec) == nil && rec.Type == "user.message" {
+			last = rec.Data.Content
+		}
+		return true
+	})
+	return last != "" && promptMatches(last, sig)
 }
 
 // lastMatch is the last file the glob pattern matches: "" for none.
