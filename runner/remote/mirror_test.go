@@ -12,6 +12,7 @@ import (
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/sshtest"
 	"github.com/runner-cli/runner/internal/transport"
+	"github.com/runner-cli/runner/runner/profile"
 )
 
 // TestDemux: tail's output of the pane-died and events files sorted back
@@ -152,5 +153,46 @@ func appendTo(t *testing.T, p, s string) {
 	defer f.Close()
 	if _, err := f.WriteString(s); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPrepareWritesHookFiles: a hook of several files (Copilot CLI's
+// plugin: its manifest and its hooks; any settings file) is written on a
+// host through a real sshd, each file byte for byte (quotes, '%', no
+// trailing newline, an empty one), with the task's transcript and events
+// files, all the user's alone.
+func TestPrepareWritesHookFiles(t *testing.T) {
+	srv := sshtest.Start(t)
+	s := &transport.SSH{Destination: sshtest.Alias, Args: srv.SSHArgs(), ControlDir: t.TempDir()}
+	if err := s.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Exit() })
+	dir := filepath.Join(t.TempDir(), "t_bbbbbbbb")
+	files := FilesIn(dir)
+	hl := &profile.HookLaunch{
+		Settings:     []byte(`{"version":1,"hooks":{"agentStop":[{"bash":"'/x y/runner' hook --task t_b Stop","n":"100%s"}]}}` + "\n"),
+		SettingsPath: filepath.Join(files.HookDir, "hooks", "hooks.json"),
+		Files: []profile.HookFile{
+			{Path: filepath.Join(files.HookDir, "plugin.json"), Data: []byte(`{"name":"runner-turn-end"}`)},
+			{Path: filepath.Join(files.HookDir, "empty"), Data: nil},
+			{Path: filepath.Join(files.HookDir, "last.ts"), Data: []byte("line one\n\tline \\two $HOME `x`\n\n")},
+		},
+	}
+	if err := prepare(t.Context(), s, files, hl); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]byte{hl.SettingsPath: hl.Settings, files.Transcript: nil, files.Events: nil}
+	for _, f := range hl.Files {
+		want[f.Path] = f.Data
+	}
+	for p, data := range want {
+		got, err := os.ReadFile(p)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s: %q (%v), want %q", p, got, err, data)
+		}
+		if st, err := os.Stat(p); err == nil && st.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s: mode %v, want the user's alone", p, st.Mode())
+		}
 	}
 }

@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/runner-cli/runner/internal/transport"
@@ -74,8 +75,6 @@ func Hook(t *state.Task, c *hosts.Conn, prof *profile.Profile, files Files, penv
 		why = "it would replace your own program there, which runner cannot read from here"
 	case prof.Hook.RootOwned:
 		why = "its settings file must be root's there"
-	case len(prof.Hook.Files) > 0:
-		why = "it needs more than one file there, which runner does not write on a host yet"
 	}
 	if why != "" {
 		return nil, nil, why, nil
@@ -93,19 +92,37 @@ func Hook(t *state.Task, c *hosts.Conn, prof *profile.Profile, files Files, penv
 }
 
 // Prepare makes a remote task's directory and files there (0700), and
-// writes its hook's settings file (by a rename), in one round trip.
+// writes its hook's files (the settings file and any other: a plugin's
+// manifest, an extension), each by a rename, in one round trip.
 func Prepare(ctx context.Context, c *hosts.Conn, files Files, hl *profile.HookLaunch) error {
+	return prepare(ctx, c.Transport(), files, hl)
+}
+
+// prepare is Prepare through the host's transport.
+func prepare(ctx context.Context, tr *transport.SSH, files Files, hl *profile.HookLaunch) error {
 	// umask 077: the task's files there (its transcript, its events, its
-	// hook's settings) are the user's alone, whatever the login's umask.
-	// $3, when given, is the settings file, written from stdin by a rename.
-	const script = `umask 077 && mkdir -p "${2%/*}" && : >> "$1" && : >> "$2" &&
-if [ -n "$3" ]; then mkdir -p "${3%/*}" && cat > "$3.tmp" && mv "$3.tmp" "$3"; fi`
+	// hook's files) are the user's alone, whatever the login's umask.
+	// After $1 and $2, each pair is a hook file's path and its length in
+	// bytes: its content comes next on stdin (never on a command line),
+	// read to the byte (dd bs=1: a pipe's reads may be short, and a
+	// buffered reader would take the next file's bytes).
+	const script = `umask 077 && mkdir -p "${2%/*}" && : >> "$1" && : >> "$2" && shift 2 &&
+while [ $# -ge 2 ]; do mkdir -p "${1%/*}" && dd bs=1 count="$2" of="$1.tmp" 2>/dev/null && mv "$1.tmp" "$1" || exit 1; shift 2; done`
 	argv := []string{"sh", "-c", script, "sh", files.Transcript, files.Events}
 	var in []byte
-	if hl != nil && hl.Settings != nil {
-		argv, in = append(argv, hl.SettingsPath), hl.Settings
+	add := func(path string, data []byte) {
+		argv = append(argv, path, strconv.Itoa(len(data)))
+		in = append(in, data...)
 	}
-	_, stderr, code, err := c.Transport().Run(ctx, in, argv...)
+	if hl != nil {
+		if hl.Settings != nil {
+			add(hl.SettingsPath, hl.Settings)
+		}
+		for _, f := range hl.Files {
+			add(f.Path, f.Data)
+		}
+	}
+	_, stderr, code, err := tr.Run(ctx, in, argv...)
 	if err == nil && code != 0 {
 		err = fmt.Errorf("exit status %d: %s", code, strings.TrimSpace(string(stderr)))
 	}
