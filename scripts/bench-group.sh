@@ -11,6 +11,8 @@
 #
 # usage: scripts/bench-group.sh [REPS]   (default 3)
 # env:   RUNNER_BENCH_BIN (a runner binary to measure instead of building this tree)
+#        RUNNER_BENCH_BASE (a second runner binary: its compare of the same group
+#        is timed interleaved with RUNNER_BENCH_BIN's, and the ratio printed)
 # Takes about 2 minutes. Needs tmux and git.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,11 +70,19 @@ done
 
 g=$(r dispatch . --agents sim,sim,sim,sim,sim,sim,sim,sim --check true --detach "${flags[@]}" 'write notes/n.md a note' 2>/dev/null)
 waitgroup "$g"
-: >"$tmp/compare"
+: >"$tmp/compare" && : >"$tmp/compare-base"
 for _ in $(seq 1 "$reps"); do
 	t0=$(ms); r compare "$g" >/dev/null; echo $(($(ms) - t0)) >>"$tmp/compare"
+	if [ -n "${RUNNER_BENCH_BASE:-}" ]; then
+		t0=$(ms); "$RUNNER_BENCH_BASE" compare "$g" >/dev/null; echo $(($(ms) - t0)) >>"$tmp/compare-base"
+	fi
 done
-echo "compare, group of 8 in $(git ls-files | wc -l) files: $(median <"$tmp/compare") ms"
+c=$(median <"$tmp/compare")
+echo "compare, group of 8 in $(git ls-files | wc -l) files: $c ms"
+if [ -n "${RUNNER_BENCH_BASE:-}" ]; then
+	b=$(median <"$tmp/compare-base")
+	echo "compare, base binary: $b ms; ratio $(awk -v a="$c" -v b="$b" 'BEGIN {printf "%.2f", a/b}')"
+fi
 t0=$(ms)
 r vote "$g" >"$tmp/vote"
 v=$(($(ms) - t0))

@@ -186,7 +186,7 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 	if err := a.confine(&req, f); err != nil {
 		return err
 	}
-	if f.group.active() || f.group.check != "" || f.group.vote || f.group.checkRetry > 0 {
+	if f.group.active() || f.group.given() {
 		return a.runGroup(ctx, f, env, cfg, req)
 	}
 	if f.printAnswer && (f.asJSON || f.detach) {

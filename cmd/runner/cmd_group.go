@@ -30,10 +30,17 @@ type groupFlags struct {
 	checkTimeout time.Duration
 	checkRetry   int
 	vote         bool
+	budgetTokens int64
+	budgetUSD    float64
 }
 
 // active reports whether the dispatch makes a group.
 func (g groupFlags) active() bool { return len(g.agents) > 0 || g.triesSet }
+
+// given reports whether a flag that goes with a group was given.
+func (g groupFlags) given() bool {
+	return g.check != "" || g.vote || g.checkRetry != 0 || g.checkTimeout != 0 || g.budgetTokens != 0 || g.budgetUSD != 0
+}
 
 // addGroupFlags adds the group flags of `runner dispatch`.
 func addGroupFlags(fl *pflag.FlagSet, g *groupFlags) {
@@ -42,6 +49,8 @@ func addGroupFlags(fl *pflag.FlagSet, g *groupFlags) {
 	fl.StringVar(&g.check, "check", "", "with a group: a shell command run in each candidate's worktree when its turn ends done (default: the project's check in the config)")
 	fl.DurationVar(&g.checkTimeout, "check-timeout", 0, "end a check that runs longer than this (default 10m)")
 	fl.IntVar(&g.checkRetry, "check-retry", 0, "send a failed check's output back to its agent as a follow-up turn, up to N times")
+	fl.Int64Var(&g.budgetTokens, "group-budget-tokens", 0, "with a group: cancel the candidates still at work once all of them together used N tokens (each candidate keeps --budget-tokens too)")
+	fl.Float64Var(&g.budgetUSD, "group-budget-usd", 0, "with a group: cancel the candidates still at work once all of them together cost X dollars")
 	fl.BoolVar(&g.vote, "vote", false, "with a group: once all candidates ended, each candidate's agent names the best other candidate (see 'runner vote')")
 }
 
@@ -95,10 +104,10 @@ func groupRefusals(f dispatchOptions) error {
 		return fault.Usagef("--worktree=false: each candidate of a group works in a worktree of its own")
 	case f.printAnswer:
 		return fault.Usagef("--print-answer: a group has several answers ('runner compare GROUP' shows them)")
-	case f.group.checkRetry < 0 || f.group.checkTimeout < 0:
-		return fault.Usagef("--check-retry and --check-timeout take positive values")
-	case !f.group.active() && (f.group.check != "" || f.group.vote || f.group.checkRetry > 0):
-		return fault.Usagef("--check, --check-retry and --vote go with a group (--agents or --tries)")
+	case f.group.checkRetry < 0 || f.group.checkTimeout < 0 || f.group.budgetTokens < 0 || f.group.budgetUSD < 0:
+		return fault.Usagef("--check-retry, --check-timeout, --group-budget-tokens and --group-budget-usd take positive values")
+	case !f.group.active() && f.group.given():
+		return fault.Usagef("--check, --check-retry, --vote and --group-budget-* go with a group (--agents or --tries)")
 	}
 	return nil
 }
@@ -148,7 +157,8 @@ func (a *app) newGroup(ctx context.Context, f dispatchOptions, env *runner.Env, 
 		return nil, err
 	}
 	g := &state.Group{ID: state.NewGroupID(), Project: place.Project, Dir: place.Dir, Text: runner.TaskTitle(req.Text),
-		Created: env.Time(), Check: f.group.check, CheckTimeout: f.group.checkTimeout, CheckRetry: f.group.checkRetry, Vote: f.group.vote}
+		Created: env.Time(), Check: f.group.check, CheckTimeout: f.group.checkTimeout, CheckRetry: f.group.checkRetry, Vote: f.group.vote,
+		BudgetTokens: f.group.budgetTokens, BudgetUSD: f.group.budgetUSD}
 	if g.Check == "" {
 		g.Check = cfg.PolicyFor(place.Project).Check
 	}
@@ -253,6 +263,8 @@ func (a *app) superviseGroup(ctx context.Context, env *runner.Env, id string, as
 	}
 	ok, total := group.Outcome(g, tasks)
 	switch {
+	case g.Stopped != "" && ok < total:
+		return &ExitError{Code: ExitBudget, Err: fmt.Errorf("group %s: %s; %d of %d candidates succeeded (runner compare %s)", id, g.Stopped, ok, total, id)}
 	case ok == total:
 		return nil
 	case ok > 0:

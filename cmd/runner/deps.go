@@ -100,11 +100,15 @@ func groupDeps(env *runner.Env) group.Deps {
 		Ask: func(ctx context.Context, req ask.Request) ([]ask.Answer, error) {
 			return ask.Run(ctx, askDeps(env), req)
 		},
-		Forecast: func(ctx context.Context, id string) (*worktree.Check, error) {
-			return worktree.CheckMerge(ctx, worktreeDeps(env), worktree.CheckRequest{Ref: id})
+		Forecast: func(ctx context.Context, ids []string) (map[string]*worktree.Check, error) {
+			return worktree.CheckMerges(ctx, worktreeDeps(env), ids)
 		},
 		Merge: func(ctx context.Context, req worktree.MergeRequest) error {
 			_, _, err := worktree.Merge(ctx, worktreeDeps(env), req)
+			return err
+		},
+		Cancel: func(ctx context.Context, id, reason string) error {
+			_, err := gc.CancelBecause(ctx, gcDeps(env), id, false, reason)
 			return err
 		},
 		Close: func(ctx context.Context, id string) error {

@@ -19,6 +19,12 @@ import (
 // it cancelled and stops its supervisor; with kill it also closes the
 // task's window.
 func Cancel(ctx context.Context, d Deps, ref string, kill bool) (*state.Task, error) {
+	return CancelBecause(ctx, d, ref, kill, "cancelled by the user")
+}
+
+// CancelBecause is Cancel with the reason the task's record gives (a
+// group's budget, say), not the user's.
+func CancelBecause(ctx context.Context, d Deps, ref string, kill bool, reason string) (*state.Task, error) {
 	t, err := d.GetTask(ctx, ref)
 	if err != nil {
 		return nil, err
@@ -26,7 +32,6 @@ func Cancel(ctx context.Context, d Deps, ref string, kill bool) (*state.Task, er
 	if t.Status.IsTerminal() && !kill {
 		return t, fault.Usagef("task %s already ended (%s); use --kill to close its window", t.ID, t.Status)
 	}
-	reason := "cancelled by the user"
 	if kill {
 		reason += "; window closed"
 	}

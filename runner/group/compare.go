@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/worktree"
@@ -59,10 +60,28 @@ func Compare(ctx context.Context, d Deps, ref string) (*Comparison, error) {
 	if _, err := d.Reconcile(ctx); err != nil {
 		return nil, err
 	}
-	c := &Comparison{Group: g}
-	for _, id := range g.Tasks {
-		c.Rows = append(c.Rows, row(ctx, d, g, id))
+	c := &Comparison{Group: g, Rows: make([]Row, len(g.Tasks))}
+	fc, ferr := d.Forecast(ctx, g.Tasks)
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for i, id := range g.Tasks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			c.Rows[i] = row(ctx, d, g, id)
+			switch {
+			case fc[id] != nil:
+				c.Rows[i].Forecast = &fc[id].Outlook
+			case ferr != nil:
+				c.Rows[i].ForecastError = ferr.Error()
+			case c.Rows[i].Error == "":
+				c.Rows[i].ForecastError = "no branch of its own"
+			}
+		}()
 	}
+	wg.Wait()
 	sameFiles(c.Rows)
 	return c, nil
 }
@@ -95,11 +114,6 @@ func row(ctx context.Context, d Deps, g *state.Group, id string) Row {
 		}
 	} else {
 		r.Error = "its changes: " + err.Error()
-	}
-	if fc, err := d.Forecast(ctx, id); err == nil {
-		r.Forecast = &fc.Outlook
-	} else {
-		r.ForecastError = err.Error()
 	}
 	return r
 }

@@ -22,10 +22,14 @@ type Deps struct {
 	Send func(ctx context.Context, id, text string) error
 	// Ask runs shadows (ask.Run).
 	Ask func(ctx context.Context, req ask.Request) ([]ask.Answer, error)
-	// Forecast forecasts merging a candidate's branch (worktree.CheckMerge).
-	Forecast func(ctx context.Context, id string) (*worktree.Check, error)
+	// Forecast forecasts merging the candidates' branches, in one look at
+	// their repository (worktree.CheckMerges).
+	Forecast func(ctx context.Context, ids []string) (map[string]*worktree.Check, error)
 	// Merge merges a candidate's branch (worktree.Merge).
 	Merge func(ctx context.Context, req worktree.MergeRequest) error
+	// Cancel cancels a candidate still at work, with the reason given
+	// (gc.CancelBecause).
+	Cancel func(ctx context.Context, id, reason string) error
 	// Close closes a candidate's window, ending it if it still runs
 	// (gc.Cancel with kill).
 	Close func(ctx context.Context, id string) error

@@ -99,7 +99,46 @@ func step(ctx context.Context, d Deps, id string) (*state.Group, map[string]*sta
 			}
 		}
 	}
+	if !all && g.Stopped == "" {
+		if reason := overBudget(g, tasks); reason != "" {
+			stopGroup(ctx, d, g, tasks, reason)
+		}
+	}
 	return g, tasks, all, nil
+}
+
+// overBudget says how g's candidates together went past its budget ("":
+// they did not, or it has none).
+func overBudget(g *state.Group, tasks map[string]*state.Task) string {
+	var sum state.Spend
+	for _, t := range tasks {
+		if t != nil {
+			sum = sum.Add(t.SpendSoFar())
+		}
+	}
+	switch {
+	case g.BudgetTokens > 0 && sum.Tokens() >= g.BudgetTokens:
+		return fmt.Sprintf("budget: group %s used %d tokens of its %d", g.ID, sum.Tokens(), g.BudgetTokens)
+	case g.BudgetUSD > 0 && sum.CostUSD >= g.BudgetUSD:
+		return fmt.Sprintf("budget: group %s cost $%.4f of its $%.2f", g.ID, sum.CostUSD, g.BudgetUSD)
+	}
+	return ""
+}
+
+// stopGroup cancels g's candidates still at work and records why.
+func stopGroup(ctx context.Context, d Deps, g *state.Group, tasks map[string]*state.Task, reason string) {
+	d.Say("group %s: %s: cancelling the candidates still at work", g.ID, reason)
+	for _, id := range g.Tasks {
+		if t := tasks[id]; t != nil && !Ended(t) {
+			if err := d.Cancel(ctx, id, reason); err != nil {
+				d.Say("group %s: cancel %s: %v", g.ID, id, err)
+			}
+		}
+	}
+	if err := d.Store.UpdateGroup(ctx, g.ID, func(x *state.Group) error { x.Stopped = reason; return nil }); err != nil {
+		d.Say("group %s: record its stop: %v", g.ID, err)
+	}
+	g.Stopped = reason
 }
 
 // checkOne runs g's check in candidate t's folder and records it; a check

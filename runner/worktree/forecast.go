@@ -162,3 +162,40 @@ func CheckMerge(ctx context.Context, d Deps, req CheckRequest) (*Check, error) {
 	}
 	return c, nil
 }
+
+// CheckMerges forecasts merging each task of refs (ids, all with branches
+// of one repository: a group's candidates) into the project's branch, in
+// one look at the repository (CheckMerge looks once per task). A task
+// without a branch is left out of the result.
+func CheckMerges(ctx context.Context, d Deps, refs []string) (map[string]*Check, error) {
+	out := map[string]*Check{}
+	var ts []*state.Task
+	for _, ref := range refs {
+		t, err := d.GetTask(ctx, ref)
+		if err != nil {
+			return nil, err
+		}
+		if t.Branch != "" && t.Origin != "" {
+			ts = append(ts, t)
+		}
+	}
+	if len(ts) == 0 {
+		return out, nil
+	}
+	gctx, err := d.GitContext(ctx, ts[0])
+	if err != nil {
+		return nil, err
+	}
+	fc, err := forecastRepo(gctx, ts[0].Origin, "", "")
+	if err != nil {
+		return nil, fmt.Errorf("forecast the merges in %s: %w", ts[0].Origin, err)
+	}
+	for _, t := range ts {
+		for _, b := range fc.Branches {
+			if b.Branch == t.Branch && t.Origin == ts[0].Origin {
+				out[t.ID] = &Check{Task: t.ID, Branch: t.Branch, Origin: t.Origin, Host: t.Tmux.Host, Outlook: *outlookOf(fc.Into, b)}
+			}
+		}
+	}
+	return out, nil
+}
