@@ -45,14 +45,14 @@ type Group struct {
 	CheckRetry   int           `json:"check_retry,omitempty"`
 	// Vote asks, once every candidate ended, each candidate's agent which
 	// other candidate is best (VoteResult).
-	Vote   bool        `json:"vote,omitempty"`
+	Vote bool `json:"vote,omitempty"`
 	// BudgetTokens and BudgetUSD bound what all the candidates use
 	// together (0: no bound); past one, the candidates still at work are
 	// cancelled and Stopped says why.
-	BudgetTokens int64   `json:"budget_tokens,omitempty"`
-	BudgetUSD    float64 `json:"budget_usd,omitempty"`
-	Stopped      string  `json:"stopped,omitempty"`
-	Ballot *VoteResult `json:"ballot,omitempty"`
+	BudgetTokens int64       `json:"budget_tokens,omitempty"`
+	BudgetUSD    float64     `json:"budget_usd,omitempty"`
+	Stopped      string      `json:"stopped,omitempty"`
+	Ballot       *VoteResult `json:"ballot,omitempty"`
 	// Ended is when every candidate had ended and its check (and the vote)
 	// had run: the group's own end.
 	Ended time.Time `json:"ended,omitzero"`
