@@ -66,7 +66,7 @@ func cliVersion(ctx context.Context, env *Env, prof *profile.Profile, host, path
 		return "", errors.New("the profile has no version_args")
 	}
 	if host == "" {
-		return doctor.ReadVersion(ctx, path, prof.VersionArgs)
+		return doctor.CachedVersion(ctx, "", path, prof.VersionArgs)
 	}
 	c, err := env.HostConn(ctx, host)
 	if err != nil {

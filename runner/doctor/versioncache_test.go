@@ -1,0 +1,52 @@
+package doctor
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
+)
+
+// TestCachedVersion: the version is read once per file as it is; a
+// changed file (an upgrade) is read again; a failure is not remembered.
+func TestCachedVersion(t *testing.T) {
+	dir := t.TempDir()
+	cli, count := filepath.Join(dir, "cli"), filepath.Join(dir, "count")
+	write := func(version string) {
+		script := "#!/bin/sh\necho x >> " + count + "\necho '" + version + " (Fake CLI)'\n"
+		if err := os.WriteFile(cli, []byte(script), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runs := func() int {
+		b, _ := os.ReadFile(count)
+		return strings.Count(string(b), "x")
+	}
+	write("1.2.3")
+	cache := filepath.Join(dir, "cache")
+	for range 3 {
+		if v, err := CachedVersion(t.Context(), cache, cli, []string{"--version"}); err != nil || v != "1.2.3" {
+			t.Fatalf("CachedVersion = %q, %v", v, err)
+		}
+	}
+	if runs() != 1 {
+		t.Errorf("the CLI ran %d times for 3 reads of one file", runs())
+	}
+	write("1.2.40")
+	later := clock.Now().Add(time.Minute)
+	if err := os.Chtimes(cli, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := CachedVersion(t.Context(), cache, cli, []string{"--version"}); v != "1.2.40" || runs() != 2 {
+		t.Errorf("after an upgrade: %q, %d runs", v, runs())
+	}
+	if err := os.WriteFile(cli, []byte("#!/bin/sh\necho x >> "+count+"\nexit 3\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CachedVersion(t.Context(), cache, cli, []string{"--version"}); err == nil || runs() != 4 {
+		t.Errorf("a failing CLI: %v after %d runs (tried twice, none remembered)", err, runs())
+	}
+}
