@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/spend"
 	"github.com/runner-cli/runner/state"
@@ -16,6 +18,10 @@ var (
 	liveSpendEvery = 2 * time.Second
 	liveShownEvery = 5 * time.Second
 )
+
+// liveShownShare: without a budget, the wait after a reading is at least
+// this many times what it took (one reading in 20 of the time at most).
+const liveShownShare = 20
 
 // watchLive reads what the turn being monitored used so far and gives
 // each new reading to Book.LiveSpend (Task.Live, which status, ps and
@@ -44,16 +50,19 @@ func (s *Supervisor) watchLive(ctx context.Context) (stop func()) {
 	from, sig := s.Mon.Expecting().EventsFrom, s.sig
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(every)
-		defer tick.Stop()
 		var last profile.Usage
-		for {
-			select {
-			case <-ctx.Done():
+		for wait := every; ; {
+			if ctxtime.Sleep(ctx, wait) != nil {
 				return
-			case <-tick.C:
 			}
+			start := clock.Now()
 			u, ok := spend.LiveUsage(s.Profile, file, from, sig, s.AgentEnv)
+			// Shown, not judged: a reading that takes long (a CLI's
+			// record of many MiB) is taken at most liveShownShare of the
+			// time, so that many long turns cost the machine little.
+			if wait = every; !budgeted {
+				wait = max(every, clock.Since(start)*liveShownShare)
+			}
 			if !ok || u == last {
 				continue
 			}
