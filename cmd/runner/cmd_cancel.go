@@ -2,19 +2,26 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/gc"
+	"github.com/runner-cli/runner/runner/group"
+	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
 )
 
 func (a *app) newCancelCmd() *cobra.Command {
 	var opts cancelOptions
 	cmd := &cobra.Command{
-		Use:   "cancel ID [--kill]",
+		Use:   "cancel ID|GROUP [--kill]",
 		Short: "Interrupt a task's agent and mark it cancelled (--kill closes its window and ends its processes)",
 		Example: `  runner cancel t_def456
-  runner cancel t_stu901 --kill   # also close its window and end its processes`,
+  runner cancel t_stu901 --kill   # also close its window and end its processes
+  runner cancel g_abc123 --kill   # every candidate of a group`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
@@ -38,6 +45,9 @@ func (a *app) runCancel(ctx context.Context, opts cancelOptions) error {
 	if err != nil {
 		return err
 	}
+	if strings.HasPrefix(opts.args[0], "g_") {
+		return a.cancelGroup(ctx, env, opts)
+	}
 	t, err := gc.Cancel(ctx, gcDeps(env), opts.args[0], opts.kill)
 	if err != nil {
 		return err
@@ -47,4 +57,43 @@ func (a *app) runCancel(ctx context.Context, opts cancelOptions) error {
 	}
 	fmt.Fprintf(a.out, "%s %s\n", t.ID, t.Status)
 	return nil
+}
+
+// cancelGroup cancels every candidate of a group still at work (with
+// --kill, closes every candidate's window too).
+func (a *app) cancelGroup(ctx context.Context, env *runner.Env, opts cancelOptions) error {
+	g, err := env.Store.FindGroup(ctx, opts.args[0])
+	if err != nil {
+		return err
+	}
+	var out []*state.Task
+	var errs []error
+	for _, id := range g.Tasks {
+		t, err := runner.GetTask(ctx, env, id)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if group.Ended(t) && !opts.kill {
+			continue
+		}
+		if t, err = gc.Cancel(ctx, gcDeps(env), id, opts.kill); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", id, err))
+			continue
+		}
+		out = append(out, t)
+	}
+	if len(out) == 0 && len(errs) == 0 {
+		return fault.Usagef("group %s: every candidate already ended; use --kill to close their windows", g.ID)
+	}
+	if opts.asJSON {
+		if err := a.printJSON(out); err != nil {
+			return err
+		}
+	} else {
+		for _, t := range out {
+			fmt.Fprintf(a.out, "%s %s\n", t.ID, t.Status)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
@@ -135,7 +136,16 @@ func (a *app) runGroup(ctx context.Context, f dispatchOptions, env *runner.Env, 
 		if err != nil {
 			return fmt.Errorf("group %s: start its supervisor: %w (its candidates run; see them with 'runner compare %s')", g.ID, err, g.ID)
 		}
-		env.Say("group %s: supervisor %d started (runner compare %s)", g.ID, pid, g.ID)
+		// Recorded now, so that a wait right after sees it run.
+		if err := env.Store.UpdateGroup(ctx, g.ID, func(x *state.Group) error {
+			if x.SupervisorPID == 0 && x.Ended.IsZero() {
+				x.SupervisorPID = pid
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		env.Say("group %s: supervisor %d started (runner wait %s; runner compare %s)", g.ID, pid, g.ID, g.ID)
 		if f.asJSON {
 			return a.printJSON(map[string]any{"group": g.ID, "tasks": g.Tasks})
 		}
@@ -250,6 +260,12 @@ func (a *app) superviseGroup(ctx context.Context, env *runner.Env, id string, as
 		}
 		return err
 	}
+	return a.groupOutcome(ctx, d, g, tasks, asJSON)
+}
+
+// groupOutcome prints an ended group's comparison and returns its exit.
+func (a *app) groupOutcome(ctx context.Context, d group.Deps, g *state.Group, tasks map[string]*state.Task, asJSON bool) error {
+	id := g.ID
 	c, err := group.Compare(ctx, d, id)
 	if err != nil {
 		return err
@@ -271,6 +287,69 @@ func (a *app) superviseGroup(ctx context.Context, env *runner.Env, id string, as
 		return &ExitError{Code: ExitSomeFailed, Err: fmt.Errorf("group %s: %d of %d candidates succeeded (runner compare %s; runner pick %s --by check)", id, ok, total, id, id)}
 	}
 	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("group %s: no candidate succeeded (runner compare %s)", id, id)}
+}
+
+// waitGroup waits until a group has ended (runner wait GROUP), then as
+// superviseGroup prints it and exits.
+func (a *app) waitGroup(ctx context.Context, o waitOptions) error {
+	if o.anyOne || o.untilInput {
+		return fault.Usagef("wait GROUP: --any and --input go with task IDs")
+	}
+	env, _, err := a.runnerEnv(true)
+	if err != nil {
+		return err
+	}
+	g, err := env.Store.FindGroup(ctx, o.ids[0])
+	if err != nil {
+		return err
+	}
+	if o.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+	}
+	changes, err := env.Store.Watch(ctx)
+	if err != nil {
+		return err
+	}
+	d := groupDeps(env)
+	for g.Ended.IsZero() {
+		if !supervisorAlive(g) {
+			// Its supervisor is gone (killed, the machine restarted):
+			// this wait sees the group through itself.
+			env.Say("group %s: its supervisor is gone; seeing it through here", g.ID)
+			ng, tasks, err := group.Supervise(ctx, d, g.ID)
+			if err != nil {
+				return err
+			}
+			return a.groupOutcome(ctx, d, ng, tasks, o.asJSON)
+		}
+		select {
+		case <-ctx.Done():
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return &ExitError{Code: ExitTimeout, Err: fmt.Errorf("group %s has not ended after %s (runner compare %s)", g.ID, o.timeout, g.ID)}
+			}
+			return ctx.Err()
+		case <-changes:
+		case <-time.After(2 * time.Second):
+		}
+		if g, err = env.Store.FindGroup(ctx, g.ID); err != nil {
+			return err
+		}
+	}
+	tasks := map[string]*state.Task{}
+	for _, id := range g.Tasks {
+		if t, err := d.Task(ctx, id); err == nil {
+			tasks[id] = t
+		}
+	}
+	return a.groupOutcome(ctx, d, g, tasks, o.asJSON)
+}
+
+// supervisorAlive reports whether the process recorded as g's
+// supervisor still runs.
+func supervisorAlive(g *state.Group) bool {
+	return g.SupervisorPID > 0 && syscall.Kill(g.SupervisorPID, 0) == nil
 }
 
 // cancelCandidates cancels the group's candidates still at work (an

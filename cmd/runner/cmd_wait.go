@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/runner-cli/runner/runner/fault"
@@ -26,7 +27,7 @@ type waitOptions struct {
 func (a *app) newWaitCmd() *cobra.Command {
 	var o waitOptions
 	cmd := &cobra.Command{
-		Use:   "wait ID... [--any] [--timeout D] | wait --all [--project P]",
+		Use:   "wait ID... [--any] [--timeout D] | wait GROUP | wait --all [--project P]",
 		Short: "Block until tasks end; exit with the task's code",
 		Long: `Block until the tasks end (with --any: the first of them), watching the state
 directory (no polling). Exits with the task's code: 0 done, 1 failed or exited,
@@ -37,7 +38,12 @@ order, that did not end done. --timeout ends the wait itself with exit 3.
 With --all (and no IDs): wait for every active task (of project P with
 --project) at the time of the call, and for the tasks queued behind them
 with --after, until all have ended. The exit code is that of the first task,
-in dispatch order, that did not end done; 0 when there was nothing to wait for.`,
+in dispatch order, that did not end done; 0 when there was nothing to wait for.
+
+With GROUP (dispatch --agents/--tries): wait until the group has ended (its
+candidates, their checks and its vote), print the comparison, and exit as a
+foreground group does: 0 every candidate succeeded, 8 some did, 1 none did, 6
+its group budget stopped it.`,
 		Example: `  runner wait t_abc123
   runner wait t_ghi789           # exits 1: the task did not end done
   runner wait --all --project api --timeout 1h
@@ -70,6 +76,8 @@ func (a *app) runWait(ctx context.Context, o waitOptions) error {
 		return fault.Usagef("wait: --project goes with --all")
 	case !o.all && len(o.ids) == 0:
 		return fault.Usagef("wait: give task IDs, or --all for every active task")
+	case len(o.ids) == 1 && strings.HasPrefix(o.ids[0], "g_"):
+		return a.waitGroup(ctx, o)
 	}
 	// --all says on stderr which tasks it waits for.
 	env, _, err := a.runnerEnv(o.all)
