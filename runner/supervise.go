@@ -148,15 +148,17 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 			env.Say("task %s: hook event %s not taken: %s", t.ID, ev.Name, why)
 		}}
 	book := &taskBook{env: env, id: t.ID, prof: prof, set: set}
-	wrote := make(chan struct{}, 1)
+	wrote, liveWrote := make(chan struct{}, 1), make(chan struct{}, 1)
 	mon.Wrote = func() {
-		select {
-		case wrote <- struct{}{}:
-		default:
+		for _, ch := range []chan struct{}{wrote, liveWrote} {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
 		}
 	}
 	s = &supervision{env: env, book: book, set: set, runCtx: ctx, wrote: wrote, Supervisor: &supervisor.Supervisor{
-		ID: t.ID, Profile: prof, PaneID: t.Tmux.Pane, Mon: supervisor.Watch(mon), Book: book, AgentEnv: agentEnv(env, t), AgentPath: agentPath(t),
+		ID: t.ID, Profile: prof, PaneID: t.Tmux.Pane, Mon: supervisor.Watch(mon), Book: book, AgentEnv: agentEnv(env, t), AgentPath: agentPath(t), Wrote: liveWrote,
 		Settings: supervisor.Settings{ReadyTimeout: set.ReadyTimeout, YesTrust: set.YesTrust, WaitInput: set.WaitInput,
 			Detached: set.Detached, Approve: rules, Commit: set.Commit, UseHook: set.Start != nil && set.Start.UseHook}}}
 	tc, err := env.PaneClient(ctx, t)

@@ -28,7 +28,8 @@ const liveShownShare = 20
 // watch show): every liveSpendEvery while its tree has a budget
 // (Book.Budgeted), and then LiveSpend judges it, ending the tree's turns
 // once it passes the budget (a long turn is stopped near its budget, not
-// at its end); every liveShownEvery without one. It needs the delivered
+// at its end); every liveShownEvery without one, and then only once the
+// agent wrote something since the last reading (Wrote). It needs the delivered
 // prompt (a turn this supervisor delivered). The returned function stops
 // it.
 func (s *Supervisor) watchLive(ctx context.Context) (stop func()) {
@@ -54,6 +55,14 @@ func (s *Supervisor) watchLive(ctx context.Context) (stop func()) {
 		for wait := every; ; {
 			if ctxtime.Sleep(ctx, wait) != nil {
 				return
+			}
+			if !budgeted && s.Wrote != nil {
+				// Shown only: nothing new to read until the agent writes.
+				select {
+				case <-ctx.Done():
+					return
+				case <-s.Wrote:
+				}
 			}
 			start := clock.Now()
 			u, ok := spend.LiveUsage(s.Profile, file, from, sig, s.AgentEnv)

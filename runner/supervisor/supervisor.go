@@ -145,6 +145,11 @@ type Supervisor struct {
 	// AgentPath, when set, maps a path the agent's hook names to where
 	// the file is here (the task's copy of its CLI's directories).
 	AgentPath func(string) string
+	// Wrote signals the agent's output (the monitor's Wrote; buffered):
+	// a running turn's spend shown without a budget is read again only
+	// after the agent wrote something, so a quiet agent costs nothing.
+	// Nil: read by the clock alone.
+	Wrote <-chan struct{}
 
 	// treeBudgeted: whether the task's tree had a token or dollar budget
 	// as the monitored turn started (nil: not looked up).
