@@ -149,14 +149,19 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 		}}
 	book := &taskBook{env: env, id: t.ID, prof: prof, set: set}
 	wrote, liveWrote := make(chan struct{}, 1), make(chan struct{}, 1)
-	mon.Wrote = func() {
-		for _, ch := range []chan struct{}{wrote, liveWrote} {
-			select {
-			case ch <- struct{}{}:
-			default:
+	signal := func(chs ...chan struct{}) func() {
+		return func() {
+			for _, ch := range chs {
+				select {
+				case ch <- struct{}{}:
+				default:
+				}
 			}
 		}
 	}
+	// What the agent prints, or a hook's line (usage so far), is what can
+	// make its running turn's spend worth reading again.
+	mon.Wrote, mon.HookWrote = signal(wrote, liveWrote), signal(liveWrote)
 	s = &supervision{env: env, book: book, set: set, runCtx: ctx, wrote: wrote, Supervisor: &supervisor.Supervisor{
 		ID: t.ID, Profile: prof, PaneID: t.Tmux.Pane, Mon: supervisor.Watch(mon), Book: book, AgentEnv: agentEnv(env, t), AgentPath: agentPath(t), Wrote: liveWrote,
 		Settings: supervisor.Settings{ReadyTimeout: set.ReadyTimeout, YesTrust: set.YesTrust, WaitInput: set.WaitInput,

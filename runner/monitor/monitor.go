@@ -68,6 +68,9 @@ type Monitor struct {
 	// block) on each write to Transcript seen while a wait runs: what the
 	// agent prints, for those who look at its files only then.
 	Wrote func()
+	// HookWrote, when set, is called likewise on each write to Events
+	// (a hook's line: a turn's end, or usage so far).
+	HookWrote func()
 }
 
 // Panes is what a Monitor asks of the pane client (tmuxctl.Client

@@ -132,6 +132,9 @@ func (r *waitRun) handle(ev fsnotify.Event) {
 			m.Wrote()
 		}
 	case m.Events:
+		if m.HookWrote != nil {
+			m.HookWrote()
+		}
 		evs, off := readNewLines(m.Events, r.eventsOff)
 		r.eventsOff = off
 		if len(evs) > 0 {

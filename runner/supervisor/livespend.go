@@ -53,16 +53,18 @@ func (s *Supervisor) watchLive(ctx context.Context) (stop func()) {
 		defer close(done)
 		var last profile.Usage
 		for wait := every; ; {
-			if ctxtime.Sleep(ctx, wait) != nil {
-				return
-			}
 			if !budgeted && s.Wrote != nil {
-				// Shown only: nothing new to read until the agent writes.
+				// Shown only: nothing new to read until the agent writes
+				// (no timer runs meanwhile: a quiet agent wakes nothing),
+				// then at most one reading per wait.
 				select {
 				case <-ctx.Done():
 					return
 				case <-s.Wrote:
 				}
+			}
+			if ctxtime.Sleep(ctx, wait) != nil {
+				return
 			}
 			start := clock.Now()
 			u, ok := spend.LiveUsage(s.Profile, file, from, sig, s.AgentEnv)
