@@ -13,6 +13,7 @@ import (
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/gc"
 	"github.com/runner-cli/runner/runner/group"
@@ -117,6 +118,12 @@ func groupRefusals(f dispatchOptions) error {
 // worktree of its own from the group's snapshot, then sees the group
 // through here (foreground) or in a `runner group-supervise` process.
 func (a *app) runGroup(ctx context.Context, f dispatchOptions, env *runner.Env, cfg *config.Config, req runner.DispatchRequest) error {
+	if req.Confined != "" {
+		// A group's check is a command runner runs, and its worktrees
+		// live in the repository's git directory: neither is a sandboxed
+		// task's to ask for (as --notify is not).
+		return fault.Usagef("--agents/--tries/--check: a sandboxed task cannot start a group")
+	}
 	agents, err := groupAgents(f, env.Profiles)
 	if err != nil {
 		return err
@@ -314,9 +321,11 @@ func (a *app) waitGroup(ctx context.Context, o waitOptions) error {
 	}
 	d := groupDeps(env)
 	for g.Ended.IsZero() {
-		if !supervisorAlive(g) {
+		if !supervisorAlive(g) && a.getenv(door.EnvConfined) == "" {
 			// Its supervisor is gone (killed, the machine restarted):
-			// this wait sees the group through itself.
+			// this wait sees the group through itself (not one asked
+			// through a sandboxed task's door: that would run the
+			// group's checks for it).
 			env.Say("group %s: its supervisor is gone; seeing it through here", g.ID)
 			ng, tasks, err := group.Supervise(ctx, d, g.ID)
 			if err != nil {

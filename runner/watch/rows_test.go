@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/state"
 )
@@ -110,7 +111,7 @@ func TestFeedWithoutInotify(t *testing.T) {
 // standing for it) until expanded: then a header and each candidate under
 // it; the `/` filter finds them by the group's id.
 func TestBuildGroups(t *testing.T) {
-	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	now := clock.Now()
 	st := &state.State{Projects: map[string]*state.Project{}, Tasks: map[string]*state.Task{}}
 	for i, id := range []string{"t_c1", "t_c2", "t_c3", "t_solo"} {
 		at := now.Add(-time.Duration(i) * time.Minute)
