@@ -7,28 +7,16 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
 
-	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/changes"
 	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/state"
 )
 
-// ChangesEvery is how often a supervisor looks at its task's files while
-// the agent works: only when its pane showed output since the last look,
-// so an agent that waits costs nothing.
-const ChangesEvery = 3 * time.Second
-
 // TrackChanges looks at what task id changed since its snapshot and
 // records it, with the overlaps it makes (package changes).
 func TrackChanges(ctx context.Context, env *Env, id string) error {
 	return env.changes().Track(ctx, id)
-}
-
-// lookAtChanges is TrackChanges's look, which records nothing.
-func lookAtChanges(ctx context.Context, env *Env, id string) (*changes.Look, error) {
-	return env.changes().Look(ctx, id)
 }
 
 // changes is package changes on env.
@@ -38,47 +26,17 @@ func (env *Env) changes() changes.Deps {
 		StartDeliveries: func(ctx context.Context, ids []string) []error { return StartDeliveries(ctx, env, ids) }}
 }
 
-// trackWhileWorking looks at the task's files at most every ChangesEvery
-// while its pane shows output (the monitor signals s.wrote as the
-// transcript grows), and less often when a look is slow, until stop is
-// called. A quiet agent wakes it not once: no timer runs meanwhile.
+// trackWhileWorking records what the task changed while its agent works
+// (changes.WhileWorking), until stop is called.
 func (s *supervision) trackWhileWorking(ctx context.Context, t *state.Task) (stop func()) {
 	if t.SnapshotRef == "" || s.wrote == nil {
 		return func() {}
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		looked := clock.Now() // the first look comes a pause after the start, not at the prompt's echo
-		var due <-chan time.Time
-		next := ChangesEvery
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-s.wrote:
-				if due == nil {
-					// The first write after a look: look once the
-					// pause since the last look has passed.
-					due = time.After(max(0, next-clock.Since(looked)))
-				}
-				continue
-			case <-due:
-				due = nil
-			}
-			looked = clock.Now()
-			// A look under way finishes (stop waits for it): cut
-			// short, it could leave overlaps recorded and untold.
-			if err := TrackChanges(context.WithoutCancel(ctx), s.env, s.ID); err != nil {
-				s.env.Say("task %s: %v", s.ID, err)
-			}
-			// A look costs at most a 20th of the time between looks (a
-			// huge repository, a slow host).
-			next = max(ChangesEvery, 20*clock.Since(looked))
+	return changes.WhileWorking(ctx, s.wrote, func(ctx context.Context) {
+		if err := TrackChanges(ctx, s.env, s.ID); err != nil {
+			s.env.Say("task %s: %v", s.ID, err)
 		}
-	}()
-	return func() { cancel(); <-done }
+	})
 }
 
 // StartDeliveries starts a supervisor for each idle recipient this process

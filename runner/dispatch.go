@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/runner-cli/runner/runner/deps"
+	"github.com/runner-cli/runner/runner/remote"
 	"os"
 
 	"github.com/runner-cli/runner/runner/budget"
@@ -31,7 +32,7 @@ type DispatchRequest struct {
 	AgentArgs []string
 	// Permissions is --permissions (profile.PermissionsModes); "" takes
 	// PermissionsDefault (the config's permissions), else runner's
-	// default (see permissionsMode).
+	// default (see profile.Permissions).
 	Permissions, PermissionsDefault string
 	RequireSnapshot                 bool
 	Exclusive                       bool
@@ -149,11 +150,11 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	if len(after) > 0 {
 		return dispatchQueued(ctx, env, task)
 	}
-	var early *earlyMirror
+	var early *remote.Early
 	if plan.host != "" && !req.Settings.Detached {
 		// The stream of its files starts with the agent, not after.
 		early = startEarlyMirror(ctx, env, task)
-		defer early.release()
+		defer early.Release()
 	}
 	if err := start(ctx, env, task, prof, spec); err != nil {
 		failUnstarted(ctx, env, task.ID, err)

@@ -195,7 +195,7 @@ func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, st
 	if err := prof.CheckTaskSize(req.Text); err != nil {
 		return nil, nil, "", err
 	}
-	mode, err := permissionsMode(prof, req.Permissions, req.PermissionsDefault)
+	mode, err := profile.Permissions(prof, req.Permissions, req.PermissionsDefault)
 	if err != nil {
 		return nil, nil, "", err
 	}

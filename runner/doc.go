@@ -1,7 +1,8 @@
 // Package runner is the core of a task's life: a dispatch (dispatch.go:
 // the project resolved, the task recorded, queued behind --after), its
 // launch (launch.go: the snapshot, the work tree — the project's or a
-// worktree of its own, worktree.go — and the pane on its site, site.go:
+// worktree of its own, made by runner/worktree/setup — and the pane on its
+// site, site.go:
 // this machine or a host), its supervision (supervise.go: ready, delivery,
 // the turn, the end) with the turns that follow (send.go: follow-ups,
 // resume; msgdeliver.go: queued messages; changes.go: the files each task
@@ -23,7 +24,9 @@
 //   - runner/monitor: watching a pane (events in, a decision out);
 //   - runner/supervisor: a task's turns (ready, delivery, dialogs) and
 //     where a turn and a supervision end (Ending, Conclude), through small
-//     interfaces (Pane, Watcher, Book; taskBook in book.go is the Book);
+//     interfaces (Pane, Watcher, Book);
+//   - runner/taskbook: the task's record as the supervisor's Book (the
+//     turn's end, budgets judged, the commit, the release);
 //   - runner/record: the task record's durable writes and the journal;
 //   - runner/messaging: the queue's rules, awareness, lineage;
 //   - runner/overlap: which tasks changed the same files, and whom to tell;
@@ -45,8 +48,8 @@
 //   - runner/hosts: the registered hosts and the connections to them (a
 //     Pool the composition root passes in Env.Hosts);
 //   - runner/remote: a task on a host (its files there, its launch's
-//     checks, the stream of its files back);
-//   - runner/worktree/setup: making a new worktree ready;
+//     checks, the stream of its files back, Mirror);
+//   - runner/worktree/setup: making a task's worktree and making it ready;
 //   - runner/doctor (what runner needs, checked), runner/sandbox,
 //     runner/config, runner/proctree, runner/fault (the kinds of error
 //     cmd maps to exit codes).

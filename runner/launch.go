@@ -7,12 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/runner-cli/runner/runner/deps"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/runner/deps"
+	wtsetup "github.com/runner-cli/runner/runner/worktree/setup"
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/door"
@@ -74,13 +76,13 @@ func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profil
 		fail("no snapshot: " + snapErr.Error())
 		return err
 	}
-	var wt worktreeStart
+	var wt wtsetup.Made
 	if spec.Worktree {
 		if wt, err = startWorktree(gctx, env, task, snap, spec.Setup); err != nil {
 			fail("worktree: " + err.Error())
 			return err
 		}
-		snapNote += "; worktree " + wt.dir + " on branch " + wt.branch
+		snapNote += "; worktree " + wt.Dir + " on branch " + wt.Branch
 	}
 	if err := recordStarting(ctx, env, task.ID, snapRef, snapNote, wt, launched); err != nil {
 		closePane()
@@ -89,8 +91,8 @@ func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profil
 	if launched != nil {
 		return nil
 	}
-	if wt.branch != "" {
-		task.Origin, task.Dir, task.Branch = task.Dir, wt.dir, wt.branch
+	if wt.Branch != "" {
+		task.Origin, task.Dir, task.Branch = task.Dir, wt.Dir, wt.Branch
 	}
 	if err := env.Store.PrepareTaskFiles(task.ID); err != nil {
 		return err
@@ -149,14 +151,14 @@ func snapshotOutcome(snap *gitsnap.Snapshot, snapErr error, spec *settings.Start
 // recordStarting records the task starting: its snapshot, its worktree,
 // and the pane launched beside the snapshot (if one was), in one write;
 // a task that left the queue meanwhile (cancelled) is an *deps.LeftQueueError.
-func recordStarting(ctx context.Context, env *Env, id, snapRef, snapNote string, wt worktreeStart, launched *launched) error {
+func recordStarting(ctx context.Context, env *Env, id, snapRef, snapNote string, wt wtsetup.Made, launched *launched) error {
 	return env.Record().UpdateTaskDurably(ctx, "task "+id+": starting", id, func(t *state.Task) error {
 		if t.Status != state.StatusQueued {
 			return &deps.LeftQueueError{Task: t}
 		}
 		t.SnapshotRef = snapRef
-		if wt.branch != "" {
-			t.Origin, t.Dir, t.Branch = t.Dir, wt.dir, wt.branch
+		if wt.Branch != "" {
+			t.Origin, t.Dir, t.Branch = t.Dir, wt.Dir, wt.Branch
 		}
 		if err := t.SetStatus(state.StatusStarting, env.Time(), snapNote); err != nil {
 			return err

@@ -4,7 +4,6 @@
 package runner
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -13,29 +12,6 @@ import (
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/profile"
 )
-
-// permissionsMode is the --permissions mode a dispatch of prof runs in:
-// the flag's (mode), else the config's (fallback), else runner's default
-// (profile.DefaultPermissions). Without the flag, ask falls back to the
-// CLI's own default for a profile without an asking mode (pi, the
-// shell); the flag's ask of such a profile is refused (exit 2).
-func permissionsMode(prof *profile.Profile, mode, fallback string) (string, error) {
-	if mode == "" {
-		mode = cmp.Or(fallback, profile.DefaultPermissions)
-		if mode == profile.PermissionsAsk && len(prof.PermissionsAsk) == 0 {
-			return profile.PermissionsDefault, nil
-		}
-		return mode, nil
-	}
-	if err := profile.CheckPermissions("--permissions", mode); err != nil {
-		return "", err
-	}
-	if mode == profile.PermissionsAsk && len(prof.PermissionsAsk) == 0 {
-		_, err := prof.AskModeFor("")
-		return "", err
-	}
-	return mode, nil
-}
 
 // askMode adds prof's asking mode to argv, a launch argv resolved for the
 // task's site (argv[0] the CLI there) whose last nExtra elements are the

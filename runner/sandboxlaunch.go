@@ -50,17 +50,12 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 // t's folder, in a sandbox like its agent's: it writes the folder and the
 // repository's git directory, reads the rest, sees nothing of runner's.
 func CheckSandbox(ctx context.Context, env *Env, t *state.Task, argv []string) ([]string, error) {
-	environ := os.Environ
-	if env.Environ != nil {
-		environ = env.Environ
-	}
-	common := ""
+	sh := shadowOf(env, t, argv)
+	sh.WriteDir = true
 	if c, err := gitsnap.CommonDir(ctx, t.Dir); err == nil {
-		common = c
+		sh.GitCommon = c
 	}
-	return confine.WrapShadow(confine.Shadow{ID: t.ID, Dir: t.Dir, HomeCopies: t.HomeCopies, Home: env.Env("HOME"),
-		Getenv: env.Env, Env: environ(), StateDir: env.Store.Dir(), Socket: env.TC.SocketPath(),
-		Argv: argv, WriteDir: true, GitCommon: common})
+	return confine.WrapShadow(sh)
 }
 
 // ShadowSandbox wraps argv, the headless command of a shadow of task t
@@ -69,11 +64,17 @@ func CheckSandbox(ctx context.Context, env *Env, t *state.Task, argv []string) (
 // the agent's to write), and so does every shadow asked through a
 // sandboxed task's door.
 func ShadowSandbox(env *Env, t *state.Task, prof *profile.Profile, argv []string) ([]string, error) {
+	sh := shadowOf(env, t, argv)
+	sh.CLIPaths = prof.SandboxPaths
+	return confine.WrapShadow(sh)
+}
+
+// shadowOf is the sandbox of a command run for task t beside its agent.
+func shadowOf(env *Env, t *state.Task, argv []string) confine.Shadow {
 	environ := os.Environ
 	if env.Environ != nil {
 		environ = env.Environ
 	}
-	return confine.WrapShadow(confine.Shadow{ID: t.ID, Dir: t.Dir, HomeCopies: t.HomeCopies, Home: env.Env("HOME"),
-		Getenv: env.Env, Env: environ(), StateDir: env.Store.Dir(), Socket: env.TC.SocketPath(),
-		CLIPaths: prof.SandboxPaths, Argv: argv})
+	return confine.Shadow{ID: t.ID, Dir: t.Dir, HomeCopies: t.HomeCopies, Home: env.Env("HOME"),
+		Getenv: env.Env, Env: environ(), StateDir: env.Store.Dir(), Socket: env.TC.SocketPath(), Argv: argv}
 }

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,33 +53,5 @@ func TestSitePaneEnv(t *testing.T) {
 	}
 	if slices.Contains(host, "PATH=/bin") || slices.Contains(host, "ANTHROPIC_API_KEY=k") {
 		t.Errorf("host: this machine's variables passed there: %q", host)
-	}
-}
-
-// The early stream goes to its supervisor once; released, it is stopped
-// unless taken; a stream that could not start is nil and safe to use.
-func TestEarlyMirror(t *testing.T) {
-	stops := 0
-	e := &earlyMirror{runCtx: context.Background(), stop: func() { stops++ }}
-	if _, _, ok := e.take(); !ok {
-		t.Fatal("not taken")
-	}
-	if _, _, ok := e.take(); ok {
-		t.Error("taken twice")
-	}
-	e.release()
-	if stops != 0 {
-		t.Errorf("a taken stream stopped by release (%d)", stops)
-	}
-	e2 := &earlyMirror{runCtx: context.Background(), stop: func() { stops++ }}
-	e2.release()
-	e2.release()
-	if stops != 1 {
-		t.Errorf("released twice: %d stops, want 1", stops)
-	}
-	var none *earlyMirror
-	none.release()
-	if _, _, ok := none.take(); ok {
-		t.Error("a nil stream taken")
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
+	"github.com/runner-cli/runner/runner/budget"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/confine"
 	"github.com/runner-cli/runner/runner/fault"
@@ -20,6 +21,7 @@ import (
 	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/remote"
 	"github.com/runner-cli/runner/runner/settings"
+	"github.com/runner-cli/runner/runner/taskbook"
 
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
@@ -48,7 +50,7 @@ func Supervise(ctx context.Context, env *Env, id string) error {
 type given struct {
 	prof  *profile.Profile
 	set   settings.Run
-	early *earlyMirror
+	early *remote.Early
 }
 
 // supervise is Supervise, with what the caller holds already (g nil:
@@ -138,7 +140,7 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 // on a host it streams the host's files into their local copies (the
 // stream early started with the agent, else a new one), which its monitor
 // watches as a local task's; stop ends that.
-func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set settings.Run, early *earlyMirror) (s *supervision, stop func(), err error) {
+func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set settings.Run, early *remote.Early) (s *supervision, stop func(), err error) {
 	// Checked by Dispatch: an error here is a record edited by hand, and
 	// approves nothing.
 	rules, _ := config.CompileApproveRules("approve_rules", set.ApproveRules)
@@ -147,7 +149,11 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 		Skipped: func(ev profile.HookEvent, why string) {
 			env.Say("task %s: hook event %s not taken: %s", t.ID, ev.Name, why)
 		}}
-	book := &taskBook{env: env, id: t.ID, prof: prof, set: set}
+	book := &taskbook.Book{ID: t.ID, Profile: prof, Set: set, Record: env.Record(), Log: env.Say,
+		Tell:          func(ctx context.Context, t *state.Task) { Notify(ctx, env, t, set) },
+		Git:           env.GitContext,
+		Look:          env.changes().Look,
+		StopForBudget: func(ctx context.Context, stops []budget.Stop) { stopForBudget(ctx, env, stops) }}
 	wrote, liveWrote := make(chan struct{}, 1), make(chan struct{}, 1)
 	signal := func(chs ...chan struct{}) func() {
 		return func() {
@@ -163,7 +169,7 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 	// make its running turn's spend worth reading again.
 	mon.Wrote, mon.HookWrote = signal(wrote, liveWrote), signal(liveWrote)
 	s = &supervision{env: env, book: book, set: set, runCtx: ctx, wrote: wrote, Supervisor: &supervisor.Supervisor{
-		ID: t.ID, Profile: prof, PaneID: t.Tmux.Pane, Mon: supervisor.Watch(mon), Book: book, AgentEnv: agentEnv(env, t), AgentPath: agentPath(t), Wrote: liveWrote,
+		ID: t.ID, Profile: prof, PaneID: t.Tmux.Pane, Mon: supervisor.Watch(mon), Book: book, AgentEnv: confine.AgentEnv(t.HomeCopies, filepath.Join(env.Store.TaskFile("home-dir", t.ID), "home")), AgentPath: confine.AgentPath(t.HomeCopies), Wrote: liveWrote,
 		Settings: supervisor.Settings{ReadyTimeout: set.ReadyTimeout, YesTrust: set.YesTrust, WaitInput: set.WaitInput,
 			Detached: set.Detached, Approve: rules, Commit: set.Commit, UseHook: set.Start != nil && set.Start.UseHook}}}
 	tc, err := env.PaneClient(ctx, t)
@@ -184,7 +190,7 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 	if s.host, err = env.HostConn(ctx, t.Tmux.Host); err != nil {
 		return nil, nil, err
 	}
-	runCtx, stop, ok := early.take()
+	runCtx, stop, ok := early.Take()
 	if !ok {
 		if runCtx, stop, err = startMirror(ctx, env, t); err != nil {
 			return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
@@ -193,7 +199,7 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 	s.runCtx = runCtx
 	// The hook's events (from the host's runner binary) stream into the
 	// task's usual events file.
-	mon.TC, mon.Remote, mon.Died = tc, true, remoteDiedFile(env.Store, t.ID)
+	mon.TC, mon.Remote, mon.Died = tc, true, remote.DiedFile(env.Store, t.ID)
 	s.AgentEnv = nil // the agent's files are on its host
 	return s, stop, nil
 }
@@ -322,7 +328,7 @@ func (s *supervision) endLimited(ctx context.Context, lt *supervisor.LimitedTurn
 type supervision struct {
 	*supervisor.Supervisor
 	env  *Env
-	book *taskBook // the Supervisor's Book, as the supervisor.Ender of its turns
+	book *taskbook.Book // the Supervisor's Book, as the supervisor.Ender of its turns
 	set  settings.Run
 	// runCtx is the supervision's context: for a task on a host, it ends
 	// (cause remote.ErrHostLost) when the connection stays lost.
@@ -373,36 +379,4 @@ func withStatus(t *state.Task, st state.Status) *state.Task {
 	c := *t
 	c.Status = st
 	return &c
-}
-
-// agentEnv is how the supervisor looks up the agent's environment (HOME,
-// CODEX_HOME) to find its CLI's files: this process's, but for a task with
-// its own copy of the CLI's directories (sandbox_home "task"), where HOME
-// is the copy's home and every path in the copies.
-func agentEnv(env *Env, t *state.Task) func(string) string {
-	if len(t.HomeCopies) == 0 {
-		return os.Getenv
-	}
-	home := filepath.Join(env.Store.TaskFile("home-dir", t.ID), "home")
-	copies := t.HomeCopies
-	return func(k string) string {
-		if k == "HOME" {
-			return home
-		}
-		v := os.Getenv(k)
-		if filepath.IsAbs(v) {
-			return confine.MapHomePath(copies, v)
-		}
-		return v
-	}
-}
-
-// agentPath maps the paths an agent's hook names into the task's copies
-// of its CLI's directories (nil: none).
-func agentPath(t *state.Task) func(string) string {
-	if len(t.HomeCopies) == 0 {
-		return nil
-	}
-	copies := t.HomeCopies
-	return func(p string) string { return confine.MapHomePath(copies, p) }
 }

@@ -1,12 +1,11 @@
-// A git worktree per task: where it lives, making it at start, and
-// merging its branch back (runner merge).
+// A git worktree per task, made at its start (runner/worktree/setup), and
+// where it starts from (dispatch --from).
 
 package runner
 
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 
 	"github.com/runner-cli/runner/runner/settings"
@@ -19,69 +18,13 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-// worktreeStart is a task's worktree, once made.
-type worktreeStart struct {
-	dir    string // where the agent starts: the worktree, or the project's subdirectory in it
-	branch string
-}
-
-// startWorktree makes task's worktree on branch runner/<id> at its
-// snapshot: the agent starts from exactly what the user sees, uncommitted
-// and untracked files included, and the user's work tree, index, HEAD and
-// stash stay as they are. A project that is a subdirectory of a larger
-// repository starts in the same subdirectory of the worktree.
-func startWorktree(ctx context.Context, env *Env, task *state.Task, snap *gitsnap.Snapshot, setup *config.WorktreeSetup) (worktreeStart, error) {
-	home, err := gitsnap.WorktreeHome(ctx, task.Dir)
-	if err != nil {
-		return worktreeStart{}, err
-	}
-	top := filepath.Join(home, task.ID)
-	branch := gitsnap.BranchPrefix + task.ID
-	if err := gitsnap.WorktreeAdd(ctx, task.Dir, top, branch, snap.Commit); err != nil {
-		return worktreeStart{}, err
-	}
-	dir := top
-	real, err := filepath.EvalSymlinks(task.Dir)
-	if err != nil || task.Tmux.Host != "" {
-		real = task.Dir // on a host, the path as it is there
-	}
-	if rel, err := filepath.Rel(snap.Dir, real); err == nil && rel != "." && filepath.IsLocal(rel) {
-		dir = filepath.Join(top, rel)
-	}
-	if err := setUpWorktree(ctx, env, task, snap.Dir, top, dir, setup); err != nil {
-		return worktreeStart{}, err
-	}
-	return worktreeStart{dir: dir, branch: branch}, nil
-}
-
-// setUpWorktree makes the new worktree top ready: the config's set-up
-// (nil: none) and the ignored files the checkout's .worktreeinclude lists
-// (at from's top, or in the project's directory dir there), here or on the
-// task's host; what was copied is journaled.
-func setUpWorktree(ctx context.Context, env *Env, task *state.Task, from, top, dir string, setup *config.WorktreeSetup) error {
-	rel, _ := filepath.Rel(top, dir)
-	_, include, err := gitsnap.Included(ctx, filepath.Join(from, rel))
-	if err != nil {
-		return fmt.Errorf("worktree set-up: %w", err)
-	}
-	if setup == nil && len(include) == 0 {
-		return nil
-	}
-	log := env.Store.TaskFile("log", task.ID)
-	var copied wtsetup.Copied
-	if task.Tmux.Host != "" {
-		c, cerr := env.HostConn(ctx, task.Tmux.Host)
-		if cerr != nil {
-			return cerr
-		}
-		copied, err = wtsetup.ApplyThere(ctx, setup, include, c, from, top, dir, log, task.ID)
-	} else {
-		copied, err = wtsetup.Apply(ctx, setup, include, from, top, dir, log, task.ID)
-	}
-	if len(include) > 0 {
-		env.Record().Journal(ctx, task, "worktree-include", copied.Summary())
-	}
-	return err
+// startWorktree makes task's worktree at its snapshot (setup.Start).
+func startWorktree(ctx context.Context, env *Env, task *state.Task, snap *gitsnap.Snapshot, w *config.WorktreeSetup) (wtsetup.Made, error) {
+	return wtsetup.Start(ctx, task, snap, w, wtsetup.Where{
+		Host:    func(ctx context.Context) (*hosts.Conn, error) { return env.HostConn(ctx, task.Tmux.Host) },
+		Log:     env.Store.TaskFile("log", task.ID),
+		Journal: func(ctx context.Context, kind, text string) { env.Record().Journal(ctx, task, kind, text) },
+	})
 }
 
 // resolveFrom checks dispatch --from: a task with a worktree of its own,

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/overlap"
@@ -269,4 +270,46 @@ func (d Deps) PaneAlive(ctx context.Context, t *state.Task) bool {
 			return true
 		}
 	}
+}
+
+// Every is how often a supervisor looks at its task's files while the
+// agent works: only when its pane showed output since the last look, so an
+// agent that waits costs nothing.
+const Every = 3 * time.Second
+
+// WhileWorking calls look at most every Every while the agent's pane shows
+// output (wrote is signalled as its transcript grows), and less often when
+// a look is slow, until stop is called. A quiet agent wakes it not once:
+// no timer runs meanwhile. A look under way finishes (stop waits for it):
+// cut short, it could leave overlaps recorded and untold.
+func WhileWorking(ctx context.Context, wrote <-chan struct{}, look func(context.Context)) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		looked := clock.Now() // the first look comes a pause after the start, not at the prompt's echo
+		var due <-chan time.Time
+		next := Every
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-wrote:
+				if due == nil {
+					// The first write after a look: look once the
+					// pause since the last look has passed.
+					due = time.After(max(0, next-clock.Since(looked)))
+				}
+				continue
+			case <-due:
+				due = nil
+			}
+			looked = clock.Now()
+			look(context.WithoutCancel(ctx))
+			// A look costs at most a 20th of the time between looks (a
+			// huge repository, a slow host).
+			next = max(Every, 20*clock.Since(looked))
+		}
+	}()
+	return func() { cancel(); <-done }
 }

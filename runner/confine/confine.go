@@ -261,3 +261,33 @@ func MapHomePath(copies map[string]string, p string) string {
 	}
 	return copies[best] + strings.TrimPrefix(p, best)
 }
+
+// AgentEnv is how a supervisor looks up the agent's environment (HOME,
+// CODEX_HOME) to find its CLI's files: this process's, but for a task with
+// its own copies of the CLI's directories (copies: agent path → copy;
+// sandbox_home "task"), where HOME is the copies' home and every path is
+// in the copies.
+func AgentEnv(copies map[string]string, home string) func(string) string {
+	if len(copies) == 0 {
+		return os.Getenv
+	}
+	return func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		v := os.Getenv(k)
+		if filepath.IsAbs(v) {
+			return MapHomePath(copies, v)
+		}
+		return v
+	}
+}
+
+// AgentPath maps the paths an agent's hook names into the task's copies
+// of its CLI's directories (nil: none).
+func AgentPath(copies map[string]string) func(string) string {
+	if len(copies) == 0 {
+		return nil
+	}
+	return func(p string) string { return MapHomePath(copies, p) }
+}

@@ -113,3 +113,23 @@ func TestSpecFor(t *testing.T) {
 func TestImports(t *testing.T) {
 	importcheck.Only(t, ".", "gitsnap", "runner/config", "runner/door", "runner/fault", "runner/sandbox")
 }
+
+// TestAgentEnv: with copies, HOME is the copies' home and an absolute
+// path variable lies in the copies; without, the process's environment.
+func TestAgentEnv(t *testing.T) {
+	t.Setenv("CODEX_HOME", "/home/u/.codex")
+	t.Setenv("RUNNER_TEST_WORD", "plain")
+	copies := map[string]string{"/home/u/.codex": "/state/t1/codex"}
+	get := AgentEnv(copies, "/state/t1/home")
+	for k, want := range map[string]string{"HOME": "/state/t1/home", "CODEX_HOME": "/state/t1/codex", "RUNNER_TEST_WORD": "plain"} {
+		if got := get(k); got != want {
+			t.Errorf("%s = %q, want %q", k, got, want)
+		}
+	}
+	if got := AgentEnv(nil, "/x")("CODEX_HOME"); got != "/home/u/.codex" {
+		t.Errorf("no copies: CODEX_HOME = %q", got)
+	}
+	if AgentPath(nil) != nil || AgentPath(copies)("/home/u/.codex/s.jsonl") != "/state/t1/codex/s.jsonl" {
+		t.Error("AgentPath does not map into the copies")
+	}
+}

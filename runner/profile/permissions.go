@@ -3,6 +3,7 @@
 package profile
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -37,6 +38,29 @@ var PermissionsModes = []string{PermissionsAsk, PermissionsAuto, PermissionsDefa
 // mode (pi, the shell) then runs in its own default, said by `runner
 // agents show`.
 const DefaultPermissions = PermissionsAsk
+
+// Permissions is the --permissions mode a dispatch of prof runs in:
+// the flag's (mode), else the config's (fallback), else runner's default
+// (DefaultPermissions). Without the flag, ask falls back to the
+// CLI's own default for a profile without an asking mode (pi, the
+// shell); the flag's ask of such a profile is refused (exit 2).
+func Permissions(prof *Profile, mode, fallback string) (string, error) {
+	if mode == "" {
+		mode = cmp.Or(fallback, DefaultPermissions)
+		if mode == PermissionsAsk && len(prof.PermissionsAsk) == 0 {
+			return PermissionsDefault, nil
+		}
+		return mode, nil
+	}
+	if err := CheckPermissions("--permissions", mode); err != nil {
+		return "", err
+	}
+	if mode == PermissionsAsk && len(prof.PermissionsAsk) == 0 {
+		_, err := prof.AskModeFor("")
+		return "", err
+	}
+	return mode, nil
+}
 
 // CheckPermissions checks a --permissions value (or the config's): one of
 // PermissionsModes.

@@ -5,8 +5,8 @@
 // conflicts with the target and, pairwise, with the other unmerged task
 // branches of the repository) and merge every done task's branch in an
 // order that avoids the conflicts it can (MergeAll).
-// Making a task's worktree is a launch strategy and lives in package
-// runner (startWorktree); removing finished ones is gc's.
+// Making a task's worktree is a launch strategy, package runner's with
+// runner/worktree/setup (Start); removing finished ones is gc's.
 //
 // It takes a Deps (the store and the task record, the clock and warnings,
 // git on a task's machine, and runner's Reconcile and GetTask as

@@ -1,5 +1,5 @@
-// Package setup makes a task's new worktree ready before its agent starts
-// (config worktree_setup): files the project keeps out of git (.env,
+// Package setup makes a task's worktree at its snapshot (Start) and makes
+// it ready before its agent starts (config worktree_setup): files the project keeps out of git (.env,
 // node_modules, …) copied or linked in, then the ignored files the
 // repository's .worktreeinclude lists copied where nothing is yet
 // (CopyIncluded), and a set-up command run, here (Apply) or on the task's

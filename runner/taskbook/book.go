@@ -1,4 +1,11 @@
-package runner
+// Package taskbook is a task's record in the state as the supervisor
+// reads and writes it (supervisor.Book and supervisor.Ender): the turn's
+// end with the queue looked at in the same update, the budgets judged on
+// what a turn used, the commit, the release. What it needs of the rest of
+// runner (the notification, git on the task's machine, the look at the
+// files changed, stopping a tree over its budget) it is given as
+// functions by package runner, which makes one per supervision.
+package taskbook
 
 import (
 	"context"
@@ -8,92 +15,115 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/budget"
+	"github.com/runner-cli/runner/runner/changes"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/reconcile"
+	"github.com/runner-cli/runner/runner/record"
 	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/runner/supervisor"
 	"github.com/runner-cli/runner/state"
 )
 
-// taskBook is a task's record in the state, as a supervisor.Book: what the
-// supervisor reads and writes through while it drives the task's turns.
-type taskBook struct {
-	env  *Env
-	id   string
-	prof *profile.Profile
-	set  settings.Run
+// Book is task ID's record as a supervisor.Ender: what the supervisor
+// reads and writes through while it drives the task's turns.
+type Book struct {
+	ID      string
+	Profile *profile.Profile
+	Set     settings.Run
+	// Record writes the task record (its Store, its clock).
+	Record record.Book
+	// Log tells the user (the supervisor's log, or the terminal).
+	Log func(format string, args ...any)
+	// Tell runs the task's notification for its current status.
+	Tell func(ctx context.Context, t *state.Task)
+	// Git is ctx for gitsnap calls on t's work tree (on its host for a
+	// task there).
+	Git func(ctx context.Context, t *state.Task) (context.Context, error)
+	// Look looks at what task id changed since its snapshot.
+	Look func(ctx context.Context, id string) (*changes.Look, error)
+	// StopForBudget ends the tasks a passed budget stops.
+	StopForBudget func(ctx context.Context, stops []budget.Stop)
 }
 
-func (b *taskBook) Task(ctx context.Context) (*state.Task, error) {
-	return b.env.Record().Task(ctx, b.id)
+var _ supervisor.Ender = (*Book)(nil)
+
+func (b *Book) now() time.Time {
+	if b.Record.Now != nil {
+		return b.Record.Now()
+	}
+	return clock.Now()
 }
 
-func (b *taskBook) Update(ctx context.Context, fn func(*state.Task)) error {
-	return b.env.Record().Update(ctx, b.id, fn)
+func (b *Book) Task(ctx context.Context) (*state.Task, error) {
+	return b.Record.Task(ctx, b.ID)
 }
 
-func (b *taskBook) SetStatus(ctx context.Context, st state.Status, reason string, fn func(*state.Task)) error {
-	return b.env.Record().SetStatus(ctx, b.id, st, reason, fn)
+func (b *Book) Update(ctx context.Context, fn func(*state.Task)) error {
+	return b.Record.Update(ctx, b.ID, fn)
 }
 
-func (b *taskBook) Journal(ctx context.Context, kind, text string) {
-	if t, err := b.env.Record().Task(ctx, b.id); err == nil {
-		b.env.Record().Journal(ctx, t, kind, text)
+func (b *Book) SetStatus(ctx context.Context, st state.Status, reason string, fn func(*state.Task)) error {
+	return b.Record.SetStatus(ctx, b.ID, st, reason, fn)
+}
+
+func (b *Book) Journal(ctx context.Context, kind, text string) {
+	if t, err := b.Record.Task(ctx, b.ID); err == nil {
+		b.Record.Journal(ctx, t, kind, text)
 	}
 }
 
-func (b *taskBook) Say(format string, args ...any) { b.env.Say(format, args...) }
+func (b *Book) Say(format string, args ...any) { b.Log(format, args...) }
 
-func (b *taskBook) Notify(ctx context.Context, t *state.Task) { Notify(ctx, b.env, t, b.set) }
+func (b *Book) Notify(ctx context.Context, t *state.Task) { b.Tell(ctx, t) }
 
-func (b *taskBook) Now() time.Time { return b.env.Time() }
+func (b *Book) Now() time.Time { return b.now() }
 
 // Prompt puts the awareness block (what the other tasks are doing) ahead
 // of a first turn's text, unless the task's settings or its agent's
 // profile turn it off.
-func (b *taskBook) Prompt(ctx context.Context, text string, first bool) (string, *state.Task, error) {
-	st, err := b.env.Store.Read(ctx)
+func (b *Book) Prompt(ctx context.Context, text string, first bool) (string, *state.Task, error) {
+	st, err := b.Record.Store.Read(ctx)
 	if err != nil {
 		return "", nil, err
 	}
-	t := st.Task(b.id)
+	t := st.Task(b.ID)
 	if t == nil {
-		return "", nil, fmt.Errorf("task %s: %w", b.id, state.ErrTaskNotFound)
+		return "", nil, fmt.Errorf("task %s: %w", b.ID, state.ErrTaskNotFound)
 	}
-	if why, _ := budget.Over(st, b.id, settings.BudgetOf, false); why != "" {
+	if why, _ := budget.Over(st, b.ID, settings.BudgetOf, false); why != "" {
 		return "", nil, &supervisor.Ended{Outcome: supervisor.Outcome{Status: state.StatusFailed, Reason: why}}
 	}
 	payload := text
-	if first && b.set.Awareness != messaging.AwarenessOff && !b.prof.NoAwareness {
-		if block := messaging.RenderAwareness(st, t, messaging.AwarenessOptions{Mode: b.set.Awareness, MaxChars: b.set.AwarenessMax, Now: b.env.Time()}); block != "" {
+	if first && b.Set.Awareness != messaging.AwarenessOff && !b.Profile.NoAwareness {
+		if block := messaging.RenderAwareness(st, t, messaging.AwarenessOptions{Mode: b.Set.Awareness, MaxChars: b.Set.AwarenessMax, Now: b.now()}); block != "" {
 			payload = block + "\n" + text
 		}
 	}
 	return payload, t, nil
 }
 
-func (b *taskBook) Pending(ctx context.Context) int {
-	st, err := b.env.Store.Read(ctx)
+func (b *Book) Pending(ctx context.Context) int {
+	st, err := b.Record.Store.Read(ctx)
 	if err != nil {
 		return 0
 	}
-	return len(st.MessagesFor(b.id, state.MessagePending))
+	return len(st.MessagesFor(b.ID, state.MessagePending))
 }
 
 // EndTurn records the end of the turn and looks at the queue in one update:
 // a message that arrives while the agent works is either seen here (more >
 // 0: delivered as the next turn) or waits in the queue, which the
 // supervisor looks at again before it lets go of the task (Release).
-func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervisor.TurnText, takeQueue bool) (more int, final *state.Task) {
-	env := b.env
+func (b *Book) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervisor.TurnText, takeQueue bool) (more int, final *state.Task) {
 	var dropped []*state.Message
 	var stop []budget.Stop
 	turn := o
-	_ = env.Record().UpdateDurably(ctx, "task "+b.id+": the end of the turn ("+string(o.Status)+")", func(st *state.State) error {
+	_ = b.Record.UpdateDurably(ctx, "task "+b.ID+": the end of the turn ("+string(o.Status)+")", func(st *state.State) error {
 		more, final, dropped, stop, o = 0, nil, nil, nil, turn
-		t := st.Task(b.id)
+		t := st.Task(b.ID)
 		if t == nil {
 			return nil
 		}
@@ -111,25 +141,25 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 		}
 		switch {
 		case tt.SpendLater != nil && (tt.Summary != "" || tt.Answer != ""):
-			t.AddTurnPending(env.Time(), tt.Summary, tt.Answer)
+			t.AddTurnPending(b.now(), tt.Summary, tt.Answer)
 		case tt.SpendLater != nil:
 			// counted by TurnSpent
 		case tt.Summary != "" || tt.Answer != "":
-			t.AddTurnSpent(env.Time(), tt.Summary, tt.Answer, tt.Spend)
+			t.AddTurnSpent(b.now(), tt.Summary, tt.Answer, tt.Spend)
 		default:
 			t.EndLive(tt.Spend)
 		}
 		if o.Status == state.StatusDone {
 			// The turn's spend reached a budget of the task's tree: the
 			// task ends, and so do the turns running in that tree.
-			if why, root := budget.Over(st, b.id, settings.BudgetOf, true); why != "" {
+			if why, root := budget.Over(st, b.ID, settings.BudgetOf, true); why != "" {
 				o.Status, o.Reason = state.StatusFailed, why
-				stop = budget.LiveInTree(st, root, b.id)
+				stop = budget.LiveInTree(st, root, b.ID)
 			}
 		}
 		if o.Status == state.StatusDone && takeQueue {
-			if more = len(st.MessagesFor(b.id, state.MessagePending)); more > 0 {
-				return t.SetStatus(state.StatusReady, env.Time(), fmt.Sprintf("turn done (%s); %d message(s) to deliver", o.Reason, more))
+			if more = len(st.MessagesFor(b.ID, state.MessagePending)); more > 0 {
+				return t.SetStatus(state.StatusReady, b.now(), fmt.Sprintf("turn done (%s); %d message(s) to deliver", o.Reason, more))
 			}
 		}
 		if o.Status == state.StatusLimited {
@@ -138,24 +168,24 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 			// then): its messages wait.
 			t.LimitReset = o.Reset
 			reason := o.Reason
-			if b.set.OnLimit == settings.OnLimitWait {
+			if b.Set.OnLimit == settings.OnLimitWait {
 				reason += "; waiting it out (--on-limit wait)"
 			}
-			err := t.SetStatus(o.Status, env.Time(), reason)
+			err := t.SetStatus(o.Status, b.now(), reason)
 			c := *t
 			final = &c
 			return err
 		}
 		if o.Status != state.StatusDone {
-			dropped = messaging.DropQueue(st, b.id, env.Time(), fmt.Sprintf("task %s ended %s before taking it", b.id, o.Status), reconcile.LiveProcs{})
+			dropped = messaging.DropQueue(st, b.ID, b.now(), fmt.Sprintf("task %s ended %s before taking it", b.ID, o.Status), reconcile.LiveProcs{})
 		}
-		err := t.SetStatus(o.Status, env.Time(), o.Reason)
+		err := t.SetStatus(o.Status, b.now(), o.Reason)
 		c := *t
 		final = &c
 		return err
 	})
-	env.Record().JournalDropped(ctx, dropped)
-	stopForBudget(ctx, env, stop)
+	b.Record.JournalDropped(ctx, dropped)
+	b.StopForBudget(ctx, stop)
 	if more > 0 {
 		final = nil
 	}
@@ -163,21 +193,20 @@ func (b *taskBook) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervi
 }
 
 // Commit runs the post-task commit protocol and records its outcome.
-func (b *taskBook) Commit(ctx context.Context) {
-	env := b.env
-	t, err := env.Record().Task(ctx, b.id)
+func (b *Book) Commit(ctx context.Context) {
+	t, err := b.Record.Task(ctx, b.ID)
 	if err != nil {
 		return
 	}
 	opts := gitsnap.CommitOptions{TaskID: t.ID, Task: t.Text, Project: t.Project, Agent: t.Agent,
-		Branch: b.set.CommitBranch, All: b.set.CommitAll}
+		Branch: b.Set.CommitBranch, All: b.Set.CommitAll}
 	if t.Branch != "" {
 		// A worktree task commits on its own branch, which started at the
 		// snapshot (with the user's uncommitted work in it).
 		opts.Branch, opts.All, opts.Snapshot = false, true, t.ID
 	}
 	var res *gitsnap.CommitResult
-	gctx, err := env.GitContext(ctx, t)
+	gctx, err := b.Git(ctx, t)
 	if err == nil {
 		res, err = gitsnap.Commit(gctx, t.Dir, opts)
 	}
@@ -194,26 +223,26 @@ func (b *taskBook) Commit(ctx context.Context) {
 	default:
 		note = fmt.Sprintf("committed %s on %s", shortHash(res.Commit), res.Branch)
 	}
-	_ = env.Record().Update(ctx, b.id, func(t *state.Task) {
+	_ = b.Record.Update(ctx, b.ID, func(t *state.Task) {
 		if res != nil {
 			t.Commit = res.Commit
 		}
-		t.History = append(t.History, state.StatusChange{Status: t.Status, Time: env.Time(), Reason: note})
+		t.History = append(t.History, state.StatusChange{Status: t.Status, Time: b.now(), Reason: note})
 	})
-	env.Record().Journal(ctx, t, "commit", note)
-	env.Say("task %s: %s", b.id, note)
+	b.Record.Journal(ctx, t, "commit", note)
+	b.Say("task %s: %s", b.ID, note)
 }
 
 // LookAtChanges looks at the files the task changed; what it returns
 // records them and their overlaps.
-func (b *taskBook) LookAtChanges(ctx context.Context) func(context.Context) {
-	l, err := lookAtChanges(ctx, b.env, b.id)
+func (b *Book) LookAtChanges(ctx context.Context) func(context.Context) {
+	l, err := b.Look(ctx, b.ID)
 	return func(ctx context.Context) {
 		if err == nil {
 			err = l.Record(ctx)
 		}
 		if err != nil {
-			b.env.Say("task %s: %v", b.id, err)
+			b.Say("task %s: %v", b.ID, err)
 		}
 	}
 }
@@ -231,18 +260,17 @@ func shortHash(h string) string {
 // makes the task ready for the next turn, and their count is returned;
 // otherwise the task is left without a supervisor, for the next message to
 // take.
-func (b *taskBook) Release(ctx context.Context, takeQueue bool) int {
-	env := b.env
+func (b *Book) Release(ctx context.Context, takeQueue bool) int {
 	more := 0
-	_ = env.Record().UpdateDurably(ctx, "task "+b.id+": letting go of the task", func(st *state.State) error {
+	_ = b.Record.UpdateDurably(ctx, "task "+b.ID+": letting go of the task", func(st *state.State) error {
 		more = 0
-		t := st.Task(b.id)
+		t := st.Task(b.ID)
 		if t == nil || t.Status != state.StatusDone || t.SupervisorPID != os.Getpid() {
 			return nil
 		}
-		if more = len(st.MessagesFor(b.id, state.MessagePending)); more > 0 && takeQueue {
+		if more = len(st.MessagesFor(b.ID, state.MessagePending)); more > 0 && takeQueue {
 			t.Ended = time.Time{}
-			return t.SetStatus(state.StatusReady, env.Time(), fmt.Sprintf("%d message(s) arrived as the turn ended", more))
+			return t.SetStatus(state.StatusReady, b.now(), fmt.Sprintf("%d message(s) arrived as the turn ended", more))
 		}
 		more = 0
 		t.SupervisorPID, t.SupervisorStart = 0, ""
@@ -253,25 +281,25 @@ func (b *taskBook) Release(ctx context.Context, takeQueue bool) int {
 
 // TurnSpent records what the turn whose end was recorded without it used
 // (see state.Task.SetTurnSpend): a small update of the task alone.
-func (b *taskBook) TurnSpent(ctx context.Context, sp state.Spend) {
-	err := b.env.Store.UpdateTask(ctx, b.id, func(t *state.Task) error {
+func (b *Book) TurnSpent(ctx context.Context, sp state.Spend) {
+	err := b.Record.Store.UpdateTask(ctx, b.ID, func(t *state.Task) error {
 		t.SetTurnSpend(sp)
 		return nil
 	})
 	if err != nil {
-		b.env.Say("task %s: recording the turn's spend: %v", b.id, err)
+		b.Say("task %s: recording the turn's spend: %v", b.ID, err)
 	}
 }
 
 // Budgeted reports whether the task or a task above it has a token or
 // dollar budget.
-func (b *taskBook) Budgeted(ctx context.Context) bool {
+func (b *Book) Budgeted(ctx context.Context) bool {
 	// The task and its ancestors, each read alone (Store.ReadTask): the
 	// look costs the same with one task or a thousand.
 	seen := map[string]bool{}
-	for id := b.id; id != "" && !seen[id]; {
+	for id := b.ID; id != "" && !seen[id]; {
 		seen[id] = true
-		t, err := b.env.Record().Task(ctx, id)
+		t, err := b.Record.Task(ctx, id)
 		if err != nil {
 			return false
 		}
@@ -292,25 +320,25 @@ func (b *taskBook) Budgeted(ctx context.Context) bool {
 // it: of two turns of a tree read at once, the later sees both. A reading
 // that cannot be written is left out: the next one, or the turn's end,
 // counts.
-func (b *taskBook) LiveSpend(ctx context.Context, sp state.Spend, judge bool) {
-	err := b.env.Store.UpdateTask(ctx, b.id, func(t *state.Task) error {
+func (b *Book) LiveSpend(ctx context.Context, sp state.Spend, judge bool) {
+	err := b.Record.Store.UpdateTask(ctx, b.ID, func(t *state.Task) error {
 		if !t.Status.IsTerminal() {
 			t.Live = sp
 		}
 		return nil
 	})
 	if err != nil {
-		b.env.Say("task %s: recording the running turn's spend: %v", b.id, err)
+		b.Say("task %s: recording the running turn's spend: %v", b.ID, err)
 		return
 	}
 	if !judge {
 		return
 	}
-	st, err := b.env.Store.Read(ctx)
+	st, err := b.Record.Store.Read(ctx)
 	if err != nil {
 		return
 	}
-	if why, root := budget.Over(st, b.id, settings.BudgetOf, true); why != "" {
-		stopForBudget(ctx, b.env, budget.LiveInTree(st, root, ""))
+	if why, root := budget.Over(st, b.ID, settings.BudgetOf, true); why != "" {
+		b.StopForBudget(ctx, budget.LiveInTree(st, root, ""))
 	}
 }

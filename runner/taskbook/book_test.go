@@ -1,0 +1,72 @@
+package taskbook
+
+import (
+	"context"
+	"testing"
+
+	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/importcheck"
+	"github.com/runner-cli/runner/internal/statetest"
+	"github.com/runner-cli/runner/runner/budget"
+	"github.com/runner-cli/runner/runner/changes"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/record"
+	"github.com/runner-cli/runner/runner/supervisor"
+	"github.com/runner-cli/runner/state"
+)
+
+// book is a Book of task id in store, which tells and stops nothing.
+func book(t *testing.T, store *state.Store, id string) *Book {
+	prof, _ := profile.BuiltinProfile("sim")
+	return &Book{ID: id, Profile: prof, Record: record.Book{Store: store, Now: clock.Now}, Log: t.Logf,
+		Tell: func(context.Context, *state.Task) {},
+		Git:  func(ctx context.Context, _ *state.Task) (context.Context, error) { return ctx, nil },
+		Look: func(context.Context, string) (*changes.Look, error) { return nil, context.Canceled },
+		StopForBudget: func(_ context.Context, stops []budget.Stop) {
+			if len(stops) > 0 {
+				t.Errorf("stopped for a budget no task has: %v", stops)
+			}
+		}}
+}
+
+// TestEndTurn: a turn that ends done with a message waiting makes the task
+// ready for it (more 1, no final task); one without ends done with its
+// answer; a task cancelled meanwhile stays cancelled, its turn's spend
+// counted.
+func TestEndTurn(t *testing.T) {
+	ctx := t.Context()
+	store := statetest.WithTasks(t, statetest.Supervised("t_aaaaaaaa", "", state.StatusRunning),
+		statetest.Supervised("t_bbbbbbbb", "", state.StatusRunning), statetest.Supervised("t_cccccccc", "", state.StatusCancelled))
+	if err := store.Update(ctx, func(st *state.State) error {
+		st.AddMessage(&state.Message{ID: "m_aaaaaaaa", From: state.SenderUser, To: "t_aaaaaaaa", Type: "info", Text: "more", Status: state.MessagePending, Created: clock.Now()})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	done := supervisor.Outcome{Status: state.StatusDone, Reason: "turn ended"}
+	tt := supervisor.TurnText{Answer: "42", Spend: state.Spend{Input: 10, Turns: 1}}
+
+	if more, final := book(t, store, "t_aaaaaaaa").EndTurn(ctx, done, tt, true); more != 1 || final != nil {
+		t.Errorf("a message waiting: more %d, final %v; want 1, nil", more, final)
+	}
+	if st := statetest.Read(t, store); st.Task("t_aaaaaaaa").Status != state.StatusReady {
+		t.Errorf("a message waiting: %s, want ready", st.Task("t_aaaaaaaa").Status)
+	}
+	more, final := book(t, store, "t_bbbbbbbb").EndTurn(ctx, done, tt, true)
+	if more != 0 || final == nil || final.Status != state.StatusDone || final.Answer != "42" {
+		t.Errorf("no message: more %d, final %+v; want done with answer 42", more, final)
+	}
+	if _, final := book(t, store, "t_cccccccc").EndTurn(ctx, done, tt, true); final != nil {
+		t.Errorf("a cancelled task's turn ended %s", final.Status)
+	}
+	if c := statetest.Read(t, store).Task("t_cccccccc"); c.Status != state.StatusCancelled || c.Spend.Input != 10 {
+		t.Errorf("cancelled task: %s, spend %+v; want cancelled with the turn's 10 input tokens", c.Status, c.Spend)
+	}
+}
+
+// TestImports: the task's record, the decisions below, and none of
+// package runner.
+func TestImports(t *testing.T) {
+	importcheck.Only(t, ".", "gitsnap", "internal/clock", "runner/budget", "runner/changes", "runner/messaging",
+		"runner/profile", "runner/reconcile", "runner/record", "runner/settings", "runner/supervisor", "state")
+}
