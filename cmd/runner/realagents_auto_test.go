@@ -81,10 +81,20 @@ func realAuto(t *testing.T, cli string, sandboxed bool) {
 				`; ` + r + ` dispatch . --agent shell --sandbox=false --awareness off --ready-timeout 30s --timeout 60s ` +
 				tmuxctl.ShellQuote("echo child > "+tmuxctl.ShellQuote(childFile)+"; echo out > "+tmuxctl.ShellQuote(childOutside)) + ` >> ` + tmuxctl.ShellQuote(doorFile) + ` 2>&1; true`,
 				Text: "AUTO-DOOR-DONE"}
-			h := newRealHarness(t, cli, home, project, []mockapi.Turn{edit, shell, escape, doorTurn, resume})
+			var extra []string
+			if cli == "qwen" {
+				// Its debug log (~/.qwen/debug), for logAgent on a failure.
+				extra = append(extra, "QWEN_DEBUG_LOG_FILE=1")
+			}
+			h := newRealHarnessEnv(t, cli, home, project, []mockapi.Turn{edit, shell, escape, doorTurn, resume}, extra)
+			var id string
 			defer func() {
 				if t.Failed() {
 					t.Logf("mock requests:\n%s", h.mlog.String())
+					h.logAgent(t, id)
+				}
+				if id != "" {
+					_, _, _, _ = h.run("cancel", id, "--kill")
 				}
 			}()
 			args := []string{"dispatch", project, "--agent", cli, "--yes-trust", "--permissions", "auto", "--timeout", "5m", "--ready-timeout", "3m"}
@@ -98,7 +108,7 @@ func realAuto(t *testing.T, cli string, sandboxed bool) {
 			}
 			out, errOut, code, took := h.run(append(args, "please do the AUTO-EDIT now")...)
 			t.Logf("dispatch --permissions auto: exit %d in %s\nstdout:\n%s\nstderr:\n%s", code, took.Round(100*time.Millisecond), out, errOut)
-			id := h.taskID(out)
+			id = h.taskID(out)
 			task := h.status(id)
 			if code != 0 || task.Status != state.StatusDone || !strings.Contains(task.Answer+task.ResultTail, "AUTO-EDIT-DONE") {
 				t.Errorf("edit turn: exit %d, status %s, answer %q; want 0, done, AUTO-EDIT-DONE", code, task.Status, task.Answer)
@@ -183,7 +193,6 @@ func realAuto(t *testing.T, cli string, sandboxed bool) {
 				t.Errorf("no turn ended by the %s hook", cli)
 				logTask(t, task)
 			}
-			_, _, _, _ = h.run("cancel", id, "--kill")
 		}
 	}
 }
