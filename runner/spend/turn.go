@@ -85,15 +85,23 @@ func codexRollout(ev profile.HookEvent, env func(string) string) string {
 	if id == "" || strings.ContainsAny(id, `/\*?[`) {
 		return ""
 	}
-	home := env("CODEX_HOME")
+	home := cliHome(env, "CODEX_HOME", ".codex")
 	if home == "" {
-		h := env("HOME")
-		if h == "" {
-			return ""
-		}
-		home = filepath.Join(h, ".codex")
+		return ""
 	}
 	return lastMatch(filepath.Join(home, "sessions", "*", "*", "*", "rollout-*"+id+".jsonl"))
+}
+
+// cliHome is a CLI's home folder: the variable's value, else dir under
+// HOME ("" when neither is set).
+func cliHome(env func(string) string, variable, dir string) string {
+	if home := env(variable); home != "" {
+		return home
+	}
+	if h := env("HOME"); h != "" {
+		return filepath.Join(h, dir)
+	}
+	return ""
 }
 
 // qwenChat is the chat file of a Qwen Code session: the payload's
@@ -122,15 +130,8 @@ const (
 // Of the sessions written last (copilotRecent), the newest whose last
 // user.message is the turn's; "" when there is none (or sig is empty).
 func copilotSessionEvents(env func(string) string, sig string) string {
-	home := env("COPILOT_HOME")
-	if home == "" {
-		h := env("HOME")
-		if h == "" {
-			return ""
-		}
-		home = filepath.Join(h, ".copilot")
-	}
-	if sig == "" {
+	home := cliHome(env, "COPILOT_HOME", ".copilot")
+	if home == "" || sig == "" {
 		return ""
 	}
 	matches, _ := filepath.Glob(filepath.Join(home, "session-state", "*", "events.jsonl"))
