@@ -2,8 +2,9 @@
 // there (Files), the checks and the pane environment of its launch (Argv,
 // PaneEnv, Hook, Prepare, SandboxArgv), and the stream that brings its
 // transcript, pane-died lines and hook events back into local copies
-// (Stream), which the monitor watches as it watches a local task's. All of
-// it goes through a hosts.Conn the caller passes in.
+// (Stream; Mirror for a task's record, Early for the stream a foreground
+// dispatch starts with the agent), which the monitor watches as it watches
+// a local task's. All of it goes through a hosts.Conn the caller passes in.
 package remote
 
 import "path"
