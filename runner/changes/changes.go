@@ -2,7 +2,9 @@
 // records it with the overlaps between tasks (package overlap's rule),
 // telling the agents concerned with messages from runner, which the usual
 // queue delivers at their next idle. It reaches git, tmux and the
-// supervisors through Deps.
+// supervisors through Deps. A supervisor looks while its agent works
+// (WhileWorking): at most every Every, and only after the agent printed
+// something.
 package changes
 
 import (

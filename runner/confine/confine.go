@@ -4,7 +4,8 @@
 // state; hidden runner's state and the user's runtime directory; open its
 // events file, hook files and door), its temp folder where the system has
 // no private /tmp (Temp), and its own copies of the CLI's directories
-// (HomeCopies, MapHomePath) when it gets them.
+// (HomeCopies, MapHomePath; AgentEnv and AgentPath, the supervisor's view
+// of them) when it gets them.
 package confine
 
 import (
