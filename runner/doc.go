@@ -40,6 +40,8 @@
 //   - runner/reconcile: what became of the tasks nothing supervises, and
 //     whether a recorded process still is the one recorded;
 //   - runner/caller: which task the calling process runs under;
+//   - runner/door: the one channel between a sandboxed agent and runner
+//     (a task's door served in doorserve.go);
 //   - runner/deps: the rules of ordering (dispatch --after);
 //   - runner/hookinstall: an agent CLI's turn-end hook written for a task;
 //   - runner/confine: what a sandboxed task may touch (its sandbox's spec,
@@ -55,22 +57,28 @@
 //     cmd maps to exit codes).
 //
 // Above it, what a user does with tasks once they run, each imported only
-// by cmd/runner (and gc, which lists worktree's Info). None takes Env or
+// by cmd/runner and by one another for types (gc and group use worktree's,
+// group ask's). None takes Env or
 // imports this package: each takes a small Deps of what it uses (the
 // store, a tmux client, the clock…) and of what it asks of this package
 // (Reconcile, GetTask, CallerTask…) as functions, built from the Env by
 // cmd/runner (deps.go):
 //
-//   - runner/tasks: list, wait, attach;
+//   - runner/tasks: list, wait, attach, the tree of tasks, usage;
 //   - runner/mailbox: runner msg, inbox;
 //   - runner/ask: questions answered by shadows;
 //   - runner/worktree: the worktrees of tasks, listed and merged;
 //   - runner/gc: reclaiming finished tasks, and cancel's kill path;
-//   - runner/watch: the live view.
+//   - runner/watch: the live view;
+//   - runner/group: one task run by several agents, the best kept.
+//
+// runner/agentsim, the simulated agent behind `runner agent-sim`, stands
+// apart: cmd/runner runs it, and it imports nothing of runner/.
 //
 // Below everything: the leaves tmuxctl, state and gitsnap (they never
-// import each other nor any runner package), and internal/ (privdir,
-// filelock, atomicfile, transport — ssh and the one shell quoting —,
-// textutil, ctxtime, untrusted and tailfile — opening and tail-reading a
-// file an agent can write —, and test support).
+// import each other nor any runner package), and internal/ (clock,
+// procinfo — process facts, the platform seam —, privdir, filelock,
+// atomicfile, transport — ssh and the one shell quoting —, textutil,
+// ctxtime, untrusted and tailfile — opening and tail-reading a file an
+// agent can write —, and test support).
 package runner
