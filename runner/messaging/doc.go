@@ -1,8 +1,8 @@
 // Package messaging is the pure side of what tasks tell each other: state
 // in, text or decisions out, no tmux and no I/O, table-tested on its own.
 // What it needs of processes (this one, whether a supervisor still runs)
-// comes in through Procs; it imports only state, exit and textutil
-// (TestMessagingImportsOnlyLeaves).
+// comes in through Procs; it imports only state, runner/fault, textutil
+// and the clock (TestMessagingImportsOnlyLeaves).
 //
 //   - awareness.go: RenderAwareness, the note a prompt carries of what the
 //     other agents are doing (ParseAwarenessMode, the modes), and OneLine.
@@ -19,11 +19,12 @@
 //     dispatched tasks and what a parent collects of its children
 //     (`runner tree`, `runner collect`), with their printers.
 //
-// The I/O around them is done by their callers, which pass LiveProcs:
-// runner/mailbox looks at the recipients' panes before the lock, runs
-// Posting under it, journals each outcome and starts the deliveries
-// (mailbox.Post), and resolves recipients (@parent, @siblings,
-// @project:NAME); the supervisor's message turns (package runner) type a
-// claimed batch in; runner/ask starts the shadows; a dispatch's lineage
-// (its caller's pane) is package runner's, since it needs tmux.
+// The I/O around them is done by their callers, which pass
+// reconcile.LiveProcs: runner/mailbox looks at the recipients' panes
+// before the lock, runs Posting under it, journals each outcome and starts
+// the deliveries (mailbox.Post), and resolves recipients (@parent,
+// @siblings, @project:NAME); the supervisor's message turns (package
+// runner) type a claimed batch in; runner/ask starts the shadows; a
+// dispatch's lineage (its caller's pane) is package runner's, since it
+// needs tmux.
 package messaging

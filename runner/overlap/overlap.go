@@ -2,7 +2,7 @@
 // their files: a task's changed files recorded (Record), its overlaps with
 // the other tasks of its repository brought up to date on both sides, and
 // the messages that tell each agent once per new file (Tell, Text). It
-// knows the state and nothing else; package runner looks at the files
+// knows the state and nothing else; runner/changes looks at the files
 // (gitsnap.Changed) and posts the messages.
 package overlap
 

@@ -11,8 +11,8 @@
 //     (unknown keys, wrong types, bad patterns are *FileError with file,
 //     line and key), and every key set keeps its Origin, file and line.
 //   - Builtins, BuiltinProfile (builtin.go): the agent files embedded from
-//     agents/ — claude, codex, gemini, opencode, qwen, aider, shell and the
-//     sim —, parsed and compiled once per process.
+//     agents/ — claude, codex, gemini, opencode, qwen, copilot, pi, aider,
+//     shell and the sim —, parsed and compiled once per process.
 //   - Detect, DetectPane (detect.go): the State of an agent from its screen
 //     (ready, busy, needs_input, exited, error…) and the rule that decided;
 //     MaskVolatile.
@@ -30,6 +30,12 @@
 //     hook that runner's must run too (Codex's config.toml, read by the
 //     caller's function, parsed with the TOML library); the OpenCode plugin
 //     that writes the turn's end is the opencode profile's hook.settings.
+//   - Permissions, CheckPermissions, AskModeFor (permissions.go): the
+//     --permissions mode a dispatch runs in, and the arguments and
+//     variables that make a CLI ask before its tools act.
+//   - LimitLine, IsLimitError, ParseReset (limit.go): a usage limit that
+//     ended a turn, and when it resets; MenuMove (menu.go), CompareVersions
+//     (version.go), CheckTaskSize (tasksize.go).
 //   - parseTOML, FileError (toml.go): TOML values with the line of each
 //     key, and errors that name file, line and key.
 //
@@ -37,7 +43,8 @@
 // of their sessions are runner/spend's to read): it imports only leaves of
 // the module — internal/textutil (escape stripping), internal/transport
 // (shell quoting, the one Quote), internal/untrusted (Name: a session id
-// that can be part of a file name) and exit (bad-input errors) —, the
+// that can be part of a file name), internal/clock and runner/fault
+// (bad-input errors) —, the
 // standard library but os, syscall and net, and the TOML library
 // (github.com/pelletier/go-toml/v2, whose parser gives the line of every
 // key). TestProfileImportsOnlyLeaves and TestProfileOpensNoFile hold it

@@ -19,8 +19,8 @@
 // the error of a tmux call or the context. The Supervisor drives small
 // interfaces, so each decision is unit-tested with a recorded sequence of
 // observations: Pane (tmuxctl.Client), Watcher (a monitor.Monitor, through
-// Watch), and Book and Ender (the task's record, which package runner
-// keeps in the state).
+// Watch), and Book and Ender (the task's record in the state: a
+// taskbook.Book, which package runner makes).
 package supervisor
 
 import (
