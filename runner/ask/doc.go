@@ -2,8 +2,8 @@
 // by a headless copy of each agent (a shadow: the agent's own CLI run once
 // with the task's transcript tail and the question, its working tree the
 // task's), or, for an agent without a headless mode, posted to it as a
-// message. It sits above package runner and posts through the caller's
-// PostFunc (package mailbox), so it starts nothing in a pane.
+// message (Run). It sits above package runner and posts through the
+// caller's PostFunc (package mailbox), so it starts nothing in a pane.
 //
 // It takes a Deps built by cmd/runner from its Env: the store, the
 // profiles, the environment, and runner's Reconcile, CallerTask,

@@ -5,7 +5,10 @@
 // events file, hook files and door), its temp folder where the system has
 // no private /tmp (Temp), and its own copies of the CLI's directories
 // (HomeCopies, MapHomePath; AgentEnv and AgentPath, the supervisor's view
-// of them) when it gets them.
+// of them) when it gets them. Wrap (an agent's, from a Launch) and
+// WrapShadow (a Shadow: runner ask's, or a group's check) put a command
+// in that sandbox: they find the sandbox program, make the directories it
+// opens, and return the argv.
 package confine
 
 import (

@@ -1,7 +1,8 @@
 // Package projects is the registry of projects (add, list, remove, prune)
 // and the place a task works: a name, a path or host:NAME:/dir resolved to a
-// directory and a host, and the tmux session of a project. It needs only
-// the state store.
+// directory and a host, and the tmux session of a project. It needs the
+// state store, and runner/hosts for a directory on a host (its name
+// parsed, the directory checked there over ssh).
 package projects
 
 import (

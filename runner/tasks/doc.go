@@ -1,8 +1,10 @@
 // Package tasks is what a user does with tasks once they run, above
 // package runner: list them (List, `runner ps`), wait for them (Wait, All:
-// `runner wait`), and put a terminal on one (AttachArgv: `runner attach`).
+// `runner wait`), put a terminal on one (AttachArgv: `runner attach`),
+// show the tree of tasks that dispatched tasks (Tree, Collect: `runner
+// tree`, `runner collect`) and what they spent (Usage: `runner usage`).
 //
-// It takes a Deps (the store, the tmux server, the hosts, and runner's
-// Reconcile as a function), built by cmd/runner from its Env; it imports
-// nothing of package runner.
+// It takes a Deps (the store, the tmux server, the hosts, progress, and
+// runner's Reconcile and cmd's exit table as functions), built by
+// cmd/runner from its Env; it imports nothing of package runner.
 package tasks

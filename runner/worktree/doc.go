@@ -3,8 +3,9 @@
 // not, dirty or not, the merge forecast, on every host), merge a task's
 // branch (Merge), forecast a merge without touching anything (CheckMerge:
 // conflicts with the target and, pairwise, with the other unmerged task
-// branches of the repository) and merge every done task's branch in an
-// order that avoids the conflicts it can (MergeAll).
+// branches of the repository; CheckMerges: several tasks in one look, for
+// a group) and merge every done task's branch in an order that avoids the
+// conflicts it can (MergeAll).
 // Making a task's worktree is a launch strategy, package runner's with
 // runner/worktree/setup (Start); removing finished ones is gc's.
 //
