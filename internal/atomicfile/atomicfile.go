@@ -1,7 +1,8 @@
 // Package atomicfile writes files by a rename, so that no reader ever sees
 // half of one: the one way runner replaces a file (the state's own
 // snapshot, which keeps the previous one between the write and the
-// rename, is state's).
+// rename, is state's; git's index, replaced under index.lock as git does,
+// is gitsnap's).
 package atomicfile
 
 import (

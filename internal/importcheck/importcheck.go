@@ -1,5 +1,8 @@
-// Package importcheck holds a package to the imports its doc claims: a
-// test helper.
+// Package importcheck is a test helper that holds the module's code to
+// rules read from its syntax: a package to the imports its doc claims
+// (Only, None), no function over a length (LongFunctions:
+// TestNoLongFunctions), no exit code outside cmd/runner (ExitCodesAtEdge),
+// and no shell script built from a value (ShellScripts).
 package importcheck
 
 import (

@@ -1,6 +1,7 @@
 // Package mockapi is a small mock of the model APIs that the real agent CLIs
-// call, served on 127.0.0.1, so that Claude Code, Codex, Gemini CLI and
-// opencode can run real turns offline in tests.
+// call, served on 127.0.0.1, so that Claude Code, Codex, Gemini CLI,
+// opencode and Qwen Code (CLIs), and pi and Copilot CLI (NewCLIs), can
+// run real turns offline in tests.
 //
 // It owns: the Anthropic Messages API (streaming SSE and plain JSON, plus
 // count_tokens), the OpenAI Responses API (streaming, what Codex calls) and

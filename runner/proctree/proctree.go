@@ -1,6 +1,6 @@
 // Package proctree finds and ends the processes a task started, from the
 // system's process table (internal/procinfo: /proc on Linux, sysctl on
-// macOS). It imports nothing of runner's but that seam.
+// macOS). Of the module it imports only that seam and internal/clock.
 //
 // A task's processes are found three ways, because each alone misses some:
 //

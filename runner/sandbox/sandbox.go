@@ -1,4 +1,6 @@
-// Package sandbox confines an agent's process tree with bubblewrap (bwrap):
+// Package sandbox confines an agent's process tree with bubblewrap (bwrap)
+// on Linux (Argv) and with Seatbelt's sandbox-exec on macOS (SeatbeltArgv,
+// SeatbeltProfile); WrapLocal and CheckLocal pick this system's. With bwrap:
 // the whole file system read-only, a private /tmp, /dev limited to what a
 // terminal program needs, its own process and IPC namespaces, every
 // capability dropped, and read-write only the paths a task needs — its
@@ -15,7 +17,13 @@
 // refused by the kernel (EROFS), which the agent sees as any failed tool
 // call.
 //
-// It builds argv and checks that bwrap works; it runs nothing else.
+// Seatbelt allows or denies by path, with the same Spec, and has no bind
+// mounts (ErrSeatbeltBinds) and no private /tmp (the task's temp folder
+// instead).
+//
+// It builds argv, makes the missing directories a task may write (Prepare,
+// and the temp folder on macOS), and checks that the sandbox program
+// works by running it once (Check, CheckLocal); it runs nothing else.
 package sandbox
 
 import (

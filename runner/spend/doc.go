@@ -6,10 +6,11 @@
 //
 //   - TurnUsage (turn.go): what the turn a hook event ended used, from the
 //     record the profile's Spend names: the payload's own usage, Claude
-//     Code's transcript, Codex's rollout file (found under $CODEX_HOME),
-//     Gemini CLI's and Qwen Code's chat files (Qwen's found under ~/.qwen),
-//     Copilot CLI's events file. One scanner (scanTurn: tail-read, a line
-//     at a time, start over at the turn's prompt, sum) reads them all; what
+//     Code's transcript, Codex's rollout file (under $CODEX_HOME, else
+//     ~/.codex), Gemini CLI's and Qwen Code's chat files (Qwen's found
+//     under ~/.qwen), Copilot CLI's events file (under $COPILOT_HOME, else
+//     ~/.copilot). One scanner (scanTurn, scan.go: tail-read, a line at a
+//     time, start over at the turn's prompt, sum) reads them all; what
 //     differs is a CLI's format (claude.go, codex.go, chat.go): a line
 //     decoder and a few flags.
 //   - LiveUsage (live.go): what the turn now running used so far, from the
