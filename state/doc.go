@@ -1,7 +1,7 @@
 // Package state is the only code that touches runner's state files: the
 // shared state protected by an flock on state.lock, the task records, the
-// archive, the append-only journal, and watching the state directory for
-// changes.
+// archive, the append-only journal, the event stream, the hosts and the
+// groups, and watching the state directory for changes.
 //
 // The state directory (see DefaultDir) is created 0700 and every file in it
 // is 0600. It holds:
@@ -19,6 +19,15 @@
 //	                        NAME.op waiting, NAME.claim taken; in/ the
 //	                        inbox fifo of each process that waits (inbox.go)
 //	journal.jsonl           the append-only audit trail, rotated by size
+//	events.jsonl            the event stream (events.go; followed by
+//	                        state/follow), rotated to events.jsonl.N
+//	hosts.json, groups.json the hosts and the task groups (hosts.go,
+//	                        groups.go): small files of their own
+//	logs/, events/, hooks/, each task's own files, whose paths state gives
+//	doors/, homes/          (files.go) and others write: its transcript and
+//	                        supervisor log, hook events, hook files, door,
+//	                        copies of its CLI's folders
+//	locks/                  the per-project locks (LockProject)
 //
 // The cost of an update depends on how many tasks are active, not on how
 // many are retained: the index carries ~250 bytes per task for the active
