@@ -9,9 +9,9 @@ import (
 	"testing"
 )
 
-// state is a leaf: it imports no other runner package (but
-// internal/filelock, itself a leaf over gofrs/flock, and the one clock) and runs no tmux or
-// git.
+// state is a leaf: of the module it imports only internal/ helpers
+// (filelock, itself a leaf over gofrs/flock, atomicfile, textutil,
+// untrusted and the one clock) and runs no tmux or git.
 func TestStateIsALeaf(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil || len(files) == 0 {

@@ -1,9 +1,12 @@
 // Package textutil holds the few string helpers every package of the module
-// needs, once: the first line of a text (whole, or clipped as a headline), the last lines of a text, clipping to a size (in runes or in
-// bytes) and the dash that stands for an empty table cell. It imports only
-// the standard library, so gitsnap can use it too. state keeps its own
-// FirstLine: its leaf test (state/leaf_test.go) admits no import of the
-// module at all.
+// needs, once: the first line of a text (whole, or clipped as a headline),
+// the last lines of a text, clipping to a size (in runes or in bytes),
+// wrapping (Wrap), an age and the dash that stands for an empty table cell;
+// terminal escapes stripped from a screen (StripEscapes) or shown, not
+// obeyed, in text a person reads (Visible, VisibleLine, VisibleWriter);
+// and a writer that keeps only the head of a flood (HeadWriter). It
+// imports only the standard library, so the leaves (gitsnap, state) can
+// use it too.
 package textutil
 
 import (
