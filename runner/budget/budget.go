@@ -1,8 +1,9 @@
 // Package budget holds the rules of a task's budgets: its turns, tokens
 // and dollars, counted over its tree (its children count toward it), stop
-// it at its --max-turns, --budget-tokens or --budget-usd. Pure: it reads
-// the state it is given and decides; what a passed budget stops, runner
-// stops.
+// it at its --max-turns, --budget-tokens or --budget-usd (Over, TreeTurns;
+// LiveInTree: what a passed one stops; CheckAgent: a budget the agent's
+// CLI cannot be held to). Pure: it reads the state it is given and
+// decides; what a passed budget stops, runner stops.
 package budget
 
 import (

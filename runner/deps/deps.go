@@ -8,7 +8,9 @@
 // failed, timeout, cancelled or exited cancels the task with the reason.
 // An orphaned dependency is not finished (it can be resumed): the task
 // keeps waiting. A supervisor stopped while waiting leaves the task
-// orphaned; 'runner resume' waits on.
+// orphaned; 'runner resume' waits on. Resolve reads the --after
+// references, Check says whether a task can start, and Wait waits on the
+// state directory through a Watcher until it can.
 package deps
 
 import (

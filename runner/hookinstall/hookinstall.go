@@ -1,4 +1,5 @@
-// Package hookinstall writes an agent CLI's turn-end hook for a task: the
+// Package hookinstall writes an agent CLI's turn-end hook for a task
+// (Install): the
 // profile's hook rendered with runner's own binary as its command (which
 // appends the turn's end to the task's events file), its settings file
 // where the CLI reads it, and the user's own hook chained after it. A CLI

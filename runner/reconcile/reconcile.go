@@ -1,9 +1,9 @@
 // Package reconcile finds the active tasks nothing supervises any more
 // and records what became of them: orphaned (their pane alive, to be
 // resumed), exited (the pane's agent exited), failed (the pane gone too),
-// whoever reads the state next. It also says whether a recorded process
-// still is the one recorded (SupervisorAlive, LiveProcs), which the
-// message queue's rules ask too.
+// whoever reads the state next (Run; Stale finds them in a state). It
+// also says whether a recorded process still is the one recorded
+// (SupervisorAlive, LiveProcs), which the message queue's rules ask too.
 package reconcile
 
 import (
