@@ -1,8 +1,8 @@
 // Package hookinstall writes an agent CLI's turn-end hook for a task
-// (Install): the
-// profile's hook rendered with runner's own binary as its command (which
-// appends the turn's end to the task's events file), its settings file
-// where the CLI reads it, and the user's own hook chained after it. A CLI
+// (Install): the profile's hook rendered with runner's own binary as its
+// command (which appends the turn's end to the task's events file), its
+// settings file where the CLI reads it, and the user's own hook chained
+// after it. A CLI
 // that would not read the file (a system settings file root must own)
 // gets none, and the screen ends its turns.
 package hookinstall
