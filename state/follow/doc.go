@@ -1,5 +1,5 @@
 // Package follow reads the state's event stream (state.EventsFile) for
-// `runner events`: the history after a cursor, then, when following, each
+// `runner events` (Run): the history after a cursor, then, when following, each
 // event as it is written, once and in order, until the context ends.
 //
 // It owns what following takes: a tailer that reads the stream's file from
