@@ -15,7 +15,10 @@
 // The wire: one request, one response, each a JSON object on one line
 // (Request, Response), bounded by MaxMessage. ParseRequest reads a
 // request strictly (unknown fields, too many or too long arguments, NUL
-// bytes and a first argument outside Commands are refused).
+// bytes and a first argument outside Commands are refused). The
+// supervisor opens a task's door (Open: Serve with a Handler, such as a
+// Runner); inside the sandbox, runner sends its commands through it with
+// Call.
 package door
 
 import (
