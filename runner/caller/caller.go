@@ -1,5 +1,5 @@
 // Package caller tells which task, if any, the calling process runs
-// under: the one its environment names, else the one whose pane's process
+// under (Task): the one its environment names, else the one whose pane's process
 // is among its ancestors (an agent's sandbox may scrub the environment).
 // Lineage limits and message hops depend on it, so a stripped environment
 // must not turn an agent into "the user".

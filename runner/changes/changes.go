@@ -1,7 +1,7 @@
 // Package changes looks at what each task changed since its snapshot and
-// records it with the overlaps between tasks (package overlap's rule),
-// telling the agents concerned with messages from runner, which the usual
-// queue delivers at their next idle. It reaches git, tmux and the
+// records it (Track: Look, then Look.Record) with the overlaps between
+// tasks (package overlap's rule), telling the agents concerned with
+// messages from runner, which the usual queue delivers at their next idle. It reaches git, tmux and the
 // supervisors through Deps. A supervisor looks while its agent works
 // (WhileWorking): at most every Every, and only after the agent printed
 // something.

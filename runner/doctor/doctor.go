@@ -3,8 +3,10 @@
 // the config file and agent files, each agent CLI (installed, its version
 // against the profile's verified one, the Node it needs), the sandbox
 // (bwrap, or sandbox-exec on macOS) and inotify's limit. Each check is a
-// Check (ok, warn or fail, a detail and a fix); `runner doctor` prints
-// them and exits non-zero on a failure.
+// Check (ok, warn or fail, a detail and a fix); Run makes them and changes
+// nothing, and `runner doctor` prints them and exits non-zero on a
+// failure. CachedVersion (a CLI's version, remembered in the user's cache
+// directory) serves dispatch's --permissions too.
 package doctor
 
 import (

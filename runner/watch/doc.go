@@ -1,6 +1,6 @@
-// Package watch is `runner watch`: a live, full-screen view of every task,
-// grouped by project, with the selected task's pane, diff or log beside
-// it, and one key per action.
+// Package watch is `runner watch` (Run): a live, full-screen view of every
+// task, grouped by project, with the selected task's pane, diff or log
+// beside it, and one key per action.
 //
 //   - rows.go: the list as data (pure: a state in, rows out), table-tested.
 //   - model.go, keys.go: the bubbletea model: state, keys, inputs,
