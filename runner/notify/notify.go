@@ -1,8 +1,8 @@
 // Package notify tells the user that a task ended or needs input
 // (Teller): a line on the status line of the tmux clients attached to the
-// task's session, then the user's notify command (config notify, dispatch --notify) run
-// with the task in its environment, bounded in time. Neither ever fails
-// a task: what went wrong is journaled and said.
+// task's session, then the user's notify command (config notify, dispatch
+// --notify) run with the task in its environment, bounded in time. Neither
+// ever fails a task: what went wrong is journaled and said.
 package notify
 
 import (
