@@ -1,5 +1,7 @@
 // Package filelock takes flocks (through gofrs/flock) with a timeout and a
-// context, waking as soon as the lock is free rather than polling.
+// context, waking as soon as the lock is free rather than polling (Lock,
+// TryLock), and one of n slots shared by every process of the machine
+// (Slot: the bounds on tmux clients and on agents starting at once).
 package filelock
 
 import (
