@@ -1,8 +1,10 @@
 // Package gitsnap is the only code that runs git: snapshots of a working tree
 // taken on a temporary index (never touching the user's index, worktree, HEAD,
-// branch or stash), listing, diff, restore, the post-task commit protocol,
-// task worktrees, their merge and its forecast (MergeForecast: merge-tree on
-// scratch commits, nothing of the user's touched).
+// branch or stash), listing, diff, restore, the files a task changed since
+// its snapshot (Changed), the post-task commit protocol, task worktrees,
+// their merge and its forecast (MergeForecast: merge-tree on scratch
+// commits, nothing of the user's touched), and for a group one snapshot
+// shared by its candidates (Alias) and two worktrees compared (Between).
 //
 // A snapshot (Take) copies the user's index to a temporary file, keeping its
 // modification time so git's racy-entry checks behave as on the original,
