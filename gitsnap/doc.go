@@ -22,7 +22,9 @@
 // and never signs. Commands that take a lock held by another git process
 // (index.lock, a ref lock) are retried with backoff, then fail with an error
 // wrapping ErrLocked. When the user has no git identity, commits fall back to
-// "runner <runner@localhost>".
+// "runner <runner@localhost>". A context made by On runs all of it on
+// another machine through an ssh transport (git there, and gitsnap's few
+// file operations as small sh scripts).
 //
 // Caveats: Restore writes only what differs between the current state and
 // the snapshot; it never recurses into submodules (their changes are reported
