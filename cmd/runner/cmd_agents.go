@@ -323,6 +323,7 @@ func printDetection(w io.Writer, d profile.Detection) {
 	if d.ExitStatus != nil {
 		fmt.Fprintf(w, "  exit status: %d\n", *d.ExitStatus)
 	}
+	printLeaveKeys(w, d.LeaveKeys)
 	if len(d.TrustKeys) > 0 {
 		fmt.Fprintf(w, "  trust dialog, accepted by: %s\n", strings.Join(d.TrustKeys, " "))
 	}
@@ -335,5 +336,13 @@ func printDetection(w io.Writer, d profile.Detection) {
 			}
 			fmt.Fprintf(w, "    %s\n", l)
 		}
+	}
+}
+
+// printLeaveKeys says how runner leaves a view that hides the agent's
+// state (a profile's leave rule), when the screen shows one.
+func printLeaveKeys(w io.Writer, keys []string) {
+	if len(keys) > 0 {
+		fmt.Fprintf(w, "  a view hides the agent's state: runner presses %s to leave it, then looks again\n", strings.Join(keys, " "))
 	}
 }

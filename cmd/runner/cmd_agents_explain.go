@@ -248,6 +248,7 @@ func printExplanation(w io.Writer, ex profile.Explanation) {
 	if ex.ExitStatus != nil {
 		fmt.Fprintf(w, "  exit status: %d\n", *ex.ExitStatus)
 	}
+	printLeaveKeys(w, ex.LeaveKeys)
 	if ex.Question != "" {
 		fmt.Fprintln(w, "  question:")
 		for _, l := range strings.Split(ex.Question, "\n") {

@@ -48,6 +48,10 @@
 //     "Resume this session with: runner agent-sim --resume <id>" (ResumeHint). C-u clears the input, Backspace (0x7f or
 //     0x08) deletes a rune, C-j (LF) adds a newline, Enter (CR) submits, an
 //     empty input submits nothing. Unknown escape sequences are ignored.
+//     Escape twice within 1 s with empty input opens Codex's transcript
+//     browsing view: the box gives way to "  Browsing transcript · ↑↓/jk
+//     scroll · ↵ rewind · esc back" until Escape goes back to the box
+//     (other keys are dropped there).
 //   - crash: "panic: simulated crash", a blank line and a few goroutine-trace
 //     lines, exit 2.
 //

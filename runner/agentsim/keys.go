@@ -4,6 +4,7 @@ package agentsim
 
 import (
 	"context"
+	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
 )
@@ -42,6 +43,11 @@ func (s *sim) key(k key) *exitNow {
 		}
 	case modeReady:
 		return s.readyKey(k)
+	case modeBrowse:
+		if k.kind == keyEscape {
+			s.mode = modeReady
+			s.draw()
+		}
 	}
 	return nil
 }
@@ -94,6 +100,18 @@ func (s *sim) readyKey(k key) *exitNow {
 		} else {
 			s.lastCtrlC = now
 			s.sc.print("Press Ctrl-C again to exit")
+		}
+	case keyEscape:
+		if len(s.input) > 0 {
+			return nil
+		}
+		// Twice at an empty prompt: the transcript browsing view, as
+		// Codex has it (typing there is no turn).
+		if now := clock.Now(); now.Sub(s.lastEscape) < ctrlCWindow {
+			s.mode, s.lastEscape = modeBrowse, time.Time{}
+		} else {
+			s.lastEscape = now
+			return nil
 		}
 	case keyEnter:
 		if len(s.input) == 0 {

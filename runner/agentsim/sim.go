@@ -37,7 +37,14 @@ const (
 	modeReady
 	modeBusy
 	modeAsk
+	// modeBrowse is Codex's transcript browsing: Escape twice at an
+	// empty prompt; the prompt box is hidden until Escape goes back.
+	modeBrowse
 )
+
+// browseLine is what the browsing view shows instead of the prompt box
+// (Codex's words).
+const browseLine = "  Browsing transcript · ↑↓/jk scroll · ↵ rewind · esc back"
 
 // Run runs the interactive simulated agent on the terminal tty until it
 // exits, and returns its exit code: 0 after C-d or a double C-c at an empty
@@ -176,6 +183,9 @@ type sim struct {
 	spin      int
 	silent    bool
 	lastCtrlC time.Time
+	// lastEscape is when Escape was pressed at an empty prompt (twice
+	// within ctrlCWindow opens the browsing view).
+	lastEscape time.Time
 	ticker    *time.Ticker
 
 	turnID     int
@@ -301,6 +311,8 @@ func (s *sim) liveLines() []string {
 		return []string{spinnerLine(s.spin, s.sc.cols)}
 	case modeAsk:
 		return menuLines(s.question, "Yes", "No", s.sel, s.sc.cols)
+	case modeBrowse:
+		return []string{browseLine}
 	}
 	return nil
 }
