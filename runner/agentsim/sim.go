@@ -186,7 +186,7 @@ type sim struct {
 	// lastEscape is when Escape was pressed at an empty prompt (twice
 	// within ctrlCWindow opens the browsing view).
 	lastEscape time.Time
-	ticker    *time.Ticker
+	ticker     *time.Ticker
 
 	turnID     int
 	turnCancel context.CancelFunc
