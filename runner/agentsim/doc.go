@@ -4,7 +4,8 @@
 // detector and the dispatch lifecycle can be tested deterministically.
 //
 // It owns the terminal it runs on (Run) or none at all (RunHeadless, the
-// `-p PROMPT` mode). It imports nothing of runner's.
+// `-p PROMPT` mode). Of the module it imports only internal/clock,
+// internal/ctxtime and internal/textutil.
 //
 // # Terminal
 //
