@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/runner-cli/runner/runner/deps"
-	"github.com/runner-cli/runner/runner/remote"
 	"os"
+
+	"github.com/runner-cli/runner/runner/deps"
+	"github.com/runner-cli/runner/runner/ports"
+	"github.com/runner-cli/runner/runner/remote"
 
 	"github.com/runner-cli/runner/runner/budget"
 	"github.com/runner-cli/runner/runner/config"
@@ -246,7 +248,7 @@ func recordTask(ctx context.Context, env *Env, req DispatchRequest, agent string
 			reason = reconcile.WaitingReason(after)
 		}
 		task.SupervisorPID, task.SupervisorStart = os.Getpid(), reconcile.SelfIdentity()
-		if err := allocatePorts(s, task, req.policy(project).Ports); err != nil {
+		if err := ports.Allocate(s, task, req.policy(project).Ports); err != nil {
 			return err
 		}
 		_ = task.SetStatus(state.StatusQueued, now, reason)

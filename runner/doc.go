@@ -47,6 +47,7 @@
 //   - runner/confine: what a sandboxed task may touch (its sandbox's spec,
 //     its temp folder, its copies of the CLI's directories);
 //   - runner/projects: the registry and where a task works;
+//   - runner/ports: each task's range of TCP ports;
 //   - runner/hosts: the registered hosts and the connections to them (a
 //     Pool the composition root passes in Env.Hosts);
 //   - runner/remote: a task on a host (its files there, its launch's

@@ -17,6 +17,7 @@ import (
 	"github.com/runner-cli/runner/runner/budget"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/ports"
 	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/settings"
 
@@ -283,7 +284,7 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 		}
 		x.Reclaimed, x.Ended, x.ExitCode = time.Time{}, time.Time{}, nil
 		x.SupervisorPID, x.SupervisorStart = os.Getpid(), reconcile.SelfIdentity()
-		if err := keepPorts(s, x); err != nil {
+		if err := ports.Keep(s, x); err != nil {
 			return err
 		}
 		t.Ports = x.Ports

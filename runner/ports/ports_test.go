@@ -1,9 +1,10 @@
-package runner
+package ports
 
 import (
 	"net"
 	"testing"
 
+	"github.com/runner-cli/runner/internal/importcheck"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/state"
 )
@@ -16,11 +17,11 @@ func TestPortInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := l.Addr().(*net.TCPAddr).Port
-	if !portInUse(p) {
+	if !inUse(p) {
 		t.Errorf("port %d has a listener, not seen", p)
 	}
 	l.Close()
-	if portInUse(p) {
+	if inUse(p) {
 		t.Errorf("port %d is free again, seen in use", p)
 	}
 }
@@ -29,25 +30,30 @@ func TestPortInUse(t *testing.T) {
 // host (nothing is probed there); a task started again keeps its range
 // unless another live task holds it now.
 func TestPortsOfTasks(t *testing.T) {
-	defer func(f func(int) bool) { portInUse = f }(portInUse)
-	portInUse = func(p int) bool { return p == 20003 }
+	defer func(f func(int) bool) { inUse = f }(inUse)
+	inUse = func(p int) bool { return p == 20003 }
 	st := state.New()
 	here := &state.Task{ID: "t_here", Status: state.StatusRunning}
-	if err := allocatePorts(st, here, config.Ports{}); err != nil || here.Ports != (state.PortRange{First: 20010, Count: 10}) {
+	if err := Allocate(st, here, config.Ports{}); err != nil || here.Ports != (state.PortRange{First: 20010, Count: 10}) {
 		t.Errorf("here: %v %v, want 20010 (20003 is in use)", here.Ports, err)
 	}
 	there := &state.Task{ID: "t_there", Status: state.StatusRunning, Tmux: state.TmuxTarget{Host: "box"}}
-	if err := allocatePorts(st, there, config.Ports{Base: 30000, Count: 4}); err != nil || there.Ports.First != 30000 {
+	if err := Allocate(st, there, config.Ports{Base: 30000, Count: 4}); err != nil || there.Ports.First != 30000 {
 		t.Errorf("there: %v %v, want 30000", there.Ports, err)
 	}
 	st.Tasks[here.ID] = here
 	ended := &state.Task{ID: "t_ended", Status: state.StatusDone, Ports: state.PortRange{First: 20020, Count: 10}}
 	st.Tasks[ended.ID] = ended
-	if err := keepPorts(st, ended); err != nil || ended.Ports.First != 20020 {
+	if err := Keep(st, ended); err != nil || ended.Ports.First != 20020 {
 		t.Errorf("kept: %v %v", ended.Ports, err)
 	}
 	ended.Ports.First = 20010 // as if another task got its range meanwhile
-	if err := keepPorts(st, ended); err != nil || ended.Ports.First != 20020 {
+	if err := Keep(st, ended); err != nil || ended.Ports.First != 20020 {
 		t.Errorf("moved: %v %v, want the next free range, 20020", ended.Ports, err)
 	}
+}
+
+// TestImports: the config's defaults and the state, nothing else of runner.
+func TestImports(t *testing.T) {
+	importcheck.Only(t, ".", "runner/config", "state")
 }
