@@ -56,3 +56,29 @@ func TestExitCodesAtEdgeCatches(t *testing.T) {
 		t.Errorf("%d errors, want 1 (ExitOK in lib/a.go only)", f.errors)
 	}
 }
+
+// TestRootPackageSize holds the root package (runner/: the orchestration
+// of a task's life) to 3 000 lines (issue 40): the decisions live below it.
+func TestRootPackageSize(t *testing.T) {
+	if n := PackageTooLarge(t, "../../runner", 3000); n < 1000 {
+		t.Fatalf("only %d lines read: not the root package?", n)
+	}
+}
+
+func TestPackageTooLargeCatches(t *testing.T) {
+	dir := t.TempDir()
+	src := "package a\n" + strings.Repeat("\n", 10)
+	for _, p := range []string{"a.go", "b.go", "a_test.go"} {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(src), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &fakeT{TB: t}
+	if n := PackageTooLarge(f, dir, 21); n != 22 || f.errors != 1 {
+		t.Errorf("%d lines, %d errors; want 22 (test files left out), 1", n, f.errors)
+	}
+	f = &fakeT{TB: t}
+	if PackageTooLarge(f, dir, 22); f.errors != 0 {
+		t.Errorf("at the bound: %d errors, want 0", f.errors)
+	}
+}
