@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/importcheck"
 	"github.com/runner-cli/runner/internal/testenv"
 )
 
@@ -322,4 +323,9 @@ func assertSameState(t testing.TB, before, after repoState) {
 	if d := diffFiles(before.WorkFiles, after.WorkFiles); d != "" {
 		t.Errorf("work tree changed:\n%s", d)
 	}
+}
+
+// TestImports holds the package to what its doc says it uses: internal helpers alone: a leaf.
+func TestImports(t *testing.T) {
+	importcheck.Only(t, ".", "internal/textutil", "internal/transport")
 }

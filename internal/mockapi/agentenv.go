@@ -27,7 +27,8 @@ func CLIs() []string { return []string{"claude", "codex", "gemini", "opencode", 
 func NewCLIs() []string { return []string{"pi", "copilot"} }
 
 // AgentEnv returns what the agent CLI cli ("claude", "codex", "gemini",
-// "opencode", "qwen") needs to run against the mock at baseURL from the
+// "opencode", "qwen", "pi", "copilot") needs to run against the mock at
+// baseURL from the
 // throw-away home directory home: environment entries (KEY=VALUE, to add to
 // a minimal environment such as PATH, LANG and TERM; HOME and the XDG
 // directories point into home) and first-run files (absolute paths under

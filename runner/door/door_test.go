@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/runner-cli/runner/internal/importcheck"
 	"github.com/runner-cli/runner/internal/testenv"
 )
 
@@ -117,4 +118,9 @@ func FuzzParseRequest(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestImports holds the package to what its doc says it uses: the sandbox (its door's socket rules) and tmuxctl for a child's environment, nothing of the task's life.
+func TestImports(t *testing.T) {
+	importcheck.Only(t, ".", "internal/textutil", "runner/sandbox", "tmuxctl")
 }
