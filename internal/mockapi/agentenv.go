@@ -28,11 +28,10 @@ func NewCLIs() []string { return []string{"pi", "copilot"} }
 
 // AgentEnv returns what the agent CLI cli ("claude", "codex", "gemini",
 // "opencode", "qwen", "pi", "copilot") needs to run against the mock at
-// baseURL from the
-// throw-away home directory home: environment entries (KEY=VALUE, to add to
-// a minimal environment such as PATH, LANG and TERM; HOME and the XDG
-// directories point into home) and first-run files (absolute paths under
-// home → content).
+// baseURL from the throw-away home directory home: environment entries
+// (KEY=VALUE, to add to a minimal environment such as PATH, LANG and TERM;
+// HOME and the XDG directories point into home) and first-run files
+// (absolute paths under home → content).
 //
 // The files seed only what a user does once per machine: the log-in or API
 // key (and its approval), the provider pointing at the mock, and onboarding
