@@ -117,6 +117,7 @@ func realAuto(t *testing.T, cli string, sandboxed bool) {
 			if b, _ := os.ReadFile(edited); string(b) != "edited unattended\n" {
 				t.Errorf("the edit tool call wrote %q to %s", b, edited)
 			}
+			h.agentAlive(t, id) // still in its first window
 			out, errOut, code, took = h.run("send", id, "--timeout", "5m", "please do the AUTO-SHELL now")
 			t.Logf("send (a shell command): exit %d in %s\nstdout:\n%s\nstderr:\n%s", code, took.Round(100*time.Millisecond), out, errOut)
 			task = h.status(id)
@@ -131,6 +132,7 @@ func realAuto(t *testing.T, cli string, sandboxed bool) {
 				if len(task.Sandbox) == 0 {
 					t.Errorf("the task does not say it was sandboxed")
 				}
+				h.agentAlive(t, id) // still in its first window
 				out, errOut, code, _ = h.run("send", id, "--timeout", "5m", "please do the AUTO-ESCAPE now")
 				t.Logf("send (writes outside): exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 				if task = h.status(id); code != 0 || task.Status != state.StatusDone {
@@ -147,6 +149,7 @@ func realAuto(t *testing.T, cli string, sandboxed bool) {
 				// from there reaches neither the door nor, unsandboxed, the
 				// state directory it cannot write.
 				doorOK := cli != "codex"
+				h.agentAlive(t, id) // still in its first window
 				out, errOut, code, _ = h.run("send", id, "--timeout", "5m", "please do the AUTO-DOOR now")
 				t.Logf("send (runner through the door): exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 				door, _ := os.ReadFile(doorFile)
@@ -167,6 +170,7 @@ func realAuto(t *testing.T, cli string, sandboxed bool) {
 					t.Errorf("the child of a sandboxed task wrote %s outside", childOutside)
 				}
 				// gc closes its window; a follow-up resumes its session there.
+				h.agentAlive(t, id) // still in its first window
 				out, _, code, _ = h.run("gc", "--older-than", "0s")
 				t.Logf("gc: exit %d\n%s", code, out)
 				out, errOut, code, _ = h.run("send", id, "--timeout", "5m", "please do the AUTO-RESUME now")

@@ -111,3 +111,21 @@ func trimLines(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// agentAlive fails the test when task id's agent no longer runs in its
+// pane: it quit after its last turn, which the next send would hide (it
+// starts the agent again on its session, in a new window). What the pane
+// showed as the agent ended is logged (logAgent).
+func (h *realHarness) agentAlive(t *testing.T, id string) {
+	t.Helper()
+	task := h.status(id)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	p, err := h.tc0.Pane(ctx, task.Tmux.Pane)
+	if err == nil && !p.Dead {
+		return
+	}
+	t.Errorf("task %s is %s but its agent quit after the turn: pane %q dead %v, exit status %d (%v)",
+		id, task.Status, task.Tmux.Pane, p.Dead, p.DeadStatus, err)
+	h.logAgent(t, id)
+}
