@@ -230,7 +230,7 @@ var hotFields = []string{
 var bulkFields = []string{
 	"Dir", "Text", "TextFile", "History", "ResultTail", "Delivery", "Answer", "AgentSession",
 	"Turns", "Transcript", "Question", "Settings", "Origin", "Sandbox", "Changes", "Overlaps", "TurnCount",
-	"LimitReset", "Live", "HomeCopies", "Group", "Check",
+	"LimitReset", "Live", "HomeCopies", "Group", "Check", "TurnPrompt",
 }
 
 // sameBulk reports whether a and b agree on every bulk field (so a's record
@@ -243,7 +243,14 @@ func sameBulk(a, b *Task) bool {
 		string(x.Settings) == string(y.Settings) && slices.Equal(x.Sandbox, y.Sandbox) && maps.Equal(x.HomeCopies, y.HomeCopies) &&
 		sameHistory(x.History, y.History) && sameTurns(x.Turns, y.Turns) &&
 		sameChanges(x.Changes, y.Changes) && slices.EqualFunc(x.Overlaps, y.Overlaps, sameOverlap) &&
-		x.Group == y.Group && sameCheck(x.Check, y.Check)
+		x.Group == y.Group && sameCheck(x.Check, y.Check) && sameTurnPrompt(x.TurnPrompt, y.TurnPrompt)
+}
+
+func sameTurnPrompt(a, b *TurnPrompt) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 func sameCheck(a, b *CheckResult) bool {
@@ -301,6 +308,14 @@ func (t *Task) clone() *Task {
 	c.Sandbox = slices.Clone(t.Sandbox)
 	c.HomeCopies = maps.Clone(t.HomeCopies)
 	c.Settings = append(json.RawMessage(nil), t.Settings...)
+	if t.TurnPrompt != nil {
+		tp := *t.TurnPrompt
+		c.TurnPrompt = &tp
+	}
+	if t.Check != nil {
+		ck := *t.Check
+		c.Check = &ck
+	}
 	if t.Changes != nil {
 		ch := *t.Changes
 		ch.Files = slices.Clone(t.Changes.Files)

@@ -278,6 +278,7 @@ func TestEveryFieldIsHotOrBulk(t *testing.T) {
 	full.Live = Spend{Input: 3, Output: 4}
 	full.HomeCopies = map[string]string{"/h/.claude": "/s/homes/t_fieldsaa/home/.claude"}
 	full.Group, full.Check = "g_fieldsaa", &CheckResult{Command: "true", Runs: 1}
+	full.TurnPrompt = &TurnPrompt{Signature: "say one", EventsFrom: 10}
 	for _, name := range bulkFields {
 		c := full.clone()
 		v := reflect.ValueOf(c).Elem().FieldByName(name)

@@ -272,6 +272,11 @@ type Task struct {
 	// TurnCount counts the prompts delivered to the agent (the task, each
 	// follow-up, each batch of messages): its turns, for --max-turns.
 	TurnCount int `json:"turn_count,omitempty"`
+	// TurnPrompt tells the latest delivered turn apart, for a supervisor
+	// that did not deliver it (runner send --detach, resume): which hook
+	// events are its, and where what it used so far is read. Nil before
+	// the first delivery (and in records of older runners).
+	TurnPrompt *TurnPrompt `json:"turn_prompt,omitempty"`
 	// LimitReset is when the usage limit the agent's last turn ended on
 	// resets, as the CLI said (zero: it did not, or no limit).
 	LimitReset time.Time `json:"limit_reset,omitzero"`
@@ -553,4 +558,13 @@ func (t *Task) OverlapWith(id string) *Overlap {
 		}
 	}
 	return nil
+}
+
+// TurnPrompt is what tells a delivered turn apart: a piece of its
+// prompt's first line (what the agent's hook names its prompt by) and the
+// size of the task's events file when the delivery began (its turn's
+// events come after it).
+type TurnPrompt struct {
+	Signature  string `json:"signature,omitempty"`
+	EventsFrom int64  `json:"events_from"`
 }

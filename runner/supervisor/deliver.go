@@ -88,7 +88,10 @@ func (s *Supervisor) Deliver(ctx context.Context, text string, first bool) error
 		// that never begins is never done (see awaitStart).
 		note = "not confirmed yet (" + res.Reason + "); waiting for the turn to begin"
 	}
-	return s.Book.SetStatus(ctx, state.StatusRunning, "delivered ("+note+")", func(t *state.Task) { t.Delivery = note; t.TurnCount++ })
+	return s.Book.SetStatus(ctx, state.StatusRunning, "delivered ("+note+")", func(t *state.Task) {
+		t.Delivery, t.TurnPrompt = note, &state.TurnPrompt{Signature: sig, EventsFrom: m.EventsFrom}
+		t.TurnCount++
+	})
 }
 
 // deliveryCheck tells, for each screen after an Enter, whether the agent

@@ -298,6 +298,12 @@ func (s *Supervisor) MonitorTurn(ctx context.Context, since time.Time) error {
 			if at := deliveryStart(t); !at.IsZero() {
 				m.Since = at
 			}
+			if tp := t.TurnPrompt; tp != nil {
+				// The delivery's prompt and place in the events file:
+				// its hook events told apart, and what it used so far
+				// read (watchLive) as by the supervisor that delivered.
+				m.Signature, m.EventsFrom, s.sig = tp.Signature, tp.EventsFrom, tp.Signature
+			}
 		}
 		s.Mon.Expect(m)
 	}
