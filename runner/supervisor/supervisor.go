@@ -282,6 +282,26 @@ func (s *Supervisor) WaitReady(ctx context.Context) error {
 	}
 }
 
+// expectRecorded sets the monitor on a turn this supervisor did not
+// deliver (send --detach, resume), as its record tells it: the turn began
+// before its delivery was recorded; with the delivery's prompt and place
+// in the events file (Task.TurnPrompt), its hook events are told apart
+// and what it used so far is read (watchLive) as by the supervisor that
+// delivered it.
+func (s *Supervisor) expectRecorded(ctx context.Context, since time.Time) {
+	m := profile.TurnMatch{Since: since, EventsFrom: -1}
+	if t, err := s.Book.Task(ctx); err == nil {
+		m.Session = t.AgentSession
+		if at := deliveryStart(t); !at.IsZero() {
+			m.Since = at
+		}
+		if tp := t.TurnPrompt; tp != nil {
+			m.Signature, m.EventsFrom, s.sig = tp.Signature, tp.EventsFrom, tp.Signature
+		}
+	}
+	s.Mon.Expect(m)
+}
+
 // MonitorTurn waits for the end of the turn and returns its outcome
 // (*Ended). since is when the turn began; zero means a second ago, or for
 // a turn this supervisor did not deliver, its recorded delivery.
@@ -290,22 +310,7 @@ func (s *Supervisor) MonitorTurn(ctx context.Context, since time.Time) error {
 		since = clock.Now().Add(-time.Second)
 	}
 	if s.Mon.Expecting().Since.IsZero() {
-		// This supervisor did not deliver (send --detach, resume): the
-		// turn began before its delivery was recorded.
-		m := profile.TurnMatch{Since: since, EventsFrom: -1}
-		if t, err := s.Book.Task(ctx); err == nil {
-			m.Session = t.AgentSession
-			if at := deliveryStart(t); !at.IsZero() {
-				m.Since = at
-			}
-			if tp := t.TurnPrompt; tp != nil {
-				// The delivery's prompt and place in the events file:
-				// its hook events told apart, and what it used so far
-				// read (watchLive) as by the supervisor that delivered.
-				m.Signature, m.EventsFrom, s.sig = tp.Signature, tp.EventsFrom, tp.Signature
-			}
-		}
-		s.Mon.Expect(m)
+		s.expectRecorded(ctx, since)
 	}
 	defer s.watchLive(ctx)()
 	for {
