@@ -71,7 +71,10 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 		// The window was closed (gc, cancel --kill) or the agent quit:
 		// start it again on its conversation. (A pane of another name
 		// is not the task's: pane ids start again with a new server.)
-		own := t.Tmux.Pane != "" && err == nil && info.WindowName == t.ID
+		var own *tmuxctl.PaneInfo
+		if t.Tmux.Pane != "" && err == nil && info.WindowName == t.ID {
+			own = &info
+		}
 		if t, err = relaunch(ctx, env, t, prof, set, own); err != nil {
 			return t, err
 		}
@@ -240,12 +243,16 @@ func reopen(ctx context.Context, env *Env, t *state.Task, set settings.Run, text
 
 // relaunch starts a task's agent again, in a new window, on the
 // conversation it had (its profile's resume arguments and the task's
-// AgentSession), and waits until it is ready. hasPane says the old (dead)
-// window is still there: it is closed first.
-func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set settings.Run, hasPane bool) (*state.Task, error) {
-	why := fmt.Sprintf("its agent's pane %s is gone or dead", t.Tmux.Pane)
-	if !t.Reclaimed.IsZero() {
+// AgentSession), and waits until it is ready. pane is the task's old
+// window when it is still there (its agent quit: its exit status is
+// recorded with the restart); it is closed first.
+func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set settings.Run, pane *tmuxctl.PaneInfo) (*state.Task, error) {
+	why := fmt.Sprintf("its agent's pane %s is gone", t.Tmux.Pane)
+	switch {
+	case !t.Reclaimed.IsZero():
 		why = fmt.Sprintf("its agent's window was closed by gc or cancel --kill at %s", t.Reclaimed.Local().Format(time.DateTime))
+	case pane != nil && pane.Dead:
+		why = fmt.Sprintf("its agent quit after its last turn (exit status %d; its pane %s is dead)", pane.DeadStatus, t.Tmux.Pane)
 	}
 	switch {
 	case len(prof.Resume) == 0:
@@ -263,7 +270,7 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 		}
 		return t, fault.Usagef("task %s: %s, and %s; dispatch a new task", t.ID, why, where)
 	}
-	if hasPane {
+	if pane != nil {
 		tc, err := env.PaneClient(ctx, t)
 		if err != nil {
 			return t, err
@@ -288,11 +295,11 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 			return err
 		}
 		t.Ports = x.Ports
-		return x.SetStatus(state.StatusStarting, env.Time(), "follow-up prompt: resuming agent session "+t.AgentSession)
+		return x.SetStatus(state.StatusStarting, env.Time(), "follow-up prompt: resuming agent session "+t.AgentSession+" ("+why+")")
 	}); err != nil {
 		return t, err
 	}
-	env.Say("task %s: starting %s again on session %s", t.ID, prof.Name, t.AgentSession)
+	env.Say("task %s: %s; starting %s again on session %s", t.ID, why, prof.Name, t.AgentSession)
 	if err := launch(ctx, env, t, prof, &spec); err != nil {
 		_ = env.Record().Finish(context.WithoutCancel(ctx), t.ID, state.StatusFailed, "resume failed: "+err.Error(), nil)
 		return t, err
