@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +27,7 @@ func Home(tb testing.TB) string {
 		if err := os.MkdirAll(base, 0o700); err != nil {
 			continue
 		}
+		sweepOnce.Do(func() { sweep(base, clock.Now().Add(-staleHome)) })
 		d, err := os.MkdirTemp(base, "home")
 		if err == nil {
 			dir = d
@@ -37,6 +39,30 @@ func Home(tb testing.TB) string {
 	}
 	RemoveAfter(tb, dir)
 	return dir
+}
+
+// staleHome is the age past which a home left in a base is an earlier
+// run's: an agent CLI still writing as its test ended (Claude Code's
+// telemetry, Copilot CLI's session end) made it again after its removal.
+const staleHome = 6 * time.Hour
+
+var sweepOnce sync.Once
+
+// sweep removes the homes in base not changed since before: what earlier
+// runs' agents left, so the runs of a machine do not add up.
+func sweep(base string, before time.Time) {
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "home") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && fi.ModTime().Before(before) {
+			_ = os.RemoveAll(filepath.Join(base, e.Name()))
+		}
+	}
 }
 
 // RemoveAfter removes dir when the test ends, retrying for a while: an
