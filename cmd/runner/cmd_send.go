@@ -23,7 +23,15 @@ func (a *app) newSendCmd() *cobra.Command {
 		Short: "Give a task's agent a follow-up prompt and wait for that turn",
 		Long: `Deliver TEXT (or --file F / --file -) to the agent of a task whose last turn
 ended, and wait for the new turn like dispatch does (exit code = outcome). With
---detach a supervisor waits and send returns at once.`,
+--detach a supervisor waits and send returns at once; the turn is held to the
+task's budgets all the same.
+
+The agent must be at its prompt. A view that hides the prompt (Codex's
+transcript browsing, left by a user who attached) is left first with the
+profile's leave keys. An agent whose window was closed (gc, cancel --kill) or
+that quit after its last turn is started again on its conversation (the
+profile's resume arguments and the task's agent session); send says why, with
+the exit status it quit with, and so does the task's history.`,
 		Example: `  runner send t_abc123 "now add a test for it"
   runner send t_abc123 --detach --file followup.md`,
 		Args: args(cobra.RangeArgs(1, 2)),
