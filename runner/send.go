@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
-	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/runner/budget"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/hosts"
@@ -154,7 +153,7 @@ func atPrompt(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 	}
 	d := profile.Detect(prof, screen)
 	if len(d.LeaveKeys) > 0 {
-		if screen, err = leaveView(ctx, tc, t.Tmux.Pane, prof, d); err != nil {
+		if screen, err = monitor.LeaveView(ctx, tc, t.Tmux.Pane, prof, d); err != nil {
 			return err
 		}
 		d = profile.Detect(prof, screen)
@@ -173,30 +172,6 @@ func atPrompt(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 		return fault.Usagef("task %s: its agent is not at its prompt (it looks %s); attach with 'runner attach %s'", t.ID, d.State, t.ID)
 	}
 	return nil
-}
-
-// leaveView leaves a view hiding the prompt: its keys pressed (at most three times, as a wait presses them), the screen
-// looked at again until the view is gone; it returns the last screen.
-func leaveView(ctx context.Context, tc *tmuxctl.Client, pane string, prof *profile.Profile, d profile.Detection) (string, error) {
-	screen := ""
-	for range 3 {
-		if err := tc.SendKeys(ctx, pane, d.LeaveKeys...); err != nil {
-			return "", fmt.Errorf("leave the view on pane %s (%s, rule %s): %w", pane, strings.Join(d.LeaveKeys, " "), d.Rule, err)
-		}
-		for range 20 {
-			if err := ctxtime.Sleep(ctx, 100*time.Millisecond); err != nil {
-				return "", err
-			}
-			s, err := tc.CaptureScreen(ctx, pane)
-			if err != nil {
-				return "", err
-			}
-			if screen, d = s, profile.Detect(prof, s); len(d.LeaveKeys) == 0 {
-				return screen, nil
-			}
-		}
-	}
-	return screen, nil
 }
 
 // reopen opens the task for a new turn from the user, owned by this

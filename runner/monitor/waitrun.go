@@ -260,11 +260,8 @@ func (r *waitRun) leave(ctx context.Context, det profile.Detection, now time.Tim
 		return nil
 	}
 	r.leaves++
-	if err := r.m.TC.SendKeys(ctx, r.m.Pane, det.LeaveKeys...); err != nil {
-		if errors.Is(err, tmuxctl.ErrNotFound) {
-			return fmt.Errorf("pane %s: %w (the window was closed or the tmux server stopped)", r.m.Pane, ErrPaneGone)
-		}
-		return fmt.Errorf("leave the view on pane %s (%s, rule %s): %w", r.m.Pane, strings.Join(det.LeaveKeys, " "), det.Rule, err)
+	if err := pressLeave(ctx, r.m.TC, r.m.Pane, det); err != nil {
+		return err
 	}
 	r.mach.lookBy(now.Add(leaveRecheck))
 	return nil
