@@ -16,6 +16,7 @@ import (
 	"github.com/runner-cli/runner/runner/budget"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/ports"
 	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/settings"
@@ -82,17 +83,21 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 		return t, err
 	}
 	set.Detached = req.Detach
-	if err := reopen(ctx, env, t, set, req.Text); err != nil {
+	notices, err := reopen(ctx, env, t, set, req.Text)
+	if err != nil {
 		return t, err
 	}
 	sup, stop, err := newSupervisor(ctx, env, t, prof, set, nil)
 	if err != nil {
+		requeueNotices(ctx, env, notices)
 		return t, err
 	}
 	defer stop()
-	if err := sup.Deliver(ctx, req.Text, false); err != nil {
+	if err := sup.Deliver(ctx, withNotices(req.Text, notices), false); err != nil {
+		sup.settleNotices(ctx, notices, state.MessageFailed, "the prompt was not confirmed: "+err.Error())
 		return t, err
 	}
+	sup.settleNotices(ctx, notices, state.MessageDelivered, "")
 	if req.Detach {
 		if _, err := env.StartSupervisor(t.ID, nil); err != nil {
 			return t, err
@@ -174,13 +179,48 @@ func atPrompt(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 	return nil
 }
 
+// withNotices is the user's text with runner's notices that waited for
+// this turn after it (messaging.ClaimNotices).
+func withNotices(text string, notices []*state.Message) string {
+	if len(notices) == 0 {
+		return text
+	}
+	return text + "\n\n" + messaging.Prompt(notices)
+}
+
+// settleNotices records how the notices that went with a sent prompt
+// fared.
+func (s *supervision) settleNotices(ctx context.Context, notices []*state.Message, to state.MessageStatus, reason string) {
+	if len(notices) > 0 {
+		s.settleMessages(ctx, notices, to, reason)
+	}
+}
+
+// requeueNotices puts notices claimed for a prompt that was never typed
+// back in the queue.
+func requeueNotices(ctx context.Context, env *Env, notices []*state.Message) {
+	if len(notices) == 0 {
+		return
+	}
+	_ = env.Store.Update(context.WithoutCancel(ctx), func(st *state.State) error {
+		for _, b := range notices {
+			if m := st.Messages[b.ID]; m != nil && m.Status == state.MessageDelivering {
+				m.Status, m.ClaimedBy = state.MessagePending, 0
+			}
+		}
+		return nil
+	})
+}
+
 // reopen opens the task for a new turn from the user, owned by this
 // process, unless something (a message delivery) took the agent since t
-// was read.
-func reopen(ctx context.Context, env *Env, t *state.Task, set settings.Run, text string) error {
+// was read. runner's notices that waited for a turn someone starts are
+// claimed to go with this one (returned).
+func reopen(ctx context.Context, env *Env, t *state.Task, set settings.Run, text string) (notices []*state.Message, err error) {
 	raw, _ := json.Marshal(set)
 	over := ""
-	err := env.Store.Update(ctx, func(s *state.State) error {
+	err = env.Store.Update(ctx, func(s *state.State) error {
+		notices = nil
 		x := s.Task(t.ID)
 		if x == nil {
 			return fault.Usagef("task %s was pruned", t.ID)
@@ -208,12 +248,13 @@ func reopen(ctx context.Context, env *Env, t *state.Task, set settings.Run, text
 		x.Answer = "" // the answer is the new turn's, once it ends
 		x.SupervisorPID, x.SupervisorStart = os.Getpid(), reconcile.SelfIdentity()
 		_ = x.SetStatus(state.StatusReady, env.Time(), "follow-up prompt: "+TaskTitle(text))
+		notices = messaging.ClaimNotices(s, t.ID, reconcile.LiveProcs{})
 		return nil
 	})
 	if err == nil && over != "" {
 		err = fmt.Errorf("task %s: %s (raise it: runner send %s --max-turns N, --budget-tokens N or --budget-usd X): %w", t.ID, over, t.ID, fault.ErrBudget)
 	}
-	return err
+	return notices, err
 }
 
 // relaunch starts a task's agent again, in a new window, on the

@@ -131,7 +131,14 @@ func (p *Posting) Post(st *state.State, targets []string) error {
 		} else {
 			p.queue(st, t, &o, hops, root)
 		}
-		if o.Result != Refused && t.Status == state.StatusDone && (t.SupervisorPID == 0 || !p.Procs.Alive(t.SupervisorPID, t.SupervisorStart)) {
+		if o.Result != Refused && !StartsTurn(p.from()) {
+			// runner's own notice never starts a turn: it waits for
+			// the next one someone starts (or reaches a working agent
+			// through its CLI's hook, see runner/notice).
+			if o.Result == Queued {
+				o.Reason = fmt.Sprintf("a notice: it goes with the next turn of %s that someone starts (it is %s), or within a running one where its CLI's hook takes context", id, t.Status)
+			}
+		} else if o.Result != Refused && t.Status == state.StatusDone && (t.SupervisorPID == 0 || !p.Procs.Alive(t.SupervisorPID, t.SupervisorStart)) {
 			// Idle, and nobody supervises it (a supervisor that has just
 			// recorded done looks at the queue once more before it
 			// lets go): this process starts the delivery.
@@ -232,6 +239,47 @@ func Sender(st *state.State, from string) (string, error) {
 		return "", fault.Usagef("the sending task %s (RUNNER_TASK_ID) is not in the state; was it pruned? (unset RUNNER_TASK_ID to send as the user)", from)
 	}
 	return t.ID, nil
+}
+
+// StartsTurn reports whether a message from sender starts a turn of an
+// idle agent (or the next turn when the agent's turn ends): every
+// message but runner's own notices (an overlap), which wait for a turn
+// someone else starts (DESIGN: runner's notices never start a turn).
+func StartsTurn(from string) bool { return from != state.SenderRunner }
+
+// TurnMessages counts task id's pending messages that start a turn
+// (StartsTurn).
+func TurnMessages(st *state.State, id string) int {
+	n := 0
+	for _, m := range st.MessagesFor(id, state.MessagePending) {
+		if StartsTurn(m.From) {
+			n++
+		}
+	}
+	return n
+}
+
+// ClaimNotices takes task id's pending notices (messages that do not
+// start a turn) for a turn someone else starts, marked delivering by this
+// process as Claim does; they are not what the agent is handling (their
+// sender is runner, which takes no reply). Bounded as one delivery.
+func ClaimNotices(st *state.State, id string, procs Procs) []*state.Message {
+	self, _ := procs.Self()
+	var batch []*state.Message
+	size := 0
+	for _, m := range st.MessagesFor(id, state.MessagePending) {
+		if StartsTurn(m.From) {
+			continue
+		}
+		if len(batch) == MaxBatchMessages || (len(batch) > 0 && size+len(m.Text) > MaxBatchBytes) {
+			break
+		}
+		m.Status, m.ClaimedBy = state.MessageDelivering, self
+		size += len(m.Text)
+		c := *m
+		batch = append(batch, &c)
+	}
+	return batch
 }
 
 // Claim takes the oldest pending messages of task id for one delivery by

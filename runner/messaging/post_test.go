@@ -17,6 +17,7 @@ func TestPostRules(t *testing.T) {
 		name    string
 		req     Request
 		sender  string
+		as      string // a sender that is no task (state.SenderRunner)
 		to      string
 		alive   bool
 		setup   func(st *state.State)
@@ -29,6 +30,10 @@ func TestPostRules(t *testing.T) {
 		{name: "ended other than done", to: "t_x", result: Refused, reason: "has ended (failed)"},
 		{name: "done with its pane gone", to: "t_d", result: Refused, reason: "pane %9 is gone"},
 		{name: "done and idle: this process delivers", to: "t_d", alive: true, result: Delivering, pending: 1},
+		// runner's notice never starts a turn: queued for an idle agent,
+		// which stays done and unclaimed.
+		{name: "runner's notice to an idle task waits", as: state.SenderRunner, to: "t_d", alive: true, result: Queued, reason: "next turn of t_d that someone starts", pending: 1},
+		{name: "runner's notice to a busy task", as: state.SenderRunner, to: "t_b", result: Queued, reason: "within a running one", pending: 1},
 		{name: "past the hop limit", sender: "t_h", to: "t_b", req: Request{MaxHops: 2}, result: Refused, reason: "hop 3, past max_hops 2"},
 		{name: "the tree's cap", sender: "t_h", to: "t_b", req: Request{MaxPerRoot: 1},
 			setup: func(st *state.State) {
@@ -67,7 +72,7 @@ func TestPostRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := &Posting{Req: req, Type: typ, Sender: tc.sender, Alive: map[string]bool{tc.to: tc.alive}, Procs: fakeProcs{self: 7}}
+			p := &Posting{Req: req, Type: typ, Sender: tc.sender, As: tc.as, Alive: map[string]bool{tc.to: tc.alive}, Procs: fakeProcs{self: 7}}
 			if err := p.Post(st, []string{tc.to}); err != nil {
 				t.Fatal(err)
 			}
@@ -81,6 +86,9 @@ func TestPostRules(t *testing.T) {
 			if d := st.Task(tc.to); (tc.result == Delivering) != (len(p.Start) == 1) ||
 				(tc.result == Delivering && (d.Status != state.StatusReady || d.SupervisorPID != 7)) {
 				t.Errorf("start %v, recipient %s by %d: an idle recipient is claimed by this process, no other", p.Start, d.Status, d.SupervisorPID)
+			}
+			if d := st.Task(tc.to); tc.as == state.SenderRunner && (d.SupervisorPID != 0 || (d.ID == "t_d" && d.Status != state.StatusDone)) {
+				t.Errorf("a notice took %s: %s by %d", d.ID, d.Status, d.SupervisorPID)
 			}
 		})
 	}
@@ -136,3 +144,32 @@ type fakeProcs struct {
 
 func (f fakeProcs) Self() (int, string)          { return f.self, "" }
 func (f fakeProcs) Alive(pid int, _ string) bool { return pid == f.self || f.live[pid] }
+
+// runner's notices do not count as messages that start a turn, and go
+// with a turn someone else starts (ClaimNotices) without becoming what the
+// agent handles.
+func TestNotices(t *testing.T) {
+	st := state.New()
+	st.Tasks["t_d"] = &state.Task{ID: "t_d", Status: state.StatusDone}
+	st.AddMessage(&state.Message{ID: "m_n", From: state.SenderRunner, To: "t_d", Type: state.MessageUpdate, Text: "overlap", Status: state.MessagePending})
+	if n := TurnMessages(st, "t_d"); n != 0 {
+		t.Fatalf("a notice alone: %d messages that start a turn, want 0", n)
+	}
+	st.AddMessage(&state.Message{ID: "m_u", From: state.SenderUser, To: "t_d", Type: state.MessageRequest, Text: "hi", Status: state.MessagePending})
+	if n := TurnMessages(st, "t_d"); n != 1 {
+		t.Fatalf("with the user's: %d, want 1", n)
+	}
+	batch := ClaimNotices(st, "t_d", fakeProcs{self: 7})
+	if len(batch) != 1 || batch[0].ID != "m_n" {
+		t.Fatalf("claimed %v, want the notice alone", batch)
+	}
+	if m := st.Messages["m_n"]; m.Status != state.MessageDelivering || m.ClaimedBy != 7 {
+		t.Errorf("the notice is %s by %d, want delivering by 7", m.Status, m.ClaimedBy)
+	}
+	if m := st.Messages["m_u"]; m.Status != state.MessagePending {
+		t.Errorf("the user's message is %s, want pending", m.Status)
+	}
+	if len(st.Tasks["t_d"].Handling) != 0 {
+		t.Errorf("handling %v: a notice takes no reply", st.Tasks["t_d"].Handling)
+	}
+}

@@ -110,7 +110,7 @@ func (b *Book) Pending(ctx context.Context) int {
 	if err != nil {
 		return 0
 	}
-	return len(st.MessagesFor(b.ID, state.MessagePending))
+	return messaging.TurnMessages(st, b.ID)
 }
 
 // EndTurn records the end of the turn and looks at the queue in one update:
@@ -158,7 +158,7 @@ func (b *Book) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervisor.
 			}
 		}
 		if o.Status == state.StatusDone && takeQueue {
-			if more = len(st.MessagesFor(b.ID, state.MessagePending)); more > 0 {
+			if more = messaging.TurnMessages(st, b.ID); more > 0 {
 				return t.SetStatus(state.StatusReady, b.now(), fmt.Sprintf("turn done (%s); %d message(s) to deliver", o.Reason, more))
 			}
 		}
@@ -268,7 +268,7 @@ func (b *Book) Release(ctx context.Context, takeQueue bool) int {
 		if t == nil || t.Status != state.StatusDone || t.SupervisorPID != os.Getpid() {
 			return nil
 		}
-		if more = len(st.MessagesFor(b.ID, state.MessagePending)); more > 0 && takeQueue {
+		if more = messaging.TurnMessages(st, b.ID); more > 0 && takeQueue {
 			t.Ended = time.Time{}
 			return t.SetStatus(state.StatusReady, b.now(), fmt.Sprintf("%d message(s) arrived as the turn ended", more))
 		}
