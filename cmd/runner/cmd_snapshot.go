@@ -43,8 +43,12 @@ machine, over its shared ssh connection: give DIR as an absolute path there.`,
 	cmd.PersistentFlags().StringVarP(&dir, "dir", "C", ".", "work on `DIR`: the whole work tree at its top; below it (a project inside a larger repository), diff and restore act on DIR's files only")
 	cmd.PersistentFlags().StringVar(&host, "host", "", "work on a repository of this registered host (runner host add); DIR absolute there")
 	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		// The root's checks, which this hook replaces.
+		if err := a.checkConfined(c); err != nil {
+			return err
+		}
 		if err := checkDurations(c); err != nil {
-			return err // the root's check, which this hook replaces
+			return err
 		}
 		if host == "" {
 			return nil

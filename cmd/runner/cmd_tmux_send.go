@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/tmuxctl"
 	"github.com/spf13/cobra"
@@ -129,6 +130,8 @@ func (a *app) readTextRaw(argv []string, file string) (string, error) {
 			return "", fmt.Errorf("read standard input: %w", err)
 		}
 		return string(b), nil
+	case file != "" && a.getenv(door.EnvConfined) != "":
+		return a.readConfinedFile(file)
 	case file != "":
 		b, err := os.ReadFile(file)
 		if err != nil {

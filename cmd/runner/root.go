@@ -267,8 +267,22 @@ func (a *app) checkConfined(c *cobra.Command) error {
 	for top.HasParent() && top.Parent().HasParent() {
 		top = top.Parent()
 	}
-	if !slices.Contains(door.Commands, top.Name()) {
-		return fault.Usagef("'runner %s' is not open to a sandboxed task (it may use: runner %s)", top.Name(), strings.Join(door.Commands, ", runner "))
+	if !slices.Contains(door.Commands, top.Name()) || top != c {
+		name := top.Name()
+		if top != c {
+			name = c.CommandPath()[len("runner "):]
+		}
+		return fault.Usagef("'runner %s' is not open to a sandboxed task (it may use: runner %s)", name, strings.Join(door.Commands, ", runner "))
+	}
+	var bad []string
+	c.Flags().Visit(func(f *pflag.Flag) {
+		if !confinedFlag(c.Name(), f.Name) {
+			bad = append(bad, "--"+f.Name)
+		}
+	})
+	if len(bad) > 0 {
+		return fault.Usagef("%s: not open to a sandboxed task with 'runner %s' (it may use: %s)", strings.Join(bad, ", "),
+			c.Name(), "--"+strings.Join(confinedFlags[c.Name()], ", --"))
 	}
 	return nil
 }

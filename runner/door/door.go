@@ -40,10 +40,12 @@ import (
 
 // Env names the variables of the channel: EnvDoor, in a sandboxed pane,
 // is the socket's path; EnvConfined, in a request runner runs outside,
-// is the calling task's id.
+// is the calling task's id, and EnvConfinedDir its folder (the only place
+// a --file of the request is read from).
 const (
-	EnvDoor     = "RUNNER_DOOR"
-	EnvConfined = "RUNNER_CONFINED"
+	EnvDoor        = "RUNNER_DOOR"
+	EnvConfined    = "RUNNER_CONFINED"
+	EnvConfinedDir = "RUNNER_CONFINED_DIR"
 )
 
 // SocketName is the socket's name in the task's door directory.

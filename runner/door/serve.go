@@ -64,7 +64,7 @@ func (r Runner) Handle(ctx context.Context, req Request) Response {
 			cmd.Dir = filepath.Clean(req.Cwd)
 		}
 	}
-	cmd.Env = tmuxctl.ChildEnv(r.Environ, "RUNNER_TASK_ID="+r.TaskID, EnvConfined+"="+r.TaskID,
+	cmd.Env = tmuxctl.ChildEnv(r.Environ, "RUNNER_TASK_ID="+r.TaskID, EnvConfined+"="+r.TaskID, EnvConfinedDir+"="+r.Dir,
 		"RUNNER_STATE_DIR="+r.StateDir, "RUNNER_TMUX_SOCKET="+r.Socket)
 	cmd.Stdin = bytes.NewReader(req.Stdin)
 	out, errOut := &textutil.HeadWriter{Max: MaxMessage / 4}, &textutil.HeadWriter{Max: MaxMessage / 8}
