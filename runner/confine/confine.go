@@ -64,15 +64,15 @@ func SpecFor(pl Place, cliDirs []string) sandbox.Spec {
 		paths = append(paths, pl.Dir)
 	}
 	paths = append(paths, cliDirs...)
+	var modules []string
 	if pl.GitCommon != "" {
 		paths = append(paths, pl.GitCommon)
 		spec.Pinned = []string{pl.GitCommon}
-		for _, d := range []string{"hooks", "info"} {
-			_ = os.MkdirAll(filepath.Join(pl.GitCommon, d), 0o755)
-		}
-		spec.ReadOnly = append(spec.ReadOnly, filepath.Join(pl.GitCommon, "config"), filepath.Join(pl.GitCommon, "hooks"),
-			filepath.Join(pl.GitCommon, "info"), filepath.Join(pl.GitCommon, "commondir"),
-			filepath.Join(pl.GitCommon, gitsnap.WorktreeHomeName), filepath.Join(pl.GitCommon, "worktrees"))
+		spec.ReadOnly = append(spec.ReadOnly, GitReadOnly(pl.GitCommon, true)...)
+		// a submodule's git directory is written (its commits) but for
+		// what says what git runs in it; one inside another's is read-only
+		// whole (under the read-only modules folder)
+		modules = ModuleGitDirs(pl.GitCommon)
 	}
 	// A worktree's .git file names its git directory: the agent must not
 	// point it (and runner's git) elsewhere.
@@ -86,11 +86,15 @@ func SpecFor(pl Place, cliDirs []string) sandbox.Spec {
 		// directories is bound read-only after them (a bind made later
 		// hides what was bound inside it before).
 		spec.Open = append(spec.Open, pl.Dir)
-		if gd := WorktreeGitDir(pl.Dir); gd != "" {
+		if gd := WorktreeGitDir(pl.Dir); gd != "" && sandbox.Within(gd, filepath.Join(pl.GitCommon, "worktrees")) && gd != filepath.Join(pl.GitCommon, "worktrees") {
 			spec.Open = append(spec.Open, gd)
-			spec.OpenRO = append(spec.OpenRO, filepath.Join(gd, "commondir"), filepath.Join(gd, "gitdir"), filepath.Join(gd, "config.worktree"))
+			spec.OpenRO = append(spec.OpenRO, GitReadOnly(gd, false)...)
 		}
 		spec.OpenRO = append(spec.OpenRO, filepath.Join(pl.Dir, ".git"))
+	}
+	for _, m := range modules {
+		spec.Open = append(spec.Open, m)
+		spec.OpenRO = append(spec.OpenRO, GitReadOnly(m, true)...)
 	}
 	var hidden []string
 	if pl.StateDir != "" {
@@ -129,6 +133,71 @@ func SpecFor(pl Place, cliDirs []string) sandbox.Spec {
 		spec.Sockets = append(spec.Sockets, filepath.Join(pl.DoorDir, door.SocketName))
 	}
 	return spec
+}
+
+// GitReadOnly returns what of git directory gd git reads to know what to
+// run, or where its repository is (gitrepository-layout(5)): config,
+// config.worktree, commondir, hooks/, info/ (attributes, exclude,
+// sparse-checkout), modules/ (the submodules' git directories), worktrees/
+// and runner's worktree folder, and the old remotes/ and branches/; a
+// linked worktree's gitdir too (common false: gd is a worktree's own
+// directory, without the folders the common one holds). What is missing is
+// made first, empty, so that the agent cannot create it in the writable
+// git directory: the folders; config.worktree as an empty file (git reads
+// it only where extensions.worktreeConfig is on, and then as empty); a
+// main git directory's commondir as "." (itself: git reads one there too,
+// and an empty one is an error). They are bound read-only over the git
+// directory's writable bind.
+func GitReadOnly(gd string, common bool) []string {
+	dirs := []string{"hooks", "info", "modules"}
+	files := []string{"config", "config.worktree", "commondir"}
+	if common {
+		dirs = append(dirs, "worktrees", gitsnap.WorktreeHomeName, "remotes", "branches")
+	} else {
+		files = append(files, "gitdir")
+	}
+	var out []string
+	for _, d := range dirs {
+		p := filepath.Join(gd, d)
+		_ = os.Mkdir(p, 0o755)
+		out = append(out, p)
+	}
+	for _, f := range files {
+		p := filepath.Join(gd, f)
+		out = append(out, p)
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		switch f {
+		case "config.worktree":
+			_ = os.WriteFile(p, nil, 0o644)
+		case "commondir":
+			if common {
+				_ = os.WriteFile(p, []byte(".\n"), 0o644)
+			}
+		}
+	}
+	return out
+}
+
+// ModuleGitDirs returns the git directories of the submodules in common's
+// modules/ folder (a name may have slashes: modules/a/b): each folder
+// there that holds a HEAD, not those inside one (a submodule's own
+// submodules stay read-only whole).
+func ModuleGitDirs(common string) []string {
+	var out []string
+	root := filepath.Join(common, "modules")
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() || p == root {
+			return nil
+		}
+		if fi, err := os.Lstat(filepath.Join(p, "HEAD")); err == nil && !fi.IsDir() {
+			out = append(out, p)
+			return filepath.SkipDir
+		}
+		return nil
+	})
+	return out
 }
 
 // WorktreeGitDir is the git directory a worktree's .git file names ("" when
