@@ -148,6 +148,9 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 		Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.SettleFor(prof), Idle: set.Idle,
 		Skipped: func(ev profile.HookEvent, why string) {
 			env.Say("task %s: hook event %s not taken: %s", t.ID, ev.Name, why)
+		},
+		LongLine: func(file string, off int64) {
+			env.Say("task %s: the line at byte %d of %s is over %d bytes: skipped", t.ID, off, file, monitor.MaxLine)
 		}}
 	book := &taskbook.Book{ID: t.ID, Profile: prof, Set: set, Record: env.Record(), Log: env.Say,
 		Tell:          func(ctx context.Context, t *state.Task) { Notify(ctx, env, t, set) },

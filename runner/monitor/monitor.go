@@ -10,12 +10,10 @@
 package monitor
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
@@ -71,6 +69,9 @@ type Monitor struct {
 	// HookWrote, when set, is called likewise on each write to Events
 	// (a hook's line: a turn's end, or usage so far).
 	HookWrote func()
+	// LongLine, when set, is told of each line of Events (or Died) over
+	// MaxLine: skipped, the next line read (the supervisor's log).
+	LongLine func(file string, off int64)
 }
 
 // Panes is what a Monitor asks of the pane client (tmuxctl.Client
@@ -255,17 +256,22 @@ func (m *Monitor) HookNow() *profile.HookEvent {
 	if from < 0 {
 		from, untimedOK = 0, false
 	}
-	lines, _ := readNewLines(m.Events, from)
-	for _, l := range lines {
+	var found *profile.HookEvent
+	m.eventsTail(from).read(func(l string) {
 		ev, ok := spend.ReadHookEvent(l)
-		if !ok || !ev.Stop || (ev.Time.IsZero() && !untimedOK) {
-			continue
+		if found != nil || !ok || !ev.Stop || (ev.Time.IsZero() && !untimedOK) {
+			return
 		}
 		if ok, _ := m.Match.Accepts(ev); ok {
-			return &ev
+			found = &ev
 		}
-	}
-	return nil
+	})
+	return found
+}
+
+// eventsTail reads the events file's lines from off on.
+func (m *Monitor) eventsTail(off int64) *lineTail {
+	return &lineTail{file: m.Events, off: off, long: m.LongLine}
 }
 
 // WaitHook waits up to d for the turn-end event that Match accepts in the
@@ -351,31 +357,4 @@ func FileSize(p string) int64 {
 		return 0
 	}
 	return st.Size()
-}
-
-// readNewLines returns the complete lines appended to file after offset, and
-// the new offset.
-func readNewLines(file string, off int64) ([]string, int64) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, off
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Size() < off {
-		off = 0 // truncated
-	}
-	if _, err := f.Seek(off, 0); err != nil {
-		return nil, off
-	}
-	var lines []string
-	r := bufio.NewReader(f)
-	for {
-		l, err := r.ReadString('\n')
-		if err != nil {
-			break
-		}
-		off += int64(len(l))
-		lines = append(lines, strings.TrimRight(l, "\n"))
-	}
-	return lines, off
 }

@@ -27,9 +27,9 @@ type waitRun struct {
 	w         *fileWatch
 	live      *liveness
 	serverPID int
-	panePID   int // the agent's process, once known
-	eventsOff int64
-	diedOff   int64
+	panePID   int       // the agent's process, once known
+	events    *lineTail // the hook's events file, from the wait's start
+	died      *lineTail // the pane-died file, likewise
 	match     profile.TurnMatch
 	hookGoal  bool
 	hookEnd   *profile.HookEvent
@@ -72,20 +72,19 @@ func (m *Monitor) newWaitRun(ctx context.Context, goal Goal, since time.Time) (*
 		r.serverPID, _ = m.TC.ServerPID(ctx)
 	}
 	r.live = newLiveness(r.serverPID)
-	r.eventsOff, r.diedOff = FileSize(m.Events), FileSize(m.Died)
+	r.events, r.died = m.eventsTail(FileSize(m.Events)), &lineTail{file: m.Died, off: FileSize(m.Died), long: m.LongLine}
 	if m.HookSettle > 0 {
 		r.mach.hookSettle = m.HookSettle
 	}
-	if r.eventsOff > 0 {
+	if r.events.off > 0 {
 		r.mach.hookHeard()
 	}
 	if r.hookGoal && m.Events != "" {
 		from, untimedOK := r.match.EventsFrom, true
-		if from < 0 || from > r.eventsOff {
+		if from < 0 || from > r.events.off {
 			from, untimedOK = 0, false
 		}
-		lines, _ := readNewLines(m.Events, from)
-		r.takeEvents(lines, untimedOK)
+		m.eventsTail(from).read(func(l string) { r.takeEvent(l, untimedOK) })
 	}
 	return r, nil
 }
@@ -95,30 +94,27 @@ func (r *waitRun) close() {
 	r.w.Close()
 }
 
-// takeEvents looks for the turn-end event of the delivered turn among hook
-// event lines: the agent said so, and that ends the wait at once.
+// takeEvent looks for the turn-end event of the delivered turn in a hook
+// event line: the agent said so, and that ends the wait at once.
 // untimedOK admits events without a time (written during this wait).
-func (r *waitRun) takeEvents(lines []string, untimedOK bool) {
-	for _, l := range lines {
-		ev, ok := spend.ReadHookEvent(l)
-		if !ok || r.hookEnd != nil || !ev.Stop {
-			continue // not a turn end (another hook event), or one came
-		}
-		why := ""
-		if ev.Time.IsZero() && !untimedOK {
-			why = "no time, and written before this wait (its turn cannot be told)"
-		} else if ok, w := r.match.Accepts(ev); !ok {
-			why = w
-		}
-		if why != "" {
-			if r.m.Skipped != nil {
-				r.m.Skipped(ev, why)
-			}
-			continue
-		}
-		e := ev
-		r.hookEnd = &e
+func (r *waitRun) takeEvent(l string, untimedOK bool) {
+	ev, ok := spend.ReadHookEvent(l)
+	if !ok || r.hookEnd != nil || !ev.Stop {
+		return // not a turn end (another hook event), or one came
 	}
+	why := ""
+	if ev.Time.IsZero() && !untimedOK {
+		why = "no time, and written before this wait (its turn cannot be told)"
+	} else if ok, w := r.match.Accepts(ev); !ok {
+		why = w
+	}
+	if why != "" {
+		if r.m.Skipped != nil {
+			r.m.Skipped(ev, why)
+		}
+		return
+	}
+	r.hookEnd = &ev
 }
 
 // handle takes one watcher event: a transcript write, hook event lines,
@@ -135,27 +131,27 @@ func (r *waitRun) handle(ev fsnotify.Event) {
 		if m.HookWrote != nil {
 			m.HookWrote()
 		}
-		evs, off := readNewLines(m.Events, r.eventsOff)
-		r.eventsOff = off
-		if len(evs) > 0 {
+		heard := false
+		r.events.read(func(l string) {
+			heard = true
+			if r.hookGoal {
+				r.takeEvent(l, true)
+			}
+		})
+		if heard {
 			r.mach.hookHeard()
 		}
-		if r.hookGoal {
-			r.takeEvents(evs, true)
-			if r.hookEnd != nil {
-				r.mach.poke() // never "settled": the hook wins
-			}
+		if r.hookGoal && r.hookEnd != nil {
+			r.mach.poke() // never "settled": the hook wins
 		}
 	case m.Died:
-		lines, off := readNewLines(m.Died, r.diedOff)
-		r.diedOff = off
-		for _, l := range lines {
+		r.died.read(func(l string) {
 			// "PANE STATUS" for a dead pane; "closed" when a window
 			// went away (any task's: look at ours).
 			if f := strings.Fields(l); len(f) >= 1 && (f[0] == m.Pane || f[0] == "closed") {
 				r.mach.poke()
 			}
-		}
+		})
 	}
 }
 
