@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -55,13 +56,11 @@ func describeSender(from string) string {
 // prompt that carries it.
 const FrameIndent = "  "
 
-// Frame indents every line of text (CR, LF and the Unicode line and
-// paragraph separators all end a line), so that none of it starts where a
-// header does.
+// Frame indents every line of text (textutil.Lines: CR, LF, VT, FF, NEL
+// and the Unicode line and paragraph separators all end a line), so that
+// none of it starts where a header does.
 func Frame(text string) string {
-	text = strings.TrimRight(text, "\n")
-	r := strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u2028", "\n", "\u2029", "\n", "\v", "\n", "\f", "\n", "\u0085", "\n")
-	lines := strings.Split(r.Replace(text), "\n")
+	lines := textutil.Lines(strings.TrimRight(text, "\n"))
 	for i, l := range lines {
 		lines[i] = FrameIndent + l
 	}
