@@ -10,6 +10,7 @@ import (
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/supervisor"
+	"github.com/runner-cli/runner/runner/taskbook"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -19,6 +20,7 @@ import (
 // supervisor that died are marked failed: they may or may not have been
 // typed in, and are never typed twice.
 func (s *supervision) claimMessages(ctx context.Context) ([]*state.Message, error) {
+	taskbook.SettleNotices(ctx, s.env.Record(), s.ID)
 	var batch, stale []*state.Message
 	err := s.env.Store.Update(ctx, func(st *state.State) (err error) {
 		batch, stale, err = messaging.Claim(st, s.ID, s.env.Time(), reconcile.LiveProcs{})

@@ -20,6 +20,7 @@ import (
 	"github.com/runner-cli/runner/runner/ports"
 	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/settings"
+	"github.com/runner-cli/runner/runner/taskbook"
 
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/monitor"
@@ -83,6 +84,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 		return t, err
 	}
 	set.Detached = req.Detach
+	taskbook.SettleNotices(ctx, env.Record(), t.ID)
 	notices, err := reopen(ctx, env, t, set, req.Text)
 	if err != nil {
 		return t, err

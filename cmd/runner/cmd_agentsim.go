@@ -31,6 +31,7 @@ run ARG..., exit N, crash, recall (the session's earlier prompts); any other lin
 	f := cmd.Flags()
 	f.StringVar(&opts.opts.Record, "record", "", "append one JSON line {\"prompt\": …} per submitted prompt to `FILE`")
 	f.StringVar(&opts.hook, "hook", "", "run `ARGV` at the end of every turn with a Stop event as JSON on stdin")
+	f.StringVar(&opts.contextHook, "context-hook", "", "run `ARGV` after each tool (write, run) with a PostToolUse event as JSON on stdin; its output's hookSpecificOutput.additionalContext is shown in the turn (\"context: …\")")
 	f.StringVar(&opts.opts.TranscriptDir, "transcript-dir", "", "keep a Claude-style transcript per session in `DIR`, which the Stop hook's input names instead of carrying the usage")
 	f.DurationVar(&opts.opts.TranscriptLate, "transcript-late", 0, "with --transcript-dir, write a turn's answer and usage this long after its Stop hook ran (as Claude Code does)")
 	f.DurationVar(&opts.opts.Startup, "startup", 0, "delay before the first prompt box")
@@ -43,11 +44,13 @@ run ARG..., exit N, crash, recall (the session's earlier prompts); any other lin
 
 // agentSimOptions are the arguments and flags of `runner agent-sim`.
 type agentSimOptions struct {
-	opts      agentsim.Options
-	hook      string
-	prompt    string
-	resume    string
-	promptSet bool // --prompt was given
+	opts agentsim.Options
+	hook string
+	// contextHook is --context-hook's command line.
+	contextHook string
+	prompt      string
+	resume      string
+	promptSet   bool // --prompt was given
 }
 
 func (a *app) runAgentSim(ctx context.Context, opts agentSimOptions) error {
@@ -57,6 +60,13 @@ func (a *app) runAgentSim(ctx context.Context, opts agentSimOptions) error {
 			return fault.Usagef("--hook %q: not a command line (%v)", opts.hook, err)
 		}
 		opts.opts.Hook = argv
+	}
+	if opts.contextHook != "" {
+		argv, err := agentsim.SplitArgs(opts.contextHook)
+		if err != nil || len(argv) == 0 {
+			return fault.Usagef("--context-hook %q: not a command line (%v)", opts.contextHook, err)
+		}
+		opts.opts.ContextHook = argv
 	}
 	if opts.resume != "" {
 		opts.opts.SessionID, opts.opts.Resumed = opts.resume, true

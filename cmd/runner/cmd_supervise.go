@@ -8,12 +8,14 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/fault"
+	"github.com/runner-cli/runner/runner/notice"
 	"golang.org/x/term"
 
 	"github.com/runner-cli/runner/runner"
@@ -90,21 +92,52 @@ func (a *app) newHookCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&opts.task, "task", "", "task id (default $RUNNER_TASK_ID)")
+	cmd.Flags().StringVar(&opts.context, "context", "", "print runner's notices for the running turn as the hook's additionalContext for `EVENT` (a CLI's hook that adds context: Claude Code's PostToolUse)")
 	return cmd
 }
 
 // hookOptions are the arguments and flags of `runner hook`.
 type hookOptions struct {
-	args []string
-	task string
+	args    []string
+	task    string
+	context string // the hook event whose additionalContext carries the notices
 }
 
 func (a *app) runHook(ctx context.Context, opts hookOptions) error {
+	if opts.context != "" {
+		return a.hookContext(opts)
+	}
 	ev := ""
 	if len(opts.args) == 1 {
 		ev = opts.args[0]
 	}
 	return recordHookEvent(a.getenv, a.in, opts.task, ev)
+}
+
+// hookContext gives the agent runner's notices for its running turn
+// (package notice) as the hook's output: from the task's hook directory and
+// events file, the state directory's layout (state.Store.TaskFile), which
+// a sandboxed agent sees there too. Its input, the CLI's event, is read
+// (bounded) and not used.
+func (a *app) hookContext(opts hookOptions) error {
+	task := opts.task
+	if task == "" {
+		task = a.getenv("RUNNER_TASK_ID")
+	}
+	if !state.ValidTaskID(task) {
+		return fmt.Errorf("task id %q: pass --task ID (or run it in a task's pane, where RUNNER_TASK_ID is set)", task)
+	}
+	dir, err := state.DefaultDir(a.getenv)
+	if err != nil {
+		return err
+	}
+	go func() { _, _ = io.Copy(io.Discard, io.LimitReader(a.in, 16<<20)) }()
+	out, err := notice.Take(notice.Dir(filepath.Join(dir, "hooks", task)), filepath.Join(dir, "events", task+".jsonl"), opts.context)
+	if err != nil || out == nil {
+		return err
+	}
+	_, err = a.rawOut.Write(append(out, '\n'))
+	return err
 }
 
 // quickHook runs `hook --task ID [EVENT]` without building the command tree

@@ -54,6 +54,9 @@ type executor struct {
 	// hook runs the hook with an event of the given name and answer
 	// (nil: no hook configured).
 	hook func(ctx context.Context, prompt, event, answer string, usage *Usage) error
+	// context runs the context hook after a tool and returns what it
+	// adds to the turn (nil: none configured).
+	context func(ctx context.Context, prompt string) string
 	// session is the file of the conversation's earlier prompts (recall);
 	// empty in headless mode.
 	session string
@@ -123,10 +126,15 @@ func (x *executor) directive(ctx context.Context, d directive, prompt string, ui
 		ui.line(d.text)
 	case dirWrite:
 		ui.line(x.write(d.path, d.text))
+		x.afterTool(ctx, prompt, ui)
 	case dirAsk:
 		return false, askAndShow(ctx, ui, d.text)
 	case dirRun:
-		return false, x.runShowing(ctx, ui, d.argv)
+		err := x.runShowing(ctx, ui, d.argv)
+		if err == nil {
+			x.afterTool(ctx, prompt, ui)
+		}
+		return false, err
 	case dirExit:
 		st.end = turnEnd{exit: true, code: d.code}
 		return true, nil
@@ -188,6 +196,13 @@ func (x *executor) runShowing(ctx context.Context, ui turnUI, argv []string) err
 		ui.line(err.Error())
 	}
 	return nil
+}
+
+// afterTool runs the context hook after a tool and shows what it adds.
+func (x *executor) afterTool(ctx context.Context, prompt string, ui turnUI) {
+	if x.context != nil {
+		showContext(ui, x.context(ctx, prompt))
+	}
 }
 
 // hookDirective runs hook subagent at once, or notes for the turn's end

@@ -24,7 +24,7 @@ func RunHeadless(ctx context.Context, opts Options, prompt string, stdout, stder
 		return 0, nil
 	}
 	ui := &headlessTurn{out: stdout}
-	x := &executor{dir: opts.Dir, env: opts.Env}
+	x := &executor{dir: opts.Dir, env: opts.Env, context: opts.contextHook()}
 	if len(opts.Hook) > 0 {
 		x.hook = func(ctx context.Context, prompt, event, answer string, usage *Usage) error {
 			return runHook(ctx, &opts, prompt, event, answer, usage)

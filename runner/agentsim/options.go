@@ -24,6 +24,10 @@ type Options struct {
 	// Hook, when set, is an argv run at the end of every finished turn with
 	// a Stop event on stdin (see doc.go).
 	Hook []string
+	// ContextHook, when set, is an argv run after each tool (write, run)
+	// with a PostToolUse event on stdin; the additionalContext of its
+	// output is shown in the turn (see doc.go).
+	ContextHook []string
 	// Startup delays the first prompt box (input during it is discarded).
 	Startup time.Duration
 	// Trust shows the trust dialog before the first prompt box.

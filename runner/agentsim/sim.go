@@ -100,7 +100,7 @@ func Run(ctx context.Context, opts Options, tty *os.File, out io.Writer) (code i
 		sc:    sc,
 		msgs:  make(chan turnMsg),
 		hooks: make(chan error, 4),
-		exec:  &executor{dir: opts.Dir, env: opts.Env, session: opts.sessionFile()},
+		exec:  &executor{dir: opts.Dir, env: opts.Env, session: opts.sessionFile(), context: opts.contextHook()},
 		// A late dialog comes only when none came before the box.
 		trustLate: opts.TrustLate && !opts.Trust,
 	}

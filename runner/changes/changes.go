@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/runner/messaging"
+	"github.com/runner-cli/runner/runner/notice"
 	"github.com/runner-cli/runner/runner/overlap"
 	"github.com/runner-cli/runner/runner/record"
 	"github.com/runner-cli/runner/runner/settings"
@@ -146,9 +148,10 @@ func (l *Look) Record(ctx context.Context) error {
 	now := d.Now()
 	var tells []overlap.Tell
 	var posts []*messaging.Posting
+	var offers []offer
 	if err := d.Store.Update(ctx, func(st *state.State) error {
 		tells = overlap.Record(st, id, ch, overlap.Options{Now: now, Quiet: quietOverlaps})
-		posts = posts[:0]
+		posts, offers = posts[:0], offers[:0]
 		for _, tl := range tells {
 			p := &messaging.Posting{Type: state.MessageUpdate, As: state.SenderRunner, Alive: alive, Now: now, Procs: d.Procs,
 				Req: messaging.Request{To: tl.To, Type: state.MessageUpdate, Text: overlap.Text(tl, st.Task(tl.Other))}}
@@ -156,12 +159,49 @@ func (l *Look) Record(ctx context.Context) error {
 				return err
 			}
 			posts = append(posts, p)
+			offers = append(offers, offersOf(st, p)...)
 		}
 		return nil
 	}); err != nil {
 		return fmt.Errorf("task %s: record the files it changed: %w", id, err)
 	}
+	for _, o := range offers {
+		o.n.From = fileSize(d.Store.TaskFile("events", o.to))
+		if err := notice.Offer(notice.Dir(d.Store.TaskFile("hook-dir", o.to)), o.n); err != nil {
+			d.Say("task %s: %v (it waits for the next turn)", o.to, err)
+		}
+	}
 	return d.told(ctx, now, tells, posts)
+}
+
+// offer is a notice for a task whose turn runs.
+type offer struct {
+	to string
+	n  notice.Notice
+}
+
+// offersOf lists the notices of posting p that can reach a turn running
+// on this machine within that turn (package notice): its CLI's hook takes
+// them, where it has a hook that adds context; else they wait.
+func offersOf(st *state.State, p *messaging.Posting) []offer {
+	var out []offer
+	for _, o := range p.Outs {
+		m, t := st.Messages[o.ID], st.Task(o.To)
+		if m == nil || t == nil || m.Status != state.MessagePending || t.Tmux.Host != "" ||
+			(t.Status != state.StatusRunning && t.Status != state.StatusNeedsInput) {
+			continue
+		}
+		out = append(out, offer{to: t.ID, n: notice.Notice{Message: m.ID, Merged: m.Merged, Text: messaging.Prompt([]*state.Message{m})}})
+	}
+	return out
+}
+
+// fileSize is path's size, 0 when it cannot be read.
+func fileSize(path string) int64 {
+	if fi, err := os.Stat(path); err == nil {
+		return fi.Size()
+	}
+	return 0
 }
 
 // errOverlapsMoved says Record's short way found overlaps recorded

@@ -37,5 +37,5 @@ func TestMayBeTold(t *testing.T) {
 // TestImports keeps the package doc true: git, tmux and the supervisors
 // come through Deps (the packages are named for their types).
 func TestImports(t *testing.T) {
-	importcheck.Only(t, ".", "gitsnap", "internal/clock", "internal/ctxtime", "runner/messaging", "runner/overlap", "runner/record", "runner/settings", "state", "tmuxctl")
+	importcheck.Only(t, ".", "gitsnap", "internal/clock", "internal/ctxtime", "runner/messaging", "runner/notice", "runner/overlap", "runner/record", "runner/settings", "state", "tmuxctl")
 }

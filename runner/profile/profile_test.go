@@ -171,12 +171,15 @@ func TestHookRender(t *testing.T) {
 	if h := settings.Hooks["UserPromptSubmit"]; len(h) != 1 || h[0].Hooks[0].Command != want {
 		t.Errorf("UserPromptSubmit hook %+v, want the appender %s (it names the transcript as a turn begins)", h, want)
 	}
-	if len(settings.Hooks) != 2 {
-		t.Errorf("hooks on %d events, want Stop and UserPromptSubmit only (SubagentStop is a sub-agent's)", len(settings.Hooks))
+	if h := settings.Hooks["PostToolUse"]; len(h) != 1 || h[0].Hooks[0].Command != cmdline+" --context PostToolUse" {
+		t.Errorf("PostToolUse hook %+v, want runner's hook giving notices (%s --context PostToolUse)", h, cmdline)
+	}
+	if len(settings.Hooks) != 3 {
+		t.Errorf("hooks on %d events, want Stop, UserPromptSubmit and PostToolUse only (SubagentStop is a sub-agent's)", len(settings.Hooks))
 	}
 	sim, _ := BuiltinProfile("sim")
 	got, err = sim.Hook.Render(paths)
-	if err != nil || !slices.Equal(got.Args, []string{"--hook", cmdline}) || got.Settings != nil {
+	if err != nil || !slices.Equal(got.Args, []string{"--hook", cmdline, "--context-hook", cmdline + " --context PostToolUse"}) || got.Settings != nil {
 		t.Errorf("sim hook: %+v, %v", got, err)
 	}
 	if _, err := claude.Hook.Render(HookPaths{Command: cmdline, Events: "/e"}); err == nil {

@@ -118,6 +118,7 @@ func (b *Book) Pending(ctx context.Context) int {
 // 0: delivered as the next turn) or waits in the queue, which the
 // supervisor looks at again before it lets go of the task (Release).
 func (b *Book) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervisor.TurnText, takeQueue bool) (more int, final *state.Task) {
+	SettleNotices(ctx, b.Record, b.ID)
 	var dropped []*state.Message
 	var stop []budget.Stop
 	turn := o

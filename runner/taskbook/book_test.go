@@ -67,6 +67,6 @@ func TestEndTurn(t *testing.T) {
 // TestImports: the task's record, the decisions below, and none of
 // package runner.
 func TestImports(t *testing.T) {
-	importcheck.Only(t, ".", "gitsnap", "internal/clock", "runner/budget", "runner/changes", "runner/messaging",
+	importcheck.Only(t, ".", "gitsnap", "internal/clock", "runner/budget", "runner/changes", "runner/messaging", "runner/notice",
 		"runner/profile", "runner/reconcile", "runner/record", "runner/settings", "runner/supervisor", "state")
 }
