@@ -205,12 +205,14 @@ gc' (or removed now with --drop). Give TASK, or let --by choose:
 
   check  candidates done with a passing check (done, without a check), then the fewest
          files changed, then the fewest lines, then the fewest tokens
-  vote   the most votes ('runner vote', or dispatch --vote); a tie broken by the check rule
+  vote   the most votes ('runner vote', or dispatch --vote) among the candidates done
+         (and passing, with a check); a tie broken by the check rule
   spend  candidates done (and passing, with a check), then the fewest tokens, then the
          lowest cost
 
 Ties left go to the candidate given first. A group still running, or picked already,
-is bad input (exit 2); no candidate to pick exits 1.`,
+is bad input (exit 2); no candidate to pick (none passing, none with a vote that
+passed the check) exits 1.`,
 		Example: `  runner pick g_abc123 --by check --squash`,
 		Args:    args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -15,7 +16,7 @@ import (
 // The rules `runner pick --by` chooses with.
 const (
 	ByCheck = "check" // done with a passing check, then fewest files, lines, tokens
-	ByVote  = "vote"  // most votes, a tie broken by the check rule
+	ByVote  = "vote"  // most votes among those done (and passing, with a check), a tie broken by the check rule
 	BySpend = "spend" // done (and passing, with a check), then fewest tokens, lowest cost
 )
 
@@ -43,11 +44,16 @@ func Choose(c *Comparison, rule string) (string, error) {
 		if len(g.Ballot.Tally) == 0 {
 			return "", fmt.Errorf("group %s: %s: %w", g.ID, g.Ballot.Note, ErrNoCandidate)
 		}
-		pool = nil
+		var voted []string
 		for _, r := range c.Rows {
-			if r.Votes > 0 && r.Status == state.StatusDone {
-				pool = append(pool, r)
+			if r.Votes > 0 {
+				voted = append(voted, r.Task)
 			}
+		}
+		pool = slices.DeleteFunc(pool, func(r Row) bool { return r.Votes == 0 })
+		if len(pool) == 0 && len(voted) > 0 && g.Check != "" {
+			return "", fmt.Errorf("group %s: no candidate with votes (%s) passed the check: pick --by check, or name one (see 'runner compare %s'): %w",
+				g.ID, strings.Join(voted, ", "), g.ID, ErrNoCandidate)
 		}
 	default:
 		return "", fault.Usagef("--by %q: give check, vote or spend", rule)
