@@ -4,8 +4,9 @@
 #
 # 1. Latency. Task A writes shared.txt and ends; task B, in the middle of a
 #    long turn, writes shared.txt too. Printed: from B's write (the file's
-#    mtime) to both overlap records, to the message delivered to A (idle:
-#    woken at once), and to B's (at its next idle: after its turn) —
+#    mtime) to both overlap records, to the notice queued for A (idle: it
+#    waits for A's next turn, issue 50), and to B's notice delivered (within
+#    its turn, through the sim's context hook at its next tool call) —
 #    target: the records within 5 s.
 # 2. CPU. N tasks (default 20) working at once (the sim's spinner: their
 #    panes show output all the time, so their changed files are looked at
@@ -58,7 +59,7 @@ export RUNNER_STATE_DIR="$work/state"
 r="$work/runner"
 a=$("$r" dispatch "$repo" --worktree --detach --agent sim --awareness off 'write shared.txt one' 2>/dev/null)
 "$r" wait --timeout 120s "$a" >/dev/null
-printf 'sleep 2s\nwrite shared.txt two\nsleep 15s\n' >"$work/b.task"
+printf 'sleep 2s\nwrite shared.txt two\nsleep 15s\nwrite b2.txt x\n' >"$work/b.task"
 b=$("$r" dispatch "$repo" --worktree --detach --agent sim --awareness off --file "$work/b.task" 2>/dev/null)
 bdir=$("$r" status --json "$b" | sed -n 's/^  "dir": "\(.*\)",$/\1/p')
 while [ ! -e "$bdir/shared.txt" ]; do sleep 0.02; done
@@ -69,14 +70,14 @@ while [ -z "$bmsg" ] && [ "$(date +%s)" -lt "$deadline" ]; do
 	if [ -z "$recorded" ] && "$r" status --json "$a" | grep -q "\"task\": \"$b\"" && "$r" status --json "$b" | grep -q "\"task\": \"$a\""; then
 		recorded=$(now)
 	fi
-	if [ -z "$amsg" ] && "$r" inbox --json "$a" | grep -q '"status": "delivered"'; then amsg=$(now); fi
+	if [ -z "$amsg" ] && "$r" inbox --json "$a" | grep -q '"status": "pending"'; then amsg=$(now); fi
 	if [ -z "$bmsg" ] && "$r" inbox --json "$b" | grep -q '"status": "delivered"'; then bmsg=$(now); fi
 	sleep 0.05
 done
 [ -n "$recorded" ] || { echo "no overlap recorded within 90 s"; exit 1; }
 echo "B's write → both overlap records: $(sub "$recorded" "$wrote") s (target ≤ 5 s)"
-echo "B's write → message delivered to A (idle): $(sub "${amsg:-$wrote}" "$wrote") s"
-echo "B's write → message delivered to B (after its 15 s turn): $(sub "${bmsg:-$wrote}" "$wrote") s"
+echo "B's write → notice queued for A (idle, not woken): $(sub "${amsg:-$wrote}" "$wrote") s"
+echo "B's write → notice delivered to B (within its turn, at its tool call after 15 s): $(sub "${bmsg:-$wrote}" "$wrote") s"
 "$r" wait --timeout 60s "$a" "$b" >/dev/null || true
 tmux -S "$sock" kill-server 2>/dev/null || true
 
