@@ -3,7 +3,6 @@ package group
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -21,12 +20,6 @@ const VoteTimeout = 5 * time.Minute
 const (
 	voteAnswerMax = 1500
 	voteDiffMax   = 3000
-)
-
-// voteRE finds a ballot's choice in a shadow's answer.
-var (
-	voteRE   = regexp.MustCompile(`(?im)^\W*VOTE:\W*(t_[0-9a-z]+)`)
-	reasonRE = regexp.MustCompile(`(?im)^\W*REASON:\s*(.+)$`)
 )
 
 // Vote asks each candidate of g that ended done (through a shadow of it:
@@ -85,12 +78,11 @@ func readBallot(g *state.Group, tasks map[string]*state.Task, a ask.Answer) stat
 		b.Error = a.Error
 		return b
 	}
-	m := voteRE.FindStringSubmatch(a.Answer)
-	if m == nil {
-		b.Error = "its answer names no candidate (no VOTE: line): " + textutil.Headline(a.Answer, 120)
+	choice, reason := readVote(a.Answer)
+	if choice == "" {
+		b.Error = "its answer names no candidate (no VOTE: line of its own): " + textutil.Headline(a.Answer, 120)
 		return b
 	}
-	choice := strings.ToLower(m[1])
 	switch {
 	case choice == a.Task:
 		b.Error = "it voted for itself"
@@ -101,8 +93,8 @@ func readBallot(g *state.Group, tasks map[string]*state.Task, a ask.Answer) stat
 	default:
 		b.For = choice
 	}
-	if r := reasonRE.FindStringSubmatch(a.Answer); r != nil {
-		b.Reason = textutil.Headline(strings.TrimSpace(r[1]), 300)
+	if reason != "" {
+		b.Reason = textutil.Headline(reason, 300)
 	}
 	return b
 }
@@ -144,7 +136,7 @@ func tally(res *state.VoteResult, g *state.Group) {
 
 // ballotPrompt is what candidate voter's shadow is asked: every other
 // candidate that ended done, its answer, check and diff, each line quoted
-// with "| ".
+// with "| " (quote).
 func ballotPrompt(ctx context.Context, d Deps, g *state.Group, tasks map[string]*state.Task, voter string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "You are a shadow of agent %s, one of %d agents that each did the same task in a copy of the repository of its own.\n", voter, len(g.Tasks))
@@ -179,11 +171,14 @@ func ballotPrompt(ctx context.Context, d Deps, g *state.Group, tasks map[string]
 	return b.String()
 }
 
+// quote quotes text shown to a voter: every line (textutil.Lines: CR, VT,
+// FF, NEL and the Unicode separators end one too, as they may for the
+// model that reads it) starts with "| ", and readVote reads no such line.
 func quote(s string) string {
 	if strings.TrimSpace(s) == "" {
 		return "| (nothing)"
 	}
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	lines := textutil.Lines(strings.TrimRight(s, "\n"))
 	for i, l := range lines {
 		lines[i] = "| " + l
 	}
