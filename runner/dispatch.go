@@ -184,7 +184,7 @@ func (req *DispatchRequest) startSpec(argv []string, plan dispatchPlan) *setting
 		spec.Setup, spec.From = plan.setup, plan.from
 	}
 	if req.Sandbox {
-		spec.Sandbox = &settings.Sandbox{Paths: req.SandboxPaths}
+		spec.Sandbox = &settings.Sandbox{Paths: req.SandboxPaths, Checked: plan.checked}
 		if req.SandboxHome == settings.SandboxHomeTask {
 			spec.Sandbox.Home = settings.SandboxHomeTask
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/confine"
 	"github.com/runner-cli/runner/runner/deps"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/profile"
@@ -46,6 +47,7 @@ type dispatchPlan struct {
 	lin          lineage               // its parent and level
 	after        []string              // the tasks it waits for (--after)
 	from         string                // the task whose branch it starts from (--from)
+	checked      *settings.Checked     // a sandboxed task's place as checked, for every start
 }
 
 // planDispatch resolves the project, lineage, --after and --from of req
@@ -61,8 +63,9 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 		return p, err
 	}
 	p.project, p.dir, p.host = place.Project, place.Dir, place.Host
+	within := ""
 	if req.Confined != "" {
-		if err := confineDispatch(st, req, place.Dir, place.Host); err != nil {
+		if p.dir, within, err = confineDispatch(ctx, st, req, place.Dir, place.Host); err != nil {
 			return p, err
 		}
 	}
@@ -85,6 +88,9 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 	}
 	if err := checkSandbox(ctx, env, req, p); err != nil {
 		return p, err
+	}
+	if req.Sandbox && p.host == "" {
+		p.checked = &settings.Checked{Within: within, GitCommon: realCommonDir(ctx, p.dir)}
 	}
 	if req.RequireSnapshot && p.host == "" {
 		if _, err := gitsnap.List(ctx, p.dir); err != nil && (errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing)) {
@@ -211,27 +217,44 @@ func prepareAgent(env *Env, req DispatchRequest) (*profile.Profile, []string, st
 
 // confineDispatch holds a dispatch asked through a sandboxed task's door to that
 // task: on this machine, in its folder or below (as the folders really
-// are: a link the agent made does not lead out), sandboxed.
-func confineDispatch(st *state.State, req *DispatchRequest, dir, host string) error {
+// are: a link the agent made does not lead out), in its repository (a
+// .git file there names the parent's git directory or one inside its
+// folder, never another repository's), sandboxed. It returns the folder
+// resolved, to be recorded so (no link left in it to swap after this
+// check), and the parent's folder resolved, which every start of the
+// child checks the folder against again (confine.CheckPlace).
+func confineDispatch(ctx context.Context, st *state.State, req *DispatchRequest, dir, host string) (real, within string, err error) {
 	parent := st.Task(req.Confined)
 	if parent == nil {
-		return fault.Usagef("the sandboxed task %s that asks is not in the state", req.Confined)
+		return "", "", fault.Usagef("the sandboxed task %s that asks is not in the state", req.Confined)
 	}
 	if host != "" || parent.Tmux.Host != "" {
-		return fault.Usagef("a sandboxed task dispatches only on this machine")
+		return "", "", fault.Usagef("a sandboxed task dispatches only on this machine")
 	}
-	real := func(p string) string {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return r
-		}
-		return filepath.Clean(p)
+	real, err = filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", "", fault.Usagef("a sandboxed task's child folder %s: %v", dir, err)
 	}
-	if !sandbox.Within(real(dir), real(parent.Dir)) {
-		return fault.Usagef("a sandboxed task dispatches only into its own folder %s, not %s", parent.Dir, dir)
+	within = confine.Real(parent.Dir)
+	if !sandbox.Within(real, within) {
+		return "", "", fault.Usagef("a sandboxed task dispatches only into its own folder %s, not %s", parent.Dir, dir)
+	}
+	if common := realCommonDir(ctx, real); common != "" && common != realCommonDir(ctx, parent.Dir) && !sandbox.Within(common, within) {
+		return "", "", fault.Usagef("a sandboxed task dispatches only into its own repository: the git directory of %s is %s, neither its own nor inside its folder %s", dir, common, parent.Dir)
 	}
 	req.Sandbox, req.SandboxSet = true, true
 	if len(parent.HomeCopies) > 0 {
 		req.SandboxHome = settings.SandboxHomeTask // no weaker than its parent's
 	}
-	return nil
+	return real, within, nil
+}
+
+// realCommonDir is the common git directory of the repository dir is in,
+// resolved ("" when it is in none).
+func realCommonDir(ctx context.Context, dir string) string {
+	c, err := gitsnap.CommonDir(ctx, dir)
+	if err != nil {
+		return ""
+	}
+	return confine.Real(c)
 }

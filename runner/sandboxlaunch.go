@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/runner-cli/runner/gitsnap"
@@ -28,7 +29,14 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 	common := ""
 	if gctx, err := env.GitContext(ctx, t); err == nil {
 		if c, err := gitsnap.CommonDir(gctx, t.Dir); err == nil {
-			common = c
+			common = confine.Real(c)
+		}
+	}
+	if c := sb.Checked; c != nil {
+		// as the dispatch checked it, again at every start (a record of
+		// a runner before it has none)
+		if err := confine.CheckPlace(t.Dir, common, c.Within, c.GitCommon); err != nil {
+			return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
 		}
 	}
 	l := confine.Launch{

@@ -138,6 +138,23 @@ type Sandbox struct {
 	// the task (config sandbox_home, dispatch --sandbox-home); "" shares
 	// them.
 	Home string `json:"home,omitempty"`
+	// Checked is what the dispatch resolved and checked of the task's
+	// place, for every later start to hold the sandbox's binds to
+	// (confine.CheckPlace); nil in records of runners before it.
+	Checked *Checked `json:"checked,omitempty"`
+}
+
+// Checked is a sandboxed task's place as its dispatch checked it.
+type Checked struct {
+	// Within is the folder, resolved, that a child dispatched through a
+	// sandboxed task's door must stay in: its parent's ("" for a task
+	// dispatched from outside). Such a child's folder is recorded
+	// resolved, and no part of it may be a link at any start.
+	Within string `json:"within,omitempty"`
+	// GitCommon is the repository's common git directory, resolved, at
+	// the dispatch ("" when there was none): the only one outside the
+	// task's folder its sandbox makes writable.
+	GitCommon string `json:"git_common,omitempty"`
 }
 
 // SettleFor picks the settle time: --settle, else the profile's, else the
