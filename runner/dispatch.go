@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/runner-cli/runner/runner/breadth"
 	"github.com/runner-cli/runner/runner/deps"
 	"github.com/runner-cli/runner/runner/ports"
 	"github.com/runner-cli/runner/runner/remote"
@@ -57,6 +58,9 @@ type DispatchRequest struct {
 	// MaxLevel is the deepest level a task may have (config max_level); a
 	// task at that level cannot dispatch children. 0 means no limit.
 	MaxLevel int
+	// Tree bounds the breadth of the tree a child task joins (config
+	// max_tree_tasks, max_tree_dispatches_per_minute).
+	Tree breadth.Bounds
 	// After holds references (ids or unique prefixes, comma-separated
 	// lists allowed) of tasks that must be done before this one starts.
 	After    []string
@@ -237,6 +241,9 @@ func recordTask(ctx context.Context, env *Env, req DispatchRequest, agent string
 				return fmt.Errorf("task id %s is taken (a one in 10^12 chance): dispatch again", id)
 			}
 			id = s.NewTaskID()
+		}
+		if err := breadth.Check(s, lin.parent, req.Tree, now); err != nil {
+			return err
 		}
 		tmux.Window = id
 		task = &state.Task{ID: id, Project: project, Dir: dir, Agent: agent, Text: text, TextFile: textFile,

@@ -72,6 +72,12 @@ type Client struct {
 	// launchedOn is the pid of the server this client last made a pane
 	// on (0: none yet): see ServerPID.
 	launchedOn atomic.Int64
+
+	// The socket path's checks (checkSocket): the caller's guard, and
+	// whether they passed.
+	guard   func(path string) error
+	checkMu sync.Mutex
+	checked bool
 }
 
 // Option configures a Client.
@@ -250,6 +256,9 @@ var ErrNoTmux = errors.New("tmux is not installed or not in PATH (install it, e.
 // not nil, and returns its stdout. Every tmux invocation in runner goes
 // through here.
 func (c *Client) run(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
+	if err := c.checkSocket(); err != nil {
+		return "", &Error{Args: args, Err: err}
+	}
 	if c.tr == nil {
 		// Waiting for a slot does not count against the call's timeout.
 		release, err := c.slot(ctx)

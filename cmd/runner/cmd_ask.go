@@ -89,13 +89,17 @@ func (a *app) runAsk(ctx context.Context, opts askOptions) error {
 		Targets: targets, Question: question,
 		Timeout: opts.timeout, Parallel: opts.parallel,
 		Post: func(ctx context.Context, to *state.Task, typ, text string) error {
-			_, err := mailbox.Post(ctx, mailboxDeps(env), mailbox.Request{To: to.ID, Text: text,
+			md := mailboxDeps(env)
+			md.TreeOnly = a.treeOnly(cfg)
+			_, err := mailbox.Post(ctx, md, mailbox.Request{To: to.ID, Text: text,
 				Type: state.MessageType(typ), MaxHops: cfg.MaxHops, MaxPerRoot: cfg.MaxMessagesPerRoot})
 			return err
 		},
 		OnAnswer: a.printAskAnswer(opts.asJSON),
 	}
-	_, err = ask.Run(ctx, askDeps(env), req)
+	d := askDeps(env)
+	d.TreeOnly = a.treeOnly(cfg)
+	_, err = ask.Run(ctx, d, req)
 	return err
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/agentsim"
+	"github.com/runner-cli/runner/runner/breadth"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -303,7 +304,7 @@ func dispatchRequest(f dispatchOptions, cfg *config.Config, in dispatchInput, se
 		AgentArgs: f.agentArgs, Permissions: f.permissions, PermissionsDefault: cfg.Permissions, RequireSnapshot: f.requireSnap,
 		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: f.worktree, WorktreeSet: f.worktreeSet, From: f.from,
 		Policy: cfg.PolicyFor, Sandbox: f.sandbox, SandboxSet: f.sandboxSet, SandboxPaths: cfg.SandboxPaths, Source: f.source, Size: in.size, UseHook: !f.noHook, Settings: set,
-		MaxLevel: cfg.MaxLevel, After: f.after, Host: f.host, SandboxHome: cmp.Or(f.sandboxHome, cfg.SandboxHome)}
+		MaxLevel: cfg.MaxLevel, Tree: breadth.Bounds{MaxTasks: cfg.MaxTreeTasks, PerMinute: cfg.MaxTreeDispatchesPerMinute}, After: f.after, Host: f.host, SandboxHome: cmp.Or(f.sandboxHome, cfg.SandboxHome)}
 }
 
 // confine marks req as coming through a sandboxed task's door, when it

@@ -72,7 +72,9 @@ func (a *app) runMsg(ctx context.Context, opts msgOptions) error {
 	if err != nil {
 		return err
 	}
-	outs, err := mailbox.Post(ctx, mailboxDeps(env), mailbox.Request{To: opts.args[0], Text: text,
+	d := mailboxDeps(env)
+	d.TreeOnly = a.treeOnly(cfg)
+	outs, err := mailbox.Post(ctx, d, mailbox.Request{To: opts.args[0], Text: text,
 		Type: state.MessageType(opts.typ), MaxHops: cfg.MaxHops, MaxPerRoot: cfg.MaxMessagesPerRoot})
 	if outs == nil {
 		return err

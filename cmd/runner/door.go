@@ -10,8 +10,10 @@ import (
 	"slices"
 
 	"github.com/runner-cli/runner/internal/untrusted"
+	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/fault"
+	"github.com/runner-cli/runner/runner/messaging"
 )
 
 // ownCommands run inside a sandbox as they are: the agent's hook (it
@@ -132,4 +134,11 @@ func (a *app) readConfinedFile(file string) (string, error) {
 		return "", fault.Usagef("--file: a sandboxed task's file must be a regular file inside its folder %s (or --file - for standard input): %v", dir, err)
 	}
 	return string(b), nil
+}
+
+// treeOnly reports whether this command's messages and questions reach
+// only the caller's tree of tasks: it came through a sandboxed task's
+// door, and the config's sandbox_reach is not "all".
+func (a *app) treeOnly(cfg *config.Config) bool {
+	return a.getenv(door.EnvConfined) != "" && (cfg == nil || cfg.SandboxReach != messaging.ReachAll)
 }

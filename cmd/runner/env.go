@@ -11,6 +11,7 @@ import (
 	"github.com/runner-cli/runner/runner/config"
 
 	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/sandbox"
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
@@ -114,7 +115,49 @@ func (a *app) tmuxClientFor(cfg *config.Config) *tmuxctl.Client {
 	if cfg != nil && cfg.TmuxBinary != "" {
 		opts = append(opts, tmuxctl.WithBinary(cfg.TmuxBinary))
 	}
+	opts = append(opts, tmuxctl.WithSocketGuard(a.socketGuard(cfg)))
 	return tmuxctl.New(tmuxctl.ResolveSocket(a.socket, a.getenv), opts...)
+}
+
+// socketGuard refuses a tmux socket path inside a folder that a sandboxed
+// task may write (its folder, its git directory, its CLI's directories:
+// the record's Sandbox): an agent there can bind a tmux server of its own,
+// which could order runner's tmux client to run a program outside the
+// sandbox. tmuxctl checks owner and mode (CheckSocket); only the state
+// knows where agents write.
+func (a *app) socketGuard(cfg *config.Config) func(string) error {
+	return func(path string) error {
+		store, err := config.OpenStore(a.getenv, cfg)
+		if err != nil {
+			return nil // no state: no sandboxed task either (the command says what is wrong with it)
+		}
+		st, err := store.Read(context.Background())
+		if err != nil {
+			return nil
+		}
+		return sandboxedPlace(st, path)
+	}
+}
+
+// sandboxedPlace says which sandboxed task of st may write path, if one
+// may.
+func sandboxedPlace(st *state.State, path string) error {
+	real := path
+	if r, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		real = filepath.Join(r, filepath.Base(path))
+	}
+	for _, t := range st.TaskList() {
+		for _, w := range t.Sandbox {
+			w, _, _ = strings.Cut(w, " (")
+			if !filepath.IsAbs(w) {
+				continue
+			}
+			if sandbox.Within(path, filepath.Clean(w)) || sandbox.Within(real, filepath.Clean(w)) {
+				return fmt.Errorf("it lies in %s, which sandboxed task %s may write", w, t.ID)
+			}
+		}
+	}
+	return nil
 }
 
 // openStore opens the state store with the config's settings (retention,

@@ -99,7 +99,8 @@ func exitCode(err error) int {
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
 	case isFlagError(err), errors.Is(err, fault.ErrUsage), isCobraUsage(err),
-		errors.Is(err, tmuxctl.ErrBadTarget), errors.Is(err, tmuxctl.ErrBadKey), errors.Is(err, tmuxctl.ErrNotFound):
+		errors.Is(err, tmuxctl.ErrBadTarget), errors.Is(err, tmuxctl.ErrBadKey), errors.Is(err, tmuxctl.ErrNotFound),
+		errors.Is(err, tmuxctl.ErrUnsafeSocket):
 		return ExitUsage
 	case errors.Is(err, gitsnap.ErrNotRepo), errors.Is(err, gitsnap.ErrBareRepo), errors.Is(err, gitsnap.ErrNotFound), errors.Is(err, gitsnap.ErrAmbiguous), errors.Is(err, gitsnap.ErrBadID), errors.Is(err, gitsnap.ErrExists):
 		return ExitUsage

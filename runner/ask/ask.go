@@ -147,6 +147,9 @@ func Run(ctx context.Context, d Deps, req Request) ([]Answer, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkReach(d, st, req.Caller, targets); err != nil {
+		return nil, err
+	}
 	profs := make([]*profile.Profile, len(targets))
 	for i, t := range targets {
 		p, err := profile.FindProfile(d.Profiles, t.Agent)
@@ -278,4 +281,18 @@ func askOne(ctx context.Context, d Deps, t *state.Task, prof *profile.Profile, r
 		a.FYIError = fmt.Sprintf("post the FYI to %s: %v", t.ID, err)
 	}
 	return a
+}
+
+// checkReach refuses, for a caller confined to its tree of tasks
+// (Deps.TreeOnly), a target outside that tree: nothing runs.
+func checkReach(d Deps, st *state.State, caller string, targets []*state.Task) error {
+	if !d.TreeOnly || caller == "" {
+		return nil
+	}
+	for _, t := range targets {
+		if _, out := messaging.SplitTree(st, caller, []string{t.ID}); len(out) > 0 {
+			return fault.Usagef("ask: %s", messaging.OutsideTree(caller, t.ID))
+		}
+	}
+	return nil
 }

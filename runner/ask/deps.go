@@ -30,4 +30,8 @@ type Deps struct {
 	// (runner.ShadowSandbox).
 	ResolveArgv   func(prof *profile.Profile, argv []string) ([]string, error)
 	ShadowSandbox func(t *state.Task, prof *profile.Profile, argv []string) ([]string, error)
+	// TreeOnly refuses a target outside the caller's tree of tasks: the
+	// caller is a sandboxed task that asked through its door
+	// (messaging.ReachTree).
+	TreeOnly bool
 }

@@ -118,6 +118,9 @@ type Config struct {
 	// task, dropped with it: a hook planted there never reaches the CLI
 	// you run). dispatch --sandbox-home overrides it.
 	SandboxHome string `json:"sandbox_home,omitempty"`
+	// SandboxReach is whom a sandboxed task's runner msg and runner ask
+	// reach (messaging.ReachTree, the default, or ReachAll).
+	SandboxReach string `json:"sandbox_reach,omitempty"`
 	// Permissions is dispatch's --permissions when the flag is not given:
 	// "ask", "auto" or "default" (profile.PermissionsModes); empty:
 	// runner's default (profile.DefaultPermissions: ask, or the CLI's own
@@ -131,6 +134,13 @@ type Config struct {
 	Ports Ports `json:"ports"`
 	// MaxLevel is how deep tasks may dispatch child tasks (0: none).
 	MaxLevel int `json:"max_level"`
+	// MaxTreeTasks bounds the live tasks of one tree of tasks (a task and
+	// all it dispatched, and they dispatched): a child dispatch past it is
+	// refused (exit 2). 0: no bound.
+	MaxTreeTasks int `json:"max_tree_tasks"`
+	// MaxTreeDispatchesPerMinute bounds the child dispatches of one tree
+	// in any minute (refused past it, exit 2). 0: no bound.
+	MaxTreeDispatchesPerMinute int `json:"max_tree_dispatches_per_minute"`
 	// MaxHops bounds how many times a message between tasks is forwarded.
 	MaxHops int `json:"max_hops"`
 	// MaxMessagesPerRoot bounds the messages in one tree of tasks.
@@ -190,23 +200,25 @@ func DefaultModelAliases() map[string]map[string]string {
 // DefaultConfig returns the configuration used when there is no file.
 func DefaultConfig() *Config {
 	return &Config{
-		DefaultAgent:       "claude",
-		ReadyTimeout:       profile.Duration{Duration: DefaultReadyTimeout},
-		TaskTimeout:        profile.Duration{Duration: DefaultTaskTimeout},
-		Idle:               profile.Duration{Duration: DefaultIdle},
-		Settle:             profile.Duration{Duration: DefaultSettle},
-		Retention:          profile.Duration{Duration: DefaultRetention},
-		Awareness:          Awareness{Mode: messaging.AwarenessProject, MaxChars: 1500},
-		NotifyTimeout:      profile.Duration{Duration: DefaultNotifyTimeout},
-		NotifyTmux:         true,
-		OverlapMessages:    true,
-		ModelAliases:       DefaultModelAliases(),
-		MaxLevel:           3,
-		MaxHops:            8,
-		MaxMessagesPerRoot: 200,
-		LockTimeout:        profile.Duration{Duration: state.DefaultLockTimeout},
-		CloseAfter:         profile.Duration{Duration: DefaultCloseAfter},
-		Ports:              Ports{Base: DefaultPortBase, Count: DefaultPortCount},
+		DefaultAgent:               "claude",
+		ReadyTimeout:               profile.Duration{Duration: DefaultReadyTimeout},
+		TaskTimeout:                profile.Duration{Duration: DefaultTaskTimeout},
+		Idle:                       profile.Duration{Duration: DefaultIdle},
+		Settle:                     profile.Duration{Duration: DefaultSettle},
+		Retention:                  profile.Duration{Duration: DefaultRetention},
+		Awareness:                  Awareness{Mode: messaging.AwarenessProject, MaxChars: 1500},
+		NotifyTimeout:              profile.Duration{Duration: DefaultNotifyTimeout},
+		NotifyTmux:                 true,
+		OverlapMessages:            true,
+		ModelAliases:               DefaultModelAliases(),
+		MaxLevel:                   3,
+		MaxTreeTasks:               DefaultMaxTreeTasks,
+		MaxTreeDispatchesPerMinute: DefaultMaxTreeDispatchesPerMinute,
+		MaxHops:                    8,
+		MaxMessagesPerRoot:         200,
+		LockTimeout:                profile.Duration{Duration: state.DefaultLockTimeout},
+		CloseAfter:                 profile.Duration{Duration: DefaultCloseAfter},
+		Ports:                      Ports{Base: DefaultPortBase, Count: DefaultPortCount},
 	}
 }
 
@@ -421,10 +433,14 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 		key string
 		v   int
 		min int
-	}{{"max_level", c.MaxLevel, 0}, {"max_hops", c.MaxHops, 1}, {"max_messages_per_root", c.MaxMessagesPerRoot, 1}} {
+	}{{"max_level", c.MaxLevel, 0}, {"max_hops", c.MaxHops, 1}, {"max_messages_per_root", c.MaxMessagesPerRoot, 1},
+		{"max_tree_tasks", c.MaxTreeTasks, 0}, {"max_tree_dispatches_per_minute", c.MaxTreeDispatchesPerMinute, 0}} {
 		if n.v < n.min {
 			return fmt.Errorf("%s: %d: must be at least %d", n.key, n.v, n.min)
 		}
+	}
+	if c.SandboxReach != "" && c.SandboxReach != messaging.ReachTree && c.SandboxReach != messaging.ReachAll {
+		return fmt.Errorf("sandbox_reach: %q: want %q or %q", c.SandboxReach, messaging.ReachTree, messaging.ReachAll)
 	}
 	if strings.Contains(c.TmuxBinary, "/") && !filepath.IsAbs(c.TmuxBinary) {
 		return fmt.Errorf("tmux_binary: %q: want a name looked up in PATH or an absolute path", c.TmuxBinary)
@@ -499,3 +515,11 @@ func (c *Config) validateAgents(fileAliases map[string]map[string]string) error 
 // ~/.local/state/runner. It is the rule of docs/architecture.md, the same as the state
 // package's DefaultDir.
 func StateDir(getenv func(string) string) (string, error) { return state.DefaultDir(getenv) }
+
+// The bounds on a tree of tasks' breadth (max_tree_tasks,
+// max_tree_dispatches_per_minute): what an orchestrating agent needs, far
+// below what a dispatch loop would spend.
+const (
+	DefaultMaxTreeTasks               = 32
+	DefaultMaxTreeDispatchesPerMinute = 30
+)

@@ -31,4 +31,8 @@ type Deps struct {
 	// StartDeliveries starts the supervisors that deliver the queues of
 	// idle tasks (runner.StartDeliveries).
 	StartDeliveries func(ctx context.Context, ids []string) []error
+	// TreeOnly refuses every recipient outside the sender's tree of
+	// tasks: the sender is a sandboxed task that asked through its door
+	// (messaging.ReachTree).
+	TreeOnly bool
 }

@@ -86,6 +86,10 @@ func Post(ctx context.Context, d Deps, req Request) ([]Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	var outside []string
+	if d.TreeOnly {
+		targets, outside = messaging.SplitTree(pre, sender, targets)
+	}
 	// Any target may be done by the time the lock is taken: know all
 	// their panes.
 	p := &messaging.Posting{Req: req, Type: typ, Sender: sender, Alive: map[string]bool{}, Now: d.Now(), Procs: reconcile.LiveProcs{}}
@@ -107,8 +111,13 @@ func Post(ctx context.Context, d Deps, req Request) ([]Outcome, error) {
 			p.Alive[id] = live[t.Tmux.Pane]
 		}
 	}
-	if err := d.Store.Update(ctx, func(st *state.State) error { return p.Post(st, targets) }); err != nil {
-		return nil, err
+	if len(targets) > 0 {
+		if err := d.Store.Update(ctx, func(st *state.State) error { return p.Post(st, targets) }); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range outside {
+		p.Outs = append(p.Outs, Outcome{To: id, Result: MsgRefused, Reason: messaging.OutsideTree(sender, id)})
 	}
 	var refused []Outcome
 	for _, o := range p.Outs {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/state"
 )
@@ -106,7 +107,9 @@ func (b Book) durably(ctx context.Context, what string, write func() error) erro
 	for try := 1; ; try++ {
 		err := write()
 		if err == nil || !Transient(err) || clock.Now().Add(wait).After(deadline) {
-			if err != nil {
+			// A refusal (bad input, a bound) is the caller's to say: the
+			// record was never meant to be written.
+			if err != nil && !errors.Is(err, fault.ErrUsage) {
 				b.warn("%s: not recorded after %d tries: %v (the task is left as it was; 'runner ps' shows it orphaned once this process is gone, and 'runner resume' takes it up)", what, try, err)
 			}
 			return err
