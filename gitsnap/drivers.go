@@ -8,10 +8,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // runsDrivers are the git commands of ours that may run a filter (add,
@@ -27,7 +28,7 @@ var runsDrivers = map[string]bool{
 // driverKey matches the keys of the config that name a program to run
 // per driver: a filter's clean, smudge and process, a diff driver's
 // textconv and command, a merge driver's driver.
-var driverKey = regexp.MustCompile(`^(filter|diff|merge)\.(.+)\.(clean|smudge|process|textconv|command|driver)$`)
+var driverKey = textutil.LazyRegexp(`^(filter|diff|merge)\.(.+)\.(clean|smudge|process|textconv|command|driver)$`)
 
 // driverCache keeps each repository's overrides by its git directory; a
 // repository whose config changes is asked again (see repo.drivers).
@@ -84,7 +85,7 @@ func DriverOverrides(names string) []string {
 	seen := map[string]bool{}
 	for _, k := range strings.Split(names, "\n") {
 		k = strings.TrimSpace(k)
-		m := driverKey.FindStringSubmatch(k)
+		m := driverKey().FindStringSubmatch(k)
 		if m == nil || seen[k] {
 			continue
 		}

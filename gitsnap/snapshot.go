@@ -6,13 +6,13 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // RefPrefix is where snapshots live; refs keep them safe from git gc.
@@ -59,10 +59,9 @@ type Options struct {
 	Label string
 }
 
-var idRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
-
 // ValidID reports whether id can name a snapshot.
-func ValidID(id string) bool { return idRE.MatchString(id) }
+// ([A-Za-z0-9][A-Za-z0-9_-]{0,63}).
+func ValidID(id string) bool { return textutil.IsName(id, 64, true, "_-") }
 
 // NewID returns a fresh snapshot ID: "s_" and 8 random [a-z0-9].
 func NewID() string {

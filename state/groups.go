@@ -7,11 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/runner-cli/runner/internal/atomicfile"
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // GroupsFile is the file, in the state directory, of the task groups
@@ -105,11 +106,12 @@ type CheckResult struct {
 // Passed reports whether the check exited 0.
 func (c *CheckResult) Passed() bool { return c != nil && c.Exit == 0 && !c.TimedOut }
 
-var groupIDRE = regexp.MustCompile(`^g_[0-9a-z]{8}$`)
-
 // ValidGroupID reports whether id is a group id (g_ and 8 lowercase
 // letters or digits).
-func ValidGroupID(id string) bool { return groupIDRE.MatchString(id) }
+func ValidGroupID(id string) bool {
+	rest, ok := strings.CutPrefix(id, "g_")
+	return ok && len(rest) == 8 && textutil.IsName(rest, 8, false, "")
+}
 
 // NewGroupID returns a fresh random group id.
 func NewGroupID() string {

@@ -3,8 +3,9 @@ package state
 import (
 	"crypto/rand"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // TaskIDPrefix starts every task id.
@@ -93,11 +94,9 @@ func (e *AmbiguousTaskError) Error() string {
 // Is makes errors.Is(err, ErrAmbiguousTask) true.
 func (e *AmbiguousTaskError) Is(target error) bool { return target == ErrAmbiguousTask }
 
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
-
 // ValidName reports whether name is a valid project or host name:
 // [a-z0-9][a-z0-9._-]{0,63}.
-func ValidName(name string) bool { return nameRE.MatchString(name) }
+func ValidName(name string) bool { return textutil.IsName(name, 64, false, "._-") }
 
 // SuggestName turns an invalid name into a valid one, for an error message.
 func SuggestName(name string) string {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // DefaultEnterDelay is the pause between pasting text and pressing Enter.
@@ -33,7 +33,7 @@ var namedKeys = map[string]bool{
 	"KP7": true, "KP8": true, "KP9": true, "KPEnter": true,
 }
 
-var fnKey = regexp.MustCompile(`^F([1-9]|1[0-2])$`)
+var fnKey = textutil.LazyRegexp(`^F([1-9]|1[0-2])$`)
 
 // ValidKey reports whether k is a key SendKeys accepts: a tmux key name
 // (Enter, Escape, Up, F5, …), a single character, either optionally with
@@ -47,7 +47,7 @@ func ValidKey(k string) bool {
 		}
 		break
 	}
-	if namedKeys[base] || fnKey.MatchString(base) {
+	if namedKeys[base] || fnKey().MatchString(base) {
 		return true
 	}
 	r := []rune(base)

@@ -2,7 +2,8 @@
 // rules read from its syntax: a package to the imports its doc claims
 // (Only, None), no function over a length (LongFunctions:
 // TestNoLongFunctions), no exit code outside cmd/runner (ExitCodesAtEdge),
-// and no shell script built from a value (ShellScripts).
+// no shell script built from a value (ShellScripts), and no regexp
+// compiled before main (InitWork: TestNoInitWork).
 package importcheck
 
 import (

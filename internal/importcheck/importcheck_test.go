@@ -28,3 +28,23 @@ func TestOnlyAndNone(t *testing.T) {
 		}
 	}
 }
+
+// TestNoInitWork holds the module's package-level variables to values
+// that cost nothing at start: no regexp compiled before main (issue 51).
+func TestNoInitWork(t *testing.T) {
+	if n := InitWork(t, "../..", "regexp.MustCompile", "regexp.Compile", "template.Must"); n < 100 {
+		t.Fatalf("only %d files checked: not the module's root?", n)
+	}
+}
+
+func TestInitWorkCatches(t *testing.T) {
+	dir := t.TempDir()
+	src := "package a\n\nimport \"regexp\"\n\nvar (\n\tbad = regexp.MustCompile(`x`)\n\tlazy = func() *regexp.Regexp { return regexp.MustCompile(`y`) }\n)\n"
+	writeFile(t, filepath.Join(dir, "a.go"), src)
+	writeFile(t, filepath.Join(dir, "a_test.go"), src)
+	f := &fakeT{TB: t}
+	InitWork(f, dir, "regexp.MustCompile")
+	if f.errors != 1 {
+		t.Errorf("%d errors, want 1 (bad, in a.go only)", f.errors)
+	}
+}

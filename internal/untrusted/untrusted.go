@@ -10,9 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 	"syscall"
+
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // ErrNotRegular is wrapped when the file is a link, a FIFO, a device or a
@@ -49,11 +50,9 @@ func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return f, nil
 }
 
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$`)
-
 // Name reports whether s, a name an agent's CLI gave (a session id), can
 // be used as part of a file name: letters, digits, '.', '_', ':' and '-',
 // no "..", no separator.
 func Name(s string) bool {
-	return nameRE.MatchString(s) && !strings.Contains(s, "..")
+	return textutil.IsName(s, 200, true, "._:-") && !strings.Contains(s, "..")
 }

@@ -1,15 +1,16 @@
 package agentsim
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // A group's ballot prompt (runner vote): its request line, and a line per
 // other candidate.
 var (
-	voteAskRE       = regexp.MustCompile(`(?m)^Reply with one line "VOTE: <candidate id>"`)
-	voteCandidateRE = regexp.MustCompile(`(?m)^Candidate (t_[0-9a-z]+) \(agent [^)]*\): status (\S+); check (.*)$`)
+	voteAskRE       = textutil.LazyRegexp(`(?m)^Reply with one line "VOTE: <candidate id>"`)
+	voteCandidateRE = textutil.LazyRegexp(`(?m)^Candidate (t_[0-9a-z]+) \(agent [^)]*\): status (\S+); check (.*)$`)
 )
 
 // simVote answers a ballot prompt as the simulated agent votes, the same
@@ -17,10 +18,10 @@ var (
 // that has none), else the first done, else the first. ok is false for
 // any other prompt.
 func simVote(prompt string) (answer string, ok bool) {
-	if !voteAskRE.MatchString(prompt) {
+	if !voteAskRE().MatchString(prompt) {
 		return "", false
 	}
-	cands := voteCandidateRE.FindAllStringSubmatch(prompt, -1)
+	cands := voteCandidateRE().FindAllStringSubmatch(prompt, -1)
 	if len(cands) == 0 {
 		return "", false
 	}

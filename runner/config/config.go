@@ -24,6 +24,7 @@ import (
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/profile"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
 )
@@ -352,7 +353,7 @@ func loadError(path string, err error) error {
 	return fault.Usagef("config %s: %v", path, err)
 }
 
-var profileNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+var profileNameRE = textutil.LazyRegexp(`^[a-z0-9][a-z0-9_-]*$`)
 
 // validate checks every value and fills what is derived from them: the
 // merged model aliases and the compiled approve rules.
@@ -446,7 +447,7 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 		return fmt.Errorf("tmux_binary: %q: want a name looked up in PATH or an absolute path", c.TmuxBinary)
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.ProfileOverrides)) {
-		if !profileNameRE.MatchString(name) {
+		if !profileNameRE().MatchString(name) {
 			return fmt.Errorf("profiles.%s: bad profile name (want lowercase letters, digits, '-' and '_')", name)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os/exec"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -70,7 +69,7 @@ func HookSummary(p *profile.Profile) string {
 // VersionTimeout bounds one `<cli> --version` run in CheckAgents.
 const VersionTimeout = 3 * time.Second
 
-var versionRE = regexp.MustCompile(`\d+\.\d+(\.\d+)?([-+.][0-9A-Za-z.-]+)?`)
+var versionRE = textutil.LazyRegexp(`\d+\.\d+(\.\d+)?([-+.][0-9A-Za-z.-]+)?`)
 
 // CheckAgents looks each profile's binary up in PATH and, when found and
 // withVersion is set, runs its VersionArgs (concurrently, each bounded by
@@ -139,7 +138,7 @@ func ReadVersion(ctx context.Context, path string, args []string) (string, error
 // dotted number ("2.1.332" of "2.1.332 (Claude Code)"), else its first
 // line.
 func ParseVersion(text string) string {
-	if v := versionRE.FindString(text); v != "" {
+	if v := versionRE().FindString(text); v != "" {
 		return v
 	}
 	return textutil.FirstLine(strings.TrimSpace(text))

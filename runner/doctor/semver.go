@@ -3,9 +3,10 @@ package doctor
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // semver is a version's major, minor and patch. Pre-release and build
@@ -27,11 +28,11 @@ func (v semver) compare(w semver) int {
 	return 0
 }
 
-var nodeVersionRE = regexp.MustCompile(`^v?(\d+)\.(\d+)\.(\d+)`)
+var nodeVersionRE = textutil.LazyRegexp(`^v?(\d+)\.(\d+)\.(\d+)`)
 
 // parseNodeVersion reads `node --version`'s "v20.19.2" (the "v" optional).
 func parseNodeVersion(s string) (semver, error) {
-	m := nodeVersionRE.FindStringSubmatch(strings.TrimSpace(s))
+	m := nodeVersionRE().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return semver{}, fmt.Errorf("not a node version: %q", s)
 	}
@@ -89,10 +90,10 @@ func (r semverRange) match(v semver) bool {
 }
 
 var (
-	hyphenRE  = regexp.MustCompile(`^(\S+)\s+-\s+(\S+)$`)
-	opSpaceRE = regexp.MustCompile(`(>=|<=|>|<|=|~>|~|\^)\s+`)
-	simpleRE  = regexp.MustCompile(`^(>=|<=|>|<|=|~>|~|\^)?v?(.*)$`)
-	partialRE = regexp.MustCompile(`^([xX*]|\d+)(?:\.([xX*]|\d+)(?:\.([xX*]|\d+)(?:[-+][0-9A-Za-z.+-]*)?)?)?$`)
+	hyphenRE  = textutil.LazyRegexp(`^(\S+)\s+-\s+(\S+)$`)
+	opSpaceRE = textutil.LazyRegexp(`(>=|<=|>|<|=|~>|~|\^)\s+`)
+	simpleRE  = textutil.LazyRegexp(`^(>=|<=|>|<|=|~>|~|\^)?v?(.*)$`)
+	partialRE = textutil.LazyRegexp(`^([xX*]|\d+)(?:\.([xX*]|\d+)(?:\.([xX*]|\d+)(?:[-+][0-9A-Za-z.+-]*)?)?)?$`)
 )
 
 // parseSemverRange reads the forms npm's semver accepts in engines:
@@ -102,7 +103,7 @@ func parseSemverRange(s string) (semverRange, error) {
 	var r semverRange
 	for _, part := range strings.Split(s, "||") {
 		part = strings.TrimSpace(part)
-		if m := hyphenRE.FindStringSubmatch(part); m != nil {
+		if m := hyphenRE().FindStringSubmatch(part); m != nil {
 			set, err := hyphen(m[1], m[2])
 			if err != nil {
 				return nil, fmt.Errorf("range %q: %w", s, err)
@@ -111,7 +112,7 @@ func parseSemverRange(s string) (semverRange, error) {
 			continue
 		}
 		set := []comparator{}
-		for _, f := range strings.Fields(opSpaceRE.ReplaceAllString(part, "$1")) {
+		for _, f := range strings.Fields(opSpaceRE().ReplaceAllString(part, "$1")) {
 			cs, err := simple(f)
 			if err != nil {
 				return nil, fmt.Errorf("range %q: %w", s, err)
@@ -126,7 +127,7 @@ func parseSemverRange(s string) (semverRange, error) {
 // partial reads "1", "1.2", "1.2.3", "1.x", "*": the version with what is
 // missing as 0, and how many numbers were given (up to the first x).
 func partial(s string) (semver, int, error) {
-	m := partialRE.FindStringSubmatch(s)
+	m := partialRE().FindStringSubmatch(s)
 	if m == nil {
 		return semver{}, 0, fmt.Errorf("not a version: %q", s)
 	}
@@ -158,7 +159,7 @@ func next(v semver, n int) semver {
 
 // simple turns one comparator of a range into bounds.
 func simple(s string) ([]comparator, error) {
-	m := simpleRE.FindStringSubmatch(s)
+	m := simpleRE().FindStringSubmatch(s)
 	op := m[1]
 	v, n, err := partial(m[2])
 	if err != nil {

@@ -12,9 +12,10 @@ import (
 	"maps"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // Origin is where a key of a profile was set: an agent file (built in or
@@ -136,7 +137,7 @@ type File struct {
 
 // nameRE is what an agent's name may be (as --agent, and the file's
 // name): it is also a config key and part of file names.
-var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
+var nameRE = textutil.LazyRegexp(`^[a-z0-9][a-z0-9_-]*$`)
 
 // ParseFile reads the agent file at path (its content data). The agent's
 // name is the file's name without ".toml"; a "name" key, if any, must say
@@ -145,7 +146,7 @@ var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 func ParseFile(path string, data []byte) (*File, error) {
 	base := filepath.Base(path)
 	name, ok := strings.CutSuffix(base, ".toml")
-	if !ok || !nameRE.MatchString(name) {
+	if !ok || !nameRE().MatchString(name) {
 		return nil, &FileError{File: path, Err: fmt.Errorf("bad agent file name %q: want NAME.toml, NAME of lowercase letters, digits, '-' and '_' (the agent's name, as --agent takes it)", base)}
 	}
 	doc, err := parseTOML(data)

@@ -78,7 +78,7 @@ type PaneInfo struct {
 }
 
 // deadBanner is the line tmux prints in a pane kept by remain-on-exit.
-var deadBanner = regexp.MustCompile(`^Pane is dead \(status (?P<status>\d+)`)
+var deadBanner = textutil.LazyRegexp(`^Pane is dead \(status (?P<status>\d+)`)
 
 // Detect classifies a screen (capture-pane text, with or without escape
 // sequences) for profile p from the screen alone. See DetectPane.
@@ -126,9 +126,9 @@ func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
 	}
 	if len(nonBlank) > 0 {
 		i := nonBlank[len(nonBlank)-1]
-		if m := deadBanner.FindStringSubmatch(lines[i]); m != nil {
+		if m := deadBanner().FindStringSubmatch(lines[i]); m != nil {
 			st, _ := strconv.Atoi(m[1])
-			return Detection{State: StateExited, Field: "dead_banner", Pattern: deadBanner.String(), Line: lines[i], LineNo: i + 1, ExitStatus: &st}
+			return Detection{State: StateExited, Field: "dead_banner", Pattern: deadBanner().String(), Line: lines[i], LineNo: i + 1, ExitStatus: &st}
 		}
 	}
 	if d, ok := match(StateExited, "exited", c.exited, lines, bottom); ok {
@@ -340,8 +340,8 @@ func statusGroup(res []*regexp.Regexp, d Detection) *int {
 }
 
 var (
-	ruleLine = regexp.MustCompile(`^\s*[─━═▀]{8,}\s*$`)
-	boxTop   = regexp.MustCompile(`^\s*[╭┌]`)
+	ruleLine = textutil.LazyRegexp(`^\s*[─━═▀]{8,}\s*$`)
+	boxTop   = textutil.LazyRegexp(`^\s*[╭┌]`)
 )
 
 // question returns the dialog text: from the topmost bottom line that
@@ -362,7 +362,7 @@ func question(c *compiled, lines []string, bottom []int) string {
 	start := top
 	for j := top - 1; j >= 0; j-- {
 		l := lines[j]
-		if ruleLine.MatchString(l) || boxTop.MatchString(l) || anyMatch(c.errReset, l) || anyMatch(c.busy, l) {
+		if ruleLine().MatchString(l) || boxTop().MatchString(l) || anyMatch(c.errReset, l) || anyMatch(c.busy, l) {
 			break
 		}
 		if isBlank(l) && j > 0 && isBlank(lines[j-1]) {

@@ -4,12 +4,12 @@
 package profile
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // LimitLine returns the first line of text (a turn's answer from its hook)
@@ -30,20 +30,20 @@ func (p *Profile) LimitLine(text string) (string, bool) {
 }
 
 // limitError matches an API error's words for a usage or rate limit.
-var limitError = regexp.MustCompile(`(?i)\b429\b|quota|rate.?limit|usage limit|too many requests|RESOURCE_EXHAUSTED`)
+var limitError = textutil.LazyRegexp(`(?i)\b429\b|quota|rate.?limit|usage limit|too many requests|RESOURCE_EXHAUSTED`)
 
 // IsLimitError reports whether an error a turn ended on, as the CLI's
 // hook gave it (not a screen line), is its provider's usage or rate limit.
-func IsLimitError(text string) bool { return limitError.MatchString(text) }
+func IsLimitError(text string) bool { return limitError().MatchString(text) }
 
 var (
 	// "|1764244800": Claude Code's "Claude AI usage limit reached|<epoch>".
-	resetEpoch = regexp.MustCompile(`\|(\d{10})\b`)
+	resetEpoch = textutil.LazyRegexp(`\|(\d{10})\b`)
 	// "in 20s", "in 5 minutes", "in 1h 30m", "in 2 days 3 hours 5 minutes".
-	resetIn   = regexp.MustCompile(`(?i)\bin\s+((?:\d+\s*(?:days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b[\s,]*(?:and\s+)?)+)`)
-	resetUnit = regexp.MustCompile(`(?i)(\d+)\s*(days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b`)
+	resetIn   = textutil.LazyRegexp(`(?i)\bin\s+((?:\d+\s*(?:days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b[\s,]*(?:and\s+)?)+)`)
+	resetUnit = textutil.LazyRegexp(`(?i)(\d+)\s*(days?|d|hours?|hrs?|h|minutes?|mins?|m|seconds?|secs?|s)\b`)
 	// "at 3:04 PM", "resets 3am", "reset at 15:04", "until 9pm (Europe/Berlin)".
-	resetClock = regexp.MustCompile(`(?i)\b(?:at|resets?|until)\s+(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?(?:\s*\(([A-Za-z_]+(?:/[A-Za-z_+-]+)+)\))?`)
+	resetClock = textutil.LazyRegexp(`(?i)\b(?:at|resets?|until)\s+(\d{1,2})(?::(\d{2}))?\s*([ap]\.?m\.?)?(?:\s*\(([A-Za-z_]+(?:/[A-Za-z_+-]+)+)\))?`)
 )
 
 // ParseReset reads when a usage limit resets from the CLI's words on line,
@@ -53,14 +53,14 @@ var (
 // parentheses, else local time; the next such time after now). ok is
 // false when the line gives none.
 func ParseReset(line string, now time.Time) (time.Time, bool) {
-	if m := resetEpoch.FindStringSubmatch(line); m != nil {
+	if m := resetEpoch().FindStringSubmatch(line); m != nil {
 		if sec, err := strconv.ParseInt(m[1], 10, 64); err == nil {
 			return clock.Outside(time.Unix(sec, 0)), true
 		}
 	}
-	if m := resetIn.FindStringSubmatch(line); m != nil {
+	if m := resetIn().FindStringSubmatch(line); m != nil {
 		var d time.Duration
-		for _, u := range resetUnit.FindAllStringSubmatch(m[1], -1) {
+		for _, u := range resetUnit().FindAllStringSubmatch(m[1], -1) {
 			n, err := strconv.Atoi(u[1])
 			if err != nil {
 				continue
@@ -80,7 +80,7 @@ func ParseReset(line string, now time.Time) (time.Time, bool) {
 			return now.Add(d), true
 		}
 	}
-	for _, m := range resetClock.FindAllStringSubmatch(line, -1) {
+	for _, m := range resetClock().FindAllStringSubmatch(line, -1) {
 		h, _ := strconv.Atoi(m[1])
 		min := 0
 		if m[2] != "" {

@@ -1,18 +1,19 @@
 package profile
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
-var versionRE = regexp.MustCompile(`\d+(?:\.\d+)+`)
+var versionRE = textutil.LazyRegexp(`\d+(?:\.\d+)+`)
 
 // CompareVersions compares the first dotted version number in a and in b
 // ("2.1.332 (Claude Code)", "codex-cli 0.171.0"): -1, 0 or 1; ok is false
 // when either has none.
 func CompareVersions(a, b string) (cmp int, ok bool) {
-	va, vb := versionRE.FindString(a), versionRE.FindString(b)
+	va, vb := versionRE().FindString(a), versionRE().FindString(b)
 	if va == "" || vb == "" {
 		return 0, false
 	}

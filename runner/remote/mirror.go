@@ -11,15 +11,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/hosts"
-
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
@@ -64,7 +63,7 @@ const serverGone = "runner: the tmux server is gone"
 
 // diedLine is a line the pane-died hooks write: "%PANE STATUS" or
 // "closed".
-var diedLine = regexp.MustCompile(`^(%\d+ -?\d+|closed)$`)
+var diedLine = textutil.LazyRegexp(`^(%\d+ -?\d+|closed)$`)
 
 // mirror streams a remote task's files into their local copies.
 type mirror struct {
@@ -144,7 +143,7 @@ func (m *mirror) once(ctx context.Context) error {
 	defer w.Close()
 	cmd.Stdin = r
 	cmd.Stdout = files[0]
-	died := &demuxTarget{f: files[1], skip: size(m.local.Died), keep: diedLine.MatchString}
+	died := &demuxTarget{f: files[1], skip: size(m.local.Died), keep: diedLine().MatchString}
 	d := &demux{died: died, targets: map[string]*demuxTarget{
 		"==> " + m.remote.Died + " <==":   died,
 		"==> " + m.remote.Events + " <==": {f: files[2], skip: size(m.local.Events)},

@@ -2,9 +2,9 @@ package spend
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
 
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/profile"
 )
 
@@ -16,13 +16,13 @@ import (
 var codexFormat = format{
 	decode: codexLine,
 	// Tool calls and their output: nothing of the turn's spend.
-	skip:   func(raw []byte) bool { return !codexKeys.MatchString(string(raw[:min(len(raw), 160)])) },
+	skip:   func(raw []byte) bool { return !codexKeys().MatchString(string(raw[:min(len(raw), 160)])) },
 	totals: true,
 }
 
 // codexKeys matches the start of the rollout lines codexLine reads (the
 // payload's type comes first in Codex's records).
-var codexKeys = regexp.MustCompile(`"type":"(?:token_count|task_started|task_complete|user_message|message)"`)
+var codexKeys = textutil.LazyRegexp(`"type":"(?:token_count|task_started|task_complete|user_message|message)"`)
 
 // codexLine decodes a line of a Codex rollout file.
 func codexLine(raw []byte, q query) (entry, bool) {

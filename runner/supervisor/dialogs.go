@@ -247,12 +247,12 @@ func dialogLine(p *profile.Profile, q string) string {
 			break
 		}
 	}
-	if stop < len(lines) && p.MatchesTrust(lines[stop]) && !menuItem.MatchString(lines[stop]) {
+	if stop < len(lines) && p.MatchesTrust(lines[stop]) && !menuItem().MatchString(lines[stop]) {
 		return textutil.ClipRunes(strings.TrimSpace(lines[stop]), 160)
 	}
 	asks, last := "", ""
 	for _, l := range lines[:stop] {
-		if strings.TrimSpace(l) == "" || menuItem.MatchString(l) {
+		if strings.TrimSpace(l) == "" || menuItem().MatchString(l) {
 			continue
 		}
 		last = l
@@ -262,8 +262,8 @@ func dialogLine(p *profile.Profile, q string) string {
 	}
 	if asks != "" {
 		last = asks
-	} else if stop < len(lines) && strings.Contains(lines[stop], "?") && !menuItem.MatchString(lines[stop]) &&
-		!genericConfirm.MatchString(strings.TrimSpace(lines[stop])) {
+	} else if stop < len(lines) && strings.Contains(lines[stop], "?") && !menuItem().MatchString(lines[stop]) &&
+		!genericConfirm().MatchString(strings.TrimSpace(lines[stop])) {
 		// Nothing above asks (a file's preview, a command): the
 		// dialog's own question, when it says what it is about
 		// ("Do you want to create hello.txt?").
@@ -277,11 +277,11 @@ func dialogLine(p *profile.Profile, q string) string {
 
 // genericConfirm is a dialog question that says nothing of what it is
 // about: the line above it does.
-var genericConfirm = regexp.MustCompile(`(?i)^(do you want to |would you like to )?(proceed|continue)\s*\??$`)
+var genericConfirm = textutil.LazyRegexp(`(?i)^(do you want to |would you like to )?(proceed|continue)\s*\??$`)
 
 // menuItem is a numbered choice of a dialog ("❯ 1. Yes", "  2. No",
 // "› 1. Trust and continue").
-var menuItem = regexp.MustCompile(`^\s*[❯›>●]?\s*\d+\.\s`)
+var menuItem = textutil.LazyRegexp(`^\s*[❯›>●]?\s*\d+\.\s`)
 
 // matchRule returns the first rule that matches the dialog's text as a
 // whole or any one of its lines (so an anchored rule such as ^Create works
