@@ -38,6 +38,7 @@ func genDocs(root *cobra.Command, dir string) error {
 		return fmt.Errorf("gen-docs: %w", err)
 	}
 	root.DisableAutoGenTag = true
+	describeRoot(root)
 	// What cobra adds as a command runs, added here too, so the pages are
 	// the same from a test as from the binary.
 	root.InitDefaultHelpCmd()
