@@ -44,6 +44,7 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 			StateDir: env.Store.Dir(), Socket: env.TC.SocketPath(), Events: env.Store.TaskFile("events", t.ID),
 			HookDir: env.Store.TaskFile("hook-dir", t.ID), DoorDir: env.Store.TaskFile("door-dir", t.ID)},
 		ID: t.ID, Exe: env.Exe, Env: penv, Path: path, Argv: argv, CLIPaths: prof.SandboxPaths, UserPaths: sb.Paths,
+		Verify: sb.Checked != nil && sb.Checked.Within != "",
 	}
 	if sb.Home == settings.SandboxHomeTask {
 		l.CopiesDir = env.Store.TaskFile("home-dir", t.ID)

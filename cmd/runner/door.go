@@ -11,14 +11,16 @@ import (
 
 	"github.com/runner-cli/runner/internal/untrusted"
 	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/confine"
 	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/messaging"
 )
 
 // ownCommands run inside a sandbox as they are: the agent's hook (it
-// writes the task's events file, bound there), the simulated agent, help.
-var ownCommands = []string{"hook", "agent-sim", "help", "completion", "__complete", "__completeNoDesc", "-h", "--help"}
+// writes the task's events file, bound there), the simulated agent, the
+// sandbox's own check before its agent starts (sandbox-exec), help.
+var ownCommands = []string{"hook", "agent-sim", confine.SandboxExec, "help", "completion", "__complete", "__completeNoDesc", "-h", "--help"}
 
 // throughDoor reports whether runner, in a sandboxed task's pane
 // ($RUNNER_DOOR set), sends args through the task's door: every command

@@ -29,6 +29,12 @@ type Launch struct {
 	// "task"); SaveCopies records them with the task.
 	CopiesDir  string
 	SaveCopies func(copies map[string]string) error
+	// Verify starts runner first inside the sandbox (runner
+	// sandbox-exec), to check that every writable bind is the place
+	// checked now before it runs the agent: for a task whose folder an
+	// agent can change (a child's, in its parent's), where a link swapped
+	// in after the check would have bwrap bind another place.
+	Verify bool
 }
 
 // Wrap returns l.Argv in a sandbox (package sandbox, its program found in
@@ -75,7 +81,13 @@ func Wrap(l Launch) (argv, writable []string, err error) {
 	for _, b := range binds {
 		writable = append(writable, b[1]+" (the task's copy)")
 	}
-	wrapped, err := sandbox.WrapLocal(prog, spec, Temp(l.ID), l.Argv)
+	cmd := l.Argv
+	if l.Verify {
+		if cmd, err = verified(spec, l.Exe, l.Argv); err != nil {
+			return nil, nil, fmt.Errorf("task %s: %w", l.ID, err)
+		}
+	}
+	wrapped, err := sandbox.WrapLocal(prog, spec, Temp(l.ID), cmd)
 	if err != nil {
 		return nil, nil, fault.Usagef("--sandbox: %v", err)
 	}
@@ -165,4 +177,22 @@ func WrapShadow(s Shadow) ([]string, error) {
 		return nil, fault.Usagef("the shadow of sandboxed task %s: %v", s.ID, err)
 	}
 	return wrapped, nil
+}
+
+// SandboxExec is runner's command that checks a sandbox from inside and
+// then runs the agent (see Launch.Verify).
+const SandboxExec = "sandbox-exec"
+
+// verified is argv started by runner's sandbox-exec with the writable
+// binds of spec as they are now (sandbox.Expect).
+func verified(spec sandbox.Spec, exe string, argv []string) ([]string, error) {
+	exps, err := sandbox.Expect(spec)
+	if err != nil {
+		return nil, err
+	}
+	cmd := []string{exe, SandboxExec}
+	for _, e := range exps {
+		cmd = append(cmd, "--expect", e.String())
+	}
+	return append(append(cmd, "--"), argv...), nil
 }
