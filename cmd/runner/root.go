@@ -139,7 +139,6 @@ func (a *app) newRootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "runner",
 		Short:         "Drive CLI coding agents in tmux panes",
-		Long:          rootLong(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Example: `  runner project add shop ~/src/shop
@@ -148,6 +147,13 @@ func (a *app) newRootCmd() *cobra.Command {
   runner ps --all`,
 	}
 	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitStatusHelp)
+	// The description names every built-in agent, which loads their
+	// profiles: only help shows it (describeRoot), not every command's start.
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		describeRoot(c.Root())
+		help(c, args)
+	})
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		if err := a.checkConfined(c); err != nil {
 			return err
@@ -200,6 +206,14 @@ var commandGroups = []struct{ id, title string }{
 	{groupMany, "Many agents: messages, shadows, lineage, worktrees"},
 	{groupMachine, "The machine and its state"},
 	{groupScripting, "Scripting and agent profiles"},
+}
+
+// describeRoot gives root (runner's) its description, once: help and the
+// generated docs show it.
+func describeRoot(root *cobra.Command) {
+	if root.Long == "" {
+		root.Long = rootLong()
+	}
 }
 
 // rootLong is runner's description, naming every built-in agent from its
