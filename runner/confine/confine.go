@@ -149,13 +149,7 @@ func SpecFor(pl Place, cliDirs []string) sandbox.Spec {
 // and an empty one is an error). They are bound read-only over the git
 // directory's writable bind.
 func GitReadOnly(gd string, common bool) []string {
-	dirs := []string{"hooks", "info", "modules"}
-	files := []string{"config", "config.worktree", "commondir"}
-	if common {
-		dirs = append(dirs, "worktrees", gitsnap.WorktreeHomeName, "remotes", "branches")
-	} else {
-		files = append(files, "gitdir")
-	}
+	dirs, files := gitsnap.ControlFiles(common)
 	var out []string
 	for _, d := range dirs {
 		p := filepath.Join(gd, d)

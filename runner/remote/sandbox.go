@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/profile"
@@ -61,12 +62,16 @@ case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(i
 	spec := sandbox.Spec{Writable: sandbox.Writable(paths), Root: root, Open: []string{files.Events}, OpenRO: []string{files.HookDir},
 		Readable: sandbox.UnderTmp([]string{path.Dir(argv[0]), path.Dir(c.Host().Runner), home})}
 	if gitCommon != "" {
-		// What says what git runs, read-only and its folder pinned (the
-		// host's hooks and info folders may be missing: bound if there).
+		// What says what git runs or where the repository is, read-only
+		// and its folder pinned; what is missing of it is made first, so
+		// that the agent cannot make it (as here: confine.GitReadOnly).
+		// A submodule's git directory (modules/) is read-only whole there.
 		spec.Pinned = []string{gitCommon}
-		for _, f := range []string{"config", "hooks", "info", "commondir", "worktrees"} {
-			spec.ReadOnly = append(spec.ReadOnly, path.Join(gitCommon, f))
+		ro, err := gitControlThere(ctx, c, gitCommon)
+		if err != nil {
+			return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
 		}
+		spec.ReadOnly = append(spec.ReadOnly, ro...)
 	}
 	spec.ReadOnly = append(spec.ReadOnly, path.Join(t.Dir, ".git"))
 	if path.IsAbs(runtime) {
@@ -76,4 +81,27 @@ case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(i
 		spec.Masked = []string{sock}
 	}
 	return sandbox.Argv(bwrap, spec, argv), spec.Writable, nil
+}
+
+// gitControlThere makes what is missing of gitsnap.ControlFiles in the
+// host's git directory gd (the folders; config.worktree empty; commondir
+// as ".", itself) in one round trip, and returns their paths there.
+func gitControlThere(ctx context.Context, c *hosts.Conn, gd string) ([]string, error) {
+	dirs, files := gitsnap.ControlFiles(true)
+	const script = `cd "$1" || exit 1; shift; for d do case $d in */) mkdir -p -- "${d%/}" 2>/dev/null;; esac; done
+[ -e config.worktree ] || [ -L config.worktree ] || : > config.worktree
+[ -e commondir ] || [ -L commondir ] || echo . > commondir`
+	args := []string{"sh", "-c", script, "sh", gd}
+	var out []string
+	for _, d := range dirs {
+		args = append(args, d+"/")
+		out = append(out, path.Join(gd, d))
+	}
+	for _, f := range files {
+		out = append(out, path.Join(gd, f))
+	}
+	if _, err := c.Run(ctx, args...); err != nil {
+		return nil, fmt.Errorf("git's files in %s on host %s: %w", gd, c.Host().Name, err)
+	}
+	return out, nil
 }
