@@ -96,10 +96,7 @@ func (s *Store) combinedUpdate(ctx context.Context, fn func(*State) error) error
 	}
 	q.mu.Unlock()
 
-	timeout := s.LockTimeout
-	if timeout <= 0 {
-		timeout = DefaultLockTimeout
-	}
+	timeout := s.lockWait()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var gaveUp error

@@ -208,17 +208,14 @@ func (s *Store) handOver(ctx context.Context, op taskOp) (byte, error) {
 	if err := s.writeOp(dir, name, op); err != nil {
 		return answerConflict, nil
 	}
-	timeout := s.LockTimeout
-	if timeout <= 0 {
-		timeout = DefaultLockTimeout
-	}
+	timeout := s.lockWait()
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	grace := time.NewTicker(opsGrace)
 	defer grace.Stop()
 	done := ctx.Done()
 	for {
-		box.getInLine(s, timeout)
+		box.getInLine(s)
 		select {
 		case a := <-answers:
 			if a != answerLead {

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 )
 
 // An inbox is one process's fifo in a state directory's queue, made once
@@ -33,9 +32,10 @@ type inbox struct {
 }
 
 // getInLine makes sure one goroutine of this process waits for the lock
-// (at most timeout) to serve the queue: it applies what is queued when its
-// turn comes, whether or not the op it came for was answered meanwhile.
-func (b *inbox) getInLine(s *Store, timeout time.Duration) {
+// (at most the store's lockWait) to serve the queue: it applies what is
+// queued when its turn comes, whether or not the op it came for was
+// answered meanwhile.
+func (b *inbox) getInLine(s *Store) {
 	b.mu.Lock()
 	if b.inLine {
 		b.mu.Unlock()
@@ -44,7 +44,7 @@ func (b *inbox) getInLine(s *Store, timeout time.Duration) {
 	b.inLine = true
 	b.mu.Unlock()
 	go func() {
-		unlock, err := flockFile(context.Background(), s.path(LockFile), false, timeout)
+		unlock, err := s.flockPatient(context.Background(), s.path(LockFile))
 		b.mu.Lock()
 		b.inLine = false
 		b.mu.Unlock()

@@ -44,6 +44,11 @@ func TestMain(m *testing.M) {
 			n = -1
 		}
 		helperTaskCount(os.Args[1], os.Args[2], n, mode)
+	case "patient":
+		// patient DIR NAME: record task t_NAME once, with a lock timeout
+		// of 20ms and a BusyWait of 10 minutes, saying "waiting" on
+		// stderr when it waits past the timeout.
+		helperPatient(os.Args[1], os.Args[2])
 	default:
 		fmt.Fprintln(os.Stderr, "unknown STATE_TEST_HELPER")
 		os.Exit(3)
@@ -152,4 +157,25 @@ func ackTasks(st *State, v int) {
 	id := fmt.Sprintf("t_%08d", v)
 	st.Tasks[id] = &Task{ID: id, Dir: "/d", Agent: "sim", Text: "task " + strconv.Itoa(v) + "\nsecond line",
 		Status: StatusDone, Created: now, Ended: now, Reclaimed: now}
+}
+
+func helperPatient(dir, name string) {
+	s, err := Open(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	s.LockTimeout = 20 * time.Millisecond
+	s.BusyWait = 10 * time.Minute
+	s.OnBusy = func(err error) { fmt.Fprintf(os.Stderr, "waiting: %v\n", err) }
+	err = s.Update(context.Background(), func(st *State) error {
+		id := "t_" + name
+		st.Tasks[id] = &Task{ID: id, Dir: "/d", Agent: "sim", Status: StatusQueued, Created: clock.Now().UTC()}
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
@@ -52,8 +53,18 @@ type Store struct {
 	dir string
 
 	// LockTimeout is how long Update and Repair wait for the lock before
-	// failing with ErrBusy.
+	// failing with ErrBusy (or, with BusyWait, before saying they wait).
 	LockTimeout time.Duration
+	// BusyWait is how much longer than LockTimeout an update waits for a
+	// lock held by other runners before failing with ErrBusy: a command
+	// with a timeout of its own (a dispatch) waits its turn in a burst
+	// rather than fail on plain contention. Zero: not at all. The wait
+	// blocks in the kernel (flock), so many waiters cost nothing.
+	BusyWait time.Duration
+	// OnBusy, if set, is called once per store when a wait for the lock
+	// goes past LockTimeout and BusyWait makes it go on (the command says
+	// why it waits), with the error it would have failed with.
+	OnBusy func(error)
 	// Retention is how long finished tasks are kept: every Update prunes
 	// terminal tasks that ended longer ago than this. Zero or less disables
 	// pruning during updates.
@@ -73,7 +84,8 @@ type Store struct {
 	// fixtures with fixed dates as of those dates.
 	Now func() time.Time
 
-	known knownTasks // see UpdateTask
+	known    knownTasks // see UpdateTask
+	busyOnce sync.Once  // OnBusy's one call
 }
 
 // Open returns the store in dir. It writes nothing: the directory is created

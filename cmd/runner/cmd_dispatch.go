@@ -183,6 +183,7 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 	if err != nil {
 		return err
 	}
+	a.waitBusyState(env.Store, set.Timeout, "this dispatch (its --timeout)")
 	req := dispatchRequest(f, cfg, in, set)
 	if err := a.confine(&req, f); err != nil {
 		return err
