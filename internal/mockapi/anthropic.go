@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 )
 
 // anthropicRequest is the part of a Messages API request the mock reads.
@@ -35,28 +37,68 @@ func anthropicBlocks(raw json.RawMessage) []anthropicBlock {
 	return bs
 }
 
+// conv reads the request's conversation. Its prompt is the latest user
+// message with text and no tool result; text a CLI sends beside a tool
+// result is context (Request.Context), never the prompt: in the tool
+// result's own message (Claude Code 2.1.197 puts a hook's
+// additionalContext there, as a system reminder) or in a system message
+// after it (Claude Code 2.1.332: "role": "system" in messages). System
+// messages never end the conversation: one that ends with a tool result
+// and a system message after it still ends with a tool result.
 func (req anthropicRequest) conv() conv {
 	c := conv{model: req.Model, stream: req.Stream}
 	for _, t := range req.Tools {
 		c.tools = append(c.tools, t.Name)
 	}
-	for i := len(req.Messages) - 1; i >= 0 && c.prompt == ""; i-- {
+	last, prompt := -1, -1
+	for i := len(req.Messages) - 1; i >= 0 && prompt < 0; i-- {
 		m := req.Messages[i]
+		if m.Role == "system" {
+			continue
+		}
+		if last < 0 {
+			last = i
+		}
 		if m.Role != "user" {
 			continue
 		}
-		for _, b := range anthropicBlocks(m.Content) {
-			switch b.Type {
-			case "text":
-				c.prompt += b.Text + "\n"
-			case "tool_result":
-				if i == len(req.Messages)-1 {
-					c.toolResult = true
-				}
-			}
+		blocks := anthropicBlocks(m.Content)
+		if hasToolResult(blocks) {
+			c.toolResult = c.toolResult || i == last
+			continue
+		}
+		if c.prompt = blockText(blocks); c.prompt != "" {
+			prompt = i
+		}
+	}
+	result := false
+	for _, m := range req.Messages[prompt+1:] {
+		blocks := anthropicBlocks(m.Content)
+		switch {
+		case m.Role == "user" && hasToolResult(blocks):
+			result = true
+			c.context += blockText(blocks)
+		case m.Role == "system" && result:
+			c.context += blockText(blocks)
 		}
 	}
 	return c
+}
+
+// hasToolResult says whether blocks hold a tool result.
+func hasToolResult(blocks []anthropicBlock) bool {
+	return slices.ContainsFunc(blocks, func(b anthropicBlock) bool { return b.Type == "tool_result" })
+}
+
+// blockText is the text of blocks' text blocks, each ending in a newline.
+func blockText(blocks []anthropicBlock) string {
+	var b strings.Builder
+	for _, x := range blocks {
+		if x.Type == "text" {
+			b.WriteString(x.Text + "\n")
+		}
+	}
+	return b.String()
 }
 
 func (s *Server) anthropic(w http.ResponseWriter, r *http.Request, body []byte, rec *Request, logNow func()) {

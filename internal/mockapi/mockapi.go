@@ -25,7 +25,8 @@ import (
 //
 // The mock picks, for each request, the first turn whose Match is a substring
 // of the latest user prompt in the request (an empty Match matches any
-// prompt). If the request's conversation ends with a tool result, the turn's
+// prompt; text a CLI sends beside a tool result, such as a hook's added
+// context, is no prompt: see Request.Context). If the request's conversation ends with a tool result, the turn's
 // Text is the final answer. Otherwise, if Write or Shell is set and the
 // request offers a matching tool, the answer is that tool call; else it is
 // Text.
@@ -134,6 +135,11 @@ type Request struct {
 	Tools []string
 	// ToolResult is true when the conversation ended with a tool result.
 	ToolResult bool
+	// Context is the text the CLI sent beside the tool results of the
+	// conversation since the latest user prompt (Anthropic's dialect: a
+	// hook's additionalContext comes as a system reminder next to a
+	// tool_result), at most maxContext bytes; it never selects a turn.
+	Context string
 	// Reply says what the mock answered: "text: ...", "tool: NAME {...}",
 	// or "status N".
 	Reply string
@@ -151,8 +157,12 @@ type Request struct {
 
 // String formats r as one log line.
 func (r Request) String() string {
-	return fmt.Sprintf("%s %s api=%s model=%q stream=%v tools=[%s] toolresult=%v prompt=%q -> %s",
-		r.Method, r.Path, r.API, r.Model, r.Stream, truncate(strings.Join(r.Tools, " "), 200), r.ToolResult, r.Prompt, r.Reply)
+	ctx := ""
+	if r.Context != "" {
+		ctx = fmt.Sprintf(" context=%q", truncate(r.Context, 200))
+	}
+	return fmt.Sprintf("%s %s api=%s model=%q stream=%v tools=[%s] toolresult=%v prompt=%q%s -> %s",
+		r.Method, r.Path, r.API, r.Model, r.Stream, truncate(strings.Join(r.Tools, " "), 200), r.ToolResult, r.Prompt, ctx, r.Reply)
 }
 
 // Server is a running mock on 127.0.0.1. Its methods are safe for concurrent use.
@@ -232,7 +242,11 @@ type conv struct {
 	prompt     string
 	tools      []string
 	toolResult bool
+	context    string // text beside tool results (Request.Context)
 }
+
+// maxContext bounds a logged request's Context.
+const maxContext = 16 << 10
 
 // reply is what the mock answers: a text, or a tool call.
 type reply struct {
@@ -462,6 +476,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 // fill copies a parsed conversation into the log record.
 func (rec *Request) fill(c conv, rp reply) {
 	rec.Model, rec.Stream, rec.Prompt, rec.Tools, rec.ToolResult = c.model, c.stream, tail(c.prompt, 120), c.tools, c.toolResult
+	rec.Context = c.context[:min(len(c.context), maxContext)]
 	rec.Reply = rp.String()
 	rec.Usage = rp.usage()
 }

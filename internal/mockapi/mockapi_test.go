@@ -118,6 +118,34 @@ func TestAnthropic(t *testing.T) {
 		t.Errorf("final answer %s (err %v), want text 'wrote it', end_turn", body, err)
 	}
 
+	// Text beside a tool result (a hook's additionalContext, as Claude
+	// Code sends it) is context: the prompt before it picks the turn, and
+	// the request's log keeps the context.
+	_, body = post(t, url, `{"model":"m","stream":false,"messages":[{"role":"user","content":"do WRITE"},
+		{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Write","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"},{"type":"text","text":"<system-reminder>a notice: SHELL</system-reminder>"}]}],`+tools+`}`)
+	if err := json.Unmarshal([]byte(body), &msg); err != nil || len(msg.Content) != 1 || msg.Content[0].Text != "wrote it" {
+		t.Errorf("final answer beside context %s (err %v), want text 'wrote it'", body, err)
+	}
+	reqs := s.Requests()
+	if last := reqs[len(reqs)-1]; !last.ToolResult || last.Prompt != "do WRITE" || !strings.Contains(last.Context, "a notice: SHELL") {
+		t.Errorf("logged request %+v: want the tool result, prompt 'do WRITE' and the notice as its context", last)
+	}
+
+	// Claude Code 2.1.332 sends the context as a system message after the
+	// tool result: the conversation still ends with the tool result.
+	_, body = post(t, url, `{"model":"m","stream":false,"messages":[{"role":"user","content":"do WRITE"},{"role":"system","content":"an environment"},
+		{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Write","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]},
+		{"role":"system","content":[{"type":"text","text":"PostToolUse:Bash hook additional context: a notice: SHELL"}]}],`+tools+`}`)
+	if err := json.Unmarshal([]byte(body), &msg); err != nil || len(msg.Content) != 1 || msg.Content[0].Text != "wrote it" {
+		t.Errorf("final answer before a system message %s (err %v), want text 'wrote it'", body, err)
+	}
+	reqs = s.Requests()
+	if last := reqs[len(reqs)-1]; !last.ToolResult || last.Prompt != "do WRITE" || !strings.Contains(last.Context, "a notice: SHELL") || strings.Contains(last.Context, "an environment") {
+		t.Errorf("logged request %+v: want the tool result, prompt 'do WRITE' and the notice (only) as its context", last)
+	}
+
 	// A side request (no tools) never gets a tool call.
 	_, body = post(t, url, `{"model":"m","stream":false,"messages":[{"role":"user","content":"title for: do WRITE"}]}`)
 	if strings.Contains(body, "tool_use") || !strings.Contains(body, "wrote it") {
