@@ -28,6 +28,8 @@
 //	                        supervisor log, hook events, hook files, door,
 //	                        copies of its CLI's folders
 //	locks/                  the per-project locks (LockProject)
+//	push/                   the push outbox (config notify_push) and its one
+//	                        sender's lock and status (push.go)
 //
 // The cost of an update depends on how many tasks are active, not on how
 // many are retained: the index carries ~250 bytes per task for the active

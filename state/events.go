@@ -45,6 +45,7 @@ const (
 	EventMessage = "message" // a message was posted or moved on (Message, From, To, Status)
 	EventOverlap = "overlap" // a task's files met another's, or no longer do (With, Files)
 	EventCheck   = "check"   // a group's check ran in a candidate's worktree (Status passed or failed, Reason)
+	EventPush    = "push"    // a push (notify_push) went (Status sent) or gave up (Status failed, Reason), To its target
 )
 
 // StreamEvent is one line of the event stream.
@@ -99,7 +100,7 @@ func (st *State) streamEvents() []StreamEvent {
 		out = append(out, StreamEvent{Time: messageTime(m), Type: EventMessage, Task: m.To, Message: m.ID, From: m.From, To: m.To,
 			Status: string(m.Status), Reason: m.Reason})
 	}
-	return out
+	return append(out, st.emitted...)
 }
 
 func messageTime(m *Message) time.Time {

@@ -72,6 +72,9 @@ type State struct {
 	pruneNow    bool
 	pruneCutoff time.Time
 	onPruned    func([]string)
+	// emitted are events of no change of the index (a push: StreamPush),
+	// streamed by the next write.
+	emitted []StreamEvent
 }
 
 // baseOf is a task's record as last written: the decoded file (shared by

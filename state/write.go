@@ -79,7 +79,7 @@ func (s *Store) write(st *State, raw []byte, now time.Time) (res writeResult, er
 			changed = append(changed, t)
 		}
 	}
-	if len(changed) == 0 && len(st.promoted) == 0 && !st.pruneNow && raw != nil && st.Version == st.fileVersion() {
+	if len(changed) == 0 && len(st.promoted) == 0 && !st.pruneNow && len(st.emitted) == 0 && raw != nil && st.Version == st.fileVersion() {
 		b, err := json.Marshal(st.index())
 		if err != nil {
 			return res, fmt.Errorf("encode state: %w", err)
@@ -132,7 +132,7 @@ func (s *Store) write(st *State, raw []byte, now time.Time) (res writeResult, er
 	// crash just before, leaves a gap in the cursors, never an event of a
 	// change that was not made).
 	_ = s.appendEvents(evs)
-	st.quietEvents = false
+	st.quietEvents, st.emitted = false, nil
 	st.msgBase = make(map[string]MessageStatus, len(st.Messages))
 	for id, m := range st.Messages {
 		st.msgBase[id] = m.Status
