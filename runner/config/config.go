@@ -60,6 +60,13 @@ type Config struct {
 	// attached to a project's session when one of its tasks ends or needs
 	// input.
 	NotifyTmux bool `json:"notify_tmux"`
+	// NotifyPush are the targets pushed to when a task needs its user
+	// (a webhook, an ntfy topic: PushTarget), by the one push sender.
+	NotifyPush []PushTarget `json:"notify_push,omitempty"`
+	// ServeURL is where runner serve is reached from the user's phone
+	// (e.g. "https://box.tailnet.ts.net:7777"): a push links to the
+	// task's page there. Empty: no link.
+	ServeURL string `json:"serve_url,omitempty"`
 	// OverlapMessages tells an agent, at its next idle, when another task
 	// of its repository changes files it changed (dispatch
 	// --overlap-messages=false turns it off for one task). Overlaps are
@@ -424,6 +431,9 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 		if a == "" && i == 0 {
 			return errors.New("notify_command[0]: empty program name (the value is an argv, e.g. [\"notify-send\", \"runner\"])")
 		}
+	}
+	if err := c.validatePush(); err != nil {
+		return err
 	}
 	rules, err := CompileApproveRules("approve_rules", c.ApproveRules)
 	if err != nil {
