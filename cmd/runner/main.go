@@ -13,6 +13,7 @@ package main
 import "os"
 
 func main() {
+	boundThreads(os.Getenv)
 	stopProfile := startCPUProfile(os.Args[1:])
 	code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stopProfile()
