@@ -230,7 +230,7 @@ var hotFields = []string{
 var bulkFields = []string{
 	"Dir", "Text", "TextFile", "History", "ResultTail", "Delivery", "Answer", "AgentSession",
 	"Turns", "Transcript", "Question", "Settings", "Origin", "Sandbox", "Changes", "Overlaps", "TurnCount",
-	"LimitReset", "Live", "HomeCopies", "Group", "Check", "TurnPrompt",
+	"LimitReset", "Live", "HomeCopies", "Group", "Check", "TurnPrompt", "Answers",
 }
 
 // sameBulk reports whether a and b agree on every bulk field (so a's record
@@ -243,7 +243,8 @@ func sameBulk(a, b *Task) bool {
 		string(x.Settings) == string(y.Settings) && slices.Equal(x.Sandbox, y.Sandbox) && maps.Equal(x.HomeCopies, y.HomeCopies) &&
 		sameHistory(x.History, y.History) && sameTurns(x.Turns, y.Turns) &&
 		sameChanges(x.Changes, y.Changes) && slices.EqualFunc(x.Overlaps, y.Overlaps, sameOverlap) &&
-		x.Group == y.Group && sameCheck(x.Check, y.Check) && sameTurnPrompt(x.TurnPrompt, y.TurnPrompt)
+		x.Group == y.Group && sameCheck(x.Check, y.Check) && sameTurnPrompt(x.TurnPrompt, y.TurnPrompt) &&
+		slices.EqualFunc(x.Answers, y.Answers, sameAnswer)
 }
 
 func sameTurnPrompt(a, b *TurnPrompt) bool {
@@ -306,6 +307,7 @@ func (t *Task) clone() *Task {
 	c.After = append([]string(nil), t.After...)
 	c.Handling = append([]string(nil), t.Handling...)
 	c.Sandbox = slices.Clone(t.Sandbox)
+	c.Answers = slices.Clone(t.Answers)
 	c.HomeCopies = maps.Clone(t.HomeCopies)
 	c.Settings = append(json.RawMessage(nil), t.Settings...)
 	if t.TurnPrompt != nil {

@@ -279,6 +279,7 @@ func TestEveryFieldIsHotOrBulk(t *testing.T) {
 	full.HomeCopies = map[string]string{"/h/.claude": "/s/homes/t_fieldsaa/home/.claude"}
 	full.Group, full.Check = "g_fieldsaa", &CheckResult{Command: "true", Runs: 1}
 	full.TurnPrompt = &TurnPrompt{Signature: "say one", EventsFrom: 10}
+	full.Answers = []AnswerReceipt{{Op: "op1", Option: "1", Label: "Yes", Digest: "0123456789abcdef", At: clock.Now(), Result: AnswerPressed}}
 	for _, name := range bulkFields {
 		c := full.clone()
 		v := reflect.ValueOf(c).Elem().FieldByName(name)
@@ -635,5 +636,37 @@ func TestReadTask(t *testing.T) {
 	}
 	if _, err := s.Read(t.Context()); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("Read with a broken record = %v, want ErrCorrupt", err)
+	}
+}
+
+// TestAnswerReceiptWritten: a receipt's result changed in place is a
+// change of the record (clone copies the receipts), and it is kept.
+func TestAnswerReceiptWritten(t *testing.T) {
+	s := openTemp(t)
+	ctx := t.Context()
+	id := "t_answeraaa"
+	if err := s.Update(ctx, func(st *State) error {
+		st.Tasks[id] = finishedTask(id, clock.Now())
+		st.Tasks[id].AddAnswer(AnswerReceipt{Op: "op1", Option: "1", Digest: "d", At: clock.Now(), Result: AnswerPending})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(ctx, func(st *State) error {
+		r, ok := st.Task(id).AnswerOf("op1")
+		if !ok {
+			t.Fatal("op1 not found")
+		}
+		r.Result = AnswerPressed
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	x, err := s.ReadTask(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := x.AnswerOf("op1"); !ok || r.Result != AnswerPressed {
+		t.Fatalf("the receipt reads %+v, %v; want pressed", r, ok)
 	}
 }

@@ -334,6 +334,11 @@ type Task struct {
 	Group string       `json:"group,omitempty"`
 	Check *CheckResult `json:"check,omitempty"`
 
+	// Answers are the receipts of the answers given to the task's
+	// dialogs (runner answer), oldest first, at most MaxAnswers: an
+	// operation id found here is never pressed again.
+	Answers []AnswerReceipt `json:"answers,omitempty"`
+
 	// Archived is set on a task listed from the archive without its
 	// record (State.AllTasks): it has the hot fields, and the first line
 	// of its text as Text. State.Task reads the whole record.
