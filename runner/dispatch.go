@@ -167,7 +167,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		return task, err
 	}
 	if !req.Settings.Detached {
-		err = supervise(ctx, env, task.ID, &given{prof: prof, set: req.Settings, early: early})
+		err = supervise(ctx, env, task.ID, &given{prof: prof, set: req.Settings, early: early, lock: lock})
 		if t, _ := env.Record().Task(context.WithoutCancel(ctx), task.ID); t != nil {
 			task = t
 		}
@@ -199,11 +199,7 @@ func (req *DispatchRequest) startSpec(argv []string, plan dispatchPlan) *setting
 // detach starts the task's supervisor in its own process, handing it the
 // project lock when there is one (handedOff), or fails the task with why.
 func detach(ctx context.Context, env *Env, task *state.Task, lock *state.ProjectLock) (handedOff bool, err error) {
-	var extra []*os.File
-	if lock != nil {
-		extra = append(extra, lock.File())
-	}
-	pid, err := env.StartSupervisor(task.ID, extra)
+	pid, err := env.StartSupervisor(task.ID, lock)
 	if err != nil {
 		_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "start supervisor: "+err.Error(), nil)
 		return false, err
@@ -290,7 +286,7 @@ func dispatchQueued(ctx context.Context, env *Env, task *state.Task) (*state.Tas
 		}
 		return task, nil
 	}
-	err = Supervise(ctx, env, task.ID)
+	err = Supervise(ctx, env, task.ID, nil)
 	if t, _ := env.Record().Task(context.WithoutCancel(ctx), task.ID); t != nil {
 		task = t
 	}

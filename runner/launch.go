@@ -338,11 +338,22 @@ func (s localSite) hook(_ context.Context, t *state.Task, prof *profile.Profile,
 		Dir: env.Store.TaskFile("hook-dir", t.ID), Say: env.Say}, prof, penv)
 }
 
+// ProjectLockFlag is the flag of `runner supervise` naming the descriptor
+// of the project lock its dispatch handed over (fd 3).
+const ProjectLockFlag = "project-lock-fd"
+
 // StartSupervisor starts `runner supervise ID` as a detached process in its
 // own session, logging to the task's supervisor log, and records its pid.
-// extra files are inherited (a project lock).
-func (env *Env) StartSupervisor(id string, extra []*os.File) (int, error) {
-	pid, err := env.SpawnRunner(env.Store.TaskFile("supervisor-log", id), extra, "supervise", id)
+// A project lock (nil: none) passes to it as fd 3, which it holds until it
+// records the task's end.
+func (env *Env) StartSupervisor(id string, lock *state.ProjectLock) (int, error) {
+	var extra []*os.File
+	args := []string{"supervise", id}
+	if lock != nil {
+		extra = []*os.File{lock.File()}
+		args = append(args, "--"+ProjectLockFlag+"=3")
+	}
+	pid, err := env.SpawnRunner(env.Store.TaskFile("supervisor-log", id), extra, args...)
 	if err != nil {
 		return 0, fmt.Errorf("start supervisor: %w", err)
 	}

@@ -37,20 +37,26 @@ import (
 // notification. It is what a foreground dispatch runs in-process and what
 // `runner supervise` (detached, or after `runner resume`) runs.
 //
+// lock is the project lock its dispatch handed over (dispatch --exclusive
+// --detach; nil: none): let go of, with the task, as the end is recorded.
+//
 // The returned error maps to the exit code: nil for done, ErrNeedsInput,
 // ErrTaskTimeout, ErrTaskFailed, ErrCancelled or the context's error.
-func Supervise(ctx context.Context, env *Env, id string) error {
-	return supervise(ctx, env, id, nil)
+func Supervise(ctx context.Context, env *Env, id string, lock *state.ProjectLock) error {
+	return supervise(ctx, env, id, &given{lock: lock})
 }
 
 // given is what a foreground dispatch holds already, so that the
 // supervisor it runs in-process neither looks the profile up nor decodes
 // the settings again: the profile, the settings as recorded, and the
-// stream of a remote task's files started with its agent (nil: none).
+// stream of a remote task's files started with its agent (nil: none);
+// and the project lock the task holds (nil: none), which the supervision
+// lets go of as it records the task's end.
 type given struct {
 	prof  *profile.Profile
 	set   settings.Run
 	early *remote.Early
+	lock  *state.ProjectLock
 }
 
 // supervise is Supervise, with what the caller holds already (g nil:
@@ -62,6 +68,8 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 	}
 	if g == nil {
 		g = &given{}
+	}
+	if g.prof == nil {
 		if g.set, err = settings.Of(t); err != nil {
 			return err
 		}
@@ -70,14 +78,16 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 		}
 	}
 	set, prof := g.set, g.prof
+	unlock := g.lock.Unlock
+	defer func() { unlock() }()
 	if t.Status == state.StatusQueued && t.Tmux.Pane == "" {
 		// Queued behind other tasks (dispatch --after): wait, then start.
-		unlock, err := startQueued(ctx, env, t, prof, set)
+		queued, err := startQueued(ctx, env, t, prof, set)
 		if err != nil {
 			return err
 		}
-		if unlock != nil {
-			defer unlock()
+		if queued != nil {
+			unlock = queued
 		}
 		if t, err = env.Record().Task(ctx, id); err != nil {
 			return err
@@ -120,6 +130,7 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 		return err
 	}
 	defer stop()
+	s.book.Free = unlock
 	defer s.trackWhileWorking(s.runCtx, t)()
 	s.timeout = timeout
 	// The task's time (--timeout) counts from the delivery of its text
@@ -310,7 +321,7 @@ func (s *supervision) endLimited(ctx context.Context, lt *supervisor.LimitedTurn
 			return nil
 		}
 		dropped = messaging.DropQueue(st, s.ID, s.env.Time(), "task "+s.ID+" ended on a usage limit before taking it", reconcile.LiveProcs{})
-		t.SupervisorPID, t.SupervisorStart = 0, ""
+		s.book.LetGo(t)
 		return t.SetStatus(state.StatusFailed, s.env.Time(), reason)
 	})
 	s.env.Record().JournalDropped(ctx, dropped)

@@ -157,7 +157,14 @@ type ProjectLock struct {
 // shares).
 func (l *ProjectLock) File() *os.File { return l.f }
 
-// Unlock releases the lock.
+// HeldProjectLock is the project lock a parent process took and handed
+// to this one as the open file f (see File): a detached supervisor's.
+func HeldProjectLock(f *os.File) *ProjectLock { return &ProjectLock{f: f} }
+
+// Unlock releases the lock: for every process that shares its open file
+// too (flock(2) locks belong to the open file, so one that inherited it,
+// by mistake or not, holds it no longer), and closes this process's
+// descriptor. A second Unlock does nothing.
 func (l *ProjectLock) Unlock() {
 	if l != nil && l.f != nil {
 		syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)

@@ -27,6 +27,7 @@ import (
 type superviseOptions struct {
 	task     string
 	logLevel string
+	lockFD   int // the project lock handed over (dispatch --exclusive --detach); 0: none
 }
 
 func (a *app) newSuperviseCmd() *cobra.Command {
@@ -42,6 +43,7 @@ func (a *app) newSuperviseCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&opts.logLevel, "log-level", "info", "what the supervisor logs: debug, info, warn or error (text on a terminal, JSON lines in its log file)")
+	cmd.Flags().IntVar(&opts.lockFD, runner.ProjectLockFlag, 0, "the descriptor of the project lock its dispatch handed over (held until the task's end is recorded)")
 	return cmd
 }
 
@@ -56,15 +58,21 @@ func (a *app) runSupervise(ctx context.Context, opts superviseOptions) error {
 	// without close-on-exec: keep holding it here, but do not hand it to
 	// the tmux, git and notify commands this process runs (a notify that
 	// leaves a process behind would hold the lock). Every descriptor Go
-	// opens is close-on-exec already.
+	// opens is close-on-exec already. The supervision lets go of it as it
+	// records the task's end, not when this process exits.
 	syscall.CloseOnExec(3)
+	var lock *state.ProjectLock
+	if opts.lockFD > 0 {
+		syscall.CloseOnExec(opts.lockFD)
+		lock = state.HeldProjectLock(os.NewFile(uintptr(opts.lockFD), "project lock"))
+	}
 	env, _, err := a.runnerEnv(true)
 	if err != nil {
 		return err
 	}
 	env.Log = supervisorLogger(a.errOut, level)
 	env.Log.Info(fmt.Sprintf("supervisor %d for %s", os.Getpid(), opts.task), "pid", os.Getpid(), "task", opts.task)
-	err = runner.Supervise(ctx, env, opts.task)
+	err = runner.Supervise(ctx, env, opts.task, lock)
 	env.Log.Info(fmt.Sprintf("supervisor %d ends: %v", os.Getpid(), err), "pid", os.Getpid(), "task", opts.task, "err", err)
 	return err
 }

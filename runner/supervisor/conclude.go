@@ -48,8 +48,11 @@ type Ender interface {
 	// EndTurn records the outcome and the turn's text in one update with
 	// a look at the queue: with takeQueue, a turn that ended done with
 	// messages waiting makes the task ready for them instead (more > 0).
-	// final is the task as recorded; nil when another process ended it
-	// first (a cancel wins) or nothing was recorded.
+	// An end that ends the supervision lets go of the task in that same
+	// update (its supervisor, the project lock): whoever reads the end
+	// finds the task free. final is the task as recorded; nil when
+	// another process ended it first (a cancel wins) or nothing was
+	// recorded.
 	EndTurn(ctx context.Context, o Outcome, tt TurnText, takeQueue bool) (more int, final *state.Task)
 	// Commit runs the post-task commit protocol and records its outcome.
 	Commit(ctx context.Context)
@@ -58,10 +61,6 @@ type Ender interface {
 	// tasks (telling the agents concerned). A failure is reported, never
 	// fatal.
 	LookAtChanges(ctx context.Context) (record func(context.Context))
-	// Release lets go of a task that ended done: messages that arrived
-	// meanwhile (taken with takeQueue) make it ready again, and the count
-	// of them is returned; else the task is left without a supervisor.
-	Release(ctx context.Context, takeQueue bool) (more int)
 	// TurnSpent records what the turn whose end EndTurn recorded used,
 	// once its CLI wrote it (TurnText.SpendLater).
 	TurnSpent(ctx context.Context, sp state.Spend)
@@ -83,10 +82,16 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 			s.ID, dialogLine(s.Profile, o.Reason), s.ID, s.ID, fault.ErrNeedsInput)
 	}
 	live := parent.Err() == nil
-	commitFirst := o.Status == state.StatusDone && s.Settings.Commit
-	trackChanges, looked := lookAtChanges(ctx, e, commitFirst)
+	takeQueue := live && !o.KeepQueue
+	if o.Status == state.StatusDone && s.Settings.Commit && !endedElsewhere(ctx, e) && (!takeQueue || e.Pending(ctx) == 0) {
+		// Committed before the end is recorded: once it is, the task is
+		// free (a merge, a new turn), and the commit would race it. A
+		// message waiting makes the next turn, committed at its end.
+		e.Commit(ctx)
+	}
+	trackChanges, looked := lookAtChanges(ctx, e)
 	defer looked() // never left running past the turn's end
-	more, final := e.EndTurn(ctx, o, tt, live && !o.KeepQueue)
+	more, final := e.EndTurn(ctx, o, tt, takeQueue)
 	if tt.SpendLater != nil {
 		// The end is recorded (done is seen at once); what the turn used
 		// follows as soon as the CLI wrote it.
@@ -99,27 +104,24 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 	}
 	o = budgetOutcome(ctx, e, final, o)
 	if final != nil {
-		announceEnd(ctx, e, o, final, commitFirst, trackChanges)
-		if o.Status == state.StatusDone && live {
-			if n := e.Release(ctx, !o.KeepQueue); n > 0 {
-				e.Say("task %s: %d message(s) arrived as the turn ended", s.ID, n)
-				return ErrMoreMessages
-			}
-		}
+		announceEnd(ctx, e, o, final, trackChanges)
 	}
 	return s.outcomeError(o, final)
 }
 
+// endedElsewhere reports whether another process ended the task (a
+// cancel): its turn's work is not committed then.
+func endedElsewhere(ctx context.Context, e Ender) bool {
+	t, err := e.Task(ctx)
+	return err == nil && t.Status.IsTerminal()
+}
+
 // lookAtChanges begins the look at the task's files (git, the longest
-// part of a turn's end) beside the record of the end, unless the commit's
-// protocol runs first (it moves HEAD and the index first): then the look
-// waits for track. track records what the look found, always after the
-// record of the end; wait waits for a look still running, so that none is
-// left running past the turn's end.
-func lookAtChanges(ctx context.Context, e Ender, commitFirst bool) (track, wait func()) {
-	if commitFirst {
-		return func() { e.LookAtChanges(ctx)(ctx) }, func() {}
-	}
+// part of a turn's end) beside the record of the end (after the commit's
+// protocol, which moves HEAD and the index). track records what the look
+// found, always after the record of the end; wait waits for a look still
+// running, so that none is left running past the turn's end.
+func lookAtChanges(ctx context.Context, e Ender) (track, wait func()) {
 	var record func(context.Context)
 	var looking sync.WaitGroup
 	looking.Go(func() { record = e.LookAtChanges(ctx) })
@@ -145,15 +147,11 @@ func budgetOutcome(ctx context.Context, e Ender, final *state.Task, o Outcome) O
 	return o
 }
 
-// announceEnd journals the turn's outcome, runs the commit's protocol
-// when due, and notifies; what trackChanges looks at is recorded before it
-// returns, since it may queue a message for this task (an overlap) that
-// Release then takes.
-func announceEnd(ctx context.Context, e Ender, o Outcome, final *state.Task, commit bool, trackChanges func()) {
+// announceEnd journals the turn's outcome and notifies; what
+// trackChanges looks at is recorded before it returns (the overlaps it
+// finds are runner's notices to the tasks concerned: they start no turn).
+func announceEnd(ctx context.Context, e Ender, o Outcome, final *state.Task, trackChanges func()) {
 	e.Journal(ctx, "status", string(o.Status)+": "+o.Reason)
-	if commit {
-		e.Commit(ctx)
-	}
 	// The notification tells about this turn's end, whatever happens to
 	// the task after; it runs beside the look at the task's files (both
 	// wait on other programs: the user's notify command or tmux, and

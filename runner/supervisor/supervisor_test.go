@@ -395,12 +395,15 @@ func TestDeliverUnconfirmedWithoutMarkers(t *testing.T) {
 }
 
 // ender is a book that also records the end of turns: more is what
-// EndTurn finds queued, late what Release finds arrived meanwhile.
+// EndTurn finds queued.
 type ender struct {
 	book
-	more, late int
-	cancelled  bool // another process ended the task first
-	committed  bool
+	more      int
+	cancelled bool // another process ended the task first
+	committed bool
+	// committedAtEnd: the commit was made when EndTurn recorded the end
+	// (which lets go of the task: nothing of the turn may follow it).
+	committedAtEnd bool
 	tracked    int
 	takeQueue  []bool
 	spent      []state.Spend
@@ -411,6 +414,7 @@ func (e *ender) TurnSpent(_ context.Context, sp state.Spend) { e.spent = append(
 
 func (e *ender) EndTurn(ctx context.Context, o Outcome, tt TurnText, takeQueue bool) (int, *state.Task) {
 	e.takeQueue = append(e.takeQueue, takeQueue)
+	e.committedAtEnd = e.committed
 	if e.onEnd != nil {
 		e.onEnd(tt)
 	}
@@ -425,14 +429,14 @@ func (e *ender) EndTurn(ctx context.Context, o Outcome, tt TurnText, takeQueue b
 	return 0, &c
 }
 func (e *ender) Commit(ctx context.Context) { e.committed = true }
+func (e *ender) Pending(ctx context.Context) int {
+	if e.cancelled {
+		return 0
+	}
+	return e.more
+}
 func (e *ender) LookAtChanges(ctx context.Context) func(context.Context) {
 	return func(context.Context) { e.tracked++ }
-}
-func (e *ender) Release(ctx context.Context, takeQueue bool) int {
-	if takeQueue {
-		return e.late
-	}
-	return 0
 }
 
 // Conclude: what each outcome records, commits and notifies, and the exit
@@ -456,9 +460,9 @@ func TestConclude(t *testing.T) {
 			committed: true, notified: 1, takeQueue: true},
 		{name: "done, messages waiting: the next turn, no notification yet", o: Outcome{Status: state.StatusDone}, e: ender{more: 2},
 			want: ErrMoreMessages, takeQueue: true},
-		{name: "done, a message came as it ended", o: Outcome{Status: state.StatusDone}, e: ender{late: 1},
-			want: ErrMoreMessages, notified: 1, takeQueue: true},
-		{name: "done, agent not at its prompt: queue kept", o: Outcome{Status: state.StatusDone, KeepQueue: true}, e: ender{more: 2, late: 2},
+		{name: "done, commit on, messages waiting: committed at the last turn's end", o: Outcome{Status: state.StatusDone}, e: ender{more: 1},
+			commit: true, want: ErrMoreMessages, takeQueue: true},
+		{name: "done, agent not at its prompt: queue kept", o: Outcome{Status: state.StatusDone, KeepQueue: true}, e: ender{more: 2},
 			notified: 1},
 		{name: "done while interrupted: queue left for the next supervisor", o: Outcome{Status: state.StatusDone}, e: ender{more: 2},
 			parent: interrupted, notified: 1},
@@ -486,6 +490,9 @@ func TestConclude(t *testing.T) {
 			}
 			if e.committed != tc.committed || e.notified != tc.notified {
 				t.Errorf("committed %v notified %d; want %v, %d", e.committed, e.notified, tc.committed, tc.notified)
+			}
+			if e.committed && !e.committedAtEnd {
+				t.Errorf("committed after the end was recorded: a merge or a new turn that follows wait would race it")
 			}
 			if tc.o.Status != state.StatusNeedsInput && (len(e.takeQueue) != 1 || e.takeQueue[0] != tc.takeQueue) {
 				t.Errorf("EndTurn takeQueue %v, want [%v]", e.takeQueue, tc.takeQueue)

@@ -46,6 +46,11 @@ type Book struct {
 	Look func(ctx context.Context, id string) (*changes.Look, error)
 	// StopForBudget ends the tasks a passed budget stops.
 	StopForBudget func(ctx context.Context, stops []budget.Stop)
+	// Free lets go of what the supervision holds besides the record (the
+	// project lock of dispatch --exclusive); nil: nothing. Called by
+	// LetGo, before the end it goes with is written; a second call does
+	// nothing.
+	Free func()
 }
 
 var _ supervisor.Ender = (*Book)(nil)
@@ -113,10 +118,26 @@ func (b *Book) Pending(ctx context.Context) int {
 	return messaging.TurnMessages(st, b.ID)
 }
 
+// LetGo, inside the update that records t's end, lets go of the task: the
+// project lock first (Free), then the record's supervisor (when it is this
+// process), so that whoever reads the end finds the task free: `runner
+// wait X && runner dispatch --exclusive`, `&& runner resume X`, `&& runner
+// send X` never meet a busy task. A message posted after the end finds no
+// supervisor and starts the next turn itself (messaging.Post).
+func (b *Book) LetGo(t *state.Task) {
+	if b.Free != nil {
+		b.Free()
+	}
+	if t.SupervisorPID == os.Getpid() {
+		t.SupervisorPID, t.SupervisorStart = 0, ""
+	}
+}
+
 // EndTurn records the end of the turn and looks at the queue in one update:
 // a message that arrives while the agent works is either seen here (more >
-// 0: delivered as the next turn) or waits in the queue, which the
-// supervisor looks at again before it lets go of the task (Release).
+// 0: delivered as the next turn) or waits in the queue; else the task is
+// let go of (LetGo) with the record of its end, and a message that comes
+// after starts a turn of its own.
 func (b *Book) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervisor.TurnText, takeQueue bool) (more int, final *state.Task) {
 	SettleNotices(ctx, b.Record, b.ID)
 	var dropped []*state.Message
@@ -133,6 +154,7 @@ func (b *Book) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervisor.
 			// turn passed) wins; what the turn used is counted all the
 			// same.
 			t.EndLive(tt.Spend)
+			b.LetGo(t)
 			return nil
 		}
 		t.ResultTail = tt.ResultTail()
@@ -172,6 +194,8 @@ func (b *Book) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervisor.
 			if b.Set.OnLimit == settings.OnLimitWait {
 				reason += "; waiting it out (--on-limit wait)"
 			}
+			// else the supervision records it failed next (and lets go
+			// then).
 			err := t.SetStatus(o.Status, b.now(), reason)
 			c := *t
 			final = &c
@@ -180,6 +204,7 @@ func (b *Book) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervisor.
 		if o.Status != state.StatusDone {
 			dropped = messaging.DropQueue(st, b.ID, b.now(), fmt.Sprintf("task %s ended %s before taking it", b.ID, o.Status), reconcile.LiveProcs{})
 		}
+		b.LetGo(t)
 		err := t.SetStatus(o.Status, b.now(), o.Reason)
 		c := *t
 		final = &c
@@ -253,31 +278,6 @@ func shortHash(h string) string {
 		return h[:12]
 	}
 	return h
-}
-
-// Release lets go of a task whose turn ended done, after its commit and
-// notification: under the lock, a message that arrived meanwhile (it was
-// only queued: `runner msg` does not take a task whose supervisor lives)
-// makes the task ready for the next turn, and their count is returned;
-// otherwise the task is left without a supervisor, for the next message to
-// take.
-func (b *Book) Release(ctx context.Context, takeQueue bool) int {
-	more := 0
-	_ = b.Record.UpdateDurably(ctx, "task "+b.ID+": letting go of the task", func(st *state.State) error {
-		more = 0
-		t := st.Task(b.ID)
-		if t == nil || t.Status != state.StatusDone || t.SupervisorPID != os.Getpid() {
-			return nil
-		}
-		if more = messaging.TurnMessages(st, b.ID); more > 0 && takeQueue {
-			t.Ended = time.Time{}
-			return t.SetStatus(state.StatusReady, b.now(), fmt.Sprintf("%d message(s) arrived as the turn ended", more))
-		}
-		more = 0
-		t.SupervisorPID, t.SupervisorStart = 0, ""
-		return nil
-	})
-	return more
 }
 
 // TurnSpent records what the turn whose end was recorded without it used

@@ -64,6 +64,53 @@ func TestEndTurn(t *testing.T) {
 	}
 }
 
+// TestEndTurnLetsGo: the update that records a task's end lets go of it:
+// the project lock is free before the end can be read (Free runs while the
+// record still says running), and the record has no supervisor. A turn
+// that goes on (a message waiting) keeps both. Without it, `runner wait X
+// && runner dispatch --exclusive` met the lock still held, and `&& runner
+// resume X` a supervisor still alive.
+func TestEndTurnLetsGo(t *testing.T) {
+	ctx := t.Context()
+	store := statetest.WithTasks(t, statetest.Supervised("t_aaaaaaaa", "", state.StatusRunning),
+		statetest.Supervised("t_bbbbbbbb", "", state.StatusRunning), statetest.Supervised("t_cccccccc", "", state.StatusCancelled))
+	if err := store.Update(ctx, func(st *state.State) error {
+		st.AddMessage(&state.Message{ID: "m_aaaaaaaa", From: state.SenderUser, To: "t_aaaaaaaa", Type: "info", Text: "more", Status: state.MessagePending, Created: clock.Now()})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	done := supervisor.Outcome{Status: state.StatusDone, Reason: "turn ended"}
+	for _, tc := range []struct {
+		id, why string
+		o       supervisor.Outcome
+		free    bool
+	}{
+		{"t_aaaaaaaa", "a message waiting: the next turn", done, false},
+		{"t_bbbbbbbb", "done", done, true},
+		{"t_cccccccc", "cancelled by another process meanwhile", done, true},
+	} {
+		b := book(t, store, tc.id)
+		freed := 0
+		b.Free = func() {
+			freed++
+			// Read from disk, past this update's lock: the end is not
+			// visible yet.
+			if x, err := store.ReadTask(context.WithoutCancel(ctx), tc.id); err != nil || x.Status == state.StatusDone {
+				t.Errorf("%s: the lock let go of after the end was recorded (%v)", tc.why, err)
+			}
+		}
+		b.EndTurn(ctx, tc.o, supervisor.TurnText{Answer: "42"}, true)
+		x := statetest.Read(t, store).Task(tc.id)
+		if tc.free && (freed != 1 || x.SupervisorPID != 0) {
+			t.Errorf("%s: freed %d times, supervisor %d; want freed once, none", tc.why, freed, x.SupervisorPID)
+		}
+		if !tc.free && (freed != 0 || x.SupervisorPID == 0) {
+			t.Errorf("%s: freed %d times, supervisor %d; want the lock and the task kept", tc.why, freed, x.SupervisorPID)
+		}
+	}
+}
+
 // TestImports: the task's record, the decisions below, and none of
 // package runner.
 func TestImports(t *testing.T) {
