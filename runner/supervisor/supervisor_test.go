@@ -404,10 +404,10 @@ type ender struct {
 	// committedAtEnd: the commit was made when EndTurn recorded the end
 	// (which lets go of the task: nothing of the turn may follow it).
 	committedAtEnd bool
-	tracked    int
-	takeQueue  []bool
-	spent      []state.Spend
-	onEnd      func(TurnText) // called as EndTurn records the end
+	tracked        int
+	takeQueue      []bool
+	spent          []state.Spend
+	onEnd          func(TurnText) // called as EndTurn records the end
 }
 
 func (e *ender) TurnSpent(_ context.Context, sp state.Spend) { e.spent = append(e.spent, sp) }
