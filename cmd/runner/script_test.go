@@ -22,6 +22,7 @@ import (
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/sshtest"
 	"github.com/runner-cli/runner/internal/testenv"
+	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -391,14 +392,14 @@ func cmdWaitPidGone(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // waitGone polls until pid is gone or a zombie (dead, not yet reaped).
+//
+// A zombie is gone only once every thread of it has exited
+// (proctree.Alive): the first thread of a Go program can show 'Z' while
+// the others still hold its files and their locks.
 func waitGone(pid int, timeout time.Duration) bool {
 	deadline := clock.Now().Add(timeout)
 	for clock.Now().Before(deadline) {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil {
-			return syscall.Kill(pid, 0) != nil // no /proc: ask kill
-		}
-		if f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:])); len(f) > 0 && f[0] == "Z" {
+		if !proctree.Alive(pid) {
 			return true
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -35,10 +35,15 @@ type Proc struct {
 	UID int
 }
 
-// Zombie reports whether p has exited and was not reaped yet.
+// Zombie reports whether p has exited and was not reaped yet: every one of
+// its threads (State is 'Z' only then; see Get).
 func (p Proc) Zombie() bool { return p.State == 'Z' }
 
 // Get returns process pid (false when it does not exist or cannot be read).
+// Its State is that of the process, not of its first thread: 'Z' only
+// once every thread has exited (on Linux the first thread shows 'Z' as
+// soon as it exits itself, while the others may still run, holding the
+// process's open files).
 func Get(pid int) (Proc, bool) {
 	if pid <= 0 {
 		return Proc{}, false

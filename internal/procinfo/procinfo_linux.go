@@ -23,7 +23,34 @@ func get(pid int) (Proc, bool) {
 			uid = int(st.Uid)
 		}
 	}
-	return parseStat(b, uid)
+	p, ok := parseStat(b, uid)
+	if ok && p.State == 'Z' {
+		p.State = groupState(pid)
+	}
+	return p, ok
+}
+
+// groupState is the state of a process whose first thread (pid) is a
+// zombie: 'Z' once every thread has exited, else the state of one still
+// there. A multi-threaded process (a Go program) whose first thread
+// exited first is not gone: its other threads still hold its open files
+// (and their flock(2) locks) until the last of them exits.
+func groupState(pid int) byte {
+	ents, _ := os.ReadDir(pidDir(pid) + "/task")
+	for _, e := range ents {
+		tid, err := strconv.Atoi(e.Name())
+		if err != nil || tid == pid {
+			continue
+		}
+		b, err := os.ReadFile(pidDir(pid) + "/task/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		if q, ok := parseStat(b, -1); ok && q.State != 'Z' && q.State != 'X' {
+			return q.State
+		}
+	}
+	return 'Z'
 }
 
 func all() ([]Proc, error) {

@@ -291,7 +291,9 @@ func Endable(t *Table, pick Picker) []Proc {
 
 // Alive reports whether pid is a live process. A zombie is dead: a killed
 // process whose parent (init in a container that does not reap) never waits
-// for it stays a zombie, and kill(pid, 0) still succeeds.
+// for it stays a zombie, and kill(pid, 0) still succeeds. A zombie is one
+// whose every thread exited (procinfo.Get): a first thread that exited
+// while the others still run (and hold its files and locks) is not.
 func Alive(pid int) bool {
 	if pid <= 0 {
 		return false
