@@ -185,7 +185,7 @@ func (a *app) newRootCmd() *cobra.Command {
 	add(groupMachine, a.newGCCmd(), a.newPruneCmd(), a.newStateCmd(), a.newHostCmd(), a.newDoctorCmd(),
 		a.newConfigCmd(), a.newUsageCmd(), a.newEventsCmd(), a.newProjectCmd(), a.newSnapshotCmd(),
 		a.newVersionCmd())
-	add(groupScripting, a.newTmuxCmd(), a.newAgentsCmd(), a.newStatusLineCmd())
+	add(groupScripting, a.newTmuxCmd(), a.newAgentsCmd(), a.newStatusLineCmd(), a.newMCPCmd())
 	// Hidden: the simulated agent, the supervisor and hook a dispatch
 	// starts, the man page writer of the release.
 	add("", a.newAgentSimCmd(), a.newSuperviseCmd(), a.newHookCmd(), a.newGroupSuperviseCmd(), a.newSandboxExecCmd())
