@@ -1,0 +1,92 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/runner-cli/runner/internal/textutil"
+)
+
+// Result is what one runner process gave: its exit code, its standard
+// output (the command's --json) and its standard error.
+type Result struct {
+	Code           int
+	Stdout, Stderr []byte
+	// Truncated: the output passed MaxOutput and was cut.
+	Truncated bool
+}
+
+// Runner runs runner with args and stdin. Exec is the real one; tests
+// give a fake.
+type Runner interface {
+	Run(ctx context.Context, args []string, stdin []byte) Result
+}
+
+// MaxOutput bounds what a runner process may print that a handler reads.
+const MaxOutput = 64 << 20
+
+// Exec runs the runner binary Exe with Environ (the server's, with its
+// state directory and tmux server set) in Dir, in a process group of its
+// own, ended with SIGTERM when the request goes away.
+type Exec struct {
+	Exe     string
+	Dir     string
+	Environ []string
+}
+
+var _ Runner = Exec{}
+
+// Run runs runner with args (no shell) and stdin.
+func (e Exec) Run(ctx context.Context, args []string, stdin []byte) Result {
+	cmd := exec.CommandContext(ctx, e.Exe, args...)
+	cmd.Dir = e.Dir
+	cmd.Env = e.Environ
+	cmd.Stdin = bytes.NewReader(stdin)
+	out, errOut := &textutil.HeadWriter{Max: MaxOutput}, &textutil.HeadWriter{Max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = out, errOut
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	res := Result{Stdout: out.Bytes(), Stderr: errOut.Bytes()}
+	res.Truncated = len(res.Stdout) >= MaxOutput
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee) && ee.ExitCode() >= 0:
+		res.Code = ee.ExitCode()
+	default:
+		res.Code = -1
+		res.Stderr = append(res.Stderr, fmt.Sprintf("runner serve could not run runner: %v\n", err)...)
+	}
+	return res
+}
+
+// HTTPStatus is the one table from runner's exit codes (docs/exit-codes.md)
+// to HTTP statuses: 0 the route's own success, 2 (usage, bad input) 400,
+// 5 (busy; for answer, a dialog that is no longer on the screen) 409,
+// 3 (timeout) 504, 1, 4, 6, 7 and 8 (the command ran and refused or failed)
+// 422, 130 (interrupted) 503, anything else 500.
+func HTTPStatus(code, ok int) int {
+	switch code {
+	case 0:
+		return ok
+	case 2:
+		return http.StatusBadRequest
+	case 5:
+		return http.StatusConflict
+	case 3:
+		return http.StatusGatewayTimeout
+	case 1, 4, 6, 7, 8:
+		return http.StatusUnprocessableEntity
+	case 130:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
