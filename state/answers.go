@@ -21,9 +21,9 @@ const MaxAnswers = 64
 type AnswerReceipt struct {
 	Op     string    `json:"op"`
 	Option string    `json:"option"`
-	Label  string    `json:"label,omitempty"`
+	Label  string    `json:"label"`
 	Digest string    `json:"digest"`
-	By     string    `json:"by,omitempty"`
+	By     string    `json:"by"`
 	At     time.Time `json:"at"`
 	Result string    `json:"result"`
 }

@@ -166,8 +166,15 @@ func (a *app) newStatusCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "status ID",
 		Short: "Show a task: lifecycle with times and reasons, snapshot, delivery, result",
+		Long: `Show a task: its lifecycle with times and reasons, where it runs, its
+snapshot, delivery and result. A task waiting for input (needs_input) shows
+the dialog on its screen: the line that asks, its numbered options and its
+digest, which 'runner answer' takes; --json has it as "dialog": {"digest",
+"question", "options": [{"key", "label"}]}. --screen adds the pane's visible
+text to the JSON ("screen").`,
 		Example: `  runner status t_abc123
-  runner status t_abc123 --json`,
+  runner status t_abc123 --json
+  runner status t_jkl012 --json --screen`,
 		Args: args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
@@ -175,6 +182,7 @@ func (a *app) newStatusCmd() *cobra.Command {
 		},
 	}
 	a.jsonFlag(cmd, &opts.asJSON)
+	cmd.Flags().BoolVar(&opts.screen, "screen", false, "with --json: add the pane's visible text (\"screen\")")
 	return cmd
 }
 
@@ -182,6 +190,7 @@ func (a *app) newStatusCmd() *cobra.Command {
 type statusOptions struct {
 	args   []string
 	asJSON bool
+	screen bool
 }
 
 func (a *app) runStatus(ctx context.Context, opts statusOptions) error {
@@ -194,10 +203,23 @@ func (a *app) runStatus(ctx context.Context, opts statusOptions) error {
 	if err != nil {
 		return err
 	}
+	out := statusJSON{Task: t}
+	if t.Status == state.StatusNeedsInput || opts.screen {
+		if screen, ok := taskScreen(ctx, env, t); ok {
+			out.Dialog, _ = taskDialog(env, t, screen)
+			if opts.screen {
+				out.Screen = &screen
+			}
+		}
+	}
 	if opts.asJSON {
-		return a.printJSON(t)
+		return a.printJSON(out)
 	}
 	a.printStatus(ctx, env, t)
+	if out.Dialog != nil {
+		printDialog(a.out, t.ID, out.Dialog)
+	}
+	printAnswerReceipts(a.out, t)
 	return nil
 }
 

@@ -179,7 +179,7 @@ func (a *app) newRootCmd() *cobra.Command {
 		}
 	}
 	add(groupEveryday, a.newDispatchCmd(), a.newSendCmd(), a.newStatusCmd(), a.newPsCmd(), a.newWaitCmd(),
-		a.newWatchCmd(), a.newLogsCmd(), a.newAttachCmd(), a.newCancelCmd(), a.newResumeCmd())
+		a.newWatchCmd(), a.newLogsCmd(), a.newAttachCmd(), a.newCancelCmd(), a.newResumeCmd(), a.newAnswerCmd())
 	add(groupMany, a.newMsgCmd(), a.newInboxCmd(), a.newQueueCmd(), a.newCollectCmd(), a.newAskCmd(),
 		a.newTreeCmd(), a.newDiffCmd(), a.newMergeCmd(), a.newWorktreeCmd(), a.newCompareCmd(), a.newVoteCmd(), a.newPickCmd())
 	add(groupMachine, a.newGCCmd(), a.newPruneCmd(), a.newStateCmd(), a.newHostCmd(), a.newDoctorCmd(),
