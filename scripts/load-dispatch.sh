@@ -10,6 +10,9 @@
 # this checkout (to compare with an older commit's, one after the other).
 # With RUNNER_LOAD_EVENTS=1 a `runner events --follow --json` reader runs for
 # the whole load, as a user's dashboard would (when the binary has events).
+# It samples, every 0.2 s, the threads of all of runner's processes (each
+# dispatch, supervisor and sim: /proc/PID/status of every process running
+# this binary) and prints the peak, with the machine's own peak.
 #
 # Its own tmux server (private socket) and state directory; it kills both
 # at the end. Exit 0 when every dispatch exited 0 and every task ended done.
@@ -23,10 +26,12 @@ work=$(mktemp -d /tmp/runner-load.XXXXXX)
 sock="$work/tmux.sock"
 cleanup() {
 	[ -z "${events_pid:-}" ] || kill "$events_pid" 2>/dev/null || true
+	[ -z "${sampler_pid:-}" ] || kill "$sampler_pid" 2>/dev/null || true
 	tmux -S "$sock" kill-server 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
+sampler_pid=
 if [ -n "${RUNNER_BENCH_BIN:-}" ]; then
 	cp "$RUNNER_BENCH_BIN" "$work/runner"
 else
@@ -52,6 +57,32 @@ if [ "${RUNNER_LOAD_EVENTS:-0}" = 1 ] && "$work/runner" events --help >/dev/null
 fi
 cpu_all() { awk '/^cpu /{ print ($2+$3+$4+$7+$8) / 100 }' /proc/stat; } # user nice system irq softirq, in s (USER_HZ 100)
 cpu0=$(cpu_all)
+# Peak threads: runner's processes (their exe is this binary) and the machine's.
+python3 - "$work/runner" "$work/threads.peak" <<'EOF' &
+import os, sys, time
+exe, out = os.path.realpath(sys.argv[1]), sys.argv[2]
+peak = peakp = peakall = 0
+while True:
+    t = p = a = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                n = next(int(l.split()[1]) for l in f if l.startswith("Threads:"))
+            a += n
+            if os.readlink(f"/proc/{pid}/exe") == exe:
+                t, p = t + n, p + 1
+        except (OSError, StopIteration, ValueError):
+            continue
+    if t > peak:
+        peak, peakp = t, p
+    peakall = max(peakall, a)
+    with open(out, "w") as f:
+        f.write(f"{peak} {peakp} {peakall}\n")
+    time.sleep(0.2)
+EOF
+sampler_pid=$!
 start=$(date +%s.%N)
 pids=()
 for i in $(seq 1 "$n"); do
@@ -69,6 +100,7 @@ for i in $(seq 1 "$n"); do
 	rcs[$rc]=$(( ${rcs[$rc]:-0} + 1 ))
 done
 echo "dispatch exit codes: $(for k in "${!rcs[@]}"; do printf '%s×%s ' "${rcs[$k]}" "$k"; done)"
+echo "dispatches that waited their turn for the busy state: $(cat "$work"/err.* | grep -c 'waits its turn' || true)"
 for i in $(seq 1 "$n"); do
 	if [ "$(cat "$work/rc.$i")" != 0 ]; then
 		echo "first failed dispatch ($i): $(tail -c 300 "$work/err.$i")"
@@ -114,6 +146,12 @@ total=$(echo "$summary" | head -1 | cut -d' ' -f1)
 echo "tasks recorded: $summary"
 awk -v a="$start" -v b="$dispatched" -v c="$ended" -v n="$n" 'BEGIN { printf "all %d dispatches returned in %.1f s; all tasks ended %.1f s after the start\n", n, b - a, c - a }'
 echo "wait --all exit $wait_rc"
+kill "$sampler_pid" 2>/dev/null || true
+wait "$sampler_pid" 2>/dev/null || true
+sampler_pid=
+if read -r peak peakp peakall <"$work/threads.peak" 2>/dev/null; then
+	echo "peak threads: $peak in $peakp runner processes at once (the machine: $peakall; kernel.pid_max $(cat /proc/sys/kernel/pid_max))"
+fi
 awk -v a="$cpu0" -v b="$cpu1" -v s="$server_cpu" 'BEGIN { printf "CPU used on the machine meanwhile: %.1f s (the tmux server: %s s)\n", b - a, s }'
 ok=1
 [ "${rcs[0]:-0}" -eq "$n" ] || ok=0

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// helloWorld builds a hello-world Go program with the toolchain that
+// builds runner, into dir: the baseline of a process's start.
+func helloWorld(tb testing.TB, dir string) string {
+	tb.Helper()
+	src := filepath.Join(dir, "hello")
+	if err := os.MkdirAll(src, 0o700); err != nil {
+		tb.Fatal(err)
+	}
+	files := map[string]string{
+		"go.mod":  "module hello\n\ngo 1.24\n",
+		"main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"hello\") }\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(body), 0o600); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	bin := filepath.Join(dir, "hello.bin")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("go build hello: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startTimes runs `runner version` and the hello-world binary n times
+// each, one after the other in turn (so that a load on the machine hits
+// both alike), and returns their medians.
+func startTimes(tb testing.TB, runner, hello string, env []string, n int) (run, base time.Duration) {
+	tb.Helper()
+	var r, h durations
+	for range n {
+		for _, c := range []struct {
+			argv []string
+			into *durations
+		}{{[]string{runner, "version"}, &r}, {[]string{hello}, &h}} {
+			cmd := exec.Command(c.argv[0], c.argv[1:]...)
+			cmd.Env = env
+			t0 := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				tb.Fatalf("%v: %v\n%s", c.argv, err, out)
+			}
+			*c.into = append(*c.into, time.Since(t0))
+		}
+	}
+	return r.q(0.5), h.q(0.5)
+}
+
+// TestNoWorkBeforeMain runs runner with GODEBUG=inittrace=1 and holds
+// each package's init to a few allocations: what a command may not need
+// is made when it is used (issue 51: internal/untrusted's init alone made
+// 2 631 allocations, compiling a regexp, in every hook and door call).
+// Counts, not times. Third-party packages are held to what they make now.
+func TestNoWorkBeforeMain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds runner")
+	}
+	bin := filepath.Join(t.TempDir(), "runner")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "version")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var trace bytes.Buffer
+	cmd.Stderr = &trace
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("runner version: %v\n%s", err, trace.String())
+	}
+	const (
+		ownBytes, ownAllocs = 4 << 10, 64 // per package of ours
+		allBytes            = 160 << 10   // all packages' inits together (about 90 KB here in 2026-12)
+	)
+	total, inits := 0, 0
+	sc := bufio.NewScanner(&trace)
+	for sc.Scan() {
+		// init PKG @T ms, C ms clock, B bytes, A allocs
+		f := strings.Fields(sc.Text())
+		if len(f) < 10 || f[0] != "init" {
+			continue
+		}
+		inits++
+		size, _ := strconv.Atoi(f[7])
+		allocs, _ := strconv.Atoi(f[9])
+		total += size
+		if strings.HasPrefix(f[1], "github.com/runner-cli/runner") && (size > ownBytes || allocs > ownAllocs) {
+			t.Errorf("%s's init makes %d bytes in %d allocations (at most %d in %d): make what it computes lazy (textutil.LazyRegexp, sync.OnceValue)",
+				f[1], size, allocs, ownBytes, ownAllocs)
+		}
+	}
+	if inits < 20 {
+		t.Fatalf("only %d inits traced: did GODEBUG=inittrace=1 change?\n%s", inits, trace.String())
+	}
+	if total > allBytes {
+		t.Errorf("the inits make %d bytes before main (at most %d): a dependency that computes at init was added?", total, allBytes)
+	}
+}
