@@ -139,9 +139,9 @@ func (p *Posting) Post(st *state.State, targets []string) error {
 				o.Reason = fmt.Sprintf("a notice: it goes with the next turn of %s that someone starts (it is %s), or within a running one where its CLI's hook takes context", id, t.Status)
 			}
 		} else if o.Result != Refused && t.Status == state.StatusDone && (t.SupervisorPID == 0 || !p.Procs.Alive(t.SupervisorPID, t.SupervisorStart)) {
-			// Idle, and nobody supervises it (a supervisor that has just
-			// recorded done looks at the queue once more before it
-			// lets go): this process starts the delivery.
+			// Idle, and nobody supervises it (a supervisor lets go of
+			// the task in the update that records done, having looked
+			// at the queue there): this process starts the delivery.
 			_ = t.SetStatus(state.StatusReady, p.Now, "messages to deliver")
 			t.SupervisorPID, t.SupervisorStart = p.Procs.Self()
 			t.Ended = time.Time{}
