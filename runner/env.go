@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/push"
 	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/record"
 
@@ -47,6 +48,9 @@ type Env struct {
 	// table, given to the notify command as RUNNER_EXIT (unset when
 	// ExitOf is nil).
 	ExitOf func(t *state.Task) int
+
+	// Push is where a task's needs are pushed (package push).
+	Push push.Config
 
 	// Hosts holds the connections to hosts (made by the caller; one per
 	// command or supervisor). Nil: no task or project on a host can be

@@ -26,9 +26,11 @@ func (s *supervision) conclude(parent context.Context, err error) error {
 	return s.Conclude(parent, s.book, eo.Outcome)
 }
 
-// Notify tells the user that task t ended or needs input (package
-// notify): its session's status line, then the notify command.
+// Notify tells the user that task t ended or needs input: a push queued
+// (package push), its session's status line, then the notify command
+// (package notify).
 func Notify(ctx context.Context, env *Env, t *state.Task, set settings.Run) {
+	env.Push.Queue(env.Store, t, func() error { _, err := env.SpawnRunner(env.Store.PushLog(), nil, "push-send"); return err }, env.Warn)
 	notify.Teller{
 		Tmux: func(ctx context.Context, t *state.Task) (notify.Display, error) {
 			return env.PaneClient(ctx, t)

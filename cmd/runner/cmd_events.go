@@ -134,6 +134,8 @@ func (a *app) printEvent(ev state.StreamEvent, asJSON bool) {
 		}
 	case state.EventCheck:
 		what = "check " + ev.Status + ": " + ev.Reason
+	case state.EventPush:
+		what = "push " + ev.Status + " to " + ev.To + ": " + ev.Reason
 	case state.EventOverlap:
 		if len(ev.Files) == 0 {
 			what = "no longer overlaps " + ev.With

@@ -11,6 +11,7 @@ import (
 	"github.com/runner-cli/runner/runner/config"
 
 	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/push"
 	"github.com/runner-cli/runner/runner/sandbox"
 
 	"github.com/runner-cli/runner/runner"
@@ -67,7 +68,8 @@ func (a *app) runnerEnv(progress bool) (*runner.Env, *config.Config, error) {
 		return nil, nil, err
 	}
 	env := &runner.Env{Store: store, TC: a.tmuxClientFor(cfg), Hosts: hosts.NewPool(store),
-		Profiles: profiles, Getenv: a.getenv, Environ: os.Environ, Exe: selfPath(), ExitOf: OfTask}
+		Profiles: profiles, Getenv: a.getenv, Environ: os.Environ, Exe: selfPath(), ExitOf: OfTask,
+		Push: push.Config{Targets: cfg.NotifyPush, ServeURL: cfg.ServeURL}}
 	if progress {
 		env.Progress = a.errOut
 	}

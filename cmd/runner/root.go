@@ -188,7 +188,8 @@ func (a *app) newRootCmd() *cobra.Command {
 	add(groupScripting, a.newTmuxCmd(), a.newAgentsCmd(), a.newStatusLineCmd(), a.newMCPCmd())
 	// Hidden: the simulated agent, the supervisor and hook a dispatch
 	// starts, the man page writer of the release.
-	add("", a.newAgentSimCmd(), a.newSuperviseCmd(), a.newHookCmd(), a.newGroupSuperviseCmd(), a.newSandboxExecCmd())
+	add("", a.newAgentSimCmd(), a.newSuperviseCmd(), a.newHookCmd(), a.newGroupSuperviseCmd(), a.newSandboxExecCmd(),
+		a.newPushSendCmd())
 	add("", a.docCommands()...)
 	return root
 }

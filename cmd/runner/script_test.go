@@ -145,6 +145,8 @@ func scriptParams(t *testing.T) testscript.Params {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitfor":      cmdWaitFor,
+			"pushrecv":     cmdPushRecv,
+			"deadurl":      cmdDeadURL,
 			"status":       cmdStatus,
 			"envfrom":      cmdEnvFrom,
 			"killpid":      cmdKillPID,
