@@ -36,8 +36,9 @@ however many ask at once. The receipt (op, option, label, digest, by, at,
 result) goes into the task's record (status shows it) and the journal. A
 task no supervisor follows any more (a dispatch that exited 4) gets one after
 the press, which follows it to its end ('runner wait ID').`,
-		Example: `  runner answer t_jkl012 1 --digest "$(runner status --json t_jkl012 | jq -r .dialog.digest)"`,
-		Args:    args(cobra.ExactArgs(2)),
+		Example: `  runner status t_jkl012    # its dialog: the question, options 1 and 2, the digest
+  runner answer t_jkl012 1 --digest 0123456789abcdef --op ship-1    # exits 5: not its dialog's digest, nothing pressed`,
+		Args: args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
 			return a.runAnswer(cmd.Context(), opts)
