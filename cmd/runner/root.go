@@ -184,7 +184,7 @@ func (a *app) newRootCmd() *cobra.Command {
 		a.newTreeCmd(), a.newDiffCmd(), a.newMergeCmd(), a.newWorktreeCmd(), a.newCompareCmd(), a.newVoteCmd(), a.newPickCmd())
 	add(groupMachine, a.newGCCmd(), a.newPruneCmd(), a.newStateCmd(), a.newHostCmd(), a.newDoctorCmd(),
 		a.newConfigCmd(), a.newUsageCmd(), a.newEventsCmd(), a.newProjectCmd(), a.newSnapshotCmd(),
-		a.newVersionCmd())
+		a.newVersionCmd(), a.newServeCmd())
 	add(groupScripting, a.newTmuxCmd(), a.newAgentsCmd(), a.newStatusLineCmd(), a.newMCPCmd())
 	// Hidden: the simulated agent, the supervisor and hook a dispatch
 	// starts, the man page writer of the release.
