@@ -69,7 +69,7 @@ func (a *app) runnerEnv(progress bool) (*runner.Env, *config.Config, error) {
 	}
 	env := &runner.Env{Store: store, TC: a.tmuxClientFor(cfg), Hosts: hosts.NewPool(store),
 		Profiles: profiles, Getenv: a.getenv, Environ: os.Environ, Exe: selfPath(), ExitOf: OfTask,
-		Push: push.Config{Targets: cfg.NotifyPush, ServeURL: cfg.ServeURL}}
+		Push: push.Config{Targets: cfg.NotifyPush, ServeURL: cfg.ServeURL, Profiles: profiles}}
 	if progress {
 		env.Progress = a.errOut
 	}

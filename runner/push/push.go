@@ -23,6 +23,8 @@ import (
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/dialog"
+	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -63,6 +65,9 @@ func Event(t *state.Task, serveURL string, dialog *state.PushDialog) state.PushE
 		Agent: t.Agent, Title: textutil.Headline(t.Text, 100), Reason: t.LastReason(), Dialog: dialog}
 	if t.Status == state.StatusNeedsInput {
 		ev.Question = t.Question
+		if dialog != nil && dialog.Question != "" {
+			ev.Question = dialog.Question
+		}
 	}
 	if serveURL != "" {
 		ev.URL = strings.TrimRight(serveURL, "/") + "/#/tasks/" + url.PathEscape(t.ID)
@@ -159,10 +164,35 @@ func Healths(s *state.Store, targets []config.PushTarget) (out []Health, queued 
 	return out, len(pushes), errors.Join(err, oerr)
 }
 
-// Config is where pushes go: the config's notify_push and serve_url.
+// Config is where pushes go: the config's notify_push and serve_url,
+// and the profiles a dialog is read with.
 type Config struct {
 	Targets  []config.PushTarget
 	ServeURL string
+	Profiles []*profile.Profile
+}
+
+// Dialog is the dialog t's screen tail shows (t needs input), read with
+// its agent's profile as runner status reads the pane: nil when none is.
+func (c Config) Dialog(t *state.Task) *state.PushDialog {
+	if t.Status != state.StatusNeedsInput {
+		return nil
+	}
+	for _, p := range c.Profiles {
+		if p.Name != t.Agent {
+			continue
+		}
+		d, ok := dialog.Read(p, t.ResultTail)
+		if !ok {
+			return nil
+		}
+		pd := &state.PushDialog{Digest: d.Digest, Question: d.Question}
+		for _, o := range d.Options {
+			pd.Options = append(pd.Options, state.PushOption{Key: o.Key, Label: o.Label})
+		}
+		return pd
+	}
+	return nil
 }
 
 // Queue queues the push of t's status (no network: a file of the state
@@ -174,7 +204,7 @@ func (c Config) Queue(s *state.Store, t *state.Task, start func() error, warn fu
 	if len(c.Targets) == 0 {
 		return
 	}
-	queued, err := Queue(s, c.Targets, c.ServeURL, t, nil)
+	queued, err := Queue(s, c.Targets, c.ServeURL, t, c.Dialog(t))
 	if err != nil {
 		warn("task %s: push not queued: %v", t.ID, err)
 		return
