@@ -15,6 +15,7 @@ import (
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/fault"
+	"github.com/runner-cli/runner/runner/mcpserver"
 	"github.com/runner-cli/runner/runner/serve"
 	"github.com/runner-cli/runner/state/follow"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -146,29 +147,29 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	return ctx.Err()
 }
 
-// newServer is the http.Server of runner serve over env: requests run
-// runner itself (env.Exe) with the server's environment, state directory
-// and tmux server; the event stream is followed in process.
+// newServer is the http.Server of runner serve over env: requests (and
+// /mcp's tools) run this runner itself (env.Exe) with the server's
+// environment, state directory and tmux server, in the user's home; the
+// event stream is followed in process.
 func (a *app) newServer(ctx context.Context, env *runner.Env, secure bool) *http.Server {
 	home, _ := os.UserHomeDir()
+	environ := tmuxctl.ChildEnv(os.Environ(), "RUNNER_STATE_DIR="+env.Store.Dir(), "RUNNER_TMUX_SOCKET="+env.TC.Socket())
+	log := slog.New(slog.NewTextHandler(a.errOut, nil))
 	h := serve.New(serve.Options{
 		StateDir: env.Store.Dir(),
-		Runner: serve.Exec{Exe: env.Exe, Dir: home, Environ: tmuxctl.ChildEnv(os.Environ(),
-			"RUNNER_STATE_DIR="+env.Store.Dir(), "RUNNER_TMUX_SOCKET="+env.TC.Socket())},
+		Runner:   serve.Exec{Exe: env.Exe, Dir: home, Environ: environ},
 		Follow: func(ctx context.Context, after uint64, line func([]byte), lost func(uint64)) error {
 			return follow.Run(ctx, follow.Options{Store: env.Store, After: after, Follow: true, Line: line, Lost: lost})
 		},
-		MCP:    a.mcpHandler(env),
+		MCP: mcpserver.HTTPHandler(mcpserver.Options{Exe: env.Exe, Environ: environ, Dir: home,
+			Version: readVersion().Version, Logger: log}),
 		Secure: secure,
-		Log:    slog.New(slog.NewTextHandler(a.errOut, nil)),
+		Log:    log,
 	})
 	srv := serve.HTTPServer(h)
 	srv.BaseContext = func(net.Listener) context.Context { return ctx }
 	return srv
 }
-
-// mcpHandler is the MCP server mounted at /mcp (issue 52 §3); nil: none.
-func (a *app) mcpHandler(*runner.Env) http.Handler { return nil }
 
 // baseURL is the address a browser on this machine reaches a server
 // listening on listen by.
