@@ -43,13 +43,15 @@ func TestRealAgentsOverlap(t *testing.T) {
 			// its hook directory), at most 90 s, under every CLI's
 			// shell-tool timeout but Codex's (its command may end
 			// first: the notice is then offered after the tool ran).
-			wait := `i=0; until ls "$RUNNER_STATE_DIR/hooks/$RUNNER_TASK_ID/notices/"*.json >/dev/null 2>&1 || [ $i -ge 900 ]; do sleep 0.1; i=$((i+1)); done`
+			// No "$(" in it: Gemini CLI asks before a command
+			// substitution (an arithmetic one too) even in YOLO mode.
+			wait := "timeout 90 sh -c " + tmuxctl.ShellQuote(`until ls "$RUNNER_STATE_DIR/hooks/$RUNNER_TASK_ID/notices/"*.json >/dev/null 2>&1; do sleep 0.1; done`) + "; true"
 			turns := []mockapi.Turn{
 				// A program run with its own arguments, which no CLI
 				// takes for a file edit (Claude Code asks before a
 				// redirection even in auto mode).
 				{Match: "OVERLAP-ONE", Shell: "date > /dev/null && sh -c " + tmuxctl.ShellQuote("printf 'one\\n' > shared.txt"), Text: "OVERLAP-ONE-DONE"},
-				{Match: "OVERLAP-TWO", Shell: "date > /dev/null && sh -c " + tmuxctl.ShellQuote("printf 'two\\n' > shared.txt; "+wait), Text: "OVERLAP-TWO-DONE"},
+				{Match: "OVERLAP-TWO", Shell: "date > /dev/null && sh -c " + tmuxctl.ShellQuote("printf 'two\\n' > shared.txt") + " && " + wait, Text: "OVERLAP-TWO-DONE"},
 				// A turn of the notice's own, which must not happen.
 				{Match: "has changed files you changed too", Text: "OVERLAP-TOLD"},
 			}
