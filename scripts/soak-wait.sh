@@ -39,7 +39,7 @@ fresh() {
 }
 done_server() {
 	tmux -S "$RUNNER_TMUX_SOCKET" kill-server 2>/dev/null
-	rm -rf "$HOME"
+	case $HOME in "$work"/h*) rm -rf "$HOME" ;; esac # never a HOME this script did not make
 }
 field() { "$r" status --json "$1" | sed -n 's/^  "'"$2"'": "\{0,1\}\([^",]*\)"\{0,1\},\{0,1\}$/\1/p'; }
 
