@@ -33,7 +33,7 @@ func (a *app) newSandboxExecCmd() *cobra.Command {
 				}
 				exps = append(exps, e)
 			}
-			info, err := os.ReadFile("/proc/self/mountinfo")
+			info, err := sandbox.SelfMounts()
 			if err != nil {
 				return fmt.Errorf("sandbox: read the mounts: %w", err)
 			}

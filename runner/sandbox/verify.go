@@ -93,8 +93,8 @@ var virtualFS = []string{"tmpfs", "proc", "devpts", "mqueue", "sysfs", "devtmpfs
 
 // VerifyInside checks, inside the sandbox, that each expected bind shows
 // the device and inode runner checked (stat, links followed) and that
-// every writable mount of a real file system (mountinfo: the content of
-// /proc/self/mountinfo) is one of them: a bind that followed a link
+// every writable mount of a real file system (mountinfo: the mount table,
+// SelfMounts) is one of them: a bind that followed a link
 // swapped in after runner's check lands elsewhere, and is refused.
 func VerifyInside(expect []Expected, mountinfo []byte, stat func(string) (dev, ino uint64, err error)) error {
 	want := map[string]bool{}
@@ -115,7 +115,7 @@ func VerifyInside(expect []Expected, mountinfo []byte, stat func(string) (dev, i
 		if !ok || !m.rw || slices.Contains(virtualFS, m.fstype) {
 			continue
 		}
-		if m.point == "/dev" || strings.HasPrefix(m.point, "/dev/") || m.point == "/proc" || strings.HasPrefix(m.point, "/proc/") {
+		if slices.ContainsFunc(kernelMounts, func(k string) bool { return Within(m.point, k) }) {
 			continue
 		}
 		if !want[m.point] {
