@@ -13,8 +13,10 @@ import (
 // wait its turn when other runners hold the state's lock past the
 // lock_timeout, as a burst of dispatches from a script or cron does,
 // rather than fail with exit 5: it waits at most timeout more (the
-// config's task_timeout when 0), and says once, on stderr, why it waits.
+// default task_timeout, 60m, when 0), and says once, on stderr, why it
+// waits.
 // A task that is truly busy (an exclusive project's lock) still exits 5.
+// A supervisor waits the same way (timeout 0).
 func (a *app) waitBusyState(store *state.Store, timeout time.Duration, what string) {
 	if timeout <= 0 {
 		timeout = config.DefaultTaskTimeout

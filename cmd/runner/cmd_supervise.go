@@ -71,6 +71,9 @@ func (a *app) runSupervise(ctx context.Context, opts superviseOptions) error {
 		return err
 	}
 	env.Log = supervisorLogger(a.errOut, level)
+	// A supervisor that gave up on a busy state left its task orphaned (4
+	// of 300 in a burst): it waits its turn like the dispatch.
+	a.waitBusyState(env.Store, 0, "the supervisor of "+opts.task)
 	env.Log.Info(fmt.Sprintf("supervisor %d for %s", os.Getpid(), opts.task), "pid", os.Getpid(), "task", opts.task)
 	err = runner.Supervise(ctx, env, opts.task, lock)
 	env.Log.Info(fmt.Sprintf("supervisor %d ends: %v", os.Getpid(), err), "pid", os.Getpid(), "task", opts.task, "err", err)
