@@ -3,8 +3,10 @@
 # met once and then undone by a later feature, each measured on the sim
 # agent against a baseline in the same run (cmd/runner BenchmarkGate: the
 # turn's end after the hook when the spend comes late, quiet tasks' CPU,
-# dispatch overhead, a burst of dispatches). It prints the figures and
-# exits 1 on a clear regression. About 40 s; needs tmux and git.
+# dispatch overhead, `runner version`'s start against a hello-world Go
+# binary built in the same run, a burst of dispatches). It prints the
+# figures and exits 1 on a clear regression. About 45 s; needs tmux, git
+# and go.
 #
 #   scripts/perf-gate.sh [RUNS]            (default 1; RUNS > 1 shows it does not flake)
 #   RUNNER_GATE_REPORT=1                   print, never fail
