@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/mcpserver"
@@ -102,7 +103,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		if o.readOnly {
 			scope = serve.ScopeRead
 		}
-		code, err := serve.LoginLink(stateDir, scope, o.loginTTL, time.Now())
+		code, err := serve.LoginLink(stateDir, scope, o.loginTTL, clock.Now())
 		if err != nil {
 			return err
 		}

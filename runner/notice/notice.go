@@ -39,6 +39,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/runner-cli/runner/internal/atomicfile"
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/untrusted"
 )
 
@@ -177,7 +178,7 @@ func Take(dir, events, event string) ([]byte, error) {
 		return nil, nil
 	}
 	lk := flock.New(events)
-	for deadline := time.Now().Add(lockWait); ; {
+	for deadline := clock.Now().Add(lockWait); ; {
 		ok, err := lk.TryLock()
 		if err != nil {
 			return nil, fmt.Errorf("lock %s: %w", events, err)
@@ -185,7 +186,7 @@ func Take(dir, events, event string) ([]byte, error) {
 		if ok {
 			break
 		}
-		if time.Now().After(deadline) {
+		if clock.Now().After(deadline) {
 			return nil, errors.New("another hook holds the events file")
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -210,7 +211,7 @@ func Take(dir, events, event string) ([]byte, error) {
 		Time  time.Time       `json:"time"`
 		Event string          `json:"event"`
 		Data  json.RawMessage `json:"data"`
-	}{time.Now().UTC(), TakenEvent, data})
+	}{clock.Now().UTC(), TakenEvent, data})
 	f, err := untrusted.OpenFile(events, os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err

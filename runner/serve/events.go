@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -51,7 +52,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		if ctx.Err() != nil {
 			return
 		}
-		rc.SetWriteDeadline(time.Now().Add(time.Minute))
+		rc.SetWriteDeadline(clock.Deadline(time.Minute))
 		if _, err := w.Write(b); err != nil {
 			cancel()
 			return

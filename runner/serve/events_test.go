@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/runner-cli/runner/internal/clock"
 	"net/http"
 	"strings"
 	"sync"
@@ -99,11 +100,11 @@ func TestEvents(t *testing.T) {
 	}
 	resp.Body.Close()
 	// A reconnect's Last-Event-ID wins over ?after.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := clock.Now().Add(10 * time.Second)
 	var r3 *http.Response
 	for {
 		r3 = get("/api/v1/events?after=0", "Last-Event-ID", "2")
-		if r3.StatusCode == 200 || time.Now().After(deadline) {
+		if r3.StatusCode == 200 || clock.Now().After(deadline) {
 			break
 		}
 		r3.Body.Close()

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/testenv"
 )
 
@@ -479,8 +480,8 @@ func TestBoundedRuns(t *testing.T) {
 	for range 5 {
 		wg.Go(func() { f.do("GET", "/api/v1/tasks", "", bearer(f.tokens.Read)...) })
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(f.fake.ran()) < 2 && time.Now().Before(deadline) {
+	deadline := clock.Now().Add(10 * time.Second)
+	for len(f.fake.ran()) < 2 && clock.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	close(release)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/runner-cli/runner/internal/clock"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -47,7 +48,7 @@ type Options struct {
 	// Log, when set, gets a line per refused request and per failed
 	// runner process.
 	Log *slog.Logger
-	// Now is the clock (default time.Now).
+	// Now is the clock (default clock.Now).
 	Now func() time.Time
 }
 
@@ -85,7 +86,7 @@ func New(o Options) *Server {
 		o.Heartbeat = 15 * time.Second
 	}
 	if o.Now == nil {
-		o.Now = time.Now
+		o.Now = clock.Now
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
