@@ -104,26 +104,8 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 	if timeout <= 0 {
 		timeout = config.DefaultTaskTimeout
 	}
-	// Take the task over, unless another live supervisor has it (the
-	// process that started this one, a runner msg or send, is expected).
-	// A foreground dispatch recorded itself as the owner with the task:
-	// nothing to take over, no write.
-	owner := 0
-	if mine := t.SupervisorPID == os.Getpid() && t.SupervisorStart == reconcile.SelfIdentity(); !mine {
-		if err := env.Record().UpdateTaskDurably(ctx, "task "+id+": take over", id, func(x *state.Task) error {
-			owner = 0
-			if p := x.SupervisorPID; p != 0 && p != os.Getpid() && p != os.Getppid() && reconcile.SupervisorAlive(x) {
-				owner = p
-				return nil
-			}
-			x.SupervisorPID, x.SupervisorStart = os.Getpid(), reconcile.SelfIdentity()
-			return nil
-		}); err != nil {
-			return err
-		}
-	}
-	if owner != 0 {
-		return fmt.Errorf("task %s is supervised by process %d already", id, owner)
+	if err := takeOver(ctx, env, t); err != nil {
+		return err
 	}
 	s, stop, err := newSupervisor(ctx, env, t, prof, set, g.early)
 	if err != nil {
@@ -145,6 +127,32 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 	defer cancel()
 	err = s.hostLost(s.run(tctx, t))
 	return s.concludeAll(ctx, err)
+}
+
+// takeOver makes this process task t's supervisor, unless another live
+// supervisor has it (the process that started this one, a runner msg or
+// send, is expected). A foreground dispatch recorded itself as the owner
+// with the task: nothing to take over, no write.
+func takeOver(ctx context.Context, env *Env, t *state.Task) error {
+	if t.SupervisorPID == os.Getpid() && t.SupervisorStart == reconcile.SelfIdentity() {
+		return nil
+	}
+	owner := 0
+	if err := env.Record().UpdateTaskDurably(ctx, "task "+t.ID+": take over", t.ID, func(x *state.Task) error {
+		owner = 0
+		if p := x.SupervisorPID; p != 0 && p != os.Getpid() && p != os.Getppid() && reconcile.SupervisorAlive(x) {
+			owner = p
+			return nil
+		}
+		x.SupervisorPID, x.SupervisorStart = os.Getpid(), reconcile.SelfIdentity()
+		return nil
+	}); err != nil {
+		return err
+	}
+	if owner != 0 {
+		return fmt.Errorf("task %s is supervised by process %d already", t.ID, owner)
+	}
+	return nil
 }
 
 // newSupervisor makes the supervisor of t's pane as it is now. For a task
