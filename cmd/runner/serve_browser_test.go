@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// chromiumPath is Debian's chromium (or Ubuntu's chromium-browser). A
+// machine without it skips the browser test; CI (CI=true, .ci/run
+// installs chromium) fails instead.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium not installed (CI: .ci/run installs it)")
+	}
+	t.Skip("chromium not installed")
+	return ""
+}
+
+// TestServePageInBrowser drives runner serve's page in headless Chromium:
+// a real server on 127.0.0.1 with the sim on a private tmux server, the
+// page opened through a login link, a task that asks a question shown
+// with its question and one button per option, answered by a click, and
+// seen to end done. Everything is asserted on the DOM; the deadlines are
+// only there to end a stuck run.
+func TestServePageInBrowser(t *testing.T) {
+	chromium := chromiumPath(t)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux not installed")
+	}
+	bin := selfAsRunner(t)
+	runnerExe := filepath.Join(bin, "runner")
+	work := t.TempDir()
+	home := filepath.Join(work, "home")
+	proj := filepath.Join(work, "proj")
+	for _, d := range []string{home, proj} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sockDir, err := os.MkdirTemp("/tmp", "rbt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(sockDir, "s")
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = tmuxctl.New(sock).KillServer(ctx)
+		os.RemoveAll(sockDir)
+	})
+	env := append(os.Environ(),
+		"HOME="+home,
+		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local/state"),
+		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+		"RUNNER_TMUX_SOCKET="+sock,
+		"TERM=xterm-256color",
+		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+	)
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(runnerExe, args...)
+		cmd.Env, cmd.Dir = env, work
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("runner %s: %v\n%s%s", strings.Join(args, " "), err, out, stderr.Bytes())
+		}
+		return string(out)
+	}
+
+	// A free port on loopback: a browser cannot reach a unix socket.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	logPath := filepath.Join(work, "serve.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := exec.Command(runnerExe, "serve", "--listen", addr)
+	srv.Env, srv.Dir, srv.Stdout, srv.Stderr = env, work, logf, logf
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = srv.Process.Signal(syscall.SIGINT)
+		done := make(chan struct{})
+		go func() { _ = srv.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = srv.Process.Kill()
+			<-done
+		}
+		logf.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(logPath)
+			t.Logf("serve log:\n%s", b)
+		}
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	for {
+		b, _ := os.ReadFile(logPath)
+		if bytes.Contains(b, []byte("listening on")) {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("runner serve did not start:\n%s", b)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	link := strings.TrimSpace(run("serve", "--login-link", "--url", "http://"+addr))
+	if !regexp.MustCompile(`^http://` + regexp.QuoteMeta(addr) + `/login\?code=\S+$`).MatchString(link) {
+		t.Fatalf("login link: %q", link)
+	}
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.WindowSize(1000, 1200))
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox) // Chromium's own sandbox refuses root
+	}
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	defer acancel()
+	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
+	defer bcancel()
+	// Every wait below ends at ctx's deadline, not at one of its own.
+	poll := func(expr string) chromedp.Action[chromedp.Void] {
+		return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(0))
+	}
+
+	// The link logs in and goes on to the page: the task list, loaded
+	// (none yet), and the event stream open.
+	if err := chromedp.Do(bctx,
+		chromedp.Navigate(link),
+		chromedp.WaitVisible(chromedp.ID("tasks")),
+		chromedp.WaitVisible(chromedp.ID("empty")),
+		poll(`document.getElementById("conn").textContent === "live"`),
+	); err != nil {
+		t.Fatalf("the page after the login link: %v", err)
+	}
+
+	var rec struct {
+		ID string `json:"id"`
+	}
+	out := run("dispatch", proj, "--detach", "--json", "--agent", "sim", "--ready-timeout", "60s", "--timeout", "10m", "ask Ship it?")
+	if err := json.Unmarshal([]byte(out), &rec); err != nil || !strings.HasPrefix(rec.ID, "t_") {
+		t.Fatalf("dispatch: %v\n%s", err, out)
+	}
+	row := fmt.Sprintf(`#tasks tr[data-id=%q]`, rec.ID)
+
+	// The task appears by itself (the event stream), needing input;
+	// opened, its question with one button per option.
+	if err := chromedp.Do(bctx,
+		chromedp.WaitVisible(chromedp.CSS(row+` td.s-needs_input`)),
+		chromedp.Click(chromedp.CSS(row)),
+		chromedp.WaitVisible(chromedp.ID("d-dialog")),
+		chromedp.WaitVisible(chromedp.CSS(`#d-options button.option`)),
+	); err != nil {
+		t.Fatalf("the task needing input: %v", err)
+	}
+	question, err := chromedp.Run(bctx, chromedp.Text(chromedp.ID("d-question")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(question, "Ship it?") {
+		t.Errorf("question shown: %q, want it to hold %q", question, "Ship it?")
+	}
+	labels, err := chromedp.Run(bctx, chromedp.Evaluate[[]string](
+		`Array.from(document.querySelectorAll("#d-options button.option"), (b) => b.textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An act session shows one Close button: the read-only one stays
+	// hidden (a class's display once overrode its hidden attribute).
+	if shown, err := chromedp.Run(bctx, chromedp.Evaluate[bool](`document.getElementById("close-btn2").offsetParent !== null`)); err != nil || shown {
+		t.Errorf("the read-only Close button is shown in an act session (%v)", err)
+	}
+	if strings.Join(labels, "|") != "1. Yes|2. No" {
+		t.Fatalf("option buttons: %q, want one per option: 1. Yes, 2. No", labels)
+	}
+
+	// "Yes" clicked: answered (a refusal shows at once, in #d-result), and
+	// the task ends done, in its row and in the open detail; the dialog
+	// goes away.
+	if err := chromedp.Do(bctx,
+		chromedp.Click(`//div[@id="d-options"]/button[normalize-space(.)="1. Yes"]`),
+		poll(`document.getElementById("d-result").textContent !== ""`),
+	); err != nil {
+		t.Fatalf("clicking Yes: %v", err)
+	}
+	if result, err := chromedp.Run(bctx, chromedp.Text(chromedp.ID("d-result"))); err != nil || result != "answered 1" {
+		t.Fatalf("after clicking Yes the page says %q (%v), want: answered 1", result, err)
+	}
+	if err := chromedp.Do(bctx,
+		chromedp.WaitVisible(chromedp.CSS(row+` td.s-done`)),
+		chromedp.WaitVisible(chromedp.CSS(`#d-status.s-done`)),
+		chromedp.WaitNotVisible(chromedp.ID("d-dialog")),
+	); err != nil {
+		t.Fatalf("after clicking Yes: %v", err)
+	}
+	if status, err := chromedp.Run(bctx, chromedp.Text(chromedp.ID("d-status"))); err != nil || status != "done" {
+		t.Errorf("detail status %q (%v), want done", status, err)
+	}
+	if got := run("status", "--json", rec.ID); !strings.Contains(got, `"status": "done"`) || !strings.Contains(got, "answered: yes") {
+		t.Errorf("runner status after the click:\n%s", got)
+	}
+
+	png, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// RUNNER_TEST_SERVE_SCREENSHOT=FILE keeps the screenshot, to look at.
+	shot := os.Getenv("RUNNER_TEST_SERVE_SCREENSHOT")
+	if shot == "" {
+		shot = filepath.Join(t.TempDir(), "serve.png")
+	}
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(shot); err != nil || len(b) < 100 || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Fatalf("screenshot %s: %d bytes, err %v: not a PNG", shot, len(b), err)
+	}
+}
