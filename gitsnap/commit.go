@@ -250,7 +250,9 @@ func (r *repo) inProgress(ctx context.Context) string {
 // acquireLock creates path exclusively on fs, retrying with backoff for
 // up to lockWait while another process holds it.
 func acquireLock(ctx context.Context, fs fsys, path string) (string, error) {
-	deadline := clock.Now().Add(lockWait)
+	// The wait counts from the lock found held, not from the first try:
+	// a slow first try (a loaded machine) is no time waited for it.
+	var deadline time.Time
 	pause := lockBackoff
 	for {
 		made, err := fs.createExcl(ctx, path)
@@ -259,6 +261,9 @@ func acquireLock(ctx context.Context, fs fsys, path string) (string, error) {
 		}
 		if made {
 			return path, nil
+		}
+		if deadline.IsZero() {
+			deadline = clock.Now().Add(lockWait)
 		}
 		if clock.Now().Add(pause).After(deadline) {
 			return "", fmt.Errorf("%s exists: %w (waited %v; another git process, perhaps an agent, is working in this repository; if none is, remove the stale file)", path, ErrLocked, lockWait)

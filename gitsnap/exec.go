@@ -144,7 +144,9 @@ func run(ctx context.Context, c call) ([]byte, error) {
 		}
 		stdinData = b
 	}
-	deadline := clock.Now().Add(lockWait)
+	// The wait counts from the lock found held, not from the first try:
+	// a slow first try (a loaded machine) is no time waited for it.
+	var deadline time.Time
 	pause := lockBackoff
 	for {
 		in := c.stdin
@@ -154,6 +156,9 @@ func run(ctx context.Context, c call) ([]byte, error) {
 		out, err := runOnce(ctx, c, in)
 		if err == nil || !c.locks || !isLockError(err) {
 			return out, err
+		}
+		if deadline.IsZero() {
+			deadline = clock.Now().Add(lockWait)
 		}
 		if clock.Now().Add(pause).After(deadline) {
 			return nil, fmt.Errorf("%w (waited %v; another git process, perhaps an agent, is working in this repository; if none is, remove the stale .lock file named above): %w",

@@ -114,8 +114,20 @@ func answerDeps(env *runner.Env) answer.Deps {
 		},
 		Supervised: reconcile.SupervisorAlive,
 		Follow: func(ctx context.Context, t *state.Task) error {
-			_, _, err := runner.Resume(ctx, env, t.ID)
-			return err
+			// The supervisor it had may have seen the answer, ended the turn and
+			// let go of the task since the answer read it: follow only a task
+			// still waiting with none, and take an end met meanwhile as followed.
+			followed := func() bool {
+				now, err := runner.GetTask(ctx, env, t.ID)
+				return err == nil && (now.Status != state.StatusNeedsInput && now.Status != state.StatusOrphaned || reconcile.SupervisorAlive(now))
+			}
+			if followed() {
+				return nil
+			}
+			if _, _, err := runner.Resume(ctx, env, t.ID); err != nil && !followed() {
+				return err
+			}
+			return nil
 		},
 		Journal: func(ctx context.Context, t *state.Task, kind, msg string) {
 			env.Record().Journal(ctx, t, kind, msg)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // helloWorld builds a hello-world Go program with the toolchain that
@@ -55,11 +57,11 @@ func startTimes(tb testing.TB, runner, hello string, env []string, n int) (run, 
 		}{{[]string{runner, "version"}, &r, &rc}, {[]string{hello}, &h, &hc}} {
 			cmd := exec.Command(c.argv[0], c.argv[1:]...)
 			cmd.Env = env
-			t0 := time.Now()
+			t0 := clock.Now()
 			if out, err := cmd.CombinedOutput(); err != nil {
 				tb.Fatalf("%v: %v\n%s", c.argv, err, out)
 			}
-			*c.wall = append(*c.wall, time.Since(t0))
+			*c.wall = append(*c.wall, clock.Since(t0))
 			*c.cpu = append(*c.cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
 		}
 	}
