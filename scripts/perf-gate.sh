@@ -11,11 +11,24 @@
 #   scripts/perf-gate.sh [RUNS]            (default 1; RUNS > 1 shows it does not flake)
 #   RUNNER_GATE_REPORT=1                   print, never fail
 #   RUNNER_BENCH_BIN=/path/to/runner       gate another binary (e.g. an older one)
+#   RUNNER_GATE_BASELINE_BIN / _REV        the baseline binary (default: built from d07a4d7)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-1}"
 command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 start=$(date +%s)
+# The baseline binary some figures are held against in the same sitting
+# (quiet tasks): the last landed main of issue 51's round, built from this
+# clone's history (skipped where it has not that commit).
+base_rev="${RUNNER_GATE_BASELINE_REV:-d07a4d7}"
+if [ -z "${RUNNER_GATE_BASELINE_BIN:-}" ] && git cat-file -e "$base_rev^{commit}" 2>/dev/null; then
+	bt=$(mktemp -d /tmp/runner-gate-base.XXXXXX)
+	trap 'git worktree remove --force "$bt/src" >/dev/null 2>&1; rm -rf "$bt"' EXIT
+	if git worktree add -q --detach "$bt/src" "$base_rev" && (cd "$bt/src" && go build -o "$bt/runner" ./cmd/runner); then
+		export RUNNER_GATE_BASELINE_BIN="$bt/runner"
+		echo "perf-gate: baseline binary of $base_rev" >&2
+	fi
+fi
 status=0
 for i in $(seq "$runs"); do
 	[ "$runs" -gt 1 ] && echo "perf-gate: run $i of $runs"
