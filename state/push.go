@@ -229,7 +229,7 @@ func (s *Store) DonePush(p *Push) error {
 	if ents, err := os.ReadDir(sent); err == nil {
 		cutoff := clock.Now().Add(-PushKeep)
 		for _, e := range ents {
-			if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
+			if fi, err := e.Info(); err == nil && clock.Outside(fi.ModTime()).Before(cutoff) {
 				_ = os.Remove(filepath.Join(sent, e.Name()))
 			}
 		}
