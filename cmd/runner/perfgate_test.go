@@ -38,8 +38,11 @@ import (
 //     RUNNER_GATE_BASELINE_BIN, at most 2.5x + 0.0002 what an older
 //     binary's cost in the same sitting: on 2026-12-02 this machine
 //     measured d07a4d7's own at 0.0010-0.0011, ten times its figure of
-//     2026-11-28, and this binary's at 0.0020: a regression of this round
-//     not found yet, which the limit must come back down from);
+//     2026-11-28, and this binary's at 0.0020; from 10 s after the turns
+//     start both cost 0 ns over 20 s: the window catches the tail of a
+//     turn's start, which this round made longer (work moved from init to
+//     first use), not a quiet agent's cost; the window should start later
+//     and the limit come back down);
 //   - dispatch overhead: `runner dispatch` of a one-line turn against the
 //     sim driven directly (it fails over 100 ms and 4x the agent alone
 //     together: 46-50 ms and 2.1-2.3x here over 5 runs on 2026-11-28;
