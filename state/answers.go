@@ -9,6 +9,10 @@ const (
 	AnswerPending = "pending" // reserved: its request is checking the screen or pressing
 	AnswerPressed = "pressed" // the option was chosen and confirmed
 	AnswerFailed  = "failed"  // pressing failed part way: something may have been pressed
+	// AnswerRefused is an answer that pressed nothing (a stale digest, a
+	// task not waiting, an option the dialog lacks): on the event stream
+	// and in runner answer's output, never in Task.Answers.
+	AnswerRefused = "refused"
 )
 
 // MaxAnswers bounds Task.Answers: the oldest receipts go first.
@@ -49,4 +53,12 @@ func (t *Task) AddAnswer(r AnswerReceipt) {
 func sameAnswer(a, b AnswerReceipt) bool {
 	return a.Op == b.Op && a.Option == b.Option && a.Label == b.Label && a.Digest == b.Digest && a.By == b.By &&
 		a.At.Equal(b.At) && a.Result == b.Result
+}
+
+// StreamAnswer puts receipt r of an answer to t on the event stream
+// (EventAnswer) with this write: r.Result is its status, why the reason
+// it was refused ("" for one pressed or failed).
+func (st *State) StreamAnswer(t *Task, r AnswerReceipt, why string) {
+	st.emitted = append(st.emitted, StreamEvent{Type: EventAnswer, Task: t.ID, Project: t.Project, Group: t.Group,
+		Status: r.Result, Reason: why, Option: r.Option, Label: r.Label, Digest: r.Digest, Op: r.Op, By: r.By})
 }

@@ -46,6 +46,7 @@ const (
 	EventOverlap = "overlap" // a task's files met another's, or no longer do (With, Files)
 	EventCheck   = "check"   // a group's check ran in a candidate's worktree (Status passed or failed, Reason)
 	EventPush    = "push"    // a push (notify_push) went (Status sent) or gave up (Status failed, Reason), To its target
+	EventAnswer  = "answer"  // an answer to a task's dialog was pressed, failed part way or refused (Status; Option, Label, Digest, Op, By; Reason)
 )
 
 // StreamEvent is one line of the event stream.
@@ -73,6 +74,15 @@ type StreamEvent struct {
 	// changed (none: the overlap ended).
 	With  string   `json:"with,omitempty"`
 	Files []string `json:"files,omitempty"`
+	// Option, Label, Digest, Op and By are an answer's receipt: the
+	// option's key and label, the digest of the dialog it answered, its
+	// operation id and who gave it; Status is its result (pressed, failed
+	// or refused) and Reason why it was refused.
+	Option string `json:"option,omitempty"`
+	Label  string `json:"label,omitempty"`
+	Digest string `json:"digest,omitempty"`
+	Op     string `json:"op,omitempty"`
+	By     string `json:"by,omitempty"`
 }
 
 // streamEvents returns the events of the changes st makes to what was

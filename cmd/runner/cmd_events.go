@@ -136,6 +136,11 @@ func (a *app) printEvent(ev state.StreamEvent, asJSON bool) {
 		what = "check " + ev.Status + ": " + ev.Reason
 	case state.EventPush:
 		what = "push " + ev.Status + " to " + ev.To + ": " + ev.Reason
+	case state.EventAnswer:
+		what = fmt.Sprintf("answer %s option %s (op %s, digest %s, by %s)", ev.Status, ev.Option, ev.Op, ev.Digest, textutil.OrDash(ev.By))
+		if ev.Reason != "" {
+			what += ": " + ev.Reason
+		}
 	case state.EventOverlap:
 		if len(ev.Files) == 0 {
 			what = "no longer overlaps " + ev.With

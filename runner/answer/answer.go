@@ -129,6 +129,9 @@ func Answer(ctx context.Context, d Deps, r Request) (Receipt, error) {
 	rec := state.AnswerReceipt{Op: r.Op, Option: r.Option, Digest: r.Digest, By: r.By, At: d.now(), Result: state.AnswerPending}
 	t, prev, err := reserve(ctx, d, r.Task, rec)
 	if err != nil {
+		if errors.Is(err, ErrStale) {
+			d.release(ctx, r.Task, rec, err)
+		}
 		return Receipt{Task: r.Task, AnswerReceipt: rec}, err
 	}
 	if prev != nil {
@@ -140,7 +143,7 @@ func Answer(ctx context.Context, d Deps, r Request) (Receipt, error) {
 	case err == nil:
 		rec.Result = state.AnswerPressed
 	case errors.Is(err, ErrStale), errors.Is(err, fault.ErrUsage), errors.Is(err, errNothingPressed):
-		d.release(ctx, t, rec, err)
+		d.release(ctx, t.ID, rec, err)
 		return Receipt{Task: t.ID, AnswerReceipt: rec}, err
 	default:
 		rec.Result = state.AnswerFailed
@@ -227,19 +230,31 @@ func replay(ctx context.Context, d Deps, id string, prev state.AnswerReceipt) (R
 	return Receipt{Task: id, AnswerReceipt: prev, Duplicate: true}, err
 }
 
-// release drops the reservation of an answer that pressed nothing, and
-// journals why.
-func (d Deps) release(ctx context.Context, t *state.Task, rec state.AnswerReceipt, why error) {
+// release drops the reservation of an answer that pressed nothing (if it
+// made one), and puts the refusal on the event stream and in the journal.
+func (d Deps) release(ctx context.Context, id string, rec state.AnswerReceipt, why error) {
+	var t *state.Task
 	_ = d.Store.Update(context.WithoutCancel(ctx), func(st *state.State) error {
-		if x := st.Task(t.ID); x != nil {
-			x.Answers = removeOp(x.Answers, rec.Op)
+		t = nil
+		x := st.Task(id)
+		if x == nil {
+			return nil
 		}
+		x.Answers = removeOp(x.Answers, rec.Op)
+		refused := rec
+		refused.Result = state.AnswerRefused
+		st.StreamAnswer(x, refused, why.Error())
+		cp := *x
+		t = &cp
 		return nil
 	})
-	d.journal(ctx, t, fmt.Sprintf("refused option %s (op %s, digest %s, by %s): %v", rec.Option, rec.Op, rec.Digest, orDash(rec.By), why))
+	if t != nil {
+		d.journal(ctx, t, fmt.Sprintf("refused option %s (op %s, digest %s, by %s): %v", rec.Option, rec.Op, rec.Digest, orDash(rec.By), why))
+	}
 }
 
-// settle records the receipt's result and journals it.
+// settle records the receipt's result, puts it on the event stream and
+// journals it.
 func (d Deps) settle(ctx context.Context, t *state.Task, rec state.AnswerReceipt) error {
 	err := d.Store.Update(context.WithoutCancel(ctx), func(st *state.State) error {
 		x := st.Task(t.ID)
@@ -251,6 +266,7 @@ func (d Deps) settle(ctx context.Context, t *state.Task, rec state.AnswerReceipt
 		} else {
 			x.AddAnswer(rec)
 		}
+		st.StreamAnswer(x, rec, "")
 		return nil
 	})
 	d.journal(ctx, t, fmt.Sprintf("%s option %s %q (op %s, digest %s, by %s)", rec.Result, rec.Option, rec.Label, rec.Op, rec.Digest, orDash(rec.By)))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -214,5 +215,77 @@ func TestRefusals(t *testing.T) {
 	}
 	if len(pane.keys) != 0 {
 		t.Fatalf("keys pressed: %v", pane.keys)
+	}
+}
+
+// answerEvents reads the answer events of the store's event stream.
+func answerEvents(t *testing.T, store *state.Store) []state.StreamEvent {
+	t.Helper()
+	var out []state.StreamEvent
+	if _, err := store.ReadEvents(0, func(line []byte) bool {
+		ev, err := state.ParseEvent(line)
+		if err != nil {
+			t.Fatalf("event %q: %v", line, err)
+		}
+		if ev.Type == state.EventAnswer {
+			out = append(out, ev)
+		}
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestAnswerEvents: each answer pressed or refused is one event on the
+// stream with its receipt (option, digest, op, by, result); a duplicate
+// adds none.
+func TestAnswerEvents(t *testing.T) {
+	pane := &simPane{question: "Ship it?"}
+	d, id, digest := setup(t, pane)
+	ctx := t.Context()
+	if _, err := Answer(ctx, d, Request{Task: id, Option: "1", Digest: "0123456789abcdef", Op: "op-stale", By: "phone"}); !errors.Is(err, ErrStale) {
+		t.Fatalf("a stale digest: %v", err)
+	}
+	if _, err := Answer(ctx, d, Request{Task: id, Option: "2", Digest: digest, Op: "op-ok", By: "phone"}); err != nil {
+		t.Fatal(err)
+	}
+	if rc, err := Answer(ctx, d, Request{Task: id, Option: "2", Digest: digest, Op: "op-ok", By: "phone"}); err != nil || !rc.Duplicate {
+		t.Fatalf("the same op again: %+v, %v", rc, err)
+	}
+	if err := d.Store.Update(ctx, func(st *state.State) error {
+		return st.Task(id).SetStatus(state.StatusDone, clock.Now(), "done")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Answer(ctx, d, Request{Task: id, Option: "1", Digest: digest, Op: "op-late"}); !errors.Is(err, ErrStale) {
+		t.Fatalf("a done task: %v", err)
+	}
+	evs := answerEvents(t, d.Store)
+	want := []struct{ op, option, status, by, reason string }{
+		{"op-stale", "1", state.AnswerRefused, "phone", "the dialog changed"},
+		{"op-ok", "2", state.AnswerPressed, "phone", ""},
+		{"op-late", "1", state.AnswerRefused, "", "is done, not waiting"},
+	}
+	if len(evs) != len(want) {
+		t.Fatalf("%d answer events, want %d: %+v", len(evs), len(want), evs)
+	}
+	for i, w := range want {
+		ev := evs[i]
+		if ev.Task != id || ev.Op != w.op || ev.Option != w.option || ev.Status != w.status || ev.By != w.by ||
+			!strings.Contains(ev.Reason, w.reason) || (w.reason == "") != (ev.Reason == "") || ev.Cursor == 0 {
+			t.Errorf("event %d: %+v, want %+v", i, ev, w)
+		}
+		if wantDigest := digest; w.op == "op-stale" {
+			wantDigest = "0123456789abcdef"
+			if ev.Digest != wantDigest {
+				t.Errorf("event %d: digest %q, want %q", i, ev.Digest, wantDigest)
+			}
+		} else if ev.Digest != wantDigest {
+			t.Errorf("event %d: digest %q, want %q", i, ev.Digest, wantDigest)
+		}
+	}
+	if evs[1].Label != "No" {
+		t.Errorf("the pressed event's label %q, want No", evs[1].Label)
 	}
 }
