@@ -3,18 +3,17 @@ package mockapi
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 )
 
 // geminiRequest is the part of a generateContent request the mock reads.
 type geminiRequest struct {
 	Contents []struct {
-		Role  string `json:"role"`
-		Parts []struct {
-			Text             *string         `json:"text"`
-			FunctionResponse json.RawMessage `json:"functionResponse"`
-		} `json:"parts"`
+		Role  string       `json:"role"`
+		Parts []geminiPart `json:"parts"`
 	} `json:"contents"`
 	GenerationConfig struct {
 		ResponseMimeType   string          `json:"responseMimeType"`
@@ -28,6 +27,12 @@ type geminiRequest struct {
 	} `json:"tools"`
 }
 
+// geminiPart is one part of a content: text or a function's response.
+type geminiPart struct {
+	Text             *string         `json:"text"`
+	FunctionResponse json.RawMessage `json:"functionResponse"`
+}
+
 func (req geminiRequest) conv(model string, stream bool) conv {
 	c := conv{model: model, stream: stream}
 	for _, t := range req.Tools {
@@ -35,21 +40,61 @@ func (req geminiRequest) conv(model string, stream bool) conv {
 			c.tools = append(c.tools, f.Name)
 		}
 	}
+	// The prompt is the latest user content with text and no function
+	// response. A hook's context comes with the tool results (Gemini CLI's
+	// AfterTool appends "<hook_context>…" to the result, or as a text part
+	// beside it): the text of the function responses since the prompt,
+	// and of text parts beside them, is the request's context.
+	var context []string
 	for i := len(req.Contents) - 1; i >= 0 && c.prompt == ""; i-- {
 		m := req.Contents[i]
 		if m.Role != "user" && m.Role != "" {
 			continue
 		}
+		result := slices.ContainsFunc(m.Parts, func(p geminiPart) bool { return len(p.FunctionResponse) > 0 })
+		var text, ctx strings.Builder
 		for _, p := range m.Parts {
 			switch {
+			case len(p.FunctionResponse) > 0:
+				c.toolResult = c.toolResult || i == len(req.Contents)-1
+				jsonStrings(p.FunctionResponse, &ctx)
+			case p.Text != nil && result:
+				ctx.WriteString(*p.Text + "\n")
 			case p.Text != nil:
-				c.prompt += *p.Text + "\n"
-			case len(p.FunctionResponse) > 0 && i == len(req.Contents)-1:
-				c.toolResult = true
+				text.WriteString(*p.Text + "\n")
+			}
+		}
+		c.prompt = text.String()
+		context = append(context, ctx.String())
+	}
+	slices.Reverse(context)
+	c.context = strings.Join(context, "")
+	return c
+}
+
+// jsonStrings writes the string values found in the JSON value raw to b,
+// each followed by a newline.
+func jsonStrings(raw json.RawMessage, b *strings.Builder) {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			b.WriteString(x + "\n")
+		case []any:
+			for _, y := range x {
+				walk(y)
+			}
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				walk(x[k])
 			}
 		}
 	}
-	return c
+	walk(v)
 }
 
 // gemini serves POST .../models/MODEL:ACTION (generateContent,

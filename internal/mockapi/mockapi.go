@@ -135,10 +135,14 @@ type Request struct {
 	Tools []string
 	// ToolResult is true when the conversation ended with a tool result.
 	ToolResult bool
-	// Context is the text the CLI sent beside the tool results of the
-	// conversation since the latest user prompt (Anthropic's dialect: a
-	// hook's additionalContext comes as a system reminder next to a
-	// tool_result), at most maxContext bytes; it never selects a turn.
+	// Context is the text the CLI sent with the tool results of the
+	// conversation since the latest user prompt, at most maxContext
+	// bytes; it never selects a turn. Anthropic's dialect: the text beside
+	// them (a hook's additionalContext as a system reminder next to a
+	// tool_result, or a system message after it). Chat Completions and
+	// Gemini: the tool results' own text too, where those CLIs' hooks
+	// append theirs (Qwen Code, Gemini CLI's "<hook_context>").
+	// Responses (Codex): none.
 	Context string
 	// Reply says what the mock answered: "text: ...", "tool: NAME {...}",
 	// or "status N".
@@ -301,6 +305,9 @@ var writeTools = []toolMap{
 	{"create", func(t Turn) (json.RawMessage, string) { // GitHub Copilot CLI
 		return mustJSON(map[string]string{"path": t.Write.Path, "file_text": t.Write.Content}), ""
 	}},
+	{"Create", func(t Turn) (json.RawMessage, string) { // Factory Droid
+		return mustJSON(map[string]string{"file_path": t.Write.Path, "content": t.Write.Content}), ""
+	}},
 	{"apply_patch", func(t Turn) (json.RawMessage, string) { // Codex
 		return nil, addFilePatch(t.Write.Path, t.Write.Content)
 	}},
@@ -316,6 +323,9 @@ var shellTools = []toolMap{
 	}},
 	{"bash", func(t Turn) (json.RawMessage, string) { // opencode
 		return mustJSON(map[string]string{"command": t.Shell, "description": "Run the requested command"}), ""
+	}},
+	{"Execute", func(t Turn) (json.RawMessage, string) { // Factory Droid (its risk level decides what its autonomy runs unasked)
+		return mustJSON(map[string]string{"command": t.Shell, "summary": "Run the requested command", "riskLevelReason": "The user asked for it.", "riskLevel": "medium"}), ""
 	}},
 	{"shell", func(t Turn) (json.RawMessage, string) { // Codex (array form)
 		return mustJSON(map[string]any{"command": []string{"bash", "-lc", t.Shell}}), ""

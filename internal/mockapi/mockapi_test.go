@@ -239,6 +239,16 @@ func TestChatCompletions(t *testing.T) {
 	if !strings.Contains(body, `"content":"wrote it"`) {
 		t.Errorf("after the tool result: %s", body)
 	}
+
+	// A hook's context appended to the tool result (Qwen Code's
+	// PostToolUse) is the request's context; the prompt still picks the
+	// turn.
+	_, body = post(t, url, `{"model":"m","messages":[{"role":"user","content":"WRITE"},{"role":"assistant","tool_calls":[]},
+		{"role":"tool","tool_call_id":"c","content":"ok\n\na notice: SHELL"}],`+tools+`}`)
+	reqs := s.Requests()
+	if last := reqs[len(reqs)-1]; !strings.Contains(body, `"content":"wrote it"`) || !last.ToolResult || last.Prompt != "WRITE" || !strings.Contains(last.Context, "a notice: SHELL") {
+		t.Errorf("a tool result with a hook's context: %s; logged %+v", body, last)
+	}
 }
 
 func TestGemini(t *testing.T) {
@@ -272,6 +282,19 @@ func TestGemini(t *testing.T) {
 		{"role":"user","parts":[{"functionResponse":{"name":"run_shell_command","response":{}}}]}],`+tools+`}`)
 	if !strings.Contains(body, `"text":"ran it"`) {
 		t.Errorf("after the function response: %s", body)
+	}
+
+	// Gemini CLI's AfterTool context, appended to the function's response
+	// or as a text part beside it, is context, never the prompt.
+	for _, part := range []string{`{"functionResponse":{"name":"run_shell_command","response":{"output":"ok\n\n<hook_context>a notice: WRITE</hook_context>"}}}`,
+		`{"functionResponse":{"name":"run_shell_command","response":{"output":"ok"}}},{"text":"<hook_context>a notice: WRITE</hook_context>"}`} {
+		_, body = post(t, base+"generateContent", `{"contents":[{"role":"user","parts":[{"text":"SHELL"}]},
+		{"role":"model","parts":[{"functionCall":{"name":"run_shell_command","args":{}}}]},
+		{"role":"user","parts":[`+part+`]}],`+tools+`}`)
+		reqs := s.Requests()
+		if last := reqs[len(reqs)-1]; !strings.Contains(body, `"text":"ran it"`) || !last.ToolResult || last.Prompt != "SHELL" || !strings.Contains(last.Context, "a notice: WRITE") {
+			t.Errorf("a function response with a hook's context: %s; logged %+v", body, last)
+		}
 	}
 
 	// Structured side requests get JSON that fits the schema.

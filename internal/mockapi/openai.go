@@ -181,9 +181,19 @@ func (req chatRequest) conv() conv {
 	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == "tool" {
 		c.toolResult = true
 	}
+	prompt := -1
 	for i := len(req.Messages) - 1; i >= 0 && c.prompt == ""; i-- {
 		if req.Messages[i].Role == "user" {
-			c.prompt = openaiText(req.Messages[i].Content)
+			c.prompt, prompt = openaiText(req.Messages[i].Content), i
+		}
+	}
+	// A hook's context comes in the tool results' own text in this
+	// dialect (Qwen Code's PostToolUse and an OpenCode plugin's or a pi
+	// extension's tool result append to it): the tool messages since the
+	// prompt are the request's context.
+	for _, m := range req.Messages[prompt+1:] {
+		if m.Role == "tool" {
+			c.context += openaiText(m.Content) + "\n"
 		}
 	}
 	return c
