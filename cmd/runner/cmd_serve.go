@@ -162,6 +162,13 @@ func (a *app) newServer(ctx context.Context, env *runner.Env, secure bool) *http
 		Follow: func(ctx context.Context, after uint64, line func([]byte), lost func(uint64)) error {
 			return follow.Run(ctx, follow.Options{Store: env.Store, After: after, Follow: true, Line: line, Lost: lost})
 		},
+		Last: func(ctx context.Context) (uint64, error) {
+			st, err := env.Store.Read(ctx)
+			if err != nil {
+				return 0, err
+			}
+			return st.EventSeq, nil
+		},
 		MCP: mcpserver.HTTPHandler(mcpserver.Options{Exe: env.Exe, Environ: environ, Dir: home,
 			Version: readVersion().Version, Logger: log}),
 		Secure: secure,

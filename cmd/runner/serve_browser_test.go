@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/runner-cli/runner/tmuxctl"
@@ -154,16 +156,28 @@ func TestServePageInBrowser(t *testing.T) {
 		return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(0))
 	}
 
+	// A history before the page opens: three tasks run to their end.
+	for i := range 3 {
+		run("dispatch", proj, "--agent", "sim", "--ready-timeout", "60s", "--timeout", "5m", fmt.Sprintf("say earlier %d", i))
+	}
+	history := lastCursor(t, run("events", "--json"))
+
 	// The link logs in and goes on to the page: the task list, loaded
-	// (none yet), and the event stream open.
+	// (the three done), and the event stream open, from now: none of the
+	// history replayed (the page's EventSource is watched from the start).
 	if err := chromedp.Do(bctx,
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: watchEventSource})
+			return err
+		}),
 		chromedp.Navigate(link),
 		chromedp.WaitVisible(chromedp.ID("tasks")),
-		chromedp.WaitVisible(chromedp.ID("empty")),
+		poll(`document.querySelectorAll("#tasks tbody tr td.s-done").length === 3`),
 		poll(`document.getElementById("conn").textContent === "live"`),
 	); err != nil {
 		t.Fatalf("the page after the login link: %v", err)
 	}
+	checkFromNow(t, bctx, history, false)
 
 	var rec struct {
 		ID string `json:"id"`
@@ -231,6 +245,10 @@ func TestServePageInBrowser(t *testing.T) {
 		t.Errorf("runner status after the click:\n%s", got)
 	}
 
+	// What the page followed came after it opened, and the new task's
+	// changes came through it.
+	checkFromNow(t, bctx, history, true)
+
 	png, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatal(err)
@@ -246,4 +264,67 @@ func TestServePageInBrowser(t *testing.T) {
 	if b, err := os.ReadFile(shot); err != nil || len(b) < 100 || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) {
 		t.Fatalf("screenshot %s: %d bytes, err %v: not a PNG", shot, len(b), err)
 	}
+}
+
+// watchEventSource, run in the page before its scripts, records the URL
+// of each EventSource the page opens and the data of each event it gets
+// (window.__sse).
+const watchEventSource = `(() => {
+  const ES = window.EventSource;
+  if (!ES) return;
+  window.__sse = { urls: [], data: [] };
+  const W = function (url, init) {
+    const es = new ES(url, init);
+    window.__sse.urls.push(String(url));
+    es.addEventListener("message", (e) => window.__sse.data.push(e.data));
+    return es;
+  };
+  W.prototype = ES.prototype;
+  window.EventSource = W;
+})();`
+
+// lastCursor is the cursor of the last line of runner events --json's out.
+func lastCursor(t *testing.T, out string) uint64 {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var ev struct {
+		Cursor uint64 `json:"cursor"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &ev); err != nil || ev.Cursor == 0 {
+		t.Fatalf("the last event of %q: %v", out, err)
+	}
+	return ev.Cursor
+}
+
+// checkFromNow checks that the page opened one event stream, from now,
+// and got no event of the history (cursors up to history); with some, at
+// least one event after it.
+func checkFromNow(t *testing.T, bctx context.Context, history uint64, some bool) {
+	t.Helper()
+	var sse struct {
+		URLs []string `json:"urls"`
+		Data []string `json:"data"`
+	}
+	got, err := chromedp.Run(bctx, chromedp.Evaluate[string](`JSON.stringify(window.__sse)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(got), &sse); err != nil {
+		t.Fatalf("window.__sse %q: %v", got, err)
+	}
+	if len(sse.URLs) != 1 || !strings.HasSuffix(sse.URLs[0], "/api/v1/events?after=now") {
+		t.Errorf("the page's event streams: %q, want one, ?after=now", sse.URLs)
+	}
+	for _, d := range sse.Data {
+		var ev struct {
+			Cursor uint64 `json:"cursor"`
+		}
+		if err := json.Unmarshal([]byte(d), &ev); err != nil || ev.Cursor <= history {
+			t.Errorf("the page got an event of the history (cursor up to %d): %s", history, d)
+		}
+	}
+	if some && len(sse.Data) == 0 {
+		t.Errorf("the page got no event after it opened")
+	}
+	t.Logf("the page got %d events (the history held %d)", len(sse.Data), history)
 }

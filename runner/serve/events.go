@@ -17,15 +17,13 @@ import (
 // line `runner events --json` prints (data: the line; id: its cursor),
 // from after the cursor (a reconnecting client's Last-Event-ID wins), then
 // as they are written; a comment every Heartbeat while nothing happens.
-// At most MaxFollowers streams at once (503 past them).
+// after=now starts at the newest event: the stream opens with an id line
+// of its cursor and no data, so that a browser reconnecting goes on from
+// there (the page reads the tasks, then follows from now, never the whole
+// history). At most MaxFollowers streams at once (503 past them).
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
-	after, err := cursorOf(r)
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	if s.o.Follow == nil {
-		writeError(w, http.StatusNotImplemented, "this server follows no event stream")
+	after, now, ok := s.streamStart(w, r)
+	if !ok {
 		return
 	}
 	select {
@@ -61,7 +59,11 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			cancel()
 		}
 	}
-	write([]byte("retry: 3000\n: runner events\n\n"))
+	if now {
+		write(fmt.Appendf(nil, "retry: 3000\nid: %d\n: runner events from now\n\n", after))
+	} else {
+		write([]byte("retry: 3000\n: runner events\n\n"))
+	}
 	done := make(chan error, 1)
 	go func() {
 		done <- s.o.Follow(ctx, after, func(line []byte) {
@@ -94,19 +96,45 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// streamStart is the cursor an event stream starts after, and whether
+// it is the newest (after=now); false when it wrote an error instead.
+func (s *Server) streamStart(w http.ResponseWriter, r *http.Request) (after uint64, now, ok bool) {
+	after, now, err := cursorOf(r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return 0, false, false
+	}
+	if s.o.Follow == nil || (now && s.o.Last == nil) {
+		writeError(w, http.StatusNotImplemented, "this server follows no event stream")
+		return 0, false, false
+	}
+	if now {
+		if after, err = s.o.Last(r.Context()); err != nil {
+			s.o.Log.Info("event stream: the newest cursor", "error", err)
+			writeError(w, http.StatusInternalServerError, "the event stream's newest cursor could not be read: see the server's log")
+			return 0, false, false
+		}
+	}
+	return after, now, true
+}
+
 // cursorOf is the cursor a stream starts after: Last-Event-ID when the
-// client reconnects, else ?after, else 0 (the oldest event kept).
-func cursorOf(r *http.Request) (uint64, error) {
+// client reconnects, else ?after, else 0 (the oldest event kept); now
+// when ?after is "now" (the newest event, which the caller reads).
+func cursorOf(r *http.Request) (after uint64, now bool, err error) {
 	v, what := r.Header.Get("Last-Event-ID"), "Last-Event-ID"
 	if v == "" {
 		v, what = r.URL.Query().Get("after"), "after"
 	}
-	if v == "" {
-		return 0, nil
+	switch {
+	case v == "":
+		return 0, false, nil
+	case v == "now" && what == "after":
+		return 0, true, nil
 	}
 	n, err := strconv.ParseUint(v, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("%s %q: a cursor is the number an event's id gives", what, v)
+		return 0, false, fmt.Errorf("%s %q: a cursor is the number an event's id gives (or ?after=now)", what, v)
 	}
-	return n, nil
+	return n, false, nil
 }

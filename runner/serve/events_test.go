@@ -121,3 +121,44 @@ func TestEvents(t *testing.T) {
 		t.Errorf("followed after %d, want 2", last)
 	}
 }
+
+// TestEventsFromNow: ?after=now follows from the newest event, replaying
+// none of the history: the stream opens with an id line holding the
+// newest cursor (a browser reconnecting goes on from it), then the events
+// written after.
+func TestEventsFromNow(t *testing.T) {
+	l := &lines{n: 3, more: make(chan string, 1)}
+	f := newFixture(t, Options{Follow: l.follow, Last: func(context.Context) (uint64, error) { return 3, nil }})
+	req, _ := http.NewRequest("GET", f.ts.URL+"/api/v1/events?after=now", nil)
+	req.Header.Set("Authorization", "Bearer "+f.tokens.Read)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	l.more <- `{"cursor":4,"v":1,"type":"turn","task":"t_abcd2345","answer":"ok"}` + "\n"
+	got := readEvents(t, resp, 2)
+	if !strings.HasPrefix(got, "retry: 3000\nid: 3\n") {
+		t.Errorf("the stream does not open with the newest cursor:\n%s", got)
+	}
+	if strings.Contains(got, `"cursor":1,`) || strings.Contains(got, `"cursor":3,`) || !strings.Contains(got, "id: 4\ndata: {\"cursor\":4,") {
+		t.Errorf("from now: want event 4 alone:\n%s", got)
+	}
+	l.mu.Lock()
+	if l.afters[0] != 3 {
+		t.Errorf("followed after %d, want 3", l.afters[0])
+	}
+	l.mu.Unlock()
+	// now is only a query's word: a Last-Event-ID is a number.
+	req, _ = http.NewRequest("GET", f.ts.URL+"/api/v1/events", nil)
+	req.Header.Set("Authorization", "Bearer "+f.tokens.Read)
+	req.Header.Set("Last-Event-ID", "now")
+	r2, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.Body.Close()
+	if r2.StatusCode != http.StatusBadRequest {
+		t.Errorf("Last-Event-ID: now: %d, want 400", r2.StatusCode)
+	}
+}

@@ -35,6 +35,9 @@ type Options struct {
 	// events after the cursor were rotated away, first being the oldest
 	// kept.
 	Follow func(ctx context.Context, after uint64, line func([]byte), lost func(first uint64)) error
+	// Last returns the cursor of the newest event (0: none yet), where a
+	// stream asked for with ?after=now starts.
+	Last func(ctx context.Context) (uint64, error)
 	// MCP, when set, is served at /mcp (every method, act scope).
 	MCP http.Handler
 	// MaxRuns bounds the runner processes at once (default 8), and

@@ -207,10 +207,15 @@
     refreshSoon();
   }
 
+  // follow follows the event stream from now, never its whole history:
+  // the tasks were read just before, and are read again once the stream is
+  // open (whatever changed between the two is in that read). A reconnect
+  // goes on from the last event seen (Last-Event-ID: the stream's first
+  // line gives the newest cursor even when no event comes).
   function follow() {
     if (!window.EventSource) { poll(); return; }
-    const es = new EventSource("/api/v1/events");
-    es.onopen = () => { $("conn").textContent = "live"; clearInterval(pollTimer); pollTimer = 0; };
+    const es = new EventSource("/api/v1/events?after=now");
+    es.onopen = () => { $("conn").textContent = "live"; clearInterval(pollTimer); pollTimer = 0; refreshSoon(); };
     es.onmessage = () => refreshSoon();
     es.onerror = () => {
       $("conn").textContent = "reconnecting…";
