@@ -30,12 +30,16 @@ import (
 //   - A, done before the overlap, is not woken: done, one turn, its notice
 //     pending in its inbox.
 //   - B's answer stays its own: the task's answer, one turn. Where its
-//     CLI's hook adds context to a running turn (Claude Code's PostToolUse
-//     hook, `runner hook --context`), B takes the notice within that turn:
-//     delivered, and the mock model saw the notice's text beside the
-//     tool's result in a request of B's turn. Elsewhere it waits, pending.
+//     CLI's hook adds context to a running turn (`runner hook --context`
+//     from Claude Code's PostToolUse hook, Gemini CLI's AfterTool, Qwen
+//     Code's PostToolUse, runner's OpenCode plugin and pi extension), B
+//     takes the notice within that turn: delivered, and the mock model
+//     saw the notice's text beside the tool's result (or in it) in a
+//     request of B's turn. Elsewhere (Codex) it waits, pending.
 func TestRealAgentsOverlap(t *testing.T) {
-	for _, cli := range mockapi.CLIs() {
+	// pi too, of the new CLIs: its extension adds context (Copilot CLI's
+	// hooks do not).
+	for _, cli := range append(mockapi.CLIs(), "pi") {
 		t.Run(cli, func(t *testing.T) {
 			needCLI(t, cli)
 			home, project := mockapi.Home(t), agentTempDir(t)
@@ -174,7 +178,8 @@ func TestRealAgentsOverlap(t *testing.T) {
 }
 
 // contextHook says whether profile p's hook gives runner's notices to a
-// running turn (`runner hook --context EVENT`: Claude Code's PostToolUse).
+// running turn (`runner hook --context EVENT`, in its settings file or
+// plugin, or its arguments).
 func contextHook(p *profile.Profile) bool {
 	return p.Hook != nil && strings.Contains(p.Hook.Settings+" "+strings.Join(p.Hook.Args, " "), "--context ")
 }
