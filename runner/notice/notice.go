@@ -19,8 +19,10 @@
 //     taken (those messages are delivered) and removes the files; a notice
 //     no hook took stays pending, for the next turn someone starts.
 //
-// A notice taken just as the turn ends (after Settle read the events) is
-// given again with the next turn: twice, never lost.
+// Take and Settle both hold the events file's flock, and Take lists the
+// offers again once it holds it: a notice is either taken before Settle
+// reads the events (delivered with this turn) or finds its offer gone
+// (pending, for the next turn): given once, never lost.
 package notice
 
 import (
@@ -166,17 +168,12 @@ type hookOutput struct {
 	} `json:"hookSpecificOutput"`
 }
 
-// lockWait bounds how long a hook waits for another hook's take.
+// lockWait bounds how long a hook waits for another hook's take (or
+// Settle).
 const lockWait = 5 * time.Second
 
-// Take gives the notices in dir that no hook took yet: the hook's output
-// for event (nil when there is none), their taken event appended to the
-// events file first, under its flock.
-func Take(dir, events, event string) ([]byte, error) {
-	ns := List(dir)
-	if len(ns) == 0 {
-		return nil, nil
-	}
+// lock takes the events file's flock, waiting at most lockWait.
+func lock(events string) (*flock.Flock, error) {
 	lk := flock.New(events)
 	for deadline := clock.Now().Add(lockWait); ; {
 		ok, err := lk.TryLock()
@@ -184,14 +181,40 @@ func Take(dir, events, event string) ([]byte, error) {
 			return nil, fmt.Errorf("lock %s: %w", events, err)
 		}
 		if ok {
-			break
+			return lk, nil
 		}
 		if clock.Now().After(deadline) {
-			return nil, errors.New("another hook holds the events file")
+			return nil, fmt.Errorf("lock %s: %w", events, errHeld)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// errHeld: another hook, or Settle, held the events file past lockWait.
+var errHeld = errors.New("another hook holds the events file")
+
+// afterList runs in Take between its first look at the offers and its
+// lock (tests: a Settle there).
+var afterList = func() {}
+
+// Take gives the notices in dir that no hook took yet: the hook's output
+// for event (nil when there is none), their taken event appended to the
+// events file first, under its flock. The offers are listed again under
+// the lock: those Settle withdrew meanwhile are not given.
+func Take(dir, events, event string) ([]byte, error) {
+	if len(List(dir)) == 0 {
+		return nil, nil
+	}
+	afterList()
+	lk, err := lock(events)
+	if err != nil {
+		return nil, err
+	}
 	defer lk.Unlock()
+	ns := List(dir)
+	if len(ns) == 0 {
+		return nil, nil
+	}
 	from := ns[0].From
 	for _, n := range ns {
 		from = min(from, n.From)
@@ -232,8 +255,18 @@ func Take(dir, events, event string) ([]byte, error) {
 
 // Settle reads which of dir's notices a hook took (message id → the merge
 // count it took) and removes every notice file: what was not taken stays
-// in the queue for the next turn someone starts.
+// in the queue for the next turn someone starts. It holds the events
+// file's flock (as Take does), so no hook takes a notice between the read
+// and the removal; when a hook holds it past lockWait, Settle goes on
+// without (such a hook may give a notice that comes again with the next
+// turn).
 func Settle(dir, events string) map[string]int {
+	if len(List(dir)) == 0 {
+		return nil
+	}
+	if lk, err := lock(events); err == nil {
+		defer lk.Unlock()
+	}
 	ns := List(dir)
 	if len(ns) == 0 {
 		return nil
