@@ -68,3 +68,56 @@ func TestHookUnusable(t *testing.T) {
 func TestImports(t *testing.T) {
 	importcheck.Only(t, ".", "internal/atomicfile", "runner/fault", "runner/profile", "tmuxctl")
 }
+
+// TestInstallContextHook: the CLIs whose hook can add context to a
+// running turn get runner's notices through it (`runner hook --task ID
+// --context EVENT`, package notice): Claude Code's and Qwen Code's
+// PostToolUse, runner's OpenCode plugin and pi extension in the files
+// Install writes, Gemini CLI's AfterTool in its system-defaults file
+// (rendered only: Install puts a root-owned file under /run).
+func TestInstallContextHook(t *testing.T) {
+	for _, c := range []struct{ agent, event string }{
+		{"claude", "PostToolUse"}, {"qwen", "PostToolUse"}, {"opencode", "PostToolUse"}, {"pi", "PostToolUse"}, {"gemini", "AfterTool"},
+	} {
+		t.Run(c.agent, func(t *testing.T) {
+			prof, err := profile.BuiltinProfile(c.agent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			pl := Place{Exe: "/opt/runner", TaskID: "t_hook0002", Events: filepath.Join(dir, "events"), Dir: filepath.Join(dir, "hook"),
+				Say: func(f string, a ...any) { t.Errorf("said "+f, a...) }}
+			cmd := "'/opt/runner' hook --task t_hook0002"
+			want := cmd + " --context " + c.event
+			var all strings.Builder
+			if prof.Hook.RootOwned {
+				hl, err := prof.Hook.Render(profile.HookPaths{Command: cmd, Events: pl.Events, Dir: pl.Dir})
+				if err != nil {
+					t.Fatal(err)
+				}
+				all.Write(hl.Settings)
+			} else {
+				if _, _, err := Install(pl, prof, []string{"HOME=" + dir}); err != nil {
+					t.Fatal(err)
+				}
+				ents, err := os.ReadDir(pl.Dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range ents {
+					b, err := os.ReadFile(filepath.Join(pl.Dir, e.Name()))
+					if err != nil {
+						t.Fatal(err)
+					}
+					all.Write(b)
+				}
+			}
+			// The command line as the file holds it: in a JSON string,
+			// or (the plugins) a JSON string and the event beside it.
+			got := all.String()
+			if !strings.Contains(got, want) && !(strings.Contains(got, `"`+cmd+`"`) && strings.Contains(got, `" --context `+c.event+`"`)) {
+				t.Errorf("%s's hook files do not run %q:\n%s", c.agent, want, got)
+			}
+		})
+	}
+}
