@@ -50,3 +50,28 @@ func TestBoundThreads(t *testing.T) {
 		t.Errorf("GOMAXPROCS %d with GOMAXPROCS=8 set, want it kept", n)
 	}
 }
+
+// TestRootCommandsNamed: each of rootCommands' names is the name of the
+// command it builds, so `runner NAME` builds only NAME; the whole tree has
+// them all and nothing else but the generated docs' commands.
+func TestRootCommandsNamed(t *testing.T) {
+	a := &app{getenv: func(string) string { return "" }}
+	for _, c := range a.rootCommands() {
+		if got := c.build().Name(); got != c.name {
+			t.Errorf("rootCommands: %q builds %q", c.name, got)
+		}
+		root := a.newRoot(c.name)
+		if n := len(root.Commands()); n != 1 || root.Commands()[0].Name() != c.name {
+			t.Errorf("newRoot(%q) has %d commands", c.name, n)
+		}
+	}
+	if got, want := len(a.newRootCmd().Commands()), len(a.rootCommands())+len(a.docCommands()); got != want {
+		t.Errorf("the whole tree has %d commands, want %d", got, want)
+	}
+	for args, want := range map[string]string{"ps --all": "ps", "--socket s supervise t_1": "supervise",
+		"--socket=s hook": "hook", "--help": "", "": "", "help ps": "help"} {
+		if got := commandName(strings.Fields(args)); got != want {
+			t.Errorf("commandName(%q) = %q, want %q", args, got, want)
+		}
+	}
+}
