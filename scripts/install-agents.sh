@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # install-agents.sh — install the real agent CLIs (Claude Code, Codex, Gemini CLI,
-# opencode, Qwen Code, pi, GitHub Copilot CLI) from npm into a LOCAL prefix, never globally, for the
+# opencode, Qwen Code, pi, GitHub Copilot CLI, Factory Droid, Auggie) from npm into a LOCAL prefix, never globally, for the
 # realagents tests.
 #
 #   scripts/install-agents.sh [PACKAGE...]
@@ -22,7 +22,7 @@ set -euo pipefail
 prefix="${RUNNER_AGENTS_PREFIX:-$HOME/.cache/runner/agents}"
 pkgs=("$@")
 if [ ${#pkgs[@]} -eq 0 ]; then
-	pkgs=(@anthropic-ai/claude-code @openai/codex @google/gemini-cli opencode-ai @qwen-code/qwen-code @mariozechner/pi-coding-agent @github/copilot)
+	pkgs=(@anthropic-ai/claude-code @openai/codex @google/gemini-cli opencode-ai @qwen-code/qwen-code @mariozechner/pi-coding-agent @github/copilot @factory/cli)
 fi
 
 command -v npm >/dev/null 2>&1 || {
@@ -144,6 +144,51 @@ if [ ${#todo[@]} -gt 0 ]; then
 		exit 1
 	fi
 fi
+
+# A wrapper package whose binary is in a platform package of its
+# optionalDependencies (@factory/cli's @factory/cli-linux-x64): when none
+# for this platform is installed (npm skips one the registry does not serve
+# at the wrapper's exact version: @factory/cli@0.225.1 names
+# @factory/cli-linux-x64@0.225.1, served only as 0.225.2), it is installed
+# beside the wrapper: the wrapper's version, else the newest of its
+# major.minor line. The CLI finds it there (node's resolution walks up to
+# PREFIX/lib/node_modules).
+platform_packages() { # name -> "DEP VERSION" for each of this platform's missing platform packages
+	node - "$prefix/lib/node_modules/$1" <<'JS'
+const fs = require('fs'), path = require('path')
+const dir = process.argv[2]
+let pj
+try { pj = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) } catch { process.exit(0) }
+const plat = `${process.platform}-${process.arch}`
+const deps = Object.entries(pj.optionalDependencies || {}).filter(([n]) => n.endsWith('-' + plat))
+const here = n => [path.join(dir, 'node_modules', n), path.join(dir, '..', n), path.join(dir, '..', '..', n)]
+	.some(d => fs.existsSync(path.join(d, 'package.json')))
+if (deps.length === 0 || deps.some(([n]) => here(n))) process.exit(0)
+for (const [n, v] of deps) console.log(`${n} ${v}`)
+JS
+}
+ensure_platform() { # name
+	local dep want line newest
+	while read -r dep want; do
+		[ -n "$dep" ] || continue
+		echo "install-agents: $1 has no platform package for $(node -p 'process.platform+"-"+process.arch') installed ($dep@$want): installing it beside it" >&2
+		if npm install -g --prefix "$prefix" --no-audit --no-fund "$dep@$want" >&2 2>/dev/null; then
+			return 0
+		fi
+		line="${want%.*}"
+		newest="$(npm view "$dep@~$line.0" version 2>/dev/null | tail -n 1 | awk '{print $NF}' | tr -d "'")" || newest=""
+		if [ -n "$newest" ] && npm install -g --prefix "$prefix" --no-audit --no-fund "$dep@$newest" >&2; then
+			echo "install-agents: $dep@$want is not served; installed $dep@$newest (the newest of $line.x) for $1" >&2
+			return 0
+		fi
+		echo "install-agents: $1 will not start: no $dep for $line.x could be installed (npm install -g --prefix $prefix $dep@VERSION by hand, a version of it the registry serves)" >&2
+		return 1
+	done < <(platform_packages "$1")
+}
+for p in "${pkgs[@]}"; do
+	split "$p"
+	ensure_platform "$name" || true
+done
 
 for p in "${pkgs[@]}"; do
 	split "$p"

@@ -40,7 +40,7 @@ func TestRealAgentsAutoSandbox(t *testing.T) {
 		}
 		t.Skip("bwrap not on PATH")
 	}
-	for _, cli := range append(mockapi.CLIs(), mockapi.NewCLIs()...) {
+	for _, cli := range append(append(mockapi.CLIs(), mockapi.NewCLIs()...), mockapi.AddedCLIs()...) {
 		t.Run(cli, func(t *testing.T) { realAuto(t, cli, true) })
 	}
 }

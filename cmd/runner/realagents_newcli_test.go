@@ -3,6 +3,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,14 +14,14 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-// TestRealAgentsNewCLIs runs pi and GitHub Copilot CLI, whose profiles are
-// agent files alone, through the model mock, from a fresh HOME and in a
+// TestRealAgentsNewCLIs runs pi, GitHub Copilot CLI and Factory Droid,
+// whose profiles are agent files alone, through the model mock, from a fresh HOME and in a
 // folder they have never seen: a dispatch whose turn writes a file with
-// the CLI's own write tool (Copilot asks first: the trust dialog and the
+// the CLI's own write tool (Copilot and Droid ask first: the trust dialog and the
 // approval are answered by label, by --yes-trust and --approve-rule),
 // ended by the profile's hook, then a follow-up.
 func TestRealAgentsNewCLIs(t *testing.T) {
-	for _, cli := range mockapi.NewCLIs() {
+	for _, cli := range append(mockapi.NewCLIs(), mockapi.AddedCLIs()...) {
 		t.Run(cli, func(t *testing.T) {
 			write := &mockapi.FileWrite{Content: "hello from " + cli + "\n"} // Path: set once the project is made
 			turns := []mockapi.Turn{
@@ -32,11 +33,20 @@ func TestRealAgentsNewCLIs(t *testing.T) {
 					if filepath.Base(p) == "config.json" && strings.Contains(p, ".copilot") {
 						delete(files, p) // no folder trusted beforehand: --yes-trust answers
 					}
+					if filepath.Base(p) == "settings.json" && strings.Contains(p, ".factory") {
+						var s map[string]any // Droid's: its models stay, no folder is trusted
+						if err := json.Unmarshal([]byte(files[p]), &s); err != nil {
+							t.Fatal(err)
+						}
+						delete(s, "trustedFolders")
+						b, _ := json.Marshal(s)
+						files[p] = string(b)
+					}
 				}
 			})
 			write.Path = filepath.Join(r.project, "hello.txt")
-			args := []string{"dispatch", r.project, "--agent", cli, "--yes-trust", "--approve-rule", `create .*hello\.txt`, "--timeout", "3m", "--ready-timeout", "90s"}
-			if cli == "copilot" {
+			args := []string{"dispatch", r.project, "--agent", cli, "--yes-trust", "--approve-rule", `(?i)create .*hello\.txt`, "--timeout", "3m", "--ready-timeout", "90s"}
+			if cli == "copilot" || cli == "droid" {
 				args = append(args, "--permissions", "ask") // pi has no asking mode: runner's default runs it in its own
 			}
 			out, errOut, code := r.run(append(args, "please do the NEWCLI-WRITE task now")...)

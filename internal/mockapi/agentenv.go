@@ -26,6 +26,12 @@ func CLIs() []string { return []string{"claude", "codex", "gemini", "opencode", 
 // TestRealAgentsNewCLIs (not by the whole suite yet).
 func NewCLIs() []string { return []string{"pi", "copilot"} }
 
+// AddedCLIs are the agent CLIs of issue 54 verified through the mock
+// (Factory Droid), run by TestRealAgentsNewCLIs and
+// TestRealAgentsAutoSandbox; the spend, limit, budget, answer and remote
+// tests do not run them yet.
+func AddedCLIs() []string { return []string{"droid"} }
+
 // AgentEnv returns what the agent CLI cli ("claude", "codex", "gemini",
 // "opencode", "qwen", "pi", "copilot") needs to run against the mock at
 // baseURL from the throw-away home directory home: environment entries
@@ -67,7 +73,7 @@ func AgentEnv(cli, baseURL, home string, projects ...string) (env []string, file
 	}
 	setup, ok := setups[cli]
 	if !ok {
-		return nil, nil, fmt.Errorf("mockapi: unknown agent CLI %q (known: %s)", cli, strings.Join(append(CLIs(), NewCLIs()...), ", "))
+		return nil, nil, fmt.Errorf("mockapi: unknown agent CLI %q (known: %s)", cli, strings.Join(append(append(CLIs(), NewCLIs()...), AddedCLIs()...), ", "))
 	}
 	a := &agentSetup{baseURL: baseURL, home: home, projects: projects, env: env, files: map[string]string{}}
 	setup(a)
@@ -129,6 +135,7 @@ var setups = map[string]func(*agentSetup){
 	"opencode": setupOpencode,
 	"pi":       setupPi,
 	"copilot":  setupCopilot,
+	"droid":    setupDroid,
 }
 
 // setupClaude is AgentEnv for claude.
@@ -274,4 +281,36 @@ func setupCopilot(a *agentSetup) {
 	if len(a.projects) > 0 {
 		a.files[filepath.Join(home, "config.json")] = jsonText(map[string]any{"trustedFolders": sortedCopy(a.projects)})
 	}
+}
+
+// setupDroid is AgentEnv for Factory Droid: its Airgap Mode
+// (FACTORY_AIRGAP_ENABLED: no Factory login, no Factory service, only the
+// user's own models) with the mock as a custom model (BYOK: customModels
+// in ~/.factory/settings.json, Anthropic's Messages API), the key from the
+// environment. Projects are trusted in the same file's trustedFolders,
+// as answering its "Trust this folder?" does.
+func setupDroid(a *agentSetup) {
+	a.env = append(a.env,
+		"FACTORY_AIRGAP_ENABLED=1",
+		"FACTORY_DROID_AUTO_UPDATE_ENABLED=false",
+		"RUNNER_MOCK_API_KEY="+MockAPIKey,
+	)
+	settings := map[string]any{
+		"customModels": []any{map[string]any{
+			"model":           MockModel,
+			"displayName":     "Mock",
+			"baseUrl":         a.baseURL,
+			"apiKey":          "${RUNNER_MOCK_API_KEY}",
+			"provider":        "anthropic",
+			"maxOutputTokens": 4096,
+		}},
+	}
+	if len(a.projects) > 0 {
+		trusted := map[string]any{}
+		for _, p := range a.projects {
+			trusted[p] = map[string]any{"trustedAt": "2026-01-01T00:00:00.000Z"}
+		}
+		settings["trustedFolders"] = trusted
+	}
+	a.files[filepath.Join(a.home, ".factory", "settings.json")] = jsonText(settings)
 }

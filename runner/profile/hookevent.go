@@ -113,6 +113,12 @@ func ParseHookEvent(line string) (ev HookEvent, ok bool) {
 		// runner/spend's LateAnswer.
 		ev.AnswerFile = tp
 	}
+	if !ev.HasAnswer && ev.AnswerFile == "" && IsDroidSession(ev.Transcript) {
+		// Factory Droid's Stop names its session's .jsonl, which has the
+		// turn's answer (its TUI draws it after the hook ran); the payload
+		// has none. Read by the prompt: runner/spend's LateAnswer.
+		ev.AnswerFile = ev.Transcript
+	}
 	parent, _ := str("parent_id", "agent_id")
 	switch {
 	case parent != "":
@@ -170,3 +176,10 @@ func (m TurnMatch) Accepts(ev HookEvent) (bool, string) {
 // normalizeSpace folds every run of white space (a pasted CR, a tab) to
 // one space.
 func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// IsDroidSession says path is a Factory Droid session record
+// (~/.factory/sessions/<folder>/<session>.jsonl), as its hooks'
+// transcript_path names it.
+func IsDroidSession(path string) bool {
+	return strings.Contains(path, "/.factory/sessions/") && strings.HasSuffix(path, ".jsonl")
+}

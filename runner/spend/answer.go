@@ -43,7 +43,67 @@ func LateAnswer(ev profile.HookEvent, sig string) (string, bool) {
 	if ev.AnswerFile == "" {
 		return "", false
 	}
+	if profile.IsDroidSession(ev.AnswerFile) {
+		return droidAnswer(ev.AnswerFile, sig)
+	}
 	return copilotAnswer(ev.AnswerFile, sig)
+}
+
+// droidAnswer reads the answer to the prompt whose first line holds sig
+// from a Factory Droid session record (JSON lines; "message" records with
+// Anthropic's roles and content blocks): the text of the last assistant
+// message that calls no tool after that prompt, once the turn's
+// "agent_turn_outcome" record follows it.
+func droidAnswer(path, sig string) (answer string, ok bool) {
+	ours, text := sig == "", ""
+	_ = tailfile.Lines(path, answerWindow, func(l tailfile.Line) bool {
+		var rec struct {
+			Type    string `json:"type"`
+			ID      string `json:"id"`
+			Message struct {
+				Role    string `json:"role"`
+				Content []struct {
+					Type string `json:"type"`
+					Text string `json:"text"`
+				} `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(bytes.TrimSpace(l.Text), &rec) != nil {
+			return true // a partial first line
+		}
+		if rec.Type == "agent_turn_outcome" {
+			if ours && text != "" {
+				answer, ok = text, true
+			}
+			return true
+		}
+		if rec.Type != "message" || strings.HasPrefix(rec.ID, "context-") {
+			return true // the context it adds before a prompt
+		}
+		var words []string
+		tool := false
+		for _, c := range rec.Message.Content {
+			switch c.Type {
+			case "text":
+				words = append(words, c.Text)
+			case "tool_use", "tool_result":
+				tool = true
+			}
+		}
+		joined := strings.TrimSpace(strings.Join(words, "\n"))
+		switch {
+		case rec.Message.Role == "user" && !tool && joined != "":
+			if ours = promptMatches(joined, sig); ours {
+				text, answer, ok = "", "", false
+			}
+		case rec.Message.Role == "assistant" && tool:
+			text = "" // the turn goes on after the tool
+		case rec.Message.Role == "assistant" && joined != "":
+			text = joined
+		}
+		return true
+	})
+	return answer, ok
 }
 
 // geminiChatAnswer reads the model's answer to prompt from a Gemini CLI chat

@@ -158,3 +158,35 @@ func TestCopilotAnswer(t *testing.T) {
 		t.Error("an answer from a missing file")
 	}
 }
+
+// TestDroidLateAnswer: Factory Droid 0.225's Stop payload names its
+// session record (under testdata/droid, a real one: a Create
+// approved, then its answer; a command refused; a turn that failed on an
+// unreachable provider), which has the answer the payload does not.
+func TestDroidLateAnswer(t *testing.T) {
+	const rec = "testdata/droid/.factory/sessions/-tmp-yy-proj1/791ae85d-4149-4a78-962f-79158d2a347b.jsonl"
+	line := `{"session_id":"791ae85d-4149-4a78-962f-79158d2a347b","transcript_path":"/home/u/.factory/sessions/-p/791ae85d-4149-4a78-962f-79158d2a347b.jsonl","cwd":"/p","permission_mode":"off","hook_event_name":"Stop","stop_hook_active":false}`
+	ev, ok := profile.ParseHookEvent(line)
+	if !ok || !ev.Stop || ev.AnswerFile != ev.Transcript || ev.HasAnswer {
+		t.Fatalf("ParseHookEvent: %+v, %v; want a Stop whose answer is in its transcript", ev, ok)
+	}
+	cases := []struct {
+		sig, want string
+		ok        bool
+	}{
+		{"please do the WRITEFILE", "I wrote hello.txt for you. Done.", true},
+		{"please do SHELLCMD", "", false}, // refused: no answer but the screen's
+		{"this one fails", "", false},     // the provider unreachable
+		{"", "", false},                   // the last turn's: the failed one
+		{"not a prompt of it", "", false},
+	}
+	for _, c := range cases {
+		if a, ok := droidAnswer(rec, c.sig); a != c.want || ok != c.ok {
+			t.Errorf("droidAnswer(%q) = %q, %v; want %q, %v", c.sig, a, ok, c.want, c.ok)
+		}
+	}
+	ev.AnswerFile = rec // as the supervisor maps it
+	if a, ok := LateAnswer(ev, "WRITEFILE"); !ok || a != "I wrote hello.txt for you. Done." {
+		t.Errorf("LateAnswer = %q, %v", a, ok)
+	}
+}
