@@ -24,6 +24,8 @@ type anthropicRequest struct {
 type anthropicBlock struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
+	// Content is a tool_result's: a string or a list of blocks.
+	Content json.RawMessage `json:"content"`
 }
 
 // anthropicBlocks decodes message content: a string or a list of blocks.
@@ -78,6 +80,7 @@ func (req anthropicRequest) conv() conv {
 		case m.Role == "user" && hasToolResult(blocks):
 			result = true
 			c.context += blockText(blocks)
+			c.toolOutput += toolResultText(blocks)
 		case m.Role == "system" && result:
 			c.context += blockText(blocks)
 		}
@@ -88,6 +91,18 @@ func (req anthropicRequest) conv() conv {
 // hasToolResult says whether blocks hold a tool result.
 func hasToolResult(blocks []anthropicBlock) bool {
 	return slices.ContainsFunc(blocks, func(b anthropicBlock) bool { return b.Type == "tool_result" })
+}
+
+// toolResultText is the text of blocks' tool results, each ending in a
+// newline.
+func toolResultText(blocks []anthropicBlock) string {
+	var b strings.Builder
+	for _, x := range blocks {
+		if x.Type == "tool_result" && len(x.Content) > 0 {
+			b.WriteString(blockText(anthropicBlocks(x.Content)))
+		}
+	}
+	return b.String()
 }
 
 // blockText is the text of blocks' text blocks, each ending in a newline.

@@ -43,6 +43,10 @@ type Turn struct {
 	// Shell, if set (and Write is not), makes the first answer a tool call
 	// that runs this shell command line.
 	Shell string
+	// Tool, if set (and Write and Shell are not), makes the first answer
+	// a call of a tool the CLI offers by name, such as an MCP server's
+	// (see ToolCall).
+	Tool *ToolCall
 	// ToolText, if set, is text the model's tool call comes with (before
 	// the call, in the same response, as a model that says what it will
 	// do: "I'll create the file."): not the turn's answer, which is Text,
@@ -144,6 +148,10 @@ type Request struct {
 	// append theirs (Qwen Code, Gemini CLI's "<hook_context>").
 	// Responses (Codex): none.
 	Context string
+	// ToolOutput is the text of the tool results since the latest user
+	// prompt (what a tool gave back to the model), at most maxContext
+	// bytes. Anthropic's dialect only; the others carry it in Context.
+	ToolOutput string
 	// Reply says what the mock answered: "text: ...", "tool: NAME {...}",
 	// or "status N".
 	Reply string
@@ -247,6 +255,7 @@ type conv struct {
 	tools      []string
 	toolResult bool
 	context    string // text beside tool results (Request.Context)
+	toolOutput string // the tool results' own text (Request.ToolOutput)
 }
 
 // maxContext bounds a logged request's Context.
@@ -372,6 +381,12 @@ func (s *Server) decide(c conv) reply {
 	if c.toolResult {
 		return r
 	}
+	if t.Write == nil && t.Shell == "" && t.Tool != nil {
+		if name, ok := t.Tool.offeredAs(c.tools); ok {
+			r.tool, r.args, r.lead = name, mustJSON(t.Tool.argsOrEmpty()), t.ToolText
+		}
+		return r
+	}
 	var candidates []toolMap
 	switch {
 	case t.Write != nil:
@@ -487,6 +502,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 func (rec *Request) fill(c conv, rp reply) {
 	rec.Model, rec.Stream, rec.Prompt, rec.Tools, rec.ToolResult = c.model, c.stream, tail(c.prompt, 120), c.tools, c.toolResult
 	rec.Context = c.context[:min(len(c.context), maxContext)]
+	rec.ToolOutput = c.toolOutput[:min(len(c.toolOutput), maxContext)]
 	rec.Reply = rp.String()
 	rec.Usage = rp.usage()
 }
