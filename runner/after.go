@@ -8,6 +8,7 @@ import (
 
 	"github.com/runner-cli/runner/runner/deps"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/settings"
 
@@ -57,13 +58,21 @@ func startQueued(ctx context.Context, env *Env, t *state.Task, prof *profile.Pro
 	default:
 		return nil, err
 	}
+	if t.Tmux.Pool != "" && t.Tmux.Host == "" {
+		if t, err = placeOnPool(ctx, env, t, prof, set); err != nil {
+			return nil, err
+		}
+		if set, err = settings.Of(t); err != nil {
+			return nil, err
+		}
+	}
 	spec := set.Start
 	if spec == nil {
 		return nil, fmt.Errorf("task %s: its record has no start settings (it was queued by an older runner); dispatch it again", t.ID)
 	}
 	var unlock func()
 	if spec.Exclusive {
-		lock, err := env.Store.LockProject(ctx, lockKey(t.Project, t.Dir, t.Tmux.Host), spec.WaitLock)
+		lock, err := env.Store.LockProject(ctx, projects.LockKey(t.Project, t.Dir, t.Tmux.Host), spec.WaitLock)
 		if err != nil {
 			_ = env.Record().Finish(context.WithoutCancel(ctx), t.ID, state.StatusFailed, "project lock: "+err.Error(), nil)
 			return nil, err

@@ -9,10 +9,10 @@ import (
 
 func TestLockKey(t *testing.T) {
 	t.Parallel()
-	if got := lockKey("api", "/src/api", ""); got != "api" {
-		t.Errorf("lockKey(api) = %q", got)
+	if got := projects.LockKey("api", "/src/api", ""); got != "api" {
+		t.Errorf("projects.LockKey(api) = %q", got)
 	}
-	if got, want := lockKey("", "/src/my.site", ""), projects.SessionName("", "/src/my.site"); got != want || !strings.HasPrefix(got, "dir-my_site-") {
-		t.Errorf("lockKey(path) = %q, want %q", got, want)
+	if got, want := projects.LockKey("", "/src/my.site", ""), projects.SessionName("", "/src/my.site"); got != want || !strings.HasPrefix(got, "dir-my_site-") {
+		t.Errorf("projects.LockKey(path) = %q, want %q", got, want)
 	}
 }

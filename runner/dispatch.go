@@ -128,7 +128,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	var lock *state.ProjectLock
 	handedOff := false // the lock went to a detached supervisor
 	if req.Exclusive && len(after) == 0 {
-		if lock, err = env.Store.LockProject(ctx, lockKey(project, dir, plan.host), req.WaitLock); err != nil {
+		if lock, err = env.Store.LockProject(ctx, projects.LockKey(project, dir, plan.host), req.WaitLock); err != nil {
 			return nil, err
 		}
 		defer func() {
@@ -142,7 +142,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 			lock.Unlock()
 		}()
 	}
-	task, err := recordTask(ctx, env, req, prof.Name, projects.Place{Project: project, Dir: dir, Host: plan.host}, plan.lin, after)
+	task, err := recordTask(ctx, env, req, prof.Name, projects.Place{Project: project, Dir: dir, Host: plan.host, Pool: plan.pool}, plan.lin, after)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		env.Say("task %s: %s in %s", task.ID, prof.Name, dir)
 	}
 
-	if len(after) > 0 {
+	if len(after) > 0 || plan.pool != "" {
 		return dispatchQueued(ctx, env, task)
 	}
 	var early *remote.Early
@@ -214,7 +214,7 @@ func detach(ctx context.Context, env *Env, task *state.Task, lock *state.Project
 // its own file, named after the task, before the record points at it.
 func recordTask(ctx context.Context, env *Env, req DispatchRequest, agent string, at projects.Place, lin lineage, after []string) (*state.Task, error) {
 	project, dir := at.Project, at.Dir
-	tmux := state.TmuxTarget{Socket: env.TC.Socket(), Session: projects.SessionName(project, dir), Host: at.Host}
+	tmux := state.TmuxTarget{Socket: env.TC.Socket(), Session: projects.SessionName(project, dir), Host: at.Host, Pool: at.Pool}
 	if at.Host != "" {
 		c, err := env.HostConn(ctx, at.Host)
 		if err != nil {
@@ -225,7 +225,7 @@ func recordTask(ctx context.Context, env *Env, req DispatchRequest, agent string
 	settings, _ := json.Marshal(req.Settings)
 	now := env.Time()
 	newID := state.RandomTaskID()
-	text, textFile, err := recordText(env.Store, newID, req.Text)
+	text, textFile, err := env.Store.RecordText(newID, req.Text)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +280,7 @@ func dispatchQueued(ctx context.Context, env *Env, task *state.Task) (*state.Tas
 			_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, "start supervisor: "+err.Error(), nil)
 			return task, err
 		}
-		env.Say("task %s: %s; supervisor %d started (runner status %s)", task.ID, reconcile.WaitingReason(task.After), pid, task.ID)
+		env.Say("task %s: %s; supervisor %d started (runner status %s)", task.ID, reconcile.QueuedReason(task), pid, task.ID)
 		if t, _ := env.Record().Task(ctx, task.ID); t != nil {
 			task = t
 		}
@@ -308,31 +308,4 @@ func failUnstarted(ctx context.Context, env *Env, id string, err error) {
 		}
 		return t.SetStatus(state.StatusFailed, env.Time(), "could not start: "+err.Error())
 	})
-}
-
-// lockKey names a project's lock: its name, or its session name for a
-// path.
-func lockKey(project, dir, host string) string {
-	switch {
-	case project != "":
-		return project
-	case host != "":
-		return host + "-" + projects.SessionName("", dir)
-	}
-	return projects.SessionName("", dir)
-}
-
-// recordText prepares the record of a new task's text: a text longer than
-// state.InlineTextMax is written whole to its own file first (durable
-// before the record points at it) and the record keeps its beginning. It
-// returns the record's Text and TextFile.
-func recordText(store *state.Store, id, text string) (string, string, error) {
-	if len(text) <= state.InlineTextMax {
-		return text, "", nil
-	}
-	file, err := store.WriteTaskText(id, text)
-	if err != nil {
-		return "", "", err
-	}
-	return state.ClipText(text), file, nil
 }

@@ -28,6 +28,9 @@ import (
 // found here (ResolveArgv), or checked on the host with its directory
 // (remote.Argv).
 func siteArgv(ctx context.Context, env *Env, prof *profile.Profile, plan dispatchPlan, argv []string) ([]string, error) {
+	if plan.pool != "" {
+		return argv, nil // checked on the host it is placed on
+	}
 	if plan.host == "" {
 		return ResolveArgv(env, prof, argv)
 	}
@@ -43,6 +46,7 @@ func siteArgv(ctx context.Context, env *Env, prof *profile.Profile, plan dispatc
 type dispatchPlan struct {
 	project, dir string                // where it works
 	host         string                // the host it works on ("" for here)
+	pool         string                // the pool of hosts it waits to be placed in
 	setup        *config.WorktreeSetup // the worktree set-up, for --worktree
 	lin          lineage               // its parent and level
 	after        []string              // the tasks it waits for (--after)
@@ -62,7 +66,7 @@ func planDispatch(ctx context.Context, env *Env, req *DispatchRequest) (dispatch
 	if err != nil {
 		return p, err
 	}
-	p.project, p.dir, p.host = place.Project, place.Dir, place.Host
+	p.project, p.dir, p.host, p.pool = place.Project, place.Dir, place.Host, place.Pool
 	within := ""
 	if req.Confined != "" {
 		if p.dir, within, err = confineDispatch(ctx, st, req, place.Dir, place.Host); err != nil {
@@ -117,7 +121,7 @@ func (req *DispatchRequest) budgetsFrom(pol config.Policy) {
 // checkWorktree refuses a worktree where there is no repository with a
 // work tree: a usage error found before the task is recorded.
 func checkWorktree(ctx context.Context, env *Env, req *DispatchRequest, p dispatchPlan) error {
-	if !req.Worktree {
+	if !req.Worktree || p.pool != "" {
 		return nil
 	}
 	gctx, err := env.GitOn(ctx, p.host)
@@ -147,9 +151,12 @@ func checkSandbox(ctx context.Context, env *Env, req *DispatchRequest, p dispatc
 	if !req.Sandbox {
 		return nil
 	}
-	if p.host != "" {
+	if p.host != "" || p.pool != "" {
 		if req.SandboxHome == settings.SandboxHomeTask {
 			return fault.Usagef("--sandbox-home task: not on a host yet (run it here, or with the shared home there)")
+		}
+		if p.pool != "" {
+			return nil // checked on the host it is placed on
 		}
 		c, err := env.HostConn(ctx, p.host)
 		if err != nil {

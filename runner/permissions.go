@@ -20,6 +20,9 @@ import (
 // and the variables the mode adds to the pane's environment.
 func askMode(ctx context.Context, env *Env, prof *profile.Profile, plan dispatchPlan, argv []string, nExtra int) ([]string, []string, error) {
 	var version string
+	if prof.AskNeedsVersion() && plan.pool != "" {
+		return nil, nil, fault.Usagef("--permissions ask: agent %s's asking mode depends on its version, not read in a pool yet (give --host NAME, or another --permissions)", prof.Name)
+	}
 	if prof.AskNeedsVersion() {
 		v, err := cliVersion(ctx, env, prof, plan.host, argv[0])
 		if err != nil {

@@ -7,6 +7,10 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/runner-cli/runner/runner/placement"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/settings"
+
 	"github.com/runner-cli/runner/runner/hosts"
 
 	"github.com/runner-cli/runner/gitsnap"
@@ -65,4 +69,12 @@ func (env *Env) GitOn(ctx context.Context, host string) (context.Context, error)
 		return nil, err
 	}
 	return gitsnap.On(ctx, c.Transport()), nil
+}
+
+// placeOnPool waits for a slot in task t's pool of hosts and claims it
+// (placement.Placer.PlaceTask), and returns t as placed.
+func placeOnPool(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set settings.Run) (*state.Task, error) {
+	pl := placement.Placer{Book: env.Record(), Hosts: env.Hosts, Say: env.Say,
+		Reconcile: func(ctx context.Context) (*state.State, error) { return Reconcile(ctx, env) }}
+	return pl.PlaceTask(ctx, t, placement.RemoteSite(prof, t.Dir, set.Start), set.Detached)
 }

@@ -277,3 +277,18 @@ func (s *Store) removeTaskFiles(ids []string) {
 		os.RemoveAll(s.TaskFile("home-dir", id))
 	}
 }
+
+// RecordText prepares the record of a new task's text: a text longer than
+// InlineTextMax is written whole to its own file first (durable before the
+// record points at it) and the record keeps its beginning. It returns the
+// record's Text and TextFile.
+func (s *Store) RecordText(id, text string) (string, string, error) {
+	if len(text) <= InlineTextMax {
+		return text, "", nil
+	}
+	file, err := s.WriteTaskText(id, text)
+	if err != nil {
+		return "", "", err
+	}
+	return ClipText(text), file, nil
+}

@@ -40,6 +40,27 @@ type Host struct {
 	// the home directory there.
 	Dir   string    `json:"dir,omitempty"`
 	Added time.Time `json:"added"`
+	// MaxAgents is how many agents may run there at once (a pool's
+	// capacity); 0 means DefaultMaxAgents.
+	MaxAgents int `json:"max_agents,omitempty"`
+	// Labels name the pools the host is in (dispatch --host label:L).
+	Labels []string `json:"labels,omitempty"`
+	// Drained hosts take no new task from a pool (runner host drain);
+	// their running tasks go on, and --host NAME still reaches them.
+	Drained bool `json:"drained,omitempty"`
+}
+
+// DefaultMaxAgents is a host's capacity when it names none: what sshd's
+// default MaxSessions (10) carries on one connection, each running task
+// holding one session and each runner process one more.
+const DefaultMaxAgents = 8
+
+// Capacity is how many agents may run on h at once.
+func (h *Host) Capacity() int {
+	if h.MaxAgents > 0 {
+		return h.MaxAgents
+	}
+	return DefaultMaxAgents
 }
 
 // RemoteDirDefault is where runner keeps its tasks' files on a host

@@ -53,7 +53,7 @@ type entry struct {
 	Agent   string   `json:"ag"`
 	Title   string   `json:"ti,omitempty"`
 	Status  Status   `json:"st"`
-	Tmux    []string `json:"x,omitempty"` // socket, session, window ("=" for the id), pane[, host]
+	Tmux    []string `json:"x,omitempty"` // socket, session, window ("=" for the id), pane[, host[, pool]]
 	PID     int      `json:"pid,omitempty"`
 	Parent  string   `json:"par,omitempty"`
 	Level   int      `json:"lv,omitempty"`
@@ -133,8 +133,11 @@ func toEntry(t *Task, rec uint64) *entry {
 			x.Window = "="
 		}
 		e.Tmux = []string{x.Socket, x.Session, x.Window, x.Pane}
-		if x.Host != "" {
+		if x.Host != "" || x.Pool != "" {
 			e.Tmux = append(e.Tmux, x.Host)
+		}
+		if x.Pool != "" {
+			e.Tmux = append(e.Tmux, x.Pool)
 		}
 	}
 	if e.Snapshot == snapshotPrefix+t.ID {
@@ -174,10 +177,13 @@ func (e *entry) applyHot(t *Task) {
 		t.Ports = PortRange{First: e.Ports[0], Count: e.Ports[1]}
 	}
 	t.Tmux = TmuxTarget{}
-	if len(e.Tmux) == 4 || len(e.Tmux) == 5 {
+	if len(e.Tmux) >= 4 && len(e.Tmux) <= 6 {
 		t.Tmux = TmuxTarget{Socket: e.Tmux[0], Session: e.Tmux[1], Window: e.Tmux[2], Pane: e.Tmux[3]}
-		if len(e.Tmux) == 5 {
+		if len(e.Tmux) >= 5 {
 			t.Tmux.Host = e.Tmux[4]
+		}
+		if len(e.Tmux) == 6 {
+			t.Tmux.Pool = e.Tmux[5]
 		}
 		if t.Tmux.Window == "=" {
 			t.Tmux.Window = e.ID

@@ -196,6 +196,10 @@ type TmuxTarget struct {
 	// Host is the registered host whose tmux runs the pane (over ssh);
 	// empty for this machine.
 	Host string `json:"host,omitempty"`
+	// Pool is the pool of hosts the task was dispatched to (dispatch
+	// --host any or label:L): it waits queued with Host empty until a
+	// host of the pool has a free slot, then Host names it.
+	Pool string `json:"pool,omitempty"`
 }
 
 // Source values other than a task id.

@@ -46,7 +46,7 @@ func (st *State) fileVersion() int {
 		}
 	}
 	for _, t := range st.Tasks {
-		if t.Tmux.Host != "" {
+		if t.Tmux.Host != "" || t.Tmux.Pool != "" {
 			return Version
 		}
 	}

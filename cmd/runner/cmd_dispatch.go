@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/runner-cli/runner/runner/hosts"
 	"math"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -120,7 +122,7 @@ func addDispatchFlags(fl *pflag.FlagSet, f *dispatchOptions) {
 	fl.StringVar(&f.notify, "notify", "", "command (argv, quoted like a shell) run when the task ends or needs input")
 	fl.StringArrayVar(&f.after, "after", nil, "start only when these tasks are done: ID[,ID...] (repeatable); cancelled if one fails")
 	fl.StringVar(&f.sandboxHome, "sandbox-home", "", "with --sandbox: shared (the agent writes its CLI's own directories, ~/.claude …) or task (a copy of them for the task, dropped with it) (default: the config's sandbox_home, else shared)")
-	fl.StringVar(&f.host, "host", "", "run on this registered host (runner host add): PROJECT is then an absolute path there, or a project on it")
+	fl.StringVar(&f.host, "host", "", "run on this registered host (runner host add): PROJECT is then an absolute path there, or a project on it; any or label:L places it on the freest host of a pool (it waits queued while all are full); local: this machine, whatever the config's pool")
 	fl.StringVar(&f.source, "source", "user", "who asked: user or cron (recorded with the task)")
 	fl.StringVar(&f.size, "size", "200x50", "size of a new tmux session, WIDTHxHEIGHT")
 	fl.BoolVar(&f.noHook, "no-hook", false, "do not install the agent's turn-end hook; detect from the screen only")
@@ -187,6 +189,15 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 	req := dispatchRequest(f, cfg, in, set)
 	if err := a.confine(&req, f); err != nil {
 		return err
+	}
+	if hosts.IsPool(req.Host) {
+		all, err := env.Store.Hosts(ctx)
+		if err != nil {
+			return err
+		}
+		if _, err := hosts.Members(all, req.Host); err != nil {
+			return err
+		}
 	}
 	if f.group.active() || f.group.given() {
 		return a.runGroup(ctx, f, env, cfg, req)
@@ -305,7 +316,19 @@ func dispatchRequest(f dispatchOptions, cfg *config.Config, in dispatchInput, se
 		AgentArgs: f.agentArgs, Permissions: f.permissions, PermissionsDefault: cfg.Permissions, RequireSnapshot: f.requireSnap,
 		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: f.worktree, WorktreeSet: f.worktreeSet, From: f.from,
 		Policy: cfg.PolicyFor, Sandbox: f.sandbox, SandboxSet: f.sandboxSet, SandboxPaths: cfg.SandboxPaths, Source: f.source, Size: in.size, UseHook: !f.noHook, Settings: set,
-		MaxLevel: cfg.MaxLevel, Tree: breadth.Bounds{MaxTasks: cfg.MaxTreeTasks, PerMinute: cfg.MaxTreeDispatchesPerMinute}, After: f.after, Host: f.host, SandboxHome: cmp.Or(f.sandboxHome, cfg.SandboxHome)}
+		MaxLevel: cfg.MaxLevel, Tree: breadth.Bounds{MaxTasks: cfg.MaxTreeTasks, PerMinute: cfg.MaxTreeDispatchesPerMinute}, After: f.after, Host: dispatchHost(f, cfg), SandboxHome: cmp.Or(f.sandboxHome, cfg.SandboxHome)}
+}
+
+// dispatchHost is where a dispatch runs: --host (local: this machine),
+// else the config's pool for an absolute path that is not on a host.
+func dispatchHost(f dispatchOptions, cfg *config.Config) string {
+	switch {
+	case f.host == "local":
+		return ""
+	case f.host == "" && cfg.Pool != "" && filepath.IsAbs(f.args[0]):
+		return cfg.Pool
+	}
+	return f.host
 }
 
 // confine marks req as coming through a sandboxed task's door, when it
@@ -322,7 +345,7 @@ func (a *app) confine(req *runner.DispatchRequest, f dispatchOptions) error {
 	if f.host != "" {
 		return fault.Usagef("--host: a sandboxed task dispatches only on this machine, into its own folder")
 	}
-	req.Confined = confined
+	req.Confined, req.Host = confined, "" // not the config's pool either
 	return nil
 }
 

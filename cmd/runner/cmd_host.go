@@ -28,13 +28,22 @@ and the agent CLIs (and, optionally, a runner binary for the sim agent and
 turn-end hooks). One connection per host is shared by all of runner's commands
 (OpenSSH ControlMaster, its socket under the state directory).
 
+Hosts make a pool: each takes at most --max-agents agents (default ` + "8" + `), and
+'runner dispatch --host any' (or --host label:L, or the config's pool) places a task
+on the host with the most free slots, then the lowest load per core, then the
+most free memory (read in one round trip, cached for a few seconds). When every
+host is full the task waits queued, its reason saying so, and starts when a slot
+frees. 'runner host drain NAME' stops placing there.
+
 Names use a-z, 0-9, '.', '_' and '-' (at most 64, starting with a letter or digit).`,
 		Example: `  runner host add build me@build.example.com
   runner host check build
-  runner dispatch /srv/api --host build "fix the flaky test"`,
+  runner dispatch /srv/api --host build "fix the flaky test"
+  runner dispatch /srv/api --host any --detach "fix the flaky test"`,
 		Args: args(cobra.NoArgs),
 	}
-	cmd.AddCommand(a.newHostAddCmd(), a.newHostListCmd(), a.newHostRmCmd(), a.newHostCheckCmd())
+	cmd.AddCommand(a.newHostAddCmd(), a.newHostListCmd(), a.newHostRmCmd(), a.newHostCheckCmd(),
+		a.newHostDrainCmd(true), a.newHostDrainCmd(false))
 	return cmd
 }
 
@@ -44,13 +53,15 @@ type hostAddOptions struct {
 	sshArgs           []string
 	runner            string
 	socket, dir       string
+	maxAgents         int
+	labels            []string
 	asJSON            bool
 }
 
 func (a *app) newHostAddCmd() *cobra.Command {
 	var opts hostAddOptions
 	cmd := &cobra.Command{
-		Use:   "add NAME DESTINATION [--ssh-arg ARG]... [--runner PATH] [--socket S] [--dir D]",
+		Use:   "add NAME DESTINATION [--ssh-arg ARG]... [--runner PATH] [--socket S] [--dir D] [--max-agents N] [--label L]...",
 		Short: "Register a host: DESTINATION is what ssh takes (user@machine, an alias of ~/.ssh/config)",
 		Long: `Register a host. DESTINATION is what ssh takes: user@machine, machine, or an alias
 of your ~/.ssh/config. --ssh-arg passes one argument to ssh before it (repeat it:
@@ -58,10 +69,13 @@ of your ~/.ssh/config. --ssh-arg passes one argument to ssh before it (repeat it
 binary on the host (the sim agent runs as 'PATH agent-sim' there). --socket names
 the tmux server there (a -L name or a -S path; default runner's private server,
 tmux -L runner); --dir the absolute directory where runner keeps its tasks' pane
-transcripts there (default ~/` + state.RemoteDirDefault + `). Nothing is contacted:
-'runner host check NAME' does that.`,
+transcripts there (default ~/` + state.RemoteDirDefault + `). --max-agents is how many
+agents a pool places there at once (default ` + "8" + `: what sshd's default MaxSessions
+carries); --label puts the host in a pool (dispatch --host label:L; repeat it).
+Nothing is contacted: 'runner host check NAME' does that.`,
 		Example: `  runner host add build me@build.example.com
-  runner host add gpu gpu-box --ssh-arg -p --ssh-arg 2222 --runner /usr/local/bin/runner`,
+  runner host add gpu gpu-box --ssh-arg -p --ssh-arg 2222 --runner /usr/local/bin/runner
+  runner host add b1 me@build1 --max-agents 4 --label build`,
 		Args: args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.name, opts.destination = argv[0], argv[1]
@@ -72,6 +86,8 @@ transcripts there (default ~/` + state.RemoteDirDefault + `). Nothing is contact
 	cmd.Flags().StringVar(&opts.runner, "runner", "", "absolute path of a runner binary on the host")
 	cmd.Flags().StringVar(&opts.socket, "socket", "", "the tmux server on the host: a -L name or a -S path (default: runner's private server)")
 	cmd.Flags().StringVar(&opts.dir, "dir", "", "absolute directory on the host for runner's task files (default ~/"+state.RemoteDirDefault+")")
+	cmd.Flags().IntVar(&opts.maxAgents, "max-agents", 0, "how many agents a pool places there at once (default 8)")
+	cmd.Flags().StringArrayVar(&opts.labels, "label", nil, "a label of the host, for dispatch --host label:L (repeatable)")
 	a.jsonFlag(cmd, &opts.asJSON, "print the host as JSON")
 	return cmd
 }
@@ -82,7 +98,7 @@ func (a *app) runHostAdd(ctx context.Context, opts hostAddOptions) error {
 		return err
 	}
 	h, err := hosts.Add(ctx, s, state.Host{Name: opts.name, Destination: opts.destination, SSHArgs: opts.sshArgs,
-		Runner: opts.runner, Socket: opts.socket, Dir: opts.dir})
+		Runner: opts.runner, Socket: opts.socket, Dir: opts.dir, MaxAgents: opts.maxAgents, Labels: opts.labels})
 	if err != nil {
 		return err
 	}
@@ -121,27 +137,95 @@ type hostListOptions struct {
 }
 
 func (a *app) runHostList(ctx context.Context, opts hostListOptions) error {
-	s, err := a.openStore()
+	env, _, err := a.runnerEnv(false)
 	if err != nil {
 		return err
 	}
-	hosts, err := hosts.List(ctx, s)
+	list, err := hosts.List(ctx, env.Store)
 	if err != nil {
 		return err
+	}
+	st, err := env.Store.Read(ctx)
+	if err != nil {
+		return err
+	}
+	use := hosts.Use(st)
+	probes := env.Hosts.Probes(ctx, list, hosts.ProbeMaxAge)
+	rows := make([]hostRow, 0, len(list))
+	for _, h := range list {
+		rows = append(rows, hostRow{Host: h, Capacity: h.Capacity(), Use: use[h.Name], Health: hostHealth(h, probes[h.Name]), Probe: probes[h.Name]})
 	}
 	if opts.asJSON {
-		return a.printJSON(hosts)
+		return a.printJSON(rows)
 	}
-	if len(hosts) == 0 {
+	if len(rows) == 0 {
 		fmt.Fprintln(a.out, "no hosts (add one with 'runner host add NAME user@machine')")
 		return nil
 	}
 	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSSH\tRUNNER")
-	for _, h := range hosts {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", h.Name, sshLine(h), textutil.OrDash(h.Runner))
+	fmt.Fprintln(tw, "NAME\tAGENTS\tLOAD/CORE\tFREE MEM\tHEALTH\tLABELS\tSSH\tRUNNER")
+	for _, r := range rows {
+		load, mem := "-", "-"
+		if p := r.Probe; p != nil && p.OK {
+			load, mem = fmt.Sprintf("%.2f", p.LoadPerCore()), fmt.Sprintf("%d MiB", p.MemAvailKB/1024)
+		}
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Use, r.Capacity, load, mem, r.Health,
+			textutil.OrDash(strings.Join(r.Labels, ",")), sshLine(r.Host), textutil.OrDash(r.Runner))
 	}
 	return tw.Flush()
+}
+
+// hostRow is a line of `runner host list`: the host, its slots in use
+// and its health from its last probe.
+type hostRow struct {
+	*state.Host
+	Capacity int              `json:"capacity"`
+	Use      int              `json:"use"`
+	Health   string           `json:"health"`
+	Probe    *state.HostProbe `json:"probe,omitempty"`
+}
+
+// hostHealth says how h is: "ok", "drained", "unreachable since T" or
+// "unknown" (not asked).
+func hostHealth(h *state.Host, p *state.HostProbe) string {
+	switch {
+	case h.Drained:
+		return "drained"
+	case p == nil:
+		return "unknown"
+	case !p.OK:
+		return "unreachable since " + p.DownSince.Local().Format(time.TimeOnly)
+	}
+	return "ok"
+}
+
+func (a *app) newHostDrainCmd(drain bool) *cobra.Command {
+	use, short, example := "drain NAME", "Stop placing tasks on a host (its running tasks go on)", "  runner host drain b1"
+	if !drain {
+		use, short, example = "undrain NAME", "Place tasks on a drained host again", "  runner host undrain b1"
+	}
+	return &cobra.Command{
+		Use: use, Short: short, Example: example,
+		Long: short + `: a drained host takes no task from a pool (dispatch --host any or
+label:L); its tasks go on, and --host NAME still runs there.`,
+		Args: args(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			s, err := a.openStore()
+			if err != nil {
+				return err
+			}
+			h, err := hosts.SetDrained(cmd.Context(), s, argv[0], drain)
+			if err != nil {
+				return err
+			}
+			if drain {
+				fmt.Fprintf(a.out, "host %s drained: no new task is placed there ('runner host undrain %s' places again)\n", h.Name, h.Name)
+			} else {
+				fmt.Fprintf(a.out, "host %s takes tasks again\n", h.Name)
+			}
+			return nil
+		},
+	}
 }
 
 func (a *app) newHostRmCmd() *cobra.Command {

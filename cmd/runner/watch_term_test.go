@@ -210,15 +210,22 @@ func cmdWaitClient(ts *testscript.TestScript, neg bool, args []string) {
 // reaches it as the host alias "loop". Scripts guard it with
 // [!sshd] skip: the condition holds when sshd is installed, and always
 // under CI (which installs it), so there a missing sshd fails.
+// `sshd start NAME` starts one more, named, its config in $SSH_CONFIG_NAME
+// (a pool of hosts); `sshd stop|restart [NAME]` stops or restarts one.
 func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) > 1 {
-		ts.Fatalf("usage: sshd [stop|restart]")
+	usage := "usage: sshd [start NAME | stop [NAME] | restart [NAME]]"
+	if neg || len(args) > 2 {
+		ts.Fatalf("%s", usage)
 	}
-	if len(args) == 1 {
-		h, _ := ts.Value(sshdKey{}).(*sshdHolder)
-		srv := h.get()
+	h, _ := ts.Value(sshdKey{}).(*sshdHolder)
+	name := ""
+	if len(args) == 2 {
+		name = args[1]
+	}
+	if len(args) >= 1 && args[0] != "start" {
+		srv := h.get(name)
 		if srv == nil {
-			ts.Fatalf("sshd %s: no sshd started in this script", args[0])
+			ts.Fatalf("sshd %s %s: no such sshd started in this script", args[0], name)
 		}
 		switch args[0] {
 		case "stop":
@@ -226,9 +233,12 @@ func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 		case "restart":
 			ts.Check(srv.Restart())
 		default:
-			ts.Fatalf("usage: sshd [stop|restart]")
+			ts.Fatalf("%s", usage)
 		}
 		return
+	}
+	if len(args) == 1 {
+		ts.Fatalf("%s", usage)
 	}
 	bin := sshtest.Sshd()
 	if bin == "" {
@@ -239,9 +249,13 @@ func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 	srv, err := sshtest.StartIn(bin, dir)
 	ts.Check(err)
 	ts.Defer(func() { srv.Stop(); os.RemoveAll(dir) })
-	ts.Setenv("SSH_CONFIG", srv.Config)
-	if h, ok := ts.Value(sshdKey{}).(*sshdHolder); ok {
-		h.set(srv)
+	if name == "" {
+		ts.Setenv("SSH_CONFIG", srv.Config)
+	} else {
+		ts.Setenv("SSH_CONFIG_"+name, srv.Config)
+	}
+	if h != nil {
+		h.set(name, srv)
 	}
 }
 
@@ -249,22 +263,26 @@ func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 // scriptParams), so `sshd stop|restart` find the server `sshd` started.
 type sshdKey struct{}
 
+// sshdHolder holds the script's servers by name ("" for the first).
 type sshdHolder struct {
 	mu  sync.Mutex
-	srv *sshtest.Server
+	srv map[string]*sshtest.Server
 }
 
-func (h *sshdHolder) get() *sshtest.Server {
+func (h *sshdHolder) get(name string) *sshtest.Server {
 	if h == nil {
 		return nil
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.srv
+	return h.srv[name]
 }
 
-func (h *sshdHolder) set(s *sshtest.Server) {
+func (h *sshdHolder) set(name string, s *sshtest.Server) {
 	h.mu.Lock()
-	h.srv = s
+	if h.srv == nil {
+		h.srv = map[string]*sshtest.Server{}
+	}
+	h.srv[name] = s
 	h.mu.Unlock()
 }

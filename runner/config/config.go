@@ -126,6 +126,10 @@ type Config struct {
 	// task, dropped with it: a hook planted there never reaches the CLI
 	// you run). dispatch --sandbox-home overrides it.
 	SandboxHome string `json:"sandbox_home,omitempty"`
+	// Pool is where a dispatch of an absolute path with no --host goes:
+	// a pool of hosts, "any" or "label:L" (dispatch --host local keeps it
+	// here); empty: this machine.
+	Pool string `json:"pool,omitempty"`
 	// SandboxReach is whom a sandboxed task's runner msg and runner ask
 	// reach (messaging.ReachTree, the default, or ReachAll).
 	SandboxReach string `json:"sandbox_reach,omitempty"`
@@ -387,7 +391,7 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 	if err := c.validateTaskSetup(); err != nil {
 		return err
 	}
-	if err := c.validateBudgets(); err != nil {
+	if err := errors.Join(c.validateBudgets(), c.validatePool()); err != nil {
 		return err
 	}
 	if c.Permissions != "" {
@@ -465,6 +469,14 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 }
 
 // validateBudgets checks max_turns, budget_tokens and budget_usd.
+// validatePool checks the config's pool: "", any or label:L.
+func (c *Config) validatePool() error {
+	if l, byLabel := strings.CutPrefix(c.Pool, "label:"); c.Pool != "" && c.Pool != "any" && (!byLabel || !state.ValidName(l)) {
+		return fmt.Errorf("pool: %q is not any or label:L (L a host label: a-z, 0-9, '.', '_', '-')", c.Pool)
+	}
+	return nil
+}
+
 func (c *Config) validateBudgets() error {
 	for p, n := range c.MaxTurns {
 		if n < 0 {

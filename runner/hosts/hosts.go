@@ -46,6 +46,17 @@ func Add(ctx context.Context, s *state.Store, h state.Host) (state.Host, error) 
 	if err := ValidateName(h.Name); err != nil {
 		return h, err
 	}
+	if h.Name == PoolAny {
+		return h, fault.Usagef("host name %q is taken by the pool of every host (--host any): choose another name", h.Name)
+	}
+	if h.MaxAgents < 0 {
+		return h, fault.Usagef("host %q: --max-agents %d: give a positive number (default %d)", h.Name, h.MaxAgents, state.DefaultMaxAgents)
+	}
+	for _, l := range h.Labels {
+		if err := ValidateLabel(l); err != nil {
+			return h, err
+		}
+	}
 	switch {
 	case h.Destination == "":
 		return h, fault.Usagef("host %q: no destination given (use 'runner host add %s user@machine', or an alias of your ~/.ssh/config)", h.Name, h.Name)

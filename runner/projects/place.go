@@ -29,6 +29,9 @@ func isPathArg(s string) bool {
 // machine).
 type Place struct {
 	Project, Dir, Host string
+	// Pool is the pool of hosts (--host any, label:L) the task waits to
+	// be placed on; Host is then empty.
+	Pool string
 }
 
 // ResolveProject returns where a dispatch to arg works. arg is a
@@ -46,6 +49,12 @@ func Resolve(st *state.State, arg, host string) (Place, error) {
 			return Place{}, fault.Usagef("project %q is on host %s, not on --host %s", arg, h, host)
 		}
 		arg, host = dir, h
+	}
+	if hosts.IsPool(host) {
+		if !strings.HasPrefix(arg, "/") {
+			return Place{}, fault.Usagef("--host %s: give an absolute path, the same on every host of the pool (e.g. /srv/api), not %q", host, arg)
+		}
+		return Place{Dir: path.Clean(arg), Pool: host}, nil
 	}
 	if host != "" {
 		return resolveOnHost(st, arg, host)
@@ -115,4 +124,16 @@ func SessionName(project, dir string) string {
 		name = fmt.Sprintf("dir-%s-%08x", base, h)
 	}
 	return strings.ReplaceAll(name, ".", "_")
+}
+
+// LockKey names a project's lock: its name, or its session name for a
+// path.
+func LockKey(project, dir, host string) string {
+	switch {
+	case project != "":
+		return project
+	case host != "":
+		return host + "-" + SessionName("", dir)
+	}
+	return SessionName("", dir)
 }

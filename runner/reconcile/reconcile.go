@@ -134,6 +134,15 @@ func WaitingReason(after []string) string {
 	return "waiting for " + strings.Join(after, ", ")
 }
 
+// QueuedReason is what a queued task waits for: its dependencies, else a
+// slot in its pool of hosts.
+func QueuedReason(t *state.Task) string {
+	if len(t.After) == 0 && t.Tmux.Pool != "" && t.Tmux.Host == "" {
+		return "waiting to be placed in pool " + t.Tmux.Pool
+	}
+	return WaitingReason(t.After)
+}
+
 // Change is a status reconciliation records for a task nothing
 // supervises.
 type Change struct {
