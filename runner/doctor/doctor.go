@@ -346,6 +346,9 @@ func agentChecks(ctx context.Context, cfg *config.Config, cfgPath string, opts O
 		if nc, ok := nodeCheck(ctx, st.Name, st.Path, nodes); ok {
 			out = append(out, nc)
 		}
+		if pc, ok := platformCheck(st.Name, st.Path); ok {
+			out = append(out, pc)
+		}
 	}
 	if len(missing) > 0 {
 		out = append(out, Check{Name: "agents", Status: CheckOK,

@@ -100,6 +100,9 @@ type packageJSON struct {
 	Version string          `json:"version"`
 	Bin     json.RawMessage `json:"bin"`
 	Engines enginesField    `json:"engines"`
+	// OptionalDependencies are where a wrapper's platform packages are
+	// named (platform.go).
+	OptionalDependencies map[string]string `json:"optionalDependencies"`
 }
 
 // enginesField is "engines", which old packages wrote as an array.
@@ -126,6 +129,12 @@ const maxPackageDepth = 8
 // belongs to: the first one with a name, in a node_modules tree or naming
 // script among its "bin". It does not leave a node_modules folder.
 func findPackage(script string) (packageJSON, bool) {
+	pj, _, ok := findPackageDir(script)
+	return pj, ok
+}
+
+// findPackageDir is findPackage with the package's folder.
+func findPackageDir(script string) (packageJSON, string, bool) {
 	dir := filepath.Dir(script)
 	for range maxPackageDepth {
 		if filepath.Base(dir) == "node_modules" {
@@ -135,9 +144,9 @@ func findPackage(script string) (packageJSON, bool) {
 		var pj packageJSON
 		if err == nil && json.Unmarshal(raw, &pj) == nil && pj.Name != "" {
 			if inNodeModules(dir) || slices.Contains(pj.bins(dir), script) {
-				return pj, true
+				return pj, dir, true
 			}
-			return packageJSON{}, false
+			return packageJSON{}, "", false
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -145,7 +154,7 @@ func findPackage(script string) (packageJSON, bool) {
 		}
 		dir = parent
 	}
-	return packageJSON{}, false
+	return packageJSON{}, "", false
 }
 
 func inNodeModules(dir string) bool {
