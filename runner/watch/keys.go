@@ -229,12 +229,11 @@ func (m *Model) inputKey(k tea.KeyPressMsg) tea.Cmd {
 		m.input.Blur()
 		return m.onInput(m.answers)
 	}
-	var cmd tea.Cmd
-	m.input, cmd = m.input.Update(k)
+	m.input.Update(k)
 	if m.filtering {
 		m.setFilter(m.input.Value()) // live, as the user types
 	}
-	return cmd
+	return nil
 }
 
 func (m *Model) setFilter(s string) {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/runner-cli/runner/internal/clock"
@@ -83,7 +82,7 @@ type Model struct {
 	statusErr bool
 
 	mode    mode
-	input   textinput.Model
+	input   lineInput
 	asking  []string // the prompts of an input in several steps (n)
 	answers []string
 	onInput func(answers []string) tea.Cmd
@@ -107,10 +106,7 @@ func New(ctx context.Context, opts Options) (*Model, error) {
 	if opts.Getenv == nil {
 		opts.Getenv = func(string) string { return "" }
 	}
-	in := textinput.New()
-	in.Prompt = ""
-	in.CharLimit = 0
-	m := &Model{ctx: ctx, opts: opts, feed: f, input: in, asked: map[string]bool{}, marked: map[string]bool{}, w: 80, h: 24}
+	m := &Model{ctx: ctx, opts: opts, feed: f, asked: map[string]bool{}, marked: map[string]bool{}, w: 80, h: 24}
 	m.now = m.clock()
 	return m, nil
 }
