@@ -174,8 +174,11 @@ func TestHookRender(t *testing.T) {
 	if h := settings.Hooks["PostToolUse"]; len(h) != 1 || h[0].Hooks[0].Command != cmdline+" --context PostToolUse" {
 		t.Errorf("PostToolUse hook %+v, want runner's hook giving notices (%s --context PostToolUse)", h, cmdline)
 	}
-	if len(settings.Hooks) != 3 {
-		t.Errorf("hooks on %d events, want Stop, UserPromptSubmit and PostToolUse only (SubagentStop is a sub-agent's)", len(settings.Hooks))
+	if h := settings.Hooks["PostToolUseFailure"]; len(h) != 1 || h[0].Hooks[0].Command != cmdline+" --context PostToolUseFailure" {
+		t.Errorf("PostToolUseFailure hook %+v, want runner's hook giving notices after a failed tool too (%s --context PostToolUseFailure)", h, cmdline)
+	}
+	if len(settings.Hooks) != 4 {
+		t.Errorf("hooks on %d events, want Stop, UserPromptSubmit, PostToolUse and PostToolUseFailure only (SubagentStop is a sub-agent's)", len(settings.Hooks))
 	}
 	sim, _ := BuiltinProfile("sim")
 	got, err = sim.Hook.Render(paths)
