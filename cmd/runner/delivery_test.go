@@ -22,7 +22,7 @@ import (
 // selfAsRunner returns a directory holding a "runner" symlink to the test
 // binary; testscript.Main in TestMain runs Main when the binary is invoked
 // under that name.
-func selfAsRunner(t *testing.T) string {
+func selfAsRunner(t testing.TB) string {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {

@@ -19,13 +19,14 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
 // chromiumPath is Debian's chromium (or Ubuntu's chromium-browser). A
 // machine without it skips the browser test; CI (CI=true, .ci/run
 // installs chromium) fails instead.
-func chromiumPath(t *testing.T) string {
+func chromiumPath(t testing.TB) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -39,20 +40,36 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-// TestServePageInBrowser drives runner serve's page in headless Chromium:
-// a real server on 127.0.0.1 with the sim on a private tmux server, the
-// page opened through a login link, a task that asks a question shown
-// with its question and one button per option, answered by a click, and
-// seen to end done. Everything is asserted on the DOM; the deadlines are
-// only there to end a stuck run.
-func TestServePageInBrowser(t *testing.T) {
-	chromium := chromiumPath(t)
+// serveRig is a real runner serve on 127.0.0.1 with the sim on a private
+// tmux server, in a throw-away HOME: run runs runner there, link makes a
+// login link, proj is a project folder.
+type serveRig struct {
+	run  func(args ...string) string
+	addr string
+	proj string
+}
+
+func startServeRig(t testing.TB) *serveRig {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux not installed")
 	}
 	bin := selfAsRunner(t)
 	runnerExe := filepath.Join(bin, "runner")
-	work := t.TempDir()
+	// Not t.TempDir: the tasks' processes may still write their state
+	// while the folder is removed (its check then fails the test).
+	work, err := os.MkdirTemp("", "rbs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for range 20 {
+			if os.RemoveAll(work) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	home := filepath.Join(work, "home")
 	proj := filepath.Join(work, "proj")
 	for _, d := range []string{home, proj} {
@@ -80,7 +97,8 @@ func TestServePageInBrowser(t *testing.T) {
 		"TERM=xterm-256color",
 		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 	)
-	run := func(args ...string) string {
+	rig := &serveRig{proj: proj}
+	rig.run = func(args ...string) string {
 		t.Helper()
 		cmd := exec.Command(runnerExe, args...)
 		cmd.Env, cmd.Dir = env, work
@@ -98,14 +116,14 @@ func TestServePageInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
+	rig.addr = ln.Addr().String()
 	ln.Close()
 	logPath := filepath.Join(work, "serve.log")
 	logf, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := exec.Command(runnerExe, "serve", "--listen", addr)
+	srv := exec.Command(runnerExe, "serve", "--listen", rig.addr)
 	srv.Env, srv.Dir, srv.Stdout, srv.Stderr = env, work, logf, logf
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
@@ -126,31 +144,57 @@ func TestServePageInBrowser(t *testing.T) {
 			t.Logf("serve log:\n%s", b)
 		}
 	})
-	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
-	defer cancel()
-	for {
+	for deadline := clock.Now().Add(2 * time.Minute); ; {
 		b, _ := os.ReadFile(logPath)
 		if bytes.Contains(b, []byte("listening on")) {
 			break
 		}
-		if ctx.Err() != nil {
+		if clock.Now().After(deadline) {
 			t.Fatalf("runner serve did not start:\n%s", b)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	link := strings.TrimSpace(run("serve", "--login-link", "--url", "http://"+addr))
-	if !regexp.MustCompile(`^http://` + regexp.QuoteMeta(addr) + `/login\?code=\S+$`).MatchString(link) {
+	return rig
+}
+
+// link makes a login link for the act scope.
+func (r *serveRig) link(t testing.TB) string {
+	t.Helper()
+	link := strings.TrimSpace(r.run("serve", "--login-link", "--url", "http://"+r.addr))
+	if !regexp.MustCompile(`^http://` + regexp.QuoteMeta(r.addr) + `/login\?code=\S+$`).MatchString(link) {
 		t.Fatalf("login link: %q", link)
 	}
+	return link
+}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium), chromedp.WindowSize(1000, 1200))
+// newBrowser is a headless Chromium for ctx.
+func newBrowser(t testing.TB, ctx context.Context) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromiumPath(t)), chromedp.WindowSize(1000, 1200))
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox) // Chromium's own sandbox refuses root
 	}
 	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer acancel()
+	t.Cleanup(acancel)
 	bctx, bcancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	defer bcancel()
+	t.Cleanup(bcancel)
+	return bctx
+}
+
+// TestServePageInBrowser drives runner serve's page in headless Chromium:
+// a real server on 127.0.0.1 with the sim on a private tmux server, the
+// page opened through a login link, a task that asks a question shown
+// with its question and one button per option, answered by a click, and
+// seen to end done. Everything is asserted on the DOM; the deadlines are
+// only there to end a stuck run.
+func TestServePageInBrowser(t *testing.T) {
+	chromiumPath(t)
+	rig := startServeRig(t)
+	run, proj := rig.run, rig.proj
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	link := rig.link(t)
+	bctx := newBrowser(t, ctx)
 	// Every wait below ends at ctx's deadline, not at one of its own.
 	poll := func(expr string) chromedp.Action[chromedp.Void] {
 		return chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(0))
