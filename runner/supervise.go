@@ -242,7 +242,7 @@ func (s *supervision) hostLost(err error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.runCtx), 15*time.Second)
 	defer cancel()
 	if _, perr := s.host.Run(ctx, "true"); errors.Is(perr, hosts.ErrUnreachable) {
-		return supervisor.Orphaned(fmt.Errorf("%w: %v (while: %v)", remote.ErrHostLost, perr, err))
+		return supervisor.Orphaned(remote.Lost(s.host.Host().Name, s.host.Host().Destination, clock.Now(), fmt.Errorf("%w: %v (while: %v)", remote.ErrHostLost, perr, err)))
 	}
 	return err
 }

@@ -29,8 +29,17 @@ var ErrHostLost = errors.New("the connection to the host was lost")
 
 // DefaultHostLostAfter is how long the stream of a remote task may stay
 // down (ssh retried meanwhile) before the task counts as orphaned;
-// RUNNER_HOST_LOST_AFTER (a Go duration) overrides it.
-const DefaultHostLostAfter = 20 * time.Second
+// RUNNER_HOST_LOST_AFTER (a Go duration) overrides it. With ssh's
+// keepalive (transport: a silent host is found within about 15 s), a host
+// that stops answering orphans its tasks within 30 s.
+const DefaultHostLostAfter = 15 * time.Second
+
+// Lost is the error of a host that stopped answering at since: "host
+// NAME unreachable since 15:04:05 UTC (DEST): …", wrapping err (which
+// wraps ErrHostLost for a task's stream).
+func Lost(name, dest string, since time.Time, err error) error {
+	return fmt.Errorf("host %s unreachable since %s (%s): %w", name, since.UTC().Format(time.TimeOnly)+" UTC", dest, err)
+}
 
 // mirrorScript runs on the host, in one ssh session per task: the
 // transcript from byte $4 on to stdout; the pane-died file and the hook
@@ -90,15 +99,16 @@ func (m *mirror) loop(ctx context.Context, lost func(error)) {
 			return
 		}
 		if clock.Since(start) > 5*time.Second {
-			downSince, wait = time.Time{}, 200*time.Millisecond // it ran: a new drop
+			// It ran: a new drop, seen now (not when the session began:
+			// a drop after a long stream is not a host lost for that long).
+			downSince, wait = clock.Now(), 200*time.Millisecond
 		}
 		if downSince.IsZero() {
 			downSince = start
 		}
 		if !reported && clock.Since(downSince) >= m.lostAfter {
 			reported = true
-			lost(fmt.Errorf("host %s (%s): %w for %v: %v%s", m.c.Host().Name, m.c.Host().Destination, ErrHostLost,
-				m.lostAfter, err, m.lastWords()))
+			lost(Lost(m.c.Host().Name, m.c.Host().Destination, downSince, fmt.Errorf("%w for %v: %v%s", ErrHostLost, m.lostAfter.Round(time.Second), err, m.lastWords())))
 		}
 		select {
 		case <-ctx.Done():
