@@ -135,6 +135,8 @@ var setups = map[string]func(*agentSetup){
 	"opencode": setupOpencode,
 	"pi":       setupPi,
 	"copilot":  setupCopilot,
+	"kilo":     setupKilo,
+	"cline":    setupCline,
 	"droid":    setupDroid,
 }
 
@@ -313,4 +315,51 @@ func setupDroid(a *agentSetup) {
 		settings["trustedFolders"] = trusted
 	}
 	a.files[filepath.Join(a.home, ".factory", "settings.json")] = jsonText(settings)
+}
+
+// setupKilo is AgentEnv for Kilo Code's CLI (an OpenCode fork): the
+// mock as an OpenAI-compatible provider in its config
+// (~/.config/kilo/kilo.json, OpenCode's keys), its model catalogue
+// (models.dev) fetched from the mock (KILO_MODELS_URL), as OpenCode's.
+// It has no folder trust; its own default approves edits in the folder
+// (--permissions ask sets KILO_PERMISSION).
+func setupKilo(a *agentSetup) {
+	a.env = append(a.env, "KILO_MODELS_URL="+a.baseURL)
+	a.files[filepath.Join(a.home, ".config", "kilo", "kilo.json")] = jsonText(map[string]any{
+		"$schema":    "https://app.kilo.ai/config.json",
+		"model":      "mock/" + MockModel,
+		"autoupdate": false,
+		"share":      "disabled",
+		"provider": map[string]any{
+			"mock": map[string]any{
+				"npm":     "@ai-sdk/openai-compatible",
+				"name":    "Mock",
+				"options": map[string]any{"baseURL": a.baseURL + "/v1", "apiKey": MockAPIKey},
+				"models":  map[string]any{MockModel: map[string]any{"name": "Mock Model"}},
+			},
+		},
+	})
+}
+
+// setupCline is AgentEnv for Cline's CLI: the provider settings that
+// `cline auth -p openai -k KEY -b URL -m MODEL` writes once
+// (~/.cline/data/settings/providers.json, an OpenAI-compatible
+// provider at the mock). It has no folder trust.
+func setupCline(a *agentSetup) {
+	a.files[filepath.Join(a.home, ".cline", "data", "settings", "providers.json")] = jsonText(map[string]any{
+		"version":          1,
+		"lastUsedProvider": "openai-compatible",
+		"modes":            map[string]any{},
+		"providers": map[string]any{
+			"openai-compatible": map[string]any{
+				"settings": map[string]any{
+					"provider": "openai-compatible",
+					"apiKey":   MockAPIKey,
+					"model":    MockModel,
+					"baseUrl":  a.baseURL + "/v1",
+				},
+				"tokenSource": "manual",
+			},
+		},
+	})
 }

@@ -320,6 +320,9 @@ var writeTools = []toolMap{
 	{"apply_patch", func(t Turn) (json.RawMessage, string) { // Codex
 		return nil, addFilePatch(t.Write.Path, t.Write.Content)
 	}},
+	{"editor", func(t Turn) (json.RawMessage, string) { // Cline (no old_text: create)
+		return mustJSON(map[string]string{"path": t.Write.Path, "new_text": t.Write.Content}), ""
+	}},
 }
 
 // shellTools are the shell tools of the CLIs, by tool name.
@@ -341,6 +344,9 @@ var shellTools = []toolMap{
 	}},
 	{"shell_command", func(t Turn) (json.RawMessage, string) { // Codex (string form)
 		return mustJSON(map[string]any{"command": t.Shell}), ""
+	}},
+	{"run_commands", func(t Turn) (json.RawMessage, string) { // Cline
+		return mustJSON(map[string]any{"commands": []string{t.Shell}}), ""
 	}},
 	{"exec_command", func(t Turn) (json.RawMessage, string) { // Codex (unified exec)
 		args := map[string]any{"cmd": t.Shell}
