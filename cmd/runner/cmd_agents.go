@@ -30,7 +30,10 @@ override them, and the agents your files add), whether each CLI is in PATH, wher
 version (each '<cli> --version' is bounded by a few seconds; --no-version skips it),
 and whether the CLI has a turn-end hook (HOOK): with one, a turn ends the moment
 the agent says so and the answer comes from the hook's payload; without, both
-come from the screen ('runner agents --json' says which event for each).
+come from the screen ('runner agents --json' says which event for each); and
+the version of the CLI its profile was verified on through the model mock
+(VERIFIED), or "unverified" for a profile that never ran a turn against its
+CLI ('runner agents --json' says why, in "unverified").
 'runner agents --json' also says, in "ask", what --permissions ask (runner's
 default) passes each CLI for the version installed: its asking mode and what
 asks there, or that it has none.`,
@@ -71,7 +74,7 @@ func (a *app) runAgents(ctx context.Context, opts agentsOptions) error {
 		return a.printJSON(sts)
 	}
 	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "AGENT\tINSTALLED\tVERSION\tHOOK\tPATH\tCOMMAND")
+	fmt.Fprintln(tw, "AGENT\tINSTALLED\tVERSION\tHOOK\tVERIFIED\tPATH\tCOMMAND")
 	for _, s := range sts {
 		inst, path, ver := "no", "-", "-"
 		if s.Installed {
@@ -84,7 +87,14 @@ func (a *app) runAgents(ctx context.Context, opts agentsOptions) error {
 		if strings.HasPrefix(s.Hook, "none") {
 			hook = "no (screen)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, inst, ver, hook, path, strings.Join(s.Command, " "))
+		verified := "-"
+		switch {
+		case s.Unverified != "":
+			verified = "unverified"
+		case s.VerifiedVersion != "":
+			verified = s.VerifiedVersion
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, inst, ver, hook, verified, path, strings.Join(s.Command, " "))
 	}
 	return tw.Flush()
 }

@@ -35,6 +35,10 @@ type AgentStatus struct {
 	// Ask is what --permissions ask (runner's default) passes this CLI:
 	// its asking mode for the installed version (see AskSummary).
 	Ask string `json:"ask"`
+	// VerifiedVersion is the version the profile was checked on;
+	// Unverified says why it never was (profile.Profile's).
+	VerifiedVersion string `json:"verified_version,omitempty"`
+	Unverified      string `json:"unverified,omitempty"`
 }
 
 // AskSummary is what `runner agents` says of --permissions ask for a
@@ -79,7 +83,8 @@ func CheckAgents(ctx context.Context, ps []*profile.Profile, self string, withVe
 	out := make([]AgentStatus, len(ps))
 	var wg sync.WaitGroup
 	for i, p := range ps {
-		st := AgentStatus{Name: p.Name, Description: p.Description, Command: p.Command, Binary: p.BinaryName(), Hook: HookSummary(p), Ask: AskSummary(p, "")}
+		st := AgentStatus{Name: p.Name, Description: p.Description, Command: p.Command, Binary: p.BinaryName(), Hook: HookSummary(p), Ask: AskSummary(p, ""),
+			VerifiedVersion: p.VerifiedVersion, Unverified: p.Unverified}
 		if st.Binary == SelfBinary && self != "" {
 			st.Installed, st.Path = true, self
 			out[i] = st

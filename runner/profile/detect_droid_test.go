@@ -51,3 +51,35 @@ func TestDroidScreens(t *testing.T) {
 		t.Errorf("trust dialog: %d moves (%v), want 0: the cursor is on '1. Trust this folder'", moves, ok)
 	}
 }
+
+// TestAuggieScreens: Auggie's real start screens (its profile is
+// unverified: no turn runs without Augment's service) say what a
+// dispatch must do: without a login no prompt gets an answer; its
+// onboarding pages and its indexing question are answered as trust
+// dialogs (Enter; "4", skip indexing for this session).
+func TestAuggieScreens(t *testing.T) {
+	p, err := BuiltinProfile("auggie")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Unverified == "" {
+		t.Errorf("auggie's profile is not marked unverified")
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join(realScreens, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, f := range []string{"auggie__unknown__login.txt", "auggie__unknown__login2.txt"} {
+		if _, ok := p.UnusableScreen(read(f)); !ok {
+			t.Errorf("%s: not unusable", f)
+		}
+	}
+	for f, keys := range map[string]string{"auggie__needs_input__welcome.txt": "Enter", "auggie__needs_input__tips.txt": "Enter", "auggie__needs_input__index.txt": "4"} {
+		if d := Detect(p, read(f)); d.Field != "trust" || len(d.TrustKeys) != 1 || d.TrustKeys[0] != keys {
+			t.Errorf("%s: %s by %s, keys %v; want a trust dialog answered with %s", f, d.State, d.Field, d.TrustKeys, keys)
+		}
+	}
+}

@@ -166,6 +166,12 @@ type Profile struct {
 	// dialogs and flags this profile was checked against (the real-agent
 	// suite's pin); `runner doctor` warns about an installed one newer.
 	VerifiedVersion string `json:"verified_version,omitempty"`
+	// Unverified, when set, says why the profile was never run against
+	// its CLI through the model mock (a turn needs the vendor's servers;
+	// no install could be had) and what it rests on instead (the CLI's
+	// documentation, the screens that could be captured): its patterns
+	// and flags are the least certain. `runner agents` shows it.
+	Unverified string `json:"unverified,omitempty"`
 	// SandboxPaths are where the agent CLI keeps its own state (config,
 	// sessions, logs): read-write under dispatch --sandbox, everything else
 	// but the task's folder read-only. "~/x" is under HOME, "$VAR/x" or
