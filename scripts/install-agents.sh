@@ -22,7 +22,7 @@ set -euo pipefail
 prefix="${RUNNER_AGENTS_PREFIX:-$HOME/.cache/runner/agents}"
 pkgs=("$@")
 if [ ${#pkgs[@]} -eq 0 ]; then
-	pkgs=(@anthropic-ai/claude-code @openai/codex @google/gemini-cli opencode-ai @qwen-code/qwen-code @mariozechner/pi-coding-agent @github/copilot @factory/cli)
+	pkgs=(@anthropic-ai/claude-code @openai/codex @google/gemini-cli opencode-ai @qwen-code/qwen-code @mariozechner/pi-coding-agent @github/copilot @factory/cli @augmentcode/auggie)
 fi
 
 command -v npm >/dev/null 2>&1 || {

@@ -26,6 +26,7 @@ pins=(
 	@qwen-code/qwen-code@0.15.10
 	@mariozechner/pi-coding-agent@0.73.1
 	@github/copilot@1.0.102
+	@factory/cli@0.225.1
 )
 bindir="$(scripts/install-agents.sh "${pins[@]}" | tail -n 1)"
 export PATH="$bindir:$PATH"
