@@ -59,6 +59,6 @@ func sameAnswer(a, b AnswerReceipt) bool {
 // (EventAnswer) with this write: r.Result is its status, why the reason
 // it was refused ("" for one pressed or failed).
 func (st *State) StreamAnswer(t *Task, r AnswerReceipt, why string) {
-	st.emitted = append(st.emitted, StreamEvent{Type: EventAnswer, Task: t.ID, Project: t.Project, Group: t.Group,
+	st.emitted = append(st.emitted, StreamEvent{Type: EventAnswer, Task: t.ID, Project: t.Project, Host: t.Tmux.Host, Pool: t.Tmux.Pool, Group: t.Group,
 		Status: r.Result, Reason: why, Option: r.Option, Label: r.Label, Digest: r.Digest, Op: r.Op, By: r.By})
 }

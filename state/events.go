@@ -57,6 +57,10 @@ type StreamEvent struct {
 	Type    string    `json:"type"`
 	Task    string    `json:"task,omitempty"`
 	Project string    `json:"project,omitempty"`
+	// Host is the host the task runs on ("" for this machine), Pool the
+	// pool of hosts it was dispatched to (Host is "" until it is placed).
+	Host string `json:"host,omitempty"`
+	Pool string `json:"pool,omitempty"`
 	// Group is the group the task is a candidate of (dispatch --agents).
 	Group  string `json:"group,omitempty"`
 	Status string `json:"status,omitempty"`
@@ -135,12 +139,12 @@ func taskEvents(old, t *Task) []StreamEvent {
 		if c.Passed() {
 			st = "passed"
 		}
-		out = append(out, StreamEvent{Time: c.Ran, Type: EventCheck, Task: t.ID, Project: t.Project, Group: t.Group, Status: st,
+		out = append(out, StreamEvent{Time: c.Ran, Type: EventCheck, Task: t.ID, Project: t.Project, Host: t.Tmux.Host, Pool: t.Tmux.Pool, Group: t.Group, Status: st,
 			Reason: fmt.Sprintf("%s: exit %d", c.Command, c.Exit)})
 	}
 	if len(t.History) > len(oldHist) {
 		for _, h := range t.History[len(oldHist):] {
-			out = append(out, StreamEvent{Time: h.Time, Type: EventStatus, Task: t.ID, Project: t.Project, Group: t.Group, Status: string(h.Status), Reason: h.Reason})
+			out = append(out, StreamEvent{Time: h.Time, Type: EventStatus, Task: t.ID, Project: t.Project, Host: t.Tmux.Host, Pool: t.Tmux.Pool, Group: t.Group, Status: string(h.Status), Reason: h.Reason})
 		}
 	}
 	var since time.Time
@@ -155,7 +159,7 @@ func taskEvents(old, t *Task) []StreamEvent {
 		if line == "" {
 			line = tr.Summary
 		}
-		ev := StreamEvent{Time: tr.Time, Type: EventTurn, Task: t.ID, Project: t.Project, Group: t.Group, Answer: line}
+		ev := StreamEvent{Time: tr.Time, Type: EventTurn, Task: t.ID, Project: t.Project, Host: t.Tmux.Host, Pool: t.Tmux.Pool, Group: t.Group, Answer: line}
 		if !tr.Spend.IsZero() {
 			sp := tr.Spend
 			ev.Spend = &sp
@@ -170,12 +174,12 @@ func taskEvents(old, t *Task) []StreamEvent {
 			}
 		}
 		if !slices.Equal(was, o.Files) {
-			out = append(out, StreamEvent{Time: o.Since, Type: EventOverlap, Task: t.ID, Project: t.Project, With: o.Task, Files: o.Files})
+			out = append(out, StreamEvent{Time: o.Since, Type: EventOverlap, Task: t.ID, Project: t.Project, Host: t.Tmux.Host, Pool: t.Tmux.Pool, With: o.Task, Files: o.Files})
 		}
 	}
 	for _, p := range oldOver {
 		if t.OverlapWith(p.Task) == nil {
-			out = append(out, StreamEvent{Time: clock.Now().UTC(), Type: EventOverlap, Task: t.ID, Project: t.Project, With: p.Task, Files: []string{}})
+			out = append(out, StreamEvent{Time: clock.Now().UTC(), Type: EventOverlap, Task: t.ID, Project: t.Project, Host: t.Tmux.Host, Pool: t.Tmux.Pool, With: p.Task, Files: []string{}})
 		}
 	}
 	return out

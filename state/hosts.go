@@ -50,6 +50,16 @@ type Host struct {
 	Drained bool `json:"drained,omitempty"`
 }
 
+// HostLocal is the --host filter that keeps this machine's tasks.
+const HostLocal = "local"
+
+// OnHost reports whether a task on host ("" for this machine), of pool
+// ("" for none), passes a --host filter: "" passes all, HostLocal this
+// machine's (not a task waiting for a pool), else that host's.
+func OnHost(filter, host, pool string) bool {
+	return filter == "" || filter == host || filter == HostLocal && host == "" && pool == ""
+}
+
 // DefaultMaxAgents is a host's capacity when it names none: what sshd's
 // default MaxSessions (10) carries on one connection, each running task
 // holding one session and each runner process one more.

@@ -20,12 +20,13 @@ type eventsOptions struct {
 	follow, asJSON bool
 	since, after   string
 	project, task  string
+	host           string
 }
 
 func (a *app) newEventsCmd() *cobra.Command {
 	var o eventsOptions
 	cmd := &cobra.Command{
-		Use:   "events [--follow] [--json] [--since T | --after CURSOR] [--project P] [--task ID]",
+		Use:   "events [--follow] [--json] [--since T | --after CURSOR] [--project P] [--host H] [--task ID]",
 		Short: "Print every change of tasks and messages, and follow them as they happen",
 		Long: `Print the event stream: one line per change — a task's status with its reason, the
 end of a turn with the first line of its answer, a message posted, delivered,
@@ -38,7 +39,7 @@ written (it wakes on the write, it does not poll) until interrupted (exit
 
 With --json each line is a JSON object (schema version "v": 1):
   {"cursor", "v", "time", "type": "status"|"turn"|"message"|"overlap"|"check",
-   "task", "project", "group", "status", "reason", "answer", "message", "from", "to",
+   "task", "project", "host", "pool", "group", "status", "reason", "answer", "message", "from", "to",
    "with", "files"}
 Exit codes: 0; 2 bad flags (an unknown task, a cursor that is no number).`,
 		Example: `  runner events --since 1h
@@ -52,6 +53,7 @@ Exit codes: 0; 2 bad flags (an unknown task, a cursor that is no number).`,
 	f.StringVar(&o.since, "since", "", "only events from this long ago (1h) or this time (RFC 3339) on")
 	f.StringVar(&o.after, "after", "", "only events after this cursor")
 	f.StringVar(&o.project, "project", "", "only events of this project")
+	f.StringVar(&o.host, "host", "", "only events of tasks on this host (local: this machine's)")
 	f.StringVar(&o.task, "task", "", "only events of this task (its id or a unique prefix)")
 	a.jsonFlag(cmd, &o.asJSON, "print each event as one JSON line")
 	return cmd
@@ -60,7 +62,7 @@ Exit codes: 0; 2 bad flags (an unknown task, a cursor that is no number).`,
 // runEvents turns the flags into a filter and a cursor, and prints the
 // stream through state/follow.
 func (a *app) runEvents(ctx context.Context, o eventsOptions) error {
-	fo := follow.Options{Follow: o.follow, Filter: follow.Filter{Project: o.project}}
+	fo := follow.Options{Follow: o.follow, Filter: follow.Filter{Project: o.project, Host: o.host}}
 	switch {
 	case o.after != "" && o.since != "":
 		return fault.Usagef("events: give --since or --after, not both")
@@ -147,6 +149,11 @@ func (a *app) printEvent(ev state.StreamEvent, asJSON bool) {
 		} else {
 			what = "overlaps " + ev.With + ": " + strings.Join(ev.Files, ", ")
 		}
+	}
+	if ev.Host != "" {
+		what = "@" + ev.Host + " " + what
+	} else if ev.Pool != "" {
+		what = "@(pool " + ev.Pool + ") " + what
 	}
 	fmt.Fprintf(a.out, "%s  %6d  %-8s %-11s %s\n", ev.Time.Local().Format("2006-01-02 15:04:05.000"), ev.Cursor, ev.Type,
 		textutil.OrDash(ev.Task), textutil.VisibleLine(what))

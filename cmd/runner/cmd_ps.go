@@ -25,13 +25,16 @@ import (
 func (a *app) newPsCmd() *cobra.Command {
 	var opts psOptions
 	cmd := &cobra.Command{
-		Use:   "ps [--all] [--project P]",
+		Use:   "ps [--all] [--project P] [--host H]",
 		Short: "List tasks (active ones; --all for finished too)",
 		Long: `List tasks, newest first. Every call reconciles the state with the live
 panes and supervisors: a task whose supervisor is gone becomes orphaned (resume
-it with 'runner resume ID') or, when its pane is gone too, failed.`,
+it with 'runner resume ID') or, when its pane is gone too, failed. ps never
+contacts a host: tasks on every host are listed together (a HOST column names
+each one's; a task waiting for a pool shows the pool), from the state here.`,
 		Example: `  runner ps
   runner ps --all --project api
+  runner ps --host local        # this machine's only (--host NAME: that host's)
   runner ps --json`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -40,6 +43,7 @@ it with 'runner resume ID') or, when its pane is gone too, failed.`,
 	}
 	cmd.Flags().BoolVar(&opts.all, "all", false, "include finished tasks")
 	cmd.Flags().StringVar(&opts.project, "project", "", "only tasks of this project: a registered name or a directory (./a, /x/b)")
+	cmd.Flags().StringVar(&opts.host, "host", "", "only tasks on this host (local: this machine's)")
 	a.jsonFlag(cmd, &opts.asJSON)
 	return cmd
 }
@@ -48,6 +52,7 @@ it with 'runner resume ID') or, when its pane is gone too, failed.`,
 type psOptions struct {
 	all     bool
 	project string
+	host    string
 	asJSON  bool
 }
 
@@ -57,7 +62,7 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 		return err
 	}
 	defer a.startAutoGC(ctx, env, cfg)
-	list, err := tasks.List(ctx, tasksDeps(env), tasks.ListOptions{All: opts.all, Project: opts.project})
+	list, err := tasks.List(ctx, tasksDeps(env), tasks.ListOptions{All: opts.all, Project: opts.project, Host: opts.host})
 	if err != nil {
 		return err
 	}
@@ -79,7 +84,7 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 	// a running turn what it used so far.
 	spend := slices.ContainsFunc(list, func(t *state.Task) bool { return !t.SpendSoFar().IsZero() })
 	// A HOST column when some task runs on another machine.
-	hosts := slices.ContainsFunc(list, func(t *state.Task) bool { return t.Tmux.Host != "" })
+	hosts := slices.ContainsFunc(list, func(t *state.Task) bool { return t.Tmux.Host != "" || t.Tmux.Pool != "" })
 	head := "ID\tPROJECT\t"
 	if hosts {
 		head += "HOST\t"
@@ -120,12 +125,21 @@ func (a *app) runPs(ctx context.Context, opts psOptions) error {
 			parent += "\t" + t.SpendSoFar().Short()
 		}
 		if hosts {
-			proj += "\t" + textutil.OrDash(t.Tmux.Host)
+			proj += "\t" + hostCell(t)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", t.ID, textutil.OrDash(proj), t.Agent, t.Status,
 			textutil.Age(now, t.Created), t.Level, parent, textutil.VisibleLine(textutil.Headline(t.Text, 50)))
 	}
 	return tw.Flush()
+}
+
+// hostCell is a task's HOST: its host, "(pool P)" while it waits to be
+// placed in a pool, "-" for this machine.
+func hostCell(t *state.Task) string {
+	if t.Tmux.Host == "" && t.Tmux.Pool != "" {
+		return "(pool " + t.Tmux.Pool + ")"
+	}
+	return textutil.OrDash(t.Tmux.Host)
 }
 
 // markGroups sets the Group of the listed tasks that are candidates of a
@@ -261,6 +275,9 @@ func printTaskPlace(w io.Writer, t *state.Task) {
 	}
 	if len(t.After) > 0 {
 		fmt.Fprintf(w, "after     %s\n", strings.Join(t.After, ", "))
+	}
+	if t.Tmux.Pool != "" {
+		fmt.Fprintf(w, "pool      %s (placed on: %s)\n", t.Tmux.Pool, textutil.OrDash(t.Tmux.Host))
 	}
 	if t.Tmux.Host != "" {
 		fmt.Fprintf(w, "pane      %s (host %s, session %s, socket %s there)\n", textutil.OrDash(t.Tmux.Pane), t.Tmux.Host, t.Tmux.Session, t.Tmux.Socket)

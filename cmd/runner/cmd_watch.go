@@ -18,12 +18,13 @@ type watchOptions struct {
 	all     bool
 	recent  time.Duration
 	popup   bool
+	host    string
 }
 
 func (a *app) newWatchCmd() *cobra.Command {
 	var opts watchOptions
 	cmd := &cobra.Command{
-		Use:   "watch [--project P] [--all] [--popup]",
+		Use:   "watch [--project P] [--host H] [--all] [--popup]",
 		Short: "A live full-screen view of every task, one key to act on it",
 		Long: `watch shows every task live, grouped by project (children under their
 parent), active ones first and finished ones of the last --recent greyed, with
@@ -53,6 +54,7 @@ Exit status: 0 on q; 2 without a terminal or for an unknown project.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.project, "project", "", "only tasks of this project: a registered name or a directory (./a, /x/b)")
+	fl.StringVar(&opts.host, "host", "", "only tasks on this host (local: this machine's); tasks of every host are listed by default")
 	fl.BoolVar(&opts.all, "all", false, "list every retained finished task, not only those of the last --recent")
 	fl.DurationVar(&opts.recent, "recent", watch.DefaultRecent, "how long finished tasks stay listed")
 	fl.BoolVar(&opts.popup, "popup", false, "open the view in a tmux display-popup over the current tmux client")
@@ -71,6 +73,9 @@ func (a *app) runWatch(ctx context.Context, opts watchOptions) error {
 		if opts.all {
 			args = append(args, "--all")
 		}
+		if opts.host != "" {
+			args = append(args, "--host", opts.host)
+		}
 		if opts.recent != watch.DefaultRecent {
 			args = append(args, "--recent", opts.recent.String())
 		}
@@ -80,7 +85,7 @@ func (a *app) runWatch(ctx context.Context, opts watchOptions) error {
 	if err != nil {
 		return err
 	}
-	f := watch.Filter{All: opts.all, Recent: opts.recent}
+	f := watch.Filter{All: opts.all, Recent: opts.recent, Host: opts.host}
 	if opts.project != "" {
 		st, err := env.Store.Read(ctx)
 		if err != nil {

@@ -185,7 +185,10 @@ func (p *Placer) try(ctx context.Context, read func(context.Context) (*state.Sta
 		free += c.Free
 	}
 	if len(ranked) == 0 || ahead >= free {
-		why = "waiting for a free slot in pool " + t.Tmux.Pool + ": " + held
+		why = "waiting for a free slot in pool " + t.Tmux.Pool
+		if held != "" {
+			why += ": " + held
+		}
 		if ahead > 0 {
 			why += fmt.Sprintf(" (%d dispatched before it waiting too)", ahead)
 		}

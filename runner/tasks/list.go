@@ -16,6 +16,9 @@ import (
 type ListOptions struct {
 	All     bool   // include finished tasks
 	Project string // only this project: a name or a directory (see SelectProject)
+	// Host keeps the tasks on this host ("local": this machine's; a
+	// task waiting for a pool is on none yet).
+	Host string
 }
 
 // List reconciles and returns the tasks, newest first.
@@ -41,7 +44,7 @@ func List(ctx context.Context, d Deps, opts ListOptions) ([]*state.Task, error) 
 		if opts.Project != "" && !ref.Has(t) {
 			continue
 		}
-		if !opts.All && t.Status.IsTerminal() {
+		if !opts.All && t.Status.IsTerminal() || !state.OnHost(opts.Host, t.Tmux.Host, t.Tmux.Pool) {
 			continue
 		}
 		out = append(out, t)

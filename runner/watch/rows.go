@@ -29,6 +29,9 @@ type Filter struct {
 	// Text keeps tasks whose id, project, agent, status, task text,
 	// summary or question contains it (case-insensitive): the `/` filter.
 	Text string
+	// Host keeps the tasks on this host (state.HostLocal: this
+	// machine's); "" keeps all.
+	Host string
 	// Expanded names the groups (dispatch --agents) listed candidate by
 	// candidate; any other group is one row (the `e` key toggles).
 	Expanded map[string]bool
@@ -190,7 +193,7 @@ func shown(t *state.Task, now time.Time, recent time.Duration, f Filter) bool {
 			return false
 		}
 	}
-	if f.Project != (projects.Ref{}) && !f.Project.Has(t) {
+	if f.Project != (projects.Ref{}) && !f.Project.Has(t) || !state.OnHost(f.Host, t.Tmux.Host, t.Tmux.Pool) {
 		return false
 	}
 	if f.Text != "" {

@@ -20,17 +20,23 @@ type Filter struct {
 	Task string
 	// Project keeps the events of this project.
 	Project string
+	// Host keeps the events of tasks on this host (state.HostLocal:
+	// this machine's).
+	Host string
 	// Since keeps the events from this time on.
 	Since time.Time
 }
 
 // IsZero reports whether f keeps every event.
-func (f Filter) IsZero() bool { return f.Task == "" && f.Project == "" && f.Since.IsZero() }
+func (f Filter) IsZero() bool {
+	return f.Task == "" && f.Project == "" && f.Host == "" && f.Since.IsZero()
+}
 
 // Keep reports whether ev passes f.
 func (f Filter) Keep(ev state.StreamEvent) bool {
 	return (f.Task == "" || ev.Task == f.Task || ev.From == f.Task || ev.With == f.Task) &&
-		(f.Project == "" || ev.Project == f.Project) && (f.Since.IsZero() || !ev.Time.Before(f.Since))
+		(f.Project == "" || ev.Project == f.Project) && (f.Since.IsZero() || !ev.Time.Before(f.Since)) &&
+		(f.Host == "" || ev.Task != "" && state.OnHost(f.Host, ev.Host, ev.Pool))
 }
 
 // Options say what Run reads and where it sends it.
