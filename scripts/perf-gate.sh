@@ -19,12 +19,13 @@ command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 start=$(date +%s)
 # The baseline binary some figures are held against in the same sitting
 # (quiet tasks): the last landed main of issue 51's round, built from this
-# clone's history (skipped where it has not that commit).
+# clone's history (skipped where it has not that commit). Built as the
+# release is (CGO_ENABLED=0), like the binary under test (goBuildStatic).
 base_rev="${RUNNER_GATE_BASELINE_REV:-d07a4d7}"
 if [ -z "${RUNNER_GATE_BASELINE_BIN:-}" ] && git cat-file -e "$base_rev^{commit}" 2>/dev/null; then
 	bt=$(mktemp -d /tmp/runner-gate-base.XXXXXX)
 	trap 'git worktree remove --force "$bt/src" >/dev/null 2>&1; rm -rf "$bt"' EXIT
-	if git worktree add -q --detach "$bt/src" "$base_rev" && (cd "$bt/src" && go build -o "$bt/runner" ./cmd/runner); then
+	if git worktree add -q --detach "$bt/src" "$base_rev" && (cd "$bt/src" && CGO_ENABLED=0 go build -o "$bt/runner" ./cmd/runner); then
 		export RUNNER_GATE_BASELINE_BIN="$bt/runner"
 		echo "perf-gate: baseline binary of $base_rev" >&2
 	fi

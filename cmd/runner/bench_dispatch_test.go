@@ -63,7 +63,7 @@ func newBenchRig(b *testing.B) *benchRig {
 	r.bin = os.Getenv("RUNNER_BENCH_BIN")
 	if r.bin == "" {
 		r.bin = filepath.Join(dir, "runner")
-		if out, err := exec.Command("go", "build", "-o", r.bin, ".").CombinedOutput(); err != nil {
+		if out, err := goBuildStatic(r.bin, ".").CombinedOutput(); err != nil {
 			b.Fatalf("go build: %v\n%s", err, out)
 		}
 	}
