@@ -440,6 +440,19 @@ func TestPasteBufferNotLeaked(t *testing.T) {
 	}
 }
 
+// TestPipeFromFirstByte: the pipe holds a pane's output from its very first
+// byte, for a new session and for a new window (pipe-pane runs in the tmux
+// invocation that creates the pane; started in a later one, the first
+// bytes are read by the server before the pipe opens and miss the file).
+//
+// The pane's process stays alive: tmux loses the last output of a process
+// that exits right after writing it, pipe or not, when the kernel hands
+// the bytes to the pty's reader only after tmux has reaped the process
+// (they are then still in the pty's flip buffer, which the FIONREAD that
+// tmux checks before closing the pane does not count). That was this
+// test's flake under load (12 of 3 600 quick-exit panes here, the pane's
+// screen empty as well as its file); docs/architecture.md says what it
+// means for runner.
 func TestPipeFromFirstByte(t *testing.T) {
 	c := testServer(t)
 	ctx := testCtx(t)
@@ -447,17 +460,19 @@ func TestPipeFromFirstByte(t *testing.T) {
 	for i, session := range []string{"p", "p"} { // a new session, then a new window
 		out := filepath.Join(dir, fmt.Sprintf("out%d", i))
 		pane, err := c.Launch(ctx, WindowSpec{Session: session, Name: fmt.Sprintf("w%d", i), PipeTo: out, RemainOnExit: true,
-			Argv: []string{"sh", "-c", "echo first-byte-" + strconv.Itoa(i)}})
+			Argv: []string{"sh", "-c", "echo first-byte-" + strconv.Itoa(i) + "; exec cat"}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Bounds for a loaded machine (the pipe's shell and cat start after
-		// the pane's process, and may be scheduled late): never a timing.
-		waitFor(t, 20*time.Second, func() bool { p, err := c.Pane(ctx, pane); return err == nil && p.Dead })
-		waitFor(t, 20*time.Second, func() bool {
+		// A bound against a hang only (the pipe's shell and cat start
+		// after the pane's process and may be scheduled late).
+		waitFor(t, 60*time.Second, func() bool {
 			b, _ := os.ReadFile(out)
 			return strings.Contains(string(b), "first-byte-"+strconv.Itoa(i))
 		})
+		if p, err := c.Pane(ctx, pane); err != nil || p.Dead || !p.Pipe {
+			t.Fatalf("pane %s: %+v, %v: want alive with its pipe open", pane, p, err)
+		}
 	}
 }
 
