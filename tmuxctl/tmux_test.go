@@ -450,7 +450,7 @@ func TestPasteBufferNotLeaked(t *testing.T) {
 // the bytes to the pty's reader only after tmux has reaped the process
 // (they are then still in the pty's flip buffer, which the FIONREAD that
 // tmux checks before closing the pane does not count). That was this
-// test's flake under load (12 of 3 600 quick-exit panes here, the pane's
+// test's flake under load (12 in at most 3 600 quick-exit panes here, the pane's
 // screen empty as well as its file); docs/architecture.md says what it
 // means for runner.
 func TestPipeFromFirstByte(t *testing.T) {
