@@ -38,9 +38,12 @@ import (
 //     request of B's turn. Elsewhere (Codex) it waits, pending.
 func TestRealAgentsOverlap(t *testing.T) {
 	// pi too, of the new CLIs: its extension adds context (Copilot CLI's
-	// hooks do not).
-	for _, cli := range append(mockapi.CLIs(), "pi") {
-		t.Run(cli, func(t *testing.T) {
+	// hooks do not). claude_failed_tool: B's command fails, and Claude
+	// Code's PostToolUseFailure hook gives the notice (its PostToolUse
+	// runs only after a tool that succeeded).
+	for _, name := range append(mockapi.CLIs(), "pi", "claude_failed_tool") {
+		cli, failed := strings.CutSuffix(name, "_failed_tool")
+		t.Run(name, func(t *testing.T) {
 			needCLI(t, cli)
 			home, project := mockapi.Home(t), agentTempDir(t)
 			// B waits for the offered notice (runner/notice: a file of
@@ -50,6 +53,9 @@ func TestRealAgentsOverlap(t *testing.T) {
 			// No "$(" in it: Gemini CLI asks before a command
 			// substitution (an arithmetic one too) even in YOLO mode.
 			wait := "timeout 90 sh -c " + tmuxctl.ShellQuote(`until ls "$RUNNER_STATE_DIR/hooks/$RUNNER_TASK_ID/notices/"*.json >/dev/null 2>&1; do sleep 0.1; done`) + "; true"
+			if failed {
+				wait += " && false"
+			}
 			turns := []mockapi.Turn{
 				// A program run with its own arguments, which no CLI
 				// takes for a file edit (Claude Code asks before a
