@@ -1,8 +1,10 @@
 // Package notice carries runner's own notices (an overlap's message) into
 // a turn that is running, through the agent CLI's hook where that hook can
-// add context to the turn (Claude Code's PostToolUse, the simulated
-// agent's --context-hook): runner's notices never start a turn (DESIGN,
-// "Promises to scripts").
+// add context to the turn (Claude Code's and Qwen Code's PostToolUse and
+// PostToolUseFailure, Gemini CLI's AfterTool, runner's OpenCode plugin
+// and pi extension after each tool call, the simulated agent's
+// --context-hook): runner's notices never start a turn (DESIGN,
+// "Promises to scripts"; docs/agents.md "Notices within a turn").
 //
 // The parts, all files (the hook runs in the agent's process tree, inside
 // its sandbox, where runner's state is out of reach):
