@@ -9,6 +9,7 @@ import (
 	"github.com/runner-cli/runner/runner/deps"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
+	"github.com/runner-cli/runner/runner/projlock"
 	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/settings"
 
@@ -72,7 +73,7 @@ func startQueued(ctx context.Context, env *Env, t *state.Task, prof *profile.Pro
 	}
 	var unlock func()
 	if spec.Exclusive {
-		lock, err := env.Store.LockProject(ctx, projects.LockKey(t.Project, t.Dir, t.Tmux.Host), spec.WaitLock)
+		lock, err := projlock.Take(ctx, env.Store, projects.LockKey(t.Project, t.Dir, t.Tmux.Host), spec.WaitLock)
 		if err != nil {
 			_ = env.Record().Finish(context.WithoutCancel(ctx), t.ID, state.StatusFailed, "project lock: "+err.Error(), nil)
 			return nil, err

@@ -16,6 +16,7 @@ import (
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
+	"github.com/runner-cli/runner/runner/projlock"
 	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/runner/supervisor"
@@ -128,7 +129,7 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 	var lock *state.ProjectLock
 	handedOff := false // the lock went to a detached supervisor
 	if req.Exclusive && len(after) == 0 {
-		if lock, err = env.Store.LockProject(ctx, projects.LockKey(project, dir, plan.host), req.WaitLock); err != nil {
+		if lock, err = projlock.Take(ctx, env.Store, projects.LockKey(project, dir, plan.host), req.WaitLock); err != nil {
 			return nil, err
 		}
 		defer func() {

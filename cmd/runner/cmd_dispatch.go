@@ -117,7 +117,7 @@ func addDispatchFlags(fl *pflag.FlagSet, f *dispatchOptions) {
 	fl.BoolVar(&f.commit, "commit", false, "commit what the task changed when it is done (trailer Runner-Task: ID)")
 	fl.BoolVar(&f.commitBranch, "commit-branch", false, "with --commit, commit on a new branch runner/ID")
 	fl.BoolVar(&f.commitAll, "commit-all", false, "with --commit, commit even if the tree was dirty before the task")
-	fl.BoolVar(&f.exclusive, "exclusive", false, "take the project's lock; exit 5 if another exclusive task holds it")
+	fl.BoolVar(&f.exclusive, "exclusive", false, "take the project's lock; exit 5 if an active exclusive task holds it (a lock being let go by an ended one is waited for)")
 	fl.BoolVar(&f.waitLock, "wait-lock", false, "with --exclusive, wait for the lock instead of exiting 5")
 	fl.StringVar(&f.notify, "notify", "", "command (argv, quoted like a shell) run when the task ends or needs input")
 	fl.StringArrayVar(&f.after, "after", nil, "start only when these tasks are done: ID[,ID...] (repeatable); cancelled if one fails")
