@@ -20,7 +20,7 @@ func (a *app) newAgentSimCmd() *cobra.Command {
 		Short:  "Run the simulated agent (a scripted TUI for tests)",
 		Hidden: true,
 		Long: `agent-sim behaves like a TUI coding agent on its terminal. Each line of a submitted
-prompt is a directive: sleep D, silent D, say TEXT, write PATH TEXT, ask QUESTION,
+prompt is a directive: sleep D, silent D, say TEXT, write PATH TEXT, ask QUESTION, confirm QUESTION,
 run ARG..., exit N, crash, recall (the session's earlier prompts); any other line is acknowledged with "Done: <line>".`,
 		Args: args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -25,6 +25,9 @@ type turnUI interface {
 	silent(on bool)
 	// ask shows question with a Yes/No menu and returns the answer.
 	ask(ctx context.Context, question string) (yes bool, err error)
+	// confirm shows question with "[y] Yes   [n] No" (no numbers, no
+	// cursor: the y or n key answers) and returns the answer.
+	confirm(ctx context.Context, question string) (yes bool, err error)
 }
 
 // turnEnd says how a turn ended when it did not simply finish.
@@ -129,6 +132,12 @@ func (x *executor) directive(ctx context.Context, d directive, prompt string, ui
 		x.afterTool(ctx, prompt, ui)
 	case dirAsk:
 		return false, askAndShow(ctx, ui, d.text)
+	case dirConfirm:
+		yes, err := ui.confirm(ctx, d.text)
+		if err == nil {
+			ui.line("confirmed: " + map[bool]string{true: "yes", false: "no"}[yes])
+		}
+		return false, err
 	case dirRun:
 		err := x.runShowing(ctx, ui, d.argv)
 		if err == nil {

@@ -75,6 +75,10 @@
 //	write PATH TEXT   write TEXT and "\n" to PATH (relative to the cwd;
 //	                  directories are created); answers "Wrote PATH"
 //	ask QUESTION      the Yes/No menu above; answers "answered: yes|no"
+//	confirm QUESTION  the question, then "  [y] Yes   [n] No": no numbers,
+//	                  no cursor; y or n (either case) answers, Escape is
+//	                  no, other keys (Enter, digits) are dropped; answers
+//	                  "confirmed: yes|no"
 //	run ARG...        run a program (split on blanks, '…'/"…" quote, no
 //	                  shell) in the cwd and environment, stdin /dev/null;
 //	                  shows its combined output and "exit status N" if N≠0

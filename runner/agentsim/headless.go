@@ -68,3 +68,5 @@ func (h *headlessTurn) ask(_ context.Context, q string) (bool, error) {
 	h.line(q)
 	return false, nil
 }
+
+func (h *headlessTurn) confirm(ctx context.Context, q string) (bool, error) { return h.ask(ctx, q) }

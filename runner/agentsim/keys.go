@@ -31,7 +31,11 @@ func (s *sim) key(k key) *exitNow {
 			s.interrupt()
 			return nil
 		}
-		if yes, ok := s.menuKey(k); ok {
+		answer := s.menuKey
+		if s.keyed {
+			answer = confirmKey
+		}
+		if yes, ok := answer(k); ok {
 			s.askReply <- yes // buffered
 			s.askReply = nil
 			s.mode = modeBusy
@@ -50,6 +54,21 @@ func (s *sim) key(k key) *exitNow {
 		}
 	}
 	return nil
+}
+
+// confirmLine is a confirm's choices: no numbers, no cursor.
+const confirmLine = "  [y] Yes   [n] No"
+
+// confirmKey applies k to a confirm: y or n answers (either case),
+// Escape is no; every other key, Enter and digits too, is dropped.
+func confirmKey(k key) (yes, ok bool) {
+	switch {
+	case k.kind == keyText && (k.data[0] == 'y' || k.data[0] == 'Y'):
+		return true, true
+	case k.kind == keyText && (k.data[0] == 'n' || k.data[0] == 'N'), k.kind == keyEscape:
+		return false, true
+	}
+	return false, false
 }
 
 // menuKey applies k to a Yes/No menu: ok reports an answer.

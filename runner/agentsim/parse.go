@@ -11,20 +11,21 @@ import (
 type dirKind int
 
 const (
-	dirOther  dirKind = iota // not a directive: acknowledged with "Done: …"
-	dirBlank                 // empty or white space only: ignored
-	dirSleep                 // sleep DURATION
-	dirSilent                // silent DURATION
-	dirSay                   // say TEXT
-	dirWrite                 // write PATH TEXT
-	dirAsk                   // ask QUESTION
-	dirRun                   // run ARG...
-	dirExit                  // exit N
-	dirCrash                 // crash
-	dirHook                  // hook subagent | hook none | hook early DURATION | hook late DURATION
-	dirRecall                // recall
-	dirUsage                 // usage IN OUT [CACHED [COST]]
-	dirLimit                 // limit TEXT
+	dirOther   dirKind = iota // not a directive: acknowledged with "Done: …"
+	dirBlank                  // empty or white space only: ignored
+	dirSleep                  // sleep DURATION
+	dirSilent                 // silent DURATION
+	dirSay                    // say TEXT
+	dirWrite                  // write PATH TEXT
+	dirAsk                    // ask QUESTION
+	dirConfirm                // confirm QUESTION
+	dirRun                    // run ARG...
+	dirExit                   // exit N
+	dirCrash                  // crash
+	dirHook                   // hook subagent | hook none | hook early DURATION | hook late DURATION
+	dirRecall                 // recall
+	dirUsage                  // usage IN OUT [CACHED [COST]]
+	dirLimit                  // limit TEXT
 )
 
 // directive is one parsed prompt line.
@@ -66,18 +67,19 @@ func parseLine(line string) directive {
 // keywords parse the arguments (rest, leading blanks trimmed) of each
 // directive's keyword; ok false makes the line dirOther.
 var keywords = map[string]func(rest string) (d directive, ok bool){
-	"sleep":  func(rest string) (directive, bool) { return durationDirective(dirSleep, rest) },
-	"silent": func(rest string) (directive, bool) { return durationDirective(dirSilent, rest) },
-	"say":    func(rest string) (directive, bool) { return directive{kind: dirSay, text: rest}, true },
-	"write":  parseWrite,
-	"ask":    func(rest string) (directive, bool) { return textDirective(dirAsk, rest) },
-	"limit":  func(rest string) (directive, bool) { return textDirective(dirLimit, rest) },
-	"run":    parseRun,
-	"exit":   parseExit,
-	"crash":  func(rest string) (directive, bool) { return bareDirective(dirCrash, rest) },
-	"recall": func(rest string) (directive, bool) { return bareDirective(dirRecall, rest) },
-	"hook":   parseHook,
-	"usage":  parseUsage,
+	"sleep":   func(rest string) (directive, bool) { return durationDirective(dirSleep, rest) },
+	"silent":  func(rest string) (directive, bool) { return durationDirective(dirSilent, rest) },
+	"say":     func(rest string) (directive, bool) { return directive{kind: dirSay, text: rest}, true },
+	"write":   parseWrite,
+	"ask":     func(rest string) (directive, bool) { return textDirective(dirAsk, rest) },
+	"confirm": func(rest string) (directive, bool) { return textDirective(dirConfirm, rest) },
+	"limit":   func(rest string) (directive, bool) { return textDirective(dirLimit, rest) },
+	"run":     parseRun,
+	"exit":    parseExit,
+	"crash":   func(rest string) (directive, bool) { return bareDirective(dirCrash, rest) },
+	"recall":  func(rest string) (directive, bool) { return bareDirective(dirRecall, rest) },
+	"hook":    parseHook,
+	"usage":   parseUsage,
 }
 
 // durationDirective is a directive of kind taking one duration (sleep,

@@ -179,6 +179,7 @@ type sim struct {
 
 	sel       int // menu selection (trust, ask)
 	question  string
+	keyed     bool // the question is a confirm: y or n, no menu
 	askReply  chan bool
 	spin      int
 	silent    bool
@@ -204,7 +205,7 @@ type turnMsg struct {
 	turn     int
 	kind     int // msgLine, msgSilent, msgAsk, msgDone, msgPanic
 	text     string
-	on       bool
+	on       bool // msgSilent: on; msgAsk: a confirm (keys y and n, no menu)
 	reply    chan bool
 	end      turnEnd
 	err      error
@@ -310,6 +311,9 @@ func (s *sim) liveLines() []string {
 		}
 		return []string{spinnerLine(s.spin, s.sc.cols)}
 	case modeAsk:
+		if s.keyed {
+			return []string{truncate(displayText(s.question), s.sc.cols), truncate(confirmLine, s.sc.cols)}
+		}
 		return menuLines(s.question, "Yes", "No", s.sel, s.sc.cols)
 	case modeBrowse:
 		return []string{browseLine}
@@ -333,7 +337,7 @@ func (s *sim) turnMsg(m turnMsg) *exitNow {
 		s.silent = m.on
 		s.draw()
 	case msgAsk:
-		s.mode, s.sel, s.question, s.askReply = modeAsk, 0, m.text, m.reply
+		s.mode, s.sel, s.question, s.askReply, s.keyed = modeAsk, 0, m.text, m.reply, m.on
 		s.draw()
 	case msgPanic:
 		panic(m.panicked) // re-raised here so Run's deferred restore runs
@@ -396,9 +400,17 @@ func (t *tuiTurn) send(m turnMsg) bool {
 func (t *tuiTurn) line(s string)  { t.send(turnMsg{kind: msgLine, text: s}) }
 func (t *tuiTurn) silent(on bool) { t.send(turnMsg{kind: msgSilent, on: on}) }
 
-func (t *tuiTurn) ask(ctx context.Context, q string) (bool, error) {
+func (t *tuiTurn) ask(ctx context.Context, q string) (bool, error) { return t.question(ctx, q, false) }
+
+func (t *tuiTurn) confirm(ctx context.Context, q string) (bool, error) {
+	return t.question(ctx, q, true)
+}
+
+// question shows q, with the Yes/No menu or as a confirm (keyed), and
+// waits for its answer.
+func (t *tuiTurn) question(ctx context.Context, q string, keyed bool) (bool, error) {
 	reply := make(chan bool, 1)
-	if !t.send(turnMsg{kind: msgAsk, text: q, reply: reply}) {
+	if !t.send(turnMsg{kind: msgAsk, text: q, reply: reply, on: keyed}) {
 		return false, ctx.Err()
 	}
 	select {

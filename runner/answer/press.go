@@ -34,6 +34,18 @@ func press(ctx context.Context, d Deps, t *state.Task, r Request) (string, error
 	if !ok {
 		return "", fault.Usagef("task %s: the dialog has no option %q (%s): nothing pressed", t.ID, r.Option, optionList(dlg))
 	}
+	if dlg.Keyed {
+		// No menu: the option's key (then Enter, if the profile says so),
+		// right after the screen was read and its digest checked.
+		keys := []string{o.Key}
+		if p.KeyOptionsEnter {
+			keys = append(keys, "Enter")
+		}
+		if err := pane.SendKeys(ctx, g.id, keys...); err != nil {
+			return o.Label, fmt.Errorf("%w: %w", errNothingPressed, err)
+		}
+		return o.Label, g.leave(ctx)
+	}
 	if p.MenuCursor == "" {
 		// No cursor to move: the option's key alone, as the CLIs' menus
 		// take it.
@@ -136,7 +148,7 @@ func (g guard) leave(ctx context.Context) error {
 
 func optionList(d dialog.Dialog) string {
 	if len(d.Options) == 0 {
-		return "it shows no numbered options"
+		return "it shows no options runner can read: answer it with 'runner attach' or 'runner send' (docs/unattended.md)"
 	}
 	s := "its options: "
 	for i, o := range d.Options {

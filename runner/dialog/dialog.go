@@ -15,10 +15,15 @@ type Dialog struct {
 	Digest   string   `json:"digest"`
 	Question string   `json:"question"`
 	Options  []Option `json:"options"`
+	// Keyed says the options are no numbered menu but keys the profile's
+	// key_options read (a confirm's "[y] Yes   [n] No"): an answer
+	// presses the option's key, not a menu's cursor.
+	Keyed bool `json:"keyed,omitempty"`
 }
 
 // Option is one numbered choice of a dialog's menu: Key is its number as
-// shown ("1"), Label its text without the cursor marker ("Yes").
+// shown ("1"), Label its text without the cursor marker ("Yes"); or, in a
+// keyed dialog, the key that chooses it ("y") and what it says.
 type Option struct {
 	Key   string `json:"key"`
 	Label string `json:"label"`
@@ -46,11 +51,20 @@ func Read(p *profile.Profile, screen string) (Dialog, bool) {
 	if q == "" {
 		q = d.Line
 	}
-	opts := menu(clean(screen), q)
+	lines := clean(screen)
+	opts := menu(lines, q)
+	keyed := false
+	if len(opts) == 0 {
+		for _, o := range profile.KeyOptions(p, lines[dialogTop(lines, q):]) {
+			opts = append(opts, Option(o))
+		}
+		keyed = len(opts) > 0
+	}
 	return Dialog{
 		Digest:   digest(p, q, opts),
 		Question: profile.DialogLine(p, q),
 		Options:  opts,
+		Keyed:    keyed,
 	}, true
 }
 
@@ -66,15 +80,7 @@ func Options(screen string) []Option { return menu(clean(screen), "") }
 // dialog, such as a CLI's tips, is no menu of it); all of lines when q
 // is not found.
 func menu(lines []string, q string) []Option {
-	from := 0
-	if head := strings.TrimFunc(strings.SplitN(q, "\n", 2)[0], isBorder); head != "" {
-		for i := len(lines) - 1; i >= 0; i-- {
-			if lines[i] == head {
-				from = i
-				break
-			}
-		}
-	}
+	from := dialogTop(lines, q)
 	first := -1
 	for i := len(lines) - 1; i >= from; i-- {
 		if k, _, ok := item(lines[i]); ok && k == "1" {
@@ -98,6 +104,19 @@ func menu(lines []string, q string) []Option {
 		}
 	}
 	return out
+}
+
+// dialogTop is the index of the last of lines that is the first of the
+// dialog's text q (0 when none is).
+func dialogTop(lines []string, q string) int {
+	if head := strings.TrimFunc(strings.SplitN(q, "\n", 2)[0], isBorder); head != "" {
+		for i := len(lines) - 1; i >= 0; i-- {
+			if lines[i] == head {
+				return i
+			}
+		}
+	}
+	return 0
 }
 
 // item parses a menu line: its key and label.

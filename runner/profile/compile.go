@@ -23,7 +23,7 @@ type compiled struct {
 	trust, leave, unusable, turnOpen, turnClosed, sessionID, scrolled, undecided, limited []*regexp.Regexp
 	limitBusy                                                                             []*regexp.Regexp
 	answerStart, answerEnd, answerAfter, answerSidebar                                    []*regexp.Regexp
-	menuCursor                                                                            *regexp.Regexp
+	menuCursor, keyOptions                                                                *regexp.Regexp
 }
 
 // lazyCompiled compiles the patterns of src, a snapshot of a profile
@@ -235,6 +235,14 @@ func (p *Profile) compileDialogs(c *compiled) error {
 	if p.ApproveChoose != "" {
 		if _, err := compileOne(p.Name, "approve_choose", p.ApproveChoose); err != nil {
 			return err
+		}
+	}
+	if p.KeyOptions != "" {
+		if c.keyOptions, err = compileOne(p.Name, "key_options", p.KeyOptions); err != nil {
+			return err
+		}
+		if c.keyOptions.SubexpIndex("key") < 0 {
+			return keyErrorf(p.Name, "key_options", "needs a group (?P<key>…): the key that chooses an option")
 		}
 	}
 	if p.LimitChoose != "" {

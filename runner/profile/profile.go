@@ -162,6 +162,15 @@ type Profile struct {
 	// allows once ("1. Yes"); --approve-rule selects it before Enter.
 	// Empty: Enter on the option the dialog starts on.
 	ApproveChoose string `json:"approve_choose,omitempty"`
+	// KeyOptions reads the options of a dialog that shows no numbered
+	// menu, such as a confirm's "[y] Yes   [n] No": each match on the
+	// dialog's lines is one option, its group "key" (one letter or digit)
+	// the key that chooses it, its group "label" (else the whole match,
+	// brackets left out) what it says. runner answer presses the key
+	// (then Enter, with KeyOptionsEnter) once the screen still shows the
+	// dialog's digest. Empty: such a dialog has no options to answer.
+	KeyOptions      string `json:"key_options,omitempty"`
+	KeyOptionsEnter bool   `json:"key_options_enter,omitempty"`
 	// VerifiedVersion is the newest version of the CLI whose screens,
 	// dialogs and flags this profile was checked against (the real-agent
 	// suite's pin); `runner doctor` warns about an installed one newer.
