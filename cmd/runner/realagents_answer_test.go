@@ -294,10 +294,10 @@ func TestRealAgentsAnswer(t *testing.T) {
 // TestRealAgentsAnswerToolText: a turn whose model response calls a tool
 // and comes with text ("I'll create the file.") records the answer the
 // model gave after the tool ran, whole, for each real CLI through the mock
-// (pi and Copilot CLI too); the text of the call is not the answer, nor
+// (pi, Copilot CLI and Droid too); the text of the call is not the answer, nor
 // its summary.
 func TestRealAgentsAnswerToolText(t *testing.T) {
-	for _, cli := range append(mockapi.CLIs(), mockapi.NewCLIs()...) {
+	for _, cli := range append(append(mockapi.CLIs(), mockapi.NewCLIs()...), mockapi.AddedCLIs()...) {
 		t.Run(cli, func(t *testing.T) {
 			turn := mockapi.Turn{Match: "ANSWER-TOOL", Shell: "echo made > made.txt",
 				ToolText: toolText, Text: answerText, ChunkDelay: 30 * time.Millisecond}

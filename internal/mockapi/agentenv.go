@@ -27,9 +27,9 @@ func CLIs() []string { return []string{"claude", "codex", "gemini", "opencode", 
 func NewCLIs() []string { return []string{"pi", "copilot"} }
 
 // AddedCLIs are the agent CLIs of issue 54 verified through the mock
-// (Factory Droid), run by TestRealAgentsNewCLIs and
-// TestRealAgentsAutoSandbox; the spend, limit, budget, answer and remote
-// tests do not run them yet.
+// (Factory Droid), run by TestRealAgentsNewCLIs,
+// TestRealAgentsAutoSandbox and TestRealAgentsAnswerToolText; the spend,
+// limit, budget and remote tests do not run them yet.
 func AddedCLIs() []string { return []string{"droid"} }
 
 // AgentEnv returns what the agent CLI cli ("claude", "codex", "gemini",
