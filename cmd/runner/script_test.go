@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,9 +33,31 @@ import (
 func TestMain(m *testing.M) {
 	// The environment is scrubbed for the tests only: run as a command
 	// inside a script, the binary keeps the script's settings.
-	testscript.Main(testenv.M(m), map[string]func(){
+	testscript.Main(testenv.M(parallelDefault{m}), map[string]func(){
 		"runner": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
+}
+
+// scriptParallel is how many of this package's parallel tests (the scripts)
+// run at once unless -parallel says otherwise: they wait on agents, tmux
+// and the clock far more than they compute, and Go's default (GOMAXPROCS: 2
+// on the CI machine) left the package at 11 of the suite's minutes.
+const scriptParallel = 4
+
+// parallelDefault runs m with -test.parallel at scriptParallel when the
+// command line did not set it and GOMAXPROCS is lower.
+type parallelDefault struct{ m interface{ Run() int } }
+
+func (p parallelDefault) Run() int {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set && runtime.GOMAXPROCS(0) < scriptParallel {
+		if err := flag.Set("test.parallel", strconv.Itoa(scriptParallel)); err != nil {
+			fmt.Fprintln(os.Stderr, "test.parallel:", err)
+		}
+	}
+	return p.m.Run()
 }
 
 // TestScripts runs the end-to-end CLI scripts in testdata/script. Each script
