@@ -79,7 +79,11 @@ func Start(t testing.TB) *Server {
 }
 
 // StartIn starts sshd with its files in dir; the caller stops it.
-func StartIn(sshd, dir string) (*Server, error) {
+func StartIn(sshd, dir string) (*Server, error) { return StartInWith(sshd, dir, "") }
+
+// StartInWith is StartIn with more lines of sshd_config (e.g.
+// "MaxSessions 100\n" for a pool test's many tasks on one connection).
+func StartInWith(sshd, dir, extra string) (*Server, error) {
 	u, err := user.Current()
 	if err != nil {
 		return nil, err
@@ -127,7 +131,7 @@ PermitRootLogin prohibit-password
 PrintMotd no
 LogLevel ERROR
 AcceptEnv SHLVL
-`, port, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys"), filepath.Join(dir, "sshd.pid"))
+%s`, port, filepath.Join(dir, "host"), filepath.Join(dir, "authorized_keys"), filepath.Join(dir, "sshd.pid"), extra)
 	if err := os.WriteFile(filepath.Join(dir, "sshd_config"), []byte(serverConfig), 0o600); err != nil {
 		return nil, err
 	}
