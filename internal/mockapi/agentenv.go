@@ -358,6 +358,9 @@ func setupCline(a *agentSetup) {
 					"model":    MockModel,
 					"baseUrl":  a.baseURL + "/v1",
 				},
+				// Without it Cline 3.0.65 takes the file for invalid and
+				// writes its own default (the cline provider) over it.
+				"updatedAt":   "2026-01-01T00:00:00.000Z",
 				"tokenSource": "manual",
 			},
 		},
