@@ -152,6 +152,80 @@ func benchProcs(b *testing.B, procs int, mode string) {
 	}
 }
 
+// BenchmarkNewTaskBurst: 50 processes, started first and released at once,
+// each recording one new task through an Update of its own, as a burst of
+// dispatches records theirs (runner's recordTask): all serialised on the
+// lock, each a fresh process that reads the index and every record it
+// names before it writes (4 fsyncs). ms/write is the burst's time over its
+// 50 writes. With 500 running tasks in the index before, every writer
+// reads 500 records more: the write's cost grows with the active tasks
+// (docs/benchmarks.md, "The state's write path under a burst").
+func BenchmarkNewTaskBurst(b *testing.B) {
+	const procs = 50
+	for _, before := range []int{0, 500} {
+		b.Run(fmt.Sprintf("index=%d", before), func(b *testing.B) {
+			var total time.Duration
+			for range b.N {
+				total += newTaskBurst(b, before, procs)
+			}
+			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N*procs), "ms/write")
+		})
+	}
+}
+
+// newTaskBurst times one burst of procs newtask writers into a state that
+// holds before running tasks, and checks that every task was recorded.
+func newTaskBurst(b *testing.B, before, procs int) time.Duration {
+	b.StopTimer()
+	defer b.StartTimer()
+	s, err := Open(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := s.Update(b.Context(), func(st *State) error {
+		for i := range before {
+			id := fmt.Sprintf("t_pre%05d", i)
+			st.Tasks[id] = &Task{ID: id, Project: "p", Dir: "/d", Agent: "sim", Text: "a task before the burst", Status: StatusRunning, Created: clock.Now().UTC()}
+		}
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	settleDisk(b, s)
+	cmds := make([]*exec.Cmd, procs)
+	ins := make([]io.Closer, procs)
+	for i := range cmds {
+		cmds[i] = helper(b, "newtask", s.Dir())
+		if ins[i], err = cmds[i].StdinPipe(); err != nil {
+			b.Fatal(err)
+		}
+		if err := cmds[i].Start(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // let them reach the stdin read
+	b.StartTimer()
+	start := clock.Now()
+	for _, in := range ins {
+		in.Close()
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			b.Fatalf("writer %d: %v: %s", i, err, cmd.Stderr)
+		}
+	}
+	elapsed := clock.Since(start)
+	b.StopTimer()
+	st, err := s.Read(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(st.Tasks) != before+procs {
+		b.Fatalf("%d tasks after a burst of %d into %d", len(st.Tasks), procs, before)
+	}
+	return elapsed
+}
+
 // BenchmarkReadList10k reads a state that retains 10 000 tasks (most of
 // them finished, so archived) and lists them all in order, as
 // `runner ps --all --json` does, in a fresh process: no record or segment

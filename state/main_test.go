@@ -30,6 +30,11 @@ func TestMain(m *testing.M) {
 		io.Copy(io.Discard, os.Stdin)
 		n, _ := strconv.Atoi(os.Args[3])
 		helperCount(os.Args[1], os.Args[2], n, false)
+	case "newtask":
+		// newtask DIR: once stdin is closed, record one new task through
+		// an Update of its own, as a dispatch records its task.
+		io.Copy(io.Discard, os.Stdin)
+		helperNewTask(os.Args[1])
 	case "ack":
 		// ack DIR NAME: increment forever, printing each acknowledged value.
 		helperCount(os.Args[1], os.Args[2], -1, true)
@@ -53,6 +58,25 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "unknown STATE_TEST_HELPER")
 		os.Exit(3)
 	}
+}
+
+func helperNewTask(dir string) {
+	s, err := Open(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	s.LockTimeout = 10 * time.Minute
+	id := RandomTaskID()
+	err = s.Update(context.Background(), func(st *State) error {
+		st.Tasks[id] = &Task{ID: id, Project: "p", Dir: "/d", Agent: "sim", Text: "a task of a burst", Status: StatusQueued, Created: clock.Now().UTC()}
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
 
 func helperCount(dir, name string, n int, ack bool) {
