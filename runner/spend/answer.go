@@ -50,60 +50,113 @@ func LateAnswer(ev profile.HookEvent, sig string) (string, bool) {
 }
 
 // droidAnswer reads the answer to the prompt whose first line holds sig
-// from a Factory Droid session record (JSON lines; "message" records with
-// Anthropic's roles and content blocks): the text of the last assistant
-// message that calls no tool after that prompt, once the turn's
-// "agent_turn_outcome" record follows it.
+// from a Factory Droid session record: see droidTurn.
 func droidAnswer(path, sig string) (answer string, ok bool) {
-	ours, text := sig == "", ""
+	t := droidTurn(path, sig)
+	return t.answer, t.answer != ""
+}
+
+// LateFailure reads why the turn of the prompt whose first line holds sig
+// failed from ev.AnswerFile, where the agent records it (Factory Droid:
+// its provider unreachable, an API error such as a 429 it gave up on, its
+// Stop hook run all the same): ended is false while the record does not
+// have the turn's end yet (or ev names no such record), failure is ""
+// for a turn that completed.
+func LateFailure(ev profile.HookEvent, sig string) (failure string, ended bool) {
+	if ev.AnswerFile == "" || !profile.IsDroidSession(ev.AnswerFile) {
+		return "", false
+	}
+	t := droidTurn(ev.AnswerFile, sig)
+	return t.failure, t.ended
+}
+
+// droidRecordTurn is a turn of a Droid session record.
+type droidRecordTurn struct {
+	answer  string // the model's last text after its last tool call
+	failure string // the error the turn ended on ("" when it completed)
+	ended   bool   // its agent_turn_outcome record is there
+}
+
+// droidTurn reads the turn of the prompt whose first line holds sig (""
+// for the last) from a Factory Droid session record (JSON lines; "message"
+// records with Anthropic's roles and content blocks, an error the user
+// sees as a "user_only" message, then an "agent_turn_outcome" record):
+// its answer is the text of the last assistant message that calls no tool,
+// once the outcome follows it; its failure the error's text when the
+// outcome is not "completed".
+func droidTurn(path, sig string) droidRecordTurn {
+	var out, cur droidRecordTurn
+	ours := sig == ""
 	_ = tailfile.Lines(path, answerWindow, func(l tailfile.Line) bool {
-		var rec struct {
-			Type    string `json:"type"`
-			ID      string `json:"id"`
-			Message struct {
-				Role    string `json:"role"`
-				Content []struct {
-					Type string `json:"type"`
-					Text string `json:"text"`
-				} `json:"content"`
-			} `json:"message"`
-		}
+		var rec droidRecord
 		if json.Unmarshal(bytes.TrimSpace(l.Text), &rec) != nil {
 			return true // a partial first line
 		}
-		if rec.Type == "agent_turn_outcome" {
-			if ours && text != "" {
-				answer, ok = text, true
-			}
-			return true
-		}
-		if rec.Type != "message" || strings.HasPrefix(rec.ID, "context-") {
-			return true // the context it adds before a prompt
-		}
-		var words []string
-		tool := false
-		for _, c := range rec.Message.Content {
-			switch c.Type {
-			case "text":
-				words = append(words, c.Text)
-			case "tool_use", "tool_result":
-				tool = true
-			}
-		}
-		joined := strings.TrimSpace(strings.Join(words, "\n"))
 		switch {
-		case rec.Message.Role == "user" && !tool && joined != "":
-			if ours = promptMatches(joined, sig); ours {
-				text, answer, ok = "", "", false
+		case rec.Type == "agent_turn_outcome":
+			if ours {
+				cur.ended = true
+				if rec.Reason == "completed" {
+					cur.failure = ""
+				} else if cur.failure == "" {
+					cur.failure = rec.Reason
+				}
+				out = cur
 			}
-		case rec.Message.Role == "assistant" && tool:
-			text = "" // the turn goes on after the tool
-		case rec.Message.Role == "assistant" && joined != "":
-			text = joined
+		case rec.Type != "message" || strings.HasPrefix(rec.ID, "context-"):
+			// The context it adds before a prompt, or another record.
+		default:
+			text, tool := rec.text()
+			switch {
+			case rec.Message.Role == "user" && rec.Message.Visibility == "user_only":
+				cur.failure = text // an error shown to the user
+			case rec.Message.Role == "user" && !tool && text != "":
+				if ours = promptMatches(text, sig); ours {
+					cur, out = droidRecordTurn{}, droidRecordTurn{}
+				}
+			case rec.Message.Role == "assistant" && tool:
+				cur.answer = "" // the turn goes on after the tool
+			case rec.Message.Role == "assistant" && text != "":
+				cur.answer = text
+			}
 		}
 		return true
 	})
-	return answer, ok
+	if !out.ended {
+		out.answer = ""
+	}
+	return out
+}
+
+// droidRecord is a line of a Droid session record.
+type droidRecord struct {
+	Type    string `json:"type"`
+	ID      string `json:"id"`
+	Reason  string `json:"reason"`
+	Message struct {
+		Role       string `json:"role"`
+		Visibility string `json:"visibility"`
+		Content    []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+	} `json:"message"`
+}
+
+// text is a message's text, and whether it calls a tool or carries a
+// tool's result.
+func (r droidRecord) text() (string, bool) {
+	var words []string
+	tool := false
+	for _, c := range r.Message.Content {
+		switch c.Type {
+		case "text":
+			words = append(words, c.Text)
+		case "tool_use", "tool_result":
+			tool = true
+		}
+	}
+	return strings.TrimSpace(strings.Join(words, "\n")), tool
 }
 
 // geminiChatAnswer reads the model's answer to prompt from a Gemini CLI chat

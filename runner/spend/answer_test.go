@@ -190,3 +190,24 @@ func TestDroidLateAnswer(t *testing.T) {
 		t.Errorf("LateAnswer = %q, %v", a, ok)
 	}
 }
+
+// TestDroidLateFailure: a Droid turn that ended on an error its provider
+// gave (here unreachable) has the error in its record, after the prompt
+// and before the turn's outcome; a completed turn has none.
+func TestDroidLateFailure(t *testing.T) {
+	ev := profile.HookEvent{Stop: true, AnswerFile: "testdata/droid/.factory/sessions/-tmp-yy-proj1/791ae85d-4149-4a78-962f-79158d2a347b.jsonl"}
+	f, ended := LateFailure(ev, "this one fails")
+	if !ended || !strings.HasPrefix(f, "Unable to reach http://127.0.0.1:") {
+		t.Errorf("the failed turn: %q, %v; want its error", f, ended)
+	}
+	if f, ended := LateFailure(ev, "please do the WRITEFILE"); !ended || f != "" {
+		t.Errorf("the completed turn: %q, %v; want no failure", f, ended)
+	}
+	if f, ended := LateFailure(ev, "a prompt it never had"); ended || f != "" {
+		t.Errorf("no such turn: %q, %v", f, ended)
+	}
+	ev.AnswerFile = "testdata/copilot-events.jsonl" // another CLI's record: nothing to say
+	if f, ended := LateFailure(ev, ""); ended || f != "" {
+		t.Errorf("not a Droid record: %q, %v", f, ended)
+	}
+}

@@ -386,6 +386,11 @@ func (s *Supervisor) turnDone(ctx context.Context, obs monitor.Observation) erro
 		if h.Error != "" && profile.IsLimitError(h.Error) {
 			return limited(textutil.FirstLine(h.Error), obs)
 		}
+		// Factory Droid runs its Stop hook after a turn that failed too
+		// (its provider unreachable, a 429 it gave up on): its record says.
+		if err := s.recordedFailure(ctx, *h, obs); err != nil {
+			return err
+		}
 	}
 	if d.ExitStatus != nil && *d.ExitStatus != 0 {
 		return end(state.StatusFailed, fmt.Sprintf("the command exited with status %d", *d.ExitStatus), obs, d.ExitStatus)

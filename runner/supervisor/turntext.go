@@ -11,6 +11,7 @@ import (
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
 	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/spend"
 	"github.com/runner-cli/runner/state"
@@ -182,6 +183,37 @@ func lateAnswer(ctx context.Context, ev profile.HookEvent, sig string) string {
 		}
 		if clock.Now().After(deadline) || ctxtime.Sleep(ctx, 20*time.Millisecond) != nil {
 			return ""
+		}
+	}
+}
+
+// recordedFailure is the outcome of a turn its hook ended whose agent
+// records in its session that the turn failed (spend.LateFailure: Factory
+// Droid's error, after the prompt): limited when the error is a usage or
+// rate limit, else failed with it; nil for a turn that did not fail, or
+// whose record says nothing within lateAnswerWait.
+func (s *Supervisor) recordedFailure(ctx context.Context, h profile.HookEvent, obs monitor.Observation) error {
+	if h.AnswerFile == "" {
+		return nil
+	}
+	h = s.agentPaths(h)
+	for deadline := clock.Now().Add(lateAnswerWait); ; {
+		failure, ended := spend.LateFailure(h, s.sig)
+		if ended && failure == "" {
+			return nil
+		}
+		if ended {
+			line := textutil.FirstLine(failure)
+			if l, ok := s.Profile.LimitLine(failure); ok {
+				return limited(l, obs)
+			}
+			if profile.IsLimitError(failure) {
+				return limited(line, obs)
+			}
+			return end(state.StatusFailed, "the agent's turn failed: "+textutil.Headline(line, 200), obs, nil)
+		}
+		if clock.Now().After(deadline) || ctxtime.Sleep(ctx, 20*time.Millisecond) != nil {
+			return nil
 		}
 	}
 }
