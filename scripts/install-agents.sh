@@ -135,13 +135,51 @@ ensure_node() {
 
 ensure_node "${pkgs[@]}"
 
+# unserved_platform SPEC: when SPEC is a wrapper whose binary is in a
+# platform package (its optionalDependencies, e.g. @kilocode/cli's
+# @kilocode/cli-linux-x64) and the registry serves none for this OS and CPU
+# at the wrapper's version (@kilocode/cli@7.8.1: its install script fails,
+# "Failed to setup kilo binary"), say so, which versions are served, and
+# the newest wrapper version that has one; else return 1.
+unserved_platform() {
+	local name version
+	split "$1"
+	version="$(npm view "$1" version 2>/dev/null | tail -n 1 | awk '{print $NF}' | tr -d "'")" || version=""
+	[ -n "$version" ] || return 1
+	npm view "$name@$version" optionalDependencies --json 2>/dev/null | NAME="$name" VERSION="$version" node -e '
+const { execFileSync } = require("child_process")
+let deps = {}
+try { deps = JSON.parse(require("fs").readFileSync(0, "utf8") || "{}") } catch {}
+const plat = `${process.platform}-${process.arch}`
+const mine = Object.keys(deps).filter(n => n.endsWith("-" + plat) || n.includes("-" + plat + "-"))
+if (mine.length === 0) process.exit(1)
+const versions = n => { try { const v = JSON.parse(execFileSync("npm", ["view", n, "versions", "--json"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] })); return Array.isArray(v) ? v : [v] } catch { return [] } }
+const served = Object.fromEntries(mine.map(n => [n, versions(n)]))
+if (mine.some(n => served[n].includes(deps[n]))) process.exit(1) // a platform package is served: another cause
+const { NAME: name, VERSION: version } = process.env
+const ok = versions(name).filter(v => mine.some(n => served[n].includes(v)))
+const want = mine.map(n => `${n}@${deps[n]}`).join(", ")
+const have = mine.map(n => `${n}: ${served[n].slice(-4).join(" ") || "none"}`).join("; ")
+const pin = ok.length ? `; pin a version whose platform package is served: ${name}@${ok[ok.length - 1]}` : ""
+console.error(`install-agents: ${name}@${version} cannot install here: its binary comes in a platform package for ${plat} (${want}) and the registry serves none at ${version} (served: ${have})${pin}`)
+'
+}
+
+failed=()
 if [ ${#todo[@]} -gt 0 ]; then
 	echo "install-agents: installing ${todo[*]} into $prefix" >&2
 	# --prefix with -g installs into PREFIX/lib/node_modules and links PREFIX/bin,
 	# never into the system prefix.
 	if ! npm install -g --prefix "$prefix" --no-audit --no-fund "${todo[@]}" >&2; then
-		echo "install-agents: npm install failed for ${todo[*]} (is the npm registry reachable? see npm's log above)" >&2
-		exit 1
+		# One package fails the whole command: each alone, so the others
+		# install, and a failed one says why where it can.
+		echo "install-agents: npm install failed for ${todo[*]}: installing each alone" >&2
+		for p in "${todo[@]}"; do
+			[ ${#todo[@]} -gt 1 ] && npm install -g --prefix "$prefix" --no-audit --no-fund "$p" >&2 && continue
+			failed+=("$p")
+			unserved_platform "$p" ||
+				echo "install-agents: npm install failed for $p (is the npm registry reachable? see npm's log above)" >&2
+		done
 	fi
 fi
 
@@ -194,6 +232,11 @@ for p in "${pkgs[@]}"; do
 	split "$p"
 	echo "install-agents: $name $(installed_version "$name")" >&2
 done
+
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "install-agents: not installed: ${failed[*]} (see above)" >&2
+	exit 1
+fi
 
 # Again from the installed package.json files (a "latest" may have moved
 # since npm view), then say which node runs the CLIs and why.
