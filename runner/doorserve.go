@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 
 	"github.com/runner-cli/runner/runner/door"
+	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/remote"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -14,21 +16,17 @@ func (env *Env) DoorPath(id string) string {
 	return filepath.Join(env.Store.TaskFile("door-dir", id), door.SocketName)
 }
 
-// serveDoor serves task t's door while ctx lasts (door.Open): its agent's
-// requests (runner msg, status, a child dispatch …) run as runner here,
-// confined to t, in t's folder (door.Runner). A door that cannot be
-// opened is logged: the task runs on, its agent's runner commands then
-// fail with what happened.
-func serveDoor(ctx context.Context, env *Env, t *state.Task) {
-	if env.Exe == "" {
-		return
-	}
+// serveDoor serves task t's door while ctx lasts (door.ServeTask): its
+// agent's requests (runner msg, status, a child dispatch …) run as runner
+// here, confined to t. For a task on a host (c), the door is forwarded to
+// its socket there (remote.ForwardDoor).
+func serveDoor(ctx context.Context, env *Env, t *state.Task, c *hosts.Conn) {
 	environ := os.Environ
 	if env.Environ != nil {
 		environ = env.Environ
 	}
-	r := door.Runner{Exe: env.Exe, TaskID: t.ID, Dir: t.Dir, StateDir: env.Store.Dir(), Socket: env.TC.Socket(), Environ: environ()}
-	if err := door.Open(ctx, env.Store.TaskFile("door-dir", t.ID), r.Handle); err != nil {
-		env.Warn("door of %s: %v", t.ID, err)
-	}
+	door.ServeTask(ctx, env.Store.TaskFile("door-dir", t.ID), door.Runner{Exe: env.Exe, TaskID: t.ID, Dir: t.Dir, StateDir: env.Store.Dir(),
+		Socket: env.TC.Socket(), Environ: environ(), Away: c != nil}, func(ctx context.Context) error {
+		return remote.ForwardDoor(ctx, c, t.ID, env.DoorPath(t.ID))
+	}, env.Warn)
 }

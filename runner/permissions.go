@@ -11,6 +11,7 @@ import (
 	"github.com/runner-cli/runner/runner/doctor"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/remote"
 )
 
 // askMode adds prof's asking mode to argv, a launch argv resolved for the
@@ -51,11 +52,5 @@ func cliVersion(ctx context.Context, env *Env, prof *profile.Profile, host, path
 	if err != nil {
 		return "", err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 2*doctor.VersionTimeout)
-	defer cancel()
-	out, err := c.Run(ctx, append([]string{path}, prof.VersionArgs...)...)
-	if err != nil {
-		return "", err // names the host
-	}
-	return doctor.ParseVersion(out), nil
+	return remote.CLIVersion(ctx, c, path, prof.VersionArgs)
 }

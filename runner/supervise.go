@@ -204,7 +204,7 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 			// A sandboxed agent reaches runner only through its door,
 			// served while this supervisor runs.
 			dctx, stopDoor := context.WithCancel(ctx)
-			go serveDoor(dctx, env, t)
+			go serveDoor(dctx, env, t, nil)
 			return s, stopDoor, nil
 		}
 		return s, func() {}, nil
@@ -217,6 +217,9 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 		if runCtx, stop, err = startMirror(ctx, env, t); err != nil {
 			return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
 		}
+	}
+	if len(t.Sandbox) > 0 { // its door, here, forwarded there; it ends with the stream (runCtx)
+		go serveDoor(runCtx, env, t, s.host)
 	}
 	s.runCtx = runCtx
 	// The hook's events (from the host's runner binary) stream into the

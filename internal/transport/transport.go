@@ -14,9 +14,11 @@
 package transport
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,6 +109,28 @@ func (s *SSH) TerminalArgv(argv ...string) []string {
 // keepalive every 5 s, 2 missed end it; a connection not made in 10 s
 // fails. The user's own -o options (given before) win.
 var liveArgs = []string{"-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=2", "-o", "ConnectTimeout=10"}
+
+// ForwardSocket makes the shared connection forward connections to the
+// unix socket remote there to the socket local here (ssh -O forward -R
+// REMOTE:LOCAL), replacing a forwarding of remote it held already. Neither
+// path may hold a ':' (ssh's separator).
+func (s *SSH) ForwardSocket(ctx context.Context, remote, local string) error {
+	if strings.Contains(remote+local, ":") || s.ControlDir == "" || s.ControlPath() == "" {
+		return fmt.Errorf("forward %s to %s: a path holds ':', or there is no shared connection", remote, local)
+	}
+	bin := cmp.Or(s.Binary, "ssh")
+	fwd := []string{"-R", remote + ":" + local}
+	ssh := func(op string) ([]byte, error) {
+		args := append(append(s.controlArgs(), "-o", "BatchMode=yes"), s.Args...)
+		args = append(append(args, "-O", op), fwd...)
+		return exec.CommandContext(ctx, bin, append(args, "--", s.Destination)...).CombinedOutput()
+	}
+	_, _ = ssh("cancel") // a forwarding of an earlier supervisor
+	if out, err := ssh("forward"); err != nil {
+		return fmt.Errorf("ssh -O forward %s: %w: %s", fwd[1], err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
 
 // controlArgs share one master connection per destination and user
 // arguments, kept 10 minutes after the last command; none when no private

@@ -40,6 +40,25 @@ func Open(ctx context.Context, dir string, h Handler) error {
 	return nil
 }
 
+// ServeTask serves a task's door in dir while ctx lasts (Open), its
+// requests run by r, after forward (a task on a host: its socket there;
+// nil: none). What fails is said through warn: the task runs on, its
+// agent's runner commands then fail with what happened. Without a runner
+// binary (r.Exe "") there is no door.
+func ServeTask(ctx context.Context, dir string, r Runner, forward func(context.Context) error, warn func(string, ...any)) {
+	if r.Exe == "" {
+		return
+	}
+	if forward != nil {
+		if err := forward(ctx); err != nil {
+			warn("door of %s: forwarding it to its host: %v", r.TaskID, err)
+		}
+	}
+	if err := Open(ctx, dir, r.Handle); err != nil {
+		warn("door of %s: %v", r.TaskID, err)
+	}
+}
+
 // Runner runs one request of a task's agent: runner itself (Exe) with
 // the request's arguments and input, in the task's folder (or the
 // caller's folder when it lies inside), with Environ (the supervisor's,
@@ -53,13 +72,19 @@ type Runner struct {
 	StateDir string // runner's state directory (RUNNER_STATE_DIR)
 	Socket   string // runner's tmux server (RUNNER_TMUX_SOCKET)
 	Environ  []string
+	// Away says the task's folder is on another machine (a task on a
+	// host): runner then runs in StateDir, and the caller's folder is not
+	// looked for here.
+	Away bool
 }
 
 // Handle is the Handler of r.
 func (r Runner) Handle(ctx context.Context, req Request) Response {
 	cmd := exec.CommandContext(ctx, r.Exe, req.Args...)
 	cmd.Dir = r.Dir
-	if req.Cwd != "" && filepath.IsAbs(req.Cwd) && sandbox.Within(filepath.Clean(req.Cwd), r.Dir) {
+	if r.Away {
+		cmd.Dir = r.StateDir
+	} else if req.Cwd != "" && filepath.IsAbs(req.Cwd) && sandbox.Within(filepath.Clean(req.Cwd), r.Dir) {
 		if fi, err := os.Stat(req.Cwd); err == nil && fi.IsDir() {
 			cmd.Dir = filepath.Clean(req.Cwd)
 		}

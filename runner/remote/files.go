@@ -15,6 +15,9 @@ import "path"
 // hook` appends its turn-end events to state/events/ID.jsonl).
 type Files struct {
 	Transcript, Died, State, Events, HookDir string
+	// Door is the socket a sandboxed agent there reaches runner's door
+	// through: forwarded over the shared connection to the door here.
+	Door string
 }
 
 // FilesIn names the files of task id whose directory there is dir.
@@ -22,5 +25,6 @@ func FilesIn(dir string) Files {
 	id := path.Base(dir)
 	st := path.Join(dir, "state")
 	return Files{Transcript: path.Join(dir, "log"), Died: path.Join(dir, "pane-died"), State: st,
-		Events: path.Join(st, "events", id+".jsonl"), HookDir: path.Join(dir, "hook")}
+		Events: path.Join(st, "events", id+".jsonl"), HookDir: path.Join(dir, "hook"),
+		Door: path.Join(dir, "door", "door.sock")}
 }

@@ -12,5 +12,5 @@ func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
 
 // TestImports holds the package to what its doc says it uses: the hosts, ssh, the profiles and the sandbox's argv.
 func TestImports(t *testing.T) {
-	importcheck.Only(t, ".", "internal/textutil", "internal/transport", "gitsnap", "runner/fault", "runner/hosts", "runner/profile", "runner/projects", "runner/sandbox", "state", "tmuxctl")
+	importcheck.Only(t, ".", "internal/textutil", "internal/transport", "gitsnap", "runner/doctor", "runner/door", "runner/fault", "runner/hosts", "runner/profile", "runner/projects", "runner/sandbox", "state", "tmuxctl")
 }

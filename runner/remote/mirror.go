@@ -32,7 +32,7 @@ var ErrHostLost = errors.New("the connection to the host was lost")
 // RUNNER_HOST_LOST_AFTER (a Go duration) overrides it. With ssh's
 // keepalive (transport: a silent host is found within about 15 s), a host
 // that stops answering orphans its tasks within 30 s.
-const DefaultHostLostAfter = 15 * time.Second
+const DefaultHostLostAfter = 10 * time.Second
 
 // Lost is the error of a host that stopped answering at since: "host
 // NAME unreachable since 15:04:05 UTC (DEST): …", wrapping err (which

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/profile"
@@ -54,12 +56,12 @@ case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(i
 			paths = append(paths, x)
 		}
 	}
-	if len(dirs) > 0 {
-		if _, err := c.Run(ctx, append([]string{"sh", "-c", `umask 077 && mkdir -p -- "$@"`, "sh"}, dirs...)...); err != nil {
-			return nil, nil, fmt.Errorf("task %s: sandbox directories on host %s: %w", t.ID, t.Tmux.Host, err)
-		}
+	dirs = append(dirs, path.Dir(files.Door)) // the door's socket comes there once the supervisor forwards it
+	if _, err := c.Run(ctx, append([]string{"sh", "-c", `umask 077 && mkdir -p -- "$@"`, "sh"}, dirs...)...); err != nil {
+		return nil, nil, fmt.Errorf("task %s: sandbox directories on host %s: %w", t.ID, t.Tmux.Host, err)
 	}
-	spec := sandbox.Spec{Writable: sandbox.Writable(paths), Root: root, Open: []string{files.Events}, OpenRO: []string{files.HookDir},
+	spec := sandbox.Spec{Writable: sandbox.Writable(paths), Root: root, Open: []string{files.Events}, OpenRO: []string{files.HookDir, path.Dir(files.Door)},
+		Sockets:  []string{files.Door},
 		Readable: sandbox.UnderTmp([]string{path.Dir(argv[0]), path.Dir(c.Host().Runner), home})}
 	if gitCommon != "" {
 		// What says what git runs or where the repository is, read-only
@@ -80,7 +82,32 @@ case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(i
 	if !sandbox.Covered(sock, spec) {
 		spec.Masked = []string{sock}
 	}
-	return sandbox.Argv(bwrap, spec, argv), spec.Writable, nil
+	// The agent's runner finds its door there (RUNNER_DOOR, set by bwrap:
+	// the pane's environment is the same for every site).
+	out := sandbox.Argv(bwrap, spec, argv)
+	out = slices.Insert(out, 1, "--setenv", door.EnvDoor, files.Door)
+	return out, spec.Writable, nil
+}
+
+// ForwardDoor forwards task id's door socket on c's host (Files.Door)
+// to its door here (local), over the host's shared connection, and makes
+// its folder there first (a stale socket of an earlier connection
+// removed): a sandboxed agent there reaches runner here as one here does,
+// with the same allow-list. It is made again by each supervisor (runner
+// resume after a lost connection).
+func ForwardDoor(ctx context.Context, c *hosts.Conn, id, local string) error {
+	if c == nil {
+		return nil // a task here
+	}
+	dir, err := c.TaskPath(ctx, id)
+	if err != nil {
+		return err
+	}
+	files := FilesIn(dir)
+	if _, err := c.Run(ctx, "sh", "-c", `umask 077 && mkdir -p -- "${1%/*}" && rm -f -- "$1"`, "sh", files.Door); err != nil {
+		return err
+	}
+	return c.Transport().ForwardSocket(ctx, files.Door, local)
 }
 
 // gitControlThere makes what is missing of gitsnap.ControlFiles in the

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/runner-cli/runner/internal/transport"
+	"github.com/runner-cli/runner/runner/doctor"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/profile"
@@ -45,6 +46,18 @@ func Argv(ctx context.Context, c *hosts.Conn, prof *profile.Profile, dir string,
 		return nil, fault.Usagef("agent %s: %q is not installed on host %s, or not in the PATH of an ssh session there ('runner host check %s' lists what is)", prof.Name, out[0], host, host)
 	}
 	return nil, fmt.Errorf("host %s: unexpected answer %q while checking %s", host, res, dir)
+}
+
+// CLIVersion reads the version of the CLI at path on c's host (its
+// version_args), within twice doctor.VersionTimeout.
+func CLIVersion(ctx context.Context, c *hosts.Conn, path string, versionArgs []string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, 2*doctor.VersionTimeout)
+	defer cancel()
+	out, err := c.Run(ctx, append([]string{path}, versionArgs...)...)
+	if err != nil {
+		return "", err // names the host
+	}
+	return doctor.ParseVersion(out), nil
 }
 
 // PaneEnv is the environment of an agent pane on a host: the task's
