@@ -20,7 +20,7 @@ import (
 // plain failed; with --on-limit wait the task is given "continue" after
 // the reset and ends done with the model's answer.
 func TestRealAgentsLimit(t *testing.T) {
-	for _, cli := range append(mockapi.CLIs(), mockapi.NewCLIs()...) {
+	for _, cli := range append(append(mockapi.CLIs(), mockapi.NewCLIs()...), mockapi.AddedCLIs()...) {
 		t.Run(cli, func(t *testing.T) {
 			needCLI(t, cli)
 			home, project := mockapi.Home(t), agentTempDir(t)
@@ -49,6 +49,11 @@ func TestRealAgentsLimit(t *testing.T) {
 				// Copilot CLI retries 5 times, backing off with jitter:
 				// 50-65 s before it says so.
 				limit.For = 150 * time.Second
+			case "droid":
+				// Factory Droid retries by itself for some 20-25 s
+				// (0.225.1), then says "BYOK Error: 429 …" and runs its
+				// Stop hook.
+				limit.For = 90 * time.Second
 			}
 			if d, err := time.ParseDuration(os.Getenv("RUNNER_TEST_LIMIT_FOR")); err == nil {
 				limit.For = d // exploring how long a CLI retries by itself

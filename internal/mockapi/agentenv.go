@@ -28,8 +28,9 @@ func NewCLIs() []string { return []string{"pi", "copilot"} }
 
 // AddedCLIs are the agent CLIs of issue 54 verified through the mock
 // (Factory Droid), run by TestRealAgentsNewCLIs,
-// TestRealAgentsAutoSandbox and TestRealAgentsAnswerToolText; the spend,
-// limit, budget and remote tests do not run them yet.
+// TestRealAgentsAutoSandbox, TestRealAgentsAnswerToolText and
+// TestRealAgentsLimit; the spend, budget and remote tests do not run them
+// yet (Droid records no per-turn usage: see its profile).
 func AddedCLIs() []string { return []string{"droid"} }
 
 // AgentEnv returns what the agent CLI cli ("claude", "codex", "gemini",
