@@ -64,6 +64,10 @@ type Group struct {
 	// SupervisorPID is the process that runs the group's checks and vote
 	// (the foreground dispatch, or `runner group supervise`).
 	SupervisorPID int `json:"supervisor_pid,omitempty"`
+	// SupervisorStart is that process's identity (its start, as
+	// proctree.Identity reads it), so that a pid reused by another process
+	// is not taken for the supervisor.
+	SupervisorStart string `json:"supervisor_start,omitempty"`
 }
 
 // VoteResult is a group's vote: each candidate's ballot, the count per

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
@@ -17,6 +16,7 @@ import (
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/gc"
 	"github.com/runner-cli/runner/runner/group"
+	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/state"
@@ -146,7 +146,7 @@ func (a *app) runGroup(ctx context.Context, f dispatchOptions, env *runner.Env, 
 		// Recorded now, so that a wait right after sees it run.
 		if err := env.Store.UpdateGroup(ctx, g.ID, func(x *state.Group) error {
 			if x.SupervisorPID == 0 && x.Ended.IsZero() {
-				x.SupervisorPID = pid
+				x.SupervisorPID, x.SupervisorStart = pid, proctree.Identity(pid)
 			}
 			return nil
 		}); err != nil {
@@ -358,7 +358,7 @@ func (a *app) waitGroup(ctx context.Context, o waitOptions) error {
 // supervisorAlive reports whether the process recorded as g's
 // supervisor still runs.
 func supervisorAlive(g *state.Group) bool {
-	return g.SupervisorPID > 0 && syscall.Kill(g.SupervisorPID, 0) == nil
+	return g.SupervisorPID > 0 && proctree.AliveAs(g.SupervisorPID, g.SupervisorStart)
 }
 
 // cancelCandidates cancels the group's candidates still at work (an

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -41,6 +42,7 @@ func Outcome(g *state.Group, tasks map[string]*state.Task) (succeeded, total int
 func Supervise(ctx context.Context, d Deps, id string) (*state.Group, map[string]*state.Task, error) {
 	if err := d.Store.UpdateGroup(ctx, id, func(g *state.Group) error {
 		g.SupervisorPID = os.Getpid()
+		g.SupervisorStart = proctree.Identity(os.Getpid())
 		return nil
 	}); err != nil {
 		return nil, nil, err
@@ -222,7 +224,7 @@ func finish(ctx context.Context, d Deps, g *state.Group, tasks map[string]*state
 		if x.Ended.IsZero() {
 			x.Ended = d.Now()
 		}
-		x.SupervisorPID = 0
+		x.SupervisorPID, x.SupervisorStart = 0, ""
 		c := *x
 		out = &c
 		return nil
