@@ -50,6 +50,28 @@ func TestClineKiloScreens(t *testing.T) {
 			t.Errorf("%s: got %s, question %q; want needs_input naming %q", c.name, d.State, d.Question, c.has)
 		}
 	}
+	// Cline's turn is open from its echo until an answer: the screen after
+	// a turn with its answer line taken out (as it is between the echo and
+	// the first spinner, and between a tool's result and the answer) is
+	// busy; with the answer, ready.
+	after := read("cline-3.0.65__ready__after-approve")
+	for _, c := range []struct{ drop, want string }{
+		{" * I wrote hello.txt for you. Done.", "busy"},
+		{"", "ready"},
+	} {
+		screen := after
+		if c.drop != "" {
+			screen = strings.Replace(screen, c.drop, "", 1)
+		}
+		if d := Detect(cline, screen); string(d.State) != c.want {
+			t.Errorf("without %q: got %s (field %s, line %q), want %s", c.drop, d.State, d.Field, d.Line, c.want)
+		}
+	}
+	echoOnly := strings.Replace(read("cline-3.0.65__ready__after-turn"),
+		" * I am answering slowly one word at a time so that the busy screen can be seen for a while MOCK-SLOW-DONE", "", 1)
+	if d := Detect(cline, echoOnly); d.State != StateBusy || d.Field != "turn_open" {
+		t.Errorf("the echoed prompt alone: got %s (field %s, line %q), want busy by turn_open", d.State, d.Field, d.Line)
+	}
 	if d := Detect(cline, read("cline-3.0.65__ready__denied")); d.State != StateReady {
 		t.Errorf("a refused tool call reads %s (field %s, line %q), want ready", d.State, d.Field, d.Line)
 	}
