@@ -81,18 +81,18 @@ func RemoteSite(prof *profile.Profile, dir string, spec *settings.Start) Site {
 // next; when no host of the pool can, the error says why for each. It
 // returns the task as placed.
 func (p *Placer) Place(ctx context.Context, id string, site Site) (*state.Task, error) {
-	changes, err := p.Book.Store.Watch(ctx)
-	if err != nil {
-		return nil, err
-	}
 	poll := p.Poll
 	if poll <= 0 {
 		poll = 2 * time.Second
 	}
 	skip := map[string]string{} // hosts the task cannot run on, and why
-	said, read := "", p.Book.Store.Read
+	said, read, reconciled := "", p.Book.Store.Read, clock.Now()
+	// Only the first in line wakes on each change of the state (a slot
+	// freed is one); the others look every poll: a hundred waiting tasks
+	// do not all read the state on every change, nor each hold a watch.
+	var changes <-chan struct{}
 	for {
-		t, placed, why, err := p.try(ctx, read, id, site, skip)
+		t, placed, why, ahead, err := p.try(ctx, read, id, site, skip)
 		if err != nil || placed {
 			return t, err
 		}
@@ -103,14 +103,19 @@ func (p *Placer) Place(ctx context.Context, id string, site Site) (*state.Task, 
 				p.Say("task %s: %s", id, why)
 			}
 		}
+		if ahead == 0 && changes == nil {
+			if changes, err = p.Book.Store.Watch(ctx); err != nil {
+				return nil, err
+			}
+		}
+		read = p.Book.Store.Read
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-changes:
-			read = p.Book.Store.Read
 		case <-time.After(poll):
-			if p.Reconcile != nil {
-				read = p.Reconcile
+			if p.Reconcile != nil && clock.Since(reconciled) >= 5*poll {
+				read, reconciled = p.Reconcile, clock.Now()
 			}
 		}
 	}
@@ -156,31 +161,35 @@ func (p *Placer) sayWhy(ctx context.Context, id, why string) {
 }
 
 // try looks once: it places the task (placed) or says why it waits.
-func (p *Placer) try(ctx context.Context, read func(context.Context) (*state.State, error), id string, site Site, skip map[string]string) (t *state.Task, placed bool, why string, err error) {
+func (p *Placer) try(ctx context.Context, read func(context.Context) (*state.State, error), id string, site Site, skip map[string]string) (t *state.Task, placed bool, why string, ahead int, err error) {
 	st, err := read(ctx)
 	if err != nil {
-		return nil, false, "", err
+		return nil, false, "", 0, err
 	}
 	if t = st.Task(id); t == nil {
-		return nil, false, "", fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
+		return nil, false, "", 0, fmt.Errorf("task %s: %w", id, state.ErrTaskNotFound)
 	}
-	if t.Status != state.StatusQueued || t.Tmux.Host != "" {
-		return t, t.Tmux.Host != "", "", fmt.Errorf("task %s is %s: %w", id, t.Status, ErrLeftQueue)
+	if t.Status != state.StatusQueued {
+		return t, false, "", 0, fmt.Errorf("task %s is %s: %w", id, t.Status, ErrLeftQueue)
+	}
+	if t.Tmux.Host != "" {
+		return t, true, "", 0, nil // placed already (by a supervisor before this one)
 	}
 	all, err := p.Book.Store.Hosts(ctx)
 	if err != nil {
-		return nil, false, "", err
+		return nil, false, "", 0, err
 	}
 	members, err := hosts.Members(all, t.Tmux.Pool)
 	if err != nil {
-		return nil, false, "", err
+		return nil, false, "", 0, err
 	}
 	if len(skip) == len(members) {
-		return nil, false, "", noHost(t.Tmux.Pool, members, skip)
+		return nil, false, "", 0, noHost(t.Tmux.Pool, members, skip)
 	}
 	probes := p.Hosts.Probes(ctx, members, hosts.ProbeMaxAge)
 	ranked, held := hosts.Rank(members, hosts.Use(st), probes, skip)
-	ahead, free := Ahead(st, t), 0
+	var free int
+	ahead = Ahead(st, t)
 	for _, c := range ranked {
 		free += c.Free
 	}
@@ -192,12 +201,12 @@ func (p *Placer) try(ctx context.Context, read func(context.Context) (*state.Sta
 		if ahead > 0 {
 			why += fmt.Sprintf(" (%d dispatched before it waiting too)", ahead)
 		}
-		return t, false, why, nil
+		return t, false, why, ahead, nil
 	}
 	for _, c := range ranked {
 		conn, err := p.Hosts.Conn(ctx, c.Host.Name)
 		if err != nil {
-			return nil, false, "", err
+			return nil, false, "", 0, err
 		}
 		argv, err := site(ctx, conn)
 		switch {
@@ -205,7 +214,7 @@ func (p *Placer) try(ctx context.Context, read func(context.Context) (*state.Sta
 			hosts.Probe(ctx, p.Book.Store, conn) // others see it down too
 			continue
 		case err != nil && ctx.Err() != nil:
-			return nil, false, "", ctx.Err()
+			return nil, false, "", 0, ctx.Err()
 		case err != nil:
 			skip[c.Host.Name] = "cannot run it (" + err.Error() + ")"
 			continue
@@ -213,14 +222,14 @@ func (p *Placer) try(ctx context.Context, read func(context.Context) (*state.Sta
 		ok, err := p.claim(ctx, id, c.Host, conn.TC().Socket(), argv)
 		if err != nil || ok {
 			t, _ := p.Book.Task(ctx, id)
-			return t, ok, "", err
+			return t, ok, "", 0, err
 		}
-		return t, false, "", nil // another took the slot: look again
+		return t, false, "", 0, nil // another took the slot: look again
 	}
 	if len(skip) == len(members) {
-		return nil, false, "", noHost(t.Tmux.Pool, members, skip)
+		return nil, false, "", 0, noHost(t.Tmux.Pool, members, skip)
 	}
-	return t, false, "waiting for a host of pool " + t.Tmux.Pool + " to answer: " + held, nil
+	return t, false, "waiting for a host of pool " + t.Tmux.Pool + " to answer: " + held, ahead, nil
 }
 
 // claim records task id on host h, with argv there, if h still has a
