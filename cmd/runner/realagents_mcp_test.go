@@ -66,7 +66,7 @@ func TestRealAgentsMCPClient(t *testing.T) {
 	}
 	simID := r.latestTask()
 
-	out, errOut, code = r.run("dispatch", r.project, "--agent", cli, "--timeout", "3m", "--ready-timeout", "90s",
+	out, errOut, code = r.run("dispatch", r.project, "--agent", cli, "--permissions", "default", "--timeout", "3m", "--ready-timeout", "90s",
 		"--print-answer", "MCP-LIST: list runner's tasks with your runner tool")
 	t.Logf("%s dispatch: exit %d\nstdout:\n%s\nstderr:\n%s", cli, code, out, errOut)
 	id := r.latestTask()
@@ -104,7 +104,7 @@ func TestRealAgentsMCPClient(t *testing.T) {
 
 	// runner_dispatch: a sim task through runner mcp, its record back to
 	// the model.
-	out, errOut, code = r.run("dispatch", r.project, "--agent", cli, "--timeout", "3m", "--ready-timeout", "90s",
+	out, errOut, code = r.run("dispatch", r.project, "--agent", cli, "--permissions", "default", "--timeout", "3m", "--ready-timeout", "90s",
 		"--print-answer", "MCP-DISPATCH: give the sim a task with your runner tool")
 	t.Logf("%s dispatch: exit %d\nstdout:\n%s\nstderr:\n%s", cli, code, out, errOut)
 	if code != 0 || !strings.Contains(out, "MCP-DISPATCHED") {
