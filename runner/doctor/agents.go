@@ -119,7 +119,12 @@ func CheckAgents(ctx context.Context, ps []*profile.Profile, self string, withVe
 // bounded by VersionTimeout, and returns the version it prints (see
 // ParseVersion); the error names the command and its stderr.
 func ReadVersion(ctx context.Context, path string, args []string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, VersionTimeout)
+	return readVersion(ctx, path, args, VersionTimeout)
+}
+
+// readVersion is ReadVersion bounded by timeout.
+func readVersion(ctx context.Context, path string, args []string, timeout time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.WaitDelay = time.Second
@@ -127,7 +132,7 @@ func ReadVersion(ctx context.Context, path string, args []string) (string, error
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		return "", errors.New(path + " " + strings.Join(args, " ") + ": timed out after " + VersionTimeout.String())
+		return "", errors.New(path + " " + strings.Join(args, " ") + ": timed out after " + timeout.String())
 	}
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/runner-cli/runner/internal/atomicfile"
 )
@@ -15,12 +16,19 @@ import (
 // versionCacheMax bounds the entries VersionCache keeps.
 const versionCacheMax = 64
 
-// CachedVersion is ReadVersion of the CLI at path, remembered in the
-// user's cache directory (runner/cli-versions.json) for the file it runs
-// as it is: its real path, size and modification time, so an upgrade
-// reads again. A read that fails is tried once more (a cold start under
-// load can outlast VersionTimeout) and never remembered. cacheDir ""
-// means os.UserCacheDir.
+// CachedVersionTimeout bounds one version read of CachedVersion: a task's
+// start waits on it (dispatch --permissions ask), once per installed
+// version, so it gets the time a Node CLI's cold start takes on a loaded
+// machine (claude --version outlasted doctor's 3 s at a load of 111 on 2
+// cores, and the dispatch was refused).
+const CachedVersionTimeout = 20 * time.Second
+
+// CachedVersion reads the version of the CLI at path (as ReadVersion, each
+// read bounded by CachedVersionTimeout), remembered in the user's cache
+// directory (runner/cli-versions.json) for the file it runs as it is: its
+// real path, size and modification time, so an upgrade reads again. A read
+// that fails is tried once more and never remembered. cacheDir "" means
+// os.UserCacheDir.
 func CachedVersion(ctx context.Context, cacheDir, path string, args []string) (string, error) {
 	key := versionKey(path, args)
 	file := ""
@@ -41,9 +49,9 @@ func CachedVersion(ctx context.Context, cacheDir, path string, args []string) (s
 			return v, nil
 		}
 	}
-	v, err := ReadVersion(ctx, path, args)
+	v, err := readVersion(ctx, path, args, CachedVersionTimeout)
 	if err != nil && ctx.Err() == nil {
-		v, err = ReadVersion(ctx, path, args)
+		v, err = readVersion(ctx, path, args, CachedVersionTimeout)
 	}
 	if err != nil || file == "" || v == "" {
 		return v, err

@@ -3,6 +3,7 @@ package doctor
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,5 +49,22 @@ func TestCachedVersion(t *testing.T) {
 	}
 	if _, err := CachedVersion(t.Context(), cache, cli, []string{"--version"}); err == nil || runs() != 4 {
 		t.Errorf("a failing CLI: %v after %d runs (tried twice, none remembered)", err, runs())
+	}
+}
+
+// A CLI slower to answer --version than doctor's VersionTimeout (a Node
+// CLI's cold start on a loaded machine) still gives a task its version.
+func TestCachedVersionSlowCLI(t *testing.T) {
+	dir := t.TempDir()
+	cli := filepath.Join(dir, "cli")
+	script := "#!/bin/sh\nsleep " + strconv.Itoa(int(VersionTimeout/time.Second)+1) + "\necho '1.2.3 (Slow CLI)'\n"
+	if err := os.WriteFile(cli, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadVersion(t.Context(), cli, []string{"--version"}); err == nil {
+		t.Fatal("ReadVersion: no timeout")
+	}
+	if v, err := CachedVersion(t.Context(), t.TempDir(), cli, []string{"--version"}); err != nil || v != "1.2.3" {
+		t.Fatalf("CachedVersion: %q, %v", v, err)
 	}
 }
