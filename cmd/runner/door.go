@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -50,16 +49,13 @@ func callDoor(ctx context.Context, path string, args []string, in io.Reader, out
 	resp, err := door.Call(ctx, path, req)
 	if err != nil {
 		fmt.Fprintln(errOut, "runner:", err)
-		if errors.Is(err, context.Canceled) {
-			return ExitInterrupted
-		}
-		if errors.Is(err, door.ErrRefused) {
-			return ExitUsage
-		}
-		return ExitFailed
+		return exitCode(err)
 	}
 	out.Write(resp.Stdout)
 	errOut.Write(resp.Stderr)
+	if err := resp.Err(); err != nil {
+		return exitCode(err) // the door answered itself (its stderr says why)
+	}
 	return resp.Code
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/runner-cli/runner/runner/ask"
+	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/group"
 
@@ -100,7 +101,7 @@ func exitCode(err error) int {
 		return ExitInterrupted
 	case isFlagError(err), errors.Is(err, fault.ErrUsage), isCobraUsage(err),
 		errors.Is(err, tmuxctl.ErrBadTarget), errors.Is(err, tmuxctl.ErrBadKey), errors.Is(err, tmuxctl.ErrNotFound),
-		errors.Is(err, tmuxctl.ErrUnsafeSocket):
+		errors.Is(err, tmuxctl.ErrUnsafeSocket), errors.Is(err, door.ErrRefused):
 		return ExitUsage
 	case errors.Is(err, gitsnap.ErrNotRepo), errors.Is(err, gitsnap.ErrBareRepo), errors.Is(err, gitsnap.ErrNotFound), errors.Is(err, gitsnap.ErrAmbiguous), errors.Is(err, gitsnap.ErrBadID), errors.Is(err, gitsnap.ErrExists):
 		return ExitUsage

@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/runner/fault"
 )
 
 // Env names the variables of the channel: EnvDoor, in a sandboxed pane,
@@ -75,11 +76,43 @@ type Request struct {
 	Cwd string `json:"cwd,omitempty"`
 }
 
-// Response is what runner answers: the command's output and exit code.
+// Response is what runner answers: the command's output and exit code
+// (Code, runner's own), or, when the door answered itself, the kind of
+// its refusal (Fault): the caller's runner exits with the code cmd/runner
+// gives the error Err makes of it. The door knows no exit code of its own.
 type Response struct {
 	Stdout []byte `json:"stdout,omitempty"`
 	Stderr []byte `json:"stderr,omitempty"`
 	Code   int    `json:"code"`
+	Fault  Fault  `json:"fault,omitempty"`
+}
+
+// Fault is why the door answered a request itself, without runner's
+// exit code.
+type Fault string
+
+// The door's own answers: FaultBusy, too many requests of the task at
+// once (Limit); FaultRefused, a request the door does not carry
+// (ParseRequest, ErrRefused); FaultUnrun, runner could not be run.
+const (
+	FaultBusy    Fault = "busy"
+	FaultRefused Fault = "refused"
+	FaultUnrun   Fault = "unrun"
+)
+
+// Err is the error of a response the door answered itself (nil for one
+// runner answered): fault.ErrBusy for FaultBusy, ErrRefused for
+// FaultRefused, a plain failure else.
+func (r Response) Err() error {
+	switch r.Fault {
+	case "":
+		return nil
+	case FaultBusy:
+		return fault.Busyf("runner's door is busy with other requests of this task; try again")
+	case FaultRefused:
+		return fmt.Errorf("%w: the request", ErrRefused)
+	}
+	return fmt.Errorf("runner's door could not run the request (%s)", clip(string(r.Fault)))
 }
 
 // Carried reports whether args is a command the door carries (what the
@@ -154,7 +187,7 @@ type Handler func(ctx context.Context, req Request) Response
 
 // Serve answers the requests that come on ln, each connection one
 // request, at most limit at once (a connection over the limit is answered
-// busy, exit 5), until ctx ends; then it closes ln.
+// FaultBusy), until ctx ends; then it closes ln.
 func Serve(ctx context.Context, ln net.Listener, limit int, h Handler) {
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
@@ -178,7 +211,7 @@ func Serve(ctx context.Context, ln net.Listener, limit int, h Handler) {
 			go func() {
 				defer conn.Close()
 				conn.SetDeadline(clock.Deadline(5 * time.Second))
-				writeResponse(conn, Response{Stderr: []byte("runner: the door is busy with other requests of this task; try again\n"), Code: 5})
+				writeResponse(conn, Response{Stderr: []byte("runner: the door is busy with other requests of this task; try again\n"), Fault: FaultBusy})
 			}()
 		}
 	}
@@ -191,7 +224,7 @@ func serveConn(ctx context.Context, conn net.Conn, h Handler) {
 	conn.SetReadDeadline(time.Time{})
 	var resp Response
 	if err != nil {
-		resp = Response{Stderr: []byte("runner: " + err.Error() + "\n"), Code: 2}
+		resp = Response{Stderr: []byte("runner: " + err.Error() + "\n"), Fault: FaultRefused}
 	} else {
 		// The request runs until it ends or the caller hangs up.
 		cctx, cancel := context.WithCancel(ctx)

@@ -86,7 +86,7 @@ func TestServeCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Code != 2 || !bytes.Contains(resp.Stderr, []byte("not open to a sandboxed task")) {
+	if resp.Fault != FaultRefused || !errors.Is(resp.Err(), ErrRefused) || !bytes.Contains(resp.Stderr, []byte("not open to a sandboxed task")) {
 		t.Errorf("gc through the door: %+v", resp)
 	}
 	if len(got) != 1 || got[0].Cwd != "/p" {
@@ -122,5 +122,5 @@ func FuzzParseRequest(f *testing.F) {
 
 // TestImports holds the package to what its doc says it uses: the sandbox (its door's socket rules) and tmuxctl for a child's environment, nothing of the task's life.
 func TestImports(t *testing.T) {
-	importcheck.Only(t, ".", "internal/textutil", "runner/sandbox", "tmuxctl")
+	importcheck.Only(t, ".", "internal/textutil", "runner/fault", "runner/sandbox", "tmuxctl")
 }

@@ -105,7 +105,7 @@ func (r Runner) Handle(ctx context.Context, req Request) Response {
 	case errors.As(err, &ee) && ee.ExitCode() >= 0:
 		resp.Code = ee.ExitCode()
 	default:
-		resp.Code = 1
+		resp.Fault = FaultUnrun
 		resp.Stderr = append(resp.Stderr, fmt.Sprintf("runner: the door could not run runner: %v\n", err)...)
 	}
 	return resp
