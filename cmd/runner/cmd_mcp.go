@@ -47,5 +47,5 @@ func (a *app) mcpOptions() mcpserver.Options {
 			return strings.HasPrefix(kv, "RUNNER_TMUX_SOCKET=")
 		}), "RUNNER_TMUX_SOCKET="+a.socket)
 	}
-	return mcpserver.Options{Exe: selfPath(), Environ: environ, Version: readVersion().Version}
+	return mcpserver.Options{Exe: selfPath(), Environ: environ, Version: readVersion().Version, Meaning: exitMeaning}
 }

@@ -170,7 +170,8 @@ func (a *app) newServer(ctx context.Context, env *runner.Env, secure bool) *http
 			return st.EventSeq, nil
 		},
 		MCP: mcpserver.HTTPHandler(mcpserver.Options{Exe: env.Exe, Environ: environ, Dir: home,
-			Version: readVersion().Version, Logger: log}),
+			Version: readVersion().Version, Logger: log, Meaning: exitMeaning}),
+		Status: httpStatus,
 		Secure: secure,
 		Log:    log,
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/runner-cli/runner/runner/ask"
@@ -129,6 +130,53 @@ func exitCode(err error) int {
 	default:
 		return ExitFailed
 	}
+}
+
+// httpStatus is the one table from exit codes to HTTP statuses (runner
+// serve, serve.Options.Status): 2 (usage, bad input) 400, 5 (busy; for
+// answer, a dialog that is no longer on the screen) 409, 3 (timeout) 504,
+// 1, 4, 6, 7 and 8 (the command ran and refused or failed) 422, 130
+// (interrupted) 503, anything else 500.
+func httpStatus(code int) int {
+	switch code {
+	case ExitUsage:
+		return http.StatusBadRequest
+	case ExitBusy:
+		return http.StatusConflict
+	case ExitTimeout:
+		return http.StatusGatewayTimeout
+	case ExitFailed, ExitNeedsInput, ExitBudget, ExitLimited, ExitSomeFailed:
+		return http.StatusUnprocessableEntity
+	case ExitInterrupted:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// exitMeaning is an exit code in words (runner mcp's tool errors,
+// mcpserver.Options.Meaning).
+func exitMeaning(code int) string {
+	switch code {
+	case ExitFailed:
+		return "the task failed, or runner did"
+	case ExitUsage:
+		return "usage or bad input"
+	case ExitTimeout:
+		return "timeout"
+	case ExitNeedsInput:
+		return "the task needs input"
+	case ExitBusy:
+		return "busy"
+	case ExitBudget:
+		return "a budget stopped the task"
+	case ExitLimited:
+		return "the agent's usage or rate limit stopped the task"
+	case ExitSomeFailed:
+		return "some candidates of the group failed"
+	case ExitInterrupted:
+		return "interrupted"
+	}
+	return "error"
 }
 
 // hint is what the user can do about err with runner's own flags, said

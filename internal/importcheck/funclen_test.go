@@ -39,21 +39,44 @@ func TestExitCodesAtEdge(t *testing.T) {
 
 func TestExitCodesAtEdgeCatches(t *testing.T) {
 	dir := t.TempDir()
-	for _, sub := range []string{"cmd/x", "lib"} {
+	for _, sub := range []string{"cmd/x", "lib", "tool"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
 			t.Fatal(err)
 		}
 	}
+	edge := "package main\n\nconst (\n\tExitOK = 0\n\tExitBusy = 5\n\tOther = 1\n)\n\nfunc f(code int) { os.Exit(5) }\n"
 	src := "package a\n\nconst (\n\tExitOK = 0\n\tOther = 1\n)\n"
-	for _, p := range []string{"cmd/x/a.go", "lib/a.go", "lib/a_test.go"} {
-		if err := os.WriteFile(filepath.Join(dir, p), []byte(src), 0o600); err != nil {
+	// Each marked line is one error (five), the others none: 255 and 127
+	// are not the edge's codes, 0 is success, 5 is no exit code unnamed.
+	uses := `package a
+
+type R struct{ Code int }
+
+func f(r *R, ee interface{ ExitCode() int }, code int) R {
+	os.Exit(1)                  // error
+	r.Code = 5                  // error
+	if ee.ExitCode() == 5 {     // error
+	}
+	switch code {
+	case 5:                     // error
+	case 255, 127:
+	}
+	if ee.ExitCode() == 255 || r.Code == 0 || len("x") == 5 {
+	}
+	return R{Code: 5}           // error
+}
+`
+	main := "package main\n\nfunc main() { os.Exit(5) }\n"
+	for p, text := range map[string]string{"cmd/x/a.go": edge, "lib/a.go": src, "lib/a_test.go": src + "func g() { os.Exit(5) }\n",
+		"lib/uses.go": uses, "tool/main.go": main} {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(text), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
 	f := &fakeT{TB: t}
 	ExitCodesAtEdge(f, dir, "cmd/x")
-	if f.errors != 1 {
-		t.Errorf("%d errors, want 1 (ExitOK in lib/a.go only)", f.errors)
+	if f.errors != 6 {
+		t.Errorf("%d errors, want 6 (ExitOK in lib/a.go, five in lib/uses.go)", f.errors)
 	}
 }
 

@@ -48,13 +48,23 @@ type Options struct {
 	Logger  *slog.Logger
 	// Exec runs runner; nil: Options.run, the real one (a test seam).
 	Exec func(ctx context.Context, argv []string, stdin string, stdout io.Writer) Result
+	// Meaning says in words what runner's exit code means: cmd/runner
+	// gives its table (the one place exit codes are known); nil: nothing
+	// said beside the number.
+	Meaning func(code int) string
 }
 
-// Result is one run of runner: its exit code and standard error (bounded).
+// Result is one run of runner: its exit code and standard error
+// (bounded), or Err when runner could not be run or was stopped before it
+// exited (Code is then not runner's).
 type Result struct {
 	Code   int
 	Stderr string
+	Err    error
 }
+
+// ok reports whether runner ran and exited 0.
+func (r Result) ok() bool { return r.Err == nil && r.Code == 0 }
 
 // Output bounds: a task list of thousands fits, a flood does not.
 const (
@@ -129,21 +139,29 @@ type tools struct{ opts Options }
 func (t tools) call(ctx context.Context, argv []string, stdin string) (*mcp.CallToolResult, any, error) {
 	out := &textutil.HeadWriter{Max: maxStdout}
 	r := t.opts.Exec(ctx, argv, stdin, out)
-	return result(out.Bytes(), r), nil, nil
+	return result(out.Bytes(), r, t.opts.Meaning), nil, nil
 }
 
 // result is the tool result of a run: what runner printed; a tool error
 // (its stderr, the exit code said) when it exited non-zero.
-func result(stdout []byte, r Result) *mcp.CallToolResult {
+func result(stdout []byte, r Result, meaning func(int) string) *mcp.CallToolResult {
 	stdout = bytes.TrimSpace(stdout)
-	if r.Code == 0 {
+	if r.ok() {
 		res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(stdout)}}}
 		if len(stdout) > 0 && stdout[0] == '{' && json.Valid(stdout) {
 			res.StructuredContent = json.RawMessage(stdout)
 		}
 		return res
 	}
-	text := fmt.Sprintf("runner exited %d (%s)", r.Code, exitMeaning(r.Code))
+	var text string
+	switch {
+	case r.Err != nil:
+		text = fmt.Sprintf("runner did not finish (%v)", r.Err)
+	case meaning != nil:
+		text = fmt.Sprintf("runner exited %d (%s)", r.Code, meaning(r.Code))
+	default:
+		text = fmt.Sprintf("runner exited %d", r.Code)
+	}
 	if e := strings.TrimSpace(r.Stderr); e != "" {
 		text += ": " + e
 	}
@@ -152,31 +170,6 @@ func result(stdout []byte, r Result) *mcp.CallToolResult {
 		content = append(content, &mcp.TextContent{Text: string(stdout)})
 	}
 	return &mcp.CallToolResult{IsError: true, Content: content}
-}
-
-// exitMeaning is runner's exit-code table (cmd/runner/exitcodes.go) in words.
-func exitMeaning(code int) string {
-	switch code {
-	case 1:
-		return "the task failed, or runner did"
-	case 2:
-		return "usage or bad input"
-	case 3:
-		return "timeout"
-	case 4:
-		return "the task needs input"
-	case 5:
-		return "busy"
-	case 6:
-		return "a budget stopped the task"
-	case 7:
-		return "the agent's usage or rate limit stopped the task"
-	case 8:
-		return "some candidates of the group failed"
-	case 130:
-		return "interrupted"
-	}
-	return "error"
 }
 
 func (t tools) dispatch(ctx context.Context, _ *mcp.CallToolRequest, a DispatchArgs) (*mcp.CallToolResult, any, error) {
@@ -234,15 +227,15 @@ func (t tools) events(ctx context.Context, _ *mcp.CallToolRequest, a EventsArgs)
 	defer stop()
 	page := &pageWriter{limit: limit, full: stop, page: EventsPage{Events: []json.RawMessage{}, Next: a.After}}
 	r := t.opts.Exec(ctx, argv, "", page)
-	if r.Code != 0 && !page.page.More {
-		return result(nil, r), nil, nil
+	if !r.ok() && !page.page.More {
+		return result(nil, r, t.opts.Meaning), nil, nil
 	}
 	page.flush()
 	b, err := json.Marshal(page.page)
 	if err != nil {
 		return nil, nil, err
 	}
-	return result(b, Result{}), nil, nil
+	return result(b, Result{}, nil), nil, nil
 }
 
 // pageWriter keeps the first limit lines of runner events --json, each
@@ -311,8 +304,8 @@ func (o Options) run(ctx context.Context, argv []string, stdin string, stdout io
 	case errors.As(err, &ee) && ee.ExitCode() >= 0:
 		return Result{Code: ee.ExitCode(), Stderr: errOut.String()}
 	case ctx.Err() != nil:
-		return Result{Code: 130, Stderr: errOut.String()}
+		return Result{Stderr: errOut.String(), Err: fmt.Errorf("stopped: %w", ctx.Err())}
 	default:
-		return Result{Code: 1, Stderr: errOut.String() + fmt.Sprintf("the MCP server could not run runner: %v", err)}
+		return Result{Stderr: errOut.String(), Err: fmt.Errorf("the MCP server could not run runner: %w", err)}
 	}
 }

@@ -205,7 +205,7 @@ func TestToolErrors(t *testing.T) {
 		}
 		return Result{Code: 2, Stderr: `{"error":"no task matches \"t_nope\"","exit_code":2}`}
 	}}
-	cs := connect(t, Options{Exec: f.exec})
+	cs := connect(t, Options{Exec: f.exec, Meaning: func(code int) string { return map[int]string{2: "usage or bad input"}[code] }})
 	res := call(t, cs, "runner_status", map[string]any{"id": "t_nope"})
 	if !res.IsError || !strings.Contains(text(res), "runner exited 2 (usage or bad input)") || !strings.Contains(text(res), "no task matches") {
 		t.Errorf("unknown task: %v %q", res.IsError, text(res))
@@ -250,7 +250,7 @@ func TestEventsPage(t *testing.T) {
 		for c := from + 1; c <= 250; c++ {
 			if ctx.Err() != nil {
 				stopped <- true
-				return Result{Code: 130}
+				return Result{Err: ctx.Err()}
 			}
 			// Lines split across writes, as a pipe may give them.
 			line := fmt.Sprintf(`{"cursor":%d,"type":"status","task":"t_a"}`+"\n", c)

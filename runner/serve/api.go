@@ -237,7 +237,7 @@ func taskID(w http.ResponseWriter, r *http.Request) (string, bool) {
 }
 
 // run runs runner with args and stdin for r and writes its answer: the
-// command's JSON with ok, or its error with HTTPStatus of its exit code.
+// command's JSON with ok, or its error with Options.Status of its exit code.
 func (s *Server) run(w http.ResponseWriter, r *http.Request, args []string, stdin []byte, ok int) {
 	res, err := s.exec(r.Context(), args, stdin)
 	if err != nil {
@@ -272,13 +272,15 @@ func (s *Server) reply(w http.ResponseWriter, args []string, res Result, ok int)
 		w.Write(res.Stdout)
 		return
 	}
-	code := res.Code
-	msg := lastError(res.Stderr)
-	if res.Code == 0 {
-		code, msg = -1, "runner's output was not JSON"
+	status, msg := http.StatusInternalServerError, lastError(res.Stderr)
+	switch {
+	case res.Code == 0:
+		msg = "runner's output was not JSON"
+	case s.o.Status != nil:
+		status = s.o.Status(res.Code)
 	}
 	s.o.Log.Info("runner failed", "args", args[0], "exit", res.Code, "error", msg)
-	writeJSON(w, HTTPStatus(code, ok), apiError{Error: msg, ExitCode: &res.Code})
+	writeJSON(w, status, apiError{Error: msg, ExitCode: &res.Code})
 }
 
 // lastError is what runner said went wrong: the "error" of its JSON error
@@ -321,7 +323,7 @@ func (s *Server) getTask(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusServiceUnavailable, err.Error())
 			return
 		}
-		if res.Code != 2 || !strings.Contains(string(res.Stderr), "unknown flag: --screen") {
+		if res.Code == 0 || !strings.Contains(string(res.Stderr), "unknown flag: --screen") {
 			s.reply(w, args, res, http.StatusOK)
 			return
 		}

@@ -6,7 +6,7 @@
 // tmux server) with an argv built from the request (no shell; the options
 // a request may set are an allow-list) and answers with that command's
 // --json output; its exit code becomes the HTTP status in one table
-// (HTTPStatus). Runner's rules, locks and history stay the CLI's: stopping
+// (Options.Status, which cmd/runner gives: the exit codes are its own). Runner's rules, locks and history stay the CLI's: stopping
 // the server changes nothing about tasks. The event stream (GET
 // /api/v1/events) is the one route served in process: each line `runner
 // events --json` prints, as a Server-Sent Event whose id is its cursor

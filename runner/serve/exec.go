@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os/exec"
 	"syscall"
 	"time"
@@ -66,27 +65,4 @@ func (e Exec) Run(ctx context.Context, args []string, stdin []byte) Result {
 		res.Stderr = append(res.Stderr, fmt.Sprintf("runner serve could not run runner: %v\n", err)...)
 	}
 	return res
-}
-
-// HTTPStatus is the one table from runner's exit codes (docs/exit-codes.md)
-// to HTTP statuses: 0 the route's own success, 2 (usage, bad input) 400,
-// 5 (busy; for answer, a dialog that is no longer on the screen) 409,
-// 3 (timeout) 504, 1, 4, 6, 7 and 8 (the command ran and refused or failed)
-// 422, 130 (interrupted) 503, anything else 500.
-func HTTPStatus(code, ok int) int {
-	switch code {
-	case 0:
-		return ok
-	case 2:
-		return http.StatusBadRequest
-	case 5:
-		return http.StatusConflict
-	case 3:
-		return http.StatusGatewayTimeout
-	case 1, 4, 6, 7, 8:
-		return http.StatusUnprocessableEntity
-	case 130:
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
 }

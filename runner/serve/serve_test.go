@@ -66,6 +66,9 @@ func newFixture(t *testing.T, o Options) *fixture {
 	}
 	o.StateDir, o.Runner = f.dir, f.fake
 	o.Now = func() time.Time { return f.now }
+	if o.Status == nil {
+		o.Status = testStatus
+	}
 	f.srv = New(o)
 	f.ts = httptest.NewServer(f.srv)
 	t.Cleanup(f.ts.Close)
@@ -528,11 +531,20 @@ func TestListen(t *testing.T) {
 	ln.Close()
 }
 
-// TestHTTPStatus is the exit code table.
-func TestHTTPStatus(t *testing.T) {
-	for code, want := range map[int]int{0: 201, 1: 422, 2: 400, 3: 504, 4: 422, 5: 409, 6: 422, 7: 422, 8: 422, 130: 503, -1: 500, 9: 500} {
-		if got := HTTPStatus(code, 201); got != want {
-			t.Errorf("HTTPStatus(%d) = %d, want %d", code, got, want)
-		}
+// testStatus is cmd/runner's table of exit codes to HTTP statuses
+// (httpStatus), for the routes' tests.
+func testStatus(code int) int {
+	switch code {
+	case 2:
+		return http.StatusBadRequest
+	case 5:
+		return http.StatusConflict
+	case 3:
+		return http.StatusGatewayTimeout
+	case 1, 4, 6, 7, 8:
+		return http.StatusUnprocessableEntity
+	case 130:
+		return http.StatusServiceUnavailable
 	}
+	return http.StatusInternalServerError
 }

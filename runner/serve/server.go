@@ -51,6 +51,10 @@ type Options struct {
 	// Log, when set, gets a line per refused request and per failed
 	// runner process.
 	Log *slog.Logger
+	// Status is the HTTP status of a request whose runner exited code
+	// (not 0): cmd/runner gives its table (docs/exit-codes.md; the exit
+	// codes are the command's own); nil: 500 for each.
+	Status func(code int) int
 	// Now is the clock (default clock.Now).
 	Now func() time.Time
 }
