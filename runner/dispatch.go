@@ -231,7 +231,9 @@ func recordTask(ctx context.Context, env *Env, req DispatchRequest, agent string
 		return nil, err
 	}
 	var task *state.Task
-	err = env.Record().UpdateDurably(ctx, "dispatch: record the task", func(s *state.State) error {
+	// The index, not every task's record: breadth, ports and lineage read
+	// hot fields only, so the write does not grow with the active tasks.
+	err = env.Record().UpdateIndexDurably(ctx, "dispatch: record the task", func(s *state.State) error {
 		id := newID
 		if s.Task(id) != nil {
 			if textFile != "" {

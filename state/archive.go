@@ -82,6 +82,7 @@ func (s *State) promote(e *entry, seg int) (*Task, error) {
 	}
 	s.Tasks[e.ID] = t
 	s.base[e.ID] = baseOf{rec: rec, gen: e.Record}
+	delete(s.lazy, e.ID)
 	if s.promoted == nil {
 		s.promoted = map[string]string{}
 	}
@@ -144,7 +145,7 @@ func (s *State) archiveFinishedTasks(w *segmentWriter, keep int) error {
 		if !ok || !sameBulk(b.rec, t) {
 			return fmt.Errorf("archive task %s: its record is not written yet", t.ID)
 		}
-		es = append(es, toEntry(t, b.gen))
+		es = append(es, s.entryOf(t, b.gen))
 		delete(s.Tasks, t.ID)
 	}
 	return s.addTaskSegments(w, es)

@@ -44,6 +44,8 @@ type updateReq struct {
 	done     chan updateResult // one result
 	lead     chan struct{}     // closed when this caller must lead the next batch
 	promoted bool              // under combiner.mu
+	// indexOnly: fn needs the index, not every record (UpdateIndex).
+	indexOnly bool
 }
 
 type updateResult struct {
@@ -81,12 +83,17 @@ func (r updateResult) unwrap() error {
 
 // combinedUpdate is Update: queue fn, lead a batch or wait for its result.
 func (s *Store) combinedUpdate(ctx context.Context, fn func(*State) error) error {
+	return s.combinedUpdateAs(ctx, fn, false)
+}
+
+// combinedUpdateAs is combinedUpdate, or UpdateIndex's when indexOnly.
+func (s *Store) combinedUpdateAs(ctx context.Context, fn func(*State) error, indexOnly bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	q := updateQueues.get(s.dir)
 	defer updateQueues.put(s.dir, q)
-	req := &updateReq{ctx: ctx, fn: fn, done: make(chan updateResult, 1), lead: make(chan struct{})}
+	req := &updateReq{ctx: ctx, fn: fn, done: make(chan updateResult, 1), lead: make(chan struct{}), indexOnly: indexOnly}
 	q.mu.Lock()
 	q.queue = append(q.queue, req)
 	if !q.leading {
@@ -181,7 +188,7 @@ func (s *Store) applyBatch(batch []*updateReq, unlock func(), lockErr error) {
 	}
 	res, werr := func() (writeResult, error) {
 		defer unlock()
-		st, raw, err := s.load()
+		st, raw, err := s.loadAs(indexOnly(batch))
 		if err != nil {
 			claims, _ := s.takeOps(nil, ents)
 			s.answerOps(claims, answerConflict)
@@ -236,6 +243,17 @@ func (s *Store) applyBatch(batch []*updateReq, unlock func(), lockErr error) {
 			}
 		}
 	}
+}
+
+// indexOnly reports whether every update of batch needs the index only
+// (UpdateIndex): the batch then reads no record it does not touch.
+func indexOnly(batch []*updateReq) bool {
+	for _, r := range batch {
+		if !r.indexOnly {
+			return false
+		}
+	}
+	return true
 }
 
 // answerOr is the answer for claims after err: each claim's own (0) when

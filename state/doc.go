@@ -49,7 +49,10 @@
 // durable; a crash in between leaves them listed in the index's retired
 // list for the next write. Read never takes the lock: the index is only
 // ever replaced by a rename, and a reader that finds a record superseded
-// meanwhile reads the new index. Callers must not do tmux or git work inside
+// meanwhile reads the new index. UpdateIndex (a dispatch's new task) and
+// UpdateTask read the index and only the records of the tasks they ask for
+// (State.Task), so their cost does not grow with the active tasks; a
+// change to a record field of a task not read fails the write. Callers must not do tmux or git work inside
 // an Update function; the lock is held while it runs. Inside an Update,
 // State.Task brings an archived task back into the index, so what the
 // function changes in it is written.

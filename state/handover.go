@@ -50,7 +50,7 @@ func (s *Store) UpdateTask(ctx context.Context, id string, fn func(*Task) error)
 		return nil
 	}
 	update := func() error {
-		err := s.Update(ctx, direct)
+		err := s.UpdateIndex(ctx, direct)
 		s.known.set(id, nil)
 		if err == nil {
 			s.known.set(id, after)
@@ -62,7 +62,7 @@ func (s *Store) UpdateTask(ctx context.Context, id string, fn func(*Task) error)
 	}
 	// The lock free: no one to hand the change to.
 	if unlock, ok := filelock.TryLock(s.path(LockFile)); ok {
-		req := &updateReq{ctx: ctx, fn: direct, done: make(chan updateResult, 1)}
+		req := &updateReq{ctx: ctx, fn: direct, done: make(chan updateResult, 1), indexOnly: true}
 		s.applyBatch([]*updateReq{req}, func() { unlock(); s.passLead() }, nil)
 		err := (<-req.done).unwrap()
 		s.known.set(id, nil)
@@ -162,14 +162,12 @@ var opSeq atomic.Uint64
 func (s *Store) prepareOp(id string, fn func(*Task) error) (taskOp, bool) {
 	base := s.known.get(id)
 	if base == nil {
-		st, _, err := s.load()
-		if err != nil {
+		// The task as the index has it: its entry and record only.
+		cur := s.readIndexedTask(id)
+		if cur == nil {
 			return taskOp{}, false
 		}
-		cur, ok := st.Tasks[id]
-		if !ok {
-			return taskOp{}, false
-		}
+		var err error
 		if base, err = json.Marshal(cur); err != nil {
 			return taskOp{}, false
 		}

@@ -19,7 +19,16 @@ import (
 // whether anything changed. It takes no lock: a writer that supersedes a
 // record between the reads of the index and of the record makes it read
 // the index again.
-func (s *Store) load() (*State, []byte, error) {
+func (s *Store) load() (*State, []byte, error) { return s.loadAs(false) }
+
+// loadIndex is load without the records: every task of the index holds
+// its hot fields only (its Text the entry's title) until State.Task asks
+// for it (see UpdateIndex). A write's cost then does not grow with the
+// tasks in the index.
+func (s *Store) loadIndex() (*State, []byte, error) { return s.loadAs(true) }
+
+// loadAs is load, or loadIndex when indexOnly.
+func (s *Store) loadAs(indexOnly bool) (*State, []byte, error) {
 	p := s.Path()
 	for attempt := 0; ; attempt++ {
 		raw, err := readFile(p)
@@ -31,7 +40,7 @@ func (s *Store) load() (*State, []byte, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("read state file %s: %w", p, err)
 		}
-		st, err := s.parse(p, raw)
+		st, err := s.parse(p, raw, indexOnly)
 		var gone *recordGoneError
 		if errors.As(err, &gone) && attempt < 50 {
 			if now, rerr := readFile(p); rerr == nil && !bytes.Equal(now, raw) {
@@ -63,8 +72,9 @@ func (e *recordGoneError) Unwrap() error { return ErrCorrupt }
 
 // parse decodes a state file and the records it names, checking its
 // version. A version 1 or 2 file (whole tasks inline) is read as it is;
-// the first write converts it.
-func (s *Store) parse(path string, raw []byte) (*State, error) {
+// the first write converts it. indexOnly leaves the records unread (see
+// loadIndex).
+func (s *Store) parse(path string, raw []byte, indexOnly bool) (*State, error) {
 	var probe struct {
 		Version int `json:"version"`
 	}
@@ -101,6 +111,18 @@ func (s *Store) parse(path string, raw []byte) (*State, error) {
 		if e == nil || e.ID != id || !safeName(id) {
 			return nil, &CorruptError{Path: path, Err: fmt.Errorf("bad task entry %q", id)}
 		}
+	}
+	if indexOnly {
+		st.lazy = make(map[string]string, len(ix.Tasks))
+		for id, e := range ix.Tasks {
+			t := &Task{Text: e.Title}
+			e.applyHot(t)
+			st.Tasks[id] = t
+			st.base[id] = baseOf{rec: t.clone(), gen: e.Record}
+			st.lazy[id] = e.Title
+		}
+		st.normalize()
+		return st, nil
 	}
 	recs, err := s.readRecords(ix.Tasks)
 	if err != nil {

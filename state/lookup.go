@@ -14,6 +14,7 @@ import (
 // why).
 func (s *State) Task(id string) *Task {
 	if t, ok := s.Tasks[id]; ok {
+		s.fillTask(id)
 		return t
 	}
 	t, _ := s.fromArchive(id)
@@ -39,6 +40,7 @@ func (s *State) fromArchive(id string) (*Task, error) {
 // ErrAmbiguousTask that lists the candidates.
 func (s *State) FindTask(ref string) (*Task, error) {
 	if t, ok := s.Tasks[ref]; ok {
+		s.fillTask(ref)
 		return t, nil
 	}
 	prefix := ref
@@ -70,6 +72,7 @@ func (s *State) FindTask(ref string) (*Task, error) {
 		return nil, &TaskNotFoundError{Ref: ref}
 	case 1:
 		if t := s.Tasks[matches[0]]; t != nil {
+			s.fillTask(matches[0])
 			return t, nil
 		}
 		t, err := s.fromArchive(matches[0])

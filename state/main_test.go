@@ -68,7 +68,11 @@ func helperNewTask(dir string) {
 	}
 	s.LockTimeout = 10 * time.Minute
 	id := RandomTaskID()
-	err = s.Update(context.Background(), func(st *State) error {
+	update := s.UpdateIndex // as a dispatch records its task (recordTask)
+	if os.Getenv("STATE_TEST_FULL") != "" {
+		update = s.Update // the whole state read first, as before UpdateIndex
+	}
+	err = update(context.Background(), func(st *State) error {
 		st.Tasks[id] = &Task{ID: id, Project: "p", Dir: "/d", Agent: "sim", Text: "a task of a burst", Status: StatusQueued, Created: clock.Now().UTC()}
 		return nil
 	})

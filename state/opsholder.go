@@ -108,6 +108,9 @@ func applyOp(st *State, path string) bool {
 	if !ok {
 		return false
 	}
+	if st.fillTask(op.Task); st.lazyErr != nil {
+		return false
+	}
 	now, err := json.Marshal(cur)
 	if err != nil || !bytes.Equal(now, op.Base) {
 		return false

@@ -68,6 +68,12 @@ type State struct {
 	applied     []string          // handed-over changes the last write applied (indexFile.Applied)
 	legacy      int               // the version of the file read, if older
 	writable    bool              // inside an Update: Task promotes from the archive
+	// lazy holds the tasks whose record is not read (an index-only
+	// load): their hot fields only, and the entry's title, which the
+	// index keeps. lazyErr is why a record asked for could not be read;
+	// the write fails with it.
+	lazy    map[string]string
+	lazyErr error
 	// Prune's request, carried to the write.
 	pruneNow    bool
 	pruneCutoff time.Time
@@ -508,6 +514,7 @@ func (s *State) clone() *State {
 		}
 	}
 	c.base = maps.Clone(s.base)
+	c.lazy = maps.Clone(s.lazy)
 	c.promoted = maps.Clone(s.promoted)
 	c.arch.Tasks = slices.Clone(s.arch.Tasks)
 	c.arch.Messages = slices.Clone(s.arch.Messages)

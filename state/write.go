@@ -32,7 +32,7 @@ func (st *State) index() *indexFile {
 		Messages: st.Messages, Archive: st.arch, Retired: st.retired, Applied: st.applied, EventSeq: st.EventSeq,
 	}
 	for id, t := range st.Tasks {
-		ix.Tasks[id] = toEntry(t, st.base[id].gen)
+		ix.Tasks[id] = st.entryOf(t, st.base[id].gen)
 	}
 	return ix
 }
@@ -73,6 +73,9 @@ type writeResult struct {
 // file, fsync, rename). The caller fsyncs the state directory to make the
 // rename durable, then removes res.remove. Called with the lock held.
 func (s *Store) write(st *State, raw []byte, now time.Time) (res writeResult, err error) {
+	if err := st.checkLazy(); err != nil {
+		return res, err
+	}
 	var changed []*Task
 	for id, t := range st.Tasks {
 		if b, ok := st.base[id]; !ok || !sameBulk(b.rec, t) {

@@ -83,6 +83,13 @@ func (b Book) UpdateDurably(ctx context.Context, what string, fn func(*state.Sta
 	return b.durably(ctx, what, func() error { return b.Store.Update(ctx, fn) })
 }
 
+// UpdateIndexDurably is UpdateDurably through Store.UpdateIndex: fn reads
+// the index's tasks by their hot fields, and whole only those it asks for
+// with State.Task (a dispatch's record of its new task).
+func (b Book) UpdateIndexDurably(ctx context.Context, what string, fn func(*state.State) error) error {
+	return b.durably(ctx, what, func() error { return b.Store.UpdateIndex(ctx, fn) })
+}
+
 // UpdateTaskDurably is UpdateDurably for a change of one task that depends
 // on that task alone: it goes through Store.UpdateTask, so when another
 // process holds the lock the change is handed to it and shares its write.
