@@ -118,6 +118,7 @@ func TestAskParallel(t *testing.T) {
 // (its whole process group is killed), a target without a headless mode
 // (the question goes as a message) and FYIs that cannot be posted.
 func TestAskFailures(t *testing.T) {
+	t.Parallel() // alongside the scripts: it waits more than it computes
 	env, ids := askEnv(t, "sim", "shell")
 	sim, shell := ids[0], ids[1]
 	ctx := context.Background()

@@ -188,6 +188,7 @@ func readRecord(t *testing.T, file string) []string {
 // would act as keys (ESC, CR and the other controls but tab and newline),
 // which never reach a pane (tmuxctl.PasteText).
 func TestAdversarialDelivery(t *testing.T) {
+	t.Parallel() // alongside the scripts: it waits more than it computes
 	bin := selfAsRunner(t)
 	c := tmuxTestClient(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 8*time.Minute)

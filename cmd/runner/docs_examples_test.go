@@ -41,6 +41,7 @@ import (
 // after each block every task still active is ended, and api and web are
 // registered again.
 func TestDocsExamples(t *testing.T) {
+	t.Parallel() // alongside the scripts: it waits more than it computes
 	blocks := docBlocks(t, filepath.Join("..", ".."))
 	e := newExampleEnv(t, "api", "web")
 	var ran, notRun, norun int

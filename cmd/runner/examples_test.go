@@ -88,6 +88,7 @@ var (
 // environment, and see what earlier ones left (project rm web removes the
 // web that project add registered; host rm the host that host add did).
 func TestHelpExamples(t *testing.T) {
+	t.Parallel() // alongside the scripts: it waits more than it computes
 	e := newExampleEnv(t, "api")
 	a, flush := newApp(strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
 	defer flush()

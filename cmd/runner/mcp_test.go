@@ -75,6 +75,7 @@ type mcpTask struct {
 // unknown task is a tool error with runner's message; the event stream
 // comes in pages.
 func TestMCP(t *testing.T) {
+	t.Parallel() // alongside the scripts: it waits more than it computes
 	env, bin := mcpEnv(t)
 	proj := t.TempDir()
 	cmd := exec.Command(bin, "mcp")

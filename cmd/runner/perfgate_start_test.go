@@ -85,6 +85,7 @@ func startTimes(tb testing.TB, runner, hello string, env []string, n int) (run, 
 // 2 631 allocations, compiling a regexp, in every hook and door call).
 // Counts, not times. Third-party packages are held to what they make now.
 func TestNoWorkBeforeMain(t *testing.T) {
+	t.Parallel() // alongside the scripts: it waits more than it computes
 	if testing.Short() {
 		t.Skip("builds runner")
 	}

@@ -64,6 +64,7 @@ func (p parallelDefault) Run() int {
 // gets its own HOME, XDG dirs, state dir and a private tmux server on a short
 // socket path, killed when the script ends.
 func TestScripts(t *testing.T) {
+	t.Parallel() // alongside the scripts: it waits more than it computes
 	testscript.Run(t, scriptParams(t))
 }
 

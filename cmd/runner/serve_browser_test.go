@@ -188,6 +188,7 @@ func newBrowser(t testing.TB, ctx context.Context) context.Context {
 // seen to end done. Everything is asserted on the DOM; the deadlines are
 // only there to end a stuck run.
 func TestServePageInBrowser(t *testing.T) {
+	t.Parallel() // alongside the scripts: it waits more than it computes
 	chromiumPath(t)
 	rig := startServeRig(t)
 	run, proj := rig.run, rig.proj
