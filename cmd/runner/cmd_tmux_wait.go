@@ -67,12 +67,12 @@ func (a *app) runTmuxWaitPrompt(ctx context.Context, opts tmuxWaitPromptOptions)
 	mark, ok := tmuxctl.Mark{}, false
 	if opts.since == "send" {
 		if mark, ok, err = c.LoadMark(ctx, opts.pane); err != nil {
-			return err
+			return markErr(ctx, err, opts.pane, re, opts.timeout)
 		}
 	}
 	if !ok {
 		if mark, err = c.MarkNow(ctx, opts.pane); err != nil {
-			return err
+			return markErr(ctx, err, opts.pane, re, opts.timeout)
 		}
 	}
 	m, err := c.WaitPrompt(ctx, opts.pane, re, mark)
@@ -84,6 +84,16 @@ func (a *app) runTmuxWaitPrompt(ctx context.Context, opts tmuxWaitPromptOptions)
 	}
 	fmt.Fprintln(a.out, m.Line)
 	return nil
+}
+
+// markErr is the error of a wait-prompt whose first look at the pane
+// failed: a timeout (exit 3) when the wait's own time ran out during it (a
+// loaded machine), else err.
+func markErr(ctx context.Context, err error, pane string, re *regexp.Regexp, timeout time.Duration) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &tmuxctl.TimeoutError{Pane: pane, What: "prompt /" + re.String() + "/", After: timeout}
+	}
+	return err
 }
 
 func (a *app) newTmuxWaitIdleCmd() *cobra.Command {
