@@ -1,12 +1,15 @@
 package state
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -295,5 +298,53 @@ func BenchmarkUpdateIndexNewTask(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestNewTaskKilledAfterWrite: writers that record a new task through
+// UpdateIndex, each killed (SIGKILL) as soon as it says its task's id,
+// as a dispatch that returned an id and died: every task said is in the
+// state, whole, and the state reads clean.
+func TestNewTaskKilledAfterWrite(t *testing.T) {
+	const procs = 12
+	s, _ := lazyFixture(t, 20)
+	ids := make(chan string, procs)
+	var wg sync.WaitGroup
+	for range procs {
+		cmd := helper(t, "newtaskkill", s.Dir())
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			line, err := bufio.NewReader(out).ReadString('\n')
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			if err != nil {
+				t.Errorf("a writer said no id: %v: %s", err, cmd.Stderr)
+				return
+			}
+			ids <- strings.TrimSpace(line)
+		})
+	}
+	wg.Wait()
+	close(ids)
+	records.forget(s.Dir())
+	st, err := s.Read(t.Context())
+	if err != nil {
+		t.Fatalf("the state after the kills: %v", err)
+	}
+	n := 0
+	for id := range ids {
+		n++
+		if tk := st.Tasks[id]; tk == nil || tk.Text != "a task of a burst" || tk.Status != StatusQueued {
+			t.Fatalf("task %s, whose write returned, is not in the state whole: %+v", id, tk)
+		}
+	}
+	if n != procs || len(st.Tasks) != 20+procs {
+		t.Fatalf("%d ids said, %d tasks in the state", n, len(st.Tasks))
 	}
 }

@@ -35,6 +35,10 @@ func TestMain(m *testing.M) {
 		// an Update of its own, as a dispatch records its task.
 		io.Copy(io.Discard, os.Stdin)
 		helperNewTask(os.Args[1])
+	case "newtaskkill":
+		// newtaskkill DIR: record one new task as newtask does, print
+		// its id once the write returned, and wait to be killed.
+		helperNewTaskKill(os.Args[1])
 	case "ack":
 		// ack DIR NAME: increment forever, printing each acknowledged value.
 		helperCount(os.Args[1], os.Args[2], -1, true)
@@ -81,6 +85,26 @@ func helperNewTask(dir string) {
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+func helperNewTaskKill(dir string) {
+	s, err := Open(dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	s.LockTimeout = 10 * time.Minute
+	id := RandomTaskID()
+	err = s.UpdateIndex(context.Background(), func(st *State) error {
+		st.Tasks[id] = &Task{ID: id, Project: "p", Dir: "/d", Agent: "sim", Text: "a task of a burst", Status: StatusQueued, Created: clock.Now().UTC()}
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Println(id)
+	select {}
 }
 
 func helperCount(dir, name string, n int, ack bool) {
