@@ -15,14 +15,14 @@ import (
 
 // usageOptions are the flags of `runner usage`.
 type usageOptions struct {
-	since, by, project string
-	asJSON             bool
+	since, by, project, host string
+	asJSON                   bool
 }
 
 func (a *app) newUsageCmd() *cobra.Command {
 	var o usageOptions
 	cmd := &cobra.Command{
-		Use:   "usage [--since 24h] [--by project|agent|day|task|tree] [--project P] [--json]",
+		Use:   "usage [--since 24h] [--by project|agent|day|task|tree|host] [--project P] [--host H] [--json]",
 		Short: "What tasks spent: tokens in, out and cached, and cost where the agent CLI reports it",
 		Long: `Sum what tasks spent, as each agent CLI recorded it for every turn (Claude
 Code's transcript, Codex's session file, Gemini CLI's and Qwen Code's chat
@@ -32,7 +32,8 @@ when no turn of the group is known). COST is shown only where the CLI reports
 one (OpenCode, pi); "≥" marks a sum that lacks some turns' cost.
 
 --by tree sums each task tree under its root (a task dispatched from outside
-any task): what a task and everything it dispatched spent.
+any task): what a task and everything it dispatched spent. --by host sums each
+host's tasks (local: this machine's); --host keeps one host's.
 
 --since keeps the tasks active in the window (not ended before it); a task
 counts whole. The state keeps finished tasks for its retention
@@ -47,12 +48,13 @@ counts whole. The state keeps finished tasks for its retention
 	f.StringVar(&o.since, "since", "", "only tasks active from this long ago (24h) or this time (RFC 3339) on")
 	f.StringVar(&o.by, "by", tasks.ByProject, "group by "+strings.Join(tasks.UsageGroupings, ", "))
 	f.StringVar(&o.project, "project", "", "only tasks of this project: a registered name or a directory")
+	f.StringVar(&o.host, "host", "", "only tasks on this host (local: this machine's)")
 	a.jsonFlag(cmd, &o.asJSON)
 	return cmd
 }
 
 func (a *app) runUsage(ctx context.Context, o usageOptions) error {
-	opts := tasks.UsageOptions{By: o.by, Project: o.project}
+	opts := tasks.UsageOptions{By: o.by, Project: o.project, Host: o.host}
 	if o.since != "" {
 		t, err := parseSince(o.since, "24h")
 		if err != nil {

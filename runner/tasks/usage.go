@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -19,10 +20,11 @@ const (
 	ByDay     = "day"
 	ByTask    = "task"
 	ByTree    = "tree"
+	ByHost    = "host" // the host a task ran on ("local": this machine)
 )
 
 // UsageGroupings lists the groupings a report knows.
-var UsageGroupings = []string{ByProject, ByAgent, ByDay, ByTask, ByTree}
+var UsageGroupings = []string{ByProject, ByAgent, ByDay, ByTask, ByTree, ByHost}
 
 // UsageOptions selects the tasks of a usage report and how to group them.
 type UsageOptions struct {
@@ -33,6 +35,9 @@ type UsageOptions struct {
 	By string
 	// Project: only this project's tasks (a name or a directory).
 	Project string
+	// Host: only the tasks on this host (state.HostLocal: this
+	// machine's).
+	Host string
 	// Loc is the time zone days are cut in (nil: local time).
 	Loc *time.Location
 }
@@ -87,7 +92,7 @@ func Usage(ctx context.Context, d Deps, opts UsageOptions) (*UsageReport, error)
 	rep := &UsageReport{Since: opts.Since, By: opts.By, Rows: []UsageRow{}}
 	rows := map[string]*UsageRow{}
 	for _, t := range all {
-		if opts.Project != "" && !ref.Has(t) {
+		if opts.Project != "" && !ref.Has(t) || !state.OnHost(opts.Host, t.Tmux.Host, t.Tmux.Pool) {
 			continue
 		}
 		if !opts.Since.IsZero() && !t.Ended.IsZero() && t.Ended.Before(opts.Since) {
@@ -118,6 +123,8 @@ func usageKey(by string, loc *time.Location, all []*state.Task) func(t *state.Ta
 	switch by {
 	case ByAgent:
 		return func(t *state.Task) (string, string) { return t.Agent, "" }
+	case ByHost:
+		return func(t *state.Task) (string, string) { return cmp.Or(t.Tmux.Host, state.HostLocal), "" }
 	case ByDay:
 		return func(t *state.Task) (string, string) { return t.Created.In(loc).Format(time.DateOnly), "" }
 	case ByTask:
