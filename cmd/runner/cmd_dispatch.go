@@ -190,6 +190,10 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 	if err := a.confine(&req, f); err != nil {
 		return err
 	}
+	if f.group.active() || f.group.given() {
+		req.Host = f.host // a group runs here: not in the config's pool (groupRefusals refuses --host)
+		return a.runGroup(ctx, f, env, cfg, req)
+	}
 	if hosts.IsPool(req.Host) {
 		all, err := env.Store.Hosts(ctx)
 		if err != nil {
@@ -198,9 +202,6 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 		if _, err := hosts.Members(all, req.Host); err != nil {
 			return err
 		}
-	}
-	if f.group.active() || f.group.given() {
-		return a.runGroup(ctx, f, env, cfg, req)
 	}
 	if f.printAnswer && (f.asJSON || f.detach) {
 		return fault.Usagef("--print-answer waits for the answer: not with --json (the record has it as \"answer\") or --detach (use 'runner wait ID --print-answer')")
