@@ -301,3 +301,7 @@ func Version(ctx context.Context) (string, error) {
 	}
 	return strings.TrimSpace(string(out)), nil
 }
+
+// VersionArgv is the command that prints git's version, for a host's
+// transport to run there (Version here).
+func VersionArgv() []string { return []string{"git", "--version"} }

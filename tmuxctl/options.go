@@ -124,6 +124,34 @@ func (c *Client) AttachArgv(target string, insideTmux bool) []string {
 	return append(append([]string{c.bin}, SocketArgs(c.socket)...), verb, "-t", Arg(target))
 }
 
+// HostArgv is the start of a tmux command on a host (its tmux, from the
+// PATH there) for the server at socket: a script run there gets it as
+// its arguments ("$@") and runs nothing named tmux itself.
+func HostArgv(socket string) []string {
+	return append([]string{"tmux"}, SocketArgs(socket)...)
+}
+
+// HostAttachArgv is AttachArgv on a host (HostArgv): the tmux command a
+// terminal there runs to attach to target.
+func (c *Client) HostAttachArgv(target string) []string {
+	return append(HostArgv(c.socket), "attach-session", "-t", Arg(target))
+}
+
+// VersionArgv is the command that prints tmux's version, for a host's
+// transport to run there (Version here).
+func VersionArgv() []string { return []string{"tmux", "-V"} }
+
+// AttachCommand is the command that runs an attach argv (AttachArgv, or
+// a terminal's argv to a host that runs HostAttachArgv) in this
+// terminal, with the tmux variables unset (CleanEnv) so it works from
+// inside another tmux too: for the caller to run in the foreground (a
+// view's ExecProcess).
+func AttachCommand(argv []string) *exec.Cmd {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = CleanEnv(os.Environ())
+	return cmd
+}
+
 // SelectPane makes pane the active pane of its window and its window the
 // current one of its session, so an attach lands on it.
 func (c *Client) SelectPane(ctx context.Context, pane string) error {

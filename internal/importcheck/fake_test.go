@@ -11,8 +11,8 @@ type fakeT struct {
 	errors int
 }
 
-func (f *fakeT) Errorf(string, ...any) { f.errors++ }
-func (f *fakeT) Helper()               {}
+func (f *fakeT) Errorf(format string, args ...any) { f.errors++; f.Logf(format, args...) }
+func (f *fakeT) Helper()                           {}
 
 func writeFile(t *testing.T, p, s string) {
 	t.Helper()

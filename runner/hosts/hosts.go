@@ -18,12 +18,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/sandbox"
 	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
 )
 
 // ErrUnreachable is wrapped when ssh cannot reach a host (exit 1).
@@ -247,12 +249,12 @@ func Check(ctx context.Context, s *state.Store, h *state.Host, agents []string) 
 		cancel()
 		tr.Close()
 	}
-	if out, err := run("tmux", "-V"); err == nil {
+	if out, err := run(tmuxctl.VersionArgv()...); err == nil {
 		rep.Tmux = strings.TrimSpace(out)
 	} else {
 		rep.Problems = append(rep.Problems, "tmux is not installed there (or not in the PATH of a non-interactive ssh session): install it (apt-get install tmux)")
 	}
-	if out, err := run("git", "--version"); err == nil {
+	if out, err := run(gitsnap.VersionArgv()...); err == nil {
 		rep.Git = strings.TrimSpace(out)
 	} else {
 		rep.Problems = append(rep.Problems, "git is not installed there: install it (apt-get install git); snapshots and worktrees need it")

@@ -12,5 +12,5 @@ func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
 
 // TestImports holds the package to what its doc says it uses: ssh (internal/transport), tmuxctl, the state and the sandbox's argv.
 func TestImports(t *testing.T) {
-	importcheck.Only(t, ".", "internal/textutil", "internal/transport", "runner/fault", "runner/sandbox", "state", "tmuxctl")
+	importcheck.Only(t, ".", "gitsnap", "internal/textutil", "internal/transport", "runner/fault", "runner/sandbox", "state", "tmuxctl")
 }

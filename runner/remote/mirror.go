@@ -45,8 +45,9 @@ func Lost(name, dest string, since time.Time, err error) error {
 // transcript from byte $4 on to stdout; the pane-died file and the hook
 // events file ($2, $3) whole to stderr, by one tail, which names the file
 // before each part ("==> FILE <==", after an empty line but the first);
-// tail's own messages dropped; serverGone when the tmux server (its
-// socket arguments after $4) exits; all followed (-F) until stdin ends, that
+// tail's own messages dropped; serverGone when the tmux server (the
+// tmux command after $4, tmuxctl.HostArgv: the script names no program)
+// exits; all followed (-F) until stdin ends, that
 // is until the local side goes or the connection drops. Every file exists
 // before its tail starts: GNU tail -F misses a file created while it sets
 // up its watch, for good (seen here: pipe-pane created the transcript a
@@ -59,7 +60,7 @@ tail -c +"$from" -F -- "$log" 2>/dev/null &
 a=$!
 tail -n +1 -F -- "$died" "$ev" 2>/dev/null >&3 &
 b=$!
-(p=; while [ -z "$p" ]; do p=$(tmux "$@" display-message -p '#{pid}' 2>/dev/null) || sleep 1; done
+(p=; while [ -z "$p" ]; do p=$("$@" display-message -p '#{pid}' 2>/dev/null) || sleep 1; done
  while kill -0 "$p" 2>/dev/null; do sleep 2; done; echo '` + serverGone + `' >&3) </dev/null &
 c=$!
 cat >/dev/null
@@ -142,7 +143,7 @@ func (m *mirror) once(ctx context.Context) error {
 	}
 	argv := []string{"sh", "-c", mirrorScript, "sh", m.remote.Transcript, m.remote.Died, m.remote.Events,
 		strconv.FormatInt(size(m.local.Transcript)+1, 10)}
-	cmd := m.c.Transport().Command(ctx, append(argv, tmuxctl.SocketArgs(m.c.TC().Socket())...)...)
+	cmd := m.c.Transport().Command(ctx, append(argv, tmuxctl.HostArgv(m.c.TC().Socket())...)...)
 	// The session lives as long as its stdin: a pipe this side holds
 	// open, so the tails there end when this process or the connection
 	// goes.

@@ -124,7 +124,5 @@ func AttachArgv(ctx context.Context, d Deps, ref string, inside bool) ([]string,
 	if host == nil {
 		return tc.AttachArgv(target, inside), nil
 	}
-	argv := tc.AttachArgv(target, false)
-	argv[0] = "tmux" // the host's, from its PATH
-	return host.Transport().TerminalArgv(argv...), nil
+	return host.Transport().TerminalArgv(tc.HostAttachArgv(target)...), nil
 }

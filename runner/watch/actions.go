@@ -75,9 +75,7 @@ func attach(ctx context.Context, d Deps, getenv func(string) string, t *state.Ta
 		if err != nil {
 			return func() tea.Msg { return attachedMsg{err: err} }
 		}
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Env = tmuxctl.CleanEnv(os.Environ())
-		return tea.ExecProcess(cmd, func(err error) tea.Msg { return attachedMsg{err: err} })
+		return tea.ExecProcess(tmuxctl.AttachCommand(argv), func(err error) tea.Msg { return attachedMsg{err: err} })
 	}
 	if err := d.TC.SelectPane(ctx, pane); err != nil {
 		return func() tea.Msg { return attachedMsg{err: err} }
@@ -88,10 +86,7 @@ func attach(ctx context.Context, d Deps, getenv func(string) string, t *state.Ta
 			return attachedMsg{err: err, pane: pane}
 		}
 	}
-	argv := d.TC.AttachArgv(pane, false)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = tmuxctl.CleanEnv(os.Environ())
-	return tea.ExecProcess(cmd, func(err error) tea.Msg { return attachedMsg{err: err} })
+	return tea.ExecProcess(tmuxctl.AttachCommand(d.TC.AttachArgv(pane, false)), func(err error) tea.Msg { return attachedMsg{err: err} })
 }
 
 // sameServer reports whether $TMUX (socket,pid,session) names the server

@@ -1,0 +1,62 @@
+package importcheck
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestProgramOwnerCatches: each way of running tmux outside its owner is
+// found, and what only names it is not.
+func TestProgramOwnerCatches(t *testing.T) {
+	dir := t.TempDir()
+	for _, sub := range []string{"owner", "lib"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	owner := `package owner
+
+func AttachArgv(target string) []string { return []string{"tmux", "attach", "-t", target} }
+`
+	// Each line marked "error" is one error; the others none.
+	uses := `package lib
+
+const prog = "tmux"
+
+const script = ` + "`" + `while :; do
+	p=$(tmux display -p '#{pid}') || sleep 1
+done` + "`" + `
+
+func f(ctx context.Context, tr Transport, target string) {
+	exec.Command("tmux", "ls")                      // error
+	exec.CommandContext(ctx, "/usr/bin/tmux")       // error
+	exec.Command(prog, "ls")                        // error
+	bin := prog
+	syscall.Exec(bin, nil, nil)                     // error
+	argv := owner.AttachArgv(target)
+	exec.Command(argv[0], argv[1:]...)              // error
+	tr.Run(ctx, nil, "tmux", "-V")                  // error
+	tr.Command(ctx, "sh", "-c", script)             // error
+	cmd := []string{"ssh", "-t", "host", "tmux"}    // error
+	argv[0] = "tmux"                                // error
+	exec.Command("sh", "-c", "tmux ls; exit 0")     // error
+	exec.Command("sh", "-c", "echo tmux is gone")
+	tr.Run(ctx, nil, owner.AttachArgv(target)...)
+	exec.LookPath("tmux")
+	fmt.Println("tmux is not installed: install tmux")
+	_ = strings.HasPrefix(target, "tmux")
+	_ = cmd
+}
+`
+	for p, text := range map[string]string{"owner/a.go": owner, "lib/a.go": uses, "lib/a_test.go": uses} {
+		if err := os.WriteFile(filepath.Join(dir, p), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := &fakeT{TB: t}
+	ProgramOwner(f, dir, "tmux", "owner")
+	if f.errors != 10 {
+		t.Errorf("%d errors, want 10 (the lines marked in lib/a.go)", f.errors)
+	}
+}
