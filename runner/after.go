@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/runner-cli/runner/runner/deps"
+	"github.com/runner-cli/runner/runner/placement"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/runner/projlock"
@@ -59,15 +60,12 @@ func startQueued(ctx context.Context, env *Env, t *state.Task, prof *profile.Pro
 	default:
 		return nil, err
 	}
+	spec := set.Start
 	if t.Tmux.Pool != "" && t.Tmux.Host == "" {
-		if t, err = placeOnPool(ctx, env, t, prof, set); err != nil {
-			return nil, err
-		}
-		if set, err = settings.Of(t); err != nil {
+		if t, spec, err = placeOnPool(ctx, env, t, prof, set); err != nil {
 			return nil, err
 		}
 	}
-	spec := set.Start
 	if spec == nil {
 		return nil, fmt.Errorf("task %s: its record has no start settings (it was queued by an older runner); dispatch it again", t.ID)
 	}
@@ -86,6 +84,9 @@ func startQueued(ctx context.Context, env *Env, t *state.Task, prof *profile.Pro
 	if err := start(ctx, env, t, prof, spec); err != nil {
 		if unlock != nil {
 			unlock()
+		}
+		if nt := placement.Requeued(ctx, env.Record(), t.ID); nt != nil {
+			return startQueued(ctx, env, nt, prof, set) // its host went: another of its pool
 		}
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/hookinstall"
+	"github.com/runner-cli/runner/runner/placement"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
@@ -41,9 +42,7 @@ import (
 // it is not trusted, and a file it wrote as it started would otherwise
 // be in the snapshot, hidden from the task's diff and kept by a restore.
 func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profile, spec *settings.Start) error {
-	fail := func(reason string) {
-		_ = env.Record().Finish(context.WithoutCancel(ctx), task.ID, state.StatusFailed, reason, nil)
-	}
+	fail := func(reason string) { placement.FailStart(context.WithoutCancel(ctx), env.Record(), task, reason) }
 	snapDir, err := snapshotDir(ctx, env, task, spec)
 	if err != nil {
 		fail(err.Error())
@@ -212,7 +211,7 @@ func (s localSite) paneEnv(t *state.Task, prof *profile.Profile) []string {
 		"RUNNER_TMUX_SOCKET="+env.TC.Socket(),
 		// Where a turn-end hook of the agent writes (the OpenCode plugin of
 		// scripts/ reads it; any hook may).
-		"RUNNER_EVENTS_FILE="+env.Store.TaskFile("events", t.ID),
+		"RUNNER_EVENTS_FILE="+env.Store.TaskFile(state.FileEvents, t.ID),
 	)
 	for _, k := range []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE"} {
 		if v := env.Getenv(k); v != "" {
@@ -334,8 +333,8 @@ func (s localSite) hook(_ context.Context, t *state.Task, prof *profile.Profile,
 	if !use || env.Exe == "" {
 		return nil, nil, nil
 	}
-	return hookinstall.Install(hookinstall.Place{Exe: env.Exe, TaskID: t.ID, Events: env.Store.TaskFile("events", t.ID),
-		Dir: env.Store.TaskFile("hook-dir", t.ID), Say: env.Say}, prof, penv)
+	return hookinstall.Install(hookinstall.Place{Exe: env.Exe, TaskID: t.ID, Events: env.Store.TaskFile(state.FileEvents, t.ID),
+		Dir: env.Store.TaskFile(state.FileHookDir, t.ID), Say: env.Say}, prof, penv)
 }
 
 // ProjectLockFlag is the flag of `runner supervise` naming the descriptor
@@ -353,7 +352,7 @@ func (env *Env) StartSupervisor(id string, lock *state.ProjectLock) (int, error)
 		extra = []*os.File{lock.File()}
 		args = append(args, "--"+ProjectLockFlag+"=3")
 	}
-	pid, err := env.SpawnRunner(env.Store.TaskFile("supervisor-log", id), extra, args...)
+	pid, err := env.SpawnRunner(env.Store.TaskFile(state.FileSupervisorLog, id), extra, args...)
 	if err != nil {
 		return 0, fmt.Errorf("start supervisor: %w", err)
 	}

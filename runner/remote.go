@@ -72,8 +72,9 @@ func (env *Env) GitOn(ctx context.Context, host string) (context.Context, error)
 }
 
 // placeOnPool waits for a slot in task t's pool of hosts and claims it
-// (placement.Placer.PlaceTask), and returns t as placed.
-func placeOnPool(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set settings.Run) (*state.Task, error) {
+// (placement.Placer.PlaceTask), and returns t as placed and how it starts
+// there.
+func placeOnPool(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, set settings.Run) (*state.Task, *settings.Start, error) {
 	pl := placement.Placer{Book: env.Record(), Hosts: env.Hosts, Say: env.Say,
 		Reconcile: func(ctx context.Context) (*state.State, error) { return Reconcile(ctx, env) }}
 	return pl.PlaceTask(ctx, t, placement.RemoteSite(prof, t.Dir, set.Start), set.Detached)

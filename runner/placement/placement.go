@@ -125,15 +125,21 @@ func (p *Placer) Place(ctx context.Context, id string, site Site) (*state.Task, 
 // placed: a task no host of its pool can run fails; one interrupted while
 // it waits is left orphaned (detached: its supervisor stopped, runner
 // resume) or cancelled (a foreground dispatch).
-func (p *Placer) PlaceTask(ctx context.Context, t *state.Task, site Site, detached bool) (*state.Task, error) {
+func (p *Placer) PlaceTask(ctx context.Context, t *state.Task, site Site, detached bool) (*state.Task, *settings.Start, error) {
 	placed, err := p.Place(ctx, t.ID, site)
 	bg := context.WithoutCancel(ctx)
+	var set settings.Run
+	if err == nil {
+		set, err = settings.Of(placed)
+	}
 	switch {
+	case err == nil && set.Start == nil:
+		err = fmt.Errorf("its record has no start settings (it was queued by an older runner); dispatch it again")
 	case err == nil:
 		if p.Say != nil {
 			p.Say("task %s: placed on host %s", t.ID, placed.Tmux.Host)
 		}
-		return placed, nil
+		return placed, set.Start, nil
 	case errors.Is(err, ErrLeftQueue):
 	case ctx.Err() != nil && detached:
 		_ = p.Book.SetStatus(bg, t.ID, state.StatusOrphaned, "supervisor stopped while waiting for a slot in pool "+t.Tmux.Pool+" (runner resume "+t.ID+")", nil)
@@ -142,7 +148,42 @@ func (p *Placer) PlaceTask(ctx context.Context, t *state.Task, site Site, detach
 	default:
 		_ = p.Book.Finish(bg, t.ID, state.StatusFailed, "could not be placed: "+err.Error(), nil)
 	}
-	return nil, fmt.Errorf("task %s: %w", t.ID, err)
+	return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
+}
+
+// FailStart records that task t could not be started (reason): failed,
+// unless it came from a pool and its host did not answer (a host lost
+// between its placement and its start): then it is queued again for
+// another host of its pool (Requeued tells its supervisor so).
+func FailStart(ctx context.Context, b record.Book, t *state.Task, reason string) {
+	again := false
+	if t.Tmux.Pool != "" && strings.Contains(reason, hosts.ErrUnreachable.Error()) {
+		now := clock.Now()
+		if b.Now != nil {
+			now = b.Now()
+		}
+		_ = b.UpdateTaskDurably(ctx, "task "+t.ID+": placed again", t.ID, func(x *state.Task) error {
+			if again = x.Status.IsActive() && x.Tmux.Pane == "" && x.Tmux.Host != ""; !again {
+				return nil
+			}
+			why := fmt.Sprintf("host %s did not answer at its start (%s): placed again in pool %s", x.Tmux.Host, reason, x.Tmux.Pool)
+			x.Tmux.Host, x.Tmux.Socket = "", ""
+			return x.SetStatus(state.StatusQueued, now, why)
+		})
+	}
+	if !again {
+		_ = b.Finish(ctx, t.ID, state.StatusFailed, reason, nil)
+	}
+}
+
+// Requeued returns task id when FailStart queued it again for its pool
+// (nil otherwise): its supervisor places it anew.
+func Requeued(ctx context.Context, b record.Book, id string) *state.Task {
+	t, err := b.Task(ctx, id)
+	if err != nil || t.Status != state.StatusQueued || t.Tmux.Pool == "" || t.Tmux.Host != "" {
+		return nil
+	}
+	return t
 }
 
 // sayWhy records why the queued task id waits (a queued entry of its

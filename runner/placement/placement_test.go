@@ -1,9 +1,14 @@
 package placement
 
 import (
+	"context"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/reconcile"
+	"github.com/runner-cli/runner/runner/record"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -24,6 +29,46 @@ func TestAheadIsFirstComeFirstServedWithinAPool(t *testing.T) {
 	for id, want := range map[string]int{"a": 0, "b": 1, "c": 2, "g": 3, "d": 0} {
 		if got := Ahead(st, st.Tasks[id]); got != want {
 			t.Errorf("Ahead(%s) = %d, want %d", id, got, want)
+		}
+	}
+}
+
+func TestFailStartPlacesAgainWhenItsHostIsGone(t *testing.T) {
+	store, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	add := func(id, pool, pane string) *state.Task {
+		task := &state.Task{ID: id, Agent: "sim", Status: state.StatusQueued, Created: time.Unix(1000, 0),
+			Tmux: state.TmuxTarget{Pool: pool, Host: "h1", Socket: "/x/s", Pane: pane}}
+		if err := store.Update(ctx, func(s *state.State) error { s.Tasks[id] = task; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return task
+	}
+	b := record.Book{Store: store, Procs: reconcile.LiveProcs{}}
+	gone := "host h1 (loop): " + hosts.ErrUnreachable.Error() + ": connection refused"
+	for _, c := range []struct {
+		id, pool, pane, reason string
+		want                   state.Status
+	}{
+		{"t_aaaaaaaa", "any", "", gone, state.StatusQueued},                     // placed again
+		{"t_bbbbbbbb", "any", "", "no snapshot: disk full", state.StatusFailed}, // not the host's fault
+		{"t_cccccccc", "", "", gone, state.StatusFailed},                        // --host h1: no pool
+		{"t_dddddddd", "any", "%3", gone, state.StatusFailed},                   // its agent had started
+	} {
+		FailStart(ctx, b, add(c.id, c.pool, c.pane), c.reason)
+		got, err := b.Task(ctx, c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status != c.want {
+			t.Errorf("%s: %s (%s), want %s", c.id, got.Status, got.LastReason(), c.want)
+		}
+		again := Requeued(ctx, b, c.id)
+		if (again != nil) != (c.want == state.StatusQueued) || again != nil && (again.Tmux.Host != "" || !strings.Contains(again.LastReason(), "placed again in pool any")) {
+			t.Errorf("%s: Requeued = %+v", c.id, again)
 		}
 	}
 }
