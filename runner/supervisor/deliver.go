@@ -23,7 +23,7 @@ import (
 )
 
 // Deliver pastes text (on a first turn, with the awareness block ahead of
-// it: Book.Prompt), confirms the submission, and records the delivery and
+// it; the turn counted before the paste: Book.Prompt), confirms the submission, and records the delivery and
 // the task running. A prompt the agent did not visibly take is no error
 // yet when the profile can tell a turn from its screen: MonitorTurn waits
 // for the turn to begin (see awaitStart).
@@ -90,7 +90,6 @@ func (s *Supervisor) Deliver(ctx context.Context, text string, first bool) error
 	}
 	return s.Book.SetStatus(ctx, state.StatusRunning, "delivered ("+note+")", func(t *state.Task) {
 		t.Delivery, t.TurnPrompt = note, &state.TurnPrompt{Signature: sig, EventsFrom: m.EventsFrom}
-		t.TurnCount++
 	})
 }
 

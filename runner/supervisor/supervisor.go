@@ -67,7 +67,9 @@ type Book interface {
 	// Notify runs the task's notification for its current status.
 	Notify(ctx context.Context, t *state.Task)
 	// Prompt is what to paste for text: on a first turn, with the
-	// awareness block ahead of it. It returns the task as well.
+	// awareness block ahead of it. It counts the turn (before the paste,
+	// where the budget allows it; else an *Ended) and returns the task as
+	// well.
 	Prompt(ctx context.Context, text string, first bool) (string, *state.Task, error)
 	// Pending is how many messages wait in the task's queue.
 	Pending(ctx context.Context) int

@@ -88,27 +88,48 @@ func (b *Book) Now() time.Time { return b.now() }
 
 // Prompt puts the awareness block (what the other tasks are doing) ahead
 // of a first turn's text, unless the task's settings or its agent's
-// profile turn it off.
+// profile turn it off, and counts the turn about to be delivered: in the
+// state update that checks the budget (budget.Over), before the paste, so
+// that what the turn itself does at once (a child it dispatches, whose
+// first turn is checked against the same tree) sees it counted, and two
+// deliveries in one tree cannot both take the last turn. A delivery that
+// fails after this stays counted: the budget is never passed.
 func (b *Book) Prompt(ctx context.Context, text string, first bool) (string, *state.Task, error) {
-	st, err := b.Record.Store.Read(ctx)
+	var (
+		t     *state.Task
+		over  string
+		block string
+	)
+	err := b.Record.Store.Update(ctx, func(st *state.State) error {
+		t = st.Task(b.ID)
+		if t == nil {
+			return fmt.Errorf("task %s: %w", b.ID, state.ErrTaskNotFound)
+		}
+		if over, _ = budget.Over(st, b.ID, settings.BudgetOf, false); over != "" {
+			return errNoTurn
+		}
+		t.TurnCount++
+		if first && b.Set.Awareness != messaging.AwarenessOff && !b.Profile.NoAwareness {
+			block = messaging.RenderAwareness(st, t, messaging.AwarenessOptions{Mode: b.Set.Awareness, MaxChars: b.Set.AwarenessMax, Now: b.now()})
+		}
+		c := *t
+		t = &c
+		return nil
+	})
+	if over != "" {
+		return "", nil, &supervisor.Ended{Outcome: supervisor.Outcome{Status: state.StatusFailed, Reason: over}}
+	}
 	if err != nil {
 		return "", nil, err
 	}
-	t := st.Task(b.ID)
-	if t == nil {
-		return "", nil, fmt.Errorf("task %s: %w", b.ID, state.ErrTaskNotFound)
+	if block != "" {
+		text = block + "\n" + text
 	}
-	if why, _ := budget.Over(st, b.ID, settings.BudgetOf, false); why != "" {
-		return "", nil, &supervisor.Ended{Outcome: supervisor.Outcome{Status: state.StatusFailed, Reason: why}}
-	}
-	payload := text
-	if first && b.Set.Awareness != messaging.AwarenessOff && !b.Profile.NoAwareness {
-		if block := messaging.RenderAwareness(st, t, messaging.AwarenessOptions{Mode: b.Set.Awareness, MaxChars: b.Set.AwarenessMax, Now: b.now()}); block != "" {
-			payload = block + "\n" + text
-		}
-	}
-	return payload, t, nil
+	return text, t, nil
 }
+
+// errNoTurn leaves Prompt's update unwritten: the budget allows no turn.
+var errNoTurn = errors.New("no turn left in the budget")
 
 func (b *Book) Pending(ctx context.Context) int {
 	st, err := b.Record.Store.Read(ctx)

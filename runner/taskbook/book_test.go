@@ -2,6 +2,8 @@ package taskbook
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/runner-cli/runner/internal/clock"
@@ -116,4 +118,35 @@ func TestEndTurnLetsGo(t *testing.T) {
 func TestImports(t *testing.T) {
 	importcheck.Only(t, ".", "gitsnap", "internal/clock", "runner/budget", "runner/changes", "runner/messaging", "runner/notice",
 		"runner/profile", "runner/reconcile", "runner/record", "runner/settings", "runner/supervisor", "state")
+}
+
+// TestPromptCountsTheTurn: the turn is counted in the update that checks
+// the budget, before anything is pasted, so what the turn does at once (a
+// child it dispatches, checked against the same tree) sees it: a parent
+// with --max-turns 2 whose second turn dispatches a child leaves the child
+// no turn. Counted at the delivery's confirmation instead, the child's
+// first turn ran as the tree's third (budget_turns.txtar under load).
+func TestPromptCountsTheTurn(t *testing.T) {
+	ctx := t.Context()
+	parent := statetest.Supervised("t_aaaaaaaa", "", state.StatusRunning)
+	parent.Settings = []byte(`{"max_turns": 2}`)
+	child := statetest.Supervised("t_bbbbbbbb", "", state.StatusStarting)
+	child.Parent = parent.ID
+	store := statetest.WithTasks(t, parent, child)
+	for turn := 1; turn <= 2; turn++ {
+		if _, _, err := book(t, store, parent.ID).Prompt(ctx, "say hi", turn == 1); err != nil {
+			t.Fatalf("turn %d: %v", turn, err)
+		}
+		if n := statetest.Read(t, store).Task(parent.ID).TurnCount; n != turn {
+			t.Fatalf("after Prompt of turn %d: %d turn(s) recorded, want %d before the paste", turn, n, turn)
+		}
+	}
+	_, _, err := book(t, store, child.ID).Prompt(ctx, "say child", true)
+	var ended *supervisor.Ended
+	if !errors.As(err, &ended) || ended.Status != state.StatusFailed || !strings.Contains(ended.Reason, "--max-turns 2") {
+		t.Fatalf("the child's first turn: %v, want the tree's budget spent", err)
+	}
+	if n := statetest.Read(t, store).Task(child.ID).TurnCount; n != 0 {
+		t.Errorf("a turn refused by the budget was counted: %d", n)
+	}
 }
