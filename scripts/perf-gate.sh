@@ -25,7 +25,7 @@ base_rev="${RUNNER_GATE_BASELINE_REV:-d07a4d7}"
 if [ -z "${RUNNER_GATE_BASELINE_BIN:-}" ] && git cat-file -e "$base_rev^{commit}" 2>/dev/null; then
 	bt=$(mktemp -d /tmp/runner-gate-base.XXXXXX)
 	trap 'git worktree remove --force "$bt/src" >/dev/null 2>&1; rm -rf "$bt"' EXIT
-	if git worktree add -q --detach "$bt/src" "$base_rev" && (cd "$bt/src" && CGO_ENABLED=0 go build -o "$bt/runner" ./cmd/runner); then
+	if git worktree add -q --detach "$bt/src" "$base_rev" && (cd "$bt/src" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$bt/runner" ./cmd/runner); then
 		export RUNNER_GATE_BASELINE_BIN="$bt/runner"
 		echo "perf-gate: baseline binary of $base_rev" >&2
 	fi

@@ -47,7 +47,9 @@ func helloWorld(tb testing.TB, dir string) string {
 // compiler is) starts through the dynamic loader: 4.0x a hello-world's CPU
 // against 3.2x for the same code on 2026-12-02 (issue 51).
 func goBuildStatic(bin, pkg string) *exec.Cmd {
-	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	// -trimpath -buildvcs=false as release.sh: .ci/run's builds have
+	// compiled it all so already.
+	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-o", bin, pkg)
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	return cmd
 }
