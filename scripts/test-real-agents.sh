@@ -27,6 +27,8 @@ pins=(
 	@mariozechner/pi-coding-agent@0.73.1
 	@github/copilot@1.0.102
 	@factory/cli@0.225.1
+	cline@3.0.65
+	@kilocode/cli@7.7.7
 )
 bindir="$(scripts/install-agents.sh "${pins[@]}" | tail -n 1)"
 export PATH="$bindir:$PATH"
