@@ -248,7 +248,7 @@ func recordTask(ctx context.Context, env *Env, req DispatchRequest, agent string
 		task = &state.Task{ID: id, Project: project, Dir: dir, Agent: agent, Text: text, TextFile: textFile,
 			Parent: lin.parent, Level: lin.level, Source: lin.source, Created: now, Settings: settings, After: after,
 			Tmux: tmux, Group: req.Group,
-			Transcript: env.Store.TaskFile("log", id)}
+			Transcript: env.Store.TaskFile(state.FileLog, id)}
 		reason := "dispatched by " + lin.source
 		if len(after) > 0 {
 			reason = reconcile.WaitingReason(after)

@@ -13,7 +13,7 @@ import (
 
 // DoorPath is where a sandboxed task's door socket is (package door).
 func (env *Env) DoorPath(id string) string {
-	return filepath.Join(env.Store.TaskFile("door-dir", id), door.SocketName)
+	return filepath.Join(env.Store.TaskFile(state.FileDoorDir, id), door.SocketName)
 }
 
 // serveDoor serves task t's door while ctx lasts (door.ServeTask): its
@@ -25,7 +25,7 @@ func serveDoor(ctx context.Context, env *Env, t *state.Task, c *hosts.Conn) {
 	if env.Environ != nil {
 		environ = env.Environ
 	}
-	door.ServeTask(ctx, env.Store.TaskFile("door-dir", t.ID), door.Runner{Exe: env.Exe, TaskID: t.ID, Dir: t.Dir, StateDir: env.Store.Dir(),
+	door.ServeTask(ctx, env.Store.TaskFile(state.FileDoorDir, t.ID), door.Runner{Exe: env.Exe, TaskID: t.ID, Dir: t.Dir, StateDir: env.Store.Dir(),
 		Socket: env.TC.Socket(), Environ: environ(), Away: c != nil}, func(ctx context.Context) error {
 		return remote.ForwardDoor(ctx, c, t.ID, env.DoorPath(t.ID))
 	}, env.Warn)

@@ -211,7 +211,7 @@ func (s localSite) paneEnv(t *state.Task, prof *profile.Profile) []string {
 		"RUNNER_TMUX_SOCKET="+env.TC.Socket(),
 		// Where a turn-end hook of the agent writes (the OpenCode plugin of
 		// scripts/ reads it; any hook may).
-		"RUNNER_EVENTS_FILE="+env.Store.TaskFile("events", t.ID),
+		"RUNNER_EVENTS_FILE="+env.Store.TaskFile(state.FileEvents, t.ID),
 	)
 	for _, k := range []string{"PATH", "HOME", "USER", "LANG", "LC_ALL", "LC_CTYPE"} {
 		if v := env.Getenv(k); v != "" {
@@ -333,8 +333,8 @@ func (s localSite) hook(_ context.Context, t *state.Task, prof *profile.Profile,
 	if !use || env.Exe == "" {
 		return nil, nil, nil
 	}
-	return hookinstall.Install(hookinstall.Place{Exe: env.Exe, TaskID: t.ID, Events: env.Store.TaskFile("events", t.ID),
-		Dir: env.Store.TaskFile("hook-dir", t.ID), Say: env.Say}, prof, penv)
+	return hookinstall.Install(hookinstall.Place{Exe: env.Exe, TaskID: t.ID, Events: env.Store.TaskFile(state.FileEvents, t.ID),
+		Dir: env.Store.TaskFile(state.FileHookDir, t.ID), Say: env.Say}, prof, penv)
 }
 
 // ProjectLockFlag is the flag of `runner supervise` naming the descriptor
@@ -352,7 +352,7 @@ func (env *Env) StartSupervisor(id string, lock *state.ProjectLock) (int, error)
 		extra = []*os.File{lock.File()}
 		args = append(args, "--"+ProjectLockFlag+"=3")
 	}
-	pid, err := env.SpawnRunner(env.Store.TaskFile("supervisor-log", id), extra, args...)
+	pid, err := env.SpawnRunner(env.Store.TaskFile(state.FileSupervisorLog, id), extra, args...)
 	if err != nil {
 		return 0, fmt.Errorf("start supervisor: %w", err)
 	}

@@ -41,13 +41,13 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 	}
 	l := confine.Launch{
 		Place: confine.Place{Dir: t.Dir, GitCommon: common, Home: home, Getenv: env.Env,
-			StateDir: env.Store.Dir(), Socket: env.TC.SocketPath(), Events: env.Store.TaskFile("events", t.ID),
-			HookDir: env.Store.TaskFile("hook-dir", t.ID), DoorDir: env.Store.TaskFile("door-dir", t.ID)},
+			StateDir: env.Store.Dir(), Socket: env.TC.SocketPath(), Events: env.Store.TaskFile(state.FileEvents, t.ID),
+			HookDir: env.Store.TaskFile(state.FileHookDir, t.ID), DoorDir: env.Store.TaskFile(state.FileDoorDir, t.ID)},
 		ID: t.ID, Exe: env.Exe, Env: penv, Path: path, Argv: argv, CLIPaths: prof.SandboxPaths, UserPaths: sb.Paths,
 		Verify: sb.Checked != nil && sb.Checked.Within != "",
 	}
 	if sb.Home == settings.SandboxHomeTask {
-		l.CopiesDir = env.Store.TaskFile("home-dir", t.ID)
+		l.CopiesDir = env.Store.TaskFile(state.FileHomeDir, t.ID)
 		l.SaveCopies = func(copies map[string]string) error {
 			return env.Record().Update(ctx, t.ID, func(x *state.Task) { x.HomeCopies = copies })
 		}

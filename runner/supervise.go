@@ -164,7 +164,7 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 	// approves nothing.
 	rules, _ := config.CompileApproveRules("approve_rules", set.ApproveRules)
 	mon := &monitor.Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
-		Events: env.Store.TaskFile("events", t.ID), Died: env.Store.PaneDiedFile(), Settle: set.SettleFor(prof), Idle: set.Idle,
+		Events: env.Store.TaskFile(state.FileEvents, t.ID), Died: env.Store.PaneDiedFile(), Settle: set.SettleFor(prof), Idle: set.Idle,
 		Skipped: func(ev profile.HookEvent, why string) {
 			env.Say("task %s: hook event %s not taken: %s", t.ID, ev.Name, why)
 		},
@@ -191,7 +191,7 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 	// make its running turn's spend worth reading again.
 	mon.Wrote, mon.HookWrote = signal(wrote, liveWrote), signal(liveWrote)
 	s = &supervision{env: env, book: book, set: set, runCtx: ctx, wrote: wrote, Supervisor: &supervisor.Supervisor{
-		ID: t.ID, Profile: prof, PaneID: t.Tmux.Pane, Mon: supervisor.Watch(mon), Book: book, AgentEnv: confine.AgentEnv(t.HomeCopies, filepath.Join(env.Store.TaskFile("home-dir", t.ID), "home")), AgentPath: confine.AgentPath(t.HomeCopies), Wrote: liveWrote,
+		ID: t.ID, Profile: prof, PaneID: t.Tmux.Pane, Mon: supervisor.Watch(mon), Book: book, AgentEnv: confine.AgentEnv(t.HomeCopies, filepath.Join(env.Store.TaskFile(state.FileHomeDir, t.ID), "home")), AgentPath: confine.AgentPath(t.HomeCopies), Wrote: liveWrote,
 		Settings: supervisor.Settings{ReadyTimeout: set.ReadyTimeout, YesTrust: set.YesTrust, WaitInput: set.WaitInput,
 			Detached: set.Detached, Approve: rules, Commit: set.Commit, UseHook: set.Start != nil && set.Start.UseHook}}}
 	tc, err := env.PaneClient(ctx, t)

@@ -39,7 +39,7 @@ func Notify(ctx context.Context, env *Env, t *state.Task, set settings.Run) {
 		Say:     env.Say,
 		ExitOf:  env.ExitOf,
 		ResultFile: func(t *state.Task) string {
-			p := env.Store.TaskFile("log", t.ID) + ".result"
+			p := env.Store.TaskFile(state.FileLog, t.ID) + ".result"
 			_ = os.WriteFile(p, []byte(t.ResultTail), 0o600)
 			return p
 		},

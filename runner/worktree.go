@@ -22,7 +22,7 @@ import (
 func startWorktree(ctx context.Context, env *Env, task *state.Task, snap *gitsnap.Snapshot, w *config.WorktreeSetup) (wtsetup.Made, error) {
 	return wtsetup.Start(ctx, task, snap, w, wtsetup.Where{
 		Host:    func(ctx context.Context) (*hosts.Conn, error) { return env.HostConn(ctx, task.Tmux.Host) },
-		Log:     env.Store.TaskFile("log", task.ID),
+		Log:     env.Store.TaskFile(state.FileLog, task.ID),
 		Journal: func(ctx context.Context, kind, text string) { env.Record().Journal(ctx, task, kind, text) },
 	})
 }

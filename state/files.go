@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"time"
 	"unicode/utf8"
@@ -28,29 +29,51 @@ import (
 //	tasks/<id>.txt             the whole text of a task longer than InlineTextMax
 //	tasks/<id>.index           the git index runner looks at a task's changed files on
 
-// TaskFile returns the path of a per-task file of the given kind ("log",
-// "supervisor-log", "events", "hook-dir", "door-dir", "home-dir",
-// "text", "changes-index").
-func (s *Store) TaskFile(kind, id string) string {
-	switch kind {
-	case "log":
-		return filepath.Join(s.dir, "logs", id+".log")
-	case "supervisor-log":
-		return filepath.Join(s.dir, "logs", id+".supervisor.log")
-	case "events":
-		return filepath.Join(s.dir, "events", id+".jsonl")
-	case "hook-dir":
-		return filepath.Join(s.dir, "hooks", id)
-	case "door-dir":
-		return filepath.Join(s.dir, "doors", id)
-	case "home-dir":
-		return filepath.Join(s.dir, "homes", id)
-	case "text":
-		return filepath.Join(s.dir, "tasks", id+".txt")
-	case "changes-index":
-		return filepath.Join(s.dir, "tasks", id+".index")
+// TaskFileKind is a kind of per-task file (TaskFile): one of the File…
+// constants, so a kind that does not exist does not compile.
+type TaskFileKind int
+
+// The kinds of per-task file (the layout above).
+const (
+	FileLog           TaskFileKind = iota // logs/<id>.log: the pane's transcript
+	FileSupervisorLog                     // logs/<id>.supervisor.log
+	FileEvents                            // events/<id>.jsonl: the hook events
+	FileHookDir                           // hooks/<id>/
+	FileDoorDir                           // doors/<id>/
+	FileHomeDir                           // homes/<id>/
+	FileText                              // tasks/<id>.txt: a long task's text
+	FileChangesIndex                      // tasks/<id>.index
+)
+
+// taskFiles are each kind's folder and the suffix after the task's id.
+var taskFiles = [...]struct{ dir, suffix string }{
+	FileLog:           {"logs", ".log"},
+	FileSupervisorLog: {"logs", ".supervisor.log"},
+	FileEvents:        {"events", ".jsonl"},
+	FileHookDir:       {"hooks", ""},
+	FileDoorDir:       {"doors", ""},
+	FileHomeDir:       {"homes", ""},
+	FileText:          {"tasks", ".txt"},
+	FileChangesIndex:  {"tasks", ".index"},
+}
+
+// String is the kind's name, e.g. "FileLog" for FileLog's.
+func (k TaskFileKind) String() string {
+	if k < 0 || int(k) >= len(taskFiles) {
+		return "TaskFileKind(" + strconv.Itoa(int(k)) + ")"
 	}
-	panic("state: unknown task file kind " + kind)
+	return [...]string{"FileLog", "FileSupervisorLog", "FileEvents", "FileHookDir", "FileDoorDir", "FileHomeDir", "FileText", "FileChangesIndex"}[k]
+}
+
+// TaskFile returns the path of task id's file of the given kind. A kind
+// outside the constants (only a conversion makes one) names a path under
+// unknown/ in the state directory, none of runner's files.
+func (s *Store) TaskFile(kind TaskFileKind, id string) string {
+	if kind < 0 || int(kind) >= len(taskFiles) {
+		return filepath.Join(s.dir, "unknown", kind.String(), id)
+	}
+	f := taskFiles[kind]
+	return filepath.Join(s.dir, f.dir, id+f.suffix)
 }
 
 // PaneDiedFile is where tmux's pane-died hook appends "PANE STATUS" lines.
@@ -65,7 +88,7 @@ func (s *Store) PrepareTaskFiles(id string) error {
 			return fmt.Errorf("create %s: %w", filepath.Join(s.dir, sub), err)
 		}
 	}
-	for _, p := range []string{s.TaskFile("log", id), s.TaskFile("events", id), s.PaneDiedFile()} {
+	for _, p := range []string{s.TaskFile(FileLog, id), s.TaskFile(FileEvents, id), s.PaneDiedFile()} {
 		f, err := openFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return fmt.Errorf("create %s: %w", p, err)
@@ -122,7 +145,7 @@ func AppendTaskEventIn(dir, id string, ev TaskEvent) error {
 // ReadTaskEvents returns the task's hook events (a missing file is none;
 // unparsable lines are skipped).
 func (s *Store) ReadTaskEvents(id string) ([]TaskEvent, error) {
-	f, err := openRead(s.TaskFile("events", id))
+	f, err := openRead(s.TaskFile(FileEvents, id))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -235,7 +258,7 @@ func (s *Store) WriteTaskText(id, text string) (string, error) {
 	if !ValidTaskID(id) {
 		return "", fmt.Errorf("task id %q: want t_ and 8 lowercase letters or digits", id)
 	}
-	p := s.TaskFile("text", id)
+	p := s.TaskFile(FileText, id)
 	dir := filepath.Dir(p)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create %s: %w (set RUNNER_STATE_DIR to a writable directory)", dir, err)
@@ -269,12 +292,12 @@ func (s *Store) removeTaskFiles(ids []string) {
 		if !ValidTaskID(id) {
 			continue
 		}
-		for _, kind := range []string{"text", "log", "supervisor-log", "events", "changes-index"} {
+		for _, kind := range []TaskFileKind{FileText, FileLog, FileSupervisorLog, FileEvents, FileChangesIndex} {
 			os.Remove(s.TaskFile(kind, id))
 		}
-		os.RemoveAll(s.TaskFile("hook-dir", id))
-		os.RemoveAll(s.TaskFile("door-dir", id))
-		os.RemoveAll(s.TaskFile("home-dir", id))
+		os.RemoveAll(s.TaskFile(FileHookDir, id))
+		os.RemoveAll(s.TaskFile(FileDoorDir, id))
+		os.RemoveAll(s.TaskFile(FileHomeDir, id))
 	}
 }
 

@@ -187,9 +187,9 @@ func TestPruneReachesTheArchive(t *testing.T) {
 			st.Messages = map[string]*Message{}
 			return nil
 		})
-		if err := os.WriteFile(s.TaskFile("log", id), []byte("log"), 0o600); err != nil && !os.IsNotExist(err) {
-			os.MkdirAll(filepath.Dir(s.TaskFile("log", id)), 0o700)
-			os.WriteFile(s.TaskFile("log", id), []byte("log"), 0o600)
+		if err := os.WriteFile(s.TaskFile(FileLog, id), []byte("log"), 0o600); err != nil && !os.IsNotExist(err) {
+			os.MkdirAll(filepath.Dir(s.TaskFile(FileLog, id)), 0o700)
+			os.WriteFile(s.TaskFile(FileLog, id), []byte("log"), 0o600)
 		}
 	}
 	mustUpdate(t, s, func(st *State) error {
@@ -218,7 +218,7 @@ func TestPruneReachesTheArchive(t *testing.T) {
 	if got := recordFiles(t, s); len(got) != 1 {
 		t.Fatalf("record files left: %v", got)
 	}
-	if _, err := os.Stat(s.TaskFile("log", "t_prun0003")); !os.IsNotExist(err) {
+	if _, err := os.Stat(s.TaskFile(FileLog, "t_prun0003")); !os.IsNotExist(err) {
 		t.Fatalf("the transcript of a pruned archived task is still there: %v", err)
 	}
 }

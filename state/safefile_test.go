@@ -64,7 +64,7 @@ func TestNoLinksNoFIFOs(t *testing.T) {
 	}
 	victim := filepath.Join(t.TempDir(), "bashrc")
 	os.WriteFile(victim, []byte("mine\n"), 0o600)
-	events := s.TaskFile("events", id)
+	events := s.TaskFile(FileEvents, id)
 	os.Remove(events)
 	os.Symlink(victim, events)
 	if err := AppendTaskEventIn(dir, id, TaskEvent{Event: "Stop"}); err == nil {

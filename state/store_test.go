@@ -383,8 +383,8 @@ func TestPrune(t *testing.T) {
 	}
 	// A pruned task's files go with its record; a kept task's stay.
 	files := func(id string) []string {
-		return []string{s.TaskFile("text", id), s.TaskFile("log", id), s.TaskFile("supervisor-log", id),
-			s.TaskFile("events", id), filepath.Join(s.TaskFile("hook-dir", id), "settings.json")}
+		return []string{s.TaskFile(FileText, id), s.TaskFile(FileLog, id), s.TaskFile(FileSupervisorLog, id),
+			s.TaskFile(FileEvents, id), filepath.Join(s.TaskFile(FileHookDir, id), "settings.json")}
 	}
 	for _, id := range []string{"t_new0done", "t_running0"} {
 		for _, f := range files(id) {
@@ -409,7 +409,7 @@ func TestPrune(t *testing.T) {
 			t.Errorf("%s of a pruned task is still there (%v)", f, err)
 		}
 	}
-	if _, err := os.Stat(s.TaskFile("hook-dir", "t_new0done")); !os.IsNotExist(err) {
+	if _, err := os.Stat(s.TaskFile(FileHookDir, "t_new0done")); !os.IsNotExist(err) {
 		t.Errorf("the hook directory of a pruned task is still there")
 	}
 	for _, f := range files("t_running0") {

@@ -171,7 +171,7 @@ func (a *app) explainCapture(ctx context.Context, opts *agentsExplainOptions, ou
 		if opts.agent == "" {
 			opts.agent = t.Agent
 		}
-		out.LastHook = lastHookEvent(env.Store.TaskFile("events", t.ID))
+		out.LastHook = lastHookEvent(env.Store.TaskFile(state.FileEvents, t.ID))
 	}
 	if opts.agent == "" {
 		return "", profile.PaneInfo{}, nil, fault.Usagef("agents explain: pane %s is no task's: give --agent NAME", opts.pane)

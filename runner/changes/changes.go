@@ -87,7 +87,7 @@ func (d Deps) Look(ctx context.Context, id string) (*Look, error) {
 	}
 	keep := "" // a task on a host: a temporary index there
 	if t.Tmux.Host == "" {
-		keep = d.Store.TaskFile("changes-index", id)
+		keep = d.Store.TaskFile(state.FileChangesIndex, id)
 	}
 	cf, err := gitsnap.Changed(gctx, t.Dir, t.SnapshotRef, keep)
 	if err != nil {
@@ -166,8 +166,8 @@ func (l *Look) Record(ctx context.Context) error {
 		return fmt.Errorf("task %s: record the files it changed: %w", id, err)
 	}
 	for _, o := range offers {
-		o.n.From = fileSize(d.Store.TaskFile("events", o.to))
-		if err := notice.Offer(notice.Dir(d.Store.TaskFile("hook-dir", o.to)), o.n); err != nil {
+		o.n.From = fileSize(d.Store.TaskFile(state.FileEvents, o.to))
+		if err := notice.Offer(notice.Dir(d.Store.TaskFile(state.FileHookDir, o.to)), o.n); err != nil {
 			d.Say("task %s: %v (it waits for the next turn)", o.to, err)
 		}
 	}

@@ -34,7 +34,7 @@ func Mirror(ctx context.Context, c *hosts.Conn, store *state.Store, t *state.Tas
 	if err != nil {
 		return nil, nil, err
 	}
-	local := Local{Transcript: t.Transcript, Died: DiedFile(store, t.ID), Events: store.TaskFile("events", t.ID)}
+	local := Local{Transcript: t.Transcript, Died: DiedFile(store, t.ID), Events: store.TaskFile(state.FileEvents, t.ID)}
 	ctx, stop, err := Stream(ctx, c, FilesIn(dir), local, after)
 	if err != nil {
 		return nil, nil, fmt.Errorf("task %s: %w", t.ID, err)
@@ -44,7 +44,7 @@ func Mirror(ctx context.Context, c *hosts.Conn, store *state.Store, t *state.Tas
 
 // DiedFile is the local copy of remote task id's pane-died lines.
 func DiedFile(store *state.Store, id string) string {
-	return filepath.Join(filepath.Dir(store.TaskFile("events", id)), id+".panes-died")
+	return filepath.Join(filepath.Dir(store.TaskFile(state.FileEvents, id)), id+".panes-died")
 }
 
 // Early is the stream of a foreground remote task's files, started with

@@ -21,7 +21,7 @@ const TakenReason = "within a running turn, through its CLI's hook"
 // starts. It runs at a turn's end and before a new turn claims the queue,
 // so an offer never outlives its turn.
 func SettleNotices(ctx context.Context, rec record.Book, id string) {
-	taken := notice.Settle(notice.Dir(rec.Store.TaskFile("hook-dir", id)), rec.Store.TaskFile("events", id))
+	taken := notice.Settle(notice.Dir(rec.Store.TaskFile(state.FileHookDir, id)), rec.Store.TaskFile(state.FileEvents, id))
 	if len(taken) == 0 {
 		return
 	}
