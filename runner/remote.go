@@ -18,7 +18,7 @@ import (
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
-// hostConn returns the connection to the registered host name, from the
+// HostConn returns the connection to the registered host name, from the
 // Env's host pool (Env.Hosts, made by the caller). An unknown host is a
 // usage error (exit 2); nothing is contacted yet.
 func (env *Env) HostConn(ctx context.Context, name string) (*hosts.Conn, error) {

@@ -11,7 +11,7 @@ import (
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
-// spawnRunner starts this runner binary with args (after --socket) as a
+// SpawnRunner starts this runner binary with args (after --socket) as a
 // process of its own: a new session (it outlives the caller's terminal),
 // stdin from /dev/null, its output appended to logPath (0600), the caller's
 // environment without the task identity variables (a process started from

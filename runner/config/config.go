@@ -29,7 +29,7 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-// Config is the user's configuration file, read by LoadConfig. Every key is
+// Config is the user's configuration file, read by Load. Every key is
 // optional; DefaultConfig holds the values used for absent keys. Durations
 // are Go duration strings ("30s", "1h").
 type Config struct {

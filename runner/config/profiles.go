@@ -34,7 +34,7 @@ func CompileApproveRules(key string, rules []string) ([]*regexp.Regexp, error) {
 }
 
 // ApproveRegexps returns the compiled ApproveRules of a config returned by
-// LoadConfig or DefaultConfig.
+// Load or DefaultConfig.
 func (c *Config) ApproveRegexps() []*regexp.Regexp { return c.approve }
 
 // Profiles returns the built-in profiles overlaid with the user's agent

@@ -309,7 +309,7 @@ func looseEntries(dir string) (loose []string, n int) {
 func agentChecks(ctx context.Context, cfg *config.Config, cfgPath string, opts Options) []Check {
 	ps, err := cfg.Profiles()
 	if err != nil {
-		// Only for a config LoadConfig refused; the config check says why.
+		// Only for a config config.Load refused; the config check says why.
 		ps = profile.Builtins()
 	}
 	var out []Check

@@ -13,7 +13,7 @@ import (
 	"github.com/runner-cli/runner/internal/atomicfile"
 )
 
-// versionCacheMax bounds the entries VersionCache keeps.
+// versionCacheMax bounds the entries CachedVersion's cache keeps.
 const versionCacheMax = 64
 
 // CachedVersionTimeout bounds one version read of CachedVersion: a task's

@@ -44,7 +44,7 @@ func gcRemote(ctx context.Context, d Deps, st *state.State, opts Options, res *R
 	return recordReclaimed(ctx, d, closed, "gc")
 }
 
-// gcTasks is gcRemote on one host: its panes and clients listed once,
+// gcHostTasks is gcRemote on one host: its panes and clients listed once,
 // each task's own window that no client shows closed, and the files
 // runner kept there for the tasks removed (their copies here stay). It
 // returns the tasks to record reclaimed.

@@ -34,7 +34,7 @@ type Place struct {
 	Pool string
 }
 
-// ResolveProject returns where a dispatch to arg works. arg is a
+// Resolve returns where a dispatch to arg works. arg is a
 // registered name, a path of this machine, or a directory on a host:
 // "host:HOST:/dir", or an absolute path with host HOST (dispatch --host).
 // A path that is the directory of a registered project gives that
@@ -85,7 +85,7 @@ func Resolve(st *state.State, arg, host string) (Place, error) {
 	return Place{Project: arg, Dir: p.Dir}, nil
 }
 
-// resolveOnHost is ResolveProject for a project or an absolute path on
+// resolveOnHost is Resolve for a project or an absolute path on
 // host.
 func resolveOnHost(st *state.State, arg, host string) (Place, error) {
 	if !strings.HasPrefix(arg, "/") {

@@ -36,7 +36,7 @@ func ValidateName(name string) error {
 	return nil
 }
 
-// AddProject registers directory dir under name. The name must be valid
+// Add registers directory dir under name. The name must be valid
 // (ValidateName), dir must exist and be a directory, and the name must
 // be free; each of these is a usage error (exit 2) and writes nothing. dir is
 // stored absolute and cleaned. A dir written "host:HOST:/path" is a
@@ -101,7 +101,7 @@ func localProjectDir(name, dir string) (string, error) {
 	return abs, nil
 }
 
-// ListProjects returns the registered projects sorted by name.
+// List returns the registered projects sorted by name.
 func List(ctx context.Context, s *state.Store) ([]state.Project, error) {
 	st, err := s.Read(ctx)
 	if err != nil {
@@ -110,7 +110,7 @@ func List(ctx context.Context, s *state.Store) ([]state.Project, error) {
 	return st.ProjectList(), nil
 }
 
-// RemoveProject unregisters a project. An unknown name, or a project that
+// Remove unregisters a project. An unknown name, or a project that
 // still has active tasks, is a usage error and writes nothing. The project's
 // directory is not touched.
 func Remove(ctx context.Context, s *state.Store, name string) error {
@@ -164,7 +164,7 @@ func Prune(ctx context.Context, s *state.Store, olderThan time.Duration) ([]stri
 	return removed, nil
 }
 
-// ProjectRef identifies a project. A project's identity is its directory:
+// Ref identifies a project. A project's identity is its directory:
 // two tasks are in the same project when they work in the same directory,
 // whether they were dispatched by a registered name or by a path. Name is
 // the registered name, when the directory has one.
@@ -187,7 +187,7 @@ func (p Ref) String() string {
 	return p.Dir
 }
 
-// ProjectLabel names a task's project for people and agents: its
+// Label names a task's project for people and agents: its
 // registered name, or its directory.
 func Label(t *state.Task) string {
 	if t.Project != "" {
@@ -196,7 +196,7 @@ func Label(t *state.Task) string {
 	return t.Dir
 }
 
-// SelectProject resolves a PROJECT argument of ps --project, wait --all
+// Select resolves a PROJECT argument of ps --project, wait --all
 // --project and @project: a registered name, a name that tasks carry, or a
 // directory given as a path (./a, /x/b, ~/src: see isPathArg). A path that
 // is a registered project's directory selects that project. Unknown is a

@@ -67,7 +67,7 @@ type Server struct {
 	runs      chan struct{}
 	followers chan struct{}
 	mux       *http.ServeMux
-	// screenFlag is cleared once runner's status turns out not to know
+	// noScreen is set once runner's status turns out not to know
 	// --screen (the flag came with issue 52's dialogs).
 	screenMu sync.Mutex
 	noScreen bool

@@ -15,7 +15,7 @@ import (
 // ListOptions filters List.
 type ListOptions struct {
 	All     bool   // include finished tasks
-	Project string // only this project: a name or a directory (see SelectProject)
+	Project string // only this project: a name or a directory (see projects.Select)
 	// Host keeps the tasks on this host ("local": this machine's; a
 	// task waiting for a pool is on none yet).
 	Host string

@@ -81,7 +81,7 @@ func waitIDs(ctx context.Context, d Deps, st *state.State, ids []string, opts Wa
 }
 
 // AllSet returns the tasks `runner wait --all` waits for: every active
-// task (of project, if it is not the zero ProjectRef) and every active
+// task (of project, if it is not the zero projects.Ref) and every active
 // task queued, directly or through others, behind one of them; in dispatch
 // order.
 func AllSet(st *state.State, project projects.Ref) []string {
@@ -118,7 +118,7 @@ func AllSet(st *state.State, project projects.Ref) []string {
 
 // All blocks until every task of AllSet (computed at the call)
 // has ended and returns them in dispatch order; none is no error. project
-// is empty (every task) or a name or directory (see SelectProject).
+// is empty (every task) or a name or directory (see projects.Select).
 func All(ctx context.Context, d Deps, project string) ([]*state.Task, error) {
 	st, err := d.Reconcile(ctx)
 	if err != nil {
