@@ -68,7 +68,7 @@ func printDialog(w io.Writer, id string, d *dialog.Dialog) {
 	}
 }
 
-// printAnswers prints the receipts of t's answers.
+// printAnswerReceipts prints the receipts of t's answers.
 func printAnswerReceipts(w io.Writer, t *state.Task) {
 	for _, r := range t.Answers {
 		by := r.By

@@ -60,3 +60,45 @@ func f(ctx context.Context, tr Transport, target string) {
 		t.Errorf("%d errors, want 10 (the lines marked in lib/a.go)", f.errors)
 	}
 }
+
+// TestDocNames: each doc comment that starts with a name starts with its
+// own (issue 55: 19 named identifiers gone or renamed).
+func TestDocNames(t *testing.T) {
+	if n := DocNames(t, "../.."); n < 100 {
+		t.Fatalf("only %d files checked: not the module's root?", n)
+	}
+}
+
+func TestDocNamesCatches(t *testing.T) {
+	dir := t.TempDir()
+	src := `package a
+
+// ListProjects returns them (renamed: error).
+func List() {}
+
+// gcTasks is gone (error).
+func gcHostTasks() {}
+
+// Show shows it; a word, not code: no error.
+func Display() {}
+
+// The thing (no error).
+type T struct {
+	// screenFlag is set (error).
+	noScreen bool
+	// Port is the port (no error).
+	Port int
+}
+
+// maxRuns bounds it (no error).
+const maxRuns = 8
+`
+	if err := os.WriteFile(filepath.Join(dir, "a.go"), []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeT{TB: t}
+	DocNames(f, dir)
+	if f.errors != 3 {
+		t.Errorf("%d errors, want 3", f.errors)
+	}
+}

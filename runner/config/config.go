@@ -468,7 +468,6 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 	return c.validateAgents(fileAliases)
 }
 
-// validateBudgets checks max_turns, budget_tokens and budget_usd.
 // validatePool checks the config's pool: "", any or label:L.
 func (c *Config) validatePool() error {
 	if l, byLabel := strings.CutPrefix(c.Pool, "label:"); c.Pool != "" && c.Pool != "any" && (!byLabel || !state.ValidName(l)) {
@@ -477,6 +476,7 @@ func (c *Config) validatePool() error {
 	return nil
 }
 
+// validateBudgets checks max_turns, budget_tokens and budget_usd.
 func (c *Config) validateBudgets() error {
 	for p, n := range c.MaxTurns {
 		if n < 0 {

@@ -111,7 +111,7 @@ const stateDirOption = "@runner_state"
 // start with '_').
 const gcLockKey = "_gc"
 
-// GC closes the windows of finished tasks that ended at least
+// Run closes the windows of finished tasks that ended at least
 // opts.OlderThan ago (and the windows left by tasks whose records were
 // pruned) and ends every process those tasks started. A window that a
 // tmux client is showing is never closed; that task is skipped. Before a

@@ -67,8 +67,8 @@ type Server struct {
 	runs      chan struct{}
 	followers chan struct{}
 	mux       *http.ServeMux
-	// noScreen is set once runner's status turns out not to know
-	// --screen (the flag came with issue 52's dialogs).
+	// screenMu guards noScreen, set once runner's status turns out not
+	// to know --screen (the flag came with issue 52's dialogs).
 	screenMu sync.Mutex
 	noScreen bool
 }
