@@ -30,7 +30,7 @@ func BenchmarkUpdate(b *testing.B) {
 		data := []byte(`{"version":1,"generation":1,"projects":{},"tasks":{}}` + "\n")
 		b.ResetTimer()
 		for b.Loop() {
-			if err := s.writeFile(data); err != nil {
+			if err := s.writeFile(data, &pendingSync{}); err != nil {
 				b.Fatal(err)
 			}
 			if err := s.syncDir(); err != nil {

@@ -106,7 +106,9 @@ func (s *Store) write(st *State, raw []byte, now time.Time) (res writeResult, er
 		}
 	}()
 	res.remove = append(res.remove, st.retired...) // what the last write retired
-	retired, err := s.writeRecords(st, changed, gen)
+	var pend pendingSync
+	defer pend.abort()
+	retired, err := s.writeRecords(st, changed, gen, &pend)
 	if err != nil {
 		return res, err
 	}
@@ -126,7 +128,7 @@ func (s *Store) write(st *State, raw []byte, now time.Time) (res writeResult, er
 	if err != nil {
 		return res, fmt.Errorf("encode state: %w", err)
 	}
-	if err := s.writeFile(append(b, '\n')); err != nil {
+	if err := s.writeFile(append(b, '\n'), &pend); err != nil {
 		return res, err
 	}
 	res.renamed = true
@@ -144,9 +146,10 @@ func (s *Store) write(st *State, raw []byte, now time.Time) (res writeResult, er
 }
 
 // writeRecords writes the records of generation gen of the changed tasks
-// and makes them durable (each fsynced and the directory, or one syncfs
-// for many), and returns the records they supersede.
-func (s *Store) writeRecords(st *State, changed []*Task, gen uint64) (retired []string, err error) {
+// and makes them durable (one syncfs for many), or leaves them in pend
+// (files and the tasks directory) for writeFile to fsync with the index,
+// and returns the records they supersede.
+func (s *Store) writeRecords(st *State, changed []*Task, gen uint64, pend *pendingSync) (retired []string, err error) {
 	if len(changed) == 0 {
 		return nil, nil
 	}
@@ -158,12 +161,21 @@ func (s *Store) writeRecords(st *State, changed []*Task, gen uint64) (retired []
 		if old, ok := st.base[t.ID]; ok {
 			retired = append(retired, recordRel(t.ID, old.gen))
 		}
-		if _, err := writeRecord(s.dir, t, gen, many); err != nil {
+		if many {
+			_, err = writeRecord(s.dir, t, gen, true)
+		} else {
+			err = writeRecordPending(s.dir, t, gen, pend)
+		}
+		if err != nil {
 			return nil, err
 		}
 		st.base[t.ID] = baseOf{rec: records.get(s.dir, t.ID, gen), gen: gen}
 	}
 	tasksDir := filepath.Join(s.dir, "tasks")
+	if !many {
+		pend.dirs = append(pend.dirs, tasksDir)
+		return retired, nil
+	}
 	err = syncPath(tasksDir)
 	if err == nil && many {
 		err = syncFS(tasksDir)
@@ -228,9 +240,10 @@ func recordRel(id string, gen uint64) string {
 	return filepath.Join("tasks", id+"."+strconv.FormatUint(gen, 10)+".json")
 }
 
-// writeFile replaces state.json with data: temp file, fsync, keep the
+// writeFile replaces state.json with data: temp file, fsync (at once with
+// what pend holds: the new records and their directory), keep the
 // previous generation, rename. The caller fsyncs the directory.
-func (s *Store) writeFile(data []byte) (err error) {
+func (s *Store) writeFile(data []byte, pend *pendingSync) (err error) {
 	cur, tmp := s.Path(), s.path(tmpFile)
 	f, err := openFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -246,7 +259,7 @@ func (s *Store) writeFile(data []byte) (err error) {
 	if err := writeData(f, data); err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
+	if err := pend.run(f.Sync); err != nil {
 		return err
 	}
 	if err := f.Close(); err != nil {
