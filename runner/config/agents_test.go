@@ -57,7 +57,7 @@ func TestLoadAgentFiles(t *testing.T) {
 	for i, p := range ps {
 		names[i] = p.Name
 	}
-	if want := []string{"claude", "codex", "gemini", "opencode", "qwen", "aider", "shell", "sim", "copilot", "pi", "mycli"}; !slices.Equal(names, want) {
+	if want := []string{"claude", "codex", "gemini", "opencode", "qwen", "aider", "shell", "sim", "agy", "auggie", "cline", "copilot", "crush", "droid", "kilo", "pi", "mycli"}; !slices.Equal(names, want) {
 		t.Errorf("profiles %q, want %q", names, want)
 	}
 	claude, _ := profile.FindProfile(ps, "claude")
