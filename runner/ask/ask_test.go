@@ -100,7 +100,10 @@ func TestCleanTranscript(t *testing.T) {
 
 func TestHeadlessProfiles(t *testing.T) {
 	want := map[string]bool{"claude": true, "codex": true, "gemini": true, "opencode": true, "qwen": true, "sim": true,
-		"aider": false, "shell": false, "pi": true, "copilot": true}
+		"aider": false, "shell": false, "pi": true, "copilot": true,
+		// issue 54's: read-only modes (droid exec's default, kilo's ask
+		// agent, cline --plan, auggie --ask); crush and agy were never run.
+		"droid": true, "kilo": true, "cline": true, "auggie": true, "crush": false, "agy": false}
 	for _, p := range profile.Builtins() {
 		if has := len(p.Headless) > 0; has != want[p.Name] {
 			t.Errorf("%s: headless mode %v, want %v", p.Name, has, want[p.Name])
