@@ -67,15 +67,25 @@ func BenchmarkPool(b *testing.B) {
 
 	smp := &poolSampler{r: r, srvs: srvs, maxUse: map[string]int{}, cpu: map[int]float64{}}
 	stopSampling := smp.start(b)
+	// The last host is killed once half its slots run, beside the burst
+	// (after it, on a quick machine, its tasks had all ended: CI saw none).
+	lost := fmt.Sprintf("h%d", nHosts)
+	killed := make(chan lostHost, 1)
+	go func() {
+		on, err := waitRunningOn(r, lost, max(1, maxPer/2), 5*time.Minute)
+		if err == nil {
+			srvs[nHosts-1].Stop()
+		}
+		killed <- lostHost{on: on, at: clock.Now(), err: err}
+	}()
 	ids, walls := burst(b, r, srv, nAgents, sleep)
 	b.Logf("%d detached dispatches to --host any (16 at once): median %v, slowest %v", len(ids), poolMedian(walls).Round(time.Millisecond), slices.Max(walls).Round(time.Millisecond))
-
-	// Kill the last host once half its slots run.
-	lost := fmt.Sprintf("h%d", nHosts)
-	onLost := waitRunningOn(b, r, lost, max(1, maxPer/2), 120*time.Second)
-	srvs[nHosts-1].Stop()
-	orphanedIn := waitOrphaned(b, r, onLost, 120*time.Second)
-	b.Logf("host %s's sshd killed with %d tasks there: the last orphaned %v after the kill", lost, len(onLost), orphanedIn.Round(100*time.Millisecond))
+	k := <-killed
+	if k.err != nil {
+		b.Fatal(k.err)
+	}
+	orphanedIn := waitOrphaned(b, r, k.on, k.at, 120*time.Second)
+	b.Logf("host %s's sshd killed with %d tasks there: the last orphaned %v after the kill", lost, len(k.on), orphanedIn.Round(100*time.Millisecond))
 
 	ends := waitAllEnded(b, r, ids, time.Duration(nAgents*sleep)*time.Second/time.Duration(nHosts*maxPer/2)+5*time.Minute)
 	stopSampling()
@@ -159,13 +169,30 @@ func burst(b *testing.B, r *benchRig, dir string, n, sleep int) ([]string, []tim
 	return ids, walls
 }
 
-// waitRunningOn waits until n tasks run on host (or the limit passes with
-// at least one) and returns the active tasks placed there then.
-func waitRunningOn(b *testing.B, r *benchRig, host string, n int, limit time.Duration) []string {
-	for deadline := clock.Now().Add(limit); clock.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+// lostHost is the host killed mid-run: the tasks active there then, and
+// when.
+type lostHost struct {
+	on  []string
+	at  time.Time
+	err error
+}
+
+// waitRunningOn waits until n tasks run on host (or half the limit has
+// passed with at least one) and returns the active tasks placed there
+// then. It runs beside the burst: an error, never a b.Fatal.
+func waitRunningOn(r *benchRig, host string, n int, limit time.Duration) ([]string, error) {
+	st, err := state.Open(r.stateDir)
+	if err != nil {
+		return nil, err
+	}
+	for deadline := clock.Now().Add(limit); clock.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		s, err := st.Read(context.Background())
+		if err != nil {
+			return nil, err
+		}
 		var on []string
 		running := 0
-		for _, t := range r.readState(b).Tasks {
+		for _, t := range s.Tasks {
 			if t.Tmux.Host == host && t.Status.IsActive() {
 				on = append(on, t.ID)
 				if t.Status == state.StatusRunning {
@@ -174,17 +201,15 @@ func waitRunningOn(b *testing.B, r *benchRig, host string, n int, limit time.Dur
 			}
 		}
 		if running >= n || running > 0 && clock.Since(deadline.Add(-limit)) > limit/2 {
-			return on
+			return on, nil
 		}
 	}
-	b.Fatalf("no task runs on %s after %v", host, limit)
-	return nil
+	return nil, fmt.Errorf("no task runs on %s after %v", host, limit)
 }
 
 // waitOrphaned waits until every task of ids is orphaned (or ended) and
-// returns how long that took.
-func waitOrphaned(b *testing.B, r *benchRig, ids []string, limit time.Duration) time.Duration {
-	t0 := clock.Now()
+// returns how long that took from t0 (the kill).
+func waitOrphaned(b *testing.B, r *benchRig, ids []string, t0 time.Time, limit time.Duration) time.Duration {
 	for clock.Since(t0) < limit {
 		st := r.readState(b)
 		left := 0
