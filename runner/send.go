@@ -145,8 +145,8 @@ func sendable(ctx context.Context, env *Env, t *state.Task) error {
 }
 
 // atPrompt checks that the task's agent shows its prompt. A turn the
-// agent's hook ended may still be drawing its prompt back: that is waited
-// for (briefly) rather than refused. A view hiding the prompt (the
+// agent's hook ended may still be drawing its prompt back (a busy or an
+// undecided screen): that is waited for (briefly) rather than refused. A view hiding the prompt (the
 // profile's leave rules: Codex's transcript browsing, where a user who
 // attached left it) is left with its keys, as a wait leaves it.
 func atPrompt(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile) error {
@@ -165,7 +165,9 @@ func atPrompt(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 		}
 		d = profile.Detect(prof, screen)
 	}
-	if d.State == profile.StateBusy && t.Status == state.StatusDone && t.Tmux.Host == "" {
+	// Busy, or mid-redraw (unknown: pi redraws its editor after a turn),
+	// right after a turn ended: waited for briefly, not refused.
+	if (d.State == profile.StateBusy || d.State == profile.StateUnknown) && t.Status == state.StatusDone && t.Tmux.Host == "" {
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		mon := &monitor.Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
 			Died: env.Store.PaneDiedFile(), Settle: prof.Settle.Duration}
