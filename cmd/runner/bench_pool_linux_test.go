@@ -67,12 +67,14 @@ func BenchmarkPool(b *testing.B) {
 
 	smp := &poolSampler{r: r, srvs: srvs, maxUse: map[string]int{}, cpu: map[int]float64{}}
 	stopSampling := smp.start(b)
-	// The last host is killed once half its slots run, beside the burst
-	// (after it, on a quick machine, its tasks had all ended: CI saw none).
+	// The last host is killed once a quarter of its slots run (or any,
+	// 20 s on), beside the burst: on a quick machine the pool never held
+	// half a host's slots at once, and after the burst its tasks had all
+	// ended (CI saw none).
 	lost := fmt.Sprintf("h%d", nHosts)
 	killed := make(chan lostHost, 1)
 	go func() {
-		on, err := waitRunningOn(r, lost, max(1, maxPer/2), 5*time.Minute)
+		on, err := waitRunningOn(r, lost, max(1, maxPer/4), 5*time.Minute)
 		if err == nil {
 			srvs[nHosts-1].Stop()
 		}
@@ -177,15 +179,16 @@ type lostHost struct {
 	err error
 }
 
-// waitRunningOn waits until n tasks run on host (or half the limit has
-// passed with at least one) and returns the active tasks placed there
+// waitRunningOn waits until n tasks run on host (or, 20 s on, at least
+// one) and returns the active tasks placed there
 // then. It runs beside the burst: an error, never a b.Fatal.
 func waitRunningOn(r *benchRig, host string, n int, limit time.Duration) ([]string, error) {
 	st, err := state.Open(r.stateDir)
 	if err != nil {
 		return nil, err
 	}
-	for deadline := clock.Now().Add(limit); clock.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+	start := clock.Now()
+	for deadline := start.Add(limit); clock.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
 		s, err := st.Read(context.Background())
 		if err != nil {
 			return nil, err
@@ -200,7 +203,7 @@ func waitRunningOn(r *benchRig, host string, n int, limit time.Duration) ([]stri
 				}
 			}
 		}
-		if running >= n || running > 0 && clock.Since(deadline.Add(-limit)) > limit/2 {
+		if running >= n || running > 0 && clock.Since(start) > 20*time.Second {
 			return on, nil
 		}
 	}
