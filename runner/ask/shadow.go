@@ -12,10 +12,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
+	"github.com/runner-cli/runner/internal/subproc"
 	"github.com/runner-cli/runner/internal/tailfile"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/door"
@@ -51,13 +51,9 @@ func runShadow(ctx context.Context, d Deps, t *state.Task, prof *profile.Profile
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(tctx, argv[0], argv[1:]...)
+	cmd := subproc.Group(tctx, argv[0], argv[1:]...)
 	cmd.Dir = t.Dir
 	cmd.Env = shadowEnv(d, t, prof)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	// A grandchild that escaped the group must not hold the pipes open.
-	cmd.WaitDelay = 2 * time.Second
 	stdout := &textutil.HeadWriter{Max: askOutputMax}
 	stderr := &tailWriter{max: askStderrMax}
 	cmd.Stdout, cmd.Stderr = stdout, stderr

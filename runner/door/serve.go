@@ -9,9 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
-	"time"
 
+	"github.com/runner-cli/runner/internal/subproc"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/sandbox"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -80,7 +79,7 @@ type Runner struct {
 
 // Handle is the Handler of r.
 func (r Runner) Handle(ctx context.Context, req Request) Response {
-	cmd := exec.CommandContext(ctx, r.Exe, req.Args...)
+	cmd := subproc.Group(ctx, r.Exe, req.Args...)
 	cmd.Dir = r.Dir
 	if r.Away {
 		cmd.Dir = r.StateDir
@@ -94,9 +93,6 @@ func (r Runner) Handle(ctx context.Context, req Request) Response {
 	cmd.Stdin = bytes.NewReader(req.Stdin)
 	out, errOut := &textutil.HeadWriter{Max: MaxMessage / 4}, &textutil.HeadWriter{Max: MaxMessage / 8}
 	cmd.Stdout, cmd.Stderr = out, errOut
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
-	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
 	resp := Response{Stdout: out.Bytes(), Stderr: errOut.Bytes()}
 	var ee *exec.ExitError

@@ -31,10 +31,10 @@ import (
 	"net/http"
 	"os/exec"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/runner-cli/runner/internal/subproc"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/state"
 )
@@ -287,15 +287,12 @@ func (w *pageWriter) flush() {
 // end (a client that cancels or goes away) stops it and whatever it
 // started in the foreground.
 func (o Options) run(ctx context.Context, argv []string, stdin string, stdout io.Writer) Result {
-	cmd := exec.CommandContext(ctx, o.Exe, argv...)
+	cmd := subproc.Group(ctx, o.Exe, argv...)
 	cmd.Dir = o.Dir
 	cmd.Env = o.Environ
 	cmd.Stdin = strings.NewReader(stdin)
 	errOut := &textutil.HeadWriter{Max: maxStderr}
 	cmd.Stdout, cmd.Stderr = stdout, errOut
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
-	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
 	var ee *exec.ExitError
 	switch {

@@ -6,9 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"syscall"
-	"time"
 
+	"github.com/runner-cli/runner/internal/subproc"
 	"github.com/runner-cli/runner/internal/textutil"
 )
 
@@ -32,7 +31,8 @@ const MaxOutput = 64 << 20
 
 // Exec runs the runner binary Exe with Environ (the server's, with its
 // state directory and tmux server set) in Dir, in a process group of its
-// own, ended with SIGTERM when the request goes away.
+// own (subproc.Group), ended with subproc.KillGroup when the request
+// goes away.
 type Exec struct {
 	Exe     string
 	Dir     string
@@ -43,15 +43,12 @@ var _ Runner = Exec{}
 
 // Run runs runner with args (no shell) and stdin.
 func (e Exec) Run(ctx context.Context, args []string, stdin []byte) Result {
-	cmd := exec.CommandContext(ctx, e.Exe, args...)
+	cmd := subproc.Group(ctx, e.Exe, args...)
 	cmd.Dir = e.Dir
 	cmd.Env = e.Environ
 	cmd.Stdin = bytes.NewReader(stdin)
 	out, errOut := &textutil.HeadWriter{Max: MaxOutput}, &textutil.HeadWriter{Max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = out, errOut
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
-	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
 	res := Result{Stdout: out.Bytes(), Stderr: errOut.Bytes()}
 	res.Truncated = len(res.Stdout) >= MaxOutput
