@@ -6,10 +6,10 @@ import (
 	"errors"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/subproc"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -43,11 +43,8 @@ func RunCheck(ctx context.Context, dir, command string, timeout time.Duration, w
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(cctx, argv[0], argv[1:]...)
+	cmd := subproc.Group(cctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
 	out := &tailBuffer{max: CheckTail}
 	cmd.Stdout, cmd.Stderr = out, out
 	start := clock.Now()
