@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/runner-cli/runner/runner/doctor"
-	"github.com/runner-cli/runner/tmuxctl"
+	"github.com/runner-cli/runner/runner/explain"
 
 	"github.com/runner-cli/runner/runner/config"
 
@@ -267,7 +267,7 @@ func (a *app) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) err
 	var screen string
 	var info profile.PaneInfo
 	if opts.pane != "" {
-		if screen, info, err = capturePane(ctx, a.tmuxClientFor(cfg), opts.pane); err != nil {
+		if screen, info, err = explain.Capture(ctx, a.tmuxClientFor(cfg), opts.pane); err != nil {
 			return err
 		}
 		opts.file = opts.pane
@@ -281,23 +281,8 @@ func (a *app) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) err
 	if opts.asJSON {
 		return a.printJSON(detectOutput{Agent: opts.agent, File: opts.file, Detection: d})
 	}
-	printDetection(a.out, d)
+	explain.WriteDetection(a.out, d)
 	return nil
-}
-
-// capturePane captures pane's screen on c's server, with what tmux says
-// about the pane besides the text.
-func capturePane(ctx context.Context, c *tmuxctl.Client, pane string) (string, profile.PaneInfo, error) {
-	pi, err := c.Pane(ctx, pane)
-	if err != nil {
-		return "", profile.PaneInfo{}, err
-	}
-	screen, err := c.CaptureScreen(ctx, pane)
-	if err != nil {
-		return "", profile.PaneInfo{}, err
-	}
-	return screen, profile.PaneInfo{Dead: pi.Dead, DeadStatus: pi.DeadStatus, CurrentCommand: pi.CurrentCommand,
-		AlternateOn: pi.AlternateOn, CursorKnown: true, CursorY: pi.CursorY}, nil
 }
 
 // readScreen reads a captured screen from file ("-": stdin); cmdName
@@ -314,45 +299,4 @@ func (a *app) readScreen(cmdName, file string) (string, error) {
 		return "", fault.Usagef("%s: read screen %s: %v", cmdName, file, err)
 	}
 	return string(b), nil
-}
-
-func printDetection(w io.Writer, d profile.Detection) {
-	fmt.Fprintf(w, "%s\n", d.State)
-	fmt.Fprintf(w, "  decided by: %s", d.Field)
-	if d.Pattern != "" {
-		fmt.Fprintf(w, " %q", d.Pattern)
-	}
-	fmt.Fprintln(w)
-	if d.Line != "" {
-		if d.LineNo > 0 {
-			fmt.Fprintf(w, "  line %d: %s\n", d.LineNo, strings.TrimSpace(d.Line))
-		} else {
-			fmt.Fprintf(w, "  %s\n", d.Line)
-		}
-	}
-	if d.ExitStatus != nil {
-		fmt.Fprintf(w, "  exit status: %d\n", *d.ExitStatus)
-	}
-	printLeaveKeys(w, d.LeaveKeys)
-	if len(d.TrustKeys) > 0 {
-		fmt.Fprintf(w, "  trust dialog, accepted by: %s\n", strings.Join(d.TrustKeys, " "))
-	}
-	if d.Question != "" {
-		fmt.Fprintln(w, "  question:")
-		for _, l := range strings.Split(d.Question, "\n") {
-			if l == "" {
-				fmt.Fprintln(w)
-				continue
-			}
-			fmt.Fprintf(w, "    %s\n", l)
-		}
-	}
-}
-
-// printLeaveKeys says how runner leaves a view that hides the agent's
-// state (a profile's leave rule), when the screen shows one.
-func printLeaveKeys(w io.Writer, keys []string) {
-	if len(keys) > 0 {
-		fmt.Fprintf(w, "  a view hides the agent's state: runner presses %s to leave it, then looks again\n", strings.Join(keys, " "))
-	}
 }

@@ -3,22 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"strconv"
-	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/runner-cli/runner/internal/clock"
-	"github.com/runner-cli/runner/internal/tailfile"
-	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/explain"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/profile"
-	"github.com/runner-cli/runner/runner/spend"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -117,9 +110,9 @@ func (a *app) runAgentsExplain(ctx context.Context, opts agentsExplainOptions) e
 	if out.Task != "" {
 		fmt.Fprintf(a.out, "task %s, pane %s\n", out.Task, out.Pane)
 	}
-	printExplanation(a.out, out.Explanation)
+	explain.WriteExplanation(a.out, out.Explanation)
 	if out.Task != "" {
-		fmt.Fprintf(a.out, "last hook event: %s\n", hookEventLine(out.LastHook, clock.Now()))
+		fmt.Fprintf(a.out, "last hook event: %s\n", explain.HookLine(out.LastHook, clock.Now()))
 	}
 	return nil
 }
@@ -129,18 +122,9 @@ func (a *app) runAgentsExplain(ctx context.Context, opts agentsExplainOptions) e
 // event.
 type explainOutput struct {
 	profile.Explanation
-	Pane     string         `json:"pane,omitempty"`
-	Task     string         `json:"task,omitempty"`
-	LastHook *hookEventInfo `json:"last_hook_event,omitempty"`
-}
-
-// hookEventInfo is a task's last hook event, as explain shows it.
-type hookEventInfo struct {
-	Name    string    `json:"name"`
-	Time    time.Time `json:"time,omitzero"`
-	Stop    bool      `json:"stop"`
-	Session string    `json:"session,omitempty"`
-	Answer  string    `json:"answer,omitempty"`
+	Pane     string             `json:"pane,omitempty"`
+	Task     string             `json:"task,omitempty"`
+	LastHook *explain.HookEvent `json:"last_hook_event,omitempty"`
 }
 
 // explainCapture captures the pane of opts.pane or opts.task, sets the
@@ -151,177 +135,30 @@ func (a *app) explainCapture(ctx context.Context, opts *agentsExplainOptions, ou
 	if err != nil {
 		return "", profile.PaneInfo{}, nil, err
 	}
-	var t *state.Task
-	if opts.task != "" {
-		if t, err = runner.GetTask(ctx, env, opts.task); err != nil {
-			return "", profile.PaneInfo{}, nil, err
-		}
-		if t.Tmux.Pane == "" {
-			return "", profile.PaneInfo{}, nil, fault.Usagef("agents explain: task %s has no pane yet (%s)", t.ID, t.Status)
-		}
-	} else if st, err := env.Store.Read(ctx); err == nil {
-		t = taskOfPane(st, env.TC.Socket(), opts.pane)
+	tg, err := explain.Locate(ctx, explainTasks{env}, env.TC, env.TC.Socket(), opts.task, opts.pane, opts.agent, "agents explain")
+	if err != nil {
+		return "", profile.PaneInfo{}, nil, err
 	}
-	tc := env.TC
-	if t != nil {
-		if tc, err = env.PaneClient(ctx, t); err != nil {
-			return "", profile.PaneInfo{}, nil, err
-		}
-		out.Task, out.Pane = t.ID, t.Tmux.Pane
-		if opts.agent == "" {
-			opts.agent = t.Agent
-		}
-		out.LastHook = lastHookEvent(env.Store.TaskFile(state.FileEvents, t.ID))
-	}
-	if opts.agent == "" {
-		return "", profile.PaneInfo{}, nil, fault.Usagef("agents explain: pane %s is no task's: give --agent NAME", opts.pane)
-	}
-	screen, info, err = capturePane(ctx, tc, out.Pane)
+	opts.agent, out.Task, out.Pane, out.LastHook = tg.Agent, tg.Task, tg.Pane, tg.LastHook
+	screen, info, err = explain.Capture(ctx, tg.Panes, tg.Pane)
 	return screen, info, cfg, err
 }
 
-// taskOfPane is the task whose pane on this machine's server socket is
-// pane (the newest, a pane id being reused after a server restart), or
-// nil.
-func taskOfPane(st *state.State, socket, pane string) *state.Task {
-	var found *state.Task
-	for _, t := range st.Tasks {
-		if t.Tmux.Pane == pane && t.Tmux.Host == "" && t.Tmux.Socket == socket && (found == nil || t.Created.After(found.Created)) {
-			found = t
-		}
-	}
-	return found
+// explainTasks is the Env as package explain reads tasks.
+type explainTasks struct{ env *runner.Env }
+
+func (x explainTasks) GetTask(ctx context.Context, ref string) (*state.Task, error) {
+	return runner.GetTask(ctx, x.env, ref)
 }
 
-// lastHookEvent is the last event line of a task's events file (nil:
-// none, or no file).
-func lastHookEvent(path string) *hookEventInfo {
-	tail, _ := tailfile.Bytes(path, 64<<10)
-	lines := strings.Split(textutil.LastLines(string(tail), 20), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if ev, ok := spend.ReadHookEvent(lines[i]); ok {
-			return &hookEventInfo{Name: ev.Name, Time: ev.Time, Stop: ev.Stop, Session: ev.Session, Answer: textutil.Headline(ev.Answer, 120)}
-		}
+func (x explainTasks) State(ctx context.Context) (*state.State, error) { return x.env.Store.Read(ctx) }
+
+func (x explainTasks) PaneClient(ctx context.Context, t *state.Task) (explain.Panes, error) {
+	c, err := x.env.PaneClient(ctx, t)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	return c, nil
 }
 
-// hookEventLine says ev in a line: its name, whether it ends a turn, and
-// when.
-func hookEventLine(ev *hookEventInfo, now time.Time) string {
-	if ev == nil {
-		return "none (the screen decides the turn's end)"
-	}
-	s := ev.Name
-	if ev.Stop {
-		s += " (a turn's end)"
-	}
-	if !ev.Time.IsZero() {
-		s += ", " + textutil.Age(now, ev.Time) + " ago"
-	}
-	if ev.Session != "" {
-		s += ", session " + ev.Session
-	}
-	return s
-}
-
-// printExplanation writes ex for people: the state and the rule that
-// decided, then a table of every rule.
-func printExplanation(w io.Writer, ex profile.Explanation) {
-	fmt.Fprintf(w, "%s\n", ex.State)
-	if r := ex.Decided; r != nil {
-		fmt.Fprintf(w, "  decided by: %s '%s'", r.Rule, r.Pattern)
-		if o := r.Origin.String(); o != "" {
-			fmt.Fprintf(w, " at %s", o)
-		}
-		fmt.Fprintln(w)
-	} else {
-		fmt.Fprintf(w, "  decided by: %s (%s)\n", ex.Field, fieldMeaning[ex.Field])
-	}
-	if ex.Line != "" {
-		if ex.LineNo > 0 {
-			fmt.Fprintf(w, "  line %d: %s\n", ex.LineNo, strings.TrimSpace(ex.Line))
-		} else {
-			fmt.Fprintf(w, "  %s\n", ex.Line)
-		}
-	}
-	if ex.ExitStatus != nil {
-		fmt.Fprintf(w, "  exit status: %d\n", *ex.ExitStatus)
-	}
-	printLeaveKeys(w, ex.LeaveKeys)
-	if ex.Question != "" {
-		fmt.Fprintln(w, "  question:")
-		for _, l := range strings.Split(ex.Question, "\n") {
-			fmt.Fprintf(w, "    %s\n", l)
-		}
-	}
-	var src []string
-	for _, s := range ex.Sources {
-		src = append(src, s.String())
-	}
-	if len(src) > 0 {
-		fmt.Fprintf(w, "profile %s: %s\n", ex.Agent, strings.Join(src, ", "))
-	}
-	if n := len(ex.Bottom); n > 0 {
-		fmt.Fprintf(w, "rules read lines %d-%d (the bottom %d non-blank lines); in the order they are tried:\n", ex.Bottom[0], ex.Bottom[n-1], n)
-	} else {
-		fmt.Fprintln(w, "the screen is blank; the rules, in the order they are tried:")
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "  RULE\tRESULT\tLINES\tPATTERN\tORIGIN")
-	for _, r := range ex.Rules {
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.Rule, ruleResult(r), matchedNumbers(r.Lines),
-			textutil.ClipRunes(r.Pattern, 48), originShort(r.Origin))
-	}
-	tw.Flush()
-}
-
-// originShort is FILE:LINE ("-" when unknown; the profile's sources say
-// which files are built in).
-func originShort(o profile.Origin) string {
-	o.Builtin = false
-	return textutil.OrDash(o.String())
-}
-
-// ruleResult says in a word or two what a rule did.
-func ruleResult(r profile.RuleMatch) string {
-	switch {
-	case r.Decided:
-		return "decided"
-	case r.Tried && len(r.Lines) > 0:
-		return "matched"
-	case r.Tried:
-		return "no match"
-	case len(r.Lines) > 0:
-		return "matches, not tried"
-	}
-	return "not tried"
-}
-
-// matchedNumbers lists the line numbers a rule matched (at most 4, the
-// lowest).
-func matchedNumbers(ls []profile.MatchedLine) string {
-	if len(ls) == 0 {
-		return "-"
-	}
-	var out []string
-	start := max(0, len(ls)-4)
-	if start > 0 {
-		out = append(out, "…")
-	}
-	for _, l := range ls[start:] {
-		out = append(out, strconv.Itoa(l.N))
-	}
-	return strings.Join(out, ",")
-}
-
-// fieldMeaning says what decided when no rule did.
-var fieldMeaning = map[string]string{
-	"pane_dead":            "tmux says the pane is dead",
-	"dead_banner":          "tmux's \"Pane is dead\" line",
-	"pane_alternate_on":    "the alternate screen is on, and the profile reads that as waiting",
-	"pane_current_command": "a command other than the profile's idle ones runs in the foreground",
-	"blank":                "nothing is drawn yet",
-	"few_lines":            "a few lines and no marker: the agent is still drawing",
-	"none":                 "no rule matched the bottom of the screen",
-}
+func (x explainTasks) EventsFile(id string) string { return x.env.Store.TaskFile(state.FileEvents, id) }
