@@ -35,7 +35,7 @@ sampler_pid=
 if [ -n "${RUNNER_BENCH_BIN:-}" ]; then
 	cp "$RUNNER_BENCH_BIN" "$work/runner"
 else
-	go build -o "$work/runner" ./cmd/runner
+	CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$work/runner" ./cmd/runner # as the release (and CI's other builds) build it
 fi
 unset TMUX
 export RUNNER_STATE_DIR="$work/state" RUNNER_TMUX_SOCKET="$sock" RUNNER_LOCK_TIMEOUT="$lock_timeout"
