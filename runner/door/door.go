@@ -18,7 +18,8 @@
 // bytes and a first argument outside Commands are refused). The
 // supervisor opens a task's door (Open: Serve with a Handler, such as a
 // Runner); inside the sandbox, runner sends its commands through it with
-// Call.
+// Forward (Call). ConfinedFlags and ReadConfinedFile are what runner
+// outside takes from a confined request.
 package door
 
 import (

@@ -120,7 +120,7 @@ func FuzzParseRequest(f *testing.F) {
 	})
 }
 
-// TestImports holds the package to what its doc says it uses: the sandbox (its door's socket rules) and tmuxctl for a child's environment, nothing of the task's life.
+// TestImports holds the package to what its doc says it uses: the sandbox (its door's socket rules), tmuxctl for a child's environment, untrusted for a confined --file, nothing of the task's life.
 func TestImports(t *testing.T) {
-	importcheck.Only(t, ".", "internal/subproc", "internal/textutil", "runner/fault", "runner/sandbox", "tmuxctl")
+	importcheck.Only(t, ".", "internal/subproc", "internal/textutil", "internal/untrusted", "runner/fault", "runner/sandbox", "tmuxctl")
 }
