@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/runner-cli/runner/runner"
-	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/gc"
-	"github.com/runner-cli/runner/runner/group"
-	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
 )
 
@@ -60,40 +56,20 @@ func (a *app) runCancel(ctx context.Context, opts cancelOptions) error {
 }
 
 // cancelGroup cancels every candidate of a group still at work (with
-// --kill, closes every candidate's window too).
+// --kill, closes every candidate's window too) and prints them.
 func (a *app) cancelGroup(ctx context.Context, env *runner.Env, opts cancelOptions) error {
-	g, err := env.Store.FindGroup(ctx, opts.args[0])
-	if err != nil {
+	out, err := gc.CancelGroup(ctx, gcDeps(env), opts.args[0], opts.kill)
+	if out == nil {
 		return err
 	}
-	var out []*state.Task
-	var errs []error
-	for _, id := range g.Tasks {
-		t, err := runner.GetTask(ctx, env, id)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if group.Ended(t) && !opts.kill {
-			continue
-		}
-		if t, err = gc.Cancel(ctx, gcDeps(env), id, opts.kill); err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", id, err))
-			continue
-		}
-		out = append(out, t)
-	}
-	if len(out) == 0 && len(errs) == 0 {
-		return fault.Usagef("group %s: every candidate already ended; use --kill to close their windows", g.ID)
-	}
 	if opts.asJSON {
-		if err := a.printJSON(out); err != nil {
-			return err
+		if perr := a.printJSON(out); perr != nil {
+			return perr
 		}
 	} else {
 		for _, t := range out {
 			fmt.Fprintf(a.out, "%s %s\n", t.ID, t.Status)
 		}
 	}
-	return errors.Join(errs...)
+	return err
 }

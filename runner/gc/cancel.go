@@ -3,6 +3,7 @@ package gc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"syscall"
 
@@ -73,4 +74,43 @@ func CancelBecause(ctx context.Context, d Deps, ref string, kill bool, reason st
 		}
 	}
 	return d.Record.Task(ctx, t.ID)
+}
+
+// CancelGroup cancels every candidate of group ref that is still at work
+// (with kill, every candidate, its window closed too) and gives back the
+// candidates cancelled (not nil once the group was found). A candidate
+// that cannot be read or cancelled is skipped and named in the error; a
+// group with nothing left to cancel is a usage error (fault.ErrUsage).
+func CancelGroup(ctx context.Context, d Deps, ref string, kill bool) ([]*state.Task, error) {
+	g, err := d.Store.FindGroup(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	out := []*state.Task{}
+	var errs []error
+	for _, id := range g.Tasks {
+		t, err := d.GetTask(ctx, id)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if candidateEnded(t) && !kill {
+			continue
+		}
+		if t, err = Cancel(ctx, d, id, kill); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", id, err))
+			continue
+		}
+		out = append(out, t)
+	}
+	if len(out) == 0 && len(errs) == 0 {
+		return nil, fault.Usagef("group %s: every candidate already ended; use --kill to close their windows", g.ID)
+	}
+	return out, errors.Join(errs...)
+}
+
+// candidateEnded reports whether a group's candidate t is no longer at
+// work: ended, or waiting for input (group.Ended).
+func candidateEnded(t *state.Task) bool {
+	return t.Status.IsTerminal() || t.Status == state.StatusNeedsInput
 }
