@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,7 +16,6 @@ import (
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/mcpserver"
 	"github.com/runner-cli/runner/runner/serve"
-	"github.com/runner-cli/runner/state/follow"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
@@ -96,22 +93,19 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		if o.loginTTL <= 0 {
 			return fault.Usagef("--login-ttl %s: give a positive duration", o.loginTTL)
 		}
-		if _, err := serve.LoadTokens(stateDir, false); err != nil {
-			return err
-		}
 		scope := serve.ScopeAct
 		if o.readOnly {
 			scope = serve.ScopeRead
 		}
-		code, err := serve.LoginLink(stateDir, scope, o.loginTTL, clock.Now())
+		base := o.url
+		if base == "" {
+			base = serve.BaseURL(o.listen, o.tlsCert != "")
+		}
+		link, err := serve.LoginURL(stateDir, base, scope, o.loginTTL, clock.Now())
 		if err != nil {
 			return err
 		}
-		base := o.url
-		if base == "" {
-			base = baseURL(o.listen, o.tlsCert != "")
-		}
-		fmt.Fprintf(a.out, "%s/login?code=%s\n", strings.TrimRight(base, "/"), code)
+		fmt.Fprintln(a.out, link)
 		return nil
 	}
 	if _, err := serve.LoadTokens(stateDir, false); err != nil {
@@ -122,30 +116,8 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		return fault.Usagef("%v", err)
 	}
 	srv := a.newServer(ctx, env, o.tlsCert != "")
-	scheme := "http"
-	if o.tlsCert != "" {
-		scheme = "https"
-	}
-	fmt.Fprintf(a.errOut, "runner serve: listening on %s://%s (tokens: runner serve --token; the page: runner serve --login-link)\n", scheme, ln.Addr())
-	errc := make(chan error, 1)
-	go func() {
-		if o.tlsCert != "" {
-			errc <- srv.ServeTLS(ln, o.tlsCert, o.tlsKey)
-		} else {
-			errc <- srv.Serve(ln)
-		}
-	}()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return ctx.Err()
+	fmt.Fprintf(a.errOut, "runner serve: listening on %s://%s (tokens: runner serve --token; the page: runner serve --login-link)\n", serve.Scheme(o.tlsCert != ""), ln.Addr())
+	return serve.Run(ctx, srv, ln, o.tlsCert, o.tlsKey)
 }
 
 // newServer is the http.Server of runner serve over env: requests (and
@@ -159,16 +131,8 @@ func (a *app) newServer(ctx context.Context, env *runner.Env, secure bool) *http
 	h := serve.New(serve.Options{
 		StateDir: env.Store.Dir(),
 		Runner:   serve.Exec{Exe: env.Exe, Dir: home, Environ: environ},
-		Follow: func(ctx context.Context, after uint64, line func([]byte), lost func(uint64)) error {
-			return follow.Run(ctx, follow.Options{Store: env.Store, After: after, Follow: true, Line: line, Lost: lost})
-		},
-		Last: func(ctx context.Context) (uint64, error) {
-			st, err := env.Store.Read(ctx)
-			if err != nil {
-				return 0, err
-			}
-			return st.EventSeq, nil
-		},
+		Follow:   serve.Events{Store: env.Store}.Follow,
+		Last:     serve.Events{Store: env.Store}.Last,
 		MCP: mcpserver.HTTPHandler(mcpserver.Options{Exe: env.Exe, Environ: environ, Dir: home,
 			Version: readVersion().Version, Logger: log, Meaning: exitMeaning}),
 		Status: httpStatus,
@@ -178,24 +142,4 @@ func (a *app) newServer(ctx context.Context, env *runner.Env, secure bool) *http
 	srv := serve.HTTPServer(h)
 	srv.BaseContext = func(net.Listener) context.Context { return ctx }
 	return srv
-}
-
-// baseURL is the address a browser on this machine reaches a server
-// listening on listen by.
-func baseURL(listen string, tls bool) string {
-	scheme := "http"
-	if tls {
-		scheme = "https"
-	}
-	if strings.HasPrefix(listen, "unix:") {
-		return scheme + "://localhost"
-	}
-	host, port, err := net.SplitHostPort(listen)
-	if err != nil {
-		return scheme + "://" + listen
-	}
-	if host == "" || host == "0.0.0.0" || host == "::" {
-		host = "localhost"
-	}
-	return scheme + "://" + net.JoinHostPort(host, port)
 }
