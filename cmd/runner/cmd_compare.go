@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/group"
 	"github.com/runner-cli/runner/runner/worktree"
@@ -95,9 +92,16 @@ func (a *app) printComparison(c *group.Comparison) {
 		fmt.Fprintf(a.out, "check: %s\n", g.Check)
 	}
 	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tAGENT\tSTATUS\tCHECK\tFILES\t+/-\tTOKENS\tWALL\tMERGE\tSAME FILES\tVOTES\tANSWER")
+	// HOST only for a group with a candidate on a host.
+	hostCol := func(string) string { return "" }
 	for _, r := range c.Rows {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t+%d -%d\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Task, r.Agent, r.Status, checkCell(g, r),
+		if r.Host != "" {
+			hostCol = func(h string) string { return textutil.OrDash(h) + "\t" }
+		}
+	}
+	fmt.Fprintln(tw, "TASK\tAGENT\t"+hostCol("HOST")+"STATUS\tCHECK\tFILES\t+/-\tTOKENS\tWALL\tMERGE\tSAME FILES\tVOTES\tANSWER")
+	for _, r := range c.Rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s%s\t%s\t%d\t+%d -%d\t%s\t%s\t%s\t%s\t%d\t%s\n", r.Task, r.Agent, hostCol(r.Host), r.Status, checkCell(g, r),
 			r.Files, r.Insertions, r.Deletions, tokensCell(r.Tokens), (time.Duration(r.WallMS) * time.Millisecond).Round(time.Second),
 			forecastCell(r), textutil.OrDash(strings.Join(r.SameFiles, ",")), r.Votes, textutil.Headline(r.Answer, 60))
 	}
@@ -235,7 +239,11 @@ passed the check) exits 1.`,
 			if asJSON {
 				return a.printJSON(res)
 			}
-			fmt.Fprintf(a.out, "group %s: merged %s (%s); closed %s", res.Group, res.Task, res.By, textutil.OrDash(strings.Join(res.Closed, ", ")))
+			fmt.Fprintf(a.out, "group %s: merged %s (%s)", res.Group, res.Task, res.By)
+			if res.Host != "" {
+				fmt.Fprintf(a.out, ", brought back from host %s (%d bytes)", res.Host, res.Bytes)
+			}
+			fmt.Fprintf(a.out, "; closed %s", textutil.OrDash(strings.Join(res.Closed, ", ")))
 			if drop {
 				fmt.Fprintf(a.out, "; dropped %s", textutil.OrDash(strings.Join(res.Dropped, ", ")))
 			}
@@ -271,23 +279,4 @@ func (a *app) newGroupSuperviseCmd() *cobra.Command {
 			return err
 		},
 	}
-}
-
-// dropWorktree removes a candidate's worktree and branch.
-func dropWorktree(ctx context.Context, env *runner.Env, t *state.Task) error {
-	if t.Branch == "" || t.Origin == "" {
-		return nil
-	}
-	gctx, err := env.GitContext(ctx, t)
-	if err != nil {
-		return err
-	}
-	home, err := gitsnap.WorktreeHome(gctx, t.Origin)
-	if err != nil {
-		return err
-	}
-	if err := gitsnap.WorktreeRemove(gctx, t.Origin, filepath.Join(home, t.ID)); err != nil {
-		return err
-	}
-	return gitsnap.DeleteBranch(gctx, t.Origin, t.Branch)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
@@ -16,6 +15,7 @@ import (
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/gc"
 	"github.com/runner-cli/runner/runner/group"
+	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
@@ -98,8 +98,6 @@ func groupRefusals(f dispatchOptions) error {
 	switch {
 	case len(f.after) > 0 || f.from != "":
 		return fault.Usagef("--after/--from: a group starts at once (dispatch the group when its dependencies are done)")
-	case f.host != "":
-		return fault.Usagef("--host: a group runs on this machine only")
 	case f.exclusive:
 		return fault.Usagef("--exclusive: a group's candidates run at the same time, each in its own worktree")
 	case f.worktreeSet && !f.worktree:
@@ -135,7 +133,7 @@ func (a *app) runGroup(ctx context.Context, f dispatchOptions, env *runner.Env, 
 	if err != nil {
 		return err
 	}
-	if err := dispatchCandidates(ctx, env, cfg, f, req, g, agents); err != nil {
+	if g, err = startGroup(ctx, env, cfg, f, req, g, agents); err != nil {
 		return err
 	}
 	if f.detach {
@@ -162,16 +160,23 @@ func (a *app) runGroup(ctx context.Context, f dispatchOptions, env *runner.Env, 
 	return a.superviseGroup(ctx, env, g.ID, f.asJSON)
 }
 
-// newGroup records the group and takes its snapshot, from which every
-// candidate starts.
+// newGroup is the group's record (its snapshot not yet taken): its
+// project, here, its text and its check.
 func (a *app) newGroup(ctx context.Context, f dispatchOptions, env *runner.Env, cfg *config.Config, req runner.DispatchRequest) (*state.Group, error) {
 	st, err := env.Store.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	place, err := projects.Resolve(st, req.Project, "")
+	arg := req.Project
+	if h, dir, ok := hosts.Path(arg); ok && req.Host == "" {
+		return nil, fault.Usagef("project %q is on host %s: a group starts from your repository here; give the path here (the same path on the host: --host %s %s)", arg, h, h, dir)
+	}
+	place, err := projects.Resolve(st, arg, "")
 	if err != nil {
 		return nil, err
+	}
+	if place.Host != "" {
+		return nil, fault.Usagef("project %q is on host %s: a group starts from your repository here; give the path here (the same path on the host: --host %s %s)", arg, place.Host, place.Host, place.Dir)
 	}
 	g := &state.Group{ID: state.NewGroupID(), Project: place.Project, Dir: place.Dir, Text: runner.TaskTitle(req.Text),
 		Created: env.Time(), Check: f.group.check, CheckTimeout: f.group.checkTimeout, CheckRetry: f.group.checkRetry, Vote: f.group.vote,
@@ -179,74 +184,21 @@ func (a *app) newGroup(ctx context.Context, f dispatchOptions, env *runner.Env, 
 	if g.Check == "" {
 		g.Check = cfg.PolicyFor(place.Project).Check
 	}
-	if _, err := gitsnap.Take(ctx, place.Dir, gitsnap.Options{ID: g.ID, Label: "group " + g.Text}); err != nil {
-		if errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing) {
-			return nil, fault.Usagef("a group needs a git repository (each candidate works in a worktree of its own): %v", err)
-		}
-		return nil, fmt.Errorf("group: snapshot of %s: %w", place.Dir, err)
-	}
-	err = env.Store.UpdateGroups(ctx, func(gs map[string]*state.Group) error {
-		gs[g.ID] = g
-		return nil
-	})
-	return g, err
+	return g, nil
 }
 
-// dispatchCandidates dispatches the group's candidates, detached, a few
-// at a time, and records them in the order given; a candidate that cannot
-// be dispatched is said, and the group goes on with the others (none at
-// all is the error).
-func dispatchCandidates(ctx context.Context, env *runner.Env, cfg *config.Config, f dispatchOptions, req runner.DispatchRequest, g *state.Group, agents []string) error {
-	type result struct {
-		t   *state.Task
-		err error
+// startGroup takes the group's snapshot, carries it to the hosts its
+// candidates may run on and dispatches them (group.Start).
+func startGroup(ctx context.Context, env *runner.Env, cfg *config.Config, f dispatchOptions, req runner.DispatchRequest, g *state.Group, agents []string) (*state.Group, error) {
+	l := groupLauncher{env: env, cfg: cfg, f: f, req: req}
+	out, err := group.Start(ctx, l, group.StartRequest{Group: g, Agents: agents, Where: req.Host})
+	switch {
+	case errors.Is(err, gitsnap.ErrNotRepo) || errors.Is(err, gitsnap.ErrBareRepo) || errors.Is(err, gitsnap.ErrGitMissing):
+		return nil, fault.Usagef("a group needs a git repository here (each candidate works in a worktree of its own): %v", err)
+	case err != nil:
+		return nil, fmt.Errorf("group: %w", err)
 	}
-	results := make([]result, len(agents))
-	sem := make(chan struct{}, 4)
-	var wg sync.WaitGroup
-	for i, agent := range agents {
-		r := req
-		r.Agent, r.Model = agent, cfg.ResolveModel(agent, f.model)
-		r.Worktree, r.WorktreeSet, r.Group, r.Snapshot = true, true, g.ID, g.ID
-		r.Settings.Detached = true
-		// Candidates change the same files by design: no overlap
-		// messages, and no note of the others unless asked for.
-		r.Settings.NoOverlapMessages = true
-		if f.awareness == "" {
-			r.Settings.Awareness = "off"
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			t, err := runner.Dispatch(ctx, env, r)
-			results[i] = result{t, err}
-		}()
-	}
-	wg.Wait()
-	var first error
-	for i, res := range results {
-		if res.t != nil {
-			g.Tasks = append(g.Tasks, res.t.ID)
-		}
-		if res.err != nil {
-			env.Say("group %s: candidate %d (%s): %v", g.ID, i+1, agents[i], res.err)
-			first = cmpErr(first, res.err)
-		}
-	}
-	if len(g.Tasks) == 0 {
-		_ = env.Store.UpdateGroups(context.WithoutCancel(ctx), func(gs map[string]*state.Group) error { delete(gs, g.ID); return nil })
-		return fmt.Errorf("group: no candidate could be dispatched: %w", first)
-	}
-	return env.Store.UpdateGroup(ctx, g.ID, func(x *state.Group) error { x.Tasks = g.Tasks; return nil })
-}
-
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
+	return out, nil
 }
 
 // groupLog is the log of a group's supervisor.

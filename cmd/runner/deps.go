@@ -10,7 +10,6 @@ import (
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/ask"
 	"github.com/runner-cli/runner/runner/gc"
-	"github.com/runner-cli/runner/runner/group"
 	"github.com/runner-cli/runner/runner/mailbox"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/settings"
@@ -84,40 +83,6 @@ func askDeps(env *runner.Env) ask.Deps {
 		},
 		ShadowSandbox: func(t *state.Task, prof *profile.Profile, argv []string) ([]string, error) {
 			return runner.ShadowSandbox(env, t, prof, argv)
-		},
-	}
-}
-
-// groupDeps is what package group takes (dispatch --agents, compare,
-// vote, pick).
-func groupDeps(env *runner.Env) group.Deps {
-	return group.Deps{Store: env.Store, Reconcile: reconcileOn(env), Say: env.Say, Now: env.Time,
-		Task: func(ctx context.Context, id string) (*state.Task, error) { return env.Record().Task(ctx, id) },
-		Send: func(ctx context.Context, id, text string) error {
-			_, err := runner.Send(ctx, env, runner.SendRequest{Ref: id, Text: text, Detach: true})
-			return err
-		},
-		Ask: func(ctx context.Context, req ask.Request) ([]ask.Answer, error) {
-			return ask.Run(ctx, askDeps(env), req)
-		},
-		Forecast: func(ctx context.Context, ids []string) (map[string]*worktree.Check, error) {
-			return worktree.CheckMerges(ctx, worktreeDeps(env), ids)
-		},
-		Merge: func(ctx context.Context, req worktree.MergeRequest) error {
-			_, _, err := worktree.Merge(ctx, worktreeDeps(env), req)
-			return err
-		},
-		Cancel: func(ctx context.Context, id, reason string) error {
-			_, err := gc.CancelBecause(ctx, gcDeps(env), id, false, reason)
-			return err
-		},
-		Close: func(ctx context.Context, id string) error {
-			_, err := gc.Cancel(ctx, gcDeps(env), id, true)
-			return err
-		},
-		Drop: func(ctx context.Context, t *state.Task) error { return dropWorktree(ctx, env, t) },
-		WrapCheck: func(t *state.Task, argv []string) ([]string, error) {
-			return runner.CheckSandbox(context.Background(), env, t, argv)
 		},
 	}
 }

@@ -2,6 +2,7 @@ package group
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,8 +14,10 @@ import (
 
 // Row is one candidate of a group, as `runner compare` shows it.
 type Row struct {
-	Task   string       `json:"task"`
-	Agent  string       `json:"agent"`
+	Task  string `json:"task"`
+	Agent string `json:"agent"`
+	// Host is the host the candidate runs on ("" here).
+	Host   string       `json:"host"`
 	Status state.Status `json:"status"`
 	// Answer is the first line of the agent's last answer.
 	Answer string             `json:"answer"`
@@ -94,7 +97,7 @@ func row(ctx context.Context, d Deps, g *state.Group, id string) Row {
 		r.Error = err.Error()
 		return r
 	}
-	r.Agent, r.Status, r.Check, r.Passed = t.Agent, t.Status, t.Check, t.Check.Passed()
+	r.Agent, r.Host, r.Status, r.Check, r.Passed = t.Agent, t.Tmux.Host, t.Status, t.Check, t.Check.Passed()
 	r.Answer = firstLine(t.Answer)
 	r.Tokens, r.CostUSD = t.Spend.Tokens(), t.Spend.CostUSD
 	if !t.Started.IsZero() {
@@ -107,7 +110,7 @@ func row(ctx context.Context, d Deps, g *state.Group, id string) Row {
 	if g.Ballot != nil {
 		r.Votes = g.Ballot.Tally[id]
 	}
-	if diff, err := gitsnap.Diff(ctx, t.Dir, t.ID, gitsnap.DiffOptions{Lines: true}); err == nil {
+	if diff, err := diffOn(ctx, d, t, gitsnap.DiffOptions{Lines: true}); err == nil {
 		r.Files, r.Insertions, r.Deletions = len(diff.Files), diff.Insertions, diff.Deletions
 		for _, f := range diff.Files {
 			r.Paths = append(r.Paths, f.Path)
@@ -141,7 +144,7 @@ func sameFiles(rows []Row) {
 
 // candidateDiff is a candidate's stat and patch against its snapshot.
 func candidateDiff(ctx context.Context, d Deps, t *state.Task) (string, error) {
-	diff, err := gitsnap.Diff(ctx, t.Dir, t.ID, gitsnap.DiffOptions{Patch: true})
+	diff, err := diffOn(ctx, d, t, gitsnap.DiffOptions{Patch: true})
 	if err != nil {
 		return "", err
 	}
@@ -164,7 +167,40 @@ func Between(ctx context.Context, d Deps, ref, a, b string) (*gitsnap.DiffResult
 	if err != nil {
 		return nil, err
 	}
-	return gitsnap.Between(ctx, ta.Dir, tb.Dir)
+	if ta.Tmux.Host != tb.Tmux.Host {
+		return nil, &NotMemberError{Group: g.ID, Ref: b, Tasks: g.Tasks,
+			Why: fmt.Sprintf("%s runs on %s and %s on %s: --diff compares two candidates on one machine (see each with 'runner diff')", ta.ID, where(ta), tb.ID, where(tb))}
+	}
+	gctx, err := on(ctx, d, ta.Tmux.Host)
+	if err != nil {
+		return nil, err
+	}
+	return gitsnap.Between(gctx, ta.Dir, tb.Dir)
+}
+
+// where names the machine t runs on.
+func where(t *state.Task) string {
+	if t.Tmux.Host == "" {
+		return "this machine"
+	}
+	return "host " + t.Tmux.Host
+}
+
+// on is ctx for gitsnap's calls on host ("": this machine).
+func on(ctx context.Context, d Deps, host string) (context.Context, error) {
+	if host == "" || d.GitOn == nil {
+		return ctx, nil
+	}
+	return d.GitOn(ctx, host)
+}
+
+// diffOn is candidate t's diff from its snapshot, where it runs.
+func diffOn(ctx context.Context, d Deps, t *state.Task, opts gitsnap.DiffOptions) (*gitsnap.DiffResult, error) {
+	gctx, err := on(ctx, d, t.Tmux.Host)
+	if err != nil {
+		return nil, err
+	}
+	return gitsnap.Diff(gctx, t.Dir, t.ID, opts)
 }
 
 // member finds a candidate of g by id or prefix.
@@ -190,8 +226,13 @@ func member(ctx context.Context, d Deps, g *state.Group, ref string) (*state.Tas
 type NotMemberError struct {
 	Group, Ref string
 	Tasks      []string
+	// Why replaces the message (a candidate that cannot be used so).
+	Why string
 }
 
 func (e *NotMemberError) Error() string {
+	if e.Why != "" {
+		return "group " + e.Group + ": " + e.Why
+	}
 	return "group " + e.Group + ": " + strconv.Quote(e.Ref) + " is not one of its candidates (" + strings.Join(e.Tasks, ", ") + ")"
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/ask"
 	"github.com/runner-cli/runner/runner/worktree"
 	"github.com/runner-cli/runner/state"
@@ -27,14 +28,24 @@ type Deps struct {
 	Forecast func(ctx context.Context, ids []string) (map[string]*worktree.Check, error)
 	// Merge merges a candidate's branch (worktree.Merge).
 	Merge func(ctx context.Context, req worktree.MergeRequest) error
+	// MergeHere merges a candidate brought back from its host, as Merge
+	// does, with t its record as here (its worktree here, no host).
+	MergeHere func(ctx context.Context, req worktree.MergeRequest, t *state.Task) error
 	// Cancel cancels a candidate still at work, with the reason given
 	// (gc.CancelBecause).
 	Cancel func(ctx context.Context, id, reason string) error
 	// Close closes a candidate's window, ending it if it still runs
 	// (gc.Cancel with kill).
 	Close func(ctx context.Context, id string) error
-	// Drop removes a candidate's worktree and branch.
+	// Drop removes a candidate's worktree and branch (nil: where it
+	// runs, through gitsnap).
 	Drop func(ctx context.Context, t *state.Task) error
+	// GitOn is ctx for gitsnap's calls on a registered host ("": this
+	// machine; runner.Env.GitOn).
+	GitOn func(ctx context.Context, host string) (context.Context, error)
+	// Via is the transport to a registered host (a candidate's check
+	// there).
+	Via func(ctx context.Context, host string) (transport.Transport, error)
 	// WrapCheck wraps the check of a sandboxed candidate in its sandbox.
 	WrapCheck func(t *state.Task, argv []string) ([]string, error)
 	// Say writes one line of progress.

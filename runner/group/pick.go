@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/worktree"
 	"github.com/runner-cli/runner/state"
@@ -109,6 +111,10 @@ type Picked struct {
 	Closed  []string `json:"closed"`
 	Dropped []string `json:"dropped"`
 	Errors  []string `json:"errors,omitempty"`
+	// Host is the host the picked candidate ran on ("" here), its work
+	// brought back here in Bytes (a pack) before the merge.
+	Host  string `json:"host,omitempty"`
+	Bytes int    `json:"bytes,omitempty"`
 }
 
 // Pick merges one candidate of an ended group (worktree.Merge, with its
@@ -135,10 +141,8 @@ func Pick(ctx context.Context, d Deps, req PickRequest) (*Picked, error) {
 	} else if out.Task, err = Choose(c, req.By); err != nil {
 		return nil, err
 	}
-	m := req.Merge
-	m.Ref = out.Task
-	if err := d.Merge(ctx, m); err != nil {
-		return nil, fmt.Errorf("group %s: merge %s: %w", g.ID, out.Task, err)
+	if err := mergePicked(ctx, d, g, out, req.Merge); err != nil {
+		return nil, err
 	}
 	if err := d.Store.UpdateGroup(ctx, g.ID, func(x *state.Group) error {
 		x.Picked, x.PickedBy, x.PickedAt = out.Task, out.By, d.Now()
@@ -148,6 +152,60 @@ func Pick(ctx context.Context, d Deps, req PickRequest) (*Picked, error) {
 	}
 	endOthers(ctx, d, g, out, req.Drop)
 	return out, nil
+}
+
+// drop removes candidate t's worktree and branch, where it runs.
+func drop(ctx context.Context, d Deps, t *state.Task) error {
+	if d.Drop != nil {
+		return d.Drop(ctx, t)
+	}
+	if t.Branch == "" || t.Origin == "" {
+		return nil
+	}
+	gctx, err := on(ctx, d, t.Tmux.Host)
+	if err != nil {
+		return err
+	}
+	home, err := gitsnap.WorktreeHome(gctx, t.Origin)
+	if err != nil {
+		return err
+	}
+	if err := gitsnap.WorktreeRemove(gctx, t.Origin, filepath.Join(home, t.ID)); err != nil {
+		return err
+	}
+	return gitsnap.DeleteBranch(gctx, t.Origin, t.Branch)
+}
+
+// mergePicked merges out.Task: here as `runner merge` does; a candidate
+// on a host is first brought back here (bringBack) and merged into the
+// repository here, the worktree made for it here removed after.
+func mergePicked(ctx context.Context, d Deps, g *state.Group, out *Picked, m worktree.MergeRequest) error {
+	m.Ref = out.Task
+	t, err := d.Task(ctx, out.Task)
+	if err != nil {
+		return err
+	}
+	if t.Tmux.Host == "" {
+		if err := d.Merge(ctx, m); err != nil {
+			return fmt.Errorf("group %s: merge %s: %w", g.ID, out.Task, err)
+		}
+		return nil
+	}
+	if !t.Status.IsTerminal() && t.Status != state.StatusOrphaned {
+		return fault.Busyf("task %s is %s: its agent may still change the worktree (wait for it: runner wait %s)", t.ID, t.Status, t.ID)
+	}
+	b, err := bringBack(ctx, d, g, t)
+	if err != nil {
+		return fmt.Errorf("group %s: %w", g.ID, err)
+	}
+	out.Host, out.Bytes = t.Tmux.Host, b.Bytes
+	if err := d.MergeHere(ctx, m, b.Task); err != nil {
+		return fmt.Errorf("group %s: merge %s (brought back from host %s): %w", g.ID, out.Task, t.Tmux.Host, err)
+	}
+	if err := dropBroughtBack(context.WithoutCancel(ctx), b); err != nil {
+		out.Errors = append(out.Errors, fmt.Sprintf("remove the worktree %s made here for the merge: %v", b.Task.Dir, err))
+	}
+	return nil
 }
 
 // pickable refuses a group that is still at work or was picked.
@@ -170,7 +228,7 @@ func pickable(g *state.Group, rows []Row) error {
 
 // endOthers closes the other candidates' windows and, with drop, removes
 // their worktrees and branches; what fails is said, not fatal.
-func endOthers(ctx context.Context, d Deps, g *state.Group, out *Picked, drop bool) {
+func endOthers(ctx context.Context, d Deps, g *state.Group, out *Picked, dropToo bool) {
 	for _, id := range g.Tasks {
 		if id == out.Task {
 			continue
@@ -180,12 +238,12 @@ func endOthers(ctx context.Context, d Deps, g *state.Group, out *Picked, drop bo
 		} else {
 			out.Closed = append(out.Closed, id)
 		}
-		if !drop {
+		if !dropToo {
 			continue
 		}
 		t, err := d.Task(ctx, id)
 		if err == nil {
-			err = d.Drop(ctx, t)
+			err = drop(ctx, d, t)
 		}
 		if err != nil {
 			out.Errors = append(out.Errors, fmt.Sprintf("drop %s: %v", id, err))

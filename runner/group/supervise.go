@@ -152,7 +152,7 @@ func checkOne(ctx context.Context, d Deps, g *state.Group, t *state.Task) (retri
 		wrap = func(argv []string) ([]string, error) { return d.WrapCheck(t, argv) }
 	}
 	d.Say("group %s: task %s (%s): check: %s", g.ID, t.ID, t.Agent, g.Check)
-	res := RunCheck(ctx, t.Dir, g.Check, g.CheckTimeout, wrap)
+	res := runCheck(ctx, d, t, g, wrap)
 	res.Ran = d.Now()
 	runs := 1
 	if t.Check != nil {
@@ -178,6 +178,23 @@ func checkOne(ctx context.Context, d Deps, g *state.Group, t *state.Task) (retri
 	}
 	d.Say("group %s: task %s: failed check sent back (retry %d of %d)", g.ID, t.ID, runs, g.CheckRetry)
 	return true
+}
+
+// runCheck runs g's check in t's folder: here, or on t's host.
+func runCheck(ctx context.Context, d Deps, t *state.Task, g *state.Group, wrap func([]string) ([]string, error)) state.CheckResult {
+	if t.Tmux.Host == "" {
+		return RunCheck(ctx, t.Dir, g.Check, g.CheckTimeout, wrap)
+	}
+	if len(t.Sandbox) > 0 {
+		// Not run outside the candidate's sandbox there: runner wraps a
+		// check in a sandbox on this machine only.
+		return state.CheckResult{Command: g.Check, Exit: -1, Ran: d.Now(), Tail: "a sandboxed candidate's check on host " + t.Tmux.Host + " is not run: runner wraps a check in a sandbox on this machine only"}
+	}
+	via, err := d.Via(ctx, t.Tmux.Host)
+	if err != nil {
+		return state.CheckResult{Command: g.Check, Exit: -1, Ran: d.Now(), Tail: "host " + t.Tmux.Host + ": " + err.Error()}
+	}
+	return RunCheckThere(ctx, via, t.Dir, g.Check, g.CheckTimeout)
 }
 
 // CheckSummary is one line of a check's result: "passed (1.2s)", "failed:

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+
+	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/internal/transport"
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/ask"
+	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/gc"
+	"github.com/runner-cli/runner/runner/group"
+	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/worktree"
+	"github.com/runner-cli/runner/state"
+)
+
+// groupDeps is what package group takes (dispatch --agents, compare,
+// vote, pick).
+func groupDeps(env *runner.Env) group.Deps {
+	return group.Deps{Store: env.Store, Reconcile: reconcileOn(env), Say: env.Say, Now: env.Time, GitOn: env.GitOn,
+		Task: func(ctx context.Context, id string) (*state.Task, error) { return env.Record().Task(ctx, id) },
+		Send: func(ctx context.Context, id, text string) error {
+			_, err := runner.Send(ctx, env, runner.SendRequest{Ref: id, Text: text, Detach: true})
+			return err
+		},
+		Ask: func(ctx context.Context, req ask.Request) ([]ask.Answer, error) {
+			return ask.Run(ctx, askDeps(env), req)
+		},
+		Forecast: func(ctx context.Context, ids []string) (map[string]*worktree.Check, error) {
+			return worktree.CheckMerges(ctx, worktreeDeps(env), ids)
+		},
+		Merge: func(ctx context.Context, req worktree.MergeRequest) error {
+			_, _, err := worktree.Merge(ctx, worktreeDeps(env), req)
+			return err
+		},
+		MergeHere: func(ctx context.Context, req worktree.MergeRequest, t *state.Task) error {
+			d := worktreeDeps(env)
+			d.GetTask = func(context.Context, string) (*state.Task, error) { return t, nil }
+			d.GitContext = func(ctx context.Context, _ *state.Task) (context.Context, error) { return ctx, nil }
+			_, _, err := worktree.Merge(ctx, d, req)
+			return err
+		},
+		Via: func(ctx context.Context, host string) (transport.Transport, error) {
+			c, err := env.HostConn(ctx, host)
+			if err != nil {
+				return nil, err
+			}
+			return c.Transport(), nil
+		},
+		Cancel: func(ctx context.Context, id, reason string) error {
+			_, err := gc.CancelBecause(ctx, gcDeps(env), id, false, reason)
+			return err
+		},
+		Close: func(ctx context.Context, id string) error {
+			_, err := gc.Cancel(ctx, gcDeps(env), id, true)
+			return err
+		},
+		WrapCheck: func(t *state.Task, argv []string) ([]string, error) {
+			return runner.CheckSandbox(context.Background(), env, t, argv)
+		},
+	}
+}
+
+// groupLauncher is what group.Start takes: runner's snapshot, hosts and
+// dispatch, for one `dispatch --agents`.
+type groupLauncher struct {
+	env *runner.Env
+	cfg *config.Config
+	f   dispatchOptions
+	req runner.DispatchRequest
+}
+
+// Snapshot takes the group's snapshot here.
+func (l groupLauncher) Snapshot(ctx context.Context, dir, id, label string) (*gitsnap.Snapshot, error) {
+	return gitsnap.Take(ctx, dir, gitsnap.Options{ID: id, Label: label})
+}
+
+// Hosts are the hosts of where: the host named, or the pool's members
+// that are not drained.
+func (l groupLauncher) Hosts(ctx context.Context, where string) ([]string, error) {
+	if !hosts.IsPool(where) {
+		if _, err := l.env.HostConn(ctx, where); err != nil {
+			return nil, err
+		}
+		return []string{where}, nil
+	}
+	all, err := l.env.Store.Hosts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	members, err := hosts.Members(all, where)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, h := range members {
+		if !h.Drained {
+			out = append(out, h.Name)
+		}
+	}
+	return out, nil
+}
+
+// Carry carries the snapshot into the repository at dir on host.
+func (l groupLauncher) Carry(ctx context.Context, host, dir string, snap *gitsnap.Snapshot) error {
+	there, err := l.env.GitOn(ctx, host)
+	if err != nil {
+		return err
+	}
+	_, err = gitsnap.Carry(ctx, snap.Dir, there, dir, []gitsnap.CarryRef{{Ref: snap.Ref, Commit: snap.Commit}}, []string{snap.Base})
+	return err
+}
+
+// Dispatch dispatches one candidate, detached, in a worktree of its own
+// from the group's snapshot.
+func (l groupLauncher) Dispatch(ctx context.Context, g *state.Group, _ int, agent, where string) (*state.Task, error) {
+	r := l.req
+	r.Agent, r.Model = agent, l.cfg.ResolveModel(agent, l.f.model)
+	r.Worktree, r.WorktreeSet, r.Group, r.Snapshot = true, true, g.ID, g.ID
+	r.Settings.Detached = true
+	if where != "" {
+		// The same path on the host (or every host of the pool).
+		r.Host, r.Project = where, g.Dir
+	}
+	// Candidates change the same files by design: no overlap
+	// messages, and no note of the others unless asked for.
+	r.Settings.NoOverlapMessages = true
+	if l.f.awareness == "" {
+		r.Settings.Awareness = "off"
+	}
+	return runner.Dispatch(ctx, l.env, r)
+}
+
+// Save records g.
+func (l groupLauncher) Save(ctx context.Context, g *state.Group) error {
+	return l.env.Store.UpdateGroups(ctx, func(gs map[string]*state.Group) error {
+		if x, ok := gs[g.ID]; ok {
+			x.Tasks = g.Tasks
+			return nil
+		}
+		c := *g
+		gs[g.ID] = &c
+		return nil
+	})
+}
+
+// Forget removes group id's record.
+func (l groupLauncher) Forget(ctx context.Context, id string) error {
+	return l.env.Store.UpdateGroups(ctx, func(gs map[string]*state.Group) error { delete(gs, id); return nil })
+}
+
+// Say writes one line of progress.
+func (l groupLauncher) Say(format string, args ...any) { l.env.Say(format, args...) }
