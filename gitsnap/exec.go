@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/subproc"
 	"github.com/runner-cli/runner/internal/transport"
 )
 
@@ -249,17 +250,16 @@ func (c call) command(ctx context.Context) (*exec.Cmd, error) {
 	argv := append(append(append([]string{}, fixedConfig...), c.cfg...), c.args...)
 	if c.via != nil {
 		cmd := c.via.Command(ctx, c.remoteArgv()...)
-		cmd.WaitDelay = 2 * time.Second
+		cmd.WaitDelay = subproc.PipeWait
 		return cmd, nil
 	}
 	path, err := exec.LookPath(gitProgram)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v (install git, or put it in PATH)", ErrGitMissing, err)
 	}
-	cmd := exec.CommandContext(ctx, path, argv...)
+	cmd := subproc.Command(ctx, path, argv...)
 	cmd.Dir = c.dir
 	cmd.Env = gitEnv(c.env)
-	cmd.WaitDelay = 2 * time.Second
 	return cmd, nil
 }
 

@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 
+	"github.com/runner-cli/runner/internal/subproc"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
@@ -35,11 +34,10 @@ func (env *Env) SpawnRunner(logPath string, extra []*os.File, args ...string) (i
 		return 0, err
 	}
 	defer devnull.Close()
-	cmd := exec.Command(env.Exe, append([]string{"--socket", env.TC.Socket()}, args...)...)
+	cmd := subproc.Detached(env.Exe, append([]string{"--socket", env.TC.Socket()}, args...)...)
 	cmd.Env = tmuxctl.ChildEnv(os.Environ(), "RUNNER_STATE_DIR="+env.Store.Dir())
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, logf, logf
 	cmd.ExtraFiles = extra
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
 		return 0, err
 	}

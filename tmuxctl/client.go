@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/runner-cli/runner/internal/subproc"
 	"github.com/runner-cli/runner/internal/transport"
 )
 
@@ -290,11 +291,10 @@ func (c *Client) run(ctx context.Context, stdin io.Reader, args ...string) (stri
 		// process's; tmux there gets the remote login's.
 		cmd = c.tr.Command(ctx, append([]string{c.bin}, full...)...)
 	} else {
-		cmd = exec.CommandContext(ctx, c.bin, full...)
+		cmd = subproc.Command(ctx, c.bin, full...)
 		cmd.Env = c.env
 	}
 	cmd.Stdin = stdin
-	cmd.WaitDelay = 5 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr

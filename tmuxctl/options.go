@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/runner-cli/runner/internal/subproc"
 	"github.com/runner-cli/runner/internal/transport"
 )
 
@@ -147,7 +148,7 @@ func VersionArgv() []string { return []string{"tmux", "-V"} }
 // inside another tmux too: for the caller to run in the foreground (a
 // view's ExecProcess).
 func AttachCommand(argv []string) *exec.Cmd {
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd := subproc.Interactive(argv[0], argv[1:]...)
 	cmd.Env = CleanEnv(os.Environ())
 	return cmd
 }

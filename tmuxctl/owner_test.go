@@ -77,8 +77,11 @@ const clockPkg = "github.com/runner-cli/runner/internal/clock"
 // procinfoPkg reads process facts (a zombie pane's exit status).
 const procinfoPkg = "github.com/runner-cli/runner/internal/procinfo"
 
+// subprocPkg starts the tmux client (the module's one subprocess helper).
+const subprocPkg = "github.com/runner-cli/runner/internal/subproc"
+
 // leafPkgs are the packages of the module tmuxctl may import.
-var leafPkgs = []string{transportPkg, filelockPkg, textutilPkg, privdirPkg, ctxtimePkg, clockPkg, procinfoPkg}
+var leafPkgs = []string{transportPkg, filelockPkg, textutilPkg, privdirPkg, ctxtimePkg, clockPkg, procinfoPkg, subprocPkg}
 
 // TestTransportIsLeaf: what tmuxctl may import imports nothing of the
 // module but each other.

@@ -1,6 +1,7 @@
 // Package importcheck is a test helper that holds the module's code to
 // rules read from its syntax: a package to the imports its doc claims
-// (Only, None), no function over a length (LongFunctions:
+// (Only, None), no process started but through internal/subproc
+// (OneSubprocess), no function over a length (LongFunctions:
 // TestNoLongFunctions), no exit code outside cmd/runner (ExitCodesAtEdge),
 // no shell script built from a value (ShellScripts), and no regexp
 // compiled before main (InitWork: TestNoInitWork).
@@ -22,10 +23,11 @@ const Module = "github.com/runner-cli/runner/"
 
 // Only fails t for each import of the module, in the non-test files of
 // dir, that is not in allowed (module-relative paths, e.g. "state").
-// internal/clock, the module's one clock, is allowed everywhere.
+// internal/clock, the module's one clock, and internal/subproc, its one
+// way to start a process (OneSubprocess), are allowed everywhere.
 func Only(t testing.TB, dir string, allowed ...string) {
 	t.Helper()
-	allowed = append(allowed, "internal/clock")
+	allowed = append(allowed, "internal/clock", "internal/subproc")
 	for f, p := range imports(t, dir) {
 		if rel, ok := strings.CutPrefix(p, Module); ok && !slices.Contains(allowed, rel) {
 			t.Errorf("%s imports %s: only %v are allowed", f, p, allowed)

@@ -15,8 +15,9 @@ import (
 // root, outside owner (a folder relative to root: the one package that
 // may run program, such as tmuxctl for tmux and gitsnap for git), that
 // runs program or hands it to something that runs it (programUses):
-//   - exec.Command, exec.CommandContext or syscall.Exec whose program is
-//     program: written there, or through a constant, a variable or the
+//   - subproc.Command, subproc.Group, subproc.Detached,
+//     subproc.Interactive, exec.Command, exec.CommandContext or
+//     syscall.Exec whose program is program: written there, or through a constant, a variable or the
 //     first word of a []string the package binds to it, or the argv a
 //     function of owner returns (one whose result is a []string, such as
 //     tmuxctl's AttachArgv): owner runs what it builds;
@@ -251,7 +252,9 @@ func ownerArgv(e ast.Expr, binds map[string][]ast.Expr, argvFuncs map[string]boo
 	return ""
 }
 
-// programArg is the index of the program among the arguments of an
+// programArg is the index of the program among the arguments of a call
+// that starts it: internal/subproc's Command, Group, Detached and
+// Interactive (the one way in, importcheck.OneSubprocess), and
 // exec.Command, exec.CommandContext, syscall.Exec or unix.Exec (-1:
 // none of those).
 func programArg(c *ast.CallExpr) int {
@@ -264,9 +267,9 @@ func programArg(c *ast.CallExpr) int {
 		return -1
 	}
 	switch pkg.Name + "." + sel.Sel.Name {
-	case "exec.Command", "syscall.Exec", "unix.Exec":
+	case "exec.Command", "syscall.Exec", "unix.Exec", "subproc.Detached", "subproc.Interactive":
 		return 0
-	case "exec.CommandContext":
+	case "exec.CommandContext", "subproc.Command", "subproc.Group":
 		return 1
 	}
 	return -1

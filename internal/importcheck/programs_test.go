@@ -41,6 +41,9 @@ func f(ctx context.Context, tr Transport, target string) {
 	cmd := []string{"ssh", "-t", "host", "tmux"}    // error
 	argv[0] = "tmux"                                // error
 	exec.Command("sh", "-c", "tmux ls; exit 0")     // error
+	subproc.Command(ctx, "tmux", "ls")               // error
+	subproc.Group(ctx, prog)                        // error
+	subproc.Interactive(argv[0], argv[1:]...)       // error
 	exec.Command("sh", "-c", "echo tmux is gone")
 	tr.Run(ctx, nil, owner.AttachArgv(target)...)
 	exec.LookPath("tmux")
@@ -56,8 +59,8 @@ func f(ctx context.Context, tr Transport, target string) {
 	}
 	f := &fakeT{TB: t}
 	ProgramOwner(f, dir, "tmux", "owner")
-	if f.errors != 10 {
-		t.Errorf("%d errors, want 10 (the lines marked in lib/a.go)", f.errors)
+	if f.errors != 13 {
+		t.Errorf("%d errors, want 13 (the lines marked in lib/a.go)", f.errors)
 	}
 }
 

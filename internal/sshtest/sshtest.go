@@ -5,6 +5,7 @@
 package sshtest
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/subproc"
 	"github.com/runner-cli/runner/runner/proctree"
 )
 
@@ -89,7 +91,7 @@ func StartInWith(sshd, dir, extra string) (*Server, error) {
 		return nil, err
 	}
 	for _, k := range []string{"host", "client"} {
-		out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "runner-test", "-f", filepath.Join(dir, k)).CombinedOutput()
+		out, err := subproc.Command(context.Background(), "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "runner-test", "-f", filepath.Join(dir, k)).CombinedOutput()
 		if err != nil {
 			return nil, fmt.Errorf("ssh-keygen: %v: %s", err, out)
 		}
@@ -167,7 +169,7 @@ func (s *Server) start() error {
 	if err != nil {
 		return err
 	}
-	s.cmd = exec.Command(s.sshd, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
+	s.cmd = subproc.Command(context.Background(), s.sshd, "-D", "-e", "-f", filepath.Join(dir, "sshd_config"))
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
 	if err := s.cmd.Start(); err != nil {
 		logf.Close()

@@ -210,3 +210,10 @@ func (t *tailWriter) Write(p []byte) (int, error) {
 }
 
 func (t *tailWriter) String() string { return t.buf.String() }
+
+// Interactive is a command for the user's terminal, run in the
+// foreground (tmux attach from a view): in this process's group, so the
+// terminal's signals reach it, and no context ends it.
+func Interactive(name string, args ...string) *exec.Cmd {
+	return exec.Command(name, args...)
+}

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/runner-cli/runner/internal/subproc"
 )
 
 // Runner runs argv where it stands for and returns its output and exit
@@ -117,7 +119,7 @@ func (s *SSH) Exit() error {
 		bin = "ssh"
 	}
 	args := append(append([]string{"-o", "ControlPath=" + s.ControlPath(), "-O", "exit"}, s.Args...), "--", s.Destination)
-	if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+	if out, err := subproc.Command(context.Background(), bin, args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("ssh -O exit %s: %w: %s", s.Destination, err, strings.TrimSpace(string(out)))
 	}
 	return nil

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/privdir"
+	"github.com/runner-cli/runner/internal/subproc"
 )
 
 // Transport makes the command that runs argv where it stands for.
@@ -43,9 +44,9 @@ type Transport interface {
 // Local runs commands on this machine.
 type Local struct{}
 
-// Command is exec.CommandContext.
+// Command is subproc.Command.
 func (Local) Command(ctx context.Context, argv ...string) *exec.Cmd {
-	return exec.CommandContext(ctx, argv[0], argv[1:]...)
+	return subproc.Command(ctx, argv[0], argv[1:]...)
 }
 
 func (Local) String() string { return "local" }
@@ -81,11 +82,9 @@ func (s *SSH) Command(ctx context.Context, argv ...string) *exec.Cmd {
 	args = append(args, s.Args...)
 	args = append(args, liveArgs...) // after the user's: the first value of an option wins
 	args = append(args, "--", s.Destination, Join(argv))
-	cmd := exec.CommandContext(ctx, bin, args...)
 	// A master forked by this command (ControlPersist) must not keep the
-	// caller waiting on a pipe it inherited.
-	cmd.WaitDelay = 2 * time.Second
-	return cmd
+	// caller waiting on a pipe it inherited (subproc.PipeWait).
+	return subproc.Command(ctx, bin, args...)
 }
 
 func (s *SSH) String() string { return s.Destination }
@@ -123,7 +122,7 @@ func (s *SSH) ForwardSocket(ctx context.Context, remote, local string) error {
 	ssh := func(op string) ([]byte, error) {
 		args := append(append(s.controlArgs(), "-o", "BatchMode=yes"), s.Args...)
 		args = append(append(args, "-O", op), fwd...)
-		return exec.CommandContext(ctx, bin, append(args, "--", s.Destination)...).CombinedOutput()
+		return subproc.Command(ctx, bin, append(args, "--", s.Destination)...).CombinedOutput()
 	}
 	_, _ = ssh("cancel") // a forwarding of an earlier supervisor
 	if out, err := ssh("forward"); err != nil {

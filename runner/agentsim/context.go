@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/internal/subproc"
 )
 
 // contextHook is the executor's context hook (nil without --context-hook).
@@ -29,7 +30,7 @@ func runContextHook(ctx context.Context, o *Options, prompt string) string {
 	ctx, cancel := context.WithTimeout(ctx, hookTimeout)
 	defer cancel()
 	in, _ := json.Marshal(hookInput{HookEventName: "PostToolUse", CWD: o.Dir, SessionID: o.SessionID, LastPrompt: prompt})
-	cmd := exec.CommandContext(ctx, o.ContextHook[0], o.ContextHook[1:]...)
+	cmd := subproc.Command(ctx, o.ContextHook[0], o.ContextHook[1:]...)
 	cmd.Dir, cmd.Env, cmd.Stdin, cmd.WaitDelay = o.Dir, o.Env, bytes.NewReader(in), time.Second
 	out, err := cmd.Output()
 	if err != nil {

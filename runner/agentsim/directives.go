@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/ctxtime"
+	"github.com/runner-cli/runner/internal/subproc"
 	"github.com/runner-cli/runner/internal/textutil"
 )
 
@@ -323,7 +324,7 @@ func (x *executor) write(path, text string) string {
 // its combined output as lines. A non-zero exit gives an error "exit status
 // N"; a program that cannot start gives an error naming it.
 func (x *executor) run(ctx context.Context, argv []string) ([]string, error) {
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := subproc.Command(ctx, argv[0], argv[1:]...)
 	cmd.Dir = x.dir
 	cmd.Env = x.env
 	cmd.WaitDelay = time.Second

@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/internal/subproc"
 )
 
 // hookTimeout bounds one run of the --hook command.
@@ -82,7 +83,7 @@ func runHook(ctx context.Context, o *Options, prompt, event, answer string, usag
 	if err != nil {
 		return fmt.Errorf("hook %s: encode input: %w", o.Hook[0], err)
 	}
-	cmd := exec.CommandContext(ctx, o.Hook[0], o.Hook[1:]...)
+	cmd := subproc.Command(ctx, o.Hook[0], o.Hook[1:]...)
 	cmd.Dir = o.Dir
 	cmd.Env = o.Env
 	cmd.Stdin = bytes.NewReader(in)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/runner-cli/runner/internal/subproc"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/profile"
 )
@@ -126,8 +127,7 @@ func ReadVersion(ctx context.Context, path string, args []string) (string, error
 func readVersion(ctx context.Context, path string, args []string, timeout time.Duration) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.WaitDelay = time.Second
+	cmd := subproc.Command(ctx, path, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

@@ -9,11 +9,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/subproc"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/settings"
@@ -60,7 +60,7 @@ func (n Teller) Tell(ctx context.Context, t *state.Task, set settings.Run) {
 	}
 	nctx, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	cmd := exec.CommandContext(nctx, set.Notify[0], set.Notify[1:]...)
+	cmd := subproc.Command(nctx, set.Notify[0], set.Notify[1:]...)
 	code := ""
 	if t.ExitCode != nil {
 		code = strconv.Itoa(*t.ExitCode)
@@ -71,7 +71,6 @@ func (n Teller) Tell(ctx context.Context, t *state.Task, set settings.Run) {
 		vars = append(vars, "RUNNER_EXIT="+strconv.Itoa(n.ExitOf(t)))
 	}
 	cmd.Env = tmuxctl.ChildEnv(os.Environ(), vars...)
-	cmd.WaitDelay = time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		n.Journal(ctx, t, "notify-failed", fmt.Sprintf("%s: %v: %s", set.Notify[0], err, strings.TrimSpace(string(out))))

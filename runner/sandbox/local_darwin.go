@@ -5,9 +5,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/internal/subproc"
 )
 
 // LocalProgram is the sandbox program of this system: Seatbelt's
@@ -30,7 +31,7 @@ func CheckLocal(ctx context.Context) (string, error) {
 		return "", err
 	}
 	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := subproc.Command(ctx, argv[0], argv[1:]...)
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("%w: %s: %v: %s", ErrUnavailable, SeatbeltProgram, err, strings.TrimSpace(stderr.String()))

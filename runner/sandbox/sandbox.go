@@ -37,6 +37,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/runner-cli/runner/internal/subproc"
 )
 
 // Program is bubblewrap's executable.
@@ -327,7 +329,7 @@ func Check(ctx context.Context) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, path, Argv(path, Spec{Root: os.Geteuid() == 0}, []string{"true"})[1:]...)
+	cmd := subproc.Command(ctx, path, Argv(path, Spec{Root: os.Geteuid() == 0}, []string{"true"})[1:]...)
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("%w: %s: %v: %s (a container may need --privileged or user namespaces; or %s)",

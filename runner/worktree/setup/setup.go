@@ -13,10 +13,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
 
+	"github.com/runner-cli/runner/internal/subproc"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -109,7 +109,7 @@ func run(ctx context.Context, w *config.WorktreeSetup, to, dir, log, id string) 
 	fmt.Fprintf(out, "runner: worktree set-up: %q in %s\n", w.Run, dir)
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(rctx, w.Run[0], w.Run[1:]...)
+	cmd := subproc.Group(rctx, w.Run[0], w.Run[1:]...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, out, out
 	cmd.Env = tmuxctl.ChildEnv(os.Environ(), "RUNNER_TASK_ID="+id, "RUNNER_WORKTREE="+to)
 	if err := cmd.Run(); err != nil {

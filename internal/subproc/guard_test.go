@@ -1,0 +1,16 @@
+package subproc
+
+import (
+	"testing"
+
+	"github.com/runner-cli/runner/internal/importcheck"
+)
+
+// TestOneSubprocessHelper: no code of the module but this package starts
+// a process or ends a process group (importcheck.OneSubprocess, whose
+// TestOneSubprocessCatches proves it): one recipe, one place.
+func TestOneSubprocessHelper(t *testing.T) {
+	if n := importcheck.OneSubprocess(t, "../..", "internal/subproc"); n < 100 {
+		t.Fatalf("only %d files checked: not the module's root?", n)
+	}
+}
