@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/runner-cli/runner/runner/budget"
 	"github.com/runner-cli/runner/runner/fault"
-	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/settings"
 
 	"github.com/runner-cli/runner/runner"
@@ -75,40 +73,18 @@ func (a *app) runSend(ctx context.Context, opts sendOptions) error {
 		return err
 	}
 	var set *settings.Run
-	if opts.maxTurns < -1 {
-		return fault.Usagef("--max-turns %d: give a count of turns (0: no budget)", opts.maxTurns)
+	ov := budget.Overrides{Timeout: opts.timeout, MaxTurns: opts.maxTurns, Tokens: opts.budgetTokens, USD: opts.budgetUSD}
+	if err := ov.Check(); err != nil {
+		return err
 	}
-	if opts.budgetTokens < -1 {
-		return fault.Usagef("--budget-tokens %d: give a count of tokens (0: no budget)", opts.budgetTokens)
-	}
-	if (opts.budgetUSD < 0 && opts.budgetUSD != -1) || math.IsNaN(opts.budgetUSD) || math.IsInf(opts.budgetUSD, 0) {
-		return fault.Usagef("--budget-usd %v: give an amount of dollars (0: no budget)", opts.budgetUSD)
-	}
-	if opts.timeout > 0 || opts.maxTurns >= 0 || opts.budgetTokens >= 0 || opts.budgetUSD >= 0 {
+	if ov.Given() {
 		t, err := runner.GetTask(ctx, env, opts.args[0])
 		if err != nil {
 			return err
 		}
-		s, err := settings.Of(t)
+		s, err := ov.Apply(t, env.Profiles)
 		if err != nil {
 			return err
-		}
-		if opts.timeout > 0 {
-			s.Timeout = opts.timeout
-		}
-		if opts.maxTurns >= 0 {
-			s.MaxTurns = opts.maxTurns
-		}
-		if opts.budgetTokens >= 0 {
-			s.BudgetTokens = opts.budgetTokens
-		}
-		if opts.budgetUSD >= 0 {
-			s.BudgetUSD = opts.budgetUSD
-		}
-		if prof, err := profile.FindProfile(env.Profiles, t.Agent); err == nil {
-			if err := budget.CheckAgent(s.Budget(), prof); err != nil {
-				return err
-			}
 		}
 		set = &s
 	}
