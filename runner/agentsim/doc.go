@@ -5,7 +5,8 @@
 //
 // It owns the terminal it runs on (Run) or none at all (RunHeadless, the
 // `-p PROMPT` mode). Of the module it imports only internal/clock,
-// internal/ctxtime and internal/textutil.
+// internal/ctxtime, internal/subproc (the programs run and the hooks
+// start) and internal/textutil (TestImports).
 //
 // # Terminal
 //

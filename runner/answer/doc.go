@@ -19,4 +19,7 @@
 // presses onto it meanwhile; then the receipt says pressed. A refused
 // answer drops its reservation: an operation id that pressed nothing may
 // be tried again.
+//
+// Of the module it imports runner/dialog and runner/profile (the dialog on
+// the screen), state, runner/fault and internal/textutil (TestImports).
 package answer

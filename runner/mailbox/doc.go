@@ -8,5 +8,8 @@
 // It sits above package runner and takes a Deps built by cmd/runner from
 // its Env: the store, the journal, the clock, and runner's
 // reconciliation, CallerTask, RemotePaneAlive and StartDeliveries as
-// functions; it imports nothing of package runner.
+// functions; it imports nothing of package runner (TestTakesDepsNotEnv).
+// Of the module it imports runner/messaging, runner/projects,
+// runner/reconcile, runner/record, runner/fault, state and tmuxctl
+// (TestImports).
 package mailbox

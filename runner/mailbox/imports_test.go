@@ -11,3 +11,8 @@ import (
 func TestTakesDepsNotEnv(t *testing.T) {
 	importcheck.None(t, ".", importcheck.Module+"runner")
 }
+
+// TestImports holds the package to the imports its doc names.
+func TestImports(t *testing.T) {
+	importcheck.Only(t, ".", "runner/fault", "runner/messaging", "runner/projects", "runner/reconcile", "runner/record", "state", "tmuxctl")
+}

@@ -16,6 +16,9 @@
 // A sandboxed agent reaches neither: runner mcp is not a command its
 // door carries (runner/door.Commands), and runner serve's token lies in
 // runner's state directory, which its sandbox hides.
+//
+// Of the module it imports only state (the events' cursor) and
+// internal/textutil (TestImports).
 package mcpserver
 
 import (

@@ -25,6 +25,9 @@
 // offers again once it holds it: a notice is either taken before Settle
 // reads the events (delivered with this turn) or finds its offer gone
 // (pending, for the next turn): given once, never lost.
+//
+// Of the module it imports only internal/atomicfile and internal/untrusted
+// (TestImports).
 package notice
 
 import (

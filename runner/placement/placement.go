@@ -8,6 +8,10 @@
 // (every task on a host was placed by this machine), the hosts' load and
 // memory from their probes, cached for every process (hosts.Probes): a
 // waiting task never opens an ssh connection per poll.
+//
+// Of the module it imports runner/hosts, runner/remote, runner/record,
+// runner/settings, runner/profile, runner/fault, state and gitsnap
+// (TestImports).
 package placement
 
 import (

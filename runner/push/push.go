@@ -6,6 +6,9 @@
 // with retries and exponential backoff, a bounded number of times,
 // without ever holding a task up. A push has a key (Key): the same dialog
 // seen again, or its status written again, pushes nothing more.
+//
+// Of the module it imports runner/config, runner/dialog, runner/profile,
+// state and internal/textutil (TestImports).
 package push
 
 import (

@@ -28,4 +28,7 @@
 // The page at / and its assets are embedded (web/), served from the
 // embedded files only; the API is described by openapi.json, served at
 // /api/v1/openapi.json and held to the mux by TestOpenAPIMatchesMux.
+//
+// Of the module it imports only state, state/follow (the event stream) and
+// internal/textutil (TestImports).
 package serve
