@@ -116,7 +116,7 @@ func (a *app) runTmuxLaunch(ctx context.Context, opts tmuxLaunchOptions) error {
 			return fault.Usagef("--env %q: want KEY=VALUE", kv)
 		}
 	}
-	c, err := a.tmuxClient()
+	c, err := a.tmuxClient(ctx)
 	if err != nil {
 		return err
 	}
@@ -165,7 +165,7 @@ func (a *app) runTmuxCapture(ctx context.Context, opts tmuxCaptureOptions) error
 	if opts.lines < 0 {
 		return fault.Usagef("--lines must be positive")
 	}
-	c, err := a.tmuxClient()
+	c, err := a.tmuxClient(ctx)
 	if err != nil {
 		return err
 	}
@@ -206,7 +206,7 @@ type tmuxListOptions struct {
 }
 
 func (a *app) runTmuxList(ctx context.Context, opts tmuxListOptions) error {
-	c, err := a.tmuxClient()
+	c, err := a.tmuxClient(ctx)
 	if err != nil {
 		return err
 	}
@@ -258,7 +258,7 @@ type tmuxKillOptions struct {
 }
 
 func (a *app) runTmuxKill(ctx context.Context, opts tmuxKillOptions) error {
-	c, err := a.tmuxClient()
+	c, err := a.tmuxClient(ctx)
 	if err != nil {
 		return err
 	}

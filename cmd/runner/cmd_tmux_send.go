@@ -62,7 +62,7 @@ func (a *app) runTmuxSend(ctx context.Context, opts tmuxSendOptions) error {
 	if err != nil {
 		return err
 	}
-	c, err := a.tmuxClient()
+	c, err := a.tmuxClient(ctx)
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func (a *app) runTmuxKeys(ctx context.Context, opts tmuxKeysOptions) error {
 			return fault.Usagef("%q is not a key name (Enter, Escape, C-c, Up, F1…, or one character); send text with 'runner tmux send'", k)
 		}
 	}
-	c, err := a.tmuxClient()
+	c, err := a.tmuxClient(ctx)
 	if err != nil {
 		return err
 	}

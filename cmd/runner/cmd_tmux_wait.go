@@ -58,7 +58,7 @@ func (a *app) runTmuxWaitPrompt(ctx context.Context, opts tmuxWaitPromptOptions)
 	if opts.since != "send" && opts.since != "now" {
 		return fault.Usagef("--since must be send or now")
 	}
-	c, err := a.tmuxClient()
+	c, err := a.tmuxClient(ctx)
 	if err != nil {
 		return err
 	}
@@ -144,7 +144,7 @@ func (a *app) runTmuxWaitIdle(ctx context.Context, opts tmuxWaitIdleOptions) err
 	}
 	ctx, cancel := withTimeout(ctx, opts.timeout)
 	defer cancel()
-	c, err := a.tmuxClient()
+	c, err := a.tmuxClient(ctx)
 	if err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ type tmuxExecOptions struct {
 func (a *app) runTmuxExec(ctx context.Context, opts tmuxExecOptions) error {
 	ctx, cancel := withTimeout(ctx, opts.timeout)
 	defer cancel()
-	c, err := a.tmuxClient()
+	c, err := a.tmuxClient(ctx)
 	if err != nil {
 		return err
 	}
