@@ -13,7 +13,6 @@ import (
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/fault"
-	"github.com/runner-cli/runner/runner/gc"
 	"github.com/runner-cli/runner/runner/group"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/proctree"
@@ -215,7 +214,7 @@ func (a *app) superviseGroup(ctx context.Context, env *runner.Env, id string, as
 	g, tasks, err := group.Supervise(ctx, d, id)
 	if err != nil {
 		if ctx.Err() != nil {
-			a.cancelCandidates(env, id)
+			group.CancelAtWork(context.Background(), d, id, "the group's dispatch was interrupted")
 		}
 		return err
 	}
@@ -249,7 +248,8 @@ func (a *app) groupOutcome(ctx context.Context, d group.Deps, g *state.Group, ta
 }
 
 // waitGroup waits until a group has ended (runner wait GROUP), then as
-// superviseGroup prints it and exits.
+// superviseGroup prints it and exits; a group whose supervisor is gone
+// is seen through here (not through a sandboxed task's door).
 func (a *app) waitGroup(ctx context.Context, o waitOptions) error {
 	if o.anyOne || o.untilInput {
 		return fault.Usagef("wait GROUP: --any and --input go with task IDs")
@@ -258,72 +258,18 @@ func (a *app) waitGroup(ctx context.Context, o waitOptions) error {
 	if err != nil {
 		return err
 	}
-	g, err := env.Store.FindGroup(ctx, o.ids[0])
-	if err != nil {
-		return err
-	}
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
 		defer cancel()
 	}
-	changes, err := env.Store.Watch(ctx)
-	if err != nil {
+	d := groupDeps(env)
+	g, tasks, err := group.Await(ctx, d, o.ids[0], a.getenv(door.EnvConfined) == "")
+	switch {
+	case err != nil && g != nil && errors.Is(err, context.DeadlineExceeded):
+		return &ExitError{Code: ExitTimeout, Err: fmt.Errorf("group %s has not ended after %s (runner compare %s)", g.ID, o.timeout, g.ID)}
+	case err != nil:
 		return err
 	}
-	d := groupDeps(env)
-	for g.Ended.IsZero() {
-		if !supervisorAlive(g) && a.getenv(door.EnvConfined) == "" {
-			// Its supervisor is gone (killed, the machine restarted):
-			// this wait sees the group through itself (not one asked
-			// through a sandboxed task's door: that would run the
-			// group's checks for it).
-			env.Say("group %s: its supervisor is gone; seeing it through here", g.ID)
-			ng, tasks, err := group.Supervise(ctx, d, g.ID)
-			if err != nil {
-				return err
-			}
-			return a.groupOutcome(ctx, d, ng, tasks, o.asJSON)
-		}
-		select {
-		case <-ctx.Done():
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return &ExitError{Code: ExitTimeout, Err: fmt.Errorf("group %s has not ended after %s (runner compare %s)", g.ID, o.timeout, g.ID)}
-			}
-			return ctx.Err()
-		case <-changes:
-		case <-time.After(2 * time.Second):
-		}
-		if g, err = env.Store.FindGroup(ctx, g.ID); err != nil {
-			return err
-		}
-	}
-	tasks := map[string]*state.Task{}
-	for _, id := range g.Tasks {
-		if t, err := d.Task(ctx, id); err == nil {
-			tasks[id] = t
-		}
-	}
 	return a.groupOutcome(ctx, d, g, tasks, o.asJSON)
-}
-
-// supervisorAlive reports whether the process recorded as g's
-// supervisor still runs.
-func supervisorAlive(g *state.Group) bool {
-	return g.SupervisorPID > 0 && proctree.AliveAs(g.SupervisorPID, g.SupervisorStart)
-}
-
-// cancelCandidates cancels the group's candidates still at work (an
-// interrupted foreground group).
-func (a *app) cancelCandidates(env *runner.Env, id string) {
-	bg := context.Background()
-	g, err := env.Store.FindGroup(bg, id)
-	if err != nil {
-		return
-	}
-	for _, tid := range g.Tasks {
-		if t, err := runner.GetTask(bg, env, tid); err == nil && !group.Ended(t) {
-			_, _ = gc.Cancel(bg, gcDeps(env), tid, false)
-		}
-	}
 }

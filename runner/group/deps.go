@@ -48,6 +48,9 @@ type Deps struct {
 	Via func(ctx context.Context, host string) (transport.Transport, error)
 	// WrapCheck wraps the check of a sandboxed candidate in its sandbox.
 	WrapCheck func(t *state.Task, argv []string) ([]string, error)
+	// Alive reports whether the process pid, of identity start, still
+	// runs (nil: proctree.AliveAs).
+	Alive func(pid int, start string) bool
 	// Say writes one line of progress.
 	Say func(format string, args ...any)
 	// Now is the clock.

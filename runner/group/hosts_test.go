@@ -1,0 +1,268 @@
+package group
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/transport"
+	"github.com/runner-cli/runner/state"
+)
+
+// hostGroup is a group of two candidates: t_here001 in a worktree of
+// the repository here, t_host001 on host "h", in a worktree of another
+// repository (a clone: the host's), each from the group's snapshot
+// taken here (carried there). The host's candidate leaves good.txt
+// uncommitted, the local one bad.txt.
+func hostGroup(t *testing.T) (f *fakeRunner, here, there string) {
+	t.Helper()
+	ctx := t.Context()
+	now := clock.Now()
+	here = repoHere(t)
+	there = filepath.Join(t.TempDir(), "there")
+	git(t, filepath.Dir(there), "clone", "-q", here, there)
+	g, err := gitsnap.Take(ctx, here, gitsnap.Options{ID: "g_hosts001"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hctx, _ := hostCtx(ctx, "h")
+	if _, err := gitsnap.Carry(ctx, here, hctx, there, []gitsnap.CarryRef{{Ref: g.Ref, Commit: g.Commit}}, []string{g.Base}); err != nil {
+		t.Fatal(err)
+	}
+	cand := func(gctx context.Context, repo, id, host, file string) *state.Task {
+		s, err := gitsnap.Alias(gctx, repo, g.ID, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		home, err := gitsnap.WorktreeHome(gctx, repo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wt := filepath.Join(home, id)
+		if err := gitsnap.WorktreeAdd(gctx, repo, wt, "runner/"+id, s.Commit); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, wt, file, strings.TrimSuffix(file, ".txt")+"\n")
+		return &state.Task{ID: id, Project: "api", Created: now.Add(-3 * time.Minute), Agent: "sim", Text: "make it good", Status: state.StatusDone, Dir: wt, Origin: repo,
+			Branch: "runner/" + id, SnapshotRef: s.Ref, Tmux: state.TmuxTarget{Host: host}, Started: now.Add(-2 * time.Minute), Ended: now.Add(-time.Minute)}
+	}
+	local := cand(ctx, here, "t_here001", "", "bad.txt")
+	remote := cand(hctx, there, "t_host001", "h", "good.txt")
+	f = newFake(t, local, remote)
+	f.addGroup(&state.Group{ID: g.ID, Dir: here, Text: "make it good", Tasks: []string{local.ID, remote.ID}, Ended: now})
+	return f, here, there
+}
+
+// TestPickFromHost: pick of the host's candidate commits what it left
+// there, brings its branch and snapshot back here as one pack, merges it
+// into the repository here (through MergeHere, its record as here) and
+// removes the worktree and branch it made here; the user's uncommitted
+// work is untouched. The other candidate is closed.
+func TestPickFromHost(t *testing.T) {
+	f, here, there := hostGroup(t)
+	res, err := Pick(t.Context(), f.deps(), PickRequest{Group: "g_hosts001", Task: "t_host001"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Host != "h" || res.Bytes == 0 || res.By != "hand" || len(res.Errors) != 0 {
+		t.Errorf("picked %+v", res)
+	}
+	if got := f.saw("mergehere"); len(got) != 1 || !strings.Contains(got[0], "t_host001 "+here+" ") || !strings.HasSuffix(got[0], " ") {
+		t.Errorf("merges %v", got)
+	}
+	if got := f.saw("close"); len(got) != 1 || got[0] != "close t_here001" {
+		t.Errorf("closed %v", got)
+	}
+	if got := git(t, here, "show", "HEAD:good.txt"); got != "good" {
+		t.Errorf("good.txt here: %q", got)
+	}
+	if got := git(t, here, "status", "--porcelain"); got != "?? mine.txt" {
+		t.Errorf("the user's tree: %q", got)
+	}
+	if got := git(t, here, "branch", "--list", "runner/t_host001"); got != "" {
+		t.Errorf("the branch made here is left: %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(here, ".git", "runner-worktrees", "t_host001")); !os.IsNotExist(err) {
+		t.Errorf("the worktree made here is left: %v", err)
+	}
+	if got := git(t, here, "rev-parse", PickedRefPrefix+"t_host001"); got != git(t, there, "rev-parse", "runner/t_host001") {
+		t.Errorf("%s here is %s", PickedRefPrefix, got)
+	}
+	if got := git(t, there, "log", "-1", "--format=%B", "runner/t_host001"); !strings.Contains(got, "Runner-Task: t_host001") {
+		t.Errorf("the leftovers' commit there: %q", got)
+	}
+	g, err := f.store.FindGroup(t.Context(), "g_hosts001")
+	if err != nil || g.Picked != "t_host001" {
+		t.Errorf("group after: %+v, %v", g, err)
+	}
+}
+
+// TestPickFromHostRefusals: a branch here at another commit than the
+// host's is not overwritten; a host that does not answer fails the pick
+// with nothing merged.
+func TestPickFromHostRefusals(t *testing.T) {
+	f, here, _ := hostGroup(t)
+	git(t, here, "branch", "runner/t_host001", "HEAD")
+	git(t, here, "worktree", "add", "-q", filepath.Join(t.TempDir(), "wt"), "runner/t_host001")
+	_, err := Pick(t.Context(), f.deps(), PickRequest{Group: "g_hosts001", Task: "t_host001"})
+	if !errors.Is(err, gitsnap.ErrExists) || len(f.saw("mergehere")) != 0 {
+		t.Errorf("a branch here elsewhere: %v (merges %v)", err, f.saw("mergehere"))
+	}
+	f2, _, _ := hostGroup(t)
+	if err := f2.store.UpdateTask(t.Context(), "t_host001", func(x *state.Task) error { x.Tmux.Host = "gone"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Pick(t.Context(), f2.deps(), PickRequest{Group: "g_hosts001", Task: "t_host001"})
+	if err == nil || !strings.Contains(err.Error(), "unreachable") || len(f2.saw("mergehere")) != 0 {
+		t.Errorf("a host gone: %v", err)
+	}
+	if g, _ := f2.store.FindGroup(t.Context(), "g_hosts001"); g.Picked != "" {
+		t.Errorf("picked %s with its host gone", g.Picked)
+	}
+}
+
+// TestCompareAcrossHosts: each row names its candidate's host and reads
+// its changes where it runs; --diff of two candidates on two machines is
+// bad input (NotMemberError), and of one with a host gone, an error.
+func TestCompareAcrossHosts(t *testing.T) {
+	f, _, _ := hostGroup(t)
+	c, err := Compare(t.Context(), f.deps(), "g_hosts001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct{ host, path string }{{"", "bad.txt"}, {"h", "good.txt"}} {
+		r := c.Rows[i]
+		if r.Host != want.host || r.Files != 1 || r.Paths[0] != want.path || r.Error != "" || r.WallMS != 60000 {
+			t.Errorf("row %d: %+v", i, r)
+		}
+	}
+	_, err = Between(t.Context(), f.deps(), "g_hosts001", "t_here", "t_host")
+	var nm *NotMemberError
+	if !errors.As(err, &nm) || !strings.Contains(err.Error(), "t_host001 on host h") {
+		t.Errorf("--diff across machines: %v", err)
+	}
+	if err := f.store.UpdateTask(t.Context(), "t_host001", func(x *state.Task) error { x.Tmux.Host = "gone"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	c, err = Compare(t.Context(), f.deps(), "g_hosts001")
+	if err != nil || !strings.Contains(c.Rows[1].Error, "unreachable") {
+		t.Errorf("a host gone: %+v, %v", c.Rows[1], err)
+	}
+}
+
+// TestRunCheckThere: the check runs in the folder there (its name and
+// the command reach the shell as values), its exit code and output kept;
+// a folder that is not there is exit 126; past its timeout it is ended.
+func TestRunCheckThere(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), `it's $(touch PWNED) "x"`)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "here.txt", "x")
+	ctx := t.Context()
+	if r := RunCheckThere(ctx, transport.Local{}, dir, "test -e here.txt && echo found; exit 4", time.Minute); r.Exit != 4 || r.Tail != "found" {
+		t.Errorf("check there: %+v", r)
+	}
+	if r := RunCheckThere(ctx, transport.Local{}, dir+"-nosuch", "true", time.Minute); r.Exit != 126 {
+		t.Errorf("no folder there: %+v", r)
+	}
+	if r := RunCheckThere(ctx, transport.Local{}, dir, "sleep 30", 200*time.Millisecond); !r.TimedOut || r.Passed() {
+		t.Errorf("past its timeout: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "PWNED")); err == nil {
+		t.Error("the folder's name ran in a shell")
+	}
+}
+
+// TestCheckOnHost: a group's supervisor runs the check of a candidate on
+// a host there, and sends a failure back; a sandboxed one there is not
+// run (runner wraps a check in a sandbox here only); a host that cannot
+// be reached is said in the result.
+func TestCheckOnHost(t *testing.T) {
+	f, _, _ := hostGroup(t)
+	d := f.deps()
+	ctx := t.Context()
+	g := &state.Group{ID: "g_hosts001", Check: "test ! -e good.txt", CheckRetry: 1}
+	t2, err := d.Task(ctx, "t_host001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !checkOne(ctx, d, g, t2) {
+		t.Error("a failed check was not sent back")
+	}
+	t2, _ = d.Task(ctx, "t_host001")
+	if t2.Check == nil || t2.Check.Exit != 1 || t2.Check.Runs != 1 {
+		t.Errorf("check recorded: %+v", t2.Check)
+	}
+	if sent := f.saw("send t_host001 The check `test ! -e good.txt` failed"); len(sent) != 1 {
+		t.Errorf("sent %v", f.saw("send"))
+	}
+	boxed := *t2
+	boxed.Sandbox = []string{"bwrap"}
+	if r := runCheck(ctx, d, &boxed, g, nil); r.Exit != -1 || !strings.Contains(r.Tail, "sandbox on this machine only") {
+		t.Errorf("sandboxed on a host: %+v", r)
+	}
+	gone := *t2
+	gone.Tmux.Host = "gone"
+	if r := runCheck(ctx, d, &gone, g, nil); r.Exit != -1 || !strings.Contains(r.Tail, "host gone") {
+		t.Errorf("host gone: %+v", r)
+	}
+}
+
+// TestAwait: a group that ended is returned with its candidates; one
+// whose supervisor runs is waited for until ctx ends; one whose
+// supervisor is gone is seen through here when takeOver allows it (its
+// candidates all ended: it ends), not otherwise.
+func TestAwait(t *testing.T) {
+	f, _, _ := hostGroup(t)
+	d := f.deps()
+	g, tasks, err := Await(t.Context(), d, "g_hosts001", true)
+	if err != nil || len(tasks) != 2 || g.Ended.IsZero() {
+		t.Fatalf("ended group: %+v, %d tasks, %v", g, len(tasks), err)
+	}
+	if err := f.store.UpdateGroup(t.Context(), "g_hosts001", func(x *state.Group) error {
+		x.Ended, x.SupervisorPID, x.SupervisorStart = time.Time{}, 4242, "x"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	f.alive = true
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	if g, _, err := Await(ctx, d, "g_hosts001", true); !errors.Is(err, context.DeadlineExceeded) || g == nil {
+		t.Errorf("supervisor alive: %+v, %v", g, err)
+	}
+	f.alive = false
+	ctx2, cancel2 := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel2()
+	if _, _, err := Await(ctx2, d, "g_hosts001", false); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("no take-over: %v", err)
+	}
+	g, _, err = Await(t.Context(), d, "g_hosts001", true)
+	if err != nil || g.Ended.IsZero() || g.SupervisorPID != 0 || len(f.saw("say group g_hosts001: its supervisor is gone")) != 1 {
+		t.Errorf("taken over: %+v, %v, %v", g, err, f.calls)
+	}
+	if SupervisorAlive(Deps{}, &state.Group{}) {
+		t.Error("a group with no supervisor pid has a live supervisor")
+	}
+}
+
+// TestCancelAtWork: only the candidates still at work are cancelled,
+// with the reason given.
+func TestCancelAtWork(t *testing.T) {
+	f, _, _ := hostGroup(t)
+	if err := f.store.UpdateTask(t.Context(), "t_host001", func(x *state.Task) error { x.Status = state.StatusRunning; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	CancelAtWork(t.Context(), f.deps(), "g_hosts001", "interrupted")
+	if got := f.saw("cancel"); len(got) != 1 || got[0] != "cancel t_host001 interrupted" {
+		t.Errorf("cancelled %v", got)
+	}
+	CancelAtWork(t.Context(), f.deps(), "g_nosuch", "x")
+}
