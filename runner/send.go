@@ -14,7 +14,6 @@ import (
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/budget"
-	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/ports"
@@ -106,11 +105,7 @@ func Send(ctx context.Context, env *Env, req SendRequest) (*state.Task, error) {
 		}
 		return env.Record().Task(ctx, t.ID)
 	}
-	timeout := set.Timeout
-	if timeout <= 0 {
-		timeout = config.DefaultTaskTimeout
-	}
-	tctx, cancel := sup.StartClock(sup.runCtx, timeout)
+	tctx, cancel := sup.StartClock(sup.runCtx, set.TaskTimeout())
 	defer cancel()
 	err = sup.concludeAll(ctx, sup.hostLost(sup.MonitorTurn(tctx, time.Time{})))
 	nt, _ := env.Record().Task(context.WithoutCancel(ctx), t.ID)

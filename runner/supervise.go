@@ -100,10 +100,7 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 		// Cancelled between the start of this supervisor and now.
 		return fmt.Errorf("task %s already ended (%s): nothing to supervise", id, t.Status)
 	}
-	timeout := set.Timeout
-	if timeout <= 0 {
-		timeout = config.DefaultTaskTimeout
-	}
+	timeout := set.TaskTimeout()
 	if err := takeOver(ctx, env, t); err != nil {
 		return err
 	}
@@ -270,12 +267,8 @@ func (s *supervision) concludeAll(ctx context.Context, err error) error {
 		if !errors.Is(err, supervisor.ErrMoreMessages) {
 			return err
 		}
-		timeout := s.set.Timeout
-		if timeout <= 0 {
-			timeout = config.DefaultTaskTimeout
-		}
 		var tctx context.Context
-		tctx, cancel = s.StartClock(s.runCtx, timeout)
+		tctx, cancel = s.StartClock(s.runCtx, s.set.TaskTimeout())
 		err = s.hostLost(s.messageTurn(tctx))
 	}
 }
@@ -299,10 +292,6 @@ func (s *supervision) limitTurn(ctx context.Context, lt *supervisor.LimitedTurn,
 	if err := ctxtime.Sleep(ctx, s.limitWait(lt)); err != nil {
 		return err
 	}
-	timeout := s.set.Timeout
-	if timeout <= 0 {
-		timeout = config.DefaultTaskTimeout
-	}
 	text := s.set.LimitContinue
 	if strings.TrimSpace(text) == "" {
 		text = settings.DefaultLimitContinue
@@ -311,7 +300,7 @@ func (s *supervision) limitTurn(ctx context.Context, lt *supervisor.LimitedTurn,
 		return err
 	}
 	s.env.Say("task %s: the usage limit is waited out; delivering %q", s.ID, text)
-	tctx, c := s.StartClock(ctx, timeout)
+	tctx, c := s.StartClock(ctx, s.set.TaskTimeout())
 	*cancel = c
 	if err := s.Deliver(tctx, text, false); err != nil {
 		return err

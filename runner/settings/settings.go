@@ -157,6 +157,16 @@ type Checked struct {
 	GitCommon string `json:"git_common,omitempty"`
 }
 
+// TaskTimeout is the time a turn has from its delivery: --timeout (the
+// config's task_timeout), else config.DefaultTaskTimeout (a record of a
+// runner that kept 0). The one place the default is applied.
+func (s Run) TaskTimeout() time.Duration {
+	if s.Timeout > 0 {
+		return s.Timeout
+	}
+	return config.DefaultTaskTimeout
+}
+
 // SettleFor picks the settle time: --settle, else the profile's, else the
 // config's.
 func (s Run) SettleFor(p *profile.Profile) time.Duration {
