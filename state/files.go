@@ -9,11 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/runner-cli/runner/internal/atomicfile"
+	"github.com/runner-cli/runner/internal/filelock"
 )
 
 // The per-task files live in subdirectories of the state directory:
@@ -167,10 +167,10 @@ func (s *Store) ReadTaskEvents(id string) ([]TaskEvent, error) {
 
 // ProjectLock is a held per-project lock (runner dispatch --exclusive).
 //
-// Unlike the state and journal locks (gofrs/flock, see flockFile), it
-// keeps its own open file: a detached dispatch hands that file to its
-// supervisor (File), so the lock passes to the child with no moment
-// unheld; gofrs/flock does not give out its file.
+// Unlike the state and journal locks (filelock.Lock, see flockFile), it
+// keeps its own open file (filelock.LockFile): a detached dispatch hands
+// that file to its supervisor (File), so the lock passes to the child
+// with no moment unheld.
 type ProjectLock struct {
 	f *os.File
 }
@@ -190,15 +190,14 @@ func HeldProjectLock(f *os.File) *ProjectLock { return &ProjectLock{f: f} }
 // descriptor. A second Unlock does nothing.
 func (l *ProjectLock) Unlock() {
 	if l != nil && l.f != nil {
-		syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
-		l.f.Close()
+		filelock.Unlock(l.f)
 		l.f = nil
 	}
 }
 
 // LockProject takes the per-project lock. Without wait, a lock held by
 // someone else is an error wrapping ErrBusy at once; with wait, it waits
-// until ctx ends.
+// until ctx ends, woken as soon as the lock is free (filelock.LockFile).
 func (s *Store) LockProject(ctx context.Context, project string, wait bool) (*ProjectLock, error) {
 	dir := filepath.Join(s.dir, "locks")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -209,25 +208,15 @@ func (s *Store) LockProject(ctx context.Context, project string, wait bool) (*Pr
 	if err != nil {
 		return nil, fmt.Errorf("open project lock %s: %w", path, err)
 	}
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return &ProjectLock{f: f}, nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("lock project %s: %w", project, err)
-		}
-		if !wait {
-			f.Close()
-			return nil, fmt.Errorf("project %q: another exclusive task holds %s: %w", project, path, ErrProjectLocked)
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, fmt.Errorf("wait for project lock %s: %w", path, ctx.Err())
-		case <-time.After(100 * time.Millisecond):
-		}
+	switch err := filelock.LockFile(ctx, f, wait); {
+	case err == nil:
+		return &ProjectLock{f: f}, nil
+	case errors.Is(err, filelock.ErrHeld):
+		return nil, fmt.Errorf("project %q: another exclusive task holds %s: %w", project, path, ErrProjectLocked)
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("wait for project lock %s: %w", path, ctx.Err())
+	default:
+		return nil, fmt.Errorf("lock project %s: %w", project, err)
 	}
 }
 

@@ -1,7 +1,9 @@
 // Package filelock takes flocks (through gofrs/flock) with a timeout and a
 // context, waking as soon as the lock is free rather than polling (Lock,
-// TryLock), and one of n slots shared by every process of the machine
-// (Slot: the bounds on tmux clients and on agents starting at once).
+// TryLock), the same on a file the caller keeps open to hand to a child
+// (LockFile, Unlock: the project lock), and one of n slots shared by
+// every process of the machine (Slot: the bounds on tmux clients and on
+// agents starting at once).
 package filelock
 
 import (
@@ -84,4 +86,75 @@ func TryLock(path string) (release func(), ok bool) {
 		return nil, false
 	}
 	return func() { _ = fl.Unlock() }, true
+}
+
+// ErrHeld is LockFile's error, without wait, for a lock another open
+// file holds.
+var ErrHeld = errors.New("lock held by another")
+
+// LockFile takes the exclusive flock on f, an open file the caller keeps
+// (gofrs/flock does not give its file out): one to hand to a child
+// process, which then holds the lock too (flock locks belong to the open
+// file), such as the project lock of dispatch --exclusive. Without wait,
+// a lock held elsewhere is an error wrapping ErrHeld at once; with wait,
+// it blocks in a goroutine, so the kernel wakes it as soon as the lock is
+// free (no polling), until ctx ends. On an error f is closed: at once,
+// or, for an abandoned wait, when that wait ends (the lock it then got
+// released).
+func LockFile(ctx context.Context, f *os.File, wait bool) error {
+	fd := int(f.Fd())
+	err := flockFD(fd, syscall.LOCK_EX|syscall.LOCK_NB)
+	switch {
+	case err == nil:
+		return nil
+	case !errors.Is(err, syscall.EWOULDBLOCK):
+		f.Close()
+		return fmt.Errorf("lock %s: %w", f.Name(), err)
+	case !wait:
+		f.Close()
+		return fmt.Errorf("lock %s: %w", f.Name(), ErrHeld)
+	}
+	done := make(chan error) // unbuffered: a send succeeds only if someone still waits
+	abandon := make(chan struct{})
+	go func() {
+		err := flockFD(fd, syscall.LOCK_EX)
+		select {
+		case done <- err:
+		case <-abandon:
+			if err == nil {
+				Unlock(f)
+			} else {
+				f.Close()
+			}
+		}
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			f.Close()
+			return fmt.Errorf("lock %s: %w", f.Name(), err)
+		}
+		return nil
+	case <-ctx.Done():
+		close(abandon)
+		return fmt.Errorf("wait for lock %s: %w", f.Name(), ctx.Err())
+	}
+}
+
+// Unlock releases the flock on f, a file LockFile locked: for every
+// process that shares its open file too (one that inherited it, by
+// mistake or not, holds it no longer), and closes f.
+func Unlock(f *os.File) {
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	f.Close()
+}
+
+// flockFD is flock(2) on fd, again when a signal interrupts it.
+func flockFD(fd, how int) error {
+	for {
+		err := syscall.Flock(fd, how)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
 }
