@@ -5,16 +5,29 @@ import (
 
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/state"
-	"github.com/runner-cli/runner/tmuxctl"
 )
+
+// Store is the state the operations on tasks read: a *state.Store.
+type Store interface {
+	Read(ctx context.Context) (*state.State, error)
+	// Watch signals each change of the state (Wait).
+	Watch(ctx context.Context) (<-chan struct{}, error)
+}
+
+// Tmux is a tmux server as attach uses it: a *tmuxctl.Client.
+type Tmux interface {
+	SelectPane(ctx context.Context, pane string) error
+	AttachArgv(target string, insideTmux bool) []string
+	HostAttachArgv(target string) []string
+}
 
 // Deps is what the operations on tasks use, built by cmd/runner from its
 // Env: the store, the tmux server, the hosts, and package runner's
 // reconciliation as a function. Every field is required.
 type Deps struct {
-	Store *state.Store
+	Store Store
 	// TC is this machine's tmux server (attach).
-	TC *tmuxctl.Client
+	TC Tmux
 	// Reconcile reads the state after recording what became of the
 	// tasks nothing supervises (runner.Reconcile).
 	Reconcile func(ctx context.Context) (*state.State, error)

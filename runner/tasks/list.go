@@ -101,7 +101,7 @@ func AttachArgv(ctx context.Context, d Deps, ref string, inside bool) ([]string,
 	if err != nil {
 		return nil, err
 	}
-	tc := d.TC
+	var tc Tmux = d.TC
 	var host *hosts.Conn
 	if st, err := d.Store.Read(ctx); err == nil {
 		if t, err := st.FindTask(ref); err == nil && t.Tmux.Host != "" {
