@@ -24,7 +24,8 @@ import (
 // request such as a title, which no CLI counts in its session), and a
 // second turn adds its own.
 func TestRealAgentsSpend(t *testing.T) {
-	for _, cli := range append(mockapi.CLIs(), mockapi.NewCLIs()...) {
+	clis := append(append(mockapi.CLIs(), mockapi.NewCLIs()...), mockapi.AddedCLIs()...)
+	for _, cli := range append(clis, "cline", "kilo") {
 		t.Run(cli, func(t *testing.T) {
 			needCLI(t, cli)
 			home, project := mockapi.Home(t), agentTempDir(t)
@@ -84,6 +85,9 @@ func TestRealAgentsSpend(t *testing.T) {
 				t.Fatalf("turn spend %+v, want what the mock sent %+v", got, want)
 			}
 			out, errOut, code, _ = h.run("send", id, "--timeout", "3m", "now the SPEND-TWO please")
+			if code != 0 {
+				h.logAgent(t, id) // its screen: why the send was refused
+			}
 			task = h.status(id)
 			if code != 0 || task.Status != state.StatusDone {
 				logTask(t, task)
@@ -103,12 +107,13 @@ func TestRealAgentsSpend(t *testing.T) {
 }
 
 // sentUsage sums the usage the mock reported in its replies to the agent's
-// own requests (those offering tools) whose latest prompt holds match, as
+// own requests (those offering tools) whose latest prompt holds match (or
+// that the turn of that Match answered), as
 // one turn's spend (costed: its cost, $0, is known).
 func sentUsage(srv *mockapi.Server, match string, costed int) state.Spend {
 	sp := state.Spend{Turns: 1, Costed: costed}
 	for _, r := range srv.Requests() {
-		if len(r.Tools) == 0 || !strings.Contains(r.Prompt, match) {
+		if len(r.Tools) == 0 || r.Match != match && !strings.Contains(r.Prompt, match) {
 			continue
 		}
 		sp.Input += r.Usage.Input
@@ -125,7 +130,7 @@ func logSessionFiles(t *testing.T, home string) {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".jsonl") && !strings.HasSuffix(p, ".json") {
 			return nil
 		}
-		if !strings.Contains(p, "session") && !strings.Contains(p, "chats") && !strings.Contains(p, "projects") {
+		if !strings.Contains(p, "session") && !strings.Contains(p, "chats") && !strings.Contains(p, "projects") && !strings.Contains(p, "tasks") && !strings.Contains(p, "storage") {
 			return nil
 		}
 		b, _ := os.ReadFile(p)

@@ -135,6 +135,10 @@ type Request struct {
 	Stream bool
 	// Prompt is the latest user prompt found in the request (truncated).
 	Prompt string
+	// Match is the Match of the turn that answered it ("" for none, or a
+	// turn that matches any prompt): which turn a request was, when the
+	// CLI puts more text after its prompt than Prompt keeps (Kilo Code).
+	Match string
 	// Tools lists the tool names the request offered.
 	Tools []string
 	// ToolResult is true when the conversation ended with a tool result.
@@ -507,6 +511,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 // fill copies a parsed conversation into the log record.
 func (rec *Request) fill(c conv, rp reply) {
 	rec.Model, rec.Stream, rec.Prompt, rec.Tools, rec.ToolResult = c.model, c.stream, tail(c.prompt, 120), c.tools, c.toolResult
+	rec.Match = rp.turn.Match
 	rec.Context = c.context[:min(len(c.context), maxContext)]
 	rec.ToolOutput = c.toolOutput[:min(len(c.toolOutput), maxContext)]
 	rec.Reply = rp.String()

@@ -220,7 +220,8 @@ type Profile struct {
 	LimitChoose string `json:"limit_choose,omitempty"`
 	// Spend names the record of what a turn used that the agent CLI
 	// keeps (SpendKinds: "hook", "claude-transcript", "codex-session",
-	// "gemini-chat", "qwen-chat"); empty: none the runner reads, a turn's
+	// "gemini-chat", "qwen-chat", "copilot-events", "droid-settings");
+	// empty: none the runner reads, a turn's
 	// spend is unknown (unless its hook's payload carries "usage").
 	// SpendCost says the record has the cost in dollars, which
 	// --budget-usd needs.

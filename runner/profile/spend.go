@@ -31,10 +31,21 @@ const (
 	// (transcriptPath): its session.usage_record events after the turn's
 	// user.message, read once the turn's answer and end are in it.
 	SpendCopilot = "copilot-events"
+	// SpendDroid: the session's settings file beside the record the Stop
+	// payload names (transcript_path's <id>.settings.json): its running
+	// tokenUsage total, of which a turn's is what grew since the turn
+	// began (the task's earlier turns of the session taken out: see
+	// SessionTotal).
+	SpendDroid = "droid-settings"
 )
 
+// SessionTotal reports whether the record a Spend names gives the
+// session's running total alone (SpendDroid): what a turn used is that
+// total less what the session's earlier turns used.
+func SessionTotal(spend string) bool { return spend == SpendDroid }
+
 // SpendKinds lists the known Spend values.
-var SpendKinds = []string{SpendHook, SpendClaude, SpendCodex, SpendGemini, SpendQwen, SpendCopilot}
+var SpendKinds = []string{SpendHook, SpendClaude, SpendCodex, SpendGemini, SpendQwen, SpendCopilot, SpendDroid}
 
 // Usage is what one turn used, as the CLI recorded it. Input excludes
 // the tokens read from (or written to) the prompt cache, which are

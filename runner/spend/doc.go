@@ -9,7 +9,9 @@
 //     Code's transcript, Codex's rollout file (under $CODEX_HOME, else
 //     ~/.codex), Gemini CLI's and Qwen Code's chat files (Qwen's found
 //     under ~/.qwen), Copilot CLI's events file (under $COPILOT_HOME, else
-//     ~/.copilot). One scanner (scanTurn, scan.go: tail-read, a line at a
+//     ~/.copilot); Factory Droid's session total (droid.go: the settings
+//     file beside its record, of which the supervisor takes the task's
+//     earlier turns out). One scanner (scanTurn, scan.go: tail-read, a line at a
 //     time, start over at the turn's prompt, sum) reads them all; what
 //     differs is a CLI's format (claude.go, codex.go, chat.go): a line
 //     decoder and a few flags.

@@ -25,13 +25,20 @@ const spendWindow = 16 << 20
 // record does not have the turn's end yet (its answer, as the hook gave
 // it: some CLIs run their hook before they write the record), so the
 // caller reads again a little later. env looks up the agent's environment
-// (HOME, CODEX_HOME).
+// (HOME, CODEX_HOME). For a record of the session's total alone
+// (profile.SessionTotal) u is that total: the caller takes the session's
+// earlier turns out.
 func TurnUsage(p *profile.Profile, ev profile.HookEvent, sig string, env func(string) string) (u profile.Usage, ok, complete bool) {
 	if ev.Usage != nil {
 		return *ev.Usage, true, true
 	}
 	if p == nil {
 		return profile.Usage{}, false, true
+	}
+	if p.Spend == profile.SpendDroid {
+		// The session's total, written before its Stop hook runs.
+		u, ok = droidTotal(ev.Transcript)
+		return u, ok, true
 	}
 	r, known := records[p.Spend]
 	if !known {

@@ -68,6 +68,9 @@ func (s *Supervisor) watchLive(ctx context.Context) (stop func()) {
 			}
 			start := clock.Now()
 			u, ok := spend.LiveUsage(s.Profile, file, from, sig, s.AgentEnv)
+			if ok && profile.SessionTotal(s.Profile.Spend) {
+				u, ok = s.lessEarlierTurns(ctx, u)
+			}
 			// Shown, not judged: a reading that takes long (a CLI's
 			// record of many MiB) is taken at most liveShownShare of the
 			// time, so that many long turns cost the machine little.

@@ -83,6 +83,9 @@ func (s *Supervisor) turnSpendNow(ctx context.Context, ev profile.HookEvent) (sp
 		ev.Transcript = "" // a path on the task's host
 	}
 	u, ok, complete := spend.TurnUsage(s.Profile, ev, s.sig, env)
+	if ok && profile.SessionTotal(s.Profile.Spend) {
+		u, ok = s.lessEarlierTurns(ctx, u)
+	}
 	switch {
 	case complete && ok:
 		return usageSpend(u, 1), nil
@@ -114,11 +117,40 @@ func (s *Supervisor) turnSpend(ctx context.Context, ev profile.HookEvent) state.
 			break
 		}
 	}
+	if ok && profile.SessionTotal(s.Profile.Spend) {
+		u, ok = s.lessEarlierTurns(ctx, u)
+	}
 	if !ok || !complete {
 		// A record without the turn's end would undercount: unknown.
 		return state.UnknownTurn
 	}
 	return usageSpend(u, 1)
+}
+
+// lessEarlierTurns is what the turn now ending (or running) used, for a
+// CLI whose record gives the session's running total alone
+// (profile.SessionTotal: Droid's): total less what the task's turns that
+// ended before it used (its Spend). ok is false when that cannot be known: an
+// earlier turn's spend is unknown or not read yet, or the total is less
+// than theirs (the agent started a new session). A task whose first turn
+// resumed a session the CLI had run before counts that session's earlier
+// use in its first turn.
+func (s *Supervisor) lessEarlierTurns(ctx context.Context, total profile.Usage) (profile.Usage, bool) {
+	t, err := s.Book.Task(ctx)
+	if err != nil {
+		return profile.Usage{}, false
+	}
+	for _, tr := range t.Turns {
+		if tr.SpendPending {
+			return profile.Usage{}, false
+		}
+	}
+	before := t.Spend // the turns that ended (the one running is Live)
+	u := profile.Usage{Input: total.Input - before.Input, Output: total.Output - before.Output, Cached: total.Cached - before.Cached}
+	if before.Unknown > 0 || u.Input < 0 || u.Output < 0 || u.Cached < 0 {
+		return profile.Usage{}, false
+	}
+	return u, true
 }
 
 // spendWait bounds turnSpend's wait for the turn's end in the CLI's record.
