@@ -1,16 +1,24 @@
 // Package group runs one task through several agents and keeps the best
 // result: a group (state.Group) is a set of candidate tasks, each in a
-// worktree of its own from one snapshot (dispatch --agents, --tries). Its
-// supervisor (Supervise: the foreground dispatch, or the hidden `runner
-// group-supervise` for --detach) runs the group's check in each candidate's
-// worktree when its turn ends (RunCheck; a failed check sent back to the
-// agent up to --check-retry times), and, once every candidate ended, the
-// vote (Vote: each candidate's agent, through a shadow as `runner ask`
-// does, names the best candidate other than its own). Compare lays the
-// candidates side by side; Choose and Pick pick one and merge it.
+// worktree of its own from one snapshot (dispatch --agents, --tries).
+// Start takes the snapshot here, carries it to the hosts its candidates
+// may run on (dispatch --host NAME, any, label:L: a pool's placement
+// spreads them) and dispatches them, through a Launcher. Its supervisor
+// (Supervise: the foreground dispatch, or the hidden `runner
+// group-supervise` for --detach; Await for `runner wait`, which sees a
+// group whose supervisor is gone through itself) runs the group's check
+// in each candidate's worktree when its turn ends (RunCheck here,
+// RunCheckThere on a host; a failed check sent back to the agent up to
+// --check-retry times), and, once every candidate ended, the vote (Vote:
+// each candidate's agent, through a shadow as `runner ask` does, names
+// the best candidate other than its own). Compare lays the candidates
+// side by side, naming their hosts; Choose and Pick pick one and merge
+// it, a candidate on a host first brought back into the repository here.
 //
-// Like the other packages above the core it takes a Deps of what it uses
-// (built in cmd/runner: runner's Send, ask's Run, worktree's merges, gc's
-// cancels as functions) and imports nothing of package runner; of ask and
-// worktree it uses the types.
+// Like the other packages above the core it takes what it uses of
+// runner as a Deps of functions and a Launcher interface (built in
+// cmd/runner: runner's Send and Dispatch, ask's Run, worktree's merges,
+// gc's cancels, the hosts' transports) and imports nothing of package
+// runner; of ask and worktree it uses the types. Its tests run it
+// through fakes of them, with real git.
 package group

@@ -12,6 +12,7 @@ import (
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/transport"
+	"github.com/runner-cli/runner/runner/ask"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -265,4 +266,65 @@ func TestCancelAtWork(t *testing.T) {
 		t.Errorf("cancelled %v", got)
 	}
 	CancelAtWork(t.Context(), f.deps(), "g_nosuch", "x")
+}
+
+// TestHostLostMidGroup: a candidate orphaned on a host (its host stopped
+// answering) has ended for its group, did not succeed and is named by
+// Lost with its reason; one orphaned here has not ended (its supervisor
+// may be seen through by resume).
+func TestHostLostMidGroup(t *testing.T) {
+	lost := &state.Task{ID: "t_b", Status: state.StatusOrphaned, Tmux: state.TmuxTarget{Host: "b"},
+		History: []state.StatusChange{{Status: state.StatusOrphaned, Reason: "host b unreachable since 10:00:00 UTC (loop): ssh: connection refused"}}}
+	here := &state.Task{ID: "t_h", Status: state.StatusOrphaned}
+	done := &state.Task{ID: "t_a", Status: state.StatusDone, Tmux: state.TmuxTarget{Host: "a"}}
+	if !Ended(lost) || Ended(here) || !Ended(done) {
+		t.Errorf("Ended: lost %v, here %v, done %v", Ended(lost), Ended(here), Ended(done))
+	}
+	g := &state.Group{ID: "g_x", Tasks: []string{"t_a", "t_b", "t_h"}}
+	tasks := map[string]*state.Task{"t_a": done, "t_b": lost, "t_h": here}
+	if ok, total := Outcome(g, tasks); ok != 1 || total != 3 {
+		t.Errorf("Outcome %d of %d", ok, total)
+	}
+	if got := Lost(g, tasks); len(got) != 1 || !strings.HasPrefix(got[0], "t_b on host b: host b unreachable since 10:00:00 UTC") {
+		t.Errorf("Lost %q", got)
+	}
+}
+
+// TestVoteAcrossHosts: a candidate on a host does not vote (its shadow
+// would run there; runner asks shadows here only) and says why; it is
+// voted for all the same, by the candidates here.
+func TestVoteAcrossHosts(t *testing.T) {
+	f, _, _ := hostGroup(t)
+	d := f.deps()
+	var asked []string
+	d.Ask = func(_ context.Context, req ask.Request) ([]ask.Answer, error) {
+		asked = req.Targets
+		return []ask.Answer{{Task: "t_here001", Agent: "sim", Answer: "VOTE: t_host001\nREASON: it wrote good.txt"}}, nil
+	}
+	g, _ := f.store.FindGroup(t.Context(), "g_hosts001")
+	g.Tasks = append(g.Tasks, "t_here002")
+	tasks := map[string]*state.Task{}
+	for _, id := range []string{"t_here001", "t_host001"} {
+		tasks[id], _ = d.Task(t.Context(), id)
+	}
+	tasks["t_here002"] = &state.Task{ID: "t_here002", Agent: "sim", Status: state.StatusDone}
+	res, err := Vote(t.Context(), d, g, tasks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(asked, ",") != "t_here001,t_here002" {
+		t.Errorf("asked %v", asked)
+	}
+	if res.Tally["t_host001"] != 1 {
+		t.Errorf("tally %v", res.Tally)
+	}
+	var hostBallot string
+	for _, b := range res.Ballots {
+		if b.Voter == "t_host001" {
+			hostBallot = b.Error
+		}
+	}
+	if !strings.Contains(hostBallot, "runs on host h") {
+		t.Errorf("the host's candidate's ballot: %q", hostBallot)
+	}
 }

@@ -13,9 +13,24 @@ import (
 )
 
 // Ended reports whether candidate t has ended for its group: its task
-// ended, or it stopped on a question nobody answered.
+// ended, or it stopped on a question nobody answered, or its host stopped
+// answering (orphaned there: it did not succeed; `runner resume` may
+// still see it through, outside the group's count).
 func Ended(t *state.Task) bool {
-	return t == nil || t.Status.IsTerminal() || t.Status == state.StatusNeedsInput
+	return t == nil || t.Status.IsTerminal() || t.Status == state.StatusNeedsInput ||
+		(t.Status == state.StatusOrphaned && t.Tmux.Host != "")
+}
+
+// Lost names g's candidates orphaned on a host, each with its reason
+// ("t_x on host b: host b unreachable since …"), in the order given.
+func Lost(g *state.Group, tasks map[string]*state.Task) []string {
+	var out []string
+	for _, id := range g.Tasks {
+		if t := tasks[id]; t != nil && t.Status == state.StatusOrphaned && t.Tmux.Host != "" {
+			out = append(out, id+" on host "+t.Tmux.Host+": "+textutil.Headline(t.LastReason(), 120))
+		}
+	}
+	return out
 }
 
 // Succeeded reports whether candidate t of g did the task: done, and its

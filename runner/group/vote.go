@@ -39,6 +39,11 @@ func Vote(ctx context.Context, d Deps, g *state.Group, tasks map[string]*state.T
 			res.Ballots = append(res.Ballots, state.Ballot{Voter: id, Error: "no record"})
 		case t.Status != state.StatusDone:
 			res.Ballots = append(res.Ballots, state.Ballot{Voter: id, Agent: t.Agent, Error: "it ended " + string(t.Status) + ": no vote"})
+		case t.Tmux.Host != "":
+			// Its shadow would run its agent in its folder there; runner
+			// asks shadows on this machine only. It is voted for all the
+			// same.
+			res.Ballots = append(res.Ballots, state.Ballot{Voter: id, Agent: t.Agent, Error: "it runs on host " + t.Tmux.Host + ": runner asks a candidate's shadow on this machine only, no vote"})
 		default:
 			voters = append(voters, id)
 		}
