@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/fault"
@@ -16,6 +17,14 @@ import (
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
+// Shell runs a command on a host and returns its stdout, stderr and exit
+// status: the ssh transport's session shell (a *transport.SSH). An error
+// is one of the connection (wrapping transport.ErrConnection) or of the
+// command that could not run.
+type Shell interface {
+	Run(ctx context.Context, stdin []byte, argv ...string) (stdout, stderr []byte, code int, err error)
+}
+
 // Conn is what runner drives a host with: its record, its ssh transport
 // (one shared connection, one session shell) and a tmux client of its
 // server there.
@@ -23,6 +32,8 @@ type Conn struct {
 	host *state.Host
 	tr   *transport.SSH
 	tc   *tmuxctl.Client
+	// sh runs Run's commands: tr, or a fake in tests.
+	sh Shell
 
 	mu   sync.Mutex
 	base string // the directory of runner's task files there, once known
@@ -53,7 +64,11 @@ func NewPool(store *state.Store) *Pool {
 
 // Conn returns the connection to the registered host name, made on first
 // use. An unknown host is a usage error (exit 2); nothing is contacted yet.
+// A nil pool (a command given none) reaches no host: an error.
 func (p *Pool) Conn(ctx context.Context, name string) (*Conn, error) {
+	if p == nil {
+		return nil, fmt.Errorf("host %s: this command was given no host pool (runner.Env.Hosts)", name)
+	}
 	p.mu.Lock()
 	c := p.m[name]
 	p.mu.Unlock()
@@ -72,7 +87,7 @@ func (p *Pool) Conn(ctx context.Context, name string) (*Conn, error) {
 	if socket == "" {
 		socket = tmuxctl.DefaultSocket
 	}
-	c = &Conn{host: h, tr: tr, tc: tmuxctl.New(socket, tmuxctl.WithTransport(tr))}
+	c = &Conn{host: h, tr: tr, sh: tr, tc: tmuxctl.New(socket, tmuxctl.WithTransport(tr))}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if old := p.m[name]; old != nil {
@@ -86,7 +101,7 @@ func (p *Pool) Conn(ctx context.Context, name string) (*Conn, error) {
 // returns its stdout. A failure carries the command's stderr; one of the
 // connection (refused, unknown host, no key) wraps ErrUnreachable.
 func (c *Conn) Run(ctx context.Context, argv ...string) (string, error) {
-	stdout, stderr, code, err := c.tr.Run(ctx, nil, argv...)
+	stdout, stderr, code, err := c.sh.Run(ctx, nil, argv...)
 	switch {
 	case err != nil && errors.Is(err, transport.ErrConnection):
 		return "", fmt.Errorf("host %s (%s): %w: %v", c.host.Name, c.host.Destination, ErrUnreachable, err)
@@ -199,4 +214,18 @@ func Machine(host string) string {
 		return "this machine"
 	}
 	return "host " + host
+}
+
+// GitOn is ctx for gitsnap calls on the registered host ("" for this
+// machine: ctx itself), over its connection (gitsnap.On); an unknown host
+// is a usage error.
+func (p *Pool) GitOn(ctx context.Context, host string) (context.Context, error) {
+	if host == "" {
+		return ctx, nil
+	}
+	c, err := p.Conn(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	return gitsnap.On(ctx, c.Transport()), nil
 }

@@ -220,10 +220,32 @@ func Check(ctx context.Context, s *state.Store, h *state.Host, agents []string) 
 	if err := tr.Prepare(); err != nil {
 		return rep, fmt.Errorf("host %s: control socket directory: %w", h.Name, err)
 	}
+	return check(ctx, sshChecker{tr}, h, agents, rep)
+}
+
+// Checker is what Check asks a host through: Output runs a command in a
+// session of its own (a new login shell each time), Run in the session
+// shell runner keeps, which Close ends. sshChecker is the real one.
+type Checker interface {
+	Output(ctx context.Context, argv ...string) (string, error)
+	Shell
+	Close()
+}
+
+// sshChecker is a Checker over the ssh transport.
+type sshChecker struct{ *transport.SSH }
+
+// Output runs argv in a session of its own and returns its stdout.
+func (c sshChecker) Output(ctx context.Context, argv ...string) (string, error) {
+	return output(c.Command(ctx, argv...))
+}
+
+// check is Check's questions to the host through c, told in rep.
+func check(ctx context.Context, c Checker, h *state.Host, agents []string, rep Report) (Report, error) {
 	run := func(argv ...string) (string, error) {
 		ctx, cancel := context.WithTimeout(ctx, hostCheckTimeout)
 		defer cancel()
-		return output(tr.Command(ctx, argv...))
+		return c.Output(ctx, argv...)
 	}
 	start := clock.Now()
 	if _, err := run("true"); err != nil {
@@ -241,13 +263,13 @@ func Check(ctx context.Context, s *state.Store, h *state.Host, agents []string) 
 		rep.Problems = append(rep.Problems, "no GNU base64 there (coreutils): runner cannot keep a shell there, and each command opens a session of its own, with a login shell")
 	} else {
 		sctx, cancel := context.WithTimeout(ctx, hostCheckTimeout)
-		_, _, _, _ = tr.Run(sctx, nil, "true") // starts the session shell
+		_, _, _, _ = c.Run(sctx, nil, "true") // starts the session shell
 		start = clock.Now()
-		if _, _, code, err := tr.Run(sctx, nil, "true"); err == nil && code == 0 {
+		if _, _, code, err := c.Run(sctx, nil, "true"); err == nil && code == 0 {
 			rep.Session = clock.Since(start)
 		}
 		cancel()
-		tr.Close()
+		c.Close()
 	}
 	if out, err := run(tmuxctl.VersionArgv()...); err == nil {
 		rep.Tmux = strings.TrimSpace(out)

@@ -147,10 +147,17 @@ c=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 0)
 m=$(awk '/^MemAvailable:/{a=$2} /^MemTotal:/{t=$2} END{print a+0, t+0}' /proc/meminfo 2>/dev/null || echo 0 0)
 echo "$l $c $m"`
 
+// Probes is where the probes of the hosts are kept for every runner
+// process: a *state.Store.
+type Probes interface {
+	HostProbe(name string) *state.HostProbe
+	SaveHostProbe(p state.HostProbe) error
+}
+
 // Probe asks c's host, in one round trip over its session shell, for its
 // load, processors and memory, and records the answer (or that it did
 // not answer, since when) as the host's probe for every runner process.
-func Probe(ctx context.Context, s *state.Store, c *Conn) state.HostProbe {
+func Probe(ctx context.Context, s Probes, c *Conn) state.HostProbe {
 	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
 	defer cancel()
 	p := state.HostProbe{Host: c.host.Name, At: clock.Now().UTC()}
