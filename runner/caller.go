@@ -12,5 +12,5 @@ import (
 // caller), "" outside any task; panes are the live panes when the caller
 // listed them already (nil: they are listed if needed).
 func CallerTask(ctx context.Context, env *Env, st *state.State, panes []tmuxctl.PaneInfo) string {
-	return caller.Task(ctx, env.Env, env.TC.ListPanes, st, panes)
+	return caller.Task(ctx, GetenvOf(env), env.TC.ListPanes, st, panes)
 }

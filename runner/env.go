@@ -75,13 +75,13 @@ func (e *Env) Say(format string, args ...any) {
 	}
 }
 
-// Env looks name up in the environment runner was given (Getenv), else in
-// the process's.
-func (env *Env) Env(name string) string {
+// GetenvOf is the lookup of env's environment: Env.Getenv, else the
+// process's (os.Getenv).
+func GetenvOf(env *Env) func(string) string {
 	if env.Getenv != nil {
-		return env.Getenv(name)
+		return env.Getenv
 	}
-	return os.Getenv(name)
+	return os.Getenv
 }
 
 // rec is the task record's writer (package record) over env's store,

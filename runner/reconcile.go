@@ -13,7 +13,7 @@ import (
 // Reconcile records what became of the active tasks nothing supervises
 // (reconcile.Run) and returns the tasks after the change.
 func Reconcile(ctx context.Context, env *Env) (*state.State, error) {
-	st, _, err := reconcile.Run(ctx, env.reconcileDeps(), false)
+	st, _, err := reconcile.Run(ctx, reconcileDeps(env), false)
 	return st, err
 }
 
@@ -21,9 +21,10 @@ func Reconcile(ctx context.Context, env *Env) (*state.State, error) {
 // anyway when a task is active), so callers that need them make one tmux
 // call, not two.
 func ReconcilePanes(ctx context.Context, env *Env) (*state.State, []tmuxctl.PaneInfo, error) {
-	return reconcile.Run(ctx, env.reconcileDeps(), true)
+	return reconcile.Run(ctx, reconcileDeps(env), true)
 }
 
-func (env *Env) reconcileDeps() reconcile.Deps {
+// reconcileDeps is package reconcile on env.
+func reconcileDeps(env *Env) reconcile.Deps {
 	return reconcile.Deps{Store: env.Store, ListPanes: env.TC.ListPanes, Now: env.Time, Book: env.Record()}
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/runner-cli/runner/runner/hosts"
 
-	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -22,9 +21,6 @@ import (
 // Env's host pool (Env.Hosts, made by the caller). An unknown host is a
 // usage error (exit 2); nothing is contacted yet.
 func (env *Env) HostConn(ctx context.Context, name string) (*hosts.Conn, error) {
-	if env.Hosts == nil {
-		return nil, fmt.Errorf("host %s: this command was given no host pool (runner.Env.Hosts)", name)
-	}
 	return env.Hosts.Conn(ctx, name)
 }
 
@@ -34,7 +30,7 @@ func (env *Env) PaneClient(ctx context.Context, t *state.Task) (*tmuxctl.Client,
 	if t.Tmux.Host == "" {
 		return env.TC, nil
 	}
-	c, err := env.HostConn(ctx, t.Tmux.Host)
+	c, err := env.Hosts.Conn(ctx, t.Tmux.Host)
 	if err != nil {
 		return nil, fmt.Errorf("task %s: %w", t.ID, err)
 	}
@@ -55,20 +51,13 @@ func RemotePaneAlive(ctx context.Context, env *Env, t *state.Task) bool {
 // GitContext is ctx for gitsnap calls on t's work tree: on its host
 // (gitsnap.On) for a task there.
 func (env *Env) GitContext(ctx context.Context, t *state.Task) (context.Context, error) {
-	return env.GitOn(ctx, t.Tmux.Host)
+	return env.Hosts.GitOn(ctx, t.Tmux.Host)
 }
 
 // GitOn is ctx for gitsnap calls on a registered host ("" for this
-// machine); an unknown host is a usage error.
+// machine); an unknown host is a usage error (hosts.Pool.GitOn).
 func (env *Env) GitOn(ctx context.Context, host string) (context.Context, error) {
-	if host == "" {
-		return ctx, nil
-	}
-	c, err := env.HostConn(ctx, host)
-	if err != nil {
-		return nil, err
-	}
-	return gitsnap.On(ctx, c.Transport()), nil
+	return env.Hosts.GitOn(ctx, host)
 }
 
 // placeOnPool waits for a slot in task t's pool of hosts and claims it

@@ -10,11 +10,11 @@ import (
 // startMirror starts streaming t's files from its host into their local
 // copies (remote.Mirror).
 func startMirror(ctx context.Context, env *Env, t *state.Task) (context.Context, func(), error) {
-	c, err := env.HostConn(ctx, t.Tmux.Host)
+	c, err := env.Hosts.Conn(ctx, t.Tmux.Host)
 	if err != nil {
 		return nil, nil, err
 	}
-	return remote.Mirror(ctx, c, env.Store, t, env.Env(remote.LostAfterVar))
+	return remote.Mirror(ctx, c, env.Store, t, GetenvOf(env)(remote.LostAfterVar))
 }
 
 // startEarlyMirror starts streaming t's files now, for the supervisor this

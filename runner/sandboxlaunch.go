@@ -40,7 +40,7 @@ func (s localSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Pro
 		}
 	}
 	l := confine.Launch{
-		Place: confine.Place{Dir: t.Dir, GitCommon: common, Home: home, Getenv: env.Env,
+		Place: confine.Place{Dir: t.Dir, GitCommon: common, Home: home, Getenv: GetenvOf(env),
 			StateDir: env.Store.Dir(), Socket: env.TC.SocketPath(), Events: env.Store.TaskFile(state.FileEvents, t.ID),
 			HookDir: env.Store.TaskFile(state.FileHookDir, t.ID), DoorDir: env.Store.TaskFile(state.FileDoorDir, t.ID)},
 		ID: t.ID, Exe: env.Exe, Env: penv, Path: path, Argv: argv, CLIPaths: prof.SandboxPaths, UserPaths: sb.Paths,
@@ -84,6 +84,6 @@ func shadowOf(env *Env, t *state.Task, argv []string) confine.Shadow {
 	if env.Environ != nil {
 		environ = env.Environ
 	}
-	return confine.Shadow{ID: t.ID, Dir: t.Dir, HomeCopies: t.HomeCopies, Home: env.Env("HOME"),
-		Getenv: env.Env, Env: environ(), StateDir: env.Store.Dir(), Socket: env.TC.SocketPath(), Argv: argv}
+	return confine.Shadow{ID: t.ID, Dir: t.Dir, HomeCopies: t.HomeCopies, Home: GetenvOf(env)("HOME"),
+		Getenv: GetenvOf(env), Env: environ(), StateDir: env.Store.Dir(), Socket: env.TC.SocketPath(), Argv: argv}
 }

@@ -51,7 +51,7 @@ func siteOf(ctx context.Context, env *Env, t *state.Task) (site, error) {
 	if t.Tmux.Host == "" {
 		return localSite{env}, nil
 	}
-	c, err := env.HostConn(ctx, t.Tmux.Host)
+	c, err := env.Hosts.Conn(ctx, t.Tmux.Host)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +116,7 @@ func (s hostSite) hook(ctx context.Context, t *state.Task, prof *profile.Profile
 
 func (s hostSite) sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, penv, argv []string, sb *settings.Sandbox) ([]string, []string, error) {
 	common := ""
-	if gctx, err := s.env.GitOn(ctx, t.Tmux.Host); err == nil {
+	if gctx, err := s.env.Hosts.GitOn(ctx, t.Tmux.Host); err == nil {
 		common, _ = gitsnap.CommonDir(gctx, t.Dir) // none: not a repository
 	}
 	return remote.SandboxArgv(ctx, t, s.c, prof, s.files, penv, argv, sb.Paths, common)

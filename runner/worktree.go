@@ -21,7 +21,7 @@ import (
 // startWorktree makes task's worktree at its snapshot (setup.Start).
 func startWorktree(ctx context.Context, env *Env, task *state.Task, snap *gitsnap.Snapshot, w *config.WorktreeSetup) (wtsetup.Made, error) {
 	return wtsetup.Start(ctx, task, snap, w, wtsetup.Where{
-		Host:    func(ctx context.Context) (*hosts.Conn, error) { return env.HostConn(ctx, task.Tmux.Host) },
+		Host:    func(ctx context.Context) (*hosts.Conn, error) { return env.Hosts.Conn(ctx, task.Tmux.Host) },
 		Log:     env.Store.TaskFile(state.FileLog, task.ID),
 		Journal: func(ctx context.Context, kind, text string) { env.Record().Journal(ctx, task, kind, text) },
 	})

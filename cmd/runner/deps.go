@@ -76,7 +76,7 @@ func mailboxDeps(env *runner.Env) mailbox.Deps {
 
 // askDeps is what package ask takes.
 func askDeps(env *runner.Env) ask.Deps {
-	return ask.Deps{Store: env.Store, Profiles: env.Profiles, Getenv: env.Env, Environ: env.Environ,
+	return ask.Deps{Store: env.Store, Profiles: env.Profiles, Getenv: runner.GetenvOf(env), Environ: env.Environ,
 		Reconcile: reconcileOn(env), CallerTask: callerTaskOn(env),
 		ResolveArgv: func(prof *profile.Profile, argv []string) ([]string, error) {
 			return runner.ResolveArgv(env, prof, argv)

@@ -20,7 +20,7 @@ func TestTakesDepsNotEnv(t *testing.T) {
 // depsOf is the Deps of env, built as cmd/runner builds it.
 func depsOf(env *runner.Env) Deps {
 	return Deps{
-		Store: env.Store, Profiles: env.Profiles, Getenv: env.Env, Environ: env.Environ,
+		Store: env.Store, Profiles: env.Profiles, Getenv: runner.GetenvOf(env), Environ: env.Environ,
 		Reconcile: func(ctx context.Context) (*state.State, error) { return runner.Reconcile(ctx, env) },
 		CallerTask: func(ctx context.Context, st *state.State, panes []tmuxctl.PaneInfo) string {
 			return runner.CallerTask(ctx, env, st, panes)
