@@ -11,37 +11,21 @@ import (
 	"github.com/runner-cli/runner/runner/ask"
 	"github.com/runner-cli/runner/runner/gc"
 	"github.com/runner-cli/runner/runner/mailbox"
-	"github.com/runner-cli/runner/runner/profile"
-	"github.com/runner-cli/runner/runner/settings"
+	"github.com/runner-cli/runner/runner/open"
 	"github.com/runner-cli/runner/runner/tasks"
 	"github.com/runner-cli/runner/runner/watch"
 	"github.com/runner-cli/runner/runner/worktree"
 	"github.com/runner-cli/runner/state"
-	"github.com/runner-cli/runner/tmuxctl"
 )
 
 // reconcileOn is runner.Reconcile on env.
 func reconcileOn(env *runner.Env) func(context.Context) (*state.State, error) {
-	return func(ctx context.Context) (*state.State, error) { return runner.Reconcile(ctx, env) }
-}
-
-// reconcilePanesOn is runner.ReconcilePanes on env.
-func reconcilePanesOn(env *runner.Env) func(context.Context) (*state.State, []tmuxctl.PaneInfo, error) {
-	return func(ctx context.Context) (*state.State, []tmuxctl.PaneInfo, error) {
-		return runner.ReconcilePanes(ctx, env)
-	}
-}
-
-// callerTaskOn is runner.CallerTask on env.
-func callerTaskOn(env *runner.Env) func(context.Context, *state.State, []tmuxctl.PaneInfo) string {
-	return func(ctx context.Context, st *state.State, panes []tmuxctl.PaneInfo) string {
-		return runner.CallerTask(ctx, env, st, panes)
-	}
+	return open.Core{Env: env}.Reconcile
 }
 
 // getTaskOn is runner.GetTask on env.
 func getTaskOn(env *runner.Env) func(context.Context, string) (*state.Task, error) {
-	return func(ctx context.Context, ref string) (*state.Task, error) { return runner.GetTask(ctx, env, ref) }
+	return open.Core{Env: env}.GetTask
 }
 
 // tasksDeps is what package tasks takes (ps, wait, attach, tree, usage).
@@ -59,32 +43,19 @@ func worktreeDeps(env *runner.Env) worktree.Deps {
 func gcDeps(env *runner.Env) gc.Deps {
 	return gc.Deps{Store: env.Store, Record: env.Record(), TC: env.TC, Profiles: env.Profiles, Now: env.Time, Warn: env.Warn,
 		HostConn: env.HostConn, PaneClient: env.PaneClient, GitOn: env.GitOn, Exe: env.Exe, SpawnRunner: env.SpawnRunner,
-		GetTask: getTaskOn(env), ReconcilePanes: reconcilePanesOn(env),
-		Notify:        func(ctx context.Context, t *state.Task, set settings.Run) { runner.Notify(ctx, env, t, set) },
+		Core:          open.Core{Env: env},
 		ListWorktrees: func(ctx context.Context) ([]worktree.Info, error) { return worktree.List(ctx, worktreeDeps(env)) },
 	}
 }
 
 // mailboxDeps is what package mailbox takes (msg, inbox, queue).
 func mailboxDeps(env *runner.Env) mailbox.Deps {
-	return mailbox.Deps{Store: env.Store, Record: env.Record(), Now: env.Time,
-		Reconcile: reconcileOn(env), ReconcilePanes: reconcilePanesOn(env), CallerTask: callerTaskOn(env),
-		RemotePaneAlive: func(ctx context.Context, t *state.Task) bool { return runner.RemotePaneAlive(ctx, env, t) },
-		StartDeliveries: func(ctx context.Context, ids []string) []error { return runner.StartDeliveries(ctx, env, ids) },
-	}
+	return mailbox.Deps{Store: env.Store, Record: env.Record(), Now: env.Time, Core: open.Core{Env: env}}
 }
 
 // askDeps is what package ask takes.
 func askDeps(env *runner.Env) ask.Deps {
-	return ask.Deps{Store: env.Store, Profiles: env.Profiles, Getenv: runner.GetenvOf(env), Environ: env.Environ,
-		Reconcile: reconcileOn(env), CallerTask: callerTaskOn(env),
-		ResolveArgv: func(prof *profile.Profile, argv []string) ([]string, error) {
-			return runner.ResolveArgv(env, prof, argv)
-		},
-		ShadowSandbox: func(t *state.Task, prof *profile.Profile, argv []string) ([]string, error) {
-			return runner.ShadowSandbox(env, t, prof, argv)
-		},
-	}
+	return ask.Deps{Store: env.Store, Profiles: env.Profiles, Getenv: runner.GetenvOf(env), Environ: env.Environ, Core: open.Core{Env: env}}
 }
 
 // watchDeps is what package watch takes.

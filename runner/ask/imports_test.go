@@ -1,14 +1,11 @@
 package ask
 
 import (
-	"context"
 	"testing"
 
 	"github.com/runner-cli/runner/internal/importcheck"
 	"github.com/runner-cli/runner/runner"
-	"github.com/runner-cli/runner/runner/profile"
-	"github.com/runner-cli/runner/state"
-	"github.com/runner-cli/runner/tmuxctl"
+	"github.com/runner-cli/runner/runner/open"
 )
 
 // TestTakesDepsNotEnv keeps the package doc true: what it uses comes in
@@ -21,15 +18,6 @@ func TestTakesDepsNotEnv(t *testing.T) {
 func depsOf(env *runner.Env) Deps {
 	return Deps{
 		Store: env.Store, Profiles: env.Profiles, Getenv: runner.GetenvOf(env), Environ: env.Environ,
-		Reconcile: func(ctx context.Context) (*state.State, error) { return runner.Reconcile(ctx, env) },
-		CallerTask: func(ctx context.Context, st *state.State, panes []tmuxctl.PaneInfo) string {
-			return runner.CallerTask(ctx, env, st, panes)
-		},
-		ResolveArgv: func(prof *profile.Profile, argv []string) ([]string, error) {
-			return runner.ResolveArgv(env, prof, argv)
-		},
-		ShadowSandbox: func(t *state.Task, prof *profile.Profile, argv []string) ([]string, error) {
-			return runner.ShadowSandbox(env, t, prof, argv)
-		},
+		Core: open.Core{Env: env},
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/runner-cli/runner/runner/record"
 	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
 )
 
 // groupStore is a state in a temporary folder holding tasks and group
@@ -43,17 +44,7 @@ func groupStore(t *testing.T, tasks ...*state.Task) (Deps, *[]string) {
 	now := clock.Now // the store prunes a task that ended before its retention
 	notified := &[]string{}
 	return Deps{Store: s, Record: record.Book{Store: s, Now: now, Procs: noProcs{}}, Now: now, Warn: t.Logf,
-		GetTask: func(ctx context.Context, ref string) (*state.Task, error) {
-			st, err := s.Read(ctx)
-			if err != nil {
-				return nil, err
-			}
-			if tk := st.Tasks[ref]; tk != nil {
-				return tk, nil
-			}
-			return nil, fmt.Errorf("no task %s", ref)
-		},
-		Notify: func(_ context.Context, tk *state.Task, _ settings.Run) { *notified = append(*notified, tk.ID) },
+		Core: &fakeCore{store: s, notified: notified},
 	}, notified
 }
 
@@ -79,7 +70,7 @@ func TestCancelGroup(t *testing.T) {
 	if strings.Join(*notified, " ") != "t_run00001" {
 		t.Errorf("notified %q", *notified)
 	}
-	tk, err := d.GetTask(context.Background(), "t_done0001")
+	tk, err := d.Core.GetTask(context.Background(), "t_done0001")
 	if err != nil || tk.Status != state.StatusDone {
 		t.Errorf("the ended candidate: %+v, %v", tk, err)
 	}
@@ -89,9 +80,7 @@ func TestCancelGroup(t *testing.T) {
 // usage error, and nothing is cancelled.
 func TestCancelGroupNothingLeft(t *testing.T) {
 	d, notified := groupStore(t, &state.Task{ID: "t_done0001", Status: state.StatusDone})
-	d.GetTask = func(ctx context.Context, ref string) (*state.Task, error) {
-		return &state.Task{ID: ref, Status: state.StatusNeedsInput}, nil
-	}
+	d.Core.(*fakeCore).waiting = true
 	out, err := CancelGroup(context.Background(), d, "g_cancel1", false)
 	if !errors.Is(err, fault.ErrUsage) || out != nil || len(*notified) != 0 {
 		t.Errorf("CancelGroup = %v, %v (notified %q); want a usage error", out, err, *notified)
@@ -106,3 +95,35 @@ type noProcs struct{}
 
 func (noProcs) Self() (int, string)    { return 1, "" }
 func (noProcs) Alive(int, string) bool { return false }
+
+// fakeCore is package runner as gc asks it: the tasks of a store as they
+// are (no reconciling, no panes), every notice collected in notified;
+// waiting makes every task one waiting for input.
+type fakeCore struct {
+	store    *state.Store
+	notified *[]string
+	waiting  bool
+}
+
+func (f *fakeCore) GetTask(ctx context.Context, ref string) (*state.Task, error) {
+	if f.waiting {
+		return &state.Task{ID: ref, Status: state.StatusNeedsInput}, nil
+	}
+	st, err := f.store.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if tk := st.Tasks[ref]; tk != nil {
+		return tk, nil
+	}
+	return nil, fmt.Errorf("no task %s", ref)
+}
+
+func (f *fakeCore) ReconcilePanes(ctx context.Context) (*state.State, []tmuxctl.PaneInfo, error) {
+	st, err := f.store.Read(ctx)
+	return st, nil, err
+}
+
+func (f *fakeCore) Notify(_ context.Context, t *state.Task, _ settings.Run) {
+	*f.notified = append(*f.notified, t.ID)
+}

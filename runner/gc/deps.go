@@ -14,11 +14,21 @@ import (
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
+// Core is what gc and cancel ask of package runner: GetTask is one task
+// of the reconciled state by id or unique prefix; ReconcilePanes the
+// reconciled state with the live panes; Notify tells the user a task
+// ended.
+type Core interface {
+	GetTask(ctx context.Context, ref string) (*state.Task, error)
+	ReconcilePanes(ctx context.Context) (*state.State, []tmuxctl.PaneInfo, error)
+	Notify(ctx context.Context, t *state.Task, set settings.Run)
+}
+
 // Deps is what gc and cancel use, built by cmd/runner from its Env: the
 // store and the task record, this machine's tmux server and the hosts',
 // the profiles (quit keys, session ids, interrupt keys), the clock and
-// warnings, the self-spawn, and what they ask of package runner and of
-// package worktree as functions. Every field is required (StartAuto
+// warnings, the self-spawn, what they ask of package runner (Core) and
+// of package worktree (a function). Every field is required (StartAuto
 // needs only Store, Now, Exe and SpawnRunner).
 type Deps struct {
 	Store *state.Store
@@ -43,13 +53,8 @@ type Deps struct {
 	Exe         string
 	SpawnRunner func(logPath string, extra []*os.File, args ...string) (int, error)
 
-	// GetTask is one task of the reconciled state by id or unique prefix
-	// (runner.GetTask); ReconcilePanes the reconciled state with the live
-	// panes (runner.ReconcilePanes); Notify tells the user a task ended
-	// (runner.Notify).
-	GetTask        func(ctx context.Context, ref string) (*state.Task, error)
-	ReconcilePanes func(ctx context.Context) (*state.State, []tmuxctl.PaneInfo, error)
-	Notify         func(ctx context.Context, t *state.Task, set settings.Run)
+	// Core is what gc asks of package runner (open.Core).
+	Core
 
 	// ListWorktrees lists the task worktrees (worktree.List).
 	ListWorktrees func(ctx context.Context) ([]worktree.Info, error)

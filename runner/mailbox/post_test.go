@@ -1,7 +1,6 @@
 package mailbox
 
 import (
-	"context"
 	"errors"
 	"path/filepath"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 	"github.com/runner-cli/runner/internal/statetest"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/fault"
+	"github.com/runner-cli/runner/runner/open"
 
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -26,15 +26,7 @@ func msgEnv(t *testing.T, tasks ...*state.Task) Deps {
 	env := &runner.Env{Store: statetest.WithTasks(t, tasks...), TC: tmuxctl.New(sock), Getenv: func(string) string { return "" }}
 	return Deps{
 		Store: env.Store, Record: env.Record(), Now: env.Time,
-		Reconcile: func(ctx context.Context) (*state.State, error) { return runner.Reconcile(ctx, env) },
-		ReconcilePanes: func(ctx context.Context) (*state.State, []tmuxctl.PaneInfo, error) {
-			return runner.ReconcilePanes(ctx, env)
-		},
-		CallerTask: func(ctx context.Context, st *state.State, panes []tmuxctl.PaneInfo) string {
-			return runner.CallerTask(ctx, env, st, panes)
-		},
-		RemotePaneAlive: func(ctx context.Context, t *state.Task) bool { return runner.RemotePaneAlive(ctx, env, t) },
-		StartDeliveries: func(ctx context.Context, ids []string) []error { return runner.StartDeliveries(ctx, env, ids) },
+		Core: open.Core{Env: env},
 	}
 }
 

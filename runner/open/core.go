@@ -1,0 +1,64 @@
+package open
+
+import (
+	"context"
+
+	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/settings"
+	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/tmuxctl"
+)
+
+// Core is package runner over one Env, as the packages above the core
+// ask for it: each declares the few of these methods it uses as an
+// interface of its own (gc.Core, mailbox.Core, ask.Core) and its tests
+// give a fake.
+type Core struct {
+	Env *runner.Env
+}
+
+// Reconcile is runner.Reconcile.
+func (c Core) Reconcile(ctx context.Context) (*state.State, error) {
+	return runner.Reconcile(ctx, c.Env)
+}
+
+// ReconcilePanes is runner.ReconcilePanes.
+func (c Core) ReconcilePanes(ctx context.Context) (*state.State, []tmuxctl.PaneInfo, error) {
+	return runner.ReconcilePanes(ctx, c.Env)
+}
+
+// CallerTask is runner.CallerTask.
+func (c Core) CallerTask(ctx context.Context, st *state.State, panes []tmuxctl.PaneInfo) string {
+	return runner.CallerTask(ctx, c.Env, st, panes)
+}
+
+// GetTask is runner.GetTask.
+func (c Core) GetTask(ctx context.Context, ref string) (*state.Task, error) {
+	return runner.GetTask(ctx, c.Env, ref)
+}
+
+// RemotePaneAlive is runner.RemotePaneAlive.
+func (c Core) RemotePaneAlive(ctx context.Context, t *state.Task) bool {
+	return runner.RemotePaneAlive(ctx, c.Env, t)
+}
+
+// StartDeliveries is runner.StartDeliveries.
+func (c Core) StartDeliveries(ctx context.Context, ids []string) []error {
+	return runner.StartDeliveries(ctx, c.Env, ids)
+}
+
+// Notify is runner.Notify.
+func (c Core) Notify(ctx context.Context, t *state.Task, set settings.Run) {
+	runner.Notify(ctx, c.Env, t, set)
+}
+
+// ResolveArgv is runner.ResolveArgv.
+func (c Core) ResolveArgv(prof *profile.Profile, argv []string) ([]string, error) {
+	return runner.ResolveArgv(c.Env, prof, argv)
+}
+
+// ShadowSandbox is runner.ShadowSandbox.
+func (c Core) ShadowSandbox(t *state.Task, prof *profile.Profile, argv []string) ([]string, error) {
+	return runner.ShadowSandbox(c.Env, t, prof, argv)
+}
