@@ -4,18 +4,30 @@ import (
 	"context"
 	"time"
 
-	"github.com/runner-cli/runner/runner/record"
 	"github.com/runner-cli/runner/state"
 )
+
+// Store is the state listing and merging read and change: a
+// *state.Store.
+type Store interface {
+	// TaskText is the task's whole text (its record's may be cut).
+	TaskText(t *state.Task) (string, error)
+	Update(ctx context.Context, fn func(*state.State) error) error
+}
+
+// Journal records an event about a task: a record.Book.
+type Journal interface {
+	Journal(ctx context.Context, t *state.Task, kind, msg string)
+}
 
 // Deps is what listing and merging worktrees use, built by cmd/runner
 // from its Env: the store and the task record, the clock and warnings,
 // git's place for a task or a host, and package runner's reconciliation
 // as functions. Every field is required.
 type Deps struct {
-	Store *state.Store
+	Store Store
 	// Record writes the journal (Env.Record).
-	Record record.Book
+	Record Journal
 	Now    func() time.Time
 	// Warn says what went wrong on the side (Env.Warn).
 	Warn func(format string, args ...any)
