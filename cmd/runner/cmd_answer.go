@@ -9,6 +9,7 @@ import (
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/answer"
 	"github.com/runner-cli/runner/runner/fault"
+	"github.com/runner-cli/runner/runner/open"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/state"
@@ -113,22 +114,7 @@ func answerDeps(env *runner.Env) answer.Deps {
 			return profile.FindProfile(env.Profiles, t.Agent)
 		},
 		Supervised: reconcile.SupervisorAlive,
-		Follow: func(ctx context.Context, t *state.Task) error {
-			// The supervisor it had may have seen the answer, ended the turn and
-			// let go of the task since the answer read it: follow only a task
-			// still waiting with none, and take an end met meanwhile as followed.
-			followed := func() bool {
-				now, err := runner.GetTask(ctx, env, t.ID)
-				return err == nil && (now.Status != state.StatusNeedsInput && now.Status != state.StatusOrphaned || reconcile.SupervisorAlive(now))
-			}
-			if followed() {
-				return nil
-			}
-			if _, _, err := runner.Resume(ctx, env, t.ID); err != nil && !followed() {
-				return err
-			}
-			return nil
-		},
+		Follow:     answer.FollowWith(open.Core{Env: env}, reconcile.SupervisorAlive),
 		Journal: func(ctx context.Context, t *state.Task, kind, msg string) {
 			env.Record().Journal(ctx, t, kind, msg)
 		},

@@ -62,3 +62,9 @@ func (c Core) ResolveArgv(prof *profile.Profile, argv []string) ([]string, error
 func (c Core) ShadowSandbox(t *state.Task, prof *profile.Profile, argv []string) ([]string, error) {
 	return runner.ShadowSandbox(c.Env, t, prof, argv)
 }
+
+// Resume is runner.Resume: a supervisor for a task nothing follows.
+func (c Core) Resume(ctx context.Context, ref string) error {
+	_, _, err := runner.Resume(ctx, c.Env, ref)
+	return err
+}
