@@ -4,17 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"sort"
-	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/runner-cli/runner/runner/hosts"
 
 	"github.com/spf13/cobra"
 
-	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -105,13 +99,8 @@ func (a *app) runHostAdd(ctx context.Context, opts hostAddOptions) error {
 	if opts.asJSON {
 		return a.printJSON(h)
 	}
-	fmt.Fprintf(a.out, "added host %s: %s (check it with 'runner host check %s')\n", h.Name, sshLine(&h), h.Name)
+	fmt.Fprintf(a.out, "added host %s: %s (check it with 'runner host check %s')\n", h.Name, hosts.SSHLine(&h), h.Name)
 	return nil
-}
-
-// sshLine is the ssh command line a host stands for.
-func sshLine(h *state.Host) string {
-	return strings.Join(append(append([]string{"ssh"}, h.SSHArgs...), h.Destination), " ")
 }
 
 func (a *app) newHostListCmd() *cobra.Command {
@@ -141,19 +130,9 @@ func (a *app) runHostList(ctx context.Context, opts hostListOptions) error {
 	if err != nil {
 		return err
 	}
-	list, err := hosts.List(ctx, env.Store)
+	rows, err := hosts.Table(ctx, env.Store, env.Hosts)
 	if err != nil {
 		return err
-	}
-	st, err := env.Store.Read(ctx)
-	if err != nil {
-		return err
-	}
-	use := hosts.Use(st)
-	probes := env.Hosts.Probes(ctx, list, hosts.ProbeMaxAge)
-	rows := make([]hostRow, 0, len(list))
-	for _, h := range list {
-		rows = append(rows, hostRow{Host: h, Capacity: h.Capacity(), Use: use[h.Name], Health: hostHealth(h, probes[h.Name]), Probe: probes[h.Name]})
 	}
 	if opts.asJSON {
 		return a.printJSON(rows)
@@ -162,41 +141,7 @@ func (a *app) runHostList(ctx context.Context, opts hostListOptions) error {
 		fmt.Fprintln(a.out, "no hosts (add one with 'runner host add NAME user@machine')")
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tAGENTS\tLOAD/CORE\tFREE MEM\tHEALTH\tLABELS\tSSH\tRUNNER")
-	for _, r := range rows {
-		load, mem := "-", "-"
-		if p := r.Probe; p != nil && p.OK {
-			load, mem = fmt.Sprintf("%.2f", p.LoadPerCore()), fmt.Sprintf("%d MiB", p.MemAvailKB/1024)
-		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, r.Use, r.Capacity, load, mem, r.Health,
-			textutil.OrDash(strings.Join(r.Labels, ",")), sshLine(r.Host), textutil.OrDash(r.Runner))
-	}
-	return tw.Flush()
-}
-
-// hostRow is a line of `runner host list`: the host, its slots in use
-// and its health from its last probe.
-type hostRow struct {
-	*state.Host
-	Capacity int              `json:"capacity"`
-	Use      int              `json:"use"`
-	Health   string           `json:"health"`
-	Probe    *state.HostProbe `json:"probe,omitempty"`
-}
-
-// hostHealth says how h is: "ok", "drained", "unreachable since T" or
-// "unknown" (not asked).
-func hostHealth(h *state.Host, p *state.HostProbe) string {
-	switch {
-	case h.Drained:
-		return "drained"
-	case p == nil:
-		return "unknown"
-	case !p.OK:
-		return "unreachable since " + p.DownSince.Local().Format(time.TimeOnly)
-	}
-	return "ok"
+	return hosts.WriteTable(a.out, rows)
 }
 
 func (a *app) newHostDrainCmd(drain bool) *cobra.Command {
@@ -300,12 +245,11 @@ func (a *app) runHostCheck(ctx context.Context, opts hostCheckOptions) error {
 	if err != nil {
 		return err
 	}
-	var agents []string
+	commands := make([][]string, 0, len(env.Profiles))
 	for _, p := range env.Profiles {
-		if len(p.Command) > 0 && p.Command[0] != "runner" && !strings.Contains(p.Command[0], "/") && !slices.Contains(agents, p.Command[0]) {
-			agents = append(agents, p.Command[0])
-		}
+		commands = append(commands, p.Command)
 	}
+	agents := hosts.AgentCommands(commands)
 	rep, cerr := hosts.Check(ctx, env.Store, h, agents)
 	if cerr != nil && !errors.Is(cerr, hosts.ErrUnreachable) {
 		return cerr
@@ -315,7 +259,7 @@ func (a *app) runHostCheck(ctx context.Context, opts hostCheckOptions) error {
 			return err
 		}
 	} else {
-		printHostReport(a, &rep)
+		hosts.WriteReport(a.out, &rep)
 	}
 	switch {
 	case cerr != nil:
@@ -324,29 +268,4 @@ func (a *app) runHostCheck(ctx context.Context, opts hostCheckOptions) error {
 		return fmt.Errorf("host %s cannot run tasks: tmux or git is missing there (see the problems above)", h.Name)
 	}
 	return nil
-}
-
-func printHostReport(a *app, r *hosts.Report) {
-	w := a.out
-	if !r.Reachable {
-		fmt.Fprintf(w, "host %s (%s): unreachable\n  ssh: %s\n", r.Host, r.Destination, r.Error)
-	} else {
-		fmt.Fprintf(w, "host %s (%s): reachable, first command %s, then %s per command over the shared connection (%s in runner's session shell)\n",
-			r.Host, r.Destination, r.Connect.Round(time.Millisecond), r.RoundTrip.Round(100*time.Microsecond), r.Session.Round(100*time.Microsecond))
-		fmt.Fprintf(w, "  tmux:   %s\n  git:    %s\n  runner: %s\n  bwrap:  %s\n", textutil.OrDash(r.Tmux), textutil.OrDash(r.Git), textutil.OrDash(r.Runner), textutil.OrDash(r.Sandbox))
-		var have, missing []string
-		for name, path := range r.Agents {
-			if path != "" {
-				have = append(have, name+" ("+path+")")
-			} else {
-				missing = append(missing, name)
-			}
-		}
-		sort.Strings(have)
-		sort.Strings(missing)
-		fmt.Fprintf(w, "  agents: %s; not installed: %s\n", textutil.OrDash(strings.Join(have, ", ")), textutil.OrDash(strings.Join(missing, ", ")))
-	}
-	for _, p := range r.Problems {
-		fmt.Fprintf(w, "  problem: %s\n", p)
-	}
 }
