@@ -9,12 +9,10 @@ import (
 
 	"github.com/runner-cli/runner/runner/breadth"
 	"github.com/runner-cli/runner/runner/deps"
+	"github.com/runner-cli/runner/runner/plan"
 	"github.com/runner-cli/runner/runner/ports"
 	"github.com/runner-cli/runner/runner/remote"
 
-	"github.com/runner-cli/runner/runner/budget"
-	"github.com/runner-cli/runner/runner/config"
-	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/runner/projlock"
 	"github.com/runner-cli/runner/runner/reconcile"
@@ -22,66 +20,11 @@ import (
 	"github.com/runner-cli/runner/runner/supervisor"
 
 	"github.com/runner-cli/runner/state"
-	"github.com/runner-cli/runner/tmuxctl"
 )
 
-// DispatchRequest is one `runner dispatch`.
-type DispatchRequest struct {
-	Project string // a registered name or a path
-	// Host is the registered host a path Project is on (dispatch --host).
-	Host      string
-	Text      string
-	Agent     string
-	Model     string
-	AgentArgs []string
-	// Permissions is --permissions (profile.PermissionsModes); "" takes
-	// PermissionsDefault (the config's permissions), else runner's
-	// default (see profile.Permissions).
-	Permissions, PermissionsDefault string
-	RequireSnapshot                 bool
-	Exclusive                       bool
-	Worktree                        bool // a git worktree of its own (settings.Start.Worktree)
-	// WorktreeSet says Worktree was given (dispatch --worktree[=false]);
-	// else the Policy's Isolation decides.
-	WorktreeSet bool
-	// From starts the task from another worktree task's branch; it must
-	// be one of After (it starts once that task is done). It implies
-	// Worktree.
-	From string
-	// Policy is the config's policy for a project's tasks (its isolation,
-	// budgets, worktree set-up, sandbox), asked once the project is
-	// resolved; nil: none.
-	Policy   func(project string) config.Policy
-	WaitLock bool
-	Source   string // "user", "cron"; a parent task id is filled in from the pane environment
-	Size     tmuxctl.Size
-	UseHook  bool // install the agent's turn-end hook when its profile has one
-	// MaxLevel is the deepest level a task may have (config max_level); a
-	// task at that level cannot dispatch children. 0 means no limit.
-	MaxLevel int
-	// Tree bounds the breadth of the tree a child task joins (config
-	// max_tree_tasks, max_tree_dispatches_per_minute).
-	Tree breadth.Bounds
-	// After holds references (ids or unique prefixes, comma-separated
-	// lists allowed) of tasks that must be done before this one starts.
-	After    []string
-	Settings settings.Run
-	// Sandbox runs the agent in a sandbox (dispatch --sandbox);
-	// SandboxSet says the flag was given, else the Policy's Sandbox
-	// decides. SandboxPaths are the config's sandbox_paths.
-	Sandbox, SandboxSet bool
-	// SandboxHome is the CLI directories' mode of a sandboxed task
-	// (settings.SandboxHomeTask: a copy for the task); "" shares them.
-	SandboxHome string
-	// Confined is the sandboxed task that asks, through its door: the
-	// new task is its child, sandboxed whatever the flags say, in its
-	// folder (or below), on this machine.
-	Confined     string
-	SandboxPaths []string
-	// Group is the group the task is a candidate of, and Snapshot the
-	// group's snapshot it starts from (settings.Start.Snapshot).
-	Group, Snapshot string
-}
+// DispatchRequest is one `runner dispatch`, as asked (plan.Request):
+// Dispatch makes it a plan.Plan once, and reads only the plan after.
+type DispatchRequest = plan.Request
 
 // The errors a task's end wraps (package supervisor's), for commands and
 // callers that map them to exit codes.
@@ -102,34 +45,14 @@ var (
 // for its dependencies (see startQueued), in this process or in the
 // detached supervisor.
 func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, error) {
-	prof, argv, mode, err := prepareAgent(env, req)
+	p, err := planDispatch(ctx, env, req)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := planDispatch(ctx, env, &req)
-	if err != nil {
-		return nil, err
-	}
-	if err := budget.CheckAgent(req.Settings.Budget(), prof); err != nil {
-		return nil, err
-	}
-	project, dir, after := plan.project, plan.dir, plan.after
-	if argv, err = siteArgv(ctx, env, prof, plan, argv); err != nil {
-		return nil, err
-	}
-	var askEnv []string
-	if mode == profile.PermissionsAsk {
-		if argv, askEnv, err = askMode(ctx, env, prof, plan, argv, len(req.AgentArgs)); err != nil {
-			return nil, err
-		}
-	}
-	spec := req.startSpec(argv, plan)
-	spec.Env = askEnv
-	req.Settings.Start = spec
 	var lock *state.ProjectLock
 	handedOff := false // the lock went to a detached supervisor
-	if req.Exclusive && len(after) == 0 {
-		if lock, err = projlock.Take(ctx, env.Store, projects.LockKey(project, dir, plan.host), req.WaitLock); err != nil {
+	if p.Req.Exclusive && len(p.After) == 0 {
+		if lock, err = projlock.Take(ctx, env.Store, projects.LockKey(p.Project, p.Dir, p.Host), p.Req.WaitLock); err != nil {
 			return nil, err
 		}
 		defer func() {
@@ -143,58 +66,32 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 			lock.Unlock()
 		}()
 	}
-	task, err := recordTask(ctx, env, req, prof.Name, projects.Place{Project: project, Dir: dir, Host: plan.host, Pool: plan.pool}, plan.lin, after)
+	task, err := recordTask(ctx, env, p)
 	if err != nil {
 		return nil, err
 	}
-	env.Record().Journal(ctx, task, "dispatch", fmt.Sprintf("agent %s in %s: %s", prof.Name, dir, TaskTitle(req.Text)))
-	if plan.host != "" {
-		env.Say("task %s: %s in %s on host %s", task.ID, prof.Name, dir, plan.host)
-	} else {
-		env.Say("task %s: %s in %s", task.ID, prof.Name, dir)
-	}
-
-	if len(after) > 0 || plan.pool != "" {
+	if len(p.After) > 0 || p.Pool != "" {
 		return dispatchQueued(ctx, env, task)
 	}
 	var early *remote.Early
-	if plan.host != "" && !req.Settings.Detached {
+	if p.Host != "" && !p.Settings.Detached {
 		// The stream of its files starts with the agent, not after.
 		early = startEarlyMirror(ctx, env, task)
 		defer early.Release()
 	}
-	if err := start(ctx, env, task, prof, spec); err != nil {
+	if err := start(ctx, env, task, p.Profile, p.Settings.Start); err != nil {
 		failUnstarted(ctx, env, task.ID, err)
 		return task, err
 	}
-	if !req.Settings.Detached {
-		err = supervise(ctx, env, task.ID, &given{prof: prof, set: req.Settings, early: early, lock: lock})
-		if t, _ := env.Record().Task(context.WithoutCancel(ctx), task.ID); t != nil {
-			task = t
-		}
-		return task, err
+	if !p.Settings.Detached {
+		err = supervise(ctx, env, task.ID, &given{prof: p.Profile, set: p.Settings, early: early, lock: lock})
+	} else {
+		handedOff, err = detach(ctx, env, task, lock)
 	}
-	handedOff, err = detach(ctx, env, task, lock)
 	if t, _ := env.Record().Task(context.WithoutCancel(ctx), task.ID); t != nil {
 		task = t
 	}
 	return task, err
-}
-
-// startSpec is how the task's agent starts (recorded with its settings).
-func (req *DispatchRequest) startSpec(argv []string, plan dispatchPlan) *settings.Start {
-	spec := &settings.Start{Argv: argv, Size: req.Size, UseHook: req.UseHook, RequireSnapshot: req.RequireSnapshot,
-		Exclusive: req.Exclusive, WaitLock: req.WaitLock, Worktree: req.Worktree, Snapshot: req.Snapshot}
-	if req.Worktree {
-		spec.Setup, spec.From = plan.setup, plan.from
-	}
-	if req.Sandbox {
-		spec.Sandbox = &settings.Sandbox{Paths: req.SandboxPaths, Checked: plan.checked}
-		if req.SandboxHome == settings.SandboxHomeTask {
-			spec.Sandbox.Home = settings.SandboxHomeTask
-		}
-	}
-	return spec
 }
 
 // detach starts the task's supervisor in its own process, handing it the
@@ -209,24 +106,24 @@ func detach(ctx context.Context, env *Env, task *state.Task, lock *state.Project
 	return lock != nil, nil
 }
 
-// recordTask records the new task, queued and owned by this process (a
-// reconcile that finds this process gone before a supervisor takes it
-// fails the task, or, waiting for others, orphans it). A long text goes to
-// its own file, named after the task, before the record points at it.
-func recordTask(ctx context.Context, env *Env, req DispatchRequest, agent string, at projects.Place, lin lineage, after []string) (*state.Task, error) {
-	project, dir := at.Project, at.Dir
-	tmux := state.TmuxTarget{Socket: env.TC.Socket(), Session: projects.SessionName(project, dir), Host: at.Host, Pool: at.Pool}
-	if at.Host != "" {
-		c, err := env.HostConn(ctx, at.Host)
+// recordTask records the new task of plan p, queued and owned by this
+// process (a reconcile that finds this process gone before a supervisor
+// takes it fails the task, or, waiting for others, orphans it), and says
+// so. A long text goes to its own file, named after the task, before the
+// record points at it.
+func recordTask(ctx context.Context, env *Env, p *plan.Plan) (*state.Task, error) {
+	tmux := state.TmuxTarget{Socket: env.TC.Socket(), Session: projects.SessionName(p.Project, p.Dir), Host: p.Host, Pool: p.Pool}
+	if p.Host != "" {
+		c, err := env.HostConn(ctx, p.Host)
 		if err != nil {
 			return nil, err
 		}
 		tmux.Socket = c.TC().Socket()
 	}
-	settings, _ := json.Marshal(req.Settings)
+	settings, _ := json.Marshal(p.Settings)
 	now := env.Time()
 	newID := state.RandomTaskID()
-	text, textFile, err := env.Store.RecordText(newID, req.Text)
+	text, textFile, err := env.Store.RecordText(newID, p.Req.Text)
 	if err != nil {
 		return nil, err
 	}
@@ -241,20 +138,20 @@ func recordTask(ctx context.Context, env *Env, req DispatchRequest, agent string
 			}
 			id = s.NewTaskID()
 		}
-		if err := breadth.Check(s, lin.parent, req.Tree, now); err != nil {
+		if err := breadth.Check(s, p.Parent, p.Req.Tree, now); err != nil {
 			return err
 		}
 		tmux.Window = id
-		task = &state.Task{ID: id, Project: project, Dir: dir, Agent: agent, Text: text, TextFile: textFile,
-			Parent: lin.parent, Level: lin.level, Source: lin.source, Created: now, Settings: settings, After: after,
-			Tmux: tmux, Group: req.Group,
+		task = &state.Task{ID: id, Project: p.Project, Dir: p.Dir, Agent: p.Profile.Name, Text: text, TextFile: textFile,
+			Parent: p.Parent, Level: p.Level, Source: p.Source, Created: now, Settings: settings, After: p.After,
+			Tmux: tmux, Group: p.Req.Group,
 			Transcript: env.Store.TaskFile(state.FileLog, id)}
-		reason := "dispatched by " + lin.source
-		if len(after) > 0 {
-			reason = reconcile.WaitingReason(after)
+		reason := "dispatched by " + p.Source
+		if len(p.After) > 0 {
+			reason = reconcile.WaitingReason(p.After)
 		}
 		task.SupervisorPID, task.SupervisorStart = os.Getpid(), reconcile.SelfIdentity()
-		if err := ports.Allocate(s, task, req.policy(project).Ports); err != nil {
+		if err := ports.Allocate(s, task, p.Policy.Ports); err != nil {
 			return err
 		}
 		_ = task.SetStatus(state.StatusQueued, now, reason)
@@ -266,6 +163,12 @@ func recordTask(ctx context.Context, env *Env, req DispatchRequest, agent string
 			os.Remove(textFile)
 		}
 		return nil, err
+	}
+	env.Record().Journal(ctx, task, "dispatch", fmt.Sprintf("agent %s in %s: %s", p.Profile.Name, p.Dir, TaskTitle(p.Req.Text)))
+	if p.Host != "" {
+		env.Say("task %s: %s in %s on host %s", task.ID, p.Profile.Name, p.Dir, p.Host)
+	} else {
+		env.Say("task %s: %s in %s", task.ID, p.Profile.Name, p.Dir)
 	}
 	return task, nil
 }

@@ -1,5 +1,6 @@
 // Package runner is the core of a task's life: a dispatch (dispatch.go:
-// the project resolved, the task recorded, queued behind --after), its
+// the request made one plan, runner/plan, made whole on this Env in
+// dispatchplan.go; the task recorded, queued behind --after), its
 // launch (launch.go: the snapshot, the work tree — the project's or a
 // worktree of its own, made by runner/worktree/setup — and the pane on its
 // site, site.go:
@@ -43,6 +44,8 @@
 //   - runner/door: the one channel between a sandboxed agent and runner
 //     (a task's door served in doorserve.go);
 //   - runner/deps: the rules of ordering (dispatch --after);
+//   - runner/plan: a dispatch request made one plan, once (the agent, the
+//     place, the policy's defaults, the worktree, the sandbox, the budgets);
 //   - runner/hookinstall: an agent CLI's turn-end hook written for a task;
 //   - runner/confine: what a sandboxed task may touch (its sandbox's spec,
 //     its temp folder, its copies of the CLI's directories);

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/runner-cli/runner/runner/fault"
+	"github.com/runner-cli/runner/runner/plan"
 	"github.com/runner-cli/runner/runner/profile"
 )
 
@@ -37,7 +38,7 @@ func TestAskModeByVersion(t *testing.T) {
 		{out: "boom", code: 3, errWords: "which could not be read"},
 	} {
 		bin := fake(tc.out, tc.code)
-		argv, env, err := askMode(t.Context(), nil, claude, dispatchPlan{}, []string{bin, "--model", "m", "--verbose"}, 1)
+		argv, env, err := askMode(t.Context(), nil, &plan.Plan{Profile: claude}, []string{bin, "--model", "m", "--verbose"}, 1)
 		if tc.errWords != "" {
 			if !errors.Is(err, fault.ErrUsage) || !strings.Contains(err.Error(), tc.errWords) {
 				t.Errorf("%q: %v, want a usage error %q", tc.out, err, tc.errWords)
@@ -50,7 +51,7 @@ func TestAskModeByVersion(t *testing.T) {
 		}
 	}
 	// No version needed: opencode's mode is a variable, whatever it is.
-	argv, env, err := askMode(t.Context(), nil, opencode, dispatchPlan{}, []string{"/nonexistent/opencode"}, 0)
+	argv, env, err := askMode(t.Context(), nil, &plan.Plan{Profile: opencode}, []string{"/nonexistent/opencode"}, 0)
 	if err != nil || !slices.Equal(argv, []string{"/nonexistent/opencode"}) || len(env) != 1 || !strings.HasPrefix(env[0], "OPENCODE_PERMISSION=") {
 		t.Errorf("opencode: %q %q %v", argv, env, err)
 	}

@@ -6,7 +6,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/runner-cli/runner/runner/settings"
 	wtsetup "github.com/runner-cli/runner/runner/worktree/setup"
@@ -25,25 +24,6 @@ func startWorktree(ctx context.Context, env *Env, task *state.Task, snap *gitsna
 		Log:     env.Store.TaskFile(state.FileLog, task.ID),
 		Journal: func(ctx context.Context, kind, text string) { env.Record().Journal(ctx, task, kind, text) },
 	})
-}
-
-// resolveFrom checks dispatch --from: a task with a worktree of its own,
-// among the tasks the new one waits for.
-func resolveFrom(st *state.State, ref string, after []string) (string, error) {
-	if ref == "" {
-		return "", nil
-	}
-	t, err := st.FindTask(ref)
-	if err != nil {
-		return "", fault.Usagef("--from %s: %v (see 'runner ps --all')", ref, err)
-	}
-	if t.Branch == "" {
-		return "", fault.Usagef("--from %s: the task has no worktree of its own (it was not dispatched with --worktree)", t.ID)
-	}
-	if !slices.Contains(after, t.ID) {
-		return "", fault.Usagef("--from %s: give --after %s too, so the task starts once %s is done", t.ID, t.ID, t.ID)
-	}
-	return t.ID, nil
 }
 
 // snapshotDir is the directory whose state a task starts from: its own,

@@ -1,0 +1,83 @@
+package plan
+
+import (
+	"slices"
+
+	"github.com/runner-cli/runner/runner/budget"
+	"github.com/runner-cli/runner/runner/deps"
+	"github.com/runner-cli/runner/runner/fault"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/projects"
+	"github.com/runner-cli/runner/state"
+)
+
+// Make is the plan of req as far as the state decides it: New, the
+// project placed and its policy applied (Resolve), its lineage under
+// caller (the task the dispatching process runs under, "" for none),
+// --after and --from resolved (Wait), and its budgets checked against its
+// agent. A bad request is a usage error.
+func Make(req Request, profiles []*profile.Profile, st *state.State, caller string) (*Plan, error) {
+	p, err := New(req, profiles)
+	if err != nil {
+		return nil, err
+	}
+	place, err := projects.Resolve(st, req.Project, req.Host)
+	if err != nil {
+		return nil, err
+	}
+	p.Resolve(place)
+	if p.Lineage, err = lineage(st, caller, req); err != nil {
+		return nil, err
+	}
+	after, err := deps.Resolve(st, req.After)
+	if err != nil {
+		return nil, err
+	}
+	from, err := resolveFrom(st, req.From, after)
+	if err != nil {
+		return nil, err
+	}
+	p.Wait(after, from)
+	if err := budget.CheckAgent(p.Settings.Budget(), p.Profile); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// lineage makes a dispatch from inside a runner pane (caller, its task) a
+// child of that task, refused past the config's max_level.
+func lineage(st *state.State, caller string, req Request) (Lineage, error) {
+	lin := Lineage{Level: 1, Source: req.Source}
+	if lin.Source == "" {
+		lin.Source = state.SourceUser
+	}
+	if caller == "" || !state.ValidTaskID(caller) {
+		return lin, nil
+	}
+	if pt := st.Task(caller); pt != nil {
+		lin = Lineage{Parent: pt.ID, Level: pt.Level + 1, Source: pt.ID}
+		if req.MaxLevel > 0 && pt.Level >= req.MaxLevel {
+			return lin, fault.Usagef("level-%d tasks cannot delegate (task %s is at the last level; max_level is %d in the config)", pt.Level, pt.ID, req.MaxLevel)
+		}
+	}
+	return lin, nil
+}
+
+// resolveFrom checks dispatch --from: a task with a worktree of its own,
+// among the tasks the new one waits for.
+func resolveFrom(st *state.State, ref string, after []string) (string, error) {
+	if ref == "" {
+		return "", nil
+	}
+	t, err := st.FindTask(ref)
+	if err != nil {
+		return "", fault.Usagef("--from %s: %v (see 'runner ps --all')", ref, err)
+	}
+	if t.Branch == "" {
+		return "", fault.Usagef("--from %s: the task has no worktree of its own (it was not dispatched with --worktree)", t.ID)
+	}
+	if !slices.Contains(after, t.ID) {
+		return "", fault.Usagef("--from %s: give --after %s too, so the task starts once %s is done", t.ID, t.ID, t.ID)
+	}
+	return t.ID, nil
+}
