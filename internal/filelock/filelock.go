@@ -80,12 +80,23 @@ func Lock(ctx context.Context, path string, shared bool, timeout time.Duration) 
 // TryLock takes the exclusive flock on path if it is free now; ok is
 // false if it is held (or the file cannot be opened).
 func TryLock(path string) (release func(), ok bool) {
+	release, err := Try(path)
+	return release, err == nil
+}
+
+// Try is TryLock that tells a lock held (an error wrapping ErrHeld) from
+// a file that cannot be opened or locked (any other error).
+func Try(path string) (release func(), err error) {
 	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW), flock.SetPermissions(0o600))
-	if got, err := fl.TryLock(); err != nil || !got {
+	got, err := fl.TryLock()
+	if err != nil || !got {
 		_ = fl.Close()
-		return nil, false
+		if err == nil {
+			err = ErrHeld
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
-	return func() { _ = fl.Unlock() }, true
+	return func() { _ = fl.Unlock() }, nil
 }
 
 // ErrHeld is LockFile's error, without wait, for a lock another open

@@ -80,3 +80,23 @@ func selectorText(e ast.Expr) string {
 	}
 	return pkg.Name + "." + sel.Sel.Name
 }
+
+// OneFlock fails t for every call of syscall.Flock, unix.Flock or
+// gofrs/flock's flock.New in the non-test Go files under root outside
+// owner (internal/filelock): a lock is taken one way, woken by the
+// kernel, with a timeout and a context. It returns how many files it
+// read.
+func OneFlock(t testing.TB, root, owner string) (checked int) {
+	t.Helper()
+	return walkGoFiles(t, root, owner, func(fset *token.FileSet, f *ast.File) {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				switch name := selectorText(c.Fun); name {
+				case "syscall.Flock", "unix.Flock", "flock.New", "flock.NewFlock":
+					t.Errorf("%s: %s; only package %s takes a flock: use it", fset.Position(c.Pos()), name, owner)
+				}
+			}
+			return true
+		})
+	})
+}

@@ -48,3 +48,28 @@ func f(ctx context.Context, pid int) {
 		t.Errorf("%d errors, want 8 (the lines marked in lib/a.go)", f.errors)
 	}
 }
+
+// TestOneFlockCatches: a flock taken outside the owner is found.
+func TestOneFlockCatches(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "lib"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	src := `package lib
+
+func f(fd int) {
+	syscall.Flock(fd, syscall.LOCK_EX)    // error
+	unix.Flock(fd, unix.LOCK_UN)          // error
+	flock.New("/tmp/x")                   // error
+	filelock.Lock(ctx, "/tmp/x", false, 0)
+}
+`
+	if err := os.WriteFile(filepath.Join(dir, "lib", "a.go"), []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeT{TB: t}
+	OneFlock(f, dir, "owner")
+	if f.errors != 3 {
+		t.Errorf("%d errors, want 3", f.errors)
+	}
+}

@@ -26,12 +26,13 @@
 // reads the events (delivered with this turn) or finds its offer gone
 // (pending, for the next turn): given once, never lost.
 //
-// Of the module it imports only internal/atomicfile and internal/untrusted
-// (TestImports).
+// Of the module it imports only internal/atomicfile, internal/filelock
+// (the events file's flock) and internal/untrusted (TestImports).
 package notice
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,10 +44,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/runner-cli/runner/internal/atomicfile"
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/filelock"
 	"github.com/runner-cli/runner/internal/untrusted"
 )
 
@@ -177,22 +177,14 @@ type hookOutput struct {
 // Settle).
 const lockWait = 5 * time.Second
 
-// lock takes the events file's flock, waiting at most lockWait.
-func lock(events string) (*flock.Flock, error) {
-	lk := flock.New(events)
-	for deadline := clock.Now().Add(lockWait); ; {
-		ok, err := lk.TryLock()
-		if err != nil {
-			return nil, fmt.Errorf("lock %s: %w", events, err)
-		}
-		if ok {
-			return lk, nil
-		}
-		if clock.Now().After(deadline) {
-			return nil, fmt.Errorf("lock %s: %w", events, errHeld)
-		}
-		time.Sleep(20 * time.Millisecond)
+// lock takes the events file's flock, waiting at most lockWait
+// (filelock.Lock: woken as soon as it is free); release lets it go.
+func lock(events string) (release func(), err error) {
+	release, err = filelock.Lock(context.Background(), events, false, lockWait)
+	if errors.Is(err, filelock.ErrTimeout) {
+		return nil, fmt.Errorf("lock %s: %w", events, errHeld)
 	}
+	return release, err
 }
 
 // errHeld: another hook, or Settle, held the events file past lockWait.
@@ -211,11 +203,11 @@ func Take(dir, events, event string) ([]byte, error) {
 		return nil, nil
 	}
 	afterList()
-	lk, err := lock(events)
+	release, err := lock(events)
 	if err != nil {
 		return nil, err
 	}
-	defer lk.Unlock()
+	defer release()
 	ns := List(dir)
 	if len(ns) == 0 {
 		return nil, nil
@@ -269,8 +261,8 @@ func Settle(dir, events string) map[string]int {
 	if len(List(dir)) == 0 {
 		return nil
 	}
-	if lk, err := lock(events); err == nil {
-		defer lk.Unlock()
+	if release, err := lock(events); err == nil {
+		defer release()
 	}
 	ns := List(dir)
 	if len(ns) == 0 {

@@ -17,14 +17,13 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-	"github.com/gofrs/flock"
 
 	"github.com/runner-cli/runner/internal/atomicfile"
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/filelock"
 	"github.com/runner-cli/runner/internal/untrusted"
 	"github.com/runner-cli/runner/state"
 )
@@ -67,7 +66,6 @@ func followShared(ctx context.Context, store *state.Store, w *fsnotify.Watcher, 
 	}
 	// Never through a link: a link put there would make us create the
 	// file it points at.
-	lock := flock.New(sock+".lock", flock.SetFlag(os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW))
 	t := &tailer{path: store.EventsPath(0), emit: emit}
 	defer t.close()
 	// A client watches nothing (the hub does): the directory's watch,
@@ -85,11 +83,11 @@ func followShared(ctx context.Context, store *state.Store, w *fsnotify.Watcher, 
 		return followTail(ctx, store, w, t)
 	}
 	for failures := 0; ctx.Err() == nil; {
-		if held, err := lock.TryLock(); err != nil {
-			return alone(false) // no lock file here: each follower alone
-		} else if held {
-			defer lock.Unlock()
+		if release, err := filelock.Try(sock + ".lock"); err == nil {
+			defer release()
 			return alone(true)
+		} else if !errors.Is(err, filelock.ErrHeld) {
+			return alone(false) // no lock file here: each follower alone
 		}
 		conn, err := dialHub(sock, filepath.Join(store.Dir(), hubToken))
 		if errors.Is(err, errHubUntrusted) {
