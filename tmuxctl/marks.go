@@ -5,9 +5,12 @@ package tmuxctl
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Mark is a position in a pane's output: what came after it is "new".
@@ -107,4 +110,37 @@ func diffRows(before, now string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// MarkForSend records, in the pane, where its output stands now, before
+// text is sent to it: a later WaitPromptAfter (its sinceSend) matches only
+// what came after.
+func (c *Client) MarkForSend(ctx context.Context, pane string) error {
+	m, err := c.MarkNow(ctx, pane)
+	if err != nil {
+		return err
+	}
+	return c.SaveMark(ctx, pane, m)
+}
+
+// WaitPromptAfter is WaitPrompt from the mark of the last MarkForSend
+// (sinceSend, when the pane has one) or from now. A first look at the
+// pane cut short by ctx's deadline is a *TimeoutError after timeout (the
+// wait's own time ran out during it, as on a loaded machine), as a
+// timeout of the wait itself is.
+func (c *Client) WaitPromptAfter(ctx context.Context, pane string, re *regexp.Regexp, sinceSend bool, timeout time.Duration) (PromptMatch, error) {
+	mark, ok, err := Mark{}, false, error(nil)
+	if sinceSend {
+		mark, ok, err = c.LoadMark(ctx, pane)
+	}
+	if err == nil && !ok {
+		mark, err = c.MarkNow(ctx, pane)
+	}
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return PromptMatch{}, &TimeoutError{Pane: pane, What: "prompt /" + re.String() + "/", After: timeout}
+		}
+		return PromptMatch{}, err
+	}
+	return c.WaitPrompt(ctx, pane, re, mark)
 }

@@ -66,11 +66,7 @@ func (a *app) runTmuxSend(ctx context.Context, opts tmuxSendOptions) error {
 	if err != nil {
 		return err
 	}
-	mark, err := c.MarkNow(ctx, opts.pane)
-	if err != nil {
-		return err
-	}
-	if err := c.SaveMark(ctx, opts.pane, mark); err != nil {
+	if err := c.MarkForSend(ctx, opts.pane); err != nil {
 		return err
 	}
 	if opts.noEnter {

@@ -64,18 +64,7 @@ func (a *app) runTmuxWaitPrompt(ctx context.Context, opts tmuxWaitPromptOptions)
 	}
 	ctx, cancel := withTimeout(ctx, opts.timeout)
 	defer cancel()
-	mark, ok := tmuxctl.Mark{}, false
-	if opts.since == "send" {
-		if mark, ok, err = c.LoadMark(ctx, opts.pane); err != nil {
-			return markErr(ctx, err, opts.pane, re, opts.timeout)
-		}
-	}
-	if !ok {
-		if mark, err = c.MarkNow(ctx, opts.pane); err != nil {
-			return markErr(ctx, err, opts.pane, re, opts.timeout)
-		}
-	}
-	m, err := c.WaitPrompt(ctx, opts.pane, re, mark)
+	m, err := c.WaitPromptAfter(ctx, opts.pane, re, opts.since == "send", opts.timeout)
 	if err != nil {
 		return err
 	}
@@ -84,16 +73,6 @@ func (a *app) runTmuxWaitPrompt(ctx context.Context, opts tmuxWaitPromptOptions)
 	}
 	fmt.Fprintln(a.out, m.Line)
 	return nil
-}
-
-// markErr is the error of a wait-prompt whose first look at the pane
-// failed: a timeout (exit 3) when the wait's own time ran out during it (a
-// loaded machine), else err.
-func markErr(ctx context.Context, err error, pane string, re *regexp.Regexp, timeout time.Duration) error {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &tmuxctl.TimeoutError{Pane: pane, What: "prompt /" + re.String() + "/", After: timeout}
-	}
-	return err
 }
 
 func (a *app) newTmuxWaitIdleCmd() *cobra.Command {
