@@ -3,17 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
-	"text/tabwriter"
-	"time"
 
-	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/fault"
+	"github.com/runner-cli/runner/runner/snapshots"
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/spf13/cobra"
@@ -83,17 +79,6 @@ func snapshotDir(dir *string, argv []string) string {
 	return *dir
 }
 
-// snapshotErr adds what to do to the errors a user can fix.
-func snapshotErr(err error) error {
-	switch {
-	case errors.Is(err, gitsnap.ErrNotRepo):
-		return fmt.Errorf("%w (snapshots need a git work tree: run 'git init' there first, or name the repository: 'runner snapshot take DIR' or '-C DIR')", err)
-	case errors.Is(err, gitsnap.ErrBareRepo):
-		return fmt.Errorf("%w (name a checked-out work tree instead)", err)
-	}
-	return err
-}
-
 func (a *app) newSnapshotTakeCmd(dir *string) *cobra.Command {
 	opts := snapshotTakeOptions{dir: dir}
 	cmd := &cobra.Command{
@@ -126,18 +111,12 @@ type snapshotTakeOptions struct {
 func (a *app) runSnapshotTake(ctx context.Context, opts snapshotTakeOptions) error {
 	s, err := gitsnap.Take(ctx, snapshotDir(opts.dir, opts.args), opts.take)
 	if err != nil {
-		return snapshotErr(err)
+		return snapshots.Hint(err)
 	}
 	if opts.asJSON {
 		return a.printJSON(s)
 	}
-	fmt.Fprintf(a.out, "snapshot %s of %s: %s (%s)\n", s.ID, s.Dir, describeState(s), s.Duration.Round(time.Millisecond))
-	hostArg := ""
-	if opts.host != "" {
-		hostArg = " --host " + opts.host
-	}
-	fmt.Fprintf(a.out, "  diff:    runner snapshot%s diff -C %s %s\n", hostArg, transport.QuoteIfNeeded(s.Dir), s.ID)
-	fmt.Fprintf(a.out, "  restore: runner snapshot%s restore -C %s %s\n", hostArg, transport.QuoteIfNeeded(s.Dir), s.ID)
+	snapshots.WriteTaken(a.out, s, opts.host)
 	return nil
 }
 
@@ -169,7 +148,7 @@ type snapshotListOptions struct {
 func (a *app) runSnapshotList(ctx context.Context, opts snapshotListOptions) error {
 	snaps, err := gitsnap.List(ctx, snapshotDir(opts.dir, opts.args))
 	if err != nil {
-		return snapshotErr(err)
+		return snapshots.Hint(err)
 	}
 	if opts.asJSON {
 		if snaps == nil {
@@ -177,17 +156,7 @@ func (a *app) runSnapshotList(ctx context.Context, opts snapshotListOptions) err
 		}
 		return a.printJSON(snaps)
 	}
-	if len(snaps) == 0 {
-		fmt.Fprintln(a.out, "no snapshots")
-		return nil
-	}
-	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTIME\tBASE\tCHANGES\tLABEL")
-	for _, s := range snaps {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.Time.Local().Format("2006-01-02 15:04:05"),
-			shortBase(&s), describeCounts(&s), s.Label)
-	}
-	return tw.Flush()
+	return snapshots.WriteList(a.out, snaps)
 }
 
 func (a *app) newSnapshotShowCmd(dir *string) *cobra.Command {
@@ -218,33 +187,12 @@ type snapshotShowOptions struct {
 func (a *app) runSnapshotShow(ctx context.Context, opts snapshotShowOptions) error {
 	s, err := gitsnap.Get(ctx, *opts.dir, opts.args[0])
 	if err != nil {
-		return snapshotErr(err)
+		return snapshots.Hint(err)
 	}
 	if opts.asJSON {
 		return a.printJSON(s)
 	}
-	tw := tabwriter.NewWriter(a.out, 0, 4, 1, ' ', 0)
-	fmt.Fprintf(tw, "id:\t%s\n", s.ID)
-	if s.Label != "" {
-		fmt.Fprintf(tw, "label:\t%s\n", s.Label)
-	}
-	fmt.Fprintf(tw, "time:\t%s\n", s.Time.Local().Format(time.RFC3339))
-	fmt.Fprintf(tw, "dir:\t%s\n", s.Dir)
-	base := "none (unborn HEAD)"
-	if s.Base != "" {
-		base = s.Base
-		if s.Branch != "" {
-			base += " (" + s.Branch + ")"
-		} else {
-			base += " (detached HEAD)"
-		}
-	}
-	fmt.Fprintf(tw, "base:\t%s\n", base)
-	fmt.Fprintf(tw, "state:\t%s\n", describeState(s))
-	fmt.Fprintf(tw, "ref:\t%s\n", s.Ref)
-	fmt.Fprintf(tw, "commit:\t%s\n", s.Commit)
-	fmt.Fprintf(tw, "tree:\t%s\n", s.Tree)
-	return tw.Flush()
+	return snapshots.WriteShow(a.out, s)
 }
 
 func (a *app) newSnapshotDiffCmd(dir *string) *cobra.Command {
@@ -281,62 +229,13 @@ func (a *app) runSnapshotDiff(ctx context.Context, opts snapshotDiffOptions) err
 	opts.opts.Patch = !opts.statOnly
 	d, err := gitsnap.Diff(ctx, *opts.dir, opts.args[0], opts.opts)
 	if err != nil {
-		return snapshotErr(err)
+		return snapshots.Hint(err)
 	}
 	if opts.asJSON {
 		return a.printJSON(d)
 	}
-	if len(d.Files) == 0 {
-		fmt.Fprintf(a.out, "no changes from %s to %s\n", d.From, d.To)
-		return nil
-	}
-	io.WriteString(a.out, d.Stat)
-	if d.Patch != "" {
-		fmt.Fprintln(a.out)
-		io.WriteString(a.rawOut, d.Patch) // byte for byte, as git prints it (git apply reads it back)
-	}
+	snapshots.WriteDiff(a.out, a.rawOut, d)
 	return nil
-}
-
-func parseAge(s string) (time.Duration, error) {
-	bad := fault.Usagef("--older-than %q: want a number with d (days) or w (weeks), or a duration such as 12h", s)
-	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
-		if n, ok := strings.CutSuffix(s, suffix); ok {
-			v, err := strconv.Atoi(n)
-			if err != nil || v < 0 {
-				return 0, bad
-			}
-			return time.Duration(v) * unit, nil
-		}
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, bad
-	}
-	return d, nil
-}
-
-// describeState is "clean" or the counts of changed paths.
-func describeState(s *gitsnap.Snapshot) string {
-	if !s.Dirty {
-		return "clean (same as HEAD)"
-	}
-	return fmt.Sprintf("%d changed paths since HEAD (%d added, %d modified, %d deleted)",
-		s.Counts.Total(), s.Counts.Added, s.Counts.Modified, s.Counts.Deleted)
-}
-
-func describeCounts(s *gitsnap.Snapshot) string {
-	if !s.Dirty {
-		return "clean"
-	}
-	return fmt.Sprintf("+%d ~%d -%d", s.Counts.Added, s.Counts.Modified, s.Counts.Deleted)
-}
-
-func shortBase(s *gitsnap.Snapshot) string {
-	if s.Base == "" {
-		return "(unborn)"
-	}
-	return s.Base[:min(10, len(s.Base))]
 }
 
 // snapshotIsTerminal reports whether r is a terminal. Tests swap it.

@@ -8,7 +8,7 @@ import (
 	"fmt"
 
 	"github.com/runner-cli/runner/gitsnap"
-	"github.com/runner-cli/runner/internal/transport"
+	"github.com/runner-cli/runner/runner/snapshots"
 	"github.com/spf13/cobra"
 )
 
@@ -50,31 +50,21 @@ type snapshotRestoreOptions struct {
 func (a *app) runSnapshotRestore(ctx context.Context, opts snapshotRestoreOptions) error {
 	s, err := gitsnap.Get(ctx, *opts.dir, opts.id)
 	if err != nil {
-		return snapshotErr(err)
+		return snapshots.Hint(err)
 	}
 	if !opts.yes {
-		q := fmt.Sprintf("Restore %s (%s) over the files in %s? The current state is snapshot first. [y/N] ",
-			s.ID, s.Time.Local().Format("2006-01-02 15:04:05"), s.Dir)
-		if err := a.confirmSnapshot(q, fmt.Sprintf("restore %s would overwrite files in %s", s.ID, s.Dir)); err != nil {
+		if err := a.confirmSnapshot(snapshots.RestoreQuestion(s), fmt.Sprintf("restore %s would overwrite files in %s", s.ID, s.Dir)); err != nil {
 			return err
 		}
 	}
 	res, err := gitsnap.Restore(ctx, s.Dir, s.ID)
 	if err != nil {
-		return snapshotErr(err)
+		return snapshots.Hint(err)
 	}
 	if opts.asJSON {
 		return a.printJSON(res)
 	}
-	fmt.Fprintf(a.out, "restored %s in %s: %d paths written or removed\n", s.ID, s.Dir, len(res.Changes))
-	for _, ch := range res.Skipped {
-		fmt.Fprintf(a.out, "  skipped submodule %s (submodules are not restored)\n", ch.Path)
-	}
-	hostArg := ""
-	if opts.host != "" {
-		hostArg = " --host " + opts.host
-	}
-	fmt.Fprintf(a.out, "undo with: runner snapshot%s restore -C %s %s\n", hostArg, transport.QuoteIfNeeded(s.Dir), res.Undo.ID)
+	snapshots.WriteRestored(a.out, s, res, opts.host)
 	return nil
 }
 
@@ -105,13 +95,13 @@ type snapshotPruneOptions struct {
 }
 
 func (a *app) runSnapshotPrune(ctx context.Context, opts snapshotPruneOptions) error {
-	age, err := parseAge(opts.olderThan)
+	age, err := snapshots.ParseAge(opts.olderThan)
 	if err != nil {
 		return err
 	}
 	pruned, err := gitsnap.Prune(ctx, *opts.dir, age)
 	if err != nil {
-		return snapshotErr(err)
+		return snapshots.Hint(err)
 	}
 	if opts.asJSON {
 		if pruned == nil {
@@ -119,11 +109,6 @@ func (a *app) runSnapshotPrune(ctx context.Context, opts snapshotPruneOptions) e
 		}
 		return a.printJSON(pruned)
 	}
-	for _, s := range pruned {
-		fmt.Fprintf(a.out, "pruned %s (%s)\n", s.ID, s.Time.Local().Format("2006-01-02 15:04:05"))
-	}
-	fmt.Fprintf(a.out, "%d snapshots older than %s pruned\n", len(pruned), opts.olderThan)
+	snapshots.WritePruned(a.out, pruned, opts.olderThan)
 	return nil
 }
-
-// parseAge reads "30d", "2w" or a Go duration ("12h", "90m").

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/internal/transport"
@@ -172,21 +171,6 @@ func TestSnapshotErrors(t *testing.T) {
 	code, _, errOut := runSnapCLI(t, "", "snapshot", "take", dir)
 	if code != 1 || !strings.Contains(errOut, "git not found") {
 		t.Errorf("git missing: %d %q", code, errOut)
-	}
-}
-
-func TestParseAge(t *testing.T) {
-	for in, want := range map[string]time.Duration{
-		"30d": 30 * 24 * time.Hour, "0d": 0, "2w": 14 * 24 * time.Hour, "12h": 12 * time.Hour, "90m": 90 * time.Minute,
-	} {
-		if got, err := parseAge(in); err != nil || got != want {
-			t.Errorf("parseAge(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "d", "-1d", "1.5d", "soon", "-2h"} {
-		if _, err := parseAge(in); err == nil {
-			t.Errorf("parseAge(%q) accepted", in)
-		}
 	}
 }
 
