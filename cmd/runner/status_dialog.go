@@ -7,8 +7,8 @@ import (
 
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
+	"github.com/runner-cli/runner/runner/answer"
 	"github.com/runner-cli/runner/runner/dialog"
-	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -22,39 +22,15 @@ type statusJSON struct {
 }
 
 // taskScreen is the visible text of t's pane, escapes stripped; ok is
-// false when it cannot be read (no pane, a dead or gone one).
+// false when it cannot be read (answer.Screen).
 func taskScreen(ctx context.Context, env *runner.Env, t *state.Task) (string, bool) {
-	if t.Tmux.Pane == "" {
-		return "", false
-	}
-	tc, err := env.PaneClient(ctx, t)
-	if err != nil {
-		return "", false
-	}
-	screen, err := tc.CaptureScreen(ctx, t.Tmux.Pane)
-	if err != nil {
-		return "", false
-	}
-	return textutil.StripEscapes(screen), true
+	return answer.Screen(ctx, answerDeps(env), t)
 }
 
-// taskDialog reads the dialog of a needs_input task off screen.
+// taskDialog reads the dialog of a needs_input task off screen
+// (answer.Waiting).
 func taskDialog(env *runner.Env, t *state.Task, screen string) (*dialog.Dialog, bool) {
-	if t.Status != state.StatusNeedsInput {
-		return nil, false
-	}
-	p, err := profile.FindProfile(env.Profiles, t.Agent)
-	if err != nil {
-		return nil, false
-	}
-	d, ok := dialog.Read(p, screen)
-	if !ok {
-		return nil, false
-	}
-	if d.Options == nil {
-		d.Options = []dialog.Option{}
-	}
-	return &d, true
+	return answer.Waiting(answerDeps(env), t, screen)
 }
 
 // printDialog prints the dialog d of task id and how to answer it.
