@@ -60,7 +60,8 @@ func askDeps(env *runner.Env) ask.Deps {
 
 // watchDeps is what package watch takes.
 func watchDeps(env *runner.Env) watch.Deps {
-	return watch.Deps{Store: env.Store, TC: env.TC, Reconcile: reconcileOn(env), PaneClient: env.PaneClient,
+	return watch.Deps{Store: env.Store, TC: env.TC, Reconcile: reconcileOn(env),
+		PaneClient: func(ctx context.Context, t *state.Task) (watch.Screen, error) { return env.PaneClient(ctx, t) },
 		AttachArgv: func(ctx context.Context, ref string) ([]string, error) {
 			return tasks.AttachArgv(ctx, tasksDeps(env), ref, false)
 		},

@@ -92,7 +92,7 @@ func attach(ctx context.Context, d Deps, getenv func(string) string, t *state.Ta
 
 // sameServer reports whether $TMUX (socket,pid,session) names the server
 // tc talks to.
-func sameServer(ctx context.Context, tc *tmuxctl.Client, tmuxEnv string) bool {
+func sameServer(ctx context.Context, tc Tmux, tmuxEnv string) bool {
 	if tmuxEnv == "" {
 		return false
 	}
