@@ -3,9 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"runtime/debug"
 
+	"github.com/runner-cli/runner/runner/buildinfo"
 	"github.com/spf13/cobra"
 )
 
@@ -21,72 +20,9 @@ var (
 	date    = ""
 )
 
-type versionInfo struct {
-	Version   string `json:"version"`
-	Commit    string `json:"commit,omitempty"`
-	Date      string `json:"date,omitempty"`
-	Modified  bool   `json:"modified,omitempty"`
-	GoVersion string `json:"go_version"`
-	Platform  string `json:"platform"`
-}
-
-// buildStamp is what the linker's -X flags set (empty when not given).
-type buildStamp struct {
-	version, commit, date string
-}
-
-func readVersion() versionInfo {
-	bi, _ := debug.ReadBuildInfo()
-	return makeVersion(buildStamp{version, commit, date}, bi, runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH)
-}
-
-// makeVersion fills the version from the stamp, falling back to the build
-// info (bi may be nil) field by field. Whether the tree was modified is
-// taken from the build info only with its commit: a stamped commit names
-// exactly what was built.
-func makeVersion(s buildStamp, bi *debug.BuildInfo, goVersion, platform string) versionInfo {
-	v := versionInfo{Version: s.version, Commit: s.commit, Date: s.date, GoVersion: goVersion, Platform: platform}
-	if bi != nil {
-		if v.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v.Version = bi.Main.Version
-		}
-		for _, kv := range bi.Settings {
-			switch kv.Key {
-			case "vcs.revision":
-				if s.commit == "" {
-					v.Commit = kv.Value
-				}
-			case "vcs.time":
-				if s.date == "" {
-					v.Date = kv.Value
-				}
-			case "vcs.modified":
-				v.Modified = s.commit == "" && kv.Value == "true"
-			}
-		}
-	}
-	if v.Version == "" {
-		v.Version = "devel"
-	}
-	return v
-}
-
-// String is the line `runner version` prints:
-//
-//	runner v1.2.3 0123456789ab (2026-11-28T10:00:00Z, go1.26.8, linux/amd64)
-func (v versionInfo) String() string {
-	s := "runner " + v.Version
-	if v.Commit != "" {
-		s += " " + v.Commit[:min(12, len(v.Commit))]
-		if v.Modified {
-			s += "+dirty"
-		}
-	}
-	s += " ("
-	if v.Date != "" {
-		s += v.Date + ", "
-	}
-	return s + v.GoVersion + ", " + v.Platform + ")"
+// readVersion is this binary's version: the stamp over the build info.
+func readVersion() buildinfo.Info {
+	return buildinfo.Read(buildinfo.Stamp{Version: version, Commit: commit, Date: date})
 }
 
 func (a *app) newVersionCmd() *cobra.Command {
