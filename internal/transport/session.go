@@ -119,8 +119,8 @@ func (s *SSH) Exit() error {
 		bin = "ssh"
 	}
 	args := append(append([]string{"-o", "ControlPath=" + s.ControlPath(), "-O", "exit"}, s.Args...), "--", s.Destination)
-	if out, err := subproc.Command(context.Background(), bin, args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("ssh -O exit %s: %w: %s", s.Destination, err, strings.TrimSpace(string(out)))
+	if err := subproc.Run(subproc.Command(context.Background(), bin, args...)); err != nil {
+		return fmt.Errorf("ssh -O exit %s: %w", s.Destination, err) // with ssh's stderr (subproc.Error)
 	}
 	return nil
 }

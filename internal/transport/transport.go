@@ -122,11 +122,11 @@ func (s *SSH) ForwardSocket(ctx context.Context, remote, local string) error {
 	ssh := func(op string) ([]byte, error) {
 		args := append(append(s.controlArgs(), "-o", "BatchMode=yes"), s.Args...)
 		args = append(append(args, "-O", op), fwd...)
-		return subproc.Command(ctx, bin, append(args, "--", s.Destination)...).CombinedOutput()
+		return subproc.Output(subproc.Command(ctx, bin, append(args, "--", s.Destination)...))
 	}
 	_, _ = ssh("cancel") // a forwarding of an earlier supervisor
-	if out, err := ssh("forward"); err != nil {
-		return fmt.Errorf("ssh -O forward %s: %w: %s", fwd[1], err, strings.TrimSpace(string(out)))
+	if _, err := ssh("forward"); err != nil {
+		return fmt.Errorf("ssh -O forward %s: %w", fwd[1], err) // with ssh's stderr (subproc.Error)
 	}
 	return nil
 }

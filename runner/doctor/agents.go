@@ -3,7 +3,7 @@ package doctor
 import (
 	"bytes"
 	"context"
-	"errors"
+	"fmt"
 	"os/exec"
 	"strings"
 	"sync"
@@ -128,20 +128,17 @@ func readVersion(ctx context.Context, path string, args []string, timeout time.D
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := subproc.Command(ctx, path, args...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := subproc.Output(cmd)
 	if ctx.Err() != nil {
-		return "", errors.New(path + " " + strings.Join(args, " ") + ": timed out after " + timeout.String())
+		return "", fmt.Errorf("%s %s: timed out after %s", path, strings.Join(args, " "), timeout)
 	}
 	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg != "" {
-			return "", errors.New(path + " " + strings.Join(args, " ") + ": " + err.Error() + ": " + textutil.FirstLine(msg))
-		}
-		return "", errors.New(path + " " + strings.Join(args, " ") + ": " + err.Error())
+		// The error (a *subproc.Error) ends with stderr's last line.
+		return "", fmt.Errorf("%s %s: %w", path, strings.Join(args, " "), err)
 	}
-	return ParseVersion(stdout.String() + stderr.String()), nil
+	return ParseVersion(string(out) + stderr.String()), nil
 }
 
 // ParseVersion is the version in a CLI's --version output: its first

@@ -1,11 +1,9 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/runner-cli/runner/internal/subproc"
@@ -30,11 +28,8 @@ func CheckLocal(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var stderr bytes.Buffer
-	cmd := subproc.Command(ctx, argv[0], argv[1:]...)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%w: %s: %v: %s", ErrUnavailable, SeatbeltProgram, err, strings.TrimSpace(stderr.String()))
+	if err := subproc.Run(subproc.Command(ctx, argv[0], argv[1:]...)); err != nil {
+		return "", fmt.Errorf("%w: %s: %w", ErrUnavailable, SeatbeltProgram, err)
 	}
 	return SeatbeltProgram, nil
 }

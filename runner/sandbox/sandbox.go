@@ -27,7 +27,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -328,12 +327,12 @@ func Check(ctx context.Context) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	var stderr bytes.Buffer
 	cmd := subproc.Command(ctx, path, Argv(path, Spec{Root: os.Geteuid() == 0}, []string{"true"})[1:]...)
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%w: %s: %v: %s (a container may need --privileged or user namespaces; or %s)",
-			ErrUnavailable, path, err, strings.TrimSpace(stderr.String()), InstallHint)
+	if err := subproc.Run(cmd); err != nil {
+		// err (a *subproc.Error) says how bwrap failed, its stderr's last
+		// line with it.
+		return "", fmt.Errorf("%w: %s: %w (a container may need --privileged or user namespaces; or %s)",
+			ErrUnavailable, path, err, InstallHint)
 	}
 	return path, nil
 }
