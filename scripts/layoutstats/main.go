@@ -1,6 +1,7 @@
 // Command layoutstats prints the numbers the layout issues measure, from
 // the code's own syntax: lines of each package (non-test files), the
 // functions over 80 lines, the functions taking *runner.Env by package,
+// the methods of runner.Env (TestEnvMethods holds them),
 // the packages below cmd that define exit codes (constants named Exit…), and the packages without a doc
 // comment.
 //
@@ -25,6 +26,7 @@ const module = "github.com/runner-cli/runner/"
 type stats struct {
 	lines         map[string]int  // package dir → lines of its non-test files
 	envFuncs      map[string]int  // package dir → functions taking *Env
+	envMethods    []string        // the methods of runner.Env
 	exitImporters map[string]bool // package dirs below cmd defining Exit… constants
 	hasDoc        map[string]bool // package dir → has a doc comment
 	longs         []long          // functions over 80 lines
@@ -107,6 +109,9 @@ func (st *stats) file(fset *token.FileSet, p string) error {
 		if takesEnv(fn) {
 			st.envFuncs[pkg]++
 		}
+		if fn.Recv != nil && filepath.Base(pkg) == "runner" && !strings.HasPrefix(pkg, "cmd") && strings.TrimPrefix(types(fn.Recv.List[0].Type), "*") == "Env" {
+			st.envMethods = append(st.envMethods, fn.Name.Name)
+		}
 	}
 	return nil
 }
@@ -142,6 +147,8 @@ func (st *stats) report(root string) {
 	}
 	sort.Strings(pkgs)
 	fmt.Printf("functions taking *Env: %d\n  %s\n", total, strings.Join(pkgs, "\n  "))
+	sort.Strings(st.envMethods)
+	fmt.Printf("methods of runner.Env: %d %s\n", len(st.envMethods), strings.Join(st.envMethods, " "))
 	fmt.Printf("packages below cmd defining exit codes: %d\n  %s\n", len(st.exitImporters), strings.Join(sortedKeys(st.exitImporters, true), "\n  "))
 	nodoc := sortedKeys(st.hasDoc, false)
 	fmt.Printf("packages without a doc comment: %d %s\n", len(nodoc), strings.Join(nodoc, " "))
