@@ -14,3 +14,8 @@ func TestOneSubprocessHelper(t *testing.T) {
 		t.Fatalf("only %d files checked: not the module's root?", n)
 	}
 }
+
+// TestImports holds the package to its doc: nothing of the module.
+func TestImports(t *testing.T) {
+	importcheck.Only(t, ".")
+}

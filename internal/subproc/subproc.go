@@ -7,9 +7,11 @@
 // stderr into their error (*Error wraps the cause with %w and keeps the
 // stderr's tail). What a child runs is the caller's business: tmux only
 // through tmuxctl and git only through gitsnap (importcheck.ProgramOwner
-// follows Command and Group as it follows exec.Command).
+// follows Command, Group, Detached and Interactive as it follows
+// exec.Command), and no other package starts a process or signals a
+// process group (importcheck.OneSubprocess: TestOneSubprocessHelper).
 //
-// It imports nothing of the module.
+// It imports nothing of the module (TestImports).
 package subproc
 
 import (
