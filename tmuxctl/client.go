@@ -294,6 +294,9 @@ func (c *Client) run(ctx context.Context, stdin io.Reader, args ...string) (stri
 		cmd = subproc.Command(ctx, c.bin, full...)
 		cmd.Env = c.env
 	}
+	// Longer than subproc.PipeWait: a server this client starts holds
+	// its pipes until it has daemonized, slow on a loaded machine.
+	cmd.WaitDelay = 5 * time.Second
 	cmd.Stdin = stdin
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
