@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
-	"text/tabwriter"
 	"time"
 
-	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/projects"
+	"github.com/runner-cli/runner/runner/stateinfo"
 	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
 )
@@ -59,15 +57,7 @@ func (a *app) runStatePath(ctx context.Context, opts statePathOptions) error {
 		return err
 	}
 	if opts.asJSON {
-		return a.printJSON(map[string]string{
-			"dir":     s.Dir(),
-			"state":   s.Path(),
-			"lock":    s.Dir() + "/" + state.LockFile,
-			"journal": s.Dir() + "/" + state.JournalFile,
-			"records": s.Dir() + "/tasks",
-			"archive": s.Dir() + "/archive",
-			"ops":     s.Dir() + "/ops",
-		})
+		return a.printJSON(stateinfo.Paths(s))
 	}
 	fmt.Fprintln(a.out, s.Path())
 	return nil
@@ -99,77 +89,18 @@ func (a *app) runStateShow(ctx context.Context, opts stateShowOptions) error {
 	if err != nil {
 		return err
 	}
+	if !opts.asJSON {
+		return stateinfo.Summary(ctx, a.out, s, s.Path())
+	}
 	st, err := s.Read(ctx)
 	if err != nil {
 		return err
 	}
-	all, err := st.AllTasks()
+	dump, err := stateinfo.Dump(st)
 	if err != nil {
 		return err
 	}
-	if opts.asJSON {
-		msgs, err := st.AllMessages()
-		if err != nil {
-			return err
-		}
-		tasks := make(map[string]*state.Task, len(all))
-		for _, t := range all {
-			tasks[t.ID] = t
-		}
-		// The archived tasks as the index shows them
-		// ("archived": true; 'runner status ID' reads one whole).
-		return a.printJSON(map[string]any{
-			"version": st.Version, "generation": st.Generation, "updated": st.Updated,
-			"projects": st.Projects, "tasks": tasks, "messages": msgs,
-		})
-	}
-	return a.printState(s.Path(), st, all)
-}
-
-func (a *app) printState(path string, st *state.State, ts []*state.Task) error {
-	updated := "never written"
-	if !st.Updated.IsZero() {
-		updated = "updated " + st.Updated.Local().Format(time.DateTime)
-	}
-	fmt.Fprintf(a.out, "%s (version %d, generation %d, %s)\n", path, st.Version, st.Generation, updated)
-	ps := st.ProjectList()
-	fmt.Fprintf(a.out, "\nProjects: %d\n", len(ps))
-	w := tabwriter.NewWriter(a.out, 0, 0, 2, ' ', 0)
-	for _, p := range ps {
-		fmt.Fprintf(w, "  %s\t%s\n", p.Name, p.Dir)
-	}
-	w.Flush()
-	counts := map[state.Status]int{}
-	for _, t := range ts {
-		counts[t.Status]++
-	}
-	var parts []string
-	for _, s := range state.Statuses {
-		if counts[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
-		}
-	}
-	summary := ""
-	if len(parts) > 0 {
-		summary = " (" + strings.Join(parts, ", ") + ")"
-	}
-	fmt.Fprintf(a.out, "\nTasks: %d%s, %d archived\n", len(ts), summary, st.ArchivedCount())
-	for _, t := range ts {
-		text := textutil.FirstLine(t.Text)
-		if r := []rune(text); len(r) > 60 {
-			text = string(r[:59]) + "…"
-		}
-		fmt.Fprintf(w, "  %s\t%s\t%s\t%s\t%s\t%s\n", t.ID, dash(t.Project), dash(t.Agent), t.Status,
-			t.Created.Local().Format(time.DateTime), text)
-	}
-	return w.Flush()
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return a.printJSON(dump)
 }
 
 func (a *app) newStateRepairCmd() *cobra.Command {
@@ -213,22 +144,7 @@ func (a *app) runStateRepair(ctx context.Context, opts stateRepairOptions) error
 	if opts.asJSON {
 		return a.printJSON(rep)
 	}
-	if rep.Healthy {
-		fmt.Fprintf(a.out, "%s is healthy: nothing to repair\n", s.Path())
-		return nil
-	}
-	from := "an empty state"
-	if rep.FromPrevious {
-		from = "the previous generation"
-	}
-	fmt.Fprintf(a.out, "moved the bad state file to %s\nrebuilt from %s, %d task record(s) and %d journal event(s): %d project(s), %d task(s), %d archived\n",
-		rep.MovedTo, from, rep.FromRecords, rep.Replayed, rep.Projects, rep.Tasks, rep.Archived)
-	if len(rep.DroppedSegments) > 0 {
-		fmt.Fprintf(a.out, "archive segments that could not be read (their tasks are lost): %s\n", strings.Join(rep.DroppedSegments, ", "))
-	}
-	if rep.KeptNewer {
-		fmt.Fprintf(a.out, "the newer runner's record files and archive in %s were kept as they are\n", s.Dir())
-	}
+	stateinfo.WriteRepair(a.out, s.Path(), s.Dir(), rep)
 	return nil
 }
 
@@ -267,18 +183,16 @@ func (a *app) runPrune(ctx context.Context, opts pruneOptions) error {
 	if err != nil {
 		return err
 	}
-	if !opts.olderThanSet {
-		if s.Retention <= 0 {
-			// retention 0 keeps finished tasks: nothing to prune.
-			if opts.asJSON {
-				return a.printJSON(map[string][]string{"pruned": {}})
-			}
-			fmt.Fprintln(a.out, "pruned 0 finished task(s): the retention is 0, which keeps them (give --older-than D to prune now)")
-			return nil
+	age, ok := stateinfo.PruneAge(opts.olderThan, opts.olderThanSet, s.Retention)
+	if !ok {
+		// retention 0 keeps finished tasks: nothing to prune.
+		if opts.asJSON {
+			return a.printJSON(map[string][]string{"pruned": {}})
 		}
-		opts.olderThan = s.Retention
+		fmt.Fprintln(a.out, "pruned 0 finished task(s): the retention is 0, which keeps them (give --older-than D to prune now)")
+		return nil
 	}
-	removed, err := projects.Prune(ctx, s, opts.olderThan)
+	removed, err := projects.Prune(ctx, s, age)
 	if err != nil {
 		return err
 	}
