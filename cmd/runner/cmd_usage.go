@@ -2,14 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 
-	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/tasks"
-	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
 )
 
@@ -73,43 +68,5 @@ func (a *app) runUsage(ctx context.Context, o usageOptions) error {
 	if o.asJSON {
 		return a.printJSON(rep)
 	}
-	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', tabwriter.AlignRight)
-	head := strings.ToUpper(rep.By)
-	fmt.Fprintf(tw, "%s\tTASKS\tTURNS\tUNKNOWN\tINPUT\tOUTPUT\tCACHED\tTOKENS\tCOST\t\n", head)
-	row := func(key string, tasks int, sp state.Spend) {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", key, tasks, sp.Turns, sp.Unknown,
-			known(sp, sp.Input), known(sp, sp.Output), known(sp, sp.Cached), known(sp, sp.Tokens()), cost(sp))
-	}
-	for _, r := range rep.Rows {
-		key := textutil.VisibleLine(r.Key)
-		if r.Text != "" {
-			key += "  " + textutil.VisibleLine(textutil.Headline(r.Text, 40))
-		}
-		row(key, r.Tasks, r.Spend)
-	}
-	row("total", rep.Tasks, rep.Total)
-	return tw.Flush()
-}
-
-// known is n, or "?" when no turn of sp is known.
-func known(sp state.Spend, n int64) string {
-	if !sp.Known() {
-		if sp.Unknown > 0 {
-			return "?"
-		}
-		return "-"
-	}
-	return state.HumanCount(n)
-}
-
-// cost is sp's cost in dollars, "-" when no turn reported one.
-func cost(sp state.Spend) string {
-	if sp.Costed == 0 {
-		return "-"
-	}
-	c := "$" + strconv.FormatFloat(sp.CostUSD, 'f', 4, 64)
-	if sp.Costed < sp.Turns+sp.Unknown {
-		c = "≥" + c
-	}
-	return c
+	return tasks.WriteUsage(a.out, rep)
 }

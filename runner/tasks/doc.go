@@ -2,7 +2,9 @@
 // package runner: list them (List, `runner ps`), wait for them (Wait, All:
 // `runner wait`), put a terminal on one (AttachArgv: `runner attach`),
 // show the tree of tasks that dispatched tasks (Tree, Collect: `runner
-// tree`, `runner collect`) and what they spent (Usage: `runner usage`).
+// tree`, `runner collect`) and what they spent (Usage: `runner usage`),
+// and writes them for people (WriteList: `runner ps`; WriteStatus:
+// `runner status`; WriteUsage).
 //
 // It takes a Deps (the store, the tmux server, the hosts, progress, and
 // runner's Reconcile and cmd's exit table as functions), built by

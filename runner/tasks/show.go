@@ -7,6 +7,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -311,4 +312,47 @@ func writeChanges(w io.Writer, t *state.Task) {
 	for _, o := range t.Overlaps {
 		fmt.Fprintf(w, "overlaps  %s: %s (runner msg %s TEXT)\n", o.Task, textutil.VisibleLine(overlap.Names(o.Files)), o.Task)
 	}
+}
+
+// WriteUsage writes rep as `runner usage`'s table: a line per group and
+// the total; a count no turn knows is "?" (or "-" with no turn at all).
+func WriteUsage(w io.Writer, rep *UsageReport) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%s\tTASKS\tTURNS\tUNKNOWN\tINPUT\tOUTPUT\tCACHED\tTOKENS\tCOST\t\n", strings.ToUpper(rep.By))
+	row := func(key string, tasks int, sp state.Spend) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", key, tasks, sp.Turns, sp.Unknown,
+			known(sp, sp.Input), known(sp, sp.Output), known(sp, sp.Cached), known(sp, sp.Tokens()), cost(sp))
+	}
+	for _, r := range rep.Rows {
+		key := textutil.VisibleLine(r.Key)
+		if r.Text != "" {
+			key += "  " + textutil.VisibleLine(textutil.Headline(r.Text, 40))
+		}
+		row(key, r.Tasks, r.Spend)
+	}
+	row("total", rep.Tasks, rep.Total)
+	return tw.Flush()
+}
+
+// known is n, or "?" when no turn of sp is known.
+func known(sp state.Spend, n int64) string {
+	if !sp.Known() {
+		if sp.Unknown > 0 {
+			return "?"
+		}
+		return "-"
+	}
+	return state.HumanCount(n)
+}
+
+// cost is sp's cost in dollars, "-" when no turn reported one.
+func cost(sp state.Spend) string {
+	if sp.Costed == 0 {
+		return "-"
+	}
+	c := "$" + strconv.FormatFloat(sp.CostUSD, 'f', 4, 64)
+	if sp.Costed < sp.Turns+sp.Unknown {
+		c = "≥" + c
+	}
+	return c
 }

@@ -131,3 +131,34 @@ func TestWriteStatus(t *testing.T) {
 		t.Errorf("spendLine %q", got)
 	}
 }
+
+// TestWriteUsage: a row per group with the task's line, the total; what
+// no turn knows is "?", a cost lacking some turns' is "≥".
+func TestWriteUsage(t *testing.T) {
+	rep := &UsageReport{By: ByTask, Tasks: 3, Rows: []UsageRow{
+		{Key: "t_a", Text: "fix\x1b[2J it", Tasks: 1, Spend: state.Spend{Input: 1500, Output: 20, Turns: 1, Costed: 1, CostUSD: 0.5}},
+		{Key: "t_b", Tasks: 1, Spend: state.Spend{Unknown: 2}},
+		{Key: "t_c", Tasks: 1},
+	}, Total: state.Spend{Input: 1500, Output: 20, Turns: 1, Unknown: 2, Costed: 1, CostUSD: 0.5}}
+	var b bytes.Buffer
+	if err := WriteUsage(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if len(lines) != 5 || !strings.HasPrefix(strings.TrimSpace(lines[0]), "TASK") {
+		t.Fatalf("table\n%s", b.String())
+	}
+	field := func(i int) string { return strings.Join(strings.Fields(lines[i]), " ") }
+	if got := field(1); !strings.HasPrefix(got, "t_a fix") || !strings.HasSuffix(got, "$0.5000") || strings.Contains(got, "\x1b") {
+		t.Errorf("t_a: %q", got)
+	}
+	if got := field(2); got != "t_b 1 0 2 ? ? ? ? -" {
+		t.Errorf("t_b: %q", got)
+	}
+	if got := field(3); got != "t_c 1 0 0 - - - - -" {
+		t.Errorf("t_c: %q", got)
+	}
+	if got := field(4); !strings.HasPrefix(got, "total 3 1 2") || !strings.HasSuffix(got, "≥$0.5000") {
+		t.Errorf("total: %q", got)
+	}
+}
