@@ -7,7 +7,6 @@ import (
 
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/profile"
-	"github.com/runner-cli/runner/runner/record"
 	"github.com/runner-cli/runner/runner/settings"
 	"github.com/runner-cli/runner/runner/worktree"
 	"github.com/runner-cli/runner/state"
@@ -24,6 +23,80 @@ type Core interface {
 	Notify(ctx context.Context, t *state.Task, set settings.Run)
 }
 
+// Store is the state gc reads and changes, and the lock that keeps two
+// gcs apart: a *state.Store.
+type Store interface {
+	Dir() string
+	Read(ctx context.Context) (*state.State, error)
+	Update(ctx context.Context, fn func(*state.State) error) error
+	LockProject(ctx context.Context, project string, wait bool) (*state.ProjectLock, error)
+	// FindGroup is a group by id or unique prefix (cancel GROUP).
+	FindGroup(ctx context.Context, ref string) (*state.Group, error)
+}
+
+// Book is the task records and the journal as gc and cancel write them:
+// a record.Book.
+type Book interface {
+	Task(ctx context.Context, ref string) (*state.Task, error)
+	Update(ctx context.Context, id string, fn func(*state.Task)) error
+	Finish(ctx context.Context, id string, s state.Status, reason string, fn func(*state.Task)) error
+	Journal(ctx context.Context, t *state.Task, kind, msg string)
+}
+
+// Tmux is a tmux server as gc reads its panes and closes its windows
+// (and cancel interrupts an agent): a *tmuxctl.Client, here or on a host.
+type Tmux interface {
+	ListPanes(ctx context.Context) ([]tmuxctl.PaneInfo, error)
+	Pane(ctx context.Context, pane string) (tmuxctl.PaneInfo, error)
+	Clients(ctx context.Context) ([]tmuxctl.ClientInfo, error)
+	ShowOption(ctx context.Context, pane, name string) (string, error)
+	ServerPID(ctx context.Context) (int, error)
+	CaptureScreen(ctx context.Context, pane string) (string, error)
+	Capture(ctx context.Context, pane string, opts tmuxctl.CaptureOptions) (string, error)
+	SendKeys(ctx context.Context, pane string, keys ...string) error
+	KillWindow(ctx context.Context, pane string) error
+}
+
+// Host is a registered host as gc reaches it: a *hosts.Conn (Hosts
+// makes one of each).
+type Host interface {
+	Host() *state.Host
+	// Tmux is the tmux server there.
+	Tmux() Tmux
+	// TaskPath is the folder of a task's files there.
+	TaskPath(ctx context.Context, id string) (string, error)
+	// Run runs a command there.
+	Run(ctx context.Context, argv ...string) (string, error)
+}
+
+// Hosts is Deps.HostConn over conn (Env.HostConn).
+func Hosts(conn func(ctx context.Context, name string) (*hosts.Conn, error)) func(ctx context.Context, name string) (Host, error) {
+	return func(ctx context.Context, name string) (Host, error) {
+		c, err := conn(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		return hostConn{c}, nil
+	}
+}
+
+// hostConn is a Host over a connection of package hosts.
+type hostConn struct{ *hosts.Conn }
+
+// Tmux is the connection's tmux client.
+func (c hostConn) Tmux() Tmux { return c.TC() }
+
+// Panes is Deps.PaneClient over client (Env.PaneClient).
+func Panes(client func(ctx context.Context, t *state.Task) (*tmuxctl.Client, error)) func(ctx context.Context, t *state.Task) (Tmux, error) {
+	return func(ctx context.Context, t *state.Task) (Tmux, error) {
+		c, err := client(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		return c, nil
+	}
+}
+
 // Deps is what gc and cancel use, built by cmd/runner from its Env: the
 // store and the task record, this machine's tmux server and the hosts',
 // the profiles (quit keys, session ids, interrupt keys), the clock and
@@ -31,21 +104,21 @@ type Core interface {
 // of package worktree (a function). Every field is required (StartAuto
 // needs only Store, Now, Exe and SpawnRunner).
 type Deps struct {
-	Store *state.Store
+	Store Store
 	// Record writes the task records and the journal (Env.Record).
-	Record   record.Book
-	TC       *tmuxctl.Client
+	Record   Book
+	TC       Tmux
 	Profiles []*profile.Profile
 	Now      func() time.Time
 	// Warn says what went wrong on the side (Env.Warn).
 	Warn func(format string, args ...any)
 
-	// HostConn is the connection to a registered host (Env.HostConn);
-	// PaneClient the tmux client of a task's pane, here or on its host
-	// (Env.PaneClient); GitOn ctx for gitsnap calls on a host, "" for
-	// this machine (Env.GitOn).
-	HostConn   func(ctx context.Context, name string) (*hosts.Conn, error)
-	PaneClient func(ctx context.Context, t *state.Task) (*tmuxctl.Client, error)
+	// HostConn is the connection to a registered host (Hosts over
+	// Env.HostConn); PaneClient the tmux server of a task's pane, here or
+	// on its host (Panes over Env.PaneClient); GitOn ctx for gitsnap
+	// calls on a host, "" for this machine (Env.GitOn).
+	HostConn   func(ctx context.Context, name string) (Host, error)
+	PaneClient func(ctx context.Context, t *state.Task) (Tmux, error)
 	GitOn      func(ctx context.Context, host string) (context.Context, error)
 
 	// Exe is the runner binary ("": the background gc is not started);

@@ -57,7 +57,7 @@ func quitAgents(ctx context.Context, d Deps, targets []*target, wait time.Durati
 // waits for the screen to answer the one before (a loaded CLI may take a
 // moment to show "press Ctrl-C again"; two presses read as one would not
 // exit it); a CLI still alive after the keys gets them once more.
-func quitAndRead(ctx context.Context, tc *tmuxctl.Client, prof *profile.Profile, pane *tmuxctl.PaneInfo, wait time.Duration) (session string, quit bool) {
+func quitAndRead(ctx context.Context, tc Tmux, prof *profile.Profile, pane *tmuxctl.PaneInfo, wait time.Duration) (session string, quit bool) {
 	dead := func() bool {
 		info, err := tc.Pane(ctx, pane.ID)
 		return err != nil || info.Dead
@@ -352,7 +352,7 @@ func killRemoteTask(ctx context.Context, d Deps, t *state.Task) error {
 		return err
 	}
 	if t.Tmux.Pane != "" {
-		panes, err := c.TC().ListPanes(ctx)
+		panes, err := c.Tmux().ListPanes(ctx)
 		if err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
 			return fmt.Errorf("task %s: list the panes on host %s: %w", t.ID, t.Tmux.Host, err)
 		}
@@ -364,7 +364,7 @@ func killRemoteTask(ctx context.Context, d Deps, t *state.Task) error {
 				d.Warn("task %s: pane %s on host %s is another window now (%s:%s); it is left alone", t.ID, p.ID, t.Tmux.Host, p.Session, p.WindowName)
 				break
 			}
-			if err := c.TC().KillWindow(ctx, p.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
+			if err := c.Tmux().KillWindow(ctx, p.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
 				return fmt.Errorf("task %s: close its window on host %s: %w", t.ID, t.Tmux.Host, err)
 			}
 		}

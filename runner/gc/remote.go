@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -48,12 +47,12 @@ func gcRemote(ctx context.Context, d Deps, st *state.State, opts Options, res *R
 // each task's own window that no client shows closed, and the files
 // runner kept there for the tasks removed (their copies here stay). It
 // returns the tasks to record reclaimed.
-func gcHostTasks(ctx context.Context, c *hosts.Conn, tasks []*state.Task, opts Options, res *Result) ([]*target, error) {
-	panes, err := c.TC().ListPanes(ctx)
+func gcHostTasks(ctx context.Context, c Host, tasks []*state.Task, opts Options, res *Result) ([]*target, error) {
+	panes, err := c.Tmux().ListPanes(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("host %s: %w", c.Host().Name, err)
 	}
-	clients, _ := c.TC().Clients(ctx)
+	clients, _ := c.Tmux().Clients(ctx)
 	shown := map[string]string{}
 	for _, cl := range clients {
 		shown[cl.WindowID] = cl.TTY
@@ -75,7 +74,7 @@ func gcHostTasks(ctx context.Context, c *hosts.Conn, tasks []*state.Task, opts O
 		case ok && ownPane(t, p):
 			g.pane, g.item.Pane = &p, p.ID
 			if !opts.DryRun {
-				if err := c.TC().KillWindow(ctx, p.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
+				if err := c.Tmux().KillWindow(ctx, p.ID); err != nil && !errors.Is(err, tmuxctl.ErrNotFound) {
 					res.Skipped = append(res.Skipped, Skip{ID: t.ID, Pane: p.ID, Reason: fmt.Sprintf("host %s: %v", c.Host().Name, err)})
 					continue
 				}
