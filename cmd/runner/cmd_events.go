@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner/eventtext"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/state/follow"
@@ -120,41 +120,5 @@ func (a *app) printEvent(ev state.StreamEvent, asJSON bool) {
 		a.rawOut.Write(append(b, '\n'))
 		return
 	}
-	var what string
-	switch ev.Type {
-	case state.EventStatus:
-		what = ev.Status
-		if ev.Reason != "" {
-			what += ": " + ev.Reason
-		}
-	case state.EventTurn:
-		what = "turn ended: " + ev.Answer
-	case state.EventMessage:
-		what = fmt.Sprintf("%s %s from %s to %s", ev.Message, ev.Status, ev.From, ev.To)
-		if ev.Reason != "" {
-			what += ": " + ev.Reason
-		}
-	case state.EventCheck:
-		what = "check " + ev.Status + ": " + ev.Reason
-	case state.EventPush:
-		what = "push " + ev.Status + " to " + ev.To + ": " + ev.Reason
-	case state.EventAnswer:
-		what = fmt.Sprintf("answer %s option %s (op %s, digest %s, by %s)", ev.Status, ev.Option, ev.Op, ev.Digest, textutil.OrDash(ev.By))
-		if ev.Reason != "" {
-			what += ": " + ev.Reason
-		}
-	case state.EventOverlap:
-		if len(ev.Files) == 0 {
-			what = "no longer overlaps " + ev.With
-		} else {
-			what = "overlaps " + ev.With + ": " + strings.Join(ev.Files, ", ")
-		}
-	}
-	if ev.Host != "" {
-		what = "@" + ev.Host + " " + what
-	} else if ev.Pool != "" {
-		what = "@(pool " + ev.Pool + ") " + what
-	}
-	fmt.Fprintf(a.out, "%s  %6d  %-8s %-11s %s\n", ev.Time.Local().Format("2006-01-02 15:04:05.000"), ev.Cursor, ev.Type,
-		textutil.OrDash(ev.Task), textutil.VisibleLine(what))
+	io.WriteString(a.out, eventtext.Line(ev))
 }
