@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/runner-cli/runner/runner/doctor"
 	"github.com/runner-cli/runner/runner/explain"
@@ -73,30 +70,7 @@ func (a *app) runAgents(ctx context.Context, opts agentsOptions) error {
 	if opts.asJSON {
 		return a.printJSON(sts)
 	}
-	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "AGENT\tINSTALLED\tVERSION\tHOOK\tVERIFIED\tPATH\tCOMMAND")
-	for _, s := range sts {
-		inst, path, ver := "no", "-", "-"
-		if s.Installed {
-			inst, path = "yes", s.Path
-		}
-		if s.Version != "" {
-			ver = s.Version
-		}
-		hook := "yes"
-		if strings.HasPrefix(s.Hook, "none") {
-			hook = "no (screen)"
-		}
-		verified := "-"
-		switch {
-		case s.Unverified != "":
-			verified = "unverified"
-		case s.VerifiedVersion != "":
-			verified = s.VerifiedVersion
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Name, inst, ver, hook, verified, path, strings.Join(s.Command, " "))
-	}
-	return tw.Flush()
+	return doctor.WriteAgents(a.out, sts)
 }
 
 func (a *app) newAgentsShowCmd() *cobra.Command {

@@ -2,14 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"text/tabwriter"
-	"time"
 
-	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/doctor"
-	"github.com/runner-cli/runner/runner/push"
 
 	"github.com/runner-cli/runner/tmuxctl"
 	"github.com/spf13/cobra"
@@ -64,22 +59,14 @@ func (a *app) runDoctor(ctx context.Context, opts doctorOptions) error {
 		Self:          self,
 		AgentVersions: !opts.noVersion,
 	})
-	checks = append(checks, a.pushChecks()...)
+	checks = append(checks, doctor.PushChecks(a.getenv)...)
 	failed := doctor.Failed(checks)
 	if opts.asJSON {
 		if err := a.printJSON(doctorOutput{OK: !failed, Checks: checks}); err != nil {
 			return err
 		}
 	} else {
-		tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-		for _, c := range checks {
-			line := fmt.Sprintf("%s\t%s\t%s", c.Status, c.Name, c.Detail)
-			if c.Fix != "" {
-				line += "  (fix: " + c.Fix + ")"
-			}
-			fmt.Fprintln(tw, line)
-		}
-		if err := tw.Flush(); err != nil {
+		if err := doctor.WriteChecks(a.out, checks); err != nil {
 			return err
 		}
 	}
@@ -87,38 +74,4 @@ func (a *app) runDoctor(ctx context.Context, opts doctorOptions) error {
 		return &ExitError{Code: ExitFailed}
 	}
 	return nil
-}
-
-// pushChecks is a line per notify_push target: ok, or a warning with its
-// last failure when its last attempt failed (its secret never said).
-func (a *app) pushChecks() []doctor.Check {
-	cfg, _, err := config.Load(a.getenv)
-	if err != nil || len(cfg.NotifyPush) == 0 {
-		return nil
-	}
-	store, err := config.OpenStore(a.getenv, cfg)
-	if err != nil {
-		return nil
-	}
-	healths, queued, err := push.Healths(store, cfg.NotifyPush)
-	var out []doctor.Check
-	for _, h := range healths {
-		c := doctor.Check{Name: "push", Status: doctor.CheckOK, Detail: h.Target + ": nothing pushed yet"}
-		if !h.LastSent.IsZero() {
-			c.Detail = h.Target + ": last pushed " + h.LastSent.Local().Format(time.DateTime)
-		}
-		if h.Failing {
-			c.Status = doctor.CheckWarn
-			c.Detail = fmt.Sprintf("%s: last failure %s (task %s): %s", h.Target, h.LastFailure.Local().Format(time.DateTime), h.Task, h.Error)
-			c.Fix = "check the receiver is up and the URL right; runner events shows each push that gave up"
-		}
-		if queued > 0 {
-			c.Detail += fmt.Sprintf("; %d push(es) queued", queued)
-		}
-		out = append(out, c)
-	}
-	if err != nil {
-		out = append(out, doctor.Check{Name: "push", Status: doctor.CheckWarn, Detail: err.Error()})
-	}
-	return out
 }

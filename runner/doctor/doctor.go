@@ -6,7 +6,9 @@
 // Check (ok, warn or fail, a detail and a fix); Run makes them and changes
 // nothing, and `runner doctor` prints them and exits non-zero on a
 // failure. CachedVersion (a CLI's version, remembered in the user's cache
-// directory) serves dispatch's --permissions too.
+// directory) serves dispatch's --permissions too. PushChecks adds the
+// health of the config's push targets; WriteChecks and WriteAgents write
+// checks and agents for people.
 package doctor
 
 import (
