@@ -3,25 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
-	"github.com/runner-cli/runner/state"
+	"github.com/runner-cli/runner/runner/notify"
 	"github.com/spf13/cobra"
 )
-
-// statusLineOrder is the order of the status line's parts: what needs the
-// user first.
-var statusLineOrder = []struct {
-	status state.Status
-	label  string
-}{
-	{state.StatusNeedsInput, "needs input"},
-	{state.StatusOrphaned, "orphaned"},
-	{state.StatusRunning, "running"},
-	{state.StatusReady, "ready"},
-	{state.StatusStarting, "starting"},
-	{state.StatusQueued, "queued"},
-}
 
 func (a *app) newStatusLineCmd() *cobra.Command {
 	var opts statusLineOptions
@@ -67,20 +52,6 @@ func (a *app) runStatusLine(ctx context.Context, opts statusLineOptions) error {
 	if opts.asJSON {
 		return a.printJSON(counts)
 	}
-	fmt.Fprintln(a.out, statusLine(counts))
+	fmt.Fprintln(a.out, notify.StatusLine(counts))
 	return nil
-}
-
-// statusLine renders the counts of the active statuses.
-func statusLine(counts map[state.Status]int) string {
-	var parts []string
-	for _, p := range statusLineOrder {
-		if n := counts[p.status]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, p.label))
-		}
-	}
-	if len(parts) == 0 {
-		return "runner idle"
-	}
-	return "runner " + strings.Join(parts, " · ")
 }

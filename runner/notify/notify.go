@@ -2,7 +2,8 @@
 // (Teller): a line on the status line of the tmux clients attached to the
 // task's session, then the user's notify command (config notify, dispatch
 // --notify) run with the task in its environment, bounded in time. Neither
-// ever fails a task: what went wrong is journaled and said.
+// ever fails a task: what went wrong is journaled and said. StatusLine is
+// the line of counts `runner status-line` gives tmux's status bar.
 package notify
 
 import (
