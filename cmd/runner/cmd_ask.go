@@ -11,7 +11,6 @@ import (
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/mailbox"
 
-	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
 )
 
@@ -85,16 +84,12 @@ func (a *app) runAsk(ctx context.Context, opts askOptions) error {
 	if err != nil {
 		return err
 	}
+	md := mailboxDeps(env)
+	md.TreeOnly = a.treeOnly(cfg)
 	req := ask.Request{
 		Targets: targets, Question: question,
 		Timeout: opts.timeout, Parallel: opts.parallel,
-		Post: func(ctx context.Context, to *state.Task, typ, text string) error {
-			md := mailboxDeps(env)
-			md.TreeOnly = a.treeOnly(cfg)
-			_, err := mailbox.Post(ctx, md, mailbox.Request{To: to.ID, Text: text,
-				Type: state.MessageType(typ), MaxHops: cfg.MaxHops, MaxPerRoot: cfg.MaxMessagesPerRoot})
-			return err
-		},
+		Post:     mailbox.PostTo(md, mailbox.Request{MaxHops: cfg.MaxHops, MaxPerRoot: cfg.MaxMessagesPerRoot}),
 		OnAnswer: a.printAskAnswer(opts.asJSON),
 	}
 	d := askDeps(env)

@@ -104,3 +104,25 @@ func TestInboxOfCaller(t *testing.T) {
 		t.Error("no task and no caller: no error")
 	}
 }
+
+// TestPostTo: the function ask posts with sends one message of the type
+// given, from the caller, held to the limits given: a second message
+// past MaxPerRoot is refused.
+func TestPostTo(t *testing.T) {
+	d, f := fakeDeps(t, statetest.Supervised("t_from0000", "", state.StatusRunning), idle("t_live0000", "%1", ""))
+	f.panes = []tmuxctl.PaneInfo{{ID: "%1"}}
+	f.caller = "t_from0000"
+	to := &state.Task{ID: "t_live0000"}
+	post := PostTo(d, Request{MaxHops: 8, MaxPerRoot: 1})
+	if err := post(context.Background(), to, string(state.MessageUpdate), "fyi"); err != nil {
+		t.Fatal(err)
+	}
+	var refused *RefusedError
+	if err := post(context.Background(), to, string(state.MessageUpdate), "again"); !errors.As(err, &refused) {
+		t.Errorf("past MaxPerRoot: %v, want a refusal", err)
+	}
+	_, entries, err := Inbox(context.Background(), d, "t_live0000")
+	if err != nil || len(entries) != 1 || entries[0].Type != state.MessageUpdate || entries[0].Text != "fyi" {
+		t.Errorf("inbox %+v, %v", entries, err)
+	}
+}
