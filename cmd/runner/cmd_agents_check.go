@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -53,7 +51,7 @@ func (a *app) runAgentsCheck(ctx context.Context, opts agentsCheckOptions) error
 		if dir == "" {
 			return fault.Usagef("agents check: no config directory (none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set): name the FILE to check")
 		}
-		paths, err := filepath.Glob(filepath.Join(dir, "*.toml"))
+		paths, err := config.AgentFilesIn(dir)
 		if err != nil {
 			return err
 		}
@@ -63,38 +61,18 @@ func (a *app) runAgentsCheck(ctx context.Context, opts agentsCheckOptions) error
 		}
 		files = paths
 	}
-	checks := make([]config.AgentFileCheck, 0, len(files))
-	bad := 0
-	for _, f := range files {
-		c := config.CheckAgentFile(f)
-		if !c.OK {
-			bad++
-		}
-		checks = append(checks, c)
-	}
+	checks, bad := config.CheckAgentFiles(files)
 	if opts.asJSON {
 		if err := a.printJSON(checks); err != nil {
 			return err
 		}
 	} else {
 		for _, c := range checks {
-			fmt.Fprintln(a.out, checkLine(c))
+			fmt.Fprintln(a.out, c.Line())
 		}
 	}
 	if bad > 0 {
 		return &ExitError{Code: ExitUsage}
 	}
 	return nil
-}
-
-// checkLine is one file's result for people.
-func checkLine(c config.AgentFileCheck) string {
-	if !c.OK {
-		return "bad  " + c.Error.Error()
-	}
-	what := "defines the new agent " + c.Agent
-	if c.Overrides {
-		what = "overrides the built-in agent " + c.Agent
-	}
-	return fmt.Sprintf("ok   %s: %s (%s)", c.File, what, strings.Join(c.Keys, ", "))
 }
