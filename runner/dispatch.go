@@ -2,15 +2,12 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 
-	"github.com/runner-cli/runner/runner/breadth"
 	"github.com/runner-cli/runner/runner/deps"
+	"github.com/runner-cli/runner/runner/enqueue"
 	"github.com/runner-cli/runner/runner/plan"
-	"github.com/runner-cli/runner/runner/ports"
 	"github.com/runner-cli/runner/runner/remote"
 
 	"github.com/runner-cli/runner/runner/projects"
@@ -107,64 +104,21 @@ func detach(ctx context.Context, env *Env, task *state.Task, lock *state.Project
 }
 
 // recordTask records the new task of plan p, queued and owned by this
-// process (a reconcile that finds this process gone before a supervisor
-// takes it fails the task, or, waiting for others, orphans it), and says
-// so. A long text goes to its own file, named after the task, before the
-// record points at it.
+// process (package enqueue), and says so.
 func recordTask(ctx context.Context, env *Env, p *plan.Plan) (*state.Task, error) {
-	tmux := state.TmuxTarget{Socket: env.TC.Socket(), Session: projects.SessionName(p.Project, p.Dir), Host: p.Host, Pool: p.Pool}
+	w := enqueue.Where{Store: env.Store, Book: env.Record(), Now: env.Time(), Socket: env.TC.Socket(),
+		Owner: os.Getpid(), OwnerIdent: reconcile.SelfIdentity()}
 	if p.Host != "" {
 		c, err := env.HostConn(ctx, p.Host)
 		if err != nil {
 			return nil, err
 		}
-		tmux.Socket = c.TC().Socket()
+		w.Socket = c.TC().Socket()
 	}
-	settings, _ := json.Marshal(p.Settings)
-	now := env.Time()
-	newID := state.RandomTaskID()
-	text, textFile, err := env.Store.RecordText(newID, p.Req.Text)
+	task, err := enqueue.Task(ctx, p, w)
 	if err != nil {
 		return nil, err
 	}
-	var task *state.Task
-	// The index, not every task's record: breadth, ports and lineage read
-	// hot fields only, so the write does not grow with the active tasks.
-	err = env.Record().UpdateIndexDurably(ctx, "dispatch: record the task", func(s *state.State) error {
-		id := newID
-		if s.Task(id) != nil {
-			if textFile != "" {
-				return fmt.Errorf("task id %s is taken (a one in 10^12 chance): dispatch again", id)
-			}
-			id = s.NewTaskID()
-		}
-		if err := breadth.Check(s, p.Parent, p.Req.Tree, now); err != nil {
-			return err
-		}
-		tmux.Window = id
-		task = &state.Task{ID: id, Project: p.Project, Dir: p.Dir, Agent: p.Profile.Name, Text: text, TextFile: textFile,
-			Parent: p.Parent, Level: p.Level, Source: p.Source, Created: now, Settings: settings, After: p.After,
-			Tmux: tmux, Group: p.Req.Group,
-			Transcript: env.Store.TaskFile(state.FileLog, id)}
-		reason := "dispatched by " + p.Source
-		if len(p.After) > 0 {
-			reason = reconcile.WaitingReason(p.After)
-		}
-		task.SupervisorPID, task.SupervisorStart = os.Getpid(), reconcile.SelfIdentity()
-		if err := ports.Allocate(s, task, p.Policy.Ports); err != nil {
-			return err
-		}
-		_ = task.SetStatus(state.StatusQueued, now, reason)
-		s.Tasks[id] = task
-		return nil
-	})
-	if err != nil {
-		if textFile != "" {
-			os.Remove(textFile)
-		}
-		return nil, err
-	}
-	env.Record().Journal(ctx, task, "dispatch", fmt.Sprintf("agent %s in %s: %s", p.Profile.Name, p.Dir, TaskTitle(p.Req.Text)))
 	if p.Host != "" {
 		env.Say("task %s: %s in %s on host %s", task.ID, p.Profile.Name, p.Dir, p.Host)
 	} else {

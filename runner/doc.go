@@ -45,7 +45,9 @@
 //     (a task's door served in doorserve.go);
 //   - runner/deps: the rules of ordering (dispatch --after);
 //   - runner/plan: a dispatch request made one plan, once (the agent, the
-//     place, the policy's defaults, the worktree, the sandbox, the budgets);
+//     place, the policy's defaults, the worktree, the sandbox, the budgets),
+//     checked where the task runs through a plan.Machine (dispatchplan.go);
+//   - runner/enqueue: a planned task recorded, queued;
 //   - runner/hookinstall: an agent CLI's turn-end hook written for a task;
 //   - runner/confine: what a sandboxed task may touch (its sandbox's spec,
 //     its temp folder, its copies of the CLI's directories);

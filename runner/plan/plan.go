@@ -6,10 +6,10 @@
 // record, its start, its supervisor) reads the Plan; nothing resolves a
 // flag again.
 //
-// It reads no file and runs nothing: package runner reads the state and
-// hands it in (Make), checks on the machine where the task runs what the
-// plan needs there (git, the sandbox, the host), and gives the answers
-// back (Confine, Finish).
+// It reads no state file and reaches no host itself: package runner reads
+// the state and gives it (Make), and gives a Machine for what the plan
+// asks of the machine where the task runs (Check: its git, its sandbox,
+// the agent's CLI there).
 package plan
 
 import (

@@ -1,7 +1,9 @@
 package plan
 
 import (
+	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,10 +16,10 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-// TestImports: the plan resolves without the machine (no state, no git,
-// no tmux client of its own).
+// TestImports: the plan reads no state file and reaches no host itself
+// (the state and a Machine are given); git only through gitsnap.
 func TestImports(t *testing.T) {
-	importcheck.Only(t, ".", "runner/breadth", "runner/budget", "runner/config", "runner/deps", "runner/fault", "runner/profile", "runner/projects", "runner/settings", "state", "tmuxctl")
+	importcheck.Only(t, ".", "gitsnap", "runner/breadth", "runner/budget", "runner/config", "runner/confine", "runner/deps", "runner/fault", "runner/profile", "runner/projects", "runner/sandbox", "runner/settings", "state", "tmuxctl")
 }
 
 // TestNewRefuses: a bad request is a usage error that names what to
@@ -171,5 +173,83 @@ func TestMakeRefuses(t *testing.T) {
 	p, err := Make(Request{Agent: "shell", Text: "x", Project: dir, MaxLevel: 3}, profile.Builtins(), st, "t_parent01")
 	if err != nil || p.Parent != "t_parent01" || p.Level != 3 || p.Source != "t_parent01" || p.Dir != dir {
 		t.Fatalf("Make: %+v %v", p, err)
+	}
+}
+
+// fakeMachine answers a plan's Check as told, and says what was asked.
+type fakeMachine struct {
+	argv       []string
+	sandboxErr error
+	asked      []string
+}
+
+func (f *fakeMachine) GitOn(ctx context.Context, host string) (context.Context, error) {
+	f.asked = append(f.asked, "git "+host)
+	return ctx, nil
+}
+
+func (f *fakeMachine) HostSandbox(_ context.Context, host string) error {
+	f.asked = append(f.asked, "sandbox "+host)
+	return f.sandboxErr
+}
+
+func (f *fakeMachine) Argv(_ context.Context, host, dir string, _ *profile.Profile, argv []string) ([]string, error) {
+	f.asked = append(f.asked, "argv "+host+" "+dir)
+	return append(slices.Clone(f.argv), argv[1:]...), nil
+}
+
+func (f *fakeMachine) CLIVersion(context.Context, string, string, []string) (string, error) {
+	return "", errors.New("no version here")
+}
+
+// TestCheck: the plan is made whole where the task runs: the argv found
+// there, a host's sandbox asked of the host, a worktree refused where
+// there is no repository; its Start says it all.
+func TestCheck(t *testing.T) {
+	dir := t.TempDir() // no repository
+	for _, tc := range []struct {
+		name   string
+		req    Request
+		place  projects.Place
+		words  string   // the usage error, if any
+		asked  []string // of the machine
+		argv0  string
+		worked bool
+	}{
+		{name: "here", place: projects.Place{Dir: dir}, asked: []string{"argv  " + dir}, argv0: "/found/sh"},
+		{name: "on a host, sandboxed", req: Request{Sandbox: true, SandboxSet: true}, place: projects.Place{Dir: "/src", Host: "h1"},
+			asked: []string{"sandbox h1", "argv h1 /src"}, argv0: "/found/sh"},
+		{name: "in a pool", place: projects.Place{Dir: "/src", Pool: "any"}, argv0: "bash"},
+		{name: "a worktree without a repository", req: Request{Worktree: true, WorktreeSet: true}, place: projects.Place{Dir: dir},
+			asked: []string{"git "}, words: "--worktree"},
+		{name: "a task home on a host", req: Request{Sandbox: true, SandboxSet: true, SandboxHome: "task"}, place: projects.Place{Dir: "/src", Host: "h1"},
+			words: "--sandbox-home task: not on a host"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := tc.req
+			req.Agent, req.Text = "shell", "echo hi"
+			p, err := New(req, profile.Builtins())
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Resolve(tc.place)
+			m := &fakeMachine{argv: []string{"/found/sh"}}
+			err = p.Check(t.Context(), m, &state.State{})
+			if !slices.Equal(m.asked, tc.asked) {
+				t.Errorf("asked %q, want %q", m.asked, tc.asked)
+			}
+			if tc.words != "" {
+				if !errors.Is(err, fault.ErrUsage) || !strings.Contains(err.Error(), tc.words) {
+					t.Fatalf("Check: %v, want a usage error saying %q", err, tc.words)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := p.Settings.Start; s == nil || s.Argv[0] != tc.argv0 || (s.Sandbox != nil) != p.Sandbox {
+				t.Fatalf("Start %+v, want argv[0] %s", s, tc.argv0)
+			}
+		})
 	}
 }

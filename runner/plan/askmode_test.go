@@ -1,6 +1,7 @@
-package runner
+package plan
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -8,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/runner-cli/runner/runner/doctor"
 	"github.com/runner-cli/runner/runner/fault"
-	"github.com/runner-cli/runner/runner/plan"
 	"github.com/runner-cli/runner/runner/profile"
 )
 
@@ -38,7 +39,7 @@ func TestAskModeByVersion(t *testing.T) {
 		{out: "boom", code: 3, errWords: "which could not be read"},
 	} {
 		bin := fake(tc.out, tc.code)
-		argv, env, err := askMode(t.Context(), nil, &plan.Plan{Profile: claude}, []string{bin, "--model", "m", "--verbose"}, 1)
+		argv, env, err := (&Plan{Profile: claude}).askMode(t.Context(), versionOnly{}, []string{bin, "--model", "m", "--verbose"}, 1)
 		if tc.errWords != "" {
 			if !errors.Is(err, fault.ErrUsage) || !strings.Contains(err.Error(), tc.errWords) {
 				t.Errorf("%q: %v, want a usage error %q", tc.out, err, tc.errWords)
@@ -51,8 +52,16 @@ func TestAskModeByVersion(t *testing.T) {
 		}
 	}
 	// No version needed: opencode's mode is a variable, whatever it is.
-	argv, env, err := askMode(t.Context(), nil, &plan.Plan{Profile: opencode}, []string{"/nonexistent/opencode"}, 0)
+	argv, env, err := (&Plan{Profile: opencode}).askMode(t.Context(), versionOnly{}, []string{"/nonexistent/opencode"}, 0)
 	if err != nil || !slices.Equal(argv, []string{"/nonexistent/opencode"}) || len(env) != 1 || !strings.HasPrefix(env[0], "OPENCODE_PERMISSION=") {
 		t.Errorf("opencode: %q %q %v", argv, env, err)
 	}
+}
+
+// versionOnly is a Machine that reads a CLI's version here, as runner's
+// does (doctor.CachedVersion), and nothing else.
+type versionOnly struct{ Machine }
+
+func (versionOnly) CLIVersion(ctx context.Context, _, path string, args []string) (string, error) {
+	return doctor.CachedVersion(ctx, "", path, args)
 }

@@ -1,0 +1,89 @@
+// Package enqueue records a planned dispatch (package plan) as a new
+// task, queued: its text kept (a long one in a file of its own), its id
+// drawn, the breadth of its tree checked, its ports allocated, its
+// record and the journal's line written. It writes through the state
+// store and the task record (package record) it is given, and takes no
+// Env.
+package enqueue
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner/breadth"
+	"github.com/runner-cli/runner/runner/plan"
+	"github.com/runner-cli/runner/runner/ports"
+	"github.com/runner-cli/runner/runner/projects"
+	"github.com/runner-cli/runner/runner/reconcile"
+	"github.com/runner-cli/runner/runner/record"
+	"github.com/runner-cli/runner/state"
+)
+
+// Where is where a task is recorded, and by whom.
+type Where struct {
+	Store  *state.Store
+	Book   record.Book // the task record's writes and the journal
+	Now    time.Time   // the task's creation
+	Socket string      // the tmux socket of the task's site
+	// Owner is the process that records it, with its identity
+	// (reconcile.SelfIdentity): it owns the task until a supervisor
+	// takes it over (a reconcile that finds it gone fails the task, or,
+	// waiting for others, orphans it).
+	Owner      int
+	OwnerIdent string
+}
+
+// Task records p's task, queued (waiting for p.After, when it has some).
+// A long text goes to its own file, named after the task, before the
+// record points at it (and is removed when the record is not written).
+func Task(ctx context.Context, p *plan.Plan, w Where) (*state.Task, error) {
+	tmux := state.TmuxTarget{Socket: w.Socket, Session: projects.SessionName(p.Project, p.Dir), Host: p.Host, Pool: p.Pool}
+	set, _ := json.Marshal(p.Settings)
+	newID := state.RandomTaskID()
+	text, textFile, err := w.Store.RecordText(newID, p.Req.Text)
+	if err != nil {
+		return nil, err
+	}
+	var task *state.Task
+	// The index, not every task's record: breadth, ports and lineage read
+	// hot fields only, so the write does not grow with the active tasks.
+	err = w.Book.UpdateIndexDurably(ctx, "dispatch: record the task", func(s *state.State) error {
+		id := newID
+		if s.Task(id) != nil {
+			if textFile != "" {
+				return fmt.Errorf("task id %s is taken (a one in 10^12 chance): dispatch again", id)
+			}
+			id = s.NewTaskID()
+		}
+		if err := breadth.Check(s, p.Parent, p.Req.Tree, w.Now); err != nil {
+			return err
+		}
+		tmux.Window = id
+		task = &state.Task{ID: id, Project: p.Project, Dir: p.Dir, Agent: p.Profile.Name, Text: text, TextFile: textFile,
+			Parent: p.Parent, Level: p.Level, Source: p.Source, Created: w.Now, Settings: set, After: p.After,
+			Tmux: tmux, Group: p.Req.Group, Transcript: w.Store.TaskFile(state.FileLog, id),
+			SupervisorPID: w.Owner, SupervisorStart: w.OwnerIdent}
+		reason := "dispatched by " + p.Source
+		if len(p.After) > 0 {
+			reason = reconcile.WaitingReason(p.After)
+		}
+		if err := ports.Allocate(s, task, p.Policy.Ports); err != nil {
+			return err
+		}
+		_ = task.SetStatus(state.StatusQueued, w.Now, reason)
+		s.Tasks[id] = task
+		return nil
+	})
+	if err != nil {
+		if textFile != "" {
+			os.Remove(textFile)
+		}
+		return nil, err
+	}
+	w.Book.Journal(ctx, task, "dispatch", fmt.Sprintf("agent %s in %s: %s", p.Profile.Name, p.Dir, textutil.Headline(p.Req.Text, 100)))
+	return task, nil
+}
