@@ -54,9 +54,15 @@ type Pane interface {
 	SendKeys(ctx context.Context, pane string, keys ...string) error
 }
 
+// Store is the state as an answer reads and records it: a *state.Store.
+type Store interface {
+	ReadTask(ctx context.Context, id string) (*state.Task, error)
+	Update(ctx context.Context, fn func(*state.State) error) error
+}
+
 // Deps is what an answer uses.
 type Deps struct {
-	Store *state.Store
+	Store Store
 	// Now is the clock (nil: clock.Now).
 	Now func() time.Time
 	// Pane is the task's pane client.

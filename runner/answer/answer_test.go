@@ -261,7 +261,7 @@ func TestAnswerEvents(t *testing.T) {
 	if _, err := Answer(ctx, d, Request{Task: id, Option: "1", Digest: digest, Op: "op-late"}); !errors.Is(err, ErrStale) {
 		t.Fatalf("a done task: %v", err)
 	}
-	evs := answerEvents(t, d.Store)
+	evs := answerEvents(t, d.Store.(*state.Store))
 	want := []struct{ op, option, status, by, reason string }{
 		{"op-stale", "1", state.AnswerRefused, "phone", "the dialog changed"},
 		{"op-ok", "2", state.AnswerPressed, "phone", ""},

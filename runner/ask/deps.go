@@ -21,11 +21,16 @@ type Core interface {
 	ShadowSandbox(t *state.Task, prof *profile.Profile, argv []string) ([]string, error)
 }
 
+// TaskTexts is where a shadow reads its task's text: a *state.Store.
+type TaskTexts interface {
+	TaskText(t *state.Task) (string, error)
+}
+
 // Deps is what asking uses, built by cmd/runner from its Env: the store
 // (the targets' task text), the profiles, the environment, and Core.
 // Every field is required but Environ.
 type Deps struct {
-	Store    *state.Store
+	Store    TaskTexts
 	Profiles []*profile.Profile
 	// Getenv looks a variable up in the environment runner was given
 	// (Env.Env); Environ lists it for the shadows (nil: the process's).

@@ -5,8 +5,9 @@
 // message (Run). It sits above package runner and posts through the
 // caller's PostFunc (package mailbox), so it starts nothing in a pane.
 //
-// It takes a Deps built by cmd/runner from its Env: the store, the
+// It takes a Deps built by cmd/runner from its Env: the task texts, the
 // profiles, the environment, and runner's Reconcile, CallerTask,
-// ResolveArgv and ShadowSandbox as functions; it imports nothing of
-// package runner.
+// ResolveArgv and ShadowSandbox through Core, an interface it declares
+// (open.Core; a fake in its tests); it imports nothing of package
+// runner.
 package ask

@@ -6,8 +6,8 @@
 //
 // It sits above package runner and takes a Deps built by cmd/runner from
 // its Env: the store and the task record, the tmux servers, the profiles,
-// and runner's ReconcilePanes, GetTask and Notify and worktree's List as
-// functions; it imports nothing of package runner (the pane option that
+// runner's ReconcilePanes, GetTask and Notify through Core (an interface
+// it declares) and worktree's List as a function; it imports nothing of package runner (the pane option that
 // marks runner's windows is held equal to runner's by a test). Nothing
 // below imports it. What it never touches: another user's processes,
 // another tmux server's panes, the pane and supervisor of an active task

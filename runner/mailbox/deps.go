@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/runner-cli/runner/runner/record"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -24,13 +23,24 @@ type Core interface {
 	StartDeliveries(ctx context.Context, ids []string) []error
 }
 
+// Store is the state as posting changes it: a *state.Store.
+type Store interface {
+	Update(ctx context.Context, fn func(*state.State) error) error
+}
+
+// Journal is where posting says what became of each message: a
+// record.Book.
+type Journal interface {
+	JournalMessage(ctx context.Context, at time.Time, kind string, m *state.Message, reason string)
+}
+
 // Deps is what posting and reading messages use, built by cmd/runner from
 // its Env: the store and the journal, the clock, and Core. Every field is
 // required.
 type Deps struct {
-	Store *state.Store
+	Store Store
 	// Record writes the journal (Env.Record).
-	Record record.Book
+	Record Journal
 	Now    func() time.Time
 	// Core is what they ask of package runner (open.Core).
 	Core

@@ -6,9 +6,10 @@
 // supervisor's, in package runner.
 //
 // It sits above package runner and takes a Deps built by cmd/runner from
-// its Env: the store, the journal, the clock, and runner's
-// reconciliation, CallerTask, RemotePaneAlive and StartDeliveries as
-// functions; it imports nothing of package runner (TestTakesDepsNotEnv).
+// its Env: the store and the journal (Store, Journal), the clock, and
+// runner's reconciliation, CallerTask, RemotePaneAlive and
+// StartDeliveries through Core, interfaces it declares (a fake in its
+// tests); it imports nothing of package runner (TestTakesDepsNotEnv).
 // Of the module it imports runner/messaging, runner/projects,
 // runner/reconcile, runner/record, runner/fault, state and tmuxctl
 // (TestImports).

@@ -79,7 +79,7 @@ func TestPostMessageRules(t *testing.T) {
 				if !errors.As(err, &re) || !errors.Is(err, fault.ErrUsage) || !strings.Contains(err.Error(), tt.refused) {
 					t.Fatalf("Post = %v, %v; want a refusal %q", outs, err, tt.refused)
 				}
-				if n := len(statetest.Read(t, env.Store).Messages); n != 0 {
+				if n := len(statetest.Read(t, env.Store.(*state.Store)).Messages); n != 0 {
 					t.Errorf("a refused message was stored (%d messages)", n)
 				}
 				return
@@ -94,7 +94,7 @@ func TestPostMessageRules(t *testing.T) {
 			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
 				t.Errorf("outcomes %v, want %v", got, tt.want)
 			}
-			st := statetest.Read(t, env.Store)
+			st := statetest.Read(t, env.Store.(*state.Store))
 			for _, o := range outs {
 				m := st.Messages[o.ID]
 				if m == nil || m.Status != state.MessagePending || m.To != o.To || !state.ValidMessageID(m.ID) {
@@ -126,7 +126,7 @@ func TestPostMessageBadInput(t *testing.T) {
 			t.Errorf("Post(to %q, type %q, from %q) = %v, %v; want a usage error", req.To, req.Type, req.From, outs, err)
 		}
 	}
-	if st := statetest.Read(t, env.Store); len(st.Messages) != 0 {
+	if st := statetest.Read(t, env.Store.(*state.Store)); len(st.Messages) != 0 {
 		t.Errorf("bad input stored messages: %v", st.Messages)
 	}
 }
@@ -151,7 +151,7 @@ func TestPostMessageMergeAndCaps(t *testing.T) {
 	if _, err := post("t_kid10000", "t_root0000", state.MessageResult, "part 2", 5); err != nil {
 		t.Fatal(err)
 	}
-	m := statetest.Read(t, env.Store).Messages[o1[0].ID]
+	m := statetest.Read(t, env.Store.(*state.Store)).Messages[o1[0].ID]
 	if m.Text != "part 1\n\npart 2" || m.Merged != 2 {
 		t.Errorf("merged message %q (merged %d); want both parts once and merged 2", m.Text, m.Merged)
 	}
@@ -189,7 +189,7 @@ func TestPostMessageMergeAndCaps(t *testing.T) {
 		t.Fatalf("oversized merge: %v", err)
 	}
 	// Refusals are journaled.
-	events, _, err := env.Store.ReadJournal(t.Context())
+	events, _, err := env.Store.(*state.Store).ReadJournal(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
