@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/tasks"
@@ -49,51 +47,23 @@ func (a *app) runLogs(ctx context.Context, opts logsOptions) error {
 	if err != nil {
 		return err
 	}
-	var off int64
-	for {
-		b, err := readFrom(t.Transcript, off)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("logs %s: %w", t.ID, err)
-		}
-		off += int64(len(b))
-		if opts.raw {
+	return tasks.CopyLog(ctx, logTasks{env}, t, opts.follow, func(b []byte, last bool) {
+		switch {
+		case opts.raw:
 			_, _ = a.rawOut.Write(b)
-		} else {
+		case last:
+			_, _ = io.WriteString(a.out, tmuxctl.StripEscapes(string(b)))
+		default:
 			_, _ = io.WriteString(a.out, tmuxctl.StripEscapes(strings.ReplaceAll(string(b), "\r\n", "\n")))
 		}
-		if !opts.follow {
-			return nil
-		}
-		if t, err = runner.GetTask(ctx, env, t.ID); err != nil {
-			return err
-		}
-		if t.Status.IsTerminal() || t.Status == state.StatusOrphaned {
-			b, _ := readFrom(t.Transcript, off)
-			if opts.raw {
-				_, _ = a.rawOut.Write(b)
-			} else {
-				_, _ = io.WriteString(a.out, tmuxctl.StripEscapes(string(b)))
-			}
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
+	})
 }
 
-func readFrom(path string, off int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if _, err := f.Seek(off, 0); err != nil {
-		return nil, err
-	}
-	return io.ReadAll(f)
+// logTasks is the Env as tasks.CopyLog reads a task again.
+type logTasks struct{ env *runner.Env }
+
+func (l logTasks) GetTask(ctx context.Context, ref string) (*state.Task, error) {
+	return runner.GetTask(ctx, l.env, ref)
 }
 
 func (a *app) newAttachCmd() *cobra.Command {

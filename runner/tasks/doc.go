@@ -4,7 +4,8 @@
 // show the tree of tasks that dispatched tasks (Tree, Collect: `runner
 // tree`, `runner collect`) and what they spent (Usage: `runner usage`),
 // and writes them for people (WriteList: `runner ps`; WriteStatus:
-// `runner status`; WriteUsage).
+// `runner status`; WriteUsage), and copies a task's transcript as it
+// grows (CopyLog: `runner logs`).
 //
 // It takes a Deps (the store, the tmux server, the hosts, progress, and
 // runner's Reconcile and cmd's exit table as functions), built by
