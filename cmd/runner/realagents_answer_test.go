@@ -430,7 +430,7 @@ func TestRealAgentsHookBench(t *testing.T) {
 				t.Logf("turn %2d: final stream event → done %8s (%s)", i, d.Round(100*time.Microsecond), lastReason(task))
 				// The events file is only appended to: its mtime is when
 				// runner's hook wrote this turn's event.
-				if fi, err := os.Stat(filepath.Join(r.stateDir, "events", id+".jsonl")); err == nil {
+				if fi, err := os.Stat(filepath.Join(r.stateDir, "events", id+".jsonl")); err == nil && strings.Contains(lastReason(task), "(hook)") {
 					w := fi.ModTime().Sub(req.Ended)
 					hookWrites[cli] = append(hookWrites[cli], w)
 					ownDelay[cli] = append(ownDelay[cli], d-w)

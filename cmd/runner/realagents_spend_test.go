@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/mockapi"
+	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -59,7 +60,11 @@ func TestRealAgentsSpend(t *testing.T) {
 			if h.prof.SpendCost {
 				costed = 1
 			}
-			want := sentUsage(h.srv, "SPEND-ONE", costed)
+			// Droid's record is its session's total, in which the title
+			// request it makes at the session's first prompt (no tools
+			// offered) counts: the turn's side requests count for it.
+			sides := profile.SessionTotal(h.prof.Spend)
+			want := sentUsage(h.srv, "SPEND-ONE", costed, sides)
 			if os.Getenv("RUNNER_TEST_LOG_SESSIONS") == "1" {
 				logSessionFiles(t, home) // finding a CLI's record of its spend
 				stateDir, _ := state.DefaultDir(h.getenv)
@@ -93,7 +98,7 @@ func TestRealAgentsSpend(t *testing.T) {
 				logTask(t, task)
 				t.Fatalf("send: exit %d, %s; want 0, done\n%s%s", code, task.Status, out, errOut)
 			}
-			want2 := sentUsage(h.srv, "SPEND-TWO", costed)
+			want2 := sentUsage(h.srv, "SPEND-TWO", costed, sides)
 			if got := task.Turns[len(task.Turns)-1].Spend; got != want2 {
 				logSessionFiles(t, home)
 				t.Errorf("second turn spend %+v, want what the mock sent %+v", got, want2)
@@ -107,13 +112,13 @@ func TestRealAgentsSpend(t *testing.T) {
 }
 
 // sentUsage sums the usage the mock reported in its replies to the agent's
-// own requests (those offering tools) whose latest prompt holds match (or
-// that the turn of that Match answered), as
+// own requests (those offering tools; sides: any, a title's too) whose
+// latest prompt holds match (or that the turn of that Match answered), as
 // one turn's spend (costed: its cost, $0, is known).
-func sentUsage(srv *mockapi.Server, match string, costed int) state.Spend {
+func sentUsage(srv *mockapi.Server, match string, costed int, sides bool) state.Spend {
 	sp := state.Spend{Turns: 1, Costed: costed}
 	for _, r := range srv.Requests() {
-		if len(r.Tools) == 0 || r.Match != match && !strings.Contains(r.Prompt, match) {
+		if len(r.Tools) == 0 && !sides || r.Match != match && !strings.Contains(r.Prompt, match) {
 			continue
 		}
 		sp.Input += r.Usage.Input
