@@ -31,7 +31,8 @@ import (
 // once (never over its maximum: checked), the ssh connections per host,
 // the local supervisors' memory and CPU, a pool dispatch's time against a
 // local one's (interleaved before the burst), how long the killed host's
-// tasks took to be orphaned, and how every task ended (the rest done).
+// tasks took to be orphaned, how every task ended (the rest done), and a
+// group of 3 across the hosts left, picked and merged here (poolGroup).
 // Run it alone: go test -run '^$' -bench BenchmarkPool -benchtime 1x
 // -timeout 30m ./cmd/runner.
 func BenchmarkPool(b *testing.B) {
@@ -98,6 +99,7 @@ func BenchmarkPool(b *testing.B) {
 		spread[r.task(b, id).Tmux.Host]++
 	}
 	b.Logf("placed, by host (whole run): %v", spread)
+	poolGroup(b, r) // a group of 3 across hosts, picked and merged here
 	if ends[string(state.StatusFailed)] > 0 {
 		b.Errorf("%d tasks failed", ends[string(state.StatusFailed)])
 	}

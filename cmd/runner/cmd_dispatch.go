@@ -191,7 +191,7 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 		return err
 	}
 	if f.group.active() || f.group.given() {
-		req.Host = f.host // a group runs here: not in the config's pool (groupRefusals refuses --host)
+		req.Host = f.host // a group runs here, or where --host says: not in the config's pool
 		return a.runGroup(ctx, f, env, cfg, req)
 	}
 	if hosts.IsPool(req.Host) {

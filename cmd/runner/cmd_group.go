@@ -167,7 +167,7 @@ func (a *app) newGroup(ctx context.Context, f dispatchOptions, env *runner.Env, 
 		return nil, err
 	}
 	arg := req.Project
-	if h, dir, ok := hosts.Path(arg); ok && req.Host == "" {
+	if h, dir, ok := hosts.Path(arg); ok {
 		return nil, fault.Usagef("project %q is on host %s: a group starts from your repository here; give the path here (the same path on the host: --host %s %s)", arg, h, h, dir)
 	}
 	place, err := projects.Resolve(st, arg, "")
@@ -189,6 +189,9 @@ func (a *app) newGroup(ctx context.Context, f dispatchOptions, env *runner.Env, 
 // startGroup takes the group's snapshot, carries it to the hosts its
 // candidates may run on and dispatches them (group.Start).
 func startGroup(ctx context.Context, env *runner.Env, cfg *config.Config, f dispatchOptions, req runner.DispatchRequest, g *state.Group, agents []string) (*state.Group, error) {
+	if req.Host == "local" {
+		req.Host = ""
+	}
 	l := groupLauncher{env: env, cfg: cfg, f: f, req: req}
 	out, err := group.Start(ctx, l, group.StartRequest{Group: g, Agents: agents, Where: req.Host})
 	switch {
@@ -236,6 +239,10 @@ func (a *app) groupOutcome(ctx context.Context, d group.Deps, g *state.Group, ta
 		a.printComparison(c)
 	}
 	ok, total := group.Outcome(g, tasks)
+	for _, l := range group.Lost(g, tasks) {
+		// Said before the exit's own line: what to resume.
+		fmt.Fprintf(a.errOut, "runner: group %s: candidate %s (runner resume it once the host is back)\n", id, l)
+	}
 	switch {
 	case g.Stopped != "" && ok < total:
 		return &ExitError{Code: ExitBudget, Err: fmt.Errorf("group %s: %s; %d of %d candidates succeeded (runner compare %s)", id, g.Stopped, ok, total, id)}
