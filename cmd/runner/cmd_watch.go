@@ -66,19 +66,7 @@ func (a *app) runWatch(ctx context.Context, opts watchOptions) error {
 		if a.getenv("TMUX") == "" {
 			return fault.Usagef("watch --popup: not inside tmux ($TMUX is not set); run 'runner watch' instead")
 		}
-		var args []string
-		if opts.project != "" {
-			args = append(args, "--project", opts.project)
-		}
-		if opts.all {
-			args = append(args, "--all")
-		}
-		if opts.host != "" {
-			args = append(args, "--host", opts.host)
-		}
-		if opts.recent != watch.DefaultRecent {
-			args = append(args, "--recent", opts.recent.String())
-		}
+		args := watch.PopupArgs(opts.project, opts.all, opts.host, opts.recent)
 		return watch.Popup(ctx, a.getenv, os.Environ(), selfPath(), args)
 	}
 	env, _, err := a.runnerEnv(false)
