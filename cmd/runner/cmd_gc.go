@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/gc"
-	"github.com/runner-cli/runner/runner/worktree"
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/spf13/cobra"
@@ -101,72 +98,8 @@ func (a *app) runGC(ctx context.Context, opts gCOptions) error {
 		}
 		return nil
 	}
-	a.printGC(res, opts.auto)
+	gc.WriteText(a.out, res, opts.auto, clock.Now())
 	return err
-}
-
-func (a *app) printGC(res *gc.Result, quiet bool) {
-	if quiet && len(res.Tasks) == 0 && len(res.Skipped) == 0 && !slices.ContainsFunc(res.Worktrees, func(w worktree.Info) bool { return w.Removed }) {
-		return
-	}
-	verb := ""
-	if res.DryRun {
-		verb = "would "
-	}
-	windows := 0
-	for _, t := range res.Tasks {
-		if t.WindowClosed || (res.DryRun && t.Pane != "") {
-			windows++
-		}
-	}
-	if quiet {
-		fmt.Fprintf(a.out, "%s ", clock.Now().Format(time.RFC3339))
-	}
-	fmt.Fprintf(a.out, "gc: %sclose %d window(s), %send %d process(es)", verb, windows, verb, res.Processes())
-	if len(res.SessionsClosed) > 0 {
-		fmt.Fprintf(a.out, "; session(s) left empty and closed: %s", strings.Join(res.SessionsClosed, " "))
-	}
-	fmt.Fprintln(a.out)
-	for _, t := range res.Tasks {
-		status := string(t.Status)
-		if t.Pruned {
-			status = "pruned"
-		}
-		var pids []string
-		for _, p := range t.Processes {
-			pids = append(pids, fmt.Sprintf("%d(%s)", p.PID, p.Comm))
-		}
-		line := fmt.Sprintf("  %s %-9s", t.ID, status)
-		if t.Pane != "" {
-			line += " window " + t.Pane
-		}
-		if t.AgentQuit {
-			line += " (the agent quit)"
-		}
-		if len(pids) > 0 {
-			line += " processes " + strings.Join(pids, " ")
-		}
-		switch {
-		case t.Resumable:
-			line += "; 'runner send " + t.ID + " TEXT' resumes agent session " + t.AgentSession
-		case t.Status != "" && !res.DryRun:
-			line += "; not resumable (no agent session id seen)"
-		}
-		fmt.Fprintln(a.out, line)
-	}
-	for _, s := range res.Skipped {
-		fmt.Fprintf(a.out, "  %s skipped: %s\n", s.ID, s.Reason)
-	}
-	for _, w := range res.Worktrees {
-		switch {
-		case w.Removed:
-			fmt.Fprintf(a.out, "  worktree %s removed with branch %s\n", w.Path, w.Branch)
-		case res.DryRun && w.Kept == "":
-			fmt.Fprintf(a.out, "  worktree %s would be removed with branch %s\n", w.Path, w.Branch)
-		case !quiet:
-			fmt.Fprintf(a.out, "  worktree %s (branch %s) kept: %s\n", w.Path, w.Branch, w.Kept)
-		}
-	}
 }
 
 // startAutoGC starts the background gc of close_after when finished tasks
