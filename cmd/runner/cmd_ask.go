@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/runner-cli/runner/runner/ask"
@@ -90,44 +87,10 @@ func (a *app) runAsk(ctx context.Context, opts askOptions) error {
 		Targets: targets, Question: question,
 		Timeout: opts.timeout, Parallel: opts.parallel,
 		Post:     mailbox.PostTo(md, mailbox.Request{MaxHops: cfg.MaxHops, MaxPerRoot: cfg.MaxMessagesPerRoot}),
-		OnAnswer: a.printAskAnswer(opts.asJSON),
+		OnAnswer: ask.Writer(a.out, opts.asJSON),
 	}
 	d := askDeps(env)
 	d.TreeOnly = a.treeOnly(cfg)
 	_, err = ask.Run(ctx, d, req)
 	return err
-}
-
-// printAskAnswer prints one answer as it arrives: a JSON line, or a header
-// line and the answer.
-func (a *app) printAskAnswer(asJSON bool) func(ask.Answer) {
-	if asJSON {
-		enc := json.NewEncoder(a.out)
-		enc.SetEscapeHTML(false)
-		return func(ans ask.Answer) { _ = enc.Encode(ans) }
-	}
-	return func(ans ask.Answer) {
-		took := time.Duration(ans.ElapsedMS) * time.Millisecond
-		if took >= time.Second {
-			took = took.Round(100 * time.Millisecond)
-		}
-		switch {
-		case ans.Mode == ask.ModeMessage && ans.OK():
-			fmt.Fprintf(a.out, "== %s (%s): no headless mode; the question was sent to it as a message\n", ans.Task, ans.Agent)
-		case ans.Mode == ask.ModeMessage:
-			fmt.Fprintf(a.out, "== %s (%s): no headless mode, and the question could not be sent as a message: %s\n", ans.Task, ans.Agent, ans.Error)
-		case ans.TimedOut:
-			fmt.Fprintf(a.out, "== %s (%s) timed out after %s: %s\n", ans.Task, ans.Agent, took, ans.Error)
-		case !ans.OK():
-			fmt.Fprintf(a.out, "== %s (%s) failed after %s: %s\n", ans.Task, ans.Agent, took, ans.Error)
-		default:
-			fmt.Fprintf(a.out, "== %s (%s) answered in %s\n", ans.Task, ans.Agent, took)
-		}
-		if ans.Answer != "" {
-			fmt.Fprintln(a.out, strings.TrimRight(ans.Answer, "\n"))
-		}
-		if ans.FYIError != "" {
-			fmt.Fprintf(a.out, "   (FYI to %s not sent: %s)\n", ans.Task, ans.FYIError)
-		}
-	}
 }
