@@ -56,14 +56,13 @@ func Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 // waits at most PipeWait more for the pipes.
 func Group(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
-	InGroup(cmd)
+	inGroup(cmd)
 	return cmd
 }
 
-// InGroup makes cmd, not started, one that Group made: its own process
-// group, ended with KillGroup when its context ends. For a command made
-// elsewhere (a transport's).
-func InGroup(cmd *exec.Cmd) {
+// inGroup makes cmd, not started, one that Group made: its own process
+// group, ended with KillGroup when its context ends.
+func inGroup(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
