@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 
 	"github.com/runner-cli/runner/runner/config"
 
@@ -35,14 +32,6 @@ keys and bad values are errors that name the file and the key (exit 2).`,
 	return cmd
 }
 
-type configPathOutput struct {
-	Path   string `json:"path"`
-	Exists bool   `json:"exists"`
-	// Source is the variable the path comes from: RUNNER_CONFIG,
-	// XDG_CONFIG_HOME or HOME.
-	Source string `json:"source"`
-}
-
 func (a *app) newConfigPathCmd() *cobra.Command {
 	var opts configPathOptions
 	cmd := &cobra.Command{
@@ -65,19 +54,17 @@ type configPathOptions struct {
 }
 
 func (a *app) runConfigPath(ctx context.Context, opts configPathOptions) error {
-	path, source := config.Path(a.getenv)
-	if path == "" {
+	info, err := config.Locate(a.getenv)
+	switch {
+	case info.Path == "":
 		return fault.Usagef("config path: none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set (set RUNNER_CONFIG to a file)")
-	}
-	if !opts.asJSON {
-		fmt.Fprintln(a.out, path)
+	case !opts.asJSON:
+		fmt.Fprintln(a.out, info.Path)
 		return nil
+	case err != nil:
+		return err
 	}
-	_, err := os.Stat(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("config path: %w", err)
-	}
-	return a.printJSON(configPathOutput{Path: path, Exists: err == nil, Source: source})
+	return a.printJSON(info)
 }
 
 func (a *app) newConfigShowCmd() *cobra.Command {
@@ -110,14 +97,7 @@ func (a *app) runConfigShow(ctx context.Context, opts configShowOptions) error {
 		return err
 	}
 	if !opts.asJSON {
-		switch _, statErr := os.Stat(path); {
-		case path == "":
-			fmt.Fprintln(a.out, "# no config file (none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set): built-in defaults")
-		case statErr != nil:
-			fmt.Fprintf(a.out, "# %s does not exist: built-in defaults\n", path)
-		default:
-			fmt.Fprintf(a.out, "# %s over the built-in defaults\n", path)
-		}
+		fmt.Fprintln(a.out, config.ShowHeader(path))
 	}
 	return a.printJSON(cfg)
 }
