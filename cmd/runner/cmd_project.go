@@ -8,7 +8,6 @@ import (
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/projects"
 
-	"github.com/runner-cli/runner/runner/fault"
 	"github.com/spf13/cobra"
 )
 
@@ -61,12 +60,9 @@ func (a *app) runProjectAdd(ctx context.Context, opts projectAddOptions) error {
 	if err != nil {
 		return err
 	}
-	dir := opts.args[1]
-	if opts.host != "" {
-		if _, _, ok := hosts.Path(dir); ok {
-			return fault.Usagef("project add: give the host once: --host %s with a path, or host:HOST:/dir", opts.host)
-		}
-		dir = "host:" + opts.host + ":" + dir
+	dir, err := projects.OnHost(opts.args[1], opts.host)
+	if err != nil {
+		return err
 	}
 	p, err := projects.Add(ctx, s, opts.args[0], dir)
 	if err != nil {
