@@ -176,48 +176,20 @@ type agentsDetectOptions struct {
 
 // paneInfoFlags are the flags that give what tmux would say about a
 // captured screen's pane (agents detect, agents explain).
-type paneInfoFlags struct {
-	altOn         bool
-	curCmd        string
-	cursorRow     int
-	deadStatus    int
-	cursorRowSet  bool // --cursor-row was given
-	deadStatusSet bool // --dead-status was given
-}
+type paneInfoFlags struct{ explain.PaneFacts }
 
 func (o *paneInfoFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&o.curCmd, "current-command", "", "the pane's foreground `COMMAND` (#{pane_current_command})")
-	f.BoolVar(&o.altOn, "alternate-on", false, "the pane shows the alternate screen (#{alternate_on})")
-	f.IntVar(&o.cursorRow, "cursor-row", 0, "the cursor's 0-based `ROW` (#{cursor_y})")
-	f.IntVar(&o.deadStatus, "dead-status", 0, "the pane is dead with this exit `STATUS` (#{pane_dead_status})")
+	f.StringVar(&o.CurrentCommand, "current-command", "", "the pane's foreground `COMMAND` (#{pane_current_command})")
+	f.BoolVar(&o.AlternateOn, "alternate-on", false, "the pane shows the alternate screen (#{alternate_on})")
+	f.IntVar(&o.CursorRow, "cursor-row", 0, "the cursor's 0-based `ROW` (#{cursor_y})")
+	f.IntVar(&o.DeadStatus, "dead-status", 0, "the pane is dead with this exit `STATUS` (#{pane_dead_status})")
 }
 
 // changed notes which of the flags cmd was given.
 func (o *paneInfoFlags) changed(cmd *cobra.Command) {
-	o.cursorRowSet = cmd.Flags().Changed("cursor-row")
-	o.deadStatusSet = cmd.Flags().Changed("dead-status")
-}
-
-// apply sets on info what the flags give; cmdName names the command in
-// errors.
-func (o *paneInfoFlags) apply(cmdName string, info *profile.PaneInfo) error {
-	if o.curCmd != "" {
-		info.CurrentCommand = o.curCmd
-	}
-	if o.altOn {
-		info.AlternateOn = true
-	}
-	if o.cursorRowSet {
-		if o.cursorRow < 0 {
-			return fault.Usagef("%s: --cursor-row %d: want a row number from 0", cmdName, o.cursorRow)
-		}
-		info.CursorKnown, info.CursorY = true, o.cursorRow
-	}
-	if o.deadStatusSet {
-		info.Dead, info.DeadStatus = true, o.deadStatus
-	}
-	return nil
+	o.CursorRowSet = cmd.Flags().Changed("cursor-row")
+	o.DeadStatusSet = cmd.Flags().Changed("dead-status")
 }
 
 func (a *app) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) error {
@@ -248,7 +220,7 @@ func (a *app) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) err
 	} else if screen, err = a.readScreen("agents detect", opts.file); err != nil {
 		return err
 	}
-	if err := opts.paneInfo.apply("agents detect", &info); err != nil {
+	if err := opts.paneInfo.Apply("agents detect", &info); err != nil {
 		return err
 	}
 	d := profile.DetectPane(p, screen, info)

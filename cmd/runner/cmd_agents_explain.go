@@ -100,7 +100,7 @@ func (a *app) runAgentsExplain(ctx context.Context, opts agentsExplainOptions) e
 	if err != nil {
 		return err
 	}
-	if err := opts.paneInfo.apply("agents explain", &info); err != nil {
+	if err := opts.paneInfo.Apply("agents explain", &info); err != nil {
 		return err
 	}
 	out.Explanation = p.ExplainPane(screen, info)
