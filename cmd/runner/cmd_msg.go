@@ -3,12 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
-	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
-	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/mailbox"
 
 	"github.com/runner-cli/runner/state"
@@ -92,12 +88,7 @@ func (a *app) runMsg(ctx context.Context, opts msgOptions) error {
 		}
 		return nil
 	}
-	for _, o := range outs {
-		if o.Result == mailbox.MsgRefused {
-			continue // in the error
-		}
-		fmt.Fprintf(a.out, "%s → %s: %s (%s)\n", o.ID, o.To, o.Result, o.Reason)
-	}
+	mailbox.WriteOutcomes(a.out, outs) // the refused ones: in the error
 	return err
 }
 
@@ -149,23 +140,7 @@ func (a *app) runInbox(ctx context.Context, opts inboxOptions) error {
 			Messages []mailbox.Entry `json:"messages"`
 		}{t.ID, entries})
 	}
-	if len(entries) == 0 {
-		fmt.Fprintf(a.out, "no messages to or from %s\n", t.ID)
-		return nil
-	}
-	now := clock.Now()
-	for _, e := range entries {
-		peer, arrow := e.From, "←"
-		if e.Direction == "out" {
-			peer, arrow = e.To, "→"
-		}
-		line := fmt.Sprintf("%s  %s %s  %s  %s  hop %d  %s ago  %s", e.ID, arrow, peer, e.Type, e.Status,
-			e.Hops, textutil.Age(now, e.Created), textutil.VisibleLine(textutil.Headline(e.Text, 60)))
-		if e.Reason != "" && e.Status != state.MessagePending {
-			line += "  (" + e.Reason + ")"
-		}
-		fmt.Fprintln(a.out, strings.TrimRight(line, " "))
-	}
+	mailbox.WriteInbox(a.out, t.ID, entries, clock.Now())
 	return nil
 }
 
@@ -202,19 +177,6 @@ func (a *app) runQueue(ctx context.Context, opts queueOptions) error {
 	if opts.asJSON {
 		return a.printJSON(qs)
 	}
-	if len(qs) == 0 {
-		fmt.Fprintln(a.out, "no messages waiting")
-		return nil
-	}
-	for _, q := range qs {
-		fmt.Fprintf(a.out, "%s  %-11s  %d pending", q.Task, q.Status, q.Pending)
-		if q.Delivering > 0 {
-			fmt.Fprintf(a.out, ", %d delivering", q.Delivering)
-		}
-		if q.Pending > 0 {
-			fmt.Fprintf(a.out, "  oldest %s", (time.Duration(q.OldestAgeMS) * time.Millisecond).Round(time.Second))
-		}
-		fmt.Fprintln(a.out)
-	}
+	mailbox.WriteQueues(a.out, qs)
 	return nil
 }

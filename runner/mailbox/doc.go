@@ -11,6 +11,6 @@
 // StartDeliveries through Core, interfaces it declares (a fake in its
 // tests); it imports nothing of package runner (TestTakesDepsNotEnv).
 // Of the module it imports runner/messaging, runner/projects,
-// runner/reconcile, runner/record, runner/fault, state and tmuxctl
-// (TestImports).
+// runner/reconcile, runner/fault, state, tmuxctl and internal/textutil
+// (its text: WriteInbox) (TestImports).
 package mailbox

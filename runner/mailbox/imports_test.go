@@ -14,5 +14,5 @@ func TestTakesDepsNotEnv(t *testing.T) {
 
 // TestImports holds the package to the imports its doc names.
 func TestImports(t *testing.T) {
-	importcheck.Only(t, ".", "runner/fault", "runner/messaging", "runner/projects", "runner/reconcile", "runner/record", "state", "tmuxctl")
+	importcheck.Only(t, ".", "internal/textutil", "runner/fault", "runner/messaging", "runner/projects", "runner/reconcile", "state", "tmuxctl")
 }
