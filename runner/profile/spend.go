@@ -37,6 +37,10 @@ const (
 	// began (the task's earlier turns of the session taken out: see
 	// SessionTotal).
 	SpendDroid = "droid-settings"
+	// SpendCline: the messages file of the Cline CLI session whose latest
+	// prompt is the turn's (~/.cline/data/sessions/<id>/<id>.messages.json;
+	// no hook names it): the metrics of each assistant message after it.
+	SpendCline = "cline-messages"
 )
 
 // SessionTotal reports whether the record a Spend names gives the
@@ -45,7 +49,7 @@ const (
 func SessionTotal(spend string) bool { return spend == SpendDroid }
 
 // SpendKinds lists the known Spend values.
-var SpendKinds = []string{SpendHook, SpendClaude, SpendCodex, SpendGemini, SpendQwen, SpendCopilot, SpendDroid}
+var SpendKinds = []string{SpendHook, SpendClaude, SpendCodex, SpendGemini, SpendQwen, SpendCopilot, SpendDroid, SpendCline}
 
 // Usage is what one turn used, as the CLI recorded it. Input excludes
 // the tokens read from (or written to) the prompt cache, which are

@@ -55,6 +55,9 @@ func LiveUsage(p *profile.Profile, eventsFile string, from int64, sig string, en
 			named = &profile.HookEvent{AnswerFile: f}
 		}
 	}
+	if !ok && named == nil && FoundByPrompt(p.Spend) {
+		named = &profile.HookEvent{} // Cline's: found by the turn's prompt
+	}
 	if ok || p.Spend == profile.SpendHook || named == nil || env == nil {
 		return u, ok
 	}
@@ -84,3 +87,8 @@ func eventLines(path string, window int64) []eventLine {
 	})
 	return out
 }
+
+// FoundByPrompt reports whether the record a profile's Spend names is
+// found by the turn's prompt alone, no hook event naming it (Cline CLI's,
+// whose turns the screen ends).
+func FoundByPrompt(spend string) bool { return spend == profile.SpendCline }

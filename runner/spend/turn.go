@@ -35,10 +35,15 @@ func TurnUsage(p *profile.Profile, ev profile.HookEvent, sig string, env func(st
 	if p == nil {
 		return profile.Usage{}, false, true
 	}
-	if p.Spend == profile.SpendDroid {
+	switch p.Spend {
+	case profile.SpendDroid:
 		// The session's total, written before its Stop hook runs.
 		u, ok = droidTotal(ev.Transcript)
 		return u, ok, true
+	case profile.SpendCline:
+		// No hook names it: found by the turn's prompt.
+		t := clineTurn(clineSessionMessages(env, sig), sig)
+		return t.usage, t.ok, t.ended || !t.ok
 	}
 	r, known := records[p.Spend]
 	if !known {
@@ -124,7 +129,7 @@ func qwenChat(ev profile.HookEvent, env func(string) string) string {
 	return lastMatch(filepath.Join(home, ".qwen", "projects", "*", "chats", ev.Session+".jsonl"))
 }
 
-// copilotRecent bounds copilotSessionEvents: the sessions written last,
+// copilotRecent bounds copilotSessionEvents (and recentWith): the sessions written last,
 // and no older than copilotRecentAge.
 const (
 	copilotRecent    = 8
@@ -141,7 +146,16 @@ func copilotSessionEvents(env func(string) string, sig string) string {
 	if home == "" || sig == "" {
 		return ""
 	}
-	matches, _ := filepath.Glob(filepath.Join(home, "session-state", "*", "events.jsonl"))
+	return recentWith(filepath.Join(home, "session-state", "*", "events.jsonl"), func(path string) bool {
+		return copilotLastPrompt(path, sig)
+	})
+}
+
+// recentWith is the newest of the files the glob pattern matches, of the
+// copilotRecent written last within copilotRecentAge, for which has is
+// true: "" when there is none.
+func recentWith(pattern string, has func(path string) bool) string {
+	matches, _ := filepath.Glob(pattern)
 	type file struct {
 		path string
 		mod  time.Time
@@ -157,7 +171,7 @@ func copilotSessionEvents(env func(string) string, sig string) string {
 		if i == copilotRecent {
 			break
 		}
-		if copilotLastPrompt(f.path, sig) {
+		if has(f.path) {
 			return f.path
 		}
 	}

@@ -54,6 +54,9 @@ func (s *Supervisor) ReadTurnEnd(ctx context.Context, o Outcome) TurnText {
 			tt.Answer = lateAnswer(ctx, *h, s.sig)
 		}
 		tt.ByHook = tt.Answer != ""
+	} else if !s.sent.IsZero() && s.Profile != nil && spend.FoundByPrompt(s.Profile.Spend) {
+		// No hook names the record (Cline's): found by the turn's prompt.
+		tt.Spend, tt.SpendLater = s.turnSpendNow(ctx, profile.HookEvent{})
 	}
 	if tt.Answer == "" {
 		if hist, err := s.TC.Capture(ctx, s.PaneID, tmuxctl.CaptureOptions{Start: "-200", End: "-"}); err == nil {
