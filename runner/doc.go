@@ -76,7 +76,11 @@
 //   - runner/worktree: the worktrees of tasks, listed and merged;
 //   - runner/gc: reclaiming finished tasks, and cancel's kill path;
 //   - runner/watch: the live view;
-//   - runner/group: one task run by several agents, the best kept.
+//   - runner/group: one task run by several agents, the best kept;
+//   - runner/explain, runner/snapshots, runner/stateinfo,
+//     runner/eventtext, runner/buildinfo: what the commands say (why a
+//     profile reads a pane so, snapshot's words, the state's summary, an
+//     event's line, the version).
 //
 // runner/agentsim, the simulated agent behind `runner agent-sim`, stands
 // apart: cmd/runner runs it, and it imports nothing of runner/.
