@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"time"
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/answer"
@@ -92,12 +90,7 @@ func (a *app) runAnswer(ctx context.Context, opts answerOptions) error {
 	if err != nil {
 		return err
 	}
-	when := rc.At.Local().Format(time.DateTime)
-	if rc.Duplicate {
-		fmt.Fprintf(a.out, "%s: op %s was answered at %s: option %s %q %s (nothing pressed now)\n", rc.Task, rc.Op, when, rc.Option, rc.Label, rc.Result)
-		return nil
-	}
-	fmt.Fprintf(a.out, "%s: option %s %q %s (op %s, digest %s)\n", rc.Task, rc.Option, rc.Label, rc.Result, rc.Op, rc.Digest)
+	answer.WriteReceipt(a.out, rc)
 	return nil
 }
 

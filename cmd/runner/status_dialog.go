@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
-	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/answer"
 	"github.com/runner-cli/runner/runner/dialog"
@@ -33,25 +31,10 @@ func taskDialog(env *runner.Env, t *state.Task, screen string) (*dialog.Dialog, 
 	return answer.Waiting(answerDeps(env), t, screen)
 }
 
-// printDialog prints the dialog d of task id and how to answer it.
-func printDialog(w io.Writer, id string, d *dialog.Dialog) {
-	fmt.Fprintf(w, "dialog    %s (digest %s)\n", textutil.VisibleLine(d.Question), d.Digest)
-	for _, o := range d.Options {
-		fmt.Fprintf(w, "  %2s. %s\n", o.Key, textutil.VisibleLine(o.Label))
-	}
-	if len(d.Options) > 0 {
-		fmt.Fprintf(w, "          runner answer %s KEY --digest %s\n", id, d.Digest)
-	}
-}
+// printDialog prints the dialog d of task id and how to answer it
+// (answer.WriteDialog).
+func printDialog(w io.Writer, id string, d *dialog.Dialog) { answer.WriteDialog(w, id, d) }
 
-// printAnswerReceipts prints the receipts of t's answers.
-func printAnswerReceipts(w io.Writer, t *state.Task) {
-	for _, r := range t.Answers {
-		by := r.By
-		if by == "" {
-			by = "-"
-		}
-		fmt.Fprintf(w, "answer    %s  option %s %q %s by %s (op %s, digest %s)\n", r.At.Local().Format("15:04:05.000"),
-			r.Option, textutil.VisibleLine(r.Label), r.Result, textutil.VisibleLine(by), r.Op, r.Digest)
-	}
-}
+// printAnswerReceipts prints the receipts of t's answers
+// (answer.WriteReceipts).
+func printAnswerReceipts(w io.Writer, t *state.Task) { answer.WriteReceipts(w, t) }
