@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/runner-cli/runner/runner/fault"
@@ -220,18 +219,7 @@ func (a *app) runTmuxList(ctx context.Context, opts tmuxListOptions) error {
 		}
 		return a.printJSON(panes)
 	}
-	tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "PANE\tSESSION\tWINDOW\tCOMMAND\tSTATE\tSIZE")
-	for _, p := range panes {
-		state := fmt.Sprintf("running (pid %d)", p.PID)
-		if p.Dead {
-			state = fmt.Sprintf("dead (status %d)", p.DeadStatus)
-		} else if p.InMode {
-			state += ", copy mode"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d:%s\t%s\t%s\t%dx%d\n", p.ID, p.Session, p.WindowIndex, p.WindowName, p.CurrentCommand, state, p.Width, p.Height)
-	}
-	return tw.Flush()
+	return tmuxctl.WritePanes(a.out, panes)
 }
 
 func (a *app) newTmuxKillCmd() *cobra.Command {
