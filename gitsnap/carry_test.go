@@ -87,3 +87,21 @@ func TestCarryOverSSH(t *testing.T) {
 		t.Fatalf("branch back at %s, want %s", got, tip)
 	}
 }
+
+// TestRemoteCreateExcl: the lock file of a repository on a host, made
+// once; a second try finds it held (not an error: dash ends the script
+// on a failed redirection of ':' unless it runs in a subshell), so two
+// worktrees made there at once wait their turn.
+func TestRemoteCreateExcl(t *testing.T) {
+	fs := remoteFS{transport.Local{}}
+	path := t.TempDir() + "/runner-worktree.lock"
+	if made, err := fs.createExcl(t.Context(), path); err != nil || !made {
+		t.Fatalf("first: %v, %v", made, err)
+	}
+	if made, err := fs.createExcl(t.Context(), path); err != nil || made {
+		t.Fatalf("second: %v, %v (want held, no error)", made, err)
+	}
+	if _, err := fs.createExcl(t.Context(), t.TempDir()+"/nosuch/lock"); err == nil {
+		t.Fatal("a lock in a missing folder: no error")
+	}
+}

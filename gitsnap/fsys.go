@@ -180,8 +180,10 @@ func (f remoteFS) existing(ctx context.Context, paths ...string) ([]bool, error)
 }
 
 func (f remoteFS) createExcl(ctx context.Context, path string) (bool, error) {
-	// noclobber: the shell opens with O_EXCL.
-	out, err := f.sh(ctx, `set -C; if { : > "$1"; } 2>/dev/null; then echo made; elif [ -e "$1" ]; then echo exists; else : > "$1"; fi`, path)
+	// noclobber: the shell opens with O_EXCL. In a subshell: a failed
+	// redirection of a special built-in (:) ends a POSIX shell (dash:
+	// exit 2), so an existing file would be an error, not "exists".
+	out, err := f.sh(ctx, `set -C; if ( : > "$1" ) 2>/dev/null; then echo made; elif [ -e "$1" ]; then echo exists; else : > "$1"; fi`, path)
 	if err != nil {
 		return false, err
 	}
