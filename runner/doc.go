@@ -1,7 +1,7 @@
 // Package runner is the core of a task's life: a dispatch (dispatch.go:
 // the request made one plan, runner/plan, made whole on this Env in
 // dispatchplan.go; the task recorded, queued behind --after), its
-// launch (launch.go: the snapshot, the work tree — the project's or a
+// launch (launch.go, with runner/launch: the snapshot, the work tree — the project's or a
 // worktree of its own, made by runner/worktree/setup — and the pane on its
 // site, site.go:
 // this machine or a host), its supervision (supervise.go: ready, delivery,
@@ -48,6 +48,8 @@
 //     place, the policy's defaults, the worktree, the sandbox, the budgets),
 //     checked where the task runs through a plan.Machine (dispatchplan.go);
 //   - runner/enqueue: a planned task recorded, queued;
+//   - runner/launch: a queued task started (its snapshot, its worktree,
+//     its pane through a launch.Machine, launch.go's starter);
 //   - runner/hookinstall: an agent CLI's turn-end hook written for a task;
 //   - runner/confine: what a sandboxed task may touch (its sandbox's spec,
 //     its temp folder, its copies of the CLI's directories);

@@ -11,16 +11,16 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/runner-cli/runner/runner/deps"
+	"github.com/runner-cli/runner/runner/config"
+	launchpkg "github.com/runner-cli/runner/runner/launch"
+
 	wtsetup "github.com/runner-cli/runner/runner/worktree/setup"
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/hookinstall"
-	"github.com/runner-cli/runner/runner/placement"
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/projects"
@@ -29,156 +29,33 @@ import (
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
-// start takes the snapshot and launches the agent of a queued task: the
-// task becomes starting with its pane. A task that is no longer queued (a
-// user cancelled it meanwhile) is not started (a pane launched meanwhile
-// is closed).
-//
-// In a shared tree the snapshot is taken while the agent starts: the task
-// is delivered only after both, so the snapshot holds the tree as the task
-// found it (what an agent's own start-up writes there, which none of the
-// built-in CLIs does, may or may not be in it). A worktree is made from
-// the snapshot, so the agent starts after it; so does a sandboxed agent:
-// it is not trusted, and a file it wrote as it started would otherwise
-// be in the snapshot, hidden from the task's diff and kept by a restore.
-func start(ctx context.Context, env *Env, task *state.Task, prof *profile.Profile, spec *settings.Start) error {
-	fail := func(reason string) { placement.FailStart(context.WithoutCancel(ctx), env.Record(), task, reason) }
-	snapDir, err := snapshotDir(ctx, env, task, spec)
-	if err != nil {
-		fail(err.Error())
-		return err
-	}
-	gctx, err := env.GitContext(ctx, task)
-	if err != nil {
-		fail(err.Error())
-		return err
-	}
-	snap, snapErr, launched, err := snapshotAndLaunch(ctx, env, task, prof, spec, func() (*gitsnap.Snapshot, error) {
-		if spec.Snapshot != "" {
-			return gitsnap.Alias(gctx, snapDir, spec.Snapshot, task.ID)
-		}
-		return gitsnap.Take(gctx, snapDir, gitsnap.Options{ID: task.ID, Label: "before " + TaskTitle(task.Text)})
-	})
-	if err != nil {
-		fail(err.Error())
-		return err
-	}
-	// closePane closes the pane of an agent that is not to run after all.
-	closePane := func() {
-		if launched != nil {
-			_ = launched.close(context.WithoutCancel(ctx))
-		}
-	}
-	snapRef, snapNote, err := snapshotOutcome(snap, snapErr, spec)
-	if err != nil {
-		closePane()
-		fail("no snapshot: " + snapErr.Error())
-		return err
-	}
-	var wt wtsetup.Made
-	if spec.Worktree {
-		if wt, err = startWorktree(gctx, env, task, snap, spec.Setup); err != nil {
-			fail("worktree: " + err.Error())
-			return err
-		}
-		snapNote += "; worktree " + wt.Dir + " on branch " + wt.Branch
-	}
-	if err := recordStarting(ctx, env, task.ID, snapRef, snapNote, wt, launched); err != nil {
-		closePane()
-		return err
-	}
-	if launched != nil {
-		return nil
-	}
-	if wt.Branch != "" {
-		task.Origin, task.Dir, task.Branch = task.Dir, wt.Dir, wt.Branch
-	}
-	if err := env.Store.PrepareTaskFiles(task.ID); err != nil {
-		return err
-	}
-	// Launch the agent.
-	if err := launch(ctx, env, task, prof, spec); err != nil {
-		fail("launch failed: " + err.Error())
-		return err
-	}
-	return nil
+// start takes the snapshot and launches the agent of queued task t
+// (package launch, on this Env: starter).
+func start(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, spec *settings.Start) error {
+	return launchpkg.Start(ctx, starter{env}, env.Record(), t, prof, spec)
 }
 
-// snapshotAndLaunch takes the snapshot (take) and, in a shared tree
-// without a sandbox, launches the agent's pane beside it (launched: nil
-// when it is to start after the snapshot). err is a failure to start,
-// which the task records; a failed snapshot is snapErr.
-func snapshotAndLaunch(ctx context.Context, env *Env, task *state.Task, prof *profile.Profile, spec *settings.Start,
-	take func() (*gitsnap.Snapshot, error)) (snap *gitsnap.Snapshot, snapErr error, l *launched, err error) {
-	if spec.Worktree || spec.Sandbox != nil {
-		snap, snapErr = take()
-		return snap, snapErr, nil, nil
-	}
-	if err := env.Store.PrepareTaskFiles(task.ID); err != nil {
-		return nil, nil, nil, err
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		snap, snapErr = take()
-	}()
-	l, err = launchPane(ctx, env, task, prof, spec)
-	<-done
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("launch failed: %w", err)
-	}
-	return snap, snapErr, l, nil
+// starter is launch's Machine on env: the task's site, its git.
+type starter struct{ env *Env }
+
+var _ launchpkg.Machine = starter{}
+
+func (s starter) SnapshotDir(ctx context.Context, t *state.Task, spec *settings.Start) (string, error) {
+	return snapshotDir(ctx, s.env, t, spec)
 }
 
-// snapshotOutcome is what the record says of the snapshot: its ref and a
-// note, or, when the task needs one (--require-snapshot, --worktree), the
-// usage error that ends it.
-func snapshotOutcome(snap *gitsnap.Snapshot, snapErr error, spec *settings.Start) (ref, note string, err error) {
-	switch {
-	case snapErr == nil:
-		return snap.Ref, fmt.Sprintf("snapshot %s (%s)", snap.Ref, snap.Duration.Round(time.Millisecond)), nil
-	case spec.RequireSnapshot || spec.Worktree:
-		flag := "--require-snapshot"
-		if spec.Worktree {
-			flag = "--worktree"
-		}
-		return "", "", fault.Usagef("%s: %v", flag, snapErr)
-	}
-	return "", "no snapshot: " + snapshotReason(snapErr), nil
+func (s starter) Git(ctx context.Context, t *state.Task) (context.Context, error) {
+	return s.env.GitContext(ctx, t)
 }
 
-// recordStarting records the task starting: its snapshot, its worktree,
-// and the pane launched beside the snapshot (if one was), in one write;
-// a task that left the queue meanwhile (cancelled) is an *deps.LeftQueueError.
-func recordStarting(ctx context.Context, env *Env, id, snapRef, snapNote string, wt wtsetup.Made, launched *launched) error {
-	return env.Record().UpdateTaskDurably(ctx, "task "+id+": starting", id, func(t *state.Task) error {
-		if t.Status != state.StatusQueued {
-			return &deps.LeftQueueError{Task: t}
-		}
-		t.SnapshotRef = snapRef
-		if wt.Branch != "" {
-			t.Origin, t.Dir, t.Branch = t.Dir, wt.Dir, wt.Branch
-		}
-		if err := t.SetStatus(state.StatusStarting, env.Time(), snapNote); err != nil {
-			return err
-		}
-		if launched != nil {
-			launched.record(t) // the pane, in the same write
-		}
-		return nil
-	})
+func (s starter) Files(id string) error { return s.env.Store.PrepareTaskFiles(id) }
+
+func (s starter) Pane(ctx context.Context, t *state.Task, prof *profile.Profile, spec *settings.Start) (*launchpkg.Pane, error) {
+	return launchPane(ctx, s.env, t, prof, spec)
 }
 
-func snapshotReason(err error) string {
-	switch {
-	case errors.Is(err, gitsnap.ErrNotRepo):
-		return "not a git repository"
-	case errors.Is(err, gitsnap.ErrBareRepo):
-		return "a bare repository"
-	case errors.Is(err, gitsnap.ErrGitMissing):
-		return "git is not installed"
-	}
-	return err.Error()
+func (s starter) Worktree(ctx context.Context, t *state.Task, snap *gitsnap.Snapshot, setup *config.WorktreeSetup) (wtsetup.Made, error) {
+	return startWorktree(ctx, s.env, t, snap, setup)
 }
 
 // ResolveArgv makes argv[0] absolute: "runner" is this binary; anything
@@ -246,25 +123,12 @@ func (s localSite) paneEnv(t *state.Task, prof *profile.Profile) []string {
 // and the sandbox with --sandbox. It is the one launch of every task: a
 // dispatch, a queued task's start, a resume.
 func launch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, spec *settings.Start) error {
-	l, err := launchPane(ctx, env, t, prof, spec)
-	if err != nil {
-		return err
-	}
-	return env.Record().Update(ctx, t.ID, l.record)
-}
-
-// launched is an agent's pane launched by launchPane, not yet recorded.
-type launched struct {
-	// record sets the pane on the task (and says where it runs, and
-	// that it is sandboxed, in its last status's reason).
-	record func(*state.Task)
-	// close closes the pane's window (an agent not to run after all).
-	close func(context.Context) error
+	return launchpkg.Launch(ctx, starter{env}, env.Record(), t, prof, spec)
 }
 
 // launchPane is launch without the record: the pane started and set up,
 // and what recording it does to the task.
-func launchPane(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, spec *settings.Start) (*launched, error) {
+func launchPane(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, spec *settings.Start) (*launchpkg.Pane, error) {
 	s, err := siteOf(ctx, env, t)
 	if err != nil {
 		return nil, err
@@ -311,7 +175,7 @@ func launchPane(ctx context.Context, env *Env, t *state.Task, prof *profile.Prof
 		return nil, err
 	}
 	where := s.where()
-	return &launched{close: closeWindow, record: func(x *state.Task) {
+	return &launchpkg.Pane{Close: closeWindow, Record: func(x *state.Task) {
 		x.Tmux.Pane = pane
 		if len(x.History) > 0 {
 			x.History[len(x.History)-1].Reason += "; pane " + pane + where

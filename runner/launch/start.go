@@ -1,0 +1,213 @@
+// Package launch starts a queued task: its snapshot, its worktree, its
+// agent's pane, and the record of it starting, in the order that keeps
+// the snapshot true to the tree the task found. It asks the machine the
+// task runs on through a Machine (package runner gives one on its Env:
+// the pane on the task's site, git there) and writes through the task
+// record (package record) it is given.
+package launch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/deps"
+	"github.com/runner-cli/runner/runner/fault"
+	"github.com/runner-cli/runner/runner/placement"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/record"
+	"github.com/runner-cli/runner/runner/settings"
+	wtsetup "github.com/runner-cli/runner/runner/worktree/setup"
+	"github.com/runner-cli/runner/state"
+)
+
+// Machine is what a start asks of the machine its task runs on.
+type Machine interface {
+	// SnapshotDir is the directory whose state t starts from: its own,
+	// or with --from the other task's worktree (its leftovers committed).
+	SnapshotDir(ctx context.Context, t *state.Task, spec *settings.Start) (string, error)
+	// Git is ctx for gitsnap calls on t's machine.
+	Git(ctx context.Context, t *state.Task) (context.Context, error)
+	// Files makes the files of task id ready for its pane.
+	Files(id string) error
+	// Pane launches t's agent in its pane, not yet recorded.
+	Pane(ctx context.Context, t *state.Task, prof *profile.Profile, spec *settings.Start) (*Pane, error)
+	// Worktree makes t's worktree at snap (package worktree/setup).
+	Worktree(ctx context.Context, t *state.Task, snap *gitsnap.Snapshot, setup *config.WorktreeSetup) (wtsetup.Made, error)
+}
+
+// Pane is an agent's pane launched, not yet recorded.
+type Pane struct {
+	// Record sets the pane on the task (and says where it runs, and that
+	// it is sandboxed, in its last status's reason).
+	Record func(*state.Task)
+	// Close closes the pane's window (an agent not to run after all).
+	Close func(context.Context) error
+}
+
+// Start takes the snapshot and launches the agent of queued task t: the
+// task becomes starting with its pane. A task that is no longer queued (a
+// user cancelled it meanwhile) is not started (a pane launched meanwhile
+// is closed); a start that fails is recorded (placement.FailStart).
+//
+// In a shared tree the snapshot is taken while the agent starts: the task
+// is delivered only after both, so the snapshot holds the tree as the task
+// found it (what an agent's own start-up writes there, which none of the
+// built-in CLIs does, may or may not be in it). A worktree is made from
+// the snapshot, so the agent starts after it; so does a sandboxed agent:
+// it is not trusted, and a file it wrote as it started would otherwise
+// be in the snapshot, hidden from the task's diff and kept by a restore.
+func Start(ctx context.Context, m Machine, book record.Book, t *state.Task, prof *profile.Profile, spec *settings.Start) error {
+	fail := func(err error, why string) error {
+		placement.FailStart(context.WithoutCancel(ctx), book, t, why+err.Error())
+		return err
+	}
+	snapDir, err := m.SnapshotDir(ctx, t, spec)
+	if err != nil {
+		return fail(err, "")
+	}
+	gctx, err := m.Git(ctx, t)
+	if err != nil {
+		return fail(err, "")
+	}
+	snap, snapErr, pane, err := snapshotAndLaunch(ctx, m, t, prof, spec, func() (*gitsnap.Snapshot, error) {
+		if spec.Snapshot != "" {
+			return gitsnap.Alias(gctx, snapDir, spec.Snapshot, t.ID)
+		}
+		return gitsnap.Take(gctx, snapDir, gitsnap.Options{ID: t.ID, Label: "before " + textutil.Headline(t.Text, 100)})
+	})
+	if err != nil {
+		return fail(err, "")
+	}
+	// closePane closes the pane of an agent that is not to run after all.
+	closePane := func() {
+		if pane != nil {
+			_ = pane.Close(context.WithoutCancel(ctx))
+		}
+	}
+	snapRef, snapNote, err := snapshotOutcome(snap, snapErr, spec)
+	if err != nil {
+		closePane()
+		placement.FailStart(context.WithoutCancel(ctx), book, t, "no snapshot: "+snapErr.Error())
+		return err
+	}
+	var wt wtsetup.Made
+	if spec.Worktree {
+		if wt, err = m.Worktree(gctx, t, snap, spec.Setup); err != nil {
+			return fail(err, "worktree: ")
+		}
+		snapNote += "; worktree " + wt.Dir + " on branch " + wt.Branch
+	}
+	if err := recordStarting(ctx, book, t.ID, snapRef, snapNote, wt, pane); err != nil {
+		closePane()
+		return err
+	}
+	if pane != nil {
+		return nil
+	}
+	if wt.Branch != "" {
+		t.Origin, t.Dir, t.Branch = t.Dir, wt.Dir, wt.Branch
+	}
+	if err := m.Files(t.ID); err != nil {
+		return err
+	}
+	if err := Launch(ctx, m, book, t, prof, spec); err != nil {
+		return fail(err, "launch failed: ")
+	}
+	return nil
+}
+
+// Launch starts t's agent in its pane (Machine.Pane) and records the pane.
+func Launch(ctx context.Context, m Machine, book record.Book, t *state.Task, prof *profile.Profile, spec *settings.Start) error {
+	p, err := m.Pane(ctx, t, prof, spec)
+	if err != nil {
+		return err
+	}
+	return book.Update(ctx, t.ID, p.Record)
+}
+
+// snapshotAndLaunch takes the snapshot (take) and, in a shared tree
+// without a sandbox, launches the agent's pane beside it (pane: nil when
+// it is to start after the snapshot). err is a failure to start, which
+// the task records; a failed snapshot is snapErr.
+func snapshotAndLaunch(ctx context.Context, m Machine, t *state.Task, prof *profile.Profile, spec *settings.Start,
+	take func() (*gitsnap.Snapshot, error)) (snap *gitsnap.Snapshot, snapErr error, pane *Pane, err error) {
+	if spec.Worktree || spec.Sandbox != nil {
+		snap, snapErr = take()
+		return snap, snapErr, nil, nil
+	}
+	if err := m.Files(t.ID); err != nil {
+		return nil, nil, nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		snap, snapErr = take()
+	}()
+	pane, err = m.Pane(ctx, t, prof, spec)
+	<-done
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("launch failed: %w", err)
+	}
+	return snap, snapErr, pane, nil
+}
+
+// snapshotOutcome is what the record says of the snapshot: its ref and a
+// note, or, when the task needs one (--require-snapshot, --worktree), the
+// usage error that ends it.
+func snapshotOutcome(snap *gitsnap.Snapshot, snapErr error, spec *settings.Start) (ref, note string, err error) {
+	switch {
+	case snapErr == nil:
+		return snap.Ref, fmt.Sprintf("snapshot %s (%s)", snap.Ref, snap.Duration.Round(time.Millisecond)), nil
+	case spec.RequireSnapshot || spec.Worktree:
+		flag := "--require-snapshot"
+		if spec.Worktree {
+			flag = "--worktree"
+		}
+		return "", "", fault.Usagef("%s: %v", flag, snapErr)
+	}
+	return "", "no snapshot: " + snapshotReason(snapErr), nil
+}
+
+// recordStarting records the task starting: its snapshot, its worktree,
+// and the pane launched beside the snapshot (if one was), in one write;
+// a task that left the queue meanwhile (cancelled) is an *deps.LeftQueueError.
+func recordStarting(ctx context.Context, book record.Book, id, snapRef, snapNote string, wt wtsetup.Made, pane *Pane) error {
+	return book.UpdateTaskDurably(ctx, "task "+id+": starting", id, func(t *state.Task) error {
+		if t.Status != state.StatusQueued {
+			return &deps.LeftQueueError{Task: t}
+		}
+		t.SnapshotRef = snapRef
+		if wt.Branch != "" {
+			t.Origin, t.Dir, t.Branch = t.Dir, wt.Dir, wt.Branch
+		}
+		now := clock.Now
+		if book.Now != nil {
+			now = book.Now
+		}
+		if err := t.SetStatus(state.StatusStarting, now(), snapNote); err != nil {
+			return err
+		}
+		if pane != nil {
+			pane.Record(t) // the pane, in the same write
+		}
+		return nil
+	})
+}
+
+func snapshotReason(err error) string {
+	switch {
+	case errors.Is(err, gitsnap.ErrNotRepo):
+		return "not a git repository"
+	case errors.Is(err, gitsnap.ErrBareRepo):
+		return "a bare repository"
+	case errors.Is(err, gitsnap.ErrGitMissing):
+		return "git is not installed"
+	}
+	return err.Error()
+}

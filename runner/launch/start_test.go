@@ -1,0 +1,118 @@
+package launch
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/internal/importcheck"
+	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/deps"
+	"github.com/runner-cli/runner/runner/fault"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/reconcile"
+	"github.com/runner-cli/runner/runner/record"
+	"github.com/runner-cli/runner/runner/settings"
+	wtsetup "github.com/runner-cli/runner/runner/worktree/setup"
+	"github.com/runner-cli/runner/state"
+)
+
+func TestImports(t *testing.T) {
+	importcheck.Only(t, ".", "gitsnap", "internal/clock", "internal/textutil", "runner/config", "runner/deps", "runner/fault",
+		"runner/placement", "runner/profile", "runner/record", "runner/settings", "runner/worktree/setup", "state")
+}
+
+// fakeMachine launches a pane that is only a name, and says what was done.
+type fakeMachine struct {
+	did     []string
+	paneErr error
+}
+
+func (f *fakeMachine) SnapshotDir(_ context.Context, t *state.Task, _ *settings.Start) (string, error) {
+	return t.Dir, nil
+}
+func (f *fakeMachine) Git(ctx context.Context, _ *state.Task) (context.Context, error) {
+	return ctx, nil
+}
+func (f *fakeMachine) Files(string) error {
+	f.did = append(f.did, "files")
+	return nil
+}
+func (f *fakeMachine) Pane(context.Context, *state.Task, *profile.Profile, *settings.Start) (*Pane, error) {
+	f.did = append(f.did, "pane")
+	if f.paneErr != nil {
+		return nil, f.paneErr
+	}
+	return &Pane{Record: func(t *state.Task) { t.Tmux.Pane = "%9" },
+		Close: func(context.Context) error { f.did = append(f.did, "close"); return nil }}, nil
+}
+func (f *fakeMachine) Worktree(context.Context, *state.Task, *gitsnap.Snapshot, *config.WorktreeSetup) (wtsetup.Made, error) {
+	return wtsetup.Made{}, errors.New("no worktree here")
+}
+
+// queued records a queued task in a folder that is no repository.
+func queued(t *testing.T, status state.Status) (record.Book, *state.Task) {
+	t.Helper()
+	st, err := state.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	book := record.Book{Store: st, Now: func() time.Time { return now }, Procs: reconcile.LiveProcs{}}
+	task := &state.Task{ID: "t_start001", Dir: t.TempDir(), Text: "do it", Created: now}
+	_ = task.SetStatus(status, now, "test")
+	if err := book.UpdateDurably(t.Context(), "test", func(s *state.State) error { s.Tasks[task.ID] = task; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return book, task
+}
+
+// TestStart: in a shared tree the pane starts beside the snapshot and is
+// recorded with the task starting, in one write; a task that needs a
+// snapshot and cannot have one fails with a usage error, its pane closed;
+// a task cancelled meanwhile is left alone, its pane closed.
+func TestStart(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status state.Status
+		spec   settings.Start
+		did    string
+		want   state.Status
+		reason string
+		err    func(error) bool
+	}{
+		{name: "shared tree", status: state.StatusQueued, did: "files pane", want: state.StatusStarting, reason: "no snapshot: not a git repository"},
+		{name: "snapshot required", status: state.StatusQueued, spec: settings.Start{RequireSnapshot: true}, did: "files pane close",
+			want: state.StatusFailed, reason: "no snapshot", err: func(err error) bool { return errors.Is(err, fault.ErrUsage) }},
+		{name: "cancelled meanwhile", status: state.StatusCancelled, did: "files pane close", want: state.StatusCancelled,
+			err: func(err error) bool { var left *deps.LeftQueueError; return errors.As(err, &left) }},
+		{name: "sandboxed: the pane after the snapshot", status: state.StatusQueued, spec: settings.Start{Sandbox: &settings.Sandbox{}},
+			did: "files pane", want: state.StatusStarting, reason: "no snapshot"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			book, task := queued(t, tc.status)
+			m := &fakeMachine{}
+			spec := tc.spec
+			err := Start(t.Context(), m, book, task, &profile.Profile{Name: "sim"}, &spec)
+			if tc.err == nil && err != nil || tc.err != nil && !tc.err(err) {
+				t.Fatalf("Start: %v", err)
+			}
+			if got := strings.Join(m.did, " "); got != tc.did {
+				t.Errorf("did %q, want %q", got, tc.did)
+			}
+			rec, err := book.Task(t.Context(), task.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.Status != tc.want || !strings.Contains(rec.LastReason(), tc.reason) {
+				t.Errorf("recorded %s (%s), want %s (%s)", rec.Status, rec.LastReason(), tc.want, tc.reason)
+			}
+			if tc.want == state.StatusStarting && rec.Tmux.Pane != "%9" {
+				t.Errorf("the pane %q was not recorded", rec.Tmux.Pane)
+			}
+		})
+	}
+}
