@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/runner-cli/runner/internal/subproc"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/worktree"
 
@@ -43,8 +44,10 @@ var ErrBusy = fmt.Errorf("another runner gc is running: %w", state.ErrBusy)
 
 // Defaults of Options.
 const (
-	DefaultQuitWait  = 5 * time.Second
-	DefaultKillGrace = 3 * time.Second
+	DefaultQuitWait = 5 * time.Second
+	// DefaultKillGrace is subproc.Grace: a task's processes get the
+	// same time between SIGTERM and SIGKILL as runner's own children.
+	DefaultKillGrace = subproc.Grace
 )
 
 // Task is one task whose window gc closed and whose processes it ended
