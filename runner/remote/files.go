@@ -4,7 +4,9 @@
 // transcript, pane-died lines and hook events back into local copies
 // (Stream; Mirror for a task's record, Early for the stream a foreground
 // dispatch starts with the agent), which the monitor watches as it watches
-// a local task's. All of it goes through a hosts.Conn the caller passes in.
+// a local task's. All of it goes through a hosts.Conn the caller passes in;
+// the launch's checks and its sandbox declare the little of it they use
+// (Conn, SandboxConn), so tests give them a fake host.
 package remote
 
 import "path"

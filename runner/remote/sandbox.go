@@ -23,7 +23,7 @@ import (
 // socket is covered and its runtime directory hidden),
 // the CLI's state directories (the profile's sandbox paths and the user's
 // extra) are made there, and bwrap is the host's.
-func SandboxArgv(ctx context.Context, t *state.Task, c *hosts.Conn, prof *profile.Profile, files Files, penv, argv, extra []string, gitCommon string) ([]string, []string, error) {
+func SandboxArgv(ctx context.Context, t *state.Task, c SandboxConn, prof *profile.Profile, files Files, penv, argv, extra []string, gitCommon string) ([]string, []string, error) {
 	// One round trip (the dispatch checked that bwrap works there): where
 	// bwrap is, whether we are root there, HOME there, and the socket tmux
 	// there uses for this server.
@@ -113,7 +113,7 @@ func ForwardDoor(ctx context.Context, c *hosts.Conn, id, local string) error {
 // gitControlThere makes what is missing of gitsnap.ControlFiles in the
 // host's git directory gd (the folders; config.worktree empty; commondir
 // as ".", itself) in one round trip, and returns their paths there.
-func gitControlThere(ctx context.Context, c *hosts.Conn, gd string) ([]string, error) {
+func gitControlThere(ctx context.Context, c Conn, gd string) ([]string, error) {
 	dirs, files := gitsnap.ControlFiles(true)
 	const script = `cd "$1" || exit 1; shift; for d do case $d in */) mkdir -p -- "${d%/}" 2>/dev/null;; esac; done
 [ -e config.worktree ] || [ -L config.worktree ] || : > config.worktree

@@ -20,7 +20,7 @@ import (
 // there: "runner" (the sim agent) is the host's runner binary. A missing
 // directory, program or runner binary is a usage error (exit 2); an
 // unreachable host wraps hosts.ErrUnreachable (exit 1).
-func Argv(ctx context.Context, c *hosts.Conn, prof *profile.Profile, dir string, argv []string) ([]string, error) {
+func Argv(ctx context.Context, c Conn, prof *profile.Profile, dir string, argv []string) ([]string, error) {
 	host := c.Host().Name
 	if len(argv) == 0 {
 		return nil, fault.Usagef("agent %s: the profile has no command (set profiles.%s.command in the config)", prof.Name, prof.Name)
@@ -50,7 +50,7 @@ func Argv(ctx context.Context, c *hosts.Conn, prof *profile.Profile, dir string,
 
 // CLIVersion reads the version of the CLI at path on c's host (its
 // version_args), within twice doctor.VersionTimeout.
-func CLIVersion(ctx context.Context, c *hosts.Conn, path string, versionArgs []string) (string, error) {
+func CLIVersion(ctx context.Context, c Conn, path string, versionArgs []string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 2*doctor.VersionTimeout)
 	defer cancel()
 	out, err := c.Run(ctx, append([]string{path}, versionArgs...)...)
@@ -80,7 +80,7 @@ func PaneEnv(t *state.Task, prof *profile.Profile, files Files) []string {
 // a runner binary there, for a hook that would replace the user's own
 // program (which runner cannot read there), or for one whose settings must
 // be root's.
-func Hook(t *state.Task, c *hosts.Conn, prof *profile.Profile, files Files, penv []string) (hl *profile.HookLaunch, env []string, why string, err error) {
+func Hook(t *state.Task, c Conn, prof *profile.Profile, files Files, penv []string) (hl *profile.HookLaunch, env []string, why string, err error) {
 	switch {
 	case c.Host().Runner == "":
 		why = "the host names no runner binary (runner host add … --runner PATH)"
