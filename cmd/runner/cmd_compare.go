@@ -24,13 +24,14 @@ func (a *app) newCompareCmd() *cobra.Command {
 		Use:   "compare GROUP",
 		Short: "Show a group's candidates side by side (dispatch --agents/--tries)",
 		Long: `Show each candidate of GROUP (the id 'dispatch --agents' or '--tries' printed, or a
-unique prefix): its agent, status, the check's result, the files and lines it changed
+unique prefix): its agent, its host (a group dispatched with --host), status, the
+check's result, the files and lines it changed
 from the group's snapshot, its spend, wall time, the merge forecast against the
 project's branch, the other candidates that changed some of the same files, its
 votes, and the first line of its answer.
 
 --diff A B shows how candidate B's tree differs from candidate A's (task ids or
-prefixes), untracked files included.`,
+prefixes), untracked files included; both on one machine.`,
 		Example: `  runner compare g_abc123
   runner compare g_abc123 --json`,
 		Args: args(cobra.ExactArgs(1)),
@@ -205,7 +206,9 @@ func (a *app) newPickCmd() *cobra.Command {
 		Long: `Merge one candidate of GROUP into the project's branch (as 'runner merge' does: what
 its agent left is committed on its branch first; a conflict stops it, exit 1) and end
 the others: their windows are closed, their worktrees and branches kept until 'runner
-gc' (or removed now with --drop). Give TASK, or let --by choose:
+gc' (or removed now with --drop). A candidate on a host is first brought back: what
+its agent left is committed there, its branch fetched into the repository here (one
+pack over the host's connection), and merged here. Give TASK, or let --by choose:
 
   check  candidates done with a passing check (done, without a check), then the fewest
          files changed, then the fewest lines, then the fewest tokens

@@ -45,7 +45,7 @@ func (g groupFlags) given() bool {
 
 // addGroupFlags adds the group flags of `runner dispatch`.
 func addGroupFlags(fl *pflag.FlagSet, g *groupFlags) {
-	fl.StringSliceVar(&g.agents, "agents", nil, "run the task as a group: one candidate per agent, each in a worktree of its own from one snapshot (names may repeat: claude,claude); see 'runner compare'")
+	fl.StringSliceVar(&g.agents, "agents", nil, "run the task as a group: one candidate per agent, each in a worktree of its own from one snapshot (names may repeat: claude,claude); with --host, spread over the hosts, the snapshot carried to each; see 'runner compare'")
 	fl.IntVar(&g.tries, "tries", 0, "run the task as a group of N candidates of one agent (--agent), each in a worktree of its own")
 	fl.StringVar(&g.check, "check", "", "with a group: a shell command run in each candidate's worktree when its turn ends done (default: the project's check in the config)")
 	fl.DurationVar(&g.checkTimeout, "check-timeout", 0, "end a check that runs longer than this (default 10m)")
