@@ -22,7 +22,8 @@ func TrackChanges(ctx context.Context, env *Env, id string) error {
 // changes is package changes on env.
 func (env *Env) changes() changes.Deps {
 	return changes.Deps{Store: env.Store, Book: env.Record(), Now: env.Time, Say: env.Say, Git: env.GitContext,
-		PaneClient: env.PaneClient, Procs: reconcile.LiveProcs{},
+		PaneClient:      func(ctx context.Context, t *state.Task) (changes.Panes, error) { return env.PaneClient(ctx, t) },
+		Procs:           reconcile.LiveProcs{},
 		StartDeliveries: func(ctx context.Context, ids []string) []error { return StartDeliveries(ctx, env, ids) }}
 }
 

@@ -38,10 +38,19 @@ type Deps struct {
 	Now             func() time.Time
 	Say             func(format string, args ...any)
 	Git             func(ctx context.Context, t *state.Task) (context.Context, error)
-	PaneClient      func(ctx context.Context, t *state.Task) (*tmuxctl.Client, error)
+	PaneClient      func(ctx context.Context, t *state.Task) (Panes, error)
 	Procs           messaging.Procs
 	StartDeliveries func(ctx context.Context, ids []string) []error
 }
+
+// Panes is what PaneAlive asks of the tmux server of a task's pane: the
+// pane and one of its options. A *tmuxctl.Client is one.
+type Panes interface {
+	Pane(ctx context.Context, pane string) (tmuxctl.PaneInfo, error)
+	ShowOption(ctx context.Context, pane, name string) (string, error)
+}
+
+var _ Panes = (*tmuxctl.Client)(nil)
 
 // changesTimeout bounds one look (a large repository, a slow host).
 const changesTimeout = 30 * time.Second
