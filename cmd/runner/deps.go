@@ -1,6 +1,8 @@
 // The small structs the packages above the core take (docs/architecture.md,
 // Seams), one constructor each, built from the command's Env: what the
-// package uses of it, and what it asks of package runner as functions.
+// package uses of it, and what it asks of package runner: open.Core where
+// the package declares a Core interface (gc, mailbox, ask), functions
+// elsewhere.
 
 package main
 
