@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/state"
 )
 
 // poolGroup is BenchmarkPool's group of 3 across hosts (issue 53 §3): a
@@ -75,4 +76,17 @@ func poolGroup(b *testing.B, r *benchRig) {
 	}
 	b.Logf("a group of 3 across hosts (%s): dispatched and ended in %v (foreground), picked and merged here in %v",
 		strings.Join(hosts, ", "), dispatched.Round(time.Millisecond), picked.Round(time.Millisecond))
+}
+
+// failedReasons are the failed tasks among ids, each with its last
+// reason, so that a run that fails says why.
+func failedReasons(b *testing.B, r *benchRig, ids []string) []string {
+	st := r.readState(b)
+	var out []string
+	for _, id := range ids {
+		if t := st.Tasks[id]; t != nil && t.Status == state.StatusFailed {
+			out = append(out, id+" on "+t.Tmux.Host+": "+t.LastReason())
+		}
+	}
+	return out
 }

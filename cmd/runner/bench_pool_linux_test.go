@@ -101,7 +101,7 @@ func BenchmarkPool(b *testing.B) {
 	b.Logf("placed, by host (whole run): %v", spread)
 	poolGroup(b, r) // a group of 3 across hosts, picked and merged here
 	if ends[string(state.StatusFailed)] > 0 {
-		b.Errorf("%d tasks failed", ends[string(state.StatusFailed)])
+		b.Errorf("%d tasks failed: %s", ends[string(state.StatusFailed)], strings.Join(failedReasons(b, r, ids), "; "))
 	}
 }
 
