@@ -106,8 +106,7 @@ func detach(ctx context.Context, env *Env, task *state.Task, lock *state.Project
 // recordTask records the new task of plan p, queued and owned by this
 // process (package enqueue), and says so.
 func recordTask(ctx context.Context, env *Env, p *plan.Plan) (*state.Task, error) {
-	w := enqueue.Where{Store: env.Store, Book: env.Record(), Now: env.Time(), Socket: env.TC.Socket(),
-		Owner: os.Getpid(), OwnerIdent: reconcile.SelfIdentity()}
+	w := enqueue.Where{Store: env.Store, Book: env.Record(), Now: env.Time, Socket: env.TC.Socket()}
 	if p.Host != "" {
 		c, err := env.HostConn(ctx, p.Host)
 		if err != nil {

@@ -8,36 +8,41 @@ import (
 	"context"
 
 	"github.com/runner-cli/runner/runner/doctor"
+	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/plan"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/remote"
+	"github.com/runner-cli/runner/state"
 )
 
-// planDispatch makes req one plan: made from the state (plan.Make: the
-// agent, the project and its policy, the lineage, --after, --from, the
-// budgets) and made whole where the task runs (Plan.Check: a door's child
-// confined, the worktree, the sandbox, --require-snapshot, the agent's
-// command line for its site). Every error is found before anything is
-// recorded.
+// planDispatch makes req one plan (plan.Make) from the state as read now,
+// on this machine and the hosts of env (machine). Every error is found
+// before anything is recorded.
 func planDispatch(ctx context.Context, env *Env, req DispatchRequest) (*plan.Plan, error) {
 	st, err := env.Store.Read(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p, err := plan.Make(req, env.Profiles, st, CallerTask(ctx, env, st, nil))
-	if err != nil {
-		return nil, err
-	}
-	if err := p.Check(ctx, machine{env}, st); err != nil {
-		return nil, err
-	}
-	return p, nil
+	return plan.Make(ctx, req, env.Profiles, st, machine{env})
 }
 
 // machine is plan.Machine on env: this machine, and the hosts of its pool.
 type machine struct{ env *Env }
 
 var _ plan.Machine = machine{}
+
+func (m machine) Caller(ctx context.Context, st *state.State) string {
+	return CallerTask(ctx, m.env, st, nil)
+}
+
+func (m machine) Pool(ctx context.Context, spec string) error {
+	all, err := m.env.Store.Hosts(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = hosts.Members(all, spec)
+	return err
+}
 
 func (m machine) GitOn(ctx context.Context, host string) (context.Context, error) {
 	return m.env.GitOn(ctx, host)

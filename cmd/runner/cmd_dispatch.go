@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/runner-cli/runner/runner/hosts"
 	"math"
 	"path/filepath"
 	"strings"
@@ -175,33 +174,14 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 	// Cron dispatches keep the machine tidy: windows of tasks that ended
 	// longer ago than close_after go in the background.
 	a.startAutoGC(ctx, env, cfg)
-	if f.agent == "" {
-		f.agent = cfg.DefaultAgent
-	}
-	if len(in.notify) == 0 {
-		in.notify = cfg.NotifyCommand
-	}
-	set, err := dispatchSettings(f, cfg, in.notify)
+	req, err := a.request(f, cfg, in)
 	if err != nil {
 		return err
 	}
-	a.waitBusyState(env.Store, set.Timeout, "this dispatch (its --timeout)")
-	req := dispatchRequest(f, cfg, in, set)
-	if err := a.confine(&req, f); err != nil {
-		return err
-	}
-	if f.group.active() || f.group.given() {
+	a.waitBusyState(env.Store, req.Settings.Timeout, "this dispatch (its --timeout)")
+	if f.isGroup() {
 		req.Host = f.host // a group runs here, or where --host says: not in the config's pool
 		return a.runGroup(ctx, f, env, cfg, req)
-	}
-	if hosts.IsPool(req.Host) {
-		all, err := env.Store.Hosts(ctx)
-		if err != nil {
-			return err
-		}
-		if _, err := hosts.Members(all, req.Host); err != nil {
-			return err
-		}
 	}
 	if f.printAnswer && (f.asJSON || f.detach) {
 		return fault.Usagef("--print-answer waits for the answer: not with --json (the record has it as \"answer\") or --detach (use 'runner wait ID --print-answer')")
@@ -250,6 +230,32 @@ func (a *app) readDispatchInput(f dispatchOptions) (dispatchInput, error) {
 	}
 	return in, nil
 }
+
+// request is what runner.Dispatch is asked (its plan, package plan, is
+// made of it there): the flags over the config (the agent, the notify
+// command, the run settings), and, asked through a sandboxed task's door,
+// that task's confinement.
+func (a *app) request(f dispatchOptions, cfg *config.Config, in dispatchInput) (runner.DispatchRequest, error) {
+	if f.agent == "" {
+		f.agent = cfg.DefaultAgent
+	}
+	if len(in.notify) == 0 {
+		in.notify = cfg.NotifyCommand
+	}
+	set, err := dispatchSettings(f, cfg, in.notify)
+	if err != nil {
+		return runner.DispatchRequest{}, err
+	}
+	req := dispatchRequest(f, cfg, in, set)
+	if err := a.confine(&req, f); err != nil {
+		return runner.DispatchRequest{}, err
+	}
+	return req, nil
+}
+
+// isGroup reports whether f dispatches a group (--agents, --tries, or a
+// group's flags, which runGroup refuses alone).
+func (f dispatchOptions) isGroup() bool { return f.group.active() || f.group.given() }
 
 // dispatchSettings are the task's run settings: the flags over the
 // config, notify being the command already chosen.

@@ -26,23 +26,21 @@ import (
 // Where is where a task is recorded, and by whom.
 type Where struct {
 	Store  *state.Store
-	Book   record.Book // the task record's writes and the journal
-	Now    time.Time   // the task's creation
-	Socket string      // the tmux socket of the task's site
-	// Owner is the process that records it, with its identity
-	// (reconcile.SelfIdentity): it owns the task until a supervisor
-	// takes it over (a reconcile that finds it gone fails the task, or,
-	// waiting for others, orphans it).
-	Owner      int
-	OwnerIdent string
+	Book   record.Book      // the task record's writes and the journal
+	Now    func() time.Time // the clock: the task's creation
+	Socket string           // the tmux socket of the task's site
 }
 
-// Task records p's task, queued (waiting for p.After, when it has some).
+// Task records p's task, queued (waiting for p.After, when it has some),
+// owned by this process until a supervisor takes it over (a reconcile
+// that finds this process gone fails the task, or, waiting for others,
+// orphans it).
 // A long text goes to its own file, named after the task, before the
 // record points at it (and is removed when the record is not written).
 func Task(ctx context.Context, p *plan.Plan, w Where) (*state.Task, error) {
 	tmux := state.TmuxTarget{Socket: w.Socket, Session: projects.SessionName(p.Project, p.Dir), Host: p.Host, Pool: p.Pool}
 	set, _ := json.Marshal(p.Settings)
+	now, owner, ident := w.Now(), os.Getpid(), reconcile.SelfIdentity()
 	newID := state.RandomTaskID()
 	text, textFile, err := w.Store.RecordText(newID, p.Req.Text)
 	if err != nil {
@@ -59,14 +57,14 @@ func Task(ctx context.Context, p *plan.Plan, w Where) (*state.Task, error) {
 			}
 			id = s.NewTaskID()
 		}
-		if err := breadth.Check(s, p.Parent, p.Req.Tree, w.Now); err != nil {
+		if err := breadth.Check(s, p.Parent, p.Req.Tree, now); err != nil {
 			return err
 		}
 		tmux.Window = id
 		task = &state.Task{ID: id, Project: p.Project, Dir: p.Dir, Agent: p.Profile.Name, Text: text, TextFile: textFile,
-			Parent: p.Parent, Level: p.Level, Source: p.Source, Created: w.Now, Settings: set, After: p.After,
+			Parent: p.Parent, Level: p.Level, Source: p.Source, Created: now, Settings: set, After: p.After,
 			Tmux: tmux, Group: p.Req.Group, Transcript: w.Store.TaskFile(state.FileLog, id),
-			SupervisorPID: w.Owner, SupervisorStart: w.OwnerIdent}
+			SupervisorPID: owner, SupervisorStart: ident}
 		reason := "dispatched by " + p.Source
 		if len(p.After) > 0 {
 			reason = reconcile.WaitingReason(p.After)
@@ -74,7 +72,7 @@ func Task(ctx context.Context, p *plan.Plan, w Where) (*state.Task, error) {
 		if err := ports.Allocate(s, task, p.Policy.Ports); err != nil {
 			return err
 		}
-		_ = task.SetStatus(state.StatusQueued, w.Now, reason)
+		_ = task.SetStatus(state.StatusQueued, now, reason)
 		s.Tasks[id] = task
 		return nil
 	})

@@ -1,6 +1,7 @@
 package enqueue
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +34,7 @@ func planned(t *testing.T, req plan.Request, dir string) *plan.Plan {
 }
 
 // TestTask: the plan's task is recorded queued, owned by the process
-// given, with the plan's place, agent, lineage and settings; one that
+// recording it, with the plan's place, agent, lineage and settings; one that
 // waits says for what; a tree past its bounds is refused and nothing is
 // recorded.
 func TestTask(t *testing.T) {
@@ -42,7 +43,7 @@ func TestTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	w := Where{Store: st, Book: record.Book{Store: st}, Now: now, Socket: "/tmp/s", Owner: 42, OwnerIdent: "start"}
+	w := Where{Store: st, Book: record.Book{Store: st}, Now: func() time.Time { return now }, Socket: "/tmp/s"}
 	dir := t.TempDir()
 	task, err := Task(t.Context(), planned(t, plan.Request{Text: "list the files"}, dir), w)
 	if err != nil {
@@ -54,7 +55,7 @@ func TestTask(t *testing.T) {
 	}
 	rec := got.Task(task.ID)
 	if rec == nil || rec.Status != state.StatusQueued || rec.Agent != "shell" || rec.Dir != dir || rec.Project != "api" ||
-		rec.SupervisorPID != 42 || rec.Tmux.Socket != "/tmp/s" || rec.Tmux.Window != task.ID || !rec.Created.Equal(now) ||
+		rec.SupervisorPID != os.Getpid() || rec.Tmux.Socket != "/tmp/s" || rec.Tmux.Window != task.ID || !rec.Created.Equal(now) ||
 		rec.LastReason() != "dispatched by user" || !strings.Contains(string(rec.Settings), `"argv":["/bin/sh"]`) {
 		t.Fatalf("recorded %+v", rec)
 	}

@@ -20,6 +20,11 @@ import (
 // one, or a registered host (host "" is this machine). Package runner
 // gives it on its Env; tests give a fake.
 type Machine interface {
+	// Caller is the task the dispatching process runs under, as st
+	// knows it ("" for none: package caller).
+	Caller(ctx context.Context, st *state.State) string
+	// Pool checks that the pool of hosts spec (any, label:L) has hosts.
+	Pool(ctx context.Context, spec string) error
 	// GitOn is ctx for gitsnap calls on host (gitsnap.On).
 	GitOn(ctx context.Context, host string) (context.Context, error)
 	// HostSandbox checks that a sandbox can be made on host.
@@ -31,12 +36,18 @@ type Machine interface {
 	CLIVersion(ctx context.Context, host, path string, args []string) (string, error)
 }
 
-// Check makes the plan whole where its task runs (m): a door's child
+// Check makes the plan whole where its task runs (m): its pool's hosts
+// there, a door's child
 // confined (st: the asking task's record), a worktree's repository, the
 // sandbox and --require-snapshot checked, the agent's command line found
 // for its site with its asking mode (Finish). Each missing is a usage
 // error found before anything is recorded.
 func (p *Plan) Check(ctx context.Context, m Machine, st *state.State) error {
+	if p.Pool != "" {
+		if err := m.Pool(ctx, p.Pool); err != nil {
+			return err
+		}
+	}
 	if p.Req.Confined != "" {
 		if err := p.confineTo(ctx, st); err != nil {
 			return err

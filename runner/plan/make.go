@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"slices"
 
 	"github.com/runner-cli/runner/runner/budget"
@@ -11,12 +12,13 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-// Make is the plan of req as far as the state decides it: New, the
-// project placed and its policy applied (Resolve), its lineage under
-// caller (the task the dispatching process runs under, "" for none),
-// --after and --from resolved (Wait), and its budgets checked against its
-// agent. A bad request is a usage error.
-func Make(req Request, profiles []*profile.Profile, st *state.State, caller string) (*Plan, error) {
+// Make is the plan of req, made once and whole: New, the project placed
+// and its policy applied (Resolve), its lineage under the task the
+// dispatching process runs under (Machine.Caller), --after and --from
+// resolved (Wait), its budgets checked against its agent, and what it
+// needs checked where it runs (Check). st is the state as read; a bad
+// request is a usage error found before anything is recorded.
+func Make(ctx context.Context, req Request, profiles []*profile.Profile, st *state.State, m Machine) (*Plan, error) {
 	p, err := New(req, profiles)
 	if err != nil {
 		return nil, err
@@ -26,7 +28,7 @@ func Make(req Request, profiles []*profile.Profile, st *state.State, caller stri
 		return nil, err
 	}
 	p.Resolve(place)
-	if p.Lineage, err = lineage(st, caller, req); err != nil {
+	if p.Lineage, err = lineage(st, m.Caller(ctx, st), req); err != nil {
 		return nil, err
 	}
 	after, err := deps.Resolve(st, req.After)
@@ -39,6 +41,9 @@ func Make(req Request, profiles []*profile.Profile, st *state.State, caller stri
 	}
 	p.Wait(after, from)
 	if err := budget.CheckAgent(p.Settings.Budget(), p.Profile); err != nil {
+		return nil, err
+	}
+	if err := p.Check(ctx, m, st); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -163,24 +163,32 @@ func TestMakeRefuses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			req := tc.req
 			req.Agent, req.Text, req.Project = "shell", "x", dir
-			_, err := Make(req, profile.Builtins(), st, tc.caller)
+			_, err := Make(t.Context(), req, profile.Builtins(), st, &fakeMachine{caller: tc.caller, argv: []string{"/bin/sh"}})
 			if !errors.Is(err, fault.ErrUsage) || !strings.Contains(err.Error(), tc.words) {
 				t.Fatalf("Make: %v, want a usage error saying %q", err, tc.words)
 			}
 		})
 	}
-	// A child one level under the limit is made, with its lineage.
-	p, err := Make(Request{Agent: "shell", Text: "x", Project: dir, MaxLevel: 3}, profile.Builtins(), st, "t_parent01")
-	if err != nil || p.Parent != "t_parent01" || p.Level != 3 || p.Source != "t_parent01" || p.Dir != dir {
+	// A child one level under the limit is made, with its lineage, whole.
+	p, err := Make(t.Context(), Request{Agent: "shell", Text: "x", Project: dir, MaxLevel: 3}, profile.Builtins(), st, &fakeMachine{caller: "t_parent01", argv: []string{"/bin/sh"}})
+	if err != nil || p.Parent != "t_parent01" || p.Level != 3 || p.Source != "t_parent01" || p.Dir != dir || p.Settings.Start == nil {
 		t.Fatalf("Make: %+v %v", p, err)
 	}
 }
 
 // fakeMachine answers a plan's Check as told, and says what was asked.
 type fakeMachine struct {
+	caller     string
 	argv       []string
 	sandboxErr error
 	asked      []string
+}
+
+func (f *fakeMachine) Caller(context.Context, *state.State) string { return f.caller }
+
+func (f *fakeMachine) Pool(_ context.Context, spec string) error {
+	f.asked = append(f.asked, "pool "+spec)
+	return nil
 }
 
 func (f *fakeMachine) GitOn(ctx context.Context, host string) (context.Context, error) {
@@ -219,7 +227,7 @@ func TestCheck(t *testing.T) {
 		{name: "here", place: projects.Place{Dir: dir}, asked: []string{"argv  " + dir}, argv0: "/found/sh"},
 		{name: "on a host, sandboxed", req: Request{Sandbox: true, SandboxSet: true}, place: projects.Place{Dir: "/src", Host: "h1"},
 			asked: []string{"sandbox h1", "argv h1 /src"}, argv0: "/found/sh"},
-		{name: "in a pool", place: projects.Place{Dir: "/src", Pool: "any"}, argv0: "bash"},
+		{name: "in a pool", place: projects.Place{Dir: "/src", Pool: "any"}, asked: []string{"pool any"}, argv0: "bash"},
 		{name: "a worktree without a repository", req: Request{Worktree: true, WorktreeSet: true}, place: projects.Place{Dir: dir},
 			asked: []string{"git "}, words: "--worktree"},
 		{name: "a task home on a host", req: Request{Sandbox: true, SandboxSet: true, SandboxHome: "task"}, place: projects.Place{Dir: "/src", Host: "h1"},
