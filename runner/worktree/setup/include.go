@@ -10,8 +10,6 @@ import (
 	"path"
 	"strconv"
 	"strings"
-
-	"github.com/runner-cli/runner/runner/hosts"
 )
 
 // The bounds on what .worktreeinclude copies into one worktree; a file past
@@ -177,7 +175,7 @@ n=$((n+1)) tot=$((tot+sz)); echo "$i copied $sz"; done`
 
 // CopyIncludedThere is CopyIncluded for a worktree on a host: one sh
 // script, the paths as its arguments, run there.
-func CopyIncludedThere(ctx context.Context, c *hosts.Conn, from, to string, paths []string) (Copied, error) {
+func CopyIncludedThere(ctx context.Context, c Conn, from, to string, paths []string) (Copied, error) {
 	cp, err := copyThere(ctx, c.Run, from, to, paths)
 	if err != nil {
 		err = fmt.Errorf(".worktreeinclude: copy on %s: %w", c.Host().Name, err)

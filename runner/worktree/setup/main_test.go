@@ -10,7 +10,7 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
 
-// TestImports holds the package to what its doc says it uses: git (gitsnap), tmuxctl for a child's environment, the config, the hosts, the state.
+// TestImports holds the package to what its doc says it uses: git (gitsnap), tmuxctl for a child's environment, the config, the hosts and their ssh transport, the state.
 func TestImports(t *testing.T) {
-	importcheck.Only(t, ".", "gitsnap", "runner/config", "runner/hosts", "state", "tmuxctl")
+	importcheck.Only(t, ".", "gitsnap", "internal/transport", "runner/config", "runner/hosts", "state", "tmuxctl")
 }

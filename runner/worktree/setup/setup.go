@@ -3,8 +3,9 @@
 // node_modules, …) copied or linked in, then the ignored files the
 // repository's .worktreeinclude lists copied where nothing is yet
 // (CopyIncluded), and a set-up command run, here (Apply) or on the task's
-// host (ApplyThere). It sits below package
-// runner, whose worktree launch calls it.
+// host (ApplyThere, through the little of the host's connection it
+// declares: Conn). It sits below package runner, whose worktree launch
+// calls it.
 package setup
 
 import (
@@ -18,7 +19,6 @@ import (
 
 	"github.com/runner-cli/runner/internal/subproc"
 	"github.com/runner-cli/runner/runner/config"
-	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/tmuxctl"
 )
 
@@ -139,7 +139,7 @@ func copyPath(src, dst string, fi fs.FileInfo) error {
 // ApplyThere is Apply for a worktree on a host: the copies (cp -a), the
 // links (ln -s), the .worktreeinclude copies and the command run there,
 // each paths-as-arguments script one round trip; the log is here.
-func ApplyThere(ctx context.Context, w *config.WorktreeSetup, include []string, c *hosts.Conn, from, to, dir, log, id string) (Copied, error) {
+func ApplyThere(ctx context.Context, w *config.WorktreeSetup, include []string, c Conn, from, to, dir, log, id string) (Copied, error) {
 	if w == nil {
 		w = &config.WorktreeSetup{}
 	}
@@ -157,7 +157,7 @@ func ApplyThere(ctx context.Context, w *config.WorktreeSetup, include []string, 
 }
 
 // applyFilesThere is applyFiles on a host.
-func applyFilesThere(ctx context.Context, w *config.WorktreeSetup, c *hosts.Conn, from, to string) error {
+func applyFilesThere(ctx context.Context, w *config.WorktreeSetup, c Conn, from, to string) error {
 	if len(w.Copy) > 0 {
 		const script = `from=$1 to=$2; shift 2; for p do s=$from/$p d=$to/$p
 [ -e "$s" ] || continue
@@ -180,7 +180,7 @@ mkdir -p "${d%/*}" && ln -s "$s" "$d" || exit 1; done`
 }
 
 // runThere is run on a host; the output comes to log here.
-func runThere(ctx context.Context, w *config.WorktreeSetup, c *hosts.Conn, to, dir, log, id string) error {
+func runThere(ctx context.Context, w *config.WorktreeSetup, c Conn, to, dir, log, id string) error {
 	if len(w.Run) == 0 {
 		return nil
 	}
