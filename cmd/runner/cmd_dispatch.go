@@ -321,9 +321,18 @@ func setSpendLimits(set *settings.Run, f dispatchOptions, cfg *config.Config) er
 func dispatchRequest(f dispatchOptions, cfg *config.Config, in dispatchInput, set settings.Run) runner.DispatchRequest {
 	return runner.DispatchRequest{Project: f.args[0], Text: in.text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
 		AgentArgs: f.agentArgs, Permissions: f.permissions, PermissionsDefault: cfg.Permissions, RequireSnapshot: f.requireSnap,
-		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: f.worktree, WorktreeSet: f.worktreeSet, From: f.from,
-		Policy: cfg.PolicyFor, Sandbox: f.sandbox, SandboxSet: f.sandboxSet, SandboxPaths: cfg.SandboxPaths, Source: f.source, Size: in.size, UseHook: !f.noHook, Settings: set,
+		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: given(f.worktree, f.worktreeSet), From: f.from,
+		Policy: cfg.PolicyFor, Sandbox: given(f.sandbox, f.sandboxSet), SandboxPaths: cfg.SandboxPaths, Source: f.source, Size: in.size, UseHook: !f.noHook, Settings: set,
 		MaxLevel: cfg.MaxLevel, Tree: breadth.Bounds{MaxTasks: cfg.MaxTreeTasks, PerMinute: cfg.MaxTreeDispatchesPerMinute}, After: f.after, Host: dispatchHost(f, cfg), SandboxHome: cmp.Or(f.sandboxHome, cfg.SandboxHome)}
+}
+
+// given is a flag's value when it was given (set), else nil: the config
+// decides.
+func given(v, set bool) *bool {
+	if !set {
+		return nil
+	}
+	return &v
 }
 
 // dispatchHost is where a dispatch runs: --host (local: this machine),

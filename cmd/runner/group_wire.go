@@ -117,7 +117,7 @@ func (l groupLauncher) Carry(ctx context.Context, host, dir string, snap *gitsna
 func (l groupLauncher) Dispatch(ctx context.Context, g *state.Group, _ int, agent, where string) (*state.Task, error) {
 	r := l.req
 	r.Agent, r.Model = agent, l.cfg.ResolveModel(agent, l.f.model)
-	r.Worktree, r.WorktreeSet, r.Group, r.Snapshot = true, true, g.ID, g.ID
+	r.Worktree, r.Group, r.Snapshot = new(true), g.ID, g.ID
 	r.Settings.Detached = true
 	if where != "" {
 		// The same path on the host (or every host of the pool).

@@ -39,10 +39,9 @@ type Request struct {
 	Permissions, PermissionsDefault string
 	RequireSnapshot                 bool
 	Exclusive                       bool
-	Worktree                        bool // a git worktree of its own (settings.Start.Worktree)
-	// WorktreeSet says Worktree was given (dispatch --worktree[=false]);
-	// else the Policy's Isolation decides.
-	WorktreeSet bool
+	// Worktree asks for a git worktree of its own, or not (dispatch
+	// --worktree[=false]); nil: the Policy's Isolation decides (Plan.Worktree).
+	Worktree *bool
 	// From starts the task from another worktree task's branch; it must
 	// be one of After (it starts once that task is done). It implies
 	// Worktree.
@@ -65,10 +64,10 @@ type Request struct {
 	// lists allowed) of tasks that must be done before this one starts.
 	After    []string
 	Settings settings.Run
-	// Sandbox runs the agent in a sandbox (dispatch --sandbox);
-	// SandboxSet says the flag was given, else the Policy's Sandbox
-	// decides. SandboxPaths are the config's sandbox_paths.
-	Sandbox, SandboxSet bool
+	// Sandbox asks for the agent in a sandbox, or not (dispatch
+	// --sandbox[=false]); nil: the Policy's Sandbox decides (Plan.Sandbox).
+	// SandboxPaths are the config's sandbox_paths.
+	Sandbox *bool
 	// SandboxHome is the CLI directories' mode of a sandboxed task
 	// (settings.SandboxHomeTask: a copy for the task); "" shares them.
 	SandboxHome string
@@ -150,7 +149,7 @@ func New(req Request, profiles []*profile.Profile) (*Plan, error) {
 	if !settings.ValidSandboxHome(req.SandboxHome) {
 		return nil, fault.Usagef("--sandbox-home %q: give shared or task", req.SandboxHome)
 	}
-	return &Plan{Req: req, Profile: prof, Argv: argv, Mode: mode, Worktree: req.Worktree, Sandbox: req.Sandbox,
+	return &Plan{Req: req, Profile: prof, Argv: argv, Mode: mode,
 		SandboxHome: req.SandboxHome, Settings: req.Settings}, nil
 }
 
@@ -163,11 +162,17 @@ func (p *Plan) Resolve(place projects.Place) {
 	if p.Req.Policy != nil {
 		p.Policy = p.Req.Policy(place.Project)
 	}
-	if !p.Req.WorktreeSet {
-		p.Worktree = p.Policy.Isolation == "worktree"
+	p.Worktree = p.Policy.Isolation == "worktree"
+	if p.Req.Worktree != nil {
+		p.Worktree = *p.Req.Worktree
 	}
 	p.Setup = p.Policy.Setup
-	if !p.Req.SandboxSet && p.Req.Confined == "" {
+	switch {
+	case p.Req.Confined != "":
+		p.Sandbox = true // a door's child, whatever was asked (Confine)
+	case p.Req.Sandbox != nil:
+		p.Sandbox = *p.Req.Sandbox
+	default:
 		p.Sandbox = p.Policy.Sandbox
 	}
 	if p.Settings.MaxTurns == 0 {

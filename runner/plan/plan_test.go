@@ -74,10 +74,10 @@ func TestResolve(t *testing.T) {
 		home               string
 	}{
 		{name: "policy decides", req: Request{}, worktree: true, sandbox: true, maxTurns: 7, budgetTokens: 1000, setup: true},
-		{name: "flags win", req: Request{Worktree: false, WorktreeSet: true, Sandbox: false, SandboxSet: true,
+		{name: "flags win", req: Request{Worktree: new(false), Sandbox: new(false),
 			Settings: settings.Run{MaxTurns: 3, BudgetTokens: 5}}, maxTurns: 3, budgetTokens: 5, setup: true},
-		{name: "from implies a worktree", req: Request{WorktreeSet: true}, from: "t_a", worktree: true, sandbox: true, maxTurns: 7, budgetTokens: 1000, setup: true},
-		{name: "a door's child", req: Request{SandboxSet: true, Confined: "t_p"}, confined: true, copyHome: true,
+		{name: "from implies a worktree", req: Request{Worktree: new(false)}, from: "t_a", worktree: true, sandbox: true, maxTurns: 7, budgetTokens: 1000, setup: true},
+		{name: "a door's child", req: Request{Sandbox: new(false), Confined: "t_p"}, confined: true, copyHome: true,
 			worktree: true, sandbox: true, maxTurns: 7, budgetTokens: 1000, setup: true, home: settings.SandboxHomeTask},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -225,12 +225,12 @@ func TestCheck(t *testing.T) {
 		worked bool
 	}{
 		{name: "here", place: projects.Place{Dir: dir}, asked: []string{"argv  " + dir}, argv0: "/found/sh"},
-		{name: "on a host, sandboxed", req: Request{Sandbox: true, SandboxSet: true}, place: projects.Place{Dir: "/src", Host: "h1"},
+		{name: "on a host, sandboxed", req: Request{Sandbox: new(true)}, place: projects.Place{Dir: "/src", Host: "h1"},
 			asked: []string{"sandbox h1", "argv h1 /src"}, argv0: "/found/sh"},
 		{name: "in a pool", place: projects.Place{Dir: "/src", Pool: "any"}, asked: []string{"pool any"}, argv0: "bash"},
-		{name: "a worktree without a repository", req: Request{Worktree: true, WorktreeSet: true}, place: projects.Place{Dir: dir},
+		{name: "a worktree without a repository", req: Request{Worktree: new(true)}, place: projects.Place{Dir: dir},
 			asked: []string{"git "}, words: "--worktree"},
-		{name: "a task home on a host", req: Request{Sandbox: true, SandboxSet: true, SandboxHome: "task"}, place: projects.Place{Dir: "/src", Host: "h1"},
+		{name: "a task home on a host", req: Request{Sandbox: new(true), SandboxHome: "task"}, place: projects.Place{Dir: "/src", Host: "h1"},
 			words: "--sandbox-home task: not on a host"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
