@@ -3,6 +3,7 @@ package plan
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -259,5 +260,20 @@ func TestCheck(t *testing.T) {
 				t.Fatalf("Start %+v, want argv[0] %s", s, tc.argv0)
 			}
 		})
+	}
+}
+
+// TestRequestNoPairs holds issue 55's count of X/XSet pairs in a dispatch
+// request at none: a flag that may be left to the config is a pointer
+// (nil: not given), and the plan holds its value resolved.
+func TestRequestNoPairs(t *testing.T) {
+	rt := reflect.TypeFor[Request]()
+	for i := range rt.NumField() {
+		name := rt.Field(i).Name
+		if base, ok := strings.CutSuffix(name, "Set"); ok {
+			if _, pair := rt.FieldByName(base); pair {
+				t.Errorf("Request.%s says whether Request.%s was given: make %s a pointer (nil: not given)", name, base, base)
+			}
+		}
 	}
 }
