@@ -75,7 +75,14 @@ case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(i
 		}
 		spec.ReadOnly = append(spec.ReadOnly, ro...)
 	}
-	spec.ReadOnly = append(spec.ReadOnly, path.Join(t.Dir, ".git"))
+	// A worktree's .git file names its git directory: the agent must not
+	// point it (and runner's git) elsewhere. The main tree's .git is the
+	// common git dir itself, written but for what is read-only above (as
+	// here: confine.SpecFor); bound read-only whole, the agent there could
+	// not commit.
+	if dotGit := path.Join(t.Dir, ".git"); dotGit != gitCommon {
+		spec.ReadOnly = append(spec.ReadOnly, dotGit)
+	}
 	if path.IsAbs(runtime) {
 		spec.Hidden = []string{runtime} // the login's D-Bus, systemd and agent sockets
 	}
