@@ -135,12 +135,17 @@ func WaitingReason(after []string) string {
 }
 
 // QueuedReason is what a queued task waits for: its dependencies, else a
-// slot in its pool of hosts.
+// slot in its pool of hosts, else its start (on its host).
 func QueuedReason(t *state.Task) string {
-	if len(t.After) == 0 && t.Tmux.Pool != "" && t.Tmux.Host == "" {
+	switch {
+	case len(t.After) > 0:
+		return WaitingReason(t.After)
+	case t.Tmux.Pool != "" && t.Tmux.Host == "":
 		return "waiting to be placed in pool " + t.Tmux.Pool
+	case t.Tmux.Host != "":
+		return "waiting to start on host " + t.Tmux.Host
 	}
-	return WaitingReason(t.After)
+	return "waiting to start"
 }
 
 // Change is a status reconciliation records for a task nothing
