@@ -51,9 +51,7 @@ func (a *app) runLogs(ctx context.Context, opts logsOptions) error {
 		switch {
 		case opts.raw:
 			_, _ = a.rawOut.Write(b)
-		case last:
-			_, _ = io.WriteString(a.out, tmuxctl.StripEscapes(string(b)))
-		default:
+		default: // the chunk read after the end too (it kept its \r\n once)
 			_, _ = io.WriteString(a.out, tmuxctl.StripEscapes(strings.ReplaceAll(string(b), "\r\n", "\n")))
 		}
 	})
