@@ -43,7 +43,8 @@ func Lost(name, dest string, since time.Time, err error) error {
 
 // mirrorScript runs on the host, in one ssh session per task: the
 // transcript from byte $4 on to stdout; the pane-died file and the hook
-// events file ($2, $3) whole to stderr, by one tail, which names the file
+// events file ($2, $3) whole to stderr, after streamUp (the session is up),
+// by one tail, which names the file
 // before each part ("==> FILE <==", after an empty line but the first);
 // tail's own messages dropped; serverGone when the tmux server (the
 // tmux command after $4, tmuxctl.HostArgv: the script names no program)
@@ -56,6 +57,7 @@ const mirrorScript = `log=$1 died=$2 ev=$3 from=$4; shift 4
 umask 077
 mkdir -p "${ev%/*}" && : >> "$log" && : >> "$died" && : >> "$ev" || exit 3
 exec 3>&2
+echo '` + streamUp + `' >&3
 tail -c +"$from" -F -- "$log" 2>/dev/null &
 a=$!
 tail -n +1 -F -- "$died" "$ev" 2>/dev/null >&3 &
@@ -65,6 +67,10 @@ b=$!
 c=$!
 cat >/dev/null
 kill $a $b $c 2>/dev/null`
+
+// streamUp is the first line the stream's script writes (among the
+// pane-died lines, before any): the session is up, the host answers.
+const streamUp = "runner: the stream is up"
 
 // serverGone is the line the stream's script writes (among the pane-died
 // lines) when the host's tmux server is gone: no hook of its runs then,
@@ -77,40 +83,79 @@ var diedLine = textutil.LazyRegexp(`^(%\d+ -?\d+|closed)$`)
 
 // mirror streams a remote task's files into their local copies.
 type mirror struct {
-	c         *hosts.Conn
-	remote    Files
-	local     Local
-	lostAfter time.Duration
+	c          *hosts.Conn
+	name, dest string // the host's, for the reason of its loss
+	remote     Files
+	local      Local
+	lostAfter  time.Duration
 
 	mu     sync.Mutex
 	sshErr string // the last words of ssh that were not pane-died lines
 }
 
-// loop runs the stream, starting it again when it ends (a dropped
-// connection: the next ssh makes a new one), until ctx ends; after
-// lostAfter of failures it reports lost once and keeps trying.
-func (m *mirror) loop(ctx context.Context, lost func(error)) {
-	var downSince time.Time
+// loop runs the stream (once), starting it again when it ends (a dropped
+// connection: the next ssh makes a new one), until ctx ends. The host
+// counts as lost when no session of the stream has been up (its script
+// ran there: once calls up) for lostAfter: since the last one ended, or
+// since the start. A timer of its own says so, whatever the attempt of
+// the moment is doing (one may wait ssh's ConnectTimeout): lost is
+// called once, at most lostTick after that moment, and the attempts go
+// on. So a host is lost within ssh's finding the connection dead (at
+// once when refused, within 15 s when silent: transport's keepalive) and
+// lostAfter, both bounded, never a sum of attempts.
+func (m *mirror) loop(ctx context.Context, once func(context.Context, func()) error, lost func(error)) {
+	var (
+		mu        sync.Mutex
+		up        bool
+		downSince = clock.Now()
+		lastErr   error
+	)
+	setUp := func() {
+		mu.Lock()
+		up = true
+		mu.Unlock()
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() { // the lost-timer
+		tick := time.NewTicker(min(lostTick, max(m.lostAfter/4, time.Millisecond)))
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			mu.Lock()
+			fire, since, err := !up && clock.Since(downSince) >= m.lostAfter, downSince, lastErr
+			mu.Unlock()
+			if fire {
+				why := "no session of the stream came up"
+				if err != nil {
+					why = err.Error()
+				}
+				lost(Lost(m.name, m.dest, since, fmt.Errorf("%w for %v: %s%s", ErrHostLost, m.lostAfter.Round(time.Second), why, m.lastWords())))
+				return
+			}
+		}
+	}()
 	wait := 200 * time.Millisecond
-	reported := false
 	for ctx.Err() == nil {
-		start := clock.Now()
-		err := m.once(ctx)
+		err := once(ctx, setUp)
 		if ctx.Err() != nil {
 			return
 		}
-		if clock.Since(start) > 5*time.Second {
-			// It ran: a new drop, seen now (not when the session began:
-			// a drop after a long stream is not a host lost for that long).
+		mu.Lock()
+		if up {
+			// It was up: a new drop, seen now (not when the session
+			// began: a drop after a long stream is not a host lost for
+			// that long).
 			downSince, wait = clock.Now(), 200*time.Millisecond
 		}
-		if downSince.IsZero() {
-			downSince = start
-		}
-		if !reported && clock.Since(downSince) >= m.lostAfter {
-			reported = true
-			lost(Lost(m.c.Host().Name, m.c.Host().Destination, downSince, fmt.Errorf("%w for %v: %v%s", ErrHostLost, m.lostAfter.Round(time.Second), err, m.lastWords())))
-		}
+		up, lastErr = false, err
+		mu.Unlock()
 		select {
 		case <-ctx.Done():
 			return
@@ -120,8 +165,12 @@ func (m *mirror) loop(ctx context.Context, lost func(error)) {
 	}
 }
 
-// once runs one ssh session of the stream until it ends.
-func (m *mirror) once(ctx context.Context) error {
+// lostTick is how often the lost-timer of a stream looks (at most).
+const lostTick = 500 * time.Millisecond
+
+// once runs one ssh session of the stream until it ends, calling up when
+// its script runs there (its first line).
+func (m *mirror) once(ctx context.Context, up func()) error {
 	size := func(p string) int64 {
 		if fi, err := os.Stat(p); err == nil {
 			return fi.Size()
@@ -155,7 +204,7 @@ func (m *mirror) once(ctx context.Context) error {
 	cmd.Stdin = r
 	cmd.Stdout = files[0]
 	died := &demuxTarget{f: files[1], skip: size(m.local.Died), keep: diedLine().MatchString}
-	d := &demux{died: died, targets: map[string]*demuxTarget{
+	d := &demux{died: died, up: up, targets: map[string]*demuxTarget{
 		"==> " + m.remote.Died + " <==":   died,
 		"==> " + m.remote.Events + " <==": {f: files[2], skip: size(m.local.Events)},
 	}, other: func(l string) {
@@ -179,6 +228,7 @@ func (m *mirror) once(ctx context.Context) error {
 type demux struct {
 	targets map[string]*demuxTarget // by tail's header line
 	died    *demuxTarget            // the pane-died copy
+	up      func()                  // the stream's script runs there (nil: nothing to tell)
 	cur     *demuxTarget
 	empty   bool // an empty line is held: tail's, if a header follows
 	other   func(string)
@@ -191,6 +241,12 @@ type demuxTarget struct {
 }
 
 func (d *demux) line(l string) {
+	if l == streamUp {
+		if d.up != nil {
+			d.up()
+		}
+		return
+	}
 	if l == serverGone {
 		// As tmux's own window-unlinked hook says: the window is gone.
 		if t := d.died; t != nil {
@@ -266,7 +322,7 @@ type Local struct {
 // cause wrapping ErrHostLost, when the stream stays down for lostAfter,
 // and the function that stops the stream.
 func Stream(ctx context.Context, c *hosts.Conn, remote Files, local Local, lostAfter time.Duration) (context.Context, func(), error) {
-	m := &mirror{c: c, remote: remote, local: local, lostAfter: lostAfter}
+	m := &mirror{c: c, name: c.Host().Name, dest: c.Host().Destination, remote: remote, local: local, lostAfter: lostAfter}
 	for _, p := range []string{local.Transcript, local.Died, local.Events} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return nil, nil, err
@@ -282,7 +338,7 @@ func Stream(ctx context.Context, c *hosts.Conn, remote Files, local Local, lostA
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		m.loop(sctx, func(err error) { lost(err) })
+		m.loop(sctx, m.once, func(err error) { lost(err) })
 	}()
 	return runCtx, func() {
 		stop()

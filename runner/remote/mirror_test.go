@@ -3,9 +3,11 @@ package remote
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -110,8 +112,8 @@ func TestMirrorScriptFileAppears(t *testing.T) {
 	}
 	files := FilesIn(dir)
 	cmd := s.Command(context.Background(), "sh", "-c", mirrorScript, "sh", files.Transcript, files.Died, files.Events, "1", "-S", filepath.Join(t.TempDir(), "none"))
-	var out bytes.Buffer
-	cmd.Stdout = &out
+	out := &syncBuffer{}
+	cmd.Stdout = out
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +128,7 @@ func TestMirrorScriptFileAppears(t *testing.T) {
 	time.Sleep(100 * time.Millisecond) // the tails start
 	appendTo(t, files.Transcript, "hello\n")
 	appendTo(t, files.Transcript, "more\n")
-	for deadline := clock.Now().Add(5 * time.Second); clock.Now().Before(deadline) && out.Len() < len("hello\nmore\n"); {
+	for deadline := clock.Now().Add(5 * time.Second); clock.Now().Before(deadline) && len(out.String()) < len("hello\nmore\n"); {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if out.String() != "hello\nmore\n" {
@@ -195,4 +197,100 @@ func TestPrepareWritesHookFiles(t *testing.T) {
 			t.Errorf("%s: mode %v, want the user's alone", p, st.Mode())
 		}
 	}
+}
+
+// TestMirrorLostTimer: the host counts as lost once no session of the
+// stream has been up for lostAfter, told by the loop's own timer (the
+// sequence, not a time, is asserted): while an attempt still hangs (as
+// ssh does for its ConnectTimeout on a silent host), after attempts
+// refused at once, and never while a session is up; a session that was up
+// and dropped counts from its drop, and the reason says why.
+func TestMirrorLostTimer(t *testing.T) {
+	const after = 300 * time.Millisecond
+	for _, c := range []struct {
+		name string
+		once func(ctx context.Context, up func(), n int) error
+		lost bool   // lost is reported
+		why  string // in its reason
+	}{
+		{name: "an attempt that hangs", lost: true, why: "no session of the stream came up",
+			once: func(ctx context.Context, _ func(), _ int) error { <-ctx.Done(); return ctx.Err() }},
+		{name: "attempts refused", lost: true, why: "connection refused",
+			once: func(context.Context, func(), int) error {
+				return errors.New("ssh: connect to host: connection refused")
+			}},
+		{name: "a session up", lost: false,
+			once: func(ctx context.Context, up func(), _ int) error { up(); <-ctx.Done(); return ctx.Err() }},
+		{name: "up, dropped, then hanging", lost: true, why: "the session ended",
+			once: func(ctx context.Context, up func(), n int) error {
+				if n == 0 {
+					up()
+					time.Sleep(2 * after) // longer than lostAfter: up all along
+					return errors.New("the session ended")
+				}
+				<-ctx.Done()
+				return ctx.Err()
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := &mirror{name: "box", dest: "u@box", lostAfter: after}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			lost := make(chan error, 1)
+			n := 0
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				m.loop(ctx, func(ctx context.Context, up func()) error { n++; return c.once(ctx, up, n-1) }, func(err error) { lost <- err })
+			}()
+			select {
+			case err := <-lost:
+				if !c.lost {
+					t.Fatalf("lost reported with a session up: %v", err)
+				}
+				if !errors.Is(err, ErrHostLost) || !strings.Contains(err.Error(), "host box unreachable since") || !strings.Contains(err.Error(), c.why) {
+					t.Errorf("lost: %v, want ErrHostLost, the host and %q", err, c.why)
+				}
+			case <-time.After(10 * after):
+				if c.lost {
+					t.Fatal("no lost reported")
+				}
+			}
+			cancel()
+			<-done
+		})
+	}
+}
+
+// TestDemuxStreamUp: the script's first line says the session is up, and
+// is neither ssh's words nor a file's.
+func TestDemuxStreamUp(t *testing.T) {
+	ups := 0
+	var other []string
+	d := &demux{up: func() { ups++ }, targets: map[string]*demuxTarget{}, other: func(l string) { other = append(other, l) }}
+	s := &lineSplitter{line: d.line}
+	if _, err := s.Write([]byte("Warning: a word of ssh's\n" + streamUp + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if ups != 1 || strings.Join(other, "|") != "Warning: a word of ssh's" {
+		t.Errorf("up told %d times, ssh's words %q", ups, other)
+	}
+}
+
+// syncBuffer is a bytes.Buffer one goroutine writes and another reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
