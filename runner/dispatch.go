@@ -108,7 +108,7 @@ func detach(ctx context.Context, env *Env, task *state.Task, lock *state.Project
 func recordTask(ctx context.Context, env *Env, p *plan.Plan) (*state.Task, error) {
 	w := enqueue.Where{Store: env.Store, Book: env.Record(), Now: env.Time, Socket: env.TC.Socket()}
 	if p.Host != "" {
-		c, err := env.HostConn(ctx, p.Host)
+		c, err := env.Hosts.Conn(ctx, p.Host)
 		if err != nil {
 			return nil, err
 		}

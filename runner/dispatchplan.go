@@ -45,11 +45,11 @@ func (m machine) Pool(ctx context.Context, spec string) error {
 }
 
 func (m machine) GitOn(ctx context.Context, host string) (context.Context, error) {
-	return m.env.GitOn(ctx, host)
+	return m.env.Hosts.GitOn(ctx, host)
 }
 
 func (m machine) HostSandbox(ctx context.Context, host string) error {
-	c, err := m.env.HostConn(ctx, host)
+	c, err := m.env.Hosts.Conn(ctx, host)
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func (m machine) Argv(ctx context.Context, host, dir string, prof *profile.Profi
 	if host == "" {
 		return ResolveArgv(m.env, prof, argv)
 	}
-	c, err := m.env.HostConn(ctx, host)
+	c, err := m.env.Hosts.Conn(ctx, host)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (m machine) CLIVersion(ctx context.Context, host, path string, args []strin
 	if host == "" {
 		return doctor.CachedVersion(ctx, "", path, args)
 	}
-	c, err := m.env.HostConn(ctx, host)
+	c, err := m.env.Hosts.Conn(ctx, host)
 	if err != nil {
 		return "", err
 	}

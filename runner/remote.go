@@ -11,18 +11,10 @@ import (
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/settings"
 
-	"github.com/runner-cli/runner/runner/hosts"
 
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
-
-// HostConn returns the connection to the registered host name, from the
-// Env's host pool (Env.Hosts, made by the caller). An unknown host is a
-// usage error (exit 2); nothing is contacted yet.
-func (env *Env) HostConn(ctx context.Context, name string) (*hosts.Conn, error) {
-	return env.Hosts.Conn(ctx, name)
-}
 
 // PaneClient is the tmux client of t's pane: this machine's server, or
 // its host's over ssh (an unknown host is a usage error).
@@ -52,12 +44,6 @@ func RemotePaneAlive(ctx context.Context, env *Env, t *state.Task) bool {
 // (gitsnap.On) for a task there.
 func (env *Env) GitContext(ctx context.Context, t *state.Task) (context.Context, error) {
 	return env.Hosts.GitOn(ctx, t.Tmux.Host)
-}
-
-// GitOn is ctx for gitsnap calls on a registered host ("" for this
-// machine); an unknown host is a usage error (hosts.Pool.GitOn).
-func (env *Env) GitOn(ctx context.Context, host string) (context.Context, error) {
-	return env.Hosts.GitOn(ctx, host)
 }
 
 // placeOnPool waits for a slot in task t's pool of hosts and claims it

@@ -206,7 +206,7 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 		}
 		return s, func() {}, nil
 	}
-	if s.host, err = env.HostConn(ctx, t.Tmux.Host); err != nil {
+	if s.host, err = env.Hosts.Conn(ctx, t.Tmux.Host); err != nil {
 		return nil, nil, err
 	}
 	runCtx, stop, ok := early.Take()

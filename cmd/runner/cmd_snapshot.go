@@ -53,7 +53,7 @@ machine, over its shared ssh connection: give DIR as an absolute path there.`,
 		if err != nil {
 			return err
 		}
-		ctx, err := env.GitOn(c.Context(), host)
+		ctx, err := env.Hosts.GitOn(c.Context(), host)
 		if err != nil {
 			return err
 		}

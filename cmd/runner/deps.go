@@ -32,19 +32,19 @@ func getTaskOn(env *runner.Env) func(context.Context, string) (*state.Task, erro
 
 // tasksDeps is what package tasks takes (ps, wait, attach, tree, usage).
 func tasksDeps(env *runner.Env) tasks.Deps {
-	return tasks.Deps{Store: env.Store, TC: env.TC, Reconcile: reconcileOn(env), HostConn: env.HostConn, Say: env.Say, ExitOf: OfTask}
+	return tasks.Deps{Store: env.Store, TC: env.TC, Reconcile: reconcileOn(env), HostConn: env.Hosts.Conn, Say: env.Say, ExitOf: OfTask}
 }
 
 // worktreeDeps is what package worktree takes (merge, worktree list).
 func worktreeDeps(env *runner.Env) worktree.Deps {
 	return worktree.Deps{Store: env.Store, Record: env.Record(), Now: env.Time, Warn: env.Warn,
-		Reconcile: reconcileOn(env), GetTask: getTaskOn(env), GitContext: env.GitContext, GitOn: env.GitOn}
+		Reconcile: reconcileOn(env), GetTask: getTaskOn(env), GitContext: env.GitContext, GitOn: env.Hosts.GitOn}
 }
 
 // gcDeps is what package gc takes (gc, cancel, the background gc).
 func gcDeps(env *runner.Env) gc.Deps {
 	return gc.Deps{Store: env.Store, Record: env.Record(), TC: env.TC, Profiles: env.Profiles, Now: env.Time, Warn: env.Warn,
-		HostConn: gc.Hosts(env.HostConn), PaneClient: gc.Panes(env.PaneClient), GitOn: env.GitOn, Exe: env.Exe, SpawnRunner: env.SpawnRunner,
+		HostConn: gc.Hosts(env.Hosts.Conn), PaneClient: gc.Panes(env.PaneClient), GitOn: env.Hosts.GitOn, Exe: env.Exe, SpawnRunner: env.SpawnRunner,
 		Core:          open.Core{Env: env},
 		ListWorktrees: func(ctx context.Context) ([]worktree.Info, error) { return worktree.List(ctx, worktreeDeps(env)) },
 	}

@@ -18,7 +18,7 @@ import (
 // groupDeps is what package group takes (dispatch --agents, compare,
 // vote, pick).
 func groupDeps(env *runner.Env) group.Deps {
-	return group.Deps{Store: env.Store, Reconcile: reconcileOn(env), Say: env.Say, Now: env.Time, GitOn: env.GitOn,
+	return group.Deps{Store: env.Store, Reconcile: reconcileOn(env), Say: env.Say, Now: env.Time, GitOn: env.Hosts.GitOn,
 		Task: func(ctx context.Context, id string) (*state.Task, error) { return env.Record().Task(ctx, id) },
 		Send: func(ctx context.Context, id, text string) error {
 			_, err := runner.Send(ctx, env, runner.SendRequest{Ref: id, Text: text, Detach: true})
@@ -42,7 +42,7 @@ func groupDeps(env *runner.Env) group.Deps {
 			return err
 		},
 		Via: func(ctx context.Context, host string) (transport.Transport, error) {
-			c, err := env.HostConn(ctx, host)
+			c, err := env.Hosts.Conn(ctx, host)
 			if err != nil {
 				return nil, err
 			}
@@ -80,7 +80,7 @@ func (l groupLauncher) Snapshot(ctx context.Context, dir, id, label string) (*gi
 // that are not drained.
 func (l groupLauncher) Hosts(ctx context.Context, where string) ([]string, error) {
 	if !hosts.IsPool(where) {
-		if _, err := l.env.HostConn(ctx, where); err != nil {
+		if _, err := l.env.Hosts.Conn(ctx, where); err != nil {
 			return nil, err
 		}
 		return []string{where}, nil
@@ -104,7 +104,7 @@ func (l groupLauncher) Hosts(ctx context.Context, where string) ([]string, error
 
 // Carry carries the snapshot into the repository at dir on host.
 func (l groupLauncher) Carry(ctx context.Context, host, dir string, snap *gitsnap.Snapshot) error {
-	there, err := l.env.GitOn(ctx, host)
+	there, err := l.env.Hosts.GitOn(ctx, host)
 	if err != nil {
 		return err
 	}

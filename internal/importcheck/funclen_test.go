@@ -89,12 +89,9 @@ func TestRootPackageSize(t *testing.T) {
 }
 
 // maxEnvMethods bounds the methods of runner.Env (issue 55 §5 and §7:
-// it grew back from 10 to 14). Issue 55 wants 10: HostConn and GitOn
-// (whose bodies are now hosts.Pool's Conn and GitOn) are left only for
-// their callers in runner/dispatch.go, dispatchplan.go and supervise.go
-// (reworked by another change at the time) and cmd/runner (env.Hosts.Conn
-// and env.Hosts.GitOn there); lower this with them.
-const maxEnvMethods = 12
+// it grew back from 10 to 14; the host pool's Conn and GitOn are called
+// on env.Hosts, not forwarded by the Env).
+const maxEnvMethods = 10
 
 // TestEnvMethods holds runner.Env to maxEnvMethods methods: what the
 // core needs of the outside world, not every operation (a package's
