@@ -69,7 +69,7 @@ type Host interface {
 	Run(ctx context.Context, argv ...string) (string, error)
 }
 
-// Hosts is Deps.HostConn over conn (Env.HostConn).
+// Hosts is Deps.HostConn over conn (hosts.Pool.Conn).
 func Hosts(conn func(ctx context.Context, name string) (*hosts.Conn, error)) func(ctx context.Context, name string) (Host, error) {
 	return func(ctx context.Context, name string) (Host, error) {
 		c, err := conn(ctx, name)
@@ -114,9 +114,9 @@ type Deps struct {
 	Warn func(format string, args ...any)
 
 	// HostConn is the connection to a registered host (Hosts over
-	// Env.HostConn); PaneClient the tmux server of a task's pane, here or
+	// hosts.Pool.Conn); PaneClient the tmux server of a task's pane, here or
 	// on its host (Panes over Env.PaneClient); GitOn ctx for gitsnap
-	// calls on a host, "" for this machine (Env.GitOn).
+	// calls on a host, "" for this machine (hosts.Pool.GitOn).
 	HostConn   func(ctx context.Context, name string) (Host, error)
 	PaneClient func(ctx context.Context, t *state.Task) (Tmux, error)
 	GitOn      func(ctx context.Context, host string) (context.Context, error)

@@ -41,7 +41,7 @@ type Deps struct {
 	// runs, through gitsnap).
 	Drop func(ctx context.Context, t *state.Task) error
 	// GitOn is ctx for gitsnap's calls on a registered host ("": this
-	// machine; runner.Env.GitOn).
+	// machine; hosts.Pool.GitOn).
 	GitOn func(ctx context.Context, host string) (context.Context, error)
 	// Via is the transport to a registered host (a candidate's check
 	// there).

@@ -31,7 +31,7 @@ type Deps struct {
 	// Reconcile reads the state after recording what became of the
 	// tasks nothing supervises (runner.Reconcile).
 	Reconcile func(ctx context.Context) (*state.State, error)
-	// HostConn is the connection to a registered host (Env.HostConn).
+	// HostConn is the connection to a registered host (hosts.Pool.Conn).
 	HostConn func(ctx context.Context, name string) (*hosts.Conn, error)
 	// Say writes one line of progress (Env.Say).
 	Say func(format string, args ...any)

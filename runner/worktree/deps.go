@@ -38,7 +38,7 @@ type Deps struct {
 	GetTask   func(ctx context.Context, ref string) (*state.Task, error)
 	// GitContext and GitOn are ctx for gitsnap calls on a task's work
 	// tree, and on a registered host ("" for this machine)
-	// (Env.GitContext, Env.GitOn).
+	// (Env.GitContext, hosts.Pool.GitOn).
 	GitContext func(ctx context.Context, t *state.Task) (context.Context, error)
 	GitOn      func(ctx context.Context, host string) (context.Context, error)
 }
