@@ -8,12 +8,16 @@ package main
 
 import (
 	"context"
+	"os/exec"
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/ask"
 	"github.com/runner-cli/runner/runner/gc"
+	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/mailbox"
 	"github.com/runner-cli/runner/runner/open"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/remote"
 	"github.com/runner-cli/runner/runner/tasks"
 	"github.com/runner-cli/runner/runner/watch"
 	"github.com/runner-cli/runner/runner/worktree"
@@ -57,8 +61,28 @@ func mailboxDeps(env *runner.Env) mailbox.Deps {
 
 // askDeps is what package ask takes.
 func askDeps(env *runner.Env) ask.Deps {
-	return ask.Deps{Store: env.Store, Profiles: env.Profiles, Getenv: runner.GetenvOf(env), Environ: env.Environ, Core: open.Core{Env: env}}
+	return ask.Deps{Store: env.Store, Profiles: env.Profiles, Getenv: runner.GetenvOf(env), Environ: env.Environ, Core: open.Core{Env: env},
+		Hosts: func(ctx context.Context, name string) (ask.Host, error) {
+			c, err := env.Hosts.Conn(ctx, name)
+			if err != nil {
+				return nil, err
+			}
+			return shadowHost{c}, nil
+		}}
 }
+
+// shadowHost is a host's connection as a shadow there uses it.
+type shadowHost struct{ c *hosts.Conn }
+
+func (h shadowHost) Argv(ctx context.Context, prof *profile.Profile, dir string, argv []string) ([]string, error) {
+	return remote.Argv(ctx, h.c, prof, dir, argv)
+}
+
+func (h shadowHost) Command(ctx context.Context, argv ...string) *exec.Cmd {
+	return h.c.Transport().Command(ctx, argv...)
+}
+
+func (h shadowHost) String() string { return h.c.Transport().String() }
 
 // watchDeps is what package watch takes.
 func watchDeps(env *runner.Env) watch.Deps {

@@ -28,7 +28,7 @@ type TaskTexts interface {
 
 // Deps is what asking uses, built by cmd/runner from its Env: the store
 // (the targets' task text), the profiles, the environment, and Core.
-// Every field is required but Environ.
+// Every field is required but Environ and Hosts.
 type Deps struct {
 	Store    TaskTexts
 	Profiles []*profile.Profile
@@ -38,6 +38,9 @@ type Deps struct {
 	Environ func() []string
 	// Core is what asking asks of package runner (open.Core).
 	Core
+	// Hosts reaches the host a target runs on, for its shadow there
+	// (runShadowThere); nil: such a shadow is not run, its answer says so.
+	Hosts func(ctx context.Context, name string) (Host, error)
 	// TreeOnly refuses a target outside the caller's tree of tasks: the
 	// caller is a sandboxed task that asked through its door
 	// (messaging.ReachTree).

@@ -34,9 +34,12 @@ type shadowResult struct {
 }
 
 // runShadow runs the profile's headless command with prompt in the task's
-// directory, in its own process group, killed (the whole group) when
+// directory (there for a task on a host: runShadowThere), in its own process group, killed (the whole group) when
 // timeout passes or ctx ends.
 func runShadow(ctx context.Context, d Deps, t *state.Task, prof *profile.Profile, prompt string, timeout time.Duration) shadowResult {
+	if t.Tmux.Host != "" {
+		return runShadowThere(ctx, d, t, prof, prompt, timeout)
+	}
 	argv, err := d.ResolveArgv(prof, prof.HeadlessArgv(prompt))
 	if err != nil {
 		return shadowResult{err: fmt.Errorf("shadow of %s: %w", t.ID, err)}

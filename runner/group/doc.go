@@ -10,8 +10,9 @@
 // in each candidate's worktree when its turn ends (RunCheck here,
 // RunCheckThere on a host; a failed check sent back to the agent up to
 // --check-retry times), and, once every candidate ended, the vote (Vote:
-// each candidate's agent, through a shadow as `runner ask` does, names
-// the best candidate other than its own). Compare lays the candidates
+// each candidate's agent, through a shadow as `runner ask` does, there
+// for a candidate on a host, names the best candidate other than its
+// own). Compare lays the candidates
 // side by side, naming their hosts; Choose and Pick pick one and merge
 // it, a candidate on a host first brought back into the repository here.
 //

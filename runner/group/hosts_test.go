@@ -290,16 +290,24 @@ func TestHostLostMidGroup(t *testing.T) {
 	}
 }
 
-// TestVoteAcrossHosts: a candidate on a host does not vote (its shadow
-// would run there; runner asks shadows here only) and says why; it is
-// voted for all the same, by the candidates here.
+// TestVoteAcrossHosts: a candidate on a host votes as one here does (ask
+// runs its shadow there): it is asked with the others, its ballot counts,
+// and the prompt it gets shows the candidates here.
 func TestVoteAcrossHosts(t *testing.T) {
 	f, _, _ := hostGroup(t)
 	d := f.deps()
 	var asked []string
+	prompts := map[string]string{}
 	d.Ask = func(_ context.Context, req ask.Request) ([]ask.Answer, error) {
 		asked = req.Targets
-		return []ask.Answer{{Task: "t_here001", Agent: "sim", Answer: "VOTE: t_host001\nREASON: it wrote good.txt"}}, nil
+		for _, id := range req.Targets {
+			prompts[id] = req.PromptFor(&state.Task{ID: id})
+		}
+		return []ask.Answer{
+			{Task: "t_here001", Agent: "sim", Answer: "VOTE: t_host001\nREASON: it wrote good.txt"},
+			{Task: "t_host001", Agent: "sim", Answer: "VOTE: t_here002\nREASON: fewer files"},
+			{Task: "t_here002", Agent: "sim", Answer: "VOTE: t_host001\nREASON: it passed"},
+		}, nil
 	}
 	g, _ := f.store.FindGroup(t.Context(), "g_hosts001")
 	g.Tasks = append(g.Tasks, "t_here002")
@@ -312,19 +320,18 @@ func TestVoteAcrossHosts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(asked, ",") != "t_here001,t_here002" {
+	if strings.Join(asked, ",") != "t_here001,t_host001,t_here002" {
 		t.Errorf("asked %v", asked)
 	}
-	if res.Tally["t_host001"] != 1 {
-		t.Errorf("tally %v", res.Tally)
+	if res.Tally["t_host001"] != 2 || res.Tally["t_here002"] != 1 || res.Winner != "t_host001" {
+		t.Errorf("tally %v, winner %q", res.Tally, res.Winner)
 	}
-	var hostBallot string
 	for _, b := range res.Ballots {
-		if b.Voter == "t_host001" {
-			hostBallot = b.Error
+		if b.Error != "" {
+			t.Errorf("ballot of %s: %q", b.Voter, b.Error)
 		}
 	}
-	if !strings.Contains(hostBallot, "runs on host h") {
-		t.Errorf("the host's candidate's ballot: %q", hostBallot)
+	if p := prompts["t_host001"]; !strings.Contains(p, "Candidate t_here001") || strings.Contains(p, "Candidate t_host001") {
+		t.Errorf("the host's candidate's prompt:\n%s", p)
 	}
 }

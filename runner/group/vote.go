@@ -25,7 +25,8 @@ const (
 // Vote asks each candidate of g that ended done (through a shadow of it:
 // its own conversation is untouched) which other candidate did the task
 // best, shown their answers, checks and diffs, and counts the ballots.
-// A candidate that cannot vote (it failed, its agent has no headless
+// A candidate on a host votes there (its shadow runs in its folder
+// there, ask.Run). A candidate that cannot vote (it failed, its agent has no headless
 // mode, its shadow failed or named no other candidate) has a ballot with
 // the Error saying why. The winner has the most votes; a tie names the
 // tied and has no winner.
@@ -39,11 +40,6 @@ func Vote(ctx context.Context, d Deps, g *state.Group, tasks map[string]*state.T
 			res.Ballots = append(res.Ballots, state.Ballot{Voter: id, Error: "no record"})
 		case t.Status != state.StatusDone:
 			res.Ballots = append(res.Ballots, state.Ballot{Voter: id, Agent: t.Agent, Error: "it ended " + string(t.Status) + ": no vote"})
-		case t.Tmux.Host != "":
-			// Its shadow would run its agent in its folder there; runner
-			// asks shadows on this machine only. It is voted for all the
-			// same.
-			res.Ballots = append(res.Ballots, state.Ballot{Voter: id, Agent: t.Agent, Error: "it runs on host " + t.Tmux.Host + ": runner asks a candidate's shadow on this machine only, no vote"})
 		default:
 			voters = append(voters, id)
 		}

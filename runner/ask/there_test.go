@@ -1,0 +1,111 @@
+package ask
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/state"
+)
+
+// fakeHost is a host that is this machine: its commands run here, as the
+// host's shell would run them; Argv maps "runner" as remote.Argv does.
+type fakeHost struct {
+	argvErr error
+	ran     [][]string
+}
+
+func (f *fakeHost) Argv(_ context.Context, _ *profile.Profile, _ string, argv []string) ([]string, error) {
+	return argv, f.argvErr
+}
+
+func (f *fakeHost) Command(ctx context.Context, argv ...string) *exec.Cmd {
+	f.ran = append(f.ran, argv)
+	return exec.CommandContext(ctx, argv[0], argv[1:]...)
+}
+
+func (f *fakeHost) String() string { return "fake" }
+
+func hostDeps(h *fakeHost, env map[string]string) Deps {
+	return Deps{Getenv: func(k string) string { return env[k] },
+		Hosts: func(_ context.Context, name string) (Host, error) {
+			if name != "h" {
+				return nil, errors.New("no host " + name)
+			}
+			return h, nil
+		}}
+}
+
+// TestShadowThere: the shadow of a task on a host runs there, in its
+// folder, with RUNNER_SHADOW_OF and the profile's Env, and answers; what
+// fails there is said, naming the host.
+func TestShadowThere(t *testing.T) {
+	dir := t.TempDir()
+	prof := &profile.Profile{Name: "shell", Command: []string{"sh"}, Env: map[string]string{"SHADOW_X": "x1"},
+		Headless: []string{"sh", "-c", `echo "in $(pwd) for $RUNNER_SHADOW_OF $SHADOW_X: $1"; case $1 in fail) echo oops >&2; exit 3;; slow) sleep 30;; ssh) exit 255;; esac`, "sh", "{prompt}"}}
+	task := &state.Task{ID: "t_there001", Agent: "shell", Dir: dir, Tmux: state.TmuxTarget{Host: "h"}}
+	h := &fakeHost{}
+	res := runShadow(t.Context(), hostDeps(h, nil), task, prof, "the question", time.Minute)
+	if res.err != nil || res.answer != "in "+dir+" for t_there001 x1: the question" || res.exit == nil || *res.exit != 0 {
+		t.Fatalf("answer %q, err %v, stderr %q", res.answer, res.err, res.stderr)
+	}
+	if len(h.ran) != 1 || h.ran[0][0] != "sh" || h.ran[0][4] != dir {
+		t.Errorf("ran %q", h.ran)
+	}
+	for _, c := range []struct {
+		prompt, want string
+		timedOut     bool
+	}{
+		{"fail", "exited 3: oops", false},
+		{"ssh", "ssh to host h (fake) failed", false},
+		{"slow", "gave no answer within 1s", true},
+	} {
+		res := runShadow(t.Context(), hostDeps(h, nil), task, prof, c.prompt, time.Second)
+		if res.err == nil || !strings.Contains(res.err.Error(), c.want) || res.timedOut != c.timedOut {
+			t.Errorf("%s: err %v, timed out %v: want %q", c.prompt, res.err, res.timedOut, c.want)
+		}
+	}
+	gone := *task
+	gone.Dir = dir + "/gone"
+	if res := runShadow(t.Context(), hostDeps(h, nil), &gone, prof, "q", time.Minute); res.err == nil || !strings.Contains(res.err.Error(), "its folder "+gone.Dir+" is missing on host h") {
+		t.Errorf("folder gone: %v", res.err)
+	}
+}
+
+// TestShadowThereRefused: the shadow of a sandboxed task on a host, or
+// one asked by a sandboxed caller, is not run (runner sandboxes shadows
+// here only); nor one whose host is unknown or whose program is missing
+// there; nor one with no way to hosts. Each error says why.
+func TestShadowThereRefused(t *testing.T) {
+	prof := &profile.Profile{Name: "shell", Command: []string{"sh"}, Headless: []string{"sh", "-c", "echo no", "sh", "{prompt}"}}
+	base := state.Task{ID: "t_there002", Agent: "shell", Dir: t.TempDir(), Tmux: state.TmuxTarget{Host: "h"}}
+	sandboxed := base
+	sandboxed.Sandbox = []string{base.Dir}
+	elsewhere := base
+	elsewhere.Tmux.Host = "nosuch"
+	h := &fakeHost{}
+	for _, c := range []struct {
+		name string
+		d    Deps
+		t    *state.Task
+		want string
+	}{
+		{"sandboxed", hostDeps(h, nil), &sandboxed, "runner sandboxes a shadow on this machine only"},
+		{"confined caller", hostDeps(h, map[string]string{"RUNNER_CONFINED": "1"}), &base, "runner sandboxes a shadow on this machine only"},
+		{"unknown host", hostDeps(h, nil), &elsewhere, "on host nosuch: no host nosuch"},
+		{"no hosts", Deps{Getenv: func(string) string { return "" }}, &base, "reaches no host"},
+		{"not installed", hostDeps(&fakeHost{argvErr: errors.New("not installed there")}, nil), &base, "not installed there"},
+	} {
+		res := runShadow(t.Context(), c.d, c.t, prof, "q", time.Minute)
+		if res.err == nil || !strings.Contains(res.err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, res.err, c.want)
+		}
+	}
+	if len(h.ran) != 0 {
+		t.Errorf("ran %q", h.ran)
+	}
+}
