@@ -106,7 +106,7 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 	}
 	s, stop, err := newSupervisor(ctx, env, t, prof, set, g.early)
 	if err != nil {
-		return err
+		return unreachableAtStart(ctx, env, t, err)
 	}
 	defer stop()
 	s.book.Free = unlock
@@ -239,12 +239,44 @@ func (s *supervision) hostLost(err error) error {
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
+	// The probe races the stream's own verdict (its lost-timer, bounded):
+	// a probe waiting ssh's ConnectTimeout, after a tmux call that waited
+	// the keepalive and one more connection, does not add to it.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.runCtx), 15*time.Second)
 	defer cancel()
-	if _, perr := s.host.Run(ctx, "true"); errors.Is(perr, hosts.ErrUnreachable) {
-		return supervisor.Orphaned(remote.Lost(s.host.Host().Name, s.host.Host().Destination, clock.Now(), fmt.Errorf("%w: %v (while: %v)", remote.ErrHostLost, perr, err)))
+	probe := make(chan error, 1)
+	go func() {
+		_, perr := s.host.Run(ctx, "true")
+		probe <- perr
+	}()
+	select {
+	case perr := <-probe:
+		if errors.Is(perr, hosts.ErrUnreachable) {
+			return supervisor.Orphaned(remote.Lost(s.host.Host().Name, s.host.Host().Destination, clock.Now(), fmt.Errorf("%w: %v (while: %v)", remote.ErrHostLost, perr, err)))
+		}
+	case <-s.runCtx.Done():
+		if cause := context.Cause(s.runCtx); errors.Is(cause, remote.ErrHostLost) {
+			return supervisor.Orphaned(cause)
+		}
 	}
 	return err
+}
+
+// unreachableAtStart records task t orphaned when its supervision could
+// not start (err) because its host does not answer: not left active with
+// no supervisor until a listing notices. Any other err is returned as it
+// is.
+func unreachableAtStart(ctx context.Context, env *Env, t *state.Task, err error) error {
+	if t.Tmux.Host == "" || !errors.Is(err, hosts.ErrUnreachable) {
+		return err
+	}
+	dest := "?"
+	if all, herr := env.Store.Hosts(ctx); herr == nil && all[t.Tmux.Host] != nil {
+		dest = all[t.Tmux.Host].Destination
+	}
+	why := remote.Lost(t.Tmux.Host, dest, clock.Now(), fmt.Errorf("%w: the supervisor could not start: %w", remote.ErrHostLost, err))
+	_ = env.Record().SetStatus(context.WithoutCancel(ctx), t.ID, state.StatusOrphaned, why.Error()+" (runner resume "+t.ID+" reconnects)", nil)
+	return supervisor.Orphaned(why)
 }
 
 // concludeAll concludes a turn and, while messages are waiting for the

@@ -156,26 +156,38 @@ func (p *Placer) PlaceTask(ctx context.Context, t *state.Task, site Site, detach
 }
 
 // FailStart records that task t could not be started (reason): failed,
-// unless it came from a pool and its host did not answer (a host lost
-// between its placement and its start): then it is queued again for
-// another host of its pool (Requeued tells its supervisor so).
+// unless its host did not answer (remote.Unanswered: a host lost between
+// its placement and its start). Then a task from a pool with no pane yet
+// is queued again for another host of its pool (Requeued tells its
+// supervisor so), and one whose pane was made there is left orphaned (its
+// agent may be running there: runner resume reconnects), never failed.
 func FailStart(ctx context.Context, b record.Book, t *state.Task, reason string) {
-	again := false
-	if t.Tmux.Pool != "" && strings.Contains(reason, hosts.ErrUnreachable.Error()) {
+	if strings.TrimSpace(reason) == "" {
+		reason = "no reason was given (a fault of runner's)"
+	}
+	moved := false
+	if remote.Unanswered(reason) {
 		now := clock.Now()
 		if b.Now != nil {
 			now = b.Now()
 		}
-		_ = b.UpdateTaskDurably(ctx, "task "+t.ID+": placed again", t.ID, func(x *state.Task) error {
-			if again = x.Status.IsActive() && x.Tmux.Pane == "" && x.Tmux.Host != ""; !again {
-				return nil
+		_ = b.UpdateTaskDurably(ctx, "task "+t.ID+": its host did not answer at its start", t.ID, func(x *state.Task) error {
+			moved = false
+			switch {
+			case !x.Status.IsActive() || x.Tmux.Host == "":
+			case x.Tmux.Pane != "":
+				moved = true
+				return x.SetStatus(state.StatusOrphaned, now, fmt.Sprintf("host %s did not answer as its agent started (%s); its pane may live there (runner resume %s reconnects)", x.Tmux.Host, reason, x.ID))
+			case x.Tmux.Pool != "":
+				moved = true
+				why := fmt.Sprintf("host %s did not answer at its start (%s): placed again in pool %s", x.Tmux.Host, reason, x.Tmux.Pool)
+				x.Tmux.Host, x.Tmux.Socket = "", ""
+				return x.SetStatus(state.StatusQueued, now, why)
 			}
-			why := fmt.Sprintf("host %s did not answer at its start (%s): placed again in pool %s", x.Tmux.Host, reason, x.Tmux.Pool)
-			x.Tmux.Host, x.Tmux.Socket = "", ""
-			return x.SetStatus(state.StatusQueued, now, why)
+			return nil
 		})
 	}
-	if !again {
+	if !moved {
 		_ = b.Finish(ctx, t.ID, state.StatusFailed, reason, nil)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/record"
@@ -49,6 +50,7 @@ func TestFailStartPlacesAgainWhenItsHostIsGone(t *testing.T) {
 	}
 	b := record.Book{Store: store, Procs: reconcile.LiveProcs{}}
 	gone := "host h1 (loop): " + hosts.ErrUnreachable.Error() + ": connection refused"
+	dropped := "tmux pipe-pane: " + transport.ErrConnection.Error() + ": the session shell ended: EOF"
 	for _, c := range []struct {
 		id, pool, pane, reason string
 		want                   state.Status
@@ -56,12 +58,18 @@ func TestFailStartPlacesAgainWhenItsHostIsGone(t *testing.T) {
 		{"t_aaaaaaaa", "any", "", gone, state.StatusQueued},                     // placed again
 		{"t_bbbbbbbb", "any", "", "no snapshot: disk full", state.StatusFailed}, // not the host's fault
 		{"t_cccccccc", "", "", gone, state.StatusFailed},                        // --host h1: no pool
-		{"t_dddddddd", "any", "%3", gone, state.StatusFailed},                   // its agent had started
+		{"t_dddddddd", "any", "%3", gone, state.StatusOrphaned},                 // its agent had started: it may live there
+		{"t_eeeeeeee", "any", "", dropped, state.StatusQueued},                  // the connection dropped under a tmux call
+		{"t_ffffffff", "", "%4", dropped, state.StatusOrphaned},                 // --host h1, its pane made there
+		{"t_gggggggg", "any", "", "", state.StatusFailed},                       // no reason: one is given
 	} {
 		FailStart(ctx, b, add(c.id, c.pool, c.pane), c.reason)
 		got, err := b.Task(ctx, c.id)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if got.LastReason() == "" {
+			t.Errorf("%s: %s with no reason", c.id, got.Status)
 		}
 		if got.Status != c.want {
 			t.Errorf("%s: %s (%s), want %s", c.id, got.Status, got.LastReason(), c.want)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/state"
@@ -77,4 +79,12 @@ func (e *Early) Release() {
 		e.taken = true
 		e.stop()
 	}
+}
+
+// Unanswered reports whether the words of a failure (a reason kept as
+// text) say that the host did not answer: a connection that could not be
+// made (hosts.ErrUnreachable) or one that dropped under a command
+// (transport.ErrConnection, in a tmux call's words there).
+func Unanswered(reason string) bool {
+	return strings.Contains(reason, hosts.ErrUnreachable.Error()) || strings.Contains(reason, transport.ErrConnection.Error())
 }
