@@ -357,10 +357,14 @@ type Task struct {
 
 // SetStatus moves the task to status s at time at, recording reason in the
 // history. Entering running sets Started if unset; entering a terminal status
-// sets Ended. An unknown status is an error and changes nothing.
+// sets Ended. An unknown status is an error and changes nothing. A task
+// failed always says why: with no reason given, NoReason is recorded.
 func (t *Task) SetStatus(s Status, at time.Time, reason string) error {
 	if !s.Valid() {
 		return fmt.Errorf("task %s: unknown status %q (want one of %s)", t.ID, s, statusList())
+	}
+	if s == StatusFailed && strings.TrimSpace(reason) == "" {
+		reason = NoReason
 	}
 	t.Status = s
 	t.History = append(t.History, StatusChange{Status: s, Time: at, Reason: reason})
@@ -523,6 +527,11 @@ func (s *State) clone() *State {
 	c.applied = slices.Clone(s.applied)
 	return &c
 }
+
+// NoReason is the reason recorded for a task failed with none given: a
+// fault of runner's (every failure is to say why), kept visible rather than
+// an empty reason.
+const NoReason = "failed with no reason given (a fault of runner's: please report it, with 'runner status ID' and the supervisor's log)"
 
 // LastReason is the reason of t's last status change ("" when none).
 func (t *Task) LastReason() string {

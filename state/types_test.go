@@ -70,6 +70,17 @@ func TestSetStatus(t *testing.T) {
 	}
 }
 
+// TestFailedSaysWhy: a task failed with no reason given says so (NoReason);
+// another status may have none.
+func TestFailedSaysWhy(t *testing.T) {
+	tk := &Task{ID: "t_aaaaaaaa"}
+	_ = tk.SetStatus(StatusRunning, time.Unix(1, 0), "")
+	_ = tk.SetStatus(StatusFailed, time.Unix(2, 0), " ")
+	if tk.History[0].Reason != "" || tk.LastReason() != NoReason {
+		t.Errorf("reasons %q, %q", tk.History[0].Reason, tk.LastReason())
+	}
+}
+
 func TestTurnLogBounded(t *testing.T) {
 	tk := &Task{}
 	if tk.LastTurn() != "" {
