@@ -10,7 +10,10 @@
 #    CLI and Qwen Code (`{ cat; echo; } >> EVENTS`, run by sh), `runner
 #    hook` (the sim's, and any profile that names {command}), and the
 #    trivial user hook `date +%s.%N >> FILE` as the baseline.
-# 2. TestRealAgentsHookBench: TURNS turns each of Claude Code and Codex; per
+# 2. TestRealAgentsHookBench: TURNS turns each of Claude Code, Codex, Cline
+#    CLI, Kilo Code and Factory Droid (each against a trivial turn-end hook
+#    of its own user: Cline's ~/.cline/hooks/TaskComplete.sh, a Kilo plugin
+#    on session.idle, Droid's Stop hook in ~/.factory/settings.json); per
 #    turn, the delay from the mock's final stream event to the `done` in
 #    the record, and (Claude) to the line a trivial Stop hook in the
 #    user's own ~/.claude/settings.json wrote — which must keep working.
@@ -46,7 +49,9 @@ time_cmd "baseline: true (sh alone)" $n "true"
 
 echo
 echo "== end of turn, real CLIs through the mock ($turns turns each)"
-bindir="$(scripts/install-agents.sh | tail -n 1)"
+# Kilo Code's newest (7.8.1) does not install (its platform package is not
+# served): the version the real-agent suite pins.
+bindir="$(scripts/install-agents.sh @anthropic-ai/claude-code @openai/codex cline @kilocode/cli@7.7.7 @factory/cli@0.225.1 | tail -n 1)"
 export PATH="$bindir:$PATH" RUNNER_REAL_AGENTS_REQUIRED=1 DISABLE_AUTOUPDATER=1 RUNNER_BENCH_TURNS="$turns"
 unset RUNNER_STATE_DIR
 go test -count=1 -tags realagents -run 'TestRealAgentsHookBench' -v -timeout 60m ./cmd/runner |

@@ -42,9 +42,12 @@ func TestRealAgentsAutoSandbox(t *testing.T) {
 	}
 	for _, cli := range append(append(mockapi.CLIs(), mockapi.NewCLIs()...), mockapi.AddedCLIs()...) {
 		// Droid's case failed once in a CI run (the edit turn recorded done
-		// with no answer and no file written, 19 s), then passed 3 times in
-		// a row at a load of 15 (12.5 s, 18.6 s, 50.6 s): back in CI, with
-		// the CLI's session record (and runner's task record) logged on a
+		// with no answer and no file written, 19 s): Droid echoes the
+		// prompt above a composer still drawn idle for a moment before it
+		// shows itself busy, and the echo was taken for the turn's start
+		// (seen again in TestRealAgentsOverlap: done 62 ms after the
+		// delivery). Its profile now awaits a busy screen after the echo
+		// (echo_before_turn). The CLI's session record is logged on a
 		// failure.
 		t.Run(cli, func(t *testing.T) { realAuto(t, cli, true) })
 	}

@@ -23,11 +23,14 @@ import (
 // before the command ends: its late file is never written, and its result
 // never reaches the model. Claude Code, Gemini CLI, Qwen Code, pi and
 // Copilot CLI (its events file found by the turn's prompt) are read from
-// a task's first turn on. OpenCode, read as each step
+// a task's first turn on; Factory Droid (its session's total, less the
+// task's earlier turns) and Cline CLI (its messages file found by the
+// turn's prompt) from its second. OpenCode, read as each step
 // ends (after its tools ran), and Codex, as a turn ends, cannot be held
 // so: skipped, said why.
 func TestRealAgentsBudgetLive(t *testing.T) {
-	for _, cli := range append(mockapi.CLIs(), mockapi.NewCLIs()...) {
+	clis := append(append(mockapi.CLIs(), mockapi.NewCLIs()...), mockapi.AddedCLIs()...)
+	for _, cli := range append(clis, "cline", "kilo") {
 		t.Run(cli, func(t *testing.T) {
 			needCLI(t, cli)
 			home, project := mockapi.Home(t), agentTempDir(t)
@@ -49,6 +52,16 @@ func TestRealAgentsBudgetLive(t *testing.T) {
 			switch {
 			case h.prof.Spend == "":
 				t.Skipf("%s keeps no record of its spend runner reads: no token budget", cli)
+			case cli == "cline" && os.Getenv("RUNNER_TEST_CLINE_BUDGET") != "1":
+				// Passes (3.0.65: its record read while the turn runs, the
+				// task failed "budget: …" 2 s into the turn, the slow
+				// command stopped), but `send` returned only at its
+				// --timeout, 5 min later: left out until that wait is
+				// fixed (RUNNER_TEST_CLINE_BUDGET=1 runs it).
+				t.Skip("Cline: send waits out its --timeout after the budget stopped the turn (issue 54's closing note)")
+			case cli == "kilo":
+				// OpenCode's design: the same.
+				t.Skip("Kilo Code (OpenCode's design) reports a step's spend after its tools ran")
 			case cli == "opencode":
 				// Its message's tokens are set as a step finishes, after
 				// the step's tool calls ran: a step with a slow command

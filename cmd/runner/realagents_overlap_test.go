@@ -41,7 +41,10 @@ func TestRealAgentsOverlap(t *testing.T) {
 	// hooks do not). claude_failed_tool: B's command fails, and Claude
 	// Code's PostToolUseFailure hook gives the notice (its PostToolUse
 	// runs only after a tool that succeeded).
-	for _, name := range append(mockapi.CLIs(), "pi", "claude_failed_tool") {
+	// Of issue 54's: Kilo Code (runner's plugin, OpenCode's, adds context
+	// after each tool), Cline CLI and Factory Droid (no hook of runner's
+	// adds context: the notice waits).
+	for _, name := range append(mockapi.CLIs(), "pi", "claude_failed_tool", "kilo", "cline", "droid") {
 		cli, failed := strings.CutSuffix(name, "_failed_tool")
 		t.Run(name, func(t *testing.T) {
 			needCLI(t, cli)
@@ -124,6 +127,7 @@ func TestRealAgentsOverlap(t *testing.T) {
 					if top, err := os.ReadFile(filepath.Join(project, "shared.txt")); err == nil {
 						t.Errorf("shared.txt was written in the project itself: %q", top)
 					}
+					h.logAgent(t, b.ID) // its screen: a turn read ended while its command ran?
 					t.Fatalf("task %s: messages %+v; want one from runner, %s", x.self.ID, msgs, x.want)
 				}
 				m := msgs[0]
