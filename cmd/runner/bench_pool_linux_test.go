@@ -89,6 +89,10 @@ func BenchmarkPool(b *testing.B) {
 	}
 	orphanedIn := waitOrphaned(b, r, k.on, k.at, 120*time.Second)
 	b.Logf("host %s's sshd killed with %d tasks there: the last orphaned %v after the kill", lost, len(k.on), orphanedIn.Round(100*time.Millisecond))
+	for _, id := range k.on { // which way each went: the stream's timer, the probe, a start
+		t := r.task(b, id)
+		b.Logf("  %s: %s after %v: %s", id, t.Status, t.History[len(t.History)-1].Time.Sub(k.at).Round(100*time.Millisecond), t.LastReason())
+	}
 
 	ends := waitAllEnded(b, r, ids, time.Duration(nAgents*sleep)*time.Second/time.Duration(nHosts*maxPer/2)+5*time.Minute)
 	stopSampling()
