@@ -108,3 +108,71 @@ func RefCommit(ctx context.Context, dir, ref string) (string, error) {
 	}
 	return trimOut(out), nil
 }
+
+// DropRefs deletes refs (full names) in the repository containing dir (on
+// the machine of ctx: see On), listed in one for-each-ref and deleted in
+// one update-ref, and returns those that were there; a ref that is not there is no error. It is how gc removes
+// the refs a group's carries left (its snapshot on a host, a pick's tip
+// here).
+func DropRefs(ctx context.Context, dir string, refs []string) ([]string, error) {
+	r, err := open(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	out, err := r.git(ctx, append([]string{"for-each-ref", "--format=%(refname)", "--"}, refs...)...)
+	if err != nil {
+		return nil, fmt.Errorf("list %s in %s: %w", strings.Join(refs, ", "), r.top, err)
+	}
+	want := map[string]bool{}
+	for _, ref := range refs {
+		want[ref] = true
+	}
+	var there []string
+	var in strings.Builder
+	for _, ref := range strings.Fields(string(out)) {
+		if want[ref] { // a pattern matches the refs below it too
+			there = append(there, ref)
+			fmt.Fprintf(&in, "delete %s\n", ref)
+		}
+	}
+	if len(there) == 0 {
+		return nil, nil
+	}
+	if _, err := run(ctx, call{via: r.via, dir: r.top, locks: true, stdin: strings.NewReader(in.String()), args: []string{"update-ref", "--stdin"}}); err != nil {
+		return nil, fmt.Errorf("delete %s in %s: %w", strings.Join(there, ", "), r.top, err)
+	}
+	return there, nil
+}
+
+// SameRepository reports whether the repository containing dir on the
+// machine of ctx and the one containing other on the machine of otherCtx
+// are one (a host on this machine, its path the same): a ref made in the
+// first for a moment (refs/runner/probe/…, removed after) is looked for
+// in the second. Their HEADs differing answers false at once.
+func SameRepository(ctx context.Context, dir string, otherCtx context.Context, other string) (bool, error) {
+	a, err := open(ctx, dir)
+	if err != nil {
+		return false, err
+	}
+	b, err := open(otherCtx, other)
+	if err != nil {
+		return false, err
+	}
+	ha, _ := a.git(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+	hb, _ := b.git(otherCtx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+	if trimOut(ha) != trimOut(hb) || trimOut(ha) == "" {
+		return false, nil
+	}
+	probe := "refs/runner/probe/" + NewID()
+	if _, err := run(ctx, call{via: a.via, dir: a.top, locks: true, args: []string{"update-ref", "-m", "runner probe", probe, trimOut(ha), ""}}); err != nil {
+		return false, fmt.Errorf("probe %s: %w", a.top, err)
+	}
+	defer func() {
+		_, _ = run(context.WithoutCancel(ctx), call{via: a.via, dir: a.top, locks: true, args: []string{"update-ref", "-d", probe}})
+	}()
+	_, err = b.git(otherCtx, "rev-parse", "-q", "--verify", probe)
+	return err == nil, nil
+}

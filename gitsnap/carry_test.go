@@ -105,3 +105,58 @@ func TestRemoteCreateExcl(t *testing.T) {
 		t.Fatal("a lock in a missing folder: no error")
 	}
 }
+
+// TestDropRefs: the refs named that are there are deleted and returned,
+// one that is not is no error, a ref below a name given is kept, and a
+// second drop finds nothing.
+func TestDropRefs(t *testing.T) {
+	dir := newRepo(t, baseFiles)
+	s, err := Take(t.Context(), dir, Options{ID: "g_drop0001"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitT(t, dir, "update-ref", "refs/runner/picked/t_a", s.Commit)
+	gitT(t, dir, "update-ref", "refs/runner/picked/t_b/below", s.Commit)
+	refs := []string{s.Ref, "refs/runner/picked/t_a", "refs/runner/picked/t_b", "refs/runner/picked/t_none"}
+	got, err := DropRefs(t.Context(), dir, refs)
+	if err != nil || len(got) != 2 || got[0] != "refs/runner/picked/t_a" && got[1] != "refs/runner/picked/t_a" {
+		t.Fatalf("DropRefs = %q, %v", got, err)
+	}
+	if _, err := Get(t.Context(), dir, "g_drop0001"); err == nil {
+		t.Error("the snapshot is still there")
+	}
+	if _, err := RefCommit(t.Context(), dir, "refs/runner/picked/t_b/below"); err != nil {
+		t.Errorf("a ref below a name given was dropped: %v", err)
+	}
+	if again, err := DropRefs(t.Context(), dir, refs); err != nil || len(again) != 0 {
+		t.Errorf("second DropRefs = %q, %v", again, err)
+	}
+	if none, err := DropRefs(t.Context(), dir, nil); err != nil || none != nil {
+		t.Errorf("DropRefs of none = %q, %v", none, err)
+	}
+}
+
+// TestSameRepository: a repository and itself (through a transport, as a
+// host on this machine is) are one; a clone of it is not, nor is one at
+// another commit; the probe ref is gone after.
+func TestSameRepository(t *testing.T) {
+	dir := newRepo(t, baseFiles)
+	clone := t.TempDir()
+	gitT(t, clone, "clone", "-q", dir, ".")
+	there := On(t.Context(), transport.Local{})
+	if same, err := SameRepository(t.Context(), dir, there, dir); err != nil || !same {
+		t.Errorf("a repository and itself there: %v, %v", same, err)
+	}
+	if same, err := SameRepository(t.Context(), dir, there, clone); err != nil || same {
+		t.Errorf("a clone: %v, %v", same, err)
+	}
+	write(t, clone, "x.txt", "x\n")
+	gitT(t, clone, "add", "x.txt")
+	gitT(t, clone, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x")
+	if same, err := SameRepository(t.Context(), dir, t.Context(), clone); err != nil || same {
+		t.Errorf("another commit: %v, %v", same, err)
+	}
+	if out := gitT(t, dir, "for-each-ref", "refs/runner/probe/"); out != "" {
+		t.Errorf("probe left: %s", out)
+	}
+}

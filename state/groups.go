@@ -61,6 +61,13 @@ type Group struct {
 	Picked   string    `json:"picked,omitempty"`
 	PickedBy string    `json:"picked_by,omitempty"`
 	PickedAt time.Time `json:"picked_at,omitzero"`
+	// Carried are the hosts the group's snapshot was carried to (its ref,
+	// refs/runner/snapshots/ID, made in the repository at Dir there when
+	// the group started); RefsDropped is when gc removed the refs the group
+	// left on them and here (the snapshot's there, each pick's tip here),
+	// once every candidate had gone.
+	Carried     []string  `json:"carried,omitempty"`
+	RefsDropped time.Time `json:"refs_dropped,omitzero"`
 	// SupervisorPID is the process that runs the group's checks and vote
 	// (the foreground dispatch, or `runner group supervise`).
 	SupervisorPID int `json:"supervisor_pid,omitempty"`

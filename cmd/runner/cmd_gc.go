@@ -64,7 +64,7 @@ is busy, 130 interrupted. A second gc waits for the first to finish.`,
 	f.BoolVar(&opts.forceWT, "force-worktrees", false, "also remove the worktrees and branches of finished tasks that are not merged (their work is dropped)")
 	f.BoolVar(&opts.auto, "auto", false, "the background gc of close_after: quiet when there is nothing to do, skip if another gc runs")
 	_ = f.MarkHidden("auto")
-	a.jsonFlag(cmd, &opts.asJSON, "print what was done as JSON: {dry_run, tasks: [{id, status, ended, session, pane, window_closed, agent_session, resumable, agent_quit, processes: [{pid, comm, signal}], pruned}], skipped: [{id, pane, reason}], sessions_closed}")
+	a.jsonFlag(cmd, &opts.asJSON, "print what was done as JSON: {dry_run, tasks: [{id, status, ended, session, pane, window_closed, agent_session, resumable, agent_quit, processes: [{pid, comm, signal}], pruned}], skipped: [{id, pane, reason}], sessions_closed, refs: [{group, host, ref}]}")
 	return cmd
 }
 

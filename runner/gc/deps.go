@@ -30,8 +30,12 @@ type Store interface {
 	Read(ctx context.Context) (*state.State, error)
 	Update(ctx context.Context, fn func(*state.State) error) error
 	LockProject(ctx context.Context, project string, wait bool) (*state.ProjectLock, error)
-	// FindGroup is a group by id or unique prefix (cancel GROUP).
+	// FindGroup is a group by id or unique prefix (cancel GROUP); Groups
+	// are every group by id, UpdateGroup changes one (the refs a group
+	// across hosts left, removed).
 	FindGroup(ctx context.Context, ref string) (*state.Group, error)
+	Groups(ctx context.Context) (map[string]*state.Group, error)
+	UpdateGroup(ctx context.Context, id string, fn func(*state.Group) error) error
 }
 
 // Book is the task records and the journal as gc and cancel write them:

@@ -93,6 +93,9 @@ type Result struct {
 	// Worktrees lists the task worktrees: removed (merged, or forced) or
 	// kept, with why.
 	Worktrees []worktree.Info `json:"worktrees"`
+	// Refs lists the refs removed that groups across hosts left once they
+	// had gone (their snapshot on each host, a pick's tip here).
+	Refs []GroupRef `json:"refs"`
 }
 
 // Processes counts the processes in r.
@@ -147,7 +150,7 @@ func Run(ctx context.Context, d Deps, opts Options) (*Result, error) {
 	for _, p := range panes {
 		byPane[p.ID] = p
 	}
-	res := &Result{DryRun: opts.DryRun, Tasks: []Task{}, Skipped: []Skip{}, SessionsClosed: []string{}}
+	res := &Result{DryRun: opts.DryRun, Tasks: []Task{}, Skipped: []Skip{}, SessionsClosed: []string{}, Refs: []GroupRef{}}
 	targets := gcTargets(ctx, d, st, panes, clients, opts.OlderThan, res)
 	protect := protectedPIDs(st, byPane)
 	if !opts.DryRun {
@@ -188,6 +191,9 @@ func Run(ctx context.Context, d Deps, opts Options) (*Result, error) {
 	}
 	if res.Worktrees == nil {
 		res.Worktrees = []worktree.Info{}
+	}
+	if err := gcGroups(ctx, d, st, opts, res); err != nil {
+		return res, err
 	}
 	if opts.DryRun {
 		return res, nil

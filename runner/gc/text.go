@@ -12,11 +12,11 @@ import (
 
 // WriteText writes res as runner gc prints it: a summary line, a line
 // per task (its window, its processes, whether runner send can resume
-// it), the windows skipped and the worktrees. quiet is the background gc
+// it), the windows skipped, the worktrees and the groups' refs removed. quiet is the background gc
 // (--auto): nothing when there was nothing to do, the summary stamped
 // with now, and the worktrees kept left out.
 func WriteText(w io.Writer, res *Result, quiet bool, now time.Time) {
-	if quiet && len(res.Tasks) == 0 && len(res.Skipped) == 0 && !slices.ContainsFunc(res.Worktrees, func(w worktree.Info) bool { return w.Removed }) {
+	if quiet && len(res.Tasks) == 0 && len(res.Skipped) == 0 && len(res.Refs) == 0 && !slices.ContainsFunc(res.Worktrees, func(w worktree.Info) bool { return w.Removed }) {
 		return
 	}
 	verb := ""
@@ -52,6 +52,9 @@ func WriteText(w io.Writer, res *Result, quiet bool, now time.Time) {
 		case !quiet:
 			fmt.Fprintf(w, "  worktree %s (branch %s) kept: %s\n", wt.Path, wt.Branch, wt.Kept)
 		}
+	}
+	for _, r := range res.Refs {
+		fmt.Fprintln(w, refLine(r, res.DryRun))
 	}
 }
 

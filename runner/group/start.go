@@ -105,7 +105,8 @@ func Start(ctx context.Context, l Launcher, req StartRequest) (*state.Group, err
 	return g, l.Save(ctx, g)
 }
 
-// carryAll carries the snapshot to each host of where, a few at once.
+// carryAll carries the snapshot to each host of where, a few at once,
+// and records on g those it reached (Carried).
 func carryAll(ctx context.Context, l Launcher, where string, g *state.Group, snap *gitsnap.Snapshot) error {
 	hosts, err := l.Hosts(ctx, where)
 	if err != nil {
@@ -129,6 +130,8 @@ func carryAll(ctx context.Context, l Launcher, where string, g *state.Group, sna
 		if err != nil {
 			l.Say("group %s: snapshot not carried to host %s: %v", g.ID, hosts[i], err)
 			failed = append(failed, hosts[i]+": "+err.Error())
+		} else {
+			g.Carried = append(g.Carried, hosts[i]) // for gc to remove once the group has gone
 		}
 	}
 	if len(hosts) > 0 && len(failed) == len(hosts) {

@@ -81,7 +81,8 @@ func (l *fakeLauncher) Say(format string, args ...any) {
 }
 
 // TestStartAcrossHosts: the snapshot is taken here and carried to every
-// host of the pool (one that cannot be reached is said and left out),
+// host of the pool (one that cannot be reached is said and left out; those
+// reached recorded on the group, for gc),
 // then each candidate is dispatched to the pool, in the order given; a
 // candidate that cannot be dispatched is said and the group goes on.
 func TestStartAcrossHosts(t *testing.T) {
@@ -105,6 +106,9 @@ func TestStartAcrossHosts(t *testing.T) {
 	said := strings.Join(l.said, "\n")
 	if !strings.Contains(said, "snapshot not carried to host c: ssh: connect") || !strings.Contains(said, "candidate 2 (nosuch): no such agent there") {
 		t.Errorf("said:\n%s", said)
+	}
+	if strings.Join(l.saved[0].Carried, ",") != "a,b" {
+		t.Errorf("recorded carried to %q, want a,b (not c)", l.saved[0].Carried)
 	}
 	if len(l.saved) != 2 || len(l.saved[0].Tasks) != 0 || len(l.saved[1].Tasks) != 3 {
 		t.Errorf("saved %d times: %+v", len(l.saved), l.saved)
