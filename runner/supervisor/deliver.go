@@ -298,6 +298,13 @@ func (s *Supervisor) waitStart(ctx context.Context, d time.Duration) error {
 
 // redeliver types the prompt of this turn once more (it was lost).
 func (s *Supervisor) redeliver(ctx context.Context) error {
+	// The lost prompt's echo (an agent that drew it and never ran it:
+	// Droid at times) is no sign of this one: only a new echo is, and for
+	// a profile with EchoBeforeTurn only after a busy screen was awaited.
+	if screen, err := s.TC.CaptureScreen(ctx, s.PaneID); err == nil {
+		s.echoBase = echoCount(s.Profile, screen, s.sig)
+	}
+	s.echoWait = false
 	res, err := s.TC.Deliver(ctx, s.PaneID, s.payload, tmuxctl.DeliverOptions{
 		EnterDelay: s.Profile.EnterDelay.Duration, Raw: s.Profile.PasteRaw, LeaveMode: true, Nudges: 2,
 		Accepted: func(screen string) bool {
@@ -305,8 +312,12 @@ func (s *Supervisor) redeliver(ctx context.Context) error {
 				return false
 			}
 			d := profile.Detect(s.Profile, screen)
-			if d.State.Working() || (d.State == profile.StateNeedsInput && len(d.TrustKeys) == 0) || echoCount(s.Profile, screen, s.sig) > s.echoBase {
+			if d.State.Working() || (d.State == profile.StateNeedsInput && len(d.TrustKeys) == 0) {
 				s.unstarted = false
+				return true
+			}
+			if echoCount(s.Profile, screen, s.sig) > s.echoBase {
+				s.unstarted = s.Profile.EchoBeforeTurn
 				return true
 			}
 			return d.State == profile.StateNeedsInput || d.State == profile.StateExited
