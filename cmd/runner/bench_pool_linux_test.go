@@ -17,6 +17,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/sshtest"
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -87,12 +88,9 @@ func BenchmarkPool(b *testing.B) {
 	if k.err != nil {
 		b.Fatal(k.err)
 	}
-	orphanedIn := waitOrphaned(b, r, k.on, k.at, 120*time.Second)
-	b.Logf("host %s's sshd killed with %d tasks there: the last orphaned %v after the kill", lost, len(k.on), orphanedIn.Round(100*time.Millisecond))
-	for _, id := range k.on { // which way each went: the stream's timer, the probe, a start
-		t := r.task(b, id)
-		b.Logf("  %s: %s after %v: %s", id, t.Status, t.History[len(t.History)-1].Time.Sub(k.at).Round(100*time.Millisecond), t.LastReason())
-	}
+	orphanedIn := waitOrphaned(b, r, k.on, lost, k.at, 120*time.Second)
+	b.Logf("host %s's sshd killed with %d tasks there: the last off it (orphaned, or placed again) %v after the kill; %s", lost, len(k.on),
+		orphanedIn.Round(100*time.Millisecond), lostWays(b, r, k))
 
 	ends := waitAllEnded(b, r, ids, time.Duration(nAgents*sleep)*time.Second/time.Duration(nHosts*maxPer/2)+5*time.Minute)
 	stopSampling()
@@ -216,14 +214,15 @@ func waitRunningOn(r *benchRig, host string, n int, limit time.Duration) ([]stri
 	return nil, fmt.Errorf("no task runs on %s after %v", host, limit)
 }
 
-// waitOrphaned waits until every task of ids is orphaned (or ended) and
+// waitOrphaned waits until no task of ids is active on host (each
+// orphaned, ended, or placed again on another host of the pool) and
 // returns how long that took from t0 (the kill).
-func waitOrphaned(b *testing.B, r *benchRig, ids []string, t0 time.Time, limit time.Duration) time.Duration {
+func waitOrphaned(b *testing.B, r *benchRig, ids []string, host string, t0 time.Time, limit time.Duration) time.Duration {
 	for clock.Since(t0) < limit {
 		st := r.readState(b)
 		left := 0
 		for _, id := range ids {
-			if t := st.Tasks[id]; t != nil && t.Status.IsActive() {
+			if t := st.Tasks[id]; t != nil && t.Status.IsActive() && t.Tmux.Host == host {
 				left++
 			}
 		}
@@ -234,6 +233,42 @@ func waitOrphaned(b *testing.B, r *benchRig, ids []string, t0 time.Time, limit t
 	}
 	b.Fatalf("tasks of the killed host still active after %v", limit)
 	return 0
+}
+
+// lostWays says, on one line (a benchmark's output is cut at 10), how
+// the killed host's tasks left it: orphaned by the stream's lost-timer,
+// by the probe after a tmux call failed, or as a supervisor or an agent
+// started; placed again; failed (which must not be); and the slowest
+// orphaning after the kill.
+func lostWays(b *testing.B, r *benchRig, k lostHost) string {
+	ways := map[string]int{}
+	var slowest time.Duration
+	slowWhy := ""
+	for _, id := range k.on {
+		t := r.task(b, id)
+		for _, h := range t.History {
+			if h.Time.Before(k.at) || (h.Status != state.StatusOrphaned && h.Status != state.StatusFailed && !strings.Contains(h.Reason, "placed again")) {
+				continue
+			}
+			way := string(h.Status)
+			switch {
+			case strings.Contains(h.Reason, "placed again"):
+				way = "placed again"
+			case strings.Contains(h.Reason, "the supervisor could not start"), strings.Contains(h.Reason, "as its agent started"):
+				way += " at its start"
+			case strings.Contains(h.Reason, "(while: "):
+				way += " by the probe"
+			case strings.Contains(h.Reason, "was lost for"):
+				way += " by the stream's timer"
+			}
+			ways[way]++
+			if d := h.Time.Sub(k.at); h.Status == state.StatusOrphaned && d > slowest {
+				slowest, slowWhy = d, textutil.Headline(h.Reason, 160)
+			}
+			break
+		}
+	}
+	return fmt.Sprintf("%v; the slowest orphaned %v after the kill: %s", ways, slowest.Round(100*time.Millisecond), slowWhy)
 }
 
 // waitAllEnded waits until no task of ids is active and counts how each
