@@ -11,6 +11,8 @@ import (
 	"github.com/runner-cli/runner/runner/gc"
 	"github.com/runner-cli/runner/runner/group"
 	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/profile"
+	"github.com/runner-cli/runner/runner/remote"
 	"github.com/runner-cli/runner/runner/worktree"
 	"github.com/runner-cli/runner/state"
 )
@@ -59,7 +61,32 @@ func groupDeps(env *runner.Env) group.Deps {
 		WrapCheck: func(t *state.Task, argv []string) ([]string, error) {
 			return runner.CheckSandbox(context.Background(), env, t, argv)
 		},
+		WrapCheckThere: func(ctx context.Context, t *state.Task, argv []string) ([]string, error) {
+			return checkSandboxThere(ctx, env, t, argv)
+		},
 	}
+}
+
+// checkSandboxThere wraps argv, a group's check to run in sandboxed
+// candidate t's folder on its host, in a sandbox like its agent's there
+// (remote.SandboxArgv: the folder and the repository's git directory
+// written, as the agent may; none of the agent CLI's own directories):
+// the check can do nothing there that its agent could not.
+func checkSandboxThere(ctx context.Context, env *runner.Env, t *state.Task, argv []string) ([]string, error) {
+	c, err := env.Hosts.Conn(ctx, t.Tmux.Host)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := c.TaskPath(ctx, t.ID)
+	if err != nil {
+		return nil, err
+	}
+	common := ""
+	if gctx, err := env.Hosts.GitOn(ctx, t.Tmux.Host); err == nil {
+		common, _ = gitsnap.CommonDir(gctx, t.Dir) // none: not a repository
+	}
+	out, _, err := remote.SandboxArgv(ctx, t, c, &profile.Profile{Name: t.Agent}, remote.FilesIn(dir), nil, argv, nil, common)
+	return out, err
 }
 
 // groupLauncher is what group.Start takes: runner's snapshot, hosts and

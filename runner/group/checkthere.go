@@ -17,15 +17,26 @@ import (
 // the folder and the command line reaching the shell there as values of
 // a constant script (the transport quotes every word). A check past
 // timeout ends its ssh session; the exit code is the command's there
-// (255: ssh's own, the host did not answer, said in the tail).
-func RunCheckThere(ctx context.Context, via transport.Transport, dir, command string, timeout time.Duration) state.CheckResult {
+// (255: ssh's own, the host did not answer, said in the tail). wrap, when
+// not nil, wraps the argv run there (a sandboxed candidate's sandbox
+// there), as RunCheck's does here.
+func RunCheckThere(ctx context.Context, via transport.Transport, dir, command string, timeout time.Duration, wrap func([]string) ([]string, error)) state.CheckResult {
 	res := state.CheckResult{Command: command, Exit: -1, Ran: clock.Now()}
+	argv := []string{"sh", "-c", `cd -- "$1" || exit 126; eval "$2"`, "runner-check", dir, command}
+	if wrap != nil {
+		w, err := wrap(argv)
+		if err != nil {
+			res.Tail = "the check's sandbox on " + via.String() + ": " + err.Error()
+			return res
+		}
+		argv = w
+	}
 	if timeout <= 0 {
 		timeout = DefaultCheckTimeout
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := via.Command(cctx, "sh", "-c", `cd -- "$1" || exit 126; eval "$2"`, "runner-check", dir, command)
+	cmd := via.Command(cctx, argv...)
 	out := &tailBuffer{max: CheckTail}
 	cmd.Stdout, cmd.Stderr = out, out
 	start := clock.Now()

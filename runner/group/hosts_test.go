@@ -167,13 +167,13 @@ func TestRunCheckThere(t *testing.T) {
 	}
 	writeFile(t, dir, "here.txt", "x")
 	ctx := t.Context()
-	if r := RunCheckThere(ctx, transport.Local{}, dir, "test -e here.txt && echo found; exit 4", time.Minute); r.Exit != 4 || r.Tail != "found" {
+	if r := RunCheckThere(ctx, transport.Local{}, dir, "test -e here.txt && echo found; exit 4", time.Minute, nil); r.Exit != 4 || r.Tail != "found" {
 		t.Errorf("check there: %+v", r)
 	}
-	if r := RunCheckThere(ctx, transport.Local{}, dir+"-nosuch", "true", time.Minute); r.Exit != 126 {
+	if r := RunCheckThere(ctx, transport.Local{}, dir+"-nosuch", "true", time.Minute, nil); r.Exit != 126 {
 		t.Errorf("no folder there: %+v", r)
 	}
-	if r := RunCheckThere(ctx, transport.Local{}, dir, "sleep 30", 200*time.Millisecond); !r.TimedOut || r.Passed() {
+	if r := RunCheckThere(ctx, transport.Local{}, dir, "sleep 30", 200*time.Millisecond, nil); !r.TimedOut || r.Passed() {
 		t.Errorf("past its timeout: %+v", r)
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "PWNED")); err == nil {
@@ -182,9 +182,10 @@ func TestRunCheckThere(t *testing.T) {
 }
 
 // TestCheckOnHost: a group's supervisor runs the check of a candidate on
-// a host there, and sends a failure back; a sandboxed one there is not
-// run (runner wraps a check in a sandbox here only); a host that cannot
-// be reached is said in the result.
+// a host there, and sends a failure back; a sandboxed one there runs
+// wrapped by WrapCheckThere (not at all without it, nor when its sandbox
+// cannot be made: said in the result); a host that cannot be reached is
+// said in the result.
 func TestCheckOnHost(t *testing.T) {
 	f, _, _ := hostGroup(t)
 	d := f.deps()
@@ -206,8 +207,23 @@ func TestCheckOnHost(t *testing.T) {
 	}
 	boxed := *t2
 	boxed.Sandbox = []string{"bwrap"}
-	if r := runCheck(ctx, d, &boxed, g, nil); r.Exit != -1 || !strings.Contains(r.Tail, "sandbox on this machine only") {
-		t.Errorf("sandboxed on a host: %+v", r)
+	if r := runCheck(ctx, d, &boxed, g, nil); r.Exit != -1 || !strings.Contains(r.Tail, "cannot sandbox it there (run it in the candidate's folder yourself") {
+		t.Errorf("sandboxed on a host, no way to sandbox it there: %+v", r)
+	}
+	var wrapped []string
+	d.WrapCheckThere = func(_ context.Context, x *state.Task, argv []string) ([]string, error) {
+		wrapped = append(wrapped, x.ID)
+		return append([]string{"env", "IN_BOX=1"}, argv...), nil
+	}
+	g.Check = `test "$IN_BOX" = 1 && echo boxed`
+	if r := runCheck(ctx, d, &boxed, g, nil); r.Exit != 0 || r.Tail != "boxed" || strings.Join(wrapped, ",") != "t_host001" {
+		t.Errorf("sandboxed on a host, wrapped there: %+v (wrapped %v)", r, wrapped)
+	}
+	d.WrapCheckThere = func(context.Context, *state.Task, []string) ([]string, error) {
+		return nil, errors.New("bwrap is not installed there")
+	}
+	if r := runCheck(ctx, d, &boxed, g, nil); r.Exit != -1 || !strings.Contains(r.Tail, "the check's sandbox on local: bwrap is not installed there") {
+		t.Errorf("sandboxed on a host, no sandbox there: %+v", r)
 	}
 	gone := *t2
 	gone.Tmux.Host = "gone"

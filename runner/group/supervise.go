@@ -195,21 +195,27 @@ func checkOne(ctx context.Context, d Deps, g *state.Group, t *state.Task) (retri
 	return true
 }
 
-// runCheck runs g's check in t's folder: here, or on t's host.
+// runCheck runs g's check in t's folder: here, or on t's host (a
+// sandboxed candidate's in a sandbox like its agent's there:
+// Deps.WrapCheckThere).
 func runCheck(ctx context.Context, d Deps, t *state.Task, g *state.Group, wrap func([]string) ([]string, error)) state.CheckResult {
 	if t.Tmux.Host == "" {
 		return RunCheck(ctx, t.Dir, g.Check, g.CheckTimeout, wrap)
 	}
+	wrap = nil
 	if len(t.Sandbox) > 0 {
-		// Not run outside the candidate's sandbox there: runner wraps a
-		// check in a sandbox on this machine only.
-		return state.CheckResult{Command: g.Check, Exit: -1, Ran: d.Now(), Tail: "a sandboxed candidate's check on host " + t.Tmux.Host + " is not run: runner wraps a check in a sandbox on this machine only"}
+		if d.WrapCheckThere == nil {
+			// Never run outside the candidate's sandbox there.
+			return state.CheckResult{Command: g.Check, Exit: -1, Ran: d.Now(), Tail: "a sandboxed candidate's check on host " + t.Tmux.Host +
+				" is not run: this runner cannot sandbox it there (run it in the candidate's folder yourself, or pick by vote or by hand)"}
+		}
+		wrap = func(argv []string) ([]string, error) { return d.WrapCheckThere(ctx, t, argv) }
 	}
 	via, err := d.Via(ctx, t.Tmux.Host)
 	if err != nil {
 		return state.CheckResult{Command: g.Check, Exit: -1, Ran: d.Now(), Tail: "host " + t.Tmux.Host + ": " + err.Error()}
 	}
-	return RunCheckThere(ctx, via, t.Dir, g.Check, g.CheckTimeout)
+	return RunCheckThere(ctx, via, t.Dir, g.Check, g.CheckTimeout, wrap)
 }
 
 // CheckSummary is one line of a check's result: "passed (1.2s)", "failed:

@@ -83,6 +83,9 @@ case $1 in */*) printf '%s' "$1";; *) printf '%s' "${TMUX_TMPDIR:-/tmp}/tmux-$(i
 	if dotGit := path.Join(t.Dir, ".git"); dotGit != gitCommon {
 		spec.ReadOnly = append(spec.ReadOnly, dotGit)
 	}
+	if err := openWorktree(ctx, c, t, gitCommon, &spec); err != nil {
+		return nil, nil, err
+	}
 	if path.IsAbs(runtime) {
 		spec.Hidden = []string{runtime} // the login's D-Bus, systemd and agent sockets
 	}
