@@ -64,7 +64,7 @@ func Compare(ctx context.Context, d Deps, ref string) (*Comparison, error) {
 		return nil, err
 	}
 	c := &Comparison{Group: g, Rows: make([]Row, len(g.Tasks))}
-	fc, ferr := d.Forecast(ctx, g.Tasks)
+	fc, ferrs := forecasts(ctx, d, g)
 	sem := make(chan struct{}, 4)
 	var wg sync.WaitGroup
 	for i, id := range g.Tasks {
@@ -77,8 +77,8 @@ func Compare(ctx context.Context, d Deps, ref string) (*Comparison, error) {
 			switch {
 			case fc[id] != nil:
 				c.Rows[i].Forecast = &fc[id].Outlook
-			case ferr != nil:
-				c.Rows[i].ForecastError = ferr.Error()
+			case ferrs[id] != nil:
+				c.Rows[i].ForecastError = ferrs[id].Error()
 			case c.Rows[i].Error == "":
 				c.Rows[i].ForecastError = "no branch of its own"
 			}
@@ -87,6 +87,37 @@ func Compare(ctx context.Context, d Deps, ref string) (*Comparison, error) {
 	wg.Wait()
 	sameFiles(c.Rows)
 	return c, nil
+}
+
+// forecasts forecasts merging g's candidates, one look per machine their
+// branches are on (a forecast reads one repository: the candidates on
+// another host have their branches there), with each candidate's error
+// when its machine's look failed.
+func forecasts(ctx context.Context, d Deps, g *state.Group) (map[string]*worktree.Check, map[string]error) {
+	byHost := map[string][]string{}
+	var order []string
+	for _, id := range g.Tasks {
+		host := ""
+		if t, err := d.Task(ctx, id); err == nil {
+			host = t.Tmux.Host
+		}
+		if _, ok := byHost[host]; !ok {
+			order = append(order, host)
+		}
+		byHost[host] = append(byHost[host], id)
+	}
+	out, errs := map[string]*worktree.Check{}, map[string]error{}
+	for _, host := range order {
+		fc, err := d.Forecast(ctx, byHost[host])
+		for _, id := range byHost[host] {
+			if fc[id] != nil {
+				out[id] = fc[id]
+			} else if err != nil {
+				errs[id] = err
+			}
+		}
+	}
+	return out, errs
 }
 
 // row reads one candidate.

@@ -13,6 +13,7 @@ import (
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/ask"
+	"github.com/runner-cli/runner/runner/worktree"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -154,6 +155,39 @@ func TestCompareAcrossHosts(t *testing.T) {
 	c, err = Compare(t.Context(), f.deps(), "g_hosts001")
 	if err != nil || !strings.Contains(c.Rows[1].Error, "unreachable") {
 		t.Errorf("a host gone: %+v, %v", c.Rows[1], err)
+	}
+}
+
+// TestCompareForecastPerMachine: the merge forecast is one look per
+// machine the candidates' branches are on (a look reads one repository);
+// a machine whose look failed says so on its candidates only.
+func TestCompareForecastPerMachine(t *testing.T) {
+	f, _, _ := hostGroup(t)
+	d := f.deps()
+	var looks []string
+	d.Forecast = func(_ context.Context, ids []string) (map[string]*worktree.Check, error) {
+		looks = append(looks, strings.Join(ids, ","))
+		if ids[0] == "t_host001" {
+			return nil, errors.New("host h: no answer")
+		}
+		out := map[string]*worktree.Check{}
+		for _, id := range ids {
+			out[id] = &worktree.Check{Task: id, Outlook: worktree.Outlook{Into: "main", Clean: true}}
+		}
+		return out, nil
+	}
+	c, err := Compare(t.Context(), d, "g_hosts001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(looks, " ") != "t_here001 t_host001" {
+		t.Errorf("looks %q, want one per machine", looks)
+	}
+	if c.Rows[0].Forecast == nil || !c.Rows[0].Forecast.Clean || c.Rows[0].ForecastError != "" {
+		t.Errorf("the candidate here: %+v, %q", c.Rows[0].Forecast, c.Rows[0].ForecastError)
+	}
+	if c.Rows[1].Forecast != nil || c.Rows[1].ForecastError != "host h: no answer" {
+		t.Errorf("the candidate on h: %+v, %q", c.Rows[1].Forecast, c.Rows[1].ForecastError)
 	}
 }
 
