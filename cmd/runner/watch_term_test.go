@@ -213,7 +213,7 @@ func cmdWaitClient(ts *testscript.TestScript, neg bool, args []string) {
 // `sshd start NAME` starts one more, named, its config in $SSH_CONFIG_NAME
 // (a pool of hosts); `sshd stop|restart [NAME]` stops or restarts one.
 func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
-	usage := "usage: sshd [start NAME | stop [NAME] | restart [NAME]]"
+	usage := "usage: sshd [start NAME | stop [NAME] | restart [NAME] | pause [NAME] | resume [NAME]]"
 	if neg || len(args) > 2 {
 		ts.Fatalf("%s", usage)
 	}
@@ -232,6 +232,10 @@ func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 			srv.Stop()
 		case "restart":
 			ts.Check(srv.Restart())
+		case "pause": // silent: no keepalive answered, a new connection hangs
+			srv.Pause()
+		case "resume":
+			srv.Resume()
 		default:
 			ts.Fatalf("%s", usage)
 		}

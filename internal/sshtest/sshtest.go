@@ -216,6 +216,27 @@ func (s *Server) Stop() {
 	}
 }
 
+// Pause stops sshd and every process of its connections (SIGSTOP): a host
+// that went silent (a network cut, a machine off), which answers no
+// keepalive and lets a new connection hang, unlike a refused one. Resume
+// or Stop ends it.
+func (s *Server) Pause() { s.signal(syscall.SIGSTOP) }
+
+// Resume lets a paused sshd and its connections go on (SIGCONT).
+func (s *Server) Resume() { s.signal(syscall.SIGCONT) }
+
+func (s *Server) signal(sig syscall.Signal) {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = syscall.Kill(s.cmd.Process.Pid, sig)
+	if t, err := proctree.Read(); err == nil {
+		for _, pid := range t.Descendants(s.cmd.Process.Pid) {
+			_ = syscall.Kill(pid, sig)
+		}
+	}
+}
+
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
