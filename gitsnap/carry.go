@@ -176,3 +176,13 @@ func SameRepository(ctx context.Context, dir string, otherCtx context.Context, o
 	_, err = b.git(otherCtx, "rev-parse", "-q", "--verify", probe)
 	return err == nil, nil
 }
+
+// Head is the branch checked out in the repository containing dir (""
+// when HEAD is detached) and HEAD's commit ("" when it has none yet).
+func Head(ctx context.Context, dir string) (branch, commit string, err error) {
+	r, err := open(ctx, dir)
+	if err != nil {
+		return "", "", err
+	}
+	return r.branch(), r.head, nil
+}

@@ -29,8 +29,8 @@ func groupDeps(env *runner.Env) group.Deps {
 		Ask: func(ctx context.Context, req ask.Request) ([]ask.Answer, error) {
 			return ask.Run(ctx, askDeps(env), req)
 		},
-		Forecast: func(ctx context.Context, ids []string) (map[string]*worktree.Check, error) {
-			return worktree.CheckMerges(ctx, worktreeDeps(env), ids)
+		Forecast: func(ctx context.Context, ids []string, into string) (map[string]*worktree.Check, error) {
+			return worktree.CheckMergesInto(ctx, worktreeDeps(env), ids, into)
 		},
 		Merge: func(ctx context.Context, req worktree.MergeRequest) error {
 			_, _, err := worktree.Merge(ctx, worktreeDeps(env), req)

@@ -108,7 +108,13 @@ func forecasts(ctx context.Context, d Deps, g *state.Group) (map[string]*worktre
 	}
 	out, errs := map[string]*worktree.Check{}, map[string]error{}
 	for _, host := range order {
-		fc, err := d.Forecast(ctx, byHost[host])
+		var fc map[string]*worktree.Check
+		var err error
+		if host == "" {
+			fc, err = d.Forecast(ctx, byHost[host], "")
+		} else {
+			fc, err = forecastThere(ctx, d, g, host, byHost[host])
+		}
 		for _, id := range byHost[host] {
 			if fc[id] != nil {
 				out[id] = fc[id]
@@ -118,6 +124,47 @@ func forecasts(ctx context.Context, d Deps, g *state.Group) (map[string]*worktre
 		}
 	}
 	return out, errs
+}
+
+// forecastThere forecasts merging the candidates ids, on host, into the
+// branch checked out here: its commit is carried there for the look (only
+// what the host lacks since the group's snapshot, under a branch of its
+// own, runner-forecast/GROUP-ID, removed after) and the forecast names
+// the branch here. The pick merges here: that is the merge forecast.
+func forecastThere(ctx context.Context, d Deps, g *state.Group, host string, ids []string) (map[string]*worktree.Check, error) {
+	branch, commit, err := gitsnap.Head(ctx, g.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if commit == "" {
+		return nil, fmt.Errorf("the repository %s here has no commit to merge into", g.Dir)
+	}
+	if branch == "" {
+		branch = "HEAD"
+	}
+	there, err := on(ctx, d, host)
+	if err != nil {
+		return nil, err
+	}
+	origin := g.Dir // the repository there: the candidates' (the same path, as a rule)
+	if t, err := d.Task(ctx, ids[0]); err == nil && t.Origin != "" {
+		origin = t.Origin
+	}
+	var have []string
+	if s, err := gitsnap.Get(ctx, g.Dir, g.ID); err == nil {
+		have = []string{s.Base, s.Commit}
+	}
+	tmp := "runner-forecast/" + g.ID + "-" + strings.TrimPrefix(gitsnap.NewID(), "s_")
+	ref := []string{"refs/heads/" + tmp}
+	if _, err := gitsnap.Carry(ctx, g.Dir, there, origin, []gitsnap.CarryRef{{Ref: ref[0], Commit: commit}}, have); err != nil {
+		return nil, fmt.Errorf("forecast against %s here: carry it to host %s: %w", branch, host, err)
+	}
+	defer func() { _, _ = gitsnap.DropRefs(context.WithoutCancel(there), origin, ref) }()
+	fc, err := d.Forecast(ctx, ids, tmp)
+	for _, c := range fc {
+		c.Into = branch
+	}
+	return fc, err
 }
 
 // row reads one candidate.

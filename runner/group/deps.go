@@ -23,9 +23,10 @@ type Deps struct {
 	Send func(ctx context.Context, id, text string) error
 	// Ask runs shadows (ask.Run).
 	Ask func(ctx context.Context, req ask.Request) ([]ask.Answer, error)
-	// Forecast forecasts merging the candidates' branches, in one look at
-	// their repository (worktree.CheckMerges).
-	Forecast func(ctx context.Context, ids []string) (map[string]*worktree.Check, error)
+	// Forecast forecasts merging the candidates' branches into branch
+	// into of their repository ("": its current branch), in one look at
+	// it (worktree.CheckMergesInto).
+	Forecast func(ctx context.Context, ids []string, into string) (map[string]*worktree.Check, error)
 	// Merge merges a candidate's branch (worktree.Merge).
 	Merge func(ctx context.Context, req worktree.MergeRequest) error
 	// MergeHere merges a candidate brought back from its host, as Merge

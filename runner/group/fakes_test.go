@@ -83,7 +83,7 @@ func (f *fakeRunner) deps() Deps {
 			f.record("send %s %s", id, text)
 			return nil
 		},
-		Forecast: func(context.Context, []string) (map[string]*worktree.Check, error) { return nil, nil },
+		Forecast: func(context.Context, []string, string) (map[string]*worktree.Check, error) { return nil, nil },
 		Merge: func(_ context.Context, req worktree.MergeRequest) error {
 			f.record("merge %s", req.Ref)
 			return nil

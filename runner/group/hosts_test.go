@@ -160,14 +160,20 @@ func TestCompareAcrossHosts(t *testing.T) {
 
 // TestCompareForecastPerMachine: the merge forecast is one look per
 // machine the candidates' branches are on (a look reads one repository);
-// a machine whose look failed says so on its candidates only.
+// a host's look is into the branch here, carried there under a branch of
+// its own and removed after, and names the branch here; a machine whose
+// look failed says so on its candidates only.
 func TestCompareForecastPerMachine(t *testing.T) {
-	f, _, _ := hostGroup(t)
+	f, here, there := hostGroup(t)
 	d := f.deps()
 	var looks []string
-	d.Forecast = func(_ context.Context, ids []string) (map[string]*worktree.Check, error) {
-		looks = append(looks, strings.Join(ids, ","))
-		if ids[0] == "t_host001" {
+	hostFails := true
+	d.Forecast = func(_ context.Context, ids []string, into string) (map[string]*worktree.Check, error) {
+		looks = append(looks, strings.Join(ids, ",")+" into "+into)
+		if into != "" && git(t, there, "rev-parse", "refs/heads/"+into) != git(t, here, "rev-parse", "HEAD") {
+			t.Errorf("the look there is not into the commit here")
+		}
+		if ids[0] == "t_host001" && hostFails {
 			return nil, errors.New("host h: no answer")
 		}
 		out := map[string]*worktree.Check{}
@@ -180,14 +186,26 @@ func TestCompareForecastPerMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(looks, " ") != "t_here001 t_host001" {
-		t.Errorf("looks %q, want one per machine", looks)
+	if len(looks) != 2 || looks[0] != "t_here001 into " || !strings.HasPrefix(looks[1], "t_host001 into runner-forecast/g_hosts001-") {
+		t.Errorf("looks %q, want one per machine, the host's into the branch here carried there", looks)
 	}
 	if c.Rows[0].Forecast == nil || !c.Rows[0].Forecast.Clean || c.Rows[0].ForecastError != "" {
 		t.Errorf("the candidate here: %+v, %q", c.Rows[0].Forecast, c.Rows[0].ForecastError)
 	}
 	if c.Rows[1].Forecast != nil || c.Rows[1].ForecastError != "host h: no answer" {
 		t.Errorf("the candidate on h: %+v, %q", c.Rows[1].Forecast, c.Rows[1].ForecastError)
+	}
+	hostFails = false
+	if c, err = Compare(t.Context(), d, "g_hosts001"); err != nil {
+		t.Fatal(err)
+	}
+	if o := c.Rows[1].Forecast; o == nil || o.Into != "main" {
+		t.Errorf("the candidate on h: %+v, %q: want a forecast into main (here)", o, c.Rows[1].ForecastError)
+	}
+	for _, dir := range []string{here, there} {
+		if out := git(t, dir, "for-each-ref", "refs/heads/runner-forecast/"); out != "" {
+			t.Errorf("the branch carried for the look is left in %s: %s", dir, out)
+		}
 	}
 }
 

@@ -168,6 +168,12 @@ func CheckMerge(ctx context.Context, d Deps, req CheckRequest) (*Check, error) {
 // one look at the repository (CheckMerge looks once per task). A task
 // without a branch is left out of the result.
 func CheckMerges(ctx context.Context, d Deps, refs []string) (map[string]*Check, error) {
+	return CheckMergesInto(ctx, d, refs, "")
+}
+
+// CheckMergesInto is CheckMerges into branch into of the tasks'
+// repository ("" its current branch).
+func CheckMergesInto(ctx context.Context, d Deps, refs []string, into string) (map[string]*Check, error) {
 	out := map[string]*Check{}
 	var ts []*state.Task
 	for _, ref := range refs {
@@ -186,7 +192,7 @@ func CheckMerges(ctx context.Context, d Deps, refs []string) (map[string]*Check,
 	if err != nil {
 		return nil, err
 	}
-	fc, err := forecastRepo(gctx, ts[0].Origin, "", "")
+	fc, err := forecastRepo(gctx, ts[0].Origin, into, "")
 	if err != nil {
 		return nil, fmt.Errorf("forecast the merges in %s: %w", ts[0].Origin, err)
 	}
