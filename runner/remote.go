@@ -11,7 +11,6 @@ import (
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/settings"
 
-
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
