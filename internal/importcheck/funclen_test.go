@@ -83,8 +83,24 @@ func f(r *R, ee interface{ ExitCode() int }, code int) R {
 // TestRootPackageSize holds the root package (runner/: the orchestration
 // of a task's life) to 3 000 lines (issue 40): the decisions live below it.
 func TestRootPackageSize(t *testing.T) {
-	if n := PackageTooLarge(t, "../../runner", 3000); n < 1000 {
+	// 2 999 lines before issue 55 moved the dispatch's plan and launch
+	// out (2 423 after): held near what it is, so that they do not creep
+	// back.
+	if n := PackageTooLarge(t, "../../runner", 2600); n < 1000 {
 		t.Fatalf("only %d lines read: not the root package?", n)
+	}
+}
+
+// maxCmdLines bounds package main (cmd/runner): flags, output and exit
+// codes. Issue 55 §3 asks 5 000; it was 8 860 before the orchestration
+// moved out and 7 238 after (what is left is mostly the commands' help,
+// flags and output). Lower it as more moves out; never raise it.
+const maxCmdLines = 7300
+
+// TestCmdPackageSize holds cmd/runner to maxCmdLines lines.
+func TestCmdPackageSize(t *testing.T) {
+	if n := PackageTooLarge(t, "../../cmd/runner", maxCmdLines); n < 3000 {
+		t.Fatalf("only %d lines read: not cmd/runner?", n)
 	}
 }
 
