@@ -67,12 +67,15 @@ func askDeps(env *runner.Env) ask.Deps {
 			if err != nil {
 				return nil, err
 			}
-			return shadowHost{c}, nil
+			return shadowHost{env, c}, nil
 		}}
 }
 
 // shadowHost is a host's connection as a shadow there uses it.
-type shadowHost struct{ c *hosts.Conn }
+type shadowHost struct {
+	env *runner.Env
+	c   *hosts.Conn
+}
 
 func (h shadowHost) Argv(ctx context.Context, prof *profile.Profile, dir string, argv []string) ([]string, error) {
 	return remote.Argv(ctx, h.c, prof, dir, argv)
@@ -80,6 +83,12 @@ func (h shadowHost) Argv(ctx context.Context, prof *profile.Profile, dir string,
 
 func (h shadowHost) Command(ctx context.Context, argv ...string) *exec.Cmd {
 	return h.c.Transport().Command(ctx, argv...)
+}
+
+// Sandbox wraps the argv of a shadow of t in a sandbox like its agent's
+// there (its folder and git directory, the CLI's own directories).
+func (h shadowHost) Sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, argv []string) ([]string, error) {
+	return sandboxThere(ctx, h.env, h.c, t, prof, argv)
 }
 
 func (h shadowHost) String() string { return h.c.Transport().String() }

@@ -77,6 +77,13 @@ func checkSandboxThere(ctx context.Context, env *runner.Env, t *state.Task, argv
 	if err != nil {
 		return nil, err
 	}
+	return sandboxThere(ctx, env, c, t, &profile.Profile{Name: t.Agent}, argv)
+}
+
+// sandboxThere wraps argv, run for task t beside its agent on its host
+// (c), in a sandbox like its agent's there (remote.SandboxArgv): its
+// folder and its repository's git directory, and prof's own directories.
+func sandboxThere(ctx context.Context, env *runner.Env, c *hosts.Conn, t *state.Task, prof *profile.Profile, argv []string) ([]string, error) {
 	dir, err := c.TaskPath(ctx, t.ID)
 	if err != nil {
 		return nil, err
@@ -85,7 +92,7 @@ func checkSandboxThere(ctx context.Context, env *runner.Env, t *state.Task, argv
 	if gctx, err := env.Hosts.GitOn(ctx, t.Tmux.Host); err == nil {
 		common, _ = gitsnap.CommonDir(gctx, t.Dir) // none: not a repository
 	}
-	out, _, err := remote.SandboxArgv(ctx, t, c, &profile.Profile{Name: t.Agent}, remote.FilesIn(dir), nil, argv, nil, common)
+	out, _, err := remote.SandboxArgv(ctx, t, c, prof, remote.FilesIn(dir), prof.EnvList(), argv, nil, common)
 	return out, err
 }
 

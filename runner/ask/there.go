@@ -25,10 +25,13 @@ import (
 // program is installed there, and returns the argv to run there ("runner"
 // is the host's runner binary: remote.Argv); Command is argv run there,
 // every word reaching the host's shell as a value (a session of the
-// host's shared connection: transport.SSH.Command); String names it.
+// host's shared connection: transport.SSH.Command); Sandbox wraps the
+// argv of a shadow of task t in a sandbox like t's agent's there
+// (remote.SandboxArgv); String names it.
 type Host interface {
 	Argv(ctx context.Context, prof *profile.Profile, dir string, argv []string) ([]string, error)
 	Command(ctx context.Context, argv ...string) *exec.Cmd
+	Sandbox(ctx context.Context, t *state.Task, prof *profile.Profile, argv []string) ([]string, error)
 	String() string
 }
 
@@ -51,13 +54,10 @@ const (
 // profile's headless command with prompt, in t.Dir there, with
 // RUNNER_SHADOW_OF and the profile's Env; bounded there by timeout and
 // here by timeout and a few seconds. The shadow of a sandboxed task, or
-// one asked by a sandboxed caller, is not run there (runner sandboxes a
-// shadow on this machine only): its error says so.
+// one asked by a sandboxed caller, runs in a sandbox there (Host.Sandbox),
+// as one here does.
 func runShadowThere(ctx context.Context, d Deps, t *state.Task, prof *profile.Profile, prompt string, timeout time.Duration) shadowResult {
 	host := t.Tmux.Host
-	if len(t.Sandbox) > 0 || d.Getenv(door.EnvConfined) != "" {
-		return shadowResult{err: fmt.Errorf("the shadow of %s on host %s is not run: it would run sandboxed, and runner sandboxes a shadow on this machine only (ask %s with 'runner send' instead)", t.ID, host, t.ID)}
-	}
 	if d.Hosts == nil {
 		return shadowResult{err: fmt.Errorf("the shadow of %s would run on host %s, and this runner reaches no host (a bug in the caller)", t.ID, host)}
 	}
@@ -68,6 +68,11 @@ func runShadowThere(ctx context.Context, d Deps, t *state.Task, prof *profile.Pr
 	argv, err := h.Argv(ctx, prof, t.Dir, prof.HeadlessArgv(prompt))
 	if err != nil {
 		return shadowResult{err: fmt.Errorf("the shadow of %s: %w", t.ID, err)}
+	}
+	if len(t.Sandbox) > 0 || d.Getenv(door.EnvConfined) != "" {
+		if argv, err = h.Sandbox(ctx, t, prof, argv); err != nil {
+			return shadowResult{err: fmt.Errorf("the shadow of %s: its sandbox on host %s: %w", t.ID, host, err)}
+		}
 	}
 	secs := strconv.Itoa(int((timeout + time.Second - 1) / time.Second))
 	words := append([]string{"sh", "-c", shadowThereScript, "runner-shadow", t.Dir, secs, "env", "RUNNER_SHADOW_OF=" + t.ID}, prof.EnvList()...)

@@ -15,8 +15,9 @@ import (
 // fakeHost is a host that is this machine: its commands run here, as the
 // host's shell would run them; Argv maps "runner" as remote.Argv does.
 type fakeHost struct {
-	argvErr error
-	ran     [][]string
+	argvErr, boxErr error
+	ran             [][]string
+	boxed           []string
 }
 
 func (f *fakeHost) Argv(_ context.Context, _ *profile.Profile, _ string, argv []string) ([]string, error) {
@@ -26,6 +27,13 @@ func (f *fakeHost) Argv(_ context.Context, _ *profile.Profile, _ string, argv []
 func (f *fakeHost) Command(ctx context.Context, argv ...string) *exec.Cmd {
 	f.ran = append(f.ran, argv)
 	return exec.CommandContext(ctx, argv[0], argv[1:]...)
+}
+
+// Sandbox marks the shadow's environment (IN_BOX=1) as a sandbox there
+// would wrap it.
+func (f *fakeHost) Sandbox(_ context.Context, t *state.Task, _ *profile.Profile, argv []string) ([]string, error) {
+	f.boxed = append(f.boxed, t.ID)
+	return append([]string{"env", "IN_BOX=1"}, argv...), f.boxErr
 }
 
 func (f *fakeHost) String() string { return "fake" }
@@ -76,15 +84,39 @@ func TestShadowThere(t *testing.T) {
 	}
 }
 
-// TestShadowThereRefused: the shadow of a sandboxed task on a host, or
-// one asked by a sandboxed caller, is not run (runner sandboxes shadows
-// here only); nor one whose host is unknown or whose program is missing
-// there; nor one with no way to hosts. Each error says why.
+// TestShadowThereSandboxed: the shadow of a sandboxed task on a host, or
+// one asked by a sandboxed caller, runs there in the sandbox the host
+// makes; a sandbox that cannot be made there is said, nothing run.
+func TestShadowThereSandboxed(t *testing.T) {
+	prof := &profile.Profile{Name: "shell", Command: []string{"sh"}, Headless: []string{"sh", "-c", `echo "box=$IN_BOX"`, "sh", "{prompt}"}}
+	task := &state.Task{ID: "t_there003", Agent: "shell", Dir: t.TempDir(), Tmux: state.TmuxTarget{Host: "h"}, Sandbox: []string{"/w"}}
+	h := &fakeHost{}
+	if res := runShadow(t.Context(), hostDeps(h, nil), task, prof, "q", time.Minute); res.err != nil || res.answer != "box=1" {
+		t.Errorf("sandboxed task: %q, %v", res.answer, res.err)
+	}
+	plain := *task
+	plain.Sandbox = nil
+	if res := runShadow(t.Context(), hostDeps(h, map[string]string{"RUNNER_CONFINED": "1"}), &plain, prof, "q", time.Minute); res.err != nil || res.answer != "box=1" {
+		t.Errorf("confined caller: %q, %v", res.answer, res.err)
+	}
+	if res := runShadow(t.Context(), hostDeps(h, nil), &plain, prof, "q", time.Minute); res.err != nil || res.answer != "box=" {
+		t.Errorf("neither: %q, %v", res.answer, res.err)
+	}
+	if len(h.boxed) != 2 {
+		t.Errorf("sandboxed %q", h.boxed)
+	}
+	bad := &fakeHost{boxErr: errors.New("bwrap is not installed there")}
+	if res := runShadow(t.Context(), hostDeps(bad, nil), task, prof, "q", time.Minute); res.err == nil || !strings.Contains(res.err.Error(), "its sandbox on host h: bwrap is not installed there") || len(bad.ran) != 0 {
+		t.Errorf("no sandbox there: %v, ran %q", res.err, bad.ran)
+	}
+}
+
+// TestShadowThereRefused: the shadow of a task whose host is unknown or
+// whose program is missing there is not run; nor one with no way to
+// hosts. Each error says why.
 func TestShadowThereRefused(t *testing.T) {
 	prof := &profile.Profile{Name: "shell", Command: []string{"sh"}, Headless: []string{"sh", "-c", "echo no", "sh", "{prompt}"}}
 	base := state.Task{ID: "t_there002", Agent: "shell", Dir: t.TempDir(), Tmux: state.TmuxTarget{Host: "h"}}
-	sandboxed := base
-	sandboxed.Sandbox = []string{base.Dir}
 	elsewhere := base
 	elsewhere.Tmux.Host = "nosuch"
 	h := &fakeHost{}
@@ -94,8 +126,6 @@ func TestShadowThereRefused(t *testing.T) {
 		t    *state.Task
 		want string
 	}{
-		{"sandboxed", hostDeps(h, nil), &sandboxed, "runner sandboxes a shadow on this machine only"},
-		{"confined caller", hostDeps(h, map[string]string{"RUNNER_CONFINED": "1"}), &base, "runner sandboxes a shadow on this machine only"},
 		{"unknown host", hostDeps(h, nil), &elsewhere, "on host nosuch: no host nosuch"},
 		{"no hosts", Deps{Getenv: func(string) string { return "" }}, &base, "reaches no host"},
 		{"not installed", hostDeps(&fakeHost{argvErr: errors.New("not installed there")}, nil), &base, "not installed there"},
