@@ -4,7 +4,7 @@
 // task's), or, for an agent without a headless mode, posted to it as a
 // message (Run). The shadow of a task on a host runs there, in its
 // folder there, over the host's shared connection (runShadowThere, through
-// Deps.Hosts); one that would be sandboxed is not run there. It sits above package runner and posts through the
+// Deps.Hosts), in a sandbox there when it would be one here. It sits above package runner and posts through the
 // caller's PostFunc (package mailbox), so it starts nothing in a pane.
 //
 // It takes a Deps built by cmd/runner from its Env: the task texts, the
