@@ -12,6 +12,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/budget"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/confine"
@@ -252,7 +253,7 @@ func (s *supervision) hostLost(err error) error {
 	select {
 	case perr := <-probe:
 		if errors.Is(perr, hosts.ErrUnreachable) {
-			return supervisor.Orphaned(remote.Lost(s.host.Host().Name, s.host.Host().Destination, clock.Now(), fmt.Errorf("%w: %v (while: %v)", remote.ErrHostLost, perr, err)))
+			return supervisor.Orphaned(remote.Lost(s.host.Host().Name, s.host.Host().Destination, clock.Now(), fmt.Errorf("%w: %s (while: %s)", remote.ErrHostLost, textutil.Headline(perr.Error(), 200), textutil.Headline(err.Error(), 120))))
 		}
 	case <-s.runCtx.Done():
 		if cause := context.Cause(s.runCtx); errors.Is(cause, remote.ErrHostLost) {
