@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -230,6 +231,24 @@ func TestRunCheckThere(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "PWNED")); err == nil {
 		t.Error("the folder's name ran in a shell")
+	}
+}
+
+// TestRunCheckThereEndsItThere: a check past its timeout is ended there,
+// what it started too, not only the session that runs it (as ending an
+// ssh session would leave it: here, the process transport.Local started).
+func TestRunCheckThereEndsItThere(t *testing.T) {
+	if _, err := exec.LookPath("timeout"); err != nil {
+		t.Skip("no timeout(1) here")
+	}
+	dir := t.TempDir()
+	r := RunCheckThere(t.Context(), transport.Local{}, dir, "(sleep 2; touch late.txt) & wait", 200*time.Millisecond, nil)
+	if !r.TimedOut {
+		t.Fatalf("past its timeout: %+v", r)
+	}
+	time.Sleep(2500 * time.Millisecond) // past the sleep of a check left running
+	if _, err := os.Stat(filepath.Join(dir, "late.txt")); err == nil {
+		t.Error("the check went on after its timeout: it wrote late.txt")
 	}
 }
 
