@@ -52,13 +52,6 @@ func TestRealAgentsBudgetLive(t *testing.T) {
 			switch {
 			case h.prof.Spend == "":
 				t.Skipf("%s keeps no record of its spend runner reads: no token budget", cli)
-			case cli == "cline" && os.Getenv("RUNNER_TEST_CLINE_BUDGET") != "1":
-				// Passes (3.0.65: its record read while the turn runs, the
-				// task failed "budget: …" 2 s into the turn, the slow
-				// command stopped), but `send` returned only at its
-				// --timeout, 5 min later: left out until that wait is
-				// fixed (RUNNER_TEST_CLINE_BUDGET=1 runs it).
-				t.Skip("Cline: send waits out its --timeout after the budget stopped the turn (issue 54's closing note)")
 			case cli == "kilo":
 				// OpenCode's design: the same.
 				t.Skip("Kilo Code (OpenCode's design) reports a step's spend after its tools ran")

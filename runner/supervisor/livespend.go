@@ -2,10 +2,13 @@ package supervisor
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/ctxtime"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/spend"
 	"github.com/runner-cli/runner/state"
@@ -19,6 +22,19 @@ var (
 	liveShownEvery = 5 * time.Second
 )
 
+// budgetStopGrace is how long a turn whose task a budget ended (recorded
+// failed "budget: …" and its agent interrupted, by this supervisor or
+// another of its tree) has to show its end on the screen before its wait
+// ends anyway: a CLI whose screen still reads as a turn after the
+// interrupt (Cline's tool line left open) held the task's supervisor,
+// and a foreground dispatch or send, to the task's --timeout. A variable
+// for tests.
+var budgetStopGrace = 10 * time.Second
+
+// errStoppedByBudget is the cause a turn's wait is ended with once
+// budgetStopGrace has passed.
+var errStoppedByBudget = errors.New("a budget ended the task and its screen did not show the turn's end")
+
 // liveShownShare: without a budget, the wait after a reading is at least
 // this many times what it took (one reading in 20 of the time at most).
 const liveShownShare = 20
@@ -30,9 +46,11 @@ const liveShownShare = 20
 // once it passes the budget (a long turn is stopped near its budget, not
 // at its end); every liveShownEvery without one, and then only once the
 // agent wrote something since the last reading (Wrote). It needs the delivered
-// prompt (a turn this supervisor delivered). The returned function stops
-// it.
-func (s *Supervisor) watchLive(ctx context.Context) (stop func()) {
+// prompt (a turn this supervisor delivered). With a budget, once the task
+// is recorded failed by it, stopTurn is called budgetStopGrace later
+// (errStoppedByBudget) unless the turn ended meanwhile. The returned
+// function stops it.
+func (s *Supervisor) watchLive(ctx context.Context, stopTurn context.CancelCauseFunc) (stop func()) {
 	file := s.Mon.EventsFile()
 	s.treeBudgeted = nil
 	if s.sig == "" || file == "" || s.Profile == nil || s.Profile.Spend == "" {
@@ -66,6 +84,12 @@ func (s *Supervisor) watchLive(ctx context.Context) (stop func()) {
 			if ctxtime.Sleep(ctx, wait) != nil {
 				return
 			}
+			if budgeted && s.stoppedByBudget(ctx) {
+				if ctxtime.Sleep(ctx, budgetStopGrace) == nil {
+					stopTurn(errStoppedByBudget)
+				}
+				return
+			}
 			start := clock.Now()
 			u, ok := spend.LiveUsage(s.Profile, file, from, sig, s.AgentEnv)
 			if ok && profile.SessionTotal(s.Profile.Spend) {
@@ -85,6 +109,13 @@ func (s *Supervisor) watchLive(ctx context.Context) (stop func()) {
 		}
 	}()
 	return func() { cancel(); <-done }
+}
+
+// stoppedByBudget reports whether the task is recorded failed by a
+// budget (fault.BudgetReason).
+func (s *Supervisor) stoppedByBudget(ctx context.Context) bool {
+	t, err := s.Book.Task(ctx)
+	return err == nil && t.Status == state.StatusFailed && strings.HasPrefix(t.LastReason(), fault.BudgetReason)
 }
 
 // usageSpend is a CLI's usage as runner counts it, over turns turns.

@@ -2,12 +2,14 @@ package supervisor
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -27,7 +29,7 @@ func TestWatchLive(t *testing.T) {
 		}
 		w.match.EventsFrom = int64(len(earlier))
 		s.sig = "the task"
-		stop := s.watchLive(context.Background())
+		stop := s.watchLive(context.Background(), func(error) {})
 		f, err := os.OpenFile(w.file, os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -44,6 +46,41 @@ func TestWatchLive(t *testing.T) {
 		got, judged := b.live.all(), b.live.judges()
 		if len(got) != 1 || got[0] != want || judged[0] != budgeted {
 			t.Errorf("budgeted %v: LiveSpend got %+v judged %v, want once %+v judged %v", budgeted, got, judged, want, budgeted)
+		}
+	}
+}
+
+// TestBudgetStopEndsTurn: a turn whose task a budget ended (recorded
+// failed "budget: …", the agent interrupted) while its screen goes on
+// reading as a turn (Cline's open tool line) ends budgetStopGrace later
+// with the record's outcome, not at the task's --timeout; without a
+// budget in the tree nothing ends it.
+func TestBudgetStopEndsTurn(t *testing.T) {
+	defer func(d, g time.Duration) { liveSpendEvery, budgetStopGrace = d, g }(liveSpendEvery, budgetStopGrace)
+	liveSpendEvery, budgetStopGrace = 20*time.Millisecond, 50*time.Millisecond
+	const why = "budget: 6 000 token(s) used in t_test, its --budget-tokens 5 000: no further turn"
+	for _, budgeted := range []bool{true, false} {
+		s, _, b, w := newSupervisor(t, "sim", Settings{}, step{monitor.GoalTurnEnd, monitor.Observation{}, errUntilDone})
+		b.budgeted = budgeted
+		b.task.Status = state.StatusFailed
+		b.task.History = []state.StatusChange{{Status: state.StatusFailed, Reason: why}}
+		w.file = filepath.Join(t.TempDir(), "events.jsonl")
+		if err := os.WriteFile(w.file, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		s.sig = "the task"
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+		err := s.MonitorTurn(ctx, clock.Now())
+		cancel()
+		if !budgeted {
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("no budget: %v, want the wait to go on until its context ends", err)
+			}
+			continue
+		}
+		var e *Ended
+		if !errors.As(err, &e) || e.Status != state.StatusFailed || e.Reason != why {
+			t.Errorf("budget stopped the task: %v, want the turn ended failed %q", err, why)
 		}
 	}
 }

@@ -35,6 +35,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/textutil"
+	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
@@ -314,10 +315,15 @@ func (s *Supervisor) MonitorTurn(ctx context.Context, since time.Time) error {
 	if s.Mon.Expecting().Since.IsZero() {
 		s.expectRecorded(ctx, since)
 	}
-	defer s.watchLive(ctx)()
+	tctx, stopTurn := context.WithCancelCause(ctx)
+	defer stopTurn(nil)
+	defer s.watchLive(tctx, stopTurn)()
 	for {
-		obs, err := s.Mon.Wait(ctx, monitor.GoalTurnEnd, since)
+		obs, err := s.Mon.Wait(tctx, monitor.GoalTurnEnd, since)
 		if err != nil {
+			if errors.Is(context.Cause(tctx), errStoppedByBudget) && ctx.Err() == nil {
+				return s.budgetStopped(ctx)
+			}
 			return err
 		}
 		if obs.Dead {
@@ -372,6 +378,17 @@ func (s *Supervisor) MonitorTurn(ctx context.Context, since time.Time) error {
 		}
 		return s.turnDone(ctx, obs)
 	}
+}
+
+// budgetStopped is the outcome of a turn whose task a budget ended while
+// its screen went on showing a turn (see budgetStopGrace): the record's.
+func (s *Supervisor) budgetStopped(ctx context.Context) error {
+	reason := fault.BudgetReason + "the tree's budget was reached"
+	if t, err := s.Book.Task(ctx); err == nil && t.LastReason() != "" {
+		reason = t.LastReason()
+	}
+	s.Book.Say("task %s: its screen did not show the turn's end %s after a budget stopped it: the turn ends here", s.ID, budgetStopGrace)
+	return end(state.StatusFailed, reason, monitor.Observation{}, nil)
 }
 
 // turnDone is the outcome of a turn that ended on an idle screen or its
