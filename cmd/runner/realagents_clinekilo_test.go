@@ -90,6 +90,9 @@ func realClineKilo(t *testing.T, cli string) {
 	if !strings.Contains(task.Answer+task.ResultTail, "REAL-DISPATCH-DONE") {
 		t.Errorf("done before the final answer ended: answer %q, result tail:\n%s", task.Answer, task.ResultTail)
 	}
+	if cli == "cline" && strings.TrimSpace(task.Answer) != finalWords {
+		t.Errorf("Cline's answer %q, want its session record's, whole: %q", task.Answer, finalWords)
+	}
 	stateDir, err := state.DefaultDir(h.getenv)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package spend
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 
 	"github.com/runner-cli/runner/internal/tailfile"
 	"github.com/runner-cli/runner/runner/profile"
@@ -125,4 +126,18 @@ func clineTurn(path, sig string) turnRecord {
 		}
 	}
 	return out
+}
+
+// TurnAnswer is the answer of the turn whose prompt holds sig, read from
+// the CLI's record where no hook names it (Cline's messages file, found by
+// the prompt): ok false for another CLI, when there is no such record, or
+// when the turn has not ended there yet (the screen's answer is taken
+// then).
+func TurnAnswer(p *profile.Profile, sig string, env func(string) string) (string, bool) {
+	if p == nil || p.Spend != profile.SpendCline {
+		return "", false
+	}
+	t := clineTurn(clineSessionMessages(env, sig), sig)
+	answer := strings.TrimSpace(t.last)
+	return answer, t.ended && answer != ""
 }

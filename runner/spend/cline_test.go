@@ -53,6 +53,12 @@ func TestClineTurn(t *testing.T) {
 	if tr := clineTurn(path, "SPEND-ONE"); tr.last != "SPEND-ONE-DONE" {
 		t.Errorf("answer %q, want the one after the tool", tr.last)
 	}
+	if a, ok := TurnAnswer(p, "SPEND-ONE", env); !ok || a != "SPEND-ONE-DONE" {
+		t.Errorf("TurnAnswer: %q %v, want the answer after the tool", a, ok)
+	}
+	if a, ok := TurnAnswer(&profile.Profile{Spend: profile.SpendClaude}, "SPEND-ONE", env); ok {
+		t.Errorf("TurnAnswer of a CLI whose hook names its record: %q, want none", a)
+	}
 	cut := clineMessages[:len(clineMessages)-len(`,
  {"id":"m6","role":"assistant","content":[{"type":"text","text":"SPEND-ONE-DONE"}],"metrics":{"inputTokens":2023,"outputTokens":56,"cacheReadTokens":789,"cacheWriteTokens":0}}
 ],"system_prompt":"You are Cline"}`)] + `],"system_prompt":"You are Cline"}`
@@ -61,5 +67,8 @@ func TestClineTurn(t *testing.T) {
 	}
 	if _, ok, complete := TurnUsage(p, profile.HookEvent{}, "SPEND-ONE", env); !ok || complete {
 		t.Errorf("after the tool's result, before the answer: ok %v complete %v; want ok, not complete", ok, complete)
+	}
+	if a, ok := TurnAnswer(p, "SPEND-ONE", env); ok {
+		t.Errorf("TurnAnswer before the answer: %q, want none yet (the screen's is taken)", a)
 	}
 }

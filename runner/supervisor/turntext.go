@@ -23,7 +23,8 @@ import (
 // from, and a one-line summary.
 type TurnText struct {
 	Answer, Session, Screen, Summary string
-	// ByHook: the answer is the agent's own, from its hook.
+	// ByHook: the answer is the agent's own, from its hook (or from its
+	// record where no hook names it: Cline's).
 	ByHook bool
 	// Spend is what the turn used, from the CLI's own record
 	// (state.UnknownTurn when it has none; zero when no turn was
@@ -55,8 +56,14 @@ func (s *Supervisor) ReadTurnEnd(ctx context.Context, o Outcome) TurnText {
 		}
 		tt.ByHook = tt.Answer != ""
 	} else if !s.sent.IsZero() && s.Profile != nil && spend.FoundByPrompt(s.Profile.Spend) {
-		// No hook names the record (Cline's): found by the turn's prompt.
+		// No hook names the record (Cline's): found by the turn's prompt,
+		// its answer too (the screen's is taken when it has none yet).
 		tt.Spend, tt.SpendLater = s.turnSpendNow(ctx, profile.HookEvent{})
+		if s.AgentEnv != nil && (o.Status == state.StatusDone || o.Status == state.StatusFailed) {
+			if a, ok := spend.TurnAnswer(s.Profile, s.sig, s.AgentEnv); ok {
+				tt.Answer, tt.ByHook = a, true
+			}
+		}
 	}
 	if tt.Answer == "" {
 		if hist, err := s.TC.Capture(ctx, s.PaneID, tmuxctl.CaptureOptions{Start: "-200", End: "-"}); err == nil {
