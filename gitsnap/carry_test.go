@@ -3,6 +3,8 @@ package gitsnap
 import (
 	"context"
 	"errors"
+	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -158,5 +160,37 @@ func TestSameRepository(t *testing.T) {
 	}
 	if out := gitT(t, dir, "for-each-ref", "refs/runner/probe/"); out != "" {
 		t.Errorf("probe left: %s", out)
+	}
+}
+
+// TestRemoteCreateExclRace: two takers of one lock there, each taking it
+// and letting it go in turn, never leave it behind: a try that finds it
+// held, then gone before it looks again, must not make it while saying
+// it did not (the lock left so failed every later worktree there: "exists,
+// waited 5s").
+func TestRemoteCreateExclRace(t *testing.T) {
+	fs := remoteFS{transport.Local{}}
+	path := t.TempDir() + "/runner-worktree.lock"
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() {
+			for range 60 {
+				made, err := fs.createExcl(t.Context(), path)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if made {
+					if err := fs.remove(t.Context(), path); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("the lock is left with no one holding it")
 	}
 }

@@ -179,11 +179,24 @@ func (f remoteFS) existing(ctx context.Context, paths ...string) ([]bool, error)
 	return res, nil
 }
 
+// createExclScript makes $1 if it does not exist: "made", or "exists".
+const createExclScript = `set -C
+for try in 1 2 3; do
+	if ( : > "$1" ) 2>/dev/null; then echo made; exit 0; fi
+	if [ -e "$1" ] || [ -L "$1" ]; then echo exists; exit 0; fi
+done
+( : > "$1" ) && echo made`
+
 func (f remoteFS) createExcl(ctx context.Context, path string) (bool, error) {
 	// noclobber: the shell opens with O_EXCL. In a subshell: a failed
 	// redirection of a special built-in (:) ends a POSIX shell (dash:
-	// exit 2), so an existing file would be an error, not "exists".
-	out, err := f.sh(ctx, `set -C; if ( : > "$1" ) 2>/dev/null; then echo made; elif [ -e "$1" ]; then echo exists; else : > "$1"; fi`, path)
+	// exit 2), so an existing file would be an error, not "exists". A try
+	// that failed with the file gone when it looks (its holder let it go
+	// in between) tries again; only the last try's failure is an error,
+	// with the shell's words. No try makes the file without saying "made"
+	// (an else that made it for its error message left the lock behind,
+	// held by no one).
+	out, err := f.sh(ctx, createExclScript, path)
 	if err != nil {
 		return false, err
 	}
