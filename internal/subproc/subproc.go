@@ -11,7 +11,8 @@
 // exec.Command), and no other package starts a process or signals a
 // process group (importcheck.OneSubprocess: TestOneSubprocessHelper).
 //
-// It imports nothing of the module (TestImports).
+// It imports nothing of the module but internal/textutil, a leaf of the
+// standard library's (TestImports).
 package subproc
 
 import (
@@ -26,6 +27,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/runner-cli/runner/internal/textutil"
 )
 
 // Grace is how long a process group has between SIGTERM and SIGKILL
@@ -166,8 +169,8 @@ func ExitCode(err error) (int, bool) {
 }
 
 // collect tees cmd's stderr into a tail it returns.
-func collect(cmd *exec.Cmd) *tailWriter {
-	tail := &tailWriter{max: StderrMax}
+func collect(cmd *exec.Cmd) *textutil.TailWriter {
+	tail := &textutil.TailWriter{Max: StderrMax}
 	if cmd.Stderr == nil {
 		cmd.Stderr = tail
 	} else if cmd.Stderr != cmd.Stdout {
@@ -180,7 +183,7 @@ func collect(cmd *exec.Cmd) *tailWriter {
 	return tail
 }
 
-func wrap(cmd *exec.Cmd, err error, tail *tailWriter) error {
+func wrap(cmd *exec.Cmd, err error, tail *textutil.TailWriter) error {
 	if err == nil {
 		return nil
 	}
@@ -195,22 +198,6 @@ func lastLine(s string) string {
 	}
 	return s
 }
-
-// tailWriter keeps the last max bytes written to it.
-type tailWriter struct {
-	buf bytes.Buffer
-	max int
-}
-
-func (t *tailWriter) Write(p []byte) (int, error) {
-	t.buf.Write(p)
-	if extra := t.buf.Len() - t.max; extra > 0 {
-		t.buf.Next(extra)
-	}
-	return len(p), nil
-}
-
-func (t *tailWriter) String() string { return t.buf.String() }
 
 // Interactive is a command for the user's terminal, run in the
 // foreground (tmux attach from a view): in this process's group, so the

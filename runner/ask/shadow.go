@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -58,7 +57,7 @@ func runShadow(ctx context.Context, d Deps, t *state.Task, prof *profile.Profile
 	cmd.Dir = t.Dir
 	cmd.Env = shadowEnv(d, t, prof)
 	stdout := &textutil.HeadWriter{Max: askOutputMax}
-	stderr := &tailWriter{max: askStderrMax}
+	stderr := &textutil.TailWriter{Max: askStderrMax}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	err = cmd.Run()
 	res := shadowResult{answer: strings.TrimSpace(tmuxctl.StripEscapes(stdout.String())), stderr: strings.TrimSpace(stderr.String())}
@@ -214,29 +213,6 @@ func CleanTranscript(raw string, n int) string {
 		out = append(out, l)
 	}
 	return textutil.LastLines(strings.Join(out, "\n"), n)
-}
-
-// tailWriter keeps the last max bytes written to it.
-type tailWriter struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (w *tailWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	if len(w.buf) > w.max {
-		w.buf = append(w.buf[:0:0], w.buf[len(w.buf)-w.max:]...)
-	}
-	return len(p), nil
-}
-
-func (w *tailWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return strings.ToValidUTF8(string(w.buf), "")
 }
 
 // Budgets of Prompt's parts, in bytes; the transcript gets what is

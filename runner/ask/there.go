@@ -80,7 +80,7 @@ func runShadowThere(ctx context.Context, d Deps, t *state.Task, prof *profile.Pr
 	defer cancel()
 	cmd := h.Command(tctx, append(words, argv...)...)
 	stdout := &textutil.HeadWriter{Max: askOutputMax}
-	stderr := &tailWriter{max: askStderrMax}
+	stderr := &textutil.TailWriter{Max: askStderrMax}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	start := clock.Now()
 	err = cmd.Run()

@@ -1,7 +1,6 @@
 package group
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os/exec"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/subproc"
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -45,7 +45,7 @@ func RunCheck(ctx context.Context, dir, command string, timeout time.Duration, w
 	defer cancel()
 	cmd := subproc.Group(cctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
-	out := &tailBuffer{max: CheckTail}
+	out := &textutil.TailWriter{Max: CheckTail}
 	cmd.Stdout, cmd.Stderr = out, out
 	start := clock.Now()
 	err := cmd.Run()
@@ -65,19 +65,3 @@ func RunCheck(ctx context.Context, dir, command string, timeout time.Duration, w
 	}
 	return res
 }
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	buf bytes.Buffer
-	max int
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.buf.Write(p)
-	if extra := t.buf.Len() - t.max; extra > 0 {
-		t.buf.Next(extra)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string { return t.buf.String() }

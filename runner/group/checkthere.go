@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/state"
 )
@@ -52,7 +53,7 @@ func RunCheckThere(ctx context.Context, via transport.Transport, dir, command st
 	cctx, cancel := context.WithTimeout(ctx, timeout+5*time.Second)
 	defer cancel()
 	cmd := via.Command(cctx, argv...)
-	out := &tailBuffer{max: CheckTail}
+	out := &textutil.TailWriter{Max: CheckTail}
 	cmd.Stdout, cmd.Stderr = out, out
 	start := clock.Now()
 	err := cmd.Run()
