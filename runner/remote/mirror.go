@@ -102,17 +102,19 @@ type mirror struct {
 // called once, at most lostTick after that moment, and the attempts go
 // on. So a host is lost within ssh's finding the connection dead (at
 // once when refused, within 15 s when silent: transport's keepalive) and
-// lostAfter, both bounded, never a sum of attempts.
+// lostAfter, both bounded, never a sum of attempts. Before any session
+// was up and while no attempt failed, the bound is firstSessionGrace
+// times lostAfter.
 func (m *mirror) loop(ctx context.Context, once func(context.Context, func()) error, lost func(error)) {
 	var (
 		mu        sync.Mutex
-		up        bool
+		up, wasUp bool
 		downSince = clock.Now()
 		lastErr   error
 	)
 	setUp := func() {
 		mu.Lock()
-		up = true
+		up, wasUp = true, true
 		mu.Unlock()
 	}
 	done := make(chan struct{})
@@ -129,7 +131,14 @@ func (m *mirror) loop(ctx context.Context, once func(context.Context, func()) er
 			case <-tick.C:
 			}
 			mu.Lock()
-			fire, since, err := !up && clock.Since(downSince) >= m.lostAfter, downSince, lastErr
+			bound := m.lostAfter
+			if !wasUp && lastErr == nil {
+				// The first session still on its way, none failed yet: a
+				// loaded machine's slow start, or a silent host. It gets
+				// twice the time.
+				bound = firstSessionGrace * m.lostAfter
+			}
+			fire, since, err := !up && clock.Since(downSince) >= bound, downSince, lastErr
 			mu.Unlock()
 			if fire {
 				why := "no session of the stream came up"
@@ -164,6 +173,13 @@ func (m *mirror) loop(ctx context.Context, once func(context.Context, func()) er
 		wait = min(2*wait, 5*time.Second)
 	}
 }
+
+// firstSessionGrace times lostAfter is how long the stream's first
+// session may take to come up while no attempt has failed: on a machine
+// loaded by a burst an ssh session can take longer than lostAfter to
+// start, and a healthy host is not lost for that. An attempt that fails
+// (refused, dropped) brings the bound back to lostAfter.
+const firstSessionGrace = 2
 
 // lostTick is how often the lost-timer of a stream looks (at most).
 const lostTick = 500 * time.Millisecond

@@ -203,8 +203,9 @@ func TestPrepareWritesHookFiles(t *testing.T) {
 // stream has been up for lostAfter, told by the loop's own timer (the
 // sequence, not a time, is asserted): while an attempt still hangs (as
 // ssh does for its ConnectTimeout on a silent host), after attempts
-// refused at once, and never while a session is up; a session that was up
-// and dropped counts from its drop, and the reason says why.
+// refused at once, and never while a session is up or while the first
+// one is slow to come up (within its grace); a session that was up and
+// dropped counts from its drop, and the reason says why.
 func TestMirrorLostTimer(t *testing.T) {
 	const after = 300 * time.Millisecond
 	for _, c := range []struct {
@@ -218,6 +219,13 @@ func TestMirrorLostTimer(t *testing.T) {
 		{name: "attempts refused", lost: true, why: "connection refused",
 			once: func(context.Context, func(), int) error {
 				return errors.New("ssh: connect to host: connection refused")
+			}},
+		{name: "a slow first session", lost: false,
+			once: func(ctx context.Context, up func(), _ int) error {
+				time.Sleep(after + after/4) // past lostAfter, within the first session's grace
+				up()
+				<-ctx.Done()
+				return ctx.Err()
 			}},
 		{name: "a session up", lost: false,
 			once: func(ctx context.Context, up func(), _ int) error { up(); <-ctx.Done(); return ctx.Err() }},
