@@ -36,7 +36,7 @@ func getTaskOn(env *runner.Env) func(context.Context, string) (*state.Task, erro
 
 // tasksDeps is what package tasks takes (ps, wait, attach, tree, usage).
 func tasksDeps(env *runner.Env) tasks.Deps {
-	return tasks.Deps{Store: env.Store, TC: env.TC, Reconcile: reconcileOn(env), HostConn: env.Hosts.Conn, Say: env.Say, ExitOf: OfTask}
+	return tasks.Deps{Store: env.Store, TC: env.TC, Reconcile: reconcileOn(env), HostConn: tasks.Hosts(env.Hosts.Conn), Say: env.Say, ExitOf: OfTask}
 }
 
 // worktreeDeps is what package worktree takes (merge, worktree list).

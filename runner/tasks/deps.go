@@ -21,6 +21,33 @@ type Tmux interface {
 	HostAttachArgv(target string) []string
 }
 
+// Host is a registered host as attach reaches it: a *hosts.Conn (Hosts
+// makes one of each).
+type Host interface {
+	// Tmux is the tmux server there.
+	Tmux() Tmux
+	// TerminalArgv is the command line (ssh first) that runs argv there
+	// on this terminal.
+	TerminalArgv(argv ...string) []string
+}
+
+// Hosts is Deps.HostConn over conn (hosts.Pool.Conn).
+func Hosts(conn func(ctx context.Context, name string) (*hosts.Conn, error)) func(ctx context.Context, name string) (Host, error) {
+	return func(ctx context.Context, name string) (Host, error) {
+		c, err := conn(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		return hostConn{c}, nil
+	}
+}
+
+// hostConn is a Host over a connection of package hosts.
+type hostConn struct{ c *hosts.Conn }
+
+func (h hostConn) Tmux() Tmux                           { return h.c.TC() }
+func (h hostConn) TerminalArgv(argv ...string) []string { return h.c.Transport().TerminalArgv(argv...) }
+
 // Deps is what the operations on tasks use, built by cmd/runner from its
 // Env: the store, the tmux server, the hosts, and package runner's
 // reconciliation as a function. Every field is required.
@@ -31,8 +58,9 @@ type Deps struct {
 	// Reconcile reads the state after recording what became of the
 	// tasks nothing supervises (runner.Reconcile).
 	Reconcile func(ctx context.Context) (*state.State, error)
-	// HostConn is the connection to a registered host (hosts.Pool.Conn).
-	HostConn func(ctx context.Context, name string) (*hosts.Conn, error)
+	// HostConn is the connection to a registered host (Hosts over
+	// hosts.Pool.Conn).
+	HostConn func(ctx context.Context, name string) (Host, error)
 	// Say writes one line of progress (Env.Say).
 	Say func(format string, args ...any)
 	// ExitOf is the exit code a task's outcome stands for (cmd/runner's

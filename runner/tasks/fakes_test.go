@@ -5,7 +5,6 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -101,10 +100,35 @@ func fakeDeps(store *fakeStore, tc *fakeTmux) Deps {
 		Store:     store,
 		TC:        tc,
 		Reconcile: store.Read,
-		HostConn: func(ctx context.Context, name string) (*hosts.Conn, error) {
+		HostConn: func(ctx context.Context, name string) (Host, error) {
 			return nil, errors.New("host " + name + " unreachable")
 		},
 		Say:    func(string, ...any) {},
 		ExitOf: func(t *state.Task) int { return 0 },
 	}
+}
+
+// fakeHost is a Host whose tmux server is tc, reached by "ssh -t NAME".
+type fakeHost struct {
+	name string
+	tc   *fakeTmux
+}
+
+func (h *fakeHost) Tmux() Tmux { return h.tc }
+
+func (h *fakeHost) TerminalArgv(argv ...string) []string {
+	return append([]string{"ssh", "-t", h.name}, argv...)
+}
+
+// withHosts makes d reach the hosts of byName (any other is unreachable)
+// and records the names asked for in asked.
+func withHosts(d Deps, byName map[string]*fakeHost, asked *[]string) Deps {
+	d.HostConn = func(ctx context.Context, name string) (Host, error) {
+		*asked = append(*asked, name)
+		if h, ok := byName[name]; ok {
+			return h, nil
+		}
+		return nil, errors.New("host " + name + " unreachable")
+	}
+	return d
 }

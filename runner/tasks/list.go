@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/runner-cli/runner/runner/fault"
-	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -102,18 +101,19 @@ func AttachArgv(ctx context.Context, d Deps, ref string, inside bool) ([]string,
 		return nil, err
 	}
 	var tc Tmux = d.TC
-	var host *hosts.Conn
+	var host Host
 	if st, err := d.Store.Read(ctx); err == nil {
-		if t, err := st.FindTask(ref); err == nil && t.Tmux.Host != "" {
-			if host, err = d.HostConn(ctx, t.Tmux.Host); err != nil {
+		name := ""
+		if t, err := st.FindTask(ref); err == nil {
+			name = t.Tmux.Host
+		} else if p, ok := st.Projects[ref]; ok {
+			name = p.Host
+		}
+		if name != "" {
+			if host, err = d.HostConn(ctx, name); err != nil {
 				return nil, err
 			}
-			tc = host.TC()
-		} else if p, ok := st.Projects[ref]; ok && p.Host != "" && err != nil {
-			if host, err = d.HostConn(ctx, p.Host); err != nil {
-				return nil, err
-			}
-			tc = host.TC()
+			tc = host.Tmux()
 		}
 	}
 	if strings.HasPrefix(target, "%") {
@@ -124,5 +124,5 @@ func AttachArgv(ctx context.Context, d Deps, ref string, inside bool) ([]string,
 	if host == nil {
 		return tc.AttachArgv(target, inside), nil
 	}
-	return host.Transport().TerminalArgv(tc.HostAttachArgv(target)...), nil
+	return host.TerminalArgv(tc.HostAttachArgv(target)...), nil
 }

@@ -162,6 +162,48 @@ func TestAttachArgvUnreachableHost(t *testing.T) {
 	}
 }
 
+// TestAttachArgvHost: a task or project on a host is attached there: its
+// pane selected on the host's tmux server (never this machine's), the
+// user's terminal put on it through the host's ssh; a task here asks no
+// host.
+func TestAttachArgvHost(t *testing.T) {
+	here, there := &fakeTmux{}, &fakeTmux{}
+	var asked []string
+	d := withHosts(fakeDeps(newFakeStore(sample()), here), map[string]*fakeHost{"gpu": {name: "gpu", tc: there}}, &asked)
+	for _, c := range []struct {
+		ref, want string
+		selected  []string
+	}{
+		{"t_gpu", "ssh -t gpu tmux -L remote attach-session -t %gpu", []string{"%gpu"}},
+		{"far", "ssh -t gpu tmux -L remote attach-session -t =far", []string{"%gpu"}}, // a session: nothing more selected
+	} {
+		argv, err := AttachArgv(t.Context(), d, c.ref, true)
+		if err != nil {
+			t.Fatalf("%s: %v", c.ref, err)
+		}
+		if got := strings.Join(argv, " "); got != c.want {
+			t.Errorf("%s: argv = %q, want %q", c.ref, got, c.want)
+		}
+		if !slices.Equal(there.selected, c.selected) {
+			t.Errorf("%s: panes selected there = %q, want %q", c.ref, there.selected, c.selected)
+		}
+	}
+	if !slices.Equal(asked, []string{"gpu", "gpu"}) {
+		t.Errorf("hosts asked = %q, want gpu twice", asked)
+	}
+	if len(here.selected) != 0 {
+		t.Errorf("a pane selected on this machine's server: %q", here.selected)
+	}
+	asked = nil
+	if _, err := AttachArgv(t.Context(), d, "t_run", false); err != nil || len(asked) != 0 {
+		t.Errorf("a task here: err %v, hosts asked %q; want none", err, asked)
+	}
+	there.selectErr = errors.New("can't find pane: %gpu")
+	if _, err := AttachArgv(t.Context(), d, "t_gpu", false); err == nil || !strings.Contains(err.Error(), "can't find pane") {
+		t.Errorf("a dead pane there: err = %v, want the select's error", err)
+	}
+}
+
 func TestWaitReturnsSettledAtOnce(t *testing.T) {
 	store := newFakeStore(sample())
 	got, err := Wait(t.Context(), fakeDeps(store, &fakeTmux{}), []string{"t_done"}, WaitOptions{})
