@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
 	"github.com/runner-cli/runner/runner/ask"
 	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/fault"
@@ -93,11 +94,14 @@ func OfStatus(st state.Status) int {
 // --all stopped by a conflict: one meaning of 1 for the merge commands.
 func exitCode(err error) int {
 	var ee *ExitError
+	var pe *cmdkit.ProgramExit
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, &ee):
 		return ee.Code
+	case errors.As(err, &pe): // a program's own, runner tmux exec's
+		return pe.Status
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
 	case isFlagError(err), errors.Is(err, fault.ErrUsage), isCobraUsage(err),

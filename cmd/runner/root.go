@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
+	"github.com/runner-cli/runner/cmd/runner/internal/tmuxcmd"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/confine"
 	"github.com/runner-cli/runner/runner/door"
@@ -41,8 +43,6 @@ type app struct {
 	getenv func(string) string
 
 	socket string // --socket; empty means RUNNER_TMUX_SOCKET or "runner"
-	// tmuxHost is `runner tmux --host NAME`: drive that host's tmux.
-	tmuxHost string
 
 	// jsonErrors is set by commands running with --json, so the error is
 	// printed as JSON too.
@@ -118,7 +118,9 @@ func (a *app) run(ctx context.Context, args []string) int {
 
 func (a *app) printError(err error, code int) {
 	var ee *ExitError
-	if errors.As(err, &ee) && ee.Err == nil {
+	var se *cmdkit.SilentError
+	var pe *cmdkit.ProgramExit
+	if errors.As(err, &ee) && ee.Err == nil || errors.As(err, &se) || errors.As(err, &pe) {
 		return // the command already said what it had to
 	}
 	msg := err.Error() + hint(err)
@@ -163,12 +165,7 @@ func (a *app) newRoot(name string) *cobra.Command {
 		describeRoot(c.Root())
 		help(c, args)
 	})
-	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
-		if err := a.checkConfined(c); err != nil {
-			return err
-		}
-		return checkDurations(c)
-	}
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error { return a.checks(c) }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return &flagError{err}
 	})
@@ -226,7 +223,7 @@ func (a *app) rootCommands() []rootCommand {
 		{"events", groupMachine, a.newEventsCmd}, {"project", groupMachine, a.newProjectCmd},
 		{"snapshot", groupMachine, a.newSnapshotCmd}, {"version", groupMachine, a.newVersionCmd},
 		{"serve", groupMachine, a.newServeCmd},
-		{"tmux", groupScripting, a.newTmuxCmd}, {"agents", groupScripting, a.newAgentsCmd},
+		{"tmux", groupScripting, a.family(tmuxcmd.NewCmd)}, {"agents", groupScripting, a.newAgentsCmd},
 		{"status-line", groupScripting, a.newStatusLineCmd}, {"mcp", groupScripting, a.newMCPCmd},
 		// Hidden: the simulated agent, the supervisor and hook a dispatch
 		// starts, the sandbox's exec, the push sender.
@@ -299,12 +296,7 @@ Attach to any pane with plain tmux: tmux -L runner attach.`
 }
 
 // printJSON writes v as indented JSON followed by a newline.
-func (a *app) printJSON(v any) error {
-	enc := json.NewEncoder(a.rawOut)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
+func (a *app) printJSON(v any) error { return cmdkit.PrintJSON(a.rawOut, v) }
 
 // checkDurations refuses a negative value for any duration flag given to
 // c (--timeout -5s was taken as "no time at all"): a usage error before
@@ -327,7 +319,8 @@ func (e *flagError) Unwrap() error { return e.err }
 
 func isFlagError(err error) bool {
 	var fe *flagError
-	return errors.As(err, &fe)
+	var kfe *cmdkit.FlagError
+	return errors.As(err, &fe) || errors.As(err, &kfe)
 }
 
 // checkConfined refuses, for a request that came through a sandboxed

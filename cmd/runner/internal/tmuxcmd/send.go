@@ -1,21 +1,19 @@
 // runner tmux send and keys: text and keys into a pane.
 
-package main
+package tmuxcmd
 
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"time"
 
-	"github.com/runner-cli/runner/runner/door"
+	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/tmuxctl"
 	"github.com/spf13/cobra"
 )
 
-func (a *app) newTmuxSendCmd() *cobra.Command {
+func (tc *cmds) newSendCmd() *cobra.Command {
 	var opts tmuxSendOptions
 	cmd := &cobra.Command{
 		Use:   "send --pane ID [--no-enter] [--delay-enter 150ms] (TEXT | --file F | --file -)",
@@ -29,10 +27,10 @@ After Enter, send checks for one second that the screen changed. With
 is never pasted twice) and exits 1 if there was still no effect.`,
 		Example: `  runner tmux send --pane %3 "git status"
   runner tmux send --pane %3 --no-enter "git commit -m 'wip'"`,
-		Args: args(cobra.MaximumNArgs(1)),
+		Args: cmdkit.Args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
-			return a.runTmuxSend(cmd.Context(), opts)
+			return tc.runTmuxSend(cmd.Context(), opts)
 		},
 	}
 	paneFlag(cmd, &opts.pane)
@@ -41,7 +39,7 @@ is never pasted twice) and exits 1 if there was still no effect.`,
 	cmd.Flags().DurationVar(&opts.delay, "delay-enter", tmuxctl.DefaultEnterDelay, "pause between the paste and Enter")
 	cmd.Flags().BoolVar(&opts.raw, "raw", false, "paste LF as LF (paste-buffer -r); by default LF becomes CR as in a terminal paste")
 	cmd.Flags().IntVar(&opts.nudges, "nudges", 0, "press Enter again up to N times if the screen did not change")
-	a.jsonFlag(cmd, &opts.asJSON)
+	tc.f.JSONFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
@@ -57,12 +55,12 @@ type tmuxSendOptions struct {
 	asJSON  bool
 }
 
-func (a *app) runTmuxSend(ctx context.Context, opts tmuxSendOptions) error {
-	text, err := a.readText(opts.args, opts.file)
+func (tc *cmds) runTmuxSend(ctx context.Context, opts tmuxSendOptions) error {
+	text, err := tc.f.ReadText(opts.args, opts.file)
 	if err != nil {
 		return err
 	}
-	c, err := a.tmuxClient(ctx)
+	c, err := tc.client(ctx)
 	if err != nil {
 		return err
 	}
@@ -74,7 +72,7 @@ func (a *app) runTmuxSend(ctx context.Context, opts tmuxSendOptions) error {
 			return err
 		}
 		if opts.asJSON {
-			return a.printJSON(map[string]any{"pane_id": opts.pane, "bytes": len(text), "enter": false})
+			return tc.f.PrintJSON(map[string]any{"pane_id": opts.pane, "bytes": len(text), "enter": false})
 		}
 		return nil
 	}
@@ -87,7 +85,7 @@ func (a *app) runTmuxSend(ctx context.Context, opts tmuxSendOptions) error {
 		return err
 	}
 	if opts.asJSON {
-		if err := a.printJSON(map[string]any{"pane_id": opts.pane, "bytes": len(text), "enter": true, "confirmed": d.Confirmed, "enters": d.Enters, "reason": d.Reason}); err != nil {
+		if err := tc.f.PrintJSON(map[string]any{"pane_id": opts.pane, "bytes": len(text), "enter": true, "confirmed": d.Confirmed, "enters": d.Enters, "reason": d.Reason}); err != nil {
 			return err
 		}
 	}
@@ -104,43 +102,7 @@ func delayOrNone(d time.Duration) time.Duration {
 	return d
 }
 
-// readText returns the text argument, or the content of --file ('-' = stdin).
-func (a *app) readText(argv []string, file string) (string, error) {
-	text, err := a.readTextRaw(argv, file)
-	if err == nil {
-		if _, n := tmuxctl.PasteText(text); n > 0 {
-			fmt.Fprintf(a.errOut, "runner: warning: the text holds %d control character(s) (ESC, CR, …) that would act as keys in the agent's pane; they are removed before it is delivered (tab and newline are kept)\n", n)
-		}
-	}
-	return text, err
-}
-
-// readTextRaw is readText without the warning.
-func (a *app) readTextRaw(argv []string, file string) (string, error) {
-	switch {
-	case file != "" && len(argv) > 0:
-		return "", fault.Usagef("give the text as an argument or with --file, not both")
-	case file == "-":
-		b, err := io.ReadAll(a.in)
-		if err != nil {
-			return "", fmt.Errorf("read standard input: %w", err)
-		}
-		return string(b), nil
-	case file != "" && a.getenv(door.EnvConfined) != "":
-		return a.readConfinedFile(file)
-	case file != "":
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return "", fault.Usagef("--file: %v", err)
-		}
-		return string(b), nil
-	case len(argv) == 1:
-		return argv[0], nil
-	}
-	return "", fault.Usagef("no text: give TEXT, --file F or --file -")
-}
-
-func (a *app) newTmuxKeysCmd() *cobra.Command {
+func (tc *cmds) newKeysCmd() *cobra.Command {
 	var opts tmuxKeysOptions
 	cmd := &cobra.Command{
 		Use:   "keys --pane ID KEY...",
@@ -151,10 +113,10 @@ S- (C-c, M-Enter). A word that is not a key name is refused: use
 'runner tmux send' for text.`,
 		Example: `  runner tmux keys --pane %3 C-c
   runner tmux keys --pane %3 y Enter`,
-		Args: args(cobra.MinimumNArgs(1)),
+		Args: cmdkit.Args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, keys []string) error {
 			opts.args = keys
-			return a.runTmuxKeys(cmd.Context(), opts)
+			return tc.runTmuxKeys(cmd.Context(), opts)
 		},
 	}
 	paneFlag(cmd, &opts.pane)
@@ -167,13 +129,13 @@ type tmuxKeysOptions struct {
 	pane string
 }
 
-func (a *app) runTmuxKeys(ctx context.Context, opts tmuxKeysOptions) error {
+func (tc *cmds) runTmuxKeys(ctx context.Context, opts tmuxKeysOptions) error {
 	for _, k := range opts.args {
 		if !tmuxctl.ValidKey(k) {
 			return fault.Usagef("%q is not a key name (Enter, Escape, C-c, Up, F1…, or one character); send text with 'runner tmux send'", k)
 		}
 	}
-	c, err := a.tmuxClient(ctx)
+	c, err := tc.client(ctx)
 	if err != nil {
 		return err
 	}

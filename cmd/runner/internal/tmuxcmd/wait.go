@@ -1,6 +1,6 @@
 // runner tmux wait-prompt, wait-idle and exec: the waiting commands.
 
-package main
+package tmuxcmd
 
 import (
 	"context"
@@ -11,12 +11,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/tmuxctl"
 	"github.com/spf13/cobra"
 )
 
-func (a *app) newTmuxWaitPromptCmd() *cobra.Command {
+func (tc *cmds) newWaitPromptCmd() *cobra.Command {
 	var opts tmuxWaitPromptOptions
 	cmd := &cobra.Command{
 		Use:   "wait-prompt --pane ID --pattern RE [--timeout 30s]",
@@ -27,9 +28,9 @@ Output that was already there never matches. Captured lines have their
 trailing spaces removed: match "\$$" for a "$ " prompt. Exits 3 on timeout.`,
 		Example: `  runner tmux send --pane %3 "git status"
   runner tmux wait-prompt --pane %3 --pattern '[$#]$' --timeout 1m`,
-		Args: args(cobra.NoArgs),
+		Args: cmdkit.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runTmuxWaitPrompt(cmd.Context(), opts)
+			return tc.runTmuxWaitPrompt(cmd.Context(), opts)
 		},
 	}
 	paneFlag(cmd, &opts.pane)
@@ -37,7 +38,7 @@ trailing spaces removed: match "\$$" for a "$ " prompt. Exits 3 on timeout.`,
 	_ = cmd.MarkFlagRequired("pattern")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", 30*time.Second, "give up after this long (exit 3)")
 	cmd.Flags().StringVar(&opts.since, "since", "send", "match output after the last 'runner tmux send' (send) or after now (now)")
-	a.jsonFlag(cmd, &opts.asJSON)
+	tc.f.JSONFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
@@ -50,7 +51,7 @@ type tmuxWaitPromptOptions struct {
 	asJSON  bool
 }
 
-func (a *app) runTmuxWaitPrompt(ctx context.Context, opts tmuxWaitPromptOptions) error {
+func (tc *cmds) runTmuxWaitPrompt(ctx context.Context, opts tmuxWaitPromptOptions) error {
 	re, err := regexp.Compile(opts.pattern)
 	if err != nil {
 		return fault.Usagef("--pattern: %v", err)
@@ -58,24 +59,24 @@ func (a *app) runTmuxWaitPrompt(ctx context.Context, opts tmuxWaitPromptOptions)
 	if opts.since != "send" && opts.since != "now" {
 		return fault.Usagef("--since must be send or now")
 	}
-	c, err := a.tmuxClient(ctx)
+	c, err := tc.client(ctx)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := withTimeout(ctx, opts.timeout)
+	ctx, cancel := cmdkit.WithTimeout(ctx, opts.timeout)
 	defer cancel()
 	m, err := c.WaitPromptAfter(ctx, opts.pane, re, opts.since == "send", opts.timeout)
 	if err != nil {
 		return err
 	}
 	if opts.asJSON {
-		return a.printJSON(map[string]any{"pane_id": opts.pane, "line": m.Line, "match": m.Match, "elapsed_ms": m.Elapsed.Milliseconds()})
+		return tc.f.PrintJSON(map[string]any{"pane_id": opts.pane, "line": m.Line, "match": m.Match, "elapsed_ms": m.Elapsed.Milliseconds()})
 	}
-	fmt.Fprintln(a.out, m.Line)
+	fmt.Fprintln(tc.f.Out, m.Line)
 	return nil
 }
 
-func (a *app) newTmuxWaitIdleCmd() *cobra.Command {
+func (tc *cmds) newWaitIdleCmd() *cobra.Command {
 	var opts tmuxWaitIdleOptions
 	cmd := &cobra.Command{
 		Use:   "wait-idle --pane ID [--quiet 2s] [--timeout 60s] [--mask RE]...",
@@ -87,16 +88,16 @@ almost nothing. A dead or missing pane is an error (exit 1 or 2), never idle.
 Exits 3 on timeout.`,
 		Example: `  runner tmux wait-idle --pane %3
   runner tmux wait-idle --pane %3 --quiet 1s --mask '[0-9]+:[0-9]{2}'   # a clock changes`,
-		Args: args(cobra.NoArgs),
+		Args: cmdkit.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runTmuxWaitIdle(cmd.Context(), opts)
+			return tc.runTmuxWaitIdle(cmd.Context(), opts)
 		},
 	}
 	paneFlag(cmd, &opts.pane)
 	cmd.Flags().DurationVar(&opts.quiet, "quiet", 2*time.Second, "how long the screen must stay unchanged")
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", 60*time.Second, "give up after this long (exit 3)")
 	cmd.Flags().StringArrayVar(&opts.masks, "mask", nil, "regular expression for volatile text to ignore (repeatable)")
-	a.jsonFlag(cmd, &opts.asJSON)
+	tc.f.JSONFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
@@ -109,7 +110,7 @@ type tmuxWaitIdleOptions struct {
 	asJSON  bool
 }
 
-func (a *app) runTmuxWaitIdle(ctx context.Context, opts tmuxWaitIdleOptions) error {
+func (tc *cmds) runTmuxWaitIdle(ctx context.Context, opts tmuxWaitIdleOptions) error {
 	var res []*regexp.Regexp
 	for _, m := range opts.masks {
 		re, err := regexp.Compile(m)
@@ -121,9 +122,9 @@ func (a *app) runTmuxWaitIdle(ctx context.Context, opts tmuxWaitIdleOptions) err
 	if opts.quiet <= 0 {
 		return fault.Usagef("--quiet must be positive")
 	}
-	ctx, cancel := withTimeout(ctx, opts.timeout)
+	ctx, cancel := cmdkit.WithTimeout(ctx, opts.timeout)
 	defer cancel()
-	c, err := a.tmuxClient(ctx)
+	c, err := tc.client(ctx)
 	if err != nil {
 		return err
 	}
@@ -132,13 +133,13 @@ func (a *app) runTmuxWaitIdle(ctx context.Context, opts tmuxWaitIdleOptions) err
 		return err
 	}
 	if opts.asJSON {
-		return a.printJSON(map[string]any{"pane_id": opts.pane, "idle": true, "elapsed_ms": r.Elapsed.Milliseconds(), "captures": r.Captures, "source": r.Source, "screen": r.Screen})
+		return tc.f.PrintJSON(map[string]any{"pane_id": opts.pane, "idle": true, "elapsed_ms": r.Elapsed.Milliseconds(), "captures": r.Captures, "source": r.Source, "screen": r.Screen})
 	}
-	fmt.Fprintf(a.out, "idle after %s\n", r.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(tc.f.Out, "idle after %s\n", r.Elapsed.Round(time.Millisecond))
 	return nil
 }
 
-func (a *app) newTmuxExecCmd() *cobra.Command {
+func (tc *cmds) newExecCmd() *cobra.Command {
 	var opts tmuxExecOptions
 	cmd := &cobra.Command{
 		Use:   "exec --pane ID [--timeout 30s] [--json] -- COMMAND",
@@ -151,15 +152,15 @@ command runs), so it comes back whole at any length, beyond the screen and the
 pane's scrollback; escape sequences are removed.`,
 		Example: `  runner tmux exec --pane %3 -- git status --short
   runner tmux exec --pane %3 --timeout 5m --json -- ./test.sh`,
-		Args: args(cobra.MinimumNArgs(1)),
+		Args: cmdkit.Args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
-			return a.runTmuxExec(cmd.Context(), opts)
+			return tc.runTmuxExec(cmd.Context(), opts)
 		},
 	}
 	paneFlag(cmd, &opts.pane)
 	cmd.Flags().DurationVar(&opts.timeout, "timeout", 30*time.Second, "give up after this long (exit 3)")
-	a.jsonFlag(cmd, &opts.asJSON)
+	tc.f.JSONFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
@@ -171,10 +172,10 @@ type tmuxExecOptions struct {
 	asJSON  bool
 }
 
-func (a *app) runTmuxExec(ctx context.Context, opts tmuxExecOptions) error {
-	ctx, cancel := withTimeout(ctx, opts.timeout)
+func (tc *cmds) runTmuxExec(ctx context.Context, opts tmuxExecOptions) error {
+	ctx, cancel := cmdkit.WithTimeout(ctx, opts.timeout)
 	defer cancel()
-	c, err := a.tmuxClient(ctx)
+	c, err := tc.client(ctx)
 	if err != nil {
 		return err
 	}
@@ -186,13 +187,13 @@ func (a *app) runTmuxExec(ctx context.Context, opts tmuxExecOptions) error {
 		return err
 	}
 	if opts.asJSON {
-		return a.printJSON(map[string]any{"output": res.Output, "exit_code": res.ExitCode})
+		return tc.f.PrintJSON(map[string]any{"output": res.Output, "exit_code": res.ExitCode})
 	}
-	if _, err := io.WriteString(a.out, res.Output); err != nil {
+	if _, err := io.WriteString(tc.f.Out, res.Output); err != nil {
 		return err
 	}
 	if res.ExitCode != 0 {
-		return &ExitError{Code: res.ExitCode}
+		return &cmdkit.ProgramExit{Status: res.ExitCode}
 	}
 	return nil
 }

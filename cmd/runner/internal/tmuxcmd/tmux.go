@@ -1,4 +1,4 @@
-package main
+package tmuxcmd
 
 import (
 	"context"
@@ -6,15 +6,17 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
+	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
 	"github.com/runner-cli/runner/runner/fault"
 
 	"github.com/runner-cli/runner/tmuxctl"
 	"github.com/spf13/cobra"
 )
 
-func (a *app) newTmuxCmd() *cobra.Command {
+// NewCmd builds `runner tmux` and its commands over f.
+func NewCmd(f *cmdkit.Factory) *cobra.Command {
+	tc := &cmds{f: f}
 	cmd := &cobra.Command{
 		Use:   "tmux",
 		Short: "Control tmux panes from scripts (launch, send, keys, capture, wait, exec)",
@@ -36,10 +38,22 @@ reads the scrollback (the pipe files would be on the other machine).`,
   runner tmux wait-prompt --pane "$pane" --pattern '[$#]$'
   runner tmux capture --pane "$pane" --lines 50`,
 	}
-	cmd.PersistentFlags().StringVar(&a.tmuxHost, "host", "", "drive the tmux of this registered host (runner host add) over ssh")
-	cmd.AddCommand(a.newTmuxLaunchCmd(), a.newTmuxSendCmd(), a.newTmuxKeysCmd(), a.newTmuxCaptureCmd(),
-		a.newTmuxWaitPromptCmd(), a.newTmuxWaitIdleCmd(), a.newTmuxExecCmd(), a.newTmuxListCmd(), a.newTmuxKillCmd())
+	cmd.PersistentFlags().StringVar(&tc.host, "host", "", "drive the tmux of this registered host (runner host add) over ssh")
+	cmd.AddCommand(tc.newLaunchCmd(), tc.newSendCmd(), tc.newKeysCmd(), tc.newCaptureCmd(),
+		tc.newWaitPromptCmd(), tc.newWaitIdleCmd(), tc.newExecCmd(), tc.newListCmd(), tc.newKillCmd())
 	return cmd
+}
+
+// cmds are the commands of `runner tmux`: the factory they run on, and
+// --host (a registered host's tmux).
+type cmds struct {
+	f    *cmdkit.Factory
+	host string
+}
+
+// client is the tmux client the commands drive: --socket's, or --host's.
+func (tc *cmds) client(ctx context.Context) (*tmuxctl.Client, error) {
+	return tc.f.Tmux(ctx, tc.host)
 }
 
 func paneFlag(cmd *cobra.Command, v *string) {
@@ -47,15 +61,7 @@ func paneFlag(cmd *cobra.Command, v *string) {
 	_ = cmd.MarkFlagRequired("pane")
 }
 
-// withTimeout bounds ctx by d when d > 0.
-func withTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	if d <= 0 {
-		return context.WithCancel(ctx)
-	}
-	return context.WithTimeout(ctx, d)
-}
-
-func (a *app) newTmuxLaunchCmd() *cobra.Command {
+func (tc *cmds) newLaunchCmd() *cobra.Command {
 	var opts tmuxLaunchOptions
 	cmd := &cobra.Command{
 		Use:   "launch --name NAME [--cwd DIR] [--size 120x40] [--env K=V]... -- ARGV...",
@@ -66,11 +72,11 @@ The pane is kept after the program exits (remain-on-exit), so its exit status
 can be read; remove it with 'runner tmux kill'.`,
 		Example: `  runner tmux launch --name scratch -- bash
   runner tmux launch --name build --cwd ~/src/api --size 200x50 --env CI=1 -- ./test.sh`,
-		Args: args(cobra.MinimumNArgs(1)),
+		Args: cmdkit.Args(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
 			opts.argsLenAtDash = cmd.ArgsLenAtDash()
-			return a.runTmuxLaunch(cmd.Context(), opts)
+			return tc.runTmuxLaunch(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.name, "name", "", "session name (created if missing)")
@@ -78,7 +84,7 @@ can be read; remove it with 'runner tmux kill'.`,
 	cmd.Flags().StringVar(&opts.cwd, "cwd", "", "start directory")
 	cmd.Flags().StringVar(&opts.size, "size", "120x40", "size of a new session, WIDTHxHEIGHT")
 	cmd.Flags().StringArrayVar(&opts.env, "env", nil, "set KEY=VALUE in the program's environment (repeatable)")
-	a.jsonFlag(cmd, &opts.asJSON)
+	tc.f.JSONFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
@@ -93,7 +99,7 @@ type tmuxLaunchOptions struct {
 	asJSON        bool
 }
 
-func (a *app) runTmuxLaunch(ctx context.Context, opts tmuxLaunchOptions) error {
+func (tc *cmds) runTmuxLaunch(ctx context.Context, opts tmuxLaunchOptions) error {
 	if opts.argsLenAtDash != 0 {
 		return fault.Usagef("put the program after --, e.g. runner tmux launch --name %s -- bash", opts.name)
 	}
@@ -115,7 +121,7 @@ func (a *app) runTmuxLaunch(ctx context.Context, opts tmuxLaunchOptions) error {
 			return fault.Usagef("--env %q: want KEY=VALUE", kv)
 		}
 	}
-	c, err := a.tmuxClient(ctx)
+	c, err := tc.client(ctx)
 	if err != nil {
 		return err
 	}
@@ -124,30 +130,30 @@ func (a *app) runTmuxLaunch(ctx context.Context, opts tmuxLaunchOptions) error {
 		return err
 	}
 	if opts.asJSON {
-		return a.printJSON(map[string]any{"pane_id": pane, "session": opts.name, "socket": c.Socket(),
+		return tc.f.PrintJSON(map[string]any{"pane_id": pane, "session": opts.name, "socket": c.Socket(),
 			"attach": strings.Join(c.AttachCommand(tmuxctl.SessionTarget(opts.name)), " ")})
 	}
-	fmt.Fprintln(a.out, pane)
+	fmt.Fprintln(tc.f.Out, pane)
 	return nil
 }
 
-func (a *app) newTmuxCaptureCmd() *cobra.Command {
+func (tc *cmds) newCaptureCmd() *cobra.Command {
 	var opts tmuxCaptureOptions
 	cmd := &cobra.Command{
 		Use:   "capture --pane ID [--lines N] [--join] [--escapes]",
 		Short: "Print a pane's screen (or its last N lines, history included)",
 		Example: `  runner tmux capture --pane %3
   runner tmux capture --pane %3 --lines 200 --join`,
-		Args: args(cobra.NoArgs),
+		Args: cmdkit.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runTmuxCapture(cmd.Context(), opts)
+			return tc.runTmuxCapture(cmd.Context(), opts)
 		},
 	}
 	paneFlag(cmd, &opts.pane)
 	cmd.Flags().IntVar(&opts.lines, "lines", 0, "the last N lines, history included (default: the visible screen)")
 	cmd.Flags().BoolVar(&opts.join, "join", false, "join wrapped lines")
 	cmd.Flags().BoolVar(&opts.escapes, "escapes", false, "keep colour and attribute escape sequences")
-	a.jsonFlag(cmd, &opts.asJSON)
+	tc.f.JSONFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
@@ -160,11 +166,11 @@ type tmuxCaptureOptions struct {
 	asJSON  bool
 }
 
-func (a *app) runTmuxCapture(ctx context.Context, opts tmuxCaptureOptions) error {
+func (tc *cmds) runTmuxCapture(ctx context.Context, opts tmuxCaptureOptions) error {
 	if opts.lines < 0 {
 		return fault.Usagef("--lines must be positive")
 	}
-	c, err := a.tmuxClient(ctx)
+	c, err := tc.client(ctx)
 	if err != nil {
 		return err
 	}
@@ -173,29 +179,29 @@ func (a *app) runTmuxCapture(ctx context.Context, opts tmuxCaptureOptions) error
 		return err
 	}
 	if opts.asJSON {
-		return a.printJSON(map[string]any{"pane_id": opts.pane, "text": text})
+		return tc.f.PrintJSON(map[string]any{"pane_id": opts.pane, "text": text})
 	}
-	w := a.out
+	w := tc.f.Out
 	if opts.escapes {
-		w = a.rawOut // asked for: the pane's escapes as they are
+		w = tc.f.RawOut // asked for: the pane's escapes as they are
 	}
 	_, err = io.WriteString(w, text)
 	return err
 }
 
-func (a *app) newTmuxListCmd() *cobra.Command {
+func (tc *cmds) newListCmd() *cobra.Command {
 	var opts tmuxListOptions
 	cmd := &cobra.Command{
 		Use:   "list [--json]",
 		Short: "List the panes on the server",
 		Example: `  runner tmux list
   runner tmux list --json`,
-		Args: args(cobra.NoArgs),
+		Args: cmdkit.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runTmuxList(cmd.Context(), opts)
+			return tc.runTmuxList(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &opts.asJSON)
+	tc.f.JSONFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
@@ -204,8 +210,8 @@ type tmuxListOptions struct {
 	asJSON bool
 }
 
-func (a *app) runTmuxList(ctx context.Context, opts tmuxListOptions) error {
-	c, err := a.tmuxClient(ctx)
+func (tc *cmds) runTmuxList(ctx context.Context, opts tmuxListOptions) error {
+	c, err := tc.client(ctx)
 	if err != nil {
 		return err
 	}
@@ -217,21 +223,21 @@ func (a *app) runTmuxList(ctx context.Context, opts tmuxListOptions) error {
 		if panes == nil {
 			panes = []tmuxctl.PaneInfo{}
 		}
-		return a.printJSON(panes)
+		return tc.f.PrintJSON(panes)
 	}
-	return tmuxctl.WritePanes(a.out, panes)
+	return tmuxctl.WritePanes(tc.f.Out, panes)
 }
 
-func (a *app) newTmuxKillCmd() *cobra.Command {
+func (tc *cmds) newKillCmd() *cobra.Command {
 	var opts tmuxKillOptions
 	cmd := &cobra.Command{
 		Use:   "kill (--pane ID | --name NAME)",
 		Short: "Kill a pane, or a whole session by name",
 		Example: `  runner tmux kill --pane %4
   runner tmux kill --name scratch    # the session and every pane in it`,
-		Args: args(cobra.NoArgs),
+		Args: cmdkit.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runTmuxKill(cmd.Context(), opts)
+			return tc.runTmuxKill(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.pane, "pane", "", "pane id to kill")
@@ -245,8 +251,8 @@ type tmuxKillOptions struct {
 	name string
 }
 
-func (a *app) runTmuxKill(ctx context.Context, opts tmuxKillOptions) error {
-	c, err := a.tmuxClient(ctx)
+func (tc *cmds) runTmuxKill(ctx context.Context, opts tmuxKillOptions) error {
+	c, err := tc.client(ctx)
 	if err != nil {
 		return err
 	}

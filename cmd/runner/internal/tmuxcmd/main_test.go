@@ -1,0 +1,17 @@
+package tmuxcmd
+
+import (
+	"os"
+	"testing"
+
+	"github.com/runner-cli/runner/internal/importcheck"
+	"github.com/runner-cli/runner/internal/testenv"
+)
+
+func TestMain(m *testing.M) { os.Exit(testenv.Main(m)) }
+
+// TestImports holds the package to what its doc says: flags in, tmuxctl
+// called, words or JSON out, errors of a kind for main to map.
+func TestImports(t *testing.T) {
+	importcheck.Only(t, ".", "cmd/runner/internal/cmdkit", "runner/fault", "tmuxctl")
+}
