@@ -29,11 +29,6 @@ func reconcileOn(env *runner.Env) func(context.Context) (*state.State, error) {
 	return open.Core{Env: env}.Reconcile
 }
 
-// getTaskOn is runner.GetTask on env.
-func getTaskOn(env *runner.Env) func(context.Context, string) (*state.Task, error) {
-	return open.Core{Env: env}.GetTask
-}
-
 // tasksDeps is what package tasks takes (ps, wait, attach, tree, usage).
 func tasksDeps(env *runner.Env) tasks.Deps {
 	return tasks.Deps{Store: env.Store, TC: env.TC, Reconcile: reconcileOn(env), HostConn: tasks.Hosts(env.Hosts.Conn), Say: env.Say, ExitOf: OfTask}
@@ -42,7 +37,7 @@ func tasksDeps(env *runner.Env) tasks.Deps {
 // worktreeDeps is what package worktree takes (merge, worktree list).
 func worktreeDeps(env *runner.Env) worktree.Deps {
 	return worktree.Deps{Store: env.Store, Record: env.Record(), Now: env.Time, Warn: env.Warn,
-		Reconcile: reconcileOn(env), GetTask: getTaskOn(env), GitContext: env.GitContext, GitOn: env.Hosts.GitOn}
+		Core: open.Core{Env: env}, Git: worktree.Gitsnap{}, GitContext: env.GitContext, GitOn: env.Hosts.GitOn}
 }
 
 // gcDeps is what package gc takes (gc, cancel, the background gc).

@@ -38,7 +38,7 @@ func groupDeps(env *runner.Env) group.Deps {
 		},
 		MergeHere: func(ctx context.Context, req worktree.MergeRequest, t *state.Task) error {
 			d := worktreeDeps(env)
-			d.GetTask = func(context.Context, string) (*state.Task, error) { return t, nil }
+			d.Core = oneTask{d.Core, t}
 			d.GitContext = func(ctx context.Context, _ *state.Task) (context.Context, error) { return ctx, nil }
 			_, _, err := worktree.Merge(ctx, d, req)
 			return err
@@ -66,6 +66,15 @@ func groupDeps(env *runner.Env) group.Deps {
 		},
 	}
 }
+
+// oneTask is a worktree.Core whose one task is t, whatever the ref.
+type oneTask struct {
+	worktree.Core
+	t *state.Task
+}
+
+// GetTask is t.
+func (o oneTask) GetTask(context.Context, string) (*state.Task, error) { return o.t, nil }
 
 // checkSandboxThere wraps argv, a group's check to run in sandboxed
 // candidate t's folder on its host, in a sandbox like its agent's there

@@ -10,7 +10,8 @@
 // runner/worktree/setup (Start); removing finished ones is gc's.
 //
 // It takes a Deps (the store and the task record, the clock and warnings,
-// git on a task's machine, and runner's Reconcile and GetTask as
-// functions), built by cmd/runner from its Env; it imports nothing of
-// package runner.
+// git through Git, an interface it declares (Gitsnap: package gitsnap's
+// functions; a fake in the tests), the place git runs for a task or a
+// host, and runner's Reconcile and GetTask through Core), built by
+// cmd/runner from its Env; it imports nothing of package runner.
 package worktree

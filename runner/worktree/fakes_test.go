@@ -39,6 +39,18 @@ func (m *memStore) Update(ctx context.Context, fn func(*state.State) error) erro
 	return fn(m.st)
 }
 
+// memCore is a Core over a memStore: its state is reconciled already.
+type memCore struct{ m *memStore }
+
+func (c memCore) Reconcile(ctx context.Context) (*state.State, error) { return c.m.st, nil }
+
+func (c memCore) GetTask(ctx context.Context, ref string) (*state.Task, error) {
+	if x := c.m.st.Tasks[ref]; x != nil {
+		return x, nil
+	}
+	return nil, fmt.Errorf("no task %s", ref)
+}
+
 // journal collects the journal's events as "kind id: text".
 type journal struct {
 	mu     sync.Mutex
@@ -82,14 +94,8 @@ func newFixture(t *testing.T) *fixture {
 		return ctx, nil
 	}
 	f.d = Deps{Store: f.store, Record: f.log, Now: func() time.Time { return time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC) },
-		Warn:      func(format string, args ...any) { t.Logf("warn: "+format, args...) },
-		Reconcile: func(ctx context.Context) (*state.State, error) { return f.store.st, nil },
-		GetTask: func(ctx context.Context, ref string) (*state.Task, error) {
-			if x := f.store.st.Tasks[ref]; x != nil {
-				return x, nil
-			}
-			return nil, fmt.Errorf("no task %s", ref)
-		},
+		Warn: func(format string, args ...any) { t.Logf("warn: "+format, args...) },
+		Core: memCore{f.store}, Git: Gitsnap{},
 		GitContext: func(ctx context.Context, x *state.Task) (context.Context, error) { return gitOn(ctx, x.Tmux.Host) },
 		GitOn:      gitOn,
 	}

@@ -85,8 +85,8 @@ func taskOfBranch(branch string) string {
 // branch's changes count from its task's snapshot, as runner merge counts
 // them, and its worktree's uncommitted work counts too. ctx carries the
 // machine (Deps.GitContext, Deps.GitOn).
-func forecastRepo(ctx context.Context, origin, into, want string) (*gitsnap.Forecast, error) {
-	list, err := gitsnap.Worktrees(ctx, origin, gitsnap.BranchPrefix)
+func forecastRepo(ctx context.Context, git Git, origin, into, want string) (*gitsnap.Forecast, error) {
+	list, err := git.Worktrees(ctx, origin, gitsnap.BranchPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("the worktrees of %s: %w", origin, err)
 	}
@@ -106,7 +106,7 @@ func forecastRepo(ctx context.Context, origin, into, want string) (*gitsnap.Fore
 	if want != "" && !seen[want] {
 		branches = append(branches, gitsnap.ForecastBranch{Branch: want, Base: gitsnap.RefPrefix + strings.TrimPrefix(want, gitsnap.BranchPrefix)})
 	}
-	return gitsnap.MergeForecast(ctx, origin, into, branches)
+	return git.MergeForecast(ctx, origin, into, branches)
 }
 
 // CheckRequest is one `runner merge --check`.
@@ -142,7 +142,7 @@ func CheckMerge(ctx context.Context, d Deps, req CheckRequest) (*Check, error) {
 	if err != nil {
 		return nil, err
 	}
-	fc, err := forecastRepo(gctx, t.Origin, req.Into, t.Branch)
+	fc, err := forecastRepo(gctx, d.git(), t.Origin, req.Into, t.Branch)
 	var missing *gitsnap.MissingBranchError
 	switch {
 	case errors.As(err, &missing) && missing.Target:
@@ -192,7 +192,7 @@ func CheckMergesInto(ctx context.Context, d Deps, refs []string, into string) (m
 	if err != nil {
 		return nil, err
 	}
-	fc, err := forecastRepo(gctx, ts[0].Origin, into, "")
+	fc, err := forecastRepo(gctx, d.git(), ts[0].Origin, into, "")
 	if err != nil {
 		return nil, fmt.Errorf("forecast the merges in %s: %w", ts[0].Origin, err)
 	}

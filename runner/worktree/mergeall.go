@@ -130,7 +130,7 @@ func repoCandidates(ctx context.Context, d Deps, at projects.Place, into string,
 	if err != nil {
 		return nil, nil, err
 	}
-	fc, err := forecastRepo(gctx, at.Dir, into, "")
+	fc, err := forecastRepo(gctx, d.git(), at.Dir, into, "")
 	if errors.Is(err, gitsnap.ErrNotRepo) {
 		return nil, nil, nil // the project is gone: nothing to merge into
 	}

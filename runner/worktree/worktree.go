@@ -57,11 +57,11 @@ func Merge(ctx context.Context, d Deps, req MergeRequest) (*state.Task, *gitsnap
 	if err != nil {
 		return t, nil, err
 	}
-	c, err := gitsnap.Commit(gctx, t.Dir, gitsnap.CommitOptions{TaskID: t.ID, Task: text, Project: t.Project, Agent: t.Agent, Snapshot: t.ID, All: true})
+	c, err := d.git().Commit(gctx, t.Dir, gitsnap.CommitOptions{TaskID: t.ID, Task: text, Project: t.Project, Agent: t.Agent, Snapshot: t.ID, All: true})
 	if err != nil {
 		return t, nil, fmt.Errorf("merge %s: commit what the agent left in %s: %w", t.ID, t.Dir, err)
 	}
-	snap, err := gitsnap.Get(gctx, t.Origin, t.ID)
+	snap, err := d.git().Snapshot(gctx, t.Origin, t.ID)
 	if err != nil {
 		return t, nil, fmt.Errorf("merge %s: its snapshot: %w", t.ID, err)
 	}
@@ -69,7 +69,7 @@ func Merge(ctx context.Context, d Deps, req MergeRequest) (*state.Task, *gitsnap
 	if msg == "" {
 		msg = fmt.Sprintf("Merge %s: %s\n\nRunner-Task: %s", t.Branch, textutil.Headline(text, 100), t.ID)
 	}
-	res, err := gitsnap.Merge(gctx, t.Origin, t.Dir, t.Branch, gitsnap.MergeOptions{Base: snap.Commit, Squash: req.Squash, Rebase: req.Rebase, Message: msg, Into: req.Into})
+	res, err := d.git().Merge(gctx, t.Origin, t.Dir, t.Branch, gitsnap.MergeOptions{Base: snap.Commit, Squash: req.Squash, Rebase: req.Rebase, Message: msg, Into: req.Into})
 	switch {
 	case errors.Is(err, gitsnap.ErrConflict):
 		return t, nil, err // exit 1: a conflict (gitsnap.ErrConflict)
@@ -144,7 +144,7 @@ func List(ctx context.Context, d Deps) ([]Info, error) {
 		if err != nil {
 			continue // an unknown host
 		}
-		list, err := gitsnap.Worktrees(ctx, repo, gitsnap.BranchPrefix)
+		list, err := d.git().Worktrees(ctx, repo, gitsnap.BranchPrefix)
 		if err != nil {
 			continue // not a repository (any more), or a host that does not answer
 		}
@@ -159,20 +159,20 @@ func List(ctx context.Context, d Deps) ([]Info, error) {
 			base := ""
 			if t := st.Task(id); t != nil {
 				info.Task, info.Status, info.Ended = t.ID, t.Status, t.Ended
-				if snap, err := gitsnap.Get(ctx, repo, t.ID); err == nil {
+				if snap, err := d.git().Snapshot(ctx, repo, t.ID); err == nil {
 					base = snap.Commit
 				}
 			}
-			info.Merged, _ = gitsnap.BranchMerged(ctx, repo, w.Branch, base)
+			info.Merged, _ = d.git().BranchMerged(ctx, repo, w.Branch, base)
 			if info.Merged && !w.Prunable {
 				// What the agent left uncommitted is not merged either.
-				if dirty, err := gitsnap.Dirty(ctx, w.Path); err != nil || dirty {
+				if dirty, err := d.git().Dirty(ctx, w.Path); err != nil || dirty {
 					info.Merged = false
 				}
 			}
 			out = append(out, info)
 		}
-		addForecasts(ctx, repo, out[start:])
+		addForecasts(ctx, d.git(), repo, out[start:])
 	}
 	return out, nil
 }
@@ -180,11 +180,11 @@ func List(ctx context.Context, d Deps) ([]Info, error) {
 // addForecasts fills the forecast of each of the worktrees of repo:
 // merging its branch into repo's current branch, alone and after each
 // other. A forecast that fails says why in each.
-func addForecasts(ctx context.Context, repo string, infos []Info) {
+func addForecasts(ctx context.Context, git Git, repo string, infos []Info) {
 	if len(infos) == 0 {
 		return
 	}
-	fc, err := forecastRepo(ctx, repo, "", "")
+	fc, err := forecastRepo(ctx, git, repo, "", "")
 	if err != nil {
 		for i := range infos {
 			infos[i].ForecastError = err.Error()
