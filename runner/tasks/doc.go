@@ -7,7 +7,8 @@
 // `runner status`; WriteUsage), and copies a task's transcript as it
 // grows (CopyLog: `runner logs`).
 //
-// It takes a Deps (the store, the tmux server, the hosts, progress, and
-// runner's Reconcile and cmd's exit table as functions), built by
+// It takes a Deps (the store, the tmux server, the hosts as Host, an
+// interface it declares, progress, and runner's Reconcile and cmd's exit
+// table as functions), built by
 // cmd/runner from its Env; it imports nothing of package runner.
 package tasks
