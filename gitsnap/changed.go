@@ -24,12 +24,24 @@ type ChangedFiles struct {
 // name, such as refs/runner/snapshots/<id>) and the work tree in dir
 // (tracked and untracked, non-ignored files), read on an index of its own:
 // the user's index is not touched. It is what Diff lists, without the stat
-// and in three git calls (five the first time), cheap enough to repeat while a task works.
+// and in three git calls (five the first time), cheap enough to repeat while a task works;
+// two when this process took the snapshot or looked at dir before (what
+// does not change while a task works is kept: knownRepos).
 //
 // keep is an index file kept from one call to the next (made from the
 // work tree's index the first time), so that a later call hashes only the
 // files changed since; "" means a temporary one each time.
 func Changed(ctx context.Context, dir, ref, keep string) (*ChangedFiles, error) {
+	if abs, err := filepath.Abs(dir); err == nil && viaOf(ctx) == nil {
+		if r, common, from := knownRepos.changedRepo(abs, ref); r != nil {
+			cf, err := changedOn(ctx, r, common, from, keep)
+			if err == nil || ctx.Err() != nil {
+				return cf, err
+			}
+			// Asked again below: its errors say what is wrong.
+			knownRepos.forget(abs)
+		}
+	}
 	r, common, from := openChanged(ctx, dir, ref)
 	if r == nil {
 		// The long way, whose errors say what is wrong (no repository,
@@ -47,7 +59,14 @@ func Changed(ctx context.Context, dir, ref, keep string) (*ChangedFiles, error) 
 			return nil, fmt.Errorf("changed files in %s: git rev-parse said %q", r.top, out)
 		}
 		common, from = lines[0], lines[1]
+		knownRepos.remember(r, ref, from)
 	}
+	return changedOn(ctx, r, common, from, keep)
+}
+
+// changedOn is Changed in repository r, whose common directory is common,
+// from the snapshot's tree from.
+func changedOn(ctx context.Context, r *repo, common, from, keep string) (*ChangedFiles, error) {
 	var to string
 	var err error
 	switch ok, ferr := r.fs.existing(ctx, keep); {
@@ -103,10 +122,11 @@ func openChanged(ctx context.Context, dir, ref string) (r *repo, common, tree st
 	if len(l) != 9 || l[0] != "false" {
 		return nil, "", ""
 	}
-	r = &repo{via: via, fs: fsOf(via), gitDir: l[1], top: l[2], index: l[3], head: l[5], headTree: l[6]}
+	r = &repo{via: via, fs: fsOf(via), gitDir: l[1], top: l[2], index: l[3], common: l[4], head: l[5], headTree: l[6], opened: abs}
 	r.setPrefix(abs)
 	if strings.HasPrefix(l[8], "refs/") {
 		r.headRef = l[8]
 	}
+	knownRepos.remember(r, ref, l[7])
 	return r, l[4], l[7]
 }

@@ -2,8 +2,10 @@ package gitsnap
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -65,5 +67,86 @@ func TestChangedInAWorktreeAndTheUsersTree(t *testing.T) {
 	}
 	if _, err := Changed(t.Context(), wt, RefPrefix+"t_nosuch12", keep); err == nil {
 		t.Error("a missing snapshot gave no error")
+	}
+}
+
+// gitCalls makes every git call of this package go through a script that
+// logs it, for the rest of the test; calls returns the calls logged since
+// the last time (each its git command and arguments, without the -c
+// options every call has).
+func gitCalls(t *testing.T) (calls func() []string) {
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	log, script := filepath.Join(dir, "log"), filepath.Join(dir, "git")
+	body := "#!/bin/sh\nlog='" + log + "'\nskip=\nfor a in \"$@\"; do\n" +
+		"  if [ -n \"$skip\" ]; then skip=; continue; fi\n" +
+		"  if [ \"$a\" = -c ]; then skip=1; continue; fi\n" +
+		"  printf '%s ' \"$a\" >>\"$log\"\ndone\necho >>\"$log\"\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(script, []byte(body), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old := gitProgram
+	gitProgram = script
+	t.Cleanup(func() { gitProgram = old })
+	return func() []string {
+		b, _ := os.ReadFile(log)
+		os.Remove(log)
+		var out []string
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+}
+
+// TestChangedAfterTakeAsksLess: a look at the files changed, in the
+// process that took the snapshot, runs no rev-parse (what it would find is
+// known), and finds what a fresh process finds; one that needs HEAD (no
+// index to start from) asks for it.
+func TestChangedAfterTakeAsksLess(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.go": "a\n", "b.go": "b\n", ".gitignore": "*.log\n"})
+	snap, err := Take(t.Context(), dir, Options{ID: "t_known1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := gitCalls(t)
+	keep := filepath.Join(t.TempDir(), "index")
+	write(t, dir, "b.go", "b changed\n")
+	write(t, dir, "c.go", "new\n")
+	got, err := Changed(t.Context(), dir, snap.Ref, keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"b.go", "c.go"}; !slices.Equal(got.Paths, want) {
+		t.Errorf("changed %q, want %q", got.Paths, want)
+	}
+	if c := calls(); len(c) != 3 || slices.ContainsFunc(c, func(s string) bool { return strings.HasPrefix(s, "rev-parse") }) {
+		t.Errorf("git calls %q, want add, write-tree and diff-tree", c)
+	}
+	// What a process that knows nothing finds.
+	knownRepos.forget(dir)
+	fresh, err := Changed(t.Context(), dir, snap.Ref, "")
+	if err != nil || !slices.Equal(fresh.Paths, got.Paths) || fresh.CommonDir != got.CommonDir || fresh.Top != got.Top {
+		t.Errorf("a fresh look: %+v, %v; the known one %+v", fresh, err, got)
+	}
+	if c := calls(); len(c) != 4 || !strings.HasPrefix(c[0], "rev-parse") {
+		t.Errorf("git calls of a fresh look %q, want rev-parse, add, write-tree, diff-tree", c)
+	}
+	// No index to start from: HEAD's tree is read into a new one, so
+	// HEAD is asked for.
+	if err := os.Remove(filepath.Join(dir, ".git", "index")); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Changed(t.Context(), dir, snap.Ref, "")
+	if err != nil || !slices.Equal(again.Paths, got.Paths) {
+		t.Errorf("without the user's index: %+v, %v", again, err)
+	}
+	if c := calls(); len(c) == 0 || !slices.ContainsFunc(c, func(s string) bool { return strings.HasPrefix(s, "rev-parse") }) || !slices.ContainsFunc(c, func(s string) bool { return strings.HasPrefix(s, "read-tree") }) {
+		t.Errorf("git calls without the user's index %q, want a rev-parse and a read-tree", c)
 	}
 }

@@ -23,6 +23,12 @@ type repo struct {
 	head     string              // HEAD commit; "" when HEAD is unborn
 	headTree string              // HEAD's tree; "" when unborn
 	headRef  string              // "refs/heads/<branch>"; "" when HEAD is detached
+	// headUnknown: head and headTree were not read (a repo made from
+	// what the process knew, see knownRepos); a capture that needs HEAD
+	// fails with errHeadUnknown.
+	headUnknown bool
+	common      string // absolute common git directory
+	opened      string // the absolute directory opened, on this machine
 	// prefix is the directory that was opened, relative to top, with
 	// forward slashes ("" at the top): restore, diff and commit act on it
 	// alone when a project is a subdirectory of a larger repository.
@@ -80,7 +86,7 @@ func openOn(ctx context.Context, via transport.Transport, dir string) (*repo, er
 		return nil, fmt.Errorf("%s on %s: not an absolute path: %w", dir, via, ErrNotRepo)
 	}
 	base := []string{"rev-parse", "--is-bare-repository", "--absolute-git-dir", "--show-toplevel",
-		"--path-format=absolute", "--git-path", "index"}
+		"--path-format=absolute", "--git-path", "index", "--git-common-dir"}
 	out, err := run(ctx, call{via: via, dir: abs, args: append(base, "HEAD", "HEAD^{tree}", "--symbolic-full-name", "HEAD")})
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if err != nil {
@@ -102,10 +108,10 @@ func openOn(ctx context.Context, via transport.Transport, dir string) (*repo, er
 			return nil, err
 		}
 		lines = strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-		if len(lines) != 4 {
+		if len(lines) != 5 {
 			return nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", abs, out)
 		}
-		r := &repo{via: via, fs: fsOf(via), gitDir: lines[1], top: lines[2], index: lines[3]}
+		r := &repo{via: via, fs: fsOf(via), gitDir: lines[1], top: lines[2], index: lines[3], common: lines[4], opened: abs}
 		r.setPrefix(abs)
 		// HEAD names a branch that has no commit yet (or is broken).
 		ref, err3 := run(ctx, call{via: via, dir: abs, args: []string{"symbolic-ref", "-q", "HEAD"}})
@@ -118,17 +124,18 @@ func openOn(ctx context.Context, via transport.Transport, dir string) (*repo, er
 		}
 		return r, nil
 	}
-	if len(lines) != 7 {
+	if len(lines) != 8 {
 		return nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", abs, out)
 	}
 	if lines[0] == "true" {
 		return nil, fmt.Errorf("%s: %w", abs, ErrBareRepo)
 	}
-	r := &repo{via: via, fs: fsOf(via), gitDir: lines[1], top: lines[2], index: lines[3], head: lines[4], headTree: lines[5]}
+	r := &repo{via: via, fs: fsOf(via), gitDir: lines[1], top: lines[2], index: lines[3], common: lines[4], head: lines[5], headTree: lines[6], opened: abs}
 	r.setPrefix(abs)
-	if strings.HasPrefix(lines[6], "refs/") {
-		r.headRef = lines[6]
+	if strings.HasPrefix(lines[7], "refs/") {
+		r.headRef = lines[7]
 	}
+	knownRepos.remember(r, "", "")
 	return r, nil
 }
 
@@ -171,6 +178,9 @@ func (r *repo) captureTreeInto(ctx context.Context, idx, from string) (string, e
 // treeOn finishes captureTreeInto on idx: HEAD's tree read into it when it
 // is not a copy of an index, the work tree added, the tree written.
 func (r *repo) treeOn(ctx context.Context, idx string, copied bool) (string, error) {
+	if !copied && r.headUnknown {
+		return "", errHeadUnknown
+	}
 	if !copied && r.head != "" {
 		if _, err := r.gitIndex(ctx, idx, nil, "read-tree", r.head); err != nil {
 			return "", err

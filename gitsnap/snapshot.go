@@ -126,6 +126,7 @@ func (r *repo) take(ctx context.Context, id, label string, start time.Time) (*Sn
 		}
 		return nil, err
 	}
+	knownRepos.remember(r, ref, tree)
 	s.Duration = clock.Since(start)
 	return s, nil
 }
