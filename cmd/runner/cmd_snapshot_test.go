@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,29 +114,6 @@ func TestSnapshotCommands(t *testing.T) {
 	code, out, _ = runSnapCLI(t, "", "snapshot", "prune", "-C", dir, "--older-than", "0d")
 	if code != 0 || !strings.Contains(out, "4 snapshots older than 0d pruned") {
 		t.Fatalf("prune 0d: %d %q", code, out)
-	}
-}
-
-func TestSnapshotConfirm(t *testing.T) {
-	dir := snapshotRepo(t)
-	defer func(old func(io.Reader) bool) { snapshotIsTerminal = old }(snapshotIsTerminal)
-	snapshotIsTerminal = func(io.Reader) bool { return true }
-	if code, out, errOut := runSnapCLI(t, "", "snapshot", "take", dir, "--id", "s_confirm1"); code != 0 {
-		t.Fatalf("take: %d %s %s", code, out, errOut)
-	}
-	os.WriteFile(filepath.Join(dir, "later.txt"), []byte("later\n"), 0o644)
-	for _, answer := range []string{"n\n", "", "whatever\n"} {
-		code, _, errOut := runSnapCLI(t, answer, "snapshot", "restore", "-C", dir, "s_confirm1")
-		if code != 1 || !strings.Contains(errOut, "[y/N]") || !strings.Contains(errOut, "nothing done") {
-			t.Fatalf("answer %q: %d %q", answer, code, errOut)
-		}
-		if _, err := os.Stat(filepath.Join(dir, "later.txt")); err != nil {
-			t.Fatalf("answer %q restored anyway", answer)
-		}
-	}
-	code, _, errOut := runSnapCLI(t, "y\n", "snapshot", "restore", "-C", dir, "s_confirm1")
-	if _, err := os.Stat(filepath.Join(dir, "later.txt")); code != 0 || err == nil {
-		t.Fatalf("answer y: %d %q", code, errOut)
 	}
 }
 

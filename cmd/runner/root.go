@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
+	"github.com/runner-cli/runner/cmd/runner/internal/snapshotcmd"
+	"github.com/runner-cli/runner/cmd/runner/internal/statecmd"
 	"github.com/runner-cli/runner/cmd/runner/internal/tmuxcmd"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/confine"
@@ -217,11 +219,11 @@ func (a *app) rootCommands() []rootCommand {
 		{"collect", groupMany, a.newCollectCmd}, {"ask", groupMany, a.newAskCmd}, {"tree", groupMany, a.newTreeCmd},
 		{"diff", groupMany, a.newDiffCmd}, {"merge", groupMany, a.newMergeCmd}, {"worktree", groupMany, a.newWorktreeCmd},
 		{"compare", groupMany, a.newCompareCmd}, {"vote", groupMany, a.newVoteCmd}, {"pick", groupMany, a.newPickCmd},
-		{"gc", groupMachine, a.newGCCmd}, {"prune", groupMachine, a.newPruneCmd}, {"state", groupMachine, a.newStateCmd},
+		{"gc", groupMachine, a.newGCCmd}, {"prune", groupMachine, a.family(statecmd.NewPruneCmd)}, {"state", groupMachine, a.family(statecmd.NewCmd)},
 		{"host", groupMachine, a.newHostCmd}, {"doctor", groupMachine, a.newDoctorCmd},
 		{"config", groupMachine, a.newConfigCmd}, {"usage", groupMachine, a.newUsageCmd},
 		{"events", groupMachine, a.newEventsCmd}, {"project", groupMachine, a.newProjectCmd},
-		{"snapshot", groupMachine, a.newSnapshotCmd}, {"version", groupMachine, a.newVersionCmd},
+		{"snapshot", groupMachine, a.family(snapshotcmd.NewCmd)}, {"version", groupMachine, a.newVersionCmd},
 		{"serve", groupMachine, a.newServeCmd},
 		{"tmux", groupScripting, a.family(tmuxcmd.NewCmd)}, {"agents", groupScripting, a.newAgentsCmd},
 		{"status-line", groupScripting, a.newStatusLineCmd}, {"mcp", groupScripting, a.newMCPCmd},

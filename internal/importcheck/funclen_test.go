@@ -95,9 +95,10 @@ func TestRootPackageSize(t *testing.T) {
 // codes. Issue 55 §3 asks 5 000; it was 8 860 before the orchestration
 // moved out, 7 238 after (what is left is mostly the commands' help,
 // flags and output), 6 651 after `runner tmux` moved to its family
-// package (cmd/runner/internal/tmuxcmd). Lower it as more moves out;
-// never raise it.
-const maxCmdLines = 6660
+// package (cmd/runner/internal/tmuxcmd), 6 066 after `runner state`,
+// `prune` and `snapshot` did (statecmd, snapshotcmd). Lower it as more
+// moves out; never raise it.
+const maxCmdLines = 6080
 
 // TestCmdPackageSize holds cmd/runner to maxCmdLines lines.
 func TestCmdPackageSize(t *testing.T) {

@@ -1,17 +1,25 @@
-package main
+package statecmd
 
 import (
 	"context"
 	"fmt"
 	"time"
 
+	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
 	"github.com/runner-cli/runner/runner/projects"
 	"github.com/runner-cli/runner/runner/stateinfo"
 	"github.com/runner-cli/runner/state"
 	"github.com/spf13/cobra"
 )
 
-func (a *app) newStateCmd() *cobra.Command {
+// cmds are the commands of `runner state` and `runner prune` over the
+// factory they run on.
+type cmds struct{ f *cmdkit.Factory }
+
+// NewCmd builds `runner state` and its commands (path, show, repair) over
+// f.
+func NewCmd(f *cmdkit.Factory) *cobra.Command {
+	sc := &cmds{f}
 	cmd := &cobra.Command{
 		Use:   "state",
 		Short: "Inspect and repair runner's shared state",
@@ -24,25 +32,25 @@ ops/ holds task changes handed to the process that holds the lock.`,
 		Example: `  runner state show
   runner state path
   runner state repair`,
-		Args: args(cobra.NoArgs),
+		Args: cmdkit.Args(cobra.NoArgs),
 	}
-	cmd.AddCommand(a.newStatePathCmd(), a.newStateShowCmd(), a.newStateRepairCmd())
+	cmd.AddCommand(sc.newPathCmd(), sc.newShowCmd(), sc.newRepairCmd())
 	return cmd
 }
 
-func (a *app) newStatePathCmd() *cobra.Command {
+func (sc *cmds) newPathCmd() *cobra.Command {
 	var opts statePathOptions
 	cmd := &cobra.Command{
 		Use:   "path",
 		Short: "Print the path of the state file",
 		Example: `  runner state path
   runner state path --json`,
-		Args: args(cobra.NoArgs),
+		Args: cmdkit.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runStatePath(cmd.Context(), opts)
+			return sc.runStatePath(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &opts.asJSON, "print the directory and every file as JSON")
+	sc.f.JSONFlag(cmd, &opts.asJSON, "print the directory and every file as JSON")
 	return cmd
 }
 
@@ -51,31 +59,31 @@ type statePathOptions struct {
 	asJSON bool
 }
 
-func (a *app) runStatePath(ctx context.Context, opts statePathOptions) error {
-	s, err := a.openStore()
+func (sc *cmds) runStatePath(ctx context.Context, opts statePathOptions) error {
+	s, err := sc.f.Store()
 	if err != nil {
 		return err
 	}
 	if opts.asJSON {
-		return a.printJSON(stateinfo.Paths(s))
+		return sc.f.PrintJSON(stateinfo.Paths(s))
 	}
-	fmt.Fprintln(a.out, s.Path())
+	fmt.Fprintln(sc.f.Out, s.Path())
 	return nil
 }
 
-func (a *app) newStateShowCmd() *cobra.Command {
+func (sc *cmds) newShowCmd() *cobra.Command {
 	var opts stateShowOptions
 	cmd := &cobra.Command{
 		Use:   "show",
 		Short: "Print the projects and tasks in the state",
 		Example: `  runner state show
   runner state show --json`,
-		Args: args(cobra.NoArgs),
+		Args: cmdkit.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runStateShow(cmd.Context(), opts)
+			return sc.runStateShow(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &opts.asJSON, "print the whole state as JSON (archived tasks with their index fields)")
+	sc.f.JSONFlag(cmd, &opts.asJSON, "print the whole state as JSON (archived tasks with their index fields)")
 	return cmd
 }
 
@@ -84,13 +92,13 @@ type stateShowOptions struct {
 	asJSON bool
 }
 
-func (a *app) runStateShow(ctx context.Context, opts stateShowOptions) error {
-	s, err := a.openStore()
+func (sc *cmds) runStateShow(ctx context.Context, opts stateShowOptions) error {
+	s, err := sc.f.Store()
 	if err != nil {
 		return err
 	}
 	if !opts.asJSON {
-		return stateinfo.Summary(ctx, a.out, s, s.Path())
+		return stateinfo.Summary(ctx, sc.f.Out, s, s.Path())
 	}
 	st, err := s.Read(ctx)
 	if err != nil {
@@ -100,10 +108,10 @@ func (a *app) runStateShow(ctx context.Context, opts stateShowOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.printJSON(dump)
+	return sc.f.PrintJSON(dump)
 }
 
-func (a *app) newStateRepairCmd() *cobra.Command {
+func (sc *cmds) newRepairCmd() *cobra.Command {
 	var opts stateRepairOptions
 	cmd := &cobra.Command{
 		Use:   "repair",
@@ -116,12 +124,12 @@ files nothing names any more are removed. A healthy state is left alone. A file 
 refused unless --force is given, which moves it aside to state.json.newer-<time>.`,
 		Example: `  runner state repair
   runner state repair --json`,
-		Args: args(cobra.NoArgs),
+		Args: cmdkit.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runStateRepair(cmd.Context(), opts)
+			return sc.runStateRepair(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &opts.asJSON, "print the report as JSON")
+	sc.f.JSONFlag(cmd, &opts.asJSON, "print the report as JSON")
 	cmd.Flags().BoolVar(&opts.force, "force", false, "also move aside a state file written by a newer runner")
 	return cmd
 }
@@ -132,8 +140,8 @@ type stateRepairOptions struct {
 	force  bool
 }
 
-func (a *app) runStateRepair(ctx context.Context, opts stateRepairOptions) error {
-	s, err := a.openStore()
+func (sc *cmds) runStateRepair(ctx context.Context, opts stateRepairOptions) error {
+	s, err := sc.f.Store()
 	if err != nil {
 		return err
 	}
@@ -142,13 +150,15 @@ func (a *app) runStateRepair(ctx context.Context, opts stateRepairOptions) error
 		return err
 	}
 	if opts.asJSON {
-		return a.printJSON(rep)
+		return sc.f.PrintJSON(rep)
 	}
-	stateinfo.WriteRepair(a.out, s.Path(), s.Dir(), rep)
+	stateinfo.WriteRepair(sc.f.Out, s.Path(), s.Dir(), rep)
 	return nil
 }
 
-func (a *app) newPruneCmd() *cobra.Command {
+// NewPruneCmd builds `runner prune` over f.
+func NewPruneCmd(f *cmdkit.Factory) *cobra.Command {
+	sc := &cmds{f}
 	var opts pruneOptions
 
 	cmd := &cobra.Command{
@@ -160,13 +170,13 @@ or $RUNNER_RETENTION; 24h unless set). Every change to the state also prunes
 those older than the retention; a retention of 0 keeps them.`,
 		Example: `  runner prune --older-than 1h
   runner prune --older-than 0s --json   # every finished task`,
-		Args: args(cobra.NoArgs),
+		Args: cmdkit.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.olderThanSet = cmd.Flags().Changed("older-than")
-			return a.runPrune(cmd.Context(), opts)
+			return sc.runPrune(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &opts.asJSON, "print the pruned task ids as JSON")
+	sc.f.JSONFlag(cmd, &opts.asJSON, "print the pruned task ids as JSON")
 	cmd.Flags().DurationVar(&opts.olderThan, "older-than", state.DefaultRetention, "prune tasks that ended longer ago than this (e.g. 1h, 30m, 0s for all; default the config's retention)")
 	return cmd
 }
@@ -178,8 +188,8 @@ type pruneOptions struct {
 	olderThanSet bool // --older-than was given
 }
 
-func (a *app) runPrune(ctx context.Context, opts pruneOptions) error {
-	s, err := a.openStore()
+func (sc *cmds) runPrune(ctx context.Context, opts pruneOptions) error {
+	s, err := sc.f.Store()
 	if err != nil {
 		return err
 	}
@@ -187,9 +197,9 @@ func (a *app) runPrune(ctx context.Context, opts pruneOptions) error {
 	if !ok {
 		// retention 0 keeps finished tasks: nothing to prune.
 		if opts.asJSON {
-			return a.printJSON(map[string][]string{"pruned": {}})
+			return sc.f.PrintJSON(map[string][]string{"pruned": {}})
 		}
-		fmt.Fprintln(a.out, "pruned 0 finished task(s): the retention is 0, which keeps them (give --older-than D to prune now)")
+		fmt.Fprintln(sc.f.Out, "pruned 0 finished task(s): the retention is 0, which keeps them (give --older-than D to prune now)")
 		return nil
 	}
 	removed, err := projects.Prune(ctx, s, age)
@@ -200,8 +210,8 @@ func (a *app) runPrune(ctx context.Context, opts pruneOptions) error {
 		if removed == nil {
 			removed = []string{}
 		}
-		return a.printJSON(map[string][]string{"pruned": removed})
+		return sc.f.PrintJSON(map[string][]string{"pruned": removed})
 	}
-	fmt.Fprintf(a.out, "pruned %d finished task(s)\n", len(removed))
+	fmt.Fprintf(sc.f.Out, "pruned %d finished task(s)\n", len(removed))
 	return nil
 }

@@ -1,18 +1,19 @@
 // runner snapshot restore and prune: the commands that change the work
 // tree or delete snapshots.
 
-package main
+package snapshotcmd
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/snapshots"
 	"github.com/spf13/cobra"
 )
 
-func (a *app) newSnapshotRestoreCmd(dir *string) *cobra.Command {
+func (sn *cmds) newRestoreCmd(dir *string) *cobra.Command {
 	opts := snapshotRestoreOptions{dir: dir}
 	cmd := &cobra.Command{
 		Use:   "restore ID",
@@ -26,15 +27,15 @@ first, so the restore can itself be undone with the ID it prints.
 It asks for confirmation unless --yes is given; without a terminal and without
 --yes it refuses (exit 2).`,
 		Example: `  runner snapshot restore s_abc123 --yes`,
-		Args:    args(cobra.ExactArgs(1)),
+		Args:    cmdkit.Args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.id = argv[0]
 			opts.host, _ = cmd.Flags().GetString("host")
-			return a.runSnapshotRestore(cmd.Context(), opts)
+			return sn.runSnapshotRestore(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.yes, "yes", "y", false, "do not ask for confirmation")
-	a.jsonFlag(cmd, &opts.asJSON)
+	sn.f.JSONFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
@@ -47,13 +48,13 @@ type snapshotRestoreOptions struct {
 	yes, asJSON bool
 }
 
-func (a *app) runSnapshotRestore(ctx context.Context, opts snapshotRestoreOptions) error {
+func (sn *cmds) runSnapshotRestore(ctx context.Context, opts snapshotRestoreOptions) error {
 	s, err := gitsnap.Get(ctx, *opts.dir, opts.id)
 	if err != nil {
 		return snapshots.Hint(err)
 	}
 	if !opts.yes {
-		if err := a.confirmSnapshot(snapshots.RestoreQuestion(s), fmt.Sprintf("restore %s would overwrite files in %s", s.ID, s.Dir)); err != nil {
+		if err := sn.confirmSnapshot(snapshots.RestoreQuestion(s), fmt.Sprintf("restore %s would overwrite files in %s", s.ID, s.Dir)); err != nil {
 			return err
 		}
 	}
@@ -62,13 +63,13 @@ func (a *app) runSnapshotRestore(ctx context.Context, opts snapshotRestoreOption
 		return snapshots.Hint(err)
 	}
 	if opts.asJSON {
-		return a.printJSON(res)
+		return sn.f.PrintJSON(res)
 	}
-	snapshots.WriteRestored(a.out, s, res, opts.host)
+	snapshots.WriteRestored(sn.f.Out, s, res, opts.host)
 	return nil
 }
 
-func (a *app) newSnapshotPruneCmd(dir *string) *cobra.Command {
+func (sn *cmds) newPruneCmd(dir *string) *cobra.Command {
 	var opts snapshotPruneOptions
 	opts.dir = dir
 
@@ -77,13 +78,13 @@ func (a *app) newSnapshotPruneCmd(dir *string) *cobra.Command {
 		Short: "Delete snapshots older than an age (default 30d)",
 		Example: `  runner snapshot prune
   runner snapshot prune --older-than 2w --json`,
-		Args: args(cobra.NoArgs),
+		Args: cmdkit.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runSnapshotPrune(cmd.Context(), opts)
+			return sn.runSnapshotPrune(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.olderThan, "older-than", "30d", "age: a number with d (days) or w (weeks), or a Go duration such as 12h")
-	a.jsonFlag(cmd, &opts.asJSON)
+	sn.f.JSONFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
@@ -94,7 +95,7 @@ type snapshotPruneOptions struct {
 	dir       *string
 }
 
-func (a *app) runSnapshotPrune(ctx context.Context, opts snapshotPruneOptions) error {
+func (sn *cmds) runSnapshotPrune(ctx context.Context, opts snapshotPruneOptions) error {
 	age, err := snapshots.ParseAge(opts.olderThan)
 	if err != nil {
 		return err
@@ -107,8 +108,8 @@ func (a *app) runSnapshotPrune(ctx context.Context, opts snapshotPruneOptions) e
 		if pruned == nil {
 			pruned = []gitsnap.Snapshot{}
 		}
-		return a.printJSON(pruned)
+		return sn.f.PrintJSON(pruned)
 	}
-	snapshots.WritePruned(a.out, pruned, opts.olderThan)
+	snapshots.WritePruned(sn.f.Out, pruned, opts.olderThan)
 	return nil
 }

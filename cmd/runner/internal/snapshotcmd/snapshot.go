@@ -1,22 +1,27 @@
-package main
+package snapshotcmd
 
 import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
+	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/snapshots"
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
-func (a *app) newSnapshotCmd() *cobra.Command {
+// cmds are the commands of `runner snapshot` over the factory they run
+// on.
+type cmds struct{ f *cmdkit.Factory }
+
+// NewCmd builds `runner snapshot` and its commands (take, list, show,
+// diff, restore, prune) over f.
+func NewCmd(f *cmdkit.Factory) *cobra.Command {
+	sn := &cmds{f}
 	cmd := &cobra.Command{
 		Use:   "snapshot",
 		Short: "Record, compare and restore the state of a git work tree",
@@ -33,23 +38,20 @@ machine, over its shared ssh connection: give DIR as an absolute path there.`,
 		Example: `  runner snapshot take --label "before the refactor"
   runner snapshot diff s_abc123 --stat
   runner snapshot restore s_abc123 --yes`,
-		Args: args(cobra.NoArgs),
+		Args: cmdkit.Args(cobra.NoArgs),
 	}
 	var dir, host string
 	cmd.PersistentFlags().StringVarP(&dir, "dir", "C", ".", "work on `DIR`: the whole work tree at its top; below it (a project inside a larger repository), diff and restore act on DIR's files only")
 	cmd.PersistentFlags().StringVar(&host, "host", "", "work on a repository of this registered host (runner host add); DIR absolute there")
 	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		// The root's checks, which this hook replaces.
-		if err := a.checkConfined(c); err != nil {
-			return err
-		}
-		if err := checkDurations(c); err != nil {
+		if err := sn.f.Checks(c); err != nil {
 			return err
 		}
 		if host == "" {
 			return nil
 		}
-		env, _, err := a.runnerEnv(false)
+		env, _, err := sn.f.Env(false)
 		if err != nil {
 			return err
 		}
@@ -61,12 +63,12 @@ machine, over its shared ssh connection: give DIR as an absolute path there.`,
 		return nil
 	}
 	cmd.AddCommand(
-		a.newSnapshotTakeCmd(&dir),
-		a.newSnapshotListCmd(&dir),
-		a.newSnapshotShowCmd(&dir),
-		a.newSnapshotDiffCmd(&dir),
-		a.newSnapshotRestoreCmd(&dir),
-		a.newSnapshotPruneCmd(&dir),
+		sn.newTakeCmd(&dir),
+		sn.newListCmd(&dir),
+		sn.newShowCmd(&dir),
+		sn.newDiffCmd(&dir),
+		sn.newRestoreCmd(&dir),
+		sn.newPruneCmd(&dir),
 	)
 	return cmd
 }
@@ -79,23 +81,23 @@ func snapshotDir(dir *string, argv []string) string {
 	return *dir
 }
 
-func (a *app) newSnapshotTakeCmd(dir *string) *cobra.Command {
+func (sn *cmds) newTakeCmd(dir *string) *cobra.Command {
 	opts := snapshotTakeOptions{dir: dir}
 	cmd := &cobra.Command{
 		Use:   "take [DIR]",
 		Short: "Snapshot the work tree containing DIR (default: the current directory)",
 		Example: `  runner snapshot take --label "before the migration"
   runner snapshot take ~/src/web --json`,
-		Args: args(cobra.MaximumNArgs(1)),
+		Args: cmdkit.Args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
 			opts.host, _ = cmd.Flags().GetString("host")
-			return a.runSnapshotTake(cmd.Context(), opts)
+			return sn.runSnapshotTake(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.take.Label, "label", "", "a one-line note stored with the snapshot")
 	cmd.Flags().StringVar(&opts.take.ID, "id", "", "the snapshot's ID (default: s_ and 8 random characters)")
-	a.jsonFlag(cmd, &opts.asJSON)
+	sn.f.JSONFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
@@ -108,19 +110,19 @@ type snapshotTakeOptions struct {
 	asJSON bool
 }
 
-func (a *app) runSnapshotTake(ctx context.Context, opts snapshotTakeOptions) error {
+func (sn *cmds) runSnapshotTake(ctx context.Context, opts snapshotTakeOptions) error {
 	s, err := gitsnap.Take(ctx, snapshotDir(opts.dir, opts.args), opts.take)
 	if err != nil {
 		return snapshots.Hint(err)
 	}
 	if opts.asJSON {
-		return a.printJSON(s)
+		return sn.f.PrintJSON(s)
 	}
-	snapshots.WriteTaken(a.out, s, opts.host)
+	snapshots.WriteTaken(sn.f.Out, s, opts.host)
 	return nil
 }
 
-func (a *app) newSnapshotListCmd(dir *string) *cobra.Command {
+func (sn *cmds) newListCmd(dir *string) *cobra.Command {
 	var opts snapshotListOptions
 	opts.dir = dir
 	cmd := &cobra.Command{
@@ -128,13 +130,13 @@ func (a *app) newSnapshotListCmd(dir *string) *cobra.Command {
 		Short: "List the snapshots of the repository containing DIR, newest first",
 		Example: `  runner snapshot list
   runner snapshot list ~/src/web --json`,
-		Args: args(cobra.MaximumNArgs(1)),
+		Args: cmdkit.Args(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
-			return a.runSnapshotList(cmd.Context(), opts)
+			return sn.runSnapshotList(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &opts.asJSON)
+	sn.f.JSONFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
@@ -145,7 +147,7 @@ type snapshotListOptions struct {
 	dir    *string
 }
 
-func (a *app) runSnapshotList(ctx context.Context, opts snapshotListOptions) error {
+func (sn *cmds) runSnapshotList(ctx context.Context, opts snapshotListOptions) error {
 	snaps, err := gitsnap.List(ctx, snapshotDir(opts.dir, opts.args))
 	if err != nil {
 		return snapshots.Hint(err)
@@ -154,12 +156,12 @@ func (a *app) runSnapshotList(ctx context.Context, opts snapshotListOptions) err
 		if snaps == nil {
 			snaps = []gitsnap.Snapshot{}
 		}
-		return a.printJSON(snaps)
+		return sn.f.PrintJSON(snaps)
 	}
-	return snapshots.WriteList(a.out, snaps)
+	return snapshots.WriteList(sn.f.Out, snaps)
 }
 
-func (a *app) newSnapshotShowCmd(dir *string) *cobra.Command {
+func (sn *cmds) newShowCmd(dir *string) *cobra.Command {
 	var opts snapshotShowOptions
 	opts.dir = dir
 	cmd := &cobra.Command{
@@ -167,13 +169,13 @@ func (a *app) newSnapshotShowCmd(dir *string) *cobra.Command {
 		Short: "Show what a snapshot recorded",
 		Example: `  runner snapshot show s_abc123
   runner snapshot show s_abc123 --json`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: cmdkit.Args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
-			return a.runSnapshotShow(cmd.Context(), opts)
+			return sn.runSnapshotShow(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &opts.asJSON)
+	sn.f.JSONFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
@@ -184,18 +186,18 @@ type snapshotShowOptions struct {
 	dir    *string
 }
 
-func (a *app) runSnapshotShow(ctx context.Context, opts snapshotShowOptions) error {
+func (sn *cmds) runSnapshotShow(ctx context.Context, opts snapshotShowOptions) error {
 	s, err := gitsnap.Get(ctx, *opts.dir, opts.args[0])
 	if err != nil {
 		return snapshots.Hint(err)
 	}
 	if opts.asJSON {
-		return a.printJSON(s)
+		return sn.f.PrintJSON(s)
 	}
-	return snapshots.WriteShow(a.out, s)
+	return snapshots.WriteShow(sn.f.Out, s)
 }
 
-func (a *app) newSnapshotDiffCmd(dir *string) *cobra.Command {
+func (sn *cmds) newDiffCmd(dir *string) *cobra.Command {
 	var opts snapshotDiffOptions
 	opts.dir = dir
 
@@ -204,15 +206,15 @@ func (a *app) newSnapshotDiffCmd(dir *string) *cobra.Command {
 		Short: "Show what changed since a snapshot (in the work tree, or in another snapshot with --against)",
 		Example: `  runner snapshot diff s_abc123
   runner snapshot diff s_abc123 --stat`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: cmdkit.Args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
-			return a.runSnapshotDiff(cmd.Context(), opts)
+			return sn.runSnapshotDiff(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.opts.Against, "against", "", "compare with snapshot `ID2` instead of the work tree")
 	cmd.Flags().BoolVar(&opts.statOnly, "stat", false, "print only the stat, not the patch")
-	a.jsonFlag(cmd, &opts.asJSON)
+	sn.f.JSONFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
@@ -225,42 +227,34 @@ type snapshotDiffOptions struct {
 	dir      *string
 }
 
-func (a *app) runSnapshotDiff(ctx context.Context, opts snapshotDiffOptions) error {
+func (sn *cmds) runSnapshotDiff(ctx context.Context, opts snapshotDiffOptions) error {
 	opts.opts.Patch = !opts.statOnly
 	d, err := gitsnap.Diff(ctx, *opts.dir, opts.args[0], opts.opts)
 	if err != nil {
 		return snapshots.Hint(err)
 	}
 	if opts.asJSON {
-		return a.printJSON(d)
+		return sn.f.PrintJSON(d)
 	}
-	snapshots.WriteDiff(a.out, a.rawOut, d)
+	snapshots.WriteDiff(sn.f.Out, sn.f.RawOut, d)
 	return nil
 }
 
-// snapshotIsTerminal reports whether r is a terminal. Tests swap it.
-var snapshotIsTerminal = func(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	return term.IsTerminal(int(f.Fd()))
-}
-
 // confirmSnapshot asks question on the terminal and returns nil on yes. With
-// no terminal it refuses with a usage error (exit 2) saying what to do.
-func (a *app) confirmSnapshot(question, what string) error {
-	if !snapshotIsTerminal(a.in) {
+// no terminal it refuses with a usage error saying what to do; no answer,
+// or another, is a plain error: the command failed, nothing done.
+func (sn *cmds) confirmSnapshot(question, what string) error {
+	if !sn.f.IsTerminal(sn.f.In) {
 		return fault.Usagef("%s; stdin is not a terminal, so nobody can confirm: pass --yes", what)
 	}
-	fmt.Fprint(a.errOut, question)
-	line, err := bufio.NewReader(a.in).ReadString('\n')
+	fmt.Fprint(sn.f.ErrOut, question)
+	line, err := bufio.NewReader(sn.f.In).ReadString('\n')
 	if err != nil && line == "" {
-		return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s: no answer, nothing done", what)}
+		return fmt.Errorf("%s: no answer, nothing done", what)
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
 		return nil
 	}
-	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("%s: not confirmed, nothing done", what)}
+	return fmt.Errorf("%s: not confirmed, nothing done", what)
 }
