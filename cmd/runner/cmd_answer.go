@@ -97,19 +97,18 @@ func (a *app) runAnswer(ctx context.Context, opts answerOptions) error {
 // answerDeps is what an answer uses of env: the state, the task's pane
 // and profile, the journal, and resume for a task no supervisor follows.
 func answerDeps(env *runner.Env) answer.Deps {
-	return answer.Deps{
-		Store: env.Store,
-		Now:   env.Now,
-		Pane: func(ctx context.Context, t *state.Task) (answer.Pane, error) {
-			return env.PaneClient(ctx, t)
-		},
-		Profile: func(t *state.Task) (*profile.Profile, error) {
-			return profile.FindProfile(env.Profiles, t.Agent)
-		},
-		Supervised: reconcile.SupervisorAlive,
-		Follow:     answer.FollowWith(open.Core{Env: env}, reconcile.SupervisorAlive),
-		Journal: func(ctx context.Context, t *state.Task, kind, msg string) {
-			env.Record().Journal(ctx, t, kind, msg)
-		},
-	}
+	return answer.Deps{Store: env.Store, Now: env.Now, Agent: answerAgent{env}, Journal: env.Record(),
+		Supervision: answer.Following(open.Core{Env: env}, reconcile.SupervisorAlive)}
+}
+
+// answerAgent is a task's agent as env reaches it: its pane's tmux server
+// (here or on its host) and its profile.
+type answerAgent struct{ env *runner.Env }
+
+func (a answerAgent) Pane(ctx context.Context, t *state.Task) (answer.Pane, error) {
+	return a.env.PaneClient(ctx, t)
+}
+
+func (a answerAgent) Profile(t *state.Task) (*profile.Profile, error) {
+	return profile.FindProfile(a.env.Profiles, t.Agent)
 }

@@ -60,21 +60,38 @@ type Store interface {
 	Update(ctx context.Context, fn func(*state.State) error) error
 }
 
-// Deps is what an answer uses.
+// Agent is a task's agent as an answer reaches it: the tmux server of its
+// pane, here or on its host (Env.PaneClient), and its profile.
+type Agent interface {
+	Pane(ctx context.Context, t *state.Task) (Pane, error)
+	Profile(t *state.Task) (*profile.Profile, error)
+}
+
+// Supervision is whether a live supervisor follows a task (Supervised),
+// and one started after the press for a task none follows (Follow):
+// Following.
+type Supervision interface {
+	Supervised(t *state.Task) bool
+	Follow(ctx context.Context, t *state.Task) error
+}
+
+// Journal writes an entry about a task in the journal: a record.Book.
+type Journal interface {
+	Journal(ctx context.Context, t *state.Task, kind, msg string)
+}
+
+// Deps is what an answer uses, built by cmd/runner from its Env.
 type Deps struct {
 	Store Store
 	// Now is the clock (nil: clock.Now).
 	Now func() time.Time
-	// Pane is the task's pane client.
-	Pane func(ctx context.Context, t *state.Task) (Pane, error)
-	// Profile is the task's agent profile.
-	Profile func(t *state.Task) (*profile.Profile, error)
-	// Supervised reports whether a live supervisor follows t; Follow
-	// starts one (after the press) when none does.
-	Supervised func(t *state.Task) bool
-	Follow     func(ctx context.Context, t *state.Task) error
-	// Journal writes an entry about t (nil: none).
-	Journal func(ctx context.Context, t *state.Task, kind, msg string)
+	// Agent is the task's pane and profile.
+	Agent Agent
+	// Supervision follows a task after the press when nothing does (nil:
+	// nothing is started).
+	Supervision Supervision
+	// Journal writes the answer's entries (nil: none).
+	Journal Journal
 }
 
 func (d Deps) now() time.Time {
@@ -86,7 +103,7 @@ func (d Deps) now() time.Time {
 
 func (d Deps) journal(ctx context.Context, t *state.Task, msg string) {
 	if d.Journal != nil {
-		d.Journal(ctx, t, "answer", msg)
+		d.Journal.Journal(ctx, t, "answer", msg)
 	}
 }
 
@@ -157,8 +174,8 @@ func Answer(ctx context.Context, d Deps, r Request) (Receipt, error) {
 	if werr := d.settle(ctx, t, rec); werr != nil && err == nil {
 		err = werr
 	}
-	if err == nil && d.Supervised != nil && d.Follow != nil && !d.Supervised(t) {
-		if ferr := d.Follow(ctx, t); ferr != nil {
+	if err == nil && d.Supervision != nil && !d.Supervision.Supervised(t) {
+		if ferr := d.Supervision.Follow(ctx, t); ferr != nil {
 			err = fmt.Errorf("task %s: the option was pressed, but no supervisor follows the task now ('runner resume %s'): %w", t.ID, t.ID, ferr)
 		}
 	}

@@ -88,13 +88,20 @@ func setup(t *testing.T, pane *simPane) (Deps, string, string) {
 	if !ok {
 		t.Fatalf("no dialog on %q", screen)
 	}
-	d := Deps{
-		Store:   store,
-		Pane:    func(context.Context, *state.Task) (Pane, error) { return pane, nil },
-		Profile: func(*state.Task) (*profile.Profile, error) { return sim, nil },
-	}
+	d := Deps{Store: store, Agent: fakeAgent{pane: pane, prof: sim}}
 	return d, id, dlg.Digest
 }
+
+// fakeAgent is an Agent whose pane and profile are these (or fail).
+type fakeAgent struct {
+	pane             Pane
+	prof             *profile.Profile
+	paneErr, profErr error
+}
+
+func (a fakeAgent) Pane(context.Context, *state.Task) (Pane, error) { return a.pane, a.paneErr }
+
+func (a fakeAgent) Profile(*state.Task) (*profile.Profile, error) { return a.prof, a.profErr }
 
 // TestSameOpAtOnce: requests with the same op at the same time press
 // once; every one gets the first receipt.

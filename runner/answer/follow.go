@@ -14,23 +14,36 @@ type Follower interface {
 	Resume(ctx context.Context, ref string) error
 }
 
-// FollowWith is a Deps.Follow over f, with supervised as Deps.Supervised.
-// The supervisor the task had may have seen the answer, ended the turn
-// and let go of the task since the answer read it: it follows only a task
-// still waiting with none, and takes an end met meanwhile (a failed
-// resume whose task no longer waits) as followed.
-func FollowWith(f Follower, supervised func(*state.Task) bool) func(ctx context.Context, t *state.Task) error {
-	return func(ctx context.Context, t *state.Task) error {
-		followed := func() bool {
-			now, err := f.GetTask(ctx, t.ID)
-			return err == nil && (now.Status != state.StatusNeedsInput && now.Status != state.StatusOrphaned || supervised(now))
-		}
-		if followed() {
-			return nil
-		}
-		if err := f.Resume(ctx, t.ID); err != nil && !followed() {
-			return err
-		}
+// Following is a Supervision over f, with supervised as its Supervised
+// (reconcile.SupervisorAlive). The supervisor the task had may have seen
+// the answer, ended the turn and let go of the task since the answer
+// read it: Follow follows only a task still waiting with none, and takes
+// an end met meanwhile (a failed resume whose task no longer waits) as
+// followed.
+func Following(f Follower, supervised func(*state.Task) bool) Supervision {
+	return following{f, supervised}
+}
+
+// following is the Supervision Following makes.
+type following struct {
+	f          Follower
+	supervised func(*state.Task) bool
+}
+
+// Supervised reports whether a live supervisor follows t.
+func (w following) Supervised(t *state.Task) bool { return w.supervised(t) }
+
+// Follow starts a supervisor for t unless it ended or one follows it.
+func (w following) Follow(ctx context.Context, t *state.Task) error {
+	followed := func() bool {
+		now, err := w.f.GetTask(ctx, t.ID)
+		return err == nil && (now.Status != state.StatusNeedsInput && now.Status != state.StatusOrphaned || w.supervised(now))
+	}
+	if followed() {
 		return nil
 	}
+	if err := w.f.Resume(ctx, t.ID); err != nil && !followed() {
+		return err
+	}
+	return nil
 }

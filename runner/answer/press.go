@@ -17,11 +17,11 @@ import (
 // ErrStale, fault.ErrUsage or errNothingPressed pressed no Enter and no
 // key of an option.
 func press(ctx context.Context, d Deps, t *state.Task, r Request) (string, error) {
-	p, err := d.Profile(t)
+	p, err := d.Agent.Profile(t)
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", errNothingPressed, err)
 	}
-	pane, err := d.Pane(ctx, t)
+	pane, err := d.Agent.Pane(ctx, t)
 	if err != nil {
 		return "", fmt.Errorf("%w: %w", errNothingPressed, err)
 	}

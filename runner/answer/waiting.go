@@ -8,13 +8,13 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-// Screen is the visible text of t's pane (d.Pane), escapes stripped; ok
+// Screen is the visible text of t's pane (d.Agent), escapes stripped; ok
 // is false when it cannot be read (no pane, a dead or gone one).
 func Screen(ctx context.Context, d Deps, t *state.Task) (string, bool) {
 	if t.Tmux.Pane == "" {
 		return "", false
 	}
-	p, err := d.Pane(ctx, t)
+	p, err := d.Agent.Pane(ctx, t)
 	if err != nil {
 		return "", false
 	}
@@ -26,7 +26,7 @@ func Screen(ctx context.Context, d Deps, t *state.Task) (string, bool) {
 }
 
 // Waiting is the dialog a needs_input task t waits on, read off screen
-// with its agent's profile (d.Profile): what runner answer answers. ok is
+// with its agent's profile (d.Agent): what runner answer answers. ok is
 // false for a task that is not waiting, an agent with no profile, or a
 // screen with no dialog. Its Options are never nil (an empty list in
 // JSON).
@@ -34,7 +34,7 @@ func Waiting(d Deps, t *state.Task, screen string) (*dialog.Dialog, bool) {
 	if t.Status != state.StatusNeedsInput {
 		return nil, false
 	}
-	p, err := d.Profile(t)
+	p, err := d.Agent.Profile(t)
 	if err != nil {
 		return nil, false
 	}

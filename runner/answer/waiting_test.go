@@ -5,7 +5,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -32,7 +31,7 @@ func TestWaiting(t *testing.T) {
 	if _, ok := Waiting(d, tk, "$ \n"); ok {
 		t.Error("a dialog on a shell prompt")
 	}
-	d.Profile = func(*state.Task) (*profile.Profile, error) { return nil, errors.New("no profile") }
+	d.Agent = fakeAgent{pane: pane, profErr: errors.New("no profile")}
 	if _, ok := Waiting(d, tk, screen); ok {
 		t.Error("a dialog with no profile")
 	}
@@ -44,7 +43,7 @@ func TestScreenUnread(t *testing.T) {
 	if _, ok := Screen(context.Background(), d, &state.Task{ID: "t_answer0001"}); ok {
 		t.Error("a screen for a task with no pane")
 	}
-	d.Pane = func(context.Context, *state.Task) (Pane, error) { return nil, errors.New("gone") }
+	d.Agent = fakeAgent{paneErr: errors.New("gone")}
 	if _, ok := Screen(context.Background(), d, &state.Task{ID: "t_answer0001", Tmux: state.TmuxTarget{Pane: "%1"}}); ok {
 		t.Error("a screen for a pane that cannot be reached")
 	}
