@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
+	"github.com/runner-cli/runner/cmd/runner/internal/hostcmd"
 	"github.com/runner-cli/runner/cmd/runner/internal/snapshotcmd"
 	"github.com/runner-cli/runner/cmd/runner/internal/statecmd"
 	"github.com/runner-cli/runner/cmd/runner/internal/tmuxcmd"
@@ -220,7 +221,7 @@ func (a *app) rootCommands() []rootCommand {
 		{"diff", groupMany, a.newDiffCmd}, {"merge", groupMany, a.newMergeCmd}, {"worktree", groupMany, a.newWorktreeCmd},
 		{"compare", groupMany, a.newCompareCmd}, {"vote", groupMany, a.newVoteCmd}, {"pick", groupMany, a.newPickCmd},
 		{"gc", groupMachine, a.newGCCmd}, {"prune", groupMachine, a.family(statecmd.NewPruneCmd)}, {"state", groupMachine, a.family(statecmd.NewCmd)},
-		{"host", groupMachine, a.newHostCmd}, {"doctor", groupMachine, a.newDoctorCmd},
+		{"host", groupMachine, a.family(hostcmd.NewCmd)}, {"doctor", groupMachine, a.newDoctorCmd},
 		{"config", groupMachine, a.newConfigCmd}, {"usage", groupMachine, a.newUsageCmd},
 		{"events", groupMachine, a.newEventsCmd}, {"project", groupMachine, a.newProjectCmd},
 		{"snapshot", groupMachine, a.family(snapshotcmd.NewCmd)}, {"version", groupMachine, a.newVersionCmd},

@@ -96,9 +96,10 @@ func TestRootPackageSize(t *testing.T) {
 // moved out, 7 238 after (what is left is mostly the commands' help,
 // flags and output), 6 651 after `runner tmux` moved to its family
 // package (cmd/runner/internal/tmuxcmd), 6 066 after `runner state`,
-// `prune` and `snapshot` did (statecmd, snapshotcmd). Lower it as more
-// moves out; never raise it.
-const maxCmdLines = 6080
+// `prune` and `snapshot` did (statecmd, snapshotcmd), 5 799 after
+// `runner host` did (hostcmd). Lower it as more moves out; never raise
+// it.
+const maxCmdLines = 5810
 
 // TestCmdPackageSize holds cmd/runner to maxCmdLines lines.
 func TestCmdPackageSize(t *testing.T) {

@@ -1,10 +1,12 @@
-package main
+package hostcmd
 
 import (
 	"context"
 	"errors"
 	"fmt"
 
+	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
+	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/hosts"
 
 	"github.com/spf13/cobra"
@@ -12,7 +14,23 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-func (a *app) newHostCmd() *cobra.Command {
+// cmds are the commands of `runner host` over the factory they run on,
+// and what they ask of the hosts themselves over ssh: list's probes (the
+// runner environment's pool) and check's questions (hosts.Check); a test
+// gives fakes.
+type cmds struct {
+	f      *cmdkit.Factory
+	probes func(env *runner.Env) hosts.Prober
+	check  func(ctx context.Context, s *state.Store, h *state.Host, agents []string) (hosts.Report, error)
+}
+
+// NewCmd builds `runner host` and its commands (add, list, rm, check,
+// drain, undrain) over f.
+func NewCmd(f *cmdkit.Factory) *cobra.Command {
+	return newCmd(&cmds{f: f, probes: func(env *runner.Env) hosts.Prober { return env.Hosts }, check: hosts.Check})
+}
+
+func newCmd(hc *cmds) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "host",
 		Short: "Register the machines runner reaches over ssh",
@@ -34,10 +52,10 @@ Names use a-z, 0-9, '.', '_' and '-' (at most 64, starting with a letter or digi
   runner host check build
   runner dispatch /srv/api --host build "fix the flaky test"
   runner dispatch /srv/api --host any --detach "fix the flaky test"`,
-		Args: args(cobra.NoArgs),
+		Args: cmdkit.Args(cobra.NoArgs),
 	}
-	cmd.AddCommand(a.newHostAddCmd(), a.newHostListCmd(), a.newHostRmCmd(), a.newHostCheckCmd(),
-		a.newHostDrainCmd(true), a.newHostDrainCmd(false))
+	cmd.AddCommand(hc.newAddCmd(), hc.newListCmd(), hc.newRmCmd(), hc.newCheckCmd(),
+		hc.newDrainCmd(true), hc.newDrainCmd(false))
 	return cmd
 }
 
@@ -52,7 +70,7 @@ type hostAddOptions struct {
 	asJSON            bool
 }
 
-func (a *app) newHostAddCmd() *cobra.Command {
+func (hc *cmds) newAddCmd() *cobra.Command {
 	var opts hostAddOptions
 	cmd := &cobra.Command{
 		Use:   "add NAME DESTINATION [--ssh-arg ARG]... [--runner PATH] [--socket S] [--dir D] [--max-agents N] [--label L]...",
@@ -70,10 +88,10 @@ Nothing is contacted: 'runner host check NAME' does that.`,
 		Example: `  runner host add build me@build.example.com
   runner host add gpu gpu-box --ssh-arg -p --ssh-arg 2222 --runner /usr/local/bin/runner
   runner host add b1 me@build1 --max-agents 4 --label build`,
-		Args: args(cobra.ExactArgs(2)),
+		Args: cmdkit.Args(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.name, opts.destination = argv[0], argv[1]
-			return a.runHostAdd(cmd.Context(), opts)
+			return hc.runHostAdd(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().StringArrayVar(&opts.sshArgs, "ssh-arg", nil, "an argument for ssh, before the destination (repeatable)")
@@ -82,12 +100,12 @@ Nothing is contacted: 'runner host check NAME' does that.`,
 	cmd.Flags().StringVar(&opts.dir, "dir", "", "absolute directory on the host for runner's task files (default ~/"+state.RemoteDirDefault+")")
 	cmd.Flags().IntVar(&opts.maxAgents, "max-agents", 0, "how many agents a pool places there at once (default 8)")
 	cmd.Flags().StringArrayVar(&opts.labels, "label", nil, "a label of the host, for dispatch --host label:L (repeatable)")
-	a.jsonFlag(cmd, &opts.asJSON, "print the host as JSON")
+	hc.f.JSONFlag(cmd, &opts.asJSON, "print the host as JSON")
 	return cmd
 }
 
-func (a *app) runHostAdd(ctx context.Context, opts hostAddOptions) error {
-	s, err := a.openStore()
+func (hc *cmds) runHostAdd(ctx context.Context, opts hostAddOptions) error {
+	s, err := hc.f.Store()
 	if err != nil {
 		return err
 	}
@@ -97,13 +115,13 @@ func (a *app) runHostAdd(ctx context.Context, opts hostAddOptions) error {
 		return err
 	}
 	if opts.asJSON {
-		return a.printJSON(h)
+		return hc.f.PrintJSON(h)
 	}
-	fmt.Fprintf(a.out, "added host %s: %s (check it with 'runner host check %s')\n", h.Name, hosts.SSHLine(&h), h.Name)
+	fmt.Fprintf(hc.f.Out, "added host %s: %s (check it with 'runner host check %s')\n", h.Name, hosts.SSHLine(&h), h.Name)
 	return nil
 }
 
-func (a *app) newHostListCmd() *cobra.Command {
+func (hc *cmds) newListCmd() *cobra.Command {
 	var opts hostListOptions
 	cmd := &cobra.Command{
 		Use:     "list",
@@ -111,12 +129,12 @@ func (a *app) newHostListCmd() *cobra.Command {
 		Short:   "List the registered hosts",
 		Example: `  runner host list
   runner host list --json`,
-		Args: args(cobra.NoArgs),
+		Args: cmdkit.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runHostList(cmd.Context(), opts)
+			return hc.runHostList(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &opts.asJSON)
+	hc.f.JSONFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
@@ -125,26 +143,26 @@ type hostListOptions struct {
 	asJSON bool
 }
 
-func (a *app) runHostList(ctx context.Context, opts hostListOptions) error {
-	env, _, err := a.runnerEnv(false)
+func (hc *cmds) runHostList(ctx context.Context, opts hostListOptions) error {
+	env, _, err := hc.f.Env(false)
 	if err != nil {
 		return err
 	}
-	rows, err := hosts.Table(ctx, env.Store, env.Hosts)
+	rows, err := hosts.Table(ctx, env.Store, hc.probes(env))
 	if err != nil {
 		return err
 	}
 	if opts.asJSON {
-		return a.printJSON(rows)
+		return hc.f.PrintJSON(rows)
 	}
 	if len(rows) == 0 {
-		fmt.Fprintln(a.out, "no hosts (add one with 'runner host add NAME user@machine')")
+		fmt.Fprintln(hc.f.Out, "no hosts (add one with 'runner host add NAME user@machine')")
 		return nil
 	}
-	return hosts.WriteTable(a.out, rows)
+	return hosts.WriteTable(hc.f.Out, rows)
 }
 
-func (a *app) newHostDrainCmd(drain bool) *cobra.Command {
+func (hc *cmds) newDrainCmd(drain bool) *cobra.Command {
 	use, short, example := "drain NAME", "Stop placing tasks on a host (its running tasks go on)", "  runner host drain b1"
 	if !drain {
 		use, short, example = "undrain NAME", "Place tasks on a drained host again", "  runner host undrain b1"
@@ -153,9 +171,9 @@ func (a *app) newHostDrainCmd(drain bool) *cobra.Command {
 		Use: use, Short: short, Example: example,
 		Long: short + `: a drained host takes no task from a pool (dispatch --host any or
 label:L); its tasks go on, and --host NAME still runs there.`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: cmdkit.Args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			s, err := a.openStore()
+			s, err := hc.f.Store()
 			if err != nil {
 				return err
 			}
@@ -164,25 +182,25 @@ label:L); its tasks go on, and --host NAME still runs there.`,
 				return err
 			}
 			if drain {
-				fmt.Fprintf(a.out, "host %s drained: no new task is placed there ('runner host undrain %s' places again)\n", h.Name, h.Name)
+				fmt.Fprintf(hc.f.Out, "host %s drained: no new task is placed there ('runner host undrain %s' places again)\n", h.Name, h.Name)
 			} else {
-				fmt.Fprintf(a.out, "host %s takes tasks again\n", h.Name)
+				fmt.Fprintf(hc.f.Out, "host %s takes tasks again\n", h.Name)
 			}
 			return nil
 		},
 	}
 }
 
-func (a *app) newHostRmCmd() *cobra.Command {
+func (hc *cmds) newRmCmd() *cobra.Command {
 	var opts hostRmOptions
 	cmd := &cobra.Command{
 		Use:     "rm NAME",
 		Short:   "Unregister a host (nothing on it is touched)",
 		Example: `  runner host rm build`,
-		Args:    args(cobra.ExactArgs(1)),
+		Args:    cmdkit.Args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
-			return a.runHostRm(cmd.Context(), opts)
+			return hc.runHostRm(cmd.Context(), opts)
 		},
 	}
 	return cmd
@@ -193,8 +211,8 @@ type hostRmOptions struct {
 	args []string
 }
 
-func (a *app) runHostRm(ctx context.Context, opts hostRmOptions) error {
-	s, err := a.openStore()
+func (hc *cmds) runHostRm(ctx context.Context, opts hostRmOptions) error {
+	s, err := hc.f.Store()
 	if err != nil {
 		return err
 	}
@@ -202,11 +220,11 @@ func (a *app) runHostRm(ctx context.Context, opts hostRmOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.out, "removed host %s (%s)\n", h.Name, h.Destination)
+	fmt.Fprintf(hc.f.Out, "removed host %s (%s)\n", h.Name, h.Destination)
 	return nil
 }
 
-func (a *app) newHostCheckCmd() *cobra.Command {
+func (hc *cmds) newCheckCmd() *cobra.Command {
 	var opts hostCheckOptions
 	cmd := &cobra.Command{
 		Use:   "check NAME [--json]",
@@ -220,13 +238,13 @@ Exit status: 0 when the host can run tasks (ssh, tmux and git work), 1 when it
 cannot (unreachable, or tmux or git missing), 2 for an unknown host.`,
 		Example: `  runner host check build
   runner host check build --json`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: cmdkit.Args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
-			return a.runHostCheck(cmd.Context(), opts)
+			return hc.runHostCheck(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &opts.asJSON)
+	hc.f.JSONFlag(cmd, &opts.asJSON)
 	return cmd
 }
 
@@ -236,8 +254,8 @@ type hostCheckOptions struct {
 	asJSON bool
 }
 
-func (a *app) runHostCheck(ctx context.Context, opts hostCheckOptions) error {
-	env, _, err := a.runnerEnv(false)
+func (hc *cmds) runHostCheck(ctx context.Context, opts hostCheckOptions) error {
+	env, _, err := hc.f.Env(false)
 	if err != nil {
 		return err
 	}
@@ -250,16 +268,16 @@ func (a *app) runHostCheck(ctx context.Context, opts hostCheckOptions) error {
 		commands = append(commands, p.Command)
 	}
 	agents := hosts.AgentCommands(commands)
-	rep, cerr := hosts.Check(ctx, env.Store, h, agents)
+	rep, cerr := hc.check(ctx, env.Store, h, agents)
 	if cerr != nil && !errors.Is(cerr, hosts.ErrUnreachable) {
 		return cerr
 	}
 	if opts.asJSON {
-		if err := a.printJSON(rep); err != nil {
+		if err := hc.f.PrintJSON(rep); err != nil {
 			return err
 		}
 	} else {
-		hosts.WriteReport(a.out, &rep)
+		hosts.WriteReport(hc.f.Out, &rep)
 	}
 	switch {
 	case cerr != nil:
