@@ -58,8 +58,8 @@ func groupDeps(env *runner.Env) group.Deps {
 			_, err := gc.Cancel(ctx, gcDeps(env), id, true)
 			return err
 		},
-		WrapCheck: func(t *state.Task, argv []string) ([]string, error) {
-			return runner.CheckSandbox(context.Background(), env, t, argv)
+		WrapCheck: func(ctx context.Context, t *state.Task, argv []string) ([]string, error) {
+			return runner.CheckSandbox(ctx, env, t, argv)
 		},
 		WrapCheckThere: func(ctx context.Context, t *state.Task, argv []string) ([]string, error) {
 			return checkSandboxThere(ctx, env, t, argv)

@@ -48,7 +48,7 @@ type Deps struct {
 	// there).
 	Via func(ctx context.Context, host string) (transport.Transport, error)
 	// WrapCheck wraps the check of a sandboxed candidate in its sandbox.
-	WrapCheck func(t *state.Task, argv []string) ([]string, error)
+	WrapCheck func(ctx context.Context, t *state.Task, argv []string) ([]string, error)
 	// WrapCheckThere wraps the check of a sandboxed candidate on a host
 	// in a sandbox like its agent's there (nil: such a check is not run,
 	// and its result says so).

@@ -164,7 +164,7 @@ func stopGroup(ctx context.Context, d Deps, g *state.Group, tasks map[string]*st
 func checkOne(ctx context.Context, d Deps, g *state.Group, t *state.Task) (retried bool) {
 	var wrap func([]string) ([]string, error)
 	if len(t.Sandbox) > 0 && d.WrapCheck != nil {
-		wrap = func(argv []string) ([]string, error) { return d.WrapCheck(t, argv) }
+		wrap = func(argv []string) ([]string, error) { return d.WrapCheck(ctx, t, argv) }
 	}
 	d.Say("group %s: task %s (%s): check: %s", g.ID, t.ID, t.Agent, g.Check)
 	res := runCheck(ctx, d, t, g, wrap)
