@@ -76,7 +76,7 @@ type Client struct {
 
 	// The socket path's checks (checkSocket): the caller's guard, and
 	// whether they passed.
-	guard   func(path string) error
+	guard   func(ctx context.Context, path string) error
 	checkMu sync.Mutex
 	checked bool
 }
@@ -257,7 +257,7 @@ var ErrNoTmux = errors.New("tmux is not installed or not in PATH (install it, e.
 // not nil, and returns its stdout. Every tmux invocation in runner goes
 // through here.
 func (c *Client) run(ctx context.Context, stdin io.Reader, args ...string) (string, error) {
-	if err := c.checkSocket(); err != nil {
+	if err := c.checkSocket(ctx); err != nil {
 		return "", &Error{Args: args, Err: err}
 	}
 	if c.tr == nil {

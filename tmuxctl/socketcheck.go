@@ -1,6 +1,7 @@
 package tmuxctl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -88,16 +89,17 @@ func kind(fi fs.FileInfo) string {
 }
 
 // WithSocketGuard adds guard to the checks of a socket path (CheckSocket)
-// made before this client's first tmux call: runner's CLI refuses there a
-// socket inside a folder a sandboxed task may write.
-func WithSocketGuard(guard func(path string) error) Option {
+// made before this client's first tmux call, given that call's context:
+// runner's CLI refuses there a socket inside a folder a sandboxed task may
+// write.
+func WithSocketGuard(guard func(ctx context.Context, path string) error) Option {
 	return func(c *Client) { c.guard = guard }
 }
 
 // checkSocket runs CheckSocket and the guard for a local client bound to
-// a socket path, once per client while it holds (a failure is checked
-// again on the next call).
-func (c *Client) checkSocket() error {
+// a socket path, once per client while it holds (a failure, or a guard
+// whose context ended, is checked again on the next call).
+func (c *Client) checkSocket(ctx context.Context) error {
 	if c.tr != nil || !strings.Contains(c.socket, "/") {
 		return nil
 	}
@@ -110,7 +112,11 @@ func (c *Client) checkSocket() error {
 		return err
 	}
 	if c.guard != nil {
-		if err := c.guard(filepath.Clean(c.socket)); err != nil {
+		err := c.guard(ctx, filepath.Clean(c.socket))
+		if ctx.Err() != nil {
+			return ctx.Err() // the guard may not have read what it needed
+		}
+		if err != nil {
 			return fmt.Errorf("tmux socket %s: %w: %v", c.socket, ErrUnsafeSocket, err)
 		}
 	}

@@ -55,7 +55,7 @@ func TestCheckSocket(t *testing.T) {
 // at all (no server is started there) and says why.
 func TestSocketGuard(t *testing.T) {
 	c := testServer(t)
-	refused := New(c.Socket(), WithConfig("/dev/null"), WithSocketGuard(func(p string) error {
+	refused := New(c.Socket(), WithConfig("/dev/null"), WithSocketGuard(func(_ context.Context, p string) error {
 		return errors.New("inside task t_x's folder")
 	}))
 	_, err := refused.NewSession(context.Background(), WindowSpec{Session: "x", Argv: []string{"sh"}})
@@ -64,5 +64,35 @@ func TestSocketGuard(t *testing.T) {
 	}
 	if _, err := os.Lstat(c.Socket()); err == nil {
 		t.Errorf("a tmux server was started on the refused socket")
+	}
+}
+
+// TestSocketGuardContext: the guard gets the call's context; a call whose
+// context ended before the guard could read what it needed runs no tmux
+// and leaves the socket unchecked, so the next call asks the guard again.
+func TestSocketGuardContext(t *testing.T) {
+	c := testServer(t)
+	type key struct{}
+	var asked []any
+	guarded := New(c.Socket(), WithConfig("/dev/null"), WithSocketGuard(func(ctx context.Context, p string) error {
+		asked = append(asked, ctx.Value(key{}))
+		return nil
+	}))
+	ctx, cancel := context.WithCancel(context.WithValue(t.Context(), key{}, "first"))
+	cancel()
+	if _, err := guarded.NewSession(ctx, WindowSpec{Session: "x", Argv: []string{"sh"}}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a call whose context ended: %v, want context.Canceled", err)
+	}
+	if _, err := os.Lstat(c.Socket()); err == nil {
+		t.Errorf("a tmux server was started by a call whose context ended")
+	}
+	if _, err := guarded.NewSession(context.WithValue(t.Context(), key{}, "second"), WindowSpec{Session: "x", Argv: []string{"sh"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := guarded.ListPanes(context.WithValue(t.Context(), key{}, "third")); err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 2 || asked[0] != "first" || asked[1] != "second" {
+		t.Errorf("the guard was asked with %v, want the first two calls' contexts and then no more", asked)
 	}
 }

@@ -87,14 +87,15 @@ func HostTmux(ctx context.Context, o Options, name string) (*tmuxctl.Client, err
 // the record's Sandbox): an agent there can bind a tmux server of its own,
 // which could order runner's tmux client to run a program outside the
 // sandbox. tmuxctl checks owner and mode (CheckSocket); only the state
-// knows where agents write. No state to read is no sandboxed task.
-func SocketGuard(o Options, cfg *config.Config) func(string) error {
-	return func(path string) error {
+// knows where agents write. No state to read is no sandboxed task. The
+// state is read with the context of the client's first tmux call.
+func SocketGuard(o Options, cfg *config.Config) func(context.Context, string) error {
+	return func(ctx context.Context, path string) error {
 		store, err := config.OpenStore(o.Getenv, cfg)
 		if err != nil {
 			return nil // the command says what is wrong with the state
 		}
-		st, err := store.Read(context.Background())
+		st, err := store.Read(ctx)
 		if err != nil {
 			return nil
 		}

@@ -96,7 +96,7 @@ func TestSocketGuard(t *testing.T) {
 	getenv := env(t)
 	w := t.TempDir()
 	guard := SocketGuard(Options{Getenv: getenv}, nil)
-	if err := guard(filepath.Join(w, "s")); err != nil {
+	if err := guard(t.Context(), filepath.Join(w, "s")); err != nil {
 		t.Errorf("no state: %v", err)
 	}
 	s, err := state.Open(getenv("RUNNER_STATE_DIR"))
@@ -109,10 +109,10 @@ func TestSocketGuard(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := guard(filepath.Join(w, "s")); err == nil {
+	if err := guard(t.Context(), filepath.Join(w, "s")); err == nil {
 		t.Error("a socket in a sandboxed task's folder passed")
 	}
-	if err := guard(filepath.Join(t.TempDir(), "s")); err != nil {
+	if err := guard(t.Context(), filepath.Join(t.TempDir(), "s")); err != nil {
 		t.Errorf("a socket elsewhere: %v", err)
 	}
 }
