@@ -1,25 +1,21 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/fault"
-	"github.com/runner-cli/runner/runner/messaging"
+	"github.com/runner-cli/runner/runner/group"
+	"github.com/runner-cli/runner/runner/plan"
 	"github.com/runner-cli/runner/runner/profile"
-	"github.com/runner-cli/runner/runner/settings"
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/agentsim"
-	"github.com/runner-cli/runner/runner/breadth"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
@@ -27,26 +23,18 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// dispatchOptions are the arguments and flags of `runner dispatch`.
+// dispatchOptions are the arguments and flags of `runner dispatch`: those
+// the plan reads bound to plan.Flags (package plan makes them a request
+// over the config), the others here.
 type dispatchOptions struct {
-	args                                                  []string // PROJECT [TASK]
-	agent, model, permissions, file, notify, source, size string
-	host, sandboxHome                                     string
-	agentArgs, approve, after                             []string
-	yesTrust, detach, waitInput, requireSnap, exclusive   bool
-	worktree, worktreeSet                                 bool
-	sandbox, sandboxSet                                   bool
-	overlapMessages, overlapSet                           bool
-	maxTurns                                              int
-	budgetTokens                                          int64
-	onLimit                                               string
-	limitWait                                             time.Duration
-	budgetUSD                                             float64
-	waitLock, commit, commitBranch, commitAll, noHook     bool
-	asJSON, printAnswer                                   bool
-	timeout, readyTimeout, settle, idle                   time.Duration
-	awareness, from                                       string
-	group                                                 groupFlags
+	args                       []string // PROJECT [TASK]
+	file, notify, size         string
+	model, awareness           string // the plan's too, read by the group's launcher
+	worktree, sandbox, overlap bool   // the plan's when given
+	changed                    func(name string) bool
+	asJSON, printAnswer        bool
+	plan                       plan.Flags
+	group                      group.Flags
 }
 
 func (a *app) newDispatchCmd() *cobra.Command {
@@ -83,9 +71,7 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
   runner dispatch api --after "$id" --print-answer "what does the new endpoint return?"`,
 		Args: args(cobra.RangeArgs(1, 2)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
-			f.args, f.worktreeSet, f.sandboxSet = argv, cmd.Flags().Changed("worktree"), cmd.Flags().Changed("sandbox")
-			f.overlapSet = cmd.Flags().Changed("overlap-messages")
-			f.group.triesSet = cmd.Flags().Changed("tries")
+			f.args, f.changed, f.group.TriesSet = argv, cmd.Flags().Changed, cmd.Flags().Changed("tries")
 			return a.runDispatch(cmd.Context(), f)
 		},
 	}
@@ -98,41 +84,41 @@ ends timeout (exit 3) and its pane is left for inspection. A follow-up turn
 // addDispatchFlags adds the flags of `runner dispatch` (but --json and
 // --print-answer, which other commands share) to fl, filling f.
 func addDispatchFlags(fl *pflag.FlagSet, f *dispatchOptions) {
-	fl.StringVarP(&f.agent, "agent", "a", "", "agent profile (default: the config's default_agent; see 'runner agents')")
+	fl.StringVarP(&f.plan.Agent, "agent", "a", "", "agent profile (default: the config's default_agent; see 'runner agents')")
 	fl.StringVarP(&f.model, "model", "m", "", "model for the agent (aliases from the config, e.g. sonnet)")
-	fl.StringArrayVar(&f.agentArgs, "agent-arg", nil, "extra argument passed to the agent as is (repeatable)")
-	fl.StringVar(&f.permissions, "permissions", "", "ask: the agent's asking mode for its installed version (every tool call but a read asks: --approve-rule decides, else needs_input); auto: its own auto-approval mode; default: whatever its own default is (default: the config's permissions, else ask, or the CLI's own default for a CLI that never asks; see 'runner agents show NAME')")
-	fl.StringArrayVar(&f.approve, "approve-rule", nil, "answer yes to an approval dialog whose text matches this regex; stop on any other (repeatable)")
-	fl.BoolVar(&f.yesTrust, "yes-trust", false, "accept the agent's folder-trust dialog if the profile knows it")
+	fl.StringArrayVar(&f.plan.AgentArgs, "agent-arg", nil, "extra argument passed to the agent as is (repeatable)")
+	fl.StringVar(&f.plan.Permissions, "permissions", "", "ask: the agent's asking mode for its installed version (every tool call but a read asks: --approve-rule decides, else needs_input); auto: its own auto-approval mode; default: whatever its own default is (default: the config's permissions, else ask, or the CLI's own default for a CLI that never asks; see 'runner agents show NAME')")
+	fl.StringArrayVar(&f.plan.Approve, "approve-rule", nil, "answer yes to an approval dialog whose text matches this regex; stop on any other (repeatable)")
+	fl.BoolVar(&f.plan.YesTrust, "yes-trust", false, "accept the agent's folder-trust dialog if the profile knows it")
 	fl.StringVarP(&f.file, "file", "f", "", "read the task from file F ('-' for standard input)")
-	fl.BoolVarP(&f.detach, "detach", "d", false, "return at once with the task id; a supervisor process waits")
-	fl.BoolVar(&f.waitInput, "wait-input", false, "when the agent asks a question, keep waiting (answer it with 'runner attach') instead of exiting 4")
-	fl.DurationVar(&f.timeout, "timeout", 0, "give up on the task this long after its text was delivered (default: the config's task_timeout, 60m)")
-	fl.DurationVar(&f.readyTimeout, "ready-timeout", 0, "how long the agent may take from its launch (or its start slot) to show its prompt (default: the config's ready_timeout, 60s)")
-	fl.BoolVar(&f.requireSnap, "require-snapshot", false, "refuse to run when no git snapshot can be taken")
-	fl.StringVar(&f.from, "from", "", "start from worktree task ID's branch (its work, leftovers committed); needs --after ID; implies --worktree")
+	fl.BoolVarP(&f.plan.Detach, "detach", "d", false, "return at once with the task id; a supervisor process waits")
+	fl.BoolVar(&f.plan.WaitInput, "wait-input", false, "when the agent asks a question, keep waiting (answer it with 'runner attach') instead of exiting 4")
+	fl.DurationVar(&f.plan.Timeout, "timeout", 0, "give up on the task this long after its text was delivered (default: the config's task_timeout, 60m)")
+	fl.DurationVar(&f.plan.ReadyTimeout, "ready-timeout", 0, "how long the agent may take from its launch (or its start slot) to show its prompt (default: the config's ready_timeout, 60s)")
+	fl.BoolVar(&f.plan.RequireSnapshot, "require-snapshot", false, "refuse to run when no git snapshot can be taken")
+	fl.StringVar(&f.plan.From, "from", "", "start from worktree task ID's branch (its work, leftovers committed); needs --after ID; implies --worktree")
 	fl.BoolVar(&f.sandbox, "sandbox", false, "run the agent in a bubblewrap sandbox: it writes only its task's folder, its own state under HOME, a private /tmp and runner's state (default: the config's sandbox for the project; needs bwrap)")
 	fl.BoolVar(&f.worktree, "worktree", false, "run the task in a git worktree of its own, on branch runner/<id> made from its snapshot (review with 'runner diff ID', bring back with 'runner merge ID')")
-	fl.BoolVar(&f.commit, "commit", false, "commit what the task changed when it is done (trailer Runner-Task: ID)")
-	fl.BoolVar(&f.commitBranch, "commit-branch", false, "with --commit, commit on a new branch runner/ID")
-	fl.BoolVar(&f.commitAll, "commit-all", false, "with --commit, commit even if the tree was dirty before the task")
-	fl.BoolVar(&f.exclusive, "exclusive", false, "take the project's lock; exit 5 if an active exclusive task holds it (a lock being let go by an ended one is waited for)")
-	fl.BoolVar(&f.waitLock, "wait-lock", false, "with --exclusive, wait for the lock instead of exiting 5")
+	fl.BoolVar(&f.plan.Commit, "commit", false, "commit what the task changed when it is done (trailer Runner-Task: ID)")
+	fl.BoolVar(&f.plan.CommitBranch, "commit-branch", false, "with --commit, commit on a new branch runner/ID")
+	fl.BoolVar(&f.plan.CommitAll, "commit-all", false, "with --commit, commit even if the tree was dirty before the task")
+	fl.BoolVar(&f.plan.Exclusive, "exclusive", false, "take the project's lock; exit 5 if an active exclusive task holds it (a lock being let go by an ended one is waited for)")
+	fl.BoolVar(&f.plan.WaitLock, "wait-lock", false, "with --exclusive, wait for the lock instead of exiting 5")
 	fl.StringVar(&f.notify, "notify", "", "command (argv, quoted like a shell) run when the task ends or needs input")
-	fl.StringArrayVar(&f.after, "after", nil, "start only when these tasks are done: ID[,ID...] (repeatable); cancelled if one fails")
-	fl.StringVar(&f.sandboxHome, "sandbox-home", "", "with --sandbox: shared (the agent writes its CLI's own directories, ~/.claude …) or task (a copy of them for the task, dropped with it) (default: the config's sandbox_home, else shared)")
-	fl.StringVar(&f.host, "host", "", "run on this registered host (runner host add): PROJECT is then an absolute path there, or a project on it; any or label:L places it on the freest host of a pool (it waits queued while all are full); local: this machine, whatever the config's pool")
-	fl.StringVar(&f.source, "source", "user", "who asked: user or cron (recorded with the task)")
+	fl.StringArrayVar(&f.plan.After, "after", nil, "start only when these tasks are done: ID[,ID...] (repeatable); cancelled if one fails")
+	fl.StringVar(&f.plan.SandboxHome, "sandbox-home", "", "with --sandbox: shared (the agent writes its CLI's own directories, ~/.claude …) or task (a copy of them for the task, dropped with it) (default: the config's sandbox_home, else shared)")
+	fl.StringVar(&f.plan.Host, "host", "", "run on this registered host (runner host add): PROJECT is then an absolute path there, or a project on it; any or label:L places it on the freest host of a pool (it waits queued while all are full); local: this machine, whatever the config's pool")
+	fl.StringVar(&f.plan.Source, "source", "user", "who asked: user or cron (recorded with the task)")
 	fl.StringVar(&f.size, "size", "200x50", "size of a new tmux session, WIDTHxHEIGHT")
-	fl.BoolVar(&f.noHook, "no-hook", false, "do not install the agent's turn-end hook; detect from the screen only")
-	fl.DurationVar(&f.settle, "settle", 0, "how long a finished screen must hold before the turn counts as done (default: config)")
-	fl.DurationVar(&f.idle, "idle", 0, "for agents without screen markers: quiet time that counts as done (default: config)")
-	fl.Int64Var(&f.budgetTokens, "budget-tokens", 0, "end the task failed (exit 6) once it and its child tasks used N tokens (input, cached and output, as the agents' CLIs recorded them; default: config budget_tokens)")
-	fl.Float64Var(&f.budgetUSD, "budget-usd", 0, "end the task failed (exit 6) once it and its child tasks cost X dollars, as the agents' CLIs reported it (OpenCode, pi; default: config budget_usd)")
-	fl.StringVar(&f.onLimit, "on-limit", "", "when the agent's provider usage or rate limit ends a turn: fail (end the task, exit 7) or wait (until the reset, then deliver \"continue\"; config limit_continue) (default: config on_limit, else fail)")
-	fl.DurationVar(&f.limitWait, "limit-wait", 0, "with --on-limit wait: how long to wait when the agent's CLI gives no reset time (default: config limit_wait, else 15m)")
-	fl.IntVar(&f.maxTurns, "max-turns", 0, "end the task failed (exit 6) rather than deliver a turn past N, counting its child tasks' turns (default: config max_turns)")
-	fl.BoolVar(&f.overlapMessages, "overlap-messages", true, "tell the agent when another task changes files it changed (default: config overlap_messages)")
+	fl.BoolVar(&f.plan.NoHook, "no-hook", false, "do not install the agent's turn-end hook; detect from the screen only")
+	fl.DurationVar(&f.plan.Settle, "settle", 0, "how long a finished screen must hold before the turn counts as done (default: config)")
+	fl.DurationVar(&f.plan.Idle, "idle", 0, "for agents without screen markers: quiet time that counts as done (default: config)")
+	fl.Int64Var(&f.plan.BudgetTokens, "budget-tokens", 0, "end the task failed (exit 6) once it and its child tasks used N tokens (input, cached and output, as the agents' CLIs recorded them; default: config budget_tokens)")
+	fl.Float64Var(&f.plan.BudgetUSD, "budget-usd", 0, "end the task failed (exit 6) once it and its child tasks cost X dollars, as the agents' CLIs reported it (OpenCode, pi; default: config budget_usd)")
+	fl.StringVar(&f.plan.OnLimit, "on-limit", "", "when the agent's provider usage or rate limit ends a turn: fail (end the task, exit 7) or wait (until the reset, then deliver \"continue\"; config limit_continue) (default: config on_limit, else fail)")
+	fl.DurationVar(&f.plan.LimitWait, "limit-wait", 0, "with --on-limit wait: how long to wait when the agent's CLI gives no reset time (default: config limit_wait, else 15m)")
+	fl.IntVar(&f.plan.MaxTurns, "max-turns", 0, "end the task failed (exit 6) rather than deliver a turn past N, counting its child tasks' turns (default: config max_turns)")
+	fl.BoolVar(&f.overlap, "overlap-messages", true, "tell the agent when another task changes files it changed (default: config overlap_messages)")
 	fl.StringVar(&f.awareness, "awareness", "", "tell the agent about other tasks: project, all or off (default: config)")
 	addGroupFlags(fl, &f.group)
 	_ = fl.MarkHidden("settle")
@@ -164,7 +150,7 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 	if err != nil {
 		return err
 	}
-	env, cfg, err := a.runnerEnv(!f.asJSON || f.detach)
+	env, cfg, err := a.runnerEnv(!f.asJSON || f.plan.Detach)
 	if err != nil {
 		return err
 	}
@@ -180,10 +166,9 @@ func (a *app) runDispatch(ctx context.Context, f dispatchOptions) error {
 	}
 	a.waitBusyState(env.Store, req.Settings.Timeout, "this dispatch (its --timeout)")
 	if f.isGroup() {
-		req.Host = f.host // a group runs here, or where --host says: not in the config's pool
 		return a.runGroup(ctx, f, env, cfg, req)
 	}
-	if f.printAnswer && (f.asJSON || f.detach) {
+	if f.printAnswer && (f.asJSON || f.plan.Detach) {
 		return fault.Usagef("--print-answer waits for the answer: not with --json (the record has it as \"answer\") or --detach (use 'runner wait ID --print-answer')")
 	}
 	t, err := runner.Dispatch(ctx, env, req)
@@ -212,12 +197,12 @@ func (a *app) readDispatchInput(f dispatchOptions) (dispatchInput, error) {
 		}
 		return in, err
 	}
-	if f.permissions != "" {
-		if err := profile.CheckPermissions("--permissions", f.permissions); err != nil {
+	if f.plan.Permissions != "" {
+		if err := profile.CheckPermissions("--permissions", f.plan.Permissions); err != nil {
 			return in, err
 		}
 	}
-	if f.source != "user" && f.source != "cron" {
+	if f.plan.Source != "user" && f.plan.Source != "cron" {
 		return in, fault.Usagef("--source must be user or cron")
 	}
 	if in.size, err = tmuxctl.ParseSize(f.size); err != nil {
@@ -232,137 +217,28 @@ func (a *app) readDispatchInput(f dispatchOptions) (dispatchInput, error) {
 }
 
 // request is what runner.Dispatch is asked (its plan, package plan, is
-// made of it there): the flags over the config (the agent, the notify
-// command, the run settings), and, asked through a sandboxed task's door,
-// that task's confinement.
+// made of it there): the flags over the config (plan.Flags.Request),
+// with the sandboxed task that asks through its door, if one does.
 func (a *app) request(f dispatchOptions, cfg *config.Config, in dispatchInput) (runner.DispatchRequest, error) {
-	if f.agent == "" {
-		f.agent = cfg.DefaultAgent
-	}
-	if len(in.notify) == 0 {
-		in.notify = cfg.NotifyCommand
-	}
-	set, err := dispatchSettings(f, cfg, in.notify)
-	if err != nil {
-		return runner.DispatchRequest{}, err
-	}
-	req := dispatchRequest(f, cfg, in, set)
-	if err := a.confine(&req, f); err != nil {
-		return runner.DispatchRequest{}, err
-	}
-	return req, nil
+	fl := f.plan
+	fl.Project, fl.Text, fl.Size, fl.Notify = f.args[0], in.text, in.size, in.notify
+	fl.Model, fl.Awareness, fl.Confined = f.model, f.awareness, a.getenv(door.EnvConfined)
+	fl.Worktree, fl.Sandbox = givenBool(f, "worktree", f.worktree), givenBool(f, "sandbox", f.sandbox)
+	fl.OverlapMessages = givenBool(f, "overlap-messages", f.overlap)
+	return fl.Request(cfg)
 }
 
 // isGroup reports whether f dispatches a group (--agents, --tries, or a
 // group's flags, which runGroup refuses alone).
-func (f dispatchOptions) isGroup() bool { return f.group.active() || f.group.given() }
+func (f dispatchOptions) isGroup() bool { return f.group.Active() || f.group.Given() }
 
-// dispatchSettings are the task's run settings: the flags over the
-// config, notify being the command already chosen.
-func dispatchSettings(f dispatchOptions, cfg *config.Config, notify []string) (settings.Run, error) {
-	awareness := cfg.Awareness.Mode
-	if f.awareness != "" {
-		m, err := messaging.ParseAwarenessMode(f.awareness)
-		if err != nil {
-			return settings.Run{}, fault.Usagef("--awareness: %v", err)
-		}
-		awareness = m
-	}
-	set := settings.Run{
-		Timeout: pick(f.timeout, cfg.TaskTimeout.Duration), ReadyTimeout: pick(f.readyTimeout, cfg.ReadyTimeout.Duration),
-		Settle: f.settle, DefaultSettle: cfg.Settle.Duration, Idle: pick(f.idle, cfg.Idle.Duration),
-		YesTrust: f.yesTrust, WaitInput: f.waitInput, ApproveRules: append(append([]string(nil), cfg.ApproveRules...), f.approve...),
-		Commit: f.commit || f.commitBranch || f.commitAll, CommitBranch: f.commitBranch, CommitAll: f.commitAll,
-		Notify: notify, NotifyTimeout: cfg.NotifyTimeout.Duration, Awareness: awareness, AwarenessMax: cfg.Awareness.MaxChars,
-		Detached: f.detach, NoTmuxMessage: !cfg.NotifyTmux, NoOverlapMessages: !cfg.OverlapMessages,
-	}
-	if f.overlapSet {
-		set.NoOverlapMessages = !f.overlapMessages
-	}
-	if f.maxTurns < 0 {
-		return settings.Run{}, fault.Usagef("--max-turns %d: give a count of turns", f.maxTurns)
-	}
-	set.MaxTurns = f.maxTurns // 0: the config's for the project, once resolved
-	if err := setSpendLimits(&set, f, cfg); err != nil {
-		return settings.Run{}, err
-	}
-	return set, nil
-}
-
-// setSpendLimits sets the budgets and what a provider's usage limit does
-// (--budget-tokens, --budget-usd, --on-limit, --limit-wait over the
-// config), and says which flag is wrong.
-func setSpendLimits(set *settings.Run, f dispatchOptions, cfg *config.Config) error {
-	if f.budgetTokens < 0 {
-		return fault.Usagef("--budget-tokens %d: give a count of tokens", f.budgetTokens)
-	}
-	if f.budgetUSD < 0 || math.IsNaN(f.budgetUSD) || math.IsInf(f.budgetUSD, 0) {
-		return fault.Usagef("--budget-usd %v: give an amount of dollars such as 2.50", f.budgetUSD)
-	}
-	set.BudgetTokens, set.BudgetUSD = f.budgetTokens, f.budgetUSD
-	set.OnLimit, set.LimitContinue, set.LimitWait = cfg.OnLimit, cfg.LimitContinue, cfg.LimitWait.Duration
-	if f.onLimit != "" {
-		set.OnLimit = f.onLimit
-	}
-	if f.limitWait < 0 {
-		return fault.Usagef("--limit-wait %s: give a positive duration such as 20m", f.limitWait)
-	}
-	if f.limitWait > 0 {
-		set.LimitWait = f.limitWait
-	}
-	if set.OnLimit != "" && set.OnLimit != settings.OnLimitWait && set.OnLimit != settings.OnLimitFail {
-		return fault.Usagef("--on-limit %q: give wait or fail", set.OnLimit)
-	}
-	return nil
-}
-
-// dispatchRequest is what runner.Dispatch is asked: the flags, the config
-// and the run settings.
-func dispatchRequest(f dispatchOptions, cfg *config.Config, in dispatchInput, set settings.Run) runner.DispatchRequest {
-	return runner.DispatchRequest{Project: f.args[0], Text: in.text, Agent: f.agent, Model: cfg.ResolveModel(f.agent, f.model),
-		AgentArgs: f.agentArgs, Permissions: f.permissions, PermissionsDefault: cfg.Permissions, RequireSnapshot: f.requireSnap,
-		Exclusive: f.exclusive, WaitLock: f.waitLock, Worktree: given(f.worktree, f.worktreeSet), From: f.from,
-		Policy: cfg.PolicyFor, Sandbox: given(f.sandbox, f.sandboxSet), SandboxPaths: cfg.SandboxPaths, Source: f.source, Size: in.size, UseHook: !f.noHook, Settings: set,
-		MaxLevel: cfg.MaxLevel, Tree: breadth.Bounds{MaxTasks: cfg.MaxTreeTasks, PerMinute: cfg.MaxTreeDispatchesPerMinute}, After: f.after, Host: dispatchHost(f, cfg), SandboxHome: cmp.Or(f.sandboxHome, cfg.SandboxHome)}
-}
-
-// given is a flag's value when it was given (set), else nil: the config
-// decides.
-func given(v, set bool) *bool {
-	if !set {
+// givenBool is flag name's value v when it was given, else nil: the
+// config decides.
+func givenBool(f dispatchOptions, name string, v bool) *bool {
+	if f.changed == nil || !f.changed(name) {
 		return nil
 	}
 	return &v
-}
-
-// dispatchHost is where a dispatch runs: --host (local: this machine),
-// else the config's pool for an absolute path that is not on a host.
-func dispatchHost(f dispatchOptions, cfg *config.Config) string {
-	switch {
-	case f.host == "local":
-		return ""
-	case f.host == "" && cfg.Pool != "" && filepath.IsAbs(f.args[0]):
-		return cfg.Pool
-	}
-	return f.host
-}
-
-// confine marks req as coming through a sandboxed task's door, when it
-// does: its child is sandboxed, in its folder, here, and gives runner no
-// command to run.
-func (a *app) confine(req *runner.DispatchRequest, f dispatchOptions) error {
-	confined := a.getenv(door.EnvConfined)
-	if confined == "" {
-		return nil
-	}
-	if f.notify != "" {
-		return fault.Usagef("--notify: a sandboxed task cannot give runner a command to run")
-	}
-	if f.host != "" {
-		return fault.Usagef("--host: a sandboxed task dispatches only on this machine, into its own folder")
-	}
-	req.Confined, req.Host = confined, "" // not the config's pool either
-	return nil
 }
 
 // printDispatch prints a dispatch's outcome as asked (the answer, JSON,
@@ -385,19 +261,12 @@ func (a *app) printDispatch(f dispatchOptions, t *state.Task, err error) error {
 		}
 		return nil
 	}
-	if f.detach && err == nil {
+	if f.plan.Detach && err == nil {
 		fmt.Fprintln(a.out, t.ID)
 		return nil
 	}
 	a.printOutcome(t)
 	return err
-}
-
-func pick(flag, cfg time.Duration) time.Duration {
-	if flag > 0 {
-		return flag
-	}
-	return cfg
 }
 
 // printOutcome prints a finished turn: the status line, the summary and

@@ -16,10 +16,16 @@
 // side by side, naming their hosts; Choose and Pick pick one and merge
 // it, a candidate on a host first brought back into the repository here.
 //
+// Dispatch is a group's `runner dispatch`: its flags (Flags) and agents
+// checked, its record made, Start, and with --detach its supervisor
+// started and recorded, through a Starter; SuperviseHere sees a
+// foreground group through, cancelling its candidates when interrupted.
+//
 // Like the other packages above the core it takes what it uses of
-// runner as a Deps of functions and a Launcher interface (built in
-// cmd/runner: runner's Send and Dispatch, ask's Run, worktree's merges,
-// gc's cancels, the hosts' transports) and imports nothing of package
-// runner; of ask and worktree it uses the types. Its tests run it
-// through fakes of them, with real git.
+// runner as a Deps of functions and the Launcher and Starter interfaces
+// (built in cmd/runner: runner's Send and Dispatch, ask's Run, worktree's
+// merges, gc's cancels, the hosts' transports, the state and the
+// self-spawn) and imports nothing of package runner; of ask, worktree
+// and plan it uses the types, of projects and hosts the resolution of a
+// project. Its tests run it through fakes of them, with real git.
 package group

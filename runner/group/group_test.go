@@ -111,5 +111,5 @@ func TestRunCheck(t *testing.T) {
 }
 
 func TestImports(t *testing.T) {
-	importcheck.Only(t, ".", "gitsnap", "internal/clock", "internal/subproc", "internal/textutil", "internal/transport", "runner/ask", "runner/fault", "runner/proctree", "runner/worktree", "state")
+	importcheck.Only(t, ".", "gitsnap", "internal/clock", "internal/subproc", "internal/textutil", "internal/transport", "runner/ask", "runner/fault", "runner/hosts", "runner/plan", "runner/proctree", "runner/profile", "runner/projects", "runner/worktree", "state")
 }

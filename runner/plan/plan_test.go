@@ -20,7 +20,7 @@ import (
 // TestImports: the plan reads no state file and reaches no host itself
 // (the state and a Machine are given); git only through gitsnap.
 func TestImports(t *testing.T) {
-	importcheck.Only(t, ".", "gitsnap", "runner/breadth", "runner/budget", "runner/config", "runner/confine", "runner/deps", "runner/fault", "runner/profile", "runner/projects", "runner/sandbox", "runner/settings", "state", "tmuxctl")
+	importcheck.Only(t, ".", "gitsnap", "runner/breadth", "runner/budget", "runner/config", "runner/confine", "runner/deps", "runner/fault", "runner/messaging", "runner/profile", "runner/projects", "runner/sandbox", "runner/settings", "state", "tmuxctl")
 }
 
 // TestNewRefuses: a bad request is a usage error that names what to
