@@ -2,20 +2,15 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
-	"time"
 
-	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/fault"
-	"github.com/runner-cli/runner/runner/notice"
+	"github.com/runner-cli/runner/runner/hookevent"
 	"golang.org/x/term"
 
 	"github.com/runner-cli/runner/runner"
@@ -122,28 +117,13 @@ func (a *app) runHook(ctx context.Context, opts hookOptions) error {
 	if len(opts.args) == 1 {
 		ev = opts.args[0]
 	}
-	return recordHookEvent(a.getenv, a.in, opts.task, ev)
+	return hookevent.Record(a.getenv, a.in, opts.task, ev)
 }
 
-// hookContext gives the agent runner's notices for its running turn
-// (package notice) as the hook's output: from the task's hook directory and
-// events file, the state directory's layout (state.Store.TaskFile), which
-// a sandboxed agent sees there too. Its input, the CLI's event, is read
-// (bounded) and not used.
+// hookContext prints the agent's notices for its running turn as the
+// hook's output (hookevent.Context).
 func (a *app) hookContext(opts hookOptions) error {
-	task := opts.task
-	if task == "" {
-		task = a.getenv("RUNNER_TASK_ID")
-	}
-	if !state.ValidTaskID(task) {
-		return fmt.Errorf("task id %q: pass --task ID (or run it in a task's pane, where RUNNER_TASK_ID is set)", task)
-	}
-	dir, err := state.DefaultDir(a.getenv)
-	if err != nil {
-		return err
-	}
-	go func() { _, _ = io.Copy(io.Discard, io.LimitReader(a.in, 16<<20)) }()
-	out, err := notice.Take(notice.Dir(filepath.Join(dir, "hooks", task)), filepath.Join(dir, "events", task+".jsonl"), opts.context)
+	out, err := hookevent.Context(a.getenv, a.in, opts.task, opts.context)
 	if err != nil || out == nil {
 		return err
 	}
@@ -173,43 +153,9 @@ func quickHook(argv []string, getenv func(string) string, in io.Reader, errOut i
 			return 0, false // help, a bad flag: cobra says what is wrong
 		}
 	}
-	if err := recordHookEvent(getenv, in, task, ev); err != nil {
+	if err := hookevent.Record(getenv, in, task, ev); err != nil {
 		fmt.Fprintln(errOut, "runner hook:", err)
 		return ExitFailed, true
 	}
 	return 0, true
-}
-
-// recordHookEvent appends the agent's event (its JSON on stdin, read with
-// a bound so a hook without input never hangs the agent) to the task's
-// events file.
-func recordHookEvent(getenv func(string) string, in io.Reader, task, name string) error {
-	if task == "" {
-		task = getenv("RUNNER_TASK_ID")
-	}
-	if task == "" {
-		return errors.New("no task: pass --task ID (or run it in a task's pane, where RUNNER_TASK_ID is set)")
-	}
-	dir, err := state.DefaultDir(getenv)
-	if err != nil {
-		return err
-	}
-	ev := state.TaskEvent{Time: clock.Now(), Event: "Stop"}
-	if name != "" {
-		ev.Event = name
-	}
-	data := make(chan []byte, 1)
-	go func() { b, _ := io.ReadAll(io.LimitReader(in, 16<<20)); data <- b }()
-	select {
-	case b := <-data:
-		var obj map[string]any
-		if json.Unmarshal(b, &obj) == nil {
-			if n, ok := obj["hook_event_name"].(string); ok && name == "" {
-				ev.Event = n
-			}
-			ev.Data = json.RawMessage(b)
-		}
-	case <-time.After(2 * time.Second):
-	}
-	return state.AppendTaskEventIn(dir, task, ev)
 }
