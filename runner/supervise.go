@@ -392,6 +392,9 @@ func (s *supervision) run(ctx context.Context, t *state.Task) error {
 	env := s.env
 	switch t.Status {
 	case state.StatusQueued, state.StatusStarting:
+		// A first turn follows at once: its delivery records the ready
+		// status with the turn it counts, in one write.
+		s.FoldReady = t.Delivery == ""
 		if err := s.waitReady(ctx); err != nil {
 			return err
 		}

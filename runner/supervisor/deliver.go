@@ -28,7 +28,9 @@ import (
 // yet when the profile can tell a turn from its screen: MonitorTurn waits
 // for the turn to begin (see awaitStart).
 func (s *Supervisor) Deliver(ctx context.Context, text string, first bool) error {
-	payload, t, err := s.Book.Prompt(ctx, text, first)
+	ready := s.ready
+	s.ready = nil
+	payload, t, err := s.Book.Prompt(ctx, text, first, ready)
 	if err != nil {
 		return err
 	}

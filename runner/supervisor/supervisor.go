@@ -70,8 +70,9 @@ type Book interface {
 	// Prompt is what to paste for text: on a first turn, with the
 	// awareness block ahead of it. It counts the turn (before the paste,
 	// where the budget allows it; else an *Ended) and returns the task as
-	// well.
-	Prompt(ctx context.Context, text string, first bool) (string, *state.Task, error)
+	// well. With ready, it records the task ready (as WaitReady found it,
+	// unless it moved on) in the same write.
+	Prompt(ctx context.Context, text string, first bool, ready *Ready) (string, *state.Task, error)
 	// Pending is how many messages wait in the task's queue.
 	Pending(ctx context.Context) int
 	// Now is the time records are stamped with.
@@ -148,6 +149,14 @@ type Supervisor struct {
 	// AgentPath, when set, maps a path the agent's hook names to where
 	// the file is here (the task's copy of its CLI's directories).
 	AgentPath func(string) string
+	// FoldReady: WaitReady does not record the task ready by itself; the
+	// next delivery records it with the turn it counts (Book.Prompt), in
+	// one write, since nothing but a read comes between the two (a first
+	// turn). A task that ends before a delivery never records it.
+	FoldReady bool
+	// ready is the ready status WaitReady found and left to the next
+	// delivery (FoldReady).
+	ready *Ready
 	// Wrote signals the agent's output (the monitor's Wrote; buffered):
 	// a running turn's spend shown without a budget is read again only
 	// after the agent wrote something, so a quiet agent costs nothing.
@@ -281,8 +290,20 @@ func (s *Supervisor) WaitReady(ctx context.Context) error {
 			return end(state.StatusFailed, fmt.Sprintf("%s cannot answer a prompt: %s (rule %s); set its model or provider up (run it once by hand), then dispatch again",
 				s.Profile.Name, textutil.Headline(u.Line, 160), u.Rule), obs, nil)
 		}
-		return s.Book.SetStatus(ctx, state.StatusReady, "the agent is ready ("+d.Field+")", nil)
+		why := "the agent is ready (" + d.Field + ")"
+		if s.FoldReady {
+			s.ready = &Ready{Reason: why, At: s.Book.Now()}
+			return nil
+		}
+		return s.Book.SetStatus(ctx, state.StatusReady, why, nil)
 	}
+}
+
+// Ready is the ready status WaitReady found, recorded with the delivery
+// that follows it (Supervisor.FoldReady): why, and when it was found.
+type Ready struct {
+	Reason string
+	At     time.Time
 }
 
 // expectRecorded sets the monitor on a turn this supervisor did not

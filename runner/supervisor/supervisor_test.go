@@ -165,7 +165,11 @@ func (b *book) LiveSpend(ctx context.Context, sp state.Spend, judge bool) {
 	b.live.got = append(b.live.got, sp)
 	b.live.judged = append(b.live.judged, judge)
 }
-func (b *book) Prompt(ctx context.Context, text string, first bool) (string, *state.Task, error) {
+func (b *book) Prompt(ctx context.Context, text string, first bool, ready *Ready) (string, *state.Task, error) {
+	if ready != nil && b.task.Status == state.StatusStarting {
+		b.task.Status = state.StatusReady
+		b.log = append(b.log, "ready: "+ready.Reason+" (with the prompt)")
+	}
 	c := b.task
 	return text, &c, nil
 }
@@ -379,6 +383,33 @@ func TestDeliverConfirmed(t *testing.T) {
 	}
 	if o := ended(t, s.MonitorTurn(t.Context(), clock.Now())); o.Status != state.StatusDone {
 		t.Errorf("outcome %s (%s)", o.Status, o.Reason)
+	}
+}
+
+// TestReadyFoldedIntoTheDelivery: with FoldReady, WaitReady records
+// nothing; the delivery that follows hands the ready status it found to
+// Book.Prompt (one write for both), once.
+func TestReadyFoldedIntoTheDelivery(t *testing.T) {
+	claude, _ := profile.BuiltinProfile("claude")
+	ready := seen(t, claude, "claude__ready__1")
+	s, pn, b, _ := newSupervisor(t, "claude", Settings{}, step{monitor.GoalReady, ready, nil})
+	s.FoldReady = true
+	if err := s.WaitReady(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if b.task.Status != state.StatusStarting || len(b.log) != 0 {
+		t.Fatalf("WaitReady recorded %q (status %s), want nothing yet", b.log, b.task.Status)
+	}
+	pn.screen = screen(t, "claude__ready__2")
+	pn.delivered = []string{screen(t, "claude__busy__1")}
+	if err := s.Deliver(t.Context(), "write hello.txt", true); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.log) < 2 || !strings.HasPrefix(b.log[0], "ready: the agent is ready") || !strings.HasSuffix(b.log[0], "(with the prompt)") || !strings.HasPrefix(b.log[1], "running: delivered") {
+		t.Errorf("record %q, want ready with the prompt, then running", b.log)
+	}
+	if s.ready != nil {
+		t.Errorf("the ready status is still held after the delivery")
 	}
 }
 

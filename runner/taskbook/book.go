@@ -93,8 +93,11 @@ func (b *Book) Now() time.Time { return b.now() }
 // that what the turn itself does at once (a child it dispatches, whose
 // first turn is checked against the same tree) sees it counted, and two
 // deliveries in one tree cannot both take the last turn. A delivery that
-// fails after this stays counted: the budget is never passed.
-func (b *Book) Prompt(ctx context.Context, text string, first bool) (string, *state.Task, error) {
+// fails after this stays counted: the budget is never passed. ready (nil:
+// none) is the ready status the supervisor found and left to this write
+// (supervisor.Supervisor.FoldReady): recorded first, unless the task moved
+// on meanwhile, even when the budget allows no turn.
+func (b *Book) Prompt(ctx context.Context, text string, first bool, ready *supervisor.Ready) (string, *state.Task, error) {
 	var (
 		t     *state.Task
 		over  string
@@ -105,7 +108,14 @@ func (b *Book) Prompt(ctx context.Context, text string, first bool) (string, *st
 		if t == nil {
 			return fmt.Errorf("task %s: %w", b.ID, state.ErrTaskNotFound)
 		}
+		readied := ready != nil && (t.Status == state.StatusStarting || t.Status == state.StatusQueued)
+		if readied {
+			_ = t.SetStatus(state.StatusReady, ready.At, ready.Reason)
+		}
 		if over, _ = budget.Over(st, b.ID, settings.BudgetOf, false); over != "" {
+			if readied {
+				return nil // the ready status alone
+			}
 			return errNoTurn
 		}
 		t.TurnCount++

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/importcheck"
@@ -134,19 +135,26 @@ func TestPromptCountsTheTurn(t *testing.T) {
 	child.Parent = parent.ID
 	store := statetest.WithTasks(t, parent, child)
 	for turn := 1; turn <= 2; turn++ {
-		if _, _, err := book(t, store, parent.ID).Prompt(ctx, "say hi", turn == 1); err != nil {
+		if _, _, err := book(t, store, parent.ID).Prompt(ctx, "say hi", turn == 1, nil); err != nil {
 			t.Fatalf("turn %d: %v", turn, err)
 		}
 		if n := statetest.Read(t, store).Task(parent.ID).TurnCount; n != turn {
 			t.Fatalf("after Prompt of turn %d: %d turn(s) recorded, want %d before the paste", turn, n, turn)
 		}
 	}
-	_, _, err := book(t, store, child.ID).Prompt(ctx, "say child", true)
+	// The child's ready status, found before, comes with the prompt's
+	// write: recorded even when the budget allows no turn.
+	found := clock.Now().Add(-time.Second).UTC().Truncate(time.Millisecond)
+	_, _, err := book(t, store, child.ID).Prompt(ctx, "say child", true, &supervisor.Ready{Reason: "the agent is ready (box)", At: found})
 	var ended *supervisor.Ended
 	if !errors.As(err, &ended) || ended.Status != state.StatusFailed || !strings.Contains(ended.Reason, "--max-turns 2") {
 		t.Fatalf("the child's first turn: %v, want the tree's budget spent", err)
 	}
-	if n := statetest.Read(t, store).Task(child.ID).TurnCount; n != 0 {
+	x := statetest.Read(t, store).Task(child.ID)
+	if n := x.TurnCount; n != 0 {
 		t.Errorf("a turn refused by the budget was counted: %d", n)
+	}
+	if h := x.History[len(x.History)-1]; x.Status != state.StatusReady || h.Status != state.StatusReady || !h.Time.Equal(found) || h.Reason != "the agent is ready (box)" {
+		t.Errorf("the ready status given to Prompt: %s, last in its history %+v; want ready, found at %v", x.Status, h, found)
 	}
 }
