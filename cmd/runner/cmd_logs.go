@@ -47,7 +47,7 @@ func (a *app) runLogs(ctx context.Context, opts logsOptions) error {
 	if err != nil {
 		return err
 	}
-	return tasks.CopyLog(ctx, logTasks{env}, t, opts.follow, func(b []byte, last bool) {
+	return tasks.CopyLog(ctx, envTasks{env}, t, opts.follow, func(b []byte, last bool) {
 		switch {
 		case opts.raw:
 			_, _ = a.rawOut.Write(b)
@@ -57,10 +57,11 @@ func (a *app) runLogs(ctx context.Context, opts logsOptions) error {
 	})
 }
 
-// logTasks is the Env as tasks.CopyLog reads a task again.
-type logTasks struct{ env *runner.Env }
+// envTasks reads a task on the Env (runner.GetTask): as tasks.CopyLog
+// reads it again, as send reads it for its overrides.
+type envTasks struct{ env *runner.Env }
 
-func (l logTasks) GetTask(ctx context.Context, ref string) (*state.Task, error) {
+func (l envTasks) GetTask(ctx context.Context, ref string) (*state.Task, error) {
 	return runner.GetTask(ctx, l.env, ref)
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/runner-cli/runner/runner/budget"
 	"github.com/runner-cli/runner/runner/fault"
-	"github.com/runner-cli/runner/runner/settings"
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/spf13/cobra"
@@ -72,21 +71,10 @@ func (a *app) runSend(ctx context.Context, opts sendOptions) error {
 	if err != nil {
 		return err
 	}
-	var set *settings.Run
 	ov := budget.Overrides{Timeout: opts.timeout, MaxTurns: opts.maxTurns, Tokens: opts.budgetTokens, USD: opts.budgetUSD}
-	if err := ov.Check(); err != nil {
+	set, err := ov.For(ctx, envTasks{env}.GetTask, opts.args[0], env.Profiles)
+	if err != nil {
 		return err
-	}
-	if ov.Given() {
-		t, err := runner.GetTask(ctx, env, opts.args[0])
-		if err != nil {
-			return err
-		}
-		s, err := ov.Apply(t, env.Profiles)
-		if err != nil {
-			return err
-		}
-		set = &s
 	}
 	if opts.answer && (opts.asJSON || opts.detach) {
 		return fault.Usagef("--print-answer waits for the answer: not with --json or --detach")

@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"context"
 	"math"
 	"time"
 
@@ -69,4 +70,25 @@ func (o Overrides) Apply(t *state.Task, profiles []*profile.Profile) (settings.R
 		}
 	}
 	return s, nil
+}
+
+// For is the settings of task ref's next turn with o's changes (Check,
+// then Apply to the task as get reads it), or nil when o changes
+// nothing: the task's own.
+func (o Overrides) For(ctx context.Context, get func(ctx context.Context, ref string) (*state.Task, error), ref string, profiles []*profile.Profile) (*settings.Run, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	if !o.Given() {
+		return nil, nil
+	}
+	t, err := get(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	s, err := o.Apply(t, profiles)
+	if err != nil {
+		return nil, err
+	}
+	return &s, nil
 }

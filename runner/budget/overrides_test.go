@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -68,5 +69,44 @@ func TestOverridesApply(t *testing.T) {
 	}
 	if _, err := o.Apply(&state.Task{ID: "t_overaaaa", Settings: json.RawMessage(`{"timeout":`)}, profiles); err == nil {
 		t.Error("damaged settings: no error")
+	}
+}
+
+// TestOverridesFor: nothing given reads no task; a bad budget is refused
+// before the task is read; the task read is the one named, and what
+// reading or applying says is the error.
+func TestOverridesFor(t *testing.T) {
+	rec, _ := json.Marshal(settings.Run{Timeout: time.Hour, MaxTurns: 3})
+	var read []string
+	get := func(_ context.Context, ref string) (*state.Task, error) {
+		read = append(read, ref)
+		switch ref {
+		case "t_fo":
+			return &state.Task{ID: "t_foraaaa", Agent: "mute", Settings: rec}, nil
+		}
+		return nil, errors.New("no task " + ref)
+	}
+	profiles := []*profile.Profile{{Name: "mute"}}
+	if s, err := NoOverrides.For(t.Context(), get, "t_fo", profiles); s != nil || err != nil || len(read) != 0 {
+		t.Fatalf("nothing given: %+v, %v, read %v", s, err, read)
+	}
+	o := NoOverrides
+	o.Tokens = -7
+	if _, err := o.For(t.Context(), get, "t_fo", profiles); !errors.Is(err, fault.ErrUsage) || len(read) != 0 {
+		t.Errorf("bad budget: %v, read %v", err, read)
+	}
+	o = NoOverrides
+	o.MaxTurns = 5
+	s, err := o.For(t.Context(), get, "t_fo", profiles)
+	if err != nil || s == nil || s.MaxTurns != 5 || s.Timeout != time.Hour || len(read) != 1 {
+		t.Errorf("turns given: %+v, %v, read %v", s, err, read)
+	}
+	if _, err := o.For(t.Context(), get, "t_nosuch", profiles); err == nil || err.Error() != "no task t_nosuch" {
+		t.Errorf("unknown task: %v", err)
+	}
+	o = NoOverrides
+	o.Tokens = 500
+	if _, err := o.For(t.Context(), get, "t_fo", profiles); !errors.Is(err, fault.ErrUsage) {
+		t.Errorf("a token budget for an agent with no spend record: %v", err)
 	}
 }
