@@ -43,7 +43,7 @@ func worktreeDeps(env *runner.Env) worktree.Deps {
 // gcDeps is what package gc takes (gc, cancel, the background gc).
 func gcDeps(env *runner.Env) gc.Deps {
 	return gc.Deps{Store: env.Store, Record: env.Record(), TC: env.TC, Profiles: env.Profiles, Now: env.Time, Warn: env.Warn,
-		HostConn: gc.Hosts(env.Hosts.Conn), PaneClient: gc.Panes(env.PaneClient), GitOn: env.Hosts.GitOn, Exe: env.Exe, SpawnRunner: env.SpawnRunner,
+		Hosts: gc.OnPool(env.Hosts), PaneClient: gc.Panes(env.PaneClient), Exe: env.Exe, SpawnRunner: env.SpawnRunner,
 		Core:          open.Core{Env: env},
 		ListWorktrees: func(ctx context.Context) ([]worktree.Info, error) { return worktree.List(ctx, worktreeDeps(env)) },
 	}

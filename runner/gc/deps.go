@@ -61,7 +61,7 @@ type Tmux interface {
 	KillWindow(ctx context.Context, pane string) error
 }
 
-// Host is a registered host as gc reaches it: a *hosts.Conn (Hosts
+// Host is a registered host as gc reaches it: a *hosts.Conn (OnPool
 // makes one of each).
 type Host interface {
 	Host() *state.Host
@@ -73,15 +73,33 @@ type Host interface {
 	Run(ctx context.Context, argv ...string) (string, error)
 }
 
-// Hosts is Deps.HostConn over conn (hosts.Pool.Conn).
-func Hosts(conn func(ctx context.Context, name string) (*hosts.Conn, error)) func(ctx context.Context, name string) (Host, error) {
-	return func(ctx context.Context, name string) (Host, error) {
-		c, err := conn(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		return hostConn{c}, nil
+// Hosts are the registered hosts as gc reaches them: a *hosts.Pool
+// (OnPool).
+type Hosts interface {
+	// Conn is the connection to host name.
+	Conn(ctx context.Context, name string) (Host, error)
+	// GitOn is ctx for gitsnap's calls on host ("": this machine).
+	GitOn(ctx context.Context, host string) (context.Context, error)
+}
+
+// OnPool is the Hosts of pool.
+func OnPool(pool *hosts.Pool) Hosts { return poolHosts{pool} }
+
+// poolHosts is the Hosts of a pool.
+type poolHosts struct{ p *hosts.Pool }
+
+// Conn is the pool's connection to host name.
+func (h poolHosts) Conn(ctx context.Context, name string) (Host, error) {
+	c, err := h.p.Conn(ctx, name)
+	if err != nil {
+		return nil, err
 	}
+	return hostConn{c}, nil
+}
+
+// GitOn is the pool's ctx for gitsnap's calls on host.
+func (h poolHosts) GitOn(ctx context.Context, host string) (context.Context, error) {
+	return h.p.GitOn(ctx, host)
 }
 
 // hostConn is a Host over a connection of package hosts.
@@ -117,13 +135,11 @@ type Deps struct {
 	// Warn says what went wrong on the side (Env.Warn).
 	Warn func(format string, args ...any)
 
-	// HostConn is the connection to a registered host (Hosts over
-	// hosts.Pool.Conn); PaneClient the tmux server of a task's pane, here or
-	// on its host (Panes over Env.PaneClient); GitOn ctx for gitsnap
-	// calls on a host, "" for this machine (hosts.Pool.GitOn).
-	HostConn   func(ctx context.Context, name string) (Host, error)
+	// Hosts reaches the registered hosts (OnPool over Env.Hosts);
+	// PaneClient is the tmux server of a task's pane, here or on its
+	// host (Panes over Env.PaneClient).
+	Hosts      Hosts
 	PaneClient func(ctx context.Context, t *state.Task) (Tmux, error)
-	GitOn      func(ctx context.Context, host string) (context.Context, error)
 
 	// Exe is the runner binary ("": the background gc is not started);
 	// SpawnRunner starts it detached (Env.SpawnRunner).

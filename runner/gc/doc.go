@@ -5,7 +5,8 @@
 // `runner cancel [--kill]` (Cancel), whose kill path is gc's.
 //
 // It sits above package runner and takes a Deps built by cmd/runner from
-// its Env: the store and the task record, the tmux servers, the profiles,
+// its Env: the store and the task record, the tmux servers, the hosts
+// (Hosts, an interface it declares), the profiles,
 // runner's ReconcilePanes, GetTask and Notify through Core (an interface
 // it declares) and worktree's List as a function; it imports nothing of package runner (the pane option that
 // marks runner's windows is held equal to runner's by a test). Nothing

@@ -177,13 +177,32 @@ func (c *paneCore) Notify(_ context.Context, t *state.Task, _ settings.Run) {
 // hosts (a host not in hosts cannot be reached), an agent "fake" whose
 // quit key prints its session id, and the warnings said.
 type world struct {
-	t      *testing.T
-	store  *state.Store
-	tc     *fakeTmux
-	core   *paneCore
-	hosts  map[string]*fakeHost
+	t     *testing.T
+	store *state.Store
+	tc    *fakeTmux
+	core  *paneCore
+	hosts map[string]*fakeHost
+	// gitOn is Hosts.GitOn (nil: no git in the test).
+	gitOn  func(ctx context.Context, host string) (context.Context, error)
 	warned []string
 	d      Deps
+}
+
+// worldHosts is the Hosts of a world: its fake hosts, and its gitOn.
+type worldHosts struct{ w *world }
+
+func (h worldHosts) Conn(ctx context.Context, name string) (Host, error) {
+	if c := h.w.hosts[name]; c != nil {
+		return c, nil
+	}
+	return nil, fmt.Errorf("host %s (u@%s): host unreachable", name, name)
+}
+
+func (h worldHosts) GitOn(ctx context.Context, host string) (context.Context, error) {
+	if h.w.gitOn == nil {
+		return nil, errors.New("no git in this test")
+	}
+	return h.w.gitOn(ctx, host)
 }
 
 func newWorld(t *testing.T) *world {
@@ -198,13 +217,8 @@ func newWorld(t *testing.T) *world {
 	}
 	w.d = Deps{Store: s, Record: record.Book{Store: s, Now: clock.Now, Procs: noProcs{}}, TC: w.tc,
 		Profiles: []*profile.Profile{prof}, Now: clock.Now,
-		Warn: func(format string, args ...any) { w.warned = append(w.warned, fmt.Sprintf(format, args...)) },
-		HostConn: func(ctx context.Context, name string) (Host, error) {
-			if h := w.hosts[name]; h != nil {
-				return h, nil
-			}
-			return nil, fmt.Errorf("host %s (u@%s): host unreachable", name, name)
-		},
+		Warn:  func(format string, args ...any) { w.warned = append(w.warned, fmt.Sprintf(format, args...)) },
+		Hosts: worldHosts{w},
 		PaneClient: func(ctx context.Context, t *state.Task) (Tmux, error) {
 			if t.Tmux.Host != "" {
 				if h := w.hosts[t.Tmux.Host]; h != nil {
@@ -213,9 +227,6 @@ func newWorld(t *testing.T) *world {
 				return nil, errors.New("host unreachable")
 			}
 			return w.tc, nil
-		},
-		GitOn: func(ctx context.Context, host string) (context.Context, error) {
-			return nil, errors.New("no git in this test")
 		},
 		Core:          w.core,
 		ListWorktrees: func(ctx context.Context) ([]worktree.Info, error) { return nil, nil },

@@ -110,7 +110,7 @@ func dropGroupRefs(ctx context.Context, d Deps, g *state.Group, dryRun bool, res
 // with dryRun lists those there; on a host whose repository is the one
 // here (a host on this machine) or is gone, none.
 func dropRefs(ctx context.Context, d Deps, host, dir string, refs []string, dryRun bool) ([]string, error) {
-	gctx, err := d.GitOn(ctx, host)
+	gctx, err := d.Hosts.GitOn(ctx, host)
 	if err != nil {
 		return nil, err
 	}

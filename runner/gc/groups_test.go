@@ -107,7 +107,7 @@ func TestGCGroupRefs(t *testing.T) {
 		t.Fatal(err)
 	}
 	down := true
-	w.d.GitOn = func(ctx context.Context, host string) (context.Context, error) {
+	w.gitOn = func(ctx context.Context, host string) (context.Context, error) {
 		switch {
 		case host == "":
 			return ctx, nil
@@ -162,7 +162,7 @@ func TestGCGroupRefs(t *testing.T) {
 	// a host on this machine whose repository is the one here: the
 	// group's snapshot here stays
 	down = false
-	w.d.GitOn = func(ctx context.Context, host string) (context.Context, error) {
+	w.gitOn = func(ctx context.Context, host string) (context.Context, error) {
 		if host == "" {
 			return ctx, nil
 		}

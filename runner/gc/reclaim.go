@@ -239,7 +239,7 @@ func killTask(ctx context.Context, d Deps, t *state.Task) error {
 // server there restarted and gave the id to another) is left alone, as
 // killTask does here.
 func killRemoteTask(ctx context.Context, d Deps, t *state.Task) error {
-	c, err := d.HostConn(ctx, t.Tmux.Host)
+	c, err := d.Hosts.Conn(ctx, t.Tmux.Host)
 	if err != nil {
 		return err
 	}

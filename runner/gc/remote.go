@@ -25,7 +25,7 @@ func gcRemote(ctx context.Context, d Deps, st *state.State, opts Options, res *R
 	}
 	var closed []*target
 	for host, tasks := range byHost {
-		c, err := d.HostConn(ctx, host)
+		c, err := d.Hosts.Conn(ctx, host)
 		if err == nil {
 			var done []*target
 			if done, err = gcHostTasks(ctx, c, tasks, opts, res); err == nil {

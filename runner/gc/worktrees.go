@@ -39,7 +39,7 @@ func gcWorktrees(ctx context.Context, d Deps, opts Options) ([]worktree.Info, er
 			w.Kept = "unmerged: runner merge " + textutil.OrDash(w.Task) + " (or runner gc --force-worktrees to drop it)"
 		case opts.DryRun:
 		default:
-			gctx, err := d.GitOn(ctx, w.Host)
+			gctx, err := d.Hosts.GitOn(ctx, w.Host)
 			if err != nil {
 				w.Kept = err.Error()
 				continue
@@ -69,7 +69,7 @@ func madeByRunner(ctx context.Context, d Deps, w *worktree.Info) bool {
 	if !state.ValidTaskID(strings.TrimPrefix(w.Branch, gitsnap.BranchPrefix)) {
 		return false
 	}
-	gctx, err := d.GitOn(ctx, w.Host)
+	gctx, err := d.Hosts.GitOn(ctx, w.Host)
 	if err != nil {
 		return false
 	}
