@@ -161,7 +161,6 @@ func TestDispatchRefuses(t *testing.T) {
 		{"agents and tries", nil, func(a *Request) { a.Flags.TriesSet, a.Flags.Tries = true, 2 }, "--agents and --tries exclude each other"},
 		{"tries zero", nil, func(a *Request) { a.Flags = Flags{TriesSet: true}; a.Agent = "sim" }, "--tries 0: give 1 to 16"},
 		{"tries too many", nil, func(a *Request) { a.Flags = Flags{TriesSet: true, Tries: 17} }, "--tries 17"},
-		{"tries of no agent", nil, func(a *Request) { a.Flags = Flags{TriesSet: true, Tries: 2} }, `--agents: unknown agent ""`},
 		{"too many agents", nil, func(a *Request) { a.Flags.Agents = make([]string, 17) }, "--agents: 17 candidates; at most 16"},
 		{"empty name", nil, func(a *Request) { a.Flags.Agents = []string{"sim", " "} }, `--agents "sim, ": an empty agent name`},
 		{"unknown agent", nil, func(a *Request) { a.Flags.Agents = []string{"sim", "nosuch"} }, `--agents: unknown agent "nosuch"`},
