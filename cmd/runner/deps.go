@@ -90,10 +90,17 @@ func (h shadowHost) String() string { return h.c.Transport().String() }
 
 // watchDeps is what package watch takes.
 func watchDeps(env *runner.Env) watch.Deps {
-	return watch.Deps{Store: env.Store, TC: env.TC, Reconcile: reconcileOn(env),
-		PaneClient: func(ctx context.Context, t *state.Task) (watch.Screen, error) { return env.PaneClient(ctx, t) },
-		AttachArgv: func(ctx context.Context, ref string) ([]string, error) {
-			return tasks.AttachArgv(ctx, tasksDeps(env), ref, false)
-		},
-	}
+	return watch.Deps{Store: env.Store, TC: env.TC, Reconcile: reconcileOn(env), Panes: watchPanes{env}}
+}
+
+// watchPanes are the panes of env's tasks, here or on their hosts, as the
+// live view previews and attaches them.
+type watchPanes struct{ env *runner.Env }
+
+func (p watchPanes) Screen(ctx context.Context, t *state.Task) (watch.Screen, error) {
+	return p.env.PaneClient(ctx, t)
+}
+
+func (p watchPanes) AttachArgv(ctx context.Context, ref string) ([]string, error) {
+	return tasks.AttachArgv(ctx, tasksDeps(p.env), ref, false)
 }

@@ -72,7 +72,7 @@ type attachedMsg struct {
 func attach(ctx context.Context, d Deps, getenv func(string) string, t *state.Task) tea.Cmd {
 	pane := t.Tmux.Pane
 	if t.Tmux.Host != "" {
-		argv, err := d.AttachArgv(ctx, t.ID)
+		argv, err := d.Panes.AttachArgv(ctx, t.ID)
 		if err != nil {
 			return func() tea.Msg { return attachedMsg{err: err} }
 		}

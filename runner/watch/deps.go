@@ -29,19 +29,24 @@ type Screen interface {
 	Capture(ctx context.Context, pane string, opts tmuxctl.CaptureOptions) (string, error)
 }
 
+// Panes are tasks' panes wherever they run, as the view previews and
+// attaches them: the tmux server of a task's pane, here or on its host
+// (Env.PaneClient), and the command that puts this terminal on the pane
+// of a task on a host (tasks.AttachArgv, not inside a client).
+type Panes interface {
+	Screen(ctx context.Context, t *state.Task) (Screen, error)
+	AttachArgv(ctx context.Context, ref string) ([]string, error)
+}
+
 // Deps is what the view reads and acts through, built by cmd/runner from
-// its Env: the store, this machine's tmux server, and what it asks of
-// packages runner and tasks as functions. Every field is required.
+// its Env: the store, this machine's tmux server, the panes of tasks
+// anywhere, and runner's Reconcile as a function. Every field is
+// required.
 type Deps struct {
 	Store Store
 	TC    Tmux
 	// Reconcile reads the state after recording what became of the
 	// tasks nothing supervises (runner.Reconcile).
 	Reconcile func(ctx context.Context) (*state.State, error)
-	// PaneClient is the tmux server of a task's pane, here or on its
-	// host (Env.PaneClient).
-	PaneClient func(ctx context.Context, t *state.Task) (Screen, error)
-	// AttachArgv is the command that puts this terminal on a task's
-	// pane on a host (tasks.AttachArgv, not inside a client).
-	AttachArgv func(ctx context.Context, ref string) ([]string, error)
+	Panes     Panes
 }

@@ -13,8 +13,8 @@
 //   - actions.go: every action runs the runner binary itself (the same code
 //     path, errors and exit codes as the CLI), attach through tmuxctl.
 //
-// It takes a Deps in its Options (the store, the tmux server, and
-// runner's Reconcile, the pane's client and tasks' AttachArgv as
-// functions), built by cmd/runner from its Env; it imports nothing of
-// package runner.
+// It takes a Deps in its Options (the store, the tmux server, the panes
+// of tasks here and on hosts through Panes, an interface it declares, and
+// runner's Reconcile as a function), built by cmd/runner from its Env; it
+// imports nothing of package runner.
 package watch

@@ -118,6 +118,22 @@ func sampleState() *state.State {
 	return st
 }
 
+// fakePanes are the panes of a fixture: screen for a task here or on a
+// host, but host "gone", which cannot be reached; attaching on a host
+// cannot either.
+type fakePanes struct{ screen *fakeScreen }
+
+func (p fakePanes) Screen(ctx context.Context, x *state.Task) (Screen, error) {
+	if x.Tmux.Host == "gone" {
+		return nil, errors.New("host gone: unreachable")
+	}
+	return p.screen, nil
+}
+
+func (p fakePanes) AttachArgv(ctx context.Context, ref string) ([]string, error) {
+	return nil, errors.New("host gone: unreachable")
+}
+
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	exe := filepath.Join(t.TempDir(), "runner")
@@ -129,16 +145,7 @@ func newFixture(t *testing.T) *fixture {
 		tc: &fakeTmux{socket: "/tmp/runner.sock", dead: map[string]bool{}}, screen: &fakeScreen{text: "agent screen"},
 		now: t0, bell: &strings.Builder{}}
 	d := Deps{Store: f.store, TC: f.tc, Reconcile: f.store.Read,
-		PaneClient: func(ctx context.Context, x *state.Task) (Screen, error) {
-			if x.Tmux.Host == "gone" {
-				return nil, errors.New("host gone: unreachable")
-			}
-			return f.screen, nil
-		},
-		AttachArgv: func(ctx context.Context, ref string) ([]string, error) {
-			return nil, errors.New("host gone: unreachable")
-		},
-	}
+		Panes: fakePanes{f.screen}}
 	m, err := New(t.Context(), Options{Deps: d, Exe: exe, Bell: f.bell, Now: func() time.Time { return f.now }})
 	if err != nil {
 		t.Fatal(err)

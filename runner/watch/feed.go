@@ -149,7 +149,7 @@ func (f *feed) capture(ctx context.Context, t *state.Task) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 		defer cancel()
-		tc, err := f.deps.PaneClient(ctx, t)
+		tc, err := f.deps.Panes.Screen(ctx, t)
 		if err != nil {
 			return previewMsg{id: id, pane: pane, tab: tabPane, err: err}
 		}
