@@ -91,6 +91,11 @@ func (s *Store) combinedUpdateAs(ctx context.Context, fn func(*State) error, ind
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// fn may change any task: what UpdateTask remembers of the tasks this
+	// process wrote is stale after it, and a change handed over from a
+	// stale base is a conflict, redone through the lock (under a burst,
+	// seconds in the kernel's queue).
+	defer s.known.reset()
 	q := updateQueues.get(s.dir)
 	defer updateQueues.put(s.dir, q)
 	req := &updateReq{ctx: ctx, fn: fn, done: make(chan updateResult, 1), lead: make(chan struct{}), indexOnly: indexOnly}

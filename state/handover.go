@@ -109,6 +109,13 @@ func (k *knownTasks) get(id string) json.RawMessage {
 	return k.m[id]
 }
 
+// reset forgets every task.
+func (k *knownTasks) reset() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.m = nil
+}
+
 // set remembers b for id, or forgets id when b is nil.
 func (k *knownTasks) set(id string, b json.RawMessage) {
 	k.mu.Lock()

@@ -187,6 +187,45 @@ func TestUpdateTaskConflict(t *testing.T) {
 	}
 }
 
+// A process's own Update of a task (a supervisor's count of a turn)
+// leaves what UpdateTask remembered of it stale: it is forgotten, so the
+// next change handed over starts from the task as it is, and the holder
+// applies it (fn once, no conflict redone through the lock).
+func TestUpdateTaskAfterOwnUpdate(t *testing.T) {
+	s := openTemp(t)
+	seedTasks(t, s, "t_a")
+	owner, err := Open(s.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := owner.UpdateTask(t.Context(), "t_a", func(x *Task) error { x.HandlingHops = 1; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := owner.Update(t.Context(), func(st *State) error { st.Task("t_a").HandlingHops = 10; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	release, wait := holdLock(t, s, nil)
+	runs := 0
+	done := make(chan error, 1)
+	go func() {
+		done <- owner.UpdateTask(t.Context(), "t_a", func(x *Task) error { runs++; x.HandlingHops++; return nil })
+	}()
+	waitQueued(t, s, 1)
+	release()
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if h := hops(t, s, "t_a"); h != 11 {
+		t.Errorf("hops %d, want 11", h)
+	}
+	if runs != 1 {
+		t.Errorf("fn ran %d times, want 1 (handed over from the task as its own Update left it, applied by the holder)", runs)
+	}
+}
+
 // A change that waits past the LockTimeout is withdrawn: ErrBusy, and it
 // is never applied later.
 func TestUpdateTaskWithdrawnAfterTimeout(t *testing.T) {
