@@ -77,10 +77,16 @@ func BenchmarkPool(b *testing.B) {
 	killed := make(chan lostHost, 1)
 	go func() {
 		on, err := waitRunningOn(r, lost, max(1, maxPer/4), 5*time.Minute)
+		k := lostHost{on: on, err: err}
 		if err == nil {
 			srvs[nHosts-1].Stop()
+			k.at = clock.Now()
+			// Watched from the kill on, beside the burst (looked at
+			// after it, the figure was the burst's length: 41 s where
+			// every task had left the host by 10 s).
+			k.offIn, k.last, k.err = waitOrphaned(r, on, lost, k.at, 120*time.Second)
 		}
-		killed <- lostHost{on: on, at: clock.Now(), err: err}
+		killed <- k
 	}()
 	ids, walls := burst(b, r, srv, nAgents, sleep)
 	b.Logf("%d detached dispatches to --host any (16 at once): median %v, slowest %v", len(ids), poolMedian(walls).Round(time.Millisecond), slices.Max(walls).Round(time.Millisecond))
@@ -88,9 +94,14 @@ func BenchmarkPool(b *testing.B) {
 	if k.err != nil {
 		b.Fatal(k.err)
 	}
-	orphanedIn := waitOrphaned(b, r, k.on, lost, k.at, 120*time.Second)
+	logLastOff(b, r, k.last, k.at, k.offIn)
+	if os.Getenv("RUNNER_BENCH_POOL_GATE") != "" && k.offIn > poolLostBound {
+		// Issue 53's promise, held in CI (.ci/run): the bound by
+		// construction is 11 s for a killed host (docs/remote.md).
+		b.Errorf("the killed host's tasks were all off it only %v after the kill: over the %v promised", k.offIn.Round(100*time.Millisecond), poolLostBound)
+	}
 	b.Logf("host %s's sshd killed with %d tasks there: the last off it (orphaned, or placed again) %v after the kill; %s", lost, len(k.on),
-		orphanedIn.Round(100*time.Millisecond), lostWays(b, r, k))
+		k.offIn.Round(100*time.Millisecond), lostWays(b, r, k))
 
 	ends := waitAllEnded(b, r, ids, time.Duration(nAgents*sleep)*time.Second/time.Duration(nHosts*maxPer/2)+5*time.Minute)
 	stopSampling()
@@ -175,12 +186,19 @@ func burst(b *testing.B, r *benchRig, dir string, n, sleep int) ([]string, []tim
 	return ids, walls
 }
 
+// poolLostBound is how soon every task of a killed host must be off it
+// (orphaned, ended or placed again) with RUNNER_BENCH_POOL_GATE set:
+// issue 53's 30 s.
+const poolLostBound = 30 * time.Second
+
 // lostHost is the host killed mid-run: the tasks active there then, and
 // when.
 type lostHost struct {
-	on  []string
-	at  time.Time
-	err error
+	on    []string
+	at    time.Time
+	offIn time.Duration // when the last of on was seen off the host
+	last  string        // that task
+	err   error
 }
 
 // waitRunningOn waits until n tasks run on host (or, 20 s on, at least
@@ -216,23 +234,62 @@ func waitRunningOn(r *benchRig, host string, n int, limit time.Duration) ([]stri
 
 // waitOrphaned waits until no task of ids is active on host (each
 // orphaned, ended, or placed again on another host of the pool) and
-// returns how long that took from t0 (the kill).
-func waitOrphaned(b *testing.B, r *benchRig, ids []string, host string, t0 time.Time, limit time.Duration) time.Duration {
+// returns how long that took from t0 (the kill) and the last task seen
+// off it. It runs beside the burst: an error, never a b.Fatal.
+func waitOrphaned(r *benchRig, ids []string, host string, t0 time.Time, limit time.Duration) (time.Duration, string, error) {
+	st, err := state.Open(r.stateDir)
+	if err != nil {
+		return 0, "", err
+	}
+	seen := map[string]bool{}
+	last := ""
 	for clock.Since(t0) < limit {
-		st := r.readState(b)
+		s, err := st.Read(context.Background())
+		if err != nil {
+			return 0, "", err
+		}
 		left := 0
 		for _, id := range ids {
-			if t := st.Tasks[id]; t != nil && t.Status.IsActive() && t.Tmux.Host == host {
+			if t := s.Tasks[id]; t != nil && t.Status.IsActive() && t.Tmux.Host == host {
 				left++
+			} else if !seen[id] {
+				seen[id], last = true, id
 			}
 		}
 		if left == 0 {
-			return clock.Since(t0)
+			return clock.Since(t0), last, nil
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	b.Fatalf("tasks of the killed host still active after %v", limit)
-	return 0
+	return 0, "", fmt.Errorf("tasks of the killed host still active after %v", limit)
+}
+
+// logLastOff logs task id, the last seen off the killed host: its status
+// changes after the kill (as recorded, from t0) against when a reader here
+// saw it off, and its supervisor log's warnings and errors (the state
+// writes it retried).
+func logLastOff(b *testing.B, r *benchRig, id string, t0 time.Time, seen time.Duration) {
+	if id == "" {
+		return
+	}
+	t := r.task(b, id)
+	var hist []string
+	for _, h := range t.History {
+		if !h.Time.Before(t0) {
+			hist = append(hist, fmt.Sprintf("%s at %v", h.Status, h.Time.Sub(t0).Round(100*time.Millisecond)))
+		}
+	}
+	var warns []string
+	data, _ := os.ReadFile(filepath.Join(r.stateDir, "logs", id+".supervisor.log"))
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, `"level":"WARN"`) || strings.Contains(l, `"level":"ERROR"`) || strings.HasPrefix(l, "state-trace") {
+			warns = append(warns, textutil.Headline(l, 300))
+		}
+	}
+	if len(warns) > 8 {
+		warns = warns[len(warns)-8:]
+	}
+	b.Logf("the last off the host: %s, seen %v after the kill; recorded: %s; its supervisor's warnings: %s", id, seen.Round(100*time.Millisecond), strings.Join(hist, ", "), strings.Join(warns, " | "))
 }
 
 // lostWays says, on one line (a benchmark's output is cut at 10), how
