@@ -56,7 +56,7 @@ func mailboxDeps(env *runner.Env) mailbox.Deps {
 
 // askDeps is what package ask takes.
 func askDeps(env *runner.Env) ask.Deps {
-	return ask.Deps{Store: env.Store, Profiles: env.Profiles, Getenv: runner.GetenvOf(env), Environ: env.Environ, Core: open.Core{Env: env},
+	return ask.Deps{Store: env.Store, Profiles: env.Profiles, Env: open.Core{Env: env}, Core: open.Core{Env: env},
 		Hosts: func(ctx context.Context, name string) (ask.Host, error) {
 			c, err := env.Hosts.Conn(ctx, name)
 			if err != nil {

@@ -26,16 +26,22 @@ type TaskTexts interface {
 	TaskText(t *state.Task) (string, error)
 }
 
+// Environment is the environment runner was given (open.Core): one
+// variable (Getenv: whether the caller is confined), and the whole list
+// (Environ: the shadows').
+type Environment interface {
+	Getenv(name string) string
+	Environ() []string
+}
+
 // Deps is what asking uses, built by cmd/runner from its Env: the store
 // (the targets' task text), the profiles, the environment, and Core.
-// Every field is required but Environ and Hosts.
+// Every field is required but Hosts.
 type Deps struct {
 	Store    TaskTexts
 	Profiles []*profile.Profile
-	// Getenv looks a variable up in the environment runner was given
-	// (Env.Env); Environ lists it for the shadows (nil: the process's).
-	Getenv  func(name string) string
-	Environ func() []string
+	// Env is the environment runner was given (open.Core).
+	Env Environment
 	// Core is what asking asks of package runner (open.Core).
 	Core
 	// Hosts reaches the host a target runs on, for its shadow there

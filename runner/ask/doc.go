@@ -9,7 +9,7 @@
 // mailbox), so it starts nothing in a pane.
 //
 // It takes a Deps built by cmd/runner from its Env: the task texts, the
-// profiles, the environment, the hosts (Host), and runner's Reconcile,
+// profiles, the environment (Environment), the hosts (Host), and runner's Reconcile,
 // CallerTask, ResolveArgv and ShadowSandbox through Core, an interface it
 // declares (open.Core; a fake in its tests); it imports nothing of
 // package runner.

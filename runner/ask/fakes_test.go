@@ -3,6 +3,8 @@ package ask
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/runner-cli/runner/internal/statetest"
@@ -42,7 +44,7 @@ func TestRunSiblingsAsMessages(t *testing.T) {
 		statetest.Supervised("t_root0000", "", state.StatusRunning),
 		statetest.Supervised("t_kida0000", "t_root0000", state.StatusRunning),
 		statetest.Supervised("t_kidb0000", "t_root0000", state.StatusRunning))
-	d := Deps{Store: s, Profiles: []*profile.Profile{{Name: "sim"}}, Getenv: func(string) string { return "" },
+	d := Deps{Store: s, Profiles: []*profile.Profile{{Name: "sim"}}, Env: fakeEnv{},
 		Core: &fakeCore{t: t, store: s, caller: "t_kida0000"}}
 	var posted []string
 	req := Request{Targets: []string{"@siblings"}, Question: "who edits handler.go?",
@@ -66,7 +68,7 @@ func TestRunSiblingsAsMessages(t *testing.T) {
 // are bad input, and nothing is asked.
 func TestRunBadTargets(t *testing.T) {
 	s := statetest.WithTasks(t, statetest.Supervised("t_root0000", "", state.StatusRunning))
-	d := Deps{Store: s, Profiles: []*profile.Profile{{Name: "sim"}}, Getenv: func(string) string { return "" },
+	d := Deps{Store: s, Profiles: []*profile.Profile{{Name: "sim"}}, Env: fakeEnv{},
 		Core: &fakeCore{t: t, store: s}}
 	post := func(context.Context, *state.Task, string, string) error {
 		t.Error("a question was posted")
@@ -79,5 +81,41 @@ func TestRunBadTargets(t *testing.T) {
 		if _, err := Run(context.Background(), d, req); !errors.Is(err, fault.ErrUsage) {
 			t.Errorf("Run(%q, %q) = %v, want a usage error", req.Targets, req.Question, err)
 		}
+	}
+}
+
+// fakeEnv is an Environment of these variables only.
+type fakeEnv map[string]string
+
+func (e fakeEnv) Getenv(name string) string { return e[name] }
+
+func (e fakeEnv) Environ() []string {
+	var out []string
+	for k, v := range e {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestShadowEnv: a shadow's environment is the one runner was given (not
+// the process's), without the variables that say which task a process
+// belongs to, with RUNNER_SHADOW_OF and the profile's Env.
+func TestShadowEnv(t *testing.T) {
+	d := Deps{Env: fakeEnv{"PATH": "/given/bin", "RUNNER_TASK_ID": "t_caller00", "KEEP": "1"}}
+	prof := &profile.Profile{Name: "sim", Env: map[string]string{"AGENT_X": "y"}}
+	got := shadowEnv(d, &state.Task{ID: "t_target0"}, prof)
+	for _, want := range []string{"PATH=/given/bin", "KEEP=1", "RUNNER_SHADOW_OF=t_target0", "AGENT_X=y"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("shadow env %q lacks %s", got, want)
+		}
+	}
+	for _, kv := range got {
+		if strings.HasPrefix(kv, "RUNNER_TASK_ID=") {
+			t.Errorf("shadow env passes for the caller's task: %s", kv)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("shadow env %q: want the given environment's two kept and two set, nothing of the process's", got)
 	}
 }

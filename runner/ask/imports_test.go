@@ -17,7 +17,7 @@ func TestTakesDepsNotEnv(t *testing.T) {
 // depsOf is the Deps of env, built as cmd/runner builds it.
 func depsOf(env *runner.Env) Deps {
 	return Deps{
-		Store: env.Store, Profiles: env.Profiles, Getenv: runner.GetenvOf(env), Environ: env.Environ,
+		Store: env.Store, Profiles: env.Profiles, Env: open.Core{Env: env},
 		Core: open.Core{Env: env},
 	}
 }

@@ -46,7 +46,7 @@ func runShadow(ctx context.Context, d Deps, t *state.Task, prof *profile.Profile
 	if fi, err := os.Stat(t.Dir); err != nil || !fi.IsDir() {
 		return shadowResult{err: fmt.Errorf("shadow of %s: project directory %s is missing", t.ID, t.Dir)}
 	}
-	if len(t.Sandbox) > 0 || d.Getenv(door.EnvConfined) != "" {
+	if len(t.Sandbox) > 0 || d.Env.Getenv(door.EnvConfined) != "" {
 		if argv, err = d.ShadowSandbox(t, prof, argv); err != nil {
 			return shadowResult{err: err}
 		}
@@ -94,11 +94,7 @@ func stderrNote(s string) string {
 // which task a process belongs to (a shadow is not the caller, nor a child
 // of it), plus RUNNER_SHADOW_OF and the profile's Env.
 func shadowEnv(d Deps, t *state.Task, prof *profile.Profile) []string {
-	environ := os.Environ
-	if d.Environ != nil {
-		environ = d.Environ
-	}
-	return tmuxctl.ChildEnv(environ(), append([]string{"RUNNER_SHADOW_OF=" + t.ID}, prof.EnvList()...)...)
+	return tmuxctl.ChildEnv(d.Env.Environ(), append([]string{"RUNNER_SHADOW_OF=" + t.ID}, prof.EnvList()...)...)
 }
 
 // Prompt is the prompt a shadow of t gets: who it answers for, t's task

@@ -69,7 +69,7 @@ func runShadowThere(ctx context.Context, d Deps, t *state.Task, prof *profile.Pr
 	if err != nil {
 		return shadowResult{err: fmt.Errorf("the shadow of %s: %w", t.ID, err)}
 	}
-	if len(t.Sandbox) > 0 || d.Getenv(door.EnvConfined) != "" {
+	if len(t.Sandbox) > 0 || d.Env.Getenv(door.EnvConfined) != "" {
 		if argv, err = h.Sandbox(ctx, t, prof, argv); err != nil {
 			return shadowResult{err: fmt.Errorf("the shadow of %s: its sandbox on host %s: %w", t.ID, host, err)}
 		}

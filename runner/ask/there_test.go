@@ -39,7 +39,7 @@ func (f *fakeHost) Sandbox(_ context.Context, t *state.Task, _ *profile.Profile,
 func (f *fakeHost) String() string { return "fake" }
 
 func hostDeps(h *fakeHost, env map[string]string) Deps {
-	return Deps{Getenv: func(k string) string { return env[k] },
+	return Deps{Env: fakeEnv(env),
 		Hosts: func(_ context.Context, name string) (Host, error) {
 			if name != "h" {
 				return nil, errors.New("no host " + name)
@@ -127,7 +127,7 @@ func TestShadowThereRefused(t *testing.T) {
 		want string
 	}{
 		{"unknown host", hostDeps(h, nil), &elsewhere, "on host nosuch: no host nosuch"},
-		{"no hosts", Deps{Getenv: func(string) string { return "" }}, &base, "reaches no host"},
+		{"no hosts", Deps{Env: fakeEnv{}}, &base, "reaches no host"},
 		{"not installed", hostDeps(&fakeHost{argvErr: errors.New("not installed there")}, nil), &base, "not installed there"},
 	} {
 		res := runShadow(t.Context(), c.d, c.t, prof, "q", time.Minute)

@@ -2,6 +2,7 @@ package open
 
 import (
 	"context"
+	"os"
 
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/profile"
@@ -12,7 +13,8 @@ import (
 
 // Core is package runner over one Env, as the packages above the core
 // ask for it: each declares the few of these methods it uses as an
-// interface of its own (gc.Core, mailbox.Core, ask.Core) and its tests
+// interface of its own (gc.Core, mailbox.Core, ask.Core, worktree.Core,
+// answer.Follower; ask.Environment, the Env's environment) and its tests
 // give a fake.
 type Core struct {
 	Env *runner.Env
@@ -67,4 +69,17 @@ func (c Core) ShadowSandbox(t *state.Task, prof *profile.Profile, argv []string)
 func (c Core) Resume(ctx context.Context, ref string) error {
 	_, _, err := runner.Resume(ctx, c.Env, ref)
 	return err
+}
+
+// Getenv is a variable of the environment the Env was given (the
+// process's when it was given none: runner.GetenvOf).
+func (c Core) Getenv(name string) string { return runner.GetenvOf(c.Env)(name) }
+
+// Environ is the environment the Env was given (the process's when it was
+// given none).
+func (c Core) Environ() []string {
+	if c.Env.Environ != nil {
+		return c.Env.Environ()
+	}
+	return os.Environ()
 }
