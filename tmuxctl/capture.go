@@ -2,6 +2,8 @@ package tmuxctl
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"strconv"
@@ -114,6 +116,52 @@ func (c *Client) paneScreenLoading(ctx context.Context, pane, text string) (p Pa
 		_, _ = c.run(context.WithoutCancel(ctx), nil, "delete-buffer", "-b", buf)
 	}
 	return p, screen, buf, err
+}
+
+// paneScreenPasting is paneScreenLoading that also pastes the buffer, in
+// the same call, when the pane is alive and not in a mode at that moment
+// (pasted: the paste ran; tmux decides it with if-shell -F, no shell).
+// raw is paste-buffer -r. The screen is the one before the paste. A pane
+// that was not ready gets no paste: the caller looks at p and pastes (or
+// deletes) buf itself. The paste says so on stdout after the screen, with
+// a word made for this call, which no screen can have guessed.
+func (c *Client) paneScreenPasting(ctx context.Context, pane, text string, raw bool) (p PaneInfo, screen, buf string, pasted bool, err error) {
+	if err := validatePaneID(pane); err != nil {
+		return PaneInfo{}, "", "", false, err
+	}
+	if text, _ = PasteText(text); text == "" {
+		p, screen, buf, err = c.paneScreenLoading(ctx, pane, "")
+		return p, screen, buf, false, err
+	}
+	buf = c.nextBufferName()
+	word := pastedWord()
+	paste := "paste-buffer -d -p -b " + buf + " -t " + pane
+	if raw {
+		paste += " -r"
+	}
+	args := []string{"display-message", "-p", "-t", pane, paneFormat(), ";", "capture-pane", "-p", "-t", pane,
+		";", "load-buffer", "-b", buf, "-",
+		";", "if-shell", "-F", "-t", pane, "#{?pane_in_mode,0,#{?pane_dead,0,1}}", paste + " ; display-message -p " + word}
+	out, err := c.run(ctx, strings.NewReader(text), args...)
+	if err != nil {
+		_, _ = c.run(context.WithoutCancel(ctx), nil, "delete-buffer", "-b", buf)
+		return PaneInfo{}, "", "", false, fmt.Errorf("pane %s: %w", pane, err)
+	}
+	if rest, ok := strings.CutSuffix(out, "\n"+word+"\n"); ok {
+		out, pasted = rest+"\n", true
+	}
+	p, screen, err = parsePaneScreen(pane, out)
+	if err != nil && !pasted {
+		_, _ = c.run(context.WithoutCancel(ctx), nil, "delete-buffer", "-b", buf)
+	}
+	return p, screen, buf, pasted, err
+}
+
+// pastedWord is a word no one can guess before the call that prints it.
+func pastedWord() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "runner-pasted-" + hex.EncodeToString(b[:])
 }
 
 // parsePaneScreen reads the output of display-message with paneFormat

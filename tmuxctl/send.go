@@ -346,9 +346,11 @@ func (o DeliverOptions) nudgeAfter(n int) time.Duration {
 }
 
 // pasteWhenReady pastes text once the pane is known to live and take
-// keys. With opts.Before, the look and the loading of the text into a
-// buffer are one tmux call, and Before gets the screen just before the
-// paste; the buffer is deleted if the pane turns out not to take it.
+// keys. With opts.Before, the look, the loading of the text into a buffer
+// and its paste (when the pane takes keys: the usual case) are one tmux
+// call, and Before gets the screen just before the paste; a pane that did
+// not take it is dealt with as it was found, and the buffer deleted if
+// the pane turns out not to take it at all.
 func (c *Client) pasteWhenReady(ctx context.Context, pane, text string, opts DeliverOptions) error {
 	if opts.Before == nil {
 		if err := c.ready(ctx, pane, opts.LeaveMode); err != nil {
@@ -356,9 +358,13 @@ func (c *Client) pasteWhenReady(ctx context.Context, pane, text string, opts Del
 		}
 		return c.Paste(ctx, pane, text, opts.Raw)
 	}
-	p, screen, buf, err := c.paneScreenLoading(ctx, pane, text)
+	p, screen, buf, pasted, err := c.paneScreenPasting(ctx, pane, text, opts.Raw)
 	if err != nil {
 		return err
+	}
+	if pasted {
+		opts.Before(screen)
+		return nil
 	}
 	err = c.readyAs(ctx, pane, p, opts.LeaveMode)
 	if err == nil && p.InMode { // the screen of copy mode: look again without it

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -519,6 +520,53 @@ func TestDeliverBefore(t *testing.T) {
 	}
 	// The text was loaded with the look at the pane: a pane that did not
 	// take it leaves no buffer behind.
+	if out, _ := c.run(ctx, nil, "list-buffers", "-F", "#{buffer_name}"); strings.TrimSpace(out) != "" {
+		t.Fatalf("buffers left behind: %q", out)
+	}
+}
+
+// TestDeliverPastesWithTheLook: a pane that takes keys gets the text in
+// the same tmux call that looks at it and loads the buffer (no
+// paste-buffer call of its own), Before still gets the screen from before
+// the paste, and no buffer is left behind.
+func TestDeliverPastesWithTheLook(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	pane := shellPane(t, c, "dp")
+	log := filepath.Join(t.TempDir(), "calls")
+	real, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapper := filepath.Join(t.TempDir(), "tmux")
+	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s|' \"$a\"; done >>'" + log + "'\necho >>'" + log + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c.bin = wrapper
+	var before string
+	res, err := c.Deliver(ctx, pane, "echo pasted-marker", DeliverOptions{EnterDelay: 20 * time.Millisecond,
+		Before: func(s string) { before = s }})
+	if err != nil || !res.Confirmed {
+		t.Fatalf("Deliver: %+v, %v", res, err)
+	}
+	if strings.Contains(before, "pasted-marker") {
+		t.Fatalf("the screen handed to Before has the text already:\n%s", before)
+	}
+	b, _ := os.ReadFile(log)
+	calls := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(calls) == 0 || !strings.Contains(calls[0], "|load-buffer|") || !strings.Contains(calls[0], "|if-shell|") {
+		t.Fatalf("the first call %q: want the look, the load and the paste", calls)
+	}
+	for _, call := range calls {
+		if strings.Contains(call, "|paste-buffer|") {
+			t.Errorf("a paste-buffer call of its own: %q", call)
+		}
+	}
+	waitFor(t, 5*time.Second, func() bool {
+		s, _ := c.CaptureScreen(ctx, pane)
+		return strings.Count(s, "pasted-marker") == 2 // the command and its output
+	})
 	if out, _ := c.run(ctx, nil, "list-buffers", "-F", "#{buffer_name}"); strings.TrimSpace(out) != "" {
 		t.Fatalf("buffers left behind: %q", out)
 	}
