@@ -3,14 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -19,8 +22,9 @@ import (
 // foreground (the snapshot carried to every host that answers; the
 // killed one is said and left out), compare naming the hosts, and pick
 // bringing the chosen branch back and merging it here. It reports the
-// wall time of each step and the hosts the candidates ran on.
-func poolGroup(b *testing.B, r *benchRig) {
+// wall time of each step and the hosts the candidates ran on (one line:
+// a benchmark's output is cut at 10).
+func poolGroup(b *testing.B, r *benchRig) string {
 	ctx := context.Background()
 	repo := filepath.Join(r.dir, "grouprepo")
 	git := func(args ...string) string {
@@ -74,8 +78,39 @@ func poolGroup(b *testing.B, r *benchRig) {
 	if got := git("show", "HEAD:group.txt"); !strings.Contains(got, "hello") {
 		b.Errorf("group.txt merged here: %q", got)
 	}
-	b.Logf("a group of 3 across hosts (%s): dispatched and ended in %v (foreground), picked and merged here in %v",
+	return fmt.Sprintf("a group of 3 across hosts (%s): dispatched and ended in %v (foreground), picked and merged here in %v",
 		strings.Join(hosts, ", "), dispatched.Round(time.Millisecond), picked.Round(time.Millisecond))
+}
+
+// poolDoor is BenchmarkPool's sandboxed agent on a host (issue 53 §4): a
+// shell task here dispatches a sandboxed shell child to the pool (--host
+// any); the child runs runner there, which reaches its supervisor here
+// through its door, forwarded over the host's connection, and messages
+// its parent. The parent shell then takes the message as its next turn's
+// input (which a shell cannot run: it ends failed, the message read, as
+// in door_remote.txtar). It says how long that took.
+func poolDoor(b *testing.B, r *benchRig, dir string) string {
+	ctx := context.Background()
+	child := filepath.Join(r.dir, "child.task")
+	script := `R=` + r.bin + `; $R msg "$RUNNER_PARENT" "hello parent, from the pool"; echo msg=$?`
+	if err := os.WriteFile(child, []byte(script+"\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	t0 := clock.Now()
+	out, _ := r.runner(ctx, "dispatch", dir, "--agent", "shell", "--awareness", "off", "--ready-timeout", "60s", "--timeout", "120s",
+		r.bin+" dispatch --host any "+dir+" --agent shell --sandbox --awareness off --ready-timeout 60s --timeout 90s --file "+child+"; echo child=$?")
+	m := regexp.MustCompile(`(t_\w+) (failed|done)`).FindStringSubmatch(out)
+	if m == nil {
+		b.Fatalf("the door on a pool host: the parent's dispatch said %q", out)
+	}
+	logs, err := r.runner(ctx, "logs", m[1])
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !strings.Contains(logs, "child=0") || !strings.Contains(logs, "hello parent, from the pool") {
+		b.Fatalf("the door on a pool host: the parent %s did not get its sandboxed child's message; its log:\n%s", m[1], textutil.LastLines(logs, 40))
+	}
+	return fmt.Sprintf("a sandboxed agent on a pool host messaged its parent here through its door (%v in all)", clock.Since(t0).Round(time.Millisecond))
 }
 
 // failedReasons are the failed tasks among ids, each with its last

@@ -19,6 +19,7 @@ import (
 	"github.com/runner-cli/runner/internal/sshtest"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/hosts"
+	"github.com/runner-cli/runner/runner/sandbox"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
 )
@@ -112,7 +113,16 @@ func BenchmarkPool(b *testing.B) {
 		spread[r.task(b, id).Tmux.Host]++
 	}
 	b.Logf("placed, by host (whole run): %v", spread)
-	poolGroup(b, r) // a group of 3 across hosts, picked and merged here
+	group := poolGroup(b, r) // a group of 3 across hosts, picked and merged here
+	door := ""
+	if _, err := sandbox.Check(ctx); err == nil {
+		door = poolDoor(b, r, srv) // a sandboxed agent on a pool host messages its parent
+	} else if os.Getenv("RUNNER_BENCH_POOL_GATE") != "" {
+		b.Errorf("the door on a pool host not tried: %v", err)
+	} else {
+		door = fmt.Sprintf("the door on a pool host not tried: %v", err)
+	}
+	b.Logf("%s; %s", group, door)
 	if ends[string(state.StatusFailed)] > 0 {
 		b.Errorf("%d tasks failed: %s", ends[string(state.StatusFailed)], strings.Join(failedReasons(b, r, ids), "; "))
 	}
