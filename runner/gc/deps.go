@@ -123,7 +123,7 @@ func Panes(client func(ctx context.Context, t *state.Task) (*tmuxctl.Client, err
 // store and the task record, this machine's tmux server and the hosts',
 // the profiles (quit keys, session ids, interrupt keys), the clock and
 // warnings, the self-spawn, what they ask of package runner (Core) and
-// of package worktree (a function). Every field is required (StartAuto
+// of package worktree (a function). Every field is required but Procs (StartAuto
 // needs only Store, Now, Exe and SpawnRunner).
 type Deps struct {
 	Store Store
@@ -149,6 +149,17 @@ type Deps struct {
 	// Core is what gc asks of package runner (open.Core).
 	Core
 
+	// Procs ends the processes picked (nil: the system's, Proctree).
+	Procs Procs
+
 	// ListWorktrees lists the task worktrees (worktree.List).
 	ListWorktrees func(ctx context.Context) ([]worktree.Info, error)
+}
+
+// procs is d.Procs, the system's when none is given.
+func (d Deps) procs() Procs {
+	if d.Procs == nil {
+		return Proctree{}
+	}
+	return d.Procs
 }

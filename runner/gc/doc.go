@@ -12,5 +12,6 @@
 // marks runner's windows is held equal to runner's by a test). Nothing
 // below imports it. What it never touches: another user's processes,
 // another tmux server's panes, the pane and supervisor of an active task
-// (see picking.pick, a function of a process table, and protectedPIDs).
+// (see picking.pick, a function of a process table, and protectedPIDs;
+// what it picks is ended through Procs, an interface it declares).
 package gc

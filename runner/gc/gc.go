@@ -161,7 +161,7 @@ func Run(ctx context.Context, d Deps, opts Options) (*Result, error) {
 	}
 	pick, owner := taskPicker(ctx, d, targets, protect, true)
 	if opts.DryRun {
-		targets, err = wouldEnd(targets, pick, owner)
+		targets, err = wouldEnd(d, targets, pick, owner)
 	} else {
 		targets, err = endAndClose(ctx, d, targets, pick, owner, opts.Grace)
 	}
@@ -225,18 +225,12 @@ func emptiedSessions(ctx context.Context, d Deps, sessions map[string]bool) []st
 
 // wouldEnd attributes to the targets the processes a gc would end (dry
 // run: nothing is signalled), chosen by the rule the real run's
-// proctree.End applies (proctree.Endable): what a gc spares (another
-// user's process, a tmux server) a dry run does not list.
-func wouldEnd(targets []*target, pick proctree.Picker, owner map[int]string) ([]*target, error) {
-	tab, err := proctree.Read()
+// proctree.End applies (Procs.Endable): what a gc spares (another user's
+// process, a tmux server) a dry run does not list.
+func wouldEnd(d Deps, targets []*target, pick Picker, owner map[int]string) ([]*target, error) {
+	found, err := d.procs().Endable(pick)
 	if err != nil && !errors.Is(err, proctree.ErrUnsupported) {
 		return nil, err
-	}
-	var found []proctree.Ended
-	if tab != nil {
-		for _, p := range proctree.Endable(tab, pick) {
-			found = append(found, proctree.Ended{PID: p.PID, Comm: p.Comm})
-		}
 	}
 	return attribute(targets, found, owner), nil
 }

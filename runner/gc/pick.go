@@ -1,6 +1,6 @@
 // Picking a task's processes: which processes of the table a gc or a
 // cancel --kill ends. The choice is a function of a process table (the
-// procTable interface: a *proctree.Table, a fake in the tests) and of
+// ProcTable interface: a *proctree.Table, a fake in the tests) and of
 // what gc knows beside it, with no I/O of its own.
 
 package gc
@@ -8,14 +8,15 @@ package gc
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/state"
 )
 
-// procTable is a process table as the picking reads it: a
-// *proctree.Table (table).
-type procTable interface {
+// ProcTable is a process table as the picking reads it: a
+// *proctree.Table (table), a fake in the tests.
+type ProcTable interface {
 	// PIDs are the processes of the table.
 	PIDs() []int
 	// Env is the value of key in the environment pid was started with.
@@ -29,7 +30,46 @@ type procTable interface {
 	TmuxServerOf(pid int) int
 }
 
-// table is a procTable over a *proctree.Table.
+// Picker chooses, in a process table, the processes to end.
+type Picker func(ProcTable) []int
+
+// Procs are this machine's processes as gc ends those it picks:
+// Proctree, a fake in the tests.
+type Procs interface {
+	// Endable is what End would end now of what pick finds (a dry run).
+	Endable(pick Picker) ([]proctree.Ended, error)
+	// End ends what pick finds, the grace between SIGTERM and SIGKILL.
+	End(ctx context.Context, pick Picker, grace time.Duration) ([]proctree.Ended, error)
+}
+
+// Proctree is the Procs of package proctree: the system's process table
+// (proctree.End and its one rule, proctree.Endable).
+type Proctree struct{}
+
+var _ Procs = Proctree{}
+
+// Endable is what proctree.End would end now of what pick finds.
+func (Proctree) Endable(pick Picker) ([]proctree.Ended, error) {
+	tab, err := proctree.Read()
+	if err != nil {
+		return nil, err
+	}
+	var out []proctree.Ended
+	for _, p := range proctree.Endable(tab, pick.onTable) {
+		out = append(out, proctree.Ended{PID: p.PID, Comm: p.Comm})
+	}
+	return out, nil
+}
+
+// End is proctree.End.
+func (Proctree) End(ctx context.Context, pick Picker, grace time.Duration) ([]proctree.Ended, error) {
+	return proctree.End(ctx, pick.onTable, grace)
+}
+
+// onTable is pick on a *proctree.Table.
+func (pick Picker) onTable(t *proctree.Table) []int { return pick(table{t}) }
+
+// table is a ProcTable over a *proctree.Table.
 type table struct{ *proctree.Table }
 
 // PIDs are the processes of the table, in order.
@@ -66,7 +106,7 @@ type pickTarget struct {
 // picking.pick), reading the state afresh with each table; a state that
 // cannot be read picks nothing. owner maps each chosen pid to its task
 // id.
-func taskPicker(ctx context.Context, d Deps, targets []*target, protect []int, pruned bool) (proctree.Picker, map[int]string) {
+func taskPicker(ctx context.Context, d Deps, targets []*target, protect []int, pruned bool) (Picker, map[int]string) {
 	owner := map[int]string{}
 	server, _ := d.TC.ServerPID(ctx)
 	p := picking{dir: d.Store.Dir(), server: server, protect: protect, pruned: pruned}
@@ -77,7 +117,7 @@ func taskPicker(ctx context.Context, d Deps, targets []*target, protect []int, p
 		}
 		p.targets = append(p.targets, pt)
 	}
-	pick := func(t *proctree.Table) []int {
+	pick := func(t ProcTable) []int {
 		// Read after the table: a task dispatched since the caller's read
 		// is in the state before its agent starts, and a target started
 		// again meanwhile (send resumes it) is active in it.
@@ -85,7 +125,7 @@ func taskPicker(ctx context.Context, d Deps, targets []*target, protect []int, p
 		if err != nil {
 			return nil
 		}
-		return p.pick(table{t}, st.Tasks, owner)
+		return p.pick(t, st.Tasks, owner)
 	}
 	return pick, owner
 }
@@ -98,7 +138,7 @@ func taskPicker(ctx context.Context, d Deps, targets []*target, protect []int, p
 // server, nor a target that is active again in known (the state read
 // after tab). owner gets each chosen pid's task id; it keeps those of
 // earlier calls (proctree.End reports processes gone by its last call).
-func (p picking) pick(tab procTable, known map[string]*state.Task, owner map[int]string) []int {
+func (p picking) pick(tab ProcTable, known map[string]*state.Task, owner map[int]string) []int {
 	safe := map[int]bool{}
 	for _, pid := range tab.Descendants(p.protect...) {
 		safe[pid] = true
@@ -165,7 +205,7 @@ func (p picking) pick(tab procTable, known map[string]*state.Task, owner map[int
 // may be that server's, inherited from the pane that started it. (Under
 // runner's own server, started without them, they are the task's: an agent
 // its window's close left behind.)
-func markedProcs(tab procTable, dir string, server int) map[int]string {
+func markedProcs(tab ProcTable, dir string, server int) map[int]string {
 	out := map[int]string{}
 	for _, pid := range tab.PIDs() {
 		if v, ok := tab.Env(pid, "RUNNER_STATE_DIR"); !ok || v != dir {

@@ -1,10 +1,12 @@
 package gc
 
 import (
+	"context"
 	"errors"
 	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/runner-cli/runner/runner/proctree"
 	"github.com/runner-cli/runner/state"
@@ -17,7 +19,7 @@ type fakeProc struct {
 	env       map[string]string
 }
 
-// fakeProcs is a procTable in memory, by pid, read as proctree.Table reads
+// fakeProcs is a ProcTable in memory, by pid, read as proctree.Table reads
 // the system's: descendants never through a tmux server, a session only
 // while its leader leads it.
 type fakeProcs map[int]fakeProc
@@ -79,8 +81,8 @@ func (f fakeProcs) TmuxServerOf(pid int) int {
 	return 0
 }
 
-var _ procTable = fakeProcs{}
-var _ procTable = table{}
+var _ ProcTable = fakeProcs{}
+var _ ProcTable = table{}
 
 // marked is the environment of a process of task id under state
 // directory dir.
@@ -201,5 +203,96 @@ func TestTableOverProctree(t *testing.T) {
 	}
 	if !slices.Contains(table{tab}.PIDs(), os.Getpid()) {
 		t.Errorf("PIDs lack this process (%d)", os.Getpid())
+	}
+}
+
+// fakeEnder is a Procs over a fake table: what it ends leaves the table.
+type fakeEnder struct {
+	tab   fakeProcs
+	ended []int
+}
+
+var _ Procs = (*fakeEnder)(nil)
+
+func (f *fakeEnder) Endable(pick Picker) ([]proctree.Ended, error) {
+	var out []proctree.Ended
+	for _, pid := range pick(f.tab) {
+		if p, ok := f.tab[pid]; ok {
+			out = append(out, proctree.Ended{PID: pid, Comm: p.comm})
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeEnder) End(ctx context.Context, pick Picker, grace time.Duration) ([]proctree.Ended, error) {
+	out, _ := f.Endable(pick)
+	for i := range out {
+		out[i].Signal = "TERM"
+		delete(f.tab, out[i].PID)
+		f.ended = append(f.ended, out[i].PID)
+	}
+	return out, nil
+}
+
+// TestRunEndsWhatItPicks: gc, dry or not, attributes to each task the
+// processes picked in the table (its pane's, its marked daemon's, a
+// pruned task's), spares those below an active task's pane, and a real
+// run ends them and records them.
+func TestRunEndsWhatItPicks(t *testing.T) {
+	for _, dry := range []bool{true, false} {
+		w := here(t)
+		for i := range w.tc.panes {
+			switch w.tc.panes[i].ID {
+			case "%1":
+				w.tc.panes[i].PID = 200
+			case "%3":
+				w.tc.panes[i].PID = 300
+			}
+		}
+		dir := w.store.Dir()
+		old, run := marked("t_old00001", dir), marked("t_run00001", dir)
+		ender := &fakeEnder{tab: fakeProcs{
+			1:   {comm: "init", sid: 1},
+			200: {ppid: 1, sid: 200, comm: "bash", env: old},
+			201: {ppid: 200, sid: 200, comm: "node", env: old},
+			220: {ppid: 1, sid: 220, comm: "codex", env: old},
+			300: {ppid: 1, sid: 300, comm: "bash", env: run},
+			301: {ppid: 300, sid: 300, comm: "sh", env: old}, // below an active task's pane
+			500: {ppid: 1, sid: 500, comm: "node", env: marked("t_gone0001", dir)},
+			501: {ppid: 1, sid: 501, comm: "node", env: marked("t_lost0007", dir)},
+		}}
+		w.d.Procs = ender
+		res, err := Run(t.Context(), w.d, Options{OlderThan: time.Hour, DryRun: dry, QuitWait: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][]int{}
+		for _, x := range res.Tasks {
+			for _, p := range x.Processes {
+				got[x.ID] = append(got[x.ID], p.PID)
+			}
+			if x.ID == "t_lost0007" && !x.Pruned {
+				t.Errorf("dry %v: a process of a task the state lost makes a target not marked pruned: %+v", dry, x)
+			}
+		}
+		want := map[string][]int{"t_old00001": {200, 201, 220}, "t_gone0001": {500}, "t_lost0007": {501}}
+		for id, pids := range want {
+			slices.Sort(got[id])
+			if !slices.Equal(got[id], pids) {
+				t.Errorf("dry %v: %s's processes %v, want %v", dry, id, got[id], pids)
+			}
+		}
+		if len(got) != len(want) || res.Processes() != 5 {
+			t.Errorf("dry %v: processes %v (%d), want those of %d tasks", dry, got, res.Processes(), len(want))
+		}
+		slices.Sort(ender.ended)
+		switch {
+		case dry && len(ender.ended) != 0:
+			t.Errorf("a dry run ended %v", ender.ended)
+		case !dry && !slices.Equal(ender.ended, []int{200, 201, 220, 500, 501}):
+			t.Errorf("ended %v, want the five picked", ender.ended)
+		case !dry && w.read("t_old00001").Reclaimed.IsZero():
+			t.Error("t_old00001 not recorded reclaimed")
+		}
 	}
 }

@@ -107,11 +107,11 @@ func quitAndRead(ctx context.Context, tc Tmux, prof *profile.Profile, pane *tmux
 // endAndClose ends the processes pick chooses (the tree is still whole, so
 // nothing is reparented before it is found), then closes the targets'
 // windows.
-func endAndClose(ctx context.Context, d Deps, targets []*target, pick proctree.Picker, owner map[int]string, grace time.Duration) ([]*target, error) {
+func endAndClose(ctx context.Context, d Deps, targets []*target, pick Picker, owner map[int]string, grace time.Duration) ([]*target, error) {
 	if grace <= 0 {
 		grace = DefaultKillGrace
 	}
-	ended, err := proctree.End(ctx, pick, grace)
+	ended, err := d.procs().End(ctx, pick, grace)
 	if err != nil && !errors.Is(err, proctree.ErrUnsupported) {
 		return targets, fmt.Errorf("end the processes of finished tasks: %w", err)
 	}
