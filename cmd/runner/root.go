@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/runner-cli/runner/cmd/runner/internal/agentscmd"
 	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
 	"github.com/runner-cli/runner/cmd/runner/internal/hostcmd"
 	"github.com/runner-cli/runner/cmd/runner/internal/snapshotcmd"
@@ -226,7 +227,7 @@ func (a *app) rootCommands() []rootCommand {
 		{"events", groupMachine, a.newEventsCmd}, {"project", groupMachine, a.newProjectCmd},
 		{"snapshot", groupMachine, a.family(snapshotcmd.NewCmd)}, {"version", groupMachine, a.newVersionCmd},
 		{"serve", groupMachine, a.newServeCmd},
-		{"tmux", groupScripting, a.family(tmuxcmd.NewCmd)}, {"agents", groupScripting, a.newAgentsCmd},
+		{"tmux", groupScripting, a.family(tmuxcmd.NewCmd)}, {"agents", groupScripting, a.family(agentscmd.NewCmd)},
 		{"status-line", groupScripting, a.newStatusLineCmd}, {"mcp", groupScripting, a.newMCPCmd},
 		// Hidden: the simulated agent, the supervisor and hook a dispatch
 		// starts, the sandbox's exec, the push sender.

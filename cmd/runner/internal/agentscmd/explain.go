@@ -1,11 +1,10 @@
-package main
+package agentscmd
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/spf13/cobra"
-
+	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/config"
@@ -13,9 +12,10 @@ import (
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/state"
+	"github.com/spf13/cobra"
 )
 
-func (a *app) newAgentsExplainCmd() *cobra.Command {
+func (ac *cmds) newExplainCmd() *cobra.Command {
 	var opts agentsExplainOptions
 	cmd := &cobra.Command{
 		Use:   "explain (--screen SCREEN --agent NAME | --pane ID | --task ID)",
@@ -39,10 +39,10 @@ The pane flags give what tmux would say besides the text, as for 'agents detect'
 (for a live pane, they override what tmux says).`,
 		Example: `  runner agents explain --task t_abc123
   runner agents explain --screen claude-screen.txt --agent claude --json`,
-		Args: args(cobra.NoArgs),
+		Args: cmdkit.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.paneInfo.changed(cmd)
-			return a.runAgentsExplain(cmd.Context(), opts)
+			return ac.runAgentsExplain(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -50,7 +50,7 @@ The pane flags give what tmux would say besides the text, as for 'agents detect'
 	f.StringVar(&opts.agent, "agent", "", "the agent profile (`NAME`; for a task's pane, the task's agent by default)")
 	f.StringVar(&opts.pane, "pane", "", "capture this live pane (`ID`, e.g. %3) on the --socket server")
 	f.StringVar(&opts.task, "task", "", "capture this task's pane (`ID` or unique prefix), here or on its host")
-	a.jsonFlag(cmd, &opts.asJSON, "print as JSON: the detection (state, field, rule, pattern, line, line_no, question…), decided, bottom, rules [{rule, field, pattern, origin: {file, line, builtin}, region, lines: [{n, text}], tried, decided}], sources")
+	ac.f.JSONFlag(cmd, &opts.asJSON, "print as JSON: the detection (state, field, rule, pattern, line, line_no, question…), decided, bottom, rules [{rule, field, pattern, origin: {file, line, builtin}, region, lines: [{n, text}], tried, decided}], sources")
 	opts.paneInfo.add(cmd)
 	return cmd
 }
@@ -65,9 +65,9 @@ type agentsExplainOptions struct {
 	paneInfo paneInfoFlags
 }
 
-func (a *app) runAgentsExplain(ctx context.Context, opts agentsExplainOptions) error {
+func (ac *cmds) runAgentsExplain(ctx context.Context, opts agentsExplainOptions) error {
 	if opts.asJSON {
-		a.jsonErrors = true
+		ac.f.JSONErrors(true)
 	}
 	given := 0
 	for _, v := range []string{opts.screen, opts.pane, opts.task} {
@@ -87,13 +87,13 @@ func (a *app) runAgentsExplain(ctx context.Context, opts agentsExplainOptions) e
 		if opts.agent == "" {
 			return fault.Usagef("agents explain: --agent is required with --screen (see 'runner agents')")
 		}
-		if screen, err = a.readScreen("agents explain", opts.screen); err != nil {
+		if screen, err = ac.readScreen("agents explain", opts.screen); err != nil {
 			return err
 		}
-		if cfg, _, err = config.Load(a.getenv); err != nil {
+		if cfg, err = ac.f.Config(); err != nil {
 			return err
 		}
-	} else if screen, info, cfg, err = a.explainCapture(ctx, &opts, &out); err != nil {
+	} else if screen, info, cfg, err = ac.explainCapture(ctx, &opts, &out); err != nil {
 		return err
 	}
 	p, err := cfg.Profile(opts.agent)
@@ -105,14 +105,14 @@ func (a *app) runAgentsExplain(ctx context.Context, opts agentsExplainOptions) e
 	}
 	out.Explanation = p.ExplainPane(screen, info)
 	if opts.asJSON {
-		return a.printJSON(out)
+		return ac.f.PrintJSON(out)
 	}
 	if out.Task != "" {
-		fmt.Fprintf(a.out, "task %s, pane %s\n", out.Task, out.Pane)
+		fmt.Fprintf(ac.f.Out, "task %s, pane %s\n", out.Task, out.Pane)
 	}
-	explain.WriteExplanation(a.out, out.Explanation)
+	explain.WriteExplanation(ac.f.Out, out.Explanation)
 	if out.Task != "" {
-		fmt.Fprintf(a.out, "last hook event: %s\n", explain.HookLine(out.LastHook, clock.Now()))
+		fmt.Fprintf(ac.f.Out, "last hook event: %s\n", explain.HookLine(out.LastHook, clock.Now()))
 	}
 	return nil
 }
@@ -130,8 +130,8 @@ type explainOutput struct {
 // explainCapture captures the pane of opts.pane or opts.task, sets the
 // agent (the task's, unless --agent says) and fills in the task and its
 // last hook event; cfg is the config it loaded.
-func (a *app) explainCapture(ctx context.Context, opts *agentsExplainOptions, out *explainOutput) (screen string, info profile.PaneInfo, cfg *config.Config, err error) {
-	env, cfg, err := a.runnerEnv(false)
+func (ac *cmds) explainCapture(ctx context.Context, opts *agentsExplainOptions, out *explainOutput) (screen string, info profile.PaneInfo, cfg *config.Config, err error) {
+	env, cfg, err := ac.f.Env(false)
 	if err != nil {
 		return "", profile.PaneInfo{}, nil, err
 	}

@@ -1,16 +1,16 @@
-package main
+package agentscmd
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/spf13/cobra"
-
+	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/fault"
+	"github.com/spf13/cobra"
 )
 
-func (a *app) newAgentsCheckCmd() *cobra.Command {
+func (ac *cmds) newCheckCmd() *cobra.Command {
 	var opts agentsCheckOptions
 	cmd := &cobra.Command{
 		Use:   "check [FILE...]",
@@ -31,10 +31,10 @@ Exit status 0 when every file is valid, 2 when one is not (or none can be read).
   runner agents check ~/.config/runner/agents/claude.toml --json`,
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.files = argv
-			return a.runAgentsCheck(cmd.Context(), opts)
+			return ac.runAgentsCheck(cmd.Context(), opts)
 		},
 	}
-	a.jsonFlag(cmd, &opts.asJSON, "print the result as JSON: [{file, agent, ok, overrides_builtin, keys, error: {file, line, column, key, message}}]")
+	ac.f.JSONFlag(cmd, &opts.asJSON, "print the result as JSON: [{file, agent, ok, overrides_builtin, keys, error: {file, line, column, key, message}}]")
 	return cmd
 }
 
@@ -44,10 +44,10 @@ type agentsCheckOptions struct {
 	asJSON bool
 }
 
-func (a *app) runAgentsCheck(ctx context.Context, opts agentsCheckOptions) error {
+func (ac *cmds) runAgentsCheck(ctx context.Context, opts agentsCheckOptions) error {
 	files := opts.files
 	if len(files) == 0 {
-		dir := config.AgentsDir(a.getenv)
+		dir := config.AgentsDir(ac.f.Getenv)
 		if dir == "" {
 			return fault.Usagef("agents check: no config directory (none of RUNNER_CONFIG, XDG_CONFIG_HOME, HOME is set): name the FILE to check")
 		}
@@ -56,23 +56,23 @@ func (a *app) runAgentsCheck(ctx context.Context, opts agentsCheckOptions) error
 			return err
 		}
 		if len(paths) == 0 && !opts.asJSON {
-			fmt.Fprintf(a.out, "no agent files in %s\n", dir)
+			fmt.Fprintf(ac.f.Out, "no agent files in %s\n", dir)
 			return nil
 		}
 		files = paths
 	}
 	checks, bad := config.CheckAgentFiles(files)
 	if opts.asJSON {
-		if err := a.printJSON(checks); err != nil {
+		if err := ac.f.PrintJSON(checks); err != nil {
 			return err
 		}
 	} else {
 		for _, c := range checks {
-			fmt.Fprintln(a.out, c.Line())
+			fmt.Fprintln(ac.f.Out, c.Line())
 		}
 	}
 	if bad > 0 {
-		return &ExitError{Code: ExitUsage}
+		return &cmdkit.SilentError{Kind: fault.ErrUsage} // each file's verdict is printed
 	}
 	return nil
 }

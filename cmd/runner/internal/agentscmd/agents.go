@@ -1,23 +1,25 @@
-package main
+package agentscmd
 
 import (
 	"context"
 	"io"
 	"os"
 
+	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
 	"github.com/runner-cli/runner/runner/doctor"
 	"github.com/runner-cli/runner/runner/explain"
-
-	"github.com/runner-cli/runner/runner/config"
-
-	"github.com/runner-cli/runner/runner/profile"
-
 	"github.com/runner-cli/runner/runner/fault"
-
+	"github.com/runner-cli/runner/runner/profile"
 	"github.com/spf13/cobra"
 )
 
-func (a *app) newAgentsCmd() *cobra.Command {
+// cmds are the commands of `runner agents` over the factory they run on.
+type cmds struct{ f *cmdkit.Factory }
+
+// NewCmd builds `runner agents` and its commands (detect, show, check,
+// explain) over f.
+func NewCmd(f *cmdkit.Factory) *cobra.Command {
+	ac := &cmds{f}
 	var opts agentsOptions
 	cmd := &cobra.Command{
 		Use:   "agents",
@@ -36,14 +38,14 @@ default) passes each CLI for the version installed: its asking mode and what
 asks there, or that it has none.`,
 		Example: `  runner agents
   runner agents --json --no-version`,
-		Args: args(cobra.NoArgs),
+		Args: cmdkit.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runAgents(cmd.Context(), opts)
+			return ac.runAgents(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.asJSON, "json", false, "print as JSON")
 	cmd.Flags().BoolVar(&opts.noVersion, "no-version", false, "do not run the CLIs to read their versions")
-	cmd.AddCommand(a.newAgentsDetectCmd(), a.newAgentsShowCmd(), a.newAgentsCheckCmd(), a.newAgentsExplainCmd())
+	cmd.AddCommand(ac.newDetectCmd(), ac.newShowCmd(), ac.newCheckCmd(), ac.newExplainCmd())
 	return cmd
 }
 
@@ -53,11 +55,11 @@ type agentsOptions struct {
 	noVersion bool
 }
 
-func (a *app) runAgents(ctx context.Context, opts agentsOptions) error {
+func (ac *cmds) runAgents(ctx context.Context, opts agentsOptions) error {
 	if opts.asJSON {
-		a.jsonErrors = true
+		ac.f.JSONErrors(true)
 	}
-	cfg, _, err := config.Load(a.getenv)
+	cfg, err := ac.f.Config()
 	if err != nil {
 		return err
 	}
@@ -68,12 +70,12 @@ func (a *app) runAgents(ctx context.Context, opts agentsOptions) error {
 	self, _ := os.Executable()
 	sts := doctor.CheckAgents(ctx, ps, self, !opts.noVersion)
 	if opts.asJSON {
-		return a.printJSON(sts)
+		return ac.f.PrintJSON(sts)
 	}
-	return doctor.WriteAgents(a.out, sts)
+	return doctor.WriteAgents(ac.f.Out, sts)
 }
 
-func (a *app) newAgentsShowCmd() *cobra.Command {
+func (ac *cmds) newShowCmd() *cobra.Command {
 	var opts agentsShowOptions
 	cmd := &cobra.Command{
 		Use:   "show NAME",
@@ -90,10 +92,10 @@ and "permissions_auto_doc" are --permissions auto's.
 file an agents/NAME.toml of yours overrides, key by key.`,
 		Example: `  runner agents show claude
   runner agents show codex --toml`,
-		Args: args(cobra.ExactArgs(1)),
+		Args: cmdkit.Args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.args = argv
-			return a.runAgentsShow(cmd.Context(), opts)
+			return ac.runAgentsShow(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.toml, "toml", false, "print the built-in agent file (TOML) instead")
@@ -106,17 +108,17 @@ type agentsShowOptions struct {
 	toml bool
 }
 
-func (a *app) runAgentsShow(ctx context.Context, opts agentsShowOptions) error {
+func (ac *cmds) runAgentsShow(ctx context.Context, opts agentsShowOptions) error {
 	if opts.toml {
 		b, err := profile.BuiltinFile(opts.args[0])
 		if err != nil {
 			return fault.Usagef("agents show --toml: %v (the built-in agents: see 'runner agents')", err)
 		}
-		_, err = a.out.Write(b)
+		_, err = ac.f.Out.Write(b)
 		return err
 	}
-	a.jsonErrors = true
-	cfg, _, err := config.Load(a.getenv)
+	ac.f.JSONErrors(true)
+	cfg, err := ac.f.Config()
 	if err != nil {
 		return err
 	}
@@ -124,7 +126,7 @@ func (a *app) runAgentsShow(ctx context.Context, opts agentsShowOptions) error {
 	if err != nil {
 		return err
 	}
-	return a.printJSON(p)
+	return ac.f.PrintJSON(p)
 }
 
 type detectOutput struct {
@@ -133,7 +135,7 @@ type detectOutput struct {
 	profile.Detection
 }
 
-func (a *app) newAgentsDetectCmd() *cobra.Command {
+func (ac *cmds) newDetectCmd() *cobra.Command {
 	var opts agentsDetectOptions
 
 	cmd := &cobra.Command{
@@ -150,10 +152,10 @@ cannot decide (a pager in the shell profile, a question versus output).
 States: ready, busy, needs_input, starting, exited, error, unknown.`,
 		Example: `  runner agents detect --pane %3 --agent claude
   runner agents detect --file claude-screen.txt --agent claude --json`,
-		Args: args(cobra.NoArgs),
+		Args: cmdkit.Args(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.paneInfo.changed(cmd)
-			return a.runAgentsDetect(cmd.Context(), opts)
+			return ac.runAgentsDetect(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -192,9 +194,9 @@ func (o *paneInfoFlags) changed(cmd *cobra.Command) {
 	o.DeadStatusSet = cmd.Flags().Changed("dead-status")
 }
 
-func (a *app) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) error {
+func (ac *cmds) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) error {
 	if opts.asJSON {
-		a.jsonErrors = true
+		ac.f.JSONErrors(true)
 	}
 	if (opts.file == "") == (opts.pane == "") {
 		return fault.Usagef("agents detect: give --pane ID (a live pane) or --file SCREEN (a capture-pane text file, or - for stdin)")
@@ -202,7 +204,7 @@ func (a *app) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) err
 	if opts.agent == "" {
 		return fault.Usagef("agents detect: --agent is required (see 'runner agents')")
 	}
-	cfg, _, err := config.Load(a.getenv)
+	cfg, err := ac.f.Config()
 	if err != nil {
 		return err
 	}
@@ -213,11 +215,11 @@ func (a *app) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) err
 	var screen string
 	var info profile.PaneInfo
 	if opts.pane != "" {
-		if screen, info, err = explain.Capture(ctx, a.tmuxClientFor(cfg), opts.pane); err != nil {
+		if screen, info, err = explain.Capture(ctx, ac.f.TmuxFor(cfg), opts.pane); err != nil {
 			return err
 		}
 		opts.file = opts.pane
-	} else if screen, err = a.readScreen("agents detect", opts.file); err != nil {
+	} else if screen, err = ac.readScreen("agents detect", opts.file); err != nil {
 		return err
 	}
 	if err := opts.paneInfo.Apply("agents detect", &info); err != nil {
@@ -225,19 +227,19 @@ func (a *app) runAgentsDetect(ctx context.Context, opts agentsDetectOptions) err
 	}
 	d := profile.DetectPane(p, screen, info)
 	if opts.asJSON {
-		return a.printJSON(detectOutput{Agent: opts.agent, File: opts.file, Detection: d})
+		return ac.f.PrintJSON(detectOutput{Agent: opts.agent, File: opts.file, Detection: d})
 	}
-	explain.WriteDetection(a.out, d)
+	explain.WriteDetection(ac.f.Out, d)
 	return nil
 }
 
 // readScreen reads a captured screen from file ("-": stdin); cmdName
 // names the command in errors.
-func (a *app) readScreen(cmdName, file string) (string, error) {
+func (ac *cmds) readScreen(cmdName, file string) (string, error) {
 	var b []byte
 	var err error
 	if file == "-" {
-		b, err = io.ReadAll(a.in)
+		b, err = io.ReadAll(ac.f.In)
 	} else {
 		b, err = os.ReadFile(file)
 	}
