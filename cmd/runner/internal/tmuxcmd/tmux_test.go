@@ -231,3 +231,34 @@ func TestDelayOrNone(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureStreams: a plain capture is for people (Out, where main
+// makes control characters visible); --escapes asks for the pane's
+// escapes as they are (RawOut), and launch prints the pane id alone.
+func TestCaptureStreams(t *testing.T) {
+	needTmux(t)
+	x := newFake(t, "")
+	var raw strings.Builder
+	x.f.RawOut = &raw
+	if err := x.run(t, "launch", "--name", "colour", "--size", "80x10", "--cwd", t.TempDir(), "--env", "A=b",
+		"--", "sh", "-c", `printf '\033[31mred\033[0m\n'; exec sleep 30`); err != nil {
+		t.Fatal(err)
+	}
+	pane := strings.TrimSpace(x.b.Out.String())
+	if !strings.HasPrefix(pane, "%") || strings.Contains(pane, "\n") {
+		t.Fatalf("launch printed %q, want the pane id alone", x.b.Out.String())
+	}
+	if err := x.run(t, "wait-idle", "--pane", pane, "--quiet", "200ms", "--timeout", "10s"); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.run(t, "capture", "--pane", pane, "--escapes"); err != nil || x.b.Out.Len() != 0 || !strings.Contains(raw.String(), "\x1b[31mred") {
+		t.Errorf("capture --escapes: %v, Out %q, RawOut %q; want the escapes on RawOut only", err, x.b.Out.String(), raw.String())
+	}
+	raw.Reset()
+	if err := x.run(t, "capture", "--pane", pane); err != nil || !strings.Contains(x.b.Out.String(), "red") || strings.Contains(x.b.Out.String(), "\x1b") || raw.Len() != 0 {
+		t.Errorf("capture: %v, Out %q, RawOut %q; want the text on Out, no escape", err, x.b.Out.String(), raw.String())
+	}
+	if err := x.run(t, "send", "--pane", pane, "--nudges", "1", "--delay-enter", "0s", "text"); err == nil || !strings.Contains(err.Error(), "send to "+pane) {
+		t.Errorf("send with nudges to a pane whose screen Enter does not change (sleep reads nothing): %v, want an error naming the pane", err)
+	}
+}
