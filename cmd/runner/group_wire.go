@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/runner-cli/runner/gitsnap"
-	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/ask"
 	"github.com/runner-cli/runner/runner/config"
@@ -13,80 +12,64 @@ import (
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/remote"
-	"github.com/runner-cli/runner/runner/worktree"
 	"github.com/runner-cli/runner/state"
 )
 
 // groupDeps is what package group takes (dispatch --agents, compare,
 // vote, pick).
 func groupDeps(env *runner.Env) group.Deps {
-	return group.Deps{Store: env.Store, Reconcile: reconcileOn(env), Say: env.Say, Now: env.Time, GitOn: env.Hosts.GitOn,
-		Task: func(ctx context.Context, id string) (*state.Task, error) { return env.Record().Task(ctx, id) },
-		Send: func(ctx context.Context, id, text string) error {
-			_, err := runner.Send(ctx, env, runner.SendRequest{Ref: id, Text: text, Detach: true})
-			return err
-		},
+	return group.Deps{Store: env.Store, Tasks: groupTasks{env}, Merges: group.Worktrees(worktreeDeps(env)),
+		Hosts: group.OnPool(env.Hosts), Sandbox: groupSandbox{env}, Say: env.Say, Now: env.Time,
 		Ask: func(ctx context.Context, req ask.Request) ([]ask.Answer, error) {
 			return ask.Run(ctx, askDeps(env), req)
-		},
-		Forecast: func(ctx context.Context, ids []string, into string) (map[string]*worktree.Check, error) {
-			return worktree.CheckMergesInto(ctx, worktreeDeps(env), ids, into)
-		},
-		Merge: func(ctx context.Context, req worktree.MergeRequest) error {
-			_, _, err := worktree.Merge(ctx, worktreeDeps(env), req)
-			return err
-		},
-		MergeHere: func(ctx context.Context, req worktree.MergeRequest, t *state.Task) error {
-			d := worktreeDeps(env)
-			d.Core = oneTask{d.Core, t}
-			d.GitContext = func(ctx context.Context, _ *state.Task) (context.Context, error) { return ctx, nil }
-			_, _, err := worktree.Merge(ctx, d, req)
-			return err
-		},
-		Via: func(ctx context.Context, host string) (transport.Transport, error) {
-			c, err := env.Hosts.Conn(ctx, host)
-			if err != nil {
-				return nil, err
-			}
-			return c.Transport(), nil
-		},
-		Cancel: func(ctx context.Context, id, reason string) error {
-			_, err := gc.CancelBecause(ctx, gcDeps(env), id, false, reason)
-			return err
-		},
-		Close: func(ctx context.Context, id string) error {
-			_, err := gc.Cancel(ctx, gcDeps(env), id, true)
-			return err
-		},
-		WrapCheck: func(ctx context.Context, t *state.Task, argv []string) ([]string, error) {
-			return runner.CheckSandbox(ctx, env, t, argv)
-		},
-		WrapCheckThere: func(ctx context.Context, t *state.Task, argv []string) ([]string, error) {
-			return checkSandboxThere(ctx, env, t, argv)
-		},
-	}
+		}}
 }
 
-// oneTask is a worktree.Core whose one task is t, whatever the ref.
-type oneTask struct {
-	worktree.Core
-	t *state.Task
+// groupTasks are env's tasks as a group's operations ask for its
+// candidates (group.Tasks): runner's reconcile, record and send, gc's
+// cancels.
+type groupTasks struct{ env *runner.Env }
+
+func (c groupTasks) Reconcile(ctx context.Context) (*state.State, error) {
+	return runner.Reconcile(ctx, c.env)
 }
 
-// GetTask is t.
-func (o oneTask) GetTask(context.Context, string) (*state.Task, error) { return o.t, nil }
+func (c groupTasks) Task(ctx context.Context, id string) (*state.Task, error) {
+	return c.env.Record().Task(ctx, id)
+}
 
-// checkSandboxThere wraps argv, a group's check to run in sandboxed
-// candidate t's folder on its host, in a sandbox like its agent's there
+func (c groupTasks) Send(ctx context.Context, id, text string) error {
+	_, err := runner.Send(ctx, c.env, runner.SendRequest{Ref: id, Text: text, Detach: true})
+	return err
+}
+
+func (c groupTasks) Cancel(ctx context.Context, id, reason string) error {
+	_, err := gc.CancelBecause(ctx, gcDeps(c.env), id, false, reason)
+	return err
+}
+
+func (c groupTasks) Close(ctx context.Context, id string) error {
+	_, err := gc.Cancel(ctx, gcDeps(c.env), id, true)
+	return err
+}
+
+// groupSandbox wraps a sandboxed candidate's check (group.Sandbox): here
+// as runner.CheckSandbox does; there in a sandbox like its agent's
 // (remote.SandboxArgv: the folder and the repository's git directory
 // written, as the agent may; none of the agent CLI's own directories):
 // the check can do nothing there that its agent could not.
-func checkSandboxThere(ctx context.Context, env *runner.Env, t *state.Task, argv []string) ([]string, error) {
-	c, err := env.Hosts.Conn(ctx, t.Tmux.Host)
+type groupSandbox struct{ env *runner.Env }
+
+func (s groupSandbox) Wrap(ctx context.Context, t *state.Task, argv []string) ([]string, error) {
+	return runner.CheckSandbox(ctx, s.env, t, argv)
+}
+
+func (s groupSandbox) WrapThere(ctx context.Context, t *state.Task, argv []string) ([]string, error) {
+	c, err := s.env.Hosts.Conn(ctx, t.Tmux.Host)
 	if err != nil {
 		return nil, err
 	}
-	return sandboxThere(ctx, env, c, t, &profile.Profile{Name: t.Agent}, argv)
+	return sandboxThere(ctx, s.env, c, t, &profile.Profile{Name: t.Agent}, argv)
 }
 
 // sandboxThere wraps argv, run for task t beside its agent on its host

@@ -55,7 +55,7 @@ func Await(ctx context.Context, d Deps, id string, takeOver bool) (*state.Group,
 	}
 	tasks := map[string]*state.Task{}
 	for _, tid := range g.Tasks {
-		if t, err := d.Task(ctx, tid); err == nil {
+		if t, err := d.Tasks.Task(ctx, tid); err == nil {
 			tasks[tid] = t
 		}
 	}
@@ -70,8 +70,8 @@ func CancelAtWork(ctx context.Context, d Deps, id, reason string) {
 		return
 	}
 	for _, tid := range g.Tasks {
-		if t, err := d.Task(ctx, tid); err == nil && !Ended(t) {
-			if err := d.Cancel(ctx, tid, reason); err != nil {
+		if t, err := d.Tasks.Task(ctx, tid); err == nil && !Ended(t) {
+			if err := d.Tasks.Cancel(ctx, tid, reason); err != nil {
 				d.Say("group %s: cancel %s: %v", id, tid, err)
 			}
 		}

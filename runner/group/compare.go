@@ -60,7 +60,7 @@ func Compare(ctx context.Context, d Deps, ref string) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := d.Reconcile(ctx); err != nil {
+	if _, err := d.Tasks.Reconcile(ctx); err != nil {
 		return nil, err
 	}
 	c := &Comparison{Group: g, Rows: make([]Row, len(g.Tasks))}
@@ -98,7 +98,7 @@ func forecasts(ctx context.Context, d Deps, g *state.Group) (map[string]*worktre
 	var order []string
 	for _, id := range g.Tasks {
 		host := ""
-		if t, err := d.Task(ctx, id); err == nil {
+		if t, err := d.Tasks.Task(ctx, id); err == nil {
 			host = t.Tmux.Host
 		}
 		if _, ok := byHost[host]; !ok {
@@ -111,7 +111,7 @@ func forecasts(ctx context.Context, d Deps, g *state.Group) (map[string]*worktre
 		var fc map[string]*worktree.Check
 		var err error
 		if host == "" {
-			fc, err = d.Forecast(ctx, byHost[host], "")
+			fc, err = d.Merges.Forecast(ctx, byHost[host], "")
 		} else {
 			fc, err = forecastThere(ctx, d, g, host, byHost[host])
 		}
@@ -147,7 +147,7 @@ func forecastThere(ctx context.Context, d Deps, g *state.Group, host string, ids
 		return nil, err
 	}
 	origin := g.Dir // the repository there: the candidates' (the same path, as a rule)
-	if t, err := d.Task(ctx, ids[0]); err == nil && t.Origin != "" {
+	if t, err := d.Tasks.Task(ctx, ids[0]); err == nil && t.Origin != "" {
 		origin = t.Origin
 	}
 	var have []string
@@ -160,7 +160,7 @@ func forecastThere(ctx context.Context, d Deps, g *state.Group, host string, ids
 		return nil, fmt.Errorf("forecast against %s here: carry it to host %s: %w", branch, host, err)
 	}
 	defer func() { _, _ = gitsnap.DropRefs(context.WithoutCancel(there), origin, ref) }()
-	fc, err := d.Forecast(ctx, ids, tmp)
+	fc, err := d.Merges.Forecast(ctx, ids, tmp)
 	for _, c := range fc {
 		c.Into = branch
 	}
@@ -170,7 +170,7 @@ func forecastThere(ctx context.Context, d Deps, g *state.Group, host string, ids
 // row reads one candidate.
 func row(ctx context.Context, d Deps, g *state.Group, id string) Row {
 	r := Row{Task: id, Paths: []string{}, SameFiles: []string{}}
-	t, err := d.Task(ctx, id)
+	t, err := d.Tasks.Task(ctx, id)
 	if err != nil {
 		r.Error = err.Error()
 		return r
@@ -266,10 +266,10 @@ func where(t *state.Task) string {
 
 // on is ctx for gitsnap's calls on host ("": this machine).
 func on(ctx context.Context, d Deps, host string) (context.Context, error) {
-	if host == "" || d.GitOn == nil {
+	if host == "" || d.Hosts == nil {
 		return ctx, nil
 	}
-	return d.GitOn(ctx, host)
+	return d.Hosts.GitOn(ctx, host)
 }
 
 // diffOn is candidate t's diff from its snapshot, where it runs.
@@ -296,7 +296,7 @@ func member(ctx context.Context, d Deps, g *state.Group, ref string) (*state.Tas
 	if len(hits) != 1 {
 		return nil, &NotMemberError{Group: g.ID, Ref: ref, Tasks: g.Tasks}
 	}
-	return d.Task(ctx, hits[0])
+	return d.Tasks.Task(ctx, hits[0])
 }
 
 // NotMemberError says a reference names no candidate (or several) of a

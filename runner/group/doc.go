@@ -22,10 +22,12 @@
 // foreground group through, cancelling its candidates when interrupted.
 //
 // Like the other packages above the core it takes what it uses of
-// runner as a Deps of functions and the Launcher and Starter interfaces
-// (built in cmd/runner: runner's Send and Dispatch, ask's Run, worktree's
-// merges, gc's cancels, the hosts' transports, the state and the
-// self-spawn) and imports nothing of package runner; of ask, worktree
-// and plan it uses the types, of projects and hosts the resolution of a
-// project. Its tests run it through fakes of them, with real git.
+// runner as small interfaces it declares, in a Deps (Store: the state;
+// Tasks: runner's reconcile, record and send, gc's cancels; Merges:
+// worktree's, Worktrees; Hosts: the pool's, OnPool; Sandbox: the checks'
+// sandbox) and the Launcher and Starter interfaces (built in cmd/runner:
+// runner's Dispatch, the state and the self-spawn), and imports nothing
+// of package runner; of ask and plan it uses the types, of projects and
+// hosts the resolution of a project. Its tests run it through fakes of
+// them, with real git.
 package group

@@ -19,7 +19,7 @@ import (
 )
 
 // fakeRunner is the part of runner a group's operations use, in memory
-// around a real state store: each Deps function records its calls.
+// around a real state store: its Tasks and Merges record their calls.
 type fakeRunner struct {
 	t     *testing.T
 	store *state.Store
@@ -27,6 +27,8 @@ type fakeRunner struct {
 	calls []string
 	// alive is what the supervisor's liveness check answers.
 	alive bool
+	// forecast answers Forecast (nil: no forecast).
+	forecast func(ctx context.Context, ids []string, into string) (map[string]*worktree.Check, error)
 }
 
 func newFake(t *testing.T, tasks ...*state.Task) *fakeRunner {
@@ -64,57 +66,103 @@ func hostCtx(ctx context.Context, host string) (context.Context, error) {
 	return gitsnap.On(ctx, transport.Local{}), nil
 }
 
-// deps are the fake's Deps.
+// deps are the fake's Deps: f is their Tasks and Merges, fakeHosts
+// their Hosts.
 func (f *fakeRunner) deps() Deps {
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	return Deps{Store: f.store, Now: func() time.Time { return now },
-		Reconcile: f.store.Read,
-		Task: func(ctx context.Context, id string) (*state.Task, error) {
-			st, err := f.store.Read(ctx)
-			if err != nil {
-				return nil, err
-			}
-			if t := st.Tasks[id]; t != nil {
-				return t, nil
-			}
-			return nil, fmt.Errorf("no task %s", id)
-		},
-		Send: func(_ context.Context, id, text string) error {
-			f.record("send %s %s", id, text)
-			return nil
-		},
-		Forecast: func(context.Context, []string, string) (map[string]*worktree.Check, error) { return nil, nil },
-		Merge: func(_ context.Context, req worktree.MergeRequest) error {
-			f.record("merge %s", req.Ref)
-			return nil
-		},
-		MergeHere: func(ctx context.Context, req worktree.MergeRequest, t *state.Task) error {
-			f.record("mergehere %s %s %s", req.Ref, t.Origin, t.Tmux.Host)
-			snap, err := gitsnap.Get(ctx, t.Origin, t.ID)
-			if err != nil {
-				return err
-			}
-			_, err = gitsnap.Merge(ctx, t.Origin, t.Dir, t.Branch, gitsnap.MergeOptions{Base: snap.Commit, Message: "Merge " + t.Branch})
-			return err
-		},
-		Cancel: func(_ context.Context, id, reason string) error {
-			f.record("cancel %s %s", id, reason)
-			return nil
-		},
-		Close: func(_ context.Context, id string) error {
-			f.record("close %s", id)
-			return nil
-		},
-		GitOn: hostCtx,
-		Via: func(_ context.Context, host string) (transport.Transport, error) {
-			if host == "gone" {
-				return nil, fmt.Errorf("host gone: unreachable")
-			}
-			return transport.Local{}, nil
-		},
+	return Deps{Store: f.store, Tasks: f, Merges: f, Hosts: fakeHosts{}, Now: func() time.Time { return now },
 		Alive: func(int, string) bool { return f.alive },
 		Say:   func(format string, args ...any) { f.record("say "+format, args...) },
 	}
+}
+
+var (
+	_ Tasks  = (*fakeRunner)(nil)
+	_ Merges = (*fakeRunner)(nil)
+	_ Hosts  = fakeHosts{}
+	_ Store  = (*state.Store)(nil)
+)
+
+// Reconcile reads the state as it is.
+func (f *fakeRunner) Reconcile(ctx context.Context) (*state.State, error) { return f.store.Read(ctx) }
+
+// Task is task id of the state.
+func (f *fakeRunner) Task(ctx context.Context, id string) (*state.Task, error) {
+	st, err := f.store.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if t := st.Tasks[id]; t != nil {
+		return t, nil
+	}
+	return nil, fmt.Errorf("no task %s", id)
+}
+
+func (f *fakeRunner) Send(_ context.Context, id, text string) error {
+	f.record("send %s %s", id, text)
+	return nil
+}
+
+func (f *fakeRunner) Cancel(_ context.Context, id, reason string) error {
+	f.record("cancel %s %s", id, reason)
+	return nil
+}
+
+func (f *fakeRunner) Close(_ context.Context, id string) error {
+	f.record("close %s", id)
+	return nil
+}
+
+// Forecast is f.forecast's, none without it.
+func (f *fakeRunner) Forecast(ctx context.Context, ids []string, into string) (map[string]*worktree.Check, error) {
+	if f.forecast != nil {
+		return f.forecast(ctx, ids, into)
+	}
+	return nil, nil
+}
+
+func (f *fakeRunner) Merge(_ context.Context, req worktree.MergeRequest) error {
+	f.record("merge %s", req.Ref)
+	return nil
+}
+
+// MergeHere merges t's branch into its origin with real git.
+func (f *fakeRunner) MergeHere(ctx context.Context, req worktree.MergeRequest, t *state.Task) error {
+	f.record("mergehere %s %s %s", req.Ref, t.Origin, t.Tmux.Host)
+	snap, err := gitsnap.Get(ctx, t.Origin, t.ID)
+	if err != nil {
+		return err
+	}
+	_, err = gitsnap.Merge(ctx, t.Origin, t.Dir, t.Branch, gitsnap.MergeOptions{Base: snap.Commit, Message: "Merge " + t.Branch})
+	return err
+}
+
+// fakeHosts are hosts that are this machine through a transport, but
+// "gone", which cannot be reached.
+type fakeHosts struct{}
+
+func (fakeHosts) GitOn(ctx context.Context, host string) (context.Context, error) {
+	return hostCtx(ctx, host)
+}
+
+func (fakeHosts) Via(_ context.Context, host string) (transport.Transport, error) {
+	if host == "gone" {
+		return nil, fmt.Errorf("host gone: unreachable")
+	}
+	return transport.Local{}, nil
+}
+
+// fakeSandbox wraps checks with there (here: unwrapped).
+type fakeSandbox struct {
+	there func(ctx context.Context, t *state.Task, argv []string) ([]string, error)
+}
+
+func (fakeSandbox) Wrap(_ context.Context, _ *state.Task, argv []string) ([]string, error) {
+	return argv, nil
+}
+
+func (s fakeSandbox) WrapThere(ctx context.Context, t *state.Task, argv []string) ([]string, error) {
+	return s.there(ctx, t, argv)
 }
 
 // addGroup records g.

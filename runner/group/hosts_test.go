@@ -169,7 +169,7 @@ func TestCompareForecastPerMachine(t *testing.T) {
 	d := f.deps()
 	var looks []string
 	hostFails := true
-	d.Forecast = func(_ context.Context, ids []string, into string) (map[string]*worktree.Check, error) {
+	f.forecast = func(_ context.Context, ids []string, into string) (map[string]*worktree.Check, error) {
 		looks = append(looks, strings.Join(ids, ",")+" into "+into)
 		if into != "" && git(t, there, "rev-parse", "refs/heads/"+into) != git(t, here, "rev-parse", "HEAD") {
 			t.Errorf("the look there is not into the commit here")
@@ -254,7 +254,7 @@ func TestRunCheckThereEndsItThere(t *testing.T) {
 
 // TestCheckOnHost: a group's supervisor runs the check of a candidate on
 // a host there, and sends a failure back; a sandboxed one there runs
-// wrapped by WrapCheckThere (not at all without it, nor when its sandbox
+// wrapped by its Sandbox's WrapThere (not at all without it, nor when its sandbox
 // cannot be made: said in the result); a host that cannot be reached is
 // said in the result.
 func TestCheckOnHost(t *testing.T) {
@@ -262,14 +262,14 @@ func TestCheckOnHost(t *testing.T) {
 	d := f.deps()
 	ctx := t.Context()
 	g := &state.Group{ID: "g_hosts001", Check: "test ! -e good.txt", CheckRetry: 1}
-	t2, err := d.Task(ctx, "t_host001")
+	t2, err := d.Tasks.Task(ctx, "t_host001")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !checkOne(ctx, d, g, t2) {
 		t.Error("a failed check was not sent back")
 	}
-	t2, _ = d.Task(ctx, "t_host001")
+	t2, _ = d.Tasks.Task(ctx, "t_host001")
 	if t2.Check == nil || t2.Check.Exit != 1 || t2.Check.Runs != 1 {
 		t.Errorf("check recorded: %+v", t2.Check)
 	}
@@ -282,17 +282,17 @@ func TestCheckOnHost(t *testing.T) {
 		t.Errorf("sandboxed on a host, no way to sandbox it there: %+v", r)
 	}
 	var wrapped []string
-	d.WrapCheckThere = func(_ context.Context, x *state.Task, argv []string) ([]string, error) {
+	d.Sandbox = fakeSandbox{there: func(_ context.Context, x *state.Task, argv []string) ([]string, error) {
 		wrapped = append(wrapped, x.ID)
 		return append([]string{"env", "IN_BOX=1"}, argv...), nil
-	}
+	}}
 	g.Check = `test "$IN_BOX" = 1 && echo boxed`
 	if r := runCheck(ctx, d, &boxed, g, nil); r.Exit != 0 || r.Tail != "boxed" || strings.Join(wrapped, ",") != "t_host001" {
 		t.Errorf("sandboxed on a host, wrapped there: %+v (wrapped %v)", r, wrapped)
 	}
-	d.WrapCheckThere = func(context.Context, *state.Task, []string) ([]string, error) {
+	d.Sandbox = fakeSandbox{there: func(context.Context, *state.Task, []string) ([]string, error) {
 		return nil, errors.New("bwrap is not installed there")
-	}
+	}}
 	if r := runCheck(ctx, d, &boxed, g, nil); r.Exit != -1 || !strings.Contains(r.Tail, "the check's sandbox on local: bwrap is not installed there") {
 		t.Errorf("sandboxed on a host, no sandbox there: %+v", r)
 	}
@@ -400,7 +400,7 @@ func TestVoteAcrossHosts(t *testing.T) {
 	g.Tasks = append(g.Tasks, "t_here002")
 	tasks := map[string]*state.Task{}
 	for _, id := range []string{"t_here001", "t_host001"} {
-		tasks[id], _ = d.Task(t.Context(), id)
+		tasks[id], _ = d.Tasks.Task(t.Context(), id)
 	}
 	tasks["t_here002"] = &state.Task{ID: "t_here002", Agent: "sim", Status: state.StatusDone}
 	res, err := Vote(t.Context(), d, g, tasks)

@@ -156,9 +156,6 @@ func Pick(ctx context.Context, d Deps, req PickRequest) (*Picked, error) {
 
 // drop removes candidate t's worktree and branch, where it runs.
 func drop(ctx context.Context, d Deps, t *state.Task) error {
-	if d.Drop != nil {
-		return d.Drop(ctx, t)
-	}
 	if t.Branch == "" || t.Origin == "" {
 		return nil
 	}
@@ -181,12 +178,12 @@ func drop(ctx context.Context, d Deps, t *state.Task) error {
 // repository here, the worktree made for it here removed after.
 func mergePicked(ctx context.Context, d Deps, g *state.Group, out *Picked, m worktree.MergeRequest) error {
 	m.Ref = out.Task
-	t, err := d.Task(ctx, out.Task)
+	t, err := d.Tasks.Task(ctx, out.Task)
 	if err != nil {
 		return err
 	}
 	if t.Tmux.Host == "" {
-		if err := d.Merge(ctx, m); err != nil {
+		if err := d.Merges.Merge(ctx, m); err != nil {
 			return fmt.Errorf("group %s: merge %s: %w", g.ID, out.Task, err)
 		}
 		return nil
@@ -199,7 +196,7 @@ func mergePicked(ctx context.Context, d Deps, g *state.Group, out *Picked, m wor
 		return fmt.Errorf("group %s: %w", g.ID, err)
 	}
 	out.Host, out.Bytes = t.Tmux.Host, b.Bytes
-	if err := d.MergeHere(ctx, m, b.Task); err != nil {
+	if err := d.Merges.MergeHere(ctx, m, b.Task); err != nil {
 		return fmt.Errorf("group %s: merge %s (brought back from host %s): %w", g.ID, out.Task, t.Tmux.Host, err)
 	}
 	if err := dropBroughtBack(context.WithoutCancel(ctx), b); err != nil {
@@ -233,7 +230,7 @@ func endOthers(ctx context.Context, d Deps, g *state.Group, out *Picked, dropToo
 		if id == out.Task {
 			continue
 		}
-		if err := d.Close(ctx, id); err != nil {
+		if err := d.Tasks.Close(ctx, id); err != nil {
 			out.Errors = append(out.Errors, fmt.Sprintf("close %s: %v", id, err))
 		} else {
 			out.Closed = append(out.Closed, id)
@@ -241,7 +238,7 @@ func endOthers(ctx context.Context, d Deps, g *state.Group, out *Picked, dropToo
 		if !dropToo {
 			continue
 		}
-		t, err := d.Task(ctx, id)
+		t, err := d.Tasks.Task(ctx, id)
 		if err == nil {
 			err = drop(ctx, d, t)
 		}

@@ -92,13 +92,13 @@ func step(ctx context.Context, d Deps, id string) (*state.Group, map[string]*sta
 	if err != nil {
 		return nil, nil, false, err
 	}
-	if _, err := d.Reconcile(ctx); err != nil {
+	if _, err := d.Tasks.Reconcile(ctx); err != nil {
 		return nil, nil, false, err
 	}
 	tasks := map[string]*state.Task{}
 	all := true
 	for _, tid := range g.Tasks {
-		t, err := d.Task(ctx, tid)
+		t, err := d.Tasks.Task(ctx, tid)
 		if err != nil {
 			return nil, nil, false, err
 		}
@@ -111,7 +111,7 @@ func step(ctx context.Context, d Deps, id string) (*state.Group, map[string]*sta
 			if retried := checkOne(ctx, d, g, t); retried {
 				all = false
 			}
-			if nt, err := d.Task(ctx, tid); err == nil {
+			if nt, err := d.Tasks.Task(ctx, tid); err == nil {
 				tasks[tid] = nt
 			}
 		}
@@ -147,7 +147,7 @@ func stopGroup(ctx context.Context, d Deps, g *state.Group, tasks map[string]*st
 	d.Say("group %s: %s: cancelling the candidates still at work", g.ID, reason)
 	for _, id := range g.Tasks {
 		if t := tasks[id]; t != nil && !Ended(t) {
-			if err := d.Cancel(ctx, id, reason); err != nil {
+			if err := d.Tasks.Cancel(ctx, id, reason); err != nil {
 				d.Say("group %s: cancel %s: %v", g.ID, id, err)
 			}
 		}
@@ -163,8 +163,8 @@ func stopGroup(ctx context.Context, d Deps, g *state.Group, tasks map[string]*st
 // are left (true: a turn was sent).
 func checkOne(ctx context.Context, d Deps, g *state.Group, t *state.Task) (retried bool) {
 	var wrap func([]string) ([]string, error)
-	if len(t.Sandbox) > 0 && d.WrapCheck != nil {
-		wrap = func(argv []string) ([]string, error) { return d.WrapCheck(ctx, t, argv) }
+	if len(t.Sandbox) > 0 && d.Sandbox != nil {
+		wrap = func(argv []string) ([]string, error) { return d.Sandbox.Wrap(ctx, t, argv) }
 	}
 	d.Say("group %s: task %s (%s): check: %s", g.ID, t.ID, t.Agent, g.Check)
 	res := runCheck(ctx, d, t, g, wrap)
@@ -187,7 +187,7 @@ func checkOne(ctx context.Context, d Deps, g *state.Group, t *state.Task) (retri
 	}
 	text := fmt.Sprintf("The check `%s` failed in your folder (%s). Fix it; the end of its output:\n\n%s",
 		g.Check, CheckSummary(&res), textutil.ClipBytes(res.Tail, 3000))
-	if err := d.Send(ctx, t.ID, text); err != nil {
+	if err := d.Tasks.Send(ctx, t.ID, text); err != nil {
 		d.Say("group %s: task %s: send its failed check back (retry %d of %d): %v", g.ID, t.ID, runs, g.CheckRetry, err)
 		return false
 	}
@@ -197,21 +197,21 @@ func checkOne(ctx context.Context, d Deps, g *state.Group, t *state.Task) (retri
 
 // runCheck runs g's check in t's folder: here, or on t's host (a
 // sandboxed candidate's in a sandbox like its agent's there:
-// Deps.WrapCheckThere).
+// Deps.Sandbox's WrapThere).
 func runCheck(ctx context.Context, d Deps, t *state.Task, g *state.Group, wrap func([]string) ([]string, error)) state.CheckResult {
 	if t.Tmux.Host == "" {
 		return RunCheck(ctx, t.Dir, g.Check, g.CheckTimeout, wrap)
 	}
 	wrap = nil
 	if len(t.Sandbox) > 0 {
-		if d.WrapCheckThere == nil {
+		if d.Sandbox == nil {
 			// Never run outside the candidate's sandbox there.
 			return state.CheckResult{Command: g.Check, Exit: -1, Ran: d.Now(), Tail: "a sandboxed candidate's check on host " + t.Tmux.Host +
 				" is not run: this runner cannot sandbox it there (run it in the candidate's folder yourself, or pick by vote or by hand)"}
 		}
-		wrap = func(argv []string) ([]string, error) { return d.WrapCheckThere(ctx, t, argv) }
+		wrap = func(argv []string) ([]string, error) { return d.Sandbox.WrapThere(ctx, t, argv) }
 	}
-	via, err := d.Via(ctx, t.Tmux.Host)
+	via, err := d.via(ctx, t.Tmux.Host)
 	if err != nil {
 		return state.CheckResult{Command: g.Check, Exit: -1, Ran: d.Now(), Tail: "host " + t.Tmux.Host + ": " + err.Error()}
 	}

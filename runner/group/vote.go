@@ -204,13 +204,13 @@ func VoteOn(ctx context.Context, d Deps, ref string) (*state.Group, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := d.Reconcile(ctx); err != nil {
+	if _, err := d.Tasks.Reconcile(ctx); err != nil {
 		return nil, err
 	}
 	tasks := map[string]*state.Task{}
 	var running []string
 	for _, id := range g.Tasks {
-		t, err := d.Task(ctx, id)
+		t, err := d.Tasks.Task(ctx, id)
 		if err != nil {
 			return nil, err
 		}
