@@ -50,13 +50,6 @@ var confinedFlags = door.ConfinedFlags
 // confinedFlag is door.ConfinedFlag.
 func confinedFlag(cmd, name string) bool { return door.ConfinedFlag(cmd, name) }
 
-// readConfinedFile reads a --file given through a sandboxed task's door
-// (door.ReadConfinedFile: only inside the task's own folder).
-func (a *app) readConfinedFile(file string) (string, error) {
-	cwd, _ := os.Getwd() // the door runs runner in the caller's folder, inside the task's
-	return door.ReadConfinedFile(a.getenv(door.EnvConfinedDir), cwd, file)
-}
-
 // treeOnly reports whether this command's messages and questions reach
 // only the caller's tree of tasks: it came through a sandboxed task's
 // door, and the config's sandbox_reach is not "all".
