@@ -34,7 +34,7 @@ func addGroupFlags(fl *pflag.FlagSet, g *group.Flags) {
 // group-supervise` process.
 func (a *app) runGroup(ctx context.Context, f dispatchOptions, env *runner.Env, cfg *config.Config, req runner.DispatchRequest) error {
 	req.Host = group.Where(f.plan.Host) // a group runs here, or where --host says: not in the config's pool
-	s := groupStarter{groupLauncher{env: env, cfg: cfg, f: f, req: req}}
+	s := groupStarter{groupLauncher{env, group.Candidates{Req: req, Model: f.model, Models: cfg.ResolveModel, Awareness: f.awareness}}}
 	g, err := group.Dispatch(ctx, s, group.Request{Req: req, Flags: f.group, Agent: req.Agent, Profiles: env.Profiles,
 		Detach: f.plan.Detach, PrintAnswer: f.printAnswer})
 	switch {

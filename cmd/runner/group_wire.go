@@ -6,7 +6,6 @@ import (
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/ask"
-	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/gc"
 	"github.com/runner-cli/runner/runner/group"
 	"github.com/runner-cli/runner/runner/hosts"
@@ -89,12 +88,10 @@ func sandboxThere(ctx context.Context, env *runner.Env, c *hosts.Conn, t *state.
 }
 
 // groupLauncher is what group.Start takes: runner's snapshot, hosts and
-// dispatch, for one `dispatch --agents`.
+// dispatch, for one `dispatch --agents`, its candidates planned by cand.
 type groupLauncher struct {
-	env *runner.Env
-	cfg *config.Config
-	f   dispatchOptions
-	req runner.DispatchRequest
+	env  *runner.Env
+	cand group.Candidates
 }
 
 // Snapshot takes the group's snapshot here.
@@ -141,21 +138,7 @@ func (l groupLauncher) Carry(ctx context.Context, host, dir string, snap *gitsna
 // Dispatch dispatches one candidate, detached, in a worktree of its own
 // from the group's snapshot.
 func (l groupLauncher) Dispatch(ctx context.Context, g *state.Group, _ int, agent, where string) (*state.Task, error) {
-	r := l.req
-	r.Agent, r.Model = agent, l.cfg.ResolveModel(agent, l.f.model)
-	r.Worktree, r.Group, r.Snapshot = new(true), g.ID, g.ID
-	r.Settings.Detached = true
-	if where != "" {
-		// The same path on the host (or every host of the pool).
-		r.Host, r.Project = where, g.Dir
-	}
-	// Candidates change the same files by design: no overlap
-	// messages, and no note of the others unless asked for.
-	r.Settings.NoOverlapMessages = true
-	if l.f.awareness == "" {
-		r.Settings.Awareness = "off"
-	}
-	return runner.Dispatch(ctx, l.env, r)
+	return runner.Dispatch(ctx, l.env, l.cand.For(g, agent, where))
 }
 
 // Save records g.
