@@ -44,7 +44,7 @@ func worktreeDeps(env *runner.Env) worktree.Deps {
 func gcDeps(env *runner.Env) gc.Deps {
 	return gc.Deps{Store: env.Store, Record: env.Record(), TC: env.TC, Profiles: env.Profiles, Now: env.Time, Warn: env.Warn,
 		Hosts: gc.OnPool(env.Hosts), PaneClient: gc.Panes(env.PaneClient), Exe: env.Exe, SpawnRunner: env.SpawnRunner,
-		Core: open.Core{Env: env}, Procs: gc.Proctree{},
+		Core: open.Core{Env: env}, Procs: gc.Proctree{}, Git: gc.Gitsnap{},
 		ListWorktrees: func(ctx context.Context) ([]worktree.Info, error) { return worktree.List(ctx, worktreeDeps(env)) },
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/settings"
@@ -119,12 +120,66 @@ func Panes(client func(ctx context.Context, t *state.Task) (*tmuxctl.Client, err
 	}
 }
 
+// Git is the git gc runs, on the machine ctx names (Hosts.GitOn):
+// package gitsnap's functions (Gitsnap), a fake in the tests.
+type Git interface {
+	// WorktreeHome is the folder of runner's worktrees of dir's
+	// repository; WorktreeRemove removes the worktree at path of it, and
+	// DeleteBranch a branch.
+	WorktreeHome(ctx context.Context, dir string) (string, error)
+	WorktreeRemove(ctx context.Context, dir, path string) error
+	DeleteBranch(ctx context.Context, dir, branch string) error
+	// SameRepository says whether the repository at dir (ctx's machine)
+	// is the one at thereDir on there's.
+	SameRepository(ctx context.Context, dir string, there context.Context, thereDir string) (bool, error)
+	// DropRefs removes refs of dir's repository and returns those it
+	// removed; RefCommit is the commit of ref there.
+	DropRefs(ctx context.Context, dir string, refs []string) ([]string, error)
+	RefCommit(ctx context.Context, dir, ref string) (string, error)
+}
+
+// Gitsnap is the Git of package gitsnap.
+type Gitsnap struct{}
+
+var _ Git = Gitsnap{}
+
+// WorktreeHome is gitsnap.WorktreeHome.
+func (Gitsnap) WorktreeHome(ctx context.Context, dir string) (string, error) {
+	return gitsnap.WorktreeHome(ctx, dir)
+}
+
+// WorktreeRemove is gitsnap.WorktreeRemove.
+func (Gitsnap) WorktreeRemove(ctx context.Context, dir, path string) error {
+	return gitsnap.WorktreeRemove(ctx, dir, path)
+}
+
+// DeleteBranch is gitsnap.DeleteBranch.
+func (Gitsnap) DeleteBranch(ctx context.Context, dir, branch string) error {
+	return gitsnap.DeleteBranch(ctx, dir, branch)
+}
+
+// SameRepository is gitsnap.SameRepository.
+func (Gitsnap) SameRepository(ctx context.Context, dir string, there context.Context, thereDir string) (bool, error) {
+	return gitsnap.SameRepository(ctx, dir, there, thereDir)
+}
+
+// DropRefs is gitsnap.DropRefs.
+func (Gitsnap) DropRefs(ctx context.Context, dir string, refs []string) ([]string, error) {
+	return gitsnap.DropRefs(ctx, dir, refs)
+}
+
+// RefCommit is gitsnap.RefCommit.
+func (Gitsnap) RefCommit(ctx context.Context, dir, ref string) (string, error) {
+	return gitsnap.RefCommit(ctx, dir, ref)
+}
+
 // Deps is what gc and cancel use, built by cmd/runner from its Env: the
 // store and the task record, this machine's tmux server and the hosts',
 // the profiles (quit keys, session ids, interrupt keys), the clock and
 // warnings, the self-spawn, what they ask of package runner (Core) and
-// of package worktree (a function). Every field is required but Procs (StartAuto
-// needs only Store, Now, Exe and SpawnRunner).
+// of package worktree (a function), and git. Every field is required
+// but Procs and Git (StartAuto needs only Store, Now, Exe and
+// SpawnRunner).
 type Deps struct {
 	Store Store
 	// Record writes the task records and the journal (Env.Record).
@@ -151,6 +206,9 @@ type Deps struct {
 
 	// Procs ends the processes picked (nil: the system's, Proctree).
 	Procs Procs
+	// Git removes worktrees, branches and the refs of groups (nil:
+	// package gitsnap's, Gitsnap).
+	Git Git
 
 	// ListWorktrees lists the task worktrees (worktree.List).
 	ListWorktrees func(ctx context.Context) ([]worktree.Info, error)
@@ -162,4 +220,12 @@ func (d Deps) procs() Procs {
 		return Proctree{}
 	}
 	return d.Procs
+}
+
+// git is d.Git, gitsnap's when none is given.
+func (d Deps) git() Git {
+	if d.Git == nil {
+		return Gitsnap{}
+	}
+	return d.Git
 }

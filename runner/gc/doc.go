@@ -8,8 +8,11 @@
 // its Env: the store and the task record, the tmux servers, the hosts
 // (Hosts, an interface it declares), the profiles,
 // runner's ReconcilePanes, GetTask and Notify through Core (an interface
-// it declares) and worktree's List as a function; it imports nothing of package runner (the pane option that
-// marks runner's windows is held equal to runner's by a test). Nothing
+// it declares) and worktree's List as a function; the git that removes
+// worktrees, branches and a group's refs is Git (an interface it
+// declares: Gitsnap, package gitsnap's). It imports nothing of package
+// runner (the pane option that marks runner's windows is held equal to
+// runner's by a test). Nothing
 // below imports it. What it never touches: another user's processes,
 // another tmux server's panes, the pane and supervisor of an active task
 // (see picking.pick, a function of a process table, and protectedPIDs;

@@ -118,7 +118,7 @@ func dropRefs(ctx context.Context, d Deps, host, dir string, refs []string, dryR
 		// A host on this machine whose repository is the one here holds
 		// no ref of its own (the group's snapshot here stays); a
 		// repository gone there holds none any more.
-		same, err := gitsnap.SameRepository(ctx, dir, gctx, dir)
+		same, err := d.git().SameRepository(ctx, dir, gctx, dir)
 		switch {
 		case errors.Is(err, gitsnap.ErrNotRepo):
 			return nil, nil
@@ -129,11 +129,11 @@ func dropRefs(ctx context.Context, d Deps, host, dir string, refs []string, dryR
 		}
 	}
 	if !dryRun {
-		return gitsnap.DropRefs(gctx, dir, refs)
+		return d.git().DropRefs(gctx, dir, refs)
 	}
 	var there []string
 	for _, r := range refs {
-		if _, err := gitsnap.RefCommit(gctx, dir, r); err == nil {
+		if _, err := d.git().RefCommit(gctx, dir, r); err == nil {
 			there = append(there, r)
 		}
 	}

@@ -44,11 +44,11 @@ func gcWorktrees(ctx context.Context, d Deps, opts Options) ([]worktree.Info, er
 				w.Kept = err.Error()
 				continue
 			}
-			if err := gitsnap.WorktreeRemove(gctx, w.Origin, w.Path); err != nil {
+			if err := d.git().WorktreeRemove(gctx, w.Origin, w.Path); err != nil {
 				w.Kept = err.Error()
 				continue
 			}
-			if err := gitsnap.DeleteBranch(gctx, w.Origin, w.Branch); err != nil {
+			if err := d.git().DeleteBranch(gctx, w.Origin, w.Branch); err != nil {
 				w.Kept = "worktree removed; " + err.Error()
 				continue
 			}
@@ -73,7 +73,7 @@ func madeByRunner(ctx context.Context, d Deps, w *worktree.Info) bool {
 	if err != nil {
 		return false
 	}
-	home, err := gitsnap.WorktreeHome(gctx, w.Origin)
+	home, err := d.git().WorktreeHome(gctx, w.Origin)
 	if err != nil {
 		return false
 	}
