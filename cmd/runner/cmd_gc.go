@@ -103,16 +103,12 @@ func (a *app) runGC(ctx context.Context, opts gCOptions) error {
 }
 
 // startAutoGC starts the background gc of close_after when finished tasks
-// are due (see gc.StartAuto); a failure only warns.
+// are due (gc.AutoStart); a failure only warns.
 func (a *app) startAutoGC(ctx context.Context, env *runner.Env, cfg *config.Config) {
-	if cfg == nil || cfg.CloseAfter.Duration <= 0 || a.getenv("RUNNER_TASK_ID") != "" {
-		return // an agent's runner command leaves the machine's upkeep to the user's
-	}
-	st, err := env.Store.Read(ctx)
-	if err != nil {
+	if cfg == nil {
 		return
 	}
-	if _, err := gc.StartAuto(gcDeps(env), st, cfg.CloseAfter.Duration); err != nil {
+	if err := gc.AutoStart(ctx, gcDeps(env), cfg.CloseAfter.Duration, a.getenv("RUNNER_TASK_ID") != ""); err != nil {
 		fmt.Fprintf(a.errOut, "runner: warning: %v\n", err)
 	}
 }

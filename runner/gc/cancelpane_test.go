@@ -156,6 +156,36 @@ func TestStartAuto(t *testing.T) {
 	}
 }
 
+// TestAutoStart: a command starts the background gc when a task in the
+// store is due, never from an agent's task nor with close_after 0.
+func TestAutoStart(t *testing.T) {
+	w := newWorld(t)
+	w.task("t_old00001", state.StatusDone, 2*time.Hour, "", "%1")
+	var spawned []string
+	w.d.Exe = "/usr/bin/runner"
+	w.d.SpawnRunner = func(logPath string, extra []*os.File, args ...string) (int, error) {
+		spawned = append(spawned, strings.Join(args, " "))
+		return 42, nil
+	}
+	ctx := t.Context()
+	if err := AutoStart(ctx, w.d, time.Hour, true); err != nil || len(spawned) != 0 {
+		t.Errorf("from an agent's task: %v, spawned %q", err, spawned)
+	}
+	if err := AutoStart(ctx, w.d, 0, false); err != nil || len(spawned) != 0 {
+		t.Errorf("close_after 0: %v, spawned %q", err, spawned)
+	}
+	if err := AutoStart(ctx, w.d, 3*time.Hour, false); err != nil || len(spawned) != 0 {
+		t.Errorf("nothing due: %v, spawned %q", err, spawned)
+	}
+	if err := AutoStart(ctx, w.d, time.Hour, false); err != nil || strings.Join(spawned, ";") != "gc --auto --older-than 1h0m0s" {
+		t.Errorf("due: %v, spawned %q", err, spawned)
+	}
+	w.d.SpawnRunner = func(string, []*os.File, ...string) (int, error) { return 0, errors.New("fork: resource busy") }
+	if err := AutoStart(ctx, w.d, time.Hour, false); err == nil || !strings.Contains(err.Error(), "start the background gc: fork") {
+		t.Errorf("a spawn that fails: %v", err)
+	}
+}
+
 func TestAttributeGivesAStrayItsOwnTarget(t *testing.T) {
 	g := &target{item: Task{ID: "t_a"}}
 	out := attribute([]*target{g}, []proctree.Ended{{PID: 10}, {PID: 11}}, map[int]string{10: "t_a", 11: "t_lost0001"})

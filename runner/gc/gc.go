@@ -373,6 +373,23 @@ func AutoGCDue(st *state.State, closeAfter time.Duration, now time.Time) bool {
 	return false
 }
 
+// AutoStart is a command's start of the background gc of close_after
+// (closeAfter; 0: none): StartAuto over the state as stored now, unless
+// the command runs in an agent's task (inTask), which leaves the
+// machine's upkeep to the user's commands. A state that cannot be read
+// starts nothing; the error is the start's.
+func AutoStart(ctx context.Context, d Deps, closeAfter time.Duration, inTask bool) error {
+	if closeAfter <= 0 || inTask {
+		return nil
+	}
+	st, err := d.Store.Read(ctx)
+	if err != nil {
+		return nil
+	}
+	_, err = StartAuto(d, st, closeAfter)
+	return err
+}
+
 // StartAuto starts `runner gc --auto` in the background (detached, its
 // output appended to gc.log in the state directory) when AutoGCDue says
 // finished tasks are older than closeAfter; st is a state the caller read.
