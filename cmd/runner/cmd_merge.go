@@ -7,7 +7,6 @@ import (
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/internal/textutil"
-	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/worktree"
 	"github.com/spf13/cobra"
 )
@@ -42,20 +41,13 @@ type diffOptions struct {
 }
 
 func (a *app) runDiff(ctx context.Context, opts diffOptions) error {
-	env, t, err := a.envTask(ctx, opts.args[0])
+	env, _, err := a.runnerEnv(false)
 	if err != nil {
 		return err
 	}
-	if t.SnapshotRef == "" {
-		return fault.Usagef("task %s has no snapshot (its directory %s is not in a git repository, or the snapshot failed: see 'runner status %s')", t.ID, t.Dir, t.ID)
-	}
-	gctx, err := env.GitContext(ctx, t)
+	t, d, err := worktree.Diff(ctx, worktreeDeps(env), opts.args[0], gitsnap.DiffOptions{Patch: !opts.stat})
 	if err != nil {
 		return err
-	}
-	d, err := gitsnap.Diff(gctx, t.Dir, t.ID, gitsnap.DiffOptions{Patch: !opts.stat})
-	if err != nil {
-		return fmt.Errorf("diff %s in %s: %w", t.ID, t.Dir, err)
 	}
 	if opts.asJSON {
 		return a.printJSON(map[string]any{"task": t.ID, "dir": t.Dir, "branch": t.Branch, "diff": d})

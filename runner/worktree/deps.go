@@ -48,6 +48,8 @@ type Git interface {
 	Merge(ctx context.Context, dir, wt, branch string, opts gitsnap.MergeOptions) (*gitsnap.MergeResult, error)
 	// MergeForecast forecasts merging branches into into.
 	MergeForecast(ctx context.Context, dir, into string, branches []gitsnap.ForecastBranch) (*gitsnap.Forecast, error)
+	// Diff compares task id's snapshot with the work tree at dir.
+	Diff(ctx context.Context, dir, id string, opts gitsnap.DiffOptions) (*gitsnap.DiffResult, error)
 }
 
 // Gitsnap is the Git of package gitsnap.
@@ -116,4 +118,9 @@ func (d Deps) git() Git {
 		return Gitsnap{}
 	}
 	return d.Git
+}
+
+// Diff is gitsnap.Diff.
+func (Gitsnap) Diff(ctx context.Context, dir, id string, opts gitsnap.DiffOptions) (*gitsnap.DiffResult, error) {
+	return gitsnap.Diff(ctx, dir, id, opts)
 }

@@ -5,7 +5,8 @@
 // conflicts with the target and, pairwise, with the other unmerged task
 // branches of the repository; CheckMerges: several tasks in one look, for
 // a group) and merge every done task's branch in an order that avoids the
-// conflicts it can (MergeAll).
+// conflicts it can (MergeAll), and show what a task changed since its
+// snapshot (Diff).
 // Making a task's worktree is a launch strategy, package runner's with
 // runner/worktree/setup (Start); removing finished ones is gc's.
 //

@@ -31,6 +31,8 @@ type fakeGit struct {
 	mergeErr     error
 	forecast     *gitsnap.Forecast
 	forecastErr  error
+	diff         *gitsnap.DiffResult
+	diffErr      error
 	calls        []string
 }
 
@@ -95,6 +97,11 @@ func (g *fakeGit) MergeForecast(ctx context.Context, dir, into string, branches 
 		return nil, g.forecastErr
 	}
 	return g.forecast, nil
+}
+
+func (g *fakeGit) Diff(ctx context.Context, dir, id string, opts gitsnap.DiffOptions) (*gitsnap.DiffResult, error) {
+	g.called("diff", dir, id, fmt.Sprint("patch=", opts.Patch))
+	return g.diff, g.diffErr
 }
 
 // fakeGitDeps is Deps over st and git, with host "gone" unreachable.
