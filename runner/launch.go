@@ -154,26 +154,24 @@ func launchPane(ctx context.Context, env *Env, t *state.Task, prof *profile.Prof
 		size = tmuxctl.Size{Width: 200, Height: 50}
 	}
 	tc := s.client()
+	// In the call that makes the window, the rest: the session's hooks
+	// append to the site's pane-died file, which the supervisors watch
+	// ("PANE STATUS" when a pane's process exits, "closed" when a window
+	// goes), and the pane options that name the task, its transcript and
+	// (here) its state directory.
+	win := tmuxctl.WindowTarget(t.Tmux.Session, t.ID)
+	then := append(tmuxctl.PaneDiedHooks(win, t.Tmux.Session, s.diedFile(t)),
+		[]string{"set-option", "-p", "-t", win, tmuxctl.TranscriptOption, s.transcript(t)},
+		[]string{"set-option", "-p", "-t", win, "@runner_task", t.ID})
+	if dir := s.stateDir(); dir != "" {
+		then = append(then, []string{"set-option", "-p", "-t", win, StateDirOption, dir})
+	}
 	pane, err := tc.Launch(ctx, tmuxctl.WindowSpec{Session: t.Tmux.Session, Name: t.ID, Cwd: t.Dir,
-		Env: penv, Argv: argv, Size: size, RemainOnExit: true, PipeTo: s.transcript(t)})
+		Env: penv, Argv: argv, Size: size, RemainOnExit: true, PipeTo: s.transcript(t), Then: then})
 	if err != nil {
 		return nil, fmt.Errorf("start %s in tmux%s: %w", prof.Name, s.where(), err)
 	}
 	closeWindow := func(ctx context.Context) error { return tc.KillWindow(ctx, pane) }
-	// One tmux call for the rest: the session's hooks append to the
-	// site's pane-died file, which the supervisors watch ("PANE STATUS"
-	// when a pane's process exits, "closed" when a window goes), and the
-	// pane options that name the task, its transcript and (here) its
-	// state directory.
-	batch := append(tmuxctl.PaneDiedHooks(pane, t.Tmux.Session, s.diedFile(t)),
-		[]string{"set-option", "-p", "-t", pane, tmuxctl.TranscriptOption, s.transcript(t)},
-		[]string{"set-option", "-p", "-t", pane, "@runner_task", t.ID})
-	if dir := s.stateDir(); dir != "" {
-		batch = append(batch, []string{"set-option", "-p", "-t", pane, StateDirOption, dir})
-	}
-	if err := tc.Batch(ctx, batch...); err != nil {
-		return nil, err
-	}
 	where := s.where()
 	return &launchpkg.Pane{Close: closeWindow, Record: func(x *state.Task) {
 		x.Tmux.Pane = pane

@@ -43,10 +43,11 @@ func EscapeFormat(s string) string { return strings.ReplaceAll(s, "#", "##") }
 // intended formats (#{pane_id}) left as they are.
 func RunShellHook(script string) string { return "run-shell -b " + ShellQuote(script) }
 
-// PaneDiedHooks returns the commands (for Batch) that make pane's death and
-// the closing of any window of session append a line to file: "PANE
-// STATUS" when the pane's process exits (remain-on-exit keeps it), "closed"
-// when a window goes. file may hold any byte.
+// PaneDiedHooks returns the commands (for Batch, or a WindowSpec's Then)
+// that make the death of pane (a pane id, or its window's target) and the
+// closing of any window of session append a line to file: "PANE STATUS"
+// when the pane's process exits (remain-on-exit keeps it), "closed" when a
+// window goes. file may hold any byte.
 func PaneDiedHooks(pane, session, file string) [][]string {
 	f := EscapeFormat(ShellQuote(file))
 	return [][]string{

@@ -598,3 +598,27 @@ func TestServerPIDAfterLaunch(t *testing.T) {
 		t.Fatalf("second launch: pane %q, %v", p, err)
 	}
 }
+
+// TestLaunchThen: a launch's Then runs in the call that makes the window,
+// naming it by WindowTarget, for a new session and for a new window of it:
+// the pane's options and its window's pane-died hook are set when Launch
+// returns.
+func TestLaunchThen(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	died := filepath.Join(t.TempDir(), "died")
+	for _, name := range []string{"w1", "w2"} { // a new session, then a new window
+		win := WindowTarget("lt", name)
+		then := append(PaneDiedHooks(win, "lt", died), []string{"set-option", "-p", "-t", win, "@runner_task", "task-" + name})
+		pane, err := c.Launch(ctx, WindowSpec{Session: "lt", Name: name, Argv: []string{"sleep", "30"}, RemainOnExit: true, Then: then})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out, err := c.run(ctx, nil, "display-message", "-p", "-t", pane, "#{@runner_task}"); err != nil || strings.TrimSpace(out) != "task-"+name {
+			t.Errorf("%s: pane %s's @runner_task %q, %v", name, pane, out, err)
+		}
+		if out, err := c.run(ctx, nil, "show-hooks", "-w", "-t", pane, "pane-died"); err != nil || !strings.Contains(out, died) {
+			t.Errorf("%s: pane %s's window hooks %q, %v", name, pane, out, err)
+		}
+	}
+}

@@ -54,6 +54,10 @@ func ValidateSessionName(name string) error {
 // SessionTarget returns the exact-match target for a session name.
 func SessionTarget(name string) string { return "=" + name }
 
+// WindowTarget returns the exact-match target for the window named name
+// in session (for a command that acts on a pane: its active pane).
+func WindowTarget(session, name string) string { return SessionTarget(session) + ":=" + name }
+
 // WindowSpec describes a new window (and its first pane).
 type WindowSpec struct {
 	Session string // session name (created if NewSession is used)
@@ -75,6 +79,25 @@ type WindowSpec struct {
 	// first byte: pipe-pane runs in the same tmux invocation that creates
 	// the window (which needs Name), before the server reads any output.
 	PipeTo string
+	// Then are tmux commands run in the same invocation, right after the
+	// window is made (and its pipe started), each argument escaped with
+	// Arg as Batch does: hooks and options in place before the pane's
+	// process can exit, at no extra call. They name the new window as
+	// WindowTarget(Session, Name) (which needs Name); a failed one fails
+	// the launch, whose window is then left to the caller to close.
+	Then [][]string
+}
+
+// thenArgs returns the command-sequence tail of Then.
+func (s WindowSpec) thenArgs() []string {
+	var args []string
+	for _, cmd := range s.Then {
+		args = append(args, ";")
+		for _, a := range cmd {
+			args = append(args, Arg(a))
+		}
+	}
+	return args
 }
 
 // pipeArgs returns the command-sequence tail that starts the pipe.
@@ -82,7 +105,7 @@ func (s WindowSpec) pipeArgs() []string {
 	if s.PipeTo == "" || s.Name == "" {
 		return nil
 	}
-	return []string{";", "pipe-pane", "-o", "-t", Arg(SessionTarget(s.Session) + ":=" + s.Name), Arg(EscapeFormat("exec cat >> " + ShellQuote(s.PipeTo)))}
+	return []string{";", "pipe-pane", "-o", "-t", Arg(WindowTarget(s.Session, s.Name)), Arg(EscapeFormat("exec cat >> " + ShellQuote(s.PipeTo)))}
 }
 
 func (s WindowSpec) commonArgs() ([]string, error) {
@@ -157,6 +180,7 @@ func (c *Client) NewSession(ctx context.Context, spec WindowSpec) (string, error
 		args = append(args, ";", "set-option", "-g", "remain-on-exit", "on")
 	}
 	args = append(args, spec.pipeArgs()...)
+	args = append(args, spec.thenArgs()...)
 	out, err := c.run(ctx, nil, args...)
 	if err != nil {
 		removeEnv()
@@ -183,6 +207,7 @@ func (c *Client) NewWindow(ctx context.Context, spec WindowSpec) (string, error)
 	args = append(args, common...)
 	args = append(args, argvArgs(argv)...)
 	args = append(args, spec.pipeArgs()...)
+	args = append(args, spec.thenArgs()...)
 	out, err := c.run(ctx, nil, args...)
 	if err != nil {
 		removeEnv()
