@@ -34,7 +34,8 @@ func addGroupFlags(fl *pflag.FlagSet, g *group.Flags) {
 // group-supervise` process.
 func (a *app) runGroup(ctx context.Context, f dispatchOptions, env *runner.Env, cfg *config.Config, req runner.DispatchRequest) error {
 	req.Host = group.Where(f.plan.Host) // a group runs here, or where --host says: not in the config's pool
-	s := groupStarter{groupLauncher{env, group.Candidates{Req: req, Model: f.model, Models: cfg.ResolveModel, Awareness: f.awareness}}}
+	s := groupStarter{groupLauncher{group.Setup{Store: env.Store, Pool: env.Hosts}, env,
+		group.Candidates{Req: req, Model: f.model, Models: cfg.ResolveModel, Awareness: f.awareness}}}
 	g, err := group.Dispatch(ctx, s, group.Request{Req: req, Flags: f.group, Agent: req.Agent, Profiles: env.Profiles,
 		Detach: f.plan.Detach, PrintAnswer: f.printAnswer})
 	switch {

@@ -87,76 +87,19 @@ func sandboxThere(ctx context.Context, env *runner.Env, c *hosts.Conn, t *state.
 	return out, err
 }
 
-// groupLauncher is what group.Start takes: runner's snapshot, hosts and
-// dispatch, for one `dispatch --agents`, its candidates planned by cand.
+// groupLauncher is what group.Start takes: the group's snapshot, record
+// and hosts (group.Setup), and runner's dispatch of its candidates,
+// planned by cand.
 type groupLauncher struct {
+	group.Setup
 	env  *runner.Env
 	cand group.Candidates
-}
-
-// Snapshot takes the group's snapshot here.
-func (l groupLauncher) Snapshot(ctx context.Context, dir, id, label string) (*gitsnap.Snapshot, error) {
-	return gitsnap.Take(ctx, dir, gitsnap.Options{ID: id, Label: label})
-}
-
-// Hosts are the hosts of where: the host named, or the pool's members
-// that are not drained.
-func (l groupLauncher) Hosts(ctx context.Context, where string) ([]string, error) {
-	if !hosts.IsPool(where) {
-		if _, err := l.env.Hosts.Conn(ctx, where); err != nil {
-			return nil, err
-		}
-		return []string{where}, nil
-	}
-	all, err := l.env.Store.Hosts(ctx)
-	if err != nil {
-		return nil, err
-	}
-	members, err := hosts.Members(all, where)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, h := range members {
-		if !h.Drained {
-			out = append(out, h.Name)
-		}
-	}
-	return out, nil
-}
-
-// Carry carries the snapshot into the repository at dir on host.
-func (l groupLauncher) Carry(ctx context.Context, host, dir string, snap *gitsnap.Snapshot) error {
-	there, err := l.env.Hosts.GitOn(ctx, host)
-	if err != nil {
-		return err
-	}
-	_, err = gitsnap.Carry(ctx, snap.Dir, there, dir, []gitsnap.CarryRef{{Ref: snap.Ref, Commit: snap.Commit}}, []string{snap.Base})
-	return err
 }
 
 // Dispatch dispatches one candidate, detached, in a worktree of its own
 // from the group's snapshot.
 func (l groupLauncher) Dispatch(ctx context.Context, g *state.Group, _ int, agent, where string) (*state.Task, error) {
 	return runner.Dispatch(ctx, l.env, l.cand.For(g, agent, where))
-}
-
-// Save records g.
-func (l groupLauncher) Save(ctx context.Context, g *state.Group) error {
-	return l.env.Store.UpdateGroups(ctx, func(gs map[string]*state.Group) error {
-		if x, ok := gs[g.ID]; ok {
-			x.Tasks = g.Tasks
-			return nil
-		}
-		c := *g
-		gs[g.ID] = &c
-		return nil
-	})
-}
-
-// Forget removes group id's record.
-func (l groupLauncher) Forget(ctx context.Context, id string) error {
-	return l.env.Store.UpdateGroups(ctx, func(gs map[string]*state.Group) error { delete(gs, id); return nil })
 }
 
 // Say writes one line of progress.

@@ -25,8 +25,9 @@
 // runner as small interfaces it declares, in a Deps (Store: the state;
 // Tasks: runner's reconcile, record and send, gc's cancels; Merges:
 // worktree's, Worktrees; Hosts: the pool's, OnPool; Sandbox: the checks'
-// sandbox) and the Launcher and Starter interfaces (built in cmd/runner:
-// runner's Dispatch, the state and the self-spawn), and imports nothing
+// sandbox) and the Launcher and Starter interfaces (built in cmd/runner
+// over Setup, its snapshot, carries, record and hosts: runner's
+// Dispatch, the state and the self-spawn), and imports nothing
 // of package runner; of ask and plan it uses the types, of projects and
 // hosts the resolution of a project. Its tests run it through fakes of
 // them, with real git.

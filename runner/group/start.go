@@ -10,8 +10,9 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-// Launcher is what Start uses to start a group's candidates: runner's
-// snapshot, its hosts and its dispatch, as cmd/runner wires them.
+// Launcher is what Start uses to start a group's candidates: the
+// snapshot, the hosts and the group's record (Setup gives them) and
+// runner's dispatch, as cmd/runner wires them.
 type Launcher interface {
 	// Snapshot takes the group's snapshot of the repository at dir, here,
 	// under the group's id.
