@@ -96,9 +96,11 @@ func TestRootPackageSize(t *testing.T) {
 // after (what was left mostly the commands' help, flags and output), and
 // 4 980 once the self-contained command families moved to packages of
 // their own under cmd/runner/internal (tmuxcmd, statecmd, snapshotcmd,
-// hostcmd, agentscmd, over cmdkit's Factory). Held at issue 55 §3's
-// 5 000; lower it as more moves out; never raise it.
-const maxCmdLines = 5000
+// hostcmd, agentscmd, over cmdkit's Factory), 4 871 once a group's
+// setup, its candidates' planning, gc's start and diff's steps moved to
+// runner/group, gc and worktree. Held just above that (issue 55 §3 asks
+// 5 000); lower it as more moves out; never raise it.
+const maxCmdLines = 4900
 
 // TestCmdPackageSize holds cmd/runner to maxCmdLines lines.
 func TestCmdPackageSize(t *testing.T) {
