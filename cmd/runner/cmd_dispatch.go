@@ -29,7 +29,7 @@ import (
 type dispatchOptions struct {
 	args                       []string // PROJECT [TASK]
 	file, notify, size         string
-	model, awareness           string // the plan's too, read by the group's launcher
+	model, awareness           string // the plan's too, and the group's candidates' (runGroup)
 	worktree, sandbox, overlap bool   // the plan's when given
 	changed                    func(name string) bool
 	asJSON, printAnswer        bool
