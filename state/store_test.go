@@ -207,6 +207,7 @@ func TestNewerVersionRefused(t *testing.T) {
 	for name, content := range map[string]string{
 		"same shape":      `{"version":99,"generation":3,"projects":{},"tasks":{}}`,
 		"different shape": `{"version":99,"projects":["a","b"],"tasks":7}`,
+		"spaced":          `{ "version" : 99, "tasks" : {} }`, // not as runner writes it: decoded for its version
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := openTemp(t)
@@ -254,12 +255,33 @@ func TestNewerVersionRefused(t *testing.T) {
 	}
 }
 
+// TestLeadingVersion: the version is read from the start of a file as
+// runner writes it, and anything else is left to a decode of the file.
+func TestLeadingVersion(t *testing.T) {
+	for raw, want := range map[string]int{
+		`{"version":3,"generation":1}`: 3, `{"version":4}`: 4, `{"version":123456,"x":1}`: 123456,
+		`{"version":1234567,"x":1}`: -1, `{ "version":3,`: -1, `{"version":,`: -1, `{"version":3`: -1,
+		`{"version":3 ,`: -1, `{"generation":1,"version":3}`: -1, ``: -1, `{"version":"3",`: -1,
+	} {
+		got, ok := leadingVersion([]byte(raw))
+		if !ok {
+			got = -1
+		}
+		if got != want {
+			t.Errorf("leadingVersion(%q) = %d, want %d", raw, got, want)
+		}
+	}
+}
+
 func TestCorruptReportedAndLeftInPlace(t *testing.T) {
 	for name, content := range map[string]string{
 		"garbage":    "{\"version\":1,\"projects\":{\"a\":{\"na",
 		"empty":      "",
 		"no version": `{"projects":{},"tasks":{}}`,
 		"not json":   "hello\n",
+		// The version read from the file's start, then another one.
+		"two versions": `{"version":3,"generation":1,"projects":{},"tasks":{},"version":2}`,
+		"cut short":    `{"version":3,"generation":1,"pro`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := openTemp(t)
