@@ -338,6 +338,27 @@ func relaunch(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 	return env.Record().Task(ctx, t.ID)
 }
 
+// orphanedExitWait bounds how long Resume waits for the supervisor that
+// recorded a task orphaned to exit.
+const orphanedExitWait = 10 * time.Second
+
+// waitSupervisorGone waits, at most d (or until ctx ends), until t's
+// supervisor process has exited, and reports whether it has.
+func waitSupervisorGone(ctx context.Context, t *state.Task, d time.Duration) bool {
+	deadline := clock.Now().Add(d)
+	for reconcile.SupervisorAlive(t) {
+		if !clock.Now().Before(deadline) {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	return true
+}
+
 // resumeReason marks the status change made by Resume; the new supervisor
 // restarts the task's clock from it.
 const resumeReason = "resumed: a new supervisor is starting"
@@ -354,6 +375,12 @@ func Resume(ctx context.Context, env *Env, ref string) (*state.Task, int, error)
 			return t, 0, fault.Usagef("task %s is %s and supervised by process %d; nothing to resume", t.ID, t.Status, t.SupervisorPID)
 		}
 		return t, 0, fault.Usagef("task %s is %s; only orphaned tasks and tasks waiting for input can be resumed", t.ID, t.Status)
+	}
+	if t.Status == state.StatusOrphaned && t.SupervisorPID != os.Getpid() {
+		// The supervisor that recorded it orphaned is on its way out (its
+		// sessions closing): a resume right after the orphaning waits for
+		// it rather than being refused.
+		waitSupervisorGone(ctx, t, orphanedExitWait)
 	}
 	if reconcile.SupervisorAlive(t) && t.SupervisorPID != os.Getpid() {
 		return t, 0, fault.Usagef("task %s is supervised by process %d already", t.ID, t.SupervisorPID)

@@ -130,3 +130,26 @@ func TestSettingsOf(t *testing.T) {
 		t.Fatalf("damaged: %v", err)
 	}
 }
+
+// TestWaitSupervisorGone: a resume right after a task was recorded
+// orphaned waits for the supervisor that recorded it to exit (it is on
+// its way out), and gives up on one that stays past the bound.
+func TestWaitSupervisorGone(t *testing.T) {
+	start := func(d string) (*state.Task, *exec.Cmd) {
+		cmd := exec.Command("sleep", d)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return &state.Task{ID: "t_x", SupervisorPID: cmd.Process.Pid, SupervisorStart: proctree.Identity(cmd.Process.Pid)}, cmd
+	}
+	task, cmd := start("0.3")
+	go cmd.Wait() // reaped once it exits
+	if !waitSupervisorGone(t.Context(), task, 30*time.Second) {
+		t.Errorf("a supervisor that exits: still waited for")
+	}
+	task, cmd = start("30")
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	if waitSupervisorGone(t.Context(), task, 200*time.Millisecond) {
+		t.Errorf("a supervisor that stays: reported gone")
+	}
+}
