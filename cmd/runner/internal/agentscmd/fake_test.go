@@ -2,11 +2,9 @@ package agentscmd
 
 import (
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
 	"github.com/runner-cli/runner/runner/config"
@@ -49,16 +47,7 @@ func newFake(t *testing.T, stdin string, files map[string]string) *fake {
 // run runs `runner agents ARGS` over the fake and returns its error.
 func (x *fake) run(t *testing.T, args ...string) error {
 	t.Helper()
-	x.b.Out.Reset()
-	x.b.ErrOut.Reset()
-	cmd := NewCmd(x.f)
-	cmd.SetArgs(args)
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	return cmd.ExecuteContext(ctx)
+	return x.b.Run(t.Context(), NewCmd(x.f), args...)
 }
 
 // tmuxServer is a tmux server on a socket of its own, ended with the

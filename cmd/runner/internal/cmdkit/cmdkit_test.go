@@ -176,3 +176,22 @@ func TestIsTerminalAndFake(t *testing.T) {
 		t.Error("Fake did not record --json")
 	}
 }
+
+// TestBuffersRun: a family's test runs its command through the fake's
+// buffers, emptied first, with its arguments, and gets its error.
+func TestBuffersRun(t *testing.T) {
+	f, b := Fake("", nil)
+	b.Out.WriteString("left from before")
+	var got []string
+	cmd := &cobra.Command{Use: "x", RunE: func(c *cobra.Command, args []string) error {
+		got = args
+		f.Out.Write([]byte("said"))
+		return errors.New("it failed")
+	}}
+	if err := b.Run(t.Context(), cmd, "a", "b"); err == nil || err.Error() != "it failed" {
+		t.Errorf("Run: %v, want the command's error", err)
+	}
+	if strings.Join(got, " ") != "a b" || b.Out.String() != "said" {
+		t.Errorf("args %q, out %q", got, b.Out.String())
+	}
+}

@@ -2,8 +2,12 @@ package cmdkit
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
 )
 
 // Buffers are what a Fake factory recorded: its output streams and
@@ -26,3 +30,21 @@ func Fake(in string, env map[string]string) (*Factory, *Buffers) {
 		IsTerminal: func(io.Reader) bool { return false },
 	}, b
 }
+
+// Run runs cmd with args the way a family's tests do: b's streams emptied
+// first, cobra's own output discarded and silenced (the command's is in
+// b), at most fakeRunLimit; it returns the command's error.
+func (b *Buffers) Run(ctx context.Context, cmd *cobra.Command, args ...string) error {
+	b.Out.Reset()
+	b.ErrOut.Reset()
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	cmd.SilenceErrors, cmd.SilenceUsage = true, true
+	ctx, cancel := context.WithTimeout(ctx, fakeRunLimit)
+	defer cancel()
+	return cmd.ExecuteContext(ctx)
+}
+
+// fakeRunLimit bounds a command Buffers.Run runs.
+const fakeRunLimit = 30 * time.Second

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -50,19 +49,12 @@ func (x *fake) Probes(context.Context, []*state.Host, time.Duration) map[string]
 
 func (x *fake) run(t *testing.T, args ...string) error {
 	t.Helper()
-	x.b.Out.Reset()
-	x.b.ErrOut.Reset()
-	cmd := newCmd(&cmds{f: x.f, probes: func(*runner.Env) hosts.Prober { return x }, check: func(_ context.Context, _ *state.Store, h *state.Host, agents []string) (hosts.Report, error) {
+	return x.b.Run(t.Context(), newCmd(&cmds{f: x.f, probes: func(*runner.Env) hosts.Prober { return x }, check: func(_ context.Context, _ *state.Store, h *state.Host, agents []string) (hosts.Report, error) {
 		x.checked = agents
 		rep := x.report
 		rep.Host = h.Name
 		return rep, x.checkE
-	}})
-	cmd.SetArgs(args)
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	return cmd.ExecuteContext(t.Context())
+	}}), args...)
 }
 
 // TestHostLife adds, lists, drains, undrains and removes a host, in words

@@ -64,14 +64,7 @@ func newFake(stdin string) *fake {
 
 func (x *fake) run(t *testing.T, args ...string) error {
 	t.Helper()
-	x.b.Out.Reset()
-	x.b.ErrOut.Reset()
-	cmd := NewCmd(x.f)
-	cmd.SetArgs(args)
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	return cmd.ExecuteContext(t.Context())
+	return x.b.Run(t.Context(), NewCmd(x.f), args...)
 }
 
 // TestSnapshotLife takes, lists, shows, diffs, restores and prunes

@@ -3,7 +3,6 @@ package statecmd
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,14 +36,7 @@ func newFake(t *testing.T, tasks ...*state.Task) *fake {
 // run runs the command build makes with args and returns its error.
 func (x *fake) run(t *testing.T, build func(*cmdkit.Factory) *cobra.Command, args ...string) error {
 	t.Helper()
-	x.b.Out.Reset()
-	x.b.ErrOut.Reset()
-	cmd := build(x.f)
-	cmd.SetArgs(args)
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	return cmd.ExecuteContext(t.Context())
+	return x.b.Run(t.Context(), build(x.f), args...)
 }
 
 func TestStatePath(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,16 +50,7 @@ func newFake(t *testing.T, stdin string) *fake {
 // run runs `runner tmux ARGS` over the fake and returns its error.
 func (x *fake) run(t *testing.T, args ...string) error {
 	t.Helper()
-	x.b.Out.Reset()
-	x.b.ErrOut.Reset()
-	cmd := NewCmd(x.f)
-	cmd.SetArgs(args)
-	cmd.SetOut(io.Discard)
-	cmd.SetErr(io.Discard)
-	cmd.SilenceErrors, cmd.SilenceUsage = true, true
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	return cmd.ExecuteContext(ctx)
+	return x.b.Run(t.Context(), NewCmd(x.f), args...)
 }
 
 func needTmux(t *testing.T) {
