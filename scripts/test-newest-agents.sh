@@ -19,16 +19,17 @@ cd "$(dirname "$0")/.."
 prefix="${RUNNER_AGENTS_NEWEST_PREFIX:-$HOME/.cache/runner/agents-newest}"
 run="${1:-RealAgents}"
 pkgs=(@anthropic-ai/claude-code@latest @openai/codex@latest @google/gemini-cli@latest opencode-ai@latest @qwen-code/qwen-code@latest
-	@mariozechner/pi-coding-agent@latest @github/copilot@latest @factory/cli@latest cline@latest)
+	@mariozechner/pi-coding-agent@latest @github/copilot@latest @factory/cli@latest cline@latest @kilocode/cli@7.7.7)
 # Not @kilocode/cli@latest: 7.8.1 does not install here (its platform
 # package @kilocode/cli-linux-x64@7.8.1 is not served; install-agents.sh
 # says so and fails), which would stop every CLI's run; the pinned 7.7.7
-# is its newest that installs.
+# is its newest that installs, and it is installed here too (the run
+# requires every CLI: without it kilo's tests failed "not on PATH").
 bindir="$(RUNNER_AGENTS_PREFIX="$prefix" scripts/install-agents.sh "${pkgs[@]}" | tail -n 1)"
 export PATH="$bindir:$PATH"
 export RUNNER_REAL_AGENTS_REQUIRED=1 DISABLE_AUTOUPDATER=1
 command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
-for c in claude codex gemini opencode qwen pi copilot droid cline; do
+for c in claude codex gemini opencode qwen pi copilot droid cline kilo; do
 	printf 'newest: %-9s %s\n' "$c" "$("$c" --version 2>&1 | head -n 1)"
 done
 printf 'newest: %-9s %s (%s)\n' node "$(node --version)" "$(command -v node)"
