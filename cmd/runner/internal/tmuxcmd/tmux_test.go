@@ -231,7 +231,7 @@ func TestCaptureStreams(t *testing.T) {
 	var raw strings.Builder
 	x.f.RawOut = &raw
 	if err := x.run(t, "launch", "--name", "colour", "--size", "80x10", "--cwd", t.TempDir(), "--env", "A=b",
-		"--", "sh", "-c", `printf '\033[31mred\033[0m\n'; exec sleep 30`); err != nil {
+		"--", "sh", "-c", `stty -echo; printf '\033[31mred\033[0m\n'; exec sleep 30`); err != nil {
 		t.Fatal(err)
 	}
 	pane := strings.TrimSpace(x.b.Out.String())
@@ -249,6 +249,6 @@ func TestCaptureStreams(t *testing.T) {
 		t.Errorf("capture: %v, Out %q, RawOut %q; want the text on Out, no escape", err, x.b.Out.String(), raw.String())
 	}
 	if err := x.run(t, "send", "--pane", pane, "--nudges", "1", "--delay-enter", "0s", "text"); err == nil || !strings.Contains(err.Error(), "send to "+pane) {
-		t.Errorf("send with nudges to a pane whose screen Enter does not change (sleep reads nothing): %v, want an error naming the pane", err)
+		t.Errorf("send with nudges to a pane whose screen Enter does not change (no echo, sleep reads nothing): %v, want an error naming the pane", err)
 	}
 }
