@@ -59,7 +59,7 @@ func sweep(base string, before time.Time) {
 		if !e.IsDir() || !strings.HasPrefix(e.Name(), "home") {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && fi.ModTime().Before(before) {
+		if fi, err := e.Info(); err == nil && clock.Outside(fi.ModTime()).Before(before) {
 			_ = os.RemoveAll(filepath.Join(base, e.Name()))
 		}
 	}

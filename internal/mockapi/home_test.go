@@ -19,7 +19,7 @@ func TestSweep(t *testing.T) {
 		if err := os.MkdirAll(filepath.Join(p, ".claude"), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		at := clock.Now().Add(-age)
+		at := clock.Real(clock.Now().Add(-age)) // an mtime: on the system's clock
 		if err := os.Chtimes(p, at, at); err != nil {
 			t.Fatal(err)
 		}
