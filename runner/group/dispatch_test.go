@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/plan"
@@ -32,7 +33,12 @@ func newStarter(st *state.State) *fakeStarter {
 
 func (s *fakeStarter) State(context.Context) (*state.State, error) { return s.st, nil }
 
-func (s *fakeStarter) Now() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }
+func (s *fakeStarter) Now() time.Time { return starterNow }
+
+// starterNow is the fake starter's clock: fixed for the run, taken from
+// runner's clock (a date written here would age past what the code
+// compares it with, on a later day or with the clock ahead).
+var starterNow = clock.Now().Truncate(time.Second)
 
 func (s *fakeStarter) StartSupervisor(id string) (int, error) {
 	if s.spawnErr != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/state"
 )
@@ -104,6 +105,10 @@ func (g *fakeGit) Diff(ctx context.Context, dir, id string, opts gitsnap.DiffOpt
 	return g.diff, g.diffErr
 }
 
+// fakeNow is the fakes' clock: fixed for the run, taken from runner's
+// clock (never a written date, which ages).
+var fakeNow = clock.Now().Truncate(time.Second)
+
 // fakeGitDeps is Deps over st and git, with host "gone" unreachable.
 func fakeGitDeps(t *testing.T, st *state.State, git *fakeGit) (Deps, *memStore, *journal) {
 	store, log := &memStore{st: st}, &journal{}
@@ -114,7 +119,7 @@ func fakeGitDeps(t *testing.T, st *state.State, git *fakeGit) (Deps, *memStore, 
 		return ctx, nil
 	}
 	return Deps{Store: store, Record: log, Core: memCore{store}, Git: git,
-		Now:        func() time.Time { return time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC) },
+		Now:        func() time.Time { return fakeNow },
 		Warn:       func(format string, args ...any) { t.Logf("warn: "+format, args...) },
 		GitContext: func(ctx context.Context, x *state.Task) (context.Context, error) { return gitOn(ctx, x.Tmux.Host) },
 		GitOn:      gitOn,
