@@ -152,7 +152,8 @@ func LockFile(ctx context.Context, f *os.File, wait bool) error {
 	}
 }
 
-// Unlock releases the flock on f, a file LockFile locked: for every
+// Unlock releases the flock on f, a file LockFile locked (by hand, like
+// flockFD, for the same reason): for every
 // process that shares its open file too (one that inherited it, by
 // mistake or not, holds it no longer), and closes f.
 func Unlock(f *os.File) {
@@ -160,7 +161,10 @@ func Unlock(f *os.File) {
 	f.Close()
 }
 
-// flockFD is flock(2) on fd, again when a signal interrupts it.
+// flockFD is flock(2) on fd, again when a signal interrupts it. Written by
+// hand, the one place outside gofrs/flock (TestOneFlock): gofrs/flock locks
+// only a file it opened itself and never gives it out, and LockFile's file
+// must be handed to a child process that keeps holding the lock.
 func flockFD(fd, how int) error {
 	for {
 		err := syscall.Flock(fd, how)
