@@ -98,6 +98,28 @@ func hops(t *testing.T, s *Store, id string) int {
 	return st.Tasks[id].HandlingHops
 }
 
+// handOverHop has owner add one to t_a's HandlingHops through UpdateTask
+// while s holds the lock (so the change is handed over), lets the lock go
+// and returns how many times the change's fn ran.
+func handOverHop(t *testing.T, s, owner *Store) int {
+	t.Helper()
+	release, wait := holdLock(t, s, nil)
+	runs := 0
+	done := make(chan error, 1)
+	go func() {
+		done <- owner.UpdateTask(t.Context(), "t_a", func(x *Task) error { runs++; x.HandlingHops++; return nil })
+	}()
+	waitQueued(t, s, 1)
+	release()
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	return runs
+}
+
 func TestUpdateTaskHandedToHolder(t *testing.T) {
 	holder := openTemp(t)
 	seedTasks(t, holder, "t_a", "t_b", "t_c")
@@ -165,20 +187,7 @@ func TestUpdateTaskConflict(t *testing.T) {
 	}
 	// Someone else changes the task: the owner's memory of it is stale.
 	mustUpdate(t, s, func(st *State) error { st.Tasks["t_a"].HandlingHops = 10; return nil })
-	release, wait := holdLock(t, s, nil)
-	runs := 0
-	done := make(chan error, 1)
-	go func() {
-		done <- owner.UpdateTask(t.Context(), "t_a", func(x *Task) error { runs++; x.HandlingHops++; return nil })
-	}()
-	waitQueued(t, s, 1)
-	release()
-	if err := wait(); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	runs := handOverHop(t, s, owner)
 	if h := hops(t, s, "t_a"); h != 11 {
 		t.Errorf("hops %d, want 11 (10 + 1: the stale change not applied)", h)
 	}
@@ -204,20 +213,7 @@ func TestUpdateTaskAfterOwnUpdate(t *testing.T) {
 	if err := owner.Update(t.Context(), func(st *State) error { st.Task("t_a").HandlingHops = 10; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	release, wait := holdLock(t, s, nil)
-	runs := 0
-	done := make(chan error, 1)
-	go func() {
-		done <- owner.UpdateTask(t.Context(), "t_a", func(x *Task) error { runs++; x.HandlingHops++; return nil })
-	}()
-	waitQueued(t, s, 1)
-	release()
-	if err := wait(); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	runs := handOverHop(t, s, owner)
 	if h := hops(t, s, "t_a"); h != 11 {
 		t.Errorf("hops %d, want 11", h)
 	}
