@@ -76,12 +76,13 @@ func Dispatch(ctx context.Context, env *Env, req DispatchRequest) (*state.Task, 
 		early = startEarlyMirror(ctx, env, task)
 		defer early.Release()
 	}
-	if err := start(ctx, env, task, p.Profile, p.Settings.Start); err != nil {
+	if !p.Settings.Detached {
+		// Started by its supervision here: the agent watched starting
+		// while its snapshot is taken (beginHere).
+		err = supervise(ctx, env, task.ID, &given{prof: p.Profile, set: p.Settings, early: early, lock: lock, begin: true})
+	} else if err = start(ctx, env, task, p.Profile, p.Settings.Start); err != nil {
 		failUnstarted(ctx, env, task.ID, err)
 		return task, err
-	}
-	if !p.Settings.Detached {
-		err = supervise(ctx, env, task.ID, &given{prof: p.Profile, set: p.Settings, early: early, lock: lock})
 	} else {
 		handedOff, err = detach(ctx, env, task, lock)
 	}

@@ -35,6 +35,42 @@ func start(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, 
 	return launchpkg.Start(ctx, starter{env}, env.Record(), t, prof, spec)
 }
 
+// begin is start up to the pane (launch.Begin): its Finish records the
+// task starting once the snapshot beside the pane is taken.
+func begin(ctx context.Context, env *Env, t *state.Task, prof *profile.Profile, spec *settings.Start) (*launchpkg.Started, error) {
+	return launchpkg.Begin(ctx, starter{env}, env.Record(), t, prof, spec)
+}
+
+// beginHere starts a foreground dispatch's queued task t (given.begin)
+// with begin: its agent launched, the snapshot taken beside it and the
+// task recorded starting by the ready wait (waitReadyStarting), or, where
+// the agent starts after its snapshot, the whole start. It returns the
+// task to supervise; a start that fails is recorded (failUnstarted).
+func beginHere(ctx context.Context, env *Env, t *state.Task, g *given) (*state.Task, error) {
+	st, err := begin(ctx, env, t, g.prof, g.set.Start)
+	if err != nil {
+		failUnstarted(ctx, env, t.ID, err)
+		return nil, err
+	}
+	if st.PaneID == "" {
+		return env.Record().Task(ctx, t.ID)
+	}
+	g.started = st
+	t.Tmux.Pane = st.PaneID
+	return t, nil
+}
+
+// finishHere finishes the start beginHere left under way, if the
+// supervision did not (an error before its ready wait): a start that
+// fails is recorded (failUnstarted) and is the error, else err is.
+func finishHere(ctx context.Context, env *Env, id string, st *launchpkg.Started, err error) error {
+	if ferr := st.Finish(ctx); ferr != nil {
+		failUnstarted(ctx, env, id, ferr)
+		return ferr
+	}
+	return err
+}
+
 // starter is launch's Machine on env: the task's site, its git.
 type starter struct{ env *Env }
 
@@ -173,7 +209,7 @@ func launchPane(ctx context.Context, env *Env, t *state.Task, prof *profile.Prof
 	}
 	closeWindow := func(ctx context.Context) error { return tc.KillWindow(ctx, pane) }
 	where := s.where()
-	return &launchpkg.Pane{Close: closeWindow, Record: func(x *state.Task) {
+	return &launchpkg.Pane{ID: pane, Close: closeWindow, Record: func(x *state.Task) {
 		x.Tmux.Pane = pane
 		if len(x.History) > 0 {
 			x.History[len(x.History)-1].Reason += "; pane " + pane + where

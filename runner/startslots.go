@@ -12,6 +12,7 @@ import (
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/filelock"
 	"github.com/runner-cli/runner/internal/privdir"
+	"github.com/runner-cli/runner/state"
 )
 
 // StartSlots is how many agents' start-ups the supervisors of this machine
@@ -51,5 +52,44 @@ func (s *supervision) waitReady(ctx context.Context) error {
 		return err
 	}
 	defer release()
-	return s.WaitReady(ctx)
+	if s.started == nil {
+		return s.WaitReady(ctx)
+	}
+	return s.waitReadyStarting(ctx)
+}
+
+// waitReadyStarting is the ready wait of an agent launched beside its
+// snapshot: the start is finished (the snapshot taken, the task recorded
+// starting: launch.Started.Finish) while the agent starts, and the wait
+// records nothing nor types into the pane before it is (Supervisor's
+// Started). A start that fails ends the wait with its error.
+func (s *supervision) waitReadyStarting(ctx context.Context) error {
+	st := s.started
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		if st.Finish(ctx) != nil {
+			cancel()
+		}
+	}()
+	s.Started = func(ctx context.Context) error {
+		select {
+		case <-finished:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return st.Finish(ctx)
+	}
+	err := s.WaitReady(rctx)
+	<-finished
+	s.Started = nil
+	if ferr := st.Finish(ctx); ferr != nil {
+		return ferr
+	}
+	// The snapshot is known now: the changes are tracked from it.
+	s.stopTrack()
+	s.stopTrack = s.trackWhileWorking(s.runCtx, &state.Task{SnapshotRef: st.SnapshotRef})
+	return err
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/runner-cli/runner/runner/confine"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/hosts"
+	launchpkg "github.com/runner-cli/runner/runner/launch"
 	"github.com/runner-cli/runner/runner/messaging"
 	"github.com/runner-cli/runner/runner/reconcile"
 	"github.com/runner-cli/runner/runner/remote"
@@ -58,11 +59,18 @@ type given struct {
 	set   settings.Run
 	early *remote.Early
 	lock  *state.ProjectLock
+	// begin: the task is a foreground dispatch's, queued, to be started
+	// here (beginHere).
+	begin bool
+	// started is its start under way (launch.Begin): the pane launched,
+	// the snapshot and the record of the task starting still to come,
+	// finished by the ready wait beside it (nil: none).
+	started *launchpkg.Started
 }
 
 // supervise is Supervise, with what the caller holds already (g nil:
 // everything is read from the task's record).
-func supervise(ctx context.Context, env *Env, id string, g *given) error {
+func supervise(ctx context.Context, env *Env, id string, g *given) (err error) {
 	t, err := env.Record().Task(ctx, id)
 	if err != nil {
 		return err
@@ -81,6 +89,14 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 	set, prof := g.set, g.prof
 	unlock := g.lock.Unlock
 	defer func() { unlock() }()
+	if g.begin && t.Tmux.Pane == "" {
+		if t, err = beginHere(ctx, env, t, g); err != nil {
+			return err
+		}
+		if g.started != nil {
+			defer func() { err = finishHere(ctx, env, id, g.started, err) }()
+		}
+	}
 	if t.Status == state.StatusQueued && t.Tmux.Pane == "" {
 		// Queued behind other tasks (dispatch --after): wait, then start.
 		queued, err := startQueued(ctx, env, t, prof, set)
@@ -110,8 +126,9 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 		return unreachableAtStart(ctx, env, t, err)
 	}
 	defer stop()
-	s.book.Free = unlock
-	defer s.trackWhileWorking(s.runCtx, t)()
+	s.book.Free, s.started = unlock, g.started
+	s.stopTrack = s.trackWhileWorking(s.runCtx, t)
+	defer func() { s.stopTrack() }()
 	s.timeout = timeout
 	// The task's time (--timeout) counts from the delivery of its text
 	// (run starts the clock); the start-up has --ready-timeout. A task
@@ -124,6 +141,9 @@ func supervise(ctx context.Context, env *Env, id string, g *given) error {
 	}
 	defer cancel()
 	err = s.hostLost(s.run(tctx, t))
+	if g.started != nil && g.started.Finish(ctx) != nil {
+		return err // a failed start is not concluded: finishHere records it
+	}
 	return s.concludeAll(ctx, err)
 }
 
@@ -386,6 +406,11 @@ type supervision struct {
 	// wrote is signalled (never blocking) when the agent's pane prints,
 	// as the monitor sees it: what wakes the change tracking.
 	wrote chan struct{}
+	// stopTrack ends the change tracking (trackWhileWorking).
+	stopTrack func()
+	// started is the start finished beside the ready wait (given.started;
+	// nil: the task was recorded starting before its supervision).
+	started *launchpkg.Started
 }
 
 func (s *supervision) run(ctx context.Context, t *state.Task) error {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
@@ -43,6 +44,8 @@ type Machine interface {
 
 // Pane is an agent's pane launched, not yet recorded.
 type Pane struct {
+	// ID is the pane's tmux id (%N).
+	ID string
 	// Record sets the pane on the task (and says where it runs, and that
 	// it is sandboxed, in its last status's reason).
 	Record func(*state.Task)
@@ -63,26 +66,107 @@ type Pane struct {
 // it is not trusted, and a file it wrote as it started would otherwise
 // be in the snapshot, hidden from the task's diff and kept by a restore.
 func Start(ctx context.Context, m Machine, book record.Book, t *state.Task, prof *profile.Profile, spec *settings.Start) error {
+	st, err := Begin(ctx, m, book, t, prof, spec)
+	if err != nil {
+		return err
+	}
+	return st.Finish(ctx)
+}
+
+// Started is a start under way (Begin): in a shared tree, the agent's
+// pane launched (PaneID) while its snapshot is still being taken; Finish
+// waits for the snapshot and records the task starting.
+type Started struct {
+	// PaneID is the pane launched beside the snapshot; "" when the start
+	// is whole already (a worktree, a sandbox: the agent starts after the
+	// snapshot, and Begin did it all).
+	PaneID string
+	// SnapshotRef is the snapshot's ref, once Finish returned ("": none).
+	SnapshotRef string
+	once        sync.Once
+	err         error
+	finish      func(context.Context) error
+}
+
+// Finish waits for the snapshot of a start Begin left under way and
+// records the task starting, as Start does; a start that fails is
+// recorded (placement.FailStart) and its pane closed. It is done once:
+// a second call returns the first one's error.
+func (s *Started) Finish(ctx context.Context) error {
+	s.once.Do(func() {
+		if s.finish != nil {
+			s.err = s.finish(ctx)
+		}
+	})
+	return s.err
+}
+
+// Begin is Start up to the pane: in a shared tree without a sandbox, it
+// returns as soon as the agent's pane is launched, the snapshot still
+// being taken beside it, so that the caller can watch the agent start
+// meanwhile; the task is recorded starting (with its snapshot and pane)
+// only by Started.Finish, which the caller must call before it delivers
+// anything to the agent or records anything else of the task. Elsewhere
+// Begin does the whole start and Finish has nothing left to do.
+func Begin(ctx context.Context, m Machine, book record.Book, t *state.Task, prof *profile.Profile, spec *settings.Start) (*Started, error) {
 	fail := func(err error, why string) error {
 		placement.FailStart(context.WithoutCancel(ctx), book, t, why+err.Error())
 		return err
 	}
 	snapDir, err := m.SnapshotDir(ctx, t, spec)
 	if err != nil {
-		return fail(err, "")
+		return nil, fail(err, "")
 	}
 	gctx, err := m.Git(ctx, t)
 	if err != nil {
-		return fail(err, "")
+		return nil, fail(err, "")
 	}
-	snap, snapErr, pane, err := snapshotAndLaunch(ctx, m, t, prof, spec, func() (*gitsnap.Snapshot, error) {
+	take := func() (*gitsnap.Snapshot, error) {
 		if spec.Snapshot != "" {
 			return gitsnap.Alias(gctx, snapDir, spec.Snapshot, t.ID)
 		}
 		return gitsnap.Take(gctx, snapDir, gitsnap.Options{ID: t.ID, Label: "before " + textutil.Headline(t.Text, 100)})
-	})
+	}
+	if spec.Worktree || spec.Sandbox != nil {
+		snap, snapErr := take()
+		return &Started{}, finishStart(ctx, m, book, t, prof, spec, gctx, snap, snapErr, nil)
+	}
+	if err := m.Files(t.ID); err != nil {
+		return nil, fail(err, "")
+	}
+	var snap *gitsnap.Snapshot
+	var snapErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		snap, snapErr = take()
+	}()
+	pane, err := m.Pane(ctx, t, prof, spec)
 	if err != nil {
-		return fail(err, "")
+		<-done
+		return nil, fail(fmt.Errorf("launch failed: %w", err), "")
+	}
+	st := &Started{PaneID: pane.ID}
+	st.finish = func(ctx context.Context) error {
+		<-done
+		if err := finishStart(ctx, m, book, t, prof, spec, gctx, snap, snapErr, pane); err != nil {
+			return err
+		}
+		st.SnapshotRef = t.SnapshotRef
+		return nil
+	}
+	return st, nil
+}
+
+// finishStart is the start after the snapshot (snap, or snapErr) was
+// taken and, in a shared tree, the pane launched beside it: the worktree,
+// the record of the task starting, and the agent launched after the
+// snapshot where it was not beside it (pane nil).
+func finishStart(ctx context.Context, m Machine, book record.Book, t *state.Task, prof *profile.Profile, spec *settings.Start,
+	gctx context.Context, snap *gitsnap.Snapshot, snapErr error, pane *Pane) error {
+	fail := func(err error, why string) error {
+		placement.FailStart(context.WithoutCancel(ctx), book, t, why+err.Error())
+		return err
 	}
 	// closePane closes the pane of an agent that is not to run after all.
 	closePane := func() {
@@ -108,6 +192,7 @@ func Start(ctx context.Context, m Machine, book record.Book, t *state.Task, prof
 		return err
 	}
 	if pane != nil {
+		t.SnapshotRef = snapRef
 		return nil
 	}
 	if wt.Branch != "" {
@@ -129,32 +214,6 @@ func Launch(ctx context.Context, m Machine, book record.Book, t *state.Task, pro
 		return err
 	}
 	return book.Update(ctx, t.ID, p.Record)
-}
-
-// snapshotAndLaunch takes the snapshot (take) and, in a shared tree
-// without a sandbox, launches the agent's pane beside it (pane: nil when
-// it is to start after the snapshot). err is a failure to start, which
-// the task records; a failed snapshot is snapErr.
-func snapshotAndLaunch(ctx context.Context, m Machine, t *state.Task, prof *profile.Profile, spec *settings.Start,
-	take func() (*gitsnap.Snapshot, error)) (snap *gitsnap.Snapshot, snapErr error, pane *Pane, err error) {
-	if spec.Worktree || spec.Sandbox != nil {
-		snap, snapErr = take()
-		return snap, snapErr, nil, nil
-	}
-	if err := m.Files(t.ID); err != nil {
-		return nil, nil, nil, err
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		snap, snapErr = take()
-	}()
-	pane, err = m.Pane(ctx, t, prof, spec)
-	<-done
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("launch failed: %w", err)
-	}
-	return snap, snapErr, pane, nil
 }
 
 // snapshotOutcome is what the record says of the snapshot: its ref and a

@@ -46,7 +46,7 @@ func (f *fakeMachine) Pane(context.Context, *state.Task, *profile.Profile, *sett
 	if f.paneErr != nil {
 		return nil, f.paneErr
 	}
-	return &Pane{Record: func(t *state.Task) { t.Tmux.Pane = "%9" },
+	return &Pane{ID: "%9", Record: func(t *state.Task) { t.Tmux.Pane = "%9" },
 		Close: func(context.Context) error { f.did = append(f.did, "close"); return nil }}, nil
 }
 func (f *fakeMachine) Worktree(context.Context, *state.Task, *gitsnap.Snapshot, *config.WorktreeSetup) (wtsetup.Made, error) {
@@ -114,5 +114,51 @@ func TestStart(t *testing.T) {
 				t.Errorf("the pane %q was not recorded", rec.Tmux.Pane)
 			}
 		})
+	}
+}
+
+// TestBegin: in a shared tree Begin returns with the pane launched and the
+// task still queued, nothing of the pane recorded; Finish records it
+// starting with its pane, once (a second Finish does nothing more); a
+// start that fails in Finish is recorded failed, its pane closed, and a
+// second Finish returns the same error.
+func TestBegin(t *testing.T) {
+	book, task := queued(t, state.StatusQueued)
+	m := &fakeMachine{}
+	st, err := Begin(t.Context(), m, book, task, &profile.Profile{Name: "sim"}, &settings.Start{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.PaneID != "%9" {
+		t.Errorf("PaneID %q, want %%9", st.PaneID)
+	}
+	if rec, _ := book.Task(t.Context(), task.ID); rec.Status != state.StatusQueued || rec.Tmux.Pane != "" {
+		t.Errorf("before Finish: recorded %s with pane %q, want queued without one", rec.Status, rec.Tmux.Pane)
+	}
+	for range 2 {
+		if err := st.Finish(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec, _ := book.Task(t.Context(), task.ID)
+	if rec.Status != state.StatusStarting || rec.Tmux.Pane != "%9" || len(rec.History) != 2 {
+		t.Errorf("after Finish: %s, pane %q, %d changes; want starting, %%9, 2", rec.Status, rec.Tmux.Pane, len(rec.History))
+	}
+
+	book, task = queued(t, state.StatusQueued)
+	m = &fakeMachine{}
+	st, err = Begin(t.Context(), m, book, task, &profile.Profile{Name: "sim"}, &settings.Start{RequireSnapshot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := st.Finish(t.Context())
+	if !errors.Is(first, fault.ErrUsage) || st.Finish(t.Context()) != first {
+		t.Errorf("Finish: %v, then %v; want the same usage error", first, st.Finish(t.Context()))
+	}
+	if got := strings.Join(m.did, " "); got != "files pane close" {
+		t.Errorf("did %q, want the pane closed", got)
+	}
+	if rec, _ := book.Task(t.Context(), task.ID); rec.Status != state.StatusFailed {
+		t.Errorf("recorded %s, want failed", rec.Status)
 	}
 }

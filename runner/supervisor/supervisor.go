@@ -154,6 +154,13 @@ type Supervisor struct {
 	// one write, since nothing but a read comes between the two (a first
 	// turn). A task that ends before a delivery never records it.
 	FoldReady bool
+	// Started, when set, is waited for by WaitReady after its first look
+	// at the agent and before it records anything of the task or types
+	// into its pane: the start of the task finished beside the wait (its
+	// snapshot taken, the task recorded starting), so that the agent's
+	// start-up is watched while its snapshot is taken. Its error ends the
+	// wait.
+	Started func(context.Context) error
 	// ready is the ready status WaitReady found and left to the next
 	// delivery (FoldReady).
 	ready *Ready
@@ -267,6 +274,11 @@ func (s *Supervisor) WaitReady(ctx context.Context) error {
 				return end(state.StatusTimeout, fmt.Sprintf("the agent was not ready within %s (--ready-timeout)%s", readyTimeout, busyMachine()), obs, nil)
 			}
 			return err
+		}
+		if s.Started != nil {
+			if err := s.Started(ctx); err != nil {
+				return err
+			}
 		}
 		if obs.Dead {
 			return exited(obs, "the agent exited with status %d before it was ready")

@@ -642,3 +642,33 @@ func TestApprovalPressedAgain(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitReadyStarted: with Started, WaitReady looks at the agent first
+// and waits for the start before it presses anything or records anything
+// (a trust dialog is answered only after it); a start that fails ends the
+// wait with its error, nothing pressed.
+func TestWaitReadyStarted(t *testing.T) {
+	claude, _ := profile.BuiltinProfile("claude")
+	trust := seen(t, claude, "claude__needs_input__2")
+	ready := seen(t, claude, "claude__ready__1")
+	s, pn, b, _ := newSupervisor(t, "claude", Settings{YesTrust: true},
+		step{monitor.GoalReady, trust, nil}, step{monitor.GoalLeaveInput, ready, nil}, step{monitor.GoalReady, ready, nil})
+	var calls []string
+	s.Started = func(context.Context) error {
+		calls = append(calls, fmt.Sprintf("started (keys %d, records %d)", len(pn.keys), len(b.log)))
+		return nil
+	}
+	if err := s.WaitReady(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) == 0 || calls[0] != "started (keys 0, records 0)" || len(pn.keys) != 1 {
+		t.Errorf("calls %q, keys %q: the start must be waited for before the trust keys", calls, pn.keys)
+	}
+
+	failed := errors.New("no snapshot")
+	s, pn, b, _ = newSupervisor(t, "claude", Settings{YesTrust: true}, step{monitor.GoalReady, trust, nil})
+	s.Started = func(context.Context) error { return failed }
+	if err := s.WaitReady(t.Context()); !errors.Is(err, failed) || len(pn.keys) != 0 || len(b.log) != 0 {
+		t.Errorf("WaitReady: %v, keys %q, records %q; want the start's error, nothing done", err, pn.keys, b.log)
+	}
+}
