@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/ask"
 	"github.com/runner-cli/runner/runner/profile"
@@ -126,8 +127,8 @@ func TestAskFailures(t *testing.T) {
 	t.Run("failing shadow", func(t *testing.T) {
 		p := &post{}
 		as, err := ask.Run(ctx, askDeps(env), ask.Request{Targets: []string{sim}, Question: "say partial\nexit 3", Post: p.fn})
-		if !errors.Is(err, ask.ErrFailed) || exitCode(err) != 1 {
-			t.Fatalf("err = %v (exit %d), want ErrAskFailed, exit 1", err, exitCode(err))
+		if !errors.Is(err, ask.ErrFailed) || exitcode.Of(err) != 1 {
+			t.Fatalf("err = %v (exit %d), want ErrAskFailed, exit 1", err, exitcode.Of(err))
 		}
 		a := as[0]
 		if a.OK() || a.Exit == nil || *a.Exit != 3 || a.TimedOut || !strings.Contains(a.Error, "exited 3") || !strings.Contains(a.Answer, "partial") {
@@ -143,8 +144,8 @@ func TestAskFailures(t *testing.T) {
 		p := &post{}
 		q := `run sh -c "echo $$ > ` + pidFile + `; exec sleep 30"`
 		as, err := ask.Run(ctx, askDeps(env), ask.Request{Targets: []string{sim}, Question: q, Timeout: 4 * time.Second, Post: p.fn})
-		if !errors.Is(err, ask.ErrTimeout) || exitCode(err) != 3 {
-			t.Fatalf("err = %v (exit %d), want ErrAskTimeout, exit 3", err, exitCode(err))
+		if !errors.Is(err, ask.ErrTimeout) || exitcode.Of(err) != 3 {
+			t.Fatalf("err = %v (exit %d), want ErrAskTimeout, exit 3", err, exitcode.Of(err))
 		}
 		a := as[0]
 		if !a.TimedOut || a.Exit != nil || a.OK() || !strings.Contains(a.Error, "within 4s") {
@@ -198,8 +199,8 @@ func TestAskFailures(t *testing.T) {
 	t.Run("bad targets run nothing", func(t *testing.T) {
 		p := &post{}
 		_, err := ask.Run(ctx, askDeps(env), ask.Request{Targets: []string{sim, "t_nosuch"}, Question: "say x", Post: p.fn})
-		if exitCode(err) != 2 || len(p.got) != 0 {
-			t.Errorf("err = %v (exit %d), posts %q", err, exitCode(err), p.got)
+		if exitcode.Of(err) != 2 || len(p.got) != 0 {
+			t.Errorf("err = %v (exit %d), posts %q", err, exitcode.Of(err), p.got)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/runner/fault"
 
 	"github.com/runner-cli/runner/runner/agentsim"
@@ -91,5 +92,5 @@ func (a *app) runAgentSim(ctx context.Context, opts agentSimOptions) error {
 	if err == nil && code == 0 {
 		return nil
 	}
-	return &ExitError{Code: code, Err: err}
+	return &exitcode.Error{Code: code, Err: err}
 }

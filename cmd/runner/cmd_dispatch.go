@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/door"
 	"github.com/runner-cli/runner/runner/fault"
@@ -248,7 +249,7 @@ func (a *app) printDispatch(f dispatchOptions, t *state.Task, err error) error {
 	if f.printAnswer {
 		a.printAnswers(t)
 		if err != nil && !errors.Is(err, fault.ErrUsage) {
-			return &ExitError{Code: exitCode(err), Err: err}
+			return &exitcode.Error{Code: exitcode.Of(err), Err: err}
 		}
 		return err
 	}
@@ -257,7 +258,7 @@ func (a *app) printDispatch(f dispatchOptions, t *state.Task, err error) error {
 			return perr
 		}
 		if err != nil {
-			return &ExitError{Code: exitCode(err), Err: nil}
+			return &exitcode.Error{Code: exitcode.Of(err), Err: nil}
 		}
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/runner/doctor"
 
 	"github.com/runner-cli/runner/tmuxctl"
@@ -71,7 +72,7 @@ func (a *app) runDoctor(ctx context.Context, opts doctorOptions) error {
 		}
 	}
 	if failed {
-		return &ExitError{Code: ExitFailed}
+		return &exitcode.Error{Code: exitcode.ExitFailed}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/gc"
@@ -94,7 +95,7 @@ func (a *app) runGC(ctx context.Context, opts gCOptions) error {
 			return perr
 		}
 		if err != nil {
-			return &ExitError{Code: exitCode(err), Err: err}
+			return &exitcode.Error{Code: exitcode.Of(err), Err: err}
 		}
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/door"
@@ -105,13 +106,13 @@ func (a *app) groupOutcome(ctx context.Context, d group.Deps, g *state.Group, ta
 	}
 	switch {
 	case g.Stopped != "" && ok < total:
-		return &ExitError{Code: ExitBudget, Err: fmt.Errorf("group %s: %s; %d of %d candidates succeeded (runner compare %s)", id, g.Stopped, ok, total, id)}
+		return &exitcode.Error{Code: exitcode.ExitBudget, Err: fmt.Errorf("group %s: %s; %d of %d candidates succeeded (runner compare %s)", id, g.Stopped, ok, total, id)}
 	case ok == total:
 		return nil
 	case ok > 0:
-		return &ExitError{Code: ExitSomeFailed, Err: fmt.Errorf("group %s: %d of %d candidates succeeded (runner compare %s; runner pick %s --by check)", id, ok, total, id, id)}
+		return &exitcode.Error{Code: exitcode.ExitSomeFailed, Err: fmt.Errorf("group %s: %d of %d candidates succeeded (runner compare %s; runner pick %s --by check)", id, ok, total, id, id)}
 	}
-	return &ExitError{Code: ExitFailed, Err: fmt.Errorf("group %s: no candidate succeeded (runner compare %s)", id, id)}
+	return &exitcode.Error{Code: exitcode.ExitFailed, Err: fmt.Errorf("group %s: no candidate succeeded (runner compare %s)", id, id)}
 }
 
 // waitGroup waits until a group has ended (runner wait GROUP), then as
@@ -134,7 +135,7 @@ func (a *app) waitGroup(ctx context.Context, o waitOptions) error {
 	g, tasks, err := group.Await(ctx, d, o.ids[0], a.getenv(door.EnvConfined) == "")
 	switch {
 	case err != nil && g != nil && errors.Is(err, context.DeadlineExceeded):
-		return &ExitError{Code: ExitTimeout, Err: fmt.Errorf("group %s has not ended after %s (runner compare %s)", g.ID, o.timeout, g.ID)}
+		return &exitcode.Error{Code: exitcode.ExitTimeout, Err: fmt.Errorf("group %s has not ended after %s (runner compare %s)", g.ID, o.timeout, g.ID)}
 	case err != nil:
 		return err
 	}

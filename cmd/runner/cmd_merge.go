@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
+	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/internal/textutil"
 	"github.com/runner-cli/runner/runner/worktree"
@@ -103,15 +105,15 @@ detached HEAD, or is no repository; 5 the task is still at work.`,
 			opts.args = argv
 			switch {
 			case opts.all && len(argv) > 0:
-				return &flagError{fmt.Errorf("merge --all takes no task ID (merge ID merges one)")}
+				return &cmdkit.FlagError{Err: fmt.Errorf("merge --all takes no task ID (merge ID merges one)")}
 			case opts.all && opts.check:
-				return &flagError{fmt.Errorf("--check and --all exclude each other (merge --check ID forecasts one task)")}
+				return &cmdkit.FlagError{Err: fmt.Errorf("--check and --all exclude each other (merge --check ID forecasts one task)")}
 			case !opts.all && len(argv) != 1:
-				return &flagError{fmt.Errorf("merge needs a task ID (or --all)")}
+				return &cmdkit.FlagError{Err: fmt.Errorf("merge needs a task ID (or --all)")}
 			case opts.check && (opts.req.Squash || opts.req.Rebase || opts.req.Message != ""):
-				return &flagError{fmt.Errorf("--check forecasts a merge: --squash, --rebase and --message do not apply")}
+				return &cmdkit.FlagError{Err: fmt.Errorf("--check forecasts a merge: --squash, --rebase and --message do not apply")}
 			case opts.all && opts.req.Message != "":
-				return &flagError{fmt.Errorf("--message names one merge: merge --all writes each task's own")}
+				return &cmdkit.FlagError{Err: fmt.Errorf("--message names one merge: merge --all writes each task's own")}
 			case opts.check:
 				return a.runMergeCheck(cmd.Context(), opts)
 			case opts.all:
@@ -183,7 +185,7 @@ func (a *app) runMergeCheck(ctx context.Context, opts mergeOptions) error {
 		fmt.Fprintf(a.out, "%s: merging %s into %s: %s\n", c.Task, c.Branch, c.Into, textutil.VisibleLine(c.Outlook.String()))
 	}
 	if !c.Clean && !c.UpToDate {
-		return &ExitError{Code: ExitFailed}
+		return &exitcode.Error{Code: exitcode.ExitFailed}
 	}
 	return nil
 }
@@ -220,7 +222,7 @@ func (a *app) runMergeAll(ctx context.Context, opts mergeOptions) error {
 		}
 	}
 	if res.StopErr != nil {
-		return &ExitError{Code: exitCode(res.StopErr)}
+		return &exitcode.Error{Code: exitcode.Of(res.StopErr)}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/mailbox"
 
@@ -82,7 +83,7 @@ func (a *app) runMsg(ctx context.Context, opts msgOptions) error {
 		if err != nil {
 			var refused *mailbox.RefusedError
 			if errors.As(err, &refused) {
-				return &ExitError{Code: exitCode(err)}
+				return &exitcode.Error{Code: exitcode.Of(err)}
 			}
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/runner/budget"
 	"github.com/runner-cli/runner/runner/fault"
 
@@ -86,7 +87,7 @@ func (a *app) runSend(ctx context.Context, opts sendOptions) error {
 	if opts.answer && !errors.Is(err, fault.ErrUsage) {
 		a.printAnswers(t)
 		if err != nil {
-			return &ExitError{Code: exitCode(err), Err: err}
+			return &exitcode.Error{Code: exitcode.Of(err), Err: err}
 		}
 		return nil
 	}
@@ -95,7 +96,7 @@ func (a *app) runSend(ctx context.Context, opts sendOptions) error {
 			return perr
 		}
 		if err != nil {
-			return &ExitError{Code: exitCode(err)}
+			return &exitcode.Error{Code: exitcode.Of(err)}
 		}
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/internal/clock"
 
 	"github.com/runner-cli/runner/state"
@@ -138,7 +139,7 @@ func TestBusyExits5(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errOut := runStateCLI(t, env, "project", "add", "api", t.TempDir())
-	if code != ExitBusy || !strings.Contains(errOut, "busy") {
+	if code != exitcode.ExitBusy || !strings.Contains(errOut, "busy") {
 		t.Fatalf("exit %d, stderr %s; want 5", code, errOut)
 	}
 	// Reading does not need the lock.
@@ -152,16 +153,16 @@ func TestStateExitCodes(t *testing.T) {
 		err  error
 		want int
 	}{
-		{fmt.Errorf("add: %w", &state.BusyError{Lock: "/x"}), ExitBusy},
-		{&state.TaskNotFoundError{Ref: "x"}, ExitUsage},
-		{&state.AmbiguousTaskError{Ref: "x", Matches: []string{"t_a", "t_b"}}, ExitUsage},
-		{&state.CorruptError{Path: "/x"}, ExitFailed},
-		{&state.NewerVersionError{Path: "/x", Version: 9}, ExitFailed},
-		{fmt.Errorf("wait for lock: %w", context.Canceled), ExitInterrupted},
+		{fmt.Errorf("add: %w", &state.BusyError{Lock: "/x"}), exitcode.ExitBusy},
+		{&state.TaskNotFoundError{Ref: "x"}, exitcode.ExitUsage},
+		{&state.AmbiguousTaskError{Ref: "x", Matches: []string{"t_a", "t_b"}}, exitcode.ExitUsage},
+		{&state.CorruptError{Path: "/x"}, exitcode.ExitFailed},
+		{&state.NewerVersionError{Path: "/x", Version: 9}, exitcode.ExitFailed},
+		{fmt.Errorf("wait for lock: %w", context.Canceled), exitcode.ExitInterrupted},
 	}
 	for _, tt := range tests {
-		if got := exitCode(tt.err); got != tt.want {
-			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.want)
+		if got := exitcode.Of(tt.err); got != tt.want {
+			t.Errorf("exitcode.Of(%v) = %d, want %d", tt.err, got, tt.want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/hookevent"
 	"golang.org/x/term"
@@ -155,7 +156,7 @@ func quickHook(argv []string, getenv func(string) string, in io.Reader, errOut i
 	}
 	if err := hookevent.Record(getenv, in, task, ev); err != nil {
 		fmt.Fprintln(errOut, "runner hook:", err)
-		return ExitFailed, true
+		return exitcode.ExitFailed, true
 	}
 	return 0, true
 }

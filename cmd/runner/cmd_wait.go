@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/runner/fault"
 	"github.com/runner-cli/runner/runner/tasks"
 
@@ -103,7 +104,7 @@ func (a *app) runWait(ctx context.Context, o waitOptions) error {
 		// Only tasks that ended the wait count: with --any the others
 		// are still running (or waiting for input without --input).
 		ended := t.Status.IsTerminal() || t.Status == state.StatusOrphaned || (o.untilInput && t.Status == state.StatusNeedsInput)
-		if c := OfTask(t); code == 0 && c != 0 && ended {
+		if c := exitcode.OfTask(t); code == 0 && c != 0 && ended {
 			code = c
 		}
 	}
@@ -123,7 +124,7 @@ func (a *app) runWait(ctx context.Context, o waitOptions) error {
 		}
 	}
 	if code != 0 {
-		return &ExitError{Code: code}
+		return &exitcode.Error{Code: code}
 	}
 	return nil
 }

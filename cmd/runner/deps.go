@@ -10,6 +10,7 @@ import (
 	"context"
 	"os/exec"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/ask"
 	"github.com/runner-cli/runner/runner/gc"
@@ -19,7 +20,6 @@ import (
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/remote"
 	"github.com/runner-cli/runner/runner/tasks"
-	"github.com/runner-cli/runner/runner/watch"
 	"github.com/runner-cli/runner/runner/worktree"
 	"github.com/runner-cli/runner/state"
 )
@@ -31,7 +31,7 @@ func reconcileOn(env *runner.Env) func(context.Context) (*state.State, error) {
 
 // tasksDeps is what package tasks takes (ps, wait, attach, tree, usage).
 func tasksDeps(env *runner.Env) tasks.Deps {
-	return tasks.Deps{Store: env.Store, TC: env.TC, Reconcile: reconcileOn(env), HostConn: tasks.Hosts(env.Hosts.Conn), Say: env.Say, ExitOf: OfTask}
+	return tasks.Deps{Store: env.Store, TC: env.TC, Reconcile: reconcileOn(env), HostConn: tasks.Hosts(env.Hosts.Conn), Say: env.Say, ExitOf: exitcode.OfTask}
 }
 
 // worktreeDeps is what package worktree takes (merge, worktree list).
@@ -87,20 +87,3 @@ func (h shadowHost) Sandbox(ctx context.Context, t *state.Task, prof *profile.Pr
 }
 
 func (h shadowHost) String() string { return h.c.Transport().String() }
-
-// watchDeps is what package watch takes.
-func watchDeps(env *runner.Env) watch.Deps {
-	return watch.Deps{Store: env.Store, TC: env.TC, Reconcile: reconcileOn(env), Panes: watchPanes{env}}
-}
-
-// watchPanes are the panes of env's tasks, here or on their hosts, as the
-// live view previews and attaches them.
-type watchPanes struct{ env *runner.Env }
-
-func (p watchPanes) Screen(ctx context.Context, t *state.Task) (watch.Screen, error) {
-	return p.env.PaneClient(ctx, t)
-}
-
-func (p watchPanes) AttachArgv(ctx context.Context, ref string) ([]string, error) {
-	return tasks.AttachArgv(ctx, tasksDeps(p.env), ref, false)
-}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/runner/config"
 	"github.com/runner-cli/runner/runner/confine"
 	"github.com/runner-cli/runner/runner/door"
@@ -33,12 +34,12 @@ func callDoor(ctx context.Context, path string, args []string, in io.Reader, out
 	resp, err := door.Forward(ctx, path, args, in, cwd)
 	if err != nil {
 		fmt.Fprintln(errOut, "runner:", err)
-		return exitCode(err)
+		return exitcode.Of(err)
 	}
 	out.Write(resp.Stdout)
 	errOut.Write(resp.Stderr)
 	if err := resp.Err(); err != nil {
-		return exitCode(err) // the door answered itself (its stderr says why)
+		return exitcode.Of(err) // the door answered itself (its stderr says why)
 	}
 	return resp.Code
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/runner/door"
 	"github.com/spf13/cobra"
 )
@@ -140,7 +141,7 @@ func TestConfinedFile(t *testing.T) {
 	for _, f := range []string{secret, "up/state.json", filepath.Join(dir, "up", "state.json"), "../state.json", "/etc/passwd"} {
 		a, _ := newApp(strings.NewReader(""), os.Stdout, os.Stderr, func(k string) string { return env[k] })
 		text, err := a.readTextRaw(nil, f)
-		if err == nil || exitCode(err) != 2 || strings.Contains(text, "SECRET") {
+		if err == nil || exitcode.Of(err) != 2 || strings.Contains(text, "SECRET") {
 			t.Errorf("--file %s through the door: %q, %v; want refused (exit 2)", f, text, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
 
 	"github.com/runner-cli/runner/runner/config"
@@ -44,7 +45,7 @@ func (a *app) runnerEnv(progress bool) (*runner.Env, *config.Config, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	env.ExitOf = OfTask
+	env.ExitOf = exitcode.OfTask
 	if progress {
 		env.Progress = a.errOut
 	}
@@ -98,6 +99,7 @@ func (a *app) factory() *cmdkit.Factory {
 		Store: a.openStore, Env: a.runnerEnv, Tmux: a.tmuxClient, TmuxFor: a.tmuxClientFor,
 		JSONErrors: func(v bool) { a.jsonErrors = v },
 		Checks:     a.checks, IsTerminal: cmdkit.IsTerminal,
+		Socket: func() string { return a.socket },
 	}
 }
 
@@ -113,7 +115,7 @@ func (a *app) checks(c *cobra.Command) error {
 	if err := a.checkConfined(c); err != nil {
 		return err
 	}
-	return checkDurations(c)
+	return cmdkit.CheckDurations(c)
 }
 
 // readText returns the text argument, or the content of --file ('-' =

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -12,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/cmd/runner/internal/agentscmd"
 	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
 	"github.com/runner-cli/runner/cmd/runner/internal/hostcmd"
@@ -51,6 +49,9 @@ type app struct {
 	// jsonErrors is set by commands running with --json, so the error is
 	// printed as JSON too.
 	jsonErrors bool
+
+	args  []string // the command line, for a command runner-ext runs (runExt)
+	flush func()   // writes out what out and errOut hold
 }
 
 const exitStatusHelp = `EXIT STATUS
@@ -75,7 +76,10 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	if code, ok := quickHook(args, os.Getenv, in, errOut); ok {
 		return code
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := context.Background(), func() {}
+	if !instant[commandName(args)] {
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	}
 	defer stop()
 	if path := os.Getenv(door.EnvDoor); path != "" && throughDoor(args) {
 		return callDoor(ctx, path, args, in, out, errOut)
@@ -85,25 +89,26 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	return a.run(ctx, args)
 }
 
+// instant are the commands that never wait, so never need to end well on
+// Ctrl-C: they run without a signal handler, whose two threads made a
+// third of `runner version`'s time in main (issue 51). Ctrl-C ends them
+// at once.
+var instant = map[string]bool{"version": true, "status-line": true}
+
 // newApp returns the app over the given streams (see app: out and errOut
 // made visible) and the function that flushes them at the end.
 func newApp(in io.Reader, out, errOut io.Writer, getenv func(string) string) (*app, func()) {
 	vOut, vErr := textutil.NewVisibleWriter(out), textutil.NewVisibleWriter(errOut)
 	a := &app{in: in, out: vOut, errOut: vErr, rawOut: out, rawErr: errOut, getenv: getenv}
-	return a, func() { vOut.Flush(); vErr.Flush() }
+	a.flush = func() { vOut.Flush(); vErr.Flush() }
+	return a, a.flush
 }
 
 func (a *app) run(ctx context.Context, args []string) int {
 	// --json anywhere before "--" makes every error JSON, also those cobra
 	// reports before a command runs (bad flags, missing arguments).
-	for _, arg := range args {
-		if arg == "--" {
-			break
-		}
-		if arg == "--json" || arg == "--json=true" {
-			a.jsonErrors = true
-		}
-	}
+	a.jsonErrors = cmdkit.JSONArgs(args)
+	a.args = args
 	root := a.newRoot(commandName(args))
 	root.SetArgs(args)
 	root.SetIn(a.in)
@@ -113,7 +118,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	if err == nil && ctx.Err() != nil {
 		err = ctx.Err()
 	}
-	code := exitCode(err)
+	code := exitcode.Of(err)
 	if err != nil {
 		a.printError(err, code)
 	}
@@ -121,25 +126,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 }
 
 func (a *app) printError(err error, code int) {
-	var ee *ExitError
-	var se *cmdkit.SilentError
-	var pe *cmdkit.ProgramExit
-	if errors.As(err, &ee) && ee.Err == nil || errors.As(err, &se) || errors.As(err, &pe) {
-		return // the command already said what it had to
-	}
-	msg := err.Error() + hint(err)
-	if a.jsonErrors {
-		b, _ := json.Marshal(struct {
-			Error    string `json:"error"`
-			ExitCode int    `json:"exit_code"`
-		}{msg, code})
-		fmt.Fprintln(a.rawErr, string(b))
-		return
-	}
-	fmt.Fprintf(a.errOut, "runner: %s\n", msg)
-	if code == 2 && isFlagError(err) {
-		fmt.Fprintln(a.errOut, "Run 'runner --help' for usage.")
-	}
+	exitcode.Print(err, code, a.jsonErrors, a.errOut, a.rawErr)
 }
 
 // newRootCmd builds runner's whole command tree: help, completion and the
@@ -171,10 +158,9 @@ func (a *app) newRoot(name string) *cobra.Command {
 	})
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error { return a.checks(c) }
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &flagError{err}
+		return &cmdkit.FlagError{Err: err}
 	})
-	root.PersistentFlags().StringVar(&a.socket, "socket", "",
-		"tmux server: a name (-L) or, if it contains '/', a socket path (-S); default $RUNNER_TMUX_SOCKET or \"runner\"")
+	root.PersistentFlags().StringVar(&a.socket, "socket", "", cmdkit.SocketUsage)
 	for _, g := range commandGroups {
 		root.AddGroup(&cobra.Group{ID: g.id, Title: g.title})
 	}
@@ -189,6 +175,9 @@ func (a *app) newRoot(name string) *cobra.Command {
 	cmds := a.rootCommands()
 	if i := slices.IndexFunc(cmds, func(c rootCommand) bool { return c.name == name }); i >= 0 && name != "" {
 		add(cmds[i].group, cmds[i].build())
+		// cobra builds its completion command, five of them with their
+		// help texts, in every Execute unless told not to.
+		root.CompletionOptions.DisableDefaultCmd = true
 		return root
 	}
 	for _, c := range cmds {
@@ -213,7 +202,7 @@ func (a *app) rootCommands() []rootCommand {
 	return []rootCommand{
 		{"dispatch", groupEveryday, a.newDispatchCmd}, {"send", groupEveryday, a.newSendCmd},
 		{"status", groupEveryday, a.newStatusCmd}, {"ps", groupEveryday, a.newPsCmd},
-		{"wait", groupEveryday, a.newWaitCmd}, {"watch", groupEveryday, a.newWatchCmd},
+		{"wait", groupEveryday, a.newWaitCmd}, {"watch", groupEveryday, a.ext("watch")},
 		{"logs", groupEveryday, a.newLogsCmd}, {"attach", groupEveryday, a.newAttachCmd},
 		{"cancel", groupEveryday, a.newCancelCmd}, {"resume", groupEveryday, a.newResumeCmd},
 		{"answer", groupEveryday, a.newAnswerCmd},
@@ -226,14 +215,14 @@ func (a *app) rootCommands() []rootCommand {
 		{"config", groupMachine, a.newConfigCmd}, {"usage", groupMachine, a.newUsageCmd},
 		{"events", groupMachine, a.newEventsCmd}, {"project", groupMachine, a.newProjectCmd},
 		{"snapshot", groupMachine, a.family(snapshotcmd.NewCmd)}, {"version", groupMachine, a.newVersionCmd},
-		{"serve", groupMachine, a.newServeCmd},
+		{"serve", groupMachine, a.ext("serve")},
 		{"tmux", groupScripting, a.family(tmuxcmd.NewCmd)}, {"agents", groupScripting, a.family(agentscmd.NewCmd)},
-		{"status-line", groupScripting, a.newStatusLineCmd}, {"mcp", groupScripting, a.newMCPCmd},
+		{"status-line", groupScripting, a.newStatusLineCmd}, {"mcp", groupScripting, a.ext("mcp")},
 		// Hidden: the simulated agent, the supervisor and hook a dispatch
 		// starts, the sandbox's exec, the push sender.
 		{"agent-sim", "", a.newAgentSimCmd}, {"supervise", "", a.newSuperviseCmd}, {"hook", "", a.newHookCmd},
 		{"group-supervise", "", a.newGroupSuperviseCmd}, {confine.SandboxExec, "", a.newSandboxExecCmd},
-		{"push-send", "", a.newPushSendCmd},
+		{"push-send", "", a.ext("push-send")},
 	}
 }
 
@@ -302,30 +291,9 @@ Attach to any pane with plain tmux: tmux -L runner attach.`
 // printJSON writes v as indented JSON followed by a newline.
 func (a *app) printJSON(v any) error { return cmdkit.PrintJSON(a.rawOut, v) }
 
-// checkDurations refuses a negative value for any duration flag given to
-// c (--timeout -5s was taken as "no time at all"): a usage error before
-// anything is done.
-func checkDurations(c *cobra.Command) error {
-	var bad error
-	c.Flags().Visit(func(f *pflag.Flag) {
-		if bad == nil && f.Value.Type() == "duration" && strings.HasPrefix(f.Value.String(), "-") {
-			bad = &flagError{fmt.Errorf("--%s %s: must not be negative", f.Name, f.Value)}
-		}
-	})
-	return bad
-}
-
-// flagError marks an error in flags or arguments (exit 2).
-type flagError struct{ err error }
-
-func (e *flagError) Error() string { return e.err.Error() }
-func (e *flagError) Unwrap() error { return e.err }
-
-func isFlagError(err error) bool {
-	var fe *flagError
-	var kfe *cmdkit.FlagError
-	return errors.As(err, &fe) || errors.As(err, &kfe)
-}
+// args wraps a cobra positional-argument validator so its errors exit 2
+// (cmdkit.Args).
+func args(v cobra.PositionalArgs) cobra.PositionalArgs { return cmdkit.Args(v) }
 
 // checkConfined refuses, for a request that came through a sandboxed
 // task's door (RUNNER_CONFINED), every command the door does not carry.

@@ -21,7 +21,9 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/spf13/cobra"
 
+	"github.com/runner-cli/runner/cmd/runner/internal/extcmd"
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/sshtest"
 	"github.com/runner-cli/runner/internal/testenv"
@@ -31,6 +33,13 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The test binary links runner-ext's commands: its runner has them
+	// in its tree (TestExtProgram runs the two programs as built).
+	if extReal == nil {
+		extReal = func(a *app, name string) *cobra.Command {
+			return extcmd.New(a.factory(), readVersion().Version).Build(name)
+		}
+	}
 	// The environment is scrubbed for the tests only: run as a command
 	// inside a script, the binary keeps the script's settings.
 	testscript.Main(testenv.M(parallelDefault{m}), map[string]func(){

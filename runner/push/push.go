@@ -1,8 +1,8 @@
 // Package push tells the user's phone that a task needs them (config
 // notify_push): a webhook's signed JSON POST, an ntfy message. A
 // supervisor only queues a push (Queue: a small durable file in the state
-// directory, state's push outbox, no network); one sender process (Sender,
-// runner push-send, started by the queuer when none runs) delivers it
+// directory, state's push outbox, no network); one sender process (package send,
+// runner push-send in runner-ext, started by the queuer when none runs) delivers it
 // with retries and exponential backoff, a bounded number of times,
 // without ever holding a task up. A push has a key (Key): the same dialog
 // seen again, or its status written again, pushes nothing more.
@@ -12,12 +12,10 @@
 package push
 
 import (
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
@@ -88,7 +86,7 @@ func statusTime(t *state.Task) time.Time {
 
 // Queue queues the push of t's status for the targets that want it, unless
 // none does or a push of its key was queued already; queued says whether
-// it was (then a sender must run: see Sender).
+// it was (then a sender must run: see package send).
 func Queue(s *state.Store, targets []config.PushTarget, serveURL string, t *state.Task, dialog *state.PushDialog) (queued bool, err error) {
 	wanted := false
 	for _, tg := range targets {
@@ -111,37 +109,6 @@ func Backoff(attempt int) time.Duration {
 
 // MaxAttempts bounds the attempts of one push to one target.
 const MaxAttempts = 6
-
-// permanentError is a failure another attempt would not mend (the
-// receiver refused the request itself: a 4xx other than 408 and 429).
-type permanentError struct{ error }
-
-func isPermanent(err error) bool {
-	var p permanentError
-	return errors.As(err, &p)
-}
-
-// cleanError is err without the URL Go's client puts in it (a token may
-// be in its query or user).
-func cleanError(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return "no answer in time"
-	}
-	return err.Error()
-}
-
-// statusError is the error of a response with status code.
-func statusError(code int) error {
-	err := fmt.Errorf("HTTP %d", code)
-	if code >= 400 && code < 500 && code != 408 && code != 429 {
-		return permanentError{err}
-	}
-	return err
-}
 
 // Health is how one target fares, for runner doctor.
 type Health struct {

@@ -1,13 +1,8 @@
 package push
 
 import (
-	"encoding/json"
-	"io"
-	"net"
-	"net/http"
-	"net/http/httptest"
+	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,41 +12,27 @@ import (
 	"github.com/runner-cli/runner/state"
 )
 
-// receiver is a local push receiver: what it got, and the status codes it
-// answers with, one per request (200 once they are used up).
-type receiver struct {
-	*httptest.Server
-	mu    sync.Mutex
-	got   []got
-	codes []int
-}
-
-type got struct {
-	header http.Header
-	body   []byte
-}
-
-func newReceiver(t *testing.T, codes ...int) *receiver {
-	r := &receiver{codes: codes}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		b, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		r.got = append(r.got, got{req.Header.Clone(), b})
-		code := http.StatusOK
-		if len(r.codes) > 0 {
-			code, r.codes = r.codes[0], r.codes[1:]
+// Backoff doubles from a second up to a minute.
+func TestBackoff(t *testing.T) {
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second, 32 * time.Second, time.Minute, time.Minute}
+	for i, w := range want {
+		if got := Backoff(i + 1); got != w {
+			t.Errorf("Backoff(%d) = %s, want %s", i+1, got, w)
 		}
-		r.mu.Unlock()
-		w.WriteHeader(code)
-	}))
-	t.Cleanup(r.Close)
-	return r
+	}
 }
 
-func (r *receiver) requests() []got {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]got(nil), r.got...)
+// A signature verifies its body under its secret, not another body or
+// another secret.
+func TestSignVerify(t *testing.T) {
+	body := []byte(`{"task":"t_1"}`)
+	sig := Sign("s3cret", body)
+	if !strings.HasPrefix(sig, "sha256=") || !Verify("s3cret", body, sig) {
+		t.Fatalf("Sign = %q does not verify", sig)
+	}
+	if Verify("s3cret", []byte(`{"task":"t_2"}`), sig) || Verify("other", body, sig) {
+		t.Error("a changed body or another secret verifies")
+	}
 }
 
 // asking is a task at a dialog.
@@ -62,222 +43,77 @@ func asking(id, question string) *state.Task {
 	return t
 }
 
-func queue(t *testing.T, s *state.Store, targets []config.PushTarget, task *state.Task, dialog *state.PushDialog) bool {
-	t.Helper()
-	ok, err := Queue(s, targets, "https://box.example:7777/", task, dialog)
-	if err != nil {
-		t.Fatal(err)
+// One dialog has one key however often it is seen; its digest names it
+// over the question; another status, turn or dialog is another key.
+func TestKey(t *testing.T) {
+	a := asking("t_1", "Allow?")
+	d := &state.PushDialog{Digest: "abc", Question: "Allow edit?"}
+	if Key(a, d) != Key(a, &state.PushDialog{Digest: "abc"}) {
+		t.Error("one dialog, two keys")
 	}
-	return ok
+	other := *a
+	other.TurnCount = 2
+	if Key(a, d) == Key(a, nil) || Key(a, d) == Key(&other, d) {
+		t.Error("another dialog or turn has the same key")
+	}
+	done := asking("t_1", "Allow?")
+	_ = done.SetStatus(state.StatusDone, clock.Now().UTC(), "turn ended")
+	if Key(done, d) != Key(done, nil) || strings.Contains(Key(done, d), "abc") {
+		t.Errorf("a done task's key names a dialog: %q", Key(done, d))
+	}
 }
 
-func send(t *testing.T, s *state.Store, targets []config.PushTarget) {
-	t.Helper()
-	snd := &Sender{Store: s, Targets: targets, Backoff: func(int) time.Duration { return time.Millisecond },
-		Poll: 5 * time.Millisecond, Log: t.Logf}
-	if err := snd.Run(t.Context()); err != nil {
-		t.Fatal(err)
+// An event carries the dialog's question over the task's, and a link to
+// the task's page with its id escaped.
+func TestEvent(t *testing.T) {
+	a := asking("t_1/x", "Allow?")
+	ev := Event(a, "https://box.example:7777/", &state.PushDialog{Digest: "abc", Question: "Allow edit?"})
+	if ev.Question != "Allow edit?" || ev.URL != "https://box.example:7777/#/tasks/t_1%2Fx" || ev.Status != string(state.StatusNeedsInput) {
+		t.Errorf("event: %+v", ev)
 	}
-	if left, _ := s.PushOutbox(); len(left) != 0 {
-		t.Fatalf("the sender ended with %d pushes queued", len(left))
+	if ev := Event(a, "", nil); ev.Question != "Allow?" || ev.URL != "" || ev.Title != "make hello.txt" {
+		t.Errorf("event without dialog or server: %+v", ev)
 	}
 }
 
-// A webhook gets the event as JSON, signed with its secret; the receiver
-// verifies the signature, and a changed body does not verify.
-func TestWebhookSigned(t *testing.T) {
+// Config.Queue queues a push a target wants and starts a sender; the same
+// key again queues nothing and starts none; no target, or none that
+// wants the status, queues nothing; a sender that cannot start is said.
+func TestConfigQueue(t *testing.T) {
 	s := statetest.Store(t)
-	r := newReceiver(t)
-	targets := []config.PushTarget{{Kind: config.PushWebhook, URL: r.URL + "/hook", Secret: "s3cret"}}
-	dialog := &state.PushDialog{Digest: "d1", Question: "Create hello.txt?", Options: []state.PushOption{{Key: "1", Label: "Yes"}, {Key: "2", Label: "No"}}}
-	task := asking("t_web", "Create hello.txt?")
-	if !queue(t, s, targets, task, dialog) {
-		t.Fatal("not queued")
+	a := asking("t_1", "Allow?")
+	var starts int
+	var warned []string
+	warn := func(format string, args ...any) { warned = append(warned, format) }
+	start := func() error { starts++; return nil }
+	Config{}.Queue(s, a, start, warn)
+	Config{Targets: []config.PushTarget{{Kind: config.PushNtfy, URL: "https://ntfy.example/x", Events: []string{"done"}}}}.Queue(s, a, start, warn)
+	if left, _ := s.PushOutbox(); len(left) != 0 || starts != 0 {
+		t.Fatalf("no target wants it: %d queued, %d senders started", len(left), starts)
 	}
-	send(t, s, targets)
-	reqs := r.requests()
-	if len(reqs) != 1 {
-		t.Fatalf("%d requests, want 1", len(reqs))
+	c := Config{Targets: []config.PushTarget{{Kind: config.PushNtfy, URL: "https://ntfy.example/x"}}}
+	c.Queue(s, a, start, warn)
+	c.Queue(s, a, start, warn)
+	if left, _ := s.PushOutbox(); len(left) != 1 || starts != 1 || len(warned) != 0 {
+		t.Fatalf("queued twice: %d in the outbox, %d senders started, warned %v; want 1, 1, none", len(left), starts, warned)
 	}
-	g := reqs[0]
-	sig := g.header.Get(SignatureHeader)
-	if !strings.HasPrefix(sig, "sha256=") || !Verify("s3cret", g.body, sig) {
-		t.Fatalf("signature %q does not verify the body", sig)
-	}
-	if Verify("s3cret", append(g.body, ' '), sig) || Verify("other", g.body, sig) {
-		t.Fatal("a changed body or another secret verifies")
-	}
-	if ct := g.header.Get("Content-Type"); ct != "application/json" {
-		t.Errorf("Content-Type %q", ct)
-	}
-	var ev state.PushEvent
-	if err := json.Unmarshal(g.body, &ev); err != nil {
-		t.Fatal(err)
-	}
-	if ev.Task != "t_web" || ev.Status != "needs_input" || ev.Project != "proj" || ev.Agent != "sim" ||
-		ev.Question != "Create hello.txt?" || ev.URL != "https://box.example:7777/#/tasks/t_web" ||
-		ev.Dialog == nil || ev.Dialog.Digest != "d1" || len(ev.Dialog.Options) != 2 {
-		t.Errorf("body = %s", g.body)
-	}
-	if strings.Contains(string(g.body), "s3cret") {
-		t.Error("the secret is in the body")
-	}
-	st, _ := s.PushStatus()
-	if ts := st[targets[0].ID()]; ts == nil || ts.LastSent.IsZero() || ts.Error != "" {
-		t.Errorf("status = %+v", ts)
+	b := asking("t_2", "Allow?")
+	c.Queue(s, b, func() error { return errors.New("no exec") }, warn)
+	if len(warned) != 1 {
+		t.Errorf("a sender that could not start was not said: %v", warned)
 	}
 }
 
-// ntfy gets a message to its topic with Title, Priority, Tags and Click.
-func TestNtfyHeaders(t *testing.T) {
-	s := statetest.Store(t)
-	r := newReceiver(t)
-	targets := []config.PushTarget{{Kind: config.PushNtfy, URL: r.URL + "/runner-topic"}}
-	queue(t, s, targets, asking("t_nt", "Delete everything?"), nil)
-	send(t, s, targets)
-	reqs := r.requests()
-	if len(reqs) != 1 {
-		t.Fatalf("%d requests, want 1", len(reqs))
+// Config.Dialog reads no dialog of a task that does not need input, nor
+// of an agent it has no profile of.
+func TestConfigDialogNone(t *testing.T) {
+	a := asking("t_1", "Allow?")
+	if d := (Config{}).Dialog(a); d != nil {
+		t.Errorf("no profile: dialog %+v", d)
 	}
-	h := reqs[0].header
-	for k, want := range map[string]string{"Title": "runner: t_nt needs input (proj)", "Priority": "high",
-		"Tags": "question,runner", "Click": "https://box.example:7777/#/tasks/t_nt"} {
-		if h.Get(k) != want {
-			t.Errorf("%s = %q, want %q", k, h.Get(k), want)
-		}
-	}
-	if !strings.HasPrefix(string(reqs[0].body), "Delete everything?") {
-		t.Errorf("message = %q", reqs[0].body)
-	}
-	if h.Get(SignatureHeader) != "" {
-		t.Error("an ntfy message is signed")
-	}
-}
-
-// A receiver that fails (500) is tried again, with backoff, until it
-// takes the push: one push, three requests, the last a success.
-func TestRetryAfter500(t *testing.T) {
-	s := statetest.Store(t)
-	r := newReceiver(t, 500, 503)
-	targets := []config.PushTarget{{Kind: config.PushWebhook, URL: r.URL}}
-	queue(t, s, targets, asking("t_retry", "Proceed?"), nil)
-	send(t, s, targets)
-	if n := len(r.requests()); n != 3 {
-		t.Fatalf("%d requests, want 3 (500, 503, 200)", n)
-	}
-	st, _ := s.PushStatus()
-	ts := st[targets[0].ID()]
-	if ts == nil || ts.LastSent.IsZero() || ts.Error != "HTTP 503" {
-		t.Errorf("status = %+v: want sent, the last failure HTTP 503", ts)
-	}
-	evs := pushEvents(t, s)
-	if len(evs) != 1 || evs[0].Status != "sent" || evs[0].Task != "t_retry" {
-		t.Errorf("push events = %+v", evs)
-	}
-}
-
-// One push per dialog: the same dialog seen again (a redraw, a supervisor
-// noting it again) is not queued again, before or after it went; the same
-// question in a later turn, or another dialog, is.
-func TestDedupeOnePushPerDialog(t *testing.T) {
-	s := statetest.Store(t)
-	r := newReceiver(t)
-	targets := []config.PushTarget{{Kind: config.PushWebhook, URL: r.URL}}
-	task := asking("t_dup", "Create hello.txt?")
-	if !queue(t, s, targets, task, nil) {
-		t.Fatal("the first push was not queued")
-	}
-	for range 3 {
-		if queue(t, s, targets, task, nil) {
-			t.Fatal("a redraw of the same dialog queued a second push")
-		}
-	}
-	send(t, s, targets)
-	if queue(t, s, targets, task, nil) {
-		t.Fatal("the same dialog queued again once its push went")
-	}
-	later := asking("t_dup", "Create hello.txt?")
-	later.TurnCount = 2
-	other := asking("t_dup", "Create bye.txt?")
-	if !queue(t, s, targets, later, nil) || !queue(t, s, targets, other, nil) {
-		t.Fatal("a new dialog was not queued")
-	}
-	send(t, s, targets)
-	if n := len(r.requests()); n != 3 {
-		t.Fatalf("%d requests, want 3 (one per dialog)", n)
-	}
-}
-
-// A dead receiver holds nothing up: queueing makes no connection (a
-// receiver that never answers sees nothing until the sender runs); the
-// sender gives up on a target that refuses after its attempts, says so in
-// the status and the event stream, and still delivers to the live one.
-// The default events leave done out.
-func TestDeadReceiver(t *testing.T) {
-	s := statetest.Store(t)
-	hang := make(chan struct{})
-	hanging := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-hang }))
-	t.Cleanup(func() { close(hang); hanging.Close() })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "http://" + ln.Addr().String() + "/hook?token=hidden-token"
-	ln.Close()
-	live := newReceiver(t)
-	targets := []config.PushTarget{{Kind: config.PushWebhook, URL: dead}, {Kind: config.PushNtfy, URL: live.URL}}
-	done := asking("t_done", "")
-	_ = done.SetStatus(state.StatusDone, clock.Now().UTC(), "finished")
-	if queue(t, s, targets, done, nil) {
-		t.Error("done was queued: no target asked for it")
-	}
-	if !queue(t, s, append(targets, config.PushTarget{Kind: config.PushWebhook, URL: hanging.URL}), asking("t_dead", "Go on?"), nil) {
-		t.Fatal("not queued")
-	}
-	send(t, s, targets)
-	if n := len(live.requests()); n != 1 {
-		t.Fatalf("the live target got %d requests, want 1", n)
-	}
-	st, _ := s.PushStatus()
-	ts := st[targets[0].ID()]
-	if ts == nil || ts.LastFailure.IsZero() || !ts.LastSent.IsZero() || !strings.Contains(ts.Error, "refused") {
-		t.Fatalf("dead target's status = %+v", ts)
-	}
-	var failed []state.StreamEvent
-	for _, ev := range pushEvents(t, s) {
-		if ev.Status == "failed" {
-			failed = append(failed, ev)
-		}
-	}
-	if len(failed) != 1 || failed[0].To != targets[0].ID() || strings.Contains(failed[0].To+failed[0].Reason, "hidden-token") {
-		t.Errorf("failed push events = %+v", failed)
-	}
-}
-
-func pushEvents(t *testing.T, s *state.Store) []state.StreamEvent {
-	t.Helper()
-	var out []state.StreamEvent
-	if _, err := s.ReadEvents(0, func(line []byte) bool {
-		ev, err := state.ParseEvent(line)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev.Type == state.EventPush {
-			out = append(out, ev)
-		}
-		return true
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// Backoff doubles from a second up to a minute.
-func TestBackoff(t *testing.T) {
-	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second, 32 * time.Second, time.Minute, time.Minute}
-	for i, w := range want {
-		if got := Backoff(i + 1); got != w {
-			t.Errorf("Backoff(%d) = %s, want %s", i+1, got, w)
-		}
+	done := asking("t_1", "Allow?")
+	_ = done.SetStatus(state.StatusDone, clock.Now().UTC(), "turn ended")
+	if d := (Config{}).Dialog(done); d != nil {
+		t.Errorf("a done task: dialog %+v", d)
 	}
 }

@@ -2,8 +2,10 @@ package cmdkit
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // FlagError marks an error in a command's flags or arguments: package
@@ -42,3 +44,31 @@ func (e *SilentError) Unwrap() error { return e.Kind }
 type ProgramExit struct{ Status int }
 
 func (e *ProgramExit) Error() string { return fmt.Sprintf("exit status %d", e.Status) }
+
+// CheckDurations refuses a negative value for any duration flag given to
+// c (--timeout -5s was taken as "no time at all"): a usage error before
+// anything is done.
+func CheckDurations(c *cobra.Command) error {
+	var bad error
+	c.Flags().Visit(func(f *pflag.Flag) {
+		if bad == nil && f.Value.Type() == "duration" && strings.HasPrefix(f.Value.String(), "-") {
+			bad = &FlagError{fmt.Errorf("--%s %s: must not be negative", f.Name, f.Value)}
+		}
+	})
+	return bad
+}
+
+// JSONArgs reports whether args ask for JSON (--json before any "--"):
+// then every error is printed as JSON too, also those cobra reports
+// before a command runs (bad flags, missing arguments).
+func JSONArgs(args []string) bool {
+	for _, arg := range args {
+		if arg == "--" {
+			return false
+		}
+		if arg == "--json" || arg == "--json=true" {
+			return true
+		}
+	}
+	return false
+}

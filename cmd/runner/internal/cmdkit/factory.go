@@ -53,7 +53,12 @@ type Factory struct {
 	Checks func(c *cobra.Command) error
 	// IsTerminal reports whether r is a terminal someone can answer at.
 	IsTerminal func(r io.Reader) bool
+	// Socket is the tmux server --socket named ("": the default).
+	Socket func() string
 }
+
+// SocketUsage is the help of runner's --socket, runner's and runner-ext's.
+const SocketUsage = "tmux server: a name (-L) or, if it contains '/', a socket path (-S); default $RUNNER_TMUX_SOCKET or \"runner\""
 
 // PrintJSON writes v to RawOut as indented JSON followed by a newline.
 func (f *Factory) PrintJSON(v any) error { return PrintJSON(f.RawOut, v) }

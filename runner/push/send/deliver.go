@@ -1,6 +1,6 @@
 // One attempt of one push to one target: the request its kind makes.
 
-package push
+package send
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/push"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -59,7 +60,7 @@ func request(ctx context.Context, t config.PushTarget, ev state.PushEvent) (*htt
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Runner-Event", ev.Status)
 	if t.Secret != "" {
-		req.Header.Set(SignatureHeader, Sign(t.Secret, body))
+		req.Header.Set(push.SignatureHeader, push.Sign(t.Secret, body))
 	}
 	return req, nil
 }

@@ -1,15 +1,17 @@
-package main
+package extcmd
 
 import (
 	"os"
 	"slices"
 	"strings"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/runner/mcpserver"
 	"github.com/spf13/cobra"
 )
 
-func (a *app) newMCPCmd() *cobra.Command {
+// NewMCPCmd is runner mcp over f.
+func (c *Cmds) NewMCPCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "mcp",
 		Short: "Serve runner's tools to an MCP client on standard input and output",
@@ -29,8 +31,8 @@ runner serve offers the same tools over HTTP at /mcp, behind its token.
 See docs/mcp.md.`,
 		Example: `  runner mcp   # started by an MCP client: serves until standard input closes`,
 		Args:    cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			return mcpserver.Stdio(c.Context(), a.mcpOptions(), a.in, a.rawOut)
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return mcpserver.Stdio(cmd.Context(), c.mcpOptions(), c.f.In, c.f.RawOut)
 		},
 	}
 }
@@ -40,12 +42,12 @@ See docs/mcp.md.`,
 // server an agent started in its task's pane keeps the task's identity,
 // as the agent's own runner commands do: its dispatches are the task's
 // children, held to the same limits of lineage and breadth.
-func (a *app) mcpOptions() mcpserver.Options {
+func (c *Cmds) mcpOptions() mcpserver.Options {
 	environ := os.Environ()
-	if a.socket != "" {
+	if socket := c.f.Socket(); socket != "" {
 		environ = append(slices.DeleteFunc(environ, func(kv string) bool {
 			return strings.HasPrefix(kv, "RUNNER_TMUX_SOCKET=")
-		}), "RUNNER_TMUX_SOCKET="+a.socket)
+		}), "RUNNER_TMUX_SOCKET="+socket)
 	}
-	return mcpserver.Options{Exe: selfPath(), Environ: environ, Version: readVersion().Version, Meaning: exitMeaning}
+	return mcpserver.Options{Exe: self(), Environ: environ, Version: c.version, Meaning: exitcode.Meaning}
 }

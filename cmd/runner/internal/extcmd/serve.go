@@ -1,4 +1,4 @@
-package main
+package extcmd
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/runner-cli/runner/cmd/runner/exitcode"
+	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/fault"
@@ -30,7 +32,8 @@ type serveOptions struct {
 	url                 string
 }
 
-func (a *app) newServeCmd() *cobra.Command {
+// NewServeCmd is runner serve over f.
+func (c *Cmds) NewServeCmd() *cobra.Command {
 	var o serveOptions
 	cmd := &cobra.Command{
 		Use:   "serve [--listen ADDR] [--token | --rotate-token | --login-link]",
@@ -55,8 +58,8 @@ through ssh -L, Tailscale or a tunnel (docs/serve.md).`,
 		Example: `  runner serve --token                     # print the tokens
   runner serve --login-link                # a one-time link for the page
   runner serve --listen unix:runner.sock   # serve until Ctrl-C`,
-		Args: args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.runServe(cmd.Context(), o) },
+		Args: cmdkit.Args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return c.runServe(cmd.Context(), o) },
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.listen, "listen", "127.0.0.1:7777", "address to serve on: HOST:PORT or unix:PATH")
@@ -72,11 +75,11 @@ through ssh -L, Tailscale or a tunnel (docs/serve.md).`,
 	return cmd
 }
 
-func (a *app) runServe(ctx context.Context, o serveOptions) error {
+func (c *Cmds) runServe(ctx context.Context, o serveOptions) error {
 	if (o.tlsCert == "") != (o.tlsKey == "") {
 		return fault.Usagef("serve: give --tls-cert and --tls-key together")
 	}
-	env, _, err := a.runnerEnv(false)
+	env, _, err := c.f.Env(false)
 	if err != nil {
 		return err
 	}
@@ -87,7 +90,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(a.out, "read %s\nact  %s\n", t.Read, t.Act)
+		fmt.Fprintf(c.f.Out, "read %s\nact  %s\n", t.Read, t.Act)
 		return nil
 	case o.loginLink:
 		if o.loginTTL <= 0 {
@@ -105,7 +108,7 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(a.out, link)
+		fmt.Fprintln(c.f.Out, link)
 		return nil
 	}
 	if _, err := serve.LoadTokens(stateDir, false); err != nil {
@@ -115,8 +118,8 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		return fault.Usagef("%v", err)
 	}
-	srv := a.newServer(ctx, env, o.tlsCert != "")
-	fmt.Fprintf(a.errOut, "runner serve: listening on %s://%s (tokens: runner serve --token; the page: runner serve --login-link)\n", serve.Scheme(o.tlsCert != ""), ln.Addr())
+	srv := c.newServer(ctx, env, o.tlsCert != "")
+	fmt.Fprintf(c.f.ErrOut, "runner serve: listening on %s://%s (tokens: runner serve --token; the page: runner serve --login-link)\n", serve.Scheme(o.tlsCert != ""), ln.Addr())
 	return serve.Run(ctx, srv, ln, o.tlsCert, o.tlsKey)
 }
 
@@ -124,18 +127,18 @@ func (a *app) runServe(ctx context.Context, o serveOptions) error {
 // /mcp's tools) run this runner itself (env.Exe) with the server's
 // environment, state directory and tmux server, in the user's home; the
 // event stream is followed in process.
-func (a *app) newServer(ctx context.Context, env *runner.Env, secure bool) *http.Server {
+func (c *Cmds) newServer(ctx context.Context, env *runner.Env, secure bool) *http.Server {
 	home, _ := os.UserHomeDir()
 	environ := tmuxctl.ChildEnv(os.Environ(), "RUNNER_STATE_DIR="+env.Store.Dir(), "RUNNER_TMUX_SOCKET="+env.TC.Socket())
-	log := slog.New(slog.NewTextHandler(a.errOut, nil))
+	log := slog.New(slog.NewTextHandler(c.f.ErrOut, nil))
 	h := serve.New(serve.Options{
 		StateDir: env.Store.Dir(),
 		Runner:   serve.Exec{Exe: env.Exe, Dir: home, Environ: environ},
 		Follow:   serve.Events{Store: env.Store}.Follow,
 		Last:     serve.Events{Store: env.Store}.Last,
 		MCP: mcpserver.HTTPHandler(mcpserver.Options{Exe: env.Exe, Environ: environ, Dir: home,
-			Version: readVersion().Version, Logger: log, Meaning: exitMeaning}),
-		Status: httpStatus,
+			Version: c.version, Logger: log, Meaning: exitcode.Meaning}),
+		Status: exitcode.HTTPStatus,
 		Secure: secure,
 		Log:    log,
 	})

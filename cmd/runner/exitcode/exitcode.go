@@ -1,10 +1,15 @@
-package main
+// Package exitcode is runner's one table from errors to exit codes, shared
+// by the two programs of cmd/runner (runner, runner-ext): the packages
+// below cmd return errors of a kind (package fault, or their own
+// sentinels) and only this edge knows the numbers (docs/exit-codes.md).
+package exitcode
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
+	"io"
 	"strings"
 
 	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
@@ -17,13 +22,12 @@ import (
 	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/state"
 	"github.com/runner-cli/runner/tmuxctl"
-	"github.com/spf13/cobra"
 )
 
 // Exit codes shared by every command, documented in `runner --help` (EXIT
 // STATUS) and docs/exit-codes.md. Only cmd knows them: the packages below
-// return errors of a kind (package fault, or their own sentinels) and
-// exitCode maps them here.
+// return errors of a kind (package fault, or their own sentinels) and Of
+// maps them here.
 const (
 	ExitOK          = 0   // done
 	ExitFailed      = 1   // task failed or agent error; a merge conflict, or one forecast (merge --check)
@@ -37,15 +41,15 @@ const (
 	ExitInterrupted = 130 // SIGINT or SIGTERM
 )
 
-// ExitError carries an explicit exit code, for commands whose exit status is
+// Error carries an explicit exit code, for commands whose exit status is
 // someone else's (e.g. `runner tmux exec` exits with the command's code).
 // A nil Err means nothing is printed.
-type ExitError struct {
+type Error struct {
 	Code int
 	Err  error
 }
 
-func (e *ExitError) Error() string {
+func (e *Error) Error() string {
 	if e.Err == nil {
 		return fmt.Sprintf("exit status %d", e.Code)
 	}
@@ -53,7 +57,7 @@ func (e *ExitError) Error() string {
 }
 
 // Unwrap returns the underlying error.
-func (e *ExitError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
 // OfTask is the exit code task t's outcome stands for: OfStatus, 6 for a
 // task a budget stopped, 7 for one a usage limit did.
@@ -88,12 +92,12 @@ func OfStatus(st state.Status) int {
 	return ExitFailed
 }
 
-// exitCode is the one table from errors to exit codes (see EXIT STATUS in
+// Of is the one table from errors to exit codes (see EXIT STATUS in
 // `runner --help`). A merge's conflict is 1 (gitsnap.ErrConflict, as an
 // *ExitError); so is a conflict merge --check forecasts, and merge
 // --all stopped by a conflict: one meaning of 1 for the merge commands.
-func exitCode(err error) int {
-	var ee *ExitError
+func Of(err error) int {
+	var ee *Error
 	var pe *cmdkit.ProgramExit
 	switch {
 	case err == nil:
@@ -104,7 +108,7 @@ func exitCode(err error) int {
 		return pe.Status
 	case errors.Is(err, context.Canceled):
 		return ExitInterrupted
-	case isFlagError(err), errors.Is(err, fault.ErrUsage), isCobraUsage(err),
+	case IsFlagError(err), errors.Is(err, fault.ErrUsage), isCobraUsage(err),
 		errors.Is(err, tmuxctl.ErrBadTarget), errors.Is(err, tmuxctl.ErrBadKey), errors.Is(err, tmuxctl.ErrNotFound),
 		errors.Is(err, tmuxctl.ErrUnsafeSocket), errors.Is(err, door.ErrRefused):
 		return ExitUsage
@@ -136,30 +140,31 @@ func exitCode(err error) int {
 	}
 }
 
-// httpStatus is the one table from exit codes to HTTP statuses (runner
+// HTTPStatus is the one table from exit codes to HTTP statuses (runner
 // serve, serve.Options.Status): 2 (usage, bad input) 400, 5 (busy; for
 // answer, a dialog that is no longer on the screen) 409, 3 (timeout) 504,
 // 1, 4, 6, 7 and 8 (the command ran and refused or failed) 422, 130
-// (interrupted) 503, anything else 500.
-func httpStatus(code int) int {
+// (interrupted) 503, anything else 500. Numbers, not net/http's names:
+// runner itself links no HTTP package (issue 51).
+func HTTPStatus(code int) int {
 	switch code {
 	case ExitUsage:
-		return http.StatusBadRequest
+		return 400
 	case ExitBusy:
-		return http.StatusConflict
+		return 409
 	case ExitTimeout:
-		return http.StatusGatewayTimeout
+		return 504
 	case ExitFailed, ExitNeedsInput, ExitBudget, ExitLimited, ExitSomeFailed:
-		return http.StatusUnprocessableEntity
+		return 422
 	case ExitInterrupted:
-		return http.StatusServiceUnavailable
+		return 503
 	}
-	return http.StatusInternalServerError
+	return 500
 }
 
-// exitMeaning is an exit code in words (runner mcp's tool errors,
+// Meaning is an exit code in words (runner mcp's tool errors,
 // mcpserver.Options.Meaning).
-func exitMeaning(code int) string {
+func Meaning(code int) string {
 	switch code {
 	case ExitFailed:
 		return "the task failed, or runner did"
@@ -183,10 +188,10 @@ func exitMeaning(code int) string {
 	return "error"
 }
 
-// hint is what the user can do about err with runner's own flags, said
+// Hint is what the user can do about err with runner's own flags, said
 // after the error: the packages below cmd know no flag, so the remedy that
 // names one is added here, beside the exit code (empty for none).
-func hint(err error) string {
+func Hint(err error) string {
 	switch {
 	case errors.Is(err, state.ErrProjectLocked):
 		return " (wait for it: dispatch --exclusive --wait-lock)"
@@ -205,12 +210,35 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
-// args wraps a cobra positional-argument validator so its errors exit 2.
-func args(v cobra.PositionalArgs) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, a []string) error {
-		if err := v(cmd, a); err != nil {
-			return &flagError{err}
-		}
-		return nil
+// IsFlagError reports whether err is an error in a command's flags or
+// arguments (cmdkit.FlagError): exit 2, with a pointer to --help.
+func IsFlagError(err error) bool {
+	var fe *cmdkit.FlagError
+	return errors.As(err, &fe)
+}
+
+// Print says err on errOut as runner does, "runner: " and the error and
+// its hint (Hint), or as one JSON object {error, exit_code} on rawErr when
+// the command ran with --json; nothing for an error the command already
+// said (an Error without Err, a cmdkit.SilentError or ProgramExit).
+func Print(err error, code int, asJSON bool, errOut, rawErr io.Writer) {
+	var ee *Error
+	var se *cmdkit.SilentError
+	var pe *cmdkit.ProgramExit
+	if errors.As(err, &ee) && ee.Err == nil || errors.As(err, &se) || errors.As(err, &pe) {
+		return // the command already said what it had to
+	}
+	msg := err.Error() + Hint(err)
+	if asJSON {
+		b, _ := json.Marshal(struct {
+			Error    string `json:"error"`
+			ExitCode int    `json:"exit_code"`
+		}{msg, code})
+		fmt.Fprintln(rawErr, string(b))
+		return
+	}
+	fmt.Fprintf(errOut, "runner: %s\n", msg)
+	if code == ExitUsage && IsFlagError(err) {
+		fmt.Fprintln(errOut, "Run 'runner --help' for usage.")
 	}
 }

@@ -1,7 +1,9 @@
-// The one sender: it drains the outbox, each push to each target that
-// wants it, in flight at once, retried with backoff.
-
-package push
+// Package send is runner's one push sender (runner push-send, in
+// runner-ext): it drains the outbox package push queues, each push to each
+// target that wants it, in flight at once, retried with backoff, over
+// HTTP(S). Apart from push so that nothing else of runner links an HTTP
+// client (issue 51).
+package send
 
 import (
 	"context"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/runner/config"
+	"github.com/runner-cli/runner/runner/push"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -20,8 +23,8 @@ type Sender struct {
 	Targets []config.PushTarget
 	// Client makes the requests (nil: one with Timeout).
 	Client *http.Client
-	// Backoff is the wait after a failed attempt (nil: Backoff); Attempts
-	// bounds them (0: MaxAttempts).
+	// Backoff is the wait after a failed attempt (nil: push.Backoff);
+	// Attempts bounds them (0: push.MaxAttempts).
 	Backoff  func(attempt int) time.Duration
 	Attempts int
 	// Poll is how often the outbox is read again while pushes wait
@@ -204,14 +207,14 @@ func (s *Sender) backoff(n int) time.Duration {
 	if s.Backoff != nil {
 		return s.Backoff(n)
 	}
-	return Backoff(n)
+	return push.Backoff(n)
 }
 
 func (s *Sender) attempts() int {
 	if s.Attempts > 0 {
 		return s.Attempts
 	}
-	return MaxAttempts
+	return push.MaxAttempts
 }
 
 func (s *Sender) logf(format string, args ...any) {

@@ -1,4 +1,4 @@
-package main
+package extcmd
 
 import (
 	"context"
@@ -8,9 +8,14 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/runner-cli/runner/cmd/runner/internal/cmdkit"
+	"github.com/runner-cli/runner/runner"
 	"github.com/runner-cli/runner/runner/fault"
+	"github.com/runner-cli/runner/runner/open"
 	"github.com/runner-cli/runner/runner/projects"
+	"github.com/runner-cli/runner/runner/tasks"
 	"github.com/runner-cli/runner/runner/watch"
+	"github.com/runner-cli/runner/state"
 )
 
 type watchOptions struct {
@@ -21,7 +26,8 @@ type watchOptions struct {
 	host    string
 }
 
-func (a *app) newWatchCmd() *cobra.Command {
+// NewWatchCmd is runner watch over f.
+func (c *Cmds) NewWatchCmd() *cobra.Command {
 	var opts watchOptions
 	cmd := &cobra.Command{
 		Use:   "watch [--project P] [--host H] [--all] [--popup]",
@@ -49,8 +55,8 @@ Exit status: 0 on q; 2 without a terminal or for an unknown project.`,
 		Example: `  runner watch
   runner watch --project api --all
   runner watch --popup    # inside tmux: over the current window`,
-		Args: args(cobra.NoArgs),
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.runWatch(cmd.Context(), opts) },
+		Args: cmdkit.Args(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, _ []string) error { return c.runWatch(cmd.Context(), opts) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.project, "project", "", "only tasks of this project: a registered name or a directory (./a, /x/b)")
@@ -61,15 +67,15 @@ Exit status: 0 on q; 2 without a terminal or for an unknown project.`,
 	return cmd
 }
 
-func (a *app) runWatch(ctx context.Context, opts watchOptions) error {
+func (c *Cmds) runWatch(ctx context.Context, opts watchOptions) error {
 	if opts.popup {
-		if a.getenv("TMUX") == "" {
+		if c.f.Getenv("TMUX") == "" {
 			return fault.Usagef("watch --popup: not inside tmux ($TMUX is not set); run 'runner watch' instead")
 		}
 		args := watch.PopupArgs(opts.project, opts.all, opts.host, opts.recent)
-		return watch.Popup(ctx, a.getenv, os.Environ(), selfPath(), args)
+		return watch.Popup(ctx, c.f.Getenv, os.Environ(), self(), args)
 	}
-	env, _, err := a.runnerEnv(false)
+	env, _, err := c.f.Env(false)
 	if err != nil {
 		return err
 	}
@@ -87,7 +93,26 @@ func (a *app) runWatch(ctx context.Context, opts watchOptions) error {
 		return fault.Usagef("watch needs a terminal; for scripts use 'runner ps --json', 'runner wait' or 'runner status-line'")
 	}
 	return watch.Run(ctx, watch.Options{
-		Deps: watchDeps(env), Exe: selfPath(), Filter: f, Getenv: a.getenv, Bell: os.Stdout,
-		NoColor: a.getenv("NO_COLOR") != "",
+		Deps: watchDeps(env), Exe: self(), Filter: f, Getenv: c.f.Getenv, Bell: os.Stdout,
+		NoColor: c.f.Getenv("NO_COLOR") != "",
 	})
+}
+
+// watchDeps is what package watch takes.
+func watchDeps(env *runner.Env) watch.Deps {
+	return watch.Deps{Store: env.Store, TC: env.TC, Reconcile: open.Core{Env: env}.Reconcile, Panes: watchPanes{env}}
+}
+
+// watchPanes are the panes of env's tasks, here or on their hosts, as the
+// live view previews and attaches them.
+type watchPanes struct{ env *runner.Env }
+
+func (p watchPanes) Screen(ctx context.Context, t *state.Task) (watch.Screen, error) {
+	return p.env.PaneClient(ctx, t)
+}
+
+func (p watchPanes) AttachArgv(ctx context.Context, ref string) ([]string, error) {
+	env := p.env
+	d := tasks.Deps{Store: env.Store, TC: env.TC, Reconcile: open.Core{Env: env}.Reconcile, HostConn: tasks.Hosts(env.Hosts.Conn), Say: env.Say, ExitOf: env.ExitOf}
+	return tasks.AttachArgv(ctx, d, ref, false)
 }

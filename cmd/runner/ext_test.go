@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/runner-cli/runner/runner/door"
+)
+
+// heavyPackages are what runner hands to runner-ext so that no other
+// command starts with them (issue 51).
+var heavyPackages = []string{"net/http", "crypto/tls", "github.com/modelcontextprotocol/go-sdk/mcp",
+	"charm.land/bubbletea/v2", "charm.land/lipgloss/v2", "encoding/gob", "github.com/google/jsonschema-go/jsonschema"}
+
+// TestRunnerLinksNoHeavyPackage: runner's own program links none of the
+// libraries of serve, mcp, watch and the push sender; runner-ext does.
+func TestRunnerLinksNoHeavyPackage(t *testing.T) {
+	t.Parallel()
+	deps := func(pkg string) map[string]bool {
+		out, err := exec.Command("go", "list", "-deps", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		m := map[string]bool{}
+		for _, p := range strings.Fields(string(out)) {
+			m[p] = true
+		}
+		return m
+	}
+	runner, ext := deps("."), deps("./runner-ext")
+	for _, p := range heavyPackages {
+		if runner[p] {
+			t.Errorf("runner links %s: what needs it belongs in runner-ext (cmd/runner/internal/extcmd)", p)
+		}
+		if !ext[p] && p != "encoding/gob" && p != "github.com/google/jsonschema-go/jsonschema" {
+			t.Errorf("runner-ext does not link %s: is the list stale?", p)
+		}
+	}
+}
+
+// buildPair builds runner and runner-ext as the release does into one
+// folder and returns runner's path.
+func buildPair(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "bin")
+	for _, pkg := range []string{".", "./runner-ext"} {
+		name := "runner"
+		if pkg != "." {
+			name = extName
+		}
+		if out, err := goBuildStatic(filepath.Join(dir, name), pkg).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	return filepath.Join(dir, "runner")
+}
+
+// TestExtProgram runs the two programs as built: runner runs runner-ext
+// for its commands with the whole command line (--socket included), as
+// runner; help goes there too; a runner without runner-ext beside it says
+// so and how to install it; a runner reached through a link finds it
+// beside the link's target; a sandboxed caller is refused before anything
+// runs.
+func TestExtProgram(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds runner and runner-ext")
+	}
+	bin := buildPair(t)
+	env := append(os.Environ(), "RUNNER_STATE_DIR="+t.TempDir(), "RUNNER_CONFIG_DIR="+t.TempDir(), "RUNNER_TMUX_SOCKET=runner-ext-test")
+	run := func(bin string, env []string, args ...string) (int, string, string) {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		var out, errOut strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		_ = cmd.Run()
+		return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
+	}
+	if code, _, errOut := run(bin, env, "watch"); code != 2 || !strings.Contains(errOut, "runner: watch needs a terminal") {
+		t.Errorf("runner watch without a terminal: exit %d, %q", code, errOut)
+	}
+	code, out, _ := run(bin, env, "--socket", "s1", "serve", "--token")
+	if code != 0 || !strings.HasPrefix(out, "read ") {
+		t.Errorf("runner --socket s1 serve --token: exit %d, %q", code, out)
+	}
+	for _, args := range [][]string{{"watch", "--help"}, {"help", "watch"}} {
+		if code, out, _ := run(bin, env, args...); code != 0 || !strings.Contains(out, "--popup") || !strings.Contains(out, "runner watch") {
+			t.Errorf("runner %v: exit %d, %q", args, code, out)
+		}
+	}
+	if code, out, _ := run(bin, env, "--help"); code != 0 || !strings.Contains(out, "watch ") || !strings.Contains(out, extShort["serve"]) {
+		t.Errorf("runner --help does not list runner-ext's commands: %d %q", code, out)
+	}
+	if code, _, errOut := run(bin, append(env, door.EnvConfined+"=1"), "serve", "--token"); code != 2 || !strings.Contains(errOut, "not open to a sandboxed task") {
+		t.Errorf("serve through a door: exit %d, %q", code, errOut)
+	}
+	// MCP over runner's standard input and output, through the exec.
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = env
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = stdin.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"))
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	stdin.Close()
+	if err := cmd.Wait(); err != nil || !strings.Contains(line, `"serverInfo"`) {
+		t.Errorf("runner mcp initialize: %v %q", err, line)
+	}
+	// A link to runner in another folder: runner-ext beside the target.
+	link := filepath.Join(t.TempDir(), "runner")
+	if err := os.Symlink(bin, link); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := run(link, env, "serve", "--token"); code != 0 || !strings.HasPrefix(out, "read ") {
+		t.Errorf("a linked runner: exit %d, %q", code, out)
+	}
+	// runner alone.
+	alone := filepath.Join(t.TempDir(), "runner")
+	b, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(alone, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := run(alone, env, "watch"); code != 1 || !strings.Contains(errOut, "runner-ext is not installed beside runner") ||
+		!strings.Contains(errOut, "go install github.com/runner-cli/runner/cmd/runner/...@latest") {
+		t.Errorf("runner without runner-ext: exit %d, %q", code, errOut)
+	}
+	if code, out, _ := run(alone, env, "version"); code != 0 || !strings.HasPrefix(out, "runner ") {
+		t.Errorf("runner version alone: exit %d, %q", code, out)
+	}
+}
