@@ -23,7 +23,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-go build -o "$work/runner" ./cmd/runner
+go build -o "$work/" ./cmd/runner ./cmd/runner/runner-ext
 r="$work/runner"
 export HOME="$work/h" RUNNER_TMUX_SOCKET="$work/s" GIT_CONFIG_GLOBAL=/dev/null
 export XDG_CONFIG_HOME="$HOME/.config" XDG_STATE_HOME="$HOME/.local/state" XDG_CACHE_HOME="$HOME/.cache"

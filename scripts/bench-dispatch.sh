@@ -29,7 +29,7 @@ esac
 tmp=$(mktemp -d /tmp/rbb.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 bin=${RUNNER_BENCH_BIN:-$tmp/runner}
-[ -n "${RUNNER_BENCH_BIN:-}" ] || go build -o "$bin" ./cmd/runner
+[ -n "${RUNNER_BENCH_BIN:-}" ] || go build -o "$tmp/" ./cmd/runner ./cmd/runner/runner-ext
 rc=0
 RUNNER_BENCH_BIN="$bin" go test ./cmd/runner -run '^$' -bench "^Benchmark($re)\$" -benchtime 1x -timeout 30m >"$tmp/out" 2>&1 || rc=$?
 if [ "$rc" -ne 0 ]; then cat "$tmp/out"; exit "$rc"; fi

@@ -22,7 +22,7 @@ export RUNNER_STATE_DIR="$tmp/state" RUNNER_TMUX_SOCKET="$tmp/sock"
 unset TMUX RUNNER_DOOR RUNNER_TASK_ID RUNNER_CONFINED
 cleanup() { tmux -S "$RUNNER_TMUX_SOCKET" kill-server 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
-go build -o "$tmp/runner" ./cmd/runner
+go build -o "$tmp/" ./cmd/runner ./cmd/runner/runner-ext
 r="$tmp/runner"
 mkdir -p "$tmp/proj"
 git -C "$tmp/proj" init -q

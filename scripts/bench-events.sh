@@ -23,7 +23,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-go build -o "$work/runner" ./cmd/runner
+go build -o "$work/" ./cmd/runner ./cmd/runner/runner-ext
 go test -c -o "$work/state.test" ./state
 export RUNNER_STATE_DIR="$work/state" RUNNER_BENCH_EVENTS_DIR="$work/state"
 mkdir -p "$work/state"

@@ -22,7 +22,7 @@ sock=$tmp/s
 cleanup() { tmux -S "$sock" kill-server 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
 bin=${RUNNER_BENCH_BIN:-$tmp/runner}
-[ -n "${RUNNER_BENCH_BIN:-}" ] || go build -o "$bin" ./cmd/runner
+[ -n "${RUNNER_BENCH_BIN:-}" ] || go build -o "$tmp/" ./cmd/runner ./cmd/runner/runner-ext
 unset TMUX
 export HOME=$tmp/home XDG_CONFIG_HOME=$tmp/home/.config XDG_STATE_HOME=$tmp/home/.local/state
 export RUNNER_TMUX_SOCKET=$sock GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null

@@ -25,7 +25,7 @@ command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/runner" ./cmd/runner
+go build -o "$tmp/" ./cmd/runner ./cmd/runner/runner-ext
 payload='{"session_id":"s","hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"I ran the command. The file hello.txt was created in the project directory."}'
 printf '%s' "$payload" >"$tmp/payload.json"
 export RUNNER_STATE_DIR="$tmp/state"

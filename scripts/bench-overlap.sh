@@ -31,7 +31,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-go build -o "$work/runner" ./cmd/runner
+go build -o "$work/" ./cmd/runner ./cmd/runner/runner-ext
 git worktree add -q --detach "$work/base-src" "$base"
 (cd "$work/base-src" && go build -o "$work/runner-base" ./cmd/runner)
 unset TMUX

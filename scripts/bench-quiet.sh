@@ -27,7 +27,7 @@ cleanup() {
 trap cleanup EXIT
 r="${RUNNER_BENCH_BIN:-}"
 if [ -z "$r" ]; then
-	go build -o "$tmp/runner" ./cmd/runner
+	go build -o "$tmp/" ./cmd/runner ./cmd/runner/runner-ext
 	r="$tmp/runner"
 fi
 mkdir -p "$tmp/proj"

@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d /tmp/rbr.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/runner" ./cmd/runner
+go build -o "$tmp/" ./cmd/runner ./cmd/runner/runner-ext
 rc=0
 RUNNER_BENCH_BIN="$tmp/runner" go test ./cmd/runner -run '^$' -bench '^BenchmarkRemoteDispatch$' -benchtime 1x -timeout 20m >"$tmp/out" 2>&1 || rc=$?
 if [ "$rc" -ne 0 ]; then cat "$tmp/out"; exit "$rc"; fi

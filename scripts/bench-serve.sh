@@ -18,7 +18,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-go build -o "$work/runner" ./cmd/runner
+go build -o "$work/" ./cmd/runner ./cmd/runner/runner-ext
 r="$work/runner"
 export HOME="$work/h" RUNNER_TMUX_SOCKET="$work/s" GIT_CONFIG_GLOBAL=/dev/null
 mkdir -p "$HOME" "$work/p"

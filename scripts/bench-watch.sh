@@ -10,5 +10,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/runner" ./cmd/runner
+go build -o "$tmp/" ./cmd/runner ./cmd/runner/runner-ext
 go run ./scripts/benchwatch -runner "$tmp/runner" -tasks "${1:-50}" -seconds "${2:-60}"

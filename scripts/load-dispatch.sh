@@ -34,8 +34,10 @@ trap cleanup EXIT
 sampler_pid=
 if [ -n "${RUNNER_BENCH_BIN:-}" ]; then
 	cp "$RUNNER_BENCH_BIN" "$work/runner"
+	ext="$(dirname "$RUNNER_BENCH_BIN")/runner-ext"
+	[ ! -x "$ext" ] || cp "$ext" "$work/runner-ext"
 else
-	CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$work/runner" ./cmd/runner # as the release (and CI's other builds) build it
+	CGO_ENABLED=0 go build -trimpath -buildvcs=false -o "$work/" ./cmd/runner ./cmd/runner/runner-ext # as the release (and CI's other builds) build it
 fi
 unset TMUX
 export RUNNER_STATE_DIR="$work/state" RUNNER_TMUX_SOCKET="$sock" RUNNER_LOCK_TIMEOUT="$lock_timeout"

@@ -125,8 +125,10 @@ for p in "${platforms[@]}"; do
 	os=${p%/*} arch=${p#*/}
 	name="runner_${ver}_${os}_${arch}"
 	mkdir -p "$tmp/stage/$name"
+	# runner and runner-ext (serve, mcp, watch, the push sender: what
+	# would slow every other command's start), side by side in one folder.
 	(cd "$tmp/src" && CGO_ENABLED=0 GOOS=$os GOARCH=$arch GOAMD64=v1 GOARM64=v8.0 \
-		go build -trimpath -buildvcs=false -ldflags "$ldflags" -o "$tmp/stage/$name/runner" ./cmd/runner) >"$tmp/build_${os}_$arch.log" 2>&1 &
+		go build -trimpath -buildvcs=false -ldflags "$ldflags" -o "$tmp/stage/$name/" ./cmd/runner ./cmd/runner/runner-ext) >"$tmp/build_${os}_$arch.log" 2>&1 &
 	pids+=($!)
 done
 for i in "${!platforms[@]}"; do
@@ -169,7 +171,7 @@ for p in "${platforms[@]}"; do
 	d="$tmp/stage/$name"
 	cp -R "$tmp/common/man" "$tmp/common/completions" "$d/"
 	cp "$tmp/src/README.md" ${licenses[@]+"${licenses[@]}"} "$d/"
-	find "$d" -type d -exec chmod 0755 {} + && find "$d" -type f -exec chmod 0644 {} + && chmod 0755 "$d/runner"
+	find "$d" -type d -exec chmod 0755 {} + && find "$d" -type f -exec chmod 0644 {} + && chmod 0755 "$d/runner" "$d/runner-ext"
 	reprotar "$tmp/stage" "$name" >"$out/$name.tar.gz"
 done
 
@@ -178,6 +180,7 @@ maintainer=${RUNNER_DEB_MAINTAINER:-runner maintainers <runner-cli@users.noreply
 for arch in "${deb_arches[@]}"; do
 	r="$tmp/deb_$arch"
 	install -D -m 0755 "$tmp/stage/runner_${ver}_linux_${arch}/runner" "$r/usr/bin/runner"
+	install -D -m 0755 "$tmp/stage/runner_${ver}_linux_${arch}/runner-ext" "$r/usr/bin/runner-ext"
 	install -d -m 0755 "$r/usr/share/man/man1"
 	for m in "$tmp/common/man"/*.1; do
 		gzip -9n <"$m" >"$r/usr/share/man/man1/${m##*/}.gz"

@@ -25,7 +25,7 @@ command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 echo "setup: building runner"
 # Linked statically, as the releases are: each start skips the dynamic
 # loader (issue 51: a fifth of `runner version`'s CPU).
-CGO_ENABLED=0 go install ./cmd/runner
+CGO_ENABLED=0 go install ./cmd/runner/... # runner and runner-ext, side by side
 bin="$(go env GOPATH)/bin/runner"
 "$bin" version
 

@@ -24,7 +24,7 @@ command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
 
 work=$(mktemp -d /tmp/runner-soak.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/runner" ./cmd/runner || exit 1
+go build -o "$work/" ./cmd/runner ./cmd/runner/runner-ext || exit 1
 r="$work/runner"
 unset TMUX
 export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_AUTHOR_NAME=soak GIT_AUTHOR_EMAIL=soak@example.com \

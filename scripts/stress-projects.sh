@@ -11,7 +11,7 @@ kills=${2:-16}
 
 work=$(mktemp -d /tmp/runner-stress.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-go build -o "$work/runner" ./cmd/runner
+go build -o "$work/" ./cmd/runner ./cmd/runner/runner-ext
 export RUNNER_STATE_DIR="$work/state" RUNNER_LOCK_TIMEOUT=120s
 mkdir -p "$work/dirs"
 

@@ -63,8 +63,11 @@ func newBenchRig(b *testing.B) *benchRig {
 	r.bin = os.Getenv("RUNNER_BENCH_BIN")
 	if r.bin == "" {
 		r.bin = filepath.Join(dir, "runner")
-		if out, err := goBuildStatic(r.bin, ".").CombinedOutput(); err != nil {
-			b.Fatalf("go build: %v\n%s", err, out)
+		// runner-ext beside it, as installed: serve, mcp and watch run there.
+		for _, built := range [][2]string{{r.bin, "."}, {filepath.Join(dir, extName), "./runner-ext"}} {
+			if out, err := goBuildStatic(built[0], built[1]).CombinedOutput(); err != nil {
+				b.Fatalf("go build %s: %v\n%s", built[1], err, out)
+			}
 		}
 	}
 	for _, d := range []string{r.stateDir, filepath.Join(r.stateDir, "logs"), filepath.Join(dir, "cfg"), filepath.Join(dir, "base"), r.proj} {
