@@ -124,8 +124,9 @@ func (c *Client) paneScreenLoading(ctx context.Context, pane, text string) (p Pa
 // raw is paste-buffer -r. The screen is the one before the paste. A pane
 // that was not ready gets no paste: the caller looks at p and pastes (or
 // deletes) buf itself. The paste says so on stdout after the screen, with
-// a word made for this call, which no screen can have guessed.
-func (c *Client) paneScreenPasting(ctx context.Context, pane, text string, raw bool) (p PaneInfo, screen, buf string, pasted bool, err error) {
+// a word made for this call, which no screen can have guessed. With
+// enter, Enter is pressed right after the paste, in the same call.
+func (c *Client) paneScreenPasting(ctx context.Context, pane, text string, raw, enter bool) (p PaneInfo, screen, buf string, pasted bool, err error) {
 	if err := validatePaneID(pane); err != nil {
 		return PaneInfo{}, "", "", false, err
 	}
@@ -138,6 +139,9 @@ func (c *Client) paneScreenPasting(ctx context.Context, pane, text string, raw b
 	paste := "paste-buffer -d -p -b " + buf + " -t " + pane
 	if raw {
 		paste += " -r"
+	}
+	if enter {
+		paste += " ; send-keys -t " + pane + " Enter"
 	}
 	args := []string{"display-message", "-p", "-t", pane, paneFormat(), ";", "capture-pane", "-p", "-t", pane,
 		";", "load-buffer", "-b", buf, "-",

@@ -290,11 +290,17 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 	var d Delivery
 	_, d.Removed = PasteText(text)
 	nudges, after := opts.nudges(), opts.nudgeAfter(len(text))
-	if err := c.pasteWhenReady(ctx, pane, text, opts); err != nil {
+	// Only what the pane writes from the paste on wakes the first look
+	// after an Enter sent with it.
+	drain(opts.Wake)
+	entered, err := c.pasteWhenReady(ctx, pane, text, opts)
+	if err != nil {
 		return d, err
 	}
-	if err := ctxtime.Sleep(ctx, enterDelay(opts.EnterDelay)); err != nil {
-		return d, err
+	if !entered {
+		if err := ctxtime.Sleep(ctx, enterDelay(opts.EnterDelay)); err != nil {
+			return d, err
+		}
 	}
 	accepted, err := c.acceptance(ctx, pane, opts.Accepted)
 	if err != nil {
@@ -306,11 +312,13 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 				return d, err
 			}
 		}
-		// What the pane wrote before this Enter (the paste's echo) is no
-		// sign of it: only a write after it wakes the first look.
-		drain(opts.Wake)
-		if err := c.SendKeys(ctx, pane, "Enter"); err != nil {
-			return d, err
+		if attempt > 0 || !entered {
+			// What the pane wrote before this Enter (the paste's echo) is
+			// no sign of it: only a write after it wakes the first look.
+			drain(opts.Wake)
+			if err := c.SendKeys(ctx, pane, "Enter"); err != nil {
+				return d, err
+			}
 		}
 		d.Enters++
 		if done, err := c.watchEnter(ctx, pane, after, accepted, opts.Accepted != nil, opts.Wake, start, &d); done || err != nil {
@@ -345,26 +353,39 @@ func (o DeliverOptions) nudgeAfter(n int) time.Duration {
 	return after + ReadTime(n)
 }
 
+// EnterWithPaste is the longest Enter delay (DeliverOptions.EnterDelay)
+// that Deliver keeps by sending the first Enter in the paste's own tmux
+// call, right behind the text, when the caller checks the screen itself
+// (DeliverOptions.Accepted, Before): an application whose profile asks
+// for no more reads a paste and the Enter after it in order, however
+// close together.
+const EnterWithPaste = time.Millisecond
+
 // pasteWhenReady pastes text once the pane is known to live and take
 // keys. With opts.Before, the look, the loading of the text into a buffer
 // and its paste (when the pane takes keys: the usual case) are one tmux
 // call, and Before gets the screen just before the paste; a pane that did
 // not take it is dealt with as it was found, and the buffer deleted if
-// the pane turns out not to take it at all.
-func (c *Client) pasteWhenReady(ctx context.Context, pane, text string, opts DeliverOptions) error {
+// the pane turns out not to take it at all. entered: the first Enter went
+// with the paste, in that call (an Enter delay of at most EnterWithPaste).
+func (c *Client) pasteWhenReady(ctx context.Context, pane, text string, opts DeliverOptions) (entered bool, err error) {
 	if opts.Before == nil {
 		if err := c.ready(ctx, pane, opts.LeaveMode); err != nil {
-			return err
+			return false, err
 		}
-		return c.Paste(ctx, pane, text, opts.Raw)
+		return false, c.Paste(ctx, pane, text, opts.Raw)
 	}
-	p, screen, buf, pasted, err := c.paneScreenPasting(ctx, pane, text, opts.Raw)
+	// Only a caller's check tells the text taken from the text waiting
+	// (without one, a change from the screen just before Enter is the
+	// sign, and that screen is looked at between the paste and Enter).
+	enter := enterDelay(opts.EnterDelay) <= EnterWithPaste && opts.Accepted != nil
+	p, screen, buf, pasted, err := c.paneScreenPasting(ctx, pane, text, opts.Raw, enter)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if pasted {
 		opts.Before(screen)
-		return nil
+		return enter, nil
 	}
 	err = c.readyAs(ctx, pane, p, opts.LeaveMode)
 	if err == nil && p.InMode { // the screen of copy mode: look again without it
@@ -376,7 +397,7 @@ func (c *Client) pasteWhenReady(ctx context.Context, pane, text string, opts Del
 	} else if buf != "" {
 		_, _ = c.run(context.WithoutCancel(ctx), nil, "delete-buffer", "-b", buf)
 	}
-	return err
+	return false, err
 }
 
 // acceptance is the check that the text was taken: the caller's, or,

@@ -572,6 +572,50 @@ func TestDeliverPastesWithTheLook(t *testing.T) {
 	}
 }
 
+// TestDeliverEntersWithThePaste: with an Enter delay of at most
+// EnterWithPaste and a check of the caller's, the first Enter is pressed
+// in the paste's own call (no send-keys call of its own), once, and the
+// text is submitted.
+func TestDeliverEntersWithThePaste(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	pane := shellPane(t, c, "de")
+	log := filepath.Join(t.TempDir(), "calls")
+	real, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapper := filepath.Join(t.TempDir(), "tmux")
+	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s|' \"$a\"; done >>'" + log + "'\necho >>'" + log + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c.bin = wrapper
+	var before string
+	res, err := c.Deliver(ctx, pane, "echo entered-marker", DeliverOptions{EnterDelay: EnterWithPaste, Before: func(s string) { before = s },
+		Accepted: func(s string) bool { return strings.Count(s, "entered-marker") == 2 }})
+	if err != nil || !res.Confirmed || res.Enters != 1 {
+		t.Fatalf("Deliver: %+v, %v; want confirmed after 1 Enter", res, err)
+	}
+	b, _ := os.ReadFile(log)
+	calls := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if !strings.Contains(calls[0], "|if-shell|") || !strings.Contains(calls[0], "send-keys -t "+pane+" Enter") {
+		t.Fatalf("the first call %q: want the paste and its Enter", calls[0])
+	}
+	if strings.Contains(before, "entered-marker") {
+		t.Errorf("the screen handed to Before has the text already:\n%s", before)
+	}
+	for _, call := range calls {
+		if strings.HasPrefix(call, "-u|") && strings.Contains(call, "|send-keys|") {
+			t.Errorf("an Enter of its own: %q", call)
+		}
+	}
+	waitFor(t, 5*time.Second, func() bool {
+		s, _ := c.CaptureScreen(ctx, pane)
+		return strings.Count(s, "entered-marker") == 2 // the command and its output
+	})
+}
+
 // TestServerPIDAfterLaunch: the pid a launch learned is the server's (as
 // tmux says), and a client that launched nothing asks.
 func TestServerPIDAfterLaunch(t *testing.T) {

@@ -131,9 +131,6 @@ func Begin(ctx context.Context, m Machine, book record.Book, t *state.Task, prof
 		snap, snapErr := take()
 		return &Started{}, finishStart(ctx, m, book, t, prof, spec, gctx, snap, snapErr, nil)
 	}
-	if err := m.Files(t.ID); err != nil {
-		return nil, fail(err, "")
-	}
 	var snap *gitsnap.Snapshot
 	var snapErr error
 	done := make(chan struct{})
@@ -141,6 +138,10 @@ func Begin(ctx context.Context, m Machine, book record.Book, t *state.Task, prof
 		defer close(done)
 		snap, snapErr = take()
 	}()
+	if err := m.Files(t.ID); err != nil {
+		<-done
+		return nil, fail(err, "")
+	}
 	pane, err := m.Pane(ctx, t, prof, spec)
 	if err != nil {
 		<-done
