@@ -1,3 +1,5 @@
+//go:build cpuprofile
+
 package main
 
 import (
@@ -9,7 +11,9 @@ import (
 
 // envCPUProfileDir names a folder where every runner process (a dispatch, its
 // supervisor, a hook, a wait) writes a Go CPU profile of its whole life, as
-// NAME-PID.pprof (NAME is the command: dispatch, supervise, hook, ...). It is
+// NAME-PID.pprof (NAME is the command: dispatch, supervise, hook, ...), in a
+// runner built with -tags cpuprofile (runtime/pprof and its compression
+// cost every other start 1-2%: cpuprofile_off.go). It is
 // a contributor's tool for finding where the time of a load goes (see the
 // docs/benchmarks.md); nothing is written when it is unset.
 const envCPUProfileDir = "RUNNER_CPUPROFILE_DIR"

@@ -40,7 +40,14 @@ type Options struct {
 }
 
 // ErrBusy is returned with Options.NoWait when another gc runs (exit 5).
-var ErrBusy = fmt.Errorf("another runner gc is running: %w", state.ErrBusy)
+var ErrBusy error = busyError{}
+
+// busyError is ErrBusy: made without fmt, which no package runs at init
+// (every runner process would pay for it, issue 51).
+type busyError struct{}
+
+func (busyError) Error() string { return "another runner gc is running: " + state.ErrBusy.Error() }
+func (busyError) Unwrap() error { return state.ErrBusy }
 
 // Defaults of Options.
 const (
