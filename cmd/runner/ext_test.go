@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/runner-cli/runner/cmd/runner/internal/extcmd"
 	"github.com/runner-cli/runner/runner/door"
 )
 
@@ -135,5 +137,24 @@ func TestExtProgram(t *testing.T) {
 	}
 	if code, out, _ := run(alone, env, "version"); code != 0 || !strings.HasPrefix(out, "runner ") {
 		t.Errorf("runner version alone: exit %d, %q", code, out)
+	}
+}
+
+// TestExtShortsSame: runner lists each command runner-ext runs with the
+// command's own one-line help, and lists every one of them.
+func TestExtShortsSame(t *testing.T) {
+	a, _ := newApp(strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
+	c := extcmd.New(a.factory(), "v0")
+	if len(extShort) != len(extcmd.Names) {
+		t.Errorf("extShort has %d commands, runner-ext %d", len(extShort), len(extcmd.Names))
+	}
+	root := a.newRootCmd()
+	for _, name := range extcmd.Names {
+		if got, want := extShort[name], c.Build(name).Short; got != want {
+			t.Errorf("runner %s: runner lists %q, the command says %q", name, got, want)
+		}
+		if sub, _, err := root.Find([]string{name}); err != nil || sub.Name() != name {
+			t.Errorf("runner's tree has no %s: %v", name, err)
+		}
 	}
 }
