@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
+	"strings"
 
 	"github.com/runner-cli/runner/cmd/runner/exitcode"
 	"github.com/runner-cli/runner/runner/doctor"
@@ -32,7 +34,9 @@ exists or can be created, mode 0700 with files 0600; which agent CLIs are
 installed (and their versions) and whether the default agent is; for each
 installed CLI that node runs (a script whose shebang names node), which node
 runs it and whether its package's engines.node allows that node (a warning,
-with how to get the Node it asks for, when not). Nothing is changed. Exits 1
+with how to get the Node it asks for, when not); runner-ext is installed
+beside runner (serve, mcp and watch run there: a warning when it is not).
+Nothing is changed. Exits 1
 if any check fails, 0 otherwise (warnings included).`,
 		Example: `  runner doctor
   runner doctor --json --no-version`,
@@ -61,6 +65,7 @@ func (a *app) runDoctor(ctx context.Context, opts doctorOptions) error {
 		AgentVersions: !opts.noVersion,
 	})
 	checks = append(checks, doctor.PushChecks(a.getenv)...)
+	checks = append(checks, extCheck(extPath()))
 	failed := doctor.Failed(checks)
 	if opts.asJSON {
 		if err := a.printJSON(doctorOutput{OK: !failed, Checks: checks}); err != nil {
@@ -75,4 +80,19 @@ func (a *app) runDoctor(ctx context.Context, opts doctorOptions) error {
 		return &exitcode.Error{Code: exitcode.ExitFailed}
 	}
 	return nil
+}
+
+// extCheck is doctor's line for runner-ext (extPath's answer): a warning,
+// not a failure, when it is missing: every command but serve, mcp, watch
+// and the push sender works without it.
+func extCheck(path string, err error) doctor.Check {
+	var missing *extMissing
+	switch {
+	case errors.As(err, &missing):
+		return doctor.Check{Name: extName, Status: doctor.CheckWarn, Fix: extInstall,
+			Detail: "not beside runner (looked for " + strings.Join(missing.looked, ", ") + "): serve, mcp and watch cannot run"}
+	case err != nil:
+		return doctor.Check{Name: extName, Status: doctor.CheckWarn, Detail: err.Error(), Fix: extInstall}
+	}
+	return doctor.Check{Name: extName, Status: doctor.CheckOK, Detail: path + " (serve, mcp, watch, push-send)"}
 }

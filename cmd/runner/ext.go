@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -76,10 +78,10 @@ func extPath() (string, error) {
 	if exe, err := os.Executable(); err == nil {
 		dirs = append(dirs, filepath.Dir(exe))
 	}
-	if self := selfPath(); self != "" {
+	if self := selfPath(); self != "" && !slices.Contains(dirs, filepath.Dir(self)) {
 		dirs = append(dirs, filepath.Dir(self))
 	}
-	var looked []string
+	missing := &extMissing{}
 	for _, dir := range dirs {
 		p := filepath.Join(dir, extName)
 		fi, err := os.Stat(p)
@@ -89,7 +91,17 @@ func extPath() (string, error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("%s: %w", p, err)
 		}
-		looked = append(looked, p)
+		missing.looked = append(missing.looked, p)
 	}
-	return "", fmt.Errorf("%s is not installed beside runner (looked for %v): install both programs — go install github.com/runner-cli/runner/cmd/runner/...@latest, or unpack the whole release archive", extName, looked)
+	return "", missing
+}
+
+// extMissing is extPath's error when runner-ext is not beside runner.
+type extMissing struct{ looked []string }
+
+// extInstall is how to install runner-ext with runner.
+const extInstall = "install both programs: go install github.com/runner-cli/runner/cmd/runner/...@latest, or unpack the whole release archive"
+
+func (e *extMissing) Error() string {
+	return fmt.Sprintf("%s is not installed beside runner (looked for %s): %s", extName, strings.Join(e.looked, ", "), extInstall)
 }

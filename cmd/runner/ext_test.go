@@ -89,10 +89,20 @@ func TestExtProgram(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(out, "read ") {
 		t.Errorf("runner --socket s1 serve --token: exit %d, %q", code, out)
 	}
+	if code, _, errOut := run(bin, env, "push-send"); code != 0 {
+		t.Errorf("runner push-send with nothing queued: exit %d, %q", code, errOut)
+	}
+	if _, out, _ := run(bin, env, "doctor", "--no-version"); !strings.Contains(out, "ok    runner-ext") {
+		t.Errorf("runner doctor does not find runner-ext beside runner:\n%s", out)
+	}
 	for _, args := range [][]string{{"watch", "--help"}, {"help", "watch"}} {
 		if code, out, _ := run(bin, env, args...); code != 0 || !strings.Contains(out, "--popup") || !strings.Contains(out, "runner watch") {
 			t.Errorf("runner %v: exit %d, %q", args, code, out)
 		}
+	}
+	// The shell's completion of runner-ext's flags, asked of runner.
+	if code, out, _ := run(bin, env, "__complete", "watch", "--pop"); code != 0 || !strings.Contains(out, "--popup") {
+		t.Errorf("runner __complete watch --pop: exit %d, %q", code, out)
 	}
 	if code, out, _ := run(bin, env, "--help"); code != 0 || !strings.Contains(out, "watch ") || !strings.Contains(out, extShort["serve"]) {
 		t.Errorf("runner --help does not list runner-ext's commands: %d %q", code, out)
@@ -134,6 +144,9 @@ func TestExtProgram(t *testing.T) {
 	if code, _, errOut := run(alone, env, "watch"); code != 1 || !strings.Contains(errOut, "runner-ext is not installed beside runner") ||
 		!strings.Contains(errOut, "go install github.com/runner-cli/runner/cmd/runner/...@latest") {
 		t.Errorf("runner without runner-ext: exit %d, %q", code, errOut)
+	}
+	if _, out, _ := run(alone, env, "doctor", "--no-version"); !strings.Contains(out, "warn  runner-ext") || !strings.Contains(out, "go install") {
+		t.Errorf("runner doctor without runner-ext:\n%s", out)
 	}
 	if code, out, _ := run(alone, env, "version"); code != 0 || !strings.HasPrefix(out, "runner ") {
 		t.Errorf("runner version alone: exit %d, %q", code, out)

@@ -109,6 +109,16 @@ func (a *app) run(ctx context.Context, args []string) int {
 	// reports before a command runs (bad flags, missing arguments).
 	a.jsonErrors = cmdkit.JSONArgs(args)
 	a.args = args
+	if len(args) > 1 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) &&
+		extReal == nil && extShort[commandName(args[1:])] != "" {
+		// The shell completes a command of runner-ext's: it knows its flags.
+		code := 0
+		if err := a.runExt(args); err != nil {
+			code = exitcode.Of(err)
+			a.printError(err, code)
+		}
+		return code
+	}
 	root := a.newRoot(commandName(args))
 	root.SetArgs(args)
 	root.SetIn(a.in)
