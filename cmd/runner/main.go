@@ -13,9 +13,7 @@ package main
 import "os"
 
 func main() {
-	if !instant[commandName(os.Args[1:])] { // a stop-the-world, 3% of their start
-		boundThreads(os.Getenv)
-	}
+	boundThreads(os.Getenv)
 	stopProfile := startCPUProfile(os.Args[1:])
 	code := Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stopProfile()

@@ -92,8 +92,7 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 // instant are the commands that never wait, so never need to end well on
 // Ctrl-C: they run without a signal handler, whose two threads made a
 // third of `runner version`'s time in main (issue 51). Ctrl-C ends them
-// at once. They start no goroutine either, so they leave the threads'
-// bound (boundThreads, a stop-the-world) unset.
+// at once.
 var instant = map[string]bool{"version": true, "status-line": true}
 
 // newApp returns the app over the given streams (see app: out and errOut
