@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
@@ -60,17 +61,36 @@ func (s *supervision) waitReady(ctx context.Context) error {
 
 // waitReadyStarting is the ready wait of an agent launched beside its
 // snapshot: the start is finished (the snapshot taken, the task recorded
-// starting: launch.Started.Finish) while the agent starts, and the wait
-// records nothing nor types into the pane before it is (Supervisor's
-// Started). A start that fails ends the wait with its error.
+// starting: launch.Started) while the agent starts, and the wait records
+// nothing nor types into the pane before it is (Supervisor's Started). An
+// agent found simply ready before the start was recorded has its start
+// recorded by its first delivery's write instead, with its ready status
+// (Supervisor's StartChange): whichever comes first, the snapshot taken
+// or the agent found ready, decides. A start that fails ends the wait
+// with its error.
 func (s *supervision) waitReadyStarting(ctx context.Context) error {
 	st := s.started
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var mu sync.Mutex
+	by := "" // who records the start: "write" (here) or "fold" (the delivery)
+	claim := func(who string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if by == "" {
+			by = who
+		}
+		return by == who
+	}
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		if st.Finish(ctx) != nil {
+		select {
+		case <-st.Snapped():
+		case <-rctx.Done():
+			return
+		}
+		if claim("write") && st.Finish(ctx) != nil {
 			cancel()
 		}
 	}()
@@ -82,11 +102,26 @@ func (s *supervision) waitReadyStarting(ctx context.Context) error {
 		}
 		return st.Finish(ctx)
 	}
+	s.StartChange = func(ctx context.Context) (func(*state.Task) error, func(), error) {
+		if !claim("fold") {
+			return nil, nil, s.Started(ctx)
+		}
+		change, err := st.Change(ctx)
+		return change, st.Recorded, err
+	}
 	err := s.WaitReady(rctx)
+	cancel()
 	<-finished
-	s.Started = nil
-	if ferr := st.Finish(ctx); ferr != nil {
+	s.Started, s.StartChange = nil, nil
+	if _, ferr := st.Change(ctx); ferr != nil {
 		return ferr
+	}
+	// A start claimed by the delivery's first write is left to it (or, if
+	// that is never made, to supervise's Finish).
+	if claim("write") {
+		if ferr := st.Finish(ctx); ferr != nil {
+			return ferr
+		}
 	}
 	// The snapshot is known now: the changes are tracked from it.
 	s.stopTrack()

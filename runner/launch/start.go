@@ -81,24 +81,67 @@ type Started struct {
 	// is whole already (a worktree, a sandbox: the agent starts after the
 	// snapshot, and Begin did it all).
 	PaneID string
-	// SnapshotRef is the snapshot's ref, once Finish returned ("": none).
+	// SnapshotRef is the snapshot's ref, once the snapshot is taken ("":
+	// none).
 	SnapshotRef string
-	once        sync.Once
-	err         error
-	finish      func(context.Context) error
+	// snapped is closed once the snapshot is taken.
+	snapped chan struct{}
+	// prepare waits for the snapshot and makes the change that records
+	// the task starting; a snapshot the task cannot go without fails the
+	// start (recorded, the pane closed) and is the error. Done once.
+	prepare  func(context.Context) (func(*state.Task) error, error)
+	prepOnce sync.Once
+	change   func(*state.Task) error
+	prepErr  error
+	// write writes the change (closing the pane when it cannot be).
+	write func(context.Context, func(*state.Task) error) error
+	mu    sync.Mutex
+	ended bool // recorded (or failed): by Finish, or by the caller (Recorded)
+	err   error
+}
+
+// Snapped is closed once the snapshot of a start under way is taken (nil
+// for a start Begin did whole).
+func (s *Started) Snapped() <-chan struct{} { return s.snapped }
+
+// Change waits for the snapshot and returns the change that records the
+// task starting (its snapshot, its pane) for a caller that writes it with
+// a change of its own, then says so (Recorded); a snapshot the task
+// cannot go without fails the start as Finish does and is the error. Nil
+// for a start Begin did whole.
+func (s *Started) Change(ctx context.Context) (func(*state.Task) error, error) {
+	if s.prepare == nil {
+		return nil, nil
+	}
+	s.prepOnce.Do(func() { s.change, s.prepErr = s.prepare(ctx) })
+	return s.change, s.prepErr
+}
+
+// Recorded says that the change Change returned was written: Finish has
+// nothing left to do.
+func (s *Started) Recorded() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ended = true
 }
 
 // Finish waits for the snapshot of a start Begin left under way and
-// records the task starting, as Start does; a start that fails is
-// recorded (placement.FailStart) and its pane closed. It is done once:
-// a second call returns the first one's error.
+// records the task starting, as Start does, unless that was recorded
+// already (Recorded); a start that fails is recorded (placement.FailStart)
+// and its pane closed. It is done once: a second call returns the first
+// one's error.
 func (s *Started) Finish(ctx context.Context) error {
-	s.once.Do(func() {
-		if s.finish != nil {
-			s.err = s.finish(ctx)
-		}
-	})
-	return s.err
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended || s.prepare == nil {
+		return s.err
+	}
+	change, err := s.Change(ctx)
+	if err == nil {
+		err = s.write(ctx, change)
+	}
+	s.ended, s.err = true, err
+	return err
 }
 
 // Begin is Start up to the pane: in a shared tree without a sandbox, it
@@ -129,7 +172,7 @@ func Begin(ctx context.Context, m Machine, book record.Book, t *state.Task, prof
 	}
 	if spec.Worktree || spec.Sandbox != nil {
 		snap, snapErr := take()
-		return &Started{}, finishStart(ctx, m, book, t, prof, spec, gctx, snap, snapErr, nil)
+		return &Started{}, finishStart(ctx, m, book, t, prof, spec, gctx, snap, snapErr)
 	}
 	var snap *gitsnap.Snapshot
 	var snapErr error
@@ -147,37 +190,39 @@ func Begin(ctx context.Context, m Machine, book record.Book, t *state.Task, prof
 		<-done
 		return nil, fail(fmt.Errorf("launch failed: %w", err), "")
 	}
-	st := &Started{PaneID: pane.ID}
-	st.finish = func(ctx context.Context) error {
+	st := &Started{PaneID: pane.ID, snapped: done}
+	st.prepare = func(ctx context.Context) (func(*state.Task) error, error) {
 		<-done
-		if err := finishStart(ctx, m, book, t, prof, spec, gctx, snap, snapErr, pane); err != nil {
-			return err
+		snapRef, snapNote, err := snapshotOutcome(snap, snapErr, spec)
+		if err != nil {
+			_ = pane.Close(context.WithoutCancel(ctx))
+			placement.FailStart(context.WithoutCancel(ctx), book, t, "no snapshot: "+snapErr.Error())
+			return nil, err
 		}
-		st.SnapshotRef = t.SnapshotRef
-		return nil
+		t.SnapshotRef, st.SnapshotRef = snapRef, snapRef
+		return startingChange(book, snapRef, snapNote, wtsetup.Made{}, pane), nil
+	}
+	st.write = func(ctx context.Context, change func(*state.Task) error) error {
+		err := book.UpdateTaskDurably(ctx, "task "+t.ID+": starting", t.ID, change)
+		if err != nil {
+			_ = pane.Close(context.WithoutCancel(ctx))
+		}
+		return err
 	}
 	return st, nil
 }
 
-// finishStart is the start after the snapshot (snap, or snapErr) was
-// taken and, in a shared tree, the pane launched beside it: the worktree,
-// the record of the task starting, and the agent launched after the
-// snapshot where it was not beside it (pane nil).
+// finishStart is the start of an agent that starts after its snapshot (a
+// worktree, a sandbox), once the snapshot (snap, or snapErr) was taken:
+// the worktree, the record of the task starting, and the agent's launch.
 func finishStart(ctx context.Context, m Machine, book record.Book, t *state.Task, prof *profile.Profile, spec *settings.Start,
-	gctx context.Context, snap *gitsnap.Snapshot, snapErr error, pane *Pane) error {
+	gctx context.Context, snap *gitsnap.Snapshot, snapErr error) error {
 	fail := func(err error, why string) error {
 		placement.FailStart(context.WithoutCancel(ctx), book, t, why+err.Error())
 		return err
 	}
-	// closePane closes the pane of an agent that is not to run after all.
-	closePane := func() {
-		if pane != nil {
-			_ = pane.Close(context.WithoutCancel(ctx))
-		}
-	}
 	snapRef, snapNote, err := snapshotOutcome(snap, snapErr, spec)
 	if err != nil {
-		closePane()
 		placement.FailStart(context.WithoutCancel(ctx), book, t, "no snapshot: "+snapErr.Error())
 		return err
 	}
@@ -188,13 +233,8 @@ func finishStart(ctx context.Context, m Machine, book record.Book, t *state.Task
 		}
 		snapNote += "; worktree " + wt.Dir + " on branch " + wt.Branch
 	}
-	if err := recordStarting(ctx, book, t.ID, snapRef, snapNote, wt, pane); err != nil {
-		closePane()
+	if err := recordStarting(ctx, book, t.ID, snapRef, snapNote, wt, nil); err != nil {
 		return err
-	}
-	if pane != nil {
-		t.SnapshotRef = snapRef
-		return nil
 	}
 	if wt.Branch != "" {
 		t.Origin, t.Dir, t.Branch = t.Dir, wt.Dir, wt.Branch
@@ -238,7 +278,12 @@ func snapshotOutcome(snap *gitsnap.Snapshot, snapErr error, spec *settings.Start
 // and the pane launched beside the snapshot (if one was), in one write;
 // a task that left the queue meanwhile (cancelled) is an *deps.LeftQueueError.
 func recordStarting(ctx context.Context, book record.Book, id, snapRef, snapNote string, wt wtsetup.Made, pane *Pane) error {
-	return book.UpdateTaskDurably(ctx, "task "+id+": starting", id, func(t *state.Task) error {
+	return book.UpdateTaskDurably(ctx, "task "+id+": starting", id, startingChange(book, snapRef, snapNote, wt, pane))
+}
+
+// startingChange is the change that records a task starting (recordStarting).
+func startingChange(book record.Book, snapRef, snapNote string, wt wtsetup.Made, pane *Pane) func(*state.Task) error {
+	return func(t *state.Task) error {
 		if t.Status != state.StatusQueued {
 			return &deps.LeftQueueError{Task: t}
 		}
@@ -257,7 +302,7 @@ func recordStarting(ctx context.Context, book record.Book, id, snapRef, snapNote
 			pane.Record(t) // the pane, in the same write
 		}
 		return nil
-	})
+	}
 }
 
 func snapshotReason(err error) string {

@@ -162,3 +162,29 @@ func TestBegin(t *testing.T) {
 		t.Errorf("recorded %s, want failed", rec.Status)
 	}
 }
+
+// TestBeginChange: the record of the start, taken as a change (Change) and
+// written by the caller (Recorded), is not written again by Finish.
+func TestBeginChange(t *testing.T) {
+	book, task := queued(t, state.StatusQueued)
+	st, err := Begin(t.Context(), &fakeMachine{}, book, task, &profile.Profile{Name: "sim"}, &settings.Start{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-st.Snapped()
+	change, err := st.Change(t.Context())
+	if err != nil || change == nil {
+		t.Fatalf("Change: %v (change %v)", err, change != nil)
+	}
+	if err := book.UpdateTaskDurably(t.Context(), "test", task.ID, change); err != nil {
+		t.Fatal(err)
+	}
+	st.Recorded()
+	if err := st.Finish(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := book.Task(t.Context(), task.ID)
+	if rec.Status != state.StatusStarting || rec.Tmux.Pane != "%9" || len(rec.History) != 2 {
+		t.Errorf("recorded %s, pane %q, %d changes; want starting once, with the pane", rec.Status, rec.Tmux.Pane, len(rec.History))
+	}
+}

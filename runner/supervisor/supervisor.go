@@ -161,6 +161,13 @@ type Supervisor struct {
 	// start-up is watched while its snapshot is taken. Its error ends the
 	// wait.
 	Started func(context.Context) error
+	// StartChange, when set with Started, is asked instead of it where
+	// the agent is found simply ready and its first delivery records that
+	// (FoldReady): it waits for the start's snapshot and returns the change
+	// that records the task starting (nil: recorded already) for that
+	// write to make (Ready.Start), one write fewer, and what to call once
+	// it is made.
+	StartChange func(context.Context) (start func(*state.Task) error, recorded func(), err error)
 	// ready is the ready status WaitReady found and left to the next
 	// delivery (FoldReady).
 	ready *Ready
@@ -275,10 +282,9 @@ func (s *Supervisor) WaitReady(ctx context.Context) error {
 			}
 			return err
 		}
-		if s.Started != nil {
-			if err := s.Started(ctx); err != nil {
-				return err
-			}
+		start, recorded, err := s.started(ctx, obs)
+		if err != nil {
+			return err
 		}
 		if obs.Dead {
 			return exited(obs, "the agent exited with status %d before it was ready")
@@ -304,11 +310,31 @@ func (s *Supervisor) WaitReady(ctx context.Context) error {
 		}
 		why := "the agent is ready (" + d.Field + ")"
 		if s.FoldReady {
-			s.ready = &Ready{Reason: why, At: s.Book.Now()}
+			s.ready = &Ready{Reason: why, At: s.Book.Now(), Start: start, Recorded: recorded}
 			return nil
 		}
 		return s.Book.SetStatus(ctx, state.StatusReady, why, nil)
 	}
+}
+
+// started waits, after WaitReady's look at the agent (obs), for the start
+// finished beside the wait (Started). Where the agent is simply ready and
+// its first delivery records that (FoldReady), the task's record of its
+// start is folded into that write too (StartChange): start is the change
+// that records it (nil: recorded already), recorded to call once written.
+func (s *Supervisor) started(ctx context.Context, obs monitor.Observation) (start func(*state.Task) error, recorded func(), err error) {
+	if s.Started == nil {
+		return nil, nil, nil
+	}
+	plain := !obs.Dead && obs.Detection.State != profile.StateNeedsInput
+	if plain {
+		_, unusable := s.Profile.UnusableScreen(obs.Screen)
+		plain = !unusable
+	}
+	if plain && s.FoldReady && s.StartChange != nil {
+		return s.StartChange(ctx)
+	}
+	return nil, nil, s.Started(ctx)
 }
 
 // Ready is the ready status WaitReady found, recorded with the delivery
@@ -316,6 +342,11 @@ func (s *Supervisor) WaitReady(ctx context.Context) error {
 type Ready struct {
 	Reason string
 	At     time.Time
+	// Start, when set, records the task starting (its snapshot and pane),
+	// in the same write, ahead of the ready status; Recorded is called
+	// once that write is made.
+	Start    func(*state.Task) error
+	Recorded func()
 }
 
 // expectRecorded sets the monitor on a turn this supervisor did not

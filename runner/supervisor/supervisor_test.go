@@ -672,3 +672,42 @@ func TestWaitReadyStarted(t *testing.T) {
 		t.Errorf("WaitReady: %v, keys %q, records %q; want the start's error, nothing done", err, pn.keys, b.log)
 	}
 }
+
+// TestWaitReadyFoldsTheStart: an agent found simply ready, whose ready
+// status the first delivery records (FoldReady), has the record of its
+// start asked as a change (StartChange) for that write, not waited for
+// (Started); a trust dialog waits for the start instead.
+func TestWaitReadyFoldsTheStart(t *testing.T) {
+	claude, _ := profile.BuiltinProfile("claude")
+	ready := seen(t, claude, "claude__ready__1")
+	trust := seen(t, claude, "claude__needs_input__2")
+	var asked []string
+	change := func(*state.Task) error { return nil }
+	setUp := func(s *Supervisor) {
+		s.FoldReady = true
+		s.Started = func(context.Context) error { asked = append(asked, "started"); return nil }
+		s.StartChange = func(context.Context) (func(*state.Task) error, func(), error) {
+			asked = append(asked, "change")
+			return change, func() {}, nil
+		}
+	}
+	s, _, b, _ := newSupervisor(t, "claude", Settings{}, step{monitor.GoalReady, ready, nil})
+	setUp(s)
+	if err := s.WaitReady(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(asked, " ") != "change" || s.ready == nil || s.ready.Start == nil || len(b.log) != 0 {
+		t.Errorf("asked %q, ready %+v, records %q; want the start's change carried by the ready status", asked, s.ready, b.log)
+	}
+
+	asked = nil
+	s, _, _, _ = newSupervisor(t, "claude", Settings{YesTrust: true},
+		step{monitor.GoalReady, trust, nil}, step{monitor.GoalLeaveInput, ready, nil}, step{monitor.GoalReady, ready, nil})
+	setUp(s)
+	if err := s.WaitReady(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) == 0 || asked[0] != "started" {
+		t.Errorf("asked %q: a trust dialog is answered only after the start is recorded", asked)
+	}
+}

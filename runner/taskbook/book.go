@@ -96,7 +96,8 @@ func (b *Book) Now() time.Time { return b.now() }
 // fails after this stays counted: the budget is never passed. ready (nil:
 // none) is the ready status the supervisor found and left to this write
 // (supervisor.Supervisor.FoldReady): recorded first, unless the task moved
-// on meanwhile, even when the budget allows no turn.
+// on meanwhile, even when the budget allows no turn; and ahead of it, when
+// the ready status carries it, the record of the task starting.
 func (b *Book) Prompt(ctx context.Context, text string, first bool, ready *supervisor.Ready) (string, *state.Task, error) {
 	var (
 		t     *state.Task
@@ -108,9 +109,20 @@ func (b *Book) Prompt(ctx context.Context, text string, first bool, ready *super
 		if t == nil {
 			return fmt.Errorf("task %s: %w", b.ID, state.ErrTaskNotFound)
 		}
+		at := time.Time{}
+		if ready != nil && ready.Start != nil {
+			// The start, folded into this write: recorded first.
+			if err := ready.Start(t); err != nil {
+				return err
+			}
+			at = b.now()
+		}
 		readied := ready != nil && (t.Status == state.StatusStarting || t.Status == state.StatusQueued)
 		if readied {
-			_ = t.SetStatus(state.StatusReady, ready.At, ready.Reason)
+			if at.IsZero() {
+				at = ready.At
+			}
+			_ = t.SetStatus(state.StatusReady, at, ready.Reason)
 		}
 		if over, _ = budget.Over(st, b.ID, settings.BudgetOf, false); over != "" {
 			if readied {
@@ -126,6 +138,9 @@ func (b *Book) Prompt(ctx context.Context, text string, first bool, ready *super
 		t = &c
 		return nil
 	})
+	if err == nil && ready != nil && ready.Recorded != nil {
+		ready.Recorded()
+	}
 	if over != "" {
 		return "", nil, &supervisor.Ended{Outcome: supervisor.Outcome{Status: state.StatusFailed, Reason: over}}
 	}

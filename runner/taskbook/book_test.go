@@ -158,3 +158,39 @@ func TestPromptCountsTheTurn(t *testing.T) {
 		t.Errorf("the ready status given to Prompt: %s, last in its history %+v; want ready, found at %v", x.Status, h, found)
 	}
 }
+
+// TestPromptRecordsTheStart: a ready status that carries the record of
+// the task starting (Ready.Start) has it written first, in the same write
+// as the ready status and the turn, and says so (Recorded); a start that
+// cannot be recorded writes nothing.
+func TestPromptRecordsTheStart(t *testing.T) {
+	ctx := t.Context()
+	task := statetest.Supervised("t_cccccccc", "", state.StatusQueued)
+	store := statetest.WithTasks(t, task)
+	recorded := 0
+	start := func(x *state.Task) error {
+		x.SnapshotRef = "refs/runner/snapshots/" + x.ID
+		return x.SetStatus(state.StatusStarting, clock.Now(), "snapshot; pane %1")
+	}
+	ready := &supervisor.Ready{Reason: "the agent is ready (box)", At: clock.Now().Add(-time.Second), Start: start, Recorded: func() { recorded++ }}
+	if _, _, err := book(t, store, task.ID).Prompt(ctx, "say hi", true, ready); err != nil {
+		t.Fatal(err)
+	}
+	x := statetest.Read(t, store).Task(task.ID)
+	n := len(x.History)
+	if recorded != 1 || x.TurnCount != 1 || x.SnapshotRef == "" || n < 2 || x.History[n-2].Status != state.StatusStarting ||
+		x.History[n-1].Status != state.StatusReady || x.History[n-1].Time.Before(x.History[n-2].Time) {
+		t.Fatalf("recorded %d times, %d turn(s), snapshot %q, history %+v; want the start, then ready, then the turn, once", recorded, x.TurnCount, x.SnapshotRef, x.History)
+	}
+
+	other := statetest.Supervised("t_dddddddd", "", state.StatusQueued)
+	store = statetest.WithTasks(t, other)
+	refused := errors.New("left the queue")
+	ready = &supervisor.Ready{Reason: "ready", At: clock.Now(), Start: func(*state.Task) error { return refused }, Recorded: func() { recorded++ }}
+	if _, _, err := book(t, store, other.ID).Prompt(ctx, "say hi", true, ready); !errors.Is(err, refused) || recorded != 1 {
+		t.Fatalf("Prompt: %v, recorded %d times; want the start's error, nothing recorded", err, recorded)
+	}
+	if x := statetest.Read(t, store).Task(other.ID); x.Status != state.StatusQueued || x.TurnCount != 0 {
+		t.Errorf("recorded %s with %d turn(s), want nothing written", x.Status, x.TurnCount)
+	}
+}
