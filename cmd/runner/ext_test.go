@@ -2,12 +2,16 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/runner-cli/runner/cmd/runner/internal/extcmd"
 	"github.com/runner-cli/runner/runner/door"
@@ -158,6 +162,9 @@ func TestExtProgram(t *testing.T) {
 func TestExtShortsSame(t *testing.T) {
 	a, _ := newApp(strings.NewReader(""), io.Discard, io.Discard, func(string) string { return "" })
 	c := extcmd.New(a.factory(), "v0")
+	if extName != extcmd.Program {
+		t.Errorf("runner looks for %q, runner-ext is %q", extName, extcmd.Program)
+	}
 	if len(extShort) != len(extcmd.Names) {
 		t.Errorf("extShort has %d commands, runner-ext %d", len(extShort), len(extcmd.Names))
 	}
@@ -169,5 +176,58 @@ func TestExtShortsSame(t *testing.T) {
 		if sub, _, err := root.Find([]string{name}); err != nil || sub.Name() != name {
 			t.Errorf("runner's tree has no %s: %v", name, err)
 		}
+	}
+}
+
+// TestExtRunsItsRunner: runner-ext's commands run the runner that started
+// it, whatever its name (an install as runner-1.2), not runner-ext: a
+// request to serve's API runs `runner ps` and answers with its tasks.
+func TestExtRunsItsRunner(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds runner and runner-ext")
+	}
+	bin := buildPair(t)
+	renamed := filepath.Join(filepath.Dir(bin), "runner-1.2")
+	if err := os.Rename(bin, renamed); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	env := append(os.Environ(), "RUNNER_STATE_DIR="+filepath.Join(dir, "state"), "RUNNER_CONFIG_DIR="+filepath.Join(dir, "cfg"),
+		"RUNNER_TMUX_SOCKET="+filepath.Join(dir, "no.sock"))
+	tok := exec.Command(renamed, "serve", "--token")
+	tok.Env = env
+	out, err := tok.Output()
+	if err != nil {
+		t.Fatalf("serve --token: %v", err)
+	}
+	read := strings.Fields(strings.SplitN(string(out), "\n", 2)[0])[1]
+	sock := filepath.Join(dir, "s.sock")
+	srv := exec.Command(renamed, "serve", "--listen", "unix:"+sock)
+	srv.Env = env
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv.Process.Signal(os.Interrupt); _ = srv.Wait() }()
+	client := &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", sock)
+	}}}
+	var status int
+	var body []byte
+	for range 300 { // until it listens
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", "http://runner/api/v1/tasks", nil)
+		req.Header.Set("Authorization", "Bearer "+read)
+		resp, err := client.Do(req)
+		if err == nil {
+			status = resp.StatusCode
+			body, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if status != http.StatusOK || !strings.HasPrefix(strings.TrimSpace(string(body)), "[") {
+		t.Errorf("GET /api/v1/tasks through runner-1.2's serve: %d %s", status, body)
 	}
 }

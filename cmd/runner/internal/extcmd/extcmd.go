@@ -9,6 +9,7 @@ package extcmd
 
 import (
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -45,8 +46,21 @@ func (c *Cmds) Build(name string) *cobra.Command {
 // them.
 var Names = []string{"watch", "serve", "mcp", "push-send"}
 
+// Program is the name runner-ext is installed under, beside runner.
+const Program = "runner-ext"
+
 // self is the runner these commands run for the user's actions (serve's
-// requests, mcp's tools, watch's keys): the one named by this process's
-// first argument, which runner sets to its own path when it runs
-// runner-ext (open.Self).
-func self() string { return open.Self(os.Args[0]) }
+// requests, mcp's tools, watch's keys): the one that started runner-ext,
+// which passes its own absolute path as the first argument (whatever its
+// name: a runner installed as runner-1.2 too), or, for a runner-ext
+// started by hand, the runner beside it.
+func self() string {
+	arg0 := os.Args[0]
+	if filepath.IsAbs(arg0) && filepath.Base(arg0) != Program {
+		return arg0
+	}
+	if exe, err := os.Executable(); err == nil && filepath.Base(exe) == Program {
+		return filepath.Join(filepath.Dir(exe), "runner")
+	}
+	return open.Self(arg0)
+}

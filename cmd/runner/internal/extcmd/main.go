@@ -42,7 +42,7 @@ func Main(args []string, in io.Reader, out, errOut io.Writer, version string) in
 			if err != nil {
 				return nil, nil, err
 			}
-			env.ExitOf = exitcode.OfTask
+			env.Exe, env.ExitOf = self(), exitcode.OfTask
 			if progress {
 				env.Progress = vErr
 			}
