@@ -283,9 +283,17 @@ func cpuNS(pids []int) int64 {
 // dispatchOverhead returns the median wall time of a foreground dispatch
 // of a one-line turn minus that of the sim driven directly (launched in a
 // window, its box awaited, the text sent, the answer awaited), runs of
-// each interleaved.
+// each interleaved, with the tmux server running all along, as a user's
+// is (BenchmarkDispatchOverhead's "keep" session): otherwise a run whose
+// window was the server's last would have the next run start a server,
+// the same time added to both sides, a smaller ratio.
 func dispatchOverhead(b *testing.B, r *benchRig, n int) (over, disp, alone time.Duration) {
 	ctx := context.Background()
+	keep, err := r.tc.Launch(ctx, tmuxctl.WindowSpec{Session: "gate-keep", Argv: []string{"sleep", "3600"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = r.tc.KillWindow(ctx, keep) }()
 	var dw, aw durations
 	for i := range n + 1 {
 		t0 := clock.Now()
