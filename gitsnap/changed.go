@@ -73,9 +73,11 @@ func changedOn(ctx context.Context, r *repo, common, from, keep string) (*Change
 	case keep == "":
 		to, err = r.captureTree(ctx)
 	case ferr == nil && ok[0]:
-		to, err = r.treeOn(ctx, keep, true)
+		to, err = r.treeOnKept(ctx, keep)
 	default:
-		to, err = r.captureTreeInto(ctx, keep, r.index)
+		if to, err = r.captureTreeInto(ctx, keep, r.index); err == nil && r.via == nil {
+			knownRepos.keep(r.top, keep, to)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("changed files in %s: %w", r.top, err)

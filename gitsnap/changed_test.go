@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestChangedInAWorktreeAndTheUsersTree(t *testing.T) {
@@ -148,5 +149,61 @@ func TestChangedAfterTakeAsksLess(t *testing.T) {
 	}
 	if c := calls(); len(c) == 0 || !slices.ContainsFunc(c, func(s string) bool { return strings.HasPrefix(s, "rev-parse") }) || !slices.ContainsFunc(c, func(s string) bool { return strings.HasPrefix(s, "read-tree") }) {
 		t.Errorf("git calls without the user's index %q, want a rev-parse and a read-tree", c)
+	}
+}
+
+// TestChangedFromTheSnapshotsIndex: a snapshot taken with a Keep leaves its
+// index there; a look on it while nothing changed runs git's add only (no
+// tree written), and a look after a change finds it, as a fresh process
+// does.
+func TestChangedFromTheSnapshotsIndex(t *testing.T) {
+	dir := newRepo(t, map[string]string{"a.go": "a\n", "b.go": "b\n"})
+	// Files older than the index (git looks again at a file written in
+	// the second its index was, and writes the index then).
+	old := func(names ...string) {
+		for _, n := range names {
+			if err := os.Chtimes(filepath.Join(dir, n), time.Unix(1e9, 0), time.Unix(1e9, 0)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	old("a.go", "b.go")
+	keep := filepath.Join(t.TempDir(), "tasks", "t_kept1.index")
+	snap, err := Take(t.Context(), dir, Options{ID: "t_kept1", Keep: keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := gitCalls(t)
+	look := func(want ...string) []string {
+		t.Helper()
+		got, err := Changed(t.Context(), dir, snap.Ref, keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.Paths, append([]string{}, want...)) {
+			t.Errorf("changed %q, want %q", got.Paths, want)
+		}
+		return calls()
+	}
+	if c := look(); !slices.Equal(c, []string{"add -A"}) {
+		t.Errorf("git calls with nothing changed %q, want add only", c)
+	}
+	write(t, dir, "b.go", "b changed\n")
+	old("b.go")
+	if c := look("b.go"); len(c) != 3 {
+		t.Errorf("git calls after a change %q, want add, write-tree and diff-tree", c)
+	}
+	if c := look("b.go"); len(c) != 2 || c[0] != "add -A" {
+		t.Errorf("git calls with nothing changed since the last look %q, want add and diff-tree", c)
+	}
+	write(t, dir, "c.go", "new\n")
+	look("b.go", "c.go")
+	// A process that knows nothing of the kept index: git writes its tree.
+	knownRepos.forget(dir)
+	knownRepos.mu.Lock()
+	knownRepos.kept = nil
+	knownRepos.mu.Unlock()
+	if c := look("b.go", "c.go"); len(c) != 4 || !slices.Contains(c, "write-tree") {
+		t.Errorf("git calls of a fresh look %q, want rev-parse, add, write-tree and diff-tree", c)
 	}
 }

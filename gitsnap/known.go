@@ -5,6 +5,7 @@ package gitsnap
 
 import (
 	"errors"
+	"os"
 	"sync"
 )
 
@@ -30,6 +31,16 @@ type known struct {
 	mu    sync.Mutex
 	repos map[string]knownRepo
 	trees map[[2]string]string // {common dir, ref} -> tree
+	kept  map[string]keptIndex // a kept index file (Changed's keep) -> what it holds
+}
+
+// keptIndex is a kept index file as this process last left it: the work
+// tree it is of, the tree it holds, and the file as it was then (git
+// replaces an index it changes by a rename, so the same file, size and
+// time mean the same index).
+type keptIndex struct {
+	top, tree string
+	file      os.FileInfo
 }
 
 // knownMax bounds each of known's maps.
@@ -72,6 +83,38 @@ func (k *known) changedRepo(dir, ref string) (r *repo, common, tree string) {
 	r = &repo{fs: fsOf(nil), top: kr.top, gitDir: kr.gitDir, index: kr.index, prefix: kr.prefix,
 		common: kr.common, opened: dir, headUnknown: true}
 	return r, kr.common, tree
+}
+
+// keep notes that the index file idx (on this machine) holds tree, of the
+// work tree at top, as it is now.
+func (k *known) keep(top, idx, tree string) {
+	fi, err := os.Stat(idx)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if err != nil {
+		delete(k.kept, idx)
+		return
+	}
+	if k.kept == nil || len(k.kept) >= knownMax {
+		k.kept = map[string]keptIndex{}
+	}
+	k.kept[idx] = keptIndex{top: top, tree: tree, file: fi}
+}
+
+// keptTree is the tree the index file idx holds, when it is of the work
+// tree at top and still the file keep noted.
+func (k *known) keptTree(top, idx string) (string, bool) {
+	k.mu.Lock()
+	ki, ok := k.kept[idx]
+	k.mu.Unlock()
+	if !ok || ki.top != top {
+		return "", false
+	}
+	fi, err := os.Stat(idx)
+	if err != nil || !os.SameFile(fi, ki.file) || fi.Size() != ki.file.Size() || !fi.ModTime().Equal(ki.file.ModTime()) {
+		return "", false
+	}
+	return ki.tree, true
 }
 
 // forget drops what is known of dir (a look on it failed: ask git again

@@ -156,12 +156,58 @@ func (r *repo) branch() string { return strings.TrimPrefix(r.headRef, "refs/head
 // changes and untracked, non-ignored files) on a temporary index that starts
 // as a copy of the user's, so only changed files are hashed.
 func (r *repo) captureTree(ctx context.Context) (string, error) {
+	return r.captureTreeKept(ctx, "")
+}
+
+// captureTreeKept is captureTree, leaving a copy of the index it wrote in
+// the file keep when keep is set (on this machine; best effort): a later
+// Changed with that keep starts from it, and, while the work tree is as
+// it was, finds its tree without writing one (treeOnKept).
+func (r *repo) captureTreeKept(ctx context.Context, keep string) (string, error) {
 	tmp, copied, err := r.fs.tempIndex(ctx, r.index)
 	if err != nil {
 		return "", fmt.Errorf("snapshot %s: temporary index: %w", r.top, err)
 	}
 	defer r.fs.removeAll(ctx, tmp)
-	return r.treeOn(ctx, tmp+"/index", copied)
+	tree, err := r.treeOn(ctx, tmp+"/index", copied)
+	if err == nil && keep != "" && r.via == nil {
+		if r.fs.mkdirAll(ctx, filepath.Dir(keep)) != nil {
+			return tree, nil
+		}
+		if _, cerr := r.fs.copyIndex(ctx, tmp+"/index", keep); cerr != nil {
+			_ = r.fs.remove(ctx, keep)
+			return tree, nil
+		}
+		knownRepos.keep(r.top, keep, tree)
+	}
+	return tree, err
+}
+
+// treeOnKept is treeOn on the kept index file keep (Changed's). When keep
+// is as this process last left it, and git's add leaves it so (nothing in
+// the work tree changed since: git writes no index it did not change),
+// its tree is the one noted then, and none is written.
+func (r *repo) treeOnKept(ctx context.Context, keep string) (string, error) {
+	if _, known := knownRepos.keptTree(r.top, keep); !known || r.via != nil {
+		tree, err := r.treeOn(ctx, keep, true)
+		if err == nil && r.via == nil {
+			knownRepos.keep(r.top, keep, tree)
+		}
+		return tree, err
+	}
+	if _, err := r.gitIndex(ctx, keep, nil, "add", "-A"); err != nil {
+		return "", err
+	}
+	if tree, same := knownRepos.keptTree(r.top, keep); same {
+		return tree, nil
+	}
+	out, err := r.gitIndex(ctx, keep, nil, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	tree := trimOut(out)
+	knownRepos.keep(r.top, keep, tree)
+	return tree, nil
 }
 
 // captureTreeInto builds the work tree's state in the index file idx,

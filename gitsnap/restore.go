@@ -43,7 +43,7 @@ func Restore(ctx context.Context, dir, id string) (*RestoreResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	undo, err := r.take(ctx, NewID(), "before restore of "+snap.ID, clock.Now())
+	undo, err := r.take(ctx, NewID(), "before restore of "+snap.ID, clock.Now(), "")
 	if err != nil {
 		return nil, fmt.Errorf("restore %s: snapshot the current state first: %w", snap.ID, err)
 	}

@@ -57,6 +57,11 @@ type Options struct {
 	ID string
 	// Label is a free one-line note; newlines are replaced by spaces.
 	Label string
+	// Keep is the index file a later Changed on the same work tree keeps
+	// (its keep): when set, the snapshot's index is copied there, so that
+	// Changed starts from it and, while nothing in the work tree changed,
+	// writes no tree (one git call). Best effort; only on this machine.
+	Keep string
 }
 
 // ValidID reports whether id can name a snapshot.
@@ -93,12 +98,12 @@ func Take(ctx context.Context, dir string, opts Options) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.take(ctx, id, oneLine(opts.Label), start)
+	return r.take(ctx, id, oneLine(opts.Label), start, opts.Keep)
 }
 
-func (r *repo) take(ctx context.Context, id, label string, start time.Time) (*Snapshot, error) {
+func (r *repo) take(ctx context.Context, id, label string, start time.Time, keep string) (*Snapshot, error) {
 	ref := RefPrefix + id
-	tree, err := r.captureTree(ctx)
+	tree, err := r.captureTreeKept(ctx, keep)
 	if err != nil {
 		return nil, err
 	}

@@ -86,6 +86,8 @@ func (s starter) Git(ctx context.Context, t *state.Task) (context.Context, error
 
 func (s starter) Files(id string) error { return s.env.Store.PrepareTaskFiles(id) }
 
+func (s starter) KeptIndex(id string) string { return s.env.Store.TaskFile(state.FileChangesIndex, id) }
+
 func (s starter) Pane(ctx context.Context, t *state.Task, prof *profile.Profile, spec *settings.Start) (*launchpkg.Pane, error) {
 	return launchPane(ctx, s.env, t, prof, spec)
 }

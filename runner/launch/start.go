@@ -36,6 +36,9 @@ type Machine interface {
 	Git(ctx context.Context, t *state.Task) (context.Context, error)
 	// Files makes the files of task id ready for its pane.
 	Files(id string) error
+	// KeptIndex is the index file on which the files task id changes are
+	// looked at (runner/changes), which its snapshot seeds; "" for none.
+	KeptIndex(id string) string
 	// Pane launches t's agent in its pane, not yet recorded.
 	Pane(ctx context.Context, t *state.Task, prof *profile.Profile, spec *settings.Start) (*Pane, error)
 	// Worktree makes t's worktree at snap (package worktree/setup).
@@ -168,7 +171,13 @@ func Begin(ctx context.Context, m Machine, book record.Book, t *state.Task, prof
 		if spec.Snapshot != "" {
 			return gitsnap.Alias(gctx, snapDir, spec.Snapshot, t.ID)
 		}
-		return gitsnap.Take(gctx, snapDir, gitsnap.Options{ID: t.ID, Label: "before " + textutil.Headline(t.Text, 100)})
+		opts := gitsnap.Options{ID: t.ID, Label: "before " + textutil.Headline(t.Text, 100)}
+		if !spec.Worktree && snapDir == t.Dir {
+			// The task works in the tree snapshotted: the look at the
+			// files it changed starts from the snapshot's index.
+			opts.Keep = m.KeptIndex(t.ID)
+		}
+		return gitsnap.Take(gctx, snapDir, opts)
 	}
 	if spec.Worktree || spec.Sandbox != nil {
 		snap, snapErr := take()

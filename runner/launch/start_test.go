@@ -41,6 +41,7 @@ func (f *fakeMachine) Files(string) error {
 	f.did = append(f.did, "files")
 	return nil
 }
+func (f *fakeMachine) KeptIndex(string) string { return "" }
 func (f *fakeMachine) Pane(context.Context, *state.Task, *profile.Profile, *settings.Start) (*Pane, error) {
 	f.did = append(f.did, "pane")
 	if f.paneErr != nil {
