@@ -238,6 +238,11 @@ type DeliverOptions struct {
 	// empty). If nil, any change from the screen captured just before Enter
 	// counts as accepted.
 	Accepted func(screen string) bool
+	// Taken, if set, is asked before each look after an Enter: true when
+	// the caller knows, without a screen, that the text was taken (the
+	// agent's hook said its turn ended): the delivery is confirmed with
+	// no capture. Only with Accepted.
+	Taken func() bool
 	// NudgeIf, if set, is asked before each extra Enter with a fresh
 	// screen: no nudge unless it says so (e.g. the text still sits in the
 	// composer). An Enter is never sent blind onto a dialog that appeared
@@ -321,13 +326,22 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 			}
 		}
 		d.Enters++
-		if done, err := c.watchEnter(ctx, pane, after, accepted, opts.Accepted != nil, opts.Wake, start, &d); done || err != nil {
+		if done, err := c.watchEnter(ctx, pane, after, accepted, opts.Accepted != nil, opts.taken(), opts.Wake, start, &d); done || err != nil {
 			return d, err
 		}
 	}
 	d.Elapsed = clock.Since(start)
 	d.Reason = fmt.Sprintf("no effect seen after %d Enter presses", d.Enters)
 	return d, nil
+}
+
+// taken is the caller's own check (DeliverOptions.Taken), when it has
+// one and a screen check; nil otherwise.
+func (o DeliverOptions) taken() func() bool {
+	if o.Accepted == nil {
+		return nil
+	}
+	return o.Taken
 }
 
 // nudges is how many extra Enters Deliver may press: Nudges, with zero
@@ -437,9 +451,10 @@ func (c *Client) lookBeforeNudge(ctx context.Context, pane string, accepted, nud
 }
 
 // watchEnter looks at the pane after an Enter, for up to after, until
-// accepted says the text was taken (or the program exited); done reports
-// that d is settled.
-func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duration, accepted func(string) bool, callerCheck bool, wake <-chan struct{}, start time.Time, d *Delivery) (done bool, err error) {
+// accepted says the text was taken (or the program exited), or, before a
+// look, taken (the caller's check without a screen; nil: none) says so;
+// done reports that d is settled.
+func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duration, accepted func(string) bool, callerCheck bool, taken func() bool, wake <-chan struct{}, start time.Time, d *Delivery) (done bool, err error) {
 	deadline := clock.Now().Add(after)
 	if wake != nil {
 		// The first look waits for the pane's first write after Enter
@@ -451,6 +466,14 @@ func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duratio
 	}
 	for poll := 10 * time.Millisecond; ; poll = min(poll*2, 100*time.Millisecond) {
 		lookedAt := clock.Now()
+		if taken != nil && taken() {
+			d.Confirmed, d.Elapsed = true, clock.Since(start)
+			d.Reason = "taken, by the caller's sign (no screen needed)"
+			if d.Enters > 1 {
+				d.Reason += fmt.Sprintf(" (after %d nudges)", d.Enters-1)
+			}
+			return true, nil
+		}
 		info, screen, err := c.PaneScreen(ctx, pane)
 		if err != nil {
 			return true, err

@@ -616,6 +616,45 @@ func TestDeliverEntersWithThePaste(t *testing.T) {
 	})
 }
 
+// TestDeliverTakenNeedsNoLook: a caller that knows the text was taken
+// (Taken: an agent's hook said its turn ended) has the delivery confirmed
+// with no capture after the paste's call; until it knows, the screen
+// decides.
+func TestDeliverTakenNeedsNoLook(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	pane := shellPane(t, c, "dt")
+	log := filepath.Join(t.TempDir(), "calls")
+	real, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapper := filepath.Join(t.TempDir(), "tmux")
+	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s|' \"$a\"; done >>'" + log + "'\necho >>'" + log + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c.bin = wrapper
+	looked := 0
+	res, err := c.Deliver(ctx, pane, "echo taken-marker", DeliverOptions{EnterDelay: EnterWithPaste, Before: func(string) {},
+		Accepted: func(string) bool { looked++; return false },
+		Taken:    func() bool { return true }})
+	if err != nil || !res.Confirmed || res.Enters != 1 || looked != 0 {
+		t.Fatalf("Deliver: %+v, %v, %d screens checked; want confirmed after 1 Enter, with none", res, err, looked)
+	}
+	b, _ := os.ReadFile(log)
+	if calls := strings.Split(strings.TrimSpace(string(b)), "\n"); len(calls) != 1 || !strings.Contains(calls[0], "|if-shell|") {
+		t.Fatalf("tmux calls %q: want the paste's only", calls)
+	}
+	// Not taken yet: the screen decides, as without Taken.
+	res, err = c.Deliver(ctx, pane, "echo second-marker", DeliverOptions{EnterDelay: EnterWithPaste, Before: func(string) {},
+		Accepted: func(s string) bool { return strings.Count(s, "second-marker") == 2 },
+		Taken:    func() bool { return false }})
+	if err != nil || !res.Confirmed || res.Reason != "accepted by the screen check" {
+		t.Fatalf("Deliver not taken: %+v, %v; want confirmed by the screen check", res, err)
+	}
+}
+
 // TestServerPIDAfterLaunch: the pid a launch learned is the server's (as
 // tmux says), and a client that launched nothing asks.
 func TestServerPIDAfterLaunch(t *testing.T) {

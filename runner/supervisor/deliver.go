@@ -56,7 +56,7 @@ func (s *Supervisor) Deliver(ctx context.Context, text string, first bool) error
 	defer stop()
 	res, err := s.TC.Deliver(ctx, s.PaneID, payload, tmuxctl.DeliverOptions{
 		EnterDelay: s.Profile.EnterDelay.Duration, Raw: s.Profile.PasteRaw, LeaveMode: true, Nudges: 2,
-		Accepted: dc.accepted, Wake: written,
+		Accepted: dc.accepted, Taken: dc.taken, Wake: written,
 		// The screen before the paste: a screen still equal to it after
 		// Enter means the text never arrived (the input was not live yet).
 		Before: func(screen string) { dc.base = screen },
@@ -106,12 +106,21 @@ type deliveryCheck struct {
 	queued bool // taken by an agent still starting: not yet a turn
 }
 
+// taken tells, with no screen, that the agent took the prompt: a quick
+// turn ended while its delivery was confirmed (its hook's line came), the
+// agent's own word. Asked before each look after an Enter, it saves the
+// capture the look would take.
+func (c *deliveryCheck) taken() bool {
+	if c.s.Mon.HookNow() == nil {
+		return false
+	}
+	c.s.unstarted = false
+	return true
+}
+
 func (c *deliveryCheck) accepted(screen string) bool {
 	s := c.s
-	if s.Mon.HookNow() != nil {
-		// A quick turn ended while its delivery was confirmed: the
-		// agent's own word that it took the prompt.
-		s.unstarted = false
+	if c.taken() {
 		return true
 	}
 	if inComposer(s.Profile, screen, c.sig) {
