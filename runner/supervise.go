@@ -434,6 +434,9 @@ func (s *supervision) run(ctx context.Context, t *state.Task) error {
 		if err != nil {
 			return err
 		}
+		// Its end is concluded here, after the delivery: a quick turn's
+		// delivery is recorded by its end's write.
+		s.FoldRunning = true
 		if err := s.Deliver(ctx, text, true); err != nil {
 			return err
 		}

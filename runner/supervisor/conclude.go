@@ -77,6 +77,7 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 	ctx := context.WithoutCancel(parent)
 	tt := s.ReadTurnEnd(ctx, o)
 	if o.Status == state.StatusNeedsInput {
+		s.recordDelivered(ctx)
 		e.Journal(ctx, "needs-input", o.Reason)
 		return fmt.Errorf("task %s needs input: %s (answer with 'runner attach %s', then 'runner resume %s'): %w",
 			s.ID, dialogLine(s.Profile, o.Reason), s.ID, s.ID, fault.ErrNeedsInput)
@@ -87,8 +88,10 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 		// Committed before the end is recorded: once it is, the task is
 		// free (a merge, a new turn), and the commit would race it. A
 		// message waiting makes the next turn, committed at its end.
+		s.recordDelivered(ctx)
 		e.Commit(ctx)
 	}
+	tt.Delivered = s.takeDelivered()
 	trackChanges, looked := lookAtChanges(ctx, e)
 	defer looked() // never left running past the turn's end
 	more, final := e.EndTurn(ctx, o, tt, takeQueue)

@@ -90,9 +90,16 @@ func (s *Supervisor) Deliver(ctx context.Context, text string, first bool) error
 		// that never begins is never done (see awaitStart).
 		note = "not confirmed yet (" + res.Reason + "); waiting for the turn to begin"
 	}
-	return s.Book.SetStatus(ctx, state.StatusRunning, "delivered ("+note+")", func(t *state.Task) {
+	d := &delivered{reason: "delivered (" + note + ")", change: func(t *state.Task) {
 		t.Delivery, t.TurnPrompt = note, &state.TurnPrompt{Signature: sig, EventsFrom: m.EventsFrom}
-	})
+	}}
+	if s.FoldRunning && dc.byHook && res.Confirmed {
+		// The turn ended already: the end's write records the delivery
+		// first, one write fewer (see delivered).
+		d.at, s.delivered = s.Book.Now(), d
+		return nil
+	}
+	return s.Book.SetStatus(ctx, state.StatusRunning, d.reason, d.change)
 }
 
 // deliveryCheck tells, for each screen after an Enter, whether the agent
@@ -104,6 +111,7 @@ type deliveryCheck struct {
 	sig    string // the text's first line to look for
 	shown  *transcriptShows
 	queued bool // taken by an agent still starting: not yet a turn
+	byHook bool // taken on the turn's hook: the turn ended already
 }
 
 // taken tells, with no screen, that the agent took the prompt: a quick
@@ -114,7 +122,7 @@ func (c *deliveryCheck) taken() bool {
 	if c.s.Mon.HookNow() == nil {
 		return false
 	}
-	c.s.unstarted = false
+	c.s.unstarted, c.byHook = false, true
 	return true
 }
 

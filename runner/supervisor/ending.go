@@ -44,6 +44,9 @@ func (s *Supervisor) StartClock(ctx context.Context, d time.Duration) (context.C
 // records (not cancelled).
 func (s *Supervisor) Ending(ctx, parent context.Context, b Book, err error) (*Ended, error) {
 	var eo *Ended
+	if !errors.As(err, &eo) {
+		s.recordDelivered(ctx) // this end is not Conclude's
+	}
 	switch {
 	case errors.As(err, &eo):
 		return eo, nil

@@ -171,6 +171,15 @@ type Supervisor struct {
 	// ready is the ready status WaitReady found and left to the next
 	// delivery (FoldReady).
 	ready *Ready
+	// FoldRunning: the turn's end is concluded by this supervisor, in
+	// this process, after its delivery (a first turn, not detached): a
+	// delivery whose turn's hook came while it was confirmed leaves the
+	// record of the task running to the end's write (delivered).
+	FoldRunning bool
+	// delivered is that record, until the end's write makes it
+	// (Conclude: TurnText.Delivered) or another write comes first
+	// (recordDelivered).
+	delivered *delivered
 	// Wrote signals the agent's output (the monitor's Wrote; buffered):
 	// a running turn's spend shown without a budget is read again only
 	// after the agent wrote something, so a quiet agent costs nothing.
@@ -399,6 +408,7 @@ func (s *Supervisor) MonitorTurn(ctx context.Context, since time.Time) error {
 		d := obs.Detection
 		switch d.State {
 		case profile.StateNeedsInput:
+			s.recordDelivered(ctx) // a question is recorded as it comes
 			if line, ok := s.limitDialog(obs.Screen); ok {
 				if err := s.stopLimitDialog(ctx, d); err != nil {
 					return err

@@ -43,6 +43,8 @@ type watcher struct {
 	match  profile.TurnMatch
 	events int64
 	file   string // the events file (EventsFile)
+	// hookNow is HookNow's answer: a turn's hook already come.
+	hookNow *profile.HookEvent
 }
 
 func (w *watcher) Wait(ctx context.Context, goal monitor.Goal, since time.Time) (monitor.Observation, error) {
@@ -65,7 +67,7 @@ func (w *watcher) Wait(ctx context.Context, goal monitor.Goal, since time.Time) 
 var errUntilDone = errors.New("wait until the context is done")
 
 func (w *watcher) WaitHook(ctx context.Context, d time.Duration) *profile.HookEvent { return w.hook }
-func (w *watcher) HookNow() *profile.HookEvent                                      { return nil }
+func (w *watcher) HookNow() *profile.HookEvent                                      { return w.hookNow }
 func (w *watcher) Written() (<-chan struct{}, func())                               { return nil, func() {} }
 func (w *watcher) Expect(m profile.TurnMatch)                                       { w.match = m }
 func (w *watcher) Expecting() profile.TurnMatch                                     { return w.match }

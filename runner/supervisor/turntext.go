@@ -34,6 +34,10 @@ type TurnText struct {
 	// yet: the turn's end is recorded without it, and Conclude reads it
 	// and records it right after (nil: Spend is final).
 	SpendLater *profile.HookEvent
+	// Delivered, when set, records the turn's delivery (the task
+	// running), for the end's write to make first: the turn's hook came
+	// while its delivery was confirmed (Supervisor.FoldRunning).
+	Delivered func(*state.Task)
 }
 
 // ReadTurnEnd reads the end of the turn: from the hook's event when it has

@@ -203,21 +203,7 @@ func (b *Book) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervisor.
 			b.LetGo(t)
 			return nil
 		}
-		t.ResultTail = tt.ResultTail()
-		t.ExitCode, t.Question, t.Answer = o.Code, "", tt.Answer
-		if tt.Session != "" {
-			t.AgentSession = tt.Session
-		}
-		switch {
-		case tt.SpendLater != nil && (tt.Summary != "" || tt.Answer != ""):
-			t.AddTurnPending(b.now(), tt.Summary, tt.Answer)
-		case tt.SpendLater != nil:
-			// counted by TurnSpent
-		case tt.Summary != "" || tt.Answer != "":
-			t.AddTurnSpent(b.now(), tt.Summary, tt.Answer, tt.Spend)
-		default:
-			t.EndLive(tt.Spend)
-		}
+		b.recordTurn(t, o, tt)
 		if o.Status == state.StatusDone {
 			// The turn's spend reached a budget of the task's tree: the
 			// task ends, and so do the turns running in that tree.
@@ -262,6 +248,30 @@ func (b *Book) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervisor.
 		final = nil
 	}
 	return more, final
+}
+
+// recordTurn records in t what the turn that ended with o said and used
+// (EndTurn's), after its delivery when that was left to this write
+// (TurnText.Delivered).
+func (b *Book) recordTurn(t *state.Task, o supervisor.Outcome, tt supervisor.TurnText) {
+	if tt.Delivered != nil {
+		tt.Delivered(t) // the turn's delivery, recorded first (Supervisor.FoldRunning)
+	}
+	t.ResultTail = tt.ResultTail()
+	t.ExitCode, t.Question, t.Answer = o.Code, "", tt.Answer
+	if tt.Session != "" {
+		t.AgentSession = tt.Session
+	}
+	switch {
+	case tt.SpendLater != nil && (tt.Summary != "" || tt.Answer != ""):
+		t.AddTurnPending(b.now(), tt.Summary, tt.Answer)
+	case tt.SpendLater != nil:
+		// counted by TurnSpent
+	case tt.Summary != "" || tt.Answer != "":
+		t.AddTurnSpent(b.now(), tt.Summary, tt.Answer, tt.Spend)
+	default:
+		t.EndLive(tt.Spend)
+	}
 }
 
 // Commit runs the post-task commit protocol and records its outcome.
