@@ -111,8 +111,10 @@ func TestExtProgram(t *testing.T) {
 	if code, out, _ := run(bin, env, "--help"); code != 0 || !strings.Contains(out, "watch ") || !strings.Contains(out, extShort["serve"]) {
 		t.Errorf("runner --help does not list runner-ext's commands: %d %q", code, out)
 	}
-	if code, _, errOut := run(bin, append(env, door.EnvConfined+"=1"), "serve", "--token"); code != 2 || !strings.Contains(errOut, "not open to a sandboxed task") {
-		t.Errorf("serve through a door: exit %d, %q", code, errOut)
+	for _, args := range [][]string{{"serve", "--token"}, {"help", "serve"}, {"__complete", "serve", "--l"}} {
+		if code, out, errOut := run(bin, append(env, door.EnvConfined+"=1"), args...); code != 2 || out != "" || !strings.Contains(errOut, "not open to a sandboxed task") {
+			t.Errorf("runner %v through a door: exit %d, %q %q", args, code, out, errOut)
+		}
 	}
 	// MCP over runner's standard input and output, through the exec.
 	cmd := exec.Command(bin, "mcp")
