@@ -24,6 +24,8 @@ type anthropicRequest struct {
 type anthropicBlock struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
+	// Name is a tool_use's tool.
+	Name string `json:"name"`
 	// Content is a tool_result's: a string or a list of blocks.
 	Content json.RawMessage `json:"content"`
 }
@@ -60,6 +62,13 @@ func (req anthropicRequest) conv() conv {
 		}
 		if last < 0 {
 			last = i
+		}
+		if m.Role == "assistant" && c.calledTools == nil {
+			for _, b := range anthropicBlocks(m.Content) {
+				if b.Type == "tool_use" {
+					c.calledTools = append(c.calledTools, b.Name)
+				}
+			}
 		}
 		if m.Role != "user" {
 			continue

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -258,8 +259,11 @@ type conv struct {
 	prompt     string
 	tools      []string
 	toolResult bool
-	context    string // text beside tool results (Request.Context)
-	toolOutput string // the tool results' own text (Request.ToolOutput)
+	// calledTools are the tools the model called in its latest answer
+	// (Anthropic's API: the tool results that follow are theirs).
+	calledTools []string
+	context     string // text beside tool results (Request.Context)
+	toolOutput  string // the tool results' own text (Request.ToolOutput)
 }
 
 // maxContext bounds a logged request's Context.
@@ -388,13 +392,10 @@ func (s *Server) decide(c conv) reply {
 	if r.text == "" {
 		r.text = DefaultText
 	}
-	if c.toolResult {
-		return r
-	}
 	if t.Write == nil && t.Shell == "" && t.Tool != nil {
-		if name, ok := t.Tool.offeredAs(c.tools); ok {
-			r.tool, r.args, r.lead = name, mustJSON(t.Tool.argsOrEmpty()), t.ToolText
-		}
+		return toolReply(r, c, t)
+	}
+	if c.toolResult {
 		return r
 	}
 	var candidates []toolMap
@@ -413,6 +414,26 @@ func (s *Server) decide(c conv) reply {
 	}
 	if r.tool != "" {
 		r.lead = t.ToolText
+	}
+	return r
+}
+
+// toolSearch is Claude Code's tool that loads deferred tools (2.1.2xx and
+// later defer an MCP server's tools behind it: their names are not in a
+// request's tools until the model searches for them).
+const toolSearch = "ToolSearch"
+
+// toolReply is r for a turn that calls t.Tool: the call when the tool is
+// offered; a search for it when only ToolSearch is (then, the search's
+// result back, the call); the text once a tool's result is back.
+func toolReply(r reply, c conv, t Turn) reply {
+	name, offered := t.Tool.offeredAs(c.tools)
+	searched := slices.Contains(c.calledTools, toolSearch)
+	switch {
+	case offered && (!c.toolResult || searched):
+		r.tool, r.args, r.lead = name, mustJSON(t.Tool.argsOrEmpty()), t.ToolText
+	case !offered && !c.toolResult && slices.Contains(c.tools, toolSearch):
+		r.tool, r.args = toolSearch, mustJSON(map[string]any{"query": t.Tool.Name, "max_results": 5})
 	}
 	return r
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -630,5 +631,49 @@ func TestToolText(t *testing.T) {
 		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}],"tools":[{"name":"Bash"}]}`)
 	if !strings.Contains(body, `"text":"Created c.txt."`) || strings.Contains(body, "I'll") {
 		t.Errorf("after the tool: %s, want the answer alone", body)
+	}
+}
+
+// TestDecideDeferredTool: Claude Code 2.1.2xx and later offer an MCP
+// server's tools only after the model searched for them (ToolSearch): the
+// mock searches, calls the tool once the search's result is back, and
+// answers once the tool's own result is; a CLI that offers the tool at
+// once gets the call at once.
+func TestDecideDeferredTool(t *testing.T) {
+	s := &Server{turns: []Turn{{Match: "MCP-LIST", Tool: &ToolCall{Name: "runner_list"}, Text: "listed"}}}
+	full := []string{"Bash", toolSearch, "mcp__runner__runner_list"}
+	for _, tc := range []struct {
+		name string
+		c    conv
+		want string
+	}{
+		{"deferred: search", conv{prompt: "MCP-LIST", tools: []string{"Bash", toolSearch}}, `tool: ToolSearch {"max_results":5,"query":"runner_list"}`},
+		{"found: call", conv{prompt: "MCP-LIST", tools: full, toolResult: true, calledTools: []string{toolSearch}}, "tool: mcp__runner__runner_list {}"},
+		{"called: answer", conv{prompt: "MCP-LIST", tools: full, toolResult: true, calledTools: []string{"mcp__runner__runner_list"}}, "text: listed"},
+		{"offered at once", conv{prompt: "MCP-LIST", tools: []string{"runner__runner_list"}}, "tool: runner__runner_list {}"},
+		{"neither offered", conv{prompt: "MCP-LIST", tools: []string{"Bash"}}, "text: listed"},
+		{"not found by the search", conv{prompt: "MCP-LIST", tools: []string{toolSearch}, toolResult: true, calledTools: []string{toolSearch}}, "text: listed"},
+	} {
+		if got := s.decide(tc.c).String(); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestAnthropicCalledTools: the tools of the latest assistant answer are
+// read from the conversation, not an earlier one's.
+func TestAnthropicCalledTools(t *testing.T) {
+	var req anthropicRequest
+	body := `{"model":"m","messages":[
+		{"role":"user","content":"MCP-LIST"},
+		{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"Old","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"x"}]},
+		{"role":"assistant","content":[{"type":"text","text":"searching"},{"type":"tool_use","id":"b","name":"ToolSearch","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"b","content":[{"type":"tool_reference","tool_name":"mcp__runner__runner_list"}]}]}]}`
+	if err := json.Unmarshal([]byte(body), &req); err != nil {
+		t.Fatal(err)
+	}
+	if c := req.conv(); !slices.Equal(c.calledTools, []string{toolSearch}) || !c.toolResult || strings.TrimSpace(c.prompt) != "MCP-LIST" {
+		t.Errorf("conv: called %v, tool result %v, prompt %q", c.calledTools, c.toolResult, c.prompt)
 	}
 }
