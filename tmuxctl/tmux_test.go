@@ -533,17 +533,7 @@ func TestDeliverPastesWithTheLook(t *testing.T) {
 	c := testServer(t)
 	ctx := testCtx(t)
 	pane := shellPane(t, c, "dp")
-	log := filepath.Join(t.TempDir(), "calls")
-	real, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wrapper := filepath.Join(t.TempDir(), "tmux")
-	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s|' \"$a\"; done >>'" + log + "'\necho >>'" + log + "'\nexec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	c.bin = wrapper
+	readCalls := logCalls(t, c)
 	var before string
 	res, err := c.Deliver(ctx, pane, "echo pasted-marker", DeliverOptions{EnterDelay: 20 * time.Millisecond,
 		Before: func(s string) { before = s }})
@@ -553,8 +543,7 @@ func TestDeliverPastesWithTheLook(t *testing.T) {
 	if strings.Contains(before, "pasted-marker") {
 		t.Fatalf("the screen handed to Before has the text already:\n%s", before)
 	}
-	b, _ := os.ReadFile(log)
-	calls := strings.Split(strings.TrimSpace(string(b)), "\n")
+	calls := readCalls()
 	if len(calls) == 0 || !strings.Contains(calls[0], "|load-buffer|") || !strings.Contains(calls[0], "|if-shell|") {
 		t.Fatalf("the first call %q: want the look, the load and the paste", calls)
 	}
@@ -580,25 +569,14 @@ func TestDeliverEntersWithThePaste(t *testing.T) {
 	c := testServer(t)
 	ctx := testCtx(t)
 	pane := shellPane(t, c, "de")
-	log := filepath.Join(t.TempDir(), "calls")
-	real, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wrapper := filepath.Join(t.TempDir(), "tmux")
-	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s|' \"$a\"; done >>'" + log + "'\necho >>'" + log + "'\nexec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	c.bin = wrapper
+	readCalls := logCalls(t, c)
 	var before string
 	res, err := c.Deliver(ctx, pane, "echo entered-marker", DeliverOptions{EnterDelay: EnterWithPaste, Before: func(s string) { before = s },
 		Accepted: func(s string) bool { return strings.Count(s, "entered-marker") == 2 }})
 	if err != nil || !res.Confirmed || res.Enters != 1 {
 		t.Fatalf("Deliver: %+v, %v; want confirmed after 1 Enter", res, err)
 	}
-	b, _ := os.ReadFile(log)
-	calls := strings.Split(strings.TrimSpace(string(b)), "\n")
+	calls := readCalls()
 	if !strings.Contains(calls[0], "|if-shell|") || !strings.Contains(calls[0], "send-keys -t "+pane+" Enter") {
 		t.Fatalf("the first call %q: want the paste and its Enter", calls[0])
 	}
@@ -624,17 +602,7 @@ func TestDeliverTakenNeedsNoLook(t *testing.T) {
 	c := testServer(t)
 	ctx := testCtx(t)
 	pane := shellPane(t, c, "dt")
-	log := filepath.Join(t.TempDir(), "calls")
-	real, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wrapper := filepath.Join(t.TempDir(), "tmux")
-	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s|' \"$a\"; done >>'" + log + "'\necho >>'" + log + "'\nexec '" + real + "' \"$@\"\n"
-	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	c.bin = wrapper
+	readCalls := logCalls(t, c)
 	looked := 0
 	res, err := c.Deliver(ctx, pane, "echo taken-marker", DeliverOptions{EnterDelay: EnterWithPaste, Before: func(string) {},
 		Accepted: func(string) bool { looked++; return false },
@@ -642,8 +610,7 @@ func TestDeliverTakenNeedsNoLook(t *testing.T) {
 	if err != nil || !res.Confirmed || res.Enters != 1 || looked != 0 {
 		t.Fatalf("Deliver: %+v, %v, %d screens checked; want confirmed after 1 Enter, with none", res, err, looked)
 	}
-	b, _ := os.ReadFile(log)
-	if calls := strings.Split(strings.TrimSpace(string(b)), "\n"); len(calls) != 1 || !strings.Contains(calls[0], "|if-shell|") {
+	if calls := readCalls(); len(calls) != 1 || !strings.Contains(calls[0], "|if-shell|") {
 		t.Fatalf("tmux calls %q: want the paste's only", calls)
 	}
 	// Not taken yet: the screen decides, as without Taken.
@@ -703,5 +670,26 @@ func TestLaunchThen(t *testing.T) {
 		if out, err := c.run(ctx, nil, "show-hooks", "-w", "-t", pane, "pane-died"); err != nil || !strings.Contains(out, died) {
 			t.Errorf("%s: pane %s's window hooks %q, %v", name, pane, out, err)
 		}
+	}
+}
+
+// logCalls makes c run tmux through a wrapper that writes each call's
+// arguments ("a|b|…|") as a line, and returns what reads those lines.
+func logCalls(t *testing.T, c *Client) func() []string {
+	t.Helper()
+	log := filepath.Join(t.TempDir(), "calls")
+	real, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapper := filepath.Join(t.TempDir(), "tmux")
+	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s|' \"$a\"; done >>'" + log + "'\necho >>'" + log + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c.bin = wrapper
+	return func() []string {
+		b, _ := os.ReadFile(log)
+		return strings.Split(strings.TrimSpace(string(b)), "\n")
 	}
 }
