@@ -85,7 +85,7 @@ func DriverOverrides(names string) []string {
 	seen := map[string]bool{}
 	for _, k := range strings.Split(names, "\n") {
 		k = strings.TrimSpace(k)
-		m := driverKey().FindStringSubmatch(k)
+		m := driverKey.Re().FindStringSubmatch(k)
 		if m == nil || seen[k] {
 			continue
 		}

@@ -47,7 +47,7 @@ func ValidKey(k string) bool {
 		}
 		break
 	}
-	if namedKeys[base] || fnKey().MatchString(base) {
+	if namedKeys[base] || fnKey.Re().MatchString(base) {
 		return true
 	}
 	r := []rune(base)

@@ -12,3 +12,19 @@ func TestLines(t *testing.T) {
 		t.Errorf("Lines = %q, want %q", got, want)
 	}
 }
+
+// TestLinesEdges: empty text, a trailing break, CR LF split across
+// nothing, invalid UTF-8 kept as it is.
+func TestLinesEdges(t *testing.T) {
+	for in, want := range map[string][]string{
+		"":           {""},
+		"a\n":        {"a", ""},
+		"\r\n\r":     {"", "", ""},
+		"a\xffb\nc":  {"a\xffb", "c"},
+		"\xe0\u0085": {"\xe0", ""},
+	} {
+		if got := Lines(in); !slices.Equal(got, want) {
+			t.Errorf("Lines(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

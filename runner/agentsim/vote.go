@@ -18,10 +18,10 @@ var (
 // that has none), else the first done, else the first. ok is false for
 // any other prompt.
 func simVote(prompt string) (answer string, ok bool) {
-	if !voteAskRE().MatchString(prompt) {
+	if !voteAskRE.Re().MatchString(prompt) {
 		return "", false
 	}
-	cands := voteCandidateRE().FindAllStringSubmatch(prompt, -1)
+	cands := voteCandidateRE.Re().FindAllStringSubmatch(prompt, -1)
 	if len(cands) == 0 {
 		return "", false
 	}

@@ -146,7 +146,7 @@ func Answer(ctx context.Context, d Deps, r Request) (Receipt, error) {
 		return Receipt{}, fault.Usagef("answer: --digest is missing: read the dialog's digest with 'runner status --json %s'", r.Task)
 	case r.Option == "":
 		return Receipt{}, fault.Usagef("answer: which option? give its key (1, 2, …)")
-	case !validOp().MatchString(r.Op):
+	case !validOp.Re().MatchString(r.Op):
 		return Receipt{}, fault.Usagef("answer: op %q: letters, digits and ._:@/+=- only, at most 128", r.Op)
 	}
 	rec := state.AnswerReceipt{Op: r.Op, Option: r.Option, Digest: r.Digest, By: r.By, At: d.now(), Result: state.AnswerPending}

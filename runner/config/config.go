@@ -461,7 +461,7 @@ func (c *Config) validate(fileAliases map[string]map[string]string) error {
 		return fmt.Errorf("tmux_binary: %q: want a name looked up in PATH or an absolute path", c.TmuxBinary)
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.ProfileOverrides)) {
-		if !profileNameRE().MatchString(name) {
+		if !profileNameRE.Re().MatchString(name) {
 			return fmt.Errorf("profiles.%s: bad profile name (want lowercase letters, digits, '-' and '_')", name)
 		}
 	}

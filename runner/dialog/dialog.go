@@ -121,7 +121,7 @@ func dialogTop(lines []string, q string) int {
 
 // item parses a menu line: its key and label.
 func item(l string) (key, label string, ok bool) {
-	m := menuLine().FindStringSubmatch(l)
+	m := menuLine.Re().FindStringSubmatch(l)
 	if m == nil {
 		return "", "", false
 	}

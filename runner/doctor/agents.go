@@ -145,7 +145,7 @@ func readVersion(ctx context.Context, path string, args []string, timeout time.D
 // dotted number ("2.1.332" of "2.1.332 (Claude Code)"), else its first
 // line.
 func ParseVersion(text string) string {
-	if v := versionRE().FindString(text); v != "" {
+	if v := versionRE.Re().FindString(text); v != "" {
 		return v
 	}
 	return textutil.FirstLine(strings.TrimSpace(text))

@@ -32,7 +32,7 @@ var nodeVersionRE = textutil.LazyRegexp(`^v?(\d+)\.(\d+)\.(\d+)`)
 
 // parseNodeVersion reads `node --version`'s "v20.19.2" (the "v" optional).
 func parseNodeVersion(s string) (semver, error) {
-	m := nodeVersionRE().FindStringSubmatch(strings.TrimSpace(s))
+	m := nodeVersionRE.Re().FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
 		return semver{}, fmt.Errorf("not a node version: %q", s)
 	}
@@ -103,7 +103,7 @@ func parseSemverRange(s string) (semverRange, error) {
 	var r semverRange
 	for _, part := range strings.Split(s, "||") {
 		part = strings.TrimSpace(part)
-		if m := hyphenRE().FindStringSubmatch(part); m != nil {
+		if m := hyphenRE.Re().FindStringSubmatch(part); m != nil {
 			set, err := hyphen(m[1], m[2])
 			if err != nil {
 				return nil, fmt.Errorf("range %q: %w", s, err)
@@ -112,7 +112,7 @@ func parseSemverRange(s string) (semverRange, error) {
 			continue
 		}
 		set := []comparator{}
-		for _, f := range strings.Fields(opSpaceRE().ReplaceAllString(part, "$1")) {
+		for _, f := range strings.Fields(opSpaceRE.Re().ReplaceAllString(part, "$1")) {
 			cs, err := simple(f)
 			if err != nil {
 				return nil, fmt.Errorf("range %q: %w", s, err)
@@ -127,7 +127,7 @@ func parseSemverRange(s string) (semverRange, error) {
 // partial reads "1", "1.2", "1.2.3", "1.x", "*": the version with what is
 // missing as 0, and how many numbers were given (up to the first x).
 func partial(s string) (semver, int, error) {
-	m := partialRE().FindStringSubmatch(s)
+	m := partialRE.Re().FindStringSubmatch(s)
 	if m == nil {
 		return semver{}, 0, fmt.Errorf("not a version: %q", s)
 	}
@@ -159,7 +159,7 @@ func next(v semver, n int) semver {
 
 // simple turns one comparator of a range into bounds.
 func simple(s string) ([]comparator, error) {
-	m := simpleRE().FindStringSubmatch(s)
+	m := simpleRE.Re().FindStringSubmatch(s)
 	op := m[1]
 	v, n, err := partial(m[2])
 	if err != nil {

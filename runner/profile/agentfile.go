@@ -146,7 +146,7 @@ var nameRE = textutil.LazyRegexp(`^[a-z0-9][a-z0-9_-]*$`)
 func ParseFile(path string, data []byte) (*File, error) {
 	base := filepath.Base(path)
 	name, ok := strings.CutSuffix(base, ".toml")
-	if !ok || !nameRE().MatchString(name) {
+	if !ok || !nameRE.Re().MatchString(name) {
 		return nil, &FileError{File: path, Err: fmt.Errorf("bad agent file name %q: want NAME.toml, NAME of lowercase letters, digits, '-' and '_' (the agent's name, as --agent takes it)", base)}
 	}
 	doc, err := parseTOML(data)

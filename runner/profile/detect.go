@@ -126,9 +126,9 @@ func DetectPane(p *Profile, screen string, info PaneInfo) Detection {
 	}
 	if len(nonBlank) > 0 {
 		i := nonBlank[len(nonBlank)-1]
-		if m := deadBanner().FindStringSubmatch(lines[i]); m != nil {
+		if m := deadBanner.Re().FindStringSubmatch(lines[i]); m != nil {
 			st, _ := strconv.Atoi(m[1])
-			return Detection{State: StateExited, Field: "dead_banner", Pattern: deadBanner().String(), Line: lines[i], LineNo: i + 1, ExitStatus: &st}
+			return Detection{State: StateExited, Field: "dead_banner", Pattern: deadBanner.Re().String(), Line: lines[i], LineNo: i + 1, ExitStatus: &st}
 		}
 	}
 	if d, ok := match(StateExited, "exited", c.exited, lines, bottom); ok {
@@ -362,7 +362,7 @@ func question(c *compiled, lines []string, bottom []int) string {
 	start := top
 	for j := top - 1; j >= 0; j-- {
 		l := lines[j]
-		if ruleLine().MatchString(l) || boxTop().MatchString(l) || anyMatch(c.errReset, l) || anyMatch(c.busy, l) {
+		if ruleLine.Re().MatchString(l) || boxTop.Re().MatchString(l) || anyMatch(c.errReset, l) || anyMatch(c.busy, l) {
 			break
 		}
 		if isBlank(l) && j > 0 && isBlank(lines[j-1]) {

@@ -31,12 +31,12 @@ func DialogLine(p *Profile, q string) string {
 			break
 		}
 	}
-	if stop < len(lines) && p.MatchesTrust(lines[stop]) && !menuItem().MatchString(lines[stop]) {
+	if stop < len(lines) && p.MatchesTrust(lines[stop]) && !menuItem.Re().MatchString(lines[stop]) {
 		return textutil.ClipRunes(strings.TrimSpace(lines[stop]), 160)
 	}
 	asks, last := "", ""
 	for _, l := range lines[:stop] {
-		if strings.TrimSpace(l) == "" || menuItem().MatchString(l) {
+		if strings.TrimSpace(l) == "" || menuItem.Re().MatchString(l) {
 			continue
 		}
 		last = l
@@ -46,8 +46,8 @@ func DialogLine(p *Profile, q string) string {
 	}
 	if asks != "" {
 		last = asks
-	} else if stop < len(lines) && strings.Contains(lines[stop], "?") && !menuItem().MatchString(lines[stop]) &&
-		!genericConfirm().MatchString(strings.TrimSpace(lines[stop])) {
+	} else if stop < len(lines) && strings.Contains(lines[stop], "?") && !menuItem.Re().MatchString(lines[stop]) &&
+		!genericConfirm.Re().MatchString(strings.TrimSpace(lines[stop])) {
 		// Nothing above asks (a file's preview, a command): the
 		// dialog's own question, when it says what it is about
 		// ("Do you want to create hello.txt?").

@@ -31,7 +31,7 @@ func KeyOptions(p *Profile, lines []string) []KeyOption {
 	for _, l := range lines {
 		for _, m := range re.FindAllStringSubmatch(l, -1) {
 			key := m[ki]
-			if !validKey().MatchString(key) || seen[key] {
+			if !validKey.Re().MatchString(key) || seen[key] {
 				continue
 			}
 			label := ""

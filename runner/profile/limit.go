@@ -34,7 +34,7 @@ var limitError = textutil.LazyRegexp(`(?i)\b429\b|quota|rate.?limit|usage limit|
 
 // IsLimitError reports whether an error a turn ended on, as the CLI's
 // hook gave it (not a screen line), is its provider's usage or rate limit.
-func IsLimitError(text string) bool { return limitError().MatchString(text) }
+func IsLimitError(text string) bool { return limitError.Re().MatchString(text) }
 
 var (
 	// "|1764244800": Claude Code's "Claude AI usage limit reached|<epoch>".
@@ -53,14 +53,14 @@ var (
 // parentheses, else local time; the next such time after now). ok is
 // false when the line gives none.
 func ParseReset(line string, now time.Time) (time.Time, bool) {
-	if m := resetEpoch().FindStringSubmatch(line); m != nil {
+	if m := resetEpoch.Re().FindStringSubmatch(line); m != nil {
 		if sec, err := strconv.ParseInt(m[1], 10, 64); err == nil {
 			return clock.Outside(time.Unix(sec, 0)), true
 		}
 	}
-	if m := resetIn().FindStringSubmatch(line); m != nil {
+	if m := resetIn.Re().FindStringSubmatch(line); m != nil {
 		var d time.Duration
-		for _, u := range resetUnit().FindAllStringSubmatch(m[1], -1) {
+		for _, u := range resetUnit.Re().FindAllStringSubmatch(m[1], -1) {
 			n, err := strconv.Atoi(u[1])
 			if err != nil {
 				continue
@@ -80,7 +80,7 @@ func ParseReset(line string, now time.Time) (time.Time, bool) {
 			return now.Add(d), true
 		}
 	}
-	for _, m := range resetClock().FindAllStringSubmatch(line, -1) {
+	for _, m := range resetClock.Re().FindAllStringSubmatch(line, -1) {
 		h, _ := strconv.Atoi(m[1])
 		min := 0
 		if m[2] != "" {

@@ -181,7 +181,7 @@ func (p *Profile) checkPermissionsAsk() error {
 	for i, m := range p.PermissionsAsk {
 		key := fmt.Sprintf("permissions_ask[%d]", i)
 		for name, v := range map[string]string{"since": m.Since, "before": m.Before} {
-			if v != "" && !versionRE().MatchString(v) {
+			if v != "" && !versionRE.Re().MatchString(v) {
 				return keyErrorf(p.Name, key+"."+name, "%q is no version (want e.g. \"2.1.200\")", v)
 			}
 		}

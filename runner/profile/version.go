@@ -13,7 +13,7 @@ var versionRE = textutil.LazyRegexp(`\d+(?:\.\d+)+`)
 // ("2.1.332 (Claude Code)", "codex-cli 0.171.0"): -1, 0 or 1; ok is false
 // when either has none.
 func CompareVersions(a, b string) (cmp int, ok bool) {
-	va, vb := versionRE().FindString(a), versionRE().FindString(b)
+	va, vb := versionRE.Re().FindString(a), versionRE.Re().FindString(b)
 	if va == "" || vb == "" {
 		return 0, false
 	}

@@ -219,7 +219,7 @@ func (m *mirror) once(ctx context.Context, up func()) error {
 	defer w.Close()
 	cmd.Stdin = r
 	cmd.Stdout = files[0]
-	died := &demuxTarget{f: files[1], skip: size(m.local.Died), keep: diedLine().MatchString}
+	died := &demuxTarget{f: files[1], skip: size(m.local.Died), keep: diedLine.Re().MatchString}
 	d := &demux{died: died, up: up, targets: map[string]*demuxTarget{
 		"==> " + m.remote.Died + " <==":   died,
 		"==> " + m.remote.Events + " <==": {f: files[2], skip: size(m.local.Events)},

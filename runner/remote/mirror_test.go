@@ -60,7 +60,7 @@ func TestDemux(t *testing.T) {
 				return f
 			}
 			var other []string
-			died := &demuxTarget{f: open("died"), skip: c.skipDied, keep: diedLine().MatchString}
+			died := &demuxTarget{f: open("died"), skip: c.skipDied, keep: diedLine.Re().MatchString}
 			d := &demux{died: died, targets: map[string]*demuxTarget{
 				"==> /r/died <==": died,
 				"==> /r/ev <==":   {f: open("ev"), skip: c.skipEvents},

@@ -16,7 +16,7 @@ import (
 var codexFormat = format{
 	decode: codexLine,
 	// Tool calls and their output: nothing of the turn's spend.
-	skip:   func(raw []byte) bool { return !codexKeys().MatchString(string(raw[:min(len(raw), 160)])) },
+	skip:   func(raw []byte) bool { return !codexKeys.Re().MatchString(string(raw[:min(len(raw), 160)])) },
 	totals: true,
 }
 
