@@ -65,7 +65,7 @@ func WriteExplanation(w io.Writer, ex profile.Explanation) {
 		}
 		fmt.Fprintln(w)
 	} else {
-		fmt.Fprintf(w, "  decided by: %s (%s)\n", ex.Field, fieldMeaning[ex.Field])
+		fmt.Fprintf(w, "  decided by: %s (%s)\n", ex.Field, fieldMeaning(ex.Field))
 	}
 	if ex.Line != "" {
 		if ex.LineNo > 0 {
@@ -150,13 +150,25 @@ func matchedNumbers(ls []profile.MatchedLine) string {
 	return strings.Join(out, ",")
 }
 
-// fieldMeaning says what decided when no rule did.
-var fieldMeaning = map[string]string{
-	"pane_dead":            "tmux says the pane is dead",
-	"dead_banner":          "tmux's \"Pane is dead\" line",
-	"pane_alternate_on":    "the alternate screen is on, and the profile reads that as waiting",
-	"pane_current_command": "a command other than the profile's idle ones runs in the foreground",
-	"blank":                "nothing is drawn yet",
-	"few_lines":            "a few lines and no marker: the agent is still drawing",
-	"none":                 "no rule matched the bottom of the screen",
+// fieldMeaning says what decided when no rule did. (A switch, not a
+// package-level map: a map is built in the package's init, in every runner
+// process.)
+func fieldMeaning(field string) string {
+	switch field {
+	case "pane_dead":
+		return "tmux says the pane is dead"
+	case "dead_banner":
+		return "tmux's \"Pane is dead\" line"
+	case "pane_alternate_on":
+		return "the alternate screen is on, and the profile reads that as waiting"
+	case "pane_current_command":
+		return "a command other than the profile's idle ones runs in the foreground"
+	case "blank":
+		return "nothing is drawn yet"
+	case "few_lines":
+		return "a few lines and no marker: the agent is still drawing"
+	case "none":
+		return "no rule matched the bottom of the screen"
+	}
+	return ""
 }

@@ -67,20 +67,65 @@ type MatchedLine struct {
 	Text string `json:"text"`
 }
 
-// ruleStage is where a list's rules sit in DetectPane's order, and
-// reached how far DetectPane got before what decided (Detection.Field):
-// a rule whose stage is past it was not tried.
-var (
-	ruleStage = map[string]int{
-		"exited": 1, "trust": 2, "needs_input": 3, "starting": 4, "busy": 5, "limit_busy": 5, "undecided": 6, "leave": 6, "ready": 7,
-		"scrolled": 8, "turn_open": 8, "turn_closed": 8, "limited": 9, "error": 9, "error_reset": 9,
+// ruleStage is where a list's rules sit in DetectPane's order (ok false:
+// not a state rule), and reached how far DetectPane got before what
+// decided (Detection.Field): a rule whose stage is past it was not tried.
+// Switches, not maps: a package-level map is built in the package's init,
+// in every runner process.
+func ruleStage(field string) (stage int, ok bool) {
+	switch field {
+	case "exited":
+		return 1, true
+	case "trust":
+		return 2, true
+	case "needs_input":
+		return 3, true
+	case "starting":
+		return 4, true
+	case "busy", "limit_busy":
+		return 5, true
+	case "undecided", "leave":
+		return 6, true
+	case "ready":
+		return 7, true
+	case "scrolled", "turn_open", "turn_closed":
+		return 8, true
+	case "limited", "error", "error_reset":
+		return 9, true
 	}
-	reached = map[string]int{
-		"pane_dead": 0, "dead_banner": 0, "exited": 1, "trust": 2, "needs_input": 3, "pane_alternate_on": 3,
-		"starting": 4, "pane_current_command": 4, "busy": 5, "limit_busy": 5, "undecided": 6, "leave": 6, "blank": 7, "few_lines": 7, "none": 7,
-		"turn_open": 8, "limited": 9, "error": 9, "ready": 9,
+	return 0, false
+}
+
+// reached: see ruleStage.
+func reached(field string) int {
+	switch field {
+	case "exited":
+		return 1
+	case "trust":
+		return 2
+	case "needs_input", "pane_alternate_on":
+		return 3
+	case "starting", "pane_current_command":
+		return 4
+	case "busy", "limit_busy":
+		return 5
+	case "undecided", "leave":
+		return 6
+	case "blank", "few_lines", "none":
+		return 7
+	case "turn_open":
+		return 8
+	case "limited", "error", "ready":
+		return 9
 	}
-)
+	return 0 // pane_dead, dead_banner, and what no rule decided
+}
+
+// stageOf is ruleStage's stage alone.
+func stageOf(field string) int {
+	st, _ := ruleStage(field)
+	return st
+}
 
 // Explain classifies screen as Detect does and says why: see
 // ExplainPane.
@@ -135,10 +180,10 @@ func (p *Profile) ExplainPane(screen string, info PaneInfo) Explanation {
 	for _, i := range bottom {
 		ex.Bottom = append(ex.Bottom, i+1)
 	}
-	got := reached[d.Field]
+	got := reached(d.Field)
 	done := map[string]bool{} // lists whose first match was met: the rest of the list was not tried
 	for _, r := range p.rules() {
-		st, ok := ruleStage[r.field]
+		st, ok := ruleStage(r.field)
 		if !ok {
 			continue // not a state rule: volatile, the answer's, session_id, menu_cursor
 		}
@@ -158,13 +203,13 @@ func (p *Profile) ExplainPane(screen string, info PaneInfo) Explanation {
 			m.Region, idx = "bottom", bottom
 		}
 		m.Lines = matchedLines(r.re, lines, idx)
-		m.Tried = st <= got && !done[r.field] && (st != ruleStage["turn_open"] || len(c.turnOpen) > 0)
+		m.Tried = st <= got && !done[r.field] && (st != stageOf("turn_open") || len(c.turnOpen) > 0)
 		m.Decided = r.key == d.Rule
 		if m.Decided {
 			dm := m
 			ex.Decided = &dm
 		}
-		if (m.Decided || r.key == readyRule) && st != ruleStage["error"] {
+		if (m.Decided || r.key == readyRule) && st != stageOf("error") {
 			done[r.field] = true // lastError tries every error rule on each line
 		}
 		ex.Rules = append(ex.Rules, m)

@@ -124,7 +124,7 @@ func TestExplainRealScreens(t *testing.T) {
 			}
 			// limit_busy refines a busy match (as error does ready).
 			refined := d.Field == "limit_busy" && r.Field == "busy"
-			if r.Tried && !r.Decided && len(r.Lines) > 0 && ruleStage[r.Field] <= ruleStage["busy"] && !refined {
+			if r.Tried && !r.Decided && len(r.Lines) > 0 && stageOf(r.Field) <= stageOf("busy") && !refined {
 				t.Errorf("%s (%s by %s): %s was tried before and matched %+v", where, d.State, d.Rule, r.Rule, r.Lines)
 			}
 		}
