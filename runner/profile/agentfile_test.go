@@ -11,15 +11,11 @@ import (
 
 func builtinForTest(t *testing.T, name string) *Profile {
 	t.Helper()
-	ps, err := builtinSet()
+	p, err := BuiltinProfile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := FindProfile(ps, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p.clone()
+	return p
 }
 
 // TestAgentFileErrors: every error of an agent file names the file, the

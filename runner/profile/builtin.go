@@ -20,8 +20,11 @@ import (
 	"sync"
 )
 
-// builtinFS holds the built-in agent files, agents/NAME.toml.
+// builtinFS holds the built-in agent files, agents/NAME.toml. After a
+// change to one, run go generate (it writes builtin_gen.go again; see
+// TestBuiltinsGenerated).
 //
+//go:generate go test -run TestBuiltinsGenerated -update
 //go:embed agents/*.toml
 var builtinFS embed.FS
 
@@ -29,8 +32,9 @@ var builtinFS embed.FS
 // an embedded file of an agent not named here comes after them, by name.
 var builtinOrder = []string{"claude", "codex", "gemini", "opencode", "qwen", "aider", "shell", "sim"}
 
-// loadBuiltins parses and compiles every embedded agent file, in
-// builtinOrder.
+// loadBuiltins parses and checks every embedded agent file, in
+// builtinOrder: what builtin_gen.go is generated from (and, built with
+// -tags runner_nogen, what Builtins makes its profiles from).
 func loadBuiltins() ([]*Profile, error) {
 	names, err := fs.Glob(builtinFS, "agents/*.toml")
 	if err != nil {
@@ -80,28 +84,70 @@ func cmpString(a, b string) int {
 
 // Builtins returns fresh, compiled copies of the built-in profiles, in the
 // order `runner agents` lists them. Callers may modify what they get (a
-// changed pattern needs Compile again). The embedded files are parsed and
-// compiled once per process; each call copies the result.
+// changed pattern needs Compile again). No file is parsed: the profiles
+// are made by the Go code builtin_gen.go, generated from the agent files
+// (TestBuiltinsGenerated holds the two equal), every call afresh; their
+// patterns are compiled once per process, at their first use, and shared
+// by every copy.
 func Builtins() []*Profile {
-	ps, err := builtinSet()
-	if err != nil {
-		panic("built-in agent file: " + err.Error()) // a bug in agents/*.toml, caught by the tests
-	}
-	out := make([]*Profile, len(ps))
-	for i, p := range ps {
-		out[i] = p.clone()
+	names := builtinNames()
+	out := make([]*Profile, len(names))
+	for i, n := range names {
+		out[i] = newBuiltin(n)
 	}
 	return out
 }
 
 // BuiltinProfile returns a fresh copy of the built-in profile name.
 func BuiltinProfile(name string) (*Profile, error) {
-	return FindProfile(Builtins(), name)
+	if p := newBuiltin(name); p != nil {
+		return p, nil
+	}
+	return FindProfile(Builtins(), name) // the error, with the known names
 }
 
-// builtinSet is loadBuiltins' result, made once per process: the files
-// are constant, and every command reads them (often more than once).
-var builtinSet = sync.OnceValues(loadBuiltins)
+// newBuiltin is makeBuiltin's profile name with its patterns, compiled
+// at their first use; nil when no built-in agent is named name.
+func newBuiltin(name string) *Profile {
+	p := makeBuiltin(name)
+	if p != nil {
+		p.re = builtinPatterns()[name]
+	}
+	return p
+}
+
+// builtinPatterns are the built-in profiles' patterns, by name: each
+// compiled at its first use, once per process, from a profile made
+// afresh for it (which no caller holds, so none can have changed it).
+var builtinPatterns = sync.OnceValue(func() map[string]*compiled {
+	out := map[string]*compiled{}
+	for _, n := range builtinNames() {
+		out[n] = &compiled{lazy: &lazyCompiled{src: func() *Profile { return makeBuiltin(n) }}}
+	}
+	return out
+})
+
+// builtinOrigins is the origins of a built-in profile made by
+// builtin_gen.go: each of keys (the key paths the agent file sets) set
+// in file, whose lines are read from the embedded file when one is
+// asked for. The map is made once per process per file and shared by
+// every copy, like a clone's (origins are never changed once made: a
+// merge copies them first).
+func builtinOrigins(file string, keys ...string) map[string]originRef {
+	if m, ok := builtinOriginMaps.Load(file); ok {
+		return m.(map[string]originRef)
+	}
+	ref := originRef{file: file, builtin: true, doc: &tomlDoc{embedded: file}}
+	out := make(map[string]originRef, len(keys))
+	for _, k := range keys {
+		out[k] = ref
+	}
+	m, _ := builtinOriginMaps.LoadOrStore(file, out)
+	return m.(map[string]originRef)
+}
+
+// builtinOriginMaps holds builtinOrigins' maps, by file.
+var builtinOriginMaps sync.Map
 
 // BuiltinFile returns the embedded agent file of the built-in agent name
 // (its TOML text, to read or to copy as a start).

@@ -105,19 +105,16 @@ func TestBuiltinOrigins(t *testing.T) {
 }
 
 // BenchmarkBuiltins measures what every runner command pays for its
-// profiles, against the baseline of the Go literals the agent files
-// replaced: their Compile, every pattern of the eight profiles (building a
-// literal is nearly free), measured here on the same profiles. The files
-// are parsed and checked once per process ("files-load"); a profile's
-// patterns are compiled at its first use ("files-load-use-one": a command
-// that reads one screen; "files-load-use-all": every profile used); each
-// Builtins call after that hands out copies ("files-copies").
+// profiles. Before issue 51 the agent files were parsed and checked once
+// per process ("parse-files", what loadBuiltins still does for the tests
+// and the generator) and each Builtins call copied the result; now
+// Builtins makes them from builtin_gen.go's literals, every call
+// ("generated"; "generated-one": BuiltinProfile). A profile's patterns
+// are compiled once per process at their first use, as before
+// ("compile-all": every pattern of every built-in profile).
 func BenchmarkBuiltins(b *testing.B) {
-	ps, err := builtinSet()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Run("baseline-go-literals-compile", func(b *testing.B) {
+	ps := Builtins()
+	b.Run("compile-all", func(b *testing.B) {
 		for b.Loop() {
 			for _, p := range ps {
 				q := p.clone()
@@ -128,23 +125,23 @@ func BenchmarkBuiltins(b *testing.B) {
 			}
 		}
 	})
-	load := func(b *testing.B, use int) {
+	b.Run("parse-files", func(b *testing.B) {
 		for b.Loop() {
-			ps, err := loadBuiltins()
-			if err != nil {
+			if _, err := loadBuiltins(); err != nil {
 				b.Fatal(err)
 			}
-			for _, p := range ps[:use] {
-				p.patterns()
-			}
 		}
-	}
-	b.Run("files-load", func(b *testing.B) { load(b, 0) })
-	b.Run("files-load-use-one", func(b *testing.B) { load(b, 1) })
-	b.Run("files-load-use-all", func(b *testing.B) { load(b, len(ps)) })
-	b.Run("files-copies", func(b *testing.B) {
+	})
+	b.Run("generated", func(b *testing.B) {
 		for b.Loop() {
 			Builtins()
+		}
+	})
+	b.Run("generated-one", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := BuiltinProfile("claude"); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }

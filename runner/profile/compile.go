@@ -26,11 +26,12 @@ type compiled struct {
 	menuCursor, keyOptions                                                                *regexp.Regexp
 }
 
-// lazyCompiled compiles the patterns of src, a snapshot of a profile
-// checked by compileLazy, once, on first use.
+// lazyCompiled compiles the patterns of the profile src returns (a
+// snapshot checked by compileLazy, or a built-in profile made afresh),
+// once, on first use.
 type lazyCompiled struct {
 	once sync.Once
-	src  *Profile
+	src  func() *Profile
 	done *compiled
 }
 
@@ -43,7 +44,7 @@ func (p *Profile) patterns() *compiled {
 	}
 	c.lazy.once.Do(func() {
 		done := &compiled{}
-		if err := done.fill(c.lazy.src); err != nil {
+		if err := done.fill(c.lazy.src()); err != nil {
 			panic("built-in " + err.Error()) // a bug in agents/*.toml: TestBuiltinsCompile fails first
 		}
 		c.lazy.done = done
@@ -73,7 +74,8 @@ func (p *Profile) compileLazy() error {
 	if err := p.check(); err != nil {
 		return err
 	}
-	p.re = &compiled{lazy: &lazyCompiled{src: p.clone()}}
+	snap := p.clone()
+	p.re = &compiled{lazy: &lazyCompiled{src: func() *Profile { return snap }}}
 	return nil
 }
 

@@ -12,7 +12,9 @@
 //     line and key), and every key set keeps its Origin, file and line.
 //   - Builtins, BuiltinProfile (builtin.go): the agent files embedded from
 //     agents/ — claude, codex, gemini, opencode, qwen, copilot, pi, aider,
-//     shell and the sim —, parsed and compiled once per process.
+//     shell and the sim —, made by Go code generated from them
+//     (builtin_gen.go, written by go generate; no file is parsed at run
+//     time), their patterns compiled once per process, at first use.
 //   - Detect, DetectPane (detect.go): the State of an agent from its screen
 //     (ready, busy, needs_input, exited, error…) and the rule that decided;
 //     MaskVolatile.

@@ -101,10 +101,7 @@ func FuzzAgentFile(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	base, err := builtinSet()
-	if err != nil {
-		f.Fatal(err)
-	}
+	base := Builtins()
 	f.Fuzz(func(t *testing.T, text string) {
 		if len(text) > 64<<10 {
 			return

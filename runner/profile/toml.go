@@ -27,6 +27,10 @@ import (
 type tomlDoc struct {
 	values map[string]any
 	data   []byte
+	// embedded, when data is nil, is the built-in agent file (its path
+	// in builtinFS) whose lines are read at their first use: a built-in
+	// profile made by builtin_gen.go's code holds no decoded document.
+	embedded string
 
 	linesOnce sync.Once
 	lines     map[string]int
@@ -159,7 +163,11 @@ func joinPath(prefix, key string) string {
 // above it ("trust[0].keys" → "trust[0]" → "trust"); 0 when none.
 func (d *tomlDoc) line(path string) int {
 	d.linesOnce.Do(func() {
-		d.lines, _ = tomlLines(d.data) // the data decoded: its syntax is sound
+		data := d.data
+		if data == nil && d.embedded != "" {
+			data, _ = builtinFS.ReadFile(d.embedded)
+		}
+		d.lines, _ = tomlLines(data) // the data decoded: its syntax is sound
 	})
 	for path != "" {
 		if l, ok := d.lines[path]; ok {
