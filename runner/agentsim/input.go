@@ -118,11 +118,25 @@ func (d *decoder) feedPaste(b []byte, i int, out *[]key) int {
 	return i
 }
 
-// controlKeys are the bytes that are keys of their own outside a paste
-// and an escape sequence (other control bytes are dropped).
-var controlKeys = map[byte]keyKind{
-	'\r': keyEnter, '\n': keyNewline, 0x03: keyCtrlC, 0x04: keyCtrlD, 0x15: keyCtrlU,
-	0x7f: keyBackspace, 0x08: keyBackspace,
+// controlKey is the key a byte is of its own outside a paste and an
+// escape sequence (ok false: other control bytes are dropped). A switch,
+// not a package-level map built in every process's init.
+func controlKey(c byte) (k keyKind, ok bool) {
+	switch c {
+	case '\r':
+		return keyEnter, true
+	case '\n':
+		return keyNewline, true
+	case 0x03:
+		return keyCtrlC, true
+	case 0x04:
+		return keyCtrlD, true
+	case 0x15:
+		return keyCtrlU, true
+	case 0x7f, 0x08:
+		return keyBackspace, true
+	}
+	return 0, false
 }
 
 // step takes one byte outside a paste, adding the keys it completes to
@@ -131,7 +145,7 @@ var controlKeys = map[byte]keyKind{
 func (d *decoder) step(c byte, out *[]key) (reread bool) {
 	switch d.state {
 	case decNormal:
-		if k, ok := controlKeys[c]; ok {
+		if k, ok := controlKey(c); ok {
 			*out = append(*out, key{kind: k})
 		} else if c == 0x1b {
 			d.state = decEsc

@@ -56,30 +56,46 @@ func parseLine(line string) directive {
 	if w, r, ok := strings.Cut(t, "\t"); ok && len(w) < len(word) {
 		word, rest = w, r
 	}
-	if parse, ok := keywords[word]; ok {
-		if d, ok := parse(strings.TrimLeft(rest, " \t")); ok {
-			return d
-		}
+	if d, ok := keyword(word, strings.TrimLeft(rest, " \t")); ok {
+		return d
 	}
 	return directive{kind: dirOther, text: line}
 }
 
-// keywords parse the arguments (rest, leading blanks trimmed) of each
-// directive's keyword; ok false makes the line dirOther.
-var keywords = map[string]func(rest string) (d directive, ok bool){
-	"sleep":   func(rest string) (directive, bool) { return durationDirective(dirSleep, rest) },
-	"silent":  func(rest string) (directive, bool) { return durationDirective(dirSilent, rest) },
-	"say":     func(rest string) (directive, bool) { return directive{kind: dirSay, text: rest}, true },
-	"write":   parseWrite,
-	"ask":     func(rest string) (directive, bool) { return textDirective(dirAsk, rest) },
-	"confirm": func(rest string) (directive, bool) { return textDirective(dirConfirm, rest) },
-	"limit":   func(rest string) (directive, bool) { return textDirective(dirLimit, rest) },
-	"run":     parseRun,
-	"exit":    parseExit,
-	"crash":   func(rest string) (directive, bool) { return bareDirective(dirCrash, rest) },
-	"recall":  func(rest string) (directive, bool) { return bareDirective(dirRecall, rest) },
-	"hook":    parseHook,
-	"usage":   parseUsage,
+// keyword parses the arguments (rest, leading blanks trimmed) of each
+// directive's keyword; ok false (a word that is none, or bad arguments)
+// makes the line dirOther. A switch, not a package-level map: a map is built in the
+// package's init, in every runner process.
+func keyword(word, rest string) (d directive, ok bool) {
+	switch word {
+	case "sleep":
+		d, ok = durationDirective(dirSleep, rest)
+	case "silent":
+		d, ok = durationDirective(dirSilent, rest)
+	case "say":
+		d, ok = directive{kind: dirSay, text: rest}, true
+	case "write":
+		d, ok = parseWrite(rest)
+	case "ask":
+		d, ok = textDirective(dirAsk, rest)
+	case "confirm":
+		d, ok = textDirective(dirConfirm, rest)
+	case "limit":
+		d, ok = textDirective(dirLimit, rest)
+	case "run":
+		d, ok = parseRun(rest)
+	case "exit":
+		d, ok = parseExit(rest)
+	case "crash":
+		d, ok = bareDirective(dirCrash, rest)
+	case "recall":
+		d, ok = bareDirective(dirRecall, rest)
+	case "hook":
+		d, ok = parseHook(rest)
+	case "usage":
+		d, ok = parseUsage(rest)
+	}
+	return d, ok
 }
 
 // durationDirective is a directive of kind taking one duration (sleep,
