@@ -45,8 +45,11 @@ func callDoor(ctx context.Context, path string, args []string, in io.Reader, out
 }
 
 // confinedFlags are door.ConfinedFlags: what checkConfined lets a
-// confined caller give.
-var confinedFlags = door.ConfinedFlags
+// confined caller give to cmd.
+func confinedFlags(cmd string) []string {
+	flags, _ := door.ConfinedFlags(cmd)
+	return flags
+}
 
 // confinedFlag is door.ConfinedFlag.
 func confinedFlag(cmd, name string) bool { return door.ConfinedFlag(cmd, name) }

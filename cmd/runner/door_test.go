@@ -32,7 +32,7 @@ func TestConfinedFlagsKnown(t *testing.T) {
 		if err != nil || c == root {
 			t.Fatalf("door command %s: %v", name, err)
 		}
-		flags, ok := confinedFlags[name]
+		flags, ok := door.ConfinedFlags(name)
 		if !ok {
 			t.Errorf("door command %s has no entry in confinedFlags", name)
 		}
@@ -42,7 +42,7 @@ func TestConfinedFlagsKnown(t *testing.T) {
 			}
 		}
 	}
-	for name := range confinedFlags {
+	for _, name := range door.ConfinedCommands() {
 		if !slices.Contains(door.Commands, name) {
 			t.Errorf("confinedFlags names %s, which the door does not carry", name)
 		}

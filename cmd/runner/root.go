@@ -331,7 +331,7 @@ func (a *app) checkConfined(c *cobra.Command) error {
 	})
 	if len(bad) > 0 {
 		return fault.Usagef("%s: not open to a sandboxed task with 'runner %s' (it may use: %s)", strings.Join(bad, ", "),
-			c.Name(), "--"+strings.Join(confinedFlags[c.Name()], ", --"))
+			c.Name(), "--"+strings.Join(confinedFlags(c.Name()), ", --"))
 	}
 	return nil
 }

@@ -48,36 +48,61 @@ func ReadsStdin(args []string) bool {
 	return false
 }
 
-// ConfinedFlags are the flags each command the door carries takes from a
-// confined caller (a request that came through a sandboxed task's door,
-// EnvConfined), by their long names: runner refuses any other flag that
-// was given, after its command line was parsed with the command's real
-// flag set (so --socket=x, -fX and the like are seen as what they are).
-// Nothing here selects runner's own resources: no --socket (the tmux
-// server), no --host, no --notify (a command runner would run), no
-// --source (who asked), no group (--agents, --tries, --check …). A flag
-// added to a command later stays closed to a sandboxed task until it is
-// listed here.
-var ConfinedFlags = map[string][]string{
-	"msg":     {"file", "json", "type"},
-	"inbox":   {"json"},
-	"status":  {"json"},
-	"ps":      {"all", "json", "project"},
-	"tree":    {"json"},
-	"wait":    {"all", "any", "input", "json", "print-answer", "project", "timeout"},
-	"ask":     {"file", "json", "parallel", "timeout"},
-	"version": {"json"},
-	"dispatch": {"after", "agent", "agent-arg", "approve-rule", "awareness", "budget-tokens", "budget-usd",
+// ConfinedFlags gives the flags each command the door carries takes from
+// a confined caller (a request that came through a sandboxed task's door,
+// EnvConfined), by their long names (ok false: cmd is not listed): runner
+// refuses any other flag that was given, after its command line was
+// parsed with the command's real flag set (so --socket=x, -fX and the like
+// are seen as what they are). Nothing here selects runner's own
+// resources: no --socket (the tmux server), no --host, no --notify (a
+// command runner would run), no --source (who asked), no group (--agents,
+// --tries, --check …). A flag added to a command later stays closed to a
+// sandboxed task until it is listed here.
+func ConfinedFlags(cmd string) (flags []string, ok bool) {
+	for _, c := range confined {
+		if c.cmd == cmd {
+			return c.flags, true
+		}
+	}
+	return nil, false
+}
+
+// ConfinedCommands are the commands ConfinedFlags lists.
+func ConfinedCommands() []string {
+	names := make([]string, len(confined))
+	for i, c := range confined {
+		names[i] = c.cmd
+	}
+	return names
+}
+
+// confined is ConfinedFlags' table: an array of literals the compiler lays
+// out in the binary's data (a map would be built in the package's init, in
+// every runner process).
+var confined = [...]struct {
+	cmd   string
+	flags []string
+}{
+	{"msg", []string{"file", "json", "type"}},
+	{"inbox", []string{"json"}},
+	{"status", []string{"json"}},
+	{"ps", []string{"all", "json", "project"}},
+	{"tree", []string{"json"}},
+	{"wait", []string{"all", "any", "input", "json", "print-answer", "project", "timeout"}},
+	{"ask", []string{"file", "json", "parallel", "timeout"}},
+	{"version", []string{"json"}},
+	{"dispatch", []string{"after", "agent", "agent-arg", "approve-rule", "awareness", "budget-tokens", "budget-usd",
 		"commit", "commit-all", "commit-branch", "detach", "exclusive", "file", "from", "idle", "json",
 		"limit-wait", "max-turns", "model", "no-hook", "on-limit", "overlap-messages", "permissions",
 		"print-answer", "ready-timeout", "require-snapshot", "sandbox", "sandbox-home", "size", "timeout",
-		"wait-input", "wait-lock", "worktree", "yes-trust"},
+		"wait-input", "wait-lock", "worktree", "yes-trust"}},
 }
 
 // ConfinedFlag reports whether a confined caller may give flag name to
 // the door command cmd ("help" always: it only prints).
 func ConfinedFlag(cmd, name string) bool {
-	return name == "help" || slices.Contains(ConfinedFlags[cmd], name)
+	flags, _ := ConfinedFlags(cmd)
+	return name == "help" || slices.Contains(flags, name)
 }
 
 // MaxConfinedFile bounds a --file a confined caller names: the door's own
