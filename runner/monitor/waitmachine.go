@@ -24,6 +24,14 @@ type waitMachine struct {
 	// hook's own word ends the turn, the screen only when it is silent.
 	hookSettle time.Duration
 	hooked     bool
+	// quietFrom: with no transcript write since the wait began (began), a
+	// ready screen has held since then, not merely since the look that
+	// found it (GoalReady on this machine's transcript: an agent that drew
+	// its prompt before the wait began, as one that starts in a few
+	// milliseconds does beside its snapshot). A write still on its way
+	// arrives during or after that look, and makes the wait look again.
+	quietFrom bool
+	began     time.Time
 
 	dirty       bool      // something happened since the last look
 	lastWrite   time.Time // the last transcript write
@@ -64,7 +72,7 @@ type decision struct {
 // look.
 func newWaitMachine(goal Goal, settle, idle, safety time.Duration, hasMarkers, transcript bool, now time.Time) *waitMachine {
 	return &waitMachine{goal: goal, settle: settle, idle: idle, safety: safety, hasMarkers: hasMarkers,
-		transcript: transcript, dirty: true, lastSafety: now, hashSince: now, hookSettle: DefaultHookSettle}
+		transcript: transcript, dirty: true, lastSafety: now, hashSince: now, hookSettle: DefaultHookSettle, began: now}
 }
 
 // written records a transcript write at now.
@@ -154,8 +162,12 @@ func (w *waitMachine) captured(start, now time.Time, st profile.State, hash stri
 		// A new candidate. The screen has held since the last write
 		// before this look, not merely since the look.
 		w.candidate, w.candHash, w.candSince = st, hash, now
-		if w.transcript && !w.lastWrite.IsZero() && w.lastWrite.Before(start) {
+		switch {
+		case !w.transcript:
+		case !w.lastWrite.IsZero() && w.lastWrite.Before(start):
 			w.candSince = w.lastWrite
+		case w.lastWrite.IsZero() && w.quietFrom && w.goal == GoalReady:
+			w.candSince = w.began
 		}
 	}
 	if now.Sub(w.candSince) >= w.settleFor(st) {

@@ -45,6 +45,11 @@ func TestWaitMachineTransitions(t *testing.T) {
 	markers := func(goal Goal) *waitMachine {
 		return newWaitMachine(goal, ms(settle), ms(idle), ms(safety), true, true, t0)
 	}
+	// quietFrom: this machine's transcript, written as the screen changes.
+	quietFrom := func(w *waitMachine) *waitMachine {
+		w.quietFrom = true
+		return w
+	}
 	const hookSettle = 2000
 	// hooked: the agent's hook wrote a line for the task (pi's prompt
 	// hook as its turn begins).
@@ -80,6 +85,21 @@ func TestWaitMachineTransitions(t *testing.T) {
 		{"the last write long before the look: ready held already", markers(GoalTurnEnd),
 			[]machineStep{{at: 0, event: "write"}, {at: 100, event: "tick"}, {at: 110, event: "capture", startAt: 100, state: profile.StateReady, hash: "r"}},
 			decision{kind: finishIfQuiet, via: "screen"}},
+		{"ready with no write since the wait began: held since then", quietFrom(markers(GoalReady)),
+			[]machineStep{{at: 0, event: "tick"}, {at: 10, event: "capture", startAt: 1, state: profile.StateReady, hash: "r"}, {at: settle, event: "tick"}},
+			decision{kind: finishIfQuiet, via: "screen"}},
+		{"ready with no write since the wait began, its settle not yet over: sleep until it is", quietFrom(markers(GoalReady)),
+			[]machineStep{{at: 0, event: "tick"}, {at: 10, event: "capture", startAt: 1, state: profile.StateReady, hash: "r"}},
+			decision{kind: sleep, at: t0.Add(ms(settle))}},
+		{"ready on a host's transcript (it lags): held only from the look", markers(GoalReady),
+			[]machineStep{{at: 0, event: "tick"}, {at: 10, event: "capture", startAt: 1, state: profile.StateReady, hash: "r"}, {at: settle, event: "tick"}},
+			decision{kind: sleep, at: t0.Add(ms(10 + settle))}},
+		{"a turn's end is not held from the wait's start", quietFrom(markers(GoalTurnEnd)),
+			[]machineStep{{at: 0, event: "tick"}, {at: 10, event: "capture", startAt: 1, state: profile.StateReady, hash: "r"}, {at: settle, event: "tick"}},
+			decision{kind: sleep, at: t0.Add(ms(10 + settle))}},
+		{"ready, a write during the look: look again", quietFrom(markers(GoalReady)),
+			[]machineStep{{at: 0, event: "tick"}, {at: 5, event: "write"}, {at: 10, event: "capture", startAt: 1, state: profile.StateReady, hash: "r"}, {at: settle, event: "tick"}},
+			decision{kind: captureNow}},
 		{"a write after the candidate: look again", markers(GoalTurnEnd),
 			[]machineStep{{at: 0, event: "tick"}, {at: 10, event: "capture", state: profile.StateReady, hash: "r"}, {at: 20, event: "write"}, {at: 30, event: "tick"}},
 			decision{kind: captureNow}},

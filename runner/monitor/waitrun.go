@@ -76,6 +76,9 @@ func (m *Monitor) newWaitRun(ctx context.Context, goal Goal, since time.Time) (*
 	if m.HookSettle > 0 {
 		r.mach.hookSettle = m.HookSettle
 	}
+	// A host's transcript is a copy that lags its screen: only this
+	// machine's is written as the screen changes.
+	r.mach.quietFrom = !m.Remote
 	if r.events.off > 0 {
 		r.mach.hookHeard()
 	}
