@@ -21,10 +21,13 @@ import (
 )
 
 // builtinFS holds the built-in agent files, agents/NAME.toml. After a
-// change to one, run go generate (it writes builtin_gen.go again; see
-// TestBuiltinsGenerated).
+// change to one, run go generate ./runner/profile: it writes
+// builtin_gen.go again (see TestBuiltinsGenerated), then, built from
+// it, testdata/builtins.golden.json (TestBuiltinsGolden), whose diff
+// shows the change.
 //
 //go:generate go test -run TestBuiltinsGenerated -update
+//go:generate go test -run TestBuiltinsGolden -update
 //go:embed agents/*.toml
 var builtinFS embed.FS
 
