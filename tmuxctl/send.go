@@ -22,15 +22,20 @@ const DefaultEnterDelay = 150 * time.Millisecond
 // Enter means "copy", not "submit").
 var ErrPaneInMode = errors.New("pane is in copy mode")
 
-// namedKeys are the tmux key names accepted by SendKeys (modifiers C-, M-,
-// S- may prefix any of them or a single character).
-var namedKeys = map[string]bool{
-	"Enter": true, "Escape": true, "Tab": true, "BTab": true, "Space": true, "BSpace": true,
-	"Up": true, "Down": true, "Left": true, "Right": true, "Home": true, "End": true,
-	"PageUp": true, "PageDown": true, "PgUp": true, "PgDn": true, "PPage": true, "NPage": true,
-	"IC": true, "DC": true, "Insert": true, "Delete": true,
-	"KP0": true, "KP1": true, "KP2": true, "KP3": true, "KP4": true, "KP5": true, "KP6": true,
-	"KP7": true, "KP8": true, "KP9": true, "KPEnter": true,
+// namedKey reports whether s is a tmux key name accepted by SendKeys
+// (modifiers C-, M-, S- may prefix any of them or a single character). A
+// switch, not a package-level map built in every process's init.
+func namedKey(s string) bool {
+	switch s {
+	case "Enter", "Escape", "Tab", "BTab", "Space", "BSpace",
+		"Up", "Down", "Left", "Right", "Home", "End",
+		"PageUp", "PageDown", "PgUp", "PgDn", "PPage", "NPage",
+		"IC", "DC", "Insert", "Delete",
+		"KP0", "KP1", "KP2", "KP3", "KP4", "KP5", "KP6",
+		"KP7", "KP8", "KP9", "KPEnter":
+		return true
+	}
+	return false
 }
 
 var fnKey = textutil.LazyRegexp(`^F([1-9]|1[0-2])$`)
@@ -47,7 +52,7 @@ func ValidKey(k string) bool {
 		}
 		break
 	}
-	if namedKeys[base] || fnKey.Re().MatchString(base) {
+	if namedKey(base) || fnKey.Re().MatchString(base) {
 		return true
 	}
 	r := []rune(base)

@@ -336,11 +336,15 @@ func minTime(a, b time.Time) time.Time {
 	return a
 }
 
-// shells are the pane commands that count as "at a shell".
-var shells = map[string]bool{"bash": true, "sh": true, "dash": true, "zsh": true, "fish": true, "ksh": true, "mksh": true, "ash": true, "busybox": true}
-
-// IsShell reports whether a pane's current command is a shell.
-func IsShell(cmd string) bool { return shells[strings.TrimPrefix(cmd, "-")] }
+// IsShell reports whether a pane's current command is a shell (the
+// commands that count as "at a shell").
+func IsShell(cmd string) bool {
+	switch strings.TrimPrefix(cmd, "-") {
+	case "bash", "sh", "dash", "zsh", "fish", "ksh", "mksh", "ash", "busybox":
+		return true
+	}
+	return false
+}
 
 // WaitShellPrompt waits until the pane's foreground process is a shell and
 // its screen has been stable for quiet (default 100 ms): the shell is reading
