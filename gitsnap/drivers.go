@@ -15,14 +15,19 @@ import (
 	"github.com/runner-cli/runner/internal/textutil"
 )
 
-// runsDrivers are the git commands of ours that may run a filter (add,
-// status, checkout and the like read and write work-tree files), a
-// textconv or external diff (diff), or a merge driver (merge,
-// merge-tree).
-var runsDrivers = map[string]bool{
-	"add": true, "status": true, "diff": true, "merge": true, "merge-tree": true, "commit": true,
-	"checkout": true, "read-tree": true, "worktree": true, "stash": true, "restore": true, "reset": true,
-	"cherry-pick": true, "apply": true, "update-index": true,
+// runsDrivers reports whether cmd is a git command of ours that may run a
+// filter (add, status, checkout and the like read and write work-tree
+// files), a textconv or external diff (diff), or a merge driver (merge,
+// merge-tree). A switch, not a package-level map built in every process's
+// init.
+func runsDrivers(cmd string) bool {
+	switch cmd {
+	case "add", "status", "diff", "merge", "merge-tree", "commit",
+		"checkout", "read-tree", "worktree", "stash", "restore", "reset",
+		"cherry-pick", "apply", "update-index":
+		return true
+	}
+	return false
 }
 
 // driverKey matches the keys of the config that name a program to run
@@ -48,7 +53,7 @@ type driverEntry struct {
 // the file as it is. The list is read once per repository and config
 // (git config --get-regexp: it reads, it runs nothing).
 func (r *repo) drivers(ctx context.Context, cmd string) []string {
-	if r.via != nil && !runsDrivers[cmd] {
+	if r.via != nil && !runsDrivers(cmd) {
 		return nil // a host's: only where a driver may run (each look is a round trip)
 	}
 	if r.driversRead {

@@ -79,7 +79,10 @@ func (e *MissingBranchError) Unwrap() error { return ErrNoBranch }
 // scratchEnv makes the commits a forecast needs the same bytes every time
 // (an identity and dates of their own), so forecasting again writes no new
 // objects and no identity is needed.
-var scratchEnv = append([]string{"GIT_AUTHOR_DATE=@0 +0000", "GIT_COMMITTER_DATE=@0 +0000"}, fallbackIdentity...)
+// (A function: an append at package level runs in every process's init.)
+func scratchEnv() []string {
+	return append([]string{"GIT_AUTHOR_DATE=@0 +0000", "GIT_COMMITTER_DATE=@0 +0000"}, fallbackIdentity...)
+}
 
 // MergeForecast predicts, for each branch, whether merging it into into
 // (a branch; "" for the one checked out in dir) conflicts, on which files,
@@ -226,7 +229,7 @@ func (r *repo) withUncommitted(ctx context.Context, b ForecastBranch, t tip) (st
 // scratchCommit writes a commit object of tree on parent, referenced by
 // nothing, the same bytes for the same tree and parent.
 func (r *repo) scratchCommit(ctx context.Context, tree, parent string) (string, error) {
-	out, err := run(ctx, call{via: r.via, dir: r.top, env: scratchEnv, stdin: strings.NewReader("runner merge forecast\n"),
+	out, err := run(ctx, call{via: r.via, dir: r.top, env: scratchEnv(), stdin: strings.NewReader("runner merge forecast\n"),
 		args: []string{"commit-tree", "--no-gpg-sign", tree, "-p", parent, "-F", "-"}})
 	if err != nil {
 		return "", fmt.Errorf("merge forecast: a scratch commit in %s: %w", r.top, err)
