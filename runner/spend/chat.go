@@ -12,14 +12,14 @@ import (
 // streams counts once, by its id). A record's input counts its cached
 // tokens, which are taken out; thoughts are output, tool-use prompt
 // tokens input.
-var geminiFormat = chatFormat("gemini", true)
+func geminiFormat() format { return chatFormat("gemini", true) }
 
 // qwenFormat is a Qwen Code chat file (JSON lines: {"uuid", "type":
 // "user"|"assistant"|"tool_result"|"system", "message": {"parts": …},
 // "usageMetadata": {promptTokenCount, candidatesTokenCount,
 // cachedContentTokenCount, thoughtsTokenCount}}): the usageMetadata of
 // each assistant record after the turn's user record.
-var qwenFormat = chatFormat("assistant", false)
+func qwenFormat() format { return chatFormat("assistant", false) }
 
 // chatFormat is a chat file as Gemini CLI and Qwen Code write it: a
 // "user" record is a prompt, a record of type answer an answer with its

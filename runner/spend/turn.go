@@ -45,7 +45,7 @@ func TurnUsage(p *profile.Profile, ev profile.HookEvent, sig string, env func(st
 		t := clineTurn(clineSessionMessages(env, sig), sig)
 		return t.usage, t.ok, t.ended || !t.ok
 	}
-	r, known := records[p.Spend]
+	r, known := recordOf(p.Spend)
 	if !known {
 		return profile.Usage{}, false, true
 	}
@@ -74,13 +74,22 @@ type record struct {
 	endInFile bool
 }
 
-// records are the CLIs' records, by the profile's Spend.
-var records = map[string]record{
-	profile.SpendClaude:  {file: transcript, format: claudeFormat},
-	profile.SpendCodex:   {file: codexRollout, format: codexFormat},
-	profile.SpendGemini:  {file: transcript, format: geminiFormat},
-	profile.SpendQwen:    {file: qwenChat, format: qwenFormat},
-	profile.SpendCopilot: {file: answerFile, format: copilotFormat, endInFile: true},
+// recordOf is the CLI's record, by the profile's Spend (known false:
+// none). A switch, not a package-level map built in every process's init.
+func recordOf(spend string) (r record, known bool) {
+	switch spend {
+	case profile.SpendClaude:
+		return record{file: transcript, format: claudeFormat}, true
+	case profile.SpendCodex:
+		return record{file: codexRollout, format: codexFormat}, true
+	case profile.SpendGemini:
+		return record{file: transcript, format: geminiFormat()}, true
+	case profile.SpendQwen:
+		return record{file: qwenChat, format: qwenFormat()}, true
+	case profile.SpendCopilot:
+		return record{file: answerFile, format: copilotFormat, endInFile: true}, true
+	}
+	return record{}, false
 }
 
 // transcript is the session file the payload names (transcript_path).
