@@ -26,8 +26,18 @@ import (
 // after a reboot or once the supervisor was gone.
 func SupervisorAlive(t *state.Task) bool { return proctree.AliveAs(t.SupervisorPID, t.SupervisorStart) }
 
-// selfIdentity is this process's proctree.Identity, read once.
-var selfIdentity = sync.OnceValue(func() string { return proctree.Identity(os.Getpid()) })
+// selfIdentity is this process's proctree.Identity, read once (a
+// sync.Once and a string, not a package-level sync.OnceValue: that one
+// allocates in the package's init, in every runner process).
+func selfIdentity() string {
+	self.once.Do(func() { self.id = proctree.Identity(os.Getpid()) })
+	return self.id
+}
+
+var self struct {
+	once sync.Once
+	id   string
+}
 
 // SelfIdentity is this process's identity (proctree.Identity), read once:
 // what a task records beside the pid of the process that owns it.
