@@ -22,13 +22,26 @@ import (
 // — starts without them (issue 51).
 const extName = "runner-ext"
 
-// extShort are the one-line helps of runner-ext's commands, for `runner
-// --help` (TestExtShortsSame holds them to the commands' own).
-var extShort = map[string]string{
-	"watch":     "A live full-screen view of every task, one key to act on it",
-	"serve":     "Serve runner over HTTP: an API, a live page for a phone, the event stream",
-	"mcp":       "Serve runner's tools to an MCP client on standard input and output",
-	"push-send": "Deliver the queued pushes (config notify_push), then exit",
+// extShorts are the one-line helps of runner-ext's commands, for `runner
+// --help` (TestExtShortsSame holds them to the commands' own): an array
+// the compiler lays out in data, where a map is built in every process's
+// init.
+var extShorts = [...]struct{ name, short string }{
+	{"watch", "A live full-screen view of every task, one key to act on it"},
+	{"serve", "Serve runner over HTTP: an API, a live page for a phone, the event stream"},
+	{"mcp", "Serve runner's tools to an MCP client on standard input and output"},
+	{"push-send", "Deliver the queued pushes (config notify_push), then exit"},
+}
+
+// extShort is the one-line help of runner-ext's command name ("": not
+// one of them).
+func extShort(name string) string {
+	for _, e := range extShorts {
+		if e.name == name {
+			return e.short
+		}
+	}
+	return ""
 }
 
 // ext is the build of the command name that runner-ext runs: in runner, a
@@ -41,7 +54,7 @@ func (a *app) ext(name string) func() *cobra.Command {
 			return extReal(a, name)
 		}
 		c := &cobra.Command{
-			Use: name, Short: extShort[name], Hidden: name == "push-send",
+			Use: name, Short: extShort(name), Hidden: name == "push-send",
 			DisableFlagParsing: true,
 			RunE:               func(c *cobra.Command, _ []string) error { return a.runExt(a.args) },
 		}

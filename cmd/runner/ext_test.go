@@ -108,7 +108,7 @@ func TestExtProgram(t *testing.T) {
 	if code, out, _ := run(bin, env, "__complete", "watch", "--pop"); code != 0 || !strings.Contains(out, "--popup") {
 		t.Errorf("runner __complete watch --pop: exit %d, %q", code, out)
 	}
-	if code, out, _ := run(bin, env, "--help"); code != 0 || !strings.Contains(out, "watch ") || !strings.Contains(out, extShort["serve"]) {
+	if code, out, _ := run(bin, env, "--help"); code != 0 || !strings.Contains(out, "watch ") || !strings.Contains(out, extShort("serve")) {
 		t.Errorf("runner --help does not list runner-ext's commands: %d %q", code, out)
 	}
 	for _, args := range [][]string{{"serve", "--token"}, {"help", "serve"}, {"__complete", "serve", "--l"}} {
@@ -167,12 +167,12 @@ func TestExtShortsSame(t *testing.T) {
 	if extName != extcmd.Program {
 		t.Errorf("runner looks for %q, runner-ext is %q", extName, extcmd.Program)
 	}
-	if len(extShort) != len(extcmd.Names) {
-		t.Errorf("extShort has %d commands, runner-ext %d", len(extShort), len(extcmd.Names))
+	if len(extShorts) != len(extcmd.Names) {
+		t.Errorf("extShorts has %d commands, runner-ext %d", len(extShorts), len(extcmd.Names))
 	}
 	root := a.newRootCmd()
 	for _, name := range extcmd.Names {
-		if got, want := extShort[name], c.Build(name).Short; got != want {
+		if got, want := extShort(name), c.Build(name).Short; got != want {
 			t.Errorf("runner %s: runner lists %q, the command says %q", name, got, want)
 		}
 		if sub, _, err := root.Find([]string{name}); err != nil || sub.Name() != name {

@@ -77,7 +77,7 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 		return code
 	}
 	ctx, stop := context.Background(), func() {}
-	if !instant[commandName(args)] {
+	if !instant(commandName(args)) {
 		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	}
 	defer stop()
@@ -89,11 +89,11 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) int {
 	return a.run(ctx, args)
 }
 
-// instant are the commands that never wait, so never need to end well on
-// Ctrl-C: they run without a signal handler, whose two threads made a
-// third of `runner version`'s time in main (issue 51). Ctrl-C ends them
-// at once.
-var instant = map[string]bool{"version": true, "status-line": true}
+// instant reports whether cmd never waits, so never needs to end well on
+// Ctrl-C: such a command runs without a signal handler, whose two threads
+// made a third of `runner version`'s time in main (issue 51). Ctrl-C ends
+// it at once.
+func instant(cmd string) bool { return cmd == "version" || cmd == "status-line" }
 
 // newApp returns the app over the given streams (see app: out and errOut
 // made visible) and the function that flushes them at the end.
@@ -110,7 +110,7 @@ func (a *app) run(ctx context.Context, args []string) int {
 	a.jsonErrors = cmdkit.JSONArgs(args)
 	a.args = args
 	if len(args) > 1 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd) &&
-		extReal == nil && extShort[commandName(args[1:])] != "" {
+		extReal == nil && extShort(commandName(args[1:])) != "" {
 		// The shell completes a command of runner-ext's: it knows its flags.
 		code := 0
 		if err := a.runExt(args); err != nil {
