@@ -34,8 +34,8 @@ var Warnings io.Writer = os.Stderr
 
 var (
 	mu     sync.Mutex
-	made   = map[string]string{}
-	warned = map[string]bool{}
+	made   map[string]string // made on first use: a map literal here is built in every process's init
+	warned map[string]bool
 )
 
 // Dir returns the private directory "runner-NAME" (made if missing, mode
@@ -55,10 +55,16 @@ func Dir(name string, sub ...string) (string, error) {
 	d, err := dirIn(base, runtime, name, sub...)
 	if err != nil {
 		if !warned[name] {
+			if warned == nil {
+				warned = map[string]bool{}
+			}
 			warned[name] = true
 			fmt.Fprintf(Warnings, "runner: warning: %v; going without it (set XDG_RUNTIME_DIR or TMPDIR to a directory of your own)\n", err)
 		}
 		return "", err
+	}
+	if made == nil {
+		made = map[string]string{}
 	}
 	made[key] = d
 	return d, nil
