@@ -24,7 +24,7 @@ import (
 // while someone updates, so it is empty between updates and tests cannot
 // leak into each other through it. Correctness does not depend on it: the
 // flock still serialises everyone.
-var updateQueues = &combiners{m: map[string]*combiner{}}
+var updateQueues = &combiners{} // its map is made on first use: a map literal here is built in every process's init
 
 type combiners struct {
 	mu sync.Mutex
@@ -60,6 +60,9 @@ func (c *combiners) get(dir string) *combiner {
 	q := c.m[dir]
 	if q == nil {
 		q = &combiner{}
+		if c.m == nil {
+			c.m = map[string]*combiner{}
+		}
 		c.m[dir] = q
 	}
 	q.refs++

@@ -55,11 +55,12 @@ func (b *inbox) getInLine(s *Store) {
 }
 
 // inboxes holds this process's inbox per queue directory: like
-// updateQueues, as wide as the process, because the fifo is.
-var inboxes = struct {
+// updateQueues, as wide as the process, because the fifo is. Its map is
+// made on first use: a map literal here is built in every process's init.
+var inboxes struct {
 	mu sync.Mutex
 	m  map[string]*inbox
-}{m: map[string]*inbox{}}
+}
 
 // openInbox returns this process's inbox in the queue dir, making it the
 // first time.
@@ -91,6 +92,9 @@ func openInbox(dir string) (*inbox, error) {
 	}
 	b.f = f
 	go b.read()
+	if inboxes.m == nil {
+		inboxes.m = map[string]*inbox{}
+	}
 	inboxes.m[dir] = b
 	return b, nil
 }

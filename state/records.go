@@ -56,7 +56,7 @@ func safeName(id string) bool {
 // asked for. Per state directory, one entry per task; load keeps only the
 // tasks of the index it read (keep), so a long-lived process does not
 // gather every task it ever saw.
-var records = &recordCache{m: map[string]map[string]cachedRecord{}}
+var records = &recordCache{} // its map is made on first use: a map literal here is built in every process's init
 
 type recordCache struct {
 	mu sync.Mutex
@@ -83,6 +83,9 @@ func (c *recordCache) put(dir, id string, gen uint64, t *Task) {
 	d := c.m[dir]
 	if d == nil {
 		d = map[string]cachedRecord{}
+		if c.m == nil {
+			c.m = map[string]map[string]cachedRecord{}
+		}
 		c.m[dir] = d
 	}
 	d[id] = cachedRecord{gen: gen, t: t}

@@ -41,7 +41,7 @@ var (
 
 // segments caches decoded segment files for the process; a segment never
 // changes once written, so an entry stays valid while the file exists.
-var segments = &segmentCache{m: map[string]any{}}
+var segments = &segmentCache{} // its map is made on first use: a map literal here is built in every process's init
 
 type segmentCache struct {
 	mu sync.Mutex
@@ -57,6 +57,9 @@ func (c *segmentCache) get(path string) any {
 func (c *segmentCache) put(path string, v any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]any{}
+	}
 	if len(c.m) > 4*maxSegments {
 		clear(c.m)
 	}
