@@ -479,9 +479,17 @@ func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duratio
 			}
 			return true, nil
 		}
-		info, screen, err := c.PaneScreen(ctx, pane)
+		info, screen, byCaller, pending, err := c.lookUnlessTaken(ctx, pane, taken, wake)
 		if err != nil {
 			return true, err
+		}
+		if byCaller {
+			d.Confirmed, d.Elapsed = true, clock.Since(start)
+			d.Reason = "taken, by the caller's sign (no screen needed)"
+			if d.Enters > 1 {
+				d.Reason += fmt.Sprintf(" (after %d nudges)", d.Enters-1)
+			}
+			return true, nil
 		}
 		if info.Dead {
 			// The program exited after Enter: the text was submitted (and
@@ -505,8 +513,10 @@ func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duratio
 		if clock.Now().After(deadline) {
 			return false, nil
 		}
-		if err := sleepOrWake(ctx, poll, wake); err != nil {
-			return true, err
+		if !pending {
+			if err := sleepOrWake(ctx, poll, wake); err != nil {
+				return true, err
+			}
 		}
 		// Woken early: still no more than two looks per poll interval, so
 		// a pane that writes all the time (a long paste being read) is
@@ -515,6 +525,42 @@ func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duratio
 			if err := ctxtime.Sleep(ctx, gap); err != nil {
 				return true, err
 			}
+		}
+	}
+}
+
+// lookUnlessTaken is watchEnter's look at the pane (PaneScreen), cut
+// short by the caller's sign: a wake during the look after which taken
+// says yes ends it at once, the look's tmux client stopped (byCaller: the
+// text taken, no screen). A wake after which it says no leaves the look
+// to finish, and is pending: the next look comes without a wait for one.
+// Without taken or wake it is PaneScreen.
+func (c *Client) lookUnlessTaken(ctx context.Context, pane string, taken func() bool, wake <-chan struct{}) (info PaneInfo, screen string, byCaller, pending bool, err error) {
+	if taken == nil || wake == nil {
+		info, screen, err = c.PaneScreen(ctx, pane)
+		return info, screen, false, false, err
+	}
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type look struct {
+		info   PaneInfo
+		screen string
+		err    error
+	}
+	done := make(chan look, 1)
+	go func() {
+		i, s, e := c.PaneScreen(lctx, pane)
+		done <- look{i, s, e}
+	}()
+	for {
+		select {
+		case l := <-done:
+			return l.info, l.screen, false, pending, l.err
+		case <-wake:
+			if taken() {
+				return PaneInfo{}, "", true, false, nil
+			}
+			pending = true
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -619,6 +620,50 @@ func TestDeliverTakenNeedsNoLook(t *testing.T) {
 		Taken:    func() bool { return false }})
 	if err != nil || !res.Confirmed || res.Reason != "accepted by the screen check" {
 		t.Fatalf("Deliver not taken: %+v, %v; want confirmed by the screen check", res, err)
+	}
+}
+
+// TestDeliverTakenDuringALook: the caller's sign that arrives while a look
+// after Enter is under way (a quick turn's hook, as its tmux client waits
+// on a busy machine) confirms the delivery at once: the look is not waited
+// for.
+func TestDeliverTakenDuringALook(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	pane := shellPane(t, c, "dl")
+	dir := t.TempDir()
+	looking, gate := filepath.Join(dir, "looking"), filepath.Join(dir, "gate")
+	real, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A look after the paste (a display-message call, not the paste's
+	// if-shell) is held at the gate until the test ends.
+	wrapper := filepath.Join(dir, "tmux")
+	script := "#!/bin/sh\ncase \"$*\" in *if-shell*) ;; *display-message*) : >'" + looking + "'; while [ ! -e '" + gate + "' ]; do sleep 0.01; done;; esac\nexec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	c.bin = wrapper
+	t.Cleanup(func() { _ = os.WriteFile(gate, nil, 0o600) })
+	var taken atomic.Bool
+	wake := make(chan struct{}, 1)
+	go func() {
+		for deadline := clock.Now().Add(10 * time.Second); clock.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if _, err := os.Stat(looking); err == nil {
+				break
+			}
+		}
+		taken.Store(true)
+		wake <- struct{}{}
+	}()
+	res, err := c.Deliver(ctx, pane, "echo held-marker", DeliverOptions{EnterDelay: EnterWithPaste, Before: func(string) {},
+		Accepted: func(string) bool { return false }, Taken: taken.Load, Wake: wake})
+	if err != nil || !res.Confirmed || !strings.HasPrefix(res.Reason, "taken, by the caller's sign") {
+		t.Fatalf("Deliver: %+v, %v; want confirmed by the caller's sign", res, err)
+	}
+	if _, err := os.Stat(looking); err != nil {
+		t.Fatalf("no look was under way: %v", err)
 	}
 }
 
