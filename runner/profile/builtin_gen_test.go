@@ -57,6 +57,56 @@ func TestBuiltinsGenerated(t *testing.T) {
 	}
 }
 
+// TestBuiltinsFresh: what a caller changes in a profile Builtins gave it
+// (a list, a table, the hook, a field) is in no other profile it gives,
+// nor in the patterns compiled at first use; those are compiled once and
+// shared. Run with -race, the goroutines hold the sharing to be safe.
+func TestBuiltinsFresh(t *testing.T) {
+	a := Builtins()
+	for _, p := range a {
+		p.Busy = append(p.Busy[:0], "changed")
+		p.Ready = nil
+		p.Command[0] = "changed"
+		p.EnterDelay.Duration = time.Hour
+		if p.Env != nil {
+			p.Env["CHANGED"] = "1"
+		}
+		if p.Hook != nil {
+			p.Hook.Kind = "changed"
+			if len(p.Hook.Args) > 0 {
+				p.Hook.Args[0] = "changed"
+			}
+		}
+		if len(p.Trust) > 0 {
+			p.Trust[0].Keys[0] = "changed"
+		}
+	}
+	done := make(chan []*Profile, 4)
+	for range 4 {
+		go func() {
+			ps := Builtins()
+			for _, p := range ps {
+				p.rules()
+				p.Origin("busy[0]")
+			}
+			done <- ps
+		}()
+	}
+	parsed, err := loadBuiltins()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		b := <-done
+		for i, p := range parsed {
+			sameBuiltin(t, b[i], p)
+			if b[i].patterns() != a[i].patterns() {
+				t.Errorf("%s: patterns compiled again for another copy", p.Name)
+			}
+		}
+	}
+}
+
 // sameBuiltin reports where got, a profile Builtins made, differs from
 // want, the same agent file parsed.
 func sameBuiltin(t *testing.T, got, want *Profile) {
