@@ -121,8 +121,6 @@ func decodeField(dst any, path, key string, raw json.RawMessage) error {
 	return decodeValue(path, raw, v.Field(i).Addr().Interface())
 }
 
-var durationType = reflect.TypeFor[profile.Duration]()
-
 // decodeValue decodes one value, refusing null and (for durations) bare
 // numbers, and turns json's type errors into "want …, got …".
 func decodeValue(path string, raw json.RawMessage, dst any) error {
@@ -130,7 +128,7 @@ func decodeValue(path string, raw json.RawMessage, dst any) error {
 	if string(raw) == "null" {
 		return fmt.Errorf("%s: null is not a value here (remove the key to get the default)", path)
 	}
-	if reflect.TypeOf(dst).Elem() == durationType && (len(raw) == 0 || raw[0] != '"') {
+	if reflect.TypeOf(dst).Elem() == reflect.TypeFor[profile.Duration]() && (len(raw) == 0 || raw[0] != '"') {
 		return fmt.Errorf("%s: want a duration string like \"30s\" or \"1h\", got %s", path, raw)
 	}
 	if err := json.Unmarshal(raw, dst); err != nil {
