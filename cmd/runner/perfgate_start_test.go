@@ -123,7 +123,7 @@ func TestNoWorkBeforeMain(t *testing.T) {
 		allocs, _ := strconv.Atoi(f[9])
 		total += size
 		if strings.HasPrefix(f[1], "github.com/runner-cli/runner") && (size > ownBytes || allocs > ownAllocs) {
-			t.Errorf("%s's init makes %d bytes in %d allocations (at most %d in %d): make what it computes lazy (textutil.LazyRegexp, sync.OnceValue)",
+			t.Errorf("%s's init makes %d bytes in %d allocations (at most %d in %d): make what it computes lazy (textutil.LazyRegexp; a switch for a lookup table; a function over a sync.Once, not a package-level sync.OnceValue or map, which are made at init)",
 				f[1], size, allocs, ownBytes, ownAllocs)
 		}
 	}

@@ -11,7 +11,8 @@ import (
 // written: "regexp.MustCompile"). Such a value is computed in the
 // package's init, before main, in every runner process (a hook, `runner
 // version`, a door call), whether or not the command needs it: make it
-// lazy (textutil.LazyRegexp, sync.OnceValue).
+// lazy (textutil.LazyRegexp; a function over a sync.Once: a package-level
+// sync.OnceValue allocates at init itself).
 func InitWork(t testing.TB, root string, calls ...string) (checked int) {
 	t.Helper()
 	return walkGoFiles(t, root, "", func(fset *token.FileSet, f *ast.File) {
@@ -40,7 +41,7 @@ func InitWork(t testing.TB, root string, calls ...string) (checked int) {
 						}
 						for _, c := range calls {
 							if pkg.Name+"."+sel.Sel.Name == c {
-								t.Errorf("%s: %s at package level runs in every process's start: make it lazy (textutil.LazyRegexp, sync.OnceValue)", fset.Position(call.Pos()), c)
+								t.Errorf("%s: %s at package level runs in every process's start: make it lazy (textutil.LazyRegexp; a function over a sync.Once, not a package-level sync.OnceValue, which allocates at init)", fset.Position(call.Pos()), c)
 							}
 						}
 						return true
