@@ -19,7 +19,7 @@ import (
 // on this machine and the hosts of env (machine). Every error is found
 // before anything is recorded.
 func planDispatch(ctx context.Context, env *Env, req DispatchRequest) (*plan.Plan, error) {
-	st, err := env.Store.Read(ctx)
+	st, err := req.ReadState(ctx, env.Store)
 	if err != nil {
 		return nil, err
 	}

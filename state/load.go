@@ -206,6 +206,21 @@ func (s *Store) readRecords(es map[string]*entry) (map[string]*Task, error) {
 	return out, nil
 }
 
+// ReadIndex is Read for a reader of the index's hot fields (status, tmux
+// target, times, lineage, ports: those of an index entry): every task
+// comes with those only, its Text the entry's title, until State.Task or
+// FindTask asks for it, which reads its record then (a record that cannot
+// be read then leaves the task as the index has it). It reads no other
+// record, so its cost does not grow with the tasks the index carries: a
+// dispatch's look at what is due for gc, and its plan, read it.
+func (s *Store) ReadIndex(ctx context.Context) (*State, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	st, _, err := s.loadIndex()
+	return st, err
+}
+
 // Counts reads only the index and counts its tasks by status: what a
 // status line needs, without a task record (so its cost does not depend on
 // how many tasks are retained, nor on their size). Archived tasks are all

@@ -29,6 +29,9 @@ type Core interface {
 type Store interface {
 	Dir() string
 	Read(ctx context.Context) (*state.State, error)
+	// ReadIndex is Read with the index's hot fields only (what AutoStart
+	// looks at).
+	ReadIndex(ctx context.Context) (*state.State, error)
 	Update(ctx context.Context, fn func(*state.State) error) error
 	LockProject(ctx context.Context, project string, wait bool) (*state.ProjectLock, error)
 	// FindGroup is a group by id or unique prefix (cancel GROUP); Groups

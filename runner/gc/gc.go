@@ -389,7 +389,9 @@ func AutoStart(ctx context.Context, d Deps, closeAfter time.Duration, inTask boo
 	if closeAfter <= 0 || inTask {
 		return nil
 	}
-	st, err := d.Store.Read(ctx)
+	// What AutoGCDue looks at is in the index: no task's record is read
+	// (a dispatch pays this before its task is recorded).
+	st, err := d.Store.ReadIndex(ctx)
 	if err != nil {
 		return nil
 	}

@@ -49,6 +49,18 @@ func Make(ctx context.Context, req Request, profiles []*profile.Profile, st *sta
 	return p, nil
 }
 
+// ReadState reads the state Make needs of store for r: the index alone
+// (Store.ReadIndex), not every task's record, since Make reads the hot
+// fields of the index's tasks and the tasks it names, which State.Task and
+// FindTask read whole; the whole state for a door's child, whose
+// confinement reads the asking task's folder and home copies.
+func (r Request) ReadState(ctx context.Context, store *state.Store) (*state.State, error) {
+	if r.Confined != "" {
+		return store.Read(ctx)
+	}
+	return store.ReadIndex(ctx)
+}
+
 // lineage makes a dispatch from inside a runner pane (caller, its task) a
 // child of that task, refused past the config's max_level.
 func lineage(st *state.State, caller string, req Request) (Lineage, error) {
