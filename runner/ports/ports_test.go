@@ -26,6 +26,33 @@ func TestPortInUse(t *testing.T) {
 	}
 }
 
+// TestPortInUseAsListen: the probe says what net.Listen on every address
+// says, for a port held on the loopback address of either family and a
+// free one.
+func TestPortInUseAsListen(t *testing.T) {
+	var held []int
+	for _, network := range []string{"tcp4", "tcp6"} {
+		l, err := net.Listen(network, "localhost:0")
+		if err != nil {
+			t.Logf("%s: %v", network, err)
+			continue
+		}
+		defer l.Close()
+		held = append(held, l.Addr().(*net.TCPAddr).Port)
+	}
+	free, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := free.Addr().(*net.TCPAddr).Port
+	free.Close()
+	for _, port := range append(held, p) {
+		if got, want := inUse(port), listenFails(port); got != want {
+			t.Errorf("port %d: inUse %v, net.Listen fails %v", port, got, want)
+		}
+	}
+}
+
 // TestPortsOfTasks: a range with a listener is passed over here, not on a
 // host (nothing is probed there); a task started again keeps its range
 // unless another live task holds it now.
