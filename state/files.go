@@ -2,6 +2,7 @@ package state
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -118,7 +119,7 @@ func AppendTaskEventIn(dir, id string, ev TaskEvent) error {
 	if !ValidTaskID(id) {
 		return fmt.Errorf("task id %q: want t_ and 8 lowercase letters or digits", id)
 	}
-	b, err := json.Marshal(ev)
+	b, err := ev.appendLine(make([]byte, 0, 64+len(ev.Event)+len(ev.Data)+len(ev.Data)/8))
 	if err != nil {
 		return err
 	}
@@ -136,10 +137,39 @@ func AppendTaskEventIn(dir, id string, ev TaskEvent) error {
 		return fmt.Errorf("open events of %s: %w", id, err)
 	}
 	defer f.Close()
-	if _, err := f.Write(append(b, '\n')); err != nil {
+	if _, err := f.Write(b); err != nil {
 		return fmt.Errorf("append event for %s: %w", id, err)
 	}
 	return nil
+}
+
+// appendLine appends ev's line to b: the bytes json.Marshal gives, and a
+// newline, written out by hand (a hook is a process of its own per event:
+// json.Marshal's reflection over the type, made anew in each, was half of
+// what the hook did after its start, issue 51). TestEventLine holds it to
+// json.Marshal.
+func (ev TaskEvent) appendLine(b []byte) ([]byte, error) {
+	t, err := ev.Time.MarshalJSON()
+	if err != nil {
+		return nil, fmt.Errorf("json: error calling MarshalJSON for type time.Time: %w", err)
+	}
+	name, err := json.Marshal(ev.Event)
+	if err != nil {
+		return nil, err
+	}
+	b = append(append(append(append(b, `{"time":`...), t...), `,"event":`...), name...)
+	if len(ev.Data) > 0 {
+		// As json.Marshal gives a RawMessage: compact, HTML escaped.
+		var data bytes.Buffer
+		if err := json.Compact(&data, ev.Data); err != nil {
+			return nil, fmt.Errorf("json: error calling MarshalJSON for type json.RawMessage: %w", err)
+		}
+		b = append(b, `,"data":`...)
+		esc := bytes.NewBuffer(b)
+		json.HTMLEscape(esc, data.Bytes())
+		b = esc.Bytes()
+	}
+	return append(b, "}\n"...), nil
 }
 
 // ReadTaskEvents returns the task's hook events (a missing file is none;

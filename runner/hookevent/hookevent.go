@@ -47,7 +47,9 @@ func Record(getenv func(string) string, in io.Reader, task, name string) error {
 	if err != nil {
 		return err
 	}
-	ev := state.TaskEvent{Time: clock.Now(), Event: "Stop"}
+	// In UTC: the local zone's file is not read for the line's time (the
+	// same instant; issue 51).
+	ev := state.TaskEvent{Time: clock.Now().UTC(), Event: "Stop"}
 	if name != "" {
 		ev.Event = name
 	}
