@@ -12,8 +12,40 @@ const procDir = "/proc"
 
 func pidDir(pid int) string { return procDir + "/" + strconv.Itoa(pid) }
 
+// readProc is os.ReadFile for a file of /proc, in three system calls
+// (open, read to its end, close) where os.ReadFile makes ten (the poller's
+// try and its undoing, a stat for a size /proc does not give): a dispatch
+// reads the stat of each of its ancestors, gc every process's (issue 51).
+// Its errors are os.ReadFile's (*os.PathError).
+func readProc(path string) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	for err == syscall.EINTR {
+		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	}
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer syscall.Close(fd)
+	b := make([]byte, 0, 1024)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := syscall.Read(fd, b[len(b):cap(b)])
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			return nil, &os.PathError{Op: "read", Path: path, Err: err}
+		case n == 0:
+			return b, nil
+		}
+		b = b[:len(b)+n]
+	}
+}
+
 func get(pid int) (Proc, bool) {
-	b, err := os.ReadFile(pidDir(pid) + "/stat")
+	b, err := readProc(pidDir(pid) + "/stat")
 	if err != nil {
 		return Proc{}, false
 	}
@@ -42,7 +74,7 @@ func groupState(pid int) byte {
 		if err != nil || tid == pid {
 			continue
 		}
-		b, err := os.ReadFile(pidDir(pid) + "/task/" + e.Name() + "/stat")
+		b, err := readProc(pidDir(pid) + "/task/" + e.Name() + "/stat")
 		if err != nil {
 			continue
 		}
@@ -72,7 +104,7 @@ func all() ([]Proc, error) {
 }
 
 func environ(pid int) ([]string, error) {
-	b, err := os.ReadFile(pidDir(pid) + "/environ")
+	b, err := readProc(pidDir(pid) + "/environ")
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +118,7 @@ func environ(pid int) ([]string, error) {
 func executable(pid int) (string, error) { return os.Readlink(pidDir(pid) + "/exe") }
 
 func bootID() string {
-	b, err := os.ReadFile(procDir + "/sys/kernel/random/boot_id")
+	b, err := readProc(procDir + "/sys/kernel/random/boot_id")
 	if err != nil {
 		return ""
 	}
@@ -99,7 +131,7 @@ func readable() bool {
 }
 
 func loadAverage() (float64, bool) {
-	b, err := os.ReadFile(procDir + "/loadavg")
+	b, err := readProc(procDir + "/loadavg")
 	if err != nil {
 		return 0, false
 	}
@@ -107,7 +139,7 @@ func loadAverage() (float64, bool) {
 }
 
 func zombieExit(pid int) (status int, known, zombie bool) {
-	b, err := os.ReadFile(pidDir(pid) + "/stat")
+	b, err := readProc(pidDir(pid) + "/stat")
 	if err != nil {
 		return 0, false, false
 	}
