@@ -27,8 +27,15 @@ func Open(path string) (*os.File, error) { return OpenFile(path, os.O_RDONLY, 0)
 // OpenFile is os.OpenFile with the package's rules: not through a final
 // link, never blocking, a regular file only (a FIFO with no reader, opened
 // for writing, is refused as well).
+//
+// The file is opened without the Go runtime's poller (a regular file is
+// never pollable: os.OpenFile's try of it cost four system calls a file,
+// and a hook the poller's start, issue 51): blocking once checked.
 func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, perm)
+	fd, err := syscall.Open(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, uint32(perm.Perm()))
+	for err == syscall.EINTR {
+		fd, err = syscall.Open(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, uint32(perm.Perm()))
+	}
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
 			return nil, fmt.Errorf("open %s: %w: a symbolic link", path, ErrNotRegular)
@@ -36,8 +43,16 @@ func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 		if errors.Is(err, syscall.ENXIO) {
 			return nil, fmt.Errorf("open %s: %w: a FIFO or a socket", path, ErrNotRegular)
 		}
-		return nil, err
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
+	// Blocking again before os.NewFile looks (a file in non-blocking mode
+	// is handed to the poller); what is not a regular file is closed below
+	// unread.
+	if err := syscall.SetNonblock(fd, false); err != nil {
+		syscall.Close(fd)
+		return nil, &os.PathError{Op: "fcntl", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
