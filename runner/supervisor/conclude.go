@@ -111,7 +111,7 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 		e.Commit(ctx)
 	}
 	tt.Delivered = s.takeDelivered()
-	trackChanges, looked := lookAtChanges(ctx, e, &tt)
+	trackChanges, looked := lookAtChanges(ctx, e, &tt, s.Settings.OnHost)
 	defer looked() // never left running past the turn's end
 	more, final := e.EndTurn(ctx, o, tt, takeQueue)
 	if tt.SpendLater != nil {
@@ -145,8 +145,8 @@ func endedElsewhere(ctx context.Context, e Ender) bool {
 // running, so that none is left running past the turn's end. A look done
 // within foldWait that needs no other task's record is left to the end's
 // write instead (tt.Changes): track then has nothing to record, unless
-// that write could not make it.
-func lookAtChanges(ctx context.Context, e Ender, tt *TurnText) (track, wait func()) {
+// that write could not make it. On a host (onHost) the end does not wait.
+func lookAtChanges(ctx context.Context, e Ender, tt *TurnText, onHost bool) (track, wait func()) {
 	var found Looked
 	var looking sync.WaitGroup
 	done := make(chan struct{})
@@ -155,17 +155,19 @@ func lookAtChanges(ctx context.Context, e Ender, tt *TurnText) (track, wait func
 		found = e.LookAtChanges(ctx)
 	})
 	folded := new(bool)
-	timer := time.NewTimer(foldWait)
-	defer timer.Stop()
-	select {
-	case <-done:
-		if fold := found.Fold; fold != nil {
-			tt.Changes = func(t *state.Task) bool {
-				*folded = fold(t)
-				return *folded
+	if !onHost { // over ssh a look is never that quick: no wait
+		timer := time.NewTimer(foldWait)
+		defer timer.Stop()
+		select {
+		case <-done:
+			if fold := found.Fold; fold != nil {
+				tt.Changes = func(t *state.Task) bool {
+					*folded = fold(t)
+					return *folded
+				}
 			}
+		case <-timer.C:
 		}
-	case <-timer.C:
 	}
 	track = func() {
 		looking.Wait()

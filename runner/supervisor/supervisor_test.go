@@ -607,20 +607,22 @@ func TestConcludeListsClients(t *testing.T) {
 			s.Session, pn.clients = tc.session, []string{"/dev/pts/7"}
 			e := &ender{}
 			_ = s.Conclude(t.Context(), e, tc.o)
-			if got := pn.listed.Load(); (got == 1) != tc.listed || got > 1 {
-				t.Fatalf("listed %d times; want listed: %v", got, tc.listed)
-			}
 			if !tc.listed {
-				if e.clients != nil {
-					t.Error("the notification was given clients nobody listed")
+				if e.clients != nil || pn.listed.Load() != 0 {
+					t.Errorf("listed %d times, clients given %v; want none", pn.listed.Load(), e.clients != nil)
 				}
 				return
 			}
 			if e.notified != 1 || e.clients == nil {
 				t.Fatalf("notified %d, given clients %v; want once, with the list", e.notified, e.clients != nil)
 			}
+			// (The fake notification does not wait for the list: it is
+			// waited for here.)
 			if got, err := e.clients(t.Context()); err != nil || len(got) != 1 || got[0] != "/dev/pts/7" {
 				t.Errorf("the clients given: %q, %v", got, err)
+			}
+			if got := pn.listed.Load(); got != 1 {
+				t.Errorf("listed %d times; want once", got)
 			}
 		})
 	}
@@ -638,14 +640,16 @@ func TestConcludeFoldsTheLook(t *testing.T) {
 		folded         bool
 		tracked        int
 		holdUntilEnded bool
+		onHost         bool
 	}{
 		{name: "a quick look: folded", e: &ender{foldable: true}, folded: true},
 		{name: "a look still running at the end's write: recorded after", e: &ender{foldable: true, lookWait: make(chan struct{})}, tracked: 1, holdUntilEnded: true},
 		{name: "an overlap recorded meanwhile: recorded after", e: &ender{foldable: true, foldFails: true}, tracked: 1},
 		{name: "other tasks concerned: recorded after", e: &ender{}, tracked: 1},
+		{name: "on a host: the end does not wait for the look", e: &ender{foldable: true}, tracked: 1, onHost: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, _, _, _ := newSupervisor(t, "claude", Settings{})
+			s, _, _, _ := newSupervisor(t, "claude", Settings{OnHost: tc.onHost})
 			e := tc.e
 			if tc.holdUntilEnded {
 				// The look ends only once the end was recorded: it cannot
