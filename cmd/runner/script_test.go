@@ -202,6 +202,7 @@ func scriptParams(t *testing.T) testscript.Params {
 			"msgstorm":     cmdMsgStorm,
 			"checkmsgs":    cmdCheckMsgs,
 			"before":       cmdBefore,
+			"histbefore":   cmdHistBefore,
 			"ttyattach":    cmdTTYAttach,
 			"recordis":     cmdRecordIs,
 			"maxsize":      cmdMaxSize,
@@ -612,6 +613,38 @@ func pollTask(ts *testscript.TestScript, id string, timeoutArg []string, done fu
 			ts.Fatalf("%s, not met within %s", what(), timeout)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// cmdHistBefore: histbefore ID1 STATUS1 ID2 STATUS2 checks, in the
+// state, that task ID1 first reached STATUS1 no later than task ID2 first
+// reached STATUS2 (e.g. a dependency done before its dependent starts).
+// The journal cannot say it: a dependent may journal its start a moment
+// before the dependency's supervisor journals the end it recorded first.
+func cmdHistBefore(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: histbefore ID1 STATUS1 ID2 STATUS2")
+	}
+	store, err := state.Open(scriptStateDir(ts))
+	ts.Check(err)
+	st, err := store.Read(context.Background())
+	ts.Check(err)
+	first := func(id, status string) time.Time {
+		t := st.Task(id)
+		if t == nil {
+			ts.Fatalf("histbefore: no task %s", id)
+		}
+		for _, h := range t.History {
+			if string(h.Status) == status {
+				return h.Time
+			}
+		}
+		ts.Fatalf("histbefore: task %s was never %s", id, status)
+		return time.Time{}
+	}
+	a, b := first(args[0], args[1]), first(args[2], args[3])
+	if a.After(b) {
+		ts.Fatalf("histbefore: %s was %s at %s, after %s was %s at %s", args[0], args[1], a.Format(time.RFC3339Nano), args[2], args[3], b.Format(time.RFC3339Nano))
 	}
 }
 
