@@ -211,8 +211,7 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 	s = &supervision{env: env, book: book, set: set, runCtx: ctx, wrote: wrote, Supervisor: &supervisor.Supervisor{
 		ID: t.ID, Profile: prof, PaneID: t.Tmux.Pane, Session: t.Tmux.Session, Mon: supervisor.Watch(mon), Book: book, AgentEnv: confine.AgentEnv(t.HomeCopies, filepath.Join(env.Store.TaskFile(state.FileHomeDir, t.ID), "home")), AgentPath: confine.AgentPath(t.HomeCopies), Wrote: liveWrote,
 		Settings: supervisor.Settings{ReadyTimeout: set.ReadyTimeout, YesTrust: set.YesTrust, WaitInput: set.WaitInput,
-			Detached: set.Detached, Approve: rules, Commit: set.Commit, UseHook: set.Start != nil && set.Start.UseHook, NoTmuxMessage: set.NoTmuxMessage,
-			OnHost: t.Tmux.Host != ""}}}
+			Detached: set.Detached, Approve: rules, Commit: set.Commit, UseHook: set.Start != nil && set.Start.UseHook, NoTmuxMessage: set.NoTmuxMessage}}}
 	tc, err := env.PaneClient(ctx, t)
 	if err != nil {
 		return nil, nil, err

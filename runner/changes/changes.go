@@ -107,37 +107,6 @@ func (d Deps) Look(ctx context.Context, id string) (*Look, error) {
 	return l, nil
 }
 
-// Fold is the record of what l found as a change of the task alone, for
-// a caller that writes the task's record anyway (the end of its turn, in
-// the same write): nil when there is nothing to record, or when the long
-// way is needed (files changed, or overlaps to undo: other tasks are
-// concerned). The change reports false, changing nothing, when it cannot
-// be made there (another task's look recorded an overlap with this one
-// meanwhile): Record then does it.
-func (l *Look) Fold() func(*state.Task) bool {
-	if l.ch == nil || len(l.ch.Files) > 0 || len(l.t.Overlaps) > 0 || l.unchanged() {
-		return nil
-	}
-	ch := *l.ch
-	return func(x *state.Task) bool {
-		if len(x.Overlaps) > 0 {
-			return false
-		}
-		c := ch
-		if x.Changes != nil {
-			c.Merged = x.Changes.Merged
-		}
-		x.Changes = &c
-		return true
-	}
-}
-
-// unchanged reports whether the task's record says what l found already.
-func (l *Look) unchanged() bool {
-	c, ch := l.t.Changes, l.ch
-	return c != nil && c.Repo == ch.Repo && c.Host == ch.Host && c.Count == ch.Count && c.Shared == ch.Shared && slices.Equal(c.Files, ch.Files)
-}
-
 // Record records what l found, with the overlaps and the messages they
 // make.
 func (l *Look) Record(ctx context.Context) error {
@@ -146,19 +115,23 @@ func (l *Look) Record(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, changesTimeout)
 	defer cancel()
-	d, ch, id := l.d, *l.ch, l.t.ID
-	if l.unchanged() {
+	d, t, ch, id := l.d, l.t, *l.ch, l.t.ID
+	if c := t.Changes; c != nil && c.Repo == ch.Repo && c.Host == ch.Host && c.Count == ch.Count && c.Shared == ch.Shared && slices.Equal(c.Files, ch.Files) {
 		return nil
 	}
-	if fold := l.Fold(); fold != nil {
+	if len(ch.Files) == 0 && len(t.Overlaps) == 0 {
 		// Nothing changed and no overlap to undo: no other task is
 		// concerned, so only this task's record changes (handed to the
 		// lock's holder like any one-task change, without reading
 		// every task).
 		err := d.Store.UpdateTask(ctx, id, func(x *state.Task) error {
-			if !fold(x) {
+			if len(x.Overlaps) > 0 {
 				return errOverlapsMoved
 			}
+			if x.Changes != nil {
+				ch.Merged = x.Changes.Merged
+			}
+			x.Changes = &ch
 			return nil
 		})
 		if !errors.Is(err, errOverlapsMoved) {

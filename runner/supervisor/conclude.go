@@ -60,28 +60,11 @@ type Ender interface {
 	// returns what records them, with the overlaps they make with other
 	// tasks (telling the agents concerned). A failure is reported, never
 	// fatal.
-	LookAtChanges(ctx context.Context) Looked
+	LookAtChanges(ctx context.Context) (record func(context.Context))
 	// TurnSpent records what the turn whose end EndTurn recorded used,
 	// once its CLI wrote it (TurnText.SpendLater).
 	TurnSpent(ctx context.Context, sp state.Spend)
 }
-
-// Looked is what a look at the files a task changed found (Ender's
-// LookAtChanges): Record records it (with the overlaps, telling the
-// agents concerned); Fold, when set, is that record as a change of the
-// task alone, for the end's write to make (changes.Look.Fold): it
-// reports false when it could not, and Record is then still to do.
-type Looked struct {
-	Record func(context.Context)
-	Fold   func(*state.Task) bool
-}
-
-// foldWait is how long the end of a turn waits for the look at the files
-// the task changed (one git process, usually a few milliseconds), to
-// record what it found in the end's own write: one write fewer before
-// the process exits. A longer look (a large tree) is recorded after the
-// end, as before: the end is never held up by more than this.
-const foldWait = 10 * time.Millisecond
 
 // Conclude records how a turn ended and returns the error that sets the
 // exit code: nil for done; ErrMoreMessages when messages wait for the next
@@ -111,7 +94,7 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 		e.Commit(ctx)
 	}
 	tt.Delivered = s.takeDelivered()
-	trackChanges, looked := lookAtChanges(ctx, e, &tt, s.Settings.OnHost)
+	trackChanges, looked := lookAtChanges(ctx, e)
 	defer looked() // never left running past the turn's end
 	more, final := e.EndTurn(ctx, o, tt, takeQueue)
 	if tt.SpendLater != nil {
@@ -142,38 +125,14 @@ func endedElsewhere(ctx context.Context, e Ender) bool {
 // part of a turn's end) beside the record of the end (after the commit's
 // protocol, which moves HEAD and the index). track records what the look
 // found, always after the record of the end; wait waits for a look still
-// running, so that none is left running past the turn's end. A look done
-// within foldWait that needs no other task's record is left to the end's
-// write instead (tt.Changes): track then has nothing to record, unless
-// that write could not make it. On a host (onHost) the end does not wait.
-func lookAtChanges(ctx context.Context, e Ender, tt *TurnText, onHost bool) (track, wait func()) {
-	var found Looked
+// running, so that none is left running past the turn's end.
+func lookAtChanges(ctx context.Context, e Ender) (track, wait func()) {
+	var record func(context.Context)
 	var looking sync.WaitGroup
-	done := make(chan struct{})
-	looking.Go(func() {
-		defer close(done)
-		found = e.LookAtChanges(ctx)
-	})
-	folded := new(bool)
-	if !onHost { // over ssh a look is never that quick: no wait
-		timer := time.NewTimer(foldWait)
-		defer timer.Stop()
-		select {
-		case <-done:
-			if fold := found.Fold; fold != nil {
-				tt.Changes = func(t *state.Task) bool {
-					*folded = fold(t)
-					return *folded
-				}
-			}
-		case <-timer.C:
-		}
-	}
+	looking.Go(func() { record = e.LookAtChanges(ctx) })
 	track = func() {
 		looking.Wait()
-		if !*folded {
-			found.Record(ctx)
-		}
+		record(ctx)
 	}
 	return track, looking.Wait
 }

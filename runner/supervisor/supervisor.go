@@ -117,9 +117,6 @@ type Settings struct {
 	// NoTmuxMessage: a turn's end is shown to no client of the session
 	// (--no-tmux-message): none is listed.
 	NoTmuxMessage bool
-	// OnHost: the task runs on a host, its git over ssh: a look at its
-	// files takes longer than foldWait, and the end does not wait for it.
-	OnHost bool
 }
 
 // DefaultReadyTimeout is how long an agent may take to show its prompt

@@ -456,12 +456,6 @@ type ender struct {
 	takeQueue      []bool
 	spent          []state.Spend
 	onEnd          func(TurnText) // called as EndTurn records the end
-	// foldable: the look's record is a change of the task alone; lookWait,
-	// when set, holds the look until it is closed.
-	foldable  bool
-	lookWait  chan struct{}
-	foldFails bool // the fold finds an overlap recorded meanwhile
-	folded    bool // EndTurn made the look's change
 }
 
 func (e *ender) TurnSpent(_ context.Context, sp state.Spend) { e.spent = append(e.spent, sp) }
@@ -479,9 +473,6 @@ func (e *ender) EndTurn(ctx context.Context, o Outcome, tt TurnText, takeQueue b
 		return e.more, nil
 	}
 	e.task.Status, e.task.Answer = o.Status, tt.Answer
-	if tt.Changes != nil {
-		e.folded = tt.Changes(&e.task)
-	}
 	c := e.task
 	return 0, &c
 }
@@ -492,21 +483,8 @@ func (e *ender) Pending(ctx context.Context) int {
 	}
 	return e.more
 }
-func (e *ender) LookAtChanges(ctx context.Context) Looked {
-	if e.lookWait != nil {
-		<-e.lookWait
-	}
-	found := Looked{Record: func(context.Context) { e.tracked++ }}
-	if e.foldable {
-		found.Fold = func(t *state.Task) bool {
-			if e.foldFails {
-				return false
-			}
-			t.Changes = &state.Changes{}
-			return true
-		}
-	}
-	return found
+func (e *ender) LookAtChanges(ctx context.Context) func(context.Context) {
+	return func(context.Context) { e.tracked++ }
 }
 
 // Conclude: what each outcome records, commits and notifies, and the exit
@@ -623,52 +601,6 @@ func TestConcludeListsClients(t *testing.T) {
 			}
 			if got := pn.listed.Load(); got != 1 {
 				t.Errorf("listed %d times; want once", got)
-			}
-		})
-	}
-}
-
-// TestConcludeFoldsTheLook: a look at the files done by the time the end
-// is written, and a change of the task alone, is recorded by the end's
-// write (no record after); a longer look, or a fold that finds an overlap
-// recorded meanwhile, is recorded after the end, as before.
-func TestConcludeFoldsTheLook(t *testing.T) {
-	done := Outcome{Status: state.StatusDone, Reason: "r"}
-	for _, tc := range []struct {
-		name           string
-		e              *ender
-		folded         bool
-		tracked        int
-		holdUntilEnded bool
-		onHost         bool
-	}{
-		{name: "a quick look: folded", e: &ender{foldable: true}, folded: true},
-		{name: "a look still running at the end's write: recorded after", e: &ender{foldable: true, lookWait: make(chan struct{})}, tracked: 1, holdUntilEnded: true},
-		{name: "an overlap recorded meanwhile: recorded after", e: &ender{foldable: true, foldFails: true}, tracked: 1},
-		{name: "other tasks concerned: recorded after", e: &ender{}, tracked: 1},
-		{name: "on a host: the end does not wait for the look", e: &ender{foldable: true}, tracked: 1, onHost: true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s, _, _, _ := newSupervisor(t, "claude", Settings{OnHost: tc.onHost})
-			e := tc.e
-			if tc.holdUntilEnded {
-				// The look ends only once the end was recorded: it cannot
-				// be in that write.
-				e.onEnd = func(tt TurnText) {
-					if tt.Changes != nil {
-						t.Error("a look not done yet was handed to the end's write")
-					}
-					close(e.lookWait)
-				}
-			}
-			if err := s.Conclude(t.Context(), e, done); err != nil {
-				t.Fatal(err)
-			}
-			if e.folded != tc.folded || e.tracked != tc.tracked || e.notified != 1 {
-				t.Errorf("folded %v, recorded after %d, notified %d; want %v, %d, 1", e.folded, e.tracked, e.notified, tc.folded, tc.tracked)
-			}
-			if tc.folded && e.task.Changes == nil {
-				t.Error("folded, but the end's write has no changes")
 			}
 		})
 	}

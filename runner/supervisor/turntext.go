@@ -38,10 +38,6 @@ type TurnText struct {
 	// running), for the end's write to make first: the turn's hook came
 	// while its delivery was confirmed (Supervisor.FoldRunning).
 	Delivered func(*state.Task)
-	// Changes, when set, records the files the turn changed (looked at
-	// already, and a change of the task alone) in the end's write, after
-	// the turn: it reports false when it could not (Looked.Fold).
-	Changes func(*state.Task) bool
 }
 
 // ReadTurnEnd reads the end of the turn: from the hook's event when it has

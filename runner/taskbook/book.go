@@ -207,9 +207,6 @@ func (b *Book) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervisor.
 			return nil
 		}
 		b.recordTurn(t, o, tt)
-		if tt.Changes != nil {
-			tt.Changes(t) // the files the turn changed, looked at already
-		}
 		if o.Status == state.StatusDone {
 			// The turn's spend reached a budget of the task's tree: the
 			// task ends, and so do the turns running in that tree.
@@ -322,22 +319,17 @@ func (b *Book) Commit(ctx context.Context) {
 }
 
 // LookAtChanges looks at the files the task changed; what it returns
-// records them and their overlaps (Record), or, when only the task's own
-// record changes, has the end's write record them (Fold).
-func (b *Book) LookAtChanges(ctx context.Context) supervisor.Looked {
+// records them and their overlaps.
+func (b *Book) LookAtChanges(ctx context.Context) func(context.Context) {
 	l, err := b.Look(ctx, b.ID)
-	found := supervisor.Looked{Record: func(ctx context.Context) {
+	return func(ctx context.Context) {
 		if err == nil {
 			err = l.Record(ctx)
 		}
 		if err != nil {
 			b.Say("task %s: %v", b.ID, err)
 		}
-	}}
-	if err == nil {
-		found.Fold = l.Fold()
 	}
-	return found
 }
 
 func shortHash(h string) string {
