@@ -62,7 +62,7 @@ type Client struct {
 	sem chan struct{}
 
 	slotsOnce sync.Once
-	slotsDir  string // see slot; "" when it could not be made
+	slotsName string // the slots' directory under privdir's "tmux": the socket's hash (see slot)
 
 	snapMu  sync.Mutex
 	snapAt  time.Time

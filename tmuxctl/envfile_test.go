@@ -15,10 +15,12 @@ import (
 // was started with, nor a later launch's — and the hand-over file is gone
 // once the pane has read it.
 func TestEnvNeverOnACommandLine(t *testing.T) {
-	c := testServer(t)
-	ctx := testCtx(t)
 	t.Setenv("TMPDIR", t.TempDir()) // the hand-over files of this test alone
 	t.Setenv("XDG_RUNTIME_DIR", "")
+	// After the TMPDIR (cleanups run last first): the server is killed
+	// while its slots' directory there still is.
+	c := testServer(t)
+	ctx := testCtx(t)
 	out := t.TempDir()
 	odd := "it's \"odd\"\n$HOME `id` $(id) \\ #{pane_id} ;"
 	for i, launch := range []func(WindowSpec) (string, error){

@@ -28,15 +28,18 @@ const MaxClients = 8
 // by its own timeout. If no private directory can be had (another user
 // made it first), the call goes unbounded (release is then a no-op), said
 // once on stderr: another user's flocks must not hold runner's calls.
+//
+// The directory is asked of privdir at each call (it remembers it, and
+// makes it again if it went: a cleaner of /tmp under a supervisor that
+// lives for weeks), so that a removed one never fails every later call.
 func (c *Client) slot(ctx context.Context) (func(), error) {
 	c.slotsOnce.Do(func() {
 		sum := sha256.Sum256([]byte(c.socket))
-		if dir, err := privdir.Dir("tmux", hex.EncodeToString(sum[:8])); err == nil {
-			c.slotsDir = dir
-		}
+		c.slotsName = hex.EncodeToString(sum[:8])
 	})
-	if c.slotsDir == "" {
+	dir, err := privdir.Dir("tmux", c.slotsName)
+	if err != nil {
 		return func() {}, nil
 	}
-	return filelock.Slot(ctx, c.slotsDir, MaxClients)
+	return filelock.Slot(ctx, dir, MaxClients)
 }

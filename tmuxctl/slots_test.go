@@ -31,7 +31,7 @@ func TestCallsWaitForASlot(t *testing.T) {
 	var releases []func()
 	for i := range MaxClients {
 		// A separate open file each: held as another process would.
-		release, err := filelock.Lock(ctx, filepath.Join(c.slotsDir, fmt.Sprintf("slot.%d", i)), false, time.Second)
+		release, err := filelock.Lock(ctx, filepath.Join(slotsDir(t, c), fmt.Sprintf("slot.%d", i)), false, time.Second)
 		if err != nil {
 			t.Fatalf("slot %d: %v", i, err)
 		}
@@ -87,10 +87,43 @@ func TestSlotsRefuseAnotherUsersDirectory(t *testing.T) {
 	if err != nil || strings.TrimSpace(out) != "ok" {
 		t.Fatalf("a call with another user's slot directory: %q %v", out, err)
 	}
-	if c.slotsDir != "" {
-		t.Fatalf("slots in %s, another user's directory", c.slotsDir)
+	if d, err := privdir.Dir("tmux", c.slotsName); err == nil {
+		t.Fatalf("slots in %s, another user's directory", d)
 	}
 	if m, _ := filepath.Glob(filepath.Join(base, "chosen.*")); len(m) > 0 {
 		t.Fatalf("files made where the planted symlinks point: %v", m)
+	}
+}
+
+// slotsDir is c's slots' directory (made by a call already).
+func slotsDir(t *testing.T, c *Client) string {
+	t.Helper()
+	d, err := privdir.Dir("tmux", c.slotsName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestSlotsDirectoryRemovedMeanwhile: the slots' directory removed under a
+// client that used it (a cleaner of /tmp, under a supervisor that lives
+// for weeks) is made again by the next call, which runs bounded as before:
+// it failed every later call ("lock …/slot.N: no such file or directory").
+func TestSlotsDirectoryRemovedMeanwhile(t *testing.T) {
+	c := testServer(t)
+	shellPane(t, c, "w")
+	dir := slotsDir(t, c)
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.run(t.Context(), nil, "display-message", "-p", "ok")
+	if err != nil || strings.TrimSpace(out) != "ok" {
+		t.Fatalf("a call after its slots' directory was removed: %q %v", out, err)
+	}
+	if err := privdir.Check(dir); err != nil {
+		t.Fatalf("the slots' directory was not made again: %v", err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "slot.*")); len(m) == 0 {
+		t.Fatalf("no slot file in %s: the call ran unbounded", dir)
 	}
 }

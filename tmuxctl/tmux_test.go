@@ -640,11 +640,16 @@ func TestDeliverTakenDuringALook(t *testing.T) {
 	// A look after the paste (a display-message call, not the paste's
 	// if-shell) is held at the gate until the test ends.
 	wrapper := filepath.Join(dir, "tmux")
-	script := "#!/bin/sh\ncase \"$*\" in *if-shell*) ;; *display-message*) : >'" + looking + "'; while [ ! -e '" + gate + "' ]; do sleep 0.01; done;; esac\nexec '" + real + "' \"$@\"\n"
+	script := "#!/bin/sh\ncase \"$*\" in *if-shell*) ;; *display-message*) : >'" + looking + "'; while [ -d '" + dir + "' ] && [ ! -e '" + gate + "' ]; do sleep 0.01; done;; esac\nexec '" + real + "' \"$@\"\n"
 	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
+	old := c.bin
 	c.bin = wrapper
+	// Cleanups run last-registered first: the gate opens, the real tmux is
+	// back for testServer's kill of the server, then dir goes (a held look
+	// also lets go when it does).
+	t.Cleanup(func() { c.bin = old })
 	t.Cleanup(func() { _ = os.WriteFile(gate, nil, 0o600) })
 	var taken atomic.Bool
 	wake := make(chan struct{}, 1)
@@ -732,7 +737,12 @@ func logCalls(t *testing.T, c *Client) func() []string {
 	if err := os.WriteFile(wrapper, []byte(script), 0o700); err != nil {
 		t.Fatal(err)
 	}
+	old := c.bin
 	c.bin = wrapper
+	// Cleanups run last-registered first: the real tmux is back before
+	// the wrapper's folder goes, for testServer's kill of the server (a
+	// kill through the removed wrapper failed, and left the server up).
+	t.Cleanup(func() { c.bin = old })
 	return func() []string {
 		b, _ := os.ReadFile(log)
 		return strings.Split(strings.TrimSpace(string(b)), "\n")

@@ -43,14 +43,20 @@ var (
 // directory, then the sub-directories sub below it. It checks every
 // directory it returns or passes through below the base (see the package
 // doc); a failed check is an error naming the directory and its owner.
-// Results are remembered per process and base.
+// Results are remembered per process and base, as long as the directory
+// is there: one removed meanwhile (a cleaner of /tmp, on a machine up for
+// weeks, under a supervisor or server that lives as long) is made and
+// checked again.
 func Dir(name string, sub ...string) (string, error) {
 	base, runtime := Base(os.Getenv)
 	key := filepath.Join(append([]string{base, name}, sub...)...)
 	mu.Lock()
 	defer mu.Unlock()
 	if d, ok := made[key]; ok {
-		return d, nil
+		if _, err := os.Lstat(d); err == nil {
+			return d, nil
+		}
+		delete(made, key)
 	}
 	d, err := dirIn(base, runtime, name, sub...)
 	if err != nil {

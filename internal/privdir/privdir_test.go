@@ -115,3 +115,25 @@ func TestBase(t *testing.T) {
 		}
 	}
 }
+
+// TestDirMadeAgain: a directory Dir returned, removed meanwhile (a cleaner
+// of /tmp under a process that lives for weeks), is made and checked again
+// by the next Dir, not returned from memory as it was.
+func TestDirMadeAgain(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", "")
+	t.Setenv("TMPDIR", t.TempDir())
+	d, err := Dir("again", "sub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Dir(d)); err != nil {
+		t.Fatal(err)
+	}
+	d2, err := Dir("again", "sub")
+	if err != nil || d2 != d {
+		t.Fatalf("Dir after removal: %q, %v; want %q made again", d2, err, d)
+	}
+	if err := Check(d2); err != nil {
+		t.Fatalf("not made again: %v", err)
+	}
+}
