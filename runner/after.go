@@ -40,7 +40,7 @@ func startQueued(ctx context.Context, env *Env, t *state.Task, prof *profile.Pro
 		bg := context.WithoutCancel(ctx)
 		_ = env.Record().Finish(bg, t.ID, state.StatusCancelled, dep.Error(), nil)
 		if nt, _ := env.Record().Task(bg, t.ID); nt != nil {
-			Notify(bg, env, nt, set, nil)
+			Notify(bg, env, nt, set)
 		}
 		return nil, fmt.Errorf("task %s cancelled: %w", t.ID, err)
 	case errors.As(err, &left):

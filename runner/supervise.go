@@ -190,7 +190,7 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 			env.Say("task %s: the line at byte %d of %s is over %d bytes: skipped", t.ID, off, file, monitor.MaxLine)
 		}}
 	book := &taskbook.Book{ID: t.ID, Profile: prof, Set: set, Record: env.Record(), Log: env.Say,
-		Tell:          func(ctx context.Context, t *state.Task, c supervisor.Clients) { Notify(ctx, env, t, set, c) },
+		Tell:          func(ctx context.Context, t *state.Task) { Notify(ctx, env, t, set) },
 		Git:           env.GitContext,
 		Look:          env.changes().Look,
 		StopForBudget: func(ctx context.Context, stops []budget.Stop) { stopForBudget(ctx, env, stops) }}
@@ -209,9 +209,9 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 	// make its running turn's spend worth reading again.
 	mon.Wrote, mon.HookWrote = signal(wrote, liveWrote), signal(liveWrote)
 	s = &supervision{env: env, book: book, set: set, runCtx: ctx, wrote: wrote, Supervisor: &supervisor.Supervisor{
-		ID: t.ID, Profile: prof, PaneID: t.Tmux.Pane, Session: t.Tmux.Session, Mon: supervisor.Watch(mon), Book: book, AgentEnv: confine.AgentEnv(t.HomeCopies, filepath.Join(env.Store.TaskFile(state.FileHomeDir, t.ID), "home")), AgentPath: confine.AgentPath(t.HomeCopies), Wrote: liveWrote,
+		ID: t.ID, Profile: prof, PaneID: t.Tmux.Pane, Mon: supervisor.Watch(mon), Book: book, AgentEnv: confine.AgentEnv(t.HomeCopies, filepath.Join(env.Store.TaskFile(state.FileHomeDir, t.ID), "home")), AgentPath: confine.AgentPath(t.HomeCopies), Wrote: liveWrote,
 		Settings: supervisor.Settings{ReadyTimeout: set.ReadyTimeout, YesTrust: set.YesTrust, WaitInput: set.WaitInput,
-			Detached: set.Detached, Approve: rules, Commit: set.Commit, UseHook: set.Start != nil && set.Start.UseHook, NoTmuxMessage: set.NoTmuxMessage}}}
+			Detached: set.Detached, Approve: rules, Commit: set.Commit, UseHook: set.Start != nil && set.Start.UseHook}}}
 	tc, err := env.PaneClient(ctx, t)
 	if err != nil {
 		return nil, nil, err
@@ -380,7 +380,7 @@ func (s *supervision) endLimited(ctx context.Context, lt *supervisor.LimitedTurn
 	s.env.Record().JournalDropped(ctx, dropped)
 	if t, terr := s.env.Record().Task(ctx, s.ID); terr == nil {
 		s.env.Record().Journal(ctx, t, "status", string(state.StatusFailed)+": "+reason)
-		Notify(ctx, s.env, t, s.set, nil)
+		Notify(ctx, s.env, t, s.set)
 	}
 	if err != nil {
 		return err

@@ -10,7 +10,6 @@ import (
 
 	"github.com/runner-cli/runner/runner/notify"
 	"github.com/runner-cli/runner/runner/settings"
-	"github.com/runner-cli/runner/runner/supervisor"
 	"github.com/runner-cli/runner/state"
 )
 
@@ -28,9 +27,9 @@ func (s *supervision) conclude(parent context.Context, err error) error {
 }
 
 // Notify tells the user that task t ended or needs input: a push queued
-// (package push), its session's status line (its clients listed already,
-// when clients is set), then the notify command (package notify).
-func Notify(ctx context.Context, env *Env, t *state.Task, set settings.Run, clients supervisor.Clients) {
+// (package push), its session's status line, then the notify command
+// (package notify).
+func Notify(ctx context.Context, env *Env, t *state.Task, set settings.Run) {
 	env.Push.Queue(env.Store, t, func() error { _, err := env.SpawnRunner(env.Store.PushLog(), nil, "push-send"); return err }, env.Warn)
 	notify.Teller{
 		Tmux: func(ctx context.Context, t *state.Task) (notify.Display, error) {
@@ -39,7 +38,6 @@ func Notify(ctx context.Context, env *Env, t *state.Task, set settings.Run, clie
 		Journal: func(ctx context.Context, t *state.Task, kind, text string) { env.Record().Journal(ctx, t, kind, text) },
 		Say:     env.Say,
 		ExitOf:  env.ExitOf,
-		Clients: clients,
 		ResultFile: func(t *state.Task) string {
 			p := env.Store.TaskFile(state.FileLog, t.ID) + ".result"
 			_ = os.WriteFile(p, []byte(t.ResultTail), 0o600)

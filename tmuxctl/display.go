@@ -63,43 +63,20 @@ func PaneDiedHooks(pane, session, file string) [][]string {
 // nobody is attached, which is not an error. A leading '-' in text is no
 // flag (the text follows "--") and a trailing ';' is kept (Arg).
 func (c *Client) DisplayMessage(ctx context.Context, session, text string, d time.Duration) (int, error) {
-	clients, err := c.SessionClients(ctx, session)
-	if err != nil {
-		return 0, fmt.Errorf("display a message in session %s: %w", session, err)
-	}
-	return c.DisplayMessageTo(ctx, session, clients, text, d)
-}
-
-// SessionClients lists the names of the clients attached to session (none
-// when nobody is: no error).
-func (c *Client) SessionClients(ctx context.Context, session string) ([]string, error) {
-	if err := ValidateSessionName(session); err != nil {
-		return nil, err
-	}
-	out, err := c.run(ctx, nil, "list-clients", "-t", SessionTarget(session), "-F", "#{client_name}")
-	if err != nil {
-		return nil, err
-	}
-	var names []string
-	for _, name := range strings.Split(strings.TrimSpace(out), "\n") {
-		if name != "" {
-			names = append(names, name)
-		}
-	}
-	return names, nil
-}
-
-// DisplayMessageTo is DisplayMessage to the clients of session listed
-// already (SessionClients): a caller lists them beside other work, and
-// shows the message once it knows its text. None: nothing is run.
-func (c *Client) DisplayMessageTo(ctx context.Context, session string, clients []string, text string, d time.Duration) (int, error) {
 	if err := ValidateSessionName(session); err != nil {
 		return 0, err
 	}
 	target := SessionTarget(session)
+	out, err := c.run(ctx, nil, "list-clients", "-t", target, "-F", "#{client_name}")
+	if err != nil {
+		return 0, fmt.Errorf("display a message in session %s: %w", session, err)
+	}
 	var cmds [][]string
 	msg := FormatLiteral(text)
-	for _, name := range clients {
+	for _, name := range strings.Split(strings.TrimSpace(out), "\n") {
+		if name == "" {
+			continue
+		}
 		cmd := []string{"display-message", "-c", name}
 		if d > 0 {
 			cmd = append(cmd, "-d", strconv.FormatInt(d.Milliseconds(), 10))

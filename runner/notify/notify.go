@@ -23,11 +23,9 @@ import (
 )
 
 // Display shows a message to the clients attached to a session, saying to
-// how many (tmuxctl.Client.DisplayMessage), or to the ones listed already
-// (DisplayMessageTo).
+// how many (tmuxctl.Client.DisplayMessage).
 type Display interface {
 	DisplayMessage(ctx context.Context, session, text string, d time.Duration) (int, error)
-	DisplayMessageTo(ctx context.Context, session string, clients []string, text string, d time.Duration) (int, error)
 }
 
 // Teller is what telling needs of runner: the task's tmux, its journal,
@@ -45,11 +43,6 @@ type Teller struct {
 	// ExitOf is the exit code task t's outcome stands for (RUNNER_EXIT,
 	// unset when nil): cmd/runner's table, which only cmd knows.
 	ExitOf func(t *state.Task) int
-	// Clients, if set, gives the clients attached to the task's session,
-	// listed before Tell was called (beside the record of the turn's end,
-	// so that the message follows that record with no list of its own).
-	// Nil: they are listed as the message is shown.
-	Clients func(ctx context.Context) ([]string, error)
 }
 
 // MessageTime is how long the message stays on the status line.
@@ -105,19 +98,6 @@ func Message(t *state.Task) string {
 	return msg
 }
 
-// display shows Message(t) to the clients of t's session: those listed
-// already (Clients), else those tc lists now.
-func (n Teller) display(ctx context.Context, tc Display, t *state.Task) (int, error) {
-	if n.Clients == nil {
-		return tc.DisplayMessage(ctx, t.Tmux.Session, Message(t), MessageTime)
-	}
-	clients, err := n.Clients(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return tc.DisplayMessageTo(ctx, t.Tmux.Session, clients, Message(t), MessageTime)
-}
-
 // tmuxMessage shows Message on the status line of the clients attached
 // to the task's session. Nobody attached, no server, any error: nothing
 // happens (a message never fails a task).
@@ -131,7 +111,7 @@ func (n Teller) tmuxMessage(ctx context.Context, t *state.Task, set settings.Run
 	if err != nil {
 		return
 	}
-	c, err := n.display(mctx, tc, t)
+	c, err := tc.DisplayMessage(mctx, t.Tmux.Session, Message(t), MessageTime)
 	if err == nil && c > 0 {
 		n.Journal(ctx, t, "tmux-message", fmt.Sprintf("shown to %d client(s) of session %s", c, t.Tmux.Session))
 	}

@@ -48,16 +48,6 @@ func (d *fakeDisplay) DisplayMessage(_ context.Context, session, text string, _ 
 	return 1, nil
 }
 
-func (d *fakeDisplay) DisplayMessageTo(_ context.Context, session string, clients []string, text string, _ time.Duration) (int, error) {
-	if d.err != nil {
-		return 0, d.err
-	}
-	for _, c := range clients {
-		d.shown = append(d.shown, session+" "+c+": "+text)
-	}
-	return len(clients), nil
-}
-
 // TestTell: the status line first, then the notify command with the task
 // in its environment; a failing command is journaled and said, never an
 // error; no tmux message when the settings say not.
@@ -97,22 +87,6 @@ func TestTell(t *testing.T) {
 	n.Tell(t.Context(), task, settings.Run{Notify: []string{filepath.Join(dir, "missing")}, NoTmuxMessage: true})
 	if len(disp.shown) != 0 || len(journal) != 1 || !strings.HasPrefix(journal[0], "notify-failed: ") || len(said) != 1 {
 		t.Errorf("a missing command: shown %q, journal %q, said %q", disp.shown, journal, said)
-	}
-	// The clients listed already (beside the record of the end): shown to
-	// them, with no list of its own.
-	journal, disp.shown = nil, nil
-	listed := n
-	listed.Clients = func(context.Context) ([]string, error) { return []string{"/dev/pts/1", "/dev/pts/2"}, nil }
-	listed.Tell(t.Context(), task, settings.Run{})
-	if strings.Join(disp.shown, "|") != "s /dev/pts/1: runner: t_a done: x|s /dev/pts/2: runner: t_a done: x" ||
-		strings.Join(journal, "|") != "tmux-message: shown to 2 client(s) of session s" {
-		t.Errorf("to the clients listed: shown %q, journal %q", disp.shown, journal)
-	}
-	journal, disp.shown = nil, nil
-	listed.Clients = func(context.Context) ([]string, error) { return nil, errors.New("no server running") }
-	listed.Tell(t.Context(), task, settings.Run{})
-	if len(disp.shown) != 0 || len(journal) != 0 {
-		t.Errorf("a list that failed: shown %q, journal %q; want nothing", disp.shown, journal)
 	}
 	journal = nil
 	disp.err = errors.New("no server running")

@@ -52,7 +52,7 @@ func (c Core) StartDeliveries(ctx context.Context, ids []string) []error {
 
 // Notify is runner.Notify.
 func (c Core) Notify(ctx context.Context, t *state.Task, set settings.Run) {
-	runner.Notify(ctx, c.Env, t, set, nil)
+	runner.Notify(ctx, c.Env, t, set)
 }
 
 // ResolveArgv is runner.ResolveArgv.

@@ -75,8 +75,6 @@ type Ender interface {
 // question came (see needsInput): it is journaled, not recorded again.
 func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error {
 	ctx := context.WithoutCancel(parent)
-	clients, stopListing := s.listClients(ctx, o)
-	defer stopListing()
 	tt := s.ReadTurnEnd(ctx, o)
 	if o.Status == state.StatusNeedsInput {
 		s.recordDelivered(ctx)
@@ -109,7 +107,7 @@ func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error 
 	}
 	o = budgetOutcome(ctx, e, final, o)
 	if final != nil {
-		announceEnd(ctx, e, o, final, trackChanges, clients)
+		announceEnd(ctx, e, o, final, trackChanges)
 	}
 	return s.outcomeError(o, final)
 }
@@ -137,39 +135,6 @@ func lookAtChanges(ctx context.Context, e Ender) (track, wait func()) {
 	return track, looking.Wait
 }
 
-// listClientsFor bounds the list of the clients a turn's end is shown to,
-// as the message itself was bounded (notify).
-const listClientsFor = 3 * time.Second
-
-// listClients lists, in the background, the clients attached to the
-// task's session, to whom its turn's end is shown (Book.Notify): beside
-// the record of that end and the look at the files, rather than after
-// them (a tmux client less between the end's write and a foreground
-// dispatch's exit). clients gives them; nil when no message is shown (a
-// question, told as it came; Settings.NoTmuxMessage; no session). stop
-// ends a listing not taken (the turn went on to queued messages).
-func (s *Supervisor) listClients(ctx context.Context, o Outcome) (clients Clients, stop func()) {
-	if o.Status == state.StatusNeedsInput || s.Settings.NoTmuxMessage || s.Session == "" || s.TC == nil {
-		return nil, func() {}
-	}
-	lctx, cancel := context.WithTimeout(ctx, listClientsFor)
-	var names []string
-	var err error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		names, err = s.TC.SessionClients(lctx, s.Session)
-	}()
-	return func(wctx context.Context) ([]string, error) {
-		select {
-		case <-done:
-			return names, err
-		case <-wctx.Done():
-			return nil, wctx.Err()
-		}
-	}, cancel
-}
-
 // budgetOutcome is o, unless the turn's spend reached a budget (the
 // record says failed, "budget: …"), or another task's did and ended this
 // one: then the outcome is the record's. final is the task as EndTurn
@@ -188,14 +153,14 @@ func budgetOutcome(ctx context.Context, e Ender, final *state.Task, o Outcome) O
 // announceEnd journals the turn's outcome and notifies; what
 // trackChanges looks at is recorded before it returns (the overlaps it
 // finds are runner's notices to the tasks concerned: they start no turn).
-func announceEnd(ctx context.Context, e Ender, o Outcome, final *state.Task, trackChanges func(), clients Clients) {
+func announceEnd(ctx context.Context, e Ender, o Outcome, final *state.Task, trackChanges func()) {
 	e.Journal(ctx, "status", string(o.Status)+": "+o.Reason)
 	// The notification tells about this turn's end, whatever happens to
 	// the task after; it runs beside the look at the task's files (both
 	// wait on other programs: the user's notify command or tmux, and
 	// git).
 	var notified sync.WaitGroup
-	notified.Go(func() { e.Notify(ctx, final, clients) })
+	notified.Go(func() { e.Notify(ctx, final) })
 	trackChanges()
 	notified.Wait()
 }

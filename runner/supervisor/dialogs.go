@@ -51,7 +51,7 @@ func (s *Supervisor) needsInput(ctx context.Context, d profile.Detection, obs mo
 		return err
 	}
 	if t, _ := s.Book.Task(ctx); t != nil {
-		s.Book.Notify(ctx, t, nil)
+		s.Book.Notify(ctx, t)
 	}
 	if !s.Settings.WaitInput && !s.Settings.Detached {
 		return end(state.StatusNeedsInput, q, obs, nil)

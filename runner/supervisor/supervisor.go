@@ -49,12 +49,7 @@ type Pane interface {
 	Capture(ctx context.Context, pane string, opts tmuxctl.CaptureOptions) (string, error)
 	SendKeys(ctx context.Context, pane string, keys ...string) error
 	Deliver(ctx context.Context, pane, text string, opts tmuxctl.DeliverOptions) (tmuxctl.Delivery, error)
-	SessionClients(ctx context.Context, session string) ([]string, error)
 }
-
-// Clients gives the clients attached to a task's session, listed already
-// (Supervisor.Session), for the message that tells of its turn's end.
-type Clients func(context.Context) ([]string, error)
 
 // Book is the task's record as the supervisor reads and writes it. Each
 // change depends on the task alone and may run more than once.
@@ -70,9 +65,8 @@ type Book interface {
 	Journal(ctx context.Context, kind, text string)
 	// Say tells the user (the supervisor's log, or the terminal).
 	Say(format string, args ...any)
-	// Notify runs the task's notification for its current status (to
-	// the clients of its session listed already, when clients is set).
-	Notify(ctx context.Context, t *state.Task, clients Clients)
+	// Notify runs the task's notification for its current status.
+	Notify(ctx context.Context, t *state.Task)
 	// Prompt is what to paste for text: on a first turn, with the
 	// awareness block ahead of it. It counts the turn (before the paste,
 	// where the budget allows it; else an *Ended) and returns the task as
@@ -114,9 +108,6 @@ type Settings struct {
 	// UseHook: the agent's hook reports its turns (a CLI whose hook fires
 	// after its screen settles gets the profile's hook grace for it).
 	UseHook bool
-	// NoTmuxMessage: a turn's end is shown to no client of the session
-	// (--no-tmux-message): none is listed.
-	NoTmuxMessage bool
 }
 
 // DefaultReadyTimeout is how long an agent may take to show its prompt
@@ -143,12 +134,9 @@ const (
 // call its phases in turn; it keeps what the delivery left for the
 // monitoring of the turn.
 type Supervisor struct {
-	ID      string
-	Profile *profile.Profile
-	PaneID  string // the pane's tmux id (%N)
-	// Session is the pane's tmux session, whose attached clients are told
-	// of a turn's end ("": none to tell).
-	Session  string
+	ID       string
+	Profile  *profile.Profile
+	PaneID   string // the pane's tmux id (%N)
 	TC       Pane
 	Mon      Watcher
 	Book     Book

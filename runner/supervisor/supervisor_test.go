@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -86,10 +85,6 @@ type pane struct {
 	screen    string
 	// onKeys, if set, changes the screen as the keys sent would.
 	onKeys func(keys string) string
-	// clients are the session's attached clients; listed counts the
-	// lists.
-	clients []string
-	listed  atomic.Int32
 }
 
 func (p *pane) CaptureScreen(ctx context.Context, id string) (string, error) { return p.screen, nil }
@@ -102,10 +97,6 @@ func (p *pane) SendKeys(ctx context.Context, id string, keys ...string) error {
 		p.screen = p.onKeys(strings.Join(keys, "+"))
 	}
 	return nil
-}
-func (p *pane) SessionClients(ctx context.Context, session string) ([]string, error) {
-	p.listed.Add(1)
-	return p.clients, nil
 }
 func (p *pane) Deliver(ctx context.Context, id, text string, o tmuxctl.DeliverOptions) (tmuxctl.Delivery, error) {
 	if o.Before != nil {
@@ -125,9 +116,6 @@ type book struct {
 	task     state.Task
 	log      []string // "status: reason", "journal kind: text"
 	notified int
-	// clients: what the last notification was given as the session's
-	// clients, listed already (nil: none given).
-	clients  Clients
 	budgeted bool
 	live     *liveLog // LiveSpend's readings
 }
@@ -168,14 +156,11 @@ func (b *book) SetStatus(ctx context.Context, st state.Status, reason string, fn
 func (b *book) Journal(ctx context.Context, kind, text string) {
 	b.log = append(b.log, "journal "+kind+": "+text)
 }
-func (b *book) Say(format string, args ...any) {}
-func (b *book) Notify(ctx context.Context, t *state.Task, clients Clients) {
-	b.notified++
-	b.clients = clients
-}
-func (b *book) Now() time.Time                    { return clock.Now() }
-func (b *book) Pending(ctx context.Context) int   { return 0 }
-func (b *book) Budgeted(ctx context.Context) bool { return b.budgeted }
+func (b *book) Say(format string, args ...any)            {}
+func (b *book) Notify(ctx context.Context, t *state.Task) { b.notified++ }
+func (b *book) Now() time.Time                            { return clock.Now() }
+func (b *book) Pending(ctx context.Context) int           { return 0 }
+func (b *book) Budgeted(ctx context.Context) bool         { return b.budgeted }
 func (b *book) LiveSpend(ctx context.Context, sp state.Spend, judge bool) {
 	b.live.mu.Lock()
 	defer b.live.mu.Unlock()
@@ -557,50 +542,6 @@ func TestConclude(t *testing.T) {
 			}
 			if tc.answerWant != "" && e.task.Answer != tc.answerWant {
 				t.Errorf("answer %q, want %q", e.task.Answer, tc.answerWant)
-			}
-		})
-	}
-}
-
-// TestConcludeListsClients: the clients a turn's end is shown to are
-// listed as its conclusion begins (beside the record of the end), and the
-// notification is given them; none is listed for a question (told as it
-// came), with --no-tmux-message, or without a session.
-func TestConcludeListsClients(t *testing.T) {
-	for _, tc := range []struct {
-		name    string
-		o       Outcome
-		set     Settings
-		session string
-		listed  bool
-	}{
-		{name: "done", o: Outcome{Status: state.StatusDone}, session: "proj", listed: true},
-		{name: "failed", o: Outcome{Status: state.StatusFailed, Reason: "exited"}, session: "proj", listed: true},
-		{name: "a question", o: Outcome{Status: state.StatusNeedsInput, Reason: "Allow?"}, session: "proj"},
-		{name: "--no-tmux-message", o: Outcome{Status: state.StatusDone}, set: Settings{NoTmuxMessage: true}, session: "proj"},
-		{name: "no session", o: Outcome{Status: state.StatusDone}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s, pn, _, _ := newSupervisor(t, "claude", tc.set)
-			s.Session, pn.clients = tc.session, []string{"/dev/pts/7"}
-			e := &ender{}
-			_ = s.Conclude(t.Context(), e, tc.o)
-			if !tc.listed {
-				if e.clients != nil || pn.listed.Load() != 0 {
-					t.Errorf("listed %d times, clients given %v; want none", pn.listed.Load(), e.clients != nil)
-				}
-				return
-			}
-			if e.notified != 1 || e.clients == nil {
-				t.Fatalf("notified %d, given clients %v; want once, with the list", e.notified, e.clients != nil)
-			}
-			// (The fake notification does not wait for the list: it is
-			// waited for here.)
-			if got, err := e.clients(t.Context()); err != nil || len(got) != 1 || got[0] != "/dev/pts/7" {
-				t.Errorf("the clients given: %q, %v", got, err)
-			}
-			if got := pn.listed.Load(); got != 1 {
-				t.Errorf("listed %d times; want once", got)
 			}
 		})
 	}

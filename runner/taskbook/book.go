@@ -37,9 +37,8 @@ type Book struct {
 	Record record.Book
 	// Log tells the user (the supervisor's log, or the terminal).
 	Log func(format string, args ...any)
-	// Tell runs the task's notification for its current status (clients:
-	// see supervisor.Book's Notify).
-	Tell func(ctx context.Context, t *state.Task, clients supervisor.Clients)
+	// Tell runs the task's notification for its current status.
+	Tell func(ctx context.Context, t *state.Task)
 	// Git is ctx for gitsnap calls on t's work tree (on its host for a
 	// task there).
 	Git func(ctx context.Context, t *state.Task) (context.Context, error)
@@ -83,9 +82,7 @@ func (b *Book) Journal(ctx context.Context, kind, text string) {
 
 func (b *Book) Say(format string, args ...any) { b.Log(format, args...) }
 
-func (b *Book) Notify(ctx context.Context, t *state.Task, clients supervisor.Clients) {
-	b.Tell(ctx, t, clients)
-}
+func (b *Book) Notify(ctx context.Context, t *state.Task) { b.Tell(ctx, t) }
 
 func (b *Book) Now() time.Time { return b.now() }
 

@@ -22,7 +22,7 @@ import (
 func book(t *testing.T, store *state.Store, id string) *Book {
 	prof, _ := profile.BuiltinProfile("sim")
 	return &Book{ID: id, Profile: prof, Record: record.Book{Store: store, Now: clock.Now}, Log: t.Logf,
-		Tell: func(context.Context, *state.Task, supervisor.Clients) {},
+		Tell: func(context.Context, *state.Task) {},
 		Git:  func(ctx context.Context, _ *state.Task) (context.Context, error) { return ctx, nil },
 		Look: func(context.Context, string) (*changes.Look, error) { return nil, context.Canceled },
 		StopForBudget: func(_ context.Context, stops []budget.Stop) {
