@@ -113,6 +113,12 @@ const DefaultHookSettle = 2 * time.Second
 // call only backs up those signals.
 const DefaultSafety = 5 * time.Minute
 
+// firstLookBy bounds how long a ready wait on a pane that has drawn
+// nothing yet waits for its first write before it looks anyway (see
+// newWaitRun): a backstop, since every frame an agent draws reaches its
+// transcript.
+const firstLookBy = 250 * time.Millisecond
+
 // DefaultRemoteSafety is DefaultSafety for a pane on another machine,
 // whose server's death no pidfd reports: one tmux call over the host's
 // shared connection this often.
