@@ -7,13 +7,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 // TestEnvNeverOnACommandLine: a pane's environment reaches its process
 // byte for byte (quotes, newlines, shell syntax), yet no value is on any
 // process's command line — not the tmux server's, which keeps the one it
-// was started with, nor a later launch's — and the hand-over file is gone
-// once the pane has read it.
+// was started with, nor a later launch's — and the hand-over file is
+// emptied once the pane has read it.
 func TestEnvNeverOnACommandLine(t *testing.T) {
 	t.Setenv("TMPDIR", t.TempDir()) // the hand-over files of this test alone
 	t.Setenv("XDG_RUNTIME_DIR", "")
@@ -52,9 +54,37 @@ func TestEnvNeverOnACommandLine(t *testing.T) {
 			}
 		}
 	}
+	// The panes emptied their files as they read them; a later launch
+	// removes those emptied a while ago, never a file with text.
 	files, _ := filepath.Glob(filepath.Join(os.TempDir(), "runner-env-*", "*"))
-	if len(files) > 0 {
-		t.Errorf("hand-over files left after the panes read them: %v", files)
+	if len(files) != 2 {
+		t.Fatalf("hand-over files after two launches: %v, want the two emptied", files)
+	}
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err != nil || len(b) > 0 {
+			t.Errorf("hand-over file %s after the pane read it: %q (%v), want it empty", f, b, err)
+		}
+	}
+	old := clock.Now().Add(-2 * emptiedAge)
+	if err := os.Chtimes(files[0], old, old); err != nil {
+		t.Fatal(err)
+	}
+	inFlight := filepath.Join(filepath.Dir(files[0]), "env-inflight")
+	if err := os.WriteFile(inFlight, []byte("A='1'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(inFlight, old, old)
+	if _, err := c.NewWindow(ctx, WindowSpec{Session: "envs", Name: "wc", Env: []string{"A=1"}, Argv: []string{"sleep", "60"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(files[0]); !os.IsNotExist(err) {
+		t.Errorf("a file emptied long ago is still there after the next launch (%v)", err)
+	}
+	if _, err := os.Stat(files[1]); err != nil {
+		t.Errorf("a file emptied just now was removed: %v", err)
+	}
+	if _, err := os.Stat(inFlight); err != nil {
+		t.Errorf("a file with text was removed: %v", err)
 	}
 }
 
