@@ -44,16 +44,19 @@ import (
 //     first use), not a quiet agent's cost; the window should start later
 //     and the limit come back down);
 //   - dispatch overhead: `runner dispatch` of a one-line turn against the
-//     sim driven directly, the medians of 10 runs of each in turn; it
-//     fails over 90 ms and 3x the agent alone together (the agent alone
-//     moves by half between two runs of a loaded machine, so a ratio alone
-//     would flake: 45-75 ms, 1.9-2.5x at load average 2-7). Issue 51's goal is 1.5x, not met: 2.1-2.3x on 2026-11-28,
-//     1.7-1.9x after the cuts of 2026-12-02 (without a tmux server kept up:
-//     see dispatchOverhead), and with one kept up 2.2x (29 ms) after the
-//     ready wait beside the snapshot and runner-ext's lighter start, against
-//     2.1-2.3x (33-40 ms) for f260663's binary interleaved in the same
-//     sitting: the dispatch is a fifth faster, the sim (runner's own binary)
-//     too (docs/benchmarks.md, "Dispatch overhead");
+//     sim driven directly, the medians of 10 runs of each in turn, as a
+//     ratio alone (limit 3x; until 2026-12-03 it failed only over 90 ms
+//     and 3x together, a figure in milliseconds that a slower machine
+//     passes or fails by itself): a loaded machine slows the agent alone
+//     as much (1.9-2.5x at load average 2-7, 1.7x in a spike to 38), a
+//     regression does not. Issue 51's goal is 1.5x, not met: 2.1-2.3x on
+//     2026-11-28, 1.7-1.9x after the cuts of 2026-12-02 (without a tmux
+//     server kept up: see dispatchOverhead), and with one kept up 2.2x
+//     (29 ms) after the ready wait beside the snapshot and runner-ext's
+//     lighter start, against 2.1-2.3x (33-40 ms) for f260663's binary
+//     interleaved in the same sitting: the dispatch is a fifth faster, the
+//     sim (runner's own binary) too (docs/benchmarks.md, "Dispatch
+//     overhead");
 //   - a burst: RUNNER_GATE_BURST (30) detached dispatches at once, all
 //     done, against as many run one after the other measured on a few
 //     (limit: 3x);
@@ -112,11 +115,11 @@ spend = "claude-transcript"
 			n, perTask, perTask*50, baseline, n, sleeps)
 
 		over, disp, alone := dispatchOverhead(b, plain, 10)
-		// Both must pass the limit to fail: a loaded machine slows the
-		// agent alone as much (the ratio holds), a regression does not.
+		// A ratio: a loaded machine slows the agent alone as much, a
+		// regression does not.
 		ratio := float64(disp) / float64(max(alone, time.Millisecond))
-		check("dispatch", over <= 90*time.Millisecond || ratio <= 3, "overhead %.0fms (dispatch %.0fms, the agent alone %.0fms, %.1fx; goal 1.5x; fails over 90 ms and 3x together: 2.2x, 29 ms here on 2026-12-02, quiet)",
-			ms(over), ms(disp), ms(alone), ratio)
+		check("dispatch", ratio <= 3, "%.2fx the agent alone (dispatch %.0fms, the agent alone %.0fms, overhead %.0fms; goal 1.5x, limit 3x: 2.2x here on 2026-12-02, quiet)",
+			ratio, ms(disp), ms(alone), ms(over))
 
 		hello := helloWorld(b, plain.dir)
 		runStart, helloStart, runCPU, helloCPU := startTimes(b, plain.bin, hello, plain.env, 41)
