@@ -116,8 +116,8 @@ func (s *Store) parse(path string, raw []byte, indexOnly bool) (*State, error) {
 	case version < indexVersion:
 		return parseLegacy(s.dir, path, raw)
 	}
-	var ix indexFile
-	if err := json.Unmarshal(raw, &ix); err != nil {
+	ix, err := decodeIndex(s.dir, raw)
+	if err != nil {
 		return nil, &CorruptError{Path: path, Err: err}
 	}
 	if ix.Version != version {

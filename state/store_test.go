@@ -21,7 +21,7 @@ import (
 	"github.com/runner-cli/runner/internal/clock"
 )
 
-func openTemp(t *testing.T) *Store {
+func openTemp(t testing.TB) *Store {
 	t.Helper()
 	s, err := Open(filepath.Join(t.TempDir(), "state"))
 	if err != nil {
@@ -42,7 +42,7 @@ func writeState(t *testing.T, s *Store, content string) {
 	}
 }
 
-func mustUpdate(t *testing.T, s *Store, fn func(*State) error) {
+func mustUpdate(t testing.TB, s *Store, fn func(*State) error) {
 	t.Helper()
 	if err := s.Update(t.Context(), fn); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,108 @@
+// The index last decoded, kept so that a load of the same bytes does not
+// decode them again.
+
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// lastIndex is, per process, the index file this process decoded last
+// and the exact bytes it came from. A dispatch loads the index about ten
+// times, and in a busy state directory (a few hundred tasks in the index)
+// decoding it was most of its CPU (docs/benchmarks.md); when nothing was
+// written in between, by this process or another, the bytes are the same
+// and a copy of the decoded index is the same value, made without
+// encoding/json. What a load hands out is always a copy of its own: the
+// State it becomes takes the index's maps and slices, and changes them.
+var lastIndex struct {
+	mu  sync.Mutex
+	dir string
+	raw []byte
+	ix  *indexFile // never handed out: copied for each load
+}
+
+// indexDecodes counts the decodes of an index file (tests).
+var indexDecodes atomic.Int64
+
+// decodeIndex decodes raw, the index file of the state directory dir, or
+// copies the index decoded from the same bytes last.
+func decodeIndex(dir string, raw []byte) (*indexFile, error) {
+	lastIndex.mu.Lock()
+	if lastIndex.ix != nil && lastIndex.dir == dir && bytes.Equal(lastIndex.raw, raw) {
+		ix := lastIndex.ix.clone()
+		lastIndex.mu.Unlock()
+		return ix, nil
+	}
+	lastIndex.mu.Unlock()
+	ix := new(indexFile)
+	if err := json.Unmarshal(raw, ix); err != nil {
+		return nil, err
+	}
+	indexDecodes.Add(1)
+	kept := ix.clone()
+	lastIndex.mu.Lock()
+	lastIndex.dir, lastIndex.raw, lastIndex.ix = dir, bytes.Clone(raw), kept
+	lastIndex.mu.Unlock()
+	return ix, nil
+}
+
+// clone is a deep copy of ix: it shares no map, slice or pointer with it
+// (TestIndexCloneDeep holds every field to that).
+func (ix *indexFile) clone() *indexFile {
+	c := *ix
+	c.Projects = cloneMap(ix.Projects, func(p *Project) *Project { return clonePtr(p) })
+	c.Tasks = cloneMap(ix.Tasks, (*entry).clone)
+	c.Messages = cloneMap(ix.Messages, func(m *Message) *Message { return clonePtr(m) })
+	c.Archive.Tasks = slices.Clone(ix.Archive.Tasks)
+	c.Archive.Messages = slices.Clone(ix.Archive.Messages)
+	c.Archive.PerRoot = maps.Clone(ix.Archive.PerRoot)
+	c.Retired = slices.Clone(ix.Retired)
+	c.Applied = slices.Clone(ix.Applied)
+	return &c
+}
+
+// clone is a deep copy of e (nil for nil).
+func (e *entry) clone() *entry {
+	if e == nil {
+		return nil
+	}
+	c := *e
+	c.Tmux = slices.Clone(e.Tmux)
+	c.After = slices.Clone(e.After)
+	c.Handling = slices.Clone(e.Handling)
+	c.Ports = slices.Clone(e.Ports)
+	c.Started = clonePtr(e.Started)
+	c.Ended = clonePtr(e.Ended)
+	c.Exit = clonePtr(e.Exit)
+	c.Reclaimed = clonePtr(e.Reclaimed)
+	c.Spend = clonePtr(e.Spend)
+	return &c
+}
+
+// cloneMap copies m, each value by cp (nil for nil).
+func cloneMap[V any](m map[string]V, cp func(V) V) map[string]V {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]V, len(m))
+	for k, v := range m {
+		c[k] = cp(v)
+	}
+	return c
+}
+
+// clonePtr copies what p points to into a new value (nil for nil): for
+// structs of values only (Project, Message, Spend).
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	return &c
+}
