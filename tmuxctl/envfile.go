@@ -142,11 +142,25 @@ func writeEnvHere(text string) (path string, private bool, err error) {
 // removes it: one just made (O_EXCL) is empty until its text is written.
 const emptiedAge = time.Minute
 
+// sweptMark is the file in the hand-over directory whose time says when
+// a launch last swept it: one sweep a minute (emptiedAge) at most,
+// whatever the launches, so that a burst of them, each with its file in
+// the directory, does not read the whole directory each.
+const sweptMark = ".swept"
+
 // sweepEmptied removes the hand-over files in dir that panes have read
-// and emptied (envScriptHere), as a launch writes a new one: an empty
-// file holds nothing, and the directory stays small. A file with text is
-// never touched: it is a launch's in flight.
+// and emptied (envScriptHere), as a launch writes a new one, when no
+// launch did for emptiedAge: an empty file holds nothing, and the
+// directory stays small. A file with text is never touched: it is a
+// launch's in flight.
 func sweepEmptied(dir string) {
+	mark := filepath.Join(dir, sweptMark)
+	if fi, err := os.Lstat(mark); err == nil && clock.Since(fi.ModTime()) < emptiedAge {
+		return
+	}
+	if err := os.WriteFile(mark, nil, 0o600); err != nil {
+		return
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return

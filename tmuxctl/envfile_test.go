@@ -56,7 +56,7 @@ func TestEnvNeverOnACommandLine(t *testing.T) {
 	}
 	// The panes emptied their files as they read them; a later launch
 	// removes those emptied a while ago, never a file with text.
-	files, _ := filepath.Glob(filepath.Join(os.TempDir(), "runner-env-*", "*"))
+	files, _ := filepath.Glob(filepath.Join(os.TempDir(), "runner-env-*", "env-*"))
 	if len(files) != 2 {
 		t.Fatalf("hand-over files after two launches: %v, want the two emptied", files)
 	}
@@ -67,6 +67,17 @@ func TestEnvNeverOnACommandLine(t *testing.T) {
 	}
 	old := clock.Now().Add(-2 * emptiedAge)
 	if err := os.Chtimes(files[0], old, old); err != nil {
+		t.Fatal(err)
+	}
+	// Within a minute of the last sweep, no launch sweeps again.
+	if _, err := c.NewWindow(ctx, WindowSpec{Session: "envs", Name: "wb", Env: []string{"A=1"}, Argv: []string{"sleep", "60"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(files[0]); err != nil {
+		t.Errorf("a launch within a minute of the last sweep swept: %v", err)
+	}
+	// A minute since the last sweep.
+	if err := os.Chtimes(filepath.Join(filepath.Dir(files[0]), sweptMark), old, old); err != nil {
 		t.Fatal(err)
 	}
 	inFlight := filepath.Join(filepath.Dir(files[0]), "env-inflight")
