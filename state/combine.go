@@ -196,7 +196,7 @@ func (s *Store) applyBatch(batch []*updateReq, unlock func(), lockErr error) {
 	}
 	res, werr := func() (writeResult, error) {
 		defer unlock()
-		st, raw, err := s.loadAs(indexOnly(batch))
+		st, raw, err := s.loadAs(indexOnly(batch), false)
 		if err != nil {
 			claims, _ := s.takeOps(nil, ents)
 			s.answerOps(claims, answerConflict)

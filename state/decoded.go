@@ -31,8 +31,11 @@ var lastIndex struct {
 var indexDecodes atomic.Int64
 
 // decodeIndex decodes raw, the index file of the state directory dir, or
-// copies the index decoded from the same bytes last.
-func decodeIndex(dir string, raw []byte) (*indexFile, error) {
+// copies the index decoded from the same bytes last. keep: what it
+// decodes is kept (a copy) for the next load; a load under the lock for
+// a write keeps nothing, as its write replaces the file at once (and the
+// copy would lengthen the lock's hold).
+func decodeIndex(dir string, raw []byte, keep bool) (*indexFile, error) {
 	lastIndex.mu.Lock()
 	if lastIndex.ix != nil && lastIndex.dir == dir && bytes.Equal(lastIndex.raw, raw) {
 		ix := lastIndex.ix.clone()
@@ -45,6 +48,9 @@ func decodeIndex(dir string, raw []byte) (*indexFile, error) {
 		return nil, err
 	}
 	indexDecodes.Add(1)
+	if !keep {
+		return ix, nil
+	}
 	kept := ix.clone()
 	lastIndex.mu.Lock()
 	lastIndex.dir, lastIndex.raw, lastIndex.ix = dir, bytes.Clone(raw), kept

@@ -129,7 +129,8 @@ func TestIndexCloneDeep(t *testing.T) {
 // TestLoadReusesDecodedIndex: a load of an index file decoded before
 // (the same bytes) copies it rather than decoding it again; what a load
 // returns can be changed without reaching the next load's; a write, by
-// any process, makes the next load decode anew.
+// any process, makes the next load decode anew; a write's own load keeps
+// nothing.
 func TestLoadReusesDecodedIndex(t *testing.T) {
 	s, ids := lazyFixture(t, 5)
 	mustUpdate(t, s, func(st *State) error {
@@ -178,6 +179,22 @@ func TestLoadReusesDecodedIndex(t *testing.T) {
 	}
 	if indexDecodes.Load() == before || fourth.Projects["p"].Dir != "/moved" {
 		t.Errorf("a load after another's write: %d decodes, project %+v; want one, and the write's", indexDecodes.Load()-before, fourth.Projects["p"])
+	}
+	// A load for a write (under the lock: its write replaces the file)
+	// keeps nothing: the next load of those bytes decodes them.
+	mustUpdate(t, other, func(st *State) error {
+		st.Projects["p"].Dir = "/again"
+		return nil
+	})
+	if _, _, err := s.loadAs(true, false); err != nil {
+		t.Fatal(err)
+	}
+	before = indexDecodes.Load()
+	if _, _, err := s.loadIndex(); err != nil {
+		t.Fatal(err)
+	}
+	if d := indexDecodes.Load() - before; d != 1 {
+		t.Errorf("a load after a write's load of the same bytes decoded %d times, want 1 (nothing kept)", d)
 	}
 }
 

@@ -19,16 +19,18 @@ import (
 // whether anything changed. It takes no lock: a writer that supersedes a
 // record between the reads of the index and of the record makes it read
 // the index again.
-func (s *Store) load() (*State, []byte, error) { return s.loadAs(false) }
+func (s *Store) load() (*State, []byte, error) { return s.loadAs(false, true) }
 
 // loadIndex is load without the records: every task of the index holds
 // its hot fields only (its Text the entry's title) until State.Task asks
 // for it (see UpdateIndex). A write's cost then does not grow with the
 // tasks in the index.
-func (s *Store) loadIndex() (*State, []byte, error) { return s.loadAs(true) }
+func (s *Store) loadIndex() (*State, []byte, error) { return s.loadAs(true, true) }
 
-// loadAs is load, or loadIndex when indexOnly.
-func (s *Store) loadAs(indexOnly bool) (*State, []byte, error) {
+// loadAs is load, or loadIndex when indexOnly. keep: the index decoded
+// is kept for a later load of the same bytes (decodeIndex); a load for a
+// write, whose write replaces the file, keeps none.
+func (s *Store) loadAs(indexOnly, keep bool) (*State, []byte, error) {
 	p := s.Path()
 	for attempt := 0; ; attempt++ {
 		raw, err := readFile(p)
@@ -40,7 +42,7 @@ func (s *Store) loadAs(indexOnly bool) (*State, []byte, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("read state file %s: %w", p, err)
 		}
-		st, err := s.parse(p, raw, indexOnly)
+		st, err := s.parse(p, raw, indexOnly, keep)
 		var gone *recordGoneError
 		if errors.As(err, &gone) && attempt < 50 {
 			if now, rerr := readFile(p); rerr == nil && !bytes.Equal(now, raw) {
@@ -94,7 +96,7 @@ func (e *recordGoneError) Unwrap() error { return ErrCorrupt }
 // version. A version 1 or 2 file (whole tasks inline) is read as it is;
 // the first write converts it. indexOnly leaves the records unread (see
 // loadIndex).
-func (s *Store) parse(path string, raw []byte, indexOnly bool) (*State, error) {
+func (s *Store) parse(path string, raw []byte, indexOnly, keep bool) (*State, error) {
 	version, ok := leadingVersion(raw)
 	if !ok {
 		var probe struct {
@@ -116,7 +118,7 @@ func (s *Store) parse(path string, raw []byte, indexOnly bool) (*State, error) {
 	case version < indexVersion:
 		return parseLegacy(s.dir, path, raw)
 	}
-	ix, err := decodeIndex(s.dir, raw)
+	ix, err := decodeIndex(s.dir, raw, keep)
 	if err != nil {
 		return nil, &CorruptError{Path: path, Err: err}
 	}

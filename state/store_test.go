@@ -131,7 +131,7 @@ func TestUpdateWritesAndReads(t *testing.T) {
 	}
 	// The previous generation is kept for Repair.
 	mustUpdate(t, s, func(st *State) error { delete(st.Projects, "api"); return nil })
-	prev, err := s.parse("prev", readFileT(t, filepath.Join(s.Dir(), prevFile)), false)
+	prev, err := s.parse("prev", readFileT(t, filepath.Join(s.Dir(), prevFile)), false, false)
 	if err != nil || prev.Projects["api"] == nil || prev.Generation != 1 {
 		t.Fatalf("state.json.prev = %+v, %v; want generation 1 with api", prev, err)
 	}
