@@ -52,7 +52,8 @@ func readLooks(t *testing.T, log string) []time.Time {
 // yet (its transcript empty) makes no look at the pane until the pane
 // writes, then finds its prompt; with a transcript that stays empty
 // (nothing pipes to it) a look comes anyway, firstLookBy after the wait
-// began, and finds the prompt drawn meanwhile.
+// began, and finds the prompt drawn meanwhile. Where the files are polled
+// (no inotify left) the first look comes at once, as before.
 func TestReadyWaitFirstLook(t *testing.T) {
 	bin, log := looksAt(t)
 	drew := filepath.Join(t.TempDir(), "drew")
@@ -76,6 +77,26 @@ func TestReadyWaitFirstLook(t *testing.T) {
 			t.Errorf("a look at %s, %s before the pane drew anything", at.Format(time.StampMicro), fi.ModTime().Sub(at))
 		}
 	}
+
+	// Where the files are polled (no inotify left), a write is seen up
+	// to a poll late: the wait looks at once.
+	noInotify = true
+	t.Cleanup(func() { noInotify = false })
+	bin3, log3 := looksAt(t)
+	drew3 := filepath.Join(t.TempDir(), "drew")
+	m3, tc3 := monitorPane(t, `sleep 0.15; : > '`+drew3+`'; `+simPrompt+`; exec sleep 600`)
+	m3.TC = tmuxctl.New(tc3.Socket(), tmuxctl.WithBinary(bin3))
+	if obs, err := m3.Wait(ctx, GoalReady, clock.Now()); err != nil || obs.Detection.State != profile.StateReady {
+		t.Fatalf("wait with polled files ended with %+v, %v; want the prompt", obs, err)
+	}
+	fi3, err := os.Stat(drew3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if looks := readLooks(t, log3); len(looks) == 0 || !looks[0].Before(fi3.ModTime()) {
+		t.Errorf("with polled files the first look came at %v, not at once (the pane drew at %s)", looks, fi3.ModTime().Format(time.StampMicro))
+	}
+	noInotify = false
 
 	// The backstop: a transcript nothing writes to.
 	m2, tc2 := monitorPane(t, simPrompt+`; exec sleep 600`)

@@ -68,13 +68,16 @@ func (m *Monitor) newWaitRun(ctx context.Context, goal Goal, since time.Time) (*
 	// directories: a write to another task's transcript must not wake
 	// this supervisor.
 	r.w = watchFiles(m.Transcript, m.Events, m.Died)
-	if goal == GoalReady && !m.Remote && m.Transcript != "" && FileSize(m.Transcript) == 0 {
+	if goal == GoalReady && !m.Remote && m.Transcript != "" && !r.w.Polling && FileSize(m.Transcript) == 0 {
 		// A pane that has drawn nothing (its transcript, read once the
 		// watch is on it, still empty: a launch pipes the pane in the
 		// tmux call that makes it) shows nothing a look could find: the
 		// first look waits for its first write, firstLookBy at the
 		// latest. On a busy start (the snapshot beside it) that look
-		// was a tmux client for nothing.
+		// was a tmux client for nothing. Not where the files are polled
+		// (no inotify left, as in a burst): a write is seen up to a
+		// poll late there, and the look at once finds a prompt drawn
+		// before its write reached the transcript.
 		r.mach.dirty = false
 		r.mach.lookBy(now.Add(firstLookBy))
 	}
