@@ -507,6 +507,7 @@ func builtinCopilot() *Profile {
 		Headless:            []string{"copilot", "-p", "{prompt}", "-s", "--no-ask-user", "--allow-all-tools", "--deny-tool=shell", "--deny-tool=write"},
 		Ready:               []string{"^❯( |$)", "^ ← open sidebar · ", `ctrl\+c again to exit`},
 		Busy:                []string{"^ [◉◎○●] Working", "^ ● Cancelling"},
+		Starting:            []string{"^ ● Loading: "},
 		NeedsInput:          []string{"↑/↓ to navigate · enter to select · esc to cancel", "^│ Do you want to ", "^│ Do you trust the files in this folder", "^ any key close help"},
 		Trust:               []TrustDialog{{Pattern: "Do you trust the files in this folder", Keys: []string{"Enter"}, Choose: `^│\s+(?:❯ )?1\. Yes\s*(?:│\s*)?$`}},
 		Exited:              []string{`copilot --resume=\S+`},
@@ -531,7 +532,7 @@ func builtinCopilot() *Profile {
 		SessionID:           []string{"copilot --resume=([0-9a-f-]*[0-9][0-9a-f-]*)"},
 		Resume:              []string{"--resume={session}"},
 		QuitKeys:            []string{"C-c", "C-c"},
-		origins:             builtinOrigins("agents/copilot.toml", "answer_end", "answer_start", "approve_choose", "bottom_lines", "busy", "command", "description", "env.COPILOT_AUTO_UPDATE", "error", "error_reset", "exited", "headless", "hook.args", "hook.doc", "hook.file", "hook.files.plugin.json", "hook.kind", "hook.settings", "interrupt_keys", "limited", "menu_cursor", "model_flag", "needs_input", "pass_env", "permissions_ask", "permissions_auto_args", "permissions_auto_doc", "quit_keys", "ready", "resume", "sandbox_paths", "session_id", "spend", "trust", "verified_version", "version_args", "volatile"),
+		origins:             builtinOrigins("agents/copilot.toml", "answer_end", "answer_start", "approve_choose", "bottom_lines", "busy", "command", "description", "env.COPILOT_AUTO_UPDATE", "error", "error_reset", "exited", "headless", "hook.args", "hook.doc", "hook.file", "hook.files.plugin.json", "hook.kind", "hook.settings", "interrupt_keys", "limited", "menu_cursor", "model_flag", "needs_input", "pass_env", "permissions_ask", "permissions_auto_args", "permissions_auto_doc", "quit_keys", "ready", "resume", "sandbox_paths", "session_id", "spend", "starting", "trust", "verified_version", "version_args", "volatile"),
 		sources:             []Origin{{File: "agents/copilot.toml", Builtin: true}},
 	}
 }

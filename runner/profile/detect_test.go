@@ -274,11 +274,23 @@ func TestDetectQuestionAndTrust(t *testing.T) {
 	}
 }
 
+// copilotRule is a rule of Copilot CLI's composer box.
+const copilotRule = "────────────────────────────────────────\n"
+
+// copilotLoading is Copilot CLI 1.0.102's screen while it loads its plugins
+// and hooks, above (echoed) the prompt it took meanwhile: the bottom of
+// TestRealAgentsAnswerToolText/copilot's screen on 2026-12-03.
+func copilotLoading(echoed string) string {
+	return echoed + " /tmp/realagent1453501612 [⎇ master]\n" + copilotRule + "❯\n" + copilotRule +
+		" ● Loading: 1 plugin, 1 hook                         mock-model\n"
+}
+
 func TestDetectSignals(t *testing.T) {
 	claude, _ := BuiltinProfile("claude")
 	shell, _ := BuiltinProfile("shell")
 	codex, _ := BuiltinProfile("codex")
 	qwen, _ := BuiltinProfile("qwen")
+	copilot, _ := BuiltinProfile("copilot")
 	// The composer once start-up is over (a bare "? for shortcuts" footer
 	// is the splash before it: codex__starting__3).
 	const composer = "› Ask Codex to do anything\n\n  mock-model default · /p\n  ← for agents · ? for shortcuts\n"
@@ -321,6 +333,9 @@ func TestDetectSignals(t *testing.T) {
 		{"qwen: initialising under the input box is starting", qwen, ">   Type your message or @path/to/file\n──────\n  ⠋ Initializing...\n", PaneInfo{}, StateStarting, "starting", -1},
 		{"qwen: initialising with a dots spinner is starting", qwen, ">   Type your message or @path/to/file\n──────\n  .   Initializing...\n", PaneInfo{}, StateStarting, "starting", -1},
 		{"qwen: a prompt typed while initialising is starting", qwen, "> Say hello.\n──────\n  ⠙ Initializing...\n", PaneInfo{}, StateStarting, "starting", -1},
+		{"copilot: loading its plugins and hooks is starting", copilot, copilotLoading(""), PaneInfo{}, StateStarting, "starting", -1},
+		{"copilot: a prompt taken while it loads is starting, not its turn's end", copilot, copilotLoading(" ❯ please do the ANSWER-TOOL now                     01:44\n"), PaneInfo{}, StateStarting, "starting", -1},
+		{"copilot: loaded, the composer is ready", copilot, " /tmp/p [⎇ master]\n" + copilotRule + "❯\n" + copilotRule + " ← open sidebar · ctrl+o tools                  mock-model\n", PaneInfo{}, StateReady, "ready", -1},
 		{"qwen: initialised, the spinner is busy again", qwen, "> \n──────\n  ⠙ Thinking... (1s · esc to cancel)\n", PaneInfo{}, StateBusy, "busy", -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
