@@ -155,12 +155,19 @@ const sweptMark = ".swept"
 // launch's in flight.
 func sweepEmptied(dir string) {
 	mark := filepath.Join(dir, sweptMark)
-	if fi, err := os.Lstat(mark); err == nil && clock.Since(fi.ModTime()) < emptiedAge {
+	if fi, err := os.Lstat(mark); err == nil && fi.Mode().IsRegular() && clock.Since(fi.ModTime()) < emptiedAge {
 		return
 	}
-	if err := os.WriteFile(mark, nil, 0o600); err != nil {
+	// The mark is made anew, never written through: whatever is there
+	// (a link included) is removed, not followed, and O_EXCL makes only
+	// a new file; a launch that finds one made meanwhile leaves the sweep
+	// to the launch that made it.
+	os.Remove(mark)
+	f, err := os.OpenFile(mark, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
 		return
 	}
+	f.Close()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return

@@ -132,6 +132,25 @@ func TestEnvFileText(t *testing.T) {
 	}
 }
 
+// TestEnvSweepMarkNotFollowed: the sweep's mark is made anew, never
+// written through: a link in its place leaves the file it names as it was.
+func TestEnvSweepMarkNotFollowed(t *testing.T) {
+	dir, other := t.TempDir(), filepath.Join(t.TempDir(), "precious")
+	if err := os.WriteFile(other, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, filepath.Join(dir, sweptMark)); err != nil {
+		t.Fatal(err)
+	}
+	sweepEmptied(dir)
+	if b, err := os.ReadFile(other); err != nil || string(b) != "keep" {
+		t.Errorf("the file a link in the mark's place names: %q, %v; want it as it was", b, err)
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, sweptMark)); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("the mark after the sweep: %v, %v; want a file of its own", fi, err)
+	}
+}
+
 // TestEnvBadKeyLeavesNothing: a launch refused for a bad variable name
 // starts nothing and leaves no file.
 func TestEnvBadKeyLeavesNothing(t *testing.T) {
