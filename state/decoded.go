@@ -65,12 +65,18 @@ func (ix *indexFile) clone() *indexFile {
 	c.Projects = cloneMap(ix.Projects, func(p *Project) *Project { return clonePtr(p) })
 	c.Tasks = cloneMap(ix.Tasks, (*entry).clone)
 	c.Messages = cloneMap(ix.Messages, func(m *Message) *Message { return clonePtr(m) })
-	c.Archive.Tasks = slices.Clone(ix.Archive.Tasks)
-	c.Archive.Messages = slices.Clone(ix.Archive.Messages)
-	c.Archive.PerRoot = maps.Clone(ix.Archive.PerRoot)
+	c.Archive = ix.Archive.clone()
 	c.Retired = slices.Clone(ix.Retired)
 	c.Applied = slices.Clone(ix.Applied)
 	return &c
+}
+
+// clone is a deep copy of a.
+func (a archiveIndex) clone() archiveIndex {
+	a.Tasks = slices.Clone(a.Tasks)
+	a.Messages = slices.Clone(a.Messages)
+	a.PerRoot = maps.Clone(a.PerRoot)
+	return a
 }
 
 // clone is a deep copy of e (nil for nil).

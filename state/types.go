@@ -520,9 +520,7 @@ func (s *State) clone() *State {
 	c.base = maps.Clone(s.base)
 	c.lazy = maps.Clone(s.lazy)
 	c.promoted = maps.Clone(s.promoted)
-	c.arch.Tasks = slices.Clone(s.arch.Tasks)
-	c.arch.Messages = slices.Clone(s.arch.Messages)
-	c.arch.PerRoot = maps.Clone(s.arch.PerRoot)
+	c.arch = s.arch.clone()
 	c.retired = slices.Clone(s.retired)
 	c.applied = slices.Clone(s.applied)
 	return &c
