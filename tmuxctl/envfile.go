@@ -19,7 +19,8 @@ import (
 )
 
 // envScript is the pane's first program when it is given an environment
-// on another machine: /bin/sh reads the 0600 file named by $1 (lines
+// on another machine, or here without a private directory for the file
+// (see envScriptHere): /bin/sh reads the 0600 file named by $1 (lines
 // KEY='value', exported), removes it, and execs the command that follows,
 // or the user's shell when none does. The script is constant; the file
 // name and the command reach it as arguments, never as shell text.
