@@ -156,7 +156,7 @@ const sweptMark = ".swept"
 // launch's in flight.
 func sweepEmptied(dir string) {
 	mark := filepath.Join(dir, sweptMark)
-	if fi, err := os.Lstat(mark); err == nil && fi.Mode().IsRegular() && clock.Since(fi.ModTime()) < emptiedAge {
+	if fi, err := os.Lstat(mark); err == nil && fi.Mode().IsRegular() && clock.Since(clock.Outside(fi.ModTime())) < emptiedAge {
 		return
 	}
 	// The mark is made anew, never written through: whatever is there
@@ -177,7 +177,7 @@ func sweepEmptied(dir string) {
 		if !strings.HasPrefix(e.Name(), "env-") || !e.Type().IsRegular() {
 			continue
 		}
-		if fi, err := e.Info(); err == nil && fi.Size() == 0 && clock.Since(fi.ModTime()) > emptiedAge {
+		if fi, err := e.Info(); err == nil && fi.Size() == 0 && clock.Since(clock.Outside(fi.ModTime())) > emptiedAge {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
