@@ -68,6 +68,7 @@ func (ix *indexFile) clone() *indexFile {
 	c.Archive = ix.Archive.clone()
 	c.Retired = slices.Clone(ix.Retired)
 	c.Applied = slices.Clone(ix.Applied)
+	c.Sandboxed = slices.Clone(ix.Sandboxed)
 	return &c
 }
 

@@ -40,6 +40,14 @@ type indexFile struct {
 	Applied []string `json:"applied,omitempty"`
 	// EventSeq is the last cursor of the event stream.
 	EventSeq uint64 `json:"event_seq,omitempty"`
+	// Sandboxed lists the tasks of the index that run in a sandbox (a
+	// Sandbox in their record), sorted, and SandboxedAt is the generation
+	// of the write that made the list: the list holds only while it is
+	// the file's Generation. An older runner that rewrites the file drops
+	// both, so a reader never takes a list it did not keep for complete
+	// (State.SandboxedTasks then reads every record).
+	Sandboxed   []string `json:"sandboxed,omitempty"`
+	SandboxedAt uint64   `json:"sandboxed_at,omitempty"`
 }
 
 // entry is one task in the index: the hot fields that ps, wait,

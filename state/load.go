@@ -131,6 +131,12 @@ func (s *Store) parse(path string, raw []byte, indexOnly, keep bool) (*State, er
 		dir: s.dir, arch: ix.Archive, retired: ix.Retired, applied: ix.Applied, base: make(map[string]baseOf, len(ix.Tasks)),
 		EventSeq: ix.EventSeq, msgBase: make(map[string]MessageStatus, len(ix.Messages)),
 	}
+	if ix.SandboxedAt != 0 && ix.SandboxedAt == ix.Generation {
+		st.sandboxed = make(map[string]bool, len(ix.Sandboxed))
+		for _, id := range ix.Sandboxed {
+			st.sandboxed[id] = true
+		}
+	}
 	for id, m := range ix.Messages {
 		if m != nil {
 			st.msgBase[id] = m.Status

@@ -74,6 +74,10 @@ type State struct {
 	// the write fails with it.
 	lazy    map[string]string
 	lazyErr error
+	// sandboxed is the index's list of sandboxed tasks as loaded, when
+	// it held (indexFile.SandboxedAt): what a write says of the tasks
+	// whose record it did not read.
+	sandboxed map[string]bool
 	// Prune's request, carried to the write.
 	pruneNow    bool
 	pruneCutoff time.Time
@@ -519,6 +523,7 @@ func (s *State) clone() *State {
 	}
 	c.base = maps.Clone(s.base)
 	c.lazy = maps.Clone(s.lazy)
+	c.sandboxed = maps.Clone(s.sandboxed)
 	c.promoted = maps.Clone(s.promoted)
 	c.arch = s.arch.clone()
 	c.retired = slices.Clone(s.retired)

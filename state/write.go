@@ -34,6 +34,9 @@ func (st *State) index() *indexFile {
 	for id, t := range st.Tasks {
 		ix.Tasks[id] = st.entryOf(t, st.base[id].gen)
 	}
+	if list, ok := st.sandboxedList(); ok {
+		ix.Sandboxed, ix.SandboxedAt = list, st.Generation
+	}
 	return ix
 }
 

@@ -88,14 +88,16 @@ func HostTmux(ctx context.Context, o Options, name string) (*tmuxctl.Client, err
 // which could order runner's tmux client to run a program outside the
 // sandbox. tmuxctl checks owner and mode (CheckSocket); only the state
 // knows where agents write. No state to read is no sandboxed task. The
-// state is read with the context of the client's first tmux call.
+// state is read with the context of the client's first tmux call: its
+// index, and the records of the tasks it lists as sandboxed
+// (State.SandboxedTasks), not every task's.
 func SocketGuard(o Options, cfg *config.Config) func(context.Context, string) error {
 	return func(ctx context.Context, path string) error {
 		store, err := config.OpenStore(o.Getenv, cfg)
 		if err != nil {
 			return nil // the command says what is wrong with the state
 		}
-		st, err := store.Read(ctx)
+		st, err := store.ReadIndex(ctx)
 		if err != nil {
 			return nil
 		}
@@ -110,7 +112,7 @@ func SandboxedPlace(st *state.State, path string) error {
 	if r, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
 		real = filepath.Join(r, filepath.Base(path))
 	}
-	for _, t := range st.TaskList() {
+	for _, t := range st.SandboxedTasks() {
 		for _, w := range t.Sandbox {
 			w, _, _ = strings.Cut(w, " (")
 			if !filepath.IsAbs(w) {
