@@ -520,6 +520,7 @@ func builtinCopilot() *Profile {
 		ErrorLines:          12,
 		StartingMaxLines:    3,
 		EnterDelay:          Duration{150 * time.Millisecond},
+		Settle:              Duration{500 * time.Millisecond},
 		PassEnv:             []string{"COPILOT_*", "GH_TOKEN", "GITHUB_TOKEN", "GH_HOST"},
 		MenuCursor:          `^│\s*❯ `,
 		ApproveChoose:       `^│\s+(?:❯ )?1\. Yes\s*(?:│\s*)?$`,
@@ -532,7 +533,7 @@ func builtinCopilot() *Profile {
 		SessionID:           []string{"copilot --resume=([0-9a-f-]*[0-9][0-9a-f-]*)"},
 		Resume:              []string{"--resume={session}"},
 		QuitKeys:            []string{"C-c", "C-c"},
-		origins:             builtinOrigins("agents/copilot.toml", "answer_end", "answer_start", "approve_choose", "bottom_lines", "busy", "command", "description", "env.COPILOT_AUTO_UPDATE", "error", "error_reset", "exited", "headless", "hook.args", "hook.doc", "hook.file", "hook.files.plugin.json", "hook.kind", "hook.settings", "interrupt_keys", "limited", "menu_cursor", "model_flag", "needs_input", "pass_env", "permissions_ask", "permissions_auto_args", "permissions_auto_doc", "quit_keys", "ready", "resume", "sandbox_paths", "session_id", "spend", "starting", "trust", "verified_version", "version_args", "volatile"),
+		origins:             builtinOrigins("agents/copilot.toml", "answer_end", "answer_start", "approve_choose", "bottom_lines", "busy", "command", "description", "env.COPILOT_AUTO_UPDATE", "error", "error_reset", "exited", "headless", "hook.args", "hook.doc", "hook.file", "hook.files.plugin.json", "hook.kind", "hook.settings", "interrupt_keys", "limited", "menu_cursor", "model_flag", "needs_input", "pass_env", "permissions_ask", "permissions_auto_args", "permissions_auto_doc", "quit_keys", "ready", "resume", "sandbox_paths", "session_id", "settle", "spend", "starting", "trust", "verified_version", "version_args", "volatile"),
 		sources:             []Origin{{File: "agents/copilot.toml", Builtin: true}},
 	}
 }
