@@ -134,17 +134,29 @@ func (t *Task) SpendSoFar() Spend {
 // children, theirs, …) among tasks, with what their running turns used so
 // far (Task.Live), and counts those tasks.
 func TreeSpend(tasks []*Task, root string) (sum Spend, n int) {
+	for _, t := range InTree(tasks, root) {
+		sum, n = sum.Add(t.Spend).Add(t.Live), n+1
+	}
+	return sum, n
+}
+
+// InTree lists the tasks of tasks that are root or under it, by their
+// parents among tasks (a loop of parents ends a walk). It reads only the
+// index's fields (ID, Parent): on a state an index-only update loaded, the
+// caller reads whole (State.Task) the tasks it needs more of.
+func InTree(tasks []*Task, root string) []*Task {
 	parent := make(map[string]string, len(tasks))
 	for _, t := range tasks {
 		parent[t.ID] = t.Parent
 	}
+	var out []*Task
 	for _, t := range tasks {
 		for x, hops := t.ID, 0; x != "" && hops <= len(tasks); x, hops = parent[x], hops+1 {
 			if x == root {
-				sum, n = sum.Add(t.Spend).Add(t.Live), n+1
+				out = append(out, t)
 				break
 			}
 		}
 	}
-	return sum, n
+	return out
 }

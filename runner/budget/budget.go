@@ -39,6 +39,9 @@ func Over(st *state.State, id string, budgetOf func(*state.Task) settings.Budget
 			}
 		}
 		if b.Tokens > 0 || b.USD > 0 {
+			for _, x := range state.InTree(tasks, t.ID) {
+				st.Task(x.ID) // whole: its turn's live spend is in its record
+			}
 			spent, _ := state.TreeSpend(tasks, t.ID)
 			if b.Tokens > 0 && spent.Tokens() >= b.Tokens {
 				why, root = fmt.Sprintf("%s%s token(s) used in %s, its --budget-tokens %s%s: no further turn", fault.BudgetReason,
@@ -77,20 +80,38 @@ func overBy(excess float64, format string) string {
 }
 
 // TreeTurns counts the turns delivered to task root and the tasks under it.
+// On a state an index-only update loaded (state.Store.UpdateIndex), which
+// task is under root is read from the index (each task's parent), and
+// only the records of the tree's tasks are read, for their turn counts:
+// the cost does not grow with the other tasks the index carries.
 func TreeTurns(st *state.State, root string) int {
 	n := 0
-	for _, t := range st.Tasks {
-		for x, hops := t, 0; x != nil && hops <= len(st.Tasks); x, hops = st.Task(x.Parent), hops+1 {
-			if x.ID == root {
-				n += t.TurnCount
-				break
-			}
-			if x.Parent == "" {
-				break
-			}
+	for id, t := range st.Tasks {
+		if inTree(st, t, root) {
+			n += st.Task(id).TurnCount
 		}
 	}
 	return n
+}
+
+// inTree reports whether t is root or under it, following parents by the
+// index's fields (a parent the index no longer has is read from the
+// archive); a loop of parents ends the walk.
+func inTree(st *state.State, t *state.Task, root string) bool {
+	for x, hops := t, 0; x != nil && hops <= len(st.Tasks); hops++ {
+		if x.ID == root {
+			return true
+		}
+		if x.Parent == "" {
+			return false
+		}
+		p, ok := st.Tasks[x.Parent]
+		if !ok {
+			p = st.Task(x.Parent)
+		}
+		x = p
+	}
+	return false
 }
 
 // Stop is a task a passed budget ends, and why, in its own terms.
@@ -105,19 +126,11 @@ type Stop struct {
 func LiveInTree(st *state.State, root, skip string) []Stop {
 	var out []Stop
 	for _, t := range st.Tasks {
-		if t.ID == skip || (t.Status != state.StatusRunning && t.Status != state.StatusNeedsInput) {
+		if t.ID == skip || (t.Status != state.StatusRunning && t.Status != state.StatusNeedsInput) || !inTree(st, t, root) {
 			continue
 		}
-		for x, hops := t, 0; x != nil && hops <= len(st.Tasks); x, hops = st.Task(x.Parent), hops+1 {
-			if x.ID == root {
-				if why, _ := Over(st, t.ID, settings.BudgetOf, true); why != "" {
-					out = append(out, Stop{t, why})
-				}
-				break
-			}
-			if x.Parent == "" {
-				break
-			}
+		if why, _ := Over(st, t.ID, settings.BudgetOf, true); why != "" {
+			out = append(out, Stop{st.Task(t.ID), why})
 		}
 	}
 	return out

@@ -62,7 +62,8 @@ type AwarenessOptions struct {
 // MaxChars characters; tasks that do not fit are counted in a final
 // "+N more" line. It is empty when there is nothing to tell or the mode is
 // off. Control characters in task text are replaced, since the block goes
-// into an agent's prompt.
+// into an agent's prompt. st may come from an index-only update: the
+// tasks it shows are read whole.
 func RenderAwareness(st *state.State, self *state.Task, opts AwarenessOptions) string {
 	mode := opts.Mode
 	if mode == "" {
@@ -105,7 +106,7 @@ func RenderAwareness(st *state.State, self *state.Task, opts AwarenessOptions) s
 	}
 	shown := 0
 	for i, t := range tasks {
-		e := awarenessEntry(t, now)
+		e := awarenessEntry(whole(st, t), now)
 		switch {
 		case i < len(family) && t.ID == self.Parent:
 			e = "- parent " + strings.TrimPrefix(e, "- ")
@@ -127,6 +128,16 @@ func RenderAwareness(st *state.State, self *state.Task, opts AwarenessOptions) s
 		b.WriteString(moreLine(rest))
 	}
 	return b.String()
+}
+
+// whole is t with its record read, on a state an index-only update
+// loaded (state.Store.UpdateIndex): only the tasks the block shows are
+// read, so its cost does not grow with the tasks the index carries.
+func whole(st *state.State, t *state.Task) *state.Task {
+	if x := st.Task(t.ID); x != nil {
+		return x
+	}
+	return t
 }
 
 func moreLine(n int) string { return fmt.Sprintf("+%d more\n", n) }
@@ -164,9 +175,12 @@ func awarenessOthers(st *state.State, self *state.Task, mode AwarenessMode, fami
 		inFamily[t.ID] = true
 	}
 	var same, other []*state.Task
-	for _, t := range st.Tasks {
+	for id, t := range st.Tasks {
 		if t.ID == self.ID || !t.Status.IsActive() || inFamily[t.ID] {
 			continue
+		}
+		if t.Project == "" {
+			t = st.Task(id) // its directory tells its project
 		}
 		switch {
 		case sameProject(t, self):

@@ -97,14 +97,17 @@ func (b *Book) Now() time.Time { return b.now() }
 // none) is the ready status the supervisor found and left to this write
 // (supervisor.Supervisor.FoldReady): recorded first, unless the task moved
 // on meanwhile, even when the budget allows no turn; and ahead of it, when
-// the ready status carries it, the record of the task starting.
+// the ready status carries it, the record of the task starting. The
+// update reads the index and only the records it needs (the task, its
+// budget's tree, the tasks the block shows): its cost does not grow with
+// the day's other tasks the index carries.
 func (b *Book) Prompt(ctx context.Context, text string, first bool, ready *supervisor.Ready) (string, *state.Task, error) {
 	var (
 		t     *state.Task
 		over  string
 		block string
 	)
-	err := b.Record.Store.Update(ctx, func(st *state.State) error {
+	err := b.Record.Store.UpdateIndex(ctx, func(st *state.State) error {
 		t = st.Task(b.ID)
 		if t == nil {
 			return fmt.Errorf("task %s: %w", b.ID, state.ErrTaskNotFound)
@@ -183,13 +186,15 @@ func (b *Book) LetGo(t *state.Task) {
 // a message that arrives while the agent works is either seen here (more >
 // 0: delivered as the next turn) or waits in the queue; else the task is
 // let go of (LetGo) with the record of its end, and a message that comes
-// after starts a turn of its own.
+// after starts a turn of its own. Like Prompt's, the update reads only the
+// records it needs, so the end is recorded as soon with a busy index as
+// with an empty one.
 func (b *Book) EndTurn(ctx context.Context, o supervisor.Outcome, tt supervisor.TurnText, takeQueue bool) (more int, final *state.Task) {
 	SettleNotices(ctx, b.Record, b.ID)
 	var dropped []*state.Message
 	var stop []budget.Stop
 	turn := o
-	_ = b.Record.UpdateDurably(ctx, "task "+b.ID+": the end of the turn ("+string(o.Status)+")", func(st *state.State) error {
+	_ = b.Record.UpdateIndexDurably(ctx, "task "+b.ID+": the end of the turn ("+string(o.Status)+")", func(st *state.State) error {
 		more, final, dropped, stop, o = 0, nil, nil, nil, turn
 		t := st.Task(b.ID)
 		if t == nil {

@@ -3,6 +3,10 @@ package taskbook
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -192,5 +196,120 @@ func TestPromptRecordsTheStart(t *testing.T) {
 	}
 	if x := statetest.Read(t, store).Task(other.ID); x.Status != state.StatusQueued || x.TurnCount != 0 {
 		t.Errorf("recorded %s with %d turn(s), want nothing written", x.Status, x.TurnCount)
+	}
+}
+
+// TestPromptAndEndReadTheirTasksOnly: the writes of a turn's delivery and
+// of its end read the records of the tasks they need (the task, its tree
+// for the budget, the tasks the awareness block shows), not every task's
+// in the index: with the records of a day's other finished tasks gone
+// from the disk (a full load fails then), the prompt and the end are
+// recorded all the same, the block shows a sibling whole (its first line
+// past the index's title, its latest turn) and another task at work in
+// the project too, and the tree's turns counted
+// against the parent's --max-turns include the sibling's, which only its
+// record holds.
+func TestPromptAndEndReadTheirTasksOnly(t *testing.T) {
+	ctx := t.Context()
+	parent := statetest.Supervised("t_parent00", "", state.StatusRunning)
+	parent.Settings = []byte(`{"max_turns": 5}`)
+	parent.TurnCount = 2
+	sib := statetest.Supervised("t_sibling0", parent.ID, state.StatusRunning)
+	sib.Text = "the sibling's task, a first line well past the sixty bytes an index entry keeps of it: " + strings.Repeat("x", 8) + "\nmore"
+	sib.TurnCount = 2
+	sib.AddTurnSpent(clock.Now(), "it added the health endpoint", "", state.Spend{})
+	self := statetest.Supervised("t_selftask", parent.ID, state.StatusStarting)
+	// Another task at work in the project, outside the tree: only the
+	// block reads its record.
+	near := statetest.Supervised("t_neighbor", "", state.StatusRunning)
+	near.Text = "the neighbour's task, whose first line is also longer than what the index keeps of a title " + strings.Repeat("y", 6)
+	near.AddTurnSpent(clock.Now(), "it renamed the config loader", "", state.Spend{})
+	tasks := []*state.Task{parent, sib, self, near}
+	for i := range 50 {
+		x := statetest.Supervised(fmt.Sprintf("t_other%03d", i), "", state.StatusDone)
+		x.Text = "an earlier task"
+		tasks = append(tasks, x)
+	}
+	made := statetest.WithTasks(t, tasks...)
+	for i := range 50 {
+		gone, _ := filepath.Glob(filepath.Join(made.Dir(), "tasks", fmt.Sprintf("t_other%03d.*.json", i)))
+		for _, f := range gone {
+			if err := os.Remove(f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// A copy, which this process has read no record of.
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := os.CopyFS(dir, os.DirFS(made.Dir())); err != nil {
+		t.Fatal(err)
+	}
+	store, err := state.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Read(ctx); !errors.Is(err, state.ErrCorrupt) {
+		t.Fatalf("a full read with the other records gone: %v, want it to fail (the test proves nothing else)", err)
+	}
+
+	b := book(t, store, self.ID)
+	var text string
+	text, _, err = b.Prompt(ctx, "say hi", true, &supervisor.Ready{Reason: "the agent is ready (box)", At: clock.Now()})
+	if err != nil {
+		t.Fatalf("Prompt: %v", err)
+	}
+	if first := strings.SplitN(sib.Text, "\n", 2)[0]; !strings.Contains(text, first) || !strings.Contains(text, "latest: it added the health endpoint") {
+		t.Errorf("the awareness block does not show the sibling whole:\n%s", text)
+	}
+	if !strings.Contains(text, near.Text) || !strings.Contains(text, "latest: it renamed the config loader") {
+		t.Errorf("the awareness block does not show the other task at work whole:\n%s", text)
+	}
+	if x, err := store.ReadTask(ctx, self.ID); err != nil || x.TurnCount != 1 || x.Status != state.StatusReady {
+		t.Fatalf("after Prompt: %+v, %v; want ready with its turn counted", x, err)
+	}
+	// 2 (parent) + 2 (sibling) + 1: the tree's fifth turn is refused.
+	_, _, err = b.Prompt(ctx, "again", false, nil)
+	var ended *supervisor.Ended
+	if !errors.As(err, &ended) || !strings.Contains(ended.Reason, "5 turn(s) delivered in the tree of task t_parent00") {
+		t.Fatalf("the tree's sixth turn: %v, want it refused by the parent's --max-turns 5", err)
+	}
+
+	more, final := b.EndTurn(ctx, supervisor.Outcome{Status: state.StatusDone, Reason: "turn ended"}, supervisor.TurnText{Answer: "hi"}, true)
+	if more != 0 || final == nil || final.Status != state.StatusDone {
+		t.Fatalf("EndTurn: more %d, final %+v; want done", more, final)
+	}
+	if x, err := store.ReadTask(ctx, self.ID); err != nil || x.Status != state.StatusDone || x.Answer != "hi" {
+		t.Fatalf("after EndTurn: %+v, %v; want done with its answer", x, err)
+	}
+}
+
+// TestEndTurnCountsTheTreeLiveSpend: the end of a turn, which reads only
+// the records it needs, reads those of the budget's tree: what a
+// sibling's running turn used so far (Task.Live, in its record only)
+// counts toward the parent's --budget-tokens, and the tree's turns at
+// work are stopped.
+func TestEndTurnCountsTheTreeLiveSpend(t *testing.T) {
+	ctx := t.Context()
+	parent := statetest.Supervised("t_parent00", "", state.StatusRunning)
+	parent.Settings = []byte(`{"budget_tokens": 1000}`)
+	sib := statetest.Supervised("t_sibling0", parent.ID, state.StatusRunning)
+	sib.Live = state.Spend{Input: 900}
+	self := statetest.Supervised("t_selftask", parent.ID, state.StatusRunning)
+	store := statetest.WithTasks(t, parent, sib, self)
+	b := book(t, store, self.ID)
+	var stopped []string
+	b.StopForBudget = func(_ context.Context, stops []budget.Stop) {
+		for _, s := range stops {
+			stopped = append(stopped, s.Task.ID)
+		}
+	}
+	_, final := b.EndTurn(ctx, supervisor.Outcome{Status: state.StatusDone, Reason: "turn ended"},
+		supervisor.TurnText{Answer: "hi", Spend: state.Spend{Input: 200, Turns: 1}}, true)
+	if final == nil || final.Status != state.StatusFailed || !strings.Contains(final.LastReason(), "--budget-tokens 1000") {
+		t.Fatalf("the turn that took the tree to 1100 tokens ended %+v, want failed on the parent's budget", final)
+	}
+	slices.Sort(stopped)
+	if !slices.Equal(stopped, []string{parent.ID, sib.ID}) {
+		t.Errorf("stopped %v, want the tree's turns at work: the parent's and the sibling's", stopped)
 	}
 }

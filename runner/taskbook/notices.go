@@ -30,7 +30,7 @@ func SettleNotices(ctx context.Context, rec record.Book, id string) {
 		now = rec.Now()
 	}
 	var done []*state.Message
-	err := rec.Store.Update(context.WithoutCancel(ctx), func(st *state.State) error {
+	err := rec.Store.UpdateIndex(context.WithoutCancel(ctx), func(st *state.State) error {
 		done = done[:0]
 		for mid, merged := range taken {
 			// A notice merged again since it was offered is taken
