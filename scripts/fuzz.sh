@@ -19,6 +19,7 @@ targets=(
 	"./runner/config FuzzParseConfig"
 	"./runner/hosts FuzzAgentPaths"
 	"./state FuzzReadState"
+	"./state FuzzIndexEntry"
 	"./internal/transport FuzzParseReply"
 	"./internal/textutil FuzzVisible"
 	"./runner/door FuzzParseRequest"

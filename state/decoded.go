@@ -119,3 +119,34 @@ func clonePtr[T any](p *T) *T {
 	c := *p
 	return &c
 }
+
+// written is, per process, the index file this process wrote last, byte
+// for byte: what json.Marshal made of an index, so valid JSON laid out as
+// runner lays it out (ReadTask's short way trusts those bytes without
+// checking them again). Only the last write is kept: a load finds the
+// same bytes if nothing was written since, by any process.
+var written lastWrite
+
+// lastWrite is the index file a process wrote last, in state directory
+// dir.
+type lastWrite struct {
+	mu  sync.Mutex
+	dir string
+	raw []byte
+}
+
+// keep notes data as the index file just written in dir. data is not
+// changed after: writeFile's caller made it for the write.
+func (w *lastWrite) keep(dir string, data []byte) {
+	w.mu.Lock()
+	w.dir, w.raw = dir, data
+	w.mu.Unlock()
+}
+
+// is reports whether raw, read from dir's index file, is what this
+// process wrote there last.
+func (w *lastWrite) is(dir string, raw []byte) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dir == dir && bytes.Equal(w.raw, raw)
+}

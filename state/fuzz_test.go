@@ -2,9 +2,11 @@ package state
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -71,6 +73,64 @@ func FuzzReadState(f *testing.F) {
 		records.forget(s.Dir())
 		if _, err := s.Read(ctx); err != nil {
 			t.Fatalf("a state written back does not read: %v", err)
+		}
+	})
+}
+
+// FuzzIndexEntry: the entry ReadTask finds in an index file's bytes
+// without decoding the file (indexEntry) is the entry a decode of the
+// whole file gives that task: whatever the file holds (a message or a
+// title quoting an entry, a key given twice, bytes after the entry), it
+// finds that one or none.
+func FuzzIndexEntry(f *testing.F) {
+	dir := f.TempDir()
+	s, err := Open(dir)
+	if err != nil {
+		f.Fatal(err)
+	}
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	s.Now = func() time.Time { return now }
+	quoted := `"t_fuzz0001":{"id":"t_fuzz0001","ag":"x","r":99}`
+	err = s.Update(context.Background(), func(st *State) error {
+		for _, id := range []string{"t_fuzz0001", "t_fuzz0002"} {
+			tk := &Task{ID: id, Dir: "/p", Agent: "sim", Text: quoted + "\n" + id, Created: now}
+			_ = tk.SetStatus(StatusRunning, now, "delivered")
+			st.Tasks[id] = tk
+		}
+		st.AddMessage(&Message{ID: "m_fuzz0001", From: SenderUser, To: "t_fuzz0001", Type: "info", Text: quoted, Status: MessagePending, Created: now})
+		return nil
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	index, _ := os.ReadFile(s.Path())
+	f.Add(index, "t_fuzz0001")
+	f.Add(index, "t_fuzz0002")
+	f.Add(index, "m_fuzz0001")
+	f.Add([]byte(`{"version":3,"tasks":{"t_fuzz0001":{"id":"t_fuzz0001","ag":"a","r":1},"t_fuzz0001":{"id":"t_fuzz0001","ag":"b","r":2}}}`), "t_fuzz0001")
+	f.Add([]byte(`{"version":3,"tasks":{"t_fuzz0001":{"id":"t_fuzz0001","ag":"a","r":1}},"x":"\"t_fuzz0001\":{\"id\":\"t_fuzz0001\",\"r\":3}"}`), "t_fuzz0001")
+	f.Add([]byte(`{"version":3,"projects":{"t_fuzz0001":{"id":"t_fuzz0001","r":5}},"tasks":{}}`), "t_fuzz0001")
+	f.Add([]byte(`{"version":3,"tasks":{"t_fuzz0001":{"id":"t_fuzz0001","r":1},"t\u005ffuzz0001":{"id":"t_fuzz0001","r":2}}}`), "t_fuzz0001")
+	f.Add([]byte(`{"version":3,"tasks":{"t_fuzz0001":{"id":"t_fuzz0001","r":1}},"tasks":null}`), "t_fuzz0001")
+	f.Add([]byte(`{"version":3,"tasks":{"t_fuzz0001":{"id":"t_fuzz0001","r":1}},"version":9}`), "t_fuzz0001")
+	f.Add([]byte(`{"version":3,"tasks":{"t_fuzz0001":{"id":"t_fuzz0001","r":1},"t_fuzz0001":null}}`), "t_fuzz0001")
+	f.Fuzz(func(t *testing.T, raw []byte, id string) {
+		e := indexEntry("/no/state/dir/wrote/these", raw, id) // bytes no write of this process made
+		if e == nil {
+			return
+		}
+		// What ReadTask took before: the file decoded, the task's entry
+		// then.
+		var ix struct {
+			Version int                        `json:"version"`
+			Tasks   map[string]json.RawMessage `json:"tasks"`
+		}
+		if err := json.Unmarshal(raw, &ix); err != nil || ix.Version < indexVersion || ix.Version > Version {
+			t.Fatalf("indexEntry found %+v in a file that does not decode as an index: %v (version %d)", e, err, ix.Version)
+		}
+		var want entry
+		if ent, ok := ix.Tasks[id]; !ok || json.Unmarshal(ent, &want) != nil || !reflect.DeepEqual(*e, want) {
+			t.Fatalf("indexEntry(%q) = %+v, a decode of the file gives %s", id, e, ix.Tasks[id])
 		}
 	})
 }

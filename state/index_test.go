@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -600,19 +601,40 @@ func TestReadTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"t_aaaaaaaa", "t_bbbbbbbb", "t_old00000"} {
-		records.forget(s.Dir())
-		got, err := s.ReadTask(t.Context(), id)
-		if err != nil {
-			t.Fatalf("ReadTask(%s): %v", id, err)
+	for _, ours := range []bool{true, false} {
+		if !ours {
+			// As another process left the file: its bytes are checked.
+			written.keep("", nil)
 		}
-		want := st.Task(id)
-		g, _ := json.Marshal(got)
-		w, _ := json.Marshal(want)
-		if want == nil || string(g) != string(w) {
-			t.Fatalf("ReadTask(%s) = %s\nRead gives %s", id, g, w)
+		for _, id := range []string{"t_aaaaaaaa", "t_bbbbbbbb", "t_old00000"} {
+			records.forget(s.Dir())
+			got, err := s.ReadTask(t.Context(), id)
+			if err != nil {
+				t.Fatalf("ReadTask(%s): %v", id, err)
+			}
+			want := st.Task(id)
+			g, _ := json.Marshal(got)
+			w, _ := json.Marshal(want)
+			if want == nil || string(g) != string(w) {
+				t.Fatalf("ReadTask(%s) (written by this process: %v) = %s\nRead gives %s", id, ours, g, w)
+			}
 		}
 	}
+	// Another process's write of the same index, a hot field changed: it
+	// is what the short way reads, not what this process wrote last.
+	mustUpdate(t, s, func(st *State) error { st.Tasks["t_aaaaaaaa"].SupervisorPID = 8; return nil })
+	raw := readFileT(t, s.Path())
+	other := bytes.Replace(raw, []byte(`"pid":8,`), []byte(`"pid":9,`), 1)
+	if bytes.Equal(other, raw) {
+		t.Fatalf("no pid 8 in %s", raw)
+	}
+	if err := os.WriteFile(s.Path(), other, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.ReadTask(t.Context(), "t_aaaaaaaa"); err != nil || got.SupervisorPID != 9 {
+		t.Fatalf("ReadTask after another process's write = %+v, %v; want its supervisor 9", got, err)
+	}
+	mustUpdate(t, s, func(st *State) error { st.Tasks["t_aaaaaaaa"].SupervisorPID = 7; return nil })
 	if st.Tasks["t_old00000"] != nil {
 		t.Fatal("the test wants t_old00000 archived")
 	}

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 	"sync"
 	"time"
 )
@@ -214,6 +215,108 @@ func (s *Store) readRecords(es map[string]*entry) (map[string]*Task, error) {
 	return out, nil
 }
 
+// indexEntry is task id's entry in raw, the bytes of an index file, or nil
+// when the file is not an index of a version this runner reads, does not
+// parse, or has no such entry where runner writes it (then ReadTask takes
+// the long way, which finds what is wrong, or the task in the archive).
+// The entry is found as runner lays it out (compact JSON, the version
+// first: "ID":{"id":"ID",… in the tasks object) and decoded alone; the
+// file is checked for valid JSON but not decoded, a quarter of a decode's
+// time with a few hundred tasks in it, and ReadTask runs several times a
+// dispatch. Those bytes cannot occur elsewhere in a valid file: a
+// string's own quotes are escaped, and no other object of the index is
+// keyed by a task id and starts with that id. The last such entry is
+// taken, as a decode keeps the last of a key given twice.
+func indexEntry(dir string, raw []byte, id string) *entry {
+	version, ok := leadingVersion(raw)
+	if !ok || version < indexVersion || version > Version || !safeName(id) {
+		return nil
+	}
+	// Bytes this process wrote are valid, and laid out as runner writes:
+	// no key twice, none spelled otherwise. Any other bytes are checked.
+	ours := written.is(dir, raw)
+	if !ours && !json.Valid(raw) {
+		return nil
+	}
+	i := bytes.LastIndex(raw, []byte(`"`+id+`":{"id":"`+id+`"`))
+	if i < 0 || !ours && !lastTaskKey(raw, i, id) {
+		return nil
+	}
+	var e entry
+	if json.NewDecoder(bytes.NewReader(raw[i+len(id)+3:])).Decode(&e) != nil || e.ID != id {
+		return nil
+	}
+	return &e
+}
+
+// lastTaskKey reports whether raw[at] (raw: valid JSON) begins the key of
+// the tasks object that a decode keeps for task id, so that indexEntry
+// finds what a decode of the whole file finds: a key of the top-level
+// "tasks" object, with no key for id after it (a decode keeps the last,
+// whatever its spelling, and merges a second "tasks" object into the
+// first). A file whose decode would fail or differ in a way the scan does
+// not follow (a "tasks" that is no object, "version" given twice) is
+// left to the decode: false.
+func lastTaskKey(raw []byte, at int, id string) bool {
+	depth, top, versions, found := 0, "", 0, false
+	for j := 0; j < len(raw); j++ {
+		switch raw[j] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case '"':
+			end := j + 1 // the closing quote
+			for end < len(raw) && raw[end] != '"' {
+				if raw[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			colon := skipSpace(raw, end+1)
+			if colon < len(raw) && raw[colon] == ':' {
+				switch {
+				case depth == 1:
+					// A decode matches a field's name without regard to case.
+					top = keyName(raw[j : end+1])
+					if strings.EqualFold(top, "version") {
+						versions++
+					}
+					if v := skipSpace(raw, colon+1); strings.EqualFold(top, "tasks") && (v >= len(raw) || raw[v] != '{') {
+						return false
+					}
+				case depth != 2 || j < at || !strings.EqualFold(top, "tasks"):
+				case j == at:
+					found = true
+				case keyName(raw[j:end+1]) == id:
+					return false
+				}
+			}
+			j = end
+		}
+	}
+	return found && versions == 1
+}
+
+// skipSpace is the index of the first byte from i on that is no JSON
+// white space (len(raw) if none).
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\r' || raw[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// keyName is the name a JSON string (quotes included) stands for.
+func keyName(quoted []byte) string {
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		return string(quoted[1 : len(quoted)-1]) // no copy when compared at once
+	}
+	var s string
+	_ = json.Unmarshal(quoted, &s)
+	return s
+}
+
 // ReadIndex is Read for a reader of the index's hot fields (status, tmux
 // target, times, lineage, ports: those of an index entry): every task
 // comes with those only, its Text the entry's title, until State.Task or
@@ -308,15 +411,8 @@ func (s *Store) readIndexedTask(id string) *Task {
 		if err != nil {
 			return nil
 		}
-		var ix struct {
-			Version int                        `json:"version"`
-			Tasks   map[string]json.RawMessage `json:"tasks"`
-		}
-		if json.Unmarshal(raw, &ix) != nil || ix.Version < indexVersion || ix.Version > Version {
-			return nil
-		}
-		var e entry
-		if ent, ok := ix.Tasks[id]; !ok || json.Unmarshal(ent, &e) != nil || e.ID != id {
+		e := indexEntry(s.dir, raw, id)
+		if e == nil {
 			return nil
 		}
 		rec, err := readRecord(s.dir, id, e.Record)

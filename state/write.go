@@ -271,7 +271,11 @@ func (s *Store) writeFile(data []byte, pend *pendingSync) (err error) {
 	if err := s.keepPrevious(); err != nil {
 		return err
 	}
-	return os.Rename(tmp, cur)
+	if err := os.Rename(tmp, cur); err != nil {
+		return err
+	}
+	written.keep(s.dir, data)
+	return nil
 }
 
 // keepPrevious hard-links the current state.json as state.json.prev, for
