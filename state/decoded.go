@@ -20,11 +20,46 @@ import (
 // and a copy of the decoded index is the same value, made without
 // encoding/json. What a load hands out is always a copy of its own: the
 // State it becomes takes the index's maps and slices, and changes them.
-var lastIndex struct {
+var lastIndex decoded
+
+// decoded is an index file's bytes and the index they decode to.
+type decoded struct {
 	mu  sync.Mutex
 	dir string
 	raw []byte
 	ix  *indexFile // never handed out: copied for each load
+	// written: ix is the index this process marshalled into raw, not yet
+	// made what a decode gives (decodedIndex), which the first load of
+	// raw does, if one comes.
+	written bool
+}
+
+// wrote keeps ix, which this process marshalled into raw and wrote as
+// dir's index file: the next load of these bytes copies it rather than
+// decode them (after a write, the writer's own next look at the state is
+// the common case: a dispatch writes five times and loads after each).
+// ix is the keeper's own (a clone).
+func (d *decoded) wrote(dir string, raw []byte, ix *indexFile) {
+	d.mu.Lock()
+	d.dir, d.raw, d.ix, d.written = dir, raw, ix, true
+	d.mu.Unlock()
+}
+
+// same is a copy of the kept index when raw, dir's index file, is what it
+// was made from; nil otherwise.
+func (d *decoded) same(dir string, raw []byte) *indexFile {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ix == nil || d.dir != dir || !bytes.Equal(d.raw, raw) {
+		return nil
+	}
+	if d.written {
+		d.written = false
+		if d.ix = decodedIndex(d.ix, d.raw); d.ix == nil {
+			return nil
+		}
+	}
+	return d.ix.clone()
 }
 
 // indexDecodes counts the decodes of an index file (tests).
@@ -36,13 +71,9 @@ var indexDecodes atomic.Int64
 // a write keeps nothing, as its write replaces the file at once (and the
 // copy would lengthen the lock's hold).
 func decodeIndex(dir string, raw []byte, keep bool) (*indexFile, error) {
-	lastIndex.mu.Lock()
-	if lastIndex.ix != nil && lastIndex.dir == dir && bytes.Equal(lastIndex.raw, raw) {
-		ix := lastIndex.ix.clone()
-		lastIndex.mu.Unlock()
+	if ix := lastIndex.same(dir, raw); ix != nil {
 		return ix, nil
 	}
-	lastIndex.mu.Unlock()
 	ix := new(indexFile)
 	if err := json.Unmarshal(raw, ix); err != nil {
 		return nil, err
@@ -53,7 +84,7 @@ func decodeIndex(dir string, raw []byte, keep bool) (*indexFile, error) {
 	}
 	kept := ix.clone()
 	lastIndex.mu.Lock()
-	lastIndex.dir, lastIndex.raw, lastIndex.ix = dir, bytes.Clone(raw), kept
+	lastIndex.dir, lastIndex.raw, lastIndex.ix, lastIndex.written = dir, bytes.Clone(raw), kept, false
 	lastIndex.mu.Unlock()
 	return ix, nil
 }

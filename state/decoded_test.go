@@ -1,8 +1,12 @@
 package state
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -163,7 +167,9 @@ func TestLoadReusesDecodedIndex(t *testing.T) {
 	if third.Projects["p"].Dir != "/d" || third.Projects["q"] != nil || len(third.Tasks[ids[0]].After) != 0 {
 		t.Errorf("a change to one load's state reached the next: %+v, after %v", third.Projects, third.Tasks[ids[0]].After)
 	}
-	// Another process's write (another Store on the directory).
+	// This process's write (another Store on the directory): the next
+	// load copies the index it wrote, made what a decode gives
+	// (verifyDecoded checks it), and decodes nothing.
 	other, err := Open(s.Dir())
 	if err != nil {
 		t.Fatal(err)
@@ -177,15 +183,32 @@ func TestLoadReusesDecodedIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if indexDecodes.Load() == before || fourth.Projects["p"].Dir != "/moved" {
-		t.Errorf("a load after another's write: %d decodes, project %+v; want one, and the write's", indexDecodes.Load()-before, fourth.Projects["p"])
+	if indexDecodes.Load() != before || fourth.Projects["p"].Dir != "/moved" {
+		t.Errorf("a load after this process's write: %d decodes, project %+v; want none, and the write's", indexDecodes.Load()-before, fourth.Projects["p"])
+	}
+	// Another process's write: its bytes are decoded.
+	other2 := func(from, to string) {
+		raw := readFileT(t, s.Path())
+		changed := bytes.Replace(raw, []byte(from), []byte(to), 1)
+		if bytes.Equal(changed, raw) {
+			t.Fatalf("no %s in %s", from, raw)
+		}
+		if err := os.WriteFile(s.Path(), changed, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	other2(`"/moved"`, `"/mover"`)
+	before = indexDecodes.Load()
+	fifth, _, err := s.loadIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if indexDecodes.Load()-before != 1 || fifth.Projects["p"].Dir != "/mover" {
+		t.Errorf("a load after another process's write: %d decodes, project %+v; want one, and the write's", indexDecodes.Load()-before, fifth.Projects["p"])
 	}
 	// A load for a write (under the lock: its write replaces the file)
 	// keeps nothing: the next load of those bytes decodes them.
-	mustUpdate(t, other, func(st *State) error {
-		st.Projects["p"].Dir = "/again"
-		return nil
-	})
+	other2(`"/mover"`, `"/again"`)
 	if _, _, err := s.loadAs(true, false); err != nil {
 		t.Fatal(err)
 	}
@@ -233,5 +256,67 @@ func BenchmarkLoadIndex(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestWrittenIndexAsDecoded: the index a write keeps for the next load is
+// what a decode of the bytes it wrote gives, value for value, for the
+// values where a decode differs from what was marshalled: invalid UTF-8
+// (each bad byte a U+FFFD), times in other zones and with a monotonic
+// reading, empty slices that omitempty leaves out, a title cut inside a
+// character, hosts, archived tasks. verifyDecoded (set for state's tests)
+// compares each with a decode; this test makes the values and checks the
+// load copied, not decoded. A map key that a write changes (invalid
+// UTF-8) is not followed: that load decodes.
+func TestWrittenIndexAsDecoded(t *testing.T) {
+	s := openTemp(t)
+	s.ArchiveAfter = 1
+	zone := time.FixedZone("UTC+1", 3600)
+	bad := "caf\xc3 \xff\xfe end"
+	mustUpdate(t, s, func(st *State) error {
+		st.Projects["far"] = &Project{Name: "bad " + bad, Dir: "/d", Host: "box", Added: clock.Now().In(zone)}
+		st.Projects["ok"] = &Project{Name: "ok", Dir: "/e", Added: clock.Now()} // a monotonic reading
+		for i, text := range []string{strings.Repeat("é", 40) + "\nsecond", bad, ""} {
+			id := fmt.Sprintf("t_rt%06d", i)
+			x := finishedTask(id, clock.Now().Add(-time.Duration(i)*time.Minute))
+			x.Text, x.After, x.Handling = text, []string{}, []string{}
+			x.Tmux.Host = "box"
+			st.Tasks[id] = x
+		}
+		st.AddMessage(&Message{ID: "m_rt000001", From: SenderUser, To: "t_rt000000", Type: "info", Text: bad, Status: MessagePending, Created: clock.Now().In(zone)})
+		return nil
+	})
+	mustUpdate(t, s, func(st *State) error { st.retired, st.applied = []string{}, []string{}; return nil })
+	kept := func() *indexFile {
+		lastIndex.mu.Lock()
+		defer lastIndex.mu.Unlock()
+		return lastIndex.ix
+	}
+	before := indexDecodes.Load()
+	if _, _, err := s.loadIndex(); err != nil {
+		t.Fatal(err)
+	}
+	if d := indexDecodes.Load() - before; d != 0 {
+		t.Errorf("the load after this process's write decoded %d times, want a copy", d)
+	}
+	var want indexFile
+	if err := json.Unmarshal(readFileT(t, s.Path()), &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(kept(), &want) {
+		t.Fatalf("the kept index differs from a decode:\n%+v\n%+v", kept(), &want)
+	}
+
+	mustUpdate(t, s, func(st *State) error {
+		st.Projects["p\xffq"] = &Project{Name: "p", Dir: "/f"}
+		return nil
+	})
+	before = indexDecodes.Load()
+	ix, _, err := s.loadIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := indexDecodes.Load() - before; d != 1 || ix.Projects["p\uFFFDq"] == nil {
+		t.Errorf("a key the write changed: %d decodes, projects %v; want the bytes decoded", d, ix.Projects)
 	}
 }

@@ -18,6 +18,9 @@ import (
 func TestMain(m *testing.M) {
 	switch os.Getenv("STATE_TEST_HELPER") {
 	case "":
+		// Every index a write keeps for the next load is checked
+		// against a decode of its bytes.
+		verifyDecoded = true
 		os.Exit(testenv.Main(m))
 	case "count":
 		// count DIR NAME N: increment project NAME's counter N times.

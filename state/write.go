@@ -127,13 +127,16 @@ func (s *Store) write(st *State, raw []byte, now time.Time) (res writeResult, er
 	}
 	st.Version, st.Generation, st.Updated, st.retired = st.fileVersion(), gen, now, retired
 	st.pruneNow, st.legacy = false, 0
-	b, err := json.Marshal(st.index())
+	ix := st.index()
+	b, err := json.Marshal(ix)
 	if err != nil {
 		return res, fmt.Errorf("encode state: %w", err)
 	}
-	if err := s.writeFile(append(b, '\n'), &pend); err != nil {
+	data := append(b, '\n')
+	if err := s.writeFile(data, &pend); err != nil {
 		return res, err
 	}
+	lastIndex.wrote(s.dir, data, ix.clone())
 	res.renamed = true
 	res.remove = append(res.remove, retired...)
 	// The changes are written: their events follow (a failure here, or a

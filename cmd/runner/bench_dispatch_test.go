@@ -30,6 +30,7 @@ import (
 //	RUNNER_BENCH_BIN   runner binary to drive (default: go build)
 //	RUNNER_BENCH_TURNS turns per detector for BenchmarkDoneLatency (32)
 //	RUNNER_BENCH_N     dispatches per side for BenchmarkDispatchOverhead (20)
+//	RUNNER_BENCH_SEED  finished tasks in the rig's index first (0; seedBusy)
 //	RUNNER_BENCH_WATCH watch time for BenchmarkIdleTasksCPU (60s)
 //	RUNNER_BENCH_TASKS tasks for BenchmarkIdleTasksCPU (50)
 
@@ -576,6 +577,10 @@ func BenchmarkDispatchOverhead(b *testing.B) {
 		_ = r.tc.KillWindow(ctx, pane)
 	}
 	var version durations
+	if seed := envInt("RUNNER_BENCH_SEED", 0); seed > 0 {
+		_, tmpl := r.dispatchOnce(b)
+		seedBusy(b, r, tmpl, seed) // a busy state directory (bench_busy_test.go)
+	}
 	dispatch(false) // warm-up: the project's session, the page cache
 	direct(false)
 	b.ResetTimer()

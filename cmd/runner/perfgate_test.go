@@ -57,6 +57,13 @@ import (
 //     interleaved in the same sitting: the dispatch is a fifth faster, the
 //     sim (runner's own binary) too (docs/benchmarks.md, "Dispatch
 //     overhead");
+//   - a busy state: the same dispatch in a rig whose index holds
+//     RUNNER_GATE_BUSY (500) tasks finished in the last 100 minutes,
+//     their windows not closed yet, their records on disk (a user's state
+//     directory after a busy two hours: seedBusy), against
+//     the plain rig, in turn (limit 1.4x): a delivery or an end that reads
+//     every task's record, or decodes the whole index where it needs one
+//     entry, grows with the day;
 //   - a burst: RUNNER_GATE_BURST (30) detached dispatches at once, all
 //     done, against as many run one after the other measured on a few
 //     (limit: 3x);
@@ -120,6 +127,15 @@ spend = "claude-transcript"
 		ratio := float64(disp) / float64(max(alone, time.Millisecond))
 		check("dispatch", ratio <= 3, "%.2fx the agent alone (dispatch %.0fms, the agent alone %.0fms, overhead %.0fms; goal 1.5x, limit 3x: 2.2x here on 2026-12-02, quiet)",
 			ratio, ms(disp), ms(alone), ms(over))
+
+		// Hundreds of finished tasks in the index (a user's state
+		// directory, not an empty one): the same dispatch, interleaved
+		// with the plain rig's.
+		seeded := envInt("RUNNER_GATE_BUSY", 500)
+		inPlain, inBusy := busyDispatch(b, plain, newBenchRig(b), seeded, 8)
+		busyRatio := float64(inBusy) / float64(max(inPlain, time.Millisecond))
+		check("busy", busyRatio <= 1.4, "a dispatch with %d finished tasks in the index %.0fms, with the rig's few %.0fms (%.2fx; limit 1.4x: 1.1x on 2026-12-03, 1.5x before its delivery, end and reads of its own task stopped reading every record or decoding the index)",
+			seeded, ms(inBusy), ms(inPlain), busyRatio)
 
 		hello := helloWorld(b, plain.dir)
 		runStart, helloStart, runCPU, helloCPU := startTimes(b, plain.bin, hello, plain.env, 41)
@@ -383,6 +399,10 @@ func burstTime(b *testing.B, r *benchRig, n int) (burst, one time.Duration) {
 func BenchmarkHookToDone(b *testing.B) {
 	for range b.N {
 		r := newBenchRig(b)
+		if seed := envInt("RUNNER_BENCH_SEED", 0); seed > 0 {
+			_, tmpl := r.dispatchOnce(b)
+			seedBusy(b, r, tmpl, seed)
+		}
 		d := hookToDone(b, r, envInt("RUNNER_BENCH_N", 9))
 		fmt.Printf("hook to done: median %.1fms (%s)\n", ms(d), r.bin)
 		b.ReportMetric(ms(d), "hook-to-done-ms")
