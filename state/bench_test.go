@@ -1,6 +1,7 @@
 package state
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -478,4 +479,61 @@ func BenchmarkEventWrites(b *testing.B) {
 		busy += clock.Since(start)
 	}
 	b.ReportMetric(float64(busy.Microseconds())/1000/float64(b.N), "ms/update")
+}
+
+// busyStore is a store whose index holds n tasks finished in the last
+// hours, their windows not closed yet (so none is archived), and one
+// running task: a user's state after a busy two hours of fan-outs.
+func busyStore(b *testing.B, n int) *Store {
+	s := openTemp(b)
+	now := clock.Now().UTC()
+	mustUpdate(b, s, func(st *State) error {
+		for i := range n {
+			id := fmt.Sprintf("t_bz%06d", i)
+			at := now.Add(-time.Duration(n-i) * 10 * time.Second)
+			tk := finishedTask(id, at)
+			tk.Reclaimed = time.Time{}
+			tk.Tmux = TmuxTarget{Socket: "/tmp/rbd123/s", Session: "dir-proj-019acfdb", Window: id, Pane: "%1234"}
+			tk.SnapshotRef = "refs/runner/snapshots/" + id
+			tk.Spend = Spend{Input: 100, Output: 10, Turns: 1}
+			st.Tasks[id] = tk
+		}
+		st.Tasks["t_live0000"] = &Task{ID: "t_live0000", Dir: "/d", Agent: "sim", Text: "x", Status: StatusRunning, Created: now}
+		return nil
+	})
+	return s
+}
+
+// BenchmarkBusyIndex: with 500 finished tasks in the index, an index-only
+// update of one task (a delivery's, an end's) and a ReadIndex that
+// decodes the file (a command's first look): what each of a dispatch's
+// five writes and its first read cost when the day was busy.
+func BenchmarkBusyIndex(b *testing.B) {
+	s := busyStore(b, 500)
+	ctx := context.Background()
+	// As runner runs: the tests' check of each kept index against a
+	// decode would cost a decode.
+	verifyDecoded = false
+	b.Cleanup(func() { verifyDecoded = true })
+	b.Run("UpdateIndexOne", func(b *testing.B) {
+		for b.Loop() {
+			if err := s.UpdateIndex(ctx, func(st *State) error {
+				t := st.Task("t_live0000")
+				t.TurnCount++
+				return nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ReadIndex", func(b *testing.B) {
+		for b.Loop() {
+			lastIndex.mu.Lock()
+			lastIndex.ix = nil
+			lastIndex.mu.Unlock()
+			if _, err := s.ReadIndex(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -53,16 +54,34 @@ func asDecoded(v reflect.Value) bool {
 	return false
 }
 
-// mapAsDecoded is asDecoded for a map with string keys, its values made
-// anew (a map's values cannot be changed in place).
+// mapAsDecoded is asDecoded for a map with string keys: a pointer value
+// changed where it points, any other value made anew (a map's values
+// cannot be changed in place).
 func mapAsDecoded(v reflect.Value) bool {
-	if v.Type().Key().Kind() != reflect.String || v.IsNil() {
-		return v.IsNil()
+	if v.IsNil() {
+		return true
+	}
+	if v.Type().Key().Kind() != reflect.String {
+		return false
 	}
 	elem := v.Type().Elem()
+	if !needsWalk(elem) {
+		for it := v.MapRange(); it.Next(); {
+			if !utf8.ValidString(it.Key().String()) {
+				return false
+			}
+		}
+		return true
+	}
 	for it := v.MapRange(); it.Next(); {
-		if k := it.Key().String(); !utf8.ValidString(k) {
+		if !utf8.ValidString(it.Key().String()) {
 			return false
+		}
+		if x := it.Value(); elem.Kind() == reflect.Pointer {
+			if !x.IsNil() && !asDecoded(x.Elem()) {
+				return false
+			}
+			continue
 		}
 		x := reflect.New(elem).Elem()
 		x.Set(it.Value())
@@ -89,29 +108,69 @@ func timeAsDecoded(v reflect.Value) bool {
 	return true
 }
 
-// structAsDecoded is asDecoded for a struct's fields, by their json tags.
+// structAsDecoded is asDecoded for a struct's fields, by their json tags
+// (read once per type: fieldsOf).
 func structAsDecoded(v reflect.Value) bool {
-	t := v.Type()
-	for i := range t.NumField() {
-		f, fv := t.Field(i), v.Field(i)
-		tag := f.Tag.Get("json")
-		if f.Anonymous || strings.Contains(tag, ",string") {
-			return false
-		}
-		if !f.IsExported() || tag == "-" {
+	fs, ok := fieldsOf(v.Type())
+	if !ok {
+		return false
+	}
+	for _, f := range fs {
+		fv := v.Field(f.index)
+		switch {
+		case f.drop:
 			fv.SetZero()
 			continue
-		}
-		if !asDecoded(fv) {
+		case f.walk && !asDecoded(fv):
 			return false
 		}
-		_, opts, _ := strings.Cut(tag, ",")
-		switch {
-		case hasOpt(opts, "omitempty") && emptyValue(fv):
-			fv.SetZero()
-		case hasOpt(opts, "omitzero") && zeroValue(fv):
+		if f.omitEmpty && emptyValue(fv) || f.omitZero && zeroValue(fv) {
 			fv.SetZero()
 		}
+	}
+	return true
+}
+
+// field is what structAsDecoded does with one field of a struct.
+type field struct {
+	index               int
+	drop                bool // unexported or "-": never marshalled
+	walk                bool // its value may differ after a round trip
+	omitEmpty, omitZero bool
+}
+
+// structFields holds fieldsOf's answers, per struct type.
+var structFields sync.Map // reflect.Type → []field, or nil: not followed
+
+// fieldsOf is the plan of a struct type's fields (false: a field asDecoded
+// does not follow, so no value of the type is).
+func fieldsOf(t reflect.Type) ([]field, bool) {
+	if fs, ok := structFields.Load(t); ok {
+		return fs.([]field), fs.([]field) != nil
+	}
+	var fs []field
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if f.Anonymous || strings.Contains(tag, ",string") {
+			structFields.Store(t, []field(nil))
+			return nil, false
+		}
+		_, opts, _ := strings.Cut(tag, ",")
+		fs = append(fs, field{index: i, drop: !f.IsExported() || tag == "-", walk: needsWalk(f.Type),
+			omitEmpty: hasOpt(opts, "omitempty"), omitZero: hasOpt(opts, "omitzero")})
+	}
+	structFields.Store(t, fs)
+	return fs, true
+}
+
+// needsWalk reports whether a value of type t may come back from a round
+// trip other than it went: anything but booleans and numbers.
+func needsWalk(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return false
 	}
 	return true
 }
