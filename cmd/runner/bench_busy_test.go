@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -75,32 +77,43 @@ func shiftTimes(t *state.Task, d time.Duration) {
 }
 
 // dispatchOnce runs one foreground `say hi` dispatch in the rig, closes
-// its window, and returns its wall time and the task as --json gave it.
-func (r *benchRig) dispatchOnce(b *testing.B) (time.Duration, *state.Task) {
+// its window, and returns its wall time, its CPU time (the dispatch's and
+// the processes it waited for: git, tmux clients) and the task as --json
+// gave it.
+func (r *benchRig) dispatchOnce(b *testing.B) (wall, cpu time.Duration, t *state.Task) {
 	b.Helper()
 	ctx := context.Background()
+	cmd := exec.CommandContext(ctx, r.bin, "dispatch", r.proj, "--agent", "sim", "--awareness", "off", "--json", "say hi")
+	cmd.Env, cmd.Dir = r.env, r.proj
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
 	t0 := clock.Now()
-	out, err := r.runner(ctx, "dispatch", r.proj, "--agent", "sim", "--awareness", "off", "--json", "say hi")
-	wall := clock.Since(t0)
+	err := cmd.Run()
+	wall = clock.Since(t0)
 	if err != nil {
-		b.Fatal(err)
+		b.Fatalf("runner dispatch: %v: %s", err, errb.String())
 	}
-	var t state.Task
-	if err := json.Unmarshal([]byte(out), &t); err != nil {
-		b.Fatalf("dispatch --json: %v: %s", err, out)
+	cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	t = new(state.Task)
+	if err := json.Unmarshal(out.Bytes(), t); err != nil {
+		b.Fatalf("dispatch --json: %v: %s", err, out.String())
 	}
 	if t.Status != state.StatusDone {
 		b.Fatalf("task %s ended %s", t.ID, t.Status)
 	}
 	_ = r.tc.KillWindow(ctx, t.Tmux.Pane)
-	return wall, &t
+	return wall, cpu, t
 }
 
-// busyDispatch returns the median wall times of a foreground dispatch in
-// the rig plain and in the rig busy, whose state first gets n finished
-// tasks (seedBusy), runs runs of each in turn, each rig's tmux
-// server kept up all along.
-func busyDispatch(b *testing.B, plain, busy *benchRig, n, runs int) (inPlain, inBusy time.Duration) {
+// busyCost is what a dispatch costs in a rig: the medians of its wall and
+// CPU times.
+type busyCost struct{ wall, cpu time.Duration }
+
+// busyDispatch returns what a foreground dispatch costs in the rig plain
+// and in the rig busy, whose state first gets n finished tasks
+// (seedBusy), runs runs of each in turn, each rig's tmux server kept up
+// all along.
+func busyDispatch(b *testing.B, plain, busy *benchRig, n, runs int) (inPlain, inBusy busyCost) {
 	ctx := context.Background()
 	for _, r := range []*benchRig{plain, busy} {
 		keep, err := r.tc.Launch(ctx, tmuxctl.WindowSpec{Session: "busy-keep", Argv: []string{"sleep", "3600"}})
@@ -109,31 +122,32 @@ func busyDispatch(b *testing.B, plain, busy *benchRig, n, runs int) (inPlain, in
 		}
 		defer func() { _ = r.tc.KillWindow(ctx, keep) }()
 	}
-	_, tmpl := busy.dispatchOnce(b) // and the session, the page cache
+	_, _, tmpl := busy.dispatchOnce(b) // and the session, the page cache
 	seedBusy(b, busy, tmpl, n)
 	plain.dispatchOnce(b)
 	busy.dispatchOnce(b)
-	var p, q durations
+	var pw, pc, bw, bc durations
 	for range runs {
-		w, _ := plain.dispatchOnce(b)
-		p = append(p, w)
-		w, _ = busy.dispatchOnce(b)
-		q = append(q, w)
+		w, c, _ := plain.dispatchOnce(b)
+		pw, pc = append(pw, w), append(pc, c)
+		w, c, _ = busy.dispatchOnce(b)
+		bw, bc = append(bw, w), append(bc, c)
 	}
-	return p.q(0.5), q.q(0.5)
+	return busyCost{pw.q(0.5), pc.q(0.5)}, busyCost{bw.q(0.5), bc.q(0.5)}
 }
 
-// BenchmarkBusyDispatch reports a foreground dispatch's wall time with
-// RUNNER_BENCH_SEED (500) finished tasks in the index (seedBusy) against the same in
-// a rig with few, RUNNER_BENCH_N (8) of each in turn, for comparing
-// binaries (RUNNER_BENCH_BIN) in one sitting.
+// BenchmarkBusyDispatch reports a foreground dispatch's wall and CPU time
+// with RUNNER_BENCH_SEED (500) finished tasks in the index (seedBusy)
+// against the same in a rig with few, RUNNER_BENCH_N (8) of each in turn,
+// for comparing binaries (RUNNER_BENCH_BIN) in one sitting.
 func BenchmarkBusyDispatch(b *testing.B) {
 	for range b.N {
 		n := envInt("RUNNER_BENCH_SEED", 500)
 		plain := newBenchRig(b)
 		b.Setenv("RUNNER_BENCH_BIN", plain.bin)
-		inPlain, inBusy := busyDispatch(b, plain, newBenchRig(b), n, envInt("RUNNER_BENCH_N", 8))
-		fmt.Printf("busy: %d finished tasks %.1fms, few %.1fms (%.2fx) (%s)\n", n, ms(inBusy), ms(inPlain), float64(inBusy)/float64(inPlain), plain.bin)
-		b.ReportMetric(float64(inBusy)/float64(inPlain), "ratio")
+		p, q := busyDispatch(b, plain, newBenchRig(b), n, envInt("RUNNER_BENCH_N", 8))
+		fmt.Printf("busy: %d finished tasks: wall %.1fms, CPU %.1fms; few: wall %.1fms, CPU %.1fms (wall %.2fx, CPU %.2fx) (%s)\n",
+			n, ms(q.wall), ms(q.cpu), ms(p.wall), ms(p.cpu), float64(q.wall)/float64(p.wall), float64(q.cpu)/float64(p.cpu), plain.bin)
+		b.ReportMetric(float64(q.cpu)/float64(p.cpu), "cpu-ratio")
 	}
 }

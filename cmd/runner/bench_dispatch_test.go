@@ -578,7 +578,7 @@ func BenchmarkDispatchOverhead(b *testing.B) {
 	}
 	var version durations
 	if seed := envInt("RUNNER_BENCH_SEED", 0); seed > 0 {
-		_, tmpl := r.dispatchOnce(b)
+		_, _, tmpl := r.dispatchOnce(b)
 		seedBusy(b, r, tmpl, seed) // a busy state directory (bench_busy_test.go)
 	}
 	dispatch(false) // warm-up: the project's session, the page cache
