@@ -76,3 +76,27 @@ func TestOverBudget(t *testing.T) {
 		t.Errorf("liveInTree = %v, want t_childaaa alone", live)
 	}
 }
+
+// TestTreeWalkEndsOnALoop: tasks whose parents make a loop (a damaged
+// index) end the walks up the tree: TreeTurns counts the tree's tasks once
+// each, and LiveInTree finishes.
+func TestTreeWalkEndsOnALoop(t *testing.T) {
+	st := state.New()
+	for _, x := range []*state.Task{
+		{ID: "t_loopaaaa", Parent: "t_loopbbbb", TurnCount: 1, Status: state.StatusRunning},
+		{ID: "t_loopbbbb", Parent: "t_loopaaaa", TurnCount: 2, Status: state.StatusRunning},
+		{ID: "t_rootaaaa", TurnCount: 4},
+		{ID: "t_childaaa", Parent: "t_rootaaaa", TurnCount: 3, Status: state.StatusRunning},
+	} {
+		st.Tasks[x.ID] = x
+	}
+	if n := TreeTurns(st, "t_rootaaaa"); n != 7 {
+		t.Errorf("TreeTurns(root) = %d, want 7 (the loop's tasks are not under it)", n)
+	}
+	if n := TreeTurns(st, "t_loopaaaa"); n != 3 {
+		t.Errorf("TreeTurns(a task of the loop) = %d, want 3", n)
+	}
+	if stops := LiveInTree(st, "t_rootaaaa", ""); len(stops) != 0 {
+		t.Errorf("LiveInTree with no budget passed = %v, want none", stops)
+	}
+}
