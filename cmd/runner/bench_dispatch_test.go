@@ -151,7 +151,9 @@ func (r *benchRig) task(b *testing.B, id string) *state.Task {
 }
 
 // stopSupervisors ends the supervisor processes the rig's dispatches
-// started (by pid, from the state file).
+// started (by pid, from the state file), and waits for them to exit (5 s
+// at most): a supervisor records its end as it goes, and one still
+// writing after the rig's directory is removed would make it again.
 func (r *benchRig) stopSupervisors() {
 	st, err := state.Open(r.stateDir)
 	if err != nil {
@@ -161,9 +163,18 @@ func (r *benchRig) stopSupervisors() {
 	if err != nil {
 		return
 	}
+	var pids []int
 	for _, t := range s.Tasks {
 		if t.SupervisorPID > 0 && t.SupervisorPID != os.Getpid() && procComm(t.SupervisorPID) == r.comm {
-			_ = syscall.Kill(t.SupervisorPID, syscall.SIGTERM)
+			if syscall.Kill(t.SupervisorPID, syscall.SIGTERM) == nil {
+				pids = append(pids, t.SupervisorPID)
+			}
+		}
+	}
+	deadline := clock.Now().Add(5 * time.Second)
+	for _, pid := range pids {
+		for procComm(pid) == r.comm && clock.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
 		}
 	}
 }
