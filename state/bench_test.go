@@ -528,9 +528,7 @@ func BenchmarkBusyIndex(b *testing.B) {
 	})
 	b.Run("ReadIndex", func(b *testing.B) {
 		for b.Loop() {
-			lastIndex.mu.Lock()
-			lastIndex.ix = nil
-			lastIndex.mu.Unlock()
+			lastIndex.forget()
 			if _, err := s.ReadIndex(ctx); err != nil {
 				b.Fatal(err)
 			}

@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 )
 
-// lastIndex is, per process, the index file this process decoded last
-// and the exact bytes it came from. A dispatch loads the index about ten
+// lastIndex is, per process, the index file this process decoded or
+// wrote last and the exact bytes it came from (or went to). A dispatch loads the index about ten
 // times, and in a busy state directory (a few hundred tasks in the index)
 // decoding it was most of its CPU (docs/benchmarks.md); when nothing was
 // written in between, by this process or another, the bytes are the same
@@ -27,11 +27,17 @@ type decoded struct {
 	mu  sync.Mutex
 	dir string
 	raw []byte
-	ix  *indexFile // never handed out: copied for each load
-	// written: ix is the index this process marshalled into raw, not yet
-	// made what a decode gives (decodedIndex), which the first load of
+	ix  *indexFile // never handed out: copied for each load; nil: none kept
+	// ours: raw is what this process wrote as dir's index file, byte for
+	// byte: what json.Marshal made of an index, so valid JSON laid out as
+	// runner lays it out (ReadTask's short way trusts those bytes without
+	// checking them again, see indexEntry). It holds whether or not ix is
+	// still kept.
+	ours bool
+	// marshalled: ix is the index this process marshalled into raw, not
+	// yet made what a decode gives (decodedIndex), which the first load of
 	// raw does, if one comes.
-	written bool
+	marshalled bool
 }
 
 // wrote keeps ix, which this process marshalled into raw and wrote as
@@ -41,7 +47,24 @@ type decoded struct {
 // ix is the keeper's own (a clone).
 func (d *decoded) wrote(dir string, raw []byte, ix *indexFile) {
 	d.mu.Lock()
-	d.dir, d.raw, d.ix, d.written = dir, raw, ix, true
+	d.dir, d.raw, d.ix, d.ours, d.marshalled = dir, raw, ix, true, true
+	d.mu.Unlock()
+}
+
+// isOurs reports whether raw, read from dir's index file, is what this
+// process wrote there last. Only the last write is known: a load finds
+// the same bytes if nothing was written since, by any process.
+func (d *decoded) isOurs(dir string, raw []byte) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.ours && d.dir == dir && bytes.Equal(d.raw, raw)
+}
+
+// forget drops the kept index (the bytes, and whether they are ours,
+// stay): the next load decodes (tests and benchmarks).
+func (d *decoded) forget() {
+	d.mu.Lock()
+	d.ix = nil
 	d.mu.Unlock()
 }
 
@@ -53,8 +76,8 @@ func (d *decoded) same(dir string, raw []byte) *indexFile {
 	if d.ix == nil || d.dir != dir || !bytes.Equal(d.raw, raw) {
 		return nil
 	}
-	if d.written {
-		d.written = false
+	if d.marshalled {
+		d.marshalled = false
 		if d.ix = decodedIndex(d.ix, d.raw); d.ix == nil {
 			return nil
 		}
@@ -84,7 +107,11 @@ func decodeIndex(dir string, raw []byte, keep bool) (*indexFile, error) {
 	}
 	kept := ix.clone()
 	lastIndex.mu.Lock()
-	lastIndex.dir, lastIndex.raw, lastIndex.ix, lastIndex.written = dir, bytes.Clone(raw), kept, false
+	// The same bytes as this process's last write (the index kept from it
+	// was dropped) stay marked as ours.
+	ours := lastIndex.ours && lastIndex.dir == dir && bytes.Equal(lastIndex.raw, raw)
+	lastIndex.dir, lastIndex.raw, lastIndex.ix = dir, bytes.Clone(raw), kept
+	lastIndex.ours, lastIndex.marshalled = ours, false
 	lastIndex.mu.Unlock()
 	return ix, nil
 }
@@ -149,35 +176,4 @@ func clonePtr[T any](p *T) *T {
 	}
 	c := *p
 	return &c
-}
-
-// written is, per process, the index file this process wrote last, byte
-// for byte: what json.Marshal made of an index, so valid JSON laid out as
-// runner lays it out (ReadTask's short way trusts those bytes without
-// checking them again). Only the last write is kept: a load finds the
-// same bytes if nothing was written since, by any process.
-var written lastWrite
-
-// lastWrite is the index file a process wrote last, in state directory
-// dir.
-type lastWrite struct {
-	mu  sync.Mutex
-	dir string
-	raw []byte
-}
-
-// keep notes data as the index file just written in dir. data is not
-// changed after: writeFile's caller made it for the write.
-func (w *lastWrite) keep(dir string, data []byte) {
-	w.mu.Lock()
-	w.dir, w.raw = dir, data
-	w.mu.Unlock()
-}
-
-// is reports whether raw, read from dir's index file, is what this
-// process wrote there last.
-func (w *lastWrite) is(dir string, raw []byte) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.dir == dir && bytes.Equal(w.raw, raw)
 }

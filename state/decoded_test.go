@@ -186,6 +186,19 @@ func TestLoadReusesDecodedIndex(t *testing.T) {
 	if indexDecodes.Load() != before || fourth.Projects["p"].Dir != "/moved" {
 		t.Errorf("a load after this process's write: %d decodes, project %+v; want none, and the write's", indexDecodes.Load()-before, fourth.Projects["p"])
 	}
+	// The bytes are marked as this process's own (ReadTask trusts them),
+	// and stay so when the kept index is dropped and they are decoded.
+	ours := func() bool { return lastIndex.isOurs(s.Dir(), readFileT(t, s.Path())) }
+	if !ours() {
+		t.Error("this process's own write is not marked as ours")
+	}
+	lastIndex.forget()
+	if _, _, err := s.loadIndex(); err != nil {
+		t.Fatal(err)
+	}
+	if !ours() {
+		t.Error("this process's own write, decoded again, is no longer marked as ours")
+	}
 	// Another process's write: its bytes are decoded.
 	other2 := func(from, to string) {
 		raw := readFileT(t, s.Path())
@@ -205,6 +218,9 @@ func TestLoadReusesDecodedIndex(t *testing.T) {
 	}
 	if indexDecodes.Load()-before != 1 || fifth.Projects["p"].Dir != "/mover" {
 		t.Errorf("a load after another process's write: %d decodes, project %+v; want one, and the write's", indexDecodes.Load()-before, fifth.Projects["p"])
+	}
+	if ours() {
+		t.Error("another process's bytes are marked as ours")
 	}
 	// A load for a write (under the lock: its write replaces the file)
 	// keeps nothing: the next load of those bytes decodes them.
@@ -247,9 +263,7 @@ func BenchmarkLoadIndex(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				if forget {
-					lastIndex.mu.Lock()
-					lastIndex.ix = nil
-					lastIndex.mu.Unlock()
+					lastIndex.forget()
 				}
 				if _, _, err := s.loadIndex(); err != nil {
 					b.Fatal(err)

@@ -234,7 +234,7 @@ func indexEntry(dir string, raw []byte, id string) *entry {
 	}
 	// Bytes this process wrote are valid, and laid out as runner writes:
 	// no key twice, none spelled otherwise. Any other bytes are checked.
-	ours := written.is(dir, raw)
+	ours := lastIndex.isOurs(dir, raw)
 	if !ours && !json.Valid(raw) {
 		return nil
 	}

@@ -277,7 +277,6 @@ func (s *Store) writeFile(data []byte, pend *pendingSync) (err error) {
 	if err := os.Rename(tmp, cur); err != nil {
 		return err
 	}
-	written.keep(s.dir, data)
 	return nil
 }
 
