@@ -160,27 +160,41 @@ func (r *repo) captureTree(ctx context.Context) (string, error) {
 }
 
 // captureTreeKept is captureTree, leaving a copy of the index it wrote in
-// the file keep when keep is set (on this machine; best effort): a later
-// Changed with that keep starts from it, and, while the work tree is as
-// it was, finds its tree without writing one (treeOnKept).
+// the file keep when keep is set (see writeTreeKept).
 func (r *repo) captureTreeKept(ctx context.Context, keep string) (string, error) {
 	tmp, copied, err := r.fs.tempIndex(ctx, r.index)
 	if err != nil {
 		return "", fmt.Errorf("snapshot %s: temporary index: %w", r.top, err)
 	}
 	defer r.fs.removeAll(ctx, tmp)
-	tree, err := r.treeOn(ctx, tmp+"/index", copied)
-	if err == nil && keep != "" && r.via == nil {
+	if err := r.addOn(ctx, tmp+"/index", copied); err != nil {
+		return "", err
+	}
+	return r.writeTreeKept(ctx, tmp+"/index", keep)
+}
+
+// writeTreeKept writes the tree of the index file idx (the work tree
+// added to it: addOn), leaving a copy of idx in the file keep when keep
+// is set (on this machine; best effort): a later Changed with that keep
+// starts from it, and, while the work tree is as it was, finds its tree
+// without writing one (treeOnKept).
+func (r *repo) writeTreeKept(ctx context.Context, idx, keep string) (string, error) {
+	out, err := r.gitIndex(ctx, idx, nil, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	tree := trimOut(out)
+	if keep != "" && r.via == nil {
 		if r.fs.mkdirAll(ctx, filepath.Dir(keep)) != nil {
 			return tree, nil
 		}
-		if _, cerr := r.fs.copyIndex(ctx, tmp+"/index", keep); cerr != nil {
+		if _, cerr := r.fs.copyIndex(ctx, idx, keep); cerr != nil {
 			_ = r.fs.remove(ctx, keep)
 			return tree, nil
 		}
 		knownRepos.keep(r.top, keep, tree)
 	}
-	return tree, err
+	return tree, nil
 }
 
 // treeOnKept is treeOn on the kept index file keep (Changed's). When keep
@@ -224,23 +238,29 @@ func (r *repo) captureTreeInto(ctx context.Context, idx, from string) (string, e
 // treeOn finishes captureTreeInto on idx: HEAD's tree read into it when it
 // is not a copy of an index, the work tree added, the tree written.
 func (r *repo) treeOn(ctx context.Context, idx string, copied bool) (string, error) {
+	if err := r.addOn(ctx, idx, copied); err != nil {
+		return "", err
+	}
+	return r.writeTree(ctx, idx)
+}
+
+// addOn adds the work tree's state to the index file idx, HEAD's tree
+// read into it first when it is not a copy of an index.
+func (r *repo) addOn(ctx context.Context, idx string, copied bool) error {
 	if !copied && r.headUnknown {
-		return "", errHeadUnknown
+		return errHeadUnknown
 	}
 	if !copied && r.head != "" {
 		if _, err := r.gitIndex(ctx, idx, nil, "read-tree", r.head); err != nil {
-			return "", err
+			return err
 		}
 	}
-	return r.addAndWrite(ctx, idx)
+	_, err := r.gitIndex(ctx, idx, nil, "add", "-A")
+	return err
 }
 
-// addAndWrite adds the work tree's state to the index file idx and writes
-// its tree.
-func (r *repo) addAndWrite(ctx context.Context, idx string) (string, error) {
-	if _, err := r.gitIndex(ctx, idx, nil, "add", "-A"); err != nil {
-		return "", err
-	}
+// writeTree writes the tree of the index file idx.
+func (r *repo) writeTree(ctx context.Context, idx string) (string, error) {
 	out, err := r.gitIndex(ctx, idx, nil, "write-tree")
 	if err != nil {
 		return "", err

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
@@ -84,8 +85,39 @@ func NewID() string {
 // refs/runner/snapshots/<ID>, whose parent is HEAD (none when HEAD is unborn).
 // The user's index, work tree, HEAD, branch and stash are not touched: the
 // state is built on a temporary copy of the index. Submodules are recorded as
-// gitlinks, not recursed.
+// gitlinks, not recursed. It is Capture, then Commit.
 func Take(ctx context.Context, dir string, opts Options) (*Snapshot, error) {
+	c, err := Capture(ctx, dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.Commit(ctx)
+}
+
+// Captured is a snapshot half taken (Capture): the state of the work tree
+// is fixed, its files' contents stored in the repository and listed in a
+// private index; Commit writes that index's tree, the snapshot's commit
+// and its ref. What the work tree does after Capture returned is not in
+// the snapshot: a task may start working as soon as its snapshot is
+// captured, the commit being written beside it.
+type Captured struct {
+	r     *repo
+	id    string
+	label string
+	keep  string
+	start time.Time
+	took  time.Duration
+	tmp   string // the private index's directory, removed by Commit
+	mu    sync.Mutex
+	done  bool
+	snap  *Snapshot
+	err   error
+}
+
+// Capture is the first half of Take: it fixes the current state of the
+// work tree containing dir in a private index (git rev-parse and add) and
+// returns it for Commit, which must follow (it removes the private index).
+func Capture(ctx context.Context, dir string, opts Options) (*Captured, error) {
 	start := clock.Now()
 	id := opts.ID
 	if id == "" {
@@ -98,15 +130,63 @@ func Take(ctx context.Context, dir string, opts Options) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.take(ctx, id, oneLine(opts.Label), start, opts.Keep)
+	return r.capture(ctx, id, oneLine(opts.Label), start, opts.Keep)
 }
 
-func (r *repo) take(ctx context.Context, id, label string, start time.Time, keep string) (*Snapshot, error) {
-	ref := RefPrefix + id
-	tree, err := r.captureTreeKept(ctx, keep)
+// capture is Capture on r.
+func (r *repo) capture(ctx context.Context, id, label string, start time.Time, keep string) (*Captured, error) {
+	tmp, copied, err := r.fs.tempIndex(ctx, r.index)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: temporary index: %w", r.top, err)
+	}
+	if err := r.addOn(ctx, tmp+"/index", copied); err != nil {
+		r.fs.removeAll(ctx, tmp)
+		return nil, err
+	}
+	return &Captured{r: r, id: id, label: label, keep: keep, start: start, took: clock.Since(start), tmp: tmp}, nil
+}
+
+// Ref is the ref the snapshot gets (refs/runner/snapshots/<ID>) once
+// committed.
+func (c *Captured) Ref() string { return RefPrefix + c.id }
+
+// Took is how long the capture took.
+func (c *Captured) Took() time.Duration { return c.took }
+
+// Commit is the second half of Take: it writes the captured state's tree
+// and the snapshot's commit and ref, and removes the private index. It is
+// done once: a later call returns the first one's result.
+func (c *Captured) Commit(ctx context.Context) (*Snapshot, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.done {
+		c.done = true
+		c.snap, c.err = c.commit(ctx)
+	}
+	return c.snap, c.err
+}
+
+func (c *Captured) commit(ctx context.Context) (*Snapshot, error) {
+	r := c.r
+	defer r.fs.removeAll(ctx, c.tmp)
+	tree, err := r.writeTreeKept(ctx, c.tmp+"/index", c.keep)
 	if err != nil {
 		return nil, err
 	}
+	return r.commitSnapshot(ctx, c.id, c.label, c.start, tree)
+}
+
+func (r *repo) take(ctx context.Context, id, label string, start time.Time, keep string) (*Snapshot, error) {
+	c, err := r.capture(ctx, id, label, start, keep)
+	if err != nil {
+		return nil, err
+	}
+	return c.Commit(ctx)
+}
+
+// commitSnapshot writes the snapshot of tree: its commit, and its ref.
+func (r *repo) commitSnapshot(ctx context.Context, id, label string, start time.Time, tree string) (*Snapshot, error) {
+	ref := RefPrefix + id
 	s := &Snapshot{ID: id, Ref: ref, Tree: tree, Base: r.head, Branch: r.branch(), Label: label,
 		Time: clock.Now().UTC(), Dir: r.top}
 	if tree != r.headTree {

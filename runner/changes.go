@@ -33,11 +33,11 @@ func (s *supervision) trackWhileWorking(ctx context.Context, t *state.Task) (sto
 	if t.SnapshotRef == "" || s.wrote == nil {
 		return func() {}
 	}
-	return changes.WhileWorking(ctx, s.wrote, func(ctx context.Context) {
+	return changes.WhileWorking(ctx, s.wrote, s.started.AfterCommit(func(ctx context.Context) {
 		if err := TrackChanges(ctx, s.env, s.ID); err != nil {
 			s.env.Say("task %s: %v", s.ID, err)
 		}
-	})
+	}))
 }
 
 // StartDeliveries starts a supervisor for each idle recipient this process

@@ -64,7 +64,7 @@ func beginHere(ctx context.Context, env *Env, t *state.Task, g *given) (*state.T
 // supervision did not (an error before its ready wait): a start that
 // fails is recorded (failUnstarted) and is the error, else err is.
 func finishHere(ctx context.Context, env *Env, id string, st *launchpkg.Started, err error) error {
-	if ferr := st.Finish(ctx); ferr != nil {
+	if ferr := st.End(ctx); ferr != nil {
 		failUnstarted(ctx, env, id, ferr)
 		return ferr
 	}

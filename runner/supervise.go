@@ -126,7 +126,7 @@ func supervise(ctx context.Context, env *Env, id string, g *given) (err error) {
 		return unreachableAtStart(ctx, env, t, err)
 	}
 	defer stop()
-	s.book.Free, s.started = unlock, g.started
+	s.book.Free, s.started, s.Snapshotted = unlock, g.started, g.started.Committed // nil: nothing to wait for
 	s.stopTrack = s.trackWhileWorking(s.runCtx, t)
 	defer func() { s.stopTrack() }()
 	s.timeout = timeout

@@ -64,7 +64,10 @@ type Pane struct {
 // In a shared tree the snapshot is taken while the agent starts: the task
 // is delivered only after both, so the snapshot holds the tree as the task
 // found it (what an agent's own start-up writes there, which none of the
-// built-in CLIs does, may or may not be in it). A worktree is made from
+// built-in CLIs does, may or may not be in it). Begin's caller may deliver
+// once the snapshot is captured (the work tree's state fixed in a private
+// index: gitsnap.Capture), its commit and ref written beside the first
+// turn (Started.Committed); Start waits for them. A worktree is made from
 // the snapshot, so the agent starts after it; so does a sandboxed agent:
 // it is not trusted, and a file it wrote as it started would otherwise
 // be in the snapshot, hidden from the task's diff and kept by a restore.
@@ -73,7 +76,7 @@ func Start(ctx context.Context, m Machine, book record.Book, t *state.Task, prof
 	if err != nil {
 		return err
 	}
-	return st.Finish(ctx)
+	return st.End(ctx)
 }
 
 // Started is a start under way (Begin): in a shared tree, the agent's
@@ -96,6 +99,9 @@ type Started struct {
 	prepOnce sync.Once
 	change   func(*state.Task) error
 	prepErr  error
+	// commit is the commit of the snapshot captured for the start
+	// (gitsnap.Captured), written beside it; nil: none follows the start.
+	commit *commitment
 	// write writes the change (closing the pane when it cannot be).
 	write func(context.Context, func(*state.Task) error) error
 	mu    sync.Mutex
@@ -118,6 +124,66 @@ func (s *Started) Change(ctx context.Context) (func(*state.Task) error, error) {
 	}
 	s.prepOnce.Do(func() { s.change, s.prepErr = s.prepare(ctx) })
 	return s.change, s.prepErr
+}
+
+// Committed waits for the commit of the snapshot captured as the task
+// started, which is written beside the agent's start and first turn (nil
+// at once when none follows: a start Begin did whole, or a snapshot not
+// taken). The snapshot is the tree the task found either way: it was
+// fixed (captured) before anything was delivered. A commit that failed
+// leaves the task without a snapshot: its record's ref is cleared and the
+// failure journaled, once, and it is the error. A turn's end is recorded
+// only after it (what the task changed is looked at from the snapshot).
+func (s *Started) Committed(ctx context.Context) error {
+	if s == nil || s.commit == nil {
+		return nil
+	}
+	return s.commit.wait(ctx)
+}
+
+// End is Finish, then the wait for the snapshot's commit (Committed),
+// whose failure, recorded, is no error of the start's: a supervision
+// that ends leaves no commit behind.
+func (s *Started) End(ctx context.Context) error {
+	if err := s.Finish(ctx); err != nil {
+		return err
+	}
+	_ = s.Committed(context.WithoutCancel(ctx))
+	return nil
+}
+
+// AfterCommit is look, made to wait for the snapshot's commit first
+// (Committed): a look at what the task changed starts from the snapshot.
+// After a failed commit (recorded) there is none, and it looks at
+// nothing.
+func (s *Started) AfterCommit(look func(context.Context)) func(context.Context) {
+	return func(ctx context.Context) {
+		if s.Committed(ctx) == nil {
+			look(ctx)
+		}
+	}
+}
+
+// commitment is a snapshot's commit under way (Captured.Commit).
+type commitment struct {
+	done chan struct{} // closed when the commit is written or failed
+	err  error
+	// unsnap records that the task has no snapshot after all (err), once.
+	unsnap func(ctx context.Context, err error)
+	once   sync.Once
+}
+
+// wait waits for the commit, and records its failure (once).
+func (c *commitment) wait(ctx context.Context) error {
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if c.err != nil {
+		c.once.Do(func() { c.unsnap(context.WithoutCancel(ctx), c.err) })
+	}
+	return c.err
 }
 
 // Recorded says that the change Change returned was written: Finish has
@@ -167,29 +233,29 @@ func Begin(ctx context.Context, m Machine, book record.Book, t *state.Task, prof
 	if err != nil {
 		return nil, fail(err, "")
 	}
-	take := func() (*gitsnap.Snapshot, error) {
-		if spec.Snapshot != "" {
-			return gitsnap.Alias(gctx, snapDir, spec.Snapshot, t.ID)
-		}
+	snapOptions := func() gitsnap.Options {
 		opts := gitsnap.Options{ID: t.ID, Label: "before " + textutil.Headline(t.Text, 100)}
 		if !spec.Worktree && snapDir == t.Dir {
 			// The task works in the tree snapshotted: the look at the
 			// files it changed starts from the snapshot's index.
 			opts.Keep = m.KeptIndex(t.ID)
 		}
-		return gitsnap.Take(gctx, snapDir, opts)
+		return opts
+	}
+	take := func() (*gitsnap.Snapshot, error) {
+		if spec.Snapshot != "" {
+			return gitsnap.Alias(gctx, snapDir, spec.Snapshot, t.ID)
+		}
+		return gitsnap.Take(gctx, snapDir, snapOptions())
 	}
 	if spec.Worktree || spec.Sandbox != nil {
 		snap, snapErr := take()
 		return &Started{}, finishStart(ctx, m, book, t, prof, spec, gctx, snap, snapErr)
 	}
-	var snap *gitsnap.Snapshot
-	var snapErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		snap, snapErr = take()
-	}()
+	snapping := snapBeside(gctx, spec.Snapshot != "" || spec.RequireSnapshot, take,
+		func() (*gitsnap.Captured, error) { return gitsnap.Capture(gctx, snapDir, snapOptions()) })
+	snapping.commit.unsnap = func(ctx context.Context, err error) { unsnap(ctx, book, t.ID, RefOf(t.ID), err) }
+	done := snapping.done
 	if err := m.Files(t.ID); err != nil {
 		<-done
 		return nil, fail(err, "")
@@ -199,13 +265,12 @@ func Begin(ctx context.Context, m Machine, book record.Book, t *state.Task, prof
 		<-done
 		return nil, fail(fmt.Errorf("launch failed: %w", err), "")
 	}
-	st := &Started{PaneID: pane.ID, snapped: done}
+	st := &Started{PaneID: pane.ID, snapped: done, commit: snapping.commit}
 	st.prepare = func(ctx context.Context) (func(*state.Task) error, error) {
-		<-done
-		snapRef, snapNote, err := snapshotOutcome(snap, snapErr, spec)
+		snapRef, snapNote, err := snapping.outcome(spec)
 		if err != nil {
 			_ = pane.Close(context.WithoutCancel(ctx))
-			placement.FailStart(context.WithoutCancel(ctx), book, t, "no snapshot: "+snapErr.Error())
+			placement.FailStart(context.WithoutCancel(ctx), book, t, "no snapshot: "+snapping.err.Error())
 			return nil, err
 		}
 		t.SnapshotRef, st.SnapshotRef = snapRef, snapRef
@@ -219,6 +284,49 @@ func Begin(ctx context.Context, m Machine, book record.Book, t *state.Task, prof
 		return err
 	}
 	return st, nil
+}
+
+// snapping is a snapshot under way beside a pane's launch (Begin).
+type snapping struct {
+	done     chan struct{}     // closed once captured (or taken whole), or failed
+	snap     *gitsnap.Snapshot // taken whole
+	captured *gitsnap.Captured // captured, its commit under way (commit)
+	err      error             // the capture (or the whole take) failed
+	commit   *commitment
+}
+
+// snapBeside starts a snapshot beside the pane's launch: its work tree is
+// fixed (capture), and the task may be delivered after that; its commit
+// follows beside the agent's start (Started.Committed). A snapshot the
+// task needs (--require-snapshot) or one named (--snapshot) is taken
+// whole first (whole, take).
+func snapBeside(gctx context.Context, whole bool, take func() (*gitsnap.Snapshot, error), capture func() (*gitsnap.Captured, error)) *snapping {
+	s := &snapping{done: make(chan struct{}), commit: &commitment{done: make(chan struct{})}}
+	go func() {
+		defer close(s.commit.done)
+		if whole {
+			s.snap, s.err = take()
+			close(s.done)
+			return
+		}
+		s.captured, s.err = capture()
+		close(s.done)
+		if s.captured != nil {
+			_, s.commit.err = s.captured.Commit(context.WithoutCancel(gctx))
+		}
+	}()
+	return s
+}
+
+// outcome waits for the snapshot's capture and is what the record says
+// of it (snapshotOutcome).
+func (s *snapping) outcome(spec *settings.Start) (ref, note string, err error) {
+	<-s.done
+	if s.captured != nil {
+		ref = s.captured.Ref()
+		return ref, fmt.Sprintf("snapshot %s (%s)", ref, s.captured.Took().Round(time.Millisecond)), nil
+	}
+	return snapshotOutcome(s.snap, s.err, spec)
 }
 
 // finishStart is the start of an agent that starts after its snapshot (a
@@ -265,6 +373,24 @@ func Launch(ctx context.Context, m Machine, book record.Book, t *state.Task, pro
 	}
 	return book.Update(ctx, t.ID, p.Record)
 }
+
+// unsnap records that task id has no snapshot after all: the commit of
+// the snapshot captured for its start failed (err). The ref its record
+// names is cleared, and the failure journaled and said.
+func unsnap(ctx context.Context, book record.Book, id, ref string, err error) {
+	reason := "snapshot: its commit failed after its capture: " + err.Error() + "; the task has no snapshot"
+	_ = book.Update(ctx, id, func(t *state.Task) {
+		if t.SnapshotRef == ref {
+			t.SnapshotRef = ""
+		}
+	})
+	if t, terr := book.Task(ctx, id); terr == nil {
+		book.Journal(ctx, t, "snapshot-failed", reason)
+	}
+}
+
+// RefOf is the ref of task id's snapshot, once taken.
+func RefOf(id string) string { return gitsnap.RefPrefix + id }
 
 // snapshotOutcome is what the record says of the snapshot: its ref and a
 // note, or, when the task needs one (--require-snapshot, --worktree), the

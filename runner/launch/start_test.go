@@ -3,6 +3,10 @@ package launch
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -187,5 +191,81 @@ func TestBeginChange(t *testing.T) {
 	rec, _ := book.Task(t.Context(), task.ID)
 	if rec.Status != state.StatusStarting || rec.Tmux.Pane != "%9" || len(rec.History) != 2 {
 		t.Errorf("recorded %s, pane %q, %d changes; want starting once, with the pane", rec.Status, rec.Tmux.Pane, len(rec.History))
+	}
+}
+
+// gitRepo makes a repository with one commit in a new folder.
+func gitRepo(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "init"}} {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+// TestBeginCommitsBeside: in a shared tree the snapshot is captured before
+// the start is recorded, and committed beside what follows (Committed):
+// the snapshot holds the tree as it was at the capture, not a file
+// written after it; the ref the record names exists once Committed
+// returns. A commit that fails (its ref taken already) leaves the task
+// without a snapshot: the record's ref is cleared, the failure journaled,
+// and Committed says so, each time.
+func TestBeginCommitsBeside(t *testing.T) {
+	for _, taken := range []bool{false, true} {
+		book, task := queued(t, state.StatusQueued)
+		task.Dir = gitRepo(t)
+		if err := os.WriteFile(filepath.Join(task.Dir, "before"), []byte("found\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ref := gitsnap.RefPrefix + task.ID
+		if taken {
+			cmd := exec.Command("git", "-C", task.Dir, "update-ref", ref, "HEAD")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+		}
+		st, err := Begin(t.Context(), &fakeMachine{}, book, task, &profile.Profile{Name: "sim"}, &settings.Start{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Finish(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		// Written after the capture (the start is recorded): not in the
+		// snapshot, whenever its commit is written.
+		if err := os.WriteFile(filepath.Join(task.Dir, "after"), []byte("the task's\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if rec, _ := book.Task(t.Context(), task.ID); rec.SnapshotRef != ref {
+			t.Fatalf("taken %v: the start recorded snapshot %q, want %q", taken, rec.SnapshotRef, ref)
+		}
+		for range 2 {
+			err = st.Committed(t.Context())
+			if taken != (err != nil) {
+				t.Fatalf("taken %v: Committed: %v", taken, err)
+			}
+		}
+		rec, _ := book.Task(t.Context(), task.ID)
+		if taken {
+			if rec.SnapshotRef != "" || !errors.Is(err, gitsnap.ErrExists) {
+				t.Errorf("a failed commit: the record names %q (want none), error %v", rec.SnapshotRef, err)
+			}
+			journal, _ := os.ReadFile(filepath.Join(book.Store.Dir(), "journal.jsonl"))
+			if n := strings.Count(string(journal), "its commit failed after its capture"); n != 1 {
+				t.Errorf("the failed commit is journaled %d times, want once:\n%s", n, journal)
+			}
+			continue
+		}
+		out, err := exec.Command("git", "-C", task.Dir, "ls-tree", "--name-only", ref).CombinedOutput()
+		if err != nil {
+			t.Fatalf("the snapshot's ref: %v: %s", err, out)
+		}
+		if got := strings.Fields(string(out)); !slices.Equal(got, []string{"before"}) {
+			t.Errorf("the snapshot holds %v, want only the file found at the start", got)
+		}
 	}
 }

@@ -75,6 +75,13 @@ type Ender interface {
 // question came (see needsInput): it is journaled, not recorded again.
 func (s *Supervisor) Conclude(parent context.Context, e Ender, o Outcome) error {
 	ctx := context.WithoutCancel(parent)
+	if s.Snapshotted != nil {
+		err := s.Snapshotted(ctx)
+		s.Snapshotted = nil // once: the first turn's end
+		if err != nil {
+			s.Book.Say("task %s: no snapshot: its commit failed: %v", s.ID, err)
+		}
+	}
 	tt := s.ReadTurnEnd(ctx, o)
 	if o.Status == state.StatusNeedsInput {
 		s.recordDelivered(ctx)

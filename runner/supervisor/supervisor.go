@@ -168,6 +168,12 @@ type Supervisor struct {
 	// write to make (Ready.Start), one write fewer, and what to call once
 	// it is made.
 	StartChange func(context.Context) (start func(*state.Task) error, recorded func(), err error)
+	// Snapshotted, when set, is waited for before a turn's end is
+	// recorded (Conclude): the commit of the snapshot captured as the task
+	// started, written beside its first turn (launch.Started.Committed), so
+	// that whoever reads the end finds the snapshot, and what the task
+	// changed is looked at from it. Its error (recorded by it) is said.
+	Snapshotted func(context.Context) error
 	// ready is the ready status WaitReady found and left to the next
 	// delivery (FoldReady).
 	ready *Ready
