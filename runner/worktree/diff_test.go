@@ -45,3 +45,26 @@ func TestDiffThroughGit(t *testing.T) {
 		t.Errorf("git fails: %v", err)
 	}
 }
+
+// TestDiffWaitsForTheSnapshotsCommit: a task at work whose snapshot's
+// commit is still being written (a foreground task's record names it
+// from its start) gets its diff once the commit is there; a task that
+// ended has its snapshot committed, and one not found is an error at
+// once.
+func TestDiffWaitsForTheSnapshotsCommit(t *testing.T) {
+	st := state.New()
+	running := doneTask("t_aaaa0001")
+	running.Status, running.SnapshotRef = state.StatusRunning, gitsnap.RefPrefix+running.ID
+	ended := doneTask("t_aaaa0002")
+	ended.SnapshotRef = gitsnap.RefPrefix + ended.ID
+	st.Tasks[running.ID], st.Tasks[ended.ID] = running, ended
+	git := &fakeGit{diff: &gitsnap.DiffResult{Stat: " a.txt | 1 +\n"}, diffMissing: 3}
+	d, _, _ := fakeGitDeps(t, st, git)
+	if _, res, err := Diff(t.Context(), d, running.ID, gitsnap.DiffOptions{}); err != nil || res != git.diff || len(git.calls) != 4 {
+		t.Errorf("a task at work, its snapshot committed on the fourth look: %+v, %v; calls %q", res, err, git.calls)
+	}
+	git.calls, git.diffMissing = nil, 3
+	if _, _, err := Diff(t.Context(), d, ended.ID, gitsnap.DiffOptions{}); !errors.Is(err, gitsnap.ErrNotFound) || len(git.calls) != 1 {
+		t.Errorf("an ended task without its snapshot: %v; calls %q", err, git.calls)
+	}
+}

@@ -34,6 +34,7 @@ type fakeGit struct {
 	forecastErr  error
 	diff         *gitsnap.DiffResult
 	diffErr      error
+	diffMissing  int // the first so many diffs find no snapshot (its commit under way)
 	calls        []string
 }
 
@@ -102,6 +103,12 @@ func (g *fakeGit) MergeForecast(ctx context.Context, dir, into string, branches 
 
 func (g *fakeGit) Diff(ctx context.Context, dir, id string, opts gitsnap.DiffOptions) (*gitsnap.DiffResult, error) {
 	g.called("diff", dir, id, fmt.Sprint("patch=", opts.Patch))
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.diffMissing > 0 {
+		g.diffMissing--
+		return nil, fmt.Errorf("snapshot %s: %w", id, gitsnap.ErrNotFound)
+	}
 	return g.diff, g.diffErr
 }
 
