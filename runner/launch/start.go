@@ -254,7 +254,7 @@ func Begin(ctx context.Context, m Machine, book record.Book, t *state.Task, prof
 	}
 	snapping := snapBeside(gctx, spec.Snapshot != "" || spec.RequireSnapshot, take,
 		func() (*gitsnap.Captured, error) { return gitsnap.Capture(gctx, snapDir, snapOptions()) })
-	snapping.commit.unsnap = func(ctx context.Context, err error) { unsnap(ctx, book, t.ID, RefOf(t.ID), err) }
+	snapping.commit.unsnap = func(ctx context.Context, err error) { unsnap(ctx, book, t.ID, refOf(t.ID), err) }
 	done := snapping.done
 	if err := m.Files(t.ID); err != nil {
 		<-done
@@ -376,7 +376,7 @@ func Launch(ctx context.Context, m Machine, book record.Book, t *state.Task, pro
 
 // unsnap records that task id has no snapshot after all: the commit of
 // the snapshot captured for its start failed (err). The ref its record
-// names is cleared, and the failure journaled and said.
+// names is cleared, and the failure journaled (the supervision says it).
 func unsnap(ctx context.Context, book record.Book, id, ref string, err error) {
 	reason := "snapshot: its commit failed after its capture: " + err.Error() + "; the task has no snapshot"
 	_ = book.Update(ctx, id, func(t *state.Task) {
@@ -389,8 +389,8 @@ func unsnap(ctx context.Context, book record.Book, id, ref string, err error) {
 	}
 }
 
-// RefOf is the ref of task id's snapshot, once taken.
-func RefOf(id string) string { return gitsnap.RefPrefix + id }
+// refOf is the ref of task id's snapshot, once taken.
+func refOf(id string) string { return gitsnap.RefPrefix + id }
 
 // snapshotOutcome is what the record says of the snapshot: its ref and a
 // note, or, when the task needs one (--require-snapshot, --worktree), the
