@@ -143,13 +143,11 @@ func (s *Started) Committed(ctx context.Context) error {
 
 // End is Finish, then the wait for the snapshot's commit (Committed),
 // whose failure, recorded, is no error of the start's: a supervision
-// that ends leaves no commit behind.
+// that ends, or a start that fails, leaves no commit behind.
 func (s *Started) End(ctx context.Context) error {
-	if err := s.Finish(ctx); err != nil {
-		return err
-	}
+	err := s.Finish(ctx)
 	_ = s.Committed(context.WithoutCancel(ctx))
-	return nil
+	return err
 }
 
 // AfterCommit is look, made to wait for the snapshot's commit first
@@ -256,13 +254,15 @@ func Begin(ctx context.Context, m Machine, book record.Book, t *state.Task, prof
 		func() (*gitsnap.Captured, error) { return gitsnap.Capture(gctx, snapDir, snapOptions()) })
 	snapping.commit.unsnap = func(ctx context.Context, err error) { unsnap(ctx, book, t.ID, refOf(t.ID), err) }
 	done := snapping.done
+	// A start that fails here leaves no snapshot half written (its
+	// private index, its ref) to a process about to exit.
 	if err := m.Files(t.ID); err != nil {
-		<-done
+		<-snapping.commit.done
 		return nil, fail(err, "")
 	}
 	pane, err := m.Pane(ctx, t, prof, spec)
 	if err != nil {
-		<-done
+		<-snapping.commit.done
 		return nil, fail(fmt.Errorf("launch failed: %w", err), "")
 	}
 	st := &Started{PaneID: pane.ID, snapped: done, commit: snapping.commit}

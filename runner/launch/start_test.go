@@ -269,3 +269,38 @@ func TestBeginCommitsBeside(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedStartLeavesNoHalfSnapshot: a start that fails after its
+// snapshot was captured (the pane cannot be launched; the task cancelled
+// before its start is recorded) returns only once the snapshot's commit
+// is written: no private index is left in the temporary directory for a
+// process about to exit, and the ref exists.
+func TestFailedStartLeavesNoHalfSnapshot(t *testing.T) {
+	for _, how := range []string{"pane", "cancelled"} {
+		tmp := t.TempDir()
+		t.Setenv("TMPDIR", tmp)
+		status := state.StatusQueued
+		if how == "cancelled" {
+			status = state.StatusCancelled
+		}
+		book, task := queued(t, status)
+		task.Dir = gitRepo(t)
+		m := &fakeMachine{}
+		if how == "pane" {
+			m.paneErr = errors.New("no tmux")
+		}
+		st, err := Begin(t.Context(), m, book, task, &profile.Profile{Name: "sim"}, &settings.Start{})
+		if err == nil {
+			err = st.End(t.Context())
+		}
+		if err == nil {
+			t.Fatalf("%s: the start did not fail", how)
+		}
+		if left, _ := filepath.Glob(filepath.Join(tmp, "gitsnap-*")); len(left) > 0 {
+			t.Errorf("%s: the snapshot's private index is left behind: %v", how, left)
+		}
+		if out, err := exec.Command("git", "-C", task.Dir, "rev-parse", "--verify", "-q", gitsnap.RefPrefix+task.ID).CombinedOutput(); err != nil {
+			t.Errorf("%s: no snapshot ref once the start returned: %v: %s", how, err, out)
+		}
+	}
+}
