@@ -2,15 +2,19 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/runner-cli/runner/gitsnap"
+	"github.com/runner-cli/runner/internal/clock"
 	"github.com/runner-cli/runner/internal/transport"
+	"github.com/runner-cli/runner/state"
 )
 
 // snapshotRepo makes a hermetic git repository with one commit.
@@ -155,5 +159,58 @@ func TestShellQuote(t *testing.T) {
 		if got := transport.QuoteIfNeeded(in); got != want {
 			t.Errorf("transport.QuoteIfNeeded(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestSnapshotWaitsForACommitUnderWay: a foreground task's record names
+// its snapshot from its start, and the snapshot's commit follows beside
+// its first turn. `runner snapshot show|diff|restore ID` of a task at
+// work whose commit is not written yet waits for it (issue 51: before, a
+// script that looked within that moment was told "no such snapshot"); a
+// task that ended has its snapshot committed, and one not found is an
+// error at once.
+func TestSnapshotWaitsForACommitUnderWay(t *testing.T) {
+	dir := snapshotRepo(t)
+	stateDir := filepath.Join(t.TempDir(), "state")
+	t.Setenv("RUNNER_STATE_DIR", stateDir)
+	store, err := state.Open(stateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const atWork, ended = "t_snapw001", "t_snapw002"
+	err = store.Update(t.Context(), func(s *state.State) error {
+		for id, st := range map[string]state.Status{atWork: state.StatusRunning, ended: state.StatusDone} {
+			s.Tasks[id] = &state.Task{ID: id, Agent: "sim", Dir: dir, Text: "work", Status: st,
+				SupervisorPID: os.Getpid(), SnapshotRef: gitsnap.RefPrefix + id, Created: clock.Now()}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed := make(chan error, 1)
+	go func() {
+		// Well after the command's first look, as a commit beside a
+		// turn comes after a look made right at the task's start.
+		time.Sleep(300 * time.Millisecond)
+		_, err := gitsnap.Take(context.Background(), dir, gitsnap.Options{ID: atWork})
+		committed <- err
+	}()
+	code, out, errOut := runSnapCLI(t, "", "snapshot", "show", atWork, "-C", dir, "--json")
+	if err := <-committed; err != nil {
+		t.Fatal(err)
+	}
+	var s gitsnap.Snapshot
+	if code != 0 || json.Unmarshal([]byte(out), &s) != nil || s.ID != atWork {
+		t.Fatalf("show of a task at work whose commit came later: exit %d, %s %s", code, out, errOut)
+	}
+	for _, args := range [][]string{{"diff", atWork, "--stat"}, {"restore", atWork, "--yes"}} {
+		if code, _, errOut := runSnapCLI(t, "", append([]string{"snapshot", "-C", dir}, args...)...); code != 0 {
+			t.Errorf("snapshot %v: exit %d: %s", args, code, errOut)
+		}
+	}
+	code, _, errOut = runSnapCLI(t, "", "snapshot", "show", ended, "-C", dir)
+	if code == 0 || !strings.Contains(errOut, ended) {
+		t.Errorf("show of an ended task without its snapshot: exit %d: %s", code, errOut)
 	}
 }

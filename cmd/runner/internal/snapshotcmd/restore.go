@@ -30,7 +30,6 @@ It asks for confirmation unless --yes is given; without a terminal and without
 		Args:    cmdkit.Args(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, argv []string) error {
 			opts.id = argv[0]
-			opts.host, _ = cmd.Flags().GetString("host")
 			return sn.runSnapshotRestore(cmd.Context(), opts)
 		},
 	}
@@ -44,12 +43,15 @@ It asks for confirmation unless --yes is given; without a terminal and without
 type snapshotRestoreOptions struct {
 	id          string
 	dir         *string // snapshot's -C
-	host        string  // snapshot's --host
 	yes, asJSON bool
 }
 
 func (sn *cmds) runSnapshotRestore(ctx context.Context, opts snapshotRestoreOptions) error {
 	s, err := gitsnap.Get(ctx, *opts.dir, opts.id)
+	err = sn.afterCommit(ctx, opts.id, err, func() (err error) {
+		s, err = gitsnap.Get(ctx, *opts.dir, opts.id)
+		return err
+	})
 	if err != nil {
 		return snapshots.Hint(err)
 	}
@@ -65,7 +67,7 @@ func (sn *cmds) runSnapshotRestore(ctx context.Context, opts snapshotRestoreOpti
 	if opts.asJSON {
 		return sn.f.PrintJSON(res)
 	}
-	snapshots.WriteRestored(sn.f.Out, s, res, opts.host)
+	snapshots.WriteRestored(sn.f.Out, s, res, sn.host)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package snapshotcmd
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -15,13 +16,16 @@ import (
 )
 
 // cmds are the commands of `runner snapshot` over the factory they run
-// on.
-type cmds struct{ f *cmdkit.Factory }
+// on, with the --host they were given.
+type cmds struct {
+	f    *cmdkit.Factory
+	host string
+}
 
 // NewCmd builds `runner snapshot` and its commands (take, list, show,
 // diff, restore, prune) over f.
 func NewCmd(f *cmdkit.Factory) *cobra.Command {
-	sn := &cmds{f}
+	sn := &cmds{f: f}
 	cmd := &cobra.Command{
 		Use:   "snapshot",
 		Short: "Record, compare and restore the state of a git work tree",
@@ -40,22 +44,22 @@ machine, over its shared ssh connection: give DIR as an absolute path there.`,
   runner snapshot restore s_abc123 --yes`,
 		Args: cmdkit.Args(cobra.NoArgs),
 	}
-	var dir, host string
+	var dir string
 	cmd.PersistentFlags().StringVarP(&dir, "dir", "C", ".", "work on `DIR`: the whole work tree at its top; below it (a project inside a larger repository), diff and restore act on DIR's files only")
-	cmd.PersistentFlags().StringVar(&host, "host", "", "work on a repository of this registered host (runner host add); DIR absolute there")
+	cmd.PersistentFlags().StringVar(&sn.host, "host", "", "work on a repository of this registered host (runner host add); DIR absolute there")
 	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		// The root's checks, which this hook replaces.
 		if err := sn.f.Checks(c); err != nil {
 			return err
 		}
-		if host == "" {
+		if sn.host == "" {
 			return nil
 		}
 		env, _, err := sn.f.Env(false)
 		if err != nil {
 			return err
 		}
-		ctx, err := env.Hosts.GitOn(c.Context(), host)
+		ctx, err := env.Hosts.GitOn(c.Context(), sn.host)
 		if err != nil {
 			return err
 		}
@@ -188,6 +192,10 @@ type snapshotShowOptions struct {
 
 func (sn *cmds) runSnapshotShow(ctx context.Context, opts snapshotShowOptions) error {
 	s, err := gitsnap.Get(ctx, *opts.dir, opts.args[0])
+	err = sn.afterCommit(ctx, opts.args[0], err, func() (err error) {
+		s, err = gitsnap.Get(ctx, *opts.dir, opts.args[0])
+		return err
+	})
 	if err != nil {
 		return snapshots.Hint(err)
 	}
@@ -230,6 +238,10 @@ type snapshotDiffOptions struct {
 func (sn *cmds) runSnapshotDiff(ctx context.Context, opts snapshotDiffOptions) error {
 	opts.opts.Patch = !opts.statOnly
 	d, err := gitsnap.Diff(ctx, *opts.dir, opts.args[0], opts.opts)
+	err = sn.afterCommit(ctx, opts.args[0], err, func() (err error) {
+		d, err = gitsnap.Diff(ctx, *opts.dir, opts.args[0], opts.opts)
+		return err
+	})
 	if err != nil {
 		return snapshots.Hint(err)
 	}
@@ -238,6 +250,33 @@ func (sn *cmds) runSnapshotDiff(ctx context.Context, opts snapshotDiffOptions) e
 	}
 	snapshots.WriteDiff(sn.f.Out, sn.f.RawOut, d)
 	return nil
+}
+
+// afterCommit is err, the error of a look for snapshot id, unless id is
+// the snapshot of a task at work whose commit is still being written (a
+// foreground task's record names its snapshot from its start, and the
+// commit follows beside its first turn: snapshots.Committing): then what
+// look finds once the commit is in the task's repository.
+func (sn *cmds) afterCommit(ctx context.Context, id string, err error, look func() error) error {
+	if !errors.Is(err, gitsnap.ErrNotFound) {
+		return err
+	}
+	env, _, envErr := sn.f.Env(false)
+	if envErr != nil || env == nil {
+		return err
+	}
+	t, tErr := env.Record().Task(ctx, id) // a prefix names no task's snapshot ref
+	if tErr != nil || t.SnapshotRef != gitsnap.RefPrefix+id || t.Tmux.Host != sn.host {
+		return err
+	}
+	found := func() error {
+		_, err := gitsnap.Get(ctx, t.Dir, id)
+		return err
+	}
+	if snapshots.Committing(ctx, err, !t.Status.IsTerminal(), found) != nil {
+		return err
+	}
+	return look()
 }
 
 // confirmSnapshot asks question on the terminal and returns nil on yes. With
