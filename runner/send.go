@@ -165,7 +165,7 @@ func atPrompt(ctx context.Context, env *Env, t *state.Task, prof *profile.Profil
 	if (d.State == profile.StateBusy || d.State == profile.StateUnknown) && t.Status == state.StatusDone && t.Tmux.Host == "" {
 		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		mon := &monitor.Monitor{TC: env.TC, Pane: t.Tmux.Pane, Profile: prof, Transcript: t.Transcript,
-			Died: env.Store.PaneDiedFile(), Settle: prof.Settle.Duration}
+			Died: env.Store.PaneDiedFile(), Settle: prof.Settle.Duration, PollFirst: monitor.ForegroundPoll}
 		obs, werr := mon.Wait(wctx, monitor.GoalReady, clock.Now())
 		cancel()
 		if werr == nil && !obs.Dead {

@@ -189,6 +189,10 @@ func newSupervisor(ctx context.Context, env *Env, t *state.Task, prof *profile.P
 		LongLine: func(file string, off int64) {
 			env.Say("task %s: the line at byte %d of %s is over %d bytes: skipped", t.ID, off, file, monitor.MaxLine)
 		}}
+	if !set.Detached {
+		// Its caller waits for this process's exit.
+		mon.PollFirst = monitor.ForegroundPoll
+	}
 	book := &taskbook.Book{ID: t.ID, Profile: prof, Set: set, Record: env.Record(), Log: env.Say,
 		Tell:          func(ctx context.Context, t *state.Task) { Notify(ctx, env, t, set) },
 		Git:           env.GitContext,

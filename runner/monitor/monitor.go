@@ -31,8 +31,10 @@ import (
 // unchanged screen for Idle.
 //
 // It is event driven: writes to the pane's transcript (pipe-pane), to the
-// task's hook events file and to the pane-died file wake it up; a quiet pane
-// costs no tmux calls but a slow safety check.
+// task's hook events file and to the pane-died file wake it up (told by
+// inotify, or seen by looking at the files every millisecond during a
+// foreground command's first PollFirst of each wait); a quiet pane costs
+// no tmux calls but a slow safety check.
 type Monitor struct {
 	TC         Panes // the pane client: *tmuxctl.Client
 	Pane       string
@@ -72,7 +74,20 @@ type Monitor struct {
 	// LongLine, when set, is told of each line of Events (or Died) over
 	// MaxLine: skipped, the next line read (the supervisor's log).
 	LongLine func(file string, off int64)
+	// PollFirst, when set, is how long each watch of the files looks at
+	// them itself (every fastPoll) before it takes an inotify instance:
+	// for a foreground command, whose caller waits for its exit, and
+	// whose exit waits for the kernel to tear down each inotify instance
+	// it had (a grace period: 8-23 ms on the 2-core machine of
+	// docs/benchmarks.md). Its short waits (a quick agent's start and
+	// turn) take none; a longer one pays that once, at its end.
+	PollFirst time.Duration
 }
+
+// ForegroundPoll is Monitor.PollFirst for a foreground command: a
+// quarter second of looks at a few files' sizes costs far less than the
+// wait it saves, and a wait longer than that makes the saving small.
+const ForegroundPoll = 250 * time.Millisecond
 
 // Panes is what a Monitor asks of the pane client (tmuxctl.Client
 // satisfies it): the server's pid, a pane's state and screen, and keys
@@ -288,7 +303,7 @@ func (m *Monitor) WaitHook(ctx context.Context, d time.Duration) *profile.HookEv
 		return nil
 	}
 	find := m.HookNow
-	w := watchFiles(m.Events)
+	w := watchFiles(m.PollFirst, m.Events)
 	defer w.Close()
 	timer := time.NewTimer(d)
 	defer timer.Stop()
@@ -317,7 +332,7 @@ func (m *Monitor) Written() (written <-chan struct{}, stop func()) {
 	if m.Events == "" && m.Transcript == "" {
 		return nil, func() {}
 	}
-	w := watchFiles(m.Events, m.Transcript)
+	w := watchFiles(m.PollFirst, m.Events, m.Transcript)
 	ch := make(chan struct{}, 1)
 	done := make(chan struct{})
 	go func() {

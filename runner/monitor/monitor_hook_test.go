@@ -215,7 +215,7 @@ func TestWaitHook(t *testing.T) {
 func TestMonitorWithoutInotify(t *testing.T) {
 	noInotify = true
 	t.Cleanup(func() { noInotify = false })
-	if w := watchFiles(filepath.Join(t.TempDir(), "x")); !w.Polling {
+	if w := watchFiles(0, filepath.Join(t.TempDir(), "x")); !w.Polling {
 		t.Fatal("watchFiles did not fall back to polling")
 	} else {
 		w.Close()

@@ -67,7 +67,7 @@ func (m *Monitor) newWaitRun(ctx context.Context, goal Goal, since time.Time) (*
 	// The files themselves (all are only ever appended to), not their
 	// directories: a write to another task's transcript must not wake
 	// this supervisor.
-	r.w = watchFiles(m.Transcript, m.Events, m.Died)
+	r.w = watchFiles(m.PollFirst, m.Transcript, m.Events, m.Died)
 	if goal == GoalReady && !m.Remote && m.Transcript != "" && !r.w.Polling && FileSize(m.Transcript) == 0 {
 		// A pane that has drawn nothing (its transcript, read once the
 		// watch is on it, still empty: a launch pipes the pane in the
