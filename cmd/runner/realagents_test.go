@@ -517,6 +517,7 @@ func newRealHarnessCLIs(t *testing.T, clis []cliTurns, home, project string, ext
 	t.Cleanup(func() {
 		_ = tc0.KillServer(context.Background())
 		os.RemoveAll(sockDir)
+		endLeftBehind(home)
 	})
 
 	run := func(args ...string) (string, string, int, time.Duration) {

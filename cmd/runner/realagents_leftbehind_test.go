@@ -1,0 +1,54 @@
+//go:build realagents
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/runner-cli/runner/internal/clock"
+)
+
+// endLeftBehind ends the processes a CLI left running after its pane
+// went, found by the test's own HOME in their environment: a daemon it
+// detached from its pane (Cline 3.0.65's hub, `cline --cline-hub-daemon`,
+// outlived a run by 1.5 h) is not ended by the tmux server's kill. Asked
+// to go (SIGTERM), then, 2 s later, killed. Where there is no /proc,
+// nothing is found.
+func endLeftBehind(home string) {
+	want := []byte("\x00HOME=" + home + "\x00")
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && bytes.Contains(append([]byte{0}, env...), want) {
+			pids = append(pids, pid)
+		}
+	}
+	for _, pid := range pids {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+	}
+	for deadline := clock.Now().Add(2 * time.Second); len(pids) > 0; time.Sleep(50 * time.Millisecond) {
+		left := pids[:0]
+		for _, pid := range pids {
+			if syscall.Kill(pid, 0) == nil {
+				left = append(left, pid)
+			}
+		}
+		pids = left
+		if clock.Now().After(deadline) {
+			for _, pid := range pids {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			return
+		}
+	}
+}
