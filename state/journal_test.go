@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/runner-cli/runner/internal/clock"
 )
 
 func TestJournalAppendAndRead(t *testing.T) {
@@ -146,5 +147,46 @@ func TestWatchFilter(t *testing.T) {
 		if got := relevant(ev); got != tt.want {
 			t.Errorf("relevant(%v) = %v, want %v", ev, got, tt.want)
 		}
+	}
+}
+
+// TestWatchGather: Watch signals a change after a quiet watchDebounce at
+// once (a script's `runner wait` sees a task's end as it is recorded, not
+// a debounce later), and gathers the changes that follow within
+// watchDebounce of a signal into one more at its end.
+func TestWatchGather(t *testing.T) {
+	out := make(chan struct{}, 1)
+	signalled := func() bool {
+		select {
+		case <-out:
+			return true
+		default:
+			return false
+		}
+	}
+	var g gather
+	t0 := clock.Now()
+	g.changed(t0, out)
+	if !signalled() || g.fire != nil {
+		t.Fatal("the first change: no signal at once")
+	}
+	g.changed(t0.Add(5*time.Millisecond), out)
+	g.changed(t0.Add(6*time.Millisecond), out)
+	if signalled() || g.fire == nil {
+		t.Fatal("changes within watchDebounce of a signal: signalled at once, or none due")
+	}
+	g.fired(t0.Add(watchDebounce), out)
+	if !signalled() || g.fire != nil {
+		t.Fatal("the gathered changes: no signal at the end of watchDebounce")
+	}
+	g.changed(t0.Add(watchDebounce+5*time.Millisecond), out)
+	if signalled() || g.fire == nil {
+		t.Fatal("a change within watchDebounce of the gathered signal: signalled at once")
+	}
+	var quiet gather
+	quiet.last = t0
+	quiet.changed(t0.Add(watchDebounce), out)
+	if !signalled() {
+		t.Fatal("a change after a quiet watchDebounce: no signal at once")
 	}
 }

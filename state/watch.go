@@ -8,19 +8,23 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/runner-cli/runner/internal/clock"
 )
 
-// watchDebounce is how long Watch gathers events before it signals, so one
-// Update (temp file, link, rename) gives one signal.
+// watchDebounce is the least time between two of Watch's signals: the
+// events of a burst of updates (each a rename of state.json and a line of
+// the journal) within it are gathered into one.
 const watchDebounce = 20 * time.Millisecond
 
 // Watch signals on the returned channel whenever state.json is replaced or
 // the journal grows. It watches the directory, not the files (a rename drops
-// a per-file watch), ignores the other files, and gathers the events of
-// watchDebounce into one signal; a signal not yet received is not repeated.
-// The channel is closed when ctx ends. Callers re-read the state on each
-// signal. Where no inotify instance is left, it looks at the two files
-// every pollEvery instead.
+// a per-file watch) and ignores the other files. A change after a quiet
+// watchDebounce signals at once (state.json is replaced whole: what the
+// caller reads is the update); the changes that follow within watchDebounce
+// of a signal are gathered into one more, at its end. A signal not yet
+// received is not repeated. The channel is closed when ctx ends. Callers
+// re-read the state on each signal. Where no inotify instance is left, it
+// looks at the two files every pollEvery instead.
 func (s *Store) Watch(ctx context.Context) (<-chan struct{}, error) {
 	if err := s.ensureDir(); err != nil {
 		return nil, err
@@ -40,7 +44,7 @@ func (s *Store) Watch(ctx context.Context) (<-chan struct{}, error) {
 	go func() {
 		defer close(out)
 		defer w.Close()
-		var fire <-chan time.Time
+		var g gather
 		for {
 			select {
 			case <-ctx.Done():
@@ -49,27 +53,48 @@ func (s *Store) Watch(ctx context.Context) (<-chan struct{}, error) {
 				if !ok {
 					return
 				}
-				if relevant(ev) && fire == nil {
-					fire = time.After(watchDebounce)
+				if relevant(ev) {
+					g.changed(clock.Now(), out)
 				}
 			case _, ok := <-w.Errors:
 				if !ok {
 					return
 				}
 				// An overflow lost events: signal so the caller re-reads.
-				if fire == nil {
-					fire = time.After(watchDebounce)
-				}
-			case <-fire:
-				fire = nil
-				select {
-				case out <- struct{}{}:
-				default:
-				}
+				g.changed(clock.Now(), out)
+			case <-g.fire:
+				g.fired(clock.Now(), out)
 			}
 		}
 	}()
 	return out, nil
+}
+
+// gather is Watch's pacing of its signals: at once after a quiet
+// watchDebounce, else one at the end of it (fire).
+type gather struct {
+	last time.Time // the last signal
+	fire <-chan time.Time
+}
+
+// changed takes a change at now.
+func (g *gather) changed(now time.Time, out chan<- struct{}) {
+	switch {
+	case g.fire != nil: // one is due already
+	case now.Sub(g.last) >= watchDebounce:
+		g.fired(now, out)
+	default:
+		g.fire = time.After(g.last.Add(watchDebounce).Sub(now))
+	}
+}
+
+// fired signals at now.
+func (g *gather) fired(now time.Time, out chan<- struct{}) {
+	g.fire, g.last = nil, now
+	select {
+	case out <- struct{}{}:
+	default:
+	}
 }
 
 func relevant(ev fsnotify.Event) bool {

@@ -21,6 +21,10 @@ type fakeStore struct {
 	// done).
 	watching chan struct{}
 	once     sync.Once
+	// beforeWatch, when set, runs as a watch starts: a change made
+	// between a wait's first read and its watch, which the watch does
+	// not signal.
+	beforeWatch func()
 }
 
 func newFakeStore(st *state.State) *fakeStore {
@@ -40,6 +44,11 @@ func (f *fakeStore) Read(ctx context.Context) (*state.State, error) {
 func (f *fakeStore) Watch(ctx context.Context) (<-chan struct{}, error) {
 	if f.watchErr != nil {
 		return nil, f.watchErr
+	}
+	if f.beforeWatch != nil {
+		f.beforeWatch()
+		f.beforeWatch = nil
+		<-f.changes // the change is not signalled: made before the watch
 	}
 	f.once.Do(func() { close(f.watching) })
 	return f.changes, nil

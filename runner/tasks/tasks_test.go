@@ -204,11 +204,36 @@ func TestAttachArgvHost(t *testing.T) {
 	}
 }
 
+// TestWaitReturnsSettledAtOnce: a task that ended already is answered
+// with no watch set (a watch's inotify instance makes the process's exit
+// wait for the kernel to tear it down: 8-23 ms on the machine of
+// docs/benchmarks.md).
 func TestWaitReturnsSettledAtOnce(t *testing.T) {
 	store := newFakeStore(sample())
 	got, err := Wait(t.Context(), fakeDeps(store, &fakeTmux{}), []string{"t_done"}, WaitOptions{})
 	if err != nil || !slices.Equal(ids(got), []string{"t_done"}) {
 		t.Errorf("Wait = %q, %v", ids(got), err)
+	}
+	select {
+	case <-store.watching:
+		t.Error("a wait for a task that ended already set a watch")
+	default:
+	}
+}
+
+// TestWaitSeesAnEndBeforeItsWatch: an end recorded between the wait's
+// first read and its watch (which does not signal it) is seen by the read
+// that follows the watch, not 5 s later by the safety reconcile.
+func TestWaitSeesAnEndBeforeItsWatch(t *testing.T) {
+	store := newFakeStore(sample())
+	store.beforeWatch = func() {
+		store.set("t_run", func(x *state.Task) { x.Status, x.Ended = state.StatusDone, t0 })
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	got, err := Wait(ctx, fakeDeps(store, &fakeTmux{}), []string{"t_run"}, WaitOptions{})
+	if err != nil || len(got) != 1 || got[0].Status != state.StatusDone {
+		t.Errorf("Wait = %v, %v; want t_run done, from the read after the watch", got, err)
 	}
 }
 

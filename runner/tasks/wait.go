@@ -41,32 +41,31 @@ func Wait(ctx context.Context, d Deps, refs []string, opts WaitOptions) ([]*stat
 	return waitIDs(ctx, d, st, ids, opts)
 }
 
-// waitIDs is the wait loop of Wait and All: st is a fresh read.
+// waitIDs is the wait loop of Wait and All: st is a fresh read. Tasks
+// that ended already are answered from st, with no watch (whose inotify
+// instance this process's exit would wait for the kernel to tear down);
+// else the watch is set, the state read again (an end recorded meanwhile
+// is not missed), and each change looked at.
 func waitIDs(ctx context.Context, d Deps, st *state.State, ids []string, opts WaitOptions) ([]*state.Task, error) {
+	if out, over, err := ended(st, ids, opts); err != nil || over {
+		return out, err
+	}
 	changes, err := d.Store.Watch(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if st, err = d.Store.Read(ctx); err != nil {
 		return nil, err
 	}
 	safety := time.NewTicker(5 * time.Second)
 	defer safety.Stop()
 	for {
-		var out []*state.Task
-		done := 0
-		for _, id := range ids {
-			t := st.Task(id)
-			if t == nil {
-				return nil, fault.Usagef("task %s was pruned while waiting", id)
-			}
-			out = append(out, t)
-			if settled(t, opts.UntilInput) {
-				done++
-			}
-		}
-		if done == len(ids) || (opts.Any && done > 0) {
-			return out, nil
+		if out, over, err := ended(st, ids, opts); err != nil || over {
+			return out, err
 		}
 		select {
 		case <-ctx.Done():
+			out, _, _ := ended(st, ids, opts)
 			return out, ctx.Err()
 		case <-changes:
 			st, err = d.Store.Read(ctx)
@@ -78,6 +77,24 @@ func waitIDs(ctx context.Context, d Deps, st *state.State, ids []string, opts Wa
 			return nil, err
 		}
 	}
+}
+
+// ended is the tasks ids in st, and whether the wait is over: all of them
+// settled, or with Any one.
+func ended(st *state.State, ids []string, opts WaitOptions) ([]*state.Task, bool, error) {
+	var out []*state.Task
+	done := 0
+	for _, id := range ids {
+		t := st.Task(id)
+		if t == nil {
+			return nil, false, fault.Usagef("task %s was pruned while waiting", id)
+		}
+		out = append(out, t)
+		if settled(t, opts.UntilInput) {
+			done++
+		}
+	}
+	return out, done == len(ids) || (opts.Any && done > 0), nil
 }
 
 // AllSet returns the tasks `runner wait --all` waits for: every active
