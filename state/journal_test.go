@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -188,5 +189,63 @@ func TestWatchGather(t *testing.T) {
 	quiet.changed(t0.Add(watchDebounce), out)
 	if !signalled() {
 		t.Fatal("a change after a quiet watchDebounce: no signal at once")
+	}
+}
+
+// inotifyInstances counts this process's open inotify instances (Linux).
+func inotifyInstances(t *testing.T) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd:", err)
+	}
+	n := 0
+	for _, e := range ents {
+		if l, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && strings.Contains(l, "inotify") {
+			n++
+		}
+	}
+	return n
+}
+
+// TestWatchForPollsFirst: WatchFor (a foreground command's watch) signals
+// updates during its first phase by looking at the files, with no
+// inotify instance, whose teardown its process's exit would wait for;
+// after the phase it takes one and still signals every update.
+func TestWatchForPollsFirst(t *testing.T) {
+	s := openTemp(t)
+	before := inotifyInstances(t)
+	signal := func(ch <-chan struct{}, what string) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no signal within 10 s", what)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	ch, err := s.WatchFor(ctx, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustUpdate(t, s, func(st *State) error { setCounter(st, "a", 1); return nil })
+	signal(ch, "an update within the first phase")
+	if n := inotifyInstances(t); n != before {
+		t.Errorf("within the first phase: %d inotify instances, want %d", n, before)
+	}
+	cancel()
+
+	ch, err = s.WatchFor(t.Context(), 10*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := clock.Now().Add(10 * time.Second); inotifyInstances(t) == before; time.Sleep(5 * time.Millisecond) {
+		if clock.Now().After(deadline) {
+			t.Fatal("no inotify instance taken after the first phase")
+		}
+	}
+	for i := range 3 {
+		mustUpdate(t, s, func(st *State) error { setCounter(st, "a", 2+i); return nil })
+		signal(ch, fmt.Sprintf("update %d after the first phase", i+1))
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/runner-cli/runner/runner/gc"
 	"github.com/runner-cli/runner/runner/hosts"
 	"github.com/runner-cli/runner/runner/mailbox"
+	"github.com/runner-cli/runner/runner/monitor"
 	"github.com/runner-cli/runner/runner/open"
 	"github.com/runner-cli/runner/runner/profile"
 	"github.com/runner-cli/runner/runner/remote"
@@ -31,7 +32,17 @@ func reconcileOn(env *runner.Env) func(context.Context) (*state.State, error) {
 
 // tasksDeps is what package tasks takes (ps, wait, attach, tree, usage).
 func tasksDeps(env *runner.Env) tasks.Deps {
-	return tasks.Deps{Store: env.Store, TC: env.TC, Reconcile: reconcileOn(env), HostConn: tasks.Hosts(env.Hosts.Conn), Say: env.Say, ExitOf: exitcode.OfTask}
+	return tasks.Deps{Store: foregroundStore{env.Store}, TC: env.TC, Reconcile: reconcileOn(env), HostConn: tasks.Hosts(env.Hosts.Conn), Say: env.Say, ExitOf: exitcode.OfTask}
+}
+
+// foregroundStore is a state store watched by a command whose caller waits
+// for its exit (runner wait): its watches look at the files themselves
+// first, as a foreground dispatch's (state.Store.WatchFor).
+type foregroundStore struct{ *state.Store }
+
+// Watch is state.Store.WatchFor for monitor.ForegroundPoll.
+func (s foregroundStore) Watch(ctx context.Context) (<-chan struct{}, error) {
+	return s.WatchFor(ctx, monitor.ForegroundPoll)
 }
 
 // worktreeDeps is what package worktree takes (merge, worktree list).
