@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/testenv"
 )
 
 func TestJournalAppendAndRead(t *testing.T) {
@@ -192,18 +192,12 @@ func TestWatchGather(t *testing.T) {
 	}
 }
 
-// inotifyInstances counts this process's open inotify instances (Linux).
+// inotifyInstances counts this process's open inotify instances (testenv).
 func inotifyInstances(t *testing.T) int {
 	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
+	n, err := testenv.InotifyInstances()
 	if err != nil {
 		t.Skip("no /proc/self/fd:", err)
-	}
-	n := 0
-	for _, e := range ents {
-		if l, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && strings.Contains(l, "inotify") {
-			n++
-		}
 	}
 	return n
 }

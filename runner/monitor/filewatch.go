@@ -86,14 +86,24 @@ func notify(names []string) (*fsnotify.Watcher, error) {
 // pollFirst never had an inotify instance, whose teardown its process's
 // exit would wait for (Monitor.PollFirst).
 func pollThenNotify(names []string, pollFirst time.Duration) *fileWatch {
+	return polled(names, fastPoll, pollFirst)
+}
+
+// polled is a fileWatch that looks at the files every every, and, from
+// switchAfter on (zero: never), is told by inotify instead.
+func polled(names []string, every, switchAfter time.Duration) *fileWatch {
 	events, errs := make(chan fsnotify.Event, len(names)), make(chan error)
 	stop := make(chan struct{})
 	p := newPoller(names)
 	go func() {
-		t := time.NewTicker(fastPoll)
+		t := time.NewTicker(every)
 		defer t.Stop()
-		phase := time.NewTimer(pollFirst)
-		defer phase.Stop()
+		var phase <-chan time.Time
+		if switchAfter > 0 {
+			timer := time.NewTimer(switchAfter)
+			defer timer.Stop()
+			phase = timer.C
+		}
 		for {
 			select {
 			case <-stop:
@@ -102,7 +112,8 @@ func pollThenNotify(names []string, pollFirst time.Duration) *fileWatch {
 				if !p.look(events, stop) {
 					return
 				}
-			case <-phase.C:
+			case <-phase:
+				phase = nil
 				w, err := notify(names)
 				if err != nil {
 					t.Reset(pollEvery)
@@ -118,7 +129,7 @@ func pollThenNotify(names []string, pollFirst time.Duration) *fileWatch {
 			}
 		}
 	}()
-	return &fileWatch{Events: events, Errors: errs, close: func() { close(stop) }}
+	return &fileWatch{Events: events, Errors: errs, Polling: every >= pollEvery, close: func() { close(stop) }}
 }
 
 // forward passes w's events and errors on until stop.
@@ -151,26 +162,7 @@ func forward(w *fsnotify.Watcher, events chan<- fsnotify.Event, errs chan<- erro
 
 // pollFiles is a fileWatch that looks at the files' sizes and times every
 // pollEvery.
-func pollFiles(names []string) *fileWatch {
-	events := make(chan fsnotify.Event, len(names))
-	stop := make(chan struct{})
-	p := newPoller(names)
-	go func() {
-		t := time.NewTicker(pollEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-			if !p.look(events, stop) {
-				return
-			}
-		}
-	}()
-	return &fileWatch{Events: events, Errors: make(chan error), Polling: true, close: func() { close(stop) }}
-}
+func pollFiles(names []string) *fileWatch { return polled(names, pollEvery, 0) }
 
 // poller looks at files' sizes and times, and tells of those that moved
 // since its last look.

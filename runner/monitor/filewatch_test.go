@@ -3,26 +3,20 @@ package monitor
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/testenv"
 )
 
-// inotifyFDs counts this process's open inotify instances (Linux).
+// inotifyFDs counts this process's open inotify instances (testenv).
 func inotifyFDs(t *testing.T) int {
 	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
+	n, err := testenv.InotifyInstances()
 	if err != nil {
 		t.Skip("no /proc/self/fd:", err)
-	}
-	n := 0
-	for _, e := range ents {
-		if l, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && strings.Contains(l, "inotify") {
-			n++
-		}
 	}
 	return n
 }
