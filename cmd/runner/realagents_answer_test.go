@@ -145,6 +145,7 @@ func newRealRig(t *testing.T, cli string, turns []mockapi.Turn, userFiles func(h
 	t.Cleanup(func() {
 		_ = tc0.KillServer(context.Background())
 		os.RemoveAll(sockDir)
+		endLeftBehind(r.home)
 	})
 	return r
 }

@@ -110,6 +110,7 @@ func realGC(t *testing.T, cli string) {
 	t.Cleanup(func() {
 		_ = tc.KillServer(context.Background())
 		os.RemoveAll(sockDir)
+		endLeftBehind(home)
 	})
 	defer func() {
 		if t.Failed() {
