@@ -197,7 +197,7 @@ func inotifyInstances(t *testing.T) int {
 	t.Helper()
 	n, err := testenv.InotifyInstances()
 	if err != nil {
-		t.Skip("no /proc/self/fd:", err)
+		t.Skip("cannot count inotify instances here:", err)
 	}
 	return n
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -79,12 +81,21 @@ func TestExtProgram(t *testing.T) {
 	bin := buildPair(t)
 	env := append(os.Environ(), "RUNNER_STATE_DIR="+t.TempDir(), "RUNNER_CONFIG_DIR="+t.TempDir(), "RUNNER_TMUX_SOCKET=runner-ext-test")
 	run := func(bin string, env []string, args ...string) (int, string, string) {
-		cmd := exec.Command(bin, args...)
-		cmd.Env = env
-		var out, errOut strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		_ = cmd.Run()
-		return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
+		for tries := 0; ; tries++ {
+			cmd := exec.Command(bin, args...)
+			cmd.Env = env
+			var out, errOut strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			err := cmd.Run()
+			// A binary this test just wrote (runner alone) is "text file
+			// busy" while a process another test forks meanwhile still
+			// holds the copy's descriptor, until it execs (go.dev/issue/22315).
+			if errors.Is(err, syscall.ETXTBSY) && tries < 100 {
+				time.Sleep(20 * time.Millisecond)
+				continue
+			}
+			return cmd.ProcessState.ExitCode(), out.String(), errOut.String()
+		}
 	}
 	if code, _, errOut := run(bin, env, "watch"); code != 2 || !strings.Contains(errOut, "runner: watch needs a terminal") {
 		t.Errorf("runner watch without a terminal: exit %d, %q", code, errOut)
