@@ -132,6 +132,7 @@ func (a *app) waitGroup(ctx context.Context, o waitOptions) error {
 		defer cancel()
 	}
 	d := groupDeps(env)
+	d.Store = foregroundStore{env.Store} // its caller waits for its exit
 	g, tasks, err := group.Await(ctx, d, o.ids[0], a.getenv(door.EnvConfined) == "")
 	switch {
 	case err != nil && g != nil && errors.Is(err, context.DeadlineExceeded):

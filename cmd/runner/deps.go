@@ -36,8 +36,9 @@ func tasksDeps(env *runner.Env) tasks.Deps {
 }
 
 // foregroundStore is a state store watched by a command whose caller waits
-// for its exit (runner wait): its watches look at the files themselves
-// first, as a foreground dispatch's (state.Store.WatchFor).
+// for its exit (runner wait, for tasks or a group): its watches look at
+// the files themselves first, as a foreground dispatch's
+// (state.Store.WatchFor).
 type foregroundStore struct{ *state.Store }
 
 // Watch is state.Store.WatchFor for monitor.ForegroundPoll.

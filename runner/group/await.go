@@ -34,9 +34,17 @@ func Await(ctx context.Context, d Deps, id string, takeOver bool) (*state.Group,
 	if err != nil {
 		return nil, nil, err
 	}
-	changes, err := d.Store.Watch(ctx)
-	if err != nil {
-		return nil, nil, err
+	var changes <-chan struct{}
+	if g.Ended.IsZero() {
+		// Watched only when there is something to wait for (a watch's
+		// inotify instance holds the process's exit), and read again once
+		// the watch is set: an end in between is not missed.
+		if changes, err = d.Store.Watch(ctx); err != nil {
+			return nil, nil, err
+		}
+		if g, err = d.Store.FindGroup(ctx, g.ID); err != nil {
+			return nil, nil, err
+		}
 	}
 	for g.Ended.IsZero() {
 		if takeOver && !SupervisorAlive(d, g) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/runner-cli/runner/gitsnap"
 	"github.com/runner-cli/runner/internal/clock"
+	"github.com/runner-cli/runner/internal/testenv"
 	"github.com/runner-cli/runner/internal/transport"
 	"github.com/runner-cli/runner/runner/ask"
 	"github.com/runner-cli/runner/runner/worktree"
@@ -310,9 +311,15 @@ func TestCheckOnHost(t *testing.T) {
 func TestAwait(t *testing.T) {
 	f, _, _ := hostGroup(t)
 	d := f.deps()
+	before, countErr := testenv.InotifyInstances()
 	g, tasks, err := Await(t.Context(), d, "g_hosts001", true)
 	if err != nil || len(tasks) != 2 || g.Ended.IsZero() {
 		t.Fatalf("ended group: %+v, %d tasks, %v", g, len(tasks), err)
+	}
+	// No watch for a group that ended (its inotify instance would hold
+	// the process's exit).
+	if after, _ := testenv.InotifyInstances(); countErr == nil && after != before {
+		t.Errorf("ended group: %d inotify instances after the wait, %d before", after, before)
 	}
 	if err := f.store.UpdateGroup(t.Context(), "g_hosts001", func(x *state.Group) error {
 		x.Ended, x.SupervisorPID, x.SupervisorStart = time.Time{}, 4242, "x"
