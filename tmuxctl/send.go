@@ -248,6 +248,13 @@ type DeliverOptions struct {
 	// agent's hook said its turn ended): the delivery is confirmed with
 	// no capture. Only with Accepted.
 	Taken func() bool
+	// TakenWithin is how long the first look after an Enter waits for
+	// Taken, once the pane wrote (the agent read the key): a quick turn's
+	// hook usually comes within a few milliseconds of that, and then no
+	// look is taken at all (a tmux client, and the capture, on a machine
+	// where the agent and its hook want the CPU). 0: no wait. Only with
+	// Taken.
+	TakenWithin time.Duration
 	// NudgeIf, if set, is asked before each extra Enter with a fresh
 	// screen: no nudge unless it says so (e.g. the text still sits in the
 	// composer). An Enter is never sent blind onto a dialog that appeared
@@ -331,7 +338,7 @@ func (c *Client) Deliver(ctx context.Context, pane, text string, opts DeliverOpt
 			}
 		}
 		d.Enters++
-		if done, err := c.watchEnter(ctx, pane, after, accepted, opts.Accepted != nil, opts.taken(), opts.Wake, start, &d); done || err != nil {
+		if done, err := c.watchEnter(ctx, pane, after, accepted, opts.Accepted != nil, opts.taken(), opts.TakenWithin, opts.Wake, start, &d); done || err != nil {
 			return d, err
 		}
 	}
@@ -459,13 +466,16 @@ func (c *Client) lookBeforeNudge(ctx context.Context, pane string, accepted, nud
 // accepted says the text was taken (or the program exited), or, before a
 // look, taken (the caller's check without a screen; nil: none) says so;
 // done reports that d is settled.
-func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duration, accepted func(string) bool, callerCheck bool, taken func() bool, wake <-chan struct{}, start time.Time, d *Delivery) (done bool, err error) {
+func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duration, accepted func(string) bool, callerCheck bool, taken func() bool, within time.Duration, wake <-chan struct{}, start time.Time, d *Delivery) (done bool, err error) {
 	deadline := clock.Now().Add(after)
 	if wake != nil {
 		// The first look waits for the pane's first write after Enter
 		// (or a poll interval): at once, it would come before the
 		// application has read the key.
 		if err := sleepOrWake(ctx, 10*time.Millisecond, wake); err != nil {
+			return true, err
+		}
+		if err := awaitTaken(ctx, taken, within, wake); err != nil {
 			return true, err
 		}
 	}
@@ -527,6 +537,25 @@ func (c *Client) watchEnter(ctx context.Context, pane string, after time.Duratio
 			}
 		}
 	}
+}
+
+// awaitTaken waits up to within, woken by wake, for taken to say yes
+// (DeliverOptions.TakenWithin); the look that follows asks it again.
+func awaitTaken(ctx context.Context, taken func() bool, within time.Duration, wake <-chan struct{}) error {
+	if taken == nil || within <= 0 {
+		return nil
+	}
+	until := clock.Now().Add(within)
+	for !taken() {
+		left := clock.Until(until)
+		if left <= 0 {
+			return nil
+		}
+		if err := sleepOrWake(ctx, left, wake); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // lookUnlessTaken is watchEnter's look at the pane (PaneScreen), cut

@@ -623,6 +623,36 @@ func TestDeliverTakenNeedsNoLook(t *testing.T) {
 	}
 }
 
+// TestDeliverTakenWithin: with TakenWithin, the first look after Enter
+// waits that long for the caller's sign (a quick turn's hook): a sign
+// that comes within it confirms the delivery with no look at all.
+func TestDeliverTakenWithin(t *testing.T) {
+	c := testServer(t)
+	ctx := testCtx(t)
+	pane := shellPane(t, c, "dw")
+	readCalls := logCalls(t, c)
+	var taken atomic.Bool
+	wake := make(chan struct{}, 1)
+	go func() {
+		// The pane's write, then the sign a little later, each waking
+		// the wait.
+		time.Sleep(30 * time.Millisecond)
+		wake <- struct{}{}
+		time.Sleep(100 * time.Millisecond)
+		taken.Store(true)
+		wake <- struct{}{}
+	}()
+	looked := 0
+	res, err := c.Deliver(ctx, pane, "echo within-marker", DeliverOptions{EnterDelay: EnterWithPaste, Before: func(string) {},
+		Accepted: func(string) bool { looked++; return false }, Taken: taken.Load, TakenWithin: 10 * time.Second, Wake: wake})
+	if err != nil || !res.Confirmed || looked != 0 || !strings.HasPrefix(res.Reason, "taken, by the caller's sign") {
+		t.Fatalf("Deliver: %+v, %v, %d screens checked; want confirmed by the caller's sign with none", res, err, looked)
+	}
+	if calls := readCalls(); len(calls) != 1 || !strings.Contains(calls[0], "|if-shell|") {
+		t.Fatalf("tmux calls %q: want the paste's only", calls)
+	}
+}
+
 // TestDeliverTakenDuringALook: the caller's sign that arrives while a look
 // after Enter is under way (a quick turn's hook, as its tmux client waits
 // on a busy machine) confirms the delivery at once: the look is not waited

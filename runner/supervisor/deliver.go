@@ -56,7 +56,7 @@ func (s *Supervisor) Deliver(ctx context.Context, text string, first bool) error
 	defer stop()
 	res, err := s.TC.Deliver(ctx, s.PaneID, payload, tmuxctl.DeliverOptions{
 		EnterDelay: s.Profile.EnterDelay.Duration, Raw: s.Profile.PasteRaw, LeaveMode: true, Nudges: 2,
-		Accepted: dc.accepted, Taken: dc.taken, Wake: written,
+		Accepted: dc.accepted, Taken: dc.taken, TakenWithin: s.takenWithin(), Wake: written,
 		// The screen before the paste: a screen still equal to it after
 		// Enter means the text never arrived (the input was not live yet).
 		Before: func(screen string) { dc.base = screen },
@@ -100,6 +100,25 @@ func (s *Supervisor) Deliver(ctx context.Context, text string, first bool) error
 		return nil
 	}
 	return s.Book.SetStatus(ctx, state.StatusRunning, d.reason, d.change)
+}
+
+// hookGrace is how long the first look after Enter waits for the turn's
+// hook, once the agent read the key, where its profile has a hook: a
+// quick turn (the simulated agent's: its hook comes 3-6 ms after it read
+// the key) ends within it, and its delivery is then confirmed by the hook
+// with no look and recorded with the end in one write (FoldRunning). A
+// longer turn's look comes this much later, which nothing waits on: its
+// end does.
+const hookGrace = 15 * time.Millisecond
+
+// takenWithin is DeliverOptions.TakenWithin for this agent: hookGrace
+// where its profile has a turn-end hook, none otherwise (a shell's
+// quick command is confirmed by its screen at once).
+func (s *Supervisor) takenWithin() time.Duration {
+	if s.Profile.Hook == nil {
+		return 0
+	}
+	return hookGrace
 }
 
 // deliveryCheck tells, for each screen after an Enter, whether the agent
