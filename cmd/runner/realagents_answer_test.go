@@ -137,7 +137,7 @@ func newRealRig(t *testing.T, cli string, turns []mockapi.Turn, userFiles func(h
 			t.Fatalf("%v: %v\n%s", argv, err, out)
 		}
 	}
-	minimal := []string{"PATH=" + path, "HOME=" + r.home, "LANG=C.UTF-8", "TERM=xterm-256color"}
+	minimal := []string{"PATH=" + path, "HOME=" + r.home, "LANG=C.UTF-8", "TERM=xterm-256color", "TMPDIR=" + agentTmpDir(t, r.home)}
 	tc0 := tmuxctl.New(sock, tmuxctl.WithConfig("/dev/null"), tmuxctl.WithEnv(minimal))
 	if _, err := tc0.Launch(context.Background(), tmuxctl.WindowSpec{Session: "keep", Name: "keep", Argv: []string{"sleep", "3600"}}); err != nil {
 		t.Fatal(err)

@@ -103,7 +103,7 @@ func realGC(t *testing.T, cli string) {
 		"PATH="+path, "LANG=C.UTF-8", "TERM=xterm-256color", "USER=runner-test",
 		"RUNNER_TMUX_SOCKET="+sock, "RUNNER_CONFIG="+cfgFile, "RUNNER_STATE_DIR="+stateDir,
 		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
-	tc := tmuxctl.New(sock, tmuxctl.WithConfig("/dev/null"), tmuxctl.WithEnv([]string{"PATH=" + path, "HOME=" + home, "LANG=C.UTF-8", "TERM=xterm-256color"}))
+	tc := tmuxctl.New(sock, tmuxctl.WithConfig("/dev/null"), tmuxctl.WithEnv([]string{"PATH=" + path, "HOME=" + home, "LANG=C.UTF-8", "TERM=xterm-256color", "TMPDIR=" + agentTmpDir(t, home)}))
 	if _, err := tc.Launch(context.Background(), tmuxctl.WindowSpec{Session: "keep", Name: "keep", Argv: []string{"sleep", "3600"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/runner-cli/runner/internal/clock"
@@ -51,4 +52,18 @@ func endLeftBehind(home string) {
 			return
 		}
 	}
+}
+
+// agentTmpDir is the temporary directory the CLIs of a test get (TMPDIR
+// in their tmux server's environment): inside the test's home, removed
+// with it. opencode and kilo (bun binaries) extract their native
+// libraries (OpenTUI's, 5-13 MB) to it at every start and never remove
+// them: in /tmp, 379 of them had gathered on a CI machine.
+func agentTmpDir(t *testing.T, home string) string {
+	t.Helper()
+	dir := filepath.Join(home, "tmp")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

@@ -507,8 +507,9 @@ func newRealHarnessCLIs(t *testing.T, clis []cliTurns, home, project string, ext
 		}
 	}
 
-	// A server started with a minimal environment, before any dispatch.
-	minimal := []string{"PATH=" + path, "HOME=" + home, "LANG=C.UTF-8", "TERM=xterm-256color"}
+	// A server started with a minimal environment, before any dispatch
+	// (its TMPDIR inside the test's home: agentTmpDir).
+	minimal := []string{"PATH=" + path, "HOME=" + home, "LANG=C.UTF-8", "TERM=xterm-256color", "TMPDIR=" + agentTmpDir(t, home)}
 	tc0 := tmuxctl.New(sock, tmuxctl.WithConfig("/dev/null"), tmuxctl.WithEnv(minimal))
 	ctx := context.Background()
 	if _, err := tc0.Launch(ctx, tmuxctl.WindowSpec{Session: "keep", Name: "keep", Argv: []string{"sleep", "3600"}}); err != nil {

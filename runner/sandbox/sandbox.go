@@ -105,12 +105,16 @@ type Spec struct {
 // sandbox's own processes (--unshare-pid: no process outside is seen, so
 // none can be reached through /proc/PID/root or ptrace), a private /tmp,
 // every capability dropped (as root, bwrap would keep them: a remount
-// would undo the read-only binds; see Spec.Root). The agent dies with bwrap
+// would undo the read-only binds; see Spec.Root). TMPDIR is that private
+// /tmp: a TMPDIR of the user's outside it (under HOME, read-only there)
+// would fail every program that makes a temporary file, the CLI's own
+// start among them. The agent dies with bwrap
 // (--die-with-parent), which tmux's signals reach. --new-session is not
 // used: a terminal program needs its controlling terminal, and the only
 // terminal it could push input into (TIOCSTI) is its own pane.
 func Argv(bwrap string, spec Spec, cmd []string) []string {
-	argv := []string{bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--unshare-ipc", "--proc", "/proc", "--tmpfs", "/tmp"}
+	argv := []string{bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--unshare-ipc", "--proc", "/proc", "--tmpfs", "/tmp",
+		"--setenv", "TMPDIR", "/tmp"}
 	for _, r := range spec.Readable {
 		argv = append(argv, "--ro-bind-try", r, r)
 	}

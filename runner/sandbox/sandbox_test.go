@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -56,7 +57,7 @@ func TestArgv(t *testing.T) {
 		Hidden: []string{"/state"}, Masked: []string{"/run/sock"}, ReadOnly: []string{"/p/.git/config"},
 		Open: []string{"/state/events/t.jsonl"}, OpenRO: []string{"/state/doors/t"}}, []string{"claude", "--x"})
 	want := []string{"/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-pid", "--unshare-ipc", "--proc", "/proc", "--tmpfs", "/tmp",
-		"--ro-bind-try", "/tmp/bin", "/tmp/bin", "--bind-try", "/p", "/p", "--bind-try", "/s", "/s", "--bind-try", "/p/.git", "/p/.git",
+		"--setenv", "TMPDIR", "/tmp", "--ro-bind-try", "/tmp/bin", "/tmp/bin", "--bind-try", "/p", "/p", "--bind-try", "/s", "/s", "--bind-try", "/p/.git", "/p/.git",
 		"--tmpfs", "/state", "--ro-bind", "/dev/null", "/run/sock", "--ro-bind-try", "/p/.git/config", "/p/.git/config",
 		"--bind-try", "/state/events/t.jsonl", "/state/events/t.jsonl", "--ro-bind-try", "/state/doors/t", "/state/doors/t",
 		"--cap-drop", "ALL", "--die-with-parent", "--", "claude", "--x"}
@@ -79,7 +80,8 @@ func TestCovered(t *testing.T) {
 
 // TestSandboxConfines runs a shell in a real sandbox: it writes in its
 // folder and its private /tmp, not in HOME nor /var/tmp (read-only file
-// system), and its /tmp is not the host's.
+// system), and its /tmp is not the host's. A user's TMPDIR under HOME
+// (read-only inside) is the private /tmp there: mktemp works.
 func TestSandboxConfines(t *testing.T) {
 	bwrap, err := Check(t.Context())
 	if err != nil {
@@ -92,11 +94,20 @@ func TestSandboxConfines(t *testing.T) {
 	home := t.TempDir()
 	outside := filepath.Join(home, "outside.txt")
 	argv := Argv(bwrap, Spec{Writable: []string{dir}}, []string{"sh", "-c",
-		`echo in > "$1/in.txt" && echo tmp > /tmp/private.txt && ! echo out > "$2" 2>/dev/null && ! echo var > /var/tmp/runner-sandbox-test.txt 2>/dev/null`,
+		`echo in > "$1/in.txt" && echo tmp > /tmp/private.txt && ! echo out > "$2" 2>/dev/null && ! echo var > /var/tmp/runner-sandbox-test.txt 2>/dev/null && f=$(mktemp) && echo "$f" > "$1/mktemp.txt"`,
 		"sh", dir, outside})
-	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+	userTmp := filepath.Join(home, "tmp")
+	if err := os.Mkdir(userTmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+userTmp)
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("%v: %v\n%s", argv, err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "mktemp.txt")); !strings.HasPrefix(string(b), "/tmp/") {
+		t.Errorf("mktemp inside made %q, want a file of the private /tmp", b)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "in.txt")); string(b) != "in\n" {
 		t.Errorf("the write inside gave %q", b)
