@@ -136,6 +136,10 @@ type taskOp struct {
 	Task string          `json:"task"`
 	Base json.RawMessage `json:"base"`
 	New  json.RawMessage `json:"new"`
+	// Admit: the task is new (Base is none), added if this admits it
+	// (CreateTask). A holder that does not know it finds no such task
+	// in the index, and answers a conflict: its owner records it itself.
+	Admit *Admission `json:"admit,omitempty"`
 }
 
 // The answers a holder gives an op's owner, one byte on its fifo.

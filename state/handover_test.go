@@ -404,3 +404,154 @@ func TestKilledTaskWriters(t *testing.T) {
 	}
 	t.Logf("%d kills, %d changes acknowledged", kills, acked)
 }
+
+// newQueued is a new task as a dispatch records it: queued, now.
+func newQueued(id string) *Task {
+	t := &Task{ID: id, Dir: "/d", Agent: "sim", Created: clock.Now().UTC()}
+	_ = t.SetStatus(StatusQueued, t.Created, "dispatched")
+	return t
+}
+
+// TestCreateTaskHandedToHolder: new tasks recorded while another process
+// holds the lock go to it as data, and are written together, each given
+// its own range of ports there; no caller's own admission runs.
+func TestCreateTaskHandedToHolder(t *testing.T) {
+	holder := openTemp(t)
+	seedTasks(t, holder, "t_a")
+	free := func(int) bool { return false }
+	holder.PortBusy = free
+	gen := func() uint64 {
+		st, err := holder.Read(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Generation
+	}
+	before := gen()
+	release, wait := holdLock(t, holder, nil)
+	ids := []string{"t_new1", "t_new2", "t_new3"}
+	made := make([]*Task, len(ids))
+	var wg sync.WaitGroup
+	var directRuns sync.Map
+	for i, id := range ids {
+		other, err := Open(holder.Dir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		other.PortBusy = free
+		made[i] = newQueued(id)
+		a := Admission{Now: clock.Now(), PortBase: 20000, PortCount: 10, Probe: true}
+		wg.Go(func() {
+			direct := func(st *State) error {
+				directRuns.Store(id, true)
+				return st.AllocatePorts(made[i], 20000, 10, free)
+			}
+			if err := other.CreateTask(t.Context(), made[i], a, direct); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	waitQueued(t, holder, len(ids))
+	release()
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	// The holder's own update changed nothing (no write); letting go of
+	// the lock, it passed the lead to the oldest owner, which recorded the
+	// three in one write.
+	if g := gen(); g != before+1 {
+		t.Errorf("generation %d, want %d: one write for the three new tasks", g, before+1)
+	}
+	directRuns.Range(func(k, _ any) bool { t.Errorf("%s was recorded by its own process, not handed over", k); return true })
+	st, err := holder.Read(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]string{}
+	for i, id := range ids {
+		rec := st.Tasks[id]
+		if rec == nil || rec.Status != StatusQueued {
+			t.Fatalf("%s recorded as %+v", id, rec)
+		}
+		if rec.Ports.IsZero() || rec.Ports != made[i].Ports {
+			t.Errorf("%s: ports %v recorded, %v told its process", id, rec.Ports, made[i].Ports)
+		}
+		if other, ok := seen[rec.Ports.First]; ok {
+			t.Errorf("%s and %s both got ports from %d", id, other, rec.Ports.First)
+		}
+		seen[rec.Ports.First] = id
+	}
+	if left := pending(t, holder); len(left) != 0 {
+		t.Errorf("the queue keeps %v", left)
+	}
+}
+
+// TestCreateTaskNotAdmitted: a new task the holder does not admit (its
+// tree's bound reached; a range of ports to probe with no probe there; a
+// holder that knows no Admission, which finds no such task) is recorded,
+// or refused, by its own process's admission, which says why.
+func TestCreateTaskNotAdmitted(t *testing.T) {
+	s := openTemp(t)
+	seedTasks(t, s, "t_root")
+	refused := errors.New("refused: the tree is full")
+	for _, tc := range []struct {
+		name       string
+		a          Admission
+		holderBusy func(int) bool
+		direct     error // what the process's own admission says
+	}{
+		{"tree full", Admission{Parent: "t_root", MaxTree: 1, Now: clock.Now()}, nil, refused},
+		{"no probe at the holder", Admission{PortBase: 20000, PortCount: 10, Probe: true, Now: clock.Now()}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s.PortBusy = tc.holderBusy
+			release, wait := holdLock(t, s, nil)
+			owner, err := Open(s.Dir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			owner.PortBusy = tc.holderBusy
+			id := "t_" + strings.ReplaceAll(tc.name, " ", "")
+			task := newQueued(id)
+			task.Parent = tc.a.Parent
+			ran := false
+			done := make(chan error, 1)
+			go func() {
+				done <- owner.CreateTask(t.Context(), task, tc.a, func(st *State) error {
+					ran = true
+					if tc.direct != nil {
+						return tc.direct
+					}
+					st.Tasks[id] = task
+					return nil
+				})
+			}()
+			waitQueued(t, s, 1)
+			release()
+			if err := wait(); err != nil {
+				t.Fatal(err)
+			}
+			err = <-done
+			if !ran || !errors.Is(err, tc.direct) && err != tc.direct {
+				t.Fatalf("own admission ran %v, error %v; want it run, and its error %v", ran, err, tc.direct)
+			}
+			st, _ := s.Read(t.Context())
+			if got := st.Tasks[id] != nil; got != (tc.direct == nil) {
+				t.Errorf("recorded %v, want %v", got, tc.direct == nil)
+			}
+		})
+	}
+	// A holder that knows no Admission reads the op as a change of a task
+	// the index lacks: not applied.
+	dir := t.TempDir()
+	op, _ := json.Marshal(taskOp{Task: "t_x", New: json.RawMessage(`{"id":"t_x","status":"queued"}`)})
+	path := filepath.Join(dir, "x.claim")
+	if err := os.WriteFile(path, op, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := New()
+	if applyOp(st, path, nil) || st.Tasks["t_x"] != nil {
+		t.Error("a new task without its Admission was applied")
+	}
+}

@@ -301,8 +301,9 @@ func BenchmarkUpdateIndexNewTask(b *testing.B) {
 	}
 }
 
-// TestNewTaskKilledAfterWrite: writers that record a new task through
-// UpdateIndex, each killed (SIGKILL) as soon as it says its task's id,
+// TestNewTaskKilledAfterWrite: writers that record a new task as a
+// dispatch does (CreateTask: handed to the lock's holder when another
+// holds it), each killed (SIGKILL) as soon as it says its task's id,
 // as a dispatch that returned an id and died: every task said is in the
 // state, whole, and the state reads clean.
 func TestNewTaskKilledAfterWrite(t *testing.T) {

@@ -74,20 +74,32 @@ func helperNewTask(dir string) {
 		os.Exit(1)
 	}
 	s.LockTimeout = 10 * time.Minute
-	id := RandomTaskID()
-	update := s.UpdateIndex // as a dispatch records its task (recordTask)
-	if os.Getenv("STATE_TEST_FULL") != "" {
-		update = s.Update // the whole state read first, as before UpdateIndex
-	}
-	err = update(context.Background(), func(st *State) error {
-		st.Tasks[id] = &Task{ID: id, Project: "p", Dir: "/d", Agent: "sim", Text: "a task of a burst", Status: StatusQueued, Created: clock.Now().UTC()}
-		return nil
-	})
-	if err != nil {
+	if err := createBurstTask(s, RandomTaskID()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// createBurstTask records new task id as a dispatch records its task
+// (enqueue.Task: CreateTask, handed to the lock's holder when another
+// process holds the lock); STATE_TEST_ALONE: each through an UpdateIndex
+// of its own, as before CreateTask; STATE_TEST_FULL: through Update, the
+// whole state read first, as before UpdateIndex.
+func createBurstTask(s *Store, id string) error {
+	add := func(st *State) error {
+		st.Tasks[id] = &Task{ID: id, Project: "p", Dir: "/d", Agent: "sim", Text: "a task of a burst", Status: StatusQueued, Created: clock.Now().UTC()}
+		return nil
+	}
+	switch {
+	case os.Getenv("STATE_TEST_FULL") != "":
+		return s.Update(context.Background(), add)
+	case os.Getenv("STATE_TEST_ALONE") != "":
+		return s.UpdateIndex(context.Background(), add)
+	}
+	t := &Task{ID: id, Project: "p", Dir: "/d", Agent: "sim", Text: "a task of a burst", Created: clock.Now().UTC()}
+	_ = t.SetStatus(StatusQueued, t.Created, "a burst")
+	return s.CreateTask(context.Background(), t, Admission{Now: t.Created}, add)
 }
 
 func helperNewTaskKill(dir string) {
@@ -98,11 +110,7 @@ func helperNewTaskKill(dir string) {
 	}
 	s.LockTimeout = 10 * time.Minute
 	id := RandomTaskID()
-	err = s.UpdateIndex(context.Background(), func(st *State) error {
-		st.Tasks[id] = &Task{ID: id, Project: "p", Dir: "/d", Agent: "sim", Text: "a task of a burst", Status: StatusQueued, Created: clock.Now().UTC()}
-		return nil
-	})
-	if err != nil {
+	if err := createBurstTask(s, id); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -56,7 +56,7 @@ func (s *Store) takeOps(st *State, ents []fs.DirEntry) ([]claim, int) {
 				c.answer = answerApplied
 				names = append(names, name)
 			}
-		case applyOp(st, filepath.Join(dir, name+".claim")):
+		case applyOp(st, filepath.Join(dir, name+".claim"), s.PortBusy):
 			c.answer = answerApplied
 			names = append(names, name)
 			applied++
@@ -94,8 +94,9 @@ func removeStale(dir string, e fs.DirEntry) {
 }
 
 // applyOp applies the op in path to st if its task is still as the owner
-// read it.
-func applyOp(st *State, path string) bool {
+// read it, or, for a new task, if it is admitted (busy: the probe of
+// ports in use, Store.PortBusy).
+func applyOp(st *State, path string, busy func(int) bool) bool {
 	data, err := readFile(path)
 	if err != nil {
 		return false
@@ -103,6 +104,9 @@ func applyOp(st *State, path string) bool {
 	var op taskOp
 	if json.Unmarshal(data, &op) != nil {
 		return false
+	}
+	if op.Admit != nil {
+		return applyCreate(st, op, busy)
 	}
 	cur, ok := st.Tasks[op.Task]
 	if !ok {

@@ -84,6 +84,12 @@ type Store struct {
 	// fixtures with fixed dates as of those dates.
 	Now func() time.Time
 
+	// PortBusy reports whether a TCP port of this machine is in use (a
+	// listener holds it): the probe a new task's range of ports passes
+	// when another process hands the task to this one (CreateTask). Nil:
+	// such a task is left to its own process.
+	PortBusy func(port int) bool
+
 	known    knownTasks // see UpdateTask
 	busyOnce sync.Once  // OnBusy's one call
 }

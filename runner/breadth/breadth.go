@@ -30,19 +30,7 @@ func Check(s *state.State, parent string, b Bounds, now time.Time) error {
 	if parent == "" || b.MaxTasks <= 0 && b.PerMinute <= 0 {
 		return nil
 	}
-	root := s.Root(parent)
-	live, recent := 0, 0
-	for _, t := range s.TaskList() {
-		if s.Root(t.ID) != root {
-			continue
-		}
-		if t.Status.IsActive() {
-			live++
-		}
-		if t.Parent != "" && now.Sub(t.Created) < time.Minute {
-			recent++
-		}
-	}
+	root, live, recent := s.TreeBreadth(parent, now)
 	if b.MaxTasks > 0 && live >= b.MaxTasks {
 		return fault.Usagef("refused: the tree of task %s has %d live tasks (max_tree_tasks is %d in the config); wait for some to end", root, live, b.MaxTasks)
 	}

@@ -10,5 +10,5 @@ import (
 // and the types it decodes into, and imports no monitor, supervisor or
 // operation.
 func TestConfigIsALeaf(t *testing.T) {
-	importcheck.Only(t, ".", "internal/textutil", "runner/fault", "runner/messaging", "runner/profile", "state")
+	importcheck.Only(t, ".", "internal/portprobe", "internal/textutil", "runner/fault", "runner/messaging", "runner/profile", "state")
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/runner-cli/runner/internal/portprobe"
 	"strconv"
 	"time"
 
@@ -36,6 +37,7 @@ func OpenStore(getenv func(string) string, cfg *Config) (*state.Store, error) {
 		s.LockTimeout = cfg.LockTimeout.Duration
 	}
 	s.Retention = cfg.Retention.Duration
+	s.PortBusy = portprobe.InUse
 	if v := getenv("RUNNER_ARCHIVE_AFTER"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {

@@ -46,10 +46,28 @@ func Task(ctx context.Context, p *plan.Plan, w Where) (*state.Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	var task *state.Task
+	reason := "dispatched by " + p.Source
+	if len(p.After) > 0 {
+		reason = reconcile.WaitingReason(p.After)
+	}
+	build := func(id string) *state.Task {
+		tmux.Window = id
+		t := &state.Task{ID: id, Project: p.Project, Dir: p.Dir, Agent: p.Profile.Name, Text: text, TextFile: textFile,
+			Parent: p.Parent, Level: p.Level, Source: p.Source, Created: now, Settings: set, After: p.After,
+			Tmux: tmux, Group: p.Req.Group, Transcript: w.Store.TaskFile(state.FileLog, id),
+			SupervisorPID: owner, SupervisorStart: ident}
+		_ = t.SetStatus(state.StatusQueued, now, reason)
+		return t
+	}
+	task := build(newID)
+	// What admits it, as data: whichever process holds the lock records
+	// it, with the other new tasks of a burst, in one write.
+	base, count := ports.Range(p.Policy.Ports)
+	admit := state.Admission{Parent: p.Parent, MaxTree: p.Req.Tree.MaxTasks, PerMinute: p.Req.Tree.PerMinute, Now: now,
+		PortBase: base, PortCount: count, Probe: ports.Probed(task)}
 	// The index, not every task's record: breadth, ports and lineage read
 	// hot fields only, so the write does not grow with the active tasks.
-	err = w.Book.UpdateIndexDurably(ctx, "dispatch: record the task", func(s *state.State) error {
+	err = w.Book.CreateTaskDurably(ctx, "dispatch: record the task", task, admit, func(s *state.State) error {
 		id := newID
 		if s.Task(id) != nil {
 			if textFile != "" {
@@ -60,20 +78,12 @@ func Task(ctx context.Context, p *plan.Plan, w Where) (*state.Task, error) {
 		if err := breadth.Check(s, p.Parent, p.Req.Tree, now); err != nil {
 			return err
 		}
-		tmux.Window = id
-		task = &state.Task{ID: id, Project: p.Project, Dir: p.Dir, Agent: p.Profile.Name, Text: text, TextFile: textFile,
-			Parent: p.Parent, Level: p.Level, Source: p.Source, Created: now, Settings: set, After: p.After,
-			Tmux: tmux, Group: p.Req.Group, Transcript: w.Store.TaskFile(state.FileLog, id),
-			SupervisorPID: owner, SupervisorStart: ident}
-		reason := "dispatched by " + p.Source
-		if len(p.After) > 0 {
-			reason = reconcile.WaitingReason(p.After)
-		}
-		if err := ports.Allocate(s, task, p.Policy.Ports); err != nil {
+		t := build(id)
+		if err := ports.Allocate(s, t, p.Policy.Ports); err != nil {
 			return err
 		}
-		_ = task.SetStatus(state.StatusQueued, now, reason)
-		s.Tasks[id] = task
+		s.Tasks[id] = t
+		task = t
 		return nil
 	})
 	if err != nil {

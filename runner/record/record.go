@@ -90,6 +90,14 @@ func (b Book) UpdateIndexDurably(ctx context.Context, what string, fn func(*stat
 	return b.durably(ctx, what, func() error { return b.Store.UpdateIndex(ctx, fn) })
 }
 
+// CreateTaskDurably is UpdateIndexDurably for the record of new task t
+// (Store.CreateTask): direct is the caller's own admission, which records
+// it; when another process holds the lock, t and a are handed to it, so
+// that a burst's new tasks share its write.
+func (b Book) CreateTaskDurably(ctx context.Context, what string, t *state.Task, a state.Admission, direct func(*state.State) error) error {
+	return b.durably(ctx, what, func() error { return b.Store.CreateTask(ctx, t, a, direct) })
+}
+
 // UpdateTaskDurably is UpdateDurably for a change of one task that depends
 // on that task alone: it goes through Store.UpdateTask, so when another
 // process holds the lock the change is handed to it and shares its write.
