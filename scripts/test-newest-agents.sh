@@ -29,9 +29,15 @@ bindir="$(RUNNER_AGENTS_PREFIX="$prefix" scripts/install-agents.sh "${pkgs[@]}" 
 export PATH="$bindir:$PATH"
 export RUNNER_REAL_AGENTS_REQUIRED=1 DISABLE_AUTOUPDATER=1
 command -v go >/dev/null 2>&1 || export PATH="$PATH:/usr/local/go/bin"
+# Their versions, read with a TMPDIR of their own, removed after: opencode
+# and kilo (bun binaries) extract their native libraries (5-13 MB) to the
+# temporary directory at every start, even --version's, and never remove
+# them (the tests give them one inside each test's home likewise).
+vtmp=$(mktemp -d)
 for c in claude codex gemini opencode qwen pi copilot droid cline kilo; do
-	printf 'newest: %-9s %s\n' "$c" "$("$c" --version 2>&1 | head -n 1)"
+	printf 'newest: %-9s %s\n' "$c" "$(TMPDIR="$vtmp" "$c" --version 2>&1 | head -n 1)"
 done
+rm -rf "$vtmp"
 printf 'newest: %-9s %s (%s)\n' node "$(node --version)" "$(command -v node)"
 log=$(mktemp)
 status=0

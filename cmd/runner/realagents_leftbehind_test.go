@@ -18,9 +18,23 @@ import (
 // went, found by the test's own HOME in their environment: a daemon it
 // detached from its pane (Cline 3.0.65's hub, `cline --cline-hub-daemon`,
 // outlived a run by 1.5 h) is not ended by the tmux server's kill. Asked
-// to go (SIGTERM), then, 2 s later, killed. Where there is no /proc,
-// nothing is found.
+// to go (SIGTERM), then, 2 s later, killed. The look is made again until
+// one finds none: a CLI that the server's kill ends may start its daemon
+// on its way out, after the first look (one was found left so, started
+// as its test ended). Where there is no /proc, nothing is found.
 func endLeftBehind(home string) {
+	for round := 0; round < 5; round++ {
+		pids := byHome(home)
+		if len(pids) == 0 && round > 0 {
+			return
+		}
+		endPids(pids)
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// byHome lists the processes with HOME=home in their environment.
+func byHome(home string) []int {
 	want := []byte("\x00HOME=" + home + "\x00")
 	var pids []int
 	ents, _ := os.ReadDir("/proc")
@@ -34,6 +48,11 @@ func endLeftBehind(home string) {
 			pids = append(pids, pid)
 		}
 	}
+	return pids
+}
+
+// endPids asks pids to go (SIGTERM) and kills those left 2 s later.
+func endPids(pids []int) {
 	for _, pid := range pids {
 		_ = syscall.Kill(pid, syscall.SIGTERM)
 	}
