@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -128,6 +129,13 @@ func readVersion(ctx context.Context, path string, args []string, timeout time.D
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := subproc.Command(ctx, path, args...)
+	// A temporary directory of its own, removed after: opencode and kilo
+	// (bun binaries) extract their native libraries (5-13 MB) to it at
+	// every start, --version's too, and never remove them.
+	if tmp, err := os.MkdirTemp("", "runner-version-"); err == nil {
+		defer os.RemoveAll(tmp)
+		cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := subproc.Output(cmd)

@@ -68,3 +68,30 @@ func TestCachedVersionSlowCLI(t *testing.T) {
 		t.Fatalf("CachedVersion: %q, %v", v, err)
 	}
 }
+
+// TestReadVersionTempDir: the CLI reads its version with a TMPDIR of its
+// own, removed after (a bun CLI leaves its native libraries in it at
+// every start), whatever the caller's is.
+func TestReadVersionTempDir(t *testing.T) {
+	dir := t.TempDir()
+	cli, seen := filepath.Join(dir, "cli"), filepath.Join(dir, "seen")
+	script := "#!/bin/sh\nprintf '%s' \"$TMPDIR\" > " + seen + "\n: > \"$TMPDIR/leak.so\"\necho '4.5.6 (Fake CLI)'\n"
+	if err := os.WriteFile(cli, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	user := t.TempDir()
+	t.Setenv("TMPDIR", user)
+	if v, err := ReadVersion(t.Context(), cli, []string{"--version"}); err != nil || v != "4.5.6" {
+		t.Fatalf("ReadVersion = %q, %v", v, err)
+	}
+	b, err := os.ReadFile(seen)
+	if err != nil || len(b) == 0 || string(b) == user {
+		t.Fatalf("the CLI's TMPDIR was %q (%v), want one of its own", b, err)
+	}
+	if _, err := os.Stat(string(b)); err == nil {
+		t.Errorf("its TMPDIR %s is left after the read", b)
+	}
+	if ents, _ := os.ReadDir(user); len(ents) != 0 {
+		t.Errorf("the user's TMPDIR holds %d files after the read", len(ents))
+	}
+}
